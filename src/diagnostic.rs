@@ -1,0 +1,104 @@
+//! The diagnostic model: a problem, where it is, and related places. Rendering lives in
+//! [`crate::report`], apart from the model, so every stage can simply push.
+
+use crate::problem::Problem;
+use crate::span::Span;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Warning,
+    Error,
+}
+
+/// A secondary place that explains the primary one ("first defined here").
+#[derive(Clone, Debug, PartialEq)]
+pub struct Label {
+    pub span: Span,
+    pub message: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnostic {
+    pub problem: Problem,
+    pub span: Span,
+    pub labels: Vec<Label>,
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    pub fn new(problem: Problem, span: Span) -> Self {
+        Self {
+            problem,
+            span,
+            labels: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    #[must_use]
+    pub fn label(mut self, span: Span, message: impl Into<String>) -> Self {
+        self.labels.push(Label {
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    #[must_use]
+    pub fn note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+
+    pub fn severity(&self) -> Severity {
+        self.problem.severity()
+    }
+}
+
+/// Collects every diagnostic of a run, so one run reports every problem.
+#[derive(Debug, Default)]
+pub struct Diagnostics {
+    items: Vec<Diagnostic>,
+}
+
+impl Diagnostics {
+    pub fn push(&mut self, diagnostic: Diagnostic) {
+        self.items.push(diagnostic);
+    }
+
+    pub fn error(&mut self, problem: Problem, span: Span) {
+        self.push(Diagnostic::new(problem, span));
+    }
+
+    pub fn extend(&mut self, other: Diagnostics) {
+        self.items.extend(other.items);
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.items.iter().any(|d| d.severity() == Severity::Error)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.items.iter()
+    }
+
+    /// Diagnostics in a stable order: by file, position, then message, whatever order the
+    /// stages found them in.
+    pub fn sorted(mut self) -> Vec<Diagnostic> {
+        self.items.sort_by(|a, b| {
+            (a.span.source, a.span.start, a.problem.code())
+                .cmp(&(b.span.source, b.span.start, b.problem.code()))
+                .then_with(|| a.problem.to_string().cmp(&b.problem.to_string()))
+        });
+        self.items.dedup();
+        self.items
+    }
+}

@@ -1,0 +1,92 @@
+//! Reading files into [`Sources`], with the problems every reader shares (not UTF-8, empty,
+//! outside the workspace) reported the same way.
+
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+use crate::diagnostic::Diagnostic;
+use crate::problem::Problem;
+use crate::source::{SourceId, Sources};
+use crate::span::Span;
+
+/// Reads a file and records it. Invalid UTF-8 is still recorded (lossily) so the diagnostic
+/// can name the file, then reported.
+pub fn read_source(
+    sources: &mut Sources,
+    root: &Path,
+    path: &Path,
+) -> io::Result<Result<SourceId, Diagnostic>> {
+    let bytes = std::fs::read(path)?;
+    let display = display_path(root, path);
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => Ok(sources.add(display, text)),
+        Err(error) => {
+            let valid_up_to = error.utf8_error().valid_up_to();
+            let text = String::from_utf8_lossy(error.as_bytes()).into_owned();
+            let id = sources.add(display, text);
+            Err(Diagnostic::new(
+                Problem::NotUtf8,
+                Span::new(id, valid_up_to..valid_up_to),
+            ))
+        }
+    })
+}
+
+/// The path shown to users: relative to the workspace root when inside it.
+pub fn display_path(root: &Path, path: &Path) -> PathBuf {
+    path.strip_prefix(root)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Joins `relative` to `base_dir` and checks, lexically and then on disk, that the result
+/// stays inside `root`. Returns `None` when it leaves the workspace.
+pub fn resolve_inside(root: &Path, base_dir: &Path, relative: &str) -> Option<PathBuf> {
+    let relative = Path::new(relative);
+    if relative.is_absolute() {
+        return None;
+    }
+    let mut joined = PathBuf::new();
+    for part in base_dir.join(relative).components() {
+        match part {
+            Component::ParentDir => {
+                if !joined.pop() {
+                    return None;
+                }
+            }
+            Component::CurDir => {}
+            other => joined.push(other),
+        }
+    }
+    if !joined.starts_with(root) {
+        return None;
+    }
+    // A symlink inside the workspace may still point outside it.
+    if let (Ok(real), Ok(real_root)) = (joined.canonicalize(), root.canonicalize())
+        && !real.starts_with(real_root)
+    {
+        return None;
+    }
+    Some(joined)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_that_climb_out_are_refused() {
+        let root = Path::new("/ws");
+        let base = Path::new("/ws/components");
+        assert_eq!(
+            resolve_inside(root, base, "rules.md"),
+            Some(PathBuf::from("/ws/components/rules.md"))
+        );
+        assert_eq!(
+            resolve_inside(root, base, "../shared/x.md"),
+            Some(PathBuf::from("/ws/shared/x.md"))
+        );
+        assert_eq!(resolve_inside(root, base, "../../etc/passwd"), None);
+        assert_eq!(resolve_inside(root, base, "/etc/passwd"), None);
+    }
+}

@@ -1,0 +1,131 @@
+//! TOML → JSON value with spans, through toml's span-preserving `DeTable`.
+
+use std::ops::Range;
+
+use serde_json::{Map, Value};
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
+
+use super::document::{Location, Locations, child_pointer, json_float};
+use crate::problem::Problem;
+
+pub(super) fn parse(text: &str, locations: &mut Locations) -> Result<Value, (Problem, Range<usize>)> {
+    let table = DeTable::parse(text).map_err(|error| {
+        let range = error.span().unwrap_or(0..0);
+        (
+            Problem::TomlSyntax {
+                message: error.message().trim().to_string(),
+            },
+            range,
+        )
+    })?;
+    locations.insert(
+        String::new(),
+        Location {
+            key: None,
+            value: 0..text.len(),
+        },
+    );
+    convert_table(table.get_ref(), "", locations)
+}
+
+fn convert_table(
+    table: &DeTable<'_>,
+    pointer: &str,
+    locations: &mut Locations,
+) -> Result<Value, (Problem, Range<usize>)> {
+    let mut map = Map::new();
+    for (key, value) in table {
+        let child = child_pointer(pointer, key.get_ref());
+        locations.insert(
+            child.clone(),
+            Location {
+                key: Some(key.span()),
+                value: value.span(),
+            },
+        );
+        let converted = convert(value, &child, locations)?;
+        map.insert(key.get_ref().to_string(), converted);
+    }
+    Ok(Value::Object(map))
+}
+
+fn convert(
+    value: &Spanned<DeValue<'_>>,
+    pointer: &str,
+    locations: &mut Locations,
+) -> Result<Value, (Problem, Range<usize>)> {
+    let unsupported = |text: &str| {
+        (
+            Problem::UnsupportedNumber { text: text.into() },
+            value.span(),
+        )
+    };
+    Ok(match value.get_ref() {
+        DeValue::String(s) => Value::String(s.to_string()),
+        DeValue::Integer(i) => {
+            let parsed = i64::from_str_radix(&i.as_str().replace('_', ""), i.radix())
+                .map_err(|_| unsupported(i.as_str()))?;
+            Value::from(parsed)
+        }
+        DeValue::Float(f) => {
+            let parsed: f64 = f
+                .as_str()
+                .replace('_', "")
+                .parse()
+                .map_err(|_| unsupported(f.as_str()))?;
+            json_float(parsed, f.as_str()).map_err(|p| (p, value.span()))?
+        }
+        DeValue::Boolean(b) => Value::Bool(*b),
+        // Dates travel as their TOML text, so the schema can check them as strings.
+        DeValue::Datetime(d) => Value::String(d.to_string()),
+        DeValue::Array(items) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (index, item) in items.iter().enumerate() {
+                let child = child_pointer(pointer, &index.to_string());
+                locations.insert(
+                    child.clone(),
+                    Location {
+                        key: None,
+                        value: item.span(),
+                    },
+                );
+                out.push(convert(item, &child, locations)?);
+            }
+            Value::Array(out)
+        }
+        DeValue::Table(table) => convert_table(table, pointer, locations)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_key_and_value_spans() {
+        let text = "id = \"a\"\n[over.x]\nenabled = false\nlist = [1, 0x10]\n";
+        let mut locations = Locations::new();
+        let value = parse(text, &mut locations).unwrap();
+        assert_eq!(value["over"]["x"]["list"][1], 16);
+        let enabled = &locations["/over/x/enabled"];
+        assert_eq!(&text[enabled.key.clone().unwrap()], "enabled");
+        assert_eq!(&text[enabled.value.clone()], "false");
+        assert_eq!(&text[locations["/over/x/list/1"].value.clone()], "0x10");
+    }
+
+    #[test]
+    fn dates_become_strings() {
+        let mut locations = Locations::new();
+        let value = parse("date = 2026-11-01\n", &mut locations).unwrap();
+        assert_eq!(value["date"], "2026-11-01");
+    }
+
+    #[test]
+    fn syntax_error_has_a_span() {
+        let mut locations = Locations::new();
+        let (problem, range) = parse("a = \n", &mut locations).unwrap_err();
+        assert!(matches!(problem, Problem::TomlSyntax { .. }));
+        assert!(range.start <= 4);
+    }
+}

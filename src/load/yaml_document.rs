@@ -1,0 +1,220 @@
+//! YAML → JSON value with spans. serde-saphyr attaches a location to every `Spanned<T>` it
+//! deserializes, so a small recursive node type collects the position of every key and value.
+
+use std::fmt;
+use std::ops::Range;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+use serde_saphyr::Spanned;
+
+use super::document::{Location, Locations, child_pointer, json_float};
+use crate::problem::Problem;
+
+enum Node {
+    Null,
+    Bool(bool),
+    Int(i64),
+    UInt(u64),
+    Float(f64),
+    Str(String),
+    Seq(Vec<Spanned<Node>>),
+    Map(Vec<(Spanned<String>, Spanned<Node>)>),
+}
+
+impl<'de> Deserialize<'de> for Node {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(NodeVisitor)
+    }
+}
+
+struct NodeVisitor;
+
+impl<'de> Visitor<'de> for NodeVisitor {
+    type Value = Node;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any YAML value")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Node, E> {
+        Ok(Node::Null)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Node, E> {
+        Ok(Node::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Node, D::Error> {
+        Node::deserialize(d)
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Node, E> {
+        Ok(Node::Bool(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Node, E> {
+        Ok(Node::Int(v))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Node, E> {
+        Ok(Node::UInt(v))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Node, E> {
+        Ok(Node::Float(v))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Node, E> {
+        Ok(Node::Str(v.to_string()))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Node, E> {
+        Ok(Node::Str(v))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element::<Spanned<Node>>()? {
+            items.push(item);
+        }
+        Ok(Node::Seq(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node, A::Error> {
+        let mut entries = Vec::new();
+        while let Some(key) = map.next_key::<Spanned<String>>()? {
+            let value = map.next_value::<Spanned<Node>>()?;
+            entries.push((key, value));
+        }
+        Ok(Node::Map(entries))
+    }
+}
+
+fn range(location: &serde_saphyr::Location, text: &str) -> Range<usize> {
+    let span = location.span();
+    let start = span
+        .byte_offset()
+        .and_then(|offset| usize::try_from(offset).ok())
+        .unwrap_or_else(|| offset_of_line_col(text, location.line(), location.column()))
+        .min(text.len());
+    let len = span
+        .byte_len()
+        .and_then(|len| usize::try_from(len).ok())
+        .unwrap_or(0);
+    start..(start + len).min(text.len())
+}
+
+/// Byte offset of a 1-based line and character column; errors carry only these.
+fn offset_of_line_col(text: &str, line: u64, column: u64) -> usize {
+    let line = usize::try_from(line).unwrap_or(usize::MAX).max(1);
+    let column = usize::try_from(column).unwrap_or(usize::MAX).max(1);
+    let line_start = text
+        .split_inclusive('\n')
+        .take(line - 1)
+        .map(str::len)
+        .sum::<usize>();
+    let rest = &text[line_start.min(text.len())..];
+    line_start
+        + rest
+            .char_indices()
+            .nth(column - 1)
+            .map_or(rest.len(), |(i, _)| i)
+}
+
+pub(super) fn parse(text: &str, locations: &mut Locations) -> Result<Value, (Problem, Range<usize>)> {
+    let root: Spanned<Node> = serde_saphyr::from_str(text).map_err(|error| {
+        let at = error.location().map_or(0..0, |l| range(&l, text));
+        (
+            Problem::YamlSyntax {
+                message: first_line(&error.to_string()),
+            },
+            at.start..at.start,
+        )
+    })?;
+    locations.insert(
+        String::new(),
+        Location {
+            key: None,
+            value: 0..text.len(),
+        },
+    );
+    convert(&root, "", text, locations)
+}
+
+/// serde-saphyr's messages end with a snippet of their own; ours shows the snippet.
+fn first_line(message: &str) -> String {
+    message.lines().next().unwrap_or(message).trim().to_string()
+}
+
+fn convert(
+    node: &Spanned<Node>,
+    pointer: &str,
+    text: &str,
+    locations: &mut Locations,
+) -> Result<Value, (Problem, Range<usize>)> {
+    Ok(match &node.value {
+        Node::Null => Value::Null,
+        Node::Bool(b) => Value::Bool(*b),
+        Node::Int(i) => Value::from(*i),
+        Node::UInt(u) => Value::from(*u),
+        Node::Float(f) => {
+            json_float(*f, &f.to_string()).map_err(|p| (p, range(&node.referenced, text)))?
+        }
+        Node::Str(s) => Value::String(s.clone()),
+        Node::Seq(items) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (index, item) in items.iter().enumerate() {
+                let child = child_pointer(pointer, &index.to_string());
+                locations.insert(
+                    child.clone(),
+                    Location {
+                        key: None,
+                        value: range(&item.referenced, text),
+                    },
+                );
+                out.push(convert(item, &child, text, locations)?);
+            }
+            Value::Array(out)
+        }
+        Node::Map(entries) => {
+            let mut map = Map::new();
+            for (key, value) in entries {
+                let child = child_pointer(pointer, &key.value);
+                locations.insert(
+                    child.clone(),
+                    Location {
+                        key: Some(range(&key.referenced, text)),
+                        value: range(&value.referenced, text),
+                    },
+                );
+                let converted = convert(value, &child, text, locations)?;
+                map.insert(key.value.clone(), converted);
+            }
+            Value::Object(map)
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_key_and_value_spans() {
+        let text = "id: a\nover:\n  x:\n    enabled: false\nlist: [1, 2.5, héllo]\n";
+        let mut locations = Locations::new();
+        let value = parse(text, &mut locations).unwrap();
+        assert_eq!(value["list"][1], 2.5);
+        assert_eq!(value["list"][2], "héllo");
+        let enabled = &locations["/over/x/enabled"];
+        assert_eq!(&text[enabled.key.clone().unwrap()], "enabled");
+        assert_eq!(&text[enabled.value.clone()], "false");
+        assert_eq!(&text[locations["/list/2"].value.clone()], "héllo");
+    }
+
+    #[test]
+    fn duplicate_keys_are_syntax_errors() {
+        let mut locations = Locations::new();
+        let (problem, _) = parse("a: 1\na: 2\n", &mut locations).unwrap_err();
+        assert!(matches!(problem, Problem::YamlSyntax { .. }), "{problem:?}");
+    }
+
+    #[test]
+    fn syntax_error_points_at_its_line() {
+        let text = "a: 1\nb: [1, 2\n";
+        let mut locations = Locations::new();
+        let (problem, range) = parse(text, &mut locations).unwrap_err();
+        assert!(matches!(problem, Problem::YamlSyntax { .. }), "{problem:?}");
+        assert!(range.start >= 5, "{range:?}");
+    }
+}

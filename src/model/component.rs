@@ -1,0 +1,49 @@
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A component: one section of the prompt.
+///
+/// Its template is given inline (`template`), by path (`template_file`), or, when neither is
+/// set, read from the file next to this one with the same stem and `.md` extension.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Component {
+    /// Unique id of the component.
+    pub id: String,
+    /// Placeholder the base template uses for this section. Defaults to the id in upper case
+    /// followed by `_SECTION` (`rules` → `RULES_SECTION`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// A condition over the context; when false the section renders "".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template: Option<String>,
+    /// Path to the template, relative to this file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template_file: Option<String>,
+    /// Alternative templates for some families, keyed by family.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub families: IndexMap<String, FamilyTemplate>,
+}
+
+/// A family's own template for a component.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FamilyTemplate {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template_file: Option<String>,
+}
+
+impl Component {
+    pub fn slot(&self) -> String {
+        self.slot
+            .clone()
+            .unwrap_or_else(|| format!("{}_SECTION", self.id.to_uppercase().replace('-', "_")))
+    }
+}

@@ -1,0 +1,161 @@
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The runtime inputs of one compile. Every field is optional; templates and conditions see
+/// every field, with its default when the file does not set it.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Context {
+    /// The agent's working directory.
+    pub cwd: String,
+    /// Operating system name, e.g. "Linux".
+    pub os: String,
+    /// The default shell, e.g. "/bin/bash".
+    pub shell: String,
+    /// The user's home directory.
+    pub home: String,
+    /// The editor or IDE the agent runs in, e.g. "VS Code".
+    pub ide: String,
+    /// The date of the compile, `YYYY-MM-DD`. When absent, SOURCE_DATE_EPOCH gives it; the
+    /// wall clock never does.
+    #[schemars(regex(pattern = r"^\d{4}-\d{2}-\d{2}$"))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    pub model: Model,
+    /// Plan mode (discuss and plan) or act mode (carry out).
+    pub mode: Mode,
+    pub browser: Browser,
+    /// MCP servers connected to the agent.
+    pub mcp_servers: Vec<McpServer>,
+    pub focus_chain: FocusChain,
+    /// Rules text from the user's rules files, inserted as data.
+    pub rules: String,
+    /// The language the agent should answer in; empty for the user's own.
+    pub preferred_language: String,
+    /// When true, actions run without asking the user for approval.
+    pub yolo: bool,
+    /// Folders of a multi-root workspace.
+    pub workspace_roots: Vec<WorkspaceRoot>,
+    /// Runtime placeholders: they replace variant placeholders of the same name.
+    pub placeholders: IndexMap<String, Value>,
+    /// Free-form values for a workspace's own templates (`extra.<key>`).
+    pub extra: IndexMap<String, Value>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Model {
+    /// The API provider, e.g. "anthropic", "openai", "ollama".
+    pub provider: String,
+    /// The model id as the provider names it.
+    pub id: String,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    #[default]
+    Act,
+    Plan,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Browser {
+    /// Whether the agent can drive a browser.
+    pub enabled: bool,
+    pub viewport: Viewport,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Viewport {
+    pub width: u32,
+    pub height: u32,
+}
+
+impl Default for Viewport {
+    fn default() -> Self {
+        Self {
+            width: 900,
+            height: 600,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FocusChain {
+    /// Whether the agent keeps a task progress checklist.
+    pub enabled: bool,
+    /// How many requests pass between reminders to update the checklist.
+    pub remind_every: u32,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct WorkspaceRoot {
+    pub name: String,
+    pub path: String,
+    /// Version control system, e.g. "git".
+    pub vcs: String,
+}
+
+/// An MCP server and what it offers.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct McpServer {
+    pub name: String,
+    /// How the server is started or reached, e.g. a command line or URL.
+    pub command: String,
+    pub tools: Vec<McpTool>,
+    pub resources: Vec<McpResource>,
+    pub resource_templates: Vec<McpResourceTemplate>,
+    pub prompts: Vec<McpPrompt>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct McpTool {
+    pub name: String,
+    pub description: String,
+    /// JSON Schema of the tool's arguments.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_schema: Option<Value>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct McpResource {
+    pub uri: String,
+    pub name: String,
+    pub mime_type: String,
+    pub description: String,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct McpResourceTemplate {
+    pub uri_template: String,
+    pub name: String,
+    pub mime_type: String,
+    pub description: String,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct McpPrompt {
+    pub name: String,
+    pub description: String,
+    pub arguments: Vec<McpPromptArgument>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct McpPromptArgument {
+    pub name: String,
+    pub description: String,
+    pub required: bool,
+}

@@ -1,0 +1,22 @@
+//! The data model: what each kind of file may contain. These types are the single source of
+//! the JSON Schemas in `schema/` (`promptc schema` writes them), so a doc comment here is the
+//! hover text an editor shows.
+
+mod component;
+mod context;
+mod manifest;
+mod parameter;
+mod postprocess_rule;
+mod tool;
+mod variant;
+
+pub use component::{Component, FamilyTemplate};
+pub use context::{
+    Browser, Context, FocusChain, McpPrompt, McpPromptArgument, McpResource,
+    McpResourceTemplate, McpServer, McpTool, Mode, Model, Viewport, WorkspaceRoot,
+};
+pub use manifest::{BuildMatrix, Manifest, Paths};
+pub use parameter::{Parameter, ParameterType};
+pub use postprocess_rule::{Guard, PostprocessRule};
+pub use tool::{ToolFamilySpec, ToolSpec};
+pub use variant::{ComponentOverride, ModelConfig, Overrides, ToolOverride, Variant};

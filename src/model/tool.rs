@@ -1,0 +1,46 @@
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::Parameter;
+
+/// A tool the agent may call. The top-level fields are the generic spec, used by every family
+/// that has no entry under `families`.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ToolSpec {
+    /// Unique id, used in variants' `tools` lists and in `depends_on`.
+    pub id: String,
+    /// The name the model calls. Defaults to the id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// What the tool does and when to use it (a template).
+    pub description: String,
+    /// A condition over the context; the tool is offered only when it holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parameters: Vec<Parameter>,
+    /// Per-family specs. Each starts from the generic spec (or from another family's, with
+    /// `based_on`) and replaces the fields it sets.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub families: IndexMap<String, ToolFamilySpec>,
+}
+
+/// One family's spec of a tool: the fields it sets replace those of its base.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ToolFamilySpec {
+    /// Another family of this tool to start from, instead of the generic spec.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub based_on: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<String>,
+    /// Replaces the whole parameter list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parameters: Option<Vec<Parameter>>,
+}

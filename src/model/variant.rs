@@ -1,0 +1,126 @@
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A variant: the prompt for one model family.
+///
+/// With `extends`, a variant starts from another and changes only what it sets: fields that
+/// hold one value or a list (`template`, `components`, `tools`, `tags`, …) replace the parent's;
+/// tables (`placeholders`, `labels`, `model`, `overrides`) merge key by key, the child's entry
+/// winning, and an override merges field by field.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Variant {
+    /// Unique id of the variant.
+    pub id: String,
+    /// The model family this variant serves. Defaults to the id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<String>,
+    /// Id of a variant to inherit from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extends: Option<String>,
+    /// Version of this variant's prompt, e.g. "1.2.0".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Free tags, e.g. "production", "experimental".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
+    /// Named numbers, e.g. a rollout label `prod = 1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labels: Option<IndexMap<String, i64>>,
+    /// The base template, inline. It lays out the prompt through section slots such as
+    /// `{{ RULES_SECTION }}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template: Option<String>,
+    /// The base template, as a path relative to this file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template_file: Option<String>,
+    /// Component ids, in the order they are rendered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub components: Option<Vec<String>>,
+    /// Tool ids, in the order they are documented.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<String>>,
+    /// Template that documents one tool (variable `tool`), inline. Replaces the built-in
+    /// format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_format: Option<String>,
+    /// Template that documents one tool, as a path relative to this file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_format_file: Option<String>,
+    /// Default placeholder values; runtime placeholders (`--set`, the context) replace them.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub placeholders: IndexMap<String, Value>,
+    /// Changes to listed components and tools.
+    #[serde(default, skip_serializing_if = "Overrides::is_empty")]
+    pub overrides: Overrides,
+    /// Settings passed to the model with this prompt.
+    #[serde(default, skip_serializing_if = "ModelConfig::is_empty")]
+    pub model: ModelConfig,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Overrides {
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub components: IndexMap<String, ComponentOverride>,
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub tools: IndexMap<String, ToolOverride>,
+}
+
+impl Overrides {
+    pub fn is_empty(&self) -> bool {
+        self.components.is_empty() && self.tools.is_empty()
+    }
+}
+
+/// A variant's change to one component.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ComponentOverride {
+    /// `false` leaves the component out (its slot renders "").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    /// Moves the component to this 1-based position in the rendering order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<usize>,
+    /// Replaces the component's template, inline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template: Option<String>,
+    /// Replaces the component's template with a file, relative to the variant file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template_file: Option<String>,
+}
+
+/// A variant's change to one tool.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ToolOverride {
+    /// `false` leaves the tool out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    /// Moves the tool to this 1-based position in the tool list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<usize>,
+}
+
+/// Model settings carried with the prompt.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ModelConfig {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u64>,
+}
+
+impl ModelConfig {
+    pub fn is_empty(&self) -> bool {
+        *self == ModelConfig::default()
+    }
+}

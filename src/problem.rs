@@ -1,0 +1,280 @@
+//! Every problem promptc can report, with all of its wording in one place.
+//!
+//! A [`Problem`] says *what* is wrong; a [`crate::diagnostic::Diagnostic`] adds *where*.
+//! Keeping the sentences here (and nowhere else) keeps the messages consistent and makes the
+//! set of codes easy to review.
+
+use std::fmt;
+
+use crate::diagnostic::Severity;
+
+/// The kind of data file a problem was found in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    Manifest,
+    Variant,
+    Component,
+    Tool,
+    Context,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 5] = [
+        Kind::Manifest,
+        Kind::Variant,
+        Kind::Component,
+        Kind::Tool,
+        Kind::Context,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Manifest => "manifest",
+            Kind::Variant => "variant",
+            Kind::Component => "component",
+            Kind::Tool => "tool",
+            Kind::Context => "context",
+        }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What a name refers to, for "unknown X" and "duplicate X" problems.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RefKind {
+    Component,
+    Tool,
+    Family,
+    Variant,
+    Parameter,
+    SharedParameter,
+    Context,
+}
+
+impl fmt::Display for RefKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            RefKind::Component => "component",
+            RefKind::Tool => "tool",
+            RefKind::Family => "family",
+            RefKind::Variant => "variant",
+            RefKind::Parameter => "parameter",
+            RefKind::SharedParameter => "shared parameter",
+            RefKind::Context => "context",
+        })
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Problem {
+    // Reading and parsing.
+    EmptyFile,
+    NotUtf8,
+    TomlSyntax { message: String },
+    YamlSyntax { message: String },
+    UnsupportedNumber { text: String },
+    ContextFormat { message: String },
+    // Schema.
+    UnknownKey { key: String, expected: Vec<String> },
+    MissingField { field: String },
+    WrongType { expected: String, found: String },
+    InvalidValue { message: String },
+    // References and structure.
+    Duplicate { kind: RefKind, name: String },
+    Unknown { kind: RefKind, name: String, suggestion: Option<String> },
+    ExtendsCycle { chain: Vec<String> },
+    UnusedOverride { kind: RefKind, name: String, variant: String },
+    UndefinedName { name: String, suggestion: Option<String> },
+    UnslottedComponent { component: String, slot: String },
+    TemplateAndFile,
+    MissingTemplate { expected_file: String },
+    TemplateFileMissing { path: String },
+    PathEscapesWorkspace { path: String },
+    TemplateSyntax { message: String },
+    ConditionSyntax { message: String },
+    UnknownContextField { path: String, suggestion: Option<String> },
+    InvalidRegex { message: String },
+    // Compiling one prompt.
+    RenderFailed { message: String },
+    ConditionFailed { message: String },
+    NoDate,
+    NoVariant { family: String },
+    DuplicateFamily { family: String },
+}
+
+impl Problem {
+    /// A stable, kebab-case name, printed with the message and in JSON output.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Problem::EmptyFile => "empty-file",
+            Problem::NotUtf8 => "not-utf8",
+            Problem::TomlSyntax { .. } => "toml-syntax",
+            Problem::YamlSyntax { .. } => "yaml-syntax",
+            Problem::UnsupportedNumber { .. } => "unsupported-number",
+            Problem::ContextFormat { .. } => "context-syntax",
+            Problem::UnknownKey { .. } => "unknown-key",
+            Problem::MissingField { .. } => "missing-field",
+            Problem::WrongType { .. } => "wrong-type",
+            Problem::InvalidValue { .. } => "invalid-value",
+            Problem::Duplicate { .. } => "duplicate-id",
+            Problem::Unknown { .. } => "unknown-reference",
+            Problem::ExtendsCycle { .. } => "extends-cycle",
+            Problem::UnusedOverride { .. } => "unused-override",
+            Problem::UndefinedName { .. } => "undefined-placeholder",
+            Problem::UnslottedComponent { .. } => "unslotted-component",
+            Problem::TemplateAndFile => "template-conflict",
+            Problem::MissingTemplate { .. } => "missing-template",
+            Problem::TemplateFileMissing { .. } => "template-file-missing",
+            Problem::PathEscapesWorkspace { .. } => "path-escapes-workspace",
+            Problem::TemplateSyntax { .. } => "template-syntax",
+            Problem::ConditionSyntax { .. } => "condition-syntax",
+            Problem::UnknownContextField { .. } => "unknown-context-field",
+            Problem::InvalidRegex { .. } => "invalid-regex",
+            Problem::RenderFailed { .. } => "render-failed",
+            Problem::ConditionFailed { .. } => "condition-failed",
+            Problem::NoDate => "no-date",
+            Problem::NoVariant { .. } => "no-variant",
+            Problem::DuplicateFamily { .. } => "duplicate-family",
+        }
+    }
+
+    pub fn severity(&self) -> Severity {
+        match self {
+            Problem::UnusedOverride { .. } | Problem::UnslottedComponent { .. } => {
+                Severity::Warning
+            }
+            _ => Severity::Error,
+        }
+    }
+
+    /// What would fix it, when there is something useful to say.
+    pub fn help(&self) -> Option<String> {
+        Some(match self {
+            Problem::EmptyFile => "write the file's fields, or delete the file".into(),
+            Problem::NotUtf8 => "save the file as UTF-8".into(),
+            Problem::UnsupportedNumber { .. } => {
+                "use a finite number that fits in 64 bits".into()
+            }
+            Problem::UnknownKey { expected, .. } if !expected.is_empty() => {
+                format!("expected one of: {}", expected.join(", "))
+            }
+            Problem::UnknownKey { .. } => "remove this key".into(),
+            Problem::MissingField { field } => format!("add `{field}`"),
+            Problem::Unknown {
+                suggestion: Some(suggestion),
+                ..
+            }
+            | Problem::UndefinedName {
+                suggestion: Some(suggestion),
+                ..
+            }
+            | Problem::UnknownContextField {
+                suggestion: Some(suggestion),
+                ..
+            } => format!("did you mean `{suggestion}`?"),
+            Problem::Unknown {
+                kind: RefKind::Family,
+                ..
+            } => "families are declared by the `family` of a variant".into(),
+            Problem::UndefinedName { .. } => {
+                "define it in the variant's `placeholders`, or list the component that provides it"
+                    .into()
+            }
+            Problem::ExtendsCycle { .. } => "remove one of the `extends` links".into(),
+            Problem::UnusedOverride { .. } => {
+                "add the id to the variant's list, or delete the override".into()
+            }
+            Problem::UnslottedComponent { slot, .. } => {
+                format!("add `{{{{ {slot} }}}}` to the base template, or remove the component")
+            }
+            Problem::TemplateAndFile => "keep either `template` or `template_file`".into(),
+            Problem::MissingTemplate { expected_file } => {
+                format!("add `template`, `template_file`, or a file `{expected_file}`")
+            }
+            Problem::PathEscapesWorkspace { .. } => {
+                "use a path relative to the file that stays inside the workspace".into()
+            }
+            Problem::NoDate => {
+                "set `date` in the context file or the SOURCE_DATE_EPOCH environment variable"
+                    .into()
+            }
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::EmptyFile => write!(f, "the file is empty"),
+            Problem::NotUtf8 => write!(f, "the file is not valid UTF-8"),
+            Problem::TomlSyntax { message } => write!(f, "TOML syntax error: {message}"),
+            Problem::YamlSyntax { message } => write!(f, "YAML syntax error: {message}"),
+            Problem::UnsupportedNumber { text } => {
+                write!(f, "the number `{text}` cannot be represented")
+            }
+            Problem::ContextFormat { message } => {
+                write!(f, "the context file cannot be read: {message}")
+            }
+            Problem::UnknownKey { key, .. } => write!(f, "unknown key `{key}`"),
+            Problem::MissingField { field } => write!(f, "missing required field `{field}`"),
+            Problem::WrongType { expected, found } => {
+                write!(f, "wrong type: expected {expected}, found {found}")
+            }
+            Problem::InvalidValue { message } => write!(f, "invalid value: {message}"),
+            Problem::Duplicate { kind, name } => write!(f, "duplicate {kind} id `{name}`"),
+            Problem::Unknown { kind, name, .. } => write!(f, "unknown {kind} `{name}`"),
+            Problem::ExtendsCycle { chain } => {
+                write!(f, "`extends` forms a cycle: {}", chain.join(" -> "))
+            }
+            Problem::UnusedOverride {
+                kind,
+                name,
+                variant,
+            } => write!(
+                f,
+                "override of {kind} `{name}`, which variant `{variant}` does not use"
+            ),
+            Problem::UndefinedName { name, .. } => {
+                write!(f, "`{name}` is not defined by anything")
+            }
+            Problem::UnslottedComponent { component, slot } => write!(
+                f,
+                "component `{component}` is listed but the base template has no `{slot}` slot"
+            ),
+            Problem::TemplateAndFile => {
+                write!(f, "both `template` and `template_file` are set")
+            }
+            Problem::MissingTemplate { .. } => write!(f, "no template is given"),
+            Problem::TemplateFileMissing { path } => {
+                write!(f, "template file `{path}` does not exist")
+            }
+            Problem::PathEscapesWorkspace { path } => {
+                write!(f, "path `{path}` leaves the workspace")
+            }
+            Problem::TemplateSyntax { message } => write!(f, "template syntax error: {message}"),
+            Problem::ConditionSyntax { message } => {
+                write!(f, "condition does not compile: {message}")
+            }
+            Problem::UnknownContextField { path, .. } => {
+                write!(f, "condition reads `{path}`, which the context does not have")
+            }
+            Problem::InvalidRegex { message } => write!(f, "invalid regular expression: {message}"),
+            Problem::RenderFailed { message } => write!(f, "rendering failed: {message}"),
+            Problem::ConditionFailed { message } => {
+                write!(f, "condition could not be evaluated: {message}")
+            }
+            Problem::NoDate => write!(f, "the date is not known"),
+            Problem::NoVariant { family } => write!(f, "no variant has family `{family}`"),
+            Problem::DuplicateFamily { family } => write!(
+                f,
+                "several variants have family `{family}`; select one with --variant"
+            ),
+        }
+    }
+}

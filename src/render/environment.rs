@@ -1,0 +1,66 @@
+//! The minijinja environment every template and condition runs in.
+
+use minijinja::syntax::SyntaxConfig;
+use minijinja::{AutoEscape, Environment, Error, ErrorKind, UndefinedBehavior, Value};
+
+/// Template instructions one compile may run by default; generous for real prompts, small
+/// enough that a runaway loop stops within a second.
+pub const DEFAULT_FUEL: u64 = 5_000_000;
+
+pub fn new_environment(fuel: Option<u64>) -> Environment<'static> {
+    let mut env = Environment::new();
+    // A misspelt name must fail, not render as "".
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    // Prompts are not HTML: nothing is escaped, whatever a template is named.
+    env.set_auto_escape_callback(|_| AutoEscape::None);
+    // Templates are used byte for byte: the final newline of a template file is text.
+    if let Ok(syntax) = SyntaxConfig::builder().keep_trailing_newline(true).build() {
+        env.set_syntax(syntax);
+    }
+    env.set_fuel(Some(fuel.unwrap_or(DEFAULT_FUEL)));
+    env.set_recursion_limit(64);
+    env.add_filter("pretty_json", pretty_json);
+    env
+}
+
+/// Two-space indented JSON, keys in their original order, no HTML escaping (unlike `tojson`).
+fn pretty_json(value: &Value) -> Result<String, Error> {
+    serde_json::to_string_pretty(value).map_err(|error| {
+        Error::new(
+            ErrorKind::InvalidOperation,
+            format!("cannot format as JSON: {error}"),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pretty_json_keeps_order_and_does_not_escape() {
+        let env = new_environment(None);
+        let value: serde_json::Value =
+            serde_json::from_str(r#"{"z": "<a & b>", "a": [1, 2]}"#).unwrap();
+        let out = env
+            .render_str("{{ v | pretty_json }}", minijinja::context! { v => Value::from(minijinja::value::Serde(&value)) })
+            .unwrap();
+        assert_eq!(out, "{\n  \"z\": \"<a & b>\",\n  \"a\": [\n    1,\n    2\n  ]\n}");
+    }
+
+    #[test]
+    fn undefined_names_are_errors_and_newlines_are_kept() {
+        let env = new_environment(None);
+        assert!(env.render_str("{{ missing }}", ()).is_err());
+        assert_eq!(env.render_str("a\n", ()).unwrap(), "a\n");
+    }
+
+    #[test]
+    fn fuel_stops_runaway_loops() {
+        let env = new_environment(Some(1_000));
+        let error = env
+            .render_str("{% for i in range(100000) %}{{ i }}{% endfor %}", ())
+            .unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::OutOfFuel);
+    }
+}

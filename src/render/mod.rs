@@ -1,0 +1,3 @@
+//! Stage 4: render templates with minijinja.
+
+pub mod environment;
