@@ -1,11 +1,24 @@
 //! promptc: a declarative prompt compiler.
+//!
+//! The stages follow the data: [`load`] reads and parses files keeping source spans,
+//! [`validate`] checks them and builds a [`Workspace`], [`resolve`] decides what one compile
+//! contains, [`render`] runs the templates, and [`emit`] post-processes and writes outputs.
 
 pub mod diagnostic;
+pub mod emit;
+pub mod entry;
 pub mod load;
 pub mod model;
+pub mod namespace;
 pub mod problem;
+pub mod render;
+pub mod report;
+pub mod resolve;
+pub mod schema;
 pub mod source;
 pub mod span;
-pub mod render;
-pub mod schema;
+pub mod templates;
 pub mod validate;
+pub mod workspace;
+
+pub use workspace::{Loaded, Workspace};

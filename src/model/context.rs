@@ -21,7 +21,6 @@ pub struct Context {
     /// The date of the compile, `YYYY-MM-DD`. When absent, SOURCE_DATE_EPOCH gives it; the
     /// wall clock never does.
     #[schemars(regex(pattern = r"^\d{4}-\d{2}-\d{2}$"))]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub date: Option<String>,
     pub model: Model,
     /// Plan mode (discuss and plan) or act mode (carry out).

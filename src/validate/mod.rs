@@ -1,3 +1,199 @@
-//! Stage 2: check every file against its schema, then the workspace as a whole.
+//! Stage 2: check every file against its schema, then the workspace as a whole: references,
+//! cycles, templates and conditions. Every problem is collected; nothing stops at the first.
 
+mod conditions;
+mod references;
 pub mod schema_check;
+mod template_files;
+pub use template_files::BUILTIN_TOOL_FORMAT;
+mod template_names;
+
+use std::io;
+use std::path::Path;
+
+use indexmap::IndexMap;
+use serde::de::DeserializeOwned;
+
+use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::entry::Entry;
+use crate::load::{self, MANIFEST_FILE};
+use crate::model::{Component, Context, Manifest, ToolSpec, Variant};
+use crate::problem::{Kind, Problem, RefKind};
+use crate::source::Sources;
+use crate::span::Span;
+use crate::templates::Templates;
+use crate::workspace::{Loaded, Workspace};
+use schema_check::SchemaValidators;
+
+pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
+    let root = root.canonicalize()?;
+    let mut loader = Loader {
+        root: &root,
+        sources: Sources::default(),
+        diagnostics: Diagnostics::default(),
+        validators: SchemaValidators::new(),
+    };
+    let manifest_entry: Option<Entry<Manifest>> =
+        loader.load_typed(&root.join(MANIFEST_FILE), Kind::Manifest)?;
+    let manifest = manifest_entry
+        .as_ref()
+        .map(|entry| entry.value.clone())
+        .unwrap_or_default();
+    let paths = &manifest.paths;
+    let variants = loader.load_all(&paths.variants, Kind::Variant, RefKind::Variant, |v: &Variant| {
+        v.id.clone()
+    })?;
+    let components = loader.load_all(
+        &paths.components,
+        Kind::Component,
+        RefKind::Component,
+        |c: &Component| c.id.clone(),
+    )?;
+    let tools = loader.load_all(&paths.tools, Kind::Tool, RefKind::Tool, |t: &ToolSpec| {
+        t.id.clone()
+    })?;
+    let contexts = loader.load_contexts(&paths.contexts)?;
+
+    let Loader {
+        sources,
+        mut diagnostics,
+        ..
+    } = loader;
+    let mut workspace = Workspace {
+        templates: Templates::new(manifest.fuel),
+        root: root.clone(),
+        sources,
+        manifest,
+        manifest_entry,
+        variants,
+        components,
+        tools,
+        contexts,
+    };
+    template_files::register_all(&mut workspace, &mut diagnostics)?;
+    references::check(&workspace, &mut diagnostics);
+    conditions::check(&workspace, &mut diagnostics);
+    template_names::check(&workspace, &mut diagnostics);
+    Ok(Loaded {
+        workspace,
+        diagnostics,
+    })
+}
+
+struct Loader<'a> {
+    root: &'a Path,
+    sources: Sources,
+    diagnostics: Diagnostics,
+    validators: SchemaValidators,
+}
+
+impl Loader<'_> {
+    /// Reads, parses, schema-checks and deserializes one file. `None` when it has problems
+    /// (they are recorded).
+    fn load_typed<T: DeserializeOwned>(
+        &mut self,
+        path: &Path,
+        kind: Kind,
+    ) -> io::Result<Option<Entry<T>>> {
+        let Some(raw) = load::load_file(
+            &mut self.sources,
+            &mut self.diagnostics,
+            self.root,
+            path,
+            kind,
+        )?
+        else {
+            return Ok(None);
+        };
+        if !self
+            .validators
+            .check(kind, &raw.document, &mut self.diagnostics)
+        {
+            return Ok(None);
+        }
+        match serde_json::from_value::<T>(raw.document.value.clone()) {
+            Ok(value) => Ok(Some(Entry {
+                value,
+                document: raw.document,
+                path: raw.path,
+            })),
+            Err(error) => {
+                self.diagnostics.error(
+                    Problem::InvalidValue {
+                        message: error.to_string(),
+                    },
+                    raw.document.value_span(""),
+                );
+                Ok(None)
+            }
+        }
+    }
+
+    fn load_all<T: DeserializeOwned>(
+        &mut self,
+        dir: &str,
+        kind: Kind,
+        ref_kind: RefKind,
+        id_of: impl Fn(&T) -> String,
+    ) -> io::Result<IndexMap<String, Entry<T>>> {
+        let mut entries: IndexMap<String, Entry<T>> = IndexMap::new();
+        for path in load::data_files(&self.root.join(dir))? {
+            let Some(entry) = self.load_typed::<T>(&path, kind)? else {
+                continue;
+            };
+            let id = id_of(&entry.value);
+            self.insert_unique(&mut entries, id, entry, ref_kind, "/id");
+        }
+        Ok(entries)
+    }
+
+    fn load_contexts(&mut self, dir: &str) -> io::Result<IndexMap<String, Entry<Context>>> {
+        let mut entries = IndexMap::new();
+        for path in load::data_files(&self.root.join(dir))? {
+            let Some(entry) = self.load_typed::<Context>(&path, Kind::Context)? else {
+                continue;
+            };
+            let name = context_name(&path);
+            self.insert_unique(&mut entries, name, entry, RefKind::Context, "");
+        }
+        Ok(entries)
+    }
+
+    fn insert_unique<T>(
+        &mut self,
+        entries: &mut IndexMap<String, Entry<T>>,
+        id: String,
+        entry: Entry<T>,
+        kind: RefKind,
+        id_pointer: &str,
+    ) {
+        let span_of = |entry: &Entry<T>| {
+            if id_pointer.is_empty() {
+                Span::file_start(entry.source())
+            } else {
+                entry.value_span(id_pointer)
+            }
+        };
+        if let Some(first) = entries.get(&id) {
+            self.diagnostics.push(
+                Diagnostic::new(
+                    Problem::Duplicate {
+                        kind,
+                        name: id.clone(),
+                    },
+                    span_of(&entry),
+                )
+                .label(span_of(first), "first defined here"),
+            );
+        } else {
+            entries.insert(id, entry);
+        }
+    }
+}
+
+/// A context's name: its file stem (`examples/contexts/basic.toml` → `basic`).
+pub fn context_name(path: &Path) -> String {
+    path.file_stem()
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}

@@ -1,0 +1,1 @@
+//! Stage 5: post-process compiled prompts and write outputs.

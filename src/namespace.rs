@@ -1,0 +1,134 @@
+//! The names templates and conditions can use. Validation checks references against this
+//! list and rendering fills it in, so both read it from here.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use crate::model::Context;
+
+/// Placeholders every compile defines from the context and the variant.
+pub const STANDARD_PLACEHOLDERS: [&str; 14] = [
+    "CWD",
+    "OS",
+    "SHELL",
+    "HOME",
+    "IDE",
+    "CURRENT_DATE",
+    "MODEL_FAMILY",
+    "MODEL_ID",
+    "PROVIDER",
+    "MODE",
+    "SUPPORTS_BROWSER",
+    "BROWSER_VIEWPORT",
+    "YOLO",
+    "PREFERRED_LANGUAGE",
+];
+
+/// Names about the compile itself.
+pub const FAMILY: &str = "family";
+pub const VARIANT: &str = "variant";
+pub const ENABLED_TOOLS: &str = "enabled_tools";
+pub const TOOLS_DATA: &str = "tools";
+pub const TOOLS_TEXT: &str = "TOOLS";
+/// The one tool a tool-format template documents.
+pub const TOOL: &str = "tool";
+
+/// Context fields whose keys are the user's own: any key below them is allowed.
+const FREE_TABLES: [&str; 2] = ["extra", "placeholders"];
+
+/// What a template or condition may refer to.
+#[derive(Clone, Debug)]
+pub struct Namespace {
+    names: BTreeSet<String>,
+    context_shape: Value,
+}
+
+impl Namespace {
+    /// Context fields, predicates and the standard names; add placeholders and slots with
+    /// [`Namespace::insert`].
+    pub fn new<'a>(predicates: impl IntoIterator<Item = &'a str>) -> Self {
+        let context_shape = serde_json::to_value(Context::default()).unwrap_or(Value::Null);
+        let mut names: BTreeSet<String> = context_shape
+            .as_object()
+            .map(|fields| fields.keys().cloned().collect())
+            .unwrap_or_default();
+        names.extend(predicates.into_iter().map(str::to_string));
+        names.extend(STANDARD_PLACEHOLDERS.iter().map(|s| s.to_string()));
+        names.extend([FAMILY, VARIANT].map(str::to_string));
+        Self {
+            names,
+            context_shape,
+        }
+    }
+
+    pub fn insert(&mut self, name: impl Into<String>) {
+        self.names.insert(name.into());
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &String> {
+        self.names.iter()
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.names.contains(name)
+    }
+
+    /// Checks a dotted path (`browser.viewport.width`) against the context's shape. Returns
+    /// the unknown prefix and the closest known name when it does not exist.
+    pub fn check_path(&self, path: &str) -> Result<(), (String, Option<String>)> {
+        let mut segments = path.split('.');
+        let first = segments.next().unwrap_or_default();
+        if !self.names.contains(first) {
+            return Err((first.to_string(), closest(first, self.names.iter())));
+        }
+        if FREE_TABLES.contains(&first) {
+            return Ok(());
+        }
+        let mut shape = self.context_shape.get(first);
+        let mut walked = first.to_string();
+        for segment in segments {
+            let Some(Value::Object(fields)) = shape else {
+                return Ok(());
+            };
+            walked.push('.');
+            walked.push_str(segment);
+            match fields.get(segment) {
+                Some(next) => shape = Some(next),
+                None => return Err((walked, closest(segment, fields.keys()))),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The known name most like `name`, if one is close enough to be a likely typo.
+pub fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a String>) -> Option<String> {
+    known
+        .into_iter()
+        .map(|candidate| (strsim::jaro_winkler(name, candidate), candidate))
+        .filter(|(score, _)| *score > 0.85)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, candidate)| candidate.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_checked_against_the_context_shape() {
+        let namespace = Namespace::new(["has_mcp"]);
+        assert!(namespace.check_path("browser.viewport.width").is_ok());
+        assert!(namespace.check_path("has_mcp").is_ok());
+        assert!(namespace.check_path("extra.anything.at.all").is_ok());
+        assert_eq!(
+            namespace.check_path("browser.enabeld"),
+            Err(("browser.enabeld".into(), Some("enabled".into())))
+        );
+        assert_eq!(
+            namespace.check_path("browsr"),
+            Err(("browsr".into(), Some("browser".into())))
+        );
+    }
+}

@@ -1,0 +1,1 @@
+//! Rendering diagnostics for people and machines.

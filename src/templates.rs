@@ -1,0 +1,192 @@
+//! Every template of a workspace, compiled once into one minijinja environment, with where each
+//! came from so a syntax or render error points into the right file.
+
+use std::collections::HashMap;
+
+use minijinja::Environment;
+
+use crate::diagnostic::Diagnostic;
+use crate::problem::Problem;
+use crate::render::environment::new_environment;
+use crate::source::{SourceId, Sources};
+use crate::span::Span;
+
+/// Where a template's text lies.
+#[derive(Clone, Debug)]
+struct Origin {
+    source: SourceId,
+    /// Byte offset of the template's first byte in the source, when the template's bytes
+    /// appear there unchanged (template files, TOML literal strings); otherwise errors point
+    /// at `fallback`.
+    exact_start: Option<usize>,
+    fallback: Span,
+}
+
+pub struct Templates {
+    env: Environment<'static>,
+    /// (file, JSON pointer of the field naming the template) → template name.
+    by_field: HashMap<(SourceId, String), String>,
+    origins: HashMap<String, Origin>,
+}
+
+impl Templates {
+    pub fn new(fuel: Option<u64>) -> Self {
+        Self {
+            env: new_environment(fuel),
+            by_field: HashMap::new(),
+            origins: HashMap::new(),
+        }
+    }
+
+    pub fn env(&self) -> &Environment<'static> {
+        &self.env
+    }
+
+    /// Compiles a template given inline in a data file at `span` (the string's value span).
+    pub fn add_inline(
+        &mut self,
+        sources: &Sources,
+        span: Span,
+        pointer: &str,
+        text: &str,
+    ) -> Result<(), Diagnostic> {
+        let file = sources.get(span.source);
+        let name = format!("{}#{}", file.path.display(), pointer);
+        // Find the template's bytes inside the quoted value, if they are there verbatim.
+        let exact_start = file
+            .text
+            .get(span.range())
+            .and_then(|quoted| quoted.find(text).filter(|_| !text.is_empty()))
+            .map(|offset| span.start + offset);
+        let origin = Origin {
+            source: span.source,
+            exact_start,
+            fallback: span,
+        };
+        self.add(span.source, pointer, name, text.to_string(), origin)
+    }
+
+    /// Compiles a template file (already read into `sources` as `file`). A file referenced
+    /// from several places is compiled once.
+    pub fn add_file(
+        &mut self,
+        sources: &Sources,
+        referrer: SourceId,
+        pointer: &str,
+        file: SourceId,
+    ) -> Result<(), Diagnostic> {
+        let source = sources.get(file);
+        let name = source.path.display().to_string();
+        if self.origins.contains_key(&name) {
+            self.by_field.insert((referrer, pointer.to_string()), name);
+            return Ok(());
+        }
+        let origin = Origin {
+            source: file,
+            exact_start: Some(0),
+            fallback: Span::file_start(file),
+        };
+        self.add(referrer, pointer, name, source.text.clone(), origin)
+    }
+
+    fn add(
+        &mut self,
+        referrer: SourceId,
+        pointer: &str,
+        name: String,
+        text: String,
+        origin: Origin,
+    ) -> Result<(), Diagnostic> {
+        self.origins.insert(name.clone(), origin);
+        match self.env.add_template_owned(name.clone(), text) {
+            Ok(()) => {
+                self.by_field.insert((referrer, pointer.to_string()), name);
+                Ok(())
+            }
+            Err(error) => Err(Diagnostic::new(
+                Problem::TemplateSyntax {
+                    message: error.detail().unwrap_or("invalid syntax").to_string(),
+                },
+                self.error_span(&error).unwrap_or(Span::file_start(referrer)),
+            )),
+        }
+    }
+
+    /// The name of the template a field (`template`, `template_file`, `description`, …) holds.
+    pub fn lookup(&self, source: SourceId, pointer: &str) -> Option<&str> {
+        self.by_field
+            .get(&(source, pointer.to_string()))
+            .map(String::as_str)
+    }
+
+    /// The template set by a `template`/`template_file` pair under `prefix`.
+    pub fn lookup_pair(&self, source: SourceId, prefix: &str) -> Option<&str> {
+        self.lookup(source, &format!("{prefix}/template"))
+            .or_else(|| self.lookup(source, &format!("{prefix}/template_file")))
+    }
+
+    /// Names of every compiled template, for whole-workspace checks.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.origins.keys().map(String::as_str)
+    }
+
+    /// Maps a minijinja error to the place in the user's file it is about.
+    pub fn error_span(&self, error: &minijinja::Error) -> Option<Span> {
+        let name = error.name()?;
+        if let Some(range) = error.range() {
+            return self.span_in(name, range);
+        }
+        let template = self.env.get_template(name).ok()?;
+        let line = error.line()?;
+        let offset = template
+            .source()
+            .split_inclusive('\n')
+            .take(line.saturating_sub(1))
+            .map(str::len)
+            .sum::<usize>();
+        self.span_in(name, offset..offset)
+    }
+
+    /// A byte range of a template's text, as a span of the file it lies in.
+    pub fn span_in(&self, name: &str, range: std::ops::Range<usize>) -> Option<Span> {
+        let origin = self.origins.get(name)?;
+        Some(match origin.exact_start {
+            Some(start) => Span::new(origin.source, start + range.start..start + range.end),
+            None => origin.fallback,
+        })
+    }
+
+    /// Where a variable is first used in a template, for "undefined" diagnostics.
+    pub fn find_name(&self, template: &str, variable: &str) -> Option<Span> {
+        let source = self.env.get_template(template).ok()?.source().to_string();
+        let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+        let offset = source
+            .match_indices(variable)
+            .find(|(at, _)| {
+                let before = source[..*at].chars().next_back();
+                let after = source[at + variable.len()..].chars().next();
+                !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+            })
+            .map_or(0, |(at, _)| at);
+        self.span_in(template, offset..offset + variable.len())
+    }
+
+    /// Top-level names a template reads that it does not set itself, sorted.
+    pub fn variables(&self, template: &str) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .env
+            .get_template(template)
+            .map(|t| t.undeclared_variables(false).into_iter().collect())
+            .unwrap_or_default();
+        names.sort();
+        names
+    }
+
+    /// The place of the template itself (its file, or its inline value).
+    pub fn span_of(&self, name: &str) -> Option<Span> {
+        self.origins.get(name).map(|origin| match origin.exact_start {
+            Some(0) if origin.fallback.start == 0 => Span::file_start(origin.source),
+            _ => origin.fallback,
+        })
+    }
+}

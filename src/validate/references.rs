@@ -1,0 +1,338 @@
+//! References between files: ids that must exist, `extends` and `based_on` cycles, families,
+//! overrides of things a variant does not use, shared parameters and `depends_on`.
+
+use std::collections::BTreeSet;
+
+use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::entry::Entry;
+use crate::model::{Parameter, ToolSpec, Variant};
+use crate::namespace::closest;
+use crate::problem::{Problem, RefKind};
+use crate::resolve::effective_variant::{chain, effective};
+use crate::workspace::Workspace;
+
+pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
+    let families: BTreeSet<String> = workspace.families().into_iter().collect();
+    let unknown = |kind, name: &str, known: &mut dyn Iterator<Item = &String>| Problem::Unknown {
+        kind,
+        name: name.to_string(),
+        suggestion: closest(name, known),
+    };
+
+    for entry in workspace.variants.values() {
+        check_variant(workspace, entry, out);
+    }
+
+    for entry in workspace.components.values() {
+        for family in entry.value.families.keys() {
+            if !families.contains(family) {
+                out.error(
+                    unknown(RefKind::Family, family, &mut families.iter()),
+                    entry.key_span(&format!("/families/{family}")),
+                );
+            }
+        }
+    }
+
+    for entry in workspace.tools.values() {
+        check_tool(workspace, entry, &families, out);
+    }
+
+    if let Some(manifest) = &workspace.manifest_entry {
+        let value = &manifest.value;
+        if !families.is_empty() && !families.contains(&value.fallback_family) {
+            out.error(
+                unknown(RefKind::Family, &value.fallback_family, &mut families.iter()),
+                manifest.value_span("/fallback_family"),
+            );
+        }
+        for (index, family) in value.build.families.iter().flatten().enumerate() {
+            if !families.contains(family) {
+                out.error(
+                    unknown(RefKind::Family, family, &mut families.iter()),
+                    manifest.value_span(&format!("/build/families/{index}")),
+                );
+            }
+        }
+        for (index, context) in value.build.contexts.iter().flatten().enumerate() {
+            if !workspace.contexts.contains_key(context) {
+                out.error(
+                    unknown(RefKind::Context, context, &mut workspace.contexts.keys()),
+                    manifest.value_span(&format!("/build/contexts/{index}")),
+                );
+            }
+        }
+        for (name, parameter) in &value.parameters {
+            let pointer = format!("/parameters/{name}");
+            check_depends_on(workspace, manifest, &pointer, parameter, out);
+            if parameter.use_shared.is_some() {
+                out.error(
+                    Problem::InvalidValue {
+                        message: "a shared parameter cannot itself `use` another".into(),
+                    },
+                    manifest.key_span(&format!("{pointer}/use")),
+                );
+            }
+        }
+        for (index, rule) in value.postprocess.iter().flatten().enumerate() {
+            if let crate::model::PostprocessRule::Regex { pattern, .. } = rule
+                && let Err(error) = regex::Regex::new(pattern)
+            {
+                out.error(
+                    Problem::InvalidRegex {
+                        message: error.to_string().lines().last().unwrap_or("").trim().into(),
+                    },
+                    manifest.value_span(&format!("/postprocess/{index}/pattern")),
+                );
+            }
+        }
+    }
+}
+
+fn check_variant(workspace: &Workspace, entry: &Entry<Variant>, out: &mut Diagnostics) {
+    let variant = &entry.value;
+    if let Some(parent) = &variant.extends {
+        if !workspace.variants.contains_key(parent) {
+            out.error(
+                Problem::Unknown {
+                    kind: RefKind::Variant,
+                    name: parent.clone(),
+                    suggestion: closest(parent, workspace.variants.keys()),
+                },
+                entry.value_span("/extends"),
+            );
+        } else {
+            let ancestry = chain(&workspace.variants, &variant.id);
+            let last = ancestry.last().map(String::as_str);
+            let closes_cycle = last
+                .and_then(|id| workspace.variants.get(id))
+                .and_then(|e| e.value.extends.as_deref())
+                .is_some_and(|next| ancestry.iter().any(|seen| seen == next));
+            // Report a cycle once, at the variant whose id sorts first in it.
+            if closes_cycle && ancestry.iter().min() == Some(&variant.id) {
+                let mut cycle = ancestry.clone();
+                if let Some(next) = last
+                    .and_then(|id| workspace.variants.get(id))
+                    .and_then(|e| e.value.extends.clone())
+                {
+                    cycle.push(next);
+                }
+                out.error(
+                    Problem::ExtendsCycle { chain: cycle },
+                    entry.value_span("/extends"),
+                );
+            }
+        }
+    }
+
+    for (index, id) in variant.components.iter().flatten().enumerate() {
+        if !workspace.components.contains_key(id) {
+            out.error(
+                Problem::Unknown {
+                    kind: RefKind::Component,
+                    name: id.clone(),
+                    suggestion: closest(id, workspace.components.keys()),
+                },
+                entry.value_span(&format!("/components/{index}")),
+            );
+        }
+    }
+    for (index, id) in variant.tools.iter().flatten().enumerate() {
+        if !workspace.tools.contains_key(id) {
+            out.error(
+                Problem::Unknown {
+                    kind: RefKind::Tool,
+                    name: id.clone(),
+                    suggestion: closest(id, workspace.tools.keys()),
+                },
+                entry.value_span(&format!("/tools/{index}")),
+            );
+        }
+    }
+
+    let Some(effective) = effective(&workspace.variants, &variant.id) else {
+        return;
+    };
+    if effective.variant.template.is_none() && effective.variant.template_file.is_none() {
+        out.error(
+            Problem::MissingTemplate {
+                expected_file: format!("{}.md", variant.id),
+            },
+            entry.value_span("/id"),
+        );
+    }
+    for id in variant.overrides.components.keys() {
+        let pointer = format!("/overrides/components/{id}");
+        if !workspace.components.contains_key(id) {
+            out.error(
+                Problem::Unknown {
+                    kind: RefKind::Component,
+                    name: id.clone(),
+                    suggestion: closest(id, workspace.components.keys()),
+                },
+                entry.key_span(&pointer),
+            );
+        } else if !effective.components().contains(id) {
+            out.push(Diagnostic::new(
+                Problem::UnusedOverride {
+                    kind: RefKind::Component,
+                    name: id.clone(),
+                    variant: variant.id.clone(),
+                },
+                entry.key_span(&pointer),
+            ));
+        }
+    }
+    for id in variant.overrides.tools.keys() {
+        let pointer = format!("/overrides/tools/{id}");
+        if !workspace.tools.contains_key(id) {
+            out.error(
+                Problem::Unknown {
+                    kind: RefKind::Tool,
+                    name: id.clone(),
+                    suggestion: closest(id, workspace.tools.keys()),
+                },
+                entry.key_span(&pointer),
+            );
+        } else if !effective.tools().contains(id) {
+            out.push(Diagnostic::new(
+                Problem::UnusedOverride {
+                    kind: RefKind::Tool,
+                    name: id.clone(),
+                    variant: variant.id.clone(),
+                },
+                entry.key_span(&pointer),
+            ));
+        }
+    }
+}
+
+fn check_tool(
+    workspace: &Workspace,
+    entry: &Entry<ToolSpec>,
+    families: &BTreeSet<String>,
+    out: &mut Diagnostics,
+) {
+    let tool = &entry.value;
+    for (index, parameter) in tool.parameters.iter().enumerate() {
+        check_parameter(workspace, entry, &format!("/parameters/{index}"), parameter, out);
+    }
+    for (family, spec) in &tool.families {
+        let pointer = format!("/families/{family}");
+        if !families.contains(family) {
+            out.error(
+                Problem::Unknown {
+                    kind: RefKind::Family,
+                    name: family.clone(),
+                    suggestion: closest(family, families.iter()),
+                },
+                entry.key_span(&pointer),
+            );
+        }
+        for (index, parameter) in spec.parameters.iter().flatten().enumerate() {
+            check_parameter(
+                workspace,
+                entry,
+                &format!("{pointer}/parameters/{index}"),
+                parameter,
+                out,
+            );
+        }
+        if let Some(base) = &spec.based_on {
+            if !tool.families.contains_key(base) {
+                out.error(
+                    Problem::Unknown {
+                        kind: RefKind::Family,
+                        name: base.clone(),
+                        suggestion: closest(base, tool.families.keys()),
+                    },
+                    entry.value_span(&format!("{pointer}/based_on")),
+                );
+                continue;
+            }
+            // Follow `based_on` links; coming back to `family` is a cycle.
+            let mut seen = vec![family.clone()];
+            let mut next = Some(base.clone());
+            while let Some(current) = next {
+                if seen.contains(&current) {
+                    if seen.iter().min() == Some(family) {
+                        seen.push(current);
+                        out.error(
+                            Problem::ExtendsCycle { chain: seen },
+                            entry.value_span(&format!("{pointer}/based_on")),
+                        );
+                    }
+                    break;
+                }
+                seen.push(current.clone());
+                next = tool
+                    .families
+                    .get(&current)
+                    .and_then(|spec| spec.based_on.clone());
+            }
+        }
+    }
+}
+
+fn check_parameter(
+    workspace: &Workspace,
+    entry: &Entry<ToolSpec>,
+    pointer: &str,
+    parameter: &Parameter,
+    out: &mut Diagnostics,
+) {
+    match &parameter.use_shared {
+        Some(shared) => {
+            if !workspace.manifest.parameters.contains_key(shared) {
+                out.error(
+                    Problem::Unknown {
+                        kind: RefKind::SharedParameter,
+                        name: shared.clone(),
+                        suggestion: closest(shared, workspace.manifest.parameters.keys()),
+                    },
+                    entry.value_span(&format!("{pointer}/use")),
+                );
+            }
+        }
+        None => {
+            for (field, present) in [
+                ("name", parameter.name.is_some()),
+                ("instruction", parameter.instruction.is_some()),
+            ] {
+                if !present {
+                    out.push(
+                        Diagnostic::new(
+                            Problem::MissingField {
+                                field: field.into(),
+                            },
+                            entry.value_span(pointer),
+                        )
+                        .note("a parameter needs `name` and `instruction`, or `use` of a shared one"),
+                    );
+                }
+            }
+        }
+    }
+    check_depends_on(workspace, entry, pointer, parameter, out);
+}
+
+fn check_depends_on<T>(
+    workspace: &Workspace,
+    entry: &Entry<T>,
+    pointer: &str,
+    parameter: &Parameter,
+    out: &mut Diagnostics,
+) {
+    for (index, tool) in parameter.depends_on.iter().flatten().enumerate() {
+        if !workspace.tools.contains_key(tool) {
+            out.error(
+                Problem::Unknown {
+                    kind: RefKind::Tool,
+                    name: tool.clone(),
+                    suggestion: closest(tool, workspace.tools.keys()),
+                },
+                entry.value_span(&format!("{pointer}/depends_on/{index}")),
+            );
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! Names in templates: every name a template reads must be defined by something, and every
+//! listed component should have a slot somewhere.
+
+use std::collections::BTreeSet;
+
+use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::namespace::{ENABLED_TOOLS, Namespace, TOOL, TOOLS_DATA, TOOLS_TEXT, closest};
+use crate::problem::Problem;
+use crate::resolve::effective_variant::effective;
+use crate::resolve::template_choice::{base_template, component_template, tool_format};
+use crate::workspace::Workspace;
+
+pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
+    let slots: Vec<String> = workspace
+        .components
+        .values()
+        .map(|entry| entry.value.slot())
+        .collect();
+    let mut shared = Namespace::new(workspace.manifest.predicates.keys().map(String::as_str));
+    for slot in &slots {
+        shared.insert(slot.clone());
+    }
+    for name in [ENABLED_TOOLS, TOOLS_DATA, TOOLS_TEXT] {
+        shared.insert(name);
+    }
+
+    // Component and tool texts are shared by variants: any variant's placeholder may feed
+    // them (rendering catches the rest).
+    let mut any_variant = shared.clone();
+    for entry in workspace.variants.values() {
+        for name in entry.value.placeholders.keys() {
+            any_variant.insert(name.clone());
+        }
+    }
+    let mut with_tool = any_variant.clone();
+    with_tool.insert(TOOL);
+
+    let base_templates: BTreeSet<String> = workspace
+        .variants
+        .keys()
+        .filter_map(|id| effective(&workspace.variants, id))
+        .filter_map(|v| base_template(workspace, &v).map(str::to_string))
+        .collect();
+    let tool_formats: BTreeSet<String> = workspace
+        .variants
+        .keys()
+        .filter_map(|id| effective(&workspace.variants, id))
+        .map(|v| tool_format(workspace, &v).to_string())
+        .collect();
+
+    let mut names: Vec<&str> = workspace.templates.names().collect();
+    names.sort_unstable();
+    for name in names {
+        if base_templates.contains(name) {
+            continue; // checked per variant below, with that variant's placeholders
+        }
+        let namespace = if tool_formats.contains(name) {
+            &with_tool
+        } else {
+            &any_variant
+        };
+        undefined(workspace, name, namespace, out);
+    }
+
+    for id in workspace.variants.keys() {
+        let Some(variant) = effective(&workspace.variants, id) else {
+            continue;
+        };
+        let Some(base) = base_template(workspace, &variant) else {
+            continue;
+        };
+        let mut namespace = shared.clone();
+        for name in variant.variant.placeholders.keys() {
+            namespace.insert(name.clone());
+        }
+        undefined(workspace, base, &namespace, out);
+
+        // A slot is used when the base template or a listed component's template reads it.
+        let mut used: BTreeSet<String> = workspace.templates.variables(base).into_iter().collect();
+        for component in variant.components() {
+            if let Some((template, _)) = component_template(workspace, &variant, component) {
+                used.extend(workspace.templates.variables(template));
+            }
+        }
+        let Some(lister) = variant
+            .chain
+            .iter()
+            .filter_map(|id| workspace.variants.get(id))
+            .find(|entry| entry.value.components.is_some())
+        else {
+            continue;
+        };
+        for (index, component) in variant.components().iter().enumerate() {
+            let Some(entry) = workspace.components.get(component) else {
+                continue;
+            };
+            let slot = entry.value.slot();
+            if !used.contains(&slot) {
+                out.push(Diagnostic::new(
+                    Problem::UnslottedComponent {
+                        component: component.clone(),
+                        slot,
+                    },
+                    lister.value_span(&format!("/components/{index}")),
+                ));
+            }
+        }
+    }
+}
+
+fn undefined(workspace: &Workspace, template: &str, namespace: &Namespace, out: &mut Diagnostics) {
+    let globals: BTreeSet<&str> = workspace.templates.env().globals().map(|(n, _)| n).collect();
+    for variable in workspace.templates.variables(template) {
+        if namespace.contains(&variable) || globals.contains(variable.as_str()) {
+            continue;
+        }
+        let Some(span) = workspace
+            .templates
+            .find_name(template, &variable)
+            .or_else(|| workspace.templates.span_of(template))
+        else {
+            continue;
+        };
+        out.push(Diagnostic::new(
+            Problem::UndefinedName {
+                suggestion: closest(&variable, namespace.names()),
+                name: variable,
+            },
+            span,
+        ));
+    }
+}
