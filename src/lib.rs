@@ -4,6 +4,8 @@
 //! [`validate`] checks them and builds a [`Workspace`], [`resolve`] decides what one compile
 //! contains, [`render`] runs the templates, and [`emit`] post-processes and writes outputs.
 
+pub mod cli;
+pub mod compile;
 pub mod diagnostic;
 pub mod emit;
 pub mod entry;

@@ -1,3 +1,7 @@
-fn main() {
-    println!("Hello, world!");
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    promptc::cli::run(promptc::cli::Cli::parse())
 }

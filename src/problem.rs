@@ -75,36 +75,96 @@ pub enum Problem {
     // Reading and parsing.
     EmptyFile,
     NotUtf8,
-    TomlSyntax { message: String },
-    YamlSyntax { message: String },
-    UnsupportedNumber { text: String },
-    ContextFormat { message: String },
+    TomlSyntax {
+        message: String,
+    },
+    YamlSyntax {
+        message: String,
+    },
+    UnsupportedNumber {
+        text: String,
+    },
+    ContextFormat {
+        message: String,
+    },
     // Schema.
-    UnknownKey { key: String, expected: Vec<String> },
-    MissingField { field: String },
-    WrongType { expected: String, found: String },
-    InvalidValue { message: String },
+    UnknownKey {
+        key: String,
+        expected: Vec<String>,
+    },
+    MissingField {
+        field: String,
+    },
+    WrongType {
+        expected: String,
+        found: String,
+    },
+    InvalidValue {
+        message: String,
+    },
     // References and structure.
-    Duplicate { kind: RefKind, name: String },
-    Unknown { kind: RefKind, name: String, suggestion: Option<String> },
-    ExtendsCycle { chain: Vec<String> },
-    UnusedOverride { kind: RefKind, name: String, variant: String },
-    UndefinedName { name: String, suggestion: Option<String> },
-    UnslottedComponent { component: String, slot: String },
+    Duplicate {
+        kind: RefKind,
+        name: String,
+    },
+    Unknown {
+        kind: RefKind,
+        name: String,
+        suggestion: Option<String>,
+    },
+    ExtendsCycle {
+        chain: Vec<String>,
+    },
+    UnusedOverride {
+        kind: RefKind,
+        name: String,
+        variant: String,
+    },
+    UndefinedName {
+        name: String,
+        suggestion: Option<String>,
+    },
+    UnslottedComponent {
+        component: String,
+        slot: String,
+    },
     TemplateAndFile,
-    MissingTemplate { expected_file: String },
-    TemplateFileMissing { path: String },
-    PathEscapesWorkspace { path: String },
-    TemplateSyntax { message: String },
-    ConditionSyntax { message: String },
-    UnknownContextField { path: String, suggestion: Option<String> },
-    InvalidRegex { message: String },
+    MissingTemplate {
+        expected_file: String,
+    },
+    TemplateFileMissing {
+        path: String,
+    },
+    PathEscapesWorkspace {
+        path: String,
+    },
+    TemplateSyntax {
+        message: String,
+    },
+    ConditionSyntax {
+        message: String,
+    },
+    UnknownContextField {
+        path: String,
+        suggestion: Option<String>,
+    },
+    InvalidRegex {
+        message: String,
+    },
     // Compiling one prompt.
-    RenderFailed { message: String },
-    ConditionFailed { message: String },
+    RenderFailed {
+        message: String,
+    },
+    ConditionFailed {
+        message: String,
+    },
     NoDate,
-    NoVariant { family: String },
-    DuplicateFamily { family: String },
+    NoVariant {
+        family: String,
+    },
+    DuplicateFamily {
+        family: String,
+    },
 }
 
 impl Problem {
@@ -157,9 +217,7 @@ impl Problem {
         Some(match self {
             Problem::EmptyFile => "write the file's fields, or delete the file".into(),
             Problem::NotUtf8 => "save the file as UTF-8".into(),
-            Problem::UnsupportedNumber { .. } => {
-                "use a finite number that fits in 64 bits".into()
-            }
+            Problem::UnsupportedNumber { .. } => "use a finite number that fits in 64 bits".into(),
             Problem::UnknownKey { expected, .. } if !expected.is_empty() => {
                 format!("expected one of: {}", expected.join(", "))
             }
@@ -262,7 +320,10 @@ impl fmt::Display for Problem {
                 write!(f, "condition does not compile: {message}")
             }
             Problem::UnknownContextField { path, .. } => {
-                write!(f, "condition reads `{path}`, which the context does not have")
+                write!(
+                    f,
+                    "condition reads `{path}`, which the context does not have"
+                )
             }
             Problem::InvalidRegex { message } => write!(f, "invalid regular expression: {message}"),
             Problem::RenderFailed { message } => write!(f, "rendering failed: {message}"),

@@ -1,1 +1,190 @@
-//! Rendering diagnostics for people and machines.
+//! Rendering diagnostics: rustc-style for people (coloured only when asked), JSON for
+//! machines. The one place diagnostics become text.
+
+use annotate_snippets::renderer::DecorStyle;
+use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
+use serde::Serialize;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::source::Sources;
+
+/// Diagnostics for a terminal or a log, with a closing count.
+pub fn human(diagnostics: &[Diagnostic], sources: &Sources, color: bool) -> String {
+    let renderer = if color {
+        Renderer::styled()
+    } else {
+        Renderer::plain()
+    }
+    .decor_style(DecorStyle::Ascii);
+    let mut out = String::new();
+    for diagnostic in diagnostics {
+        out.push_str(&renderer.render(&groups(diagnostic, sources)));
+        out.push_str("\n\n");
+    }
+    if let Some(summary) = summary(diagnostics) {
+        out.push_str(&summary);
+        out.push('\n');
+    }
+    out
+}
+
+fn groups<'a>(diagnostic: &'a Diagnostic, sources: &'a Sources) -> Vec<Group<'a>> {
+    let level = match diagnostic.severity() {
+        Severity::Error => Level::ERROR,
+        Severity::Warning => Level::WARNING,
+    };
+    let message = diagnostic.problem.to_string();
+    let file = sources.get(diagnostic.span.source);
+    let mut primary = Snippet::source(file.text.as_str())
+        .path(file.path.to_string_lossy())
+        .fold(true)
+        .annotation(AnnotationKind::Primary.span(clamp(diagnostic.span.range(), &file.text)));
+    let mut others = Vec::new();
+    for label in &diagnostic.labels {
+        if label.span.source == diagnostic.span.source {
+            primary = primary.annotation(
+                AnnotationKind::Context
+                    .span(clamp(label.span.range(), &file.text))
+                    .label(label.message.as_str()),
+            );
+        } else {
+            let other = sources.get(label.span.source);
+            others.push(
+                Snippet::source(other.text.as_str())
+                    .path(other.path.to_string_lossy())
+                    .fold(true)
+                    .annotation(
+                        AnnotationKind::Context
+                            .span(clamp(label.span.range(), &other.text))
+                            .label(label.message.as_str()),
+                    ),
+            );
+        }
+    }
+    let mut group = level
+        .primary_title(message)
+        .id(diagnostic.problem.code())
+        .element(primary);
+    for snippet in others {
+        group = group.element(snippet);
+    }
+    for note in &diagnostic.notes {
+        group = group.element(Level::NOTE.message(note.as_str()));
+    }
+    if let Some(help) = diagnostic.problem.help() {
+        group = group.element(Level::HELP.message(help));
+    }
+    vec![group]
+}
+
+/// Keeps a span on character boundaries inside the text, so rendering never panics.
+fn clamp(range: std::ops::Range<usize>, text: &str) -> std::ops::Range<usize> {
+    let fix = |mut at: usize| {
+        at = at.min(text.len());
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        at
+    };
+    let start = fix(range.start);
+    start..fix(range.end).max(start)
+}
+
+/// "2 errors, 1 warning", or nothing when there is nothing to report.
+pub fn summary(diagnostics: &[Diagnostic]) -> Option<String> {
+    let errors = diagnostics
+        .iter()
+        .filter(|d| d.severity() == Severity::Error)
+        .count();
+    let warnings = diagnostics.len() - errors;
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    match (errors, warnings) {
+        (0, 0) => None,
+        (0, w) => Some(format!("warning: {}", plural(w, "warning"))),
+        (e, 0) => Some(format!("error: {}", plural(e, "error"))),
+        (e, w) => Some(format!(
+            "error: {}, {}",
+            plural(e, "error"),
+            plural(w, "warning")
+        )),
+    }
+}
+
+#[derive(Serialize)]
+struct JsonDiagnostic<'a> {
+    severity: &'static str,
+    code: &'static str,
+    message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    help: Option<String>,
+    file: String,
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    notes: &'a Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    labels: Vec<JsonLabel<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonLabel<'a> {
+    message: &'a str,
+    file: String,
+    line: usize,
+    column: usize,
+}
+
+/// One JSON document: `{"diagnostics": [...], "errors": N, "warnings": N}`.
+pub fn json(diagnostics: &[Diagnostic], sources: &Sources) -> String {
+    let items: Vec<JsonDiagnostic<'_>> = diagnostics
+        .iter()
+        .map(|d| {
+            let file = sources.get(d.span.source);
+            let (line, column) = file.line_col(d.span.start);
+            let (end_line, end_column) = file.line_col(d.span.end);
+            JsonDiagnostic {
+                severity: match d.severity() {
+                    Severity::Error => "error",
+                    Severity::Warning => "warning",
+                },
+                code: d.problem.code(),
+                message: d.problem.to_string(),
+                help: d.problem.help(),
+                file: file.path.to_string_lossy().into_owned(),
+                line,
+                column,
+                end_line,
+                end_column,
+                notes: &d.notes,
+                labels: d
+                    .labels
+                    .iter()
+                    .map(|label| {
+                        let other = sources.get(label.span.source);
+                        let (line, column) = other.line_col(label.span.start);
+                        JsonLabel {
+                            message: &label.message,
+                            file: other.path.to_string_lossy().into_owned(),
+                            line,
+                            column,
+                        }
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    let errors = diagnostics
+        .iter()
+        .filter(|d| d.severity() == Severity::Error)
+        .count();
+    let document = serde_json::json!({
+        "diagnostics": items,
+        "errors": errors,
+        "warnings": diagnostics.len() - errors,
+    });
+    let mut text = serde_json::to_string_pretty(&document).unwrap_or_default();
+    text.push('\n');
+    text
+}

@@ -107,7 +107,8 @@ impl Templates {
                 Problem::TemplateSyntax {
                     message: error.detail().unwrap_or("invalid syntax").to_string(),
                 },
-                self.error_span(&error).unwrap_or(Span::file_start(referrer)),
+                self.error_span(&error)
+                    .unwrap_or(Span::file_start(referrer)),
             )),
         }
     }
@@ -184,9 +185,11 @@ impl Templates {
 
     /// The place of the template itself (its file, or its inline value).
     pub fn span_of(&self, name: &str) -> Option<Span> {
-        self.origins.get(name).map(|origin| match origin.exact_start {
-            Some(0) if origin.fallback.start == 0 => Span::file_start(origin.source),
-            _ => origin.fallback,
-        })
+        self.origins
+            .get(name)
+            .map(|origin| match origin.exact_start {
+                Some(0) if origin.fallback.start == 0 => Span::file_start(origin.source),
+                _ => origin.fallback,
+            })
     }
 }

@@ -1,1 +1,4 @@
 //! Stage 5: post-process compiled prompts and write outputs.
+
+pub mod postprocess;
+pub mod write;

@@ -52,7 +52,10 @@ pub struct Document {
 impl Document {
     pub fn parse(source: SourceId, file: &SourceFile, format: Format) -> Result<Self, Diagnostic> {
         if file.text.trim().is_empty() {
-            return Err(Diagnostic::new(Problem::EmptyFile, Span::file_start(source)));
+            return Err(Diagnostic::new(
+                Problem::EmptyFile,
+                Span::file_start(source),
+            ));
         }
         let mut locations = HashMap::new();
         let value = match format {

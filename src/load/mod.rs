@@ -45,6 +45,10 @@ pub fn load_file(
     let Some(format) = Format::of(path) else {
         return Ok(None);
     };
+    // JSON is accepted for contexts only (machines write them); other kinds are TOML or YAML.
+    if format == Format::Json && kind != Kind::Context {
+        return Ok(None);
+    }
     let id = match read::read_source(sources, root, path)? {
         Ok(id) => id,
         Err(diagnostic) => {

@@ -9,7 +9,10 @@ use toml::de::{DeTable, DeValue};
 use super::document::{Location, Locations, child_pointer, json_float};
 use crate::problem::Problem;
 
-pub(super) fn parse(text: &str, locations: &mut Locations) -> Result<Value, (Problem, Range<usize>)> {
+pub(super) fn parse(
+    text: &str,
+    locations: &mut Locations,
+) -> Result<Value, (Problem, Range<usize>)> {
     let table = DeTable::parse(text).map_err(|error| {
         let range = error.span().unwrap_or(0..0);
         (

@@ -111,7 +111,10 @@ fn offset_of_line_col(text: &str, line: u64, column: u64) -> usize {
             .map_or(rest.len(), |(i, _)| i)
 }
 
-pub(super) fn parse(text: &str, locations: &mut Locations) -> Result<Value, (Problem, Range<usize>)> {
+pub(super) fn parse(
+    text: &str,
+    locations: &mut Locations,
+) -> Result<Value, (Problem, Range<usize>)> {
     let root: Spanned<Node> = serde_saphyr::from_str(text).map_err(|error| {
         let at = error.location().map_or(0..0, |l| range(&l, text));
         (

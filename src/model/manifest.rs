@@ -14,6 +14,9 @@ pub struct Manifest {
     /// The family compiled when none is asked for. Defaults to `generic`.
     #[serde(default = "default_fallback_family")]
     pub fallback_family: String,
+    /// The context (a file stem under `paths.contexts`) used when a build names none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_context: Option<String>,
     /// Where the kinds of files live, relative to the workspace root.
     #[serde(default)]
     pub paths: Paths,

@@ -12,8 +12,8 @@ mod variant;
 
 pub use component::{Component, FamilyTemplate};
 pub use context::{
-    Browser, Context, FocusChain, McpPrompt, McpPromptArgument, McpResource,
-    McpResourceTemplate, McpServer, McpTool, Mode, Model, Viewport, WorkspaceRoot,
+    Browser, Context, FocusChain, McpPrompt, McpPromptArgument, McpResource, McpResourceTemplate,
+    McpServer, McpTool, Mode, Model, Viewport, WorkspaceRoot,
 };
 pub use manifest::{BuildMatrix, Manifest, Paths};
 pub use parameter::{Parameter, ParameterType};

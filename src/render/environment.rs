@@ -43,9 +43,15 @@ mod tests {
         let value: serde_json::Value =
             serde_json::from_str(r#"{"z": "<a & b>", "a": [1, 2]}"#).unwrap();
         let out = env
-            .render_str("{{ v | pretty_json }}", minijinja::context! { v => Value::from(minijinja::value::Serde(&value)) })
+            .render_str(
+                "{{ v | pretty_json }}",
+                minijinja::context! { v => Value::from(minijinja::value::Serde(&value)) },
+            )
             .unwrap();
-        assert_eq!(out, "{\n  \"z\": \"<a & b>\",\n  \"a\": [\n    1,\n    2\n  ]\n}");
+        assert_eq!(
+            out,
+            "{\n  \"z\": \"<a & b>\",\n  \"a\": [\n    1,\n    2\n  ]\n}"
+        );
     }
 
     #[test]

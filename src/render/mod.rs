@@ -1,3 +1,4 @@
 //! Stage 4: render templates with minijinja.
 
 pub mod environment;
+pub mod globals;

@@ -57,7 +57,10 @@ pub fn chain(variants: &IndexMap<String, Entry<Variant>>, id: &str) -> Vec<Strin
     chain
 }
 
-pub fn effective(variants: &IndexMap<String, Entry<Variant>>, id: &str) -> Option<EffectiveVariant> {
+pub fn effective(
+    variants: &IndexMap<String, Entry<Variant>>,
+    id: &str,
+) -> Option<EffectiveVariant> {
     let chain = chain(variants, id);
     let mut merged = Variant::default();
     let mut origins = HashMap::new();

@@ -2,4 +2,7 @@
 //! and tools in order, with their templates — for one family and context.
 
 pub mod effective_variant;
+pub mod order;
+pub mod plan;
 pub mod template_choice;
+pub mod tool_spec;

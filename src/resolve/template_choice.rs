@@ -38,7 +38,9 @@ pub fn component_template<'w>(
     variant: &EffectiveVariant,
     component: &str,
 ) -> Option<(&'w str, TemplateChoice)> {
-    if let Some(source) = variant.template_origins.get(&format!("overrides/{component}"))
+    if let Some(source) = variant
+        .template_origins
+        .get(&format!("overrides/{component}"))
         && let Some(name) = workspace
             .templates
             .lookup_pair(*source, &format!("/overrides/components/{component}"))

@@ -25,10 +25,22 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
 
     if let Some(manifest) = &workspace.manifest_entry {
         for (name, condition) in &manifest.value.predicates {
-            checker.check(manifest, &format!("/predicates/{name}"), condition, &before_tools, out);
+            checker.check(
+                manifest,
+                &format!("/predicates/{name}"),
+                condition,
+                &before_tools,
+                out,
+            );
         }
         for (name, parameter) in &manifest.value.parameters {
-            checker.parameter(manifest, &format!("/parameters/{name}"), parameter, &after_tools, out);
+            checker.parameter(
+                manifest,
+                &format!("/parameters/{name}"),
+                parameter,
+                &after_tools,
+                out,
+            );
         }
     }
     for entry in workspace.components.values() {
@@ -42,12 +54,24 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
             checker.check(entry, "/when", condition, &before_tools, out);
         }
         for (index, parameter) in tool.parameters.iter().enumerate() {
-            checker.parameter(entry, &format!("/parameters/{index}"), parameter, &after_tools, out);
+            checker.parameter(
+                entry,
+                &format!("/parameters/{index}"),
+                parameter,
+                &after_tools,
+                out,
+            );
         }
         for (family, spec) in &tool.families {
             let prefix = format!("/families/{family}");
             if let Some(condition) = &spec.when {
-                checker.check(entry, &format!("{prefix}/when"), condition, &before_tools, out);
+                checker.check(
+                    entry,
+                    &format!("{prefix}/when"),
+                    condition,
+                    &before_tools,
+                    out,
+                );
             }
             for (index, parameter) in spec.parameters.iter().flatten().enumerate() {
                 checker.parameter(
@@ -94,9 +118,9 @@ impl Checker<'_> {
         let expression = match env.compile_expression_owned(condition.to_string()) {
             Ok(expression) => expression,
             Err(error) => {
-                let span = error
-                    .range()
-                    .map_or(value_span, |range| self.within(value_span, condition, range));
+                let span = error.range().map_or(value_span, |range| {
+                    self.within(value_span, condition, range)
+                });
                 out.error(
                     Problem::ConditionSyntax {
                         message: error.detail().unwrap_or("invalid expression").to_string(),

@@ -40,9 +40,12 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
         .map(|entry| entry.value.clone())
         .unwrap_or_default();
     let paths = &manifest.paths;
-    let variants = loader.load_all(&paths.variants, Kind::Variant, RefKind::Variant, |v: &Variant| {
-        v.id.clone()
-    })?;
+    let variants = loader.load_all(
+        &paths.variants,
+        Kind::Variant,
+        RefKind::Variant,
+        |v: &Variant| v.id.clone(),
+    )?;
     let components = loader.load_all(
         &paths.components,
         Kind::Component,
@@ -189,6 +192,27 @@ impl Loader<'_> {
             entries.insert(id, entry);
         }
     }
+}
+
+/// Reads a context file from outside the workspace's context folder (`--context FILE`).
+/// Its text joins the workspace's sources so its diagnostics render like any other.
+pub fn load_context_file(
+    workspace: &mut Workspace,
+    path: &Path,
+) -> io::Result<Result<Context, Diagnostics>> {
+    let mut loader = Loader {
+        root: &workspace.root,
+        sources: std::mem::take(&mut workspace.sources),
+        diagnostics: Diagnostics::default(),
+        validators: SchemaValidators::new(),
+    };
+    let loaded = loader.load_typed::<Context>(path, Kind::Context);
+    workspace.sources = loader.sources;
+    let diagnostics = loader.diagnostics;
+    Ok(match loaded? {
+        Some(entry) if !diagnostics.has_errors() => Ok(entry.value),
+        _ => Err(diagnostics),
+    })
 }
 
 /// A context's name: its file stem (`examples/contexts/basic.toml` → `basic`).

@@ -42,7 +42,11 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         let value = &manifest.value;
         if !families.is_empty() && !families.contains(&value.fallback_family) {
             out.error(
-                unknown(RefKind::Family, &value.fallback_family, &mut families.iter()),
+                unknown(
+                    RefKind::Family,
+                    &value.fallback_family,
+                    &mut families.iter(),
+                ),
                 manifest.value_span("/fallback_family"),
             );
         }
@@ -53,6 +57,14 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
                     manifest.value_span(&format!("/build/families/{index}")),
                 );
             }
+        }
+        if let Some(context) = &value.default_context
+            && !workspace.contexts.contains_key(context)
+        {
+            out.error(
+                unknown(RefKind::Context, context, &mut workspace.contexts.keys()),
+                manifest.value_span("/default_context"),
+            );
         }
         for (index, context) in value.build.contexts.iter().flatten().enumerate() {
             if !workspace.contexts.contains_key(context) {
@@ -215,7 +227,13 @@ fn check_tool(
 ) {
     let tool = &entry.value;
     for (index, parameter) in tool.parameters.iter().enumerate() {
-        check_parameter(workspace, entry, &format!("/parameters/{index}"), parameter, out);
+        check_parameter(
+            workspace,
+            entry,
+            &format!("/parameters/{index}"),
+            parameter,
+            out,
+        );
     }
     for (family, spec) in &tool.families {
         let pointer = format!("/families/{family}");
@@ -307,7 +325,9 @@ fn check_parameter(
                             },
                             entry.value_span(pointer),
                         )
-                        .note("a parameter needs `name` and `instruction`, or `use` of a shared one"),
+                        .note(
+                            "a parameter needs `name` and `instruction`, or `use` of a shared one",
+                        ),
                     );
                 }
             }

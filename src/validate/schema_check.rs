@@ -37,8 +37,7 @@ impl SchemaValidators {
 
     /// Validates a document; returns whether it conforms.
     pub fn check(&self, kind: Kind, document: &Document, diagnostics: &mut Diagnostics) -> bool {
-        let Some((_, schema, validator)) = self.validators.iter().find(|(k, ..)| *k == kind)
-        else {
+        let Some((_, schema, validator)) = self.validators.iter().find(|(k, ..)| *k == kind) else {
             return true;
         };
         let mut valid = true;
@@ -94,11 +93,7 @@ fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut
                 .unwrap_or_default();
             out.push(Diagnostic::new(
                 Problem::InvalidValue {
-                    message: format!(
-                        "{} is not one of {}",
-                        error.instance(),
-                        choices.join(", ")
-                    ),
+                    message: format!("{} is not one of {}", error.instance(), choices.join(", ")),
                 },
                 doc.value_span(&pointer),
             ));

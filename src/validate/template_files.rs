@@ -65,9 +65,7 @@ pub fn register_all(workspace: &mut Workspace, diagnostics: &mut Diagnostics) ->
             } else {
                 registrar.diagnostics.push(Diagnostic::new(
                     Problem::MissingTemplate {
-                        expected_file: display_path(registrar.root, &sibling)
-                            .display()
-                            .to_string(),
+                        expected_file: display_path(registrar.root, &sibling).display().to_string(),
                     },
                     doc.key_span("/id"),
                 ));
@@ -233,7 +231,10 @@ impl Registrar<'_> {
                 }
             },
         };
-        if let Err(diagnostic) = self.templates.add_file(self.sources, doc.source, pointer, id) {
+        if let Err(diagnostic) = self
+            .templates
+            .add_file(self.sources, doc.source, pointer, id)
+        {
             self.diagnostics.push(diagnostic);
         }
         Ok(())

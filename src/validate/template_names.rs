@@ -8,6 +8,7 @@ use crate::namespace::{ENABLED_TOOLS, Namespace, TOOL, TOOLS_DATA, TOOLS_TEXT, c
 use crate::problem::Problem;
 use crate::resolve::effective_variant::effective;
 use crate::resolve::template_choice::{base_template, component_template, tool_format};
+use crate::validate::BUILTIN_TOOL_FORMAT;
 use crate::workspace::Workspace;
 
 pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
@@ -41,12 +42,13 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         .filter_map(|id| effective(&workspace.variants, id))
         .filter_map(|v| base_template(workspace, &v).map(str::to_string))
         .collect();
-    let tool_formats: BTreeSet<String> = workspace
+    let mut tool_formats: BTreeSet<String> = workspace
         .variants
         .keys()
         .filter_map(|id| effective(&workspace.variants, id))
         .map(|v| tool_format(workspace, &v).to_string())
         .collect();
+    tool_formats.insert(BUILTIN_TOOL_FORMAT.to_string());
 
     let mut names: Vec<&str> = workspace.templates.names().collect();
     names.sort_unstable();
@@ -109,7 +111,12 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
 }
 
 fn undefined(workspace: &Workspace, template: &str, namespace: &Namespace, out: &mut Diagnostics) {
-    let globals: BTreeSet<&str> = workspace.templates.env().globals().map(|(n, _)| n).collect();
+    let globals: BTreeSet<&str> = workspace
+        .templates
+        .env()
+        .globals()
+        .map(|(n, _)| n)
+        .collect();
     for variable in workspace.templates.variables(template) {
         if namespace.contains(&variable) || globals.contains(variable.as_str()) {
             continue;

@@ -1,0 +1,153 @@
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use indexmap::IndexMap;
+
+use super::{EXIT_OK, EXIT_PROBLEMS, Output, UsageError, workspace_root};
+use crate::compile::{CompileError, Compiled, Request, Selection};
+use crate::emit::write::write_atomic;
+use crate::load::document::Format;
+use crate::model::Context;
+use crate::validate::load_context_file;
+use crate::workspace::Workspace;
+
+#[derive(Args, Debug)]
+pub struct BuildArgs {
+    /// The model family to compile (default: the manifest's fallback family).
+    #[arg(long, conflicts_with = "variant")]
+    pub family: Option<String>,
+    /// A variant id to compile, instead of a family.
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// A context: a file (TOML, YAML or JSON) or the name of one in the workspace's contexts
+    /// folder (default: the manifest's `default_context`).
+    #[arg(long)]
+    pub context: Option<String>,
+    /// A runtime placeholder, KEY=VALUE; wins over every other definition. Repeatable.
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_assignment)]
+    pub set: Vec<(String, String)>,
+    /// Write the output into this folder as `<family>.md` (or `.json`) instead of printing it.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// `text` (the prompt) or `json` (the prompt with its sections, tools and model config).
+    #[arg(long, value_enum, default_value_t = BuildFormat::Text)]
+    pub format: BuildFormat,
+    /// The workspace (default: the nearest folder with promptc.toml).
+    #[arg(long)]
+    pub workspace: Option<PathBuf>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BuildFormat {
+    Text,
+    Json,
+}
+
+fn parse_assignment(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((key, value)) if !key.trim().is_empty() => {
+            Ok((key.trim().to_string(), value.to_string()))
+        }
+        _ => Err(format!("expected KEY=VALUE, found `{text}`")),
+    }
+}
+
+pub fn run(args: BuildArgs, output: &Output) -> Result<u8, UsageError> {
+    let root = workspace_root(args.workspace.as_deref())?;
+    let loaded = Workspace::load(&root)?;
+    let mut workspace = loaded.workspace;
+    if loaded.diagnostics.has_errors() {
+        output.diagnostics(loaded.diagnostics, &workspace.sources);
+        return Ok(EXIT_PROBLEMS);
+    }
+    output.diagnostics(loaded.diagnostics, &workspace.sources);
+
+    let context = match context(&mut workspace, args.context.as_deref())? {
+        Ok(context) => context,
+        Err(diagnostics) => {
+            output.diagnostics(diagnostics, &workspace.sources);
+            return Ok(EXIT_PROBLEMS);
+        }
+    };
+    let selection = match (args.family, args.variant) {
+        (Some(family), _) => Selection::Family(family),
+        (None, Some(variant)) => Selection::Variant(variant),
+        (None, None) => Selection::Default,
+    };
+    let mut request = Request::new(selection, context);
+    request.set = args.set.into_iter().collect::<IndexMap<_, _>>();
+    request.source_date_epoch = source_date_epoch()?;
+
+    let compiled = match workspace.compile(&request) {
+        Ok(compiled) => compiled,
+        Err(CompileError::Selection(problem)) => {
+            let families = workspace.families().join(", ");
+            return Err(UsageError(format!("{problem} (families: {families})")));
+        }
+        Err(CompileError::Diagnostics(diagnostics)) => {
+            output.diagnostics(diagnostics, &workspace.sources);
+            return Ok(EXIT_PROBLEMS);
+        }
+    };
+    let (text, extension) = match args.format {
+        BuildFormat::Text => (compiled.prompt.clone(), "md"),
+        BuildFormat::Json => (json(&compiled), "json"),
+    };
+    match args.out {
+        Some(dir) => {
+            let path = dir.join(format!("{}.{extension}", compiled.family));
+            write_atomic(&path, text.as_bytes())?;
+            eprintln!("wrote {}", path.display());
+        }
+        None => print!("{text}"),
+    }
+    Ok(EXIT_OK)
+}
+
+fn json(compiled: &Compiled) -> String {
+    let mut text = serde_json::to_string_pretty(compiled).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The context a build uses: a file path, a named context, the manifest's default, or an
+/// empty one.
+fn context(
+    workspace: &mut Workspace,
+    given: Option<&str>,
+) -> Result<Result<Context, crate::diagnostic::Diagnostics>, UsageError> {
+    let name = given.or(workspace.manifest.default_context.as_deref());
+    let Some(name) = name else {
+        return Ok(Ok(Context::default()));
+    };
+    if let Some(entry) = workspace.contexts.get(name) {
+        return Ok(Ok(entry.value.clone()));
+    }
+    let path = PathBuf::from(name);
+    if !path.is_file() {
+        let known: Vec<&str> = workspace.contexts.keys().map(String::as_str).collect();
+        return Err(UsageError(format!(
+            "no context file or named context `{name}` (named contexts: {})",
+            known.join(", ")
+        )));
+    }
+    if Format::of(&path).is_none() {
+        return Err(UsageError(format!(
+            "{} is not a TOML, YAML or JSON file",
+            path.display()
+        )));
+    }
+    let path = path.canonicalize()?;
+    Ok(load_context_file(workspace, &path)?)
+}
+
+fn source_date_epoch() -> Result<Option<i64>, UsageError> {
+    match std::env::var("SOURCE_DATE_EPOCH") {
+        Ok(value) if !value.trim().is_empty() => value
+            .trim()
+            .parse()
+            .map(Some)
+            .map_err(|_| UsageError(format!("SOURCE_DATE_EPOCH is not a number: `{value}`"))),
+        _ => Ok(None),
+    }
+}

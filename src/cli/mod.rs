@@ -1,0 +1,132 @@
+//! The command line: argument definitions and the commands, each a thin client of the
+//! library. Output goes through [`Output`], so exit codes and colour are decided in one place.
+
+mod build;
+mod schema;
+mod validate;
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::diagnostic::Diagnostics;
+use crate::load::find_root;
+use crate::report;
+use crate::source::Sources;
+
+/// Exit codes: fixed, documented in the README.
+pub const EXIT_OK: u8 = 0;
+pub const EXIT_PROBLEMS: u8 = 1;
+pub const EXIT_USAGE: u8 = 2;
+
+#[derive(Parser, Debug)]
+#[command(name = "promptc", version, about = "A declarative prompt compiler", long_about = None)]
+pub struct Cli {
+    /// When to colour diagnostics.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
+    pub color: ColorChoice,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Compile the prompt for one family (or variant) and context.
+    Build(build::BuildArgs),
+    /// Check every file of the workspace and report all problems.
+    Validate(validate::ValidateArgs),
+    /// Write the JSON Schemas of the file formats, or check that they are current.
+    Schema(schema::SchemaArgs),
+}
+
+/// A failure that is not about the workspace's content: bad arguments, unreadable files.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl<E: std::fmt::Display> From<E> for UsageError {
+    fn from(error: E) -> Self {
+        UsageError(error.to_string())
+    }
+}
+
+pub fn run(cli: Cli) -> ExitCode {
+    let output = Output {
+        color: match cli.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+            }
+        },
+    };
+    let result = match cli.command {
+        Command::Build(args) => build::run(args, &output),
+        Command::Validate(args) => validate::run(args, &output),
+        Command::Schema(args) => schema::run(args),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(UsageError(message)) => {
+            eprintln!("error: {message}");
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}
+
+pub struct Output {
+    pub color: bool,
+}
+
+impl Output {
+    /// Prints diagnostics to stderr, rustc-style.
+    pub fn diagnostics(&self, diagnostics: Diagnostics, sources: &Sources) {
+        let sorted = diagnostics.sorted();
+        if sorted.is_empty() {
+            return;
+        }
+        let text = report::human(&sorted, sources, self.color);
+        let _ = std::io::stderr().write_all(text.as_bytes());
+    }
+}
+
+/// The workspace root: the given folder, or the nearest one above the current directory that
+/// holds `promptc.toml`.
+pub fn workspace_root(given: Option<&Path>) -> Result<PathBuf, UsageError> {
+    let start = match given {
+        Some(dir) => dir.to_path_buf(),
+        None => std::env::current_dir()?,
+    };
+    if given.is_some() {
+        if start.join(crate::load::MANIFEST_FILE).is_file() {
+            return Ok(start);
+        }
+        return Err(UsageError(format!(
+            "{} has no {}",
+            start.display(),
+            crate::load::MANIFEST_FILE
+        )));
+    }
+    find_root(&start).ok_or_else(|| {
+        UsageError(format!(
+            "no {} in {} or any folder above it (run `promptc` inside a workspace, or pass one)",
+            crate::load::MANIFEST_FILE,
+            start.display()
+        ))
+    })
+}
+
+/// Output format of a command's diagnostics.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DiagnosticFormat {
+    Human,
+    Json,
+}

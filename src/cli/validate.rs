@@ -1,0 +1,36 @@
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{DiagnosticFormat, EXIT_OK, EXIT_PROBLEMS, Output, UsageError, workspace_root};
+use crate::report;
+use crate::workspace::Workspace;
+
+#[derive(Args, Debug)]
+pub struct ValidateArgs {
+    /// The workspace (default: the nearest folder with promptc.toml).
+    pub dir: Option<PathBuf>,
+    /// `human` (rustc-style) or `json`.
+    #[arg(long, value_enum, default_value_t = DiagnosticFormat::Human)]
+    pub format: DiagnosticFormat,
+}
+
+pub fn run(args: ValidateArgs, output: &Output) -> Result<u8, UsageError> {
+    let root = workspace_root(args.dir.as_deref())?;
+    let loaded = Workspace::load(&root)?;
+    let has_errors = loaded.diagnostics.has_errors();
+    match args.format {
+        DiagnosticFormat::Json => {
+            let sorted = loaded.diagnostics.sorted();
+            print!("{}", report::json(&sorted, &loaded.workspace.sources));
+        }
+        DiagnosticFormat::Human => {
+            let clean = loaded.diagnostics.is_empty();
+            output.diagnostics(loaded.diagnostics, &loaded.workspace.sources);
+            if clean {
+                eprintln!("ok: {} is valid", root.display());
+            }
+        }
+    }
+    Ok(if has_errors { EXIT_PROBLEMS } else { EXIT_OK })
+}

@@ -1,0 +1,200 @@
+//! What one compile contains, and why: the components and tools in order, each included or
+//! left out with the reason (an override, a condition and the values it saw, a missing
+//! dependency).
+
+use minijinja::Value;
+
+use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::problem::Problem;
+use crate::render::globals::Globals;
+use crate::resolve::effective_variant::EffectiveVariant;
+use crate::resolve::order::apply_order;
+use crate::resolve::tool_spec::{ResolvedParameter, ResolvedTool, resolve_tool};
+use crate::span::Span;
+use crate::workspace::Workspace;
+
+/// Why something is in the prompt or not.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reason {
+    Included,
+    DisabledByOverride,
+    ConditionFalse { condition: String },
+    MissingDependency { tools: Vec<String> },
+}
+
+#[derive(Clone, Debug)]
+pub struct PlannedComponent {
+    pub id: String,
+    pub reason: Reason,
+}
+
+#[derive(Clone, Debug)]
+pub struct PlannedTool {
+    pub tool: ResolvedTool,
+    pub reason: Reason,
+    pub parameters: Vec<(ResolvedParameter, Reason)>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub components: Vec<PlannedComponent>,
+    pub tools: Vec<PlannedTool>,
+}
+
+impl Plan {
+    pub fn enabled_tools(&self) -> impl Iterator<Item = &PlannedTool> {
+        self.tools.iter().filter(|t| t.reason == Reason::Included)
+    }
+}
+
+/// Evaluates a condition against the globals; an evaluation error is a diagnostic at the
+/// condition.
+pub fn evaluate(
+    workspace: &Workspace,
+    condition: &str,
+    globals: &Value,
+    span: Span,
+) -> Result<bool, Diagnostic> {
+    let failed = |error: minijinja::Error| {
+        Diagnostic::new(
+            Problem::ConditionFailed {
+                message: error.to_string(),
+            },
+            span,
+        )
+    };
+    let expression = workspace
+        .templates
+        .env()
+        .compile_expression_owned(condition.to_string())
+        .map_err(failed)?;
+    expression
+        .eval(globals.clone())
+        .map(|value| value.is_true())
+        .map_err(failed)
+}
+
+/// Included when the condition holds; a condition that fails to evaluate is reported and
+/// counts as false.
+fn decide(
+    workspace: &Workspace,
+    condition: &str,
+    globals: &Value,
+    span: Span,
+    diagnostics: &mut Diagnostics,
+) -> Reason {
+    match evaluate(workspace, condition, globals, span) {
+        Ok(true) => return Reason::Included,
+        Ok(false) => {}
+        Err(diagnostic) => diagnostics.push(diagnostic),
+    }
+    Reason::ConditionFalse {
+        condition: condition.to_string(),
+    }
+}
+
+pub fn plan(
+    workspace: &Workspace,
+    variant: &EffectiveVariant,
+    globals: &mut Globals,
+    diagnostics: &mut Diagnostics,
+) -> Plan {
+    let overrides = &variant.variant.overrides;
+    let family = variant.family();
+    let values = globals.to_value();
+
+    let tool_ids = apply_order(variant.tools(), |id| {
+        overrides.tools.get(id).and_then(|o| o.order)
+    });
+    let mut tools: Vec<PlannedTool> = Vec::with_capacity(tool_ids.len());
+    for id in &tool_ids {
+        let Some(tool) = resolve_tool(workspace, id, family) else {
+            continue;
+        };
+        let reason = if overrides.tools.get(id).and_then(|o| o.enabled) == Some(false) {
+            Reason::DisabledByOverride
+        } else if let Some((condition, pointer)) = &tool.when {
+            let span = workspace.tools[id.as_str()].value_span(pointer);
+            decide(workspace, condition, &values, span, diagnostics)
+        } else {
+            Reason::Included
+        };
+        tools.push(PlannedTool {
+            tool,
+            reason,
+            parameters: Vec::new(),
+        });
+    }
+
+    let enabled: Vec<String> = tools
+        .iter()
+        .filter(|t| t.reason == Reason::Included)
+        .map(|t| t.tool.id.clone())
+        .collect();
+    globals.insert(
+        crate::namespace::ENABLED_TOOLS,
+        Value::from(enabled.clone()),
+    );
+    let values = globals.to_value();
+
+    for planned in &mut tools {
+        planned.parameters = planned
+            .tool
+            .parameters
+            .iter()
+            .map(|parameter| {
+                let missing: Vec<String> = parameter
+                    .depends_on
+                    .iter()
+                    .filter(|tool| !enabled.contains(tool))
+                    .cloned()
+                    .collect();
+                let reason = if !missing.is_empty() {
+                    Reason::MissingDependency { tools: missing }
+                } else if let Some((condition, pointer, source)) = &parameter.when {
+                    let span = span_in(workspace, *source, pointer);
+                    decide(workspace, condition, &values, span, diagnostics)
+                } else {
+                    Reason::Included
+                };
+                (parameter.clone(), reason)
+            })
+            .collect();
+    }
+
+    let component_ids = apply_order(variant.components(), |id| {
+        overrides.components.get(id).and_then(|o| o.order)
+    });
+    let mut components = Vec::with_capacity(component_ids.len());
+    for id in component_ids {
+        let Some(entry) = workspace.components.get(&id) else {
+            continue;
+        };
+        let reason = if overrides.components.get(&id).and_then(|o| o.enabled) == Some(false) {
+            Reason::DisabledByOverride
+        } else if let Some(condition) = &entry.value.when {
+            let span = entry.value_span("/when");
+            decide(workspace, condition, &values, span, diagnostics)
+        } else {
+            Reason::Included
+        };
+        components.push(PlannedComponent { id, reason });
+    }
+
+    Plan { components, tools }
+}
+
+/// The span of a field given by source and pointer (the manifest or a tool file).
+fn span_in(workspace: &Workspace, source: crate::source::SourceId, pointer: &str) -> Span {
+    let documents = workspace
+        .manifest_entry
+        .iter()
+        .map(|e| &e.document)
+        .chain(workspace.tools.values().map(|e| &e.document));
+    for document in documents {
+        if document.source == source {
+            return document.value_span(pointer);
+        }
+    }
+    Span::file_start(source)
+}
