@@ -29,7 +29,8 @@ pub struct Manifest {
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub parameters: IndexMap<String, Parameter>,
     /// Normalisation applied to every compiled prompt, in order. When absent, the default set
-    /// is used: runs of blank lines collapsed to one, empty sections between `====` separators dropped, and the whole text trimmed.
+    /// is used: empty sections between `====`
+    /// separators dropped, runs of blank lines collapsed to one, and the whole text trimmed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub postprocess: Option<Vec<PostprocessRule>>,
     /// The families and contexts compiled by `promptc build --all` and compared by

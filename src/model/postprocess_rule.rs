@@ -52,11 +52,13 @@ fn default_separator() -> String {
 impl PostprocessRule {
     /// The rules used when the manifest declares none.
     pub fn default_set() -> Vec<PostprocessRule> {
+        // Dropping a separator leaves the blank lines around it side by side, so blank
+        // lines are collapsed after it.
         vec![
-            PostprocessRule::CollapseBlankLines { max: 1 },
             PostprocessRule::DropEmptySections {
                 separator: default_separator(),
             },
+            PostprocessRule::CollapseBlankLines { max: 1 },
             PostprocessRule::Trim,
         ]
     }

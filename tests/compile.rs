@@ -1,0 +1,348 @@
+//! Compiling the fixture workspaces: every expressiveness promise of the format, shown on a
+//! real compile, plus golden snapshots of the compiled prompts.
+
+use std::path::{Path, PathBuf};
+
+use promptc::Workspace;
+use promptc::compile::{Compiled, Request, Selection};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn load(name: &str) -> Workspace {
+    let loaded = Workspace::load(&fixture(name)).unwrap();
+    let problems: Vec<String> = loaded
+        .diagnostics
+        .iter()
+        .map(|d| d.problem.to_string())
+        .collect();
+    assert!(
+        problems.is_empty(),
+        "fixture {name} has problems: {problems:?}"
+    );
+    loaded.workspace
+}
+
+fn compile(workspace: &Workspace, family: &str, context: &str) -> Compiled {
+    let values = workspace.contexts[context].value.clone();
+    let request = Request::new(Selection::Family(family.into()), values);
+    match workspace.compile(&request) {
+        Ok(compiled) => compiled,
+        Err(error) => panic!("{family}/{context} failed: {error:?}"),
+    }
+}
+
+fn section<'a>(compiled: &'a Compiled, id: &str) -> &'a str {
+    &compiled
+        .sections
+        .iter()
+        .find(|s| s.id == id)
+        .unwrap_or_else(|| panic!("no section {id}"))
+        .text
+}
+
+#[test]
+fn golden_prompts_of_the_expressive_fixture() {
+    let workspace = load("expressive");
+    for family in ["base", "compact"] {
+        for context in ["full", "bare"] {
+            let compiled = compile(&workspace, family, context);
+            insta::with_settings!({
+                description => format!(
+                    "tests/fixtures/expressive compiled with --family {family} --context {context}"
+                ),
+                omit_expression => true,
+            }, {
+                insta::assert_snapshot!(format!("expressive-{family}-{context}"), compiled.prompt);
+            });
+        }
+    }
+}
+
+#[test]
+fn a_tool_shows_only_when_its_context_flag_holds() {
+    let workspace = load("expressive");
+    let with_browser = compile(&workspace, "base", "full");
+    let without = compile(&workspace, "base", "bare");
+    assert!(with_browser.tools.iter().any(|t| t.id == "browser"));
+    assert!(with_browser.prompt.contains("Drive a 1280x800 browser."));
+    assert!(!without.tools.iter().any(|t| t.id == "browser"));
+    assert!(!without.prompt.contains("## browser"));
+}
+
+#[test]
+fn a_parameter_shows_only_when_the_tools_it_depends_on_are_enabled() {
+    let workspace = load("expressive");
+    let base = compile(&workspace, "base", "full");
+    let compact = compile(&workspace, "compact", "full");
+    let shell = |c: &Compiled| {
+        c.tools
+            .iter()
+            .find(|t| t.id == "shell")
+            .unwrap()
+            .parameters
+            .iter()
+            .map(|p| p.name.clone())
+            .collect::<Vec<_>>()
+    };
+    // The shared `progress` parameter depends on `todo`, which compact disables.
+    assert_eq!(shell(&base), ["command", "timeout", "progress"]);
+    assert_eq!(shell(&compact), ["command", "timeout"]);
+    assert!(!compact.prompt.contains("<progress>"));
+    assert!(!compact.tools.iter().any(|t| t.id == "todo"));
+}
+
+#[test]
+fn a_section_loops_over_mcp_servers_with_indented_pretty_json() {
+    let workspace = load("expressive");
+    let compiled = compile(&workspace, "base", "full");
+    let mcp = section(&compiled, "mcp");
+    let expected = "- forecast: Forecast for a city.\n  Input schema:\n  {\n    \"type\": \"object\",\n    \"properties\": {\n      \"city\": {\n        \"type\": \"string\"\n      },\n      \"days\": {\n        \"type\": \"integer\"\n      }\n    },\n    \"required\": [\n      \"city\"\n    ]\n  }\n- alerts:";
+    assert!(mcp.contains(expected), "{mcp}");
+    // No servers: the condition is false and the section and its separator disappear.
+    let bare = compile(&workspace, "base", "bare");
+    assert_eq!(section(&bare, "mcp"), "");
+    assert!(!bare.prompt.contains("MCP SERVERS"));
+    assert!(!bare.prompt.contains("====\n\n===="));
+}
+
+#[test]
+fn text_switches_mid_line_on_a_condition() {
+    let workspace = load("expressive");
+    assert!(
+        compile(&workspace, "base", "full")
+            .prompt
+            .contains("Run commands after the user approves each one; you are in act mode.")
+    );
+    assert!(
+        compile(&workspace, "base", "bare")
+            .prompt
+            .contains("Run commands without asking; you are in plan mode.")
+    );
+}
+
+#[test]
+fn a_family_override_rearranges_and_drops_tool_use_sub_sections() {
+    let workspace = load("expressive");
+    let base = section(&compile(&workspace, "base", "full"), "tool_use").to_string();
+    let compact = section(&compile(&workspace, "compact", "full"), "tool_use").to_string();
+    let (format, list) = (
+        base.find("Call a tool").unwrap(),
+        base.find("# Tools").unwrap(),
+    );
+    assert!(format < list);
+    assert!(base.contains("# Example"));
+    let (format, list) = (
+        compact.find("Call a tool").unwrap(),
+        compact.find("# Tools").unwrap(),
+    );
+    assert!(list < format, "compact puts the list first");
+    assert!(!compact.contains("# Example"));
+}
+
+#[test]
+fn a_slot_of_an_unlisted_component_renders_empty() {
+    let workspace = load("expressive");
+    let compiled = compile(&workspace, "base", "full");
+    // base.md has {{ FEEDBACK_SECTION }}; no variant lists `feedback`.
+    assert!(!compiled.sections.iter().any(|s| s.id == "feedback"));
+    assert!(!compiled.prompt.contains("/feedback"));
+    assert!(
+        compiled
+            .prompt
+            .ends_with("act mode.\n\n====\n\nGood luck.\n")
+    );
+}
+
+#[test]
+fn a_family_spec_reuses_the_generic_one_with_one_field_changed() {
+    let workspace = load("expressive");
+    let base = compile(&workspace, "base", "full");
+    let compact = compile(&workspace, "compact", "full");
+    let shell = |c: &Compiled| c.tools.iter().find(|t| t.id == "shell").unwrap().clone();
+    assert_eq!(shell(&base).description, "Run a command in /bin/zsh.");
+    assert_eq!(shell(&base).spec, "generic");
+    assert_eq!(shell(&compact).description, "Run a shell command.");
+    assert_eq!(shell(&compact).spec, "compact");
+    // Everything else comes from the generic spec.
+    assert_eq!(
+        shell(&compact).parameters[..2]
+            .iter()
+            .map(|p| (&p.name, &p.instruction))
+            .collect::<Vec<_>>(),
+        shell(&base).parameters[..2]
+            .iter()
+            .map(|p| (&p.name, &p.instruction))
+            .collect::<Vec<_>>(),
+    );
+}
+
+#[test]
+fn a_shared_parameter_is_defined_once_and_used_by_many_tools() {
+    let workspace = load("expressive");
+    let compiled = compile(&workspace, "base", "full");
+    let users: Vec<&str> = compiled
+        .tools
+        .iter()
+        .filter(|t| t.parameters.iter().any(|p| p.name == "progress"))
+        .map(|t| t.id.as_str())
+        .collect();
+    assert_eq!(users, ["shell", "browser", "read"]);
+    for tool in &compiled.tools {
+        if let Some(p) = tool.parameters.iter().find(|p| p.name == "progress") {
+            assert_eq!(p.instruction, "The checklist as it stands now.");
+            assert_eq!(p.usage, "- [x] done\n- [ ] next");
+        }
+    }
+}
+
+#[test]
+fn template_files_are_used_byte_for_byte() {
+    let workspace = load("bytes");
+    let compiled = compile_default(&workspace);
+    let expected = std::fs::read_to_string(fixture("bytes").join("components/bytes.md")).unwrap();
+    assert!(expected.starts_with("\n\t") && expected.ends_with("\n\n"));
+    assert_eq!(compiled.prompt, expected);
+}
+
+fn compile_default(workspace: &Workspace) -> Compiled {
+    let request = Request::new(Selection::Default, Default::default());
+    workspace.compile(&request).unwrap()
+}
+
+#[test]
+fn context_and_placeholder_values_are_data_not_templates() {
+    let workspace = load("expressive");
+    let compiled = compile(&workspace, "base", "bare");
+    assert!(
+        compiled
+            .prompt
+            .ends_with("Literal {{ not_a_variable }} and {% if %} stay as written.\n")
+    );
+}
+
+#[test]
+fn runtime_placeholders_win_and_set_wins_over_the_context() {
+    let workspace = load("expressive");
+    let mut request = Request::new(
+        Selection::Family("base".into()),
+        workspace.contexts["bare"].value.clone(),
+    );
+    request.set.insert("SIGN_OFF".into(), "From --set.".into());
+    request.set.insert("AGENT".into(), "Nova".into());
+    let compiled = workspace.compile(&request).unwrap();
+    assert!(compiled.prompt.starts_with("You are Nova,"));
+    assert!(compiled.prompt.ends_with("From --set.\n"));
+}
+
+#[test]
+fn the_date_comes_from_the_context_or_source_date_epoch() {
+    let workspace = load("expressive");
+    let mut context = workspace.contexts["bare"].value.clone();
+    context.date = None;
+    let mut request = Request::new(Selection::Family("base".into()), context);
+    let error = workspace.compile(&request).unwrap_err();
+    assert!(format!("{error:?}").contains("NoDate"), "{error:?}");
+    request.source_date_epoch = Some(1_793_491_200);
+    let compiled = workspace.compile(&request).unwrap();
+    assert!(compiled.prompt.contains("on 2026-11-01."));
+}
+
+#[test]
+fn inheritance_and_overrides_follow_the_documented_merge_rules() {
+    let workspace = load("expressive");
+    let compact = workspace
+        .select(&Selection::Family("compact".into()))
+        .unwrap();
+    let v = &compact.variant;
+    assert_eq!(compact.chain, ["compact", "base"]);
+    // Lists set by the child replace the parent's; unset ones are inherited.
+    assert_eq!(v.components.as_ref().unwrap().len(), 5);
+    assert_eq!(
+        v.tools.as_ref().unwrap(),
+        &["shell", "browser", "todo", "read"]
+    );
+    // Tables merge key by key.
+    assert_eq!(v.placeholders["AGENT"], "Atlas");
+    assert_eq!(v.model.temperature, Some(0.3));
+    assert_eq!(v.model.max_tokens, Some(2048));
+    assert_eq!(v.version.as_deref(), Some("2.0.1"));
+    assert_eq!(v.template_file.as_deref(), Some("base.md"));
+    // `order = 1` moves mode_line to the front of the rendering order.
+    let compiled = compile(&workspace, "compact", "full");
+    let order: Vec<&str> = compiled.sections.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(
+        order,
+        [
+            "mode_line",
+            "intro",
+            "tool_format_help",
+            "tool_list",
+            "tool_use"
+        ]
+    );
+}
+
+#[test]
+fn per_family_component_templates_are_chosen_by_family() {
+    let workspace = load("expressive");
+    assert_eq!(
+        section(&compile(&workspace, "base", "full"), "intro"),
+        "You are Atlas, at work in /work/shop on 2026-11-01."
+    );
+    assert_eq!(
+        section(&compile(&workspace, "compact", "full"), "intro"),
+        "Atlas. /work/shop."
+    );
+}
+
+#[test]
+fn compiling_is_deterministic_and_independent_of_file_order() {
+    let workspace = load("expressive");
+    let first = compile(&workspace, "base", "full");
+    let second = compile(&load("expressive"), "base", "full");
+    assert_eq!(first.prompt, second.prompt);
+    assert_eq!(
+        serde_json::to_string(&first).unwrap(),
+        serde_json::to_string(&second).unwrap()
+    );
+
+    // The same files created in the opposite order compile to the same bytes.
+    let copy = tempfile::tempdir().unwrap();
+    let mut files: Vec<PathBuf> = walk(&fixture("expressive"));
+    files.sort();
+    files.reverse();
+    for file in files {
+        let relative = file.strip_prefix(fixture("expressive")).unwrap();
+        let target = copy.path().join(relative);
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::copy(&file, &target).unwrap();
+    }
+    let copied = Workspace::load(copy.path()).unwrap().workspace;
+    assert_eq!(compile(&copied, "base", "full").prompt, first.prompt);
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+#[test]
+fn empty_renderings_become_empty_sections() {
+    let workspace = load("expressive");
+    let compiled = compile(&workspace, "compact", "full");
+    // tool_examples is not listed by compact: its slot inside tool_use renders "".
+    assert!(!compiled.prompt.contains("# Example"));
+    assert!(!compiled.prompt.contains("\n\n\n"));
+}
