@@ -91,11 +91,16 @@ impl Namespace {
             let Some(Value::Object(fields)) = shape else {
                 return Ok(());
             };
+            let parent = walked.clone();
             walked.push('.');
             walked.push_str(segment);
             match fields.get(segment) {
                 Some(next) => shape = Some(next),
-                None => return Err((walked, closest(segment, fields.keys()))),
+                None => {
+                    let suggestion =
+                        closest(segment, fields.keys()).map(|s| format!("{parent}.{s}"));
+                    return Err((walked, suggestion));
+                }
             }
         }
         Ok(())
@@ -124,7 +129,7 @@ mod tests {
         assert!(namespace.check_path("extra.anything.at.all").is_ok());
         assert_eq!(
             namespace.check_path("browser.enabeld"),
-            Err(("browser.enabeld".into(), Some("enabled".into())))
+            Err(("browser.enabeld".into(), Some("browser.enabled".into())))
         );
         assert_eq!(
             namespace.check_path("browsr"),

@@ -1,0 +1,257 @@
+//! The command line: output, exit codes (0 ok, 1 problems, 2 usage or I/O), atomic writes.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn promptc() -> Command {
+    let mut command = Command::cargo_bin("promptc").unwrap();
+    command.env_remove("SOURCE_DATE_EPOCH").env("NO_COLOR", "1");
+    command
+}
+
+fn stdout(output: &std::process::Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+#[test]
+fn build_prints_the_prompt_from_inside_the_workspace() {
+    let output = promptc()
+        .current_dir(fixture("expressive").join("components"))
+        .args(["build", "--family", "base", "--context", "full"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let prompt = stdout(&output);
+    assert!(prompt.starts_with("You are Atlas, at work in /work/shop on 2026-11-01.\n"));
+    assert!(prompt.ends_with("Good luck.\n"));
+}
+
+#[test]
+fn build_json_has_the_parts_of_the_prompt() {
+    let output = promptc()
+        .args([
+            "build",
+            "--family",
+            "compact",
+            "--format",
+            "json",
+            "--workspace",
+        ])
+        .arg(fixture("expressive"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(json["family"], "compact");
+    assert_eq!(json["variant"], "compact");
+    assert_eq!(json["version"], "2.0.1");
+    assert_eq!(json["model"]["temperature"], 0.3);
+    assert_eq!(json["model"]["max_tokens"], 2048);
+    assert_eq!(json["sections"][1]["id"], "intro");
+    assert_eq!(json["sections"][1]["text"], "Atlas. /work/shop.");
+    let tools: Vec<&str> = json["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(tools, ["shell", "browser", "read"]);
+    assert_eq!(json["tools"][0]["parameters"][1]["type"], "integer");
+    assert!(json["prompt"].as_str().unwrap().starts_with("Atlas."));
+}
+
+#[test]
+fn build_out_writes_the_file_and_nothing_else() {
+    let out = tempfile::tempdir().unwrap();
+    let output = promptc()
+        .args(["build", "--family", "base", "--context", "bare", "--out"])
+        .arg(out.path())
+        .arg("--workspace")
+        .arg(fixture("expressive"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "");
+    let names: Vec<String> = std::fs::read_dir(out.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["base.md"]);
+    let written = std::fs::read_to_string(out.path().join("base.md")).unwrap();
+    assert!(written.starts_with("You are Atlas, at work in /tmp/scratch"));
+}
+
+#[test]
+fn set_and_a_context_file_feed_runtime_placeholders() {
+    let dir = tempfile::tempdir().unwrap();
+    let context = dir.path().join("ctx.json");
+    std::fs::write(
+        &context,
+        r#"{"cwd": "/srv/app", "date": "2027-01-02", "placeholders": {"SIGN_OFF": "From JSON."}}"#,
+    )
+    .unwrap();
+    let output = promptc()
+        .args([
+            "build",
+            "--family",
+            "base",
+            "--set",
+            "AGENT=Nova",
+            "--context",
+        ])
+        .arg(&context)
+        .arg("--workspace")
+        .arg(fixture("expressive"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let prompt = stdout(&output);
+    assert!(prompt.starts_with("You are Nova, at work in /srv/app on 2027-01-02."));
+    assert!(prompt.ends_with("From JSON.\n"));
+}
+
+#[test]
+fn source_date_epoch_dates_a_context_without_a_date() {
+    let dir = tempfile::tempdir().unwrap();
+    let context = dir.path().join("ctx.toml");
+    std::fs::write(&context, "cwd = \"/srv\"\n").unwrap();
+    let run = |epoch: Option<&str>| {
+        let mut command = promptc();
+        if let Some(epoch) = epoch {
+            command.env("SOURCE_DATE_EPOCH", epoch);
+        }
+        command
+            .args(["build", "--family", "base", "--context"])
+            .arg(&context)
+            .arg("--workspace")
+            .arg(fixture("expressive"))
+            .output()
+            .unwrap()
+    };
+    let dated = run(Some("1793491200"));
+    assert_eq!(dated.status.code(), Some(0), "{}", stderr(&dated));
+    assert!(stdout(&dated).contains("on 2026-11-01."));
+    let undated = run(None);
+    assert_eq!(undated.status.code(), Some(1));
+    assert!(stderr(&undated).contains("error[no-date]: the date is not known"));
+    assert!(
+        stderr(&undated).contains("components/intro.toml:3:"),
+        "{}",
+        stderr(&undated)
+    );
+}
+
+#[test]
+fn usage_problems_exit_2() {
+    let workspace = fixture("expressive");
+    let cases: [&[&str]; 4] = [
+        &["build", "--family", "nope"],
+        &["build", "--set", "no-equals-sign"],
+        &["build", "--context", "missing-context"],
+        &["frobnicate"],
+    ];
+    for args in cases {
+        let output = promptc()
+            .current_dir(&workspace)
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+    let output = promptc()
+        .current_dir(&workspace)
+        .args(["build", "--family", "nope"])
+        .output()
+        .unwrap();
+    assert!(stderr(&output).contains("no variant has family `nope` (families: base, compact)"));
+
+    let empty = tempfile::tempdir().unwrap();
+    let output = promptc()
+        .current_dir(empty.path())
+        .arg("validate")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("no promptc.toml"));
+}
+
+#[test]
+fn validate_exits_0_when_clean_and_1_with_errors() {
+    let output = promptc()
+        .arg("validate")
+        .arg(fixture("expressive"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+
+    let broken = tempfile::tempdir().unwrap();
+    std::fs::write(broken.path().join("promptc.toml"), "fallback_family = 3\n").unwrap();
+    let output = promptc()
+        .args(["validate", "--format", "json"])
+        .arg(broken.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(json["errors"], 1);
+    assert_eq!(json["diagnostics"][0]["code"], "wrong-type");
+    assert_eq!(json["diagnostics"][0]["file"], "promptc.toml");
+    assert_eq!(json["diagnostics"][0]["line"], 1);
+    assert_eq!(json["diagnostics"][0]["column"], 19);
+
+    // The build refuses a workspace with errors and shows them.
+    let output = promptc()
+        .arg("build")
+        .arg("--workspace")
+        .arg(broken.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("promptc.toml:1:19"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn schema_writes_files_and_check_reports_stale_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = dir.path().join("schema");
+    let check = |expected: i32| {
+        let output = promptc()
+            .args(["schema", "--check", "--out"])
+            .arg(&schema)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(expected), "{}", stderr(&output));
+        stderr(&output)
+    };
+    assert!(check(1).contains("component.schema.json"));
+    let output = promptc()
+        .args(["schema", "--out"])
+        .arg(&schema)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    check(0);
+    std::fs::write(schema.join("tool.schema.json"), "{}\n").unwrap();
+    let message = check(1);
+    assert!(message.contains("tool.schema.json") && !message.contains("variant.schema.json"));
+}

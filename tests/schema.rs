@@ -1,0 +1,100 @@
+//! The checked-in JSON Schemas match the types, and every data file names its schema so that
+//! editors can complete and check it.
+
+use std::path::{Path, PathBuf};
+
+use promptc::problem::Kind;
+use promptc::schema::{file_name, render};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn checked_in_schemas_are_current() {
+    for kind in Kind::ALL {
+        let path = root().join("schema").join(file_name(kind));
+        let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            on_disk == render(kind),
+            "{} is stale: run `cargo run -- schema`",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn schemas_are_draft_07_and_describe_fields() {
+    let schema: serde_json::Value = serde_json::from_str(&render(Kind::Variant)).unwrap();
+    assert_eq!(schema["$schema"], "http://json-schema.org/draft-07/schema#");
+    assert_eq!(schema["additionalProperties"], false);
+    let extends = schema["properties"]["extends"]["description"]
+        .as_str()
+        .unwrap();
+    assert!(extends.contains("inherit"), "{extends}");
+}
+
+/// Data files of the repository: the shipped library and the test fixtures.
+fn data_files() -> Vec<(PathBuf, Kind)> {
+    let mut files = Vec::new();
+    let mut visit = |dir: PathBuf| {
+        for entry in walkdir::WalkDir::new(&dir).sort_by_file_name() {
+            let entry = entry.unwrap();
+            let path = entry.path();
+            let name = path.to_string_lossy();
+            let kind = if path.file_name().is_some_and(|n| n == "promptc.toml") {
+                Kind::Manifest
+            } else if name.contains("/variants/") {
+                Kind::Variant
+            } else if name.contains("/components/") {
+                Kind::Component
+            } else if name.contains("/tools/") {
+                Kind::Tool
+            } else if name.contains("/contexts/") {
+                Kind::Context
+            } else {
+                continue;
+            };
+            if matches!(
+                path.extension().and_then(|e| e.to_str()),
+                Some("toml" | "yaml" | "yml")
+            ) {
+                files.push((path.to_path_buf(), kind));
+            }
+        }
+    };
+    visit(root().join("tests/fixtures"));
+    for dir in ["variants", "components", "tools", "examples/contexts"] {
+        visit(root().join(dir));
+    }
+    if root().join("promptc.toml").exists() {
+        files.push((root().join("promptc.toml"), Kind::Manifest));
+    }
+    files
+}
+
+#[test]
+fn every_data_file_references_its_schema() {
+    let files = data_files();
+    assert!(files.len() > 20, "found only {} data files", files.len());
+    for (path, kind) in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let first = text.lines().next().unwrap_or_default();
+        let reference = first
+            .strip_prefix("#:schema ")
+            .or_else(|| first.strip_prefix("# yaml-language-server: $schema="))
+            .unwrap_or_else(|| panic!("{} does not name its schema", path.display()));
+        let target = path.parent().unwrap().join(reference.trim());
+        assert!(
+            target.ends_with(Path::new(&file_name(kind))),
+            "{} names {reference}, expected {}",
+            path.display(),
+            file_name(kind)
+        );
+        assert!(
+            target.canonicalize().is_ok(),
+            "{}: {reference} does not exist",
+            path.display()
+        );
+    }
+}
