@@ -142,18 +142,8 @@ impl Workspace {
             .date
             .clone()
             .or_else(|| request.source_date_epoch.map(date_from_epoch));
-        let mut globals = Globals::new(&variant, &request.context, date.as_deref());
+        let mut globals = Globals::new(&variant, &request.context, date.as_deref(), &request.set);
         self.insert_predicates(&mut globals, &mut diagnostics);
-        let runtime_names: Vec<String> = request
-            .context
-            .placeholders
-            .keys()
-            .chain(request.set.keys())
-            .cloned()
-            .collect();
-        // Runtime placeholders go in before planning so conditions see them, and again after
-        // sections, so they win over section outputs.
-        globals.insert_runtime(&request.context, &request.set);
 
         let plan = plan(self, &variant, &mut globals, &mut diagnostics);
         let mut renderer = Renderer {
@@ -165,11 +155,9 @@ impl Workspace {
 
         // Every slot resolves: "" until its component renders.
         for entry in self.components.values() {
-            let slot = entry.value.slot();
-            if !runtime_names.contains(&slot) {
-                globals.insert(slot, Value::from(""));
-            }
+            globals.insert_section(&entry.value.slot(), "");
         }
+        let scope = globals.scope();
         let mut sections = Vec::with_capacity(plan.components.len());
         for planned in &plan.components {
             let Some(entry) = self.components.get(&planned.id) else {
@@ -179,14 +167,12 @@ impl Workspace {
             let template = component_template(self, &variant, &planned.id).map(|(n, _)| n);
             let text = match (&planned.reason, template) {
                 (Reason::Included, Some(template)) => renderer
-                    .render(template, &globals.to_value())
+                    .render(template, &scope)
                     .filter(|text| !text.trim().is_empty())
                     .unwrap_or_default(),
                 _ => String::new(),
             };
-            if !runtime_names.contains(&slot) {
-                globals.insert(slot.clone(), Value::from(text.as_str()));
-            }
+            globals.insert_section(&slot, &text);
             sections.push(Section {
                 id: planned.id.clone(),
                 slot,
@@ -198,7 +184,7 @@ impl Workspace {
         }
 
         let rendered = base_template(self, &variant)
-            .and_then(|base| renderer.render(base, &globals.to_value()))
+            .and_then(|base| renderer.render(base, &scope))
             .unwrap_or_default();
         if diagnostics.has_errors() {
             return Err(CompileError::Diagnostics(diagnostics));
@@ -229,12 +215,12 @@ impl Workspace {
         };
         for (name, condition) in &manifest.value.predicates {
             let span = manifest.value_span(&format!("/predicates/{name}"));
-            let value = crate::resolve::plan::evaluate(self, condition, &globals.to_value(), span)
+            let value = crate::resolve::plan::evaluate(self, condition, &globals.scope(), span)
                 .unwrap_or_else(|diagnostic| {
                     diagnostics.push(diagnostic);
                     false
                 });
-            globals.insert(name.clone(), Value::from(value));
+            globals.insert_predicate(name, value);
         }
     }
 }
@@ -304,7 +290,7 @@ impl Renderer<'_> {
         variant: &EffectiveVariant,
         globals: &mut Globals,
     ) -> Vec<CompiledTool> {
-        let values = globals.to_value();
+        let values = globals.scope();
         let mut compiled = Vec::new();
         for planned in plan.enabled_tools() {
             let tool = &planned.tool;
@@ -335,14 +321,13 @@ impl Renderer<'_> {
         let format = tool_format(self.workspace, variant);
         let mut documented = Vec::with_capacity(compiled.len());
         for tool in &compiled {
-            let mut scope = globals.clone();
-            scope.insert(TOOL, Value::from(minijinja::value::Serde(tool)));
-            if let Some(text) = self.render(format, &scope.to_value()) {
+            let scope = globals.scope_with(TOOL, Value::from(minijinja::value::Serde(tool)));
+            if let Some(text) = self.render(format, &scope) {
                 documented.push(text.trim_end().to_string());
             }
         }
-        globals.insert(TOOLS_DATA, Value::from(minijinja::value::Serde(&compiled)));
-        globals.insert(TOOLS_TEXT, Value::from(documented.join("\n\n")));
+        globals.insert_fact(TOOLS_DATA, Value::from(minijinja::value::Serde(&compiled)));
+        globals.insert_fact(TOOLS_TEXT, Value::from(documented.join("\n\n")));
         compiled
     }
 }

@@ -1,5 +1,6 @@
 //! The text of every file a run reads, kept so that diagnostics can quote it.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// Index of a file in [`Sources`].
@@ -55,11 +56,13 @@ impl SourceFile {
 #[derive(Debug, Default)]
 pub struct Sources {
     files: Vec<SourceFile>,
+    by_path: HashMap<PathBuf, SourceId>,
 }
 
 impl Sources {
     pub fn add(&mut self, path: PathBuf, text: String) -> SourceId {
         let id = SourceId(u32::try_from(self.files.len()).unwrap_or(u32::MAX));
+        self.by_path.insert(path.clone(), id);
         self.files.push(SourceFile::new(path, text));
         id
     }
@@ -69,11 +72,7 @@ impl Sources {
     }
 
     pub fn find(&self, path: &Path) -> Option<SourceId> {
-        self.files
-            .iter()
-            .position(|file| file.path == path)
-            .and_then(|index| u32::try_from(index).ok())
-            .map(SourceId)
+        self.by_path.get(path).copied()
     }
 }
 

@@ -1,115 +1,192 @@
-//! The values every template and condition of one compile sees, in precedence order (lowest
-//! first): context fields and compile facts, predicates, variant placeholders, standard
-//! placeholders, section outputs, runtime placeholders.
+//! The values templates and conditions of one compile see, as layers looked up in order:
+//! runtime placeholders, section outputs, compile facts (`enabled_tools`, `tools`, `TOOLS`),
+//! predicates, then the base layer (standard placeholders over variant placeholders, plus
+//! the context's fields, `family` and `variant`).
+//!
+//! Layers are merged lazily, so adding a section output or rendering one more tool costs the
+//! same however many components and tools there are.
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, RwLock};
 
 use indexmap::IndexMap;
 use minijinja::Value;
-use minijinja::value::Serde;
+use minijinja::value::{Enumerator, Object, Serde, merge_maps};
 
 use crate::model::{Context, Mode};
 use crate::namespace::{FAMILY, VARIANT};
 use crate::resolve::effective_variant::EffectiveVariant;
 
-#[derive(Clone, Debug, Default)]
 pub struct Globals {
-    values: BTreeMap<String, Value>,
+    runtime: Value,
+    sections: Arc<Sections>,
+    facts: BTreeMap<String, Value>,
+    facts_value: Value,
+    predicates: BTreeMap<String, Value>,
+    predicates_value: Value,
+    base: Value,
+}
+
+/// Section outputs, filled in as components render.
+#[derive(Debug, Default)]
+struct Sections(RwLock<BTreeMap<String, Value>>);
+
+impl Object for Sections {
+    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
+        self.0.read().ok()?.get(key.as_str()?).cloned()
+    }
+
+    fn enumerate(self: &Arc<Self>) -> Enumerator {
+        let keys: Vec<Value> = self
+            .0
+            .read()
+            .map(|map| map.keys().map(|k| Value::from(k.as_str())).collect())
+            .unwrap_or_default();
+        Enumerator::Values(keys)
+    }
 }
 
 impl Globals {
-    pub fn insert(&mut self, name: impl Into<String>, value: Value) {
-        self.values.insert(name.into(), value);
-    }
-
-    pub fn get(&self, name: &str) -> Option<&Value> {
-        self.values.get(name)
-    }
-
-    pub fn to_value(&self) -> Value {
-        Value::from(self.values.clone())
-    }
-
-    /// Context fields, the family and variant, variant and standard placeholders.
-    /// Predicates, sections and runtime placeholders are added by the compile as it goes.
-    pub fn new(variant: &EffectiveVariant, context: &Context, date: Option<&str>) -> Self {
-        let mut globals = Globals::default();
-        if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(context) {
-            for (name, value) in fields {
-                globals.insert(name, Value::from(Serde(value)));
-            }
-        }
-        if let Some(date) = date {
-            globals.insert("date", Value::from(date));
-        }
-        globals.insert(FAMILY, Value::from(variant.family()));
-        let v = &variant.variant;
-        let mut info = BTreeMap::new();
-        info.insert("id", Value::from(v.id.as_str()));
-        info.insert("family", Value::from(variant.family()));
-        info.insert(
-            "version",
-            v.version.as_deref().map_or(Value::from(()), Value::from),
-        );
-        info.insert(
-            "tags",
-            Value::from(Serde(v.tags.clone().unwrap_or_default())),
-        );
-        info.insert(
-            "labels",
-            Value::from(Serde(v.labels.clone().unwrap_or_default())),
-        );
-        globals.insert(VARIANT, Value::from(info));
-        for (name, value) in &v.placeholders {
-            globals.insert(name.clone(), Value::from(Serde(value)));
-        }
-        let standard: [(&str, Value); 14] = [
-            ("CWD", Value::from(context.cwd.as_str())),
-            ("OS", Value::from(context.os.as_str())),
-            ("SHELL", Value::from(context.shell.as_str())),
-            ("HOME", Value::from(context.home.as_str())),
-            ("IDE", Value::from(context.ide.as_str())),
-            // Left undefined without a date: using it is then an error, never the wall clock.
-            ("CURRENT_DATE", date.map_or(Value::UNDEFINED, Value::from)),
-            ("MODEL_FAMILY", Value::from(variant.family())),
-            ("MODEL_ID", Value::from(context.model.id.as_str())),
-            ("PROVIDER", Value::from(context.model.provider.as_str())),
-            (
-                "MODE",
-                Value::from(match context.mode {
-                    Mode::Act => "act",
-                    Mode::Plan => "plan",
-                }),
-            ),
-            ("SUPPORTS_BROWSER", Value::from(context.browser.enabled)),
-            (
-                "BROWSER_VIEWPORT",
-                Value::from(format!(
-                    "{}x{}",
-                    context.browser.viewport.width, context.browser.viewport.height
-                )),
-            ),
-            ("YOLO", Value::from(context.yolo)),
-            (
-                "PREFERRED_LANGUAGE",
-                Value::from(context.preferred_language.as_str()),
-            ),
-        ];
-        for (name, value) in standard {
-            if !value.is_undefined() {
-                globals.insert(name, value);
-            }
-        }
-        globals
-    }
-
-    /// Runtime placeholders: the context's, then `--set` pairs, which win.
-    pub fn insert_runtime(&mut self, context: &Context, set: &IndexMap<String, String>) {
+    pub fn new(
+        variant: &EffectiveVariant,
+        context: &Context,
+        date: Option<&str>,
+        set: &IndexMap<String, String>,
+    ) -> Self {
+        let mut runtime = BTreeMap::new();
         for (name, value) in &context.placeholders {
-            self.insert(name.clone(), Value::from(Serde(value)));
+            runtime.insert(name.clone(), Value::from(Serde(value)));
         }
         for (name, value) in set {
-            self.insert(name.clone(), Value::from(value.as_str()));
+            runtime.insert(name.clone(), Value::from(value.as_str()));
+        }
+        Self {
+            runtime: Value::from(runtime),
+            sections: Arc::new(Sections::default()),
+            facts: BTreeMap::new(),
+            facts_value: Value::from(BTreeMap::<String, Value>::new()),
+            predicates: BTreeMap::new(),
+            predicates_value: Value::from(BTreeMap::<String, Value>::new()),
+            base: Value::from(base_layer(variant, context, date)),
         }
     }
+
+    /// Everything visible now, as one lazily merged map (in `merge_maps`, later maps win).
+    pub fn scope(&self) -> Value {
+        merge_maps([
+            self.base.clone(),
+            self.predicates_value.clone(),
+            self.facts_value.clone(),
+            Value::from_dyn_object(self.sections.clone()),
+            self.runtime.clone(),
+        ])
+    }
+
+    /// The scope with one more name on top (the `tool` of a tool-format template).
+    pub fn scope_with(&self, name: &str, value: Value) -> Value {
+        let mut top = BTreeMap::new();
+        top.insert(name.to_string(), value);
+        merge_maps([self.scope(), Value::from(top)])
+    }
+
+    pub fn insert_predicate(&mut self, name: &str, value: bool) {
+        self.predicates.insert(name.to_string(), Value::from(value));
+        self.predicates_value = Value::from(self.predicates.clone());
+    }
+
+    pub fn insert_fact(&mut self, name: &str, value: Value) {
+        self.facts.insert(name.to_string(), value);
+        self.facts_value = Value::from(self.facts.clone());
+    }
+
+    pub fn insert_section(&self, slot: &str, text: &str) {
+        if let Ok(mut sections) = self.sections.0.write() {
+            sections.insert(slot.to_string(), Value::from(text));
+        }
+    }
+}
+
+fn base_layer(
+    variant: &EffectiveVariant,
+    context: &Context,
+    date: Option<&str>,
+) -> BTreeMap<String, Value> {
+    let mut base = BTreeMap::new();
+    if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(context) {
+        for (name, value) in fields {
+            base.insert(name, Value::from(Serde(value)));
+        }
+    }
+    if let Some(date) = date {
+        base.insert("date".into(), Value::from(date));
+    }
+    base.insert(FAMILY.into(), Value::from(variant.family()));
+    let v = &variant.variant;
+    let mut info = BTreeMap::new();
+    info.insert("id", Value::from(v.id.as_str()));
+    info.insert("family", Value::from(variant.family()));
+    info.insert(
+        "version",
+        v.version.as_deref().map_or(Value::from(()), Value::from),
+    );
+    info.insert(
+        "tags",
+        Value::from(Serde(v.tags.clone().unwrap_or_default())),
+    );
+    info.insert(
+        "labels",
+        Value::from(Serde(v.labels.clone().unwrap_or_default())),
+    );
+    base.insert(VARIANT.into(), Value::from(info));
+    for (name, value) in &v.placeholders {
+        base.insert(name.clone(), Value::from(Serde(value)));
+    }
+    let mode = match context.mode {
+        Mode::Act => "act",
+        Mode::Plan => "plan",
+    };
+    let viewport = &context.browser.viewport;
+    let standard: [(&str, Option<Value>); 14] = [
+        ("CWD", Some(Value::from(context.cwd.as_str()))),
+        ("OS", Some(Value::from(context.os.as_str()))),
+        ("SHELL", Some(Value::from(context.shell.as_str()))),
+        ("HOME", Some(Value::from(context.home.as_str()))),
+        ("IDE", Some(Value::from(context.ide.as_str()))),
+        // Left undefined without a date: using it is then an error, never the wall clock.
+        ("CURRENT_DATE", date.map(Value::from)),
+        ("MODEL_FAMILY", Some(Value::from(variant.family()))),
+        ("MODEL_ID", Some(Value::from(context.model.id.as_str()))),
+        (
+            "PROVIDER",
+            Some(Value::from(context.model.provider.as_str())),
+        ),
+        ("MODE", Some(Value::from(mode))),
+        (
+            "SUPPORTS_BROWSER",
+            Some(Value::from(context.browser.enabled)),
+        ),
+        (
+            "BROWSER_VIEWPORT",
+            Some(Value::from(format!(
+                "{}x{}",
+                viewport.width, viewport.height
+            ))),
+        ),
+        ("YOLO", Some(Value::from(context.yolo))),
+        (
+            "PREFERRED_LANGUAGE",
+            Some(Value::from(context.preferred_language.as_str())),
+        ),
+    ];
+    for (name, value) in standard {
+        match value {
+            Some(value) => {
+                base.insert(name.into(), value);
+            }
+            None => {
+                base.remove(name);
+            }
+        }
+    }
+    base
 }

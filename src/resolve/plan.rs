@@ -2,6 +2,8 @@
 //! left out with the reason (an override, a condition and the values it saw, a missing
 //! dependency).
 
+use std::collections::HashSet;
+
 use minijinja::Value;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
@@ -101,7 +103,7 @@ pub fn plan(
 ) -> Plan {
     let overrides = &variant.variant.overrides;
     let family = variant.family();
-    let values = globals.to_value();
+    let values = globals.scope();
 
     let tool_ids = apply_order(variant.tools(), |id| {
         overrides.tools.get(id).and_then(|o| o.order)
@@ -131,11 +133,12 @@ pub fn plan(
         .filter(|t| t.reason == Reason::Included)
         .map(|t| t.tool.id.clone())
         .collect();
-    globals.insert(
+    globals.insert_fact(
         crate::namespace::ENABLED_TOOLS,
         Value::from(enabled.clone()),
     );
-    let values = globals.to_value();
+    let enabled: HashSet<String> = enabled.into_iter().collect();
+    let values = globals.scope();
 
     for planned in &mut tools {
         planned.parameters = planned
@@ -146,14 +149,13 @@ pub fn plan(
                 let missing: Vec<String> = parameter
                     .depends_on
                     .iter()
-                    .filter(|tool| !enabled.contains(tool))
+                    .filter(|tool| !enabled.contains(*tool))
                     .cloned()
                     .collect();
                 let reason = if !missing.is_empty() {
                     Reason::MissingDependency { tools: missing }
-                } else if let Some((condition, pointer, source)) = &parameter.when {
-                    let span = span_in(workspace, *source, pointer);
-                    decide(workspace, condition, &values, span, diagnostics)
+                } else if let Some((condition, span)) = &parameter.when {
+                    decide(workspace, condition, &values, *span, diagnostics)
                 } else {
                     Reason::Included
                 };
@@ -182,19 +184,4 @@ pub fn plan(
     }
 
     Plan { components, tools }
-}
-
-/// The span of a field given by source and pointer (the manifest or a tool file).
-fn span_in(workspace: &Workspace, source: crate::source::SourceId, pointer: &str) -> Span {
-    let documents = workspace
-        .manifest_entry
-        .iter()
-        .map(|e| &e.document)
-        .chain(workspace.tools.values().map(|e| &e.document));
-    for document in documents {
-        if document.source == source {
-            return document.value_span(pointer);
-        }
-    }
-    Span::file_start(source)
 }

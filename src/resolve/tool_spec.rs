@@ -2,8 +2,10 @@
 //! with shared parameters filled in. Each text field remembers which file and field it came
 //! from, since it is a template compiled under that name.
 
+use crate::load::document::Document;
 use crate::model::{Parameter, ParameterType, ToolSpec};
 use crate::source::SourceId;
+use crate::span::Span;
 use crate::workspace::Workspace;
 
 /// A text field and where its template was registered.
@@ -41,7 +43,8 @@ pub struct ResolvedParameter {
     pub instruction: Option<Text>,
     pub usage: Option<Text>,
     pub depends_on: Vec<String>,
-    pub when: Option<(String, String, SourceId)>,
+    /// The condition and where it is written.
+    pub when: Option<(String, Span)>,
 }
 
 pub fn resolve_tool(workspace: &Workspace, id: &str, family: &str) -> Option<ResolvedTool> {
@@ -97,7 +100,7 @@ pub fn resolve_tool(workspace: &Workspace, id: &str, family: &str) -> Option<Res
         .map(|(index, parameter)| {
             resolve_parameter(
                 workspace,
-                source,
+                &entry.document,
                 &format!("{}/{index}", parameters.1),
                 parameter,
             )
@@ -119,16 +122,17 @@ pub fn resolve_tool(workspace: &Workspace, id: &str, family: &str) -> Option<Res
 /// A parameter with its shared definition (if it `use`s one) underneath.
 fn resolve_parameter(
     workspace: &Workspace,
-    source: SourceId,
+    document: &Document,
     pointer: &str,
     parameter: &Parameter,
 ) -> ResolvedParameter {
+    let source = document.source;
+    let manifest = workspace.manifest_entry.as_ref();
     let shared = parameter.use_shared.as_ref().and_then(|name| {
-        let manifest = workspace.manifest_entry.as_ref()?;
-        let definition = manifest.value.parameters.get(name)?;
+        let definition = manifest?.value.parameters.get(name)?;
         Some((
             definition,
-            manifest.source(),
+            manifest?.source(),
             format!("/parameters/{name}"),
             name,
         ))
@@ -159,10 +163,11 @@ fn resolve_parameter(
         .or_else(|| shared.as_ref().map(|(.., name)| (*name).clone()))
         .unwrap_or_default();
     let when = match (&parameter.when, base.and_then(|d| d.when.as_ref())) {
-        (Some(own), _) => Some((own.clone(), format!("{pointer}/when"), source)),
+        (Some(own), _) => Some((own.clone(), document.value_span(&format!("{pointer}/when")))),
         (None, Some(inherited)) => shared
             .as_ref()
-            .map(|(_, s, p, _)| (inherited.clone(), format!("{p}/when"), *s)),
+            .zip(manifest)
+            .map(|((.., p, _), m)| (inherited.clone(), m.value_span(&format!("{p}/when")))),
         (None, None) => None,
     };
     ResolvedParameter {
