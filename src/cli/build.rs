@@ -5,6 +5,7 @@ use indexmap::IndexMap;
 
 use super::{EXIT_OK, EXIT_PROBLEMS, Output, UsageError, workspace_root};
 use crate::compile::{CompileError, Compiled, Request, Selection};
+use crate::emit::matrix;
 use crate::emit::write::write_atomic;
 use crate::load::document::Format;
 use crate::model::Context;
@@ -13,6 +14,10 @@ use crate::workspace::Workspace;
 
 #[derive(Args, Debug)]
 pub struct BuildArgs {
+    /// Compile the whole build matrix of promptc.toml into its output folder, and remove the
+    /// outputs of entries that left the matrix.
+    #[arg(long, conflicts_with_all = ["family", "variant", "context", "out", "format", "set"])]
+    pub all: bool,
     /// The model family to compile (default: the manifest's fallback family).
     #[arg(long, conflicts_with = "variant")]
     pub family: Option<String>,
@@ -61,6 +66,9 @@ pub fn run(args: BuildArgs, output: &Output) -> Result<u8, UsageError> {
         return Ok(EXIT_PROBLEMS);
     }
     output.diagnostics(loaded.diagnostics, &workspace.sources);
+    if args.all {
+        return build_all(&workspace, output);
+    }
 
     let context = match context(&mut workspace, args.context.as_deref())? {
         Ok(context) => context,
@@ -104,6 +112,50 @@ pub fn run(args: BuildArgs, output: &Output) -> Result<u8, UsageError> {
     Ok(EXIT_OK)
 }
 
+fn build_all(workspace: &Workspace, output: &Output) -> Result<u8, UsageError> {
+    let (outputs, failed) = matrix::compile_all(workspace, source_date_epoch()?);
+    if report_failures(workspace, failed, output)? {
+        return Ok(EXIT_PROBLEMS);
+    }
+    let report = matrix::write_all(workspace, &outputs)?;
+    for path in &report.written {
+        eprintln!("wrote {path}");
+    }
+    for path in &report.removed {
+        eprintln!("removed {path}");
+    }
+    eprintln!(
+        "{} outputs: {} written, {} unchanged, {} removed",
+        outputs.len(),
+        report.written.len(),
+        report.unchanged.len(),
+        report.removed.len()
+    );
+    Ok(EXIT_OK)
+}
+
+/// Prints why matrix entries failed to compile; returns whether any did.
+pub fn report_failures(
+    workspace: &Workspace,
+    failed: Vec<(matrix::MatrixEntry, CompileError)>,
+    output: &Output,
+) -> Result<bool, UsageError> {
+    let any = !failed.is_empty();
+    for (entry, error) in failed {
+        eprintln!(
+            "error: {} × {} does not compile",
+            entry.family, entry.context
+        );
+        match error {
+            CompileError::Selection(problem) => eprintln!("  {problem}"),
+            CompileError::Diagnostics(diagnostics) => {
+                output.diagnostics(diagnostics, &workspace.sources);
+            }
+        }
+    }
+    Ok(any)
+}
+
 fn json(compiled: &Compiled) -> String {
     let mut text = serde_json::to_string_pretty(compiled).unwrap_or_default();
     text.push('\n');
@@ -141,7 +193,7 @@ fn context(
     Ok(load_context_file(workspace, &path)?)
 }
 
-fn source_date_epoch() -> Result<Option<i64>, UsageError> {
+pub fn source_date_epoch() -> Result<Option<i64>, UsageError> {
     match std::env::var("SOURCE_DATE_EPOCH") {
         Ok(value) if !value.trim().is_empty() => value
             .trim()

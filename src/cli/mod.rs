@@ -2,6 +2,7 @@
 //! library. Output goes through [`Output`], so exit codes and colour are decided in one place.
 
 mod build;
+mod check;
 mod schema;
 mod validate;
 
@@ -42,6 +43,8 @@ pub enum ColorChoice {
 pub enum Command {
     /// Compile the prompt for one family (or variant) and context.
     Build(build::BuildArgs),
+    /// Compare the committed outputs of the build matrix with a fresh compile; writes nothing.
+    Check(check::CheckArgs),
     /// Check every file of the workspace and report all problems.
     Validate(validate::ValidateArgs),
     /// Write the JSON Schemas of the file formats, or check that they are current.
@@ -70,6 +73,7 @@ pub fn run(cli: Cli) -> ExitCode {
     };
     let result = match cli.command {
         Command::Build(args) => build::run(args, &output),
+        Command::Check(args) => check::run(args, &output),
         Command::Validate(args) => validate::run(args, &output),
         Command::Schema(args) => schema::run(args),
     };

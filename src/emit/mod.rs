@@ -1,4 +1,5 @@
 //! Stage 5: post-process compiled prompts and write outputs.
 
+pub mod matrix;
 pub mod postprocess;
 pub mod write;

@@ -7,8 +7,9 @@ use serde_json::Value;
 ///
 /// With `extends`, a variant starts from another and changes only what it sets: fields that
 /// hold one value or a list (`template`, `components`, `tools`, `tags`, …) replace the parent's;
-/// tables (`placeholders`, `labels`, `model`, `overrides`) merge key by key, the child's entry
-/// winning, and an override merges field by field.
+/// `add_components` and `add_tools` append to the inherited lists; tables (`placeholders`,
+/// `labels`, `model`, `overrides`) merge key by key, the child's entry winning, and an
+/// override merges field by field.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Variant {
@@ -44,6 +45,12 @@ pub struct Variant {
     /// Tool ids, in the order they are documented.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<Vec<String>>,
+    /// Component ids appended to the inherited list (after `components`, if also set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub add_components: Option<Vec<String>>,
+    /// Tool ids appended to the inherited list; `order` in an override places them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub add_tools: Option<Vec<String>>,
     /// Template that documents one tool (variable `tool`), inline. Replaces the built-in
     /// format.
     #[serde(default, skip_serializing_if = "Option::is_none")]

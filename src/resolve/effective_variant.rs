@@ -1,7 +1,7 @@
 //! `extends` inheritance: the variant a family actually compiles with.
 //!
 //! Merge rules (also in the README): single values and lists set by the child replace the
-//! parent's; `placeholders`, `labels`, `model` and `overrides` merge key by key with the child
+//! parent's; `add_components` / `add_tools` append to the lists; `placeholders`, `labels`, `model` and `overrides` merge key by key with the child
 //! winning; one override merges field by field; a `template`/`template_file` pair counts as
 //! one value, so a child's `template_file` replaces a parent's inline `template`.
 
@@ -95,6 +95,8 @@ fn merge(
     replace(&mut into.tags, &child.tags);
     replace(&mut into.components, &child.components);
     replace(&mut into.tools, &child.tools);
+    append(&mut into.components, &child.add_components);
+    append(&mut into.tools, &child.add_tools);
     if child.template.is_some() || child.template_file.is_some() {
         into.template.clone_from(&child.template);
         into.template_file.clone_from(&child.template_file);
@@ -129,6 +131,19 @@ fn merge(
         let target = into.overrides.tools.entry(id.clone()).or_default();
         replace(&mut target.enabled, &change.enabled);
         replace(&mut target.order, &change.order);
+    }
+}
+
+/// Appends ids not already in the list.
+fn append(into: &mut Option<Vec<String>>, added: &Option<Vec<String>>) {
+    let Some(added) = added else {
+        return;
+    };
+    let list = into.get_or_insert_with(Vec::new);
+    for id in added {
+        if !list.contains(id) {
+            list.push(id.clone());
+        }
     }
 }
 

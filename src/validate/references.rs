@@ -137,28 +137,38 @@ fn check_variant(workspace: &Workspace, entry: &Entry<Variant>, out: &mut Diagno
         }
     }
 
-    for (index, id) in variant.components.iter().flatten().enumerate() {
-        if !workspace.components.contains_key(id) {
-            out.error(
-                Problem::Unknown {
-                    kind: RefKind::Component,
-                    name: id.clone(),
-                    suggestion: closest(id, workspace.components.keys()),
-                },
-                entry.value_span(&format!("/components/{index}")),
-            );
-        }
-    }
-    for (index, id) in variant.tools.iter().flatten().enumerate() {
-        if !workspace.tools.contains_key(id) {
-            out.error(
-                Problem::Unknown {
-                    kind: RefKind::Tool,
-                    name: id.clone(),
-                    suggestion: closest(id, workspace.tools.keys()),
-                },
-                entry.value_span(&format!("/tools/{index}")),
-            );
+    let lists = [
+        ("components", &variant.components, RefKind::Component),
+        (
+            "add_components",
+            &variant.add_components,
+            RefKind::Component,
+        ),
+        ("tools", &variant.tools, RefKind::Tool),
+        ("add_tools", &variant.add_tools, RefKind::Tool),
+    ];
+    for (field, list, kind) in lists {
+        for (index, id) in list.iter().flatten().enumerate() {
+            let (known, mut names): (bool, Box<dyn Iterator<Item = &String>>) = match kind {
+                RefKind::Component => (
+                    workspace.components.contains_key(id),
+                    Box::new(workspace.components.keys()),
+                ),
+                _ => (
+                    workspace.tools.contains_key(id),
+                    Box::new(workspace.tools.keys()),
+                ),
+            };
+            if !known {
+                out.error(
+                    Problem::Unknown {
+                        kind,
+                        name: id.clone(),
+                        suggestion: closest(id, &mut names),
+                    },
+                    entry.value_span(&format!("/{field}/{index}")),
+                );
+            }
         }
     }
 

@@ -1,0 +1,51 @@
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::build::{report_failures, source_date_epoch};
+use super::{EXIT_OK, EXIT_PROBLEMS, Output, UsageError, workspace_root};
+use crate::emit::matrix::{self, Mismatch};
+use crate::workspace::Workspace;
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// The workspace (default: the nearest folder with promptc.toml).
+    pub dir: Option<PathBuf>,
+}
+
+pub fn run(args: CheckArgs, output: &Output) -> Result<u8, UsageError> {
+    let root = workspace_root(args.dir.as_deref())?;
+    let loaded = Workspace::load(&root)?;
+    let workspace = loaded.workspace;
+    let has_errors = loaded.diagnostics.has_errors();
+    output.diagnostics(loaded.diagnostics, &workspace.sources);
+    if has_errors {
+        return Ok(EXIT_PROBLEMS);
+    }
+    let (outputs, failed) = matrix::compile_all(&workspace, source_date_epoch()?);
+    let any_failed = report_failures(&workspace, failed, output)?;
+    let mismatches = matrix::check(&workspace, &outputs)?;
+    for mismatch in &mismatches {
+        match mismatch {
+            Mismatch::Stale { path, diff } => {
+                eprintln!("stale: {path}");
+                print!("{diff}");
+            }
+            Mismatch::Missing { path } => eprintln!("missing: {path}"),
+            Mismatch::Unexpected { path } => {
+                eprintln!("unexpected: {path} (no longer in the build matrix)");
+            }
+        }
+    }
+    if mismatches.is_empty() && !any_failed {
+        eprintln!("ok: {} outputs are up to date", outputs.len());
+        return Ok(EXIT_OK);
+    }
+    if !mismatches.is_empty() {
+        eprintln!(
+            "error: {} of the committed outputs differ; run `promptc build --all`",
+            mismatches.len()
+        );
+    }
+    Ok(EXIT_PROBLEMS)
+}

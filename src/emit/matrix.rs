@@ -1,0 +1,233 @@
+//! The build matrix: every family × context of the manifest compiled to
+//! `<out>/<family>/<context>.md`, written, compared with what is committed, and cleaned.
+//!
+//! promptc records the files it wrote in `<out>/.promptc-outputs`, so that removing a family
+//! or context from the matrix removes its output and never a file promptc did not write.
+
+use std::collections::BTreeSet;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use similar::TextDiff;
+
+use crate::compile::{CompileError, Request, Selection};
+use crate::emit::write::write_atomic;
+use crate::workspace::Workspace;
+
+/// The list of outputs promptc owns, one workspace-relative path per line.
+pub const INDEX_FILE: &str = ".promptc-outputs";
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatrixEntry {
+    pub family: String,
+    pub context: String,
+    /// Relative to the workspace root, `/`-separated.
+    pub path: String,
+}
+
+/// The matrix's entries, families in manifest (or declaration) order, contexts likewise.
+pub fn entries(workspace: &Workspace) -> Vec<MatrixEntry> {
+    let build = &workspace.manifest.build;
+    let families = build
+        .families
+        .clone()
+        .unwrap_or_else(|| workspace.families());
+    let contexts: Vec<String> = build
+        .contexts
+        .clone()
+        .unwrap_or_else(|| workspace.contexts.keys().cloned().collect());
+    let out = build.out.trim_end_matches('/');
+    families
+        .iter()
+        .flat_map(|family| {
+            contexts.iter().map(move |context| MatrixEntry {
+                family: family.clone(),
+                context: context.clone(),
+                path: format!("{out}/{family}/{context}.md"),
+            })
+        })
+        .collect()
+}
+
+/// Compiles every entry. Failures are returned with their entry; the other entries still
+/// compile.
+pub fn compile_all(
+    workspace: &Workspace,
+    source_date_epoch: Option<i64>,
+) -> (Vec<(MatrixEntry, String)>, Vec<(MatrixEntry, CompileError)>) {
+    let mut compiled = Vec::new();
+    let mut failed = Vec::new();
+    for entry in entries(workspace) {
+        let Some(context) = workspace.contexts.get(&entry.context) else {
+            continue; // an unknown context in [build] is a validation error
+        };
+        let mut request = Request::new(
+            Selection::Family(entry.family.clone()),
+            context.value.clone(),
+        );
+        request.source_date_epoch = source_date_epoch;
+        match workspace.compile(&request) {
+            Ok(output) => compiled.push((entry, output.prompt)),
+            Err(error) => failed.push((entry, error)),
+        }
+    }
+    (compiled, failed)
+}
+
+#[derive(Debug, Default)]
+pub struct WriteReport {
+    pub written: Vec<String>,
+    pub unchanged: Vec<String>,
+    pub removed: Vec<String>,
+}
+
+/// Writes the outputs that changed (atomically), removes owned outputs no longer in the
+/// matrix, and records the new set of owned files.
+pub fn write_all(
+    workspace: &Workspace,
+    outputs: &[(MatrixEntry, String)],
+) -> io::Result<WriteReport> {
+    let root = &workspace.root;
+    let mut report = WriteReport::default();
+    let current: BTreeSet<&str> = outputs.iter().map(|(e, _)| e.path.as_str()).collect();
+    for (entry, text) in outputs {
+        let path = root.join(&entry.path);
+        if std::fs::read(&path).ok().as_deref() == Some(text.as_bytes()) {
+            report.unchanged.push(entry.path.clone());
+        } else {
+            write_atomic(&path, text.as_bytes())?;
+            report.written.push(entry.path.clone());
+        }
+    }
+    for owned in read_index(workspace)? {
+        if !current.contains(owned.as_str()) {
+            let path = root.join(&owned);
+            if path.is_file() {
+                std::fs::remove_file(&path)?;
+                report.removed.push(owned);
+            }
+        }
+    }
+    let mut index = String::new();
+    for path in &current {
+        index.push_str(path);
+        index.push('\n');
+    }
+    write_atomic(&index_path(workspace), index.as_bytes())?;
+    Ok(report)
+}
+
+/// How a committed output differs from a fresh compile.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Mismatch {
+    Stale { path: String, diff: String },
+    Missing { path: String },
+    Unexpected { path: String },
+}
+
+impl Mismatch {
+    pub fn path(&self) -> &str {
+        match self {
+            Mismatch::Stale { path, .. }
+            | Mismatch::Missing { path }
+            | Mismatch::Unexpected { path } => path,
+        }
+    }
+}
+
+/// Compares fresh outputs with the files on disk; writes nothing.
+pub fn check(
+    workspace: &Workspace,
+    outputs: &[(MatrixEntry, String)],
+) -> io::Result<Vec<Mismatch>> {
+    let root = &workspace.root;
+    let mut mismatches = Vec::new();
+    for (entry, text) in outputs {
+        match std::fs::read_to_string(root.join(&entry.path)) {
+            Ok(on_disk) if on_disk == *text => {}
+            Ok(on_disk) => mismatches.push(Mismatch::Stale {
+                path: entry.path.clone(),
+                diff: unified_diff(&entry.path, &on_disk, text),
+            }),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => {
+                mismatches.push(Mismatch::Missing {
+                    path: entry.path.clone(),
+                });
+            }
+            Err(error) => return Err(error),
+        }
+    }
+    let expected: BTreeSet<&str> = outputs.iter().map(|(e, _)| e.path.as_str()).collect();
+    let mut present: BTreeSet<String> = read_index(workspace)?
+        .into_iter()
+        .filter(|p| root.join(p).is_file())
+        .collect();
+    present.extend(outputs_on_disk(workspace)?);
+    for path in present {
+        if !expected.contains(path.as_str()) {
+            mismatches.push(Mismatch::Unexpected { path });
+        }
+    }
+    Ok(mismatches)
+}
+
+/// A unified diff from the committed text to the fresh one.
+pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
+    TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{path}"), &format!("b/{path}"))
+        .to_string()
+}
+
+fn index_path(workspace: &Workspace) -> PathBuf {
+    workspace
+        .root
+        .join(&workspace.manifest.build.out)
+        .join(INDEX_FILE)
+}
+
+fn read_index(workspace: &Workspace) -> io::Result<Vec<String>> {
+    match std::fs::read_to_string(index_path(workspace)) {
+        Ok(text) => Ok(text
+            .lines()
+            .map(str::trim)
+            .filter(|line| !line.is_empty())
+            .map(str::to_string)
+            .collect()),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(error) => Err(error),
+    }
+}
+
+/// `<out>/<family>/<context>.md` files present on disk, sorted.
+fn outputs_on_disk(workspace: &Workspace) -> io::Result<BTreeSet<String>> {
+    let out = workspace.manifest.build.out.trim_end_matches('/');
+    let dir = workspace.root.join(out);
+    let mut found = BTreeSet::new();
+    if !dir.is_dir() {
+        return Ok(found);
+    }
+    for family in std::fs::read_dir(&dir)? {
+        let family = family?;
+        if !family.file_type()?.is_dir() {
+            continue;
+        }
+        for file in std::fs::read_dir(family.path())? {
+            let path = file?.path();
+            if path.extension().is_some_and(|e| e == "md") && path.is_file() {
+                found.insert(relative(&workspace.root, &path));
+            }
+        }
+    }
+    Ok(found)
+}
+
+fn relative(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
