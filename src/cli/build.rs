@@ -113,8 +113,9 @@ pub fn run(args: BuildArgs, output: &Output) -> Result<u8, UsageError> {
 }
 
 fn build_all(workspace: &Workspace, output: &Output) -> Result<u8, UsageError> {
-    let (outputs, failed) = matrix::compile_all(workspace, source_date_epoch()?);
-    if report_failures(workspace, failed, output)? {
+    let run = matrix::compile_all(workspace, source_date_epoch()?);
+    let outputs = run.outputs;
+    if report_failures(workspace, run.failed, output)? {
         return Ok(EXIT_PROBLEMS);
     }
     let report = matrix::write_all(workspace, &outputs)?;

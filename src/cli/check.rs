@@ -22,8 +22,9 @@ pub fn run(args: CheckArgs, output: &Output) -> Result<u8, UsageError> {
     if has_errors {
         return Ok(EXIT_PROBLEMS);
     }
-    let (outputs, failed) = matrix::compile_all(&workspace, source_date_epoch()?);
-    let any_failed = report_failures(&workspace, failed, output)?;
+    let run = matrix::compile_all(&workspace, source_date_epoch()?);
+    let outputs = run.outputs;
+    let any_failed = report_failures(&workspace, run.failed, output)?;
     let mismatches = matrix::check(&workspace, &outputs)?;
     for mismatch in &mismatches {
         match mismatch {

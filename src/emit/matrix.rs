@@ -49,14 +49,17 @@ pub fn entries(workspace: &Workspace) -> Vec<MatrixEntry> {
         .collect()
 }
 
+/// The result of compiling the whole matrix: what compiled, and what did not and why.
+#[derive(Debug, Default)]
+pub struct MatrixRun {
+    pub outputs: Vec<(MatrixEntry, String)>,
+    pub failed: Vec<(MatrixEntry, CompileError)>,
+}
+
 /// Compiles every entry. Failures are returned with their entry; the other entries still
 /// compile.
-pub fn compile_all(
-    workspace: &Workspace,
-    source_date_epoch: Option<i64>,
-) -> (Vec<(MatrixEntry, String)>, Vec<(MatrixEntry, CompileError)>) {
-    let mut compiled = Vec::new();
-    let mut failed = Vec::new();
+pub fn compile_all(workspace: &Workspace, source_date_epoch: Option<i64>) -> MatrixRun {
+    let mut run = MatrixRun::default();
     for entry in entries(workspace) {
         let Some(context) = workspace.contexts.get(&entry.context) else {
             continue; // an unknown context in [build] is a validation error
@@ -67,11 +70,11 @@ pub fn compile_all(
         );
         request.source_date_epoch = source_date_epoch;
         match workspace.compile(&request) {
-            Ok(output) => compiled.push((entry, output.prompt)),
-            Err(error) => failed.push((entry, error)),
+            Ok(output) => run.outputs.push((entry, output.prompt)),
+            Err(error) => run.failed.push((entry, error)),
         }
     }
-    (compiled, failed)
+    run
 }
 
 #[derive(Debug, Default)]
