@@ -1,5 +1,7 @@
 //! The command line: output, exit codes (0 ok, 1 problems, 2 usage or I/O), atomic writes.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test that cannot proceed fails
+
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;

@@ -1,6 +1,8 @@
 //! Compiling the fixture workspaces: every expressiveness promise of the format, shown on a
 //! real compile, plus golden snapshots of the compiled prompts.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test that cannot proceed fails
+
 use std::path::{Path, PathBuf};
 
 use promptc::Workspace;
