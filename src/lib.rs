@@ -9,6 +9,7 @@ pub mod compile;
 pub mod diagnostic;
 pub mod emit;
 pub mod entry;
+pub mod init;
 pub mod load;
 pub mod model;
 pub mod namespace;

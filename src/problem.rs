@@ -112,7 +112,9 @@ pub enum Problem {
         name: String,
         suggestion: Option<String>,
     },
-    ExtendsCycle {
+    /// `link` is the field that forms the cycle: `extends` or `based_on`.
+    Cycle {
+        link: &'static str,
         chain: Vec<String>,
     },
     UnusedOverride {
@@ -183,7 +185,7 @@ impl Problem {
             Problem::InvalidValue { .. } => "invalid-value",
             Problem::Duplicate { .. } => "duplicate-id",
             Problem::Unknown { .. } => "unknown-reference",
-            Problem::ExtendsCycle { .. } => "extends-cycle",
+            Problem::Cycle { .. } => "cycle",
             Problem::UnusedOverride { .. } => "unused-override",
             Problem::UndefinedName { .. } => "undefined-placeholder",
             Problem::UnslottedComponent { .. } => "unslotted-component",
@@ -243,7 +245,7 @@ impl Problem {
                 "define it in the variant's `placeholders`, or list the component that provides it"
                     .into()
             }
-            Problem::ExtendsCycle { .. } => "remove one of the `extends` links".into(),
+            Problem::Cycle { link, .. } => format!("remove one of the `{link}` links"),
             Problem::UnusedOverride { .. } => {
                 "add the id to the variant's list, or delete the override".into()
             }
@@ -287,8 +289,8 @@ impl fmt::Display for Problem {
             Problem::InvalidValue { message } => write!(f, "invalid value: {message}"),
             Problem::Duplicate { kind, name } => write!(f, "duplicate {kind} id `{name}`"),
             Problem::Unknown { kind, name, .. } => write!(f, "unknown {kind} `{name}`"),
-            Problem::ExtendsCycle { chain } => {
-                write!(f, "`extends` forms a cycle: {}", chain.join(" -> "))
+            Problem::Cycle { link, chain } => {
+                write!(f, "`{link}` forms a cycle: {}", chain.join(" -> "))
             }
             Problem::UnusedOverride {
                 kind,

@@ -1,5 +1,6 @@
 //! A workspace after loading and validation: the library API's entry point.
 
+use std::collections::BTreeSet;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -8,6 +9,7 @@ use indexmap::IndexMap;
 use crate::diagnostic::Diagnostics;
 use crate::entry::Entry;
 use crate::model::{Component, Context, Manifest, ToolSpec, Variant};
+use crate::problem::RefKind;
 use crate::source::Sources;
 use crate::templates::Templates;
 
@@ -22,6 +24,41 @@ pub struct Workspace {
     /// Named contexts, by file stem.
     pub contexts: IndexMap<String, Entry<Context>>,
     pub templates: Templates,
+    /// Ids declared by files that failed validation.
+    pub invalid: InvalidIds,
+}
+
+/// Ids (and component slots) declared by files that failed their schema check. They were
+/// reported once; references to them are not reported again as dangling.
+#[derive(Debug, Default)]
+pub struct InvalidIds {
+    ids: BTreeSet<(u8, String)>,
+    /// Slots of invalid components, so base templates that use them are not blamed.
+    pub slots: BTreeSet<String>,
+}
+
+impl InvalidIds {
+    fn key(kind: RefKind) -> u8 {
+        match kind {
+            RefKind::Component => 0,
+            RefKind::Tool => 1,
+            RefKind::Variant => 2,
+            _ => 3,
+        }
+    }
+
+    pub fn insert(&mut self, kind: RefKind, id: String, slot: Option<String>) {
+        if kind == RefKind::Component {
+            self.slots.insert(
+                slot.unwrap_or_else(|| format!("{}_SECTION", id.to_uppercase().replace('-', "_"))),
+            );
+        }
+        self.ids.insert((Self::key(kind), id));
+    }
+
+    pub fn contains(&self, kind: RefKind, id: &str) -> bool {
+        self.ids.contains(&(Self::key(kind), id.to_string()))
+    }
 }
 
 /// A workspace together with everything validation found. The workspace holds every file

@@ -3,6 +3,7 @@
 
 mod build;
 mod check;
+mod init;
 mod schema;
 mod validate;
 
@@ -45,6 +46,8 @@ pub enum Command {
     Build(build::BuildArgs),
     /// Compare the committed outputs of the build matrix with a fresh compile; writes nothing.
     Check(check::CheckArgs),
+    /// Write the shipped default library into a new workspace.
+    Init(init::InitArgs),
     /// Check every file of the workspace and report all problems.
     Validate(validate::ValidateArgs),
     /// Write the JSON Schemas of the file formats, or check that they are current.
@@ -74,6 +77,7 @@ pub fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
         Command::Build(args) => build::run(args, &output),
         Command::Check(args) => check::run(args, &output),
+        Command::Init(args) => init::run(args),
         Command::Validate(args) => validate::run(args, &output),
         Command::Schema(args) => schema::run(args),
     };

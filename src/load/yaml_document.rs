@@ -134,9 +134,17 @@ pub(super) fn parse(
     convert(&root, "", text, locations)
 }
 
-/// serde-saphyr's messages end with a snippet of their own; ours shows the snippet.
+/// serde-saphyr's message without what our renderer shows itself: its `error: line N column
+/// M:` prefix and the snippet after the first line.
 fn first_line(message: &str) -> String {
-    message.lines().next().unwrap_or(message).trim().to_string()
+    let line = message.lines().next().unwrap_or(message).trim();
+    let line = line.strip_prefix("error:").unwrap_or(line).trim_start();
+    let without_position = line
+        .strip_prefix("line ")
+        .and_then(|rest| rest.split_once(": "))
+        .filter(|(position, _)| position.contains("column"))
+        .map_or(line, |(_, message)| message);
+    without_position.trim().to_string()
 }
 
 fn convert(

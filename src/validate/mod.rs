@@ -22,7 +22,7 @@ use crate::problem::{Kind, Problem, RefKind};
 use crate::source::Sources;
 use crate::span::Span;
 use crate::templates::Templates;
-use crate::workspace::{Loaded, Workspace};
+use crate::workspace::{InvalidIds, Loaded, Workspace};
 use schema_check::SchemaValidators;
 
 pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
@@ -32,6 +32,7 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
         sources: Sources::default(),
         diagnostics: Diagnostics::default(),
         validators: SchemaValidators::new(),
+        invalid: InvalidIds::default(),
     };
     let manifest_entry: Option<Entry<Manifest>> =
         loader.load_typed(&root.join(MANIFEST_FILE), Kind::Manifest)?;
@@ -60,6 +61,7 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
     let Loader {
         sources,
         mut diagnostics,
+        invalid,
         ..
     } = loader;
     let mut workspace = Workspace {
@@ -72,6 +74,7 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
         components,
         tools,
         contexts,
+        invalid,
     };
     template_files::register_all(&mut workspace, &mut diagnostics)?;
     references::check(&workspace, &mut diagnostics);
@@ -88,6 +91,7 @@ struct Loader<'a> {
     sources: Sources,
     diagnostics: Diagnostics,
     validators: SchemaValidators,
+    invalid: InvalidIds,
 }
 
 impl Loader<'_> {
@@ -98,28 +102,32 @@ impl Loader<'_> {
         path: &Path,
         kind: Kind,
     ) -> io::Result<Option<Entry<T>>> {
-        let Some(raw) = load::load_file(
+        Ok(self.load_raw(path, kind)?.and_then(|raw| self.typed(raw)))
+    }
+
+    fn load_raw(&mut self, path: &Path, kind: Kind) -> io::Result<Option<load::RawFile>> {
+        load::load_file(
             &mut self.sources,
             &mut self.diagnostics,
             self.root,
             path,
             kind,
-        )?
-        else {
-            return Ok(None);
-        };
+        )
+    }
+
+    fn typed<T: DeserializeOwned>(&mut self, raw: load::RawFile) -> Option<Entry<T>> {
         if !self
             .validators
-            .check(kind, &raw.document, &mut self.diagnostics)
+            .check(raw.kind, &raw.document, &mut self.diagnostics)
         {
-            return Ok(None);
+            return None;
         }
         match serde_json::from_value::<T>(raw.document.value.clone()) {
-            Ok(value) => Ok(Some(Entry {
+            Ok(value) => Some(Entry {
                 value,
                 document: raw.document,
                 path: raw.path,
-            })),
+            }),
             Err(error) => {
                 self.diagnostics.error(
                     Problem::InvalidValue {
@@ -127,7 +135,7 @@ impl Loader<'_> {
                     },
                     raw.document.value_span(""),
                 );
-                Ok(None)
+                None
             }
         }
     }
@@ -141,7 +149,20 @@ impl Loader<'_> {
     ) -> io::Result<IndexMap<String, Entry<T>>> {
         let mut entries: IndexMap<String, Entry<T>> = IndexMap::new();
         for path in load::data_files(&self.root.join(dir))? {
-            let Some(entry) = self.load_typed::<T>(&path, kind)? else {
+            let Some(raw) = self.load_raw(&path, kind)? else {
+                continue;
+            };
+            // A file that fails its schema still declares its id: references to it are not
+            // reported again as dangling.
+            let declared = raw.document.value.get("id").and_then(|v| v.as_str());
+            let declared = declared.map(|id| {
+                let slot = raw.document.value.get("slot").and_then(|v| v.as_str());
+                (id.to_string(), slot.map(str::to_string))
+            });
+            let Some(entry) = self.typed::<T>(raw) else {
+                if let Some((id, slot)) = declared {
+                    self.invalid.insert(ref_kind, id, slot);
+                }
                 continue;
             };
             let id = id_of(&entry.value);
@@ -205,6 +226,7 @@ pub fn load_context_file(
         sources: std::mem::take(&mut workspace.sources),
         diagnostics: Diagnostics::default(),
         validators: SchemaValidators::new(),
+        invalid: InvalidIds::default(),
     };
     let loaded = loader.load_typed::<Context>(path, Kind::Context);
     workspace.sources = loader.sources;

@@ -92,7 +92,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
             {
                 out.error(
                     Problem::InvalidRegex {
-                        message: error.to_string().lines().last().unwrap_or("").trim().into(),
+                        message: regex_message(&error),
                     },
                     manifest.value_span(&format!("/postprocess/{index}/pattern")),
                 );
@@ -104,7 +104,9 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
 fn check_variant(workspace: &Workspace, entry: &Entry<Variant>, out: &mut Diagnostics) {
     let variant = &entry.value;
     if let Some(parent) = &variant.extends {
-        if !workspace.variants.contains_key(parent) {
+        if workspace.invalid.contains(RefKind::Variant, parent) {
+            // reported at the parent
+        } else if !workspace.variants.contains_key(parent) {
             out.error(
                 Problem::Unknown {
                     kind: RefKind::Variant,
@@ -130,7 +132,10 @@ fn check_variant(workspace: &Workspace, entry: &Entry<Variant>, out: &mut Diagno
                     cycle.push(next);
                 }
                 out.error(
-                    Problem::ExtendsCycle { chain: cycle },
+                    Problem::Cycle {
+                        link: "extends",
+                        chain: cycle,
+                    },
                     entry.value_span("/extends"),
                 );
             }
@@ -159,6 +164,7 @@ fn check_variant(workspace: &Workspace, entry: &Entry<Variant>, out: &mut Diagno
                     Box::new(workspace.tools.keys()),
                 ),
             };
+            let known = known || workspace.invalid.contains(kind, id);
             if !known {
                 out.error(
                     Problem::Unknown {
@@ -185,6 +191,9 @@ fn check_variant(workspace: &Workspace, entry: &Entry<Variant>, out: &mut Diagno
     }
     for id in variant.overrides.components.keys() {
         let pointer = format!("/overrides/components/{id}");
+        if workspace.invalid.contains(RefKind::Component, id) {
+            continue;
+        }
         if !workspace.components.contains_key(id) {
             out.error(
                 Problem::Unknown {
@@ -207,6 +216,9 @@ fn check_variant(workspace: &Workspace, entry: &Entry<Variant>, out: &mut Diagno
     }
     for id in variant.overrides.tools.keys() {
         let pointer = format!("/overrides/tools/{id}");
+        if workspace.invalid.contains(RefKind::Tool, id) {
+            continue;
+        }
         if !workspace.tools.contains_key(id) {
             out.error(
                 Problem::Unknown {
@@ -286,7 +298,10 @@ fn check_tool(
                     if seen.iter().min() == Some(family) {
                         seen.push(current);
                         out.error(
-                            Problem::ExtendsCycle { chain: seen },
+                            Problem::Cycle {
+                                link: "based_on",
+                                chain: seen,
+                            },
                             entry.value_span(&format!("{pointer}/based_on")),
                         );
                     }
@@ -354,7 +369,7 @@ fn check_depends_on<T>(
     out: &mut Diagnostics,
 ) {
     for (index, tool) in parameter.depends_on.iter().flatten().enumerate() {
-        if !workspace.tools.contains_key(tool) {
+        if !workspace.tools.contains_key(tool) && !workspace.invalid.contains(RefKind::Tool, tool) {
             out.error(
                 Problem::Unknown {
                     kind: RefKind::Tool,
@@ -365,4 +380,14 @@ fn check_depends_on<T>(
             );
         }
     }
+}
+
+/// The regex crate's message without its quoted pattern and `error:` prefix.
+fn regex_message(error: &regex::Error) -> String {
+    let text = error.to_string();
+    let last = text.lines().last().unwrap_or_default().trim();
+    last.strip_prefix("error:")
+        .unwrap_or(last)
+        .trim()
+        .to_string()
 }

@@ -18,7 +18,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         .map(|entry| entry.value.slot())
         .collect();
     let mut shared = Namespace::new(workspace.manifest.predicates.keys().map(String::as_str));
-    for slot in &slots {
+    for slot in slots.iter().chain(&workspace.invalid.slots) {
         shared.insert(slot.clone());
     }
     for name in [ENABLED_TOOLS, TOOLS_DATA, TOOLS_TEXT] {

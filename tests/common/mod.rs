@@ -1,0 +1,378 @@
+//! Workspaces built in a temporary folder from (path, contents) pairs, and the `promptc` binary
+//! run against them.
+//!
+//! ```ignore
+//! let report = Fixture::minimal()
+//!     .file("components/intro.toml", "id = \"intro\"\nbogus = 1\n")
+//!     .validate();
+//! assert_eq!(report.diagnostics()[0].line, 2);
+//! ```
+//!
+//! The workspace root is `<tmp>/ws`, so a path starting with `../` writes a file just outside
+//! the workspace (to check that templates cannot reach it).
+
+// Test support: each test crate uses a part of it, and a failed unwrap here is a failed test.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+use serde_json::Value;
+use tempfile::TempDir;
+
+/// The manifest of [`Fixture::minimal`].
+pub const MANIFEST: &str = "\
+name = \"fixture\"
+fallback_family = \"generic\"
+";
+
+/// The one variant of [`Fixture::minimal`]: family `generic`, one component, one tool.
+pub const VARIANT: &str = "\
+id = \"generic\"
+template_file = \"generic.md\"
+components = [\"intro\"]
+tools = [\"read_file\"]
+";
+
+/// The variant's base template: the `intro` slot and the tool list.
+pub const BASE_TEMPLATE: &str = "\
+You are a careful agent.
+
+{{ INTRO_SECTION }}
+
+{{ TOOLS }}
+";
+
+pub const COMPONENT: &str = "\
+id = \"intro\"
+description = \"Where the agent works.\"
+";
+
+/// The component's template, `components/intro.md` beside `components/intro.toml`.
+pub const COMPONENT_TEMPLATE: &str = "\
+You work in {{ cwd }} on {{ CURRENT_DATE }}.
+";
+
+pub const TOOL: &str = "\
+id = \"read_file\"
+description = \"Read a file.\"
+
+[[parameters]]
+name = \"path\"
+required = true
+instruction = \"The file to read, relative to {{ cwd }}.\"
+";
+
+pub const CONTEXT: &str = "\
+date = \"2026-11-01\"
+";
+
+/// A workspace to be written to a temporary folder: workspace-relative paths and contents.
+#[derive(Clone, Debug, Default)]
+pub struct Fixture {
+    files: BTreeMap<String, Vec<u8>>,
+}
+
+impl Fixture {
+    /// A workspace with no files at all (not even `promptc.toml`).
+    pub fn empty() -> Self {
+        Self::default()
+    }
+
+    /// The smallest valid workspace: `promptc.toml`, the variant `generic` (base template
+    /// `variants/generic.md` using the `intro` slot), the component `intro` (template
+    /// `components/intro.md`), the tool `read_file`, and the context `basic` with a date.
+    pub fn minimal() -> Self {
+        Self::empty()
+            .file("promptc.toml", MANIFEST)
+            .file("variants/generic.toml", VARIANT)
+            .file("variants/generic.md", BASE_TEMPLATE)
+            .file("components/intro.toml", COMPONENT)
+            .file("components/intro.md", COMPONENT_TEMPLATE)
+            .file("tools/read_file.toml", TOOL)
+            .file("examples/contexts/basic.toml", CONTEXT)
+    }
+
+    /// Adds a file, or replaces one of the same path. Contents may be text or raw bytes.
+    #[must_use]
+    pub fn file(mut self, path: &str, contents: impl AsRef<[u8]>) -> Self {
+        self.files
+            .insert(path.to_string(), contents.as_ref().to_vec());
+        self
+    }
+
+    /// Leaves a file out.
+    #[must_use]
+    pub fn remove(mut self, path: &str) -> Self {
+        assert!(
+            self.files.remove(path).is_some(),
+            "the fixture has no file {path}"
+        );
+        self
+    }
+
+    /// The text of a file of the fixture, to compute expected positions from.
+    pub fn text(&self, path: &str) -> &str {
+        let bytes = self
+            .files
+            .get(path)
+            .unwrap_or_else(|| panic!("the fixture has no file {path}"));
+        std::str::from_utf8(bytes).unwrap()
+    }
+
+    /// Writes the files into a new temporary folder.
+    pub fn write(&self) -> Workspace {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ws");
+        std::fs::create_dir_all(&root).unwrap();
+        for (path, contents) in &self.files {
+            let full = root.join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(&full, contents).unwrap();
+        }
+        Workspace { dir, root }
+    }
+
+    /// `promptc validate --format json DIR` on a fresh copy of the workspace.
+    pub fn validate(&self) -> Validation {
+        self.write().validate()
+    }
+}
+
+/// A fixture written to disk; the folder is deleted when this is dropped.
+pub struct Workspace {
+    dir: TempDir,
+    root: PathBuf,
+}
+
+impl Workspace {
+    /// The workspace root (the folder holding `promptc.toml`).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The temporary folder around the workspace root.
+    pub fn tmp(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// `promptc` with the given arguments, run from the workspace root, with a clean
+    /// environment for the things promptc reads (colour, dates).
+    pub fn command(&self) -> Command {
+        let mut command = Command::cargo_bin("promptc").unwrap();
+        command
+            .current_dir(&self.root)
+            .env_remove("SOURCE_DATE_EPOCH")
+            .env_remove("NO_COLOR")
+            .env_remove("CLICOLOR_FORCE");
+        command
+    }
+
+    /// Runs `promptc ARGS` and checks that it did not panic or crash.
+    pub fn run(&self, args: &[&str]) -> Run {
+        let output = self.command().args(args).output().unwrap();
+        Run::checked(output)
+    }
+
+    /// `promptc validate --format json DIR`, parsed.
+    pub fn validate(&self) -> Validation {
+        let root = self.root.to_str().unwrap();
+        let run = self.run(&["validate", "--format", "json", root]);
+        let json: Value = serde_json::from_str(&run.stdout).unwrap_or_else(|error| {
+            panic!(
+                "validate did not print JSON ({error}):\nstdout:\n{}\nstderr:\n{}",
+                run.stdout, run.stderr
+            )
+        });
+        Validation::new(json, run)
+    }
+
+    /// `promptc --color never validate DIR`: the human-readable report, on stderr.
+    pub fn validate_human(&self) -> Run {
+        let root = self.root.to_str().unwrap();
+        self.run(&["--color", "never", "validate", root])
+    }
+}
+
+/// One finished run of the binary.
+#[derive(Debug)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// Checks the things every run must satisfy: it exited (no signal), with one of the
+    /// documented codes (0 ok, 1 problems, 2 usage), and did not panic.
+    fn checked(output: Output) -> Self {
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        let code = output.status.code().unwrap_or_else(|| {
+            panic!("promptc was killed by a signal:\nstdout:\n{stdout}\nstderr:\n{stderr}")
+        });
+        assert!(
+            !stderr.contains("panicked"),
+            "promptc panicked (exit code {code}):\n{stderr}"
+        );
+        assert!(
+            matches!(code, 0..=2),
+            "unexpected exit code {code}:\nstdout:\n{stdout}\nstderr:\n{stderr}"
+        );
+        Self {
+            code,
+            stdout,
+            stderr,
+        }
+    }
+}
+
+/// One diagnostic of the JSON report, reduced to what the tests compare: where, what, how bad.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diag {
+    pub severity: String,
+    pub code: String,
+    pub file: String,
+    pub line: u64,
+    pub column: u64,
+    pub message: String,
+}
+
+impl Diag {
+    pub fn error(code: &str, file: &str, line: u64, column: u64, message: &str) -> Self {
+        Self::new("error", code, file, (line, column), message)
+    }
+
+    pub fn warning(code: &str, file: &str, line: u64, column: u64, message: &str) -> Self {
+        Self::new("warning", code, file, (line, column), message)
+    }
+
+    fn new(
+        severity: &str,
+        code: &str,
+        file: &str,
+        (line, column): (u64, u64),
+        message: &str,
+    ) -> Self {
+        Self {
+            severity: severity.into(),
+            code: code.into(),
+            file: file.into(),
+            line,
+            column,
+            message: message.into(),
+        }
+    }
+}
+
+/// The parsed output of `promptc validate --format json`, with its exit code.
+#[derive(Debug)]
+pub struct Validation {
+    pub json: Value,
+    pub code: i32,
+    pub stderr: String,
+}
+
+impl Validation {
+    fn new(json: Value, run: Run) -> Self {
+        let validation = Self {
+            json,
+            code: run.code,
+            stderr: run.stderr,
+        };
+        // The counts agree with the list, and the exit code with the counts.
+        let (errors, warnings) = validation.counts();
+        let items = validation.items();
+        let count =
+            |severity: &str| items.iter().filter(|d| d["severity"] == severity).count() as u64;
+        assert_eq!(errors, count("error"), "{:#}", validation.json);
+        assert_eq!(warnings, count("warning"), "{:#}", validation.json);
+        assert_eq!(
+            errors + warnings,
+            items.len() as u64,
+            "{:#}",
+            validation.json
+        );
+        let expected_code = if errors > 0 { 1 } else { 0 };
+        assert_eq!(
+            validation.code, expected_code,
+            "exit code does not match {errors} error(s); stderr:\n{}",
+            validation.stderr
+        );
+        validation
+    }
+
+    /// The raw JSON diagnostics.
+    pub fn items(&self) -> &[Value] {
+        self.json["diagnostics"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_else(|| panic!("no `diagnostics` array in {:#}", self.json))
+    }
+
+    /// Every diagnostic, in the order printed.
+    pub fn diagnostics(&self) -> Vec<Diag> {
+        self.items()
+            .iter()
+            .map(|d| Diag {
+                severity: str_field(d, "severity"),
+                code: str_field(d, "code"),
+                file: str_field(d, "file"),
+                line: d["line"].as_u64().unwrap(),
+                column: d["column"].as_u64().unwrap(),
+                message: str_field(d, "message"),
+            })
+            .collect()
+    }
+
+    /// The one diagnostic of the run; fails when there are none or several.
+    pub fn single(&self) -> Diag {
+        let all = self.diagnostics();
+        assert_eq!(all.len(), 1, "expected exactly one diagnostic: {all:#?}");
+        all.into_iter().next().unwrap()
+    }
+
+    /// The `help` of the `index`th diagnostic, if it has one.
+    pub fn help(&self, index: usize) -> Option<&str> {
+        self.items()[index]["help"].as_str()
+    }
+
+    /// The raw JSON of the `index`th diagnostic (labels, notes, end positions).
+    pub fn item(&self, index: usize) -> &Value {
+        &self.items()[index]
+    }
+
+    /// `(errors, warnings)` as counted by promptc.
+    pub fn counts(&self) -> (u64, u64) {
+        (
+            self.json["errors"].as_u64().unwrap(),
+            self.json["warnings"].as_u64().unwrap(),
+        )
+    }
+
+    pub fn codes(&self) -> Vec<String> {
+        self.diagnostics().into_iter().map(|d| d.code).collect()
+    }
+}
+
+fn str_field(diagnostic: &Value, field: &str) -> String {
+    diagnostic[field]
+        .as_str()
+        .unwrap_or_else(|| panic!("no string `{field}` in {diagnostic:#}"))
+        .to_string()
+}
+
+/// 1-based (line, column in characters) of the first occurrence of `needle` in `text`, for
+/// cross-checking hand-computed positions against the fixture text.
+pub fn position_of(text: &str, needle: &str) -> (u64, u64) {
+    let offset = text
+        .find(needle)
+        .unwrap_or_else(|| panic!("`{needle}` is not in the text"));
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = text[line_start..offset].chars().count() + 1;
+    (line as u64, column as u64)
+}

@@ -1,0 +1,1205 @@
+//! Bad input: every kind of problem a workspace can have is reported by `promptc validate`
+//! with the right file (workspace-relative), line, column (1-based, in characters), code and
+//! message, and nothing panics.
+//!
+//! Each test starts from `Fixture::minimal()` (see `tests/common/mod.rs`) and breaks one
+//! thing. Expected positions are counted by hand from the text written in the test; the
+//! comment above each expectation shows the count.
+
+mod common;
+
+use common::{Diag, Fixture};
+
+#[test]
+fn minimal_fixture_is_valid() {
+    let report = Fixture::minimal().validate();
+    assert_eq!(report.diagnostics(), vec![], "{:#}", report.json);
+    assert_eq!(report.counts(), (0, 0));
+    assert_eq!(report.code, 0);
+}
+
+#[test]
+fn minimal_fixture_is_valid_in_human_form() {
+    let run = Fixture::minimal().write().validate_human();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.starts_with("ok: "), "{}", run.stderr);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Syntax
+
+#[test]
+fn toml_syntax_error() {
+    let report = Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            "id = \"generic\"\ntemplate_file \"generic.md\"\ncomponents = [\"intro\"]\n",
+        )
+        .validate();
+    // Line 2 `template_file "generic.md"`: the key is 13 characters, a space, and the `"` where
+    // `=` was expected is column 15.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "toml-syntax",
+            "variants/generic.toml",
+            2,
+            15,
+            "TOML syntax error: key with no value, expected `=`"
+        )
+    );
+}
+
+#[test]
+fn yaml_syntax_error() {
+    let report = Fixture::minimal()
+        .file("components/notes.yaml", "id: notes\ndescription: a: b\n")
+        .file("components/notes.md", "Notes.\n")
+        .validate();
+    // Line 2 `description: a: b`: `description` is 11 characters, `:` 12, space 13, `a` 14,
+    // the second `:` (a mapping value where none is allowed) 15.
+    // The position is the diagnostic's; the message does not repeat it (nor say "error"
+    // twice).
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "yaml-syntax",
+            "components/notes.yaml",
+            2,
+            15,
+            "YAML syntax error: mapping values are not allowed in this context"
+        )
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Schema
+
+// The schema tests break a file nothing refers to, so that the one diagnostic is the
+// schema's; `schema_error_in_a_referenced_*` below cover files that are referred to.
+
+#[test]
+fn wrong_type_in_toml() {
+    let report = Fixture::minimal()
+        .file(
+            "tools/list_files.toml",
+            "id = \"list_files\"\ndescription = 42\n",
+        )
+        .validate();
+    // Line 2 `description = 42`: `description = ` is 14 characters, the value is column 15.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "wrong-type",
+            "tools/list_files.toml",
+            2,
+            15,
+            "wrong type: expected a string, found an integer"
+        )
+    );
+}
+
+#[test]
+fn wrong_type_in_yaml() {
+    let report = Fixture::minimal()
+        .file("tools/list_files.yaml", "id: list_files\ndescription: 42\n")
+        .validate();
+    // Line 2 `description: 42`: `description:` is 12 characters, a space, the value at 14.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "wrong-type",
+            "tools/list_files.yaml",
+            2,
+            14,
+            "wrong type: expected a string, found an integer"
+        )
+    );
+}
+
+#[test]
+fn wrong_type_nested_in_toml() {
+    // A list item of the wrong type points at the item.
+    let report = Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            "id = \"generic\"\ntemplate_file = \"generic.md\"\ncomponents = [\"intro\", 7]\n",
+        )
+        .validate();
+    // Line 3 `components = ["intro", 7]`: `components = [` is 14 characters, `"intro"` 15-21,
+    // `,` 22, space 23, `7` 24.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "wrong-type",
+            "variants/generic.toml",
+            3,
+            24,
+            "wrong type: expected a string, found an integer"
+        )
+    );
+}
+
+#[test]
+fn unknown_top_level_key_in_toml() {
+    let report = Fixture::minimal()
+        .file(
+            "components/notes.toml",
+            "id = \"notes\"\ndescription = \"Notes.\"\ncolour = \"blue\"\n",
+        )
+        .file("components/notes.md", "Notes.\n")
+        .validate();
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "unknown-key",
+            "components/notes.toml",
+            3,
+            1,
+            "unknown key `colour`"
+        )
+    );
+    assert_eq!(
+        report.help(0),
+        Some("expected one of: id, slot, description, when, template, template_file, families")
+    );
+}
+
+#[test]
+fn unknown_top_level_key_in_yaml() {
+    let report = Fixture::minimal()
+        .file(
+            "components/notes.yaml",
+            "id: notes\ndescription: Notes.\ncolour: blue\n",
+        )
+        .file("components/notes.md", "Notes.\n")
+        .validate();
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "unknown-key",
+            "components/notes.yaml",
+            3,
+            1,
+            "unknown key `colour`"
+        )
+    );
+    assert_eq!(
+        report.help(0),
+        Some("expected one of: id, slot, description, when, template, template_file, families")
+    );
+}
+
+#[test]
+fn unknown_nested_key_in_toml() {
+    let report = Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            format!(
+                "{}\n[overrides.components.intro]\nbogus = 1\n",
+                common::VARIANT
+            ),
+        )
+        .validate();
+    // The variant is 4 lines, then a blank line 5, the table header on 6, `bogus` on 7.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "unknown-key",
+            "variants/generic.toml",
+            7,
+            1,
+            "unknown key `bogus`"
+        )
+    );
+    assert_eq!(
+        report.help(0),
+        Some("expected one of: enabled, order, template, template_file")
+    );
+}
+
+#[test]
+fn unknown_nested_key_in_yaml() {
+    let report = Fixture::minimal()
+        .remove("variants/generic.toml")
+        .file(
+            "variants/generic.yaml",
+            "id: generic\n\
+             template_file: generic.md\n\
+             components: [intro]\n\
+             tools: [read_file]\n\
+             overrides:\n  \
+               components:\n    \
+                 intro:\n      \
+                   bogus: 1\n",
+        )
+        .validate();
+    // Line 8 `      bogus: 1`: six spaces, the key at column 7.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "unknown-key",
+            "variants/generic.yaml",
+            8,
+            7,
+            "unknown key `bogus`"
+        )
+    );
+}
+
+#[test]
+fn unknown_key_in_inline_table() {
+    // An inline table's keys have positions of their own.
+    let report = Fixture::minimal()
+        .file(
+            "examples/contexts/basic.toml",
+            "date = \"2026-11-01\"\nbrowser = { enabled = true, zoom = 2 }\n",
+        )
+        .validate();
+    // Line 2: `browser = { enabled = true, ` is 28 characters, `zoom` at 29.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "unknown-key",
+            "examples/contexts/basic.toml",
+            2,
+            29,
+            "unknown key `zoom`"
+        )
+    );
+    assert_eq!(report.help(0), Some("expected one of: enabled, viewport"));
+}
+
+#[test]
+fn unknown_key_in_the_manifest() {
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            "name = \"fixture\"\nfallback_familly = \"generic\"\n",
+        )
+        .validate();
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "unknown-key",
+            "promptc.toml",
+            2,
+            1,
+            "unknown key `fallback_familly`"
+        )
+    );
+}
+
+#[test]
+fn columns_count_characters_not_bytes_in_toml() {
+    let report = Fixture::minimal()
+        .file(
+            "tools/list_files.toml",
+            "id = \"list_files\"\n\
+             description = \"List files.\"\n\
+             parameters = [{ name = \"é\", instruction = \"ü\", bogus = 1 }]\n",
+        )
+        .validate();
+    // Line 3: `parameters = [{ ` 16, `name = "é", ` 12 more (28), `instruction = "ü", ` 19 more
+    // (47): `bogus` is character 48 (byte 50).
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "unknown-key",
+            "tools/list_files.toml",
+            3,
+            48,
+            "unknown key `bogus`"
+        )
+    );
+}
+
+#[test]
+fn columns_count_characters_not_bytes_in_yaml() {
+    let report = Fixture::minimal()
+        .file(
+            "tools/list_files.yaml",
+            "id: list_files\n\
+             description: List files.\n\
+             parameters: [{name: é, instruction: ü, bogus: 1}]\n",
+        )
+        .validate();
+    // Line 3: `parameters: [{` 14, `name: é, ` 9 more (23), `instruction: ü, ` 16 more (39):
+    // `bogus` is character 40 (byte 42).
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "unknown-key",
+            "tools/list_files.yaml",
+            3,
+            40,
+            "unknown key `bogus`"
+        )
+    );
+}
+
+#[test]
+fn missing_required_field() {
+    // A second tool, listed nowhere, without its `description`.
+    let report = Fixture::minimal()
+        .file("tools/list_files.toml", "id = \"list_files\"\n")
+        .validate();
+    // A field missing from the top level is reported at the start of the file.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "missing-field",
+            "tools/list_files.toml",
+            1,
+            1,
+            "missing required field `description`"
+        )
+    );
+    assert_eq!(report.help(0), Some("add `description`"));
+}
+
+#[test]
+fn missing_required_field_of_a_parameter() {
+    let report = Fixture::minimal()
+        .file(
+            "tools/read_file.toml",
+            "id = \"read_file\"\n\
+             description = \"Read a file.\"\n\
+             \n\
+             [[parameters]]\n\
+             name = \"path\"\n\
+             required = true\n",
+        )
+        .validate();
+    // The parameter's table starts with `[[parameters]]` on line 4.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "missing-field",
+            "tools/read_file.toml",
+            4,
+            1,
+            "missing required field `instruction`"
+        )
+    );
+    assert_eq!(report.help(0), Some("add `instruction`"));
+}
+
+#[test]
+fn schema_error_in_a_referenced_tool_is_reported_once() {
+    // `read_file` is listed by the variant. Its file has a problem, but the tool is not
+    // unknown: the variant's reference to it is not a second problem.
+    let report = Fixture::minimal()
+        .file(
+            "tools/read_file.toml",
+            "id = \"read_file\"\ndescription = 42\n",
+        )
+        .validate();
+    assert_eq!(
+        report.diagnostics(),
+        vec![Diag::error(
+            "wrong-type",
+            "tools/read_file.toml",
+            2,
+            15,
+            "wrong type: expected a string, found an integer"
+        )]
+    );
+}
+
+#[test]
+fn schema_error_in_a_referenced_component_is_reported_once() {
+    // `intro` is listed by the variant and its slot is in the base template. Neither the list
+    // entry nor the slot is a problem of its own when the component's file has an unknown key.
+    let report = Fixture::minimal()
+        .file(
+            "components/intro.toml",
+            format!("{}colour = \"blue\"\n", common::COMPONENT),
+        )
+        .validate();
+    assert_eq!(
+        report.diagnostics(),
+        vec![Diag::error(
+            "unknown-key",
+            "components/intro.toml",
+            3,
+            1,
+            "unknown key `colour`"
+        )]
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// References
+
+#[test]
+fn unknown_component_in_a_variant() {
+    let report = Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            "id = \"generic\"\n\
+             template_file = \"generic.md\"\n\
+             components = [\"intro\", \"rules\"]\n\
+             tools = [\"read_file\"]\n",
+        )
+        .validate();
+    // Line 3 `components = ["intro", "rules"]`: `components = [` 14, `"intro"` 15-21, `,` 22,
+    // space 23, `"rules"` 24.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "unknown-reference",
+            "variants/generic.toml",
+            3,
+            24,
+            "unknown component `rules`"
+        )
+    );
+}
+
+#[test]
+fn unknown_tool_in_a_variant_suggests_the_closest() {
+    let report = Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            "id = \"generic\"\n\
+             template_file = \"generic.md\"\n\
+             components = [\"intro\"]\n\
+             tools = [\"read_file\", \"read_fiel\"]\n",
+        )
+        .validate();
+    // Line 4 `tools = ["read_file", "read_fiel"]`: `tools = [` 9, `"read_file"` 10-20, `,` 21,
+    // space 22, `"read_fiel"` 23.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "unknown-reference",
+            "variants/generic.toml",
+            4,
+            23,
+            "unknown tool `read_fiel`"
+        )
+    );
+    assert_eq!(report.help(0), Some("did you mean `read_file`?"));
+}
+
+#[test]
+fn unknown_family_in_a_component() {
+    let report = Fixture::minimal()
+        .file(
+            "components/intro.toml",
+            format!(
+                "{}\n[families.gpt]\ntemplate = \"Short intro.\"\n",
+                common::COMPONENT
+            ),
+        )
+        .validate();
+    // The component is 2 lines, blank line 3, `[families.gpt]` on 4: `[families.` is 10
+    // characters, `gpt` at 11.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "unknown-reference",
+            "components/intro.toml",
+            4,
+            11,
+            "unknown family `gpt`"
+        )
+    );
+    assert_eq!(
+        report.help(0),
+        Some("families are declared by the `family` of a variant")
+    );
+}
+
+#[test]
+fn unknown_family_in_a_tool() {
+    let report = Fixture::minimal()
+        .file(
+            "tools/read_file.toml",
+            format!("{}\n[families.xs]\ndescription = \"Read.\"\n", common::TOOL),
+        )
+        .validate();
+    // The tool is 7 lines, blank line 8, `[families.xs]` on 9, `xs` at column 11.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "unknown-reference",
+            "tools/read_file.toml",
+            9,
+            11,
+            "unknown family `xs`"
+        )
+    );
+}
+
+#[test]
+fn unknown_extends_target() {
+    let report = Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            format!("{}extends = \"base\"\n", common::VARIANT),
+        )
+        .validate();
+    // Line 5 `extends = "base"`: `extends = ` is 10 characters, the value at 11.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "unknown-reference",
+            "variants/generic.toml",
+            5,
+            11,
+            "unknown variant `base`"
+        )
+    );
+}
+
+#[test]
+fn depends_on_an_unknown_tool() {
+    let report = Fixture::minimal()
+        .file(
+            "tools/read_file.toml",
+            format!("{}depends_on = [\"focus_chain\"]\n", common::TOOL),
+        )
+        .validate();
+    // Line 8 `depends_on = ["focus_chain"]`: `depends_on = [` is 14 characters, the item at 15.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "unknown-reference",
+            "tools/read_file.toml",
+            8,
+            15,
+            "unknown tool `focus_chain`"
+        )
+    );
+}
+
+#[test]
+fn use_of_an_unknown_shared_parameter() {
+    let report = Fixture::minimal()
+        .file(
+            "tools/read_file.toml",
+            format!(
+                "{}\n[[parameters]]\nuse = \"task_progress\"\n",
+                common::TOOL
+            ),
+        )
+        .validate();
+    // Blank line 8, `[[parameters]]` 9, line 10 `use = "task_progress"`: the value at 7.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "unknown-reference",
+            "tools/read_file.toml",
+            10,
+            7,
+            "unknown shared parameter `task_progress`"
+        )
+    );
+}
+
+#[test]
+fn unknown_based_on_family() {
+    let report = Fixture::minimal()
+        .file(
+            "tools/read_file.toml",
+            format!("{}\n[families.generic]\nbased_on = \"gpt\"\n", common::TOOL),
+        )
+        .validate();
+    // Blank line 8, `[families.generic]` 9, line 10 `based_on = "gpt"`: `based_on = ` is 11
+    // characters, the value at 12.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "unknown-reference",
+            "tools/read_file.toml",
+            10,
+            12,
+            "unknown family `gpt`"
+        )
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cycles
+
+#[test]
+fn extends_cycle_between_two_variants() {
+    let report = Fixture::minimal()
+        .file(
+            "variants/a.toml",
+            "id = \"a\"\nextends = \"b\"\ntemplate = \"A\"\n",
+        )
+        .file(
+            "variants/b.toml",
+            "id = \"b\"\nextends = \"a\"\ntemplate = \"B\"\n",
+        )
+        .validate();
+    // Reported once, at the variant whose id sorts first. Line 2 `extends = "b"`: value at 11.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "cycle",
+            "variants/a.toml",
+            2,
+            11,
+            "`extends` forms a cycle: a -> b -> a"
+        )
+    );
+    assert_eq!(report.help(0), Some("remove one of the `extends` links"));
+}
+
+#[test]
+fn based_on_cycle_in_a_tool() {
+    let report = Fixture::minimal()
+        // A second family, so that both of the tool's families are known.
+        .file("variants/xs.toml", "id = \"xs\"\nextends = \"generic\"\n")
+        .file(
+            "tools/read_file.toml",
+            format!(
+                "{}\n[families.generic]\nbased_on = \"xs\"\n\n[families.xs]\nbased_on = \"generic\"\n",
+                common::TOOL
+            ),
+        )
+        .validate();
+    // Reported once, at the family that sorts first. Blank line 8, `[families.generic]` 9,
+    // line 10 `based_on = "xs"`: the value at 12.
+    // The message names the link the user wrote: `based_on`, not `extends`.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "cycle",
+            "tools/read_file.toml",
+            10,
+            12,
+            "`based_on` forms a cycle: generic -> xs -> generic"
+        )
+    );
+    assert_eq!(report.help(0), Some("remove one of the `based_on` links"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Duplicates
+
+#[test]
+fn two_components_with_the_same_id() {
+    let report = Fixture::minimal()
+        .file("components/intro2.toml", "id = \"intro\"\n")
+        .file("components/intro2.md", "Again.\n")
+        .validate();
+    // Files load in name order: `intro.toml` before `intro2.toml`. Line 1 `id = "intro"`:
+    // the value at 6, in both files.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "duplicate-id",
+            "components/intro2.toml",
+            1,
+            6,
+            "duplicate component id `intro`"
+        )
+    );
+    let label = &report.item(0)["labels"][0];
+    assert_eq!(label["message"], "first defined here");
+    assert_eq!(label["file"], "components/intro.toml");
+    assert_eq!(
+        (label["line"].as_u64(), label["column"].as_u64()),
+        (Some(1), Some(6))
+    );
+}
+
+#[test]
+fn context_in_toml_and_yaml_with_the_same_name() {
+    let report = Fixture::minimal()
+        .file("examples/contexts/basic.yaml", "date: \"2026-11-02\"\n")
+        .validate();
+    // A context's name is its file stem; the whole file is the duplicate.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "duplicate-id",
+            "examples/contexts/basic.yaml",
+            1,
+            1,
+            "duplicate context id `basic`"
+        )
+    );
+    let label = &report.item(0)["labels"][0];
+    assert_eq!(label["message"], "first defined here");
+    assert_eq!(label["file"], "examples/contexts/basic.toml");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Templates
+
+#[test]
+fn template_syntax_error_in_a_template_file() {
+    let report = Fixture::minimal()
+        .file(
+            "components/intro.md",
+            "You work in {{ cwd }}.\nToday is {{ CURRENT_DATE ) }}.\n",
+        )
+        .validate();
+    // Line 2 `Today is {{ CURRENT_DATE ) }}.`: `Today is ` 9, `{{` 10-11, space 12,
+    // `CURRENT_DATE` 13-24, space 25, `)` 26. The file is the template, not the .toml.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "template-syntax",
+            "components/intro.md",
+            2,
+            26,
+            "template syntax error: unexpected `)`, expected end of variable block"
+        )
+    );
+}
+
+#[test]
+fn template_syntax_error_in_an_inline_template() {
+    let report = Fixture::minimal()
+        .file(
+            "components/intro.toml",
+            format!(
+                "{}template = \"You work in {{{{ cwd ) }}}}.\"\n",
+                common::COMPONENT
+            ),
+        )
+        .validate();
+    // Line 3 `template = "You work in {{ cwd ) }}."`: `template = "` 12, `You work in ` 13-24,
+    // `{{` 25-26, space 27, `cwd` 28-30, space 31, `)` 32.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "template-syntax",
+            "components/intro.toml",
+            3,
+            32,
+            "template syntax error: unexpected `)`, expected end of variable block"
+        )
+    );
+}
+
+#[test]
+fn undefined_placeholder_in_the_base_template() {
+    let report = Fixture::minimal()
+        .file(
+            "variants/generic.md",
+            "You are {{ AGENT_NAME }}, a careful agent.\n\n{{ INTRO_SECTION }}\n\n{{ TOOLS }}\n",
+        )
+        .validate();
+    // Line 1 `You are {{ AGENT_NAME }}`: `You are ` 8, `{{` 9-10, space 11, the name at 12.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "undefined-placeholder",
+            "variants/generic.md",
+            1,
+            12,
+            "`AGENT_NAME` is not defined by anything"
+        )
+    );
+    assert_eq!(
+        report.help(0),
+        Some("define it in the variant's `placeholders`, or list the component that provides it")
+    );
+    assert_eq!(report.code, 1);
+}
+
+#[test]
+fn listed_component_without_a_slot_is_a_warning() {
+    let report = Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            "id = \"generic\"\n\
+             template_file = \"generic.md\"\n\
+             components = [\"intro\", \"rules\"]\n\
+             tools = [\"read_file\"]\n",
+        )
+        .file("components/rules.toml", "id = \"rules\"\n")
+        .file("components/rules.md", "Be careful.\n")
+        .validate();
+    // Line 3 `components = ["intro", "rules"]`: `"rules"` at 24.
+    assert_eq!(
+        report.single(),
+        Diag::warning(
+            "unslotted-component",
+            "variants/generic.toml",
+            3,
+            24,
+            "component `rules` is listed but the base template has no `RULES_SECTION` slot"
+        )
+    );
+    assert_eq!(
+        report.help(0),
+        Some("add `{{ RULES_SECTION }}` to the base template, or remove the component")
+    );
+    assert_eq!(report.counts(), (0, 1));
+    assert_eq!(report.code, 0, "warnings alone do not fail validate");
+}
+
+#[test]
+fn override_of_a_component_the_variant_does_not_use_is_a_warning() {
+    let report = Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            format!(
+                "{}\n[overrides.components.rules]\nenabled = false\n",
+                common::VARIANT
+            ),
+        )
+        .file("components/rules.toml", "id = \"rules\"\n")
+        .file("components/rules.md", "Be careful.\n")
+        .validate();
+    // Blank line 5, line 6 `[overrides.components.rules]`: `[overrides.components.` is 22
+    // characters, `rules` at 23.
+    assert_eq!(
+        report.single(),
+        Diag::warning(
+            "unused-override",
+            "variants/generic.toml",
+            6,
+            23,
+            "override of component `rules`, which variant `generic` does not use"
+        )
+    );
+    assert_eq!(
+        report.help(0),
+        Some("add the id to the variant's list, or delete the override")
+    );
+    assert_eq!(report.code, 0, "warnings alone do not fail validate");
+}
+
+#[test]
+fn override_of_an_unknown_component() {
+    let report = Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            format!(
+                "{}\n[overrides.components.intrO]\nenabled = false\n",
+                common::VARIANT
+            ),
+        )
+        .validate();
+    // Line 6 `[overrides.components.intrO]`: the id at 23.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "unknown-reference",
+            "variants/generic.toml",
+            6,
+            23,
+            "unknown component `intrO`"
+        )
+    );
+    assert_eq!(report.help(0), Some("did you mean `intro`?"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Conditions
+
+#[test]
+fn condition_that_does_not_compile() {
+    let report = Fixture::minimal()
+        .file(
+            "components/intro.toml",
+            format!("{}when = \"mode == == 'plan'\"\n", common::COMPONENT),
+        )
+        .validate();
+    // Line 3 `when = "mode == == 'plan'"`: `when = "` 8, `mode == ` 9-16, the second `==` 17.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "condition-syntax",
+            "components/intro.toml",
+            3,
+            17,
+            "condition does not compile: unexpected `==`"
+        )
+    );
+}
+
+#[test]
+fn condition_reading_an_unknown_context_field() {
+    let report = Fixture::minimal()
+        .file(
+            "components/intro.toml",
+            format!("{}when = \"browser.enabeld\"\n", common::COMPONENT),
+        )
+        .validate();
+    // Line 3 `when = "browser.enabeld"`: `when = "` 8, the path at 9.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "unknown-context-field",
+            "components/intro.toml",
+            3,
+            9,
+            "condition reads `browser.enabeld`, which the context does not have"
+        )
+    );
+    assert_eq!(report.help(0), Some("did you mean `browser.enabled`?"));
+}
+
+#[test]
+fn condition_in_a_yaml_tool_reading_an_unknown_name() {
+    let report = Fixture::minimal()
+        .remove("tools/read_file.toml")
+        .file(
+            "tools/read_file.yaml",
+            "id: read_file\ndescription: Read a file.\nwhen: yolo and not has_mpc\n",
+        )
+        .validate();
+    // Line 3 `when: yolo and not has_mpc`: `when: ` 6, `yolo and not ` 7-19, `has_mpc` 20.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "unknown-context-field",
+            "tools/read_file.yaml",
+            3,
+            20,
+            "condition reads `has_mpc`, which the context does not have"
+        )
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files
+
+#[test]
+fn template_file_escaping_the_workspace() {
+    // The file exists, just outside the workspace root: it must still be refused.
+    let report = Fixture::minimal()
+        .file("../outside.md", "Secret.\n")
+        .file(
+            "variants/generic.toml",
+            "id = \"generic\"\ntemplate_file = \"../../outside.md\"\ncomponents = [\"intro\"]\n",
+        )
+        .validate();
+    // Line 2 `template_file = "../../outside.md"`: `template_file = ` is 16, the value at 17.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "path-escapes-workspace",
+            "variants/generic.toml",
+            2,
+            17,
+            "path `../../outside.md` leaves the workspace"
+        )
+    );
+    assert_eq!(
+        report.help(0),
+        Some("use a path relative to the file that stays inside the workspace")
+    );
+}
+
+#[test]
+fn missing_template_file() {
+    let report = Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            "id = \"generic\"\ntemplate_file = \"missing.md\"\ncomponents = [\"intro\"]\n",
+        )
+        .validate();
+    // Line 2 `template_file = "missing.md"`: the value at 17. The path is shown from the root.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "template-file-missing",
+            "variants/generic.toml",
+            2,
+            17,
+            "template file `variants/missing.md` does not exist"
+        )
+    );
+}
+
+#[test]
+fn empty_file() {
+    let report = Fixture::minimal()
+        .file("components/extra.toml", "")
+        .validate();
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "empty-file",
+            "components/extra.toml",
+            1,
+            1,
+            "the file is empty"
+        )
+    );
+    assert_eq!(
+        report.help(0),
+        Some("write the file's fields, or delete the file")
+    );
+}
+
+#[test]
+fn whitespace_only_yaml_file_is_empty() {
+    let report = Fixture::minimal()
+        .file("tools/extra.yaml", "\n   \n")
+        .validate();
+    assert_eq!(
+        report.single(),
+        Diag::error("empty-file", "tools/extra.yaml", 1, 1, "the file is empty")
+    );
+}
+
+#[test]
+fn non_utf8_data_file() {
+    let report = Fixture::minimal()
+        .file("components/extra.toml", b"id = \"caf\xe9\"\n")
+        .validate();
+    // `id = "caf` is 9 valid bytes; the bad byte is column 10.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "not-utf8",
+            "components/extra.toml",
+            1,
+            10,
+            "the file is not valid UTF-8"
+        )
+    );
+    assert_eq!(report.help(0), Some("save the file as UTF-8"));
+}
+
+#[test]
+fn non_utf8_template_file() {
+    let report = Fixture::minimal()
+        .file("components/intro.md", b"Line one.\nCaf\xe9 {{ cwd }}\n")
+        .validate();
+    // Line 2 `Caf\xe9`: three valid characters, the bad byte at column 4.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "not-utf8",
+            "components/intro.md",
+            2,
+            4,
+            "the file is not valid UTF-8"
+        )
+    );
+}
+
+#[test]
+fn invalid_regex_in_a_postprocess_rule() {
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}\n[[postprocess]]\nrule = \"regex\"\npattern = \"(unclosed\"\n",
+                common::MANIFEST
+            ),
+        )
+        .validate();
+    // The manifest is 2 lines, blank 3, `[[postprocess]]` 4, `rule` 5, line 6
+    // `pattern = "(unclosed"`: `pattern = ` is 10, the value at 11.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "invalid-regex",
+            "promptc.toml",
+            6,
+            11,
+            "invalid regular expression: unclosed group"
+        )
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Everything at once
+
+#[test]
+fn several_problems_are_all_reported_in_one_run() {
+    let report = Fixture::minimal()
+        // 1. unknown component in the variant (line 3, `"rules"` at 24)
+        .file(
+            "variants/generic.toml",
+            "id = \"generic\"\n\
+             template_file = \"generic.md\"\n\
+             components = [\"intro\", \"rules\"]\n\
+             tools = [\"read_file\"]\n",
+        )
+        // 2. template syntax error in the component's template file (line 1,
+        //    `You work in {{ cwd ) }}.`: `You work in ` 12, `{{` 13-14, space 15, `cwd` 16-18,
+        //    space 19, `)` at 20)
+        .file("components/intro.md", "You work in {{ cwd ) }}.\n")
+        // 3. unknown key in a second tool (line 3, column 1)
+        .file(
+            "tools/list_files.toml",
+            "id = \"list_files\"\ndescription = \"List files.\"\ncolour = 1\n",
+        )
+        // 4. an empty file
+        .file("tools/empty.toml", "")
+        // 5. condition reading an unknown field in a second component (line 2, at 9)
+        .file(
+            "components/later.toml",
+            "id = \"later\"\nwhen = \"yolos\"\n",
+        )
+        .file("components/later.md", "Later.\n")
+        // 6. invalid regex in the manifest (line 6, at 11)
+        .file(
+            "promptc.toml",
+            format!(
+                "{}\n[[postprocess]]\nrule = \"regex\"\npattern = \"[z-a]\"\n",
+                common::MANIFEST
+            ),
+        )
+        .validate();
+    let mut found: Vec<(String, String, u64, u64)> = report
+        .diagnostics()
+        .into_iter()
+        .map(|d| (d.code, d.file, d.line, d.column))
+        .collect();
+    found.sort();
+    let owned = |(code, file, line, column): (&str, &str, u64, u64)| {
+        (code.to_string(), file.to_string(), line, column)
+    };
+    let mut expected: Vec<_> = [
+        ("unknown-reference", "variants/generic.toml", 3, 24),
+        ("template-syntax", "components/intro.md", 1, 20),
+        ("unknown-key", "tools/list_files.toml", 3, 1),
+        ("empty-file", "tools/empty.toml", 1, 1),
+        ("unknown-context-field", "components/later.toml", 2, 9),
+        ("invalid-regex", "promptc.toml", 6, 11),
+    ]
+    .into_iter()
+    .map(owned)
+    .collect();
+    expected.sort();
+    assert_eq!(found, expected, "{:#}", report.json);
+    assert_eq!(report.counts(), (6, 0));
+    assert_eq!(report.code, 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The human-readable report
+
+#[test]
+fn human_report_of_three_errors() {
+    let workspace = Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            "id = \"generic\"\n\
+             template_file = \"generic.md\"\n\
+             components = [\"intro\"]\n\
+             tools = [\"read_file\", \"read_fiel\"]\n",
+        )
+        .file(
+            "components/intro.toml",
+            format!("{}when = \"browser.enabeld\"\n", common::COMPONENT),
+        )
+        .file(
+            "components/intro.md",
+            "You work in {{ cwd }}.\nToday is {{ CURRENT_DATE ) }}.\n",
+        )
+        .write();
+    let run = workspace.validate_human();
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+    let tmp = workspace.tmp().to_str().unwrap();
+    assert!(!run.stderr.contains(tmp), "{}", run.stderr);
+    insta::assert_snapshot!(run.stderr);
+}
