@@ -21,6 +21,7 @@ pub mod schema;
 pub mod source;
 pub mod span;
 pub mod templates;
+pub mod tokens;
 pub mod validate;
 pub mod workspace;
 

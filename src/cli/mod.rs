@@ -5,6 +5,7 @@ mod build;
 mod check;
 mod init;
 mod schema;
+mod stats;
 mod validate;
 
 use std::io::{IsTerminal, Write};
@@ -48,6 +49,8 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Write the shipped default library into a new workspace.
     Init(init::InitArgs),
+    /// Token and character counts of the compiled prompts (o200k).
+    Stats(stats::StatsArgs),
     /// Check every file of the workspace and report all problems.
     Validate(validate::ValidateArgs),
     /// Write the JSON Schemas of the file formats, or check that they are current.
@@ -78,6 +81,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Build(args) => build::run(args, &output),
         Command::Check(args) => check::run(args, &output),
         Command::Init(args) => init::run(args),
+        Command::Stats(args) => stats::run(args, &output),
         Command::Validate(args) => validate::run(args, &output),
         Command::Schema(args) => schema::run(args),
     };

@@ -1,0 +1,205 @@
+//! The shipped default library: valid, every family builds for every context, the committed
+//! outputs are current, it stays within its token budgets, and `promptc init` reproduces it.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test that cannot proceed fails
+
+use std::path::{Path, PathBuf};
+
+use promptc::Workspace;
+use promptc::compile::{Compiled, Request, Selection};
+use promptc::emit::matrix;
+use promptc::tokens::Encoding;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn load(dir: &Path) -> Workspace {
+    let loaded = Workspace::load(dir).unwrap();
+    let problems: Vec<String> = loaded
+        .diagnostics
+        .iter()
+        .map(|d| format!("{}: {}", d.problem.code(), d.problem))
+        .collect();
+    assert!(problems.is_empty(), "{problems:#?}");
+    loaded.workspace
+}
+
+fn compile(workspace: &Workspace, family: &str, context: &str) -> Compiled {
+    let request = Request::new(
+        Selection::Family(family.into()),
+        workspace.contexts[context].value.clone(),
+    );
+    workspace.compile(&request).unwrap()
+}
+
+const FAMILIES: [&str; 6] = [
+    "generic",
+    "next-gen",
+    "native-next-gen",
+    "xs",
+    "gpt",
+    "gemini",
+];
+const CONTEXTS: [&str; 8] = [
+    "basic",
+    "no-browser",
+    "no-mcp",
+    "plan-mode",
+    "yolo",
+    "with-rules",
+    "small-context",
+    "native-tools",
+];
+
+#[test]
+fn the_library_validates_without_warnings_and_has_its_families_and_contexts() {
+    let workspace = load(&root());
+    assert_eq!(workspace.families().len(), FAMILIES.len());
+    for family in FAMILIES {
+        assert!(workspace.families().iter().any(|f| f == family), "{family}");
+    }
+    for context in CONTEXTS {
+        assert!(workspace.contexts.contains_key(context), "{context}");
+    }
+    assert_eq!(workspace.tools.len(), 17);
+}
+
+#[test]
+fn committed_outputs_are_current() {
+    let workspace = load(&root());
+    let run = matrix::compile_all(&workspace, None);
+    assert!(run.failed.is_empty(), "{:?}", run.failed);
+    assert_eq!(run.outputs.len(), FAMILIES.len() * CONTEXTS.len());
+    let mismatches = matrix::check(&workspace, &run.outputs).unwrap();
+    let paths: Vec<&str> = mismatches.iter().map(|m| m.path()).collect();
+    assert!(
+        mismatches.is_empty(),
+        "stale compiled prompts {paths:?}: run `cargo run -- build --all`"
+    );
+}
+
+#[test]
+fn prompts_stay_within_their_token_budgets() {
+    let workspace = load(&root());
+    let budgets = [
+        ("generic", 9_000),
+        ("next-gen", 9_000),
+        ("gpt", 9_000),
+        ("gemini", 9_000),
+        ("xs", 2_000),
+        ("native-next-gen", 4_000),
+    ];
+    for (family, budget) in budgets {
+        let tokens = Encoding::O200k.count(&compile(&workspace, family, "basic").prompt);
+        assert!(
+            tokens < budget,
+            "{family}: {tokens} tokens, budget {budget}"
+        );
+        // A budget far above the count means the test no longer says much.
+        assert!(tokens > budget / 5, "{family}: only {tokens} tokens?");
+    }
+}
+
+#[test]
+fn a_prompt_never_names_a_tool_it_does_not_offer() {
+    let workspace = load(&root());
+    let all: Vec<String> = workspace
+        .tools
+        .values()
+        .map(|t| t.value.name.clone().unwrap_or_else(|| t.value.id.clone()))
+        .collect();
+    for family in FAMILIES {
+        for context in CONTEXTS {
+            let compiled = compile(&workspace, family, context);
+            for name in &all {
+                if compiled.tools.iter().any(|t| &t.name == name) {
+                    continue;
+                }
+                assert!(
+                    !compiled.prompt.contains(name.as_str()),
+                    "{family} × {context} mentions `{name}`, which it does not offer"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn native_tool_families_leave_tool_documentation_to_the_api() {
+    let workspace = load(&root());
+    let native = compile(&workspace, "native-next-gen", "basic");
+    let text = compile(&workspace, "next-gen", "basic");
+    for tool in &native.tools {
+        let heading = format!("## {}", tool.name);
+        assert!(
+            text.prompt.contains(&heading),
+            "next-gen documents {}",
+            tool.name
+        );
+        assert!(
+            !native.prompt.contains(&heading),
+            "native documents {}",
+            tool.name
+        );
+    }
+    // The same tools are offered; they travel as definitions instead of prose.
+    let ids = |c: &Compiled| c.tools.iter().map(|t| t.id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&native), ids(&text));
+    assert!(native.prompt.contains("TOOL USE"));
+}
+
+#[test]
+fn context_switches_change_the_prompt() {
+    let workspace = load(&root());
+    let basic = compile(&workspace, "next-gen", "basic");
+    let no_browser = compile(&workspace, "next-gen", "no-browser");
+    assert!(basic.tools.iter().any(|t| t.id == "browser_action"));
+    assert!(!no_browser.tools.iter().any(|t| t.id == "browser_action"));
+    let no_mcp = compile(&workspace, "next-gen", "no-mcp");
+    assert!(!no_mcp.tools.iter().any(|t| t.id == "use_mcp_tool"));
+    assert!(basic.prompt.contains("MCP SERVERS"));
+    assert!(!no_mcp.prompt.contains("MCP SERVERS"));
+    let rules = compile(&workspace, "next-gen", "with-rules");
+    assert!(rules.prompt.contains("{{ not_a_template }}"));
+    // next-gen adds web_fetch and feedback to generic.
+    let generic = compile(&workspace, "generic", "basic");
+    assert!(basic.tools.iter().any(|t| t.id == "web_fetch"));
+    assert!(!generic.tools.iter().any(|t| t.id == "web_fetch"));
+    assert!(
+        basic
+            .sections
+            .iter()
+            .any(|s| s.id == "feedback" && !s.text.is_empty())
+    );
+}
+
+#[test]
+fn init_writes_a_workspace_that_validates_and_builds() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("agent");
+    let written = promptc::init::init(&target).unwrap();
+    assert!(written.iter().any(|p| p.ends_with("promptc.toml")));
+    assert!(
+        written
+            .iter()
+            .any(|p| p.ends_with("schema/tool.schema.json"))
+    );
+    let workspace = load(&target);
+    let compiled = compile(&workspace, "next-gen", "basic");
+    let shipped = compile(&load(&root()), "next-gen", "basic");
+    assert_eq!(compiled.prompt, shipped.prompt);
+
+    // A second init refuses and writes nothing.
+    std::fs::write(target.join("components/rules.md"), "mine").unwrap();
+    match promptc::init::init(&target) {
+        Err(promptc::init::InitError::WouldOverwrite(existing)) => {
+            assert_eq!(existing.len(), written.len());
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    assert_eq!(
+        std::fs::read_to_string(target.join("components/rules.md")).unwrap(),
+        "mine"
+    );
+}
