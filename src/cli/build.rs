@@ -3,7 +3,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use indexmap::IndexMap;
 
-use super::{EXIT_OK, EXIT_PROBLEMS, Output, UsageError, workspace_root};
+use super::{EXIT_OK, EXIT_PROBLEMS, Output, UsageError, load_valid};
 use crate::compile::{CompileError, Compiled, Request, Selection};
 use crate::emit::matrix;
 use crate::emit::write::write_atomic;
@@ -58,14 +58,10 @@ fn parse_assignment(text: &str) -> Result<(String, String), String> {
 }
 
 pub fn run(args: BuildArgs, output: &Output) -> Result<u8, UsageError> {
-    let root = workspace_root(args.workspace.as_deref())?;
-    let loaded = Workspace::load(&root)?;
-    let mut workspace = loaded.workspace;
-    if loaded.diagnostics.has_errors() {
-        output.diagnostics(loaded.diagnostics, &workspace.sources);
-        return Ok(EXIT_PROBLEMS);
-    }
-    output.diagnostics(loaded.diagnostics, &workspace.sources);
+    let mut workspace = match load_valid(args.workspace.as_deref(), output)? {
+        Ok(workspace) => workspace,
+        Err(code) => return Ok(code),
+    };
     if args.all {
         return build_all(&workspace, output);
     }

@@ -3,9 +3,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::build::{report_failures, source_date_epoch};
-use super::{EXIT_OK, EXIT_PROBLEMS, Output, UsageError, workspace_root};
+use super::{EXIT_OK, EXIT_PROBLEMS, Output, UsageError, load_valid};
 use crate::emit::matrix::{self, Mismatch};
-use crate::workspace::Workspace;
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
@@ -14,14 +13,10 @@ pub struct CheckArgs {
 }
 
 pub fn run(args: CheckArgs, output: &Output) -> Result<u8, UsageError> {
-    let root = workspace_root(args.dir.as_deref())?;
-    let loaded = Workspace::load(&root)?;
-    let workspace = loaded.workspace;
-    let has_errors = loaded.diagnostics.has_errors();
-    output.diagnostics(loaded.diagnostics, &workspace.sources);
-    if has_errors {
-        return Ok(EXIT_PROBLEMS);
-    }
+    let workspace = match load_valid(args.dir.as_deref(), output)? {
+        Ok(workspace) => workspace,
+        Err(code) => return Ok(code),
+    };
     let run = matrix::compile_all(&workspace, source_date_epoch()?);
     let outputs = run.outputs;
     let any_failed = report_failures(&workspace, run.failed, output)?;

@@ -18,6 +18,7 @@ use crate::diagnostic::Diagnostics;
 use crate::load::find_root;
 use crate::report;
 use crate::source::Sources;
+use crate::workspace::Workspace;
 
 /// Exit codes: fixed, documented in the README.
 pub const EXIT_OK: u8 = 0;
@@ -108,6 +109,23 @@ impl Output {
         let text = report::human(&sorted, sources, self.color);
         let _ = std::io::stderr().write_all(text.as_bytes());
     }
+}
+
+/// Loads the workspace and prints its diagnostics. `Err(exit code)` when it has errors: every
+/// command but `validate` stops there.
+pub fn load_valid(
+    dir: Option<&Path>,
+    output: &Output,
+) -> Result<Result<Workspace, u8>, UsageError> {
+    let root = workspace_root(dir)?;
+    let loaded = Workspace::load(&root)?;
+    let has_errors = loaded.diagnostics.has_errors();
+    output.diagnostics(loaded.diagnostics, &loaded.workspace.sources);
+    Ok(if has_errors {
+        Err(EXIT_PROBLEMS)
+    } else {
+        Ok(loaded.workspace)
+    })
 }
 
 /// The workspace root: the given folder, or the nearest one above the current directory that

@@ -3,11 +3,10 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use super::build::{report_failures, source_date_epoch};
-use super::{EXIT_OK, EXIT_PROBLEMS, Output, UsageError, workspace_root};
+use super::{EXIT_OK, EXIT_PROBLEMS, Output, UsageError, load_valid};
 use crate::compile::{Request, Selection};
 use crate::emit::matrix;
 use crate::tokens::Encoding;
-use crate::workspace::Workspace;
 
 #[derive(Args, Debug)]
 pub struct StatsArgs {
@@ -41,14 +40,10 @@ struct Row {
 }
 
 pub fn run(args: StatsArgs, output: &Output) -> Result<u8, UsageError> {
-    let root = workspace_root(args.workspace.as_deref())?;
-    let loaded = Workspace::load(&root)?;
-    let workspace = loaded.workspace;
-    let has_errors = loaded.diagnostics.has_errors();
-    output.diagnostics(loaded.diagnostics, &workspace.sources);
-    if has_errors {
-        return Ok(EXIT_PROBLEMS);
-    }
+    let workspace = match load_valid(args.workspace.as_deref(), output)? {
+        Ok(workspace) => workspace,
+        Err(code) => return Ok(code),
+    };
     let encoding = Encoding::O200k;
     let epoch = source_date_epoch()?;
     let mut rows = Vec::new();

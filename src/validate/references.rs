@@ -154,23 +154,12 @@ fn check_variant(workspace: &Workspace, entry: &Entry<Variant>, out: &mut Diagno
     ];
     for (field, list, kind) in lists {
         for (index, id) in list.iter().flatten().enumerate() {
-            let (known, mut names): (bool, Box<dyn Iterator<Item = &String>>) = match kind {
-                RefKind::Component => (
-                    workspace.components.contains_key(id),
-                    Box::new(workspace.components.keys()),
-                ),
-                _ => (
-                    workspace.tools.contains_key(id),
-                    Box::new(workspace.tools.keys()),
-                ),
-            };
-            let known = known || workspace.invalid.contains(kind, id);
-            if !known {
+            if let Err(suggestion) = lookup(workspace, kind, id) {
                 out.error(
                     Problem::Unknown {
                         kind,
                         name: id.clone(),
-                        suggestion: closest(id, &mut names),
+                        suggestion,
                     },
                     entry.value_span(&format!("/{field}/{index}")),
                 );
@@ -189,56 +178,65 @@ fn check_variant(workspace: &Workspace, entry: &Entry<Variant>, out: &mut Diagno
             entry.value_span("/id"),
         );
     }
-    for id in variant.overrides.components.keys() {
-        let pointer = format!("/overrides/components/{id}");
-        if workspace.invalid.contains(RefKind::Component, id) {
-            continue;
-        }
-        if !workspace.components.contains_key(id) {
-            out.error(
-                Problem::Unknown {
-                    kind: RefKind::Component,
-                    name: id.clone(),
-                    suggestion: closest(id, workspace.components.keys()),
-                },
-                entry.key_span(&pointer),
-            );
-        } else if !effective.components().contains(id) {
-            out.push(Diagnostic::new(
-                Problem::UnusedOverride {
-                    kind: RefKind::Component,
-                    name: id.clone(),
-                    variant: variant.id.clone(),
-                },
-                entry.key_span(&pointer),
-            ));
-        }
-    }
-    for id in variant.overrides.tools.keys() {
-        let pointer = format!("/overrides/tools/{id}");
-        if workspace.invalid.contains(RefKind::Tool, id) {
-            continue;
-        }
-        if !workspace.tools.contains_key(id) {
-            out.error(
-                Problem::Unknown {
-                    kind: RefKind::Tool,
-                    name: id.clone(),
-                    suggestion: closest(id, workspace.tools.keys()),
-                },
-                entry.key_span(&pointer),
-            );
-        } else if !effective.tools().contains(id) {
-            out.push(Diagnostic::new(
-                Problem::UnusedOverride {
-                    kind: RefKind::Tool,
-                    name: id.clone(),
-                    variant: variant.id.clone(),
-                },
-                entry.key_span(&pointer),
-            ));
+    let overridden: [(&str, RefKind, Vec<&String>, &[String]); 2] = [
+        (
+            "components",
+            RefKind::Component,
+            variant.overrides.components.keys().collect(),
+            effective.components(),
+        ),
+        (
+            "tools",
+            RefKind::Tool,
+            variant.overrides.tools.keys().collect(),
+            effective.tools(),
+        ),
+    ];
+    for (field, kind, ids, used) in overridden {
+        for id in ids {
+            let span = entry.key_span(&format!("/overrides/{field}/{id}"));
+            match lookup(workspace, kind, id) {
+                Err(suggestion) => out.error(
+                    Problem::Unknown {
+                        kind,
+                        name: id.clone(),
+                        suggestion,
+                    },
+                    span,
+                ),
+                Ok(()) if !used.contains(id) && !workspace.invalid.contains(kind, id) => {
+                    out.push(Diagnostic::new(
+                        Problem::UnusedOverride {
+                            kind,
+                            name: id.clone(),
+                            variant: variant.id.clone(),
+                        },
+                        span,
+                    ));
+                }
+                Ok(()) => {}
+            }
         }
     }
+}
+
+/// `Ok` when a component or tool id exists (or was declared by a file that failed its own
+/// validation); otherwise the closest known id, if any.
+fn lookup(workspace: &Workspace, kind: RefKind, id: &str) -> Result<(), Option<String>> {
+    if workspace.invalid.contains(kind, id) {
+        return Ok(());
+    }
+    let (known, suggestion) = match kind {
+        RefKind::Component => (
+            workspace.components.contains_key(id),
+            closest(id, workspace.components.keys()),
+        ),
+        _ => (
+            workspace.tools.contains_key(id),
+            closest(id, workspace.tools.keys()),
+        ),
+    };
+    if known { Ok(()) } else { Err(suggestion) }
 }
 
 fn check_tool(
@@ -369,12 +367,12 @@ fn check_depends_on<T>(
     out: &mut Diagnostics,
 ) {
     for (index, tool) in parameter.depends_on.iter().flatten().enumerate() {
-        if !workspace.tools.contains_key(tool) && !workspace.invalid.contains(RefKind::Tool, tool) {
+        if let Err(suggestion) = lookup(workspace, RefKind::Tool, tool) {
             out.error(
                 Problem::Unknown {
                     kind: RefKind::Tool,
                     name: tool.clone(),
-                    suggestion: closest(tool, workspace.tools.keys()),
+                    suggestion,
                 },
                 entry.value_span(&format!("{pointer}/depends_on/{index}")),
             );
