@@ -1,104 +1,28 @@
 //! One compile: a family (or variant) and a context in, the prompt and its parts out.
 
-use indexmap::IndexMap;
-use minijinja::Value;
-use serde::Serialize;
-
-use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::diagnostic::Diagnostics;
 use crate::emit::postprocess::postprocess;
-use crate::model::{Context, ModelConfig, PostprocessRule};
-use crate::namespace::{TOOL, TOOLS_DATA, TOOLS_TEXT};
+use crate::model::PostprocessRule;
 use crate::problem::Problem;
 use crate::render::globals::Globals;
+use crate::render::renderer::Renderer;
 use crate::resolve::effective_variant::{EffectiveVariant, effective};
-use crate::resolve::plan::{Plan, Reason, plan};
-use crate::resolve::template_choice::{base_template, component_template, tool_format};
-use crate::resolve::tool_spec::Text;
+use crate::resolve::plan::{Reason, plan};
+use crate::resolve::template_choice::{base_template, component_template};
 use crate::workspace::Workspace;
 
-/// Which variant to compile.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Selection {
-    /// The manifest's fallback family.
-    Default,
-    Family(String),
-    Variant(String),
-}
+pub use crate::compiled::{
+    CompileError, Compiled, CompiledParameter, CompiledTool, Section, SourceRange,
+};
+pub use crate::request::{Request, Selection};
+pub use crate::resolve::date::date_from_epoch;
 
-#[derive(Clone, Debug)]
-pub struct Request {
-    pub selection: Selection,
-    pub context: Context,
-    /// `--set KEY=VALUE` pairs: runtime placeholders that win over everything.
-    pub set: IndexMap<String, String>,
-    /// SOURCE_DATE_EPOCH, used when the context has no date.
-    pub source_date_epoch: Option<i64>,
-}
-
-impl Request {
-    pub fn new(selection: Selection, context: Context) -> Self {
-        Self {
-            selection,
-            context,
-            set: IndexMap::new(),
-            source_date_epoch: None,
-        }
-    }
-}
-
-/// Why a compile produced no prompt.
-#[derive(Debug)]
-pub enum CompileError {
-    /// The selection names no variant (a usage problem: nothing in the files is wrong).
-    Selection(Problem),
-    /// Rendering failed; the diagnostics point into the workspace's files.
-    Diagnostics(Diagnostics),
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct Compiled {
-    pub family: String,
-    pub variant: String,
-    pub version: Option<String>,
-    /// The final prompt, post-processed.
-    pub prompt: String,
-    pub sections: Vec<Section>,
-    pub tools: Vec<CompiledTool>,
-    pub model: ModelConfig,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct Section {
-    pub id: String,
-    pub slot: String,
-    /// Whether the section is in the prompt, and why not.
-    pub included: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// The template file (or `file#field` for inline templates) it was rendered from.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub template: Option<String>,
-    pub text: String,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct CompiledTool {
-    pub id: String,
-    pub name: String,
-    /// `generic`, or the family whose spec was used.
-    pub spec: String,
-    pub description: String,
-    pub parameters: Vec<CompiledParameter>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct CompiledParameter {
-    pub name: String,
-    pub required: bool,
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub instruction: String,
-    pub usage: String,
+/// A compile up to rendering: the variant, the scope, and the plan.
+pub(crate) struct Prepared {
+    pub variant: EffectiveVariant,
+    pub globals: Globals,
+    pub plan: crate::resolve::plan::Plan,
+    pub date: Option<String>,
 }
 
 impl Workspace {
@@ -132,8 +56,13 @@ impl Workspace {
         })
     }
 
-    pub fn compile(&self, request: &Request) -> Result<Compiled, CompileError> {
-        let mut diagnostics = Diagnostics::default();
+    /// Selects the variant, fills the scope and decides what the prompt contains; shared by
+    /// `compile` and `explain`.
+    pub(crate) fn prepare(
+        &self,
+        request: &Request,
+        diagnostics: &mut Diagnostics,
+    ) -> Result<Prepared, CompileError> {
         let variant = self
             .select(&request.selection)
             .map_err(CompileError::Selection)?;
@@ -143,9 +72,24 @@ impl Workspace {
             .clone()
             .or_else(|| request.source_date_epoch.map(date_from_epoch));
         let mut globals = Globals::new(&variant, &request.context, date.as_deref(), &request.set);
-        self.insert_predicates(&mut globals, &mut diagnostics);
+        self.insert_predicates(&mut globals, diagnostics);
+        let plan = plan(self, &variant, &mut globals, diagnostics);
+        Ok(Prepared {
+            variant,
+            globals,
+            plan,
+            date,
+        })
+    }
 
-        let plan = plan(self, &variant, &mut globals, &mut diagnostics);
+    pub fn compile(&self, request: &Request) -> Result<Compiled, CompileError> {
+        let mut diagnostics = Diagnostics::default();
+        let Prepared {
+            variant,
+            mut globals,
+            plan,
+            date,
+        } = self.prepare(request, &mut diagnostics)?;
         let mut renderer = Renderer {
             workspace: self,
             diagnostics: &mut diagnostics,
@@ -179,6 +123,9 @@ impl Workspace {
                 included: planned.reason == Reason::Included,
                 reason: describe(&planned.reason),
                 template: template.map(str::to_string),
+                source: template
+                    .and_then(|name| self.templates.extent(name))
+                    .map(|span| SourceRange::of(span, &self.sources)),
                 text,
             });
         }
@@ -225,113 +172,6 @@ impl Workspace {
     }
 }
 
-struct Renderer<'a> {
-    workspace: &'a Workspace,
-    diagnostics: &'a mut Diagnostics,
-    no_date: bool,
-}
-
-impl Renderer<'_> {
-    /// Renders a template; a failure becomes a diagnostic at the failing expression.
-    fn render(&mut self, name: &str, globals: &Value) -> Option<String> {
-        let templates = &self.workspace.templates;
-        let result = templates
-            .env()
-            .get_template(name)
-            .and_then(|template| template.render(globals.clone()));
-        match result {
-            Ok(text) => Some(text),
-            Err(error) => {
-                let span = templates
-                    .error_span(&error)
-                    .or_else(|| templates.span_of(name));
-                let uses_date = templates
-                    .variables(name)
-                    .iter()
-                    .any(|v| v == "CURRENT_DATE");
-                let problem = if self.no_date
-                    && uses_date
-                    && error.kind() == minijinja::ErrorKind::UndefinedError
-                {
-                    Problem::NoDate
-                } else {
-                    Problem::RenderFailed {
-                        message: match error.detail() {
-                            Some(detail) => format!("{}: {detail}", error.kind()),
-                            None => error.kind().to_string(),
-                        },
-                    }
-                };
-                if let Some(span) = span {
-                    self.diagnostics.push(Diagnostic::new(problem, span));
-                }
-                None
-            }
-        }
-    }
-
-    fn text(&mut self, text: &Option<Text>, globals: &Value) -> String {
-        let Some(text) = text else {
-            return String::new();
-        };
-        self.workspace
-            .templates
-            .lookup(text.source, &text.pointer)
-            .map(str::to_string)
-            .and_then(|name| self.render(&name, globals))
-            .unwrap_or_default()
-    }
-
-    /// Renders the enabled tools' texts, then documents each through the tool format into
-    /// `TOOLS`.
-    fn tools(
-        &mut self,
-        plan: &Plan,
-        variant: &EffectiveVariant,
-        globals: &mut Globals,
-    ) -> Vec<CompiledTool> {
-        let values = globals.scope();
-        let mut compiled = Vec::new();
-        for planned in plan.enabled_tools() {
-            let tool = &planned.tool;
-            let description = self.text(&Some(tool.description.clone()), &values);
-            let parameters = planned
-                .parameters
-                .iter()
-                .filter(|(_, reason)| *reason == Reason::Included)
-                .map(|(parameter, _)| CompiledParameter {
-                    name: parameter.name.clone(),
-                    required: parameter.required,
-                    kind: parameter.kind.name().to_string(),
-                    instruction: self.text(&parameter.instruction, &values),
-                    usage: self.text(&parameter.usage, &values),
-                })
-                .collect();
-            compiled.push(CompiledTool {
-                id: tool.id.clone(),
-                name: tool.name.clone(),
-                spec: match &tool.choice {
-                    crate::resolve::tool_spec::SpecChoice::Family(f) => f.clone(),
-                    crate::resolve::tool_spec::SpecChoice::Generic => "generic".into(),
-                },
-                description,
-                parameters,
-            });
-        }
-        let format = tool_format(self.workspace, variant);
-        let mut documented = Vec::with_capacity(compiled.len());
-        for tool in &compiled {
-            let scope = globals.scope_with(TOOL, Value::from(minijinja::value::Serde(tool)));
-            if let Some(text) = self.render(format, &scope) {
-                documented.push(text.trim_end().to_string());
-            }
-        }
-        globals.insert_fact(TOOLS_DATA, Value::from(minijinja::value::Serde(&compiled)));
-        globals.insert_fact(TOOLS_TEXT, Value::from(documented.join("\n\n")));
-        compiled
-    }
-}
-
 fn describe(reason: &Reason) -> Option<String> {
     match reason {
         Reason::Included => None,
@@ -340,33 +180,5 @@ fn describe(reason: &Reason) -> Option<String> {
         Reason::MissingDependency { tools } => {
             Some(format!("needs tools not enabled: {}", tools.join(", ")))
         }
-    }
-}
-
-/// `YYYY-MM-DD` of a Unix timestamp (UTC), for SOURCE_DATE_EPOCH.
-pub fn date_from_epoch(seconds: i64) -> String {
-    // Howard Hinnant's days-to-civil algorithm.
-    let days = seconds.div_euclid(86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn epoch_dates() {
-        assert_eq!(date_from_epoch(0), "1970-01-01");
-        assert_eq!(date_from_epoch(951_782_400), "2000-02-29");
-        assert_eq!(date_from_epoch(1_793_491_200), "2026-11-01");
     }
 }

@@ -6,9 +6,11 @@
 
 pub mod cli;
 pub mod compile;
+pub mod compiled;
 pub mod diagnostic;
 pub mod emit;
 pub mod entry;
+pub mod explain;
 pub mod init;
 pub mod load;
 pub mod model;
@@ -16,6 +18,7 @@ pub mod namespace;
 pub mod problem;
 pub mod render;
 pub mod report;
+pub mod request;
 pub mod resolve;
 pub mod schema;
 pub mod source;

@@ -84,7 +84,7 @@ impl Templates {
         let origin = Origin {
             source: file,
             exact_start: Some(0),
-            fallback: Span::file_start(file),
+            fallback: Span::new(file, 0..source.text.len()),
         };
         self.add(referrer, pointer, name, source.text.clone(), origin)
     }
@@ -183,7 +183,8 @@ impl Templates {
         names
     }
 
-    /// The place of the template itself (its file, or its inline value).
+    /// Where a problem with the template as a whole is reported: the start of its file, or
+    /// its inline value.
     pub fn span_of(&self, name: &str) -> Option<Span> {
         self.origins
             .get(name)
@@ -191,5 +192,10 @@ impl Templates {
                 Some(0) if origin.fallback.start == 0 => Span::file_start(origin.source),
                 _ => origin.fallback,
             })
+    }
+
+    /// All of the template's text: its whole file, or its inline value (for source maps).
+    pub fn extent(&self, name: &str) -> Option<Span> {
+        self.origins.get(name).map(|origin| origin.fallback)
     }
 }

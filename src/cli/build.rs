@@ -18,6 +18,19 @@ pub struct BuildArgs {
     /// outputs of entries that left the matrix.
     #[arg(long, conflicts_with_all = ["family", "variant", "context", "out", "format", "set"])]
     pub all: bool,
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Write the output into this folder as `<family>.md` (or `.json`) instead of printing it.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// `text` (the prompt) or `json` (the prompt with its sections, tools and model config).
+    #[arg(long, value_enum, default_value_t = BuildFormat::Text)]
+    pub format: BuildFormat,
+}
+
+/// What to compile: shared by `build` and `explain`.
+#[derive(Args, Debug)]
+pub struct TargetArgs {
     /// The model family to compile (default: the manifest's fallback family).
     #[arg(long, conflicts_with = "variant")]
     pub family: Option<String>,
@@ -31,12 +44,6 @@ pub struct BuildArgs {
     /// A runtime placeholder, KEY=VALUE; wins over every other definition. Repeatable.
     #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_assignment)]
     pub set: Vec<(String, String)>,
-    /// Write the output into this folder as `<family>.md` (or `.json`) instead of printing it.
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// `text` (the prompt) or `json` (the prompt with its sections, tools and model config).
-    #[arg(long, value_enum, default_value_t = BuildFormat::Text)]
-    pub format: BuildFormat,
     /// The workspace (default: the nearest folder with promptc.toml).
     #[arg(long)]
     pub workspace: Option<PathBuf>,
@@ -58,40 +65,20 @@ fn parse_assignment(text: &str) -> Result<(String, String), String> {
 }
 
 pub fn run(args: BuildArgs, output: &Output) -> Result<u8, UsageError> {
-    let mut workspace = match load_valid(args.workspace.as_deref(), output)? {
+    let mut workspace = match load_valid(args.target.workspace.as_deref(), output)? {
         Ok(workspace) => workspace,
         Err(code) => return Ok(code),
     };
     if args.all {
         return build_all(&workspace, output);
     }
-
-    let context = match context(&mut workspace, args.context.as_deref())? {
-        Ok(context) => context,
-        Err(diagnostics) => {
-            output.diagnostics(diagnostics, &workspace.sources);
-            return Ok(EXIT_PROBLEMS);
-        }
+    let request = match request(&mut workspace, args.target, output)? {
+        Ok(request) => request,
+        Err(code) => return Ok(code),
     };
-    let selection = match (args.family, args.variant) {
-        (Some(family), _) => Selection::Family(family),
-        (None, Some(variant)) => Selection::Variant(variant),
-        (None, None) => Selection::Default,
-    };
-    let mut request = Request::new(selection, context);
-    request.set = args.set.into_iter().collect::<IndexMap<_, _>>();
-    request.source_date_epoch = source_date_epoch()?;
-
     let compiled = match workspace.compile(&request) {
         Ok(compiled) => compiled,
-        Err(CompileError::Selection(problem)) => {
-            let families = workspace.families().join(", ");
-            return Err(UsageError(format!("{problem} (families: {families})")));
-        }
-        Err(CompileError::Diagnostics(diagnostics)) => {
-            output.diagnostics(diagnostics, &workspace.sources);
-            return Ok(EXIT_PROBLEMS);
-        }
+        Err(error) => return compile_failed(&workspace, error, output),
     };
     let (text, extension) = match args.format {
         BuildFormat::Text => (compiled.prompt.clone(), "md"),
@@ -106,6 +93,48 @@ pub fn run(args: BuildArgs, output: &Output) -> Result<u8, UsageError> {
         None => print!("{text}"),
     }
     Ok(EXIT_OK)
+}
+
+/// The request a target names. `Err(exit code)` when its context has problems (printed).
+pub fn request(
+    workspace: &mut Workspace,
+    target: TargetArgs,
+    output: &Output,
+) -> Result<Result<Request, u8>, UsageError> {
+    let context = match context(workspace, target.context.as_deref())? {
+        Ok(context) => context,
+        Err(diagnostics) => {
+            output.diagnostics(diagnostics, &workspace.sources);
+            return Ok(Err(EXIT_PROBLEMS));
+        }
+    };
+    let selection = match (target.family, target.variant) {
+        (Some(family), _) => Selection::Family(family),
+        (None, Some(variant)) => Selection::Variant(variant),
+        (None, None) => Selection::Default,
+    };
+    let mut request = Request::new(selection, context);
+    request.set = target.set.into_iter().collect::<IndexMap<_, _>>();
+    request.source_date_epoch = source_date_epoch()?;
+    Ok(Ok(request))
+}
+
+/// A selection naming no variant is a usage error; diagnostics are printed.
+pub fn compile_failed(
+    workspace: &Workspace,
+    error: CompileError,
+    output: &Output,
+) -> Result<u8, UsageError> {
+    match error {
+        CompileError::Selection(problem) => {
+            let families = workspace.families().join(", ");
+            Err(UsageError(format!("{problem} (families: {families})")))
+        }
+        CompileError::Diagnostics(diagnostics) => {
+            output.diagnostics(diagnostics, &workspace.sources);
+            Ok(EXIT_PROBLEMS)
+        }
+    }
 }
 
 fn build_all(workspace: &Workspace, output: &Output) -> Result<u8, UsageError> {

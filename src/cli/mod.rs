@@ -3,8 +3,10 @@
 
 mod build;
 mod check;
+mod explain;
 mod init;
 mod schema;
+mod show;
 mod stats;
 mod validate;
 
@@ -48,6 +50,10 @@ pub enum Command {
     Build(build::BuildArgs),
     /// Compare the committed outputs of the build matrix with a fresh compile; writes nothing.
     Check(check::CheckArgs),
+    /// Why each component, tool and parameter is in the prompt or not.
+    Explain(explain::ExplainArgs),
+    /// Print a variant as compiled: `show --effective VARIANT`.
+    Show(show::ShowArgs),
     /// Write the shipped default library into a new workspace.
     Init(init::InitArgs),
     /// Token and character counts of the compiled prompts (o200k).
@@ -81,6 +87,8 @@ pub fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
         Command::Build(args) => build::run(args, &output),
         Command::Check(args) => check::run(args, &output),
+        Command::Explain(args) => explain::run(args, &output),
+        Command::Show(args) => show::run(args, &output),
         Command::Init(args) => init::run(args),
         Command::Stats(args) => stats::run(args, &output),
         Command::Validate(args) => validate::run(args, &output),

@@ -2,3 +2,4 @@
 
 pub mod environment;
 pub mod globals;
+pub mod renderer;

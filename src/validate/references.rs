@@ -226,17 +226,13 @@ fn lookup(workspace: &Workspace, kind: RefKind, id: &str) -> Result<(), Option<S
     if workspace.invalid.contains(kind, id) {
         return Ok(());
     }
-    let (known, suggestion) = match kind {
-        RefKind::Component => (
-            workspace.components.contains_key(id),
-            closest(id, workspace.components.keys()),
-        ),
-        _ => (
-            workspace.tools.contains_key(id),
-            closest(id, workspace.tools.keys()),
-        ),
-    };
-    if known { Ok(()) } else { Err(suggestion) }
+    // The suggestion is computed only for unknown ids: it compares with every known one.
+    match kind {
+        RefKind::Component if workspace.components.contains_key(id) => Ok(()),
+        RefKind::Component => Err(closest(id, workspace.components.keys())),
+        _ if workspace.tools.contains_key(id) => Ok(()),
+        _ => Err(closest(id, workspace.tools.keys())),
+    }
 }
 
 fn check_tool(

@@ -1,0 +1,94 @@
+//! The result of one compile: the prompt and its parts.
+
+use serde::Serialize;
+
+use crate::diagnostic::Diagnostics;
+use crate::model::ModelConfig;
+use crate::problem::Problem;
+
+/// Why a compile produced no prompt.
+#[derive(Debug)]
+pub enum CompileError {
+    /// The selection names no variant (a usage problem: nothing in the files is wrong).
+    Selection(Problem),
+    /// Rendering failed; the diagnostics point into the workspace's files.
+    Diagnostics(Diagnostics),
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Compiled {
+    pub family: String,
+    pub variant: String,
+    pub version: Option<String>,
+    /// The final prompt, post-processed.
+    pub prompt: String,
+    pub sections: Vec<Section>,
+    pub tools: Vec<CompiledTool>,
+    pub model: ModelConfig,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Section {
+    pub id: String,
+    pub slot: String,
+    /// Whether the section is in the prompt, and why not.
+    pub included: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The template file (or `file#field` for inline templates) it was rendered from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub template: Option<String>,
+    /// Where that template's text lies: file and line range.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceRange>,
+    pub text: String,
+}
+
+/// A range of lines of a workspace file (1-based, inclusive).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SourceRange {
+    pub file: String,
+    pub first_line: usize,
+    pub last_line: usize,
+}
+
+impl SourceRange {
+    pub fn of(span: crate::span::Span, sources: &crate::source::Sources) -> Self {
+        let file = sources.get(span.source);
+        let (first_line, _) = file.line_col(span.start);
+        // A range ending with a newline ends on the line before it.
+        let end = if span.end > span.start && file.text[..span.end].ends_with('\n') {
+            span.end - 1
+        } else {
+            span.end
+        };
+        let (last_line, _) = file.line_col(end);
+        Self {
+            file: file.path.to_string_lossy().into_owned(),
+            first_line,
+            last_line,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CompiledTool {
+    pub id: String,
+    pub name: String,
+    /// `generic`, or the family whose spec was used.
+    pub spec: String,
+    /// The tool's file and the lines of the spec used.
+    pub source: SourceRange,
+    pub description: String,
+    pub parameters: Vec<CompiledParameter>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CompiledParameter {
+    pub name: String,
+    pub required: bool,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub instruction: String,
+    pub usage: String,
+}
