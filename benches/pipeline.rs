@@ -45,7 +45,7 @@ fn main() {
     let count = time(10, || {
         outputs
             .iter()
-            .map(|(_, text)| Encoding::O200k.count(text))
+            .map(|(_, compiled)| Encoding::O200k.count(&compiled.prompt))
             .sum::<usize>()
     });
     println!("shipped library ({} outputs):", outputs.len());
@@ -112,7 +112,7 @@ fn synthetic(n: usize) -> tempfile::TempDir {
         write(
             &format!("components/c{i}.toml"),
             &format!(
-                "id = \"c{i}\"\nwhen = \"'t{i}' in enabled_tools\"\ntemplate = \"Section {i} in {{{{ CWD }}}}.\"\n"
+                "id = \"c{i}\"\nwhen = \"not yolo\"\ntemplate = \"Section {i} in {{{{ CWD }}}}.\"\n"
             ),
         );
         let depends = if i > 0 {

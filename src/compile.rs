@@ -8,7 +8,7 @@ use crate::render::globals::Globals;
 use crate::render::renderer::Renderer;
 use crate::resolve::effective_variant::{EffectiveVariant, effective};
 use crate::resolve::plan::{Reason, plan};
-use crate::resolve::template_choice::{base_template, component_template};
+use crate::resolve::template_choice::{base_template, component_template, tool_format};
 use crate::workspace::Workspace;
 
 pub use crate::compiled::{
@@ -130,9 +130,11 @@ impl Workspace {
             });
         }
 
-        let rendered = base_template(self, &variant)
+        let base = base_template(self, &variant);
+        let rendered = base
             .and_then(|base| renderer.render(base, &scope))
             .unwrap_or_default();
+        let inputs = self.inputs(&variant, &plan, base, &sections);
         if diagnostics.has_errors() {
             return Err(CompileError::Diagnostics(diagnostics));
         }
@@ -152,7 +154,56 @@ impl Workspace {
             sections,
             tools,
             model: variant.variant.model.clone(),
+            inputs,
         })
+    }
+
+    /// The files a compile read: manifest, variant chain, templates, components and tools.
+    fn inputs(
+        &self,
+        variant: &EffectiveVariant,
+        plan: &crate::resolve::plan::Plan,
+        base: Option<&str>,
+        sections: &[Section],
+    ) -> Vec<String> {
+        let mut sources = Vec::new();
+        sources.extend(self.manifest_entry.as_ref().map(|m| m.source()));
+        sources.extend(
+            variant
+                .chain
+                .iter()
+                .filter_map(|id| self.variants.get(id))
+                .map(|e| e.source()),
+        );
+        let templates = base
+            .into_iter()
+            .chain(std::iter::once(tool_format(self, variant)))
+            .chain(sections.iter().filter_map(|s| s.template.as_deref()));
+        sources.extend(
+            templates
+                .filter_map(|name| self.templates.extent(name))
+                .map(|s| s.source),
+        );
+        sources.extend(
+            plan.components
+                .iter()
+                .filter_map(|c| self.components.get(&c.id))
+                .map(|e| e.source()),
+        );
+        sources.extend(
+            plan.tools
+                .iter()
+                .filter_map(|t| self.tools.get(&t.tool.id))
+                .map(|e| e.source()),
+        );
+        let mut paths: Vec<String> = sources
+            .into_iter()
+            .map(|source| self.sources.get(source).path.to_string_lossy().into_owned())
+            .filter(|path| !path.starts_with("<built-in>"))
+            .collect();
+        paths.sort();
+        paths.dedup();
+        paths
     }
 
     /// Predicates, in declaration order; each sees the ones before it.

@@ -25,6 +25,8 @@ pub struct Compiled {
     pub sections: Vec<Section>,
     pub tools: Vec<CompiledTool>,
     pub model: ModelConfig,
+    /// Workspace files this prompt was compiled from (the context aside), sorted.
+    pub inputs: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -20,6 +20,7 @@ pub mod render;
 pub mod report;
 pub mod request;
 pub mod resolve;
+pub mod revision;
 pub mod schema;
 pub mod source;
 pub mod span;

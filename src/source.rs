@@ -71,6 +71,10 @@ impl Sources {
         &self.files[id.0 as usize]
     }
 
+    pub fn iter(&self) -> impl Iterator<Item = &SourceFile> {
+        self.files.iter()
+    }
+
     pub fn find(&self, path: &Path) -> Option<SourceId> {
         self.by_path.get(path).copied()
     }

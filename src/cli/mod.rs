@@ -3,6 +3,7 @@
 
 mod build;
 mod check;
+mod diff;
 mod explain;
 mod init;
 mod schema;
@@ -50,6 +51,8 @@ pub enum Command {
     Build(build::BuildArgs),
     /// Compare the committed outputs of the build matrix with a fresh compile; writes nothing.
     Check(check::CheckArgs),
+    /// Compare the compiled prompts of two git revisions (the head defaults to the working tree).
+    Diff(diff::DiffArgs),
     /// Why each component, tool and parameter is in the prompt or not.
     Explain(explain::ExplainArgs),
     /// Print a variant as compiled: `show --effective VARIANT`.
@@ -87,6 +90,7 @@ pub fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
         Command::Build(args) => build::run(args, &output),
         Command::Check(args) => check::run(args, &output),
+        Command::Diff(args) => diff::run(args),
         Command::Explain(args) => explain::run(args, &output),
         Command::Show(args) => show::run(args, &output),
         Command::Init(args) => init::run(args),

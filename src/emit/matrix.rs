@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use similar::TextDiff;
 
-use crate::compile::{CompileError, Request, Selection};
+use crate::compile::{CompileError, Compiled, Request, Selection};
 use crate::emit::write::write_atomic;
 use crate::workspace::Workspace;
 
@@ -52,7 +52,7 @@ pub fn entries(workspace: &Workspace) -> Vec<MatrixEntry> {
 /// The result of compiling the whole matrix: what compiled, and what did not and why.
 #[derive(Debug, Default)]
 pub struct MatrixRun {
-    pub outputs: Vec<(MatrixEntry, String)>,
+    pub outputs: Vec<(MatrixEntry, Compiled)>,
     pub failed: Vec<(MatrixEntry, CompileError)>,
 }
 
@@ -70,7 +70,7 @@ pub fn compile_all(workspace: &Workspace, source_date_epoch: Option<i64>) -> Mat
         );
         request.source_date_epoch = source_date_epoch;
         match workspace.compile(&request) {
-            Ok(output) => run.outputs.push((entry, output.prompt)),
+            Ok(output) => run.outputs.push((entry, output)),
             Err(error) => run.failed.push((entry, error)),
         }
     }
@@ -88,12 +88,13 @@ pub struct WriteReport {
 /// matrix, and records the new set of owned files.
 pub fn write_all(
     workspace: &Workspace,
-    outputs: &[(MatrixEntry, String)],
+    outputs: &[(MatrixEntry, Compiled)],
 ) -> io::Result<WriteReport> {
     let root = &workspace.root;
     let mut report = WriteReport::default();
     let current: BTreeSet<&str> = outputs.iter().map(|(e, _)| e.path.as_str()).collect();
-    for (entry, text) in outputs {
+    for (entry, compiled) in outputs {
+        let text = &compiled.prompt;
         let path = root.join(&entry.path);
         if std::fs::read(&path).ok().as_deref() == Some(text.as_bytes()) {
             report.unchanged.push(entry.path.clone());
@@ -141,11 +142,12 @@ impl Mismatch {
 /// Compares fresh outputs with the files on disk; writes nothing.
 pub fn check(
     workspace: &Workspace,
-    outputs: &[(MatrixEntry, String)],
+    outputs: &[(MatrixEntry, Compiled)],
 ) -> io::Result<Vec<Mismatch>> {
     let root = &workspace.root;
     let mut mismatches = Vec::new();
-    for (entry, text) in outputs {
+    for (entry, compiled) in outputs {
+        let text = &compiled.prompt;
         match std::fs::read_to_string(root.join(&entry.path)) {
             Ok(on_disk) if on_disk == *text => {}
             Ok(on_disk) => mismatches.push(Mismatch::Stale {

@@ -2,4 +2,5 @@
 
 pub mod matrix;
 pub mod postprocess;
+pub mod prompt_diff;
 pub mod write;

@@ -1,0 +1,66 @@
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use super::build::source_date_epoch;
+use super::{EXIT_OK, EXIT_PROBLEMS, UsageError, workspace_root};
+use crate::emit::prompt_diff::{compare, compile_side};
+use crate::revision::checkout;
+
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    /// The revision to compare from (a branch, tag or commit).
+    #[arg(long)]
+    pub base: String,
+    /// The revision to compare to (default: the working tree, uncommitted changes included).
+    #[arg(long)]
+    pub head: Option<String>,
+    /// Only the summary: which outputs changed, by how much, and which files caused it.
+    #[arg(long)]
+    pub stat: bool,
+    /// `text`, `markdown` (a pull-request comment) or `json`.
+    #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
+    pub format: DiffFormat,
+    /// The workspace (default: the nearest folder with promptc.toml).
+    pub dir: Option<PathBuf>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    Text,
+    Markdown,
+    Json,
+}
+
+pub fn run(args: DiffArgs) -> Result<u8, UsageError> {
+    let root = workspace_root(args.dir.as_deref())?;
+    let epoch = source_date_epoch()?;
+    // Each side is compiled from its own copy; the copies live until the report is made.
+    let side = |revision: Option<&str>| match revision {
+        None => (None, compile_side(&root, epoch)),
+        Some(revision) => match checkout(&root, revision) {
+            Ok(copy) => {
+                let result = compile_side(&copy.root, epoch);
+                (Some(copy), result)
+            }
+            Err(error) => (None, Err(error.0)),
+        },
+    };
+    let (_base_copy, base) = side(Some(&args.base));
+    let (_head_copy, head) = side(args.head.as_deref());
+    let head_label = args.head.clone().unwrap_or_else(|| "working tree".into());
+    let report = compare((&args.base, base), (&head_label, head), epoch);
+    match args.format {
+        DiffFormat::Text => print!("{}", report.text(args.stat)),
+        DiffFormat::Markdown => print!("{}", report.markdown(args.stat)),
+        DiffFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        ),
+    }
+    Ok(if report.failures.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_PROBLEMS
+    })
+}

@@ -1,0 +1,370 @@
+//! The review workflow end to end in temporary git repositories: `build --all`, `check`,
+//! `diff --base`, `explain`, `show --effective`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test that cannot proceed fails
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+
+struct Repo {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+impl Repo {
+    /// A git repository holding the expressive fixture, its compiled outputs committed.
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        copy_dir(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/expressive"),
+            &root,
+        );
+        let repo = Repo { _dir: dir, root };
+        repo.git(&["init", "-q", "-b", "main"]);
+        let built = repo.promptc(&["build", "--all"]);
+        assert_eq!(built.status.code(), Some(0), "{}", stderr(&built));
+        repo.commit("initial");
+        repo
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        let output = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&self.root)
+            .args([
+                "-c",
+                "user.name=Test",
+                "-c",
+                "user.email=test@example.invalid",
+            ])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "git {args:?}: {}", stderr(&output));
+        String::from_utf8(output.stdout).unwrap()
+    }
+
+    fn commit(&self, message: &str) {
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "-m", message]);
+    }
+
+    fn promptc(&self, args: &[&str]) -> Output {
+        Command::cargo_bin("promptc")
+            .unwrap()
+            .current_dir(&self.root)
+            .env_remove("SOURCE_DATE_EPOCH")
+            .env("NO_COLOR", "1")
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
+    fn write(&self, path: &str, text: &str) {
+        std::fs::write(self.root.join(path), text).unwrap();
+    }
+
+    fn edit(&self, path: &str, from: &str, to: &str) {
+        let text = std::fs::read_to_string(self.root.join(path)).unwrap();
+        assert!(text.contains(from), "{path} has no `{from}`");
+        self.write(path, &text.replace(from, to));
+    }
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+const MODE_LINE: &str = "components/mode_line.yaml";
+
+#[test]
+fn check_fails_on_a_changed_component_and_names_the_stale_outputs() {
+    let repo = Repo::new();
+    let clean = repo.promptc(&["check"]);
+    assert_eq!(clean.status.code(), Some(0), "{}", stderr(&clean));
+    assert!(stderr(&clean).contains("ok: 4 outputs are up to date"));
+
+    repo.edit(
+        MODE_LINE,
+        "after the user approves each one",
+        "once the user says yes",
+    );
+    let stale = repo.promptc(&["check"]);
+    assert_eq!(stale.status.code(), Some(1));
+    let err = stderr(&stale);
+    assert!(
+        err.contains("stale: examples/prompts/base/full.md"),
+        "{err}"
+    );
+    assert!(
+        err.contains("stale: examples/prompts/compact/full.md"),
+        "{err}"
+    );
+    // bare runs in yolo mode: the changed branch of the condition does not show there.
+    assert!(!err.contains("bare.md"), "{err}");
+    let diff = stdout(&stale);
+    assert!(diff.contains("--- a/examples/prompts/base/full.md"));
+    assert!(diff.contains("-Run commands after the user approves each one; you are in act mode."));
+    assert!(diff.contains("+Run commands once the user says yes; you are in act mode."));
+    // check never writes.
+    assert_eq!(
+        repo.git(&["status", "--porcelain"]).trim(),
+        format!("M {MODE_LINE}")
+    );
+
+    let rebuilt = repo.promptc(&["build", "--all"]);
+    assert!(stderr(&rebuilt).contains("4 outputs: 2 written, 2 unchanged, 0 removed"));
+    assert_eq!(repo.promptc(&["check"]).status.code(), Some(0));
+}
+
+#[test]
+fn build_all_removes_only_the_outputs_it_owns() {
+    let repo = Repo::new();
+    repo.write(
+        "examples/prompts/base/notes.md",
+        "kept: promptc did not write this\n",
+    );
+    repo.edit(
+        "promptc.toml",
+        "[paths]",
+        "[build]\ncontexts = [\"full\"]\n\n[paths]",
+    );
+    let built = repo.promptc(&["build", "--all"]);
+    assert_eq!(built.status.code(), Some(0), "{}", stderr(&built));
+    let err = stderr(&built);
+    assert!(
+        err.contains("removed examples/prompts/base/bare.md"),
+        "{err}"
+    );
+    assert!(
+        err.contains("removed examples/prompts/compact/bare.md"),
+        "{err}"
+    );
+    assert!(!repo.root.join("examples/prompts/base/bare.md").exists());
+    assert!(repo.root.join("examples/prompts/base/full.md").exists());
+    assert!(repo.root.join("examples/prompts/base/notes.md").exists());
+    // check reports the stray file as unexpected, but does not touch it.
+    let checked = repo.promptc(&["check"]);
+    assert_eq!(checked.status.code(), Some(1));
+    assert!(stderr(&checked).contains("unexpected: examples/prompts/base/notes.md"));
+}
+
+#[test]
+fn diff_shows_each_changed_output_with_its_source_file() {
+    let repo = Repo::new();
+    repo.edit(
+        MODE_LINE,
+        "after the user approves each one",
+        "once the user says yes",
+    );
+    let diffed = repo.promptc(&["diff", "--base", "HEAD"]);
+    assert_eq!(diffed.status.code(), Some(0), "{}", stderr(&diffed));
+    let out = stdout(&diffed);
+    assert!(
+        out.contains("base × full (modified): -10 characters, -1 tokens"),
+        "{out}"
+    );
+    assert!(out.contains("+Run commands once the user says yes; you are in act mode."));
+    assert!(out.contains(
+        "components/mode_line.yaml (modified): examples/prompts/base/full.md, examples/prompts/compact/full.md"
+    ), "{out}");
+    assert!(!out.contains("bare"), "{out}");
+    // The working tree is untouched.
+    assert_eq!(
+        repo.git(&["status", "--porcelain"]).trim(),
+        format!("M {MODE_LINE}")
+    );
+
+    let stat = stdout(&repo.promptc(&["diff", "--base", "HEAD", "--stat"]));
+    assert!(
+        stat.contains("base × full (modified)") && !stat.contains("@@"),
+        "{stat}"
+    );
+
+    // Between two commits, the same.
+    repo.commit("reword the mode line");
+    let committed = stdout(&repo.promptc(&["diff", "--base", "HEAD~1", "--head", "HEAD"]));
+    assert!(committed.contains("base × full (modified): -10 characters, -1 tokens"));
+
+    let json: serde_json::Value = serde_json::from_str(&stdout(&repo.promptc(&[
+        "diff", "--base", "HEAD~1", "--head", "HEAD", "--format", "json",
+    ])))
+    .unwrap();
+    assert_eq!(json["prompts"].as_array().unwrap().len(), 2);
+    assert_eq!(json["prompts"][0]["path"], "examples/prompts/base/full.md");
+    assert_eq!(json["sources"][0]["path"], MODE_LINE);
+}
+
+#[test]
+fn diff_markdown_is_a_pull_request_comment() {
+    let repo = Repo::new();
+    repo.edit(
+        MODE_LINE,
+        "after the user approves each one",
+        "once the user says yes",
+    );
+    repo.edit(
+        "tools/shell.toml",
+        "Seconds before giving up.",
+        "Seconds to wait.",
+    );
+    let diffed = repo.promptc(&["diff", "--base", "HEAD", "--format", "markdown"]);
+    assert_eq!(diffed.status.code(), Some(0), "{}", stderr(&diffed));
+    insta::with_settings!({
+        description => "expressive fixture; mode_line.yaml and tools/shell.toml reworded; promptc diff --base HEAD --format markdown",
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!("diff-markdown", stdout(&diffed));
+    });
+}
+
+#[test]
+fn diff_says_which_side_failed_and_why() {
+    let repo = Repo::new();
+    let unknown = repo.promptc(&["diff", "--base", "no-such-branch"]);
+    assert_eq!(unknown.status.code(), Some(1));
+    let out = stdout(&unknown);
+    assert!(out.contains("error: the base side (no-such-branch) cannot be compiled:\nunknown revision `no-such-branch`"), "{out}");
+    assert!(
+        out.contains("note: the head side (working tree) compiles: 4 outputs"),
+        "{out}"
+    );
+
+    // A revision from before the workspace existed.
+    repo.git(&["checkout", "-q", "--orphan", "empty"]);
+    repo.git(&["rm", "-r", "-q", "--cached", "."]);
+    repo.write("README", "nothing yet\n");
+    repo.git(&["add", "README"]);
+    repo.git(&["commit", "-q", "-m", "empty"]);
+    repo.git(&["checkout", "-q", "-f", "main"]);
+    let missing = stdout(&repo.promptc(&["diff", "--base", "empty"]));
+    assert!(
+        missing.contains("revision `empty` has no workspace at . (no promptc.toml)"),
+        "{missing}"
+    );
+
+    // A base whose workspace has an error: the diagnostics say where.
+    repo.edit("variants/base.toml", "tools = [", "tools = [\"nope\", ");
+    repo.commit("break it");
+    repo.edit("variants/base.toml", "tools = [\"nope\", ", "tools = [");
+    let broken = repo.promptc(&["diff", "--base", "HEAD"]);
+    assert_eq!(broken.status.code(), Some(1));
+    let out = stdout(&broken);
+    assert!(
+        out.contains("the base side (HEAD) cannot be compiled"),
+        "{out}"
+    );
+    assert!(
+        out.contains("error[unknown-reference]: unknown tool `nope`"),
+        "{out}"
+    );
+    assert!(out.contains("variants/base.toml:14:"), "{out}");
+    assert!(
+        out.contains("the head side (working tree) compiles"),
+        "{out}"
+    );
+}
+
+#[test]
+fn explain_gives_the_reason_and_the_place() {
+    let repo = Repo::new();
+    let explained = repo.promptc(&["explain", "--family", "compact", "--context", "bare"]);
+    assert_eq!(explained.status.code(), Some(0), "{}", stderr(&explained));
+    let out = stdout(&explained);
+    assert!(
+        out.contains(
+            "variant `compact` (family `compact`), from variants/compact.toml <- variants/base.toml"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("- todo: disabled by an override at variants/compact.toml:16:1"),
+        "{out}"
+    );
+    assert!(
+        out.contains("- browser: condition `browser.enabled` is false  [tools/browser.toml:1]"),
+        "{out}"
+    );
+    assert!(
+        out.contains("when `browser.enabled` is false with browser.enabled = false"),
+        "{out}"
+    );
+    assert!(
+        out.contains("- progress: depends on tools that are not enabled: todo"),
+        "{out}"
+    );
+    assert!(out.contains("uses the `compact` spec"), "{out}");
+    assert!(out.contains("- mcp: not listed by the variant"), "{out}");
+    assert!(
+        out.contains("+ intro: included")
+            && out.contains("the component's template for this family"),
+        "{out}"
+    );
+
+    let one = stdout(&repo.promptc(&[
+        "explain",
+        "--family",
+        "base",
+        "--context",
+        "full",
+        "--component",
+        "mcp",
+    ]));
+    assert!(one.contains("+ mcp: included"), "{one}");
+    assert!(
+        one.contains("when `has_mcp` is true with has_mcp = true"),
+        "{one}"
+    );
+    assert!(!one.contains("tools, in documentation order"), "{one}");
+
+    let json: serde_json::Value = serde_json::from_str(&stdout(&repo.promptc(&[
+        "explain", "--family", "compact", "--tool", "shell", "--format", "json",
+    ])))
+    .unwrap();
+    assert_eq!(json["tools"][0]["id"], "shell");
+    assert_eq!(json["tools"][0]["source"]["file"], "tools/shell.toml");
+}
+
+#[test]
+fn show_effective_prints_the_merged_variant_as_toml() {
+    let repo = Repo::new();
+    let shown = repo.promptc(&["show", "--effective", "compact"]);
+    assert_eq!(shown.status.code(), Some(0), "{}", stderr(&shown));
+    let text = stdout(&shown);
+    let value: toml::Value = toml::from_str(&text).unwrap();
+    assert_eq!(value["id"].as_str(), Some("compact"));
+    assert!(value.get("extends").is_none());
+    assert_eq!(value["template_file"].as_str(), Some("base.md"));
+    assert_eq!(value["placeholders"]["AGENT"].as_str(), Some("Atlas"));
+    assert_eq!(value["model"]["temperature"].as_float(), Some(0.3));
+    assert_eq!(value["model"]["max_tokens"].as_integer(), Some(2048));
+    assert_eq!(value["tools"].as_array().unwrap().len(), 4);
+    assert_eq!(
+        value["overrides"]["tools"]["todo"]["enabled"].as_bool(),
+        Some(false)
+    );
+    assert_eq!(
+        repo.promptc(&["show", "--effective", "nope"]).status.code(),
+        Some(2)
+    );
+}
