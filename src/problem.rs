@@ -164,6 +164,23 @@ pub enum Problem {
     NoVariant {
         family: String,
     },
+    OverBudget {
+        family: String,
+        context: String,
+        tokens: usize,
+        budget: usize,
+        encoding: &'static str,
+        /// The three largest sections and their tokens.
+        largest: Vec<(String, usize)>,
+    },
+    VolatileEarly {
+        family: String,
+        context: String,
+        /// How far into the prompt, in percent, the first volatile value sits.
+        percent: usize,
+        section: Option<String>,
+        volatile: Vec<String>,
+    },
     DuplicateFamily {
         family: String,
     },
@@ -201,15 +218,17 @@ impl Problem {
             Problem::ConditionFailed { .. } => "condition-failed",
             Problem::NoDate => "no-date",
             Problem::NoVariant { .. } => "no-variant",
+            Problem::OverBudget { .. } => "over-budget",
+            Problem::VolatileEarly { .. } => "volatile-early",
             Problem::DuplicateFamily { .. } => "duplicate-family",
         }
     }
 
     pub fn severity(&self) -> Severity {
         match self {
-            Problem::UnusedOverride { .. } | Problem::UnslottedComponent { .. } => {
-                Severity::Warning
-            }
+            Problem::UnusedOverride { .. }
+            | Problem::UnslottedComponent { .. }
+            | Problem::VolatileEarly { .. } => Severity::Warning,
             _ => Severity::Error,
         }
     }
@@ -262,6 +281,12 @@ impl Problem {
             Problem::NoDate => {
                 "set `date` in the context file or the SOURCE_DATE_EPOCH environment variable"
                     .into()
+            }
+            Problem::OverBudget { .. } => {
+                "shorten the prompt, or raise `max_prompt_tokens` if the budget is wrong".into()
+            }
+            Problem::VolatileEarly { .. } => {
+                "move values that change per request towards the end of the prompt, or lower `tokens.stable_prefix_percent`".into()
             }
             _ => return None,
         })
@@ -334,6 +359,44 @@ impl fmt::Display for Problem {
             }
             Problem::NoDate => write!(f, "the date is not known"),
             Problem::NoVariant { family } => write!(f, "no variant has family `{family}`"),
+            Problem::OverBudget {
+                family,
+                context,
+                tokens,
+                budget,
+                encoding,
+                largest,
+            } => {
+                let largest: Vec<String> = largest
+                    .iter()
+                    .map(|(section, tokens)| format!("{section} {tokens}"))
+                    .collect();
+                write!(
+                    f,
+                    "{family} × {context} has {tokens} tokens ({encoding}), over its budget of {budget}; largest sections: {}",
+                    largest.join(", ")
+                )
+            }
+            Problem::VolatileEarly {
+                family,
+                context,
+                percent,
+                section,
+                volatile,
+            } => {
+                write!(
+                    f,
+                    "{family} × {context}: a value that changes per request ({}) appears {percent}% into the prompt",
+                    volatile.join(", ")
+                )?;
+                if let Some(section) = section {
+                    write!(f, ", in section `{section}`")?;
+                }
+                write!(
+                    f,
+                    "; only the text before it can be served from a prompt cache"
+                )
+            }
             Problem::DuplicateFamily { family } => write!(
                 f,
                 "several variants have family `{family}`; select one with --variant"

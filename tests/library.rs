@@ -203,3 +203,22 @@ fn init_writes_a_workspace_that_validates_and_builds() {
         "mine"
     );
 }
+
+#[test]
+fn the_readme_shows_current_stats() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let start = "<!-- promptc stats --context basic: kept current by tests/library.rs -->\n";
+    let from = readme.find(start).expect("README has the stats marker") + start.len();
+    let to = readme[from..].find("<!-- end of stats -->").unwrap() + from;
+    let output = assert_cmd::Command::cargo_bin("promptc")
+        .unwrap()
+        .args(["stats", "--context", "basic", "--workspace"])
+        .arg(root())
+        .output()
+        .unwrap();
+    assert_eq!(
+        &readme[from..to],
+        String::from_utf8(output.stdout).unwrap(),
+        "update the README's table with `promptc stats --context basic`"
+    );
+}

@@ -5,6 +5,7 @@ use indexmap::IndexMap;
 
 use super::{EXIT_OK, EXIT_PROBLEMS, Output, UsageError, load_valid};
 use crate::compile::{CompileError, Compiled, Request, Selection};
+use crate::emit::budget::check_budget;
 use crate::emit::matrix;
 use crate::emit::write::write_atomic;
 use crate::load::document::Format;
@@ -72,6 +73,13 @@ pub fn run(args: BuildArgs, output: &Output) -> Result<u8, UsageError> {
     if args.all {
         return build_all(&workspace, output);
     }
+    // Budget errors name the context as given, or the default one.
+    let context_name = args
+        .target
+        .context
+        .clone()
+        .or_else(|| workspace.manifest.default_context.clone())
+        .unwrap_or_default();
     let request = match request(&mut workspace, args.target, output)? {
         Ok(request) => request,
         Err(code) => return Ok(code),
@@ -80,6 +88,14 @@ pub fn run(args: BuildArgs, output: &Output) -> Result<u8, UsageError> {
         Ok(compiled) => compiled,
         Err(error) => return compile_failed(&workspace, error, output),
     };
+    if let Ok(variant) = workspace.select(&request.selection)
+        && let Some(diagnostic) = check_budget(&workspace, &variant, &compiled, &context_name)
+    {
+        let mut diagnostics = crate::diagnostic::Diagnostics::default();
+        diagnostics.push(diagnostic);
+        output.diagnostics(diagnostics, &workspace.sources);
+        return Ok(EXIT_PROBLEMS);
+    }
     let (text, extension) = match args.format {
         BuildFormat::Text => (compiled.prompt.clone(), "md"),
         BuildFormat::Json => (json(&compiled), "json"),
@@ -139,8 +155,11 @@ pub fn compile_failed(
 
 fn build_all(workspace: &Workspace, output: &Output) -> Result<u8, UsageError> {
     let run = matrix::compile_all(workspace, source_date_epoch()?);
+    let clean = run.is_clean();
     let outputs = run.outputs;
-    if report_failures(workspace, run.failed, output)? {
+    output.diagnostics(run.over_budget, &workspace.sources);
+    if report_failures(workspace, run.failed, output)? || !clean {
+        eprintln!("error: nothing was written");
         return Ok(EXIT_PROBLEMS);
     }
     let report = matrix::write_all(workspace, &outputs)?;

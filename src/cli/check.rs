@@ -18,8 +18,10 @@ pub fn run(args: CheckArgs, output: &Output) -> Result<u8, UsageError> {
         Err(code) => return Ok(code),
     };
     let run = matrix::compile_all(&workspace, source_date_epoch()?);
+    let clean = run.is_clean();
     let outputs = run.outputs;
-    let any_failed = report_failures(&workspace, run.failed, output)?;
+    output.diagnostics(run.over_budget, &workspace.sources);
+    let any_failed = report_failures(&workspace, run.failed, output)? || !clean;
     let mismatches = matrix::check(&workspace, &outputs)?;
     for mismatch in &mismatches {
         match mismatch {

@@ -4,9 +4,8 @@ use clap::{Args, ValueEnum};
 
 use super::build::{report_failures, source_date_epoch};
 use super::{EXIT_OK, EXIT_PROBLEMS, Output, UsageError, load_valid};
-use crate::compile::{Request, Selection};
 use crate::emit::matrix;
-use crate::tokens::Encoding;
+use crate::emit::stable_prefix::{StablePrefix, stable_prefix};
 
 #[derive(Args, Debug)]
 pub struct StatsArgs {
@@ -34,8 +33,12 @@ pub enum StatsFormat {
 struct Row {
     family: String,
     context: String,
+    encoding: &'static str,
+    /// Whether the encoding is the family's real tokenizer; otherwise counts are estimates.
+    exact: bool,
     tokens: usize,
     characters: usize,
+    stable_prefix: Option<StablePrefix>,
     sections: Vec<(String, usize)>,
 }
 
@@ -44,7 +47,7 @@ pub fn run(args: StatsArgs, output: &Output) -> Result<u8, UsageError> {
         Ok(workspace) => workspace,
         Err(code) => return Ok(code),
     };
-    let encoding = Encoding::O200k;
+    let settings = &workspace.manifest.tokens;
     let epoch = source_date_epoch()?;
     let mut rows = Vec::new();
     let mut failed = Vec::new();
@@ -54,18 +57,17 @@ pub fn run(args: StatsArgs, output: &Output) -> Result<u8, UsageError> {
         {
             continue;
         }
-        let Some(context) = workspace.contexts.get(&entry.context) else {
+        let Some(request) = matrix::request(&workspace, &entry, epoch) else {
             continue;
         };
-        let mut request = Request::new(
-            Selection::Family(entry.family.clone()),
-            context.value.clone(),
-        );
-        request.source_date_epoch = epoch;
+        let encoding = settings.encoding_for(&entry.family);
         match workspace.compile(&request) {
             Ok(compiled) => rows.push(Row {
+                encoding: encoding.name(),
+                exact: settings.is_exact(&entry.family),
                 tokens: encoding.count(&compiled.prompt),
                 characters: compiled.prompt.chars().count(),
+                stable_prefix: stable_prefix(&workspace, &request, &compiled),
                 sections: compiled
                     .sections
                     .iter()
@@ -83,34 +85,49 @@ pub fn run(args: StatsArgs, output: &Output) -> Result<u8, UsageError> {
     }
     match args.format {
         StatsFormat::Json => {
-            let json = serde_json::json!({ "encoding": encoding.name(), "prompts": rows });
+            let json = serde_json::json!({ "prompts": rows });
             println!(
                 "{}",
                 serde_json::to_string_pretty(&json).unwrap_or_default()
             );
         }
-        StatsFormat::Markdown => {
-            println!(
-                "| family | context | tokens (≈ {}) | characters |",
-                encoding.name()
-            );
-            println!("| --- | --- | ---: | ---: |");
-            for row in &rows {
-                println!(
-                    "| {} | {} | {} | {} |",
-                    row.family, row.context, row.tokens, row.characters
-                );
-            }
-            if args.family.is_some() {
-                for row in &rows {
-                    println!("\n{} × {}:\n", row.family, row.context);
-                    println!("| section | tokens |\n| --- | ---: |");
-                    for (section, tokens) in &row.sections {
-                        println!("| {section} | {tokens} |");
-                    }
-                }
+        StatsFormat::Markdown => print!("{}", markdown(&rows, args.family.is_some())),
+    }
+    Ok(EXIT_OK)
+}
+
+fn markdown(rows: &[Row], with_sections: bool) -> String {
+    let mut out = String::from(
+        "| family | context | tokens | characters | stable prefix (tokens) | prefix sha256 |\n\
+         | --- | --- | ---: | ---: | ---: | --- |\n",
+    );
+    for row in rows {
+        let estimate = if row.exact { "" } else { "≈ " };
+        let (prefix, hash) =
+            row.stable_prefix
+                .as_ref()
+                .map_or(("?".to_string(), String::new()), |p| {
+                    (
+                        format!("{} ({}%)", p.tokens, p.percent),
+                        p.sha256[..12].to_string(),
+                    )
+                });
+        out.push_str(&format!(
+            "| {} | {} | {estimate}{} ({}) | {} | {prefix} | `{hash}` |\n",
+            row.family, row.context, row.tokens, row.encoding, row.characters
+        ));
+    }
+    out.push_str("\n≈: counted with an encoding that is not the family's own tokenizer.\n");
+    if with_sections {
+        for row in rows {
+            out.push_str(&format!(
+                "\n{} × {}:\n\n| section | tokens |\n| --- | ---: |\n",
+                row.family, row.context
+            ));
+            for (section, tokens) in &row.sections {
+                out.push_str(&format!("| {section} | {tokens} |\n"));
             }
         }
     }
-    Ok(EXIT_OK)
+    out
 }

@@ -2,7 +2,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::build::source_date_epoch;
 use super::{DiagnosticFormat, EXIT_OK, EXIT_PROBLEMS, Output, UsageError, workspace_root};
+use crate::emit::matrix;
 use crate::report;
 use crate::workspace::Workspace;
 
@@ -17,7 +19,13 @@ pub struct ValidateArgs {
 
 pub fn run(args: ValidateArgs, output: &Output) -> Result<u8, UsageError> {
     let root = workspace_root(args.dir.as_deref())?;
-    let loaded = Workspace::load(&root)?;
+    let mut loaded = Workspace::load(&root)?;
+    // A workspace whose files are sound is compiled too: every matrix entry must render,
+    // stay within its budget, and keep volatile values out of its cacheable prefix.
+    if !loaded.diagnostics.has_errors() {
+        let found = matrix::diagnostics(&loaded.workspace, source_date_epoch()?);
+        loaded.diagnostics.extend(found);
+    }
     let has_errors = loaded.diagnostics.has_errors();
     match args.format {
         DiagnosticFormat::Json => {

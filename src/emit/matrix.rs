@@ -11,6 +11,9 @@ use std::path::{Path, PathBuf};
 use similar::TextDiff;
 
 use crate::compile::{CompileError, Compiled, Request, Selection};
+use crate::diagnostic::Diagnostics;
+use crate::emit::budget::check_budget;
+use crate::emit::stable_prefix::volatile_warning;
 use crate::emit::write::write_atomic;
 use crate::workspace::Workspace;
 
@@ -54,6 +57,31 @@ pub fn entries(workspace: &Workspace) -> Vec<MatrixEntry> {
 pub struct MatrixRun {
     pub outputs: Vec<(MatrixEntry, Compiled)>,
     pub failed: Vec<(MatrixEntry, CompileError)>,
+    /// Outputs over their token budget: errors, though the text was compiled.
+    pub over_budget: Diagnostics,
+}
+
+impl MatrixRun {
+    /// Whether every entry compiled within its budget.
+    pub fn is_clean(&self) -> bool {
+        self.failed.is_empty() && self.over_budget.is_empty()
+    }
+}
+
+/// The request that compiles one matrix entry; `None` for an unknown context (a validation
+/// error of its own).
+pub fn request(
+    workspace: &Workspace,
+    entry: &MatrixEntry,
+    source_date_epoch: Option<i64>,
+) -> Option<Request> {
+    let context = workspace.contexts.get(&entry.context)?;
+    let mut request = Request::new(
+        Selection::Family(entry.family.clone()),
+        context.value.clone(),
+    );
+    request.source_date_epoch = source_date_epoch;
+    Some(request)
 }
 
 /// Compiles every entry. Failures are returned with their entry; the other entries still
@@ -61,16 +89,19 @@ pub struct MatrixRun {
 pub fn compile_all(workspace: &Workspace, source_date_epoch: Option<i64>) -> MatrixRun {
     let mut run = MatrixRun::default();
     for entry in entries(workspace) {
-        let Some(context) = workspace.contexts.get(&entry.context) else {
-            continue; // an unknown context in [build] is a validation error
+        let Some(request) = request(workspace, &entry, source_date_epoch) else {
+            continue;
         };
-        let mut request = Request::new(
-            Selection::Family(entry.family.clone()),
-            context.value.clone(),
-        );
-        request.source_date_epoch = source_date_epoch;
         match workspace.compile(&request) {
-            Ok(output) => run.outputs.push((entry, output)),
+            Ok(output) => {
+                if let Ok(variant) = workspace.select(&request.selection)
+                    && let Some(diagnostic) =
+                        check_budget(workspace, &variant, &output, &entry.context)
+                {
+                    run.over_budget.push(diagnostic);
+                }
+                run.outputs.push((entry, output));
+            }
             Err(error) => run.failed.push((entry, error)),
         }
     }
@@ -235,4 +266,31 @@ fn relative(root: &Path, path: &Path) -> String {
         .map(|c| c.as_os_str().to_string_lossy())
         .collect::<Vec<_>>()
         .join("/")
+}
+
+/// Everything wrong with the compiled matrix, as diagnostics: entries that fail to compile,
+/// prompts over budget, and volatile values early in a prompt (warnings).
+pub fn diagnostics(workspace: &Workspace, source_date_epoch: Option<i64>) -> Diagnostics {
+    let run = compile_all(workspace, source_date_epoch);
+    let mut diagnostics = Diagnostics::default();
+    for (_, error) in run.failed {
+        match error {
+            CompileError::Diagnostics(found) => diagnostics.extend(found),
+            // Several variants for one family: reported at the manifest's matrix.
+            CompileError::Selection(problem) => {
+                if let Some(manifest) = &workspace.manifest_entry {
+                    diagnostics.error(problem, manifest.key_span("/build"));
+                }
+            }
+        }
+    }
+    diagnostics.extend(run.over_budget);
+    for (entry, compiled) in &run.outputs {
+        if let Some(request) = request(workspace, entry, source_date_epoch)
+            && let Some(warning) = volatile_warning(workspace, &request, compiled, &entry.context)
+        {
+            diagnostics.push(warning);
+        }
+    }
+    diagnostics
 }

@@ -2,7 +2,7 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Parameter, PostprocessRule};
+use super::{Parameter, PostprocessRule, TokenSettings};
 
 /// The workspace manifest, `promptc.toml`, at the root of a workspace.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
@@ -37,6 +37,9 @@ pub struct Manifest {
     /// `promptc check`.
     #[serde(default)]
     pub build: BuildMatrix,
+    /// Token accounting: encodings per family, budgets, prompt-cache stability.
+    #[serde(default)]
+    pub tokens: TokenSettings,
     /// How many template instructions one compile may run before it is stopped. Guards
     /// against runaway loops in templates.
     #[serde(default, skip_serializing_if = "Option::is_none")]

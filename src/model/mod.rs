@@ -7,6 +7,7 @@ mod context;
 mod manifest;
 mod parameter;
 mod postprocess_rule;
+mod token_settings;
 mod tool;
 mod variant;
 
@@ -18,5 +19,6 @@ pub use context::{
 pub use manifest::{BuildMatrix, Manifest, Paths};
 pub use parameter::{Parameter, ParameterType};
 pub use postprocess_rule::{Guard, PostprocessRule};
+pub use token_settings::TokenSettings;
 pub use tool::{ToolFamilySpec, ToolSpec};
 pub use variant::{ComponentOverride, ModelConfig, Overrides, ToolOverride, Variant};

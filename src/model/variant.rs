@@ -64,6 +64,11 @@ pub struct Variant {
     /// Changes to listed components and tools.
     #[serde(default, skip_serializing_if = "Overrides::is_empty")]
     pub overrides: Overrides,
+    /// The most tokens this variant's compiled prompt may have (counted with the family's
+    /// encoding); `validate`, `build` and `check` fail above it. Replaces the manifest's
+    /// `tokens.max_prompt_tokens`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_prompt_tokens: Option<usize>,
     /// Settings passed to the model with this prompt.
     #[serde(default, skip_serializing_if = "ModelConfig::is_empty")]
     pub model: ModelConfig,

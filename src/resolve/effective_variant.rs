@@ -91,6 +91,7 @@ fn merge(
         }
     }
     replace(&mut into.version, &child.version);
+    replace(&mut into.max_prompt_tokens, &child.max_prompt_tokens);
     replace(&mut into.description, &child.description);
     replace(&mut into.tags, &child.tags);
     replace(&mut into.components, &child.components);

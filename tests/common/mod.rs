@@ -36,13 +36,15 @@ components = [\"intro\"]
 tools = [\"read_file\"]
 ";
 
-/// The variant's base template: the `intro` slot and the tool list.
+/// The variant's base template: the tool list, then the `intro` slot. The working directory
+/// and date (values that change per request) come last, so the prompt-cache warning stays
+/// quiet.
 pub const BASE_TEMPLATE: &str = "\
 You are a careful agent.
 
-{{ INTRO_SECTION }}
-
 {{ TOOLS }}
+
+{{ INTRO_SECTION }}
 ";
 
 pub const COMPONENT: &str = "\
@@ -62,7 +64,7 @@ description = \"Read a file.\"
 [[parameters]]
 name = \"path\"
 required = true
-instruction = \"The file to read, relative to {{ cwd }}.\"
+instruction = \"The file to read, relative to the working directory.\"
 ";
 
 pub const CONTEXT: &str = "\

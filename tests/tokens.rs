@@ -1,0 +1,238 @@
+//! Token accounting: stats agree with an independent tokenizer, budgets fail validate, build
+//! and check, and a value that changes per request early in a prompt is a warning.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test that cannot proceed fails
+
+mod common;
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use common::{Diag, Fixture};
+use sha2::{Digest, Sha256};
+
+use promptc::Workspace;
+use promptc::emit::matrix;
+
+fn stats(root: &Path) -> serde_json::Value {
+    let output = Command::cargo_bin("promptc")
+        .unwrap()
+        .args(["stats", "--format", "json", "--workspace"])
+        .arg(root)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn stats_of_the_shipped_library_match_an_independent_tokenizer() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let json = stats(root);
+    let rows = json["prompts"].as_array().unwrap();
+    let workspace = Workspace::load(root).unwrap().workspace;
+    let run = matrix::compile_all(&workspace, None);
+    assert_eq!(rows.len(), run.outputs.len());
+    // GitHub's bpe-openai is a separate implementation of the same o200k encoding.
+    let independent = bpe_openai::o200k_base();
+    for ((entry, compiled), row) in run.outputs.iter().zip(rows) {
+        assert_eq!(row["family"], entry.family.as_str());
+        assert_eq!(row["context"], entry.context.as_str());
+        assert_eq!(row["encoding"], "o200k");
+        assert_eq!(row["exact"], entry.family == "gpt");
+        assert_eq!(
+            row["tokens"].as_u64().unwrap() as usize,
+            independent.count(compiled.prompt.as_str()),
+            "{} × {}",
+            entry.family,
+            entry.context
+        );
+        assert_eq!(
+            row["characters"].as_u64().unwrap() as usize,
+            compiled.prompt.chars().count()
+        );
+        let prefix = &row["stable_prefix"];
+        let bytes = prefix["bytes"].as_u64().unwrap() as usize;
+        let text = &compiled.prompt[..bytes];
+        assert_eq!(
+            prefix["tokens"].as_u64().unwrap() as usize,
+            independent.count(text)
+        );
+        assert_eq!(prefix["sha256"], sha256(text));
+        // The shipped library keeps the date, directory and mode near the end, past the
+        // manifest's 50% threshold.
+        assert!(prefix["percent"].as_u64().unwrap() >= 50, "{row}");
+    }
+}
+
+#[test]
+fn the_stable_prefix_ends_where_the_first_volatile_value_starts() {
+    // intro (with the working directory) before the tools: the prefix is the first line.
+    let fixture = Fixture::minimal().file(
+        "variants/generic.md",
+        "You are a careful agent.\n\n{{ INTRO_SECTION }}\n\n{{ TOOLS }}\n",
+    );
+    let workspace = fixture.write();
+    let json = stats(workspace.root());
+    let prefix = &json["prompts"][0]["stable_prefix"];
+    // The context sets no cwd: the intro reads "You work in  on 2026-11-01.", and the probe's
+    // directory differs from "" right after "You work in ".
+    let expected = "You are a careful agent.\n\nYou work in ";
+    assert_eq!(prefix["bytes"].as_u64().unwrap() as usize, expected.len());
+    assert_eq!(prefix["sha256"], sha256(expected));
+    assert_eq!(prefix["section"], "intro");
+}
+
+#[test]
+fn a_volatile_value_early_in_the_prompt_is_a_warning() {
+    let early = Fixture::minimal().file(
+        "variants/generic.md",
+        "You are a careful agent.\n\n{{ INTRO_SECTION }}\n\n{{ TOOLS }}\n",
+    );
+    let report = early.validate();
+    assert_eq!(report.code, 0, "a warning does not fail validation");
+    // The stable prefix is "You are a careful agent.\n\nYou work in " (38 bytes).
+    let prompt = promptc_prompt(early.write().root());
+    let percent = 38 * 100 / prompt.len();
+    // components/intro.md is "You work in {{ cwd }} on {{ CURRENT_DATE }}.": `cwd` at 1:16.
+    assert_eq!(
+        report.single(),
+        Diag::warning(
+            "volatile-early",
+            "components/intro.md",
+            1,
+            16,
+            &format!(
+                "generic × basic: a value that changes per request (CURRENT_DATE, CWD, MODE) appears {percent}% into the prompt, in section `intro`; only the text before it can be served from a prompt cache"
+            )
+        )
+    );
+
+    // The threshold is the manifest's; 0 turns the warning off.
+    let off = early.clone().file(
+        "promptc.toml",
+        format!("{}[tokens]\nstable_prefix_percent = 0\n", common::MANIFEST),
+    );
+    assert_eq!(off.validate().diagnostics(), vec![]);
+
+    // Anything can be marked volatile: here a runtime placeholder at the very start.
+    let session = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}[tokens]\nvolatile = [\"SESSION\"]\n", common::MANIFEST),
+        )
+        .file(
+            "variants/generic.toml",
+            format!("{}\n[placeholders]\nSESSION = \"s-1\"\n", common::VARIANT),
+        )
+        .file(
+            "variants/generic.md",
+            format!("Session {{{{ SESSION }}}}.\n{}", common::BASE_TEMPLATE),
+        );
+    let report = session.validate();
+    let diagnostic = report.single();
+    assert_eq!(diagnostic.code, "volatile-early");
+    assert_eq!(
+        (diagnostic.file.as_str(), diagnostic.line, diagnostic.column),
+        ("variants/generic.md", 1, 12)
+    );
+    // The prefix is "Session " (8 bytes): the value differs from its first character on.
+    let percent = 8 * 100 / promptc_prompt(session.write().root()).len();
+    assert!(
+        diagnostic
+            .message
+            .contains(&format!("(SESSION) appears {percent}% into the prompt;")),
+        "{}",
+        diagnostic.message
+    );
+}
+
+#[test]
+fn a_prompt_over_its_budget_fails_validate_build_and_check() {
+    let fixture = Fixture::minimal().file(
+        "variants/generic.toml",
+        format!("{}max_prompt_tokens = 10\n", common::VARIANT),
+    );
+    let report = fixture.validate();
+    assert_eq!(report.code, 1);
+    let diagnostic = report.single();
+    assert_eq!(diagnostic.code, "over-budget");
+    // VARIANT is 4 lines; `max_prompt_tokens = 10` is line 5, its value at column 21.
+    assert_eq!(
+        (diagnostic.file.as_str(), diagnostic.line, diagnostic.column),
+        ("variants/generic.toml", 5, 21)
+    );
+    let workspace = fixture.write();
+    let run = workspace.run(&["build", "--context", "basic"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(run.stdout, "", "nothing is printed over budget");
+    let message = &diagnostic.message;
+    let tokens: usize = message
+        .split(" has ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    let prompt = promptc_prompt(workspace.root());
+    assert_eq!(tokens, bpe_openai::o200k_base().count(prompt.as_str()));
+    assert!(
+        message.starts_with(&format!(
+            "generic × basic has {tokens} tokens (o200k), over its budget of 10; largest sections: intro "
+        )),
+        "{message}"
+    );
+    assert!(run.stderr.contains("error[over-budget]"), "{}", run.stderr);
+
+    let all = workspace.run(&["build", "--all"]);
+    assert_eq!(all.code, 1);
+    assert!(all.stderr.contains("nothing was written"), "{}", all.stderr);
+    assert!(!workspace.root().join("examples/prompts").exists());
+    let checked = workspace.run(&["check"]);
+    assert_eq!(checked.code, 1);
+    assert!(
+        checked.stderr.contains("error[over-budget]"),
+        "{}",
+        checked.stderr
+    );
+}
+
+#[test]
+fn the_manifest_budget_applies_to_variants_without_their_own() {
+    let fixture = Fixture::minimal().file(
+        "promptc.toml",
+        format!("{}[tokens]\nmax_prompt_tokens = 5\n", common::MANIFEST),
+    );
+    let diagnostic = fixture.validate().single();
+    assert_eq!(diagnostic.code, "over-budget");
+    assert_eq!(
+        (diagnostic.file.as_str(), diagnostic.line),
+        ("promptc.toml", 4)
+    );
+    // A variant's own budget replaces it.
+    let fixture = fixture.file(
+        "variants/generic.toml",
+        format!("{}max_prompt_tokens = 1000\n", common::VARIANT),
+    );
+    assert_eq!(fixture.validate().diagnostics(), vec![]);
+}
+
+/// The prompt `promptc build` prints when within budget.
+fn promptc_prompt(root: &Path) -> String {
+    let workspace = Workspace::load(root).unwrap().workspace;
+    let context = workspace.contexts["basic"].value.clone();
+    let request = promptc::compile::Request::new(promptc::compile::Selection::Default, context);
+    workspace.compile(&request).unwrap().prompt
+}
+
+fn sha256(text: &str) -> String {
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
