@@ -29,6 +29,17 @@ fn ms(d: Duration) -> String {
 }
 
 fn main() {
+    // Before anything else counts tokens: the one-time cost of loading the tables.
+    let first_count = {
+        let start = Instant::now();
+        Encoding::O200k.count("warm the tables");
+        start.elapsed()
+    };
+    let tiktoken_load = {
+        let start = Instant::now();
+        tiktoken_rs::o200k_base_singleton().encode_ordinary("warm the tables");
+        start.elapsed()
+    };
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let load = time(20, || Workspace::load(root).unwrap());
     let workspace = Workspace::load(root).unwrap().workspace;
@@ -36,12 +47,8 @@ fn main() {
     let request = Request::new(Selection::Family("next-gen".into()), context);
     let one = time(50, || workspace.compile(&request).unwrap());
     let all = time(10, || matrix::compile_all(&workspace, None));
+    let checks = time(5, || matrix::diagnostics(&workspace, None));
     let outputs = matrix::compile_all(&workspace, None).outputs;
-    let first_count = {
-        let start = Instant::now();
-        Encoding::O200k.count("warm the tables");
-        start.elapsed()
-    };
     let count = time(10, || {
         outputs
             .iter()
@@ -51,9 +58,31 @@ fn main() {
     println!("shipped library ({} outputs):", outputs.len());
     println!("  load + validate          {}", ms(load));
     println!("  compile next-gen × basic {}", ms(one));
-    println!("  compile whole matrix     {}", ms(all));
+    println!(
+        "  compile whole matrix     {} (with budget checks)",
+        ms(all)
+    );
+    println!(
+        "  validate's matrix checks {} (compile, budgets, stable-prefix probes)",
+        ms(checks)
+    );
     println!("  load o200k tables (once) {}", ms(first_count));
     println!("  count tokens of matrix   {}", ms(count));
+    let tiktoken_count = time(10, || {
+        outputs
+            .iter()
+            .map(|(_, compiled)| {
+                tiktoken_rs::o200k_base_singleton()
+                    .encode_ordinary(&compiled.prompt)
+                    .len()
+            })
+            .sum::<usize>()
+    });
+    println!(
+        "  (tiktoken-rs, for comparison: load {}, count matrix {})",
+        ms(tiktoken_load),
+        ms(tiktoken_count)
+    );
 
     println!("synthetic workspaces (tools = components = n):");
     let mut previous: Option<Duration> = None;
