@@ -2,6 +2,7 @@
 
 use crate::diagnostic::Diagnostics;
 use crate::emit::postprocess::postprocess;
+use crate::load::document::child_pointer;
 use crate::model::PostprocessRule;
 use crate::problem::Problem;
 use crate::render::globals::Globals;
@@ -212,7 +213,7 @@ impl Workspace {
             return;
         };
         for (name, condition) in &manifest.value.predicates {
-            let span = manifest.value_span(&format!("/predicates/{name}"));
+            let span = manifest.value_span(&child_pointer("/predicates", name));
             let value = crate::resolve::plan::evaluate(self, condition, &globals.scope(), span)
                 .unwrap_or_else(|diagnostic| {
                     diagnostics.push(diagnostic);

@@ -9,6 +9,7 @@ use crate::compile::{CompileError, Request};
 use crate::compiled::SourceRange;
 use crate::diagnostic::Diagnostics;
 use crate::entry::Entry;
+use crate::load::document::child_pointer;
 use crate::model::Variant;
 use crate::resolve::effective_variant::EffectiveVariant;
 use crate::resolve::plan::Reason;
@@ -124,7 +125,7 @@ impl Workspace {
                 let (choice, span) = match &tool.choice {
                     SpecChoice::Family(family) => (
                         format!("the `{family}` spec"),
-                        entry.value_span(&format!("/families/{family}")),
+                        entry.value_span(&child_pointer("/families", family)),
                     ),
                     SpecChoice::Generic => (
                         format!("the generic spec (no `{}` entry)", variant.family()),
@@ -194,7 +195,10 @@ impl Workspace {
                 )
             }
             Reason::DisabledByOverride => {
-                let pointer = format!("/overrides/{kind}/{id}/enabled");
+                let pointer = format!(
+                    "{}/enabled",
+                    child_pointer(&format!("/overrides/{kind}"), id)
+                );
                 let at = variant
                     .chain
                     .iter()

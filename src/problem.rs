@@ -131,8 +131,9 @@ pub enum Problem {
         slot: String,
     },
     TemplateAndFile,
+    /// `expected_file`: the file that would be picked up by default, where there is one.
     MissingTemplate {
-        expected_file: String,
+        expected_file: Option<String>,
     },
     TemplateFileMissing {
         path: String,
@@ -163,6 +164,11 @@ pub enum Problem {
     NoDate,
     NoVariant {
         family: String,
+    },
+    SlotTaken {
+        slot: String,
+        component: String,
+        other: String,
     },
     OverBudget {
         family: String,
@@ -218,6 +224,7 @@ impl Problem {
             Problem::ConditionFailed { .. } => "condition-failed",
             Problem::NoDate => "no-date",
             Problem::NoVariant { .. } => "no-variant",
+            Problem::SlotTaken { .. } => "duplicate-slot",
             Problem::OverBudget { .. } => "over-budget",
             Problem::VolatileEarly { .. } => "volatile-early",
             Problem::DuplicateFamily { .. } => "duplicate-family",
@@ -261,7 +268,7 @@ impl Problem {
                 ..
             } => "families are declared by the `family` of a variant".into(),
             Problem::UndefinedName { .. } => {
-                "define it in the variant's `placeholders`, or list the component that provides it"
+                "define it in the variant's `placeholders` (a context's `placeholders` or `--set` can then replace it), or list the component that provides it"
                     .into()
             }
             Problem::Cycle { link, .. } => format!("remove one of the `{link}` links"),
@@ -272,12 +279,16 @@ impl Problem {
                 format!("add `{{{{ {slot} }}}}` to the base template, or remove the component")
             }
             Problem::TemplateAndFile => "keep either `template` or `template_file`".into(),
-            Problem::MissingTemplate { expected_file } => {
-                format!("add `template`, `template_file`, or a file `{expected_file}`")
+            Problem::MissingTemplate {
+                expected_file: Some(file),
+            } => format!("add `template`, `template_file`, or a file `{file}`"),
+            Problem::MissingTemplate { expected_file: None } => {
+                "add `template` (inline) or `template_file` (a path relative to this file)".into()
             }
             Problem::PathEscapesWorkspace { .. } => {
                 "use a path relative to the file that stays inside the workspace".into()
             }
+            Problem::SlotTaken { .. } => "give one of them its own `slot`".into(),
             Problem::NoDate => {
                 "set `date` in the context file or the SOURCE_DATE_EPOCH environment variable"
                     .into()
@@ -337,7 +348,7 @@ impl fmt::Display for Problem {
             }
             Problem::MissingTemplate { .. } => write!(f, "no template is given"),
             Problem::TemplateFileMissing { path } => {
-                write!(f, "template file `{path}` does not exist")
+                write!(f, "template file `{path}` does not exist or is not a file")
             }
             Problem::PathEscapesWorkspace { path } => {
                 write!(f, "path `{path}` leaves the workspace")
@@ -359,6 +370,14 @@ impl fmt::Display for Problem {
             }
             Problem::NoDate => write!(f, "the date is not known"),
             Problem::NoVariant { family } => write!(f, "no variant has family `{family}`"),
+            Problem::SlotTaken {
+                slot,
+                component,
+                other,
+            } => write!(
+                f,
+                "component `{component}` fills slot `{slot}`, which `{other}` already fills"
+            ),
             Problem::OverBudget {
                 family,
                 context,

@@ -801,7 +801,9 @@ fn undefined_placeholder_in_the_base_template() {
     );
     assert_eq!(
         report.help(0),
-        Some("define it in the variant's `placeholders`, or list the component that provides it")
+        Some(
+            "define it in the variant's `placeholders` (a context's `placeholders` or `--set` can then replace it), or list the component that provides it"
+        )
     );
     assert_eq!(report.code, 1);
 }
@@ -1009,7 +1011,7 @@ fn missing_template_file() {
             "variants/generic.toml",
             2,
             17,
-            "template file `variants/missing.md` does not exist"
+            "template file `variants/missing.md` does not exist or is not a file"
         )
     );
 }

@@ -3,7 +3,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use indexmap::IndexMap;
 
-use super::{EXIT_OK, EXIT_PROBLEMS, Output, UsageError, load_valid};
+use super::{EXIT_OK, EXIT_PROBLEMS, Output, UsageError, emit, load_valid};
 use crate::compile::{CompileError, Compiled, Request, Selection};
 use crate::emit::budget::check_budget;
 use crate::emit::matrix;
@@ -106,7 +106,7 @@ pub fn run(args: BuildArgs, output: &Output) -> Result<u8, UsageError> {
             write_atomic(&path, text.as_bytes())?;
             eprintln!("wrote {}", path.display());
         }
-        None => print!("{text}"),
+        None => emit(&text)?,
     }
     Ok(EXIT_OK)
 }

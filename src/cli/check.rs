@@ -3,7 +3,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::build::{report_failures, source_date_epoch};
-use super::{EXIT_OK, EXIT_PROBLEMS, Output, UsageError, load_valid};
+use super::{EXIT_OK, EXIT_PROBLEMS, Output, UsageError, emit, load_valid};
 use crate::emit::matrix::{self, Mismatch};
 
 #[derive(Args, Debug)]
@@ -27,11 +27,16 @@ pub fn run(args: CheckArgs, output: &Output) -> Result<u8, UsageError> {
         match mismatch {
             Mismatch::Stale { path, diff } => {
                 eprintln!("stale: {path}");
-                print!("{diff}");
+                emit(diff)?;
             }
             Mismatch::Missing { path } => eprintln!("missing: {path}"),
-            Mismatch::Unexpected { path } => {
+            Mismatch::Unexpected { path, owned: true } => {
                 eprintln!("unexpected: {path} (no longer in the build matrix)");
+            }
+            Mismatch::Unexpected { path, owned: false } => {
+                eprintln!(
+                    "unexpected: {path} is not an output of the build matrix, and promptc did not write it: move or delete it"
+                );
             }
         }
     }

@@ -3,7 +3,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use super::build::source_date_epoch;
-use super::{EXIT_OK, EXIT_PROBLEMS, UsageError, workspace_root};
+use super::{EXIT_OK, EXIT_PROBLEMS, UsageError, emit, workspace_root};
 use crate::emit::prompt_diff::{compare, compile_side};
 use crate::revision::checkout;
 
@@ -51,12 +51,12 @@ pub fn run(args: DiffArgs) -> Result<u8, UsageError> {
     let head_label = args.head.clone().unwrap_or_else(|| "working tree".into());
     let report = compare((&args.base, base), (&head_label, head), epoch);
     match args.format {
-        DiffFormat::Text => print!("{}", report.text(args.stat)),
-        DiffFormat::Markdown => print!("{}", report.markdown(args.stat)),
-        DiffFormat::Json => println!(
-            "{}",
+        DiffFormat::Text => emit(&report.text(args.stat))?,
+        DiffFormat::Markdown => emit(&report.markdown(args.stat))?,
+        DiffFormat::Json => emit(&format!(
+            "{}\n",
             serde_json::to_string_pretty(&report).unwrap_or_default()
-        ),
+        ))?,
     }
     Ok(if report.failures.is_empty() {
         EXIT_OK

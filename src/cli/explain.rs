@@ -1,7 +1,7 @@
 use clap::{Args, ValueEnum};
 
 use super::build::{TargetArgs, compile_failed, request};
-use super::{EXIT_OK, Output, UsageError, load_valid};
+use super::{EXIT_OK, Output, UsageError, emit, load_valid};
 use crate::compiled::SourceRange;
 use crate::explain::{Explanation, Item};
 
@@ -55,11 +55,11 @@ pub fn run(args: ExplainArgs, output: &Output) -> Result<u8, UsageError> {
         }
     }
     match args.format {
-        ExplainFormat::Json => println!(
-            "{}",
+        ExplainFormat::Json => emit(&format!(
+            "{}\n",
             serde_json::to_string_pretty(&explanation).unwrap_or_default()
-        ),
-        ExplainFormat::Text => print!("{}", text(&explanation)),
+        ))?,
+        ExplainFormat::Text => emit(&text(&explanation))?,
     }
     Ok(EXIT_OK)
 }

@@ -111,6 +111,19 @@ pub struct Output {
     pub color: bool,
 }
 
+/// Writes a command's result to stdout. A closed pipe (`promptc build | head`) is a reader
+/// that has seen enough, not an error.
+pub fn emit(text: &str) -> Result<(), UsageError> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => Err(error.into()),
+        _ => Ok(()),
+    }
+}
+
 impl Output {
     /// Prints diagnostics to stderr, rustc-style.
     pub fn diagnostics(&self, diagnostics: Diagnostics, sources: &Sources) {

@@ -2,7 +2,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{EXIT_OK, Output, UsageError, load_valid};
+use super::{EXIT_OK, Output, UsageError, emit, load_valid};
 use crate::compile::Selection;
 
 #[derive(Args, Debug)]
@@ -25,13 +25,25 @@ pub fn run(args: ShowArgs, output: &Output) -> Result<u8, UsageError> {
     let effective = workspace
         .select(&Selection::Variant(args.variant.clone()))
         .map_err(|problem| UsageError(problem.to_string()))?;
-    let text =
-        toml::to_string(&effective.variant).map_err(|error| UsageError(error.to_string()))?;
-    println!(
-        "# variant `{}` after inheritance ({})\n",
+    // TOML has no null: a placeholder set to null (YAML `~`) is left out of the listing.
+    let mut value = serde_json::to_value(&effective.variant)?;
+    drop_nulls(&mut value);
+    let text = toml::to_string(&value)?;
+    emit(&format!(
+        "# variant `{}` after inheritance ({})\n\n{text}",
         effective.id(),
         effective.chain.join(" <- ")
-    );
-    print!("{text}");
+    ))?;
     Ok(EXIT_OK)
+}
+
+fn drop_nulls(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Object(map) => {
+            map.retain(|_, v| !v.is_null());
+            map.values_mut().for_each(drop_nulls);
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(drop_nulls),
+        _ => {}
+    }
 }

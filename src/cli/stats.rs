@@ -3,7 +3,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use super::build::{report_failures, source_date_epoch};
-use super::{EXIT_OK, EXIT_PROBLEMS, Output, UsageError, load_valid};
+use super::{EXIT_OK, EXIT_PROBLEMS, Output, UsageError, emit, load_valid};
 use crate::emit::matrix;
 use crate::emit::stable_prefix::{StablePrefix, stable_prefix};
 
@@ -47,6 +47,23 @@ pub fn run(args: StatsArgs, output: &Output) -> Result<u8, UsageError> {
         Ok(workspace) => workspace,
         Err(code) => return Ok(code),
     };
+    if let Some(family) = &args.family
+        && !workspace.families().contains(family)
+    {
+        let families = workspace.families().join(", ");
+        return Err(UsageError(format!(
+            "no variant has family `{family}` (families: {families})"
+        )));
+    }
+    if let Some(context) = &args.context
+        && !workspace.contexts.contains_key(context)
+    {
+        let names: Vec<&str> = workspace.contexts.keys().map(String::as_str).collect();
+        return Err(UsageError(format!(
+            "no context `{context}` in the workspace (contexts: {})",
+            names.join(", ")
+        )));
+    }
     let settings = &workspace.manifest.tokens;
     let epoch = source_date_epoch()?;
     let mut rows = Vec::new();
@@ -86,12 +103,12 @@ pub fn run(args: StatsArgs, output: &Output) -> Result<u8, UsageError> {
     match args.format {
         StatsFormat::Json => {
             let json = serde_json::json!({ "prompts": rows });
-            println!(
-                "{}",
+            emit(&format!(
+                "{}\n",
                 serde_json::to_string_pretty(&json).unwrap_or_default()
-            );
+            ))?;
         }
-        StatsFormat::Markdown => print!("{}", markdown(&rows, args.family.is_some())),
+        StatsFormat::Markdown => emit(&markdown(&rows, args.family.is_some()))?,
     }
     Ok(EXIT_OK)
 }

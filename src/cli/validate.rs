@@ -3,7 +3,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::build::source_date_epoch;
-use super::{DiagnosticFormat, EXIT_OK, EXIT_PROBLEMS, Output, UsageError, workspace_root};
+use super::{DiagnosticFormat, EXIT_OK, EXIT_PROBLEMS, Output, UsageError, emit, workspace_root};
 use crate::emit::matrix;
 use crate::report;
 use crate::workspace::Workspace;
@@ -30,7 +30,7 @@ pub fn run(args: ValidateArgs, output: &Output) -> Result<u8, UsageError> {
     match args.format {
         DiagnosticFormat::Json => {
             let sorted = loaded.diagnostics.sorted();
-            print!("{}", report::json(&sorted, &loaded.workspace.sources));
+            emit(&report::json(&sorted, &loaded.workspace.sources))?;
         }
         DiagnosticFormat::Human => {
             let clean = loaded.diagnostics.is_empty();

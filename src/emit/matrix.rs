@@ -155,9 +155,19 @@ pub fn write_all(
 /// How a committed output differs from a fresh compile.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Mismatch {
-    Stale { path: String, diff: String },
-    Missing { path: String },
-    Unexpected { path: String },
+    Stale {
+        path: String,
+        diff: String,
+    },
+    Missing {
+        path: String,
+    },
+    /// A file in the output folder that is not an output of the matrix. `owned` when promptc
+    /// wrote it (so `build --all` removes it), otherwise it is someone else's file.
+    Unexpected {
+        path: String,
+        owned: bool,
+    },
 }
 
 impl Mismatch {
@@ -165,7 +175,7 @@ impl Mismatch {
         match self {
             Mismatch::Stale { path, .. }
             | Mismatch::Missing { path }
-            | Mismatch::Unexpected { path } => path,
+            | Mismatch::Unexpected { path, .. } => path,
         }
     }
 }
@@ -194,14 +204,16 @@ pub fn check(
         }
     }
     let expected: BTreeSet<&str> = outputs.iter().map(|(e, _)| e.path.as_str()).collect();
-    let mut present: BTreeSet<String> = read_index(workspace)?
+    let owned: BTreeSet<String> = read_index(workspace)?
         .into_iter()
         .filter(|p| root.join(p).is_file())
         .collect();
-    present.extend(outputs_on_disk(workspace)?);
+    let mut present = outputs_on_disk(workspace)?;
+    present.extend(owned.iter().cloned());
     for path in present {
         if !expected.contains(path.as_str()) {
-            mismatches.push(Mismatch::Unexpected { path });
+            let owned = owned.contains(&path);
+            mismatches.push(Mismatch::Unexpected { path, owned });
         }
     }
     Ok(mismatches)
@@ -223,16 +235,34 @@ fn index_path(workspace: &Workspace) -> PathBuf {
         .join(INDEX_FILE)
 }
 
+/// The outputs promptc recorded as its own. Only entries of the form
+/// `<out>/<family>/<context>.md` count: the index is a committed file, and an edited one must
+/// never make `build --all` delete anything else.
 fn read_index(workspace: &Workspace) -> io::Result<Vec<String>> {
-    match std::fs::read_to_string(index_path(workspace)) {
-        Ok(text) => Ok(text
-            .lines()
-            .map(str::trim)
-            .filter(|line| !line.is_empty())
-            .map(str::to_string)
-            .collect()),
-        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(Vec::new()),
-        Err(error) => Err(error),
+    let text = match std::fs::read_to_string(index_path(workspace)) {
+        Ok(text) => text,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) => return Err(error),
+    };
+    let out = workspace.manifest.build.out.trim_end_matches('/');
+    Ok(text
+        .lines()
+        .map(str::trim)
+        .filter(|line| is_output_path(out, line))
+        .map(str::to_string)
+        .collect())
+}
+
+/// Whether `path` is `<out>/<name>/<name>.md` with plain names (no `..`, no separators).
+fn is_output_path(out: &str, path: &str) -> bool {
+    let Some(rest) = path.strip_prefix(out).and_then(|r| r.strip_prefix('/')) else {
+        return false;
+    };
+    let plain =
+        |name: &str| !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\']);
+    match rest.split_once('/') {
+        Some((family, file)) => plain(family) && file.strip_suffix(".md").is_some_and(plain),
+        None => false,
     }
 }
 
@@ -293,4 +323,22 @@ pub fn diagnostics(workspace: &Workspace, source_date_epoch: Option<i64>) -> Dia
         }
     }
     diagnostics
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_output_path;
+
+    #[test]
+    fn only_plain_output_paths_are_owned() {
+        let out = "examples/prompts";
+        assert!(is_output_path(out, "examples/prompts/xs/basic.md"));
+        assert!(!is_output_path(out, "/tmp/victim.txt"));
+        assert!(!is_output_path(out, "../../../tmp/victim.md"));
+        assert!(!is_output_path(out, "examples/prompts/../promptc.toml"));
+        assert!(!is_output_path(out, "examples/prompts/../x/basic.md"));
+        assert!(!is_output_path(out, "examples/prompts/xs/../../x.md"));
+        assert!(!is_output_path(out, "examples/prompts/xs/basic.txt"));
+        assert!(!is_output_path(out, "promptc.toml"));
+    }
 }

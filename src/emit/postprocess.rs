@@ -124,11 +124,14 @@ fn replace_guarded(text: &str, regex: &Regex, replace: &str, guard: Option<&Guar
 
 /// Whether a marker lies within `within` characters before or after the match.
 fn guarded(text: &str, start: usize, end: usize, guard: &Guard) -> bool {
-    let before_start = text[..start]
-        .char_indices()
-        .rev()
-        .nth(guard.within.saturating_sub(1))
-        .map_or(0, |(i, _)| i);
+    let before_start = match guard.within {
+        0 => start,
+        within => text[..start]
+            .char_indices()
+            .rev()
+            .nth(within - 1)
+            .map_or(0, |(i, _)| i),
+    };
     let after_end = text[end..]
         .char_indices()
         .nth(guard.within)
@@ -175,6 +178,23 @@ mod tests {
             replace_guarded(text, &regex, "bar", Some(&guard)),
             "bar and ```foo``` and far away bar"
         );
+    }
+
+    #[test]
+    fn a_guard_of_zero_characters_protects_nothing() {
+        let regex = Regex::new("X").unwrap();
+        for marker in ["a", "b"] {
+            let guard = Guard {
+                markers: vec![marker.into()],
+                within: 0,
+            };
+            assert_eq!(replace_guarded("aXb", &regex, "-", Some(&guard)), "a-b");
+        }
+        let guard = Guard {
+            markers: vec!["a".into()],
+            within: 1,
+        };
+        assert_eq!(replace_guarded("aXb", &regex, "-", Some(&guard)), "aXb");
     }
 
     #[test]

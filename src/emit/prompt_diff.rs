@@ -23,6 +23,9 @@ struct Output {
     context: String,
     prompt: String,
     inputs: Vec<String>,
+    /// The family's encoding from the side's `[tokens]`, and whether it is exact.
+    encoding: Encoding,
+    exact: bool,
 }
 
 /// Compiles the matrix of the workspace at `root`. `Err` holds why it could not, in words.
@@ -70,9 +73,12 @@ pub fn compile_side(root: &Path, source_date_epoch: Option<i64>) -> Result<SideO
                     .into_owned(),
             );
         }
+        let tokens = &workspace.manifest.tokens;
         outputs.insert(
             entry.path,
             Output {
+                encoding: tokens.encoding_for(&entry.family),
+                exact: tokens.is_exact(&entry.family),
                 family: entry.family,
                 context: entry.context,
                 prompt: compiled.prompt,
@@ -118,6 +124,9 @@ pub struct PromptChange {
     pub status: &'static str,
     pub characters: (usize, usize),
     pub tokens: (usize, usize),
+    /// The encoding the tokens were counted with, and whether it is the family's own.
+    pub encoding: &'static str,
+    pub exact: bool,
     pub diff: String,
 }
 
@@ -174,7 +183,6 @@ pub fn compare(
         };
     };
 
-    let encoding = Encoding::O200k;
     let paths: BTreeSet<&String> = before.outputs.keys().chain(after.outputs.keys()).collect();
     let mut prompts = Vec::new();
     for path in paths {
@@ -190,7 +198,10 @@ pub fn compare(
         let Some(output) = new.or(old) else {
             continue;
         };
+        let encoding = output.encoding;
         prompts.push(PromptChange {
+            encoding: encoding.name(),
+            exact: output.exact,
             path: path.clone(),
             family: output.family.clone(),
             context: output.context.clone(),
@@ -278,6 +289,10 @@ fn affected(
     )
 }
 
+fn longest_backtick_run(text: &str) -> usize {
+    text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
+}
+
 fn signed(before: usize, after: usize) -> String {
     let delta = i128::try_from(after).unwrap_or(0) - i128::try_from(before).unwrap_or(0);
     format!("{delta:+}")
@@ -286,12 +301,14 @@ fn signed(before: usize, after: usize) -> String {
 impl PromptChange {
     fn summary(&self) -> String {
         format!(
-            "{} × {} ({}): {} characters, {} tokens (≈ o200k, {} → {})",
+            "{} × {} ({}): {} characters, {} tokens ({}{}, {} → {})",
             self.family,
             self.context,
             self.status,
             signed(self.characters.0, self.characters.1),
             signed(self.tokens.0, self.tokens.1),
+            if self.exact { "" } else { "≈ " },
+            self.encoding,
             self.tokens.0,
             self.tokens.1
         )
@@ -377,7 +394,10 @@ impl DiffReport {
             for prompt in prompts {
                 out.push_str(&format!("- {}\n", prompt.summary()));
                 if !stat_only {
-                    out.push_str(&format!("\n```diff\n{}```\n\n", prompt.diff));
+                    // A fence longer than any backtick run in the diff, so a code block in
+                    // the prompt cannot close it.
+                    let fence = "`".repeat(longest_backtick_run(&prompt.diff).max(2) + 1);
+                    out.push_str(&format!("\n{fence}diff\n{}{fence}\n\n", prompt.diff));
                 }
             }
             out.push_str("</details>\n\n");

@@ -19,7 +19,14 @@ pub fn read_source(
     let bytes = std::fs::read(path)?;
     let display = display_path(root, path);
     Ok(match String::from_utf8(bytes) {
-        Ok(text) => Ok(sources.add(display, text)),
+        // A byte-order mark is an encoding artefact, not text: it must not reach a prompt or
+        // shift a column.
+        Ok(text) => Ok(sources.add(
+            display,
+            text.strip_prefix('\u{feff}')
+                .map(str::to_string)
+                .unwrap_or(text),
+        )),
         Err(error) => {
             let valid_up_to = error.utf8_error().valid_up_to();
             let text = String::from_utf8_lossy(error.as_bytes()).into_owned();

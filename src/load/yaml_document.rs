@@ -143,8 +143,16 @@ fn first_line(message: &str) -> String {
         .strip_prefix("line ")
         .and_then(|rest| rest.split_once(": "))
         .filter(|(position, _)| position.contains("column"))
-        .map_or(line, |(_, message)| message);
-    without_position.trim().to_string()
+        .map_or(line, |(_, message)| message)
+        .trim();
+    // The reader's limits and its API, in the user's terms.
+    if without_position.starts_with("budget breached") {
+        "the document is too large or too deeply nested".into()
+    } else if without_position.starts_with("multiple YAML documents") {
+        "a file holds one YAML document: remove the `---` separators".into()
+    } else {
+        without_position.to_string()
+    }
 }
 
 fn convert(
@@ -218,6 +226,26 @@ mod tests {
         let mut locations = Locations::new();
         let (problem, _) = parse("a: 1\na: 2\n", &mut locations).unwrap_err();
         assert!(matches!(problem, Problem::YamlSyntax { .. }), "{problem:?}");
+    }
+
+    #[test]
+    fn limits_are_explained_in_plain_words() {
+        let mut locations = Locations::new();
+        let (problem, _) = parse("a: 1\n---\nb: 2\n", &mut locations).unwrap_err();
+        assert_eq!(
+            problem,
+            Problem::YamlSyntax {
+                message: "a file holds one YAML document: remove the `---` separators".into()
+            }
+        );
+        let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+        let (problem, _) = parse(&deep, &mut locations).unwrap_err();
+        assert_eq!(
+            problem,
+            Problem::YamlSyntax {
+                message: "the document is too large or too deeply nested".into()
+            }
+        );
     }
 
     #[test]

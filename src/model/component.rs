@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Component {
-    /// Unique id of the component.
+    /// Unique id of the component: letters, digits, `_`, `.` and `-`.
+    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"))]
     pub id: String,
     /// Placeholder the base template uses for this section. Defaults to the id in upper case
     /// followed by `_SECTION` (`rules` → `RULES_SECTION`).

@@ -50,6 +50,15 @@ fn default_separator() -> String {
 }
 
 impl PostprocessRule {
+    /// The `rule` names, for messages.
+    pub const NAMES: [&str; 5] = [
+        "trim_trailing_whitespace",
+        "collapse_blank_lines",
+        "drop_empty_sections",
+        "trim",
+        "regex",
+    ];
+
     /// The rules used when the manifest declares none.
     pub fn default_set() -> Vec<PostprocessRule> {
         // Dropping a separator leaves the blank lines around it side by side, so blank

@@ -29,6 +29,7 @@ pub struct TokenSettings {
     /// `promptc validate` warns when a volatile value appears within the first this-many
     /// percent of a prompt. 0 turns the warning off.
     #[serde(default = "TokenSettings::default_stable_percent")]
+    #[schemars(range(max = 100))]
     pub stable_prefix_percent: u8,
 }
 

@@ -9,7 +9,9 @@ use super::Parameter;
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ToolSpec {
-    /// Unique id, used in variants' `tools` lists and in `depends_on`.
+    /// Unique id, used in variants' `tools` lists and in `depends_on`: letters, digits, `_`,
+    /// `.` and `-`.
+    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"))]
     pub id: String,
     /// The name the model calls. Defaults to the id.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -13,10 +13,13 @@ use serde_json::Value;
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Variant {
-    /// Unique id of the variant.
+    /// Unique id of the variant: letters, digits, `_`, `.` and `-`.
+    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"))]
     pub id: String,
-    /// The model family this variant serves. Defaults to the id.
+    /// The model family this variant serves. Defaults to the id. Letters, digits, `_`, `.`
+    /// and `-`: it names output files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"))]
     pub family: Option<String>,
     /// Id of a variant to inherit from.
     #[serde(default, skip_serializing_if = "Option::is_none")]

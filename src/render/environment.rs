@@ -1,6 +1,7 @@
 //! The minijinja environment every template and condition runs in.
 
 use minijinja::syntax::SyntaxConfig;
+use minijinja::value::Kwargs;
 use minijinja::{AutoEscape, Environment, Error, ErrorKind, UndefinedBehavior, Value};
 
 /// Template instructions one compile may run by default; generous for real prompts, small
@@ -20,7 +21,55 @@ pub fn new_environment(fuel: Option<u64>) -> Environment<'static> {
     env.set_fuel(Some(fuel.unwrap_or(DEFAULT_FUEL)));
     env.set_recursion_limit(64);
     env.add_filter("pretty_json", pretty_json);
+    env.add_filter("indent", indent);
     env
+}
+
+/// The widest indentation a template may ask for. minijinja's own `indent` allocates whatever
+/// width it is given, which the fuel limit does not cover.
+pub const MAX_INDENT: usize = 256;
+
+/// minijinja's `indent` (same arguments: `width`, `first`, `blank`), with the width capped.
+fn indent(
+    value: String,
+    width: Option<usize>,
+    first: Option<bool>,
+    blank: Option<bool>,
+    kwargs: Kwargs,
+) -> Result<String, Error> {
+    let width = match width {
+        Some(width) => width,
+        None => kwargs.get::<Option<usize>>("width")?.unwrap_or(4),
+    };
+    let first = match first {
+        Some(first) => first,
+        None => kwargs.get::<Option<bool>>("first")?.unwrap_or(false),
+    };
+    let blank = match blank {
+        Some(blank) => blank,
+        None => kwargs.get::<Option<bool>>("blank")?.unwrap_or(false),
+    };
+    kwargs.assert_all_used()?;
+    if width > MAX_INDENT {
+        return Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!("indent width {width} is above the limit of {MAX_INDENT}"),
+        ));
+    }
+    let padding = " ".repeat(width);
+    let text = value.strip_suffix('\n').unwrap_or(&value);
+    let mut out = String::with_capacity(text.len() + width * 8);
+    for (index, line) in text.split('\n').enumerate() {
+        if index > 0 {
+            out.push('\n');
+        }
+        let blank_line = line.is_empty() || line == "\r";
+        if (index > 0 || first) && (!blank_line || blank) {
+            out.push_str(&padding);
+        }
+        out.push_str(line);
+    }
+    Ok(out)
 }
 
 /// Two-space indented JSON, keys in their original order, no HTML escaping (unlike `tojson`).
@@ -59,6 +108,23 @@ mod tests {
         let env = new_environment(None);
         assert!(env.render_str("{{ missing }}", ()).is_err());
         assert_eq!(env.render_str("a\n", ()).unwrap(), "a\n");
+    }
+
+    #[test]
+    fn indent_works_like_minijinjas_and_refuses_huge_widths() {
+        let env = new_environment(None);
+        let render = |t: &str| env.render_str(t, minijinja::context! { v => "a\n\nb\n" });
+        assert_eq!(render("{{ v | indent(2) }}").unwrap(), "a\n\n  b");
+        assert_eq!(render("{{ v | indent(2, true) }}").unwrap(), "  a\n\n  b");
+        assert_eq!(
+            render("{{ v | indent(2, true, true) }}").unwrap(),
+            "  a\n  \n  b"
+        );
+        assert_eq!(
+            render("{{ v | indent(width=1, first=true) }}").unwrap(),
+            " a\n\n b"
+        );
+        assert!(render("{{ v | indent(999999999999) }}").is_err());
     }
 
     #[test]

@@ -4,6 +4,7 @@ use minijinja::Value;
 
 use crate::compiled::{CompiledParameter, CompiledTool, SourceRange};
 use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::load::document::child_pointer;
 use crate::namespace::{TOOL, TOOLS_DATA, TOOLS_TEXT};
 use crate::problem::Problem;
 use crate::render::globals::Globals;
@@ -98,7 +99,9 @@ impl Renderer<'_> {
                 .collect();
             let entry = &self.workspace.tools[tool.id.as_str()];
             let (spec, span) = match &tool.choice {
-                SpecChoice::Family(f) => (f.clone(), entry.value_span(&format!("/families/{f}"))),
+                SpecChoice::Family(f) => {
+                    (f.clone(), entry.value_span(&child_pointer("/families", f)))
+                }
                 SpecChoice::Generic => ("generic".into(), entry.value_span("")),
             };
             compiled.push(CompiledTool {

@@ -1,5 +1,6 @@
 //! Which compiled template a variant uses for its base, its tool format and each component.
 
+use crate::load::document::child_pointer;
 use crate::resolve::effective_variant::EffectiveVariant;
 use crate::validate::BUILTIN_TOOL_FORMAT;
 use crate::workspace::Workspace;
@@ -43,13 +44,13 @@ pub fn component_template<'w>(
         .get(&format!("overrides/{component}"))
         && let Some(name) = workspace
             .templates
-            .lookup_pair(*source, &format!("/overrides/components/{component}"))
+            .lookup_pair(*source, &child_pointer("/overrides/components", component))
     {
         return Some((name, TemplateChoice::Override));
     }
     let entry = workspace.components.get(component)?;
     if entry.value.families.contains_key(variant.family()) {
-        let prefix = format!("/families/{}", variant.family());
+        let prefix = child_pointer("/families", variant.family());
         if let Some(name) = workspace.templates.lookup_pair(entry.source(), &prefix) {
             return Some((name, TemplateChoice::Family));
         }

@@ -3,6 +3,7 @@
 //! from, since it is a template compiled under that name.
 
 use crate::load::document::Document;
+use crate::load::document::child_pointer;
 use crate::model::{Parameter, ParameterType, ToolSpec};
 use crate::source::SourceId;
 use crate::span::Span;
@@ -78,7 +79,7 @@ pub fn resolve_tool(workspace: &Workspace, id: &str, family: &str) -> Option<Res
         let Some(family_spec) = spec.families.get(family_name) else {
             continue;
         };
-        let prefix = format!("/families/{family_name}");
+        let prefix = child_pointer("/families", family_name);
         if let Some(n) = &family_spec.name {
             name.clone_from(n);
         }
@@ -133,7 +134,7 @@ fn resolve_parameter(
         Some((
             definition,
             manifest?.source(),
-            format!("/parameters/{name}"),
+            child_pointer("/parameters", name),
             name,
         ))
     });

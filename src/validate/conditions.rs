@@ -2,6 +2,7 @@
 
 use crate::diagnostic::Diagnostics;
 use crate::entry::Entry;
+use crate::load::document::child_pointer;
 use crate::model::Parameter;
 use crate::namespace::{ENABLED_TOOLS, Namespace};
 use crate::problem::Problem;
@@ -24,19 +25,23 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
     };
 
     if let Some(manifest) = &workspace.manifest_entry {
+        // A predicate sees the context and the predicates declared before it: a later one
+        // (or itself) is not yet defined when it is evaluated.
+        let mut earlier = Namespace::new(std::iter::empty());
+        for entry in workspace.variants.values() {
+            for name in entry.value.placeholders.keys() {
+                earlier.insert(name.clone());
+            }
+        }
         for (name, condition) in &manifest.value.predicates {
-            checker.check(
-                manifest,
-                &format!("/predicates/{name}"),
-                condition,
-                &before_tools,
-                out,
-            );
+            let pointer = child_pointer("/predicates", name);
+            checker.check(manifest, &pointer, condition, &earlier, out);
+            earlier.insert(name.clone());
         }
         for (name, parameter) in &manifest.value.parameters {
             checker.parameter(
                 manifest,
-                &format!("/parameters/{name}"),
+                &child_pointer("/parameters", name),
                 parameter,
                 &after_tools,
                 out,
@@ -63,7 +68,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
             );
         }
         for (family, spec) in &tool.families {
-            let prefix = format!("/families/{family}");
+            let prefix = child_pointer("/families", family);
             if let Some(condition) = &spec.when {
                 checker.check(
                     entry,
@@ -135,7 +140,9 @@ impl Checker<'_> {
         for path in paths {
             if let Err((unknown, suggestion)) = namespace.check_path(&path) {
                 let first = unknown.split('.').next().unwrap_or(&unknown);
-                let at = condition.find(first).unwrap_or(0);
+                let at = find_name(condition, &unknown)
+                    .or_else(|| find_name(condition, first))
+                    .unwrap_or(0);
                 out.error(
                     Problem::UnknownContextField {
                         path: unknown.clone(),
@@ -158,5 +165,35 @@ impl Checker<'_> {
                 let start = value_span.start + offset;
                 Span::new(value_span.source, start + range.start..start + range.end)
             })
+    }
+}
+
+/// Where `name` is used as a name in an expression: not inside a string literal, not part of a
+/// longer name.
+fn find_name(expression: &str, name: &str) -> Option<usize> {
+    let part_of_name = |c: char| c.is_alphanumeric() || c == '_';
+    expression
+        .match_indices(name)
+        .map(|(at, _)| at)
+        .find(|&at| {
+            let quotes = expression[..at].matches(['\'', '"']).count();
+            let before = expression[..at].chars().next_back();
+            let after = expression[at + name.len()..].chars().next();
+            quotes.is_multiple_of(2)
+                && !before.is_some_and(|c| part_of_name(c) || c == '.')
+                && !after.is_some_and(part_of_name)
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::find_name;
+
+    #[test]
+    fn names_are_found_outside_strings_and_longer_names() {
+        let expression = "model.id == 'browser' and browser.enabeld";
+        assert_eq!(find_name(expression, "browser.enabeld"), Some(26));
+        assert_eq!(find_name(expression, "browser"), Some(26));
+        assert_eq!(find_name("xbrowser or browser", "browser"), Some(12));
     }
 }

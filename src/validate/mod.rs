@@ -148,7 +148,11 @@ impl Loader<'_> {
         id_of: impl Fn(&T) -> String,
     ) -> io::Result<IndexMap<String, Entry<T>>> {
         let mut entries: IndexMap<String, Entry<T>> = IndexMap::new();
-        for path in load::data_files(&self.root.join(dir))? {
+        // A folder outside the workspace is reported by validation and never walked.
+        let Some(dir) = load::read::resolve_inside(self.root, self.root, dir) else {
+            return Ok(IndexMap::new());
+        };
+        for path in load::data_files(&dir)? {
             let Some(raw) = self.load_raw(&path, kind)? else {
                 continue;
             };
@@ -173,7 +177,11 @@ impl Loader<'_> {
 
     fn load_contexts(&mut self, dir: &str) -> io::Result<IndexMap<String, Entry<Context>>> {
         let mut entries = IndexMap::new();
-        for path in load::data_files(&self.root.join(dir))? {
+        // A folder outside the workspace is reported by validation and never walked.
+        let Some(dir) = load::read::resolve_inside(self.root, self.root, dir) else {
+            return Ok(IndexMap::new());
+        };
+        for path in load::data_files(&dir)? {
             let Some(entry) = self.load_typed::<Context>(&path, Kind::Context)? else {
                 continue;
             };

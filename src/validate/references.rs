@@ -1,10 +1,11 @@
 //! References between files: ids that must exist, `extends` and `based_on` cycles, families,
 //! overrides of things a variant does not use, shared parameters and `depends_on`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::entry::Entry;
+use crate::load::document::child_pointer;
 use crate::model::{Parameter, ToolSpec, Variant};
 use crate::namespace::closest;
 use crate::problem::{Problem, RefKind};
@@ -23,12 +24,32 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         check_variant(workspace, entry, out);
     }
 
+    let mut slots: HashMap<String, &Entry<crate::model::Component>> = HashMap::new();
+    for entry in workspace.components.values() {
+        let slot = entry.value.slot();
+        if let Some(first) = slots.get(&slot) {
+            out.push(
+                Diagnostic::new(
+                    Problem::SlotTaken {
+                        slot: slot.clone(),
+                        component: entry.value.id.clone(),
+                        other: first.value.id.clone(),
+                    },
+                    entry.value_span("/id"),
+                )
+                .label(first.value_span("/id"), "this component fills it"),
+            );
+        } else {
+            slots.insert(slot, entry);
+        }
+    }
+
     for entry in workspace.components.values() {
         for family in entry.value.families.keys() {
             if !families.contains(family) {
                 out.error(
                     unknown(RefKind::Family, family, &mut families.iter()),
-                    entry.key_span(&format!("/families/{family}")),
+                    entry.key_span(&child_pointer("/families", family)),
                 );
             }
         }
@@ -75,7 +96,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
             }
         }
         for (name, parameter) in &value.parameters {
-            let pointer = format!("/parameters/{name}");
+            let pointer = child_pointer("/parameters", name);
             check_depends_on(workspace, manifest, &pointer, parameter, out);
             if parameter.use_shared.is_some() {
                 out.error(
@@ -85,6 +106,49 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
                     manifest.key_span(&format!("{pointer}/use")),
                 );
             }
+        }
+        let tokens = &value.tokens;
+        for family in tokens.families.keys() {
+            if !families.contains(family) {
+                out.error(
+                    unknown(RefKind::Family, family, &mut families.iter()),
+                    manifest.key_span(&child_pointer("/tokens/families", family)),
+                );
+            }
+        }
+        for (index, family) in tokens.exact.iter().enumerate() {
+            if !families.contains(family) {
+                out.error(
+                    unknown(RefKind::Family, family, &mut families.iter()),
+                    manifest.value_span(&format!("/tokens/exact/{index}")),
+                );
+            }
+        }
+        let paths = &value.paths;
+        for (pointer, path) in [
+            ("/paths/variants", &paths.variants),
+            ("/paths/components", &paths.components),
+            ("/paths/tools", &paths.tools),
+            ("/paths/contexts", &paths.contexts),
+            ("/paths/schema", &paths.schema),
+            ("/build/out", &value.build.out),
+        ] {
+            let root = &workspace.root;
+            if crate::load::read::resolve_inside(root, root, path).is_none() {
+                out.error(
+                    Problem::PathEscapesWorkspace { path: path.clone() },
+                    manifest.value_span(pointer),
+                );
+            }
+        }
+        let out_dir = value.build.out.trim_matches('/');
+        if out_dir.is_empty() || out_dir == "." {
+            out.error(
+                Problem::InvalidValue {
+                    message: "`build.out` must name a folder below the workspace root".into(),
+                },
+                manifest.value_span("/build/out"),
+            );
         }
         for (index, rule) in value.postprocess.iter().flatten().enumerate() {
             if let crate::model::PostprocessRule::Regex { pattern, .. } = rule
@@ -153,7 +217,24 @@ fn check_variant(workspace: &Workspace, entry: &Entry<Variant>, out: &mut Diagno
         ("add_tools", &variant.add_tools, RefKind::Tool),
     ];
     for (field, list, kind) in lists {
+        let mut seen: HashMap<&str, usize> = HashMap::new();
         for (index, id) in list.iter().flatten().enumerate() {
+            let span = entry.value_span(&format!("/{field}/{index}"));
+            if let Some(first) = seen.insert(id, index) {
+                out.push(
+                    Diagnostic::new(
+                        Problem::Duplicate {
+                            kind,
+                            name: id.clone(),
+                        },
+                        span,
+                    )
+                    .label(
+                        entry.value_span(&format!("/{field}/{first}")),
+                        "first listed here",
+                    ),
+                );
+            }
             if let Err(suggestion) = lookup(workspace, kind, id) {
                 out.error(
                     Problem::Unknown {
@@ -173,7 +254,7 @@ fn check_variant(workspace: &Workspace, entry: &Entry<Variant>, out: &mut Diagno
     if effective.variant.template.is_none() && effective.variant.template_file.is_none() {
         out.error(
             Problem::MissingTemplate {
-                expected_file: format!("{}.md", variant.id),
+                expected_file: None,
             },
             entry.value_span("/id"),
         );
@@ -194,7 +275,7 @@ fn check_variant(workspace: &Workspace, entry: &Entry<Variant>, out: &mut Diagno
     ];
     for (field, kind, ids, used) in overridden {
         for id in ids {
-            let span = entry.key_span(&format!("/overrides/{field}/{id}"));
+            let span = entry.key_span(&child_pointer(&format!("/overrides/{field}"), id));
             match lookup(workspace, kind, id) {
                 Err(suggestion) => out.error(
                     Problem::Unknown {
@@ -242,6 +323,13 @@ fn check_tool(
     out: &mut Diagnostics,
 ) {
     let tool = &entry.value;
+    check_parameter_names(workspace, entry, "/parameters", &tool.parameters, out);
+    for (family, spec) in &tool.families {
+        if let Some(parameters) = &spec.parameters {
+            let pointer = format!("{}/parameters", child_pointer("/families", family));
+            check_parameter_names(workspace, entry, &pointer, parameters, out);
+        }
+    }
     for (index, parameter) in tool.parameters.iter().enumerate() {
         check_parameter(
             workspace,
@@ -252,7 +340,7 @@ fn check_tool(
         );
     }
     for (family, spec) in &tool.families {
-        let pointer = format!("/families/{family}");
+        let pointer = child_pointer("/families", family);
         if !families.contains(family) {
             out.error(
                 Problem::Unknown {
@@ -307,6 +395,42 @@ fn check_tool(
                     .get(&current)
                     .and_then(|spec| spec.based_on.clone());
             }
+        }
+    }
+}
+
+/// Two parameters of one tool with the same name would be documented twice.
+fn check_parameter_names(
+    workspace: &Workspace,
+    entry: &Entry<ToolSpec>,
+    pointer: &str,
+    parameters: &[Parameter],
+    out: &mut Diagnostics,
+) {
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for (index, parameter) in parameters.iter().enumerate() {
+        let name = parameter.name.clone().or_else(|| {
+            let shared = parameter.use_shared.as_ref()?;
+            let definition = workspace.manifest.parameters.get(shared)?;
+            Some(definition.name.clone().unwrap_or_else(|| shared.clone()))
+        });
+        let Some(name) = name else {
+            continue;
+        };
+        if let Some(first) = seen.insert(name.clone(), index) {
+            out.push(
+                Diagnostic::new(
+                    Problem::Duplicate {
+                        kind: RefKind::Parameter,
+                        name,
+                    },
+                    entry.value_span(&format!("{pointer}/{index}")),
+                )
+                .label(
+                    entry.value_span(&format!("{pointer}/{first}")),
+                    "first defined here",
+                ),
+            );
         }
     }
 }

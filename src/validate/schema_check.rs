@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::load::document::{Document, child_pointer};
+use crate::model::PostprocessRule;
 use crate::problem::{Kind, Problem};
 use crate::schema::schema_for;
 use crate::span::Span;
@@ -113,12 +114,25 @@ fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut
                         report(inner, schema, doc, out);
                     }
                 }
-                _ => out.push(Diagnostic::new(
-                    Problem::InvalidValue {
-                        message: format!("{} matches none of the allowed forms", error.instance()),
-                    },
-                    doc.value_span(&pointer),
-                )),
+                _ => {
+                    let rule = error.instance().get("rule").and_then(Value::as_str);
+                    let message = match rule {
+                        Some(rule) => format!(
+                            "unknown rule `{rule}`; the rules are {}",
+                            PostprocessRule::NAMES.join(", ")
+                        ),
+                        None => format!("{} matches none of the allowed forms", error.instance()),
+                    };
+                    let at = if rule.is_some() {
+                        child_pointer(&pointer, "rule")
+                    } else {
+                        pointer.clone()
+                    };
+                    out.push(Diagnostic::new(
+                        Problem::InvalidValue { message },
+                        doc.value_span(&at),
+                    ));
+                }
             }
         }
         _ => out.push(Diagnostic::new(

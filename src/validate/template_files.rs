@@ -6,6 +6,7 @@ use std::path::Path;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::load::document::Document;
+use crate::load::document::child_pointer;
 use crate::load::read::{display_path, read_source, resolve_inside};
 use crate::model::Parameter;
 use crate::problem::Problem;
@@ -65,14 +66,16 @@ pub fn register_all(workspace: &mut Workspace, diagnostics: &mut Diagnostics) ->
             } else {
                 registrar.diagnostics.push(Diagnostic::new(
                     Problem::MissingTemplate {
-                        expected_file: display_path(registrar.root, &sibling).display().to_string(),
+                        expected_file: Some(
+                            display_path(registrar.root, &sibling).display().to_string(),
+                        ),
                     },
                     doc.key_span("/id"),
                 ));
             }
         }
         for (family, alternative) in &component.families {
-            let prefix = format!("/families/{family}");
+            let prefix = child_pointer("/families", family);
             let found = registrar.pair(
                 doc,
                 entry.dir(),
@@ -83,7 +86,7 @@ pub fn register_all(workspace: &mut Workspace, diagnostics: &mut Diagnostics) ->
             if !found {
                 registrar.diagnostics.push(Diagnostic::new(
                     Problem::MissingTemplate {
-                        expected_file: format!("{family}.md"),
+                        expected_file: None,
                     },
                     doc.key_span(&prefix),
                 ));
@@ -111,7 +114,7 @@ pub fn register_all(workspace: &mut Workspace, diagnostics: &mut Diagnostics) ->
             registrar.pair(
                 doc,
                 entry.dir(),
-                &format!("/overrides/components/{id}"),
+                &child_pointer("/overrides/components", id),
                 change.template.as_deref(),
                 change.template_file.as_deref(),
             )?;
@@ -124,7 +127,7 @@ pub fn register_all(workspace: &mut Workspace, diagnostics: &mut Diagnostics) ->
         registrar.inline(doc, "/description", &tool.description);
         registrar.parameters(doc, "/parameters", &tool.parameters);
         for (family, spec) in &tool.families {
-            let prefix = format!("/families/{family}");
+            let prefix = child_pointer("/families", family);
             if let Some(description) = &spec.description {
                 registrar.inline(doc, &format!("{prefix}/description"), description);
             }
@@ -136,7 +139,11 @@ pub fn register_all(workspace: &mut Workspace, diagnostics: &mut Diagnostics) ->
 
     if let Some(entry) = manifest_entry {
         for (name, parameter) in &entry.value.parameters {
-            registrar.parameter(&entry.document, &format!("/parameters/{name}"), parameter);
+            registrar.parameter(
+                &entry.document,
+                &child_pointer("/parameters", name),
+                parameter,
+            );
         }
     }
     Ok(())
