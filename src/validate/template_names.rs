@@ -84,28 +84,41 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
                 used.extend(workspace.templates.variables(template));
             }
         }
-        let Some(lister) = variant
-            .chain
-            .iter()
-            .filter_map(|id| workspace.variants.get(id))
-            .find(|entry| entry.value.components.is_some())
-        else {
-            continue;
-        };
-        for (index, component) in variant.components().iter().enumerate() {
+        for component in variant.components() {
             let Some(entry) = workspace.components.get(component) else {
                 continue;
             };
             let slot = entry.value.slot();
-            if !used.contains(&slot) {
-                out.push(Diagnostic::new(
-                    Problem::UnslottedComponent {
-                        component: component.clone(),
-                        slot,
-                    },
-                    lister.value_span(&format!("/components/{index}")),
-                ));
+            if used.contains(&slot) {
+                continue;
             }
+            // Point at the list entry that brought the component in: the nearest variant of
+            // the chain that lists or adds it.
+            let listed = variant
+                .chain
+                .iter()
+                .filter_map(|id| workspace.variants.get(id))
+                .find_map(|v| {
+                    [
+                        ("components", &v.value.components),
+                        ("add_components", &v.value.add_components),
+                    ]
+                    .into_iter()
+                    .find_map(|(field, list)| {
+                        let index = list.as_ref()?.iter().position(|c| c == component)?;
+                        Some(v.value_span(&format!("/{field}/{index}")))
+                    })
+                });
+            let Some(span) = listed else {
+                continue;
+            };
+            out.push(Diagnostic::new(
+                Problem::UnslottedComponent {
+                    component: component.clone(),
+                    slot,
+                },
+                span,
+            ));
         }
     }
 }
