@@ -36,19 +36,18 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
     let mut with_tool = any_variant.clone();
     with_tool.insert(TOOL);
 
-    let base_templates: BTreeSet<String> = workspace
+    let variants: Vec<_> = workspace
         .variants
         .keys()
         .filter_map(|id| effective(&workspace.variants, id))
-        .filter_map(|v| base_template(workspace, &v).map(str::to_string))
         .collect();
-    let mut tool_formats: BTreeSet<String> = workspace
-        .variants
-        .keys()
-        .filter_map(|id| effective(&workspace.variants, id))
-        .map(|v| tool_format(workspace, &v).to_string())
+    let base_templates: BTreeSet<&str> = variants
+        .iter()
+        .filter_map(|v| base_template(workspace, v))
         .collect();
-    tool_formats.insert(BUILTIN_TOOL_FORMAT.to_string());
+    let mut tool_formats: BTreeSet<&str> =
+        variants.iter().map(|v| tool_format(workspace, v)).collect();
+    tool_formats.insert(BUILTIN_TOOL_FORMAT);
 
     let mut names: Vec<&str> = workspace.templates.names().collect();
     names.sort_unstable();
@@ -64,11 +63,8 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         undefined(workspace, name, namespace, out);
     }
 
-    for id in workspace.variants.keys() {
-        let Some(variant) = effective(&workspace.variants, id) else {
-            continue;
-        };
-        let Some(base) = base_template(workspace, &variant) else {
+    for variant in &variants {
+        let Some(base) = base_template(workspace, variant) else {
             continue;
         };
         let mut namespace = shared.clone();
@@ -80,7 +76,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         // A slot is used when the base template or a listed component's template reads it.
         let mut used: BTreeSet<String> = workspace.templates.variables(base).into_iter().collect();
         for component in variant.components() {
-            if let Some((template, _)) = component_template(workspace, &variant, component) {
+            if let Some((template, _)) = component_template(workspace, variant, component) {
                 used.extend(workspace.templates.variables(template));
             }
         }
