@@ -420,3 +420,41 @@ impl DiffReport {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(diff: &str) -> PromptChange {
+        PromptChange {
+            path: "out/f/c.md".into(),
+            family: "f".into(),
+            context: "c".into(),
+            status: "modified",
+            characters: (10, 12),
+            tokens: (3, 4),
+            encoding: "o200k",
+            exact: true,
+            diff: diff.into(),
+        }
+    }
+
+    #[test]
+    fn a_code_fence_in_the_prompt_cannot_close_the_comments_diff_block() {
+        let report = DiffReport {
+            base: "main".into(),
+            head: "working tree".into(),
+            prompts: vec![change(" ```\n-old\n+new\n ````\n")],
+            sources: Vec::new(),
+            failures: Vec::new(),
+            notes: Vec::new(),
+        };
+        let markdown = report.markdown(false);
+        assert!(
+            markdown.contains("\n`````diff\n ```\n-old\n+new\n ````\n`````\n"),
+            "{markdown}"
+        );
+        // Exact counts carry no estimate mark.
+        assert!(markdown.contains("+1 tokens (o200k, 3 → 4)"), "{markdown}");
+    }
+}
