@@ -2,6 +2,8 @@
 //! the prompt and why — the condition and the values it saw, the missing dependency, the
 //! override that disabled it, the spec used — with the file and line each came from.
 
+use std::collections::HashSet;
+
 use minijinja::Value;
 use serde::Serialize;
 
@@ -46,6 +48,21 @@ pub struct Item {
     pub condition: Option<ConditionReport>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub parameters: Vec<Item>,
+}
+
+impl Item {
+    /// A component or tool of the workspace that the variant does not list.
+    fn unlisted(id: &str, reason: &str, source: SourceRange) -> Self {
+        Self {
+            id: id.to_string(),
+            included: false,
+            reason: reason.to_string(),
+            source: Some(source),
+            choice: None,
+            condition: None,
+            parameters: Vec::new(),
+        }
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -101,19 +118,16 @@ impl Workspace {
                 }
             })
             .collect();
-        for (id, entry) in &self.components {
-            if !variant.components().contains(id) {
-                components.push(Item {
-                    id: id.clone(),
-                    included: false,
-                    reason: "not listed by the variant (its slot renders \"\")".into(),
-                    source: Some(range(entry.value_span(""))),
-                    choice: None,
-                    condition: None,
-                    parameters: Vec::new(),
-                });
-            }
-        }
+        let listed: HashSet<&String> = variant.components().iter().collect();
+        components.extend(
+            self.components
+                .iter()
+                .filter(|(id, _)| !listed.contains(id))
+                .map(|(id, entry)| {
+                    let reason = "not listed by the variant (its slot renders \"\")";
+                    Item::unlisted(id, reason, range(entry.value_span("")))
+                }),
+        );
 
         let mut tools: Vec<Item> = prepared
             .plan
@@ -161,19 +175,16 @@ impl Workspace {
                 }
             })
             .collect();
-        for (id, entry) in &self.tools {
-            if !variant.tools().contains(id) {
-                tools.push(Item {
-                    id: id.clone(),
-                    included: false,
-                    reason: "not listed by the variant".into(),
-                    source: Some(range(entry.value_span(""))),
-                    choice: None,
-                    condition: None,
-                    parameters: Vec::new(),
-                });
-            }
-        }
+        let listed: HashSet<&String> = variant.tools().iter().collect();
+        tools.extend(
+            self.tools
+                .iter()
+                .filter(|(id, _)| !listed.contains(id))
+                .map(|(id, entry)| {
+                    let reason = "not listed by the variant";
+                    Item::unlisted(id, reason, range(entry.value_span("")))
+                }),
+        );
 
         Ok(Explanation {
             variant: variant.id().to_string(),

@@ -1,7 +1,7 @@
 //! References between files: ids that must exist, `extends` and `based_on` cycles, families,
 //! overrides of things a variant does not use, shared parameters and `depends_on`.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::entry::Entry;
@@ -274,6 +274,7 @@ fn check_variant(workspace: &Workspace, entry: &Entry<Variant>, out: &mut Diagno
         ),
     ];
     for (field, kind, ids, used) in overridden {
+        let used: HashSet<&String> = used.iter().collect();
         for id in ids {
             let span = entry.key_span(&child_pointer(&format!("/overrides/{field}"), id));
             match lookup(workspace, kind, id) {
