@@ -1,7 +1,6 @@
 //! A workspace as it was at a git revision, written into a temporary folder with the git
 //! command line, without touching the working tree or the index.
 
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -62,106 +61,114 @@ pub fn checkout(workspace_root: &Path, revision: &str) -> Result<RevisionCheckou
     .map(text)
     .map_err(|_| RevisionError(format!("unknown revision `{revision}`")))?;
 
-    let mut args = vec!["ls-tree", "-r", "-z", "--full-tree", commit.as_str()];
-    if !prefix.is_empty() {
-        args.push("--");
-        args.push(prefix.as_str());
-    }
-    let listing = git(&top, &args)?;
-    let mut blobs = Vec::new();
-    for record in listing.split(|b| *b == 0).filter(|r| !r.is_empty()) {
-        let record = String::from_utf8_lossy(record);
-        let Some((meta, path)) = record.split_once('\t') else {
-            continue;
-        };
-        let fields: Vec<&str> = meta.split(' ').collect();
-        // Regular files only: symlinks (120000) and submodules are not workspace content.
-        if let [mode, "blob", object] = fields[..]
-            && mode != "120000"
-        {
-            blobs.push((object.to_string(), path.to_string()));
-        }
-    }
-
-    let dir = tempfile::tempdir()
-        .map_err(|error| RevisionError(format!("cannot create a temporary folder: {error}")))?;
-    let contents = cat_blobs(&top, &blobs)?;
-    for ((_, path), bytes) in blobs.iter().zip(contents) {
-        let target = dir.path().join(path);
-        if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|error| RevisionError(format!("cannot write {path}: {error}")))?;
-        }
-        std::fs::write(&target, bytes)
-            .map_err(|error| RevisionError(format!("cannot write {path}: {error}")))?;
-    }
-    let root = dir.path().join(&prefix);
-    if !root.join(MANIFEST_FILE).is_file() {
+    // Let git write the files: `checkout-index` refuses tree entries such as `..` or `.git`
+    // and never writes through a symbolic link, which a hand-written loop over `ls-tree`
+    // would have to get right itself. The index is a temporary one, beside (not inside) the
+    // copy, so neither the repository's index nor its working tree is touched.
+    let tree = if prefix.is_empty() {
+        format!("{commit}^{{tree}}")
+    } else {
+        format!("{commit}:{}", prefix.trim_end_matches('/'))
+    };
+    let no_workspace = || {
         let at = if prefix.is_empty() {
             "."
         } else {
             prefix.trim_end_matches('/')
         };
-        return Err(RevisionError(format!(
+        RevisionError(format!(
             "revision `{revision}` has no workspace at {at} (no {MANIFEST_FILE})"
-        )));
+        ))
+    };
+    git(
+        &top,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{tree}^{{tree}}"),
+        ],
+    )
+    .map_err(|_| no_workspace())?;
+    check_size(&top, &tree)?;
+
+    let dir = tempfile::Builder::new()
+        .prefix(".promptc-tmp-")
+        .tempdir()
+        .map_err(|error| RevisionError(format!("cannot create a temporary folder: {error}")))?;
+    let index = dir.path().join("index");
+    let root = dir.path().join("tree");
+    std::fs::create_dir(&root)
+        .map_err(|error| RevisionError(format!("cannot create a temporary folder: {error}")))?;
+    git_with_index(&top, &index, &["read-tree", &tree])?;
+    let mut prefix_arg = root.as_os_str().to_owned();
+    prefix_arg.push("/");
+    let prefix_arg = prefix_arg
+        .into_string()
+        .map_err(|_| RevisionError("the temporary folder's path is not UTF-8".into()))?;
+    git_with_index(
+        &top,
+        &index,
+        &[
+            "checkout-index",
+            "--all",
+            "--force",
+            &format!("--prefix={prefix_arg}"),
+        ],
+    )?;
+    if !root.join(MANIFEST_FILE).is_file() {
+        return Err(no_workspace());
     }
     Ok(RevisionCheckout { _dir: dir, root })
 }
 
-/// Reads many blobs through one `git cat-file --batch` process.
-fn cat_blobs(top: &Path, blobs: &[(String, String)]) -> Result<Vec<Vec<u8>>, RevisionError> {
-    let failed = |error: std::io::Error| RevisionError(format!("git cat-file failed: {error}"));
-    let mut child = Command::new("git")
-        .arg("-C")
-        .arg(top)
-        .args(["cat-file", "--batch"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(failed)?;
-    let mut request = String::new();
-    for (object, _) in blobs {
-        request.push_str(object);
-        request.push('\n');
-    }
-    // Write from another thread: git answers while we are still asking.
-    let mut stdin = child
-        .stdin
-        .take()
-        .ok_or_else(|| RevisionError("git cat-file has no input".into()))?;
-    let writer = std::thread::spawn(move || stdin.write_all(request.as_bytes()));
-    let mut output = Vec::new();
-    child
-        .stdout
-        .take()
-        .ok_or_else(|| RevisionError("git cat-file has no output".into()))?
-        .read_to_end(&mut output)
-        .map_err(failed)?;
-    let _ = writer.join();
-    child.wait().map_err(failed)?;
+/// Most files, and most bytes, a revision's workspace may have: a crafted tree (one blob
+/// listed a million times) must not fill the disk.
+pub const MAX_REVISION_FILES: usize = 100_000;
+pub const MAX_REVISION_BYTES: u64 = 1024 * 1024 * 1024;
 
-    let mut contents = Vec::with_capacity(blobs.len());
-    let mut rest = output.as_slice();
-    for _ in blobs {
-        let newline = rest
-            .iter()
-            .position(|b| *b == b'\n')
-            .ok_or_else(|| RevisionError("git cat-file answered short".into()))?;
-        let header = String::from_utf8_lossy(&rest[..newline]).to_string();
-        let size: usize = header
-            .rsplit(' ')
-            .next()
-            .and_then(|s| s.parse().ok())
-            .ok_or_else(|| RevisionError(format!("git cat-file answered `{header}`")))?;
-        let start = newline + 1;
-        let end = start + size;
-        if rest.len() < end {
-            return Err(RevisionError("git cat-file answered short".into()));
-        }
-        contents.push(rest[start..end].to_vec());
-        rest = rest.get(end + 1..).unwrap_or_default();
+/// Refuses a tree over [`MAX_REVISION_FILES`] or [`MAX_REVISION_BYTES`] before anything is
+/// written.
+fn check_size(top: &Path, tree: &str) -> Result<(), RevisionError> {
+    let listing = git(top, &["ls-tree", "-r", "-l", "-z", tree])?;
+    let mut files = 0usize;
+    let mut bytes = 0u64;
+    for record in listing.split(|b| *b == 0).filter(|r| !r.is_empty()) {
+        files += 1;
+        // `<mode> <type> <object> <size>\t<path>`; the size is `-` for submodules.
+        let meta = record.split(|b| *b == b'\t').next().unwrap_or_default();
+        let size = String::from_utf8_lossy(meta)
+            .split_whitespace()
+            .nth(3)
+            .and_then(|size| size.parse::<u64>().ok())
+            .unwrap_or(0);
+        bytes = bytes.saturating_add(size);
     }
-    Ok(contents)
+    if files > MAX_REVISION_FILES || bytes > MAX_REVISION_BYTES {
+        return Err(RevisionError(format!(
+            "the workspace at `{tree}` has {files} files and {bytes} bytes, over the limit of {MAX_REVISION_FILES} files and {MAX_REVISION_BYTES} bytes"
+        )));
+    }
+    Ok(())
+}
+
+/// Runs git with a temporary index file.
+fn git_with_index(dir: &Path, index: &Path, args: &[&str]) -> Result<(), RevisionError> {
+    let output = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_INDEX_FILE", index)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|error| RevisionError(format!("cannot run git: {error}")))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(RevisionError(format!(
+            "git {} failed: {}",
+            args.first().copied().unwrap_or_default(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        )))
+    }
 }

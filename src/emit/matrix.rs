@@ -5,16 +5,17 @@
 //! or context from the matrix removes its output and never a file promptc did not write.
 
 use std::collections::BTreeSet;
-use std::io;
 use std::path::{Path, PathBuf};
 
 use similar::TextDiff;
 
 use crate::compile::{CompileError, Compiled, Request, Selection};
+use crate::confine;
 use crate::diagnostic::Diagnostics;
 use crate::emit::budget::check_budget;
 use crate::emit::stable_prefix::volatile_warning;
-use crate::emit::write::write_atomic;
+use crate::emit::write::{Staged, is_temporary};
+use crate::path_error::{PathError, PathProblem};
 use crate::workspace::Workspace;
 
 /// The list of outputs promptc owns, one workspace-relative path per line.
@@ -113,42 +114,78 @@ pub struct WriteReport {
     pub written: Vec<String>,
     pub unchanged: Vec<String>,
     pub removed: Vec<String>,
+    /// Temporary files left behind by an interrupted build, now removed.
+    pub strays: Vec<String>,
 }
 
-/// Writes the outputs that changed (atomically), removes owned outputs no longer in the
-/// matrix, and records the new set of owned files.
+/// Writes the outputs that changed, removes owned outputs no longer in the matrix, and
+/// records the new set of owned files. All or nothing: every path is checked and every new
+/// output written to a temporary file before the first one is renamed into place, so a
+/// refused path or a failed write changes nothing.
 pub fn write_all(
     workspace: &Workspace,
     outputs: &[(MatrixEntry, Compiled)],
-) -> io::Result<WriteReport> {
+) -> Result<WriteReport, PathError> {
     let root = &workspace.root;
     let mut report = WriteReport::default();
     let current: BTreeSet<&str> = outputs.iter().map(|(e, _)| e.path.as_str()).collect();
+    let mut changed = Vec::new();
     for (entry, compiled) in outputs {
-        let text = &compiled.prompt;
-        let path = root.join(&entry.path);
-        if std::fs::read(&path).ok().as_deref() == Some(text.as_bytes()) {
+        let relative = Path::new(&entry.path);
+        let real = confine::resolve_output(root, relative)?;
+        let text = compiled.prompt.as_bytes();
+        let on_disk =
+            confine::read_output(root, relative, text.len() as u64).or_else(|error| match error
+                .problem
+            {
+                // Longer than the new text: it differs, whatever it holds.
+                PathProblem::TooLarge { .. } => Ok(None),
+                _ => Err(error),
+            })?;
+        if on_disk.as_deref() == Some(text) {
             report.unchanged.push(entry.path.clone());
         } else {
-            write_atomic(&path, text.as_bytes())?;
-            report.written.push(entry.path.clone());
+            changed.push((real, entry.path.as_str(), text));
         }
     }
+    let mut removals = Vec::new();
     for owned in read_index(workspace)? {
-        if !current.contains(owned.as_str()) {
-            let path = root.join(&owned);
-            if path.is_file() {
-                std::fs::remove_file(&path)?;
-                report.removed.push(owned);
-            }
+        if current.contains(owned.as_str()) {
+            continue;
+        }
+        let real = confine::resolve_output(root, Path::new(&owned))?;
+        if real.is_file() {
+            removals.push((real, owned));
         }
     }
+    let strays = stray_temporaries(workspace)?;
+
     let mut index = String::new();
     for path in &current {
         index.push_str(path);
         index.push('\n');
     }
-    write_atomic(&index_path(workspace), index.as_bytes())?;
+    let index_relative = index_path(workspace);
+    let index_real = confine::resolve_output(root, &index_relative)?;
+    let mut staged = Staged::default();
+    for (real, shown, text) in &changed {
+        staged.add(real, Path::new(shown), text)?;
+    }
+    staged.add(&index_real, &index_relative, index.as_bytes())?;
+    staged.commit()?;
+    report.written = changed
+        .iter()
+        .map(|(_, shown, _)| shown.to_string())
+        .collect();
+
+    for (real, owned) in removals {
+        std::fs::remove_file(&real).map_err(|error| PathError::io(&owned, error))?;
+        report.removed.push(owned);
+    }
+    for (real, shown) in strays {
+        std::fs::remove_file(&real).map_err(|error| PathError::io(&shown, error))?;
+        report.strays.push(shown);
+    }
     Ok(report)
 }
 
@@ -168,6 +205,10 @@ pub enum Mismatch {
         path: String,
         owned: bool,
     },
+    /// A temporary file left behind by an interrupted build.
+    Stray {
+        path: String,
+    },
 }
 
 impl Mismatch {
@@ -175,7 +216,8 @@ impl Mismatch {
         match self {
             Mismatch::Stale { path, .. }
             | Mismatch::Missing { path }
-            | Mismatch::Unexpected { path, .. } => path,
+            | Mismatch::Unexpected { path, .. }
+            | Mismatch::Stray { path } => path,
         }
     }
 }
@@ -184,30 +226,34 @@ impl Mismatch {
 pub fn check(
     workspace: &Workspace,
     outputs: &[(MatrixEntry, Compiled)],
-) -> io::Result<Vec<Mismatch>> {
+) -> Result<Vec<Mismatch>, PathError> {
     let root = &workspace.root;
     let mut mismatches = Vec::new();
     for (entry, compiled) in outputs {
         let text = &compiled.prompt;
-        match std::fs::read_to_string(root.join(&entry.path)) {
-            Ok(on_disk) if on_disk == *text => {}
-            Ok(on_disk) => mismatches.push(Mismatch::Stale {
-                path: entry.path.clone(),
-                diff: unified_diff(&entry.path, &on_disk, text),
-            }),
-            Err(error) if error.kind() == io::ErrorKind::NotFound => {
-                mismatches.push(Mismatch::Missing {
+        let relative = Path::new(&entry.path);
+        match confine::read_output(root, relative, confine::MAX_OUTPUT_BYTES)? {
+            Some(on_disk) if on_disk == text.as_bytes() => {}
+            Some(on_disk) => {
+                let on_disk = String::from_utf8(on_disk)
+                    .map_err(|_| PathError::new(relative, PathProblem::NotUtf8))?;
+                mismatches.push(Mismatch::Stale {
                     path: entry.path.clone(),
+                    diff: unified_diff(&entry.path, &on_disk, text),
                 });
             }
-            Err(error) => return Err(error),
+            None => mismatches.push(Mismatch::Missing {
+                path: entry.path.clone(),
+            }),
         }
     }
     let expected: BTreeSet<&str> = outputs.iter().map(|(e, _)| e.path.as_str()).collect();
-    let owned: BTreeSet<String> = read_index(workspace)?
-        .into_iter()
-        .filter(|p| root.join(p).is_file())
-        .collect();
+    let mut owned = BTreeSet::new();
+    for path in read_index(workspace)? {
+        if confine::resolve_output(root, Path::new(&path))?.is_file() {
+            owned.insert(path);
+        }
+    }
     let mut present = outputs_on_disk(workspace)?;
     present.extend(owned.iter().cloned());
     for path in present {
@@ -215,6 +261,9 @@ pub fn check(
             let owned = owned.contains(&path);
             mismatches.push(Mismatch::Unexpected { path, owned });
         }
+    }
+    for (_, path) in stray_temporaries(workspace)? {
+        mismatches.push(Mismatch::Stray { path });
     }
     Ok(mismatches)
 }
@@ -228,25 +277,26 @@ pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
         .to_string()
 }
 
+/// The index's path, relative to the workspace root.
 fn index_path(workspace: &Workspace) -> PathBuf {
-    workspace
-        .root
-        .join(&workspace.manifest.build.out)
-        .join(INDEX_FILE)
+    Path::new(&workspace.manifest.build.out).join(INDEX_FILE)
 }
 
 /// The outputs promptc recorded as its own. Only entries of the form
 /// `<out>/<family>/<context>.md` count: the index is a committed file, and an edited one must
-/// never make `build --all` delete anything else.
-fn read_index(workspace: &Workspace) -> io::Result<Vec<String>> {
-    let text = match std::fs::read_to_string(index_path(workspace)) {
-        Ok(text) => text,
-        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(error) => return Err(error),
-    };
+/// never make `build --all` delete anything else. Lines that are not UTF-8 cannot be such
+/// paths and are skipped like any other foreign line.
+fn read_index(workspace: &Workspace) -> Result<Vec<String>, PathError> {
+    let bytes = confine::read_output(
+        &workspace.root,
+        &index_path(workspace),
+        confine::MAX_DATA_FILE_BYTES,
+    )?
+    .unwrap_or_default();
     let out = workspace.manifest.build.out.trim_end_matches('/');
-    Ok(text
-        .lines()
+    Ok(bytes
+        .split(|b| *b == b'\n')
+        .filter_map(|line| std::str::from_utf8(line).ok())
         .map(str::trim)
         .filter(|line| is_output_path(out, line))
         .map(str::to_string)
@@ -266,36 +316,81 @@ fn is_output_path(out: &str, path: &str) -> bool {
     }
 }
 
-/// `<out>/<family>/<context>.md` files present on disk, sorted.
-fn outputs_on_disk(workspace: &Workspace) -> io::Result<BTreeSet<String>> {
+/// The output folder and its family folders, as (real path, workspace-relative path), for
+/// listing. A family folder that is a link leaving the workspace is refused, not listed.
+fn output_folders(workspace: &Workspace) -> Result<Vec<(PathBuf, String)>, PathError> {
+    let root = &workspace.root;
     let out = workspace.manifest.build.out.trim_end_matches('/');
-    let dir = workspace.root.join(out);
-    let mut found = BTreeSet::new();
+    let dir = confine::resolve_output_dir(root, Path::new(out))?;
+    let mut folders = Vec::new();
     if !dir.is_dir() {
-        return Ok(found);
+        return Ok(folders);
     }
-    for family in std::fs::read_dir(&dir)? {
-        let family = family?;
-        if !family.file_type()?.is_dir() {
-            continue;
+    let mut names = Vec::new();
+    for family in std::fs::read_dir(&dir).map_err(|error| PathError::io(out, error))? {
+        let family = family.map_err(|error| PathError::io(out, error))?;
+        let kind = family
+            .file_type()
+            .map_err(|error| PathError::io(out, error))?;
+        if kind.is_dir() || kind.is_symlink() {
+            names.push(family.file_name());
         }
-        for file in std::fs::read_dir(family.path())? {
-            let path = file?.path();
-            if path.extension().is_some_and(|e| e == "md") && path.is_file() {
-                found.insert(relative(&workspace.root, &path));
+    }
+    // Listing order is the file system's: sort for the same report everywhere.
+    names.sort();
+    folders.push((dir, out.to_string()));
+    for name in names {
+        let relative = format!("{out}/{}", name.to_string_lossy());
+        let real = match confine::resolve_output_dir(root, Path::new(&relative)) {
+            Ok(real) => real,
+            // A link to a file is not a family folder: nothing of ours is below it.
+            Err(PathError {
+                problem: PathProblem::NotAFolder,
+                ..
+            }) => continue,
+            Err(error) => return Err(error),
+        };
+        folders.push((real, relative));
+    }
+    Ok(folders)
+}
+
+/// `<out>/<family>/<context>.md` files present on disk, sorted.
+fn outputs_on_disk(workspace: &Workspace) -> Result<BTreeSet<String>, PathError> {
+    let mut found = BTreeSet::new();
+    for (real, relative) in output_folders(workspace)?.into_iter().skip(1) {
+        for file in std::fs::read_dir(&real).map_err(|error| PathError::io(&relative, error))? {
+            let file = file.map_err(|error| PathError::io(&relative, error))?;
+            let name = file.file_name();
+            if Path::new(&name).extension().is_some_and(|e| e == "md") {
+                found.insert(format!("{relative}/{}", name.to_string_lossy()));
             }
         }
     }
     Ok(found)
 }
 
-fn relative(root: &Path, path: &Path) -> String {
-    path.strip_prefix(root)
-        .unwrap_or(path)
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/")
+/// promptc's temporary files in the output folders, left by a build that was killed.
+fn stray_temporaries(workspace: &Workspace) -> Result<Vec<(PathBuf, String)>, PathError> {
+    let mut strays = Vec::new();
+    for (real, relative) in output_folders(workspace)? {
+        let mut found = Vec::new();
+        for file in std::fs::read_dir(&real).map_err(|error| PathError::io(&relative, error))? {
+            let file = file.map_err(|error| PathError::io(&relative, error))?;
+            let is_file = file.file_type().is_ok_and(|kind| kind.is_file());
+            if is_file && is_temporary(&file.file_name()) {
+                found.push(file.file_name());
+            }
+        }
+        found.sort();
+        for name in found {
+            strays.push((
+                real.join(&name),
+                format!("{relative}/{}", name.to_string_lossy()),
+            ));
+        }
+    }
+    Ok(strays)
 }
 
 /// Everything wrong with the compiled matrix, as diagnostics: entries that fail to compile,

@@ -4,6 +4,7 @@
 use std::io;
 use std::path::Path;
 
+use crate::confine::{MAX_TEMPLATE_BYTES, Origin};
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::load::document::Document;
 use crate::load::document::child_pointer;
@@ -230,7 +231,13 @@ impl Registrar<'_> {
         let display = display_path(self.root, path);
         let id = match self.sources.find(&display) {
             Some(id) => id,
-            None => match read_source(self.sources, self.root, path)? {
+            None => match read_source(
+                self.sources,
+                self.root,
+                path,
+                Origin::Workspace,
+                MAX_TEMPLATE_BYTES,
+            )? {
                 Ok(id) => id,
                 Err(diagnostic) => {
                     self.diagnostics.push(diagnostic);
