@@ -1,10 +1,23 @@
 //! A workspace as it was at a git revision, written into a temporary folder with the git
 //! command line, without touching the working tree or the index.
+//!
+//! The workspace may come from an unreviewed pull request, so git is run defensively: the
+//! repository is found once, with bare-repository discovery off (a folder of the pull request
+//! dressed up as a bare repository would otherwise bring its own config, filters included), and
+//! every later command names that repository explicitly. The revision's tree is measured
+//! before anything is written, and git itself writes the files.
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use crate::emit::write::TEMP_PREFIX;
 use crate::load::MANIFEST_FILE;
+
+/// Most files, and most bytes, a revision's workspace may have: a crafted tree (one subtree
+/// listed twice, a few dozen levels deep) describes billions of files in a few kilobytes.
+pub const MAX_REVISION_FILES: usize = 100_000;
+pub const MAX_REVISION_BYTES: u64 = 1024 * 1024 * 1024;
 
 /// A revision's copy of the workspace; the folder is deleted when this is dropped.
 pub struct RevisionCheckout {
@@ -17,54 +30,98 @@ pub struct RevisionCheckout {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RevisionError(pub String);
 
-fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, RevisionError> {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
+/// The repository a workspace lies in, found once.
+struct Repository {
+    git_dir: PathBuf,
+    top: PathBuf,
+}
+
+/// `git` with settings no repository content can change: command-line configuration is
+/// "protected" and wins over the repository's own.
+fn git_command() -> Command {
+    let mut command = Command::new("git");
+    command
+        .args(["-c", "safe.bareRepository=explicit"])
+        .args(["-c", "core.fsmonitor=false"])
+        .stdin(Stdio::null());
+    command
+}
+
+fn run(mut command: Command, what: &str) -> Result<Vec<u8>, RevisionError> {
+    let output = command
         .output()
         .map_err(|error| RevisionError(format!("cannot run git: {error}")))?;
     if output.status.success() {
         Ok(output.stdout)
     } else {
-        Err(RevisionError(
-            String::from_utf8_lossy(&output.stderr).trim().to_string(),
-        ))
+        Err(RevisionError(format!(
+            "git {what} failed: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        )))
     }
 }
 
-fn text(bytes: Vec<u8>) -> String {
-    String::from_utf8_lossy(&bytes).trim().to_string()
+impl Repository {
+    fn find(workspace_root: &Path) -> Result<(Self, String), RevisionError> {
+        let mut command = git_command();
+        command.arg("-C").arg(workspace_root).args([
+            "rev-parse",
+            "--absolute-git-dir",
+            "--show-toplevel",
+            "--show-prefix",
+        ]);
+        let output = run(command, "rev-parse").map_err(|RevisionError(error)| {
+            RevisionError(format!(
+                "{} is not inside a usable git repository ({error})",
+                workspace_root.display()
+            ))
+        })?;
+        let text = String::from_utf8_lossy(&output);
+        let mut lines = text.lines();
+        let (Some(git_dir), Some(top)) = (lines.next(), lines.next()) else {
+            return Err(RevisionError(format!(
+                "{} is not inside a git work tree",
+                workspace_root.display()
+            )));
+        };
+        let prefix = lines.next().unwrap_or_default().to_string();
+        Ok((
+            Self {
+                git_dir: PathBuf::from(git_dir),
+                top: PathBuf::from(top),
+            },
+            prefix,
+        ))
+    }
+
+    /// A git command on this repository and no other.
+    fn command(&self) -> Command {
+        let mut command = git_command();
+        command
+            .arg("--git-dir")
+            .arg(&self.git_dir)
+            .arg("--work-tree")
+            .arg(&self.top)
+            .current_dir(&self.top);
+        command
+    }
 }
 
 /// Writes the files of `workspace_root`'s folder at `revision` into a temporary folder.
 pub fn checkout(workspace_root: &Path, revision: &str) -> Result<RevisionCheckout, RevisionError> {
-    let top = git(workspace_root, &["rev-parse", "--show-toplevel"])
-        .map(text)
-        .map_err(|_| {
-            RevisionError(format!(
-                "{} is not inside a git repository",
-                workspace_root.display()
-            ))
-        })?;
-    let top = PathBuf::from(top);
-    let prefix = git(workspace_root, &["rev-parse", "--show-prefix"]).map(text)?;
-    let commit = git(
-        &top,
-        &[
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            &format!("{revision}^{{commit}}"),
-        ],
-    )
-    .map(text)
-    .map_err(|_| RevisionError(format!("unknown revision `{revision}`")))?;
+    let (repository, prefix) = Repository::find(workspace_root)?;
+    let mut command = repository.command();
+    command.args([
+        "rev-parse",
+        "--verify",
+        "--quiet",
+        "--end-of-options",
+        &format!("{revision}^{{commit}}"),
+    ]);
+    let commit = run(command, "rev-parse")
+        .map(|bytes| String::from_utf8_lossy(&bytes).trim().to_string())
+        .map_err(|_| RevisionError(format!("unknown revision `{revision}`")))?;
 
-    // Let git write the files: `checkout-index` refuses tree entries such as `..` or `.git`
-    // and never writes through a symbolic link, which a hand-written loop over `ls-tree`
-    // would have to get right itself. The index is a temporary one, beside (not inside) the
-    // copy, so neither the repository's index nor its working tree is touched.
     let tree = if prefix.is_empty() {
         format!("{commit}^{{tree}}")
     } else {
@@ -80,60 +137,79 @@ pub fn checkout(workspace_root: &Path, revision: &str) -> Result<RevisionCheckou
             "revision `{revision}` has no workspace at {at} (no {MANIFEST_FILE})"
         ))
     };
-    git(
-        &top,
-        &[
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            &format!("{tree}^{{tree}}"),
-        ],
-    )
-    .map_err(|_| no_workspace())?;
-    check_size(&top, &tree)?;
+    let mut command = repository.command();
+    command.args([
+        "rev-parse",
+        "--verify",
+        "--quiet",
+        &format!("{tree}^{{tree}}"),
+    ]);
+    run(command, "rev-parse").map_err(|_| no_workspace())?;
+    check_size(&repository, &tree)?;
 
+    // Let git write the files: `checkout-index` refuses tree entries such as `..` or `.git`
+    // and never writes through a symbolic link, which a hand-written loop over `ls-tree`
+    // would have to get right itself. The index is a temporary one, beside (not inside) the
+    // copy, so neither the repository's index nor its working tree is touched.
     let dir = tempfile::Builder::new()
-        .prefix(".promptc-tmp-")
+        .prefix(TEMP_PREFIX)
         .tempdir()
         .map_err(|error| RevisionError(format!("cannot create a temporary folder: {error}")))?;
     let index = dir.path().join("index");
     let root = dir.path().join("tree");
     std::fs::create_dir(&root)
         .map_err(|error| RevisionError(format!("cannot create a temporary folder: {error}")))?;
-    git_with_index(&top, &index, &["read-tree", &tree])?;
-    let mut prefix_arg = root.as_os_str().to_owned();
+    let mut command = repository.command();
+    command
+        .env("GIT_INDEX_FILE", &index)
+        .args(["read-tree", &tree]);
+    run(command, "read-tree")?;
+    let mut prefix_arg = std::ffi::OsString::from("--prefix=");
+    prefix_arg.push(root.as_os_str());
     prefix_arg.push("/");
-    let prefix_arg = prefix_arg
-        .into_string()
-        .map_err(|_| RevisionError("the temporary folder's path is not UTF-8".into()))?;
-    git_with_index(
-        &top,
-        &index,
-        &[
-            "checkout-index",
-            "--all",
-            "--force",
-            &format!("--prefix={prefix_arg}"),
-        ],
-    )?;
+    let mut command = repository.command();
+    command
+        .env("GIT_INDEX_FILE", &index)
+        .args(["checkout-index", "--all", "--force"])
+        .arg(prefix_arg);
+    run(command, "checkout-index")?;
     if !root.join(MANIFEST_FILE).is_file() {
         return Err(no_workspace());
     }
     Ok(RevisionCheckout { _dir: dir, root })
 }
 
-/// Most files, and most bytes, a revision's workspace may have: a crafted tree (one blob
-/// listed a million times) must not fill the disk.
-pub const MAX_REVISION_FILES: usize = 100_000;
-pub const MAX_REVISION_BYTES: u64 = 1024 * 1024 * 1024;
-
 /// Refuses a tree over [`MAX_REVISION_FILES`] or [`MAX_REVISION_BYTES`] before anything is
-/// written.
-fn check_size(top: &Path, tree: &str) -> Result<(), RevisionError> {
-    let listing = git(top, &["ls-tree", "-r", "-l", "-z", tree])?;
+/// written. The listing is read as git prints it and git is stopped at the first entry over
+/// a limit: the listing of a crafted tree would not fit in memory.
+fn check_size(repository: &Repository, tree: &str) -> Result<(), RevisionError> {
+    let mut command = repository.command();
+    command
+        .args(["ls-tree", "-r", "-l", "-z", tree])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut child = command
+        .spawn()
+        .map_err(|error| RevisionError(format!("cannot run git: {error}")))?;
+    let Some(stdout) = child.stdout.take() else {
+        return Err(RevisionError("git ls-tree has no output".into()));
+    };
+    let mut reader = BufReader::new(stdout);
+    let mut record = Vec::new();
     let mut files = 0usize;
     let mut bytes = 0u64;
-    for record in listing.split(|b| *b == 0).filter(|r| !r.is_empty()) {
+    let mut over = false;
+    loop {
+        record.clear();
+        match reader.read_until(0, &mut record) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(error) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(RevisionError(format!("git ls-tree failed: {error}")));
+            }
+        }
         files += 1;
         // `<mode> <type> <object> <size>\t<path>`; the size is `-` for submodules.
         let meta = record.split(|b| *b == b'\t').next().unwrap_or_default();
@@ -143,32 +219,23 @@ fn check_size(top: &Path, tree: &str) -> Result<(), RevisionError> {
             .and_then(|size| size.parse::<u64>().ok())
             .unwrap_or(0);
         bytes = bytes.saturating_add(size);
+        if files > MAX_REVISION_FILES || bytes > MAX_REVISION_BYTES {
+            over = true;
+            break;
+        }
     }
-    if files > MAX_REVISION_FILES || bytes > MAX_REVISION_BYTES {
+    if over {
+        let _ = child.kill();
+        let _ = child.wait();
         return Err(RevisionError(format!(
-            "the workspace at `{tree}` has {files} files and {bytes} bytes, over the limit of {MAX_REVISION_FILES} files and {MAX_REVISION_BYTES} bytes"
+            "the workspace at `{tree}` has more than {MAX_REVISION_FILES} files or {MAX_REVISION_BYTES} bytes: promptc does not copy it"
         )));
     }
-    Ok(())
-}
-
-/// Runs git with a temporary index file.
-fn git_with_index(dir: &Path, index: &Path, args: &[&str]) -> Result<(), RevisionError> {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_INDEX_FILE", index)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|error| RevisionError(format!("cannot run git: {error}")))?;
-    if output.status.success() {
-        Ok(())
-    } else {
-        Err(RevisionError(format!(
-            "git {} failed: {}",
-            args.first().copied().unwrap_or_default(),
-            String::from_utf8_lossy(&output.stderr).trim()
-        )))
+    let status = child
+        .wait()
+        .map_err(|error| RevisionError(format!("git ls-tree failed: {error}")))?;
+    if !status.success() {
+        return Err(RevisionError(format!("git ls-tree {tree} failed")));
     }
+    Ok(())
 }

@@ -578,3 +578,77 @@ fn init_does_not_replace_a_dangling_link() {
     assert!(target.join("promptc.toml").symlink_metadata().is_ok());
     assert_eq!(std::fs::read_dir(&target).unwrap().count(), 1);
 }
+
+/// Runs a shell script in `dir`, with promptc's path in `$P`; returns its output.
+fn script(dir: &Path, text: &str) -> std::process::Output {
+    Command::new("sh")
+        .arg("-ec")
+        .arg(text)
+        .current_dir(dir)
+        .env("P", assert_cmd::cargo::cargo_bin("promptc"))
+        .env("GIT_AUTHOR_NAME", "T")
+        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+        .env("GIT_COMMITTER_NAME", "T")
+        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+        .output()
+        .unwrap()
+}
+
+// A pull request can commit files that make the workspace folder look like a bare repository
+// with its own config (a smudge filter that runs a command). git must not be steered by it.
+#[test]
+fn diff_does_not_let_the_workspace_pose_as_a_git_repository() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = script(
+        dir.path(),
+        r#"
+        git init -q repo && cd repo
+        "$P" init sub >/dev/null 2>&1 && git add -A && git commit -qm base
+        cd sub && mkdir -p objects/info refs/heads && echo 'ref: refs/heads/main' > HEAD
+        echo "$(cd ../.git/objects && pwd)" > objects/info/alternates
+        git -C .. rev-parse HEAD > refs/heads/main
+        git config -f config core.repositoryformatversion 0
+        git config -f config core.bare false
+        git config -f config core.worktree .
+        git config -f config filter.x.smudge "sh -c 'echo ran > ../../PWNED; cat'"
+        echo '* filter=x' > .gitattributes
+        cd .. && git add -A && git commit -qm pr && cd sub
+        "$P" diff --base "$(git -C .. rev-parse HEAD~1)" --stat || echo "exit $?"
+        "#,
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        !dir.path().join("PWNED").exists(),
+        "the filter ran:\n{stderr}"
+    );
+    assert!(stdout.contains("exit 1"), "{stdout}\n{stderr}");
+    assert!(stdout.contains("cannot use bare repository"), "{stdout}");
+}
+
+// One subtree listed twice per level: 2^27 files described by a few kilobytes of objects.
+#[test]
+fn diff_measures_a_revision_without_listing_it_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = script(
+        dir.path(),
+        r#"
+        git init -q repo && cd repo
+        "$P" init . >/dev/null 2>&1 && git add -A && git commit -qm base
+        blob=$(echo x | git hash-object -w --stdin)
+        t=$(printf '100644 blob %s\ta\n100644 blob %s\tb\n' $blob $blob | git mktree)
+        for i in $(seq 1 26); do t=$(printf '040000 tree %s\ta\n040000 tree %s\tb\n' $t $t | git mktree); done
+        top=$( (git ls-tree HEAD; printf '040000 tree %s\tbomb\n' $t) | git mktree)
+        c=$(git commit-tree "$top" -p HEAD -m bomb)
+        "$P" diff --base "$c" --stat || echo "exit $?"
+        "#,
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stdout.contains("exit 1"), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("has more than 100000 files or 1073741824 bytes: promptc does not copy it"),
+        "{stdout}"
+    );
+}
