@@ -22,8 +22,11 @@ const MIB: u64 = 1024 * 1024;
 pub const MAX_DATA_FILE_BYTES: u64 = 4 * MIB;
 /// Largest template file promptc reads.
 pub const MAX_TEMPLATE_BYTES: u64 = 16 * MIB;
+/// Most bytes of data files and templates one workspace may hold in all: links and copies
+/// must not multiply the per-file limits.
+pub const MAX_WORKSPACE_BYTES: u64 = 256 * MIB;
 /// Largest committed output promptc reads back to compare with a fresh compile.
-pub const MAX_OUTPUT_BYTES: u64 = 256 * MIB;
+pub const MAX_OUTPUT_BYTES: u64 = 64 * MIB;
 
 /// Whether a path is workspace content (confined to the workspace) or was named by the caller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,7 +51,16 @@ pub fn read_named(path: &Path, limit: u64) -> Result<Vec<u8>, PathError> {
 /// The real path of `path` (every link followed) when it lies inside `root`.
 pub fn real_path_inside(root: &Path, path: &Path) -> Result<PathBuf, PathProblem> {
     match fs::canonicalize(path) {
-        Ok(real) if real.starts_with(root) => Ok(real),
+        Ok(real) if real.starts_with(root) => {
+            let below = real.strip_prefix(root).unwrap_or(&real);
+            if below
+                .components()
+                .any(|part| is_git_folder(part.as_os_str()))
+            {
+                return Err(PathProblem::GitFolder);
+            }
+            Ok(real)
+        }
         Ok(real) => Err(if goes_through_link(root, path) {
             PathProblem::LinkLeavesWorkspace { target: real }
         } else {
@@ -57,6 +69,8 @@ pub fn real_path_inside(root: &Path, path: &Path) -> Result<PathBuf, PathProblem
         Err(error) if error.kind() == io::ErrorKind::NotFound && goes_through_link(root, path) => {
             Err(PathProblem::DanglingLink)
         }
+        // A loop of links, or a link through a file: it leads nowhere.
+        Err(error) if goes_through_link(root, path) => Err(PathProblem::BrokenLink { error }),
         Err(error) => Err(PathProblem::Io(error)),
     }
 }
@@ -130,21 +144,41 @@ fn special_kind(_: &fs::FileType) -> &'static str {
     "special file"
 }
 
-/// Where an output at `relative` (a path below the workspace root `root`) really lies,
-/// checked part by part without trusting any link that leads out of the workspace.
+/// Where an output at `below`, inside the folder `base` (both relative to the workspace root
+/// `root`, a canonical path), really lies, checked part by part.
 ///
-/// Folders that do not exist yet are fine (they will be created as real folders); a link to a
-/// folder inside the workspace is followed; a link that leaves it, a link or folder where the
-/// file belongs, a file where a folder belongs, and FIFOs or devices are refused.
-pub fn resolve_output(root: &Path, relative: &Path) -> Result<PathBuf, PathError> {
-    resolve(root, relative, Want::File)
+/// In `base` (a folder named in the manifest, such as `build.out`), a link to a folder inside
+/// the workspace is followed; `below` it (the folders and files promptc manages) no link is
+/// followed at all, so an edited index or a planted link cannot turn an output path into any
+/// other file. Folders that do not exist yet are fine (they will be created as real folders).
+/// A link that leaves the workspace, a folder where the file belongs, a file where a folder
+/// belongs, FIFOs, devices and `.git` are refused.
+pub fn resolve_output(root: &Path, base: &Path, below: &Path) -> Result<PathBuf, PathError> {
+    resolve(root, base, below, Want::File)
 }
 
-/// A folder promptc writes into or lists (an output folder): the same rule as
-/// [`resolve_output`], but the last part must be a folder (or a link to one inside the
-/// workspace), or not exist yet.
-pub fn resolve_output_dir(root: &Path, relative: &Path) -> Result<PathBuf, PathError> {
-    resolve(root, relative, Want::Folder)
+/// A folder promptc writes into or lists (an output folder, the schema folder): links to
+/// folders inside the workspace are followed; the folder may not exist yet.
+pub fn resolve_output_dir(root: &Path, base: &Path) -> Result<PathBuf, PathError> {
+    resolve(root, base, Path::new(""), Want::Folder)
+}
+
+/// The output at `below` in `base`, or `None` when there is none yet. Bounded like any read.
+pub fn read_output(
+    root: &Path,
+    base: &Path,
+    below: &Path,
+    limit: u64,
+) -> Result<Option<Vec<u8>>, PathError> {
+    let real = resolve_output(root, base, below)?;
+    let shown = base.join(below);
+    match real.symlink_metadata() {
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(error) => Err(PathError::io(shown, error)),
+        Ok(_) => read_regular(&real, limit)
+            .map(Some)
+            .map_err(|problem| PathError::new(shown, problem)),
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -153,9 +187,10 @@ enum Want {
     Folder,
 }
 
-fn resolve(root: &Path, relative: &Path, want: Want) -> Result<PathBuf, PathError> {
-    let parts = plain_parts(relative)
-        .ok_or_else(|| PathError::new(relative, PathProblem::OutsideWorkspace))?;
+fn resolve(root: &Path, base: &Path, below: &Path, want: Want) -> Result<PathBuf, PathError> {
+    let relative = base.join(below);
+    let parts = plain_parts(&relative).map_err(|problem| PathError::new(&relative, problem))?;
+    let followed = plain_parts(base).map_or(0, |parts| parts.len());
     let mut real = root.to_path_buf();
     let mut shown = PathBuf::new();
     for (index, part) in parts.iter().enumerate() {
@@ -174,13 +209,13 @@ fn resolve(root: &Path, relative: &Path, want: Want) -> Result<PathBuf, PathErro
         };
         let kind = metadata.file_type();
         real = if kind.is_symlink() {
-            if !folder {
-                return refuse(PathProblem::IsLink);
-            }
             let target = match real_path_inside(root, &next) {
                 Ok(target) => target,
                 Err(problem) => return refuse(problem),
             };
+            if !folder || index >= followed {
+                return refuse(PathProblem::IsLink);
+            }
             if !target.is_dir() {
                 return refuse(PathProblem::NotAFolder);
             }
@@ -204,29 +239,28 @@ fn resolve(root: &Path, relative: &Path, want: Want) -> Result<PathBuf, PathErro
     Ok(real)
 }
 
-/// The output at `relative`, or `None` when there is none yet. Bounded like any read.
-pub fn read_output(root: &Path, relative: &Path, limit: u64) -> Result<Option<Vec<u8>>, PathError> {
-    let real = resolve_output(root, relative)?;
-    match real.symlink_metadata() {
-        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(error) => Err(PathError::io(relative, error)),
-        Ok(_) => read_regular(&real, limit)
-            .map(Some)
-            .map_err(|problem| PathError::new(relative, problem)),
-    }
-}
-
-/// The parts of a workspace-relative path, when they are all plain names (no `..`, no root).
-fn plain_parts(relative: &Path) -> Option<Vec<&std::ffi::OsStr>> {
+/// The parts of a workspace-relative path, when they are all plain names: no `..`, no root,
+/// and no `.git` (the repository's own files, credentials included, are not workspace content).
+fn plain_parts(relative: &Path) -> Result<Vec<&std::ffi::OsStr>, PathProblem> {
     let mut parts = Vec::new();
     for component in relative.components() {
         match component {
+            Component::Normal(name) if is_git_folder(name) => {
+                return Err(PathProblem::GitFolder);
+            }
             Component::Normal(name) => parts.push(name),
             Component::CurDir => {}
-            Component::ParentDir | Component::RootDir | Component::Prefix(_) => return None,
+            Component::ParentDir | Component::RootDir | Component::Prefix(_) => {
+                return Err(PathProblem::OutsideWorkspace);
+            }
         }
     }
-    Some(parts)
+    Ok(parts)
+}
+
+/// `.git`, in any case (case-insensitive file systems open `.GIT` as `.git`).
+pub fn is_git_folder(name: &std::ffi::OsStr) -> bool {
+    name.eq_ignore_ascii_case(".git")
 }
 
 /// The path shown to users: relative to the workspace root when inside it.
@@ -260,7 +294,12 @@ mod tests {
         let (_dir, root, outside) = workspace();
         fs::create_dir_all(root.join("examples")).unwrap();
         symlink(&outside, root.join("examples/link")).unwrap();
-        let error = resolve_output(&root, Path::new("examples/link/prompts/a/b.md")).unwrap_err();
+        let error = resolve_output(
+            &root,
+            Path::new("examples/link/prompts"),
+            Path::new("a/b.md"),
+        )
+        .unwrap_err();
         assert_eq!(error.path, Path::new("examples/link"));
         assert!(matches!(
             error.problem,
@@ -268,7 +307,12 @@ mod tests {
         ));
         // The same link, dangling.
         fs::remove_dir(&outside).unwrap();
-        let error = resolve_output(&root, Path::new("examples/link/prompts/a/b.md")).unwrap_err();
+        let error = resolve_output(
+            &root,
+            Path::new("examples/link/prompts"),
+            Path::new("a/b.md"),
+        )
+        .unwrap_err();
         assert!(matches!(error.problem, PathProblem::DanglingLink));
     }
 
@@ -278,9 +322,15 @@ mod tests {
         fs::create_dir_all(root.join("generated")).unwrap();
         symlink(root.join("generated"), root.join("prompts")).unwrap();
         assert_eq!(
-            resolve_output(&root, Path::new("prompts/xs/a.md")).unwrap(),
+            resolve_output(&root, Path::new("prompts"), Path::new("xs/a.md")).unwrap(),
             root.join("generated/xs/a.md")
         );
+        // Below the output folder, not even a link inside the workspace is followed.
+        fs::create_dir_all(root.join("prompts")).ok();
+        symlink(root.join("generated"), root.join("generated/xs")).unwrap();
+        let error = resolve_output(&root, Path::new("prompts"), Path::new("xs/a.md")).unwrap_err();
+        assert_eq!(error.path, Path::new("prompts/xs"));
+        assert!(matches!(error.problem, PathProblem::IsLink));
     }
 
     #[test]
@@ -288,15 +338,27 @@ mod tests {
         let (_dir, root, outside) = workspace();
         fs::create_dir_all(root.join("out/xs/a.md")).unwrap();
         fs::write(outside.join("secret"), "x").unwrap();
+        fs::write(root.join("notes.md"), "x").unwrap();
         symlink(outside.join("secret"), root.join("out/xs/b.md")).unwrap();
-        let refused = |p: &str| resolve_output(&root, Path::new(p)).unwrap_err().problem;
-        assert!(matches!(refused("out/xs/a.md"), PathProblem::IsFolder));
-        assert!(matches!(refused("out/xs/b.md"), PathProblem::IsLink));
+        symlink(root.join("notes.md"), root.join("out/xs/c.md")).unwrap();
+        let refused = |below: &str| {
+            resolve_output(&root, Path::new("out"), Path::new(below))
+                .unwrap_err()
+                .problem
+        };
+        assert!(matches!(refused("xs/a.md"), PathProblem::IsFolder));
+        assert!(matches!(
+            refused("xs/b.md"),
+            PathProblem::LinkLeavesWorkspace { .. }
+        ));
+        assert!(matches!(refused("xs/c.md"), PathProblem::IsLink));
         assert!(matches!(refused("../x.md"), PathProblem::OutsideWorkspace));
         assert!(matches!(
             refused("/etc/x.md"),
             PathProblem::OutsideWorkspace
         ));
+        assert!(matches!(refused(".git/hooks/x.md"), PathProblem::GitFolder));
+        assert!(matches!(refused(".GIT/x.md"), PathProblem::GitFolder));
     }
 
     #[test]

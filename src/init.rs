@@ -41,7 +41,9 @@ pub fn init(dir: &Path) -> Result<Vec<PathBuf>, InitError> {
             existing.push(shown);
             continue;
         }
-        let real = resolve_output(&root, Path::new(relative)).map_err(InitError::Refused)?;
+        // A new workspace: no link below its folder is followed.
+        let real = resolve_output(&root, Path::new(""), Path::new(relative))
+            .map_err(InitError::Refused)?;
         targets.push((real, shown, *contents));
     }
     if !existing.is_empty() {

@@ -15,6 +15,12 @@ pub enum PathProblem {
     },
     /// A symbolic link whose target does not exist.
     DanglingLink,
+    /// A symbolic link that cannot be followed (a loop of links, a link through a file).
+    BrokenLink {
+        error: io::Error,
+    },
+    /// A path into the repository's `.git` folder.
+    GitFolder,
     /// A symbolic link where promptc needs a real file (an output, an index).
     IsLink,
     /// A path given in a workspace file climbs out of the workspace (`..`, absolute).
@@ -29,6 +35,14 @@ pub enum PathProblem {
     NotAFolder,
     TooLarge {
         limit: u64,
+    },
+    /// Reading it would take the files of the workspace past their total limit.
+    WorkspaceTooLarge {
+        limit: u64,
+    },
+    /// A link to a file that another path (a link, or the file itself) already brought in.
+    SecondLink {
+        first: PathBuf,
     },
     /// Outputs are written as UTF-8 text; the file on disk is not.
     NotUtf8,
@@ -60,14 +74,21 @@ impl PathError {
             PathProblem::LinkLeavesWorkspace { .. } | PathProblem::OutsideWorkspace => {
                 "promptc reads and writes only inside the workspace: replace the link with the file or folder itself"
             }
-            PathProblem::DanglingLink => {
+            PathProblem::DanglingLink | PathProblem::BrokenLink { .. } => {
                 "remove the link, or make it point at a file in the workspace"
             }
-            PathProblem::IsLink => "replace the link with a regular file (or delete it)",
+            PathProblem::GitFolder => {
+                "promptc neither reads nor writes the repository's .git folder: choose another path"
+            }
+            PathProblem::IsLink => "replace the link with the folder or file itself, or delete it",
             PathProblem::NotRegularFile { .. } | PathProblem::IsFolder => {
                 "move it away: a regular file belongs at this path"
             }
             PathProblem::NotAFolder => "move the file away: a folder belongs at this path",
+            PathProblem::SecondLink { .. } => "keep one path to the file: remove the other link",
+            PathProblem::WorkspaceTooLarge { .. } => {
+                "remove files the workspace does not need, or raise the limit in promptc.toml's [limits] table"
+            }
             PathProblem::TooLarge { .. } => {
                 "split the file, or raise the limit in promptc.toml's [limits] table"
             }
@@ -86,7 +107,14 @@ impl fmt::Display for PathProblem {
                 target.display()
             ),
             PathProblem::DanglingLink => write!(f, "is a symbolic link to nothing"),
-            PathProblem::IsLink => write!(f, "is a symbolic link, where promptc writes a file"),
+            PathProblem::BrokenLink { error } => {
+                write!(f, "is a symbolic link that cannot be followed ({error})")
+            }
+            PathProblem::GitFolder => write!(f, "is in a .git folder"),
+            PathProblem::IsLink => write!(
+                f,
+                "is a symbolic link among promptc's outputs, where only real folders and files belong"
+            ),
             PathProblem::OutsideWorkspace => write!(f, "lies outside the workspace"),
             PathProblem::NotRegularFile { what } => write!(f, "is a {what}, not a regular file"),
             PathProblem::IsFolder => write!(f, "is a folder, where a file belongs"),
@@ -94,6 +122,16 @@ impl fmt::Display for PathProblem {
             PathProblem::TooLarge { limit } => {
                 write!(f, "is larger than the limit of {}", human_bytes(*limit))
             }
+            PathProblem::WorkspaceTooLarge { limit } => write!(
+                f,
+                "would take the workspace's files past their total limit of {}",
+                human_bytes(*limit)
+            ),
+            PathProblem::SecondLink { first } => write!(
+                f,
+                "is a symbolic link to a file already read as {}",
+                first.display()
+            ),
             PathProblem::NotUtf8 => write!(f, "is not valid UTF-8"),
             PathProblem::Io(error) => write!(f, "{error}"),
         }

@@ -7,6 +7,7 @@
 
 mod common;
 
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::symlink;
 use std::path::Path;
 use std::process::Command;
@@ -650,5 +651,201 @@ fn diff_measures_a_revision_without_listing_it_whole() {
     assert!(
         stdout.contains("has more than 100000 files or 1073741824 bytes: promptc does not copy it"),
         "{stdout}"
+    );
+}
+
+// Links must not multiply what a load reads: one file reached by several paths is read once.
+#[test]
+fn a_file_reached_through_several_links_is_read_once() {
+    let workspace = Fixture::minimal().write();
+    let contexts = workspace.root().join("examples/contexts");
+    for name in ["a", "b", "c"] {
+        symlink("basic.toml", contexts.join(format!("{name}.toml"))).unwrap();
+    }
+    let diagnostics = workspace.validate().diagnostics();
+    let found: Vec<_> = diagnostics
+        .iter()
+        .map(|d| (d.code.as_str(), d.file.as_str(), d.message.as_str()))
+        .collect();
+    let expected: Vec<_> = ["a", "b", "c"]
+        .iter()
+        .map(|name| {
+            (
+                "path-refused",
+                format!("examples/contexts/{name}.toml"),
+                format!(
+                    "`examples/contexts/{name}.toml` is a symbolic link to a file already read as examples/contexts/basic.toml: promptc does not read it"
+                ),
+            )
+        })
+        .collect();
+    let expected: Vec<_> = expected
+        .iter()
+        .map(|(c, f, m)| (*c, f.as_str(), m.as_str()))
+        .collect();
+    assert_eq!(found, expected);
+}
+
+// The index and the output folders cannot be turned into a way to delete other files, even
+// inside the workspace, and `.git` is never a destination.
+#[test]
+fn nothing_below_the_output_folder_is_reached_through_a_link() {
+    let workspace = Fixture::minimal().write();
+    let root = workspace.root();
+    assert_eq!(workspace.run(&["build", "--all"]).code, 0);
+    symlink("../../components", root.join("examples/prompts/zz")).unwrap();
+    std::fs::write(root.join("components/.tmpAbc123"), "mine").unwrap();
+    let index = root.join("examples/prompts/.promptc-outputs");
+    let mut text = std::fs::read_to_string(&index).unwrap();
+    text.push_str("examples/prompts/zz/intro.md\n");
+    std::fs::write(&index, text).unwrap();
+    for command in [&["build", "--all"][..], &["check"][..]] {
+        let run = workspace.run(command);
+        assert_eq!(run.code, 1, "{command:?}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("examples/prompts/zz is a symbolic link among promptc's outputs"),
+            "{}",
+            run.stderr
+        );
+    }
+    assert!(root.join("components/intro.md").exists());
+    assert!(root.join("components/.tmpAbc123").exists());
+}
+
+#[test]
+fn the_git_folder_is_neither_read_nor_written() {
+    let fixture = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}[build]\nout = \".git/prompts\"\n", common::MANIFEST),
+        )
+        .file(
+            "components/intro.toml",
+            "id = \"intro\"\ntemplate_file = \"../.git/config\"\n",
+        )
+        .file(
+            ".git/config",
+            "[http]\n\textraheader = AUTHORIZATION: basic c2VjcmV0\n",
+        );
+    let workspace = fixture.write();
+    let diagnostics = workspace.validate().diagnostics();
+    assert!(
+        diagnostics
+            .iter()
+            .any(|d| d.code == "path-refused"
+                && d.message.contains(".git/config` is in a .git folder")),
+        "{diagnostics:?}"
+    );
+    assert!(!format!("{diagnostics:?}").contains("c2VjcmV0"));
+    // With a sound template, the build still refuses `.git` as its output folder.
+    std::fs::write(
+        workspace.root().join("components/intro.toml"),
+        common::COMPONENT,
+    )
+    .unwrap();
+    let run = workspace.run(&["build", "--all"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("error: .git/prompts/generic/basic.md is in a .git folder"),
+        "{}",
+        run.stderr
+    );
+    assert!(!workspace.root().join(".git/prompts").exists());
+}
+
+#[test]
+fn schema_files_are_written_all_or_nothing_and_never_over_links() {
+    let workspace = Fixture::minimal().write();
+    let schema = workspace.root().join("schema");
+    std::fs::create_dir_all(schema.join("tool.schema.json")).unwrap();
+    let run = workspace.run(&["schema"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("schema/tool.schema.json is a folder, where a file belongs"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        std::fs::read_dir(&schema).unwrap().count(),
+        1,
+        "some schemas were written"
+    );
+
+    std::fs::remove_dir(schema.join("tool.schema.json")).unwrap();
+    let outside = workspace.tmp().join("outside.json");
+    std::fs::write(&outside, "theirs").unwrap();
+    symlink(&outside, schema.join("tool.schema.json")).unwrap();
+    let run = workspace.run(&["schema"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("schema/tool.schema.json is a symbolic link to"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "theirs");
+}
+
+#[test]
+fn odd_names_and_odd_files_get_their_own_reason() {
+    let workspace = Fixture::minimal().write();
+    let root = workspace.root();
+    assert_eq!(workspace.run(&["build", "--all"]).code, 0);
+    // A family folder whose name is not UTF-8 is listed, not re-resolved from a lossy name.
+    let odd = std::ffi::OsStr::from_bytes(b"examples/prompts/\xff");
+    std::fs::create_dir(root.join(odd)).unwrap();
+    std::fs::write(root.join(odd).join("basic.md"), "x").unwrap();
+    let run = workspace.run(&["check"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("unexpected: examples/prompts/\u{fffd}/basic.md"),
+        "{}",
+        run.stderr
+    );
+    // A FIFO where a sibling template belongs is named as such, not as missing.
+    std::fs::remove_file(root.join("components/intro.md")).unwrap();
+    mkfifo(&root.join("components/intro.md"));
+    let diagnostics = workspace.validate().diagnostics();
+    assert!(
+        diagnostics.iter().any(|d| d.code == "path-refused"
+            && d.message
+                == "`components/intro.md` is a named pipe (FIFO), not a regular file: promptc does not read it"),
+        "{diagnostics:?}"
+    );
+    // A loop of links is a link that cannot be followed, with its path.
+    std::fs::remove_file(root.join("components/intro.md")).unwrap();
+    symlink("loop.md", root.join("components/intro.md")).unwrap();
+    symlink("intro.md", root.join("components/loop.md")).unwrap();
+    let diagnostics = workspace.validate().diagnostics();
+    assert!(
+        diagnostics.iter().any(|d| d.code == "path-refused"
+            && d.message
+                .starts_with("`components/intro.md` is a symbolic link that cannot be followed")),
+        "{diagnostics:?}"
+    );
+}
+
+#[test]
+fn the_diff_of_a_huge_stale_output_is_cut() {
+    let workspace = Fixture::minimal().write();
+    assert_eq!(workspace.run(&["build", "--all"]).code, 0);
+    let lines: String = (0..200_000).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(workspace.root().join(OUTPUT), lines).unwrap();
+    let run = workspace.run(&["check"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout.len() < 300 * 1024,
+        "{} bytes of diff",
+        run.stdout.len()
+    );
+    assert!(
+        run.stdout
+            .contains("more lines of this diff are not shown (the diff is over 256 KiB)"),
+        "{}",
+        &run.stdout[run.stdout.len().saturating_sub(500)..]
     );
 }

@@ -3,12 +3,12 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::{EXIT_OK, EXIT_PROBLEMS, UsageError, path_failed};
-use crate::confine::{MAX_DATA_FILE_BYTES, read_content, resolve_output_dir};
-use crate::emit::write::write_atomic;
+use crate::confine::{MAX_DATA_FILE_BYTES, read_content, resolve_output, resolve_output_dir};
+use crate::emit::write::Staged;
 use crate::load::MANIFEST_FILE;
 use crate::load::find_root;
 use crate::model::Manifest;
-use crate::path_error::PathError;
+use crate::path_error::{PathError, PathProblem};
 use crate::problem::Kind;
 use crate::schema::{file_name, render, stale_files};
 
@@ -50,11 +50,34 @@ pub fn run(args: SchemaArgs) -> Result<u8, UsageError> {
             EXIT_PROBLEMS
         });
     }
+    // All or nothing, and in the workspace never through a link or over a folder.
+    let mut staged = Staged::default();
+    let mut written = Vec::new();
     for kind in Kind::ALL {
-        let path = dir.join(file_name(kind));
-        if let Err(error) = write_atomic(&path, render(kind).as_bytes()) {
+        let name = file_name(kind);
+        let path = dir.join(&name);
+        let real = match &root {
+            Some(root) => {
+                let base = dir.strip_prefix(root).unwrap_or(&dir);
+                match resolve_output(root, base, Path::new(&name)) {
+                    Ok(real) => real,
+                    Err(error) => return path_failed(error),
+                }
+            }
+            None if path.is_dir() => {
+                return path_failed(PathError::new(path, PathProblem::IsFolder));
+            }
+            None => path.clone(),
+        };
+        if let Err(error) = staged.add(&real, &path, render(kind).as_bytes()) {
             return path_failed(error);
         }
+        written.push(path);
+    }
+    if let Err(error) = staged.commit() {
+        return path_failed(error);
+    }
+    for path in written {
         eprintln!("wrote {}", path.display());
     }
     Ok(EXIT_OK)

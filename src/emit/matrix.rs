@@ -7,8 +7,6 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use similar::TextDiff;
-
 use crate::compile::{CompileError, Compiled, Request, Selection};
 use crate::confine;
 use crate::diagnostic::Diagnostics;
@@ -131,17 +129,18 @@ pub fn write_all(
     let current: BTreeSet<&str> = outputs.iter().map(|(e, _)| e.path.as_str()).collect();
     let mut changed = Vec::new();
     for (entry, compiled) in outputs {
-        let relative = Path::new(&entry.path);
-        let real = confine::resolve_output(root, relative)?;
+        let (out, below) = split(workspace, &entry.path);
+        let real = confine::resolve_output(root, out, below)?;
         let text = compiled.prompt.as_bytes();
-        let on_disk =
-            confine::read_output(root, relative, text.len() as u64).or_else(|error| match error
-                .problem
-            {
-                // Longer than the new text: it differs, whatever it holds.
-                PathProblem::TooLarge { .. } => Ok(None),
-                _ => Err(error),
-            })?;
+        let on_disk = match confine::read_output(root, out, below, text.len() as u64) {
+            Ok(on_disk) => on_disk,
+            // Longer than the new text: it differs, whatever it holds.
+            Err(PathError {
+                problem: PathProblem::TooLarge { .. },
+                ..
+            }) => None,
+            Err(error) => return Err(error),
+        };
         if on_disk.as_deref() == Some(text) {
             report.unchanged.push(entry.path.clone());
         } else {
@@ -153,7 +152,8 @@ pub fn write_all(
         if current.contains(owned.as_str()) {
             continue;
         }
-        let real = confine::resolve_output(root, Path::new(&owned))?;
+        let (out, below) = split(workspace, &owned);
+        let real = confine::resolve_output(root, out, below)?;
         if real.is_file() {
             removals.push((real, owned));
         }
@@ -166,7 +166,7 @@ pub fn write_all(
         index.push('\n');
     }
     let index_relative = index_path(workspace);
-    let index_real = confine::resolve_output(root, &index_relative)?;
+    let index_real = confine::resolve_output(root, out_dir(workspace), Path::new(INDEX_FILE))?;
     let mut staged = Staged::default();
     for (real, shown, text) in &changed {
         staged.add(real, Path::new(shown), text)?;
@@ -232,7 +232,8 @@ pub fn check(
     for (entry, compiled) in outputs {
         let text = &compiled.prompt;
         let relative = Path::new(&entry.path);
-        match confine::read_output(root, relative, confine::MAX_OUTPUT_BYTES)? {
+        let (out, below) = split(workspace, &entry.path);
+        match confine::read_output(root, out, below, confine::MAX_OUTPUT_BYTES)? {
             Some(on_disk) if on_disk == text.as_bytes() => {}
             Some(on_disk) => {
                 let on_disk = String::from_utf8(on_disk)
@@ -250,7 +251,8 @@ pub fn check(
     let expected: BTreeSet<&str> = outputs.iter().map(|(e, _)| e.path.as_str()).collect();
     let mut owned = BTreeSet::new();
     for path in read_index(workspace)? {
-        if confine::resolve_output(root, Path::new(&path))?.is_file() {
+        let (out, below) = split(workspace, &path);
+        if confine::resolve_output(root, out, below)?.is_file() {
             owned.insert(path);
         }
     }
@@ -268,18 +270,51 @@ pub fn check(
     Ok(mismatches)
 }
 
-/// A unified diff from the committed text to the fresh one.
+/// A unified diff from the committed text to the fresh one. Bounded: a committed output of
+/// many megabytes must not cost minutes or flood a CI log. Past [`DIFF_DEADLINE`] the diff is
+/// coarser (still correct), and past [`MAX_DIFF_BYTES`] it is cut at a line with a note.
 pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
-    TextDiff::from_lines(old, new)
+    let diff = similar::TextDiff::configure()
+        .timeout(DIFF_DEADLINE)
+        .diff_lines(old, new);
+    let text = diff
         .unified_diff()
         .context_radius(3)
         .header(&format!("a/{path}"), &format!("b/{path}"))
-        .to_string()
+        .to_string();
+    if text.len() <= MAX_DIFF_BYTES {
+        return text;
+    }
+    let cut = text[..MAX_DIFF_BYTES].rfind('\n').map_or(0, |at| at + 1);
+    let left = text[cut..].lines().count();
+    format!(
+        "{}… {left} more lines of this diff are not shown (the diff is over {} KiB)\n",
+        &text[..cut],
+        MAX_DIFF_BYTES / 1024
+    )
 }
+
+/// How long one output's diff may take before it settles for a coarser result.
+pub const DIFF_DEADLINE: std::time::Duration = std::time::Duration::from_secs(2);
+/// The most text of one output's diff that is printed.
+pub const MAX_DIFF_BYTES: usize = 256 * 1024;
 
 /// The index's path, relative to the workspace root.
 fn index_path(workspace: &Workspace) -> PathBuf {
-    Path::new(&workspace.manifest.build.out).join(INDEX_FILE)
+    out_dir(workspace).join(INDEX_FILE)
+}
+
+/// The output folder, relative to the workspace root.
+fn out_dir(workspace: &Workspace) -> &Path {
+    Path::new(workspace.manifest.build.out.trim_end_matches('/'))
+}
+
+/// An output path (`<out>/<family>/<context>.md`) as the output folder and the part below
+/// it: links are followed in the first, never in the second.
+fn split<'a>(workspace: &'a Workspace, path: &'a str) -> (&'a Path, &'a Path) {
+    let out = out_dir(workspace);
+    let below = Path::new(path).strip_prefix(out).unwrap_or(Path::new(path));
+    (out, below)
 }
 
 /// The outputs promptc recorded as its own. Only entries of the form
@@ -289,7 +324,8 @@ fn index_path(workspace: &Workspace) -> PathBuf {
 fn read_index(workspace: &Workspace) -> Result<Vec<String>, PathError> {
     let bytes = confine::read_output(
         &workspace.root,
-        &index_path(workspace),
+        out_dir(workspace),
+        Path::new(INDEX_FILE),
         confine::MAX_DATA_FILE_BYTES,
     )?
     .unwrap_or_default();
@@ -316,12 +352,14 @@ fn is_output_path(out: &str, path: &str) -> bool {
     }
 }
 
-/// The output folder and its family folders, as (real path, workspace-relative path), for
-/// listing. A family folder that is a link leaving the workspace is refused, not listed.
+/// The output folder and its family folders, as (real path, workspace-relative path shown to
+/// users). Everything below the output folder is promptc's: a link there is refused, so
+/// listing (and cleaning) never reaches another folder.
 fn output_folders(workspace: &Workspace) -> Result<Vec<(PathBuf, String)>, PathError> {
     let root = &workspace.root;
-    let out = workspace.manifest.build.out.trim_end_matches('/');
-    let dir = confine::resolve_output_dir(root, Path::new(out))?;
+    let out = out_dir(workspace);
+    let shown = out.display().to_string();
+    let dir = confine::resolve_output_dir(root, out)?;
     let mut folders = Vec::new();
     if !dir.is_dir() {
         return Ok(folders);
@@ -332,25 +370,22 @@ fn output_folders(workspace: &Workspace) -> Result<Vec<(PathBuf, String)>, PathE
         let kind = family
             .file_type()
             .map_err(|error| PathError::io(out, error))?;
-        if kind.is_dir() || kind.is_symlink() {
+        if kind.is_symlink() {
+            return Err(PathError::new(
+                out.join(family.file_name()),
+                PathProblem::IsLink,
+            ));
+        }
+        if kind.is_dir() {
             names.push(family.file_name());
         }
     }
     // Listing order is the file system's: sort for the same report everywhere.
     names.sort();
-    folders.push((dir, out.to_string()));
+    folders.push((dir.clone(), shown.clone()));
     for name in names {
-        let relative = format!("{out}/{}", name.to_string_lossy());
-        let real = match confine::resolve_output_dir(root, Path::new(&relative)) {
-            Ok(real) => real,
-            // A link to a file is not a family folder: nothing of ours is below it.
-            Err(PathError {
-                problem: PathProblem::NotAFolder,
-                ..
-            }) => continue,
-            Err(error) => return Err(error),
-        };
-        folders.push((real, relative));
+        let relative = format!("{shown}/{}", name.to_string_lossy());
+        folders.push((dir.join(&name), relative));
     }
     Ok(folders)
 }

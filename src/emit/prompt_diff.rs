@@ -275,7 +275,7 @@ fn affected(
     let mut staged = Staged::default();
     for (path, text) in files {
         // Workspace-relative paths only: nothing is written outside the temporary folder.
-        let target = confine::resolve_output(&root, Path::new(path)).ok()?;
+        let target = confine::resolve_output(&root, Path::new(""), Path::new(path)).ok()?;
         staged.add(&target, Path::new(path), text.as_bytes()).ok()?;
     }
     staged.commit().ok()?;

@@ -5,7 +5,7 @@ pub mod read;
 mod toml_document;
 mod yaml_document;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -98,7 +98,12 @@ pub fn data_files(root: &Path, dir: &Path) -> io::Result<DataFiles> {
         if !real.is_dir() || !walked.insert(real) {
             continue;
         }
-        for entry in WalkDir::new(&folder).sort_by_file_name() {
+        let walk = WalkDir::new(&folder)
+            .sort_by_file_name()
+            .into_iter()
+            // The repository's own files are not workspace content.
+            .filter_entry(|entry| !confine::is_git_folder(entry.file_name()));
+        for entry in walk {
             let entry = entry.map_err(io::Error::other)?;
             let path = entry.path();
             let is_data = matches!(Format::of(path), Some(Format::Toml | Format::Yaml));
@@ -130,6 +135,30 @@ pub fn data_files(root: &Path, dir: &Path) -> io::Result<DataFiles> {
     }
     found.files.sort();
     found.files.dedup();
+    // One file reached by several paths is read once: links must not multiply what a load
+    // reads. The file itself keeps it, or else the first link in sorted order.
+    let mut seen: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
+    let mut files = Vec::with_capacity(found.files.len());
+    let mut candidates = std::mem::take(&mut found.files);
+    // The file itself before any link to it.
+    candidates.sort_by_key(|path| path.symlink_metadata().is_ok_and(|m| m.is_symlink()));
+    for path in candidates {
+        let real = path.canonicalize().unwrap_or_else(|_| path.clone());
+        match seen.get(&real) {
+            Some(first) => found.refused.push(PathError::new(
+                read::display_path(root, &path),
+                PathProblem::SecondLink {
+                    first: read::display_path(root, first),
+                },
+            )),
+            None => {
+                seen.insert(real, path.clone());
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    found.files = files;
     found.refused.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(found)
 }

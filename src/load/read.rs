@@ -30,6 +30,11 @@ pub fn read_source(
         Ok(bytes) => bytes,
         Err(error) => return refused(sources, display, error),
     };
+    let limit = confine::MAX_WORKSPACE_BYTES;
+    if sources.total_bytes().saturating_add(bytes.len() as u64) > limit {
+        let error = PathError::new(&display, PathProblem::WorkspaceTooLarge { limit });
+        return refused(sources, display, error);
+    }
     Ok(match String::from_utf8(bytes) {
         // A byte-order mark is an encoding artefact, not text: it must not reach a prompt or
         // shift a column.
