@@ -14,6 +14,7 @@ pub mod entry;
 pub mod explain;
 pub mod init;
 pub mod load;
+pub mod memory_limit;
 pub mod model;
 pub mod namespace;
 pub mod path_error;

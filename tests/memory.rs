@@ -1,0 +1,64 @@
+//! The command line's memory ceiling: a template that doubles a string at every step (which
+//! no filter limit sees, as minijinja builds `~` in one operation) stops the process within
+//! `PROMPTC_MEMORY_LIMIT` instead of taking the machine's memory.
+
+#![cfg(target_os = "linux")]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test that cannot proceed fails
+
+mod common;
+
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::Fixture;
+
+const DOUBLING: &str = "{% set ns = namespace(x=\"ab\") %}{% for i in range(40) %}{% set ns.x = ns.x ~ ns.x %}{% endfor %}{{ ns.x | length }}\n";
+
+#[test]
+fn a_doubling_template_stops_at_the_memory_limit() {
+    let workspace = Fixture::minimal()
+        .file("components/intro.md", DOUBLING)
+        .write();
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("promptc"))
+        .current_dir(workspace.root())
+        .args(["build", "--context", "basic"])
+        .env("PROMPTC_MEMORY_LIMIT", "256M")
+        .env_remove("RUST_BACKTRACE")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            child.kill().unwrap();
+            panic!("the template ran on past its memory limit");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.signal(), Some(6), "{status:?}: {stderr}");
+    assert!(stderr.contains("memory allocation of"), "{stderr}");
+}
+
+#[test]
+fn a_malformed_limit_is_a_usage_error() {
+    let workspace = Fixture::minimal().write();
+    let output = workspace
+        .command()
+        .args(["validate"])
+        .env("PROMPTC_MEMORY_LIMIT", "lots")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("PROMPTC_MEMORY_LIMIT: `lots` is not a size (e.g. 4G, 512M, or `none`)"),
+        "{stderr}"
+    );
+}
