@@ -31,11 +31,7 @@ pub fn parse_limit(text: &str) -> Result<Option<u64>, String> {
         "K" | "KB" | "KIB" => 1 << 10,
         "M" | "MB" | "MIB" => 1 << 20,
         "G" | "GB" | "GIB" => 1 << 30,
-        _ => {
-            return Err(format!(
-                "{MEMORY_LIMIT_VARIABLE}: unknown unit in `{text}` (use K, M or G, or `none`)"
-            ));
-        }
+        _ => return Err(not_a_size(text)),
     };
     number
         .parse::<u64>()
@@ -43,9 +39,11 @@ pub fn parse_limit(text: &str) -> Result<Option<u64>, String> {
         .and_then(|n| n.checked_mul(scale))
         .filter(|n| *n > 0)
         .map(Some)
-        .ok_or_else(|| {
-            format!("{MEMORY_LIMIT_VARIABLE}: `{text}` is not a size (e.g. 4G, 512M, or `none`)")
-        })
+        .ok_or_else(|| not_a_size(text))
+}
+
+fn not_a_size(text: &str) -> String {
+    format!("{MEMORY_LIMIT_VARIABLE}: `{text}` is not a size (e.g. 4G, 512M, or `none`)")
 }
 
 /// Sets the process's data-segment limit from the environment, or to the default. Never
