@@ -231,6 +231,25 @@ impl Problem {
         }
     }
 
+    /// How early in the pipeline the problem is found: a file that cannot be read (0) or
+    /// does not fit its schema (1) is the cause of whatever later checks (2) would say about
+    /// it, so reports list problems in this order.
+    pub fn stage(&self) -> u8 {
+        match self {
+            Problem::EmptyFile
+            | Problem::NotUtf8
+            | Problem::TomlSyntax { .. }
+            | Problem::YamlSyntax { .. }
+            | Problem::UnsupportedNumber { .. }
+            | Problem::ContextFormat { .. } => 0,
+            Problem::UnknownKey { .. }
+            | Problem::MissingField { .. }
+            | Problem::WrongType { .. }
+            | Problem::InvalidValue { .. } => 1,
+            _ => 2,
+        }
+    }
+
     pub fn severity(&self) -> Severity {
         match self {
             Problem::UnusedOverride { .. }

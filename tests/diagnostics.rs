@@ -430,6 +430,162 @@ fn schema_error_in_a_referenced_component_is_reported_once() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Root causes first (issue 8, item 11): a file that cannot be parsed, or fails its schema, is
+// reported once; nothing that depends on it is reported as a problem of its own.
+
+/// A child of `generic` that relies on it for its template, its component list (the override
+/// is of an inherited component) and a placeholder its component's template reads; the
+/// manifest names `generic` as its fallback family and in its build matrix.
+fn family_tree() -> common::Fixture {
+    Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}\n[build]\nfamilies = [\"generic\", \"child\"]\n",
+                common::MANIFEST
+            ),
+        )
+        .file(
+            "variants/generic.toml",
+            format!(
+                "{}\n[placeholders]\nAGENT_NAME = \"Forge\"\n",
+                common::VARIANT
+            ),
+        )
+        .file(
+            "variants/child.toml",
+            "id = \"child\"\nextends = \"generic\"\n\n[overrides.components.intro]\norder = 1\n",
+        )
+        .file(
+            "components/intro.md",
+            "{{ AGENT_NAME }} works in {{ cwd }} on {{ CURRENT_DATE }}.\n",
+        )
+}
+
+#[test]
+fn family_tree_is_valid() {
+    let report = family_tree().validate();
+    assert_eq!(report.diagnostics(), vec![], "{:#}", report.json);
+}
+
+#[test]
+fn syntax_error_in_a_parent_variant_does_not_cascade() {
+    // One missing quote. Before: the family `generic` was unknown (manifest, twice), the
+    // variant `generic` unknown, the child had no template and an unused override, and
+    // `AGENT_NAME` was not defined by anything.
+    let report = family_tree()
+        .file(
+            "variants/generic.toml",
+            "id = \"generic\ntemplate_file = \"generic.md\"\n",
+        )
+        .validate();
+    // Line 1 `id = "generic`: the string opens at 6 and the line ends after column 13.
+    assert_eq!(
+        report.diagnostics(),
+        vec![Diag::error(
+            "toml-syntax",
+            "variants/generic.toml",
+            1,
+            14,
+            "TOML syntax error: invalid basic string, expected `\"`"
+        )],
+        "{:#}",
+        report.json
+    );
+}
+
+#[test]
+fn schema_error_in_a_parent_variant_does_not_cascade() {
+    let report = family_tree()
+        .file(
+            "variants/generic.toml",
+            format!("{}colour = \"blue\"\n", common::VARIANT),
+        )
+        .validate();
+    // Line 5, after the four lines of the fixture's variant.
+    assert_eq!(
+        report.diagnostics(),
+        vec![Diag::error(
+            "unknown-key",
+            "variants/generic.toml",
+            5,
+            1,
+            "unknown key `colour`"
+        )],
+        "{:#}",
+        report.json
+    );
+}
+
+#[test]
+fn empty_parent_variant_does_not_cascade() {
+    let report = family_tree().file("variants/generic.toml", "").validate();
+    assert_eq!(report.codes(), vec!["empty-file"], "{:#}", report.json);
+}
+
+#[test]
+fn syntax_error_in_a_component_does_not_cascade() {
+    // The variant lists `intro` and the base template uses `INTRO_SECTION`: neither is a
+    // problem of its own while `intro.toml` cannot be parsed (its id comes from its name).
+    let report = Fixture::minimal()
+        .file("components/intro.toml", "id = \"intro\"\ndescription = \n")
+        .validate();
+    assert_eq!(report.codes(), vec!["toml-syntax"], "{:#}", report.json);
+}
+
+#[test]
+fn syntax_error_in_the_default_context_does_not_cascade() {
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}default_context = \"basic\"\n", common::MANIFEST),
+        )
+        .file("examples/contexts/basic.toml", "date = \"2026-11-01\n")
+        .validate();
+    assert_eq!(report.codes(), vec!["toml-syntax"], "{:#}", report.json);
+}
+
+#[test]
+fn syntax_error_in_the_manifest_does_not_cascade() {
+    // The predicate `has_mcp` is declared by the broken manifest: the condition that uses it
+    // is not blamed.
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}[predicates\nhas_mcp = \"true\"\n", common::MANIFEST),
+        )
+        .file(
+            "components/intro.toml",
+            format!("{}when = \"has_mcp\"\n", common::COMPONENT),
+        )
+        .validate();
+    assert_eq!(report.codes(), vec!["toml-syntax"], "{:#}", report.json);
+}
+
+#[test]
+fn the_cause_is_reported_first() {
+    // A semantic problem in the manifest (read first) and a syntax error in a tool file (read
+    // last): the syntax error comes first, then the rest.
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}\n[build]\nfamilies = [\"gneric\"]\n", common::MANIFEST),
+        )
+        .file("tools/zz.toml", "id = \"zz\"\ndescription = \"x\n")
+        .file(
+            "tools/yy.toml",
+            "id = \"yy\"\ndescription = \"x\"\ncolour = 1\n",
+        )
+        .validate();
+    assert_eq!(
+        report.codes(),
+        vec!["toml-syntax", "unknown-key", "unknown-reference"],
+        "{:#}",
+        report.json
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
 // References
 
 #[test]
@@ -648,6 +804,69 @@ fn extends_cycle_between_two_variants() {
         )
     );
     assert_eq!(report.help(0), Some("remove one of the `extends` links"));
+}
+
+#[test]
+fn extends_cycle_is_reported_once_and_only_on_its_members() {
+    // `0x` and `c` extend members of the cycle without being in it; `0x` sorts before every
+    // member, and was once blamed for a cycle `0x -> a -> b -> a`.
+    let report = Fixture::minimal()
+        .file(
+            "variants/a.toml",
+            "id = \"a\"\nextends = \"b\"\ntemplate = \"A\"\n",
+        )
+        .file(
+            "variants/b.toml",
+            "id = \"b\"\nextends = \"a\"\ntemplate = \"B\"\n",
+        )
+        .file(
+            "variants/0x.toml",
+            "id = \"0x\"\nextends = \"a\"\n\n[overrides.components.intro]\norder = 1\n",
+        )
+        .file("variants/c.toml", "id = \"c\"\nextends = \"b\"\n")
+        .validate();
+    assert_eq!(
+        report.diagnostics(),
+        vec![Diag::error(
+            "cycle",
+            "variants/a.toml",
+            2,
+            11,
+            "`extends` forms a cycle: a -> b -> a"
+        )],
+        "{:#}",
+        report.json
+    );
+}
+
+#[test]
+fn based_on_cycle_is_reported_once_and_only_on_its_members() {
+    // The tool's family `a1` is based on `xs`, a member of the cycle `generic -> xs ->
+    // generic`, and sorts before both.
+    let report = Fixture::minimal()
+        .file("variants/xs.toml", "id = \"xs\"\nextends = \"generic\"\n")
+        .file("variants/a1.toml", "id = \"a1\"\nextends = \"generic\"\n")
+        .file(
+            "tools/read_file.toml",
+            format!(
+                "{}\n[families.a1]\nbased_on = \"xs\"\n\n[families.generic]\nbased_on = \"xs\"\n\n[families.xs]\nbased_on = \"generic\"\n",
+                common::TOOL
+            ),
+        )
+        .validate();
+    // Line 13 `based_on = "xs"` under `[families.generic]`: the value at 12.
+    assert_eq!(
+        report.diagnostics(),
+        vec![Diag::error(
+            "cycle",
+            "tools/read_file.toml",
+            13,
+            12,
+            "`based_on` forms a cycle: generic -> xs -> generic"
+        )],
+        "{:#}",
+        report.json
+    );
 }
 
 #[test]

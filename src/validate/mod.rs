@@ -13,6 +13,7 @@ use std::path::Path;
 
 use indexmap::IndexMap;
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::entry::Entry;
@@ -36,6 +37,10 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
     };
     let manifest_entry: Option<Entry<Manifest>> =
         loader.load_typed(&root.join(MANIFEST_FILE), Kind::Manifest)?;
+    // Without a valid manifest its predicates are unknown.
+    if manifest_entry.is_none() && loader.diagnostics.has_errors() {
+        loader.invalid.predicates_unknown = true;
+    }
     let manifest = manifest_entry
         .as_ref()
         .map(|entry| entry.value.clone())
@@ -154,25 +159,38 @@ impl Loader<'_> {
         };
         for path in load::data_files(&dir)? {
             let Some(raw) = self.load_raw(&path, kind)? else {
+                // A file that cannot be read or parsed still declares the id of its name.
+                self.declare_invalid(ref_kind, &path, None);
                 continue;
             };
-            // A file that fails its schema still declares its id: references to it are not
-            // reported again as dangling.
-            let declared = raw.document.value.get("id").and_then(|v| v.as_str());
-            let declared = declared.map(|id| {
-                let slot = raw.document.value.get("slot").and_then(|v| v.as_str());
-                (id.to_string(), slot.map(str::to_string))
-            });
+            let document = raw.document.value.clone();
             let Some(entry) = self.typed::<T>(raw) else {
-                if let Some((id, slot)) = declared {
-                    self.invalid.insert(ref_kind, id, slot);
-                }
+                self.declare_invalid(ref_kind, &path, Some(&document));
                 continue;
             };
             let id = id_of(&entry.value);
             self.insert_unique(&mut entries, id, entry, ref_kind, "/id");
         }
         Ok(entries)
+    }
+
+    /// Records what an invalid file declares, so that it is reported once (where it is
+    /// broken) and not again through everything that refers to it: its id (the `id` it
+    /// gives, else its file name), a component's slot, a variant's family.
+    fn declare_invalid(&mut self, kind: RefKind, path: &Path, document: Option<&Value>) {
+        let field = |name: &str| {
+            document
+                .and_then(|value| value.get(name))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        let id = field("id").unwrap_or_else(|| context_name(path));
+        if kind == RefKind::Variant {
+            let family = field("family").unwrap_or_else(|| id.clone());
+            self.invalid.insert(RefKind::Family, family, None);
+            self.invalid.placeholders_unknown = true;
+        }
+        self.invalid.insert(kind, id, field("slot"));
     }
 
     fn load_contexts(&mut self, dir: &str) -> io::Result<IndexMap<String, Entry<Context>>> {
@@ -183,6 +201,8 @@ impl Loader<'_> {
         };
         for path in load::data_files(&dir)? {
             let Some(entry) = self.load_typed::<Context>(&path, Kind::Context)? else {
+                self.invalid
+                    .insert(RefKind::Context, context_name(&path), None);
                 continue;
             };
             let name = context_name(&path);

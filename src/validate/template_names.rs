@@ -27,7 +27,13 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
 
     // Component and tool texts are shared by variants: any variant's placeholder may feed
     // them (rendering catches the rest).
+    if workspace.invalid.predicates_unknown {
+        shared.open();
+    }
     let mut any_variant = shared.clone();
+    if workspace.invalid.placeholders_unknown {
+        any_variant.open();
+    }
     for entry in workspace.variants.values() {
         for name in entry.value.placeholders.keys() {
             any_variant.insert(name.clone());
@@ -63,7 +69,12 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         undefined(workspace, name, namespace, out);
     }
 
-    for variant in &variants {
+    // A variant whose `extends` chain is broken is not merged correctly: its base template
+    // and slots would be blamed for what its missing ancestors define.
+    let sound = variants
+        .iter()
+        .filter(|variant| workspace.ancestry_is_sound(variant.id()));
+    for variant in sound {
         let Some(base) = base_template(workspace, variant) else {
             continue;
         };
