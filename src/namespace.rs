@@ -34,6 +34,21 @@ pub const TOOLS_TEXT: &str = "TOOLS";
 /// The one tool a tool-format template documents.
 pub const TOOL: &str = "tool";
 
+/// Names every template sees that promptc defines for the compile itself.
+pub const COMPILE_NAMES: [&str; 6] = [FAMILY, VARIANT, ENABLED_TOOLS, TOOLS_DATA, TOOLS_TEXT, TOOL];
+
+/// The top-level fields of a context (`cwd`, `yolo`, `browser`, …).
+pub fn context_fields() -> BTreeSet<String> {
+    serde_json::to_value(Context::default())
+        .ok()
+        .and_then(|value| {
+            value
+                .as_object()
+                .map(|fields| fields.keys().cloned().collect())
+        })
+        .unwrap_or_default()
+}
+
 /// Context fields whose keys are the user's own: any key below them is allowed.
 const FREE_TABLES: [&str; 2] = ["extra", "placeholders"];
 

@@ -10,11 +10,12 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields)]
 pub struct Component {
     /// Unique id of the component: letters, digits, `_`, `.` and `-`.
-    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"))]
+    #[schemars(pattern(super::ID_PATTERN))]
     pub id: String,
     /// Placeholder the base template uses for this section. Defaults to the id in upper case
     /// followed by `_SECTION` (`rules` → `RULES_SECTION`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(pattern(super::NAME_PATTERN))]
     pub slot: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,

@@ -4,6 +4,7 @@
 mod conditions;
 mod references;
 pub mod schema_check;
+mod shadowing;
 mod template_files;
 pub use template_files::BUILTIN_TOOL_FORMAT;
 mod template_names;
@@ -84,6 +85,7 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
     template_files::register_all(&mut workspace, &mut diagnostics)?;
     references::check(&workspace, &mut diagnostics);
     conditions::check(&workspace, &mut diagnostics);
+    shadowing::check(&workspace, &mut diagnostics);
     template_names::check(&workspace, &mut diagnostics);
     Ok(Loaded {
         workspace,
@@ -258,7 +260,10 @@ pub fn load_context_file(
     };
     let loaded = loader.load_typed::<Context>(path, Kind::Context);
     workspace.sources = loader.sources;
-    let diagnostics = loader.diagnostics;
+    let mut diagnostics = loader.diagnostics;
+    if let Ok(Some(entry)) = &loaded {
+        shadowing::check_context(workspace, entry, &mut diagnostics);
+    }
     Ok(match loaded? {
         Some(entry) if !diagnostics.has_errors() => Ok(entry.value),
         _ => Err(diagnostics),

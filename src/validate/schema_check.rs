@@ -7,7 +7,8 @@ use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::load::document::{Document, child_pointer};
-use crate::model::PostprocessRule;
+use crate::model::{ID_PATTERN, NAME_PATTERN, PostprocessRule};
+use crate::namespace::closest;
 use crate::problem::{Kind, Problem};
 use crate::schema::schema_for;
 use crate::span::Span;
@@ -27,6 +28,8 @@ impl SchemaValidators {
                 // bug in promptc, caught by the test suite, not something a user can cause.
                 let validator = jsonschema::options()
                     .with_draft(Draft::Draft7)
+                    // For `format = "date"`: real calendar dates.
+                    .should_validate_formats(true)
                     .offline()
                     .build(&schema)
                     .ok()?;
@@ -58,6 +61,7 @@ impl Default for SchemaValidators {
 
 fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut Diagnostics) {
     let pointer = error.instance_path().as_str().to_string();
+    let at = doc.value_span(&pointer);
     match error.kind() {
         ValidationErrorKind::AdditionalProperties { unexpected } => {
             let expected = expected_keys(schema, error.schema_path().as_str());
@@ -65,6 +69,7 @@ fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut
                 out.push(Diagnostic::new(
                     Problem::UnknownKey {
                         key: key.clone(),
+                        suggestion: closest(key, &expected),
                         expected: expected.clone(),
                     },
                     doc.key_span(&child_pointer(&pointer, key)),
@@ -85,62 +90,204 @@ fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut
                 expected: type_names(kind),
                 found: json_type(error.instance()).into(),
             },
-            doc.value_span(&pointer),
+            at,
         )),
         ValidationErrorKind::Enum { options } => {
-            let choices: Vec<String> = options
+            let allowed: Vec<String> = options
                 .as_array()
-                .map(|values| values.iter().map(Value::to_string).collect())
+                .map(|values| values.iter().map(plain).collect())
                 .unwrap_or_default();
+            let suggestion = error
+                .instance()
+                .as_str()
+                .and_then(|value| closest(value, &allowed));
             out.push(Diagnostic::new(
-                Problem::InvalidValue {
-                    message: format!("{} is not one of {}", error.instance(), choices.join(", ")),
+                Problem::NotOneOf {
+                    value: quoted(error.instance()),
+                    allowed,
+                    suggestion,
                 },
-                doc.value_span(&pointer),
+                at,
+            ));
+        }
+        ValidationErrorKind::Minimum { limit }
+        | ValidationErrorKind::ExclusiveMinimum { limit } => {
+            out.push(Diagnostic::new(
+                Problem::OutOfRange {
+                    value: quoted(error.instance()),
+                    minimum: true,
+                    limit: plain(limit),
+                },
+                at,
+            ));
+        }
+        ValidationErrorKind::Maximum { limit }
+        | ValidationErrorKind::ExclusiveMaximum { limit } => {
+            out.push(Diagnostic::new(
+                Problem::OutOfRange {
+                    value: quoted(error.instance()),
+                    minimum: false,
+                    limit: plain(limit),
+                },
+                at,
+            ));
+        }
+        ValidationErrorKind::MinLength { .. } => out.push(Diagnostic::new(Problem::EmptyValue, at)),
+        ValidationErrorKind::Pattern { pattern } => out.push(Diagnostic::new(
+            Problem::BadForm {
+                value: quoted(error.instance()),
+                key: false,
+                expected: form_of(pattern),
+            },
+            at,
+        )),
+        ValidationErrorKind::Format { format } => out.push(Diagnostic::new(
+            Problem::BadForm {
+                value: quoted(error.instance()),
+                key: false,
+                expected: form_of(format),
+            },
+            at,
+        )),
+        ValidationErrorKind::PropertyNames { error: inner } => {
+            // The inner error is about the key itself, a string.
+            let key = inner.instance().as_str().unwrap_or_default().to_string();
+            let expected = match inner.kind() {
+                ValidationErrorKind::Pattern { pattern } => form_of(pattern),
+                _ => inner.to_string(),
+            };
+            out.push(Diagnostic::new(
+                Problem::BadForm {
+                    value: format!("`{key}`"),
+                    key: true,
+                    expected,
+                },
+                doc.key_span(&child_pointer(&pointer, &key)),
             ));
         }
         ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context } => {
-            // A tagged choice (a post-processing rule): report the errors of the branch whose
-            // tag matched, or say the tag is unknown.
-            let matched = context.iter().find(|branch| {
-                !branch.iter().any(|e| {
-                    matches!(e.kind(), ValidationErrorKind::Constant { .. })
-                        || matches!(e.kind(), ValidationErrorKind::Enum { .. })
-                })
-            });
-            match matched {
-                Some(branch) if !branch.is_empty() => {
-                    for inner in branch {
-                        report(inner, schema, doc, out);
-                    }
-                }
-                _ => {
-                    let rule = error.instance().get("rule").and_then(Value::as_str);
-                    let message = match rule {
-                        Some(rule) => format!(
-                            "unknown rule `{rule}`; the rules are {}",
-                            PostprocessRule::NAMES.join(", ")
-                        ),
-                        None => format!("{} matches none of the allowed forms", error.instance()),
-                    };
-                    let at = if rule.is_some() {
-                        child_pointer(&pointer, "rule")
-                    } else {
-                        pointer.clone()
-                    };
-                    out.push(Diagnostic::new(
-                        Problem::InvalidValue { message },
-                        doc.value_span(&at),
-                    ));
-                }
-            }
+            one_of(error, context, schema, doc, out);
         }
         _ => out.push(Diagnostic::new(
             Problem::InvalidValue {
                 message: error.to_string(),
             },
-            doc.value_span(&pointer),
+            at,
         )),
+    }
+}
+
+/// A value that matches none of a choice's branches. The choices promptc's schemas make are
+/// of two shapes: constants (an encoding: `"o200k"` or `"cl100k"`) and tables tagged by a
+/// `rule` (post-processing rules). Either way the message names what is allowed.
+fn one_of(
+    error: &ValidationError<'_>,
+    branches: &[Vec<ValidationError<'static>>],
+    schema: &Value,
+    doc: &Document,
+    out: &mut Diagnostics,
+) {
+    let pointer = error.instance_path().as_str().to_string();
+    let instance = error.instance();
+    let constants = |at: &str| -> Vec<String> {
+        branches
+            .iter()
+            .flatten()
+            .filter(|e| e.instance_path().as_str() == at)
+            .filter_map(|e| match e.kind() {
+                ValidationErrorKind::Constant { expected_value } => Some(plain(expected_value)),
+                _ => None,
+            })
+            .collect()
+    };
+    let not_one_of = |value: &str, allowed: Vec<String>| Problem::NotOneOf {
+        value: format!("`{value}`"),
+        suggestion: closest(value, &allowed),
+        allowed,
+    };
+    let Some(fields) = instance.as_object() else {
+        let allowed = constants(&pointer);
+        let problem = match instance.as_str() {
+            Some(value) if !allowed.is_empty() => not_one_of(value, allowed),
+            _ => {
+                let expected = branches
+                    .iter()
+                    .flatten()
+                    .find_map(|e| match e.kind() {
+                        ValidationErrorKind::Type { kind } => Some(type_names(kind)),
+                        _ => None,
+                    })
+                    .unwrap_or_else(|| "a table".into());
+                Problem::WrongType {
+                    expected,
+                    found: json_type(instance).into(),
+                }
+            }
+        };
+        out.push(Diagnostic::new(problem, doc.value_span(&pointer)));
+        return;
+    };
+    let Some(rule) = fields.get("rule") else {
+        out.push(Diagnostic::new(
+            Problem::MissingField {
+                field: "rule".into(),
+            },
+            doc.key_span(&pointer),
+        ));
+        return;
+    };
+    // The branch whose tag matched: its errors are the ones to report.
+    let matched = branches.iter().find(|branch| {
+        !branch.iter().any(|e| {
+            matches!(
+                e.kind(),
+                ValidationErrorKind::Constant { .. } | ValidationErrorKind::Enum { .. }
+            )
+        })
+    });
+    match (matched, rule.as_str()) {
+        (Some(branch), _) if !branch.is_empty() => {
+            for inner in branch {
+                report(inner, schema, doc, out);
+            }
+        }
+        (_, Some(rule)) => out.push(Diagnostic::new(
+            not_one_of(rule, PostprocessRule::NAMES.map(String::from).to_vec()),
+            doc.value_span(&child_pointer(&pointer, "rule")),
+        )),
+        (_, None) => out.push(Diagnostic::new(
+            Problem::WrongType {
+                expected: "a string".into(),
+                found: json_type(rule).into(),
+            },
+            doc.value_span(&child_pointer(&pointer, "rule")),
+        )),
+    }
+}
+
+/// A value as a message shows it: strings in backticks without JSON quotes, other values as
+/// written.
+fn quoted(value: &Value) -> String {
+    format!("`{}`", plain(value))
+}
+
+fn plain(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The form a pattern or format asks for, in words. The patterns are the ones promptc's own
+/// types declare; any other is shown as it is.
+fn form_of(pattern: &str) -> String {
+    match pattern {
+        ID_PATTERN => "letters, digits, `_`, `.` and `-`, starting with a letter or a digit".into(),
+        NAME_PATTERN => {
+            "letters, digits and `_`, not starting with a digit (a name templates can use)".into()
+        }
+        "date" => "a date that exists, written YYYY-MM-DD".into(),
+        other => format!("text matching `{other}`"),
     }
 }
 
@@ -192,8 +339,9 @@ fn type_names(kind: &TypeKind) -> String {
 
 fn article(name: &str) -> String {
     match name {
-        "null" => "null".into(),
-        "array" | "integer" | "object" => format!("an {name}"),
+        // TOML calls objects tables, and YAML users read the same word in every message.
+        "object" => "a table".into(),
+        "array" | "integer" => format!("an {name}"),
         _ => format!("a {name}"),
     }
 }
