@@ -1053,6 +1053,66 @@ fn zero_budget_fuel_and_viewport_are_rejected() {
 }
 
 #[test]
+fn empty_id_is_an_empty_value() {
+    let report = Fixture::minimal()
+        .file("tools/list.toml", "id = \"\"\ndescription = \"List.\"\n")
+        .validate();
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "invalid-value",
+            "tools/list.toml",
+            1,
+            6,
+            "the value is empty"
+        )
+    );
+}
+
+#[test]
+fn empty_regex_pattern_and_out_of_range_model_settings() {
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}\n[[postprocess]]\nrule = \"regex\"\npattern = \"\"\nreplace = \"x\"\n",
+                common::MANIFEST
+            ),
+        )
+        .file(
+            "variants/generic.toml",
+            format!(
+                "{}\n[model]\ntop_p = 1.5\nmax_tokens = 0\n",
+                common::VARIANT
+            ),
+        )
+        .validate();
+    let found: Vec<(String, u64, String)> = report
+        .diagnostics()
+        .into_iter()
+        .map(|d| (d.file, d.line, d.message))
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            ("promptc.toml".into(), 6, "the value is empty".into()),
+            (
+                "variants/generic.toml".into(),
+                7,
+                "invalid value `1.5`: the largest allowed is 1".into()
+            ),
+            (
+                "variants/generic.toml".into(),
+                8,
+                "invalid value `0`: the smallest allowed is 1".into()
+            ),
+        ],
+        "{:#}",
+        report.json
+    );
+}
+
+#[test]
 fn predicate_named_like_a_context_field() {
     let report = Fixture::minimal()
         .file(

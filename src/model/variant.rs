@@ -133,10 +133,14 @@ pub struct ToolOverride {
 #[serde(deny_unknown_fields)]
 pub struct ModelConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
     pub temperature: Option<f64>,
+    /// Nucleus sampling: the probability mass kept, from 0 to 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = 1))]
     pub top_p: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
     pub max_tokens: Option<u64>,
 }
 

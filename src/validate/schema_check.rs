@@ -133,6 +133,9 @@ fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut
             ));
         }
         ValidationErrorKind::MinLength { .. } => out.push(Diagnostic::new(Problem::EmptyValue, at)),
+        ValidationErrorKind::Pattern { .. } if error.instance().as_str() == Some("") => {
+            out.push(Diagnostic::new(Problem::EmptyValue, at));
+        }
         ValidationErrorKind::Pattern { pattern } => out.push(Diagnostic::new(
             Problem::BadForm {
                 value: quoted(error.instance()),
