@@ -37,9 +37,9 @@ pub struct InvalidIds {
     ids: BTreeSet<(u8, String)>,
     /// Slots of invalid components, so base templates that use them are not blamed.
     pub slots: BTreeSet<String>,
-    /// The manifest is invalid: its predicates, which templates and conditions may use, are
-    /// unknown.
-    pub predicates_unknown: bool,
+    /// The manifest is invalid: what it declares (predicates, which templates and conditions
+    /// may use; shared parameters, which tools may `use`) is unknown.
+    pub manifest_invalid: bool,
     /// A variant is invalid: its placeholders, which component and tool templates may use,
     /// are unknown.
     pub placeholders_unknown: bool,
@@ -72,7 +72,7 @@ impl InvalidIds {
 
     /// Whether a name that looks undefined may be one an invalid file declares.
     pub fn names_unknown(&self) -> bool {
-        self.predicates_unknown || self.placeholders_unknown
+        self.manifest_invalid || self.placeholders_unknown
     }
 }
 

@@ -563,6 +563,25 @@ fn syntax_error_in_the_manifest_does_not_cascade() {
 }
 
 #[test]
+fn schema_error_in_the_manifest_does_not_cascade() {
+    // The tool uses a shared parameter the (invalid) manifest declares.
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}colour = 1\n\n[parameters.task_progress]\nname = \"task_progress\"\ninstruction = \"The checklist.\"\n",
+                common::MANIFEST
+            ),
+        )
+        .file(
+            "tools/read_file.toml",
+            format!("{}\n[[parameters]]\nuse = \"task_progress\"\n", common::TOOL),
+        )
+        .validate();
+    assert_eq!(report.codes(), vec!["unknown-key"], "{:#}", report.json);
+}
+
+#[test]
 fn the_cause_is_reported_first() {
     // A semantic problem in the manifest (read first) and a syntax error in a tool file (read
     // last): the syntax error comes first, then the rest.

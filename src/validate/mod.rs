@@ -40,7 +40,7 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
         loader.load_typed(&root.join(MANIFEST_FILE), Kind::Manifest)?;
     // Without a valid manifest its predicates are unknown.
     if manifest_entry.is_none() && loader.diagnostics.has_errors() {
-        loader.invalid.predicates_unknown = true;
+        loader.invalid.manifest_invalid = true;
     }
     let manifest = manifest_entry
         .as_ref()

@@ -454,7 +454,9 @@ fn check_parameter(
 ) {
     match &parameter.use_shared {
         Some(shared) => {
-            if !workspace.manifest.parameters.contains_key(shared) {
+            if !workspace.manifest.parameters.contains_key(shared)
+                && !workspace.invalid.manifest_invalid
+            {
                 out.error(
                     Problem::Unknown {
                         kind: RefKind::SharedParameter,

@@ -27,7 +27,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
 
     // Component and tool texts are shared by variants: any variant's placeholder may feed
     // them (rendering catches the rest).
-    if workspace.invalid.predicates_unknown {
+    if workspace.invalid.manifest_invalid {
         shared.open();
     }
     let mut any_variant = shared.clone();
