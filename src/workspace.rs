@@ -59,9 +59,8 @@ impl InvalidIds {
 
     pub fn insert(&mut self, kind: RefKind, id: String, slot: Option<String>) {
         if kind == RefKind::Component {
-            self.slots.insert(
-                slot.unwrap_or_else(|| format!("{}_SECTION", id.to_uppercase().replace('-', "_"))),
-            );
+            self.slots
+                .insert(slot.unwrap_or_else(|| crate::model::default_slot(&id)));
         }
         self.ids.insert((Self::key(kind), id));
     }

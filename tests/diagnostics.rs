@@ -1132,6 +1132,28 @@ fn empty_regex_pattern_and_out_of_range_model_settings() {
 }
 
 #[test]
+fn component_id_with_a_dot_has_a_slot_templates_can_spell() {
+    // `my.notes` once had the slot `MY.NOTES_SECTION`, which a template reads as an
+    // attribute of `MY`.
+    let workspace = Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            common::VARIANT.replace("[\"intro\"]", "[\"intro\", \"my.notes\"]"),
+        )
+        .file(
+            "variants/generic.md",
+            format!("{}{{{{ MY_NOTES_SECTION }}}}\n", common::BASE_TEMPLATE),
+        )
+        .file("components/my.notes.toml", "id = \"my.notes\"\n")
+        .file("components/my.notes.md", "Take notes.\n")
+        .write();
+    let report = workspace.validate();
+    assert_eq!(report.diagnostics(), vec![], "{:#}", report.json);
+    let run = workspace.run(&["build", "--context", "basic"]);
+    assert!(run.stdout.ends_with("Take notes.\n"), "{}", run.stdout);
+}
+
+#[test]
 fn predicate_named_like_a_context_field() {
     let report = Fixture::minimal()
         .file(

@@ -18,7 +18,7 @@ pub const ID_PATTERN: &str = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$";
 /// name an expression can spell.
 pub const NAME_PATTERN: &str = r"^[A-Za-z_][A-Za-z0-9_]*$";
 
-pub use component::{Component, FamilyTemplate};
+pub use component::{Component, FamilyTemplate, default_slot};
 pub use context::{
     Browser, Context, FocusChain, McpPrompt, McpPromptArgument, McpResource, McpResourceTemplate,
     McpServer, McpTool, Mode, Model, Viewport, WorkspaceRoot,
