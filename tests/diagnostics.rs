@@ -917,6 +917,37 @@ fn number_too_large_for_its_field() {
 }
 
 #[test]
+fn float_where_an_integer_is_expected_is_located() {
+    // JSON Schema counts `100000.0` as an integer; the conversion to a count then failed with
+    // a message pointing at the whole file. Floats stay fine where numbers or any value are
+    // expected.
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}fuel = 100000.0\n", common::MANIFEST),
+        )
+        .file(
+            "variants/generic.toml",
+            format!(
+                "{}\n[placeholders]\nRATIO = 2.0\n\n[model]\ntemperature = 1.0\n",
+                common::VARIANT
+            ),
+        )
+        .validate();
+    // Line 3 `fuel = 100000.0`: the value at 8.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "wrong-type",
+            "promptc.toml",
+            3,
+            8,
+            "wrong type: expected an integer, found a number with a decimal point"
+        )
+    );
+}
+
+#[test]
 fn unclosed_if_points_at_the_opening_tag() {
     let report = Fixture::minimal()
         .file(

@@ -49,8 +49,68 @@ impl SchemaValidators {
             valid = false;
             report(&error, schema, document, diagnostics);
         }
-        valid
+        valid && integral_floats_fit(validator, document, diagnostics)
     }
+}
+
+/// JSON Schema counts `3.0` as an integer, but a float cannot become a count: without this
+/// check `fuel = 100000.0` passed the schema and then failed to convert, with a message
+/// pointing at the whole file. Every float with no fraction is replaced by 0.5 (in
+/// one copy of the document, validated once); a type error where one stood means an
+/// integer was expected there.
+fn integral_floats_fit(
+    validator: &Validator,
+    document: &Document,
+    diagnostics: &mut Diagnostics,
+) -> bool {
+    fn shift(value: &mut Value, pointer: &str, found: &mut Vec<String>) {
+        match value {
+            Value::Number(n) if n.is_f64() => {
+                // 0.5 rather than f + 0.5, which is f again for large floats.
+                if n.as_f64().is_some_and(|f| f.fract() == 0.0)
+                    && let Some(shifted) = serde_json::Number::from_f64(0.5)
+                {
+                    *n = shifted;
+                    found.push(pointer.to_string());
+                }
+            }
+            Value::Array(items) => {
+                for (index, item) in items.iter_mut().enumerate() {
+                    shift(item, &format!("{pointer}/{index}"), found);
+                }
+            }
+            Value::Object(fields) => {
+                for (key, item) in fields.iter_mut() {
+                    shift(item, &child_pointer(pointer, key), found);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut probe = document.value.clone();
+    let mut shifted = Vec::new();
+    shift(&mut probe, "", &mut shifted);
+    if shifted.is_empty() {
+        return true;
+    }
+    let shifted: std::collections::HashSet<String> = shifted.into_iter().collect();
+    let mut fits = true;
+    for error in validator.iter_errors(&probe) {
+        let pointer = error.instance_path().as_str();
+        if matches!(error.kind(), ValidationErrorKind::Type { .. })
+            && shifted.contains(pointer)
+        {
+            fits = false;
+            diagnostics.push(Diagnostic::new(
+                Problem::WrongType {
+                    expected: "an integer".into(),
+                    found: "a number with a decimal point".into(),
+                },
+                document.value_span(pointer),
+            ));
+        }
+    }
+    fits
 }
 
 impl Default for SchemaValidators {
