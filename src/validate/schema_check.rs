@@ -97,9 +97,7 @@ fn integral_floats_fit(
     let mut fits = true;
     for error in validator.iter_errors(&probe) {
         let pointer = error.instance_path().as_str();
-        if matches!(error.kind(), ValidationErrorKind::Type { .. })
-            && shifted.contains(pointer)
-        {
+        if matches!(error.kind(), ValidationErrorKind::Type { .. }) && shifted.contains(pointer) {
             fits = false;
             diagnostics.push(Diagnostic::new(
                 Problem::WrongType {
@@ -192,8 +190,10 @@ fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut
                 at,
             ));
         }
-        ValidationErrorKind::MinLength { .. } => out.push(Diagnostic::new(Problem::EmptyValue, at)),
-        ValidationErrorKind::Pattern { .. } if error.instance().as_str() == Some("") => {
+        // Names and patterns ask for at least one character; an empty one reads as empty.
+        ValidationErrorKind::MinLength { .. } | ValidationErrorKind::Pattern { .. }
+            if error.instance().as_str() == Some("") =>
+        {
             out.push(Diagnostic::new(Problem::EmptyValue, at));
         }
         ValidationErrorKind::Pattern { pattern } => out.push(Diagnostic::new(
