@@ -582,6 +582,91 @@ fn schema_error_in_the_manifest_does_not_cascade() {
 }
 
 #[test]
+fn invalid_id_is_still_known_by_its_file_name() {
+    // The variant lists `read_file`; the file `read_file.toml` gives a broken id.
+    let report = Fixture::minimal()
+        .file(
+            "tools/read_file.toml",
+            common::TOOL.replace("id = \"read_file\"", "id = \"read file\""),
+        )
+        .validate();
+    assert_eq!(report.codes(), vec!["invalid-value"], "{:#}", report.json);
+}
+
+#[test]
+fn misspelt_required_key_is_one_problem() {
+    // Not also "missing required field `description`".
+    let report = Fixture::minimal()
+        .file(
+            "tools/read_file.toml",
+            common::TOOL.replace("description =", "descriptoin ="),
+        )
+        .validate();
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "unknown-key",
+            "tools/read_file.toml",
+            2,
+            1,
+            "unknown key `descriptoin`"
+        )
+    );
+    assert_eq!(report.help(0), Some("did you mean `description`?"));
+}
+
+#[test]
+fn slots_read_by_an_invalid_component_are_not_blamed() {
+    // `intro` assembles `notes` (listed, but absent from the base template). While
+    // `intro.toml` is broken, its template is unknown: `notes` is not reported as unslotted.
+    let report = Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            common::VARIANT.replace("[\"intro\"]", "[\"notes\", \"intro\"]"),
+        )
+        .file("components/notes.toml", "id = \"notes\"\n")
+        .file("components/notes.md", "Notes.\n")
+        .file(
+            "components/intro.toml",
+            format!("{}colour = 1\n", common::COMPONENT),
+        )
+        .file("components/intro.md", "{{ NOTES_SECTION }} in {{ cwd }}\n")
+        .validate();
+    assert_eq!(report.codes(), vec!["unknown-key"], "{:#}", report.json);
+}
+
+#[test]
+fn unknown_component_in_a_parent_list_is_one_problem() {
+    // The parent lists `intor` (for `intro`): its slot in the base template is not undefined,
+    // and the child's override of `intro` is not "unused".
+    let report = family_tree()
+        .file(
+            "variants/generic.toml",
+            format!(
+                "{}\n[placeholders]\nAGENT_NAME = \"Forge\"\n",
+                common::VARIANT.replace("[\"intro\"]", "[\"intor\"]")
+            ),
+        )
+        .file(
+            "variants/generic.md",
+            common::BASE_TEMPLATE.replace("INTRO_SECTION", "INTOR_SECTION"),
+        )
+        .validate();
+    assert_eq!(
+        report.diagnostics(),
+        vec![Diag::error(
+            "unknown-reference",
+            "variants/generic.toml",
+            3,
+            15,
+            "unknown component `intor`"
+        )],
+        "{:#}",
+        report.json
+    );
+}
+
+#[test]
 fn the_cause_is_reported_first() {
     // A semantic problem in the manifest (read first) and a syntax error in a tool file (read
     // last): the syntax error comes first, then the rest.

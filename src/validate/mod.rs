@@ -178,7 +178,8 @@ impl Loader<'_> {
 
     /// Records what an invalid file declares, so that it is reported once (where it is
     /// broken) and not again through everything that refers to it: its id (the `id` it
-    /// gives, else its file name), a component's slot, a variant's family.
+    /// gives, and its file name, which is what a broken `id` was meant to be), a component's
+    /// slot, a variant's family.
     fn declare_invalid(&mut self, kind: RefKind, path: &Path, document: Option<&Value>) {
         let field = |name: &str| {
             document
@@ -186,13 +187,17 @@ impl Loader<'_> {
                 .and_then(Value::as_str)
                 .map(str::to_string)
         };
-        let id = field("id").unwrap_or_else(|| context_name(path));
-        if kind == RefKind::Variant {
-            let family = field("family").unwrap_or_else(|| id.clone());
-            self.invalid.insert(RefKind::Family, family, None);
-            self.invalid.placeholders_unknown = true;
+        let stem = context_name(path);
+        let ids: Vec<String> = field("id").into_iter().chain([stem]).collect();
+        for id in ids {
+            if kind == RefKind::Variant {
+                let family = field("family").unwrap_or_else(|| id.clone());
+                self.invalid.insert(RefKind::Family, family, None);
+                self.invalid.insert(RefKind::Family, id.clone(), None);
+                self.invalid.placeholders_unknown = true;
+            }
+            self.invalid.insert(kind, id, field("slot"));
         }
-        self.invalid.insert(kind, id, field("slot"));
     }
 
     fn load_contexts(&mut self, dir: &str) -> io::Result<IndexMap<String, Entry<Context>>> {

@@ -270,6 +270,9 @@ fn check_variant(workspace: &Workspace, entry: &Entry<Variant>, out: &mut Diagno
         ),
     ];
     for (field, kind, ids, used) in overridden {
+        // A list with an unknown id (reported where it is listed, maybe a misspelling of the
+        // overridden one) cannot tell whether an override is used.
+        let complete = used.iter().all(|id| lookup(workspace, kind, id).is_ok());
         let used: HashSet<&String> = used.iter().collect();
         for id in ids {
             let span = entry.key_span(&child_pointer(&format!("/overrides/{field}"), id));
@@ -282,7 +285,9 @@ fn check_variant(workspace: &Workspace, entry: &Entry<Variant>, out: &mut Diagno
                     },
                     span,
                 ),
-                Ok(()) if !used.contains(id) && !workspace.invalid.contains(kind, id) => {
+                Ok(())
+                    if complete && !used.contains(id) && !workspace.invalid.contains(kind, id) =>
+                {
                     out.push(Diagnostic::new(
                         Problem::UnusedOverride {
                             kind,

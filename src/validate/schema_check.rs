@@ -44,12 +44,40 @@ impl SchemaValidators {
         let Some((_, schema, validator)) = self.validators.iter().find(|(k, ..)| *k == kind) else {
             return true;
         };
-        let mut valid = true;
-        for error in validator.iter_errors(&document.value) {
-            valid = false;
-            report(&error, schema, document, diagnostics);
+        let errors: Vec<ValidationError<'_>> = validator.iter_errors(&document.value).collect();
+        // A misspelt required key is one problem, not two: the unknown key suggests the
+        // field, so "missing field" is not said as well.
+        let misspelt: Vec<(String, String)> = errors
+            .iter()
+            .filter_map(|error| match error.kind() {
+                ValidationErrorKind::AdditionalProperties { unexpected } => {
+                    let expected = expected_keys(schema, error.schema_path().as_str());
+                    let pointer = error.instance_path().as_str().to_string();
+                    Some(
+                        unexpected
+                            .iter()
+                            .filter_map(|key| closest(key, &expected))
+                            .map(|field| (pointer.clone(), field))
+                            .collect::<Vec<_>>(),
+                    )
+                }
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        for error in &errors {
+            if let ValidationErrorKind::Required { property } = error.kind() {
+                let at = (
+                    error.instance_path().as_str().to_string(),
+                    property.as_str().unwrap_or_default().to_string(),
+                );
+                if misspelt.contains(&at) {
+                    continue;
+                }
+            }
+            report(error, schema, document, diagnostics);
         }
-        valid && integral_floats_fit(validator, document, diagnostics)
+        errors.is_empty() && integral_floats_fit(validator, document, diagnostics)
     }
 }
 

@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::model::default_slot;
 use crate::namespace::{ENABLED_TOOLS, Namespace, TOOL, TOOLS_DATA, TOOLS_TEXT, closest};
 use crate::problem::Problem;
 use crate::resolve::effective_variant::effective;
@@ -82,7 +83,24 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         for name in variant.variant.placeholders.keys() {
             namespace.insert(name.clone());
         }
+        // A listed component that does not exist is reported in the list; its slot in the
+        // base template is not a second problem.
+        for component in variant.components() {
+            if !workspace.components.contains_key(component) {
+                namespace.insert(default_slot(component));
+            }
+        }
         undefined(workspace, base, &namespace, out);
+
+        // The template of an invalid or unknown component (reported already) is unknown: the
+        // slots it would read cannot be told.
+        if variant
+            .components()
+            .iter()
+            .any(|id| !workspace.components.contains_key(id))
+        {
+            continue;
+        }
 
         // A slot is used when the base template or a listed component's template reads it.
         let mut used: BTreeSet<String> = workspace.templates.variables(base).into_iter().collect();
