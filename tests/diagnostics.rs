@@ -667,6 +667,28 @@ fn unknown_component_in_a_parent_list_is_one_problem() {
 }
 
 #[test]
+fn unknown_id_whose_file_declares_another_suggests_that_id() {
+    let report = Fixture::minimal()
+        .file(
+            "tools/read_file.toml",
+            common::TOOL.replace("id = \"read_file\"", "id = \"rd\""),
+        )
+        .validate();
+    // Line 4 `tools = ["read_file"]`: the item at 10.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "unknown-reference",
+            "variants/generic.toml",
+            4,
+            10,
+            "unknown tool `read_file`"
+        )
+    );
+    assert_eq!(report.help(0), Some("did you mean `rd`?"));
+}
+
+#[test]
 fn the_cause_is_reported_first() {
     // A semantic problem in the manifest (read first) and a syntax error in a tool file (read
     // last): the syntax error comes first, then the rest.

@@ -3,6 +3,8 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
+use indexmap::IndexMap;
+
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::entry::Entry;
 use crate::load::document::child_pointer;
@@ -318,12 +320,25 @@ fn lookup(workspace: &Workspace, kind: RefKind, id: &str) -> Result<(), Option<S
         return Ok(());
     }
     // The suggestion is computed only for unknown ids: it compares with every known one.
+    // A file named after the id that declares another id is the likeliest cause.
     match kind {
         RefKind::Component if workspace.components.contains_key(id) => Ok(()),
-        RefKind::Component => Err(closest(id, workspace.components.keys())),
+        RefKind::Component => Err(declared_by_file(&workspace.components, id)
+            .or_else(|| closest(id, workspace.components.keys()))),
         _ if workspace.tools.contains_key(id) => Ok(()),
-        _ => Err(closest(id, workspace.tools.keys())),
+        _ => {
+            Err(declared_by_file(&workspace.tools, id)
+                .or_else(|| closest(id, workspace.tools.keys())))
+        }
     }
+}
+
+/// The id declared by the file named `<name>.toml` (or `.yaml`), when it is another one.
+fn declared_by_file<T>(entries: &IndexMap<String, Entry<T>>, name: &str) -> Option<String> {
+    entries
+        .iter()
+        .find(|(_, entry)| entry.path.file_stem().is_some_and(|stem| stem == name))
+        .map(|(id, _)| id.clone())
 }
 
 fn check_tool(
