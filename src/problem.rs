@@ -278,7 +278,9 @@ impl Problem {
             | Problem::TomlSyntax { .. }
             | Problem::YamlSyntax { .. }
             | Problem::UnsupportedNumber { .. }
-            | Problem::ContextFormat { .. } => 0,
+            | Problem::ContextFormat { .. }
+            | Problem::TemplateSyntax { .. }
+            | Problem::ConditionSyntax { .. } => 0,
             Problem::UnknownKey { .. }
             | Problem::MissingField { .. }
             | Problem::WrongType { .. }
@@ -286,7 +288,9 @@ impl Problem {
             | Problem::NotOneOf { .. }
             | Problem::OutOfRange { .. }
             | Problem::BadForm { .. }
-            | Problem::EmptyValue => 1,
+            | Problem::EmptyValue
+            | Problem::TemplateFileMissing { .. }
+            | Problem::MissingTemplate { .. } => 1,
             _ => 2,
         }
     }

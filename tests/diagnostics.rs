@@ -689,6 +689,32 @@ fn unknown_id_whose_file_declares_another_suggests_that_id() {
 }
 
 #[test]
+fn template_syntax_error_is_the_first_and_only_problem_of_its_component() {
+    // `intro` assembles `notes`, which the base template does not use. While intro.md does not
+    // compile, `notes` is not reported as unslotted; and the syntax error comes before a
+    // problem of the manifest (read first).
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}\n[build]\nfamilies = [\"gneric\"]\n", common::MANIFEST),
+        )
+        .file(
+            "variants/generic.toml",
+            common::VARIANT.replace("[\"intro\"]", "[\"notes\", \"intro\"]"),
+        )
+        .file("components/notes.toml", "id = \"notes\"\n")
+        .file("components/notes.md", "Notes.\n")
+        .file("components/intro.md", "{{ NOTES_SECTION }} {% if %}\n")
+        .validate();
+    assert_eq!(
+        report.codes(),
+        vec!["template-syntax", "unknown-reference"],
+        "{:#}",
+        report.json
+    );
+}
+
+#[test]
 fn the_cause_is_reported_first() {
     // A semantic problem in the manifest (read first) and a syntax error in a tool file (read
     // last): the syntax error comes first, then the rest.

@@ -92,13 +92,12 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         }
         undefined(workspace, base, &namespace, out);
 
-        // The template of an invalid or unknown component (reported already) is unknown: the
-        // slots it would read cannot be told.
-        if variant
-            .components()
-            .iter()
-            .any(|id| !workspace.components.contains_key(id))
-        {
+        // The template of an invalid or unknown component, or one that does not compile
+        // (reported already), is unknown: the slots it would read cannot be told.
+        if variant.components().iter().any(|id| {
+            !workspace.components.contains_key(id)
+                || component_template(workspace, variant, id).is_none()
+        }) {
             continue;
         }
 
