@@ -86,12 +86,14 @@ impl Diagnostics {
         self.items.iter()
     }
 
-    /// Diagnostics in a stable order: by file, position, then message, whatever order the
-    /// stages found them in.
+    /// Diagnostics in a stable order, whatever order the stages found them in: files that
+    /// cannot be parsed first, then schema errors, then the rest (so the first message is the
+    /// cause), each by file, position, then message.
     pub fn sorted(mut self) -> Vec<Diagnostic> {
         self.items.sort_by(|a, b| {
-            (a.span.source, a.span.start, a.problem.code())
-                .cmp(&(b.span.source, b.span.start, b.problem.code()))
+            let key = |d: &Diagnostic| (d.problem.stage(), d.span.source, d.span.start);
+            (key(a), a.problem.code())
+                .cmp(&(key(b), b.problem.code()))
                 .then_with(|| a.problem.to_string().cmp(&b.problem.to_string()))
         });
         self.items.dedup();

@@ -34,6 +34,21 @@ pub const TOOLS_TEXT: &str = "TOOLS";
 /// The one tool a tool-format template documents.
 pub const TOOL: &str = "tool";
 
+/// Names every template sees that promptc defines for the compile itself.
+pub const COMPILE_NAMES: [&str; 6] = [FAMILY, VARIANT, ENABLED_TOOLS, TOOLS_DATA, TOOLS_TEXT, TOOL];
+
+/// The top-level fields of a context (`cwd`, `yolo`, `browser`, …).
+pub fn context_fields() -> BTreeSet<String> {
+    serde_json::to_value(Context::default())
+        .ok()
+        .and_then(|value| {
+            value
+                .as_object()
+                .map(|fields| fields.keys().cloned().collect())
+        })
+        .unwrap_or_default()
+}
+
 /// Context fields whose keys are the user's own: any key below them is allowed.
 const FREE_TABLES: [&str; 2] = ["extra", "placeholders"];
 
@@ -42,6 +57,9 @@ const FREE_TABLES: [&str; 2] = ["extra", "placeholders"];
 pub struct Namespace {
     names: BTreeSet<String>,
     context_shape: Value,
+    /// Set when some names cannot be known (a file declaring them is invalid and was
+    /// reported): any top-level name is then accepted, so nothing is blamed on the wrong file.
+    open: bool,
 }
 
 impl Namespace {
@@ -59,7 +77,14 @@ impl Namespace {
         Self {
             names,
             context_shape,
+            open: false,
         }
+    }
+
+    /// Accepts every top-level name from now on: used when a file that declares names is
+    /// invalid.
+    pub fn open(&mut self) {
+        self.open = true;
     }
 
     pub fn insert(&mut self, name: impl Into<String>) {
@@ -71,7 +96,7 @@ impl Namespace {
     }
 
     pub fn contains(&self, name: &str) -> bool {
-        self.names.contains(name)
+        self.open || self.names.contains(name)
     }
 
     /// Checks a dotted path (`browser.viewport.width`) against the context's shape. Returns
@@ -79,7 +104,7 @@ impl Namespace {
     pub fn check_path(&self, path: &str) -> Result<(), (String, Option<String>)> {
         let mut segments = path.split('.');
         let first = segments.next().unwrap_or_default();
-        if !self.names.contains(first) {
+        if !self.contains(first) {
             return Err((first.to_string(), closest(first, self.names.iter())));
         }
         if FREE_TABLES.contains(&first) {

@@ -91,6 +91,38 @@ pub enum Problem {
     UnknownKey {
         key: String,
         expected: Vec<String>,
+        /// The expected key closest to `key`, when one is close enough to be a likely typo.
+        suggestion: Option<String>,
+    },
+    /// A value outside a fixed set (`type = "strng"`).
+    NotOneOf {
+        value: String,
+        allowed: Vec<String>,
+        suggestion: Option<String>,
+    },
+    /// A number below its minimum or above its maximum.
+    OutOfRange {
+        value: String,
+        /// `true` for a minimum, `false` for a maximum.
+        minimum: bool,
+        limit: String,
+    },
+    /// A string (or a key, with `key`) that does not have the form its field needs;
+    /// `expected` describes the form in words.
+    BadForm {
+        value: String,
+        key: bool,
+        expected: String,
+    },
+    /// An empty string where a name is needed.
+    EmptyValue,
+    /// A name declared in a workspace file that another name of the template scope already
+    /// has: one would hide the other. `what` is the kind of name declared (`predicate`,
+    /// `variant placeholder`, `context placeholder`), `taken_by` says what has it already.
+    NameTaken {
+        name: String,
+        what: &'static str,
+        taken_by: String,
     },
     MissingField {
         field: String,
@@ -211,7 +243,12 @@ impl Problem {
             Problem::UnknownKey { .. } => "unknown-key",
             Problem::MissingField { .. } => "missing-field",
             Problem::WrongType { .. } => "wrong-type",
-            Problem::InvalidValue { .. } => "invalid-value",
+            Problem::InvalidValue { .. }
+            | Problem::NotOneOf { .. }
+            | Problem::OutOfRange { .. }
+            | Problem::BadForm { .. }
+            | Problem::EmptyValue => "invalid-value",
+            Problem::NameTaken { .. } => "name-taken",
             Problem::Duplicate { .. } => "duplicate-id",
             Problem::Unknown { .. } => "unknown-reference",
             Problem::Cycle { .. } => "cycle",
@@ -238,6 +275,33 @@ impl Problem {
         }
     }
 
+    /// How early in the pipeline the problem is found: a file that cannot be read (0) or
+    /// does not fit its schema (1) is the cause of whatever later checks (2) would say about
+    /// it, so reports list problems in this order.
+    pub fn stage(&self) -> u8 {
+        match self {
+            Problem::EmptyFile
+            | Problem::NotUtf8
+            | Problem::TomlSyntax { .. }
+            | Problem::YamlSyntax { .. }
+            | Problem::UnsupportedNumber { .. }
+            | Problem::ContextFormat { .. }
+            | Problem::TemplateSyntax { .. }
+            | Problem::ConditionSyntax { .. } => 0,
+            Problem::UnknownKey { .. }
+            | Problem::MissingField { .. }
+            | Problem::WrongType { .. }
+            | Problem::InvalidValue { .. }
+            | Problem::NotOneOf { .. }
+            | Problem::OutOfRange { .. }
+            | Problem::BadForm { .. }
+            | Problem::EmptyValue
+            | Problem::TemplateFileMissing { .. }
+            | Problem::MissingTemplate { .. } => 1,
+            _ => 2,
+        }
+    }
+
     pub fn severity(&self) -> Severity {
         match self {
             Problem::UnusedOverride { .. }
@@ -253,10 +317,23 @@ impl Problem {
             Problem::EmptyFile => "write the file's fields, or delete the file".into(),
             Problem::NotUtf8 => "save the file as UTF-8".into(),
             Problem::UnsupportedNumber { .. } => "use a finite number that fits in 64 bits".into(),
+            Problem::UnknownKey {
+                suggestion: Some(suggestion),
+                ..
+            }
+            | Problem::NotOneOf {
+                suggestion: Some(suggestion),
+                ..
+            } => format!("did you mean `{suggestion}`?"),
             Problem::UnknownKey { expected, .. } if !expected.is_empty() => {
                 format!("expected one of: {}", expected.join(", "))
             }
             Problem::UnknownKey { .. } => "remove this key".into(),
+            Problem::WrongType { found, .. } if found == "null" => {
+                "leave the key out to use its default (TOML has no null, and YAML's `~` is not a value here)".into()
+            }
+            Problem::EmptyValue => "write a value, or leave the key out".into(),
+            Problem::NameTaken { what, .. } => format!("rename the {what}"),
             Problem::MissingField { field } => format!("add `{field}`"),
             Problem::Unknown {
                 suggestion: Some(suggestion),
@@ -331,6 +408,36 @@ impl fmt::Display for Problem {
                 write!(f, "wrong type: expected {expected}, found {found}")
             }
             Problem::InvalidValue { message } => write!(f, "invalid value: {message}"),
+            Problem::NotOneOf { value, allowed, .. } => write!(
+                f,
+                "invalid value {value}: expected one of {}",
+                allowed.join(", ")
+            ),
+            Problem::OutOfRange {
+                value,
+                minimum: true,
+                limit,
+            } => write!(f, "invalid value {value}: the smallest allowed is {limit}"),
+            Problem::OutOfRange { value, limit, .. } => {
+                write!(f, "invalid value {value}: the largest allowed is {limit}")
+            }
+            Problem::BadForm {
+                value,
+                key: true,
+                expected,
+            } => write!(f, "invalid name {value}: expected {expected}"),
+            Problem::BadForm {
+                value, expected, ..
+            } => write!(f, "invalid value {value}: expected {expected}"),
+            Problem::EmptyValue => write!(f, "the value is empty"),
+            Problem::NameTaken {
+                name,
+                what,
+                taken_by,
+            } => write!(
+                f,
+                "{what} `{name}` has the name of {taken_by}: one would hide the other in templates and conditions"
+            ),
             Problem::Duplicate { kind, name } => write!(f, "duplicate {kind} id `{name}`"),
             Problem::Unknown { kind, name, .. } => write!(f, "unknown {kind} `{name}`"),
             Problem::Cycle { link, chain } => {

@@ -16,10 +16,13 @@ use crate::problem::Kind;
 /// server understand.
 pub fn schema_for(kind: Kind) -> Value {
     fn generate<T: JsonSchema>() -> Value {
-        SchemaSettings::draft07()
+        let mut schema = SchemaSettings::draft07()
             .into_generator()
             .into_root_schema_for::<T>()
-            .to_value()
+            .to_value();
+        without_null(&mut schema);
+        with_integer_bounds(&mut schema);
+        schema
     }
     match kind {
         Kind::Manifest => generate::<Manifest>(),
@@ -27,6 +30,71 @@ pub fn schema_for(kind: Kind) -> Value {
         Kind::Component => generate::<Component>(),
         Kind::Tool => generate::<ToolSpec>(),
         Kind::Context => generate::<Context>(),
+    }
+}
+
+/// Removes `null` from the types schemars gives optional fields (`Option<T>` becomes
+/// `["T", "null"]` or `anyOf: [T, null]`). TOML has no null, so a schema that offers it makes
+/// editors suggest a value no TOML file can hold and messages say "expected null or a
+/// boolean"; an optional field is left out instead, in YAML too (`key: ~` is an error that
+/// says so). Free-form values (`placeholders`, `extra`) accept anything and are untouched.
+fn without_null(node: &mut Value) {
+    match node {
+        Value::Array(items) => items.iter_mut().for_each(without_null),
+        Value::Object(fields) => {
+            fields.values_mut().for_each(without_null);
+            if fields.get("default") == Some(&Value::Null) {
+                fields.shift_remove("default");
+            }
+            if let Some(Value::Array(types)) = fields.get_mut("type") {
+                types.retain(|t| t != "null");
+                if let [single] = types.as_slice() {
+                    let single = single.clone();
+                    fields.insert("type".into(), single);
+                }
+            }
+            let null = serde_json::json!({ "type": "null" });
+            let Some(Value::Array(choices)) = fields.get_mut("anyOf") else {
+                return;
+            };
+            if !choices.contains(&null) {
+                return;
+            }
+            choices.retain(|choice| *choice != null);
+            if let [single] = choices.as_slice() {
+                let single = single.clone();
+                fields.shift_remove("anyOf");
+                if fields.is_empty() {
+                    *node = single;
+                } else {
+                    // Draft-07 ignores the siblings of a `$ref`: keep the description beside
+                    // an `allOf` of the one remaining choice.
+                    fields.insert("allOf".into(), Value::Array(vec![single]));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Gives small unsigned integers (`format: uint32`, which validators ignore) their maximum,
+/// so a value that does not fit is a located schema error rather than a failed conversion.
+fn with_integer_bounds(node: &mut Value) {
+    match node {
+        Value::Array(items) => items.iter_mut().for_each(with_integer_bounds),
+        Value::Object(fields) => {
+            fields.values_mut().for_each(with_integer_bounds);
+            let maximum = match fields.get("format").and_then(Value::as_str) {
+                Some("uint8") => u64::from(u8::MAX),
+                Some("uint16") => u64::from(u16::MAX),
+                Some("uint32") => u64::from(u32::MAX),
+                _ => return,
+            };
+            fields
+                .entry("maximum")
+                .or_insert_with(|| Value::from(maximum));
+        }
+        _ => {}
     }
 }
 

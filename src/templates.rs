@@ -135,6 +135,10 @@ impl Templates {
     pub fn error_span(&self, error: &minijinja::Error) -> Option<Span> {
         let name = error.name()?;
         if let Some(range) = error.range() {
+            let range = error
+                .template_source()
+                .and_then(|source| unclosed_block(source, error, &range))
+                .unwrap_or(range);
             return self.span_in(name, range);
         }
         let template = self.env.get_template(name).ok()?;
@@ -198,4 +202,43 @@ impl Templates {
     pub fn extent(&self, name: &str) -> Option<Span> {
         self.origins.get(name).map(|origin| origin.fallback)
     }
+}
+
+/// For a block left open (`{% if %}` without `{% endif %}`), minijinja's range runs from
+/// somewhere after the opening tag to the end of the template; the tag left open is what needs
+/// closing. It is found by pairing the block tags before the error.
+fn unclosed_block(
+    source: &str,
+    error: &minijinja::Error,
+    range: &std::ops::Range<usize>,
+) -> Option<std::ops::Range<usize>> {
+    let detail = error.detail()?;
+    if !detail.starts_with("unexpected end of input") || detail.contains("variable block") {
+        return None;
+    }
+    let before = source.get(..range.start)?;
+    let mut open: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut rest = 0;
+    while let Some(at) = before[rest..].find("{%").map(|at| rest + at) {
+        let end = before[at..].find("%}").map_or(before.len(), |e| at + e + 2);
+        let tag = &before[at..end];
+        let keyword = tag
+            .trim_start_matches("{%")
+            .trim_start_matches(['-', '+'])
+            .split_whitespace()
+            .next()
+            .unwrap_or_default();
+        match keyword {
+            "if" | "for" | "macro" | "call" | "filter" | "block" | "with" | "autoescape"
+            | "raw" => open.push(at..end),
+            // `{% set x %}…{% endset %}` opens a block; `{% set x = 1 %}` does not.
+            "set" if !tag.contains('=') => open.push(at..end),
+            k if k.starts_with("end") => {
+                open.pop();
+            }
+            _ => {}
+        }
+        rest = end;
+    }
+    open.pop()
 }

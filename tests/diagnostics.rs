@@ -430,6 +430,1046 @@ fn schema_error_in_a_referenced_component_is_reported_once() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Root causes first (issue 8, item 11): a file that cannot be parsed, or fails its schema, is
+// reported once; nothing that depends on it is reported as a problem of its own.
+
+/// A child of `generic` that relies on it for its template, its component list (the override
+/// is of an inherited component) and a placeholder its component's template reads; the
+/// manifest names `generic` as its fallback family and in its build matrix.
+fn family_tree() -> common::Fixture {
+    Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}\n[build]\nfamilies = [\"generic\", \"child\"]\n",
+                common::MANIFEST
+            ),
+        )
+        .file(
+            "variants/generic.toml",
+            format!(
+                "{}\n[placeholders]\nAGENT_NAME = \"Forge\"\n",
+                common::VARIANT
+            ),
+        )
+        .file(
+            "variants/child.toml",
+            "id = \"child\"\nextends = \"generic\"\n\n[overrides.components.intro]\norder = 1\n",
+        )
+        .file(
+            "components/intro.md",
+            "{{ AGENT_NAME }} works in {{ cwd }} on {{ CURRENT_DATE }}.\n",
+        )
+}
+
+#[test]
+fn family_tree_is_valid() {
+    let report = family_tree().validate();
+    assert_eq!(report.diagnostics(), vec![], "{:#}", report.json);
+}
+
+#[test]
+fn syntax_error_in_a_parent_variant_does_not_cascade() {
+    // One missing quote. Before: the family `generic` was unknown (manifest, twice), the
+    // variant `generic` unknown, the child had no template and an unused override, and
+    // `AGENT_NAME` was not defined by anything.
+    let report = family_tree()
+        .file(
+            "variants/generic.toml",
+            "id = \"generic\ntemplate_file = \"generic.md\"\n",
+        )
+        .validate();
+    // Line 1 `id = "generic`: the string opens at 6 and the line ends after column 13.
+    assert_eq!(
+        report.diagnostics(),
+        vec![Diag::error(
+            "toml-syntax",
+            "variants/generic.toml",
+            1,
+            14,
+            "TOML syntax error: invalid basic string, expected `\"`"
+        )],
+        "{:#}",
+        report.json
+    );
+}
+
+#[test]
+fn schema_error_in_a_parent_variant_does_not_cascade() {
+    let report = family_tree()
+        .file(
+            "variants/generic.toml",
+            format!("{}colour = \"blue\"\n", common::VARIANT),
+        )
+        .validate();
+    // Line 5, after the four lines of the fixture's variant.
+    assert_eq!(
+        report.diagnostics(),
+        vec![Diag::error(
+            "unknown-key",
+            "variants/generic.toml",
+            5,
+            1,
+            "unknown key `colour`"
+        )],
+        "{:#}",
+        report.json
+    );
+}
+
+#[test]
+fn empty_parent_variant_does_not_cascade() {
+    let report = family_tree().file("variants/generic.toml", "").validate();
+    assert_eq!(report.codes(), vec!["empty-file"], "{:#}", report.json);
+}
+
+#[test]
+fn syntax_error_in_a_component_does_not_cascade() {
+    // The variant lists `intro` and the base template uses `INTRO_SECTION`: neither is a
+    // problem of its own while `intro.toml` cannot be parsed (its id comes from its name).
+    let report = Fixture::minimal()
+        .file("components/intro.toml", "id = \"intro\"\ndescription = \n")
+        .validate();
+    assert_eq!(report.codes(), vec!["toml-syntax"], "{:#}", report.json);
+}
+
+#[test]
+fn syntax_error_in_the_default_context_does_not_cascade() {
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}default_context = \"basic\"\n", common::MANIFEST),
+        )
+        .file("examples/contexts/basic.toml", "date = \"2026-11-01\n")
+        .validate();
+    assert_eq!(report.codes(), vec!["toml-syntax"], "{:#}", report.json);
+}
+
+#[test]
+fn syntax_error_in_the_manifest_does_not_cascade() {
+    // The predicate `has_mcp` is declared by the broken manifest: the condition that uses it
+    // is not blamed.
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}[predicates\nhas_mcp = \"true\"\n", common::MANIFEST),
+        )
+        .file(
+            "components/intro.toml",
+            format!("{}when = \"has_mcp\"\n", common::COMPONENT),
+        )
+        .validate();
+    assert_eq!(report.codes(), vec!["toml-syntax"], "{:#}", report.json);
+}
+
+#[test]
+fn schema_error_in_the_manifest_does_not_cascade() {
+    // The tool uses a shared parameter the (invalid) manifest declares.
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}colour = 1\n\n[parameters.task_progress]\nname = \"task_progress\"\ninstruction = \"The checklist.\"\n",
+                common::MANIFEST
+            ),
+        )
+        .file(
+            "tools/read_file.toml",
+            format!("{}\n[[parameters]]\nuse = \"task_progress\"\n", common::TOOL),
+        )
+        .validate();
+    assert_eq!(report.codes(), vec!["unknown-key"], "{:#}", report.json);
+}
+
+#[test]
+fn invalid_id_is_still_known_by_its_file_name() {
+    // The variant lists `read_file`; the file `read_file.toml` gives a broken id.
+    let report = Fixture::minimal()
+        .file(
+            "tools/read_file.toml",
+            common::TOOL.replace("id = \"read_file\"", "id = \"read file\""),
+        )
+        .validate();
+    assert_eq!(report.codes(), vec!["invalid-value"], "{:#}", report.json);
+}
+
+#[test]
+fn misspelt_required_key_is_one_problem() {
+    // Not also "missing required field `description`".
+    let report = Fixture::minimal()
+        .file(
+            "tools/read_file.toml",
+            common::TOOL.replace("description =", "descriptoin ="),
+        )
+        .validate();
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "unknown-key",
+            "tools/read_file.toml",
+            2,
+            1,
+            "unknown key `descriptoin`"
+        )
+    );
+    assert_eq!(report.help(0), Some("did you mean `description`?"));
+}
+
+#[test]
+fn slots_read_by_an_invalid_component_are_not_blamed() {
+    // `intro` assembles `notes` (listed, but absent from the base template). While
+    // `intro.toml` is broken, its template is unknown: `notes` is not reported as unslotted.
+    let report = Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            common::VARIANT.replace("[\"intro\"]", "[\"notes\", \"intro\"]"),
+        )
+        .file("components/notes.toml", "id = \"notes\"\n")
+        .file("components/notes.md", "Notes.\n")
+        .file(
+            "components/intro.toml",
+            format!("{}colour = 1\n", common::COMPONENT),
+        )
+        .file("components/intro.md", "{{ NOTES_SECTION }} in {{ cwd }}\n")
+        .validate();
+    assert_eq!(report.codes(), vec!["unknown-key"], "{:#}", report.json);
+}
+
+#[test]
+fn unknown_component_in_a_parent_list_is_one_problem() {
+    // The parent lists `intor` (for `intro`): its slot in the base template is not undefined,
+    // and the child's override of `intro` is not "unused".
+    let report = family_tree()
+        .file(
+            "variants/generic.toml",
+            format!(
+                "{}\n[placeholders]\nAGENT_NAME = \"Forge\"\n",
+                common::VARIANT.replace("[\"intro\"]", "[\"intor\"]")
+            ),
+        )
+        .file(
+            "variants/generic.md",
+            common::BASE_TEMPLATE.replace("INTRO_SECTION", "INTOR_SECTION"),
+        )
+        .validate();
+    assert_eq!(
+        report.diagnostics(),
+        vec![Diag::error(
+            "unknown-reference",
+            "variants/generic.toml",
+            3,
+            15,
+            "unknown component `intor`"
+        )],
+        "{:#}",
+        report.json
+    );
+}
+
+#[test]
+fn unknown_id_whose_file_declares_another_suggests_that_id() {
+    let report = Fixture::minimal()
+        .file(
+            "tools/read_file.toml",
+            common::TOOL.replace("id = \"read_file\"", "id = \"rd\""),
+        )
+        .validate();
+    // Line 4 `tools = ["read_file"]`: the item at 10.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "unknown-reference",
+            "variants/generic.toml",
+            4,
+            10,
+            "unknown tool `read_file`"
+        )
+    );
+    assert_eq!(report.help(0), Some("did you mean `rd`?"));
+}
+
+#[test]
+fn template_syntax_error_is_the_first_and_only_problem_of_its_component() {
+    // `intro` assembles `notes`, which the base template does not use. While intro.md does not
+    // compile, `notes` is not reported as unslotted; and the syntax error comes before a
+    // problem of the manifest (read first).
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}\n[build]\nfamilies = [\"gneric\"]\n", common::MANIFEST),
+        )
+        .file(
+            "variants/generic.toml",
+            common::VARIANT.replace("[\"intro\"]", "[\"notes\", \"intro\"]"),
+        )
+        .file("components/notes.toml", "id = \"notes\"\n")
+        .file("components/notes.md", "Notes.\n")
+        .file("components/intro.md", "{{ NOTES_SECTION }} {% if %}\n")
+        .validate();
+    assert_eq!(
+        report.codes(),
+        vec!["template-syntax", "unknown-reference"],
+        "{:#}",
+        report.json
+    );
+}
+
+#[test]
+fn the_cause_is_reported_first() {
+    // A semantic problem in the manifest (read first) and a syntax error in a tool file (read
+    // last): the syntax error comes first, then the rest.
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}\n[build]\nfamilies = [\"gneric\"]\n", common::MANIFEST),
+        )
+        .file("tools/zz.toml", "id = \"zz\"\ndescription = \"x\n")
+        .file(
+            "tools/yy.toml",
+            "id = \"yy\"\ndescription = \"x\"\ncolour = 1\n",
+        )
+        .validate();
+    assert_eq!(
+        report.codes(),
+        vec!["toml-syntax", "unknown-key", "unknown-reference"],
+        "{:#}",
+        report.json
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Messages that say what is allowed (issue 8, item 12): every kind of schema error reads
+// without "null" and suggests the closest allowed value or key where one is close.
+
+/// The fixture's tool with one more line in its parameter (line 8).
+fn tool_with(line: &str) -> String {
+    format!("{}{line}\n", common::TOOL)
+}
+
+#[test]
+fn unknown_parameter_type_lists_the_types_and_suggests_the_closest() {
+    let report = Fixture::minimal()
+        .file("tools/read_file.toml", tool_with("type = \"strng\""))
+        .validate();
+    // Line 8 `type = "strng"`: `type = ` is 7 characters, the value at 8.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "invalid-value",
+            "tools/read_file.toml",
+            8,
+            8,
+            "invalid value `strng`: expected one of string, integer, number, boolean, array, object"
+        )
+    );
+    assert_eq!(report.help(0), Some("did you mean `string`?"));
+}
+
+#[test]
+fn wrong_type_of_an_optional_field_does_not_mention_null() {
+    let report = Fixture::minimal()
+        .file(
+            "tools/read_file.toml",
+            common::TOOL.replace("required = true", "required = \"no\""),
+        )
+        .validate();
+    // Line 6 `required = "no"`: `required = ` is 11 characters, the value at 12.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "wrong-type",
+            "tools/read_file.toml",
+            6,
+            12,
+            "wrong type: expected a boolean, found a string"
+        )
+    );
+}
+
+#[test]
+fn yaml_null_for_an_optional_field_says_to_leave_the_key_out() {
+    let report = Fixture::minimal()
+        .file(
+            "components/notes.yaml",
+            "id: notes\ndescription: Notes.\nwhen: ~\n",
+        )
+        .file("components/notes.md", "Notes.\n")
+        .validate();
+    // Line 3 `when: ~`: the value at 7.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "wrong-type",
+            "components/notes.yaml",
+            3,
+            7,
+            "wrong type: expected a string, found null"
+        )
+    );
+    assert_eq!(
+        report.help(0),
+        Some(
+            "leave the key out to use its default (TOML has no null, and YAML's `~` is not a value here)"
+        )
+    );
+}
+
+#[test]
+fn schemas_do_not_offer_null() {
+    // Editors complete from these files: an optional field is left out, never null.
+    for file in ["component", "context", "manifest", "tool", "variant"] {
+        let text = std::fs::read_to_string(format!(
+            "{}/schema/{file}.schema.json",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
+        assert!(
+            !text.contains("null"),
+            "schema/{file}.schema.json offers null"
+        );
+    }
+}
+
+#[test]
+fn unknown_key_close_to_a_valid_one_suggests_it() {
+    let report = Fixture::minimal()
+        .file(
+            "components/intro.toml",
+            "id = \"intro\"\ndescripton = \"Where the agent works.\"\n",
+        )
+        .validate();
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "unknown-key",
+            "components/intro.toml",
+            2,
+            1,
+            "unknown key `descripton`"
+        )
+    );
+    assert_eq!(report.help(0), Some("did you mean `description`?"));
+}
+
+#[test]
+fn unknown_postprocess_rule_suggests_the_closest() {
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}\n[[postprocess]]\nrule = \"trimm\"\n", common::MANIFEST),
+        )
+        .validate();
+    // Line 5 `rule = "trimm"`: the value at 8.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "invalid-value",
+            "promptc.toml",
+            5,
+            8,
+            "invalid value `trimm`: expected one of trim_trailing_whitespace, collapse_blank_lines, drop_empty_sections, trim, regex"
+        )
+    );
+    assert_eq!(report.help(0), Some("did you mean `trim`?"));
+}
+
+#[test]
+fn postprocess_rule_without_its_name() {
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}\n[[postprocess]]\nmax = 2\n", common::MANIFEST),
+        )
+        .validate();
+    // `[[postprocess]]` is line 4; the entry's value starts there.
+    let diagnostic = report.single();
+    assert_eq!(
+        (diagnostic.code.as_str(), diagnostic.message.as_str()),
+        ("missing-field", "missing required field `rule`"),
+        "{:#}",
+        report.json
+    );
+    assert_eq!(
+        (diagnostic.file.as_str(), diagnostic.line),
+        ("promptc.toml", 4)
+    );
+}
+
+#[test]
+fn unknown_encoding_suggests_the_closest() {
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}\n[tokens]\nencoding = \"o300k\"\n", common::MANIFEST),
+        )
+        .validate();
+    // Line 5 `encoding = "o300k"`: the value at 12.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "invalid-value",
+            "promptc.toml",
+            5,
+            12,
+            "invalid value `o300k`: expected one of o200k, cl100k"
+        )
+    );
+    assert_eq!(report.help(0), Some("did you mean `o200k`?"));
+}
+
+#[test]
+fn postprocess_rule_that_is_not_a_table() {
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}postprocess = [\"trim\"]\n", common::MANIFEST),
+        )
+        .validate();
+    // Line 3 `postprocess = ["trim"]`: the item at 16.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "wrong-type",
+            "promptc.toml",
+            3,
+            16,
+            "wrong type: expected a table, found a string"
+        )
+    );
+}
+
+#[test]
+fn id_with_a_space_says_what_an_id_may_hold() {
+    let report = Fixture::minimal()
+        .file(
+            "tools/list.toml",
+            "id = \"list files\"\ndescription = \"List.\"\n",
+        )
+        .validate();
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "invalid-value",
+            "tools/list.toml",
+            1,
+            6,
+            "invalid value `list files`: expected letters, digits, `_`, `.` and `-`, starting with a letter or a digit"
+        )
+    );
+}
+
+#[test]
+fn empty_parameter_name() {
+    let report = Fixture::minimal()
+        .file(
+            "tools/read_file.toml",
+            common::TOOL.replace("name = \"path\"", "name = \"\""),
+        )
+        .validate();
+    // Line 5 `name = ""`: the value at 8.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "invalid-value",
+            "tools/read_file.toml",
+            5,
+            8,
+            "the value is empty"
+        )
+    );
+    assert_eq!(report.help(0), Some("write a value, or leave the key out"));
+}
+
+#[test]
+fn predicate_name_that_templates_cannot_spell() {
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}\n[predicates]\nhas-mcp = \"true\"\n", common::MANIFEST),
+        )
+        .validate();
+    // Line 5 `has-mcp = "true"`: the key at 1.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "invalid-value",
+            "promptc.toml",
+            5,
+            1,
+            "invalid name `has-mcp`: expected letters, digits and `_`, not starting with a digit (a name templates can use)"
+        )
+    );
+}
+
+#[test]
+fn percentage_above_100() {
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}\n[tokens]\nstable_prefix_percent = 150\n",
+                common::MANIFEST
+            ),
+        )
+        .validate();
+    // Line 5 `stable_prefix_percent = 150`: `stable_prefix_percent = ` is 24 characters.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "invalid-value",
+            "promptc.toml",
+            5,
+            25,
+            "invalid value `150`: the largest allowed is 100"
+        )
+    );
+}
+
+#[test]
+fn number_too_large_for_its_field() {
+    let report = Fixture::minimal()
+        .file(
+            "examples/contexts/basic.toml",
+            format!(
+                "{}focus_chain = {{ enabled = true, remind_every = 5000000000 }}\n",
+                common::CONTEXT
+            ),
+        )
+        .validate();
+    // Line 2: `focus_chain = { enabled = true, remind_every = ` is 47 characters.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "invalid-value",
+            "examples/contexts/basic.toml",
+            2,
+            48,
+            "invalid value `5000000000`: the largest allowed is 4294967295"
+        )
+    );
+}
+
+#[test]
+fn float_where_an_integer_is_expected_is_located() {
+    // JSON Schema counts `100000.0` as an integer; the conversion to a count then failed with
+    // a message pointing at the whole file. Floats stay fine where numbers or any value are
+    // expected.
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}fuel = 100000.0\n", common::MANIFEST),
+        )
+        .file(
+            "variants/generic.toml",
+            format!(
+                "{}\n[placeholders]\nRATIO = 2.0\n\n[model]\ntemperature = 1.0\n",
+                common::VARIANT
+            ),
+        )
+        .validate();
+    // Line 3 `fuel = 100000.0`: the value at 8.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "wrong-type",
+            "promptc.toml",
+            3,
+            8,
+            "wrong type: expected an integer, found a number with a decimal point"
+        )
+    );
+}
+
+#[test]
+fn unclosed_if_points_at_the_opening_tag() {
+    let report = Fixture::minimal()
+        .file(
+            "components/intro.md",
+            "You work in {{ cwd }}.\n{% if yolo %}\nCareful.\n",
+        )
+        .validate();
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "template-syntax",
+            "components/intro.md",
+            2,
+            1,
+            "template syntax error: unexpected end of input, expected end of block"
+        )
+    );
+    // The underline covers `{% if yolo %}` (13 characters) and nothing after it.
+    let item = report.item(0);
+    assert_eq!(
+        (item["end_line"].as_u64(), item["end_column"].as_u64()),
+        (Some(2), Some(14))
+    );
+}
+
+#[test]
+fn unclosed_for_around_a_closed_if_points_at_the_for() {
+    let report = Fixture::minimal()
+        .file(
+            "components/intro.md",
+            "You work in {{ cwd }}.\n{% for root in workspace_roots %}{% if yolo %}!{% endif %}\n",
+        )
+        .validate();
+    let diagnostic = report.single();
+    assert_eq!(
+        (diagnostic.line, diagnostic.column),
+        (2, 1),
+        "{:#}",
+        report.json
+    );
+    // `{% for root in workspace_roots %}` is 33 characters.
+    let item = report.item(0);
+    assert_eq!(
+        (item["end_line"].as_u64(), item["end_column"].as_u64()),
+        (Some(2), Some(34))
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Values that must be rejected (issue 8, item 13)
+
+#[test]
+fn context_date_that_does_not_exist() {
+    let report = Fixture::minimal()
+        .file("examples/contexts/basic.toml", "date = \"2026-13-45\"\n")
+        .validate();
+    // `date = ` is 7 characters, the value at 8.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "invalid-value",
+            "examples/contexts/basic.toml",
+            1,
+            8,
+            "invalid value `2026-13-45`: expected a date that exists, written YYYY-MM-DD"
+        )
+    );
+}
+
+#[test]
+fn context_date_of_a_february_30() {
+    let report = Fixture::minimal()
+        .file("examples/contexts/basic.yaml", "date: \"2026-02-30\"\n")
+        .remove("examples/contexts/basic.toml")
+        .validate();
+    assert_eq!(report.codes(), vec!["invalid-value"], "{:#}", report.json);
+}
+
+#[test]
+fn context_date_as_a_toml_date_is_accepted() {
+    let workspace = Fixture::minimal()
+        .file("examples/contexts/basic.toml", "date = 2026-11-01\n")
+        .write();
+    assert_eq!(workspace.validate().diagnostics(), vec![]);
+    let run = workspace.run(&["build", "--context", "basic"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("on 2026-11-01."), "{}", run.stdout);
+}
+
+#[test]
+fn override_order_zero() {
+    let report = Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            format!(
+                "{}\n[overrides.components.intro]\norder = 0\n",
+                common::VARIANT
+            ),
+        )
+        .validate();
+    // Line 7 `order = 0`: the value at 9.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "invalid-value",
+            "variants/generic.toml",
+            7,
+            9,
+            "invalid value `0`: the smallest allowed is 1"
+        )
+    );
+}
+
+#[test]
+fn zero_budget_fuel_and_viewport_are_rejected() {
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}fuel = 0\n\n[tokens]\nmax_prompt_tokens = 0\n",
+                common::MANIFEST
+            ),
+        )
+        .file(
+            "variants/generic.toml",
+            format!("{}max_prompt_tokens = 0\n", common::VARIANT),
+        )
+        .file(
+            "examples/contexts/basic.toml",
+            format!(
+                "{}browser = {{ enabled = true, viewport = {{ width = 0, height = 600 }} }}\n",
+                common::CONTEXT
+            ),
+        )
+        .validate();
+    let found: Vec<(String, u64, String)> = report
+        .diagnostics()
+        .into_iter()
+        .map(|d| (d.file, d.line, d.message))
+        .collect();
+    let smallest = "invalid value `0`: the smallest allowed is 1".to_string();
+    assert_eq!(
+        found,
+        vec![
+            ("promptc.toml".into(), 3, smallest.clone()),
+            ("promptc.toml".into(), 6, smallest.clone()),
+            ("variants/generic.toml".into(), 5, smallest.clone()),
+            ("examples/contexts/basic.toml".into(), 2, smallest),
+        ],
+        "{:#}",
+        report.json
+    );
+}
+
+#[test]
+fn empty_id_is_an_empty_value() {
+    let report = Fixture::minimal()
+        .file("tools/list.toml", "id = \"\"\ndescription = \"List.\"\n")
+        .validate();
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "invalid-value",
+            "tools/list.toml",
+            1,
+            6,
+            "the value is empty"
+        )
+    );
+}
+
+#[test]
+fn empty_regex_pattern_and_out_of_range_model_settings() {
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}\n[[postprocess]]\nrule = \"regex\"\npattern = \"\"\nreplace = \"x\"\n",
+                common::MANIFEST
+            ),
+        )
+        .file(
+            "variants/generic.toml",
+            format!(
+                "{}\n[model]\ntop_p = 1.5\nmax_tokens = 0\n",
+                common::VARIANT
+            ),
+        )
+        .validate();
+    let found: Vec<(String, u64, String)> = report
+        .diagnostics()
+        .into_iter()
+        .map(|d| (d.file, d.line, d.message))
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            ("promptc.toml".into(), 6, "the value is empty".into()),
+            (
+                "variants/generic.toml".into(),
+                7,
+                "invalid value `1.5`: the largest allowed is 1".into()
+            ),
+            (
+                "variants/generic.toml".into(),
+                8,
+                "invalid value `0`: the smallest allowed is 1".into()
+            ),
+        ],
+        "{:#}",
+        report.json
+    );
+}
+
+#[test]
+fn component_id_with_a_dot_has_a_slot_templates_can_spell() {
+    // `my.notes` once had the slot `MY.NOTES_SECTION`, which a template reads as an
+    // attribute of `MY`.
+    let workspace = Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            common::VARIANT.replace("[\"intro\"]", "[\"intro\", \"my.notes\"]"),
+        )
+        .file(
+            "variants/generic.md",
+            format!("{}{{{{ MY_NOTES_SECTION }}}}\n", common::BASE_TEMPLATE),
+        )
+        .file("components/my.notes.toml", "id = \"my.notes\"\n")
+        .file("components/my.notes.md", "Take notes.\n")
+        .write();
+    let report = workspace.validate();
+    assert_eq!(report.diagnostics(), vec![], "{:#}", report.json);
+    let run = workspace.run(&["build", "--context", "basic"]);
+    assert!(run.stdout.ends_with("Take notes.\n"), "{}", run.stdout);
+}
+
+#[test]
+fn predicate_named_like_a_context_field() {
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}\n[predicates]\nyolo = \"true\"\n", common::MANIFEST),
+        )
+        .validate();
+    // Line 5 `yolo = "true"`: the key at 1.
+    assert_eq!(
+        report.single(),
+        Diag::error(
+            "name-taken",
+            "promptc.toml",
+            5,
+            1,
+            "predicate `yolo` has the name of a context field: one would hide the other in templates and conditions"
+        )
+    );
+    assert_eq!(report.help(0), Some("rename the predicate"));
+}
+
+#[test]
+fn predicates_named_like_other_names_of_the_scope() {
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}\n[predicates]\nCWD = \"true\"\ntools = \"true\"\nINTRO_SECTION = \"true\"\nAGENT = \"true\"\nok = \"true\"\n",
+                common::MANIFEST
+            ),
+        )
+        .file(
+            "variants/generic.toml",
+            format!("{}\n[placeholders]\nAGENT = \"Forge\"\n", common::VARIANT),
+        )
+        .validate();
+    let found: Vec<(u64, String)> = report
+        .diagnostics()
+        .into_iter()
+        .map(|d| (d.line, d.message))
+        .collect();
+    let taken = |name: &str, by: &str| {
+        format!(
+            "predicate `{name}` has the name of {by}: one would hide the other in templates and conditions"
+        )
+    };
+    assert_eq!(
+        found,
+        vec![
+            (5, taken("CWD", "a standard placeholder")),
+            (
+                6,
+                taken("tools", "a name promptc defines for every compile")
+            ),
+            (7, taken("INTRO_SECTION", "the slot of component `intro`")),
+            (8, taken("AGENT", "a placeholder of variant `generic`")),
+        ],
+        "{:#}",
+        report.json
+    );
+}
+
+#[test]
+fn variant_placeholder_named_like_a_context_field() {
+    let report = Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            format!(
+                "{}\n[placeholders]\nyolo = true\nCWD = \"/\"\n",
+                common::VARIANT
+            ),
+        )
+        .validate();
+    let found: Vec<(String, u64, u64, String)> = report
+        .diagnostics()
+        .into_iter()
+        .map(|d| (d.file, d.line, d.column, d.message))
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            (
+                "variants/generic.toml".into(),
+                7,
+                1,
+                "variant placeholder `yolo` has the name of a context field: one would hide the other in templates and conditions".into()
+            ),
+            (
+                "variants/generic.toml".into(),
+                8,
+                1,
+                "variant placeholder `CWD` has the name of a standard placeholder: one would hide the other in templates and conditions".into()
+            ),
+        ],
+        "{:#}",
+        report.json
+    );
+}
+
+#[test]
+fn context_placeholder_named_like_a_context_field_or_a_predicate() {
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}\n[predicates]\nhas_mcp = \"true\"\n", common::MANIFEST),
+        )
+        .file(
+            "examples/contexts/basic.toml",
+            format!(
+                "{}\n[placeholders]\nmode = \"plan\"\nhas_mcp = false\nCWD = \"/srv\"\n",
+                common::CONTEXT
+            ),
+        )
+        .validate();
+    // A runtime `CWD` replaces the standard placeholder by design; `mode` and `has_mcp`
+    // would hide a context field and a predicate.
+    let found: Vec<(u64, String)> = report
+        .diagnostics()
+        .into_iter()
+        .map(|d| (d.line, d.message))
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            (4, "context placeholder `mode` has the name of a context field: one would hide the other in templates and conditions".into()),
+            (5, "context placeholder `has_mcp` has the name of a predicate: one would hide the other in templates and conditions".into()),
+        ],
+        "{:#}",
+        report.json
+    );
+}
+
+#[test]
+fn context_file_given_on_the_command_line_is_checked_too() {
+    let workspace = Fixture::minimal().write();
+    let outside = workspace.tmp().join("ctx.toml");
+    std::fs::write(
+        &outside,
+        "date = \"2026-11-01\"\n\n[placeholders]\nyolo = true\n",
+    )
+    .unwrap();
+    let run = workspace.run(&["build", "--context", outside.to_str().unwrap()]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("context placeholder `yolo` has the name of a context field"),
+        "{}",
+        run.stderr
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
 // References
 
 #[test]
@@ -648,6 +1688,69 @@ fn extends_cycle_between_two_variants() {
         )
     );
     assert_eq!(report.help(0), Some("remove one of the `extends` links"));
+}
+
+#[test]
+fn extends_cycle_is_reported_once_and_only_on_its_members() {
+    // `0x` and `c` extend members of the cycle without being in it; `0x` sorts before every
+    // member, and was once blamed for a cycle `0x -> a -> b -> a`.
+    let report = Fixture::minimal()
+        .file(
+            "variants/a.toml",
+            "id = \"a\"\nextends = \"b\"\ntemplate = \"A\"\n",
+        )
+        .file(
+            "variants/b.toml",
+            "id = \"b\"\nextends = \"a\"\ntemplate = \"B\"\n",
+        )
+        .file(
+            "variants/0x.toml",
+            "id = \"0x\"\nextends = \"a\"\n\n[overrides.components.intro]\norder = 1\n",
+        )
+        .file("variants/c.toml", "id = \"c\"\nextends = \"b\"\n")
+        .validate();
+    assert_eq!(
+        report.diagnostics(),
+        vec![Diag::error(
+            "cycle",
+            "variants/a.toml",
+            2,
+            11,
+            "`extends` forms a cycle: a -> b -> a"
+        )],
+        "{:#}",
+        report.json
+    );
+}
+
+#[test]
+fn based_on_cycle_is_reported_once_and_only_on_its_members() {
+    // The tool's family `a1` is based on `xs`, a member of the cycle `generic -> xs ->
+    // generic`, and sorts before both.
+    let report = Fixture::minimal()
+        .file("variants/xs.toml", "id = \"xs\"\nextends = \"generic\"\n")
+        .file("variants/a1.toml", "id = \"a1\"\nextends = \"generic\"\n")
+        .file(
+            "tools/read_file.toml",
+            format!(
+                "{}\n[families.a1]\nbased_on = \"xs\"\n\n[families.generic]\nbased_on = \"xs\"\n\n[families.xs]\nbased_on = \"generic\"\n",
+                common::TOOL
+            ),
+        )
+        .validate();
+    // Line 13 `based_on = "xs"` under `[families.generic]`: the value at 12.
+    assert_eq!(
+        report.diagnostics(),
+        vec![Diag::error(
+            "cycle",
+            "tools/read_file.toml",
+            13,
+            12,
+            "`based_on` forms a cycle: generic -> xs -> generic"
+        )],
+        "{:#}",
+        report.json
+    );
 }
 
 #[test]

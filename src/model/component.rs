@@ -10,11 +10,12 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields)]
 pub struct Component {
     /// Unique id of the component: letters, digits, `_`, `.` and `-`.
-    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"))]
+    #[schemars(pattern(super::ID_PATTERN))]
     pub id: String,
-    /// Placeholder the base template uses for this section. Defaults to the id in upper case
-    /// followed by `_SECTION` (`rules` → `RULES_SECTION`).
+    /// Placeholder the base template uses for this section. Defaults to the id in upper case,
+    /// `-` and `.` as `_`, followed by `_SECTION` (`rules` → `RULES_SECTION`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(pattern(super::NAME_PATTERN))]
     pub slot: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
@@ -43,8 +44,12 @@ pub struct FamilyTemplate {
 
 impl Component {
     pub fn slot(&self) -> String {
-        self.slot
-            .clone()
-            .unwrap_or_else(|| format!("{}_SECTION", self.id.to_uppercase().replace('-', "_")))
+        self.slot.clone().unwrap_or_else(|| default_slot(&self.id))
     }
+}
+
+/// The slot of a component that names none: its id in upper case, with `-` and `.` (which
+/// a template cannot spell in a name) as `_`, followed by `_SECTION`.
+pub fn default_slot(id: &str) -> String {
+    format!("{}_SECTION", id.to_uppercase().replace(['-', '.'], "_"))
 }

@@ -19,8 +19,8 @@ pub struct Context {
     /// The editor or IDE the agent runs in, e.g. "VS Code".
     pub ide: String,
     /// The date of the compile, `YYYY-MM-DD`. When absent, SOURCE_DATE_EPOCH gives it; the
-    /// wall clock never does.
-    #[schemars(regex(pattern = r"^\d{4}-\d{2}-\d{2}$"))]
+    /// wall clock never does. A TOML date (`date = 2026-11-01`, unquoted) is accepted too.
+    #[schemars(extend("format" = "date"))]
     pub date: Option<String>,
     pub model: Model,
     /// Plan mode (discuss and plan) or act mode (carry out).
@@ -37,7 +37,9 @@ pub struct Context {
     pub yolo: bool,
     /// Folders of a multi-root workspace.
     pub workspace_roots: Vec<WorkspaceRoot>,
-    /// Runtime placeholders: they replace variant placeholders of the same name.
+    /// Runtime placeholders: they replace variant placeholders of the same name. Names:
+    /// letters, digits and `_`, and not the name of a context field or a predicate.
+    #[schemars(extend("propertyNames" = { "pattern": super::NAME_PATTERN }))]
     pub placeholders: IndexMap<String, Value>,
     /// Free-form values for a workspace's own templates (`extra.<key>`).
     pub extra: IndexMap<String, Value>,
@@ -71,7 +73,9 @@ pub struct Browser {
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct Viewport {
+    #[schemars(range(min = 1))]
     pub width: u32,
+    #[schemars(range(min = 1))]
     pub height: u32,
 }
 
@@ -89,7 +93,7 @@ impl Default for Viewport {
 pub struct FocusChain {
     /// Whether the agent keeps a task progress checklist.
     pub enabled: bool,
-    /// How many requests pass between reminders to update the checklist.
+    /// How many requests pass between reminders to update the checklist; 0 for none.
     pub remind_every: u32,
 }
 

@@ -21,8 +21,10 @@ pub struct Manifest {
     #[serde(default)]
     pub paths: Paths,
     /// Named conditions, usable by name in every condition and template. Each may use the
-    /// context and the predicates declared before it.
+    /// context and the predicates declared before it. Names: letters, digits and `_`, and
+    /// none of the names templates already see (context fields, standard placeholders, …).
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    #[schemars(extend("propertyNames" = { "pattern": super::NAME_PATTERN }))]
     pub predicates: IndexMap<String, String>,
     /// Parameter definitions shared by several tools; a tool's parameter refers to one with
     /// `use = "<name>"`.
@@ -43,6 +45,7 @@ pub struct Manifest {
     /// How many template instructions one compile may run before it is stopped. Guards
     /// against runaway loops in templates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
     pub fuel: Option<u64>,
 }
 

@@ -11,7 +11,14 @@ mod token_settings;
 mod tool;
 mod variant;
 
-pub use component::{Component, FamilyTemplate};
+/// What an id (of a variant, component or tool) or a family may be: it names files and
+/// templates.
+pub const ID_PATTERN: &str = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$";
+/// What a name templates and conditions use (a predicate, a placeholder, a slot) may be: a
+/// name an expression can spell.
+pub const NAME_PATTERN: &str = r"^[A-Za-z_][A-Za-z0-9_]*$";
+
+pub use component::{Component, FamilyTemplate, default_slot};
 pub use context::{
     Browser, Context, FocusChain, McpPrompt, McpPromptArgument, McpResource, McpResourceTemplate,
     McpServer, McpTool, Mode, Model, Viewport, WorkspaceRoot,

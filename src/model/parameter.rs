@@ -11,6 +11,7 @@ pub struct Parameter {
     pub use_shared: Option<String>,
     /// The parameter's name as the model writes it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
     pub name: Option<String>,
     /// Whether the model must always give it. Defaults to false.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -16,6 +16,7 @@ pub enum PostprocessRule {
     /// (or the end of the text), so a section that rendered empty leaves no trace.
     DropEmptySections {
         #[serde(default = "default_separator")]
+        #[schemars(length(min = 1))]
         separator: String,
     },
     /// Remove leading and trailing whitespace from the whole text, keeping one final newline.
@@ -23,6 +24,8 @@ pub enum PostprocessRule {
     /// Replace every match of a regular expression (Rust `regex` syntax; `$1` in `replace`
     /// refers to a group).
     Regex {
+        /// Must not be empty: an empty pattern matches between every two characters.
+        #[schemars(length(min = 1))]
         pattern: String,
         #[serde(default)]
         replace: String,
@@ -37,6 +40,7 @@ pub enum PostprocessRule {
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Guard {
+    #[schemars(inner(length(min = 1)))]
     pub markers: Vec<String>,
     pub within: usize,
 }

@@ -20,6 +20,7 @@ pub struct TokenSettings {
     pub exact: Vec<String>,
     /// Budget of every variant that sets no `max_prompt_tokens` of its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
     pub max_prompt_tokens: Option<usize>,
     /// Names whose values change from one request to the next (standard placeholders,
     /// context fields or runtime placeholders). Text after the first of them cannot be served

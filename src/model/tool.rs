@@ -11,10 +11,11 @@ use super::Parameter;
 pub struct ToolSpec {
     /// Unique id, used in variants' `tools` lists and in `depends_on`: letters, digits, `_`,
     /// `.` and `-`.
-    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"))]
+    #[schemars(pattern(super::ID_PATTERN))]
     pub id: String,
     /// The name the model calls. Defaults to the id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
     pub name: Option<String>,
     /// What the tool does and when to use it (a template).
     pub description: String,

@@ -14,15 +14,16 @@ use serde_json::Value;
 #[serde(deny_unknown_fields)]
 pub struct Variant {
     /// Unique id of the variant: letters, digits, `_`, `.` and `-`.
-    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"))]
+    #[schemars(pattern(super::ID_PATTERN))]
     pub id: String,
     /// The model family this variant serves. Defaults to the id. Letters, digits, `_`, `.`
     /// and `-`: it names output files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"))]
+    #[schemars(pattern(super::ID_PATTERN))]
     pub family: Option<String>,
     /// Id of a variant to inherit from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(pattern(super::ID_PATTERN))]
     pub extends: Option<String>,
     /// Version of this variant's prompt, e.g. "1.2.0".
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -62,7 +63,9 @@ pub struct Variant {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_format_file: Option<String>,
     /// Default placeholder values; runtime placeholders (`--set`, the context) replace them.
+    /// Names: letters, digits and `_`.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    #[schemars(extend("propertyNames" = { "pattern": super::NAME_PATTERN }))]
     pub placeholders: IndexMap<String, Value>,
     /// Changes to listed components and tools.
     #[serde(default, skip_serializing_if = "Overrides::is_empty")]
@@ -71,6 +74,7 @@ pub struct Variant {
     /// encoding); `validate`, `build` and `check` fail above it. Replaces the manifest's
     /// `tokens.max_prompt_tokens`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
     pub max_prompt_tokens: Option<usize>,
     /// Settings passed to the model with this prompt.
     #[serde(default, skip_serializing_if = "ModelConfig::is_empty")]
@@ -101,6 +105,7 @@ pub struct ComponentOverride {
     pub enabled: Option<bool>,
     /// Moves the component to this 1-based position in the rendering order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
     pub order: Option<usize>,
     /// Replaces the component's template, inline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -119,6 +124,7 @@ pub struct ToolOverride {
     pub enabled: Option<bool>,
     /// Moves the tool to this 1-based position in the tool list.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
     pub order: Option<usize>,
 }
 
@@ -127,10 +133,14 @@ pub struct ToolOverride {
 #[serde(deny_unknown_fields)]
 pub struct ModelConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
     pub temperature: Option<f64>,
+    /// Nucleus sampling: the probability mass kept, from 0 to 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = 1))]
     pub top_p: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
     pub max_tokens: Option<u64>,
 }
 

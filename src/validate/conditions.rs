@@ -17,6 +17,9 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
             before_tools.insert(name.clone());
         }
     }
+    if workspace.invalid.names_unknown() {
+        before_tools.open();
+    }
     let mut after_tools = before_tools.clone();
     after_tools.insert(ENABLED_TOOLS);
     let checker = Checker {
@@ -28,6 +31,9 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         // A predicate sees the context and the predicates declared before it: a later one
         // (or itself) is not yet defined when it is evaluated.
         let mut earlier = Namespace::new(std::iter::empty());
+        if workspace.invalid.names_unknown() {
+            earlier.open();
+        }
         for entry in workspace.variants.values() {
             for name in entry.value.placeholders.keys() {
                 earlier.insert(name.clone());

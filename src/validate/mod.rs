@@ -4,6 +4,7 @@
 mod conditions;
 mod references;
 pub mod schema_check;
+mod shadowing;
 mod template_files;
 pub use template_files::BUILTIN_TOOL_FORMAT;
 mod template_names;
@@ -13,6 +14,7 @@ use std::path::Path;
 
 use indexmap::IndexMap;
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 
 use crate::confine::Origin;
 use crate::diagnostic::{Diagnostic, Diagnostics};
@@ -38,6 +40,10 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
     };
     let manifest_entry: Option<Entry<Manifest>> =
         loader.load_typed(&root.join(MANIFEST_FILE), Kind::Manifest)?;
+    // Without a valid manifest its predicates are unknown.
+    if manifest_entry.is_none() && loader.diagnostics.has_errors() {
+        loader.invalid.manifest_invalid = true;
+    }
     let manifest = manifest_entry
         .as_ref()
         .map(|entry| entry.value.clone())
@@ -81,6 +87,7 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
     template_files::register_all(&mut workspace, &mut diagnostics)?;
     references::check(&workspace, &mut diagnostics);
     conditions::check(&workspace, &mut diagnostics);
+    shadowing::check(&workspace, &mut diagnostics);
     template_names::check(&workspace, &mut diagnostics);
     Ok(Loaded {
         workspace,
@@ -172,25 +179,43 @@ impl Loader<'_> {
         };
         for path in self.data_files(&dir)? {
             let Some(raw) = self.load_raw(&path, kind)? else {
+                // A file that cannot be read or parsed still declares the id of its name.
+                self.declare_invalid(ref_kind, &path, None);
                 continue;
             };
-            // A file that fails its schema still declares its id: references to it are not
-            // reported again as dangling.
-            let declared = raw.document.value.get("id").and_then(|v| v.as_str());
-            let declared = declared.map(|id| {
-                let slot = raw.document.value.get("slot").and_then(|v| v.as_str());
-                (id.to_string(), slot.map(str::to_string))
-            });
+            let document = raw.document.value.clone();
             let Some(entry) = self.typed::<T>(raw) else {
-                if let Some((id, slot)) = declared {
-                    self.invalid.insert(ref_kind, id, slot);
-                }
+                self.declare_invalid(ref_kind, &path, Some(&document));
                 continue;
             };
             let id = id_of(&entry.value);
             self.insert_unique(&mut entries, id, entry, ref_kind, "/id");
         }
         Ok(entries)
+    }
+
+    /// Records what an invalid file declares, so that it is reported once (where it is
+    /// broken) and not again through everything that refers to it: its id (the `id` it
+    /// gives, and its file name, which is what a broken `id` was meant to be), a component's
+    /// slot, a variant's family.
+    fn declare_invalid(&mut self, kind: RefKind, path: &Path, document: Option<&Value>) {
+        let field = |name: &str| {
+            document
+                .and_then(|value| value.get(name))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        let stem = context_name(path);
+        let ids: Vec<String> = field("id").into_iter().chain([stem]).collect();
+        for id in ids {
+            if kind == RefKind::Variant {
+                let family = field("family").unwrap_or_else(|| id.clone());
+                self.invalid.insert(RefKind::Family, family, None);
+                self.invalid.insert(RefKind::Family, id.clone(), None);
+                self.invalid.placeholders_unknown = true;
+            }
+            self.invalid.insert(kind, id, field("slot"));
+        }
     }
 
     fn load_contexts(&mut self, dir: &str) -> io::Result<IndexMap<String, Entry<Context>>> {
@@ -201,6 +226,8 @@ impl Loader<'_> {
         };
         for path in self.data_files(&dir)? {
             let Some(entry) = self.load_typed::<Context>(&path, Kind::Context)? else {
+                self.invalid
+                    .insert(RefKind::Context, context_name(&path), None);
                 continue;
             };
             let name = context_name(&path);
@@ -257,7 +284,10 @@ pub fn load_context_file(
     };
     let loaded = loader.load_typed::<Context>(path, Kind::Context);
     workspace.sources = loader.sources;
-    let diagnostics = loader.diagnostics;
+    let mut diagnostics = loader.diagnostics;
+    if let Ok(Some(entry)) = &loaded {
+        shadowing::check_context(workspace, entry, &mut diagnostics);
+    }
     Ok(match loaded? {
         Some(entry) if !diagnostics.has_errors() => Ok(entry.value),
         _ => Err(diagnostics),

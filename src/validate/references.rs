@@ -3,6 +3,8 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
+use indexmap::IndexMap;
+
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::entry::Entry;
 use crate::load::document::child_pointer;
@@ -46,7 +48,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
 
     for entry in workspace.components.values() {
         for family in entry.value.families.keys() {
-            if !families.contains(family) {
+            if !workspace.knows_family(&families, family) {
                 out.error(
                     unknown(RefKind::Family, family, &mut families.iter()),
                     entry.key_span(&child_pointer("/families", family)),
@@ -61,7 +63,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
 
     if let Some(manifest) = &workspace.manifest_entry {
         let value = &manifest.value;
-        if !families.is_empty() && !families.contains(&value.fallback_family) {
+        if !families.is_empty() && !workspace.knows_family(&families, &value.fallback_family) {
             out.error(
                 unknown(
                     RefKind::Family,
@@ -72,7 +74,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
             );
         }
         for (index, family) in value.build.families.iter().flatten().enumerate() {
-            if !families.contains(family) {
+            if !workspace.knows_family(&families, family) {
                 out.error(
                     unknown(RefKind::Family, family, &mut families.iter()),
                     manifest.value_span(&format!("/build/families/{index}")),
@@ -81,6 +83,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         }
         if let Some(context) = &value.default_context
             && !workspace.contexts.contains_key(context)
+            && !workspace.invalid.contains(RefKind::Context, context)
         {
             out.error(
                 unknown(RefKind::Context, context, &mut workspace.contexts.keys()),
@@ -88,7 +91,9 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
             );
         }
         for (index, context) in value.build.contexts.iter().flatten().enumerate() {
-            if !workspace.contexts.contains_key(context) {
+            if !workspace.contexts.contains_key(context)
+                && !workspace.invalid.contains(RefKind::Context, context)
+            {
                 out.error(
                     unknown(RefKind::Context, context, &mut workspace.contexts.keys()),
                     manifest.value_span(&format!("/build/contexts/{index}")),
@@ -109,7 +114,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         }
         let tokens = &value.tokens;
         for family in tokens.families.keys() {
-            if !families.contains(family) {
+            if !workspace.knows_family(&families, family) {
                 out.error(
                     unknown(RefKind::Family, family, &mut families.iter()),
                     manifest.key_span(&child_pointer("/tokens/families", family)),
@@ -117,7 +122,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
             }
         }
         for (index, family) in tokens.exact.iter().enumerate() {
-            if !families.contains(family) {
+            if !workspace.knows_family(&families, family) {
                 out.error(
                     unknown(RefKind::Family, family, &mut families.iter()),
                     manifest.value_span(&format!("/tokens/exact/{index}")),
@@ -179,26 +184,15 @@ fn check_variant(workspace: &Workspace, entry: &Entry<Variant>, out: &mut Diagno
                 },
                 entry.value_span("/extends"),
             );
-        } else {
-            let ancestry = chain(&workspace.variants, &variant.id);
-            let last = ancestry.last().map(String::as_str);
-            let closes_cycle = last
-                .and_then(|id| workspace.variants.get(id))
-                .and_then(|e| e.value.extends.as_deref())
-                .is_some_and(|next| ancestry.iter().any(|seen| seen == next));
-            // Report a cycle once, at the variant whose id sorts first in it.
-            if closes_cycle && ancestry.iter().min() == Some(&variant.id) {
-                let mut cycle = ancestry.clone();
-                if let Some(next) = last
-                    .and_then(|id| workspace.variants.get(id))
-                    .and_then(|e| e.value.extends.clone())
-                {
-                    cycle.push(next);
-                }
+        } else if let Some(cycle) = extends_cycle(workspace, &variant.id) {
+            // Reported once, at the member of the cycle whose id sorts first.
+            if cycle.iter().min() == Some(&variant.id) {
+                let mut chain = cycle;
+                chain.push(variant.id.clone());
                 out.error(
                     Problem::Cycle {
                         link: "extends",
-                        chain: cycle,
+                        chain,
                     },
                     entry.value_span("/extends"),
                 );
@@ -248,6 +242,10 @@ fn check_variant(workspace: &Workspace, entry: &Entry<Variant>, out: &mut Diagno
         }
     }
 
+    // What the merged variant must have is only known when its whole chain is.
+    if !workspace.ancestry_is_sound(&variant.id) {
+        return;
+    }
     let Some(effective) = effective(&workspace.variants, &variant.id) else {
         return;
     };
@@ -274,6 +272,9 @@ fn check_variant(workspace: &Workspace, entry: &Entry<Variant>, out: &mut Diagno
         ),
     ];
     for (field, kind, ids, used) in overridden {
+        // A list with an unknown id (reported where it is listed, maybe a misspelling of the
+        // overridden one) cannot tell whether an override is used.
+        let complete = used.iter().all(|id| lookup(workspace, kind, id).is_ok());
         let used: HashSet<&String> = used.iter().collect();
         for id in ids {
             let span = entry.key_span(&child_pointer(&format!("/overrides/{field}"), id));
@@ -286,7 +287,9 @@ fn check_variant(workspace: &Workspace, entry: &Entry<Variant>, out: &mut Diagno
                     },
                     span,
                 ),
-                Ok(()) if !used.contains(id) && !workspace.invalid.contains(kind, id) => {
+                Ok(())
+                    if complete && !used.contains(id) && !workspace.invalid.contains(kind, id) =>
+                {
                     out.push(Diagnostic::new(
                         Problem::UnusedOverride {
                             kind,
@@ -302,6 +305,14 @@ fn check_variant(workspace: &Workspace, entry: &Entry<Variant>, out: &mut Diagno
     }
 }
 
+/// The cycle `id` is part of, starting at `id` (`[a, b]` for `a -> b -> a`); `None` when
+/// following `extends` from `id` ends, or loops without coming back to `id`.
+fn extends_cycle(workspace: &Workspace, id: &str) -> Option<Vec<String>> {
+    let ancestry = chain(&workspace.variants, id);
+    let last = workspace.variants.get(ancestry.last()?)?;
+    (last.value.extends.as_deref() == Some(id)).then_some(ancestry)
+}
+
 /// `Ok` when a component or tool id exists (or was declared by a file that failed its own
 /// validation); otherwise the closest known id, if any.
 fn lookup(workspace: &Workspace, kind: RefKind, id: &str) -> Result<(), Option<String>> {
@@ -309,12 +320,25 @@ fn lookup(workspace: &Workspace, kind: RefKind, id: &str) -> Result<(), Option<S
         return Ok(());
     }
     // The suggestion is computed only for unknown ids: it compares with every known one.
+    // A file named after the id that declares another id is the likeliest cause.
     match kind {
         RefKind::Component if workspace.components.contains_key(id) => Ok(()),
-        RefKind::Component => Err(closest(id, workspace.components.keys())),
+        RefKind::Component => Err(declared_by_file(&workspace.components, id)
+            .or_else(|| closest(id, workspace.components.keys()))),
         _ if workspace.tools.contains_key(id) => Ok(()),
-        _ => Err(closest(id, workspace.tools.keys())),
+        _ => {
+            Err(declared_by_file(&workspace.tools, id)
+                .or_else(|| closest(id, workspace.tools.keys())))
+        }
     }
+}
+
+/// The id declared by the file named `<name>.toml` (or `.yaml`), when it is another one.
+fn declared_by_file<T>(entries: &IndexMap<String, Entry<T>>, name: &str) -> Option<String> {
+    entries
+        .iter()
+        .find(|(_, entry)| entry.path.file_stem().is_some_and(|stem| stem == name))
+        .map(|(id, _)| id.clone())
 }
 
 fn check_tool(
@@ -342,7 +366,7 @@ fn check_tool(
     }
     for (family, spec) in &tool.families {
         let pointer = child_pointer("/families", family);
-        if !families.contains(family) {
+        if !workspace.knows_family(families, family) {
             out.error(
                 Problem::Unknown {
                     kind: RefKind::Family,
@@ -373,11 +397,13 @@ fn check_tool(
                 );
                 continue;
             }
-            // Follow `based_on` links; coming back to `family` is a cycle.
+            // Follow `based_on` links; coming back to `family` is a cycle, reported once, at
+            // the member whose name sorts first. A family that leads into a cycle without being
+            // part of it is not reported.
             let mut seen = vec![family.clone()];
             let mut next = Some(base.clone());
             while let Some(current) = next {
-                if seen.contains(&current) {
+                if current == *family {
                     if seen.iter().min() == Some(family) {
                         seen.push(current);
                         out.error(
@@ -388,6 +414,9 @@ fn check_tool(
                             entry.value_span(&format!("{pointer}/based_on")),
                         );
                     }
+                    break;
+                }
+                if seen.contains(&current) {
                     break;
                 }
                 seen.push(current.clone());
@@ -445,7 +474,9 @@ fn check_parameter(
 ) {
     match &parameter.use_shared {
         Some(shared) => {
-            if !workspace.manifest.parameters.contains_key(shared) {
+            if !workspace.manifest.parameters.contains_key(shared)
+                && !workspace.invalid.manifest_invalid
+            {
                 out.error(
                     Problem::Unknown {
                         kind: RefKind::SharedParameter,

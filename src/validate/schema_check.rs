@@ -7,7 +7,8 @@ use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::load::document::{Document, child_pointer};
-use crate::model::PostprocessRule;
+use crate::model::{ID_PATTERN, NAME_PATTERN, PostprocessRule};
+use crate::namespace::closest;
 use crate::problem::{Kind, Problem};
 use crate::schema::schema_for;
 use crate::span::Span;
@@ -27,6 +28,8 @@ impl SchemaValidators {
                 // bug in promptc, caught by the test suite, not something a user can cause.
                 let validator = jsonschema::options()
                     .with_draft(Draft::Draft7)
+                    // For `format = "date"`: real calendar dates.
+                    .should_validate_formats(true)
                     .offline()
                     .build(&schema)
                     .ok()?;
@@ -41,13 +44,99 @@ impl SchemaValidators {
         let Some((_, schema, validator)) = self.validators.iter().find(|(k, ..)| *k == kind) else {
             return true;
         };
-        let mut valid = true;
-        for error in validator.iter_errors(&document.value) {
-            valid = false;
-            report(&error, schema, document, diagnostics);
+        let errors: Vec<ValidationError<'_>> = validator.iter_errors(&document.value).collect();
+        // A misspelt required key is one problem, not two: the unknown key suggests the
+        // field, so "missing field" is not said as well.
+        let misspelt: Vec<(String, String)> = errors
+            .iter()
+            .filter_map(|error| match error.kind() {
+                ValidationErrorKind::AdditionalProperties { unexpected } => {
+                    let expected = expected_keys(schema, error.schema_path().as_str());
+                    let pointer = error.instance_path().as_str().to_string();
+                    Some(
+                        unexpected
+                            .iter()
+                            .filter_map(|key| closest(key, &expected))
+                            .map(|field| (pointer.clone(), field))
+                            .collect::<Vec<_>>(),
+                    )
+                }
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        for error in &errors {
+            if let ValidationErrorKind::Required { property } = error.kind() {
+                let at = (
+                    error.instance_path().as_str().to_string(),
+                    property.as_str().unwrap_or_default().to_string(),
+                );
+                if misspelt.contains(&at) {
+                    continue;
+                }
+            }
+            report(error, schema, document, diagnostics);
         }
-        valid
+        errors.is_empty() && integral_floats_fit(validator, document, diagnostics)
     }
+}
+
+/// JSON Schema counts `3.0` as an integer, but a float cannot become a count: without this
+/// check `fuel = 100000.0` passed the schema and then failed to convert, with a message
+/// pointing at the whole file. Every float with no fraction is replaced by 0.5 (in
+/// one copy of the document, validated once); a type error where one stood means an
+/// integer was expected there.
+fn integral_floats_fit(
+    validator: &Validator,
+    document: &Document,
+    diagnostics: &mut Diagnostics,
+) -> bool {
+    fn shift(value: &mut Value, pointer: &str, found: &mut Vec<String>) {
+        match value {
+            Value::Number(n) if n.is_f64() => {
+                // 0.5 rather than f + 0.5, which is f again for large floats.
+                if n.as_f64().is_some_and(|f| f.fract() == 0.0)
+                    && let Some(shifted) = serde_json::Number::from_f64(0.5)
+                {
+                    *n = shifted;
+                    found.push(pointer.to_string());
+                }
+            }
+            Value::Array(items) => {
+                for (index, item) in items.iter_mut().enumerate() {
+                    shift(item, &format!("{pointer}/{index}"), found);
+                }
+            }
+            Value::Object(fields) => {
+                for (key, item) in fields.iter_mut() {
+                    shift(item, &child_pointer(pointer, key), found);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut probe = document.value.clone();
+    let mut shifted = Vec::new();
+    shift(&mut probe, "", &mut shifted);
+    if shifted.is_empty() {
+        return true;
+    }
+    let shifted: std::collections::HashSet<String> = shifted.into_iter().collect();
+    let mut fits = true;
+    for error in validator.iter_errors(&probe) {
+        let pointer = error.instance_path().as_str();
+        if matches!(error.kind(), ValidationErrorKind::Type { .. }) && shifted.contains(pointer) {
+            fits = false;
+            diagnostics.push(Diagnostic::new(
+                Problem::WrongType {
+                    expected: "an integer".into(),
+                    found: "a number with a decimal point".into(),
+                },
+                document.value_span(pointer),
+            ));
+        }
+    }
+    fits
 }
 
 impl Default for SchemaValidators {
@@ -58,6 +147,7 @@ impl Default for SchemaValidators {
 
 fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut Diagnostics) {
     let pointer = error.instance_path().as_str().to_string();
+    let at = doc.value_span(&pointer);
     match error.kind() {
         ValidationErrorKind::AdditionalProperties { unexpected } => {
             let expected = expected_keys(schema, error.schema_path().as_str());
@@ -65,6 +155,7 @@ fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut
                 out.push(Diagnostic::new(
                     Problem::UnknownKey {
                         key: key.clone(),
+                        suggestion: closest(key, &expected),
                         expected: expected.clone(),
                     },
                     doc.key_span(&child_pointer(&pointer, key)),
@@ -85,62 +176,209 @@ fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut
                 expected: type_names(kind),
                 found: json_type(error.instance()).into(),
             },
-            doc.value_span(&pointer),
+            at,
         )),
         ValidationErrorKind::Enum { options } => {
-            let choices: Vec<String> = options
+            let allowed: Vec<String> = options
                 .as_array()
-                .map(|values| values.iter().map(Value::to_string).collect())
+                .map(|values| values.iter().map(plain).collect())
                 .unwrap_or_default();
+            let suggestion = error
+                .instance()
+                .as_str()
+                .and_then(|value| closest(value, &allowed));
             out.push(Diagnostic::new(
-                Problem::InvalidValue {
-                    message: format!("{} is not one of {}", error.instance(), choices.join(", ")),
+                Problem::NotOneOf {
+                    value: quoted(error.instance()),
+                    allowed,
+                    suggestion,
                 },
-                doc.value_span(&pointer),
+                at,
+            ));
+        }
+        ValidationErrorKind::Minimum { limit }
+        | ValidationErrorKind::ExclusiveMinimum { limit } => {
+            out.push(Diagnostic::new(
+                Problem::OutOfRange {
+                    value: quoted(error.instance()),
+                    minimum: true,
+                    limit: plain(limit),
+                },
+                at,
+            ));
+        }
+        ValidationErrorKind::Maximum { limit }
+        | ValidationErrorKind::ExclusiveMaximum { limit } => {
+            out.push(Diagnostic::new(
+                Problem::OutOfRange {
+                    value: quoted(error.instance()),
+                    minimum: false,
+                    limit: plain(limit),
+                },
+                at,
+            ));
+        }
+        // Names and patterns ask for at least one character; an empty one reads as empty.
+        ValidationErrorKind::MinLength { .. } | ValidationErrorKind::Pattern { .. }
+            if error.instance().as_str() == Some("") =>
+        {
+            out.push(Diagnostic::new(Problem::EmptyValue, at));
+        }
+        ValidationErrorKind::Pattern { pattern } => out.push(Diagnostic::new(
+            Problem::BadForm {
+                value: quoted(error.instance()),
+                key: false,
+                expected: form_of(pattern),
+            },
+            at,
+        )),
+        ValidationErrorKind::Format { format } => out.push(Diagnostic::new(
+            Problem::BadForm {
+                value: quoted(error.instance()),
+                key: false,
+                expected: form_of(format),
+            },
+            at,
+        )),
+        ValidationErrorKind::PropertyNames { error: inner } => {
+            // The inner error is about the key itself, a string.
+            let key = inner.instance().as_str().unwrap_or_default().to_string();
+            let expected = match inner.kind() {
+                ValidationErrorKind::Pattern { pattern } => form_of(pattern),
+                _ => inner.to_string(),
+            };
+            out.push(Diagnostic::new(
+                Problem::BadForm {
+                    value: format!("`{key}`"),
+                    key: true,
+                    expected,
+                },
+                doc.key_span(&child_pointer(&pointer, &key)),
             ));
         }
         ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context } => {
-            // A tagged choice (a post-processing rule): report the errors of the branch whose
-            // tag matched, or say the tag is unknown.
-            let matched = context.iter().find(|branch| {
-                !branch.iter().any(|e| {
-                    matches!(e.kind(), ValidationErrorKind::Constant { .. })
-                        || matches!(e.kind(), ValidationErrorKind::Enum { .. })
-                })
-            });
-            match matched {
-                Some(branch) if !branch.is_empty() => {
-                    for inner in branch {
-                        report(inner, schema, doc, out);
-                    }
-                }
-                _ => {
-                    let rule = error.instance().get("rule").and_then(Value::as_str);
-                    let message = match rule {
-                        Some(rule) => format!(
-                            "unknown rule `{rule}`; the rules are {}",
-                            PostprocessRule::NAMES.join(", ")
-                        ),
-                        None => format!("{} matches none of the allowed forms", error.instance()),
-                    };
-                    let at = if rule.is_some() {
-                        child_pointer(&pointer, "rule")
-                    } else {
-                        pointer.clone()
-                    };
-                    out.push(Diagnostic::new(
-                        Problem::InvalidValue { message },
-                        doc.value_span(&at),
-                    ));
-                }
-            }
+            one_of(error, context, schema, doc, out);
         }
         _ => out.push(Diagnostic::new(
             Problem::InvalidValue {
                 message: error.to_string(),
             },
-            doc.value_span(&pointer),
+            at,
         )),
+    }
+}
+
+/// A value that matches none of a choice's branches. The choices promptc's schemas make are
+/// of two shapes: constants (an encoding: `"o200k"` or `"cl100k"`) and tables tagged by a
+/// `rule` (post-processing rules). Either way the message names what is allowed.
+fn one_of(
+    error: &ValidationError<'_>,
+    branches: &[Vec<ValidationError<'static>>],
+    schema: &Value,
+    doc: &Document,
+    out: &mut Diagnostics,
+) {
+    let pointer = error.instance_path().as_str().to_string();
+    let instance = error.instance();
+    let constants = |at: &str| -> Vec<String> {
+        branches
+            .iter()
+            .flatten()
+            .filter(|e| e.instance_path().as_str() == at)
+            .filter_map(|e| match e.kind() {
+                ValidationErrorKind::Constant { expected_value } => Some(plain(expected_value)),
+                _ => None,
+            })
+            .collect()
+    };
+    let not_one_of = |value: &str, allowed: Vec<String>| Problem::NotOneOf {
+        value: format!("`{value}`"),
+        suggestion: closest(value, &allowed),
+        allowed,
+    };
+    let Some(fields) = instance.as_object() else {
+        let allowed = constants(&pointer);
+        let problem = match instance.as_str() {
+            Some(value) if !allowed.is_empty() => not_one_of(value, allowed),
+            _ => {
+                let expected = branches
+                    .iter()
+                    .flatten()
+                    .find_map(|e| match e.kind() {
+                        ValidationErrorKind::Type { kind } => Some(type_names(kind)),
+                        _ => None,
+                    })
+                    .unwrap_or_else(|| "a table".into());
+                Problem::WrongType {
+                    expected,
+                    found: json_type(instance).into(),
+                }
+            }
+        };
+        out.push(Diagnostic::new(problem, doc.value_span(&pointer)));
+        return;
+    };
+    let Some(rule) = fields.get("rule") else {
+        out.push(Diagnostic::new(
+            Problem::MissingField {
+                field: "rule".into(),
+            },
+            doc.key_span(&pointer),
+        ));
+        return;
+    };
+    // The branch whose tag matched: its errors are the ones to report.
+    let matched = branches.iter().find(|branch| {
+        !branch.iter().any(|e| {
+            matches!(
+                e.kind(),
+                ValidationErrorKind::Constant { .. } | ValidationErrorKind::Enum { .. }
+            )
+        })
+    });
+    match (matched, rule.as_str()) {
+        (Some(branch), _) if !branch.is_empty() => {
+            for inner in branch {
+                report(inner, schema, doc, out);
+            }
+        }
+        (_, Some(rule)) => out.push(Diagnostic::new(
+            not_one_of(rule, PostprocessRule::NAMES.map(String::from).to_vec()),
+            doc.value_span(&child_pointer(&pointer, "rule")),
+        )),
+        (_, None) => out.push(Diagnostic::new(
+            Problem::WrongType {
+                expected: "a string".into(),
+                found: json_type(rule).into(),
+            },
+            doc.value_span(&child_pointer(&pointer, "rule")),
+        )),
+    }
+}
+
+/// A value as a message shows it: strings in backticks without JSON quotes, other values as
+/// written.
+fn quoted(value: &Value) -> String {
+    format!("`{}`", plain(value))
+}
+
+fn plain(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The form a pattern or format asks for, in words. The patterns are the ones promptc's own
+/// types declare; any other is shown as it is.
+fn form_of(pattern: &str) -> String {
+    match pattern {
+        ID_PATTERN => "letters, digits, `_`, `.` and `-`, starting with a letter or a digit".into(),
+        NAME_PATTERN => {
+            "letters, digits and `_`, not starting with a digit (a name templates can use)".into()
+        }
+        "date" => "a date that exists, written YYYY-MM-DD".into(),
+        other => format!("text matching `{other}`"),
     }
 }
 
@@ -192,8 +430,9 @@ fn type_names(kind: &TypeKind) -> String {
 
 fn article(name: &str) -> String {
     match name {
-        "null" => "null".into(),
-        "array" | "integer" | "object" => format!("an {name}"),
+        // TOML calls objects tables, and YAML users read the same word in every message.
+        "object" => "a table".into(),
+        "array" | "integer" => format!("an {name}"),
         _ => format!("a {name}"),
     }
 }

@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::model::default_slot;
 use crate::namespace::{ENABLED_TOOLS, Namespace, TOOL, TOOLS_DATA, TOOLS_TEXT, closest};
 use crate::problem::Problem;
 use crate::resolve::effective_variant::effective;
@@ -27,7 +28,13 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
 
     // Component and tool texts are shared by variants: any variant's placeholder may feed
     // them (rendering catches the rest).
+    if workspace.invalid.manifest_invalid {
+        shared.open();
+    }
     let mut any_variant = shared.clone();
+    if workspace.invalid.placeholders_unknown {
+        any_variant.open();
+    }
     for entry in workspace.variants.values() {
         for name in entry.value.placeholders.keys() {
             any_variant.insert(name.clone());
@@ -63,7 +70,12 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         undefined(workspace, name, namespace, out);
     }
 
-    for variant in &variants {
+    // A variant whose `extends` chain is broken is not merged correctly: its base template
+    // and slots would be blamed for what its missing ancestors define.
+    let sound = variants
+        .iter()
+        .filter(|variant| workspace.ancestry_is_sound(variant.id()));
+    for variant in sound {
         let Some(base) = base_template(workspace, variant) else {
             continue;
         };
@@ -71,7 +83,23 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         for name in variant.variant.placeholders.keys() {
             namespace.insert(name.clone());
         }
+        // A listed component that does not exist is reported in the list; its slot in the
+        // base template is not a second problem.
+        for component in variant.components() {
+            if !workspace.components.contains_key(component) {
+                namespace.insert(default_slot(component));
+            }
+        }
         undefined(workspace, base, &namespace, out);
+
+        // The template of an invalid or unknown component, or one that does not compile
+        // (reported already), is unknown: the slots it would read cannot be told.
+        if variant.components().iter().any(|id| {
+            !workspace.components.contains_key(id)
+                || component_template(workspace, variant, id).is_none()
+        }) {
+            continue;
+        }
 
         // A slot is used when the base template or a listed component's template reads it.
         let mut used: BTreeSet<String> = workspace.templates.variables(base).into_iter().collect();

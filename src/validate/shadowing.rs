@@ -1,0 +1,130 @@
+//! Names a workspace declares for templates and conditions (predicates, placeholders) must not
+//! take a name the template scope already has, where one would silently hide the other: a
+//! predicate `yolo` would replace the context's `yolo` in every condition and template.
+//!
+//! What is an error (the README's "Templates and conditions" says the same):
+//! - a predicate named like a context field, a standard placeholder, a name promptc defines
+//!   (`family`, `variant`, `tools`, `enabled_tools`, `TOOLS`, `tool`), a section slot, or a
+//!   variant placeholder;
+//! - a variant placeholder named like a context field, a name promptc defines, a standard
+//!   placeholder or a section slot (those always replace it);
+//! - a context placeholder named like a context field, a name promptc defines, or a
+//!   predicate.
+//!
+//! A context placeholder (or `--set`) named like a standard placeholder, a slot or a variant
+//! placeholder replaces it by design: that is how a runtime value overrides a default.
+
+use std::collections::BTreeSet;
+
+use crate::diagnostic::Diagnostics;
+use crate::entry::Entry;
+use crate::load::document::child_pointer;
+use crate::model::Context;
+use crate::namespace::{COMPILE_NAMES, STANDARD_PLACEHOLDERS, context_fields};
+use crate::problem::Problem;
+use crate::workspace::Workspace;
+
+pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
+    let fields = context_fields();
+    let slot_of = |name: &str| -> Option<String> {
+        workspace
+            .components
+            .values()
+            .find(|entry| entry.value.slot() == name)
+            .map(|entry| format!("the slot of component `{}`", entry.value.id))
+            .or_else(|| {
+                workspace
+                    .invalid
+                    .slots
+                    .contains(name)
+                    .then(|| "a component's slot".to_string())
+            })
+    };
+    let placeholder_of = |name: &str| -> Option<String> {
+        workspace
+            .variants
+            .values()
+            .find(|entry| entry.value.placeholders.contains_key(name))
+            .map(|entry| format!("a placeholder of variant `{}`", entry.value.id))
+    };
+
+    if let Some(manifest) = &workspace.manifest_entry {
+        for name in manifest.value.predicates.keys() {
+            let taken_by = scope_name(&fields, name)
+                .or_else(|| standard(name))
+                .or_else(|| slot_of(name))
+                .or_else(|| placeholder_of(name));
+            if let Some(taken_by) = taken_by {
+                out.error(
+                    Problem::NameTaken {
+                        name: name.clone(),
+                        what: "predicate",
+                        taken_by,
+                    },
+                    manifest.key_span(&child_pointer("/predicates", name)),
+                );
+            }
+        }
+    }
+    for entry in workspace.variants.values() {
+        for name in entry.value.placeholders.keys() {
+            let taken_by = scope_name(&fields, name)
+                .or_else(|| standard(name))
+                .or_else(|| slot_of(name));
+            if let Some(taken_by) = taken_by {
+                out.error(
+                    Problem::NameTaken {
+                        name: name.clone(),
+                        what: "variant placeholder",
+                        taken_by,
+                    },
+                    entry.key_span(&child_pointer("/placeholders", name)),
+                );
+            }
+        }
+    }
+    for entry in workspace.contexts.values() {
+        check_context(workspace, entry, out);
+    }
+}
+
+/// The placeholders of one context (a workspace's, or one given with `--context FILE`).
+pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, out: &mut Diagnostics) {
+    let fields = context_fields();
+    for name in entry.value.placeholders.keys() {
+        let taken_by = scope_name(&fields, name).or_else(|| {
+            workspace
+                .manifest
+                .predicates
+                .contains_key(name)
+                .then(|| "a predicate".to_string())
+        });
+        if let Some(taken_by) = taken_by {
+            out.error(
+                Problem::NameTaken {
+                    name: name.clone(),
+                    what: "context placeholder",
+                    taken_by,
+                },
+                entry.key_span(&child_pointer("/placeholders", name)),
+            );
+        }
+    }
+}
+
+/// A context field or a name promptc defines for the compile.
+fn scope_name(fields: &BTreeSet<String>, name: &str) -> Option<String> {
+    if fields.contains(name) {
+        Some("a context field".into())
+    } else if COMPILE_NAMES.contains(&name) {
+        Some("a name promptc defines for every compile".into())
+    } else {
+        None
+    }
+}
+
+fn standard(name: &str) -> Option<String> {
+    STANDARD_PLACEHOLDERS
+        .contains(&name)
+        .then(|| "a standard placeholder".into())
+}
