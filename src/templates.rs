@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 use minijinja::Environment;
 
 use crate::diagnostic::Diagnostic;
+use crate::model::Limits;
 use crate::problem::Problem;
 use crate::render::environment::new_environment;
 use crate::source::{SourceId, Sources};
@@ -44,9 +45,9 @@ pub struct Templates {
 }
 
 impl Templates {
-    pub fn new(fuel: Option<u64>) -> Self {
+    pub fn new(fuel: Option<u64>, limits: &Limits) -> Self {
         Self {
-            env: new_environment(fuel),
+            env: new_environment(fuel, limits.render_bytes),
             by_field: HashMap::new(),
             origins: HashMap::new(),
         }
