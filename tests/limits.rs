@@ -360,3 +360,25 @@ fn the_default_limit_bounds_filters_and_captured_text() {
         );
     }
 }
+
+// Like fuel: a template that built too much text alone is not rendered again in the run.
+#[test]
+fn a_template_that_built_too_much_text_is_not_rendered_again() {
+    let template = "{% if extra.first %}{{ \"x\" * 2000 }}{% endif %}\n{{ \"y\" * 2000 }}\n";
+    let mut fixture = with_template(SMALL_TEXT, template).file(
+        "examples/contexts/basic.toml",
+        format!("{}[extra]\nfirst = true\n", common::CONTEXT),
+    );
+    for name in ["x1", "x2"] {
+        fixture = fixture.file(
+            &format!("examples/contexts/{name}.toml"),
+            format!("{}[extra]\nfirst = false\n", common::CONTEXT),
+        );
+    }
+    let report = fixture.validate();
+    let d = report.single();
+    assert_eq!(
+        (d.code.as_str(), d.file.as_str(), d.line, d.column),
+        ("too-much-text", "components/intro.md", 1, 24)
+    );
+}

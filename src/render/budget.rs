@@ -32,9 +32,9 @@ impl Budget {
     }
 }
 
-/// Templates that ran out of fuel during one run (a matrix, `validate`), with the error
-/// reported: they are not rendered again for the other families and contexts, which would
-/// spend the whole budget again on each.
+/// Templates that ran out of fuel or built too much text during one run (a matrix,
+/// `validate`), with the error reported: they are not rendered again for the other families
+/// and contexts, which would spend the whole budget again on each.
 #[derive(Debug, Default)]
 pub struct Exhausted(Mutex<BTreeMap<String, Diagnostic>>);
 

@@ -12,7 +12,7 @@ use minijinja::{Environment, Error, ErrorKind, State, Value};
 /// Template instructions one compile (one family × context) may run by default: generous
 /// for real prompts, small enough that a runaway loop stops within a second.
 pub const DEFAULT_FUEL: u64 = 5_000_000;
-/// The highest `fuel` a manifest may set: about a minute of template work per compile.
+/// The highest `fuel` a manifest may set: about five seconds of template work (release build).
 pub const MAX_FUEL: u64 = 100_000_000;
 /// Default for `limits.render_bytes`: the text one render may write, and the largest string a
 /// filter may build.
@@ -133,10 +133,19 @@ pub fn install(env: &mut Environment<'static>, limit: u64) {
                     .get::<Option<&str>>("d")?
                     .map_or(0, |d| d.len() as u64),
             };
-            // With an attribute, each item's whole text stands in for it: an upper bound.
+            // Items are taken once (an iterable may be good for one pass only) and measured before
+            // anything is built. With an attribute, each item's whole text stands in for it: an
+            // upper bound.
+            let items = match value.as_str() {
+                Some(_) => value.clone(),
+                None => match value.try_iter() {
+                    Ok(items) => Value::from(items.collect::<Vec<_>>()),
+                    Err(_) => value.clone(),
+                },
+            };
             let mut total: u64 = 0;
-            if let Ok(items) = value.try_iter() {
-                for (index, item) in items.enumerate() {
+            if let Ok(iter) = items.try_iter() {
+                for (index, item) in iter.enumerate() {
                     if index > 0 {
                         total = total.saturating_add(separator);
                     }
@@ -147,7 +156,7 @@ pub fn install(env: &mut Environment<'static>, limit: u64) {
                     }
                 }
             }
-            minijinja::filters::join(state, value, joiner, attribute, kwargs)
+            minijinja::filters::join(state, &items, joiner, attribute, kwargs)
         },
     );
     env.add_filter(
@@ -246,4 +255,52 @@ pub fn install(env: &mut Environment<'static>, limit: u64) {
             Ok(json)
         },
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use minijinja::context;
+
+    use super::*;
+    use crate::render::environment::new_environment;
+
+    #[test]
+    fn checked_filters_give_the_same_results_as_minijinjas() {
+        let env = new_environment(None, DEFAULT_RENDER_BYTES);
+        let once = Value::make_one_shot_iterator([1, 2].into_iter().map(Value::from));
+        let render = |t: &str| {
+            env.render_str(
+                t,
+                context! { users => vec![context! { name => "a" }, context! { name => "b" }], once => once.clone() },
+            )
+            .unwrap()
+        };
+        assert_eq!(render("{{ [1, 2, 3]|join(', ') }}"), "1, 2, 3");
+        assert_eq!(render("{{ 'abc'|join('-') }}"), "a-b-c");
+        assert_eq!(render("{{ [1, 2]|join(d='+') }}"), "1+2");
+        assert_eq!(render("{{ users|join(', ', attribute='name') }}"), "a, b");
+        assert_eq!(render("{{ {'a': 1, 'b': 2}|join(',') }}"), "a,b");
+        assert_eq!(render("{{ once|join(',') }}"), "1,2");
+        assert_eq!(render("{{ 'aXbX'|replace('X', '--') }}"), "a--b--");
+        assert_eq!(render("{{ '%s=%d'|format('x', 3) }}"), "x=3");
+        assert_eq!(
+            render("{{ [1, 2, 3]|batch(2, 0)|list }}"),
+            "[[1, 2], [3, 0]]"
+        );
+        assert_eq!(render("{{ [1, 2, 3]|slice(2)|list }}"), "[[1, 2], [3]]");
+        assert_eq!(render("{{ [1]|tojson }}"), "[1]");
+    }
+
+    #[test]
+    fn text_written_counts_across_expressions() {
+        let env = new_environment(None, 10);
+        assert_eq!(
+            env.render_str("{{ 'abcde' }}{{ 'abcde' }}", ()).unwrap(),
+            "abcdeabcde"
+        );
+        let error = env
+            .render_str("{{ 'abcde' }}{{ 'abcde' }}{{ 'x' }}", ())
+            .unwrap_err();
+        assert_eq!(too_large(&error), Some(&TooLarge { limit: 10 }));
+    }
 }

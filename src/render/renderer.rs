@@ -47,11 +47,13 @@ impl Renderer<'_> {
         });
         match result {
             Ok(used) if used > self.budget.fuel_left => {
+                // The compile's budget ran out, not necessarily the template's: not remembered.
                 self.stop(
                     name,
                     Problem::OutOfFuel {
                         fuel: self.budget.fuel,
                     },
+                    false,
                 );
                 None
             }
@@ -70,12 +72,14 @@ impl Renderer<'_> {
                 } else {
                     "limits.render_bytes"
                 };
+                let alone = setting == "limits.render_bytes";
                 self.stop(
                     name,
                     Problem::TooMuchText {
                         limit: byte_limit,
                         setting,
                     },
+                    alone,
                 );
                 None
             }
@@ -109,17 +113,20 @@ impl Renderer<'_> {
                         },
                     }
                 };
-                let out_of_fuel = matches!(problem, Problem::OutOfFuel { .. });
+                // Spent all the fuel, or built too much text, alone: whatever the context,
+                // rendering it again would likely spend as much again.
+                let ran_out = matches!(
+                    problem,
+                    Problem::OutOfFuel { .. } | Problem::TooMuchText { .. }
+                );
                 if let Some(span) = span {
                     let diagnostic = Diagnostic::new(problem, span);
-                    if out_of_fuel {
-                        // Spent all the fuel alone: whatever the context, rendering it again
-                        // would only spend it again.
+                    if ran_out {
                         self.exhausted.insert(name, diagnostic.clone());
                     }
                     self.diagnostics.push(diagnostic);
                 }
-                if out_of_fuel {
+                if ran_out {
                     self.budget.stopped = true;
                 }
                 None
@@ -128,11 +135,16 @@ impl Renderer<'_> {
     }
 
     /// Reports that the compile ran out while rendering `name` (no line is known: the
-    /// template as a whole is pointed at), and renders nothing more.
-    fn stop(&mut self, name: &str, problem: Problem) {
+    /// template as a whole is pointed at), and renders nothing more; `remember` when the
+    /// template alone is the cause, so the rest of the run does not render it again.
+    fn stop(&mut self, name: &str, problem: Problem, remember: bool) {
         self.budget.stopped = true;
         if let Some(span) = self.workspace.templates.span_of(name) {
-            self.diagnostics.push(Diagnostic::new(problem, span));
+            let diagnostic = Diagnostic::new(problem, span);
+            if remember {
+                self.exhausted.insert(name, diagnostic.clone());
+            }
+            self.diagnostics.push(diagnostic);
         }
     }
 
