@@ -3,15 +3,21 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::emit::write::write_atomic;
+use crate::confine::resolve_output;
+use crate::emit::write::Staged;
+use crate::path_error::PathError;
 
 include!(concat!(env!("OUT_DIR"), "/library.rs"));
 
 /// Why a workspace was not written.
 #[derive(Debug)]
 pub enum InitError {
-    /// These files exist already; nothing was written.
+    /// These paths exist already (as files, folders or links, dangling or not); nothing was
+    /// written.
     WouldOverwrite(Vec<PathBuf>),
+    /// A path of the library is refused (a link leading out of the folder, a file where a
+    /// folder belongs); nothing was written.
+    Refused(PathError),
     Io(io::Error),
 }
 
@@ -22,22 +28,33 @@ impl From<io::Error> for InitError {
 }
 
 /// Writes every file of the library under `dir`, refusing (before writing anything) when any
-/// of them exists. Returns the paths written.
+/// of them exists, and writing all or nothing. Returns the paths written.
 pub fn init(dir: &Path) -> Result<Vec<PathBuf>, InitError> {
-    let targets: Vec<(PathBuf, &[u8])> = LIBRARY
-        .iter()
-        .map(|(relative, contents)| (dir.join(relative), *contents))
-        .collect();
-    let existing: Vec<PathBuf> = targets
-        .iter()
-        .filter(|(path, _)| path.exists())
-        .map(|(path, _)| path.clone())
-        .collect();
+    std::fs::create_dir_all(dir)?;
+    let root = dir.canonicalize()?;
+    let mut existing = Vec::new();
+    let mut targets = Vec::new();
+    for (relative, contents) in LIBRARY {
+        let shown = dir.join(relative);
+        // `symlink_metadata`, not `exists`: a dangling link is something to overwrite too.
+        if shown.symlink_metadata().is_ok() {
+            existing.push(shown);
+            continue;
+        }
+        // A new workspace: no link below its folder is followed.
+        let real = resolve_output(&root, Path::new(""), Path::new(relative))
+            .map_err(InitError::Refused)?;
+        targets.push((real, shown, *contents));
+    }
     if !existing.is_empty() {
         return Err(InitError::WouldOverwrite(existing));
     }
-    for (path, contents) in &targets {
-        write_atomic(path, contents)?;
+    let mut staged = Staged::default();
+    for (real, shown, contents) in &targets {
+        staged
+            .add(real, shown, contents)
+            .map_err(InitError::Refused)?;
     }
-    Ok(targets.into_iter().map(|(path, _)| path).collect())
+    staged.commit().map_err(InitError::Refused)?;
+    Ok(targets.into_iter().map(|(_, shown, _)| shown).collect())
 }

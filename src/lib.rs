@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod compile;
 pub mod compiled;
+pub mod confine;
 pub mod diagnostic;
 pub mod emit;
 pub mod entry;
@@ -15,6 +16,7 @@ pub mod init;
 pub mod load;
 pub mod model;
 pub mod namespace;
+pub mod path_error;
 pub mod problem;
 pub mod render;
 pub mod report;

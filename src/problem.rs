@@ -141,6 +141,12 @@ pub enum Problem {
     PathEscapesWorkspace {
         path: String,
     },
+    /// A file promptc will not read: a link out of the workspace, a FIFO, too large, ….
+    PathRefused {
+        path: String,
+        reason: String,
+        help: &'static str,
+    },
     TemplateSyntax {
         message: String,
     },
@@ -225,6 +231,7 @@ impl Problem {
             Problem::MissingTemplate { .. } => "missing-template",
             Problem::TemplateFileMissing { .. } => "template-file-missing",
             Problem::PathEscapesWorkspace { .. } => "path-escapes-workspace",
+            Problem::PathRefused { .. } => "path-refused",
             Problem::TemplateSyntax { .. } => "template-syntax",
             Problem::ConditionSyntax { .. } => "condition-syntax",
             Problem::UnknownContextField { .. } => "unknown-context-field",
@@ -299,6 +306,7 @@ impl Problem {
             Problem::PathEscapesWorkspace { .. } => {
                 "use a path relative to the file that stays inside the workspace".into()
             }
+            Problem::PathRefused { help, .. } => (*help).into(),
             Problem::SlotTaken { .. } => "give one of them its own `slot`".into(),
             Problem::NoDate => {
                 "set `date` in the context file or the SOURCE_DATE_EPOCH environment variable"
@@ -371,6 +379,9 @@ impl fmt::Display for Problem {
             }
             Problem::PathEscapesWorkspace { path } => {
                 write!(f, "path `{path}` leaves the workspace")
+            }
+            Problem::PathRefused { path, reason, .. } => {
+                write!(f, "`{path}` {reason}: promptc does not read it")
             }
             Problem::TemplateSyntax { message } => write!(f, "template syntax error: {message}"),
             Problem::ConditionSyntax { message } => {

@@ -1,11 +1,23 @@
 //! A workspace as it was at a git revision, written into a temporary folder with the git
 //! command line, without touching the working tree or the index.
+//!
+//! The workspace may come from an unreviewed pull request, so git is run defensively: the
+//! repository is found once, with bare-repository discovery off (a folder of the pull request
+//! dressed up as a bare repository would otherwise bring its own config, filters included), and
+//! every later command names that repository explicitly. The revision's tree is measured
+//! before anything is written, and git itself writes the files.
 
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use crate::emit::write::TEMP_PREFIX;
 use crate::load::MANIFEST_FILE;
+
+/// Most files, and most bytes, a revision's workspace may have: a crafted tree (one subtree
+/// listed twice, a few dozen levels deep) describes billions of files in a few kilobytes.
+pub const MAX_REVISION_FILES: usize = 100_000;
+pub const MAX_REVISION_BYTES: u64 = 1024 * 1024 * 1024;
 
 /// A revision's copy of the workspace; the folder is deleted when this is dropped.
 pub struct RevisionCheckout {
@@ -18,150 +30,212 @@ pub struct RevisionCheckout {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RevisionError(pub String);
 
-fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, RevisionError> {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
+/// The repository a workspace lies in, found once.
+struct Repository {
+    git_dir: PathBuf,
+    top: PathBuf,
+}
+
+/// `git` with settings no repository content can change: command-line configuration is
+/// "protected" and wins over the repository's own.
+fn git_command() -> Command {
+    let mut command = Command::new("git");
+    command
+        .args(["-c", "safe.bareRepository=explicit"])
+        .args(["-c", "core.fsmonitor=false"])
+        .stdin(Stdio::null());
+    command
+}
+
+fn run(mut command: Command, what: &str) -> Result<Vec<u8>, RevisionError> {
+    let output = command
         .output()
         .map_err(|error| RevisionError(format!("cannot run git: {error}")))?;
     if output.status.success() {
         Ok(output.stdout)
     } else {
-        Err(RevisionError(
-            String::from_utf8_lossy(&output.stderr).trim().to_string(),
-        ))
+        Err(RevisionError(format!(
+            "git {what} failed: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        )))
     }
 }
 
-fn text(bytes: Vec<u8>) -> String {
-    String::from_utf8_lossy(&bytes).trim().to_string()
+impl Repository {
+    fn find(workspace_root: &Path) -> Result<(Self, String), RevisionError> {
+        let mut command = git_command();
+        command.arg("-C").arg(workspace_root).args([
+            "rev-parse",
+            "--absolute-git-dir",
+            "--show-toplevel",
+            "--show-prefix",
+        ]);
+        let output = run(command, "rev-parse").map_err(|RevisionError(error)| {
+            RevisionError(format!(
+                "{} is not inside a usable git repository ({error})",
+                workspace_root.display()
+            ))
+        })?;
+        let text = String::from_utf8_lossy(&output);
+        let mut lines = text.lines();
+        let (Some(git_dir), Some(top)) = (lines.next(), lines.next()) else {
+            return Err(RevisionError(format!(
+                "{} is not inside a git work tree",
+                workspace_root.display()
+            )));
+        };
+        let prefix = lines.next().unwrap_or_default().to_string();
+        Ok((
+            Self {
+                git_dir: PathBuf::from(git_dir),
+                top: PathBuf::from(top),
+            },
+            prefix,
+        ))
+    }
+
+    /// A git command on this repository and no other.
+    fn command(&self) -> Command {
+        let mut command = git_command();
+        command
+            .arg("--git-dir")
+            .arg(&self.git_dir)
+            .arg("--work-tree")
+            .arg(&self.top)
+            .current_dir(&self.top);
+        command
+    }
 }
 
 /// Writes the files of `workspace_root`'s folder at `revision` into a temporary folder.
 pub fn checkout(workspace_root: &Path, revision: &str) -> Result<RevisionCheckout, RevisionError> {
-    let top = git(workspace_root, &["rev-parse", "--show-toplevel"])
-        .map(text)
-        .map_err(|_| {
-            RevisionError(format!(
-                "{} is not inside a git repository",
-                workspace_root.display()
-            ))
-        })?;
-    let top = PathBuf::from(top);
-    let prefix = git(workspace_root, &["rev-parse", "--show-prefix"]).map(text)?;
-    let commit = git(
-        &top,
-        &[
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            &format!("{revision}^{{commit}}"),
-        ],
-    )
-    .map(text)
-    .map_err(|_| RevisionError(format!("unknown revision `{revision}`")))?;
+    let (repository, prefix) = Repository::find(workspace_root)?;
+    let mut command = repository.command();
+    command.args([
+        "rev-parse",
+        "--verify",
+        "--quiet",
+        "--end-of-options",
+        &format!("{revision}^{{commit}}"),
+    ]);
+    let commit = run(command, "rev-parse")
+        .map(|bytes| String::from_utf8_lossy(&bytes).trim().to_string())
+        .map_err(|_| RevisionError(format!("unknown revision `{revision}`")))?;
 
-    let mut args = vec!["ls-tree", "-r", "-z", "--full-tree", commit.as_str()];
-    if !prefix.is_empty() {
-        args.push("--");
-        args.push(prefix.as_str());
-    }
-    let listing = git(&top, &args)?;
-    let mut blobs = Vec::new();
-    for record in listing.split(|b| *b == 0).filter(|r| !r.is_empty()) {
-        let record = String::from_utf8_lossy(record);
-        let Some((meta, path)) = record.split_once('\t') else {
-            continue;
-        };
-        let fields: Vec<&str> = meta.split(' ').collect();
-        // Regular files only: symlinks (120000) and submodules are not workspace content.
-        if let [mode, "blob", object] = fields[..]
-            && mode != "120000"
-        {
-            blobs.push((object.to_string(), path.to_string()));
-        }
-    }
-
-    let dir = tempfile::tempdir()
-        .map_err(|error| RevisionError(format!("cannot create a temporary folder: {error}")))?;
-    let contents = cat_blobs(&top, &blobs)?;
-    for ((_, path), bytes) in blobs.iter().zip(contents) {
-        let target = dir.path().join(path);
-        if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|error| RevisionError(format!("cannot write {path}: {error}")))?;
-        }
-        std::fs::write(&target, bytes)
-            .map_err(|error| RevisionError(format!("cannot write {path}: {error}")))?;
-    }
-    let root = dir.path().join(&prefix);
-    if !root.join(MANIFEST_FILE).is_file() {
+    let tree = if prefix.is_empty() {
+        format!("{commit}^{{tree}}")
+    } else {
+        format!("{commit}:{}", prefix.trim_end_matches('/'))
+    };
+    let no_workspace = || {
         let at = if prefix.is_empty() {
             "."
         } else {
             prefix.trim_end_matches('/')
         };
-        return Err(RevisionError(format!(
+        RevisionError(format!(
             "revision `{revision}` has no workspace at {at} (no {MANIFEST_FILE})"
-        )));
+        ))
+    };
+    let mut command = repository.command();
+    command.args([
+        "rev-parse",
+        "--verify",
+        "--quiet",
+        &format!("{tree}^{{tree}}"),
+    ]);
+    run(command, "rev-parse").map_err(|_| no_workspace())?;
+    check_size(&repository, &tree)?;
+
+    // Let git write the files: `checkout-index` refuses tree entries such as `..` or `.git`
+    // and never writes through a symbolic link, which a hand-written loop over `ls-tree`
+    // would have to get right itself. The index is a temporary one, beside (not inside) the
+    // copy, so neither the repository's index nor its working tree is touched.
+    let dir = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .tempdir()
+        .map_err(|error| RevisionError(format!("cannot create a temporary folder: {error}")))?;
+    let index = dir.path().join("index");
+    let root = dir.path().join("tree");
+    std::fs::create_dir(&root)
+        .map_err(|error| RevisionError(format!("cannot create a temporary folder: {error}")))?;
+    let mut command = repository.command();
+    command
+        .env("GIT_INDEX_FILE", &index)
+        .args(["read-tree", &tree]);
+    run(command, "read-tree")?;
+    let mut prefix_arg = std::ffi::OsString::from("--prefix=");
+    prefix_arg.push(root.as_os_str());
+    prefix_arg.push("/");
+    let mut command = repository.command();
+    command
+        .env("GIT_INDEX_FILE", &index)
+        .args(["checkout-index", "--all", "--force"])
+        .arg(prefix_arg);
+    run(command, "checkout-index")?;
+    if !root.join(MANIFEST_FILE).is_file() {
+        return Err(no_workspace());
     }
     Ok(RevisionCheckout { _dir: dir, root })
 }
 
-/// Reads many blobs through one `git cat-file --batch` process.
-fn cat_blobs(top: &Path, blobs: &[(String, String)]) -> Result<Vec<Vec<u8>>, RevisionError> {
-    let failed = |error: std::io::Error| RevisionError(format!("git cat-file failed: {error}"));
-    let mut child = Command::new("git")
-        .arg("-C")
-        .arg(top)
-        .args(["cat-file", "--batch"])
-        .stdin(Stdio::piped())
+/// Refuses a tree over [`MAX_REVISION_FILES`] or [`MAX_REVISION_BYTES`] before anything is
+/// written. The listing is read as git prints it and git is stopped at the first entry over
+/// a limit: the listing of a crafted tree would not fit in memory.
+fn check_size(repository: &Repository, tree: &str) -> Result<(), RevisionError> {
+    let mut command = repository.command();
+    command
+        .args(["ls-tree", "-r", "-l", "-z", tree])
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::null());
+    let mut child = command
         .spawn()
-        .map_err(failed)?;
-    let mut request = String::new();
-    for (object, _) in blobs {
-        request.push_str(object);
-        request.push('\n');
-    }
-    // Write from another thread: git answers while we are still asking.
-    let mut stdin = child
-        .stdin
-        .take()
-        .ok_or_else(|| RevisionError("git cat-file has no input".into()))?;
-    let writer = std::thread::spawn(move || stdin.write_all(request.as_bytes()));
-    let mut output = Vec::new();
-    child
-        .stdout
-        .take()
-        .ok_or_else(|| RevisionError("git cat-file has no output".into()))?
-        .read_to_end(&mut output)
-        .map_err(failed)?;
-    let _ = writer.join();
-    child.wait().map_err(failed)?;
-
-    let mut contents = Vec::with_capacity(blobs.len());
-    let mut rest = output.as_slice();
-    for _ in blobs {
-        let newline = rest
-            .iter()
-            .position(|b| *b == b'\n')
-            .ok_or_else(|| RevisionError("git cat-file answered short".into()))?;
-        let header = String::from_utf8_lossy(&rest[..newline]).to_string();
-        let size: usize = header
-            .rsplit(' ')
-            .next()
-            .and_then(|s| s.parse().ok())
-            .ok_or_else(|| RevisionError(format!("git cat-file answered `{header}`")))?;
-        let start = newline + 1;
-        let end = start + size;
-        if rest.len() < end {
-            return Err(RevisionError("git cat-file answered short".into()));
+        .map_err(|error| RevisionError(format!("cannot run git: {error}")))?;
+    let Some(stdout) = child.stdout.take() else {
+        return Err(RevisionError("git ls-tree has no output".into()));
+    };
+    let mut reader = BufReader::new(stdout);
+    let mut record = Vec::new();
+    let mut files = 0usize;
+    let mut bytes = 0u64;
+    let mut over = false;
+    loop {
+        record.clear();
+        match reader.read_until(0, &mut record) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(error) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(RevisionError(format!("git ls-tree failed: {error}")));
+            }
         }
-        contents.push(rest[start..end].to_vec());
-        rest = rest.get(end + 1..).unwrap_or_default();
+        files += 1;
+        // `<mode> <type> <object> <size>\t<path>`; the size is `-` for submodules.
+        let meta = record.split(|b| *b == b'\t').next().unwrap_or_default();
+        let size = String::from_utf8_lossy(meta)
+            .split_whitespace()
+            .nth(3)
+            .and_then(|size| size.parse::<u64>().ok())
+            .unwrap_or(0);
+        bytes = bytes.saturating_add(size);
+        if files > MAX_REVISION_FILES || bytes > MAX_REVISION_BYTES {
+            over = true;
+            break;
+        }
     }
-    Ok(contents)
+    if over {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(RevisionError(format!(
+            "the workspace at `{tree}` has more than {MAX_REVISION_FILES} files or {MAX_REVISION_BYTES} bytes: promptc does not copy it"
+        )));
+    }
+    let status = child
+        .wait()
+        .map_err(|error| RevisionError(format!("git ls-tree failed: {error}")))?;
+    if !status.success() {
+        return Err(RevisionError(format!("git ls-tree {tree} failed")));
+    }
+    Ok(())
 }

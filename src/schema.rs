@@ -9,6 +9,7 @@ use schemars::generate::SchemaSettings;
 use serde_json::Value;
 
 use crate::model::{Component, Context, Manifest, ToolSpec, Variant};
+use crate::path_error::{PathError, PathProblem};
 use crate::problem::Kind;
 
 /// The draft-07 schema of one kind of file. Draft-07 is what taplo and the YAML language
@@ -40,15 +41,24 @@ pub fn render(kind: Kind) -> String {
     text
 }
 
-/// Schema files in `dir` that are missing or differ from the generated ones.
-pub fn stale_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
+/// Schema files in `dir` that are missing or differ from the generated ones. With a workspace
+/// `root`, the files are workspace content and read only from inside it.
+pub fn stale_files(dir: &Path, root: Option<&Path>) -> Result<Vec<PathBuf>, PathError> {
     let mut stale = Vec::new();
     for kind in Kind::ALL {
         let path = dir.join(file_name(kind));
-        match std::fs::read_to_string(&path) {
-            Ok(text) if text == render(kind) => {}
+        let limit = crate::confine::MAX_DATA_FILE_BYTES;
+        let read = match root {
+            Some(root) => crate::confine::read_content(root, &path, limit),
+            None => crate::confine::read_named(&path, limit),
+        };
+        match read {
+            Ok(bytes) if bytes == render(kind).as_bytes() => {}
             Ok(_) => stale.push(path),
-            Err(error) if error.kind() == io::ErrorKind::NotFound => stale.push(path),
+            Err(PathError {
+                problem: PathProblem::Io(error),
+                ..
+            }) if error.kind() == io::ErrorKind::NotFound => stale.push(path),
             Err(error) => return Err(error),
         }
     }

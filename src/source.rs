@@ -57,14 +57,22 @@ impl SourceFile {
 pub struct Sources {
     files: Vec<SourceFile>,
     by_path: HashMap<PathBuf, SourceId>,
+    /// Bytes of text held, so that a run can bound what it reads in all.
+    total_bytes: u64,
 }
 
 impl Sources {
     pub fn add(&mut self, path: PathBuf, text: String) -> SourceId {
         let id = SourceId(u32::try_from(self.files.len()).unwrap_or(u32::MAX));
         self.by_path.insert(path.clone(), id);
+        self.total_bytes = self.total_bytes.saturating_add(text.len() as u64);
         self.files.push(SourceFile::new(path, text));
         id
+    }
+
+    /// Bytes of text of every file read so far.
+    pub fn total_bytes(&self) -> u64 {
+        self.total_bytes
     }
 
     pub fn get(&self, id: SourceId) -> &SourceFile {

@@ -3,7 +3,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use indexmap::IndexMap;
 
-use super::{EXIT_OK, EXIT_PROBLEMS, Output, UsageError, emit, load_valid};
+use super::{EXIT_OK, EXIT_PROBLEMS, Output, UsageError, emit, load_valid, path_failed};
 use crate::compile::{CompileError, Compiled, Request, Selection};
 use crate::emit::budget::check_budget;
 use crate::emit::matrix;
@@ -103,7 +103,9 @@ pub fn run(args: BuildArgs, output: &Output) -> Result<u8, UsageError> {
     match args.out {
         Some(dir) => {
             let path = dir.join(format!("{}.{extension}", compiled.family));
-            write_atomic(&path, text.as_bytes())?;
+            if let Err(error) = write_atomic(&path, text.as_bytes()) {
+                return path_failed(error);
+            }
             eprintln!("wrote {}", path.display());
         }
         None => emit(&text)?,
@@ -162,12 +164,21 @@ fn build_all(workspace: &Workspace, output: &Output) -> Result<u8, UsageError> {
         eprintln!("error: nothing was written");
         return Ok(EXIT_PROBLEMS);
     }
-    let report = matrix::write_all(workspace, &outputs)?;
+    let report = match matrix::write_all(workspace, &outputs) {
+        Ok(report) => report,
+        Err(error) => {
+            eprintln!("error: nothing was written");
+            return path_failed(error);
+        }
+    };
     for path in &report.written {
         eprintln!("wrote {path}");
     }
     for path in &report.removed {
         eprintln!("removed {path}");
+    }
+    for path in &report.strays {
+        eprintln!("removed {path} (a temporary file left by an interrupted build)");
     }
     eprintln!(
         "{} outputs: {} written, {} unchanged, {} removed",

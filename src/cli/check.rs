@@ -3,7 +3,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::build::{report_failures, source_date_epoch};
-use super::{EXIT_OK, EXIT_PROBLEMS, Output, UsageError, emit, load_valid};
+use super::{EXIT_OK, EXIT_PROBLEMS, Output, UsageError, emit, load_valid, path_failed};
 use crate::emit::matrix::{self, Mismatch};
 
 #[derive(Args, Debug)]
@@ -22,7 +22,10 @@ pub fn run(args: CheckArgs, output: &Output) -> Result<u8, UsageError> {
     let outputs = run.outputs;
     output.diagnostics(run.over_budget, &workspace.sources);
     let any_failed = report_failures(&workspace, run.failed, output)? || !clean;
-    let mismatches = matrix::check(&workspace, &outputs)?;
+    let mismatches = match matrix::check(&workspace, &outputs) {
+        Ok(mismatches) => mismatches,
+        Err(error) => return path_failed(error),
+    };
     for mismatch in &mismatches {
         match mismatch {
             Mismatch::Stale { path, diff } => {
@@ -32,6 +35,11 @@ pub fn run(args: CheckArgs, output: &Output) -> Result<u8, UsageError> {
             Mismatch::Missing { path } => eprintln!("missing: {path}"),
             Mismatch::Unexpected { path, owned: true } => {
                 eprintln!("unexpected: {path} (no longer in the build matrix)");
+            }
+            Mismatch::Stray { path } => {
+                eprintln!(
+                    "stray: {path} is a temporary file left by an interrupted build: `promptc build --all` removes it"
+                );
             }
             Mismatch::Unexpected { path, owned: false } => {
                 eprintln!(

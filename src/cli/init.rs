@@ -32,11 +32,12 @@ pub fn run(args: InitArgs) -> Result<u8, UsageError> {
                 .map(|p| p.display().to_string())
                 .collect();
             Err(UsageError(format!(
-                "refusing to overwrite {} existing file(s), e.g. {}; nothing was written",
+                "refusing to overwrite {} existing path(s), e.g. {}; nothing was written",
                 existing.len(),
                 shown.join(", ")
             )))
         }
+        Err(InitError::Refused(error)) => super::path_failed(error),
         Err(InitError::Io(error)) => Err(UsageError(error.to_string())),
     }
 }

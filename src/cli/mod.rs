@@ -19,6 +19,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::diagnostic::Diagnostics;
 use crate::load::find_root;
+use crate::path_error::{PathError, PathProblem};
 use crate::report;
 use crate::source::Sources;
 use crate::workspace::Workspace;
@@ -177,6 +178,17 @@ pub fn workspace_root(given: Option<&Path>) -> Result<PathBuf, UsageError> {
             start.display()
         ))
     })
+}
+
+/// Reports a path promptc refused or could not use. A refusal (a link out of the workspace, a
+/// folder or FIFO where a file belongs, a file over its size limit) is a problem of the
+/// workspace; a failing read or write is an I/O error.
+pub fn path_failed(error: PathError) -> Result<u8, UsageError> {
+    if let PathProblem::Io(_) = error.problem {
+        return Err(UsageError(error.to_string()));
+    }
+    eprintln!("error: {error}\n  = help: {}", error.help());
+    Ok(EXIT_PROBLEMS)
 }
 
 /// Output format of a command's diagnostics.

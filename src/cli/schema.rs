@@ -1,11 +1,14 @@
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::{EXIT_OK, EXIT_PROBLEMS, UsageError};
-use crate::emit::write::write_atomic;
+use super::{EXIT_OK, EXIT_PROBLEMS, UsageError, path_failed};
+use crate::confine::{MAX_DATA_FILE_BYTES, read_content, resolve_output, resolve_output_dir};
+use crate::emit::write::Staged;
+use crate::load::MANIFEST_FILE;
 use crate::load::find_root;
 use crate::model::Manifest;
+use crate::path_error::{PathError, PathProblem};
 use crate::problem::Kind;
 use crate::schema::{file_name, render, stale_files};
 
@@ -21,12 +24,20 @@ pub struct SchemaArgs {
 }
 
 pub fn run(args: SchemaArgs) -> Result<u8, UsageError> {
-    let dir = match args.out {
-        Some(dir) => dir,
-        None => default_dir()?,
+    // A folder named on the command line is the caller's; the manifest's is confined to the
+    // workspace.
+    let (dir, root) = match args.out {
+        Some(dir) => (dir, None),
+        None => match default_dir()? {
+            Ok(found) => found,
+            Err(error) => return path_failed(error),
+        },
     };
     if args.check {
-        let stale = stale_files(&dir)?;
+        let stale = match stale_files(&dir, root.as_deref()) {
+            Ok(stale) => stale,
+            Err(error) => return path_failed(error),
+        };
         for path in &stale {
             eprintln!(
                 "stale: {} differs from the generated schema (run `promptc schema`)",
@@ -39,24 +50,52 @@ pub fn run(args: SchemaArgs) -> Result<u8, UsageError> {
             EXIT_PROBLEMS
         });
     }
+    // All or nothing, and in the workspace never through a link or over a folder.
+    let mut staged = Staged::default();
+    let mut written = Vec::new();
     for kind in Kind::ALL {
-        let path = dir.join(file_name(kind));
-        write_atomic(&path, render(kind).as_bytes())?;
+        let name = file_name(kind);
+        let path = dir.join(&name);
+        let real = match &root {
+            Some(root) => {
+                let base = dir.strip_prefix(root).unwrap_or(&dir);
+                match resolve_output(root, base, Path::new(&name)) {
+                    Ok(real) => real,
+                    Err(error) => return path_failed(error),
+                }
+            }
+            None if path.is_dir() => {
+                return path_failed(PathError::new(path, PathProblem::IsFolder));
+            }
+            None => path.clone(),
+        };
+        if let Err(error) = staged.add(&real, &path, render(kind).as_bytes()) {
+            return path_failed(error);
+        }
+        written.push(path);
+    }
+    if let Err(error) = staged.commit() {
+        return path_failed(error);
+    }
+    for path in written {
         eprintln!("wrote {}", path.display());
     }
     Ok(EXIT_OK)
 }
 
-/// The workspace's schema folder. Only `paths.schema` is read from the manifest, so a
-/// manifest with other problems still finds its schemas.
-fn default_dir() -> Result<PathBuf, UsageError> {
+/// The workspace's schema folder (its real path) and the workspace root, or `./schema` outside
+/// a workspace. Only `paths.schema` is read from the manifest, so a manifest with other
+/// problems still finds its schemas.
+fn default_dir() -> Result<Result<(PathBuf, Option<PathBuf>), PathError>, UsageError> {
     let cwd = std::env::current_dir()?;
     let Some(root) = find_root(&cwd) else {
-        return Ok(cwd.join("schema"));
+        return Ok(Ok((cwd.join("schema"), None)));
     };
-    let manifest = std::fs::read_to_string(root.join(crate::load::MANIFEST_FILE))
+    let root = root.canonicalize()?;
+    let manifest = read_content(&root, &root.join(MANIFEST_FILE), MAX_DATA_FILE_BYTES)
         .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
         .and_then(|text| toml::from_str::<Manifest>(&text).ok())
         .unwrap_or_default();
-    Ok(root.join(manifest.paths.schema))
+    Ok(resolve_output_dir(&root, Path::new(&manifest.paths.schema)).map(|dir| (dir, Some(root))))
 }

@@ -5,16 +5,15 @@
 //! or context from the matrix removes its output and never a file promptc did not write.
 
 use std::collections::BTreeSet;
-use std::io;
 use std::path::{Path, PathBuf};
 
-use similar::TextDiff;
-
 use crate::compile::{CompileError, Compiled, Request, Selection};
+use crate::confine;
 use crate::diagnostic::Diagnostics;
 use crate::emit::budget::check_budget;
 use crate::emit::stable_prefix::volatile_warning;
-use crate::emit::write::write_atomic;
+use crate::emit::write::{Staged, is_temporary};
+use crate::path_error::{PathError, PathProblem};
 use crate::render::budget::Exhausted;
 use crate::workspace::Workspace;
 
@@ -133,42 +132,80 @@ pub struct WriteReport {
     pub written: Vec<String>,
     pub unchanged: Vec<String>,
     pub removed: Vec<String>,
+    /// Temporary files left behind by an interrupted build, now removed.
+    pub strays: Vec<String>,
 }
 
-/// Writes the outputs that changed (atomically), removes owned outputs no longer in the
-/// matrix, and records the new set of owned files.
+/// Writes the outputs that changed, removes owned outputs no longer in the matrix, and
+/// records the new set of owned files. All or nothing: every path is checked and every new
+/// output written to a temporary file before the first one is renamed into place, so a
+/// refused path or a failed write changes nothing.
 pub fn write_all(
     workspace: &Workspace,
     outputs: &[(MatrixEntry, Compiled)],
-) -> io::Result<WriteReport> {
+) -> Result<WriteReport, PathError> {
     let root = &workspace.root;
     let mut report = WriteReport::default();
     let current: BTreeSet<&str> = outputs.iter().map(|(e, _)| e.path.as_str()).collect();
+    let mut changed = Vec::new();
     for (entry, compiled) in outputs {
-        let text = &compiled.prompt;
-        let path = root.join(&entry.path);
-        if std::fs::read(&path).ok().as_deref() == Some(text.as_bytes()) {
+        let (out, below) = split(workspace, &entry.path);
+        let real = confine::resolve_output(root, out, below)?;
+        let text = compiled.prompt.as_bytes();
+        let on_disk = match confine::read_output(root, out, below, text.len() as u64) {
+            Ok(on_disk) => on_disk,
+            // Longer than the new text: it differs, whatever it holds.
+            Err(PathError {
+                problem: PathProblem::TooLarge { .. },
+                ..
+            }) => None,
+            Err(error) => return Err(error),
+        };
+        if on_disk.as_deref() == Some(text) {
             report.unchanged.push(entry.path.clone());
         } else {
-            write_atomic(&path, text.as_bytes())?;
-            report.written.push(entry.path.clone());
+            changed.push((real, entry.path.as_str(), text));
         }
     }
+    let mut removals = Vec::new();
     for owned in read_index(workspace)? {
-        if !current.contains(owned.as_str()) {
-            let path = root.join(&owned);
-            if path.is_file() {
-                std::fs::remove_file(&path)?;
-                report.removed.push(owned);
-            }
+        if current.contains(owned.as_str()) {
+            continue;
+        }
+        let (out, below) = split(workspace, &owned);
+        let real = confine::resolve_output(root, out, below)?;
+        if real.is_file() {
+            removals.push((real, owned));
         }
     }
+    let strays = stray_temporaries(workspace)?;
+
     let mut index = String::new();
     for path in &current {
         index.push_str(path);
         index.push('\n');
     }
-    write_atomic(&index_path(workspace), index.as_bytes())?;
+    let index_relative = index_path(workspace);
+    let index_real = confine::resolve_output(root, out_dir(workspace), Path::new(INDEX_FILE))?;
+    let mut staged = Staged::default();
+    for (real, shown, text) in &changed {
+        staged.add(real, Path::new(shown), text)?;
+    }
+    staged.add(&index_real, &index_relative, index.as_bytes())?;
+    staged.commit()?;
+    report.written = changed
+        .iter()
+        .map(|(_, shown, _)| shown.to_string())
+        .collect();
+
+    for (real, owned) in removals {
+        std::fs::remove_file(&real).map_err(|error| PathError::io(&owned, error))?;
+        report.removed.push(owned);
+    }
+    for (real, shown) in strays {
+        std::fs::remove_file(&real).map_err(|error| PathError::io(&shown, error))?;
+        report.strays.push(shown);
+    }
     Ok(report)
 }
 
@@ -188,6 +225,10 @@ pub enum Mismatch {
         path: String,
         owned: bool,
     },
+    /// A temporary file left behind by an interrupted build.
+    Stray {
+        path: String,
+    },
 }
 
 impl Mismatch {
@@ -195,7 +236,8 @@ impl Mismatch {
         match self {
             Mismatch::Stale { path, .. }
             | Mismatch::Missing { path }
-            | Mismatch::Unexpected { path, .. } => path,
+            | Mismatch::Unexpected { path, .. }
+            | Mismatch::Stray { path } => path,
         }
     }
 }
@@ -204,30 +246,36 @@ impl Mismatch {
 pub fn check(
     workspace: &Workspace,
     outputs: &[(MatrixEntry, Compiled)],
-) -> io::Result<Vec<Mismatch>> {
+) -> Result<Vec<Mismatch>, PathError> {
     let root = &workspace.root;
     let mut mismatches = Vec::new();
     for (entry, compiled) in outputs {
         let text = &compiled.prompt;
-        match std::fs::read_to_string(root.join(&entry.path)) {
-            Ok(on_disk) if on_disk == *text => {}
-            Ok(on_disk) => mismatches.push(Mismatch::Stale {
-                path: entry.path.clone(),
-                diff: unified_diff(&entry.path, &on_disk, text),
-            }),
-            Err(error) if error.kind() == io::ErrorKind::NotFound => {
-                mismatches.push(Mismatch::Missing {
+        let relative = Path::new(&entry.path);
+        let (out, below) = split(workspace, &entry.path);
+        match confine::read_output(root, out, below, confine::MAX_OUTPUT_BYTES)? {
+            Some(on_disk) if on_disk == text.as_bytes() => {}
+            Some(on_disk) => {
+                let on_disk = String::from_utf8(on_disk)
+                    .map_err(|_| PathError::new(relative, PathProblem::NotUtf8))?;
+                mismatches.push(Mismatch::Stale {
                     path: entry.path.clone(),
+                    diff: unified_diff(&entry.path, &on_disk, text),
                 });
             }
-            Err(error) => return Err(error),
+            None => mismatches.push(Mismatch::Missing {
+                path: entry.path.clone(),
+            }),
         }
     }
     let expected: BTreeSet<&str> = outputs.iter().map(|(e, _)| e.path.as_str()).collect();
-    let owned: BTreeSet<String> = read_index(workspace)?
-        .into_iter()
-        .filter(|p| root.join(p).is_file())
-        .collect();
+    let mut owned = BTreeSet::new();
+    for path in read_index(workspace)? {
+        let (out, below) = split(workspace, &path);
+        if confine::resolve_output(root, out, below)?.is_file() {
+            owned.insert(path);
+        }
+    }
     let mut present = outputs_on_disk(workspace)?;
     present.extend(owned.iter().cloned());
     for path in present {
@@ -236,37 +284,75 @@ pub fn check(
             mismatches.push(Mismatch::Unexpected { path, owned });
         }
     }
+    for (_, path) in stray_temporaries(workspace)? {
+        mismatches.push(Mismatch::Stray { path });
+    }
     Ok(mismatches)
 }
 
-/// A unified diff from the committed text to the fresh one.
+/// A unified diff from the committed text to the fresh one. Bounded: a committed output of
+/// many megabytes must not cost minutes or flood a CI log. Past [`DIFF_DEADLINE`] the diff is
+/// coarser (still correct), and past [`MAX_DIFF_BYTES`] it is cut at a line with a note.
 pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
-    TextDiff::from_lines(old, new)
+    let diff = similar::TextDiff::configure()
+        .timeout(DIFF_DEADLINE)
+        .diff_lines(old, new);
+    let text = diff
         .unified_diff()
         .context_radius(3)
         .header(&format!("a/{path}"), &format!("b/{path}"))
-        .to_string()
+        .to_string();
+    if text.len() <= MAX_DIFF_BYTES {
+        return text;
+    }
+    let cut = text[..MAX_DIFF_BYTES].rfind('\n').map_or(0, |at| at + 1);
+    let left = text[cut..].lines().count();
+    format!(
+        "{}… {left} more lines of this diff are not shown (the diff is over {} KiB)\n",
+        &text[..cut],
+        MAX_DIFF_BYTES / 1024
+    )
 }
 
+/// How long one output's diff may take before it settles for a coarser result.
+pub const DIFF_DEADLINE: std::time::Duration = std::time::Duration::from_secs(2);
+/// The most text of one output's diff that is printed.
+pub const MAX_DIFF_BYTES: usize = 256 * 1024;
+
+/// The index's path, relative to the workspace root.
 fn index_path(workspace: &Workspace) -> PathBuf {
-    workspace
-        .root
-        .join(&workspace.manifest.build.out)
-        .join(INDEX_FILE)
+    out_dir(workspace).join(INDEX_FILE)
+}
+
+/// The output folder, relative to the workspace root.
+fn out_dir(workspace: &Workspace) -> &Path {
+    Path::new(workspace.manifest.build.out.trim_end_matches('/'))
+}
+
+/// An output path (`<out>/<family>/<context>.md`) as the output folder and the part below
+/// it: links are followed in the first, never in the second.
+fn split<'a>(workspace: &'a Workspace, path: &'a str) -> (&'a Path, &'a Path) {
+    let out = out_dir(workspace);
+    let below = Path::new(path).strip_prefix(out).unwrap_or(Path::new(path));
+    (out, below)
 }
 
 /// The outputs promptc recorded as its own. Only entries of the form
 /// `<out>/<family>/<context>.md` count: the index is a committed file, and an edited one must
-/// never make `build --all` delete anything else.
-fn read_index(workspace: &Workspace) -> io::Result<Vec<String>> {
-    let text = match std::fs::read_to_string(index_path(workspace)) {
-        Ok(text) => text,
-        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(error) => return Err(error),
-    };
+/// never make `build --all` delete anything else. Lines that are not UTF-8 cannot be such
+/// paths and are skipped like any other foreign line.
+fn read_index(workspace: &Workspace) -> Result<Vec<String>, PathError> {
+    let bytes = confine::read_output(
+        &workspace.root,
+        out_dir(workspace),
+        Path::new(INDEX_FILE),
+        confine::MAX_DATA_FILE_BYTES,
+    )?
+    .unwrap_or_default();
     let out = workspace.manifest.build.out.trim_end_matches('/');
-    Ok(text
-        .lines()
+    Ok(bytes
+        .split(|b| *b == b'\n')
+        .filter_map(|line| std::str::from_utf8(line).ok())
         .map(str::trim)
         .filter(|line| is_output_path(out, line))
         .map(str::to_string)
@@ -286,36 +372,80 @@ fn is_output_path(out: &str, path: &str) -> bool {
     }
 }
 
-/// `<out>/<family>/<context>.md` files present on disk, sorted.
-fn outputs_on_disk(workspace: &Workspace) -> io::Result<BTreeSet<String>> {
-    let out = workspace.manifest.build.out.trim_end_matches('/');
-    let dir = workspace.root.join(out);
-    let mut found = BTreeSet::new();
+/// The output folder and its family folders, as (real path, workspace-relative path shown to
+/// users). Everything below the output folder is promptc's: a link there is refused, so
+/// listing (and cleaning) never reaches another folder.
+fn output_folders(workspace: &Workspace) -> Result<Vec<(PathBuf, String)>, PathError> {
+    let root = &workspace.root;
+    let out = out_dir(workspace);
+    let shown = out.display().to_string();
+    let dir = confine::resolve_output_dir(root, out)?;
+    let mut folders = Vec::new();
     if !dir.is_dir() {
-        return Ok(found);
+        return Ok(folders);
     }
-    for family in std::fs::read_dir(&dir)? {
-        let family = family?;
-        if !family.file_type()?.is_dir() {
-            continue;
+    let mut names = Vec::new();
+    for family in std::fs::read_dir(&dir).map_err(|error| PathError::io(out, error))? {
+        let family = family.map_err(|error| PathError::io(out, error))?;
+        let kind = family
+            .file_type()
+            .map_err(|error| PathError::io(out, error))?;
+        if kind.is_symlink() {
+            return Err(PathError::new(
+                out.join(family.file_name()),
+                PathProblem::IsLink,
+            ));
         }
-        for file in std::fs::read_dir(family.path())? {
-            let path = file?.path();
-            if path.extension().is_some_and(|e| e == "md") && path.is_file() {
-                found.insert(relative(&workspace.root, &path));
+        if kind.is_dir() {
+            names.push(family.file_name());
+        }
+    }
+    // Listing order is the file system's: sort for the same report everywhere.
+    names.sort();
+    folders.push((dir.clone(), shown.clone()));
+    for name in names {
+        let relative = format!("{shown}/{}", name.to_string_lossy());
+        folders.push((dir.join(&name), relative));
+    }
+    Ok(folders)
+}
+
+/// `<out>/<family>/<context>.md` files present on disk, sorted.
+fn outputs_on_disk(workspace: &Workspace) -> Result<BTreeSet<String>, PathError> {
+    let mut found = BTreeSet::new();
+    for (real, relative) in output_folders(workspace)?.into_iter().skip(1) {
+        for file in std::fs::read_dir(&real).map_err(|error| PathError::io(&relative, error))? {
+            let file = file.map_err(|error| PathError::io(&relative, error))?;
+            let name = file.file_name();
+            if Path::new(&name).extension().is_some_and(|e| e == "md") {
+                found.insert(format!("{relative}/{}", name.to_string_lossy()));
             }
         }
     }
     Ok(found)
 }
 
-fn relative(root: &Path, path: &Path) -> String {
-    path.strip_prefix(root)
-        .unwrap_or(path)
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/")
+/// promptc's temporary files in the output folders, left by a build that was killed.
+fn stray_temporaries(workspace: &Workspace) -> Result<Vec<(PathBuf, String)>, PathError> {
+    let mut strays = Vec::new();
+    for (real, relative) in output_folders(workspace)? {
+        let mut found = Vec::new();
+        for file in std::fs::read_dir(&real).map_err(|error| PathError::io(&relative, error))? {
+            let file = file.map_err(|error| PathError::io(&relative, error))?;
+            let is_file = file.file_type().is_ok_and(|kind| kind.is_file());
+            if is_file && is_temporary(&file.file_name()) {
+                found.push(file.file_name());
+            }
+        }
+        found.sort();
+        for name in found {
+            strays.push((
+                real.join(&name),
+                format!("{relative}/{}", name.to_string_lossy()),
+            ));
+        }
+    }
+    Ok(strays)
 }
 
 /// Everything wrong with the compiled matrix, as diagnostics: entries that fail to compile,

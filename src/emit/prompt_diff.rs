@@ -7,7 +7,9 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::confine;
 use crate::emit::matrix::{self, unified_diff};
+use crate::emit::write::{Staged, TEMP_PREFIX};
 use crate::report;
 use crate::tokens::Encoding;
 use crate::workspace::Workspace;
@@ -260,22 +262,24 @@ fn affected(
     file: &str,
     source_date_epoch: Option<i64>,
 ) -> Option<Vec<String>> {
-    let dir = tempfile::tempdir().ok()?;
-    for (path, text) in before
+    let dir = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .tempdir()
+        .ok()?;
+    let root = dir.path().canonicalize().ok()?;
+    let files = before
         .files
         .iter()
         .filter(|(path, _)| path.as_str() != file)
-    {
-        let target = dir.path().join(path);
-        std::fs::create_dir_all(target.parent()?).ok()?;
-        std::fs::write(target, text).ok()?;
+        .chain(after.files.get_key_value(file));
+    let mut staged = Staged::default();
+    for (path, text) in files {
+        // Workspace-relative paths only: nothing is written outside the temporary folder.
+        let target = confine::resolve_output(&root, Path::new(""), Path::new(path)).ok()?;
+        staged.add(&target, Path::new(path), text.as_bytes()).ok()?;
     }
-    if let Some(text) = after.files.get(file) {
-        let target = dir.path().join(file);
-        std::fs::create_dir_all(target.parent()?).ok()?;
-        std::fs::write(target, text).ok()?;
-    }
-    let alone = compile_side(dir.path(), source_date_epoch).ok()?;
+    staged.commit().ok()?;
+    let alone = compile_side(&root, source_date_epoch).ok()?;
     let paths: BTreeSet<&String> = before.outputs.keys().chain(alone.outputs.keys()).collect();
     Some(
         paths

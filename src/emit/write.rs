@@ -1,35 +1,118 @@
-//! Writing outputs atomically: a reader (or a crash) never sees a half-written file.
+//! Writing outputs atomically: a reader (or a crash) never sees a half-written file, and a set
+//! of outputs is written all or nothing.
+//!
+//! Every file is first written in full to a temporary file beside its target, named
+//! `.promptc-tmp-…` so that one left behind by a killed process is recognisable (and removed by
+//! the next `promptc build --all`); then the temporary files are renamed into place.
 
+use std::ffi::OsStr;
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Writes `contents` to a temporary file beside `path`, then renames it into place. Errors
-/// name the path.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
-    replace(path, contents)
-        .map_err(|error| io::Error::new(error.kind(), format!("{}: {error}", path.display())))
+use tempfile::NamedTempFile;
+
+use crate::path_error::PathError;
+
+/// How promptc's temporary files begin.
+pub const TEMP_PREFIX: &str = ".promptc-tmp-";
+
+/// Whether a file name is one of promptc's temporary files. Earlier versions named them as
+/// `tempfile`'s default does (`.tmp` and six letters or digits), so those count too.
+pub fn is_temporary(name: &OsStr) -> bool {
+    let Some(name) = name.to_str() else {
+        return false;
+    };
+    name.starts_with(TEMP_PREFIX)
+        || name
+            .strip_prefix(".tmp")
+            .is_some_and(|rest| rest.len() == 6 && rest.chars().all(|c| c.is_ascii_alphanumeric()))
 }
 
-fn replace(path: &Path, contents: &[u8]) -> io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let mut file = tempfile::NamedTempFile::new_in(dir)?;
+/// Writes `contents` to `path` atomically. Errors name the path.
+pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), PathError> {
+    let mut staged = Staged::default();
+    staged.add(path, path, contents)?;
+    staged.commit()
+}
+
+/// Files written in full to temporary files, waiting to be renamed into place. Dropping it
+/// before [`Staged::commit`] removes the temporary files and the folders it created, so a
+/// failure leaves the disk as it was.
+#[derive(Default)]
+pub struct Staged {
+    files: Vec<(NamedTempFile, PathBuf, PathBuf)>,
+    /// Folders created for the outputs, outermost first.
+    created: Vec<PathBuf>,
+}
+
+impl Staged {
+    /// Writes `contents` to a temporary file beside `real` (the path the output really lies
+    /// at); `shown` is the path errors name.
+    pub fn add(&mut self, real: &Path, shown: &Path, contents: &[u8]) -> Result<(), PathError> {
+        let dir = real
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        self.create_dir(dir)
+            .map_err(|error| PathError::io(shown, error))?;
+        let file = stage(real, dir, contents).map_err(|error| PathError::io(shown, error))?;
+        self.files
+            .push((file, real.to_path_buf(), shown.to_path_buf()));
+        Ok(())
+    }
+
+    /// Creates `dir` and the folders above it that are missing, remembering them.
+    fn create_dir(&mut self, dir: &Path) -> io::Result<()> {
+        let missing: Vec<&Path> = dir
+            .ancestors()
+            .take_while(|p| !p.as_os_str().is_empty() && p.symlink_metadata().is_err())
+            .collect();
+        for folder in missing.into_iter().rev() {
+            std::fs::create_dir(folder)?;
+            self.created.push(folder.to_path_buf());
+        }
+        Ok(())
+    }
+
+    /// Renames every staged file into place.
+    pub fn commit(mut self) -> Result<(), PathError> {
+        for (file, real, shown) in std::mem::take(&mut self.files) {
+            file.persist(&real)
+                .map_err(|error| PathError::io(&shown, error.error))?;
+        }
+        self.created.clear();
+        Ok(())
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        // The temporary files remove themselves; then the folders made for them, innermost
+        // first (only when empty: `remove_dir` never removes content).
+        self.files.clear();
+        for folder in self.created.iter().rev() {
+            let _ = std::fs::remove_dir(folder);
+        }
+    }
+}
+
+fn stage(path: &Path, dir: &Path, contents: &[u8]) -> io::Result<NamedTempFile> {
+    let mut file = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .tempfile_in(dir)?;
     // A temporary file is private (0600); the output keeps the permissions of the file it
     // replaces, or gets the usual 0644.
-    if let Some(permissions) = std::fs::metadata(path)
-        .map(|m| m.permissions())
+    if let Some(permissions) = std::fs::symlink_metadata(path)
         .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.permissions())
         .or_else(default_permissions)
     {
         file.as_file().set_permissions(permissions)?;
     }
     file.write_all(contents)?;
     file.as_file().sync_all()?;
-    file.persist(path).map_err(|error| error.error)?;
-    Ok(())
+    Ok(file)
 }
 
 #[cfg(unix)]
@@ -56,6 +139,34 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
         let entries = std::fs::read_dir(dir.path().join("out")).unwrap().count();
         assert_eq!(entries, 1);
+    }
+
+    #[test]
+    fn a_staged_set_dropped_before_commit_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let kept = dir.path().join("a.md");
+        std::fs::write(&kept, "old").unwrap();
+        let mut staged = Staged::default();
+        staged.add(&kept, &kept, b"new").unwrap();
+        staged
+            .add(&dir.path().join("x/y/b.md"), Path::new("b.md"), b"new")
+            .unwrap();
+        assert!(dir.path().join("x/y").is_dir());
+        drop(staged);
+        assert_eq!(std::fs::read_to_string(&kept).unwrap(), "old");
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, vec![std::ffi::OsString::from("a.md")]);
+    }
+
+    #[test]
+    fn temporary_files_are_recognisable() {
+        assert!(is_temporary(OsStr::new(".promptc-tmp-a1B2c3")));
+        assert!(is_temporary(OsStr::new(".tmpAb12Cd")));
+        assert!(!is_temporary(OsStr::new(".tmpfile.md")));
+        assert!(!is_temporary(OsStr::new("basic.md")));
     }
 
     #[cfg(unix)]

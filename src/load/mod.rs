@@ -5,12 +5,15 @@ pub mod read;
 mod toml_document;
 mod yaml_document;
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::{Path, PathBuf};
 
 use walkdir::WalkDir;
 
+use crate::confine::{self, MAX_DATA_FILE_BYTES, Origin};
 use crate::diagnostic::Diagnostics;
+use crate::path_error::{PathError, PathProblem};
 use crate::problem::Kind;
 use crate::source::Sources;
 use document::{Document, Format};
@@ -41,6 +44,7 @@ pub fn load_file(
     root: &Path,
     path: &Path,
     kind: Kind,
+    origin: Origin,
 ) -> io::Result<Option<RawFile>> {
     let Some(format) = Format::of(path) else {
         return Ok(None);
@@ -49,7 +53,7 @@ pub fn load_file(
     if format == Format::Json && kind != Kind::Context {
         return Ok(None);
     }
-    let id = match read::read_source(sources, root, path)? {
+    let id = match read::read_source(sources, root, path, origin, MAX_DATA_FILE_BYTES)? {
         Ok(id) => id,
         Err(diagnostic) => {
             diagnostics.push(diagnostic);
@@ -69,21 +73,92 @@ pub fn load_file(
     }
 }
 
-/// Every data file (`.toml`, `.yaml`, `.yml`) under `dir`, sorted by path so that the result
-/// never depends on the order the file system lists them in. A missing folder is empty.
-pub fn data_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
-    if !dir.is_dir() {
-        return Ok(Vec::new());
-    }
-    let mut files = Vec::new();
-    for entry in WalkDir::new(dir).sort_by_file_name() {
-        let entry = entry.map_err(io::Error::other)?;
-        let path = entry.path();
-        if entry.file_type().is_file()
-            && matches!(Format::of(path), Some(Format::Toml | Format::Yaml))
-        {
-            files.push(path.to_path_buf());
+/// Data files found under a folder, and the links among them that promptc will not follow.
+#[derive(Debug, Default)]
+pub struct DataFiles {
+    /// Sorted by path, so that the result never depends on the order the file system lists
+    /// them in.
+    pub files: Vec<PathBuf>,
+    /// Links that lead out of the workspace, or to nothing: reported, never silently skipped.
+    pub refused: Vec<PathError>,
+}
+
+/// Every data file (`.toml`, `.yaml`, `.yml`) under `dir`, a folder inside the workspace
+/// `root` (canonical). A link to a file or folder inside the workspace is followed (each
+/// folder is walked once, so link cycles end); a link that leaves it is refused. A missing
+/// folder is empty.
+pub fn data_files(root: &Path, dir: &Path) -> io::Result<DataFiles> {
+    let mut found = DataFiles::default();
+    let mut walked = BTreeSet::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let Ok(real) = folder.canonicalize() else {
+            continue;
+        };
+        if !real.is_dir() || !walked.insert(real) {
+            continue;
+        }
+        let walk = WalkDir::new(&folder)
+            .sort_by_file_name()
+            .into_iter()
+            // The repository's own files are not workspace content.
+            .filter_entry(|entry| !confine::is_git_folder(entry.file_name()));
+        for entry in walk {
+            let entry = entry.map_err(io::Error::other)?;
+            let path = entry.path();
+            let is_data = matches!(Format::of(path), Some(Format::Toml | Format::Yaml));
+            let kind = entry.file_type();
+            if kind.is_file() && is_data {
+                found.files.push(path.to_path_buf());
+            } else if is_data && !kind.is_dir() && !kind.is_symlink() {
+                // A FIFO or device named like a data file: reading it would block or never end.
+                let problem = match std::fs::metadata(path) {
+                    Ok(metadata) => confine::not_regular(&metadata),
+                    Err(error) => PathProblem::Io(error),
+                };
+                found
+                    .refused
+                    .push(PathError::new(read::display_path(root, path), problem));
+            } else if kind.is_symlink() && entry.depth() > 0 {
+                match confine::real_path_inside(root, path) {
+                    Ok(target) if target.is_dir() => folders.push(path.to_path_buf()),
+                    Ok(target) if target.is_file() && is_data => {
+                        found.files.push(path.to_path_buf());
+                    }
+                    Ok(_) => {}
+                    Err(problem) => found
+                        .refused
+                        .push(PathError::new(read::display_path(root, path), problem)),
+                }
+            }
         }
     }
-    Ok(files)
+    found.files.sort();
+    found.files.dedup();
+    // One file reached by several paths is read once: links must not multiply what a load
+    // reads. The file itself keeps it, or else the first link in sorted order.
+    let mut seen: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
+    let mut files = Vec::with_capacity(found.files.len());
+    let mut candidates = std::mem::take(&mut found.files);
+    // The file itself before any link to it.
+    candidates.sort_by_key(|path| path.symlink_metadata().is_ok_and(|m| m.is_symlink()));
+    for path in candidates {
+        let real = path.canonicalize().unwrap_or_else(|_| path.clone());
+        match seen.get(&real) {
+            Some(first) => found.refused.push(PathError::new(
+                read::display_path(root, &path),
+                PathProblem::SecondLink {
+                    first: read::display_path(root, first),
+                },
+            )),
+            None => {
+                seen.insert(real, path.clone());
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    found.files = files;
+    found.refused.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(found)
 }

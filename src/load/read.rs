@@ -4,20 +4,37 @@
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
+use crate::confine::{self, Origin};
 use crate::diagnostic::Diagnostic;
+use crate::path_error::{PathError, PathProblem};
 use crate::problem::Problem;
 use crate::source::{SourceId, Sources};
 use crate::span::Span;
 
 /// Reads a file and records it. Invalid UTF-8 is still recorded (lossily) so the diagnostic
-/// can name the file, then reported.
+/// can name the file, then reported. Workspace files are read only from inside the workspace
+/// ([`crate::confine`]); a refused file is recorded empty, so the diagnostic names it.
 pub fn read_source(
     sources: &mut Sources,
     root: &Path,
     path: &Path,
+    origin: Origin,
+    limit: u64,
 ) -> io::Result<Result<SourceId, Diagnostic>> {
-    let bytes = std::fs::read(path)?;
+    let read = match origin {
+        Origin::Workspace => confine::read_content(root, path, limit),
+        Origin::Caller => confine::read_named(path, limit),
+    };
     let display = display_path(root, path);
+    let bytes = match read {
+        Ok(bytes) => bytes,
+        Err(error) => return refused(sources, display, error),
+    };
+    let limit = confine::MAX_WORKSPACE_BYTES;
+    if sources.total_bytes().saturating_add(bytes.len() as u64) > limit {
+        let error = PathError::new(&display, PathProblem::WorkspaceTooLarge { limit });
+        return refused(sources, display, error);
+    }
     Ok(match String::from_utf8(bytes) {
         // A byte-order mark is an encoding artefact, not text: it must not reach a prompt or
         // shift a column.
@@ -37,6 +54,31 @@ pub fn read_source(
             ))
         }
     })
+}
+
+/// A refused file as a diagnostic at its start; a failing read stays an I/O error, with the
+/// path in its message.
+pub fn refused(
+    sources: &mut Sources,
+    display: PathBuf,
+    error: PathError,
+) -> io::Result<Result<SourceId, Diagnostic>> {
+    if let PathProblem::Io(io_error) = error.problem {
+        return Err(io::Error::new(
+            io_error.kind(),
+            format!("{}: {io_error}", display.display()),
+        ));
+    }
+    let help = error.help();
+    let id = sources.add(display.clone(), String::new());
+    Ok(Err(Diagnostic::new(
+        Problem::PathRefused {
+            path: display.display().to_string(),
+            reason: error.problem.to_string(),
+            help,
+        },
+        Span::file_start(id),
+    )))
 }
 
 /// The path shown to users: relative to the workspace root when inside it.

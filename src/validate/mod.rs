@@ -14,6 +14,7 @@ use std::path::Path;
 use indexmap::IndexMap;
 use serde::de::DeserializeOwned;
 
+use crate::confine::Origin;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::entry::Entry;
 use crate::load::{self, MANIFEST_FILE};
@@ -29,6 +30,7 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
     let root = root.canonicalize()?;
     let mut loader = Loader {
         root: &root,
+        origin: Origin::Workspace,
         sources: Sources::default(),
         diagnostics: Diagnostics::default(),
         validators: SchemaValidators::new(),
@@ -88,6 +90,9 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
 
 struct Loader<'a> {
     root: &'a Path,
+    /// Workspace files are confined to the workspace; a context file named by the caller is
+    /// not.
+    origin: Origin,
     sources: Sources,
     diagnostics: Diagnostics,
     validators: SchemaValidators,
@@ -112,7 +117,20 @@ impl Loader<'_> {
             self.root,
             path,
             kind,
+            self.origin,
         )
+    }
+
+    /// The data files under `dir`; links that promptc will not follow are reported.
+    fn data_files(&mut self, dir: &Path) -> io::Result<Vec<std::path::PathBuf>> {
+        let found = load::data_files(self.root, dir)?;
+        for error in found.refused {
+            let display = error.path.clone();
+            if let Err(diagnostic) = load::read::refused(&mut self.sources, display, error)? {
+                self.diagnostics.push(diagnostic);
+            }
+        }
+        Ok(found.files)
     }
 
     fn typed<T: DeserializeOwned>(&mut self, raw: load::RawFile) -> Option<Entry<T>> {
@@ -152,7 +170,7 @@ impl Loader<'_> {
         let Some(dir) = load::read::resolve_inside(self.root, self.root, dir) else {
             return Ok(IndexMap::new());
         };
-        for path in load::data_files(&dir)? {
+        for path in self.data_files(&dir)? {
             let Some(raw) = self.load_raw(&path, kind)? else {
                 continue;
             };
@@ -181,7 +199,7 @@ impl Loader<'_> {
         let Some(dir) = load::read::resolve_inside(self.root, self.root, dir) else {
             return Ok(IndexMap::new());
         };
-        for path in load::data_files(&dir)? {
+        for path in self.data_files(&dir)? {
             let Some(entry) = self.load_typed::<Context>(&path, Kind::Context)? else {
                 continue;
             };
@@ -231,6 +249,7 @@ pub fn load_context_file(
 ) -> io::Result<Result<Context, Diagnostics>> {
     let mut loader = Loader {
         root: &workspace.root,
+        origin: Origin::Caller,
         sources: std::mem::take(&mut workspace.sources),
         diagnostics: Diagnostics::default(),
         validators: SchemaValidators::new(),

@@ -4,6 +4,7 @@
 use std::io;
 use std::path::Path;
 
+use crate::confine::{MAX_TEMPLATE_BYTES, Origin};
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::load::document::Document;
 use crate::load::document::child_pointer;
@@ -61,7 +62,9 @@ pub fn register_all(workspace: &mut Workspace, diagnostics: &mut Diagnostics) ->
             // The template of `rules.toml` is `rules.md` beside it.
             let stem = entry.path.file_stem().unwrap_or_default().to_string_lossy();
             let sibling = entry.dir().join(format!("{stem}.md"));
-            if sibling.is_file() {
+            // Anything at that path, a FIFO or a dangling link too, is read (and refused with
+            // its own reason) rather than called missing.
+            if sibling.symlink_metadata().is_ok() {
                 registrar.file(doc, "/template_file", &sibling, doc.key_span("/id"))?;
             } else {
                 registrar.diagnostics.push(Diagnostic::new(
@@ -218,7 +221,7 @@ impl Registrar<'_> {
     }
 
     fn file(&mut self, doc: &Document, pointer: &str, path: &Path, at: Span) -> io::Result<()> {
-        if !path.is_file() {
+        if path.symlink_metadata().is_err() {
             self.diagnostics.push(Diagnostic::new(
                 Problem::TemplateFileMissing {
                     path: display_path(self.root, path).display().to_string(),
@@ -230,7 +233,13 @@ impl Registrar<'_> {
         let display = display_path(self.root, path);
         let id = match self.sources.find(&display) {
             Some(id) => id,
-            None => match read_source(self.sources, self.root, path)? {
+            None => match read_source(
+                self.sources,
+                self.root,
+                path,
+                Origin::Workspace,
+                MAX_TEMPLATE_BYTES,
+            )? {
                 Ok(id) => id,
                 Err(diagnostic) => {
                     self.diagnostics.push(diagnostic);

@@ -1,0 +1,396 @@
+//! The trust boundary on disk. A workspace may come from an unreviewed pull request, so every
+//! path promptc reads as workspace content, or writes, deletes or reads back as an output,
+//! goes through this module:
+//!
+//! - content (data files, templates) is read only when its real path, after following every
+//!   symbolic link, lies inside the workspace, and only from a regular file of bounded size;
+//! - outputs are regular files reached through real folders, or through links that stay inside
+//!   the workspace; a link at the output itself, a FIFO or a device is refused, never followed.
+//!
+//! Paths the caller names (command-line arguments, library arguments) are the caller's choice
+//! and may lie anywhere; they are still read only as bounded regular files.
+
+use std::fs::{self, File, Metadata};
+use std::io::{self, Read};
+use std::path::{Component, Path, PathBuf};
+
+use crate::path_error::{PathError, PathProblem};
+
+const MIB: u64 = 1024 * 1024;
+
+/// Largest data file (manifest, variant, component, tool, context) promptc reads.
+pub const MAX_DATA_FILE_BYTES: u64 = 4 * MIB;
+/// Largest template file promptc reads.
+pub const MAX_TEMPLATE_BYTES: u64 = 16 * MIB;
+/// Most bytes of data files and templates one workspace may hold in all: links and copies
+/// must not multiply the per-file limits.
+pub const MAX_WORKSPACE_BYTES: u64 = 256 * MIB;
+/// Largest committed output promptc reads back to compare with a fresh compile.
+pub const MAX_OUTPUT_BYTES: u64 = 64 * MIB;
+
+/// Whether a path is workspace content (confined to the workspace) or was named by the caller.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    Workspace,
+    Caller,
+}
+
+/// Reads a file of the workspace rooted at `root` (a canonical path): its real path must lie
+/// inside the workspace, and it must be a regular file of at most `limit` bytes.
+pub fn read_content(root: &Path, path: &Path, limit: u64) -> Result<Vec<u8>, PathError> {
+    let shown = shown(root, path);
+    let real = real_path_inside(root, path).map_err(|problem| PathError::new(&shown, problem))?;
+    read_regular(&real, limit).map_err(|problem| PathError::new(&shown, problem))
+}
+
+/// Reads a file the caller named: anywhere, but a bounded regular file all the same.
+pub fn read_named(path: &Path, limit: u64) -> Result<Vec<u8>, PathError> {
+    read_regular(path, limit).map_err(|problem| PathError::new(path, problem))
+}
+
+/// The real path of `path` (every link followed) when it lies inside `root`.
+pub fn real_path_inside(root: &Path, path: &Path) -> Result<PathBuf, PathProblem> {
+    match fs::canonicalize(path) {
+        Ok(real) if real.starts_with(root) => {
+            let below = real.strip_prefix(root).unwrap_or(&real);
+            if below
+                .components()
+                .any(|part| is_git_folder(part.as_os_str()))
+            {
+                return Err(PathProblem::GitFolder);
+            }
+            Ok(real)
+        }
+        Ok(real) => Err(if goes_through_link(root, path) {
+            PathProblem::LinkLeavesWorkspace { target: real }
+        } else {
+            PathProblem::OutsideWorkspace
+        }),
+        Err(error) if error.kind() == io::ErrorKind::NotFound && goes_through_link(root, path) => {
+            Err(PathProblem::DanglingLink)
+        }
+        // A loop of links, or a link through a file: it leads nowhere.
+        Err(error) if goes_through_link(root, path) => Err(PathProblem::BrokenLink { error }),
+        Err(error) => Err(PathProblem::Io(error)),
+    }
+}
+
+/// Whether any existing part of `path` below `root` is a symbolic link.
+fn goes_through_link(root: &Path, path: &Path) -> bool {
+    path.ancestors()
+        .take_while(|p| p.starts_with(root) && *p != root)
+        .any(|p| {
+            p.symlink_metadata()
+                .is_ok_and(|m| m.file_type().is_symlink())
+        })
+}
+
+fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, PathProblem> {
+    // Look before opening: opening a FIFO would block, and a device has no end.
+    let metadata = fs::metadata(path).map_err(PathProblem::Io)?;
+    check_regular(&metadata)?;
+    if metadata.len() > limit {
+        return Err(PathProblem::TooLarge { limit });
+    }
+    let file = File::open(path).map_err(PathProblem::Io)?;
+    // The file may have been swapped between the look and the open: check what was opened.
+    check_regular(&file.metadata().map_err(PathProblem::Io)?)?;
+    let mut bytes = Vec::new();
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(PathProblem::Io)?;
+    if bytes.len() as u64 > limit {
+        return Err(PathProblem::TooLarge { limit });
+    }
+    Ok(bytes)
+}
+
+fn check_regular(metadata: &Metadata) -> Result<(), PathProblem> {
+    if metadata.file_type().is_file() {
+        Ok(())
+    } else {
+        Err(not_regular(metadata))
+    }
+}
+
+/// What is wrong with a path that is not a regular file.
+pub fn not_regular(metadata: &Metadata) -> PathProblem {
+    let kind = metadata.file_type();
+    if kind.is_dir() {
+        PathProblem::IsFolder
+    } else {
+        PathProblem::NotRegularFile {
+            what: special_kind(&kind),
+        }
+    }
+}
+
+#[cfg(unix)]
+fn special_kind(kind: &fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_fifo() {
+        "named pipe (FIFO)"
+    } else if kind.is_socket() {
+        "socket"
+    } else if kind.is_block_device() || kind.is_char_device() {
+        "device"
+    } else {
+        "special file"
+    }
+}
+
+#[cfg(not(unix))]
+fn special_kind(_: &fs::FileType) -> &'static str {
+    "special file"
+}
+
+/// Where an output at `below`, inside the folder `base` (both relative to the workspace root
+/// `root`, a canonical path), really lies, checked part by part.
+///
+/// In `base` (a folder named in the manifest, such as `build.out`), a link to a folder inside
+/// the workspace is followed; `below` it (the folders and files promptc manages) no link is
+/// followed at all, so an edited index or a planted link cannot turn an output path into any
+/// other file. Folders that do not exist yet are fine (they will be created as real folders).
+/// A link that leaves the workspace, a folder where the file belongs, a file where a folder
+/// belongs, FIFOs, devices and `.git` are refused.
+pub fn resolve_output(root: &Path, base: &Path, below: &Path) -> Result<PathBuf, PathError> {
+    resolve(root, base, below, Want::File)
+}
+
+/// A folder promptc writes into or lists (an output folder, the schema folder): links to
+/// folders inside the workspace are followed; the folder may not exist yet.
+pub fn resolve_output_dir(root: &Path, base: &Path) -> Result<PathBuf, PathError> {
+    resolve(root, base, Path::new(""), Want::Folder)
+}
+
+/// The output at `below` in `base`, or `None` when there is none yet. Bounded like any read.
+pub fn read_output(
+    root: &Path,
+    base: &Path,
+    below: &Path,
+    limit: u64,
+) -> Result<Option<Vec<u8>>, PathError> {
+    let real = resolve_output(root, base, below)?;
+    let shown = base.join(below);
+    match real.symlink_metadata() {
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(error) => Err(PathError::io(shown, error)),
+        Ok(_) => read_regular(&real, limit)
+            .map(Some)
+            .map_err(|problem| PathError::new(shown, problem)),
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Want {
+    File,
+    Folder,
+}
+
+fn resolve(root: &Path, base: &Path, below: &Path, want: Want) -> Result<PathBuf, PathError> {
+    let relative = base.join(below);
+    let parts = plain_parts(&relative).map_err(|problem| PathError::new(&relative, problem))?;
+    let followed = plain_parts(base).map_or(0, |parts| parts.len());
+    let mut real = root.to_path_buf();
+    let mut shown = PathBuf::new();
+    for (index, part) in parts.iter().enumerate() {
+        let folder = index + 1 < parts.len() || want == Want::Folder;
+        let next = real.join(part);
+        shown.push(part);
+        let refuse = |problem| Err(PathError::new(&shown, problem));
+        let metadata = match next.symlink_metadata() {
+            Ok(metadata) => metadata,
+            Err(error) if error.kind() == io::ErrorKind::NotFound => {
+                real = next;
+                real.extend(&parts[index + 1..]);
+                return Ok(real);
+            }
+            Err(error) => return refuse(PathProblem::Io(error)),
+        };
+        let kind = metadata.file_type();
+        real = if kind.is_symlink() {
+            let target = match real_path_inside(root, &next) {
+                Ok(target) => target,
+                Err(problem) => return refuse(problem),
+            };
+            if !folder || index >= followed {
+                return refuse(PathProblem::IsLink);
+            }
+            if !target.is_dir() {
+                return refuse(PathProblem::NotAFolder);
+            }
+            target
+        } else if kind.is_dir() {
+            if !folder {
+                return refuse(PathProblem::IsFolder);
+            }
+            next
+        } else if kind.is_file() {
+            if folder {
+                return refuse(PathProblem::NotAFolder);
+            }
+            next
+        } else {
+            return refuse(PathProblem::NotRegularFile {
+                what: special_kind(&kind),
+            });
+        };
+    }
+    Ok(real)
+}
+
+/// The parts of a workspace-relative path, when they are all plain names: no `..`, no root,
+/// and no `.git` (the repository's own files, credentials included, are not workspace content).
+fn plain_parts(relative: &Path) -> Result<Vec<&std::ffi::OsStr>, PathProblem> {
+    let mut parts = Vec::new();
+    for component in relative.components() {
+        match component {
+            Component::Normal(name) if is_git_folder(name) => {
+                return Err(PathProblem::GitFolder);
+            }
+            Component::Normal(name) => parts.push(name),
+            Component::CurDir => {}
+            Component::ParentDir | Component::RootDir | Component::Prefix(_) => {
+                return Err(PathProblem::OutsideWorkspace);
+            }
+        }
+    }
+    Ok(parts)
+}
+
+/// `.git`, in any case (case-insensitive file systems open `.GIT` as `.git`).
+pub fn is_git_folder(name: &std::ffi::OsStr) -> bool {
+    name.eq_ignore_ascii_case(".git")
+}
+
+/// The path shown to users: relative to the workspace root when inside it.
+pub fn shown(root: &Path, path: &Path) -> PathBuf {
+    path.strip_prefix(root)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|_| path.to_path_buf())
+}
+
+#[cfg(test)]
+#[cfg(unix)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    fn workspace() -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ws");
+        let outside = dir.path().join("outside");
+        fs::create_dir_all(&root).unwrap();
+        fs::create_dir_all(&outside).unwrap();
+        (
+            dir,
+            root.canonicalize().unwrap(),
+            outside.canonicalize().unwrap(),
+        )
+    }
+
+    #[test]
+    fn outputs_below_a_link_that_leaves_are_refused() {
+        let (_dir, root, outside) = workspace();
+        fs::create_dir_all(root.join("examples")).unwrap();
+        symlink(&outside, root.join("examples/link")).unwrap();
+        let error = resolve_output(
+            &root,
+            Path::new("examples/link/prompts"),
+            Path::new("a/b.md"),
+        )
+        .unwrap_err();
+        assert_eq!(error.path, Path::new("examples/link"));
+        assert!(matches!(
+            error.problem,
+            PathProblem::LinkLeavesWorkspace { .. }
+        ));
+        // The same link, dangling.
+        fs::remove_dir(&outside).unwrap();
+        let error = resolve_output(
+            &root,
+            Path::new("examples/link/prompts"),
+            Path::new("a/b.md"),
+        )
+        .unwrap_err();
+        assert!(matches!(error.problem, PathProblem::DanglingLink));
+    }
+
+    #[test]
+    fn links_inside_the_workspace_are_followed() {
+        let (_dir, root, _outside) = workspace();
+        fs::create_dir_all(root.join("generated")).unwrap();
+        symlink(root.join("generated"), root.join("prompts")).unwrap();
+        assert_eq!(
+            resolve_output(&root, Path::new("prompts"), Path::new("xs/a.md")).unwrap(),
+            root.join("generated/xs/a.md")
+        );
+        // Below the output folder, not even a link inside the workspace is followed.
+        fs::create_dir_all(root.join("prompts")).ok();
+        symlink(root.join("generated"), root.join("generated/xs")).unwrap();
+        let error = resolve_output(&root, Path::new("prompts"), Path::new("xs/a.md")).unwrap_err();
+        assert_eq!(error.path, Path::new("prompts/xs"));
+        assert!(matches!(error.problem, PathProblem::IsLink));
+    }
+
+    #[test]
+    fn the_output_itself_must_be_a_regular_file() {
+        let (_dir, root, outside) = workspace();
+        fs::create_dir_all(root.join("out/xs/a.md")).unwrap();
+        fs::write(outside.join("secret"), "x").unwrap();
+        fs::write(root.join("notes.md"), "x").unwrap();
+        symlink(outside.join("secret"), root.join("out/xs/b.md")).unwrap();
+        symlink(root.join("notes.md"), root.join("out/xs/c.md")).unwrap();
+        let refused = |below: &str| {
+            resolve_output(&root, Path::new("out"), Path::new(below))
+                .unwrap_err()
+                .problem
+        };
+        assert!(matches!(refused("xs/a.md"), PathProblem::IsFolder));
+        assert!(matches!(
+            refused("xs/b.md"),
+            PathProblem::LinkLeavesWorkspace { .. }
+        ));
+        assert!(matches!(refused("xs/c.md"), PathProblem::IsLink));
+        assert!(matches!(refused("../x.md"), PathProblem::OutsideWorkspace));
+        assert!(matches!(
+            refused("/etc/x.md"),
+            PathProblem::OutsideWorkspace
+        ));
+        assert!(matches!(refused(".git/hooks/x.md"), PathProblem::GitFolder));
+        assert!(matches!(refused(".GIT/x.md"), PathProblem::GitFolder));
+    }
+
+    #[test]
+    fn content_is_read_only_from_bounded_regular_files_inside() {
+        let (_dir, root, outside) = workspace();
+        fs::write(outside.join("secret"), "x").unwrap();
+        fs::write(root.join("big"), vec![b'a'; 100]).unwrap();
+        symlink(outside.join("secret"), root.join("link")).unwrap();
+        symlink("/dev/zero", root.join("zero")).unwrap();
+        let problem = |p: &str, limit| read_content(&root, &root.join(p), limit).unwrap_err();
+        let error = problem("link", 10);
+        assert_eq!(error.path, Path::new("link"));
+        assert!(matches!(
+            error.problem,
+            PathProblem::LinkLeavesWorkspace { .. }
+        ));
+        assert!(matches!(
+            problem("zero", 10).problem,
+            PathProblem::LinkLeavesWorkspace { .. }
+        ));
+        assert!(matches!(
+            problem("big", 99).problem,
+            PathProblem::TooLarge { limit: 99 }
+        ));
+        assert_eq!(
+            read_content(&root, &root.join("big"), 100).unwrap().len(),
+            100
+        );
+        // Named by the caller: read from anywhere, still bounded and regular.
+        assert!(matches!(
+            read_named(Path::new("/dev/zero"), 10).unwrap_err().problem,
+            PathProblem::NotRegularFile { .. }
+        ));
+    }
+}

@@ -1,0 +1,160 @@
+//! Why promptc refused or failed to use a path on disk, with the path, in words for the user.
+//!
+//! The checks themselves live in [`crate::confine`]; every sentence about them lives here.
+
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+
+/// What is wrong with a path.
+#[derive(Debug)]
+pub enum PathProblem {
+    /// A symbolic link whose target lies outside the workspace.
+    LinkLeavesWorkspace {
+        target: PathBuf,
+    },
+    /// A symbolic link whose target does not exist.
+    DanglingLink,
+    /// A symbolic link that cannot be followed (a loop of links, a link through a file).
+    BrokenLink {
+        error: io::Error,
+    },
+    /// A path into the repository's `.git` folder.
+    GitFolder,
+    /// A symbolic link where promptc needs a real file (an output, an index).
+    IsLink,
+    /// A path given in a workspace file climbs out of the workspace (`..`, absolute).
+    OutsideWorkspace,
+    /// A FIFO, socket or device, where a regular file belongs.
+    NotRegularFile {
+        what: &'static str,
+    },
+    /// A folder where a file belongs.
+    IsFolder,
+    /// A file where a folder belongs.
+    NotAFolder,
+    TooLarge {
+        limit: u64,
+    },
+    /// Reading it would take the files of the workspace past their total limit.
+    WorkspaceTooLarge {
+        limit: u64,
+    },
+    /// A link to a file that another path (a link, or the file itself) already brought in.
+    SecondLink {
+        first: PathBuf,
+    },
+    /// Outputs are written as UTF-8 text; the file on disk is not.
+    NotUtf8,
+    Io(io::Error),
+}
+
+/// A [`PathProblem`] and the path it is about (relative to the workspace when inside it).
+#[derive(Debug)]
+pub struct PathError {
+    pub path: PathBuf,
+    pub problem: PathProblem,
+}
+
+impl PathError {
+    pub fn new(path: impl Into<PathBuf>, problem: PathProblem) -> Self {
+        Self {
+            path: path.into(),
+            problem,
+        }
+    }
+
+    pub fn io(path: impl Into<PathBuf>, error: io::Error) -> Self {
+        Self::new(path, PathProblem::Io(error))
+    }
+
+    /// What would fix it.
+    pub fn help(&self) -> &'static str {
+        match &self.problem {
+            PathProblem::LinkLeavesWorkspace { .. } | PathProblem::OutsideWorkspace => {
+                "promptc reads and writes only inside the workspace: replace the link with the file or folder itself"
+            }
+            PathProblem::DanglingLink | PathProblem::BrokenLink { .. } => {
+                "remove the link, or make it point at a file in the workspace"
+            }
+            PathProblem::GitFolder => {
+                "promptc neither reads nor writes the repository's .git folder: choose another path"
+            }
+            PathProblem::IsLink => "replace the link with the folder or file itself, or delete it",
+            PathProblem::NotRegularFile { .. } | PathProblem::IsFolder => {
+                "move it away: a regular file belongs at this path"
+            }
+            PathProblem::NotAFolder => "move the file away: a folder belongs at this path",
+            PathProblem::SecondLink { .. } => "keep one path to the file: remove the other link",
+            PathProblem::WorkspaceTooLarge { .. } => {
+                "remove files the workspace does not need, or raise the limit in promptc.toml's [limits] table"
+            }
+            PathProblem::TooLarge { .. } => {
+                "split the file, or raise the limit in promptc.toml's [limits] table"
+            }
+            PathProblem::NotUtf8 => "delete it and run `promptc build --all`",
+            PathProblem::Io(_) => "check the file's permissions and the disk",
+        }
+    }
+}
+
+impl fmt::Display for PathProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PathProblem::LinkLeavesWorkspace { target } => write!(
+                f,
+                "is a symbolic link to {}, outside the workspace",
+                target.display()
+            ),
+            PathProblem::DanglingLink => write!(f, "is a symbolic link to nothing"),
+            PathProblem::BrokenLink { error } => {
+                write!(f, "is a symbolic link that cannot be followed ({error})")
+            }
+            PathProblem::GitFolder => write!(f, "is in a .git folder"),
+            PathProblem::IsLink => write!(
+                f,
+                "is a symbolic link among promptc's outputs, where only real folders and files belong"
+            ),
+            PathProblem::OutsideWorkspace => write!(f, "lies outside the workspace"),
+            PathProblem::NotRegularFile { what } => write!(f, "is a {what}, not a regular file"),
+            PathProblem::IsFolder => write!(f, "is a folder, where a file belongs"),
+            PathProblem::NotAFolder => write!(f, "is a file, where a folder belongs"),
+            PathProblem::TooLarge { limit } => {
+                write!(f, "is larger than the limit of {}", human_bytes(*limit))
+            }
+            PathProblem::WorkspaceTooLarge { limit } => write!(
+                f,
+                "would take the workspace's files past their total limit of {}",
+                human_bytes(*limit)
+            ),
+            PathProblem::SecondLink { first } => write!(
+                f,
+                "is a symbolic link to a file already read as {}",
+                first.display()
+            ),
+            PathProblem::NotUtf8 => write!(f, "is not valid UTF-8"),
+            PathProblem::Io(error) => write!(f, "{error}"),
+        }
+    }
+}
+
+impl fmt::Display for PathError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.path.display(), self.problem)
+    }
+}
+
+impl std::error::Error for PathError {}
+
+/// `4 MiB`, `512 KiB`, `100 bytes`.
+pub fn human_bytes(bytes: u64) -> String {
+    const KIB: u64 = 1024;
+    const MIB: u64 = 1024 * KIB;
+    if bytes >= MIB && bytes.is_multiple_of(MIB) {
+        format!("{} MiB", bytes / MIB)
+    } else if bytes >= KIB && bytes.is_multiple_of(KIB) {
+        format!("{} KiB", bytes / KIB)
+    } else {
+        format!("{bytes} bytes")
+    }
+}

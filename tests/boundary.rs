@@ -1,0 +1,851 @@
+//! The trust boundary on disk: a workspace (or a git revision of one) from an unreviewed pull
+//! request never makes promptc read, write or delete outside the workspace, leaves no litter,
+//! and writes its outputs all or nothing. Each test builds the hostile layout it answers.
+
+#![cfg(unix)]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test that cannot proceed fails
+
+mod common;
+
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::symlink;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use common::{Fixture, Workspace};
+
+const OUTPUT: &str = "examples/prompts/generic/basic.md";
+
+/// The minimal fixture with a second family, `xs`, so the matrix has two output folders.
+fn two_families() -> Fixture {
+    Fixture::minimal()
+        .file(
+            "variants/xs.toml",
+            "id = \"xs\"\nextends = \"generic\"\n[placeholders]\nX = \"1\"\n",
+        )
+        .file(
+            "promptc.toml",
+            format!(
+                "{}[build]\nfamilies = [\"generic\", \"xs\"]\n",
+                common::MANIFEST
+            ),
+        )
+}
+
+fn mkfifo(path: &Path) {
+    let status = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(status.success());
+}
+
+/// Every file below `dir`, relative, sorted: to show that nothing was added or changed.
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = walk(dir)
+        .into_iter()
+        .map(|path| {
+            let bytes = std::fs::read(&path).unwrap_or_default();
+            (path.strip_prefix(dir).unwrap().display().to_string(), bytes)
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        let kind = entry.file_type().unwrap();
+        if kind.is_dir() {
+            found.extend(walk(&entry.path()));
+        } else {
+            found.push(entry.path());
+        }
+    }
+    found
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.name=T", "-c", "user.email=t@example.invalid"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap().trim().to_string()
+}
+
+fn git_stdin(dir: &Path, args: &[&str], input: &str) -> String {
+    use std::io::Write;
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    String::from_utf8(output.stdout).unwrap().trim().to_string()
+}
+
+/// The workspace as a git repository with one commit.
+fn repository(fixture: &Fixture) -> Workspace {
+    let workspace = fixture.write();
+    git(workspace.root(), &["init", "-q", "-b", "main"]);
+    git(workspace.root(), &["add", "-A"]);
+    git(workspace.root(), &["commit", "-q", "-m", "initial"]);
+    workspace
+}
+
+// Item 1: a crafted tree with `..` entries.
+#[test]
+fn diff_of_a_crafted_revision_writes_nothing_outside_its_temporary_folder() {
+    let workspace = repository(&Fixture::minimal());
+    let root = workspace.root();
+    let blob = git_stdin(root, &["hash-object", "-w", "--stdin"], "EVIL\n");
+    let mut tree = git_stdin(
+        root,
+        &["mktree"],
+        &format!("100644 blob {blob}\tPWNED.txt\n"),
+    );
+    for name in ["x", "..", ".."] {
+        tree = git_stdin(root, &["mktree"], &format!("040000 tree {tree}\t{name}\n"));
+    }
+    let mut listing = git(root, &["ls-tree", "HEAD"]);
+    listing.push('\n');
+    listing.push_str(&git(root, &["cat-file", "-p", &tree]));
+    listing.push('\n');
+    let top = git_stdin(root, &["mktree"], &listing);
+    let commit = git(root, &["commit-tree", &top, "-p", "HEAD", "-m", "x"]);
+
+    // Temporary folders go below `tmp/t`: an escape of two levels lands in `tmp`.
+    let tmp = workspace.tmp().join("tmp");
+    std::fs::create_dir_all(tmp.join("t")).unwrap();
+    let output = workspace
+        .command()
+        .env("TMPDIR", tmp.join("t"))
+        .args(["diff", "--base", &commit, "--stat"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stdout.contains("invalid path"), "{stdout}\n{stderr}");
+    for place in [&tmp, workspace.tmp(), root] {
+        assert!(!place.join("PWNED.txt").exists(), "written in {place:?}");
+    }
+    // The temporary folder is gone too.
+    assert_eq!(std::fs::read_dir(tmp.join("t")).unwrap().count(), 0);
+}
+
+// Item 1: symbolic links in a revision lead neither reads nor writes outside.
+#[test]
+fn a_link_in_a_revision_is_not_followed_out_of_the_workspace() {
+    let workspace = repository(&Fixture::minimal());
+    let root = workspace.root();
+    let secret = workspace.tmp().join("secret.md");
+    std::fs::write(&secret, "SECRET-TEXT\n").unwrap();
+    std::fs::remove_file(root.join("components/intro.md")).unwrap();
+    symlink(&secret, root.join("components/intro.md")).unwrap();
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "link"]);
+    // Back to a regular template in the working tree; the revision keeps its link.
+    std::fs::remove_file(root.join("components/intro.md")).unwrap();
+    std::fs::write(root.join("components/intro.md"), "Plain.\n").unwrap();
+    let run = workspace.run(&["diff", "--base", "HEAD", "--format", "json"]);
+    assert!(!run.stdout.contains("SECRET-TEXT"), "{}", run.stdout);
+    assert!(!run.stderr.contains("SECRET-TEXT"), "{}", run.stderr);
+    assert!(
+        run.stdout.contains("outside the workspace")
+            || run.stderr.contains("outside the workspace"),
+        "stdout:\n{}\nstderr:\n{}",
+        run.stdout,
+        run.stderr
+    );
+}
+
+// Item 2: a family folder that is a link out of the workspace.
+#[test]
+fn a_linked_output_folder_is_refused_for_writing_and_deleting() {
+    let workspace = two_families().write();
+    let elsewhere = workspace.tmp().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("basic.md"), "theirs").unwrap();
+    std::fs::create_dir_all(workspace.root().join("examples/prompts")).unwrap();
+    symlink(&elsewhere, workspace.root().join("examples/prompts/xs")).unwrap();
+
+    let run = workspace.run(&["build", "--all"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "examples/prompts/xs is a symbolic link to {}, outside the workspace",
+            elsewhere.canonicalize().unwrap().display()
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("nothing was written"), "{}", run.stderr);
+    assert_eq!(
+        std::fs::read_to_string(elsewhere.join("basic.md")).unwrap(),
+        "theirs"
+    );
+    // All or nothing: the other family's output was not written either.
+    assert!(!workspace.root().join(OUTPUT).exists());
+
+    // A later build that drops the family does not delete through the link.
+    std::fs::remove_file(workspace.root().join("examples/prompts/xs")).unwrap();
+    assert_eq!(workspace.run(&["build", "--all"]).code, 0);
+    std::fs::remove_dir_all(workspace.root().join("examples/prompts/xs")).unwrap();
+    symlink(&elsewhere, workspace.root().join("examples/prompts/xs")).unwrap();
+    std::fs::write(
+        workspace.root().join("promptc.toml"),
+        format!("{}[build]\nfamilies = [\"generic\"]\n", common::MANIFEST),
+    )
+    .unwrap();
+    let run = workspace.run(&["build", "--all"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        std::fs::read_to_string(elsewhere.join("basic.md")).unwrap(),
+        "theirs"
+    );
+    let run = workspace.run(&["check"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("examples/prompts/xs is a symbolic link"),
+        "{}",
+        run.stderr
+    );
+}
+
+// Item 3: `build.out` below an existing link that leads out, and below a dangling one.
+#[test]
+fn an_output_folder_below_a_link_out_is_refused() {
+    let fixture = Fixture::minimal().file(
+        "promptc.toml",
+        format!(
+            "{}[build]\nout = \"examples/link/prompts\"\n",
+            common::MANIFEST
+        ),
+    );
+    let workspace = fixture.write();
+    let elsewhere = workspace.tmp().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::create_dir_all(workspace.root().join("examples")).unwrap();
+    symlink(&elsewhere, workspace.root().join("examples/link")).unwrap();
+    let run = workspace.run(&["build", "--all"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("examples/link is a symbolic link to"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+
+    std::fs::remove_dir(&elsewhere).unwrap();
+    let run = workspace.run(&["build", "--all"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("error: examples/link is a symbolic link to nothing"),
+        "{}",
+        run.stderr
+    );
+    assert!(!elsewhere.exists());
+}
+
+// Item 4: committed outputs are read only as regular files inside the workspace.
+#[test]
+fn check_does_not_read_outputs_through_links_or_from_special_files() {
+    let workspace = Fixture::minimal().write();
+    assert_eq!(workspace.run(&["build", "--all"]).code, 0);
+    let output = workspace.root().join(OUTPUT);
+    let secret = workspace.tmp().join("secret");
+    std::fs::write(&secret, "TOKEN=hunter2\n").unwrap();
+    for target in [
+        secret.as_path(),
+        Path::new("/proc/self/environ"),
+        Path::new("/dev/zero"),
+    ] {
+        std::fs::remove_file(&output).unwrap();
+        symlink(target, &output).unwrap();
+        for command in [&["check"][..], &["build", "--all"][..]] {
+            let run = workspace.run(command);
+            assert_eq!(run.code, 1, "{command:?} {target:?}: {}", run.stderr);
+            assert!(
+                run.stderr.contains(&format!("{OUTPUT} is a symbolic link")),
+                "{command:?} {target:?}: {}",
+                run.stderr
+            );
+            assert!(!run.stderr.contains("hunter2"), "{}", run.stderr);
+        }
+        // Not replaced: the link is the user's to remove.
+        assert!(output.symlink_metadata().unwrap().file_type().is_symlink());
+    }
+
+    // A FIFO where the output belongs: refused at once, never opened.
+    std::fs::remove_file(&output).unwrap();
+    mkfifo(&output);
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("promptc"))
+        .current_dir(workspace.root())
+        .arg("check")
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            child.kill().unwrap();
+            panic!("check blocked on a FIFO");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(1));
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(
+        stderr.contains(&format!(
+            "{OUTPUT} is a named pipe (FIFO), not a regular file"
+        )),
+        "{stderr}"
+    );
+}
+
+// Item 8: temporary files left by a killed build are recognised, reported and cleaned up.
+#[test]
+fn temporary_files_left_behind_are_reported_and_removed() {
+    let workspace = Fixture::minimal().write();
+    assert_eq!(workspace.run(&["build", "--all"]).code, 0);
+    let folder = workspace.root().join("examples/prompts/generic");
+    std::fs::write(folder.join(".promptc-tmp-Ab12Cd"), "half").unwrap();
+    std::fs::write(folder.join(".tmpXy34Zw"), "half, by an older promptc").unwrap();
+    std::fs::write(folder.join(".notes"), "someone's own file").unwrap();
+
+    let run = workspace.run(&["check"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    for name in [".promptc-tmp-Ab12Cd", ".tmpXy34Zw"] {
+        assert!(
+            run.stderr.contains(&format!(
+                "stray: examples/prompts/generic/{name} is a temporary file left by an interrupted build"
+            )),
+            "{}",
+            run.stderr
+        );
+    }
+    let run = workspace.run(&["build", "--all"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("removed examples/prompts/generic/.promptc-tmp-Ab12Cd"),
+        "{}",
+        run.stderr
+    );
+    assert!(!folder.join(".promptc-tmp-Ab12Cd").exists());
+    assert!(!folder.join(".tmpXy34Zw").exists());
+    assert!(folder.join(".notes").exists());
+    assert_eq!(workspace.run(&["check"]).code, 0);
+}
+
+// Item 9: a path that cannot be written stops the build before anything changes.
+#[test]
+fn the_matrix_is_written_all_or_nothing() {
+    let workspace = two_families().write();
+    assert_eq!(workspace.run(&["build", "--all"]).code, 0);
+    // Change every output, then make one family's folder unusable.
+    std::fs::write(
+        workspace.root().join("components/intro.md"),
+        "Changed {{ cwd }}.\n",
+    )
+    .unwrap();
+    let xs = workspace.root().join("examples/prompts/xs");
+    std::fs::remove_dir_all(&xs).unwrap();
+    std::fs::write(&xs, "a file where a folder belongs").unwrap();
+    let before = snapshot(workspace.root());
+    let run = workspace.run(&["build", "--all"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("examples/prompts/xs is a file, where a folder belongs"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        snapshot(workspace.root()),
+        before,
+        "the build changed files"
+    );
+}
+
+// Item 10: a non-UTF-8 output index, and an output path that is a folder.
+#[test]
+fn a_damaged_index_or_a_folder_at_an_output_path_is_named() {
+    let workspace = Fixture::minimal().write();
+    assert_eq!(workspace.run(&["build", "--all"]).code, 0);
+    let index = workspace.root().join("examples/prompts/.promptc-outputs");
+    let mut bytes = std::fs::read(&index).unwrap();
+    bytes.extend_from_slice(b"examples/prompts/\xff\xfe/basic.md\n");
+    std::fs::write(&index, bytes).unwrap();
+    assert_eq!(workspace.run(&["check"]).code, 0);
+    let run = workspace.run(&["build", "--all"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // The foreign line is dropped when the index is written again.
+    assert!(std::str::from_utf8(&std::fs::read(&index).unwrap()).is_ok());
+
+    let output = workspace.root().join(OUTPUT);
+    std::fs::remove_file(&output).unwrap();
+    std::fs::create_dir(&output).unwrap();
+    let run = workspace.run(&["check"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "error: {OUTPUT} is a folder, where a file belongs"
+        )),
+        "{}",
+        run.stderr
+    );
+}
+
+// The rule for data files and templates: links are followed inside the workspace, refused
+// (with a located error) when they lead out, never skipped without a word.
+#[test]
+fn linked_data_files_are_followed_inside_and_reported_outside() {
+    let fixture = Fixture::minimal()
+        .remove("components/intro.toml")
+        .file("shared/intro.toml", common::COMPONENT);
+    let workspace = fixture.write();
+    let root = workspace.root();
+    symlink(
+        root.join("shared/intro.toml"),
+        root.join("components/intro.toml"),
+    )
+    .unwrap();
+    // A link to the folder itself: walked once, no endless loop.
+    symlink(root.join("components"), root.join("components/again")).unwrap();
+    let validation = workspace.validate();
+    assert_eq!(
+        validation.counts(),
+        (0, 0),
+        "{:?}",
+        validation.diagnostics()
+    );
+
+    let outside = workspace.tmp().join("tool.toml");
+    std::fs::write(&outside, common::TOOL.replace("read_file", "stolen")).unwrap();
+    symlink(&outside, root.join("tools/stolen.toml")).unwrap();
+    symlink(
+        workspace.tmp().join("missing.toml"),
+        root.join("tools/dangling.toml"),
+    )
+    .unwrap();
+    let diagnostics = workspace.validate().diagnostics();
+    let refused: Vec<_> = diagnostics
+        .iter()
+        .map(|d| (d.code.as_str(), d.file.as_str(), d.line, d.column))
+        .collect();
+    assert_eq!(
+        refused,
+        [
+            ("path-refused", "tools/dangling.toml", 1, 1),
+            ("path-refused", "tools/stolen.toml", 1, 1)
+        ],
+        "{diagnostics:?}"
+    );
+    assert!(diagnostics[1].message.contains("outside the workspace"));
+    assert!(
+        diagnostics[0]
+            .message
+            .contains("a symbolic link to nothing")
+    );
+}
+
+#[test]
+fn templates_manifests_and_fifos_are_read_only_inside_and_regular() {
+    let workspace = Fixture::minimal().write();
+    let root = workspace.root();
+    let secret = workspace.tmp().join("secret.md");
+    std::fs::write(&secret, "SECRET-TEXT\n").unwrap();
+    std::fs::remove_file(root.join("components/intro.md")).unwrap();
+    symlink(&secret, root.join("components/intro.md")).unwrap();
+    mkfifo(&root.join("tools/pipe.toml"));
+    let validation = workspace.validate();
+    let diagnostics = validation.diagnostics();
+    let found: Vec<_> = diagnostics
+        .iter()
+        .map(|d| (d.code.as_str(), d.file.as_str()))
+        .collect();
+    assert!(
+        found.contains(&("path-refused", "components/intro.md")),
+        "{diagnostics:?}"
+    );
+    assert!(
+        found.contains(&("path-refused", "tools/pipe.toml")),
+        "{diagnostics:?}"
+    );
+    assert!(!format!("{diagnostics:?}").contains("SECRET-TEXT"));
+
+    // The manifest itself.
+    let manifest = workspace.tmp().join("manifest.toml");
+    std::fs::write(&manifest, common::MANIFEST).unwrap();
+    std::fs::remove_file(root.join("promptc.toml")).unwrap();
+    symlink(&manifest, root.join("promptc.toml")).unwrap();
+    let diagnostics = workspace.validate().diagnostics();
+    assert!(
+        diagnostics
+            .iter()
+            .any(|d| d.code == "path-refused" && d.file == "promptc.toml"),
+        "{diagnostics:?}"
+    );
+}
+
+#[test]
+fn oversized_data_files_and_templates_are_refused_with_their_limit() {
+    let big = format!("{}# {}\n", common::TOOL, "x".repeat(5 * 1024 * 1024));
+    let validation = Fixture::minimal()
+        .file("tools/read_file.toml", big)
+        .validate();
+    let diagnostics = validation.diagnostics();
+    let single = diagnostics
+        .iter()
+        .find(|d| d.code == "path-refused")
+        .unwrap_or_else(|| panic!("{diagnostics:?}"));
+    assert_eq!(
+        (single.code.as_str(), single.file.as_str(), single.line),
+        ("path-refused", "tools/read_file.toml", 1)
+    );
+    assert!(
+        single.message.contains("larger than the limit of 4 MiB"),
+        "{}",
+        single.message
+    );
+}
+
+#[test]
+fn schema_check_stays_inside_the_workspace() {
+    let fixture = Fixture::minimal();
+    let workspace = fixture.write();
+    let elsewhere = workspace.tmp().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    symlink(&elsewhere, workspace.root().join("schema")).unwrap();
+    for args in [&["schema"][..], &["schema", "--check"][..]] {
+        let run = workspace.run(args);
+        assert_eq!(run.code, 1, "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("schema is a symbolic link to"),
+            "{}",
+            run.stderr
+        );
+    }
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+}
+
+// Item 13's last point: `init` refuses to replace anything, dangling links included.
+#[test]
+fn init_does_not_replace_a_dangling_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("new");
+    std::fs::create_dir_all(&target).unwrap();
+    let victim = dir.path().join("victim.toml");
+    symlink(&victim, target.join("promptc.toml")).unwrap();
+    let output = assert_cmd::Command::cargo_bin("promptc")
+        .unwrap()
+        .args(["init"])
+        .arg(&target)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("refusing to overwrite 1 existing path"),
+        "{stderr}"
+    );
+    assert!(!victim.exists());
+    assert!(target.join("promptc.toml").symlink_metadata().is_ok());
+    assert_eq!(std::fs::read_dir(&target).unwrap().count(), 1);
+}
+
+/// Runs a shell script in `dir`, with promptc's path in `$P`; returns its output.
+fn script(dir: &Path, text: &str) -> std::process::Output {
+    Command::new("sh")
+        .arg("-ec")
+        .arg(text)
+        .current_dir(dir)
+        .env("P", assert_cmd::cargo::cargo_bin("promptc"))
+        .env("GIT_AUTHOR_NAME", "T")
+        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+        .env("GIT_COMMITTER_NAME", "T")
+        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+        .output()
+        .unwrap()
+}
+
+// A pull request can commit files that make the workspace folder look like a bare repository
+// with its own config (a smudge filter that runs a command). git must not be steered by it.
+#[test]
+fn diff_does_not_let_the_workspace_pose_as_a_git_repository() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = script(
+        dir.path(),
+        r#"
+        git init -q repo && cd repo
+        "$P" init sub >/dev/null 2>&1 && git add -A && git commit -qm base
+        cd sub && mkdir -p objects/info refs/heads && echo 'ref: refs/heads/main' > HEAD
+        echo "$(cd ../.git/objects && pwd)" > objects/info/alternates
+        git -C .. rev-parse HEAD > refs/heads/main
+        git config -f config core.repositoryformatversion 0
+        git config -f config core.bare false
+        git config -f config core.worktree .
+        git config -f config filter.x.smudge "sh -c 'echo ran > ../../PWNED; cat'"
+        echo '* filter=x' > .gitattributes
+        cd .. && git add -A && git commit -qm pr && cd sub
+        "$P" diff --base "$(git -C .. rev-parse HEAD~1)" --stat || echo "exit $?"
+        "#,
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        !dir.path().join("PWNED").exists(),
+        "the filter ran:\n{stderr}"
+    );
+    assert!(stdout.contains("exit 1"), "{stdout}\n{stderr}");
+    assert!(stdout.contains("cannot use bare repository"), "{stdout}");
+}
+
+// One subtree listed twice per level: 2^27 files described by a few kilobytes of objects.
+#[test]
+fn diff_measures_a_revision_without_listing_it_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = script(
+        dir.path(),
+        r#"
+        git init -q repo && cd repo
+        "$P" init . >/dev/null 2>&1 && git add -A && git commit -qm base
+        blob=$(echo x | git hash-object -w --stdin)
+        t=$(printf '100644 blob %s\ta\n100644 blob %s\tb\n' $blob $blob | git mktree)
+        for i in $(seq 1 26); do t=$(printf '040000 tree %s\ta\n040000 tree %s\tb\n' $t $t | git mktree); done
+        top=$( (git ls-tree HEAD; printf '040000 tree %s\tbomb\n' $t) | git mktree)
+        c=$(git commit-tree "$top" -p HEAD -m bomb)
+        "$P" diff --base "$c" --stat || echo "exit $?"
+        "#,
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stdout.contains("exit 1"), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("has more than 100000 files or 1073741824 bytes: promptc does not copy it"),
+        "{stdout}"
+    );
+}
+
+// Links must not multiply what a load reads: one file reached by several paths is read once.
+#[test]
+fn a_file_reached_through_several_links_is_read_once() {
+    let workspace = Fixture::minimal().write();
+    let contexts = workspace.root().join("examples/contexts");
+    for name in ["a", "b", "c"] {
+        symlink("basic.toml", contexts.join(format!("{name}.toml"))).unwrap();
+    }
+    let diagnostics = workspace.validate().diagnostics();
+    let found: Vec<_> = diagnostics
+        .iter()
+        .map(|d| (d.code.as_str(), d.file.as_str(), d.message.as_str()))
+        .collect();
+    let expected: Vec<_> = ["a", "b", "c"]
+        .iter()
+        .map(|name| {
+            (
+                "path-refused",
+                format!("examples/contexts/{name}.toml"),
+                format!(
+                    "`examples/contexts/{name}.toml` is a symbolic link to a file already read as examples/contexts/basic.toml: promptc does not read it"
+                ),
+            )
+        })
+        .collect();
+    let expected: Vec<_> = expected
+        .iter()
+        .map(|(c, f, m)| (*c, f.as_str(), m.as_str()))
+        .collect();
+    assert_eq!(found, expected);
+}
+
+// The index and the output folders cannot be turned into a way to delete other files, even
+// inside the workspace, and `.git` is never a destination.
+#[test]
+fn nothing_below_the_output_folder_is_reached_through_a_link() {
+    let workspace = Fixture::minimal().write();
+    let root = workspace.root();
+    assert_eq!(workspace.run(&["build", "--all"]).code, 0);
+    symlink("../../components", root.join("examples/prompts/zz")).unwrap();
+    std::fs::write(root.join("components/.tmpAbc123"), "mine").unwrap();
+    let index = root.join("examples/prompts/.promptc-outputs");
+    let mut text = std::fs::read_to_string(&index).unwrap();
+    text.push_str("examples/prompts/zz/intro.md\n");
+    std::fs::write(&index, text).unwrap();
+    for command in [&["build", "--all"][..], &["check"][..]] {
+        let run = workspace.run(command);
+        assert_eq!(run.code, 1, "{command:?}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("examples/prompts/zz is a symbolic link among promptc's outputs"),
+            "{}",
+            run.stderr
+        );
+    }
+    assert!(root.join("components/intro.md").exists());
+    assert!(root.join("components/.tmpAbc123").exists());
+}
+
+#[test]
+fn the_git_folder_is_neither_read_nor_written() {
+    let fixture = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}[build]\nout = \".git/prompts\"\n", common::MANIFEST),
+        )
+        .file(
+            "components/intro.toml",
+            "id = \"intro\"\ntemplate_file = \"../.git/config\"\n",
+        )
+        .file(
+            ".git/config",
+            "[http]\n\textraheader = AUTHORIZATION: basic c2VjcmV0\n",
+        );
+    let workspace = fixture.write();
+    let diagnostics = workspace.validate().diagnostics();
+    assert!(
+        diagnostics
+            .iter()
+            .any(|d| d.code == "path-refused"
+                && d.message.contains(".git/config` is in a .git folder")),
+        "{diagnostics:?}"
+    );
+    assert!(!format!("{diagnostics:?}").contains("c2VjcmV0"));
+    // With a sound template, the build still refuses `.git` as its output folder.
+    std::fs::write(
+        workspace.root().join("components/intro.toml"),
+        common::COMPONENT,
+    )
+    .unwrap();
+    let run = workspace.run(&["build", "--all"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("error: .git/prompts/generic/basic.md is in a .git folder"),
+        "{}",
+        run.stderr
+    );
+    assert!(!workspace.root().join(".git/prompts").exists());
+}
+
+#[test]
+fn schema_files_are_written_all_or_nothing_and_never_over_links() {
+    let workspace = Fixture::minimal().write();
+    let schema = workspace.root().join("schema");
+    std::fs::create_dir_all(schema.join("tool.schema.json")).unwrap();
+    let run = workspace.run(&["schema"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("schema/tool.schema.json is a folder, where a file belongs"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        std::fs::read_dir(&schema).unwrap().count(),
+        1,
+        "some schemas were written"
+    );
+
+    std::fs::remove_dir(schema.join("tool.schema.json")).unwrap();
+    let outside = workspace.tmp().join("outside.json");
+    std::fs::write(&outside, "theirs").unwrap();
+    symlink(&outside, schema.join("tool.schema.json")).unwrap();
+    let run = workspace.run(&["schema"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("schema/tool.schema.json is a symbolic link to"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "theirs");
+}
+
+#[test]
+fn odd_names_and_odd_files_get_their_own_reason() {
+    let workspace = Fixture::minimal().write();
+    let root = workspace.root();
+    assert_eq!(workspace.run(&["build", "--all"]).code, 0);
+    // A family folder whose name is not UTF-8 is listed, not re-resolved from a lossy name.
+    let odd = std::ffi::OsStr::from_bytes(b"examples/prompts/\xff");
+    std::fs::create_dir(root.join(odd)).unwrap();
+    std::fs::write(root.join(odd).join("basic.md"), "x").unwrap();
+    let run = workspace.run(&["check"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("unexpected: examples/prompts/\u{fffd}/basic.md"),
+        "{}",
+        run.stderr
+    );
+    // A FIFO where a sibling template belongs is named as such, not as missing.
+    std::fs::remove_file(root.join("components/intro.md")).unwrap();
+    mkfifo(&root.join("components/intro.md"));
+    let diagnostics = workspace.validate().diagnostics();
+    assert!(
+        diagnostics.iter().any(|d| d.code == "path-refused"
+            && d.message
+                == "`components/intro.md` is a named pipe (FIFO), not a regular file: promptc does not read it"),
+        "{diagnostics:?}"
+    );
+    // A loop of links is a link that cannot be followed, with its path.
+    std::fs::remove_file(root.join("components/intro.md")).unwrap();
+    symlink("loop.md", root.join("components/intro.md")).unwrap();
+    symlink("intro.md", root.join("components/loop.md")).unwrap();
+    let diagnostics = workspace.validate().diagnostics();
+    assert!(
+        diagnostics.iter().any(|d| d.code == "path-refused"
+            && d.message
+                .starts_with("`components/intro.md` is a symbolic link that cannot be followed")),
+        "{diagnostics:?}"
+    );
+}
+
+#[test]
+fn the_diff_of_a_huge_stale_output_is_cut() {
+    let workspace = Fixture::minimal().write();
+    assert_eq!(workspace.run(&["build", "--all"]).code, 0);
+    let lines: String = (0..200_000).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(workspace.root().join(OUTPUT), lines).unwrap();
+    let run = workspace.run(&["check"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout.len() < 300 * 1024,
+        "{} bytes of diff",
+        run.stdout.len()
+    );
+    assert!(
+        run.stdout
+            .contains("more lines of this diff are not shown (the diff is over 256 KiB)"),
+        "{}",
+        &run.stdout[run.stdout.len().saturating_sub(500)..]
+    );
+}
