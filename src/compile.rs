@@ -5,7 +5,9 @@ use crate::emit::postprocess::postprocess;
 use crate::load::document::child_pointer;
 use crate::model::PostprocessRule;
 use crate::problem::Problem;
+use crate::render::budget::{Budget, Exhausted};
 use crate::render::globals::Globals;
+use crate::render::limits::DEFAULT_FUEL;
 use crate::render::renderer::Renderer;
 use crate::resolve::effective_variant::{EffectiveVariant, effective};
 use crate::resolve::plan::{Reason, plan};
@@ -84,6 +86,16 @@ impl Workspace {
     }
 
     pub fn compile(&self, request: &Request) -> Result<Compiled, CompileError> {
+        self.compile_in(request, &Exhausted::default())
+    }
+
+    /// A compile within a longer run: templates that ran out of fuel earlier in the run
+    /// (`exhausted`) are not rendered again.
+    pub(crate) fn compile_in(
+        &self,
+        request: &Request,
+        exhausted: &Exhausted,
+    ) -> Result<Compiled, CompileError> {
         let mut diagnostics = Diagnostics::default();
         let Prepared {
             variant,
@@ -95,6 +107,12 @@ impl Workspace {
             workspace: self,
             diagnostics: &mut diagnostics,
             no_date: date.is_none(),
+            budget: Budget::new(
+                self.templates.env().fuel().unwrap_or(DEFAULT_FUEL),
+                self.manifest.limits.render_bytes,
+                self.manifest.limits.compile_bytes,
+            ),
+            exhausted,
         };
         let tools = renderer.tools(&plan, &variant, &mut globals);
 

@@ -225,6 +225,15 @@ pub enum Problem {
         section: Option<String>,
         volatile: Vec<String>,
     },
+    /// A compile's templates ran more instructions than its fuel allows.
+    OutOfFuel {
+        fuel: u64,
+    },
+    /// A template built more text than a byte limit allows; `setting` names the limit.
+    TooMuchText {
+        limit: u64,
+        setting: &'static str,
+    },
     DuplicateFamily {
         family: String,
     },
@@ -272,6 +281,8 @@ impl Problem {
             Problem::OverBudget { .. } => "over-budget",
             Problem::VolatileEarly { .. } => "volatile-early",
             Problem::DuplicateFamily { .. } => "duplicate-family",
+            Problem::OutOfFuel { .. } => "out-of-fuel",
+            Problem::TooMuchText { .. } => "too-much-text",
         }
     }
 
@@ -384,6 +395,14 @@ impl Problem {
             Problem::VolatileEarly { .. } => {
                 "move values that change per request towards the end of the prompt, or lower `tokens.stable_prefix_percent`".into()
             }
+            Problem::OutOfFuel { .. } => format!(
+                "look for a loop that does not end; if the work is real, raise `fuel` in promptc.toml (at most {})",
+                crate::render::limits::MAX_FUEL
+            ),
+            Problem::TooMuchText { setting, .. } => format!(
+                "look for text repeated or joined many times; if the size is real, raise `{setting}` in promptc.toml (at most {} bytes)",
+                crate::render::limits::MAX_BYTES
+            ),
             _ => return None,
         })
     }
@@ -496,6 +515,16 @@ impl fmt::Display for Problem {
                 f,
                 "component `{component}` fills slot `{slot}`, which `{other}` already fills"
             ),
+            Problem::OutOfFuel { fuel } => write!(
+                f,
+                "the templates of this compile ran out of fuel: more than {fuel} instructions"
+            ),
+            Problem::TooMuchText { limit, setting } => {
+                write!(
+                    f,
+                    "this template builds more than {limit} bytes of text (`{setting}`)"
+                )
+            }
             Problem::OverBudget {
                 family,
                 context,

@@ -6,7 +6,7 @@ use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 use serde::Serialize;
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::source::Sources;
+use crate::source::{SourceFile, Sources};
 
 /// Diagnostics for a terminal or a log, with a closing count.
 pub fn human(diagnostics: &[Diagnostic], sources: &Sources, color: bool) -> String {
@@ -35,32 +35,20 @@ fn groups<'a>(diagnostic: &'a Diagnostic, sources: &'a Sources) -> Vec<Group<'a>
     };
     let message = diagnostic.problem.to_string();
     let file = sources.get(diagnostic.span.source);
-    let mut primary = Snippet::source(file.text.as_str())
-        .path(file.path.to_string_lossy())
-        .fold(true)
-        .annotation(AnnotationKind::Primary.span(clamp(diagnostic.span.range(), &file.text)));
+    let mut primary_spans = vec![(diagnostic.span.range(), None)];
     let mut others = Vec::new();
     for label in &diagnostic.labels {
         if label.span.source == diagnostic.span.source {
-            primary = primary.annotation(
-                AnnotationKind::Context
-                    .span(clamp(label.span.range(), &file.text))
-                    .label(label.message.as_str()),
-            );
+            primary_spans.push((label.span.range(), Some(label.message.as_str())));
         } else {
             let other = sources.get(label.span.source);
-            others.push(
-                Snippet::source(other.text.as_str())
-                    .path(other.path.to_string_lossy())
-                    .fold(true)
-                    .annotation(
-                        AnnotationKind::Context
-                            .span(clamp(label.span.range(), &other.text))
-                            .label(label.message.as_str()),
-                    ),
-            );
+            others.push(snippet(
+                other,
+                &[(label.span.range(), Some(label.message.as_str()))],
+            ));
         }
     }
+    let primary = snippet(file, &primary_spans);
     let mut group = level
         .primary_title(message)
         .id(diagnostic.problem.code())
@@ -75,6 +63,44 @@ fn groups<'a>(diagnostic: &'a Diagnostic, sources: &'a Sources) -> Vec<Group<'a>
         group = group.element(Level::HELP.message(help));
     }
     vec![group]
+}
+
+/// A snippet of the lines the spans touch (the first one primary, the others context). Only
+/// those lines are handed to the renderer, which otherwise scans the whole file for each
+/// diagnostic: a large template with many errors took minutes.
+fn snippet<'a>(
+    file: &'a SourceFile,
+    spans: &[(std::ops::Range<usize>, Option<&'a str>)],
+) -> Snippet<'a, annotate_snippets::Annotation<'a>> {
+    let text = file.text.as_str();
+    let ranges: Vec<std::ops::Range<usize>> = spans
+        .iter()
+        .map(|(range, _)| clamp(range.clone(), text))
+        .collect();
+    let low = ranges.iter().map(|r| r.start).min().unwrap_or(0);
+    let high = ranges.iter().map(|r| r.end).max().unwrap_or(0);
+    let from = text[..low].rfind('\n').map_or(0, |at| at + 1);
+    let to = text[high..]
+        .find('\n')
+        .map_or(text.len(), |at| high + at + 1);
+    let (line, _) = file.line_col(from);
+    let mut snippet = Snippet::source(&text[from..to])
+        .path(file.path.to_string_lossy())
+        .line_start(line)
+        .fold(true);
+    for (index, (range, (_, label))) in ranges.iter().zip(spans).enumerate() {
+        let kind = if index == 0 {
+            AnnotationKind::Primary
+        } else {
+            AnnotationKind::Context
+        };
+        let mut annotation = kind.span(range.start - from..range.end - from);
+        if let Some(label) = label {
+            annotation = annotation.label(*label);
+        }
+        snippet = snippet.annotation(annotation);
+    }
+    snippet
 }
 
 /// Keeps a span on character boundaries inside the text, so rendering never panics.

@@ -2,10 +2,12 @@
 //! came from so a syntax or render error points into the right file.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use minijinja::Environment;
 
 use crate::diagnostic::Diagnostic;
+use crate::model::Limits;
 use crate::problem::Problem;
 use crate::render::environment::new_environment;
 use crate::source::{SourceId, Sources};
@@ -20,6 +22,19 @@ struct Origin {
     /// at `fallback`.
     exact_start: Option<usize>,
     fallback: Span,
+    /// Facts about the text, computed on first use and kept: a large template is scanned once
+    /// however many names, errors and matrix entries ask about it.
+    facts: OnceLock<Facts>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Facts {
+    /// Top-level names the template reads and does not set, sorted.
+    variables: Vec<String>,
+    /// Byte offset of the first whole-word occurrence of each identifier-like word.
+    first_word: HashMap<String, usize>,
+    /// Byte offset of the start of each line.
+    line_starts: Vec<usize>,
 }
 
 pub struct Templates {
@@ -30,9 +45,9 @@ pub struct Templates {
 }
 
 impl Templates {
-    pub fn new(fuel: Option<u64>) -> Self {
+    pub fn new(fuel: Option<u64>, limits: &Limits) -> Self {
         Self {
-            env: new_environment(fuel),
+            env: new_environment(fuel, limits.render_bytes),
             by_field: HashMap::new(),
             origins: HashMap::new(),
         }
@@ -62,6 +77,7 @@ impl Templates {
             source: span.source,
             exact_start,
             fallback: span,
+            facts: OnceLock::new(),
         };
         self.add(span.source, pointer, name, text.to_string(), origin)
     }
@@ -85,6 +101,7 @@ impl Templates {
             source: file,
             exact_start: Some(0),
             fallback: Span::new(file, 0..source.text.len()),
+            facts: OnceLock::new(),
         };
         self.add(referrer, pointer, name, source.text.clone(), origin)
     }
@@ -141,14 +158,12 @@ impl Templates {
                 .unwrap_or(range);
             return self.span_in(name, range);
         }
-        let template = self.env.get_template(name).ok()?;
         let line = error.line()?;
-        let offset = template
-            .source()
-            .split_inclusive('\n')
-            .take(line.saturating_sub(1))
-            .map(str::len)
-            .sum::<usize>();
+        let offset = self
+            .facts(name)?
+            .line_starts
+            .get(line.saturating_sub(1))
+            .copied()?;
         self.span_in(name, offset..offset)
     }
 
@@ -163,28 +178,40 @@ impl Templates {
 
     /// Where a variable is first used in a template, for "undefined" diagnostics.
     pub fn find_name(&self, template: &str, variable: &str) -> Option<Span> {
-        let source = self.env.get_template(template).ok()?.source().to_string();
-        let is_ident = |c: char| c.is_alphanumeric() || c == '_';
-        let offset = source
-            .match_indices(variable)
-            .find(|(at, _)| {
-                let before = source[..*at].chars().next_back();
-                let after = source[at + variable.len()..].chars().next();
-                !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
-            })
-            .map_or(0, |(at, _)| at);
+        let offset = self
+            .facts(template)?
+            .first_word
+            .get(variable)
+            .copied()
+            .unwrap_or(0);
         self.span_in(template, offset..offset + variable.len())
     }
 
     /// Top-level names a template reads that it does not set itself, sorted.
     pub fn variables(&self, template: &str) -> Vec<String> {
-        let mut names: Vec<String> = self
-            .env
-            .get_template(template)
-            .map(|t| t.undeclared_variables(false).into_iter().collect())
-            .unwrap_or_default();
-        names.sort();
-        names
+        self.facts(template)
+            .map(|facts| facts.variables.clone())
+            .unwrap_or_default()
+    }
+
+    fn facts(&self, name: &str) -> Option<&Facts> {
+        let origin = self.origins.get(name)?;
+        Some(origin.facts.get_or_init(|| {
+            let Ok(template) = self.env.get_template(name) else {
+                return Facts::default();
+            };
+            let mut variables: Vec<String> =
+                template.undeclared_variables(false).into_iter().collect();
+            variables.sort();
+            let source = template.source();
+            Facts {
+                variables,
+                first_word: first_words(source),
+                line_starts: std::iter::once(0)
+                    .chain(source.match_indices('\n').map(|(at, _)| at + 1))
+                    .collect(),
+            }
+        }))
     }
 
     /// Where a problem with the template as a whole is reported: the start of its file, or
@@ -241,4 +268,39 @@ fn unclosed_block(
         rest = end;
     }
     open.pop()
+}
+
+/// The offset of the first occurrence of each word (a maximal run of letters, digits and `_`).
+fn first_words(source: &str) -> HashMap<String, usize> {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    let mut first = HashMap::new();
+    let mut start = None;
+    for (at, c) in source
+        .char_indices()
+        .chain(std::iter::once((source.len(), ' ')))
+    {
+        match (is_ident(c), start) {
+            (true, None) => start = Some(at),
+            (false, Some(from)) => {
+                first.entry(source[from..at].to_string()).or_insert(from);
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    first
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_words;
+
+    #[test]
+    fn first_words_are_whole_words() {
+        let words = first_words("xcwd {{ cwd }} cwd_2 é1 cwd");
+        assert_eq!(words.get("cwd"), Some(&8));
+        assert_eq!(words.get("xcwd"), Some(&0));
+        assert_eq!(words.get("cwd_2"), Some(&15));
+        assert_eq!(words.get("é1"), Some(&21));
+    }
 }

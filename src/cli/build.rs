@@ -198,9 +198,13 @@ pub fn report_failures(
 ) -> Result<bool, UsageError> {
     let any = !failed.is_empty();
     for (entry, error) in failed {
+        // The matrix reports each diagnostic with the first entry that hit it.
+        let seen = matches!(&error, CompileError::Diagnostics(d) if d.is_empty());
         eprintln!(
-            "error: {} × {} does not compile",
-            entry.family, entry.context
+            "error: {} × {} does not compile{}",
+            entry.family,
+            entry.context,
+            if seen { " (errors above)" } else { "" }
         );
         match error {
             CompileError::Selection(problem) => eprintln!("  {problem}"),

@@ -14,6 +14,7 @@ use crate::emit::budget::check_budget;
 use crate::emit::stable_prefix::volatile_warning;
 use crate::emit::write::{Staged, is_temporary};
 use crate::path_error::{PathError, PathProblem};
+use crate::render::budget::Exhausted;
 use crate::workspace::Workspace;
 
 /// The list of outputs promptc owns, one workspace-relative path per line.
@@ -84,14 +85,17 @@ pub fn request(
 }
 
 /// Compiles every entry. Failures are returned with their entry; the other entries still
-/// compile.
+/// compile. A diagnostic is returned with the first entry that hit it only: the same
+/// template error is not repeated for every family × context.
 pub fn compile_all(workspace: &Workspace, source_date_epoch: Option<i64>) -> MatrixRun {
     let mut run = MatrixRun::default();
+    let exhausted = Exhausted::default();
+    let mut reported = BTreeSet::new();
     for entry in entries(workspace) {
         let Some(request) = request(workspace, &entry, source_date_epoch) else {
             continue;
         };
-        match workspace.compile(&request) {
+        match workspace.compile_in(&request, &exhausted) {
             Ok(output) => {
                 if let Ok(variant) = workspace.select(&request.selection)
                     && let Some(diagnostic) =
@@ -100,6 +104,22 @@ pub fn compile_all(workspace: &Workspace, source_date_epoch: Option<i64>) -> Mat
                     run.over_budget.push(diagnostic);
                 }
                 run.outputs.push((entry, output));
+            }
+            Err(CompileError::Diagnostics(found)) => {
+                let mut fresh = Diagnostics::default();
+                for diagnostic in found.iter() {
+                    let span = diagnostic.span;
+                    let key = (
+                        span.source,
+                        span.start,
+                        span.end,
+                        diagnostic.problem.to_string(),
+                    );
+                    if reported.insert(key) {
+                        fresh.push(diagnostic.clone());
+                    }
+                }
+                run.failed.push((entry, CompileError::Diagnostics(fresh)));
             }
             Err(error) => run.failed.push((entry, error)),
         }

@@ -2,7 +2,7 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Parameter, PostprocessRule, TokenSettings};
+use super::{Limits, Parameter, PostprocessRule, TokenSettings};
 
 /// The workspace manifest, `promptc.toml`, at the root of a workspace.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
@@ -42,11 +42,15 @@ pub struct Manifest {
     /// Token accounting: encodings per family, budgets, prompt-cache stability.
     #[serde(default)]
     pub tokens: TokenSettings,
-    /// How many template instructions one compile may run before it is stopped. Guards
-    /// against runaway loops in templates.
+    /// How many template instructions one compile (one family × context) may run, over all
+    /// its templates, before it is stopped. Guards against runaway loops. Default 5 000 000,
+    /// at most 100 000 000.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1))]
+    #[schemars(range(min = 1, max = 100_000_000))]
     pub fuel: Option<u64>,
+    /// How much text templates may build.
+    #[serde(default)]
+    pub limits: Limits,
 }
 
 fn default_fallback_family() -> String {

@@ -4,6 +4,7 @@
 
 mod component;
 mod context;
+mod limits;
 mod manifest;
 mod parameter;
 mod postprocess_rule;
@@ -23,6 +24,7 @@ pub use context::{
     Browser, Context, FocusChain, McpPrompt, McpPromptArgument, McpResource, McpResourceTemplate,
     McpServer, McpTool, Mode, Model, Viewport, WorkspaceRoot,
 };
+pub use limits::Limits;
 pub use manifest::{BuildMatrix, Manifest, Paths};
 pub use parameter::{Parameter, ParameterType};
 pub use postprocess_rule::{Guard, PostprocessRule};

@@ -4,11 +4,11 @@ use minijinja::syntax::SyntaxConfig;
 use minijinja::value::Kwargs;
 use minijinja::{AutoEscape, Environment, Error, ErrorKind, UndefinedBehavior, Value};
 
-/// Template instructions one compile may run by default; generous for real prompts, small
-/// enough that a runaway loop stops within a second.
-pub const DEFAULT_FUEL: u64 = 5_000_000;
+use crate::render::limits::{self, DEFAULT_FUEL, MAX_FUEL};
 
-pub fn new_environment(fuel: Option<u64>) -> Environment<'static> {
+/// `fuel` is the budget of one compile (each render may spend at most all of it); `render_bytes`
+/// bounds the text one render writes and any one string a filter builds.
+pub fn new_environment(fuel: Option<u64>, render_bytes: u64) -> Environment<'static> {
     let mut env = Environment::new();
     // A misspelt name must fail, not render as "".
     env.set_undefined_behavior(UndefinedBehavior::Strict);
@@ -18,10 +18,22 @@ pub fn new_environment(fuel: Option<u64>) -> Environment<'static> {
     if let Ok(syntax) = SyntaxConfig::builder().keep_trailing_newline(true).build() {
         env.set_syntax(syntax);
     }
-    env.set_fuel(Some(fuel.unwrap_or(DEFAULT_FUEL)));
+    env.set_fuel(Some(fuel.unwrap_or(DEFAULT_FUEL).clamp(1, MAX_FUEL)));
     env.set_recursion_limit(64);
-    env.add_filter("pretty_json", pretty_json);
-    env.add_filter("indent", indent);
+    env.add_filter("pretty_json", move |value: &Value| {
+        let json = pretty_json(value)?;
+        limits::check(json.len(), render_bytes, "the JSON text")?;
+        Ok(json)
+    });
+    env.add_filter(
+        "indent",
+        move |value: String,
+              width: Option<usize>,
+              first: Option<bool>,
+              blank: Option<bool>,
+              kwargs: Kwargs| { indent(value, width, first, blank, kwargs, render_bytes) },
+    );
+    limits::install(&mut env, render_bytes);
     env
 }
 
@@ -36,6 +48,7 @@ fn indent(
     first: Option<bool>,
     blank: Option<bool>,
     kwargs: Kwargs,
+    limit: u64,
 ) -> Result<String, Error> {
     let width = match width {
         Some(width) => width,
@@ -56,8 +69,14 @@ fn indent(
             format!("indent width {width} is above the limit of {MAX_INDENT}"),
         ));
     }
-    let padding = " ".repeat(width);
     let text = value.strip_suffix('\n').unwrap_or(&value);
+    let lines = text.matches('\n').count() + 1;
+    limits::check(
+        text.len().saturating_add(lines.saturating_mul(width)),
+        limit,
+        "the indented text",
+    )?;
+    let padding = " ".repeat(width);
     let mut out = String::with_capacity(text.len() + width * 8);
     for (index, line) in text.split('\n').enumerate() {
         if index > 0 {
@@ -88,7 +107,7 @@ mod tests {
 
     #[test]
     fn pretty_json_keeps_order_and_does_not_escape() {
-        let env = new_environment(None);
+        let env = new_environment(None, limits::DEFAULT_RENDER_BYTES);
         let value: serde_json::Value =
             serde_json::from_str(r#"{"z": "<a & b>", "a": [1, 2]}"#).unwrap();
         let out = env
@@ -105,14 +124,14 @@ mod tests {
 
     #[test]
     fn undefined_names_are_errors_and_newlines_are_kept() {
-        let env = new_environment(None);
+        let env = new_environment(None, limits::DEFAULT_RENDER_BYTES);
         assert!(env.render_str("{{ missing }}", ()).is_err());
         assert_eq!(env.render_str("a\n", ()).unwrap(), "a\n");
     }
 
     #[test]
     fn indent_works_like_minijinjas_and_refuses_huge_widths() {
-        let env = new_environment(None);
+        let env = new_environment(None, limits::DEFAULT_RENDER_BYTES);
         let render = |t: &str| env.render_str(t, minijinja::context! { v => "a\n\nb\n" });
         assert_eq!(render("{{ v | indent(2) }}").unwrap(), "a\n\n  b");
         assert_eq!(render("{{ v | indent(2, true) }}").unwrap(), "  a\n\n  b");
@@ -129,7 +148,7 @@ mod tests {
 
     #[test]
     fn fuel_stops_runaway_loops() {
-        let env = new_environment(Some(1_000));
+        let env = new_environment(Some(1_000), limits::DEFAULT_RENDER_BYTES);
         let error = env
             .render_str("{% for i in range(100000) %}{{ i }}{% endfor %}", ())
             .unwrap_err();

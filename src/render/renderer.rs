@@ -7,7 +7,9 @@ use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::load::document::child_pointer;
 use crate::namespace::{TOOL, TOOLS_DATA, TOOLS_TEXT};
 use crate::problem::Problem;
+use crate::render::budget::{Budget, CappedBuffer, Exhausted};
 use crate::render::globals::Globals;
+use crate::render::limits::too_large;
 use crate::resolve::effective_variant::EffectiveVariant;
 use crate::resolve::plan::{Plan, Reason};
 use crate::resolve::template_choice::tool_format;
@@ -19,18 +21,68 @@ pub struct Renderer<'a> {
     pub diagnostics: &'a mut Diagnostics,
     /// The compile has no date: an undefined `CURRENT_DATE` is reported as such.
     pub no_date: bool,
+    pub budget: Budget,
+    pub exhausted: &'a Exhausted,
 }
 
 impl Renderer<'_> {
-    /// Renders a template; a failure becomes a diagnostic at the failing expression.
+    /// Renders a template; a failure becomes a diagnostic at the failing expression. Each
+    /// render spends the compile's fuel and bytes; once they ran out, nothing more renders.
     pub fn render(&mut self, name: &str, globals: &Value) -> Option<String> {
+        if self.budget.stopped {
+            return None;
+        }
+        if let Some(diagnostic) = self.exhausted.get(name) {
+            self.diagnostics.push(diagnostic);
+            self.budget.stopped = true;
+            return None;
+        }
         let templates = &self.workspace.templates;
-        let result = templates
-            .env()
-            .get_template(name)
-            .and_then(|template| template.render(globals.clone()));
+        let byte_limit = self.budget.render_bytes.min(self.budget.bytes_left);
+        let mut buffer = CappedBuffer::new(byte_limit);
+        let result = templates.env().get_template(name).and_then(|template| {
+            template
+                .render_captured_to(globals.clone(), &mut buffer)
+                .map(|captured| captured.state().fuel_levels().map_or(0, |(used, _)| used))
+        });
         match result {
-            Ok(text) => Some(text),
+            Ok(used) if used > self.budget.fuel_left => {
+                // The compile's budget ran out, not necessarily the template's: not remembered.
+                self.stop(
+                    name,
+                    Problem::OutOfFuel {
+                        fuel: self.budget.fuel,
+                    },
+                    false,
+                );
+                None
+            }
+            Ok(used) => {
+                self.budget.fuel_left -= used;
+                self.budget.bytes_left -= buffer.bytes.len() as u64;
+                Some(
+                    String::from_utf8(buffer.bytes).unwrap_or_else(|error| {
+                        String::from_utf8_lossy(error.as_bytes()).into_owned()
+                    }),
+                )
+            }
+            Err(_) if buffer.overflowed => {
+                let setting = if byte_limit < self.budget.render_bytes {
+                    "limits.compile_bytes"
+                } else {
+                    "limits.render_bytes"
+                };
+                let alone = setting == "limits.render_bytes";
+                self.stop(
+                    name,
+                    Problem::TooMuchText {
+                        limit: byte_limit,
+                        setting,
+                    },
+                    alone,
+                );
+                None
+            }
             Err(error) => {
                 let span = templates
                     .error_span(&error)
@@ -39,7 +91,16 @@ impl Renderer<'_> {
                     .variables(name)
                     .iter()
                     .any(|v| v == "CURRENT_DATE");
-                let problem = if self.no_date
+                let problem = if let Some(found) = too_large(&error) {
+                    Problem::TooMuchText {
+                        limit: found.limit,
+                        setting: "limits.render_bytes",
+                    }
+                } else if error.kind() == minijinja::ErrorKind::OutOfFuel {
+                    Problem::OutOfFuel {
+                        fuel: self.budget.fuel,
+                    }
+                } else if self.no_date
                     && uses_date
                     && error.kind() == minijinja::ErrorKind::UndefinedError
                 {
@@ -52,11 +113,38 @@ impl Renderer<'_> {
                         },
                     }
                 };
+                // Spent all the fuel, or built too much text, alone: whatever the context,
+                // rendering it again would likely spend as much again.
+                let ran_out = matches!(
+                    problem,
+                    Problem::OutOfFuel { .. } | Problem::TooMuchText { .. }
+                );
                 if let Some(span) = span {
-                    self.diagnostics.push(Diagnostic::new(problem, span));
+                    let diagnostic = Diagnostic::new(problem, span);
+                    if ran_out {
+                        self.exhausted.insert(name, diagnostic.clone());
+                    }
+                    self.diagnostics.push(diagnostic);
+                }
+                if ran_out {
+                    self.budget.stopped = true;
                 }
                 None
             }
+        }
+    }
+
+    /// Reports that the compile ran out while rendering `name` (no line is known: the
+    /// template as a whole is pointed at), and renders nothing more; `remember` when the
+    /// template alone is the cause, so the rest of the run does not render it again.
+    fn stop(&mut self, name: &str, problem: Problem, remember: bool) {
+        self.budget.stopped = true;
+        if let Some(span) = self.workspace.templates.span_of(name) {
+            let diagnostic = Diagnostic::new(problem, span);
+            if remember {
+                self.exhausted.insert(name, diagnostic.clone());
+            }
+            self.diagnostics.push(diagnostic);
         }
     }
 

@@ -73,7 +73,7 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
         ..
     } = loader;
     let mut workspace = Workspace {
-        templates: Templates::new(manifest.fuel),
+        templates: Templates::new(manifest.fuel, &manifest.limits),
         root: root.clone(),
         sources,
         manifest,

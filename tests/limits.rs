@@ -1,0 +1,388 @@
+//! Bounded resources (issue 8, items 5-7): what a template may cost in time and memory, and
+//! how large templates and their errors are handled. Limits are lowered through settings where
+//! the defaults would make a test slow.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test that cannot proceed fails
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::Fixture;
+
+/// A component template of `lines` lines, each reading a name nothing defines.
+fn many_undefined_names(lines: usize) -> String {
+    (0..lines)
+        .map(|i| format!("Line {i} reads {{{{ cwd }}}} and {{{{ nope_{i} }}}}, then some text.\n"))
+        .collect()
+}
+
+// Item 7: every undefined name was looked up by copying and scanning the whole template, and
+// each diagnostic was rendered from the whole file: 20 000 errors in a 1 MB template took over
+// 30 seconds.
+#[test]
+fn many_errors_in_a_large_template_are_reported_in_linear_time() {
+    let lines = 20_000;
+    let workspace = Fixture::minimal()
+        .file("components/intro.md", many_undefined_names(lines))
+        .write();
+    let started = Instant::now();
+    let run = workspace.validate_human();
+    let took = started.elapsed();
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!("error: {lines} errors")),
+        "{}",
+        &run.stderr[run.stderr.len().saturating_sub(500)..]
+    );
+    let last = lines - 1;
+    let message = format!("error[undefined-placeholder]: `nope_{last}` is not defined by anything");
+    let column = format!("Line {last} reads {{{{ cwd }}}} and {{{{ ").len() + 1;
+    let at = run
+        .stderr
+        .find(&message)
+        .expect("the last name is reported");
+    assert!(
+        run.stderr[at..].contains(&format!(" --> components/intro.md:{lines}:{column}\n")),
+        "{}",
+        &run.stderr[at..]
+    );
+    assert!(took < Duration::from_secs(15), "validate took {took:?}");
+}
+
+/// The minimal workspace with `manifest` appended to its manifest and `template` as the
+/// `intro` component's template.
+fn with_template(manifest: &str, template: &str) -> Fixture {
+    Fixture::minimal()
+        .file("promptc.toml", format!("{}{manifest}", common::MANIFEST))
+        .file("components/intro.md", template)
+}
+
+/// The one error of a workspace whose intro template goes over a limit, as
+/// (code, file, line, column, message).
+fn single_error(manifest: &str, template: &str) -> (String, String, u64, u64, String) {
+    let report = with_template(manifest, template).validate();
+    let d = report.single();
+    (d.code, d.file, d.line, d.column, d.message)
+}
+
+/// The 1-based column of `needle` on the second line of `template`.
+fn column_on_line_2(template: &str, needle: &str) -> u64 {
+    let line = template.lines().nth(1).unwrap();
+    line.find(needle).unwrap() as u64 + 1
+}
+
+const SMALL_TEXT: &str = "[limits]\nrender_bytes = 1000\n";
+
+fn too_much(
+    line: u64,
+    column: u64,
+    limit: u64,
+    setting: &str,
+) -> (String, String, u64, u64, String) {
+    (
+        "too-much-text".into(),
+        "components/intro.md".into(),
+        line,
+        column,
+        format!("this template builds more than {limit} bytes of text (`{setting}`)"),
+    )
+}
+
+// Item 5: the template of the report reached 14.6 GB. `join` now checks the size of what it
+// would build before building it.
+#[test]
+fn the_reported_hostile_template_fails_fast_at_default_settings() {
+    let template = "Intro.\n{{ range(100000)|join(\"x\" * 30000) }}\n";
+    let started = Instant::now();
+    let error = single_error("", template);
+    let column = column_on_line_2(template, "join(");
+    assert_eq!(error, too_much(2, column, 16 << 20, "limits.render_bytes"));
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
+fn text_written_by_expressions_is_bounded_even_when_captured() {
+    assert_eq!(
+        single_error(SMALL_TEXT, "Intro.\n{{ \"x\" * 2000 }}\n"),
+        too_much(2, 4, 1000, "limits.render_bytes"),
+        "points at the expression written"
+    );
+    // Captured by `{% set %}`, the text never reaches the output but still costs memory.
+    let template = "Intro.\n{% set s %}{% for i in range(3) %}{{ \"y\" * 400 }}{% endfor %}{% endset %}{{ s|length }}\n";
+    let column = column_on_line_2(template, "\"y\"");
+    assert_eq!(
+        single_error(SMALL_TEXT, template),
+        too_much(2, column, 1000, "limits.render_bytes")
+    );
+}
+
+#[test]
+fn raw_text_over_the_limit_points_at_the_template() {
+    let template = format!("{}\n", "z".repeat(2000));
+    assert_eq!(
+        single_error(SMALL_TEXT, &template),
+        too_much(1, 1, 1000, "limits.render_bytes")
+    );
+}
+
+#[test]
+fn filters_check_the_size_of_what_they_would_build() {
+    let cases = [
+        ("{{ (range(100)|join(\"x\" * 20))|length }}", "join("),
+        (
+            "{{ (\"a\" * 100)|replace(\"a\", \"b\" * 20)|length }}",
+            "replace(",
+        ),
+        ("{{ (\"a\\n\" * 100)|indent(20)|length }}", "indent("),
+        ("{{ \"%5000s\"|format(\"x\")|length }}", "format("),
+        ("{{ range(50)|tojson(indent=200)|length }}", "tojson("),
+    ];
+    for (expression, filter) in cases {
+        let template = format!("Intro.\n{expression}\n");
+        let column = column_on_line_2(&template, filter);
+        assert_eq!(
+            single_error(SMALL_TEXT, &template),
+            too_much(2, column, 1000, "limits.render_bytes"),
+            "{expression}"
+        );
+    }
+    let (code, _, line, _, message) =
+        single_error("", "Intro.\n{{ [1]|batch(1000000, 0)|length }}\n");
+    assert_eq!((code.as_str(), line), ("render-failed", 2));
+    assert!(message.contains("above the limit of 100000"), "{message}");
+}
+
+#[test]
+fn all_the_text_of_one_compile_is_bounded() {
+    let half = format!("{}\n", "w".repeat(600));
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}[limits]\ncompile_bytes = 1000\n", common::MANIFEST),
+        )
+        .file("components/intro.md", &half)
+        .file(
+            "variants/generic.md",
+            format!("{half}{{{{ INTRO_SECTION }}}}\n"),
+        )
+        .validate();
+    let d = report.single();
+    assert_eq!(
+        (d.code.as_str(), d.file.as_str(), d.line, d.column),
+        ("too-much-text", "variants/generic.md", 1, 1)
+    );
+    assert!(
+        d.message.contains("`limits.compile_bytes`"),
+        "{}",
+        d.message
+    );
+}
+
+#[test]
+fn conditions_are_bounded_too() {
+    let report = Fixture::minimal()
+        .file(
+            "components/intro.toml",
+            format!(
+                "{}when = '(mode * 100000)|join(\"x\" * 30000) != \"\"'\n",
+                common::COMPONENT
+            ),
+        )
+        .validate();
+    let d = report.single();
+    assert_eq!(
+        (d.code.as_str(), d.file.as_str(), d.line),
+        ("condition-failed", "components/intro.toml", 3)
+    );
+    assert!(
+        d.message.contains("over the limit of 16777216 bytes"),
+        "{}",
+        d.message
+    );
+}
+
+// Item 6: fuel was given to each render, so a compile of many templates could spend it many
+// times over.
+#[test]
+fn fuel_is_one_budget_for_all_the_renders_of_a_compile() {
+    let looping = "{% for i in range(150) %}{{ i }}{% endfor %}\n";
+    let fixture = Fixture::minimal()
+        .file("components/intro.md", looping)
+        .file(
+            "variants/generic.md",
+            format!("{looping}{{{{ INTRO_SECTION }}}}\n"),
+        );
+    // Each template alone fits in the budget...
+    let manifest = format!("{}fuel = 1000\n", common::MANIFEST);
+    let alone = fixture
+        .clone()
+        .file("promptc.toml", &manifest)
+        .file("variants/generic.md", "{{ INTRO_SECTION }}\n");
+    assert_eq!(alone.validate().counts(), (0, 0));
+    // ...both together do not.
+    let report = fixture.file("promptc.toml", &manifest).validate();
+    let d = report.single();
+    assert_eq!(
+        (d.code.as_str(), d.file.as_str(), d.line, d.column),
+        ("out-of-fuel", "variants/generic.md", 1, 1)
+    );
+    assert_eq!(
+        d.message,
+        "the templates of this compile ran out of fuel: more than 1000 instructions"
+    );
+}
+
+#[test]
+fn fuel_has_an_upper_bound() {
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}fuel = 9223372036854775807\n", common::MANIFEST),
+        )
+        .validate();
+    let d = report.single();
+    assert_eq!(
+        (d.code.as_str(), d.file.as_str(), d.line, d.column),
+        ("invalid-value", "promptc.toml", 3, 8)
+    );
+    assert!(
+        d.message.contains("the largest allowed is 100000000"),
+        "{}",
+        d.message
+    );
+}
+
+// Item 6: a template that ran out of fuel is not rendered again for the other entries of the
+// matrix (each would spend the whole budget again). Here the second context would run out
+// in another loop: only the first is reported.
+#[test]
+fn a_template_that_ran_out_of_fuel_is_not_rendered_again() {
+    let runaway =
+        "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}";
+    let template = format!("{{% if extra.first %}}{runaway}{{% endif %}}\n{runaway}\n");
+    let mut fixture = Fixture::minimal()
+        .file("components/intro.md", &template)
+        .file(
+            "examples/contexts/basic.toml",
+            format!("{}[extra]\nfirst = true\n", common::CONTEXT),
+        );
+    // Contexts compile in name order: `basic` first.
+    for name in ["x1", "x2", "x3", "x4", "x5"] {
+        fixture = fixture.file(
+            &format!("examples/contexts/{name}.toml"),
+            format!("{}[extra]\nfirst = false\n", common::CONTEXT),
+        );
+    }
+    let workspace = fixture.write();
+    let report = workspace.validate();
+    let d = report.single();
+    assert_eq!(
+        (d.code.as_str(), d.file.as_str(), d.line),
+        ("out-of-fuel", "components/intro.md", 1)
+    );
+    // `build --all` names every entry that failed, and the error once.
+    let run = workspace.run(&["--color", "never", "build", "--all"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stderr.matches("error[out-of-fuel]").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        run.stderr.matches("(errors above)").count(),
+        5,
+        "{}",
+        run.stderr
+    );
+}
+
+// Item 7: the same render error was printed once per family × context by `build --all`.
+#[test]
+fn a_template_error_is_reported_once_for_the_whole_matrix() {
+    let mut fixture = Fixture::minimal().file("components/intro.md", "{{ cwd.nope.deeper }}\n");
+    for name in ["x1", "x2"] {
+        fixture = fixture.file(&format!("examples/contexts/{name}.toml"), common::CONTEXT);
+    }
+    let workspace = fixture.write();
+    let run = workspace.run(&["--color", "never", "build", "--all"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stderr.matches("error[render-failed]").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(" --> components/intro.md:1:"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("generic × basic does not compile\n"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("generic × x1 does not compile (errors above)"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("generic × x2 does not compile (errors above)"),
+        "{}",
+        run.stderr
+    );
+}
+
+// The same checks at the default limit (16 MiB), with text of about 20 MB that the old code
+// built without complaint.
+#[test]
+fn the_default_limit_bounds_filters_and_captured_text() {
+    let cases = [
+        (
+            "{% set s %}{{ \"y\" * 10000000 }}{{ \"y\" * 10000000 }}{% endset %}{{ s|length }}",
+            "\"y\" * 10000000 }}{%",
+        ),
+        (
+            "{{ (\"a\" * 1000)|replace(\"a\", \"b\" * 20000)|length }}",
+            "replace(",
+        ),
+        ("{{ (\"a\\n\" * 100000)|indent(200)|length }}", "indent("),
+        ("{{ (range(1000)|join(\"j\" * 20000))|length }}", "join("),
+    ];
+    for (expression, at) in cases {
+        let template = format!("Intro.\n{expression}\n");
+        let column = column_on_line_2(&template, at);
+        assert_eq!(
+            single_error("", &template),
+            too_much(2, column, 16 << 20, "limits.render_bytes"),
+            "{expression}"
+        );
+    }
+}
+
+// Like fuel: a template that built too much text alone is not rendered again in the run.
+#[test]
+fn a_template_that_built_too_much_text_is_not_rendered_again() {
+    let template = "{% if extra.first %}{{ \"x\" * 2000 }}{% endif %}\n{{ \"y\" * 2000 }}\n";
+    let mut fixture = with_template(SMALL_TEXT, template).file(
+        "examples/contexts/basic.toml",
+        format!("{}[extra]\nfirst = true\n", common::CONTEXT),
+    );
+    for name in ["x1", "x2"] {
+        fixture = fixture.file(
+            &format!("examples/contexts/{name}.toml"),
+            format!("{}[extra]\nfirst = false\n", common::CONTEXT),
+        );
+    }
+    let report = fixture.validate();
+    let d = report.single();
+    assert_eq!(
+        (d.code.as_str(), d.file.as_str(), d.line, d.column),
+        ("too-much-text", "components/intro.md", 1, 24)
+    );
+}
