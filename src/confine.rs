@@ -18,15 +18,25 @@ use crate::path_error::{PathError, PathProblem};
 
 const MIB: u64 = 1024 * 1024;
 
-/// Largest data file (manifest, variant, component, tool, context) promptc reads.
+/// Largest data file (manifest, variant, component, tool, context) promptc reads, unless
+/// `limits.file_bytes` says otherwise. The manifest itself is always read with this limit.
 pub const MAX_DATA_FILE_BYTES: u64 = 4 * MIB;
-/// Largest template file promptc reads.
-pub const MAX_TEMPLATE_BYTES: u64 = 16 * MIB;
-/// Most bytes of data files and templates one workspace may hold in all: links and copies
-/// must not multiply the per-file limits.
+/// Largest template file promptc reads, unless `limits.template_bytes` says otherwise. Below
+/// the default `limits.render_bytes`: a template's own text is part of what it renders.
+pub const MAX_TEMPLATE_BYTES: u64 = 8 * MIB;
+/// Most bytes of data files and templates one workspace may hold in all, unless
+/// `limits.workspace_bytes` says otherwise: links and copies must not multiply the per-file
+/// limits.
 pub const MAX_WORKSPACE_BYTES: u64 = 256 * MIB;
 /// Largest committed output promptc reads back to compare with a fresh compile.
 pub const MAX_OUTPUT_BYTES: u64 = 64 * MIB;
+
+/// A byte limit on the files a load reads, and the `[limits]` setting that changes it.
+#[derive(Clone, Copy, Debug)]
+pub struct ReadLimit {
+    pub bytes: u64,
+    pub setting: &'static str,
+}
 
 /// Whether a path is workspace content (confined to the workspace) or was named by the caller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,7 +100,10 @@ fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, PathProblem> {
     let metadata = fs::metadata(path).map_err(PathProblem::Io)?;
     check_regular(&metadata)?;
     if metadata.len() > limit {
-        return Err(PathProblem::TooLarge { limit });
+        return Err(PathProblem::TooLarge {
+            limit,
+            setting: None,
+        });
     }
     let file = File::open(path).map_err(PathProblem::Io)?;
     // The file may have been swapped between the look and the open: check what was opened.
@@ -100,7 +113,10 @@ fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, PathProblem> {
         .read_to_end(&mut bytes)
         .map_err(PathProblem::Io)?;
     if bytes.len() as u64 > limit {
-        return Err(PathProblem::TooLarge { limit });
+        return Err(PathProblem::TooLarge {
+            limit,
+            setting: None,
+        });
     }
     Ok(bytes)
 }
@@ -381,7 +397,7 @@ mod tests {
         ));
         assert!(matches!(
             problem("big", 99).problem,
-            PathProblem::TooLarge { limit: 99 }
+            PathProblem::TooLarge { limit: 99, .. }
         ));
         assert_eq!(
             read_content(&root, &root.join("big"), 100).unwrap().len(),

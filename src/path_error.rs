@@ -35,10 +35,13 @@ pub enum PathProblem {
     NotAFolder,
     TooLarge {
         limit: u64,
+        /// The `[limits]` setting that raises it, where one does.
+        setting: Option<&'static str>,
     },
     /// Reading it would take the files of the workspace past their total limit.
     WorkspaceTooLarge {
         limit: u64,
+        setting: &'static str,
     },
     /// A link to a file that another path (a link, or the file itself) already brought in.
     SecondLink {
@@ -69,8 +72,8 @@ impl PathError {
     }
 
     /// What would fix it.
-    pub fn help(&self) -> &'static str {
-        match &self.problem {
+    pub fn help(&self) -> String {
+        let fixed = match &self.problem {
             PathProblem::LinkLeavesWorkspace { .. } | PathProblem::OutsideWorkspace => {
                 "promptc reads and writes only inside the workspace: replace the link with the file or folder itself"
             }
@@ -86,15 +89,20 @@ impl PathError {
             }
             PathProblem::NotAFolder => "move the file away: a folder belongs at this path",
             PathProblem::SecondLink { .. } => "keep one path to the file: remove the other link",
-            PathProblem::WorkspaceTooLarge { .. } => {
-                "remove files the workspace does not need, or raise the limit in promptc.toml's [limits] table"
+            PathProblem::WorkspaceTooLarge { setting, .. } => {
+                return format!(
+                    "remove files the workspace does not need, or raise `limits.{setting}` in promptc.toml"
+                );
             }
-            PathProblem::TooLarge { .. } => {
-                "split the file, or raise the limit in promptc.toml's [limits] table"
-            }
+            PathProblem::TooLarge {
+                setting: Some(setting),
+                ..
+            } => return format!("split the file, or raise `limits.{setting}` in promptc.toml"),
+            PathProblem::TooLarge { setting: None, .. } => "split the file",
             PathProblem::NotUtf8 => "delete it and run `promptc build --all`",
             PathProblem::Io(_) => "check the file's permissions and the disk",
-        }
+        };
+        fixed.to_string()
     }
 }
 
@@ -119,10 +127,10 @@ impl fmt::Display for PathProblem {
             PathProblem::NotRegularFile { what } => write!(f, "is a {what}, not a regular file"),
             PathProblem::IsFolder => write!(f, "is a folder, where a file belongs"),
             PathProblem::NotAFolder => write!(f, "is a file, where a folder belongs"),
-            PathProblem::TooLarge { limit } => {
+            PathProblem::TooLarge { limit, .. } => {
                 write!(f, "is larger than the limit of {}", human_bytes(*limit))
             }
-            PathProblem::WorkspaceTooLarge { limit } => write!(
+            PathProblem::WorkspaceTooLarge { limit, .. } => write!(
                 f,
                 "would take the workspace's files past their total limit of {}",
                 human_bytes(*limit)

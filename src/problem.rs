@@ -177,7 +177,7 @@ pub enum Problem {
     PathRefused {
         path: String,
         reason: String,
-        help: &'static str,
+        help: String,
     },
     TemplateSyntax {
         message: String,
@@ -383,7 +383,7 @@ impl Problem {
             Problem::PathEscapesWorkspace { .. } => {
                 "use a path relative to the file that stays inside the workspace".into()
             }
-            Problem::PathRefused { help, .. } => (*help).into(),
+            Problem::PathRefused { help, .. } => help.clone(),
             Problem::SlotTaken { .. } => "give one of them its own `slot`".into(),
             Problem::NoDate => {
                 "set `date` in the context file or the SOURCE_DATE_EPOCH environment variable"

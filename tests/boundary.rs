@@ -517,14 +517,9 @@ fn templates_manifests_and_fifos_are_read_only_inside_and_regular() {
 #[test]
 fn oversized_data_files_and_templates_are_refused_with_their_limit() {
     let big = format!("{}# {}\n", common::TOOL, "x".repeat(5 * 1024 * 1024));
-    let validation = Fixture::minimal()
-        .file("tools/read_file.toml", big)
-        .validate();
-    let diagnostics = validation.diagnostics();
-    let single = diagnostics
-        .iter()
-        .find(|d| d.code == "path-refused")
-        .unwrap_or_else(|| panic!("{diagnostics:?}"));
+    let fixture = Fixture::minimal().file("tools/read_file.toml", &big);
+    let validation = fixture.validate();
+    let single = validation.single();
     assert_eq!(
         (single.code.as_str(), single.file.as_str(), single.line),
         ("path-refused", "tools/read_file.toml", 1)
@@ -533,6 +528,44 @@ fn oversized_data_files_and_templates_are_refused_with_their_limit() {
         single.message.contains("larger than the limit of 4 MiB"),
         "{}",
         single.message
+    );
+    assert_eq!(
+        validation.help(0),
+        Some("split the file, or raise `limits.file_bytes` in promptc.toml")
+    );
+    // The limit is the manifest's to raise.
+    let raised = fixture
+        .clone()
+        .file(
+            "promptc.toml",
+            format!("{}[limits]\nfile_bytes = 8388608\n", common::MANIFEST),
+        )
+        .validate();
+    assert_eq!(raised.counts(), (0, 0), "{:?}", raised.diagnostics());
+
+    // Templates have their own limit, and all files together another.
+    let template = "x".repeat(9 * 1024 * 1024);
+    let validation = Fixture::minimal()
+        .file("components/intro.md", template)
+        .validate();
+    let refused = validation.single();
+    assert_eq!(refused.file, "components/intro.md");
+    assert!(
+        refused.message.contains("larger than the limit of 8 MiB"),
+        "{}",
+        refused.message
+    );
+    let validation = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}[limits]\nworkspace_bytes = 400\n", common::MANIFEST),
+        )
+        .validate();
+    let refused = validation.diagnostics();
+    assert!(
+        refused.iter().any(|d| d.code == "path-refused"
+            && d.message.contains("past their total limit of 400 bytes")),
+        "{refused:?}"
     );
 }
 

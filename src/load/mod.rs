@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 
 use walkdir::WalkDir;
 
-use crate::confine::{self, MAX_DATA_FILE_BYTES, Origin};
+use crate::confine::{self, Origin};
 use crate::diagnostic::Diagnostics;
+use crate::model::Limits;
 use crate::path_error::{PathError, PathProblem};
 use crate::problem::Kind;
 use crate::source::Sources;
@@ -45,6 +46,7 @@ pub fn load_file(
     path: &Path,
     kind: Kind,
     origin: Origin,
+    limits: &Limits,
 ) -> io::Result<Option<RawFile>> {
     let Some(format) = Format::of(path) else {
         return Ok(None);
@@ -53,7 +55,14 @@ pub fn load_file(
     if format == Format::Json && kind != Kind::Context {
         return Ok(None);
     }
-    let id = match read::read_source(sources, root, path, origin, MAX_DATA_FILE_BYTES)? {
+    let id = match read::read_source(
+        sources,
+        root,
+        path,
+        origin,
+        limits.file(),
+        limits.workspace(),
+    )? {
         Ok(id) => id,
         Err(diagnostic) => {
             diagnostics.push(diagnostic);

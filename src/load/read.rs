@@ -4,7 +4,7 @@
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-use crate::confine::{self, Origin};
+use crate::confine::{self, Origin, ReadLimit};
 use crate::diagnostic::Diagnostic;
 use crate::path_error::{PathError, PathProblem};
 use crate::problem::Problem;
@@ -19,20 +19,29 @@ pub fn read_source(
     root: &Path,
     path: &Path,
     origin: Origin,
-    limit: u64,
+    limit: ReadLimit,
+    total: ReadLimit,
 ) -> io::Result<Result<SourceId, Diagnostic>> {
     let read = match origin {
-        Origin::Workspace => confine::read_content(root, path, limit),
-        Origin::Caller => confine::read_named(path, limit),
+        Origin::Workspace => confine::read_content(root, path, limit.bytes),
+        Origin::Caller => confine::read_named(path, limit.bytes),
     };
     let display = display_path(root, path);
     let bytes = match read {
         Ok(bytes) => bytes,
-        Err(error) => return refused(sources, display, error),
+        Err(mut error) => {
+            if let PathProblem::TooLarge { setting, .. } = &mut error.problem {
+                *setting = Some(limit.setting);
+            }
+            return refused(sources, display, error);
+        }
     };
-    let limit = confine::MAX_WORKSPACE_BYTES;
-    if sources.total_bytes().saturating_add(bytes.len() as u64) > limit {
-        let error = PathError::new(&display, PathProblem::WorkspaceTooLarge { limit });
+    if sources.total_bytes().saturating_add(bytes.len() as u64) > total.bytes {
+        let problem = PathProblem::WorkspaceTooLarge {
+            limit: total.bytes,
+            setting: total.setting,
+        };
+        let error = PathError::new(&display, problem);
         return refused(sources, display, error);
     }
     Ok(match String::from_utf8(bytes) {

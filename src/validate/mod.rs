@@ -20,7 +20,7 @@ use crate::confine::Origin;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::entry::Entry;
 use crate::load::{self, MANIFEST_FILE};
-use crate::model::{Component, Context, Manifest, ToolSpec, Variant};
+use crate::model::{Component, Context, Limits, Manifest, ToolSpec, Variant};
 use crate::problem::{Kind, Problem, RefKind};
 use crate::source::Sources;
 use crate::span::Span;
@@ -33,6 +33,7 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
     let mut loader = Loader {
         root: &root,
         origin: Origin::Workspace,
+        limits: Limits::default(),
         sources: Sources::default(),
         diagnostics: Diagnostics::default(),
         validators: SchemaValidators::new(),
@@ -48,6 +49,7 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
         .as_ref()
         .map(|entry| entry.value.clone())
         .unwrap_or_default();
+    loader.limits = manifest.limits.clone();
     let paths = &manifest.paths;
     let variants = loader.load_all(
         &paths.variants,
@@ -100,6 +102,8 @@ struct Loader<'a> {
     /// Workspace files are confined to the workspace; a context file named by the caller is
     /// not.
     origin: Origin,
+    /// Read limits: the defaults for the manifest, then the manifest's.
+    limits: Limits,
     sources: Sources,
     diagnostics: Diagnostics,
     validators: SchemaValidators,
@@ -125,6 +129,7 @@ impl Loader<'_> {
             path,
             kind,
             self.origin,
+            &self.limits,
         )
     }
 
@@ -277,6 +282,7 @@ pub fn load_context_file(
     let mut loader = Loader {
         root: &workspace.root,
         origin: Origin::Caller,
+        limits: workspace.manifest.limits.clone(),
         sources: std::mem::take(&mut workspace.sources),
         diagnostics: Diagnostics::default(),
         validators: SchemaValidators::new(),

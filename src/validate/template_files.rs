@@ -4,11 +4,12 @@
 use std::io;
 use std::path::Path;
 
-use crate::confine::{MAX_TEMPLATE_BYTES, Origin};
+use crate::confine::Origin;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::load::document::Document;
 use crate::load::document::child_pointer;
 use crate::load::read::{display_path, read_source, resolve_inside};
+use crate::model::Limits;
 use crate::model::Parameter;
 use crate::problem::Problem;
 use crate::source::Sources;
@@ -30,6 +31,7 @@ pub fn register_all(workspace: &mut Workspace, diagnostics: &mut Diagnostics) ->
         variants,
         tools,
         manifest_entry,
+        manifest,
         ..
     } = workspace;
     let mut registrar = Registrar {
@@ -37,6 +39,7 @@ pub fn register_all(workspace: &mut Workspace, diagnostics: &mut Diagnostics) ->
         sources,
         templates,
         diagnostics,
+        limits: &manifest.limits,
     };
     let builtin = registrar
         .sources
@@ -157,6 +160,7 @@ struct Registrar<'a> {
     sources: &'a mut Sources,
     templates: &'a mut Templates,
     diagnostics: &'a mut Diagnostics,
+    limits: &'a Limits,
 }
 
 impl Registrar<'_> {
@@ -238,7 +242,8 @@ impl Registrar<'_> {
                 self.root,
                 path,
                 Origin::Workspace,
-                MAX_TEMPLATE_BYTES,
+                self.limits.template(),
+                self.limits.workspace(),
             )? {
                 Ok(id) => id,
                 Err(diagnostic) => {
