@@ -882,3 +882,23 @@ fn the_diff_of_a_huge_stale_output_is_cut() {
         &run.stdout[run.stdout.len().saturating_sub(500)..]
     );
 }
+
+// A failure shared by every entry is reported with the first one; the others say so.
+#[test]
+fn diff_reports_a_shared_error_once() {
+    let fixture = Fixture::minimal().file("examples/contexts/second.toml", common::CONTEXT);
+    let workspace = repository(&fixture);
+    std::fs::write(
+        workspace.root().join("components/intro.md"),
+        "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}\n",
+    )
+    .unwrap();
+    let run = workspace.run(&["--color", "never", "diff", "--base", "HEAD"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert_eq!(all.matches("error[out-of-fuel]").count(), 1, "{all}");
+    assert!(
+        all.contains("generic × second does not compile: (errors above)"),
+        "{all}"
+    );
+}

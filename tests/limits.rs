@@ -296,6 +296,15 @@ fn a_template_that_ran_out_of_fuel_is_not_rendered_again() {
         "{}",
         run.stderr
     );
+    // `stats` compiles the same matrix in one run too.
+    let run = workspace.run(&["--color", "never", "stats"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stderr.matches("error[out-of-fuel]").count(),
+        1,
+        "{}",
+        run.stderr
+    );
 }
 
 // Item 7: the same render error was printed once per family × context by `build --all`.

@@ -67,37 +67,37 @@ pub fn run(args: StatsArgs, output: &Output) -> Result<u8, UsageError> {
     let settings = &workspace.manifest.tokens;
     let epoch = source_date_epoch()?;
     let mut rows = Vec::new();
-    let mut failed = Vec::new();
-    for entry in matrix::entries(&workspace) {
-        if args.family.as_ref().is_some_and(|f| *f != entry.family)
-            || args.context.as_ref().is_some_and(|c| *c != entry.context)
-        {
-            continue;
-        }
+    let wanted = matrix::entries(&workspace)
+        .into_iter()
+        .filter(|entry| {
+            args.family.as_ref().is_none_or(|f| *f == entry.family)
+                && args.context.as_ref().is_none_or(|c| *c == entry.context)
+        })
+        .collect();
+    // One run over the entries: a runaway template is stopped once, not once per entry.
+    let run = matrix::compile_entries(&workspace, wanted, epoch);
+    for (entry, compiled) in run.outputs {
         let Some(request) = matrix::request(&workspace, &entry, epoch) else {
             continue;
         };
         let encoding = settings.encoding_for(&entry.family);
-        match workspace.compile(&request) {
-            Ok(compiled) => rows.push(Row {
-                encoding: encoding.name(),
-                exact: settings.is_exact(&entry.family),
-                tokens: encoding.count(&compiled.prompt),
-                characters: compiled.prompt.chars().count(),
-                stable_prefix: stable_prefix(&workspace, &request, &compiled),
-                sections: compiled
-                    .sections
-                    .iter()
-                    .filter(|s| !s.text.is_empty())
-                    .map(|s| (s.id.clone(), encoding.count(&s.text)))
-                    .collect(),
-                family: entry.family,
-                context: entry.context,
-            }),
-            Err(error) => failed.push((entry, error)),
-        }
+        rows.push(Row {
+            encoding: encoding.name(),
+            exact: settings.is_exact(&entry.family),
+            tokens: encoding.count(&compiled.prompt),
+            characters: compiled.prompt.chars().count(),
+            stable_prefix: stable_prefix(&workspace, &request, &compiled),
+            sections: compiled
+                .sections
+                .iter()
+                .filter(|s| !s.text.is_empty())
+                .map(|s| (s.id.clone(), encoding.count(&s.text)))
+                .collect(),
+            family: entry.family,
+            context: entry.context,
+        });
     }
-    if report_failures(&workspace, failed, output)? {
+    if report_failures(&workspace, run.failed, output)? {
         return Ok(EXIT_PROBLEMS);
     }
     match args.format {

@@ -88,10 +88,20 @@ pub fn request(
 /// compile. A diagnostic is returned with the first entry that hit it only: the same
 /// template error is not repeated for every family × context.
 pub fn compile_all(workspace: &Workspace, source_date_epoch: Option<i64>) -> MatrixRun {
+    compile_entries(workspace, entries(workspace), source_date_epoch)
+}
+
+/// Compiles the given entries as [`compile_all`] does: one run, so a template that ran out of
+/// fuel is not rendered again and each error is returned once.
+pub fn compile_entries(
+    workspace: &Workspace,
+    entries: Vec<MatrixEntry>,
+    source_date_epoch: Option<i64>,
+) -> MatrixRun {
     let mut run = MatrixRun::default();
     let exhausted = Exhausted::default();
     let mut reported = BTreeSet::new();
-    for entry in entries(workspace) {
+    for entry in entries {
         let Some(request) = request(workspace, &entry, source_date_epoch) else {
             continue;
         };

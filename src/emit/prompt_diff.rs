@@ -50,6 +50,12 @@ pub fn compile_side(root: &Path, source_date_epoch: Option<i64>) -> Result<SideO
                 crate::compile::CompileError::Selection(problem) => {
                     message.push_str(&format!("{problem}\n"));
                 }
+                // Its errors were reported with an earlier entry of the same run.
+                crate::compile::CompileError::Diagnostics(diagnostics)
+                    if diagnostics.is_empty() =>
+                {
+                    message.push_str("(errors above)\n");
+                }
                 crate::compile::CompileError::Diagnostics(diagnostics) => {
                     message.push('\n');
                     message.push_str(&report::human(
