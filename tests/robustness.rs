@@ -286,3 +286,14 @@ fn an_unknown_postprocess_rule_lists_the_rules() {
         "invalid value `squash`: expected one of trim_trailing_whitespace, collapse_blank_lines, drop_empty_sections, trim, regex"
     );
 }
+
+#[test]
+fn conditions_may_call_the_template_functions() {
+    let report = Fixture::minimal()
+        .file(
+            "components/intro.toml",
+            "id = \"intro\"\nwhen = \"range(3) | length > 2 and dict(a=1).a == 1\"\n",
+        )
+        .validate();
+    assert_eq!(report.counts(), (0, 0), "{:?}", report.diagnostics());
+}

@@ -143,7 +143,12 @@ impl Checker<'_> {
         };
         let mut paths: Vec<String> = expression.undeclared_variables(true).into_iter().collect();
         paths.sort();
-        for path in paths {
+        // The environment's functions (`range`, `dict`, …) are names too, as in templates.
+        let is_global = |path: &str| {
+            let first = path.split('.').next().unwrap_or(path);
+            env.globals().any(|(name, _)| name == first)
+        };
+        for path in paths.into_iter().filter(|path| !is_global(path)) {
             if let Err((unknown, suggestion)) = namespace.check_path(&path) {
                 let first = unknown.split('.').next().unwrap_or(&unknown);
                 let at = find_name(condition, &unknown)
