@@ -300,26 +300,14 @@ fn check_does_not_read_outputs_through_links_or_from_special_files() {
     // A FIFO where the output belongs: refused at once, never opened.
     std::fs::remove_file(&output).unwrap();
     mkfifo(&output);
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("promptc"))
-        .current_dir(workspace.root())
-        .arg("check")
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = std::time::Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > Duration::from_secs(60) {
-            child.kill().unwrap();
-            panic!("check blocked on a FIFO");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let (status, stderr) = common::run_within(
+        Command::new(assert_cmd::cargo::cargo_bin("promptc"))
+            .current_dir(workspace.root())
+            .arg("check"),
+        Duration::from_secs(60),
+        "check blocked on a FIFO",
+    );
     assert_eq!(status.code(), Some(1));
-    let mut stderr = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
     assert!(
         stderr.contains(&format!(
             "{OUTPUT} is a named pipe (FIFO), not a regular file"

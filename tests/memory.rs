@@ -9,7 +9,7 @@ mod common;
 
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::Fixture;
 
@@ -20,28 +20,16 @@ fn a_doubling_template_stops_at_the_memory_limit() {
     let workspace = Fixture::minimal()
         .file("components/intro.md", DOUBLING)
         .write();
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("promptc"))
-        .current_dir(workspace.root())
-        .args(["build", "--context", "basic"])
-        .env("PROMPTC_MEMORY_LIMIT", "256M")
-        .env_remove("RUST_BACKTRACE")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > Duration::from_secs(60) {
-            child.kill().unwrap();
-            panic!("the template ran on past its memory limit");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let mut stderr = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    let (status, stderr) = common::run_within(
+        Command::new(assert_cmd::cargo::cargo_bin("promptc"))
+            .current_dir(workspace.root())
+            .args(["build", "--context", "basic"])
+            .env("PROMPTC_MEMORY_LIMIT", "256M")
+            .env_remove("RUST_BACKTRACE")
+            .stdout(Stdio::null()),
+        Duration::from_secs(60),
+        "the template ran on past its memory limit",
+    );
     assert_eq!(status.signal(), Some(6), "{status:?}: {stderr}");
     assert!(stderr.contains("memory allocation of"), "{stderr}");
 }

@@ -378,3 +378,30 @@ pub fn position_of(text: &str, needle: &str) -> (u64, u64) {
     let column = text[line_start..offset].chars().count() + 1;
     (line as u64, column as u64)
 }
+
+/// Runs `command` (its stderr piped) and waits for it at most `limit`: a command that does not
+/// end in time is killed and the test fails with `what`. Returns the status and stderr.
+pub fn run_within(
+    command: &mut std::process::Command,
+    limit: std::time::Duration,
+    what: &str,
+) -> (std::process::ExitStatus, String) {
+    let mut child = command
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > limit {
+            child.kill().unwrap();
+            panic!("{what}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    (status, stderr)
+}
