@@ -162,6 +162,28 @@ mod tests {
     }
 
     #[test]
+    fn a_write_that_fails_midway_leaves_nothing_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let kept = dir.path().join("a/out.md");
+        std::fs::create_dir_all(kept.parent().unwrap()).unwrap();
+        std::fs::write(&kept, "old").unwrap();
+        // A file where the second output's folder belongs: creating it fails.
+        std::fs::write(dir.path().join("b"), "in the way").unwrap();
+        let mut staged = Staged::default();
+        staged.add(&kept, &kept, b"new").unwrap();
+        let error = staged
+            .add(&dir.path().join("b/out.md"), Path::new("b/out.md"), b"new")
+            .unwrap_err();
+        assert_eq!(error.path, Path::new("b/out.md"));
+        drop(staged);
+        assert_eq!(std::fs::read_to_string(&kept).unwrap(), "old");
+        assert_eq!(
+            std::fs::read_dir(kept.parent().unwrap()).unwrap().count(),
+            1
+        );
+    }
+
+    #[test]
     fn temporary_files_are_recognisable() {
         assert!(is_temporary(OsStr::new(".promptc-tmp-a1B2c3")));
         assert!(is_temporary(OsStr::new(".tmpAb12Cd")));
