@@ -17,8 +17,17 @@ pub fn read_source(
     path: &Path,
 ) -> io::Result<Result<SourceId, Diagnostic>> {
     let bytes = std::fs::read(path)?;
-    let display = display_path(root, path);
-    Ok(match String::from_utf8(bytes) {
+    Ok(add_bytes(sources, display_path(root, path), bytes))
+}
+
+/// Records a file's bytes under its display path, as [`read_source`] does once it has read
+/// them; apart so that a document can be checked without a disk (fuzzing, the library API).
+pub fn add_bytes(
+    sources: &mut Sources,
+    display: PathBuf,
+    bytes: Vec<u8>,
+) -> Result<SourceId, Diagnostic> {
+    match String::from_utf8(bytes) {
         // A byte-order mark is an encoding artefact, not text: it must not reach a prompt or
         // shift a column.
         Ok(text) => Ok(sources.add(
@@ -36,7 +45,7 @@ pub fn read_source(
                 Span::new(id, valid_up_to..valid_up_to),
             ))
         }
-    })
+    }
 }
 
 /// The path shown to users: relative to the workspace root when inside it.
