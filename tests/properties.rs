@@ -15,7 +15,10 @@ use promptc::Workspace;
 use promptc::compile::{Request, Selection};
 use promptc::emit::matrix;
 use promptc::model::{McpServer, McpTool};
+use promptc::problem::Kind;
 use promptc::report;
+use promptc::validate::check_document;
+use promptc::validate::schema_check::SchemaValidators;
 
 fn fixture_files(name: &str) -> Vec<(PathBuf, Vec<u8>)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -354,5 +357,67 @@ proptest! {
             Err(error) => return Err(TestCaseError::fail(format!("{error:?}"))),
         };
         prop_assert_eq!(prompt, reference.replace(MARKER, &text));
+    }
+}
+
+/// The shipped library's data files, with the kind each is loaded as.
+fn library_documents() -> Vec<(Kind, PathBuf, Vec<u8>)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut documents = vec![(
+        Kind::Manifest,
+        PathBuf::from("promptc.toml"),
+        std::fs::read(root.join("promptc.toml")).unwrap(),
+    )];
+    for (kind, folder) in [
+        (Kind::Variant, "variants"),
+        (Kind::Component, "components"),
+        (Kind::Tool, "tools"),
+        (Kind::Context, "examples/contexts"),
+    ] {
+        for path in promptc::load::data_files(&root.join(folder)).unwrap() {
+            let relative = path.strip_prefix(root).unwrap().to_path_buf();
+            documents.push((kind, relative, std::fs::read(&path).unwrap()));
+        }
+    }
+    documents
+}
+
+#[test]
+fn every_shipped_document_is_accepted_on_its_own() {
+    let validators = SchemaValidators::new();
+    let documents = library_documents();
+    assert!(documents.len() > 40, "{}", documents.len());
+    for (kind, path, bytes) in documents {
+        let (_, diagnostics, accepted) = check_document(&validators, kind, &path, bytes);
+        assert!(accepted, "{}: {diagnostics:?}", path.display());
+    }
+}
+
+proptest! {
+    #![proptest_config(Config { cases: 64, ..Config::default() })]
+
+    /// A damaged file (bytes cut, inserted or replaced) is refused with a located reason or
+    /// accepted, never silently refused; the same invariant the fuzz target checks, on stable.
+    #[test]
+    fn a_damaged_document_is_refused_with_a_reason(
+        pick in any::<prop::sample::Index>(),
+        at in any::<prop::sample::Index>(),
+        cut in 0usize..8,
+        insert in proptest::collection::vec(any::<u8>(), 0..6),
+    ) {
+        let documents = library_documents();
+        let (kind, path, mut bytes) = documents[pick.index(documents.len())].clone();
+        let start = at.index(bytes.len());
+        let end = (start + cut).min(bytes.len());
+        bytes.splice(start..end, insert);
+        let validators = SchemaValidators::new();
+        let (sources, diagnostics, accepted) = check_document(&validators, kind, &path, bytes);
+        prop_assert_eq!(accepted, !diagnostics.has_errors());
+        let sorted = diagnostics.sorted();
+        for diagnostic in &sorted {
+            prop_assert!(diagnostic.span.start <= sources.get(diagnostic.span.source).text.len());
+        }
+        let text = report::human(&sorted, &sources, false);
+        prop_assert!(accepted || text.contains(&format!("{}:", path.display())), "{}", text);
     }
 }
