@@ -44,7 +44,17 @@ pub fn read_source(
         let error = PathError::new(&display, problem);
         return refused(sources, display, error);
     }
-    Ok(match String::from_utf8(bytes) {
+    Ok(add_bytes(sources, display, bytes))
+}
+
+/// Records a file's bytes under its display path, as [`read_source`] does once it has read
+/// them; apart so that a document can be checked without a disk (fuzzing, the library API).
+pub fn add_bytes(
+    sources: &mut Sources,
+    display: PathBuf,
+    bytes: Vec<u8>,
+) -> Result<SourceId, Diagnostic> {
+    match String::from_utf8(bytes) {
         // A byte-order mark is an encoding artefact, not text: it must not reach a prompt or
         // shift a column.
         Ok(text) => Ok(sources.add(
@@ -62,7 +72,7 @@ pub fn read_source(
                 Span::new(id, valid_up_to..valid_up_to),
             ))
         }
-    })
+    }
 }
 
 /// A refused file as a diagnostic at its start; a failing read stays an I/O error, with the

@@ -19,6 +19,7 @@ use serde_json::Value;
 use crate::confine::Origin;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::entry::Entry;
+use crate::load::document::{Document, Format};
 use crate::load::{self, MANIFEST_FILE};
 use crate::model::{Component, Context, Limits, Manifest, ToolSpec, Variant};
 use crate::problem::{Kind, Problem, RefKind};
@@ -146,28 +147,7 @@ impl Loader<'_> {
     }
 
     fn typed<T: DeserializeOwned>(&mut self, raw: load::RawFile) -> Option<Entry<T>> {
-        if !self
-            .validators
-            .check(raw.kind, &raw.document, &mut self.diagnostics)
-        {
-            return None;
-        }
-        match serde_json::from_value::<T>(raw.document.value.clone()) {
-            Ok(value) => Some(Entry {
-                value,
-                document: raw.document,
-                path: raw.path,
-            }),
-            Err(error) => {
-                self.diagnostics.error(
-                    Problem::InvalidValue {
-                        message: error.to_string(),
-                    },
-                    raw.document.value_span(""),
-                );
-                None
-            }
-        }
+        typed(&self.validators, &mut self.diagnostics, raw)
     }
 
     fn load_all<T: DeserializeOwned>(
@@ -271,6 +251,75 @@ impl Loader<'_> {
             entries.insert(id, entry);
         }
     }
+}
+
+/// Schema-checks and deserializes one parsed file. `None` when it has problems (they are
+/// recorded).
+fn typed<T: DeserializeOwned>(
+    validators: &SchemaValidators,
+    diagnostics: &mut Diagnostics,
+    raw: load::RawFile,
+) -> Option<Entry<T>> {
+    if !validators.check(raw.kind, &raw.document, diagnostics) {
+        return None;
+    }
+    match serde_json::from_value::<T>(raw.document.value.clone()) {
+        Ok(value) => Some(Entry {
+            value,
+            document: raw.document,
+            path: raw.path,
+        }),
+        Err(error) => {
+            diagnostics.error(
+                Problem::InvalidValue {
+                    message: error.to_string(),
+                },
+                raw.document.value_span(""),
+            );
+            None
+        }
+    }
+}
+
+/// Checks one data file given as bytes the way loading a workspace checks it (UTF-8, syntax,
+/// schema, types), without a disk: what the fuzz targets drive. `path` names the file in
+/// diagnostics and its extension gives the format; checks that need the rest of the
+/// workspace (references, templates) are not run. The flag tells whether the file was
+/// accepted.
+pub fn check_document(
+    validators: &SchemaValidators,
+    kind: Kind,
+    path: &Path,
+    bytes: Vec<u8>,
+) -> (Sources, Diagnostics, bool) {
+    let mut sources = Sources::default();
+    let mut diagnostics = Diagnostics::default();
+    let format = load::document::Format::of(path);
+    // As when loading: JSON is for contexts only, other extensions are not data files.
+    let Some(format) = format.filter(|f| *f != Format::Json || kind == Kind::Context) else {
+        return (sources, diagnostics, false);
+    };
+    let parsed = load::read::add_bytes(&mut sources, path.to_path_buf(), bytes)
+        .and_then(|id| Document::parse(id, sources.get(id), format));
+    let raw = match parsed {
+        Ok(document) => load::RawFile {
+            kind,
+            path: path.to_path_buf(),
+            document,
+        },
+        Err(diagnostic) => {
+            diagnostics.push(diagnostic);
+            return (sources, diagnostics, false);
+        }
+    };
+    let accepted = match kind {
+        Kind::Manifest => typed::<Manifest>(validators, &mut diagnostics, raw).is_some(),
+        Kind::Variant => typed::<Variant>(validators, &mut diagnostics, raw).is_some(),
+        Kind::Component => typed::<Component>(validators, &mut diagnostics, raw).is_some(),
+        Kind::Tool => typed::<ToolSpec>(validators, &mut diagnostics, raw).is_some(),
+        Kind::Context => typed::<Context>(validators, &mut diagnostics, raw).is_some(),
+    };
+    (sources, diagnostics, accepted)
 }
 
 /// Reads a context file from outside the workspace's context folder (`--context FILE`).
