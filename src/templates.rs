@@ -171,7 +171,13 @@ impl Templates {
     pub fn span_in(&self, name: &str, range: std::ops::Range<usize>) -> Option<Span> {
         let origin = self.origins.get(name)?;
         Some(match origin.exact_start {
-            Some(start) => Span::new(origin.source, start + range.start..start + range.end),
+            // minijinja may point one past the end ("unexpected end of input"): keep the
+            // span inside the template's text.
+            Some(start) => {
+                let end = origin.fallback.end.max(start);
+                let clamp = |at: usize| (start + at).min(end);
+                Span::new(origin.source, clamp(range.start)..clamp(range.end))
+            }
             None => origin.fallback,
         })
     }
@@ -293,7 +299,18 @@ fn first_words(source: &str) -> HashMap<String, usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::first_words;
+    use super::*;
+
+    #[test]
+    fn an_error_at_the_end_of_a_template_points_inside_it() {
+        let mut sources = Sources::default();
+        let text = "Hello {{ 'unterminated";
+        let file = sources.add("a.md".into(), text.into());
+        let mut templates = Templates::new(None, &crate::model::Limits::default());
+        let error = templates.add_file(&sources, file, "", file).unwrap_err();
+        // minijinja reports 22..23, one byte past the end.
+        assert_eq!(error.span.range(), text.len()..text.len(), "{error:?}");
+    }
 
     #[test]
     fn first_words_are_whole_words() {

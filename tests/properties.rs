@@ -362,7 +362,9 @@ proptest! {
 
 /// The shipped library's data files, with the kind each is loaded as.
 fn library_documents() -> Vec<(Kind, PathBuf, Vec<u8>)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).canonicalize().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .canonicalize()
+        .unwrap();
     let root = root.as_path();
     let mut documents = vec![(
         Kind::Manifest,
