@@ -30,8 +30,9 @@ impl From<io::Error> for InitError {
 /// Writes every file of the library under `dir`, refusing (before writing anything) when any
 /// of them exists, and writing all or nothing. Returns the paths written.
 pub fn init(dir: &Path) -> Result<Vec<PathBuf>, InitError> {
-    std::fs::create_dir_all(dir)?;
-    let root = dir.canonicalize()?;
+    let named = |error| InitError::Refused(PathError::io(dir, error));
+    std::fs::create_dir_all(dir).map_err(named)?;
+    let root = dir.canonicalize().map_err(named)?;
     let mut existing = Vec::new();
     let mut targets = Vec::new();
     for (relative, contents) in LIBRARY {

@@ -21,6 +21,8 @@ pub enum PathProblem {
     },
     /// A path into the repository's `.git` folder.
     GitFolder,
+    /// One of the workspace's own files (a template or data file), where an output would go.
+    IsSource,
     /// A symbolic link where promptc needs a real file (an output, an index).
     IsLink,
     /// A path given in a workspace file climbs out of the workspace (`..`, absolute).
@@ -83,6 +85,7 @@ impl PathError {
             PathProblem::GitFolder => {
                 "promptc neither reads nor writes the repository's .git folder: choose another path"
             }
+            PathProblem::IsSource => "give the outputs a folder of their own",
             PathProblem::IsLink => "replace the link with the folder or file itself, or delete it",
             PathProblem::NotRegularFile { .. } | PathProblem::IsFolder => {
                 "move it away: a regular file belongs at this path"
@@ -119,6 +122,10 @@ impl fmt::Display for PathProblem {
                 write!(f, "is a symbolic link that cannot be followed ({error})")
             }
             PathProblem::GitFolder => write!(f, "is in a .git folder"),
+            PathProblem::IsSource => write!(
+                f,
+                "is one of the workspace's own files (a template or data file), where an output would go"
+            ),
             PathProblem::IsLink => write!(
                 f,
                 "is a symbolic link among promptc's outputs, where only real folders and files belong"

@@ -134,6 +134,16 @@ pub enum Problem {
     InvalidValue {
         message: String,
     },
+    /// `build.out` shares a folder with workspace sources: a build would overwrite them.
+    OutputOverlapsSources {
+        out: String,
+        setting: String,
+        folder: String,
+    },
+    /// A context file whose name cannot name a context (and its outputs).
+    BadContextName {
+        name: String,
+    },
     // References and structure.
     Duplicate {
         kind: RefKind,
@@ -258,6 +268,8 @@ impl Problem {
             | Problem::BadForm { .. }
             | Problem::EmptyValue => "invalid-value",
             Problem::NameTaken { .. } => "name-taken",
+            Problem::BadContextName { .. } => "bad-context-name",
+            Problem::OutputOverlapsSources { .. } => "output-overlaps-sources",
             Problem::Duplicate { .. } => "duplicate-id",
             Problem::Unknown { .. } => "unknown-reference",
             Problem::Cycle { .. } => "cycle",
@@ -345,6 +357,12 @@ impl Problem {
             }
             Problem::EmptyValue => "write a value, or leave the key out".into(),
             Problem::NameTaken { what, .. } => format!("rename the {what}"),
+            Problem::OutputOverlapsSources { .. } => {
+                "give the outputs a folder of their own, such as `examples/prompts`".into()
+            }
+            Problem::BadContextName { .. } => {
+                "rename the file: a context's name is its file name without the extension".into()
+            }
             Problem::MissingField { field } => format!("add `{field}`"),
             Problem::Unknown {
                 suggestion: Some(suggestion),
@@ -411,6 +429,18 @@ impl Problem {
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Problem::OutputOverlapsSources {
+                out,
+                setting,
+                folder,
+            } => write!(
+                f,
+                "the output folder `{out}` overlaps `{setting}` (`{folder}`): `build --all` would overwrite and delete the workspace's own files"
+            ),
+            Problem::BadContextName { name } => write!(
+                f,
+                "`{name}` cannot name a context: it must start with an ASCII letter or digit and hold only those, `_`, `.` and `-`"
+            ),
             Problem::EmptyFile => write!(f, "the file is empty"),
             Problem::NotUtf8 => write!(f, "the file is not valid UTF-8"),
             Problem::TomlSyntax { message } => write!(f, "TOML syntax error: {message}"),

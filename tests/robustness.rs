@@ -297,3 +297,162 @@ fn conditions_may_call_the_template_functions() {
         .validate();
     assert_eq!(report.counts(), (0, 0), "{:?}", report.diagnostics());
 }
+
+// The outputs never land on the workspace's own files.
+#[test]
+fn an_output_folder_that_overlaps_the_sources_is_refused() {
+    let fixture = Fixture::minimal().file(
+        "promptc.toml",
+        format!("{}[build]\nout = \"variants\"\n", common::MANIFEST),
+    );
+    let report = fixture.validate();
+    let found = report.single();
+    assert_eq!(
+        (found.code.as_str(), found.file.as_str(), found.line),
+        ("output-overlaps-sources", "promptc.toml", 4)
+    );
+    assert!(
+        found.message.contains("overlaps `paths.variants`"),
+        "{}",
+        found.message
+    );
+
+    // `--out` is the caller's folder, but not over a template.
+    let workspace = Fixture::minimal().write();
+    let run = workspace.run(&["build", "--context", "basic", "--out", "variants"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("variants/generic.md is one of the workspace's own files"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(workspace.root().join("variants/generic.md")).unwrap(),
+        common::BASE_TEMPLATE
+    );
+}
+
+#[test]
+fn a_context_file_name_must_be_a_plain_name() {
+    let report = Fixture::minimal()
+        .file("examples/contexts/.promptc-tmp-evil.toml", common::CONTEXT)
+        .file("examples/contexts/a b.toml", common::CONTEXT)
+        .validate();
+    let found: Vec<_> = report
+        .diagnostics()
+        .into_iter()
+        .map(|d| (d.code, d.file, d.line))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                "bad-context-name".to_string(),
+                "examples/contexts/.promptc-tmp-evil.toml".to_string(),
+                1
+            ),
+            (
+                "bad-context-name".to_string(),
+                "examples/contexts/a b.toml".to_string(),
+                1
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_slot_cannot_take_a_name_the_scope_has() {
+    for slot in ["CWD", "TOOLS", "os", "family"] {
+        let report = Fixture::minimal()
+            .file(
+                "components/intro.toml",
+                format!("id = \"intro\"\nslot = \"{slot}\"\n"),
+            )
+            .validate();
+        let found = report
+            .diagnostics()
+            .into_iter()
+            .find(|d| d.code == "name-taken")
+            .unwrap_or_else(|| panic!("{slot}: {:?}", report.diagnostics()));
+        assert_eq!(
+            (found.file.as_str(), found.line),
+            ("components/intro.toml", 2)
+        );
+        assert!(
+            found.message.contains(&format!("`{slot}`")),
+            "{}",
+            found.message
+        );
+    }
+}
+
+#[test]
+fn a_template_file_that_is_a_folder_is_reported_at_the_field() {
+    let report = Fixture::minimal()
+        .file(
+            "components/intro.toml",
+            "id = \"intro\"\ntemplate_file = \".\"\n",
+        )
+        .validate();
+    let found = report.single();
+    assert_eq!(
+        (found.code.as_str(), found.file.as_str(), found.line),
+        ("template-file-missing", "components/intro.toml", 2)
+    );
+}
+
+#[test]
+fn yaml_messages_do_not_mention_parser_options() {
+    let report = Fixture::minimal()
+        .remove("examples/contexts/basic.toml")
+        .file(
+            "examples/contexts/basic.yaml",
+            "date: \"2026-11-01\"\ncwd: /a\ncwd: /b\n",
+        )
+        .validate();
+    let found = report.single();
+    assert_eq!(
+        (found.file.as_str(), found.line),
+        ("examples/contexts/basic.yaml", 3)
+    );
+    assert!(
+        !found.message.contains("DuplicateKeyPolicy"),
+        "{}",
+        found.message
+    );
+    assert!(
+        found.message.contains("each key may appear once"),
+        "{}",
+        found.message
+    );
+}
+
+#[test]
+fn init_and_the_index_name_what_went_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("afile");
+    std::fs::write(&file, "x").unwrap();
+    let output = assert_cmd::Command::cargo_bin("promptc")
+        .unwrap()
+        .arg("init")
+        .arg(file.join("x"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{}", file.join("x").display())),
+        "{stderr}"
+    );
+
+    // An index line no file system can hold is a foreign line, skipped like the others.
+    let workspace = Fixture::minimal().write();
+    assert_eq!(workspace.run(&["build", "--all"]).code, 0);
+    let index = workspace.root().join("examples/prompts/.promptc-outputs");
+    let mut text = std::fs::read_to_string(&index).unwrap();
+    text.push_str(&format!("examples/prompts/{}/b.md\n", "a".repeat(300)));
+    std::fs::write(&index, text).unwrap();
+    assert_eq!(workspace.run(&["check"]).code, 0);
+    assert_eq!(workspace.run(&["build", "--all"]).code, 0);
+}

@@ -10,6 +10,7 @@ use crate::emit::matrix;
 use crate::emit::write::write_atomic;
 use crate::load::document::Format;
 use crate::model::Context;
+use crate::path_error::{PathError, PathProblem};
 use crate::validate::load_context_file;
 use crate::workspace::Workspace;
 
@@ -103,6 +104,14 @@ pub fn run(args: BuildArgs, output: &Output) -> Result<u8, UsageError> {
     match args.out {
         Some(dir) => {
             let path = dir.join(format!("{}.{extension}", compiled.family));
+            // The folder is the caller's, but a workspace's own file is never an output.
+            let relative = path
+                .canonicalize()
+                .ok()
+                .and_then(|real| real.strip_prefix(&workspace.root).ok().map(PathBuf::from));
+            if relative.is_some_and(|relative| workspace.sources.find(&relative).is_some()) {
+                return path_failed(PathError::new(path, PathProblem::IsSource));
+            }
             if let Err(error) = write_atomic(&path, text.as_bytes()) {
                 return path_failed(error);
             }
@@ -236,6 +245,12 @@ fn context(
         return Ok(Ok(entry.value.clone()));
     }
     let path = PathBuf::from(name);
+    if path.exists() && !path.is_file() {
+        return Err(UsageError(format!(
+            "{} is not a regular file: a context is read from a TOML, YAML or JSON file",
+            path.display()
+        )));
+    }
     if !path.is_file() {
         let known: Vec<&str> = workspace.contexts.keys().map(String::as_str).collect();
         return Err(UsageError(format!(

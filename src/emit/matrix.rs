@@ -161,6 +161,7 @@ pub fn write_all(
     for (entry, compiled) in outputs {
         let (out, below) = split(workspace, &entry.path);
         let real = confine::resolve_output(root, out, below)?;
+        refuse_source(workspace, &real, &entry.path)?;
         let text = compiled.prompt.as_bytes();
         let on_disk = match confine::read_output(root, out, below, text.len() as u64) {
             Ok(on_disk) => on_disk,
@@ -182,8 +183,10 @@ pub fn write_all(
         if current.contains(owned.as_str()) {
             continue;
         }
-        let (out, below) = split(workspace, &owned);
-        let real = confine::resolve_output(root, out, below)?;
+        let Some(real) = indexed(workspace, &owned)? else {
+            continue;
+        };
+        refuse_source(workspace, &real, &owned)?;
         if real.is_file() {
             removals.push((real, owned));
         }
@@ -281,8 +284,7 @@ pub fn check(
     let expected: BTreeSet<&str> = outputs.iter().map(|(e, _)| e.path.as_str()).collect();
     let mut owned = BTreeSet::new();
     for path in read_index(workspace)? {
-        let (out, below) = split(workspace, &path);
-        if confine::resolve_output(root, out, below)?.is_file() {
+        if indexed(workspace, &path)?.is_some_and(|real| real.is_file()) {
             owned.insert(path);
         }
     }
@@ -328,6 +330,31 @@ pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
 pub const DIFF_DEADLINE: std::time::Duration = std::time::Duration::from_secs(2);
 /// The most text of one output's diff that is printed.
 pub const MAX_DIFF_BYTES: usize = 256 * 1024;
+
+/// Where an entry of the index lies. An entry the system cannot even look up (a name too long,
+/// say) is a foreign line like any other and is skipped; a link or folder in its way is
+/// refused as for any output.
+fn indexed(workspace: &Workspace, entry: &str) -> Result<Option<PathBuf>, PathError> {
+    let (out, below) = split(workspace, entry);
+    match confine::resolve_output(&workspace.root, out, below) {
+        Ok(real) => Ok(Some(real)),
+        Err(PathError {
+            problem: PathProblem::Io(_),
+            ..
+        }) => Ok(None),
+        Err(error) => Err(error),
+    }
+}
+
+/// Refuses an output path that is one of the workspace's own files: validation reports an
+/// output folder that overlaps a data folder, and this holds whatever the folders are.
+fn refuse_source(workspace: &Workspace, real: &Path, shown: &str) -> Result<(), PathError> {
+    let relative = real.strip_prefix(&workspace.root).unwrap_or(real);
+    if workspace.sources.find(relative).is_some() {
+        return Err(PathError::new(shown, PathProblem::IsSource));
+    }
+    Ok(())
+}
 
 /// The index's path, relative to the workspace root.
 fn index_path(workspace: &Workspace) -> PathBuf {

@@ -55,7 +55,8 @@ impl Staged {
             .unwrap_or(Path::new("."));
         self.create_dir(dir)
             .map_err(|error| PathError::io(shown, error))?;
-        let file = stage(real, dir, contents).map_err(|error| PathError::io(shown, error))?;
+        let file =
+            stage(real, dir, contents).map_err(|error| PathError::io(shown, plain(error)))?;
         self.files
             .push((file, real.to_path_buf(), shown.to_path_buf()));
         Ok(())
@@ -78,7 +79,7 @@ impl Staged {
     pub fn commit(mut self) -> Result<(), PathError> {
         for (file, real, shown) in std::mem::take(&mut self.files) {
             file.persist(&real)
-                .map_err(|error| PathError::io(&shown, error.error))?;
+                .map_err(|error| PathError::io(&shown, plain(error.error)))?;
         }
         self.created.clear();
         Ok(())
@@ -94,6 +95,14 @@ impl Drop for Staged {
             let _ = std::fs::remove_dir(folder);
         }
     }
+}
+
+/// An error without the temporary file's name that `tempfile` adds: the path the user knows
+/// is named by the caller.
+fn plain(error: io::Error) -> io::Error {
+    error
+        .raw_os_error()
+        .map_or(error, io::Error::from_raw_os_error)
 }
 
 fn stage(path: &Path, dir: &Path, contents: &[u8]) -> io::Result<NamedTempFile> {

@@ -111,6 +111,14 @@ fn offset_of_line_col(text: &str, line: u64, column: u64) -> usize {
             .map_or(rest.len(), |(i, _)| i)
 }
 
+/// The parser's message without advice about its own options, which a user cannot set.
+fn user_words(message: &str) -> String {
+    match message.split_once(", set DuplicateKeyPolicy") {
+        Some((kept, _)) => format!("{kept} (each key may appear once)"),
+        None => message.to_string(),
+    }
+}
+
 pub(super) fn parse(
     text: &str,
     locations: &mut Locations,
@@ -119,7 +127,7 @@ pub(super) fn parse(
         let at = error.location().map_or(0..0, |l| range(&l, text));
         (
             Problem::YamlSyntax {
-                message: first_line(&error.to_string()),
+                message: user_words(&first_line(&error.to_string())),
             },
             at.start..at.start,
         )

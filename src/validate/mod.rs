@@ -210,6 +210,15 @@ impl Loader<'_> {
             return Ok(IndexMap::new());
         };
         for path in self.data_files(&dir)? {
+            // The name becomes an output's file name and a command-line argument.
+            let name = context_name(&path);
+            if !is_plain_name(&name) {
+                let display = load::read::display_path(self.root, &path);
+                let id = self.sources.add(display, String::new());
+                self.diagnostics
+                    .error(Problem::BadContextName { name }, Span::file_start(id));
+                continue;
+            }
             let Some(entry) = self.load_typed::<Context>(&path, Kind::Context)? else {
                 self.invalid
                     .insert(RefKind::Context, context_name(&path), None);
@@ -347,6 +356,15 @@ pub fn load_context_file(
         Some(entry) if !diagnostics.has_errors() => Ok(entry.value),
         _ => Err(diagnostics),
     })
+}
+
+/// Whether a name is an id-like plain name: an ASCII letter or digit, then those, `_`, `.`
+/// and `-` (the `ID_PATTERN` of ids).
+fn is_plain_name(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
 }
 
 /// A context's name: its file stem (`examples/contexts/basic.toml` → `basic`).

@@ -147,6 +147,27 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
             }
         }
         let out_dir = value.build.out.trim_matches('/');
+        for (setting, folder) in [
+            ("paths.variants", &paths.variants),
+            ("paths.components", &paths.components),
+            ("paths.tools", &paths.tools),
+            ("paths.contexts", &paths.contexts),
+            ("paths.schema", &paths.schema),
+        ] {
+            let (outputs, sources) = (lexical(out_dir), lexical(folder));
+            if !outputs.as_os_str().is_empty()
+                && (outputs.starts_with(&sources) || sources.starts_with(&outputs))
+            {
+                out.error(
+                    Problem::OutputOverlapsSources {
+                        out: out_dir.to_string(),
+                        setting: setting.to_string(),
+                        folder: folder.clone(),
+                    },
+                    manifest.value_span("/build/out"),
+                );
+            }
+        }
         if out_dir.is_empty() || out_dir == "." {
             out.error(
                 Problem::InvalidValue {
@@ -540,4 +561,12 @@ fn regex_message(error: &regex::Error) -> String {
         .unwrap_or(last)
         .trim()
         .to_string()
+}
+
+/// A workspace-relative folder as its plain parts (`./a//b/` → `a/b`), for comparing folders.
+fn lexical(path: &str) -> std::path::PathBuf {
+    std::path::Path::new(path)
+        .components()
+        .filter(|part| matches!(part, std::path::Component::Normal(_)))
+        .collect()
 }

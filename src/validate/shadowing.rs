@@ -11,6 +11,9 @@
 //! - a context placeholder named like a context field, a name promptc defines, or a
 //!   predicate.
 //!
+//! - a component's slot named like a context field, a name promptc defines or a standard
+//!   placeholder (the section would silently replace `CWD` or the tool list).
+//!
 //! A context placeholder (or `--set`) named like a standard placeholder, a slot or a variant
 //! placeholder replaces it by design: that is how a runtime value overrides a default.
 
@@ -81,6 +84,25 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
                     entry.key_span(&child_pointer("/placeholders", name)),
                 );
             }
+        }
+    }
+    for entry in workspace.components.values() {
+        let slot = entry.value.slot();
+        let taken_by = scope_name(&fields, &slot).or_else(|| standard(&slot));
+        if let Some(taken_by) = taken_by {
+            let span = if entry.value.slot.is_some() {
+                entry.value_span("/slot")
+            } else {
+                entry.value_span("/id")
+            };
+            out.error(
+                Problem::NameTaken {
+                    name: slot,
+                    what: "component slot",
+                    taken_by,
+                },
+                span,
+            );
         }
     }
     for entry in workspace.contexts.values() {

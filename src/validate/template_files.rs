@@ -225,7 +225,8 @@ impl Registrar<'_> {
     }
 
     fn file(&mut self, doc: &Document, pointer: &str, path: &Path, at: Span) -> io::Result<()> {
-        if path.symlink_metadata().is_err() {
+        // Missing, or a folder (`template_file = "."`): the field is what needs changing.
+        if path.symlink_metadata().is_err() || path.is_dir() {
             self.diagnostics.push(Diagnostic::new(
                 Problem::TemplateFileMissing {
                     path: display_path(self.root, path).display().to_string(),
