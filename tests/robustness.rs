@@ -456,3 +456,31 @@ fn init_and_the_index_name_what_went_wrong() {
     assert_eq!(workspace.run(&["check"]).code, 0);
     assert_eq!(workspace.run(&["build", "--all"]).code, 0);
 }
+
+#[test]
+fn a_family_with_two_variants_is_reported_at_the_variants_once() {
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}default_context = \"basic\"\n", common::MANIFEST),
+        )
+        .file("examples/contexts/second.toml", common::CONTEXT)
+        .file(
+            "variants/other.toml",
+            "id = \"other\"\nfamily = \"generic\"\nextends = \"generic\"\n",
+        )
+        .validate();
+    let found: Vec<_> = report
+        .diagnostics()
+        .into_iter()
+        .map(|d| (d.code, d.file, d.line))
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            "duplicate-family".to_string(),
+            "variants/other.toml".to_string(),
+            2
+        )]
+    );
+}

@@ -9,11 +9,13 @@ use std::path::{Path, PathBuf};
 
 use crate::compile::{CompileError, Compiled, Request, Selection};
 use crate::confine;
-use crate::diagnostic::Diagnostics;
+use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::emit::budget::check_budget;
 use crate::emit::stable_prefix::volatile_warning;
 use crate::emit::write::{Staged, is_temporary};
+use crate::entry::Entry;
 use crate::path_error::{PathError, PathProblem};
+use crate::problem::Problem;
 use crate::render::budget::Exhausted;
 use crate::workspace::Workspace;
 
@@ -485,6 +487,32 @@ fn stray_temporaries(workspace: &Workspace) -> Result<Vec<(PathBuf, String)>, Pa
     Ok(strays)
 }
 
+/// Where a selection problem of the matrix is told: at the variants that share a family, or
+/// else at the manifest's matrix.
+fn selection_diagnostic(workspace: &Workspace, problem: Problem) -> Option<Diagnostic> {
+    let at = |entry: &Entry<crate::model::Variant>| {
+        if entry.value.family.is_some() {
+            entry.value_span("/family")
+        } else {
+            entry.value_span("/id")
+        }
+    };
+    if let Problem::DuplicateFamily { family } = &problem {
+        let mut sharing = workspace
+            .variants
+            .values()
+            .filter(|entry| entry.value.family.as_ref().unwrap_or(&entry.value.id) == family);
+        if let (Some(first), Some(second)) = (sharing.next(), sharing.next()) {
+            return Some(
+                Diagnostic::new(problem.clone(), at(second))
+                    .label(at(first), "first variant of the family"),
+            );
+        }
+    }
+    let manifest = workspace.manifest_entry.as_ref()?;
+    Some(Diagnostic::new(problem, manifest.key_span("/build")))
+}
+
 /// Everything wrong with the compiled matrix, as diagnostics: entries that fail to compile,
 /// prompts over budget, and volatile values early in a prompt (warnings).
 pub fn diagnostics(workspace: &Workspace, source_date_epoch: Option<i64>) -> Diagnostics {
@@ -493,10 +521,13 @@ pub fn diagnostics(workspace: &Workspace, source_date_epoch: Option<i64>) -> Dia
     for (_, error) in run.failed {
         match error {
             CompileError::Diagnostics(found) => diagnostics.extend(found),
-            // Several variants for one family: reported at the manifest's matrix.
+            // Several variants for one family: reported at the second of them, once for the
+            // whole matrix.
             CompileError::Selection(problem) => {
-                if let Some(manifest) = &workspace.manifest_entry {
-                    diagnostics.error(problem, manifest.key_span("/build"));
+                if let Some(diagnostic) = selection_diagnostic(workspace, problem)
+                    && !diagnostics.iter().any(|d| *d == diagnostic)
+                {
+                    diagnostics.push(diagnostic);
                 }
             }
         }
