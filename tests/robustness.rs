@@ -484,3 +484,22 @@ fn a_family_with_two_variants_is_reported_at_the_variants_once() {
         )]
     );
 }
+
+#[test]
+fn a_condition_that_fails_names_no_internal_place() {
+    let report = Fixture::minimal()
+        .file(
+            "components/intro.toml",
+            format!("{}when = \"(1 + 'a') > 0\"\n", common::COMPONENT),
+        )
+        .validate();
+    let found = report.single();
+    assert_eq!(
+        (found.code.as_str(), found.file.as_str(), found.line),
+        ("condition-failed", "components/intro.toml", 3)
+    );
+    assert_eq!(
+        found.message,
+        "condition could not be evaluated: invalid operation: tried to use + operator on unsupported types number and string"
+    );
+}

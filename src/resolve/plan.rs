@@ -58,12 +58,23 @@ pub fn evaluate(
     span: Span,
 ) -> Result<bool, Diagnostic> {
     let failed = |error: minijinja::Error| {
-        Diagnostic::new(
-            Problem::ConditionFailed {
-                message: error.to_string(),
+        let problem = match error.kind() {
+            minijinja::ErrorKind::OutOfFuel => Problem::OutOfFuel {
+                fuel: workspace
+                    .manifest
+                    .fuel
+                    .unwrap_or(crate::render::limits::DEFAULT_FUEL),
             },
-            span,
-        )
+            // The kind and its detail: the "(in <expression>:1)" of minijinja's own text
+            // names no place the user knows; the span does.
+            kind => Problem::ConditionFailed {
+                message: match error.detail() {
+                    Some(detail) => format!("{kind}: {detail}"),
+                    None => kind.to_string(),
+                },
+            },
+        };
+        Diagnostic::new(problem, span)
     };
     let expression = workspace
         .templates
