@@ -191,9 +191,15 @@ pub fn read_output(
     match real.symlink_metadata() {
         Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(error) => Err(PathError::io(shown, error)),
-        Ok(_) => read_regular(&real, limit)
-            .map(Some)
-            .map_err(|problem| PathError::new(shown, problem)),
+        Ok(_) => match read_regular(&real, limit) {
+            Ok(bytes) => Ok(Some(bytes)),
+            // promptc writes these files: the fix is a fresh one, not a smaller one.
+            Err(PathProblem::TooLarge { limit, .. }) => Err(PathError::new(
+                shown,
+                PathProblem::GeneratedTooLarge { limit },
+            )),
+            Err(problem) => Err(PathError::new(shown, problem)),
+        },
     }
 }
 

@@ -40,6 +40,10 @@ pub enum PathProblem {
         /// The `[limits]` setting that raises it, where one does.
         setting: Option<&'static str>,
     },
+    /// A file promptc writes (an output, the index) that is larger than it reads back.
+    GeneratedTooLarge {
+        limit: u64,
+    },
     /// Reading it would take the files of the workspace past their total limit.
     WorkspaceTooLarge {
         limit: u64,
@@ -102,6 +106,9 @@ impl PathError {
                 ..
             } => return format!("split the file, or raise `limits.{setting}` in promptc.toml"),
             PathProblem::TooLarge { setting: None, .. } => "split the file",
+            PathProblem::GeneratedTooLarge { .. } => {
+                "delete it: `promptc build --all` writes it again"
+            }
             PathProblem::NotUtf8 => "delete it and run `promptc build --all`",
             PathProblem::Io(_) => "check the file's permissions and the disk",
         };
@@ -135,6 +142,9 @@ impl fmt::Display for PathProblem {
             PathProblem::IsFolder => write!(f, "is a folder, where a file belongs"),
             PathProblem::NotAFolder => write!(f, "is a file, where a folder belongs"),
             PathProblem::TooLarge { limit, .. } => {
+                write!(f, "is larger than the limit of {}", human_bytes(*limit))
+            }
+            PathProblem::GeneratedTooLarge { limit } => {
                 write!(f, "is larger than the limit of {}", human_bytes(*limit))
             }
             PathProblem::WorkspaceTooLarge { limit, .. } => write!(

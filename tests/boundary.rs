@@ -890,3 +890,29 @@ fn diff_reports_a_shared_error_once() {
         "{all}"
     );
 }
+
+// Files promptc writes are read back bounded; a too-large one is rewritten, or named with the
+// fix that fits a generated file.
+#[test]
+fn oversized_generated_files_are_rewritten_or_named() {
+    let workspace = Fixture::minimal().write();
+    assert_eq!(workspace.run(&["build", "--all"]).code, 0);
+    let output = workspace.root().join(OUTPUT);
+    let fresh = std::fs::read(&output).unwrap();
+    std::fs::write(&output, vec![b'x'; 1 << 20]).unwrap();
+    let run = workspace.run(&["build", "--all"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(std::fs::read(&output).unwrap(), fresh);
+
+    let index = workspace.root().join("examples/prompts/.promptc-outputs");
+    std::fs::write(&index, vec![b'\n'; 5 << 20]).unwrap();
+    let run = workspace.run(&["check"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "error: examples/prompts/.promptc-outputs is larger than the limit of 4 MiB\n  = help: delete it: `promptc build --all` writes it again"
+        ),
+        "{}",
+        run.stderr
+    );
+}

@@ -169,7 +169,7 @@ pub fn write_all(
             Ok(on_disk) => on_disk,
             // Longer than the new text: it differs, whatever it holds.
             Err(PathError {
-                problem: PathProblem::TooLarge { .. },
+                problem: PathProblem::GeneratedTooLarge { .. },
                 ..
             }) => None,
             Err(error) => return Err(error),
