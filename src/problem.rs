@@ -199,6 +199,12 @@ pub enum Problem {
         path: String,
         suggestion: Option<String>,
     },
+    /// A name of the scope read where it is not defined yet (a later predicate, or
+    /// `enabled_tools` in a tool's condition).
+    NotYetDefined {
+        name: String,
+        reason: &'static str,
+    },
     InvalidRegex {
         message: String,
     },
@@ -284,6 +290,7 @@ impl Problem {
             Problem::TemplateSyntax { .. } => "template-syntax",
             Problem::ConditionSyntax { .. } => "condition-syntax",
             Problem::UnknownContextField { .. } => "unknown-context-field",
+            Problem::NotYetDefined { .. } => "not-yet-defined",
             Problem::InvalidRegex { .. } => "invalid-regex",
             Problem::RenderFailed { .. } => "render-failed",
             Problem::ConditionFailed { .. } => "condition-failed",
@@ -403,6 +410,9 @@ impl Problem {
             }
             Problem::PathRefused { help, .. } => help.clone(),
             Problem::SlotTaken { .. } => "give one of them its own `slot`".into(),
+            Problem::NotYetDefined { .. } => {
+                "reorder the predicates, or write the condition out where it is needed".into()
+            }
             Problem::NoDate => {
                 "set `date` in the context file or the SOURCE_DATE_EPOCH environment variable"
                     .into()
@@ -429,6 +439,9 @@ impl Problem {
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Problem::NotYetDefined { name, reason } => {
+                write!(f, "`{name}` is not defined here: {reason}")
+            }
             Problem::OutputOverlapsSources {
                 out,
                 setting,

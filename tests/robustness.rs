@@ -148,7 +148,11 @@ fn a_predicate_cannot_read_a_later_one() {
         )
         .validate();
     let diagnostic = report.single();
-    assert_eq!(diagnostic.code, "unknown-context-field");
+    assert_eq!(diagnostic.code, "not-yet-defined");
+    assert_eq!(
+        diagnostic.message,
+        "`second` is not defined here: predicates see only the predicates declared before them"
+    );
     // Line 5 `first = "second"`: the name at 10.
     assert_eq!(
         (diagnostic.file.as_str(), diagnostic.line, diagnostic.column),
@@ -501,5 +505,25 @@ fn a_condition_that_fails_names_no_internal_place() {
     assert_eq!(
         found.message,
         "condition could not be evaluated: invalid operation: tried to use + operator on unsupported types number and string"
+    );
+}
+
+#[test]
+fn a_tool_condition_cannot_read_the_enabled_tools() {
+    let report = Fixture::minimal()
+        .file(
+            "tools/read_file.toml",
+            common::TOOL.replace(
+                "description = \"Read a file.\"\n",
+                "description = \"Read a file.\"\nwhen = \"'x' in enabled_tools\"\n",
+            ),
+        )
+        .validate();
+    let diagnostic = report.single();
+    assert_eq!(diagnostic.code, "not-yet-defined", "{diagnostic:?}");
+    assert!(
+        diagnostic
+            .message
+            .starts_with("`enabled_tools` is not defined here")
     );
 }

@@ -154,11 +154,25 @@ impl Checker<'_> {
                 let at = find_name(condition, &unknown)
                     .or_else(|| find_name(condition, first))
                     .unwrap_or(0);
-                out.error(
+                // A name that exists, but not where this condition runs, is told as such.
+                let problem = if self.workspace.manifest.predicates.contains_key(first) {
+                    Problem::NotYetDefined {
+                        name: first.to_string(),
+                        reason: "predicates see only the predicates declared before them",
+                    }
+                } else if first == ENABLED_TOOLS {
+                    Problem::NotYetDefined {
+                        name: first.to_string(),
+                        reason: "a tool's condition decides what `enabled_tools` holds, so it cannot read it",
+                    }
+                } else {
                     Problem::UnknownContextField {
                         path: unknown.clone(),
                         suggestion,
-                    },
+                    }
+                };
+                out.error(
+                    problem,
                     self.within(value_span, condition, at..at + unknown.len()),
                 );
             }
