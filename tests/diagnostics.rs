@@ -953,7 +953,7 @@ fn id_with_a_space_says_what_an_id_may_hold() {
             "tools/list.toml",
             1,
             6,
-            "invalid value `list files`: expected letters, digits, `_`, `.` and `-`, starting with a letter or a digit"
+            "invalid value `list files`: expected ASCII letters, digits, `_`, `.` and `-`, starting with a letter or a digit"
         )
     );
 }
@@ -996,7 +996,7 @@ fn predicate_name_that_templates_cannot_spell() {
             "promptc.toml",
             5,
             1,
-            "invalid name `has-mcp`: expected letters, digits and `_`, not starting with a digit (a name templates can use)"
+            "invalid name `has-mcp`: expected ASCII letters, digits and `_`, not starting with a digit (a name templates can use)"
         )
     );
 }

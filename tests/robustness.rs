@@ -527,3 +527,24 @@ fn a_tool_condition_cannot_read_the_enabled_tools() {
             .starts_with("`enabled_tools` is not defined here")
     );
 }
+
+#[test]
+fn source_date_epoch_must_be_a_date_a_context_could_hold() {
+    let workspace = Fixture::minimal().write();
+    for value in ["9223372036854775807", "-1"] {
+        let output = workspace
+            .command()
+            .args(["build", "--context", "basic"])
+            .env("SOURCE_DATE_EPOCH", value)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(&format!(
+                "SOURCE_DATE_EPOCH `{value}` is outside 1970-01-01 to 9999-12-31"
+            )),
+            "{stderr}"
+        );
+    }
+}

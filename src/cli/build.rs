@@ -268,13 +268,20 @@ fn context(
     Ok(load_context_file(workspace, &path)?)
 }
 
+/// Seconds of `9999-12-31T23:59:59Z`: a date a context's `date` could also hold.
+const LAST_EPOCH: i64 = 253_402_300_799;
+
 pub fn source_date_epoch() -> Result<Option<i64>, UsageError> {
     match std::env::var("SOURCE_DATE_EPOCH") {
-        Ok(value) if !value.trim().is_empty() => value
-            .trim()
-            .parse()
-            .map(Some)
-            .map_err(|_| UsageError(format!("SOURCE_DATE_EPOCH is not a number: `{value}`"))),
+        Ok(value) if !value.trim().is_empty() => match value.trim().parse::<i64>() {
+            Ok(seconds) if (0..=LAST_EPOCH).contains(&seconds) => Ok(Some(seconds)),
+            Ok(_) => Err(UsageError(format!(
+                "SOURCE_DATE_EPOCH `{value}` is outside 1970-01-01 to 9999-12-31"
+            ))),
+            Err(_) => Err(UsageError(format!(
+                "SOURCE_DATE_EPOCH is not a number: `{value}`"
+            ))),
+        },
         _ => Ok(None),
     }
 }

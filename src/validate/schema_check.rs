@@ -373,9 +373,12 @@ fn plain(value: &Value) -> String {
 /// types declare; any other is shown as it is.
 fn form_of(pattern: &str) -> String {
     match pattern {
-        ID_PATTERN => "letters, digits, `_`, `.` and `-`, starting with a letter or a digit".into(),
+        ID_PATTERN => {
+            "ASCII letters, digits, `_`, `.` and `-`, starting with a letter or a digit".into()
+        }
         NAME_PATTERN => {
-            "letters, digits and `_`, not starting with a digit (a name templates can use)".into()
+            "ASCII letters, digits and `_`, not starting with a digit (a name templates can use)"
+                .into()
         }
         "date" => "a date that exists, written YYYY-MM-DD".into(),
         other => format!("text matching `{other}`"),
