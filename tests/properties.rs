@@ -377,7 +377,7 @@ fn library_documents() -> Vec<(Kind, PathBuf, Vec<u8>)> {
         (Kind::Tool, "tools"),
         (Kind::Context, "examples/contexts"),
     ] {
-        let found = promptc::load::data_files(root, &root.join(folder)).unwrap();
+        let found = promptc::load::data_files(root, &root.join(folder), kind).unwrap();
         assert!(found.refused.is_empty(), "{:?}", found.refused);
         for path in found.files {
             let relative = path.strip_prefix(root).unwrap().to_path_buf();

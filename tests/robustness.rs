@@ -548,3 +548,21 @@ fn source_date_epoch_must_be_a_date_a_context_could_hold() {
         );
     }
 }
+
+#[test]
+fn a_json_context_in_the_contexts_folder_is_a_named_context() {
+    let workspace = Fixture::minimal()
+        .file(
+            "examples/contexts/machine.json",
+            "{\"date\": \"2026-11-02\", \"cwd\": \"/from/json\"}\n",
+        )
+        .write();
+    let run = workspace.run(&["build", "--context", "machine"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("/from/json"), "{}", run.stdout);
+    // A JSON file elsewhere is still not a data file.
+    let report = Fixture::minimal()
+        .file("tools/extra.json", "{\"id\": 1}\n")
+        .validate();
+    assert_eq!(report.counts(), (0, 0), "{:?}", report.diagnostics());
+}

@@ -96,7 +96,7 @@ pub struct DataFiles {
 /// `root` (canonical). A link to a file or folder inside the workspace is followed (each
 /// folder is walked once, so link cycles end); a link that leaves it is refused. A missing
 /// folder is empty.
-pub fn data_files(root: &Path, dir: &Path) -> io::Result<DataFiles> {
+pub fn data_files(root: &Path, dir: &Path, kind: Kind) -> io::Result<DataFiles> {
     let mut found = DataFiles::default();
     let mut walked = BTreeSet::new();
     let mut folders = vec![dir.to_path_buf()];
@@ -115,7 +115,12 @@ pub fn data_files(root: &Path, dir: &Path) -> io::Result<DataFiles> {
         for entry in walk {
             let entry = entry.map_err(io::Error::other)?;
             let path = entry.path();
-            let is_data = matches!(Format::of(path), Some(Format::Toml | Format::Yaml));
+            // JSON is for contexts only (machines write them).
+            let is_data = match Format::of(path) {
+                Some(Format::Toml | Format::Yaml) => true,
+                Some(Format::Json) => kind == Kind::Context,
+                None => false,
+            };
             let kind = entry.file_type();
             if kind.is_file() && is_data {
                 found.files.push(path.to_path_buf());

@@ -135,8 +135,8 @@ impl Loader<'_> {
     }
 
     /// The data files under `dir`; links that promptc will not follow are reported.
-    fn data_files(&mut self, dir: &Path) -> io::Result<Vec<std::path::PathBuf>> {
-        let found = load::data_files(self.root, dir)?;
+    fn data_files(&mut self, dir: &Path, kind: Kind) -> io::Result<Vec<std::path::PathBuf>> {
+        let found = load::data_files(self.root, dir, kind)?;
         for error in found.refused {
             let display = error.path.clone();
             if let Err(diagnostic) = load::read::refused(&mut self.sources, display, error)? {
@@ -162,7 +162,7 @@ impl Loader<'_> {
         let Some(dir) = load::read::resolve_inside(self.root, self.root, dir) else {
             return Ok(IndexMap::new());
         };
-        for path in self.data_files(&dir)? {
+        for path in self.data_files(&dir, kind)? {
             let Some(raw) = self.load_raw(&path, kind)? else {
                 // A file that cannot be read or parsed still declares the id of its name.
                 self.declare_invalid(ref_kind, &path, None);
@@ -209,7 +209,7 @@ impl Loader<'_> {
         let Some(dir) = load::read::resolve_inside(self.root, self.root, dir) else {
             return Ok(IndexMap::new());
         };
-        for path in self.data_files(&dir)? {
+        for path in self.data_files(&dir, Kind::Context)? {
             // The name becomes an output's file name and a command-line argument.
             let name = context_name(&path);
             if !is_plain_name(&name) {
