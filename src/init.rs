@@ -1,6 +1,5 @@
 //! `promptc init`: writes the shipped default library into a new workspace.
 
-use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::confine::resolve_output;
@@ -16,15 +15,8 @@ pub enum InitError {
     /// written.
     WouldOverwrite(Vec<PathBuf>),
     /// A path of the library is refused (a link leading out of the folder, a file where a
-    /// folder belongs); nothing was written.
+    /// folder belongs) or cannot be written; nothing was written.
     Refused(PathError),
-    Io(io::Error),
-}
-
-impl From<io::Error> for InitError {
-    fn from(error: io::Error) -> Self {
-        InitError::Io(error)
-    }
 }
 
 /// Writes every file of the library under `dir`, refusing (before writing anything) when any

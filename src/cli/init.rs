@@ -38,6 +38,5 @@ pub fn run(args: InitArgs) -> Result<u8, UsageError> {
             )))
         }
         Err(InitError::Refused(error)) => super::path_failed(error),
-        Err(InitError::Io(error)) => Err(UsageError(error.to_string())),
     }
 }
