@@ -4,8 +4,9 @@
 //!
 //! - content (data files, templates) is read only when its real path, after following every
 //!   symbolic link, lies inside the workspace, and only from a regular file of bounded size;
-//! - outputs are regular files reached through real folders, or through links that stay inside
-//!   the workspace; a link at the output itself, a FIFO or a device is refused, never followed.
+//! - outputs are regular files: in the output folder's own path a link to a folder inside the
+//!   workspace is followed, below it no link at all; a FIFO or a device is refused;
+//! - the repository's `.git` folder is neither read nor written.
 //!
 //! Paths the caller names (command-line arguments, library arguments) are the caller's choice
 //! and may lie anywhere; they are still read only as bounded regular files.
