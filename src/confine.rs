@@ -188,11 +188,16 @@ pub fn read_output(
     limit: u64,
 ) -> Result<Option<Vec<u8>>, PathError> {
     let real = resolve_output(root, base, below)?;
-    let shown = base.join(below);
+    read_resolved(&real, &base.join(below), limit)
+}
+
+/// The output at `real`, a path [`resolve_output`] gave, or `None` when there is none yet;
+/// `shown` is the path errors name.
+pub fn read_resolved(real: &Path, shown: &Path, limit: u64) -> Result<Option<Vec<u8>>, PathError> {
     match real.symlink_metadata() {
         Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(error) => Err(PathError::io(shown, error)),
-        Ok(_) => match read_regular(&real, limit) {
+        Ok(_) => match read_regular(real, limit) {
             Ok(bytes) => Ok(Some(bytes)),
             // promptc writes these files: the fix is a fresh one, not a smaller one.
             Err(PathProblem::TooLarge { limit, .. }) => Err(PathError::new(

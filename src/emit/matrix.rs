@@ -165,7 +165,9 @@ pub fn write_all(
         let real = confine::resolve_output(root, out, below)?;
         refuse_source(workspace, &real, &entry.path)?;
         let text = compiled.prompt.as_bytes();
-        let on_disk = match confine::read_output(root, out, below, text.len() as u64) {
+        // Resolved once: read from the path just checked.
+        let shown = Path::new(&entry.path);
+        let on_disk = match confine::read_resolved(&real, shown, text.len() as u64) {
             Ok(on_disk) => on_disk,
             // Longer than the new text: it differs, whatever it holds.
             Err(PathError {
