@@ -1,17 +1,22 @@
-//! One compile: a family (or variant) and a context in, the prompt and its parts out.
+//! One compile: a family (or variant) and a context in, the prompt and its parts out. A
+//! [`Compiler`] holds what every compile of a workspace shares, built once: the variants
+//! after inheritance, the parsed conditions and the post-processing rules.
+
+use indexmap::IndexMap;
 
 use crate::diagnostic::Diagnostics;
-use crate::emit::postprocess::postprocess;
+use crate::emit::postprocess::Postprocessor;
 use crate::load::document::child_pointer;
-use crate::model::PostprocessRule;
-use crate::problem::Problem;
+use crate::problem::{Problem, RefKind};
 use crate::render::budget::{Budget, Exhausted};
 use crate::render::globals::Globals;
-use crate::render::limits::DEFAULT_FUEL;
 use crate::render::renderer::Renderer;
+use crate::resolve::conditions::Conditions;
 use crate::resolve::effective_variant::{EffectiveVariant, effective};
-use crate::resolve::plan::{Reason, plan};
-use crate::resolve::template_choice::{base_template, component_template, tool_format};
+use crate::resolve::plan::{Plan, Reason, plan};
+use crate::resolve::template_choice::tool_format;
+use crate::templates::limits::DEFAULT_FUEL;
+use crate::templates::{TemplateId, Templates};
 use crate::workspace::Workspace;
 
 pub use crate::compiled::{
@@ -20,32 +25,68 @@ pub use crate::compiled::{
 pub use crate::request::{Request, Selection};
 pub use crate::resolve::date::date_from_epoch;
 
+/// Compiles requests against one workspace.
+pub struct Compiler<'w> {
+    workspace: &'w Workspace,
+    /// Every variant after inheritance, by id; a variant whose chain has no base template
+    /// that compiles is absent (reported by validation).
+    variants: IndexMap<String, EffectiveVariant>,
+    conditions: Conditions<'w>,
+    postprocessor: Postprocessor,
+    /// Templates that ran out of fuel or text in an earlier compile: not rendered again.
+    exhausted: Exhausted,
+}
+
 /// A compile up to rendering: the variant, the scope, and the plan.
-pub(crate) struct Prepared {
-    pub variant: EffectiveVariant,
+pub(crate) struct Prepared<'c> {
+    pub variant: &'c EffectiveVariant,
     pub globals: Globals,
-    pub plan: crate::resolve::plan::Plan,
+    pub plan: Plan,
     pub date: Option<String>,
 }
 
-impl Workspace {
+impl<'w> Compiler<'w> {
+    pub fn new(workspace: &'w Workspace) -> Self {
+        let variants = workspace
+            .variants
+            .keys()
+            .filter_map(|id| Some((id.clone(), effective(&workspace.variants, id)?)))
+            .collect();
+        Self {
+            workspace,
+            variants,
+            conditions: Conditions::new(workspace),
+            postprocessor: Postprocessor::new(workspace.settings().postprocess.as_deref()),
+            exhausted: Exhausted::default(),
+        }
+    }
+
+    pub fn workspace(&self) -> &'w Workspace {
+        self.workspace
+    }
+
+    pub(crate) fn conditions(&self) -> &Conditions<'w> {
+        &self.conditions
+    }
+
     /// The variant a selection names, after inheritance.
-    pub fn select(&self, selection: &Selection) -> Result<EffectiveVariant, Problem> {
+    pub fn select(&self, selection: &Selection) -> Result<&EffectiveVariant, Problem> {
         let family = match selection {
             Selection::Variant(id) => {
-                return effective(&self.variants, id).ok_or_else(|| Problem::Unknown {
-                    kind: crate::problem::RefKind::Variant,
+                return self.variants.get(id).ok_or_else(|| Problem::Unknown {
+                    kind: RefKind::Variant,
                     name: id.clone(),
-                    suggestion: crate::namespace::closest(id, self.variants.keys()),
+                    suggestion: crate::namespace::closest(id, self.workspace.variants.keys()),
                 });
             }
             Selection::Family(family) => family.as_str(),
-            Selection::Default => self.manifest.fallback_family.as_str(),
+            Selection::Default => self.workspace.settings().fallback_family.as_str(),
         };
         let mut matching = self
+            .workspace
             .variants
             .values()
-            .filter(|entry| entry.value.family.as_ref().unwrap_or(&entry.value.id) == family);
+            .filter(|entry| entry.value.family_or_id() == family);
         let first = matching.next().ok_or_else(|| Problem::NoVariant {
             family: family.to_string(),
         })?;
@@ -54,9 +95,11 @@ impl Workspace {
                 family: family.to_string(),
             });
         }
-        effective(&self.variants, &first.value.id).ok_or_else(|| Problem::NoVariant {
-            family: family.to_string(),
-        })
+        self.variants
+            .get(&first.value.id)
+            .ok_or_else(|| Problem::NoVariant {
+                family: family.to_string(),
+            })
     }
 
     /// Selects the variant, fills the scope and decides what the prompt contains; shared by
@@ -65,7 +108,10 @@ impl Workspace {
         &self,
         request: &Request,
         diagnostics: &mut Diagnostics,
-    ) -> Result<Prepared, CompileError> {
+    ) -> Result<Prepared<'_>, CompileError> {
+        if !self.workspace.is_valid() {
+            return Err(CompileError::InvalidWorkspace);
+        }
         let variant = self
             .select(&request.selection)
             .map_err(CompileError::Selection)?;
@@ -74,9 +120,15 @@ impl Workspace {
             .date
             .clone()
             .or_else(|| request.source_date_epoch.map(date_from_epoch));
-        let mut globals = Globals::new(&variant, &request.context, date.as_deref(), &request.set);
+        let mut globals = Globals::new(variant, &request.context, date.as_deref(), &request.set);
         self.insert_predicates(&mut globals, diagnostics);
-        let plan = plan(self, &variant, &mut globals, diagnostics);
+        let plan = plan(
+            self.workspace,
+            &self.conditions,
+            variant,
+            &mut globals,
+            diagnostics,
+        );
         Ok(Prepared {
             variant,
             globals,
@@ -86,16 +138,7 @@ impl Workspace {
     }
 
     pub fn compile(&self, request: &Request) -> Result<Compiled, CompileError> {
-        self.compile_in(request, &Exhausted::default())
-    }
-
-    /// A compile within a longer run: templates that ran out of fuel earlier in the run
-    /// (`exhausted`) are not rendered again.
-    pub(crate) fn compile_in(
-        &self,
-        request: &Request,
-        exhausted: &Exhausted,
-    ) -> Result<Compiled, CompileError> {
+        let workspace = self.workspace;
         let mut diagnostics = Diagnostics::default();
         let Prepared {
             variant,
@@ -103,73 +146,62 @@ impl Workspace {
             plan,
             date,
         } = self.prepare(request, &mut diagnostics)?;
+        let limits = &workspace.settings().limits;
         let mut renderer = Renderer {
-            workspace: self,
+            workspace,
             diagnostics: &mut diagnostics,
             no_date: date.is_none(),
             budget: Budget::new(
-                self.templates.env().fuel().unwrap_or(DEFAULT_FUEL),
-                self.manifest.limits.render_bytes,
-                self.manifest.limits.compile_bytes,
+                workspace.templates.env().fuel().unwrap_or(DEFAULT_FUEL),
+                limits.render_bytes,
+                limits.compile_bytes,
             ),
-            exhausted,
+            exhausted: &self.exhausted,
         };
-        let tools = renderer.tools(&plan, &variant, &mut globals);
+        let tools = renderer.tools(&plan, variant, &mut globals);
 
         // Every slot resolves: "" until its component renders.
-        for entry in self.components.values() {
+        for entry in workspace.components.values() {
             globals.insert_section(&entry.value.slot(), "");
         }
         let scope = globals.scope();
         let mut sections = Vec::with_capacity(plan.components.len());
         for planned in &plan.components {
-            let Some(entry) = self.components.get(&planned.id) else {
-                continue;
-            };
-            let slot = entry.value.slot();
-            let template = component_template(self, &variant, &planned.id).map(|(n, _)| n);
-            let text = match (&planned.reason, template) {
-                (Reason::Included, Some(template)) => renderer
-                    .render(template, &scope)
+            let included = planned.reason == Reason::Included;
+            // A section left out, or whose render failed (reported), is "".
+            let text = if included {
+                renderer
+                    .render(planned.template, &scope)
                     .filter(|text| !text.trim().is_empty())
-                    .unwrap_or_default(),
-                _ => String::new(),
+                    .unwrap_or_default()
+            } else {
+                String::new()
             };
-            globals.insert_section(&slot, &text);
+            globals.insert_section(&planned.slot, &text);
             sections.push(Section {
                 id: planned.id.clone(),
-                slot,
-                included: planned.reason == Reason::Included,
-                reason: describe(&planned.reason),
-                template: template.map(str::to_string),
-                source: template
-                    .and_then(|name| self.templates.extent(name))
-                    .map(|span| SourceRange::of(span, &self.sources)),
+                slot: planned.slot.clone(),
+                included,
+                reason: (!included).then(|| planned.reason.to_string()),
+                template: Some(workspace.templates.name(planned.template).to_string()),
+                source: workspace
+                    .templates
+                    .extent(planned.template)
+                    .map(|span| SourceRange::of(span, &workspace.sources)),
                 text,
             });
         }
 
-        let base = base_template(self, &variant);
-        let rendered = base
-            .and_then(|base| renderer.render(base, &scope))
-            .unwrap_or_default();
-        let inputs = self.inputs(&variant, &plan, base, &sections);
-        if diagnostics.has_errors() {
+        let rendered = renderer.render(variant.base, &scope);
+        let inputs = self.inputs(variant, &plan);
+        let Some(rendered) = rendered.filter(|_| !diagnostics.has_errors()) else {
             return Err(CompileError::Diagnostics(diagnostics));
-        }
-        let default_rules;
-        let rules = match &self.manifest.postprocess {
-            Some(rules) => rules,
-            None => {
-                default_rules = PostprocessRule::default_set();
-                &default_rules
-            }
         };
         Ok(Compiled {
             family: variant.family().to_string(),
             variant: variant.id().to_string(),
             version: variant.variant.version.clone(),
-            prompt: postprocess(&rendered, rules),
+            prompt: self.postprocessor.apply(&rendered),
             sections,
             tools,
             model: variant.variant.model.clone(),
@@ -178,47 +210,43 @@ impl Workspace {
     }
 
     /// The files a compile read: manifest, variant chain, templates, components and tools.
-    fn inputs(
-        &self,
-        variant: &EffectiveVariant,
-        plan: &crate::resolve::plan::Plan,
-        base: Option<&str>,
-        sections: &[Section],
-    ) -> Vec<String> {
-        let mut sources = Vec::new();
-        sources.extend(self.manifest_entry.as_ref().map(|m| m.source()));
+    fn inputs(&self, variant: &EffectiveVariant, plan: &Plan) -> Vec<String> {
+        let workspace = self.workspace;
+        let mut sources = vec![workspace.manifest.source()];
         sources.extend(
             variant
                 .chain
                 .iter()
-                .filter_map(|id| self.variants.get(id))
+                .filter_map(|id| workspace.variants.get(id))
                 .map(|e| e.source()),
         );
-        let templates = base
+        let templates: Vec<TemplateId> = [variant.base, tool_format(workspace, variant)]
             .into_iter()
-            .chain(std::iter::once(tool_format(self, variant)))
-            .chain(sections.iter().filter_map(|s| s.template.as_deref()));
+            .chain(plan.components.iter().map(|c| c.template))
+            .collect();
         sources.extend(
             templates
-                .filter_map(|name| self.templates.extent(name))
+                .into_iter()
+                .filter_map(|template| workspace.templates.extent(template))
                 .map(|s| s.source),
         );
         sources.extend(
             plan.components
                 .iter()
-                .filter_map(|c| self.components.get(&c.id))
+                .filter_map(|c| workspace.components.get(&c.id))
                 .map(|e| e.source()),
         );
         sources.extend(
             plan.tools
                 .iter()
-                .filter_map(|t| self.tools.get(&t.tool.id))
+                .filter_map(|t| workspace.tools.get(&t.tool.id))
                 .map(|e| e.source()),
         );
         let mut paths: Vec<String> = sources
             .into_iter()
-            .map(|source| self.sources.get(source).path.to_string_lossy().into_owned())
-            .filter(|path| !path.starts_with("<built-in>"))
+            .map(|source| &workspace.sources.get(source).path)
+            .filter(|path| !Templates::is_builtin(path))
+            .map(|path| path.to_string_lossy().into_owned())
             .collect();
         paths.sort();
         paths.dedup();
@@ -227,28 +255,17 @@ impl Workspace {
 
     /// Predicates, in declaration order; each sees the ones before it.
     fn insert_predicates(&self, globals: &mut Globals, diagnostics: &mut Diagnostics) {
-        let Some(manifest) = &self.manifest_entry else {
-            return;
-        };
+        let manifest = &self.workspace.manifest;
         for (name, condition) in &manifest.value.predicates {
             let span = manifest.value_span(&child_pointer("/predicates", name));
-            let value = crate::resolve::plan::evaluate(self, condition, &globals.scope(), span)
+            let value = self
+                .conditions
+                .evaluate(condition, &globals.scope(), span)
                 .unwrap_or_else(|diagnostic| {
                     diagnostics.push(diagnostic);
                     false
                 });
             globals.insert_predicate(name, value);
-        }
-    }
-}
-
-fn describe(reason: &Reason) -> Option<String> {
-    match reason {
-        Reason::Included => None,
-        Reason::DisabledByOverride => Some("disabled by an override".into()),
-        Reason::ConditionFalse { condition } => Some(format!("condition `{condition}` is false")),
-        Reason::MissingDependency { tools } => {
-            Some(format!("needs tools not enabled: {}", tools.join(", ")))
         }
     }
 }

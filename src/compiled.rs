@@ -13,6 +13,9 @@ pub enum CompileError {
     Selection(Problem),
     /// Rendering failed; the diagnostics point into the workspace's files.
     Diagnostics(Diagnostics),
+    /// Loading the workspace found errors (in the diagnostics it returned): it does not
+    /// compile until they are fixed.
+    InvalidWorkspace,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -31,4 +31,13 @@ impl<T> Entry<T> {
     pub fn key_span(&self, pointer: &str) -> Span {
         self.document.key_span(pointer)
     }
+
+    /// The same file with its value turned into another (a spec into its definition).
+    pub fn map<U>(self, change: impl FnOnce(T) -> U) -> Entry<U> {
+        Entry {
+            value: change(self.value),
+            document: self.document,
+            path: self.path,
+        }
+    }
 }

@@ -7,15 +7,14 @@ use std::collections::HashSet;
 use minijinja::Value;
 use serde::Serialize;
 
-use crate::compile::{CompileError, Request};
+use crate::compile::{CompileError, Compiler, Request};
 use crate::compiled::SourceRange;
 use crate::diagnostic::Diagnostics;
-use crate::entry::Entry;
 use crate::load::document::child_pointer;
-use crate::model::Variant;
+use crate::model::Overrides;
+use crate::resolve::conditions::Conditions;
 use crate::resolve::effective_variant::EffectiveVariant;
-use crate::resolve::plan::Reason;
-use crate::resolve::template_choice::{TemplateChoice, component_template};
+use crate::resolve::plan::{PlannedComponent, PlannedTool, Reason};
 use crate::resolve::tool_spec::SpecChoice;
 use crate::span::Span;
 use crate::workspace::Workspace;
@@ -73,202 +72,218 @@ pub struct ConditionReport {
     pub values: Vec<(String, String)>,
 }
 
-impl Workspace {
-    pub fn explain(&self, request: &Request) -> Result<Explanation, CompileError> {
-        let mut diagnostics = Diagnostics::default();
-        let prepared = self.prepare(request, &mut diagnostics)?;
-        if diagnostics.has_errors() {
-            return Err(CompileError::Diagnostics(diagnostics));
-        }
-        let variant = &prepared.variant;
-        let scope = prepared.globals.scope();
-        let range = |span: Span| SourceRange::of(span, &self.sources);
-
-        let chain = variant
+/// Why each component, tool and parameter of one compile is in or out.
+pub fn explain(compiler: &Compiler<'_>, request: &Request) -> Result<Explanation, CompileError> {
+    let mut diagnostics = Diagnostics::default();
+    let prepared = compiler.prepare(request, &mut diagnostics)?;
+    if diagnostics.has_errors() {
+        return Err(CompileError::Diagnostics(diagnostics));
+    }
+    let explainer = Explainer {
+        workspace: compiler.workspace(),
+        conditions: compiler.conditions(),
+        variant: prepared.variant,
+        scope: prepared.globals.scope(),
+    };
+    let variant = prepared.variant;
+    Ok(Explanation {
+        variant: variant.id().to_string(),
+        family: variant.family().to_string(),
+        chain: variant
             .chain
             .iter()
-            .filter_map(|id| self.variants.get(id))
-            .map(|entry| range(entry.value_span("")))
-            .collect();
+            .filter_map(|id| explainer.workspace.variants.get(id))
+            .map(|entry| explainer.range(entry.value_span("")))
+            .collect(),
+        components: explainer.components(&prepared.plan.components),
+        tools: explainer.tools(&prepared.plan.tools),
+    })
+}
 
-        let mut components: Vec<Item> = prepared
-            .plan
-            .components
-            .iter()
-            .map(|planned| {
-                let entry = self.components.get(&planned.id);
-                let choice = component_template(self, variant, &planned.id).map(|(name, why)| {
-                    let how = match why {
-                        TemplateChoice::Override => "overridden by the variant",
-                        TemplateChoice::Family => "the component's template for this family",
-                        TemplateChoice::Default => "the component's own template",
-                    };
-                    format!("{name} ({how})")
-                });
-                Item {
-                    id: planned.id.clone(),
-                    included: planned.reason == Reason::Included,
-                    reason: self.reason(variant, "components", &planned.id, &planned.reason),
-                    source: entry.map(|e| range(e.value_span(""))),
-                    choice,
-                    condition: entry
-                        .and_then(|e| e.value.when.as_deref())
-                        .and_then(|when| condition(self, when, &planned.reason, &scope)),
-                    parameters: Vec::new(),
-                }
-            })
-            .collect();
-        let listed: HashSet<&String> = variant.components().iter().collect();
-        components.extend(
-            self.components
+struct Explainer<'a> {
+    workspace: &'a Workspace,
+    conditions: &'a Conditions<'a>,
+    variant: &'a EffectiveVariant,
+    scope: Value,
+}
+
+impl Explainer<'_> {
+    fn range(&self, span: Span) -> SourceRange {
+        SourceRange::of(span, &self.workspace.sources)
+    }
+
+    /// The planned components, then the workspace's components the variant does not list.
+    fn components(&self, planned: &[PlannedComponent]) -> Vec<Item> {
+        let mut items: Vec<Item> = planned.iter().map(|c| self.component(c)).collect();
+        let listed: HashSet<&String> = self.variant.components().iter().collect();
+        items.extend(
+            self.workspace
+                .components
                 .iter()
                 .filter(|(id, _)| !listed.contains(id))
                 .map(|(id, entry)| {
                     let reason = "not listed by the variant (its slot renders \"\")";
-                    Item::unlisted(id, reason, range(entry.value_span("")))
+                    Item::unlisted(id, reason, self.range(entry.value_span("")))
                 }),
         );
+        items
+    }
 
-        let mut tools: Vec<Item> = prepared
-            .plan
-            .tools
-            .iter()
-            .map(|planned| {
-                let tool = &planned.tool;
-                let entry = &self.tools[tool.id.as_str()];
-                let (choice, span) = match &tool.choice {
-                    SpecChoice::Family(family) => (
-                        format!("the `{family}` spec"),
-                        entry.value_span(&child_pointer("/families", family)),
-                    ),
-                    SpecChoice::Generic => (
-                        format!("the generic spec (no `{}` entry)", variant.family()),
-                        entry.value_span(""),
-                    ),
-                };
-                Item {
-                    id: tool.id.clone(),
-                    included: planned.reason == Reason::Included,
-                    reason: self.reason(variant, "tools", &tool.id, &planned.reason),
-                    source: Some(range(span)),
-                    choice: Some(choice),
-                    condition: tool
-                        .when
-                        .as_ref()
-                        .and_then(|(when, _)| condition(self, when, &planned.reason, &scope)),
-                    parameters: planned
-                        .parameters
-                        .iter()
-                        .map(|(parameter, reason)| Item {
-                            id: parameter.name.clone(),
-                            included: *reason == Reason::Included,
-                            reason: self.reason(variant, "tools", &tool.id, reason),
-                            source: parameter.when.as_ref().map(|(_, span)| range(*span)),
-                            choice: None,
-                            condition: parameter
-                                .when
-                                .as_ref()
-                                .and_then(|(when, _)| condition(self, when, reason, &scope)),
-                            parameters: Vec::new(),
-                        })
-                        .collect(),
-                }
-            })
-            .collect();
-        let listed: HashSet<&String> = variant.tools().iter().collect();
-        tools.extend(
-            self.tools
+    fn component(&self, planned: &PlannedComponent) -> Item {
+        let entry = self.workspace.components.get(&planned.id);
+        let template = self.workspace.templates.name(planned.template);
+        Item {
+            id: planned.id.clone(),
+            included: planned.reason == Reason::Included,
+            reason: self.reason(Kind::Component, &planned.id, &planned.reason),
+            source: entry.map(|e| self.range(e.value_span(""))),
+            choice: Some(format!("{template} ({})", planned.choice)),
+            condition: entry
+                .and_then(|e| e.value.when.as_deref())
+                .and_then(|when| self.condition(when, &planned.reason)),
+            parameters: Vec::new(),
+        }
+    }
+
+    /// The planned tools, then the workspace's tools the variant does not list.
+    fn tools(&self, planned: &[PlannedTool]) -> Vec<Item> {
+        let mut items: Vec<Item> = planned.iter().map(|t| self.tool(t)).collect();
+        let listed: HashSet<&String> = self.variant.tools().iter().collect();
+        items.extend(
+            self.workspace
+                .tools
                 .iter()
                 .filter(|(id, _)| !listed.contains(id))
                 .map(|(id, entry)| {
-                    let reason = "not listed by the variant";
-                    Item::unlisted(id, reason, range(entry.value_span("")))
+                    Item::unlisted(
+                        id,
+                        "not listed by the variant",
+                        self.range(entry.value_span("")),
+                    )
                 }),
         );
-
-        Ok(Explanation {
-            variant: variant.id().to_string(),
-            family: variant.family().to_string(),
-            chain,
-            components,
-            tools,
-        })
+        items
     }
 
-    fn reason(&self, variant: &EffectiveVariant, kind: &str, id: &str, reason: &Reason) -> String {
-        match reason {
-            Reason::Included => "included".into(),
-            Reason::ConditionFalse { condition } => format!("condition `{condition}` is false"),
-            Reason::MissingDependency { tools } => {
-                format!(
-                    "depends on tools that are not enabled: {}",
-                    tools.join(", ")
-                )
-            }
-            Reason::DisabledByOverride => {
-                let pointer = format!(
-                    "{}/enabled",
-                    child_pointer(&format!("/overrides/{kind}"), id)
-                );
-                let at = variant
-                    .chain
-                    .iter()
-                    .filter_map(|v| self.variants.get(v))
-                    .find(|entry| disables(entry, kind, id))
-                    .map(|entry| {
-                        let span = entry.value_span(&pointer);
-                        let file = self.sources.get(span.source);
-                        let (line, column) = file.line_col(span.start);
-                        format!(" at {}:{line}:{column}", file.path.display())
-                    })
-                    .unwrap_or_default();
-                format!("disabled by an override{at}")
-            }
+    fn tool(&self, planned: &PlannedTool) -> Item {
+        let tool = &planned.tool;
+        let entry = &self.workspace.tools[tool.id.as_str()];
+        let (choice, span) = match &tool.choice {
+            SpecChoice::Family(family) => (
+                format!("the `{family}` spec"),
+                entry.value_span(&child_pointer("/families", family)),
+            ),
+            SpecChoice::Generic => (
+                format!("the generic spec (no `{}` entry)", self.variant.family()),
+                entry.value_span(""),
+            ),
+        };
+        Item {
+            id: tool.id.clone(),
+            included: planned.reason == Reason::Included,
+            reason: self.reason(Kind::Tool, &tool.id, &planned.reason),
+            source: Some(self.range(span)),
+            choice: Some(choice),
+            condition: tool
+                .when
+                .as_ref()
+                .and_then(|(when, _)| self.condition(when, &planned.reason)),
+            parameters: planned
+                .parameters
+                .iter()
+                .map(|(parameter, reason)| Item {
+                    id: parameter.name.clone(),
+                    included: *reason == Reason::Included,
+                    reason: self.reason(Kind::Tool, &tool.id, reason),
+                    source: parameter.when.as_ref().map(|(_, span)| self.range(*span)),
+                    choice: None,
+                    condition: parameter
+                        .when
+                        .as_ref()
+                        .and_then(|(when, _)| self.condition(when, reason)),
+                    parameters: Vec::new(),
+                })
+                .collect(),
         }
     }
-}
 
-fn disables(entry: &Entry<Variant>, kind: &str, id: &str) -> bool {
-    let overrides = &entry.value.overrides;
-    let enabled = if kind == "components" {
-        overrides.components.get(id).and_then(|o| o.enabled)
-    } else {
-        overrides.tools.get(id).and_then(|o| o.enabled)
-    };
-    enabled == Some(false)
-}
+    /// The reason in words; an override that disabled the item is located.
+    fn reason(&self, kind: Kind, id: &str, reason: &Reason) -> String {
+        if *reason != Reason::DisabledByOverride {
+            return reason.to_string();
+        }
+        let pointer = format!(
+            "{}/enabled",
+            child_pointer(&format!("/overrides/{}", kind.field()), id)
+        );
+        let at = self
+            .variant
+            .chain
+            .iter()
+            .filter_map(|v| self.workspace.variants.get(v))
+            .find(|entry| kind.disabled_by(&entry.value.overrides, id))
+            .map(|entry| {
+                let span = entry.value_span(&pointer);
+                let file = self.workspace.sources.get(span.source);
+                let (line, column) = file.line_col(span.start);
+                format!(" at {}:{line}:{column}", file.path.display())
+            })
+            .unwrap_or_default();
+        format!("{reason}{at}")
+    }
 
-/// An item's condition, whether it held, and the value of each name it reads. Nothing when
-/// something else decided first (an override, a missing dependency).
-fn condition(
-    workspace: &Workspace,
-    condition: &str,
-    reason: &Reason,
-    scope: &Value,
-) -> Option<ConditionReport> {
-    let holds = match reason {
-        Reason::Included => true,
-        Reason::ConditionFalse { .. } => false,
-        _ => return None,
-    };
-    let env = workspace.templates.env();
-    let expression = env.compile_expression_owned(condition.to_string()).ok()?;
-    let mut paths: Vec<String> = expression.undeclared_variables(true).into_iter().collect();
-    paths.sort();
-    let values = paths
-        .into_iter()
-        .map(|path| {
-            let value = env
-                .compile_expression_owned(path.clone())
-                .and_then(|e| e.eval(scope.clone()))
-                .map(|v| serde_json::to_string(&v).unwrap_or_else(|_| v.to_string()))
-                .unwrap_or_else(|error| format!("<{error}>"));
-            (path, value)
+    /// An item's condition, whether it held, and the value of each name it reads. Nothing
+    /// when something else decided first (an override, a missing dependency).
+    fn condition(&self, condition: &str, reason: &Reason) -> Option<ConditionReport> {
+        let holds = match reason {
+            Reason::Included => true,
+            Reason::ConditionFalse { .. } => false,
+            _ => return None,
+        };
+        let expression = self.conditions.expression(condition)?;
+        let mut paths: Vec<String> = expression.undeclared_variables(true).into_iter().collect();
+        paths.sort();
+        let env = self.workspace.templates.env();
+        let values = paths
+            .into_iter()
+            .map(|path| {
+                let value = env
+                    .compile_expression(&path)
+                    .and_then(|e| e.eval(self.scope.clone()))
+                    .map(|v| serde_json::to_string(&v).unwrap_or_else(|_| v.to_string()))
+                    .unwrap_or_else(|error| format!("<{error}>"));
+                (path, value)
+            })
+            .collect();
+        Some(ConditionReport {
+            expression: condition.to_string(),
+            holds,
+            values,
         })
-        .collect();
-    Some(ConditionReport {
-        expression: condition.to_string(),
-        holds,
-        values,
-    })
+    }
+}
+
+/// What an override applies to.
+#[derive(Clone, Copy)]
+enum Kind {
+    Component,
+    Tool,
+}
+
+impl Kind {
+    /// The table of `overrides` it lives in.
+    fn field(self) -> &'static str {
+        match self {
+            Kind::Component => "components",
+            Kind::Tool => "tools",
+        }
+    }
+
+    fn disabled_by(self, overrides: &Overrides, id: &str) -> bool {
+        let enabled = match self {
+            Kind::Component => overrides.components.get(id).and_then(|o| o.enabled),
+            Kind::Tool => overrides.tools.get(id).and_then(|o| o.enabled),
+        };
+        enabled == Some(false)
+    }
 }

@@ -32,4 +32,12 @@ pub mod tokens;
 pub mod validate;
 pub mod workspace;
 
+pub use compile::Compiler;
 pub use workspace::{Loaded, Workspace};
+
+/// Loads and validates the workspace rooted at `root` (the folder holding `promptc.toml`).
+/// Only I/O failures are errors; problems in the files are diagnostics, and a workspace with
+/// errors does not compile.
+pub fn load_workspace(root: &std::path::Path) -> std::io::Result<Loaded> {
+    validate::load_workspace(root)
+}

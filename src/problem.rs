@@ -45,7 +45,7 @@ impl fmt::Display for Kind {
 }
 
 /// What a name refers to, for "unknown X" and "duplicate X" problems.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum RefKind {
     Component,
     Tool,
@@ -425,11 +425,11 @@ impl Problem {
             }
             Problem::OutOfFuel { .. } => format!(
                 "look for a loop that does not end; if the work is real, raise `fuel` in promptc.toml (at most {})",
-                crate::render::limits::MAX_FUEL
+                crate::templates::limits::MAX_FUEL
             ),
             Problem::TooMuchText { setting, .. } => format!(
                 "look for text repeated or joined many times; if the size is real, raise `{setting}` in promptc.toml (at most {} bytes)",
-                crate::render::limits::MAX_BYTES
+                crate::templates::limits::MAX_BYTES
             ),
             _ => return None,
         })

@@ -15,7 +15,7 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 fn load(name: &str) -> Workspace {
-    let loaded = Workspace::load(&fixture(name)).unwrap();
+    let loaded = promptc::load_workspace(&fixture(name)).unwrap();
     let problems: Vec<String> = loaded
         .diagnostics
         .iter()
@@ -31,7 +31,7 @@ fn load(name: &str) -> Workspace {
 fn compile(workspace: &Workspace, family: &str, context: &str) -> Compiled {
     let values = workspace.contexts[context].value.clone();
     let request = Request::new(Selection::Family(family.into()), values);
-    match workspace.compile(&request) {
+    match promptc::Compiler::new(workspace).compile(&request) {
         Ok(compiled) => compiled,
         Err(error) => panic!("{family}/{context} failed: {error:?}"),
     }
@@ -212,7 +212,7 @@ fn template_files_are_used_byte_for_byte() {
 
 fn compile_default(workspace: &Workspace) -> Compiled {
     let request = Request::new(Selection::Default, Default::default());
-    workspace.compile(&request).unwrap()
+    promptc::Compiler::new(workspace).compile(&request).unwrap()
 }
 
 #[test]
@@ -235,7 +235,9 @@ fn runtime_placeholders_win_and_set_wins_over_the_context() {
     );
     request.set.insert("SIGN_OFF".into(), "From --set.".into());
     request.set.insert("AGENT".into(), "Nova".into());
-    let compiled = workspace.compile(&request).unwrap();
+    let compiled = promptc::Compiler::new(&workspace)
+        .compile(&request)
+        .unwrap();
     assert!(compiled.prompt.starts_with("You are Nova,"));
     assert!(compiled.prompt.ends_with("From --set.\n"));
 }
@@ -246,17 +248,22 @@ fn the_date_comes_from_the_context_or_source_date_epoch() {
     let mut context = workspace.contexts["bare"].value.clone();
     context.date = None;
     let mut request = Request::new(Selection::Family("base".into()), context);
-    let error = workspace.compile(&request).unwrap_err();
+    let error = promptc::Compiler::new(&workspace)
+        .compile(&request)
+        .unwrap_err();
     assert!(format!("{error:?}").contains("NoDate"), "{error:?}");
     request.source_date_epoch = Some(1_793_491_200);
-    let compiled = workspace.compile(&request).unwrap();
+    let compiled = promptc::Compiler::new(&workspace)
+        .compile(&request)
+        .unwrap();
     assert!(compiled.prompt.contains("on 2026-11-01."));
 }
 
 #[test]
 fn inheritance_and_overrides_follow_the_documented_merge_rules() {
     let workspace = load("expressive");
-    let compact = workspace
+    let compiler = promptc::Compiler::new(&workspace);
+    let compact = compiler
         .select(&Selection::Family("compact".into()))
         .unwrap();
     let v = &compact.variant;
@@ -323,7 +330,7 @@ fn compiling_is_deterministic_and_independent_of_file_order() {
         std::fs::create_dir_all(target.parent().unwrap()).unwrap();
         std::fs::copy(&file, &target).unwrap();
     }
-    let copied = Workspace::load(copy.path()).unwrap().workspace;
+    let copied = promptc::load_workspace(copy.path()).unwrap().workspace;
     assert_eq!(compile(&copied, "base", "full").prompt, first.prompt);
 }
 

@@ -15,7 +15,7 @@ fn root() -> PathBuf {
 }
 
 fn load(dir: &Path) -> Workspace {
-    let loaded = Workspace::load(dir).unwrap();
+    let loaded = promptc::load_workspace(dir).unwrap();
     let problems: Vec<String> = loaded
         .diagnostics
         .iter()
@@ -30,7 +30,7 @@ fn compile(workspace: &Workspace, family: &str, context: &str) -> Compiled {
         Selection::Family(family.into()),
         workspace.contexts[context].value.clone(),
     );
-    workspace.compile(&request).unwrap()
+    promptc::Compiler::new(workspace).compile(&request).unwrap()
 }
 
 const FAMILIES: [&str; 6] = [
@@ -68,7 +68,7 @@ fn the_library_validates_without_warnings_and_has_its_families_and_contexts() {
 #[test]
 fn committed_outputs_are_current() {
     let workspace = load(&root());
-    let run = matrix::compile_all(&workspace, None);
+    let run = matrix::compile_all(&promptc::Compiler::new(&workspace), None);
     assert!(run.failed.is_empty(), "{:?}", run.failed);
     assert_eq!(run.outputs.len(), FAMILIES.len() * CONTEXTS.len());
     let mismatches = matrix::check(&workspace, &run.outputs).unwrap();

@@ -11,7 +11,6 @@ use proptest::prelude::*;
 use proptest::test_runner::Config;
 use tempfile::TempDir;
 
-use promptc::Workspace;
 use promptc::compile::{Request, Selection};
 use promptc::emit::matrix;
 use promptc::model::{McpServer, McpTool};
@@ -63,17 +62,17 @@ fn write_in_order(files: &[(PathBuf, Vec<u8>)], order: &[usize]) -> TempDir {
 /// What `validate` reports (as JSON) and `build --all` prints, then every file of the output
 /// folder, by relative path.
 fn build_all(root: &Path) -> (String, BTreeMap<String, Vec<u8>>) {
-    let mut loaded = Workspace::load(root).unwrap();
+    let mut loaded = promptc::load_workspace(root).unwrap();
     assert!(!loaded.diagnostics.has_errors(), "{:?}", loaded.diagnostics);
     let workspace = &loaded.workspace;
     let found = matrix::diagnostics(workspace, None);
     loaded.diagnostics.extend(found);
     let mut log = report::json(&loaded.diagnostics.sorted(), &workspace.sources);
-    let run = matrix::compile_all(workspace, None);
+    let run = matrix::compile_all(&promptc::Compiler::new(workspace), None);
     assert!(run.is_clean(), "{:?}", run.failed);
     let written = matrix::write_all(workspace, &run.outputs).unwrap();
     log.push_str(&format!("{written:?}"));
-    let out = root.join(&workspace.manifest.build.out);
+    let out = root.join(&workspace.settings().build.out);
     let mut files = BTreeMap::new();
     for entry in walkdir::WalkDir::new(&out) {
         let entry = entry.unwrap();
@@ -311,7 +310,7 @@ fn data_workspace() -> TempDir {
 #[test]
 fn the_data_workspace_shows_every_slot_once_in_its_output() {
     let dir = data_workspace();
-    let loaded = Workspace::load(dir.path()).unwrap();
+    let loaded = promptc::load_workspace(dir.path()).unwrap();
     assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
     for slot in [
         Slot::Rules,
@@ -321,16 +320,14 @@ fn the_data_workspace_shows_every_slot_once_in_its_output() {
         Slot::Set,
         Slot::McpDescription,
     ] {
-        let prompt = loaded
-            .workspace
+        let prompt = promptc::Compiler::new(&loaded.workspace)
             .compile(&request(slot, MARKER))
             .unwrap()
             .prompt;
         assert_eq!(prompt.matches(MARKER).count(), 1, "{slot:?}: {prompt}");
     }
     // The working directory is inserted three times: `cwd`, `CWD`, and the tool description.
-    let prompt = loaded
-        .workspace
+    let prompt = promptc::Compiler::new(&loaded.workspace)
         .compile(&request(Slot::Cwd, MARKER))
         .unwrap()
         .prompt;
@@ -347,11 +344,11 @@ proptest! {
     ) {
         prop_assume!(!text.contains(MARKER));
         let dir = data_workspace();
-        let loaded = Workspace::load(dir.path()).unwrap();
+        let loaded = promptc::load_workspace(dir.path()).unwrap();
         prop_assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
         let workspace = &loaded.workspace;
-        let reference = workspace.compile(&request(slot, MARKER)).unwrap().prompt;
-        let compiled = workspace.compile(&request(slot, &text));
+        let reference = promptc::Compiler::new(workspace).compile(&request(slot, MARKER)).unwrap().prompt;
+        let compiled = promptc::Compiler::new(workspace).compile(&request(slot, &text));
         let prompt = match compiled {
             Ok(compiled) => compiled.prompt,
             Err(error) => return Err(TestCaseError::fail(format!("{error:?}"))),

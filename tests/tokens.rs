@@ -11,7 +11,6 @@ use assert_cmd::Command;
 use common::{Diag, Fixture};
 use sha2::{Digest, Sha256};
 
-use promptc::Workspace;
 use promptc::emit::matrix;
 
 fn stats(root: &Path) -> serde_json::Value {
@@ -35,8 +34,8 @@ fn stats_of_the_shipped_library_match_an_independent_tokenizer() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let json = stats(root);
     let rows = json["prompts"].as_array().unwrap();
-    let workspace = Workspace::load(root).unwrap().workspace;
-    let run = matrix::compile_all(&workspace, None);
+    let workspace = promptc::load_workspace(root).unwrap().workspace;
+    let run = matrix::compile_all(&promptc::Compiler::new(&workspace), None);
     assert_eq!(rows.len(), run.outputs.len());
     // tiktoken-rs is a separate implementation of the same o200k encoding.
     let independent = Independent(tiktoken_rs::o200k_base_singleton());
@@ -227,10 +226,13 @@ fn the_manifest_budget_applies_to_variants_without_their_own() {
 
 /// The prompt `promptc build` prints when within budget.
 fn promptc_prompt(root: &Path) -> String {
-    let workspace = Workspace::load(root).unwrap().workspace;
+    let workspace = promptc::load_workspace(root).unwrap().workspace;
     let context = workspace.contexts["basic"].value.clone();
     let request = promptc::compile::Request::new(promptc::compile::Selection::Default, context);
-    workspace.compile(&request).unwrap().prompt
+    promptc::Compiler::new(&workspace)
+        .compile(&request)
+        .unwrap()
+        .prompt
 }
 
 fn sha256(text: &str) -> String {

@@ -10,7 +10,6 @@ use std::path::Path;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use promptc::Workspace;
 use promptc::compile::{Request, Selection};
 use promptc::emit::matrix;
 use promptc::model::Context;
@@ -401,7 +400,7 @@ fuzz_target!(|spec: Spec| {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let root = dir.path();
     build(&spec, root);
-    let Ok(loaded) = Workspace::load(root) else {
+    let Ok(loaded) = promptc::load_workspace(root) else {
         return;
     };
     let workspace = &loaded.workspace;
@@ -414,10 +413,10 @@ fuzz_target!(|spec: Spec| {
     }
     let found = matrix::diagnostics(workspace, Some(1_700_000_000)).sorted();
     let _ = report::human(&found, &workspace.sources, false);
-    let run = matrix::compile_all(workspace, None);
+    let run = matrix::compile_all(&promptc::Compiler::new(workspace), None);
     for (_, compiled) in &run.outputs {
         let _ = serde_json::to_string(compiled);
     }
     let request = Request::new(Selection::Default, Context::default());
-    let _ = workspace.compile(&request);
+    let _ = promptc::Compiler::new(&workspace).compile(&request);
 });

@@ -66,17 +66,14 @@ fuzz_target!(|data: &[u8]| {
     };
     let mut sources = Sources::default();
     let file = sources.add("components/intro.md".into(), text.to_string());
-    let referrer = sources.add("components/intro.toml".into(), "id = \"intro\"\n".into());
-    let mut templates = Templates::new(Some(FUEL), &Limits::default());
+    let mut templates = Templates::new(Some(FUEL), &Limits::default(), &mut sources);
     let mut diagnostics = Vec::new();
-    match templates.add_file(&sources, referrer, "/template_file", file) {
+    match templates.add_file(&sources, file) {
         Err(diagnostic) => diagnostics.push(diagnostic),
-        Ok(()) => {
-            let name = "components/intro.md";
+        Ok(name) => {
             let _ = templates.variables(name);
             let result = templates
-                .env()
-                .get_template(name)
+                .template(name)
                 .and_then(|template| template.render(SCOPE.clone()));
             if let Err(error) = result {
                 let span = templates

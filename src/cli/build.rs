@@ -79,18 +79,19 @@ pub fn run(args: BuildArgs, output: &Output) -> Result<u8, UsageError> {
         .target
         .context
         .clone()
-        .or_else(|| workspace.manifest.default_context.clone())
+        .or_else(|| workspace.settings().default_context.clone())
         .unwrap_or_default();
     let request = match request(&mut workspace, args.target, output)? {
         Ok(request) => request,
         Err(code) => return Ok(code),
     };
-    let compiled = match workspace.compile(&request) {
+    let compiler = crate::Compiler::new(&workspace);
+    let compiled = match compiler.compile(&request) {
         Ok(compiled) => compiled,
         Err(error) => return compile_failed(&workspace, error, output),
     };
-    if let Ok(variant) = workspace.select(&request.selection)
-        && let Some(diagnostic) = check_budget(&workspace, &variant, &compiled, &context_name)
+    if let Ok(variant) = compiler.select(&request.selection)
+        && let Some(diagnostic) = check_budget(&workspace, variant, &compiled, &context_name)
     {
         let mut diagnostics = crate::diagnostic::Diagnostics::default();
         diagnostics.push(diagnostic);
@@ -161,11 +162,13 @@ pub fn compile_failed(
             output.diagnostics(diagnostics, &workspace.sources);
             Ok(EXIT_PROBLEMS)
         }
+        // Its errors were printed when it was loaded.
+        CompileError::InvalidWorkspace => Ok(EXIT_PROBLEMS),
     }
 }
 
 fn build_all(workspace: &Workspace, output: &Output) -> Result<u8, UsageError> {
-    let run = matrix::compile_all(workspace, source_date_epoch()?);
+    let run = matrix::compile_all(&crate::Compiler::new(workspace), source_date_epoch()?);
     let clean = run.is_clean();
     let outputs = run.outputs;
     output.diagnostics(run.over_budget, &workspace.sources);
@@ -220,6 +223,7 @@ pub fn report_failures(
             CompileError::Diagnostics(diagnostics) => {
                 output.diagnostics(diagnostics, &workspace.sources);
             }
+            CompileError::InvalidWorkspace => {}
         }
     }
     Ok(any)
@@ -237,7 +241,7 @@ fn context(
     workspace: &mut Workspace,
     given: Option<&str>,
 ) -> Result<Result<Context, crate::diagnostic::Diagnostics>, UsageError> {
-    let name = given.or(workspace.manifest.default_context.as_deref());
+    let name = given.or(workspace.settings().default_context.as_deref());
     let Some(name) = name else {
         return Ok(Ok(Context::default()));
     };

@@ -34,7 +34,8 @@ pub fn run(args: ExplainArgs, output: &Output) -> Result<u8, UsageError> {
         Ok(request) => request,
         Err(code) => return Ok(code),
     };
-    let mut explanation = match workspace.explain(&request) {
+    let mut explanation = match crate::explain::explain(&crate::Compiler::new(&workspace), &request)
+    {
         Ok(explanation) => explanation,
         Err(error) => return compile_failed(&workspace, error, output),
     };

@@ -22,7 +22,8 @@ pub fn run(args: ShowArgs, output: &Output) -> Result<u8, UsageError> {
         Ok(workspace) => workspace,
         Err(code) => return Ok(code),
     };
-    let effective = workspace
+    let compiler = crate::Compiler::new(&workspace);
+    let effective = compiler
         .select(&Selection::Variant(args.variant.clone()))
         .map_err(|problem| UsageError(problem.to_string()))?;
     // TOML has no null: a placeholder set to null (YAML `~`) is left out of the listing.

@@ -64,7 +64,7 @@ pub fn run(args: StatsArgs, output: &Output) -> Result<u8, UsageError> {
             names.join(", ")
         )));
     }
-    let settings = &workspace.manifest.tokens;
+    let settings = &workspace.settings().tokens;
     let epoch = source_date_epoch()?;
     let mut rows = Vec::new();
     let wanted = matrix::entries(&workspace)
@@ -75,7 +75,8 @@ pub fn run(args: StatsArgs, output: &Output) -> Result<u8, UsageError> {
         })
         .collect();
     // One run over the entries: a runaway template is stopped once, not once per entry.
-    let run = matrix::compile_entries(&workspace, wanted, epoch);
+    let compiler = crate::Compiler::new(&workspace);
+    let run = matrix::compile_entries(&compiler, wanted, epoch);
     for (entry, compiled) in run.outputs {
         let Some(request) = matrix::request(&workspace, &entry, epoch) else {
             continue;
@@ -86,7 +87,7 @@ pub fn run(args: StatsArgs, output: &Output) -> Result<u8, UsageError> {
             exact: settings.is_exact(&entry.family),
             tokens: encoding.count(&compiled.prompt),
             characters: compiled.prompt.chars().count(),
-            stable_prefix: stable_prefix(&workspace, &request, &compiled),
+            stable_prefix: stable_prefix(&compiler, &request, &compiled),
             sections: compiled
                 .sections
                 .iter()

@@ -6,7 +6,6 @@ use super::build::source_date_epoch;
 use super::{DiagnosticFormat, EXIT_OK, EXIT_PROBLEMS, Output, UsageError, emit, workspace_root};
 use crate::emit::matrix;
 use crate::report;
-use crate::workspace::Workspace;
 
 #[derive(Args, Debug)]
 pub struct ValidateArgs {
@@ -19,7 +18,7 @@ pub struct ValidateArgs {
 
 pub fn run(args: ValidateArgs, output: &Output) -> Result<u8, UsageError> {
     let root = workspace_root(args.dir.as_deref())?;
-    let mut loaded = Workspace::load(&root)?;
+    let mut loaded = crate::load_workspace(&root)?;
     // A workspace whose files are sound is compiled too: every matrix entry must render,
     // stay within its budget, and keep volatile values out of its cacheable prefix.
     if !loaded.diagnostics.has_errors() {

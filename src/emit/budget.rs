@@ -22,7 +22,7 @@ pub fn budget_of(workspace: &Workspace, variant: &EffectiveVariant) -> Option<(u
                 .map(|budget| (budget, entry.value_span("/max_prompt_tokens")))
         });
     own.or_else(|| {
-        let manifest = workspace.manifest_entry.as_ref()?;
+        let manifest = &workspace.manifest;
         let budget = manifest.value.tokens.max_prompt_tokens?;
         Some((budget, manifest.value_span("/tokens/max_prompt_tokens")))
     })
@@ -36,7 +36,7 @@ pub fn check_budget(
     context: &str,
 ) -> Option<Diagnostic> {
     let (budget, span) = budget_of(workspace, variant)?;
-    let encoding = workspace.manifest.tokens.encoding_for(&compiled.family);
+    let encoding = workspace.settings().tokens.encoding_for(&compiled.family);
     let tokens = encoding.count(&compiled.prompt);
     if tokens <= budget {
         return None;

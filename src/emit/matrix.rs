@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::compile::{CompileError, Compiled, Request, Selection};
+use crate::compile::{CompileError, Compiled, Compiler, Request, Selection};
 use crate::confine;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::emit::budget::check_budget;
@@ -16,8 +16,7 @@ use crate::emit::write::{Staged, is_temporary};
 use crate::entry::Entry;
 use crate::path_error::{PathError, PathProblem};
 use crate::problem::Problem;
-use crate::render::budget::Exhausted;
-use crate::workspace::Workspace;
+use crate::workspace::{VariantDef, Workspace};
 
 /// The list of outputs promptc owns, one workspace-relative path per line.
 pub const INDEX_FILE: &str = ".promptc-outputs";
@@ -32,7 +31,7 @@ pub struct MatrixEntry {
 
 /// The matrix's entries, families in manifest (or declaration) order, contexts likewise.
 pub fn entries(workspace: &Workspace) -> Vec<MatrixEntry> {
-    let build = &workspace.manifest.build;
+    let build = &workspace.settings().build;
     let families = build
         .families
         .clone()
@@ -89,29 +88,29 @@ pub fn request(
 /// Compiles every entry. Failures are returned with their entry; the other entries still
 /// compile. A diagnostic is returned with the first entry that hit it only: the same
 /// template error is not repeated for every family × context.
-pub fn compile_all(workspace: &Workspace, source_date_epoch: Option<i64>) -> MatrixRun {
-    compile_entries(workspace, entries(workspace), source_date_epoch)
+pub fn compile_all(compiler: &Compiler<'_>, source_date_epoch: Option<i64>) -> MatrixRun {
+    compile_entries(compiler, entries(compiler.workspace()), source_date_epoch)
 }
 
 /// Compiles the given entries as [`compile_all`] does: one run, so a template that ran out of
 /// fuel is not rendered again and each error is returned once.
 pub fn compile_entries(
-    workspace: &Workspace,
+    compiler: &Compiler<'_>,
     entries: Vec<MatrixEntry>,
     source_date_epoch: Option<i64>,
 ) -> MatrixRun {
+    let workspace = compiler.workspace();
     let mut run = MatrixRun::default();
-    let exhausted = Exhausted::default();
     let mut reported = BTreeSet::new();
     for entry in entries {
         let Some(request) = request(workspace, &entry, source_date_epoch) else {
             continue;
         };
-        match workspace.compile_in(&request, &exhausted) {
+        match compiler.compile(&request) {
             Ok(output) => {
-                if let Ok(variant) = workspace.select(&request.selection)
+                if let Ok(variant) = compiler.select(&request.selection)
                     && let Some(diagnostic) =
-                        check_budget(workspace, &variant, &output, &entry.context)
+                        check_budget(workspace, variant, &output, &entry.context)
                 {
                     run.over_budget.push(diagnostic);
                 }
@@ -367,7 +366,7 @@ fn index_path(workspace: &Workspace) -> PathBuf {
 
 /// The output folder, relative to the workspace root.
 fn out_dir(workspace: &Workspace) -> &Path {
-    Path::new(workspace.manifest.build.out.trim_end_matches('/'))
+    Path::new(workspace.settings().build.out.trim_end_matches('/'))
 }
 
 /// An output path (`<out>/<family>/<context>.md`) as the output folder and the part below
@@ -390,7 +389,7 @@ fn read_index(workspace: &Workspace) -> Result<Vec<String>, PathError> {
         confine::MAX_DATA_FILE_BYTES,
     )?
     .unwrap_or_default();
-    let out = workspace.manifest.build.out.trim_end_matches('/');
+    let out = workspace.settings().build.out.trim_end_matches('/');
     Ok(bytes
         .split(|b| *b == b'\n')
         .filter_map(|line| std::str::from_utf8(line).ok())
@@ -492,7 +491,7 @@ fn stray_temporaries(workspace: &Workspace) -> Result<Vec<(PathBuf, String)>, Pa
 /// Where a selection problem of the matrix is told: at the variants that share a family, or
 /// else at the manifest's matrix.
 fn selection_diagnostic(workspace: &Workspace, problem: Problem) -> Option<Diagnostic> {
-    let at = |entry: &Entry<crate::model::Variant>| {
+    let at = |entry: &Entry<VariantDef>| {
         if entry.value.family.is_some() {
             entry.value_span("/family")
         } else {
@@ -503,7 +502,7 @@ fn selection_diagnostic(workspace: &Workspace, problem: Problem) -> Option<Diagn
         let mut sharing = workspace
             .variants
             .values()
-            .filter(|entry| entry.value.family.as_ref().unwrap_or(&entry.value.id) == family);
+            .filter(|entry| entry.value.family_or_id() == family);
         if let (Some(first), Some(second)) = (sharing.next(), sharing.next()) {
             return Some(
                 Diagnostic::new(problem.clone(), at(second))
@@ -511,14 +510,15 @@ fn selection_diagnostic(workspace: &Workspace, problem: Problem) -> Option<Diagn
             );
         }
     }
-    let manifest = workspace.manifest_entry.as_ref()?;
+    let manifest = &workspace.manifest;
     Some(Diagnostic::new(problem, manifest.key_span("/build")))
 }
 
 /// Everything wrong with the compiled matrix, as diagnostics: entries that fail to compile,
 /// prompts over budget, and volatile values early in a prompt (warnings).
 pub fn diagnostics(workspace: &Workspace, source_date_epoch: Option<i64>) -> Diagnostics {
-    let run = compile_all(workspace, source_date_epoch);
+    let compiler = Compiler::new(workspace);
+    let run = compile_all(&compiler, source_date_epoch);
     let mut diagnostics = Diagnostics::default();
     for (_, error) in run.failed {
         match error {
@@ -532,12 +532,14 @@ pub fn diagnostics(workspace: &Workspace, source_date_epoch: Option<i64>) -> Dia
                     diagnostics.push(diagnostic);
                 }
             }
+            // Only a valid workspace's matrix is compiled.
+            CompileError::InvalidWorkspace => {}
         }
     }
     diagnostics.extend(run.over_budget);
     for (entry, compiled) in &run.outputs {
         if let Some(request) = request(workspace, entry, source_date_epoch)
-            && let Some(warning) = volatile_warning(workspace, &request, compiled, &entry.context)
+            && let Some(warning) = volatile_warning(&compiler, &request, compiled, &entry.context)
         {
             diagnostics.push(warning);
         }

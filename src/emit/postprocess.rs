@@ -4,29 +4,74 @@ use regex::Regex;
 
 use crate::model::{Guard, PostprocessRule};
 
-/// Applies `rules` in order. Regex rules whose pattern does not compile were reported by
-/// validation and are skipped here.
-pub fn postprocess(text: &str, rules: &[PostprocessRule]) -> String {
-    let mut text = text.to_string();
-    for rule in rules {
-        text = match rule {
-            PostprocessRule::TrimTrailingWhitespace => trim_trailing_whitespace(&text),
-            PostprocessRule::CollapseBlankLines { max } => collapse_blank_lines(&text, *max),
-            PostprocessRule::DropEmptySections { separator } => {
-                drop_empty_sections(&text, separator)
-            }
-            PostprocessRule::Trim => trim(&text),
-            PostprocessRule::Regex {
-                pattern,
-                replace,
-                guard,
-            } => match Regex::new(pattern) {
-                Ok(regex) => replace_guarded(&text, &regex, replace, guard.as_ref()),
-                Err(_) => text,
-            },
+/// The manifest's rules (or the default set), ready to apply: regexes compiled once.
+#[derive(Debug)]
+pub struct Postprocessor {
+    steps: Vec<Step>,
+}
+
+#[derive(Debug)]
+enum Step {
+    Rule(PostprocessRule),
+    Regex {
+        regex: Regex,
+        replace: String,
+        guard: Option<Guard>,
+    },
+}
+
+impl Postprocessor {
+    /// `None` is the default set. Regex rules whose pattern does not compile were reported by
+    /// validation and are left out.
+    pub fn new(rules: Option<&[PostprocessRule]>) -> Self {
+        let rules = match rules {
+            Some(rules) => rules.to_vec(),
+            None => PostprocessRule::default_set(),
         };
+        let steps = rules
+            .into_iter()
+            .filter_map(|rule| match rule {
+                PostprocessRule::Regex {
+                    pattern,
+                    replace,
+                    guard,
+                } => Regex::new(&pattern).ok().map(|regex| Step::Regex {
+                    regex,
+                    replace,
+                    guard,
+                }),
+                other => Some(Step::Rule(other)),
+            })
+            .collect();
+        Self { steps }
     }
-    text
+
+    /// Applies the rules in order.
+    pub fn apply(&self, text: &str) -> String {
+        let mut text = text.to_string();
+        for step in &self.steps {
+            text = match step {
+                Step::Rule(PostprocessRule::TrimTrailingWhitespace) => {
+                    trim_trailing_whitespace(&text)
+                }
+                Step::Rule(PostprocessRule::CollapseBlankLines { max }) => {
+                    collapse_blank_lines(&text, *max)
+                }
+                Step::Rule(PostprocessRule::DropEmptySections { separator }) => {
+                    drop_empty_sections(&text, separator)
+                }
+                Step::Rule(PostprocessRule::Trim) => trim(&text),
+                // Compiled into `Step::Regex` by `new`.
+                Step::Rule(PostprocessRule::Regex { .. }) => text,
+                Step::Regex {
+                    regex,
+                    replace,
+                    guard,
+                } => replace_guarded(&text, regex, replace, guard.as_ref()),
+            };
+        }
+        text
+    }
 }
 
 fn trim_trailing_whitespace(text: &str) -> String {
@@ -207,6 +252,9 @@ mod tests {
             },
             PostprocessRule::Trim,
         ];
-        assert_eq!(postprocess("  me@home  ", &rules), "me at home\n");
+        assert_eq!(
+            Postprocessor::new(Some(&rules)).apply("  me@home  "),
+            "me at home\n"
+        );
     }
 }

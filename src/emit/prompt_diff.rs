@@ -12,7 +12,6 @@ use crate::emit::matrix::{self, unified_diff};
 use crate::emit::write::{Staged, TEMP_PREFIX};
 use crate::report;
 use crate::tokens::Encoding;
-use crate::workspace::Workspace;
 
 /// One side's compiled matrix and the text of every file it read.
 pub struct SideOutputs {
@@ -32,13 +31,13 @@ struct Output {
 
 /// Compiles the matrix of the workspace at `root`. `Err` holds why it could not, in words.
 pub fn compile_side(root: &Path, source_date_epoch: Option<i64>) -> Result<SideOutputs, String> {
-    let loaded = Workspace::load(root).map_err(|error| error.to_string())?;
+    let loaded = crate::load_workspace(root).map_err(|error| error.to_string())?;
     let workspace = loaded.workspace;
     if loaded.diagnostics.has_errors() {
         let sorted = loaded.diagnostics.sorted();
         return Err(report::human(&sorted, &workspace.sources, false));
     }
-    let run = matrix::compile_all(&workspace, source_date_epoch);
+    let run = matrix::compile_all(&crate::Compiler::new(&workspace), source_date_epoch);
     if !run.failed.is_empty() {
         let mut message = String::new();
         for (entry, error) in run.failed {
@@ -49,6 +48,9 @@ pub fn compile_side(root: &Path, source_date_epoch: Option<i64>) -> Result<SideO
             match error {
                 crate::compile::CompileError::Selection(problem) => {
                     message.push_str(&format!("{problem}\n"));
+                }
+                crate::compile::CompileError::InvalidWorkspace => {
+                    message.push_str("the workspace has errors\n");
                 }
                 // Its errors were reported with an earlier entry of the same run.
                 crate::compile::CompileError::Diagnostics(diagnostics)
@@ -81,7 +83,7 @@ pub fn compile_side(root: &Path, source_date_epoch: Option<i64>) -> Result<SideO
                     .into_owned(),
             );
         }
-        let tokens = &workspace.manifest.tokens;
+        let tokens = &workspace.settings().tokens;
         outputs.insert(
             entry.path,
             Output {

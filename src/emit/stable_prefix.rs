@@ -5,11 +5,11 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::compile::{Compiled, Request};
+use crate::compile::{Compiled, Compiler, Request};
 use crate::diagnostic::Diagnostic;
 use crate::model::Mode;
 use crate::problem::Problem;
-use crate::resolve::template_choice::base_template;
+use crate::resolve::template_choice::component_template;
 use crate::workspace::Workspace;
 
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -30,7 +30,7 @@ const PROBE: &str = "promptc-volatile-probe";
 fn probe(workspace: &Workspace, request: &Request) -> Request {
     let mut probe = request.clone();
     let context = &mut probe.context;
-    for name in &workspace.manifest.tokens.volatile {
+    for name in &workspace.settings().tokens.volatile {
         match name.as_str() {
             "CURRENT_DATE" | "date" => {
                 let current = context.date.clone();
@@ -61,11 +61,12 @@ fn probe(workspace: &Workspace, request: &Request) -> Request {
 
 /// The stable prefix of a compiled prompt; `None` when the probe does not compile.
 pub fn stable_prefix(
-    workspace: &Workspace,
+    compiler: &Compiler<'_>,
     request: &Request,
     compiled: &Compiled,
 ) -> Option<StablePrefix> {
-    let probed = workspace.compile(&probe(workspace, request)).ok()?;
+    let workspace = compiler.workspace();
+    let probed = compiler.compile(&probe(workspace, request)).ok()?;
     let prompt = &compiled.prompt;
     let mut bytes = prompt
         .bytes()
@@ -76,7 +77,7 @@ pub fn stable_prefix(
         bytes -= 1;
     }
     let prefix = &prompt[..bytes];
-    let encoding = workspace.manifest.tokens.encoding_for(&compiled.family);
+    let encoding = workspace.settings().tokens.encoding_for(&compiled.family);
     // The first changed line lies in some changed sections (a section may hold others); the
     // smallest of them is the one to blame.
     let line_start = prefix.rfind('\n').map_or(0, |i| i + 1);
@@ -105,52 +106,51 @@ pub fn stable_prefix(
 
 /// The warning for a volatile value early in the prompt, if there is one.
 pub fn volatile_warning(
-    workspace: &Workspace,
+    compiler: &Compiler<'_>,
     request: &Request,
     compiled: &Compiled,
     context: &str,
 ) -> Option<Diagnostic> {
-    let threshold = usize::from(workspace.manifest.tokens.stable_prefix_percent);
+    let workspace = compiler.workspace();
+    let threshold = usize::from(workspace.settings().tokens.stable_prefix_percent);
     if threshold == 0 {
         return None;
     }
-    let prefix = stable_prefix(workspace, request, compiled)?;
+    let prefix = stable_prefix(compiler, request, compiled)?;
     if prefix.percent >= threshold || prefix.bytes == compiled.prompt.len() {
         return None;
     }
-    let variant = workspace.select(&request.selection).ok()?;
+    let variant = compiler.select(&request.selection).ok()?;
     let template = match &prefix.section {
-        Some(id) => compiled
-            .sections
-            .iter()
-            .find(|s| &s.id == id)
-            .and_then(|s| s.template.clone()),
-        None => base_template(workspace, &variant).map(str::to_string),
+        Some(id) => {
+            let (template, _) = component_template(workspace, variant, id)?;
+            template
+        }
+        None => variant.base,
     };
-    let name = template?;
     // Point at the first volatile name the template reads, when it reads one itself.
     let span = workspace
         .templates
-        .variables(&name)
+        .variables(template)
         .iter()
         .filter(|variable| {
             workspace
-                .manifest
+                .settings()
                 .tokens
                 .volatile
                 .iter()
                 .any(|v| v == *variable || v.eq_ignore_ascii_case(variable))
         })
-        .filter_map(|variable| workspace.templates.find_name(&name, variable))
+        .filter_map(|variable| workspace.templates.find_name(template, variable))
         .min_by_key(|span| span.start)
-        .or_else(|| workspace.templates.span_of(&name))?;
+        .or_else(|| workspace.templates.span_of(template))?;
     Some(Diagnostic::new(
         Problem::VolatileEarly {
             family: compiled.family.clone(),
             context: context.to_string(),
             percent: prefix.percent,
             section: prefix.section,
-            volatile: workspace.manifest.tokens.volatile.clone(),
+            volatile: workspace.settings().tokens.volatile.clone(),
         },
         span,
     ))

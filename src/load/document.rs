@@ -75,6 +75,17 @@ impl Document {
         })
     }
 
+    /// A document with no content, standing for a file that could not be read or parsed
+    /// (reported already): its spans all point at the file's start.
+    pub fn empty(source: SourceId, format: Format) -> Self {
+        Self {
+            source,
+            format,
+            value: Value::Object(serde_json::Map::new()),
+            locations: HashMap::new(),
+        }
+    }
+
     /// The span of the value at `pointer`, or of its nearest located ancestor.
     pub fn value_span(&self, pointer: &str) -> Span {
         let location = self.nearest(pointer);

@@ -2,7 +2,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::confine::{MAX_DATA_FILE_BYTES, MAX_TEMPLATE_BYTES, MAX_WORKSPACE_BYTES, ReadLimit};
-use crate::render::limits::{DEFAULT_COMPILE_BYTES, DEFAULT_RENDER_BYTES};
+use crate::templates::limits::{DEFAULT_COMPILE_BYTES, DEFAULT_RENDER_BYTES};
 
 /// How much text templates may build. A template that goes over is an error naming the
 /// template and, where it can, the line.

@@ -81,6 +81,13 @@ pub struct Variant {
     pub model: ModelConfig,
 }
 
+impl Variant {
+    /// The family this variant serves: `family`, or its id when it names none.
+    pub fn family_or_id(&self) -> &str {
+        self.family.as_deref().unwrap_or(&self.id)
+    }
+}
+
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Overrides {

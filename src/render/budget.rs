@@ -6,6 +6,7 @@ use std::io;
 use std::sync::Mutex;
 
 use crate::diagnostic::Diagnostic;
+use crate::templates::TemplateId;
 
 /// The fuel and bytes left to one compile (one family × context), shared by all its renders.
 #[derive(Debug)]
@@ -36,16 +37,16 @@ impl Budget {
 /// `validate`), with the error reported: they are not rendered again for the other families
 /// and contexts, which would spend the whole budget again on each.
 #[derive(Debug, Default)]
-pub struct Exhausted(Mutex<BTreeMap<String, Diagnostic>>);
+pub struct Exhausted(Mutex<BTreeMap<TemplateId, Diagnostic>>);
 
 impl Exhausted {
-    pub fn get(&self, template: &str) -> Option<Diagnostic> {
-        self.0.lock().ok()?.get(template).cloned()
+    pub fn get(&self, template: TemplateId) -> Option<Diagnostic> {
+        self.0.lock().ok()?.get(&template).cloned()
     }
 
-    pub fn insert(&self, template: &str, diagnostic: Diagnostic) {
+    pub fn insert(&self, template: TemplateId, diagnostic: Diagnostic) {
         if let Ok(mut map) = self.0.lock() {
-            map.insert(template.to_string(), diagnostic);
+            map.insert(template, diagnostic);
         }
     }
 }

@@ -9,11 +9,12 @@ use crate::namespace::{TOOL, TOOLS_DATA, TOOLS_TEXT};
 use crate::problem::Problem;
 use crate::render::budget::{Budget, CappedBuffer, Exhausted};
 use crate::render::globals::Globals;
-use crate::render::limits::too_large;
 use crate::resolve::effective_variant::EffectiveVariant;
 use crate::resolve::plan::{Plan, Reason};
 use crate::resolve::template_choice::tool_format;
-use crate::resolve::tool_spec::{SpecChoice, Text};
+use crate::resolve::tool_spec::SpecChoice;
+use crate::templates::TemplateId;
+use crate::templates::limits::too_large;
 use crate::workspace::Workspace;
 
 pub struct Renderer<'a> {
@@ -28,11 +29,11 @@ pub struct Renderer<'a> {
 impl Renderer<'_> {
     /// Renders a template; a failure becomes a diagnostic at the failing expression. Each
     /// render spends the compile's fuel and bytes; once they ran out, nothing more renders.
-    pub fn render(&mut self, name: &str, globals: &Value) -> Option<String> {
+    pub fn render(&mut self, template: TemplateId, globals: &Value) -> Option<String> {
         if self.budget.stopped {
             return None;
         }
-        if let Some(diagnostic) = self.exhausted.get(name) {
+        if let Some(diagnostic) = self.exhausted.get(template) {
             self.diagnostics.push(diagnostic);
             self.budget.stopped = true;
             return None;
@@ -40,7 +41,7 @@ impl Renderer<'_> {
         let templates = &self.workspace.templates;
         let byte_limit = self.budget.render_bytes.min(self.budget.bytes_left);
         let mut buffer = CappedBuffer::new(byte_limit);
-        let result = templates.env().get_template(name).and_then(|template| {
+        let result = templates.template(template).and_then(|template| {
             template
                 .render_captured_to(globals.clone(), &mut buffer)
                 .map(|captured| captured.state().fuel_levels().map_or(0, |(used, _)| used))
@@ -49,7 +50,7 @@ impl Renderer<'_> {
             Ok(used) if used > self.budget.fuel_left => {
                 // The compile's budget ran out, not necessarily the template's: not remembered.
                 self.stop(
-                    name,
+                    template,
                     Problem::OutOfFuel {
                         fuel: self.budget.fuel,
                     },
@@ -74,7 +75,7 @@ impl Renderer<'_> {
                 };
                 let alone = setting == "limits.render_bytes";
                 self.stop(
-                    name,
+                    template,
                     Problem::TooMuchText {
                         limit: byte_limit,
                         setting,
@@ -86,9 +87,9 @@ impl Renderer<'_> {
             Err(error) => {
                 let span = templates
                     .error_span(&error)
-                    .or_else(|| templates.span_of(name));
+                    .or_else(|| templates.span_of(template));
                 let uses_date = templates
-                    .variables(name)
+                    .variables(template)
                     .iter()
                     .any(|v| v == "CURRENT_DATE");
                 let problem = if let Some(found) = too_large(&error) {
@@ -122,7 +123,7 @@ impl Renderer<'_> {
                 if let Some(span) = span {
                     let diagnostic = Diagnostic::new(problem, span);
                     if ran_out {
-                        self.exhausted.insert(name, diagnostic.clone());
+                        self.exhausted.insert(template, diagnostic.clone());
                     }
                     self.diagnostics.push(diagnostic);
                 }
@@ -134,29 +135,24 @@ impl Renderer<'_> {
         }
     }
 
-    /// Reports that the compile ran out while rendering `name` (no line is known: the
+    /// Reports that the compile ran out while rendering `template` (no line is known: the
     /// template as a whole is pointed at), and renders nothing more; `remember` when the
     /// template alone is the cause, so the rest of the run does not render it again.
-    fn stop(&mut self, name: &str, problem: Problem, remember: bool) {
+    fn stop(&mut self, template: TemplateId, problem: Problem, remember: bool) {
         self.budget.stopped = true;
-        if let Some(span) = self.workspace.templates.span_of(name) {
+        if let Some(span) = self.workspace.templates.span_of(template) {
             let diagnostic = Diagnostic::new(problem, span);
             if remember {
-                self.exhausted.insert(name, diagnostic.clone());
+                self.exhausted.insert(template, diagnostic.clone());
             }
             self.diagnostics.push(diagnostic);
         }
     }
 
-    fn text(&mut self, text: &Option<Text>, globals: &Value) -> String {
-        let Some(text) = text else {
-            return String::new();
-        };
-        self.workspace
-            .templates
-            .lookup(text.source, &text.pointer)
-            .map(str::to_string)
-            .and_then(|name| self.render(&name, globals))
+    /// A text field that may be absent (a parameter without `usage`): absent is "". A render
+    /// that fails is reported, and the compile fails with it.
+    fn optional_text(&mut self, text: Option<TemplateId>, globals: &Value) -> String {
+        text.and_then(|template| self.render(template, globals))
             .unwrap_or_default()
     }
 
@@ -172,7 +168,7 @@ impl Renderer<'_> {
         let mut compiled = Vec::new();
         for planned in plan.enabled_tools() {
             let tool = &planned.tool;
-            let description = self.text(&Some(tool.description.clone()), &values);
+            let description = self.render(tool.description, &values).unwrap_or_default();
             let parameters = planned
                 .parameters
                 .iter()
@@ -181,8 +177,8 @@ impl Renderer<'_> {
                     name: parameter.name.clone(),
                     required: parameter.required,
                     kind: parameter.kind.name().to_string(),
-                    instruction: self.text(&parameter.instruction, &values),
-                    usage: self.text(&parameter.usage, &values),
+                    instruction: self.optional_text(parameter.instruction, &values),
+                    usage: self.optional_text(parameter.usage, &values),
                 })
                 .collect();
             let entry = &self.workspace.tools[tool.id.as_str()];

@@ -5,13 +5,12 @@
 //! winning; one override merges field by field; a `template`/`template_file` pair counts as
 //! one value, so a child's `template_file` replaces a parent's inline `template`.
 
-use std::collections::HashMap;
-
 use indexmap::IndexMap;
 
 use crate::entry::Entry;
 use crate::model::{ModelConfig, Variant};
-use crate::source::SourceId;
+use crate::templates::TemplateId;
+use crate::workspace::{VariantDef, VariantTemplates};
 
 #[derive(Clone, Debug)]
 pub struct EffectiveVariant {
@@ -19,9 +18,10 @@ pub struct EffectiveVariant {
     pub variant: Variant,
     /// Ids from this variant up to its root ancestor.
     pub chain: Vec<String>,
-    /// Which file set each template-bearing field, so the compiled template can be found:
-    /// `"template"`, `"tool_format"`, and `"overrides/<component>"`.
-    pub template_origins: HashMap<String, SourceId>,
+    /// The base template, set by this variant or the nearest ancestor that sets one.
+    pub base: TemplateId,
+    /// The merged templates: the tool format and component overrides.
+    pub templates: VariantTemplates,
 }
 
 impl EffectiveVariant {
@@ -44,7 +44,7 @@ impl EffectiveVariant {
 
 /// The ancestry of `id`, child first. Stops at a cycle or an unknown parent (both reported by
 /// validation).
-pub fn chain(variants: &IndexMap<String, Entry<Variant>>, id: &str) -> Vec<String> {
+pub fn chain(variants: &IndexMap<String, Entry<VariantDef>>, id: &str) -> Vec<String> {
     let mut chain = vec![id.to_string()];
     let mut current = variants.get(id);
     while let Some(parent) = current.and_then(|entry| entry.value.extends.as_deref()) {
@@ -57,39 +57,39 @@ pub fn chain(variants: &IndexMap<String, Entry<Variant>>, id: &str) -> Vec<Strin
     chain
 }
 
+/// The variant after inheritance; `None` when it is unknown or no variant of its chain gives
+/// a base template that compiles (reported by validation).
 pub fn effective(
-    variants: &IndexMap<String, Entry<Variant>>,
+    variants: &IndexMap<String, Entry<VariantDef>>,
     id: &str,
 ) -> Option<EffectiveVariant> {
     let chain = chain(variants, id);
     let mut merged = Variant::default();
-    let mut origins = HashMap::new();
+    let mut templates = VariantTemplates::default();
     for ancestor in chain.iter().rev() {
-        let entry = variants.get(ancestor)?;
-        merge(&mut merged, &entry.value, entry.source(), &mut origins);
+        let definition = &variants.get(ancestor)?.value;
+        merge(&mut merged, &definition.spec);
+        merge_templates(&mut templates, &definition.spec, &definition.templates);
     }
     let own = &variants.get(id)?.value;
     merged.id = own.id.clone();
     merged.extends = None;
-    merged.family = Some(own.family.clone().unwrap_or_else(|| own.id.clone()));
+    merged.family = Some(own.family_or_id().to_string());
     Some(EffectiveVariant {
         variant: merged,
         chain,
-        template_origins: origins,
+        base: templates.base?,
+        templates,
     })
 }
 
-fn merge(
-    into: &mut Variant,
-    child: &Variant,
-    source: SourceId,
-    origins: &mut HashMap<String, SourceId>,
-) {
-    fn replace<T: Clone>(into: &mut Option<T>, child: &Option<T>) {
-        if child.is_some() {
-            into.clone_from(child);
-        }
+fn replace<T: Clone>(into: &mut Option<T>, child: &Option<T>) {
+    if child.is_some() {
+        into.clone_from(child);
     }
+}
+
+fn merge(into: &mut Variant, child: &Variant) {
     replace(&mut into.version, &child.version);
     replace(&mut into.max_prompt_tokens, &child.max_prompt_tokens);
     replace(&mut into.description, &child.description);
@@ -101,12 +101,10 @@ fn merge(
     if child.template.is_some() || child.template_file.is_some() {
         into.template.clone_from(&child.template);
         into.template_file.clone_from(&child.template_file);
-        origins.insert("template".into(), source);
     }
     if child.tool_format.is_some() || child.tool_format_file.is_some() {
         into.tool_format.clone_from(&child.tool_format);
         into.tool_format_file.clone_from(&child.tool_format_file);
-        origins.insert("tool_format".into(), source);
     }
     if let Some(labels) = &child.labels {
         let merged = into.labels.get_or_insert_with(IndexMap::new);
@@ -125,13 +123,31 @@ fn merge(
         if change.template.is_some() || change.template_file.is_some() {
             target.template.clone_from(&change.template);
             target.template_file.clone_from(&change.template_file);
-            origins.insert(format!("overrides/{id}"), source);
         }
     }
     for (id, change) in &child.overrides.tools {
         let target = into.overrides.tools.entry(id.clone()).or_default();
         replace(&mut target.enabled, &change.enabled);
         replace(&mut target.order, &change.order);
+    }
+}
+
+/// The compiled templates follow the fields that name them: a child that sets a field
+/// replaces the parent's template, even when its own was reported and has no id.
+fn merge_templates(into: &mut VariantTemplates, child: &Variant, own: &VariantTemplates) {
+    if child.template.is_some() || child.template_file.is_some() {
+        into.base = own.base;
+    }
+    if child.tool_format.is_some() || child.tool_format_file.is_some() {
+        into.tool_format = own.tool_format;
+    }
+    for (id, change) in &child.overrides.components {
+        if change.template.is_some() || change.template_file.is_some() {
+            match own.overrides.get(id) {
+                Some(template) => into.overrides.insert(id.clone(), *template),
+                None => into.overrides.shift_remove(id),
+            };
+        }
     }
 }
 

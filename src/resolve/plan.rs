@@ -6,13 +6,15 @@ use std::collections::HashSet;
 
 use minijinja::Value;
 
-use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::problem::Problem;
+use crate::diagnostic::Diagnostics;
 use crate::render::globals::Globals;
+use crate::resolve::conditions::Conditions;
 use crate::resolve::effective_variant::EffectiveVariant;
 use crate::resolve::order::apply_order;
+use crate::resolve::template_choice::{TemplateChoice, component_template};
 use crate::resolve::tool_spec::{ResolvedParameter, ResolvedTool, resolve_tool};
 use crate::span::Span;
+use crate::templates::TemplateId;
 use crate::workspace::Workspace;
 
 /// Why something is in the prompt or not.
@@ -24,9 +26,30 @@ pub enum Reason {
     MissingDependency { tools: Vec<String> },
 }
 
+/// The one wording of each reason, for the JSON output and for `explain`.
+impl std::fmt::Display for Reason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Reason::Included => f.write_str("included"),
+            Reason::DisabledByOverride => f.write_str("disabled by an override"),
+            Reason::ConditionFalse { condition } => write!(f, "condition `{condition}` is false"),
+            Reason::MissingDependency { tools } => write!(
+                f,
+                "depends on tools that are not enabled: {}",
+                tools.join(", ")
+            ),
+        }
+    }
+}
+
+/// A component of the variant's list, with the template it renders with: every component
+/// the plan holds has one.
 #[derive(Clone, Debug)]
 pub struct PlannedComponent {
     pub id: String,
+    pub slot: String,
+    pub template: TemplateId,
+    pub choice: TemplateChoice,
     pub reason: Reason,
 }
 
@@ -49,54 +72,16 @@ impl Plan {
     }
 }
 
-/// Evaluates a condition against the globals; an evaluation error is a diagnostic at the
-/// condition.
-pub fn evaluate(
-    workspace: &Workspace,
-    condition: &str,
-    globals: &Value,
-    span: Span,
-) -> Result<bool, Diagnostic> {
-    let failed = |error: minijinja::Error| {
-        let problem = match error.kind() {
-            minijinja::ErrorKind::OutOfFuel => Problem::OutOfFuel {
-                fuel: workspace
-                    .manifest
-                    .fuel
-                    .unwrap_or(crate::render::limits::DEFAULT_FUEL),
-            },
-            // The kind and its detail: the "(in <expression>:1)" of minijinja's own text
-            // names no place the user knows; the span does.
-            kind => Problem::ConditionFailed {
-                message: match error.detail() {
-                    Some(detail) => format!("{kind}: {detail}"),
-                    None => kind.to_string(),
-                },
-            },
-        };
-        Diagnostic::new(problem, span)
-    };
-    let expression = workspace
-        .templates
-        .env()
-        .compile_expression_owned(condition.to_string())
-        .map_err(failed)?;
-    expression
-        .eval(globals.clone())
-        .map(|value| value.is_true())
-        .map_err(failed)
-}
-
 /// Included when the condition holds; a condition that fails to evaluate is reported and
 /// counts as false.
 fn decide(
-    workspace: &Workspace,
+    conditions: &Conditions<'_>,
     condition: &str,
     globals: &Value,
     span: Span,
     diagnostics: &mut Diagnostics,
 ) -> Reason {
-    match evaluate(workspace, condition, globals, span) {
+    match conditions.evaluate(condition, globals, span) {
         Ok(true) => return Reason::Included,
         Ok(false) => {}
         Err(diagnostic) => diagnostics.push(diagnostic),
@@ -108,6 +93,7 @@ fn decide(
 
 pub fn plan(
     workspace: &Workspace,
+    conditions: &Conditions<'_>,
     variant: &EffectiveVariant,
     globals: &mut Globals,
     diagnostics: &mut Diagnostics,
@@ -126,9 +112,8 @@ pub fn plan(
         };
         let reason = if overrides.tools.get(id).and_then(|o| o.enabled) == Some(false) {
             Reason::DisabledByOverride
-        } else if let Some((condition, pointer)) = &tool.when {
-            let span = workspace.tools[id.as_str()].value_span(pointer);
-            decide(workspace, condition, &values, span, diagnostics)
+        } else if let Some((condition, span)) = &tool.when {
+            decide(conditions, condition, &values, *span, diagnostics)
         } else {
             Reason::Included
         };
@@ -166,7 +151,7 @@ pub fn plan(
                 let reason = if !missing.is_empty() {
                     Reason::MissingDependency { tools: missing }
                 } else if let Some((condition, span)) = &parameter.when {
-                    decide(workspace, condition, &values, *span, diagnostics)
+                    decide(conditions, condition, &values, *span, diagnostics)
                 } else {
                     Reason::Included
                 };
@@ -180,18 +165,28 @@ pub fn plan(
     });
     let mut components = Vec::with_capacity(component_ids.len());
     for id in component_ids {
-        let Some(entry) = workspace.components.get(&id) else {
+        // Only a workspace with errors lists a component it does not hold.
+        let (Some(entry), Some((template, choice))) = (
+            workspace.components.get(&id),
+            component_template(workspace, variant, &id),
+        ) else {
             continue;
         };
         let reason = if overrides.components.get(&id).and_then(|o| o.enabled) == Some(false) {
             Reason::DisabledByOverride
         } else if let Some(condition) = &entry.value.when {
             let span = entry.value_span("/when");
-            decide(workspace, condition, &values, span, diagnostics)
+            decide(conditions, condition, &values, span, diagnostics)
         } else {
             Reason::Included
         };
-        components.push(PlannedComponent { id, reason });
+        components.push(PlannedComponent {
+            slot: entry.value.slot(),
+            id,
+            template,
+            choice,
+            reason,
+        });
     }
 
     Plan { components, tools }

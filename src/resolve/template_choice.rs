@@ -1,12 +1,11 @@
-//! Which compiled template a variant uses for its base, its tool format and each component.
+//! Which compiled template a variant uses for its tool format and each component.
 
-use crate::load::document::child_pointer;
 use crate::resolve::effective_variant::EffectiveVariant;
-use crate::validate::BUILTIN_TOOL_FORMAT;
+use crate::templates::TemplateId;
 use crate::workspace::Workspace;
 
 /// Why a component renders with the template it does (for `explain` and JSON output).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TemplateChoice {
     /// The variant (or an ancestor) overrides the component's template.
     Override,
@@ -16,47 +15,37 @@ pub enum TemplateChoice {
     Default,
 }
 
-pub fn base_template<'w>(workspace: &'w Workspace, variant: &EffectiveVariant) -> Option<&'w str> {
-    let source = *variant.template_origins.get("template")?;
-    workspace.templates.lookup_pair(source, "")
-}
-
-pub fn tool_format<'w>(workspace: &'w Workspace, variant: &EffectiveVariant) -> &'w str {
-    variant
-        .template_origins
-        .get("tool_format")
-        .and_then(|source| {
-            workspace
-                .templates
-                .lookup(*source, "/tool_format")
-                .or_else(|| workspace.templates.lookup(*source, "/tool_format_file"))
+impl std::fmt::Display for TemplateChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TemplateChoice::Override => "overridden by the variant",
+            TemplateChoice::Family => "the component's template for this family",
+            TemplateChoice::Default => "the component's own template",
         })
-        .unwrap_or(BUILTIN_TOOL_FORMAT)
+    }
 }
 
-pub fn component_template<'w>(
-    workspace: &'w Workspace,
+/// The variant's tool format, or the built-in one.
+pub fn tool_format(workspace: &Workspace, variant: &EffectiveVariant) -> TemplateId {
+    variant
+        .templates
+        .tool_format
+        .unwrap_or_else(|| workspace.templates.builtin_tool_format())
+}
+
+/// The template a component renders with for this variant; `None` for a component the
+/// workspace does not hold or whose template does not compile (both reported).
+pub fn component_template(
+    workspace: &Workspace,
     variant: &EffectiveVariant,
     component: &str,
-) -> Option<(&'w str, TemplateChoice)> {
-    if let Some(source) = variant
-        .template_origins
-        .get(&format!("overrides/{component}"))
-        && let Some(name) = workspace
-            .templates
-            .lookup_pair(*source, &child_pointer("/overrides/components", component))
-    {
-        return Some((name, TemplateChoice::Override));
+) -> Option<(TemplateId, TemplateChoice)> {
+    if let Some(template) = variant.templates.overrides.get(component) {
+        return Some((*template, TemplateChoice::Override));
     }
-    let entry = workspace.components.get(component)?;
-    if entry.value.families.contains_key(variant.family()) {
-        let prefix = child_pointer("/families", variant.family());
-        if let Some(name) = workspace.templates.lookup_pair(entry.source(), &prefix) {
-            return Some((name, TemplateChoice::Family));
-        }
+    let definition = &workspace.components.get(component)?.value;
+    match definition.family_templates.get(variant.family()) {
+        Some(template) => Some((*template, TemplateChoice::Family)),
+        None => Some((definition.template?, TemplateChoice::Default)),
     }
-    workspace
-        .templates
-        .lookup_pair(entry.source(), "")
-        .map(|name| (name, TemplateChoice::Default))
 }

@@ -1,20 +1,11 @@
 //! One tool as a family sees it: the family's spec (following `based_on`) or the generic one,
-//! with shared parameters filled in. Each text field remembers which file and field it came
-//! from, since it is a template compiled under that name.
+//! with shared parameters filled in, each text field as the template compiled from it.
 
-use crate::load::document::Document;
 use crate::load::document::child_pointer;
-use crate::model::{Parameter, ParameterType, ToolSpec};
-use crate::source::SourceId;
+use crate::model::{Parameter, ParameterType};
 use crate::span::Span;
-use crate::workspace::Workspace;
-
-/// A text field and where its template was registered.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Text {
-    pub source: SourceId,
-    pub pointer: String,
-}
+use crate::templates::TemplateId;
+use crate::workspace::{ParameterTexts, Workspace};
 
 /// Which spec a family got.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,9 +20,9 @@ pub enum SpecChoice {
 pub struct ResolvedTool {
     pub id: String,
     pub name: String,
-    pub description: Text,
-    /// The condition and the pointer of its field.
-    pub when: Option<(String, String)>,
+    pub description: TemplateId,
+    /// The condition and where it is written.
+    pub when: Option<(String, Span)>,
     pub parameters: Vec<ResolvedParameter>,
     pub choice: SpecChoice,
 }
@@ -41,135 +32,144 @@ pub struct ResolvedParameter {
     pub name: String,
     pub required: bool,
     pub kind: ParameterType,
-    pub instruction: Option<Text>,
-    pub usage: Option<Text>,
+    pub instruction: Option<TemplateId>,
+    pub usage: Option<TemplateId>,
     pub depends_on: Vec<String>,
     /// The condition and where it is written.
     pub when: Option<(String, Span)>,
 }
 
-pub fn resolve_tool(workspace: &Workspace, id: &str, family: &str) -> Option<ResolvedTool> {
-    let entry = workspace.tools.get(id)?;
-    let spec: &ToolSpec = &entry.value;
-    let source = entry.source();
-
-    // The chain of family specs to apply, base first.
-    let mut chain = Vec::new();
-    let mut next = spec
+/// The family specs a family's view of a tool applies, base first: the family's own entry
+/// and the entries it is `based_on`. Empty for a family with no entry (the generic spec).
+fn family_chain<'t>(definition: &'t crate::model::ToolSpec, family: &str) -> Vec<&'t str> {
+    let mut chain: Vec<&str> = Vec::new();
+    let mut next = definition
         .families
-        .contains_key(family)
-        .then(|| family.to_string());
+        .get_key_value(family)
+        .map(|(name, _)| name.as_str());
     while let Some(current) = next {
         if chain.contains(&current) {
             break; // a cycle, reported by validation
         }
-        next = spec.families.get(&current).and_then(|f| f.based_on.clone());
+        next = definition.families[current].based_on.as_deref();
         chain.push(current);
     }
     chain.reverse();
+    chain
+}
 
-    let mut name = spec.name.clone().unwrap_or_else(|| spec.id.clone());
-    let mut description = Text {
-        source,
-        pointer: "/description".into(),
-    };
-    let mut when = spec.when.clone().map(|w| (w, "/when".to_string()));
-    let mut parameters = (spec.parameters.as_slice(), "/parameters".to_string());
+/// The tool as `family` sees it; `None` for a tool the workspace does not hold, or whose
+/// description does not compile (both reported).
+pub fn resolve_tool(workspace: &Workspace, id: &str, family: &str) -> Option<ResolvedTool> {
+    let entry = workspace.tools.get(id)?;
+    let definition = &entry.value;
+    let chain = family_chain(&definition.spec, family);
+
+    let mut name = definition
+        .name
+        .clone()
+        .unwrap_or_else(|| definition.id.clone());
+    let mut description = definition.texts.description;
+    let mut when = definition
+        .when
+        .clone()
+        .map(|w| (w, entry.value_span("/when")));
+    let mut parameters = (
+        definition.parameters.as_slice(),
+        definition.texts.parameters.as_slice(),
+        "/parameters".to_string(),
+    );
     for family_name in &chain {
-        let Some(family_spec) = spec.families.get(family_name) else {
+        let (Some(spec), Some(texts)) = (
+            definition.families.get(*family_name),
+            definition.family_texts.get(*family_name),
+        ) else {
             continue;
         };
         let prefix = child_pointer("/families", family_name);
-        if let Some(n) = &family_spec.name {
+        if let Some(n) = &spec.name {
             name.clone_from(n);
         }
-        if family_spec.description.is_some() {
-            description.pointer = format!("{prefix}/description");
+        if spec.description.is_some() {
+            description = texts.description;
         }
-        if let Some(w) = &family_spec.when {
-            when = Some((w.clone(), format!("{prefix}/when")));
+        if let Some(w) = &spec.when {
+            when = Some((w.clone(), entry.value_span(&format!("{prefix}/when"))));
         }
-        if let Some(list) = &family_spec.parameters {
-            parameters = (list.as_slice(), format!("{prefix}/parameters"));
+        if let (Some(list), Some(list_texts)) = (&spec.parameters, &texts.parameters) {
+            parameters = (
+                list.as_slice(),
+                list_texts.as_slice(),
+                format!("{prefix}/parameters"),
+            );
         }
     }
 
-    let parameters = parameters
-        .0
+    let (list, texts, pointer) = parameters;
+    let parameters = list
         .iter()
+        .zip(texts)
         .enumerate()
-        .map(|(index, parameter)| {
-            resolve_parameter(
-                workspace,
-                &entry.document,
-                &format!("{}/{index}", parameters.1),
-                parameter,
-            )
+        .map(|(index, (parameter, texts))| {
+            let when_span = entry.value_span(&format!("{pointer}/{index}/when"));
+            resolve_parameter(workspace, parameter, *texts, when_span)
         })
         .collect();
 
+    let description = description?;
     Some(ResolvedTool {
-        id: spec.id.clone(),
+        id: definition.id.clone(),
         name,
         description,
         when,
         parameters,
-        choice: chain
-            .last()
-            .map_or(SpecChoice::Generic, |f| SpecChoice::Family(f.clone())),
+        choice: chain.last().map_or(SpecChoice::Generic, |f| {
+            SpecChoice::Family((*f).to_string())
+        }),
     })
 }
 
-/// A parameter with its shared definition (if it `use`s one) underneath.
+/// A parameter with its shared definition (if it `use`s one) underneath: each field it does
+/// not set comes from the shared one.
 fn resolve_parameter(
     workspace: &Workspace,
-    document: &Document,
-    pointer: &str,
     parameter: &Parameter,
+    own_texts: ParameterTexts,
+    when_span: Span,
 ) -> ResolvedParameter {
-    let source = document.source;
-    let manifest = workspace.manifest_entry.as_ref();
+    let manifest = &workspace.manifest;
     let shared = parameter.use_shared.as_ref().and_then(|name| {
-        let definition = manifest?.value.parameters.get(name)?;
-        Some((
-            definition,
-            manifest?.source(),
-            child_pointer("/parameters", name),
-            name,
-        ))
+        let definition = manifest.value.spec.parameters.get(name)?;
+        let texts = manifest
+            .value
+            .parameter_texts
+            .get(name)
+            .copied()
+            .unwrap_or_default();
+        Some((name, definition, texts))
     });
-    let pick_text = |own: &Option<String>, field: &str| -> Option<Text> {
-        if own.is_some() {
-            return Some(Text {
-                source,
-                pointer: format!("{pointer}/{field}"),
-            });
-        }
-        let (definition, shared_source, shared_pointer, _) = shared.as_ref()?;
-        let value = if field == "instruction" {
-            &definition.instruction
-        } else {
-            &definition.usage
-        };
-        value.as_ref().map(|_| Text {
-            source: *shared_source,
-            pointer: format!("{shared_pointer}/{field}"),
-        })
-    };
-    let base = shared.as_ref().map(|(definition, ..)| *definition);
+    let base = shared.as_ref().map(|(_, definition, _)| *definition);
+    let shared_texts = shared
+        .as_ref()
+        .map(|(.., texts)| *texts)
+        .unwrap_or_default();
     let name = parameter
         .name
         .clone()
         .or_else(|| base.and_then(|d| d.name.clone()))
-        .or_else(|| shared.as_ref().map(|(.., name)| (*name).clone()))
+        .or_else(|| shared.as_ref().map(|(name, ..)| (*name).clone()))
         .unwrap_or_default();
     let when = match (&parameter.when, base.and_then(|d| d.when.as_ref())) {
-        (Some(own), _) => Some((own.clone(), document.value_span(&format!("{pointer}/when")))),
-        (None, Some(inherited)) => shared
-            .as_ref()
-            .zip(manifest)
-            .map(|((.., p, _), m)| (inherited.clone(), m.value_span(&format!("{p}/when")))),
+        (Some(own), _) => Some((own.clone(), when_span)),
+        (None, Some(inherited)) => shared.as_ref().map(|(name, ..)| {
+            let pointer = format!("{}/when", child_pointer("/parameters", name));
+            (inherited.clone(), manifest.value_span(&pointer))
+        }),
         (None, None) => None,
+    };
+    // A text the parameter sets is its own, even when it was reported and has no template.
+    let text = |own: &Option<String>, own_id: Option<TemplateId>, shared: Option<TemplateId>| {
+        if own.is_some() { own_id } else { shared }
     };
     ResolvedParameter {
         name,
@@ -181,8 +181,12 @@ fn resolve_parameter(
             .kind
             .or_else(|| base.and_then(|d| d.kind))
             .unwrap_or_default(),
-        instruction: pick_text(&parameter.instruction, "instruction"),
-        usage: pick_text(&parameter.usage, "usage"),
+        instruction: text(
+            &parameter.instruction,
+            own_texts.instruction,
+            shared_texts.instruction,
+        ),
+        usage: text(&parameter.usage, own_texts.usage, shared_texts.usage),
         depends_on: parameter
             .depends_on
             .clone()

@@ -11,7 +11,8 @@ use crate::span::Span;
 use crate::workspace::Workspace;
 
 pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
-    let mut before_tools = Namespace::new(workspace.manifest.predicates.keys().map(String::as_str));
+    let mut before_tools =
+        Namespace::new(workspace.settings().predicates.keys().map(String::as_str));
     for entry in workspace.variants.values() {
         for name in entry.value.placeholders.keys() {
             before_tools.insert(name.clone());
@@ -27,7 +28,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         sources: &workspace.sources,
     };
 
-    if let Some(manifest) = &workspace.manifest_entry {
+    if let Some(manifest) = workspace.valid_manifest() {
         // A predicate sees the context and the predicates declared before it: a later one
         // (or itself) is not yet defined when it is evaluated.
         let mut earlier = Namespace::new(std::iter::empty());
@@ -155,7 +156,7 @@ impl Checker<'_> {
                     .or_else(|| find_name(condition, first))
                     .unwrap_or(0);
                 // A name that exists, but not where this condition runs, is told as such.
-                let problem = if self.workspace.manifest.predicates.contains_key(first) {
+                let problem = if self.workspace.settings().predicates.contains_key(first) {
                     Problem::NotYetDefined {
                         name: first.to_string(),
                         reason: "predicates see only the predicates declared before them",

@@ -6,7 +6,6 @@ mod references;
 pub mod schema_check;
 mod shadowing;
 mod template_files;
-pub use template_files::BUILTIN_TOOL_FORMAT;
 mod template_names;
 
 use std::io;
@@ -31,27 +30,27 @@ use schema_check::SchemaValidators;
 
 pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
     let root = root.canonicalize()?;
+    let mut sources = Sources::default();
     let mut loader = Loader {
         root: &root,
         origin: Origin::Workspace,
         limits: Limits::default(),
-        sources: Sources::default(),
+        sources: &mut sources,
         diagnostics: Diagnostics::default(),
         validators: SchemaValidators::new(),
         invalid: InvalidIds::default(),
     };
-    let manifest_entry: Option<Entry<Manifest>> =
-        loader.load_typed(&root.join(MANIFEST_FILE), Kind::Manifest)?;
-    // Without a valid manifest its predicates are unknown.
-    if manifest_entry.is_none() && loader.diagnostics.has_errors() {
-        loader.invalid.manifest_invalid = true;
-    }
-    let manifest = manifest_entry
-        .as_ref()
-        .map(|entry| entry.value.clone())
-        .unwrap_or_default();
-    loader.limits = manifest.limits.clone();
-    let paths = &manifest.paths;
+    let manifest_path = root.join(MANIFEST_FILE);
+    let manifest = match loader.load_typed::<Manifest>(&manifest_path, Kind::Manifest)? {
+        Some(entry) => entry,
+        None => {
+            // Without a valid manifest its predicates are unknown.
+            loader.invalid.manifest_invalid = loader.diagnostics.has_errors();
+            loader.unreadable(&manifest_path)
+        }
+    };
+    loader.limits = manifest.value.limits.clone();
+    let paths = &manifest.value.paths;
     let variants = loader.load_all(
         &paths.variants,
         Kind::Variant,
@@ -70,28 +69,44 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
     let contexts = loader.load_contexts(&paths.contexts)?;
 
     let Loader {
-        sources,
         mut diagnostics,
         invalid,
         ..
     } = loader;
+    let limits = manifest.value.limits.clone();
+    let mut templates = Templates::new(manifest.value.fuel, &limits, &mut sources);
+    let definitions = template_files::register_all(
+        template_files::Registration {
+            root: &root,
+            sources: &mut sources,
+            templates: &mut templates,
+            diagnostics: &mut diagnostics,
+            limits: &limits,
+        },
+        template_files::Specs {
+            manifest,
+            variants,
+            components,
+            tools,
+        },
+    )?;
     let mut workspace = Workspace {
-        templates: Templates::new(manifest.fuel, &manifest.limits),
+        templates,
         root: root.clone(),
         sources,
-        manifest,
-        manifest_entry,
-        variants,
-        components,
-        tools,
+        manifest: definitions.manifest,
+        variants: definitions.variants,
+        components: definitions.components,
+        tools: definitions.tools,
         contexts,
         invalid,
+        valid: false,
     };
-    template_files::register_all(&mut workspace, &mut diagnostics)?;
     references::check(&workspace, &mut diagnostics);
     conditions::check(&workspace, &mut diagnostics);
     shadowing::check(&workspace, &mut diagnostics);
     template_names::check(&workspace, &mut diagnostics);
+    workspace.valid = !diagnostics.has_errors();
     Ok(Loaded {
         workspace,
         diagnostics,
@@ -105,7 +120,7 @@ struct Loader<'a> {
     origin: Origin,
     /// Read limits: the defaults for the manifest, then the manifest's.
     limits: Limits,
-    sources: Sources,
+    sources: &'a mut Sources,
     diagnostics: Diagnostics,
     validators: SchemaValidators,
     invalid: InvalidIds,
@@ -124,7 +139,7 @@ impl Loader<'_> {
 
     fn load_raw(&mut self, path: &Path, kind: Kind) -> io::Result<Option<load::RawFile>> {
         load::load_file(
-            &mut self.sources,
+            self.sources,
             &mut self.diagnostics,
             self.root,
             path,
@@ -139,11 +154,27 @@ impl Loader<'_> {
         let found = load::data_files(self.root, dir, kind)?;
         for error in found.refused {
             let display = error.path.clone();
-            if let Err(diagnostic) = load::read::refused(&mut self.sources, display, error)? {
+            if let Err(diagnostic) = load::read::refused(self.sources, display, error)? {
                 self.diagnostics.push(diagnostic);
             }
         }
         Ok(found.files)
+    }
+
+    /// An empty entry standing for a file that could not be read or parsed (reported): its
+    /// spans point at the file's start.
+    fn unreadable<T: Default>(&mut self, path: &Path) -> Entry<T> {
+        let display = load::read::display_path(self.root, path);
+        let source = self
+            .sources
+            .find(&display)
+            .unwrap_or_else(|| self.sources.add(display, String::new()));
+        let format = Format::of(path).unwrap_or(Format::Toml);
+        Entry {
+            value: T::default(),
+            document: Document::empty(source, format),
+            path: path.to_path_buf(),
+        }
     }
 
     fn typed<T: DeserializeOwned>(&mut self, raw: load::RawFile) -> Option<Entry<T>> {
@@ -340,14 +371,13 @@ pub fn load_context_file(
     let mut loader = Loader {
         root: &workspace.root,
         origin: Origin::Caller,
-        limits: workspace.manifest.limits.clone(),
-        sources: std::mem::take(&mut workspace.sources),
+        limits: workspace.manifest.value.limits.clone(),
+        sources: &mut workspace.sources,
         diagnostics: Diagnostics::default(),
         validators: SchemaValidators::new(),
         invalid: InvalidIds::default(),
     };
     let loaded = loader.load_typed::<Context>(path, Kind::Context);
-    workspace.sources = loader.sources;
     let mut diagnostics = loader.diagnostics;
     if let Ok(Some(entry)) = &loaded {
         shadowing::check_context(workspace, entry, &mut diagnostics);

@@ -8,7 +8,7 @@ use indexmap::IndexMap;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::entry::Entry;
 use crate::load::document::child_pointer;
-use crate::model::{Parameter, ToolSpec, Variant};
+use crate::model::Parameter;
 use crate::namespace::closest;
 use crate::problem::{Problem, RefKind};
 use crate::resolve::effective_variant::{chain, effective};
@@ -26,7 +26,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         check_variant(workspace, entry, out);
     }
 
-    let mut slots: HashMap<String, &Entry<crate::model::Component>> = HashMap::new();
+    let mut slots: HashMap<String, &Entry<crate::workspace::ComponentDef>> = HashMap::new();
     for entry in workspace.components.values() {
         let slot = entry.value.slot();
         if let Some(first) = slots.get(&slot) {
@@ -61,7 +61,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         check_tool(workspace, entry, &families, out);
     }
 
-    if let Some(manifest) = &workspace.manifest_entry {
+    if let Some(manifest) = workspace.valid_manifest() {
         let value = &manifest.value;
         if !families.is_empty() && !workspace.knows_family(&families, &value.fallback_family) {
             out.error(
@@ -191,7 +191,11 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
     }
 }
 
-fn check_variant(workspace: &Workspace, entry: &Entry<Variant>, out: &mut Diagnostics) {
+fn check_variant(
+    workspace: &Workspace,
+    entry: &Entry<crate::workspace::VariantDef>,
+    out: &mut Diagnostics,
+) {
     let variant = &entry.value;
     if let Some(parent) = &variant.extends {
         if workspace.invalid.contains(RefKind::Variant, parent) {
@@ -364,7 +368,7 @@ fn declared_by_file<T>(entries: &IndexMap<String, Entry<T>>, name: &str) -> Opti
 
 fn check_tool(
     workspace: &Workspace,
-    entry: &Entry<ToolSpec>,
+    entry: &Entry<crate::workspace::ToolDef>,
     families: &BTreeSet<String>,
     out: &mut Diagnostics,
 ) {
@@ -453,7 +457,7 @@ fn check_tool(
 /// Two parameters of one tool with the same name would be documented twice.
 fn check_parameter_names(
     workspace: &Workspace,
-    entry: &Entry<ToolSpec>,
+    entry: &Entry<crate::workspace::ToolDef>,
     pointer: &str,
     parameters: &[Parameter],
     out: &mut Diagnostics,
@@ -462,7 +466,7 @@ fn check_parameter_names(
     for (index, parameter) in parameters.iter().enumerate() {
         let name = parameter.name.clone().or_else(|| {
             let shared = parameter.use_shared.as_ref()?;
-            let definition = workspace.manifest.parameters.get(shared)?;
+            let definition = workspace.settings().parameters.get(shared)?;
             Some(definition.name.clone().unwrap_or_else(|| shared.clone()))
         });
         let Some(name) = name else {
@@ -488,21 +492,21 @@ fn check_parameter_names(
 
 fn check_parameter(
     workspace: &Workspace,
-    entry: &Entry<ToolSpec>,
+    entry: &Entry<crate::workspace::ToolDef>,
     pointer: &str,
     parameter: &Parameter,
     out: &mut Diagnostics,
 ) {
     match &parameter.use_shared {
         Some(shared) => {
-            if !workspace.manifest.parameters.contains_key(shared)
+            if !workspace.settings().parameters.contains_key(shared)
                 && !workspace.invalid.manifest_invalid
             {
                 out.error(
                     Problem::Unknown {
                         kind: RefKind::SharedParameter,
                         name: shared.clone(),
-                        suggestion: closest(shared, workspace.manifest.parameters.keys()),
+                        suggestion: closest(shared, workspace.settings().parameters.keys()),
                     },
                     entry.value_span(&format!("{pointer}/use")),
                 );

@@ -51,7 +51,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
             .map(|entry| format!("a placeholder of variant `{}`", entry.value.id))
     };
 
-    if let Some(manifest) = &workspace.manifest_entry {
+    if let Some(manifest) = workspace.valid_manifest() {
         for name in manifest.value.predicates.keys() {
             let taken_by = scope_name(&fields, name)
                 .or_else(|| standard(name))
@@ -116,7 +116,7 @@ pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, out: &mut Di
     for name in entry.value.placeholders.keys() {
         let taken_by = scope_name(&fields, name).or_else(|| {
             workspace
-                .manifest
+                .settings()
                 .predicates
                 .contains_key(name)
                 .then(|| "a predicate".to_string())

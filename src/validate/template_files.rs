@@ -1,158 +1,133 @@
 //! Finds, reads and compiles every template of the workspace: inline strings, template files
-//! (which must stay inside the workspace), and text fields of tool specs.
+//! (which must stay inside the workspace), and text fields of tool specs. Each spec comes out
+//! as a definition carrying the ids of its templates.
 
 use std::io;
 use std::path::Path;
 
+use indexmap::IndexMap;
+
 use crate::confine::Origin;
 use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::load::document::Document;
-use crate::load::document::child_pointer;
+use crate::entry::Entry;
+use crate::load::document::{Document, child_pointer};
 use crate::load::read::{display_path, read_source, resolve_inside};
-use crate::model::Limits;
-use crate::model::Parameter;
+use crate::model::{Component, Limits, Manifest, Parameter, ToolSpec, Variant};
 use crate::problem::Problem;
 use crate::source::Sources;
 use crate::span::Span;
-use crate::templates::Templates;
-use crate::workspace::Workspace;
+use crate::templates::{TemplateId, Templates};
+use crate::workspace::{
+    ComponentDef, FamilyTexts, ManifestDef, ParameterTexts, ToolDef, ToolTexts, VariantDef,
+    VariantTemplates,
+};
 
-/// The name under which the built-in tool format is registered.
-pub const BUILTIN_TOOL_FORMAT: &str = "<built-in>/tool-format.md";
+/// The specs of a workspace's files, before their templates are registered.
+pub struct Specs {
+    pub manifest: Entry<Manifest>,
+    pub variants: IndexMap<String, Entry<Variant>>,
+    pub components: IndexMap<String, Entry<Component>>,
+    pub tools: IndexMap<String, Entry<ToolSpec>>,
+}
 
-const BUILTIN_TOOL_FORMAT_TEXT: &str = include_str!("../tool_format.md");
+/// The same files as definitions: each spec with the ids of its compiled templates.
+pub struct Definitions {
+    pub manifest: Entry<ManifestDef>,
+    pub variants: IndexMap<String, Entry<VariantDef>>,
+    pub components: IndexMap<String, Entry<ComponentDef>>,
+    pub tools: IndexMap<String, Entry<ToolDef>>,
+}
 
-pub fn register_all(workspace: &mut Workspace, diagnostics: &mut Diagnostics) -> io::Result<()> {
-    let Workspace {
+/// What registration works with: the workspace's sources, templates and findings.
+pub struct Registration<'a> {
+    pub root: &'a Path,
+    pub sources: &'a mut Sources,
+    pub templates: &'a mut Templates,
+    pub diagnostics: &'a mut Diagnostics,
+    pub limits: &'a Limits,
+}
+
+/// Finds, reads and compiles every template the specs name.
+pub fn register_all(registration: Registration<'_>, specs: Specs) -> io::Result<Definitions> {
+    let Registration {
         root,
         sources,
         templates,
-        components,
-        variants,
-        tools,
-        manifest_entry,
-        manifest,
-        ..
-    } = workspace;
+        diagnostics,
+        limits,
+    } = registration;
     let mut registrar = Registrar {
         root,
         sources,
         templates,
         diagnostics,
-        limits: &manifest.limits,
+        limits,
     };
-    let builtin = registrar
-        .sources
-        .add(BUILTIN_TOOL_FORMAT.into(), BUILTIN_TOOL_FORMAT_TEXT.into());
-    if let Err(diagnostic) = registrar
-        .templates
-        .add_file(registrar.sources, builtin, "", builtin)
-    {
-        registrar.diagnostics.push(diagnostic);
+    let mut components = IndexMap::new();
+    for (id, entry) in specs.components {
+        let (template, family_templates) = registrar.component(&entry)?;
+        components.insert(
+            id,
+            entry.map(|spec| ComponentDef {
+                spec,
+                template,
+                family_templates,
+            }),
+        );
     }
+    let mut variants = IndexMap::new();
+    for (id, entry) in specs.variants {
+        let templates = registrar.variant(&entry)?;
+        variants.insert(id, entry.map(|spec| VariantDef { spec, templates }));
+    }
+    let mut tools = IndexMap::new();
+    for (id, entry) in specs.tools {
+        let (texts, family_texts) = registrar.tool(&entry);
+        tools.insert(
+            id,
+            entry.map(|spec| ToolDef {
+                spec,
+                texts,
+                family_texts,
+            }),
+        );
+    }
+    let manifest = &specs.manifest;
+    let parameters = manifest
+        .value
+        .parameters
+        .iter()
+        .map(|(name, parameter)| {
+            let pointer = child_pointer("/parameters", name);
+            let texts = registrar.parameter(&manifest.document, &pointer, parameter);
+            (name.clone(), texts)
+        })
+        .collect();
+    Ok(Definitions {
+        manifest: specs.manifest.map(|spec| ManifestDef {
+            spec,
+            parameter_texts: parameters,
+        }),
+        variants,
+        components,
+        tools,
+    })
+}
 
-    for entry in components.values() {
-        let component = &entry.value;
-        let doc = &entry.document;
-        let found = registrar.pair(
-            doc,
-            entry.dir(),
-            "",
-            component.template.as_deref(),
-            component.template_file.as_deref(),
-        )?;
-        if !found {
-            // The template of `rules.toml` is `rules.md` beside it.
-            let stem = entry.path.file_stem().unwrap_or_default().to_string_lossy();
-            let sibling = entry.dir().join(format!("{stem}.md"));
-            // Anything at that path, a FIFO or a dangling link too, is read (and refused with
-            // its own reason) rather than called missing.
-            if sibling.symlink_metadata().is_ok() {
-                registrar.file(doc, "/template_file", &sibling, doc.key_span("/id"))?;
-            } else {
-                registrar.diagnostics.push(Diagnostic::new(
-                    Problem::MissingTemplate {
-                        expected_file: Some(
-                            display_path(registrar.root, &sibling).display().to_string(),
-                        ),
-                    },
-                    doc.key_span("/id"),
-                ));
-            }
-        }
-        for (family, alternative) in &component.families {
-            let prefix = child_pointer("/families", family);
-            let found = registrar.pair(
-                doc,
-                entry.dir(),
-                &prefix,
-                alternative.template.as_deref(),
-                alternative.template_file.as_deref(),
-            )?;
-            if !found {
-                registrar.diagnostics.push(Diagnostic::new(
-                    Problem::MissingTemplate {
-                        expected_file: None,
-                    },
-                    doc.key_span(&prefix),
-                ));
-            }
-        }
-    }
+/// A `template` / `template_file` pair: not given, or given (and compiled, unless it was
+/// reported).
+enum Pair {
+    Absent,
+    Given(Option<TemplateId>),
+}
 
-    for entry in variants.values() {
-        let variant = &entry.value;
-        let doc = &entry.document;
-        registrar.pair(
-            doc,
-            entry.dir(),
-            "",
-            variant.template.as_deref(),
-            variant.template_file.as_deref(),
-        )?;
-        registrar.named_pair(
-            doc,
-            entry.dir(),
-            ("/tool_format", variant.tool_format.as_deref()),
-            ("/tool_format_file", variant.tool_format_file.as_deref()),
-        )?;
-        for (id, change) in &variant.overrides.components {
-            registrar.pair(
-                doc,
-                entry.dir(),
-                &child_pointer("/overrides/components", id),
-                change.template.as_deref(),
-                change.template_file.as_deref(),
-            )?;
+impl Pair {
+    fn template(self) -> Option<TemplateId> {
+        match self {
+            Pair::Absent => None,
+            Pair::Given(template) => template,
         }
     }
-
-    for entry in tools.values() {
-        let tool = &entry.value;
-        let doc = &entry.document;
-        registrar.inline(doc, "/description", &tool.description);
-        registrar.parameters(doc, "/parameters", &tool.parameters);
-        for (family, spec) in &tool.families {
-            let prefix = child_pointer("/families", family);
-            if let Some(description) = &spec.description {
-                registrar.inline(doc, &format!("{prefix}/description"), description);
-            }
-            if let Some(parameters) = &spec.parameters {
-                registrar.parameters(doc, &format!("{prefix}/parameters"), parameters);
-            }
-        }
-    }
-
-    if let Some(entry) = manifest_entry {
-        for (name, parameter) in &entry.value.parameters {
-            registrar.parameter(
-                &entry.document,
-                &child_pointer("/parameters", name),
-                parameter,
-            );
-        }
-    }
-    Ok(())
 }
 
 struct Registrar<'a> {
@@ -164,7 +139,137 @@ struct Registrar<'a> {
 }
 
 impl Registrar<'_> {
-    /// A `template` / `template_file` pair under `prefix`. Returns whether one was given.
+    /// A component's own template (`None` when it is missing or does not compile, reported)
+    /// and its families' templates.
+    fn component(
+        &mut self,
+        entry: &Entry<Component>,
+    ) -> io::Result<(Option<TemplateId>, IndexMap<String, TemplateId>)> {
+        let component = &entry.value;
+        let doc = &entry.document;
+        let own = match self.pair(
+            doc,
+            entry.dir(),
+            "",
+            component.template.as_deref(),
+            component.template_file.as_deref(),
+        )? {
+            Pair::Given(template) => template,
+            Pair::Absent => self.sibling_template(entry)?,
+        };
+        let mut families = IndexMap::new();
+        for (family, alternative) in &component.families {
+            let prefix = child_pointer("/families", family);
+            match self.pair(
+                doc,
+                entry.dir(),
+                &prefix,
+                alternative.template.as_deref(),
+                alternative.template_file.as_deref(),
+            )? {
+                Pair::Given(Some(template)) => {
+                    families.insert(family.clone(), template);
+                }
+                Pair::Given(None) => {}
+                Pair::Absent => self.diagnostics.push(Diagnostic::new(
+                    Problem::MissingTemplate {
+                        expected_file: None,
+                    },
+                    doc.key_span(&prefix),
+                )),
+            }
+        }
+        Ok((own, families))
+    }
+
+    /// The template of `rules.toml` that names none: `rules.md` beside it.
+    fn sibling_template(&mut self, entry: &Entry<Component>) -> io::Result<Option<TemplateId>> {
+        let doc = &entry.document;
+        let stem = entry.path.file_stem().unwrap_or_default().to_string_lossy();
+        let sibling = entry.dir().join(format!("{stem}.md"));
+        // Anything at that path, a FIFO or a dangling link too, is read (and refused with
+        // its own reason) rather than called missing.
+        if sibling.symlink_metadata().is_ok() {
+            return self.file(&sibling, doc.key_span("/id"));
+        }
+        self.diagnostics.push(Diagnostic::new(
+            Problem::MissingTemplate {
+                expected_file: Some(display_path(self.root, &sibling).display().to_string()),
+            },
+            doc.key_span("/id"),
+        ));
+        Ok(None)
+    }
+
+    fn variant(&mut self, entry: &Entry<Variant>) -> io::Result<VariantTemplates> {
+        let variant = &entry.value;
+        let doc = &entry.document;
+        let base = self
+            .pair(
+                doc,
+                entry.dir(),
+                "",
+                variant.template.as_deref(),
+                variant.template_file.as_deref(),
+            )?
+            .template();
+        let tool_format = self
+            .named_pair(
+                doc,
+                entry.dir(),
+                ("/tool_format", variant.tool_format.as_deref()),
+                ("/tool_format_file", variant.tool_format_file.as_deref()),
+            )?
+            .template();
+        let mut overrides = IndexMap::new();
+        for (id, change) in &variant.overrides.components {
+            let pair = self.pair(
+                doc,
+                entry.dir(),
+                &child_pointer("/overrides/components", id),
+                change.template.as_deref(),
+                change.template_file.as_deref(),
+            )?;
+            if let Some(template) = pair.template() {
+                overrides.insert(id.clone(), template);
+            }
+        }
+        Ok(VariantTemplates {
+            base,
+            tool_format,
+            overrides,
+        })
+    }
+
+    /// A tool's texts: the generic spec's and each family's.
+    fn tool(&mut self, entry: &Entry<ToolSpec>) -> (ToolTexts, IndexMap<String, FamilyTexts>) {
+        let tool = &entry.value;
+        let doc = &entry.document;
+        let description = self.inline(doc, "/description", &tool.description);
+        let parameters = self.parameters(doc, "/parameters", &tool.parameters);
+        let mut families = IndexMap::new();
+        for (family, spec) in &tool.families {
+            let prefix = child_pointer("/families", family);
+            let texts = FamilyTexts {
+                description: spec.description.as_ref().and_then(|description| {
+                    self.inline(doc, &format!("{prefix}/description"), description)
+                }),
+                parameters: spec.parameters.as_ref().map(|parameters| {
+                    self.parameters(doc, &format!("{prefix}/parameters"), parameters)
+                }),
+            };
+            families.insert(family.clone(), texts);
+        }
+        (
+            ToolTexts {
+                description,
+                parameters,
+            },
+            families,
+        )
+    }
+
+    /// A `template` / `template_file` pair under `prefix`.
     fn pair(
         &mut self,
         doc: &Document,
@@ -172,7 +277,7 @@ impl Registrar<'_> {
         prefix: &str,
         inline: Option<&str>,
         file: Option<&str>,
-    ) -> io::Result<bool> {
+    ) -> io::Result<Pair> {
         self.named_pair(
             doc,
             dir,
@@ -187,44 +292,45 @@ impl Registrar<'_> {
         dir: &Path,
         (inline_pointer, inline): (&str, Option<&str>),
         (file_pointer, file): (&str, Option<&str>),
-    ) -> io::Result<bool> {
-        match (inline, file) {
+    ) -> io::Result<Pair> {
+        Ok(match (inline, file) {
             (Some(_), Some(_)) => {
                 self.diagnostics.push(
                     Diagnostic::new(Problem::TemplateAndFile, doc.key_span(file_pointer))
                         .label(doc.key_span(inline_pointer), "also set here"),
                 );
-                Ok(true)
+                Pair::Given(None)
             }
-            (Some(text), None) => {
-                self.inline(doc, inline_pointer, text);
-                Ok(true)
-            }
+            (Some(text), None) => Pair::Given(self.inline(doc, inline_pointer, text)),
             (None, Some(relative)) => {
                 let at = doc.value_span(file_pointer);
                 match resolve_inside(self.root, dir, relative) {
-                    Some(path) => self.file(doc, file_pointer, &path, at)?,
-                    None => self.diagnostics.push(Diagnostic::new(
-                        Problem::PathEscapesWorkspace {
-                            path: relative.into(),
-                        },
-                        at,
-                    )),
+                    Some(path) => Pair::Given(self.file(&path, at)?),
+                    None => {
+                        self.diagnostics.push(Diagnostic::new(
+                            Problem::PathEscapesWorkspace {
+                                path: relative.into(),
+                            },
+                            at,
+                        ));
+                        Pair::Given(None)
+                    }
                 }
-                Ok(true)
             }
-            (None, None) => Ok(false),
-        }
+            (None, None) => Pair::Absent,
+        })
     }
 
-    fn inline(&mut self, doc: &Document, pointer: &str, text: &str) {
+    fn inline(&mut self, doc: &Document, pointer: &str, text: &str) -> Option<TemplateId> {
         let span = doc.value_span(pointer);
-        if let Err(diagnostic) = self.templates.add_inline(self.sources, span, pointer, text) {
-            self.diagnostics.push(diagnostic);
-        }
+        self.templates
+            .add_inline(self.sources, span, pointer, text)
+            .map_err(|diagnostic| self.diagnostics.push(diagnostic))
+            .ok()
     }
 
-    fn file(&mut self, doc: &Document, pointer: &str, path: &Path, at: Span) -> io::Result<()> {
+    /// A template file named at `at`.
+    fn file(&mut self, path: &Path, at: Span) -> io::Result<Option<TemplateId>> {
         // Missing, or a folder (`template_file = "."`): the field is what needs changing.
         if path.symlink_metadata().is_err() || path.is_dir() {
             self.diagnostics.push(Diagnostic::new(
@@ -233,7 +339,7 @@ impl Registrar<'_> {
                 },
                 at,
             ));
-            return Ok(());
+            return Ok(None);
         }
         let display = display_path(self.root, path);
         let id = match self.sources.find(&display) {
@@ -249,31 +355,44 @@ impl Registrar<'_> {
                 Ok(id) => id,
                 Err(diagnostic) => {
                     self.diagnostics.push(diagnostic);
-                    return Ok(());
+                    return Ok(None);
                 }
             },
         };
-        if let Err(diagnostic) = self
+        Ok(self
             .templates
-            .add_file(self.sources, doc.source, pointer, id)
-        {
-            self.diagnostics.push(diagnostic);
-        }
-        Ok(())
+            .add_file(self.sources, id)
+            .map_err(|diagnostic| self.diagnostics.push(diagnostic))
+            .ok())
     }
 
-    fn parameters(&mut self, doc: &Document, prefix: &str, parameters: &[Parameter]) {
-        for (index, parameter) in parameters.iter().enumerate() {
-            self.parameter(doc, &format!("{prefix}/{index}"), parameter);
-        }
+    fn parameters(
+        &mut self,
+        doc: &Document,
+        prefix: &str,
+        parameters: &[Parameter],
+    ) -> Vec<ParameterTexts> {
+        parameters
+            .iter()
+            .enumerate()
+            .map(|(index, parameter)| self.parameter(doc, &format!("{prefix}/{index}"), parameter))
+            .collect()
     }
 
-    fn parameter(&mut self, doc: &Document, pointer: &str, parameter: &Parameter) {
-        if let Some(instruction) = &parameter.instruction {
-            self.inline(doc, &format!("{pointer}/instruction"), instruction);
-        }
-        if let Some(usage) = &parameter.usage {
-            self.inline(doc, &format!("{pointer}/usage"), usage);
+    fn parameter(
+        &mut self,
+        doc: &Document,
+        pointer: &str,
+        parameter: &Parameter,
+    ) -> ParameterTexts {
+        ParameterTexts {
+            instruction: parameter.instruction.as_ref().and_then(|instruction| {
+                self.inline(doc, &format!("{pointer}/instruction"), instruction)
+            }),
+            usage: parameter
+                .usage
+                .as_ref()
+                .and_then(|usage| self.inline(doc, &format!("{pointer}/usage"), usage)),
         }
     }
 }

@@ -262,7 +262,7 @@ mod tests {
     use minijinja::context;
 
     use super::*;
-    use crate::render::environment::new_environment;
+    use crate::templates::environment::new_environment;
 
     #[test]
     fn checked_filters_give_the_same_results_as_minijinjas() {

@@ -1,5 +1,10 @@
 //! Every template of a workspace, compiled once into one minijinja environment, with where each
-//! came from so a syntax or render error points into the right file.
+//! came from so a syntax or render error points into the right file. Also the environment
+//! itself (filters, limits) and the built-in templates: what every stage that parses or runs
+//! a template uses, below all of them.
+
+pub mod environment;
+pub mod limits;
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -9,9 +14,9 @@ use minijinja::Environment;
 use crate::diagnostic::Diagnostic;
 use crate::model::Limits;
 use crate::problem::Problem;
-use crate::render::environment::new_environment;
 use crate::source::{SourceId, Sources};
 use crate::span::Span;
+use environment::new_environment;
 
 /// Where a template's text lies.
 #[derive(Clone, Debug)]
@@ -37,20 +42,53 @@ struct Facts {
     line_starts: Vec<usize>,
 }
 
+/// A compiled template: what registration hands out and what the rest of the workspace
+/// carries (a variant's base template, a component's template for a family, a tool's
+/// description, …), so finding a template again never rebuilds a key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TemplateId(u32);
+
+/// The name under which the built-in tool format is registered.
+const BUILTIN_TOOL_FORMAT: &str = "<built-in>/tool-format.md";
+const BUILTIN_TOOL_FORMAT_TEXT: &str = include_str!("tool_format.md");
+
 pub struct Templates {
     env: Environment<'static>,
-    /// (file, JSON pointer of the field naming the template) → template name.
-    by_field: HashMap<(SourceId, String), String>,
+    /// The tool format of variants that set none.
+    builtin_tool_format: TemplateId,
+    /// Template names (file paths, or `file#pointer` for inline ones), by id.
+    names: Vec<String>,
+    by_name: HashMap<String, TemplateId>,
     origins: HashMap<String, Origin>,
 }
 
 impl Templates {
-    pub fn new(fuel: Option<u64>, limits: &Limits) -> Self {
-        Self {
+    /// An environment with the built-in templates registered (their text joins `sources`).
+    pub fn new(fuel: Option<u64>, limits: &Limits, sources: &mut Sources) -> Self {
+        let mut templates = Self {
             env: new_environment(fuel, limits.render_bytes),
-            by_field: HashMap::new(),
+            builtin_tool_format: TemplateId(0),
+            names: Vec::new(),
+            by_name: HashMap::new(),
             origins: HashMap::new(),
-        }
+        };
+        let builtin = sources.add(BUILTIN_TOOL_FORMAT.into(), BUILTIN_TOOL_FORMAT_TEXT.into());
+        #[allow(clippy::expect_used)]
+        let id = templates
+            .add_file(sources, builtin)
+            .expect("the built-in tool format compiles (a unit test checks it)");
+        templates.builtin_tool_format = id;
+        templates
+    }
+
+    /// The tool format of variants that set none.
+    pub fn builtin_tool_format(&self) -> TemplateId {
+        self.builtin_tool_format
+    }
+
+    /// Whether a source holds a built-in template rather than a workspace file.
+    pub fn is_builtin(path: &std::path::Path) -> bool {
+        path.starts_with("<built-in>")
     }
 
     pub fn env(&self) -> &Environment<'static> {
@@ -58,13 +96,14 @@ impl Templates {
     }
 
     /// Compiles a template given inline in a data file at `span` (the string's value span).
+    /// `pointer` names the field in the template's name (`file#pointer`).
     pub fn add_inline(
         &mut self,
         sources: &Sources,
         span: Span,
         pointer: &str,
         text: &str,
-    ) -> Result<(), Diagnostic> {
+    ) -> Result<TemplateId, Diagnostic> {
         let file = sources.get(span.source);
         let name = format!("{}#{}", file.path.display(), pointer);
         // Find the template's bytes inside the quoted value, if they are there verbatim.
@@ -79,23 +118,20 @@ impl Templates {
             fallback: span,
             facts: OnceLock::new(),
         };
-        self.add(span.source, pointer, name, text.to_string(), origin)
+        self.add(name, text.to_string(), origin)
     }
 
     /// Compiles a template file (already read into `sources` as `file`). A file referenced
-    /// from several places is compiled once.
+    /// from several places is compiled once and has one id.
     pub fn add_file(
         &mut self,
         sources: &Sources,
-        referrer: SourceId,
-        pointer: &str,
         file: SourceId,
-    ) -> Result<(), Diagnostic> {
+    ) -> Result<TemplateId, Diagnostic> {
         let source = sources.get(file);
         let name = source.path.display().to_string();
-        if self.origins.contains_key(&name) {
-            self.by_field.insert((referrer, pointer.to_string()), name);
-            return Ok(());
+        if let Some(id) = self.by_name.get(&name) {
+            return Ok(*id);
         }
         let origin = Origin {
             source: file,
@@ -103,49 +139,43 @@ impl Templates {
             fallback: Span::new(file, 0..source.text.len()),
             facts: OnceLock::new(),
         };
-        self.add(referrer, pointer, name, source.text.clone(), origin)
+        self.add(name, source.text.clone(), origin)
     }
 
+    /// Compiles one template; only a template that compiles gets an id.
     fn add(
         &mut self,
-        referrer: SourceId,
-        pointer: &str,
         name: String,
         text: String,
         origin: Origin,
-    ) -> Result<(), Diagnostic> {
+    ) -> Result<TemplateId, Diagnostic> {
+        let fallback = origin.fallback;
         self.origins.insert(name.clone(), origin);
         match self.env.add_template_owned(name.clone(), text) {
             Ok(()) => {
-                self.by_field.insert((referrer, pointer.to_string()), name);
-                Ok(())
+                let id = TemplateId(u32::try_from(self.names.len()).unwrap_or(u32::MAX));
+                self.by_name.insert(name.clone(), id);
+                self.names.push(name);
+                Ok(id)
             }
             Err(error) => Err(Diagnostic::new(
                 Problem::TemplateSyntax {
                     message: error.detail().unwrap_or("invalid syntax").to_string(),
                 },
                 self.error_span(&error)
-                    .unwrap_or(Span::file_start(referrer)),
+                    .unwrap_or(Span::file_start(fallback.source)),
             )),
         }
     }
 
-    /// The name of the template a field (`template`, `template_file`, `description`, …) holds.
-    pub fn lookup(&self, source: SourceId, pointer: &str) -> Option<&str> {
-        self.by_field
-            .get(&(source, pointer.to_string()))
-            .map(String::as_str)
+    /// The template's name: its file (workspace-relative), or `file#pointer` when inline.
+    pub fn name(&self, id: TemplateId) -> &str {
+        self.names.get(id.0 as usize).map_or("", String::as_str)
     }
 
-    /// The template set by a `template`/`template_file` pair under `prefix`.
-    pub fn lookup_pair(&self, source: SourceId, prefix: &str) -> Option<&str> {
-        self.lookup(source, &format!("{prefix}/template"))
-            .or_else(|| self.lookup(source, &format!("{prefix}/template_file")))
-    }
-
-    /// Names of every compiled template, for whole-workspace checks.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.origins.keys().map(String::as_str)
+    /// Every compiled template, in registration order.
+    pub fn ids(&self) -> impl Iterator<Item = TemplateId> + use<> {
+        (0..u32::try_from(self.names.len()).unwrap_or(u32::MAX)).map(TemplateId)
     }
 
     /// Maps a minijinja error to the place in the user's file it is about.
@@ -183,21 +213,29 @@ impl Templates {
     }
 
     /// Where a variable is first used in a template, for "undefined" diagnostics.
-    pub fn find_name(&self, template: &str, variable: &str) -> Option<Span> {
+    pub fn find_name(&self, template: TemplateId, variable: &str) -> Option<Span> {
+        let name = self.name(template);
         let offset = self
-            .facts(template)?
+            .facts(name)?
             .first_word
             .get(variable)
             .copied()
             .unwrap_or(0);
-        self.span_in(template, offset..offset + variable.len())
+        self.span_in(name, offset..offset + variable.len())
     }
 
     /// Top-level names a template reads that it does not set itself, sorted.
-    pub fn variables(&self, template: &str) -> Vec<String> {
-        self.facts(template)
-            .map(|facts| facts.variables.clone())
-            .unwrap_or_default()
+    pub fn variables(&self, template: TemplateId) -> &[String] {
+        self.facts(self.name(template))
+            .map_or(&[], |facts| facts.variables.as_slice())
+    }
+
+    /// The compiled template, to render.
+    pub fn template(
+        &self,
+        id: TemplateId,
+    ) -> Result<minijinja::Template<'_, '_>, minijinja::Error> {
+        self.env.get_template(self.name(id))
     }
 
     fn facts(&self, name: &str) -> Option<&Facts> {
@@ -222,9 +260,9 @@ impl Templates {
 
     /// Where a problem with the template as a whole is reported: the start of its file, or
     /// its inline value.
-    pub fn span_of(&self, name: &str) -> Option<Span> {
+    pub fn span_of(&self, template: TemplateId) -> Option<Span> {
         self.origins
-            .get(name)
+            .get(self.name(template))
             .map(|origin| match origin.exact_start {
                 Some(0) if origin.fallback.start == 0 => Span::file_start(origin.source),
                 _ => origin.fallback,
@@ -232,8 +270,10 @@ impl Templates {
     }
 
     /// All of the template's text: its whole file, or its inline value (for source maps).
-    pub fn extent(&self, name: &str) -> Option<Span> {
-        self.origins.get(name).map(|origin| origin.fallback)
+    pub fn extent(&self, template: TemplateId) -> Option<Span> {
+        self.origins
+            .get(self.name(template))
+            .map(|origin| origin.fallback)
     }
 }
 
@@ -306,10 +346,19 @@ mod tests {
         let mut sources = Sources::default();
         let text = "Hello {{ 'unterminated";
         let file = sources.add("a.md".into(), text.into());
-        let mut templates = Templates::new(None, &crate::model::Limits::default());
-        let error = templates.add_file(&sources, file, "", file).unwrap_err();
+        let mut templates = Templates::new(None, &crate::model::Limits::default(), &mut sources);
+        let error = templates.add_file(&sources, file).unwrap_err();
         // minijinja reports 22..23, one byte past the end.
         assert_eq!(error.span.range(), text.len()..text.len(), "{error:?}");
+    }
+
+    #[test]
+    fn the_builtin_tool_format_compiles() {
+        let mut sources = Sources::default();
+        let templates = Templates::new(None, &crate::model::Limits::default(), &mut sources);
+        let id = templates.builtin_tool_format();
+        assert_eq!(templates.name(id), BUILTIN_TOOL_FORMAT);
+        assert!(templates.template(id).is_ok());
     }
 
     #[test]

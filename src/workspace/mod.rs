@@ -1,14 +1,20 @@
-//! A workspace after loading and validation: the library API's entry point.
+//! A workspace after loading and validation: every file's spec with its compiled templates.
+
+mod definitions;
+
+pub use definitions::{
+    ComponentDef, FamilyTexts, ManifestDef, ParameterTexts, ToolDef, ToolTexts, VariantDef,
+    VariantTemplates,
+};
 
 use std::collections::BTreeSet;
-use std::io;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use indexmap::IndexMap;
 
 use crate::diagnostic::Diagnostics;
 use crate::entry::Entry;
-use crate::model::{Component, Context, Manifest, ToolSpec, Variant};
+use crate::model::{Context, Manifest};
 use crate::problem::RefKind;
 use crate::source::Sources;
 use crate::templates::Templates;
@@ -16,16 +22,19 @@ use crate::templates::Templates;
 pub struct Workspace {
     pub root: PathBuf,
     pub sources: Sources,
-    pub manifest: Manifest,
-    pub manifest_entry: Option<Entry<Manifest>>,
-    pub variants: IndexMap<String, Entry<Variant>>,
-    pub components: IndexMap<String, Entry<Component>>,
-    pub tools: IndexMap<String, Entry<ToolSpec>>,
+    /// `promptc.toml`; its defaults (and an empty document) when it is missing or invalid,
+    /// which was reported.
+    pub manifest: Entry<ManifestDef>,
+    pub variants: IndexMap<String, Entry<VariantDef>>,
+    pub components: IndexMap<String, Entry<ComponentDef>>,
+    pub tools: IndexMap<String, Entry<ToolDef>>,
     /// Named contexts, by file stem.
     pub contexts: IndexMap<String, Entry<Context>>,
     pub templates: Templates,
     /// Ids declared by files that failed validation.
     pub invalid: InvalidIds,
+    /// Whether loading found no errors: only then can the workspace be compiled.
+    pub(crate) valid: bool,
 }
 
 /// What files that failed to parse or failed their schema check would have declared: their
@@ -34,7 +43,7 @@ pub struct Workspace {
 /// contents are skipped.
 #[derive(Debug, Default)]
 pub struct InvalidIds {
-    ids: BTreeSet<(u8, String)>,
+    ids: BTreeSet<(RefKind, String)>,
     /// Slots of invalid components, so base templates that use them are not blamed.
     pub slots: BTreeSet<String>,
     /// The manifest is invalid: what it declares (predicates, which templates and conditions
@@ -46,27 +55,16 @@ pub struct InvalidIds {
 }
 
 impl InvalidIds {
-    fn key(kind: RefKind) -> u8 {
-        match kind {
-            RefKind::Component => 0,
-            RefKind::Tool => 1,
-            RefKind::Variant => 2,
-            RefKind::Family => 3,
-            RefKind::Context => 4,
-            _ => 5,
-        }
-    }
-
     pub fn insert(&mut self, kind: RefKind, id: String, slot: Option<String>) {
         if kind == RefKind::Component {
             self.slots
                 .insert(slot.unwrap_or_else(|| crate::model::default_slot(&id)));
         }
-        self.ids.insert((Self::key(kind), id));
+        self.ids.insert((kind, id));
     }
 
     pub fn contains(&self, kind: RefKind, id: &str) -> bool {
-        self.ids.contains(&(Self::key(kind), id.to_string()))
+        self.ids.contains(&(kind, id.to_string()))
     }
 
     /// Whether a name that looks undefined may be one an invalid file declares.
@@ -83,10 +81,20 @@ pub struct Loaded {
 }
 
 impl Workspace {
-    /// Loads and validates the workspace rooted at `root` (the folder holding
-    /// `promptc.toml`). Only I/O failures are errors; problems in the files are diagnostics.
-    pub fn load(root: &Path) -> io::Result<Loaded> {
-        crate::validate::load_workspace(root)
+    /// The manifest's settings (defaults when it is missing or invalid).
+    pub fn settings(&self) -> &Manifest {
+        &self.manifest.value.spec
+    }
+
+    /// The manifest, unless it failed to load (reported): checks of what it declares are
+    /// skipped then, rather than run against its defaults.
+    pub fn valid_manifest(&self) -> Option<&Entry<ManifestDef>> {
+        (!self.invalid.manifest_invalid).then_some(&self.manifest)
+    }
+
+    /// Whether loading found no errors: only a valid workspace compiles.
+    pub fn is_valid(&self) -> bool {
+        self.valid
     }
 
     /// Whether `id`'s `extends` chain reaches its root through valid variants only. A chain
@@ -117,9 +125,9 @@ impl Workspace {
     pub fn families(&self) -> Vec<String> {
         let mut families: Vec<String> = Vec::new();
         for entry in self.variants.values() {
-            let family = entry.value.family.as_ref().unwrap_or(&entry.value.id);
-            if !families.contains(family) {
-                families.push(family.clone());
+            let family = entry.value.family_or_id();
+            if !families.iter().any(|known| known == family) {
+                families.push(family.to_string());
             }
         }
         families

@@ -4,7 +4,7 @@ use minijinja::syntax::SyntaxConfig;
 use minijinja::value::Kwargs;
 use minijinja::{AutoEscape, Environment, Error, ErrorKind, UndefinedBehavior, Value};
 
-use crate::render::limits::{self, DEFAULT_FUEL, MAX_FUEL};
+use crate::templates::limits::{self, DEFAULT_FUEL, MAX_FUEL};
 
 /// `fuel` is the budget of one compile (each render may spend at most all of it); `render_bytes`
 /// bounds the text one render writes and any one string a filter builds.
