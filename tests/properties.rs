@@ -13,11 +13,11 @@ use tempfile::TempDir;
 
 use promptc::compile::{Request, Selection};
 use promptc::emit::matrix;
+use promptc::load::schema_check::SchemaValidators;
+use promptc::load::specs::check_document;
 use promptc::model::{McpServer, McpTool};
 use promptc::problem::Kind;
 use promptc::report;
-use promptc::validate::check_document;
-use promptc::validate::schema_check::SchemaValidators;
 
 fn fixture_files(name: &str) -> Vec<(PathBuf, Vec<u8>)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -10,8 +10,8 @@ use std::sync::LazyLock;
 use libfuzzer_sys::fuzz_target;
 use promptc::problem::Kind;
 use promptc::report;
-use promptc::validate::check_document;
-use promptc::validate::schema_check::SchemaValidators;
+use promptc::load::specs::check_document;
+use promptc::load::schema_check::SchemaValidators;
 
 /// Every (kind, file name) loading accepts: JSON is for contexts only.
 const FILES: [(Kind, &str); 10] = [

@@ -4,14 +4,14 @@ use clap::{Args, ValueEnum};
 use indexmap::IndexMap;
 
 use super::{EXIT_OK, EXIT_PROBLEMS, Output, UsageError, emit, load_valid, path_failed};
+use crate::analysis::budget::check_budget;
 use crate::compile::{CompileError, Compiled, Request, Selection};
-use crate::emit::budget::check_budget;
 use crate::emit::matrix;
 use crate::emit::write::write_atomic;
 use crate::load::document::Format;
+use crate::loader::load_context_file;
 use crate::model::Context;
 use crate::path_error::{PathError, PathProblem};
-use crate::validate::load_context_file;
 use crate::workspace::Workspace;
 
 #[derive(Args, Debug)]

@@ -4,8 +4,8 @@ use clap::{Args, ValueEnum};
 
 use super::build::source_date_epoch;
 use super::{EXIT_OK, EXIT_PROBLEMS, UsageError, emit, workspace_root};
-use crate::emit::prompt_diff::{compare, compile_side};
-use crate::revision::checkout;
+use crate::review::prompt_diff::{compare, compile_side};
+use crate::review::revision::checkout;
 
 #[derive(Args, Debug)]
 pub struct DiffArgs {

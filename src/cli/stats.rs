@@ -4,8 +4,8 @@ use clap::{Args, ValueEnum};
 
 use super::build::{report_failures, source_date_epoch};
 use super::{EXIT_OK, EXIT_PROBLEMS, Output, UsageError, emit, load_valid};
+use crate::analysis::stable_prefix::{StablePrefix, stable_prefix};
 use crate::emit::matrix;
-use crate::emit::stable_prefix::{StablePrefix, stable_prefix};
 
 #[derive(Args, Debug)]
 pub struct StatsArgs {

@@ -7,13 +7,13 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use crate::analysis::budget::check_budget;
+use crate::analysis::stable_prefix::volatile_warning;
 use crate::compile::{CompileError, Compiled, Compiler, Request, Selection};
 use crate::confine;
 use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::emit::budget::check_budget;
-use crate::emit::stable_prefix::volatile_warning;
 use crate::emit::write::{Staged, is_temporary};
-use crate::entry::Entry;
+use crate::load::entry::Entry;
 use crate::path_error::{PathError, PathProblem};
 use crate::problem::Problem;
 use crate::workspace::{VariantDef, Workspace};

@@ -1,8 +1,4 @@
-//! Stage 5: post-process compiled prompts and write outputs.
+//! Stage 5: write the compiled matrix to its output folder, and check outputs against it.
 
-pub mod budget;
 pub mod matrix;
-pub mod postprocess;
-pub mod prompt_diff;
-pub mod stable_prefix;
 pub mod write;

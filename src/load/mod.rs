@@ -1,7 +1,11 @@
 //! Stage 1: find the workspace, read its data files and parse them, keeping source positions.
 
 pub mod document;
+pub mod entry;
+pub mod invalid_ids;
 pub mod read;
+pub mod schema_check;
+pub mod specs;
 mod toml_document;
 mod yaml_document;
 

@@ -1,5 +1,4 @@
 //! Stage 4: render templates with minijinja.
 
 pub mod budget;
-pub mod globals;
 pub mod renderer;

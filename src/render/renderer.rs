@@ -2,20 +2,20 @@
 
 use minijinja::Value;
 
-use crate::compiled::{CompiledParameter, CompiledTool, SourceRange};
+use crate::compile::{CompiledParameter, CompiledTool, SourceRange};
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::load::document::child_pointer;
 use crate::namespace::{TOOL, TOOLS_DATA, TOOLS_TEXT};
 use crate::problem::Problem;
 use crate::render::budget::{Budget, CappedBuffer, Exhausted};
-use crate::render::globals::Globals;
-use crate::resolve::effective_variant::EffectiveVariant;
 use crate::resolve::plan::{Plan, Reason};
-use crate::resolve::template_choice::tool_format;
+use crate::resolve::scope::Scope;
 use crate::resolve::tool_spec::SpecChoice;
 use crate::templates::TemplateId;
 use crate::templates::limits::too_large;
 use crate::workspace::Workspace;
+use crate::workspace::inheritance::EffectiveVariant;
+use crate::workspace::template_choice::tool_format;
 
 pub struct Renderer<'a> {
     pub workspace: &'a Workspace,
@@ -29,7 +29,7 @@ pub struct Renderer<'a> {
 impl Renderer<'_> {
     /// Renders a template; a failure becomes a diagnostic at the failing expression. Each
     /// render spends the compile's fuel and bytes; once they ran out, nothing more renders.
-    pub fn render(&mut self, template: TemplateId, globals: &Value) -> Option<String> {
+    pub fn render(&mut self, template: TemplateId, values: &Value) -> Option<String> {
         if self.budget.stopped {
             return None;
         }
@@ -43,7 +43,7 @@ impl Renderer<'_> {
         let mut buffer = CappedBuffer::new(byte_limit);
         let result = templates.template(template).and_then(|template| {
             template
-                .render_captured_to(globals.clone(), &mut buffer)
+                .render_captured_to(values.clone(), &mut buffer)
                 .map(|captured| captured.state().fuel_levels().map_or(0, |(used, _)| used))
         });
         match result {
@@ -151,8 +151,8 @@ impl Renderer<'_> {
 
     /// A text field that may be absent (a parameter without `usage`): absent is "". A render
     /// that fails is reported, and the compile fails with it.
-    fn optional_text(&mut self, text: Option<TemplateId>, globals: &Value) -> String {
-        text.and_then(|template| self.render(template, globals))
+    fn optional_text(&mut self, text: Option<TemplateId>, values: &Value) -> String {
+        text.and_then(|template| self.render(template, values))
             .unwrap_or_default()
     }
 
@@ -162,9 +162,9 @@ impl Renderer<'_> {
         &mut self,
         plan: &Plan,
         variant: &EffectiveVariant,
-        globals: &mut Globals,
+        scope: &mut Scope,
     ) -> Vec<CompiledTool> {
-        let values = globals.scope();
+        let values = scope.values();
         let mut compiled = Vec::new();
         for planned in plan.enabled_tools() {
             let tool = &planned.tool;
@@ -200,13 +200,13 @@ impl Renderer<'_> {
         let format = tool_format(self.workspace, variant);
         let mut documented = Vec::with_capacity(compiled.len());
         for tool in &compiled {
-            let scope = globals.scope_with(TOOL, Value::from(minijinja::value::Serde(tool)));
+            let scope = scope.values_with(TOOL, Value::from(minijinja::value::Serde(tool)));
             if let Some(text) = self.render(format, &scope) {
                 documented.push(text.trim_end().to_string());
             }
         }
-        globals.insert_fact(TOOLS_DATA, Value::from(minijinja::value::Serde(&compiled)));
-        globals.insert_fact(TOOLS_TEXT, Value::from(documented.join("\n\n")));
+        scope.insert_fact(TOOLS_DATA, Value::from(minijinja::value::Serde(&compiled)));
+        scope.insert_fact(TOOLS_TEXT, Value::from(documented.join("\n\n")));
         compiled
     }
 }

@@ -3,8 +3,7 @@
 
 pub mod conditions;
 pub mod date;
-pub mod effective_variant;
 pub mod order;
 pub mod plan;
-pub mod template_choice;
+pub mod scope;
 pub mod tool_spec;

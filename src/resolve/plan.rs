@@ -7,15 +7,15 @@ use std::collections::HashSet;
 use minijinja::Value;
 
 use crate::diagnostic::Diagnostics;
-use crate::render::globals::Globals;
 use crate::resolve::conditions::Conditions;
-use crate::resolve::effective_variant::EffectiveVariant;
 use crate::resolve::order::apply_order;
-use crate::resolve::template_choice::{TemplateChoice, component_template};
+use crate::resolve::scope::Scope;
 use crate::resolve::tool_spec::{ResolvedParameter, ResolvedTool, resolve_tool};
 use crate::span::Span;
 use crate::templates::TemplateId;
 use crate::workspace::Workspace;
+use crate::workspace::inheritance::EffectiveVariant;
+use crate::workspace::template_choice::{TemplateChoice, component_template};
 
 /// Why something is in the prompt or not.
 #[derive(Clone, Debug, PartialEq)]
@@ -77,11 +77,11 @@ impl Plan {
 fn decide(
     conditions: &Conditions<'_>,
     condition: &str,
-    globals: &Value,
+    values: &Value,
     span: Span,
     diagnostics: &mut Diagnostics,
 ) -> Reason {
-    match conditions.evaluate(condition, globals, span) {
+    match conditions.evaluate(condition, values, span) {
         Ok(true) => return Reason::Included,
         Ok(false) => {}
         Err(diagnostic) => diagnostics.push(diagnostic),
@@ -95,12 +95,12 @@ pub fn plan(
     workspace: &Workspace,
     conditions: &Conditions<'_>,
     variant: &EffectiveVariant,
-    globals: &mut Globals,
+    scope: &mut Scope,
     diagnostics: &mut Diagnostics,
 ) -> Plan {
     let overrides = &variant.variant.overrides;
     let family = variant.family();
-    let values = globals.scope();
+    let values = scope.values();
 
     let tool_ids = apply_order(variant.tools(), |id| {
         overrides.tools.get(id).and_then(|o| o.order)
@@ -129,12 +129,12 @@ pub fn plan(
         .filter(|t| t.reason == Reason::Included)
         .map(|t| t.tool.id.clone())
         .collect();
-    globals.insert_fact(
+    scope.insert_fact(
         crate::namespace::ENABLED_TOOLS,
         Value::from(enabled.clone()),
     );
     let enabled: HashSet<String> = enabled.into_iter().collect();
-    let values = globals.scope();
+    let values = scope.values();
 
     for planned in &mut tools {
         planned.parameters = planned

@@ -1,8 +1,8 @@
 //! Conditions (`when`, predicates): they must compile, and read only names that exist.
 
 use crate::diagnostic::Diagnostics;
-use crate::entry::Entry;
 use crate::load::document::child_pointer;
+use crate::load::entry::Entry;
 use crate::model::Parameter;
 use crate::namespace::{ENABLED_TOOLS, Namespace};
 use crate::problem::Problem;

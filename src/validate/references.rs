@@ -6,13 +6,13 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use indexmap::IndexMap;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::entry::Entry;
 use crate::load::document::child_pointer;
+use crate::load::entry::Entry;
 use crate::model::Parameter;
 use crate::namespace::closest;
 use crate::problem::{Problem, RefKind};
-use crate::resolve::effective_variant::{chain, effective};
 use crate::workspace::Workspace;
+use crate::workspace::inheritance::{chain, effective};
 
 pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
     let families: BTreeSet<String> = workspace.families().into_iter().collect();

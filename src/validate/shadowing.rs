@@ -20,8 +20,8 @@
 use std::collections::BTreeSet;
 
 use crate::diagnostic::Diagnostics;
-use crate::entry::Entry;
 use crate::load::document::child_pointer;
+use crate::load::entry::Entry;
 use crate::model::Context;
 use crate::namespace::{COMPILE_NAMES, STANDARD_PLACEHOLDERS, context_fields};
 use crate::problem::Problem;

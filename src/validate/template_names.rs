@@ -7,11 +7,11 @@ use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::model::default_slot;
 use crate::namespace::{ENABLED_TOOLS, Namespace, TOOL, TOOLS_DATA, TOOLS_TEXT, closest};
 use crate::problem::Problem;
-use crate::resolve::effective_variant::{EffectiveVariant, effective};
-use crate::resolve::template_choice::{component_template, tool_format};
 use crate::span::Span;
 use crate::templates::TemplateId;
 use crate::workspace::Workspace;
+use crate::workspace::inheritance::{EffectiveVariant, effective};
+use crate::workspace::template_choice::{component_template, tool_format};
 
 /// What the rules share: the variants after inheritance and the names templates may read.
 struct Scope<'w> {

@@ -1,6 +1,9 @@
 //! A workspace after loading and validation: every file's spec with its compiled templates.
 
 mod definitions;
+pub mod inheritance;
+pub mod register;
+pub mod template_choice;
 
 pub use definitions::{
     ComponentDef, FamilyTexts, ManifestDef, ParameterTexts, ToolDef, ToolTexts, VariantDef,
@@ -12,8 +15,8 @@ use std::path::PathBuf;
 
 use indexmap::IndexMap;
 
-use crate::diagnostic::Diagnostics;
-use crate::entry::Entry;
+use crate::load::entry::Entry;
+use crate::load::invalid_ids::InvalidIds;
 use crate::model::{Context, Manifest};
 use crate::problem::RefKind;
 use crate::source::Sources;
@@ -35,49 +38,6 @@ pub struct Workspace {
     pub invalid: InvalidIds,
     /// Whether loading found no errors: only then can the workspace be compiled.
     pub(crate) valid: bool,
-}
-
-/// What files that failed to parse or failed their schema check would have declared: their
-/// ids (from the file, else from the file name), component slots and variant families. They
-/// were reported once; references to them are not reported again, and checks that need their
-/// contents are skipped.
-#[derive(Debug, Default)]
-pub struct InvalidIds {
-    ids: BTreeSet<(RefKind, String)>,
-    /// Slots of invalid components, so base templates that use them are not blamed.
-    pub slots: BTreeSet<String>,
-    /// The manifest is invalid: what it declares (predicates, which templates and conditions
-    /// may use; shared parameters, which tools may `use`) is unknown.
-    pub manifest_invalid: bool,
-    /// A variant is invalid: its placeholders, which component and tool templates may use,
-    /// are unknown.
-    pub placeholders_unknown: bool,
-}
-
-impl InvalidIds {
-    pub fn insert(&mut self, kind: RefKind, id: String, slot: Option<String>) {
-        if kind == RefKind::Component {
-            self.slots
-                .insert(slot.unwrap_or_else(|| crate::model::default_slot(&id)));
-        }
-        self.ids.insert((kind, id));
-    }
-
-    pub fn contains(&self, kind: RefKind, id: &str) -> bool {
-        self.ids.contains(&(kind, id.to_string()))
-    }
-
-    /// Whether a name that looks undefined may be one an invalid file declares.
-    pub fn names_unknown(&self) -> bool {
-        self.manifest_invalid || self.placeholders_unknown
-    }
-}
-
-/// A workspace together with everything validation found. The workspace holds every file
-/// that could be read, so a run can report all problems at once.
-pub struct Loaded {
-    pub workspace: Workspace,
-    pub diagnostics: Diagnostics,
 }
 
 impl Workspace {

@@ -1,12 +1,12 @@
 //! Token budgets: a compiled prompt over its variant's `max_prompt_tokens` (or the manifest's
 //! default) is an error naming the family, context, total and the three largest sections.
 
-use crate::compiled::Compiled;
+use crate::compile::Compiled;
 use crate::diagnostic::Diagnostic;
 use crate::problem::Problem;
-use crate::resolve::effective_variant::EffectiveVariant;
 use crate::span::Span;
 use crate::workspace::Workspace;
+use crate::workspace::inheritance::EffectiveVariant;
 
 /// The budget of a variant and where it is set: the nearest variant in the `extends` chain
 /// that sets one, else the manifest.

@@ -1,8 +1,8 @@
 //! Which compiled template a variant uses for its tool format and each component.
 
-use crate::resolve::effective_variant::EffectiveVariant;
 use crate::templates::TemplateId;
 use crate::workspace::Workspace;
+use crate::workspace::inheritance::EffectiveVariant;
 
 /// Why a component renders with the template it does (for `explain` and JSON output).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,25 +5,28 @@
 use indexmap::IndexMap;
 
 use crate::diagnostic::Diagnostics;
-use crate::emit::postprocess::Postprocessor;
 use crate::load::document::child_pointer;
 use crate::problem::{Problem, RefKind};
 use crate::render::budget::{Budget, Exhausted};
-use crate::render::globals::Globals;
 use crate::render::renderer::Renderer;
 use crate::resolve::conditions::Conditions;
-use crate::resolve::effective_variant::{EffectiveVariant, effective};
+use crate::resolve::date::date_from_epoch;
 use crate::resolve::plan::{Plan, Reason, plan};
-use crate::resolve::template_choice::tool_format;
+use crate::resolve::scope::Scope;
 use crate::templates::limits::DEFAULT_FUEL;
 use crate::templates::{TemplateId, Templates};
 use crate::workspace::Workspace;
+use crate::workspace::inheritance::{EffectiveVariant, effective};
+use crate::workspace::template_choice::tool_format;
+use postprocess::Postprocessor;
 
-pub use crate::compiled::{
-    CompileError, Compiled, CompiledParameter, CompiledTool, Section, SourceRange,
-};
-pub use crate::request::{Request, Selection};
-pub use crate::resolve::date::date_from_epoch;
+mod compiled;
+pub mod explain;
+mod postprocess;
+mod request;
+
+pub use compiled::{CompileError, Compiled, CompiledParameter, CompiledTool, Section, SourceRange};
+pub use request::{Request, Selection};
 
 /// Compiles requests against one workspace.
 pub struct Compiler<'w> {
@@ -40,7 +43,7 @@ pub struct Compiler<'w> {
 /// A compile up to rendering: the variant, the scope, and the plan.
 pub(crate) struct Prepared<'c> {
     pub variant: &'c EffectiveVariant,
-    pub globals: Globals,
+    pub scope: Scope,
     pub plan: Plan,
     pub date: Option<String>,
 }
@@ -120,18 +123,18 @@ impl<'w> Compiler<'w> {
             .date
             .clone()
             .or_else(|| request.source_date_epoch.map(date_from_epoch));
-        let mut globals = Globals::new(variant, &request.context, date.as_deref(), &request.set);
-        self.insert_predicates(&mut globals, diagnostics);
+        let mut scope = Scope::new(variant, &request.context, date.as_deref(), &request.set);
+        self.insert_predicates(&mut scope, diagnostics);
         let plan = plan(
             self.workspace,
             &self.conditions,
             variant,
-            &mut globals,
+            &mut scope,
             diagnostics,
         );
         Ok(Prepared {
             variant,
-            globals,
+            scope,
             plan,
             date,
         })
@@ -142,7 +145,7 @@ impl<'w> Compiler<'w> {
         let mut diagnostics = Diagnostics::default();
         let Prepared {
             variant,
-            mut globals,
+            mut scope,
             plan,
             date,
         } = self.prepare(request, &mut diagnostics)?;
@@ -158,26 +161,26 @@ impl<'w> Compiler<'w> {
             ),
             exhausted: &self.exhausted,
         };
-        let tools = renderer.tools(&plan, variant, &mut globals);
+        let tools = renderer.tools(&plan, variant, &mut scope);
 
         // Every slot resolves: "" until its component renders.
         for entry in workspace.components.values() {
-            globals.insert_section(&entry.value.slot(), "");
+            scope.insert_section(&entry.value.slot(), "");
         }
-        let scope = globals.scope();
+        let values = scope.values();
         let mut sections = Vec::with_capacity(plan.components.len());
         for planned in &plan.components {
             let included = planned.reason == Reason::Included;
             // A section left out, or whose render failed (reported), is "".
             let text = if included {
                 renderer
-                    .render(planned.template, &scope)
+                    .render(planned.template, &values)
                     .filter(|text| !text.trim().is_empty())
                     .unwrap_or_default()
             } else {
                 String::new()
             };
-            globals.insert_section(&planned.slot, &text);
+            scope.insert_section(&planned.slot, &text);
             sections.push(Section {
                 id: planned.id.clone(),
                 slot: planned.slot.clone(),
@@ -192,7 +195,7 @@ impl<'w> Compiler<'w> {
             });
         }
 
-        let rendered = renderer.render(variant.base, &scope);
+        let rendered = renderer.render(variant.base, &values);
         let inputs = self.inputs(variant, &plan);
         let Some(rendered) = rendered.filter(|_| !diagnostics.has_errors()) else {
             return Err(CompileError::Diagnostics(diagnostics));
@@ -254,18 +257,18 @@ impl<'w> Compiler<'w> {
     }
 
     /// Predicates, in declaration order; each sees the ones before it.
-    fn insert_predicates(&self, globals: &mut Globals, diagnostics: &mut Diagnostics) {
+    fn insert_predicates(&self, scope: &mut Scope, diagnostics: &mut Diagnostics) {
         let manifest = &self.workspace.manifest;
         for (name, condition) in &manifest.value.predicates {
             let span = manifest.value_span(&child_pointer("/predicates", name));
             let value = self
                 .conditions
-                .evaluate(condition, &globals.scope(), span)
+                .evaluate(condition, &scope.values(), span)
                 .unwrap_or_else(|diagnostic| {
                     diagnostics.push(diagnostic);
                     false
                 });
-            globals.insert_predicate(name, value);
+            scope.insert_predicate(name, value);
         }
     }
 }

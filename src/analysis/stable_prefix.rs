@@ -9,8 +9,8 @@ use crate::compile::{Compiled, Compiler, Request};
 use crate::diagnostic::Diagnostic;
 use crate::model::Mode;
 use crate::problem::Problem;
-use crate::resolve::template_choice::component_template;
 use crate::workspace::Workspace;
+use crate::workspace::template_choice::component_template;
 
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct StablePrefix {

@@ -9,8 +9,8 @@ use indexmap::IndexMap;
 
 use crate::confine::Origin;
 use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::entry::Entry;
 use crate::load::document::{Document, child_pointer};
+use crate::load::entry::Entry;
 use crate::load::read::{display_path, read_source, resolve_inside};
 use crate::model::{Component, Limits, Manifest, Parameter, ToolSpec, Variant};
 use crate::problem::Problem;
@@ -21,14 +21,6 @@ use crate::workspace::{
     ComponentDef, FamilyTexts, ManifestDef, ParameterTexts, ToolDef, ToolTexts, VariantDef,
     VariantTemplates,
 };
-
-/// The specs of a workspace's files, before their templates are registered.
-pub struct Specs {
-    pub manifest: Entry<Manifest>,
-    pub variants: IndexMap<String, Entry<Variant>>,
-    pub components: IndexMap<String, Entry<Component>>,
-    pub tools: IndexMap<String, Entry<ToolSpec>>,
-}
 
 /// The same files as definitions: each spec with the ids of its compiled templates.
 pub struct Definitions {
@@ -48,7 +40,13 @@ pub struct Registration<'a> {
 }
 
 /// Finds, reads and compiles every template the specs name.
-pub fn register_all(registration: Registration<'_>, specs: Specs) -> io::Result<Definitions> {
+pub fn register_all(
+    registration: Registration<'_>,
+    manifest: Entry<Manifest>,
+    variants: IndexMap<String, Entry<Variant>>,
+    components: IndexMap<String, Entry<Component>>,
+    tools: IndexMap<String, Entry<ToolSpec>>,
+) -> io::Result<Definitions> {
     let Registration {
         root,
         sources,
@@ -63,37 +61,32 @@ pub fn register_all(registration: Registration<'_>, specs: Specs) -> io::Result<
         diagnostics,
         limits,
     };
-    let mut components = IndexMap::new();
-    for (id, entry) in specs.components {
+    let mut component_defs = IndexMap::new();
+    for (id, entry) in components {
         let (template, family_templates) = registrar.component(&entry)?;
-        components.insert(
-            id,
-            entry.map(|spec| ComponentDef {
-                spec,
-                template,
-                family_templates,
-            }),
-        );
+        let definition = entry.map(|spec| ComponentDef {
+            spec,
+            template,
+            family_templates,
+        });
+        component_defs.insert(id, definition);
     }
-    let mut variants = IndexMap::new();
-    for (id, entry) in specs.variants {
+    let mut variant_defs = IndexMap::new();
+    for (id, entry) in variants {
         let templates = registrar.variant(&entry)?;
-        variants.insert(id, entry.map(|spec| VariantDef { spec, templates }));
+        variant_defs.insert(id, entry.map(|spec| VariantDef { spec, templates }));
     }
-    let mut tools = IndexMap::new();
-    for (id, entry) in specs.tools {
+    let mut tool_defs = IndexMap::new();
+    for (id, entry) in tools {
         let (texts, family_texts) = registrar.tool(&entry);
-        tools.insert(
-            id,
-            entry.map(|spec| ToolDef {
-                spec,
-                texts,
-                family_texts,
-            }),
-        );
+        let definition = entry.map(|spec| ToolDef {
+            spec,
+            texts,
+            family_texts,
+        });
+        tool_defs.insert(id, definition);
     }
-    let manifest = &specs.manifest;
-    let parameters = manifest
+    let parameter_texts = manifest
         .value
         .parameters
         .iter()
@@ -104,13 +97,13 @@ pub fn register_all(registration: Registration<'_>, specs: Specs) -> io::Result<
         })
         .collect();
     Ok(Definitions {
-        manifest: specs.manifest.map(|spec| ManifestDef {
+        manifest: manifest.map(|spec| ManifestDef {
             spec,
-            parameter_texts: parameters,
+            parameter_texts,
         }),
-        variants,
-        components,
-        tools,
+        variants: variant_defs,
+        components: component_defs,
+        tools: tool_defs,
     })
 }
 

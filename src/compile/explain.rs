@@ -7,17 +7,17 @@ use std::collections::HashSet;
 use minijinja::Value;
 use serde::Serialize;
 
+use crate::compile::SourceRange;
 use crate::compile::{CompileError, Compiler, Request};
-use crate::compiled::SourceRange;
 use crate::diagnostic::Diagnostics;
 use crate::load::document::child_pointer;
 use crate::model::Overrides;
 use crate::resolve::conditions::Conditions;
-use crate::resolve::effective_variant::EffectiveVariant;
 use crate::resolve::plan::{PlannedComponent, PlannedTool, Reason};
 use crate::resolve::tool_spec::SpecChoice;
 use crate::span::Span;
 use crate::workspace::Workspace;
+use crate::workspace::inheritance::EffectiveVariant;
 
 #[derive(Debug, Serialize)]
 pub struct Explanation {
@@ -83,7 +83,7 @@ pub fn explain(compiler: &Compiler<'_>, request: &Request) -> Result<Explanation
         workspace: compiler.workspace(),
         conditions: compiler.conditions(),
         variant: prepared.variant,
-        scope: prepared.globals.scope(),
+        scope: prepared.scope.values(),
     };
     let variant = prepared.variant;
     Ok(Explanation {

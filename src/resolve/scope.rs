@@ -15,9 +15,9 @@ use minijinja::value::{Enumerator, Object, Serde, merge_maps};
 
 use crate::model::{Context, Mode};
 use crate::namespace::{FAMILY, VARIANT};
-use crate::resolve::effective_variant::EffectiveVariant;
+use crate::workspace::inheritance::EffectiveVariant;
 
-pub struct Globals {
+pub struct Scope {
     runtime: Value,
     sections: Arc<Sections>,
     facts: BTreeMap<String, Value>,
@@ -46,7 +46,7 @@ impl Object for Sections {
     }
 }
 
-impl Globals {
+impl Scope {
     pub fn new(
         variant: &EffectiveVariant,
         context: &Context,
@@ -72,7 +72,7 @@ impl Globals {
     }
 
     /// Everything visible now, as one lazily merged map (in `merge_maps`, later maps win).
-    pub fn scope(&self) -> Value {
+    pub fn values(&self) -> Value {
         merge_maps([
             self.base.clone(),
             self.predicates_value.clone(),
@@ -82,11 +82,11 @@ impl Globals {
         ])
     }
 
-    /// The scope with one more name on top (the `tool` of a tool-format template).
-    pub fn scope_with(&self, name: &str, value: Value) -> Value {
+    /// The values with one more name on top (the `tool` of a tool-format template).
+    pub fn values_with(&self, name: &str, value: Value) -> Value {
         let mut top = BTreeMap::new();
         top.insert(name.to_string(), value);
-        merge_maps([self.scope(), Value::from(top)])
+        merge_maps([self.values(), Value::from(top)])
     }
 
     pub fn insert_predicate(&mut self, name: &str, value: bool) {

@@ -7,7 +7,7 @@
 
 use indexmap::IndexMap;
 
-use crate::entry::Entry;
+use crate::load::entry::Entry;
 use crate::model::{ModelConfig, Variant};
 use crate::templates::TemplateId;
 use crate::workspace::{VariantDef, VariantTemplates};

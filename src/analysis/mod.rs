@@ -1,0 +1,4 @@
+//! What compiled prompts cost: token budgets and the prompt-cache stable prefix.
+
+pub mod budget;
+pub mod stable_prefix;

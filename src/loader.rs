@@ -1,0 +1,92 @@
+//! The loader: from a folder to a checked workspace. It runs the stages in order (load the
+//! specs, register their templates, check the whole) and keeps every problem found.
+
+use std::io;
+use std::path::Path;
+
+use crate::diagnostic::Diagnostics;
+use crate::load::invalid_ids::InvalidIds;
+use crate::load::specs::{load_context, load_specs};
+use crate::model::Context;
+use crate::source::Sources;
+use crate::templates::Templates;
+use crate::validate;
+use crate::workspace::Workspace;
+use crate::workspace::register::{Registration, register_all};
+
+/// A workspace together with everything loading found. The workspace holds every file that
+/// could be read, so a run can report all problems at once.
+pub struct Loaded {
+    pub workspace: Workspace,
+    pub diagnostics: Diagnostics,
+}
+
+/// Loads and validates the workspace rooted at `root` (the folder holding `promptc.toml`).
+/// Only I/O failures are errors; problems in the files are diagnostics, and a workspace with
+/// errors does not compile.
+pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
+    let root = root.canonicalize()?;
+    let mut sources = Sources::default();
+    let mut diagnostics = Diagnostics::default();
+    let mut invalid = InvalidIds::default();
+    let specs = load_specs(&root, &mut sources, &mut diagnostics, &mut invalid)?;
+    let limits = specs.manifest.value.limits.clone();
+    let mut templates = Templates::new(specs.manifest.value.fuel, &limits, &mut sources);
+    let registration = Registration {
+        root: &root,
+        sources: &mut sources,
+        templates: &mut templates,
+        diagnostics: &mut diagnostics,
+        limits: &limits,
+    };
+    let contexts = specs.contexts;
+    let definitions = register_all(
+        registration,
+        specs.manifest,
+        specs.variants,
+        specs.components,
+        specs.tools,
+    )?;
+    let mut workspace = Workspace {
+        templates,
+        root,
+        sources,
+        manifest: definitions.manifest,
+        variants: definitions.variants,
+        components: definitions.components,
+        tools: definitions.tools,
+        contexts,
+        invalid,
+        valid: false,
+    };
+    validate::check(&workspace, &mut diagnostics);
+    workspace.valid = !diagnostics.has_errors();
+    Ok(Loaded {
+        workspace,
+        diagnostics,
+    })
+}
+
+/// Reads a context file from outside the workspace's context folder (`--context FILE`).
+/// Its text joins the workspace's sources so its diagnostics render like any other.
+pub fn load_context_file(
+    workspace: &mut Workspace,
+    path: &Path,
+) -> io::Result<Result<Context, Diagnostics>> {
+    let mut diagnostics = Diagnostics::default();
+    let limits = workspace.settings().limits.clone();
+    let loaded = load_context(
+        &workspace.root,
+        &mut workspace.sources,
+        &limits,
+        path,
+        &mut diagnostics,
+    )?;
+    if let Some(entry) = &loaded {
+        validate::check_context(workspace, entry, &mut diagnostics);
+    }
+    Ok(match loaded {
+        Some(entry) if !diagnostics.has_errors() => Ok(entry.value),
+        _ => Err(diagnostics),
+    })
+}
