@@ -17,28 +17,6 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::path_error::{PathError, PathProblem};
 
-const MIB: u64 = 1024 * 1024;
-
-/// Largest data file (manifest, variant, component, tool, context) promptc reads, unless
-/// `limits.file_bytes` says otherwise. The manifest itself is always read with this limit.
-pub const MAX_DATA_FILE_BYTES: u64 = 4 * MIB;
-/// Largest template file promptc reads, unless `limits.template_bytes` says otherwise. Below
-/// the default `limits.render_bytes`: a template's own text is part of what it renders.
-pub const MAX_TEMPLATE_BYTES: u64 = 8 * MIB;
-/// Most bytes of data files and templates one workspace may hold in all, unless
-/// `limits.workspace_bytes` says otherwise: links and copies must not multiply the per-file
-/// limits.
-pub const MAX_WORKSPACE_BYTES: u64 = 256 * MIB;
-/// Largest committed output promptc reads back to compare with a fresh compile.
-pub const MAX_OUTPUT_BYTES: u64 = 64 * MIB;
-
-/// A byte limit on the files a load reads, and the `[limits]` setting that changes it.
-#[derive(Clone, Copy, Debug)]
-pub struct ReadLimit {
-    pub bytes: u64,
-    pub setting: &'static str,
-}
-
 /// Whether a path is workspace content (confined to the workspace) or was named by the caller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Origin {

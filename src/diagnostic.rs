@@ -1,14 +1,8 @@
 //! The diagnostic model: a problem, where it is, and related places. Rendering lives in
 //! [`crate::report`], apart from the model, so every stage can simply push.
 
-use crate::problem::Problem;
+use crate::problem::{Problem, Severity};
 use crate::span::Span;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Severity {
-    Warning,
-    Error,
-}
 
 /// A secondary place that explains the primary one ("first defined here").
 #[derive(Clone, Debug, PartialEq)]

@@ -7,6 +7,7 @@
 pub mod analysis;
 pub mod cli;
 pub mod compile;
+pub mod compiled;
 pub mod confine;
 pub mod diagnostic;
 pub mod emit;

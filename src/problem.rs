@@ -6,8 +6,6 @@
 
 use std::fmt;
 
-use crate::diagnostic::Severity;
-
 /// The kind of data file a problem was found in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Kind {
@@ -42,6 +40,13 @@ impl fmt::Display for Kind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
+}
+
+/// How bad a problem is: errors fail the run, warnings do not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Warning,
+    Error,
 }
 
 /// What a name refers to, for "unknown X" and "duplicate X" problems.
@@ -425,11 +430,11 @@ impl Problem {
             }
             Problem::OutOfFuel { .. } => format!(
                 "look for a loop that does not end; if the work is real, raise `fuel` in promptc.toml (at most {})",
-                crate::templates::limits::MAX_FUEL
+                crate::model::limits::MAX_FUEL
             ),
             Problem::TooMuchText { setting, .. } => format!(
                 "look for text repeated or joined many times; if the size is real, raise `{setting}` in promptc.toml (at most {} bytes)",
-                crate::templates::limits::MAX_BYTES
+                crate::model::limits::MAX_BYTES
             ),
             _ => return None,
         })

@@ -5,7 +5,8 @@ use annotate_snippets::renderer::DecorStyle;
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 use serde::Serialize;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Diagnostic;
+use crate::problem::Severity;
 use crate::source::{SourceFile, Sources};
 
 /// Diagnostics for a terminal or a log, with a closing count.

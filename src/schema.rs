@@ -115,7 +115,7 @@ pub fn stale_files(dir: &Path, root: Option<&Path>) -> Result<Vec<PathBuf>, Path
     let mut stale = Vec::new();
     for kind in Kind::ALL {
         let path = dir.join(file_name(kind));
-        let limit = crate::confine::MAX_DATA_FILE_BYTES;
+        let limit = crate::model::limits::MAX_DATA_FILE_BYTES;
         let read = match root {
             Some(root) => crate::confine::read_content(root, &path, limit),
             None => crate::confine::read_named(&path, limit),

@@ -6,7 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use promptc::Workspace;
-use promptc::compile::{Compiled, Request, Selection};
+use promptc::compile::{Request, Selection};
+use promptc::compiled::Compiled;
 use promptc::emit::matrix;
 use promptc::tokens::Encoding;
 

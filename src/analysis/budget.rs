@@ -1,7 +1,7 @@
 //! Token budgets: a compiled prompt over its variant's `max_prompt_tokens` (or the manifest's
 //! default) is an error naming the family, context, total and the three largest sections.
 
-use crate::compile::Compiled;
+use crate::compiled::Compiled;
 use crate::diagnostic::Diagnostic;
 use crate::problem::Problem;
 use crate::span::Span;

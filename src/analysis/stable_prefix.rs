@@ -5,7 +5,8 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::compile::{Compiled, Compiler, Request};
+use crate::compile::{Compiler, Request};
+use crate::compiled::Compiled;
 use crate::diagnostic::Diagnostic;
 use crate::model::Mode;
 use crate::problem::Problem;

@@ -5,7 +5,8 @@ use indexmap::IndexMap;
 
 use super::{EXIT_OK, EXIT_PROBLEMS, Output, UsageError, emit, load_valid, path_failed};
 use crate::analysis::budget::check_budget;
-use crate::compile::{CompileError, Compiled, Request, Selection};
+use crate::compile::{Request, Selection};
+use crate::compiled::{CompileError, Compiled};
 use crate::emit::matrix;
 use crate::emit::write::write_atomic;
 use crate::load::document::Format;
@@ -85,7 +86,7 @@ pub fn run(args: BuildArgs, output: &Output) -> Result<u8, UsageError> {
         Ok(request) => request,
         Err(code) => return Ok(code),
     };
-    let compiler = crate::Compiler::new(&workspace);
+    let compiler = crate::compile::Compiler::new(&workspace);
     let compiled = match compiler.compile(&request) {
         Ok(compiled) => compiled,
         Err(error) => return compile_failed(&workspace, error, output),
@@ -168,7 +169,10 @@ pub fn compile_failed(
 }
 
 fn build_all(workspace: &Workspace, output: &Output) -> Result<u8, UsageError> {
-    let run = matrix::compile_all(&crate::Compiler::new(workspace), source_date_epoch()?);
+    let run = matrix::compile_all(
+        &crate::compile::Compiler::new(workspace),
+        source_date_epoch()?,
+    );
     let clean = run.is_clean();
     let outputs = run.outputs;
     output.diagnostics(run.over_budget, &workspace.sources);

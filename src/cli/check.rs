@@ -17,7 +17,10 @@ pub fn run(args: CheckArgs, output: &Output) -> Result<u8, UsageError> {
         Ok(workspace) => workspace,
         Err(code) => return Ok(code),
     };
-    let run = matrix::compile_all(&crate::Compiler::new(&workspace), source_date_epoch()?);
+    let run = matrix::compile_all(
+        &crate::compile::Compiler::new(&workspace),
+        source_date_epoch()?,
+    );
     let clean = run.is_clean();
     let outputs = run.outputs;
     output.diagnostics(run.over_budget, &workspace.sources);

@@ -2,8 +2,8 @@ use clap::{Args, ValueEnum};
 
 use super::build::{TargetArgs, compile_failed, request};
 use super::{EXIT_OK, Output, UsageError, emit, load_valid};
-use crate::compile::SourceRange;
 use crate::compile::explain::{Explanation, Item};
+use crate::compiled::SourceRange;
 
 #[derive(Args, Debug)]
 pub struct ExplainArgs {
@@ -34,11 +34,13 @@ pub fn run(args: ExplainArgs, output: &Output) -> Result<u8, UsageError> {
         Ok(request) => request,
         Err(code) => return Ok(code),
     };
-    let mut explanation =
-        match crate::compile::explain::explain(&crate::Compiler::new(&workspace), &request) {
-            Ok(explanation) => explanation,
-            Err(error) => return compile_failed(&workspace, error, output),
-        };
+    let mut explanation = match crate::compile::explain::explain(
+        &crate::compile::Compiler::new(&workspace),
+        &request,
+    ) {
+        Ok(explanation) => explanation,
+        Err(error) => return compile_failed(&workspace, error, output),
+    };
     if let Some(tool) = &args.tool {
         explanation.components.clear();
         explanation.tools.retain(|item| &item.id == tool);

@@ -144,7 +144,7 @@ pub fn load_valid(
     output: &Output,
 ) -> Result<Result<Workspace, u8>, UsageError> {
     let root = workspace_root(dir)?;
-    let loaded = crate::load_workspace(&root)?;
+    let loaded = crate::loader::load_workspace(&root)?;
     let has_errors = loaded.diagnostics.has_errors();
     output.diagnostics(loaded.diagnostics, &loaded.workspace.sources);
     Ok(if has_errors {

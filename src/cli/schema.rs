@@ -3,11 +3,12 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::{EXIT_OK, EXIT_PROBLEMS, UsageError, path_failed};
-use crate::confine::{MAX_DATA_FILE_BYTES, read_content, resolve_output, resolve_output_dir};
+use crate::confine::{read_content, resolve_output, resolve_output_dir};
 use crate::emit::write::Staged;
 use crate::load::MANIFEST_FILE;
 use crate::load::find_root;
 use crate::model::Manifest;
+use crate::model::limits::MAX_DATA_FILE_BYTES;
 use crate::path_error::{PathError, PathProblem};
 use crate::problem::Kind;
 use crate::schema::{file_name, render, stale_files};

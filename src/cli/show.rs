@@ -22,7 +22,7 @@ pub fn run(args: ShowArgs, output: &Output) -> Result<u8, UsageError> {
         Ok(workspace) => workspace,
         Err(code) => return Ok(code),
     };
-    let compiler = crate::Compiler::new(&workspace);
+    let compiler = crate::compile::Compiler::new(&workspace);
     let effective = compiler
         .select(&Selection::Variant(args.variant.clone()))
         .map_err(|problem| UsageError(problem.to_string()))?;

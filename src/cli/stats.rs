@@ -75,7 +75,7 @@ pub fn run(args: StatsArgs, output: &Output) -> Result<u8, UsageError> {
         })
         .collect();
     // One run over the entries: a runaway template is stopped once, not once per entry.
-    let compiler = crate::Compiler::new(&workspace);
+    let compiler = crate::compile::Compiler::new(&workspace);
     let run = matrix::compile_entries(&compiler, wanted, epoch);
     for (entry, compiled) in run.outputs {
         let Some(request) = matrix::request(&workspace, &entry, epoch) else {

@@ -18,7 +18,7 @@ pub struct ValidateArgs {
 
 pub fn run(args: ValidateArgs, output: &Output) -> Result<u8, UsageError> {
     let root = workspace_root(args.dir.as_deref())?;
-    let mut loaded = crate::load_workspace(&root)?;
+    let mut loaded = crate::loader::load_workspace(&root)?;
     // A workspace whose files are sound is compiled too: every matrix entry must render,
     // stay within its budget, and keep volatile values out of its cacheable prefix.
     if !loaded.diagnostics.has_errors() {

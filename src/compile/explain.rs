@@ -7,8 +7,9 @@ use std::collections::HashSet;
 use minijinja::Value;
 use serde::Serialize;
 
-use crate::compile::SourceRange;
-use crate::compile::{CompileError, Compiler, Request};
+use crate::compile::{Compiler, Request};
+use crate::compiled::CompileError;
+use crate::compiled::SourceRange;
 use crate::diagnostic::Diagnostics;
 use crate::load::document::child_pointer;
 use crate::model::Overrides;

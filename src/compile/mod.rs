@@ -4,8 +4,10 @@
 
 use indexmap::IndexMap;
 
+use crate::compiled::{CompileError, Compiled, Section, SourceRange};
 use crate::diagnostic::Diagnostics;
 use crate::load::document::child_pointer;
+use crate::model::limits::DEFAULT_FUEL;
 use crate::problem::{Problem, RefKind};
 use crate::render::budget::{Budget, Exhausted};
 use crate::render::renderer::Renderer;
@@ -13,19 +15,16 @@ use crate::resolve::conditions::Conditions;
 use crate::resolve::date::date_from_epoch;
 use crate::resolve::plan::{Plan, Reason, plan};
 use crate::resolve::scope::Scope;
-use crate::templates::limits::DEFAULT_FUEL;
 use crate::templates::{TemplateId, Templates};
 use crate::workspace::Workspace;
 use crate::workspace::inheritance::{EffectiveVariant, effective};
 use crate::workspace::template_choice::tool_format;
 use postprocess::Postprocessor;
 
-mod compiled;
 pub mod explain;
 mod postprocess;
 mod request;
 
-pub use compiled::{CompileError, Compiled, CompiledParameter, CompiledTool, Section, SourceRange};
 pub use request::{Request, Selection};
 
 /// Compiles requests against one workspace.

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 use crate::analysis::budget::check_budget;
 use crate::analysis::stable_prefix::volatile_warning;
-use crate::compile::{CompileError, Compiled, Compiler, Request, Selection};
+use crate::compile::{Compiler, Request, Selection};
+use crate::compiled::{CompileError, Compiled};
 use crate::confine;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::emit::write::{Staged, is_temporary};
@@ -269,7 +270,7 @@ pub fn check(
         let text = &compiled.prompt;
         let relative = Path::new(&entry.path);
         let (out, below) = split(workspace, &entry.path);
-        match confine::read_output(root, out, below, confine::MAX_OUTPUT_BYTES)? {
+        match confine::read_output(root, out, below, crate::model::limits::MAX_OUTPUT_BYTES)? {
             Some(on_disk) if on_disk == text.as_bytes() => {}
             Some(on_disk) => {
                 let on_disk = String::from_utf8(on_disk)
@@ -386,7 +387,7 @@ fn read_index(workspace: &Workspace) -> Result<Vec<String>, PathError> {
         &workspace.root,
         out_dir(workspace),
         Path::new(INDEX_FILE),
-        confine::MAX_DATA_FILE_BYTES,
+        crate::model::limits::MAX_DATA_FILE_BYTES,
     )?
     .unwrap_or_default();
     let out = workspace.settings().build.out.trim_end_matches('/');

@@ -4,8 +4,9 @@
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-use crate::confine::{self, Origin, ReadLimit};
+use crate::confine::{self, Origin};
 use crate::diagnostic::Diagnostic;
+use crate::model::limits::ReadLimit;
 use crate::path_error::{PathError, PathProblem};
 use crate::problem::Problem;
 use crate::source::{SourceId, Sources};

@@ -1,8 +1,40 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::confine::{MAX_DATA_FILE_BYTES, MAX_TEMPLATE_BYTES, MAX_WORKSPACE_BYTES, ReadLimit};
-use crate::templates::limits::{DEFAULT_COMPILE_BYTES, DEFAULT_RENDER_BYTES};
+/// Template instructions one compile (one family × context) may run by default: generous
+/// for real prompts, small enough that a runaway loop stops within a second.
+pub const DEFAULT_FUEL: u64 = 5_000_000;
+/// The highest `fuel` a manifest may set: about five seconds of template work (release build).
+pub const MAX_FUEL: u64 = 100_000_000;
+/// Default for `limits.render_bytes`: the text one render may write, and the largest string a
+/// filter may build.
+pub const DEFAULT_RENDER_BYTES: u64 = 16 << 20;
+/// Default for `limits.compile_bytes`: the text all renders of one compile may write together
+/// (sections, tool texts, the tool list and the prompt).
+pub const DEFAULT_COMPILE_BYTES: u64 = 64 << 20;
+/// The highest byte limit a manifest may set.
+pub const MAX_BYTES: u64 = 1 << 30;
+const MIB: u64 = 1024 * 1024;
+
+/// Largest data file (manifest, variant, component, tool, context) promptc reads, unless
+/// `limits.file_bytes` says otherwise. The manifest itself is always read with this limit.
+pub const MAX_DATA_FILE_BYTES: u64 = 4 * MIB;
+/// Largest template file promptc reads, unless `limits.template_bytes` says otherwise. Below
+/// the default `limits.render_bytes`: a template's own text is part of what it renders.
+pub const MAX_TEMPLATE_BYTES: u64 = 8 * MIB;
+/// Most bytes of data files and templates one workspace may hold in all, unless
+/// `limits.workspace_bytes` says otherwise: links and copies must not multiply the per-file
+/// limits.
+pub const MAX_WORKSPACE_BYTES: u64 = 256 * MIB;
+/// Largest committed output promptc reads back to compare with a fresh compile.
+pub const MAX_OUTPUT_BYTES: u64 = 64 * MIB;
+
+/// A byte limit on the files a load reads, and the `[limits]` setting that changes it.
+#[derive(Clone, Copy, Debug)]
+pub struct ReadLimit {
+    pub bytes: u64,
+    pub setting: &'static str,
+}
 
 /// How much text templates may build. A template that goes over is an error naming the
 /// template and, where it can, the line.

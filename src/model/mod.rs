@@ -4,7 +4,7 @@
 
 mod component;
 mod context;
-mod limits;
+pub mod limits;
 mod manifest;
 mod parameter;
 mod postprocess_rule;

@@ -2,7 +2,7 @@
 
 use minijinja::Value;
 
-use crate::compile::{CompiledParameter, CompiledTool, SourceRange};
+use crate::compiled::{CompiledParameter, CompiledTool, SourceRange};
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::load::document::child_pointer;
 use crate::namespace::{TOOL, TOOLS_DATA, TOOLS_TEXT};

@@ -7,9 +7,9 @@ use minijinja::{Expression, Value};
 
 use crate::diagnostic::Diagnostic;
 use crate::model::Parameter;
+use crate::model::limits::DEFAULT_FUEL;
 use crate::problem::Problem;
 use crate::span::Span;
-use crate::templates::limits::DEFAULT_FUEL;
 use crate::workspace::Workspace;
 
 pub struct Conditions<'w> {

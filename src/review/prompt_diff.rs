@@ -31,13 +31,16 @@ struct Output {
 
 /// Compiles the matrix of the workspace at `root`. `Err` holds why it could not, in words.
 pub fn compile_side(root: &Path, source_date_epoch: Option<i64>) -> Result<SideOutputs, String> {
-    let loaded = crate::load_workspace(root).map_err(|error| error.to_string())?;
+    let loaded = crate::loader::load_workspace(root).map_err(|error| error.to_string())?;
     let workspace = loaded.workspace;
     if loaded.diagnostics.has_errors() {
         let sorted = loaded.diagnostics.sorted();
         return Err(report::human(&sorted, &workspace.sources, false));
     }
-    let run = matrix::compile_all(&crate::Compiler::new(&workspace), source_date_epoch);
+    let run = matrix::compile_all(
+        &crate::compile::Compiler::new(&workspace),
+        source_date_epoch,
+    );
     if !run.failed.is_empty() {
         let mut message = String::new();
         for (entry, error) in run.failed {
@@ -46,19 +49,19 @@ pub fn compile_side(root: &Path, source_date_epoch: Option<i64>) -> Result<SideO
                 entry.family, entry.context
             ));
             match error {
-                crate::compile::CompileError::Selection(problem) => {
+                crate::compiled::CompileError::Selection(problem) => {
                     message.push_str(&format!("{problem}\n"));
                 }
-                crate::compile::CompileError::InvalidWorkspace => {
+                crate::compiled::CompileError::InvalidWorkspace => {
                     message.push_str("the workspace has errors\n");
                 }
                 // Its errors were reported with an earlier entry of the same run.
-                crate::compile::CompileError::Diagnostics(diagnostics)
+                crate::compiled::CompileError::Diagnostics(diagnostics)
                     if diagnostics.is_empty() =>
                 {
                     message.push_str("(errors above)\n");
                 }
-                crate::compile::CompileError::Diagnostics(diagnostics) => {
+                crate::compiled::CompileError::Diagnostics(diagnostics) => {
                     message.push('\n');
                     message.push_str(&report::human(
                         &diagnostics.sorted(),

@@ -4,7 +4,8 @@ use minijinja::syntax::SyntaxConfig;
 use minijinja::value::Kwargs;
 use minijinja::{AutoEscape, Environment, Error, ErrorKind, UndefinedBehavior, Value};
 
-use crate::templates::limits::{self, DEFAULT_FUEL, MAX_FUEL};
+use crate::model::limits::{DEFAULT_FUEL, MAX_FUEL};
+use crate::templates::limits;
 
 /// `fuel` is the budget of one compile (each render may spend at most all of it); `render_bytes`
 /// bounds the text one render writes and any one string a filter builds.
@@ -107,7 +108,7 @@ mod tests {
 
     #[test]
     fn pretty_json_keeps_order_and_does_not_escape() {
-        let env = new_environment(None, limits::DEFAULT_RENDER_BYTES);
+        let env = new_environment(None, crate::model::limits::DEFAULT_RENDER_BYTES);
         let value: serde_json::Value =
             serde_json::from_str(r#"{"z": "<a & b>", "a": [1, 2]}"#).unwrap();
         let out = env
@@ -124,14 +125,14 @@ mod tests {
 
     #[test]
     fn undefined_names_are_errors_and_newlines_are_kept() {
-        let env = new_environment(None, limits::DEFAULT_RENDER_BYTES);
+        let env = new_environment(None, crate::model::limits::DEFAULT_RENDER_BYTES);
         assert!(env.render_str("{{ missing }}", ()).is_err());
         assert_eq!(env.render_str("a\n", ()).unwrap(), "a\n");
     }
 
     #[test]
     fn indent_works_like_minijinjas_and_refuses_huge_widths() {
-        let env = new_environment(None, limits::DEFAULT_RENDER_BYTES);
+        let env = new_environment(None, crate::model::limits::DEFAULT_RENDER_BYTES);
         let render = |t: &str| env.render_str(t, minijinja::context! { v => "a\n\nb\n" });
         assert_eq!(render("{{ v | indent(2) }}").unwrap(), "a\n\n  b");
         assert_eq!(render("{{ v | indent(2, true) }}").unwrap(), "  a\n\n  b");
@@ -148,7 +149,7 @@ mod tests {
 
     #[test]
     fn fuel_stops_runaway_loops() {
-        let env = new_environment(Some(1_000), limits::DEFAULT_RENDER_BYTES);
+        let env = new_environment(Some(1_000), crate::model::limits::DEFAULT_RENDER_BYTES);
         let error = env
             .render_str("{% for i in range(100000) %}{{ i }}{% endfor %}", ())
             .unwrap_err();

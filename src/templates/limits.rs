@@ -9,19 +9,6 @@ use std::fmt::{self, Write};
 use minijinja::value::{Kwargs, Rest, StringInput, ValueOrKwargs};
 use minijinja::{Environment, Error, ErrorKind, State, Value};
 
-/// Template instructions one compile (one family × context) may run by default: generous
-/// for real prompts, small enough that a runaway loop stops within a second.
-pub const DEFAULT_FUEL: u64 = 5_000_000;
-/// The highest `fuel` a manifest may set: about five seconds of template work (release build).
-pub const MAX_FUEL: u64 = 100_000_000;
-/// Default for `limits.render_bytes`: the text one render may write, and the largest string a
-/// filter may build.
-pub const DEFAULT_RENDER_BYTES: u64 = 16 << 20;
-/// Default for `limits.compile_bytes`: the text all renders of one compile may write together
-/// (sections, tool texts, the tool list and the prompt).
-pub const DEFAULT_COMPILE_BYTES: u64 = 64 << 20;
-/// The highest byte limit a manifest may set.
-pub const MAX_BYTES: u64 = 1 << 30;
 /// The most items (`batch`, `slice`) a filter may make up, like minijinja's own `range`.
 pub const MAX_ITEMS: usize = 100_000;
 
@@ -266,7 +253,7 @@ mod tests {
 
     #[test]
     fn checked_filters_give_the_same_results_as_minijinjas() {
-        let env = new_environment(None, DEFAULT_RENDER_BYTES);
+        let env = new_environment(None, crate::model::limits::DEFAULT_RENDER_BYTES);
         let once = Value::make_one_shot_iterator([1, 2].into_iter().map(Value::from));
         let render = |t: &str| {
             env.render_str(

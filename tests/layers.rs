@@ -1,0 +1,122 @@
+//! The crate's modules form layers: a module uses only modules of lower layers, so the stages
+//! (load → validate → resolve → render → compile → emit) stay apart and no two modules need
+//! each other. The table below is the design; this test reads every `crate::` path in `src/`
+//! and fails on an edge the table does not allow, or on a module it does not place.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// Bottom to top. A module may use the modules of the layers below its own, never its own
+/// layer or one above.
+const LAYERS: &[&[&str]] = &[
+    // Plain facts: file texts, token counting, path refusals, the process memory limit.
+    &["source", "tokens", "path_error", "memory_limit"],
+    // Positions, the trust boundary, and the data model (the file formats).
+    &["span", "confine", "model"],
+    // The names templates may read, and the wording of every problem.
+    &["namespace", "problem"],
+    // A problem at a place; the JSON Schemas generated from the model.
+    &["diagnostic", "schema"],
+    // The template environment and registry; the result types of a compile.
+    &["templates", "compiled"],
+    // Stage 1: files into specs.
+    &["load"],
+    // The workspace: specs with their templates, inheritance.
+    &["workspace"],
+    // Stage 2: checks; stage 3: what one compile contains.
+    &["validate", "resolve"],
+    // The loader runs the stages up to a checked workspace; stage 4 renders.
+    &["loader", "render"],
+    // Stage 5: one compile, explain.
+    &["compile"],
+    // What compiled prompts cost.
+    &["analysis"],
+    // Writing and checking outputs; the rendering of diagnostics.
+    &["emit", "report"],
+    // Reviewing a change between git revisions, a new workspace.
+    &["review", "init"],
+    // The command line.
+    &["cli"],
+];
+
+#[test]
+fn modules_use_only_lower_layers() {
+    let layer_of: BTreeMap<&str, usize> = LAYERS
+        .iter()
+        .enumerate()
+        .flat_map(|(layer, modules)| modules.iter().map(move |m| (*m, layer)))
+        .collect();
+    let edges = crate_edges(Path::new(env!("CARGO_MANIFEST_DIR")).join("src").as_path());
+    assert!(!edges.is_empty(), "no module found under src/");
+    let mut wrong = Vec::new();
+    for (from, targets) in &edges {
+        let Some(&from_layer) = layer_of.get(from.as_str()) else {
+            wrong.push(format!("`{from}` has no layer in the table"));
+            continue;
+        };
+        for to in targets {
+            match layer_of.get(to.as_str()) {
+                None => wrong.push(format!("`{from}` uses `{to}`, which has no layer")),
+                Some(&to_layer) if to_layer >= from_layer => wrong.push(format!(
+                    "`{from}` (layer {from_layer}) uses `{to}` (layer {to_layer})"
+                )),
+                Some(_) => {}
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "layering broken:\n{}", wrong.join("\n"));
+}
+
+/// The test reads what it should: a use of a higher layer is seen.
+#[test]
+fn an_upward_use_is_seen() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("model")).unwrap();
+    std::fs::write(
+        dir.path().join("model/variant.rs"),
+        "// crate::cli in a comment is no use\nuse crate::compile::Compiler;\n\
+         #[cfg(test)]\nmod tests { use crate::cli::run; }\n",
+    )
+    .unwrap();
+    let edges = crate_edges(dir.path());
+    let targets: Vec<&String> = edges["model"].iter().collect();
+    assert_eq!(targets, ["compile"]);
+}
+
+/// Top-level module → the top-level modules its code names (`crate::x`), comments and test
+/// modules left out.
+fn crate_edges(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for entry in walkdir::WalkDir::new(src).sort_by_file_name() {
+        let entry = entry.unwrap();
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let relative = path.strip_prefix(src).unwrap();
+        let first = relative.components().next().unwrap().as_os_str();
+        let module = first.to_string_lossy().trim_end_matches(".rs").to_string();
+        if module == "lib" || module == "main" {
+            continue;
+        }
+        let text = std::fs::read_to_string(path).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        let targets = edges.entry(module.clone()).or_default();
+        for line in code.lines() {
+            let line = line.split("//").next().unwrap_or_default();
+            for (at, _) in line.match_indices("crate::") {
+                let rest = &line[at + "crate::".len()..];
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if !name.is_empty() && name != module {
+                    targets.insert(name);
+                }
+            }
+        }
+    }
+    edges
+}
