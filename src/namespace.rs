@@ -5,25 +5,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use crate::model::Context;
-
-/// Placeholders every compile defines from the context and the variant.
-pub const STANDARD_PLACEHOLDERS: [&str; 14] = [
-    "CWD",
-    "OS",
-    "SHELL",
-    "HOME",
-    "IDE",
-    "CURRENT_DATE",
-    "MODEL_FAMILY",
-    "MODEL_ID",
-    "PROVIDER",
-    "MODE",
-    "SUPPORTS_BROWSER",
-    "BROWSER_VIEWPORT",
-    "YOLO",
-    "PREFERRED_LANGUAGE",
-];
+use crate::model::{Context, StandardPlaceholder};
 
 /// Names about the compile itself.
 pub const FAMILY: &str = "family";
@@ -72,7 +54,7 @@ impl Namespace {
             .map(|fields| fields.keys().cloned().collect())
             .unwrap_or_default();
         names.extend(predicates.into_iter().map(str::to_string));
-        names.extend(STANDARD_PLACEHOLDERS.iter().map(|s| s.to_string()));
+        names.extend(StandardPlaceholder::ALL.map(|p| p.name().to_string()));
         names.extend([FAMILY, VARIANT].map(str::to_string));
         Self {
             names,

@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use crate::compile::{Compiler, Request};
 use crate::compiled::Compiled;
 use crate::diagnostic::Diagnostic;
-use crate::model::Mode;
+use crate::model::StandardPlaceholder;
 use crate::problem::Problem;
 use crate::workspace::Workspace;
 use crate::workspace::template_choice::component_template;
@@ -25,36 +25,16 @@ pub struct StablePrefix {
     pub section: Option<String>,
 }
 
-const PROBE: &str = "promptc-volatile-probe";
-
 /// The request with every volatile value changed.
 fn probe(workspace: &Workspace, request: &Request) -> Request {
     let mut probe = request.clone();
-    let context = &mut probe.context;
     for name in &workspace.settings().tokens.volatile {
-        match name.as_str() {
-            "CURRENT_DATE" | "date" => {
-                let current = context.date.clone();
-                context.date = Some(if current.as_deref() == Some("1970-01-02") {
-                    "1970-01-03".into()
-                } else {
-                    "1970-01-02".into()
-                });
-            }
-            "CWD" | "cwd" => context.cwd = format!("/{PROBE}"),
-            "HOME" | "home" => context.home = format!("/{PROBE}-home"),
-            "OS" | "os" => context.os = PROBE.into(),
-            "SHELL" | "shell" => context.shell = format!("/bin/{PROBE}"),
-            "IDE" | "ide" => context.ide = PROBE.into(),
-            "MODE" | "mode" => {
-                context.mode = match context.mode {
-                    Mode::Act => Mode::Plan,
-                    Mode::Plan => Mode::Act,
-                }
-            }
-            other => {
-                probe.set.insert(other.to_string(), PROBE.into());
-            }
+        let changed = StandardPlaceholder::named(name)
+            .is_some_and(|placeholder| placeholder.perturb(&mut probe.context));
+        if !changed {
+            probe
+                .set
+                .insert(name.clone(), StandardPlaceholder::probe_text().into());
         }
     }
     probe

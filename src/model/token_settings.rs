@@ -2,6 +2,7 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::StandardPlaceholder;
 use crate::tokens::Encoding;
 
 /// Token accounting: which encoding counts each family, budgets, and prompt-cache stability.
@@ -36,7 +37,9 @@ pub struct TokenSettings {
 
 impl TokenSettings {
     fn default_volatile() -> Vec<String> {
-        ["CURRENT_DATE", "CWD", "MODE"].map(String::from).to_vec()
+        StandardPlaceholder::VOLATILE_BY_DEFAULT
+            .map(|placeholder| placeholder.name().to_string())
+            .to_vec()
     }
 
     fn default_stable_percent() -> u8 {

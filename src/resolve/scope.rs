@@ -13,7 +13,7 @@ use indexmap::IndexMap;
 use minijinja::Value;
 use minijinja::value::{Enumerator, Object, Serde, merge_maps};
 
-use crate::model::{Context, Mode};
+use crate::model::{Context, StandardPlaceholder};
 use crate::namespace::{FAMILY, VARIANT};
 use crate::workspace::inheritance::EffectiveVariant;
 
@@ -141,50 +141,13 @@ fn base_layer(
     for (name, value) in &v.placeholders {
         base.insert(name.clone(), Value::from(Serde(value)));
     }
-    let mode = match context.mode {
-        Mode::Act => "act",
-        Mode::Plan => "plan",
-    };
-    let viewport = &context.browser.viewport;
-    let standard: [(&str, Option<Value>); 14] = [
-        ("CWD", Some(Value::from(context.cwd.as_str()))),
-        ("OS", Some(Value::from(context.os.as_str()))),
-        ("SHELL", Some(Value::from(context.shell.as_str()))),
-        ("HOME", Some(Value::from(context.home.as_str()))),
-        ("IDE", Some(Value::from(context.ide.as_str()))),
-        // Left undefined without a date: using it is then an error, never the wall clock.
-        ("CURRENT_DATE", date.map(Value::from)),
-        ("MODEL_FAMILY", Some(Value::from(variant.family()))),
-        ("MODEL_ID", Some(Value::from(context.model.id.as_str()))),
-        (
-            "PROVIDER",
-            Some(Value::from(context.model.provider.as_str())),
-        ),
-        ("MODE", Some(Value::from(mode))),
-        (
-            "SUPPORTS_BROWSER",
-            Some(Value::from(context.browser.enabled)),
-        ),
-        (
-            "BROWSER_VIEWPORT",
-            Some(Value::from(format!(
-                "{}x{}",
-                viewport.width, viewport.height
-            ))),
-        ),
-        ("YOLO", Some(Value::from(context.yolo))),
-        (
-            "PREFERRED_LANGUAGE",
-            Some(Value::from(context.preferred_language.as_str())),
-        ),
-    ];
-    for (name, value) in standard {
-        match value {
+    for placeholder in StandardPlaceholder::ALL {
+        match placeholder.value(context, variant.family(), date) {
             Some(value) => {
-                base.insert(name.into(), value);
+                base.insert(placeholder.name().into(), Value::from(Serde(value)));
             }
             None => {
-                base.remove(name);
+                base.remove(placeholder.name());
             }
         }
     }

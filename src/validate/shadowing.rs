@@ -23,7 +23,8 @@ use crate::diagnostic::Diagnostics;
 use crate::load::document::child_pointer;
 use crate::load::entry::Entry;
 use crate::model::Context;
-use crate::namespace::{COMPILE_NAMES, STANDARD_PLACEHOLDERS, context_fields};
+use crate::model::StandardPlaceholder;
+use crate::namespace::{COMPILE_NAMES, context_fields};
 use crate::problem::Problem;
 use crate::workspace::Workspace;
 
@@ -146,7 +147,8 @@ fn scope_name(fields: &BTreeSet<String>, name: &str) -> Option<String> {
 }
 
 fn standard(name: &str) -> Option<String> {
-    STANDARD_PLACEHOLDERS
-        .contains(&name)
+    StandardPlaceholder::ALL
+        .iter()
+        .any(|placeholder| placeholder.name() == name)
         .then(|| "a standard placeholder".into())
 }
