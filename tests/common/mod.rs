@@ -97,6 +97,21 @@ impl Fixture {
             .file("examples/contexts/basic.toml", CONTEXT)
     }
 
+    /// Every file under `dir` (a workspace checked in under `tests/fixtures/`), by its path
+    /// relative to `dir`.
+    pub fn from_dir(dir: &Path) -> Self {
+        let mut fixture = Self::empty();
+        for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+            let entry = entry.unwrap();
+            if entry.file_type().is_file() {
+                let path = entry.path().strip_prefix(dir).unwrap();
+                let path = path.to_str().unwrap().replace('\\', "/");
+                fixture = fixture.file(&path, std::fs::read(entry.path()).unwrap());
+            }
+        }
+        fixture
+    }
+
     /// Adds a file, or replaces one of the same path. Contents may be text or raw bytes.
     #[must_use]
     pub fn file(mut self, path: &str, contents: impl AsRef<[u8]>) -> Self {
