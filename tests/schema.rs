@@ -3,14 +3,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test that cannot proceed fails
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use promptc::problem::Kind;
 use promptc::schema::{file_name, render};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use common::repo_root as root;
 
 #[test]
 fn checked_in_schemas_are_current() {
