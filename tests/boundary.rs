@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use common::{Fixture, Workspace};
+use common::{Fixture, Workspace, git};
 
 const OUTPUT: &str = "examples/prompts/generic/basic.md";
 
@@ -63,22 +63,6 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
         }
     }
     found
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "user.name=T", "-c", "user.email=t@example.invalid"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap().trim().to_string()
 }
 
 fn git_stdin(dir: &Path, args: &[&str], input: &str) -> String {

@@ -2,34 +2,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test that cannot proceed fails
 
-use std::path::{Path, PathBuf};
+mod common;
 
-use assert_cmd::Command;
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-}
-
-fn promptc() -> Command {
-    let mut command = Command::cargo_bin("promptc").unwrap();
-    command.env_remove("SOURCE_DATE_EPOCH").env("NO_COLOR", "1");
-    command
-}
-
-fn stdout(output: &std::process::Output) -> String {
-    String::from_utf8(output.stdout.clone()).unwrap()
-}
-
-fn stderr(output: &std::process::Output) -> String {
-    String::from_utf8(output.stderr.clone()).unwrap()
-}
+use common::{fixture_dir, promptc, stderr, stdout};
 
 #[test]
 fn build_prints_the_prompt_from_inside_the_workspace() {
     let output = promptc()
-        .current_dir(fixture("expressive").join("components"))
+        .current_dir(fixture_dir("expressive").join("components"))
         .args(["build", "--family", "base", "--context", "full"])
         .output()
         .unwrap();
@@ -50,7 +30,7 @@ fn build_json_has_the_parts_of_the_prompt() {
             "json",
             "--workspace",
         ])
-        .arg(fixture("expressive"))
+        .arg(fixture_dir("expressive"))
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
@@ -80,7 +60,7 @@ fn build_out_writes_the_file_and_nothing_else() {
         .args(["build", "--family", "base", "--context", "bare", "--out"])
         .arg(out.path())
         .arg("--workspace")
-        .arg(fixture("expressive"))
+        .arg(fixture_dir("expressive"))
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
@@ -114,7 +94,7 @@ fn set_and_a_context_file_feed_runtime_placeholders() {
         ])
         .arg(&context)
         .arg("--workspace")
-        .arg(fixture("expressive"))
+        .arg(fixture_dir("expressive"))
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
@@ -137,7 +117,7 @@ fn source_date_epoch_dates_a_context_without_a_date() {
             .args(["build", "--family", "base", "--context"])
             .arg(&context)
             .arg("--workspace")
-            .arg(fixture("expressive"))
+            .arg(fixture_dir("expressive"))
             .output()
             .unwrap()
     };
@@ -156,7 +136,7 @@ fn source_date_epoch_dates_a_context_without_a_date() {
 
 #[test]
 fn usage_problems_exit_2() {
-    let workspace = fixture("expressive");
+    let workspace = fixture_dir("expressive");
     let cases: [&[&str]; 4] = [
         &["build", "--family", "nope"],
         &["build", "--set", "no-equals-sign"],
@@ -197,7 +177,7 @@ fn usage_problems_exit_2() {
 fn validate_exits_0_when_clean_and_1_with_errors() {
     let output = promptc()
         .arg("validate")
-        .arg(fixture("expressive"))
+        .arg(fixture_dir("expressive"))
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));

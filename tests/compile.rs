@@ -3,39 +3,17 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test that cannot proceed fails
 
-use std::path::{Path, PathBuf};
+mod common;
 
 use promptc::Workspace;
 use promptc::compile::{Request, Selection};
 use promptc::compiled::Compiled;
 
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-}
+use common::{compile, fixture_dir};
 
+/// The fixture `tests/fixtures/NAME`, which must have no problems.
 fn load(name: &str) -> Workspace {
-    let loaded = promptc::load_workspace(&fixture(name)).unwrap();
-    let problems: Vec<String> = loaded
-        .diagnostics
-        .iter()
-        .map(|d| d.problem.to_string())
-        .collect();
-    assert!(
-        problems.is_empty(),
-        "fixture {name} has problems: {problems:?}"
-    );
-    loaded.workspace
-}
-
-fn compile(workspace: &Workspace, family: &str, context: &str) -> Compiled {
-    let values = workspace.contexts[context].value.clone();
-    let request = Request::new(Selection::Family(family.into()), values);
-    match promptc::Compiler::new(workspace).compile(&request) {
-        Ok(compiled) => compiled,
-        Err(error) => panic!("{family}/{context} failed: {error:?}"),
-    }
+    common::load(&fixture_dir(name))
 }
 
 fn section<'a>(compiled: &'a Compiled, id: &str) -> &'a str {
@@ -206,7 +184,8 @@ fn a_shared_parameter_is_defined_once_and_used_by_many_tools() {
 fn template_files_are_used_byte_for_byte() {
     let workspace = load("bytes");
     let compiled = compile_default(&workspace);
-    let expected = std::fs::read_to_string(fixture("bytes").join("components/bytes.md")).unwrap();
+    let expected =
+        std::fs::read_to_string(fixture_dir("bytes").join("components/bytes.md")).unwrap();
     assert!(expected.starts_with("\n\t") && expected.ends_with("\n\n"));
     assert_eq!(compiled.prompt, expected);
 }
@@ -310,7 +289,9 @@ fn per_family_component_templates_are_chosen_by_family() {
 }
 
 #[test]
-fn compiling_is_deterministic_and_independent_of_file_order() {
+fn compiling_is_deterministic() {
+    // Independence from the order in which files were created (and so listed) is a property
+    // of tests/properties.rs: `outputs_do_not_depend_on_the_order_files_were_created`.
     let workspace = load("expressive");
     let first = compile(&workspace, "base", "full");
     let second = compile(&load("expressive"), "base", "full");
@@ -319,33 +300,6 @@ fn compiling_is_deterministic_and_independent_of_file_order() {
         serde_json::to_string(&first).unwrap(),
         serde_json::to_string(&second).unwrap()
     );
-
-    // The same files created in the opposite order compile to the same bytes.
-    let copy = tempfile::tempdir().unwrap();
-    let mut files: Vec<PathBuf> = walk(&fixture("expressive"));
-    files.sort();
-    files.reverse();
-    for file in files {
-        let relative = file.strip_prefix(fixture("expressive")).unwrap();
-        let target = copy.path().join(relative);
-        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
-        std::fs::copy(&file, &target).unwrap();
-    }
-    let copied = promptc::load_workspace(copy.path()).unwrap().workspace;
-    assert_eq!(compile(&copied, "base", "full").prompt, first.prompt);
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            out.extend(walk(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
 }
 
 #[test]

@@ -3,36 +3,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test that cannot proceed fails
 
-use std::path::{Path, PathBuf};
+mod common;
 
-use promptc::Workspace;
-use promptc::compile::{Request, Selection};
-use promptc::compiled::Compiled;
 use promptc::emit::matrix;
 use promptc::tokens::Encoding;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn load(dir: &Path) -> Workspace {
-    let loaded = promptc::load_workspace(dir).unwrap();
-    let problems: Vec<String> = loaded
-        .diagnostics
-        .iter()
-        .map(|d| format!("{}: {}", d.problem.code(), d.problem))
-        .collect();
-    assert!(problems.is_empty(), "{problems:#?}");
-    loaded.workspace
-}
-
-fn compile(workspace: &Workspace, family: &str, context: &str) -> Compiled {
-    let request = Request::new(
-        Selection::Family(family.into()),
-        workspace.contexts[context].value.clone(),
-    );
-    promptc::Compiler::new(workspace).compile(&request).unwrap()
-}
+use common::{compile, load, promptc, repo_root, stderr, stdout};
 
 const FAMILIES: [&str; 6] = [
     "generic",
@@ -55,7 +31,7 @@ const CONTEXTS: [&str; 8] = [
 
 #[test]
 fn the_library_validates_without_warnings_and_has_its_families_and_contexts() {
-    let workspace = load(&root());
+    let workspace = load(&repo_root());
     assert_eq!(workspace.families().len(), FAMILIES.len());
     for family in FAMILIES {
         assert!(workspace.families().iter().any(|f| f == family), "{family}");
@@ -64,11 +40,38 @@ fn the_library_validates_without_warnings_and_has_its_families_and_contexts() {
         assert!(workspace.contexts.contains_key(context), "{context}");
     }
     assert_eq!(workspace.tools.len(), 17);
+
+    // `promptc validate` itself: besides the files, it compiles the whole build matrix and
+    // warns of budgets and of values that change per request early in a prompt.
+    let json = promptc()
+        .args(["validate", "--format", "json"])
+        .arg(repo_root())
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    assert_eq!(
+        (
+            &report["errors"],
+            &report["warnings"],
+            &report["diagnostics"]
+        ),
+        (&0.into(), &0.into(), &serde_json::json!([])),
+        "{report:#}"
+    );
+    assert_eq!(json.status.code(), Some(0), "{}", stderr(&json));
+    let human = promptc().arg("validate").arg(repo_root()).output().unwrap();
+    assert_eq!(human.status.code(), Some(0), "{}", stderr(&human));
+    let said = stderr(&human);
+    assert!(
+        said.starts_with("ok: ") && said.ends_with(" is valid\n") && said.lines().count() == 1,
+        "{said}"
+    );
+    assert_eq!(stdout(&human), "");
 }
 
 #[test]
 fn committed_outputs_are_current() {
-    let workspace = load(&root());
+    let workspace = load(&repo_root());
     let run = matrix::compile_all(&promptc::Compiler::new(&workspace), None);
     assert!(run.failed.is_empty(), "{:?}", run.failed);
     assert_eq!(run.outputs.len(), FAMILIES.len() * CONTEXTS.len());
@@ -82,7 +85,7 @@ fn committed_outputs_are_current() {
 
 #[test]
 fn prompts_stay_within_their_token_budgets() {
-    let workspace = load(&root());
+    let workspace = load(&repo_root());
     let budgets = [
         ("generic", 9_000),
         ("next-gen", 9_000),
@@ -104,7 +107,7 @@ fn prompts_stay_within_their_token_budgets() {
 
 #[test]
 fn a_prompt_never_names_a_tool_it_does_not_offer() {
-    let workspace = load(&root());
+    let workspace = load(&repo_root());
     let all: Vec<String> = workspace
         .tools
         .values()
@@ -128,7 +131,7 @@ fn a_prompt_never_names_a_tool_it_does_not_offer() {
 
 #[test]
 fn native_tool_families_leave_tool_documentation_to_the_api() {
-    let workspace = load(&root());
+    let workspace = load(&repo_root());
     let native = compile(&workspace, "native-next-gen", "basic");
     let text = compile(&workspace, "next-gen", "basic");
     for tool in &native.tools {
@@ -145,14 +148,15 @@ fn native_tool_families_leave_tool_documentation_to_the_api() {
         );
     }
     // The same tools are offered; they travel as definitions instead of prose.
-    let ids = |c: &Compiled| c.tools.iter().map(|t| t.id.clone()).collect::<Vec<_>>();
+    let ids =
+        |c: &promptc::compiled::Compiled| c.tools.iter().map(|t| t.id.clone()).collect::<Vec<_>>();
     assert_eq!(ids(&native), ids(&text));
     assert!(native.prompt.contains("TOOL USE"));
 }
 
 #[test]
 fn context_switches_change_the_prompt() {
-    let workspace = load(&root());
+    let workspace = load(&repo_root());
     let basic = compile(&workspace, "next-gen", "basic");
     let no_browser = compile(&workspace, "next-gen", "no-browser");
     assert!(basic.tools.iter().any(|t| t.id == "browser_action"));
@@ -188,7 +192,7 @@ fn init_writes_a_workspace_that_validates_and_builds() {
     );
     let workspace = load(&target);
     let compiled = compile(&workspace, "next-gen", "basic");
-    let shipped = compile(&load(&root()), "next-gen", "basic");
+    let shipped = compile(&load(&repo_root()), "next-gen", "basic");
     assert_eq!(compiled.prompt, shipped.prompt);
 
     // A second init refuses and writes nothing.
@@ -207,14 +211,14 @@ fn init_writes_a_workspace_that_validates_and_builds() {
 
 #[test]
 fn the_readme_shows_current_stats() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
     let start = "<!-- promptc stats --context basic: kept current by tests/library.rs -->\n";
     let from = readme.find(start).expect("README has the stats marker") + start.len();
     let to = readme[from..].find("<!-- end of stats -->").unwrap() + from;
     let output = assert_cmd::Command::cargo_bin("promptc")
         .unwrap()
         .args(["stats", "--context", "basic", "--workspace"])
-        .arg(root())
+        .arg(repo_root())
         .output()
         .unwrap();
     assert_eq!(

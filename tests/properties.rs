@@ -4,6 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test that cannot proceed fails
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -19,19 +21,14 @@ use promptc::model::{McpServer, McpTool};
 use promptc::problem::Kind;
 use promptc::report;
 
+use common::{Fixture, fixture_dir, repo_root};
+
+/// The files of `tests/fixtures/NAME`, by relative path.
 fn fixture_files(name: &str) -> Vec<(PathBuf, Vec<u8>)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name);
-    let mut files = Vec::new();
-    for entry in walkdir::WalkDir::new(&root).sort_by_file_name() {
-        let entry = entry.unwrap();
-        if entry.file_type().is_file() {
-            let relative = entry.path().strip_prefix(&root).unwrap().to_path_buf();
-            files.push((relative, std::fs::read(entry.path()).unwrap()));
-        }
-    }
-    files
+    Fixture::from_dir(&fixture_dir(name))
+        .files()
+        .map(|(path, bytes)| (PathBuf::from(path), bytes.to_vec()))
+        .collect()
 }
 
 /// A folder where listing order follows creation order: tmpfs lists the newest entry first,
@@ -359,9 +356,7 @@ proptest! {
 
 /// The shipped library's data files, with the kind each is loaded as.
 fn library_documents() -> Vec<(Kind, PathBuf, Vec<u8>)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .canonicalize()
-        .unwrap();
+    let root = repo_root().canonicalize().unwrap();
     let root = root.as_path();
     let mut documents = vec![(
         Kind::Manifest,

@@ -3,10 +3,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test that cannot proceed fails
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use assert_cmd::Command;
+use common::{fixture_dir, stderr, stdout};
 
 struct Repo {
     _dir: tempfile::TempDir,
@@ -31,10 +33,7 @@ impl Repo {
     fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("repo");
-        copy_dir(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/expressive"),
-            &root,
-        );
+        copy_dir(&fixture_dir("expressive"), &root);
         let repo = Repo { _dir: dir, root };
         repo.git(&["init", "-q", "-b", "main"]);
         let built = repo.promptc(&["build", "--all"]);
@@ -44,20 +43,7 @@ impl Repo {
     }
 
     fn git(&self, args: &[&str]) -> String {
-        let output = std::process::Command::new("git")
-            .arg("-C")
-            .arg(&self.root)
-            .args([
-                "-c",
-                "user.name=Test",
-                "-c",
-                "user.email=test@example.invalid",
-            ])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(output.status.success(), "git {args:?}: {}", stderr(&output));
-        String::from_utf8(output.stdout).unwrap()
+        common::git(&self.root, args)
     }
 
     fn commit(&self, message: &str) {
@@ -66,11 +52,8 @@ impl Repo {
     }
 
     fn promptc(&self, args: &[&str]) -> Output {
-        Command::cargo_bin("promptc")
-            .unwrap()
+        common::promptc()
             .current_dir(&self.root)
-            .env_remove("SOURCE_DATE_EPOCH")
-            .env("NO_COLOR", "1")
             .args(args)
             .output()
             .unwrap()
@@ -85,14 +68,6 @@ impl Repo {
         assert!(text.contains(from), "{path} has no `{from}`");
         self.write(path, &text.replace(from, to));
     }
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).unwrap()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).unwrap()
 }
 
 const MODE_LINE: &str = "components/mode_line.yaml";

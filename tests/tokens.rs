@@ -31,7 +31,7 @@ fn stats(root: &Path) -> serde_json::Value {
 
 #[test]
 fn stats_of_the_shipped_library_match_an_independent_tokenizer() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = &common::repo_root();
     let json = stats(root);
     let rows = json["prompts"].as_array().unwrap();
     let workspace = promptc::load_workspace(root).unwrap().workspace;

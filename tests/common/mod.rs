@@ -1,5 +1,6 @@
 //! Workspaces built in a temporary folder from (path, contents) pairs, and the `promptc` binary
-//! run against them.
+//! run against them; the checked-in workspaces (the repository root, `tests/fixtures/`) and
+//! the helpers the test files share to load, compile and run them.
 //!
 //! ```ignore
 //! let report = Fixture::minimal()
@@ -71,6 +72,86 @@ pub const CONTEXT: &str = "\
 date = \"2026-11-01\"
 ";
 
+/// The repository root: the shipped library's workspace.
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The workspace checked in as `tests/fixtures/NAME`.
+pub fn fixture_dir(name: &str) -> PathBuf {
+    repo_root().join("tests/fixtures").join(name)
+}
+
+/// Loads the workspace at `dir`, which must have no problems at all.
+pub fn load(dir: &Path) -> promptc::Workspace {
+    let loaded = promptc::load_workspace(dir).unwrap();
+    let problems: Vec<String> = loaded
+        .diagnostics
+        .iter()
+        .map(|d| format!("{}: {}", d.problem.code(), d.problem))
+        .collect();
+    assert!(
+        problems.is_empty(),
+        "{} has problems: {problems:#?}",
+        dir.display()
+    );
+    loaded.workspace
+}
+
+/// Compiles `family` for the workspace's context `context`.
+pub fn compile(
+    workspace: &promptc::Workspace,
+    family: &str,
+    context: &str,
+) -> promptc::compiled::Compiled {
+    let values = workspace.contexts[context].value.clone();
+    let request =
+        promptc::compile::Request::new(promptc::compile::Selection::Family(family.into()), values);
+    match promptc::Compiler::new(workspace).compile(&request) {
+        Ok(compiled) => compiled,
+        Err(error) => panic!("{family}/{context} failed: {error:?}"),
+    }
+}
+
+/// `promptc` without colour and without `SOURCE_DATE_EPOCH`, from wherever the test runs.
+pub fn promptc() -> Command {
+    let mut command = Command::cargo_bin("promptc").unwrap();
+    command.env_remove("SOURCE_DATE_EPOCH").env("NO_COLOR", "1");
+    command
+}
+
+/// The stdout of a finished command, which must be UTF-8.
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+/// The stderr of a finished command, which must be UTF-8.
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+/// `git -C DIR ARGS` with a fixed author, which must succeed; its stdout, trimmed.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let output = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "user.name=Test",
+            "-c",
+            "user.email=test@example.invalid",
+        ])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap().trim().to_string()
+}
+
 /// A workspace to be written to a temporary folder: workspace-relative paths and contents.
 #[derive(Clone, Debug, Default)]
 pub struct Fixture {
@@ -97,6 +178,21 @@ impl Fixture {
             .file("examples/contexts/basic.toml", CONTEXT)
     }
 
+    /// Every file under `dir` (a workspace checked in under `tests/fixtures/`), by its path
+    /// relative to `dir`.
+    pub fn from_dir(dir: &Path) -> Self {
+        let mut fixture = Self::empty();
+        for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+            let entry = entry.unwrap();
+            if entry.file_type().is_file() {
+                let path = entry.path().strip_prefix(dir).unwrap();
+                let path = path.to_str().unwrap().replace('\\', "/");
+                fixture = fixture.file(&path, std::fs::read(entry.path()).unwrap());
+            }
+        }
+        fixture
+    }
+
     /// Adds a file, or replaces one of the same path. Contents may be text or raw bytes.
     #[must_use]
     pub fn file(mut self, path: &str, contents: impl AsRef<[u8]>) -> Self {
@@ -113,6 +209,13 @@ impl Fixture {
             "the fixture has no file {path}"
         );
         self
+    }
+
+    /// Every file, by workspace-relative path, in path order.
+    pub fn files(&self) -> impl Iterator<Item = (&str, &[u8])> {
+        self.files
+            .iter()
+            .map(|(path, contents)| (path.as_str(), contents.as_slice()))
     }
 
     /// The text of a file of the fixture, to compute expected positions from.
