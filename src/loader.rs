@@ -12,7 +12,7 @@ use crate::source::Sources;
 use crate::templates::Templates;
 use crate::validate;
 use crate::workspace::Workspace;
-use crate::workspace::register::{Registration, register_all};
+use crate::workspace::register::Registrar;
 
 /// A workspace together with everything loading found. The workspace holds every file that
 /// could be read, so a run can report all problems at once.
@@ -32,30 +32,26 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
     let specs = load_specs(&root, &mut sources, &mut diagnostics, &mut invalid)?;
     let limits = specs.manifest.value.limits.clone();
     let mut templates = Templates::new(specs.manifest.value.fuel, &limits, &mut sources);
-    let registration = Registration {
+    let mut registrar = Registrar {
         root: &root,
         sources: &mut sources,
         templates: &mut templates,
         diagnostics: &mut diagnostics,
         limits: &limits,
     };
-    let contexts = specs.contexts;
-    let definitions = register_all(
-        registration,
-        specs.manifest,
-        specs.variants,
-        specs.components,
-        specs.tools,
-    )?;
+    let components = registrar.components(specs.components)?;
+    let variants = registrar.variants(specs.variants)?;
+    let tools = registrar.tools(specs.tools);
+    let manifest = registrar.manifest(specs.manifest);
     let mut workspace = Workspace {
         templates,
         root,
         sources,
-        manifest: definitions.manifest,
-        variants: definitions.variants,
-        components: definitions.components,
-        tools: definitions.tools,
-        contexts,
+        manifest,
+        variants,
+        components,
+        tools,
+        contexts: specs.contexts,
         invalid,
         valid: false,
     };

@@ -170,7 +170,8 @@ impl<'w> Compiler<'w> {
         let mut sections = Vec::with_capacity(plan.components.len());
         for planned in &plan.components {
             let included = planned.reason == Reason::Included;
-            // A section left out, or whose render failed (reported), is "".
+            // A section left out is ""; one whose render failed was reported, and the compile
+            // fails.
             let text = if included {
                 renderer
                     .render(planned.template, &values)

@@ -168,7 +168,10 @@ impl Renderer<'_> {
         let mut compiled = Vec::new();
         for planned in plan.enabled_tools() {
             let tool = &planned.tool;
-            let description = self.render(tool.description, &values).unwrap_or_default();
+            // A description that fails to render was reported: the compile fails.
+            let Some(description) = self.render(tool.description, &values) else {
+                continue;
+            };
             let parameters = planned
                 .parameters
                 .iter()

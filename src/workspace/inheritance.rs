@@ -30,7 +30,7 @@ impl EffectiveVariant {
     }
 
     pub fn family(&self) -> &str {
-        self.variant.family.as_deref().unwrap_or(&self.variant.id)
+        self.variant.family_or_id()
     }
 
     pub fn components(&self) -> &[String] {

@@ -22,16 +22,8 @@ use crate::workspace::{
     VariantTemplates,
 };
 
-/// The same files as definitions: each spec with the ids of its compiled templates.
-pub struct Definitions {
-    pub manifest: Entry<ManifestDef>,
-    pub variants: IndexMap<String, Entry<VariantDef>>,
-    pub components: IndexMap<String, Entry<ComponentDef>>,
-    pub tools: IndexMap<String, Entry<ToolDef>>,
-}
-
-/// What registration works with: the workspace's sources, templates and findings.
-pub struct Registration<'a> {
+/// Registers the templates of each kind of spec, turning specs into definitions.
+pub struct Registrar<'a> {
     pub root: &'a Path,
     pub sources: &'a mut Sources,
     pub templates: &'a mut Templates,
@@ -39,72 +31,70 @@ pub struct Registration<'a> {
     pub limits: &'a Limits,
 }
 
-/// Finds, reads and compiles every template the specs name.
-pub fn register_all(
-    registration: Registration<'_>,
-    manifest: Entry<Manifest>,
-    variants: IndexMap<String, Entry<Variant>>,
-    components: IndexMap<String, Entry<Component>>,
-    tools: IndexMap<String, Entry<ToolSpec>>,
-) -> io::Result<Definitions> {
-    let Registration {
-        root,
-        sources,
-        templates,
-        diagnostics,
-        limits,
-    } = registration;
-    let mut registrar = Registrar {
-        root,
-        sources,
-        templates,
-        diagnostics,
-        limits,
-    };
-    let mut component_defs = IndexMap::new();
-    for (id, entry) in components {
-        let (template, family_templates) = registrar.component(&entry)?;
-        let definition = entry.map(|spec| ComponentDef {
-            spec,
-            template,
-            family_templates,
-        });
-        component_defs.insert(id, definition);
+impl Registrar<'_> {
+    pub fn components(
+        &mut self,
+        specs: IndexMap<String, Entry<Component>>,
+    ) -> io::Result<IndexMap<String, Entry<ComponentDef>>> {
+        let mut definitions = IndexMap::with_capacity(specs.len());
+        for (id, entry) in specs {
+            let (template, family_templates) = self.component_templates(&entry)?;
+            let definition = entry.map(|spec| ComponentDef {
+                spec,
+                template,
+                family_templates,
+            });
+            definitions.insert(id, definition);
+        }
+        Ok(definitions)
     }
-    let mut variant_defs = IndexMap::new();
-    for (id, entry) in variants {
-        let templates = registrar.variant(&entry)?;
-        variant_defs.insert(id, entry.map(|spec| VariantDef { spec, templates }));
+
+    pub fn variants(
+        &mut self,
+        specs: IndexMap<String, Entry<Variant>>,
+    ) -> io::Result<IndexMap<String, Entry<VariantDef>>> {
+        let mut definitions = IndexMap::with_capacity(specs.len());
+        for (id, entry) in specs {
+            let templates = self.variant_templates(&entry)?;
+            definitions.insert(id, entry.map(|spec| VariantDef { spec, templates }));
+        }
+        Ok(definitions)
     }
-    let mut tool_defs = IndexMap::new();
-    for (id, entry) in tools {
-        let (texts, family_texts) = registrar.tool(&entry);
-        let definition = entry.map(|spec| ToolDef {
-            spec,
-            texts,
-            family_texts,
-        });
-        tool_defs.insert(id, definition);
+
+    pub fn tools(
+        &mut self,
+        specs: IndexMap<String, Entry<ToolSpec>>,
+    ) -> IndexMap<String, Entry<ToolDef>> {
+        let mut definitions = IndexMap::with_capacity(specs.len());
+        for (id, entry) in specs {
+            let (texts, family_texts) = self.tool_texts(&entry);
+            let definition = entry.map(|spec| ToolDef {
+                spec,
+                texts,
+                family_texts,
+            });
+            definitions.insert(id, definition);
+        }
+        definitions
     }
-    let parameter_texts = manifest
-        .value
-        .parameters
-        .iter()
-        .map(|(name, parameter)| {
-            let pointer = child_pointer("/parameters", name);
-            let texts = registrar.parameter(&manifest.document, &pointer, parameter);
-            (name.clone(), texts)
-        })
-        .collect();
-    Ok(Definitions {
-        manifest: manifest.map(|spec| ManifestDef {
+
+    /// The manifest's shared parameters' texts.
+    pub fn manifest(&mut self, manifest: Entry<Manifest>) -> Entry<ManifestDef> {
+        let parameter_texts = manifest
+            .value
+            .parameters
+            .iter()
+            .map(|(name, parameter)| {
+                let pointer = child_pointer("/parameters", name);
+                let texts = self.parameter(&manifest.document, &pointer, parameter);
+                (name.clone(), texts)
+            })
+            .collect();
+        manifest.map(|spec| ManifestDef {
             spec,
             parameter_texts,
-        }),
-        variants: variant_defs,
-        components: component_defs,
-        tools: tool_defs,
-    })
+        })
+    }
 }
 
 /// A `template` / `template_file` pair: not given, or given (and compiled, unless it was
@@ -123,18 +113,10 @@ impl Pair {
     }
 }
 
-struct Registrar<'a> {
-    root: &'a Path,
-    sources: &'a mut Sources,
-    templates: &'a mut Templates,
-    diagnostics: &'a mut Diagnostics,
-    limits: &'a Limits,
-}
-
 impl Registrar<'_> {
     /// A component's own template (`None` when it is missing or does not compile, reported)
     /// and its families' templates.
-    fn component(
+    fn component_templates(
         &mut self,
         entry: &Entry<Component>,
     ) -> io::Result<(Option<TemplateId>, IndexMap<String, TemplateId>)> {
@@ -194,7 +176,7 @@ impl Registrar<'_> {
         Ok(None)
     }
 
-    fn variant(&mut self, entry: &Entry<Variant>) -> io::Result<VariantTemplates> {
+    fn variant_templates(&mut self, entry: &Entry<Variant>) -> io::Result<VariantTemplates> {
         let variant = &entry.value;
         let doc = &entry.document;
         let base = self
@@ -235,7 +217,10 @@ impl Registrar<'_> {
     }
 
     /// A tool's texts: the generic spec's and each family's.
-    fn tool(&mut self, entry: &Entry<ToolSpec>) -> (ToolTexts, IndexMap<String, FamilyTexts>) {
+    fn tool_texts(
+        &mut self,
+        entry: &Entry<ToolSpec>,
+    ) -> (ToolTexts, IndexMap<String, FamilyTexts>) {
         let tool = &entry.value;
         let doc = &entry.document;
         let description = self.inline(doc, "/description", &tool.description);
