@@ -60,10 +60,10 @@ impl Document {
         let mut locations = HashMap::new();
         let value = match format {
             Format::Toml => super::toml_document::parse(&file.text, &mut locations),
-            Format::Yaml => super::yaml_document::parse(&file.text, &mut locations),
+            Format::Yaml => super::yaml_document::parse(file, &mut locations),
             // JSON is YAML 1.2: once serde_json accepts it, the YAML reader gives positions.
             Format::Json => parse_json(file).map(|value| {
-                super::yaml_document::parse(&file.text, &mut locations).unwrap_or(value)
+                super::yaml_document::parse(file, &mut locations).unwrap_or(value)
             }),
         }
         .map_err(|(problem, range)| Diagnostic::new(problem, Span::new(source, range)))?;
