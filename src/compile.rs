@@ -73,11 +73,14 @@ impl<'w> Compiler<'w> {
     pub fn select(&self, selection: &Selection) -> Result<&EffectiveVariant, Problem> {
         let family = match selection {
             Selection::Variant(id) => {
-                return self.variants.get(id).ok_or_else(|| Problem::Unknown {
-                    kind: RefKind::Variant,
-                    name: id.clone(),
-                    suggestion: crate::namespace::closest(id, self.workspace.variants.keys()),
-                });
+                return self
+                    .variants
+                    .get(id)
+                    .ok_or_else(|| Problem::UnknownReference {
+                        kind: RefKind::Variant,
+                        name: id.clone(),
+                        suggestion: crate::namespace::closest(id, self.workspace.variants.keys()),
+                    });
             }
             Selection::Family(family) => family.as_str(),
             Selection::Default => self.workspace.settings().fallback_family.as_str(),

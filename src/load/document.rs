@@ -62,9 +62,8 @@ impl Document {
             Format::Toml => super::toml_document::parse(&file.text, &mut locations),
             Format::Yaml => super::yaml_document::parse(file, &mut locations),
             // JSON is YAML 1.2: once serde_json accepts it, the YAML reader gives positions.
-            Format::Json => parse_json(file).map(|value| {
-                super::yaml_document::parse(file, &mut locations).unwrap_or(value)
-            }),
+            Format::Json => parse_json(file)
+                .map(|value| super::yaml_document::parse(file, &mut locations).unwrap_or(value)),
         }
         .map_err(|(problem, range)| Diagnostic::new(problem, Span::new(source, range)))?;
         Ok(Self {
@@ -134,7 +133,7 @@ fn parse_json(file: &SourceFile) -> Result<Value, (Problem, Range<usize>)> {
     serde_json::from_str(&file.text).map_err(|error| {
         let offset = file.line_offset(error.line()) + error.column().saturating_sub(1);
         (
-            Problem::ContextFormat {
+            Problem::ContextSyntax {
                 message: error.to_string(),
             },
             offset..offset,

@@ -5,7 +5,7 @@ use crate::entry::Entry;
 use crate::load::document::child_pointer;
 use crate::model::Parameter;
 use crate::namespace::{ENABLED_TOOLS, Namespace};
-use crate::problem::Problem;
+use crate::problem::{NotVisible, Problem};
 use crate::source::Sources;
 use crate::span::Span;
 use crate::workspace::Workspace;
@@ -159,12 +159,12 @@ impl Checker<'_> {
                 let problem = if self.workspace.settings().predicates.contains_key(first) {
                     Problem::NotYetDefined {
                         name: first.to_string(),
-                        reason: "predicates see only the predicates declared before them",
+                        reason: NotVisible::LaterPredicate,
                     }
                 } else if first == ENABLED_TOOLS {
                     Problem::NotYetDefined {
                         name: first.to_string(),
-                        reason: "a tool's condition decides what `enabled_tools` holds, so it cannot read it",
+                        reason: NotVisible::EnabledToolsInToolCondition,
                     }
                 } else {
                     Problem::UnknownContextField {

@@ -21,7 +21,7 @@ use crate::entry::Entry;
 use crate::load::document::{Document, Format};
 use crate::load::{self, MANIFEST_FILE};
 use crate::model::{Component, Context, Limits, Manifest, ToolSpec, Variant};
-use crate::problem::{Kind, Problem, RefKind};
+use crate::problem::{InvalidValue, Kind, LabelKind, Problem, RefKind};
 use crate::source::Sources;
 use crate::span::Span;
 use crate::templates::Templates;
@@ -279,13 +279,13 @@ impl Loader<'_> {
         if let Some(first) = entries.get(&id) {
             self.diagnostics.push(
                 Diagnostic::new(
-                    Problem::Duplicate {
+                    Problem::DuplicateId {
                         kind,
                         name: id.clone(),
                     },
                     span_of(&entry),
                 )
-                .label(span_of(first), "first defined here"),
+                .label(span_of(first), LabelKind::FirstDefinedHere),
             );
         } else {
             entries.insert(id, entry);
@@ -311,9 +311,9 @@ fn typed<T: DeserializeOwned>(
         }),
         Err(error) => {
             diagnostics.error(
-                Problem::InvalidValue {
+                Problem::InvalidValue(InvalidValue::Model {
                     message: error.to_string(),
-                },
+                }),
                 raw.document.value_span(""),
             );
             None

@@ -10,17 +10,18 @@ use crate::entry::Entry;
 use crate::load::document::child_pointer;
 use crate::model::Parameter;
 use crate::namespace::closest;
-use crate::problem::{Problem, RefKind};
+use crate::problem::{CycleLink, InvalidValue, LabelKind, NoteKind, Problem, RefKind};
 use crate::resolve::effective_variant::{chain, effective};
 use crate::workspace::Workspace;
 
 pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
     let families: BTreeSet<String> = workspace.families().into_iter().collect();
-    let unknown = |kind, name: &str, known: &mut dyn Iterator<Item = &String>| Problem::Unknown {
-        kind,
-        name: name.to_string(),
-        suggestion: closest(name, known),
-    };
+    let unknown =
+        |kind, name: &str, known: &mut dyn Iterator<Item = &String>| Problem::UnknownReference {
+            kind,
+            name: name.to_string(),
+            suggestion: closest(name, known),
+        };
 
     for entry in workspace.variants.values() {
         check_variant(workspace, entry, out);
@@ -32,14 +33,14 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         if let Some(first) = slots.get(&slot) {
             out.push(
                 Diagnostic::new(
-                    Problem::SlotTaken {
+                    Problem::DuplicateSlot {
                         slot: slot.clone(),
                         component: entry.value.id.clone(),
                         other: first.value.id.clone(),
                     },
                     entry.value_span("/id"),
                 )
-                .label(first.value_span("/id"), "this component fills it"),
+                .label(first.value_span("/id"), LabelKind::FillsTheSlot),
             );
         } else {
             slots.insert(slot, entry);
@@ -105,9 +106,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
             check_depends_on(workspace, manifest, &pointer, parameter, out);
             if parameter.use_shared.is_some() {
                 out.error(
-                    Problem::InvalidValue {
-                        message: "a shared parameter cannot itself `use` another".into(),
-                    },
+                    Problem::InvalidValue(InvalidValue::SharedParameterUses),
                     manifest.key_span(&format!("{pointer}/use")),
                 );
             }
@@ -170,9 +169,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         }
         if out_dir.is_empty() || out_dir == "." {
             out.error(
-                Problem::InvalidValue {
-                    message: "`build.out` must name a folder below the workspace root".into(),
-                },
+                Problem::InvalidValue(InvalidValue::OutputIsRoot),
                 manifest.value_span("/build/out"),
             );
         }
@@ -202,7 +199,7 @@ fn check_variant(
             // reported at the parent
         } else if !workspace.variants.contains_key(parent) {
             out.error(
-                Problem::Unknown {
+                Problem::UnknownReference {
                     kind: RefKind::Variant,
                     name: parent.clone(),
                     suggestion: closest(parent, workspace.variants.keys()),
@@ -216,7 +213,7 @@ fn check_variant(
                 chain.push(variant.id.clone());
                 out.error(
                     Problem::Cycle {
-                        link: "extends",
+                        link: CycleLink::Extends,
                         chain,
                     },
                     entry.value_span("/extends"),
@@ -242,7 +239,7 @@ fn check_variant(
             if let Some(first) = seen.insert(id, index) {
                 out.push(
                     Diagnostic::new(
-                        Problem::Duplicate {
+                        Problem::DuplicateId {
                             kind,
                             name: id.clone(),
                         },
@@ -250,13 +247,13 @@ fn check_variant(
                     )
                     .label(
                         entry.value_span(&format!("/{field}/{first}")),
-                        "first listed here",
+                        LabelKind::FirstListedHere,
                     ),
                 );
             }
             if let Err(suggestion) = lookup(workspace, kind, id) {
                 out.error(
-                    Problem::Unknown {
+                    Problem::UnknownReference {
                         kind,
                         name: id.clone(),
                         suggestion,
@@ -305,7 +302,7 @@ fn check_variant(
             let span = entry.key_span(&child_pointer(&format!("/overrides/{field}"), id));
             match lookup(workspace, kind, id) {
                 Err(suggestion) => out.error(
-                    Problem::Unknown {
+                    Problem::UnknownReference {
                         kind,
                         name: id.clone(),
                         suggestion,
@@ -393,7 +390,7 @@ fn check_tool(
         let pointer = child_pointer("/families", family);
         if !workspace.knows_family(families, family) {
             out.error(
-                Problem::Unknown {
+                Problem::UnknownReference {
                     kind: RefKind::Family,
                     name: family.clone(),
                     suggestion: closest(family, families.iter()),
@@ -413,7 +410,7 @@ fn check_tool(
         if let Some(base) = &spec.based_on {
             if !tool.families.contains_key(base) {
                 out.error(
-                    Problem::Unknown {
+                    Problem::UnknownReference {
                         kind: RefKind::Family,
                         name: base.clone(),
                         suggestion: closest(base, tool.families.keys()),
@@ -433,7 +430,7 @@ fn check_tool(
                         seen.push(current);
                         out.error(
                             Problem::Cycle {
-                                link: "based_on",
+                                link: CycleLink::BasedOn,
                                 chain: seen,
                             },
                             entry.value_span(&format!("{pointer}/based_on")),
@@ -475,7 +472,7 @@ fn check_parameter_names(
         if let Some(first) = seen.insert(name.clone(), index) {
             out.push(
                 Diagnostic::new(
-                    Problem::Duplicate {
+                    Problem::DuplicateId {
                         kind: RefKind::Parameter,
                         name,
                     },
@@ -483,7 +480,7 @@ fn check_parameter_names(
                 )
                 .label(
                     entry.value_span(&format!("{pointer}/{first}")),
-                    "first defined here",
+                    LabelKind::FirstDefinedHere,
                 ),
             );
         }
@@ -503,7 +500,7 @@ fn check_parameter(
                 && !workspace.invalid.manifest_invalid
             {
                 out.error(
-                    Problem::Unknown {
+                    Problem::UnknownReference {
                         kind: RefKind::SharedParameter,
                         name: shared.clone(),
                         suggestion: closest(shared, workspace.settings().parameters.keys()),
@@ -525,9 +522,7 @@ fn check_parameter(
                             },
                             entry.value_span(pointer),
                         )
-                        .note(
-                            "a parameter needs `name` and `instruction`, or `use` of a shared one",
-                        ),
+                        .note(NoteKind::ParameterNeedsNameAndInstruction),
                     );
                 }
             }
@@ -546,7 +541,7 @@ fn check_depends_on<T>(
     for (index, tool) in parameter.depends_on.iter().flatten().enumerate() {
         if let Err(suggestion) = lookup(workspace, RefKind::Tool, tool) {
             out.error(
-                Problem::Unknown {
+                Problem::UnknownReference {
                     kind: RefKind::Tool,
                     name: tool.clone(),
                     suggestion,
