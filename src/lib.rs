@@ -12,6 +12,7 @@ pub mod diagnostic;
 pub mod emit;
 pub mod entry;
 pub mod explain;
+pub mod follow;
 pub mod init;
 pub mod load;
 pub mod memory_limit;

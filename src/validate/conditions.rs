@@ -65,34 +65,16 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         if let Some(condition) = &tool.when {
             checker.check(entry, "/when", condition, &before_tools, out);
         }
-        for (index, parameter) in tool.parameters.iter().enumerate() {
-            checker.parameter(
-                entry,
-                &format!("/parameters/{index}"),
-                parameter,
-                &after_tools,
-                out,
-            );
-        }
         for (family, spec) in &tool.families {
-            let prefix = child_pointer("/families", family);
             if let Some(condition) = &spec.when {
-                checker.check(
-                    entry,
-                    &format!("{prefix}/when"),
-                    condition,
-                    &before_tools,
-                    out,
-                );
+                let pointer = format!("{}/when", child_pointer("/families", family));
+                checker.check(entry, &pointer, condition, &before_tools, out);
             }
-            for (index, parameter) in spec.parameters.iter().flatten().enumerate() {
-                checker.parameter(
-                    entry,
-                    &format!("{prefix}/parameters/{index}"),
-                    parameter,
-                    &after_tools,
-                    out,
-                );
+        }
+        for (list_pointer, parameters) in tool.parameter_lists() {
+            for (index, parameter) in parameters.iter().enumerate() {
+                let pointer = format!("{list_pointer}/{index}");
+                checker.parameter(entry, &pointer, parameter, &after_tools, out);
             }
         }
     }
