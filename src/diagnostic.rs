@@ -1,10 +1,11 @@
 //! The diagnostic model: a problem, where it is, and related places. Rendering lives in
 //! [`crate::report`], apart from the model, so every stage can simply push.
 
-use crate::problem::{Problem, Severity};
+use crate::problem::{LabelKind, NoteKind, Problem, Severity};
 use crate::span::Span;
 
-/// A secondary place that explains the primary one ("first defined here").
+/// A secondary place that explains the primary one ("first defined here"). Its words come
+/// from a [`LabelKind`]; they are kept as text for the renderers.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Label {
     pub span: Span,
@@ -16,6 +17,7 @@ pub struct Diagnostic {
     pub problem: Problem,
     pub span: Span,
     pub labels: Vec<Label>,
+    /// The words of each [`NoteKind`] given, in order.
     pub notes: Vec<String>,
 }
 
@@ -30,17 +32,17 @@ impl Diagnostic {
     }
 
     #[must_use]
-    pub fn label(mut self, span: Span, message: impl Into<String>) -> Self {
+    pub fn label(mut self, span: Span, kind: LabelKind) -> Self {
         self.labels.push(Label {
             span,
-            message: message.into(),
+            message: kind.to_string(),
         });
         self
     }
 
     #[must_use]
-    pub fn note(mut self, note: impl Into<String>) -> Self {
-        self.notes.push(note.into());
+    pub fn note(mut self, note: NoteKind) -> Self {
+        self.notes.push(note.to_string());
         self
     }
 

@@ -21,13 +21,18 @@ pub const COMPILE_NAMES: [&str; 6] = [FAMILY, VARIANT, ENABLED_TOOLS, TOOLS_DATA
 
 /// The top-level fields of a context (`cwd`, `yolo`, `browser`, …).
 pub fn context_fields() -> BTreeSet<String> {
-    serde_json::to_value(Context::default())
-        .ok()
-        .and_then(|value| {
-            value
-                .as_object()
-                .map(|fields| fields.keys().cloned().collect())
-        })
+    field_names(&context_shape())
+}
+
+/// A default context as JSON: every field, and the fields of its tables.
+fn context_shape() -> Value {
+    serde_json::to_value(Context::default()).unwrap_or(Value::Null)
+}
+
+fn field_names(shape: &Value) -> BTreeSet<String> {
+    shape
+        .as_object()
+        .map(|fields| fields.keys().cloned().collect())
         .unwrap_or_default()
 }
 
@@ -48,11 +53,8 @@ impl Namespace {
     /// Context fields, predicates and the standard names; add placeholders and slots with
     /// [`Namespace::insert`].
     pub fn new<'a>(predicates: impl IntoIterator<Item = &'a str>) -> Self {
-        let context_shape = serde_json::to_value(Context::default()).unwrap_or(Value::Null);
-        let mut names: BTreeSet<String> = context_shape
-            .as_object()
-            .map(|fields| fields.keys().cloned().collect())
-            .unwrap_or_default();
+        let context_shape = context_shape();
+        let mut names = field_names(&context_shape);
         names.extend(predicates.into_iter().map(str::to_string));
         names.extend(StandardPlaceholder::ALL.map(|p| p.name().to_string()));
         names.extend([FAMILY, VARIANT].map(str::to_string));

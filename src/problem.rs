@@ -4,7 +4,15 @@
 //! Keeping the sentences here (and nowhere else) keeps the messages consistent and makes the
 //! set of codes easy to review.
 
+mod annotation;
+mod invalid_value;
+mod scope_name;
+
 use std::fmt;
+
+pub use annotation::{LabelKind, NoteKind};
+pub use invalid_value::{Form, InvalidValue};
+pub use scope_name::{DeclaredName, NotVisible, TakenBy};
 
 /// The kind of data file a problem was found in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -75,6 +83,25 @@ impl fmt::Display for RefKind {
     }
 }
 
+/// The field whose links form a cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CycleLink {
+    /// A variant's parent.
+    Extends,
+    /// A tool family's base family.
+    BasedOn,
+}
+
+impl fmt::Display for CycleLink {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            CycleLink::Extends => "extends",
+            CycleLink::BasedOn => "based_on",
+        })
+    }
+}
+
+/// Each variant is named after its [`Problem::code`], the user-visible name.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Problem {
     // Reading and parsing.
@@ -89,7 +116,7 @@ pub enum Problem {
     UnsupportedNumber {
         text: String,
     },
-    ContextFormat {
+    ContextSyntax {
         message: String,
     },
     // Schema.
@@ -99,35 +126,12 @@ pub enum Problem {
         /// The expected key closest to `key`, when one is close enough to be a likely typo.
         suggestion: Option<String>,
     },
-    /// A value outside a fixed set (`type = "strng"`).
-    NotOneOf {
-        value: String,
-        allowed: Vec<String>,
-        suggestion: Option<String>,
-    },
-    /// A number below its minimum or above its maximum.
-    OutOfRange {
-        value: String,
-        /// `true` for a minimum, `false` for a maximum.
-        minimum: bool,
-        limit: String,
-    },
-    /// A string (or a key, with `key`) that does not have the form its field needs;
-    /// `expected` describes the form in words.
-    BadForm {
-        value: String,
-        key: bool,
-        expected: String,
-    },
-    /// An empty string where a name is needed.
-    EmptyValue,
     /// A name declared in a workspace file that another name of the template scope already
-    /// has: one would hide the other. `what` is the kind of name declared (`predicate`,
-    /// `variant placeholder`, `context placeholder`), `taken_by` says what has it already.
+    /// has: one would hide the other.
     NameTaken {
         name: String,
-        what: &'static str,
-        taken_by: String,
+        what: DeclaredName,
+        taken_by: TakenBy,
     },
     MissingField {
         field: String,
@@ -136,9 +140,9 @@ pub enum Problem {
         expected: String,
         found: String,
     },
-    InvalidValue {
-        message: String,
-    },
+    /// A value of the right type that its field does not accept; what is wrong with it is
+    /// one of several kinds, all under one code.
+    InvalidValue(InvalidValue),
     /// `build.out` shares a folder with workspace sources: a build would overwrite them.
     OutputOverlapsSources {
         out: String,
@@ -150,18 +154,17 @@ pub enum Problem {
         name: String,
     },
     // References and structure.
-    Duplicate {
+    DuplicateId {
         kind: RefKind,
         name: String,
     },
-    Unknown {
+    UnknownReference {
         kind: RefKind,
         name: String,
         suggestion: Option<String>,
     },
-    /// `link` is the field that forms the cycle: `extends` or `based_on`.
     Cycle {
-        link: &'static str,
+        link: CycleLink,
         chain: Vec<String>,
     },
     UnusedOverride {
@@ -169,7 +172,7 @@ pub enum Problem {
         name: String,
         variant: String,
     },
-    UndefinedName {
+    UndefinedPlaceholder {
         name: String,
         suggestion: Option<String>,
     },
@@ -177,7 +180,8 @@ pub enum Problem {
         component: String,
         slot: String,
     },
-    TemplateAndFile,
+    /// Both `template` and `template_file` are set.
+    TemplateConflict,
     /// `expected_file`: the file that would be picked up by default, where there is one.
     MissingTemplate {
         expected_file: Option<String>,
@@ -208,7 +212,7 @@ pub enum Problem {
     /// `enabled_tools` in a tool's condition).
     NotYetDefined {
         name: String,
-        reason: &'static str,
+        reason: NotVisible,
     },
     InvalidRegex {
         message: String,
@@ -224,7 +228,7 @@ pub enum Problem {
     NoVariant {
         family: String,
     },
-    SlotTaken {
+    DuplicateSlot {
         slot: String,
         component: String,
         other: String,
@@ -269,25 +273,21 @@ impl Problem {
             Problem::TomlSyntax { .. } => "toml-syntax",
             Problem::YamlSyntax { .. } => "yaml-syntax",
             Problem::UnsupportedNumber { .. } => "unsupported-number",
-            Problem::ContextFormat { .. } => "context-syntax",
+            Problem::ContextSyntax { .. } => "context-syntax",
             Problem::UnknownKey { .. } => "unknown-key",
             Problem::MissingField { .. } => "missing-field",
             Problem::WrongType { .. } => "wrong-type",
-            Problem::InvalidValue { .. }
-            | Problem::NotOneOf { .. }
-            | Problem::OutOfRange { .. }
-            | Problem::BadForm { .. }
-            | Problem::EmptyValue => "invalid-value",
+            Problem::InvalidValue(_) => "invalid-value",
             Problem::NameTaken { .. } => "name-taken",
             Problem::BadContextName { .. } => "bad-context-name",
             Problem::OutputOverlapsSources { .. } => "output-overlaps-sources",
-            Problem::Duplicate { .. } => "duplicate-id",
-            Problem::Unknown { .. } => "unknown-reference",
+            Problem::DuplicateId { .. } => "duplicate-id",
+            Problem::UnknownReference { .. } => "unknown-reference",
             Problem::Cycle { .. } => "cycle",
             Problem::UnusedOverride { .. } => "unused-override",
-            Problem::UndefinedName { .. } => "undefined-placeholder",
+            Problem::UndefinedPlaceholder { .. } => "undefined-placeholder",
             Problem::UnslottedComponent { .. } => "unslotted-component",
-            Problem::TemplateAndFile => "template-conflict",
+            Problem::TemplateConflict => "template-conflict",
             Problem::MissingTemplate { .. } => "missing-template",
             Problem::TemplateFileMissing { .. } => "template-file-missing",
             Problem::PathEscapesWorkspace { .. } => "path-escapes-workspace",
@@ -301,7 +301,7 @@ impl Problem {
             Problem::ConditionFailed { .. } => "condition-failed",
             Problem::NoDate => "no-date",
             Problem::NoVariant { .. } => "no-variant",
-            Problem::SlotTaken { .. } => "duplicate-slot",
+            Problem::DuplicateSlot { .. } => "duplicate-slot",
             Problem::OverBudget { .. } => "over-budget",
             Problem::VolatileEarly { .. } => "volatile-early",
             Problem::DuplicateFamily { .. } => "duplicate-family",
@@ -320,17 +320,13 @@ impl Problem {
             | Problem::TomlSyntax { .. }
             | Problem::YamlSyntax { .. }
             | Problem::UnsupportedNumber { .. }
-            | Problem::ContextFormat { .. }
+            | Problem::ContextSyntax { .. }
             | Problem::TemplateSyntax { .. }
             | Problem::ConditionSyntax { .. } => 0,
             Problem::UnknownKey { .. }
             | Problem::MissingField { .. }
             | Problem::WrongType { .. }
-            | Problem::InvalidValue { .. }
-            | Problem::NotOneOf { .. }
-            | Problem::OutOfRange { .. }
-            | Problem::BadForm { .. }
-            | Problem::EmptyValue
+            | Problem::InvalidValue(_)
             | Problem::TemplateFileMissing { .. }
             | Problem::MissingTemplate { .. } => 1,
             _ => 2,
@@ -355,10 +351,6 @@ impl Problem {
             Problem::UnknownKey {
                 suggestion: Some(suggestion),
                 ..
-            }
-            | Problem::NotOneOf {
-                suggestion: Some(suggestion),
-                ..
             } => format!("did you mean `{suggestion}`?"),
             Problem::UnknownKey { expected, .. } if !expected.is_empty() => {
                 format!("expected one of: {}", expected.join(", "))
@@ -367,7 +359,7 @@ impl Problem {
             Problem::WrongType { found, .. } if found == "null" => {
                 "leave the key out to use its default (TOML has no null, and YAML's `~` is not a value here)".into()
             }
-            Problem::EmptyValue => "write a value, or leave the key out".into(),
+            Problem::InvalidValue(invalid) => return invalid.help(),
             Problem::NameTaken { what, .. } => format!("rename the {what}"),
             Problem::OutputOverlapsSources { .. } => {
                 "give the outputs a folder of their own, such as `examples/prompts`".into()
@@ -376,11 +368,11 @@ impl Problem {
                 "rename the file: a context's name is its file name without the extension".into()
             }
             Problem::MissingField { field } => format!("add `{field}`"),
-            Problem::Unknown {
+            Problem::UnknownReference {
                 suggestion: Some(suggestion),
                 ..
             }
-            | Problem::UndefinedName {
+            | Problem::UndefinedPlaceholder {
                 suggestion: Some(suggestion),
                 ..
             }
@@ -388,11 +380,11 @@ impl Problem {
                 suggestion: Some(suggestion),
                 ..
             } => format!("did you mean `{suggestion}`?"),
-            Problem::Unknown {
+            Problem::UnknownReference {
                 kind: RefKind::Family,
                 ..
             } => "families are declared by the `family` of a variant".into(),
-            Problem::UndefinedName { .. } => {
+            Problem::UndefinedPlaceholder { .. } => {
                 "define it in the variant's `placeholders` (a context's `placeholders` or `--set` can then replace it), or list the component that provides it"
                     .into()
             }
@@ -403,7 +395,7 @@ impl Problem {
             Problem::UnslottedComponent { slot, .. } => {
                 format!("add `{{{{ {slot} }}}}` to the base template, or remove the component")
             }
-            Problem::TemplateAndFile => "keep either `template` or `template_file`".into(),
+            Problem::TemplateConflict => "keep either `template` or `template_file`".into(),
             Problem::MissingTemplate {
                 expected_file: Some(file),
             } => format!("add `template`, `template_file`, or a file `{file}`"),
@@ -414,7 +406,7 @@ impl Problem {
                 "use a path relative to the file that stays inside the workspace".into()
             }
             Problem::PathRefused { help, .. } => help.clone(),
-            Problem::SlotTaken { .. } => "give one of them its own `slot`".into(),
+            Problem::DuplicateSlot { .. } => "give one of them its own `slot`".into(),
             Problem::NotYetDefined { .. } => {
                 "reorder the predicates, or write the condition out where it is needed".into()
             }
@@ -466,7 +458,7 @@ impl fmt::Display for Problem {
             Problem::UnsupportedNumber { text } => {
                 write!(f, "the number `{text}` cannot be represented")
             }
-            Problem::ContextFormat { message } => {
+            Problem::ContextSyntax { message } => {
                 write!(f, "the context file cannot be read: {message}")
             }
             Problem::UnknownKey { key, .. } => write!(f, "unknown key `{key}`"),
@@ -474,29 +466,7 @@ impl fmt::Display for Problem {
             Problem::WrongType { expected, found } => {
                 write!(f, "wrong type: expected {expected}, found {found}")
             }
-            Problem::InvalidValue { message } => write!(f, "invalid value: {message}"),
-            Problem::NotOneOf { value, allowed, .. } => write!(
-                f,
-                "invalid value {value}: expected one of {}",
-                allowed.join(", ")
-            ),
-            Problem::OutOfRange {
-                value,
-                minimum: true,
-                limit,
-            } => write!(f, "invalid value {value}: the smallest allowed is {limit}"),
-            Problem::OutOfRange { value, limit, .. } => {
-                write!(f, "invalid value {value}: the largest allowed is {limit}")
-            }
-            Problem::BadForm {
-                value,
-                key: true,
-                expected,
-            } => write!(f, "invalid name {value}: expected {expected}"),
-            Problem::BadForm {
-                value, expected, ..
-            } => write!(f, "invalid value {value}: expected {expected}"),
-            Problem::EmptyValue => write!(f, "the value is empty"),
+            Problem::InvalidValue(invalid) => fmt::Display::fmt(invalid, f),
             Problem::NameTaken {
                 name,
                 what,
@@ -505,8 +475,8 @@ impl fmt::Display for Problem {
                 f,
                 "{what} `{name}` has the name of {taken_by}: one would hide the other in templates and conditions"
             ),
-            Problem::Duplicate { kind, name } => write!(f, "duplicate {kind} id `{name}`"),
-            Problem::Unknown { kind, name, .. } => write!(f, "unknown {kind} `{name}`"),
+            Problem::DuplicateId { kind, name } => write!(f, "duplicate {kind} id `{name}`"),
+            Problem::UnknownReference { kind, name, .. } => write!(f, "unknown {kind} `{name}`"),
             Problem::Cycle { link, chain } => {
                 write!(f, "`{link}` forms a cycle: {}", chain.join(" -> "))
             }
@@ -518,14 +488,14 @@ impl fmt::Display for Problem {
                 f,
                 "override of {kind} `{name}`, which variant `{variant}` does not use"
             ),
-            Problem::UndefinedName { name, .. } => {
+            Problem::UndefinedPlaceholder { name, .. } => {
                 write!(f, "`{name}` is not defined by anything")
             }
             Problem::UnslottedComponent { component, slot } => write!(
                 f,
                 "component `{component}` is listed but the base template has no `{slot}` slot"
             ),
-            Problem::TemplateAndFile => {
+            Problem::TemplateConflict => {
                 write!(f, "both `template` and `template_file` are set")
             }
             Problem::MissingTemplate { .. } => write!(f, "no template is given"),
@@ -555,7 +525,7 @@ impl fmt::Display for Problem {
             }
             Problem::NoDate => write!(f, "the date is not known"),
             Problem::NoVariant { family } => write!(f, "no variant has family `{family}`"),
-            Problem::SlotTaken {
+            Problem::DuplicateSlot {
                 slot,
                 component,
                 other,
@@ -615,6 +585,203 @@ impl fmt::Display for Problem {
                 f,
                 "several variants have family `{family}`; select one with --variant"
             ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One problem of each variant. The match in `variant_index` has no catch-all, so a new
+    /// variant does not compile until it gets the next index there; the test then asks for
+    /// one of it here.
+    fn one_of_each() -> Vec<Problem> {
+        let text = String::new;
+        vec![
+            Problem::EmptyFile,
+            Problem::NotUtf8,
+            Problem::TomlSyntax { message: text() },
+            Problem::YamlSyntax { message: text() },
+            Problem::UnsupportedNumber { text: text() },
+            Problem::ContextSyntax { message: text() },
+            Problem::UnknownKey {
+                key: text(),
+                expected: Vec::new(),
+                suggestion: None,
+            },
+            Problem::NameTaken {
+                name: text(),
+                what: DeclaredName::Predicate,
+                taken_by: TakenBy::Predicate,
+            },
+            Problem::MissingField { field: text() },
+            Problem::WrongType {
+                expected: text(),
+                found: text(),
+            },
+            Problem::InvalidValue(InvalidValue::Empty),
+            Problem::OutputOverlapsSources {
+                out: text(),
+                setting: text(),
+                folder: text(),
+            },
+            Problem::BadContextName { name: text() },
+            Problem::DuplicateId {
+                kind: RefKind::Tool,
+                name: text(),
+            },
+            Problem::UnknownReference {
+                kind: RefKind::Tool,
+                name: text(),
+                suggestion: None,
+            },
+            Problem::Cycle {
+                link: CycleLink::Extends,
+                chain: Vec::new(),
+            },
+            Problem::UnusedOverride {
+                kind: RefKind::Tool,
+                name: text(),
+                variant: text(),
+            },
+            Problem::UndefinedPlaceholder {
+                name: text(),
+                suggestion: None,
+            },
+            Problem::UnslottedComponent {
+                component: text(),
+                slot: text(),
+            },
+            Problem::TemplateConflict,
+            Problem::MissingTemplate {
+                expected_file: None,
+            },
+            Problem::TemplateFileMissing { path: text() },
+            Problem::PathEscapesWorkspace { path: text() },
+            Problem::PathRefused {
+                path: text(),
+                reason: text(),
+                help: text(),
+            },
+            Problem::TemplateSyntax { message: text() },
+            Problem::ConditionSyntax { message: text() },
+            Problem::UnknownContextField {
+                path: text(),
+                suggestion: None,
+            },
+            Problem::NotYetDefined {
+                name: text(),
+                reason: NotVisible::LaterPredicate,
+            },
+            Problem::InvalidRegex { message: text() },
+            Problem::RenderFailed { message: text() },
+            Problem::ConditionFailed { message: text() },
+            Problem::NoDate,
+            Problem::NoVariant { family: text() },
+            Problem::DuplicateSlot {
+                slot: text(),
+                component: text(),
+                other: text(),
+            },
+            Problem::OverBudget {
+                family: text(),
+                context: text(),
+                tokens: 0,
+                budget: 0,
+                encoding: "",
+                largest: Vec::new(),
+            },
+            Problem::VolatileEarly {
+                family: text(),
+                context: text(),
+                percent: 0,
+                section: None,
+                volatile: Vec::new(),
+            },
+            Problem::OutOfFuel { fuel: 0 },
+            Problem::TooMuchText {
+                limit: 0,
+                setting: "",
+            },
+            Problem::DuplicateFamily { family: text() },
+        ]
+    }
+
+    /// The number of arms of `variant_index`.
+    const VARIANTS: usize = 39;
+
+    fn variant_index(problem: &Problem) -> usize {
+        match problem {
+            Problem::EmptyFile => 0,
+            Problem::NotUtf8 => 1,
+            Problem::TomlSyntax { .. } => 2,
+            Problem::YamlSyntax { .. } => 3,
+            Problem::UnsupportedNumber { .. } => 4,
+            Problem::ContextSyntax { .. } => 5,
+            Problem::UnknownKey { .. } => 6,
+            Problem::NameTaken { .. } => 7,
+            Problem::MissingField { .. } => 8,
+            Problem::WrongType { .. } => 9,
+            Problem::InvalidValue(_) => 10,
+            Problem::OutputOverlapsSources { .. } => 11,
+            Problem::BadContextName { .. } => 12,
+            Problem::DuplicateId { .. } => 13,
+            Problem::UnknownReference { .. } => 14,
+            Problem::Cycle { .. } => 15,
+            Problem::UnusedOverride { .. } => 16,
+            Problem::UndefinedPlaceholder { .. } => 17,
+            Problem::UnslottedComponent { .. } => 18,
+            Problem::TemplateConflict => 19,
+            Problem::MissingTemplate { .. } => 20,
+            Problem::TemplateFileMissing { .. } => 21,
+            Problem::PathEscapesWorkspace { .. } => 22,
+            Problem::PathRefused { .. } => 23,
+            Problem::TemplateSyntax { .. } => 24,
+            Problem::ConditionSyntax { .. } => 25,
+            Problem::UnknownContextField { .. } => 26,
+            Problem::NotYetDefined { .. } => 27,
+            Problem::InvalidRegex { .. } => 28,
+            Problem::RenderFailed { .. } => 29,
+            Problem::ConditionFailed { .. } => 30,
+            Problem::NoDate => 31,
+            Problem::NoVariant { .. } => 32,
+            Problem::DuplicateSlot { .. } => 33,
+            Problem::OverBudget { .. } => 34,
+            Problem::VolatileEarly { .. } => 35,
+            Problem::OutOfFuel { .. } => 36,
+            Problem::TooMuchText { .. } => 37,
+            Problem::DuplicateFamily { .. } => 38,
+        }
+    }
+
+    /// `UnknownKey` → `unknown-key`.
+    fn kebab(name: &str) -> String {
+        let mut kebab = String::new();
+        for (index, c) in name.chars().enumerate() {
+            if c.is_ascii_uppercase() && index > 0 {
+                kebab.push('-');
+            }
+            kebab.push(c.to_ascii_lowercase());
+        }
+        kebab
+    }
+
+    #[test]
+    fn every_variant_is_named_after_its_code() {
+        let problems = one_of_each();
+        let mut indices: Vec<usize> = problems.iter().map(variant_index).collect();
+        indices.sort_unstable();
+        indices.dedup();
+        assert_eq!(indices, (0..VARIANTS).collect::<Vec<_>>());
+        for problem in &problems {
+            let debug = format!("{problem:?}");
+            let name = debug
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .next()
+                .unwrap_or_default();
+            // `NotUtf8` is `not-utf8`: digits stay with the word before them.
+            assert_eq!(kebab(name), problem.code(), "{debug}");
         }
     }
 }

@@ -16,15 +16,19 @@ pub struct SourceFile {
     line_starts: Vec<usize>,
 }
 
+/// Byte offset of the start of each line of `text`: 0, then one past each `\n`.
+pub fn line_starts(text: &str) -> Vec<usize> {
+    std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(at, _)| at + 1))
+        .collect()
+}
+
 impl SourceFile {
     pub fn new(path: PathBuf, text: String) -> Self {
-        let line_starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
         Self {
             path,
+            line_starts: line_starts(&text),
             text,
-            line_starts,
         }
     }
 
@@ -49,6 +53,18 @@ impl SourceFile {
             .and_then(|index| self.line_starts.get(index))
             .copied()
             .unwrap_or(self.text.len())
+    }
+
+    /// Byte offset of a 1-based line and column, the column counted in characters, clamped
+    /// to the end of the text. Line 0 and column 0 count as 1.
+    pub fn offset_of(&self, line: usize, column: usize) -> usize {
+        let start = self.line_offset(line.max(1));
+        let rest = &self.text[start..];
+        start
+            + rest
+                .char_indices()
+                .nth(column.max(1) - 1)
+                .map_or(rest.len(), |(at, _)| at)
     }
 }
 
@@ -100,5 +116,8 @@ mod tests {
         // "çé" is four bytes, two characters.
         assert_eq!(file.line_col(7), (2, 3));
         assert_eq!(file.line_offset(2), 3);
+        assert_eq!(file.offset_of(2, 3), 7);
+        assert_eq!(file.offset_of(0, 0), 0);
+        assert_eq!(file.offset_of(9, 1), file.text.len());
     }
 }

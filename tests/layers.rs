@@ -11,8 +11,16 @@ use std::path::Path;
 /// Bottom to top. A module may use the modules of the layers below its own, never its own
 /// layer or one above.
 const LAYERS: &[&[&str]] = &[
-    // Plain facts: file texts, token counting, path refusals, the process memory limit.
-    &["source", "tokens", "path_error", "memory_limit"],
+    // Plain facts: file texts, JSON pointers, token counting, path refusals, following a
+    // chain of names, the process memory limit.
+    &[
+        "source",
+        "pointer",
+        "tokens",
+        "path_error",
+        "follow",
+        "memory_limit",
+    ],
     // Positions, the trust boundary, and the data model (the file formats).
     &["span", "confine", "model"],
     // The names templates may read, and the wording of every problem.

@@ -6,8 +6,8 @@ use indexmap::IndexMap;
 
 use crate::compiled::{CompileError, Compiled, Section, SourceRange};
 use crate::diagnostic::Diagnostics;
-use crate::load::document::child_pointer;
 use crate::model::limits::DEFAULT_FUEL;
+use crate::pointer::child_pointer;
 use crate::problem::{Problem, RefKind};
 use crate::render::budget::{Budget, Exhausted};
 use crate::render::renderer::Renderer;
@@ -75,11 +75,14 @@ impl<'w> Compiler<'w> {
     pub fn select(&self, selection: &Selection) -> Result<&EffectiveVariant, Problem> {
         let family = match selection {
             Selection::Variant(id) => {
-                return self.variants.get(id).ok_or_else(|| Problem::Unknown {
-                    kind: RefKind::Variant,
-                    name: id.clone(),
-                    suggestion: crate::namespace::closest(id, self.workspace.variants.keys()),
-                });
+                return self
+                    .variants
+                    .get(id)
+                    .ok_or_else(|| Problem::UnknownReference {
+                        kind: RefKind::Variant,
+                        name: id.clone(),
+                        suggestion: crate::namespace::closest(id, self.workspace.variants.keys()),
+                    });
             }
             Selection::Family(family) => family.as_str(),
             Selection::Default => self.workspace.settings().fallback_family.as_str(),

@@ -16,7 +16,7 @@ use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::emit::write::{Staged, is_temporary};
 use crate::load::entry::Entry;
 use crate::path_error::{PathError, PathProblem};
-use crate::problem::Problem;
+use crate::problem::{LabelKind, Problem};
 use crate::workspace::{VariantDef, Workspace};
 
 /// The list of outputs promptc owns, one workspace-relative path per line.
@@ -507,7 +507,7 @@ fn selection_diagnostic(workspace: &Workspace, problem: Problem) -> Option<Diagn
         if let (Some(first), Some(second)) = (sharing.next(), sharing.next()) {
             return Some(
                 Diagnostic::new(problem.clone(), at(second))
-                    .label(at(first), "first variant of the family"),
+                    .label(at(first), LabelKind::FirstVariantOfFamily),
             );
         }
     }

@@ -60,11 +60,10 @@ impl Document {
         let mut locations = HashMap::new();
         let value = match format {
             Format::Toml => super::toml_document::parse(&file.text, &mut locations),
-            Format::Yaml => super::yaml_document::parse(&file.text, &mut locations),
+            Format::Yaml => super::yaml_document::parse(file, &mut locations),
             // JSON is YAML 1.2: once serde_json accepts it, the YAML reader gives positions.
-            Format::Json => parse_json(file).map(|value| {
-                super::yaml_document::parse(&file.text, &mut locations).unwrap_or(value)
-            }),
+            Format::Json => parse_json(file)
+                .map(|value| super::yaml_document::parse(file, &mut locations).unwrap_or(value)),
         }
         .map_err(|(problem, range)| Diagnostic::new(problem, Span::new(source, range)))?;
         Ok(Self {
@@ -114,27 +113,12 @@ impl Document {
     }
 }
 
-/// Extends a JSON pointer by one map key or list index.
-pub fn child_pointer(parent: &str, key: &str) -> String {
-    let mut pointer = String::with_capacity(parent.len() + key.len() + 1);
-    pointer.push_str(parent);
-    pointer.push('/');
-    for c in key.chars() {
-        match c {
-            '~' => pointer.push_str("~0"),
-            '/' => pointer.push_str("~1"),
-            c => pointer.push(c),
-        }
-    }
-    pointer
-}
-
 /// Syntax errors of JSON are serde_json's, at their line and column.
 fn parse_json(file: &SourceFile) -> Result<Value, (Problem, Range<usize>)> {
     serde_json::from_str(&file.text).map_err(|error| {
         let offset = file.line_offset(error.line()) + error.column().saturating_sub(1);
         (
-            Problem::ContextFormat {
+            Problem::ContextSyntax {
                 message: error.to_string(),
             },
             offset..offset,

@@ -6,10 +6,11 @@ use jsonschema::{Draft, ValidationError, Validator};
 use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::load::document::{Document, child_pointer};
+use crate::load::document::Document;
 use crate::model::{ID_PATTERN, NAME_PATTERN, PostprocessRule};
 use crate::namespace::closest;
-use crate::problem::{Kind, Problem};
+use crate::pointer::child_pointer;
+use crate::problem::{Form, InvalidValue, Kind, Problem};
 use crate::schema::schema_for;
 use crate::span::Span;
 
@@ -188,33 +189,28 @@ fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut
                 .as_str()
                 .and_then(|value| closest(value, &allowed));
             out.push(Diagnostic::new(
-                Problem::NotOneOf {
+                Problem::InvalidValue(InvalidValue::NotOneOf {
                     value: quoted(error.instance()),
                     allowed,
                     suggestion,
-                },
+                }),
                 at,
             ));
         }
-        ValidationErrorKind::Minimum { limit }
-        | ValidationErrorKind::ExclusiveMinimum { limit } => {
+        kind @ (ValidationErrorKind::Minimum { limit }
+        | ValidationErrorKind::ExclusiveMinimum { limit }
+        | ValidationErrorKind::Maximum { limit }
+        | ValidationErrorKind::ExclusiveMaximum { limit }) => {
+            let minimum = matches!(
+                kind,
+                ValidationErrorKind::Minimum { .. } | ValidationErrorKind::ExclusiveMinimum { .. }
+            );
             out.push(Diagnostic::new(
-                Problem::OutOfRange {
+                Problem::InvalidValue(InvalidValue::OutOfRange {
                     value: quoted(error.instance()),
-                    minimum: true,
+                    minimum,
                     limit: plain(limit),
-                },
-                at,
-            ));
-        }
-        ValidationErrorKind::Maximum { limit }
-        | ValidationErrorKind::ExclusiveMaximum { limit } => {
-            out.push(Diagnostic::new(
-                Problem::OutOfRange {
-                    value: quoted(error.instance()),
-                    minimum: false,
-                    limit: plain(limit),
-                },
+                }),
                 at,
             ));
         }
@@ -222,37 +218,35 @@ fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut
         ValidationErrorKind::MinLength { .. } | ValidationErrorKind::Pattern { .. }
             if error.instance().as_str() == Some("") =>
         {
-            out.push(Diagnostic::new(Problem::EmptyValue, at));
+            out.push(Diagnostic::new(
+                Problem::InvalidValue(InvalidValue::Empty),
+                at,
+            ));
         }
-        ValidationErrorKind::Pattern { pattern } => out.push(Diagnostic::new(
-            Problem::BadForm {
-                value: quoted(error.instance()),
-                key: false,
-                expected: form_of(pattern),
-            },
-            at,
-        )),
-        ValidationErrorKind::Format { format } => out.push(Diagnostic::new(
-            Problem::BadForm {
-                value: quoted(error.instance()),
-                key: false,
-                expected: form_of(format),
-            },
-            at,
-        )),
+        ValidationErrorKind::Pattern { pattern: form }
+        | ValidationErrorKind::Format { format: form } => {
+            out.push(Diagnostic::new(
+                Problem::InvalidValue(InvalidValue::BadForm {
+                    value: quoted(error.instance()),
+                    key: false,
+                    expected: form_of(form),
+                }),
+                at,
+            ));
+        }
         ValidationErrorKind::PropertyNames { error: inner } => {
             // The inner error is about the key itself, a string.
             let key = inner.instance().as_str().unwrap_or_default().to_string();
             let expected = match inner.kind() {
                 ValidationErrorKind::Pattern { pattern } => form_of(pattern),
-                _ => inner.to_string(),
+                _ => Form::Described(inner.to_string()),
             };
             out.push(Diagnostic::new(
-                Problem::BadForm {
+                Problem::InvalidValue(InvalidValue::BadForm {
                     value: format!("`{key}`"),
                     key: true,
                     expected,
-                },
+                }),
                 doc.key_span(&child_pointer(&pointer, &key)),
             ));
         }
@@ -260,9 +254,9 @@ fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut
             one_of(error, context, schema, doc, out);
         }
         _ => out.push(Diagnostic::new(
-            Problem::InvalidValue {
+            Problem::InvalidValue(InvalidValue::Schema {
                 message: error.to_string(),
-            },
+            }),
             at,
         )),
     }
@@ -291,10 +285,12 @@ fn one_of(
             })
             .collect()
     };
-    let not_one_of = |value: &str, allowed: Vec<String>| Problem::NotOneOf {
-        value: format!("`{value}`"),
-        suggestion: closest(value, &allowed),
-        allowed,
+    let not_one_of = |value: &str, allowed: Vec<String>| {
+        Problem::InvalidValue(InvalidValue::NotOneOf {
+            value: format!("`{value}`"),
+            suggestion: closest(value, &allowed),
+            allowed,
+        })
     };
     let Some(fields) = instance.as_object() else {
         let allowed = constants(&pointer);
@@ -369,19 +365,14 @@ fn plain(value: &Value) -> String {
     }
 }
 
-/// The form a pattern or format asks for, in words. The patterns are the ones promptc's own
-/// types declare; any other is shown as it is.
-fn form_of(pattern: &str) -> String {
+/// The form a pattern or format asks for. The patterns are the ones promptc's own types
+/// declare; any other is shown as it is.
+fn form_of(pattern: &str) -> Form {
     match pattern {
-        ID_PATTERN => {
-            "ASCII letters, digits, `_`, `.` and `-`, starting with a letter or a digit".into()
-        }
-        NAME_PATTERN => {
-            "ASCII letters, digits and `_`, not starting with a digit (a name templates can use)"
-                .into()
-        }
-        "date" => "a date that exists, written YYYY-MM-DD".into(),
-        other => format!("text matching `{other}`"),
+        ID_PATTERN => Form::Id,
+        NAME_PATTERN => Form::Name,
+        "date" => Form::Date,
+        other => Form::Matching(other.to_string()),
     }
 }
 

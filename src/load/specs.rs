@@ -17,7 +17,7 @@ use crate::load::invalid_ids::InvalidIds;
 use crate::load::schema_check::SchemaValidators;
 use crate::load::{self, MANIFEST_FILE};
 use crate::model::{Component, Context, Limits, Manifest, ToolSpec, Variant};
-use crate::problem::{Kind, Problem, RefKind};
+use crate::problem::{InvalidValue, Kind, LabelKind, Problem, RefKind};
 use crate::source::Sources;
 use crate::span::Span;
 
@@ -272,13 +272,13 @@ impl Loader<'_> {
         if let Some(first) = entries.get(&id) {
             self.diagnostics.push(
                 Diagnostic::new(
-                    Problem::Duplicate {
+                    Problem::DuplicateId {
                         kind,
                         name: id.clone(),
                     },
                     span_of(&entry),
                 )
-                .label(span_of(first), "first defined here"),
+                .label(span_of(first), LabelKind::FirstDefinedHere),
             );
         } else {
             entries.insert(id, entry);
@@ -304,9 +304,9 @@ fn typed<T: DeserializeOwned>(
         }),
         Err(error) => {
             diagnostics.error(
-                Problem::InvalidValue {
+                Problem::InvalidValue(InvalidValue::Model {
                     message: error.to_string(),
-                },
+                }),
                 raw.document.value_span(""),
             );
             None

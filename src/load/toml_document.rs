@@ -6,7 +6,8 @@ use serde_json::{Map, Value};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::document::{Location, Locations, child_pointer, json_float};
+use super::document::{Location, Locations, json_float};
+use crate::pointer::child_pointer;
 use crate::problem::Problem;
 
 pub(super) fn parse(

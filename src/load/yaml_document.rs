@@ -8,8 +8,10 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 use serde_saphyr::Spanned;
 
-use super::document::{Location, Locations, child_pointer, json_float};
+use super::document::{Location, Locations, json_float};
+use crate::pointer::child_pointer;
 use crate::problem::Problem;
+use crate::source::SourceFile;
 
 enum Node {
     Null,
@@ -80,35 +82,23 @@ impl<'de> Visitor<'de> for NodeVisitor {
     }
 }
 
-fn range(location: &serde_saphyr::Location, text: &str) -> Range<usize> {
+fn range(location: &serde_saphyr::Location, file: &SourceFile) -> Range<usize> {
+    let text = &file.text;
     let span = location.span();
     let start = span
         .byte_offset()
         .and_then(|offset| usize::try_from(offset).ok())
-        .unwrap_or_else(|| offset_of_line_col(text, location.line(), location.column()))
+        .unwrap_or_else(|| {
+            // Errors carry only a line and a character column.
+            let number = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+            file.offset_of(number(location.line()), number(location.column()))
+        })
         .min(text.len());
     let len = span
         .byte_len()
         .and_then(|len| usize::try_from(len).ok())
         .unwrap_or(0);
     start..(start + len).min(text.len())
-}
-
-/// Byte offset of a 1-based line and character column; errors carry only these.
-fn offset_of_line_col(text: &str, line: u64, column: u64) -> usize {
-    let line = usize::try_from(line).unwrap_or(usize::MAX).max(1);
-    let column = usize::try_from(column).unwrap_or(usize::MAX).max(1);
-    let line_start = text
-        .split_inclusive('\n')
-        .take(line - 1)
-        .map(str::len)
-        .sum::<usize>();
-    let rest = &text[line_start.min(text.len())..];
-    line_start
-        + rest
-            .char_indices()
-            .nth(column - 1)
-            .map_or(rest.len(), |(i, _)| i)
 }
 
 /// The parser's message without advice about its own options, which a user cannot set.
@@ -120,11 +110,12 @@ fn user_words(message: &str) -> String {
 }
 
 pub(super) fn parse(
-    text: &str,
+    file: &SourceFile,
     locations: &mut Locations,
 ) -> Result<Value, (Problem, Range<usize>)> {
+    let text = &file.text;
     let root: Spanned<Node> = serde_saphyr::from_str(text).map_err(|error| {
-        let at = error.location().map_or(0..0, |l| range(&l, text));
+        let at = error.location().map_or(0..0, |l| range(&l, file));
         (
             Problem::YamlSyntax {
                 message: user_words(&first_line(&error.to_string())),
@@ -139,7 +130,7 @@ pub(super) fn parse(
             value: 0..text.len(),
         },
     );
-    convert(&root, "", text, locations)
+    convert(&root, "", file, locations)
 }
 
 /// serde-saphyr's message without what our renderer shows itself: its `error: line N column
@@ -166,7 +157,7 @@ fn first_line(message: &str) -> String {
 fn convert(
     node: &Spanned<Node>,
     pointer: &str,
-    text: &str,
+    file: &SourceFile,
     locations: &mut Locations,
 ) -> Result<Value, (Problem, Range<usize>)> {
     Ok(match &node.value {
@@ -175,7 +166,7 @@ fn convert(
         Node::Int(i) => Value::from(*i),
         Node::UInt(u) => Value::from(*u),
         Node::Float(f) => {
-            json_float(*f, &f.to_string()).map_err(|p| (p, range(&node.referenced, text)))?
+            json_float(*f, &f.to_string()).map_err(|p| (p, range(&node.referenced, file)))?
         }
         Node::Str(s) => Value::String(s.clone()),
         Node::Seq(items) => {
@@ -186,10 +177,10 @@ fn convert(
                     child.clone(),
                     Location {
                         key: None,
-                        value: range(&item.referenced, text),
+                        value: range(&item.referenced, file),
                     },
                 );
-                out.push(convert(item, &child, text, locations)?);
+                out.push(convert(item, &child, file, locations)?);
             }
             Value::Array(out)
         }
@@ -200,11 +191,11 @@ fn convert(
                 locations.insert(
                     child.clone(),
                     Location {
-                        key: Some(range(&key.referenced, text)),
-                        value: range(&value.referenced, text),
+                        key: Some(range(&key.referenced, file)),
+                        value: range(&value.referenced, file),
                     },
                 );
-                let converted = convert(value, &child, text, locations)?;
+                let converted = convert(value, &child, file, locations)?;
                 map.insert(key.value.clone(), converted);
             }
             Value::Object(map)
@@ -215,6 +206,10 @@ fn convert(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse(text: &str, locations: &mut Locations) -> Result<Value, (Problem, Range<usize>)> {
+        super::parse(&SourceFile::new("test.yaml".into(), text.into()), locations)
+    }
 
     #[test]
     fn records_key_and_value_spans() {

@@ -3,6 +3,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::Parameter;
+use crate::pointer::child_pointer;
 
 /// A tool the agent may call. The top-level fields are the generic spec, used by every family
 /// that has no entry under `families`.
@@ -46,4 +47,20 @@ pub struct ToolFamilySpec {
     /// Replaces the whole parameter list.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parameters: Option<Vec<Parameter>>,
+}
+
+impl ToolSpec {
+    /// Every parameter list the tool declares, with the JSON pointer it is written at: the
+    /// generic `/parameters`, then `/families/<family>/parameters` of each family that
+    /// replaces the list.
+    pub fn parameter_lists(&self) -> impl Iterator<Item = (String, &[Parameter])> {
+        let families = self.families.iter().filter_map(|(family, spec)| {
+            let list = spec.parameters.as_deref()?;
+            Some((
+                format!("{}/parameters", child_pointer("/families", family)),
+                list,
+            ))
+        });
+        std::iter::once(("/parameters".to_string(), self.parameters.as_slice())).chain(families)
+    }
 }

@@ -4,8 +4,8 @@ use minijinja::Value;
 
 use crate::compiled::{CompiledParameter, CompiledTool, SourceRange};
 use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::load::document::child_pointer;
 use crate::namespace::{TOOL, TOOLS_DATA, TOOLS_TEXT};
+use crate::pointer::child_pointer;
 use crate::problem::Problem;
 use crate::render::budget::{Budget, CappedBuffer, Exhausted};
 use crate::resolve::plan::{Plan, Reason};

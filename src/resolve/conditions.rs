@@ -94,13 +94,9 @@ fn all_conditions(workspace: &Workspace) -> impl Iterator<Item = &str> {
         .filter_map(|entry| entry.value.when.as_deref());
     let tools = workspace.tools.values().flat_map(|entry| {
         let tool = &entry.value.spec;
-        let families = tool.families.values();
         let own = tool.when.as_deref().into_iter();
-        let family_whens = families.clone().filter_map(|family| family.when.as_deref());
-        let parameters = tool
-            .parameters
-            .iter()
-            .chain(families.filter_map(|f| f.parameters.as_deref()).flatten());
+        let family_whens = tool.families.values().filter_map(|f| f.when.as_deref());
+        let parameters = tool.parameter_lists().flat_map(|(_, list)| list);
         own.chain(family_whens)
             .chain(parameter_conditions(parameters))
     });

@@ -1,8 +1,9 @@
 //! One tool as a family sees it: the family's spec (following `based_on`) or the generic one,
 //! with shared parameters filled in, each text field as the template compiled from it.
 
-use crate::load::document::child_pointer;
+use crate::follow::follow;
 use crate::model::{Parameter, ParameterType};
+use crate::pointer::child_pointer;
 use crate::span::Span;
 use crate::templates::TemplateId;
 use crate::workspace::{ParameterTexts, Workspace};
@@ -42,18 +43,15 @@ pub struct ResolvedParameter {
 /// The family specs a family's view of a tool applies, base first: the family's own entry
 /// and the entries it is `based_on`. Empty for a family with no entry (the generic spec).
 fn family_chain<'t>(definition: &'t crate::model::ToolSpec, family: &str) -> Vec<&'t str> {
-    let mut chain: Vec<&str> = Vec::new();
-    let mut next = definition
-        .families
-        .get_key_value(family)
-        .map(|(name, _)| name.as_str());
-    while let Some(current) = next {
-        if chain.contains(&current) {
-            break; // a cycle, reported by validation
-        }
-        next = definition.families[current].based_on.as_deref();
-        chain.push(current);
-    }
+    let Some((start, _)) = definition.families.get_key_value(family) else {
+        return Vec::new();
+    };
+    // A cycle or an unknown base ends the chain (both reported by validation).
+    let known_base = |name: &str| {
+        let base = definition.families.get(name)?.based_on.as_deref()?;
+        definition.families.contains_key(base).then_some(base)
+    };
+    let mut chain = follow(start, known_base).links;
     chain.reverse();
     chain
 }

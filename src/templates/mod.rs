@@ -251,9 +251,7 @@ impl Templates {
             Facts {
                 variables,
                 first_word: first_words(source),
-                line_starts: std::iter::once(0)
-                    .chain(source.match_indices('\n').map(|(at, _)| at + 1))
-                    .collect(),
+                line_starts: crate::source::line_starts(source),
             }
         }))
     }

@@ -1,11 +1,11 @@
 //! Conditions (`when`, predicates): they must compile, and read only names that exist.
 
 use crate::diagnostic::Diagnostics;
-use crate::load::document::child_pointer;
 use crate::load::entry::Entry;
 use crate::model::Parameter;
 use crate::namespace::{ENABLED_TOOLS, Namespace};
-use crate::problem::Problem;
+use crate::pointer::child_pointer;
+use crate::problem::{NotVisible, Problem};
 use crate::source::Sources;
 use crate::span::Span;
 use crate::workspace::Workspace;
@@ -65,34 +65,16 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         if let Some(condition) = &tool.when {
             checker.check(entry, "/when", condition, &before_tools, out);
         }
-        for (index, parameter) in tool.parameters.iter().enumerate() {
-            checker.parameter(
-                entry,
-                &format!("/parameters/{index}"),
-                parameter,
-                &after_tools,
-                out,
-            );
-        }
         for (family, spec) in &tool.families {
-            let prefix = child_pointer("/families", family);
             if let Some(condition) = &spec.when {
-                checker.check(
-                    entry,
-                    &format!("{prefix}/when"),
-                    condition,
-                    &before_tools,
-                    out,
-                );
+                let pointer = format!("{}/when", child_pointer("/families", family));
+                checker.check(entry, &pointer, condition, &before_tools, out);
             }
-            for (index, parameter) in spec.parameters.iter().flatten().enumerate() {
-                checker.parameter(
-                    entry,
-                    &format!("{prefix}/parameters/{index}"),
-                    parameter,
-                    &after_tools,
-                    out,
-                );
+        }
+        for (list_pointer, parameters) in tool.parameter_lists() {
+            for (index, parameter) in parameters.iter().enumerate() {
+                let pointer = format!("{list_pointer}/{index}");
+                checker.parameter(entry, &pointer, parameter, &after_tools, out);
             }
         }
     }
@@ -159,12 +141,12 @@ impl Checker<'_> {
                 let problem = if self.workspace.settings().predicates.contains_key(first) {
                     Problem::NotYetDefined {
                         name: first.to_string(),
-                        reason: "predicates see only the predicates declared before them",
+                        reason: NotVisible::LaterPredicate,
                     }
                 } else if first == ENABLED_TOOLS {
                     Problem::NotYetDefined {
                         name: first.to_string(),
-                        reason: "a tool's condition decides what `enabled_tools` holds, so it cannot read it",
+                        reason: NotVisible::EnabledToolsInToolCondition,
                     }
                 } else {
                     Problem::UnknownContextField {

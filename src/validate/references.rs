@@ -1,230 +1,199 @@
 //! References between files: ids that must exist, `extends` and `based_on` cycles, families,
 //! overrides of things a variant does not use, shared parameters and `depends_on`.
+//!
+//! Each rule is one function; the lists below run them, file by file.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use indexmap::IndexMap;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::load::document::child_pointer;
+use crate::follow::{Chain, follow};
 use crate::load::entry::Entry;
-use crate::model::Parameter;
+use crate::model::{Parameter, Paths, PostprocessRule};
 use crate::namespace::closest;
-use crate::problem::{Problem, RefKind};
-use crate::workspace::Workspace;
-use crate::workspace::inheritance::{chain, effective};
+use crate::pointer::child_pointer;
+use crate::problem::{CycleLink, InvalidValue, LabelKind, NoteKind, Problem, RefKind};
+use crate::span::Span;
+use crate::workspace::inheritance::{EffectiveVariant, effective};
+use crate::workspace::{ComponentDef, ManifestDef, ToolDef, VariantDef, Workspace};
+
+/// What every rule reads: the workspace and the families its variants declare.
+struct Known<'w> {
+    workspace: &'w Workspace,
+    families: BTreeSet<String>,
+}
+
+type Rule = fn(&Known<'_>, &mut Diagnostics);
+type EntryRule<T> = fn(&Known<'_>, &Entry<T>, &mut Diagnostics);
+
+/// The rules about the workspace as a whole, in the order they run.
+const RULES: &[Rule] = &[
+    variants,
+    slots_are_unique,
+    component_families_exist,
+    tools,
+    manifest,
+];
+
+const VARIANT_RULES: &[EntryRule<VariantDef>] = &[parent_exists_without_cycle, listed_ids, merged];
+
+const TOOL_RULES: &[EntryRule<ToolDef>] = &[
+    parameter_names_are_unique,
+    parameters,
+    tool_families_exist,
+    family_bases_exist_without_cycle,
+];
+
+/// Rules about what the manifest declares; skipped when it is invalid (reported).
+const MANIFEST_RULES: &[EntryRule<ManifestDef>] = &[
+    fallback_family_exists,
+    build_families_exist,
+    contexts_exist,
+    shared_parameters,
+    token_families_exist,
+    paths_stay_inside,
+    output_folder_is_apart,
+    regexes_compile,
+];
 
 pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
-    let families: BTreeSet<String> = workspace.families().into_iter().collect();
-    let unknown = |kind, name: &str, known: &mut dyn Iterator<Item = &String>| Problem::Unknown {
-        kind,
-        name: name.to_string(),
-        suggestion: closest(name, known),
+    let known = Known {
+        workspace,
+        families: workspace.families().into_iter().collect(),
     };
-
-    for entry in workspace.variants.values() {
-        check_variant(workspace, entry, out);
+    for rule in RULES {
+        rule(&known, out);
     }
+}
 
-    let mut slots: HashMap<String, &Entry<crate::workspace::ComponentDef>> = HashMap::new();
-    for entry in workspace.components.values() {
-        let slot = entry.value.slot();
-        if let Some(first) = slots.get(&slot) {
-            out.push(
-                Diagnostic::new(
-                    Problem::SlotTaken {
-                        slot: slot.clone(),
-                        component: entry.value.id.clone(),
-                        other: first.value.id.clone(),
-                    },
-                    entry.value_span("/id"),
-                )
-                .label(first.value_span("/id"), "this component fills it"),
-            );
-        } else {
-            slots.insert(slot, entry);
-        }
+fn run<T>(known: &Known<'_>, rules: &[EntryRule<T>], entry: &Entry<T>, out: &mut Diagnostics) {
+    for rule in rules {
+        rule(known, entry, out);
     }
+}
 
-    for entry in workspace.components.values() {
-        for family in entry.value.families.keys() {
-            if !workspace.knows_family(&families, family) {
-                out.error(
-                    unknown(RefKind::Family, family, &mut families.iter()),
-                    entry.key_span(&child_pointer("/families", family)),
-                );
-            }
-        }
+fn variants(known: &Known<'_>, out: &mut Diagnostics) {
+    for entry in known.workspace.variants.values() {
+        run(known, VARIANT_RULES, entry, out);
     }
+}
 
-    for entry in workspace.tools.values() {
-        check_tool(workspace, entry, &families, out);
+fn tools(known: &Known<'_>, out: &mut Diagnostics) {
+    for entry in known.workspace.tools.values() {
+        run(known, TOOL_RULES, entry, out);
     }
+}
 
-    if let Some(manifest) = workspace.valid_manifest() {
-        let value = &manifest.value;
-        if !families.is_empty() && !workspace.knows_family(&families, &value.fallback_family) {
+fn manifest(known: &Known<'_>, out: &mut Diagnostics) {
+    if let Some(manifest) = known.workspace.valid_manifest() {
+        run(known, MANIFEST_RULES, manifest, out);
+    }
+}
+
+impl Known<'_> {
+    /// An unknown family, unless a variant (valid or not) declares it.
+    fn family(&self, family: &str, span: Span, out: &mut Diagnostics) {
+        if !self.workspace.knows_family(&self.families, family) {
             out.error(
-                unknown(
-                    RefKind::Family,
-                    &value.fallback_family,
-                    &mut families.iter(),
-                ),
-                manifest.value_span("/fallback_family"),
+                Problem::UnknownReference {
+                    kind: RefKind::Family,
+                    name: family.to_string(),
+                    suggestion: closest(family, &self.families),
+                },
+                span,
             );
         }
-        for (index, family) in value.build.families.iter().flatten().enumerate() {
-            if !workspace.knows_family(&families, family) {
-                out.error(
-                    unknown(RefKind::Family, family, &mut families.iter()),
-                    manifest.value_span(&format!("/build/families/{index}")),
-                );
-            }
+    }
+
+    /// Unknown families among the keys of a file's `families` table.
+    fn families_keyed<'a, T>(
+        &self,
+        entry: &Entry<T>,
+        families: impl IntoIterator<Item = &'a String>,
+        out: &mut Diagnostics,
+    ) {
+        for family in families {
+            let span = entry.key_span(&child_pointer("/families", family));
+            self.family(family, span, out);
         }
-        if let Some(context) = &value.default_context
-            && !workspace.contexts.contains_key(context)
-            && !workspace.invalid.contains(RefKind::Context, context)
+    }
+
+    /// An unknown context, unless a context file that failed validation has its name.
+    fn context(&self, context: &str, span: Span, out: &mut Diagnostics) {
+        let contexts = &self.workspace.contexts;
+        if !contexts.contains_key(context)
+            && !self.workspace.invalid.contains(RefKind::Context, context)
         {
             out.error(
-                unknown(RefKind::Context, context, &mut workspace.contexts.keys()),
-                manifest.value_span("/default_context"),
-            );
-        }
-        for (index, context) in value.build.contexts.iter().flatten().enumerate() {
-            if !workspace.contexts.contains_key(context)
-                && !workspace.invalid.contains(RefKind::Context, context)
-            {
-                out.error(
-                    unknown(RefKind::Context, context, &mut workspace.contexts.keys()),
-                    manifest.value_span(&format!("/build/contexts/{index}")),
-                );
-            }
-        }
-        for (name, parameter) in &value.parameters {
-            let pointer = child_pointer("/parameters", name);
-            check_depends_on(workspace, manifest, &pointer, parameter, out);
-            if parameter.use_shared.is_some() {
-                out.error(
-                    Problem::InvalidValue {
-                        message: "a shared parameter cannot itself `use` another".into(),
-                    },
-                    manifest.key_span(&format!("{pointer}/use")),
-                );
-            }
-        }
-        let tokens = &value.tokens;
-        for family in tokens.families.keys() {
-            if !workspace.knows_family(&families, family) {
-                out.error(
-                    unknown(RefKind::Family, family, &mut families.iter()),
-                    manifest.key_span(&child_pointer("/tokens/families", family)),
-                );
-            }
-        }
-        for (index, family) in tokens.exact.iter().enumerate() {
-            if !workspace.knows_family(&families, family) {
-                out.error(
-                    unknown(RefKind::Family, family, &mut families.iter()),
-                    manifest.value_span(&format!("/tokens/exact/{index}")),
-                );
-            }
-        }
-        let paths = &value.paths;
-        for (pointer, path) in [
-            ("/paths/variants", &paths.variants),
-            ("/paths/components", &paths.components),
-            ("/paths/tools", &paths.tools),
-            ("/paths/contexts", &paths.contexts),
-            ("/paths/schema", &paths.schema),
-            ("/build/out", &value.build.out),
-        ] {
-            let root = &workspace.root;
-            if crate::load::read::resolve_inside(root, root, path).is_none() {
-                out.error(
-                    Problem::PathEscapesWorkspace { path: path.clone() },
-                    manifest.value_span(pointer),
-                );
-            }
-        }
-        let out_dir = value.build.out.trim_matches('/');
-        for (setting, folder) in [
-            ("paths.variants", &paths.variants),
-            ("paths.components", &paths.components),
-            ("paths.tools", &paths.tools),
-            ("paths.contexts", &paths.contexts),
-            ("paths.schema", &paths.schema),
-        ] {
-            let (outputs, sources) = (lexical(out_dir), lexical(folder));
-            if !outputs.as_os_str().is_empty()
-                && (outputs.starts_with(&sources) || sources.starts_with(&outputs))
-            {
-                out.error(
-                    Problem::OutputOverlapsSources {
-                        out: out_dir.to_string(),
-                        setting: setting.to_string(),
-                        folder: folder.clone(),
-                    },
-                    manifest.value_span("/build/out"),
-                );
-            }
-        }
-        if out_dir.is_empty() || out_dir == "." {
-            out.error(
-                Problem::InvalidValue {
-                    message: "`build.out` must name a folder below the workspace root".into(),
+                Problem::UnknownReference {
+                    kind: RefKind::Context,
+                    name: context.to_string(),
+                    suggestion: closest(context, contexts.keys()),
                 },
-                manifest.value_span("/build/out"),
+                span,
             );
         }
-        for (index, rule) in value.postprocess.iter().flatten().enumerate() {
-            if let crate::model::PostprocessRule::Regex { pattern, .. } = rule
-                && let Err(error) = regex::Regex::new(pattern)
-            {
-                out.error(
-                    Problem::InvalidRegex {
-                        message: regex_message(&error),
-                    },
-                    manifest.value_span(&format!("/postprocess/{index}/pattern")),
-                );
-            }
+    }
+
+    /// An unknown component or tool id.
+    fn id(&self, kind: RefKind, id: &str, span: Span, out: &mut Diagnostics) {
+        if let Err(suggestion) = lookup(self.workspace, kind, id) {
+            out.error(
+                Problem::UnknownReference {
+                    kind,
+                    name: id.to_string(),
+                    suggestion,
+                },
+                span,
+            );
         }
     }
 }
 
-fn check_variant(
-    workspace: &Workspace,
-    entry: &Entry<crate::workspace::VariantDef>,
+// Variants.
+
+/// `extends` names a variant, and following it does not come back.
+fn parent_exists_without_cycle(
+    known: &Known<'_>,
+    entry: &Entry<VariantDef>,
     out: &mut Diagnostics,
 ) {
+    let workspace = known.workspace;
     let variant = &entry.value;
-    if let Some(parent) = &variant.extends {
-        if workspace.invalid.contains(RefKind::Variant, parent) {
-            // reported at the parent
-        } else if !workspace.variants.contains_key(parent) {
+    let Some(parent) = &variant.extends else {
+        return;
+    };
+    if workspace.invalid.contains(RefKind::Variant, parent) {
+        // reported at the parent
+    } else if !workspace.variants.contains_key(parent) {
+        out.error(
+            Problem::UnknownReference {
+                kind: RefKind::Variant,
+                name: parent.clone(),
+                suggestion: closest(parent, workspace.variants.keys()),
+            },
+            entry.value_span("/extends"),
+        );
+    } else {
+        let ancestry = follow(&variant.id, |id| {
+            workspace.variants.get(id)?.value.extends.as_deref()
+        });
+        if let Some(chain) = cycle_to_report(&ancestry) {
             out.error(
-                Problem::Unknown {
-                    kind: RefKind::Variant,
-                    name: parent.clone(),
-                    suggestion: closest(parent, workspace.variants.keys()),
+                Problem::Cycle {
+                    link: CycleLink::Extends,
+                    chain,
                 },
                 entry.value_span("/extends"),
             );
-        } else if let Some(cycle) = extends_cycle(workspace, &variant.id) {
-            // Reported once, at the member of the cycle whose id sorts first.
-            if cycle.iter().min() == Some(&variant.id) {
-                let mut chain = cycle;
-                chain.push(variant.id.clone());
-                out.error(
-                    Problem::Cycle {
-                        link: "extends",
-                        chain,
-                    },
-                    entry.value_span("/extends"),
-                );
-            }
         }
     }
+}
 
+/// The component and tool lists name existing ids, each once.
+fn listed_ids(known: &Known<'_>, entry: &Entry<VariantDef>, out: &mut Diagnostics) {
+    let variant = &entry.value;
     let lists = [
         ("components", &variant.components, RefKind::Component),
         (
@@ -242,7 +211,7 @@ fn check_variant(
             if let Some(first) = seen.insert(id, index) {
                 out.push(
                     Diagnostic::new(
-                        Problem::Duplicate {
+                        Problem::DuplicateId {
                             kind,
                             name: id.clone(),
                         },
@@ -250,30 +219,34 @@ fn check_variant(
                     )
                     .label(
                         entry.value_span(&format!("/{field}/{first}")),
-                        "first listed here",
+                        LabelKind::FirstListedHere,
                     ),
                 );
             }
-            if let Err(suggestion) = lookup(workspace, kind, id) {
-                out.error(
-                    Problem::Unknown {
-                        kind,
-                        name: id.clone(),
-                        suggestion,
-                    },
-                    entry.value_span(&format!("/{field}/{index}")),
-                );
-            }
+            known.id(kind, id, span, out);
         }
     }
+}
 
-    // What the merged variant must have is only known when its whole chain is.
-    if !workspace.ancestry_is_sound(&variant.id) {
+/// What the merged variant must have is only known when its whole chain is.
+fn merged(known: &Known<'_>, entry: &Entry<VariantDef>, out: &mut Diagnostics) {
+    let workspace = known.workspace;
+    if !workspace.ancestry_is_sound(&entry.value.id) {
         return;
     }
-    let Some(effective) = effective(&workspace.variants, &variant.id) else {
+    let Some(effective) = effective(&workspace.variants, &entry.value.id) else {
         return;
     };
+    template_is_given(entry, &effective, out);
+    overrides_are_used(workspace, entry, &effective, out);
+}
+
+/// The variant or one of its ancestors gives a base template.
+fn template_is_given(
+    entry: &Entry<VariantDef>,
+    effective: &EffectiveVariant,
+    out: &mut Diagnostics,
+) {
     if effective.variant.template.is_none() && effective.variant.template_file.is_none() {
         out.error(
             Problem::MissingTemplate {
@@ -282,6 +255,16 @@ fn check_variant(
             entry.value_span("/id"),
         );
     }
+}
+
+/// Each override names an existing id the merged variant lists.
+fn overrides_are_used(
+    workspace: &Workspace,
+    entry: &Entry<VariantDef>,
+    effective: &EffectiveVariant,
+    out: &mut Diagnostics,
+) {
+    let variant = &entry.value;
     let overridden: [(&str, RefKind, Vec<&String>, &[String]); 2] = [
         (
             "components",
@@ -305,7 +288,7 @@ fn check_variant(
             let span = entry.key_span(&child_pointer(&format!("/overrides/{field}"), id));
             match lookup(workspace, kind, id) {
                 Err(suggestion) => out.error(
-                    Problem::Unknown {
+                    Problem::UnknownReference {
                         kind,
                         name: id.clone(),
                         suggestion,
@@ -315,14 +298,14 @@ fn check_variant(
                 Ok(())
                     if complete && !used.contains(id) && !workspace.invalid.contains(kind, id) =>
                 {
-                    out.push(Diagnostic::new(
+                    out.error(
                         Problem::UnusedOverride {
                             kind,
                             name: id.clone(),
                             variant: variant.id.clone(),
                         },
                         span,
-                    ));
+                    );
                 }
                 Ok(()) => {}
             }
@@ -330,12 +313,17 @@ fn check_variant(
     }
 }
 
-/// The cycle `id` is part of, starting at `id` (`[a, b]` for `a -> b -> a`); `None` when
-/// following `extends` from `id` ends, or loops without coming back to `id`.
-fn extends_cycle(workspace: &Workspace, id: &str) -> Option<Vec<String>> {
-    let ancestry = chain(&workspace.variants, id);
-    let last = workspace.variants.get(ancestry.last()?)?;
-    (last.value.extends.as_deref() == Some(id)).then_some(ancestry)
+/// The names of a cycle to report from its start (`[a, b, a]` for `a -> b -> a`): only when
+/// the start is part of the cycle, and only at the member whose name sorts first, so a cycle
+/// is reported once. A name that leads into a cycle without being part of it reports nothing.
+fn cycle_to_report(chain: &Chain<'_>) -> Option<Vec<String>> {
+    let start = chain.links.first()?;
+    if !chain.returns_to_start() || chain.links.iter().min() != Some(start) {
+        return None;
+    }
+    let mut names: Vec<String> = chain.links.iter().map(|name| name.to_string()).collect();
+    names.push(start.to_string());
+    Some(names)
 }
 
 /// `Ok` when a component or tool id exists (or was declared by a file that failed its own
@@ -366,147 +354,104 @@ fn declared_by_file<T>(entries: &IndexMap<String, Entry<T>>, name: &str) -> Opti
         .map(|(id, _)| id.clone())
 }
 
-fn check_tool(
-    workspace: &Workspace,
-    entry: &Entry<crate::workspace::ToolDef>,
-    families: &BTreeSet<String>,
-    out: &mut Diagnostics,
-) {
-    let tool = &entry.value;
-    check_parameter_names(workspace, entry, "/parameters", &tool.parameters, out);
-    for (family, spec) in &tool.families {
-        if let Some(parameters) = &spec.parameters {
-            let pointer = format!("{}/parameters", child_pointer("/families", family));
-            check_parameter_names(workspace, entry, &pointer, parameters, out);
-        }
-    }
-    for (index, parameter) in tool.parameters.iter().enumerate() {
-        check_parameter(
-            workspace,
-            entry,
-            &format!("/parameters/{index}"),
-            parameter,
-            out,
-        );
-    }
-    for (family, spec) in &tool.families {
-        let pointer = child_pointer("/families", family);
-        if !workspace.knows_family(families, family) {
-            out.error(
-                Problem::Unknown {
-                    kind: RefKind::Family,
-                    name: family.clone(),
-                    suggestion: closest(family, families.iter()),
-                },
-                entry.key_span(&pointer),
-            );
-        }
-        for (index, parameter) in spec.parameters.iter().flatten().enumerate() {
-            check_parameter(
-                workspace,
-                entry,
-                &format!("{pointer}/parameters/{index}"),
-                parameter,
-                out,
-            );
-        }
-        if let Some(base) = &spec.based_on {
-            if !tool.families.contains_key(base) {
-                out.error(
-                    Problem::Unknown {
-                        kind: RefKind::Family,
-                        name: base.clone(),
-                        suggestion: closest(base, tool.families.keys()),
-                    },
-                    entry.value_span(&format!("{pointer}/based_on")),
-                );
-                continue;
-            }
-            // Follow `based_on` links; coming back to `family` is a cycle, reported once, at
-            // the member whose name sorts first. A family that leads into a cycle without being
-            // part of it is not reported.
-            let mut seen = vec![family.clone()];
-            let mut next = Some(base.clone());
-            while let Some(current) = next {
-                if current == *family {
-                    if seen.iter().min() == Some(family) {
-                        seen.push(current);
-                        out.error(
-                            Problem::Cycle {
-                                link: "based_on",
-                                chain: seen,
-                            },
-                            entry.value_span(&format!("{pointer}/based_on")),
-                        );
-                    }
-                    break;
-                }
-                if seen.contains(&current) {
-                    break;
-                }
-                seen.push(current.clone());
-                next = tool
-                    .families
-                    .get(&current)
-                    .and_then(|spec| spec.based_on.clone());
-            }
-        }
-    }
-}
+// Components.
 
-/// Two parameters of one tool with the same name would be documented twice.
-fn check_parameter_names(
-    workspace: &Workspace,
-    entry: &Entry<crate::workspace::ToolDef>,
-    pointer: &str,
-    parameters: &[Parameter],
-    out: &mut Diagnostics,
-) {
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    for (index, parameter) in parameters.iter().enumerate() {
-        let name = parameter.name.clone().or_else(|| {
-            let shared = parameter.use_shared.as_ref()?;
-            let definition = workspace.settings().parameters.get(shared)?;
-            Some(definition.name.clone().unwrap_or_else(|| shared.clone()))
-        });
-        let Some(name) = name else {
-            continue;
-        };
-        if let Some(first) = seen.insert(name.clone(), index) {
+/// Two components filling one slot would each hide the other.
+fn slots_are_unique(known: &Known<'_>, out: &mut Diagnostics) {
+    let mut slots: HashMap<String, &Entry<ComponentDef>> = HashMap::new();
+    for entry in known.workspace.components.values() {
+        let slot = entry.value.slot();
+        if let Some(first) = slots.get(&slot) {
             out.push(
                 Diagnostic::new(
-                    Problem::Duplicate {
-                        kind: RefKind::Parameter,
-                        name,
+                    Problem::DuplicateSlot {
+                        slot: slot.clone(),
+                        component: entry.value.id.clone(),
+                        other: first.value.id.clone(),
                     },
-                    entry.value_span(&format!("{pointer}/{index}")),
+                    entry.value_span("/id"),
                 )
-                .label(
-                    entry.value_span(&format!("{pointer}/{first}")),
-                    "first defined here",
-                ),
+                .label(first.value_span("/id"), LabelKind::FillsTheSlot),
             );
+        } else {
+            slots.insert(slot, entry);
         }
     }
 }
 
-fn check_parameter(
+/// A component's per-family templates are for families variants declare.
+fn component_families_exist(known: &Known<'_>, out: &mut Diagnostics) {
+    for entry in known.workspace.components.values() {
+        known.families_keyed(entry, entry.value.families.keys(), out);
+    }
+}
+
+// Tools.
+
+/// Two parameters of one list with the same name would be documented twice.
+fn parameter_names_are_unique(known: &Known<'_>, entry: &Entry<ToolDef>, out: &mut Diagnostics) {
+    for (pointer, parameters) in entry.value.parameter_lists() {
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        for (index, parameter) in parameters.iter().enumerate() {
+            let Some(name) = parameter_name(known.workspace, parameter) else {
+                continue;
+            };
+            if let Some(first) = seen.insert(name.clone(), index) {
+                out.push(
+                    Diagnostic::new(
+                        Problem::DuplicateId {
+                            kind: RefKind::Parameter,
+                            name,
+                        },
+                        entry.value_span(&format!("{pointer}/{index}")),
+                    )
+                    .label(
+                        entry.value_span(&format!("{pointer}/{first}")),
+                        LabelKind::FirstDefinedHere,
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// The name a parameter is documented under: its own, or that of the shared one it uses.
+fn parameter_name(workspace: &Workspace, parameter: &Parameter) -> Option<String> {
+    parameter.name.clone().or_else(|| {
+        let shared = parameter.use_shared.as_ref()?;
+        let definition = workspace.settings().parameters.get(shared)?;
+        Some(definition.name.clone().unwrap_or_else(|| shared.clone()))
+    })
+}
+
+/// Each parameter uses a shared one that exists, or has what a parameter needs; its
+/// `depends_on` names tools.
+fn parameters(known: &Known<'_>, entry: &Entry<ToolDef>, out: &mut Diagnostics) {
+    for (list_pointer, parameters) in entry.value.parameter_lists() {
+        for (index, parameter) in parameters.iter().enumerate() {
+            let pointer = format!("{list_pointer}/{index}");
+            parameter_is_complete(known.workspace, entry, &pointer, parameter, out);
+            dependencies_exist(known, entry, &pointer, parameter, out);
+        }
+    }
+}
+
+fn parameter_is_complete(
     workspace: &Workspace,
-    entry: &Entry<crate::workspace::ToolDef>,
+    entry: &Entry<ToolDef>,
     pointer: &str,
     parameter: &Parameter,
     out: &mut Diagnostics,
 ) {
+    let shared_parameters = &workspace.settings().parameters;
     match &parameter.use_shared {
         Some(shared) => {
-            if !workspace.settings().parameters.contains_key(shared)
-                && !workspace.invalid.manifest_invalid
-            {
+            if !shared_parameters.contains_key(shared) && !workspace.invalid.manifest_invalid {
                 out.error(
-                    Problem::Unknown {
+                    Problem::UnknownReference {
                         kind: RefKind::SharedParameter,
                         name: shared.clone(),
-                        suggestion: closest(shared, workspace.settings().parameters.keys()),
+                        suggestion: closest(shared, shared_parameters.keys()),
                     },
                     entry.value_span(&format!("{pointer}/use")),
                 );
@@ -525,33 +470,181 @@ fn check_parameter(
                             },
                             entry.value_span(pointer),
                         )
-                        .note(
-                            "a parameter needs `name` and `instruction`, or `use` of a shared one",
-                        ),
+                        .note(NoteKind::ParameterNeedsNameAndInstruction),
                     );
                 }
             }
         }
     }
-    check_depends_on(workspace, entry, pointer, parameter, out);
 }
 
-fn check_depends_on<T>(
-    workspace: &Workspace,
+fn dependencies_exist<T>(
+    known: &Known<'_>,
     entry: &Entry<T>,
     pointer: &str,
     parameter: &Parameter,
     out: &mut Diagnostics,
 ) {
     for (index, tool) in parameter.depends_on.iter().flatten().enumerate() {
-        if let Err(suggestion) = lookup(workspace, RefKind::Tool, tool) {
+        let span = entry.value_span(&format!("{pointer}/depends_on/{index}"));
+        known.id(RefKind::Tool, tool, span, out);
+    }
+}
+
+/// A tool's family specs are for families variants declare.
+fn tool_families_exist(known: &Known<'_>, entry: &Entry<ToolDef>, out: &mut Diagnostics) {
+    known.families_keyed(entry, entry.value.families.keys(), out);
+}
+
+/// `based_on` names another family spec of the tool, and following it does not come back.
+fn family_bases_exist_without_cycle(_: &Known<'_>, entry: &Entry<ToolDef>, out: &mut Diagnostics) {
+    let families = &entry.value.families;
+    for (family, spec) in families {
+        let Some(base) = &spec.based_on else {
+            continue;
+        };
+        let span = entry.value_span(&format!("{}/based_on", child_pointer("/families", family)));
+        if !families.contains_key(base) {
             out.error(
-                Problem::Unknown {
-                    kind: RefKind::Tool,
-                    name: tool.clone(),
-                    suggestion,
+                Problem::UnknownReference {
+                    kind: RefKind::Family,
+                    name: base.clone(),
+                    suggestion: closest(base, families.keys()),
                 },
-                entry.value_span(&format!("{pointer}/depends_on/{index}")),
+                span,
+            );
+            continue;
+        }
+        let bases = follow(family, |name| families.get(name)?.based_on.as_deref());
+        if let Some(chain) = cycle_to_report(&bases) {
+            out.error(
+                Problem::Cycle {
+                    link: CycleLink::BasedOn,
+                    chain,
+                },
+                span,
+            );
+        }
+    }
+}
+
+// The manifest.
+
+fn fallback_family_exists(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {
+    // A workspace without variants declares no family to check it against.
+    if !known.families.is_empty() {
+        let span = manifest.value_span("/fallback_family");
+        known.family(&manifest.value.fallback_family, span, out);
+    }
+}
+
+fn build_families_exist(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {
+    for (index, family) in manifest.value.build.families.iter().flatten().enumerate() {
+        let span = manifest.value_span(&format!("/build/families/{index}"));
+        known.family(family, span, out);
+    }
+}
+
+fn contexts_exist(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {
+    let value = &manifest.value;
+    if let Some(context) = &value.default_context {
+        known.context(context, manifest.value_span("/default_context"), out);
+    }
+    for (index, context) in value.build.contexts.iter().flatten().enumerate() {
+        let span = manifest.value_span(&format!("/build/contexts/{index}"));
+        known.context(context, span, out);
+    }
+}
+
+/// A shared parameter's `depends_on` names tools, and it does not `use` another.
+fn shared_parameters(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {
+    for (name, parameter) in &manifest.value.parameters {
+        let pointer = child_pointer("/parameters", name);
+        dependencies_exist(known, manifest, &pointer, parameter, out);
+        if parameter.use_shared.is_some() {
+            out.error(
+                Problem::InvalidValue(InvalidValue::SharedParameterUses),
+                manifest.key_span(&format!("{pointer}/use")),
+            );
+        }
+    }
+}
+
+fn token_families_exist(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {
+    let tokens = &manifest.value.tokens;
+    for family in tokens.families.keys() {
+        let span = manifest.key_span(&child_pointer("/tokens/families", family));
+        known.family(family, span, out);
+    }
+    for (index, family) in tokens.exact.iter().enumerate() {
+        let span = manifest.value_span(&format!("/tokens/exact/{index}"));
+        known.family(family, span, out);
+    }
+}
+
+/// The folders of the workspace's sources, by setting.
+fn source_folders(paths: &Paths) -> [(&'static str, &String); 5] {
+    [
+        ("paths.variants", &paths.variants),
+        ("paths.components", &paths.components),
+        ("paths.tools", &paths.tools),
+        ("paths.contexts", &paths.contexts),
+        ("paths.schema", &paths.schema),
+    ]
+}
+
+fn paths_stay_inside(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {
+    let value = &manifest.value;
+    let root = &known.workspace.root;
+    let folders = source_folders(&value.paths).into_iter();
+    for (setting, path) in folders.chain([("build.out", &value.build.out)]) {
+        if crate::load::read::resolve_inside(root, root, path).is_none() {
+            let pointer = format!("/{}", setting.replace('.', "/"));
+            out.error(
+                Problem::PathEscapesWorkspace { path: path.clone() },
+                manifest.value_span(&pointer),
+            );
+        }
+    }
+}
+
+/// `build.out` is a folder of its own: a build writes and deletes files there.
+fn output_folder_is_apart(_: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {
+    let value = &manifest.value;
+    let out_dir = value.build.out.trim_matches('/');
+    for (setting, folder) in source_folders(&value.paths) {
+        let (outputs, sources) = (lexical(out_dir), lexical(folder));
+        if !outputs.as_os_str().is_empty()
+            && (outputs.starts_with(&sources) || sources.starts_with(&outputs))
+        {
+            out.error(
+                Problem::OutputOverlapsSources {
+                    out: out_dir.to_string(),
+                    setting: setting.to_string(),
+                    folder: folder.clone(),
+                },
+                manifest.value_span("/build/out"),
+            );
+        }
+    }
+    if out_dir.is_empty() || out_dir == "." {
+        out.error(
+            Problem::InvalidValue(InvalidValue::OutputIsRoot),
+            manifest.value_span("/build/out"),
+        );
+    }
+}
+
+fn regexes_compile(_: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {
+    for (index, rule) in manifest.value.postprocess.iter().flatten().enumerate() {
+        if let PostprocessRule::Regex { pattern, .. } = rule
+            && let Err(error) = regex::Regex::new(pattern)
+        {
+            out.error(
+                Problem::InvalidRegex {
+                    message: regex_message(&error),
+                },
+                manifest.value_span(&format!("/postprocess/{index}/pattern")),
             );
         }
     }

@@ -20,36 +20,40 @@
 use std::collections::BTreeSet;
 
 use crate::diagnostic::Diagnostics;
-use crate::load::document::child_pointer;
 use crate::load::entry::Entry;
 use crate::model::Context;
 use crate::model::StandardPlaceholder;
 use crate::namespace::{COMPILE_NAMES, context_fields};
-use crate::problem::Problem;
+use crate::pointer::child_pointer;
+use crate::problem::{DeclaredName, Problem, TakenBy};
 use crate::workspace::Workspace;
 
 pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
     let fields = context_fields();
-    let slot_of = |name: &str| -> Option<String> {
+    let slot_of = |name: &str| -> Option<TakenBy> {
         workspace
             .components
             .values()
             .find(|entry| entry.value.slot() == name)
-            .map(|entry| format!("the slot of component `{}`", entry.value.id))
+            .map(|entry| TakenBy::SlotOf {
+                component: entry.value.id.clone(),
+            })
             .or_else(|| {
                 workspace
                     .invalid
                     .slots
                     .contains(name)
-                    .then(|| "a component's slot".to_string())
+                    .then_some(TakenBy::SomeComponentSlot)
             })
     };
-    let placeholder_of = |name: &str| -> Option<String> {
+    let placeholder_of = |name: &str| -> Option<TakenBy> {
         workspace
             .variants
             .values()
             .find(|entry| entry.value.placeholders.contains_key(name))
-            .map(|entry| format!("a placeholder of variant `{}`", entry.value.id))
+            .map(|entry| TakenBy::PlaceholderOf {
+                variant: entry.value.id.clone(),
+            })
     };
 
     if let Some(manifest) = workspace.valid_manifest() {
@@ -62,7 +66,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
                 out.error(
                     Problem::NameTaken {
                         name: name.clone(),
-                        what: "predicate",
+                        what: DeclaredName::Predicate,
                         taken_by,
                     },
                     manifest.key_span(&child_pointer("/predicates", name)),
@@ -79,7 +83,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
                 out.error(
                     Problem::NameTaken {
                         name: name.clone(),
-                        what: "variant placeholder",
+                        what: DeclaredName::VariantPlaceholder,
                         taken_by,
                     },
                     entry.key_span(&child_pointer("/placeholders", name)),
@@ -99,7 +103,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
             out.error(
                 Problem::NameTaken {
                     name: slot,
-                    what: "component slot",
+                    what: DeclaredName::ComponentSlot,
                     taken_by,
                 },
                 span,
@@ -120,13 +124,13 @@ pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, out: &mut Di
                 .settings()
                 .predicates
                 .contains_key(name)
-                .then(|| "a predicate".to_string())
+                .then_some(TakenBy::Predicate)
         });
         if let Some(taken_by) = taken_by {
             out.error(
                 Problem::NameTaken {
                     name: name.clone(),
-                    what: "context placeholder",
+                    what: DeclaredName::ContextPlaceholder,
                     taken_by,
                 },
                 entry.key_span(&child_pointer("/placeholders", name)),
@@ -136,19 +140,19 @@ pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, out: &mut Di
 }
 
 /// A context field or a name promptc defines for the compile.
-fn scope_name(fields: &BTreeSet<String>, name: &str) -> Option<String> {
+fn scope_name(fields: &BTreeSet<String>, name: &str) -> Option<TakenBy> {
     if fields.contains(name) {
-        Some("a context field".into())
+        Some(TakenBy::ContextField)
     } else if COMPILE_NAMES.contains(&name) {
-        Some("a name promptc defines for every compile".into())
+        Some(TakenBy::CompileName)
     } else {
         None
     }
 }
 
-fn standard(name: &str) -> Option<String> {
+fn standard(name: &str) -> Option<TakenBy> {
     StandardPlaceholder::ALL
         .iter()
         .any(|placeholder| placeholder.name() == name)
-        .then(|| "a standard placeholder".into())
+        .then_some(TakenBy::StandardPlaceholder)
 }

@@ -210,7 +210,7 @@ fn undefined(
             continue;
         };
         out.push(Diagnostic::new(
-            Problem::UndefinedName {
+            Problem::UndefinedPlaceholder {
                 suggestion: closest(variable, namespace.names()),
                 name: variable.clone(),
             },

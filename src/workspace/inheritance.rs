@@ -7,6 +7,7 @@
 
 use indexmap::IndexMap;
 
+use crate::follow::follow;
 use crate::load::entry::Entry;
 use crate::model::{ModelConfig, Variant};
 use crate::templates::TemplateId;
@@ -45,16 +46,15 @@ impl EffectiveVariant {
 /// The ancestry of `id`, child first. Stops at a cycle or an unknown parent (both reported by
 /// validation).
 pub fn chain(variants: &IndexMap<String, Entry<VariantDef>>, id: &str) -> Vec<String> {
-    let mut chain = vec![id.to_string()];
-    let mut current = variants.get(id);
-    while let Some(parent) = current.and_then(|entry| entry.value.extends.as_deref()) {
-        if chain.iter().any(|seen| seen == parent) || !variants.contains_key(parent) {
-            break;
-        }
-        chain.push(parent.to_string());
-        current = variants.get(parent);
-    }
-    chain
+    let known_parent = |variant: &str| {
+        let parent = variants.get(variant)?.value.extends.as_deref()?;
+        variants.contains_key(parent).then_some(parent)
+    };
+    follow(id, known_parent)
+        .links
+        .into_iter()
+        .map(str::to_string)
+        .collect()
 }
 
 /// The variant after inheritance; `None` when it is unknown or no variant of its chain gives

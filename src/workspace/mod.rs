@@ -15,6 +15,7 @@ use std::path::PathBuf;
 
 use indexmap::IndexMap;
 
+use crate::follow::follow;
 use crate::load::entry::Entry;
 use crate::load::invalid_ids::InvalidIds;
 use crate::model::{Context, Manifest};
@@ -61,19 +62,10 @@ impl Workspace {
     /// that reaches an invalid or unknown variant, or loops, was reported where it breaks;
     /// whatever depends on the merged variant (its template, lists, slots) is not checked.
     pub fn ancestry_is_sound(&self, id: &str) -> bool {
-        let mut seen: Vec<&str> = vec![id];
-        let mut current = self.variants.get(id);
-        while let Some(entry) = current {
-            let Some(parent) = entry.value.extends.as_deref() else {
-                return true;
-            };
-            if seen.contains(&parent) {
-                return false;
-            }
-            seen.push(parent);
-            current = self.variants.get(parent);
-        }
-        false
+        let chain = follow(id, |variant| {
+            self.variants.get(variant)?.value.extends.as_deref()
+        });
+        chain.cycle.is_none() && self.variants.contains_key(chain.last())
     }
 
     /// Whether a family is declared, by a valid variant or by one that failed validation.

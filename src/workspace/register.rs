@@ -9,11 +9,12 @@ use indexmap::IndexMap;
 
 use crate::confine::Origin;
 use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::load::document::{Document, child_pointer};
+use crate::load::document::Document;
 use crate::load::entry::Entry;
 use crate::load::read::{display_path, read_source, resolve_inside};
 use crate::model::{Component, Limits, Manifest, Parameter, ToolSpec, Variant};
-use crate::problem::Problem;
+use crate::pointer::child_pointer;
+use crate::problem::{LabelKind, Problem};
 use crate::source::Sources;
 use crate::span::Span;
 use crate::templates::{TemplateId, Templates};
@@ -274,8 +275,8 @@ impl Registrar<'_> {
         Ok(match (inline, file) {
             (Some(_), Some(_)) => {
                 self.diagnostics.push(
-                    Diagnostic::new(Problem::TemplateAndFile, doc.key_span(file_pointer))
-                        .label(doc.key_span(inline_pointer), "also set here"),
+                    Diagnostic::new(Problem::TemplateConflict, doc.key_span(file_pointer))
+                        .label(doc.key_span(inline_pointer), LabelKind::AlsoSetHere),
                 );
                 Pair::Given(None)
             }

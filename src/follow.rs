@@ -1,0 +1,86 @@
+//! Following a chain of named links (a variant's `extends`, a tool family's `based_on`) until
+//! it ends or comes back to a name already met.
+
+use std::collections::HashMap;
+
+/// The names met following links from a start, each once, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chain<'a> {
+    /// The start, then each name the previous one links to, until one links to nothing or to
+    /// a name already met. The last may be a name that is not defined: what to make of a
+    /// dangling link is the caller's choice.
+    pub links: Vec<&'a str>,
+    /// When the last name links back to an earlier one: that one's index in `links` (0 when
+    /// the chain comes back to its start, which is then part of a cycle).
+    pub cycle: Option<usize>,
+}
+
+impl<'a> Chain<'a> {
+    /// The last name reached.
+    pub fn last(&self) -> &'a str {
+        // `links` always holds the start.
+        self.links.last().copied().unwrap_or_default()
+    }
+
+    /// Whether following comes back to the start.
+    pub fn returns_to_start(&self) -> bool {
+        self.cycle == Some(0)
+    }
+}
+
+/// Follows `next` from `start`; `next` gives the name a name links to, `None` where the chain
+/// ends (no link, or a name it does not know). Each name is asked once, so a cycle ends it.
+pub fn follow<'a>(start: &'a str, mut next: impl FnMut(&'a str) -> Option<&'a str>) -> Chain<'a> {
+    let mut links = vec![start];
+    // Chains can be as long as a workspace is large: positions by name keep a walk linear.
+    let mut met = HashMap::from([(start, 0)]);
+    let mut current = start;
+    while let Some(linked) = next(current) {
+        if let Some(&at) = met.get(linked) {
+            return Chain {
+                links,
+                cycle: Some(at),
+            };
+        }
+        met.insert(linked, links.len());
+        links.push(linked);
+        current = linked;
+    }
+    Chain { links, cycle: None }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    fn chain_in<'a>(links: &HashMap<&'a str, &'a str>, start: &'a str) -> Chain<'a> {
+        follow(start, |name| links.get(name).copied())
+    }
+
+    #[test]
+    fn a_chain_ends_where_a_link_is_missing() {
+        let links = HashMap::from([("c", "b"), ("b", "a")]);
+        let chain = chain_in(&links, "c");
+        assert_eq!(chain.links, ["c", "b", "a"]);
+        assert_eq!(chain.cycle, None);
+        assert_eq!(chain.last(), "a");
+    }
+
+    #[test]
+    fn a_cycle_ends_a_chain_and_says_where_it_closes() {
+        let links = HashMap::from([("a", "b"), ("b", "a"), ("x", "a")]);
+        let around = chain_in(&links, "a");
+        assert_eq!(around.links, ["a", "b"]);
+        assert!(around.returns_to_start());
+        // A name that leads into a cycle is not part of it.
+        let into = chain_in(&links, "x");
+        assert_eq!(into.links, ["x", "a", "b"]);
+        assert_eq!(into.cycle, Some(1));
+        assert!(!into.returns_to_start());
+        let own = chain_in(&HashMap::from([("s", "s")]), "s");
+        assert_eq!(own.links, ["s"]);
+        assert!(own.returns_to_start());
+    }
+}

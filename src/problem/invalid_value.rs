@@ -1,0 +1,121 @@
+//! The ways a value can be invalid (`invalid-value`): each says in its own words what is wrong.
+
+use std::fmt;
+
+/// A value that has the right type but not a value its field accepts.
+#[derive(Clone, Debug, PartialEq)]
+pub enum InvalidValue {
+    /// A value outside a fixed set (`type = "strng"`).
+    NotOneOf {
+        value: String,
+        allowed: Vec<String>,
+        suggestion: Option<String>,
+    },
+    /// A number below its minimum or above its maximum.
+    OutOfRange {
+        value: String,
+        /// `true` for a minimum, `false` for a maximum.
+        minimum: bool,
+        limit: String,
+    },
+    /// A string (or a key, with `key`) that does not have the form its field needs.
+    BadForm {
+        value: String,
+        key: bool,
+        expected: Form,
+    },
+    /// An empty string where a name is needed.
+    Empty,
+    /// A shared parameter (under the manifest's `[parameters]`) that `use`s another.
+    SharedParameterUses,
+    /// `build.out` that names the workspace root itself.
+    OutputIsRoot,
+    /// A schema rule with no wording of its own here: the validator's message.
+    Schema { message: String },
+    /// A value the schema accepts but the typed model does not: the deserializer's message.
+    Model { message: String },
+}
+
+/// The form a string must have, as a message says it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Form {
+    /// An id: it names files and is written in lists.
+    Id,
+    /// A name templates can use.
+    Name,
+    /// A calendar date.
+    Date,
+    /// A pattern promptc has no words for, shown as it is.
+    Matching(String),
+    /// The validator's own description.
+    Described(String),
+}
+
+impl fmt::Display for Form {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Form::Id => f.write_str(
+                "ASCII letters, digits, `_`, `.` and `-`, starting with a letter or a digit",
+            ),
+            Form::Name => f.write_str(
+                "ASCII letters, digits and `_`, not starting with a digit (a name templates can use)",
+            ),
+            Form::Date => f.write_str("a date that exists, written YYYY-MM-DD"),
+            Form::Matching(pattern) => write!(f, "text matching `{pattern}`"),
+            Form::Described(text) => f.write_str(text),
+        }
+    }
+}
+
+impl InvalidValue {
+    pub(super) fn help(&self) -> Option<String> {
+        match self {
+            InvalidValue::NotOneOf {
+                suggestion: Some(suggestion),
+                ..
+            } => Some(format!("did you mean `{suggestion}`?")),
+            InvalidValue::Empty => Some("write a value, or leave the key out".into()),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for InvalidValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InvalidValue::NotOneOf { value, allowed, .. } => write!(
+                f,
+                "invalid value {value}: expected one of {}",
+                allowed.join(", ")
+            ),
+            InvalidValue::OutOfRange {
+                value,
+                minimum: true,
+                limit,
+            } => write!(f, "invalid value {value}: the smallest allowed is {limit}"),
+            InvalidValue::OutOfRange { value, limit, .. } => {
+                write!(f, "invalid value {value}: the largest allowed is {limit}")
+            }
+            InvalidValue::BadForm {
+                value,
+                key: true,
+                expected,
+            } => write!(f, "invalid name {value}: expected {expected}"),
+            InvalidValue::BadForm {
+                value, expected, ..
+            } => write!(f, "invalid value {value}: expected {expected}"),
+            InvalidValue::Empty => write!(f, "the value is empty"),
+            InvalidValue::SharedParameterUses => write!(
+                f,
+                "invalid value: a shared parameter cannot itself `use` another"
+            ),
+            InvalidValue::OutputIsRoot => write!(
+                f,
+                "invalid value: `build.out` must name a folder below the workspace root"
+            ),
+            InvalidValue::Schema { message } | InvalidValue::Model { message } => {
+                write!(f, "invalid value: {message}")
+            }
+        }
+    }
+}
