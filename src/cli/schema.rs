@@ -1,13 +1,14 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use serde::Deserialize;
 
 use super::{EXIT_OK, EXIT_PROBLEMS, UsageError, path_failed};
 use crate::confine::{read_content, resolve_output, resolve_output_dir};
 use crate::emit::write::Staged;
 use crate::load::MANIFEST_FILE;
 use crate::load::find_root;
-use crate::model::Manifest;
+use crate::model::Paths;
 use crate::model::limits::MAX_DATA_FILE_BYTES;
 use crate::path_error::{PathError, PathProblem};
 use crate::problem::Kind;
@@ -84,19 +85,34 @@ pub fn run(args: SchemaArgs) -> Result<u8, UsageError> {
     Ok(EXIT_OK)
 }
 
+/// The one setting of the manifest `schema` needs. Other keys, known or not, are for
+/// `validate` to judge: a manifest with problems still finds its schemas.
+#[derive(Default, Deserialize)]
+struct SchemaSetting {
+    #[serde(default)]
+    paths: SchemaFolder,
+}
+
+#[derive(Default, Deserialize)]
+struct SchemaFolder {
+    schema: Option<String>,
+}
+
 /// The workspace's schema folder (its real path) and the workspace root, or `./schema` outside
-/// a workspace. Only `paths.schema` is read from the manifest, so a manifest with other
-/// problems still finds its schemas.
+/// a workspace.
 fn default_dir() -> Result<Result<(PathBuf, Option<PathBuf>), PathError>, UsageError> {
     let cwd = std::env::current_dir()?;
     let Some(root) = find_root(&cwd) else {
         return Ok(Ok((cwd.join("schema"), None)));
     };
     let root = root.canonicalize()?;
-    let manifest = read_content(&root, &root.join(MANIFEST_FILE), MAX_DATA_FILE_BYTES)
+    let folder = read_content(&root, &root.join(MANIFEST_FILE), MAX_DATA_FILE_BYTES)
         .ok()
         .and_then(|bytes| String::from_utf8(bytes).ok())
-        .and_then(|text| toml::from_str::<Manifest>(&text).ok())
-        .unwrap_or_default();
-    Ok(resolve_output_dir(&root, Path::new(&manifest.paths.schema)).map(|dir| (dir, Some(root))))
+        .and_then(|text| toml::from_str::<SchemaSetting>(&text).ok())
+        .unwrap_or_default()
+        .paths
+        .schema
+        .unwrap_or_else(|| Paths::default().schema);
+    Ok(resolve_output_dir(&root, Path::new(&folder)).map(|dir| (dir, Some(root))))
 }
