@@ -4,6 +4,7 @@ use clap::{Args, ValueEnum};
 
 use super::build::source_date_epoch;
 use super::{EXIT_OK, EXIT_PROBLEMS, UsageError, emit, workspace_root};
+use crate::report;
 use crate::review::prompt_diff::{compare, compile_side};
 use crate::review::revision::checkout;
 
@@ -35,12 +36,15 @@ pub enum DiffFormat {
 pub fn run(args: DiffArgs) -> Result<u8, UsageError> {
     let root = workspace_root(args.dir.as_deref())?;
     let epoch = source_date_epoch()?;
+    let compiled = |root: &std::path::Path| {
+        compile_side(root, epoch).map_err(|e| report::diff::side_error(&e))
+    };
     // Each side is compiled from its own copy; the copies live until the report is made.
     let side = |revision: Option<&str>| match revision {
-        None => (None, compile_side(&root, epoch)),
+        None => (None, compiled(&root)),
         Some(revision) => match checkout(&root, revision) {
             Ok(copy) => {
-                let result = compile_side(&copy.root, epoch);
+                let result = compiled(&copy.root);
                 (Some(copy), result)
             }
             Err(error) => (None, Err(error.0)),
@@ -49,16 +53,13 @@ pub fn run(args: DiffArgs) -> Result<u8, UsageError> {
     let (_base_copy, base) = side(Some(&args.base));
     let (_head_copy, head) = side(args.head.as_deref());
     let head_label = args.head.clone().unwrap_or_else(|| "working tree".into());
-    let report = compare((&args.base, base), (&head_label, head), epoch);
-    match args.format {
-        DiffFormat::Text => emit(&report.text(args.stat))?,
-        DiffFormat::Markdown => emit(&report.markdown(args.stat))?,
-        DiffFormat::Json => emit(&format!(
-            "{}\n",
-            serde_json::to_string_pretty(&report).unwrap_or_default()
-        ))?,
-    }
-    Ok(if report.failures.is_empty() {
+    let diff = compare((&args.base, base), (&head_label, head), epoch);
+    emit(&match args.format {
+        DiffFormat::Text => report::diff::text(&diff, args.stat),
+        DiffFormat::Markdown => report::diff::markdown(&diff, args.stat),
+        DiffFormat::Json => report::diff::json(&diff),
+    })?;
+    Ok(if diff.failures.is_empty() {
         EXIT_OK
     } else {
         EXIT_PROBLEMS

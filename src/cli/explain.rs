@@ -2,8 +2,7 @@ use clap::{Args, ValueEnum};
 
 use super::build::{TargetArgs, compile_failed, request};
 use super::{EXIT_OK, Output, UsageError, emit, load_valid};
-use crate::compile::explain::{Explanation, Item};
-use crate::compiled::SourceRange;
+use crate::report;
 
 #[derive(Args, Debug)]
 pub struct ExplainArgs {
@@ -57,75 +56,9 @@ pub fn run(args: ExplainArgs, output: &Output) -> Result<u8, UsageError> {
             )));
         }
     }
-    match args.format {
-        ExplainFormat::Json => emit(&format!(
-            "{}\n",
-            serde_json::to_string_pretty(&explanation).unwrap_or_default()
-        ))?,
-        ExplainFormat::Text => emit(&text(&explanation))?,
-    }
+    emit(&match args.format {
+        ExplainFormat::Json => report::explain::json(&explanation),
+        ExplainFormat::Text => report::explain::text(&explanation),
+    })?;
     Ok(EXIT_OK)
-}
-
-fn at(source: &Option<SourceRange>) -> String {
-    source
-        .as_ref()
-        .map(|s| format!("  [{}:{}]", s.file, s.first_line))
-        .unwrap_or_default()
-}
-
-fn item(out: &mut String, item: &Item, indent: &str) {
-    let mark = if item.included { '+' } else { '-' };
-    out.push_str(&format!(
-        "{indent}{mark} {}: {}{}\n",
-        item.id,
-        item.reason,
-        at(&item.source)
-    ));
-    if let Some(choice) = &item.choice {
-        out.push_str(&format!("{indent}    uses {choice}\n"));
-    }
-    if let Some(condition) = &item.condition {
-        let values: Vec<String> = condition
-            .values
-            .iter()
-            .map(|(name, value)| format!("{name} = {value}"))
-            .collect();
-        out.push_str(&format!(
-            "{indent}    when `{}` is {} with {}\n",
-            condition.expression,
-            condition.holds,
-            values.join(", ")
-        ));
-    }
-    for parameter in &item.parameters {
-        self::item(out, parameter, &format!("{indent}    "));
-    }
-}
-
-fn text(explanation: &Explanation) -> String {
-    let mut out = format!(
-        "variant `{}` (family `{}`), from {}\n",
-        explanation.variant,
-        explanation.family,
-        explanation
-            .chain
-            .iter()
-            .map(|s| s.file.as_str())
-            .collect::<Vec<_>>()
-            .join(" <- ")
-    );
-    if !explanation.components.is_empty() {
-        out.push_str("\ncomponents, in rendering order:\n");
-        for component in &explanation.components {
-            item(&mut out, component, "  ");
-        }
-    }
-    if !explanation.tools.is_empty() {
-        out.push_str("\ntools, in documentation order:\n");
-        for tool in &explanation.tools {
-            item(&mut out, tool, "  ");
-        }
-    }
-    out
 }

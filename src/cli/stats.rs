@@ -4,8 +4,10 @@ use clap::{Args, ValueEnum};
 
 use super::build::{report_failures, source_date_epoch};
 use super::{EXIT_OK, EXIT_PROBLEMS, Output, UsageError, emit, load_valid};
-use crate::analysis::stable_prefix::{StablePrefix, stable_prefix};
+use crate::analysis::stable_prefix::stable_prefix;
 use crate::emit::matrix;
+use crate::report;
+use crate::report::stats::PromptStats;
 
 #[derive(Args, Debug)]
 pub struct StatsArgs {
@@ -27,19 +29,6 @@ pub struct StatsArgs {
 pub enum StatsFormat {
     Markdown,
     Json,
-}
-
-#[derive(serde::Serialize)]
-struct Row {
-    family: String,
-    context: String,
-    encoding: &'static str,
-    /// Whether the encoding is the family's real tokenizer; otherwise counts are estimates.
-    exact: bool,
-    tokens: usize,
-    characters: usize,
-    stable_prefix: Option<StablePrefix>,
-    sections: Vec<(String, usize)>,
 }
 
 pub fn run(args: StatsArgs, output: &Output) -> Result<u8, UsageError> {
@@ -82,7 +71,7 @@ pub fn run(args: StatsArgs, output: &Output) -> Result<u8, UsageError> {
             continue;
         };
         let encoding = settings.encoding_for(&entry.family);
-        rows.push(Row {
+        rows.push(PromptStats {
             encoding: encoding.name(),
             exact: settings.is_exact(&entry.family),
             tokens: encoding.count(&compiled.prompt),
@@ -101,51 +90,9 @@ pub fn run(args: StatsArgs, output: &Output) -> Result<u8, UsageError> {
     if report_failures(&workspace, run.failed, output)? {
         return Ok(EXIT_PROBLEMS);
     }
-    match args.format {
-        StatsFormat::Json => {
-            let json = serde_json::json!({ "prompts": rows });
-            emit(&format!(
-                "{}\n",
-                serde_json::to_string_pretty(&json).unwrap_or_default()
-            ))?;
-        }
-        StatsFormat::Markdown => emit(&markdown(&rows, args.family.is_some()))?,
-    }
+    emit(&match args.format {
+        StatsFormat::Json => report::stats::json(&rows),
+        StatsFormat::Markdown => report::stats::markdown(&rows, args.family.is_some()),
+    })?;
     Ok(EXIT_OK)
-}
-
-fn markdown(rows: &[Row], with_sections: bool) -> String {
-    let mut out = String::from(
-        "| family | context | tokens | characters | stable prefix (tokens) | prefix sha256 |\n\
-         | --- | --- | ---: | ---: | ---: | --- |\n",
-    );
-    for row in rows {
-        let estimate = if row.exact { "" } else { "≈ " };
-        let (prefix, hash) =
-            row.stable_prefix
-                .as_ref()
-                .map_or(("?".to_string(), String::new()), |p| {
-                    (
-                        format!("{} ({}%)", p.tokens, p.percent),
-                        p.sha256[..12].to_string(),
-                    )
-                });
-        out.push_str(&format!(
-            "| {} | {} | {estimate}{} ({}) | {} | {prefix} | `{hash}` |\n",
-            row.family, row.context, row.tokens, row.encoding, row.characters
-        ));
-    }
-    out.push_str("\n≈: counted with an encoding that is not the family's own tokenizer.\n");
-    if with_sections {
-        for row in rows {
-            out.push_str(&format!(
-                "\n{} × {}:\n\n| section | tokens |\n| --- | ---: |\n",
-                row.family, row.context
-            ));
-            for (section, tokens) in &row.sections {
-                out.push_str(&format!("| {section} | {tokens} |\n"));
-            }
-        }
-    }
-    out
 }
