@@ -152,112 +152,151 @@ pub fn compare(
     head: (&str, Result<SideOutputs, String>),
     source_date_epoch: Option<i64>,
 ) -> DiffReport {
-    let mut failures = Vec::new();
-    let mut take =
-        |side: &str, (revision, result): (&str, Result<SideOutputs, String>)| match result {
-            Ok(outputs) => Some(outputs),
-            Err(message) => {
-                failures.push(SideFailure {
-                    side: side.into(),
-                    revision: revision.into(),
-                    message,
-                });
-                None
-            }
-        };
-    let (base_label, head_label) = (base.0.to_string(), head.0.to_string());
-    let before = take("base", base);
-    let after = take("head", head);
-    let (Some(before), Some(after)) = (&before, &after) else {
-        let mut notes = Vec::new();
-        for (side, label, outputs) in [
-            ("base", &base_label, &before),
-            ("head", &head_label, &after),
-        ] {
-            if let Some(outputs) = outputs {
-                notes.push(format!(
-                    "the {side} side ({label}) compiles: {} outputs",
-                    outputs.outputs.len()
-                ));
-            }
-        }
-        return DiffReport {
-            base: base_label,
-            head: head_label,
-            prompts: Vec::new(),
-            sources: Vec::new(),
-            failures,
-            notes,
-        };
-    };
-
-    let paths: BTreeSet<&String> = before.outputs.keys().chain(after.outputs.keys()).collect();
-    let mut prompts = Vec::new();
-    for path in paths {
-        let old = before.outputs.get(path);
-        let new = after.outputs.get(path);
-        let (status, old_text, new_text) = match (old, new) {
-            (Some(o), Some(n)) if o.prompt == n.prompt => continue,
-            (Some(o), Some(n)) => ("modified", o.prompt.as_str(), n.prompt.as_str()),
-            (Some(o), None) => ("removed", o.prompt.as_str(), ""),
-            (None, Some(n)) => ("added", "", n.prompt.as_str()),
-            (None, None) => continue,
-        };
-        let Some(output) = new.or(old) else {
-            continue;
-        };
-        let encoding = output.encoding;
-        prompts.push(PromptChange {
-            encoding: encoding.name(),
-            exact: output.exact,
-            path: path.clone(),
-            family: output.family.clone(),
-            context: output.context.clone(),
-            status,
-            characters: (old_text.chars().count(), new_text.chars().count()),
-            tokens: (encoding.count(old_text), encoding.count(new_text)),
-            diff: unified_diff(path, old_text, new_text),
-        });
-    }
-
-    let files: BTreeSet<&String> = before.files.keys().chain(after.files.keys()).collect();
-    let mut sources = Vec::new();
-    for file in files {
-        let status = match (before.files.get(file), after.files.get(file)) {
-            (Some(a), Some(b)) if a == b => continue,
-            (Some(_), Some(_)) => "modified",
-            (Some(_), None) => "removed",
-            (None, Some(_)) => "added",
-            (None, None) => continue,
-        };
-        let affects = affected(before, after, file, source_date_epoch).unwrap_or_else(|| {
-            // Could not isolate the change: fall back to the outputs that read the file.
-            let uses = |side: &SideOutputs, path: &str| {
-                side.outputs
-                    .get(path)
-                    .is_some_and(|o| o.inputs.iter().any(|i| i == file))
-            };
-            prompts
-                .iter()
-                .filter(|p| uses(before, &p.path) || uses(after, &p.path))
-                .map(|p| p.path.clone())
-                .collect()
-        });
-        sources.push(SourceChange {
-            path: file.clone(),
-            status,
-            affects,
-        });
-    }
-
-    DiffReport {
-        base: base_label,
-        head: head_label,
-        prompts,
-        sources,
-        failures,
+    let mut report = DiffReport {
+        base: base.0.to_string(),
+        head: head.0.to_string(),
+        prompts: Vec::new(),
+        sources: Vec::new(),
+        failures: Vec::new(),
         notes: Vec::new(),
+    };
+    let before = outputs_or_failure("base", base, &mut report.failures);
+    let after = outputs_or_failure("head", head, &mut report.failures);
+    match (&before, &after) {
+        (Some(before), Some(after)) => {
+            report.prompts = prompt_changes(before, after);
+            report.sources = source_changes(before, after, &report.prompts, source_date_epoch);
+        }
+        _ => report.notes = compiled_side_notes(&report, before.as_ref(), after.as_ref()),
     }
+    report
+}
+
+/// A side's outputs, or `None` with its failure recorded.
+fn outputs_or_failure(
+    side: &str,
+    (revision, result): (&str, Result<SideOutputs, String>),
+    failures: &mut Vec<SideFailure>,
+) -> Option<SideOutputs> {
+    match result {
+        Ok(outputs) => Some(outputs),
+        Err(message) => {
+            failures.push(SideFailure {
+                side: side.into(),
+                revision: revision.into(),
+                message,
+            });
+            None
+        }
+    }
+}
+
+/// What is known of the side that compiled, when the other did not.
+fn compiled_side_notes(
+    report: &DiffReport,
+    before: Option<&SideOutputs>,
+    after: Option<&SideOutputs>,
+) -> Vec<String> {
+    [
+        ("base", &report.base, before),
+        ("head", &report.head, after),
+    ]
+    .into_iter()
+    .filter_map(|(side, label, outputs)| {
+        let outputs = outputs?;
+        Some(format!(
+            "the {side} side ({label}) compiles: {} outputs",
+            outputs.outputs.len()
+        ))
+    })
+    .collect()
+}
+
+/// The outputs whose prompt differs, by path.
+fn prompt_changes(before: &SideOutputs, after: &SideOutputs) -> Vec<PromptChange> {
+    let paths: BTreeSet<&String> = before.outputs.keys().chain(after.outputs.keys()).collect();
+    paths
+        .into_iter()
+        .filter_map(|path| prompt_change(path, before.outputs.get(path), after.outputs.get(path)))
+        .collect()
+}
+
+/// How one output changed; `None` when it did not.
+fn prompt_change(path: &str, old: Option<&Output>, new: Option<&Output>) -> Option<PromptChange> {
+    let (status, old_text, new_text) = match (old, new) {
+        (Some(o), Some(n)) if o.prompt == n.prompt => return None,
+        (Some(o), Some(n)) => ("modified", o.prompt.as_str(), n.prompt.as_str()),
+        (Some(o), None) => ("removed", o.prompt.as_str(), ""),
+        (None, Some(n)) => ("added", "", n.prompt.as_str()),
+        (None, None) => return None,
+    };
+    let output = new.or(old)?;
+    let encoding = output.encoding;
+    Some(PromptChange {
+        encoding: encoding.name(),
+        exact: output.exact,
+        path: path.to_string(),
+        family: output.family.clone(),
+        context: output.context.clone(),
+        status,
+        characters: (old_text.chars().count(), new_text.chars().count()),
+        tokens: (encoding.count(old_text), encoding.count(new_text)),
+        diff: unified_diff(path, old_text, new_text),
+    })
+}
+
+/// The source files that differ, each with the changed outputs it affects.
+fn source_changes(
+    before: &SideOutputs,
+    after: &SideOutputs,
+    prompts: &[PromptChange],
+    source_date_epoch: Option<i64>,
+) -> Vec<SourceChange> {
+    let files: BTreeSet<&String> = before.files.keys().chain(after.files.keys()).collect();
+    files
+        .into_iter()
+        .filter_map(|file| {
+            let status = file_status(before.files.get(file), after.files.get(file))?;
+            let affects = affected(before, after, file, source_date_epoch)
+                .unwrap_or_else(|| readers(before, after, file, prompts));
+            Some(SourceChange {
+                path: file.clone(),
+                status,
+                affects,
+            })
+        })
+        .collect()
+}
+
+/// `modified`, `added` or `removed`; `None` when the file is the same on both sides.
+fn file_status(old: Option<&String>, new: Option<&String>) -> Option<&'static str> {
+    match (old, new) {
+        (Some(a), Some(b)) if a == b => None,
+        (Some(_), Some(_)) => Some("modified"),
+        (Some(_), None) => Some("removed"),
+        (None, Some(_)) => Some("added"),
+        (None, None) => None,
+    }
+}
+
+/// The changed outputs that read `file` on either side: what a change is said to affect when
+/// it could not be isolated.
+fn readers(
+    before: &SideOutputs,
+    after: &SideOutputs,
+    file: &str,
+    prompts: &[PromptChange],
+) -> Vec<String> {
+    let uses = |side: &SideOutputs, path: &str| {
+        side.outputs
+            .get(path)
+            .is_some_and(|o| o.inputs.iter().any(|i| i == file))
+    };
+    prompts
+        .iter()
+        .filter(|p| uses(before, &p.path) || uses(after, &p.path))
+        .map(|p| p.path.clone())
+        .collect()
 }
 
 /// The outputs that one file's change alone alters: the base's files with only that file
