@@ -1,7 +1,6 @@
 use clap::{Args, ValueEnum};
 
-use super::build::{TargetArgs, compile_failed, request};
-use super::{EXIT_OK, Output, UsageError, emit, load_valid};
+use super::{CliError, Printer, TargetArgs, compile_failed, load_valid, request};
 use crate::report;
 
 #[derive(Args, Debug)]
@@ -24,41 +23,28 @@ pub enum ExplainFormat {
     Json,
 }
 
-pub fn run(args: ExplainArgs, output: &Output) -> Result<u8, UsageError> {
-    let mut workspace = match load_valid(args.target.workspace.as_deref(), output)? {
-        Ok(workspace) => workspace,
-        Err(code) => return Ok(code),
-    };
-    let request = match request(&mut workspace, args.target, output)? {
-        Ok(request) => request,
-        Err(code) => return Ok(code),
-    };
-    let mut explanation = match crate::compile::explain::explain(
-        &crate::compile::Compiler::new(&workspace),
-        &request,
-    ) {
-        Ok(explanation) => explanation,
-        Err(error) => return compile_failed(&workspace, error, output),
-    };
-    if let Some(tool) = &args.tool {
+pub fn run(args: ExplainArgs, printer: &Printer) -> Result<(), CliError> {
+    let mut workspace = load_valid(args.target.workspace.as_deref(), printer)?;
+    let request = request(&mut workspace, args.target, printer)?;
+    let compiler = crate::compile::Compiler::new(&workspace);
+    let mut explanation = crate::compile::explain::explain(&compiler, &request)
+        .map_err(|error| compile_failed(&workspace, error, printer))?;
+    if let Some(tool) = args.tool {
         explanation.components.clear();
-        explanation.tools.retain(|item| &item.id == tool);
+        explanation.tools.retain(|item| item.id == tool);
         if explanation.tools.is_empty() {
-            return Err(UsageError(format!("no tool `{tool}` in the workspace")));
+            return Err(CliError::UnknownTool(tool));
         }
     }
-    if let Some(component) = &args.component {
+    if let Some(component) = args.component {
         explanation.tools.clear();
-        explanation.components.retain(|item| &item.id == component);
+        explanation.components.retain(|item| item.id == component);
         if explanation.components.is_empty() {
-            return Err(UsageError(format!(
-                "no component `{component}` in the workspace"
-            )));
+            return Err(CliError::UnknownComponent(component));
         }
     }
-    emit(&match args.format {
+    printer.result(&match args.format {
         ExplainFormat::Json => report::explain::json(&explanation),
         ExplainFormat::Text => report::explain::text(&explanation),
-    })?;
-    Ok(EXIT_OK)
+    })
 }

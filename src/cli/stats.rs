@@ -2,10 +2,11 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::build::{report_failures, source_date_epoch};
-use super::{EXIT_OK, EXIT_PROBLEMS, Output, UsageError, emit, load_valid};
+use super::{CliError, Printer, load_valid, report_failures, source_date_epoch};
 use crate::analysis::stable_prefix::stable_prefix;
-use crate::emit::matrix;
+use crate::compile::Compiler;
+use crate::compiled::Compiled;
+use crate::emit::matrix::{self, MatrixEntry};
 use crate::report;
 use crate::report::stats::PromptStats;
 
@@ -31,68 +32,69 @@ pub enum StatsFormat {
     Json,
 }
 
-pub fn run(args: StatsArgs, output: &Output) -> Result<u8, UsageError> {
-    let workspace = match load_valid(args.workspace.as_deref(), output)? {
-        Ok(workspace) => workspace,
-        Err(code) => return Ok(code),
-    };
+pub fn run(args: StatsArgs, printer: &Printer) -> Result<(), CliError> {
+    let workspace = load_valid(args.workspace.as_deref(), printer)?;
     if let Some(family) = &args.family
         && !workspace.families().contains(family)
     {
-        let families = workspace.families().join(", ");
-        return Err(UsageError(format!(
-            "no variant has family `{family}` (families: {families})"
-        )));
+        return Err(CliError::UnknownFamily {
+            family: family.clone(),
+            families: workspace.families(),
+        });
     }
     if let Some(context) = &args.context
         && !workspace.contexts.contains_key(context)
     {
-        let names: Vec<&str> = workspace.contexts.keys().map(String::as_str).collect();
-        return Err(UsageError(format!(
-            "no context `{context}` in the workspace (contexts: {})",
-            names.join(", ")
-        )));
-    }
-    let settings = &workspace.settings().tokens;
-    let epoch = source_date_epoch()?;
-    let mut rows = Vec::new();
-    let wanted = matrix::entries(&workspace)
-        .into_iter()
-        .filter(|entry| {
-            args.family.as_ref().is_none_or(|f| *f == entry.family)
-                && args.context.as_ref().is_none_or(|c| *c == entry.context)
-        })
-        .collect();
-    // One run over the entries: a runaway template is stopped once, not once per entry.
-    let compiler = crate::compile::Compiler::new(&workspace);
-    let run = matrix::compile_entries(&compiler, wanted, epoch);
-    for (entry, compiled) in run.outputs {
-        let Some(request) = matrix::request(&workspace, &entry, epoch) else {
-            continue;
-        };
-        let encoding = settings.encoding_for(&entry.family);
-        rows.push(PromptStats {
-            encoding: encoding.name(),
-            exact: settings.is_exact(&entry.family),
-            tokens: encoding.count(&compiled.prompt),
-            characters: compiled.prompt.chars().count(),
-            stable_prefix: stable_prefix(&compiler, &request, &compiled),
-            sections: compiled
-                .sections
-                .iter()
-                .filter(|s| !s.text.is_empty())
-                .map(|s| (s.id.clone(), encoding.count(&s.text)))
-                .collect(),
-            family: entry.family,
-            context: entry.context,
+        return Err(CliError::UnknownContext {
+            context: context.clone(),
+            contexts: workspace.contexts.keys().cloned().collect(),
         });
     }
-    if report_failures(&workspace, run.failed, output)? {
-        return Ok(EXIT_PROBLEMS);
+    let epoch = source_date_epoch()?;
+    let wanted =
+        matrix::entries_matching(&workspace, args.family.as_deref(), args.context.as_deref());
+    // One run over the entries: a runaway template is stopped once, not once per entry.
+    let compiler = Compiler::new(&workspace);
+    let run = matrix::compile_entries(&compiler, wanted, epoch);
+    let rows: Vec<PromptStats> = run
+        .outputs
+        .into_iter()
+        .filter_map(|(entry, compiled)| prompt_stats(&compiler, entry, &compiled, epoch))
+        .collect();
+    if report_failures(&workspace, run.failed, printer) {
+        return Err(CliError::Reported);
     }
-    emit(&match args.format {
+    printer.result(&match args.format {
         StatsFormat::Json => report::stats::json(&rows),
         StatsFormat::Markdown => report::stats::markdown(&rows, args.family.is_some()),
-    })?;
-    Ok(EXIT_OK)
+    })
+}
+
+/// The counts of one compiled entry, in the family's encoding; `None` for an entry without a
+/// request (which does not compile either).
+fn prompt_stats(
+    compiler: &Compiler<'_>,
+    entry: MatrixEntry,
+    compiled: &Compiled,
+    epoch: Option<i64>,
+) -> Option<PromptStats> {
+    let workspace = compiler.workspace();
+    let request = matrix::request(workspace, &entry, epoch)?;
+    let settings = &workspace.settings().tokens;
+    let encoding = settings.encoding_for(&entry.family);
+    Some(PromptStats {
+        encoding: encoding.name(),
+        exact: settings.is_exact(&entry.family),
+        tokens: encoding.count(&compiled.prompt),
+        characters: compiled.prompt.chars().count(),
+        stable_prefix: stable_prefix(compiler, &request, compiled),
+        sections: compiled
+            .sections
+            .iter()
+            .filter(|s| !s.text.is_empty())
+            .map(|s| (s.id.clone(), encoding.count(&s.text)))
+            .collect(),
+        family: entry.family,
+        context: entry.context,
+    })
 }
