@@ -3,8 +3,12 @@
 //! The stages follow the data: [`load`] reads and parses files keeping source spans,
 //! [`validate`] checks them and builds a [`Workspace`], [`resolve`] decides what one compile
 //! contains, [`render`] runs the templates, and [`emit`] post-processes and writes outputs.
+//!
+//! The command line (`cli`, with its memory ceiling) is behind the default `cli` feature:
+//! with `default-features = false` the library builds without clap.
 
 pub mod analysis;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod compile;
 pub mod compiled;
@@ -15,6 +19,7 @@ pub mod follow;
 pub mod init;
 pub mod load;
 pub mod loader;
+#[cfg(feature = "cli")]
 pub mod memory_limit;
 pub mod model;
 pub mod namespace;

@@ -237,3 +237,28 @@ fn schema_writes_files_and_check_reports_stale_ones() {
     let message = check(1);
     assert!(message.contains("tool.schema.json") && !message.contains("variant.schema.json"));
 }
+
+#[test]
+fn schema_writes_into_the_configured_folder_whatever_else_the_manifest_holds() {
+    let workspace = tempfile::tempdir().unwrap();
+    // A key promptc does not know is for `validate` to report; `schema` reads only its folder.
+    std::fs::write(
+        workspace.path().join("promptc.toml"),
+        "not_a_setting = true\n\n[paths]\nschema = \"formats\"\n",
+    )
+    .unwrap();
+    let output = promptc()
+        .current_dir(workspace.path())
+        .arg("schema")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(workspace.path().join("formats/tool.schema.json").is_file());
+    assert!(!workspace.path().join("schema").exists());
+    let output = promptc()
+        .current_dir(workspace.path())
+        .args(["schema", "--check"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}

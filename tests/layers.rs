@@ -41,10 +41,12 @@ const LAYERS: &[&[&str]] = &[
     &["compile"],
     // What compiled prompts cost.
     &["analysis"],
-    // Writing and checking outputs; the rendering of diagnostics.
-    &["emit", "report"],
+    // Writing and checking outputs.
+    &["emit"],
     // Reviewing a change between git revisions, a new workspace.
     &["review", "init"],
+    // Every rendering as text: diagnostics, diffs, explanations, stats.
+    &["report"],
     // The command line.
     &["cli"],
 ];

@@ -2,8 +2,8 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::build::source_date_epoch;
-use super::{EXIT_OK, EXIT_PROBLEMS, UsageError, emit, workspace_root};
+use super::{CliError, Printer, source_date_epoch, workspace_root};
+use crate::report;
 use crate::review::prompt_diff::{compare, compile_side};
 use crate::review::revision::checkout;
 
@@ -32,15 +32,18 @@ pub enum DiffFormat {
     Json,
 }
 
-pub fn run(args: DiffArgs) -> Result<u8, UsageError> {
+pub fn run(args: DiffArgs, printer: &Printer) -> Result<(), CliError> {
     let root = workspace_root(args.dir.as_deref())?;
     let epoch = source_date_epoch()?;
+    let compiled = |root: &std::path::Path| {
+        compile_side(root, epoch).map_err(|error| report::diff::side_error(&error))
+    };
     // Each side is compiled from its own copy; the copies live until the report is made.
     let side = |revision: Option<&str>| match revision {
-        None => (None, compile_side(&root, epoch)),
+        None => (None, compiled(&root)),
         Some(revision) => match checkout(&root, revision) {
             Ok(copy) => {
-                let result = compile_side(&copy.root, epoch);
+                let result = compiled(&copy.root);
                 (Some(copy), result)
             }
             Err(error) => (None, Err(error.0)),
@@ -49,18 +52,15 @@ pub fn run(args: DiffArgs) -> Result<u8, UsageError> {
     let (_base_copy, base) = side(Some(&args.base));
     let (_head_copy, head) = side(args.head.as_deref());
     let head_label = args.head.clone().unwrap_or_else(|| "working tree".into());
-    let report = compare((&args.base, base), (&head_label, head), epoch);
-    match args.format {
-        DiffFormat::Text => emit(&report.text(args.stat))?,
-        DiffFormat::Markdown => emit(&report.markdown(args.stat))?,
-        DiffFormat::Json => emit(&format!(
-            "{}\n",
-            serde_json::to_string_pretty(&report).unwrap_or_default()
-        ))?,
-    }
-    Ok(if report.failures.is_empty() {
-        EXIT_OK
+    let diff = compare((&args.base, base), (&head_label, head), epoch);
+    printer.result(&match args.format {
+        DiffFormat::Text => report::diff::text(&diff, args.stat),
+        DiffFormat::Markdown => report::diff::markdown(&diff, args.stat),
+        DiffFormat::Json => report::diff::json(&diff),
+    })?;
+    if diff.failures.is_empty() {
+        Ok(())
     } else {
-        EXIT_PROBLEMS
-    })
+        Err(CliError::Reported)
+    }
 }

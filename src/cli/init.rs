@@ -2,7 +2,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{EXIT_OK, UsageError};
+use super::{CliError, Message, Printer};
 use crate::init::{InitError, init};
 
 #[derive(Args, Debug)]
@@ -11,32 +11,16 @@ pub struct InitArgs {
     pub dir: PathBuf,
 }
 
-pub fn run(args: InitArgs) -> Result<u8, UsageError> {
+pub fn run(args: InitArgs, printer: &Printer) -> Result<(), CliError> {
     match init(&args.dir) {
         Ok(written) => {
-            eprintln!(
-                "wrote {} files of the default library into {}",
-                written.len(),
-                args.dir.display()
-            );
-            eprintln!(
-                "next: cd {} && promptc validate && promptc build --family next-gen",
-                args.dir.display()
-            );
-            Ok(EXIT_OK)
+            printer.message(Message::Initialised {
+                files: written.len(),
+                dir: &args.dir,
+            });
+            Ok(())
         }
-        Err(InitError::WouldOverwrite(existing)) => {
-            let shown: Vec<String> = existing
-                .iter()
-                .take(5)
-                .map(|p| p.display().to_string())
-                .collect();
-            Err(UsageError(format!(
-                "refusing to overwrite {} existing path(s), e.g. {}; nothing was written",
-                existing.len(),
-                shown.join(", ")
-            )))
-        }
-        Err(InitError::Refused(error)) => super::path_failed(error),
+        Err(InitError::WouldOverwrite(existing)) => Err(CliError::WouldOverwrite(existing)),
+        Err(InitError::Refused(error)) => Err(error.into()),
     }
 }

@@ -1,27 +1,38 @@
 //! The command line: argument definitions and the commands, each a thin client of the
-//! library. Output goes through [`Output`], so exit codes and colour are decided in one place.
+//! library. Everything is printed through [`Printer`], every failure is a [`CliError`], and
+//! exit codes are decided in [`run`] from it alone.
 
 mod build;
 mod check;
 mod diff;
+mod error;
 mod explain;
 mod init;
+mod message;
+mod printer;
 mod schema;
 mod show;
 mod stats;
 mod validate;
 
-use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use indexmap::IndexMap;
 
+pub use error::CliError;
+pub use message::Message;
+pub use printer::Printer;
+
+use crate::compile::{Request, Selection};
+use crate::compiled::CompileError;
 use crate::diagnostic::Diagnostics;
-use crate::load::find_root;
-use crate::path_error::{PathError, PathProblem};
-use crate::report;
-use crate::source::Sources;
+use crate::emit::matrix::MatrixEntry;
+use crate::load::document::Format;
+use crate::load::{MANIFEST_FILE, find_root};
+use crate::loader::load_context_file;
+use crate::model::Context;
 use crate::workspace::Workspace;
 
 /// Exit codes: fixed, documented in the README.
@@ -68,127 +79,42 @@ pub enum Command {
     Schema(schema::SchemaArgs),
 }
 
-/// A failure that is not about the workspace's content: bad arguments, unreadable files.
-#[derive(Debug)]
-pub struct UsageError(pub String);
-
-impl<E: std::fmt::Display> From<E> for UsageError {
-    fn from(error: E) -> Self {
-        UsageError(error.to_string())
+/// The `promptc` program: the process's memory ceiling, then the command the arguments name.
+pub fn main() -> ExitCode {
+    if let Err(message) = crate::memory_limit::apply() {
+        return exit(
+            Err(CliError::MemoryLimit(message)),
+            &Printer::new(ColorChoice::Never),
+        );
     }
+    run(Cli::parse())
 }
 
 pub fn run(cli: Cli) -> ExitCode {
-    let output = Output {
-        color: match cli.color {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => {
-                std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
-            }
-        },
-    };
+    let printer = Printer::new(cli.color);
     let result = match cli.command {
-        Command::Build(args) => build::run(args, &output),
-        Command::Check(args) => check::run(args, &output),
-        Command::Diff(args) => diff::run(args),
-        Command::Explain(args) => explain::run(args, &output),
-        Command::Show(args) => show::run(args, &output),
-        Command::Init(args) => init::run(args),
-        Command::Stats(args) => stats::run(args, &output),
-        Command::Validate(args) => validate::run(args, &output),
-        Command::Schema(args) => schema::run(args),
+        Command::Build(args) => build::run(args, &printer),
+        Command::Check(args) => check::run(args, &printer),
+        Command::Diff(args) => diff::run(args, &printer),
+        Command::Explain(args) => explain::run(args, &printer),
+        Command::Show(args) => show::run(args, &printer),
+        Command::Init(args) => init::run(args, &printer),
+        Command::Stats(args) => stats::run(args, &printer),
+        Command::Validate(args) => validate::run(args, &printer),
+        Command::Schema(args) => schema::run(args, &printer),
     };
+    exit(result, &printer)
+}
+
+/// The exit code of a command's result, its error printed.
+fn exit(result: Result<(), CliError>, printer: &Printer) -> ExitCode {
     match result {
-        Ok(code) => ExitCode::from(code),
-        Err(UsageError(message)) => {
-            eprintln!("error: {message}");
-            ExitCode::from(EXIT_USAGE)
+        Ok(()) => ExitCode::from(EXIT_OK),
+        Err(error) => {
+            printer.error(&error);
+            ExitCode::from(error.exit_code())
         }
     }
-}
-
-pub struct Output {
-    pub color: bool,
-}
-
-/// Writes a command's result to stdout. A closed pipe (`promptc build | head`) is a reader
-/// that has seen enough, not an error.
-pub fn emit(text: &str) -> Result<(), UsageError> {
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => Err(error.into()),
-        _ => Ok(()),
-    }
-}
-
-impl Output {
-    /// Prints diagnostics to stderr, rustc-style.
-    pub fn diagnostics(&self, diagnostics: Diagnostics, sources: &Sources) {
-        let sorted = diagnostics.sorted();
-        if sorted.is_empty() {
-            return;
-        }
-        let text = report::human(&sorted, sources, self.color);
-        let _ = std::io::stderr().write_all(text.as_bytes());
-    }
-}
-
-/// Loads the workspace and prints its diagnostics. `Err(exit code)` when it has errors: every
-/// command but `validate` stops there.
-pub fn load_valid(
-    dir: Option<&Path>,
-    output: &Output,
-) -> Result<Result<Workspace, u8>, UsageError> {
-    let root = workspace_root(dir)?;
-    let loaded = crate::loader::load_workspace(&root)?;
-    let has_errors = loaded.diagnostics.has_errors();
-    output.diagnostics(loaded.diagnostics, &loaded.workspace.sources);
-    Ok(if has_errors {
-        Err(EXIT_PROBLEMS)
-    } else {
-        Ok(loaded.workspace)
-    })
-}
-
-/// The workspace root: the given folder, or the nearest one above the current directory that
-/// holds `promptc.toml`.
-pub fn workspace_root(given: Option<&Path>) -> Result<PathBuf, UsageError> {
-    let start = match given {
-        Some(dir) => dir.to_path_buf(),
-        None => std::env::current_dir()?,
-    };
-    if given.is_some() {
-        if start.join(crate::load::MANIFEST_FILE).is_file() {
-            return Ok(start);
-        }
-        return Err(UsageError(format!(
-            "{} has no {}",
-            start.display(),
-            crate::load::MANIFEST_FILE
-        )));
-    }
-    find_root(&start).ok_or_else(|| {
-        UsageError(format!(
-            "no {} in {} or any folder above it (run `promptc` inside a workspace, or pass one)",
-            crate::load::MANIFEST_FILE,
-            start.display()
-        ))
-    })
-}
-
-/// Reports a path promptc refused or could not use. A refusal (a link out of the workspace, a
-/// folder or FIFO where a file belongs, a file over its size limit) is a problem of the
-/// workspace; a failing read or write is an I/O error.
-pub fn path_failed(error: PathError) -> Result<u8, UsageError> {
-    if let PathProblem::Io(_) = error.problem {
-        return Err(UsageError(error.to_string()));
-    }
-    eprintln!("error: {error}\n  = help: {}", error.help());
-    Ok(EXIT_PROBLEMS)
 }
 
 /// Output format of a command's diagnostics.
@@ -196,4 +122,175 @@ pub fn path_failed(error: PathError) -> Result<u8, UsageError> {
 pub enum DiagnosticFormat {
     Human,
     Json,
+}
+
+/// What to compile: shared by `build` and `explain`.
+#[derive(Args, Debug)]
+pub struct TargetArgs {
+    /// The model family to compile (default: the manifest's fallback family).
+    #[arg(long, conflicts_with = "variant")]
+    pub family: Option<String>,
+    /// A variant id to compile, instead of a family.
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// A context: a file (TOML, YAML or JSON) or the name of one in the workspace's contexts
+    /// folder (default: the manifest's `default_context`).
+    #[arg(long)]
+    pub context: Option<String>,
+    /// A runtime placeholder, KEY=VALUE; wins over every other definition. Repeatable.
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_assignment)]
+    pub set: Vec<(String, String)>,
+    /// The workspace (default: the nearest folder with promptc.toml).
+    #[arg(long)]
+    pub workspace: Option<PathBuf>,
+}
+
+fn parse_assignment(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((key, value)) if !key.trim().is_empty() => {
+            Ok((key.trim().to_string(), value.to_string()))
+        }
+        _ => Err(format!("expected KEY=VALUE, found `{text}`")),
+    }
+}
+
+/// The workspace root: the given folder, or the nearest one above the current directory that
+/// holds `promptc.toml`.
+pub fn workspace_root(given: Option<&Path>) -> Result<PathBuf, CliError> {
+    let Some(dir) = given else {
+        let start = std::env::current_dir()?;
+        return find_root(&start).ok_or(CliError::NoWorkspace(start));
+    };
+    if dir.join(MANIFEST_FILE).is_file() {
+        Ok(dir.to_path_buf())
+    } else {
+        Err(CliError::NotAWorkspace(dir.to_path_buf()))
+    }
+}
+
+/// Loads the workspace and prints its diagnostics; every command but `validate` stops at its
+/// errors.
+pub fn load_valid(dir: Option<&Path>, printer: &Printer) -> Result<Workspace, CliError> {
+    let root = workspace_root(dir)?;
+    let loaded = crate::loader::load_workspace(&root)?;
+    let has_errors = loaded.diagnostics.has_errors();
+    printer.diagnostics(loaded.diagnostics, &loaded.workspace.sources);
+    if has_errors {
+        return Err(CliError::Reported);
+    }
+    Ok(loaded.workspace)
+}
+
+/// The request a target names; its context's problems are printed.
+pub fn request(
+    workspace: &mut Workspace,
+    target: TargetArgs,
+    printer: &Printer,
+) -> Result<Request, CliError> {
+    let context = match context(workspace, target.context.as_deref())? {
+        Ok(context) => context,
+        Err(diagnostics) => {
+            printer.diagnostics(diagnostics, &workspace.sources);
+            return Err(CliError::Reported);
+        }
+    };
+    let selection = match (target.family, target.variant) {
+        (Some(family), _) => Selection::Family(family),
+        (None, Some(variant)) => Selection::Variant(variant),
+        (None, None) => Selection::Default,
+    };
+    let mut request = Request::new(selection, context);
+    request.set = target.set.into_iter().collect::<IndexMap<_, _>>();
+    request.source_date_epoch = source_date_epoch()?;
+    Ok(request)
+}
+
+/// The context a build uses: a file path, a named context, the manifest's default, or an
+/// empty one. `Ok(Err(..))` holds the problems of a context file.
+fn context(
+    workspace: &mut Workspace,
+    given: Option<&str>,
+) -> Result<Result<Context, Diagnostics>, CliError> {
+    let name = given.or(workspace.settings().default_context.as_deref());
+    let Some(name) = name else {
+        return Ok(Ok(Context::default()));
+    };
+    if let Some(entry) = workspace.contexts.get(name) {
+        return Ok(Ok(entry.value.clone()));
+    }
+    let path = PathBuf::from(name);
+    if path.exists() && !path.is_file() {
+        return Err(CliError::ContextNotAFile(path));
+    }
+    if !path.is_file() {
+        return Err(CliError::NoContext {
+            name: name.to_string(),
+            contexts: workspace.contexts.keys().cloned().collect(),
+        });
+    }
+    if Format::of(&path).is_none() {
+        return Err(CliError::ContextNotData(path));
+    }
+    let path = path.canonicalize()?;
+    Ok(load_context_file(workspace, &path)?)
+}
+
+/// Why a compile failed: a selection naming no variant is a usage error; diagnostics are
+/// printed.
+pub fn compile_failed(workspace: &Workspace, error: CompileError, printer: &Printer) -> CliError {
+    match error {
+        CompileError::Selection(problem) => CliError::Selection {
+            problem,
+            families: workspace.families(),
+        },
+        CompileError::Diagnostics(diagnostics) => {
+            printer.diagnostics(diagnostics, &workspace.sources);
+            CliError::Reported
+        }
+        // Its errors were printed when it was loaded.
+        CompileError::InvalidWorkspace => CliError::Reported,
+    }
+}
+
+/// Prints why matrix entries failed to compile; returns whether any did.
+pub fn report_failures(
+    workspace: &Workspace,
+    failed: Vec<(MatrixEntry, CompileError)>,
+    printer: &Printer,
+) -> bool {
+    let any = !failed.is_empty();
+    for (entry, error) in failed {
+        // The matrix reports each diagnostic with the first entry that hit it.
+        let errors_above = matches!(&error, CompileError::Diagnostics(d) if d.is_empty());
+        printer.message(Message::EntryFailed {
+            family: &entry.family,
+            context: &entry.context,
+            errors_above,
+        });
+        match error {
+            CompileError::Selection(problem) => {
+                printer.message(Message::SelectionProblem(&problem));
+            }
+            CompileError::Diagnostics(diagnostics) => {
+                printer.diagnostics(diagnostics, &workspace.sources);
+            }
+            CompileError::InvalidWorkspace => {}
+        }
+    }
+    any
+}
+
+/// Seconds of `9999-12-31T23:59:59Z`: a date a context's `date` could also hold.
+const LAST_EPOCH: i64 = 253_402_300_799;
+
+/// `SOURCE_DATE_EPOCH`, the date of a reproducible build, when set.
+pub fn source_date_epoch() -> Result<Option<i64>, CliError> {
+    match std::env::var("SOURCE_DATE_EPOCH") {
+        Ok(value) if !value.trim().is_empty() => match value.trim().parse::<i64>() {
+            Ok(seconds) if (0..=LAST_EPOCH).contains(&seconds) => Ok(Some(seconds)),
+            Ok(_) => Err(CliError::EpochOutOfRange(value)),
+            Err(_) => Err(CliError::EpochNotANumber(value)),
+        },
+        _ => Ok(None),
+    }
 }

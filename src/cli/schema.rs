@@ -1,13 +1,14 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use serde::Deserialize;
 
-use super::{EXIT_OK, EXIT_PROBLEMS, UsageError, path_failed};
+use super::{CliError, Message, Printer};
 use crate::confine::{read_content, resolve_output, resolve_output_dir};
 use crate::emit::write::Staged;
 use crate::load::MANIFEST_FILE;
 use crate::load::find_root;
-use crate::model::Manifest;
+use crate::model::Paths;
 use crate::model::limits::MAX_DATA_FILE_BYTES;
 use crate::path_error::{PathError, PathProblem};
 use crate::problem::Kind;
@@ -24,32 +25,23 @@ pub struct SchemaArgs {
     pub out: Option<PathBuf>,
 }
 
-pub fn run(args: SchemaArgs) -> Result<u8, UsageError> {
+pub fn run(args: SchemaArgs, printer: &Printer) -> Result<(), CliError> {
     // A folder named on the command line is the caller's; the manifest's is confined to the
     // workspace.
     let (dir, root) = match args.out {
         Some(dir) => (dir, None),
-        None => match default_dir()? {
-            Ok(found) => found,
-            Err(error) => return path_failed(error),
-        },
+        None => default_dir()?,
     };
     if args.check {
-        let stale = match stale_files(&dir, root.as_deref()) {
-            Ok(stale) => stale,
-            Err(error) => return path_failed(error),
-        };
+        let stale = stale_files(&dir, root.as_deref())?;
         for path in &stale {
-            eprintln!(
-                "stale: {} differs from the generated schema (run `promptc schema`)",
-                path.display()
-            );
+            printer.message(Message::StaleSchema(path));
         }
-        return Ok(if stale.is_empty() {
-            EXIT_OK
+        return if stale.is_empty() {
+            Ok(())
         } else {
-            EXIT_PROBLEMS
-        });
+            Err(CliError::Reported)
+        };
     }
     // All or nothing, and in the workspace never through a link or over a folder.
     let mut staged = Staged::default();
@@ -60,43 +52,52 @@ pub fn run(args: SchemaArgs) -> Result<u8, UsageError> {
         let real = match &root {
             Some(root) => {
                 let base = dir.strip_prefix(root).unwrap_or(&dir);
-                match resolve_output(root, base, Path::new(&name)) {
-                    Ok(real) => real,
-                    Err(error) => return path_failed(error),
-                }
+                resolve_output(root, base, Path::new(&name))?
             }
             None if path.is_dir() => {
-                return path_failed(PathError::new(path, PathProblem::IsFolder));
+                return Err(PathError::new(path, PathProblem::IsFolder).into());
             }
             None => path.clone(),
         };
-        if let Err(error) = staged.add(&real, &path, render(kind).as_bytes()) {
-            return path_failed(error);
-        }
+        staged.add(&real, &path, render(kind).as_bytes())?;
         written.push(path);
     }
-    if let Err(error) = staged.commit() {
-        return path_failed(error);
-    }
+    staged.commit()?;
     for path in written {
-        eprintln!("wrote {}", path.display());
+        printer.message(Message::Wrote(&path.display()));
     }
-    Ok(EXIT_OK)
+    Ok(())
+}
+
+/// The one setting of the manifest `schema` needs. Other keys, known or not, are for
+/// `validate` to judge: a manifest with problems still finds its schemas.
+#[derive(Default, Deserialize)]
+struct SchemaSetting {
+    #[serde(default)]
+    paths: SchemaFolder,
+}
+
+#[derive(Default, Deserialize)]
+struct SchemaFolder {
+    schema: Option<String>,
 }
 
 /// The workspace's schema folder (its real path) and the workspace root, or `./schema` outside
-/// a workspace. Only `paths.schema` is read from the manifest, so a manifest with other
-/// problems still finds its schemas.
-fn default_dir() -> Result<Result<(PathBuf, Option<PathBuf>), PathError>, UsageError> {
+/// a workspace.
+fn default_dir() -> Result<(PathBuf, Option<PathBuf>), CliError> {
     let cwd = std::env::current_dir()?;
     let Some(root) = find_root(&cwd) else {
-        return Ok(Ok((cwd.join("schema"), None)));
+        return Ok((cwd.join("schema"), None));
     };
     let root = root.canonicalize()?;
-    let manifest = read_content(&root, &root.join(MANIFEST_FILE), MAX_DATA_FILE_BYTES)
+    let folder = read_content(&root, &root.join(MANIFEST_FILE), MAX_DATA_FILE_BYTES)
         .ok()
         .and_then(|bytes| String::from_utf8(bytes).ok())
-        .and_then(|text| toml::from_str::<Manifest>(&text).ok())
-        .unwrap_or_default();
-    Ok(resolve_output_dir(&root, Path::new(&manifest.paths.schema)).map(|dir| (dir, Some(root))))
+        .and_then(|text| toml::from_str::<SchemaSetting>(&text).ok())
+        .unwrap_or_default()
+        .paths
+        .schema
+        .unwrap_or_else(|| Paths::default().schema);
+    let dir = resolve_output_dir(&root, Path::new(&folder))?;
+    Ok((dir, Some(root)))
 }

@@ -2,7 +2,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{EXIT_OK, Output, UsageError, emit, load_valid};
+use super::{CliError, Printer, load_valid};
 use crate::compile::Selection;
 
 #[derive(Args, Debug)]
@@ -17,25 +17,22 @@ pub struct ShowArgs {
     pub workspace: Option<PathBuf>,
 }
 
-pub fn run(args: ShowArgs, output: &Output) -> Result<u8, UsageError> {
-    let workspace = match load_valid(args.workspace.as_deref(), output)? {
-        Ok(workspace) => workspace,
-        Err(code) => return Ok(code),
-    };
+pub fn run(args: ShowArgs, printer: &Printer) -> Result<(), CliError> {
+    let workspace = load_valid(args.workspace.as_deref(), printer)?;
     let compiler = crate::compile::Compiler::new(&workspace);
     let effective = compiler
-        .select(&Selection::Variant(args.variant.clone()))
-        .map_err(|problem| UsageError(problem.to_string()))?;
+        .select(&Selection::Variant(args.variant))
+        .map_err(CliError::UnknownVariant)?;
     // TOML has no null: a placeholder set to null (YAML `~`) is left out of the listing.
-    let mut value = serde_json::to_value(&effective.variant)?;
+    let mut value = serde_json::to_value(&effective.variant)
+        .map_err(|error| CliError::Unprintable(error.to_string()))?;
     drop_nulls(&mut value);
-    let text = toml::to_string(&value)?;
-    emit(&format!(
+    let text = toml::to_string(&value).map_err(|error| CliError::Unprintable(error.to_string()))?;
+    printer.result(&format!(
         "# variant `{}` after inheritance ({})\n\n{text}",
         effective.id(),
         effective.chain.join(" <- ")
-    ))?;
-    Ok(EXIT_OK)
+    ))
 }
 
 fn drop_nulls(value: &mut serde_json::Value) {

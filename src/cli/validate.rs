@@ -2,8 +2,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::build::source_date_epoch;
-use super::{DiagnosticFormat, EXIT_OK, EXIT_PROBLEMS, Output, UsageError, emit, workspace_root};
+use super::{CliError, DiagnosticFormat, Message, Printer, source_date_epoch, workspace_root};
 use crate::emit::matrix;
 use crate::report;
 
@@ -16,7 +15,7 @@ pub struct ValidateArgs {
     pub format: DiagnosticFormat,
 }
 
-pub fn run(args: ValidateArgs, output: &Output) -> Result<u8, UsageError> {
+pub fn run(args: ValidateArgs, printer: &Printer) -> Result<(), CliError> {
     let root = workspace_root(args.dir.as_deref())?;
     let mut loaded = crate::loader::load_workspace(&root)?;
     // A workspace whose files are sound is compiled too: every matrix entry must render,
@@ -29,15 +28,19 @@ pub fn run(args: ValidateArgs, output: &Output) -> Result<u8, UsageError> {
     match args.format {
         DiagnosticFormat::Json => {
             let sorted = loaded.diagnostics.sorted();
-            emit(&report::json(&sorted, &loaded.workspace.sources))?;
+            printer.result(&report::json(&sorted, &loaded.workspace.sources))?;
         }
         DiagnosticFormat::Human => {
             let clean = loaded.diagnostics.is_empty();
-            output.diagnostics(loaded.diagnostics, &loaded.workspace.sources);
+            printer.diagnostics(loaded.diagnostics, &loaded.workspace.sources);
             if clean {
-                eprintln!("ok: {} is valid", root.display());
+                printer.message(Message::Valid(&root));
             }
         }
     }
-    Ok(if has_errors { EXIT_PROBLEMS } else { EXIT_OK })
+    if has_errors {
+        Err(CliError::Reported)
+    } else {
+        Ok(())
+    }
 }

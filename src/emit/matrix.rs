@@ -54,6 +54,21 @@ pub fn entries(workspace: &Workspace) -> Vec<MatrixEntry> {
         .collect()
 }
 
+/// The matrix's entries of one family, or one context, or both; all of them for `None`.
+pub fn entries_matching(
+    workspace: &Workspace,
+    family: Option<&str>,
+    context: Option<&str>,
+) -> Vec<MatrixEntry> {
+    entries(workspace)
+        .into_iter()
+        .filter(|entry| {
+            family.is_none_or(|family| family == entry.family)
+                && context.is_none_or(|context| context == entry.context)
+        })
+        .collect()
+}
+
 /// The result of compiling the whole matrix: what compiled, and what did not and why.
 #[derive(Debug, Default)]
 pub struct MatrixRun {

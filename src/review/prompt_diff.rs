@@ -7,10 +7,12 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::compiled::CompileError;
 use crate::confine;
-use crate::emit::matrix::{self, unified_diff};
+use crate::diagnostic::Diagnostic;
+use crate::emit::matrix::{self, MatrixEntry, unified_diff};
 use crate::emit::write::{Staged, TEMP_PREFIX};
-use crate::report;
+use crate::source::Sources;
 use crate::tokens::Encoding;
 
 /// One side's compiled matrix and the text of every file it read.
@@ -29,49 +31,42 @@ struct Output {
     exact: bool,
 }
 
-/// Compiles the matrix of the workspace at `root`. `Err` holds why it could not, in words.
-pub fn compile_side(root: &Path, source_date_epoch: Option<i64>) -> Result<SideOutputs, String> {
-    let loaded = crate::loader::load_workspace(root).map_err(|error| error.to_string())?;
-    let workspace = loaded.workspace;
+/// Why one side's matrix could not be compiled; [`crate::report::diff::side_error`] words it.
+#[derive(Debug)]
+pub enum SideError {
+    /// The workspace could not be read.
+    Unreadable(std::io::Error),
+    /// Its files have errors (sorted).
+    Invalid {
+        diagnostics: Vec<Diagnostic>,
+        sources: Sources,
+    },
+    /// Entries of the matrix do not compile.
+    NotCompiled {
+        failed: Vec<(MatrixEntry, CompileError)>,
+        sources: Sources,
+    },
+}
+
+/// Compiles the matrix of the workspace at `root`.
+pub fn compile_side(root: &Path, source_date_epoch: Option<i64>) -> Result<SideOutputs, SideError> {
+    let loaded = crate::loader::load_workspace(root).map_err(SideError::Unreadable)?;
+    let mut workspace = loaded.workspace;
     if loaded.diagnostics.has_errors() {
-        let sorted = loaded.diagnostics.sorted();
-        return Err(report::human(&sorted, &workspace.sources, false));
+        return Err(SideError::Invalid {
+            diagnostics: loaded.diagnostics.sorted(),
+            sources: workspace.sources,
+        });
     }
     let run = matrix::compile_all(
         &crate::compile::Compiler::new(&workspace),
         source_date_epoch,
     );
     if !run.failed.is_empty() {
-        let mut message = String::new();
-        for (entry, error) in run.failed {
-            message.push_str(&format!(
-                "{} × {} does not compile: ",
-                entry.family, entry.context
-            ));
-            match error {
-                crate::compiled::CompileError::Selection(problem) => {
-                    message.push_str(&format!("{problem}\n"));
-                }
-                crate::compiled::CompileError::InvalidWorkspace => {
-                    message.push_str("the workspace has errors\n");
-                }
-                // Its errors were reported with an earlier entry of the same run.
-                crate::compiled::CompileError::Diagnostics(diagnostics)
-                    if diagnostics.is_empty() =>
-                {
-                    message.push_str("(errors above)\n");
-                }
-                crate::compiled::CompileError::Diagnostics(diagnostics) => {
-                    message.push('\n');
-                    message.push_str(&report::human(
-                        &diagnostics.sorted(),
-                        &workspace.sources,
-                        false,
-                    ));
-                }
-            }
-        }
-        return Err(message);
+        return Err(SideError::NotCompiled {
+            failed: run.failed,
+            sources: std::mem::take(&mut workspace.sources),
+        });
     }
     let mut outputs = BTreeMap::new();
     for (entry, compiled) in run.outputs {
@@ -157,112 +152,151 @@ pub fn compare(
     head: (&str, Result<SideOutputs, String>),
     source_date_epoch: Option<i64>,
 ) -> DiffReport {
-    let mut failures = Vec::new();
-    let mut take =
-        |side: &str, (revision, result): (&str, Result<SideOutputs, String>)| match result {
-            Ok(outputs) => Some(outputs),
-            Err(message) => {
-                failures.push(SideFailure {
-                    side: side.into(),
-                    revision: revision.into(),
-                    message,
-                });
-                None
-            }
-        };
-    let (base_label, head_label) = (base.0.to_string(), head.0.to_string());
-    let before = take("base", base);
-    let after = take("head", head);
-    let (Some(before), Some(after)) = (&before, &after) else {
-        let mut notes = Vec::new();
-        for (side, label, outputs) in [
-            ("base", &base_label, &before),
-            ("head", &head_label, &after),
-        ] {
-            if let Some(outputs) = outputs {
-                notes.push(format!(
-                    "the {side} side ({label}) compiles: {} outputs",
-                    outputs.outputs.len()
-                ));
-            }
-        }
-        return DiffReport {
-            base: base_label,
-            head: head_label,
-            prompts: Vec::new(),
-            sources: Vec::new(),
-            failures,
-            notes,
-        };
-    };
-
-    let paths: BTreeSet<&String> = before.outputs.keys().chain(after.outputs.keys()).collect();
-    let mut prompts = Vec::new();
-    for path in paths {
-        let old = before.outputs.get(path);
-        let new = after.outputs.get(path);
-        let (status, old_text, new_text) = match (old, new) {
-            (Some(o), Some(n)) if o.prompt == n.prompt => continue,
-            (Some(o), Some(n)) => ("modified", o.prompt.as_str(), n.prompt.as_str()),
-            (Some(o), None) => ("removed", o.prompt.as_str(), ""),
-            (None, Some(n)) => ("added", "", n.prompt.as_str()),
-            (None, None) => continue,
-        };
-        let Some(output) = new.or(old) else {
-            continue;
-        };
-        let encoding = output.encoding;
-        prompts.push(PromptChange {
-            encoding: encoding.name(),
-            exact: output.exact,
-            path: path.clone(),
-            family: output.family.clone(),
-            context: output.context.clone(),
-            status,
-            characters: (old_text.chars().count(), new_text.chars().count()),
-            tokens: (encoding.count(old_text), encoding.count(new_text)),
-            diff: unified_diff(path, old_text, new_text),
-        });
-    }
-
-    let files: BTreeSet<&String> = before.files.keys().chain(after.files.keys()).collect();
-    let mut sources = Vec::new();
-    for file in files {
-        let status = match (before.files.get(file), after.files.get(file)) {
-            (Some(a), Some(b)) if a == b => continue,
-            (Some(_), Some(_)) => "modified",
-            (Some(_), None) => "removed",
-            (None, Some(_)) => "added",
-            (None, None) => continue,
-        };
-        let affects = affected(before, after, file, source_date_epoch).unwrap_or_else(|| {
-            // Could not isolate the change: fall back to the outputs that read the file.
-            let uses = |side: &SideOutputs, path: &str| {
-                side.outputs
-                    .get(path)
-                    .is_some_and(|o| o.inputs.iter().any(|i| i == file))
-            };
-            prompts
-                .iter()
-                .filter(|p| uses(before, &p.path) || uses(after, &p.path))
-                .map(|p| p.path.clone())
-                .collect()
-        });
-        sources.push(SourceChange {
-            path: file.clone(),
-            status,
-            affects,
-        });
-    }
-
-    DiffReport {
-        base: base_label,
-        head: head_label,
-        prompts,
-        sources,
-        failures,
+    let mut report = DiffReport {
+        base: base.0.to_string(),
+        head: head.0.to_string(),
+        prompts: Vec::new(),
+        sources: Vec::new(),
+        failures: Vec::new(),
         notes: Vec::new(),
+    };
+    let before = outputs_or_failure("base", base, &mut report.failures);
+    let after = outputs_or_failure("head", head, &mut report.failures);
+    match (&before, &after) {
+        (Some(before), Some(after)) => {
+            report.prompts = prompt_changes(before, after);
+            report.sources = source_changes(before, after, &report.prompts, source_date_epoch);
+        }
+        _ => report.notes = compiled_side_notes(&report, before.as_ref(), after.as_ref()),
     }
+    report
+}
+
+/// A side's outputs, or `None` with its failure recorded.
+fn outputs_or_failure(
+    side: &str,
+    (revision, result): (&str, Result<SideOutputs, String>),
+    failures: &mut Vec<SideFailure>,
+) -> Option<SideOutputs> {
+    match result {
+        Ok(outputs) => Some(outputs),
+        Err(message) => {
+            failures.push(SideFailure {
+                side: side.into(),
+                revision: revision.into(),
+                message,
+            });
+            None
+        }
+    }
+}
+
+/// What is known of the side that compiled, when the other did not.
+fn compiled_side_notes(
+    report: &DiffReport,
+    before: Option<&SideOutputs>,
+    after: Option<&SideOutputs>,
+) -> Vec<String> {
+    [
+        ("base", &report.base, before),
+        ("head", &report.head, after),
+    ]
+    .into_iter()
+    .filter_map(|(side, label, outputs)| {
+        let outputs = outputs?;
+        Some(format!(
+            "the {side} side ({label}) compiles: {} outputs",
+            outputs.outputs.len()
+        ))
+    })
+    .collect()
+}
+
+/// The outputs whose prompt differs, by path.
+fn prompt_changes(before: &SideOutputs, after: &SideOutputs) -> Vec<PromptChange> {
+    let paths: BTreeSet<&String> = before.outputs.keys().chain(after.outputs.keys()).collect();
+    paths
+        .into_iter()
+        .filter_map(|path| prompt_change(path, before.outputs.get(path), after.outputs.get(path)))
+        .collect()
+}
+
+/// How one output changed; `None` when it did not.
+fn prompt_change(path: &str, old: Option<&Output>, new: Option<&Output>) -> Option<PromptChange> {
+    let (status, old_text, new_text) = match (old, new) {
+        (Some(o), Some(n)) if o.prompt == n.prompt => return None,
+        (Some(o), Some(n)) => ("modified", o.prompt.as_str(), n.prompt.as_str()),
+        (Some(o), None) => ("removed", o.prompt.as_str(), ""),
+        (None, Some(n)) => ("added", "", n.prompt.as_str()),
+        (None, None) => return None,
+    };
+    let output = new.or(old)?;
+    let encoding = output.encoding;
+    Some(PromptChange {
+        encoding: encoding.name(),
+        exact: output.exact,
+        path: path.to_string(),
+        family: output.family.clone(),
+        context: output.context.clone(),
+        status,
+        characters: (old_text.chars().count(), new_text.chars().count()),
+        tokens: (encoding.count(old_text), encoding.count(new_text)),
+        diff: unified_diff(path, old_text, new_text),
+    })
+}
+
+/// The source files that differ, each with the changed outputs it affects.
+fn source_changes(
+    before: &SideOutputs,
+    after: &SideOutputs,
+    prompts: &[PromptChange],
+    source_date_epoch: Option<i64>,
+) -> Vec<SourceChange> {
+    let files: BTreeSet<&String> = before.files.keys().chain(after.files.keys()).collect();
+    files
+        .into_iter()
+        .filter_map(|file| {
+            let status = file_status(before.files.get(file), after.files.get(file))?;
+            let affects = affected(before, after, file, source_date_epoch)
+                .unwrap_or_else(|| readers(before, after, file, prompts));
+            Some(SourceChange {
+                path: file.clone(),
+                status,
+                affects,
+            })
+        })
+        .collect()
+}
+
+/// `modified`, `added` or `removed`; `None` when the file is the same on both sides.
+fn file_status(old: Option<&String>, new: Option<&String>) -> Option<&'static str> {
+    match (old, new) {
+        (Some(a), Some(b)) if a == b => None,
+        (Some(_), Some(_)) => Some("modified"),
+        (Some(_), None) => Some("removed"),
+        (None, Some(_)) => Some("added"),
+        (None, None) => None,
+    }
+}
+
+/// The changed outputs that read `file` on either side: what a change is said to affect when
+/// it could not be isolated.
+fn readers(
+    before: &SideOutputs,
+    after: &SideOutputs,
+    file: &str,
+    prompts: &[PromptChange],
+) -> Vec<String> {
+    let uses = |side: &SideOutputs, path: &str| {
+        side.outputs
+            .get(path)
+            .is_some_and(|o| o.inputs.iter().any(|i| i == file))
+    };
+    prompts
+        .iter()
+        .filter(|p| uses(before, &p.path) || uses(after, &p.path))
+        .map(|p| p.path.clone())
+        .collect()
 }
 
 /// The outputs that one file's change alone alters: the base's files with only that file
@@ -302,174 +336,4 @@ fn affected(
             .cloned()
             .collect(),
     )
-}
-
-fn longest_backtick_run(text: &str) -> usize {
-    text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
-}
-
-fn signed(before: usize, after: usize) -> String {
-    let delta = i128::try_from(after).unwrap_or(0) - i128::try_from(before).unwrap_or(0);
-    format!("{delta:+}")
-}
-
-impl PromptChange {
-    fn summary(&self) -> String {
-        format!(
-            "{} × {} ({}): {} characters, {} tokens ({}{}, {} → {})",
-            self.family,
-            self.context,
-            self.status,
-            signed(self.characters.0, self.characters.1),
-            signed(self.tokens.0, self.tokens.1),
-            if self.exact { "" } else { "≈ " },
-            self.encoding,
-            self.tokens.0,
-            self.tokens.1
-        )
-    }
-}
-
-impl DiffReport {
-    pub fn text(&self, stat_only: bool) -> String {
-        let mut out = String::new();
-        for failure in &self.failures {
-            out.push_str(&format!(
-                "error: the {} side ({}) cannot be compiled:\n{}\n",
-                failure.side, failure.revision, failure.message
-            ));
-        }
-        for note in &self.notes {
-            out.push_str(&format!("note: {note}\n"));
-        }
-        if self.failures.is_empty() && self.prompts.is_empty() {
-            out.push_str(&format!(
-                "no compiled prompt differs between {} and {}\n",
-                self.base, self.head
-            ));
-        }
-        for prompt in &self.prompts {
-            out.push_str(&prompt.summary());
-            out.push('\n');
-            if !stat_only {
-                out.push_str(&prompt.diff);
-                out.push('\n');
-            }
-        }
-        if !self.sources.is_empty() {
-            out.push_str("source files changed:\n");
-            for source in &self.sources {
-                out.push_str(&format!("  {} ({})", source.path, source.status));
-                if source.affects.is_empty() {
-                    out.push_str(": no compiled prompt changed\n");
-                } else {
-                    out.push_str(&format!(": {}\n", source.affects.join(", ")));
-                }
-            }
-        }
-        out
-    }
-
-    /// A pull-request comment: one collapsible block per family.
-    pub fn markdown(&self, stat_only: bool) -> String {
-        let mut out = format!(
-            "### Compiled prompt changes ({} → {})\n\n",
-            self.base, self.head
-        );
-        for failure in &self.failures {
-            out.push_str(&format!(
-                "**The {} side (`{}`) cannot be compiled.**\n\n```text\n{}\n```\n\n",
-                failure.side,
-                failure.revision,
-                failure.message.trim_end()
-            ));
-        }
-        for note in &self.notes {
-            out.push_str(&format!("Note: {note}.\n\n"));
-        }
-        if self.failures.is_empty() && self.prompts.is_empty() {
-            out.push_str("No compiled prompt changed.\n");
-        }
-        let mut families: BTreeMap<&str, Vec<&PromptChange>> = BTreeMap::new();
-        for prompt in &self.prompts {
-            families.entry(&prompt.family).or_default().push(prompt);
-        }
-        for (family, prompts) in families {
-            let tokens: i128 = prompts
-                .iter()
-                .map(|p| {
-                    i128::try_from(p.tokens.1).unwrap_or(0)
-                        - i128::try_from(p.tokens.0).unwrap_or(0)
-                })
-                .sum();
-            out.push_str(&format!(
-                "<details>\n<summary><b>{family}</b>: {} context(s) changed, {tokens:+} tokens</summary>\n\n",
-                prompts.len()
-            ));
-            for prompt in prompts {
-                out.push_str(&format!("- {}\n", prompt.summary()));
-                if !stat_only {
-                    // A fence longer than any backtick run in the diff, so a code block in
-                    // the prompt cannot close it.
-                    let fence = "`".repeat(longest_backtick_run(&prompt.diff).max(2) + 1);
-                    out.push_str(&format!("\n{fence}diff\n{}{fence}\n\n", prompt.diff));
-                }
-            }
-            out.push_str("</details>\n\n");
-        }
-        if !self.sources.is_empty() {
-            out.push_str("| source file | change | affected outputs |\n| --- | --- | --- |\n");
-            for source in &self.sources {
-                out.push_str(&format!(
-                    "| `{}` | {} | {} |\n",
-                    source.path,
-                    source.status,
-                    if source.affects.is_empty() {
-                        "none".to_string()
-                    } else {
-                        source.affects.join("<br>")
-                    }
-                ));
-            }
-        }
-        out
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn change(diff: &str) -> PromptChange {
-        PromptChange {
-            path: "out/f/c.md".into(),
-            family: "f".into(),
-            context: "c".into(),
-            status: "modified",
-            characters: (10, 12),
-            tokens: (3, 4),
-            encoding: "o200k",
-            exact: true,
-            diff: diff.into(),
-        }
-    }
-
-    #[test]
-    fn a_code_fence_in_the_prompt_cannot_close_the_comments_diff_block() {
-        let report = DiffReport {
-            base: "main".into(),
-            head: "working tree".into(),
-            prompts: vec![change(" ```\n-old\n+new\n ````\n")],
-            sources: Vec::new(),
-            failures: Vec::new(),
-            notes: Vec::new(),
-        };
-        let markdown = report.markdown(false);
-        assert!(
-            markdown.contains("\n`````diff\n ```\n-old\n+new\n ````\n`````\n"),
-            "{markdown}"
-        );
-        // Exact counts carry no estimate mark.
-        assert!(markdown.contains("+1 tokens (o200k, 3 → 4)"), "{markdown}");
-    }
 }

@@ -211,7 +211,5 @@ pub fn json(diagnostics: &[Diagnostic], sources: &Sources) -> String {
         "errors": errors,
         "warnings": diagnostics.len() - errors,
     });
-    let mut text = serde_json::to_string_pretty(&document).unwrap_or_default();
-    text.push('\n');
-    text
+    super::json_document(&document)
 }

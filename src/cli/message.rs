@@ -1,0 +1,118 @@
+//! What the commands tell on stderr besides diagnostics and errors: files written and removed,
+//! outputs found stale, summaries. Each line's wording lives here.
+
+use std::fmt;
+use std::path::Path;
+
+use crate::emit::matrix::Mismatch;
+use crate::problem::Problem;
+
+pub enum Message<'a> {
+    /// A file written: an output, a schema.
+    Wrote(&'a dyn fmt::Display),
+    /// An output of an entry that left the build matrix, removed.
+    Removed(&'a str),
+    /// A temporary file of an interrupted build, removed.
+    RemovedStray(&'a str),
+    /// `build --all`'s closing line.
+    Built {
+        outputs: usize,
+        written: usize,
+        unchanged: usize,
+        removed: usize,
+    },
+    /// `build --all` stopped before writing.
+    NothingWritten,
+    /// A matrix entry that does not compile; `errors_above` when its diagnostics were told
+    /// with an earlier entry.
+    EntryFailed {
+        family: &'a str,
+        context: &'a str,
+        errors_above: bool,
+    },
+    /// Why an entry's selection names no variant, below [`Message::EntryFailed`].
+    SelectionProblem(&'a Problem),
+    /// How a committed output differs from a fresh compile.
+    Mismatch(&'a Mismatch),
+    /// `check` found nothing to do.
+    UpToDate(usize),
+    /// `check`'s closing line when committed outputs differ.
+    OutputsDiffer(usize),
+    /// `validate` found nothing.
+    Valid(&'a Path),
+    /// A schema file that is not what `promptc schema` writes.
+    StaleSchema(&'a Path),
+    /// `init` wrote the library, and what to run next.
+    Initialised { files: usize, dir: &'a Path },
+}
+
+impl fmt::Display for Message<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Message::Wrote(path) => write!(f, "wrote {path}"),
+            Message::Removed(path) => write!(f, "removed {path}"),
+            Message::RemovedStray(path) => write!(
+                f,
+                "removed {path} (a temporary file left by an interrupted build)"
+            ),
+            Message::Built {
+                outputs,
+                written,
+                unchanged,
+                removed,
+            } => write!(
+                f,
+                "{outputs} outputs: {written} written, {unchanged} unchanged, {removed} removed"
+            ),
+            Message::NothingWritten => write!(f, "error: nothing was written"),
+            Message::EntryFailed {
+                family,
+                context,
+                errors_above,
+            } => write!(
+                f,
+                "error: {family} × {context} does not compile{}",
+                if *errors_above { " (errors above)" } else { "" }
+            ),
+            Message::SelectionProblem(problem) => write!(f, "  {problem}"),
+            Message::Mismatch(mismatch) => mismatch_line(f, mismatch),
+            Message::UpToDate(outputs) => write!(f, "ok: {outputs} outputs are up to date"),
+            Message::OutputsDiffer(count) => write!(
+                f,
+                "error: {count} of the committed outputs differ; run `promptc build --all`"
+            ),
+            Message::Valid(root) => write!(f, "ok: {} is valid", root.display()),
+            Message::StaleSchema(path) => write!(
+                f,
+                "stale: {} differs from the generated schema (run `promptc schema`)",
+                path.display()
+            ),
+            Message::Initialised { files, dir } => write!(
+                f,
+                "wrote {files} files of the default library into {dir}\n\
+                 next: cd {dir} && promptc validate && promptc build --family next-gen",
+                dir = dir.display()
+            ),
+        }
+    }
+}
+
+fn mismatch_line(f: &mut fmt::Formatter<'_>, mismatch: &Mismatch) -> fmt::Result {
+    match mismatch {
+        Mismatch::Stale { path, .. } => write!(f, "stale: {path}"),
+        Mismatch::Missing { path } => write!(f, "missing: {path}"),
+        Mismatch::Unexpected { path, owned: true } => {
+            write!(f, "unexpected: {path} (no longer in the build matrix)")
+        }
+        Mismatch::Unexpected { path, owned: false } => write!(
+            f,
+            "unexpected: {path} is not an output of the build matrix, and promptc did not \
+             write it: move or delete it"
+        ),
+        Mismatch::Stray { path } => write!(
+            f,
+            "stray: {path} is a temporary file left by an interrupted build: `promptc build \
+             --all` removes it"
+        ),
+    }
+}

@@ -1,0 +1,71 @@
+//! The one printer of the command line: a command's result on stdout; diagnostics, messages
+//! and the closing error on stderr. Colour is decided here, once.
+
+use std::io::{IsTerminal, Write};
+
+use super::ColorChoice;
+use super::error::CliError;
+use super::message::Message;
+use crate::diagnostic::Diagnostics;
+use crate::report;
+use crate::source::Sources;
+
+pub struct Printer {
+    color: bool,
+}
+
+impl Printer {
+    pub fn new(choice: ColorChoice) -> Self {
+        let color = match choice {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+            }
+        };
+        Printer { color }
+    }
+
+    /// Writes a command's result to stdout. A closed pipe (`promptc build | head`) is a reader
+    /// that has seen enough, not an error.
+    pub fn result(&self, text: &str) -> Result<(), CliError> {
+        let mut stdout = std::io::stdout().lock();
+        match stdout
+            .write_all(text.as_bytes())
+            .and_then(|()| stdout.flush())
+        {
+            Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => Err(error.into()),
+            _ => Ok(()),
+        }
+    }
+
+    /// Prints diagnostics rustc-style, with their count.
+    pub fn diagnostics(&self, diagnostics: Diagnostics, sources: &Sources) {
+        let sorted = diagnostics.sorted();
+        if sorted.is_empty() {
+            return;
+        }
+        stderr(&report::human(&sorted, sources, self.color));
+    }
+
+    pub fn message(&self, message: Message<'_>) {
+        stderr(&format!("{message}\n"));
+    }
+
+    /// The error a command ended with, unless it was printed already.
+    pub fn error(&self, error: &CliError) {
+        if let CliError::Reported = error {
+            return;
+        }
+        let mut text = format!("error: {error}\n");
+        if let Some(help) = error.help() {
+            text.push_str(&format!("  = help: {help}\n"));
+        }
+        stderr(&text);
+    }
+}
+
+/// Every line promptc writes to stderr passes here. A failing stderr has no one to tell.
+fn stderr(text: &str) {
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}

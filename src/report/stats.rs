@@ -1,0 +1,65 @@
+//! `promptc stats` as a markdown table or JSON: tokens, characters and the cacheable prefix of
+//! each compiled prompt.
+
+use serde::Serialize;
+
+use crate::analysis::stable_prefix::StablePrefix;
+
+use super::json_document;
+
+/// What stats shows of one compiled prompt.
+#[derive(Debug, Serialize)]
+pub struct PromptStats {
+    pub family: String,
+    pub context: String,
+    pub encoding: &'static str,
+    /// Whether the encoding is the family's real tokenizer; otherwise counts are estimates.
+    pub exact: bool,
+    pub tokens: usize,
+    pub characters: usize,
+    pub stable_prefix: Option<StablePrefix>,
+    /// Tokens of each non-empty section, in prompt order.
+    pub sections: Vec<(String, usize)>,
+}
+
+/// One table of every prompt; with `with_sections`, a table of sections for each prompt too.
+pub fn markdown(rows: &[PromptStats], with_sections: bool) -> String {
+    let mut out = String::from(
+        "| family | context | tokens | characters | stable prefix (tokens) | prefix sha256 |\n\
+         | --- | --- | ---: | ---: | ---: | --- |\n",
+    );
+    for row in rows {
+        let estimate = if row.exact { "" } else { "≈ " };
+        let (prefix, hash) =
+            row.stable_prefix
+                .as_ref()
+                .map_or(("?".to_string(), String::new()), |p| {
+                    (
+                        format!("{} ({}%)", p.tokens, p.percent),
+                        p.sha256[..12].to_string(),
+                    )
+                });
+        out.push_str(&format!(
+            "| {} | {} | {estimate}{} ({}) | {} | {prefix} | `{hash}` |\n",
+            row.family, row.context, row.tokens, row.encoding, row.characters
+        ));
+    }
+    out.push_str("\n≈: counted with an encoding that is not the family's own tokenizer.\n");
+    if with_sections {
+        for row in rows {
+            out.push_str(&format!(
+                "\n{} × {}:\n\n| section | tokens |\n| --- | ---: |\n",
+                row.family, row.context
+            ));
+            for (section, tokens) in &row.sections {
+                out.push_str(&format!("| {section} | {tokens} |\n"));
+            }
+        }
+    }
+    out
+}
+
+/// `{"prompts": [...]}`.
+pub fn json(rows: &[PromptStats]) -> String {
+    json_document(&serde_json::json!({ "prompts": rows }))
+}
