@@ -10,9 +10,9 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use promptc::compile::{Request, Selection};
-use promptc::emit::matrix;
-use promptc::tokens::Encoding;
+use promptc::{Request, Selection};
+
+use promptc::Encoding;
 
 fn time<T>(runs: u32, mut f: impl FnMut() -> T) -> Duration {
     black_box(f()); // warm up
@@ -42,16 +42,16 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let load = time(20, || promptc::load_workspace(root).unwrap());
     let workspace = promptc::load_workspace(root).unwrap().workspace;
-    let context = workspace.contexts["basic"].value.clone();
+    let context = workspace.context("basic").unwrap().clone();
     let request = Request::new(Selection::Family("next-gen".into()), context);
     let compiler = promptc::Compiler::new(&workspace);
     let one = time(50, || compiler.compile(&request).unwrap());
     // A fresh compiler per run: a run's first compile also parses the conditions.
     let all = time(10, || {
-        matrix::compile_all(&promptc::Compiler::new(&workspace), None)
+        promptc::compile_matrix(&promptc::Compiler::new(&workspace), None)
     });
-    let checks = time(5, || matrix::diagnostics(&workspace, None));
-    let outputs = matrix::compile_all(&promptc::Compiler::new(&workspace), None).outputs;
+    let checks = time(5, || promptc::matrix_diagnostics(&workspace, None));
+    let outputs = promptc::compile_matrix(&promptc::Compiler::new(&workspace), None).outputs;
     let count = time(10, || {
         outputs
             .iter()
@@ -99,7 +99,7 @@ fn main() {
                 .diagnostics
                 .has_errors()
         );
-        let request = Request::new(Selection::Default, workspace.contexts["c"].value.clone());
+        let request = Request::new(Selection::Default, workspace.context("c").unwrap().clone());
         let compiler = promptc::Compiler::new(&workspace);
         let compiled = time(3, || compiler.compile(&request).unwrap());
         let ratio = previous.map_or(String::new(), |p| {

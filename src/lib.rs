@@ -1,43 +1,95 @@
-//! promptc: a declarative prompt compiler.
+//! promptc: a declarative prompt compiler. An agent's system prompt is kept as data (variants
+//! per model family, components, tool specs, in TOML or YAML), validated with every problem
+//! located at file:line:col, and compiled for a family and a runtime context.
 //!
-//! The stages follow the data: [`load`] reads and parses files keeping source spans,
-//! [`validate`] checks them and builds a [`Workspace`], [`resolve`] decides what one compile
-//! contains, [`render`] runs the templates, and [`emit`] post-processes and writes outputs.
+//! This is the library the command line and the language bindings use:
 //!
-//! The command line (`cli`, with its memory ceiling) is behind the default `cli` feature:
-//! with `default-features = false` the library builds without clap.
+//! ```
+//! use promptc::{Compiler, Request, Selection};
+//!
+//! // The workspace shipped with promptc, at the root of its repository.
+//! let loaded = promptc::load_workspace(std::path::Path::new(env!("CARGO_MANIFEST_DIR")))?;
+//! assert!(!loaded.diagnostics.has_errors());
+//! let workspace = loaded.workspace;
+//!
+//! // One compiler per workspace: it keeps what every compile shares.
+//! let compiler = Compiler::new(&workspace);
+//! let context = workspace.context("basic").cloned().unwrap_or_default();
+//! let request = Request::new(Selection::Family("next-gen".into()), context);
+//! let compiled = compiler.compile(&request).map_err(|e| format!("{e:?}"))?;
+//! assert!(compiled.prompt.contains("read_file"));
+//!
+//! // Why each component and tool is in or out.
+//! let explanation = promptc::explain(&compiler, &request).map_err(|e| format!("{e:?}"))?;
+//! assert_eq!(explanation.family, "next-gen");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Inside, the stages follow the data: `load` reads files into specs keeping source spans,
+//! the `workspace` holds them with their compiled templates, `validate` checks the whole,
+//! `resolve` decides what one compile contains, `render` runs the templates, `compile` ties
+//! them together, and `emit` writes the build matrix. Only what is re-exported here (and the
+//! `model`, `problem` and `report` modules) is the API.
+//!
+//! The command line (`cli`) is behind the default `cli` feature: with
+//! `default-features = false` the library builds without clap.
 
-pub mod analysis;
+// Without the command line, the parts only it uses (writing outputs, reviewing revisions)
+// are compiled but not called.
+#![cfg_attr(not(feature = "cli"), allow(dead_code))]
+
+mod analysis;
 #[cfg(feature = "cli")]
 pub mod cli;
-pub mod compile;
-pub mod compiled;
-pub mod confine;
-pub mod diagnostic;
-pub mod emit;
-pub mod follow;
-pub mod init;
-pub mod load;
-pub mod loader;
+mod compile;
+mod compiled;
+mod confine;
+mod diagnostic;
+mod emit;
+mod follow;
+mod init;
+mod load;
+mod loader;
 #[cfg(feature = "cli")]
-pub mod memory_limit;
+mod memory_limit;
 pub mod model;
-pub mod namespace;
-pub mod path_error;
-pub mod pointer;
+mod namespace;
+mod path_error;
+mod pointer;
 pub mod problem;
-pub mod render;
+mod render;
 pub mod report;
-pub mod resolve;
-pub mod review;
+mod resolve;
+mod review;
 pub mod schema;
-pub mod source;
-pub mod span;
-pub mod templates;
-pub mod tokens;
-pub mod validate;
-pub mod workspace;
+mod source;
+mod span;
+mod templates;
+mod tokens;
+mod validate;
+mod workspace;
 
-pub use compile::Compiler;
-pub use loader::{Loaded, load_workspace};
+pub use analysis::stable_prefix::StablePrefix;
+pub use analysis::stats::{PromptStats, prompt_stats};
+pub use compile::explain::{ConditionReport, Explanation, Item, explain};
+pub use compile::{Compiler, Request, Selection};
+pub use compiled::{CompileError, Compiled, CompiledParameter, CompiledTool, Section, SourceRange};
+pub use diagnostic::{Diagnostic, Diagnostics, Label};
+pub use emit::matrix::{
+    MatrixEntry, MatrixRun, compile_all as compile_matrix, diagnostics as matrix_diagnostics,
+};
+pub use init::{InitError, init};
+pub use load::specs::check_document;
+pub use loader::{Loaded, load_context_file, load_workspace};
+pub use path_error::{PathError, PathProblem};
+pub use source::{SourceFile, SourceId, Sources};
+pub use span::Span;
+pub use tokens::Encoding;
 pub use workspace::Workspace;
+
+/// Internals the fuzz targets drive directly. Not part of the API.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing {
+    pub use crate::templates::Templates;
+}

@@ -5,9 +5,9 @@
 
 mod common;
 
+use promptc::Compiled;
 use promptc::Workspace;
-use promptc::compile::{Request, Selection};
-use promptc::compiled::Compiled;
+use promptc::{Request, Selection};
 
 use common::{compile, fixture_dir};
 
@@ -211,7 +211,7 @@ fn runtime_placeholders_win_and_set_wins_over_the_context() {
     let workspace = load("expressive");
     let mut request = Request::new(
         Selection::Family("base".into()),
-        workspace.contexts["bare"].value.clone(),
+        workspace.context("bare").unwrap().clone(),
     );
     request.set.insert("SIGN_OFF".into(), "From --set.".into());
     request.set.insert("AGENT".into(), "Nova".into());
@@ -225,7 +225,7 @@ fn runtime_placeholders_win_and_set_wins_over_the_context() {
 #[test]
 fn the_date_comes_from_the_context_or_source_date_epoch() {
     let workspace = load("expressive");
-    let mut context = workspace.contexts["bare"].value.clone();
+    let mut context = workspace.context("bare").unwrap().clone();
     context.date = None;
     let mut request = Request::new(Selection::Family("base".into()), context);
     let error = promptc::Compiler::new(&workspace)

@@ -5,8 +5,7 @@
 
 mod common;
 
-use promptc::emit::matrix;
-use promptc::tokens::Encoding;
+use promptc::Encoding;
 
 use common::{compile, load, promptc, repo_root, stderr, stdout};
 
@@ -37,9 +36,9 @@ fn the_library_validates_without_warnings_and_has_its_families_and_contexts() {
         assert!(workspace.families().iter().any(|f| f == family), "{family}");
     }
     for context in CONTEXTS {
-        assert!(workspace.contexts.contains_key(context), "{context}");
+        assert!(workspace.context(context).is_some(), "{context}");
     }
-    assert_eq!(workspace.tools.len(), 17);
+    assert_eq!(workspace.tools().count(), 17);
 
     // `promptc validate` itself: besides the files, it compiles the whole build matrix and
     // warns of budgets and of values that change per request early in a prompt.
@@ -72,14 +71,18 @@ fn the_library_validates_without_warnings_and_has_its_families_and_contexts() {
 #[test]
 fn committed_outputs_are_current() {
     let workspace = load(&repo_root());
-    let run = matrix::compile_all(&promptc::Compiler::new(&workspace), None);
+    let run = promptc::compile_matrix(&promptc::Compiler::new(&workspace), None);
     assert!(run.failed.is_empty(), "{:?}", run.failed);
     assert_eq!(run.outputs.len(), FAMILIES.len() * CONTEXTS.len());
-    let mismatches = matrix::check(&workspace, &run.outputs).unwrap();
-    let paths: Vec<&str> = mismatches.iter().map(|m| m.path()).collect();
+    let check = promptc()
+        .arg("check")
+        .current_dir(repo_root())
+        .output()
+        .unwrap();
     assert!(
-        mismatches.is_empty(),
-        "stale compiled prompts {paths:?}: run `cargo run -- build --all`"
+        check.status.success(),
+        "stale compiled prompts: run `cargo run -- build --all`\n{}",
+        stderr(&check)
     );
 }
 
@@ -109,9 +112,8 @@ fn prompts_stay_within_their_token_budgets() {
 fn a_prompt_never_names_a_tool_it_does_not_offer() {
     let workspace = load(&repo_root());
     let all: Vec<String> = workspace
-        .tools
-        .values()
-        .map(|t| t.value.name.clone().unwrap_or_else(|| t.value.id.clone()))
+        .tools()
+        .map(|tool| tool.name.clone().unwrap_or_else(|| tool.id.clone()))
         .collect();
     for family in FAMILIES {
         for context in CONTEXTS {
@@ -148,8 +150,7 @@ fn native_tool_families_leave_tool_documentation_to_the_api() {
         );
     }
     // The same tools are offered; they travel as definitions instead of prose.
-    let ids =
-        |c: &promptc::compiled::Compiled| c.tools.iter().map(|t| t.id.clone()).collect::<Vec<_>>();
+    let ids = |c: &promptc::Compiled| c.tools.iter().map(|t| t.id.clone()).collect::<Vec<_>>();
     assert_eq!(ids(&native), ids(&text));
     assert!(native.prompt.contains("TOOL USE"));
 }
@@ -183,7 +184,7 @@ fn context_switches_change_the_prompt() {
 fn init_writes_a_workspace_that_validates_and_builds() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("agent");
-    let written = promptc::init::init(&target).unwrap();
+    let written = promptc::init(&target).unwrap();
     assert!(written.iter().any(|p| p.ends_with("promptc.toml")));
     assert!(
         written
@@ -197,8 +198,8 @@ fn init_writes_a_workspace_that_validates_and_builds() {
 
     // A second init refuses and writes nothing.
     std::fs::write(target.join("components/rules.md"), "mine").unwrap();
-    match promptc::init::init(&target) {
-        Err(promptc::init::InitError::WouldOverwrite(existing)) => {
+    match promptc::init(&target) {
+        Err(promptc::InitError::WouldOverwrite(existing)) => {
             assert_eq!(existing.len(), written.len());
         }
         other => panic!("expected a refusal, got {other:?}"),

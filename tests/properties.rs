@@ -13,15 +13,14 @@ use proptest::prelude::*;
 use proptest::test_runner::Config;
 use tempfile::TempDir;
 
-use promptc::compile::{Request, Selection};
-use promptc::emit::matrix;
-use promptc::load::schema_check::SchemaValidators;
-use promptc::load::specs::check_document;
+use promptc::{Request, Selection};
+
+use promptc::check_document;
 use promptc::model::{McpServer, McpTool};
 use promptc::problem::Kind;
 use promptc::report;
 
-use common::{Fixture, fixture_dir, repo_root};
+use common::{Fixture, fixture_dir, promptc, repo_root, stderr, stdout};
 
 /// The files of `tests/fixtures/NAME`, by relative path.
 fn fixture_files(name: &str) -> Vec<(PathBuf, Vec<u8>)> {
@@ -59,16 +58,19 @@ fn write_in_order(files: &[(PathBuf, Vec<u8>)], order: &[usize]) -> TempDir {
 /// What `validate` reports (as JSON) and `build --all` prints, then every file of the output
 /// folder, by relative path.
 fn build_all(root: &Path) -> (String, BTreeMap<String, Vec<u8>>) {
-    let mut loaded = promptc::load_workspace(root).unwrap();
-    assert!(!loaded.diagnostics.has_errors(), "{:?}", loaded.diagnostics);
-    let workspace = &loaded.workspace;
-    let found = matrix::diagnostics(workspace, None);
-    loaded.diagnostics.extend(found);
-    let mut log = report::json(&loaded.diagnostics.sorted(), &workspace.sources);
-    let run = matrix::compile_all(&promptc::Compiler::new(workspace), None);
-    assert!(run.is_clean(), "{:?}", run.failed);
-    let written = matrix::write_all(workspace, &run.outputs).unwrap();
-    log.push_str(&format!("{written:?}"));
+    let validate = promptc()
+        .args(["validate", "--format", "json"])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    let build = promptc()
+        .args(["build", "--all"])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert!(build.status.success(), "{}", stderr(&build));
+    let log = format!("{}{}{}", stdout(&validate), stdout(&build), stderr(&build));
+    let workspace = promptc::load_workspace(root).unwrap().workspace;
     let out = root.join(&workspace.settings().build.out);
     let mut files = BTreeMap::new();
     for entry in walkdir::WalkDir::new(&out) {
@@ -369,9 +371,15 @@ fn library_documents() -> Vec<(Kind, PathBuf, Vec<u8>)> {
         (Kind::Tool, "tools"),
         (Kind::Context, "examples/contexts"),
     ] {
-        let found = promptc::load::data_files(root, &root.join(folder), kind).unwrap();
-        assert!(found.refused.is_empty(), "{:?}", found.refused);
-        for path in found.files {
+        let data_files = walkdir::WalkDir::new(root.join(folder))
+            .sort_by_file_name()
+            .into_iter()
+            .map(|entry| entry.unwrap().into_path())
+            .filter(|path| {
+                let extension = path.extension().and_then(|e| e.to_str());
+                matches!(extension, Some("toml" | "yaml" | "yml" | "json"))
+            });
+        for path in data_files {
             let relative = path.strip_prefix(root).unwrap().to_path_buf();
             documents.push((kind, relative, std::fs::read(&path).unwrap()));
         }
@@ -381,11 +389,10 @@ fn library_documents() -> Vec<(Kind, PathBuf, Vec<u8>)> {
 
 #[test]
 fn every_shipped_document_is_accepted_on_its_own() {
-    let validators = SchemaValidators::new();
     let documents = library_documents();
     assert!(documents.len() > 40, "{}", documents.len());
     for (kind, path, bytes) in documents {
-        let (_, diagnostics, accepted) = check_document(&validators, kind, &path, bytes);
+        let (_, diagnostics, accepted) = check_document(kind, &path, bytes);
         assert!(accepted, "{}: {diagnostics:?}", path.display());
     }
 }
@@ -407,8 +414,7 @@ proptest! {
         let start = at.index(bytes.len());
         let end = (start + cut).min(bytes.len());
         bytes.splice(start..end, insert);
-        let validators = SchemaValidators::new();
-        let (sources, diagnostics, accepted) = check_document(&validators, kind, &path, bytes);
+        let (sources, diagnostics, accepted) = check_document(kind, &path, bytes);
         prop_assert_eq!(accepted, !diagnostics.has_errors());
         let sorted = diagnostics.sorted();
         for diagnostic in &sorted {

@@ -11,8 +11,6 @@ use assert_cmd::Command;
 use common::{Diag, Fixture};
 use sha2::{Digest, Sha256};
 
-use promptc::emit::matrix;
-
 fn stats(root: &Path) -> serde_json::Value {
     let output = Command::cargo_bin("promptc")
         .unwrap()
@@ -35,7 +33,7 @@ fn stats_of_the_shipped_library_match_an_independent_tokenizer() {
     let json = stats(root);
     let rows = json["prompts"].as_array().unwrap();
     let workspace = promptc::load_workspace(root).unwrap().workspace;
-    let run = matrix::compile_all(&promptc::Compiler::new(&workspace), None);
+    let run = promptc::compile_matrix(&promptc::Compiler::new(&workspace), None);
     assert_eq!(rows.len(), run.outputs.len());
     // tiktoken-rs is a separate implementation of the same o200k encoding.
     let independent = Independent(tiktoken_rs::o200k_base_singleton());
@@ -227,8 +225,8 @@ fn the_manifest_budget_applies_to_variants_without_their_own() {
 /// The prompt `promptc build` prints when within budget.
 fn promptc_prompt(root: &Path) -> String {
     let workspace = promptc::load_workspace(root).unwrap().workspace;
-    let context = workspace.contexts["basic"].value.clone();
-    let request = promptc::compile::Request::new(promptc::compile::Selection::Default, context);
+    let context = workspace.context("basic").unwrap().clone();
+    let request = promptc::Request::new(promptc::Selection::Default, context);
     promptc::Compiler::new(&workspace)
         .compile(&request)
         .unwrap()

@@ -10,8 +10,8 @@ use std::path::Path;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use promptc::compile::{Request, Selection};
-use promptc::emit::matrix;
+use promptc::{Request, Selection};
+
 use promptc::model::Context;
 use promptc::report;
 
@@ -406,14 +406,14 @@ fuzz_target!(|spec: Spec| {
     let workspace = &loaded.workspace;
     let has_errors = loaded.diagnostics.has_errors();
     let sorted = loaded.diagnostics.sorted();
-    let _ = report::human(&sorted, &workspace.sources, false);
-    let _ = report::json(&sorted, &workspace.sources);
+    let _ = report::human(&sorted, workspace.sources(), false);
+    let _ = report::json(&sorted, workspace.sources());
     if has_errors {
         return;
     }
-    let found = matrix::diagnostics(workspace, Some(1_700_000_000)).sorted();
-    let _ = report::human(&found, &workspace.sources, false);
-    let run = matrix::compile_all(&promptc::Compiler::new(workspace), None);
+    let found = promptc::matrix_diagnostics(workspace, Some(1_700_000_000)).sorted();
+    let _ = report::human(&found, workspace.sources(), false);
+    let run = promptc::compile_matrix(&promptc::Compiler::new(workspace), None);
     for (_, compiled) in &run.outputs {
         let _ = serde_json::to_string(compiled);
     }

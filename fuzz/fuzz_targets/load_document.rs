@@ -5,13 +5,11 @@
 #![no_main]
 
 use std::path::Path;
-use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
+use promptc::check_document;
 use promptc::problem::Kind;
 use promptc::report;
-use promptc::load::specs::check_document;
-use promptc::load::schema_check::SchemaValidators;
 
 /// Every (kind, file name) loading accepts: JSON is for contexts only.
 const FILES: [(Kind, &str); 10] = [
@@ -27,15 +25,12 @@ const FILES: [(Kind, &str); 10] = [
     (Kind::Context, "examples/contexts/c.json"),
 ];
 
-static VALIDATORS: LazyLock<SchemaValidators> = LazyLock::new(SchemaValidators::new);
-
 fuzz_target!(|data: &[u8]| {
     let Some((&selector, bytes)) = data.split_first() else {
         return;
     };
     let (kind, name) = FILES[usize::from(selector) % FILES.len()];
-    let (sources, diagnostics, accepted) =
-        check_document(&VALIDATORS, kind, Path::new(name), bytes.to_vec());
+    let (sources, diagnostics, accepted) = check_document(kind, Path::new(name), bytes.to_vec());
     // A file is refused with a reason, never silently.
     assert_eq!(accepted, !diagnostics.has_errors(), "{diagnostics:?}");
     let sorted = diagnostics.sorted();

@@ -8,12 +8,12 @@ use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
 use minijinja::Value;
-use promptc::diagnostic::Diagnostic;
+use promptc::Diagnostic;
+use promptc::Sources;
+use promptc::fuzzing::Templates;
 use promptc::model::Limits;
 use promptc::problem::Problem;
 use promptc::report;
-use promptc::source::Sources;
-use promptc::templates::Templates;
 
 /// Less than the default so that loops end quickly: the fuzzer looks for crashes, hangs and
 /// allocations fuel does not bound, not for slow loops.

@@ -2,3 +2,4 @@
 
 pub mod budget;
 pub mod stable_prefix;
+pub mod stats;

@@ -3,12 +3,10 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use super::{CliError, Printer, load_valid, report_failures, source_date_epoch};
-use crate::analysis::stable_prefix::stable_prefix;
+use crate::analysis::stats::{PromptStats, prompt_stats};
 use crate::compile::Compiler;
-use crate::compiled::Compiled;
-use crate::emit::matrix::{self, MatrixEntry};
+use crate::emit::matrix;
 use crate::report;
-use crate::report::stats::PromptStats;
 
 #[derive(Args, Debug)]
 pub struct StatsArgs {
@@ -59,7 +57,10 @@ pub fn run(args: StatsArgs, printer: &Printer) -> Result<(), CliError> {
     let rows: Vec<PromptStats> = run
         .outputs
         .into_iter()
-        .filter_map(|(entry, compiled)| prompt_stats(&compiler, entry, &compiled, epoch))
+        .filter_map(|(entry, compiled)| {
+            let request = matrix::request(&workspace, &entry, epoch)?;
+            Some(prompt_stats(&compiler, &request, &compiled, &entry.context))
+        })
         .collect();
     if report_failures(&workspace, run.failed, printer) {
         return Err(CliError::Reported);
@@ -67,34 +68,5 @@ pub fn run(args: StatsArgs, printer: &Printer) -> Result<(), CliError> {
     printer.result(&match args.format {
         StatsFormat::Json => report::stats::json(&rows),
         StatsFormat::Markdown => report::stats::markdown(&rows, args.family.is_some()),
-    })
-}
-
-/// The counts of one compiled entry, in the family's encoding; `None` for an entry without a
-/// request (which does not compile either).
-fn prompt_stats(
-    compiler: &Compiler<'_>,
-    entry: MatrixEntry,
-    compiled: &Compiled,
-    epoch: Option<i64>,
-) -> Option<PromptStats> {
-    let workspace = compiler.workspace();
-    let request = matrix::request(workspace, &entry, epoch)?;
-    let settings = &workspace.settings().tokens;
-    let encoding = settings.encoding_for(&entry.family);
-    Some(PromptStats {
-        encoding: encoding.name(),
-        exact: settings.is_exact(&entry.family),
-        tokens: encoding.count(&compiled.prompt),
-        characters: compiled.prompt.chars().count(),
-        stable_prefix: stable_prefix(compiler, &request, compiled),
-        sections: compiled
-            .sections
-            .iter()
-            .filter(|s| !s.text.is_empty())
-            .map(|s| (s.id.clone(), encoding.count(&s.text)))
-            .collect(),
-        family: entry.family,
-        context: entry.context,
     })
 }

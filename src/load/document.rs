@@ -44,7 +44,6 @@ pub struct Location {
 #[derive(Debug)]
 pub struct Document {
     pub source: SourceId,
-    pub format: Format,
     pub value: Value,
     locations: HashMap<String, Location>,
 }
@@ -68,7 +67,6 @@ impl Document {
         .map_err(|(problem, range)| Diagnostic::new(problem, Span::new(source, range)))?;
         Ok(Self {
             source,
-            format,
             value,
             locations,
         })
@@ -76,10 +74,9 @@ impl Document {
 
     /// A document with no content, standing for a file that could not be read or parsed
     /// (reported already): its spans all point at the file's start.
-    pub fn empty(source: SourceId, format: Format) -> Self {
+    pub fn empty(source: SourceId) -> Self {
         Self {
             source,
-            format,
             value: Value::Object(serde_json::Map::new()),
             locations: HashMap::new(),
         }

@@ -20,7 +20,14 @@ pub struct SchemaValidators {
 }
 
 impl SchemaValidators {
-    pub fn new() -> Self {
+    /// The validators of the process, built on first use: compiling the schemas costs more
+    /// than checking a small workspace against them.
+    pub fn shared() -> &'static Self {
+        static SHARED: std::sync::OnceLock<SchemaValidators> = std::sync::OnceLock::new();
+        SHARED.get_or_init(Self::new)
+    }
+
+    fn new() -> Self {
         let validators = Kind::ALL
             .into_iter()
             .filter_map(|kind| {
@@ -138,12 +145,6 @@ fn integral_floats_fit(
         }
     }
     fits
-}
-
-impl Default for SchemaValidators {
-    fn default() -> Self {
-        Self::new()
-    }
 }
 
 fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut Diagnostics) {

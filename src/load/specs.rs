@@ -45,7 +45,7 @@ pub fn load_specs(
         limits: Limits::default(),
         sources,
         diagnostics,
-        validators: SchemaValidators::new(),
+        validators: SchemaValidators::shared(),
         invalid,
     };
     let manifest_path = root.join(MANIFEST_FILE);
@@ -100,7 +100,7 @@ pub fn load_context(
         limits: limits.clone(),
         sources,
         diagnostics,
-        validators: SchemaValidators::new(),
+        validators: SchemaValidators::shared(),
         invalid: &mut invalid,
     };
     loader.load_typed::<Context>(path, Kind::Context)
@@ -115,7 +115,7 @@ struct Loader<'a> {
     limits: Limits,
     sources: &'a mut Sources,
     diagnostics: &'a mut Diagnostics,
-    validators: SchemaValidators,
+    validators: &'static SchemaValidators,
     invalid: &'a mut InvalidIds,
 }
 
@@ -162,16 +162,15 @@ impl Loader<'_> {
             .sources
             .find(&display)
             .unwrap_or_else(|| self.sources.add(display, String::new()));
-        let format = Format::of(path).unwrap_or(Format::Toml);
         Entry {
             value: T::default(),
-            document: Document::empty(source, format),
+            document: Document::empty(source),
             path: path.to_path_buf(),
         }
     }
 
     fn typed<T: DeserializeOwned>(&mut self, raw: load::RawFile) -> Option<Entry<T>> {
-        typed(&self.validators, self.diagnostics, raw)
+        typed(self.validators, self.diagnostics, raw)
     }
 
     fn load_all<T: DeserializeOwned>(
@@ -319,12 +318,8 @@ fn typed<T: DeserializeOwned>(
 /// diagnostics and its extension gives the format; checks that need the rest of the
 /// workspace (references, templates) are not run. The flag tells whether the file was
 /// accepted.
-pub fn check_document(
-    validators: &SchemaValidators,
-    kind: Kind,
-    path: &Path,
-    bytes: Vec<u8>,
-) -> (Sources, Diagnostics, bool) {
+pub fn check_document(kind: Kind, path: &Path, bytes: Vec<u8>) -> (Sources, Diagnostics, bool) {
+    let validators = SchemaValidators::shared();
     let mut sources = Sources::default();
     let mut diagnostics = Diagnostics::default();
     let format = load::document::Format::of(path);

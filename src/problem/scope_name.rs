@@ -27,7 +27,7 @@ impl fmt::Display for DeclaredName {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TakenBy {
     ContextField,
-    /// `family`, `variant`, `tools`, … (see [`crate::namespace::COMPILE_NAMES`]).
+    /// `family`, `variant`, `tools`, ….
     CompileName,
     StandardPlaceholder,
     /// The slot a component fills.

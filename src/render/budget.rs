@@ -14,7 +14,6 @@ pub struct Budget {
     pub fuel: u64,
     pub fuel_left: u64,
     pub render_bytes: u64,
-    pub compile_bytes: u64,
     pub bytes_left: u64,
     /// Set once the compile ran out: nothing more is rendered, its error is reported.
     pub stopped: bool,
@@ -26,7 +25,6 @@ impl Budget {
             fuel,
             fuel_left: fuel,
             render_bytes,
-            compile_bytes,
             bytes_left: compile_bytes,
             stopped: false,
         }

@@ -1,26 +1,9 @@
 //! `promptc stats` as a markdown table or JSON: tokens, characters and the cacheable prefix of
 //! each compiled prompt.
 
-use serde::Serialize;
-
-use crate::analysis::stable_prefix::StablePrefix;
+use crate::analysis::stats::PromptStats;
 
 use super::json_document;
-
-/// What stats shows of one compiled prompt.
-#[derive(Debug, Serialize)]
-pub struct PromptStats {
-    pub family: String,
-    pub context: String,
-    pub encoding: &'static str,
-    /// Whether the encoding is the family's real tokenizer; otherwise counts are estimates.
-    pub exact: bool,
-    pub tokens: usize,
-    pub characters: usize,
-    pub stable_prefix: Option<StablePrefix>,
-    /// Tokens of each non-empty section, in prompt order.
-    pub sections: Vec<(String, usize)>,
-}
 
 /// One table of every prompt; with `with_sections`, a table of sections for each prompt too.
 pub fn markdown(rows: &[PromptStats], with_sections: bool) -> String {

@@ -11,37 +11,72 @@ pub use definitions::{
 };
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
 
 use crate::follow::follow;
 use crate::load::entry::Entry;
 use crate::load::invalid_ids::InvalidIds;
-use crate::model::{Context, Manifest};
+use crate::model::{Component, Context, Manifest, ToolSpec, Variant};
 use crate::problem::RefKind;
 use crate::source::Sources;
 use crate::templates::Templates;
 
 pub struct Workspace {
-    pub root: PathBuf,
-    pub sources: Sources,
+    pub(crate) root: PathBuf,
+    pub(crate) sources: Sources,
     /// `promptc.toml`; its defaults (and an empty document) when it is missing or invalid,
     /// which was reported.
-    pub manifest: Entry<ManifestDef>,
-    pub variants: IndexMap<String, Entry<VariantDef>>,
-    pub components: IndexMap<String, Entry<ComponentDef>>,
-    pub tools: IndexMap<String, Entry<ToolDef>>,
+    pub(crate) manifest: Entry<ManifestDef>,
+    pub(crate) variants: IndexMap<String, Entry<VariantDef>>,
+    pub(crate) components: IndexMap<String, Entry<ComponentDef>>,
+    pub(crate) tools: IndexMap<String, Entry<ToolDef>>,
     /// Named contexts, by file stem.
-    pub contexts: IndexMap<String, Entry<Context>>,
-    pub templates: Templates,
+    pub(crate) contexts: IndexMap<String, Entry<Context>>,
+    pub(crate) templates: Templates,
     /// Ids declared by files that failed validation.
-    pub invalid: InvalidIds,
+    pub(crate) invalid: InvalidIds,
     /// Whether loading found no errors: only then can the workspace be compiled.
     pub(crate) valid: bool,
 }
 
 impl Workspace {
+    /// The folder holding `promptc.toml` (canonical).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The text of every file read, for rendering diagnostics.
+    pub fn sources(&self) -> &Sources {
+        &self.sources
+    }
+
+    /// A named context of the workspace (a file of its contexts folder, by stem).
+    pub fn context(&self, name: &str) -> Option<&Context> {
+        self.contexts.get(name).map(|entry| &entry.value)
+    }
+
+    /// The names of the workspace's contexts, in file order.
+    pub fn context_names(&self) -> impl Iterator<Item = &str> {
+        self.contexts.keys().map(String::as_str)
+    }
+
+    /// The variants as their files give them (before inheritance), in file order.
+    pub fn variants(&self) -> impl Iterator<Item = &Variant> {
+        self.variants.values().map(|entry| &entry.value.spec)
+    }
+
+    /// The components, in file order.
+    pub fn components(&self) -> impl Iterator<Item = &Component> {
+        self.components.values().map(|entry| &entry.value.spec)
+    }
+
+    /// The tool specs, in file order.
+    pub fn tools(&self) -> impl Iterator<Item = &ToolSpec> {
+        self.tools.values().map(|entry| &entry.value.spec)
+    }
+
     /// The manifest's settings (defaults when it is missing or invalid).
     pub fn settings(&self) -> &Manifest {
         &self.manifest.value.spec
@@ -49,7 +84,7 @@ impl Workspace {
 
     /// The manifest, unless it failed to load (reported): checks of what it declares are
     /// skipped then, rather than run against its defaults.
-    pub fn valid_manifest(&self) -> Option<&Entry<ManifestDef>> {
+    pub(crate) fn valid_manifest(&self) -> Option<&Entry<ManifestDef>> {
         (!self.invalid.manifest_invalid).then_some(&self.manifest)
     }
 
@@ -61,7 +96,7 @@ impl Workspace {
     /// Whether `id`'s `extends` chain reaches its root through valid variants only. A chain
     /// that reaches an invalid or unknown variant, or loops, was reported where it breaks;
     /// whatever depends on the merged variant (its template, lists, slots) is not checked.
-    pub fn ancestry_is_sound(&self, id: &str) -> bool {
+    pub(crate) fn ancestry_is_sound(&self, id: &str) -> bool {
         let chain = follow(id, |variant| {
             self.variants.get(variant)?.value.extends.as_deref()
         });
@@ -69,7 +104,7 @@ impl Workspace {
     }
 
     /// Whether a family is declared, by a valid variant or by one that failed validation.
-    pub fn knows_family(&self, families: &BTreeSet<String>, family: &str) -> bool {
+    pub(crate) fn knows_family(&self, families: &BTreeSet<String>, family: &str) -> bool {
         families.contains(family) || self.invalid.contains(RefKind::Family, family)
     }
 

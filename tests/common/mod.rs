@@ -99,14 +99,9 @@ pub fn load(dir: &Path) -> promptc::Workspace {
 }
 
 /// Compiles `family` for the workspace's context `context`.
-pub fn compile(
-    workspace: &promptc::Workspace,
-    family: &str,
-    context: &str,
-) -> promptc::compiled::Compiled {
-    let values = workspace.contexts[context].value.clone();
-    let request =
-        promptc::compile::Request::new(promptc::compile::Selection::Family(family.into()), values);
+pub fn compile(workspace: &promptc::Workspace, family: &str, context: &str) -> promptc::Compiled {
+    let values = workspace.context(context).unwrap().clone();
+    let request = promptc::Request::new(promptc::Selection::Family(family.into()), values);
     match promptc::Compiler::new(workspace).compile(&request) {
         Ok(compiled) => compiled,
         Err(error) => panic!("{family}/{context} failed: {error:?}"),

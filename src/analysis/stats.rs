@@ -1,0 +1,50 @@
+//! The figures of one compiled prompt: tokens in its family's encoding, characters, the
+//! cacheable prefix, and tokens per section.
+
+use serde::Serialize;
+
+use crate::analysis::stable_prefix::{StablePrefix, stable_prefix};
+use crate::compile::{Compiler, Request};
+use crate::compiled::Compiled;
+
+/// What stats shows of one compiled prompt.
+#[derive(Debug, Serialize)]
+pub struct PromptStats {
+    pub family: String,
+    pub context: String,
+    pub encoding: &'static str,
+    /// Whether the encoding is the family's real tokenizer; otherwise counts are estimates.
+    pub exact: bool,
+    pub tokens: usize,
+    pub characters: usize,
+    pub stable_prefix: Option<StablePrefix>,
+    /// Tokens of each non-empty section, in prompt order.
+    pub sections: Vec<(String, usize)>,
+}
+
+/// The figures of `compiled`, the prompt `request` compiled to for the context named
+/// `context`.
+pub fn prompt_stats(
+    compiler: &Compiler<'_>,
+    request: &Request,
+    compiled: &Compiled,
+    context: &str,
+) -> PromptStats {
+    let settings = &compiler.workspace().settings().tokens;
+    let encoding = settings.encoding_for(&compiled.family);
+    PromptStats {
+        encoding: encoding.name(),
+        exact: settings.is_exact(&compiled.family),
+        tokens: encoding.count(&compiled.prompt),
+        characters: compiled.prompt.chars().count(),
+        stable_prefix: stable_prefix(compiler, request, compiled),
+        sections: compiled
+            .sections
+            .iter()
+            .filter(|s| !s.text.is_empty())
+            .map(|s| (s.id.clone(), encoding.count(&s.text)))
+            .collect(),
+        family: compiled.family.clone(),
+        context: context.to_string(),
+    }
+}
