@@ -4,12 +4,11 @@
 use crate::problem::{LabelKind, NoteKind, Problem, Severity};
 use crate::span::Span;
 
-/// A secondary place that explains the primary one ("first defined here"). Its words come
-/// from a [`LabelKind`]; they are kept as text for the renderers.
+/// A secondary place that explains the primary one ("first defined here").
 #[derive(Clone, Debug, PartialEq)]
 pub struct Label {
     pub span: Span,
-    pub message: String,
+    pub kind: LabelKind,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -17,8 +16,7 @@ pub struct Diagnostic {
     pub problem: Problem,
     pub span: Span,
     pub labels: Vec<Label>,
-    /// The words of each [`NoteKind`] given, in order.
-    pub notes: Vec<String>,
+    pub notes: Vec<NoteKind>,
 }
 
 impl Diagnostic {
@@ -33,16 +31,13 @@ impl Diagnostic {
 
     #[must_use]
     pub fn label(mut self, span: Span, kind: LabelKind) -> Self {
-        self.labels.push(Label {
-            span,
-            message: kind.to_string(),
-        });
+        self.labels.push(Label { span, kind });
         self
     }
 
     #[must_use]
     pub fn note(mut self, note: NoteKind) -> Self {
-        self.notes.push(note.to_string());
+        self.notes.push(note);
         self
     }
 

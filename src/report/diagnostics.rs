@@ -19,7 +19,13 @@ pub fn human(diagnostics: &[Diagnostic], sources: &Sources, color: bool) -> Stri
     .decor_style(DecorStyle::Ascii);
     let mut out = String::new();
     for diagnostic in diagnostics {
-        out.push_str(&renderer.render(&groups(diagnostic, sources)));
+        let labels: Vec<String> = diagnostic
+            .labels
+            .iter()
+            .map(|l| l.kind.to_string())
+            .collect();
+        let notes: Vec<String> = diagnostic.notes.iter().map(ToString::to_string).collect();
+        out.push_str(&renderer.render(&groups(diagnostic, sources, &labels, &notes)));
         out.push_str("\n\n");
     }
     if let Some(summary) = summary(diagnostics) {
@@ -29,7 +35,13 @@ pub fn human(diagnostics: &[Diagnostic], sources: &Sources, color: bool) -> Stri
     out
 }
 
-fn groups<'a>(diagnostic: &'a Diagnostic, sources: &'a Sources) -> Vec<Group<'a>> {
+/// `label_words` and `note_words` are the words of the diagnostic's labels and notes.
+fn groups<'a>(
+    diagnostic: &'a Diagnostic,
+    sources: &'a Sources,
+    label_words: &'a [String],
+    note_words: &'a [String],
+) -> Vec<Group<'a>> {
     let level = match diagnostic.severity() {
         Severity::Error => Level::ERROR,
         Severity::Warning => Level::WARNING,
@@ -38,14 +50,14 @@ fn groups<'a>(diagnostic: &'a Diagnostic, sources: &'a Sources) -> Vec<Group<'a>
     let file = sources.get(diagnostic.span.source);
     let mut primary_spans = vec![(diagnostic.span.range(), None)];
     let mut others = Vec::new();
-    for label in &diagnostic.labels {
+    for (label, words) in diagnostic.labels.iter().zip(label_words) {
         if label.span.source == diagnostic.span.source {
-            primary_spans.push((label.span.range(), Some(label.message.as_str())));
+            primary_spans.push((label.span.range(), Some(words.as_str())));
         } else {
             let other = sources.get(label.span.source);
             others.push(snippet(
                 other,
-                &[(label.span.range(), Some(label.message.as_str()))],
+                &[(label.span.range(), Some(words.as_str()))],
             ));
         }
     }
@@ -57,7 +69,7 @@ fn groups<'a>(diagnostic: &'a Diagnostic, sources: &'a Sources) -> Vec<Group<'a>
     for snippet in others {
         group = group.element(snippet);
     }
-    for note in &diagnostic.notes {
+    for note in note_words {
         group = group.element(Level::NOTE.message(note.as_str()));
     }
     if let Some(help) = diagnostic.problem.help() {
@@ -138,7 +150,7 @@ pub fn summary(diagnostics: &[Diagnostic]) -> Option<String> {
 }
 
 #[derive(Serialize)]
-struct JsonDiagnostic<'a> {
+struct JsonDiagnostic {
     severity: &'static str,
     code: &'static str,
     message: String,
@@ -150,14 +162,14 @@ struct JsonDiagnostic<'a> {
     end_line: usize,
     end_column: usize,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    notes: &'a Vec<String>,
+    notes: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    labels: Vec<JsonLabel<'a>>,
+    labels: Vec<JsonLabel>,
 }
 
 #[derive(Serialize)]
-struct JsonLabel<'a> {
-    message: &'a str,
+struct JsonLabel {
+    message: String,
     file: String,
     line: usize,
     column: usize,
@@ -165,7 +177,7 @@ struct JsonLabel<'a> {
 
 /// One JSON document: `{"diagnostics": [...], "errors": N, "warnings": N}`.
 pub fn json(diagnostics: &[Diagnostic], sources: &Sources) -> String {
-    let items: Vec<JsonDiagnostic<'_>> = diagnostics
+    let items: Vec<JsonDiagnostic> = diagnostics
         .iter()
         .map(|d| {
             let file = sources.get(d.span.source);
@@ -184,7 +196,7 @@ pub fn json(diagnostics: &[Diagnostic], sources: &Sources) -> String {
                 column,
                 end_line,
                 end_column,
-                notes: &d.notes,
+                notes: d.notes.iter().map(ToString::to_string).collect(),
                 labels: d
                     .labels
                     .iter()
@@ -192,7 +204,7 @@ pub fn json(diagnostics: &[Diagnostic], sources: &Sources) -> String {
                         let other = sources.get(label.span.source);
                         let (line, column) = other.line_col(label.span.start);
                         JsonLabel {
-                            message: &label.message,
+                            message: label.kind.to_string(),
                             file: other.path.to_string_lossy().into_owned(),
                             line,
                             column,
