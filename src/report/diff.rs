@@ -197,13 +197,14 @@ fn signed(before: usize, after: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::review::prompt_diff::Status;
 
     fn change(diff: &str) -> PromptChange {
         PromptChange {
             path: "out/f/c.md".into(),
             family: "f".into(),
             context: "c".into(),
-            status: "modified",
+            status: Status::Modified,
             characters: (10, 12),
             tokens: (3, 4),
             encoding: "o200k",

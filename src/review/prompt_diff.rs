@@ -123,13 +123,31 @@ pub struct SideFailure {
     pub message: String,
 }
 
+/// How a file differs between the two sides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Modified,
+    Added,
+    Removed,
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Status::Modified => "modified",
+            Status::Added => "added",
+            Status::Removed => "removed",
+        })
+    }
+}
+
 #[derive(Debug, Serialize)]
 pub struct PromptChange {
     pub path: String,
     pub family: String,
     pub context: String,
-    /// `modified`, `added` or `removed`.
-    pub status: &'static str,
+    pub status: Status,
     pub characters: (usize, usize),
     pub tokens: (usize, usize),
     /// The encoding the tokens were counted with, and whether it is the family's own.
@@ -141,7 +159,7 @@ pub struct PromptChange {
 #[derive(Debug, Serialize)]
 pub struct SourceChange {
     pub path: String,
-    pub status: &'static str,
+    pub status: Status,
     /// Outputs that changed and were compiled from this file.
     pub affects: Vec<String>,
 }
@@ -225,9 +243,9 @@ fn prompt_changes(before: &SideOutputs, after: &SideOutputs) -> Vec<PromptChange
 fn prompt_change(path: &str, old: Option<&Output>, new: Option<&Output>) -> Option<PromptChange> {
     let (status, old_text, new_text) = match (old, new) {
         (Some(o), Some(n)) if o.prompt == n.prompt => return None,
-        (Some(o), Some(n)) => ("modified", o.prompt.as_str(), n.prompt.as_str()),
-        (Some(o), None) => ("removed", o.prompt.as_str(), ""),
-        (None, Some(n)) => ("added", "", n.prompt.as_str()),
+        (Some(o), Some(n)) => (Status::Modified, o.prompt.as_str(), n.prompt.as_str()),
+        (Some(o), None) => (Status::Removed, o.prompt.as_str(), ""),
+        (None, Some(n)) => (Status::Added, "", n.prompt.as_str()),
         (None, None) => return None,
     };
     let output = new.or(old)?;
@@ -268,13 +286,13 @@ fn source_changes(
         .collect()
 }
 
-/// `modified`, `added` or `removed`; `None` when the file is the same on both sides.
-fn file_status(old: Option<&String>, new: Option<&String>) -> Option<&'static str> {
+/// How a file differs; `None` when it is the same on both sides.
+fn file_status(old: Option<&String>, new: Option<&String>) -> Option<Status> {
     match (old, new) {
         (Some(a), Some(b)) if a == b => None,
-        (Some(_), Some(_)) => Some("modified"),
-        (Some(_), None) => Some("removed"),
-        (None, Some(_)) => Some("added"),
+        (Some(_), Some(_)) => Some(Status::Modified),
+        (Some(_), None) => Some(Status::Removed),
+        (None, Some(_)) => Some(Status::Added),
         (None, None) => None,
     }
 }
