@@ -85,52 +85,63 @@ impl Renderer<'_> {
                 None
             }
             Err(error) => {
-                let span = templates
-                    .error_span(&error)
-                    .or_else(|| templates.span_of(template));
-                let uses_date = templates
-                    .variables(template)
-                    .iter()
-                    .any(|v| v == "CURRENT_DATE");
-                let problem = if let Some(found) = too_large(&error) {
-                    Problem::TooMuchText {
-                        limit: found.limit,
-                        setting: "limits.render_bytes",
-                    }
-                } else if error.kind() == minijinja::ErrorKind::OutOfFuel {
-                    Problem::OutOfFuel {
-                        fuel: self.budget.fuel,
-                    }
-                } else if self.no_date
-                    && uses_date
-                    && error.kind() == minijinja::ErrorKind::UndefinedError
-                {
-                    Problem::NoDate
-                } else {
-                    Problem::RenderFailed {
-                        message: match error.detail() {
-                            Some(detail) => format!("{}: {detail}", error.kind()),
-                            None => error.kind().to_string(),
-                        },
-                    }
-                };
-                // Spent all the fuel, or built too much text, alone: whatever the context,
-                // rendering it again would likely spend as much again.
-                let ran_out = matches!(
-                    problem,
-                    Problem::OutOfFuel { .. } | Problem::TooMuchText { .. }
-                );
-                if let Some(span) = span {
-                    let diagnostic = Diagnostic::new(problem, span);
-                    if ran_out {
-                        self.exhausted.insert(template, diagnostic.clone());
-                    }
-                    self.diagnostics.push(diagnostic);
-                }
-                if ran_out {
-                    self.budget.stopped = true;
-                }
+                self.failed(template, &error);
                 None
+            }
+        }
+    }
+
+    /// Reports a render error at the failing expression. A template that spent all the fuel,
+    /// or built too much text, alone is remembered: whatever the context, rendering it again
+    /// would likely spend as much again.
+    fn failed(&mut self, template: TemplateId, error: &minijinja::Error) {
+        let templates = &self.workspace.templates;
+        let span = templates
+            .error_span(error)
+            .or_else(|| templates.span_of(template));
+        let problem = self.problem(template, error);
+        let ran_out = matches!(
+            problem,
+            Problem::OutOfFuel { .. } | Problem::TooMuchText { .. }
+        );
+        if let Some(span) = span {
+            let diagnostic = Diagnostic::new(problem, span);
+            if ran_out {
+                self.exhausted.insert(template, diagnostic.clone());
+            }
+            self.diagnostics.push(diagnostic);
+        }
+        if ran_out {
+            self.budget.stopped = true;
+        }
+    }
+
+    /// What a render error means to the user.
+    fn problem(&self, template: TemplateId, error: &minijinja::Error) -> Problem {
+        let uses_date = self
+            .workspace
+            .templates
+            .variables(template)
+            .iter()
+            .any(|v| v == "CURRENT_DATE");
+        if let Some(found) = too_large(error) {
+            Problem::TooMuchText {
+                limit: found.limit,
+                setting: "limits.render_bytes",
+            }
+        } else if error.kind() == minijinja::ErrorKind::OutOfFuel {
+            Problem::OutOfFuel {
+                fuel: self.budget.fuel,
+            }
+        } else if self.no_date && uses_date && error.kind() == minijinja::ErrorKind::UndefinedError
+        {
+            Problem::NoDate
+        } else {
+            Problem::RenderFailed {
+                message: match error.detail() {
+                    Some(detail) => format!("{}: {detail}", error.kind()),
+                    None => error.kind().to_string(),
+                },
             }
         }
     }

@@ -91,6 +91,8 @@ fn decide(
     }
 }
 
+/// What the compile of `variant` contains: the tools (whose enabled ids join the scope as
+/// `enabled_tools`), their parameters, then the components, each with the reason for it.
 pub fn plan(
     workspace: &Workspace,
     conditions: &Conditions<'_>,
@@ -98,32 +100,12 @@ pub fn plan(
     scope: &mut Scope,
     diagnostics: &mut Diagnostics,
 ) -> Plan {
-    let overrides = &variant.variant.overrides;
-    let family = variant.family();
-    let values = scope.values();
-
-    let tool_ids = apply_order(variant.tools(), |id| {
-        overrides.tools.get(id).and_then(|o| o.order)
-    });
-    let mut tools: Vec<PlannedTool> = Vec::with_capacity(tool_ids.len());
-    for id in &tool_ids {
-        let Some(tool) = resolve_tool(workspace, id, family) else {
-            continue;
-        };
-        let reason = if overrides.tools.get(id).and_then(|o| o.enabled) == Some(false) {
-            Reason::DisabledByOverride
-        } else if let Some((condition, span)) = &tool.when {
-            decide(conditions, condition, &values, *span, diagnostics)
-        } else {
-            Reason::Included
-        };
-        tools.push(PlannedTool {
-            tool,
-            reason,
-            parameters: Vec::new(),
-        });
-    }
-
+    let planner = Planner {
+        workspace,
+        conditions,
+        variant,
+    };
+    let mut tools = planner.tools(&scope.values(), diagnostics);
     let enabled: Vec<String> = tools
         .iter()
         .filter(|t| t.reason == Reason::Included)
@@ -135,11 +117,60 @@ pub fn plan(
     );
     let enabled: HashSet<String> = enabled.into_iter().collect();
     let values = scope.values();
-
     for planned in &mut tools {
-        planned.parameters = planned
-            .tool
-            .parameters
+        planned.parameters = planner.parameters(&planned.tool, &enabled, &values, diagnostics);
+    }
+    let components = planner.components(&values, diagnostics);
+    Plan { components, tools }
+}
+
+struct Planner<'a> {
+    workspace: &'a Workspace,
+    conditions: &'a Conditions<'a>,
+    variant: &'a EffectiveVariant,
+}
+
+impl Planner<'_> {
+    fn overrides(&self) -> &crate::model::Overrides {
+        &self.variant.variant.overrides
+    }
+
+    /// The variant's tools in order, each with the family's spec.
+    fn tools(&self, values: &Value, diagnostics: &mut Diagnostics) -> Vec<PlannedTool> {
+        let overrides = &self.overrides().tools;
+        let ids = apply_order(self.variant.tools(), |id| {
+            overrides.get(id).and_then(|o| o.order)
+        });
+        let mut tools = Vec::with_capacity(ids.len());
+        for id in &ids {
+            let Some(tool) = resolve_tool(self.workspace, id, self.variant.family()) else {
+                continue;
+            };
+            let reason = if overrides.get(id).and_then(|o| o.enabled) == Some(false) {
+                Reason::DisabledByOverride
+            } else if let Some((condition, span)) = &tool.when {
+                decide(self.conditions, condition, values, *span, diagnostics)
+            } else {
+                Reason::Included
+            };
+            tools.push(PlannedTool {
+                tool,
+                reason,
+                parameters: Vec::new(),
+            });
+        }
+        tools
+    }
+
+    /// A tool's parameters: each needs the tools it depends on, then its condition.
+    fn parameters(
+        &self,
+        tool: &ResolvedTool,
+        enabled: &HashSet<String>,
+        values: &Value,
+        diagnostics: &mut Diagnostics,
+    ) -> Vec<(ResolvedParameter, Reason)> {
+        tool.parameters
             .iter()
             .map(|parameter| {
                 let missing: Vec<String> = parameter
@@ -151,43 +182,46 @@ pub fn plan(
                 let reason = if !missing.is_empty() {
                     Reason::MissingDependency { tools: missing }
                 } else if let Some((condition, span)) = &parameter.when {
-                    decide(conditions, condition, &values, *span, diagnostics)
+                    decide(self.conditions, condition, values, *span, diagnostics)
                 } else {
                     Reason::Included
                 };
                 (parameter.clone(), reason)
             })
-            .collect();
+            .collect()
     }
 
-    let component_ids = apply_order(variant.components(), |id| {
-        overrides.components.get(id).and_then(|o| o.order)
-    });
-    let mut components = Vec::with_capacity(component_ids.len());
-    for id in component_ids {
-        // Only a workspace with errors lists a component it does not hold.
-        let (Some(entry), Some((template, choice))) = (
-            workspace.components.get(&id),
-            component_template(workspace, variant, &id),
-        ) else {
-            continue;
-        };
-        let reason = if overrides.components.get(&id).and_then(|o| o.enabled) == Some(false) {
-            Reason::DisabledByOverride
-        } else if let Some(condition) = &entry.value.when {
-            let span = entry.value_span("/when");
-            decide(conditions, condition, &values, span, diagnostics)
-        } else {
-            Reason::Included
-        };
-        components.push(PlannedComponent {
-            slot: entry.value.slot(),
-            id,
-            template,
-            choice,
-            reason,
+    /// The variant's components in order, each with the template it renders with.
+    fn components(&self, values: &Value, diagnostics: &mut Diagnostics) -> Vec<PlannedComponent> {
+        let overrides = &self.overrides().components;
+        let ids = apply_order(self.variant.components(), |id| {
+            overrides.get(id).and_then(|o| o.order)
         });
+        let mut components = Vec::with_capacity(ids.len());
+        for id in ids {
+            // Only a workspace with errors lists a component it does not hold.
+            let (Some(entry), Some((template, choice))) = (
+                self.workspace.components.get(&id),
+                component_template(self.workspace, self.variant, &id),
+            ) else {
+                continue;
+            };
+            let reason = if overrides.get(&id).and_then(|o| o.enabled) == Some(false) {
+                Reason::DisabledByOverride
+            } else if let Some(condition) = &entry.value.when {
+                let span = entry.value_span("/when");
+                decide(self.conditions, condition, values, span, diagnostics)
+            } else {
+                Reason::Included
+            };
+            components.push(PlannedComponent {
+                slot: entry.value.slot(),
+                id,
+                template,
+                choice,
+                reason,
+            });
+        }
+        components
     }
-
-    Plan { components, tools }
 }
