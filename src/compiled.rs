@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use crate::diagnostic::Diagnostics;
 use crate::model::ModelConfig;
-use crate::problem::Problem;
+use crate::problem::{Problem, Severity};
 
 /// Why a compile produced no prompt.
 #[derive(Debug)]
@@ -17,6 +17,35 @@ pub enum CompileError {
     /// compile until they are fixed.
     InvalidWorkspace,
 }
+
+/// One line for a log or an error chain; the diagnostics themselves render with
+/// [`crate::report::human`].
+impl std::fmt::Display for CompileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CompileError::Selection(problem) => write!(f, "{problem}"),
+            CompileError::Diagnostics(diagnostics) => {
+                let errors: Vec<_> = diagnostics
+                    .iter()
+                    .filter(|d| d.severity() == Severity::Error)
+                    .collect();
+                let count = errors.len();
+                match errors.iter().min_by_key(|d| (d.span.source, d.span.start)) {
+                    Some(first) if count > 1 => {
+                        write!(f, "{} (and {} more errors)", first.problem, count - 1)
+                    }
+                    Some(first) => write!(f, "{}", first.problem),
+                    None => f.write_str("the prompt did not compile"),
+                }
+            }
+            CompileError::InvalidWorkspace => {
+                f.write_str("the workspace has errors: fix what loading reported, then compile")
+            }
+        }
+    }
+}
+
+impl std::error::Error for CompileError {}
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Compiled {

@@ -16,11 +16,11 @@
 //! let compiler = Compiler::new(&workspace);
 //! let context = workspace.context("basic").cloned().unwrap_or_default();
 //! let request = Request::new(Selection::Family("next-gen".into()), context);
-//! let compiled = compiler.compile(&request).map_err(|e| format!("{e:?}"))?;
+//! let compiled = compiler.compile(&request)?;
 //! assert!(compiled.prompt.contains("read_file"));
 //!
 //! // Why each component and tool is in or out.
-//! let explanation = promptc::explain(&compiler, &request).map_err(|e| format!("{e:?}"))?;
+//! let explanation = promptc::explain(&compiler, &request)?;
 //! assert_eq!(explanation.family, "next-gen");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

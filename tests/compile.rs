@@ -232,6 +232,10 @@ fn the_date_comes_from_the_context_or_source_date_epoch() {
         .compile(&request)
         .unwrap_err();
     assert!(format!("{error:?}").contains("NoDate"), "{error:?}");
+    // As a standard error, for `?` and logs: the problem in words.
+    let error: Box<dyn std::error::Error> = Box::new(error);
+    let problem = promptc::problem::Problem::NoDate.to_string();
+    assert_eq!(error.to_string(), problem);
     request.source_date_epoch = Some(1_793_491_200);
     let compiled = promptc::Compiler::new(&workspace)
         .compile(&request)
