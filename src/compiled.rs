@@ -125,4 +125,6 @@ pub struct CompiledParameter {
     pub kind: String,
     pub instruction: String,
     pub usage: String,
+    /// The parameter's note, also added to its tool's description ("" without one).
+    pub note: String,
 }

@@ -314,3 +314,50 @@ fn empty_renderings_become_empty_sections() {
     assert!(!compiled.prompt.contains("# Example"));
     assert!(!compiled.prompt.contains("\n\n\n"));
 }
+
+/// A parameter's note joins its tool's description exactly when the parameter is shown, and
+/// a tool format can place it with the parameter instead.
+#[test]
+fn a_parameter_note_follows_its_parameter() {
+    let tool = "\
+id = \"finish\"
+description = \"Report that the task is done.\"
+
+[[parameters]]
+name = \"result\"
+required = true
+instruction = \"What was done.\"
+
+[[parameters]]
+name = \"checklist\"
+instruction = \"The final state of the checklist.\"
+note = \"Include the final checklist in {{ 'your' }} report.\"
+when = \"yolo\"
+";
+    let variant = common::VARIANT.replace("tools = [\"read_file\"]", "tools = [\"finish\"]")
+        + "tool_format = \"{{ tool.name }}: {{ tool.description }}{% for p in tool.parameters if p.note %} [{{ p.name }}: {{ p.note }}]{% endfor %}\"\n";
+    let fixture = common::Fixture::minimal()
+        .remove("tools/read_file.toml")
+        .file("tools/finish.toml", tool)
+        .file("variants/generic.toml", variant);
+    let written = fixture.write();
+    let workspace = common::load(written.root());
+    let compiler = promptc::Compiler::new(&workspace);
+    let mut context = workspace.context("basic").unwrap().clone();
+    for (yolo, expected) in [
+        (false, "finish: Report that the task is done."),
+        (
+            true,
+            "finish: Report that the task is done.\nInclude the final checklist in your report. \
+             [checklist: Include the final checklist in your report.]",
+        ),
+    ] {
+        context.yolo = yolo;
+        let request = Request::new(Selection::Family("generic".into()), context.clone());
+        let compiled = compiler.compile(&request).unwrap();
+        let tool = &compiled.tools[0];
+        let shown: Vec<&str> = tool.parameters.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(shown.len(), if yolo { 2 } else { 1 });
+        assert!(compiled.prompt.contains(expected), "{}", compiled.prompt);
+    }
+}

@@ -25,6 +25,11 @@ pub struct Parameter {
     /// An example value shown in the usage block (a template).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<String>,
+    /// A sentence added to the tool's description whenever this parameter is shown (a
+    /// template): what the tool does differently when it has the parameter. Left out with
+    /// the parameter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     /// Tool ids that must all be enabled for this parameter to be shown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depends_on: Option<Vec<String>>,

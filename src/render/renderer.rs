@@ -180,10 +180,10 @@ impl Renderer<'_> {
         for planned in plan.enabled_tools() {
             let tool = &planned.tool;
             // A description that fails to render was reported: the compile fails.
-            let Some(description) = self.render(tool.description, &values) else {
+            let Some(mut description) = self.render(tool.description, &values) else {
                 continue;
             };
-            let parameters = planned
+            let parameters: Vec<CompiledParameter> = planned
                 .parameters
                 .iter()
                 .filter(|(_, reason)| *reason == Reason::Included)
@@ -193,8 +193,19 @@ impl Renderer<'_> {
                     kind: parameter.kind.name().to_string(),
                     instruction: self.optional_text(parameter.instruction, &values),
                     usage: self.optional_text(parameter.usage, &values),
+                    note: self.optional_text(parameter.note, &values),
                 })
                 .collect();
+            // Each shown parameter's note goes on a line of its own after the description.
+            for note in parameters.iter().map(|p| p.note.trim_end()) {
+                if note.is_empty() {
+                    continue;
+                }
+                if !description.is_empty() && !description.ends_with('\n') {
+                    description.push('\n');
+                }
+                description.push_str(note);
+            }
             let entry = &self.workspace.tools[tool.id.as_str()];
             let (spec, span) = match &tool.choice {
                 SpecChoice::Family(f) => {

@@ -35,6 +35,8 @@ pub struct ResolvedParameter {
     pub kind: ParameterType,
     pub instruction: Option<TemplateId>,
     pub usage: Option<TemplateId>,
+    /// Added to the tool's description when the parameter is shown.
+    pub note: Option<TemplateId>,
     pub depends_on: Vec<String>,
     /// The condition and where it is written.
     pub when: Option<(String, Span)>,
@@ -185,6 +187,7 @@ fn resolve_parameter(
             shared_texts.instruction,
         ),
         usage: text(&parameter.usage, own_texts.usage, shared_texts.usage),
+        note: text(&parameter.note, own_texts.note, shared_texts.note),
         depends_on: parameter
             .depends_on
             .clone()

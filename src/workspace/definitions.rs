@@ -70,6 +70,7 @@ pub struct FamilyTexts {
 pub struct ParameterTexts {
     pub instruction: Option<TemplateId>,
     pub usage: Option<TemplateId>,
+    pub note: Option<TemplateId>,
 }
 
 #[derive(Debug, Default)]

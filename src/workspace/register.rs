@@ -372,6 +372,10 @@ impl Registrar<'_> {
                 .usage
                 .as_ref()
                 .and_then(|usage| self.inline(doc, &format!("{pointer}/usage"), usage)),
+            note: parameter
+                .note
+                .as_ref()
+                .and_then(|note| self.inline(doc, &format!("{pointer}/note"), note)),
         }
     }
 }
