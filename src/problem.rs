@@ -243,12 +243,15 @@ pub enum Problem {
         largest: Vec<(String, usize)>,
     },
     VolatileEarly {
-        family: String,
-        context: String,
-        /// How far into the prompt, in percent, the first volatile value sits.
+        /// The outputs (`family × context`) where the value sits early, in matrix order.
+        outputs: Vec<String>,
+        /// How far into the prompt, in percent, the first volatile value sits (the least over
+        /// the outputs).
         percent: usize,
         section: Option<String>,
         volatile: Vec<String>,
+        /// The workspace makes this lint an error (`tokens.stable_prefix_level`).
+        error: bool,
     },
     /// A compile's templates ran more instructions than its fuel allows.
     OutOfFuel {
@@ -337,7 +340,7 @@ impl Problem {
         match self {
             Problem::UnusedOverride { .. }
             | Problem::UnslottedComponent { .. }
-            | Problem::VolatileEarly { .. } => Severity::Warning,
+            | Problem::VolatileEarly { error: false, .. } => Severity::Warning,
             _ => Severity::Error,
         }
     }
@@ -562,15 +565,31 @@ impl fmt::Display for Problem {
                 )
             }
             Problem::VolatileEarly {
-                family,
-                context,
+                outputs,
                 percent,
                 section,
                 volatile,
+                ..
             } => {
+                // A few outputs are named; a long list is cut, the count kept.
+                const NAMED: usize = 3;
+                let mut names = outputs
+                    .iter()
+                    .take(NAMED)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                if outputs.len() > NAMED {
+                    names.push_str(&format!(" and {} more outputs", outputs.len() - NAMED));
+                }
+                let how_far = if outputs.len() > 1 {
+                    "as early as "
+                } else {
+                    ""
+                };
                 write!(
                     f,
-                    "{family} × {context}: a value that changes per request ({}) appears {percent}% into the prompt",
+                    "{names}: a value that changes per request ({}) appears {how_far}{percent}% into the prompt",
                     volatile.join(", ")
                 )?;
                 if let Some(section) = section {
@@ -693,11 +712,11 @@ mod tests {
                 largest: Vec::new(),
             },
             Problem::VolatileEarly {
-                family: text(),
-                context: text(),
+                outputs: Vec::new(),
                 percent: 0,
                 section: None,
                 volatile: Vec::new(),
+                error: false,
             },
             Problem::OutOfFuel { fuel: 0 },
             Problem::TooMuchText {

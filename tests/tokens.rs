@@ -223,6 +223,86 @@ fn the_manifest_budget_applies_to_variants_without_their_own() {
 }
 
 /// The prompt `promptc build` prints when within budget.
+/// The same finding in several outputs is one warning that lists them, at the earliest
+/// position among them.
+#[test]
+fn a_volatile_value_shared_by_outputs_is_one_warning() {
+    let early = Fixture::minimal()
+        .file(
+            "variants/generic.md",
+            "You are a careful agent.\n\n{{ INTRO_SECTION }}\n\n{{ TOOLS }}\n",
+        )
+        .file("examples/contexts/second.toml", common::CONTEXT);
+    let report = early.validate();
+    let diagnostic = report.single();
+    assert_eq!(diagnostic.code, "volatile-early");
+    assert_eq!(
+        (diagnostic.file.as_str(), diagnostic.line, diagnostic.column),
+        ("components/intro.md", 1, 16)
+    );
+    assert!(
+        diagnostic.message.starts_with(
+            "generic × basic, generic × second: a value that changes per request \
+             (CURRENT_DATE, CWD, MODE) appears as early as "
+        ),
+        "{}",
+        diagnostic.message
+    );
+}
+
+/// A value a tool's text holds is pointed at in the tool spec, not at the `{{ TOOLS }}` of the
+/// base template that lists the tools.
+#[test]
+fn a_volatile_value_in_a_tool_text_points_at_the_tool() {
+    let tool = common::TOOL.replace(
+        "description = \"Read a file.\"",
+        "description = \"Read a file under {{ cwd }}.\"",
+    );
+    let report = Fixture::minimal()
+        .file("tools/read_file.toml", tool)
+        .validate();
+    let diagnostic = report.single();
+    assert_eq!(diagnostic.code, "volatile-early");
+    // `description = "Read a file under {{ cwd }}."`: the text starts at column 16 and `cwd`
+    // 21 characters later, at column 37 of line 2.
+    assert_eq!(
+        (diagnostic.file.as_str(), diagnostic.line, diagnostic.column),
+        ("tools/read_file.toml", 2, 37)
+    );
+    assert!(
+        !diagnostic.message.contains("in section"),
+        "{}",
+        diagnostic.message
+    );
+}
+
+/// The workspace sets the lint's level: an error fails `validate`, `off` says nothing.
+#[test]
+fn the_volatile_lint_has_a_level() {
+    let early = Fixture::minimal().file(
+        "variants/generic.md",
+        "You are a careful agent.\n\n{{ INTRO_SECTION }}\n\n{{ TOOLS }}\n",
+    );
+    let level = |level: &str| {
+        early.clone().file(
+            "promptc.toml",
+            format!(
+                "{}[tokens]\nstable_prefix_level = \"{level}\"\n",
+                common::MANIFEST
+            ),
+        )
+    };
+    let error = level("error").validate();
+    assert_eq!(error.code, 1);
+    let diagnostic = error.single();
+    assert_eq!(
+        (diagnostic.severity.as_str(), diagnostic.code.as_str()),
+        ("error", "volatile-early")
+    );
+    let off = level("off").validate();
+    assert_eq!((off.code, off.diagnostics()), (0, vec![]));
+}
+
 fn promptc_prompt(root: &Path) -> String {
     let workspace = promptc::load_workspace(root).unwrap().workspace;
     let context = workspace.context("basic").unwrap().clone();

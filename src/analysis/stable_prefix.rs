@@ -8,8 +8,10 @@ use sha2::{Digest, Sha256};
 use crate::compile::{Compiler, Request};
 use crate::compiled::Compiled;
 use crate::diagnostic::Diagnostic;
-use crate::model::StandardPlaceholder;
+use crate::model::{LintLevel, StandardPlaceholder};
 use crate::problem::Problem;
+use crate::resolve::tool_spec::resolve_tool;
+use crate::templates::TemplateId;
 use crate::workspace::Workspace;
 use crate::workspace::template_choice::component_template;
 
@@ -46,6 +48,15 @@ pub fn stable_prefix(
     request: &Request,
     compiled: &Compiled,
 ) -> Option<StablePrefix> {
+    probe_and_compare(compiler, request, compiled).map(|(prefix, _)| prefix)
+}
+
+/// The stable prefix, and the prompt compiled with every volatile value changed.
+fn probe_and_compare(
+    compiler: &Compiler<'_>,
+    request: &Request,
+    compiled: &Compiled,
+) -> Option<(StablePrefix, Compiled)> {
     let workspace = compiler.workspace();
     let probed = compiler.compile(&probe(workspace, request)).ok()?;
     let prompt = &compiled.prompt;
@@ -73,7 +84,7 @@ pub fn stable_prefix(
         .filter(|(ours, theirs)| ours.text != theirs.text && ours.text.contains(changed_line))
         .min_by_key(|(ours, _)| ours.text.len())
         .map(|(ours, _)| ours.id.clone());
-    Some(StablePrefix {
+    let prefix = StablePrefix {
         bytes,
         tokens: encoding.count(prefix),
         percent: (bytes * 100).checked_div(prompt.len()).unwrap_or(100),
@@ -82,10 +93,12 @@ pub fn stable_prefix(
             .map(|byte| format!("{byte:02x}"))
             .collect(),
         section,
-    })
+    };
+    Some((prefix, probed))
 }
 
-/// The warning for a volatile value early in the prompt, if there is one.
+/// The warning for a volatile value early in the prompt, if there is one, at the place that
+/// holds the value: the component's template, the tool text, or else the base template.
 pub fn volatile_warning(
     compiler: &Compiler<'_>,
     request: &Request,
@@ -93,11 +106,12 @@ pub fn volatile_warning(
     context: &str,
 ) -> Option<Diagnostic> {
     let workspace = compiler.workspace();
-    let threshold = usize::from(workspace.settings().tokens.stable_prefix_percent);
-    if threshold == 0 {
+    let settings = &workspace.settings().tokens;
+    let threshold = usize::from(settings.stable_prefix_percent);
+    if threshold == 0 || settings.stable_prefix_level == LintLevel::Off {
         return None;
     }
-    let prefix = stable_prefix(compiler, request, compiled)?;
+    let (prefix, probed) = probe_and_compare(compiler, request, compiled)?;
     if prefix.percent >= threshold || prefix.bytes == compiled.prompt.len() {
         return None;
     }
@@ -107,7 +121,8 @@ pub fn volatile_warning(
             let (template, _) = component_template(workspace, variant, id)?;
             template
         }
-        None => variant.base,
+        None => changed_tool_text(workspace, variant.family(), compiled, &probed)
+            .unwrap_or(variant.base),
     };
     // Point at the first volatile name the template reads, when it reads one itself.
     let span = workspace
@@ -115,9 +130,7 @@ pub fn volatile_warning(
         .variables(template)
         .iter()
         .filter(|variable| {
-            workspace
-                .settings()
-                .tokens
+            settings
                 .volatile
                 .iter()
                 .any(|v| v == *variable || v.eq_ignore_ascii_case(variable))
@@ -127,12 +140,55 @@ pub fn volatile_warning(
         .or_else(|| workspace.templates.span_of(template))?;
     Some(Diagnostic::new(
         Problem::VolatileEarly {
-            family: compiled.family.clone(),
-            context: context.to_string(),
+            outputs: vec![format!("{} × {context}", compiled.family)],
             percent: prefix.percent,
             section: prefix.section,
-            volatile: workspace.settings().tokens.volatile.clone(),
+            volatile: settings.volatile.clone(),
+            error: settings.stable_prefix_level == LintLevel::Error,
         },
         span,
     ))
+}
+
+/// The first tool text (a description, or a parameter's instruction, usage or note) that
+/// the probe changed: the template that holds the volatile value when no section does.
+fn changed_tool_text(
+    workspace: &Workspace,
+    family: &str,
+    compiled: &Compiled,
+    probed: &Compiled,
+) -> Option<TemplateId> {
+    compiled
+        .tools
+        .iter()
+        .zip(&probed.tools)
+        .find_map(|(ours, theirs)| {
+            let tool = resolve_tool(workspace, &ours.id, family)?;
+            if ours.description != theirs.description {
+                // Unless only a parameter's note, added to the description, changed.
+                let own_notes_same = ours
+                    .parameters
+                    .iter()
+                    .zip(&theirs.parameters)
+                    .all(|(a, b)| a.note == b.note);
+                if own_notes_same {
+                    return Some(tool.description);
+                }
+            }
+            ours.parameters
+                .iter()
+                .zip(&theirs.parameters)
+                .find_map(|(a, b)| {
+                    let resolved = tool.parameters.iter().find(|p| p.name == a.name)?;
+                    if a.instruction != b.instruction {
+                        resolved.instruction
+                    } else if a.usage != b.usage {
+                        resolved.usage
+                    } else if a.note != b.note {
+                        resolved.note
+                    } else {
+                        None
+                    }
+                })
+        })
 }

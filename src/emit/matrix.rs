@@ -553,14 +553,44 @@ pub fn diagnostics(workspace: &Workspace, source_date_epoch: Option<i64>) -> Dia
         }
     }
     diagnostics.extend(run.over_budget);
-    for (entry, compiled) in &run.outputs {
-        if let Some(request) = request(workspace, entry, source_date_epoch)
-            && let Some(warning) = volatile_warning(&compiler, &request, compiled, &entry.context)
-        {
-            diagnostics.push(warning);
-        }
+    let warnings = run.outputs.iter().filter_map(|(entry, compiled)| {
+        let request = request(workspace, entry, source_date_epoch)?;
+        volatile_warning(&compiler, &request, compiled, &entry.context)
+    });
+    for warning in grouped_by_place(warnings) {
+        diagnostics.push(warning);
     }
     diagnostics
+}
+
+/// One volatile-value finding per place: the outputs that share it are listed together, with
+/// the earliest position among them.
+fn grouped_by_place(warnings: impl Iterator<Item = Diagnostic>) -> Vec<Diagnostic> {
+    let mut grouped: Vec<Diagnostic> = Vec::new();
+    for warning in warnings {
+        let same_place = grouped.iter_mut().find(|d| d.span == warning.span);
+        match (same_place, warning.problem) {
+            (
+                Some(Diagnostic {
+                    problem:
+                        Problem::VolatileEarly {
+                            outputs, percent, ..
+                        },
+                    ..
+                }),
+                Problem::VolatileEarly {
+                    outputs: more,
+                    percent: here,
+                    ..
+                },
+            ) => {
+                outputs.extend(more);
+                *percent = (*percent).min(here);
+            }
+            (_, problem) => grouped.push(Diagnostic::new(problem, warning.span)),
+        }
+    }
+    grouped
 }
 
 #[cfg(test)]

@@ -30,6 +30,6 @@ pub use manifest::{BuildMatrix, Manifest, Paths};
 pub use parameter::{Parameter, ParameterType};
 pub use postprocess_rule::{Guard, PostprocessRule};
 pub use standard_placeholder::StandardPlaceholder;
-pub use token_settings::TokenSettings;
+pub use token_settings::{LintLevel, TokenSettings};
 pub use tool::{ToolFamilySpec, ToolSpec};
 pub use variant::{ComponentOverride, ModelConfig, Overrides, ToolOverride, Variant};

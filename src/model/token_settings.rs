@@ -33,6 +33,19 @@ pub struct TokenSettings {
     #[serde(default = "TokenSettings::default_stable_percent")]
     #[schemars(range(max = 100))]
     pub stable_prefix_percent: u8,
+    /// What that finding is: `warning` (the default), `error` (fails `validate`), or `off`.
+    #[serde(default)]
+    pub stable_prefix_level: LintLevel,
+}
+
+/// How a lint reports what it finds.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum LintLevel {
+    Off,
+    #[default]
+    Warning,
+    Error,
 }
 
 impl TokenSettings {
@@ -64,6 +77,7 @@ impl Default for TokenSettings {
             max_prompt_tokens: None,
             volatile: Self::default_volatile(),
             stable_prefix_percent: Self::default_stable_percent(),
+            stable_prefix_level: LintLevel::default(),
         }
     }
 }
