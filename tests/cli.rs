@@ -262,3 +262,76 @@ fn schema_writes_into_the_configured_folder_whatever_else_the_manifest_holds() {
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
 }
+
+/// `build.entries` lists the outputs one by one: a variant by id (two variants share the
+/// family here), its context and where it goes; `build --all` writes exactly those, `check`
+/// follows them, and an entry taken out has its output removed.
+#[test]
+fn build_entries_are_the_outputs() {
+    let entries = "
+[[build.entries]]
+variant = \"generic\"
+context = \"basic\"
+
+[[build.entries]]
+variant = \"terse\"
+context = \"basic\"
+output = \"terse/basic.md\"
+";
+    let fixture = common::Fixture::minimal()
+        .file(
+            "variants/terse.toml",
+            "id = \"terse\"\nfamily = \"generic\"\nextends = \"generic\"\ntemplate = \"Terse. {{ TOOLS }}\"\n",
+        )
+        .file(
+            "promptc.toml",
+            format!("{}{entries}", common::MANIFEST),
+        );
+    let workspace = fixture.write();
+    let root = workspace.root();
+    let build = promptc()
+        .args(["build", "--all"])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert!(build.status.success(), "{}", stderr(&build));
+    let mut written: Vec<String> = walkdir::WalkDir::new(root.join("examples/prompts"))
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "md"))
+        .map(|e| e.path().strip_prefix(root).unwrap().display().to_string())
+        .collect();
+    written.sort();
+    assert_eq!(
+        written,
+        [
+            "examples/prompts/generic/basic.md",
+            "examples/prompts/terse/basic.md"
+        ]
+    );
+    let terse = std::fs::read_to_string(root.join("examples/prompts/terse/basic.md")).unwrap();
+    assert!(terse.starts_with("Terse. "), "{terse}");
+    let check = promptc().arg("check").current_dir(root).output().unwrap();
+    assert!(check.status.success(), "{}", stderr(&check));
+
+    // Without the second entry, its output is no longer the build's: removed.
+    std::fs::write(
+        root.join("promptc.toml"),
+        format!(
+            "{}{}",
+            common::MANIFEST,
+            &entries[..entries
+                .find("\n[[build.entries]]\nvariant = \"terse\"")
+                .unwrap()]
+        ),
+    )
+    .unwrap();
+    let build = promptc()
+        .args(["build", "--all"])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert!(build.status.success(), "{}", stderr(&build));
+    assert!(!root.join("examples/prompts/terse/basic.md").exists());
+    assert!(root.join("examples/prompts/generic/basic.md").exists());
+}

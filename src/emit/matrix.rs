@@ -24,15 +24,39 @@ pub const INDEX_FILE: &str = ".promptc-outputs";
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MatrixEntry {
+    /// The family compiled (of the variant a build entry names).
     pub family: String,
+    /// The variant a build entry names; `None` compiles the family's one variant.
+    pub variant: Option<String>,
     pub context: String,
     /// Relative to the workspace root, `/`-separated.
     pub path: String,
 }
 
-/// The matrix's entries, families in manifest (or declaration) order, contexts likewise.
+/// The matrix's entries: the manifest's `build.entries` in their order, else every family
+/// (in manifest or declaration order) with every context.
 pub fn entries(workspace: &Workspace) -> Vec<MatrixEntry> {
     let build = &workspace.settings().build;
+    let out = build.out.trim_end_matches('/');
+    if let Some(listed) = &build.entries {
+        return listed
+            .iter()
+            .map(|entry| {
+                let variant = workspace.variants.get(&entry.variant);
+                let family = variant.map_or(entry.variant.as_str(), |v| v.value.family_or_id());
+                let output = entry
+                    .output
+                    .clone()
+                    .unwrap_or_else(|| format!("{family}/{}.md", entry.context));
+                MatrixEntry {
+                    family: family.to_string(),
+                    variant: variant.map(|_| entry.variant.clone()),
+                    context: entry.context.clone(),
+                    path: format!("{out}/{output}"),
+                }
+            })
+            .collect();
+    }
     let families = build
         .families
         .clone()
@@ -41,12 +65,12 @@ pub fn entries(workspace: &Workspace) -> Vec<MatrixEntry> {
         .contexts
         .clone()
         .unwrap_or_else(|| workspace.contexts.keys().cloned().collect());
-    let out = build.out.trim_end_matches('/');
     families
         .iter()
         .flat_map(|family| {
             contexts.iter().map(move |context| MatrixEntry {
                 family: family.clone(),
+                variant: None,
                 context: context.clone(),
                 path: format!("{out}/{family}/{context}.md"),
             })
@@ -94,7 +118,10 @@ pub fn request(
 ) -> Option<Request> {
     let context = workspace.contexts.get(&entry.context)?;
     let mut request = Request::new(
-        Selection::Family(entry.family.clone()),
+        match &entry.variant {
+            Some(id) => Selection::Variant(id.clone()),
+            None => Selection::Family(entry.family.clone()),
+        },
         context.value.clone(),
     );
     request.source_date_epoch = source_date_epoch;

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::load::document::Document;
-use crate::model::{ID_PATTERN, NAME_PATTERN, PostprocessRule};
+use crate::model::{ID_PATTERN, NAME_PATTERN, OUTPUT_PATTERN, PostprocessRule};
 use crate::namespace::closest;
 use crate::pointer::child_pointer;
 use crate::problem::{Form, InvalidValue, Kind, Problem};
@@ -372,6 +372,7 @@ fn form_of(pattern: &str) -> Form {
     match pattern {
         ID_PATTERN => Form::Id,
         NAME_PATTERN => Form::Name,
+        OUTPUT_PATTERN => Form::OutputPath,
         "date" => Form::Date,
         other => Form::Matching(other.to_string()),
     }

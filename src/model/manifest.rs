@@ -116,6 +116,27 @@ pub struct BuildMatrix {
     /// Where compiled outputs are written, as `<out>/<family>/<context>.md`.
     #[serde(default = "BuildMatrix::default_out")]
     pub out: String,
+    /// The outputs one by one, instead of every family with every context: each names a
+    /// variant (or a family), a context and, optionally, its path under `out`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entries: Option<Vec<BuildEntry>>,
+}
+
+/// One output of the build matrix.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BuildEntry {
+    /// A variant id, or a family (compiled with its one variant).
+    #[schemars(pattern(super::ID_PATTERN))]
+    pub variant: String,
+    /// A context name (a file stem under `paths.contexts`).
+    #[schemars(pattern(super::ID_PATTERN))]
+    pub context: String,
+    /// Where it is written under `out`, as `<folder>/<name>.md`. Defaults to
+    /// `<family>/<context>.md`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(pattern(super::OUTPUT_PATTERN))]
+    pub output: Option<String>,
 }
 
 impl BuildMatrix {
@@ -130,6 +151,7 @@ impl Default for BuildMatrix {
             families: None,
             contexts: None,
             out: Self::default_out(),
+            entries: None,
         }
     }
 }

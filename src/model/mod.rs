@@ -19,6 +19,9 @@ pub const ID_PATTERN: &str = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$";
 /// What a name templates and conditions use (a predicate, a placeholder, a slot) may be: a
 /// name an expression can spell.
 pub const NAME_PATTERN: &str = r"^[A-Za-z_][A-Za-z0-9_]*$";
+/// Where a build entry's output goes under `build.out`: one folder and a Markdown file, so
+/// outputs stay where promptc looks after them.
+pub const OUTPUT_PATTERN: &str = r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*\.md$";
 
 pub use component::{Component, FamilyTemplate, default_slot};
 pub use context::{
@@ -26,7 +29,7 @@ pub use context::{
     McpServer, McpTool, Mode, Model, Viewport, WorkspaceRoot,
 };
 pub use limits::Limits;
-pub use manifest::{BuildMatrix, Manifest, Paths};
+pub use manifest::{BuildEntry, BuildMatrix, Manifest, Paths};
 pub use parameter::{Parameter, ParameterType};
 pub use postprocess_rule::{Guard, PostprocessRule};
 pub use standard_placeholder::StandardPlaceholder;

@@ -30,6 +30,10 @@ pub enum InvalidValue {
     SharedParameterUses,
     /// `build.out` that names the workspace root itself.
     OutputIsRoot,
+    /// `build.entries` given together with `build.families` or `build.contexts`.
+    EntriesWithProduct,
+    /// A build entry writing a path an earlier entry writes.
+    OutputTaken { path: String },
     /// A schema rule with no wording of its own here: the validator's message.
     Schema { message: String },
     /// A value the schema accepts but the typed model does not: the deserializer's message.
@@ -45,6 +49,8 @@ pub enum Form {
     Name,
     /// A calendar date.
     Date,
+    /// A build output under `build.out`.
+    OutputPath,
     /// A pattern promptc has no words for, shown as it is.
     Matching(String),
     /// The validator's own description.
@@ -61,6 +67,9 @@ impl fmt::Display for Form {
                 "ASCII letters, digits and `_`, not starting with a digit (a name templates can use)",
             ),
             Form::Date => f.write_str("a date that exists, written YYYY-MM-DD"),
+            Form::OutputPath => f.write_str(
+                "`<folder>/<name>.md`, each part of ASCII letters, digits, `_`, `.` and `-` starting with a letter or a digit",
+            ),
             Form::Matching(pattern) => write!(f, "text matching `{pattern}`"),
             Form::Described(text) => f.write_str(text),
         }
@@ -75,6 +84,12 @@ impl InvalidValue {
                 ..
             } => Some(format!("did you mean `{suggestion}`?")),
             InvalidValue::Empty => Some("write a value, or leave the key out".into()),
+            InvalidValue::EntriesWithProduct => Some(
+                "list every output under `build.entries`, or use `families` and `contexts` without it".into(),
+            ),
+            InvalidValue::OutputTaken { .. } => {
+                Some("give one of the entries its own `output`".into())
+            }
             _ => None,
         }
     }
@@ -105,6 +120,14 @@ impl fmt::Display for InvalidValue {
                 value, expected, ..
             } => write!(f, "invalid value {value}: expected {expected}"),
             InvalidValue::Empty => write!(f, "the value is empty"),
+            InvalidValue::EntriesWithProduct => write!(
+                f,
+                "invalid value: `build.entries` lists the outputs one by one, so `families` and `contexts` cannot be set with it"
+            ),
+            InvalidValue::OutputTaken { path } => write!(
+                f,
+                "invalid value: an earlier build entry already writes `{path}`"
+            ),
             InvalidValue::SharedParameterUses => write!(
                 f,
                 "invalid value: a shared parameter cannot itself `use` another"

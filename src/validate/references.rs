@@ -49,6 +49,7 @@ const TOOL_RULES: &[EntryRule<ToolDef>] = &[
 const MANIFEST_RULES: &[EntryRule<ManifestDef>] = &[
     fallback_family_exists,
     build_families_exist,
+    build_entries,
     contexts_exist,
     shared_parameters,
     token_families_exist,
@@ -542,6 +543,75 @@ fn build_families_exist(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &
     for (index, family) in manifest.value.build.families.iter().flatten().enumerate() {
         let span = manifest.value_span(&format!("/build/families/{index}"));
         known.family(family, span, out);
+    }
+}
+
+/// Each build entry names a variant (or a family) and a context, writes its own output, and
+/// the list replaces the families × contexts product rather than adding to it.
+fn build_entries(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {
+    let build = &manifest.value.build;
+    let Some(entries) = &build.entries else {
+        return;
+    };
+    let product = [
+        ("families", build.families.is_some()),
+        ("contexts", build.contexts.is_some()),
+    ];
+    for (field, _) in product.into_iter().filter(|(_, set)| *set) {
+        {
+            out.error(
+                Problem::InvalidValue(InvalidValue::EntriesWithProduct),
+                manifest.key_span(&format!("/build/{field}")),
+            );
+        }
+    }
+    let mut outputs: Vec<String> = Vec::new();
+    for (index, entry) in entries.iter().enumerate() {
+        let pointer = format!("/build/entries/{index}");
+        let variants = &known.workspace.variants;
+        let known_variant = variants.contains_key(&entry.variant)
+            || known
+                .workspace
+                .invalid
+                .contains(RefKind::Variant, &entry.variant)
+            || known
+                .workspace
+                .knows_family(&known.families, &entry.variant);
+        if !known_variant {
+            out.error(
+                Problem::UnknownReference {
+                    kind: RefKind::Variant,
+                    name: entry.variant.clone(),
+                    suggestion: closest(&entry.variant, variants.keys().chain(&known.families)),
+                },
+                manifest.value_span(&format!("{pointer}/variant")),
+            );
+        }
+        known.context(
+            &entry.context,
+            manifest.value_span(&format!("{pointer}/context")),
+            out,
+        );
+        let family = variants
+            .get(&entry.variant)
+            .map_or(entry.variant.as_str(), |v| v.value.family_or_id());
+        let output = entry
+            .output
+            .clone()
+            .unwrap_or_else(|| format!("{family}/{}.md", entry.context));
+        if outputs.contains(&output) {
+            let at = if entry.output.is_some() {
+                "/output"
+            } else {
+                ""
+            };
+            out.error(
+                Problem::InvalidValue(InvalidValue::OutputTaken { path: output }),
+                manifest.value_span(&format!("{pointer}{at}")),
+            );
+        } else {
+            outputs.push(output);
+        }
     }
 }
 
