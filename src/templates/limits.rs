@@ -88,13 +88,48 @@ fn display_len(value: &Value, limit: u64) -> Option<u64> {
     write!(counter, "{value}").ok().map(|()| counter.written)
 }
 
+/// What `{{ value }}` writes: a string as it is, anything else as compact JSON, as a
+/// JavaScript template would (`JSON.stringify`), rather than Python's spelling.
+fn write_value(out: &mut dyn Write, value: &Value) -> fmt::Result {
+    if let Some(text) = value.as_str() {
+        return out.write_str(text);
+    }
+    let mut json = JsonOut(out);
+    match serde_json::to_writer(&mut json, value) {
+        Ok(()) => Ok(()),
+        // Not serializable (a function, a macro): its own text.
+        Err(_) if json_failed_before_writing(value) => write!(out, "{value}"),
+        Err(_) => Err(fmt::Error),
+    }
+}
+
+/// Whether a value cannot be JSON at all (so nothing was written before the error).
+fn json_failed_before_writing(value: &Value) -> bool {
+    serde_json::to_value(value).is_err()
+}
+
+/// JSON text written into a `fmt::Write` (serde_json writes whole UTF-8 pieces).
+struct JsonOut<'a>(&'a mut dyn Write);
+
+impl std::io::Write for JsonOut<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = std::str::from_utf8(buf).map_err(std::io::Error::other)?;
+        self.0.write_str(text).map_err(std::io::Error::other)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Bytes written by `{{ … }}` so far in one render, kept in the render's state.
 struct Written(u64);
 
 /// Installs the size checks on an environment.
 pub fn install(env: &mut Environment<'static>, limit: u64) {
-    // Nothing is escaped (see `new_environment`), so this writes what the default formatter
-    // would, counting as it goes.
+    // Nothing is escaped (see `new_environment`); strings are written as they are, any other
+    // value as JSON (`true`, `null`, `{"enabled":false}`), counting as it goes.
     env.set_formatter(move |out, state, value| {
         let before = state.get_or_insert_extension(Written(0)).0;
         let mut counter = Counter {
@@ -102,7 +137,7 @@ pub fn install(env: &mut Environment<'static>, limit: u64) {
             written: before,
             limit,
         };
-        let result = write!(counter, "{value}");
+        let result = write_value(&mut counter, value);
         let written = counter.written;
         state.get_or_insert_extension(Written(0)).0 = written;
         result.map_err(|_| over(limit, "the text this template writes"))
@@ -251,6 +286,32 @@ mod tests {
     use super::*;
     use crate::templates::environment::new_environment;
 
+    /// What a prompt for any ecosystem expects: JSON for every value that is not a string,
+    /// never Python's `True`, `None` or `{'a': 1}`.
+    #[test]
+    fn values_print_as_json_and_strings_as_themselves() {
+        let env = new_environment(None, crate::model::limits::DEFAULT_RENDER_BYTES);
+        let render = |t: &str| {
+            env.render_str(
+                t,
+                context! { browser => context! { enabled => false, viewport => "900x600" } },
+            )
+            .unwrap()
+        };
+        assert_eq!(
+            render("{{ browser }}"),
+            r#"{"enabled":false,"viewport":"900x600"}"#
+        );
+        assert_eq!(
+            render("{{ true }} {{ none }} {{ 3 }} {{ 1.5 }}"),
+            "true null 3 1.5"
+        );
+        assert_eq!(
+            render("{{ ['a', 1] }} {{ 'plain \"text\"' }}"),
+            r#"["a",1] plain "text""#
+        );
+    }
+
     #[test]
     fn checked_filters_give_the_same_results_as_minijinjas() {
         let env = new_environment(None, crate::model::limits::DEFAULT_RENDER_BYTES);
@@ -270,11 +331,9 @@ mod tests {
         assert_eq!(render("{{ once|join(',') }}"), "1,2");
         assert_eq!(render("{{ 'aXbX'|replace('X', '--') }}"), "a--b--");
         assert_eq!(render("{{ '%s=%d'|format('x', 3) }}"), "x=3");
-        assert_eq!(
-            render("{{ [1, 2, 3]|batch(2, 0)|list }}"),
-            "[[1, 2], [3, 0]]"
-        );
-        assert_eq!(render("{{ [1, 2, 3]|slice(2)|list }}"), "[[1, 2], [3]]");
+        // Lists print as JSON (see `write_value`).
+        assert_eq!(render("{{ [1, 2, 3]|batch(2, 0)|list }}"), "[[1,2],[3,0]]");
+        assert_eq!(render("{{ [1, 2, 3]|slice(2)|list }}"), "[[1,2],[3]]");
         assert_eq!(render("{{ [1]|tojson }}"), "[1]");
     }
 
