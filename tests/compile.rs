@@ -361,3 +361,45 @@ when = \"yolo\"
         assert!(compiled.prompt.contains(expected), "{}", compiled.prompt);
     }
 }
+
+/// Model settings promptc has no field for ride along in `[model.extra]`, merged key by key
+/// through `extends` and carried into the JSON output.
+#[test]
+fn extra_model_settings_are_inherited_and_emitted() {
+    let parent = format!(
+        "{}\n[model]\ntemperature = 0.2\n\n[model.extra]\nreasoning_effort = \"low\"\nthinking = {{ budget_tokens = 1024 }}\n",
+        common::VARIANT
+    );
+    let child =
+        "id = \"deep\"\nextends = \"generic\"\n\n[model.extra]\nreasoning_effort = \"high\"\n";
+    let fixture = common::Fixture::minimal()
+        .file("variants/generic.toml", parent)
+        .file("variants/deep.toml", child);
+    let written = fixture.write();
+    let workspace = common::load(written.root());
+    let compiled = compile(&workspace, "deep", "basic");
+    let model = serde_json::to_value(&compiled.model).unwrap();
+    assert_eq!(
+        model,
+        serde_json::json!({
+            "temperature": 0.2,
+            "extra": { "reasoning_effort": "high", "thinking": { "budget_tokens": 1024 } }
+        })
+    );
+    let json = common::promptc()
+        .args([
+            "build",
+            "--family",
+            "deep",
+            "--context",
+            "basic",
+            "--format",
+            "json",
+        ])
+        .current_dir(written.root())
+        .output()
+        .unwrap();
+    assert!(json.status.success(), "{}", common::stderr(&json));
+    let output: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(output["model"], model);
+}

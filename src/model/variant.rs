@@ -149,6 +149,11 @@ pub struct ModelConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1))]
     pub max_tokens: Option<u64>,
+    /// Any other setting the agent passes to its model (`reasoning_effort = "high"`, a
+    /// thinking budget, a model name), carried as it is into the JSON output. Merged key by
+    /// key through `extends`.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub extra: IndexMap<String, Value>,
 }
 
 impl ModelConfig {

@@ -174,4 +174,7 @@ fn merge_model(into: &mut ModelConfig, child: &ModelConfig) {
     if child.max_tokens.is_some() {
         into.max_tokens = child.max_tokens;
     }
+    for (key, value) in &child.extra {
+        into.extra.insert(key.clone(), value.clone());
+    }
 }
