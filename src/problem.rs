@@ -189,6 +189,11 @@ pub enum Problem {
     TemplateFileMissing {
         path: String,
     },
+    /// A variant lists a component that has no default template and none for its family.
+    NoFamilyTemplate {
+        component: String,
+        family: String,
+    },
     PathEscapesWorkspace {
         path: String,
     },
@@ -292,6 +297,7 @@ impl Problem {
             Problem::UnslottedComponent { .. } => "unslotted-component",
             Problem::TemplateConflict => "template-conflict",
             Problem::MissingTemplate { .. } => "missing-template",
+            Problem::NoFamilyTemplate { .. } => "no-family-template",
             Problem::TemplateFileMissing { .. } => "template-file-missing",
             Problem::PathEscapesWorkspace { .. } => "path-escapes-workspace",
             Problem::PathRefused { .. } => "path-refused",
@@ -405,6 +411,9 @@ impl Problem {
             Problem::MissingTemplate { expected_file: None } => {
                 "add `template` (inline) or `template_file` (a path relative to this file)".into()
             }
+            Problem::NoFamilyTemplate { component, family } => format!(
+                "give `[families.{family}]` a template in component `{component}`, override its template in the variant, or give the component a default template"
+            ),
             Problem::PathEscapesWorkspace { .. } => {
                 "use a path relative to the file that stays inside the workspace".into()
             }
@@ -502,6 +511,10 @@ impl fmt::Display for Problem {
                 write!(f, "both `template` and `template_file` are set")
             }
             Problem::MissingTemplate { .. } => write!(f, "no template is given"),
+            Problem::NoFamilyTemplate { component, family } => write!(
+                f,
+                "component `{component}` has no template for family `{family}`, and no default one"
+            ),
             Problem::TemplateFileMissing { path } => {
                 write!(f, "template file `{path}` does not exist or is not a file")
             }
@@ -677,6 +690,10 @@ mod tests {
                 expected_file: None,
             },
             Problem::TemplateFileMissing { path: text() },
+            Problem::NoFamilyTemplate {
+                component: text(),
+                family: text(),
+            },
             Problem::PathEscapesWorkspace { path: text() },
             Problem::PathRefused {
                 path: text(),
@@ -728,7 +745,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 39;
+    const VARIANTS: usize = 40;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -771,6 +788,7 @@ mod tests {
             Problem::OutOfFuel { .. } => 36,
             Problem::TooMuchText { .. } => 37,
             Problem::DuplicateFamily { .. } => 38,
+            Problem::NoFamilyTemplate { .. } => 39,
         }
     }
 

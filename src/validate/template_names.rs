@@ -28,6 +28,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
     shared_templates(&scope, out);
     for variant in scope.sound_variants() {
         base_template(&scope, variant, out);
+        family_templates_exist(&scope, variant, out);
         unslotted_components(&scope, variant, out);
     }
 }
@@ -125,6 +126,35 @@ fn base_template(scope: &Scope<'_>, variant: &EffectiveVariant, out: &mut Diagno
         }
     }
     undefined(workspace, variant.base, &namespace, out);
+}
+
+/// A listed component without a default template needs one for the variant's family (its
+/// own, or the variant's override).
+fn family_templates_exist(scope: &Scope<'_>, variant: &EffectiveVariant, out: &mut Diagnostics) {
+    let workspace = scope.workspace;
+    for component in variant.components() {
+        let Some(entry) = workspace.components.get(component) else {
+            continue;
+        };
+        // A family entry whose template is broken was reported where it is broken.
+        let family_entry = entry.value.families.contains_key(variant.family());
+        if !entry.value.without_default
+            || family_entry
+            || component_template(workspace, variant, component).is_some()
+        {
+            continue;
+        }
+        let Some(span) = listed_at(workspace, variant, component) else {
+            continue;
+        };
+        out.push(Diagnostic::new(
+            Problem::NoFamilyTemplate {
+                component: component.clone(),
+                family: variant.family().to_string(),
+            },
+            span,
+        ));
+    }
 }
 
 /// A listed component whose slot neither the base template nor a listed component's

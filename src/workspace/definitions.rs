@@ -21,6 +21,9 @@ pub struct ComponentDef {
     pub template: Option<TemplateId>,
     /// Templates of the families that have their own, by family.
     pub family_templates: IndexMap<String, TemplateId>,
+    /// It gives no template of its own, only its families' (so `template` is `None` by
+    /// design, not because one failed).
+    pub without_default: bool,
 }
 
 #[derive(Debug)]

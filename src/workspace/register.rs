@@ -39,11 +39,13 @@ impl Registrar<'_> {
     ) -> io::Result<IndexMap<String, Entry<ComponentDef>>> {
         let mut definitions = IndexMap::with_capacity(specs.len());
         for (id, entry) in specs {
+            let without_default = self.has_no_default(&entry);
             let (template, family_templates) = self.component_templates(&entry)?;
             let definition = entry.map(|spec| ComponentDef {
                 spec,
                 template,
                 family_templates,
+                without_default,
             });
             definitions.insert(id, definition);
         }
@@ -131,6 +133,7 @@ impl Registrar<'_> {
             component.template_file.as_deref(),
         )? {
             Pair::Given(template) => template,
+            Pair::Absent if self.has_no_default(entry) => None,
             Pair::Absent => self.sibling_template(entry)?,
         };
         let mut families = IndexMap::new();
@@ -156,6 +159,17 @@ impl Registrar<'_> {
             }
         }
         Ok((own, families))
+    }
+
+    /// A component that names no template, has no `.md` beside it, and gives its families
+    /// templates of their own: it has no default by design (a variant of a family without one
+    /// is reported by validation).
+    fn has_no_default(&self, entry: &Entry<Component>) -> bool {
+        let component = &entry.value;
+        component.template.is_none()
+            && component.template_file.is_none()
+            && !component.families.is_empty()
+            && entry.path.with_extension("md").symlink_metadata().is_err()
     }
 
     /// The template of `rules.toml` that names none: `rules.md` beside it.
