@@ -403,3 +403,24 @@ fn extra_model_settings_are_inherited_and_emitted() {
     let output: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(output["model"], model);
 }
+
+/// A prompt that once needed three regex rules, made with built-in ones: separators with one
+/// blank line on each side, a heading left without its title dropped, no final newline.
+#[test]
+fn built_in_clean_up_rules_make_a_real_layout() {
+    let manifest = format!(
+        "{}postprocess = [\n  {{ rule = \"drop_empty_headings\" }},\n  {{ rule = \"separator_spacing\" }},\n  {{ rule = \"collapse_blank_lines\", max = 1 }},\n  {{ rule = \"trim\", final_newline = false }},\n]\n",
+        common::MANIFEST
+    );
+    let base = "You are a careful agent.\n====\n## {{ SUBTITLE }}\n{{ TOOLS }}\n\n\n====\n{{ INTRO_SECTION }}\n";
+    let variant = format!("{}\n[placeholders]\nSUBTITLE = \"\"\n", common::VARIANT);
+    let fixture = common::Fixture::minimal()
+        .file("promptc.toml", manifest)
+        .file("variants/generic.md", base)
+        .file("variants/generic.toml", variant);
+    let written = fixture.write();
+    let workspace = common::load(written.root());
+    let prompt = compile(&workspace, "generic", "basic").prompt;
+    let expected = "You are a careful agent.\n\n====\n\n## read_file\nDescription: Read a file.\nParameters:\n- path: (required) The file to read, relative to the working directory.\nUsage:\n<read_file>\n<path></path>\n</read_file>\n\n====\n\nYou work in  on 2026-11-01.";
+    assert_eq!(prompt, expected);
+}

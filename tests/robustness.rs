@@ -302,7 +302,7 @@ fn an_unknown_postprocess_rule_lists_the_rules() {
     );
     assert_eq!(
         diagnostic.message,
-        "invalid value `squash`: expected one of trim_trailing_whitespace, collapse_blank_lines, drop_empty_sections, trim, regex"
+        "invalid value `squash`: expected one of trim_trailing_whitespace, collapse_blank_lines, drop_empty_sections, trim, separator_spacing, drop_empty_headings, regex"
     );
 }
 

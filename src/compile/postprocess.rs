@@ -2,7 +2,7 @@
 
 use regex::Regex;
 
-use crate::model::{Guard, PostprocessRule};
+use crate::model::{Guard, GuardSide, PostprocessRule};
 
 /// The manifest's rules (or the default set), ready to apply: regexes compiled once.
 #[derive(Debug)]
@@ -54,13 +54,18 @@ impl Postprocessor {
                 Step::Rule(PostprocessRule::TrimTrailingWhitespace) => {
                     trim_trailing_whitespace(&text)
                 }
-                Step::Rule(PostprocessRule::CollapseBlankLines { max }) => {
-                    collapse_blank_lines(&text, *max)
-                }
+                Step::Rule(PostprocessRule::CollapseBlankLines {
+                    max,
+                    whitespace_is_blank,
+                }) => collapse_blank_lines(&text, *max, *whitespace_is_blank),
                 Step::Rule(PostprocessRule::DropEmptySections { separator }) => {
                     drop_empty_sections(&text, separator)
                 }
-                Step::Rule(PostprocessRule::Trim) => trim(&text),
+                Step::Rule(PostprocessRule::Trim { final_newline }) => trim(&text, *final_newline),
+                Step::Rule(PostprocessRule::SeparatorSpacing { separator, guard }) => {
+                    separator_spacing(&text, separator, guard.as_ref())
+                }
+                Step::Rule(PostprocessRule::DropEmptyHeadings) => drop_empty_headings(&text),
                 // Compiled into `Step::Regex` by `new`.
                 Step::Rule(PostprocessRule::Regex { .. }) => text,
                 Step::Regex {
@@ -85,16 +90,21 @@ fn is_blank(line: &str) -> bool {
     line.trim().is_empty()
 }
 
-fn collapse_blank_lines(text: &str, max: usize) -> String {
+fn collapse_blank_lines(text: &str, max: usize, whitespace_is_blank: bool) -> String {
     let mut out: Vec<&str> = Vec::new();
     let mut run = 0;
     for line in text.split('\n') {
-        if is_blank(line) {
+        let blank = if whitespace_is_blank {
+            is_blank(line)
+        } else {
+            line.is_empty()
+        };
+        if blank {
             run += 1;
             if run > max {
                 continue;
             }
-            out.push("");
+            out.push(line);
         } else {
             run = 0;
             out.push(line);
@@ -136,13 +146,76 @@ fn drop_empty_sections(text: &str, separator: &str) -> String {
 }
 
 /// The whole text without surrounding whitespace, ending in exactly one newline.
-fn trim(text: &str) -> String {
+fn trim(text: &str, final_newline: bool) -> String {
     let trimmed = text.trim();
-    if trimmed.is_empty() {
-        String::new()
+    if trimmed.is_empty() || !final_newline {
+        trimmed.to_string()
     } else {
         format!("{trimmed}\n")
     }
+}
+
+/// One blank line on each side of every separator line, unless a guard marker is near it.
+fn separator_spacing(text: &str, separator: &str, guard: Option<&Guard>) -> String {
+    let lines: Vec<&str> = text.split('\n').collect();
+    // Byte offset of each line's start, for the guard's window.
+    let mut starts = Vec::with_capacity(lines.len());
+    let mut at = 0;
+    for line in &lines {
+        starts.push(at);
+        at += line.len() + 1;
+    }
+    let spaced = |index: usize| {
+        let line = lines[index];
+        line.trim() == separator
+            && guard.is_none_or(|guard| {
+                let start = starts[index];
+                !guarded(text, start, start + line.len(), guard)
+            })
+    };
+    let mut out: Vec<&str> = Vec::with_capacity(lines.len());
+    // Right after a spaced separator: its blank lines are replaced by exactly one.
+    let mut after_separator = false;
+    for (index, line) in lines.iter().enumerate() {
+        if spaced(index) {
+            while out.last().is_some_and(|l| is_blank(l)) {
+                out.pop();
+            }
+            if !out.is_empty() {
+                out.push("");
+            }
+            out.push(line);
+            after_separator = true;
+            continue;
+        }
+        if after_separator {
+            if is_blank(line) {
+                continue;
+            }
+            out.push("");
+            after_separator = false;
+        }
+        out.push(line);
+    }
+    // A blank final line is the text's closing newline, not a line of its own.
+    let mut joined = out.join("\n");
+    if text.ends_with('\n') && !joined.ends_with('\n') {
+        joined.push('\n');
+    }
+    joined
+}
+
+/// Removes lines that are a Markdown heading marker with no title (`#` to `######`, then
+/// nothing but whitespace).
+fn drop_empty_headings(text: &str) -> String {
+    let empty_heading = |line: &str| {
+        let hashes = line.trim_start().len() - line.trim_start().trim_start_matches('#').len();
+        (1..=6).contains(&hashes) && line.trim().trim_start_matches('#').trim().is_empty()
+    };
+    text.split('\n')
+        .filter(|line| !empty_heading(line))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn replace_guarded(text: &str, regex: &Regex, replace: &str, guard: Option<&Guard>) -> String {
@@ -167,7 +240,7 @@ fn replace_guarded(text: &str, regex: &Regex, replace: &str, guard: Option<&Guar
     out
 }
 
-/// Whether a marker lies within `within` characters before or after the match.
+/// Whether a marker lies within `within` characters of the match, on the guard's side.
 fn guarded(text: &str, start: usize, end: usize, guard: &Guard) -> bool {
     let before_start = match guard.within {
         0 => start,
@@ -183,20 +256,41 @@ fn guarded(text: &str, start: usize, end: usize, guard: &Guard) -> bool {
         .map_or(text.len(), |(i, _)| end + i);
     let before = &text[before_start..start];
     let after = &text[end..after_end];
-    guard
-        .markers
-        .iter()
-        .any(|marker| before.contains(marker.as_str()) || after.contains(marker.as_str()))
+    let (look_before, look_after) = match guard.side {
+        GuardSide::Before => (true, false),
+        GuardSide::After => (false, true),
+        GuardSide::Both => (true, true),
+    };
+    guard.markers.iter().any(|marker| {
+        (look_before && before.contains(marker.as_str()))
+            || (look_after && after.contains(marker.as_str()))
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn guard(markers: &[&str], within: usize, side: GuardSide) -> Guard {
+        Guard {
+            markers: markers.iter().map(|m| m.to_string()).collect(),
+            within,
+            side,
+        }
+    }
+
     #[test]
-    fn collapses_blank_lines_including_whitespace_only_ones() {
-        assert_eq!(collapse_blank_lines("a\n\n \n\t\nb\n", 1), "a\n\nb\n");
-        assert_eq!(collapse_blank_lines("a\n\n\n\nb", 2), "a\n\n\nb");
+    fn collapses_runs_of_blank_lines_and_keeps_the_lines_it_keeps() {
+        assert_eq!(collapse_blank_lines("a\n\n \n\t\nb\n", 1, true), "a\n\nb\n");
+        assert_eq!(collapse_blank_lines("a\n\n\n\nb", 2, true), "a\n\n\nb");
+        // A whitespace-only line in a run no longer than `max` keeps its spaces.
+        assert_eq!(collapse_blank_lines("a\n   \nb\n", 1, true), "a\n   \nb\n");
+        // Unless whitespace counts as text: then only empty lines make runs.
+        assert_eq!(
+            collapse_blank_lines("a\n\n  \n\n\nb", 1, false),
+            "a\n\n  \n\nb"
+        );
+        assert_eq!(collapse_blank_lines("a\n\n  \n\n\nb", 1, true), "a\n\nb");
     }
 
     #[test]
@@ -206,40 +300,71 @@ mod tests {
     }
 
     #[test]
-    fn trims_to_one_final_newline() {
-        assert_eq!(trim("\n\n  a\nb  \n\n"), "a\nb\n");
-        assert_eq!(trim(" \n"), "");
+    fn trims_with_or_without_a_final_newline() {
+        assert_eq!(trim("\n\n  a\nb  \n\n", true), "a\nb\n");
+        assert_eq!(trim("\n\n  a\nb  \n\n", false), "a\nb");
+        assert_eq!(trim(" \n", true), "");
+    }
+
+    #[test]
+    fn separators_get_one_blank_line_on_each_side() {
+        let text = "A\n====\nB\n\n\n\n====\n\n\nC\n";
+        assert_eq!(
+            separator_spacing(text, "====", None),
+            "A\n\n====\n\nB\n\n====\n\nC\n"
+        );
+        // None before one that opens the text, none after one that ends it.
+        assert_eq!(
+            separator_spacing("====\nA\n====\n", "====", None),
+            "====\n\nA\n\n====\n"
+        );
+        // A guarded separator (inside a fenced example here) is left as it is.
+        let text = "A\n```\n====\n```\n";
+        let fence = guard(&["```"], 4, GuardSide::Both);
+        assert_eq!(separator_spacing(text, "====", Some(&fence)), text);
+    }
+
+    #[test]
+    fn empty_headings_are_dropped_and_titled_ones_kept() {
+        let text = "# Title\n## \nText\n###\n#hashtag\n####### seven\n";
+        assert_eq!(
+            drop_empty_headings(text),
+            "# Title\nText\n#hashtag\n####### seven\n"
+        );
     }
 
     #[test]
     fn guarded_matches_are_left_alone() {
         let regex = Regex::new("foo").unwrap();
-        let guard = Guard {
-            markers: vec!["```".into()],
-            within: 5,
-        };
+        let fence = guard(&["```"], 5, GuardSide::Both);
         let text = "foo and ```foo``` and far away foo";
         assert_eq!(
-            replace_guarded(text, &regex, "bar", Some(&guard)),
+            replace_guarded(text, &regex, "bar", Some(&fence)),
             "bar and ```foo``` and far away bar"
         );
+    }
+
+    #[test]
+    fn a_guard_looks_on_its_side_only() {
+        let regex = Regex::new("X").unwrap();
+        // A diff marker before the match protects it; one after does not, with `before`.
+        let before = guard(&["+"], 2, GuardSide::Before);
+        assert_eq!(replace_guarded("+ X", &regex, "-", Some(&before)), "+ X");
+        assert_eq!(replace_guarded("X +", &regex, "-", Some(&before)), "- +");
+        let after = guard(&["+"], 2, GuardSide::After);
+        assert_eq!(replace_guarded("+ X", &regex, "-", Some(&after)), "+ -");
+        assert_eq!(replace_guarded("X +", &regex, "-", Some(&after)), "X +");
     }
 
     #[test]
     fn a_guard_of_zero_characters_protects_nothing() {
         let regex = Regex::new("X").unwrap();
         for marker in ["a", "b"] {
-            let guard = Guard {
-                markers: vec![marker.into()],
-                within: 0,
-            };
-            assert_eq!(replace_guarded("aXb", &regex, "-", Some(&guard)), "a-b");
+            let none = guard(&[marker], 0, GuardSide::Both);
+            assert_eq!(replace_guarded("aXb", &regex, "-", Some(&none)), "a-b");
         }
-        let guard = Guard {
-            markers: vec!["a".into()],
-            within: 1,
-        };
-        assert_eq!(replace_guarded("aXb", &regex, "-", Some(&guard)), "aXb");
+        let one = guard(&["a"], 1, GuardSide::Both);
+        assert_eq!(replace_guarded("aXb", &regex, "-", Some(&one)), "aXb");
     }
 
     #[test]
@@ -250,7 +375,9 @@ mod tests {
                 replace: "$1 at ".into(),
                 guard: None,
             },
-            PostprocessRule::Trim,
+            PostprocessRule::Trim {
+                final_newline: true,
+            },
         ];
         assert_eq!(
             Postprocessor::new(Some(&rules)).apply("  me@home  "),

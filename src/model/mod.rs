@@ -31,7 +31,7 @@ pub use context::{
 pub use limits::Limits;
 pub use manifest::{BuildEntry, BuildMatrix, Manifest, Paths};
 pub use parameter::{Parameter, ParameterType};
-pub use postprocess_rule::{Guard, PostprocessRule};
+pub use postprocess_rule::{Guard, GuardSide, PostprocessRule};
 pub use standard_placeholder::StandardPlaceholder;
 pub use token_settings::{LintLevel, TokenSettings};
 pub use tool::{ToolFamilySpec, ToolSpec};

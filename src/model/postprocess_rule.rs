@@ -7,10 +7,14 @@ use serde::{Deserialize, Serialize};
 pub enum PostprocessRule {
     /// Remove spaces and tabs at the end of every line.
     TrimTrailingWhitespace,
-    /// Replace runs of more than `max` blank lines with `max` blank lines.
+    /// Cut runs of more than `max` blank lines to their first `max` lines; lines are kept as
+    /// they are (a whitespace-only line in a short run keeps its spaces).
     CollapseBlankLines {
         #[serde(default = "default_max_blank_lines")]
         max: usize,
+        /// Whether a line of only spaces and tabs counts as blank. Default true.
+        #[serde(default = "default_true")]
+        whitespace_is_blank: bool,
     },
     /// Remove a separator line when only blank lines stand between it and the next separator
     /// (or the end of the text), so a section that rendered empty leaves no trace.
@@ -19,8 +23,24 @@ pub enum PostprocessRule {
         #[schemars(length(min = 1))]
         separator: String,
     },
-    /// Remove leading and trailing whitespace from the whole text, keeping one final newline.
-    Trim,
+    /// Remove leading and trailing whitespace from the whole text.
+    Trim {
+        /// End a text that is not empty with one newline. Default true.
+        #[serde(default = "default_true")]
+        final_newline: bool,
+    },
+    /// Exactly one blank line before and after each separator line (none before one that
+    /// opens the text, none after one that ends it).
+    SeparatorSpacing {
+        #[serde(default = "default_separator")]
+        #[schemars(length(min = 1))]
+        separator: String,
+        /// Leave a separator alone when one of the markers is near it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        guard: Option<Guard>,
+    },
+    /// Remove Markdown headings left without a title (`## ` alone on its line).
+    DropEmptyHeadings,
     /// Replace every match of a regular expression (Rust `regex` syntax; `$1` in `replace`
     /// refers to a group).
     Regex {
@@ -35,14 +55,32 @@ pub enum PostprocessRule {
     },
 }
 
-/// Protects regions of text from a regex rule: a match is left alone when any marker string
-/// lies within `within` characters before or after it.
+/// Protects regions of text from a rule: a match is left alone when any marker string lies
+/// within `within` characters of it, on the `side` given.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Guard {
     #[schemars(inner(length(min = 1)))]
     pub markers: Vec<String>,
     pub within: usize,
+    /// Where to look: `before` the match (the window ends at its start), `after` it, or
+    /// `both` (the default).
+    #[serde(default)]
+    pub side: GuardSide,
+}
+
+/// The side of a match a guard looks at.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum GuardSide {
+    Before,
+    After,
+    #[default]
+    Both,
+}
+
+fn default_true() -> bool {
+    true
 }
 
 fn default_max_blank_lines() -> usize {
@@ -55,11 +93,13 @@ fn default_separator() -> String {
 
 impl PostprocessRule {
     /// The `rule` names, for messages.
-    pub const NAMES: [&str; 5] = [
+    pub const NAMES: [&str; 7] = [
         "trim_trailing_whitespace",
         "collapse_blank_lines",
         "drop_empty_sections",
         "trim",
+        "separator_spacing",
+        "drop_empty_headings",
         "regex",
     ];
 
@@ -71,8 +111,13 @@ impl PostprocessRule {
             PostprocessRule::DropEmptySections {
                 separator: default_separator(),
             },
-            PostprocessRule::CollapseBlankLines { max: 1 },
-            PostprocessRule::Trim,
+            PostprocessRule::CollapseBlankLines {
+                max: 1,
+                whitespace_is_blank: true,
+            },
+            PostprocessRule::Trim {
+                final_newline: true,
+            },
         ]
     }
 }
