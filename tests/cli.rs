@@ -289,12 +289,10 @@ output = \"terse/basic.md\"
         );
     let workspace = fixture.write();
     let root = workspace.root();
-    let build = promptc()
-        .args(["build", "--all"])
-        .current_dir(root)
-        .output()
-        .unwrap();
-    assert!(build.status.success(), "{}", stderr(&build));
+    let validate = workspace.run(&["validate"]);
+    assert_eq!(validate.code, 0, "{}", validate.stderr);
+    let build = workspace.run(&["build", "--all"]);
+    assert_eq!(build.code, 0, "{}", build.stderr);
     let mut written: Vec<String> = walkdir::WalkDir::new(root.join("examples/prompts"))
         .into_iter()
         .map(|e| e.unwrap())
@@ -311,8 +309,8 @@ output = \"terse/basic.md\"
     );
     let terse = std::fs::read_to_string(root.join("examples/prompts/terse/basic.md")).unwrap();
     assert!(terse.starts_with("Terse. "), "{terse}");
-    let check = promptc().arg("check").current_dir(root).output().unwrap();
-    assert!(check.status.success(), "{}", stderr(&check));
+    let check = workspace.run(&["check"]);
+    assert_eq!(check.code, 0, "{}", check.stderr);
 
     // Without the second entry, its output is no longer the build's: removed.
     std::fs::write(
@@ -326,12 +324,8 @@ output = \"terse/basic.md\"
         ),
     )
     .unwrap();
-    let build = promptc()
-        .args(["build", "--all"])
-        .current_dir(root)
-        .output()
-        .unwrap();
-    assert!(build.status.success(), "{}", stderr(&build));
+    let build = workspace.run(&["build", "--all"]);
+    assert_eq!(build.code, 0, "{}", build.stderr);
     assert!(!root.join("examples/prompts/terse/basic.md").exists());
     assert!(root.join("examples/prompts/generic/basic.md").exists());
 }
