@@ -39,7 +39,9 @@
 #![cfg_attr(not(feature = "cli"), allow(dead_code))]
 
 mod analysis;
+/// The `promptc` command line, for the binary; not part of the library API.
 #[cfg(feature = "cli")]
+#[doc(hidden)]
 pub mod cli;
 mod compile;
 mod compiled;

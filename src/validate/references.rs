@@ -10,12 +10,12 @@ use indexmap::IndexMap;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::follow::{Chain, follow};
 use crate::load::entry::Entry;
-use crate::model::{Parameter, Paths, PostprocessRule};
+use crate::model::{Parameter, Paths, PostprocessRule, Variant};
 use crate::namespace::closest;
 use crate::pointer::child_pointer;
 use crate::problem::{CycleLink, InvalidValue, LabelKind, NoteKind, Problem, RefKind};
 use crate::span::Span;
-use crate::workspace::inheritance::{EffectiveVariant, effective};
+use crate::workspace::inheritance::merged_spec;
 use crate::workspace::{ComponentDef, ManifestDef, ToolDef, VariantDef, Workspace};
 
 /// What every rule reads: the workspace and the families its variants declare.
@@ -235,20 +235,17 @@ fn merged(known: &Known<'_>, entry: &Entry<VariantDef>, out: &mut Diagnostics) {
     if !workspace.ancestry_is_sound(&entry.value.id) {
         return;
     }
-    let Some(effective) = effective(&workspace.variants, &entry.value.id) else {
+    // Whatever its templates: a chain without a base template is what is reported here.
+    let Some(merged) = merged_spec(&workspace.variants, &entry.value.id) else {
         return;
     };
-    template_is_given(entry, &effective, out);
-    overrides_are_used(workspace, entry, &effective, out);
+    template_is_given(entry, &merged, out);
+    overrides_are_used(workspace, entry, &merged, out);
 }
 
 /// The variant or one of its ancestors gives a base template.
-fn template_is_given(
-    entry: &Entry<VariantDef>,
-    effective: &EffectiveVariant,
-    out: &mut Diagnostics,
-) {
-    if effective.variant.template.is_none() && effective.variant.template_file.is_none() {
+fn template_is_given(entry: &Entry<VariantDef>, merged: &Variant, out: &mut Diagnostics) {
+    if merged.template.is_none() && merged.template_file.is_none() {
         out.error(
             Problem::MissingTemplate {
                 expected_file: None,
@@ -262,7 +259,7 @@ fn template_is_given(
 fn overrides_are_used(
     workspace: &Workspace,
     entry: &Entry<VariantDef>,
-    effective: &EffectiveVariant,
+    merged: &Variant,
     out: &mut Diagnostics,
 ) {
     let variant = &entry.value;
@@ -271,13 +268,13 @@ fn overrides_are_used(
             "components",
             RefKind::Component,
             variant.overrides.components.keys().collect(),
-            effective.components(),
+            merged.components.as_deref().unwrap_or_default(),
         ),
         (
             "tools",
             RefKind::Tool,
             variant.overrides.tools.keys().collect(),
-            effective.tools(),
+            merged.tools.as_deref().unwrap_or_default(),
         ),
     ];
     for (field, kind, ids, used) in overridden {

@@ -57,26 +57,35 @@ pub fn chain(variants: &IndexMap<String, Entry<VariantDef>>, id: &str) -> Vec<St
         .collect()
 }
 
-/// The variant after inheritance; `None` when it is unknown or no variant of its chain gives
-/// a base template that compiles (reported by validation).
-pub fn effective(
-    variants: &IndexMap<String, Entry<VariantDef>>,
-    id: &str,
-) -> Option<EffectiveVariant> {
-    let chain = chain(variants, id);
+/// The variant's fields after inheritance, whatever its templates: what validation checks
+/// (that a base template is given, that overrides name listed ids). `None` for an unknown id.
+pub fn merged_spec(variants: &IndexMap<String, Entry<VariantDef>>, id: &str) -> Option<Variant> {
     let mut merged = Variant::default();
-    let mut templates = VariantTemplates::default();
-    for ancestor in chain.iter().rev() {
-        let definition = &variants.get(ancestor)?.value;
-        merge(&mut merged, &definition.spec);
-        merge_templates(&mut templates, &definition.spec, &definition.templates);
+    for ancestor in chain(variants, id).iter().rev() {
+        merge(&mut merged, &variants.get(ancestor)?.value.spec);
     }
     let own = &variants.get(id)?.value;
     merged.id = own.id.clone();
     merged.extends = None;
     merged.family = Some(own.family_or_id().to_string());
+    Some(merged)
+}
+
+/// The variant after inheritance, ready to compile; `None` when it is unknown or no variant
+/// of its chain gives a base template that compiles (reported by validation, from
+/// [`merged_spec`]).
+pub fn effective(
+    variants: &IndexMap<String, Entry<VariantDef>>,
+    id: &str,
+) -> Option<EffectiveVariant> {
+    let chain = chain(variants, id);
+    let mut templates = VariantTemplates::default();
+    for ancestor in chain.iter().rev() {
+        let definition = &variants.get(ancestor)?.value;
+        merge_templates(&mut templates, &definition.spec, &definition.templates);
+    }
     Some(EffectiveVariant {
-        variant: merged,
+        variant: merged_spec(variants, id)?,
         chain,
         base: templates.base?,
         templates,
