@@ -84,15 +84,28 @@ fn modules_use_only_lower_layers() {
 fn an_upward_use_is_seen() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("model")).unwrap();
+    let variant = "// crate::cli in a comment is no use
+use crate::compile::Compiler;
+use crate::{
+    emit::write,
+    resolve::{plan::Plan, scope::Scope},
+};
+
+#[cfg(test)]
+mod tests {
+    use crate::cli::run;
+}
+";
+    std::fs::write(dir.path().join("model/variant.rs"), variant).unwrap();
+    // In a top-level module, `super::` is the crate root.
     std::fs::write(
-        dir.path().join("model/variant.rs"),
-        "// crate::cli in a comment is no use\nuse crate::compile::Compiler;\n\
-         #[cfg(test)]\nmod tests { use crate::cli::run; }\n",
+        dir.path().join("model/mod.rs"),
+        "use super::review::Diff;\n",
     )
     .unwrap();
     let edges = crate_edges(dir.path());
     let targets: Vec<&String> = edges["model"].iter().collect();
-    assert_eq!(targets, ["compile"]);
+    assert_eq!(targets, ["compile", "emit", "resolve", "review"]);
 }
 
 /// Top-level module → the top-level modules its code names (`crate::x`), comments and test
@@ -111,28 +124,74 @@ fn crate_edges(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
         if module == "lib" || module == "main" {
             continue;
         }
+        // In `src/x.rs` and `src/x/mod.rs`, `super::` is the crate root.
+        let at_top = relative.components().count() == 1
+            || relative.ends_with("mod.rs") && relative.components().count() == 2;
         let text = std::fs::read_to_string(path).unwrap();
-        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        // The unit tests at the end of a file may use anything.
+        let code = text.split("#[cfg(test)]\nmod ").next().unwrap_or_default();
+        let code: String = code
+            .lines()
+            .map(|line| line.split("//").next().unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join("\n");
+        // A path that climbs out of a module by `super` would hide an edge from this test.
+        assert!(
+            !code.contains("super::super"),
+            "{}: name other modules with `crate::` paths, not `super::super`",
+            path.display()
+        );
         let targets = edges.entry(module.clone()).or_default();
-        for line in code.lines() {
-            let line = line.split("//").next().unwrap_or_default();
-            // A path that climbs out of a module by `super` would hide an edge from this test.
-            assert!(
-                !line.contains("super::super"),
-                "{}: name other modules with `crate::` paths, not `super::super`",
-                path.display()
-            );
-            for (at, _) in line.match_indices("crate::") {
-                let rest = &line[at + "crate::".len()..];
-                let name: String = rest
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect();
-                if !name.is_empty() && name != module {
-                    targets.insert(name);
+        let mut prefixes = vec!["crate::"];
+        if at_top {
+            prefixes.push("super::");
+        }
+        for prefix in prefixes {
+            for (at, _) in code.match_indices(prefix) {
+                for name in first_segments(&code[at + prefix.len()..]) {
+                    if name != module {
+                        targets.insert(name);
+                    }
                 }
             }
         }
     }
     edges
+}
+
+/// The first segment of a path (`load::entry::Entry` → `load`), or of each path of a group
+/// (`{load::Entry, model::{A, B}}` → `load`, `model`), across lines.
+fn first_segments(rest: &str) -> Vec<String> {
+    let ident = |text: &str| -> String {
+        text.trim_start()
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let Some(group) = rest.trim_start().strip_prefix('{') else {
+        return vec![ident(rest)]
+            .into_iter()
+            .filter(|n| !n.is_empty())
+            .collect();
+    };
+    let mut names = Vec::new();
+    let mut depth = 0;
+    let mut element_start = true;
+    for (at, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => break,
+            '}' => depth -= 1,
+            ',' if depth == 0 => element_start = true,
+            c if element_start && !c.is_whitespace() => {
+                element_start = false;
+                let name = ident(&group[at..]);
+                if !name.is_empty() && name != "self" {
+                    names.push(name);
+                }
+            }
+            _ => {}
+        }
+    }
+    names
 }
