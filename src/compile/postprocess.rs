@@ -90,26 +90,35 @@ fn is_blank(line: &str) -> bool {
     line.trim().is_empty()
 }
 
+/// Runs of more than `max` blank lines become `max` empty lines; a shorter run is left as it
+/// is, so a whitespace-only line between two lines of text keeps its spaces.
 fn collapse_blank_lines(text: &str, max: usize, whitespace_is_blank: bool) -> String {
-    let mut out: Vec<&str> = Vec::new();
-    let mut run = 0;
-    for line in text.split('\n') {
-        let blank = if whitespace_is_blank {
+    let blank = |line: &str| {
+        if whitespace_is_blank {
             is_blank(line)
         } else {
             line.is_empty()
-        };
-        if blank {
-            run += 1;
-            if run > max {
-                continue;
-            }
-            out.push(line);
+        }
+    };
+    fn flush<'a>(run: &mut Vec<&'a str>, out: &mut Vec<&'a str>, max: usize) {
+        if run.len() > max {
+            run.clear();
+            out.extend(std::iter::repeat_n("", max));
         } else {
-            run = 0;
+            out.append(run);
+        }
+    }
+    let mut out: Vec<&str> = Vec::new();
+    let mut run: Vec<&str> = Vec::new();
+    for line in text.split('\n') {
+        if blank(line) {
+            run.push(line);
+        } else {
+            flush(&mut run, &mut out, max);
             out.push(line);
         }
     }
+    flush(&mut run, &mut out, max);
     // A blank final line is the text's closing newline, not a line of its own.
     let mut joined = out.join("\n");
     if text.ends_with('\n') && !joined.ends_with('\n') {
@@ -280,11 +289,14 @@ mod tests {
     }
 
     #[test]
-    fn collapses_runs_of_blank_lines_and_keeps_the_lines_it_keeps() {
+    fn collapses_long_runs_of_blank_lines_and_leaves_short_ones_as_they_are() {
+        // A run longer than `max` becomes `max` empty lines, whatever its lines held.
         assert_eq!(collapse_blank_lines("a\n\n \n\t\nb\n", 1, true), "a\n\nb\n");
-        assert_eq!(collapse_blank_lines("a\n\n\n\nb", 2, true), "a\n\n\nb");
-        // A whitespace-only line in a run no longer than `max` keeps its spaces.
+        assert_eq!(collapse_blank_lines("a\n  \n\n\nb", 2, true), "a\n\n\nb");
+        assert_eq!(collapse_blank_lines("a\n  \n\n", 1, true), "a\n");
+        // A run no longer than `max` is kept: a whitespace-only line keeps its spaces.
         assert_eq!(collapse_blank_lines("a\n   \nb\n", 1, true), "a\n   \nb\n");
+        assert_eq!(collapse_blank_lines("a\n \n\t\nb", 2, true), "a\n \n\t\nb");
         // Unless whitespace counts as text: then only empty lines make runs.
         assert_eq!(
             collapse_blank_lines("a\n\n  \n\n\nb", 1, false),
