@@ -41,7 +41,12 @@ pub enum PostprocessRule {
         guard: Option<Guard>,
     },
     /// Remove Markdown headings left without a title (`## ` alone on its line).
-    DropEmptyHeadings,
+    DropEmptyHeadings {
+        /// Leave such a line alone when one of the markers is near it (a lone `#` in a fenced
+        /// shell example is a comment).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        guard: Option<Guard>,
+    },
     /// Replace every match of a regular expression (Rust `regex` syntax; `$1` in `replace`
     /// refers to a group).
     Regex {
