@@ -7,6 +7,7 @@ mod common;
 
 use promptc::Compiled;
 use promptc::Workspace;
+use promptc::model::PostprocessRule;
 use promptc::{Request, Selection};
 
 use common::{compile, fixture_dir};
@@ -404,23 +405,59 @@ fn extra_model_settings_are_inherited_and_emitted() {
     assert_eq!(output["model"], model);
 }
 
-/// A prompt that once needed three regex rules, made with built-in ones: separators with one
-/// blank line on each side, a heading left without its title dropped, no final newline.
+/// `tests/fixtures/clean-up/expected/CONTEXT.md`: the reference prompt of a context.
+fn clean_up_reference(context: &str) -> String {
+    std::fs::read_to_string(fixture_dir("clean-up").join(format!("expected/{context}.md"))).unwrap()
+}
+
+/// A prompt laid out like a real registry's reference prompts, made with built-in clean-up
+/// rules and no regex rule: one blank line around each `====` separator but not around the
+/// `====` lines of an example diff (a guard looking before each separator only), a heading
+/// whose title is empty dropped, a whitespace-only line of a code block kept, no final newline.
 #[test]
-fn built_in_clean_up_rules_make_a_real_layout() {
-    let manifest = format!(
-        "{}postprocess = [\n  {{ rule = \"drop_empty_headings\" }},\n  {{ rule = \"separator_spacing\" }},\n  {{ rule = \"collapse_blank_lines\", max = 1 }},\n  {{ rule = \"trim\", final_newline = false }},\n]\n",
-        common::MANIFEST
+fn built_in_clean_up_rules_reproduce_a_reference_prompt() {
+    let workspace = load("clean-up");
+    let rules = workspace.settings().postprocess.as_deref().unwrap();
+    assert!(!rules.is_empty());
+    assert!(
+        !rules
+            .iter()
+            .any(|rule| matches!(rule, PostprocessRule::Regex { .. }))
     );
-    let base = "You are a careful agent.\n====\n## {{ SUBTITLE }}\n{{ TOOLS }}\n\n\n====\n{{ INTRO_SECTION }}\n";
-    let variant = format!("{}\n[placeholders]\nSUBTITLE = \"\"\n", common::VARIANT);
-    let fixture = common::Fixture::minimal()
-        .file("promptc.toml", manifest)
-        .file("variants/generic.md", base)
-        .file("variants/generic.toml", variant);
-    let written = fixture.write();
+    for context in ["team", "solo"] {
+        let prompt = compile(&workspace, "scribe", context).prompt;
+        assert_eq!(
+            prompt,
+            clean_up_reference(context),
+            "tests/fixtures/clean-up/expected/{context}.md"
+        );
+    }
+    // What the references hold, said outright.
+    let team = clean_up_reference("team");
+    let solo = clean_up_reference("solo");
+    assert!(!team.ends_with('\n') && !solo.ends_with('\n'));
+    assert!(team.contains("\n\n====\n\nEDITING FILES\n\n<<<<<<< SEARCH\nUsage\n====\nRun::"));
+    assert!(team.contains("=======\nUsage\n====\nRun::"));
+    assert!(team.contains("    shop serve\n    \n    shop test"));
+    assert!(team.contains("\n\n## Shop\n\nRun `shop test` before you finish."));
+    assert!(solo.ends_with("- Read a file before you replace text in it."));
+    assert!(!solo.lines().any(|line| line.trim() == "##"));
+}
+
+/// The clean-up fixture with the default rules instead of its own: none of the reference's
+/// layout comes by itself.
+#[test]
+fn the_clean_up_reference_needs_its_rules() {
+    let dir = fixture_dir("clean-up");
+    let fixture = common::Fixture::from_dir(&dir);
+    let manifest = fixture.text("promptc.toml");
+    let without_rules = &manifest[..manifest.find("[[postprocess]]").unwrap()];
+    let written = fixture.clone().file("promptc.toml", without_rules).write();
     let workspace = common::load(written.root());
-    let prompt = compile(&workspace, "generic", "basic").prompt;
-    let expected = "You are a careful agent.\n\n====\n\n## read_file\nDescription: Read a file.\nParameters:\n- path: (required) The file to read, relative to the working directory.\nUsage:\n<read_file>\n<path></path>\n</read_file>\n\n====\n\nYou work in  on 2026-11-01.";
-    assert_eq!(prompt, expected);
+    let team = compile(&workspace, "scribe", "team").prompt;
+    let solo = compile(&workspace, "scribe", "solo").prompt;
+    assert_ne!(team, clean_up_reference("team"));
+    assert!(team.ends_with('\n'));
+    assert!(team.contains("====\nEDITING FILES"));
+    assert!(solo.lines().any(|line| line.trim() == "##"));
 }

@@ -65,7 +65,9 @@ impl Postprocessor {
                 Step::Rule(PostprocessRule::SeparatorSpacing { separator, guard }) => {
                     separator_spacing(&text, separator, guard.as_ref())
                 }
-                Step::Rule(PostprocessRule::DropEmptyHeadings) => drop_empty_headings(&text),
+                Step::Rule(PostprocessRule::DropEmptyHeadings { guard }) => {
+                    drop_empty_headings(&text, guard.as_ref())
+                }
                 // Compiled into `Step::Regex` by `new`.
                 Step::Rule(PostprocessRule::Regex { .. }) => text,
                 Step::Regex {
@@ -90,26 +92,35 @@ fn is_blank(line: &str) -> bool {
     line.trim().is_empty()
 }
 
+/// Runs of more than `max` blank lines become `max` empty lines; a shorter run is left as it
+/// is, so a whitespace-only line between two lines of text keeps its spaces.
 fn collapse_blank_lines(text: &str, max: usize, whitespace_is_blank: bool) -> String {
-    let mut out: Vec<&str> = Vec::new();
-    let mut run = 0;
-    for line in text.split('\n') {
-        let blank = if whitespace_is_blank {
+    let blank = |line: &str| {
+        if whitespace_is_blank {
             is_blank(line)
         } else {
             line.is_empty()
-        };
-        if blank {
-            run += 1;
-            if run > max {
-                continue;
-            }
-            out.push(line);
+        }
+    };
+    fn flush<'a>(run: &mut Vec<&'a str>, out: &mut Vec<&'a str>, max: usize) {
+        if run.len() > max {
+            run.clear();
+            out.extend(std::iter::repeat_n("", max));
         } else {
-            run = 0;
+            out.append(run);
+        }
+    }
+    let mut out: Vec<&str> = Vec::new();
+    let mut run: Vec<&str> = Vec::new();
+    for line in text.split('\n') {
+        if blank(line) {
+            run.push(line);
+        } else {
+            flush(&mut run, &mut out, max);
             out.push(line);
         }
     }
+    flush(&mut run, &mut out, max);
     // A blank final line is the text's closing newline, not a line of its own.
     let mut joined = out.join("\n");
     if text.ends_with('\n') && !joined.ends_with('\n') {
@@ -155,29 +166,31 @@ fn trim(text: &str, final_newline: bool) -> String {
     }
 }
 
+/// The text's lines, each with the byte offset it starts at (for a guard's window).
+fn lines_with_starts(text: &str) -> Vec<(usize, &str)> {
+    let mut at = 0;
+    text.split('\n')
+        .map(|line| {
+            let start = at;
+            at += line.len() + 1;
+            (start, line)
+        })
+        .collect()
+}
+
+/// Whether the guard, if there is one, protects a whole line, as it would a match of it.
+fn line_guarded(text: &str, (start, line): (usize, &str), guard: Option<&Guard>) -> bool {
+    guard.is_some_and(|guard| guarded(text, start, start + line.len(), guard))
+}
+
 /// One blank line on each side of every separator line, unless a guard marker is near it.
 fn separator_spacing(text: &str, separator: &str, guard: Option<&Guard>) -> String {
-    let lines: Vec<&str> = text.split('\n').collect();
-    // Byte offset of each line's start, for the guard's window.
-    let mut starts = Vec::with_capacity(lines.len());
-    let mut at = 0;
-    for line in &lines {
-        starts.push(at);
-        at += line.len() + 1;
-    }
-    let spaced = |index: usize| {
-        let line = lines[index];
-        line.trim() == separator
-            && guard.is_none_or(|guard| {
-                let start = starts[index];
-                !guarded(text, start, start + line.len(), guard)
-            })
-    };
+    let lines = lines_with_starts(text);
     let mut out: Vec<&str> = Vec::with_capacity(lines.len());
     // Right after a spaced separator: its blank lines are replaced by exactly one.
     let mut after_separator = false;
-    for (index, line) in lines.iter().enumerate() {
-        if spaced(index) {
+    for &(start, line) in &lines {
+        if line.trim() == separator && !line_guarded(text, (start, line), guard) {
             while out.last().is_some_and(|l| is_blank(l)) {
                 out.pop();
             }
@@ -206,14 +219,17 @@ fn separator_spacing(text: &str, separator: &str, guard: Option<&Guard>) -> Stri
 }
 
 /// Removes lines that are a Markdown heading marker with no title (`#` to `######`, then
-/// nothing but whitespace).
-fn drop_empty_headings(text: &str) -> String {
+/// nothing but whitespace), unless a guard marker is near them (a lone `#` in a shell example
+/// is a comment, not a heading).
+fn drop_empty_headings(text: &str, guard: Option<&Guard>) -> String {
     let empty_heading = |line: &str| {
         let hashes = line.trim_start().len() - line.trim_start().trim_start_matches('#').len();
         (1..=6).contains(&hashes) && line.trim().trim_start_matches('#').trim().is_empty()
     };
-    text.split('\n')
-        .filter(|line| !empty_heading(line))
+    lines_with_starts(text)
+        .into_iter()
+        .filter(|&(start, line)| !empty_heading(line) || line_guarded(text, (start, line), guard))
+        .map(|(_, line)| line)
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -280,11 +296,14 @@ mod tests {
     }
 
     #[test]
-    fn collapses_runs_of_blank_lines_and_keeps_the_lines_it_keeps() {
+    fn collapses_long_runs_of_blank_lines_and_leaves_short_ones_as_they_are() {
+        // A run longer than `max` becomes `max` empty lines, whatever its lines held.
         assert_eq!(collapse_blank_lines("a\n\n \n\t\nb\n", 1, true), "a\n\nb\n");
-        assert_eq!(collapse_blank_lines("a\n\n\n\nb", 2, true), "a\n\n\nb");
-        // A whitespace-only line in a run no longer than `max` keeps its spaces.
+        assert_eq!(collapse_blank_lines("a\n  \n\n\nb", 2, true), "a\n\n\nb");
+        assert_eq!(collapse_blank_lines("a\n  \n\n", 1, true), "a\n");
+        // A run no longer than `max` is kept: a whitespace-only line keeps its spaces.
         assert_eq!(collapse_blank_lines("a\n   \nb\n", 1, true), "a\n   \nb\n");
+        assert_eq!(collapse_blank_lines("a\n \n\t\nb", 2, true), "a\n \n\t\nb");
         // Unless whitespace counts as text: then only empty lines make runs.
         assert_eq!(
             collapse_blank_lines("a\n\n  \n\n\nb", 1, false),
@@ -325,12 +344,35 @@ mod tests {
     }
 
     #[test]
+    fn a_separator_guard_on_the_before_side_spaces_a_separator_that_opens_a_diff() {
+        // The first separator opens a section that starts with a diff; the second is text the
+        // diff searches for.
+        let text = "A\n====\n<<<<<<< SEARCH\n====\n=======\nB\n>>>>>>> REPLACE\n";
+        let before = guard(&["<<<<<<< SEARCH"], 20, GuardSide::Before);
+        assert_eq!(
+            separator_spacing(text, "====", Some(&before)),
+            "A\n\n====\n\n<<<<<<< SEARCH\n====\n=======\nB\n>>>>>>> REPLACE\n"
+        );
+        // Looking on both sides, the marker after the first separator protects it too.
+        let both = guard(&["<<<<<<< SEARCH"], 20, GuardSide::Both);
+        assert_eq!(separator_spacing(text, "====", Some(&both)), text);
+    }
+
+    #[test]
     fn empty_headings_are_dropped_and_titled_ones_kept() {
         let text = "# Title\n## \nText\n###\n#hashtag\n####### seven\n";
         assert_eq!(
-            drop_empty_headings(text),
+            drop_empty_headings(text, None),
             "# Title\nText\n#hashtag\n####### seven\n"
         );
+        // A guard keeps a lone `#` that is a comment in a fenced example.
+        let text = "## \nRun:\n```sh\n#\nls\n```\n";
+        let fence = guard(&["```"], 6, GuardSide::Before);
+        assert_eq!(
+            drop_empty_headings(text, Some(&fence)),
+            "Run:\n```sh\n#\nls\n```\n"
+        );
+        assert_eq!(drop_empty_headings(text, None), "Run:\n```sh\nls\n```\n");
     }
 
     #[test]

@@ -324,14 +324,14 @@ fn one_of(
         ));
         return;
     };
-    // The branch whose tag matched: its errors are the ones to report.
+    // The branch whose tag matched: its errors are the ones to report. Only an error at the
+    // `rule` itself says a branch is not this rule's; a bad value deeper in the table (a
+    // guard's `side`) is an error of the matched branch.
+    let rule_pointer = child_pointer(&pointer, "rule");
     let matched = branches.iter().find(|branch| {
-        !branch.iter().any(|e| {
-            matches!(
-                e.kind(),
-                ValidationErrorKind::Constant { .. } | ValidationErrorKind::Enum { .. }
-            )
-        })
+        !branch
+            .iter()
+            .any(|e| e.instance_path().as_str() == rule_pointer)
     });
     match (matched, rule.as_str()) {
         (Some(branch), _) if !branch.is_empty() => {
@@ -341,14 +341,14 @@ fn one_of(
         }
         (_, Some(rule)) => out.push(Diagnostic::new(
             not_one_of(rule, PostprocessRule::NAMES.map(String::from).to_vec()),
-            doc.value_span(&child_pointer(&pointer, "rule")),
+            doc.value_span(&rule_pointer),
         )),
         (_, None) => out.push(Diagnostic::new(
             Problem::WrongType {
                 expected: "a string".into(),
                 found: json_type(rule).into(),
             },
-            doc.value_span(&child_pointer(&pointer, "rule")),
+            doc.value_span(&rule_pointer),
         )),
     }
 }

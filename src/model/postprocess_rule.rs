@@ -7,8 +7,9 @@ use serde::{Deserialize, Serialize};
 pub enum PostprocessRule {
     /// Remove spaces and tabs at the end of every line.
     TrimTrailingWhitespace,
-    /// Cut runs of more than `max` blank lines to their first `max` lines; lines are kept as
-    /// they are (a whitespace-only line in a short run keeps its spaces).
+    /// Replace runs of more than `max` blank lines with `max` empty lines. A run no longer
+    /// than `max` is left as it is (a whitespace-only line between two lines of text keeps its
+    /// spaces).
     CollapseBlankLines {
         #[serde(default = "default_max_blank_lines")]
         max: usize,
@@ -40,7 +41,12 @@ pub enum PostprocessRule {
         guard: Option<Guard>,
     },
     /// Remove Markdown headings left without a title (`## ` alone on its line).
-    DropEmptyHeadings,
+    DropEmptyHeadings {
+        /// Leave such a line alone when one of the markers is near it (a lone `#` in a fenced
+        /// shell example is a comment).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        guard: Option<Guard>,
+    },
     /// Replace every match of a regular expression (Rust `regex` syntax; `$1` in `replace`
     /// refers to a group).
     Regex {
