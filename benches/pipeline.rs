@@ -43,7 +43,7 @@ fn main() {
     let load = time(20, || promptc::load_workspace(root).unwrap());
     let workspace = promptc::load_workspace(root).unwrap().workspace;
     let context = workspace.context("basic").unwrap().clone();
-    let request = Request::new(Selection::Family("next-gen".into()), context);
+    let request = Request::new(Selection::family("next-gen"), context);
     let compiler = promptc::Compiler::new(&workspace);
     let one = time(50, || compiler.compile(&request).unwrap());
     // A fresh compiler per run: a run's first compile also parses the conditions.
@@ -99,7 +99,10 @@ fn main() {
                 .diagnostics
                 .has_errors()
         );
-        let request = Request::new(Selection::Default, workspace.context("c").unwrap().clone());
+        let request = Request::new(
+            Selection::fallback(),
+            workspace.context("c").unwrap().clone(),
+        );
         let compiler = promptc::Compiler::new(&workspace);
         let compiled = time(3, || compiler.compile(&request).unwrap());
         let ratio = previous.map_or(String::new(), |p| {

@@ -15,7 +15,7 @@
 //! // One compiler per workspace: it keeps what every compile shares.
 //! let compiler = Compiler::new(&workspace);
 //! let context = workspace.context("basic").cloned().unwrap_or_default();
-//! let request = Request::new(Selection::Family("next-gen".into()), context);
+//! let request = Request::new(Selection::family("next-gen"), context);
 //! let compiled = compiler.compile(&request)?;
 //! assert!(compiled.prompt.contains("read_file"));
 //!
@@ -74,7 +74,9 @@ mod workspace;
 pub use analysis::stable_prefix::StablePrefix;
 pub use analysis::stats::{PromptStats, prompt_stats};
 pub use compile::explain::{ConditionReport, Explanation, Item, explain};
-pub use compile::{Compiler, Request, Selection};
+pub use compile::{
+    Choice, Compiler, FamilyListing, Request, Route, RouteRule, SelectBy, Selection, VariantListing,
+};
 pub use compiled::{CompileError, Compiled, CompiledParameter, CompiledTool, Section, SourceRange};
 pub use diagnostic::{Diagnostic, Diagnostics, Label};
 pub use emit::matrix::{

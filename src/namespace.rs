@@ -65,6 +65,19 @@ impl Namespace {
         }
     }
 
+    /// What a routing `match` may read: the context's fields and the predicates, nothing of
+    /// a variant (none is chosen yet).
+    pub fn for_routing<'a>(predicates: impl IntoIterator<Item = &'a str>) -> Self {
+        let context_shape = context_shape();
+        let mut names = field_names(&context_shape);
+        names.extend(predicates.into_iter().map(str::to_string));
+        Self {
+            names,
+            context_shape,
+            open: false,
+        }
+    }
+
     /// Accepts every top-level name from now on: used when a file that declares names is
     /// invalid.
     pub fn open(&mut self) {

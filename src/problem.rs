@@ -6,12 +6,14 @@
 
 mod annotation;
 mod invalid_value;
+mod routing;
 mod scope_name;
 
 use std::fmt;
 
 pub use annotation::{LabelKind, NoteKind};
 pub use invalid_value::{Form, InvalidValue};
+pub use routing::RoutingProblem;
 pub use scope_name::{DeclaredName, NotVisible, TakenBy};
 
 /// The kind of data file a problem was found in.
@@ -267,9 +269,8 @@ pub enum Problem {
         limit: u64,
         setting: &'static str,
     },
-    DuplicateFamily {
-        family: String,
-    },
+    /// Choosing a variant: versions, labels, tags, model routing.
+    Routing(RoutingProblem),
 }
 
 impl Problem {
@@ -313,7 +314,7 @@ impl Problem {
             Problem::DuplicateSlot { .. } => "duplicate-slot",
             Problem::OverBudget { .. } => "over-budget",
             Problem::VolatileEarly { .. } => "volatile-early",
-            Problem::DuplicateFamily { .. } => "duplicate-family",
+            Problem::Routing(routing) => routing.code(),
             Problem::OutOfFuel { .. } => "out-of-fuel",
             Problem::TooMuchText { .. } => "too-much-text",
         }
@@ -347,6 +348,7 @@ impl Problem {
             Problem::UnusedOverride { .. }
             | Problem::UnslottedComponent { .. }
             | Problem::VolatileEarly { error: false, .. } => Severity::Warning,
+            Problem::Routing(routing) => routing.severity(),
             _ => Severity::Error,
         }
     }
@@ -369,6 +371,7 @@ impl Problem {
                 "leave the key out to use its default (TOML has no null, and YAML's `~` is not a value here)".into()
             }
             Problem::InvalidValue(invalid) => return invalid.help(),
+            Problem::Routing(routing) => return routing.help(),
             Problem::NameTaken { what, .. } => format!("rename the {what}"),
             Problem::OutputOverlapsSources { .. } => {
                 "give the outputs a folder of their own, such as `examples/prompts`".into()
@@ -613,10 +616,7 @@ impl fmt::Display for Problem {
                     "; only the text before it can be served from a prompt cache"
                 )
             }
-            Problem::DuplicateFamily { family } => write!(
-                f,
-                "several variants have family `{family}`; select one with --variant"
-            ),
+            Problem::Routing(routing) => routing.fmt(f),
         }
     }
 }
@@ -740,7 +740,7 @@ mod tests {
                 limit: 0,
                 setting: "",
             },
-            Problem::DuplicateFamily { family: text() },
+            Problem::Routing(RoutingProblem::RoutedTwice { family: text() }),
         ]
     }
 
@@ -787,7 +787,7 @@ mod tests {
             Problem::VolatileEarly { .. } => 35,
             Problem::OutOfFuel { .. } => 36,
             Problem::TooMuchText { .. } => 37,
-            Problem::DuplicateFamily { .. } => 38,
+            Problem::Routing(_) => 38,
             Problem::NoFamilyTemplate { .. } => 39,
         }
     }
@@ -812,7 +812,11 @@ mod tests {
         indices.dedup();
         assert_eq!(indices, (0..VARIANTS).collect::<Vec<_>>());
         for problem in &problems {
-            let debug = format!("{problem:?}");
+            // A family of problems with codes of its own is named by its inner variant.
+            let debug = match problem {
+                Problem::Routing(inner) => format!("{inner:?}"),
+                _ => format!("{problem:?}"),
+            };
             let name = debug
                 .split(|c: char| !c.is_ascii_alphanumeric())
                 .next()

@@ -274,14 +274,14 @@ variant = \"generic\"
 context = \"basic\"
 
 [[build.entries]]
-variant = \"terse\"
+variant = \"generic@2\"
 context = \"basic\"
 output = \"terse/basic.md\"
 ";
     let fixture = common::Fixture::minimal()
         .file(
             "variants/terse.toml",
-            "id = \"terse\"\nfamily = \"generic\"\nextends = \"generic\"\ntemplate = \"Terse. {{ TOOLS }}\"\n",
+            "id = \"terse\"\nfamily = \"generic\"\nversion = \"2.0.0\"\nextends = \"generic\"\ntemplate = \"Terse. {{ TOOLS }}\"\n",
         )
         .file(
             "promptc.toml",
@@ -319,7 +319,7 @@ output = \"terse/basic.md\"
             "{}{}",
             common::MANIFEST,
             &entries[..entries
-                .find("\n[[build.entries]]\nvariant = \"terse\"")
+                .find("\n[[build.entries]]\nvariant = \"generic@2\"")
                 .unwrap()]
         ),
     )

@@ -192,7 +192,7 @@ fn template_files_are_used_byte_for_byte() {
 }
 
 fn compile_default(workspace: &Workspace) -> Compiled {
-    let request = Request::new(Selection::Default, Default::default());
+    let request = Request::new(Selection::fallback(), Default::default());
     promptc::Compiler::new(workspace).compile(&request).unwrap()
 }
 
@@ -211,7 +211,7 @@ fn context_and_placeholder_values_are_data_not_templates() {
 fn runtime_placeholders_win_and_set_wins_over_the_context() {
     let workspace = load("expressive");
     let mut request = Request::new(
-        Selection::Family("base".into()),
+        Selection::family("base"),
         workspace.context("bare").unwrap().clone(),
     );
     request.set.insert("SIGN_OFF".into(), "From --set.".into());
@@ -228,7 +228,7 @@ fn the_date_comes_from_the_context_or_source_date_epoch() {
     let workspace = load("expressive");
     let mut context = workspace.context("bare").unwrap().clone();
     context.date = None;
-    let mut request = Request::new(Selection::Family("base".into()), context);
+    let mut request = Request::new(Selection::family("base"), context);
     let error = promptc::Compiler::new(&workspace)
         .compile(&request)
         .unwrap_err();
@@ -248,11 +248,9 @@ fn the_date_comes_from_the_context_or_source_date_epoch() {
 fn inheritance_and_overrides_follow_the_documented_merge_rules() {
     let workspace = load("expressive");
     let compiler = promptc::Compiler::new(&workspace);
-    let compact = compiler
-        .select(&Selection::Family("compact".into()))
-        .unwrap();
-    let v = &compact.variant;
-    assert_eq!(compact.chain, ["compact", "base"]);
+    let request = Request::new(Selection::family("compact"), Default::default());
+    let (v, chain) = compiler.effective_variant(&request).unwrap();
+    assert_eq!(chain, ["compact", "base"]);
     // Lists set by the child replace the parent's; unset ones are inherited.
     assert_eq!(v.components.as_ref().unwrap().len(), 5);
     assert_eq!(
@@ -354,7 +352,7 @@ when = \"yolo\"
         ),
     ] {
         context.yolo = yolo;
-        let request = Request::new(Selection::Family("generic".into()), context.clone());
+        let request = Request::new(Selection::family("generic"), context.clone());
         let compiled = compiler.compile(&request).unwrap();
         let tool = &compiled.tools[0];
         let shown: Vec<&str> = tool.parameters.iter().map(|p| p.name.as_str()).collect();

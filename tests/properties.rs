@@ -250,7 +250,7 @@ fn request(slot: Slot, text: &str) -> Request {
         }
         Slot::McpDescription => context.mcp_servers[0].tools[0].description = text.into(),
     }
-    let mut request = Request::new(Selection::Default, context);
+    let mut request = Request::new(Selection::fallback(), context);
     request.set = set;
     request
 }

@@ -497,9 +497,9 @@ fn a_family_with_two_variants_is_reported_at_the_variants_once() {
     assert_eq!(
         found,
         [(
-            "duplicate-family".to_string(),
+            "duplicate-version".to_string(),
             "variants/other.toml".to_string(),
-            2
+            1
         )]
     );
 }

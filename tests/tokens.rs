@@ -306,7 +306,7 @@ fn the_volatile_lint_has_a_level() {
 fn promptc_prompt(root: &Path) -> String {
     let workspace = promptc::load_workspace(root).unwrap().workspace;
     let context = workspace.context("basic").unwrap().clone();
-    let request = promptc::Request::new(promptc::Selection::Default, context);
+    let request = promptc::Request::new(promptc::Selection::fallback(), context);
     promptc::Compiler::new(&workspace)
         .compile(&request)
         .unwrap()

@@ -417,6 +417,6 @@ fuzz_target!(|spec: Spec| {
     for (_, compiled) in &run.outputs {
         let _ = serde_json::to_string(compiled);
     }
-    let request = Request::new(Selection::Default, Context::default());
+    let request = Request::new(Selection::fallback(), Context::default());
     let _ = promptc::Compiler::new(&workspace).compile(&request);
 });

@@ -115,7 +115,7 @@ pub fn volatile_warning(
     if prefix.percent >= threshold || prefix.bytes == compiled.prompt.len() {
         return None;
     }
-    let variant = compiler.select(&request.selection).ok()?;
+    let variant = compiler.variant(&compiled.variant)?;
     let template = match &prefix.section {
         Some(id) => {
             let (template, _) = component_template(workspace, variant, id)?;

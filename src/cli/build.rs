@@ -52,7 +52,7 @@ pub fn run(args: BuildArgs, printer: &Printer) -> Result<(), CliError> {
     let compiled = compiler
         .compile(&request)
         .map_err(|error| compile_failed(&workspace, error, printer))?;
-    if let Ok(variant) = compiler.select(&request.selection)
+    if let Ok(variant) = compiler.variant(&compiled.variant).ok_or(())
         && let Some(diagnostic) = check_budget(&workspace, variant, &compiled, &context_name)
     {
         let mut diagnostics = crate::diagnostic::Diagnostics::default();

@@ -8,8 +8,10 @@ mod diff;
 mod error;
 mod explain;
 mod init;
+mod list;
 mod message;
 mod printer;
+mod route;
 mod schema;
 mod show;
 mod stats;
@@ -69,6 +71,10 @@ pub enum Command {
     Explain(explain::ExplainArgs),
     /// Print a variant as compiled: `show --effective VARIANT`.
     Show(show::ShowArgs),
+    /// Which family and version serve a model, and the rule that chose them.
+    Route(route::RouteArgs),
+    /// The families with their versions, labels, tags and routing rules.
+    List(list::ListArgs),
     /// Write the shipped default library into a new workspace.
     Init(init::InitArgs),
     /// Token and character counts of the compiled prompts (o200k).
@@ -98,6 +104,8 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Diff(args) => diff::run(args, &printer),
         Command::Explain(args) => explain::run(args, &printer),
         Command::Show(args) => show::run(args, &printer),
+        Command::Route(args) => route::run(args, &printer),
+        Command::List(args) => list::run(args, &printer),
         Command::Init(args) => init::run(args, &printer),
         Command::Stats(args) => stats::run(args, &printer),
         Command::Validate(args) => validate::run(args, &printer),
@@ -124,15 +132,36 @@ pub enum DiagnosticFormat {
     Json,
 }
 
+/// Output format of a command's result.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    Text,
+    Json,
+}
+
 /// What to compile: shared by `build` and `explain`.
 #[derive(Args, Debug)]
 pub struct TargetArgs {
-    /// The model family to compile (default: the manifest's fallback family).
-    #[arg(long, conflicts_with = "variant")]
+    /// The model family to compile (default: the manifest's fallback family, or the family
+    /// routing picks with --model/--provider).
+    #[arg(long, conflicts_with_all = ["variant", "model", "provider"])]
     pub family: Option<String>,
-    /// A variant id to compile, instead of a family.
-    #[arg(long)]
+    /// A variant to compile: its id, or `family@version` (`next-gen@2` is the highest 2.x).
+    #[arg(long, conflicts_with_all = ["model", "provider", "label", "tag"])]
     pub variant: Option<String>,
+    /// Route: the model id the prompt is for (set as the context's `model.id`); the family
+    /// is the first whose `match` holds, in `routing.order`.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Route: the provider (set as the context's `model.provider`).
+    #[arg(long)]
+    pub provider: Option<String>,
+    /// Compile the version of the family this label names.
+    #[arg(long)]
+    pub label: Option<String>,
+    /// Compile a variant carrying this tag (alone: the one family whose variants carry it).
+    #[arg(long)]
+    pub tag: Option<String>,
     /// A context: a file (TOML, YAML or JSON) or the name of one in the workspace's contexts
     /// folder (default: the manifest's `default_context`).
     #[arg(long)]
@@ -194,11 +223,25 @@ pub fn request(
             return Err(CliError::Reported);
         }
     };
-    let selection = match (target.family, target.variant) {
-        (Some(family), _) => Selection::Family(family),
-        (None, Some(variant)) => Selection::Variant(variant),
-        (None, None) => Selection::Default,
+    let mut context = context;
+    let routed = target.model.is_some() || target.provider.is_some();
+    // A model given alone is not paired with the context's provider: that was another
+    // model's.
+    if let Some(model) = target.model {
+        context.model.id = model;
+        context.model.provider = target.provider.clone().unwrap_or_default();
+    }
+    if let Some(provider) = target.provider {
+        context.model.provider = provider;
+    }
+    let mut selection = match (target.family, target.variant) {
+        (Some(family), _) => Selection::family(family),
+        (None, Some(variant)) => Selection::variant(variant),
+        (None, None) if routed => Selection::route(),
+        (None, None) => Selection::fallback(),
     };
+    selection.label = target.label;
+    selection.tag = target.tag;
     let mut request = Request::new(selection, context);
     request.set = target.set.into_iter().collect::<IndexMap<_, _>>();
     request.source_date_epoch = source_date_epoch()?;

@@ -20,9 +20,15 @@ pub struct ShowArgs {
 pub fn run(args: ShowArgs, printer: &Printer) -> Result<(), CliError> {
     let workspace = load_valid(args.workspace.as_deref(), printer)?;
     let compiler = crate::compile::Compiler::new(&workspace);
-    let effective = compiler
-        .select(&Selection::Variant(args.variant))
-        .map_err(CliError::UnknownVariant)?;
+    let request =
+        crate::compile::Request::new(Selection::variant(args.variant), Default::default());
+    let effective = match compiler.select(&request.selection, &request.context) {
+        Ok((effective, _)) => effective,
+        Err(crate::compiled::CompileError::Selection(problem)) => {
+            return Err(CliError::UnknownVariant(problem));
+        }
+        Err(_) => return Err(CliError::Reported),
+    };
     // TOML has no null: a placeholder set to null (YAML `~`) is left out of the listing.
     let mut value = serde_json::to_value(&effective.variant)
         .map_err(|error| CliError::Unprintable(error.to_string()))?;

@@ -8,7 +8,6 @@ use crate::compiled::{CompileError, Compiled, Section, SourceRange};
 use crate::diagnostic::Diagnostics;
 use crate::model::limits::DEFAULT_FUEL;
 use crate::pointer::child_pointer;
-use crate::problem::{Problem, RefKind};
 use crate::render::budget::{Budget, Exhausted};
 use crate::render::renderer::Renderer;
 use crate::resolve::conditions::Conditions;
@@ -22,10 +21,14 @@ use crate::workspace::template_choice::tool_format;
 use postprocess::Postprocessor;
 
 pub mod explain;
+mod listing;
 mod postprocess;
 mod request;
+mod route;
 
-pub use request::{Request, Selection};
+pub use listing::{FamilyListing, VariantListing};
+pub use request::{Request, SelectBy, Selection};
+pub use route::{Choice, Route, RouteRule};
 
 /// Compiles requests against one workspace.
 pub struct Compiler<'w> {
@@ -71,42 +74,6 @@ impl<'w> Compiler<'w> {
         &self.conditions
     }
 
-    /// The variant a selection names, after inheritance.
-    pub fn select(&self, selection: &Selection) -> Result<&EffectiveVariant, Problem> {
-        let family = match selection {
-            Selection::Variant(id) => {
-                return self
-                    .variants
-                    .get(id)
-                    .ok_or_else(|| Problem::UnknownReference {
-                        kind: RefKind::Variant,
-                        name: id.clone(),
-                        suggestion: crate::namespace::closest(id, self.workspace.variants.keys()),
-                    });
-            }
-            Selection::Family(family) => family.as_str(),
-            Selection::Default => self.workspace.settings().fallback_family.as_str(),
-        };
-        let mut matching = self
-            .workspace
-            .variants
-            .values()
-            .filter(|entry| entry.value.family_or_id() == family);
-        let first = matching.next().ok_or_else(|| Problem::NoVariant {
-            family: family.to_string(),
-        })?;
-        if matching.next().is_some() {
-            return Err(Problem::DuplicateFamily {
-                family: family.to_string(),
-            });
-        }
-        self.variants
-            .get(&first.value.id)
-            .ok_or_else(|| Problem::NoVariant {
-                family: family.to_string(),
-            })
-    }
-
     /// Selects the variant, fills the scope and decides what the prompt contains; shared by
     /// `compile` and `explain`.
     pub(crate) fn prepare(
@@ -117,9 +84,7 @@ impl<'w> Compiler<'w> {
         if !self.workspace.is_valid() {
             return Err(CompileError::InvalidWorkspace);
         }
-        let variant = self
-            .select(&request.selection)
-            .map_err(CompileError::Selection)?;
+        let (variant, _) = self.select(&request.selection, &request.context)?;
         let date = request
             .context
             .date

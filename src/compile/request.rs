@@ -4,13 +4,70 @@ use indexmap::IndexMap;
 
 use crate::model::Context;
 
-/// Which variant to compile.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Selection {
-    /// The manifest's fallback family.
-    Default,
+/// Which variant to compile: a family, a variant, or the family routing picks for the
+/// context's model; then, within the family, a label or a tag.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Selection {
+    pub by: SelectBy,
+    /// The version this label names (an error when the family has no such label). Without
+    /// it, the manifest's `routing.label`, when the family has it, else the highest version.
+    pub label: Option<String>,
+    /// Only variants carrying this tag. With [`SelectBy::Fallback`], the one family whose
+    /// variants carry it.
+    pub tag: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum SelectBy {
+    /// The family whose `match` holds first for the context (its `model.id`,
+    /// `model.provider`, …), in the manifest's `routing.order`; the fallback family when
+    /// none does.
+    #[default]
+    Route,
+    /// The manifest's `fallback_family`.
+    Fallback,
     Family(String),
+    /// A variant id, or `family@version` (a version or the start of one: its highest match).
     Variant(String),
+}
+
+impl Selection {
+    /// The family routing picks for the context's model.
+    pub fn route() -> Self {
+        Self::default()
+    }
+
+    /// The manifest's fallback family.
+    pub fn fallback() -> Self {
+        Self::by(SelectBy::Fallback)
+    }
+
+    pub fn family(family: impl Into<String>) -> Self {
+        Self::by(SelectBy::Family(family.into()))
+    }
+
+    /// A variant id or `family@version`.
+    pub fn variant(variant: impl Into<String>) -> Self {
+        Self::by(SelectBy::Variant(variant.into()))
+    }
+
+    pub fn with_label(mut self, label: impl Into<String>) -> Self {
+        self.label = Some(label.into());
+        self
+    }
+
+    pub fn with_tag(mut self, tag: impl Into<String>) -> Self {
+        self.tag = Some(tag.into());
+        self
+    }
+
+    fn by(by: SelectBy) -> Self {
+        Self {
+            by,
+            label: None,
+            tag: None,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -14,10 +14,9 @@ use crate::compiled::{CompileError, Compiled};
 use crate::confine;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::emit::write::{Staged, is_temporary};
-use crate::load::entry::Entry;
 use crate::path_error::{PathError, PathProblem};
-use crate::problem::{LabelKind, Problem};
-use crate::workspace::{VariantDef, Workspace};
+use crate::problem::Problem;
+use crate::workspace::Workspace;
 
 /// The list of outputs promptc owns, one workspace-relative path per line.
 pub const INDEX_FILE: &str = ".promptc-outputs";
@@ -42,15 +41,18 @@ pub fn entries(workspace: &Workspace) -> Vec<MatrixEntry> {
         return listed
             .iter()
             .map(|entry| {
-                let variant = workspace.variants.get(&entry.variant);
-                let family = variant.map_or(entry.variant.as_str(), |v| v.value.family_or_id());
+                let family = workspace.family_of(&entry.variant);
                 let output = entry
                     .output
                     .clone()
                     .unwrap_or_else(|| format!("{family}/{}.md", entry.context));
                 MatrixEntry {
                     family: family.to_string(),
-                    variant: variant.map(|_| entry.variant.clone()),
+                    // A variant id (or `family@version`) names one variant; a family
+                    // compiles with its chosen version.
+                    variant: (workspace.variants.contains_key(&entry.variant)
+                        || entry.variant.contains('@'))
+                    .then(|| entry.variant.clone()),
                     context: entry.context.clone(),
                     path: format!("{out}/{output}"),
                 }
@@ -119,8 +121,8 @@ pub fn request(
     let context = workspace.contexts.get(&entry.context)?;
     let mut request = Request::new(
         match &entry.variant {
-            Some(id) => Selection::Variant(id.clone()),
-            None => Selection::Family(entry.family.clone()),
+            Some(id) => Selection::variant(id),
+            None => Selection::family(&entry.family),
         },
         context.value.clone(),
     );
@@ -151,7 +153,7 @@ pub fn compile_entries(
         };
         match compiler.compile(&request) {
             Ok(output) => {
-                if let Ok(variant) = compiler.select(&request.selection)
+                if let Ok(variant) = compiler.variant(&output.variant).ok_or(())
                     && let Some(diagnostic) =
                         check_budget(workspace, variant, &output, &entry.context)
                 {
@@ -531,28 +533,8 @@ fn stray_temporaries(workspace: &Workspace) -> Result<Vec<(PathBuf, String)>, Pa
     Ok(strays)
 }
 
-/// Where a selection problem of the matrix is told: at the variants that share a family, or
-/// else at the manifest's matrix.
+/// Where a selection problem of the matrix is told: at the manifest's matrix.
 fn selection_diagnostic(workspace: &Workspace, problem: Problem) -> Option<Diagnostic> {
-    let at = |entry: &Entry<VariantDef>| {
-        if entry.value.family.is_some() {
-            entry.value_span("/family")
-        } else {
-            entry.value_span("/id")
-        }
-    };
-    if let Problem::DuplicateFamily { family } = &problem {
-        let mut sharing = workspace
-            .variants
-            .values()
-            .filter(|entry| entry.value.family_or_id() == family);
-        if let (Some(first), Some(second)) = (sharing.next(), sharing.next()) {
-            return Some(
-                Diagnostic::new(problem.clone(), at(second))
-                    .label(at(first), LabelKind::FirstVariantOfFamily),
-            );
-        }
-    }
     let manifest = &workspace.manifest;
     Some(Diagnostic::new(problem, manifest.key_span("/build")))
 }
@@ -562,7 +544,8 @@ fn selection_diagnostic(workspace: &Workspace, problem: Problem) -> Option<Diagn
 pub fn diagnostics(workspace: &Workspace, source_date_epoch: Option<i64>) -> Diagnostics {
     let compiler = Compiler::new(workspace);
     let run = compile_all(&compiler, source_date_epoch);
-    let mut diagnostics = Diagnostics::default();
+    // The routing table is checked with the matrix: both need a sound workspace.
+    let mut diagnostics = compiler.routing_diagnostics();
     for (_, error) in run.failed {
         match error {
             CompileError::Diagnostics(found) => diagnostics.extend(found),

@@ -39,6 +39,9 @@ pub struct Manifest {
     /// `promptc check`.
     #[serde(default)]
     pub build: BuildMatrix,
+    /// Model routing: which family serves a model id.
+    #[serde(default, skip_serializing_if = "Routing::is_empty")]
+    pub routing: Routing,
     /// Token accounting: encodings per family, budgets, prompt-cache stability.
     #[serde(default)]
     pub tokens: TokenSettings,
@@ -126,8 +129,9 @@ pub struct BuildMatrix {
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct BuildEntry {
-    /// A variant id, or a family (compiled with its one variant).
-    #[schemars(pattern(super::ID_PATTERN))]
+    /// A variant id, a family (compiled with the version `routing.label` names, or its
+    /// highest), or `family@version` (a version or the start of one: its highest match).
+    #[schemars(pattern(super::VARIANT_REF_PATTERN))]
     pub variant: String,
     /// A context name (a file stem under `paths.contexts`).
     #[schemars(pattern(super::ID_PATTERN))]
@@ -154,4 +158,49 @@ impl Default for BuildMatrix {
             entries: None,
         }
     }
+}
+
+/// Which family serves a model: the families' `match` conditions, tried in order.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Routing {
+    /// The families whose `match` is tried, first to last; the first that holds wins, and
+    /// `fallback_family` serves a model none matches.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub order: Vec<String>,
+    /// The label whose version a routed family compiles with; a family without it uses its
+    /// highest version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(pattern(super::ID_PATTERN))]
+    pub label: Option<String>,
+    /// Known models and the family each must route to, checked by `validate`, so a change
+    /// that re-routes one fails.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expect: Vec<RouteExpectation>,
+}
+
+impl Routing {
+    pub fn is_empty(&self) -> bool {
+        *self == Routing::default()
+    }
+}
+
+/// A model and the family it must route to.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RouteExpectation {
+    /// The model id, as the agent's provider names it.
+    #[schemars(length(min = 1))]
+    pub model: String,
+    /// The provider, when rules read it (empty when not given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// The family it must route to.
+    #[schemars(pattern(super::ID_PATTERN))]
+    pub family: String,
+    /// The context the rules see (a name under `paths.contexts`). Defaults to
+    /// `default_context`, or an empty context.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(pattern(super::ID_PATTERN))]
+    pub context: Option<String>,
 }

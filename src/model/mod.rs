@@ -12,10 +12,16 @@ mod standard_placeholder;
 mod token_settings;
 mod tool;
 mod variant;
+pub mod version;
 
 /// What an id (of a variant, component or tool) or a family may be: it names files and
 /// templates.
 pub const ID_PATTERN: &str = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$";
+/// What a version may be: it is written after `@` in `family@version`.
+pub const VERSION_PATTERN: &str = r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$";
+/// What names a variant: its id, or `family@version` (a version or the start of one).
+pub const VARIANT_REF_PATTERN: &str =
+    r"^[A-Za-z0-9][A-Za-z0-9_.-]*(@[A-Za-z0-9][A-Za-z0-9_.+-]*)?$";
 /// What a name templates and conditions use (a predicate, a placeholder, a slot) may be: a
 /// name an expression can spell.
 pub const NAME_PATTERN: &str = r"^[A-Za-z_][A-Za-z0-9_]*$";
@@ -29,10 +35,10 @@ pub use context::{
     McpServer, McpTool, Mode, Model, Viewport, WorkspaceRoot,
 };
 pub use limits::Limits;
-pub use manifest::{BuildEntry, BuildMatrix, Manifest, Paths};
+pub use manifest::{BuildEntry, BuildMatrix, Manifest, Paths, RouteExpectation, Routing};
 pub use parameter::{Parameter, ParameterType};
 pub use postprocess_rule::{Guard, GuardSide, PostprocessRule};
 pub use standard_placeholder::StandardPlaceholder;
 pub use token_settings::{LintLevel, TokenSettings};
 pub use tool::{ToolFamilySpec, ToolSpec};
-pub use variant::{ComponentOverride, ModelConfig, Overrides, ToolOverride, Variant};
+pub use variant::{ComponentOverride, Label, ModelConfig, Overrides, ToolOverride, Variant};

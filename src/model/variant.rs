@@ -25,17 +25,31 @@ pub struct Variant {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(pattern(super::ID_PATTERN))]
     pub extends: Option<String>,
-    /// Version of this variant's prompt, e.g. "1.2.0".
+    /// Version of this variant's prompt, e.g. "1.2.0". Several variants may serve one family
+    /// with different versions; `family@version` selects one, and a family's highest version
+    /// (numeric parts compared as numbers) is used when nothing else decides.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(pattern(super::VERSION_PATTERN))]
     pub version: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Free tags, e.g. "production", "experimental".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tags: Option<Vec<String>>,
-    /// Named numbers, e.g. a rollout label `prod = 1`.
+    /// Names for versions of this variant's family, e.g. `stable = "1.0.0"`, `beta = "2"` (a
+    /// version or the start of one: its highest match). `--label` selects by them, and
+    /// routing uses the manifest's `routing.label`. `false` drops a label inherited through
+    /// `extends`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub labels: Option<IndexMap<String, i64>>,
+    #[schemars(extend("propertyNames" = { "pattern": super::ID_PATTERN }))]
+    pub labels: Option<IndexMap<String, Label>>,
+    /// The models this family serves: a condition over the context (`model.id`,
+    /// `model.provider`, any field, the manifest's predicates), tried in the order of the
+    /// manifest's `routing.order`. Not inherited: it belongs to the family, and every variant
+    /// of the family that sets it must set the same one.
+    #[serde(default, rename = "match", skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
+    pub route_match: Option<String>,
     /// The base template, inline. It lays out the prompt through section slots such as
     /// `{{ RULES_SECTION }}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -81,7 +95,28 @@ pub struct Variant {
     pub model: ModelConfig,
 }
 
+/// A label's value: the version it names, or `false` to drop an inherited label.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum Label {
+    /// A version of the family, or the start of one (`"2"` names the highest `2.x`).
+    Version(#[schemars(pattern(super::VERSION_PATTERN))] String),
+    /// `false` drops the label; `true` means nothing and is reported.
+    Dropped(bool),
+}
+
 impl Variant {
+    /// The labels in effect: those naming a version (a dropped one is gone).
+    pub fn label_versions(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.labels
+            .iter()
+            .flatten()
+            .filter_map(|(name, label)| match label {
+                Label::Version(version) => Some((name.as_str(), version.as_str())),
+                Label::Dropped(_) => None,
+            })
+    }
+
     /// The family this variant serves: `family`, or its id when it names none.
     pub fn family_or_id(&self) -> &str {
         self.family.as_deref().unwrap_or(&self.id)

@@ -5,6 +5,7 @@
 pub mod diagnostics;
 pub mod diff;
 pub mod explain;
+pub mod routing;
 pub mod stats;
 
 pub use diagnostics::{human, json};

@@ -100,7 +100,12 @@ fn all_conditions(workspace: &Workspace) -> impl Iterator<Item = &str> {
         own.chain(family_whens)
             .chain(parameter_conditions(parameters))
     });
+    let matches = workspace
+        .variants
+        .values()
+        .filter_map(|entry| entry.value.route_match.as_deref());
     predicates
+        .chain(matches)
         .chain(components)
         .chain(tools)
         .chain(parameter_conditions(shared))

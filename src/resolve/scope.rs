@@ -53,6 +53,21 @@ impl Scope {
         date: Option<&str>,
         set: &IndexMap<String, String>,
     ) -> Self {
+        Self::on(base_layer(variant, context, date), context, set)
+    }
+
+    /// The scope a routing `match` sees: the context's fields (and its placeholders), no
+    /// variant, since none is chosen yet.
+    pub fn for_routing(context: &Context) -> Self {
+        let base = context_layer(context, context.date.as_deref());
+        Self::on(base, context, &IndexMap::new())
+    }
+
+    fn on(
+        base: BTreeMap<String, Value>,
+        context: &Context,
+        set: &IndexMap<String, String>,
+    ) -> Self {
         let mut runtime = BTreeMap::new();
         for (name, value) in &context.placeholders {
             runtime.insert(name.clone(), Value::from(Serde(value)));
@@ -67,7 +82,7 @@ impl Scope {
             facts_value: Value::from(BTreeMap::<String, Value>::new()),
             predicates: BTreeMap::new(),
             predicates_value: Value::from(BTreeMap::<String, Value>::new()),
-            base: Value::from(base_layer(variant, context, date)),
+            base: Value::from(base),
         }
     }
 
@@ -106,11 +121,8 @@ impl Scope {
     }
 }
 
-fn base_layer(
-    variant: &EffectiveVariant,
-    context: &Context,
-    date: Option<&str>,
-) -> BTreeMap<String, Value> {
+/// The context's fields, and the date.
+fn context_layer(context: &Context, date: Option<&str>) -> BTreeMap<String, Value> {
     let mut base = BTreeMap::new();
     if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(context) {
         for (name, value) in fields {
@@ -120,6 +132,15 @@ fn base_layer(
     if let Some(date) = date {
         base.insert("date".into(), Value::from(date));
     }
+    base
+}
+
+fn base_layer(
+    variant: &EffectiveVariant,
+    context: &Context,
+    date: Option<&str>,
+) -> BTreeMap<String, Value> {
+    let mut base = context_layer(context, date);
     base.insert(FAMILY.into(), Value::from(variant.family()));
     let v = &variant.variant;
     let mut info = BTreeMap::new();
@@ -135,7 +156,10 @@ fn base_layer(
     );
     info.insert(
         "labels",
-        Value::from(Serde(v.labels.clone().unwrap_or_default())),
+        Value::from_iter(
+            v.label_versions()
+                .map(|(name, version)| (name.to_string(), Value::from(version))),
+        ),
     );
     base.insert(VARIANT.into(), Value::from(info));
     for (name, value) in &v.placeholders {

@@ -5,7 +5,7 @@ use minijinja::value::Kwargs;
 use minijinja::{AutoEscape, Environment, Error, ErrorKind, UndefinedBehavior, Value};
 
 use crate::model::limits::{DEFAULT_FUEL, MAX_FUEL};
-use crate::templates::limits;
+use crate::templates::{limits, model_id};
 
 /// `fuel` is the budget of one compile (each render may spend at most all of it); `render_bytes`
 /// bounds the text one render writes and any one string a filter builds.
@@ -34,6 +34,7 @@ pub fn new_environment(fuel: Option<u64>, render_bytes: u64) -> Environment<'sta
               blank: Option<bool>,
               kwargs: Kwargs| { indent(value, width, first, blank, kwargs, render_bytes) },
     );
+    model_id::install(&mut env);
     limits::install(&mut env, render_bytes);
     env
 }

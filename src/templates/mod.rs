@@ -5,6 +5,7 @@
 
 pub mod environment;
 pub mod limits;
+mod model_id;
 
 use std::collections::HashMap;
 use std::sync::OnceLock;

@@ -55,6 +55,16 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
             );
         }
     }
+    let mut routing =
+        Namespace::for_routing(workspace.settings().predicates.keys().map(String::as_str));
+    if workspace.invalid.names_unknown() {
+        routing.open();
+    }
+    for entry in workspace.variants.values() {
+        if let Some(condition) = &entry.value.route_match {
+            checker.check(entry, "/match", condition, &routing, out);
+        }
+    }
     for entry in workspace.components.values() {
         if let Some(condition) = &entry.value.when {
             checker.check(entry, "/when", condition, &after_tools, out);

@@ -3,6 +3,7 @@
 
 mod conditions;
 mod references;
+mod routing;
 mod shadowing;
 mod template_names;
 
@@ -12,8 +13,9 @@ use crate::model::Context;
 use crate::workspace::Workspace;
 
 /// The checks, in the order their findings are reported.
-const CHECKS: [fn(&Workspace, &mut Diagnostics); 4] = [
+const CHECKS: [fn(&Workspace, &mut Diagnostics); 5] = [
     references::check,
+    routing::check,
     conditions::check,
     shadowing::check,
     template_names::check,

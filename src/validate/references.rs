@@ -50,6 +50,7 @@ const MANIFEST_RULES: &[EntryRule<ManifestDef>] = &[
     fallback_family_exists,
     build_families_exist,
     build_entries,
+    routing_names_exist,
     contexts_exist,
     shared_parameters,
     token_families_exist,
@@ -566,7 +567,16 @@ fn build_entries(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Dia
     for (index, entry) in entries.iter().enumerate() {
         let pointer = format!("/build/entries/{index}");
         let variants = &known.workspace.variants;
-        let known_variant = variants.contains_key(&entry.variant)
+        // `family@version`: the family must exist; its version is checked with the others.
+        if let Some((family, _)) = entry.variant.split_once('@') {
+            known.family(
+                family,
+                manifest.value_span(&format!("{pointer}/variant")),
+                out,
+            );
+        }
+        let known_variant = entry.variant.contains('@')
+            || variants.contains_key(&entry.variant)
             || known
                 .workspace
                 .invalid
@@ -589,9 +599,7 @@ fn build_entries(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Dia
             manifest.value_span(&format!("{pointer}/context")),
             out,
         );
-        let family = variants
-            .get(&entry.variant)
-            .map_or(entry.variant.as_str(), |v| v.value.family_or_id());
+        let family = known.workspace.family_of(&entry.variant);
         let output = entry
             .output
             .clone()
@@ -608,6 +616,33 @@ fn build_entries(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Dia
             );
         } else {
             outputs.push(output);
+        }
+    }
+}
+
+/// The families `routing.order` lists and the families and contexts of its expectations.
+fn routing_names_exist(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {
+    let routing = &manifest.value.routing;
+    for (index, family) in routing.order.iter().enumerate() {
+        known.family(
+            family,
+            manifest.value_span(&format!("/routing/order/{index}")),
+            out,
+        );
+    }
+    for (index, expected) in routing.expect.iter().enumerate() {
+        let pointer = format!("/routing/expect/{index}");
+        known.family(
+            &expected.family,
+            manifest.value_span(&format!("{pointer}/family")),
+            out,
+        );
+        if let Some(context) = &expected.context {
+            known.context(
+                context,
+                manifest.value_span(&format!("{pointer}/context")),
+                out,
+            );
         }
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! Merge rules (also in the README): single values and lists set by the child replace the
 //! parent's; `add_components` / `add_tools` append to the lists; `placeholders`, `labels`, `model` and `overrides` merge key by key with the child
-//! winning; one override merges field by field; a `template`/`template_file` pair counts as
+//! winning (a label set to `false` is dropped); `family` and `match` are never inherited; one override merges field by field; a `template`/`template_file` pair counts as
 //! one value, so a child's `template_file` replaces a parent's inline `template`.
 
 use indexmap::IndexMap;
@@ -68,6 +68,8 @@ pub fn merged_spec(variants: &IndexMap<String, Entry<VariantDef>>, id: &str) -> 
     merged.id = own.id.clone();
     merged.extends = None;
     merged.family = Some(own.family_or_id().to_string());
+    // Like `family`, a family's `match` is the variant's own, not inherited.
+    merged.route_match.clone_from(&own.route_match);
     Some(merged)
 }
 
@@ -118,7 +120,7 @@ fn merge(into: &mut Variant, child: &Variant) {
     if let Some(labels) = &child.labels {
         let merged = into.labels.get_or_insert_with(IndexMap::new);
         for (key, value) in labels {
-            merged.insert(key.clone(), *value);
+            merged.insert(key.clone(), value.clone());
         }
     }
     for (key, value) in &child.placeholders {

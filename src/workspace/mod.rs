@@ -1,5 +1,6 @@
 //! A workspace after loading and validation: every file's spec with its compiled templates.
 
+pub mod catalog;
 mod definitions;
 pub mod inheritance;
 pub mod register;
@@ -106,6 +107,17 @@ impl Workspace {
     /// Whether a family is declared, by a valid variant or by one that failed validation.
     pub(crate) fn knows_family(&self, families: &BTreeSet<String>, family: &str) -> bool {
         families.contains(family) || self.invalid.contains(RefKind::Family, family)
+    }
+
+    /// The family a variant reference names: the family of `family@version`, the family of
+    /// a variant id, or else the reference itself (a family).
+    pub fn family_of<'a>(&'a self, reference: &'a str) -> &'a str {
+        if let Some((family, _)) = reference.split_once('@') {
+            return family;
+        }
+        self.variants
+            .get(reference)
+            .map_or(reference, |entry| entry.value.family_or_id())
     }
 
     /// Families declared by the variants, in first-seen order.

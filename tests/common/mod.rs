@@ -101,7 +101,7 @@ pub fn load(dir: &Path) -> promptc::Workspace {
 /// Compiles `family` for the workspace's context `context`.
 pub fn compile(workspace: &promptc::Workspace, family: &str, context: &str) -> promptc::Compiled {
     let values = workspace.context(context).unwrap().clone();
-    let request = promptc::Request::new(promptc::Selection::Family(family.into()), values);
+    let request = promptc::Request::new(promptc::Selection::family(family), values);
     match promptc::Compiler::new(workspace).compile(&request) {
         Ok(compiled) => compiled,
         Err(error) => panic!("{family}/{context} failed: {error:?}"),

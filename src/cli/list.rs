@@ -1,0 +1,23 @@
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{CliError, OutputFormat, Printer, load_valid};
+use crate::report;
+
+#[derive(Args, Debug)]
+pub struct ListArgs {
+    /// The workspace (default: the nearest folder with promptc.toml).
+    pub dir: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
+}
+
+pub fn run(args: ListArgs, printer: &Printer) -> Result<(), CliError> {
+    let workspace = load_valid(args.dir.as_deref(), printer)?;
+    let families = crate::compile::Compiler::new(&workspace).list();
+    printer.result(&match args.format {
+        OutputFormat::Text => report::routing::list(&families),
+        OutputFormat::Json => report::json_document(&families),
+    })
+}

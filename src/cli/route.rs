@@ -1,0 +1,55 @@
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{CliError, OutputFormat, Printer, TargetArgs, compile_failed, load_valid, request};
+use crate::report;
+
+#[derive(Args, Debug)]
+pub struct RouteArgs {
+    /// The model id, as the agent's provider names it (`claude-sonnet-4-5`, `openai/gpt-5`).
+    #[arg(long)]
+    pub model: String,
+    /// The provider, when the rules read it (`anthropic`, `openrouter`, `ollama`, …).
+    #[arg(long)]
+    pub provider: Option<String>,
+    /// The context the rules see: a file or a named context (default: the manifest's
+    /// `default_context`).
+    #[arg(long)]
+    pub context: Option<String>,
+    /// Take the version this label names instead of `routing.label`'s.
+    #[arg(long)]
+    pub label: Option<String>,
+    /// Only variants carrying this tag.
+    #[arg(long)]
+    pub tag: Option<String>,
+    /// The workspace (default: the nearest folder with promptc.toml).
+    #[arg(long)]
+    pub workspace: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
+}
+
+pub fn run(args: RouteArgs, printer: &Printer) -> Result<(), CliError> {
+    let mut workspace = load_valid(args.workspace.as_deref(), printer)?;
+    let target = TargetArgs {
+        family: None,
+        variant: None,
+        model: Some(args.model),
+        provider: args.provider,
+        label: args.label,
+        tag: args.tag,
+        context: args.context,
+        set: Vec::new(),
+        workspace: None,
+    };
+    let request = request(&mut workspace, target, printer)?;
+    let compiler = crate::compile::Compiler::new(&workspace);
+    let choice = compiler
+        .choose(&request)
+        .map_err(|error| compile_failed(&workspace, error, printer))?;
+    printer.result(&match args.format {
+        OutputFormat::Text => report::routing::choice(&choice),
+        OutputFormat::Json => report::json_document(&choice),
+    })
+}

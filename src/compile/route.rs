@@ -1,0 +1,304 @@
+//! Choosing a request's variant: routing the context's model to a family (the families'
+//! `match` conditions in `routing.order`), then the family's version by label, tag or the
+//! highest; and checking the manifest's routing table.
+
+use serde::Serialize;
+
+use super::{Compiler, SelectBy, Selection};
+use crate::compiled::{CompileError, SourceRange};
+use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::load::entry::Entry;
+use crate::model::Context;
+use crate::problem::{Problem, RefKind, RoutingProblem};
+use crate::resolve::scope::Scope;
+use crate::workspace::VariantDef;
+use crate::workspace::catalog::{Catalog, Narrowing};
+use crate::workspace::inheritance::EffectiveVariant;
+
+/// The family routing picked for a model.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Route {
+    pub family: String,
+    /// The rule that chose it; `None` when none held and the fallback family serves.
+    pub rule: Option<RouteRule>,
+}
+
+/// A family's `match`, where it is written.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RouteRule {
+    /// The variant whose `match` it is.
+    pub variant: String,
+    pub condition: String,
+    pub source: SourceRange,
+}
+
+/// The variant a request compiles with, and how it was chosen.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Choice {
+    pub family: String,
+    pub variant: String,
+    pub version: Option<String>,
+    /// The label whose version was taken, if one decided.
+    pub label: Option<String>,
+    /// How routing chose the family, when the selection routed.
+    pub route: Option<Route>,
+}
+
+/// One family's `match`: the first variant of the family (in file order) that sets one.
+pub(super) struct Rule<'w> {
+    pub(super) family: &'w str,
+    entry: &'w Entry<VariantDef>,
+    condition: &'w str,
+}
+
+impl<'w> Compiler<'w> {
+    /// The variant a selection names for a context, after inheritance, with the route taken.
+    pub(crate) fn select(
+        &self,
+        selection: &Selection,
+        context: &Context,
+    ) -> Result<(&EffectiveVariant, Option<Route>), CompileError> {
+        let catalog = Catalog::new(self.variants.values().map(|v| &v.variant));
+        let settings = self.workspace.settings();
+        let unknown = |problem: Problem| CompileError::Selection(problem);
+        let mut route = None;
+        let family = match &selection.by {
+            SelectBy::Variant(name) => {
+                let variant = match name.split_once('@') {
+                    Some((family, wanted)) => catalog.version(family, wanted).map_err(unknown)?,
+                    None => self
+                        .variants
+                        .get(name)
+                        .map(|effective| &effective.variant)
+                        .ok_or_else(|| {
+                            unknown(Problem::UnknownReference {
+                                kind: RefKind::Variant,
+                                name: name.clone(),
+                                suggestion: crate::namespace::closest(name, self.variants.keys()),
+                            })
+                        })?,
+                };
+                return Ok((self.effective(&variant.id)?, None));
+            }
+            SelectBy::Family(family) => family.clone(),
+            SelectBy::Fallback => match &selection.tag {
+                Some(tag) => catalog.family_with_tag(tag).map_err(unknown)?.to_string(),
+                None => settings.fallback_family.clone(),
+            },
+            SelectBy::Route => {
+                let routed = self.route(context)?;
+                let family = routed.family.clone();
+                route = Some(routed);
+                family
+            }
+        };
+        let narrowing = Narrowing {
+            tag: selection.tag.as_deref(),
+            label: selection.label.as_deref(),
+            preferred_label: settings.routing.label.as_deref(),
+        };
+        let variant = catalog.pick(&family, narrowing).map_err(unknown)?;
+        Ok((self.effective(&variant.id)?, route))
+    }
+
+    fn effective(&self, id: &str) -> Result<&EffectiveVariant, CompileError> {
+        self.variant(id).ok_or(CompileError::InvalidWorkspace)
+    }
+
+    /// A variant after inheritance, by id (the `variant` of a compiled prompt).
+    pub(crate) fn variant(&self, id: &str) -> Option<&EffectiveVariant> {
+        self.variants.get(id)
+    }
+
+    /// The variant a request compiles with, after inheritance, and its `extends` chain (its
+    /// own id first): what `promptc show --effective` prints.
+    pub fn effective_variant(
+        &self,
+        request: &super::Request,
+    ) -> Result<(&crate::model::Variant, &[String]), CompileError> {
+        let (effective, _) = self.select(&request.selection, &request.context)?;
+        Ok((&effective.variant, &effective.chain))
+    }
+
+    /// The variant a request compiles with, and how it was chosen: what `promptc route`
+    /// prints and an agent logs.
+    pub fn choose(&self, request: &super::Request) -> Result<Choice, CompileError> {
+        if !self.workspace.is_valid() {
+            return Err(CompileError::InvalidWorkspace);
+        }
+        let (variant, route) = self.select(&request.selection, &request.context)?;
+        let label = request.selection.label.clone().or_else(|| {
+            let label = self.workspace.settings().routing.label.as_ref()?;
+            let catalog = Catalog::new(self.variants.values().map(|v| &v.variant));
+            let named = catalog.label(variant.family(), label)?;
+            let version = variant.variant.version.as_deref()?;
+            crate::model::version::is_named_by(version, named).then(|| label.clone())
+        });
+        Ok(Choice {
+            family: variant.family().to_string(),
+            variant: variant.id().to_string(),
+            version: variant.variant.version.clone(),
+            label,
+            route,
+        })
+    }
+
+    /// The family whose `match` holds first for the context, or the fallback family.
+    pub fn route(&self, context: &Context) -> Result<Route, CompileError> {
+        let mut diagnostics = Diagnostics::default();
+        let scope = self.routing_scope(context, &mut diagnostics);
+        let values = scope.values();
+        for rule in self.rules() {
+            match self.holds(&rule, &values) {
+                Ok(false) => {}
+                Ok(true) => {
+                    return Ok(Route {
+                        family: rule.family.to_string(),
+                        rule: Some(self.describe(&rule)),
+                    });
+                }
+                Err(diagnostic) => diagnostics.push(diagnostic),
+            }
+        }
+        if diagnostics.has_errors() {
+            return Err(CompileError::Diagnostics(diagnostics));
+        }
+        Ok(Route {
+            family: self.workspace.settings().fallback_family.clone(),
+            rule: None,
+        })
+    }
+
+    /// What a `match` sees: the context's fields and the predicates, nothing of a variant
+    /// (none is chosen yet).
+    fn routing_scope(&self, context: &Context, diagnostics: &mut Diagnostics) -> Scope {
+        let mut scope = Scope::for_routing(context);
+        self.insert_predicates(&mut scope, diagnostics);
+        scope
+    }
+
+    fn holds(&self, rule: &Rule<'_>, values: &minijinja::Value) -> Result<bool, Diagnostic> {
+        self.conditions
+            .evaluate(rule.condition, values, rule.entry.value_span("/match"))
+    }
+
+    pub(super) fn describe(&self, rule: &Rule<'_>) -> RouteRule {
+        RouteRule {
+            variant: rule.entry.value.id.clone(),
+            condition: rule.condition.to_string(),
+            source: SourceRange::of(rule.entry.value_span("/match"), &self.workspace.sources),
+        }
+    }
+
+    /// The rules of `routing.order`, in order; a family without a `match` has none
+    /// (reported by validation).
+    pub(super) fn rules(&self) -> Vec<Rule<'w>> {
+        let workspace = self.workspace;
+        let mut rules = Vec::new();
+        for family in &workspace.settings().routing.order {
+            if rules.iter().any(|rule: &Rule<'_>| rule.family == family) {
+                continue;
+            }
+            let first = workspace.variants.values().find_map(|entry| {
+                let condition = entry.value.route_match.as_deref()?;
+                (entry.value.family_or_id() == family).then_some((entry, condition))
+            });
+            if let Some((entry, condition)) = first {
+                rules.push(Rule {
+                    family: entry.value.family_or_id(),
+                    entry,
+                    condition,
+                });
+            }
+        }
+        rules
+    }
+
+    /// Checks `[[routing.expect]]`: each model must route to its family (an error), and no
+    /// rule should win only by its place in the order (warnings).
+    pub(crate) fn routing_diagnostics(&self) -> Diagnostics {
+        let workspace = self.workspace;
+        let mut out = Diagnostics::default();
+        let manifest = &workspace.manifest;
+        let rules = self.rules();
+        // For each rule, the expected models it holds for, with the family that wins each.
+        let mut held: Vec<Vec<(String, String)>> = vec![Vec::new(); rules.len()];
+        for (index, expected) in workspace.settings().routing.expect.iter().enumerate() {
+            let pointer = format!("/routing/expect/{index}");
+            let mut context = expected
+                .context
+                .as_deref()
+                .or(workspace.settings().default_context.as_deref())
+                .and_then(|name| workspace.context(name))
+                .cloned()
+                .unwrap_or_default();
+            context.model.id.clone_from(&expected.model);
+            context.model.provider = expected.provider.clone().unwrap_or_default();
+            let mut diagnostics = Diagnostics::default();
+            let scope = self.routing_scope(&context, &mut diagnostics);
+            let values = scope.values();
+            let mut matching = Vec::new();
+            for (rule_index, rule) in rules.iter().enumerate() {
+                match self.holds(rule, &values) {
+                    Ok(true) => matching.push(rule_index),
+                    Ok(false) => {}
+                    Err(diagnostic) => diagnostics.push(diagnostic),
+                }
+            }
+            if diagnostics.has_errors() {
+                out.extend(diagnostics);
+                continue;
+            }
+            let routed = matching
+                .first()
+                .map_or(workspace.settings().fallback_family.as_str(), |&first| {
+                    rules[first].family
+                });
+            if routed != expected.family {
+                out.error(
+                    Problem::Routing(RoutingProblem::RouteMismatch {
+                        model: expected.model.clone(),
+                        expected: expected.family.clone(),
+                        routed: routed.to_string(),
+                        rule: matching
+                            .first()
+                            .map(|&first| rules[first].family.to_string()),
+                    }),
+                    manifest.value_span(&format!("{pointer}/family")),
+                );
+            }
+            for &rule_index in &matching {
+                held[rule_index].push((expected.model.clone(), routed.to_string()));
+            }
+        }
+        for (rule, models) in rules.iter().zip(held) {
+            let lost: Vec<(String, String)> = models
+                .iter()
+                .filter(|(_, winner)| winner != rule.family)
+                .cloned()
+                .collect();
+            let span = rule.entry.value_span("/match");
+            if !models.is_empty() && lost.len() == models.len() {
+                out.push(Diagnostic::new(
+                    Problem::Routing(RoutingProblem::NeverWins {
+                        family: rule.family.to_string(),
+                        models: lost,
+                    }),
+                    span,
+                ));
+                continue;
+            }
+            for (model, winner) in lost {
+                out.push(Diagnostic::new(
+                    Problem::Routing(RoutingProblem::RouteOverlap {
+                        model,
+                        winner,
+                        also: rule.family.to_string(),
+                    }),
+                    span,
+                ));
+            }
+        }
+        out
+    }
+}

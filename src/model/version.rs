@@ -1,0 +1,117 @@
+//! Version strings as people read them: `1.10.0` is above `1.9.2`, and `2` names every `2.x`.
+
+use std::cmp::Ordering;
+
+/// Orders two versions part by part (parts split at `.`). A part's leading digits compare as
+/// a number, then the rest as text, where no rest is higher (`0` above `0-beta`, as in
+/// semantic versioning); a version that runs out of parts first is lower.
+pub fn compare(a: &str, b: &str) -> Ordering {
+    let mut left = a.split('.');
+    let mut right = b.split('.');
+    loop {
+        match (left.next(), right.next()) {
+            (None, None) => return Ordering::Equal,
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(x), Some(y)) => match compare_part(x, y) {
+                Ordering::Equal => {}
+                different => return different,
+            },
+        }
+    }
+}
+
+fn compare_part(a: &str, b: &str) -> Ordering {
+    let (number_a, rest_a) = split_number(a);
+    let (number_b, rest_b) = split_number(b);
+    // Digits without leading zeros compare by length first, so no number is too long.
+    let number_a = number_a.trim_start_matches('0');
+    let number_b = number_b.trim_start_matches('0');
+    number_a
+        .len()
+        .cmp(&number_b.len())
+        .then_with(|| number_a.cmp(number_b))
+        .then_with(|| match (rest_a.is_empty(), rest_b.is_empty()) {
+            (true, true) => Ordering::Equal,
+            (true, false) => Ordering::Greater,
+            (false, true) => Ordering::Less,
+            (false, false) => rest_a.cmp(rest_b),
+        })
+}
+
+fn split_number(part: &str) -> (&str, &str) {
+    let digits = part.bytes().take_while(u8::is_ascii_digit).count();
+    part.split_at(digits)
+}
+
+/// Whether `version` is `wanted` or starts with it followed by a `.`: `2` and `2.1` both
+/// name `2.1.3`; `2` does not name `20.1`.
+pub fn is_named_by(version: &str, wanted: &str) -> bool {
+    version == wanted
+        || version
+            .strip_prefix(wanted)
+            .is_some_and(|rest| rest.starts_with('.'))
+}
+
+/// The highest of the versions `wanted` names, with its item.
+pub fn highest_named<'a, T>(
+    versions: impl IntoIterator<Item = (&'a str, T)>,
+    wanted: &str,
+) -> Option<(&'a str, T)> {
+    highest(
+        versions
+            .into_iter()
+            .filter(|(version, _)| is_named_by(version, wanted)),
+    )
+}
+
+/// The highest version, with its item; the first of equal ones.
+pub fn highest<'a, T>(versions: impl IntoIterator<Item = (&'a str, T)>) -> Option<(&'a str, T)> {
+    versions
+        .into_iter()
+        .fold(None, |best, (version, item)| match best {
+            Some((top, _)) if compare(version, top) != Ordering::Greater => best,
+            _ => Some((version, item)),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numeric_parts_compare_as_numbers() {
+        assert_eq!(compare("1.10.0", "1.9.2"), Ordering::Greater);
+        assert_eq!(compare("2.0.0", "10.0.0"), Ordering::Less);
+        assert_eq!(compare("1.0", "1.0.0"), Ordering::Less);
+        assert_eq!(compare("01.2", "1.2"), Ordering::Equal);
+        assert_eq!(compare("2.0.0-beta", "2.0.0"), Ordering::Less);
+        assert_eq!(compare("2.0.0-beta", "1.9.9"), Ordering::Greater);
+        assert_eq!(
+            compare("99999999999999999999999.1", "99999999999999999999998.7"),
+            Ordering::Greater
+        );
+    }
+
+    #[test]
+    fn a_prefix_names_whole_parts_only() {
+        assert!(is_named_by("2.1.3", "2"));
+        assert!(is_named_by("2.1.3", "2.1"));
+        assert!(is_named_by("2.1.3", "2.1.3"));
+        assert!(!is_named_by("20.1", "2"));
+        assert!(!is_named_by("2.10", "2.1"));
+    }
+
+    #[test]
+    fn the_highest_named_version_wins() {
+        let versions = [
+            ("1.0.0", 'a'),
+            ("2.0.0", 'b'),
+            ("2.1.0", 'c'),
+            ("10.0", 'd'),
+        ];
+        assert_eq!(highest_named(versions, "2"), Some(("2.1.0", 'c')));
+        assert_eq!(highest(versions), Some(("10.0", 'd')));
+        assert_eq!(highest_named(versions, "3"), None);
+    }
+}
