@@ -19,6 +19,12 @@
 //! let compiled = compiler.compile(&request)?;
 //! assert!(compiled.prompt.contains("read_file"));
 //!
+//! // Or let the workspace's routing rules pick the family for the model in hand.
+//! let mut for_model = workspace.context("basic").cloned().unwrap_or_default();
+//! for_model.model.id = "gpt-4.1".into();
+//! let choice = compiler.choose(&Request::new(Selection::route(), for_model))?;
+//! assert_eq!(choice.family, "gpt");
+//!
 //! // Why each component and tool is in or out.
 //! let explanation = promptc::explain(&compiler, &request)?;
 //! assert_eq!(explanation.family, "next-gen");

@@ -422,6 +422,10 @@ impl Problem {
             }
             Problem::PathRefused { help, .. } => help.clone(),
             Problem::DuplicateSlot { .. } => "give one of them its own `slot`".into(),
+            Problem::NotYetDefined {
+                reason: NotVisible::BeforeRouting,
+                ..
+            } => "route on the context's fields (`model.id`, `model.provider`, …) or a predicate over them".into(),
             Problem::NotYetDefined { .. } => {
                 "reorder the predicates, or write the condition out where it is needed".into()
             }

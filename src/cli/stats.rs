@@ -11,8 +11,14 @@ use crate::report;
 #[derive(Args, Debug)]
 pub struct StatsArgs {
     /// Only this family (and then per-section counts are shown too).
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["model", "provider"])]
     pub family: Option<String>,
+    /// Only the family routing picks for this model id (as `promptc route` does).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The provider, for routing.
+    #[arg(long)]
+    pub provider: Option<String>,
     /// Only this context.
     #[arg(long)]
     pub context: Option<String>,
@@ -30,8 +36,11 @@ pub enum StatsFormat {
     Json,
 }
 
-pub fn run(args: StatsArgs, printer: &Printer) -> Result<(), CliError> {
+pub fn run(mut args: StatsArgs, printer: &Printer) -> Result<(), CliError> {
     let workspace = load_valid(args.workspace.as_deref(), printer)?;
+    if args.model.is_some() || args.provider.is_some() {
+        args.family = Some(routed_family(&workspace, &args, printer)?);
+    }
     if let Some(family) = &args.family
         && !workspace.families().contains(family)
     {
@@ -69,4 +78,27 @@ pub fn run(args: StatsArgs, printer: &Printer) -> Result<(), CliError> {
         StatsFormat::Json => report::stats::json(&rows),
         StatsFormat::Markdown => report::stats::markdown(&rows, args.family.is_some()),
     })
+}
+
+/// The family routing picks for `--model`/`--provider`, in the context the stats are for (or
+/// the default one).
+fn routed_family(
+    workspace: &crate::workspace::Workspace,
+    args: &StatsArgs,
+    printer: &Printer,
+) -> Result<String, CliError> {
+    let name = args
+        .context
+        .as_deref()
+        .or(workspace.settings().default_context.as_deref());
+    let mut context = name
+        .and_then(|name| workspace.context(name))
+        .cloned()
+        .unwrap_or_default();
+    context.model.id = args.model.clone().unwrap_or_default();
+    context.model.provider = args.provider.clone().unwrap_or_default();
+    Compiler::new(workspace)
+        .route(&context)
+        .map(|route| route.family)
+        .map_err(|error| super::compile_failed(workspace, error, printer))
 }

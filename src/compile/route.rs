@@ -58,7 +58,7 @@ impl<'w> Compiler<'w> {
         selection: &Selection,
         context: &Context,
     ) -> Result<(&EffectiveVariant, Option<Route>), CompileError> {
-        let catalog = Catalog::new(self.variants.values().map(|v| &v.variant));
+        let catalog = self.catalog();
         let settings = self.workspace.settings();
         let unknown = |problem: Problem| CompileError::Selection(problem);
         let mut route = None;
@@ -101,6 +101,14 @@ impl<'w> Compiler<'w> {
         Ok((self.effective(&variant.id)?, route))
     }
 
+    /// The variants by family, ancestors first (as validation orders them, so both read a
+    /// family's labels alike).
+    fn catalog(&self) -> Catalog<'_> {
+        let mut variants: Vec<&EffectiveVariant> = self.variants.values().collect();
+        variants.sort_by_key(|variant| variant.chain.len());
+        Catalog::new(variants.into_iter().map(|variant| &variant.variant))
+    }
+
     fn effective(&self, id: &str) -> Result<&EffectiveVariant, CompileError> {
         self.variant(id).ok_or(CompileError::InvalidWorkspace)
     }
@@ -129,8 +137,7 @@ impl<'w> Compiler<'w> {
         let (variant, route) = self.select(&request.selection, &request.context)?;
         let label = request.selection.label.clone().or_else(|| {
             let label = self.workspace.settings().routing.label.as_ref()?;
-            let catalog = Catalog::new(self.variants.values().map(|v| &v.variant));
-            let named = catalog.label(variant.family(), label)?;
+            let named = self.catalog().label(variant.family(), label)?;
             let version = variant.variant.version.as_deref()?;
             crate::model::version::is_named_by(version, named).then(|| label.clone())
         });

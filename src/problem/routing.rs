@@ -144,8 +144,8 @@ impl RoutingProblem {
             RoutingProblem::NeverWins { .. } => {
                 "narrow the earlier family's `match`, move this family before it in `routing.order`, or remove this `match`".into()
             }
-            RoutingProblem::RouteOverlap { winner, .. } => format!(
-                "narrow one `match` so that only one holds (e.g. `and not ...`), or expect it to route to `{winner}` knowingly"
+            RoutingProblem::RouteOverlap { also, .. } => format!(
+                "narrow one `match` so that only one holds for the model (e.g. `and not ...` in `{also}`'s)"
             ),
             RoutingProblem::AmbiguousTag { .. } => "name the family too (--family)".into(),
             RoutingProblem::UnknownTag {

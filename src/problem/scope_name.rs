@@ -65,6 +65,9 @@ pub enum NotVisible {
     LaterPredicate,
     /// `enabled_tools` read in a tool's condition.
     EnabledToolsInToolCondition,
+    /// A name of the chosen variant (its family, placeholders, slots) read in a routing
+    /// `match`, which runs before a variant is chosen.
+    BeforeRouting,
 }
 
 impl fmt::Display for NotVisible {
@@ -73,6 +76,9 @@ impl fmt::Display for NotVisible {
             NotVisible::LaterPredicate => "predicates see only the predicates declared before them",
             NotVisible::EnabledToolsInToolCondition => {
                 "a tool's condition decides what `enabled_tools` holds, so it cannot read it"
+            }
+            NotVisible::BeforeRouting => {
+                "a routing `match` runs before a variant is chosen: it sees the context and the predicates only"
             }
         })
     }

@@ -26,6 +26,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
     let checker = Checker {
         workspace,
         sources: &workspace.sources,
+        everything: after_tools.clone(),
     };
 
     if let Some(manifest) = workspace.valid_manifest() {
@@ -93,6 +94,9 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
 struct Checker<'a> {
     workspace: &'a Workspace,
     sources: &'a Sources,
+    /// Every name some condition can see: one missing only from a routing `match`'s
+    /// namespace is a name of the variant, not yet chosen there.
+    everything: Namespace,
 }
 
 impl Checker<'_> {
@@ -157,6 +161,11 @@ impl Checker<'_> {
                     Problem::NotYetDefined {
                         name: first.to_string(),
                         reason: NotVisible::EnabledToolsInToolCondition,
+                    }
+                } else if !namespace.contains(first) && self.everything.contains(first) {
+                    Problem::NotYetDefined {
+                        name: first.to_string(),
+                        reason: NotVisible::BeforeRouting,
                     }
                 } else {
                     Problem::UnknownContextField {

@@ -11,17 +11,20 @@ use crate::pointer::child_pointer;
 use crate::problem::{LabelKind, Problem, RoutingProblem};
 use crate::span::Span;
 use crate::workspace::catalog::{Catalog, version_of};
-use crate::workspace::inheritance::merged_spec;
+use crate::workspace::inheritance::{chain, merged_spec};
 use crate::workspace::{VariantDef, Workspace};
 
 pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
     // Variants whose chain is broken were reported; what they inherit is unknown.
-    let merged: Vec<(&Entry<VariantDef>, Variant)> = workspace
+    let mut merged: Vec<(&Entry<VariantDef>, Variant)> = workspace
         .variants
         .iter()
         .filter(|(id, _)| workspace.ancestry_is_sound(id))
         .filter_map(|(id, entry)| Some((entry, merged_spec(&workspace.variants, id)?)))
         .collect();
+    // Ancestors before their children, so a child that repeats its parent's version or
+    // changes its label is the one reported.
+    merged.sort_by_key(|(entry, _)| chain(&workspace.variants, &entry.value.id).len());
     let catalog = Catalog::new(merged.iter().map(|(_, variant)| variant));
     versions_are_distinct(&merged, out);
     labels_name_versions(&catalog, &merged, out);

@@ -1,0 +1,297 @@
+//! Choosing a variant at request time: routing model ids to families, versions, labels and
+//! tags, through the library and the `route`, `list` and `build` commands.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::Fixture;
+use promptc::{Compiler, Request, Selection};
+
+/// Routes `model` from `provider` in the shipped library, with its `basic` context otherwise.
+fn shipped_route(compiler: &Compiler<'_>, model: &str, provider: &str) -> promptc::Choice {
+    let mut context = compiler.workspace().context("basic").unwrap().clone();
+    context.model.id = model.into();
+    context.model.provider = provider.into();
+    compiler
+        .choose(&Request::new(Selection::route(), context))
+        .unwrap()
+}
+
+/// Real model ids as providers spell them, for every shipped family, and ids that no family
+/// claims. Kept apart from the manifest's own table: this checks the shipped rules, not the
+/// table against itself.
+#[test]
+fn the_shipped_library_routes_real_model_ids() {
+    let workspace = common::load(&common::repo_root());
+    let compiler = Compiler::new(&workspace);
+    let cases = [
+        ("claude-sonnet-4-5", "anthropic", "next-gen"),
+        ("claude-haiku-4-5-20251001", "anthropic", "next-gen"),
+        (
+            "us.anthropic.claude-opus-4-1-20250805-v1:0",
+            "bedrock",
+            "next-gen",
+        ),
+        ("claude-sonnet-4@20250514", "vertex", "next-gen"),
+        ("anthropic/claude-sonnet-4.5", "openrouter", "next-gen"),
+        ("gpt-5-codex", "openai", "next-gen"),
+        ("x-ai/grok-4-fast", "openrouter", "next-gen"),
+        ("gemini-2.5-flash-lite", "vertex", "next-gen"),
+        ("gemini-1.5-flash-002", "vertex", "gemini"),
+        ("google/gemini-2.0-flash-exp", "openrouter", "gemini"),
+        ("gpt-4.1-mini", "openai", "gpt"),
+        ("gpt-4o-2024-08-06", "openai", "gpt"),
+        ("o1-preview", "openai", "gpt"),
+        ("openai/o3-mini", "openrouter", "gpt"),
+        ("qwen2.5-coder:14b", "ollama", "xs"),
+        ("llama3.1:8b", "ollama", "xs"),
+        ("mistral-small-3.2", "lmstudio", "xs"),
+        ("Qwen/Qwen3-Coder-480B-A35B-Instruct", "together", "xs"),
+        // No family claims these: the fallback serves them.
+        ("claude-3-5-sonnet-20241022", "anthropic", "generic"),
+        ("claude-2.1", "anthropic", "generic"),
+        ("deepseek-reasoner", "deepseek", "generic"),
+        ("kimi-k2-0905", "moonshot", "generic"),
+        ("grok-3", "xai", "generic"),
+        ("", "", "generic"),
+    ];
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter_map(|(model, provider, family)| {
+            let choice = shipped_route(&compiler, model, provider);
+            (choice.family != *family)
+                .then(|| format!("{provider}/{model}: {} instead of {family}", choice.family))
+        })
+        .collect();
+    assert!(wrong.is_empty(), "{wrong:#?}");
+
+    // The choice says which rule decided, or that none did.
+    let routed = shipped_route(&compiler, "claude-sonnet-4-5", "anthropic");
+    let rule = routed.route.unwrap().rule.unwrap();
+    assert_eq!(
+        (rule.variant.as_str(), rule.source.file.as_str()),
+        ("next-gen", "variants/next-gen.toml")
+    );
+    assert_eq!(routed.label.as_deref(), Some("stable"));
+    let fallback = shipped_route(&compiler, "deepseek-chat", "deepseek");
+    assert_eq!(fallback.route.unwrap().rule, None);
+}
+
+#[test]
+fn route_prints_the_family_version_and_rule() {
+    let run = |args: &[&str]| {
+        let output = common::promptc()
+            .current_dir(common::repo_root())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", common::stderr(&output));
+        common::stdout(&output)
+    };
+    let text = run(&["route", "--model", "gpt-5.1-codex", "--provider", "openai"]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "family:  next-gen");
+    assert_eq!(lines[1], "version: 1.0.0 (label `stable`)");
+    assert_eq!(lines[2], "variant: next-gen");
+    assert!(
+        lines[3].starts_with("rule:    `match` of next-gen (variants/next-gen.toml:"),
+        "{text}"
+    );
+
+    let json: serde_json::Value = serde_json::from_str(&run(&[
+        "route",
+        "--model",
+        "mystery-model",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    assert_eq!(json["family"], "generic");
+    assert_eq!(json["route"]["rule"], serde_json::Value::Null);
+
+    // `build --model` compiles what `route` chose, for that model.
+    let routed = run(&[
+        "build",
+        "--model",
+        "qwen3-coder:30b",
+        "--provider",
+        "ollama",
+    ]);
+    let mut context = common::load(&common::repo_root())
+        .context("basic")
+        .unwrap()
+        .clone();
+    context.model.id = "qwen3-coder:30b".into();
+    context.model.provider = "ollama".into();
+    let workspace = common::load(&common::repo_root());
+    let direct = Compiler::new(&workspace)
+        .compile(&Request::new(Selection::family("xs"), context))
+        .unwrap();
+    assert_eq!(routed, direct.prompt);
+    // `stats --model` counts the routed family's outputs only.
+    let stats: serde_json::Value = serde_json::from_str(&run(&[
+        "stats",
+        "--model",
+        "o3",
+        "--provider",
+        "openai",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    let families: Vec<&str> = stats["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["family"].as_str().unwrap())
+        .collect();
+    assert!(
+        !families.is_empty() && families.iter().all(|f| *f == "gpt"),
+        "{families:?}"
+    );
+    // A plain build still compiles the fallback family, whatever model the context names.
+    let plain = run(&["build", "--format", "json"]);
+    let plain: serde_json::Value = serde_json::from_str(&plain).unwrap();
+    assert_eq!(plain["family"], "generic");
+}
+
+/// A family with three versions, labels for two, a tagged one, and a child of another family
+/// that drops an inherited label.
+fn versioned() -> common::Workspace {
+    Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}\n[routing]\nlabel = \"stable\"\n", common::MANIFEST),
+        )
+        .file(
+            "variants/generic.toml",
+            format!(
+                "{}version = \"1.0.0\"\nlabels = {{ stable = \"1.0.0\", beta = \"2\" }}\n",
+                common::VARIANT
+            ),
+        )
+        .file(
+            "variants/generic-2.toml",
+            "id = \"generic-2\"\nfamily = \"generic\"\nextends = \"generic\"\nversion = \"2.0.0\"\n",
+        )
+        .file(
+            "variants/generic-2-1.toml",
+            "id = \"generic-2-1\"\nfamily = \"generic\"\nextends = \"generic\"\nversion = \"2.1.0\"\ntags = [\"compact\"]\n",
+        )
+        .file(
+            "variants/generic-10.toml",
+            "id = \"generic-10\"\nfamily = \"generic\"\nextends = \"generic\"\nversion = \"10.0.0\"\n",
+        )
+        .file(
+            "variants/lab.toml",
+            "id = \"lab\"\nextends = \"generic\"\nlabels = { stable = false, beta = \"1\" }\n",
+        )
+        .write()
+}
+
+#[test]
+fn versions_labels_and_tags_select_a_variant() {
+    let workspace = versioned();
+    let variant_of = |args: &[&str]| {
+        let mut all = vec!["build", "--context", "basic", "--format", "json"];
+        all.extend_from_slice(args);
+        let run = workspace.run(&all);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+        let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        json["variant"].as_str().unwrap().to_string()
+    };
+    // The family compiles with routing's label when it has it.
+    assert_eq!(variant_of(&["--family", "generic"]), "generic");
+    assert_eq!(variant_of(&[]), "generic");
+    // A label names a version or the start of one: `beta = "2"` is the highest 2.x.
+    assert_eq!(variant_of(&["--label", "beta"]), "generic-2-1");
+    // `family@version`: exact, or the highest it starts; 10 is above 2 as a number.
+    assert_eq!(variant_of(&["--variant", "generic@2.0.0"]), "generic-2");
+    assert_eq!(variant_of(&["--variant", "generic@2"]), "generic-2-1");
+    assert_eq!(variant_of(&["--variant", "generic@1"]), "generic");
+    assert_eq!(variant_of(&["--variant", "generic-10"]), "generic-10");
+    // A tag narrows the family; alone it picks the one family carrying it.
+    assert_eq!(
+        variant_of(&["--family", "generic", "--tag", "compact"]),
+        "generic-2-1"
+    );
+    assert_eq!(variant_of(&["--tag", "compact"]), "generic-2-1");
+    // `lab` dropped the `stable` it inherits, and has no version: its family falls back
+    // to its highest (only) version.
+    assert_eq!(variant_of(&["--family", "lab"]), "lab");
+
+    let failure = |args: &[&str]| {
+        let mut all = vec!["build", "--context", "basic"];
+        all.extend_from_slice(args);
+        let run = workspace.run(&all);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stdout);
+        run.stderr
+    };
+    assert!(
+        failure(&["--variant", "generic@3"]).contains("family `generic` has no version `3`"),
+        "{}",
+        failure(&["--variant", "generic@3"])
+    );
+    assert!(
+        failure(&["--family", "lab", "--label", "stable"])
+            .contains("family `lab` has no label `stable`")
+    );
+    assert!(failure(&["--tag", "compakt"]).contains("no variant has tag `compakt`"));
+    assert!(
+        failure(&["--family", "lab", "--tag", "compact"])
+            .contains("no variant of family `lab` has tag `compact`")
+    );
+}
+
+#[test]
+fn the_library_chooses_what_the_command_line_does() {
+    let workspace = versioned();
+    let loaded = common::load(workspace.root());
+    let compiler = Compiler::new(&loaded);
+    let choose = |selection: Selection| {
+        compiler
+            .choose(&Request::new(selection, Default::default()))
+            .unwrap()
+    };
+    let beta = choose(Selection::family("generic").with_label("beta"));
+    assert_eq!(
+        (
+            beta.variant.as_str(),
+            beta.version.as_deref(),
+            beta.label.as_deref()
+        ),
+        ("generic-2-1", Some("2.1.0"), Some("beta"))
+    );
+    let highest = choose(Selection::variant("generic@2"));
+    assert_eq!(highest.variant, "generic-2-1");
+    let tagged = choose(Selection::fallback().with_tag("compact"));
+    assert_eq!(tagged.variant, "generic-2-1");
+}
+
+#[test]
+fn list_shows_families_versions_labels_and_tags() {
+    let workspace = versioned();
+    let run = workspace.run(&["list"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = run.stdout;
+    let generic = text.find("generic (fallback)").unwrap();
+    let lab = text.find("\nlab\n").unwrap();
+    // Versions in numeric order, each with its labels and tags.
+    let versions: Vec<&str> = text[generic..lab]
+        .lines()
+        .filter(|line| line.starts_with("  ") && !line.starts_with("    "))
+        .map(|line| line.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(versions, ["1.0.0", "2.0.0", "2.1.0", "10.0.0"]);
+    assert!(text.contains("  2.1.0  generic-2-1  labels: stable=1.0.0, beta=2  tags: compact"));
+    // The dropped label is gone from `lab`; the one it set stays.
+    assert!(text[lab..].contains("labels: beta=1"), "{text}");
+    assert!(!text[lab..].contains("stable"), "{text}");
+
+    let json = workspace.run(&["list", "--format", "json"]);
+    let families: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(families[0]["family"], "generic");
+    assert_eq!(families[0]["fallback"], true);
+    assert_eq!(families[0]["variants"][3]["version"], "10.0.0");
+}
