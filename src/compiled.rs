@@ -115,6 +115,9 @@ pub struct CompiledTool {
     pub source: SourceRange,
     pub description: String,
     pub parameters: Vec<CompiledParameter>,
+    /// For one tool of a `for_each` spec: the index of its item in the list.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub item: Option<usize>,
 }
 
 #[derive(Clone, Debug, Serialize)]

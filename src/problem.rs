@@ -271,6 +271,19 @@ pub enum Problem {
     },
     /// Choosing a variant: versions, labels, tags, model routing.
     Routing(RoutingProblem),
+    /// A `for_each` expression whose value is not a list.
+    ForEachNotAList {
+        found: String,
+    },
+    /// Two tools offered under one name.
+    ToolNameTaken {
+        name: String,
+        first: String,
+    },
+    /// A tool name (from a `for_each` item) a model cannot call.
+    BadToolName {
+        name: String,
+    },
 }
 
 impl Problem {
@@ -315,6 +328,9 @@ impl Problem {
             Problem::OverBudget { .. } => "over-budget",
             Problem::VolatileEarly { .. } => "volatile-early",
             Problem::Routing(routing) => routing.code(),
+            Problem::ForEachNotAList { .. } => "for-each-not-a-list",
+            Problem::ToolNameTaken { .. } => "tool-name-taken",
+            Problem::BadToolName { .. } => "bad-tool-name",
             Problem::OutOfFuel { .. } => "out-of-fuel",
             Problem::TooMuchText { .. } => "too-much-text",
         }
@@ -372,6 +388,15 @@ impl Problem {
             }
             Problem::InvalidValue(invalid) => return invalid.help(),
             Problem::Routing(routing) => return routing.help(),
+            Problem::ForEachNotAList { .. } => {
+                "give `for_each` a list from the context, such as `extra.subagents`".into()
+            }
+            Problem::ToolNameTaken { .. } => {
+                "give the tools different names (a `for_each` tool's name from its item, such as `use_{{ item.name }}`)".into()
+            }
+            Problem::BadToolName { .. } => {
+                "build the name from letters, digits, `_`, `.` and `-`, starting with a letter or `_`".into()
+            }
             Problem::NameTaken { what, .. } => format!("rename the {what}"),
             Problem::OutputOverlapsSources { .. } => {
                 "give the outputs a folder of their own, such as `examples/prompts`".into()
@@ -621,6 +646,15 @@ impl fmt::Display for Problem {
                 )
             }
             Problem::Routing(routing) => routing.fmt(f),
+            Problem::ForEachNotAList { found } => {
+                write!(f, "`for_each` must give a list, but gives a {found}")
+            }
+            Problem::ToolNameTaken { name, first } => {
+                write!(f, "tool name `{name}` is already offered by tool `{first}`")
+            }
+            Problem::BadToolName { name } => {
+                write!(f, "tool name `{name}` cannot be called by a model")
+            }
         }
     }
 }
@@ -745,11 +779,17 @@ mod tests {
                 setting: "",
             },
             Problem::Routing(RoutingProblem::RoutedTwice { family: text() }),
+            Problem::ForEachNotAList { found: text() },
+            Problem::ToolNameTaken {
+                name: text(),
+                first: text(),
+            },
+            Problem::BadToolName { name: text() },
         ]
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 40;
+    const VARIANTS: usize = 43;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -793,6 +833,9 @@ mod tests {
             Problem::TooMuchText { .. } => 37,
             Problem::Routing(_) => 38,
             Problem::NoFamilyTemplate { .. } => 39,
+            Problem::ForEachNotAList { .. } => 40,
+            Problem::ToolNameTaken { .. } => 41,
+            Problem::BadToolName { .. } => 42,
         }
     }
 

@@ -23,6 +23,17 @@ pub struct ToolSpec {
     /// A condition over the context; the tool is offered only when it holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub when: Option<String>,
+    /// One tool per item of a list in the context (an expression such as
+    /// `extra.subagents`), in the list's order: the item is in scope (as `item`, or the name
+    /// `as` gives) for the tool's `name`, description and parameter texts, and `name` is then
+    /// a template. A missing or empty list offers none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
+    pub for_each: Option<String>,
+    /// The name of a `for_each` item in the tool's texts. Defaults to `item`.
+    #[serde(default, rename = "as", skip_serializing_if = "Option::is_none")]
+    #[schemars(pattern(super::NAME_PATTERN))]
+    pub item_name: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parameters: Vec<Parameter>,
     /// Per-family specs. Each starts from the generic spec (or from another family's, with
@@ -50,6 +61,11 @@ pub struct ToolFamilySpec {
 }
 
 impl ToolSpec {
+    /// The name a `for_each` item has in the tool's texts.
+    pub fn item_name(&self) -> &str {
+        self.item_name.as_deref().unwrap_or("item")
+    }
+
     /// Every parameter list the tool declares, with the JSON pointer it is written at: the
     /// generic `/parameters`, then `/families/<family>/parameters` of each family that
     /// replaces the list.

@@ -1,6 +1,7 @@
 //! Renders templates and tool texts, turning failures into diagnostics.
 
 use minijinja::Value;
+use minijinja::value::{ValueKind, merge_maps};
 
 use crate::compiled::{CompiledParameter, CompiledTool, SourceRange};
 use crate::diagnostic::{Diagnostic, Diagnostics};
@@ -8,9 +9,9 @@ use crate::namespace::{TOOL, TOOLS_DATA, TOOLS_TEXT};
 use crate::pointer::child_pointer;
 use crate::problem::Problem;
 use crate::render::budget::{Budget, CappedBuffer, Exhausted};
-use crate::resolve::plan::{Plan, Reason};
+use crate::resolve::plan::{Plan, PlannedTool, Reason};
 use crate::resolve::scope::Scope;
-use crate::resolve::tool_spec::SpecChoice;
+use crate::resolve::tool_spec::{ForEach, SpecChoice};
 use crate::templates::TemplateId;
 use crate::templates::limits::too_large;
 use crate::workspace::Workspace;
@@ -167,8 +168,8 @@ impl Renderer<'_> {
             .unwrap_or_default()
     }
 
-    /// Renders the enabled tools' texts, then documents each through the tool format into
-    /// `TOOLS`.
+    /// Renders the enabled tools' texts (a `for_each` spec once per item), then documents
+    /// each through the tool format into `TOOLS`.
     pub fn tools(
         &mut self,
         plan: &Plan,
@@ -178,50 +179,18 @@ impl Renderer<'_> {
         let values = scope.values();
         let mut compiled = Vec::new();
         for planned in plan.enabled_tools() {
-            let tool = &planned.tool;
-            // A description that fails to render was reported: the compile fails.
-            let Some(mut description) = self.render(tool.description, &values) else {
+            let Some(for_each) = &planned.tool.for_each else {
+                compiled.extend(self.tool(planned, &values, None));
                 continue;
             };
-            let parameters: Vec<CompiledParameter> = planned
-                .parameters
-                .iter()
-                .filter(|(_, reason)| *reason == Reason::Included)
-                .map(|(parameter, _)| CompiledParameter {
-                    name: parameter.name.clone(),
-                    required: parameter.required,
-                    kind: parameter.kind.name().to_string(),
-                    instruction: self.optional_text(parameter.instruction, &values),
-                    usage: self.optional_text(parameter.usage, &values),
-                    note: self.optional_text(parameter.note, &values),
-                })
-                .collect();
-            // Each shown parameter's note goes on a line of its own after the description.
-            for note in parameters.iter().map(|p| p.note.trim_end()) {
-                if note.is_empty() {
-                    continue;
-                }
-                if !description.is_empty() && !description.ends_with('\n') {
-                    description.push('\n');
-                }
-                description.push_str(note);
+            for (index, item) in self.items(for_each, &values).into_iter().enumerate() {
+                let mut top = std::collections::BTreeMap::new();
+                top.insert(for_each.item.clone(), item);
+                let values = merge_maps([values.clone(), Value::from(top)]);
+                compiled.extend(self.tool(planned, &values, Some(index)));
             }
-            let entry = &self.workspace.tools[tool.id.as_str()];
-            let (spec, span) = match &tool.choice {
-                SpecChoice::Family(f) => {
-                    (f.clone(), entry.value_span(&child_pointer("/families", f)))
-                }
-                SpecChoice::Generic => ("generic".into(), entry.value_span("")),
-            };
-            compiled.push(CompiledTool {
-                id: tool.id.clone(),
-                name: tool.name.clone(),
-                spec,
-                source: SourceRange::of(span, &self.workspace.sources),
-                description,
-                parameters,
-            });
         }
+        self.check_names(&compiled);
         let format = tool_format(self.workspace, variant);
         let mut documented = Vec::with_capacity(compiled.len());
         for tool in &compiled {
@@ -234,4 +203,130 @@ impl Renderer<'_> {
         scope.insert_fact(TOOLS_TEXT, Value::from(documented.join("\n\n")));
         compiled
     }
+
+    /// One tool's texts; `None` when its description (or, per item, its name) failed to
+    /// render, which was reported.
+    fn tool(
+        &mut self,
+        planned: &PlannedTool,
+        values: &Value,
+        item: Option<usize>,
+    ) -> Option<CompiledTool> {
+        let tool = &planned.tool;
+        let name = match tool.name_template {
+            Some(template) => self.render(template, values)?.trim().to_string(),
+            None => tool.name.clone(),
+        };
+        let mut description = self.render(tool.description, values)?;
+        let parameters: Vec<CompiledParameter> = planned
+            .parameters
+            .iter()
+            .filter(|(_, reason)| *reason == Reason::Included)
+            .map(|(parameter, _)| CompiledParameter {
+                name: parameter.name.clone(),
+                required: parameter.required,
+                kind: parameter.kind.name().to_string(),
+                instruction: self.optional_text(parameter.instruction, values),
+                usage: self.optional_text(parameter.usage, values),
+                note: self.optional_text(parameter.note, values),
+            })
+            .collect();
+        // Each shown parameter's note goes on a line of its own after the description.
+        for note in parameters.iter().map(|p| p.note.trim_end()) {
+            if note.is_empty() {
+                continue;
+            }
+            if !description.is_empty() && !description.ends_with('\n') {
+                description.push('\n');
+            }
+            description.push_str(note);
+        }
+        let entry = &self.workspace.tools[tool.id.as_str()];
+        let (spec, span) = match &tool.choice {
+            SpecChoice::Family(f) => (f.clone(), entry.value_span(&child_pointer("/families", f))),
+            SpecChoice::Generic => ("generic".into(), entry.value_span("")),
+        };
+        Some(CompiledTool {
+            id: tool.id.clone(),
+            name,
+            spec,
+            source: SourceRange::of(span, &self.workspace.sources),
+            description,
+            parameters,
+            item,
+        })
+    }
+
+    /// The items of a `for_each` list: none when the context lacks it (or it is `none`); a
+    /// value that is not a list, or an expression that fails, is reported.
+    fn items(&mut self, for_each: &ForEach, values: &Value) -> Vec<Value> {
+        let env = self.workspace.templates.env();
+        let result = env
+            .compile_expression(&for_each.list)
+            .and_then(|expression| expression.eval(values.clone()));
+        let problem = match result {
+            Ok(list) if list.is_undefined() || list.is_none() => return Vec::new(),
+            Ok(list) if list.kind() == ValueKind::Seq => match list.try_iter() {
+                Ok(items) => return items.collect(),
+                Err(error) => Problem::RenderFailed {
+                    message: error.to_string(),
+                },
+            },
+            Ok(list) => Problem::ForEachNotAList {
+                found: list.kind().to_string(),
+            },
+            Err(error) => Problem::RenderFailed {
+                message: match error.detail() {
+                    Some(detail) => format!("{}: {detail}", error.kind()),
+                    None => error.kind().to_string(),
+                },
+            },
+        };
+        self.diagnostics
+            .push(Diagnostic::new(problem, for_each.span));
+        Vec::new()
+    }
+
+    /// Every tool the model is offered has a name of its own, and a name from a `for_each`
+    /// item is one a model can call.
+    fn check_names(&mut self, compiled: &[CompiledTool]) {
+        let mut seen: Vec<&CompiledTool> = Vec::new();
+        for tool in compiled {
+            let entry = &self.workspace.tools[tool.id.as_str()];
+            let at = if entry.value.name.is_some() {
+                "/name"
+            } else {
+                "/id"
+            };
+            let span = entry.value_span(at);
+            if tool.item.is_some() && !is_callable_name(&tool.name) {
+                self.diagnostics.push(Diagnostic::new(
+                    Problem::BadToolName {
+                        name: tool.name.clone(),
+                    },
+                    span,
+                ));
+            }
+            match seen.iter().find(|other| other.name == tool.name) {
+                Some(first) => self.diagnostics.push(Diagnostic::new(
+                    Problem::ToolNameTaken {
+                        name: tool.name.clone(),
+                        first: first.id.clone(),
+                    },
+                    span,
+                )),
+                None => seen.push(tool),
+            }
+        }
+    }
+}
+
+/// Letters, digits, `_`, `.` and `-`, starting with a letter or `_`: a name every tool
+/// format and provider accepts.
+fn is_callable_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
 }

@@ -21,11 +21,22 @@ pub enum SpecChoice {
 pub struct ResolvedTool {
     pub id: String,
     pub name: String,
+    /// For a `for_each` tool: its name as a template, rendered per item.
+    pub name_template: Option<TemplateId>,
+    /// For a `for_each` tool: the list expression, where it is written, and the item's name.
+    pub for_each: Option<ForEach>,
     pub description: TemplateId,
     /// The condition and where it is written.
     pub when: Option<(String, Span)>,
     pub parameters: Vec<ResolvedParameter>,
     pub choice: SpecChoice,
+}
+
+#[derive(Clone, Debug)]
+pub struct ForEach {
+    pub list: String,
+    pub span: Span,
+    pub item: String,
 }
 
 #[derive(Clone, Debug)]
@@ -69,6 +80,7 @@ pub fn resolve_tool(workspace: &Workspace, id: &str, family: &str) -> Option<Res
         .name
         .clone()
         .unwrap_or_else(|| definition.id.clone());
+    let mut name_template = definition.texts.name;
     let mut description = definition.texts.description;
     let mut when = definition
         .when
@@ -89,6 +101,7 @@ pub fn resolve_tool(workspace: &Workspace, id: &str, family: &str) -> Option<Res
         let prefix = child_pointer("/families", family_name);
         if let Some(n) = &spec.name {
             name.clone_from(n);
+            name_template = texts.name;
         }
         if spec.description.is_some() {
             description = texts.description;
@@ -117,9 +130,16 @@ pub fn resolve_tool(workspace: &Workspace, id: &str, family: &str) -> Option<Res
         .collect();
 
     let description = description?;
+    let for_each = definition.for_each.as_ref().map(|list| ForEach {
+        list: list.clone(),
+        span: entry.value_span("/for_each"),
+        item: definition.item_name().to_string(),
+    });
     Some(ResolvedTool {
         id: definition.id.clone(),
         name,
+        name_template,
+        for_each,
         description,
         when,
         parameters,

@@ -76,6 +76,18 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         if let Some(condition) = &tool.when {
             checker.check(entry, "/when", condition, &before_tools, out);
         }
+        // A `for_each` list is an expression over the same names as a tool's condition.
+        if let Some(list) = &tool.for_each {
+            checker.check(entry, "/for_each", list, &before_tools, out);
+            if tool.name.is_none() {
+                out.error(
+                    Problem::MissingField {
+                        field: "name".into(),
+                    },
+                    entry.value_span("/for_each"),
+                );
+            }
+        }
         for (family, spec) in &tool.families {
             if let Some(condition) = &spec.when {
                 let pointer = format!("{}/when", child_pointer("/families", family));

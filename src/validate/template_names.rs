@@ -102,14 +102,49 @@ fn shared_templates(scope: &Scope<'_>, out: &mut Diagnostics) {
         .filter(|id| !bases.contains(id))
         .collect();
     templates.sort_by_key(|id| workspace.templates.name(*id));
+    let items = for_each_templates(workspace);
     for template in templates {
+        let with_item;
         let namespace = if tool_formats.contains(&template) {
             &with_tool
+        } else if let Some(item) = items.get(&template) {
+            with_item = {
+                let mut names = scope.any_variant.clone();
+                names.insert(*item);
+                names
+            };
+            &with_item
         } else {
             &scope.any_variant
         };
         undefined(workspace, template, namespace, out);
     }
+}
+
+/// The texts of `for_each` tools, with the name their item has there.
+fn for_each_templates(workspace: &Workspace) -> std::collections::BTreeMap<TemplateId, &str> {
+    let mut items = std::collections::BTreeMap::new();
+    for entry in workspace.tools.values() {
+        let tool = &entry.value;
+        if tool.for_each.is_none() {
+            continue;
+        }
+        let parameters = |list: &[crate::workspace::ParameterTexts]| {
+            list.iter()
+                .flat_map(|texts| [texts.instruction, texts.usage, texts.note])
+                .collect::<Vec<_>>()
+        };
+        let mut texts = vec![tool.texts.name, tool.texts.description];
+        texts.extend(parameters(&tool.texts.parameters));
+        for family in tool.family_texts.values() {
+            texts.extend([family.name, family.description]);
+            texts.extend(parameters(family.parameters.as_deref().unwrap_or_default()));
+        }
+        for template in texts.into_iter().flatten() {
+            items.insert(template, tool.item_name());
+        }
+    }
+    items
 }
 
 fn base_template(scope: &Scope<'_>, variant: &EffectiveVariant, out: &mut Diagnostics) {

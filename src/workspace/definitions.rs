@@ -55,6 +55,8 @@ pub struct ToolDef {
 /// The text templates of a tool's generic spec.
 #[derive(Clone, Debug)]
 pub struct ToolTexts {
+    /// The name as a template: only for a `for_each` tool, whose name comes from its item.
+    pub name: Option<TemplateId>,
     pub description: Option<TemplateId>,
     /// One per parameter, in order.
     pub parameters: Vec<ParameterTexts>,
@@ -63,6 +65,8 @@ pub struct ToolTexts {
 /// The text templates a family spec of a tool replaces.
 #[derive(Clone, Debug, Default)]
 pub struct FamilyTexts {
+    /// The name as a template, for a `for_each` tool whose family sets `name`.
+    pub name: Option<TemplateId>,
     pub description: Option<TemplateId>,
     /// Set when the family replaces the parameter list: one per parameter, in order.
     pub parameters: Option<Vec<ParameterTexts>>,

@@ -239,11 +239,24 @@ impl Registrar<'_> {
         let tool = &entry.value;
         let doc = &entry.document;
         let description = self.inline(doc, "/description", &tool.description);
+        // A `for_each` tool's name comes from its item, so it is a template; any other's is
+        // plain text.
+        let templated = tool.for_each.is_some();
+        let name = tool
+            .name
+            .as_ref()
+            .filter(|_| templated)
+            .and_then(|name| self.inline(doc, "/name", name));
         let parameters = self.parameters(doc, "/parameters", &tool.parameters);
         let mut families = IndexMap::new();
         for (family, spec) in &tool.families {
             let prefix = child_pointer("/families", family);
             let texts = FamilyTexts {
+                name: spec
+                    .name
+                    .as_ref()
+                    .filter(|_| templated)
+                    .and_then(|name| self.inline(doc, &format!("{prefix}/name"), name)),
                 description: spec.description.as_ref().and_then(|description| {
                     self.inline(doc, &format!("{prefix}/description"), description)
                 }),
@@ -255,6 +268,7 @@ impl Registrar<'_> {
         }
         (
             ToolTexts {
+                name,
                 description,
                 parameters,
             },

@@ -1,0 +1,176 @@
+//! Tools from runtime data: a `for_each` tool spec offers one tool per item of a list in the
+//! context, in order, each instance checked.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::Fixture;
+
+const SUBAGENT: &str = r#"
+id = "subagent"
+for_each = "extra.subagents"
+as = "agent"
+name = "use_{{ agent.name }}"
+description = "Hand a task to the {{ agent.name }} agent: {{ agent.description }}"
+
+[[parameters]]
+name = "prompt"
+required = true
+instruction = "What the {{ agent.name }} agent should do, with everything it needs to know."
+"#;
+
+const TEAM: &str = r#"
+date = "2026-11-01"
+
+[[extra.subagents]]
+name = "reviewer"
+description = "Reviews a change for bugs."
+
+[[extra.subagents]]
+name = "tester"
+description = "Writes and runs tests."
+"#;
+
+fn fixture(subagent: &str, context: &str) -> Fixture {
+    Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            common::VARIANT.replace(
+                "tools = [\"read_file\"]",
+                "tools = [\"read_file\", \"subagent\"]",
+            ),
+        )
+        .file("tools/subagent.toml", subagent)
+        .file("examples/contexts/team.toml", context)
+}
+
+fn build_json(workspace: &common::Workspace, context: &str) -> common::Run {
+    workspace.run(&["build", "--context", context, "--format", "json"])
+}
+
+#[test]
+fn one_tool_per_item_in_order() {
+    let workspace = fixture(SUBAGENT, TEAM).write();
+    assert_eq!(workspace.validate().diagnostics(), []);
+    let run = build_json(&workspace, "team");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let tools: Vec<(&str, &str, Option<u64>)> = json["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["id"].as_str().unwrap(),
+                t["name"].as_str().unwrap(),
+                t["item"].as_u64(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        tools,
+        [
+            ("read_file", "read_file", None),
+            ("subagent", "use_reviewer", Some(0)),
+            ("subagent", "use_tester", Some(1)),
+        ]
+    );
+    let tester = &json["tools"][2];
+    assert_eq!(
+        tester["description"],
+        "Hand a task to the tester agent: Writes and runs tests."
+    );
+    assert_eq!(
+        tester["parameters"][0]["instruction"],
+        "What the tester agent should do, with everything it needs to know."
+    );
+    // The prompt documents each instance through the tool format.
+    let prompt = json["prompt"].as_str().unwrap();
+    let reviewer = prompt.find("use_reviewer").unwrap();
+    let tester = prompt.find("use_tester").unwrap();
+    assert!(reviewer < tester, "{prompt}");
+
+    // A context without the list offers none of them.
+    let run = build_json(&workspace, "basic");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json["tools"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn each_instance_is_checked() {
+    // Two items giving one name.
+    let twice = TEAM.replace("name = \"tester\"", "name = \"reviewer\"");
+    let workspace = fixture(SUBAGENT, &twice).write();
+    let run = build_json(&workspace, "team");
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains(
+            "error[tool-name-taken]: tool name `use_reviewer` is already offered by tool `subagent`"
+        ) && run.stderr.contains("tools/subagent.toml:5:8"),
+        "{}",
+        run.stderr
+    );
+
+    // A name a model cannot call.
+    let spaced = TEAM.replace("name = \"tester\"", "name = \"unit tester\"");
+    let workspace = fixture(SUBAGENT, &spaced).write();
+    let run = build_json(&workspace, "team");
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains(
+            "error[bad-tool-name]: tool name `use_unit tester` cannot be called by a model"
+        ),
+        "{}",
+        run.stderr
+    );
+
+    // A list expression that gives no list.
+    let not_a_list = SUBAGENT.replace("for_each = \"extra.subagents\"", "for_each = \"cwd\"");
+    let workspace = fixture(&not_a_list, TEAM).write();
+    let run = build_json(&workspace, "team");
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains(
+            "error[for-each-not-a-list]: `for_each` must give a list, but gives a string"
+        ) && run.stderr.contains("tools/subagent.toml:3:12"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn validation_knows_the_item_and_the_name_it_needs() {
+    // The item is known by the name `as` gives, in every text of the tool, and only there.
+    let wrong_name = SUBAGENT.replace(
+        "Hand a task to the {{ agent.name }}",
+        "Hand a task to the {{ item.name }}",
+    );
+    let report = fixture(&wrong_name, TEAM).validate();
+    let found: Vec<(String, String, u64)> = report
+        .diagnostics()
+        .into_iter()
+        .map(|d| (d.code, d.message, d.line))
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            "undefined-placeholder".to_string(),
+            "`item` is not defined by anything".to_string(),
+            6
+        )]
+    );
+
+    // The list reads the context like a condition does; a for_each tool needs a name.
+    let unnamed = SUBAGENT
+        .replace("name = \"use_{{ agent.name }}\"\n", "")
+        .replace("extra.subagents", "extras.subagents");
+    let report = fixture(&unnamed, TEAM).validate();
+    let codes: Vec<String> = report.diagnostics().into_iter().map(|d| d.code).collect();
+    assert_eq!(
+        codes,
+        ["missing-field", "unknown-context-field"],
+        "{codes:?}"
+    );
+}
