@@ -26,6 +26,20 @@ impl<'a> Chain<'a> {
     pub fn returns_to_start(&self) -> bool {
         self.cycle == Some(0)
     }
+
+    /// The names of a cycle to report from its start (`[a, b, a]` for `a -> b -> a`): only
+    /// when the start is part of the cycle, and only at the member whose name sorts first, so
+    /// a cycle is reported once. A name that leads into a cycle without being part of it
+    /// reports nothing.
+    pub fn cycle_to_report(&self) -> Option<Vec<String>> {
+        let start = self.links.first()?;
+        if !self.returns_to_start() || self.links.iter().min() != Some(start) {
+            return None;
+        }
+        let mut names: Vec<String> = self.links.iter().map(|name| name.to_string()).collect();
+        names.push(start.to_string());
+        Some(names)
+    }
 }
 
 /// Follows `next` from `start`; `next` gives the name a name links to, `None` where the chain

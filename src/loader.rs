@@ -6,7 +6,7 @@ use std::path::Path;
 
 use crate::diagnostic::Diagnostics;
 use crate::load::invalid_ids::InvalidIds;
-use crate::load::specs::{load_context, load_specs};
+use crate::load::specs::{context_from_text, load_context, load_specs};
 use crate::model::Context;
 use crate::source::Sources;
 use crate::templates::Templates;
@@ -76,6 +76,7 @@ pub fn load_context_file(
         &mut workspace.sources,
         &limits,
         path,
+        &workspace.contexts,
         &mut diagnostics,
     )?;
     if let Some(entry) = &loaded {
@@ -85,4 +86,28 @@ pub fn load_context_file(
         Some(entry) if !diagnostics.has_errors() => Ok(entry.value),
         _ => Err(diagnostics),
     })
+}
+
+/// Reads a context given as text, as an agent passes it (standard input, a request body):
+/// JSON, TOML or YAML, detected. `name` stands for it in diagnostics (`<stdin>`).
+pub fn load_context_text(
+    workspace: &mut Workspace,
+    name: &str,
+    text: String,
+) -> Result<Context, Diagnostics> {
+    let mut diagnostics = Diagnostics::default();
+    let loaded = context_from_text(
+        &mut workspace.sources,
+        name,
+        text,
+        &workspace.contexts,
+        &mut diagnostics,
+    );
+    if let Some(entry) = &loaded {
+        validate::check_context(workspace, entry, &mut diagnostics);
+    }
+    match loaded {
+        Some(entry) if !diagnostics.has_errors() => Ok(entry.value),
+        _ => Err(diagnostics),
+    }
 }

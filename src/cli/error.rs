@@ -60,6 +60,8 @@ pub enum CliError {
     WouldOverwrite(Vec<PathBuf>),
     /// A value that cannot be written in the format asked for.
     Unprintable(String),
+    /// `--context -`: standard input is not UTF-8 text.
+    StdinNotText,
 }
 
 impl CliError {
@@ -104,6 +106,10 @@ impl fmt::Display for CliError {
             CliError::MemoryLimit(message) | CliError::Unprintable(message) => {
                 write!(f, "{message}")
             }
+            CliError::StdinNotText => write!(
+                f,
+                "standard input is not UTF-8 text: `--context -` reads a context as JSON, TOML or YAML"
+            ),
             CliError::NotAWorkspace(dir) => write!(f, "{} has no {MANIFEST_FILE}", dir.display()),
             CliError::NoWorkspace(start) => write!(
                 f,

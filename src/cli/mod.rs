@@ -4,7 +4,9 @@
 
 mod build;
 mod check;
+mod context;
 mod diff;
+mod environment;
 mod error;
 mod explain;
 mod init;
@@ -71,6 +73,8 @@ pub enum Command {
     Explain(explain::ExplainArgs),
     /// Print a variant as compiled: `show --effective VARIANT`.
     Show(show::ShowArgs),
+    /// The context a compile sees, after inheritance and the command line's changes.
+    Context(context::ContextArgs),
     /// Which family and version serve a model, and the rule that chose them.
     Route(route::RouteArgs),
     /// The families with their versions, labels, tags and routing rules.
@@ -105,6 +109,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Explain(args) => explain::run(args, &printer),
         Command::Show(args) => show::run(args, &printer),
         Command::Route(args) => route::run(args, &printer),
+        Command::Context(args) => context::run(args, &printer),
         Command::List(args) => list::run(args, &printer),
         Command::Init(args) => init::run(args, &printer),
         Command::Stats(args) => stats::run(args, &printer),
@@ -162,8 +167,12 @@ pub struct TargetArgs {
     /// Compile a variant carrying this tag (alone: the one family whose variants carry it).
     #[arg(long)]
     pub tag: Option<String>,
-    /// A context: a file (TOML, YAML or JSON) or the name of one in the workspace's contexts
-    /// folder (default: the manifest's `default_context`).
+    /// Fill the context's `os`, `shell`, `home` and `cwd` from this machine (for a prompt
+    /// used here and now; committed outputs never do).
+    #[arg(long)]
+    pub detect_env: bool,
+    /// A context: a file (TOML, YAML or JSON), the name of one in the workspace's contexts
+    /// folder, or `-` for standard input (default: the manifest's `default_context`).
     #[arg(long)]
     pub context: Option<String>,
     /// A runtime placeholder, KEY=VALUE; wins over every other definition. Repeatable.
@@ -224,6 +233,9 @@ pub fn request(
         }
     };
     let mut context = context;
+    if target.detect_env {
+        environment::detect(&mut context);
+    }
     let routed = target.model.is_some() || target.provider.is_some();
     // A model given alone is not paired with the context's provider: that was another
     // model's.
@@ -258,6 +270,10 @@ fn context(
     let Some(name) = name else {
         return Ok(Ok(Context::default()));
     };
+    if name == STDIN {
+        let text = read_stdin(workspace.settings().limits.file_bytes)?;
+        return Ok(crate::loader::load_context_text(workspace, "<stdin>", text));
+    }
     if let Some(entry) = workspace.contexts.get(name) {
         return Ok(Ok(entry.value.clone()));
     }
@@ -276,6 +292,29 @@ fn context(
     }
     let path = path.canonicalize()?;
     Ok(load_context_file(workspace, &path)?)
+}
+
+/// `--context -` names standard input.
+const STDIN: &str = "-";
+
+/// Standard input as text, refused past the size of one file.
+fn read_stdin(limit: u64) -> Result<String, CliError> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(CliError::Path(crate::path_error::PathError::new(
+            "<stdin>",
+            crate::path_error::PathProblem::TooLarge {
+                limit,
+                setting: Some("file_bytes"),
+            },
+        )));
+    }
+    String::from_utf8(bytes).map_err(|_| CliError::StdinNotText)
 }
 
 /// Why a compile failed: a selection naming no variant is a usage error; diagnostics are

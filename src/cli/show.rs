@@ -41,7 +41,8 @@ pub fn run(args: ShowArgs, printer: &Printer) -> Result<(), CliError> {
     ))
 }
 
-fn drop_nulls(value: &mut serde_json::Value) {
+/// TOML has no null: null values (a missing optional field, YAML `~`) are left out.
+pub fn drop_nulls(value: &mut serde_json::Value) {
     match value {
         serde_json::Value::Object(map) => {
             map.retain(|_, v| !v.is_null());

@@ -41,7 +41,7 @@ pub struct Location {
     pub value: Range<usize>,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Document {
     pub source: SourceId,
     pub value: Value,

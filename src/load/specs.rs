@@ -85,12 +85,14 @@ pub fn load_specs(
 }
 
 /// Reads a context file the caller names (`--context FILE`), from anywhere: its text joins
-/// `sources` so its diagnostics render like any other. `None` when it has problems.
+/// `sources` so its diagnostics render like any other; its `extends` names one of `bases`.
+/// `None` when it has problems.
 pub fn load_context(
     root: &Path,
     sources: &mut Sources,
     limits: &Limits,
     path: &Path,
+    bases: &IndexMap<String, Entry<Context>>,
     diagnostics: &mut Diagnostics,
 ) -> io::Result<Option<Entry<Context>>> {
     let mut invalid = InvalidIds::default();
@@ -103,7 +105,64 @@ pub fn load_context(
         validators: SchemaValidators::shared(),
         invalid: &mut invalid,
     };
-    loader.load_typed::<Context>(path, Kind::Context)
+    let Some(document) = loader.checked_document(path, Kind::Context)? else {
+        return Ok(None);
+    };
+    Ok(load::contexts::resolve_one(&document, bases, diagnostics))
+}
+
+/// A context given as text (standard input, an agent's request): JSON, TOML or YAML, told
+/// apart by its first characters. Its `extends` names one of `bases`. `None` when it has
+/// problems (recorded).
+pub fn context_from_text(
+    sources: &mut Sources,
+    name: &str,
+    text: String,
+    bases: &IndexMap<String, Entry<Context>>,
+    diagnostics: &mut Diagnostics,
+) -> Option<Entry<Context>> {
+    let format = detect_format(&text);
+    let id = sources.add(std::path::PathBuf::from(name), text);
+    let document = match Document::parse(id, sources.get(id), format) {
+        Ok(document) => document,
+        Err(diagnostic) => {
+            diagnostics.push(diagnostic);
+            return None;
+        }
+    };
+    if !SchemaValidators::shared().check(Kind::Context, &document, diagnostics) {
+        return None;
+    }
+    let entry = Entry {
+        value: document.value.clone(),
+        document,
+        path: std::path::PathBuf::from(name),
+    };
+    load::contexts::resolve_one(&entry, bases, diagnostics)
+}
+
+/// JSON starts with `{`; TOML has a `key =` or `[table]` line before any YAML `key:` line;
+/// anything else is YAML (of which JSON is a part).
+fn detect_format(text: &str) -> Format {
+    if text.trim_start().starts_with('{') {
+        return Format::Json;
+    }
+    for line in text.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if line.starts_with('[') {
+            return Format::Toml;
+        }
+        let assignment = line.find('=');
+        let colon = line.find(':');
+        return match (assignment, colon) {
+            (Some(equals), Some(colon)) if equals < colon => Format::Toml,
+            (Some(_), None) => Format::Toml,
+            _ => Format::Yaml,
+        };
+    }
+    Format::Yaml
 }
 
 struct Loader<'a> {
@@ -227,7 +286,7 @@ impl Loader<'_> {
     }
 
     fn load_contexts(&mut self, dir: &str) -> io::Result<IndexMap<String, Entry<Context>>> {
-        let mut entries = IndexMap::new();
+        let mut documents = IndexMap::new();
         // A folder outside the workspace is reported by validation and never walked.
         let Some(dir) = load::read::resolve_inside(self.root, self.root, dir) else {
             return Ok(IndexMap::new());
@@ -242,15 +301,45 @@ impl Loader<'_> {
                     .error(Problem::BadContextName { name }, Span::file_start(id));
                 continue;
             }
-            let Some(entry) = self.load_typed::<Context>(&path, Kind::Context)? else {
+            let Some(entry) = self.checked_document(&path, Kind::Context)? else {
                 self.invalid
                     .insert(RefKind::Context, context_name(&path), None);
                 continue;
             };
             let name = context_name(&path);
-            self.insert_unique(&mut entries, name, entry, RefKind::Context, "");
+            self.insert_unique(&mut documents, name, entry, RefKind::Context, "");
+        }
+        // Each file is checked on its own; `extends` merges the documents, then they become
+        // typed contexts.
+        let invalid = &*self.invalid;
+        let (entries, broken) = load::contexts::resolve_all(
+            &documents,
+            &|name| invalid.contains(RefKind::Context, name),
+            self.diagnostics,
+        );
+        for name in broken {
+            self.invalid.insert(RefKind::Context, name, None);
         }
         Ok(entries)
+    }
+
+    /// Reads, parses and schema-checks one file, keeping its document untyped. `None` when it
+    /// has problems (they are recorded).
+    fn checked_document(&mut self, path: &Path, kind: Kind) -> io::Result<Option<Entry<Value>>> {
+        let Some(raw) = self.load_raw(path, kind)? else {
+            return Ok(None);
+        };
+        if !self
+            .validators
+            .check(raw.kind, &raw.document, self.diagnostics)
+        {
+            return Ok(None);
+        }
+        Ok(Some(Entry {
+            value: raw.document.value.clone(),
+            document: raw.document,
+            path: raw.path,
+        }))
     }
 
     fn insert_unique<T>(

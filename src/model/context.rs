@@ -8,6 +8,12 @@ use serde_json::Value;
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct Context {
+    /// A context (by name, a file stem under `paths.contexts`) this one starts from, setting
+    /// only what differs: tables merge key by key (nested tables too), lists and single
+    /// values replace. Not part of the assembled context.
+    #[serde(skip_serializing)]
+    #[schemars(pattern(super::ID_PATTERN))]
+    pub extends: Option<String>,
     /// The agent's working directory.
     pub cwd: String,
     /// Operating system name, e.g. "Linux".

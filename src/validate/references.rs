@@ -8,7 +8,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use indexmap::IndexMap;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::follow::{Chain, follow};
+use crate::follow::follow;
 use crate::load::entry::Entry;
 use crate::model::{Parameter, Paths, PostprocessRule, Variant};
 use crate::namespace::closest;
@@ -181,7 +181,7 @@ fn parent_exists_without_cycle(
         let ancestry = follow(&variant.id, |id| {
             workspace.variants.get(id)?.value.extends.as_deref()
         });
-        if let Some(chain) = cycle_to_report(&ancestry) {
+        if let Some(chain) = ancestry.cycle_to_report() {
             out.error(
                 Problem::Cycle {
                     link: CycleLink::Extends,
@@ -310,19 +310,6 @@ fn overrides_are_used(
             }
         }
     }
-}
-
-/// The names of a cycle to report from its start (`[a, b, a]` for `a -> b -> a`): only when
-/// the start is part of the cycle, and only at the member whose name sorts first, so a cycle
-/// is reported once. A name that leads into a cycle without being part of it reports nothing.
-fn cycle_to_report(chain: &Chain<'_>) -> Option<Vec<String>> {
-    let start = chain.links.first()?;
-    if !chain.returns_to_start() || chain.links.iter().min() != Some(start) {
-        return None;
-    }
-    let mut names: Vec<String> = chain.links.iter().map(|name| name.to_string()).collect();
-    names.push(start.to_string());
-    Some(names)
 }
 
 /// `Ok` when a component or tool id exists (or was declared by a file that failed its own
@@ -515,7 +502,7 @@ fn family_bases_exist_without_cycle(_: &Known<'_>, entry: &Entry<ToolDef>, out: 
             continue;
         }
         let bases = follow(family, |name| families.get(name)?.based_on.as_deref());
-        if let Some(chain) = cycle_to_report(&bases) {
+        if let Some(chain) = bases.cycle_to_report() {
             out.error(
                 Problem::Cycle {
                     link: CycleLink::BasedOn,

@@ -1,0 +1,63 @@
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use super::show::drop_nulls;
+use super::{CliError, Printer, TargetArgs, load_valid, request};
+use crate::report;
+
+#[derive(Args, Debug)]
+pub struct ContextArgs {
+    /// A context: a file (TOML, YAML or JSON), the name of one in the workspace, or `-` for
+    /// standard input (default: the manifest's `default_context`).
+    #[arg(long)]
+    pub context: Option<String>,
+    /// Set the context's `model.id`.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Set the context's `model.provider`.
+    #[arg(long)]
+    pub provider: Option<String>,
+    /// Fill `os`, `shell`, `home` and `cwd` from this machine.
+    #[arg(long)]
+    pub detect_env: bool,
+    /// The workspace (default: the nearest folder with promptc.toml).
+    #[arg(long)]
+    pub workspace: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = ContextFormat::Toml)]
+    pub format: ContextFormat,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ContextFormat {
+    Toml,
+    Json,
+}
+
+/// The context a compile sees, after inheritance and the command line's changes: to inspect,
+/// or to save as an example context.
+pub fn run(args: ContextArgs, printer: &Printer) -> Result<(), CliError> {
+    let mut workspace = load_valid(args.workspace.as_deref(), printer)?;
+    let target = TargetArgs {
+        family: None,
+        variant: None,
+        model: args.model,
+        provider: args.provider,
+        label: None,
+        tag: None,
+        detect_env: args.detect_env,
+        context: args.context,
+        set: Vec::new(),
+        workspace: None,
+    };
+    let request = request(&mut workspace, target, printer)?;
+    let mut value = serde_json::to_value(&request.context)
+        .map_err(|error| CliError::Unprintable(error.to_string()))?;
+    printer.result(&match args.format {
+        ContextFormat::Json => report::json_document(&value),
+        ContextFormat::Toml => {
+            drop_nulls(&mut value);
+            toml::to_string(&value).map_err(|error| CliError::Unprintable(error.to_string()))?
+        }
+    })
+}

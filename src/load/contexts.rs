@@ -1,0 +1,185 @@
+//! Context inheritance: a context file may `extends` another by name and set only what
+//! differs. Documents merge before they become typed contexts, so "not set" and "set to the
+//! default" stay apart: tables merge key by key (nested ones too), lists and single values
+//! replace.
+
+use indexmap::IndexMap;
+use serde_json::Value;
+
+use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::follow::follow;
+use crate::load::entry::Entry;
+use crate::model::Context;
+use crate::namespace::closest;
+use crate::problem::{CycleLink, InvalidValue, Problem, RefKind};
+use crate::span::Span;
+
+const EXTENDS: &str = "extends";
+
+/// The contexts of a workspace, each merged with its ancestors. A context whose chain loops,
+/// names an unknown context, or reaches an invalid one is left out (reported where the chain
+/// breaks); its name is returned with the invalid ones.
+pub fn resolve_all(
+    raw: &IndexMap<String, Entry<Value>>,
+    invalid: &dyn Fn(&str) -> bool,
+    diagnostics: &mut Diagnostics,
+) -> (IndexMap<String, Entry<Context>>, Vec<String>) {
+    let mut contexts = IndexMap::new();
+    let mut broken = Vec::new();
+    for (name, entry) in raw {
+        let chain = follow(name, |context| {
+            raw.get(context)?.value.get(EXTENDS)?.as_str()
+        });
+        let extends_span = entry.value_span("/extends");
+        if chain.cycle.is_some() {
+            if let Some(cycle) = chain.cycle_to_report() {
+                diagnostics.error(
+                    Problem::Cycle {
+                        link: CycleLink::Extends,
+                        chain: cycle,
+                    },
+                    extends_span,
+                );
+            }
+            broken.push(name.clone());
+            continue;
+        }
+        let last = chain.last();
+        if !raw.contains_key(last) {
+            // Only the context whose own `extends` names the missing one reports it; a
+            // context that failed its own checks was reported already.
+            if chain.links.len() == 2 && !invalid(last) {
+                diagnostics.error(
+                    Problem::UnknownReference {
+                        kind: RefKind::Context,
+                        name: last.to_string(),
+                        suggestion: closest(last, raw.keys()),
+                    },
+                    extends_span,
+                );
+            }
+            broken.push(name.clone());
+            continue;
+        }
+        let mut merged = default_document();
+        for ancestor in chain.links.iter().rev() {
+            if let Some(ancestor) = raw.get(*ancestor) {
+                merge(&mut merged, &ancestor.value);
+            }
+        }
+        match typed(entry, merged) {
+            Ok(context) => {
+                contexts.insert(name.clone(), context);
+            }
+            Err(diagnostic) => {
+                diagnostics.push(diagnostic);
+                broken.push(name.clone());
+            }
+        }
+    }
+    (contexts, broken)
+}
+
+/// A context the caller gives (a file, standard input), merged with the workspace context
+/// it `extends`.
+pub fn resolve_one(
+    entry: &Entry<Value>,
+    bases: &IndexMap<String, Entry<Context>>,
+    diagnostics: &mut Diagnostics,
+) -> Option<Entry<Context>> {
+    let mut merged = default_document();
+    if let Some(base) = entry.value.get(EXTENDS).and_then(Value::as_str) {
+        let Some(base) = bases.get(base) else {
+            diagnostics.error(
+                Problem::UnknownReference {
+                    kind: RefKind::Context,
+                    name: base.to_string(),
+                    suggestion: closest(base, bases.keys()),
+                },
+                entry.value_span("/extends"),
+            );
+            return None;
+        };
+        merged = serde_json::to_value(&base.value).unwrap_or(merged);
+    }
+    merge(&mut merged, &entry.value);
+    typed(entry, merged)
+        .map_err(|diagnostic| diagnostics.push(diagnostic))
+        .ok()
+}
+
+/// Every field of a context, at its default.
+fn default_document() -> Value {
+    serde_json::to_value(Context::default()).unwrap_or(Value::Null)
+}
+
+/// `over` on top of `base`: tables merge key by key, anything else replaces. `extends` is
+/// the file's own link, not a value.
+pub fn merge(base: &mut Value, over: &Value) {
+    match (base, over) {
+        (Value::Object(base), Value::Object(over)) => {
+            for (key, value) in over {
+                if key == EXTENDS && base.get(EXTENDS).is_none() {
+                    continue;
+                }
+                match base.get_mut(key) {
+                    Some(existing) if existing.is_object() && value.is_object() => {
+                        merge(existing, value);
+                    }
+                    _ => {
+                        base.insert(key.clone(), value.clone());
+                    }
+                }
+            }
+        }
+        (base, over) => *base = over.clone(),
+    }
+}
+
+fn typed(entry: &Entry<Value>, merged: Value) -> Result<Entry<Context>, Diagnostic> {
+    match serde_json::from_value::<Context>(merged) {
+        Ok(mut context) => {
+            context.extends = None;
+            Ok(Entry {
+                value: context,
+                document: entry.document.clone(),
+                path: entry.path.clone(),
+            })
+        }
+        // Each file passed its schema: a merge that still does not fit is told at the file.
+        Err(error) => Err(Diagnostic::new(
+            Problem::InvalidValue(InvalidValue::Model {
+                message: error.to_string(),
+            }),
+            Span::file_start(entry.source()),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_merge_deeply_and_lists_replace() {
+        let mut base = serde_json::json!({
+            "browser": { "enabled": true, "viewport": { "width": 900, "height": 600 } },
+            "mcp_servers": [{ "name": "a" }],
+            "cwd": "/a",
+        });
+        let over = serde_json::json!({
+            "extends": "basic",
+            "browser": { "viewport": { "width": 1280 } },
+            "mcp_servers": [],
+        });
+        merge(&mut base, &over);
+        assert_eq!(
+            base,
+            serde_json::json!({
+                "browser": { "enabled": true, "viewport": { "width": 1280, "height": 600 } },
+                "mcp_servers": [],
+                "cwd": "/a",
+            })
+        );
+    }
+}

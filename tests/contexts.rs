@@ -1,0 +1,196 @@
+//! Contexts as agents assemble them: inheritance between context files, a context on standard
+//! input, the assembled context printed, and the machine's environment on request.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::Fixture;
+use serde_json::{Value, json};
+
+const BASE: &str = r#"
+date = "2026-11-01"
+cwd = "/home/dev/shop"
+model = { provider = "anthropic", id = "claude-sonnet-4-5" }
+browser = { enabled = true, viewport = { width = 900, height = 600 } }
+workspace_roots = [{ name = "shop", path = "/home/dev/shop" }]
+extra = { team = "payments", region = "eu" }
+"#;
+
+fn workspace() -> common::Workspace {
+    Fixture::minimal()
+        .file("examples/contexts/base.toml", BASE)
+        .file(
+            "examples/contexts/narrow.yaml",
+            "extends: base\nbrowser:\n  viewport:\n    width: 1280\nworkspace_roots: []\nextra:\n  region: us\n",
+        )
+        .file(
+            "examples/contexts/narrower.toml",
+            "extends = \"narrow\"\nmodel = { id = \"gpt-4.1\" }\n",
+        )
+        .write()
+}
+
+/// `promptc context` of the arguments, as JSON.
+fn assembled(workspace: &common::Workspace, args: &[&str], stdin: Option<&str>) -> Value {
+    let mut command = workspace.command();
+    command.args(["context", "--format", "json"]).args(args);
+    if let Some(text) = stdin {
+        command.write_stdin(text);
+    }
+    let output = command.output().unwrap();
+    assert!(output.status.success(), "{}", common::stderr(&output));
+    serde_json::from_str(&common::stdout(&output)).unwrap()
+}
+
+#[test]
+fn a_context_sets_only_what_differs_from_the_one_it_extends() {
+    let workspace = workspace();
+    assert_eq!(workspace.validate().diagnostics(), []);
+    let context = assembled(&workspace, &["--context", "narrower"], None);
+    // Tables merge key by key, nested ones too; lists replace; each level adds its own.
+    assert_eq!(
+        context["browser"],
+        json!({ "enabled": true, "viewport": { "width": 1280, "height": 600 } })
+    );
+    assert_eq!(context["workspace_roots"], json!([]));
+    assert_eq!(
+        context["extra"],
+        json!({ "team": "payments", "region": "us" })
+    );
+    assert_eq!(
+        context["model"],
+        json!({ "provider": "anthropic", "id": "gpt-4.1" })
+    );
+    assert_eq!(context["cwd"], "/home/dev/shop");
+    // The link itself is not part of the context templates see.
+    assert!(context.get("extends").is_none(), "{context}");
+
+    // A file outside the contexts folder extends a named context the same way.
+    let outside = workspace.tmp().join("mine.toml");
+    std::fs::write(&outside, "extends = \"narrow\"\nyolo = true\n").unwrap();
+    let context = assembled(&workspace, &["--context", outside.to_str().unwrap()], None);
+    assert_eq!(
+        (context["yolo"].clone(), context["extra"]["region"].clone()),
+        (json!(true), json!("us"))
+    );
+
+    // The prompt compiles from the merged values.
+    let run = workspace.run(&["build", "--context", "narrower"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("You work in /home/dev/shop on 2026-11-01."),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn standard_input_takes_json_toml_or_yaml() {
+    let workspace = workspace();
+    let forms = [
+        r#"{ "extends": "base", "cwd": "/srv/app", "yolo": true }"#,
+        "# an agent's context\nextends = \"base\"\ncwd = \"/srv/app\"\nyolo = true\n",
+        "extends: base\ncwd: /srv/app\nyolo: true\n",
+    ];
+    for text in forms {
+        let context = assembled(&workspace, &["--context", "-"], Some(text));
+        assert_eq!(
+            (
+                context["cwd"].clone(),
+                context["yolo"].clone(),
+                context["extra"]["team"].clone()
+            ),
+            (json!("/srv/app"), json!(true), json!("payments")),
+            "{text}"
+        );
+    }
+    // `build` reads it the same way.
+    let output = workspace
+        .command()
+        .args(["build", "--context", "-"])
+        .write_stdin("{\"cwd\": \"/srv/app\", \"date\": \"2026-11-02\"}")
+        .output()
+        .unwrap();
+    assert!(common::stdout(&output).contains("You work in /srv/app on 2026-11-02."));
+
+    // Problems are told at <stdin>, line and column.
+    let output = workspace
+        .command()
+        .args(["build", "--context", "-"])
+        .write_stdin("cwd: /srv/app\nyolo: \"sure\"\n")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = common::stderr(&output);
+    assert!(
+        stderr.contains("error[wrong-type]") && stderr.contains("<stdin>:2:7"),
+        "{stderr}"
+    );
+    let output = workspace
+        .command()
+        .args(["build", "--context", "-"])
+        .write_stdin("extends = \"bsae\"\n")
+        .output()
+        .unwrap();
+    let stderr = common::stderr(&output);
+    assert!(
+        stderr.contains("unknown context `bsae`") && stderr.contains("did you mean `base`?"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn standard_input_is_bounded_like_a_file() {
+    let workspace = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}[limits]\nfile_bytes = 1024\n", common::MANIFEST),
+        )
+        .write();
+    let output = workspace
+        .command()
+        .args(["build", "--context", "-"])
+        .write_stdin(format!("cwd = \"{}\"\n", "x".repeat(4096)))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = common::stderr(&output);
+    assert!(
+        stderr.contains("<stdin> is larger than the limit of 1 KiB"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn detect_env_fills_the_machine_fields_only_when_asked() {
+    let workspace = workspace();
+    let plain = assembled(&workspace, &["--context", "base"], None);
+    assert_eq!(
+        (plain["home"].clone(), plain["shell"].clone()),
+        (json!(""), json!(""))
+    );
+    let mut command = workspace.command();
+    let output = command
+        .args([
+            "context",
+            "--format",
+            "json",
+            "--context",
+            "base",
+            "--detect-env",
+        ])
+        .env("HOME", "/home/tester")
+        .env("SHELL", "/usr/bin/fish")
+        .output()
+        .unwrap();
+    let detected: Value = serde_json::from_str(&common::stdout(&output)).unwrap();
+    assert_eq!(detected["home"], "/home/tester");
+    assert_eq!(detected["shell"], "/usr/bin/fish");
+    assert_eq!(
+        detected["cwd"],
+        workspace.root().canonicalize().unwrap().to_str().unwrap()
+    );
+    assert!(!detected["os"].as_str().unwrap().is_empty());
+}
