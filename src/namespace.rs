@@ -36,8 +36,11 @@ fn field_names(shape: &Value) -> BTreeSet<String> {
         .unwrap_or_default()
 }
 
-/// Context fields whose keys are the user's own: any key below them is allowed.
-const FREE_TABLES: [&str; 2] = ["extra", "placeholders"];
+/// The context's table of the workspace's own fields.
+pub const EXTRA: &str = "extra";
+/// Context fields whose keys are the user's own: any key below them is allowed (for
+/// `extra`, unless the workspace declares its keys).
+const FREE_TABLES: [&str; 2] = [EXTRA, "placeholders"];
 
 /// What a template or condition may refer to.
 #[derive(Clone, Debug)]
@@ -47,6 +50,8 @@ pub struct Namespace {
     /// Set when some names cannot be known (a file declaring them is invalid and was
     /// reported): any top-level name is then accepted, so nothing is blamed on the wrong file.
     open: bool,
+    /// The keys of `extra` the workspace declares; `None` leaves `extra` free.
+    extra_keys: Option<BTreeSet<String>>,
 }
 
 impl Namespace {
@@ -62,6 +67,7 @@ impl Namespace {
             names,
             context_shape,
             open: false,
+            extra_keys: None,
         }
     }
 
@@ -75,6 +81,7 @@ impl Namespace {
             names,
             context_shape,
             open: false,
+            extra_keys: None,
         }
     }
 
@@ -82,6 +89,14 @@ impl Namespace {
     /// invalid.
     pub fn open(&mut self) {
         self.open = true;
+    }
+
+    /// Closes `extra` to the declared keys, when the workspace declares any.
+    pub fn declare_extra<'a>(&mut self, keys: impl IntoIterator<Item = &'a String>) {
+        let keys: BTreeSet<String> = keys.into_iter().cloned().collect();
+        if !keys.is_empty() {
+            self.extra_keys = Some(keys);
+        }
     }
 
     pub fn insert(&mut self, name: impl Into<String>) {
@@ -103,6 +118,15 @@ impl Namespace {
         let first = segments.next().unwrap_or_default();
         if !self.contains(first) {
             return Err((first.to_string(), closest(first, self.names.iter())));
+        }
+        if first == EXTRA
+            && let (Some(keys), Some(key)) = (&self.extra_keys, segments.next())
+            && !keys.contains(key)
+        {
+            return Err((
+                format!("{EXTRA}.{key}"),
+                closest(key, keys).map(|k| format!("{EXTRA}.{k}")),
+            ));
         }
         if FREE_TABLES.contains(&first) {
             return Ok(());

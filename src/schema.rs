@@ -8,7 +8,9 @@ use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::Value;
 
-use crate::model::{Component, Context, Manifest, ToolSpec, Variant};
+use indexmap::IndexMap;
+
+use crate::model::{Component, Context, ContextField, Manifest, ToolSpec, Variant};
 use crate::path_error::{PathError, PathProblem};
 use crate::problem::Kind;
 
@@ -102,16 +104,51 @@ pub fn file_name(kind: Kind) -> String {
     format!("{}.schema.json", kind.name())
 }
 
-/// The exact bytes `promptc schema` writes for a kind.
-pub fn render(kind: Kind) -> String {
-    let mut text = serde_json::to_string_pretty(&schema_for(kind)).unwrap_or_default();
+/// The exact bytes `promptc schema` writes for a kind; the context schema lists the
+/// workspace's declared `extra` keys, so editors complete them.
+pub fn render(kind: Kind, declared: &IndexMap<String, ContextField>) -> String {
+    let mut schema = schema_for(kind);
+    if kind == Kind::Context && !declared.is_empty() {
+        declare_extra(&mut schema, declared);
+    }
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
     text.push('\n');
     text
 }
 
+/// `extra` as a table of the declared keys, each with its type, default and description.
+fn declare_extra(schema: &mut Value, declared: &IndexMap<String, ContextField>) {
+    let Some(extra) = schema.pointer_mut("/properties/extra") else {
+        return;
+    };
+    let properties: serde_json::Map<String, Value> = declared
+        .iter()
+        .map(|(key, field)| {
+            let mut property = serde_json::json!({
+                "type": field.kind.name(),
+                "default": field.default_value(),
+            });
+            if let Some(description) = &field.description {
+                property["description"] = Value::from(description.as_str());
+            }
+            (key.clone(), property)
+        })
+        .collect();
+    *extra = serde_json::json!({
+        "description": "The workspace's own fields, as `[context_fields]` in promptc.toml declares them.",
+        "type": "object",
+        "properties": properties,
+        "additionalProperties": false,
+    });
+}
+
 /// Schema files in `dir` that are missing or differ from the generated ones. With a workspace
 /// `root`, the files are workspace content and read only from inside it.
-pub fn stale_files(dir: &Path, root: Option<&Path>) -> Result<Vec<PathBuf>, PathError> {
+pub fn stale_files(
+    dir: &Path,
+    root: Option<&Path>,
+    declared: &IndexMap<String, ContextField>,
+) -> Result<Vec<PathBuf>, PathError> {
     let mut stale = Vec::new();
     for kind in Kind::ALL {
         let path = dir.join(file_name(kind));
@@ -121,7 +158,7 @@ pub fn stale_files(dir: &Path, root: Option<&Path>) -> Result<Vec<PathBuf>, Path
             None => crate::confine::read_named(&path, limit),
         };
         match read {
-            Ok(bytes) if bytes == render(kind).as_bytes() => {}
+            Ok(bytes) if bytes == render(kind, declared).as_bytes() => {}
             Ok(_) => stale.push(path),
             Err(PathError {
                 problem: PathProblem::Io(error),

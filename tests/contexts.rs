@@ -194,3 +194,57 @@ fn detect_env_fills_the_machine_fields_only_when_asked() {
     );
     assert!(!detected["os"].as_str().unwrap().is_empty());
 }
+
+#[test]
+fn declared_context_fields_have_defaults_and_a_schema() {
+    let manifest = format!(
+        "{}default_context = \"basic\"\n\n[context_fields]\nparallel_tool_calls = {{ type = \"boolean\", default = false }}\nteam = {{ type = \"string\", default = \"core\", description = \"The team the agent works for.\" }}\n",
+        common::MANIFEST
+    );
+    let workspace = Fixture::minimal()
+        .file("promptc.toml", manifest)
+        .file(
+            "components/intro.md",
+            "You work for {{ extra.team }}{% if extra.parallel_tool_calls %}, several calls at once{% endif %}.\n",
+        )
+        .file(
+            "examples/contexts/parallel.toml",
+            "extends = \"basic\"\nextra = { parallel_tool_calls = true }\n",
+        )
+        .write();
+    assert_eq!(workspace.validate().diagnostics(), []);
+    // A context that leaves a declared field out sees its default, in templates and in
+    // `promptc context`.
+    let run = workspace.run(&["build"]);
+    assert!(
+        run.stdout.contains("You work for core.\n"),
+        "{}",
+        run.stdout
+    );
+    let run = workspace.run(&["build", "--context", "parallel"]);
+    assert!(
+        run.stdout
+            .contains("You work for core, several calls at once."),
+        "{}",
+        run.stdout
+    );
+    let context = assembled(&workspace, &[], None);
+    assert_eq!(
+        context["extra"],
+        json!({ "parallel_tool_calls": false, "team": "core" })
+    );
+
+    // The context schema lists them, so editors complete them and flag others.
+    let run = workspace.run(&["schema"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(workspace.root().join("schema/context.schema.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        schema["properties"]["extra"]["properties"]["team"],
+        json!({ "type": "string", "default": "core", "description": "The team the agent works for." })
+    );
+    assert_eq!(schema["properties"]["extra"]["additionalProperties"], false);
+    assert_eq!(workspace.run(&["schema", "--check"]).code, 0);
+}

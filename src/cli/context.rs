@@ -50,7 +50,16 @@ pub fn run(args: ContextArgs, printer: &Printer) -> Result<(), CliError> {
         set: Vec::new(),
         workspace: None,
     };
-    let request = request(&mut workspace, target, printer)?;
+    let mut request = request(&mut workspace, target, printer)?;
+    // The declared fields a context leaves out, at the defaults compiles see.
+    for (key, field) in &workspace.settings().context_fields {
+        if !request.context.extra.contains_key(key) {
+            request
+                .context
+                .extra
+                .insert(key.clone(), field.default_value());
+        }
+    }
     let mut value = serde_json::to_value(&request.context)
         .map_err(|error| CliError::Unprintable(error.to_string()))?;
     printer.result(&match args.format {

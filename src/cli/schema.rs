@@ -8,11 +8,12 @@ use crate::confine::{read_content, resolve_output, resolve_output_dir};
 use crate::emit::write::Staged;
 use crate::load::MANIFEST_FILE;
 use crate::load::find_root;
-use crate::model::Paths;
 use crate::model::limits::MAX_DATA_FILE_BYTES;
+use crate::model::{ContextField, Paths};
 use crate::path_error::{PathError, PathProblem};
 use crate::problem::Kind;
 use crate::schema::{file_name, render, stale_files};
+use indexmap::IndexMap;
 
 #[derive(Args, Debug)]
 pub struct SchemaArgs {
@@ -32,8 +33,9 @@ pub fn run(args: SchemaArgs, printer: &Printer) -> Result<(), CliError> {
         Some(dir) => (dir, None),
         None => default_dir()?,
     };
+    let declared = root.as_deref().map(declared_fields).unwrap_or_default();
     if args.check {
-        let stale = stale_files(&dir, root.as_deref())?;
+        let stale = stale_files(&dir, root.as_deref(), &declared)?;
         for path in &stale {
             printer.message(Message::StaleSchema(path));
         }
@@ -59,7 +61,7 @@ pub fn run(args: SchemaArgs, printer: &Printer) -> Result<(), CliError> {
             }
             None => path.clone(),
         };
-        staged.add(&real, &path, render(kind).as_bytes())?;
+        staged.add(&real, &path, render(kind, &declared).as_bytes())?;
         written.push(path);
     }
     staged.commit()?;
@@ -80,6 +82,18 @@ struct SchemaSetting {
 #[derive(Default, Deserialize)]
 struct SchemaFolder {
     schema: Option<String>,
+}
+
+/// The context fields the manifest declares, for the context schema; none when it cannot be
+/// read or they do not parse (`validate` reports that).
+fn declared_fields(root: &Path) -> IndexMap<String, ContextField> {
+    read_content(root, &root.join(MANIFEST_FILE), MAX_DATA_FILE_BYTES)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .and_then(|text| toml::from_str::<toml::Table>(&text).ok())
+        .and_then(|table| table.get("context_fields").cloned())
+        .and_then(|fields| fields.try_into().ok())
+        .unwrap_or_default()
 }
 
 /// The workspace's schema folder (its real path) and the workspace root, or `./schema` outside

@@ -90,7 +90,14 @@ impl<'w> Compiler<'w> {
             .date
             .clone()
             .or_else(|| request.source_date_epoch.map(date_from_epoch));
-        let mut scope = Scope::new(variant, &request.context, date.as_deref(), &request.set);
+        let declared = &self.workspace.settings().context_fields;
+        let mut scope = Scope::new(
+            variant,
+            &request.context,
+            declared,
+            date.as_deref(),
+            &request.set,
+        );
         self.insert_predicates(&mut scope, diagnostics);
         let plan = plan(
             self.workspace,

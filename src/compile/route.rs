@@ -179,7 +179,7 @@ impl<'w> Compiler<'w> {
     /// What a `match` sees: the context's fields and the predicates, nothing of a variant
     /// (none is chosen yet).
     fn routing_scope(&self, context: &Context, diagnostics: &mut Diagnostics) -> Scope {
-        let mut scope = Scope::for_routing(context);
+        let mut scope = Scope::for_routing(context, &self.workspace.settings().context_fields);
         self.insert_predicates(&mut scope, diagnostics);
         scope
     }

@@ -424,7 +424,7 @@ fn type_names(kind: &TypeKind) -> String {
     }
 }
 
-fn article(name: &str) -> String {
+pub(crate) fn article(name: &str) -> String {
     match name {
         // TOML calls objects tables, and YAML users read the same word in every message.
         "object" => "a table".into(),
@@ -433,7 +433,7 @@ fn article(name: &str) -> String {
     }
 }
 
-fn json_type(value: &Value) -> &'static str {
+pub(crate) fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -2,7 +2,7 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Limits, Parameter, PostprocessRule, TokenSettings};
+use super::{ContextField, Limits, Parameter, PostprocessRule, TokenSettings};
 
 /// The workspace manifest, `promptc.toml`, at the root of a workspace.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
@@ -26,6 +26,12 @@ pub struct Manifest {
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     #[schemars(extend("propertyNames" = { "pattern": super::NAME_PATTERN }))]
     pub predicates: IndexMap<String, String>,
+    /// The keys of the contexts' `extra` table, each with a type and a default. Once any is
+    /// declared, contexts are checked against them (an undeclared key or a wrong type is an
+    /// error) and conditions and templates see the default of a key a context leaves out.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    #[schemars(extend("propertyNames" = { "pattern": super::NAME_PATTERN }))]
+    pub context_fields: IndexMap<String, ContextField>,
     /// Parameter definitions shared by several tools; a tool's parameter refers to one with
     /// `use = "<name>"`.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]

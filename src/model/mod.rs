@@ -4,6 +4,7 @@
 
 mod component;
 mod context;
+mod context_field;
 pub mod limits;
 mod manifest;
 mod parameter;
@@ -34,6 +35,7 @@ pub use context::{
     Browser, Context, FocusChain, McpPrompt, McpPromptArgument, McpResource, McpResourceTemplate,
     McpServer, McpTool, Mode, Model, Viewport, WorkspaceRoot,
 };
+pub use context_field::ContextField;
 pub use limits::Limits;
 pub use manifest::{BuildEntry, BuildMatrix, Manifest, Paths, RouteExpectation, Routing};
 pub use parameter::{Parameter, ParameterType};

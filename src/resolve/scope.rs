@@ -13,8 +13,8 @@ use indexmap::IndexMap;
 use minijinja::Value;
 use minijinja::value::{Enumerator, Object, Serde, merge_maps};
 
-use crate::model::{Context, StandardPlaceholder};
-use crate::namespace::{FAMILY, VARIANT};
+use crate::model::{Context, ContextField, StandardPlaceholder};
+use crate::namespace::{EXTRA, FAMILY, VARIANT};
 use crate::workspace::inheritance::EffectiveVariant;
 
 pub struct Scope {
@@ -47,19 +47,21 @@ impl Object for Sections {
 }
 
 impl Scope {
+    /// `declared` gives the defaults of the `extra` keys the workspace declares.
     pub fn new(
         variant: &EffectiveVariant,
         context: &Context,
+        declared: &IndexMap<String, ContextField>,
         date: Option<&str>,
         set: &IndexMap<String, String>,
     ) -> Self {
-        Self::on(base_layer(variant, context, date), context, set)
+        Self::on(base_layer(variant, context, declared, date), context, set)
     }
 
     /// The scope a routing `match` sees: the context's fields (and its placeholders), no
     /// variant, since none is chosen yet.
-    pub fn for_routing(context: &Context) -> Self {
-        let base = context_layer(context, context.date.as_deref());
+    pub fn for_routing(context: &Context, declared: &IndexMap<String, ContextField>) -> Self {
+        let base = context_layer(context, declared, context.date.as_deref());
         Self::on(base, context, &IndexMap::new())
     }
 
@@ -121,10 +123,22 @@ impl Scope {
     }
 }
 
-/// The context's fields, and the date.
-fn context_layer(context: &Context, date: Option<&str>) -> BTreeMap<String, Value> {
+/// The context's fields (with the declared `extra` keys it leaves out at their defaults),
+/// and the date.
+fn context_layer(
+    context: &Context,
+    declared: &IndexMap<String, ContextField>,
+    date: Option<&str>,
+) -> BTreeMap<String, Value> {
     let mut base = BTreeMap::new();
-    if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(context) {
+    if let Ok(serde_json::Value::Object(mut fields)) = serde_json::to_value(context) {
+        if let Some(serde_json::Value::Object(extra)) = fields.get_mut(EXTRA) {
+            for (key, field) in declared {
+                if !extra.contains_key(key) {
+                    extra.insert(key.clone(), field.default_value());
+                }
+            }
+        }
         for (name, value) in fields {
             base.insert(name, Value::from(Serde(value)));
         }
@@ -138,9 +152,10 @@ fn context_layer(context: &Context, date: Option<&str>) -> BTreeMap<String, Valu
 fn base_layer(
     variant: &EffectiveVariant,
     context: &Context,
+    declared: &IndexMap<String, ContextField>,
     date: Option<&str>,
 ) -> BTreeMap<String, Value> {
-    let mut base = context_layer(context, date);
+    let mut base = context_layer(context, declared, date);
     base.insert(FAMILY.into(), Value::from(variant.family()));
     let v = &variant.variant;
     let mut info = BTreeMap::new();

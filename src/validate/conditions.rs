@@ -11,8 +11,10 @@ use crate::span::Span;
 use crate::workspace::Workspace;
 
 pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
+    let declared = workspace.settings().context_fields.keys();
     let mut before_tools =
         Namespace::new(workspace.settings().predicates.keys().map(String::as_str));
+    before_tools.declare_extra(declared.clone());
     for entry in workspace.variants.values() {
         for name in entry.value.placeholders.keys() {
             before_tools.insert(name.clone());
@@ -33,6 +35,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         // A predicate sees the context and the predicates declared before it: a later one
         // (or itself) is not yet defined when it is evaluated.
         let mut earlier = Namespace::new(std::iter::empty());
+        earlier.declare_extra(declared.clone());
         if workspace.invalid.names_unknown() {
             earlier.open();
         }
@@ -58,6 +61,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
     }
     let mut routing =
         Namespace::for_routing(workspace.settings().predicates.keys().map(String::as_str));
+    routing.declare_extra(declared);
     if workspace.invalid.names_unknown() {
         routing.open();
     }

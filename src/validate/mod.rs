@@ -2,6 +2,7 @@
 //! and conditions. Every problem is collected; nothing stops at the first.
 
 mod conditions;
+mod context_fields;
 mod references;
 mod routing;
 mod shadowing;
@@ -13,9 +14,10 @@ use crate::model::Context;
 use crate::workspace::Workspace;
 
 /// The checks, in the order their findings are reported.
-const CHECKS: [fn(&Workspace, &mut Diagnostics); 5] = [
+const CHECKS: [fn(&Workspace, &mut Diagnostics); 6] = [
     references::check,
     routing::check,
+    context_fields::check,
     conditions::check,
     shadowing::check,
     template_names::check,
@@ -30,4 +32,5 @@ pub fn check(workspace: &Workspace, diagnostics: &mut Diagnostics) {
 /// Checks a context the caller gives (`--context FILE`) against the workspace.
 pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, diagnostics: &mut Diagnostics) {
     shadowing::check_context(workspace, entry, diagnostics);
+    context_fields::check_context(workspace, entry, diagnostics);
 }

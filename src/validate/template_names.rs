@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::model::default_slot;
-use crate::namespace::{ENABLED_TOOLS, Namespace, TOOL, TOOLS_DATA, TOOLS_TEXT, closest};
+use crate::namespace::{ENABLED_TOOLS, EXTRA, Namespace, TOOL, TOOLS_DATA, TOOLS_TEXT, closest};
 use crate::problem::Problem;
 use crate::span::Span;
 use crate::templates::TemplateId;
@@ -36,6 +36,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
 impl<'w> Scope<'w> {
     fn new(workspace: &'w Workspace) -> Self {
         let mut shared = Namespace::new(workspace.settings().predicates.keys().map(String::as_str));
+        shared.declare_extra(workspace.settings().context_fields.keys());
         let slots = workspace
             .components
             .values()
@@ -263,6 +264,7 @@ fn undefined(
         .globals()
         .map(|(n, _)| n)
         .collect();
+    undeclared_extra(workspace, template, namespace, out);
     for variable in workspace.templates.variables(template) {
         if namespace.contains(variable) || globals.contains(variable.as_str()) {
             continue;
@@ -278,6 +280,54 @@ fn undefined(
             Problem::UndefinedPlaceholder {
                 suggestion: closest(variable, namespace.names()),
                 name: variable.clone(),
+            },
+            span,
+        ));
+    }
+}
+
+/// `extra.<key>` paths a template reads, against the declared keys (only when the workspace
+/// declares some: otherwise `extra` is free and the template is not parsed again).
+fn undeclared_extra(
+    workspace: &Workspace,
+    template: TemplateId,
+    namespace: &Namespace,
+    out: &mut Diagnostics,
+) {
+    if workspace.settings().context_fields.is_empty()
+        || !workspace
+            .templates
+            .variables(template)
+            .iter()
+            .any(|v| v == EXTRA)
+    {
+        return;
+    }
+    let Ok(compiled) = workspace.templates.template(template) else {
+        return;
+    };
+    let mut paths: Vec<String> = compiled
+        .undeclared_variables(true)
+        .into_iter()
+        .filter(|path| path.starts_with("extra."))
+        .collect();
+    paths.sort();
+    for path in paths {
+        let Err((unknown, suggestion)) = namespace.check_path(&path) else {
+            continue;
+        };
+        let key = unknown.trim_start_matches("extra.");
+        let Some(span) = workspace
+            .templates
+            .find_name(template, key)
+            .or_else(|| workspace.templates.span_of(template))
+        else {
+            continue;
+        };
+        out.push(Diagnostic::new(
+            Problem::UndefinedPlaceholder {
+                name: unknown,
+                suggestion,
             },
             span,
         ));

@@ -1,0 +1,74 @@
+//! Declared context fields (`[context_fields]` in the manifest): their defaults have their
+//! types, and every context's `extra` keys are declared and of the declared type.
+
+use crate::diagnostic::Diagnostics;
+use crate::load::entry::Entry;
+use crate::load::schema_check::{article, json_type};
+use crate::model::Context;
+use crate::namespace::closest;
+use crate::pointer::child_pointer;
+use crate::problem::Problem;
+use crate::workspace::Workspace;
+
+pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
+    let Some(manifest) = workspace.valid_manifest() else {
+        return;
+    };
+    for (name, field) in &manifest.value.context_fields {
+        if let Some(default) = &field.default
+            && !field.accepts(default)
+        {
+            out.error(
+                Problem::WrongType {
+                    expected: article(field.kind.name()),
+                    found: json_type(default).into(),
+                },
+                manifest.value_span(&format!(
+                    "{}/default",
+                    child_pointer("/context_fields", name)
+                )),
+            );
+        }
+    }
+    for entry in workspace.contexts.values() {
+        check_context(workspace, entry, out);
+    }
+}
+
+/// The `extra` keys a context file writes itself (inherited ones are checked in the file
+/// that writes them).
+pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, out: &mut Diagnostics) {
+    let declared = &workspace.settings().context_fields;
+    if declared.is_empty() {
+        return;
+    }
+    let Some(own) = entry
+        .document
+        .value
+        .get("extra")
+        .and_then(|extra| extra.as_object())
+    else {
+        return;
+    };
+    for (key, value) in own {
+        let pointer = child_pointer("/extra", key);
+        match declared.get(key) {
+            None => out.error(
+                Problem::UnknownKey {
+                    key: key.clone(),
+                    expected: declared.keys().cloned().collect(),
+                    suggestion: closest(key, declared.keys()),
+                },
+                entry.key_span(&pointer),
+            ),
+            Some(field) if !field.accepts(value) => out.error(
+                Problem::WrongType {
+                    expected: article(field.kind.name()),
+                    found: json_type(value).into(),
+                },
+                entry.value_span(&pointer),
+            ),
+            Some(_) => {}
+        }
+    }
+}
