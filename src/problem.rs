@@ -240,13 +240,16 @@ pub enum Problem {
         component: String,
         other: String,
     },
+    /// Prompts of one family over its budget.
     OverBudget {
         family: String,
-        context: String,
-        tokens: usize,
         budget: usize,
         encoding: &'static str,
-        /// The three largest sections and their tokens.
+        /// Whether the encoding is the family's own tokenizer (else counts are estimates).
+        exact: bool,
+        /// Each context over budget with its tokens, worst first.
+        contexts: Vec<(String, usize)>,
+        /// The largest top-level sections of the worst context, with their tokens.
         largest: Vec<(String, usize)>,
     },
     VolatileEarly {
@@ -593,21 +596,37 @@ impl fmt::Display for Problem {
             }
             Problem::OverBudget {
                 family,
-                context,
-                tokens,
                 budget,
                 encoding,
+                exact,
+                contexts,
                 largest,
             } => {
+                // Counts with another family's tokenizer are estimates, marked as in `stats`.
+                let about = if *exact { "" } else { "≈" };
+                let over: Vec<String> = contexts
+                    .iter()
+                    .map(|(context, tokens)| format!("{context} {about}{tokens}"))
+                    .collect();
                 let largest: Vec<String> = largest
                     .iter()
-                    .map(|(section, tokens)| format!("{section} {tokens}"))
+                    .map(|(section, tokens)| format!("{section} {about}{tokens}"))
                     .collect();
+                let contexts_word = if contexts.len() == 1 {
+                    "context"
+                } else {
+                    "contexts"
+                };
                 write!(
                     f,
-                    "{family} × {context} has {tokens} tokens ({encoding}), over its budget of {budget}; largest sections: {}",
-                    largest.join(", ")
-                )
+                    "{family} is over its budget of {budget} tokens ({encoding}) in {} {contexts_word}: {}",
+                    contexts.len(),
+                    over.join(", ")
+                )?;
+                if let (Some((worst, _)), false) = (contexts.first(), largest.is_empty()) {
+                    write!(f, "; largest sections in {worst}: {}", largest.join(", "))?;
+                }
+                Ok(())
             }
             Problem::VolatileEarly {
                 outputs,
@@ -760,10 +779,10 @@ mod tests {
             },
             Problem::OverBudget {
                 family: text(),
-                context: text(),
-                tokens: 0,
                 budget: 0,
                 encoding: "",
+                exact: false,
+                contexts: Vec::new(),
                 largest: Vec::new(),
             },
             Problem::VolatileEarly {

@@ -1,12 +1,17 @@
 //! Token budgets: a compiled prompt over its variant's `max_prompt_tokens` (or the manifest's
-//! default) is an error naming the family, context, total and the three largest sections.
+//! default) is an error naming the family, the contexts over budget with their totals, and
+//! the largest top-level sections of the worst one. One error per family and budget, however
+//! many contexts exceed it.
 
-use crate::compiled::Compiled;
-use crate::diagnostic::Diagnostic;
+use crate::compiled::{Compiled, Section};
+use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::problem::Problem;
 use crate::span::Span;
 use crate::workspace::Workspace;
 use crate::workspace::inheritance::EffectiveVariant;
+
+/// How many sections an over-budget error names.
+const LARGEST: usize = 3;
 
 /// The budget of a variant and where it is set: the nearest variant in the `extends` chain
 /// that sets one, else the manifest.
@@ -28,36 +33,119 @@ pub fn budget_of(workspace: &Workspace, variant: &EffectiveVariant) -> Option<(u
     })
 }
 
-/// The error for a prompt over its budget, if it is.
+/// One compiled prompt over its budget.
+#[derive(Clone, Debug)]
+pub struct OverBudget {
+    family: String,
+    context: String,
+    tokens: usize,
+    budget: usize,
+    encoding: &'static str,
+    exact: bool,
+    largest: Vec<(String, usize)>,
+    span: Span,
+}
+
+/// Whether a prompt is over its budget, and by how much.
 pub fn check_budget(
     workspace: &Workspace,
     variant: &EffectiveVariant,
     compiled: &Compiled,
     context: &str,
-) -> Option<Diagnostic> {
+) -> Option<OverBudget> {
     let (budget, span) = budget_of(workspace, variant)?;
-    let encoding = workspace.settings().tokens.encoding_for(&compiled.family);
+    // A token is at least one byte: a prompt no longer than the budget in bytes is within
+    // it, and nothing needs counting.
+    if compiled.prompt.len() <= budget {
+        return None;
+    }
+    let settings = &workspace.settings().tokens;
+    let encoding = settings.encoding_for(&compiled.family);
     let tokens = encoding.count(&compiled.prompt);
     if tokens <= budget {
         return None;
     }
-    let mut sections: Vec<(String, usize)> = compiled
-        .sections
-        .iter()
-        .filter(|s| !s.text.is_empty())
-        .map(|s| (s.id.clone(), encoding.count(&s.text)))
+    let mut largest: Vec<(String, usize)> = top_level(workspace, &compiled.sections)
+        .map(|section| (section.id.clone(), encoding.count(&section.text)))
         .collect();
-    sections.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    sections.truncate(3);
-    Some(Diagnostic::new(
-        Problem::OverBudget {
-            family: compiled.family.clone(),
-            context: context.to_string(),
-            tokens,
-            budget,
-            encoding: encoding.name(),
-            largest: sections,
-        },
+    largest.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    largest.truncate(LARGEST);
+    Some(OverBudget {
+        family: compiled.family.clone(),
+        context: context.to_string(),
+        tokens,
+        budget,
+        encoding: encoding.name(),
+        exact: settings.is_exact(&compiled.family),
+        largest,
         span,
-    ))
+    })
+}
+
+/// The sections that are in the prompt in their own right, not inside another section (a
+/// section whose template reads its slot), so that their counts add up to at most the total.
+fn top_level<'c>(
+    workspace: &Workspace,
+    sections: &'c [Section],
+) -> impl Iterator<Item = &'c Section> {
+    let templates = &workspace.templates;
+    let reads = |section: &Section| -> Vec<String> {
+        let Some(name) = &section.template else {
+            return Vec::new();
+        };
+        templates
+            .ids()
+            .find(|id| templates.name(*id) == name)
+            .map(|id| templates.variables(id).to_vec())
+            .unwrap_or_default()
+    };
+    let included: Vec<(&Section, Vec<String>)> = sections
+        .iter()
+        .filter(|section| section.included && !section.text.is_empty())
+        .map(|section| (section, reads(section)))
+        .collect();
+    let nested: Vec<String> = included
+        .iter()
+        .flat_map(|(_, reads)| reads.iter().cloned())
+        .collect();
+    included
+        .into_iter()
+        .map(|(section, _)| section)
+        .filter(move |section| !nested.contains(&section.slot))
+}
+
+/// One error per family and budget: the contexts over it, worst first, and the largest
+/// sections of the worst.
+pub fn report(mut over: Vec<OverBudget>) -> Diagnostics {
+    over.sort_by(|a, b| {
+        (a.span.source, a.span.start, &a.family)
+            .cmp(&(b.span.source, b.span.start, &b.family))
+            .then(b.tokens.cmp(&a.tokens))
+            .then_with(|| a.context.cmp(&b.context))
+    });
+    let mut diagnostics = Diagnostics::default();
+    let mut rest = over.as_slice();
+    while let Some(worst) = rest.first() {
+        let count = rest
+            .iter()
+            .take_while(|o| o.span == worst.span && o.family == worst.family)
+            .count();
+        let (group, after) = rest.split_at(count);
+        diagnostics.push(Diagnostic::new(
+            Problem::OverBudget {
+                family: worst.family.clone(),
+                budget: worst.budget,
+                encoding: worst.encoding,
+                exact: worst.exact,
+                contexts: group
+                    .iter()
+                    .map(|o| (o.context.clone(), o.tokens))
+                    .collect(),
+                largest: worst.largest.clone(),
+            },
+            worst.span,
+        ));
+        rest = after;
+    }
+    diagnostics
 }

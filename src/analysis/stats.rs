@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use crate::analysis::budget::budget_of;
 use crate::analysis::stable_prefix::{StablePrefix, stable_prefix};
 use crate::compile::{Compiler, Request};
 use crate::compiled::Compiled;
@@ -16,6 +17,10 @@ pub struct PromptStats {
     /// Whether the encoding is the family's real tokenizer; otherwise counts are estimates.
     pub exact: bool,
     pub tokens: usize,
+    /// The variant's token budget (its own `max_prompt_tokens`, or the manifest's), if any.
+    pub budget: Option<usize>,
+    /// Tokens left under the budget; negative when over it.
+    pub headroom: Option<i64>,
     pub characters: usize,
     pub stable_prefix: Option<StablePrefix>,
     /// Tokens of each non-empty section, in prompt order.
@@ -32,10 +37,19 @@ pub fn prompt_stats(
 ) -> PromptStats {
     let settings = &compiler.workspace().settings().tokens;
     let encoding = settings.encoding_for(&compiled.family);
+    let tokens = encoding.count(&compiled.prompt);
+    let budget = compiler
+        .variant(&compiled.variant)
+        .and_then(|variant| budget_of(compiler.workspace(), variant))
+        .map(|(budget, _)| budget);
     PromptStats {
         encoding: encoding.name(),
         exact: settings.is_exact(&compiled.family),
-        tokens: encoding.count(&compiled.prompt),
+        tokens,
+        budget,
+        headroom: budget.map(|budget| {
+            i64::try_from(budget).unwrap_or(i64::MAX) - i64::try_from(tokens).unwrap_or(i64::MAX)
+        }),
         characters: compiled.prompt.chars().count(),
         stable_prefix: stable_prefix(compiler, request, compiled),
         sections: compiled

@@ -6,7 +6,7 @@ use super::{
     CliError, Message, Printer, TargetArgs, compile_failed, load_valid, report_failures, request,
     source_date_epoch,
 };
-use crate::analysis::budget::check_budget;
+use crate::analysis::budget::{self, check_budget};
 use crate::emit::matrix;
 use crate::emit::write::write_atomic;
 use crate::path_error::{PathError, PathProblem};
@@ -52,12 +52,10 @@ pub fn run(args: BuildArgs, printer: &Printer) -> Result<(), CliError> {
     let compiled = compiler
         .compile(&request)
         .map_err(|error| compile_failed(&workspace, error, printer))?;
-    if let Ok(variant) = compiler.variant(&compiled.variant).ok_or(())
-        && let Some(diagnostic) = check_budget(&workspace, variant, &compiled, &context_name)
+    if let Some(variant) = compiler.variant(&compiled.variant)
+        && let Some(over) = check_budget(&workspace, variant, &compiled, &context_name)
     {
-        let mut diagnostics = crate::diagnostic::Diagnostics::default();
-        diagnostics.push(diagnostic);
-        printer.diagnostics(diagnostics, &workspace.sources);
+        printer.diagnostics(budget::report(vec![over]), &workspace.sources);
         return Err(CliError::Reported);
     }
     let (text, extension) = match args.format {

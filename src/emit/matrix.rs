@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::analysis::budget::check_budget;
+use crate::analysis::budget::{self, check_budget};
 use crate::analysis::stable_prefix::volatile_warning;
 use crate::compile::{Compiler, Request, Selection};
 use crate::compiled::{CompileError, Compiled};
@@ -147,17 +147,17 @@ pub fn compile_entries(
     let workspace = compiler.workspace();
     let mut run = MatrixRun::default();
     let mut reported = BTreeSet::new();
+    let mut over_budget = Vec::new();
     for entry in entries {
         let Some(request) = request(workspace, &entry, source_date_epoch) else {
             continue;
         };
         match compiler.compile(&request) {
             Ok(output) => {
-                if let Ok(variant) = compiler.variant(&output.variant).ok_or(())
-                    && let Some(diagnostic) =
-                        check_budget(workspace, variant, &output, &entry.context)
+                if let Some(variant) = compiler.variant(&output.variant)
+                    && let Some(over) = check_budget(workspace, variant, &output, &entry.context)
                 {
-                    run.over_budget.push(diagnostic);
+                    over_budget.push(over);
                 }
                 run.outputs.push((entry, output));
             }
@@ -180,6 +180,7 @@ pub fn compile_entries(
             Err(error) => run.failed.push((entry, error)),
         }
     }
+    run.over_budget = budget::report(over_budget);
     run
 }
 

@@ -8,8 +8,8 @@ use super::json_document;
 /// One table of every prompt; with `with_sections`, a table of sections for each prompt too.
 pub fn markdown(rows: &[PromptStats], with_sections: bool) -> String {
     let mut out = String::from(
-        "| family | context | tokens | characters | stable prefix (tokens) | prefix sha256 |\n\
-         | --- | --- | ---: | ---: | ---: | --- |\n",
+        "| family | context | tokens | budget | headroom | characters | stable prefix (tokens) | prefix sha256 |\n\
+         | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n",
     );
     for row in rows {
         let estimate = if row.exact { "" } else { "≈ " };
@@ -22,8 +22,12 @@ pub fn markdown(rows: &[PromptStats], with_sections: bool) -> String {
                         p.sha256[..12].to_string(),
                     )
                 });
+        let (budget, headroom) = match (row.budget, row.headroom) {
+            (Some(budget), Some(headroom)) => (budget.to_string(), format!("{estimate}{headroom}")),
+            _ => ("-".to_string(), "-".to_string()),
+        };
         out.push_str(&format!(
-            "| {} | {} | {estimate}{} ({}) | {} | {prefix} | `{hash}` |\n",
+            "| {} | {} | {estimate}{} ({}) | {budget} | {headroom} | {} | {prefix} | `{hash}` |\n",
             row.family, row.context, row.tokens, row.encoding, row.characters
         ));
     }
