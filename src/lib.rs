@@ -70,6 +70,7 @@ pub mod report;
 mod resolve;
 mod review;
 pub mod schema;
+mod scratch;
 mod source;
 mod span;
 mod templates;

@@ -20,6 +20,7 @@ const LAYERS: &[&[&str]] = &[
         "path_error",
         "follow",
         "memory_limit",
+        "scratch",
     ],
     // Positions, the trust boundary, and the data model (the file formats).
     &["span", "confine", "model"],

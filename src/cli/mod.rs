@@ -97,6 +97,13 @@ pub fn main() -> ExitCode {
             &Printer::new(ColorChoice::Never),
         );
     }
+    // An interrupt ends the process without running destructors: the temporary copies of
+    // the workspace that `diff` makes are removed here first. 130 is the shell's code for
+    // a process ended by SIGINT.
+    let _ = ctrlc::set_handler(|| {
+        crate::scratch::remove_all();
+        std::process::exit(130);
+    });
     run(Cli::parse())
 }
 

@@ -13,6 +13,7 @@ use std::process::{Command, Stdio};
 
 use crate::emit::write::TEMP_PREFIX;
 use crate::load::MANIFEST_FILE;
+use crate::scratch::ScratchDir;
 
 /// Most files, and most bytes, a revision's workspace may have: a crafted tree (one subtree
 /// listed twice, a few dozen levels deep) describes billions of files in a few kilobytes.
@@ -21,7 +22,7 @@ pub const MAX_REVISION_BYTES: u64 = 1024 * 1024 * 1024;
 
 /// A revision's copy of the workspace; the folder is deleted when this is dropped.
 pub struct RevisionCheckout {
-    _dir: tempfile::TempDir,
+    _dir: ScratchDir,
     /// The workspace root inside the copy.
     pub root: PathBuf,
 }
@@ -151,9 +152,7 @@ pub fn checkout(workspace_root: &Path, revision: &str) -> Result<RevisionCheckou
     // and never writes through a symbolic link, which a hand-written loop over `ls-tree`
     // would have to get right itself. The index is a temporary one, beside (not inside) the
     // copy, so neither the repository's index nor its working tree is touched.
-    let dir = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
-        .tempdir()
+    let dir = ScratchDir::new(TEMP_PREFIX)
         .map_err(|error| RevisionError(format!("cannot create a temporary folder: {error}")))?;
     let index = dir.path().join("index");
     let root = dir.path().join("tree");
