@@ -5,6 +5,7 @@ mod conditions;
 mod references;
 mod shadowing;
 mod template_names;
+mod template_references;
 
 use crate::diagnostic::Diagnostics;
 use crate::load::entry::Entry;
@@ -12,10 +13,11 @@ use crate::model::Context;
 use crate::workspace::Workspace;
 
 /// The checks, in the order their findings are reported.
-const CHECKS: [fn(&Workspace, &mut Diagnostics); 4] = [
+const CHECKS: [fn(&Workspace, &mut Diagnostics); 5] = [
     references::check,
     conditions::check,
     shadowing::check,
+    template_references::check,
     template_names::check,
 ];
 
