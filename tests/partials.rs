@@ -42,6 +42,15 @@ fn with_partials() -> Fixture {
         )
 }
 
+fn assert_no_findings(validation: &common::Validation) {
+    assert_eq!(
+        validation.diagnostics(),
+        Vec::new(),
+        "{}",
+        validation.stderr
+    );
+}
+
 #[test]
 fn included_imported_and_extended_partials_render() {
     let workspace = with_partials().write();
@@ -76,12 +85,7 @@ fn a_valid_workspace_with_partials_has_no_findings() {
     // The base template's slot lives in the layout it extends: no unslotted warning; every
     // partial is named by a tag: no unused-partial warning.
     let validation = with_partials().validate();
-    assert_eq!(
-        validation.diagnostics(),
-        Vec::new(),
-        "{}",
-        validation.stderr
-    );
+    assert_no_findings(&validation);
 }
 
 #[test]
@@ -160,12 +164,7 @@ fn the_partials_folder_is_configurable() {
             "You work in {{ cwd }}.\n{% include \"shared/fragments/note.md\" %}",
         )
         .validate();
-    assert_eq!(
-        validation.diagnostics(),
-        Vec::new(),
-        "{}",
-        validation.stderr
-    );
+    assert_no_findings(&validation);
 }
 
 #[test]
@@ -196,12 +195,7 @@ fn a_partial_sees_the_variables_of_its_includer_and_a_tool_format_sees_tool() {
         )
         .file("partials/tool.md", "## {{ tool.name }}\n")
         .validate();
-    assert_eq!(
-        validation.diagnostics(),
-        Vec::new(),
-        "{}",
-        validation.stderr
-    );
+    assert_no_findings(&validation);
 }
 
 #[test]
