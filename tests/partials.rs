@@ -249,3 +249,21 @@ fn diff_attributes_a_changed_partial_to_the_outputs_it_alters() {
         "{out}"
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn a_partial_that_links_out_of_the_workspace_is_refused() {
+    let workspace = Fixture::minimal().write();
+    let secret = workspace.tmp().join("secret.md");
+    std::fs::write(&secret, "outside text\n").unwrap();
+    std::fs::create_dir_all(workspace.root().join("partials")).unwrap();
+    std::os::unix::fs::symlink(&secret, workspace.root().join("partials/leak.md")).unwrap();
+    let validation = workspace.validate();
+    let found = validation.single();
+    assert_eq!(
+        (found.code.as_str(), found.file.as_str()),
+        ("path-refused", "partials/leak.md"),
+        "{}",
+        validation.stderr
+    );
+}

@@ -21,9 +21,19 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
 
 /// Each template's tags, by template name order, with what each constant name resolves to.
 struct Graph<'w> {
-    /// Templates in name order, each with its tags and the template each tag resolves to.
-    nodes: Vec<(TemplateId, Vec<(&'w Reference, Option<TemplateId>)>)>,
+    /// Templates in name order, each with its tags.
+    nodes: Vec<(TemplateId, Vec<Tag<'w>>)>,
 }
+
+/// One tag and the template its name resolves to, if any.
+#[derive(Clone, Copy)]
+struct Tag<'w> {
+    reference: &'w Reference,
+    target: Option<TemplateId>,
+}
+
+/// Each template's tags that resolve, with their targets.
+type Edges<'w> = BTreeMap<TemplateId, Vec<(&'w Reference, TemplateId)>>;
 
 impl<'w> Graph<'w> {
     fn new(workspace: &'w Workspace) -> Self {
@@ -36,7 +46,10 @@ impl<'w> Graph<'w> {
                 let references = templates
                     .references(id)
                     .iter()
-                    .map(|r| (r, r.name.as_deref().and_then(|n| templates.by_name(n))))
+                    .map(|reference| Tag {
+                        reference,
+                        target: reference.name.as_deref().and_then(|n| templates.by_name(n)),
+                    })
                     .collect();
                 (id, references)
             })
@@ -44,13 +57,13 @@ impl<'w> Graph<'w> {
         Self { nodes }
     }
 
-    fn edges(&self) -> BTreeMap<TemplateId, Vec<(&'w Reference, TemplateId)>> {
+    fn edges(&self) -> Edges<'w> {
         self.nodes
             .iter()
-            .map(|(id, references)| {
-                let targets = references
+            .map(|(id, tags)| {
+                let targets = tags
                     .iter()
-                    .filter_map(|(reference, target)| Some((*reference, (*target)?)))
+                    .filter_map(|tag| Some((tag.reference, tag.target?)))
                     .collect();
                 (*id, targets)
             })
@@ -67,9 +80,9 @@ fn names_exist(workspace: &Workspace, graph: &Graph<'_>, out: &mut Diagnostics) 
         .filter(|name| !name.contains('#') && !name.starts_with("<built-in>"))
         .map(str::to_string)
         .collect();
-    for (id, references) in &graph.nodes {
+    for (id, tags) in &graph.nodes {
         let name = templates.name(*id);
-        for (reference, target) in references {
+        for Tag { reference, target } in tags {
             let Some(span) = templates.span_in(name, reference.range.clone()) else {
                 continue;
             };
@@ -132,11 +145,7 @@ fn no_cycles(workspace: &Workspace, graph: &Graph<'_>, out: &mut Diagnostics) {
 
 /// The templates from `from` to (not including) `to`, following tags breadth first: the
 /// shortest way back, so the reported loop is the tightest one.
-fn path_back(
-    edges: &BTreeMap<TemplateId, Vec<(&Reference, TemplateId)>>,
-    from: TemplateId,
-    to: TemplateId,
-) -> Option<Vec<TemplateId>> {
+fn path_back(edges: &Edges<'_>, from: TemplateId, to: TemplateId) -> Option<Vec<TemplateId>> {
     let mut came_from: BTreeMap<TemplateId, Option<TemplateId>> = BTreeMap::from([(from, None)]);
     let mut queue = std::collections::VecDeque::from([from]);
     while let Some(current) = queue.pop_front() {
@@ -166,15 +175,15 @@ fn partials_are_used(workspace: &Workspace, graph: &Graph<'_>, out: &mut Diagnos
     let computed = graph
         .nodes
         .iter()
-        .flat_map(|(_, references)| references)
-        .any(|(reference, _)| reference.name.is_none());
+        .flat_map(|(_, tags)| tags)
+        .any(|tag| tag.reference.name.is_none());
     if computed {
         return;
     }
     let named: BTreeSet<TemplateId> = graph
         .nodes
         .iter()
-        .flat_map(|(_, references)| references.iter().filter_map(|(_, target)| *target))
+        .flat_map(|(_, tags)| tags.iter().filter_map(|tag| tag.target))
         .collect();
     for partial in &workspace.partials {
         if named.contains(partial) {
