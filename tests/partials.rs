@@ -267,3 +267,39 @@ fn a_partial_that_links_out_of_the_workspace_is_refused() {
         validation.stderr
     );
 }
+
+#[test]
+fn a_family_template_extends_the_default_component_template_by_its_path() {
+    let workspace = Fixture::minimal()
+        .file(
+            "components/intro.md",
+            "You work in {{ cwd }}.{% block advice %} Take your time.{% endblock %}\n",
+        )
+        .file(
+            "variants/xs.toml",
+            "id = \"xs\"\nextends = \"generic\"\n\n\
+             [overrides.components.intro]\ntemplate_file = \"xs/intro.md\"\n",
+        )
+        .file(
+            "variants/xs/intro.md",
+            "{% extends \"components/intro.md\" %}{% block advice %} Be brief.{% endblock %}",
+        )
+        .write();
+    let validation = workspace.validate();
+    assert_no_findings(&validation);
+    let loaded = common::load(workspace.root());
+    let section = |family: &str| {
+        compile(&loaded, family, "basic")
+            .sections
+            .into_iter()
+            .find(|s| s.id == "intro")
+            .unwrap()
+            .text
+    };
+    assert!(section("generic").ends_with(". Take your time.\n"));
+    assert!(
+        section("xs").ends_with(". Be brief.\n"),
+        "{}",
+        section("xs")
+    );
+}
