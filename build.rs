@@ -1,13 +1,14 @@
-//! Embeds the shipped default library (manifest, variants, components, tools, example
-//! contexts, schemas) into the binary for `promptc init`.
+//! Embeds the shipped default library (manifest, variants, components, partials, tools,
+//! example contexts, schemas) into the binary for `promptc init`.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-const ROOTS: [&str; 6] = [
+const ROOTS: [&str; 7] = [
     "promptc.toml",
     "variants",
     "components",
+    "partials",
     "tools",
     "examples/contexts",
     "schema",

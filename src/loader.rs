@@ -42,6 +42,9 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
     let components = registrar.components(specs.components)?;
     let variants = registrar.variants(specs.variants)?;
     let tools = registrar.tools(specs.tools);
+    // Partials after the files that name them, so a missing name is reported before the
+    // partial it may have meant is called unused.
+    let partials = registrar.partials(&specs.manifest.value.paths.partials)?;
     let manifest = registrar.manifest(specs.manifest);
     let mut workspace = Workspace {
         templates,
@@ -52,6 +55,7 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
         components,
         tools,
         contexts: specs.contexts,
+        partials,
         invalid,
         valid: false,
     };

@@ -182,6 +182,26 @@ pub enum Problem {
         component: String,
         slot: String,
     },
+    /// An include, import or extends tag names a template that nothing registers.
+    UnknownTemplate {
+        /// The tag: `include`, `import` or `extends`.
+        tag: &'static str,
+        name: String,
+        suggestion: Option<String>,
+    },
+    /// Templates that include, import or extend each other in a loop; `chain` starts and
+    /// ends with the same name.
+    TemplateCycle {
+        chain: Vec<String>,
+    },
+    /// An include, import or extends tag whose name is computed: validation cannot follow it.
+    ComputedTemplateName {
+        tag: &'static str,
+    },
+    /// A template of the partials folder that no template names.
+    UnusedPartial {
+        name: String,
+    },
     /// Both `template` and `template_file` are set.
     TemplateConflict,
     /// `expected_file`: the file that would be picked up by default, where there is one.
@@ -312,6 +332,10 @@ impl Problem {
             Problem::UnusedOverride { .. } => "unused-override",
             Problem::UndefinedPlaceholder { .. } => "undefined-placeholder",
             Problem::UnslottedComponent { .. } => "unslotted-component",
+            Problem::UnknownTemplate { .. } => "unknown-template",
+            Problem::TemplateCycle { .. } => "template-cycle",
+            Problem::ComputedTemplateName { .. } => "computed-template-name",
+            Problem::UnusedPartial { .. } => "unused-partial",
             Problem::TemplateConflict => "template-conflict",
             Problem::MissingTemplate { .. } => "missing-template",
             Problem::NoFamilyTemplate { .. } => "no-family-template",
@@ -366,6 +390,8 @@ impl Problem {
         match self {
             Problem::UnusedOverride { .. }
             | Problem::UnslottedComponent { .. }
+            | Problem::ComputedTemplateName { .. }
+            | Problem::UnusedPartial { .. }
             | Problem::VolatileEarly { error: false, .. } => Severity::Warning,
             Problem::Routing(routing) => routing.severity(),
             _ => Severity::Error,
@@ -434,6 +460,22 @@ impl Problem {
             }
             Problem::UnslottedComponent { slot, .. } => {
                 format!("add `{{{{ {slot} }}}}` to the base template, or remove the component")
+            }
+            Problem::UnknownTemplate {
+                suggestion: Some(suggestion),
+                ..
+            } => format!("did you mean `{suggestion}`?"),
+            Problem::UnknownTemplate {
+                suggestion: None, ..
+            } => "name a file of the partials folder (`paths.partials`, default `partials`) or a template a component or variant uses, by its path from the workspace root".into(),
+            Problem::TemplateCycle { .. } => {
+                "remove one of the tags, or move what both need into a partial of its own".into()
+            }
+            Problem::ComputedTemplateName { .. } => {
+                "name the template with a string literal (`\"partials/<file>\"`), or pick among literal names with `{% if %}`".into()
+            }
+            Problem::UnusedPartial { .. } => {
+                "include, import or extend it from a template, or delete it".into()
             }
             Problem::TemplateConflict => "keep either `template` or `template_file`".into(),
             Problem::MissingTemplate {
@@ -541,6 +583,22 @@ impl fmt::Display for Problem {
             Problem::UnslottedComponent { component, slot } => write!(
                 f,
                 "component `{component}` is listed but the base template has no `{slot}` slot"
+            ),
+            Problem::UnknownTemplate { tag, name, .. } => {
+                write!(f, "`{tag}` names template `{name}`, which does not exist")
+            }
+            Problem::TemplateCycle { chain } => write!(
+                f,
+                "templates include, import or extend each other in a cycle: {}",
+                chain.join(" -> ")
+            ),
+            Problem::ComputedTemplateName { tag } => write!(
+                f,
+                "`{tag}` computes its template's name, so validation cannot check or follow it"
+            ),
+            Problem::UnusedPartial { name } => write!(
+                f,
+                "partial `{name}` is not included, imported or extended by any template"
             ),
             Problem::TemplateConflict => {
                 write!(f, "both `template` and `template_file` are set")
@@ -742,6 +800,14 @@ mod tests {
                 component: text(),
                 slot: text(),
             },
+            Problem::UnknownTemplate {
+                tag: "include",
+                name: text(),
+                suggestion: None,
+            },
+            Problem::TemplateCycle { chain: Vec::new() },
+            Problem::ComputedTemplateName { tag: "include" },
+            Problem::UnusedPartial { name: text() },
             Problem::TemplateConflict,
             Problem::MissingTemplate {
                 expected_file: None,
@@ -808,7 +874,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 43;
+    const VARIANTS: usize = 47;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -855,6 +921,10 @@ mod tests {
             Problem::ForEachNotAList { .. } => 40,
             Problem::ToolNameTaken { .. } => 41,
             Problem::BadToolName { .. } => 42,
+            Problem::UnknownTemplate { .. } => 43,
+            Problem::TemplateCycle { .. } => 44,
+            Problem::ComputedTemplateName { .. } => 45,
+            Problem::UnusedPartial { .. } => 46,
         }
     }
 

@@ -211,6 +211,27 @@ fn init_writes_a_workspace_that_validates_and_builds() {
 }
 
 #[test]
+fn families_share_text_through_partials() {
+    // The plan-mode opening and the tool-call example are written once, in partials/, and
+    // used by the default templates and by the gemini family's own.
+    let workspace = load(&repo_root());
+    for family in ["generic", "gemini"] {
+        let compiled = compile(&workspace, family, "basic");
+        for partial in ["partials/act_vs_plan.md", "partials/tool_call.md"] {
+            assert!(
+                compiled.inputs.iter().any(|input| input == partial),
+                "{family}: {partial} not in {:?}",
+                compiled.inputs
+            );
+        }
+    }
+    let gemini = compile(&workspace, "gemini", "basic");
+    assert!(gemini.prompt.contains(
+        "ACT MODE AND PLAN MODE\n\nThe user switches you between two modes; SYSTEM INFORMATION says which one is active. You cannot switch yourself.\n"
+    ));
+}
+
+#[test]
 fn the_readme_shows_current_stats() {
     let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
     let start = "<!-- promptc stats --context basic: kept current by tests/library.rs -->\n";

@@ -72,6 +72,12 @@ fuzz_target!(|data: &[u8]| {
         Err(diagnostic) => diagnostics.push(diagnostic),
         Ok(name) => {
             let _ = templates.variables(name);
+            // The include, import and extends tags found by scanning: each lies inside the
+            // text, on character boundaries, so a diagnostic can point at it.
+            for reference in templates.references(name) {
+                assert!(text.get(reference.range.clone()).is_some(), "{reference:?}");
+            }
+            let _ = templates.used_by(name);
             let result = templates
                 .template(name)
                 .and_then(|template| template.render(SCOPE.clone()));

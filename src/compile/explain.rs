@@ -43,6 +43,10 @@ pub struct Item {
     /// For components, the template used and why; for tools, the spec used.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub choice: Option<String>,
+    /// For components, the templates its template includes, imports or extends
+    /// (transitively): the partials it is made of.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub partials: Vec<String>,
     /// The condition, if one decided, and the values it read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub condition: Option<ConditionReport>,
@@ -59,6 +63,7 @@ impl Item {
             reason: reason.to_string(),
             source: Some(source),
             choice: None,
+            partials: Vec::new(),
             condition: None,
             parameters: Vec::new(),
         }
@@ -139,6 +144,13 @@ impl Explainer<'_> {
             reason: self.reason(Kind::Component, &planned.id, &planned.reason),
             source: entry.map(|e| self.range(e.value_span(""))),
             choice: Some(format!("{template} ({})", planned.choice)),
+            partials: self
+                .workspace
+                .templates
+                .used_by(planned.template)
+                .into_iter()
+                .map(|used| self.workspace.templates.name(used).to_string())
+                .collect(),
             condition: entry
                 .and_then(|e| e.value.when.as_deref())
                 .and_then(|when| self.condition(when, &planned.reason)),
@@ -185,6 +197,7 @@ impl Explainer<'_> {
             reason: self.reason(Kind::Tool, &tool.id, &planned.reason),
             source: Some(self.range(span)),
             choice: Some(choice),
+            partials: Vec::new(),
             condition: tool
                 .when
                 .as_ref()
@@ -198,6 +211,7 @@ impl Explainer<'_> {
                     reason: self.reason(Kind::Tool, &tool.id, reason),
                     source: parameter.when.as_ref().map(|(_, span)| self.range(*span)),
                     choice: None,
+                    partials: Vec::new(),
                     condition: parameter
                         .when
                         .as_ref()

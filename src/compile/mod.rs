@@ -198,13 +198,30 @@ impl<'w> Compiler<'w> {
                 .filter_map(|id| workspace.variants.get(id))
                 .map(|e| e.source()),
         );
+        // Tool texts are inline (their tool file is listed below) but may include partials.
+        let tool_texts = plan.tools.iter().flat_map(|planned| {
+            std::iter::once(planned.tool.description).chain(planned.parameters.iter().flat_map(
+                |(parameter, _)| {
+                    [parameter.instruction, parameter.usage, parameter.note]
+                        .into_iter()
+                        .flatten()
+                },
+            ))
+        });
         let templates: Vec<TemplateId> = [variant.base, tool_format(workspace, variant)]
             .into_iter()
             .chain(plan.components.iter().map(|c| c.template))
+            .chain(tool_texts)
             .collect();
+        // The partials (and other templates) they include, import or extend, transitively.
+        let used = templates
+            .iter()
+            .flat_map(|template| workspace.templates.used_by(*template));
         sources.extend(
             templates
-                .into_iter()
+                .iter()
+                .copied()
+                .chain(used)
                 .filter_map(|template| workspace.templates.extent(template))
                 .map(|s| s.source),
         );

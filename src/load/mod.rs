@@ -102,6 +102,29 @@ pub struct DataFiles {
 /// folder is walked once, so link cycles end); a link that leaves it is refused. A missing
 /// folder is empty.
 pub fn data_files(root: &Path, dir: &Path, kind: Kind) -> io::Result<DataFiles> {
+    // JSON is for contexts only (machines write them).
+    files_under(root, dir, |path| match Format::of(path) {
+        Some(Format::Toml | Format::Yaml) => true,
+        Some(Format::Json) => kind == Kind::Context,
+        None => false,
+    })
+}
+
+/// The extensions of the files of the partials folder: template text, not data.
+pub const PARTIAL_EXTENSIONS: [&str; 4] = ["md", "txt", "j2", "jinja"];
+
+/// Every template file (see [`PARTIAL_EXTENSIONS`]) under `dir`, the partials folder, found
+/// and refused as [`data_files`] finds data files.
+pub fn partial_files(root: &Path, dir: &Path) -> io::Result<DataFiles> {
+    files_under(root, dir, |path| {
+        path.extension()
+            .and_then(|extension| extension.to_str())
+            .is_some_and(|extension| PARTIAL_EXTENSIONS.contains(&extension))
+    })
+}
+
+/// The files under `dir` that `wanted` picks by name, links followed or refused.
+fn files_under(root: &Path, dir: &Path, wanted: impl Fn(&Path) -> bool) -> io::Result<DataFiles> {
     let mut found = DataFiles::default();
     let mut walked = BTreeSet::new();
     let mut folders = vec![dir.to_path_buf()];
@@ -120,12 +143,7 @@ pub fn data_files(root: &Path, dir: &Path, kind: Kind) -> io::Result<DataFiles> 
         for entry in walk {
             let entry = entry.map_err(io::Error::other)?;
             let path = entry.path();
-            // JSON is for contexts only (machines write them).
-            let is_data = match Format::of(path) {
-                Some(Format::Toml | Format::Yaml) => true,
-                Some(Format::Json) => kind == Kind::Context,
-                None => false,
-            };
+            let is_data = wanted(path);
             let kind = entry.file_type();
             if kind.is_file() && is_data {
                 found.files.push(path.to_path_buf());

@@ -78,6 +78,11 @@ pub struct Paths {
     pub tools: String,
     #[serde(default = "Paths::default_contexts")]
     pub contexts: String,
+    /// Shared template fragments: every `.md`, `.txt`, `.j2` and `.jinja` file below it is a
+    /// template, named by its workspace-relative path (`partials/rules/intro.md`), that any
+    /// template may `{% include %}`, `{% import %}` or `{% extends %}`.
+    #[serde(default = "Paths::default_partials")]
+    pub partials: String,
     #[serde(default = "Paths::default_schema")]
     pub schema: String,
 }
@@ -95,6 +100,9 @@ impl Paths {
     fn default_contexts() -> String {
         "examples/contexts".into()
     }
+    fn default_partials() -> String {
+        "partials".into()
+    }
     fn default_schema() -> String {
         "schema".into()
     }
@@ -107,6 +115,7 @@ impl Default for Paths {
             components: Self::default_components(),
             tools: Self::default_tools(),
             contexts: Self::default_contexts(),
+            partials: Self::default_partials(),
             schema: Self::default_schema(),
         }
     }

@@ -51,6 +51,9 @@ fn item(out: &mut String, item: &Item, indent: &str) {
     if let Some(choice) = &item.choice {
         out.push_str(&format!("{indent}    uses {choice}\n"));
     }
+    if !item.partials.is_empty() {
+        out.push_str(&format!("{indent}    with {}\n", item.partials.join(", ")));
+    }
     if let Some(condition) = &item.condition {
         let values: Vec<String> = condition
             .values

@@ -6,6 +6,7 @@
 pub mod environment;
 pub mod limits;
 mod model_id;
+pub mod references;
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -18,6 +19,7 @@ use crate::problem::Problem;
 use crate::source::{SourceId, Sources};
 use crate::span::Span;
 use environment::new_environment;
+use references::Reference;
 
 /// Where a template's text lies.
 #[derive(Clone, Debug)]
@@ -41,6 +43,8 @@ struct Facts {
     first_word: HashMap<String, usize>,
     /// Byte offset of the start of each line.
     line_starts: Vec<usize>,
+    /// The tags naming other templates (include, import, extends), in order.
+    references: Vec<Reference>,
 }
 
 /// A compiled template: what registration hands out and what the rest of the workspace
@@ -225,10 +229,53 @@ impl Templates {
         self.span_in(name, offset..offset + variable.len())
     }
 
+    /// Whether a word (a name) occurs anywhere in a template's text.
+    pub fn mentions(&self, template: TemplateId, word: &str) -> bool {
+        self.facts(self.name(template))
+            .is_some_and(|facts| facts.first_word.contains_key(word))
+    }
+
     /// Top-level names a template reads that it does not set itself, sorted.
     pub fn variables(&self, template: TemplateId) -> &[String] {
         self.facts(self.name(template))
             .map_or(&[], |facts| facts.variables.as_slice())
+    }
+
+    /// The tags of a template that name other templates, in order.
+    pub fn references(&self, template: TemplateId) -> &[Reference] {
+        self.facts(self.name(template))
+            .map_or(&[], |facts| facts.references.as_slice())
+    }
+
+    /// The template registered under `name`, as an include or extends tag names it.
+    pub fn by_name(&self, name: &str) -> Option<TemplateId> {
+        self.by_name.get(name).copied()
+    }
+
+    /// Every template `template` uses through include, import and extends tags with constant
+    /// names, transitively, in the order they are first reached; itself left out. Names that
+    /// resolve to nothing, and cycles, are validation's to report: here they just end a path.
+    pub fn used_by(&self, template: TemplateId) -> Vec<TemplateId> {
+        let mut reached = vec![template];
+        let mut next = 0;
+        while let Some(&current) = reached.get(next) {
+            next += 1;
+            for reference in self.references(current) {
+                let Some(used) = reference.name.as_deref().and_then(|n| self.by_name(n)) else {
+                    continue;
+                };
+                if !reached.contains(&used) {
+                    reached.push(used);
+                }
+            }
+        }
+        reached.remove(0);
+        reached
+    }
+
+    /// Every template registered under a name, for suggestions.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.names.iter().map(String::as_str)
     }
 
     /// The compiled template, to render.
@@ -253,6 +300,7 @@ impl Templates {
                 variables,
                 first_word: first_words(source),
                 line_starts: crate::source::line_starts(source),
+                references: references::scan(source),
             }
         }))
     }

@@ -7,6 +7,7 @@ mod references;
 mod routing;
 mod shadowing;
 mod template_names;
+mod template_references;
 
 use crate::diagnostic::Diagnostics;
 use crate::load::entry::Entry;
@@ -14,12 +15,13 @@ use crate::model::Context;
 use crate::workspace::Workspace;
 
 /// The checks, in the order their findings are reported.
-const CHECKS: [fn(&Workspace, &mut Diagnostics); 6] = [
+const CHECKS: [fn(&Workspace, &mut Diagnostics); 7] = [
     references::check,
     routing::check,
     context_fields::check,
     conditions::check,
     shadowing::check,
+    template_references::check,
     template_names::check,
 ];
 

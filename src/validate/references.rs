@@ -672,11 +672,12 @@ fn token_families_exist(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &
 }
 
 /// The folders of the workspace's sources, by setting.
-fn source_folders(paths: &Paths) -> [(&'static str, &String); 5] {
+fn source_folders(paths: &Paths) -> [(&'static str, &String); 6] {
     [
         ("paths.variants", &paths.variants),
         ("paths.components", &paths.components),
         ("paths.tools", &paths.tools),
+        ("paths.partials", &paths.partials),
         ("paths.contexts", &paths.contexts),
         ("paths.schema", &paths.schema),
     ]

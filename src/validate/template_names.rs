@@ -97,6 +97,14 @@ fn shared_templates(scope: &Scope<'_>, out: &mut Diagnostics) {
     let mut with_tool = scope.any_variant.clone();
     with_tool.insert(TOOL);
 
+    // What a tool format includes, imports or extends renders with `tool` too.
+    let reached_from_tool_formats: BTreeSet<TemplateId> = tool_formats
+        .iter()
+        .flat_map(|format| workspace.templates.used_by(*format))
+        .collect();
+    tool_formats.extend(reached_from_tool_formats);
+    let includers = includers(workspace);
+
     let mut templates: Vec<TemplateId> = workspace
         .templates
         .ids()
@@ -105,20 +113,25 @@ fn shared_templates(scope: &Scope<'_>, out: &mut Diagnostics) {
     templates.sort_by_key(|id| workspace.templates.name(*id));
     let items = for_each_templates(workspace);
     for template in templates {
-        let with_item;
-        let namespace = if tool_formats.contains(&template) {
-            &with_tool
+        let mut namespace = if tool_formats.contains(&template) {
+            with_tool.clone()
         } else if let Some(item) = items.get(&template) {
-            with_item = {
-                let mut names = scope.any_variant.clone();
-                names.insert(*item);
-                names
-            };
-            &with_item
+            let mut names = scope.any_variant.clone();
+            names.insert(*item);
+            names
         } else {
-            &scope.any_variant
+            scope.any_variant.clone()
         };
-        undefined(workspace, template, namespace, out);
+        // An included template sees the variables of the template that includes it (a loop
+        // variable, a `{% set %}`): a name its includer mentions is taken as defined there.
+        for includer in includers.get(&template).into_iter().flatten() {
+            for variable in workspace.templates.variables(template) {
+                if workspace.templates.mentions(*includer, variable) {
+                    namespace.insert(variable.clone());
+                }
+            }
+        }
+        undefined(workspace, template, &namespace, out);
     }
 }
 
@@ -146,6 +159,26 @@ fn for_each_templates(workspace: &Workspace) -> std::collections::BTreeMap<Templ
         }
     }
     items
+}
+
+/// For each template that some template includes (or extends: a parent renders with its
+/// child's variables), the templates that do so.
+fn includers(workspace: &Workspace) -> std::collections::BTreeMap<TemplateId, Vec<TemplateId>> {
+    use crate::templates::references::ReferenceKind;
+    let templates = &workspace.templates;
+    let mut includers: std::collections::BTreeMap<TemplateId, Vec<TemplateId>> =
+        std::collections::BTreeMap::new();
+    for template in templates.ids() {
+        for reference in templates.references(template) {
+            if reference.kind == ReferenceKind::Import {
+                continue;
+            }
+            if let Some(target) = reference.name.as_deref().and_then(|n| templates.by_name(n)) {
+                includers.entry(target).or_default().push(template);
+            }
+        }
+    }
+    includers
 }
 
 fn base_template(scope: &Scope<'_>, variant: &EffectiveVariant, out: &mut Diagnostics) {
@@ -207,8 +240,14 @@ fn unslotted_components(scope: &Scope<'_>, variant: &EffectiveVariant, out: &mut
     let Some(templates) = templates else {
         return;
     };
-    let used: BTreeSet<&String> = std::iter::once(variant.base)
-        .chain(templates)
+    // A slot read by a template that the base or a component template includes, imports or
+    // extends is read as well.
+    let direct: Vec<TemplateId> = std::iter::once(variant.base).chain(templates).collect();
+    let used: BTreeSet<&String> = direct
+        .iter()
+        .flat_map(|template| {
+            std::iter::once(*template).chain(workspace.templates.used_by(*template))
+        })
         .flat_map(|template| workspace.templates.variables(template))
         .collect();
     for component in variant.components() {

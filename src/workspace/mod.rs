@@ -36,6 +36,8 @@ pub struct Workspace {
     /// Named contexts, by file stem.
     pub(crate) contexts: IndexMap<String, Entry<Context>>,
     pub(crate) templates: Templates,
+    /// The templates of the partials folder, in path order.
+    pub(crate) partials: Vec<crate::templates::TemplateId>,
     /// Ids declared by files that failed validation.
     pub(crate) invalid: InvalidIds,
     /// Whether loading found no errors: only then can the workspace be compiled.

@@ -81,6 +81,29 @@ impl Registrar<'_> {
         definitions
     }
 
+    /// The templates of the partials folder (`paths.partials`), each registered under its
+    /// workspace-relative path so that any template can include, import or extend it. A
+    /// folder that is missing has none; one outside the workspace is reported by validation.
+    pub fn partials(&mut self, folder: &str) -> io::Result<Vec<TemplateId>> {
+        let Some(dir) = resolve_inside(self.root, self.root, folder) else {
+            return Ok(Vec::new());
+        };
+        let found = crate::load::partial_files(self.root, &dir)?;
+        for error in found.refused {
+            let display = error.path.clone();
+            if let Err(diagnostic) = crate::load::read::refused(self.sources, display, error)? {
+                self.diagnostics.push(diagnostic);
+            }
+        }
+        let mut partials = Vec::with_capacity(found.files.len());
+        for path in found.files {
+            if let Some(id) = self.read_template(&path)? {
+                partials.push(id);
+            }
+        }
+        Ok(partials)
+    }
+
     /// The manifest's shared parameters' texts.
     pub fn manifest(&mut self, manifest: Entry<Manifest>) -> Entry<ManifestDef> {
         let parameter_texts = manifest
@@ -348,6 +371,11 @@ impl Registrar<'_> {
             ));
             return Ok(None);
         }
+        self.read_template(path)
+    }
+
+    /// Reads (once) and compiles a template file that exists.
+    fn read_template(&mut self, path: &Path) -> io::Result<Option<TemplateId>> {
         let display = display_path(self.root, path);
         let id = match self.sources.find(&display) {
             Some(id) => id,

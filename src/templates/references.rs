@@ -1,0 +1,262 @@
+//! The other templates a template names: `{% include %}`, `{% import %}`, `{% from … import %}`
+//! and `{% extends %}` tags, found by scanning its source. minijinja keeps its parser private
+//! (behind an unstable feature), so this is a small lexer of its own: it skips comments,
+//! `{{ … }}` expressions, string literals and `{% raw %}` blocks, and reads only the tags, so a
+//! tag written inside a comment or a string is not taken for one. It runs on templates that
+//! compiled, so their syntax is known to be sound.
+
+use std::ops::Range;
+
+/// How a template uses another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReferenceKind {
+    Include,
+    Import,
+    Extends,
+}
+
+impl ReferenceKind {
+    /// The tag's keyword, for messages.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            ReferenceKind::Include => "include",
+            ReferenceKind::Import => "import",
+            ReferenceKind::Extends => "extends",
+        }
+    }
+}
+
+/// One tag naming another template.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reference {
+    pub kind: ReferenceKind,
+    /// The name, when the tag gives it as one string literal; `None` when it is computed
+    /// (`{% include some_var %}`, a list of names), which cannot be followed.
+    pub name: Option<String>,
+    /// Byte range of the name (or of the expression that computes it) in the template.
+    pub range: Range<usize>,
+    /// `{% include … ignore missing %}`: a name that does not exist renders nothing.
+    pub ignore_missing: bool,
+}
+
+/// Every tag of `source` that names another template, in order.
+pub fn scan(source: &str) -> Vec<Reference> {
+    let bytes = source.as_bytes();
+    let mut references = Vec::new();
+    let mut at = 0;
+    let mut in_raw = false;
+    while let Some(open) = find(source, at, "{") {
+        let Some(&next) = bytes.get(open + 1) else {
+            break;
+        };
+        match next {
+            b'#' if !in_raw => {
+                at = find(source, open + 2, "#}").map_or(source.len(), |end| end + 2);
+            }
+            b'{' if !in_raw => {
+                at = skip_code(source, open + 2, "}}");
+            }
+            b'%' => {
+                let end = skip_code(source, open + 2, "%}");
+                let inner = source.get(open + 2..end.saturating_sub(2)).unwrap_or("");
+                let offset = open + 2;
+                let (keyword, rest_at) = keyword(inner);
+                if in_raw {
+                    in_raw = keyword != "endraw";
+                } else if keyword == "raw" {
+                    in_raw = true;
+                } else if let Some(reference) = tag(keyword, inner, rest_at, offset) {
+                    references.push(reference);
+                }
+                at = end;
+            }
+            _ => at = open + 1,
+        }
+    }
+    references
+}
+
+/// The byte offset of `needle` at or after `from`.
+fn find(source: &str, from: usize, needle: &str) -> Option<usize> {
+    source.get(from..)?.find(needle).map(|at| from + at)
+}
+
+/// The offset just past the `close` that ends the code starting at `from`, string literals
+/// skipped; the end of the source when it is not closed.
+fn skip_code(source: &str, from: usize, close: &str) -> usize {
+    let bytes = source.as_bytes();
+    let mut at = from;
+    while at < bytes.len() {
+        match bytes[at] {
+            quote @ (b'"' | b'\'') => at = string_end(bytes, at, quote),
+            _ if source.get(at..).is_some_and(|rest| rest.starts_with(close)) => {
+                return at + close.len();
+            }
+            _ => at += 1,
+        }
+    }
+    source.len()
+}
+
+/// The offset just past the string literal opening at `start`.
+fn string_end(bytes: &[u8], start: usize, quote: u8) -> usize {
+    let mut at = start + 1;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'\\' => at += 2,
+            b if b == quote => return at + 1,
+            _ => at += 1,
+        }
+    }
+    bytes.len()
+}
+
+/// The tag's first word and where the rest starts, whitespace control (`-`, `+`) skipped.
+fn keyword(inner: &str) -> (&str, usize) {
+    let trimmed = inner.trim_start_matches(['-', '+']).trim_start();
+    let start = inner.len() - trimmed.len();
+    let length = trimmed
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(trimmed.len());
+    (&trimmed[..length], start + length)
+}
+
+/// The reference a tag makes, if it is one: the name expression follows the keyword
+/// (`include`, `import`, `extends`, and `from`, whose name comes before its `import`).
+fn tag(keyword: &str, inner: &str, rest_at: usize, offset: usize) -> Option<Reference> {
+    let kind = match keyword {
+        "include" => ReferenceKind::Include,
+        "import" | "from" => ReferenceKind::Import,
+        "extends" => ReferenceKind::Extends,
+        _ => return None,
+    };
+    let rest = inner.get(rest_at..)?;
+    let rest = rest.trim_end_matches(['-', '+']);
+    let lead = rest.len() - rest.trim_start().len();
+    let start = rest_at + lead;
+    let expression = rest.trim();
+    // Where the name expression ends: `import "x" as m`, `from "x" import a`, `include "x"
+    // ignore missing`, `with context`; otherwise the whole rest.
+    let bytes = inner.as_bytes();
+    let (name, end) = match bytes.get(start) {
+        Some(quote @ (b'"' | b'\'')) => {
+            let end = string_end(bytes, start, *quote);
+            let literal = inner.get(start + 1..end.saturating_sub(1)).unwrap_or("");
+            // A literal followed by an operator (`"a" ~ b`) is computed, not a name.
+            let after = inner.get(end..).unwrap_or("").trim_start();
+            let follows_name = after.is_empty()
+                || ["as ", "import ", "ignore ", "with ", "without ", "-", "+"]
+                    .iter()
+                    .any(|word| after.starts_with(word));
+            if literal.contains('\\') || !follows_name {
+                (None, start + expression_length(inner.get(start..)?))
+            } else {
+                (Some(literal.to_string()), end)
+            }
+        }
+        _ => (None, start + expression_length(inner.get(start..)?)),
+    };
+    Some(Reference {
+        kind,
+        name,
+        range: offset + start..offset + end.max(start),
+        ignore_missing: kind == ReferenceKind::Include
+            && expression
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .windows(2)
+                .any(|pair| pair == ["ignore", "missing"]),
+    })
+}
+
+/// How much of a computed name expression to underline: up to ` as `, ` import `,
+/// ` ignore missing` or ` with(out) context`, trailing space left out.
+fn expression_length(expression: &str) -> usize {
+    let cut = [" as ", " import ", " ignore ", " with ", " without "]
+        .iter()
+        .filter_map(|word| expression.find(word))
+        .min()
+        .unwrap_or(expression.len());
+    expression[..cut].trim_end().len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(source: &str) -> Vec<(ReferenceKind, Option<String>, &str)> {
+        scan(source)
+            .into_iter()
+            .map(|r| (r.kind, r.name, &source[r.range]))
+            .collect()
+    }
+
+    #[test]
+    fn finds_each_tag_form_with_its_name_range() {
+        use ReferenceKind::*;
+        let source = "{% extends \"partials/base.md\" %}\n\
+             {%- include 'partials/a.md' -%}\n\
+             {% import \"partials/m.md\" as m %}\n\
+             {% from 'partials/m.md' import one, two %}\n\
+             {% include \"partials/opt.md\" ignore missing %}";
+        assert_eq!(
+            names(source),
+            vec![
+                (
+                    Extends,
+                    Some("partials/base.md".into()),
+                    "\"partials/base.md\""
+                ),
+                (Include, Some("partials/a.md".into()), "'partials/a.md'"),
+                (Import, Some("partials/m.md".into()), "\"partials/m.md\""),
+                (Import, Some("partials/m.md".into()), "'partials/m.md'"),
+                (
+                    Include,
+                    Some("partials/opt.md".into()),
+                    "\"partials/opt.md\""
+                ),
+            ]
+        );
+        assert!(scan(source)[4].ignore_missing);
+        assert!(!scan(source)[1].ignore_missing);
+    }
+
+    #[test]
+    fn computed_names_are_not_followed() {
+        let source = "{% include which %}{% include 'p/' ~ name %}{% include ['a', 'b'] %}";
+        let found = names(source);
+        assert_eq!(
+            found,
+            vec![
+                (ReferenceKind::Include, None, "which"),
+                (ReferenceKind::Include, None, "'p/' ~ name"),
+                (ReferenceKind::Include, None, "['a', 'b']"),
+            ]
+        );
+    }
+
+    #[test]
+    fn comments_strings_and_raw_blocks_hold_no_tags() {
+        let source = "{# {% include 'a' %} #}{{ \"{% include 'b' %}\" }}\
+             {% raw %}{% include 'c' %}{% endraw %}{% set x = '%}' %}{% include 'd' %}";
+        assert_eq!(
+            names(source),
+            vec![(ReferenceKind::Include, Some("d".into()), "'d'")]
+        );
+    }
+
+    #[test]
+    fn unterminated_input_does_not_panic() {
+        for source in [
+            "{%",
+            "{% include",
+            "{% include '",
+            "{{ '",
+            "{#",
+            "{",
+            "{% raw %}",
+        ] {
+            let _ = scan(source);
+        }
+    }
+}
