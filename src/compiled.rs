@@ -59,6 +59,13 @@ pub struct Compiled {
     pub model: ModelConfig,
     /// Workspace files this prompt was compiled from (the context aside), sorted.
     pub inputs: Vec<String>,
+    /// For a variant with native tool calls: the provider shape of `tool_definitions`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dialect: Option<&'static str>,
+    /// For a variant with native tool calls: the tool definitions to send with the prompt,
+    /// as the provider's API takes them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_definitions: Option<serde_json::Value>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -130,4 +137,8 @@ pub struct CompiledParameter {
     pub usage: String,
     /// The parameter's note, also added to its tool's description ("" without one).
     pub note: String,
+    /// Its JSON Schema beyond `type`, for native tool definitions: `items`, `properties`,
+    /// `enum` and the free `schema` keywords.
+    #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
+    pub schema: serde_json::Map<String, serde_json::Value>,
 }

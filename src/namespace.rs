@@ -15,9 +15,19 @@ pub const TOOLS_DATA: &str = "tools";
 pub const TOOLS_TEXT: &str = "TOOLS";
 /// The one tool a tool-format template documents.
 pub const TOOL: &str = "tool";
+/// The context's MCP servers that count: not disabled, and connected.
+pub const CONNECTED_MCP_SERVERS: &str = "connected_mcp_servers";
 
 /// Names every template sees that promptc defines for the compile itself.
-pub const COMPILE_NAMES: [&str; 6] = [FAMILY, VARIANT, ENABLED_TOOLS, TOOLS_DATA, TOOLS_TEXT, TOOL];
+pub const COMPILE_NAMES: [&str; 7] = [
+    FAMILY,
+    VARIANT,
+    ENABLED_TOOLS,
+    TOOLS_DATA,
+    TOOLS_TEXT,
+    TOOL,
+    CONNECTED_MCP_SERVERS,
+];
 
 /// The top-level fields of a context (`cwd`, `yolo`, `browser`, …).
 pub fn context_fields() -> BTreeSet<String> {
@@ -62,7 +72,7 @@ impl Namespace {
         let mut names = field_names(&context_shape);
         names.extend(predicates.into_iter().map(str::to_string));
         names.extend(StandardPlaceholder::ALL.map(|p| p.name().to_string()));
-        names.extend([FAMILY, VARIANT].map(str::to_string));
+        names.extend([FAMILY, VARIANT, CONNECTED_MCP_SERVERS].map(str::to_string));
         Self {
             names,
             context_shape,
@@ -76,6 +86,7 @@ impl Namespace {
     pub fn for_routing<'a>(predicates: impl IntoIterator<Item = &'a str>) -> Self {
         let context_shape = context_shape();
         let mut names = field_names(&context_shape);
+        names.insert(CONNECTED_MCP_SERVERS.to_string());
         names.extend(predicates.into_iter().map(str::to_string));
         Self {
             names,

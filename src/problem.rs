@@ -5,6 +5,7 @@
 //! set of codes easy to review.
 
 mod annotation;
+mod definitions;
 mod invalid_value;
 mod routing;
 mod scope_name;
@@ -12,6 +13,7 @@ mod scope_name;
 use std::fmt;
 
 pub use annotation::{LabelKind, NoteKind};
+pub use definitions::DefinitionProblem;
 pub use invalid_value::{Form, InvalidValue};
 pub use routing::RoutingProblem;
 pub use scope_name::{DeclaredName, NotVisible, TakenBy};
@@ -294,6 +296,8 @@ pub enum Problem {
     },
     /// Choosing a variant: versions, labels, tags, model routing.
     Routing(RoutingProblem),
+    /// Native tool definitions: names and schemas a provider rejects.
+    Definitions(DefinitionProblem),
     /// A `for_each` expression whose value is not a list.
     ForEachNotAList {
         found: String,
@@ -355,6 +359,7 @@ impl Problem {
             Problem::OverBudget { .. } => "over-budget",
             Problem::VolatileEarly { .. } => "volatile-early",
             Problem::Routing(routing) => routing.code(),
+            Problem::Definitions(problem) => problem.code(),
             Problem::ForEachNotAList { .. } => "for-each-not-a-list",
             Problem::ToolNameTaken { .. } => "tool-name-taken",
             Problem::BadToolName { .. } => "bad-tool-name",
@@ -394,6 +399,7 @@ impl Problem {
             | Problem::UnusedPartial { .. }
             | Problem::VolatileEarly { error: false, .. } => Severity::Warning,
             Problem::Routing(routing) => routing.severity(),
+            Problem::Definitions(problem) => problem.severity(),
             _ => Severity::Error,
         }
     }
@@ -417,6 +423,7 @@ impl Problem {
             }
             Problem::InvalidValue(invalid) => return invalid.help(),
             Problem::Routing(routing) => return routing.help(),
+            Problem::Definitions(problem) => return problem.help(),
             Problem::ForEachNotAList { .. } => {
                 "give `for_each` a list from the context, such as `extra.subagents`".into()
             }
@@ -723,6 +730,7 @@ impl fmt::Display for Problem {
                 )
             }
             Problem::Routing(routing) => routing.fmt(f),
+            Problem::Definitions(problem) => problem.fmt(f),
             Problem::ForEachNotAList { found } => {
                 write!(f, "`for_each` must give a list, but gives a {found}")
             }
@@ -870,11 +878,12 @@ mod tests {
                 first: text(),
             },
             Problem::BadToolName { name: text() },
+            Problem::Definitions(DefinitionProblem::McpNameFailed { message: text() }),
         ]
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 47;
+    const VARIANTS: usize = 48;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -925,6 +934,7 @@ mod tests {
             Problem::TemplateCycle { .. } => 44,
             Problem::ComputedTemplateName { .. } => 45,
             Problem::UnusedPartial { .. } => 46,
+            Problem::Definitions(_) => 47,
         }
     }
 
@@ -951,6 +961,7 @@ mod tests {
             // A family of problems with codes of its own is named by its inner variant.
             let debug = match problem {
                 Problem::Routing(inner) => format!("{inner:?}"),
+                Problem::Definitions(inner) => format!("{inner:?}"),
                 _ => format!("{problem:?}"),
             };
             let name = debug

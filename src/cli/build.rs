@@ -105,7 +105,7 @@ fn build_all(workspace: &Workspace, printer: &Printer) -> Result<(), CliError> {
         printer.message(Message::RemovedStray(path));
     }
     printer.message(Message::Built {
-        outputs: outputs.len(),
+        outputs: written.written.len() + written.unchanged.len(),
         written: written.written.len(),
         unchanged: written.unchanged.len(),
         removed: written.removed.len(),

@@ -45,6 +45,7 @@ pub fn run(args: ContextArgs, printer: &Printer) -> Result<(), CliError> {
         provider: args.provider,
         label: None,
         tag: None,
+        dialect: None,
         detect_env: args.detect_env,
         context: args.context,
         set: Vec::new(),

@@ -62,6 +62,8 @@ pub enum CliError {
     Unprintable(String),
     /// `--context -`: standard input is not UTF-8 text.
     StdinNotText,
+    /// `promptc tools` for a variant without native tool calls.
+    NotNative(String),
 }
 
 impl CliError {
@@ -106,6 +108,10 @@ impl fmt::Display for CliError {
             CliError::MemoryLimit(message) | CliError::Unprintable(message) => {
                 write!(f, "{message}")
             }
+            CliError::NotNative(variant) => write!(
+                f,
+                "variant `{variant}` does not use native tool calls (`native_tools = true`): its tools are documented in the prompt"
+            ),
             CliError::StdinNotText => write!(
                 f,
                 "standard input is not UTF-8 text: `--context -` reads a context as JSON, TOML or YAML"

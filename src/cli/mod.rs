@@ -17,6 +17,7 @@ mod route;
 mod schema;
 mod show;
 mod stats;
+mod tools;
 mod validate;
 
 use std::path::{Path, PathBuf};
@@ -75,6 +76,8 @@ pub enum Command {
     Show(show::ShowArgs),
     /// The context a compile sees, after inheritance and the command line's changes.
     Context(context::ContextArgs),
+    /// The native tool definitions of a compile, as the provider's API takes them.
+    Tools(tools::ToolsArgs),
     /// Which family and version serve a model, and the rule that chose them.
     Route(route::RouteArgs),
     /// The families with their versions, labels, tags and routing rules.
@@ -101,10 +104,26 @@ pub fn main() -> ExitCode {
     // the workspace that `diff` makes are removed here first. 130 is the shell's code for
     // a process ended by SIGINT.
     let _ = ctrlc::set_handler(|| {
+        crate::scratch::close();
+        stop_children();
         crate::scratch::remove_all();
         std::process::exit(130);
     });
     run(Cli::parse())
+}
+
+/// Stops the processes writing into scratch folders (a `git checkout-index`), which an
+/// interrupt sent to promptc alone does not reach.
+fn stop_children() {
+    #[cfg(unix)]
+    for id in crate::scratch::children() {
+        let pid = i32::try_from(id)
+            .ok()
+            .and_then(rustix::process::Pid::from_raw);
+        if let Some(pid) = pid {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        }
+    }
 }
 
 pub fn run(cli: Cli) -> ExitCode {
@@ -116,6 +135,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Explain(args) => explain::run(args, &printer),
         Command::Show(args) => show::run(args, &printer),
         Command::Route(args) => route::run(args, &printer),
+        Command::Tools(args) => tools::run(args, &printer),
         Command::Context(args) => context::run(args, &printer),
         Command::List(args) => list::run(args, &printer),
         Command::Init(args) => init::run(args, &printer),
@@ -156,13 +176,13 @@ pub enum OutputFormat {
 pub struct TargetArgs {
     /// The model family to compile (default: the manifest's fallback family, or the family
     /// routing picks with --model/--provider).
-    #[arg(long, conflicts_with_all = ["variant", "model", "provider"])]
+    #[arg(long, conflicts_with = "variant")]
     pub family: Option<String>,
     /// A variant to compile: its id, or `family@version` (`next-gen@2` is the highest 2.x).
-    #[arg(long, conflicts_with_all = ["model", "provider", "label", "tag"])]
+    #[arg(long, conflicts_with_all = ["label", "tag"])]
     pub variant: Option<String>,
-    /// Route: the model id the prompt is for (set as the context's `model.id`); the family
-    /// is the first whose `match` holds, in `routing.order`.
+    /// The model id the prompt is for (set as the context's `model.id`). Without --family or
+    /// --variant it routes: the family is the first whose `match` holds, in `routing.order`.
     #[arg(long)]
     pub model: Option<String>,
     /// Route: the provider (set as the context's `model.provider`).
@@ -178,6 +198,10 @@ pub struct TargetArgs {
     /// used here and now; committed outputs never do).
     #[arg(long)]
     pub detect_env: bool,
+    /// The provider shape of native tool definitions: openai, openai-responses, anthropic or
+    /// gemini (default: the manifest's `tool_definitions` rules).
+    #[arg(long, value_parser = parse_dialect)]
+    pub dialect: Option<crate::model::Dialect>,
     /// A context: a file (TOML, YAML or JSON), the name of one in the workspace's contexts
     /// folder, or `-` for standard input (default: the manifest's `default_context`).
     #[arg(long)]
@@ -188,6 +212,16 @@ pub struct TargetArgs {
     /// The workspace (default: the nearest folder with promptc.toml).
     #[arg(long)]
     pub workspace: Option<PathBuf>,
+}
+
+fn parse_dialect(text: &str) -> Result<crate::model::Dialect, String> {
+    crate::model::Dialect::ALL
+        .into_iter()
+        .find(|dialect| dialect.name() == text)
+        .ok_or_else(|| {
+            let names: Vec<&str> = crate::model::Dialect::ALL.map(|d| d.name()).to_vec();
+            format!("expected one of {}", names.join(", "))
+        })
 }
 
 fn parse_assignment(text: &str) -> Result<(String, String), String> {
@@ -262,6 +296,7 @@ pub fn request(
     selection.label = target.label;
     selection.tag = target.tag;
     let mut request = Request::new(selection, context);
+    request.dialect = target.dialect;
     request.set = target.set.into_iter().collect::<IndexMap<_, _>>();
     request.source_date_epoch = source_date_epoch()?;
     Ok(request)

@@ -39,6 +39,7 @@ pub fn run(args: RouteArgs, printer: &Printer) -> Result<(), CliError> {
         provider: args.provider,
         label: args.label,
         tag: args.tag,
+        dialect: None,
         detect_env: false,
         context: args.context,
         set: Vec::new(),

@@ -18,8 +18,10 @@ use crate::templates::{TemplateId, Templates};
 use crate::workspace::Workspace;
 use crate::workspace::inheritance::{EffectiveVariant, effective};
 use crate::workspace::template_choice::tool_format;
+pub(crate) use definitions::place;
 use postprocess::Postprocessor;
 
+mod definitions;
 pub mod explain;
 mod listing;
 mod postprocess;
@@ -184,6 +186,27 @@ impl<'w> Compiler<'w> {
             tools,
             model: variant.variant.model.clone(),
             inputs,
+            dialect: None,
+            tool_definitions: None,
+        })
+        .and_then(|mut compiled| {
+            if let Some((dialect, definitions, findings)) =
+                self.tool_definitions(request, variant, &compiled.tools)?
+            {
+                let mut errors = Diagnostics::default();
+                for finding in &findings {
+                    let diagnostic = place(workspace, finding, None);
+                    if diagnostic.severity() == crate::problem::Severity::Error {
+                        errors.push(diagnostic);
+                    }
+                }
+                if !errors.is_empty() {
+                    return Err(CompileError::Diagnostics(errors));
+                }
+                compiled.dialect = Some(dialect.name());
+                compiled.tool_definitions = Some(definitions);
+            }
+            Ok(compiled)
         })
     }
 

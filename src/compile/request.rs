@@ -2,7 +2,7 @@
 
 use indexmap::IndexMap;
 
-use crate::model::Context;
+use crate::model::{Context, Dialect};
 
 /// Which variant to compile: a family, a variant, or the family routing picks for the
 /// context's model; then, within the family, a label or a tag.
@@ -78,6 +78,8 @@ pub struct Request {
     pub set: IndexMap<String, String>,
     /// SOURCE_DATE_EPOCH, used when the context has no date.
     pub source_date_epoch: Option<i64>,
+    /// The provider shape of native tool definitions, instead of the manifest's rules.
+    pub dialect: Option<Dialect>,
 }
 
 impl Request {
@@ -87,6 +89,7 @@ impl Request {
             context,
             set: IndexMap::new(),
             source_date_epoch: None,
+            dialect: None,
         }
     }
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use crate::analysis::budget::{self, check_budget};
 use crate::analysis::stable_prefix::volatile_warning;
-use crate::compile::{Compiler, Request, Selection};
+use crate::compile::{Compiler, Request, Selection, place};
 use crate::compiled::{CompileError, Compiled};
 use crate::confine;
 use crate::diagnostic::{Diagnostic, Diagnostics};
@@ -193,6 +193,22 @@ pub struct WriteReport {
     pub strays: Vec<String>,
 }
 
+/// Beside an output `<stem>.md`, its native tool definitions: `<stem>.tools.json`.
+pub const DEFINITIONS_SUFFIX: &str = ".tools.json";
+
+/// The files one compiled entry gives, path and text: its prompt, and beside it, for a
+/// variant with native tool calls, its tool definitions as JSON.
+pub fn files(entry: &MatrixEntry, compiled: &Compiled) -> Vec<(String, String)> {
+    let mut files = vec![(entry.path.clone(), compiled.prompt.clone())];
+    if let Some(definitions) = &compiled.tool_definitions {
+        let stem = entry.path.strip_suffix(".md").unwrap_or(&entry.path);
+        let mut text = serde_json::to_string_pretty(definitions).unwrap_or_default();
+        text.push('\n');
+        files.push((format!("{stem}{DEFINITIONS_SUFFIX}"), text));
+    }
+    files
+}
+
 /// Writes the outputs that changed, removes owned outputs no longer in the matrix, and
 /// records the new set of owned files. All or nothing: every path is checked and every new
 /// output written to a temporary file before the first one is renamed into place, so a
@@ -203,15 +219,19 @@ pub fn write_all(
 ) -> Result<WriteReport, PathError> {
     let root = &workspace.root;
     let mut report = WriteReport::default();
-    let current: BTreeSet<&str> = outputs.iter().map(|(e, _)| e.path.as_str()).collect();
+    let all: Vec<(String, String)> = outputs
+        .iter()
+        .flat_map(|(entry, compiled)| files(entry, compiled))
+        .collect();
+    let current: BTreeSet<&str> = all.iter().map(|(path, _)| path.as_str()).collect();
     let mut changed = Vec::new();
-    for (entry, compiled) in outputs {
-        let (out, below) = split(workspace, &entry.path);
+    for (path, text) in &all {
+        let (out, below) = split(workspace, path);
         let real = confine::resolve_output(root, out, below)?;
-        refuse_source(workspace, &real, &entry.path)?;
-        let text = compiled.prompt.as_bytes();
+        refuse_source(workspace, &real, path)?;
+        let text = text.as_bytes();
         // Resolved once: read from the path just checked.
-        let shown = Path::new(&entry.path);
+        let shown = Path::new(path);
         let on_disk = match confine::read_resolved(&real, shown, text.len() as u64) {
             Ok(on_disk) => on_disk,
             // Longer than the new text: it differs, whatever it holds.
@@ -222,9 +242,9 @@ pub fn write_all(
             Err(error) => return Err(error),
         };
         if on_disk.as_deref() == Some(text) {
-            report.unchanged.push(entry.path.clone());
+            report.unchanged.push(path.clone());
         } else {
-            changed.push((real, entry.path.as_str(), text));
+            changed.push((real, path.as_str(), text));
         }
     }
     let mut removals = Vec::new();
@@ -311,26 +331,27 @@ pub fn check(
 ) -> Result<Vec<Mismatch>, PathError> {
     let root = &workspace.root;
     let mut mismatches = Vec::new();
-    for (entry, compiled) in outputs {
-        let text = &compiled.prompt;
-        let relative = Path::new(&entry.path);
-        let (out, below) = split(workspace, &entry.path);
+    let all: Vec<(String, String)> = outputs
+        .iter()
+        .flat_map(|(entry, compiled)| files(entry, compiled))
+        .collect();
+    for (path, text) in &all {
+        let relative = Path::new(path);
+        let (out, below) = split(workspace, path);
         match confine::read_output(root, out, below, crate::model::limits::MAX_OUTPUT_BYTES)? {
             Some(on_disk) if on_disk == text.as_bytes() => {}
             Some(on_disk) => {
                 let on_disk = String::from_utf8(on_disk)
                     .map_err(|_| PathError::new(relative, PathProblem::NotUtf8))?;
                 mismatches.push(Mismatch::Stale {
-                    path: entry.path.clone(),
-                    diff: unified_diff(&entry.path, &on_disk, text),
+                    path: path.clone(),
+                    diff: unified_diff(path, &on_disk, text),
                 });
             }
-            None => mismatches.push(Mismatch::Missing {
-                path: entry.path.clone(),
-            }),
+            None => mismatches.push(Mismatch::Missing { path: path.clone() }),
         }
     }
-    let expected: BTreeSet<&str> = outputs.iter().map(|(e, _)| e.path.as_str()).collect();
+    let expected: BTreeSet<&str> = all.iter().map(|(path, _)| path.as_str()).collect();
     let mut owned = BTreeSet::new();
     for path in read_index(workspace)? {
         if indexed(workspace, &path)?.is_some_and(|real| real.is_file()) {
@@ -453,7 +474,13 @@ fn is_output_path(out: &str, path: &str) -> bool {
     let plain =
         |name: &str| !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\']);
     match rest.split_once('/') {
-        Some((family, file)) => plain(family) && file.strip_suffix(".md").is_some_and(plain),
+        Some((family, file)) => {
+            plain(family)
+                && file
+                    .strip_suffix(DEFINITIONS_SUFFIX)
+                    .or_else(|| file.strip_suffix(".md"))
+                    .is_some_and(plain)
+        }
         None => false,
     }
 }
@@ -503,7 +530,8 @@ fn outputs_on_disk(workspace: &Workspace) -> Result<BTreeSet<String>, PathError>
         for file in std::fs::read_dir(&real).map_err(|error| PathError::io(&relative, error))? {
             let file = file.map_err(|error| PathError::io(&relative, error))?;
             let name = file.file_name();
-            if Path::new(&name).extension().is_some_and(|e| e == "md") {
+            let name_text = name.to_string_lossy();
+            if name_text.ends_with(".md") || name_text.ends_with(DEFINITIONS_SUFFIX) {
                 found.insert(format!("{relative}/{}", name.to_string_lossy()));
             }
         }
@@ -570,6 +598,27 @@ pub fn diagnostics(workspace: &Workspace, source_date_epoch: Option<i64>) -> Dia
     });
     for warning in grouped_by_place(warnings) {
         diagnostics.push(warning);
+    }
+    // What writing the tool definitions found that does not stop a compile (a keyword a
+    // dialect drops, an MCP tool left out), once per place and message.
+    for (entry, compiled) in &run.outputs {
+        let Some(request) = request(workspace, entry, source_date_epoch) else {
+            continue;
+        };
+        let Some(variant) = compiler.variant(&compiled.variant) else {
+            continue;
+        };
+        let Ok(Some((_, _, findings))) =
+            compiler.tool_definitions(&request, variant, &compiled.tools)
+        else {
+            continue;
+        };
+        for finding in &findings {
+            let diagnostic = place(workspace, finding, workspace.contexts.get(&entry.context));
+            if !diagnostics.iter().any(|d| *d == diagnostic) {
+                diagnostics.push(diagnostic);
+            }
+        }
     }
     diagnostics
 }

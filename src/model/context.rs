@@ -112,17 +112,48 @@ pub struct WorkspaceRoot {
     pub vcs: String,
 }
 
-/// An MCP server and what it offers.
+/// An MCP server and what it offers. It counts (its section in the prompt, its tools among
+/// the native tool definitions) when it is not disabled and is connected.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct McpServer {
     pub name: String,
+    /// A stable identifier, used in native tool names. Defaults to the name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uid: Option<String>,
+    /// Switched off in the user's settings.
+    pub disabled: bool,
+    /// Whether the agent is connected to it now. Missing means connected.
+    pub status: McpStatus,
     /// How the server is started or reached, e.g. a command line or URL.
     pub command: String,
     pub tools: Vec<McpTool>,
     pub resources: Vec<McpResource>,
     pub resource_templates: Vec<McpResourceTemplate>,
     pub prompts: Vec<McpPrompt>,
+}
+
+/// The connection state of an MCP server.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum McpStatus {
+    #[default]
+    Connected,
+    Connecting,
+    Disconnected,
+}
+
+impl McpServer {
+    /// Whether the server counts: not disabled, and connected. The one rule for the prompt
+    /// and the native tool definitions alike.
+    pub fn counts(&self) -> bool {
+        !self.disabled && self.status == McpStatus::Connected
+    }
+
+    /// The identifier native tool names use: `uid`, else the name.
+    pub fn uid_or_name(&self) -> &str {
+        self.uid.as_deref().unwrap_or(&self.name)
+    }
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]

@@ -2,7 +2,9 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ContextField, Limits, Parameter, PostprocessRule, TokenSettings};
+use super::{
+    ContextField, Limits, Parameter, PostprocessRule, TokenSettings, ToolDefinitionSettings,
+};
 
 /// The workspace manifest, `promptc.toml`, at the root of a workspace.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
@@ -45,6 +47,10 @@ pub struct Manifest {
     /// `promptc check`.
     #[serde(default)]
     pub build: BuildMatrix,
+    /// Native tool definitions: which provider's shape a compile uses, how MCP tools are
+    /// named.
+    #[serde(default, skip_serializing_if = "ToolDefinitionSettings::is_default")]
+    pub tool_definitions: ToolDefinitionSettings,
     /// Model routing: which family serves a model id.
     #[serde(default, skip_serializing_if = "Routing::is_empty")]
     pub routing: Routing,

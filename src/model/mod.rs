@@ -12,6 +12,7 @@ mod postprocess_rule;
 mod standard_placeholder;
 mod token_settings;
 mod tool;
+mod tool_definitions;
 mod variant;
 pub mod version;
 
@@ -33,7 +34,7 @@ pub const OUTPUT_PATTERN: &str = r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-
 pub use component::{Component, FamilyTemplate, default_slot};
 pub use context::{
     Browser, Context, FocusChain, McpPrompt, McpPromptArgument, McpResource, McpResourceTemplate,
-    McpServer, McpTool, Mode, Model, Viewport, WorkspaceRoot,
+    McpServer, McpStatus, McpTool, Mode, Model, Viewport, WorkspaceRoot,
 };
 pub use context_field::ContextField;
 pub use limits::Limits;
@@ -43,4 +44,5 @@ pub use postprocess_rule::{Guard, GuardSide, PostprocessRule};
 pub use standard_placeholder::StandardPlaceholder;
 pub use token_settings::{LintLevel, TokenSettings};
 pub use tool::{ToolFamilySpec, ToolSpec};
+pub use tool_definitions::{Dialect, DialectRule, LongNames, ToolDefinitionSettings};
 pub use variant::{ComponentOverride, Label, ModelConfig, Overrides, ToolOverride, Variant};

@@ -1,5 +1,7 @@
+use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// A tool parameter. Either a full definition (`name` and `instruction`) or a reference to a
 /// shared definition in `promptc.toml` (`use`), whose fields the ones given here replace.
@@ -22,6 +24,21 @@ pub struct Parameter {
     /// What the parameter means and how to fill it (a template).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instruction: Option<String>,
+    /// For `type = "array"`: the JSON Schema of each item (`{ type = "string" }`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<Value>,
+    /// For `type = "object"`: the JSON Schema of each property, by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub properties: Option<IndexMap<String, Value>>,
+    /// The values it may take.
+    #[serde(default, rename = "enum", skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
+    pub one_of: Option<Vec<Value>>,
+    /// Any other JSON Schema keywords (`minimum`, `pattern`, an object's `required`, …),
+    /// passed to the native tool definitions as they are (each dialect drops, with a
+    /// warning, what its provider does not accept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<IndexMap<String, Value>>,
     /// An example value shown in the usage block (a template).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<String>,

@@ -90,6 +90,11 @@ pub struct Variant {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1))]
     pub max_prompt_tokens: Option<usize>,
+    /// The model calls tools natively: each compile also gives the provider-shaped tool
+    /// definitions (`tool_definitions` in JSON output, `<output>.tools.json` in the build
+    /// matrix, `promptc tools`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native_tools: Option<bool>,
     /// Settings passed to the model with this prompt.
     #[serde(default, skip_serializing_if = "ModelConfig::is_empty")]
     pub model: ModelConfig,

@@ -229,6 +229,7 @@ impl Renderer<'_> {
                 instruction: self.optional_text(parameter.instruction, values),
                 usage: self.optional_text(parameter.usage, values),
                 note: self.optional_text(parameter.note, values),
+                schema: parameter.schema.clone(),
             })
             .collect();
         // Each shown parameter's note goes on a line of its own after the description.

@@ -104,8 +104,14 @@ fn all_conditions(workspace: &Workspace) -> impl Iterator<Item = &str> {
         .variants
         .values()
         .filter_map(|entry| entry.value.route_match.as_deref());
+    let dialects = manifest
+        .tool_definitions
+        .dialects
+        .iter()
+        .map(|rule| rule.when.as_str());
     predicates
         .chain(matches)
+        .chain(dialects)
         .chain(components)
         .chain(tools)
         .chain(parameter_conditions(shared))

@@ -14,7 +14,7 @@ use minijinja::Value;
 use minijinja::value::{Enumerator, Object, Serde, merge_maps};
 
 use crate::model::{Context, ContextField, StandardPlaceholder};
-use crate::namespace::{EXTRA, FAMILY, VARIANT};
+use crate::namespace::{CONNECTED_MCP_SERVERS, EXTRA, FAMILY, VARIANT};
 use crate::workspace::inheritance::EffectiveVariant;
 
 pub struct Scope {
@@ -146,6 +146,12 @@ fn context_layer(
     if let Some(date) = date {
         base.insert("date".into(), Value::from(date));
     }
+    let connected: Vec<&crate::model::McpServer> = context
+        .mcp_servers
+        .iter()
+        .filter(|server| server.counts())
+        .collect();
+    base.insert(CONNECTED_MCP_SERVERS.into(), Value::from(Serde(connected)));
     base
 }
 

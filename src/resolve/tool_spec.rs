@@ -48,6 +48,8 @@ pub struct ResolvedParameter {
     pub usage: Option<TemplateId>,
     /// Added to the tool's description when the parameter is shown.
     pub note: Option<TemplateId>,
+    /// JSON Schema beyond `type`: `items`, `properties`, `enum`, then the free keywords.
+    pub schema: serde_json::Map<String, serde_json::Value>,
     pub depends_on: Vec<String>,
     /// The condition and where it is written.
     pub when: Option<(String, Span)>,
@@ -207,6 +209,7 @@ fn resolve_parameter(
             shared_texts.instruction,
         ),
         usage: text(&parameter.usage, own_texts.usage, shared_texts.usage),
+        schema: parameter_schema(parameter, base),
         note: text(&parameter.note, own_texts.note, shared_texts.note),
         depends_on: parameter
             .depends_on
@@ -215,4 +218,44 @@ fn resolve_parameter(
             .unwrap_or_default(),
         when,
     }
+}
+
+/// A parameter's JSON Schema beyond `type`: each field it sets, else its shared definition's.
+fn parameter_schema(
+    parameter: &Parameter,
+    base: Option<&Parameter>,
+) -> serde_json::Map<String, serde_json::Value> {
+    use serde_json::Value;
+    let mut schema = serde_json::Map::new();
+    let pick = |own: Option<Value>, shared: Option<Value>| own.or(shared);
+    let items = pick(parameter.items.clone(), base.and_then(|b| b.items.clone()));
+    let properties = pick(
+        parameter
+            .properties
+            .as_ref()
+            .map(|p| serde_json::to_value(p).unwrap_or_default()),
+        base.and_then(|b| b.properties.as_ref())
+            .map(|p| serde_json::to_value(p).unwrap_or_default()),
+    );
+    let one_of = pick(
+        parameter.one_of.clone().map(Value::Array),
+        base.and_then(|b| b.one_of.clone()).map(Value::Array),
+    );
+    for (key, value) in [
+        ("enum", one_of),
+        ("items", items),
+        ("properties", properties),
+    ] {
+        if let Some(value) = value {
+            schema.insert(key.to_string(), value);
+        }
+    }
+    let free = parameter
+        .schema
+        .as_ref()
+        .or(base.and_then(|b| b.schema.as_ref()));
+    for (key, value) in free.into_iter().flatten() {
+        schema.entry(key.clone()).or_insert_with(|| value.clone());
+    }
+    schema
 }

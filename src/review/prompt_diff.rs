@@ -70,7 +70,7 @@ pub fn compile_side(root: &Path, source_date_epoch: Option<i64>) -> Result<SideO
     }
     let mut outputs = BTreeMap::new();
     for (entry, compiled) in run.outputs {
-        let mut inputs = compiled.inputs;
+        let mut inputs = compiled.inputs.clone();
         if let Some(context) = workspace.contexts.get(&entry.context) {
             inputs.push(
                 workspace
@@ -82,17 +82,20 @@ pub fn compile_side(root: &Path, source_date_epoch: Option<i64>) -> Result<SideO
             );
         }
         let tokens = &workspace.settings().tokens;
-        outputs.insert(
-            entry.path,
-            Output {
-                encoding: tokens.encoding_for(&entry.family),
-                exact: tokens.is_exact(&entry.family),
-                family: entry.family,
-                context: entry.context,
-                prompt: compiled.prompt,
-                inputs,
-            },
-        );
+        // The prompt, and its tool definitions beside it: each file a build writes.
+        for (path, text) in matrix::files(&entry, &compiled) {
+            outputs.insert(
+                path,
+                Output {
+                    encoding: tokens.encoding_for(&entry.family),
+                    exact: tokens.is_exact(&entry.family),
+                    family: entry.family.clone(),
+                    context: entry.context.clone(),
+                    prompt: text,
+                    inputs: inputs.clone(),
+                },
+            );
+        }
     }
     let files = workspace
         .sources

@@ -49,8 +49,7 @@ fn git_command() -> Command {
 }
 
 fn run(mut command: Command, what: &str) -> Result<Vec<u8>, RevisionError> {
-    let output = command
-        .output()
+    let output = crate::scratch::output(&mut command)
         .map_err(|error| RevisionError(format!("cannot run git: {error}")))?;
     if output.status.success() {
         Ok(output.stdout)

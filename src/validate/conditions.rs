@@ -70,6 +70,13 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
             checker.check(entry, "/match", condition, &routing, out);
         }
     }
+    // A dialect rule, like a `match`, reads the context and the predicates.
+    if let Some(manifest) = workspace.valid_manifest() {
+        for (index, rule) in manifest.value.tool_definitions.dialects.iter().enumerate() {
+            let pointer = format!("/tool_definitions/dialects/{index}/when");
+            checker.check(manifest, &pointer, &rule.when, &routing, out);
+        }
+    }
     for entry in workspace.components.values() {
         if let Some(condition) = &entry.value.when {
             checker.check(entry, "/when", condition, &after_tools, out);

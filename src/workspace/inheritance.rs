@@ -103,6 +103,7 @@ fn replace<T: Clone>(into: &mut Option<T>, child: &Option<T>) {
 fn merge(into: &mut Variant, child: &Variant) {
     replace(&mut into.version, &child.version);
     replace(&mut into.max_prompt_tokens, &child.max_prompt_tokens);
+    replace(&mut into.native_tools, &child.native_tools);
     replace(&mut into.description, &child.description);
     replace(&mut into.tags, &child.tags);
     replace(&mut into.components, &child.components);

@@ -1,0 +1,24 @@
+use clap::Args;
+
+use super::{CliError, Printer, TargetArgs, compile_failed, load_valid, request};
+use crate::report;
+
+#[derive(Args, Debug)]
+pub struct ToolsArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+/// The tool definitions of one compile, alone: what an agent sends with the prompt.
+pub fn run(args: ToolsArgs, printer: &Printer) -> Result<(), CliError> {
+    let mut workspace = load_valid(args.target.workspace.as_deref(), printer)?;
+    let request = request(&mut workspace, args.target, printer)?;
+    let compiler = crate::compile::Compiler::new(&workspace);
+    let compiled = compiler
+        .compile(&request)
+        .map_err(|error| compile_failed(&workspace, error, printer))?;
+    match &compiled.tool_definitions {
+        Some(definitions) => printer.result(&report::json_document(definitions)),
+        None => Err(CliError::NotNative(compiled.variant)),
+    }
+}

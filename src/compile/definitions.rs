@@ -1,0 +1,539 @@
+//! Native tool definitions: the tools a prompt shows (with the texts it renders for them)
+//! and the MCP tools of the servers that count, in the shape one provider's API takes.
+//!
+//! Built once as neutral JSON Schema, then written in a dialect. Key order is fixed (serde_json
+//! keeps insertion order): the same inputs give the same bytes.
+
+use serde_json::{Map, Value, json};
+
+use super::{Compiler, Request};
+use crate::compiled::{CompileError, CompiledTool};
+use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::load::entry::Entry;
+use crate::model::{Context, Dialect, LongNames, ToolDefinitionSettings};
+use crate::pointer::child_pointer;
+use crate::problem::{DefinitionProblem, Problem};
+use crate::resolve::scope::Scope;
+use crate::workspace::Workspace;
+use crate::workspace::inheritance::EffectiveVariant;
+
+/// What a finding is about, so the caller can place it: a tool spec (and one of its
+/// parameters), an MCP tool of the context, or the manifest's settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Subject {
+    Tool {
+        id: String,
+        parameter: Option<String>,
+    },
+    Mcp {
+        server: usize,
+        tool: usize,
+    },
+    Settings,
+}
+
+#[derive(Clone, Debug)]
+pub struct Finding {
+    pub subject: Subject,
+    pub problem: Problem,
+}
+
+/// One tool, neutral: name, description, and the JSON Schema of its arguments.
+struct Neutral {
+    name: String,
+    description: String,
+    schema: Value,
+    subject: Subject,
+}
+
+/// The definitions of `tools` and of the context's MCP tools, in `dialect`.
+pub fn build(
+    tools: &[CompiledTool],
+    context: &Context,
+    settings: &ToolDefinitionSettings,
+    dialect: Dialect,
+    mcp_name: &dyn Fn(&str, &str) -> Result<String, String>,
+) -> (Value, Vec<Finding>) {
+    let mut findings = Vec::new();
+    let mut neutral: Vec<Neutral> = tools
+        .iter()
+        .map(|tool| of_tool(tool, &mut findings))
+        .collect();
+    for (server_index, server) in context.mcp_servers.iter().enumerate() {
+        if !server.counts() {
+            continue;
+        }
+        for (tool_index, tool) in server.tools.iter().enumerate() {
+            let subject = Subject::Mcp {
+                server: server_index,
+                tool: tool_index,
+            };
+            let name = match mcp_name(server.uid_or_name(), &tool.name) {
+                Ok(name) => name,
+                Err(message) => {
+                    findings.push(Finding {
+                        subject: Subject::Settings,
+                        problem: Problem::Definitions(DefinitionProblem::McpNameFailed { message }),
+                    });
+                    return (Value::Array(Vec::new()), findings);
+                }
+            };
+            if let Some(too_long) = rejected(dialect, &name) {
+                let problem = match settings.long_names {
+                    LongNames::Skip => DefinitionProblem::McpToolSkipped {
+                        name,
+                        dialect: dialect.name(),
+                        max: dialect.max_name_len(),
+                        too_long,
+                    },
+                    LongNames::Error => DefinitionProblem::ToolNameRejected {
+                        name,
+                        dialect: dialect.name(),
+                        max: dialect.max_name_len(),
+                        too_long,
+                    },
+                };
+                findings.push(Finding {
+                    subject,
+                    problem: Problem::Definitions(problem),
+                });
+                continue;
+            }
+            let description = if tool.description.is_empty() {
+                format!("[{}]", server.name)
+            } else {
+                format!("[{}] {}", server.name, tool.description)
+            };
+            let schema = tool
+                .input_schema
+                .clone()
+                .unwrap_or_else(|| json!({ "type": "object", "properties": {} }));
+            neutral.push(Neutral {
+                name,
+                description,
+                schema,
+                subject,
+            });
+        }
+    }
+    for tool in &neutral {
+        if matches!(tool.subject, Subject::Tool { .. })
+            && let Some(too_long) = rejected(dialect, &tool.name)
+        {
+            findings.push(Finding {
+                subject: tool.subject.clone(),
+                problem: Problem::Definitions(DefinitionProblem::ToolNameRejected {
+                    name: tool.name.clone(),
+                    dialect: dialect.name(),
+                    max: dialect.max_name_len(),
+                    too_long,
+                }),
+            });
+        }
+    }
+    for (index, tool) in neutral.iter().enumerate() {
+        if let Some(first) = neutral[..index]
+            .iter()
+            .find(|other| other.name == tool.name)
+        {
+            findings.push(Finding {
+                subject: tool.subject.clone(),
+                problem: Problem::ToolNameTaken {
+                    name: tool.name.clone(),
+                    first: match &first.subject {
+                        Subject::Tool { id, .. } => id.clone(),
+                        _ => first.name.clone(),
+                    },
+                },
+            });
+        }
+    }
+    let value = write(dialect, neutral, &mut findings);
+    (value, findings)
+}
+
+/// `Some(too_long)` when the provider rejects the name.
+fn rejected(dialect: Dialect, name: &str) -> Option<bool> {
+    if name.chars().count() > dialect.max_name_len() {
+        Some(true)
+    } else if name.is_empty() || !dialect.accepts_name(name) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+fn of_tool(tool: &CompiledTool, findings: &mut Vec<Finding>) -> Neutral {
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for parameter in &tool.parameters {
+        let mut schema = Map::new();
+        schema.insert("type".into(), Value::from(parameter.kind.as_str()));
+        let description = parameter.instruction.trim();
+        if !description.is_empty() {
+            schema.insert("description".into(), Value::from(description));
+        }
+        for (key, value) in &parameter.schema {
+            schema.insert(key.clone(), value.clone());
+        }
+        if parameter.kind == "array" && !schema.contains_key("items") {
+            findings.push(Finding {
+                subject: Subject::Tool {
+                    id: tool.id.clone(),
+                    parameter: Some(parameter.name.clone()),
+                },
+                problem: Problem::Definitions(DefinitionProblem::ArrayWithoutItems {
+                    tool: tool.name.clone(),
+                    parameter: parameter.name.clone(),
+                }),
+            });
+        }
+        if parameter.required {
+            required.push(Value::from(parameter.name.as_str()));
+        }
+        properties.insert(parameter.name.clone(), Value::Object(schema));
+    }
+    Neutral {
+        name: tool.name.clone(),
+        description: tool.description.trim().to_string(),
+        schema: json!({
+            "type": "object",
+            "properties": properties,
+            "required": required,
+        }),
+        subject: Subject::Tool {
+            id: tool.id.clone(),
+            parameter: None,
+        },
+    }
+}
+
+fn write(dialect: Dialect, tools: Vec<Neutral>, findings: &mut Vec<Finding>) -> Value {
+    match dialect {
+        Dialect::Openai => Value::Array(
+            tools
+                .into_iter()
+                .map(|tool| {
+                    json!({
+                        "type": "function",
+                        "function": {
+                            "name": tool.name,
+                            "description": tool.description,
+                            "strict": false,
+                            "parameters": closed(tool.schema),
+                        },
+                    })
+                })
+                .collect(),
+        ),
+        Dialect::OpenaiResponses => Value::Array(
+            tools
+                .into_iter()
+                .map(|tool| {
+                    json!({
+                        "type": "function",
+                        "name": tool.name,
+                        "description": tool.description,
+                        "parameters": closed(tool.schema),
+                        "strict": false,
+                    })
+                })
+                .collect(),
+        ),
+        Dialect::Anthropic => Value::Array(
+            tools
+                .into_iter()
+                .map(|tool| {
+                    json!({
+                        "name": tool.name,
+                        "description": tool.description,
+                        "input_schema": tool.schema,
+                    })
+                })
+                .collect(),
+        ),
+        Dialect::Gemini => {
+            let declarations: Vec<Value> = tools
+                .into_iter()
+                .map(|tool| {
+                    let mut dropped = Vec::new();
+                    let parameters = openapi(&tool.schema, &mut dropped);
+                    if !dropped.is_empty() {
+                        dropped.sort();
+                        dropped.dedup();
+                        findings.push(Finding {
+                            subject: tool.subject.clone(),
+                            problem: Problem::Definitions(DefinitionProblem::KeywordsDropped {
+                                tool: tool.name.clone(),
+                                dialect: dialect.name(),
+                                keywords: dropped,
+                            }),
+                        });
+                    }
+                    // Gemini rejects an object schema without properties: a tool that takes
+                    // no arguments declares no parameters.
+                    let empty = parameters
+                        .get("properties")
+                        .and_then(Value::as_object)
+                        .is_none_or(Map::is_empty);
+                    if empty {
+                        json!({ "name": tool.name, "description": tool.description })
+                    } else {
+                        json!({
+                            "name": tool.name,
+                            "description": tool.description,
+                            "parameters": parameters,
+                        })
+                    }
+                })
+                .collect();
+            json!([{ "functionDeclarations": declarations }])
+        }
+    }
+}
+
+/// The arguments object closed to other keys, as OpenAI's function calling expects.
+fn closed(mut schema: Value) -> Value {
+    if let Some(object) = schema.as_object_mut()
+        && !object.contains_key("additionalProperties")
+    {
+        object.insert("additionalProperties".into(), Value::Bool(false));
+    }
+    schema
+}
+
+/// The keywords of Gemini's `Schema` (an OpenAPI 3.0 subset).
+const OPENAPI_KEYWORDS: [&str; 22] = [
+    "type",
+    "format",
+    "title",
+    "description",
+    "nullable",
+    "enum",
+    "maxItems",
+    "minItems",
+    "properties",
+    "required",
+    "minProperties",
+    "maxProperties",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "example",
+    "anyOf",
+    "propertyOrdering",
+    "default",
+    "items",
+    "minimum",
+    "maximum",
+];
+
+/// JSON Schema as Gemini's OpenAPI subset: upper-case type names, `nullable` for a `null`
+/// type, and no keyword it does not know (collected in `dropped`).
+fn openapi(schema: &Value, dropped: &mut Vec<String>) -> Value {
+    let Some(object) = schema.as_object() else {
+        return schema.clone();
+    };
+    let mut out = Map::new();
+    for (key, value) in object {
+        match key.as_str() {
+            "type" => {
+                let (kind, nullable) = match value {
+                    Value::Array(kinds) => {
+                        let nullable = kinds.iter().any(|k| k == "null");
+                        let kind = kinds.iter().find(|k| *k != "null").cloned();
+                        (kind.unwrap_or(Value::Null), nullable)
+                    }
+                    other => (other.clone(), false),
+                };
+                if let Some(kind) = kind.as_str() {
+                    out.insert("type".into(), Value::from(kind.to_ascii_uppercase()));
+                }
+                if nullable {
+                    out.insert("nullable".into(), Value::Bool(true));
+                }
+            }
+            "properties" => {
+                let properties: Map<String, Value> = value
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .map(|(name, property)| (name.clone(), openapi(property, dropped)))
+                    .collect();
+                out.insert(key.clone(), Value::Object(properties));
+            }
+            "items" => {
+                out.insert(key.clone(), openapi(value, dropped));
+            }
+            "anyOf" => {
+                let choices: Vec<Value> = value
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|choice| openapi(choice, dropped))
+                    .collect();
+                out.insert(key.clone(), Value::Array(choices));
+            }
+            known if OPENAPI_KEYWORDS.contains(&known) => {
+                out.insert(key.clone(), value.clone());
+            }
+            unknown => dropped.push(unknown.to_string()),
+        }
+    }
+    // An object with no required properties says nothing by listing none.
+    if out
+        .get("required")
+        .and_then(Value::as_array)
+        .is_some_and(Vec::is_empty)
+    {
+        out.remove("required");
+    }
+    Value::Object(out)
+}
+
+impl Compiler<'_> {
+    /// The dialect of a request's tool definitions: `--dialect`, else the first rule of
+    /// `tool_definitions.dialects` that holds for the context, else the default.
+    pub fn dialect(&self, request: &Request) -> Result<Dialect, CompileError> {
+        if let Some(dialect) = request.dialect {
+            return Ok(dialect);
+        }
+        let workspace = self.workspace;
+        let settings = &workspace.settings().tool_definitions;
+        if settings.dialects.is_empty() {
+            return Ok(settings.dialect);
+        }
+        let mut diagnostics = Diagnostics::default();
+        let mut scope = Scope::for_routing(&request.context, &workspace.settings().context_fields);
+        self.insert_predicates(&mut scope, &mut diagnostics);
+        let values = scope.values();
+        for (index, rule) in settings.dialects.iter().enumerate() {
+            let span = workspace
+                .manifest
+                .value_span(&format!("/tool_definitions/dialects/{index}/when"));
+            match self.conditions.evaluate(&rule.when, &values, span) {
+                Ok(true) => return Ok(rule.dialect),
+                Ok(false) => {}
+                Err(diagnostic) => {
+                    diagnostics.push(diagnostic);
+                    return Err(CompileError::Diagnostics(diagnostics));
+                }
+            }
+        }
+        Ok(settings.dialect)
+    }
+
+    /// For a variant with native tool calls: its dialect, its tool definitions, and what
+    /// was found writing them (errors fail the compile; warnings are for `validate`).
+    pub(crate) fn tool_definitions(
+        &self,
+        request: &Request,
+        variant: &EffectiveVariant,
+        tools: &[CompiledTool],
+    ) -> Result<Option<(Dialect, Value, Vec<Finding>)>, CompileError> {
+        if variant.variant.native_tools != Some(true) {
+            return Ok(None);
+        }
+        let dialect = self.dialect(request)?;
+        let settings = &self.workspace.settings().tool_definitions;
+        let env = self.workspace.templates.env();
+        let mcp_name = |server: &str, tool: &str| {
+            env.render_str(
+                &settings.mcp_name,
+                minijinja::context! { server => server, tool => tool },
+            )
+            .map_err(|error| match error.detail() {
+                Some(detail) => format!("{}: {detail}", error.kind()),
+                None => error.kind().to_string(),
+            })
+        };
+        let (value, findings) = build(tools, &request.context, settings, dialect, &mcp_name);
+        Ok(Some((dialect, value, findings)))
+    }
+}
+
+/// A finding at its place: the tool spec (or its parameter), the context's MCP tool when the
+/// context is a workspace file, else the manifest's `[tool_definitions]`.
+pub fn place(
+    workspace: &Workspace,
+    finding: &Finding,
+    context: Option<&Entry<Context>>,
+) -> Diagnostic {
+    let manifest = &workspace.manifest;
+    let settings_span = || manifest.key_span("/tool_definitions");
+    let span = match &finding.subject {
+        Subject::Tool { id, parameter } => match workspace.tools.get(id) {
+            Some(entry) => {
+                let parameter_index = parameter.as_ref().and_then(|name| {
+                    entry
+                        .value
+                        .parameters
+                        .iter()
+                        .position(|p| p.name.as_deref() == Some(name.as_str()))
+                });
+                match parameter_index {
+                    // The parameter's `type` (what the finding is about), else the entry.
+                    Some(index) if entry.value.parameters[index].kind.is_some() => {
+                        entry.value_span(&format!("/parameters/{index}/type"))
+                    }
+                    Some(index) => entry.value_span(&format!("/parameters/{index}")),
+                    None if entry.value.name.is_some() => entry.value_span("/name"),
+                    None => entry.value_span("/id"),
+                }
+            }
+            None => settings_span(),
+        },
+        Subject::Mcp { server, tool } => match context {
+            Some(entry) => entry.value_span(&format!(
+                "{}/name",
+                child_pointer(&format!("/mcp_servers/{server}/tools"), &tool.to_string())
+            )),
+            None => settings_span(),
+        },
+        Subject::Settings => manifest.value_span("/tool_definitions/mcp_name"),
+    };
+    Diagnostic::new(finding.problem.clone(), span)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_schema_becomes_the_openapi_subset() {
+        let mut dropped = Vec::new();
+        let schema = json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {
+                "tags": { "type": "array", "items": { "type": ["string", "null"] } },
+                "mode": { "type": "string", "enum": ["a", "b"], "const": "a" },
+            },
+            "required": [],
+            "additionalProperties": false,
+        });
+        assert_eq!(
+            openapi(&schema, &mut dropped),
+            json!({
+                "type": "OBJECT",
+                "properties": {
+                    "tags": { "type": "ARRAY", "items": { "type": "STRING", "nullable": true } },
+                    "mode": { "type": "STRING", "enum": ["a", "b"] },
+                },
+            })
+        );
+        dropped.sort();
+        assert_eq!(dropped, ["$schema", "additionalProperties", "const"]);
+    }
+
+    #[test]
+    fn names_are_checked_per_dialect() {
+        assert_eq!(rejected(Dialect::Openai, "read_file"), None);
+        assert_eq!(rejected(Dialect::Openai, "files.read"), Some(false));
+        assert_eq!(rejected(Dialect::Gemini, "files.read"), None);
+        assert_eq!(rejected(Dialect::Gemini, "1tool"), Some(false));
+        assert_eq!(rejected(Dialect::Anthropic, &"a".repeat(65)), Some(true));
+        assert_eq!(rejected(Dialect::Anthropic, &"a".repeat(64)), None);
+        assert_eq!(rejected(Dialect::Gemini, &"a".repeat(65)), Some(true));
+    }
+}

@@ -1,0 +1,129 @@
+//! Problems of native tool definitions: names a provider rejects, schema keywords a dialect
+//! cannot carry. Each has its own code, named after it.
+
+use std::fmt;
+
+use super::Severity;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum DefinitionProblem {
+    /// A tool name the provider rejects: too long, or characters it does not take.
+    ToolNameRejected {
+        name: String,
+        dialect: &'static str,
+        max: usize,
+        too_long: bool,
+    },
+    /// An MCP tool left out of the definitions: its qualified name is one the provider
+    /// rejects (`tool_definitions.long_names = "skip"`).
+    McpToolSkipped {
+        name: String,
+        dialect: &'static str,
+        max: usize,
+        too_long: bool,
+    },
+    /// JSON Schema keywords the dialect cannot carry, dropped from a tool's schema.
+    KeywordsDropped {
+        tool: String,
+        dialect: &'static str,
+        keywords: Vec<String>,
+    },
+    /// An array parameter with no `items`: providers that need them reject the tool.
+    ArrayWithoutItems { tool: String, parameter: String },
+    /// `tool_definitions.mcp_name` failed to render.
+    McpNameFailed { message: String },
+}
+
+impl DefinitionProblem {
+    pub fn code(&self) -> &'static str {
+        match self {
+            DefinitionProblem::ToolNameRejected { .. } => "tool-name-rejected",
+            DefinitionProblem::McpToolSkipped { .. } => "mcp-tool-skipped",
+            DefinitionProblem::KeywordsDropped { .. } => "keywords-dropped",
+            DefinitionProblem::ArrayWithoutItems { .. } => "array-without-items",
+            DefinitionProblem::McpNameFailed { .. } => "mcp-name-failed",
+        }
+    }
+
+    pub fn severity(&self) -> Severity {
+        match self {
+            DefinitionProblem::ToolNameRejected { .. }
+            | DefinitionProblem::McpNameFailed { .. } => Severity::Error,
+            _ => Severity::Warning,
+        }
+    }
+
+    pub fn help(&self) -> Option<String> {
+        Some(match self {
+            DefinitionProblem::ToolNameRejected { max, .. } => format!(
+                "give the tool a `name` of at most {max} letters, digits, `_` and `-`"
+            ),
+            DefinitionProblem::McpToolSkipped { .. } => {
+                "shorten the server's `uid`, or change `tool_definitions.mcp_name`; `long_names = \"error\"` makes this an error".into()
+            }
+            DefinitionProblem::KeywordsDropped { .. } => {
+                "leave these keywords out, or accept that this provider does not see them".into()
+            }
+            DefinitionProblem::ArrayWithoutItems { .. } => {
+                "give the parameter `items`, e.g. `items = { type = \"string\" }`".into()
+            }
+            DefinitionProblem::McpNameFailed { .. } => {
+                "`mcp_name` may read `server` and `tool`".into()
+            }
+        })
+    }
+}
+
+impl fmt::Display for DefinitionProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let why = |too_long: bool, max: usize| {
+            if too_long {
+                format!("longer than {max} characters")
+            } else {
+                "with characters it does not accept".to_string()
+            }
+        };
+        match self {
+            DefinitionProblem::ToolNameRejected {
+                name,
+                dialect,
+                max,
+                too_long,
+            } => write!(
+                f,
+                "tool name `{name}` is {}, which the {dialect} dialect rejects",
+                why(*too_long, *max)
+            ),
+            DefinitionProblem::McpToolSkipped {
+                name,
+                dialect,
+                max,
+                too_long,
+            } => write!(
+                f,
+                "MCP tool `{name}` is left out of the {dialect} tool definitions: its name is {}",
+                why(*too_long, *max)
+            ),
+            DefinitionProblem::KeywordsDropped {
+                tool,
+                dialect,
+                keywords,
+            } => write!(
+                f,
+                "the {dialect} dialect cannot carry {} in the schema of tool `{tool}`: dropped",
+                keywords
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            DefinitionProblem::ArrayWithoutItems { tool, parameter } => write!(
+                f,
+                "parameter `{parameter}` of tool `{tool}` is an array without `items`"
+            ),
+            DefinitionProblem::McpNameFailed { message } => {
+                write!(f, "`tool_definitions.mcp_name` failed: {message}")
+            }
+        }
+    }
+}

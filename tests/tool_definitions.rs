@@ -1,0 +1,357 @@
+//! Native tool definitions: the tools a prompt shows and the MCP tools of the servers that
+//! count, in each provider's shape, chosen by the manifest's dialect rules; every lint.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::Fixture;
+use serde_json::Value;
+
+const DIALECTS: [&str; 4] = ["openai", "openai-responses", "anthropic", "gemini"];
+
+/// `promptc tools` in the repository's own workspace.
+fn shipped_tools(args: &[&str]) -> String {
+    let output = common::promptc()
+        .current_dir(common::repo_root())
+        .arg("tools")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", common::stderr(&output));
+    common::stdout(&output)
+}
+
+#[test]
+fn the_shipped_native_variant_in_every_dialect() {
+    for dialect in DIALECTS {
+        let json = shipped_tools(&[
+            "--family",
+            "native-next-gen",
+            "--context",
+            "native-tools",
+            "--dialect",
+            dialect,
+        ]);
+        insta::assert_snapshot!(format!("shipped-native-tools-{dialect}"), json);
+    }
+}
+
+#[test]
+fn the_manifest_rules_choose_the_dialect_from_provider_and_model() {
+    let dialect_of = |model: &str, provider: &str| {
+        let output = common::promptc()
+            .current_dir(common::repo_root())
+            .args([
+                "build",
+                "--family",
+                "native-next-gen",
+                "--format",
+                "json",
+                "--model",
+                model,
+                "--provider",
+                provider,
+            ])
+            .output()
+            .unwrap();
+        let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+        json["dialect"].as_str().unwrap().to_string()
+    };
+    assert_eq!(dialect_of("gemini-2.5-pro", "vertex"), "gemini");
+    assert_eq!(
+        dialect_of("claude-sonnet-4-5@20250929", "vertex"),
+        "anthropic"
+    );
+    assert_eq!(dialect_of("claude-sonnet-4-5", "anthropic"), "anthropic");
+    assert_eq!(
+        dialect_of("anthropic.claude-opus-4-1-v1:0", "bedrock"),
+        "anthropic"
+    );
+    assert_eq!(dialect_of("gemini-2.5-flash", "gemini"), "gemini");
+    assert_eq!(dialect_of("gpt-5", "openai"), "openai");
+    assert_eq!(dialect_of("google/gemini-2.5-pro", "openrouter"), "openai");
+}
+
+#[test]
+fn build_json_keeps_its_keys_and_adds_the_definitions() {
+    let output = common::promptc()
+        .current_dir(common::repo_root())
+        .args(["build", "--family", "native-next-gen", "--format", "json"])
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let keys: Vec<&str> = json
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "family",
+            "variant",
+            "version",
+            "prompt",
+            "sections",
+            "tools",
+            "model",
+            "inputs",
+            "dialect",
+            "tool_definitions"
+        ]
+    );
+    // A variant whose tools are documented in the prompt has no definitions, and `tools`
+    // says so.
+    let output = common::promptc()
+        .current_dir(common::repo_root())
+        .args(["tools", "--family", "next-gen"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(common::stderr(&output).contains("does not use native tool calls"));
+}
+
+const SEARCH: &str = r#"
+id = "search"
+description = "Search the code base for {{ cwd }}."
+
+[[parameters]]
+name = "query"
+required = true
+instruction = "What to look for."
+
+[[parameters]]
+name = "scope"
+type = "string"
+enum = ["code", "docs", "tests"]
+instruction = "Where to look."
+
+[[parameters]]
+name = "filters"
+type = "object"
+properties = { language = { type = "string" }, paths = { type = "array", items = { type = "string" } } }
+schema = { required = ["language"] }
+instruction = "Narrow the search."
+"#;
+
+/// Servers that count, one disabled, one disconnected, and a tool whose qualified name is
+/// too long for every provider.
+const MCP_CONTEXT: &str = r#"
+date = "2026-11-01"
+cwd = "/srv/app"
+
+[[mcp_servers]]
+name = "tracker"
+uid = "trk"
+
+[[mcp_servers.tools]]
+name = "create_issue"
+description = "Open an issue."
+input_schema = { "$schema" = "http://json-schema.org/draft-07/schema#", type = "object", properties = { title = { type = "string" }, priority = { type = "string", enum = ["low", "high"] }, meta = { type = "object", properties = { labels = { type = "array", items = { type = "string" } } } } }, required = ["title"], additionalProperties = false }
+
+[[mcp_servers.tools]]
+name = "a_tool_whose_name_goes_on_and_on_past_what_any_provider_accepts_as_a_name"
+description = "Too long a name."
+
+[[mcp_servers]]
+name = "paused"
+disabled = true
+
+[[mcp_servers.tools]]
+name = "hidden"
+description = "Never offered."
+
+[[mcp_servers]]
+name = "away"
+status = "disconnected"
+
+[[mcp_servers.tools]]
+name = "also_hidden"
+description = "Never offered."
+"#;
+
+fn native_fixture() -> Fixture {
+    Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            format!(
+                "{}native_tools = true\n",
+                common::VARIANT.replace(
+                    "tools = [\"read_file\"]",
+                    "tools = [\"read_file\", \"search\"]"
+                )
+            ),
+        )
+        .file("tools/search.toml", SEARCH)
+        .file("examples/contexts/mcp.toml", MCP_CONTEXT)
+}
+
+#[test]
+fn a_context_with_mcp_servers_in_every_dialect() {
+    let workspace = native_fixture().write();
+    for dialect in DIALECTS {
+        let run = workspace.run(&["tools", "--context", "mcp", "--dialect", dialect]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        insta::assert_snapshot!(format!("mcp-context-{dialect}"), run.stdout);
+        // Only the counting server's tools are offered, and not the one with a long name.
+        assert!(run.stdout.contains("trk__create_issue"));
+        assert!(!run.stdout.contains("hidden") && !run.stdout.contains("goes_on_and_on"));
+    }
+}
+
+#[test]
+fn every_lint_is_located() {
+    // The workspace's own context with MCP tools: `validate` lints what it compiles.
+    let report = native_fixture()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}\n[tool_definitions]\ndialect = \"gemini\"\n",
+                common::MANIFEST
+            ),
+        )
+        .file(
+            "tools/ask.toml",
+            "id = \"ask\"\nname = \"ask.user\"\ndescription = \"Ask.\"\n\n[[parameters]]\nname = \"options\"\ntype = \"array\"\ninstruction = \"Choices.\"\n",
+        )
+        .file(
+            "variants/generic.toml",
+            format!(
+                "{}native_tools = true\n",
+                common::VARIANT
+                    .replace("tools = [\"read_file\"]", "tools = [\"read_file\", \"search\", \"ask\"]")
+            ),
+        )
+        .validate();
+    let found: Vec<(String, String, u64)> = report
+        .diagnostics()
+        .into_iter()
+        .map(|d| (d.code, d.file, d.line))
+        .collect();
+    assert!(
+        found.contains(&("array-without-items".into(), "tools/ask.toml".into(), 7)),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&(
+            "mcp-tool-skipped".into(),
+            "examples/contexts/mcp.toml".into(),
+            15
+        )),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&(
+            "keywords-dropped".into(),
+            "examples/contexts/mcp.toml".into(),
+            10
+        )),
+        "{found:?}"
+    );
+    let messages: Vec<String> = report
+        .diagnostics()
+        .into_iter()
+        .map(|d| d.message)
+        .collect();
+    assert!(
+        messages.iter().any(|m| m
+            == "the gemini dialect cannot carry `$schema`, `additionalProperties` in the schema of tool `trk__create_issue`: dropped"),
+        "{messages:#?}"
+    );
+
+    // A spec tool name the provider rejects is an error, at the tool's name.
+    let workspace = native_fixture()
+        .file(
+            "tools/ask.toml",
+            "id = \"ask\"\nname = \"ask.user\"\ndescription = \"Ask.\"\n",
+        )
+        .file(
+            "variants/generic.toml",
+            format!(
+                "{}native_tools = true\n",
+                common::VARIANT.replace(
+                    "tools = [\"read_file\"]",
+                    "tools = [\"read_file\", \"ask\"]"
+                )
+            ),
+        )
+        .write();
+    let run = workspace.run(&["tools", "--context", "basic", "--dialect", "openai"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains("error[tool-name-rejected]: tool name `ask.user` is with characters it does not accept, which the openai dialect rejects")
+            && run.stderr.contains("tools/ask.toml:2:8"),
+        "{}",
+        run.stderr
+    );
+    // Gemini takes dots.
+    assert_eq!(
+        workspace
+            .run(&["tools", "--context", "basic", "--dialect", "gemini"])
+            .code,
+        0
+    );
+
+    // Over-long MCP names can be an error instead of a skip; a qualified name that meets
+    // another tool's is an error.
+    let strict = native_fixture().file(
+        "promptc.toml",
+        format!(
+            "{}\n[tool_definitions]\nlong_names = \"error\"\nmcp_name = \"{{{{ tool }}}}\"\n",
+            common::MANIFEST
+        ),
+    );
+    let workspace = strict
+        .file(
+            "examples/contexts/mcp.toml",
+            MCP_CONTEXT.replace("name = \"create_issue\"", "name = \"search\""),
+        )
+        .write();
+    let run = workspace.run(&["tools", "--context", "mcp"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr
+            .contains("error[tool-name-rejected]: tool name `a_tool_whose"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(
+            "error[tool-name-taken]: tool name `search` is already offered by tool `search`"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn the_build_matrix_writes_and_checks_the_definitions_beside_each_prompt() {
+    let workspace = native_fixture().write();
+    let run = workspace.run(&["build", "--all"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let root = workspace.root();
+    let definitions = root.join("examples/prompts/generic/mcp.tools.json");
+    let text = std::fs::read_to_string(&definitions).unwrap();
+    let parsed: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(parsed[0]["function"]["name"], "read_file");
+    assert_eq!(workspace.run(&["check"]).code, 0);
+    // A changed tool description makes the definitions stale, and `check` says which file.
+    std::fs::write(
+        root.join("tools/search.toml"),
+        SEARCH.replace("Search the code base", "Search the repository"),
+    )
+    .unwrap();
+    let check = workspace.run(&["check"]);
+    assert_eq!(check.code, 1);
+    assert!(
+        check.stderr.contains("generic/mcp.tools.json"),
+        "{}",
+        check.stderr
+    );
+    // Removing `native_tools` removes the files the build wrote.
+    std::fs::write(root.join("variants/generic.toml"), common::VARIANT).unwrap();
+    assert_eq!(workspace.run(&["build", "--all"]).code, 0);
+    assert!(!definitions.exists());
+}
