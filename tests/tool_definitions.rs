@@ -355,3 +355,23 @@ fn the_build_matrix_writes_and_checks_the_definitions_beside_each_prompt() {
     assert_eq!(workspace.run(&["build", "--all"]).code, 0);
     assert!(!definitions.exists());
 }
+
+#[test]
+fn a_broken_mcp_name_template_is_located_at_the_setting() {
+    let workspace = native_fixture()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}\n[tool_definitions]\nmcp_name = \"{{{{ server }}}}__{{{{ nope }}}}\"\n",
+                common::MANIFEST
+            ),
+        )
+        .write();
+    let run = workspace.run(&["tools", "--context", "mcp"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains("error[mcp-name-failed]") && run.stderr.contains("promptc.toml:5:12"),
+        "{}",
+        run.stderr
+    );
+}
