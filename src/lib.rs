@@ -91,7 +91,9 @@ pub use emit::matrix::{
 };
 pub use init::{InitError, init};
 pub use load::specs::check_document;
-pub use loader::{Loaded, load_context_file, load_context_text, load_workspace};
+pub use loader::{
+    Loaded, apply_mcp_settings, load_context_file, load_context_text, load_workspace,
+};
 pub use path_error::{PathError, PathProblem};
 pub use source::{SourceFile, SourceId, Sources};
 pub use span::Span;

@@ -115,3 +115,30 @@ pub fn load_context_text(
         _ => Err(diagnostics),
     }
 }
+
+/// Merges an agent's MCP settings file (`mcpServers`) into a context's servers, with what
+/// each offers from the context or the listing file beside the settings. The problems of
+/// the files, located, when there are any; the context is then unchanged.
+pub fn apply_mcp_settings(
+    workspace: &mut Workspace,
+    path: &Path,
+    context: &mut Context,
+) -> io::Result<Result<(), Diagnostics>> {
+    let mut diagnostics = Diagnostics::default();
+    let limits = workspace.settings().limits.clone();
+    let mut servers = context.mcp_servers.clone();
+    let applied = crate::load::mcp_settings::apply(
+        &mut workspace.sources,
+        &workspace.root,
+        &limits,
+        path,
+        &mut servers,
+        &mut diagnostics,
+    )?;
+    if applied && !diagnostics.has_errors() {
+        context.mcp_servers = servers;
+        Ok(Ok(()))
+    } else {
+        Ok(Err(diagnostics))
+    }
+}

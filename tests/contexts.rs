@@ -248,3 +248,123 @@ fn declared_context_fields_have_defaults_and_a_schema() {
     assert_eq!(schema["properties"]["extra"]["additionalProperties"], false);
     assert_eq!(workspace.run(&["schema", "--check"]).code, 0);
 }
+
+const MCP_SETTINGS: &str = r#"{
+  "mcpServers": {
+    "github": {
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-github"],
+      "env": { "GITHUB_TOKEN": "never printed" },
+      "autoApprove": ["search_issues"],
+      "timeout": 60
+    },
+    "docs": { "url": "https://docs.example/mcp", "type": "sse" },
+    "notes": { "command": "notes-mcp", "disabled": true },
+    "away": { "command": "away-mcp" }
+  }
+}
+"#;
+
+const MCP_LISTING: &str = r#"{
+  "servers": {
+    "docs": {
+      "tools": [{ "name": "search_docs", "description": "Search the documentation." }]
+    },
+    "notes": { "tools": [{ "name": "add_note", "description": "Add a note." }] },
+    "away": { "status": "disconnected", "tools": [{ "name": "ping", "description": "Ping." }] }
+  }
+}
+"#;
+
+#[test]
+fn an_mcp_settings_file_joins_the_contexts_servers() {
+    let workspace = workspace();
+    let settings = workspace.tmp().join("cline_mcp_settings.json");
+    std::fs::write(&settings, MCP_SETTINGS).unwrap();
+    std::fs::write(
+        workspace.tmp().join("cline_mcp_settings.listing.json"),
+        MCP_LISTING,
+    )
+    .unwrap();
+    let settings = settings.to_str().unwrap();
+    let context = assembled(&workspace, &["--context", "base", "--mcp", settings], None);
+    let servers: Vec<(String, String, bool, String)> = context["mcp_servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap().to_string(),
+                s["command"].as_str().unwrap().to_string(),
+                s["disabled"].as_bool().unwrap(),
+                s["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let server = |name: &str, command: &str, disabled: bool, status: &str| {
+        (
+            name.to_string(),
+            command.to_string(),
+            disabled,
+            status.to_string(),
+        )
+    };
+    assert_eq!(
+        servers,
+        [
+            server(
+                "github",
+                "npx -y @modelcontextprotocol/server-github",
+                false,
+                "connected"
+            ),
+            server("docs", "https://docs.example/mcp", false, "connected"),
+            server("notes", "notes-mcp", true, "connected"),
+            server("away", "away-mcp", false, "disconnected"),
+        ]
+    );
+    // Settings the prompt has no use for (the environment, timeouts) stay out of it.
+    assert!(!context.to_string().contains("never printed"));
+    assert_eq!(context["mcp_servers"][1]["tools"][0]["name"], "search_docs");
+
+    // A settings value of the wrong type is located in the settings file.
+    let broken = workspace.tmp().join("broken.json");
+    std::fs::write(
+        &broken,
+        "{\"mcpServers\": {\"a\": {\"disabled\": \"yes\"}}}\n",
+    )
+    .unwrap();
+    let run = workspace.run(&["context", "--mcp", broken.to_str().unwrap()]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr
+            .contains("error[wrong-type]: wrong type: expected a boolean, found a string")
+            && run.stderr.contains("broken.json:1:35"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// The shipped MCP section lists the servers that count, and says so when none does.
+#[test]
+fn the_shipped_mcp_section_lists_the_servers_that_count() {
+    let build = |stdin: &str| {
+        let output = common::promptc()
+            .current_dir(common::repo_root())
+            .args(["build", "--family", "next-gen", "--context", "-"])
+            .write_stdin(stdin.to_string())
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", common::stderr(&output));
+        common::stdout(&output)
+    };
+    let prompt = build("extends = \"native-tools\"\n");
+    assert!(prompt.contains("## sentry"), "{prompt}");
+    assert!(!prompt.contains("## linear") && !prompt.contains("## browserbase"));
+    let prompt = build(
+        "extends = \"native-tools\"\nmcp_servers = [{ name = \"notes\", disabled = true }]\n",
+    );
+    assert!(prompt.contains("None of the configured servers is connected now"), "{prompt}");
+    // With no server that counts, the tools that call servers are not offered either.
+    assert!(!prompt.contains("## use_mcp_tool"), "{prompt}");
+}

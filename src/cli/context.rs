@@ -18,6 +18,9 @@ pub struct ContextArgs {
     /// Set the context's `model.provider`.
     #[arg(long)]
     pub provider: Option<String>,
+    /// An MCP settings file whose servers join the context's.
+    #[arg(long, value_name = "FILE")]
+    pub mcp: Option<PathBuf>,
     /// Fill `os`, `shell`, `home` and `cwd` from this machine.
     #[arg(long)]
     pub detect_env: bool,
@@ -46,6 +49,7 @@ pub fn run(args: ContextArgs, printer: &Printer) -> Result<(), CliError> {
         label: None,
         tag: None,
         dialect: None,
+        mcp: args.mcp,
         detect_env: args.detect_env,
         context: args.context,
         set: Vec::new(),

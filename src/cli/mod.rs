@@ -36,7 +36,7 @@ use crate::diagnostic::Diagnostics;
 use crate::emit::matrix::MatrixEntry;
 use crate::load::document::Format;
 use crate::load::{MANIFEST_FILE, find_root};
-use crate::loader::load_context_file;
+use crate::loader::{apply_mcp_settings, load_context_file};
 use crate::model::Context;
 use crate::workspace::Workspace;
 
@@ -198,6 +198,10 @@ pub struct TargetArgs {
     /// used here and now; committed outputs never do).
     #[arg(long)]
     pub detect_env: bool,
+    /// An MCP settings file (`mcpServers`, as agents write it): its servers join the
+    /// context's, with what each offers from the context or `<file stem>.listing.json`.
+    #[arg(long, value_name = "FILE")]
+    pub mcp: Option<PathBuf>,
     /// The provider shape of native tool definitions: openai, openai-responses, anthropic or
     /// gemini (default: the manifest's `tool_definitions` rules).
     #[arg(long, value_parser = parse_dialect)]
@@ -274,6 +278,12 @@ pub fn request(
         }
     };
     let mut context = context;
+    if let Some(settings) = &target.mcp {
+        if let Err(diagnostics) = apply_mcp_settings(workspace, settings, &mut context)? {
+            printer.diagnostics(diagnostics, &workspace.sources);
+            return Err(CliError::Reported);
+        }
+    }
     if target.detect_env {
         environment::detect(&mut context);
     }

@@ -40,6 +40,7 @@ pub fn run(args: RouteArgs, printer: &Printer) -> Result<(), CliError> {
         label: args.label,
         tag: args.tag,
         dialect: None,
+        mcp: None,
         detect_env: false,
         context: args.context,
         set: Vec::new(),

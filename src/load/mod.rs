@@ -4,6 +4,7 @@ pub mod contexts;
 pub mod document;
 pub mod entry;
 pub mod invalid_ids;
+pub mod mcp_settings;
 pub mod read;
 pub mod schema_check;
 pub mod specs;

@@ -1,0 +1,212 @@
+//! An agent's MCP settings file (`{"mcpServers": {"<name>": {command, args, url, type,
+//! disabled, timeout, autoApprove, …}}}`) read into the context's servers. promptc starts no
+//! server: what each one offers comes from the context, or from a listing file beside the
+//! settings (`<settings stem>.listing.json`: `{"servers": {"<name>": {status, tools,
+//! resources, resource_templates, prompts}}}`).
+
+use std::io;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::confine::Origin;
+use crate::diagnostic::Diagnostics;
+use crate::load::document::{Document, Format};
+use crate::load::read::read_source;
+use crate::load::schema_check::{article, json_type};
+use crate::model::{Limits, McpServer};
+use crate::pointer::child_pointer;
+use crate::problem::Problem;
+use crate::source::Sources;
+
+/// A server's entry in the settings: each known key with the JSON type it must have. Other
+/// keys (`env`, `headers`, a client's own) are kept out of the prompt, not rejected.
+const FIELDS: [(&str, &str); 7] = [
+    ("command", "string"),
+    ("args", "array"),
+    ("url", "string"),
+    ("type", "string"),
+    ("disabled", "boolean"),
+    ("timeout", "number"),
+    ("autoApprove", "array"),
+];
+
+/// The servers of an MCP settings file, merged into `servers`: a server the context already
+/// has keeps what it offers and takes the settings' command and `disabled`; a new one is
+/// added, offering what the listing file beside the settings says. `Ok(false)` when the file
+/// has problems (recorded); the servers are then unchanged.
+pub fn apply(
+    sources: &mut Sources,
+    root: &Path,
+    limits: &Limits,
+    path: &Path,
+    servers: &mut Vec<McpServer>,
+    diagnostics: &mut Diagnostics,
+) -> io::Result<bool> {
+    let Some(settings) = read_json(sources, root, limits, path, diagnostics)? else {
+        return Ok(false);
+    };
+    let Some(entries) = settings.value.get("mcpServers").and_then(Value::as_object) else {
+        diagnostics.error(
+            Problem::MissingField {
+                field: "mcpServers".into(),
+            },
+            settings.value_span(""),
+        );
+        return Ok(false);
+    };
+    let mut ok = true;
+    for (name, entry) in entries {
+        let pointer = child_pointer("/mcpServers", name);
+        for (field, expected) in FIELDS {
+            let Some(value) = entry.get(field) else {
+                continue;
+            };
+            let fits = match expected {
+                "string" => value.is_string(),
+                "array" => value.is_array(),
+                "boolean" => value.is_boolean(),
+                _ => value.is_number(),
+            };
+            if !fits {
+                ok = false;
+                diagnostics.error(
+                    Problem::WrongType {
+                        expected: article(expected),
+                        found: json_type(value).into(),
+                    },
+                    settings.value_span(&format!("{pointer}/{field}")),
+                );
+            }
+        }
+    }
+    let listing_path = listing_path(path);
+    let listing = if listing_path.is_file() {
+        match read_json(sources, root, limits, &listing_path, diagnostics)? {
+            Some(listing) => Some(listing),
+            None => return Ok(false),
+        }
+    } else {
+        None
+    };
+    if !ok {
+        return Ok(false);
+    }
+    for (name, entry) in entries {
+        let command = command_line(entry);
+        let disabled = entry
+            .get("disabled")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let index = match servers.iter().position(|server| &server.name == name) {
+            Some(index) => index,
+            None => {
+                let mut server = McpServer {
+                    name: name.clone(),
+                    ..McpServer::default()
+                };
+                if let Some(offered) = listing
+                    .as_ref()
+                    .and_then(|listing| listing.value.get("servers")?.get(name))
+                {
+                    match serde_json::from_value::<McpServer>(with_name(offered, name)) {
+                        Ok(listed) => server = listed,
+                        Err(error) => {
+                            let Some(listing) = &listing else {
+                                continue;
+                            };
+                            diagnostics.error(
+                                Problem::InvalidValue(crate::problem::InvalidValue::Model {
+                                    message: error.to_string(),
+                                }),
+                                listing.value_span(&child_pointer("/servers", name)),
+                            );
+                            return Ok(false);
+                        }
+                    }
+                }
+                servers.push(server);
+                servers.len() - 1
+            }
+        };
+        let server = &mut servers[index];
+        if !command.is_empty() {
+            server.command = command;
+        }
+        server.disabled = disabled;
+    }
+    Ok(true)
+}
+
+/// `command` and `args` as one command line, else the `url`.
+fn command_line(entry: &Value) -> String {
+    let mut parts: Vec<&str> = entry
+        .get("command")
+        .and_then(Value::as_str)
+        .into_iter()
+        .collect();
+    parts.extend(
+        entry
+            .get("args")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str),
+    );
+    if parts.is_empty() {
+        return entry
+            .get("url")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+    }
+    parts.join(" ")
+}
+
+/// A listed server with its name, as the context's server type wants it.
+fn with_name(offered: &Value, name: &str) -> Value {
+    let mut offered = offered.clone();
+    if let Some(object) = offered.as_object_mut() {
+        object.insert("name".into(), Value::from(name));
+    }
+    offered
+}
+
+/// `cline_mcp_settings.json` → `cline_mcp_settings.listing.json`.
+pub fn listing_path(settings: &Path) -> std::path::PathBuf {
+    let stem = settings
+        .file_stem()
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    settings.with_file_name(format!("{stem}.listing.json"))
+}
+
+fn read_json(
+    sources: &mut Sources,
+    root: &Path,
+    limits: &Limits,
+    path: &Path,
+    diagnostics: &mut Diagnostics,
+) -> io::Result<Option<Document>> {
+    let id = match read_source(
+        sources,
+        root,
+        path,
+        Origin::Caller,
+        limits.file(),
+        limits.workspace(),
+    )? {
+        Ok(id) => id,
+        Err(diagnostic) => {
+            diagnostics.push(diagnostic);
+            return Ok(None);
+        }
+    };
+    match Document::parse(id, sources.get(id), Format::Json) {
+        Ok(document) => Ok(Some(document)),
+        Err(diagnostic) => {
+            diagnostics.push(diagnostic);
+            Ok(None)
+        }
+    }
+}
