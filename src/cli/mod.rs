@@ -278,11 +278,11 @@ pub fn request(
         }
     };
     let mut context = context;
-    if let Some(settings) = &target.mcp {
-        if let Err(diagnostics) = apply_mcp_settings(workspace, settings, &mut context)? {
-            printer.diagnostics(diagnostics, &workspace.sources);
-            return Err(CliError::Reported);
-        }
+    if let Some(settings) = &target.mcp
+        && let Err(diagnostics) = apply_mcp_settings(workspace, settings, &mut context)?
+    {
+        printer.diagnostics(diagnostics, &workspace.sources);
+        return Err(CliError::Reported);
     }
     if target.detect_env {
         environment::detect(&mut context);
