@@ -364,7 +364,10 @@ fn the_shipped_mcp_section_lists_the_servers_that_count() {
     let prompt = build(
         "extends = \"native-tools\"\nmcp_servers = [{ name = \"notes\", disabled = true }]\n",
     );
-    assert!(prompt.contains("None of the configured servers is connected now"), "{prompt}");
+    assert!(
+        prompt.contains("None of the configured servers is connected now"),
+        "{prompt}"
+    );
     // With no server that counts, the tools that call servers are not offered either.
     assert!(!prompt.contains("## use_mcp_tool"), "{prompt}");
 }

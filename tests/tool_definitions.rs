@@ -375,3 +375,35 @@ fn a_broken_mcp_name_template_is_located_at_the_setting() {
         run.stderr
     );
 }
+
+#[test]
+fn diff_shows_changed_tool_definitions_like_prompts() {
+    let workspace = native_fixture().write();
+    let root = workspace.root();
+    common::git(root, &["init", "-q", "-b", "main"]);
+    common::git(root, &["add", "-A"]);
+    common::git(root, &["commit", "-q", "-m", "base"]);
+    std::fs::write(
+        root.join("tools/search.toml"),
+        SEARCH.replace("What to look for.", "The words to look for."),
+    )
+    .unwrap();
+    let run = workspace.run(&["diff", "--base", "HEAD", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    let paths: Vec<&str> = json["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["path"].as_str().unwrap())
+        .collect();
+    // The instruction is in the prompt and in the definitions: both files of each context.
+    assert!(
+        paths.contains(&"examples/prompts/generic/mcp.tools.json"),
+        "{paths:?}"
+    );
+    assert!(
+        paths.contains(&"examples/prompts/generic/mcp.md"),
+        "{paths:?}"
+    );
+}
