@@ -150,6 +150,18 @@ fn route_prints_the_family_version_and_rule() {
         !families.is_empty() && families.iter().all(|f| *f == "gpt"),
         "{families:?}"
     );
+    // `explain --model` explains what the routed family contains.
+    let explained: serde_json::Value = serde_json::from_str(&run(&[
+        "explain",
+        "--model",
+        "gemini-1.5-pro",
+        "--provider",
+        "gemini",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    assert_eq!(explained["family"], "gemini");
     // A plain build still compiles the fallback family, whatever model the context names.
     let plain = run(&["build", "--format", "json"]);
     let plain: serde_json::Value = serde_json::from_str(&plain).unwrap();

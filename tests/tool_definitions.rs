@@ -198,6 +198,13 @@ fn a_context_with_mcp_servers_in_every_dialect() {
         // Only the counting server's tools are offered, and not the one with a long name.
         assert!(run.stdout.contains("trk__create_issue"));
         assert!(!run.stdout.contains("hidden") && !run.stdout.contains("goes_on_and_on"));
+        // Printed as a warning at the context's tool, and the definitions still come out.
+        assert!(
+            run.stderr.contains("warning[mcp-tool-skipped]")
+                && run.stderr.contains("examples/contexts/mcp.toml:15:"),
+            "{}",
+            run.stderr
+        );
     }
 }
 

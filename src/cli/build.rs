@@ -3,8 +3,8 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use super::{
-    CliError, Message, Printer, TargetArgs, compile_failed, load_valid, report_failures, request,
-    source_date_epoch,
+    CliError, Message, Printer, TargetArgs, compile_failed, definition_warnings, load_valid,
+    report_failures, request, source_date_epoch,
 };
 use crate::analysis::budget::{self, check_budget};
 use crate::emit::matrix;
@@ -52,6 +52,7 @@ pub fn run(args: BuildArgs, printer: &Printer) -> Result<(), CliError> {
     let compiled = compiler
         .compile(&request)
         .map_err(|error| compile_failed(&workspace, error, printer))?;
+    definition_warnings(&compiler, &request, &compiled, &context_name, printer);
     if let Some(variant) = compiler.variant(&compiled.variant)
         && let Some(over) = check_budget(&workspace, variant, &compiled, &context_name)
     {

@@ -428,3 +428,31 @@ pub fn source_date_epoch() -> Result<Option<i64>, CliError> {
         _ => Ok(None),
     }
 }
+
+/// What writing a compile's tool definitions found that does not stop it (a keyword a
+/// dialect drops, an MCP tool left out): printed as warnings, as `validate` reports them.
+pub fn definition_warnings(
+    compiler: &crate::compile::Compiler<'_>,
+    request: &Request,
+    compiled: &crate::compiled::Compiled,
+    context_name: &str,
+    printer: &Printer,
+) {
+    let workspace = compiler.workspace();
+    let Some(variant) = compiler.variant(&compiled.variant) else {
+        return;
+    };
+    let Ok(Some((_, _, findings))) = compiler.tool_definitions(request, variant, &compiled.tools)
+    else {
+        return;
+    };
+    let mut warnings = Diagnostics::default();
+    for finding in &findings {
+        warnings.push(crate::compile::place(
+            workspace,
+            finding,
+            workspace.contexts.get(context_name),
+        ));
+    }
+    printer.diagnostics(warnings, &workspace.sources);
+}

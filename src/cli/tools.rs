@@ -1,6 +1,8 @@
 use clap::Args;
 
-use super::{CliError, Printer, TargetArgs, compile_failed, load_valid, request};
+use super::{
+    CliError, Printer, TargetArgs, compile_failed, definition_warnings, load_valid, request,
+};
 use crate::report;
 
 #[derive(Args, Debug)]
@@ -12,11 +14,18 @@ pub struct ToolsArgs {
 /// The tool definitions of one compile, alone: what an agent sends with the prompt.
 pub fn run(args: ToolsArgs, printer: &Printer) -> Result<(), CliError> {
     let mut workspace = load_valid(args.target.workspace.as_deref(), printer)?;
+    let context_name = args
+        .target
+        .context
+        .clone()
+        .or_else(|| workspace.settings().default_context.clone())
+        .unwrap_or_default();
     let request = request(&mut workspace, args.target, printer)?;
     let compiler = crate::compile::Compiler::new(&workspace);
     let compiled = compiler
         .compile(&request)
         .map_err(|error| compile_failed(&workspace, error, printer))?;
+    definition_warnings(&compiler, &request, &compiled, &context_name, printer);
     match &compiled.tool_definitions {
         Some(definitions) => printer.result(&report::json_document(definitions)),
         None => Err(CliError::NotNative(compiled.variant)),
