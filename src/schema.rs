@@ -24,6 +24,7 @@ pub fn schema_for(kind: Kind) -> Value {
             .to_value();
         without_null(&mut schema);
         with_integer_bounds(&mut schema);
+        standard_formats_only(&mut schema);
         schema
     }
     match kind {
@@ -73,6 +74,54 @@ fn without_null(node: &mut Value) {
                     // an `allOf` of the one remaining choice.
                     fields.insert("allOf".into(), Value::Array(vec![single]));
                 }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The `format` values draft-07 defines: schemars' own (`uint32`, `double`, …) make strict
+/// validators such as ajv reject the whole schema. Their meaning is kept as bounds (see
+/// [`with_integer_bounds`]); the names go.
+pub const STANDARD_FORMATS: [&str; 17] = [
+    "date-time",
+    "date",
+    "time",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+fn standard_formats_only(node: &mut Value) {
+    match node {
+        Value::Array(items) => items.iter_mut().for_each(standard_formats_only),
+        Value::Object(fields) => {
+            fields.values_mut().for_each(standard_formats_only);
+            let standard = fields
+                .get("format")
+                .and_then(Value::as_str)
+                .is_none_or(|format| STANDARD_FORMATS.contains(&format));
+            if !standard {
+                // An unsigned integer's lower bound is what its format said.
+                if fields
+                    .get("format")
+                    .and_then(Value::as_str)
+                    .is_some_and(|format| format.starts_with("uint"))
+                {
+                    fields.entry("minimum").or_insert_with(|| Value::from(0));
+                }
+                fields.shift_remove("format");
             }
         }
         _ => {}

@@ -120,3 +120,91 @@ fn every_data_file_references_its_schema() {
         );
     }
 }
+
+/// What a strict validator (ajv in strict mode) rejects: an unknown `format` or keyword.
+#[test]
+fn schemas_use_only_draft_07_keywords_and_formats() {
+    const KEYWORDS: &[&str] = &[
+        "$schema",
+        "$id",
+        "$ref",
+        "$comment",
+        "title",
+        "description",
+        "default",
+        "examples",
+        "type",
+        "enum",
+        "const",
+        "format",
+        "properties",
+        "additionalProperties",
+        "patternProperties",
+        "propertyNames",
+        "required",
+        "items",
+        "additionalItems",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "contains",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minProperties",
+        "maxProperties",
+        "dependencies",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
+        "then",
+        "else",
+        "definitions",
+        "readOnly",
+        "writeOnly",
+    ];
+    fn walk(node: &serde_json::Value, path: &str, found: &mut Vec<String>) {
+        let Some(object) = node.as_object() else {
+            if let Some(items) = node.as_array() {
+                for (index, item) in items.iter().enumerate() {
+                    walk(item, &format!("{path}/{index}"), found);
+                }
+            }
+            return;
+        };
+        for (key, value) in object {
+            if !KEYWORDS.contains(&key.as_str()) {
+                found.push(format!("{path}: keyword `{key}`"));
+            }
+            if key == "format"
+                && !promptc::schema::STANDARD_FORMATS.contains(&value.as_str().unwrap_or(""))
+            {
+                found.push(format!("{path}: format {value}"));
+            }
+            match key.as_str() {
+                // Maps of names to schemas: the names are not keywords.
+                "properties" | "definitions" | "patternProperties" => {
+                    for (name, schema) in value.as_object().into_iter().flatten() {
+                        walk(schema, &format!("{path}/{key}/{name}"), found);
+                    }
+                }
+                "enum" | "const" | "default" | "examples" | "required" => {}
+                _ => walk(value, &format!("{path}/{key}"), found),
+            }
+        }
+    }
+    let mut found = Vec::new();
+    for kind in Kind::ALL {
+        let schema: serde_json::Value =
+            serde_json::from_str(&render(kind, &Default::default())).unwrap();
+        walk(&schema, kind.name(), &mut found);
+    }
+    assert!(found.is_empty(), "{found:#?}");
+}
