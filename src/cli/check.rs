@@ -29,11 +29,26 @@ pub fn run(args: CheckArgs, printer: &Printer) -> Result<(), CliError> {
         }
     }
     if mismatches.is_empty() && !any_failed {
-        printer.message(Message::UpToDate(outputs.len()));
+        let files: usize = outputs
+            .iter()
+            .map(|(entry, compiled)| matrix::files(entry, compiled).len())
+            .sum();
+        printer.message(Message::UpToDate(files));
         return Ok(());
     }
     if !mismatches.is_empty() {
-        printer.message(Message::OutputsDiffer(mismatches.len()));
+        let count =
+            |kind: fn(&matrix::Mismatch) -> bool| mismatches.iter().filter(|m| kind(m)).count();
+        printer.message(Message::OutputsDiffer {
+            stale: count(|m| matches!(m, matrix::Mismatch::Stale { .. })),
+            missing: count(|m| matches!(m, matrix::Mismatch::Missing { .. })),
+            other: count(|m| {
+                matches!(
+                    m,
+                    matrix::Mismatch::Unexpected { .. } | matrix::Mismatch::Stray { .. }
+                )
+            }),
+        });
     }
     Err(CliError::Reported)
 }

@@ -36,8 +36,13 @@ pub enum Message<'a> {
     Mismatch(&'a Mismatch),
     /// `check` found nothing to do.
     UpToDate(usize),
-    /// `check`'s closing line when committed outputs differ.
-    OutputsDiffer(usize),
+    /// `check`'s closing line when committed outputs differ: stale, missing, and files that
+    /// should not be there.
+    OutputsDiffer {
+        stale: usize,
+        missing: usize,
+        other: usize,
+    },
     /// `validate` found nothing.
     Valid(&'a Path),
     /// A schema file that is not what `promptc schema` writes.
@@ -77,10 +82,26 @@ impl fmt::Display for Message<'_> {
             Message::SelectionProblem(problem) => write!(f, "  {problem}"),
             Message::Mismatch(mismatch) => mismatch_line(f, mismatch),
             Message::UpToDate(outputs) => write!(f, "ok: {outputs} outputs are up to date"),
-            Message::OutputsDiffer(count) => write!(
-                f,
-                "error: {count} of the committed outputs differ; run `promptc build --all`"
-            ),
+            Message::OutputsDiffer {
+                stale,
+                missing,
+                other,
+            } => {
+                let parts: Vec<String> = [
+                    (*stale, "stale"),
+                    (*missing, "missing"),
+                    (*other, "unexpected"),
+                ]
+                .into_iter()
+                .filter(|(count, _)| *count > 0)
+                .map(|(count, what)| format!("{count} {what}"))
+                .collect();
+                write!(
+                    f,
+                    "error: the committed outputs differ ({}); run `promptc build --all`",
+                    parts.join(", ")
+                )
+            }
             Message::Valid(root) => write!(f, "ok: {} is valid", root.display()),
             Message::StaleSchema(path) => write!(
                 f,
