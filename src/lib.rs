@@ -89,8 +89,9 @@ pub use emit::matrix::{
     MatrixEntry, MatrixRun, compile_all as compile_matrix, diagnostics as matrix_diagnostics,
 };
 pub use init::{InitError, init};
+pub use load::rules::{RuleDecision, RulesReport, RulesRequest};
 pub use load::specs::check_document;
-pub use loader::{Loaded, load_context_file, load_workspace};
+pub use loader::{Loaded, assemble_rules, load_context_file, load_workspace};
 pub use path_error::{PathError, PathProblem};
 pub use source::{SourceFile, SourceId, Sources};
 pub use span::Span;

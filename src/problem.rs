@@ -7,6 +7,7 @@
 mod annotation;
 mod invalid_value;
 mod routing;
+mod rules;
 mod scope_name;
 
 use std::fmt;
@@ -14,6 +15,7 @@ use std::fmt;
 pub use annotation::{LabelKind, NoteKind};
 pub use invalid_value::{Form, InvalidValue};
 pub use routing::RoutingProblem;
+pub use rules::RulesProblem;
 pub use scope_name::{DeclaredName, NotVisible, TakenBy};
 
 /// The kind of data file a problem was found in.
@@ -271,6 +273,8 @@ pub enum Problem {
     },
     /// Choosing a variant: versions, labels, tags, model routing.
     Routing(RoutingProblem),
+    /// Reading the user's rules files: the rule concerned is skipped.
+    Rules(RulesProblem),
     /// A `for_each` expression whose value is not a list.
     ForEachNotAList {
         found: String,
@@ -328,6 +332,7 @@ impl Problem {
             Problem::OverBudget { .. } => "over-budget",
             Problem::VolatileEarly { .. } => "volatile-early",
             Problem::Routing(routing) => routing.code(),
+            Problem::Rules(rules) => rules.code(),
             Problem::ForEachNotAList { .. } => "for-each-not-a-list",
             Problem::ToolNameTaken { .. } => "tool-name-taken",
             Problem::BadToolName { .. } => "bad-tool-name",
@@ -365,6 +370,7 @@ impl Problem {
             | Problem::UnslottedComponent { .. }
             | Problem::VolatileEarly { error: false, .. } => Severity::Warning,
             Problem::Routing(routing) => routing.severity(),
+            Problem::Rules(rules) => rules.severity(),
             _ => Severity::Error,
         }
     }
@@ -388,6 +394,7 @@ impl Problem {
             }
             Problem::InvalidValue(invalid) => return invalid.help(),
             Problem::Routing(routing) => return routing.help(),
+            Problem::Rules(rules) => return rules.help(),
             Problem::ForEachNotAList { .. } => {
                 "give `for_each` a list from the context, such as `extra.subagents`".into()
             }
@@ -646,6 +653,7 @@ impl fmt::Display for Problem {
                 )
             }
             Problem::Routing(routing) => routing.fmt(f),
+            Problem::Rules(rules) => rules.fmt(f),
             Problem::ForEachNotAList { found } => {
                 write!(f, "`for_each` must give a list, but gives a {found}")
             }
@@ -785,11 +793,12 @@ mod tests {
                 first: text(),
             },
             Problem::BadToolName { name: text() },
+            Problem::Rules(RulesProblem::FrontmatterUnclosed),
         ]
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 43;
+    const VARIANTS: usize = 44;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -836,6 +845,7 @@ mod tests {
             Problem::ForEachNotAList { .. } => 40,
             Problem::ToolNameTaken { .. } => 41,
             Problem::BadToolName { .. } => 42,
+            Problem::Rules(_) => 43,
         }
     }
 
@@ -862,6 +872,7 @@ mod tests {
             // A family of problems with codes of its own is named by its inner variant.
             let debug = match problem {
                 Problem::Routing(inner) => format!("{inner:?}"),
+                Problem::Rules(inner) => format!("{inner:?}"),
                 _ => format!("{problem:?}"),
             };
             let name = debug

@@ -4,6 +4,7 @@ pub mod document;
 pub mod entry;
 pub mod invalid_ids;
 pub mod read;
+pub mod rules;
 pub mod schema_check;
 pub mod specs;
 mod toml_document;
