@@ -37,3 +37,16 @@ pub struct Rule {
     /// The frontmatter (description, globs, tags, author, version, and anything else).
     pub metadata: IndexMap<String, Value>,
 }
+
+/// Rules text, as a context held it before rules became a list.
+impl From<&str> for Rules {
+    fn from(text: &str) -> Self {
+        Rules::Text(text.to_string())
+    }
+}
+
+impl From<String> for Rules {
+    fn from(text: String) -> Self {
+        Rules::Text(text)
+    }
+}
