@@ -20,6 +20,8 @@ pub enum RulesProblem {
     TooManyRuleFiles { limit: usize },
     /// A rules folder named by `--rules`, `--global-rules` or `rules_from` that is not a folder.
     RulesFolderMissing { path: String, reason: String },
+    /// A context's `rules_from` folder that leaves the workspace.
+    RulesFromOutside { path: String },
 }
 
 impl RulesProblem {
@@ -31,12 +33,15 @@ impl RulesProblem {
             RulesProblem::BadGlob { .. } => "bad-glob",
             RulesProblem::TooManyRuleFiles { .. } => "too-many-rule-files",
             RulesProblem::RulesFolderMissing { .. } => "rules-folder-missing",
+            RulesProblem::RulesFromOutside { .. } => "rules-from-outside",
         }
     }
 
     pub fn severity(&self) -> Severity {
         match self {
-            RulesProblem::RulesFolderMissing { .. } => Severity::Error,
+            RulesProblem::RulesFolderMissing { .. } | RulesProblem::RulesFromOutside { .. } => {
+                Severity::Error
+            }
             _ => Severity::Warning,
         }
     }
@@ -60,6 +65,9 @@ impl RulesProblem {
             }
             RulesProblem::RulesFolderMissing { .. } => {
                 "name a project folder (the one holding `.clinerules`, `AGENTS.md`, …)".into()
+            }
+            RulesProblem::RulesFromOutside { .. } => {
+                "name a folder inside the workspace, relative to its root; a folder elsewhere is read only with `--rules DIR`".into()
             }
         })
     }
@@ -97,6 +105,9 @@ impl fmt::Display for RulesProblem {
             }
             RulesProblem::RulesFolderMissing { path, reason } => {
                 write!(f, "rules folder `{path}` cannot be read: {reason}")
+            }
+            RulesProblem::RulesFromOutside { path } => {
+                write!(f, "rules folder `{path}` leaves the workspace")
             }
         }
     }

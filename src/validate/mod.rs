@@ -4,6 +4,7 @@
 mod conditions;
 mod references;
 mod routing;
+mod rules_from;
 mod shadowing;
 mod template_names;
 
@@ -13,12 +14,13 @@ use crate::model::Context;
 use crate::workspace::Workspace;
 
 /// The checks, in the order their findings are reported.
-const CHECKS: [fn(&Workspace, &mut Diagnostics); 5] = [
+const CHECKS: [fn(&Workspace, &mut Diagnostics); 6] = [
     references::check,
     routing::check,
     conditions::check,
     shadowing::check,
     template_names::check,
+    rules_from::check,
 ];
 
 pub fn check(workspace: &Workspace, diagnostics: &mut Diagnostics) {
@@ -30,4 +32,5 @@ pub fn check(workspace: &Workspace, diagnostics: &mut Diagnostics) {
 /// Checks a context the caller gives (`--context FILE`) against the workspace.
 pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, diagnostics: &mut Diagnostics) {
     shadowing::check_context(workspace, entry, diagnostics);
+    rules_from::check_context(workspace, entry, diagnostics);
 }
