@@ -239,3 +239,58 @@ fn a_context_without_rules_files_is_unchanged() {
     let output = promptc().arg("check").arg(repo_root()).output().unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
 }
+
+#[test]
+fn explain_as_json_gives_each_rule_with_its_reason() {
+    let output = promptc()
+        .args(["explain", "--workspace", repo_root().to_str().unwrap()])
+        .args([
+            "--family",
+            "next-gen",
+            "--context",
+            "basic",
+            "--format",
+            "json",
+        ])
+        .arg("--rules")
+        .arg(project())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let document: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let rules = document["rules"]["rules"].as_array().unwrap();
+    let web = rules.iter().find(|rule| rule["name"] == "web-ui").unwrap();
+    assert_eq!(web["applies"], false);
+    assert_eq!(web["path"], ".clinerules/web-ui.md");
+    assert_eq!(
+        web["reason"],
+        "left out: no active file matches `src/ui/**/*.tsx`, `*.css`"
+    );
+    assert_eq!(
+        document["rules"]["workflows"],
+        serde_json::json!(["release"])
+    );
+}
+
+#[test]
+fn a_folder_of_too_many_rules_files_is_read_up_to_the_limit() {
+    let workspace = workspace_with_project("date = \"2026-11-01\"\n");
+    let many = workspace.root().join("many/.clinerules");
+    std::fs::create_dir_all(&many).unwrap();
+    for index in 0..300 {
+        std::fs::write(many.join(format!("rule-{index:03}.md")), "x\n").unwrap();
+    }
+    let run = workspace.run(&["build", "--context", "project", "--rules", "many"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.matches("[clinerules] rule-").count(), 256);
+    // The first 256 by path: the limit cuts deterministically.
+    assert!(run.stdout.contains("rule-255 "), "{}", run.stdout);
+    assert!(!run.stdout.contains("rule-256 "), "{}", run.stdout);
+    assert!(
+        run.stderr.contains(
+            "warning[too-many-rule-files]: more than 256 rules files; the rest are skipped"
+        ),
+        "{}",
+        run.stderr
+    );
+}
