@@ -90,9 +90,11 @@ pub use emit::matrix::{
     MatrixEntry, MatrixRun, compile_all as compile_matrix, diagnostics as matrix_diagnostics,
 };
 pub use init::{InitError, init};
+pub use load::rules::{RuleDecision, RulesReport, RulesRequest};
 pub use load::specs::check_document;
 pub use loader::{
-    Loaded, apply_mcp_settings, load_context_file, load_context_text, load_workspace,
+    Loaded, apply_mcp_settings, assemble_rules, load_context_file, load_context_text,
+    load_workspace,
 };
 pub use path_error::{PathError, PathProblem};
 pub use source::{SourceFile, SourceId, Sources};

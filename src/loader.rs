@@ -6,6 +6,7 @@ use std::path::Path;
 
 use crate::diagnostic::Diagnostics;
 use crate::load::invalid_ids::InvalidIds;
+use crate::load::rules::{self, RulesReport, RulesRequest};
 use crate::load::specs::{context_from_text, load_context, load_specs};
 use crate::model::Context;
 use crate::source::Sources;
@@ -141,4 +142,26 @@ pub fn apply_mcp_settings(
     } else {
         Ok(Err(diagnostics))
     }
+}
+
+/// Reads the rules files a context and a request name into the context (see
+/// [`crate::load::rules`]): the rules that apply become its `rules` list, its workflows its
+/// `workflows`. The report says why each rule applies or not; the diagnostics (warnings for
+/// skipped files, errors for folders that cannot be read) point into `workspace.sources`.
+pub fn assemble_rules(
+    workspace: &mut Workspace,
+    context: &mut Context,
+    request: &RulesRequest,
+) -> (RulesReport, Diagnostics) {
+    let mut diagnostics = Diagnostics::default();
+    let file_bytes = workspace.settings().limits.file_bytes;
+    let report = rules::assemble(
+        &workspace.root,
+        &mut workspace.sources,
+        file_bytes,
+        context,
+        request,
+        &mut diagnostics,
+    );
+    (report, diagnostics)
 }

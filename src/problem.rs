@@ -8,6 +8,7 @@ mod annotation;
 mod definitions;
 mod invalid_value;
 mod routing;
+mod rules;
 mod scope_name;
 
 use std::fmt;
@@ -16,6 +17,7 @@ pub use annotation::{LabelKind, NoteKind};
 pub use definitions::DefinitionProblem;
 pub use invalid_value::{Form, InvalidValue};
 pub use routing::RoutingProblem;
+pub use rules::RulesProblem;
 pub use scope_name::{DeclaredName, NotVisible, TakenBy};
 
 /// The kind of data file a problem was found in.
@@ -298,6 +300,8 @@ pub enum Problem {
     Routing(RoutingProblem),
     /// Native tool definitions: names and schemas a provider rejects.
     Definitions(DefinitionProblem),
+    /// Reading the user's rules files: the rule concerned is skipped.
+    Rules(RulesProblem),
     /// A `for_each` expression whose value is not a list.
     ForEachNotAList {
         found: String,
@@ -360,6 +364,7 @@ impl Problem {
             Problem::VolatileEarly { .. } => "volatile-early",
             Problem::Routing(routing) => routing.code(),
             Problem::Definitions(problem) => problem.code(),
+            Problem::Rules(rules) => rules.code(),
             Problem::ForEachNotAList { .. } => "for-each-not-a-list",
             Problem::ToolNameTaken { .. } => "tool-name-taken",
             Problem::BadToolName { .. } => "bad-tool-name",
@@ -400,6 +405,7 @@ impl Problem {
             | Problem::VolatileEarly { error: false, .. } => Severity::Warning,
             Problem::Routing(routing) => routing.severity(),
             Problem::Definitions(problem) => problem.severity(),
+            Problem::Rules(rules) => rules.severity(),
             _ => Severity::Error,
         }
     }
@@ -424,6 +430,7 @@ impl Problem {
             Problem::InvalidValue(invalid) => return invalid.help(),
             Problem::Routing(routing) => return routing.help(),
             Problem::Definitions(problem) => return problem.help(),
+            Problem::Rules(rules) => return rules.help(),
             Problem::ForEachNotAList { .. } => {
                 "give `for_each` a list from the context, such as `extra.subagents`".into()
             }
@@ -731,6 +738,7 @@ impl fmt::Display for Problem {
             }
             Problem::Routing(routing) => routing.fmt(f),
             Problem::Definitions(problem) => problem.fmt(f),
+            Problem::Rules(rules) => rules.fmt(f),
             Problem::ForEachNotAList { found } => {
                 write!(f, "`for_each` must give a list, but gives a {found}")
             }
@@ -879,11 +887,12 @@ mod tests {
             },
             Problem::BadToolName { name: text() },
             Problem::Definitions(DefinitionProblem::McpNameFailed { message: text() }),
+            Problem::Rules(RulesProblem::FrontmatterUnclosed),
         ]
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 48;
+    const VARIANTS: usize = 49;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -935,6 +944,7 @@ mod tests {
             Problem::ComputedTemplateName { .. } => 45,
             Problem::UnusedPartial { .. } => 46,
             Problem::Definitions(_) => 47,
+            Problem::Rules(_) => 48,
         }
     }
 
@@ -962,6 +972,7 @@ mod tests {
             let debug = match problem {
                 Problem::Routing(inner) => format!("{inner:?}"),
                 Problem::Definitions(inner) => format!("{inner:?}"),
+                Problem::Rules(inner) => format!("{inner:?}"),
                 _ => format!("{problem:?}"),
             };
             let name = debug

@@ -18,6 +18,8 @@ pub struct ContextArgs {
     /// Set the context's `model.provider`.
     #[arg(long)]
     pub provider: Option<String>,
+    #[command(flatten)]
+    pub rules: super::RulesArgs,
     /// An MCP settings file whose servers join the context's.
     #[arg(long, value_name = "FILE")]
     pub mcp: Option<PathBuf>,
@@ -50,6 +52,7 @@ pub fn run(args: ContextArgs, printer: &Printer) -> Result<(), CliError> {
         tag: None,
         dialect: None,
         mcp: args.mcp,
+        rules: args.rules,
         detect_env: args.detect_env,
         context: args.context,
         set: Vec::new(),

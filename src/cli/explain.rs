@@ -1,6 +1,6 @@
 use clap::{Args, ValueEnum};
 
-use super::{CliError, Printer, TargetArgs, compile_failed, load_valid, request};
+use super::{CliError, Printer, TargetArgs, compile_failed, load_valid, request_with_rules};
 use crate::report;
 
 #[derive(Args, Debug)]
@@ -25,10 +25,11 @@ pub enum ExplainFormat {
 
 pub fn run(args: ExplainArgs, printer: &Printer) -> Result<(), CliError> {
     let mut workspace = load_valid(args.target.workspace.as_deref(), printer)?;
-    let request = request(&mut workspace, args.target, printer)?;
+    let (request, rules) = request_with_rules(&mut workspace, args.target, printer)?;
     let compiler = crate::compile::Compiler::new(&workspace);
     let mut explanation = crate::compile::explain::explain(&compiler, &request)
         .map_err(|error| compile_failed(&workspace, error, printer))?;
+    let only_tool = args.tool.clone();
     if let Some(tool) = args.tool {
         explanation.components.clear();
         explanation.tools.retain(|item| item.id == tool);
@@ -43,8 +44,20 @@ pub fn run(args: ExplainArgs, printer: &Printer) -> Result<(), CliError> {
             return Err(CliError::UnknownComponent(component));
         }
     }
-    printer.result(&match args.format {
-        ExplainFormat::Json => report::explain::json(&explanation),
-        ExplainFormat::Text => report::explain::text(&explanation),
+    // Rules are explained only when some were read or listed: other output stays as it was.
+    let rules = (rules.assembled && only_tool.is_none()).then_some(rules);
+    printer.result(&match (args.format, rules) {
+        (ExplainFormat::Json, None) => report::explain::json(&explanation),
+        (ExplainFormat::Json, Some(rules)) => {
+            let mut document = serde_json::to_value(&explanation).unwrap_or_default();
+            if let serde_json::Value::Object(fields) = &mut document {
+                fields.insert("rules".into(), report::rules::json(&rules));
+            }
+            report::json_document(&document)
+        }
+        (ExplainFormat::Text, None) => report::explain::text(&explanation),
+        (ExplainFormat::Text, Some(rules)) => {
+            report::explain::text(&explanation) + &report::rules::text(&rules)
+        }
     })
 }

@@ -35,8 +35,9 @@ use crate::compiled::CompileError;
 use crate::diagnostic::Diagnostics;
 use crate::emit::matrix::MatrixEntry;
 use crate::load::document::Format;
+use crate::load::rules::{RulesReport, RulesRequest};
 use crate::load::{MANIFEST_FILE, find_root};
-use crate::loader::{apply_mcp_settings, load_context_file};
+use crate::loader::{apply_mcp_settings, assemble_rules, load_context_file};
 use crate::model::Context;
 use crate::workspace::Workspace;
 
@@ -216,6 +217,39 @@ pub struct TargetArgs {
     /// The workspace (default: the nearest folder with promptc.toml).
     #[arg(long)]
     pub workspace: Option<PathBuf>,
+    #[command(flatten)]
+    pub rules: RulesArgs,
+}
+
+/// Where the user's rules come from and which apply.
+#[derive(Args, Debug, Default)]
+pub struct RulesArgs {
+    /// A project folder to read rules files from (`.clinerules`, `.cursorrules`,
+    /// `.cursor/rules/*.mdc`, `.windsurfrules`, `AGENTS.md`). Repeatable.
+    #[arg(long = "rules", value_name = "DIR")]
+    pub folders: Vec<PathBuf>,
+    /// A global rules folder (its Markdown files, `workflows/` apart); read only when named.
+    /// Repeatable.
+    #[arg(long = "global-rules", value_name = "DIR")]
+    pub global: Vec<PathBuf>,
+    /// Active files: a rule with `globs` applies only when one of them matches.
+    #[arg(long = "files", value_name = "PATH", num_args = 1..)]
+    pub files: Vec<String>,
+    /// Leave out the rule of this name (its file name without `.md`/`.mdc`) or path.
+    /// Repeatable.
+    #[arg(long = "disable-rule", value_name = "NAME")]
+    pub disabled: Vec<String>,
+}
+
+impl RulesArgs {
+    fn request(self) -> RulesRequest {
+        RulesRequest {
+            folders: self.folders,
+            global: self.global,
+            active_files: self.files,
+            disabled: self.disabled,
+        }
+    }
 }
 
 fn parse_dialect(text: &str) -> Result<crate::model::Dialect, String> {
@@ -270,6 +304,17 @@ pub fn request(
     target: TargetArgs,
     printer: &Printer,
 ) -> Result<Request, CliError> {
+    Ok(request_with_rules(workspace, target, printer)?.0)
+}
+
+/// The request a target names, and what became of the rules it reads; the problems of its
+/// context and rules files are printed (rules files' as warnings, a build goes on without
+/// the rules it skipped).
+pub fn request_with_rules(
+    workspace: &mut Workspace,
+    target: TargetArgs,
+    printer: &Printer,
+) -> Result<(Request, RulesReport), CliError> {
     let context = match context(workspace, target.context.as_deref())? {
         Ok(context) => context,
         Err(diagnostics) => {
@@ -278,6 +323,12 @@ pub fn request(
         }
     };
     let mut context = context;
+    let (rules, problems) = assemble_rules(workspace, &mut context, &target.rules.request());
+    let has_errors = problems.has_errors();
+    printer.diagnostics(problems, &workspace.sources);
+    if has_errors {
+        return Err(CliError::Reported);
+    }
     if let Some(settings) = &target.mcp
         && let Err(diagnostics) = apply_mcp_settings(workspace, settings, &mut context)?
     {
@@ -309,7 +360,7 @@ pub fn request(
     request.dialect = target.dialect;
     request.set = target.set.into_iter().collect::<IndexMap<_, _>>();
     request.source_date_epoch = source_date_epoch()?;
-    Ok(request)
+    Ok((request, rules))
 }
 
 /// The context a build uses: a file path, a named context, the manifest's default, or an

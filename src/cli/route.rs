@@ -45,6 +45,7 @@ pub fn run(args: RouteArgs, printer: &Printer) -> Result<(), CliError> {
         context: args.context,
         set: Vec::new(),
         workspace: None,
+        rules: super::RulesArgs::default(),
     };
     let request = request(&mut workspace, target, printer)?;
     let compiler = crate::compile::Compiler::new(&workspace);

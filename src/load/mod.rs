@@ -6,6 +6,7 @@ pub mod entry;
 pub mod invalid_ids;
 pub mod mcp_settings;
 pub mod read;
+pub mod rules;
 pub mod schema_check;
 pub mod specs;
 mod toml_document;

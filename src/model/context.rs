@@ -35,8 +35,19 @@ pub struct Context {
     /// MCP servers connected to the agent.
     pub mcp_servers: Vec<McpServer>,
     pub focus_chain: FocusChain,
-    /// Rules text from the user's rules files, inserted as data.
-    pub rules: String,
+    /// The user's rules, inserted as data: one text, or a list of rules (what rules files
+    /// give: `rules_from`, `--rules`).
+    pub rules: super::Rules,
+    /// Workflows (`.clinerules/workflows/`): kept apart from the rules, never in them.
+    pub workflows: Vec<super::Rule>,
+    /// Folders of the workspace to read rules files from (`.clinerules`, `.cursorrules`,
+    /// `.cursor/rules`, `.windsurfrules`, `AGENTS.md`), relative to the workspace root.
+    pub rules_from: Vec<String>,
+    /// Files the user is working on, relative to the project: a rule with `globs` applies
+    /// only when one of them matches.
+    pub active_files: Vec<String>,
+    /// Rules switched on or off by name (or path): `false` leaves the rule out.
+    pub rule_toggles: IndexMap<String, bool>,
     /// The language the agent should answer in; empty for the user's own.
     pub preferred_language: String,
     /// When true, actions run without asking the user for approval.

@@ -26,6 +26,12 @@ pub const MAX_TEMPLATE_BYTES: u64 = 8 * MIB;
 /// `limits.workspace_bytes` says otherwise: links and copies must not multiply the per-file
 /// limits.
 pub const MAX_WORKSPACE_BYTES: u64 = 256 * MIB;
+/// Most rules files (rules and workflows) one compile reads from all its rules folders: a
+/// folder holding thousands of files is not a rules folder.
+pub const MAX_RULE_FILES: usize = 256;
+/// Most bytes of rules files one compile reads in all; each file is bounded by
+/// `limits.file_bytes` as a data file is.
+pub const MAX_RULES_BYTES: u64 = 8 * MIB;
 /// Largest committed output promptc reads back to compare with a fresh compile.
 pub const MAX_OUTPUT_BYTES: u64 = 64 * MIB;
 

@@ -6,6 +6,7 @@ pub mod diagnostics;
 pub mod diff;
 pub mod explain;
 pub mod routing;
+pub mod rules;
 pub mod stats;
 
 pub use diagnostics::{human, json};

@@ -5,6 +5,7 @@ mod conditions;
 mod context_fields;
 mod references;
 mod routing;
+mod rules_from;
 mod shadowing;
 mod template_names;
 mod template_references;
@@ -15,7 +16,7 @@ use crate::model::Context;
 use crate::workspace::Workspace;
 
 /// The checks, in the order their findings are reported.
-const CHECKS: [fn(&Workspace, &mut Diagnostics); 7] = [
+const CHECKS: [fn(&Workspace, &mut Diagnostics); 8] = [
     references::check,
     routing::check,
     context_fields::check,
@@ -23,6 +24,7 @@ const CHECKS: [fn(&Workspace, &mut Diagnostics); 7] = [
     shadowing::check,
     template_references::check,
     template_names::check,
+    rules_from::check,
 ];
 
 pub fn check(workspace: &Workspace, diagnostics: &mut Diagnostics) {
@@ -35,4 +37,5 @@ pub fn check(workspace: &Workspace, diagnostics: &mut Diagnostics) {
 pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, diagnostics: &mut Diagnostics) {
     shadowing::check_context(workspace, entry, diagnostics);
     context_fields::check_context(workspace, entry, diagnostics);
+    rules_from::check_context(workspace, entry, diagnostics);
 }

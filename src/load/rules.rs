@@ -1,0 +1,563 @@
+//! The user's rules files, read from a project folder: `.clinerules` (a file, or a folder of
+//! Markdown files whose `workflows/` are kept apart), `.cursorrules`, `.cursor/rules/*.mdc`,
+//! `.windsurfrules` and `AGENTS.md`; and global rules folders, read only when the caller names
+//! them. Each file becomes a [`Rule`] with its YAML frontmatter parsed into its metadata and
+//! stripped from its text. Then [`select`] decides which rules apply: toggles switch rules
+//! off by name, and a rule with `globs` applies only when an active file matches.
+//!
+//! Order, documented in the README and never the file system's: global folders first, then the
+//! context's `rules_from`, then the caller's folders, each in the order given; inside a folder
+//! the kinds in the order above, and the files of a kind by path.
+//!
+//! A broken file is a warning at its line and column, and only that rule is skipped.
+
+use std::fs;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use indexmap::IndexMap;
+use serde_json::Value;
+use walkdir::WalkDir;
+
+use crate::confine;
+use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::model::limits::{MAX_RULE_FILES, MAX_RULES_BYTES};
+use crate::model::{Context, Rule, Rules};
+use crate::path_error::PathProblem;
+use crate::problem::{Problem, RulesProblem};
+use crate::source::{SourceId, Sources};
+use crate::span::Span;
+
+/// Where rules come from and what decides which apply, besides the context itself.
+#[derive(Clone, Debug, Default)]
+pub struct RulesRequest {
+    /// Project folders named by the caller (`--rules`): anywhere on disk.
+    pub folders: Vec<PathBuf>,
+    /// Global rules folders (`--global-rules`): read only when named, so that outputs never
+    /// depend on the machine.
+    pub global: Vec<PathBuf>,
+    /// Active files (`--files`), added to the context's `active_files`.
+    pub active_files: Vec<String>,
+    /// Rules switched off by name or path (`--disable-rule`), besides the context's toggles.
+    pub disabled: Vec<String>,
+}
+
+impl RulesRequest {
+    /// Whether the request names anything to read or decide.
+    pub fn is_empty(&self) -> bool {
+        self.folders.is_empty()
+            && self.global.is_empty()
+            && self.active_files.is_empty()
+            && self.disabled.is_empty()
+    }
+}
+
+/// Why a rule applies, or why it does not.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RuleDecision {
+    /// No `globs`: it always applies.
+    Always,
+    /// `alwaysApply: true`, or globs that match every path (`*`, `**`, `**/*`).
+    AlwaysByMetadata,
+    /// An active file matched one of its globs.
+    Matched { file: String, glob: String },
+    /// Switched off by `--disable-rule`.
+    DisabledByFlag,
+    /// Switched off by the context's `rule_toggles`.
+    DisabledByToggle,
+    /// Its globs match none of the active files (there may be none).
+    NoActiveFileMatches { globs: Vec<String> },
+    /// Its globs do not parse (reported where it was read).
+    BrokenGlobs,
+}
+
+impl RuleDecision {
+    pub fn applies(&self) -> bool {
+        matches!(
+            self,
+            RuleDecision::Always | RuleDecision::AlwaysByMetadata | RuleDecision::Matched { .. }
+        )
+    }
+}
+
+/// Every rule considered, with its decision, in prompt order; and the workflows read.
+#[derive(Clone, Debug, Default)]
+pub struct RulesReport {
+    pub rules: Vec<(Rule, RuleDecision)>,
+    pub workflows: Vec<Rule>,
+    /// Whether rules were assembled at all (else the context was left as it was).
+    pub assembled: bool,
+}
+
+/// Reads the rules files the context and the request name, decides which rules apply and
+/// puts them into the context as a list. A context that names no rules folder, lists no
+/// rules and gets no rules flags is left untouched (its `rules` text stays text).
+pub fn assemble(
+    root: &Path,
+    sources: &mut Sources,
+    file_bytes: u64,
+    context: &mut Context,
+    request: &RulesRequest,
+    diagnostics: &mut Diagnostics,
+) -> RulesReport {
+    let listed = matches!(context.rules, Rules::List(_));
+    if request.is_empty()
+        && context.rules_from.is_empty()
+        && !listed
+        && context.rule_toggles.is_empty()
+    {
+        return RulesReport::default();
+    }
+    let mut reader = Reader {
+        sources,
+        diagnostics,
+        file_bytes,
+        files: 0,
+        bytes: 0,
+        rules: Vec::new(),
+        workflows: Vec::new(),
+    };
+    for folder in &request.global {
+        reader.folder(folder, folder.clone(), Origin::Global);
+    }
+    for name in &context.rules_from {
+        let path = Path::new(name);
+        match crate::load::read::resolve_inside(root, root, name) {
+            Some(inside) => reader.folder(&inside, path.to_path_buf(), Origin::Project),
+            None => reader.missing(
+                path.to_path_buf(),
+                PathProblem::OutsideWorkspace.to_string(),
+            ),
+        }
+    }
+    for folder in &request.folders {
+        reader.folder(folder, folder.clone(), Origin::Project);
+    }
+    let Reader {
+        rules: found,
+        workflows,
+        ..
+    } = reader;
+
+    let mut candidates = match std::mem::take(&mut context.rules) {
+        Rules::Text(text) if text.trim().is_empty() => Vec::new(),
+        // Text written in the context stays, first, as a rule of its own.
+        Rules::Text(text) => vec![Rule {
+            kind: "context".into(),
+            name: "context".into(),
+            text,
+            ..Rule::default()
+        }],
+        Rules::List(list) => list,
+    };
+    candidates.extend(found);
+
+    let mut active = context.active_files.clone();
+    active.extend(request.active_files.iter().cloned());
+    let mut report = RulesReport {
+        assembled: true,
+        ..RulesReport::default()
+    };
+    let mut applied = Vec::new();
+    for rule in candidates {
+        let decision = decide(&rule, &active, &request.disabled, &context.rule_toggles);
+        if decision.applies() {
+            applied.push(rule.clone());
+        }
+        report.rules.push((rule, decision));
+    }
+    context.rules = Rules::List(applied);
+    context.workflows.extend(workflows.iter().cloned());
+    report.workflows = workflows;
+    report
+}
+
+/// Whether one rule applies, and why.
+pub fn decide(
+    rule: &Rule,
+    active_files: &[String],
+    disabled: &[String],
+    toggles: &IndexMap<String, bool>,
+) -> RuleDecision {
+    let named = |name: &String| *name == rule.name || (!rule.path.is_empty() && *name == rule.path);
+    if disabled.iter().any(named) {
+        return RuleDecision::DisabledByFlag;
+    }
+    if toggles.iter().any(|(name, on)| !on && named(name)) {
+        return RuleDecision::DisabledByToggle;
+    }
+    if rule.metadata.get("alwaysApply") == Some(&Value::Bool(true)) {
+        return RuleDecision::AlwaysByMetadata;
+    }
+    let globs = match globs_of(&rule.metadata) {
+        Ok(globs) => globs,
+        Err(_) => return RuleDecision::BrokenGlobs,
+    };
+    if globs.is_empty() {
+        return RuleDecision::Always;
+    }
+    if globs.iter().any(|glob| MATCH_ALL.contains(&glob.as_str())) {
+        return RuleDecision::AlwaysByMetadata;
+    }
+    for glob in &globs {
+        let Ok(matcher) = Glob::new(glob).map(|glob| glob.compile_matcher()) else {
+            return RuleDecision::BrokenGlobs;
+        };
+        if let Some(file) = active_files
+            .iter()
+            .find(|file| matcher.is_match(file.as_str()))
+        {
+            return RuleDecision::Matched {
+                file: file.clone(),
+                glob: glob.clone(),
+            };
+        }
+    }
+    RuleDecision::NoActiveFileMatches { globs }
+}
+
+/// Globs that match every path: a rule carrying them is always active (as the seeds' rules
+/// files with `globs: ["*"]` intend).
+const MATCH_ALL: [&str; 3] = ["*", "**", "**/*"];
+
+/// The patterns of a rule's `globs`: a list of strings, or one string of comma-separated
+/// patterns (as Cursor writes them). `Err` holds the offending text and why.
+fn globs_of(metadata: &IndexMap<String, Value>) -> Result<Vec<String>, (String, String)> {
+    let patterns: Vec<String> = match metadata.get("globs") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::String(text)) => text
+            .split(',')
+            .map(str::trim)
+            .filter(|part| !part.is_empty())
+            .map(String::from)
+            .collect(),
+        Some(Value::Array(items)) => {
+            let mut patterns = Vec::new();
+            for item in items {
+                match item {
+                    Value::String(text) => patterns.push(text.trim().to_string()),
+                    other => {
+                        return Err((other.to_string(), "a glob must be a string".into()));
+                    }
+                }
+            }
+            patterns
+        }
+        Some(other) => {
+            return Err((
+                other.to_string(),
+                "`globs` must be a list of patterns or one string".into(),
+            ));
+        }
+    };
+    let mut builder = GlobSetBuilder::new();
+    for pattern in &patterns {
+        match Glob::new(pattern) {
+            Ok(glob) => {
+                builder.add(glob);
+            }
+            Err(error) => return Err((pattern.clone(), error.kind().to_string())),
+        }
+    }
+    // A set that does not build is as broken as a glob that does not parse.
+    builder
+        .build()
+        .map(|_: GlobSet| patterns)
+        .map_err(|error| (String::new(), error.to_string()))
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    Project,
+    Global,
+}
+
+struct Reader<'a> {
+    sources: &'a mut Sources,
+    diagnostics: &'a mut Diagnostics,
+    file_bytes: u64,
+    files: usize,
+    bytes: u64,
+    rules: Vec<Rule>,
+    workflows: Vec<Rule>,
+}
+
+/// What a file of a project folder is, by its path below the folder.
+fn kind_of(relative: &Path) -> Option<(&'static str, u8)> {
+    let text = relative.to_str()?.replace('\\', "/");
+    let markdown = text.ends_with(".md");
+    Some(match text.as_str() {
+        ".clinerules" => ("clinerules", 0),
+        _ if text.starts_with(".clinerules/workflows/") && markdown => ("workflow", 5),
+        _ if text.starts_with(".clinerules/") && markdown => ("clinerules", 0),
+        ".cursorrules" => ("cursorrules", 1),
+        _ if text.starts_with(".cursor/rules/") && text.ends_with(".mdc") => ("cursor", 2),
+        ".windsurfrules" => ("windsurfrules", 3),
+        "AGENTS.md" => ("agents", 4),
+        _ => return None,
+    })
+}
+
+impl Reader<'_> {
+    /// Reads one rules folder; `shown` is how diagnostics name it.
+    fn folder(&mut self, folder: &Path, shown: PathBuf, origin: Origin) {
+        let real = match fs::canonicalize(folder) {
+            Ok(real) if real.is_dir() => real,
+            Ok(_) => return self.missing(shown, PathProblem::NotAFolder.to_string()),
+            Err(error) => return self.missing(shown, error.to_string()),
+        };
+        let mut files: Vec<(u8, String, PathBuf, &'static str)> = Vec::new();
+        // Links are not followed into folders; a linked file is read only when its target
+        // stays inside the rules folder (checked below).
+        let walk = WalkDir::new(&real)
+            .follow_links(false)
+            .max_depth(6)
+            .sort_by_file_name();
+        for entry in walk.into_iter().filter_map(Result::ok) {
+            if entry.file_type().is_dir() {
+                continue;
+            }
+            let Ok(relative) = entry.path().strip_prefix(&real) else {
+                continue;
+            };
+            let found = match origin {
+                Origin::Project => kind_of(relative),
+                Origin::Global => {
+                    let text = relative.to_string_lossy().replace('\\', "/");
+                    if !text.ends_with(".md") {
+                        None
+                    } else if text.starts_with("workflows/") {
+                        Some(("workflow", 5))
+                    } else {
+                        Some(("global", 0))
+                    }
+                }
+            };
+            if let Some((kind, rank)) = found {
+                let relative = relative.to_string_lossy().replace('\\', "/");
+                files.push((rank, relative, entry.path().to_path_buf(), kind));
+            }
+        }
+        // Kinds in their documented order, files of a kind by path.
+        files.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+        for (_, relative, path, kind) in files {
+            if self.files == MAX_RULE_FILES {
+                let id = self.sources.add(shown.join(&relative), String::new());
+                self.warn(
+                    RulesProblem::TooManyRuleFiles {
+                        limit: MAX_RULE_FILES,
+                    },
+                    Span::file_start(id),
+                );
+                return;
+            }
+            self.files += 1;
+            self.file(&real, &path, shown.join(&relative), relative, kind);
+        }
+    }
+
+    fn file(&mut self, folder: &Path, path: &Path, shown: PathBuf, relative: String, kind: &str) {
+        let remaining = MAX_RULES_BYTES.saturating_sub(self.bytes);
+        let read = confine::real_path_inside(folder, path)
+            .map_err(|problem| problem.to_string())
+            .and_then(|real| {
+                confine::read_named(&real, self.file_bytes.min(remaining))
+                    .map_err(|error| error.problem.to_string())
+            })
+            .and_then(|bytes| String::from_utf8(bytes).map_err(|_| "not UTF-8".to_string()));
+        let text = match read {
+            Ok(text) => text,
+            Err(reason) => {
+                let path_text = shown.display().to_string();
+                let id = self.sources.add(shown, String::new());
+                return self.warn(
+                    RulesProblem::RuleUnreadable {
+                        path: path_text,
+                        reason,
+                    },
+                    Span::file_start(id),
+                );
+            }
+        };
+        self.bytes = self.bytes.saturating_add(text.len() as u64);
+        let id = self.sources.add(shown, text);
+        let Some((metadata, body)) = self.frontmatter(id) else {
+            return;
+        };
+        if let Err((glob, message)) = globs_of(&metadata) {
+            let span = self.locate_globs(id, &glob);
+            self.warn(RulesProblem::BadGlob { glob, message }, span);
+        }
+        let file_name = relative.rsplit('/').next().unwrap_or(&relative);
+        let name = file_name
+            .strip_suffix(".mdc")
+            .or_else(|| file_name.strip_suffix(".md"))
+            .unwrap_or(file_name);
+        let rule = Rule {
+            kind: kind.to_string(),
+            path: relative.clone(),
+            name: name.to_string(),
+            text: body,
+            metadata,
+        };
+        if kind == "workflow" {
+            self.workflows.push(rule);
+        } else {
+            self.rules.push(rule);
+        }
+    }
+
+    /// The frontmatter (empty when there is none) and the text after it; `None`, with a
+    /// warning, when the frontmatter is broken.
+    fn frontmatter(&mut self, id: SourceId) -> Option<(IndexMap<String, Value>, String)> {
+        let file = self.sources.get(id);
+        let text = file.text.strip_prefix('\u{feff}').unwrap_or(&file.text);
+        let skipped = file.text.len() - text.len();
+        let first_line_end = text.find('\n').unwrap_or(text.len());
+        if text[..first_line_end].trim_end() != "---" {
+            return Some((IndexMap::new(), text.trim().to_string()));
+        }
+        let yaml_start = (first_line_end + 1).min(text.len());
+        // The closing `---`: the first later line holding only it.
+        let mut at = yaml_start;
+        let mut close = None;
+        while at < text.len() {
+            let end = text[at..].find('\n').map_or(text.len(), |n| at + n);
+            if text[at..end].trim_end() == "---" {
+                close = Some((at, end));
+                break;
+            }
+            at = end + 1;
+        }
+        let Some((close_start, close_end)) = close else {
+            self.warn(
+                RulesProblem::FrontmatterUnclosed,
+                Span::new(id, skipped..skipped + 3),
+            );
+            return None;
+        };
+        let yaml = &text[yaml_start..close_start];
+        let body = text[close_end.min(text.len())..].trim().to_string();
+        if yaml.trim().is_empty() {
+            return Some((IndexMap::new(), body));
+        }
+        match serde_saphyr::from_str::<IndexMap<String, Value>>(yaml) {
+            Ok(metadata) => Some((metadata, body)),
+            Err(error) => {
+                // The parser counts lines from the frontmatter's first line: the file's second.
+                let (line, column) = error
+                    .location()
+                    .map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
+                let file = self.sources.get(id);
+                let first_line = file.line_col(skipped + yaml_start).0;
+                let offset = file.offset_of(first_line + line.max(1) - 1, column);
+                let offset = offset.min(skipped + close_start);
+                let message = error.to_string();
+                let message = message.lines().next().unwrap_or_default();
+                let message = strip_position(message);
+                self.warn(
+                    RulesProblem::FrontmatterSyntax { message },
+                    Span::new(id, offset..offset),
+                );
+                None
+            }
+        }
+    }
+
+    /// Where a bad glob is written: the pattern's text, else the `globs` key, else the file.
+    fn locate_globs(&self, id: SourceId, glob: &str) -> Span {
+        let text = &self.sources.get(id).text;
+        let key = text.find("\nglobs").map(|at| at + 1);
+        let range: Option<Range<usize>> =
+            key.map(
+                |key| match (!glob.is_empty()).then(|| text[key..].find(glob)).flatten() {
+                    Some(at) => key + at..key + at + glob.len(),
+                    None => key..key + "globs".len(),
+                },
+            );
+        Span::new(id, range.unwrap_or(0..0))
+    }
+
+    fn missing(&mut self, shown: PathBuf, reason: String) {
+        let path = shown.display().to_string();
+        let id = self.sources.add(shown, String::new());
+        self.diagnostics.push(Diagnostic::new(
+            Problem::Rules(RulesProblem::RulesFolderMissing { path, reason }),
+            Span::file_start(id),
+        ));
+    }
+
+    fn warn(&mut self, problem: RulesProblem, span: Span) {
+        self.diagnostics
+            .push(Diagnostic::new(Problem::Rules(problem), span));
+    }
+}
+
+/// The parser's message without its own `line N column M:` prefix: the report shows where.
+fn strip_position(message: &str) -> String {
+    let message = message
+        .strip_prefix("error:")
+        .unwrap_or(message)
+        .trim_start();
+    message
+        .strip_prefix("line ")
+        .and_then(|rest| rest.split_once(": "))
+        .filter(|(position, _)| position.contains("column"))
+        .map_or(message, |(_, rest)| rest)
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(globs: Value) -> Rule {
+        let mut metadata = IndexMap::new();
+        metadata.insert("globs".to_string(), globs);
+        Rule {
+            name: "web".into(),
+            path: ".clinerules/web.md".into(),
+            metadata,
+            ..Rule::default()
+        }
+    }
+
+    #[test]
+    fn globs_decide_by_active_files() {
+        let rule = rule(serde_json::json!(["src/**/*.tsx"]));
+        let none = IndexMap::new();
+        assert_eq!(
+            decide(&rule, &["src/ui/app.tsx".into()], &[], &none),
+            RuleDecision::Matched {
+                file: "src/ui/app.tsx".into(),
+                glob: "src/**/*.tsx".into()
+            }
+        );
+        assert!(!decide(&rule, &["README.md".into()], &[], &none).applies());
+        assert!(!decide(&rule, &[], &[], &none).applies());
+        assert_eq!(
+            decide(&rule, &["src/a.tsx".into()], &["web".into()], &none),
+            RuleDecision::DisabledByFlag
+        );
+        let toggles = IndexMap::from([(".clinerules/web.md".to_string(), false)]);
+        assert_eq!(
+            decide(&rule, &["src/a.tsx".into()], &[], &toggles),
+            RuleDecision::DisabledByToggle
+        );
+    }
+
+    #[test]
+    fn comma_separated_and_match_all_globs() {
+        let none = IndexMap::new();
+        let cursor = rule(Value::String("*.rs, docs/*.md".into()));
+        assert!(decide(&cursor, &["docs/a.md".into()], &[], &none).applies());
+        let all = rule(serde_json::json!(["*"]));
+        assert_eq!(
+            decide(&all, &[], &[], &none),
+            RuleDecision::AlwaysByMetadata
+        );
+        let broken = rule(serde_json::json!(["src/[a"]));
+        assert_eq!(decide(&broken, &[], &[], &none), RuleDecision::BrokenGlobs);
+    }
+}

@@ -1,0 +1,114 @@
+//! Problems of rules files (`.clinerules`, `.cursorrules`, …). Each is a warning: the rule it
+//! concerns is left out and every other rule still loads, so one broken file never costs the
+//! user the rest of their rules.
+
+use std::fmt;
+
+use super::Severity;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum RulesProblem {
+    /// The YAML between the `---` lines does not parse, or is not a table of keys.
+    FrontmatterSyntax { message: String },
+    /// A `---` on the first line that no later `---` line closes.
+    FrontmatterUnclosed,
+    /// A rules file that cannot be read: permissions, a FIFO, a link out of its folder, too large.
+    RuleUnreadable { path: String, reason: String },
+    /// A pattern of a rule's `globs` that does not parse, or `globs` of the wrong type.
+    BadGlob { glob: String, message: String },
+    /// More rules files than one compile reads.
+    TooManyRuleFiles { limit: usize },
+    /// A rules folder named by `--rules`, `--global-rules` or `rules_from` that is not a folder.
+    RulesFolderMissing { path: String, reason: String },
+    /// A context's `rules_from` folder that leaves the workspace.
+    RulesFromOutside { path: String },
+}
+
+impl RulesProblem {
+    pub fn code(&self) -> &'static str {
+        match self {
+            RulesProblem::FrontmatterSyntax { .. } => "frontmatter-syntax",
+            RulesProblem::FrontmatterUnclosed => "frontmatter-unclosed",
+            RulesProblem::RuleUnreadable { .. } => "rule-unreadable",
+            RulesProblem::BadGlob { .. } => "bad-glob",
+            RulesProblem::TooManyRuleFiles { .. } => "too-many-rule-files",
+            RulesProblem::RulesFolderMissing { .. } => "rules-folder-missing",
+            RulesProblem::RulesFromOutside { .. } => "rules-from-outside",
+        }
+    }
+
+    pub fn severity(&self) -> Severity {
+        match self {
+            RulesProblem::RulesFolderMissing { .. } | RulesProblem::RulesFromOutside { .. } => {
+                Severity::Error
+            }
+            _ => Severity::Warning,
+        }
+    }
+
+    pub fn help(&self) -> Option<String> {
+        Some(match self {
+            RulesProblem::FrontmatterSyntax { .. } => {
+                "fix the YAML between the `---` lines (quote values holding `: ` or starting with `*`); the rule is left out until then".into()
+            }
+            RulesProblem::FrontmatterUnclosed => {
+                "close the frontmatter with a line holding only `---`; the rule is left out until then".into()
+            }
+            RulesProblem::RuleUnreadable { .. } => {
+                "make it a readable regular file inside its rules folder, or remove it; the other rules still load".into()
+            }
+            RulesProblem::BadGlob { .. } => {
+                "write `globs` as a list of glob patterns such as [\"src/**/*.ts\"]; the rule is left out until then".into()
+            }
+            RulesProblem::TooManyRuleFiles { .. } => {
+                "the files after the limit are left out; move rules you do not use out of the folder".into()
+            }
+            RulesProblem::RulesFolderMissing { .. } => {
+                "name a project folder (the one holding `.clinerules`, `AGENTS.md`, …)".into()
+            }
+            RulesProblem::RulesFromOutside { .. } => {
+                "name a folder inside the workspace, relative to its root; a folder elsewhere is read only with `--rules DIR`".into()
+            }
+        })
+    }
+}
+
+impl fmt::Display for RulesProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RulesProblem::FrontmatterSyntax { message } => {
+                write!(
+                    f,
+                    "rule frontmatter does not parse: {message}; the rule is skipped"
+                )
+            }
+            RulesProblem::FrontmatterUnclosed => {
+                write!(
+                    f,
+                    "rule frontmatter opened with `---` is never closed; the rule is skipped"
+                )
+            }
+            RulesProblem::RuleUnreadable { path, reason } => {
+                write!(
+                    f,
+                    "rules file `{path}` cannot be read ({reason}); it is skipped"
+                )
+            }
+            RulesProblem::BadGlob { glob, message } => {
+                write!(
+                    f,
+                    "glob `{glob}` does not parse: {message}; the rule is skipped"
+                )
+            }
+            RulesProblem::TooManyRuleFiles { limit } => {
+                write!(f, "more than {limit} rules files; the rest are skipped")
+            }
+            RulesProblem::RulesFolderMissing { path, reason } => {
+                write!(f, "rules folder `{path}` cannot be read: {reason}")
+            }
+            RulesProblem::RulesFromOutside { path } => {
+                write!(f, "rules folder `{path}` leaves the workspace")
+            }
+        }
+    }
+}

@@ -1,0 +1,81 @@
+//! What became of the user's rules in `promptc explain`: each rule, `+` when it applies and
+//! `-` when it does not, with the reason; then the workflows read.
+
+use serde_json::{Value, json};
+
+use crate::load::rules::{RuleDecision, RulesReport};
+
+/// The rules in prompt order, each with why it applies or not.
+pub fn text(report: &RulesReport) -> String {
+    let mut out = String::from("\nrules, in prompt order:\n");
+    if report.rules.is_empty() {
+        out.push_str("  (none found)\n");
+    }
+    for (rule, decision) in &report.rules {
+        let mark = if decision.applies() { '+' } else { '-' };
+        let from = if rule.path.is_empty() {
+            format!("{} rule", rule.kind)
+        } else {
+            format!("{} rule {}", rule.kind, rule.path)
+        };
+        out.push_str(&format!(
+            "  {mark} {}: {} ({from})\n",
+            rule.name,
+            reason(decision)
+        ));
+    }
+    if !report.workflows.is_empty() {
+        out.push_str("\nworkflows (kept apart from the rules):\n");
+        for workflow in &report.workflows {
+            out.push_str(&format!("  {} ({})\n", workflow.name, workflow.path));
+        }
+    }
+    out
+}
+
+/// The same as JSON: `rules` (name, kind, path, applies, reason) and `workflows` (names).
+pub fn json(report: &RulesReport) -> Value {
+    let rules: Vec<Value> = report
+        .rules
+        .iter()
+        .map(|(rule, decision)| {
+            json!({
+                "name": rule.name,
+                "kind": rule.kind,
+                "path": rule.path,
+                "applies": decision.applies(),
+                "reason": reason(decision),
+            })
+        })
+        .collect();
+    let workflows: Vec<&str> = report.workflows.iter().map(|w| w.name.as_str()).collect();
+    json!({ "rules": rules, "workflows": workflows })
+}
+
+fn reason(decision: &RuleDecision) -> String {
+    match decision {
+        RuleDecision::Always => "applies: it has no globs".into(),
+        RuleDecision::AlwaysByMetadata => {
+            "applies: `alwaysApply` or globs that match every file".into()
+        }
+        RuleDecision::Matched { file, glob } => {
+            format!("applies: active file `{file}` matches `{glob}`")
+        }
+        RuleDecision::DisabledByFlag => "left out: switched off by --disable-rule".into(),
+        RuleDecision::DisabledByToggle => {
+            "left out: switched off in the context's rule_toggles".into()
+        }
+        RuleDecision::NoActiveFileMatches { globs } if globs.is_empty() => {
+            "left out: no active file matches its globs".into()
+        }
+        RuleDecision::NoActiveFileMatches { globs } => format!(
+            "left out: no active file matches {}",
+            globs
+                .iter()
+                .map(|glob| format!("`{glob}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        RuleDecision::BrokenGlobs => "left out: its globs do not parse (see the warning)".into(),
+    }
+}

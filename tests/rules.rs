@@ -1,0 +1,296 @@
+//! Rules from a real project folder (issue 11, items 1 and 2): `.clinerules` (files with the
+//! frontmatter shapes of real rules files, a workflow), `.cursorrules`, `.cursor/rules/*.mdc`,
+//! `.windsurfrules` and `AGENTS.md`, read from `tests/fixtures/rules-project/`; rules with
+//! `globs` against active files; rules switched off by name; and the trust boundary.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{Fixture, fixture_dir, promptc, repo_root, stderr, stdout};
+
+/// The project folder holding every rules format.
+fn project() -> String {
+    fixture_dir("rules-project").to_str().unwrap().to_string()
+}
+
+/// The shipped library's user-instructions section for the project, from its heading to the
+/// end of the prompt.
+fn user_instructions(args: &[&str]) -> String {
+    let root = repo_root();
+    let mut command = promptc();
+    command.args(["build", "--workspace", root.to_str().unwrap()]);
+    command.args(["--family", "next-gen", "--context", "basic"]);
+    let output = command.args(args).output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(stderr(&output), "");
+    let prompt = stdout(&output);
+    let at = prompt.find("USER'S CUSTOM INSTRUCTIONS").unwrap();
+    prompt[at..].to_string()
+}
+
+#[test]
+fn the_shipped_prompt_says_where_each_rule_came_from() {
+    let project = project();
+    let section = user_instructions(&[
+        "--rules",
+        &project,
+        "--files",
+        "src/ui/app.tsx",
+        "--disable-rule",
+        "legacy-style",
+    ]);
+    // Frontmatter never reaches the prompt; the workflow is not a rule.
+    assert!(!section.contains("description:"), "{section}");
+    assert!(!section.contains("CHANGELOG"), "{section}");
+    assert!(!section.contains("Wrap lines at 80"), "{section}");
+    insta::assert_snapshot!(section);
+}
+
+#[test]
+fn a_glob_scoped_rule_needs_a_matching_active_file() {
+    let project = project();
+    let without = user_instructions(&["--rules", &project]);
+    assert!(!without.contains("Use function components"), "{without}");
+    assert!(!without.contains("never use `any`"), "{without}");
+    // `globs: ["*"]` matches every file: always applies.
+    assert!(without.contains("Rule `architecture`"), "{without}");
+    // A CSS file matches the web rule's `*.css`, not the TypeScript rule.
+    let css = user_instructions(&["--rules", &project, "--files", "styles/site.css"]);
+    assert!(css.contains("Use function components"), "{css}");
+    assert!(!css.contains("never use `any`"), "{css}");
+}
+
+#[test]
+fn explain_says_which_rules_applied_and_why_the_others_did_not() {
+    let output = promptc()
+        .args(["explain", "--workspace", repo_root().to_str().unwrap()])
+        .args(["--family", "next-gen", "--context", "basic", "--rules"])
+        .arg(project())
+        .args([
+            "--disable-rule",
+            "legacy-style",
+            "--files",
+            "src/ui/app.tsx",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    let at = text.find("rules, in prompt order:").unwrap();
+    insta::assert_snapshot!(&text[at..]);
+}
+
+/// A workspace whose component prints each rule's structured fields, with the project folder
+/// inside it at `project/`.
+fn workspace_with_project(context: &str) -> common::Workspace {
+    let mut fixture = Fixture::minimal()
+        .file(
+            "components/intro.md",
+            "{% for rule in rules %}[{{ rule.kind }}] {{ rule.name }} ({{ rule.path }}) \
+             version={{ rule.metadata.version | default('-') }} \
+             tags={{ rule.metadata.tags | default([]) | join(',') }} \
+             extra={{ rule.metadata.reviewed_by | default('-') }}\n{{ rule.text }}\n\
+             {% endfor %}workflows: {{ workflows | map(attribute='name') | join(', ') }}\n",
+        )
+        .file("examples/contexts/project.toml", context);
+    for (path, contents) in Fixture::from_dir(&fixture_dir("rules-project")).files() {
+        fixture = fixture.file(&format!("project/{path}"), contents);
+    }
+    fixture.write()
+}
+
+#[test]
+fn rules_from_a_context_reach_templates_as_structured_items() {
+    let workspace = workspace_with_project(
+        "date = \"2026-11-01\"\n\
+         rules_from = [\"project\"]\n\
+         active_files = [\"src/ui/app.tsx\"]\n\
+         rule_toggles = { \"legacy-style\" = false, AGENTS = true }\n",
+    );
+    let run = workspace.run(&["build", "--context", "project"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    insta::assert_snapshot!(run.stdout);
+}
+
+#[test]
+fn a_plain_rules_string_stays_first_among_read_rules() {
+    let workspace = workspace_with_project(
+        "date = \"2026-11-01\"\nrules = \"Say hello first.\"\nrules_from = [\"project\"]\n",
+    );
+    let run = workspace.run(&["build", "--context", "project"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let first = run
+        .stdout
+        .find("[context] context () version=- tags= extra=-\nSay hello first.\n");
+    let read = run.stdout.find("[clinerules] architecture");
+    assert!(first.is_some() && first < read, "{}", run.stdout);
+}
+
+#[test]
+fn the_library_assembles_rules_from_a_folder_anywhere() {
+    let workspace = workspace_with_project("date = \"2026-11-01\"\n");
+    let mut loaded = promptc::load_workspace(workspace.root()).unwrap().workspace;
+    let mut context = loaded.context("project").unwrap().clone();
+    let request = promptc::RulesRequest {
+        folders: vec![fixture_dir("rules-project")],
+        disabled: vec!["AGENTS".into()],
+        ..promptc::RulesRequest::default()
+    };
+    let (report, diagnostics) = promptc::assemble_rules(&mut loaded, &mut context, &request);
+    assert!(diagnostics.is_empty());
+    let promptc::model::Rules::List(rules) = &context.rules else {
+        panic!("rules stay text: {:?}", context.rules);
+    };
+    let names: Vec<&str> = rules.iter().map(|rule| rule.name.as_str()).collect();
+    // Sorted paths within a kind; kinds in the documented order; glob-scoped rules out.
+    assert_eq!(
+        names,
+        [
+            "architecture",
+            "legacy-style",
+            "testing",
+            ".cursorrules",
+            ".windsurfrules"
+        ]
+    );
+    let architecture = &rules[0];
+    assert_eq!(architecture.kind, "clinerules");
+    assert_eq!(architecture.path, ".clinerules/architecture.md");
+    assert!(architecture.text.starts_with("# Architecture"));
+    // `version: 1.0` is a number; the inline comment after `globs` is a comment.
+    assert_eq!(architecture.metadata["version"], serde_json::json!(1.0));
+    assert_eq!(architecture.metadata["globs"], serde_json::json!(["*"]));
+    assert_eq!(context.workflows.len(), 1);
+    assert_eq!(
+        context.workflows[0].path,
+        ".clinerules/workflows/release.md"
+    );
+    let agents = report.rules.iter().find(|(rule, _)| rule.name == "AGENTS");
+    assert_eq!(
+        agents.map(|(_, decision)| decision),
+        Some(&promptc::RuleDecision::DisabledByFlag)
+    );
+}
+
+#[test]
+fn global_rules_are_read_only_when_named() {
+    let global = tempfile::tempdir().unwrap();
+    std::fs::write(global.path().join("house-style.md"), "Be brief.\n").unwrap();
+    std::fs::create_dir(global.path().join("workflows")).unwrap();
+    std::fs::write(global.path().join("workflows/deploy.md"), "Deploy.\n").unwrap();
+    let workspace = workspace_with_project("date = \"2026-11-01\"\n");
+    let run = workspace.run(&[
+        "build",
+        "--context",
+        "project",
+        "--global-rules",
+        global.path().to_str().unwrap(),
+        "--rules",
+        "project",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // Global rules come first; their workflows join the project's.
+    let global = run.stdout.find("[global] house-style (house-style.md)");
+    let project = run.stdout.find("[clinerules] architecture");
+    assert!(global.is_some() && global < project, "{}", run.stdout);
+    assert!(
+        run.stdout.contains("workflows: deploy, release\n"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn links_out_of_the_rules_folder_and_fifos_are_skipped_with_a_warning() {
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.md"), "SECRET TEXT\n").unwrap();
+    let workspace = workspace_with_project("date = \"2026-11-01\"\n");
+    let rules = workspace.root().join("project/.clinerules");
+    std::os::unix::fs::symlink(outside.path().join("secret.md"), rules.join("leak.md")).unwrap();
+    let fifo = rules.join("pipe.md");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let run = workspace.run(&["build", "--context", "project", "--rules", "project"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stdout.contains("SECRET"), "{}", run.stdout);
+    assert!(run.stdout.contains("] testing ("), "{}", run.stdout);
+    assert!(
+        run.stderr
+            .contains("warning[rule-unreadable]: rules file `project/.clinerules/leak.md`"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("warning[rule-unreadable]: rules file `project/.clinerules/pipe.md`"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_context_without_rules_files_is_unchanged() {
+    // The shipped outputs are compiled from rules text: byte-identical to the committed ones.
+    let output = promptc().arg("check").arg(repo_root()).output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+}
+
+#[test]
+fn explain_as_json_gives_each_rule_with_its_reason() {
+    let output = promptc()
+        .args(["explain", "--workspace", repo_root().to_str().unwrap()])
+        .args([
+            "--family",
+            "next-gen",
+            "--context",
+            "basic",
+            "--format",
+            "json",
+        ])
+        .arg("--rules")
+        .arg(project())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let document: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let rules = document["rules"]["rules"].as_array().unwrap();
+    let web = rules.iter().find(|rule| rule["name"] == "web-ui").unwrap();
+    assert_eq!(web["applies"], false);
+    assert_eq!(web["path"], ".clinerules/web-ui.md");
+    assert_eq!(
+        web["reason"],
+        "left out: no active file matches `src/ui/**/*.tsx`, `*.css`"
+    );
+    assert_eq!(
+        document["rules"]["workflows"],
+        serde_json::json!(["release"])
+    );
+}
+
+#[test]
+fn a_folder_of_too_many_rules_files_is_read_up_to_the_limit() {
+    let workspace = workspace_with_project("date = \"2026-11-01\"\n");
+    let many = workspace.root().join("many/.clinerules");
+    std::fs::create_dir_all(&many).unwrap();
+    for index in 0..300 {
+        std::fs::write(many.join(format!("rule-{index:03}.md")), "x\n").unwrap();
+    }
+    let run = workspace.run(&["build", "--context", "project", "--rules", "many"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.matches("[clinerules] rule-").count(), 256);
+    // The first 256 by path: the limit cuts deterministically.
+    assert!(run.stdout.contains("rule-255 "), "{}", run.stdout);
+    assert!(!run.stdout.contains("rule-256 "), "{}", run.stdout);
+    assert!(
+        run.stderr.contains(
+            "warning[too-many-rule-files]: more than 256 rules files; the rest are skipped"
+        ),
+        "{}",
+        run.stderr
+    );
+}
