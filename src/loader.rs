@@ -47,7 +47,25 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
     // partial it may have meant is called unused.
     let partials = registrar.partials(&specs.manifest.value.paths.partials)?;
     let manifest = registrar.manifest(specs.manifest);
+    // A workspace context's rules folders are read once, here: every compile of the matrix
+    // and every named use of the context sees the same rules, and problems are reported
+    // with the workspace's.
+    let mut context_rules = indexmap::IndexMap::new();
+    for (name, entry) in &specs.contexts {
+        if entry.value.rules_from.is_empty() {
+            continue;
+        }
+        let read = rules::read_rules_from(
+            &root,
+            &mut sources,
+            limits.file_bytes,
+            &entry.value.rules_from,
+            &mut diagnostics,
+        );
+        context_rules.insert(name.clone(), read);
+    }
     let mut workspace = Workspace {
+        context_rules,
         templates,
         root,
         sources,
@@ -148,10 +166,14 @@ pub fn apply_mcp_settings(
 /// [`crate::load::rules`]): the rules that apply become its `rules` list, its workflows its
 /// `workflows`. The report says why each rule applies or not; the diagnostics (warnings for
 /// skipped files, errors for folders that cannot be read) point into `workspace.sources`.
+///
+/// `named` is the name of the workspace context `context` came from, if it did: its rules
+/// folders were read when the workspace loaded and are not read again.
 pub fn assemble_rules(
     workspace: &mut Workspace,
     context: &mut Context,
     request: &RulesRequest,
+    named: Option<&str>,
 ) -> (RulesReport, Diagnostics) {
     let mut diagnostics = Diagnostics::default();
     let file_bytes = workspace.settings().limits.file_bytes;
@@ -161,6 +183,7 @@ pub fn assemble_rules(
         file_bytes,
         context,
         request,
+        named.and_then(|name| workspace.context_rules.get(name)),
         &mut diagnostics,
     );
     (report, diagnostics)

@@ -113,6 +113,31 @@ fn rules_from_a_context_reach_templates_as_structured_items() {
     insta::assert_snapshot!(run.stdout);
 }
 
+/// The build matrix compiles a workspace context with its rules, as a single build of it
+/// does: the committed outputs agree with `build --context`.
+#[test]
+fn the_build_matrix_reads_a_contexts_rules_folders_too() {
+    let workspace = workspace_with_project(
+        "date = \"2026-11-01\"\n\
+         rules_from = [\"project\"]\n\
+         active_files = [\"src/ui/app.tsx\"]\n",
+    );
+    let single = workspace.run(&["build", "--context", "project"]);
+    assert_eq!(single.code, 0, "{}", single.stderr);
+    assert!(
+        single.stdout.contains("[clinerules] architecture"),
+        "{}",
+        single.stdout
+    );
+    let all = workspace.run(&["build", "--all"]);
+    assert_eq!(all.code, 0, "{}", all.stderr);
+    let written =
+        std::fs::read_to_string(workspace.root().join("examples/prompts/generic/project.md"))
+            .unwrap();
+    assert_eq!(written, single.stdout);
+    assert_eq!(workspace.run(&["check"]).code, 0);
+}
+
 #[test]
 fn a_plain_rules_string_stays_first_among_read_rules() {
     let workspace = workspace_with_project(
@@ -137,7 +162,7 @@ fn the_library_assembles_rules_from_a_folder_anywhere() {
         disabled: vec!["AGENTS".into()],
         ..promptc::RulesRequest::default()
     };
-    let (report, diagnostics) = promptc::assemble_rules(&mut loaded, &mut context, &request);
+    let (report, diagnostics) = promptc::assemble_rules(&mut loaded, &mut context, &request, None);
     assert!(diagnostics.is_empty());
     let promptc::model::Rules::List(rules) = &context.rules else {
         panic!("rules stay text: {:?}", context.rules);

@@ -323,7 +323,18 @@ pub fn request_with_rules(
         }
     };
     let mut context = context;
-    let (rules, problems) = assemble_rules(workspace, &mut context, &target.rules.request());
+    // A named context of the workspace had its rules folders read when it loaded.
+    let named = target
+        .context
+        .clone()
+        .or_else(|| workspace.settings().default_context.clone())
+        .filter(|name| workspace.contexts.contains_key(name));
+    let (rules, problems) = assemble_rules(
+        workspace,
+        &mut context,
+        &target.rules.request(),
+        named.as_deref(),
+    );
     let has_errors = problems.has_errors();
     printer.diagnostics(problems, &workspace.sources);
     if has_errors {

@@ -118,13 +118,16 @@ pub fn request(
     entry: &MatrixEntry,
     source_date_epoch: Option<i64>,
 ) -> Option<Request> {
-    let context = workspace.contexts.get(&entry.context)?;
+    let mut context = workspace.contexts.get(&entry.context)?.value.clone();
+    // Its rules folders were read when the workspace loaded; globs and toggles decide here,
+    // as for a single build of the context.
+    crate::load::rules::assemble_preread(&mut context, workspace.context_rules.get(&entry.context));
     let mut request = Request::new(
         match &entry.variant {
             Some(id) => Selection::variant(id),
             None => Selection::family(&entry.family),
         },
-        context.value.clone(),
+        context,
     );
     request.source_date_epoch = source_date_epoch;
     Some(request)

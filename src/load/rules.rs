@@ -93,20 +93,19 @@ pub struct RulesReport {
 /// Reads the rules files the context and the request name, decides which rules apply and
 /// puts them into the context as a list. A context that names no rules folder, lists no
 /// rules and gets no rules flags is left untouched (its `rules` text stays text).
+///
+/// `preread` holds what the context's `rules_from` folders gave when the workspace loaded (a
+/// workspace context's): they are not read again.
 pub fn assemble(
     root: &Path,
     sources: &mut Sources,
     file_bytes: u64,
     context: &mut Context,
     request: &RulesRequest,
+    preread: Option<&ReadRules>,
     diagnostics: &mut Diagnostics,
 ) -> RulesReport {
-    let listed = matches!(context.rules, Rules::List(_));
-    if request.is_empty()
-        && context.rules_from.is_empty()
-        && !listed
-        && context.rule_toggles.is_empty()
-    {
+    if !wants_rules(context, request) {
         return RulesReport::default();
     }
     let mut reader = Reader {
@@ -121,15 +120,12 @@ pub fn assemble(
     for folder in &request.global {
         reader.folder(folder, folder.clone(), Origin::Global);
     }
-    for name in &context.rules_from {
-        let path = Path::new(name);
-        match crate::load::read::resolve_inside(root, root, name) {
-            Some(inside) => reader.folder(&inside, path.to_path_buf(), Origin::Project),
-            None => reader.missing(
-                path.to_path_buf(),
-                PathProblem::OutsideWorkspace.to_string(),
-            ),
+    match preread {
+        Some(read) => {
+            reader.rules.extend(read.rules.iter().cloned());
+            reader.workflows.extend(read.workflows.iter().cloned());
         }
+        None => reader.rules_from(root, &context.rules_from),
     }
     for folder in &request.folders {
         reader.folder(folder, folder.clone(), Origin::Project);
@@ -139,7 +135,73 @@ pub fn assemble(
         workflows,
         ..
     } = reader;
+    apply(context, found, workflows, request)
+}
 
+/// Whether a context and request involve rules at all; a context that names no rules
+/// folder, lists no rules and gets no rules flags is left untouched.
+fn wants_rules(context: &Context, request: &RulesRequest) -> bool {
+    !request.is_empty()
+        || !context.rules_from.is_empty()
+        || matches!(context.rules, Rules::List(_))
+        || !context.rule_toggles.is_empty()
+}
+
+/// What a context's `rules_from` folders hold, read once when the workspace loads.
+#[derive(Clone, Debug, Default)]
+pub struct ReadRules {
+    pub rules: Vec<Rule>,
+    pub workflows: Vec<Rule>,
+}
+
+/// Reads a workspace context's `rules_from` folders (problems recorded in `diagnostics`).
+pub fn read_rules_from(
+    root: &Path,
+    sources: &mut Sources,
+    file_bytes: u64,
+    rules_from: &[String],
+    diagnostics: &mut Diagnostics,
+) -> ReadRules {
+    let mut reader = Reader {
+        sources,
+        diagnostics,
+        file_bytes,
+        files: 0,
+        bytes: 0,
+        rules: Vec::new(),
+        workflows: Vec::new(),
+    };
+    reader.rules_from(root, rules_from);
+    ReadRules {
+        rules: reader.rules,
+        workflows: reader.workflows,
+    }
+}
+
+/// A workspace context's rules as a compile of the build matrix sees them: its `rules_from`
+/// rules (read when the workspace loaded) and its own, decided by its active files and
+/// toggles. Reads nothing.
+pub fn assemble_preread(context: &mut Context, preread: Option<&ReadRules>) {
+    if !wants_rules(context, &RulesRequest::default()) {
+        return;
+    }
+    let read = preread.cloned().unwrap_or_default();
+    apply(
+        context,
+        read.rules,
+        read.workflows,
+        &RulesRequest::default(),
+    );
+}
+
+/// Decides which of the context's own rules and the ones read apply, and puts them into the
+/// context as a list.
+fn apply(
+    context: &mut Context,
+    found: Vec<Rule>,
+    workflows: Vec<Rule>,
+    request: &RulesRequest,
+) -> RulesReport {
     let mut candidates = match std::mem::take(&mut context.rules) {
         Rules::Text(text) if text.trim().is_empty() => Vec::new(),
         // Text written in the context stays, first, as a rule of its own.
@@ -271,6 +333,22 @@ fn globs_of(metadata: &IndexMap<String, Value>) -> Result<Vec<String>, (String, 
 enum Origin {
     Project,
     Global,
+}
+
+impl Reader<'_> {
+    /// A context's `rules_from` folders: inside the workspace only.
+    fn rules_from(&mut self, root: &Path, rules_from: &[String]) {
+        for name in rules_from {
+            let path = Path::new(name);
+            match crate::load::read::resolve_inside(root, root, name) {
+                Some(inside) => self.folder(&inside, path.to_path_buf(), Origin::Project),
+                None => self.missing(
+                    path.to_path_buf(),
+                    PathProblem::OutsideWorkspace.to_string(),
+                ),
+            }
+        }
+    }
 }
 
 struct Reader<'a> {

@@ -35,6 +35,8 @@ pub struct Workspace {
     pub(crate) tools: IndexMap<String, Entry<ToolDef>>,
     /// Named contexts, by file stem.
     pub(crate) contexts: IndexMap<String, Entry<Context>>,
+    /// What each named context's `rules_from` folders hold, read once at load.
+    pub(crate) context_rules: IndexMap<String, crate::load::rules::ReadRules>,
     pub(crate) templates: Templates,
     /// The templates of the partials folder, in path order.
     pub(crate) partials: Vec<crate::templates::TemplateId>,
