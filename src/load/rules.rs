@@ -125,7 +125,7 @@ pub fn assemble(
             reader.rules.extend(read.rules.iter().cloned());
             reader.workflows.extend(read.workflows.iter().cloned());
         }
-        None => reader.rules_from(root, &context.rules_from),
+        None => reader.rules_from(root, &context.rules_from, true),
     }
     for folder in &request.folders {
         reader.folder(folder, folder.clone(), Origin::Project);
@@ -171,7 +171,7 @@ pub fn read_rules_from(
         rules: Vec::new(),
         workflows: Vec::new(),
     };
-    reader.rules_from(root, rules_from);
+    reader.rules_from(root, rules_from, false);
     ReadRules {
         rules: reader.rules,
         workflows: reader.workflows,
@@ -336,16 +336,18 @@ enum Origin {
 }
 
 impl Reader<'_> {
-    /// A context's `rules_from` folders: inside the workspace only.
-    fn rules_from(&mut self, root: &Path, rules_from: &[String]) {
+    /// A context's `rules_from` folders: inside the workspace only. One outside is reported
+    /// here when `report_outside` (validation reports a workspace context's).
+    fn rules_from(&mut self, root: &Path, rules_from: &[String], report_outside: bool) {
         for name in rules_from {
             let path = Path::new(name);
             match crate::load::read::resolve_inside(root, root, name) {
                 Some(inside) => self.folder(&inside, path.to_path_buf(), Origin::Project),
-                None => self.missing(
+                None if report_outside => self.missing(
                     path.to_path_buf(),
                     PathProblem::OutsideWorkspace.to_string(),
                 ),
+                None => {}
             }
         }
     }
