@@ -319,3 +319,34 @@ fn a_folder_of_too_many_rules_files_is_read_up_to_the_limit() {
         run.stderr
     );
 }
+
+/// The project compiled end to end, as an agent would: its rules and its MCP settings (one
+/// server disabled, one disconnected), into the shipped library's prompt.
+#[test]
+fn a_real_project_compiles_end_to_end() {
+    let project = project();
+    let settings = format!("{project}/.vscode/mcp_settings.json");
+    let root = repo_root();
+    let output = promptc()
+        .args(["build", "--workspace", root.to_str().unwrap()])
+        .args(["--family", "next-gen", "--context", "no-mcp"])
+        .args(["--rules", &project, "--files", "src/ui/app.tsx"])
+        .args(["--mcp", &settings])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let prompt = stdout(&output);
+    // Only the server that counts is described; settings the prompt has no use for stay out.
+    assert!(
+        prompt.contains("## issues (`npx -y issues-mcp --repo acme/shop`)"),
+        "{prompt}"
+    );
+    assert!(!prompt.contains("## design") && !prompt.contains("## metrics"));
+    assert!(!prompt.contains("kept out of the prompt"));
+    let mcp = prompt.find("\n\nMCP SERVERS\n").unwrap() + 2;
+    let mcp_end = prompt[mcp..]
+        .find("\n====\n")
+        .map_or(prompt.len(), |end| mcp + end);
+    let rules = prompt.find("USER'S CUSTOM INSTRUCTIONS").unwrap();
+    insta::assert_snapshot!(format!("{}\n\n{}", &prompt[mcp..mcp_end], &prompt[rules..]));
+}
