@@ -26,6 +26,10 @@ pub fn resolve_all(
 ) -> (IndexMap<String, Entry<Context>>, Vec<String>) {
     let mut contexts = IndexMap::new();
     let mut broken = Vec::new();
+    // Each context's merged document, kept for the contexts that extend it: a long chain
+    // costs one merge per context, not one per link of every chain.
+    let mut merged_by_name: std::collections::HashMap<&str, Value> =
+        std::collections::HashMap::new();
     for (name, entry) in raw {
         let chain = follow(name, |context| {
             raw.get(context)?.value.get(EXTENDS)?.as_str()
@@ -61,10 +65,21 @@ pub fn resolve_all(
             broken.push(name.clone());
             continue;
         }
-        let mut merged = default_document();
-        for ancestor in chain.links.iter().rev() {
-            if let Some(ancestor) = raw.get(*ancestor) {
-                merge(&mut merged, &ancestor.value);
+        // From the nearest ancestor already merged (or the defaults) down to this context.
+        let start = chain
+            .links
+            .iter()
+            .position(|link| merged_by_name.contains_key(link))
+            .unwrap_or(chain.links.len());
+        let mut merged = chain
+            .links
+            .get(start)
+            .and_then(|link| merged_by_name.get(link).cloned())
+            .unwrap_or_else(default_document);
+        for link in chain.links[..start].iter().rev() {
+            if let Some(document) = raw.get(*link) {
+                merge(&mut merged, &document.value);
+                merged_by_name.insert(link, merged.clone());
             }
         }
         match typed(entry, merged) {
