@@ -210,6 +210,35 @@ fn init_writes_a_workspace_that_validates_and_builds() {
     );
 }
 
+/// `promptc init` with no folder writes into the current one and builds the outputs, so the
+/// new workspace passes `check` straight away.
+#[test]
+fn init_in_the_current_folder_ends_with_check_passing() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        assert_cmd::Command::cargo_bin("promptc")
+            .unwrap()
+            .current_dir(dir.path())
+            .env_remove("SOURCE_DATE_EPOCH")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let init = run(&["init"]);
+    assert!(
+        init.status.success(),
+        "{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    assert!(dir.path().join("promptc.toml").is_file());
+    let check = run(&["check"]);
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+}
+
 #[test]
 fn families_share_text_through_partials() {
     // The plan-mode opening and the tool-call example are written once, in partials/, and

@@ -2,21 +2,34 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{CliError, Message, Printer};
+use super::{CliError, Message, Printer, load_valid, report_failures, source_date_epoch};
+use crate::emit::matrix;
 use crate::init::{InitError, init};
 
 #[derive(Args, Debug)]
 pub struct InitArgs {
-    /// The folder of the new workspace (created if missing).
-    pub dir: PathBuf,
+    /// The folder of the new workspace (created if missing; default: the current one).
+    pub dir: Option<PathBuf>,
 }
 
+/// Writes the library, then builds its outputs, so that `check` passes right away.
 pub fn run(args: InitArgs, printer: &Printer) -> Result<(), CliError> {
-    match init(&args.dir) {
+    let dir = args.dir.unwrap_or_else(|| PathBuf::from("."));
+    match init(&dir) {
         Ok(written) => {
+            let workspace = load_valid(Some(&dir), printer)?;
+            let run = matrix::compile_all(
+                &crate::compile::Compiler::new(&workspace),
+                source_date_epoch()?,
+            );
+            if report_failures(&workspace, run.failed, printer) {
+                return Err(CliError::Reported);
+            }
+            let built = matrix::write_all(&workspace, &run.outputs)?;
             printer.message(Message::Initialised {
                 files: written.len(),
-                dir: &args.dir,
+                outputs: built.written.len() + built.unchanged.len(),
+                dir: &dir,
             });
             Ok(())
         }

@@ -48,7 +48,11 @@ pub enum Message<'a> {
     /// A schema file that is not what `promptc schema` writes.
     StaleSchema(&'a Path),
     /// `init` wrote the library, and what to run next.
-    Initialised { files: usize, dir: &'a Path },
+    Initialised {
+        files: usize,
+        outputs: usize,
+        dir: &'a Path,
+    },
 }
 
 impl fmt::Display for Message<'_> {
@@ -108,10 +112,14 @@ impl fmt::Display for Message<'_> {
                 "stale: {} differs from the generated schema (run `promptc schema`)",
                 path.display()
             ),
-            Message::Initialised { files, dir } => write!(
+            Message::Initialised {
+                files,
+                outputs,
+                dir,
+            } => write!(
                 f,
-                "wrote {files} files of the default library into {dir}\n\
-                 next: cd {dir} && promptc validate && promptc build --family next-gen",
+                "wrote {files} files of the default library into {dir}, and built its {outputs} outputs\n\
+                 next: cd {dir} && promptc check && promptc build --family next-gen",
                 dir = dir.display()
             ),
         }
