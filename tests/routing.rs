@@ -307,3 +307,19 @@ fn list_shows_families_versions_labels_and_tags() {
     assert_eq!(families[0]["fallback"], true);
     assert_eq!(families[0]["variants"][3]["version"], "10.0.0");
 }
+
+#[test]
+fn show_takes_a_variant_or_family_at_version_without_a_flag() {
+    let workspace = versioned();
+    let run = workspace.run(&["show", "generic@2", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json["id"], "generic-2-1");
+    assert_eq!(json["version"], "2.1.0");
+    let run = workspace.run(&["show", "lab"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .starts_with("# variant `lab` after inheritance (lab <- generic)")
+    );
+}

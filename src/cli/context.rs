@@ -1,9 +1,9 @@
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use super::show::drop_nulls;
-use super::{CliError, Printer, TargetArgs, load_valid, request};
+use super::{CliError, DataFormat, Printer, TargetArgs, load_valid, request};
 use crate::report;
 
 #[derive(Args, Debug)]
@@ -29,14 +29,8 @@ pub struct ContextArgs {
     /// The workspace (default: the nearest folder with promptc.toml).
     #[arg(long)]
     pub workspace: Option<PathBuf>,
-    #[arg(long, value_enum, default_value_t = ContextFormat::Toml)]
-    pub format: ContextFormat,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ContextFormat {
-    Toml,
-    Json,
+    #[arg(long, value_enum, default_value_t = DataFormat::Toml)]
+    pub format: DataFormat,
 }
 
 /// The context a compile sees, after inheritance and the command line's changes: to inspect,
@@ -71,8 +65,8 @@ pub fn run(args: ContextArgs, printer: &Printer) -> Result<(), CliError> {
     let mut value = serde_json::to_value(&request.context)
         .map_err(|error| CliError::Unprintable(error.to_string()))?;
     printer.result(&match args.format {
-        ContextFormat::Json => report::json_document(&value),
-        ContextFormat::Toml => {
+        DataFormat::Json => report::json_document(&value),
+        DataFormat::Toml => {
             drop_nulls(&mut value);
             toml::to_string(&value).map_err(|error| CliError::Unprintable(error.to_string()))?
         }

@@ -73,7 +73,7 @@ pub enum Command {
     Diff(diff::DiffArgs),
     /// Why each component, tool and parameter is in the prompt or not.
     Explain(explain::ExplainArgs),
-    /// Print a variant as compiled: `show --effective VARIANT`.
+    /// Print a variant after inheritance: `show VARIANT` (an id or `family@version`).
     Show(show::ShowArgs),
     /// The context a compile sees, after inheritance and the command line's changes.
     Context(context::ContextArgs),
@@ -162,6 +162,13 @@ fn exit(result: Result<(), CliError>, printer: &Printer) -> ExitCode {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum DiagnosticFormat {
     Human,
+    Json,
+}
+
+/// Output format of a command that prints data: TOML, or JSON.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DataFormat {
+    Toml,
     Json,
 }
 

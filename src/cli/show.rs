@@ -7,11 +7,15 @@ use crate::compile::Selection;
 
 #[derive(Args, Debug)]
 pub struct ShowArgs {
-    /// Print the variant after inheritance and overrides are applied.
-    #[arg(long, required = true)]
+    /// Print the variant after inheritance and overrides are applied (what `show` always
+    /// prints; kept for scripts that pass it).
+    #[arg(long)]
     pub effective: bool,
-    /// The variant id.
+    /// The variant: its id, or `family@version`.
     pub variant: String,
+    /// `toml` (the default) or `json`.
+    #[arg(long, value_enum, default_value_t = super::DataFormat::Toml)]
+    pub format: super::DataFormat,
     /// The workspace (default: the nearest folder with promptc.toml).
     #[arg(long)]
     pub workspace: Option<PathBuf>,
@@ -32,6 +36,9 @@ pub fn run(args: ShowArgs, printer: &Printer) -> Result<(), CliError> {
     // TOML has no null: a placeholder set to null (YAML `~`) is left out of the listing.
     let mut value = serde_json::to_value(&effective.variant)
         .map_err(|error| CliError::Unprintable(error.to_string()))?;
+    if args.format == super::DataFormat::Json {
+        return printer.result(&crate::report::json_document(&value));
+    }
     drop_nulls(&mut value);
     let text = toml::to_string(&value).map_err(|error| CliError::Unprintable(error.to_string()))?;
     printer.result(&format!(
