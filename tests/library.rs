@@ -237,6 +237,36 @@ fn init_in_the_current_folder_ends_with_check_passing() {
         "{}",
         String::from_utf8_lossy(&check.stderr)
     );
+    // `--quiet` leaves out the progress lines; without it `check` says it is up to date.
+    assert!(String::from_utf8_lossy(&check.stderr).starts_with("ok: "));
+    let quiet = run(&["--quiet", "check"]);
+    assert!(quiet.status.success());
+    assert_eq!(String::from_utf8_lossy(&quiet.stderr), "");
+    let quiet = run(&["build", "--all", "-q"]);
+    assert!(quiet.status.success());
+    assert_eq!(String::from_utf8_lossy(&quiet.stderr), "");
+}
+
+/// `CLICOLOR_FORCE` colours diagnostics written to a pipe; `NO_COLOR` still wins.
+#[test]
+fn clicolor_force_colours_a_pipe() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("promptc.toml"), "fallback_family = 3\n").unwrap();
+    let validate = |vars: &[(&str, &str)]| {
+        let mut command = assert_cmd::Command::cargo_bin("promptc").unwrap();
+        command
+            .current_dir(dir.path())
+            .env_remove("NO_COLOR")
+            .env_remove("CLICOLOR_FORCE");
+        for (name, value) in vars {
+            command.env(name, value);
+        }
+        let output = command.arg("validate").output().unwrap();
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    assert!(!validate(&[]).contains('\u{1b}'));
+    assert!(validate(&[("CLICOLOR_FORCE", "1")]).contains('\u{1b}'));
+    assert!(!validate(&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]).contains('\u{1b}'));
 }
 
 #[test]

@@ -55,6 +55,22 @@ pub enum Message<'a> {
     },
 }
 
+impl Message<'_> {
+    /// Progress and success lines, which `--quiet` leaves out; problems are always told.
+    pub fn is_progress(&self) -> bool {
+        matches!(
+            self,
+            Message::Wrote(_)
+                | Message::Removed(_)
+                | Message::RemovedStray(_)
+                | Message::Built { .. }
+                | Message::UpToDate(_)
+                | Message::Valid(_)
+                | Message::Initialised { .. }
+        )
+    }
+}
+
 impl fmt::Display for Message<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

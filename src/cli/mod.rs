@@ -52,6 +52,9 @@ pub struct Cli {
     /// When to colour diagnostics.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
     pub color: ColorChoice,
+    /// Print only problems: no line per file written, no closing `ok`.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -128,7 +131,7 @@ fn stop_children() {
 }
 
 pub fn run(cli: Cli) -> ExitCode {
-    let printer = Printer::new(cli.color);
+    let printer = Printer::new(cli.color).quiet(cli.quiet);
     let result = match cli.command {
         Command::Build(args) => build::run(args, &printer),
         Command::Check(args) => check::run(args, &printer),

@@ -12,18 +12,31 @@ use crate::source::Sources;
 
 pub struct Printer {
     color: bool,
+    /// `--quiet`: progress and success lines are left out.
+    quiet: bool,
 }
 
 impl Printer {
     pub fn new(choice: ColorChoice) -> Self {
+        let forced = std::env::var_os("CLICOLOR_FORCE").is_some_and(|value| value != "0");
         let color = match choice {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
+            // NO_COLOR wins; CLICOLOR_FORCE colours a pipe (as in CI logs that render it).
             ColorChoice::Auto => {
-                std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+                std::env::var_os("NO_COLOR").is_none()
+                    && (forced || std::io::stderr().is_terminal())
             }
         };
-        Printer { color }
+        Printer {
+            color,
+            quiet: false,
+        }
+    }
+
+    pub fn quiet(mut self, quiet: bool) -> Self {
+        self.quiet = quiet;
+        self
     }
 
     /// Writes a command's result to stdout. A closed pipe (`promptc build | head`) is a reader
@@ -49,6 +62,9 @@ impl Printer {
     }
 
     pub fn message(&self, message: Message<'_>) {
+        if self.quiet && message.is_progress() {
+            return;
+        }
         stderr(&format!("{message}\n"));
     }
 
