@@ -245,6 +245,16 @@ fn init_in_the_current_folder_ends_with_check_passing() {
     let quiet = run(&["build", "--all", "-q"]);
     assert!(quiet.status.success());
     assert_eq!(String::from_utf8_lossy(&quiet.stderr), "");
+    // `check --format json` lists each file that differs, missing and stale apart.
+    std::fs::remove_file(dir.path().join("examples/prompts/xs/basic.md")).unwrap();
+    let checked = run(&["check", "--format", "json"]);
+    assert_eq!(checked.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&checked.stdout).unwrap();
+    assert_eq!(json["up_to_date"], false);
+    assert_eq!(
+        json["files"],
+        serde_json::json!([{ "status": "missing", "path": "examples/prompts/xs/basic.md" }])
+    );
 }
 
 /// `CLICOLOR_FORCE` colours diagnostics written to a pipe; `NO_COLOR` still wins.

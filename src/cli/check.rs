@@ -9,6 +9,9 @@ use crate::emit::matrix::{self, Mismatch};
 pub struct CheckArgs {
     /// The workspace (default: the nearest folder with promptc.toml).
     pub dir: Option<PathBuf>,
+    /// `text` (a line per file that differs, with its diff) or `json` (on stdout).
+    #[arg(long, value_enum, default_value_t = super::OutputFormat::Text)]
+    pub format: super::OutputFormat,
 }
 
 pub fn run(args: CheckArgs, printer: &Printer) -> Result<(), CliError> {
@@ -22,6 +25,19 @@ pub fn run(args: CheckArgs, printer: &Printer) -> Result<(), CliError> {
     printer.diagnostics(run.over_budget, &workspace.sources);
     let any_failed = report_failures(&workspace, run.failed, printer) || !clean;
     let mismatches = matrix::check(&workspace, &outputs)?;
+    if args.format == super::OutputFormat::Json {
+        let files: Vec<serde_json::Value> = mismatches.iter().map(as_json).collect();
+        printer.result(&crate::report::json_document(&serde_json::json!({
+            "up_to_date": mismatches.is_empty() && !any_failed,
+            "compiled": !any_failed,
+            "files": files,
+        })))?;
+        return if mismatches.is_empty() && !any_failed {
+            Ok(())
+        } else {
+            Err(CliError::Reported)
+        };
+    }
     for mismatch in &mismatches {
         printer.message(Message::Mismatch(mismatch));
         if let Mismatch::Stale { diff, .. } = mismatch {
@@ -51,4 +67,18 @@ pub fn run(args: CheckArgs, printer: &Printer) -> Result<(), CliError> {
         });
     }
     Err(CliError::Reported)
+}
+
+/// One file that differs, for `check --format json`.
+fn as_json(mismatch: &Mismatch) -> serde_json::Value {
+    match mismatch {
+        Mismatch::Stale { path, diff } => {
+            serde_json::json!({ "status": "stale", "path": path, "diff": diff })
+        }
+        Mismatch::Missing { path } => serde_json::json!({ "status": "missing", "path": path }),
+        Mismatch::Unexpected { path, owned } => {
+            serde_json::json!({ "status": "unexpected", "path": path, "owned": owned })
+        }
+        Mismatch::Stray { path } => serde_json::json!({ "status": "stray", "path": path }),
+    }
 }
