@@ -414,3 +414,30 @@ fn diff_shows_changed_tool_definitions_like_prompts() {
         "{paths:?}"
     );
 }
+
+#[test]
+fn diff_exit_code_tells_a_change_apart() {
+    let workspace = native_fixture().write();
+    let root = workspace.root();
+    common::git(root, &["init", "-q", "-b", "main"]);
+    common::git(root, &["add", "-A"]);
+    common::git(root, &["commit", "-q", "-m", "base"]);
+    assert_eq!(
+        workspace
+            .run(&["diff", "--base", "HEAD", "--exit-code"])
+            .code,
+        0
+    );
+    std::fs::write(
+        root.join("tools/search.toml"),
+        SEARCH.replace("What to look for.", "The words to look for."),
+    )
+    .unwrap();
+    assert_eq!(workspace.run(&["diff", "--base", "HEAD"]).code, 0);
+    assert_eq!(
+        workspace
+            .run(&["diff", "--base", "HEAD", "--exit-code"])
+            .code,
+        1
+    );
+}

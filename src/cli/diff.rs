@@ -21,6 +21,10 @@ pub struct DiffArgs {
     /// `text`, `markdown` (a pull-request comment) or `json`.
     #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
     pub format: DiffFormat,
+    /// Exit 1 when a compiled output changed (as `git diff --exit-code` does), so a script
+    /// can tell "no change" apart.
+    #[arg(long)]
+    pub exit_code: bool,
     /// The workspace (default: the nearest folder with promptc.toml).
     pub dir: Option<PathBuf>,
 }
@@ -58,7 +62,7 @@ pub fn run(args: DiffArgs, printer: &Printer) -> Result<(), CliError> {
         DiffFormat::Markdown => report::diff::markdown(&diff, args.stat),
         DiffFormat::Json => report::diff::json(&diff),
     })?;
-    if diff.failures.is_empty() {
+    if diff.failures.is_empty() && !(args.exit_code && !diff.prompts.is_empty()) {
         Ok(())
     } else {
         Err(CliError::Reported)
