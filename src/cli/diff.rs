@@ -62,7 +62,7 @@ pub fn run(args: DiffArgs, printer: &Printer) -> Result<(), CliError> {
         DiffFormat::Markdown => report::diff::markdown(&diff, args.stat),
         DiffFormat::Json => report::diff::json(&diff),
     })?;
-    if diff.failures.is_empty() && !(args.exit_code && !diff.prompts.is_empty()) {
+    if diff.failures.is_empty() && (!args.exit_code || diff.prompts.is_empty()) {
         Ok(())
     } else {
         Err(CliError::Reported)
