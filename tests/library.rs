@@ -318,3 +318,27 @@ fn the_readme_shows_current_stats() {
         "update the README's table with `promptc stats --context basic`"
     );
 }
+
+/// Completion scripts and the manual page come from the parser's own definition.
+#[test]
+fn completions_and_man_page_cover_the_commands() {
+    let run = |args: &[&str]| {
+        let output = assert_cmd::Command::cargo_bin("promptc")
+            .unwrap()
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{args:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    for shell in ["bash", "zsh", "fish"] {
+        let script = run(&["completions", shell]);
+        assert!(
+            script.contains("route") && script.contains("--dialect"),
+            "{shell}"
+        );
+    }
+    let page = run(&["man"]);
+    assert!(page.starts_with(".ie") && page.contains(".TH promptc 1"));
+    assert!(page.contains("tools") && page.contains("context"));
+}

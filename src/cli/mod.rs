@@ -23,7 +23,7 @@ mod validate;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use indexmap::IndexMap;
 
 pub use error::CliError;
@@ -94,6 +94,10 @@ pub enum Command {
     Validate(validate::ValidateArgs),
     /// Write the JSON Schemas of the file formats, or check that they are current.
     Schema(schema::SchemaArgs),
+    /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
+    Completions { shell: clap_complete::Shell },
+    /// Print the manual page (roff), e.g. `promptc man > promptc.1`.
+    Man,
 }
 
 /// The `promptc` program: the process's memory ceiling, then the command the arguments name.
@@ -139,6 +143,18 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Explain(args) => explain::run(args, &printer),
         Command::Show(args) => show::run(args, &printer),
         Command::Route(args) => route::run(args, &printer),
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "promptc", &mut script);
+            printer.result(&String::from_utf8_lossy(&script))
+        }
+        Command::Man => {
+            let mut page = Vec::new();
+            match clap_mangen::Man::new(Cli::command()).render(&mut page) {
+                Ok(()) => printer.result(&String::from_utf8_lossy(&page)),
+                Err(error) => Err(CliError::Io(error)),
+            }
+        }
         Command::Tools(args) => tools::run(args, &printer),
         Command::Context(args) => context::run(args, &printer),
         Command::List(args) => list::run(args, &printer),
