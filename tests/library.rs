@@ -334,7 +334,7 @@ fn completions_and_man_page_cover_the_commands() {
     for shell in ["bash", "zsh", "fish"] {
         let script = run(&["completions", shell]);
         assert!(
-            script.contains("route") && script.contains("--dialect"),
+            script.contains("route") && script.contains("dialect"),
             "{shell}"
         );
     }
