@@ -342,3 +342,48 @@ fn completions_and_man_page_cover_the_commands() {
     assert!(page.starts_with(".ie") && page.contains(".TH promptc 1"));
     assert!(page.contains("tools") && page.contains("context"));
 }
+
+/// `promptc new` writes files that validate as they are, with their schema line, and never
+/// over an existing one.
+#[test]
+fn new_writes_minimal_files_that_validate() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        assert_cmd::Command::cargo_bin("promptc")
+            .unwrap()
+            .current_dir(dir.path())
+            .env_remove("SOURCE_DATE_EPOCH")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    assert!(run(&["init", "-q"]).status.success());
+    for (kind, id, file) in [
+        ("tool", "grep_logs", "tools/grep_logs.toml"),
+        ("component", "safety", "components/safety.toml"),
+        ("variant", "claude-5", "variants/claude-5.toml"),
+    ] {
+        let made = run(&["new", kind, id]);
+        assert!(
+            made.status.success(),
+            "{}",
+            String::from_utf8_lossy(&made.stderr)
+        );
+        let text = std::fs::read_to_string(dir.path().join(file)).unwrap();
+        assert!(
+            text.starts_with(&format!(
+                "#:schema ../schema/{kind}.schema.json\nid = \"{id}\"\n"
+            )),
+            "{text}"
+        );
+    }
+    let validated = run(&["validate"]);
+    assert!(
+        validated.status.success(),
+        "{}",
+        String::from_utf8_lossy(&validated.stderr)
+    );
+    let again = run(&["new", "tool", "grep_logs"]);
+    assert_eq!(again.status.code(), Some(2));
+    assert_eq!(run(&["new", "tool", "../escape"]).status.code(), Some(2));
+}

@@ -12,6 +12,7 @@ mod explain;
 mod init;
 mod list;
 mod message;
+mod new;
 mod printer;
 mod route;
 mod schema;
@@ -86,6 +87,8 @@ pub enum Command {
     Route(route::RouteArgs),
     /// The families with their versions, labels, tags and routing rules.
     List(list::ListArgs),
+    /// Write a new tool, component or variant file with its schema line and required fields.
+    New(new::NewArgs),
     /// Write the shipped default library into a new workspace.
     Init(init::InitArgs),
     /// Token and character counts of the compiled prompts (o200k).
@@ -143,6 +146,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Explain(args) => explain::run(args, &printer),
         Command::Show(args) => show::run(args, &printer),
         Command::Route(args) => route::run(args, &printer),
+        Command::New(args) => new::run(args, &printer),
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "promptc", &mut script);
