@@ -41,12 +41,7 @@ pub fn run(args: BuildArgs, printer: &Printer) -> Result<(), CliError> {
         return build_all(&workspace, printer);
     }
     // Budget errors name the context as given, or the default one.
-    let context_name = args
-        .target
-        .context
-        .clone()
-        .or_else(|| workspace.settings().default_context.clone())
-        .unwrap_or_default();
+    let context_name = args.target.context_name(&workspace);
     let request = request(&mut workspace, args.target, printer)?;
     let compiler = crate::compile::Compiler::new(&workspace);
     let compiled = compiler

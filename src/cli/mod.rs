@@ -282,6 +282,17 @@ impl RulesArgs {
     }
 }
 
+impl TargetArgs {
+    /// The name of the context the target compiles for: `--context`, else the manifest's
+    /// default ("" for none).
+    pub fn context_name(&self, workspace: &Workspace) -> String {
+        self.context
+            .clone()
+            .or_else(|| workspace.settings().default_context.clone())
+            .unwrap_or_default()
+    }
+}
+
 fn parse_dialect(text: &str) -> Result<crate::model::Dialect, String> {
     crate::model::Dialect::ALL
         .into_iter()
@@ -354,11 +365,8 @@ pub fn request_with_rules(
     };
     let mut context = context;
     // A named context of the workspace had its rules folders read when it loaded.
-    let named = target
-        .context
-        .clone()
-        .or_else(|| workspace.settings().default_context.clone())
-        .filter(|name| workspace.contexts.contains_key(name));
+    let named =
+        Some(target.context_name(workspace)).filter(|name| workspace.contexts.contains_key(name));
     let (rules, problems) = assemble_rules(
         workspace,
         &mut context,

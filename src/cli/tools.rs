@@ -14,12 +14,7 @@ pub struct ToolsArgs {
 /// The tool definitions of one compile, alone: what an agent sends with the prompt.
 pub fn run(args: ToolsArgs, printer: &Printer) -> Result<(), CliError> {
     let mut workspace = load_valid(args.target.workspace.as_deref(), printer)?;
-    let context_name = args
-        .target
-        .context
-        .clone()
-        .or_else(|| workspace.settings().default_context.clone())
-        .unwrap_or_default();
+    let context_name = args.target.context_name(&workspace);
     let request = request(&mut workspace, args.target, printer)?;
     let compiler = crate::compile::Compiler::new(&workspace);
     let compiled = compiler
