@@ -176,7 +176,7 @@ fn usage_problems_exit_2() {
 #[test]
 fn validate_exits_0_when_clean_and_1_with_errors() {
     let output = promptc()
-        .arg("validate")
+        .args(["validate", "-C"])
         .arg(fixture_dir("expressive"))
         .output()
         .unwrap();
@@ -185,7 +185,7 @@ fn validate_exits_0_when_clean_and_1_with_errors() {
     let broken = tempfile::tempdir().unwrap();
     std::fs::write(broken.path().join("promptc.toml"), "fallback_family = 3\n").unwrap();
     let output = promptc()
-        .args(["validate", "--format", "json"])
+        .args(["validate", "--format", "json", "--workspace"])
         .arg(broken.path())
         .output()
         .unwrap();
@@ -328,4 +328,85 @@ output = \"terse/basic.md\"
     assert_eq!(build.code, 0, "{}", build.stderr);
     assert!(!root.join("examples/prompts/terse/basic.md").exists());
     assert!(root.join("examples/prompts/generic/basic.md").exists());
+}
+
+#[test]
+fn one_workspace_option_for_every_command_before_or_after_it() {
+    let root = fixture_dir("expressive");
+    let library = common::repo_root();
+    let elsewhere = tempfile::tempdir().unwrap();
+    for args in [
+        vec!["-C", root.to_str().unwrap(), "validate"],
+        vec!["validate", "-C", root.to_str().unwrap()],
+        vec!["--workspace", root.to_str().unwrap(), "list"],
+        vec!["show", "compact", "--workspace", root.to_str().unwrap()],
+        vec!["-C", library.to_str().unwrap(), "schema", "--check"],
+    ] {
+        let output = promptc()
+            .current_dir(elsewhere.path())
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+    // The workspace is no longer a positional argument: it is a usage error, not a folder.
+    let output = promptc()
+        .current_dir(elsewhere.path())
+        .args(["validate", root.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    // A folder without a manifest is named as such.
+    let output = promptc()
+        .args(["-C", elsewhere.path().to_str().unwrap(), "check"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("has no promptc.toml"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn every_format_option_takes_values_from_one_set() {
+    use clap::CommandFactory;
+    let mut seen = Vec::new();
+    let command = promptc::cli::Cli::command();
+    for sub in command.get_subcommands() {
+        let Some(format) = sub.get_arguments().find(|a| a.get_id() == "format") else {
+            continue;
+        };
+        let values: Vec<String> = format
+            .get_possible_values()
+            .iter()
+            .map(|v| v.get_name().to_string())
+            .collect();
+        for value in &values {
+            assert!(
+                ["text", "json", "markdown", "toml", "github"].contains(&value.as_str()),
+                "`{} --format {value}` is outside the shared set",
+                sub.get_name()
+            );
+        }
+        assert!(values.contains(&"json".to_string()), "{}", sub.get_name());
+        let default = format.get_default_values();
+        assert!(
+            default == ["text"] || default == ["toml"],
+            "`{}` defaults to {default:?}",
+            sub.get_name()
+        );
+        seen.push(sub.get_name().to_string());
+    }
+    for name in [
+        "build", "check", "diff", "explain", "list", "route", "show", "stats", "validate",
+    ] {
+        assert!(seen.contains(&name.to_string()), "{name} has no --format");
+    }
 }

@@ -43,7 +43,7 @@ fn the_library_validates_without_warnings_and_has_its_families_and_contexts() {
     // `promptc validate` itself: besides the files, it compiles the whole build matrix and
     // warns of budgets and of values that change per request early in a prompt.
     let json = promptc()
-        .args(["validate", "--format", "json"])
+        .args(["validate", "--format", "json", "-C"])
         .arg(repo_root())
         .output()
         .unwrap();
@@ -58,7 +58,11 @@ fn the_library_validates_without_warnings_and_has_its_families_and_contexts() {
         "{report:#}"
     );
     assert_eq!(json.status.code(), Some(0), "{}", stderr(&json));
-    let human = promptc().arg("validate").arg(repo_root()).output().unwrap();
+    let human = promptc()
+        .args(["validate", "-C"])
+        .arg(repo_root())
+        .output()
+        .unwrap();
     assert_eq!(human.status.code(), Some(0), "{}", stderr(&human));
     let said = stderr(&human);
     assert!(
@@ -245,6 +249,14 @@ fn init_in_the_current_folder_ends_with_check_passing() {
     let quiet = run(&["build", "--all", "-q"]);
     assert!(quiet.status.success());
     assert_eq!(String::from_utf8_lossy(&quiet.stderr), "");
+    // `-C DIR` names the folder `init` writes into, as it names the workspace elsewhere.
+    let other = run(&["-C", "second", "init", "-q"]);
+    assert!(
+        other.status.success(),
+        "{}",
+        String::from_utf8_lossy(&other.stderr)
+    );
+    assert!(run(&["-C", "second", "check", "-q"]).status.success());
     // `check --format json` lists each file that differs, missing and stale apart.
     std::fs::remove_file(dir.path().join("examples/prompts/xs/basic.md")).unwrap();
     let checked = run(&["check", "--format", "json"]);

@@ -261,7 +261,11 @@ fn links_out_of_the_rules_folder_and_fifos_are_skipped_with_a_warning() {
 #[test]
 fn a_context_without_rules_files_is_unchanged() {
     // The shipped outputs are compiled from rules text: byte-identical to the committed ones.
-    let output = promptc().arg("check").arg(repo_root()).output().unwrap();
+    let output = promptc()
+        .args(["check", "-C"])
+        .arg(repo_root())
+        .output()
+        .unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
 }
 

@@ -1,6 +1,6 @@
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use super::{
     CliError, Message, Printer, TargetArgs, compile_failed, definition_warnings, load_valid,
@@ -25,18 +25,16 @@ pub struct BuildArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// `text` (the prompt) or `json` (the prompt with its sections, tools and model config).
-    #[arg(long, value_enum, default_value_t = BuildFormat::Text)]
-    pub format: BuildFormat,
+    #[arg(long, value_enum, default_value_t = super::OutputFormat::Text)]
+    pub format: super::OutputFormat,
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum BuildFormat {
-    Text,
-    Json,
-}
-
-pub fn run(args: BuildArgs, printer: &Printer) -> Result<(), CliError> {
-    let mut workspace = load_valid(args.target.workspace.as_deref(), printer)?;
+pub fn run(
+    args: BuildArgs,
+    workspace_dir: Option<&Path>,
+    printer: &Printer,
+) -> Result<(), CliError> {
+    let mut workspace = load_valid(workspace_dir, printer)?;
     if args.all {
         return build_all(&workspace, printer);
     }
@@ -55,8 +53,8 @@ pub fn run(args: BuildArgs, printer: &Printer) -> Result<(), CliError> {
         return Err(CliError::Reported);
     }
     let (text, extension) = match args.format {
-        BuildFormat::Text => (compiled.prompt.clone(), "md"),
-        BuildFormat::Json => (report::json_document(&compiled), "json"),
+        super::OutputFormat::Text => (compiled.prompt.clone(), "md"),
+        super::OutputFormat::Json => (report::json_document(&compiled), "json"),
     };
     let Some(dir) = args.out else {
         return printer.result(&text);

@@ -1,4 +1,4 @@
-use std::path::PathBuf;
+use std::path::Path;
 
 use clap::Args;
 
@@ -7,15 +7,17 @@ use crate::emit::matrix::{self, Mismatch};
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// The workspace (default: the nearest folder with promptc.toml).
-    pub dir: Option<PathBuf>,
     /// `text` (a line per file that differs, with its diff) or `json` (on stdout).
     #[arg(long, value_enum, default_value_t = super::OutputFormat::Text)]
     pub format: super::OutputFormat,
 }
 
-pub fn run(args: CheckArgs, printer: &Printer) -> Result<(), CliError> {
-    let workspace = load_valid(args.dir.as_deref(), printer)?;
+pub fn run(
+    args: CheckArgs,
+    workspace_dir: Option<&Path>,
+    printer: &Printer,
+) -> Result<(), CliError> {
+    let workspace = load_valid(workspace_dir, printer)?;
     let run = matrix::compile_all(
         &crate::compile::Compiler::new(&workspace),
         source_date_epoch()?,

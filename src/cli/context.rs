@@ -1,4 +1,4 @@
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
@@ -26,17 +26,18 @@ pub struct ContextArgs {
     /// Fill `os`, `shell`, `home` and `cwd` from this machine.
     #[arg(long)]
     pub detect_env: bool,
-    /// The workspace (default: the nearest folder with promptc.toml).
-    #[arg(long)]
-    pub workspace: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = DataFormat::Toml)]
     pub format: DataFormat,
 }
 
 /// The context a compile sees, after inheritance and the command line's changes: to inspect,
 /// or to save as an example context.
-pub fn run(args: ContextArgs, printer: &Printer) -> Result<(), CliError> {
-    let mut workspace = load_valid(args.workspace.as_deref(), printer)?;
+pub fn run(
+    args: ContextArgs,
+    workspace_dir: Option<&Path>,
+    printer: &Printer,
+) -> Result<(), CliError> {
+    let mut workspace = load_valid(workspace_dir, printer)?;
     let target = TargetArgs {
         family: None,
         variant: None,
@@ -50,7 +51,6 @@ pub fn run(args: ContextArgs, printer: &Printer) -> Result<(), CliError> {
         detect_env: args.detect_env,
         context: args.context,
         set: Vec::new(),
-        workspace: None,
     };
     let mut request = request(&mut workspace, target, printer)?;
     // The declared fields a context leaves out, at the defaults compiles see.

@@ -1,4 +1,4 @@
-use std::path::PathBuf;
+use std::path::Path;
 
 use clap::{Args, ValueEnum};
 
@@ -25,8 +25,6 @@ pub struct DiffArgs {
     /// can tell "no change" apart.
     #[arg(long)]
     pub exit_code: bool,
-    /// The workspace (default: the nearest folder with promptc.toml).
-    pub dir: Option<PathBuf>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -36,8 +34,12 @@ pub enum DiffFormat {
     Json,
 }
 
-pub fn run(args: DiffArgs, printer: &Printer) -> Result<(), CliError> {
-    let root = workspace_root(args.dir.as_deref())?;
+pub fn run(
+    args: DiffArgs,
+    workspace_dir: Option<&Path>,
+    printer: &Printer,
+) -> Result<(), CliError> {
+    let root = workspace_root(workspace_dir)?;
     let epoch = source_date_epoch()?;
     let compiled = |root: &std::path::Path| {
         compile_side(root, epoch).map_err(|error| report::diff::side_error(&error))

@@ -1,4 +1,6 @@
-use clap::{Args, ValueEnum};
+use std::path::Path;
+
+use clap::Args;
 
 use super::{CliError, Printer, TargetArgs, compile_failed, load_valid, request_with_rules};
 use crate::report;
@@ -13,18 +15,16 @@ pub struct ExplainArgs {
     /// Only this component.
     #[arg(long)]
     pub component: Option<String>,
-    #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
-    pub format: ExplainFormat,
+    #[arg(long, value_enum, default_value_t = super::OutputFormat::Text)]
+    pub format: super::OutputFormat,
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ExplainFormat {
-    Text,
-    Json,
-}
-
-pub fn run(args: ExplainArgs, printer: &Printer) -> Result<(), CliError> {
-    let mut workspace = load_valid(args.target.workspace.as_deref(), printer)?;
+pub fn run(
+    args: ExplainArgs,
+    workspace_dir: Option<&Path>,
+    printer: &Printer,
+) -> Result<(), CliError> {
+    let mut workspace = load_valid(workspace_dir, printer)?;
     let (request, rules) = request_with_rules(&mut workspace, args.target, printer)?;
     let compiler = crate::compile::Compiler::new(&workspace);
     let mut explanation = crate::compile::explain::explain(&compiler, &request)
@@ -47,16 +47,16 @@ pub fn run(args: ExplainArgs, printer: &Printer) -> Result<(), CliError> {
     // Rules are explained only when some were read or listed: other output stays as it was.
     let rules = (rules.assembled && only_tool.is_none()).then_some(rules);
     printer.result(&match (args.format, rules) {
-        (ExplainFormat::Json, None) => report::explain::json(&explanation),
-        (ExplainFormat::Json, Some(rules)) => {
+        (super::OutputFormat::Json, None) => report::explain::json(&explanation),
+        (super::OutputFormat::Json, Some(rules)) => {
             let mut document = serde_json::to_value(&explanation).unwrap_or_default();
             if let serde_json::Value::Object(fields) = &mut document {
                 fields.insert("rules".into(), report::rules::json(&rules));
             }
             report::json_document(&document)
         }
-        (ExplainFormat::Text, None) => report::explain::text(&explanation),
-        (ExplainFormat::Text, Some(rules)) => {
+        (super::OutputFormat::Text, None) => report::explain::text(&explanation),
+        (super::OutputFormat::Text, Some(rules)) => {
             report::explain::text(&explanation) + &report::rules::text(&rules)
         }
     })

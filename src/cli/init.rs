@@ -1,4 +1,4 @@
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
@@ -13,8 +13,12 @@ pub struct InitArgs {
 }
 
 /// Writes the library, then builds its outputs, so that `check` passes right away.
-pub fn run(args: InitArgs, printer: &Printer) -> Result<(), CliError> {
-    let dir = args.dir.unwrap_or_else(|| PathBuf::from("."));
+pub fn run(args: InitArgs, workspace: Option<&Path>, printer: &Printer) -> Result<(), CliError> {
+    // `-C DIR init` names the folder too; the positional folder wins.
+    let dir = args
+        .dir
+        .or_else(|| workspace.map(Path::to_path_buf))
+        .unwrap_or_else(|| PathBuf::from("."));
     match init(&dir) {
         Ok(written) => {
             let workspace = load_valid(Some(&dir), printer)?;

@@ -1,4 +1,4 @@
-use std::path::PathBuf;
+use std::path::Path;
 
 use clap::Args;
 
@@ -7,14 +7,16 @@ use crate::report;
 
 #[derive(Args, Debug)]
 pub struct ListArgs {
-    /// The workspace (default: the nearest folder with promptc.toml).
-    pub dir: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,
 }
 
-pub fn run(args: ListArgs, printer: &Printer) -> Result<(), CliError> {
-    let workspace = load_valid(args.dir.as_deref(), printer)?;
+pub fn run(
+    args: ListArgs,
+    workspace_dir: Option<&Path>,
+    printer: &Printer,
+) -> Result<(), CliError> {
+    let workspace = load_valid(workspace_dir, printer)?;
     let families = crate::compile::Compiler::new(&workspace).list();
     printer.result(&match args.format {
         OutputFormat::Text => report::routing::list(&families),

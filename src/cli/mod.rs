@@ -56,6 +56,10 @@ pub struct Cli {
     /// Print only problems: no line per file written, no closing `ok`.
     #[arg(short, long, global = true)]
     pub quiet: bool,
+    /// The workspace: a folder holding promptc.toml (default: the nearest one at or above
+    /// the current folder). Other relative paths stay relative to the current folder.
+    #[arg(short = 'C', long, global = true, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -139,14 +143,15 @@ fn stop_children() {
 
 pub fn run(cli: Cli) -> ExitCode {
     let printer = Printer::new(cli.color).quiet(cli.quiet);
+    let workspace = cli.workspace.as_deref();
     let result = match cli.command {
-        Command::Build(args) => build::run(args, &printer),
-        Command::Check(args) => check::run(args, &printer),
-        Command::Diff(args) => diff::run(args, &printer),
-        Command::Explain(args) => explain::run(args, &printer),
-        Command::Show(args) => show::run(args, &printer),
-        Command::Route(args) => route::run(args, &printer),
-        Command::New(args) => new::run(args, &printer),
+        Command::Build(args) => build::run(args, workspace, &printer),
+        Command::Check(args) => check::run(args, workspace, &printer),
+        Command::Diff(args) => diff::run(args, workspace, &printer),
+        Command::Explain(args) => explain::run(args, workspace, &printer),
+        Command::Show(args) => show::run(args, workspace, &printer),
+        Command::Route(args) => route::run(args, workspace, &printer),
+        Command::New(args) => new::run(args, workspace, &printer),
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "promptc", &mut script);
@@ -159,13 +164,13 @@ pub fn run(cli: Cli) -> ExitCode {
                 Err(error) => Err(CliError::Io(error)),
             }
         }
-        Command::Tools(args) => tools::run(args, &printer),
-        Command::Context(args) => context::run(args, &printer),
-        Command::List(args) => list::run(args, &printer),
-        Command::Init(args) => init::run(args, &printer),
-        Command::Stats(args) => stats::run(args, &printer),
-        Command::Validate(args) => validate::run(args, &printer),
-        Command::Schema(args) => schema::run(args, &printer),
+        Command::Tools(args) => tools::run(args, workspace, &printer),
+        Command::Context(args) => context::run(args, workspace, &printer),
+        Command::List(args) => list::run(args, workspace, &printer),
+        Command::Init(args) => init::run(args, workspace, &printer),
+        Command::Stats(args) => stats::run(args, workspace, &printer),
+        Command::Validate(args) => validate::run(args, workspace, &printer),
+        Command::Schema(args) => schema::run(args, workspace, &printer),
     };
     exit(result, &printer)
 }
@@ -181,11 +186,19 @@ fn exit(result: Result<(), CliError>, printer: &Printer) -> ExitCode {
     }
 }
 
-/// Output format of a command's diagnostics.
+// Every command's `--format` values come from one set: `text` is the plain default for
+// people, `json` is for programs, and a command adds `markdown`, `toml` or `github` where
+// that form exists.
+
+/// Output format of `validate`'s diagnostics.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum DiagnosticFormat {
-    Human,
+    /// rustc-style, with the source lines.
+    #[value(alias = "human")]
+    Text,
     Json,
+    /// GitHub Actions workflow commands: annotations on the lines of a pull request.
+    Github,
 }
 
 /// Output format of a command that prints data: TOML, or JSON.
@@ -195,7 +208,7 @@ pub enum DataFormat {
     Json,
 }
 
-/// Output format of a command's result.
+/// Output format of a command's result: `build`, `check`, `explain`, `list`, `route`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
     Text,
@@ -244,9 +257,6 @@ pub struct TargetArgs {
     /// A runtime placeholder, KEY=VALUE; wins over every other definition. Repeatable.
     #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_assignment)]
     pub set: Vec<(String, String)>,
-    /// The workspace (default: the nearest folder with promptc.toml).
-    #[arg(long)]
-    pub workspace: Option<PathBuf>,
     #[command(flatten)]
     pub rules: RulesArgs,
 }

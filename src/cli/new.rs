@@ -1,3 +1,5 @@
+use std::path::Path;
+
 use clap::{Args, ValueEnum};
 
 use super::{CliError, Message, Printer, load_valid};
@@ -11,9 +13,6 @@ pub struct NewArgs {
     pub kind: NewKind,
     /// Its id: letters, digits, `_`, `.` and `-`.
     pub id: String,
-    /// The workspace (default: the nearest folder with promptc.toml).
-    #[arg(long)]
-    pub workspace: Option<std::path::PathBuf>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -25,8 +24,8 @@ pub enum NewKind {
 
 /// Writes a new file of the kind, with its schema line and the fields it needs, where the
 /// manifest's paths put that kind; never over an existing file.
-pub fn run(args: NewArgs, printer: &Printer) -> Result<(), CliError> {
-    let workspace = load_valid(args.workspace.as_deref(), printer)?;
+pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Result<(), CliError> {
+    let workspace = load_valid(workspace_dir, printer)?;
     let id = &args.id;
     let valid_id = id.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
         && id

@@ -1,4 +1,4 @@
-use std::path::PathBuf;
+use std::path::Path;
 
 use clap::Args;
 
@@ -23,15 +23,16 @@ pub struct RouteArgs {
     /// Only variants carrying this tag.
     #[arg(long)]
     pub tag: Option<String>,
-    /// The workspace (default: the nearest folder with promptc.toml).
-    #[arg(long)]
-    pub workspace: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,
 }
 
-pub fn run(args: RouteArgs, printer: &Printer) -> Result<(), CliError> {
-    let mut workspace = load_valid(args.workspace.as_deref(), printer)?;
+pub fn run(
+    args: RouteArgs,
+    workspace_dir: Option<&Path>,
+    printer: &Printer,
+) -> Result<(), CliError> {
+    let mut workspace = load_valid(workspace_dir, printer)?;
     let target = TargetArgs {
         family: None,
         variant: None,
@@ -44,7 +45,6 @@ pub fn run(args: RouteArgs, printer: &Printer) -> Result<(), CliError> {
         detect_env: false,
         context: args.context,
         set: Vec::new(),
-        workspace: None,
         rules: super::RulesArgs::default(),
     };
     let request = request(&mut workspace, target, printer)?;

@@ -26,12 +26,12 @@ pub struct SchemaArgs {
     pub out: Option<PathBuf>,
 }
 
-pub fn run(args: SchemaArgs, printer: &Printer) -> Result<(), CliError> {
+pub fn run(args: SchemaArgs, workspace: Option<&Path>, printer: &Printer) -> Result<(), CliError> {
     // A folder named on the command line is the caller's; the manifest's is confined to the
     // workspace.
     let (dir, root) = match args.out {
         Some(dir) => (dir, None),
-        None => default_dir()?,
+        None => default_dir(workspace)?,
     };
     let declared = root.as_deref().map(declared_fields).unwrap_or_default();
     if args.check {
@@ -97,11 +97,17 @@ fn declared_fields(root: &Path) -> IndexMap<String, ContextField> {
 }
 
 /// The workspace's schema folder (its real path) and the workspace root, or `./schema` outside
-/// a workspace.
-fn default_dir() -> Result<(PathBuf, Option<PathBuf>), CliError> {
-    let cwd = std::env::current_dir()?;
-    let Some(root) = find_root(&cwd) else {
-        return Ok((cwd.join("schema"), None));
+/// a workspace (when none is named with `-C`).
+fn default_dir(workspace: Option<&Path>) -> Result<(PathBuf, Option<PathBuf>), CliError> {
+    let root = match workspace {
+        Some(_) => super::workspace_root(workspace)?,
+        None => {
+            let cwd = std::env::current_dir()?;
+            let Some(root) = find_root(&cwd) else {
+                return Ok((cwd.join("schema"), None));
+            };
+            root
+        }
     };
     let root = root.canonicalize()?;
     let folder = read_content(&root, &root.join(MANIFEST_FILE), MAX_DATA_FILE_BYTES)

@@ -1,4 +1,4 @@
-use std::path::PathBuf;
+use std::path::Path;
 
 use clap::Args;
 
@@ -16,13 +16,14 @@ pub struct ShowArgs {
     /// `toml` (the default) or `json`.
     #[arg(long, value_enum, default_value_t = super::DataFormat::Toml)]
     pub format: super::DataFormat,
-    /// The workspace (default: the nearest folder with promptc.toml).
-    #[arg(long)]
-    pub workspace: Option<PathBuf>,
 }
 
-pub fn run(args: ShowArgs, printer: &Printer) -> Result<(), CliError> {
-    let workspace = load_valid(args.workspace.as_deref(), printer)?;
+pub fn run(
+    args: ShowArgs,
+    workspace_dir: Option<&Path>,
+    printer: &Printer,
+) -> Result<(), CliError> {
+    let workspace = load_valid(workspace_dir, printer)?;
     let compiler = crate::compile::Compiler::new(&workspace);
     let request =
         crate::compile::Request::new(Selection::variant(args.variant), Default::default());

@@ -1,4 +1,4 @@
-use std::path::PathBuf;
+use std::path::Path;
 
 use clap::{Args, ValueEnum};
 
@@ -22,22 +22,24 @@ pub struct StatsArgs {
     /// Only this context.
     #[arg(long)]
     pub context: Option<String>,
-    /// `markdown` (a table) or `json`.
-    #[arg(long, value_enum, default_value_t = StatsFormat::Markdown)]
+    /// `text` (a Markdown table, so `markdown` is accepted too) or `json`.
+    #[arg(long, value_enum, default_value_t = StatsFormat::Text)]
     pub format: StatsFormat,
-    /// The workspace (default: the nearest folder with promptc.toml).
-    #[arg(long)]
-    pub workspace: Option<PathBuf>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum StatsFormat {
-    Markdown,
+    #[value(alias = "markdown")]
+    Text,
     Json,
 }
 
-pub fn run(mut args: StatsArgs, printer: &Printer) -> Result<(), CliError> {
-    let workspace = load_valid(args.workspace.as_deref(), printer)?;
+pub fn run(
+    mut args: StatsArgs,
+    workspace_dir: Option<&Path>,
+    printer: &Printer,
+) -> Result<(), CliError> {
+    let workspace = load_valid(workspace_dir, printer)?;
     if args.model.is_some() || args.provider.is_some() {
         args.family = Some(routed_family(&workspace, &args, printer)?);
     }
@@ -76,7 +78,7 @@ pub fn run(mut args: StatsArgs, printer: &Printer) -> Result<(), CliError> {
     }
     printer.result(&match args.format {
         StatsFormat::Json => report::stats::json(&rows),
-        StatsFormat::Markdown => report::stats::markdown(&rows, args.family.is_some()),
+        StatsFormat::Text => report::stats::markdown(&rows, args.family.is_some()),
     })
 }
 

@@ -1,3 +1,5 @@
+use std::path::Path;
+
 use clap::Args;
 
 use super::{
@@ -12,8 +14,12 @@ pub struct ToolsArgs {
 }
 
 /// The tool definitions of one compile, alone: what an agent sends with the prompt.
-pub fn run(args: ToolsArgs, printer: &Printer) -> Result<(), CliError> {
-    let mut workspace = load_valid(args.target.workspace.as_deref(), printer)?;
+pub fn run(
+    args: ToolsArgs,
+    workspace_dir: Option<&Path>,
+    printer: &Printer,
+) -> Result<(), CliError> {
+    let mut workspace = load_valid(workspace_dir, printer)?;
     let context_name = args.target.context_name(&workspace);
     let request = request(&mut workspace, args.target, printer)?;
     let compiler = crate::compile::Compiler::new(&workspace);

@@ -1,4 +1,4 @@
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
@@ -8,15 +8,17 @@ use crate::report;
 
 #[derive(Args, Debug)]
 pub struct ValidateArgs {
-    /// The workspace (default: the nearest folder with promptc.toml).
-    pub dir: Option<PathBuf>,
-    /// `human` (rustc-style) or `json`.
-    #[arg(long, value_enum, default_value_t = DiagnosticFormat::Human)]
+    /// `text` (rustc-style), `json`, or `github` (annotations in a GitHub Actions run).
+    #[arg(long, value_enum, default_value_t = DiagnosticFormat::Text)]
     pub format: DiagnosticFormat,
 }
 
-pub fn run(args: ValidateArgs, printer: &Printer) -> Result<(), CliError> {
-    let root = workspace_root(args.dir.as_deref())?;
+pub fn run(
+    args: ValidateArgs,
+    workspace_dir: Option<&Path>,
+    printer: &Printer,
+) -> Result<(), CliError> {
+    let root = workspace_root(workspace_dir)?;
     let mut loaded = crate::loader::load_workspace(&root)?;
     // A workspace whose files are sound is compiled too: every matrix entry must render,
     // stay within its budget, and keep volatile values out of its cacheable prefix.
@@ -30,7 +32,12 @@ pub fn run(args: ValidateArgs, printer: &Printer) -> Result<(), CliError> {
             let sorted = loaded.diagnostics.sorted();
             printer.result(&report::json(&sorted, &loaded.workspace.sources))?;
         }
-        DiagnosticFormat::Human => {
+        DiagnosticFormat::Github => {
+            let sorted = loaded.diagnostics.sorted();
+            let base = relative_to_current_dir(&root);
+            printer.result(&report::github(&sorted, &loaded.workspace.sources, &base))?;
+        }
+        DiagnosticFormat::Text => {
             let clean = loaded.diagnostics.is_empty();
             printer.diagnostics(loaded.diagnostics, &loaded.workspace.sources);
             if clean {
@@ -42,5 +49,20 @@ pub fn run(args: ValidateArgs, printer: &Printer) -> Result<(), CliError> {
         Err(CliError::Reported)
     } else {
         Ok(())
+    }
+}
+
+/// The workspace's folder as seen from the current one (where a CI job runs), which file
+/// paths in annotations are resolved against; the folder itself when it is elsewhere.
+fn relative_to_current_dir(root: &Path) -> PathBuf {
+    let Ok(cwd) = std::env::current_dir().and_then(|cwd| cwd.canonicalize()) else {
+        return root.to_path_buf();
+    };
+    match root.canonicalize() {
+        Ok(real) => real
+            .strip_prefix(&cwd)
+            .map(Path::to_path_buf)
+            .unwrap_or(real),
+        Err(_) => root.to_path_buf(),
     }
 }

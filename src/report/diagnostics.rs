@@ -3,6 +3,8 @@
 
 use annotate_snippets::renderer::DecorStyle;
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
+use std::path::Path;
+
 use serde::Serialize;
 
 use crate::diagnostic::Diagnostic;
@@ -224,4 +226,67 @@ pub fn json(diagnostics: &[Diagnostic], sources: &Sources) -> String {
         "warnings": diagnostics.len() - errors,
     });
     super::json_document(&document)
+}
+
+/// Diagnostics as GitHub Actions workflow commands (`::error file=…,line=…::…`), one line
+/// each, so a CI run shows them on the lines of the pull request they are about. `base` is
+/// the workspace's folder relative to the job's working directory, which GitHub resolves
+/// `file` against. A closing count follows, for the log.
+pub fn github(diagnostics: &[Diagnostic], sources: &Sources, base: &Path) -> String {
+    let mut out = String::new();
+    for diagnostic in diagnostics {
+        let file = sources.get(diagnostic.span.source);
+        let (line, column) = file.line_col(diagnostic.span.start);
+        let (end_line, end_column) = file.line_col(diagnostic.span.end);
+        let command = match diagnostic.severity() {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let path = base.join(&file.path);
+        let mut message = diagnostic.problem.to_string();
+        for note in &diagnostic.notes {
+            message.push_str(&format!("\nnote: {note}"));
+        }
+        if let Some(help) = diagnostic.problem.help() {
+            message.push_str(&format!("\nhelp: {help}"));
+        }
+        out.push_str(&format!(
+            "::{command} file={},line={line},col={column},endLine={end_line},endColumn={end_column},title={}::{}\n",
+            workflow_property(&path.to_string_lossy().replace('\\', "/")),
+            workflow_property(&format!("promptc {}", diagnostic.problem.code())),
+            workflow_data(&message),
+        ));
+    }
+    if let Some(summary) = summary(diagnostics) {
+        out.push_str(&summary);
+        out.push('\n');
+    }
+    out
+}
+
+/// A workflow command's message: `%`, CR and LF escaped as GitHub's runner expects.
+fn workflow_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// A workflow command's property value: also `:` and `,`, which end a value.
+fn workflow_property(text: &str) -> String {
+    workflow_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{workflow_data, workflow_property};
+
+    #[test]
+    fn workflow_commands_escape_what_would_end_a_value() {
+        assert_eq!(workflow_data("100% sure\r\nnext"), "100%25 sure%0D%0Anext");
+        // A `,` or `:` in a path would start another property.
+        assert_eq!(
+            workflow_property("tools/a,b:c.toml"),
+            "tools/a%2Cb%3Ac.toml"
+        );
+    }
 }

@@ -9,7 +9,7 @@ pub mod routing;
 pub mod rules;
 pub mod stats;
 
-pub use diagnostics::{human, json};
+pub use diagnostics::{github, human, json};
 
 use serde::Serialize;
 

@@ -276,10 +276,10 @@ impl Workspace {
         Run::checked(output)
     }
 
-    /// `promptc validate --format json DIR`, parsed.
+    /// `promptc validate --format json -C DIR`, parsed.
     pub fn validate(&self) -> Validation {
         let root = self.root.to_str().unwrap();
-        let run = self.run(&["validate", "--format", "json", root]);
+        let run = self.run(&["validate", "--format", "json", "-C", root]);
         let json: Value = serde_json::from_str(&run.stdout).unwrap_or_else(|error| {
             panic!(
                 "validate did not print JSON ({error}):\nstdout:\n{}\nstderr:\n{}",
@@ -289,10 +289,10 @@ impl Workspace {
         Validation::new(json, run)
     }
 
-    /// `promptc --color never validate DIR`: the human-readable report, on stderr.
+    /// `promptc --color never validate -C DIR`: the human-readable report, on stderr.
     pub fn validate_human(&self) -> Run {
         let root = self.root.to_str().unwrap();
-        self.run(&["--color", "never", "validate", root])
+        self.run(&["--color", "never", "validate", "-C", root])
     }
 }
 
