@@ -343,3 +343,168 @@ fn show_effective_prints_the_merged_variant_as_toml() {
         Some(2)
     );
 }
+
+/// A git repository holding the shipped library (as `promptc init` writes it), committed.
+fn library_repo() -> Repo {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    let repo = Repo { _dir: dir, root };
+    std::fs::create_dir_all(&repo.root).unwrap();
+    let init = repo.promptc(&["init", "-q"]);
+    assert_eq!(init.status.code(), Some(0), "{}", stderr(&init));
+    repo.git(&["init", "-q", "-b", "main"]);
+    repo.commit("library");
+    repo
+}
+
+#[test]
+fn the_pr_comment_shows_a_change_shared_by_many_outputs_once_and_fits_github() {
+    let repo = library_repo();
+    // A two-line edit to a section every output has: 48 outputs change.
+    let role = "components/agent_role.md";
+    let text = std::fs::read_to_string(repo.root.join(role)).unwrap();
+    repo.write(
+        role,
+        &format!("{text}\nKeep answers brief.\nName the files you change.\n"),
+    );
+    let diffed = repo.promptc(&["diff", "--base", "main", "--format", "markdown"]);
+    assert_eq!(diffed.status.code(), Some(0), "{}", stderr(&diffed));
+    let comment = stdout(&diffed);
+    assert!(
+        comment.chars().count() <= 60_000,
+        "{} characters",
+        comment.len()
+    );
+    assert!(comment.contains("48 outputs changed, in "), "{comment}");
+    assert!(comment.contains(" outputs, the same change: "), "{comment}");
+    // Each output is still listed with its own counts, once.
+    for family in [
+        "generic",
+        "next-gen",
+        "xs",
+        "gpt",
+        "gemini",
+        "native-next-gen",
+    ] {
+        let line = format!("- {family} × basic (modified): +");
+        assert_eq!(comment.matches(&line).count(), 1, "{line}\n{comment}");
+    }
+    // The diff itself appears once per group, not once per output.
+    let groups = comment.matches("<summary><b>Change ").count();
+    assert_eq!(comment.matches("+Keep answers brief.").count(), groups);
+    assert!(groups < 48 / 4, "{groups} groups");
+    assert!(!comment.contains("cut to"), "{comment}");
+}
+
+#[test]
+fn a_comment_past_its_limit_keeps_every_change_named_and_says_what_it_left_out() {
+    let repo = library_repo();
+    let role = "components/agent_role.md";
+    let text = std::fs::read_to_string(repo.root.join(role)).unwrap();
+    repo.write(role, &format!("{text}\nKeep answers brief.\n"));
+    let full = stdout(&repo.promptc(&["diff", "--base", "main", "--format", "markdown"]));
+    let groups = full.matches("<summary><b>Change ").count();
+    assert!(groups > 1, "{full}");
+    let cut = stdout(&repo.promptc(&[
+        "diff",
+        "--base",
+        "main",
+        "--format",
+        "markdown",
+        "--max-chars",
+        "6000",
+    ]));
+    assert!(
+        cut.chars().count() <= 6000,
+        "{} characters",
+        cut.chars().count()
+    );
+    assert!(
+        cut.contains("**This comment is cut to 6000 characters**"),
+        "{cut}"
+    );
+    assert!(
+        cut.contains("`promptc diff --base main` prints the whole report"),
+        "{cut}"
+    );
+    // Every change is still there: with its diff, or as a line of its own.
+    for number in 1..=groups {
+        assert!(
+            cut.contains(&format!("<b>Change {number}</b>")),
+            "{number}\n{cut}"
+        );
+    }
+    // `--max-chars 0` is no limit at all.
+    let unlimited = stdout(&repo.promptc(&[
+        "diff",
+        "--base",
+        "main",
+        "--format",
+        "markdown",
+        "--max-chars",
+        "0",
+    ]));
+    assert_eq!(unlimited, full);
+}
+
+#[test]
+fn a_new_tool_and_the_variant_that_lists_it_are_one_cause() {
+    let repo = library_repo();
+    let new = repo.promptc(&["new", "tool", "web_probe"]);
+    assert_eq!(new.status.code(), Some(0), "{}", stderr(&new));
+    repo.edit(
+        "variants/next-gen.toml",
+        "add_tools = [\"web_fetch\"]",
+        "add_tools = [\"web_fetch\", \"web_probe\"]",
+    );
+    let json: serde_json::Value = serde_json::from_str(&stdout(
+        &repo.promptc(&["diff", "--base", "main", "--format", "json"]),
+    ))
+    .unwrap();
+    let sources = json["sources"].as_array().unwrap();
+    assert_eq!(sources.len(), 2, "{sources:?}");
+    let tool = &sources[0];
+    let variant = &sources[1];
+    assert_eq!(tool["path"], "tools/web_probe.toml");
+    assert_eq!(
+        tool["together_with"],
+        serde_json::json!(["variants/next-gen.toml"])
+    );
+    assert_eq!(
+        variant["together_with"],
+        serde_json::json!(["tools/web_probe.toml"])
+    );
+    // What they change together is exactly what changed: every next-gen prompt.
+    let changed: Vec<&str> = json["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(tool["affects"], variant["affects"]);
+    let affects: Vec<&str> = tool["affects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert_eq!(affects, changed);
+    assert!(affects.contains(&"examples/prompts/next-gen/basic.md"));
+
+    let text = stdout(&repo.promptc(&["diff", "--base", "main", "--stat"]));
+    assert!(
+        text.contains("tools/web_probe.toml (added), only together with variants/next-gen.toml: "),
+        "{text}"
+    );
+    assert!(!text.contains("no compiled prompt changed"), "{text}");
+
+    // A file whose change alters nothing, alone or with others (a tool no variant lists), is
+    // still said to change nothing.
+    let spare = repo.promptc(&["new", "tool", "spare_tool"]);
+    assert_eq!(spare.status.code(), Some(0), "{}", stderr(&spare));
+    let text = stdout(&repo.promptc(&["diff", "--base", "main", "--stat"]));
+    assert!(
+        text.contains("tools/spare_tool.toml (added): no compiled prompt changed"),
+        "{text}"
+    );
+}

@@ -21,6 +21,10 @@ pub struct DiffArgs {
     /// `text`, `markdown` (a pull-request comment) or `json`.
     #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
     pub format: DiffFormat,
+    /// The most characters of the markdown report (0: no limit). The default fits a GitHub
+    /// comment; past it, diffs give way to summaries, with a note saying what was left out.
+    #[arg(long, value_name = "N", default_value_t = report::diff::COMMENT_LIMIT)]
+    pub max_chars: usize,
     /// Exit 1 when a compiled output changed (as `git diff --exit-code` does), so a script
     /// can tell "no change" apart.
     #[arg(long)]
@@ -61,7 +65,7 @@ pub fn run(
     let diff = compare((&args.base, base), (&head_label, head), epoch);
     printer.result(&match args.format {
         DiffFormat::Text => report::diff::text(&diff, args.stat),
-        DiffFormat::Markdown => report::diff::markdown(&diff, args.stat),
+        DiffFormat::Markdown => report::diff::markdown(&diff, args.stat, args.max_chars),
         DiffFormat::Json => report::diff::json(&diff),
     })?;
     if diff.failures.is_empty() && (!args.exit_code || diff.prompts.is_empty()) {

@@ -1,8 +1,6 @@
 //! `promptc diff` as text (a terminal), markdown (a pull-request comment) or JSON, and why a
 //! side could not be compiled, in words.
 
-use std::collections::BTreeMap;
-
 use crate::compiled::CompileError;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::review::prompt_diff::{DiffReport, PromptChange, SideError};
@@ -40,6 +38,12 @@ pub fn text(report: &DiffReport, stat_only: bool) -> String {
         out.push_str("source files changed:\n");
         for source in &report.sources {
             out.push_str(&format!("  {} ({})", source.path, source.status));
+            if !source.together_with.is_empty() {
+                out.push_str(&format!(
+                    ", only together with {}",
+                    source.together_with.join(", ")
+                ));
+            }
             if source.affects.is_empty() {
                 out.push_str(": no compiled prompt changed\n");
             } else {
@@ -50,72 +54,217 @@ pub fn text(report: &DiffReport, stat_only: bool) -> String {
     out
 }
 
-/// A pull-request comment: one collapsible block per family.
-pub fn markdown(report: &DiffReport, stat_only: bool) -> String {
-    let mut out = format!(
+/// The most characters of a pull-request comment by default: GitHub refuses one over 65,536,
+/// and a workflow may add a line or two (a link to the full report) after promptc's text.
+pub const COMMENT_LIMIT: usize = 60_000;
+
+/// A pull-request comment: outputs whose diffs are the same change are one collapsible
+/// block, each listing its outputs with their counts; then the source files and what each
+/// changed. Past `limit` characters (0: no limit) diffs give way to summaries, then blocks to a
+/// count, with a note saying what was left out.
+pub fn markdown(report: &DiffReport, stat_only: bool, limit: usize) -> String {
+    let mut head = format!(
         "### Compiled prompt changes ({} → {})\n\n",
         report.base, report.head
     );
     for failure in &report.failures {
-        out.push_str(&format!(
+        head.push_str(&format!(
             "**The {} side (`{}`) cannot be compiled.**\n\n```text\n{}\n```\n\n",
             failure.side,
             failure.revision,
-            failure.message.trim_end()
+            shortened(failure.message.trim_end(), FAILURE_CHARS)
         ));
     }
     for note in &report.notes {
-        out.push_str(&format!("Note: {note}.\n\n"));
+        head.push_str(&format!("Note: {note}.\n\n"));
     }
     if report.failures.is_empty() && report.prompts.is_empty() {
-        out.push_str("No compiled prompt changed.\n");
+        head.push_str("No compiled prompt changed.\n");
     }
-    let mut families: BTreeMap<&str, Vec<&PromptChange>> = BTreeMap::new();
-    for prompt in &report.prompts {
-        families.entry(&prompt.family).or_default().push(prompt);
+    let groups = same_changes(&report.prompts);
+    if !groups.is_empty() {
+        head.push_str(&format!(
+            "{} {} changed, in {} distinct {}.\n\n",
+            report.prompts.len(),
+            plural(report.prompts.len(), "output", "outputs"),
+            groups.len(),
+            plural(groups.len(), "change", "changes"),
+        ));
     }
-    for (family, prompts) in families {
-        out.push_str(&family_block(family, &prompts, stat_only));
-    }
-    if !report.sources.is_empty() {
-        out.push_str("| source file | change | affected outputs |\n| --- | --- | --- |\n");
-        for source in &report.sources {
-            out.push_str(&format!(
-                "| `{}` | {} | {} |\n",
-                source.path,
-                source.status,
-                if source.affects.is_empty() {
-                    "none".to_string()
-                } else {
-                    source.affects.join("<br>")
-                }
-            ));
+    let sources = sources_table(report);
+    let limit = if limit == 0 { usize::MAX } else { limit };
+    // What is left for the change blocks once the head, the table and a closing note fit.
+    let mut room = limit
+        .saturating_sub(chars(&head) + chars(&sources))
+        .saturating_sub(NOTE_ROOM);
+    let mut blocks = String::new();
+    let (mut summarised, mut omitted) = (0, 0);
+    for (number, group) in groups.iter().enumerate() {
+        let full = group_block(number + 1, group, stat_only);
+        let brief = format!("- <b>Change {}</b>: {}\n\n", number + 1, group_title(group));
+        if chars(&full) <= room {
+            room -= chars(&full);
+            blocks.push_str(&full);
+        } else if chars(&brief) <= room {
+            room -= chars(&brief);
+            blocks.push_str(&brief);
+            summarised += 1;
+        } else {
+            omitted += 1;
         }
+    }
+    let mut out = head + &blocks;
+    if summarised + omitted > 0 {
+        out.push_str(&format!(
+            "**This comment is cut to {limit} characters**: {summarised} of the {} changes \
+             are shown without their diff and {omitted} are left out. `promptc diff --base {}` \
+             prints the whole report.\n\n",
+            groups.len(),
+            report.base
+        ));
+    }
+    if chars(&out) + chars(&sources) <= limit {
+        out.push_str(&sources);
+    } else {
+        out.push_str("The table of changed source files is left out to fit.\n");
     }
     out
 }
 
-/// One family's changed prompts in a `<details>` block, their token change in its summary.
-fn family_block(family: &str, prompts: &[&PromptChange], stat_only: bool) -> String {
-    let tokens: i128 = prompts
-        .iter()
-        .map(|p| i128::try_from(p.tokens.1).unwrap_or(0) - i128::try_from(p.tokens.0).unwrap_or(0))
-        .sum();
-    let mut out = format!(
-        "<details>\n<summary><b>{family}</b>: {} context(s) changed, {tokens:+} tokens</summary>\n\n",
-        prompts.len()
-    );
+/// The most characters of one side's failure in a comment.
+const FAILURE_CHARS: usize = 8_000;
+/// Characters kept for the note that says what a cut comment left out.
+const NOTE_ROOM: usize = 400;
+
+/// Changed outputs whose diffs are the same but for their file names and line numbers, in
+/// the order of their first output.
+fn same_changes(prompts: &[PromptChange]) -> Vec<Vec<&PromptChange>> {
+    let mut groups: Vec<(String, Vec<&PromptChange>)> = Vec::new();
     for prompt in prompts {
-        out.push_str(&format!("- {}\n", summary(prompt)));
-        if !stat_only {
-            // A fence longer than any backtick run in the diff, so a code block in the prompt
-            // cannot close it.
-            let fence = "`".repeat(longest_backtick_run(&prompt.diff).max(2) + 1);
-            out.push_str(&format!("\n{fence}diff\n{}{fence}\n\n", prompt.diff));
+        let key = change_key(prompt);
+        match groups.iter_mut().find(|(known, _)| *known == key) {
+            Some((_, members)) => members.push(prompt),
+            None => groups.push((key, vec![prompt])),
         }
+    }
+    groups.into_iter().map(|(_, members)| members).collect()
+}
+
+/// What makes two diffs the same change: their status and changed lines, without the file
+/// names of the header or the line numbers of each hunk.
+fn change_key(prompt: &PromptChange) -> String {
+    let mut key = format!("{}\n", prompt.status);
+    for line in prompt.diff.lines() {
+        if line.starts_with("--- a/") || line.starts_with("+++ b/") {
+            continue;
+        }
+        key.push_str(if line.starts_with("@@") { "@@" } else { line });
+        key.push('\n');
+    }
+    key
+}
+
+/// One change: its outputs with their counts, and the diff of the first one.
+fn group_block(number: usize, group: &[&PromptChange], stat_only: bool) -> String {
+    let Some(first) = group.first() else {
+        return String::new();
+    };
+    let mut out = format!(
+        "<details>\n<summary><b>Change {number}</b>: {}</summary>\n\n",
+        group_title(group)
+    );
+    if group.len() > 1 {
+        for prompt in group {
+            out.push_str(&format!("- {}\n", summary(prompt)));
+        }
+        out.push('\n');
+    }
+    if !stat_only {
+        if group.len() > 1 {
+            out.push_str(&format!("The diff of `{}`:\n\n", first.path));
+        }
+        // A fence longer than any backtick run in the diff, so a code block in the prompt
+        // cannot close it.
+        let fence = "`".repeat(longest_backtick_run(&first.diff).max(2) + 1);
+        out.push_str(&format!("{fence}diff\n{}{fence}\n\n", first.diff));
     }
     out.push_str("</details>\n\n");
     out
+}
+
+/// A change in a line: its one output's summary, or how many outputs share it.
+fn group_title(group: &[&PromptChange]) -> String {
+    match group {
+        [] => String::new(),
+        [only] => summary(only),
+        [first, ..] => format!(
+            "{} outputs, the same change: {} × {} and {} more",
+            group.len(),
+            first.family,
+            first.context,
+            group.len() - 1
+        ),
+    }
+}
+
+/// The source files that changed and the outputs each one changes, alone or together with
+/// the files named beside it.
+fn sources_table(report: &DiffReport) -> String {
+    if report.sources.is_empty() {
+        return String::new();
+    }
+    let mut out =
+        String::from("| source file | change | affected outputs |\n| --- | --- | --- |\n");
+    for source in &report.sources {
+        let mut affected = if source.affects.is_empty() {
+            "none".to_string()
+        } else {
+            listed(&source.affects, TABLE_OUTPUTS)
+        };
+        if !source.together_with.is_empty() {
+            let others: Vec<String> = source
+                .together_with
+                .iter()
+                .map(|path| format!("`{path}`"))
+                .collect();
+            affected = format!("together with {}: {affected}", others.join(", "));
+        }
+        out.push_str(&format!(
+            "| `{}` | {} | {affected} |\n",
+            source.path, source.status
+        ));
+    }
+    out.push('\n');
+    out
+}
+
+/// The most outputs a row of the source table names.
+const TABLE_OUTPUTS: usize = 8;
+
+/// The first `most` paths, one per line, and how many more there are.
+fn listed(paths: &[String], most: usize) -> String {
+    let mut shown: Vec<String> = paths.iter().take(most).cloned().collect();
+    if paths.len() > most {
+        shown.push(format!("… and {} more", paths.len() - most));
+    }
+    shown.join("<br>")
+}
+
+/// `text` cut to `most` characters, saying so.
+fn shortened(text: &str, most: usize) -> String {
+    if chars(text) <= most {
+        return text.to_string();
+    }
+    let kept: String = text.chars().take(most).collect();
+    format!("{kept}\n… (cut at {most} characters)")
+}
+
+fn chars(text: &str) -> usize {
+    text.chars().count()
+}
+
+fn plural<'a>(count: usize, one: &'a str, many: &'a str) -> &'a str {
+    if count == 1 { one } else { many }
 }
 
 pub fn json(report: &DiffReport) -> String {
@@ -223,7 +372,7 @@ mod tests {
             failures: Vec::new(),
             notes: Vec::new(),
         };
-        let markdown = markdown(&report, false);
+        let markdown = markdown(&report, false, COMMENT_LIMIT);
         assert!(
             markdown.contains("\n`````diff\n ```\n-old\n+new\n ````\n`````\n"),
             "{markdown}"

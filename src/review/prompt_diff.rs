@@ -165,6 +165,10 @@ pub struct SourceChange {
     pub status: Status,
     /// Outputs that changed and were compiled from this file.
     pub affects: Vec<String>,
+    /// Other changed files this one acts only together with (a new tool and the variant
+    /// that lists it): `affects` is then what they change together.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub together_with: Vec<String>,
 }
 
 /// Compares two sides; either may have failed.
@@ -266,7 +270,9 @@ fn prompt_change(path: &str, old: Option<&Output>, new: Option<&Output>) -> Opti
     })
 }
 
-/// The source files that differ, each with the changed outputs it affects.
+/// The source files that differ, each with the changed outputs it affects: what its change
+/// alone alters. Files whose change alters nothing alone (or does not compile alone) but is
+/// needed by the rest of the change are one cause together.
 fn source_changes(
     before: &SideOutputs,
     after: &SideOutputs,
@@ -274,18 +280,94 @@ fn source_changes(
     source_date_epoch: Option<i64>,
 ) -> Vec<SourceChange> {
     let files: BTreeSet<&String> = before.files.keys().chain(after.files.keys()).collect();
-    files
-        .into_iter()
-        .filter_map(|file| {
-            let status = file_status(before.files.get(file), after.files.get(file))?;
-            let affects = affected(before, after, file, source_date_epoch)
-                .unwrap_or_else(|| readers(before, after, file, prompts));
-            Some(SourceChange {
-                path: file.clone(),
-                status,
-                affects,
-            })
+    let mut changes = Vec::new();
+    let mut alone = Vec::new();
+    for file in files {
+        let Some(status) = file_status(before.files.get(file), after.files.get(file)) else {
+            continue;
+        };
+        let only = with_files(before, &[file], after, source_date_epoch)
+            .map(|trial| differing(&before.outputs, &trial.outputs));
+        changes.push(SourceChange {
+            path: file.clone(),
+            status,
+            affects: Vec::new(),
+            together_with: Vec::new(),
+        });
+        alone.push(only);
+    }
+    // A file that alters nothing alone, or cannot compile alone, acts with others when the
+    // head without it differs from the head.
+    let joint: Vec<usize> = (0..changes.len())
+        .filter(|&index| match &alone[index] {
+            Some(changed) if !changed.is_empty() => false,
+            Some(_) => needed(before, after, &changes[index].path, source_date_epoch),
+            None => true,
         })
+        .collect();
+    let together = (joint.len() > 1)
+        .then(|| {
+            let paths: Vec<&String> = joint.iter().map(|&index| &changes[index].path).collect();
+            with_files(before, &paths, after, source_date_epoch)
+                .map(|trial| differing(&before.outputs, &trial.outputs))
+        })
+        .flatten()
+        .filter(|changed| !changed.is_empty());
+    let names: Vec<String> = joint
+        .iter()
+        .map(|&index| changes[index].path.clone())
+        .collect();
+    for (index, change) in changes.iter_mut().enumerate() {
+        change.affects = match (&together, joint.contains(&index), alone[index].take()) {
+            (Some(changed), true, _) => {
+                change.together_with = names
+                    .iter()
+                    .filter(|name| **name != change.path)
+                    .cloned()
+                    .collect();
+                changed.clone()
+            }
+            (_, _, Some(changed)) => changed,
+            (_, _, None) => readers(before, after, &change.path, prompts),
+        };
+    }
+    changes
+}
+
+/// Whether the head needs `file`'s change: the head with that file as it was in the base
+/// does not compile, or compiles to other outputs.
+fn needed(
+    before: &SideOutputs,
+    after: &SideOutputs,
+    file: &str,
+    source_date_epoch: Option<i64>,
+) -> bool {
+    let mut files: BTreeMap<&String, &String> = after
+        .files
+        .iter()
+        .filter(|(path, _)| path.as_str() != file)
+        .collect();
+    if let Some((path, text)) = before.files.get_key_value(file) {
+        files.insert(path, text);
+    }
+    match compile_files(files.into_iter(), source_date_epoch) {
+        Some(trial) => !differing(&after.outputs, &trial.outputs).is_empty(),
+        None => true,
+    }
+}
+
+/// The outputs whose text differs between two compiled matrices.
+fn differing(
+    reference: &BTreeMap<String, Output>,
+    trial: &BTreeMap<String, Output>,
+) -> Vec<String> {
+    let paths: BTreeSet<&String> = reference.keys().chain(trial.keys()).collect();
+    paths
+        .into_iter()
+        .filter(|path| {
+            reference.get(*path).map(|o| &o.prompt) != trial.get(*path).map(|o| &o.prompt)
+        })
+        .cloned()
         .collect()
 }
 
@@ -320,24 +402,38 @@ fn readers(
         .collect()
 }
 
-/// The outputs that one file's change alone alters: the base's files with only that file
-/// changed, compiled and compared with the base's outputs. `None` when that cannot be done.
-fn affected(
+/// The base's files with `changed` as they are in the head, compiled. `None` when that cannot
+/// be done.
+fn with_files(
     before: &SideOutputs,
+    changed: &[&String],
     after: &SideOutputs,
-    file: &str,
     source_date_epoch: Option<i64>,
-) -> Option<Vec<String>> {
+) -> Option<SideOutputs> {
+    let mut files: BTreeMap<&String, &String> = before
+        .files
+        .iter()
+        .filter(|(path, _)| !changed.contains(path))
+        .collect();
+    for file in changed {
+        if let Some((path, text)) = after.files.get_key_value(file.as_str()) {
+            files.insert(path, text);
+        }
+    }
+    compile_files(files.into_iter(), source_date_epoch)
+}
+
+/// A workspace made of these files in a temporary folder, compiled. `None` when it cannot be
+/// written or does not compile.
+fn compile_files<'a>(
+    files: impl Iterator<Item = (&'a String, &'a String)>,
+    source_date_epoch: Option<i64>,
+) -> Option<SideOutputs> {
     let dir = tempfile::Builder::new()
         .prefix(TEMP_PREFIX)
         .tempdir()
         .ok()?;
     let root = dir.path().canonicalize().ok()?;
-    let files = before
-        .files
-        .iter()
-        .filter(|(path, _)| path.as_str() != file)
-        .chain(after.files.get_key_value(file));
     let mut staged = Staged::default();
     for (path, text) in files {
         // Workspace-relative paths only: nothing is written outside the temporary folder.
@@ -345,16 +441,5 @@ fn affected(
         staged.add(&target, Path::new(path), text.as_bytes()).ok()?;
     }
     staged.commit().ok()?;
-    let alone = compile_side(&root, source_date_epoch).ok()?;
-    let paths: BTreeSet<&String> = before.outputs.keys().chain(alone.outputs.keys()).collect();
-    Some(
-        paths
-            .into_iter()
-            .filter(|path| {
-                before.outputs.get(*path).map(|o| &o.prompt)
-                    != alone.outputs.get(*path).map(|o| &o.prompt)
-            })
-            .cloned()
-            .collect(),
-    )
+    compile_side(&root, source_date_epoch).ok()
 }
