@@ -1,11 +1,13 @@
 //! Embeds the shipped default library (manifest, variants, components, partials, tools,
-//! example contexts, schemas) into the binary for `promptc init`.
+//! example contexts, schemas, and the `.taplo.toml` that formats them) into the binary for
+//! `promptc init`.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-const ROOTS: [&str; 7] = [
+const ROOTS: [&str; 8] = [
     "promptc.toml",
+    ".taplo.toml",
     "variants",
     "components",
     "partials",

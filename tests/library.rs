@@ -235,6 +235,11 @@ fn init_in_the_current_folder_ends_with_check_passing() {
         String::from_utf8_lossy(&init.stderr)
     );
     assert!(dir.path().join("promptc.toml").is_file());
+    // The editor's TOML formatter gets the settings the library is written in.
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join(".taplo.toml")).unwrap(),
+        std::fs::read_to_string(common::repo_root().join(".taplo.toml")).unwrap()
+    );
     let check = run(&["check"]);
     assert!(
         check.status.success(),

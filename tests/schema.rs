@@ -208,3 +208,126 @@ fn schemas_use_only_draft_07_keywords_and_formats() {
     }
     assert!(found.is_empty(), "{found:#?}");
 }
+
+/// ajv, a validator written apart from promptc, in its default strict mode: it must compile
+/// every generated schema (no keyword or format it does not know) and accept every data file
+/// of the shipped library and the fixtures. Needs Node and `npm ci --prefix
+/// tests/strict-schema`; CI sets `PROMPTC_REQUIRE_STRICT_SCHEMA=1` so that it cannot be skipped
+/// there.
+#[test]
+fn ajv_in_strict_mode_accepts_the_schemas_and_the_data_files() {
+    let checker = root().join("tests/strict-schema");
+    let required = std::env::var_os("PROMPTC_REQUIRE_STRICT_SCHEMA").is_some_and(|v| v == "1");
+    if !checker.join("node_modules/ajv").is_dir() {
+        assert!(
+            !required,
+            "ajv is not installed: run `npm ci --prefix tests/strict-schema`"
+        );
+        eprintln!("skipped: ajv is not installed (npm ci --prefix tests/strict-schema)");
+        return;
+    }
+    let schemas: serde_json::Map<String, serde_json::Value> = Kind::ALL
+        .iter()
+        .map(|kind| {
+            let path = root().join("schema").join(file_name(*kind));
+            (file_name(*kind), path.to_string_lossy().into_owned().into())
+        })
+        .collect();
+    let data: Vec<serde_json::Value> = data_files()
+        .into_iter()
+        .map(|(path, kind)| {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let value: serde_json::Value = if path.extension().is_some_and(|e| e == "toml") {
+                as_json(toml::from_str(&text).unwrap())
+            } else {
+                serde_saphyr::from_str(&text).unwrap()
+            };
+            serde_json::json!({
+                "schema": file_name(kind),
+                "file": path.strip_prefix(root()).unwrap().to_string_lossy(),
+                "value": value,
+            })
+        })
+        .collect();
+    assert!(data.len() > 20, "found only {} data files", data.len());
+    let listing = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(
+        listing.path(),
+        serde_json::to_string(&serde_json::json!({ "schemas": schemas, "data": data })).unwrap(),
+    )
+    .unwrap();
+    let output = std::process::Command::new("node")
+        .arg(checker.join("check.mjs"))
+        .arg(listing.path())
+        .output();
+    let output = match output {
+        Ok(output) => output,
+        Err(error) => {
+            assert!(!required, "node cannot run: {error}");
+            eprintln!("skipped: node cannot run ({error})");
+            return;
+        }
+    };
+    assert!(
+        output.status.success(),
+        "ajv (strict) refused:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        said.starts_with(&format!("ok: {} schemas", Kind::ALL.len())),
+        "{said}"
+    );
+}
+
+/// A TOML document as promptc reads it: dates and times are strings.
+fn as_json(value: toml::Value) -> serde_json::Value {
+    match value {
+        toml::Value::Datetime(datetime) => datetime.to_string().into(),
+        toml::Value::Table(table) => table
+            .into_iter()
+            .map(|(key, value)| (key, as_json(value)))
+            .collect::<serde_json::Map<_, _>>()
+            .into(),
+        toml::Value::Array(items) => items.into_iter().map(as_json).collect(),
+        other => serde_json::to_value(other).unwrap(),
+    }
+}
+
+/// The shipped TOML files are as `taplo fmt` writes them with the workspace's `.taplo.toml`,
+/// so that format-on-save in an editor changes nothing.
+#[test]
+fn shipped_toml_files_are_stable_under_taplo_fmt() {
+    #[derive(serde::Deserialize)]
+    struct Config {
+        formatting: taplo::formatter::OptionsIncomplete,
+    }
+    let config: Config =
+        toml::from_str(&std::fs::read_to_string(root().join(".taplo.toml")).unwrap()).unwrap();
+    let mut options = taplo::formatter::Options::default();
+    options.update(config.formatting);
+    let mut files: Vec<PathBuf> = vec![root().join("promptc.toml")];
+    for dir in ["variants", "components", "tools", "examples/contexts"] {
+        for entry in walkdir::WalkDir::new(root().join(dir)).sort_by_file_name() {
+            let path = entry.unwrap().into_path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                files.push(path);
+            }
+        }
+    }
+    let mut changed = Vec::new();
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let formatted = taplo::formatter::format(&text, options.clone());
+        if formatted != text {
+            let diff = similar::TextDiff::from_lines(&text, &formatted)
+                .unified_diff()
+                .header("as written", "as taplo writes it")
+                .to_string();
+            changed.push(format!("{}:\n{diff}", path.display()));
+        }
+    }
+    assert!(files.len() > 30, "found only {} TOML files", files.len());
+    assert!(changed.is_empty(), "{}", changed.join("\n"));
+}
