@@ -1,189 +1,682 @@
-//! Timings of the pipeline on the shipped library, and a scaling check on synthetic
-//! workspaces: doubling the number of tools and components should roughly double the time.
+//! promptc's speed and memory, each figure printed beside its target (the README's
+//! performance section quotes them). Run with `cargo bench --bench pipeline`; it asserts
+//! nothing, since timings belong in a report, not in a test.
 //!
-//! Run with `cargo bench --bench pipeline`. Prints figures; asserts nothing (timings belong
-//! in a report, not in a test).
+//! Absolute times drift on a shared machine, so whole commands are measured against the I/O
+//! floor of the same workspace in the same run: a process that only reads every input file
+//! and compares (or writes, with the same fsync and rename) the same output bytes. Each figure
+//! is the median of several runs. Workspaces:
+//!
+//! - the shipped library (this repository's root, copied);
+//! - a generated workspace shaped like a large real registry: a dozen families with long
+//!   templates and per-family overrides, 25 tools with per-family specs, 25 components, a
+//!   dozen regex clean-up rules, 48 outputs of 20-60 KB;
+//! - a scale matrix of variants × tools × contexts without token budgets. Its full size
+//!   (100 × 1,000 × 20: 2,000 outputs, gigabytes of text) runs with `PROMPTC_BENCH_SCALE=full`;
+//!   by default a tenth of it in each dimension but contexts.
+//!
+//! The bench binary also serves as the processes it measures: `--io-floor PLAN` is the floor,
+//! and `--promptc ARGS…` runs the command line in-process, then prints the process's peak
+//! resident memory, so that memory is read from the process that did the work.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark that cannot proceed stops
 
 use std::hint::black_box;
-use std::path::Path;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
-use promptc::{Request, Selection};
+use promptc::{Encoding, Request, Selection};
 
-use promptc::Encoding;
-
-fn time<T>(runs: u32, mut f: impl FnMut() -> T) -> Duration {
-    black_box(f()); // warm up
-    let start = Instant::now();
-    for _ in 0..runs {
-        black_box(f());
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    match args.get(1).map(String::as_str) {
+        Some("--io-floor") => {
+            io_floor(Path::new(&args[2]), &args[3]);
+            return ExitCode::SUCCESS;
+        }
+        Some("--promptc") => return run_promptc(&args[2..]),
+        _ => {}
     }
-    start.elapsed() / runs
+    let full = std::env::var("PROMPTC_BENCH_SCALE").is_ok_and(|v| v == "full");
+
+    let shipped = copy_of_shipped_library();
+    section("shipped library", shipped.path(), 5.0, 9);
+    in_process(shipped.path());
+    tokens(shipped.path());
+
+    let registry = registry_shape();
+    section("real-registry shape", registry.path(), 8.0, 9);
+
+    let (variants, tools, contexts) = if full { (100, 1000, 20) } else { (10, 100, 20) };
+    scale(variants, tools, contexts, full);
+    doubling();
+    ExitCode::SUCCESS
 }
 
-fn ms(d: Duration) -> String {
-    format!("{:.2} ms", d.as_secs_f64() * 1e3)
-}
+// ---------------------------------------------------------------------------------------------
+// Whole processes against their I/O floor.
 
-fn main() {
-    // Before anything else counts tokens: the one-time cost of loading the tables.
-    let first_count = {
-        let start = Instant::now();
-        Encoding::O200k.count("warm the tables");
-        start.elapsed()
-    };
-    let tiktoken_load = {
-        let start = Instant::now();
-        tiktoken_rs::o200k_base_singleton().encode_ordinary("warm the tables");
-        start.elapsed()
-    };
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let load = time(20, || promptc::load_workspace(root).unwrap());
-    let workspace = promptc::load_workspace(root).unwrap().workspace;
-    let context = workspace.context("basic").unwrap().clone();
-    let request = Request::new(Selection::family("next-gen"), context);
-    let compiler = promptc::Compiler::new(&workspace);
-    let one = time(50, || compiler.compile(&request).unwrap());
-    // A fresh compiler per run: a run's first compile also parses the conditions.
-    let all = time(10, || {
-        promptc::compile_matrix(&promptc::Compiler::new(&workspace), None)
-    });
-    let checks = time(5, || promptc::matrix_diagnostics(&workspace, None));
-    let outputs = promptc::compile_matrix(&promptc::Compiler::new(&workspace), None).outputs;
-    let count = time(10, || {
-        outputs
-            .iter()
-            .map(|(_, compiled)| Encoding::O200k.count(&compiled.prompt))
-            .sum::<usize>()
-    });
-    println!("shipped library ({} outputs):", outputs.len());
-    println!("  load + validate          {}", ms(load));
-    println!("  compile next-gen × basic {}", ms(one));
+/// `build --all` (outputs current), `check` and `validate` of one workspace, each against the
+/// floor of the same files, and the peak memory of each command.
+fn section(name: &str, root: &Path, target: f64, runs: usize) {
+    let built = promptc(root, &["build", "--all", "-q"]);
+    assert!(built.status.success(), "{}", stderr(&built));
+    let plan = Plan::of(root);
     println!(
-        "  compile whole matrix     {} (with budget checks)",
-        ms(all)
+        "{name}: {} inputs ({}), {} outputs ({})",
+        plan.inputs.len(),
+        size(plan.input_bytes()),
+        plan.outputs.len(),
+        size(plan.output_bytes())
     );
-    println!(
-        "  validate's matrix checks {} (compile, budgets, stable-prefix probes)",
-        ms(checks)
-    );
-    println!("  load o200k tables (once) {}", ms(first_count));
-    println!("  count tokens of matrix   {}", ms(count));
-    let tiktoken_count = time(10, || {
-        outputs
-            .iter()
-            .map(|(_, compiled)| {
-                tiktoken_rs::o200k_base_singleton()
-                    .encode_ordinary(&compiled.prompt)
-                    .len()
-            })
-            .sum::<usize>()
-    });
-    println!(
-        "  (tiktoken-rs, for comparison: load {}, count matrix {})",
-        ms(tiktoken_load),
-        ms(tiktoken_count)
-    );
-
-    println!("synthetic workspaces (tools = components = n):");
-    let mut previous: Option<Duration> = None;
-    for n in [250, 500, 1000, 2000] {
-        let dir = synthetic(n);
-        let loaded = time(3, || promptc::load_workspace(dir.path()).unwrap());
-        let workspace = promptc::load_workspace(dir.path()).unwrap().workspace;
-        assert!(
-            !promptc::load_workspace(dir.path())
-                .unwrap()
-                .diagnostics
-                .has_errors()
-        );
-        let request = Request::new(
-            Selection::fallback(),
-            workspace.context("c").unwrap().clone(),
-        );
-        let compiler = promptc::Compiler::new(&workspace);
-        let compiled = time(3, || compiler.compile(&request).unwrap());
-        let ratio = previous.map_or(String::new(), |p| {
-            format!(
-                " (×{:.2} for ×2 n)",
-                compiled.as_secs_f64() / p.as_secs_f64()
-            )
-        });
-        println!(
-            "  n = {n:>4}: load + validate {}, compile {}{ratio}",
-            ms(loaded),
-            ms(compiled)
-        );
-        previous = Some(compiled);
-    }
-    println!("peak resident memory: {}", peak_rss());
-}
-
-/// A workspace with `n` tools and `n` components, each component slotted in the base
-/// template and each tool with a parameter depending on the previous tool.
-fn synthetic(n: usize) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let write = |path: &str, text: &str| {
-        let path = dir.path().join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
-    write(
-        "promptc.toml",
-        "fallback_family = \"v\"\ndefault_context = \"c\"\n",
-    );
-    write(
-        "examples/contexts/c.toml",
-        "date = \"2026-01-01\"\ncwd = \"/w\"\n",
-    );
-    let mut base = String::new();
-    let mut components = Vec::new();
-    let mut tools = Vec::new();
-    for i in 0..n {
-        base.push_str(&format!("{{{{ C{i}_SECTION }}}}\n"));
-        components.push(format!("\"c{i}\""));
-        tools.push(format!("\"t{i}\""));
-        write(
-            &format!("components/c{i}.toml"),
-            &format!(
-                "id = \"c{i}\"\nwhen = \"not yolo\"\ntemplate = \"Section {i} in {{{{ CWD }}}}.\"\n"
-            ),
-        );
-        let depends = if i > 0 {
-            format!("depends_on = [\"t{}\"]\n", i - 1)
-        } else {
-            String::new()
-        };
-        write(
-            &format!("tools/t{i}.toml"),
-            &format!(
-                "id = \"t{i}\"\ndescription = \"Tool {i}.\"\n[[parameters]]\nname = \"p\"\ninstruction = \"A value.\"\n{depends}"
-            ),
-        );
-    }
-    base.push_str("{{ TOOLS }}\n");
-    write("variants/v.md", &base);
-    write(
-        "variants/v.toml",
-        &format!(
-            "id = \"v\"\ntemplate_file = \"v.md\"\ncomponents = [{}]\ntools = [{}]\n",
-            components.join(", "),
-            tools.join(", ")
+    let plan_file = plan.write();
+    let floor = median(runs, || floor_process(plan_file.path(), "compare"));
+    for (label, args) in [
+        (
+            "build --all, outputs current",
+            &["build", "--all", "-q"][..],
         ),
-    );
-    dir
+        ("check", &["check", "-q"][..]),
+    ] {
+        let time = median(runs, || timed(root, args));
+        report(label, time, floor, Some(target));
+    }
+    let validate = median(runs, || timed(root, &["validate", "-q"]));
+    let inputs_floor = median(runs, || floor_process(plan_file.path(), "read"));
+    report("validate", validate, inputs_floor, None);
+    for args in [
+        &["build", "--all", "-q"][..],
+        &["check", "-q"],
+        &["validate", "-q"],
+    ] {
+        println!(
+            "  peak memory of {:<28} {}",
+            args.join(" "),
+            size(peak_memory(root, args))
+        );
+    }
 }
 
-fn peak_rss() -> String {
+fn report(label: &str, time: Duration, floor: Duration, target: Option<f64>) {
+    let ratio = time.as_secs_f64() / floor.as_secs_f64();
+    let target = target.map_or(String::new(), |t| {
+        format!(
+            "  target ≤ {t}×: {}",
+            if ratio <= t { "met" } else { "not met" }
+        )
+    });
+    println!(
+        "  {label:<32} {:>10}  floor {:>10}  ×{ratio:.1}{target}",
+        ms(time),
+        ms(floor)
+    );
+}
+
+/// What a command reads and the outputs it compares or writes.
+struct Plan {
+    inputs: Vec<PathBuf>,
+    outputs: Vec<(PathBuf, Vec<u8>)>,
+}
+
+impl Plan {
+    /// Every data and template file of the workspace, and every output of its matrix as the
+    /// last `build --all` wrote it.
+    fn of(root: &Path) -> Self {
+        let mut inputs = vec![root.join("promptc.toml")];
+        for dir in [
+            "variants",
+            "components",
+            "partials",
+            "tools",
+            "examples/contexts",
+        ] {
+            inputs.extend(files_under(&root.join(dir)));
+        }
+        let index = std::fs::read_to_string(root.join("examples/prompts/.promptc-outputs"))
+            .unwrap_or_default();
+        let outputs = index
+            .lines()
+            .map(|line| {
+                let path = root.join("examples/prompts").join(line);
+                let bytes = std::fs::read(&path).unwrap();
+                (path, bytes)
+            })
+            .collect();
+        Plan { inputs, outputs }
+    }
+
+    fn input_bytes(&self) -> u64 {
+        self.inputs
+            .iter()
+            .map(|p| std::fs::metadata(p).map_or(0, |m| m.len()))
+            .sum()
+    }
+
+    fn output_bytes(&self) -> u64 {
+        self.outputs.iter().map(|(_, b)| b.len() as u64).sum()
+    }
+
+    /// The plan as the floor process reads it: input paths, then `>` and output paths.
+    fn write(&self) -> tempfile::NamedTempFile {
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        for input in &self.inputs {
+            writeln!(file, "{}", input.display()).unwrap();
+        }
+        for (output, _) in &self.outputs {
+            writeln!(file, ">{}", output.display()).unwrap();
+        }
+        file
+    }
+}
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return found;
+    };
+    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            found.extend(files_under(&path));
+        } else {
+            found.push(path);
+        }
+    }
+    found
+}
+
+/// The floor: `read` reads every input; `compare` also reads every output and compares it
+/// byte for byte with a buffer of its length; `write` reads the inputs and writes each output
+/// (its bytes taken from the file already there) to a temporary file beside it, synced, then
+/// renamed over it, as `build --all` does.
+fn io_floor(plan: &Path, mode: &str) {
+    let plan = std::fs::read_to_string(plan).unwrap();
+    let mut total = 0usize;
+    let mut outputs = Vec::new();
+    for line in plan.lines() {
+        match line.strip_prefix('>') {
+            Some(output) => outputs.push(PathBuf::from(output)),
+            None => total += std::fs::read(line).unwrap().len(),
+        }
+    }
+    for output in outputs {
+        match mode {
+            "compare" => {
+                let bytes = std::fs::read(&output).unwrap();
+                let expected = vec![b'x'; bytes.len()];
+                total += usize::from(bytes == expected);
+            }
+            "write" => {
+                let bytes = std::fs::read(&output).unwrap();
+                let dir = output.parent().unwrap();
+                let mut file = tempfile::NamedTempFile::new_in(dir).unwrap();
+                file.write_all(&bytes).unwrap();
+                file.as_file().sync_all().unwrap();
+                file.persist(&output).unwrap();
+            }
+            _ => {}
+        }
+    }
+    black_box(total);
+}
+
+fn floor_process(plan: &Path, mode: &str) -> Duration {
+    let start = Instant::now();
+    let status = Command::new(std::env::current_exe().unwrap())
+        .arg("--io-floor")
+        .arg(plan)
+        .arg(mode)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    start.elapsed()
+}
+
+/// The promptc binary, run on `root`.
+fn promptc(root: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_promptc"))
+        .arg("-C")
+        .arg(root)
+        .args(args)
+        .env_remove("SOURCE_DATE_EPOCH")
+        .output()
+        .unwrap()
+}
+
+fn timed(root: &Path, args: &[&str]) -> Duration {
+    let start = Instant::now();
+    let output = promptc(root, args);
+    let elapsed = start.elapsed();
+    assert!(
+        output.status.success(),
+        "promptc {args:?}: {}",
+        stderr(&output)
+    );
+    elapsed
+}
+
+/// The command line run in this process; its peak resident memory goes to stderr last.
+fn run_promptc(args: &[String]) -> ExitCode {
+    use clap::Parser;
+    let cli = promptc::cli::Cli::parse_from(
+        std::iter::once("promptc".to_string()).chain(args.iter().cloned()),
+    );
+    let code = promptc::cli::run(cli);
+    eprintln!("peak-rss-kb {}", peak_rss_kb());
+    code
+}
+
+/// The peak resident memory of one command, in bytes.
+fn peak_memory(root: &Path, args: &[&str]) -> u64 {
+    let output = Command::new(std::env::current_exe().unwrap())
+        .arg("--promptc")
+        .arg("-C")
+        .arg(root)
+        .args(args)
+        .stdout(Stdio::null())
+        .output()
+        .unwrap();
+    let text = stderr(&output);
+    text.lines()
+        .find_map(|l| l.strip_prefix("peak-rss-kb "))
+        .and_then(|kb| kb.trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
+
+fn peak_rss_kb() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|status| {
             status
                 .lines()
                 .find(|l| l.starts_with("VmHWM"))
-                .map(|l| l.trim_start_matches("VmHWM:").trim().to_string())
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
         })
-        .unwrap_or_else(|| "unknown".into())
+        .unwrap_or(0)
+}
+
+// ---------------------------------------------------------------------------------------------
+// In-process compiles: the path an agent takes through the bindings.
+
+fn in_process(root: &Path) {
+    let workspace = promptc::load_workspace(root).unwrap().workspace;
+    let compiler = promptc::Compiler::new(&workspace);
+    let context = workspace.context("basic").unwrap().clone();
+    let request = Request::new(Selection::family("next-gen"), context.clone());
+    let samples = latencies(2000, || compiler.compile(&request).unwrap());
+    println!(
+        "  in-process compile, next-gen × basic, warm: median {}  p99 {}  target median ≤ 100 µs: {}",
+        us(percentile(&samples, 50)),
+        us(percentile(&samples, 99)),
+        met(percentile(&samples, 50) <= Duration::from_micros(100))
+    );
+    let mut routed = context;
+    routed.model.id = "claude-sonnet-4-5".into();
+    routed.model.provider = "anthropic".into();
+    let request = Request::new(Selection::route(), routed);
+    let samples = latencies(2000, || compiler.compile(&request).unwrap());
+    println!(
+        "  in-process compile, routed by model id:  median {}  p99 {}",
+        us(percentile(&samples, 50)),
+        us(percentile(&samples, 99)),
+    );
+    let native = Request::new(
+        Selection::family("native-next-gen"),
+        workspace.context("native-tools").unwrap().clone(),
+    );
+    let samples = latencies(2000, || compiler.compile(&native).unwrap());
+    println!(
+        "  in-process compile with tool definitions: median {}  p99 {}",
+        us(percentile(&samples, 50)),
+        us(percentile(&samples, 99)),
+    );
+}
+
+fn latencies<T>(runs: usize, mut f: impl FnMut() -> T) -> Vec<Duration> {
+    for _ in 0..runs / 10 {
+        black_box(f());
+    }
+    let mut samples: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            black_box(f());
+            start.elapsed()
+        })
+        .collect();
+    samples.sort();
+    samples
+}
+
+fn percentile(sorted: &[Duration], p: usize) -> Duration {
+    sorted[(sorted.len() * p / 100).min(sorted.len() - 1)]
+}
+
+/// The token tables: loading them once, and counting the shipped matrix.
+fn tokens(root: &Path) {
+    let first_count = {
+        let start = Instant::now();
+        Encoding::O200k.count("warm the tables");
+        start.elapsed()
+    };
+    let workspace = promptc::load_workspace(root).unwrap().workspace;
+    let outputs = promptc::compile_matrix(&promptc::Compiler::new(&workspace), None).outputs;
+    let count = median(10, || {
+        let start = Instant::now();
+        black_box(
+            outputs
+                .iter()
+                .map(|(_, compiled)| Encoding::O200k.count(&compiled.prompt))
+                .sum::<usize>(),
+        );
+        start.elapsed()
+    });
+    println!(
+        "  o200k tables: load {} once; count the {} outputs {}",
+        ms(first_count),
+        outputs.len(),
+        ms(count)
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scale.
+
+fn scale(variants: usize, tools: usize, contexts: usize, full: bool) {
+    let dir = scale_matrix(variants, tools, contexts);
+    let root = dir.path();
+    println!(
+        "scale matrix{}: {variants} variants × {tools} tools × {contexts} contexts",
+        if full {
+            ""
+        } else {
+            " (a tenth; PROMPTC_BENCH_SCALE=full for 100 × 1,000 × 20)"
+        }
+    );
+    // Fresh outputs: every file is written.
+    let fresh = {
+        let _ = std::fs::remove_dir_all(root.join("examples/prompts"));
+        timed(root, &["build", "--all", "-q"])
+    };
+    let plan = Plan::of(root);
+    let plan_file = plan.write();
+    println!(
+        "  {} outputs, {}",
+        plan.outputs.len(),
+        size(plan.output_bytes())
+    );
+    let write_floor = median(3, || floor_process(plan_file.path(), "write"));
+    report("build --all, every file new", fresh, write_floor, Some(3.0));
+    let current = median(3, || timed(root, &["build", "--all", "-q"]));
+    let compare_floor = median(3, || floor_process(plan_file.path(), "compare"));
+    report("build --all, outputs current", current, compare_floor, None);
+    let validate = median(3, || timed(root, &["validate", "-q"]));
+    println!(
+        "  validate {:>10}  ×{:.2} build --all (target ≤ 2×: {})",
+        ms(validate),
+        validate.as_secs_f64() / current.as_secs_f64(),
+        met(validate.as_secs_f64() <= 2.0 * current.as_secs_f64())
+    );
+    let peak = peak_memory(root, &["build", "--all", "-q"]);
+    println!(
+        "  peak memory of build --all {}  (target < 200 MB at full scale: {})",
+        size(peak),
+        met(peak < 200 * 1024 * 1024)
+    );
+}
+
+/// Doubling tools, contexts or variants, from a base matrix: at most 2.2× the time.
+fn doubling() {
+    println!("doubling (build --all, outputs current, median of 5):");
+    let base = (8, 100, 4);
+    let time = |(v, t, c): (usize, usize, usize)| {
+        let dir = scale_matrix(v, t, c);
+        let root = dir.path();
+        timed(root, &["build", "--all", "-q"]);
+        median(5, || timed(root, &["build", "--all", "-q"]))
+    };
+    let before = time(base);
+    for (label, doubled) in [
+        ("tools", (base.0, base.1 * 2, base.2)),
+        ("contexts", (base.0, base.1, base.2 * 2)),
+        ("variants", (base.0 * 2, base.1, base.2)),
+    ] {
+        let after = time(doubled);
+        let ratio = after.as_secs_f64() / before.as_secs_f64();
+        println!(
+            "  ×2 {label:<9} {} → {}  ×{ratio:.2} (target ≤ 2.2×: {})",
+            ms(before),
+            ms(after),
+            met(ratio <= 2.2)
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workspaces.
+
+fn copy_of_shipped_library() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let init = Command::new(env!("CARGO_BIN_EXE_promptc"))
+        .arg("init")
+        .arg(dir.path())
+        .arg("-q")
+        .env_remove("SOURCE_DATE_EPOCH")
+        .output()
+        .unwrap();
+    assert!(init.status.success(), "{}", stderr(&init));
+    dir
+}
+
+fn writer(dir: &Path) -> impl Fn(&str, &str) + use<> {
+    let dir = dir.to_path_buf();
+    move |path: &str, text: &str| {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+}
+
+/// Filler prose of about `bytes` bytes, varied by `seed` so outputs differ.
+fn prose(seed: usize, bytes: usize) -> String {
+    const WORDS: [&str; 16] = [
+        "check",
+        "the",
+        "file",
+        "before",
+        "editing",
+        "it",
+        "and",
+        "keep",
+        "changes",
+        "small",
+        "run",
+        "tests",
+        "after",
+        "each",
+        "step",
+        "carefully",
+    ];
+    let mut text = String::new();
+    let mut i = seed;
+    while text.len() < bytes {
+        text.push_str(WORDS[i % WORDS.len()]);
+        i = i.wrapping_mul(31).wrapping_add(7);
+        text.push(if i.is_multiple_of(13) { '\n' } else { ' ' });
+    }
+    text
+}
+
+/// A dozen families with long templates and per-family overrides, 25 tools with per-family
+/// specs, 25 components, a dozen regex clean-up rules, 4 contexts: 48 outputs of 20-60 KB.
+fn registry_shape() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let write = writer(dir.path());
+    let families: Vec<String> = (0..12).map(|f| format!("family{f}")).collect();
+    let mut manifest = String::from(
+        "fallback_family = \"family0\"\ndefault_context = \"c0\"\n[build]\nout = \"examples/prompts\"\n",
+    );
+    for rule in 0..12 {
+        manifest.push_str(&format!(
+            "\n[[postprocess]]\nrule = \"regex\"\npattern = \"(?m)^NOTE{rule}: (\\\\w+)\"\nreplace = \"Note: $1\"\n"
+        ));
+    }
+    manifest.push_str("\n[[postprocess]]\nrule = \"collapse_blank_lines\"\n");
+    write("promptc.toml", &manifest);
+    for c in 0..4 {
+        write(
+            &format!("examples/contexts/c{c}.toml"),
+            &format!(
+                "date = \"2026-01-0{}\"\ncwd = \"/work/project{c}\"\nmode = \"{}\"\n",
+                c + 1,
+                if c % 2 == 0 { "act" } else { "plan" }
+            ),
+        );
+    }
+    let components: Vec<String> = (0..25).map(|c| format!("section{c}")).collect();
+    for (c, id) in components.iter().enumerate() {
+        write(
+            &format!("components/{id}.toml"),
+            &format!(
+                "id = \"{id}\"\n{}",
+                if c % 5 == 4 {
+                    "when = \"mode == 'act'\"\n"
+                } else {
+                    ""
+                }
+            ),
+        );
+        write(
+            &format!("components/{id}.md"),
+            &format!(
+                "## Section {c}\n\nNOTE{}: working in {{{{ CWD }}}}\n\n{}",
+                c % 12,
+                prose(c, 600)
+            ),
+        );
+    }
+    let tools: Vec<String> = (0..25).map(|t| format!("tool{t}")).collect();
+    for (t, id) in tools.iter().enumerate() {
+        let mut spec = format!(
+            "id = \"{id}\"\ndescription = \"{}\"\n\n[[parameters]]\nname = \"path\"\nrequired = true\ninstruction = \"The file to act on.\"\n\n[[parameters]]\nname = \"limit\"\nrequired = false\ntype = \"integer\"\ninstruction = \"How many lines at most.\"\n",
+            prose(t, 300).replace('\n', " ")
+        );
+        for family in families.iter().skip(t % 3).step_by(3) {
+            spec.push_str(&format!(
+                "\n[families.{family}]\ndescription = \"{}\"\n",
+                prose(t + 100, 200).replace('\n', " ")
+            ));
+        }
+        write(&format!("tools/{id}.toml"), &spec);
+    }
+    let quoted = |ids: &[String]| {
+        ids.iter()
+            .map(|id| format!("\"{id}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for (f, family) in families.iter().enumerate() {
+        let mut base = format!(
+            "# Agent for {family}\n\n{}\n\n",
+            prose(f, 1_000 + f * 3_000)
+        );
+        for id in &components {
+            base.push_str(&format!("{{{{ {}_SECTION }}}}\n\n", id.to_uppercase()));
+        }
+        base.push_str("{{ TOOLS }}\n");
+        write(&format!("variants/{family}.md"), &base);
+        let mut variant = format!(
+            "id = \"{family}\"\ntemplate_file = \"{family}.md\"\ncomponents = [{}]\ntools = [{}]\n",
+            quoted(&components),
+            quoted(&tools)
+        );
+        for c in (f % 4..25).step_by(4) {
+            write(
+                &format!("variants/{family}-section{c}.md"),
+                &format!("## Section {c} for {family}\n\n{}", prose(f * 100 + c, 900)),
+            );
+            variant.push_str(&format!(
+                "\n[overrides.components.section{c}]\ntemplate_file = \"{family}-section{c}.md\"\n"
+            ));
+        }
+        write(&format!("variants/{family}.toml"), &variant);
+    }
+    dir
+}
+
+/// `variants` variants (each with its own template), `tools` tools, `contexts` contexts; every
+/// variant lists every tool; no token budget.
+fn scale_matrix(variants: usize, tools: usize, contexts: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let write = writer(dir.path());
+    write(
+        "promptc.toml",
+        "fallback_family = \"v0\"\ndefault_context = \"c0\"\n[build]\nout = \"examples/prompts\"\n",
+    );
+    for c in 0..contexts {
+        write(
+            &format!("examples/contexts/c{c}.toml"),
+            &format!("date = \"2026-01-01\"\ncwd = \"/work/p{c}\"\n"),
+        );
+    }
+    let mut list = Vec::new();
+    for t in 0..tools {
+        list.push(format!("\"t{t}\""));
+        write(
+            &format!("tools/t{t}.toml"),
+            &format!(
+                "id = \"t{t}\"\ndescription = \"Tool {t}: {}\"\n[[parameters]]\nname = \"p\"\ninstruction = \"A value.\"\n",
+                prose(t, 200).replace('\n', " ")
+            ),
+        );
+    }
+    write(
+        "components/intro.toml",
+        "id = \"intro\"\ntemplate = \"Working in {{ CWD }} on {{ CURRENT_DATE }}.\"\n",
+    );
+    for v in 0..variants {
+        write(
+            &format!("variants/v{v}.toml"),
+            &format!(
+                "id = \"v{v}\"\ntemplate = \"Variant {v}.\\n{{{{ INTRO_SECTION }}}}\\n{{{{ TOOLS }}}}\\n\"\ncomponents = [\"intro\"]\ntools = [{}]\n",
+                list.join(", ")
+            ),
+        );
+    }
+    dir
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers.
+
+fn median(runs: usize, mut f: impl FnMut() -> Duration) -> Duration {
+    let mut samples: Vec<Duration> = (0..runs).map(|_| f()).collect();
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1e3)
+}
+
+fn us(d: Duration) -> String {
+    format!("{:.0} µs", d.as_secs_f64() * 1e6)
+}
+
+fn size(bytes: u64) -> String {
+    if bytes >= 10 << 20 {
+        format!("{} MB", bytes >> 20)
+    } else {
+        format!("{} KB", bytes >> 10)
+    }
+}
+
+fn met(ok: bool) -> &'static str {
+    if ok { "met" } else { "not met" }
+}
+
+fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
 }

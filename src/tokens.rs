@@ -1,14 +1,27 @@
 //! Token counts with OpenAI's BPE encodings, offline, through GitHub's `bpe-openai` (the
 //! fastest to load and count of the offline implementations measured in
-//! `benches/pipeline.rs`). The tables are loaded once per process.
+//! `benches/pipeline.rs`). The tables are loaded once per process, and only when a count is
+//! not already known.
+//!
+//! Every count is remembered by the SHA-256 of its text, for the process; the command line
+//! also keeps them in a cache file of its own between runs ([`open_cache`], [`save_cache`]),
+//! outside any workspace, so that an unchanged prompt is never counted twice and a run whose
+//! counts are all known never loads the tables. A count is only ever computed from the text
+//! itself: nothing a workspace holds can supply one.
 //!
 //! No faithful offline tokenizer exists for every model family, so counts for a family whose
 //! real tokenizer differs are estimates; callers label them so.
 
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
+
+use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Encoding {
     /// GPT-4o and later.
@@ -26,13 +39,201 @@ impl Encoding {
         }
     }
 
+    fn named(name: &str) -> Option<Self> {
+        [Encoding::O200k, Encoding::Cl100k]
+            .into_iter()
+            .find(|encoding| encoding.name() == name)
+    }
+
     /// The number of tokens in `text`; special-token text is counted as ordinary text.
     pub fn count(self, text: &str) -> usize {
-        let tokenizer = match self {
+        let key = Key::of(self, text);
+        if let Some(count) = counts().known.get(&key) {
+            return *count;
+        }
+        // Counted without holding the lock: other threads may count meanwhile.
+        let count = self.tokenizer().count(text);
+        let mut counts = counts();
+        counts.known.insert(key, count);
+        counts.unsaved = true;
+        // A long-lived process (an agent) forgets its oldest counts rather than grow.
+        if counts.known.len() > 2 * CACHE_ENTRIES {
+            counts.known.drain(..CACHE_ENTRIES);
+        }
+        count
+    }
+
+    /// The count of `text` when it is already known, without loading the tables.
+    pub fn known_count(self, text: &str) -> Option<usize> {
+        counts().known.get(&Key::of(self, text)).copied()
+    }
+
+    /// Starts loading the tables on another thread, so that the counts needed later wait for
+    /// less of it (or none). Does nothing once they are loaded or loading.
+    pub fn preload(self) {
+        static STARTED: [OnceLock<()>; 2] = [OnceLock::new(), OnceLock::new()];
+        let slot = match self {
+            Encoding::O200k => &STARTED[0],
+            Encoding::Cl100k => &STARTED[1],
+        };
+        slot.get_or_init(|| {
+            std::thread::spawn(move || {
+                self.tokenizer();
+            });
+        });
+    }
+
+    fn tokenizer(self) -> &'static bpe_openai::Tokenizer {
+        match self {
             Encoding::O200k => bpe_openai::o200k_base(),
             Encoding::Cl100k => bpe_openai::cl100k_base(),
+        }
+    }
+}
+
+/// A text's identity for its count: the encoding and the first 16 bytes of its SHA-256.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Key {
+    encoding: Encoding,
+    digest: u128,
+}
+
+impl Key {
+    fn of(encoding: Encoding, text: &str) -> Self {
+        let hash = Sha256::digest(text.as_bytes());
+        let mut first = [0u8; 16];
+        first.copy_from_slice(&hash[..16]);
+        Key {
+            encoding,
+            digest: u128::from_be_bytes(first),
+        }
+    }
+}
+
+/// The counts known to this process, in the order they were learnt, and the cache file they
+/// are read from (when first needed) and saved to, if any.
+#[derive(Default)]
+struct Counts {
+    known: IndexMap<Key, usize>,
+    file: Option<PathBuf>,
+    read: bool,
+    unsaved: bool,
+}
+
+impl Counts {
+    /// Learns the counts of the cache file the first time any count is asked for: a run that
+    /// counts nothing does not read it. A missing, unreadable or damaged file is the same as
+    /// an empty one.
+    fn read_file(&mut self) {
+        if self.read {
+            return;
+        }
+        self.read = true;
+        let Some(file) = &self.file else {
+            return;
         };
-        tokenizer.count(text)
+        let text = std::fs::metadata(file)
+            .ok()
+            .filter(|meta| meta.is_file() && meta.len() <= CACHE_BYTES)
+            .and_then(|_| std::fs::read_to_string(file).ok())
+            .unwrap_or_default();
+        for line in text.lines() {
+            if let Some((key, count)) = parse_line(line) {
+                self.known.entry(key).or_insert(count);
+            }
+        }
+    }
+}
+
+/// The process's counts, with the cache file's learnt.
+fn counts() -> MutexGuard<'static, Counts> {
+    let mut counts = counts_unread();
+    counts.read_file();
+    counts
+}
+
+fn counts_unread() -> MutexGuard<'static, Counts> {
+    static COUNTS: OnceLock<Mutex<Counts>> = OnceLock::new();
+    COUNTS
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The name of the cache file in its folder; the version changes with its format or the
+/// tables.
+const CACHE_FILE: &str = "token-counts-v1";
+/// The most counts the cache file keeps: the most recently learnt.
+const CACHE_ENTRIES: usize = 100_000;
+/// A cache file larger than this is ignored (and replaced).
+const CACHE_BYTES: u64 = 8 << 20;
+
+/// The folder the command line keeps its cache in: `PROMPTC_CACHE_DIR`, else
+/// `$XDG_CACHE_HOME/promptc`, else `~/.cache/promptc`. `None` with `PROMPTC_NO_CACHE=1`, or
+/// when no home is known.
+pub fn default_cache_dir() -> Option<PathBuf> {
+    let var = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
+    if var("PROMPTC_NO_CACHE").is_some_and(|value| value != "0") {
+        return None;
+    }
+    if let Some(dir) = var("PROMPTC_CACHE_DIR") {
+        return Some(PathBuf::from(dir));
+    }
+    if let Some(dir) = var("XDG_CACHE_HOME") {
+        return Some(PathBuf::from(dir).join("promptc"));
+    }
+    var("HOME").map(|home| PathBuf::from(home).join(".cache").join("promptc"))
+}
+
+/// Uses the cache file in `dir`: its counts are learnt when a count is first asked for, and
+/// new ones are saved there by [`save_cache`]. Call before the first count.
+pub fn open_cache(dir: &Path) {
+    let file = dir.join(CACHE_FILE);
+    let mut counts = counts_unread();
+    counts.file = Some(file);
+    counts.read = false;
+}
+
+/// `o200k <32 hex digits> <count>`.
+fn parse_line(line: &str) -> Option<(Key, usize)> {
+    let mut parts = line.split(' ');
+    let encoding = Encoding::named(parts.next()?)?;
+    let digest = parts.next().filter(|hex| hex.len() == 32)?;
+    let digest = u128::from_str_radix(digest, 16).ok()?;
+    let count = parts.next()?.parse().ok()?;
+    parts
+        .next()
+        .is_none()
+        .then_some((Key { encoding, digest }, count))
+}
+
+/// Writes the counts learnt since [`open_cache`] to its file (a temporary file renamed over
+/// it, so a reader never sees half of one). Failing to write a cache is not an error: the
+/// next run counts again.
+pub fn save_cache() {
+    let mut counts = counts_unread();
+    let Some(file) = counts.file.clone().filter(|_| counts.unsaved) else {
+        return;
+    };
+    let skip = counts.known.len().saturating_sub(CACHE_ENTRIES);
+    let mut text = String::new();
+    for (key, count) in counts.known.iter().skip(skip) {
+        text.push_str(&format!(
+            "{} {:032x} {count}\n",
+            key.encoding.name(),
+            key.digest
+        ));
+    }
+    let written = (|| -> std::io::Result<()> {
+        let dir = file.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir)?;
+        let mut temporary = tempfile::NamedTempFile::new_in(dir)?;
+        temporary.write_all(text.as_bytes())?;
+        temporary.persist(&file).map_err(|error| error.error)?;
+        Ok(())
+    })();
+    if written.is_ok() {
+        counts.unsaved = false;
     }
 }
 
@@ -48,5 +249,38 @@ mod tests {
         // The encodings differ on real text.
         let text = "Läuft der Übersetzer? 日本語のテキスト";
         assert_ne!(Encoding::O200k.count(text), Encoding::Cl100k.count(text));
+    }
+
+    #[test]
+    fn a_count_is_remembered_by_its_text_and_encoding() {
+        let text = "a text counted once in this test, and only here";
+        assert_eq!(Encoding::Cl100k.known_count(text), None);
+        let count = Encoding::Cl100k.count(text);
+        assert_eq!(Encoding::Cl100k.known_count(text), Some(count));
+        assert_eq!(Encoding::O200k.known_count(text), None);
+    }
+
+    #[test]
+    fn cache_lines_are_read_strictly() {
+        let good = format!("o200k {:032x} 12", 7u128);
+        assert_eq!(
+            parse_line(&good),
+            Some((
+                Key {
+                    encoding: Encoding::O200k,
+                    digest: 7
+                },
+                12
+            ))
+        );
+        for bad in [
+            "o200k 07 12",
+            "p50k 00000000000000000000000000000007 12",
+            "o200k 00000000000000000000000000000007 -1",
+            "o200k 00000000000000000000000000000007 12 extra",
+            "",
+        ] {
+            assert_eq!(parse_line(bad), None, "{bad}");
+        }
     }
 }

@@ -192,7 +192,8 @@ fn a_linked_output_folder_is_refused_for_writing_and_deleting() {
 
     // A later build that drops the family does not delete through the link.
     std::fs::remove_file(workspace.root().join("examples/prompts/xs")).unwrap();
-    assert_eq!(workspace.run(&["build", "--all"]).code, 0);
+    let again = workspace.run(&["build", "--all"]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
     std::fs::remove_dir_all(workspace.root().join("examples/prompts/xs")).unwrap();
     symlink(&elsewhere, workspace.root().join("examples/prompts/xs")).unwrap();
     std::fs::write(

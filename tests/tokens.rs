@@ -396,3 +396,66 @@ impl Independent {
         self.0.encode_ordinary(text).len()
     }
 }
+
+#[test]
+fn counts_are_kept_outside_the_workspace_and_change_no_report() {
+    let workspace = Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            format!("{}max_prompt_tokens = 10\n", common::VARIANT),
+        )
+        .write();
+    let cache = workspace.cache_dir().join("token-counts-v1");
+    let first = workspace.run(&["validate"]);
+    assert_eq!(first.code, 1);
+    assert!(
+        first.stderr.contains("error[over-budget]"),
+        "{}",
+        first.stderr
+    );
+    // One line per text counted: the encoding, a digest and the count.
+    let saved = std::fs::read_to_string(&cache).unwrap();
+    assert!(!saved.is_empty());
+    for line in saved.lines() {
+        let parts: Vec<&str> = line.split(' ').collect();
+        assert_eq!(parts.len(), 3, "{line}");
+        assert_eq!(parts[0], "o200k");
+        assert_eq!(parts[1].len(), 32, "{line}");
+        parts[2].parse::<usize>().unwrap();
+    }
+    // Counts taken from the cache give the same report, and nothing is counted twice.
+    let second = workspace.run(&["validate"]);
+    assert_eq!(second.stderr, first.stderr);
+    assert_eq!(std::fs::read_to_string(&cache).unwrap(), saved);
+    // A damaged cache is counted again, as if it were empty.
+    std::fs::write(&cache, b"o200k zz 3\n\xff\xfe not a count\n").unwrap();
+    let damaged = workspace.run(&["validate"]);
+    assert_eq!(damaged.stderr, first.stderr);
+    // Nothing of the cache is in the workspace, and with PROMPTC_NO_CACHE none is written.
+    assert!(
+        walk(workspace.root())
+            .iter()
+            .all(|path| !path.to_string_lossy().contains("token-counts")),
+    );
+    std::fs::remove_dir_all(workspace.cache_dir()).unwrap();
+    let off = workspace
+        .command()
+        .env("PROMPTC_NO_CACHE", "1")
+        .arg("validate")
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&off.stderr), first.stderr);
+    assert!(!workspace.cache_dir().exists());
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            found.extend(walk(&path));
+        }
+        found.push(path);
+    }
+    found
+}

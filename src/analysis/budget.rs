@@ -33,6 +33,24 @@ pub fn budget_of(workspace: &Workspace, variant: &EffectiveVariant) -> Option<(u
     })
 }
 
+/// The encoding whose tables checking this prompt's budget would load: it has a budget, its
+/// bytes exceed it, and its count is not known yet. `None` when the check needs no count.
+pub fn count_needed(
+    workspace: &Workspace,
+    variant: &EffectiveVariant,
+    compiled: &Compiled,
+) -> Option<crate::tokens::Encoding> {
+    let (budget, _) = budget_of(workspace, variant)?;
+    if compiled.prompt.len() <= budget {
+        return None;
+    }
+    let encoding = workspace.settings().tokens.encoding_for(&compiled.family);
+    encoding
+        .known_count(&compiled.prompt)
+        .is_none()
+        .then_some(encoding)
+}
+
 /// One compiled prompt over its budget.
 #[derive(Clone, Debug)]
 pub struct OverBudget {

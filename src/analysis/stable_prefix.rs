@@ -48,10 +48,18 @@ pub fn stable_prefix(
     request: &Request,
     compiled: &Compiled,
 ) -> Option<StablePrefix> {
-    probe_and_compare(compiler, request, compiled).map(|(prefix, _)| prefix)
+    let (mut prefix, _) = probe_and_compare(compiler, request, compiled)?;
+    let encoding = compiler
+        .workspace()
+        .settings()
+        .tokens
+        .encoding_for(&compiled.family);
+    prefix.tokens = encoding.count(&compiled.prompt[..prefix.bytes]);
+    Some(prefix)
 }
 
-/// The stable prefix, and the prompt compiled with every volatile value changed.
+/// The stable prefix, its tokens not counted (the warning needs none), and the prompt
+/// compiled with every volatile value changed.
 fn probe_and_compare(
     compiler: &Compiler<'_>,
     request: &Request,
@@ -69,7 +77,6 @@ fn probe_and_compare(
         bytes -= 1;
     }
     let prefix = &prompt[..bytes];
-    let encoding = workspace.settings().tokens.encoding_for(&compiled.family);
     // The first changed line lies in some changed sections (a section may hold others); the
     // smallest of them is the one to blame.
     let line_start = prefix.rfind('\n').map_or(0, |i| i + 1);
@@ -86,7 +93,7 @@ fn probe_and_compare(
         .map(|(ours, _)| ours.id.clone());
     let prefix = StablePrefix {
         bytes,
-        tokens: encoding.count(prefix),
+        tokens: 0,
         percent: (bytes * 100).checked_div(prompt.len()).unwrap_or(100),
         sha256: Sha256::digest(prefix.as_bytes())
             .iter()

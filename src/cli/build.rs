@@ -74,21 +74,33 @@ pub fn run(
 }
 
 fn build_all(workspace: &Workspace, printer: &Printer) -> Result<(), CliError> {
-    let run = matrix::compile_all(
+    // Each output goes to a temporary file as it compiles; they are renamed into place only
+    // once the whole matrix has compiled within its budgets, else removed.
+    let mut writer = matrix::MatrixWriter::new(workspace);
+    let entries = matrix::entries(workspace);
+    let mut progress = super::progress::Progress::new(entries.len(), printer.is_quiet());
+    let run = matrix::compile_each(
         &crate::compile::Compiler::new(workspace),
+        entries,
         source_date_epoch()?,
+        |entry, compiled| {
+            progress.step(&entry.path);
+            writer.add(&entry, &compiled)
+        },
     );
+    drop(progress);
+    let nothing_written = |error| {
+        printer.message(Message::NothingWritten);
+        CliError::Path(error)
+    };
+    let run = run.map_err(nothing_written)?;
     let clean = run.is_clean();
-    let outputs = run.outputs;
     printer.diagnostics(run.over_budget, &workspace.sources);
     if report_failures(workspace, run.failed, printer) || !clean {
         printer.message(Message::NothingWritten);
         return Err(CliError::Reported);
     }
-    let written = matrix::write_all(workspace, &outputs).map_err(|error| {
-        printer.message(Message::NothingWritten);
-        CliError::Path(error)
-    })?;
+    let written = writer.finish().map_err(nothing_written)?;
     for path in &written.written {
         printer.message(Message::Wrote(path));
     }

@@ -18,15 +18,26 @@ pub fn run(
     printer: &Printer,
 ) -> Result<(), CliError> {
     let workspace = load_valid(workspace_dir, printer)?;
-    let run = matrix::compile_all(
+    // Each output is compared as it compiles, then dropped.
+    let mut checker = matrix::MatrixChecker::new(&workspace);
+    let entries = matrix::entries(&workspace);
+    let mut progress = super::progress::Progress::new(entries.len(), printer.is_quiet());
+    let run = matrix::compile_each(
         &crate::compile::Compiler::new(&workspace),
+        entries,
         source_date_epoch()?,
+        |entry, compiled| {
+            progress.step(&entry.path);
+            checker.add(&entry, &compiled)
+        },
     );
+    drop(progress);
+    let run = run?;
     let clean = run.is_clean();
-    let outputs = run.outputs;
     printer.diagnostics(run.over_budget, &workspace.sources);
     let any_failed = report_failures(&workspace, run.failed, printer) || !clean;
-    let mismatches = matrix::check(&workspace, &outputs)?;
+    let files = checker.files();
+    let mismatches = checker.finish()?;
     if args.format == super::OutputFormat::Json {
         let files: Vec<serde_json::Value> = mismatches.iter().map(as_json).collect();
         printer.result(&crate::report::json_document(&serde_json::json!({
@@ -47,10 +58,6 @@ pub fn run(
         }
     }
     if mismatches.is_empty() && !any_failed {
-        let files: usize = outputs
-            .iter()
-            .map(|(entry, compiled)| matrix::files(entry, compiled).len())
-            .sum();
         printer.message(Message::UpToDate(files));
         return Ok(());
     }

@@ -14,6 +14,7 @@ mod list;
 mod message;
 mod new;
 mod printer;
+mod progress;
 mod route;
 mod schema;
 mod show;
@@ -124,7 +125,14 @@ pub fn main() -> ExitCode {
         crate::scratch::remove_all();
         std::process::exit(130);
     });
-    run(Cli::parse())
+    // Token counts are kept between runs in promptc's own cache folder, never in the
+    // workspace: an unchanged prompt is not counted again.
+    if let Some(dir) = crate::tokens::default_cache_dir() {
+        crate::tokens::open_cache(&dir);
+    }
+    let code = run(Cli::parse());
+    crate::tokens::save_cache();
+    code
 }
 
 /// Stops the processes writing into scratch folders (a `git checkout-index`), which an

@@ -34,6 +34,11 @@ impl Printer {
         }
     }
 
+    /// Whether `--quiet` leaves out progress.
+    pub fn is_quiet(&self) -> bool {
+        self.quiet
+    }
+
     pub fn quiet(mut self, quiet: bool) -> Self {
         self.quiet = quiet;
         self

@@ -147,22 +147,63 @@ pub fn compile_entries(
     entries: Vec<MatrixEntry>,
     source_date_epoch: Option<i64>,
 ) -> MatrixRun {
+    let mut outputs = Vec::new();
+    let run = compile_each(compiler, entries, source_date_epoch, |entry, compiled| {
+        outputs.push((entry, compiled));
+        Ok::<(), std::convert::Infallible>(())
+    });
+    match run {
+        Ok(mut run) => {
+            run.outputs = outputs;
+            run
+        }
+        Err(never) => match never {},
+    }
+}
+
+/// How many outputs may wait, whole, for the token tables: past that their budgets are
+/// checked as they compile, so a huge matrix is never held in memory for them.
+const DEFERRED_BUDGETS: usize = 64;
+
+/// Compiles the entries one at a time and hands each output to `each`, keeping none: memory
+/// does not grow with the matrix. The run returned holds the failures and the budget errors
+/// (its `outputs` are empty); an error from `each` stops the run. Failures and budget errors
+/// are reported as [`compile_all`] reports them.
+pub fn compile_each<E>(
+    compiler: &Compiler<'_>,
+    entries: Vec<MatrixEntry>,
+    source_date_epoch: Option<i64>,
+    mut each: impl FnMut(MatrixEntry, Compiled) -> Result<(), E>,
+) -> Result<MatrixRun, E> {
     let workspace = compiler.workspace();
     let mut run = MatrixRun::default();
     let mut reported = BTreeSet::new();
     let mut over_budget = Vec::new();
+    // Outputs whose budget check needs a count not known yet: checked once the rest is
+    // compiled, while the token tables load on another thread.
+    let mut deferred: Vec<(String, Compiled)> = Vec::new();
     for entry in entries {
         let Some(request) = request(workspace, &entry, source_date_epoch) else {
             continue;
         };
         match compiler.compile(&request) {
             Ok(output) => {
-                if let Some(variant) = compiler.variant(&output.variant)
-                    && let Some(over) = check_budget(workspace, variant, &output, &entry.context)
-                {
-                    over_budget.push(over);
+                if let Some(variant) = compiler.variant(&output.variant) {
+                    match budget::count_needed(workspace, variant, &output) {
+                        Some(encoding) if deferred.len() < DEFERRED_BUDGETS => {
+                            encoding.preload();
+                            deferred.push((entry.context.clone(), output.clone()));
+                        }
+                        _ => {
+                            if let Some(over) =
+                                check_budget(workspace, variant, &output, &entry.context)
+                            {
+                                over_budget.push(over);
+                            }
+                        }
+                    }
                 }
-                run.outputs.push((entry, output));
+                each(entry, output)?;
             }
             Err(CompileError::Diagnostics(found)) => {
                 let mut fresh = Diagnostics::default();
@@ -183,8 +224,15 @@ pub fn compile_entries(
             Err(error) => run.failed.push((entry, error)),
         }
     }
+    for (context, output) in deferred {
+        if let Some(variant) = compiler.variant(&output.variant)
+            && let Some(over) = check_budget(workspace, variant, &output, &context)
+        {
+            over_budget.push(over);
+        }
+    }
     run.over_budget = budget::report(over_budget);
-    run
+    Ok(run)
 }
 
 #[derive(Debug, Default)]
@@ -220,78 +268,120 @@ pub fn write_all(
     workspace: &Workspace,
     outputs: &[(MatrixEntry, Compiled)],
 ) -> Result<WriteReport, PathError> {
-    let root = &workspace.root;
-    let mut report = WriteReport::default();
-    let all: Vec<(String, String)> = outputs
-        .iter()
-        .flat_map(|(entry, compiled)| files(entry, compiled))
-        .collect();
-    let current: BTreeSet<&str> = all.iter().map(|(path, _)| path.as_str()).collect();
-    let mut changed = Vec::new();
-    for (path, text) in &all {
-        let (out, below) = split(workspace, path);
-        let real = confine::resolve_output(root, out, below)?;
-        refuse_source(workspace, &real, path)?;
-        let text = text.as_bytes();
-        // Resolved once: read from the path just checked.
-        let shown = Path::new(path);
-        let on_disk = match confine::read_resolved(&real, shown, text.len() as u64) {
-            Ok(on_disk) => on_disk,
-            // Longer than the new text: it differs, whatever it holds.
-            Err(PathError {
-                problem: PathProblem::GeneratedTooLarge { .. },
-                ..
-            }) => None,
-            Err(error) => return Err(error),
-        };
-        if on_disk.as_deref() == Some(text) {
-            report.unchanged.push(path.clone());
-        } else {
-            changed.push((real, path.as_str(), text));
-        }
+    let mut writer = MatrixWriter::new(workspace);
+    for (entry, compiled) in outputs {
+        writer.add(entry, compiled)?;
     }
-    let mut removals = Vec::new();
-    for owned in read_index(workspace)? {
-        if current.contains(owned.as_str()) {
-            continue;
-        }
-        let Some(real) = indexed(workspace, &owned)? else {
-            continue;
-        };
-        refuse_source(workspace, &real, &owned)?;
-        if real.is_file() {
-            removals.push((real, owned));
-        }
-    }
-    let strays = stray_temporaries(workspace)?;
+    writer.finish()
+}
 
-    let mut index = String::new();
-    for path in &current {
-        index.push_str(path);
-        index.push('\n');
-    }
-    let index_relative = index_path(workspace);
-    let index_real = confine::resolve_output(root, out_dir(workspace), Path::new(INDEX_FILE))?;
-    let mut staged = Staged::default();
-    for (real, shown, text) in &changed {
-        staged.add(real, Path::new(shown), text)?;
-    }
-    staged.add(&index_real, &index_relative, index.as_bytes())?;
-    staged.commit()?;
-    report.written = changed
-        .iter()
-        .map(|(_, shown, _)| shown.to_string())
-        .collect();
+/// [`write_all`] one output at a time, for a matrix compiled with [`compile_each`]: each
+/// changed output goes to a temporary file as it comes (its text is then dropped), and
+/// [`MatrixWriter::finish`] renames them all. Dropped unfinished, it removes what it wrote.
+pub struct MatrixWriter<'w> {
+    workspace: &'w Workspace,
+    staged: Staged,
+    current: BTreeSet<String>,
+    written: Vec<String>,
+    unchanged: Vec<String>,
+}
 
-    for (real, owned) in removals {
-        std::fs::remove_file(&real).map_err(|error| PathError::io(&owned, error))?;
-        report.removed.push(owned);
+impl<'w> MatrixWriter<'w> {
+    pub fn new(workspace: &'w Workspace) -> Self {
+        Self {
+            workspace,
+            staged: Staged::default(),
+            current: BTreeSet::new(),
+            written: Vec::new(),
+            unchanged: Vec::new(),
+        }
     }
-    for (real, shown) in strays {
-        std::fs::remove_file(&real).map_err(|error| PathError::io(&shown, error))?;
-        report.strays.push(shown);
+
+    /// Checks the paths of one compiled entry's files and writes those that changed to
+    /// temporary files.
+    pub fn add(&mut self, entry: &MatrixEntry, compiled: &Compiled) -> Result<(), PathError> {
+        let workspace = self.workspace;
+        for (path, text) in files(entry, compiled) {
+            let (out, below) = split(workspace, &path);
+            let real = confine::resolve_output(&workspace.root, out, below)?;
+            refuse_source(workspace, &real, &path)?;
+            let text = text.as_bytes();
+            // Resolved once: read from the path just checked.
+            let shown = Path::new(&path);
+            let on_disk = match confine::read_resolved(&real, shown, text.len() as u64) {
+                Ok(on_disk) => on_disk,
+                // Longer than the new text: it differs, whatever it holds.
+                Err(PathError {
+                    problem: PathProblem::GeneratedTooLarge { .. },
+                    ..
+                }) => None,
+                Err(error) => return Err(error),
+            };
+            if on_disk.as_deref() == Some(text) {
+                self.unchanged.push(path.clone());
+            } else {
+                self.staged.add(&real, shown, text)?;
+                self.written.push(path.clone());
+            }
+            self.current.insert(path);
+        }
+        Ok(())
     }
-    Ok(report)
+
+    /// Removes owned outputs that left the matrix and stray temporary files, records the new
+    /// index, and renames every written output into place.
+    pub fn finish(mut self) -> Result<WriteReport, PathError> {
+        let workspace = self.workspace;
+        let root = &workspace.root;
+        let mut removals = Vec::new();
+        for owned in read_index(workspace)? {
+            if self.current.contains(owned.as_str()) {
+                continue;
+            }
+            let Some(real) = indexed(workspace, &owned)? else {
+                continue;
+            };
+            refuse_source(workspace, &real, &owned)?;
+            if real.is_file() {
+                removals.push((real, owned));
+            }
+        }
+        // Left by an earlier, killed run: not the ones this run has just written.
+        let strays: Vec<(PathBuf, String)> = stray_temporaries(workspace)?
+            .into_iter()
+            .filter(|(real, _)| !self.staged.holds(real))
+            .collect();
+
+        let mut index = String::new();
+        for path in &self.current {
+            index.push_str(path);
+            index.push('\n');
+        }
+        let index_relative = index_path(workspace);
+        let index_real = confine::resolve_output(root, out_dir(workspace), Path::new(INDEX_FILE))?;
+        self.staged
+            .add(&index_real, &index_relative, index.as_bytes())?;
+        let staged = std::mem::take(&mut self.staged);
+        staged.commit()?;
+        let mut report = WriteReport {
+            written: std::mem::take(&mut self.written),
+            unchanged: std::mem::take(&mut self.unchanged),
+            ..WriteReport::default()
+        };
+        for (real, owned) in removals {
+            std::fs::remove_file(&real).map_err(|error| PathError::io(&owned, error))?;
+            report.removed.push(owned);
+        }
+        for (real, shown) in strays {
+            match std::fs::remove_file(&real) {
+                Ok(()) => report.strays.push(shown),
+                // Gone already (another run's, finished meanwhile).
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+                Err(error) => return Err(PathError::io(&shown, error)),
+            }
+        }
+        Ok(report)
+    }
 }
 
 /// How a committed output differs from a fresh compile.
@@ -327,52 +417,80 @@ impl Mismatch {
     }
 }
 
-/// Compares fresh outputs with the files on disk; writes nothing.
-pub fn check(
-    workspace: &Workspace,
-    outputs: &[(MatrixEntry, Compiled)],
-) -> Result<Vec<Mismatch>, PathError> {
-    let root = &workspace.root;
-    let mut mismatches = Vec::new();
-    let all: Vec<(String, String)> = outputs
-        .iter()
-        .flat_map(|(entry, compiled)| files(entry, compiled))
-        .collect();
-    for (path, text) in &all {
-        let relative = Path::new(path);
-        let (out, below) = split(workspace, path);
-        match confine::read_output(root, out, below, crate::model::limits::MAX_OUTPUT_BYTES)? {
-            Some(on_disk) if on_disk == text.as_bytes() => {}
-            Some(on_disk) => {
-                let on_disk = String::from_utf8(on_disk)
-                    .map_err(|_| PathError::new(relative, PathProblem::NotUtf8))?;
-                mismatches.push(Mismatch::Stale {
-                    path: path.clone(),
-                    diff: unified_diff(path, &on_disk, text),
-                });
+/// Compares fresh outputs with the files on disk, one at a time as a matrix compiled with
+/// [`compile_each`] gives them; writes nothing.
+pub struct MatrixChecker<'w> {
+    workspace: &'w Workspace,
+    mismatches: Vec<Mismatch>,
+    expected: BTreeSet<String>,
+}
+
+impl<'w> MatrixChecker<'w> {
+    pub fn new(workspace: &'w Workspace) -> Self {
+        Self {
+            workspace,
+            mismatches: Vec::new(),
+            expected: BTreeSet::new(),
+        }
+    }
+
+    /// Compares one compiled entry's files with the files on disk.
+    pub fn add(&mut self, entry: &MatrixEntry, compiled: &Compiled) -> Result<(), PathError> {
+        let workspace = self.workspace;
+        for (path, text) in files(entry, compiled) {
+            let relative = Path::new(&path);
+            let (out, below) = split(workspace, &path);
+            match confine::read_output(
+                &workspace.root,
+                out,
+                below,
+                crate::model::limits::MAX_OUTPUT_BYTES,
+            )? {
+                Some(on_disk) if on_disk == text.as_bytes() => {}
+                Some(on_disk) => {
+                    let on_disk = String::from_utf8(on_disk)
+                        .map_err(|_| PathError::new(relative, PathProblem::NotUtf8))?;
+                    self.mismatches.push(Mismatch::Stale {
+                        path: path.clone(),
+                        diff: unified_diff(&path, &on_disk, &text),
+                    });
+                }
+                None => self
+                    .mismatches
+                    .push(Mismatch::Missing { path: path.clone() }),
             }
-            None => mismatches.push(Mismatch::Missing { path: path.clone() }),
+            self.expected.insert(path);
         }
+        Ok(())
     }
-    let expected: BTreeSet<&str> = all.iter().map(|(path, _)| path.as_str()).collect();
-    let mut owned = BTreeSet::new();
-    for path in read_index(workspace)? {
-        if indexed(workspace, &path)?.is_some_and(|real| real.is_file()) {
-            owned.insert(path);
+
+    /// How many files the matrix gives.
+    pub fn files(&self) -> usize {
+        self.expected.len()
+    }
+
+    /// The mismatches, with the files on disk that no output accounts for.
+    pub fn finish(mut self) -> Result<Vec<Mismatch>, PathError> {
+        let workspace = self.workspace;
+        let mut owned = BTreeSet::new();
+        for path in read_index(workspace)? {
+            if indexed(workspace, &path)?.is_some_and(|real| real.is_file()) {
+                owned.insert(path);
+            }
         }
-    }
-    let mut present = outputs_on_disk(workspace)?;
-    present.extend(owned.iter().cloned());
-    for path in present {
-        if !expected.contains(path.as_str()) {
-            let owned = owned.contains(&path);
-            mismatches.push(Mismatch::Unexpected { path, owned });
+        let mut present = outputs_on_disk(workspace)?;
+        present.extend(owned.iter().cloned());
+        for path in present {
+            if !self.expected.contains(path.as_str()) {
+                let owned = owned.contains(&path);
+                self.mismatches.push(Mismatch::Unexpected { path, owned });
+            }
         }
+        for (_, path) in stray_temporaries(workspace)? {
+            self.mismatches.push(Mismatch::Stray { path });
+        }
+        Ok(self.mismatches)
     }
-    for (_, path) in stray_temporaries(workspace)? {
-        mismatches.push(Mismatch::Stray { path });
-    }
-    Ok(mismatches)
 }
 
 /// A unified diff from the committed text to the fresh one. Bounded: a committed output of
@@ -575,7 +693,44 @@ fn selection_diagnostic(workspace: &Workspace, problem: Problem) -> Option<Diagn
 /// prompts over budget, and volatile values early in a prompt (warnings).
 pub fn diagnostics(workspace: &Workspace, source_date_epoch: Option<i64>) -> Diagnostics {
     let compiler = Compiler::new(workspace);
-    let run = compile_all(&compiler, source_date_epoch);
+    // Each output is looked at as it compiles, then dropped.
+    let mut warnings = Vec::new();
+    let mut findings = Vec::new();
+    let run = compile_each(
+        &compiler,
+        entries(workspace),
+        source_date_epoch,
+        |entry, compiled| {
+            let Some(request) = request(workspace, &entry, source_date_epoch) else {
+                return Ok::<(), std::convert::Infallible>(());
+            };
+            warnings.extend(volatile_warning(
+                &compiler,
+                &request,
+                &compiled,
+                &entry.context,
+            ));
+            // What writing the tool definitions found that does not stop a compile (a
+            // keyword a dialect drops, an MCP tool left out).
+            if let Some(variant) = compiler.variant(&compiled.variant)
+                && let Ok(Some((_, _, found))) =
+                    compiler.tool_definitions(&request, variant, &compiled.tools)
+            {
+                for finding in &found {
+                    findings.push(place(
+                        workspace,
+                        finding,
+                        workspace.contexts.get(&entry.context),
+                    ));
+                }
+            }
+            Ok(())
+        },
+    );
+    let run = match run {
+        Ok(run) => run,
+        Err(never) => match never {},
+    };
     // The routing table is checked with the matrix: both need a sound workspace.
     let mut diagnostics = compiler.routing_diagnostics();
     for (_, error) in run.failed {
@@ -595,32 +750,13 @@ pub fn diagnostics(workspace: &Workspace, source_date_epoch: Option<i64>) -> Dia
         }
     }
     diagnostics.extend(run.over_budget);
-    let warnings = run.outputs.iter().filter_map(|(entry, compiled)| {
-        let request = request(workspace, entry, source_date_epoch)?;
-        volatile_warning(&compiler, &request, compiled, &entry.context)
-    });
-    for warning in grouped_by_place(warnings) {
+    for warning in grouped_by_place(warnings.into_iter()) {
         diagnostics.push(warning);
     }
-    // What writing the tool definitions found that does not stop a compile (a keyword a
-    // dialect drops, an MCP tool left out), once per place and message.
-    for (entry, compiled) in &run.outputs {
-        let Some(request) = request(workspace, entry, source_date_epoch) else {
-            continue;
-        };
-        let Some(variant) = compiler.variant(&compiled.variant) else {
-            continue;
-        };
-        let Ok(Some((_, _, findings))) =
-            compiler.tool_definitions(&request, variant, &compiled.tools)
-        else {
-            continue;
-        };
-        for finding in &findings {
-            let diagnostic = place(workspace, finding, workspace.contexts.get(&entry.context));
-            if !diagnostics.iter().any(|d| *d == diagnostic) {
-                diagnostics.push(diagnostic);
-            }
+    // Once per place and message.
+    for diagnostic in findings {
+        if !diagnostics.iter().any(|d| *d == diagnostic) {
+            diagnostics.push(diagnostic);
         }
     }
     diagnostics

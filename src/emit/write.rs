@@ -9,7 +9,7 @@ use std::ffi::OsStr;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use tempfile::NamedTempFile;
+use tempfile::{NamedTempFile, TempPath};
 
 use crate::path_error::PathError;
 
@@ -40,7 +40,9 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), PathError> {
 /// failure leaves the disk as it was.
 #[derive(Default)]
 pub struct Staged {
-    files: Vec<(NamedTempFile, PathBuf, PathBuf)>,
+    /// Closed once written: a matrix of thousands of outputs must not hold a descriptor
+    /// for each.
+    files: Vec<(TempPath, PathBuf, PathBuf)>,
     /// Folders created for the outputs, outermost first.
     created: Vec<PathBuf>,
 }
@@ -57,8 +59,11 @@ impl Staged {
             .map_err(|error| PathError::io(shown, error))?;
         let file =
             stage(real, dir, contents).map_err(|error| PathError::io(shown, plain(error)))?;
-        self.files
-            .push((file, real.to_path_buf(), shown.to_path_buf()));
+        self.files.push((
+            file.into_temp_path(),
+            real.to_path_buf(),
+            shown.to_path_buf(),
+        ));
         Ok(())
     }
 
@@ -73,6 +78,13 @@ impl Staged {
             self.created.push(folder.to_path_buf());
         }
         Ok(())
+    }
+
+    /// Whether `path` is one of the temporary files written so far.
+    pub fn holds(&self, path: &Path) -> bool {
+        self.files
+            .iter()
+            .any(|(temporary, _, _)| **temporary == *path)
     }
 
     /// Renames every staged file into place.

@@ -23,22 +23,62 @@ pub fn install(env: &mut Environment<'static>) {
 /// A shell-style glob over the whole text, case-insensitive: `*` and `?` also match `/`, as
 /// in `openrouter/*`.
 fn glob(text: &str, pattern: &str) -> Result<bool, Error> {
-    let glob = globset::GlobBuilder::new(pattern)
-        .case_insensitive(true)
-        .literal_separator(false)
-        .build()
-        .map_err(|error| invalid(format!("glob `{pattern}`: {}", error.kind())))?;
-    Ok(glob.compile_matcher().is_match(text))
+    static GLOBS: Built<globset::GlobMatcher> = Built::new();
+    let matcher = GLOBS.get(pattern, || {
+        globset::GlobBuilder::new(pattern)
+            .case_insensitive(true)
+            .literal_separator(false)
+            .build()
+            .map(|glob| glob.compile_matcher())
+            .map_err(|error| format!("glob `{pattern}`: {}", error.kind()))
+    });
+    Ok(matcher.map_err(invalid)?.is_match(text))
 }
 
 /// A regular expression found anywhere in the text (anchor it with `^…$`; `(?i)` for case).
 fn matching(text: &str, pattern: &str) -> Result<bool, Error> {
-    let regex = regex::RegexBuilder::new(pattern)
-        .size_limit(REGEX_SIZE_LIMIT)
-        .dfa_size_limit(REGEX_SIZE_LIMIT)
-        .build()
-        .map_err(|error| invalid(format!("regular expression `{pattern}`: {error}")))?;
-    Ok(regex.is_match(text))
+    static REGEXES: Built<regex::Regex> = Built::new();
+    let regex = REGEXES.get(pattern, || {
+        regex::RegexBuilder::new(pattern)
+            .size_limit(REGEX_SIZE_LIMIT)
+            .dfa_size_limit(REGEX_SIZE_LIMIT)
+            .build()
+            .map_err(|error| format!("regular expression `{pattern}`: {error}"))
+    });
+    Ok(regex.map_err(invalid)?.is_match(text))
+}
+
+/// Patterns built once per process: a condition is evaluated for every request, and building
+/// a regex costs far more than running it. At most [`BUILT_PATTERNS`] are kept (the oldest
+/// go first), so a workspace with endless patterns cannot grow the process.
+struct Built<T> {
+    patterns: std::sync::Mutex<Vec<(String, Result<T, String>)>>,
+}
+
+const BUILT_PATTERNS: usize = 64;
+
+impl<T: Clone> Built<T> {
+    const fn new() -> Self {
+        Self {
+            patterns: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    fn get(&self, pattern: &str, build: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+        let mut patterns = self
+            .patterns
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, built)) = patterns.iter().find(|(known, _)| known == pattern) {
+            return built.clone();
+        }
+        let built = build();
+        if patterns.len() >= BUILT_PATTERNS {
+            drop(patterns.remove(0));
+        }
+        patterns.push((pattern.to_string(), built.clone()));
+        built
+    }
 }
 
 /// The `index`-th number in a model id (0: the first), read as digits with an optional

@@ -111,7 +111,11 @@ pub fn compile(workspace: &promptc::Workspace, family: &str, context: &str) -> p
 /// `promptc` without colour and without `SOURCE_DATE_EPOCH`, from wherever the test runs.
 pub fn promptc() -> Command {
     let mut command = Command::cargo_bin("promptc").unwrap();
-    command.env_remove("SOURCE_DATE_EPOCH").env("NO_COLOR", "1");
+    // No token-count cache: each test starts from nothing, and the user's cache is left alone.
+    command
+        .env_remove("SOURCE_DATE_EPOCH")
+        .env("NO_COLOR", "1")
+        .env("PROMPTC_NO_CACHE", "1");
     command
 }
 
@@ -253,17 +257,25 @@ impl Workspace {
         &self.root
     }
 
+    /// Where this workspace's commands keep their token counts: outside the workspace.
+    pub fn cache_dir(&self) -> PathBuf {
+        self.dir.path().join("promptc-cache")
+    }
+
     /// The temporary folder around the workspace root.
     pub fn tmp(&self) -> &Path {
         self.dir.path()
     }
 
     /// `promptc` with the given arguments, run from the workspace root, with a clean
-    /// environment for the things promptc reads (colour, dates).
+    /// environment for the things promptc reads (colour, dates), and a token-count cache of
+    /// its own beside the workspace.
     pub fn command(&self) -> Command {
         let mut command = Command::cargo_bin("promptc").unwrap();
         command
             .current_dir(&self.root)
+            .env("PROMPTC_CACHE_DIR", self.cache_dir())
+            .env_remove("PROMPTC_NO_CACHE")
             .env_remove("SOURCE_DATE_EPOCH")
             .env_remove("NO_COLOR")
             .env_remove("CLICOLOR_FORCE");
