@@ -139,7 +139,7 @@ impl Plan {
         let outputs = index
             .lines()
             .map(|line| {
-                let path = root.join("examples/prompts").join(line);
+                let path = root.join(line);
                 let bytes = std::fs::read(&path).unwrap();
                 (path, bytes)
             })

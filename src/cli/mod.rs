@@ -125,14 +125,7 @@ pub fn main() -> ExitCode {
         crate::scratch::remove_all();
         std::process::exit(130);
     });
-    // Token counts are kept between runs in promptc's own cache folder, never in the
-    // workspace: an unchanged prompt is not counted again.
-    if let Some(dir) = crate::tokens::default_cache_dir() {
-        crate::tokens::open_cache(&dir);
-    }
-    let code = run(Cli::parse());
-    crate::tokens::save_cache();
-    code
+    run(Cli::parse())
 }
 
 /// Stops the processes writing into scratch folders (a `git checkout-index`), which an
@@ -150,6 +143,17 @@ fn stop_children() {
 }
 
 pub fn run(cli: Cli) -> ExitCode {
+    // Token counts are kept between runs in promptc's own cache folder, never in the
+    // workspace: an unchanged prompt is not counted again.
+    if let Some(dir) = crate::tokens::default_cache_dir() {
+        crate::tokens::open_cache(&dir);
+    }
+    let code = run_command(cli);
+    crate::tokens::save_cache();
+    code
+}
+
+fn run_command(cli: Cli) -> ExitCode {
     let printer = Printer::new(cli.color).quiet(cli.quiet);
     let workspace = cli.workspace.as_deref();
     let result = match cli.command {
