@@ -86,8 +86,12 @@ fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, PathProblem> {
     }
     let file = File::open(path).map_err(PathProblem::Io)?;
     // The file may have been swapped between the look and the open: check what was opened.
-    check_regular(&file.metadata().map_err(PathProblem::Io)?)?;
-    let mut bytes = Vec::new();
+    let opened = file.metadata().map_err(PathProblem::Io)?;
+    check_regular(&opened)?;
+    // Room for the whole file and one byte more, so that reading it takes one call and
+    // finding its end another (the file may still grow: the limit holds whatever it does).
+    let expected = usize::try_from(opened.len().min(limit)).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(expected.saturating_add(1));
     file.take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(PathProblem::Io)?;
