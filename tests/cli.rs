@@ -410,3 +410,59 @@ fn every_format_option_takes_values_from_one_set() {
         assert!(seen.contains(&name.to_string()), "{name} has no --format");
     }
 }
+
+/// A matrix that takes a while: 40 variants with 150 tools each, in 5 contexts.
+fn slow_matrix() -> common::Workspace {
+    let mut fixture = common::Fixture::empty().file(
+        "promptc.toml",
+        "fallback_family = \"v0\"\ndefault_context = \"c0\"\n",
+    );
+    let tools: Vec<String> = (0..150).map(|t| format!("\"t{t}\"")).collect();
+    for t in 0..150 {
+        fixture = fixture.file(
+            &format!("tools/t{t}.toml"),
+            format!("id = \"t{t}\"\ndescription = \"Tool number {t}.\"\n"),
+        );
+    }
+    for v in 0..40 {
+        fixture = fixture.file(
+            &format!("variants/v{v}.toml"),
+            format!(
+                "id = \"v{v}\"\ntemplate = \"Variant {v}.\\n{{{{ TOOLS }}}}\\n\"\ntools = [{}]\n",
+                tools.join(", ")
+            ),
+        );
+    }
+    for c in 0..5 {
+        fixture = fixture.file(&format!("examples/contexts/c{c}.toml"), "cwd = \"/w\"\n");
+    }
+    fixture.write()
+}
+
+#[test]
+#[cfg(unix)]
+fn a_long_build_shows_progress_on_a_terminal_only() {
+    let workspace = slow_matrix();
+    let promptc = env!("CARGO_BIN_EXE_promptc");
+    // `script` gives the command a terminal and copies what it writes.
+    let on_terminal = |args: &str| {
+        std::process::Command::new("script")
+            .args(["-qec", &format!("{promptc} {args}"), "/dev/null"])
+            .current_dir(workspace.root())
+            .env("PROMPTC_NO_CACHE", "1")
+            .output()
+            .unwrap()
+    };
+    let shown = on_terminal("build --all");
+    assert!(shown.status.success(), "{}", stdout(&shown));
+    assert!(stdout(&shown).contains("/200 "), "{}", stdout(&shown));
+    // Without a terminal (a CI log, a pipe), or with --quiet, there is none.
+    std::fs::remove_dir_all(workspace.root().join("examples/prompts")).unwrap();
+    let piped = workspace.run(&["build", "--all"]);
+    assert_eq!(piped.code, 0, "{}", piped.stderr);
+    assert!(!piped.stderr.contains("/200"), "{}", piped.stderr);
+    std::fs::remove_dir_all(workspace.root().join("examples/prompts")).unwrap();
+    let quiet = on_terminal("build --all -q");
+    assert!(quiet.status.success());
+    assert!(!stdout(&quiet).contains("/200"), "{}", stdout(&quiet));
+}

@@ -117,6 +117,26 @@ impl<'w> Compiler<'w> {
     }
 
     pub fn compile(&self, request: &Request) -> Result<Compiled, CompileError> {
+        self.compile_with(request, &self.exhausted)
+    }
+
+    /// A compile that neither learns from nor teaches the others of the run which templates
+    /// ran out of fuel, and whether one did here: a matrix compiled on several threads stays
+    /// the same as one compiled in order (see `emit::matrix`).
+    pub(crate) fn compile_isolated(
+        &self,
+        request: &Request,
+    ) -> (Result<Compiled, CompileError>, bool) {
+        let own = Exhausted::default();
+        let result = self.compile_with(request, &own);
+        (result, !own.is_empty())
+    }
+
+    fn compile_with(
+        &self,
+        request: &Request,
+        exhausted: &Exhausted,
+    ) -> Result<Compiled, CompileError> {
         let workspace = self.workspace;
         let mut diagnostics = Diagnostics::default();
         let Prepared {
@@ -135,7 +155,7 @@ impl<'w> Compiler<'w> {
                 limits.render_bytes,
                 limits.compile_bytes,
             ),
-            exhausted: &self.exhausted,
+            exhausted,
         };
         let tools = renderer.tools(&plan, variant, &mut scope);
 

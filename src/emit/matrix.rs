@@ -161,6 +161,129 @@ pub fn compile_entries(
     }
 }
 
+/// The most threads a matrix is compiled on.
+const MAX_WORKERS: usize = 8;
+/// How far ahead of the entry being handled the threads may compile: what waits, whole, for
+/// its turn.
+const WINDOW: usize = 16;
+
+/// Compiles the entries on the machine's cores and hands each result to `handle` in the
+/// entries' order, so that what comes out does not depend on which thread was faster. A
+/// thread compiles at most [`WINDOW`] entries ahead of the one being handled, so memory stays
+/// bounded; an error from `handle` stops the threads. `None` is an entry whose context is
+/// unknown (reported by validation).
+///
+/// A template that runs out of fuel is not rendered again by later entries of the run, which
+/// take its error instead: that depends on order. So the threads compile in isolation, and from
+/// the first entry (in order) where a template ran out, the rest of the run is compiled in
+/// order on this thread, as a run on one core would be.
+fn compile_in_order<E>(
+    compiler: &Compiler<'_>,
+    entries: Vec<MatrixEntry>,
+    source_date_epoch: Option<i64>,
+    mut handle: impl FnMut(MatrixEntry, Option<Result<Compiled, CompileError>>) -> Result<(), E>,
+) -> Result<(), E> {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::{Condvar, Mutex, PoisonError, mpsc};
+
+    let workspace = compiler.workspace();
+    let workers = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(MAX_WORKERS)
+        .min(entries.len());
+    let mut resume = 0;
+    if workers > 1 {
+        let isolated = |entry: &MatrixEntry| {
+            request(workspace, entry, source_date_epoch)
+                .map(|request| compiler.compile_isolated(&request))
+        };
+        let next = AtomicUsize::new(0);
+        let stop = AtomicBool::new(false);
+        // The index of the entry to be handled next, and its change.
+        let handled = (Mutex::new(0usize), Condvar::new());
+        let halt = || {
+            // Under the lock, so that a thread waiting for its turn wakes to it.
+            let (lock, turn) = &handled;
+            let _guard = lock.lock().unwrap_or_else(PoisonError::into_inner);
+            stop.store(true, Ordering::Relaxed);
+            turn.notify_all();
+        };
+        let (sender, receiver) = mpsc::channel();
+        let (outcome, stopped_at) = std::thread::scope(|scope| {
+            for _ in 0..workers {
+                let sender = sender.clone();
+                let (next, stop, handled, entries, isolated, halt) =
+                    (&next, &stop, &handled, &entries, &isolated, &halt);
+                scope.spawn(move || {
+                    loop {
+                        let index = next.fetch_add(1, Ordering::Relaxed);
+                        if index >= entries.len() || stop.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        let (lock, turn) = handled;
+                        let mut done = lock.lock().unwrap_or_else(PoisonError::into_inner);
+                        while index >= *done + WINDOW && !stop.load(Ordering::Relaxed) {
+                            done = turn.wait(done).unwrap_or_else(PoisonError::into_inner);
+                        }
+                        drop(done);
+                        if stop.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        let result = isolated(&entries[index]);
+                        // A template ran out: no other thread starts another entry, which
+                        // could spend the whole fuel on it again.
+                        if matches!(result, Some((_, true))) {
+                            halt();
+                        }
+                        if sender.send((index, result)).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+            drop(sender);
+            let mut waiting = std::collections::BTreeMap::new();
+            let mut expected = 0;
+            let mut outcome = Ok(());
+            let mut stopped_at = None;
+            for (index, result) in receiver {
+                waiting.insert(index, result);
+                while stopped_at.is_none()
+                    && outcome.is_ok()
+                    && let Some(result) = waiting.remove(&expected)
+                {
+                    let result = match result {
+                        Some((_, true)) => {
+                            stopped_at = Some(expected);
+                            halt();
+                            break;
+                        }
+                        Some((result, false)) => Some(result),
+                        None => None,
+                    };
+                    outcome = handle(entries[expected].clone(), result);
+                    if outcome.is_err() {
+                        halt();
+                    }
+                    expected += 1;
+                    let (lock, turn) = &handled;
+                    *lock.lock().unwrap_or_else(PoisonError::into_inner) = expected;
+                    turn.notify_all();
+                }
+            }
+            (outcome, stopped_at.or(Some(expected)))
+        });
+        outcome?;
+        resume = stopped_at.unwrap_or(entries.len());
+    }
+    for entry in entries.into_iter().skip(resume) {
+        let result =
+            request(workspace, &entry, source_date_epoch).map(|request| compiler.compile(&request));
+        handle(entry, result)?;
+    }
+    Ok(())
+}
+
 /// How many outputs may wait, whole, for the token tables: past that their budgets are
 /// checked as they compile, so a huge matrix is never held in memory for them.
 const DEFERRED_BUDGETS: usize = 64;
@@ -182,11 +305,11 @@ pub fn compile_each<E>(
     // Outputs whose budget check needs a count not known yet: checked once the rest is
     // compiled, while the token tables load on another thread.
     let mut deferred: Vec<(String, Compiled)> = Vec::new();
-    for entry in entries {
-        let Some(request) = request(workspace, &entry, source_date_epoch) else {
-            continue;
+    compile_in_order(compiler, entries, source_date_epoch, |entry, result| {
+        let Some(result) = result else {
+            return Ok(());
         };
-        match compiler.compile(&request) {
+        match result {
             Ok(output) => {
                 if let Some(variant) = compiler.variant(&output.variant) {
                     match budget::count_needed(workspace, variant, &output) {
@@ -223,7 +346,8 @@ pub fn compile_each<E>(
             }
             Err(error) => run.failed.push((entry, error)),
         }
-    }
+        Ok(())
+    })?;
     for (context, output) in deferred {
         if let Some(variant) = compiler.variant(&output.variant)
             && let Some(over) = check_budget(workspace, variant, &output, &context)

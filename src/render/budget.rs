@@ -42,6 +42,11 @@ impl Exhausted {
         self.0.lock().ok()?.get(&template).cloned()
     }
 
+    /// Whether no template ran out yet.
+    pub fn is_empty(&self) -> bool {
+        self.0.lock().map_or(true, |map| map.is_empty())
+    }
+
     pub fn insert(&self, template: TemplateId, diagnostic: Diagnostic) {
         if let Ok(mut map) = self.0.lock() {
             map.insert(template, diagnostic);
