@@ -288,8 +288,9 @@ fn compile_in_order<E>(
 /// checked as they compile, so a huge matrix is never held in memory for them.
 const DEFERRED_BUDGETS: usize = 64;
 
-/// Compiles the entries one at a time and hands each output to `each`, keeping none: memory
-/// does not grow with the matrix. The run returned holds the failures and the budget errors
+/// Compiles the entries (on several threads, in order as far as anything can tell) and
+/// hands each output to `each` in entry order, keeping none: memory does not grow with the
+/// matrix. The run returned holds the failures and the budget errors
 /// (its `outputs` are empty); an error from `each` stops the run. Failures and budget errors
 /// are reported as [`compile_all`] reports them.
 pub fn compile_each<E>(
