@@ -33,22 +33,28 @@ pub fn budget_of(workspace: &Workspace, variant: &EffectiveVariant) -> Option<(u
     })
 }
 
-/// The encoding whose tables checking this prompt's budget would load: it has a budget, its
-/// bytes exceed it, and its count is not known yet. `None` when the check needs no count.
-pub fn count_needed(
-    workspace: &Workspace,
-    variant: &EffectiveVariant,
-    compiled: &Compiled,
-) -> Option<crate::tokens::Encoding> {
-    let (budget, _) = budget_of(workspace, variant)?;
+/// What checking a prompt's budget needs: nothing (no budget, or no more bytes than it), a
+/// count already known, or a count not known yet, which loads the encoding's tables.
+pub enum Needs {
+    Nothing,
+    Known(usize),
+    Count(crate::tokens::Encoding),
+}
+
+pub fn needs(workspace: &Workspace, variant: &EffectiveVariant, compiled: &Compiled) -> Needs {
+    let Some((budget, _)) = budget_of(workspace, variant) else {
+        return Needs::Nothing;
+    };
+    // A token is at least one byte: a prompt no longer than the budget in bytes is within
+    // it, and nothing needs counting.
     if compiled.prompt.len() <= budget {
-        return None;
+        return Needs::Nothing;
     }
     let encoding = workspace.settings().tokens.encoding_for(&compiled.family);
-    encoding
-        .known_count(&compiled.prompt)
-        .is_none()
-        .then_some(encoding)
+    match encoding.known_count(&compiled.prompt) {
+        Some(tokens) => Needs::Known(tokens),
+        None => Needs::Count(encoding),
+    }
 }
 
 /// One compiled prompt over its budget.
@@ -71,15 +77,25 @@ pub fn check_budget(
     compiled: &Compiled,
     context: &str,
 ) -> Option<OverBudget> {
+    let tokens = match needs(workspace, variant, compiled) {
+        Needs::Nothing => return None,
+        Needs::Known(tokens) => tokens,
+        Needs::Count(encoding) => encoding.count(&compiled.prompt),
+    };
+    over_budget(workspace, variant, compiled, context, tokens)
+}
+
+/// [`check_budget`] with the prompt's count in hand.
+pub fn over_budget(
+    workspace: &Workspace,
+    variant: &EffectiveVariant,
+    compiled: &Compiled,
+    context: &str,
+    tokens: usize,
+) -> Option<OverBudget> {
     let (budget, span) = budget_of(workspace, variant)?;
-    // A token is at least one byte: a prompt no longer than the budget in bytes is within
-    // it, and nothing needs counting.
-    if compiled.prompt.len() <= budget {
-        return None;
-    }
     let settings = &workspace.settings().tokens;
     let encoding = settings.encoding_for(&compiled.family);
-    let tokens = encoding.count(&compiled.prompt);
     if tokens <= budget {
         return None;
     }

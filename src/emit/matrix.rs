@@ -313,19 +313,21 @@ pub fn compile_each<E>(
         match result {
             Ok(output) => {
                 if let Some(variant) = compiler.variant(&output.variant) {
-                    match budget::count_needed(workspace, variant, &output) {
-                        Some(encoding) if deferred.len() < DEFERRED_BUDGETS => {
+                    let over = match budget::needs(workspace, variant, &output) {
+                        budget::Needs::Nothing => None,
+                        budget::Needs::Known(tokens) => {
+                            budget::over_budget(workspace, variant, &output, &entry.context, tokens)
+                        }
+                        budget::Needs::Count(encoding) if deferred.len() < DEFERRED_BUDGETS => {
                             encoding.preload();
                             deferred.push((entry.context.clone(), output.clone()));
+                            None
                         }
-                        _ => {
-                            if let Some(over) =
-                                check_budget(workspace, variant, &output, &entry.context)
-                            {
-                                over_budget.push(over);
-                            }
+                        budget::Needs::Count(_) => {
+                            check_budget(workspace, variant, &output, &entry.context)
                         }
-                    }
+                    };
+                    over_budget.extend(over);
                 }
                 each(entry, output)?;
             }

@@ -193,13 +193,21 @@ impl Renderer<'_> {
         self.check_names(&compiled);
         let format = tool_format(self.workspace, variant);
         let mut documented = Vec::with_capacity(compiled.len());
-        for tool in &compiled {
-            let scope = scope.values_with(TOOL, Value::from(minijinja::value::Serde(tool)));
+        // Each tool becomes a template value once: for its own documentation, then in the
+        // list all tools make.
+        let as_values: Vec<Value> = compiled
+            .iter()
+            .map(|tool| Value::from(minijinja::value::Serde(tool)))
+            .collect();
+        for tool in &as_values {
+            let mut top = std::collections::BTreeMap::new();
+            top.insert(TOOL, tool.clone());
+            let scope = merge_maps([values.clone(), Value::from(top)]);
             if let Some(text) = self.render(format, &scope) {
                 documented.push(text.trim_end().to_string());
             }
         }
-        scope.insert_fact(TOOLS_DATA, Value::from(minijinja::value::Serde(&compiled)));
+        scope.insert_fact(TOOLS_DATA, Value::from(as_values));
         scope.insert_fact(TOOLS_TEXT, Value::from(documented.join("\n\n")));
         compiled
     }

@@ -99,13 +99,6 @@ impl Scope {
         ])
     }
 
-    /// The values with one more name on top (the `tool` of a tool-format template).
-    pub fn values_with(&self, name: &str, value: Value) -> Value {
-        let mut top = BTreeMap::new();
-        top.insert(name.to_string(), value);
-        merge_maps([self.values(), Value::from(top)])
-    }
-
     pub fn insert_predicate(&mut self, name: &str, value: bool) {
         self.predicates.insert(name.to_string(), Value::from(value));
         self.predicates_value = Value::from(self.predicates.clone());
