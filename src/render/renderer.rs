@@ -41,6 +41,14 @@ impl Renderer<'_> {
         }
         let templates = &self.workspace.templates;
         let byte_limit = self.budget.render_bytes.min(self.budget.bytes_left);
+        // Plain text (most descriptions and instructions) is its own rendering; one over the
+        // byte limit goes the long way, to be refused as any other.
+        if let Some(text) = templates.plain(template)
+            && text.len() as u64 <= byte_limit
+        {
+            self.budget.bytes_left -= text.len() as u64;
+            return Some(text.to_string());
+        }
         let mut buffer = CappedBuffer::new(byte_limit);
         let result = templates.template(template).and_then(|template| {
             template

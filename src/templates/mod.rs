@@ -63,6 +63,9 @@ pub struct Templates {
     builtin_tool_format: TemplateId,
     /// Template names (file paths, or `file#pointer` for inline ones), by id.
     names: Vec<String>,
+    /// By id, the text of a template with no tag, expression or comment: what rendering it
+    /// gives, without running it.
+    plain: Vec<Option<String>>,
     by_name: HashMap<String, TemplateId>,
     origins: HashMap<String, Origin>,
 }
@@ -74,6 +77,7 @@ impl Templates {
             env: new_environment(fuel, limits.render_bytes),
             builtin_tool_format: TemplateId(0),
             names: Vec::new(),
+            plain: Vec::new(),
             by_name: HashMap::new(),
             origins: HashMap::new(),
         };
@@ -156,11 +160,16 @@ impl Templates {
     ) -> Result<TemplateId, Diagnostic> {
         let fallback = origin.fallback;
         self.origins.insert(name.clone(), origin);
+        // The environment keeps no other syntax (no line statements), and keeps a trailing
+        // newline: such a text renders to itself.
+        let plain =
+            (!["{{", "{%", "{#"].iter().any(|start| text.contains(start))).then(|| text.clone());
         match self.env.add_template_owned(name.clone(), text) {
             Ok(()) => {
                 let id = TemplateId(u32::try_from(self.names.len()).unwrap_or(u32::MAX));
                 self.by_name.insert(name.clone(), id);
                 self.names.push(name);
+                self.plain.push(plain);
                 Ok(id)
             }
             Err(error) => Err(Diagnostic::new(
@@ -171,6 +180,12 @@ impl Templates {
                     .unwrap_or(Span::file_start(fallback.source)),
             )),
         }
+    }
+
+    /// The text a template renders to whatever the values, when it holds no template syntax
+    /// at all.
+    pub fn plain(&self, id: TemplateId) -> Option<&str> {
+        self.plain.get(id.0 as usize)?.as_deref()
     }
 
     /// The template's name: its file (workspace-relative), or `file#pointer` when inline.
@@ -387,6 +402,41 @@ fn first_words(source: &str) -> HashMap<String, usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_text_is_what_rendering_it_gives() {
+        let mut sources = Sources::default();
+        let mut templates = Templates::new(None, &crate::model::Limits::default(), &mut sources);
+        for (index, text) in [
+            "Run a command.\n",
+            "Braces { alone } and 100% text\n\n",
+            "  indented, no newline",
+            "}} a closing pair alone",
+            "Hello {{ name }}",
+            "{% if x %}y{% endif %}",
+            "a {# comment #} b",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let file = sources.add(format!("t{index}.md").into(), text.into());
+            let id = templates.add_file(&sources, file).unwrap();
+            let rendered = templates
+                .template(id)
+                .unwrap()
+                .render(minijinja::context! { name => "N", x => true })
+                .unwrap();
+            match templates.plain(id) {
+                Some(plain) => assert_eq!(plain, rendered, "{text:?}"),
+                None => assert!(text.contains("{{") || text.contains("{%") || text.contains("{#")),
+            }
+            assert_eq!(
+                templates.plain(id).is_some(),
+                index < 4,
+                "{text:?} is plain text"
+            );
+        }
+    }
 
     #[test]
     fn an_error_at_the_end_of_a_template_points_inside_it() {
