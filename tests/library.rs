@@ -195,6 +195,8 @@ fn init_writes_a_workspace_that_validates_and_builds() {
             .iter()
             .any(|p| p.ends_with("schema/tool.schema.json"))
     );
+    // The settings an editor's TOML formatter needs to leave the library as it is.
+    assert!(written.iter().any(|p| p.ends_with(".taplo.toml")));
     let workspace = load(&target);
     let compiled = compile(&workspace, "next-gen", "basic");
     let shipped = compile(&load(&repo_root()), "next-gen", "basic");

@@ -295,19 +295,28 @@ fn as_json(value: toml::Value) -> serde_json::Value {
     }
 }
 
-/// The shipped TOML files are as `taplo fmt` writes them with the workspace's `.taplo.toml`,
-/// so that format-on-save in an editor changes nothing.
+/// The shipped TOML files, and those `promptc init` writes (`.taplo.toml` among them), are as
+/// `taplo fmt` writes them with the workspace's `.taplo.toml`, so that format-on-save in an
+/// editor changes nothing.
 #[test]
 fn shipped_toml_files_are_stable_under_taplo_fmt() {
-    #[derive(serde::Deserialize)]
-    struct Config {
-        formatting: taplo::formatter::OptionsIncomplete,
-    }
-    let config: Config =
+    // Option by option, as `taplo fmt --option KEY=VALUE` takes them: a name taplo does not
+    // know is an error here, where deserializing its options would pass over it.
+    let config: toml::Table =
         toml::from_str(&std::fs::read_to_string(root().join(".taplo.toml")).unwrap()).unwrap();
+    let formatting = config["formatting"].as_table().unwrap();
+    assert!(!formatting.is_empty(), ".taplo.toml sets no [formatting]");
     let mut options = taplo::formatter::Options::default();
-    options.update(config.formatting);
-    let mut files: Vec<PathBuf> = vec![root().join("promptc.toml")];
+    options
+        .update_from_str(formatting.iter().map(|(key, value)| {
+            let value = match value {
+                toml::Value::String(text) => text.clone(),
+                other => other.to_string(),
+            };
+            (key.clone(), value)
+        }))
+        .unwrap();
+    let mut files: Vec<PathBuf> = vec![root().join("promptc.toml"), root().join(".taplo.toml")];
     for dir in ["variants", "components", "tools", "examples/contexts"] {
         for entry in walkdir::WalkDir::new(root().join(dir)).sort_by_file_name() {
             let path = entry.unwrap().into_path();
@@ -316,6 +325,19 @@ fn shipped_toml_files_are_stable_under_taplo_fmt() {
             }
         }
     }
+    let shipped = files.len();
+    // What a new workspace gets: the embedded copies, whatever folders they come from.
+    let workspace = tempfile::tempdir().unwrap();
+    let written = promptc::init(workspace.path()).unwrap();
+    files.extend(
+        written
+            .into_iter()
+            .filter(|path| path.extension().is_some_and(|e| e == "toml")),
+    );
+    assert!(
+        files[shipped..].iter().any(|p| p.ends_with(".taplo.toml")),
+        "init writes no .taplo.toml"
+    );
     let mut changed = Vec::new();
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap();
@@ -328,6 +350,11 @@ fn shipped_toml_files_are_stable_under_taplo_fmt() {
             changed.push(format!("{}:\n{diff}", path.display()));
         }
     }
-    assert!(files.len() > 30, "found only {} TOML files", files.len());
+    assert!(shipped > 30, "found only {shipped} shipped TOML files");
+    assert!(
+        files.len() - shipped >= shipped,
+        "init wrote only {} TOML files",
+        files.len() - shipped
+    );
     assert!(changed.is_empty(), "{}", changed.join("\n"));
 }
