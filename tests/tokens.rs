@@ -433,9 +433,13 @@ fn counts_are_kept_outside_the_workspace_and_change_no_report() {
     assert_eq!(damaged.stderr, first.stderr);
     // Nothing of the cache is in the workspace, and with PROMPTC_NO_CACHE none is written.
     assert!(
-        walk(workspace.root())
-            .iter()
-            .all(|path| !path.to_string_lossy().contains("token-counts")),
+        walkdir::WalkDir::new(workspace.root())
+            .into_iter()
+            .all(|entry| !entry
+                .unwrap()
+                .path()
+                .to_string_lossy()
+                .contains("token-counts")),
     );
     std::fs::remove_dir_all(workspace.cache_dir()).unwrap();
     let off = workspace
@@ -446,16 +450,4 @@ fn counts_are_kept_outside_the_workspace_and_change_no_report() {
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&off.stderr), first.stderr);
     assert!(!workspace.cache_dir().exists());
-}
-
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            found.extend(walk(&path));
-        }
-        found.push(path);
-    }
-    found
 }
