@@ -47,7 +47,7 @@ impl Diagnostic {
 }
 
 /// Collects every diagnostic of a run, so one run reports every problem.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Diagnostics {
     items: Vec<Diagnostic>,
 }

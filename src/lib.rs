@@ -69,6 +69,7 @@ mod render;
 pub mod report;
 mod resolve;
 mod review;
+mod runtime;
 pub mod schema;
 mod scratch;
 mod source;
@@ -97,6 +98,8 @@ pub use loader::{
     load_workspace,
 };
 pub use path_error::{PathError, PathProblem};
+pub use report::diagnostics::{DiagnosticRecord, RecordLabel, RecordLocation};
+pub use runtime::{AgentRequest, Failure, Response, Runtime};
 pub use source::{SourceFile, SourceId, Sources};
 pub use span::Span;
 pub use tokens::Encoding;

@@ -7,6 +7,7 @@
 mod annotation;
 mod definitions;
 mod invalid_value;
+mod request;
 mod routing;
 mod rules;
 mod scope_name;
@@ -16,6 +17,7 @@ use std::fmt;
 pub use annotation::{LabelKind, NoteKind};
 pub use definitions::DefinitionProblem;
 pub use invalid_value::{Form, InvalidValue};
+pub use request::RequestProblem;
 pub use routing::RoutingProblem;
 pub use rules::RulesProblem;
 pub use scope_name::{DeclaredName, NotVisible, TakenBy};

@@ -71,6 +71,9 @@ impl SourceFile {
 /// Every file read during a run, addressed by [`SourceId`].
 #[derive(Debug, Default)]
 pub struct Sources {
+    /// The id of `files[0]`: a request's own sources continue the numbering of the
+    /// workspace's (see [`Sources::after`]), so that a diagnostic's id names one file.
+    first: u32,
     files: Vec<SourceFile>,
     by_path: HashMap<PathBuf, SourceId>,
     /// Bytes of text held, so that a run can bound what it reads in all.
@@ -78,8 +81,24 @@ pub struct Sources {
 }
 
 impl Sources {
+    /// Empty sources whose ids follow `base`'s: the files one request reads (its context,
+    /// its rules files) beside a workspace shared by every request, which stays unchanged.
+    pub fn after(base: &Sources) -> Sources {
+        let next = u32::try_from(base.files.len()).unwrap_or(u32::MAX);
+        Sources {
+            first: base.first.saturating_add(next),
+            ..Sources::default()
+        }
+    }
+
+    /// Whether `id` names one of these files (and not one of a base's).
+    pub fn holds(&self, id: SourceId) -> bool {
+        id.0 >= self.first && ((id.0 - self.first) as usize) < self.files.len()
+    }
+
     pub fn add(&mut self, path: PathBuf, text: String) -> SourceId {
-        let id = SourceId(u32::try_from(self.files.len()).unwrap_or(u32::MAX));
+        let next = u32::try_from(self.files.len()).unwrap_or(u32::MAX);
+        let id = SourceId(self.first.saturating_add(next));
         self.by_path.insert(path.clone(), id);
         self.total_bytes = self.total_bytes.saturating_add(text.len() as u64);
         self.files.push(SourceFile::new(path, text));
@@ -92,7 +111,7 @@ impl Sources {
     }
 
     pub fn get(&self, id: SourceId) -> &SourceFile {
-        &self.files[id.0 as usize]
+        &self.files[id.0.saturating_sub(self.first) as usize]
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &SourceFile> {

@@ -151,75 +151,118 @@ pub fn summary(diagnostics: &[Diagnostic]) -> Option<String> {
     }
 }
 
-#[derive(Serialize)]
-struct JsonDiagnostic {
-    severity: &'static str,
-    code: &'static str,
-    message: String,
+/// One diagnostic as data: what `--format json` prints for each, and what the language
+/// bindings hand to their callers. A problem found outside any file (a request naming a
+/// context that does not exist) has no location.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DiagnosticRecord {
+    /// `error` or `warning`.
+    pub severity: &'static str,
+    pub code: &'static str,
+    pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    help: Option<String>,
-    file: String,
-    line: usize,
-    column: usize,
-    end_line: usize,
-    end_column: usize,
+    pub help: Option<String>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub location: Option<RecordLocation>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    notes: Vec<String>,
+    pub notes: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    labels: Vec<JsonLabel>,
+    pub labels: Vec<RecordLabel>,
 }
 
-#[derive(Serialize)]
-struct JsonLabel {
-    message: String,
-    file: String,
-    line: usize,
-    column: usize,
+/// Where a diagnostic points: the file (relative to the workspace when inside it) and the
+/// 1-based line and column, in characters, of the start and end of its span.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RecordLocation {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+}
+
+/// A secondary place a diagnostic names ("first defined here").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RecordLabel {
+    pub message: String,
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+}
+
+impl DiagnosticRecord {
+    /// An error with no place in a file.
+    pub fn unlocated(code: &'static str, message: String, help: Option<String>) -> Self {
+        DiagnosticRecord {
+            severity: "error",
+            code,
+            message,
+            help,
+            location: None,
+            notes: Vec::new(),
+            labels: Vec::new(),
+        }
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == "error"
+    }
+}
+
+/// Diagnostics as records. Each span is looked up in the first of `sources` that holds its
+/// file: a request's own sources continue a workspace's (see [`Sources::after`]).
+pub fn records(diagnostics: &[Diagnostic], sources: &[&Sources]) -> Vec<DiagnosticRecord> {
+    let file = |id| {
+        sources
+            .iter()
+            .find(|sources| sources.holds(id))
+            .or(sources.first())
+            .map(|sources| sources.get(id))
+    };
+    diagnostics
+        .iter()
+        .map(|d| DiagnosticRecord {
+            severity: match d.severity() {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+            },
+            code: d.problem.code(),
+            message: d.problem.to_string(),
+            help: d.problem.help(),
+            location: file(d.span.source).map(|file| {
+                let (line, column) = file.line_col(d.span.start);
+                let (end_line, end_column) = file.line_col(d.span.end);
+                RecordLocation {
+                    file: file.path.to_string_lossy().into_owned(),
+                    line,
+                    column,
+                    end_line,
+                    end_column,
+                }
+            }),
+            notes: d.notes.iter().map(ToString::to_string).collect(),
+            labels: d
+                .labels
+                .iter()
+                .filter_map(|label| {
+                    let other = file(label.span.source)?;
+                    let (line, column) = other.line_col(label.span.start);
+                    Some(RecordLabel {
+                        message: label.kind.to_string(),
+                        file: other.path.to_string_lossy().into_owned(),
+                        line,
+                        column,
+                    })
+                })
+                .collect(),
+        })
+        .collect()
 }
 
 /// One JSON document: `{"diagnostics": [...], "errors": N, "warnings": N}`.
 pub fn json(diagnostics: &[Diagnostic], sources: &Sources) -> String {
-    let items: Vec<JsonDiagnostic> = diagnostics
-        .iter()
-        .map(|d| {
-            let file = sources.get(d.span.source);
-            let (line, column) = file.line_col(d.span.start);
-            let (end_line, end_column) = file.line_col(d.span.end);
-            JsonDiagnostic {
-                severity: match d.severity() {
-                    Severity::Error => "error",
-                    Severity::Warning => "warning",
-                },
-                code: d.problem.code(),
-                message: d.problem.to_string(),
-                help: d.problem.help(),
-                file: file.path.to_string_lossy().into_owned(),
-                line,
-                column,
-                end_line,
-                end_column,
-                notes: d.notes.iter().map(ToString::to_string).collect(),
-                labels: d
-                    .labels
-                    .iter()
-                    .map(|label| {
-                        let other = sources.get(label.span.source);
-                        let (line, column) = other.line_col(label.span.start);
-                        JsonLabel {
-                            message: label.kind.to_string(),
-                            file: other.path.to_string_lossy().into_owned(),
-                            line,
-                            column,
-                        }
-                    })
-                    .collect(),
-            }
-        })
-        .collect();
-    let errors = diagnostics
-        .iter()
-        .filter(|d| d.severity() == Severity::Error)
-        .count();
+    let items = records(diagnostics, &[sources]);
+    let errors = items.iter().filter(|record| record.is_error()).count();
     let document = serde_json::json!({
         "diagnostics": items,
         "errors": errors,

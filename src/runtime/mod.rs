@@ -1,0 +1,305 @@
+//! A workspace loaded once and compiled per request, as an agent does at run time: the API
+//! under the Node and Python packages. A request is data (the model, a context as JSON or a
+//! context's name, the caller's rules folders); every problem comes back as
+//! [`DiagnosticRecord`]s, located where a file is at fault.
+//!
+//! The workspace is shared by every request and never changes: what one request reads (its
+//! context, its rules files) goes into sources of its own that continue the workspace's
+//! numbering, so requests can run on many threads at once.
+
+mod request;
+
+use std::path::{Path, PathBuf};
+
+use crate::analysis::budget::{self, check_budget};
+use crate::analysis::stats::{PromptStats, prompt_stats};
+use crate::compile::explain::{Explanation, explain};
+use crate::compile::{Choice, Compiler, FamilyListing};
+use crate::compiled::{CompileError, Compiled};
+use crate::diagnostic::Diagnostics;
+use crate::problem::RequestProblem;
+use crate::report::diagnostics::{DiagnosticRecord, records};
+use crate::source::Sources;
+use crate::workspace::Workspace;
+
+pub use request::AgentRequest;
+
+self_cell::self_cell!(
+    /// The workspace and the compiler built over it, kept together.
+    struct Held {
+        owner: Workspace,
+        #[not_covariant]
+        dependent: Compiler,
+    }
+);
+
+/// A loaded, valid workspace ready to compile requests; cheap to share between threads.
+pub struct Runtime {
+    held: Held,
+    /// Warnings found while loading: the workspace compiles, but its author may want to know.
+    warnings: Vec<DiagnosticRecord>,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("root", &self.held.borrow_owner().root)
+            .field("warnings", &self.warnings.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a request gave, with the warnings met on the way (a rules file left out, say).
+#[derive(Debug)]
+pub struct Response<T> {
+    pub value: T,
+    pub warnings: Vec<DiagnosticRecord>,
+}
+
+/// Why a request gave nothing: at least one error, and any warnings met before it.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    pub diagnostics: Vec<DiagnosticRecord>,
+}
+
+impl Failure {
+    fn unlocated(problem: RequestProblem) -> Failure {
+        Failure {
+            diagnostics: vec![DiagnosticRecord::unlocated(
+                problem.code(),
+                problem.to_string(),
+                problem.help(),
+            )],
+        }
+    }
+}
+
+/// The first error, its place, and how many more there are: one line for an exception.
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let errors: Vec<&DiagnosticRecord> =
+            self.diagnostics.iter().filter(|d| d.is_error()).collect();
+        let Some(first) = errors.first() else {
+            return f.write_str("the request failed");
+        };
+        if let Some(at) = &first.location {
+            write!(f, "{}:{}:{}: ", at.file, at.line, at.column)?;
+        }
+        write!(f, "{}", first.message)?;
+        match errors.len() {
+            1 => Ok(()),
+            2 => f.write_str(" (and 1 more error)"),
+            more => write!(f, " (and {} more errors)", more - 1),
+        }
+    }
+}
+
+impl std::error::Error for Failure {}
+
+/// One request made ready to compile.
+struct Prepared {
+    request: crate::compile::Request,
+    /// The context's name for messages: a workspace context's, else `<context>`.
+    context_name: String,
+    /// What the request read besides the workspace.
+    sources: Sources,
+    warnings: Diagnostics,
+}
+
+impl Runtime {
+    /// Loads and validates the workspace in `dir`: a failure carries every error (and
+    /// warning) loading found.
+    pub fn load(dir: &Path) -> Result<Runtime, Failure> {
+        if !dir.join(crate::load::MANIFEST_FILE).is_file() {
+            return Err(Failure::unlocated(RequestProblem::NotAWorkspace {
+                dir: dir.display().to_string(),
+            }));
+        }
+        let loaded = crate::loader::load_workspace(dir).map_err(|error| {
+            Failure::unlocated(RequestProblem::Unreadable {
+                path: dir.display().to_string(),
+                reason: error.to_string(),
+            })
+        })?;
+        let found = records(&loaded.diagnostics.sorted(), &[&loaded.workspace.sources]);
+        if found.iter().any(DiagnosticRecord::is_error) {
+            return Err(Failure { diagnostics: found });
+        }
+        Ok(Runtime {
+            held: Held::new(loaded.workspace, |workspace| Compiler::new(workspace)),
+            warnings: found,
+        })
+    }
+
+    /// The warnings loading found.
+    pub fn warnings(&self) -> &[DiagnosticRecord] {
+        &self.warnings
+    }
+
+    /// The workspace folder, as loaded.
+    pub fn root(&self) -> PathBuf {
+        self.held.borrow_owner().root.clone()
+    }
+
+    /// The prompt, its sections, tools and native tool definitions for a request; the same
+    /// data as `promptc build --format json`. A prompt over its variant's token budget is a
+    /// failure, as in `build`.
+    pub fn compile(&self, request: &AgentRequest) -> Result<Response<Compiled>, Failure> {
+        self.held.with_dependent(|workspace, compiler| {
+            let prepared = prepare(workspace, request)?;
+            let compiled = compiler
+                .compile(&prepared.request)
+                .map_err(|error| compile_failure(workspace, &prepared, error))?;
+            if let Some(variant) = compiler.variant(&compiled.variant)
+                && let Some(over) =
+                    check_budget(workspace, variant, &compiled, &prepared.context_name)
+            {
+                let mut found = prepared.warnings;
+                found.extend(budget::report(vec![over]));
+                return Err(failure(workspace, &prepared.sources, found));
+            }
+            Ok(respond(
+                workspace,
+                &prepared.sources,
+                prepared.warnings,
+                compiled,
+            ))
+        })
+    }
+
+    /// Why each component and tool is in the prompt or not (`promptc explain --format json`).
+    pub fn explain(&self, request: &AgentRequest) -> Result<Response<Explanation>, Failure> {
+        self.held.with_dependent(|workspace, compiler| {
+            let prepared = prepare(workspace, request)?;
+            let explanation = explain(compiler, &prepared.request)
+                .map_err(|error| compile_failure(workspace, &prepared, error))?;
+            Ok(respond(
+                workspace,
+                &prepared.sources,
+                prepared.warnings,
+                explanation,
+            ))
+        })
+    }
+
+    /// Tokens, characters, budget and cache-stable prefix of the request's prompt, with each
+    /// section's tokens (`promptc stats --format json` for one prompt).
+    pub fn stats(&self, request: &AgentRequest) -> Result<Response<PromptStats>, Failure> {
+        self.held.with_dependent(|workspace, compiler| {
+            let prepared = prepare(workspace, request)?;
+            let compiled = compiler
+                .compile(&prepared.request)
+                .map_err(|error| compile_failure(workspace, &prepared, error))?;
+            let stats = prompt_stats(
+                compiler,
+                &prepared.request,
+                &compiled,
+                &prepared.context_name,
+            );
+            Ok(respond(
+                workspace,
+                &prepared.sources,
+                prepared.warnings,
+                stats,
+            ))
+        })
+    }
+
+    /// The family, version and variant that serve the request's model, and the routing rule
+    /// that chose them (`promptc route --format json`).
+    pub fn route(&self, request: &AgentRequest) -> Result<Response<Choice>, Failure> {
+        self.held.with_dependent(|workspace, compiler| {
+            let prepared = prepare(workspace, request)?;
+            let choice = compiler
+                .choose(&prepared.request)
+                .map_err(|error| compile_failure(workspace, &prepared, error))?;
+            Ok(respond(
+                workspace,
+                &prepared.sources,
+                prepared.warnings,
+                choice,
+            ))
+        })
+    }
+
+    /// The families, their versions and the models routed to them.
+    pub fn families(&self) -> Vec<FamilyListing> {
+        self.held.with_dependent(|_, compiler| compiler.list())
+    }
+}
+
+fn respond<T>(
+    workspace: &Workspace,
+    sources: &Sources,
+    warnings: Diagnostics,
+    value: T,
+) -> Response<T> {
+    Response {
+        value,
+        warnings: records(&warnings.sorted(), &[&workspace.sources, sources]),
+    }
+}
+
+fn failure(workspace: &Workspace, sources: &Sources, found: Diagnostics) -> Failure {
+    Failure {
+        diagnostics: records(&found.sorted(), &[&workspace.sources, sources]),
+    }
+}
+
+fn compile_failure(workspace: &Workspace, prepared: &Prepared, error: CompileError) -> Failure {
+    let mut found = prepared.warnings.clone();
+    match error {
+        CompileError::Diagnostics(diagnostics) => found.extend(diagnostics),
+        CompileError::Selection(problem) => {
+            let mut failure = failure(workspace, &prepared.sources, found);
+            failure.diagnostics.push(DiagnosticRecord::unlocated(
+                problem.code(),
+                problem.to_string(),
+                problem.help(),
+            ));
+            return failure;
+        }
+        // `load` returns no runtime for a workspace with errors.
+        CompileError::InvalidWorkspace => {}
+    }
+    failure(workspace, &prepared.sources, found)
+}
+
+/// The compiler's request for an agent's: the context assembled (a named one, or the fields
+/// given, validated like a context file), the caller's rules folders read into it, the model
+/// set, and the family chosen by routing unless named.
+fn prepare(workspace: &Workspace, given: &AgentRequest) -> Result<Prepared, Failure> {
+    let mut sources = Sources::after(&workspace.sources);
+    let mut found = Diagnostics::default();
+    let assembled = request::context(workspace, given, &mut sources, &mut found)?;
+    let Some((mut context, context_name, folders)) = assembled else {
+        return Err(failure(workspace, &sources, found));
+    };
+    let named = workspace
+        .contexts
+        .contains_key(&context_name)
+        .then_some(context_name.as_str());
+    let rules = crate::load::rules::RulesRequest {
+        folders,
+        ..Default::default()
+    };
+    crate::load::rules::assemble(
+        &workspace.root,
+        &mut sources,
+        workspace.settings().limits.file_bytes,
+        &mut context,
+        &rules,
+        named.and_then(|name| workspace.context_rules.get(name)),
+        &mut found,
+    );
+    if found.has_errors() {
+        return Err(failure(workspace, &sources, found));
+    }
+    let request = given.compile_request(context)?;
+    Ok(Prepared {
+        request,
+        context_name,
+        sources,
+        warnings: found,
+    })
+}

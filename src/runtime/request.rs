@@ -1,0 +1,148 @@
+//! An agent's request as data, and the context it names or carries.
+
+use std::path::PathBuf;
+
+use indexmap::IndexMap;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::Failure;
+use crate::compile::{Request, Selection};
+use crate::diagnostic::Diagnostics;
+use crate::model::{Context, Dialect, Model};
+use crate::problem::RequestProblem;
+use crate::source::Sources;
+use crate::workspace::Workspace;
+
+/// What an agent asks for. Every field is optional: with none, the manifest's default
+/// context compiles for the family routing picks for its model.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AgentRequest {
+    /// The model in hand: routing picks the family for it, and it becomes the context's
+    /// `model`.
+    pub model: Option<Model>,
+    /// A table of context fields (as in a context file: `cwd`, `mode`, `mcp_servers`, …),
+    /// or the name of one of the workspace's contexts. Its `rules_from` folders are the
+    /// caller's and may lie anywhere; relative ones are taken from the current directory.
+    pub context: Option<Value>,
+    /// Compile this family instead of the routed one.
+    pub family: Option<String>,
+    /// Compile this variant (an id or `family@version`) instead of the routed one.
+    pub variant: Option<String>,
+    /// Within the family, the version this label names.
+    pub label: Option<String>,
+    /// Within the family, only variants carrying this tag.
+    pub tag: Option<String>,
+    /// The provider shape of native tool definitions, instead of the manifest's rules.
+    pub dialect: Option<String>,
+    /// Runtime placeholders that win over every other value (`--set KEY=VALUE`).
+    pub set: IndexMap<String, String>,
+}
+
+impl AgentRequest {
+    /// A request from a JSON value, as the language bindings pass it; unknown keys and values
+    /// of the wrong type are a failure naming them.
+    pub fn from_json(value: Value) -> Result<AgentRequest, Failure> {
+        serde_json::from_value(value).map_err(|error| {
+            Failure::unlocated(RequestProblem::InvalidRequest {
+                message: error.to_string(),
+            })
+        })
+    }
+
+    /// The compiler's request, around the assembled context.
+    pub(super) fn compile_request(&self, mut context: Context) -> Result<Request, Failure> {
+        if let Some(model) = &self.model {
+            context.model = model.clone();
+        }
+        let mut selection = match (&self.family, &self.variant) {
+            (Some(family), _) => Selection::family(family.clone()),
+            (None, Some(variant)) => Selection::variant(variant.clone()),
+            (None, None) => Selection::route(),
+        };
+        selection.label = self.label.clone();
+        selection.tag = self.tag.clone();
+        let mut request = Request::new(selection, context);
+        request.set = self.set.clone();
+        request.dialect = match &self.dialect {
+            None => None,
+            Some(name) => Some(
+                Dialect::ALL
+                    .into_iter()
+                    .find(|dialect| dialect.name() == name)
+                    .ok_or_else(|| {
+                        Failure::unlocated(RequestProblem::UnknownDialect {
+                            name: name.clone(),
+                            known: Dialect::ALL.map(|dialect| dialect.name()).to_vec(),
+                        })
+                    })?,
+            ),
+        };
+        Ok(request)
+    }
+}
+
+/// The context a request compiles with, its name for messages, and the caller's rules
+/// folders; `Ok(None)` when the fields given have problems (pushed to `found`).
+pub(super) fn context(
+    workspace: &Workspace,
+    given: &AgentRequest,
+    sources: &mut Sources,
+    found: &mut Diagnostics,
+) -> Result<Option<(Context, String, Vec<PathBuf>)>, Failure> {
+    let named = |name: &str| match workspace.contexts.get(name) {
+        Some(entry) => Ok(Some((entry.value.clone(), name.to_string(), Vec::new()))),
+        None => Err(Failure::unlocated(RequestProblem::UnknownContext {
+            name: name.to_string(),
+            known: workspace.contexts.keys().cloned().collect(),
+        })),
+    };
+    let fields = match &given.context {
+        None => {
+            return match &workspace.settings().default_context {
+                Some(name) => named(name),
+                None => Ok(Some((Context::default(), INLINE.to_string(), Vec::new()))),
+            };
+        }
+        Some(Value::String(name)) => return named(name),
+        Some(Value::Object(fields)) => fields,
+        Some(other) => {
+            return Err(Failure::unlocated(RequestProblem::ContextNotTable {
+                found: kind_of(other),
+            }));
+        }
+    };
+    let mut fields = fields.clone();
+    let folders = match fields.remove("rules_from") {
+        None => Vec::new(),
+        Some(folders) => serde_json::from_value::<Vec<PathBuf>>(folders).map_err(|error| {
+            Failure::unlocated(RequestProblem::InvalidRequest {
+                message: format!("`context.rules_from` must be a list of folders: {error}"),
+            })
+        })?,
+    };
+    // Pretty-printed, so that a problem's line and column point at one field.
+    let text = serde_json::to_string_pretty(&fields).unwrap_or_default();
+    let entry =
+        crate::load::specs::context_from_text(sources, INLINE, text, &workspace.contexts, found);
+    let Some(entry) = entry else {
+        return Ok(None);
+    };
+    crate::validate::check_context(workspace, &entry, found);
+    Ok(Some((entry.value, INLINE.to_string(), folders)))
+}
+
+/// How diagnostics name a context passed as fields.
+const INLINE: &str = "<context>";
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a table",
+    }
+}

@@ -1,0 +1,245 @@
+//! The run-time API (`promptc::Runtime`), as an agent and the language bindings use it: a
+//! request as JSON in, the compiled prompt or located diagnostics out.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{Fixture, repo_root};
+use promptc::{AgentRequest, Failure, Runtime};
+use serde_json::{Value, json};
+
+fn shipped() -> Runtime {
+    Runtime::load(&repo_root()).unwrap()
+}
+
+fn request(value: Value) -> AgentRequest {
+    AgentRequest::from_json(value).unwrap()
+}
+
+fn failure(result: Result<impl std::fmt::Debug, Failure>) -> Failure {
+    result.expect_err("the request should fail")
+}
+
+#[test]
+fn a_runtime_is_shared_between_threads() {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<Runtime>();
+}
+
+#[test]
+fn each_shipped_family_compiles_as_the_command_line_builds_it() {
+    let runtime = shipped();
+    for family in [
+        "generic",
+        "next-gen",
+        "native-next-gen",
+        "xs",
+        "gpt",
+        "gemini",
+    ] {
+        let response = runtime
+            .compile(&request(json!({ "family": family, "context": "basic" })))
+            .unwrap();
+        let committed = std::fs::read_to_string(
+            repo_root().join(format!("examples/prompts/{family}/basic.md")),
+        )
+        .unwrap();
+        assert_eq!(response.value.family, family);
+        assert_eq!(response.value.prompt, committed, "{family}");
+        assert!(response.warnings.is_empty(), "{:?}", response.warnings);
+    }
+}
+
+#[test]
+fn a_model_is_routed_and_becomes_the_contexts_model() {
+    let runtime = shipped();
+    let routed = |id: &str, provider: &str| {
+        runtime
+            .compile(&request(json!({
+                "model": { "id": id, "provider": provider },
+                "context": { "cwd": "/srv/app", "date": "2026-11-22" },
+            })))
+            .unwrap()
+            .value
+    };
+    assert_eq!(routed("claude-sonnet-4-5", "anthropic").family, "next-gen");
+    assert_eq!(
+        routed("claude-3-7-sonnet-20250219", "anthropic").family,
+        "generic"
+    );
+    assert_eq!(routed("gemini-1.5-pro", "gemini").family, "gemini");
+    let choice = runtime
+        .route(&request(
+            json!({ "model": { "id": "gpt-5.1-codex", "provider": "openai" } }),
+        ))
+        .unwrap()
+        .value;
+    assert_eq!(choice.family, "next-gen");
+}
+
+#[test]
+fn native_tools_come_in_the_dialect_of_the_provider() {
+    let runtime = shipped();
+    let compiled = runtime
+        .compile(&request(json!({
+            "family": "native-next-gen",
+            "model": { "id": "claude-sonnet-4-5", "provider": "anthropic" },
+            "context": "basic",
+        })))
+        .unwrap()
+        .value;
+    assert_eq!(compiled.dialect, Some("anthropic"));
+    let definitions = compiled.tool_definitions.unwrap();
+    let first = &definitions[0];
+    assert!(first["input_schema"]["properties"].is_object(), "{first}");
+    let openai = runtime
+        .compile(&request(json!({
+            "family": "native-next-gen",
+            "context": "basic",
+            "dialect": "openai",
+        })))
+        .unwrap()
+        .value;
+    assert_eq!(openai.dialect, Some("openai"));
+}
+
+#[test]
+fn a_bad_context_value_is_located_in_the_context_as_given() {
+    let runtime = shipped();
+    let failed = failure(runtime.compile(&request(json!({
+        "context": { "cwd": "/srv/app", "mode": "fly" },
+    }))));
+    let error = &failed.diagnostics[0];
+    assert!(error.is_error());
+    let at = error.location.as_ref().unwrap();
+    assert_eq!(at.file, "<context>");
+    // Pretty-printed: `{`, then `cwd`, then `mode` on line 3.
+    assert_eq!(at.line, 3, "{error:?}");
+    assert!(error.message.contains("fly"), "{}", error.message);
+    assert!(failed.to_string().starts_with("<context>:3:"), "{failed}");
+}
+
+#[test]
+fn request_problems_name_what_would_fix_them() {
+    let runtime = shipped();
+    let unknown = failure(AgentRequest::from_json(json!({ "familly": "gpt" })));
+    assert_eq!(unknown.diagnostics[0].code, "invalid-request");
+    assert!(unknown.to_string().contains("familly"), "{unknown}");
+
+    let no_context = failure(runtime.compile(&request(json!({ "context": "nope" }))));
+    assert_eq!(no_context.diagnostics[0].code, "unknown-context");
+    let help = no_context.diagnostics[0].help.as_deref().unwrap();
+    assert!(help.contains("basic"), "{help}");
+
+    let not_table = failure(runtime.compile(&request(json!({ "context": 7 }))));
+    assert_eq!(not_table.diagnostics[0].code, "context-not-table");
+
+    let dialect = failure(runtime.compile(&request(json!({ "dialect": "klingon" }))));
+    assert_eq!(dialect.diagnostics[0].code, "unknown-dialect");
+
+    let family = failure(runtime.compile(&request(json!({ "family": "nope" }))));
+    assert!(family.to_string().contains("nope"), "{family}");
+}
+
+#[test]
+fn rules_folders_of_the_caller_may_lie_outside_the_workspace() {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join(".clinerules"),
+        "Answer in haiku when asked about the weather.\n",
+    )
+    .unwrap();
+    let runtime = shipped();
+    let compiled = runtime
+        .compile(&request(json!({
+            "family": "next-gen",
+            "context": { "cwd": "/srv/app", "date": "2026-11-22", "rules_from": [project.path()] },
+        })))
+        .unwrap()
+        .value;
+    assert!(
+        compiled.prompt.contains("Answer in haiku"),
+        "the project's rules are in the prompt"
+    );
+    let missing = failure(runtime.compile(&request(json!({
+        "context": { "rules_from": [project.path().join("absent")] },
+    }))));
+    assert_eq!(missing.diagnostics[0].code, "rules-folder-missing");
+}
+
+#[test]
+fn a_request_leaves_the_shared_workspace_as_it_was() {
+    let runtime = shipped();
+    let basic = request(json!({ "family": "gpt", "context": "basic" }));
+    let before = runtime.compile(&basic).unwrap().value.prompt;
+    // A failed request reads a context of its own; the next ones do not see it.
+    failure(runtime.compile(&request(json!({ "context": { "mode": 1 } }))));
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(project.path().join("AGENTS.md"), "Prefer small commits.\n").unwrap();
+    runtime
+        .compile(&request(
+            json!({ "context": { "date": "2026-11-22", "rules_from": [project.path()] } }),
+        ))
+        .unwrap();
+    assert_eq!(runtime.compile(&basic).unwrap().value.prompt, before);
+}
+
+#[test]
+fn compiles_on_many_threads_give_the_prompts_of_one_thread() {
+    let runtime = shipped();
+    let requests: Vec<AgentRequest> = ["claude-sonnet-4-5", "gpt-4.1", "gemini-1.5-pro", "qwen3"]
+        .iter()
+        .map(|id| request(json!({ "model": { "id": id }, "context": "basic" })))
+        .collect();
+    let alone: Vec<String> = requests
+        .iter()
+        .map(|r| runtime.compile(r).unwrap().value.prompt)
+        .collect();
+    let together: Vec<String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = requests
+            .iter()
+            .map(|r| scope.spawn(|| runtime.compile(r).unwrap().value.prompt))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(alone, together);
+}
+
+#[test]
+fn a_workspace_with_errors_does_not_load_and_says_where() {
+    let workspace = Fixture::minimal()
+        .file("components/intro.toml", "id = \"intro\"\nbogus = 1\n")
+        .write();
+    let failed = failure(Runtime::load(workspace.root()));
+    let error = failed.diagnostics.iter().find(|d| d.is_error()).unwrap();
+    let at = error.location.as_ref().unwrap();
+    assert_eq!(
+        (at.file.as_str(), at.line, at.column),
+        ("components/intro.toml", 2, 1)
+    );
+    assert!(
+        failed
+            .to_string()
+            .starts_with("components/intro.toml:2:1: ")
+    );
+
+    let empty = tempfile::tempdir().unwrap();
+    let not_one = failure(Runtime::load(empty.path()));
+    assert_eq!(not_one.diagnostics[0].code, "not-a-workspace");
+}
+
+#[test]
+fn explain_and_stats_answer_for_the_same_request() {
+    let runtime = shipped();
+    let basic = request(json!({ "family": "xs", "context": "basic" }));
+    let explanation = runtime.explain(&basic).unwrap().value;
+    assert_eq!(explanation.family, "xs");
+    assert!(explanation.components.iter().any(|item| item.included));
+    let stats = runtime.stats(&basic).unwrap().value;
+    assert_eq!(stats.family, "xs");
+    assert_eq!(stats.context, "basic");
+    assert!(stats.tokens > 0 && stats.characters > stats.tokens);
+    let families = runtime.families();
+    assert!(families.iter().any(|listing| listing.family == "gemini"));
+}
