@@ -1,0 +1,158 @@
+/** A workspace of variants, components and tools, loaded and validated once. */
+export declare class Workspace {
+  /**
+   * Loads the workspace in `dir` (the folder of its promptc.toml). Throws with every
+   * problem found, located.
+   */
+  static load(dir: string): Workspace
+  /**
+   * Reads the workspace's files again. On failure it throws, and the workspace keeps
+   * compiling as it was loaded before.
+   */
+  reload(): void
+  /** The folder the workspace was loaded from. */
+  get root(): string
+  /** Warnings found while loading. */
+  get warnings(): Array<Diagnostic>
+  /** The system prompt and native tool definitions for one request. */
+  compile(request?: CompileRequest): CompileResult
+  /**
+   * `compile` on a worker thread: many requests compile at once without blocking the
+   * event loop.
+   */
+  compileAsync(request?: CompileRequest): Promise<CompileResult>
+  /** Why each component and tool is in the prompt or not (`promptc explain --format json`). */
+  explain(request?: CompileRequest): Record<string, any>
+  /**
+   * Tokens, characters, budget and stable prefix of the request's prompt, per section too
+   * (`promptc stats --format json`).
+   */
+  stats(request?: CompileRequest): Record<string, any>
+  /**
+   * The family, version and variant that serve the request's model, and the rule that
+   * chose them (`promptc route --format json`).
+   */
+  route(request?: CompileRequest): Record<string, any>
+  /** The families, their versions and the models routed to each (`promptc route --list`). */
+  families(): Array<Record<string, any>>
+}
+
+/**
+ * What `compile` takes. The object itself is read by promptc, which refuses unknown keys:
+ * this declares its TypeScript type.
+ */
+export interface CompileRequest {
+  /**
+   * The model in hand: routing picks the family for it, and it becomes the context's
+   * `model`.
+   */
+  model?: Model
+  /**
+   * The context's fields as in a context file (`cwd`, `mode`, `mcp_servers`, `date`, …;
+   * keys as in the schema), or the name of one of the workspace's contexts. Its
+   * `rules_from` folders are the caller's and may lie anywhere.
+   */
+  context?: Record<string, unknown> | string
+  /** Compile this family instead of the routed one. */
+  family?: string
+  /** Compile this variant (an id or `family@version`) instead of the routed one. */
+  variant?: string
+  /** Within the family, the version this label names. */
+  label?: string
+  /** Within the family, only variants carrying this tag. */
+  tag?: string
+  /** The provider shape of native tool definitions (`openai`, `anthropic`, `gemini`). */
+  dialect?: string
+  /** Runtime placeholders that win over every other value. */
+  set?: Record<string, string>
+}
+
+/** The compiled prompt and its parts. */
+export interface CompileResult {
+  family: string
+  variant: string
+  version?: string
+  /** The final system prompt. */
+  prompt: string
+  sections: Array<Section>
+  /** The tools the prompt documents, in order. */
+  tools: Array<Tool>
+  /** Model settings the variant carries (temperature, …), keys as written. */
+  model: Record<string, unknown>
+  /** Workspace files the prompt was compiled from. */
+  inputs: Array<string>
+  /** The provider shape of `toolDefinitions`, for variants with native tools. */
+  dialect?: string
+  /** Native tool definitions, ready for the provider's API, for variants with native tools. */
+  toolDefinitions?: Array<Record<string, unknown>>
+  /** Warnings met on the way (a rules file left out, say). */
+  warnings: Array<Diagnostic>
+}
+
+/**
+ * A problem, where it is and what would fix it. `file`, `line` and `column` are absent for
+ * a problem of the request itself.
+ */
+export interface Diagnostic {
+  /** `error` or `warning`. */
+  severity: string
+  code: string
+  message: string
+  help?: string
+  file?: string
+  line?: number
+  column?: number
+  endLine?: number
+  endColumn?: number
+  notes: Array<string>
+}
+
+/** A model as its provider names it. */
+export interface Model {
+  id?: string
+  provider?: string
+}
+
+export interface Parameter {
+  name: string
+  required: boolean
+  type: string
+  instruction: string
+  usage: string
+  note: string
+  /** JSON Schema keywords of the parameter, keys as written. */
+  schema?: Record<string, unknown>
+}
+
+/** One section of the prompt: a component's output, or why it is empty. */
+export interface Section {
+  id: string
+  slot: string
+  included: boolean
+  reason?: string
+  template?: string
+  source?: SourceRange
+  text: string
+}
+
+/** Lines of a workspace file. */
+export interface SourceRange {
+  file: string
+  firstLine: number
+  lastLine: number
+}
+
+/** A tool the prompt documents. */
+export interface Tool {
+  id: string
+  name: string
+  spec: string
+  source: SourceRange
+  description: string
+  parameters: Array<Parameter>
+  /** For a tool made per item of runtime data, the item's index. */
+  item?: number
+}
+
+/** The version of promptc this package carries. */
+export declare function version(): string

@@ -1,0 +1,449 @@
+//! promptc for Node.js: a workspace loaded once, compiled per request in-process
+//! ([`promptc::Runtime`]). `index.js` wraps this module: it turns the errors thrown here into
+//! `PromptcError`s carrying their diagnostics.
+//!
+//! Results are plain objects with camelCase keys, the same data as `promptc build --format
+//! json`; what the workspace's authors wrote as data (tool definitions, parameter schemas,
+//! model settings) keeps its own keys.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
+
+use napi::bindgen_prelude::{AsyncTask, Env, Error, Result, Status, Task};
+use napi_derive::napi;
+use promptc::{AgentRequest, DiagnosticRecord, Failure, Runtime};
+use serde::Serialize;
+use serde_json::Value;
+
+/// The start of the message of every error promptc throws; JSON follows it.
+const FAILURE_MARK: &str = "promptc-error:";
+
+/// A workspace of variants, components and tools, loaded and validated once.
+#[napi]
+pub struct Workspace {
+    dir: PathBuf,
+    /// Replaced whole by `reload`; a compile in flight keeps the one it started with.
+    runtime: RwLock<Arc<Runtime>>,
+}
+
+#[napi]
+impl Workspace {
+    /// Loads the workspace in `dir` (the folder of its promptc.toml). Throws with every
+    /// problem found, located.
+    #[napi(factory)]
+    pub fn load(dir: String) -> Result<Workspace> {
+        let dir = PathBuf::from(dir);
+        let runtime = Runtime::load(&dir).map_err(thrown)?;
+        Ok(Workspace {
+            dir,
+            runtime: RwLock::new(Arc::new(runtime)),
+        })
+    }
+
+    /// Reads the workspace's files again. On failure it throws, and the workspace keeps
+    /// compiling as it was loaded before.
+    #[napi]
+    pub fn reload(&self) -> Result<()> {
+        let fresh = Runtime::load(&self.dir).map_err(thrown)?;
+        let mut current = self
+            .runtime
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        *current = Arc::new(fresh);
+        Ok(())
+    }
+
+    /// The folder the workspace was loaded from.
+    #[napi(getter)]
+    pub fn root(&self) -> String {
+        self.dir.display().to_string()
+    }
+
+    /// Warnings found while loading.
+    #[napi(getter)]
+    pub fn warnings(&self) -> Vec<Diagnostic> {
+        self.current()
+            .warnings()
+            .iter()
+            .map(Diagnostic::from)
+            .collect()
+    }
+
+    /// The system prompt and native tool definitions for one request.
+    #[napi(ts_args_type = "request?: CompileRequest")]
+    pub fn compile(&self, request: Option<Value>) -> Result<CompileResult> {
+        let request = agent_request(request)?;
+        let response = self.current().compile(&request).map_err(thrown)?;
+        Ok(CompileResult::new(response))
+    }
+
+    /// `compile` on a worker thread: many requests compile at once without blocking the
+    /// event loop.
+    #[napi(
+        ts_args_type = "request?: CompileRequest",
+        ts_return_type = "Promise<CompileResult>"
+    )]
+    pub fn compile_async(&self, request: Option<Value>) -> Result<AsyncTask<CompileTask>> {
+        Ok(AsyncTask::new(CompileTask {
+            runtime: self.current(),
+            request: agent_request(request)?,
+        }))
+    }
+
+    /// Why each component and tool is in the prompt or not (`promptc explain --format json`).
+    #[napi(
+        ts_args_type = "request?: CompileRequest",
+        ts_return_type = "Record<string, any>"
+    )]
+    pub fn explain(&self, request: Option<Value>) -> Result<Value> {
+        let request = agent_request(request)?;
+        let response = self.current().explain(&request).map_err(thrown)?;
+        Ok(camel_case(json(&response.value)))
+    }
+
+    /// Tokens, characters, budget and stable prefix of the request's prompt, per section too
+    /// (`promptc stats --format json`).
+    #[napi(
+        ts_args_type = "request?: CompileRequest",
+        ts_return_type = "Record<string, any>"
+    )]
+    pub fn stats(&self, request: Option<Value>) -> Result<Value> {
+        let request = agent_request(request)?;
+        let response = self.current().stats(&request).map_err(thrown)?;
+        Ok(camel_case(json(&response.value)))
+    }
+
+    /// The family, version and variant that serve the request's model, and the rule that
+    /// chose them (`promptc route --format json`).
+    #[napi(
+        ts_args_type = "request?: CompileRequest",
+        ts_return_type = "Record<string, any>"
+    )]
+    pub fn route(&self, request: Option<Value>) -> Result<Value> {
+        let request = agent_request(request)?;
+        let response = self.current().route(&request).map_err(thrown)?;
+        Ok(camel_case(json(&response.value)))
+    }
+
+    /// The families, their versions and the models routed to each (`promptc route --list`).
+    #[napi(ts_return_type = "Array<Record<string, any>>")]
+    pub fn families(&self) -> Value {
+        camel_case(json(&self.current().families()))
+    }
+
+    fn current(&self) -> Arc<Runtime> {
+        self.runtime
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+}
+
+/// The version of promptc this package carries.
+#[napi]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_string()
+}
+
+pub struct CompileTask {
+    runtime: Arc<Runtime>,
+    request: AgentRequest,
+}
+
+impl Task for CompileTask {
+    type Output = promptc::Response<promptc::Compiled>;
+    type JsValue = CompileResult;
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        self.runtime.compile(&self.request).map_err(thrown)
+    }
+
+    fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
+        Ok(CompileResult::new(output))
+    }
+}
+
+/// What `compile` takes. The object itself is read by promptc, which refuses unknown keys:
+/// this declares its TypeScript type.
+#[napi(object)]
+#[allow(dead_code)]
+pub struct CompileRequest {
+    /// The model in hand: routing picks the family for it, and it becomes the context's
+    /// `model`.
+    pub model: Option<Model>,
+    /// The context's fields as in a context file (`cwd`, `mode`, `mcp_servers`, `date`, …;
+    /// keys as in the schema), or the name of one of the workspace's contexts. Its
+    /// `rules_from` folders are the caller's and may lie anywhere.
+    #[napi(ts_type = "Record<string, unknown> | string")]
+    pub context: Option<Value>,
+    /// Compile this family instead of the routed one.
+    pub family: Option<String>,
+    /// Compile this variant (an id or `family@version`) instead of the routed one.
+    pub variant: Option<String>,
+    /// Within the family, the version this label names.
+    pub label: Option<String>,
+    /// Within the family, only variants carrying this tag.
+    pub tag: Option<String>,
+    /// The provider shape of native tool definitions (`openai`, `anthropic`, `gemini`).
+    pub dialect: Option<String>,
+    /// Runtime placeholders that win over every other value.
+    pub set: Option<HashMap<String, String>>,
+}
+
+/// A model as its provider names it.
+#[napi(object)]
+#[allow(dead_code)]
+pub struct Model {
+    pub id: Option<String>,
+    pub provider: Option<String>,
+}
+
+/// The compiled prompt and its parts.
+#[napi(object)]
+pub struct CompileResult {
+    pub family: String,
+    pub variant: String,
+    pub version: Option<String>,
+    /// The final system prompt.
+    pub prompt: String,
+    pub sections: Vec<Section>,
+    /// The tools the prompt documents, in order.
+    pub tools: Vec<Tool>,
+    /// Model settings the variant carries (temperature, …), keys as written.
+    #[napi(ts_type = "Record<string, unknown>")]
+    pub model: Value,
+    /// Workspace files the prompt was compiled from.
+    pub inputs: Vec<String>,
+    /// The provider shape of `toolDefinitions`, for variants with native tools.
+    pub dialect: Option<String>,
+    /// Native tool definitions, ready for the provider's API, for variants with native tools.
+    #[napi(ts_type = "Array<Record<string, unknown>>")]
+    pub tool_definitions: Option<Value>,
+    /// Warnings met on the way (a rules file left out, say).
+    pub warnings: Vec<Diagnostic>,
+}
+
+impl CompileResult {
+    fn new(response: promptc::Response<promptc::Compiled>) -> CompileResult {
+        let compiled = response.value;
+        CompileResult {
+            family: compiled.family,
+            variant: compiled.variant,
+            version: compiled.version,
+            prompt: compiled.prompt,
+            sections: compiled.sections.into_iter().map(Section::from).collect(),
+            tools: compiled.tools.into_iter().map(Tool::from).collect(),
+            model: json(&compiled.model),
+            inputs: compiled.inputs,
+            dialect: compiled.dialect.map(str::to_string),
+            tool_definitions: compiled.tool_definitions,
+            warnings: response.warnings.iter().map(Diagnostic::from).collect(),
+        }
+    }
+}
+
+/// One section of the prompt: a component's output, or why it is empty.
+#[napi(object)]
+pub struct Section {
+    pub id: String,
+    pub slot: String,
+    pub included: bool,
+    pub reason: Option<String>,
+    pub template: Option<String>,
+    pub source: Option<SourceRange>,
+    pub text: String,
+}
+
+impl From<promptc::Section> for Section {
+    fn from(section: promptc::Section) -> Section {
+        Section {
+            id: section.id,
+            slot: section.slot,
+            included: section.included,
+            reason: section.reason,
+            template: section.template,
+            source: section.source.map(SourceRange::from),
+            text: section.text,
+        }
+    }
+}
+
+/// Lines of a workspace file.
+#[napi(object)]
+pub struct SourceRange {
+    pub file: String,
+    pub first_line: u32,
+    pub last_line: u32,
+}
+
+impl From<promptc::SourceRange> for SourceRange {
+    fn from(range: promptc::SourceRange) -> SourceRange {
+        SourceRange {
+            file: range.file,
+            first_line: small(range.first_line),
+            last_line: small(range.last_line),
+        }
+    }
+}
+
+/// A tool the prompt documents.
+#[napi(object)]
+pub struct Tool {
+    pub id: String,
+    pub name: String,
+    pub spec: String,
+    pub source: SourceRange,
+    pub description: String,
+    pub parameters: Vec<Parameter>,
+    /// For a tool made per item of runtime data, the item's index.
+    pub item: Option<u32>,
+}
+
+impl From<promptc::CompiledTool> for Tool {
+    fn from(tool: promptc::CompiledTool) -> Tool {
+        Tool {
+            id: tool.id,
+            name: tool.name,
+            spec: tool.spec,
+            source: SourceRange::from(tool.source),
+            description: tool.description,
+            parameters: tool.parameters.into_iter().map(Parameter::from).collect(),
+            item: tool.item.map(small),
+        }
+    }
+}
+
+#[napi(object)]
+pub struct Parameter {
+    pub name: String,
+    pub required: bool,
+    #[napi(js_name = "type")]
+    pub kind: String,
+    pub instruction: String,
+    pub usage: String,
+    pub note: String,
+    /// JSON Schema keywords of the parameter, keys as written.
+    #[napi(ts_type = "Record<string, unknown>")]
+    pub schema: Option<Value>,
+}
+
+impl From<promptc::CompiledParameter> for Parameter {
+    fn from(parameter: promptc::CompiledParameter) -> Parameter {
+        Parameter {
+            name: parameter.name,
+            required: parameter.required,
+            kind: parameter.kind,
+            instruction: parameter.instruction,
+            usage: parameter.usage,
+            note: parameter.note,
+            schema: (!parameter.schema.is_empty()).then(|| Value::Object(parameter.schema)),
+        }
+    }
+}
+
+/// A problem, where it is and what would fix it. `file`, `line` and `column` are absent for
+/// a problem of the request itself.
+#[napi(object)]
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Diagnostic {
+    /// `error` or `warning`.
+    pub severity: String,
+    pub code: String,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_column: Option<u32>,
+    pub notes: Vec<String>,
+}
+
+impl From<&DiagnosticRecord> for Diagnostic {
+    fn from(record: &DiagnosticRecord) -> Diagnostic {
+        let at = record.location.as_ref();
+        Diagnostic {
+            severity: record.severity.to_string(),
+            code: record.code.to_string(),
+            message: record.message.clone(),
+            help: record.help.clone(),
+            file: at.map(|at| at.file.clone()),
+            line: at.map(|at| small(at.line)),
+            column: at.map(|at| small(at.column)),
+            end_line: at.map(|at| small(at.end_line)),
+            end_column: at.map(|at| small(at.end_column)),
+            notes: record.notes.clone(),
+        }
+    }
+}
+
+fn agent_request(request: Option<Value>) -> Result<AgentRequest> {
+    match request {
+        None | Some(Value::Null) => Ok(AgentRequest::default()),
+        Some(value) => AgentRequest::from_json(value).map_err(thrown),
+    }
+}
+
+/// A failure as the error `index.js` turns into a `PromptcError`.
+fn thrown(failure: Failure) -> Error {
+    let diagnostics: Vec<Diagnostic> = failure.diagnostics.iter().map(Diagnostic::from).collect();
+    let body = serde_json::json!({ "message": failure.to_string(), "diagnostics": diagnostics });
+    Error::new(Status::GenericFailure, format!("{FAILURE_MARK}{body}"))
+}
+
+fn json<T: Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+fn small(number: usize) -> u32 {
+    u32::try_from(number).unwrap_or(u32::MAX)
+}
+
+/// Keys whose values are data written by a workspace's authors or its users: their own keys
+/// stay as they are.
+const DATA_KEYS: [&str; 4] = ["tool_definitions", "schema", "extra", "values"];
+
+/// The keys of promptc's own JSON in JavaScript's case (`first_line` → `firstLine`).
+fn camel_case(value: Value) -> Value {
+    match value {
+        Value::Object(fields) => Value::Object(
+            fields
+                .into_iter()
+                .map(|(key, value)| {
+                    let value = if DATA_KEYS.contains(&key.as_str()) {
+                        value
+                    } else {
+                        camel_case(value)
+                    };
+                    (camel(&key), value)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(camel_case).collect()),
+        other => other,
+    }
+}
+
+fn camel(key: &str) -> String {
+    let mut out = String::with_capacity(key.len());
+    let mut upper = false;
+    for c in key.chars() {
+        if c == '_' && !out.is_empty() {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

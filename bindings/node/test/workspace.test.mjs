@@ -1,0 +1,165 @@
+// The package as an agent uses it: node --test (see package.json).
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { createRequire } from 'node:module'
+
+const require = createRequire(import.meta.url)
+const { Workspace, PromptcError, version } = require('..')
+
+const repo = fileURLToPath(new URL('../../../', import.meta.url))
+const shipped = Workspace.load(repo)
+const families = ['generic', 'next-gen', 'native-next-gen', 'xs', 'gpt', 'gemini']
+
+/** A copy of the shipped library in a temporary folder, removed after the test. */
+function copyOfShipped(t) {
+  const dir = mkdtempSync(join(tmpdir(), 'promptc-node-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  for (const part of ['promptc.toml', 'variants', 'components', 'partials', 'tools', 'examples/contexts']) {
+    cpSync(join(repo, part), join(dir, part), { recursive: true })
+  }
+  return dir
+}
+
+function thrown(call) {
+  try {
+    call()
+  } catch (error) {
+    assert.ok(error instanceof PromptcError, `a PromptcError, not ${error}`)
+    assert.ok(error instanceof Error)
+    return error
+  }
+  assert.fail('the call should throw')
+}
+
+test('each shipped family compiles to its committed prompt', () => {
+  for (const family of families) {
+    const result = shipped.compile({ family, context: 'basic' })
+    const committed = readFileSync(join(repo, `examples/prompts/${family}/basic.md`), 'utf8')
+    assert.equal(result.family, family)
+    assert.equal(result.prompt, committed, family)
+    assert.ok(result.sections.length > 0)
+    assert.ok(result.tools.every((tool) => typeof tool.source.firstLine === 'number'))
+    assert.deepEqual(result.warnings, [])
+  }
+})
+
+test('a model id routes to its family', () => {
+  const routed = (id, provider) =>
+    shipped.compile({ model: { id, provider }, context: { cwd: '/srv/app', date: '2026-11-22' } })
+  assert.equal(routed('claude-sonnet-4-5', 'anthropic').family, 'next-gen')
+  assert.equal(routed('claude-3-7-sonnet-20250219', 'anthropic').family, 'generic')
+  assert.equal(routed('gemini-1.5-pro', 'gemini').family, 'gemini')
+  const result = routed('gpt-5', 'openai')
+  assert.equal(result.family, 'next-gen')
+  assert.equal(result.version, '1.0.0')
+  assert.equal(shipped.route({ model: { id: 'gpt-4.1' } }).family, 'gpt')
+})
+
+test('native tool definitions keep the provider API keys', () => {
+  const result = shipped.compile({
+    family: 'native-next-gen',
+    model: { id: 'claude-sonnet-4-5', provider: 'anthropic' },
+    context: 'basic',
+  })
+  assert.equal(result.dialect, 'anthropic')
+  const first = result.toolDefinitions[0]
+  // Data keeps its own keys: the provider expects `input_schema`, and parameter names as written.
+  assert.ok(first.input_schema, JSON.stringify(first))
+  // The documented tools, then one per tool of the context's connected MCP servers.
+  const names = result.toolDefinitions.map((tool) => tool.name)
+  const documented = result.tools.map((tool) => tool.name)
+  assert.deepEqual(names.slice(0, documented.length), documented)
+  assert.ok(names.includes('github__create_issue'), names.join(' '))
+  const openai = shipped.compile({ family: 'native-next-gen', context: 'basic', dialect: 'openai' })
+  assert.equal(openai.dialect, 'openai')
+  assert.notDeepEqual(openai.toolDefinitions, result.toolDefinitions)
+})
+
+test('a bad workspace throws with located diagnostics', (t) => {
+  const dir = copyOfShipped(t)
+  writeFileSync(join(dir, 'tools/read_file.toml'), 'id = "read_file"\nbogus = 1\n')
+  const error = thrown(() => Workspace.load(dir))
+  const first = error.diagnostics.find((d) => d.severity === 'error')
+  assert.equal(first.file, 'tools/read_file.toml')
+  assert.equal(typeof first.line, 'number')
+  assert.equal(typeof first.column, 'number')
+  assert.ok(first.code.length > 0)
+  assert.match(error.message, /^tools\/read_file\.toml:\d+:\d+: /)
+  assert.equal(thrown(() => Workspace.load(tmpdir())).diagnostics[0].code, 'not-a-workspace')
+})
+
+test('a bad context value throws, located in the context as given', () => {
+  const error = thrown(() => shipped.compile({ context: { cwd: '/srv/app', mode: 'fly' } }))
+  const [first] = error.diagnostics
+  assert.equal(first.code, 'invalid-value')
+  assert.equal(first.file, '<context>')
+  assert.equal(first.line, 3)
+  assert.match(first.message, /fly/)
+  assert.equal(thrown(() => shipped.compile({ familly: 'gpt' })).diagnostics[0].code, 'invalid-request')
+  assert.equal(thrown(() => shipped.compile({ context: 'nope' })).diagnostics[0].code, 'unknown-context')
+})
+
+test('rules folders of the caller may lie outside the workspace', (t) => {
+  const project = mkdtempSync(join(tmpdir(), 'promptc-project-'))
+  t.after(() => rmSync(project, { recursive: true, force: true }))
+  writeFileSync(join(project, 'AGENTS.md'), 'Run the linter before every commit.\n')
+  const result = shipped.compile({
+    family: 'next-gen',
+    context: { cwd: project, date: '2026-11-22', rules_from: [project] },
+  })
+  assert.match(result.prompt, /Run the linter before every commit\./)
+})
+
+test('compiles from async code run at once and agree with one at a time', async () => {
+  const models = ['claude-sonnet-4-5', 'gpt-4.1', 'gemini-1.5-pro', 'qwen3-coder', 'grok-4']
+  const requests = Array.from({ length: 20 }, (_, i) => ({
+    model: { id: models[i % models.length] },
+    context: 'basic',
+  }))
+  const together = await Promise.all(requests.map((request) => shipped.compileAsync(request)))
+  const alone = requests.map((request) => shipped.compile(request))
+  assert.deepEqual(
+    together.map((r) => [r.family, r.prompt]),
+    alone.map((r) => [r.family, r.prompt]),
+  )
+  await assert.rejects(shipped.compileAsync({ context: { mode: 'fly' } }), PromptcError)
+})
+
+test('reload reads changed files; a broken change keeps the last good load', (t) => {
+  const dir = copyOfShipped(t)
+  const workspace = Workspace.load(dir)
+  const before = workspace.compile({ family: 'xs', context: 'basic' }).prompt
+  const role = join(dir, 'components/agent_role.md')
+  writeFileSync(role, 'You are Marlin, a careful coding agent.\n')
+  assert.equal(workspace.compile({ family: 'xs', context: 'basic' }).prompt, before)
+  workspace.reload()
+  const after = workspace.compile({ family: 'xs', context: 'basic' }).prompt
+  assert.match(after, /You are Marlin/)
+  writeFileSync(join(dir, 'promptc.toml'), 'name = [\n')
+  thrown(() => workspace.reload())
+  assert.equal(workspace.compile({ family: 'xs', context: 'basic' }).prompt, after)
+})
+
+test('explain, stats, route and families answer in camelCase', () => {
+  const request = { family: 'gpt', context: 'basic' }
+  const explanation = shipped.explain(request)
+  assert.equal(explanation.family, 'gpt')
+  assert.ok(explanation.components.some((item) => item.included))
+  const stats = shipped.stats(request)
+  assert.equal(stats.family, 'gpt')
+  assert.ok(stats.tokens > 0)
+  assert.ok('stablePrefix' in stats, Object.keys(stats).join(', '))
+  assert.ok(shipped.families().some((listing) => listing.family === 'gemini'))
+})
+
+test('the package version is the crate version', () => {
+  const cargo = readFileSync(join(repo, 'Cargo.toml'), 'utf8')
+  const crate = cargo.match(/\[workspace\.package\][^[]*?version = "([^"]+)"/)[1]
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+  assert.equal(version, crate)
+  assert.equal(pkg.version, crate)
+})
