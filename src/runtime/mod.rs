@@ -63,6 +63,11 @@ pub struct Failure {
 }
 
 impl Failure {
+    /// A request that cannot be read: a language binding's argument of the wrong kind.
+    pub fn invalid_request(message: String) -> Failure {
+        Failure::unlocated(RequestProblem::InvalidRequest { message })
+    }
+
     fn unlocated(problem: RequestProblem) -> Failure {
         Failure {
             diagnostics: vec![DiagnosticRecord::unlocated(

@@ -1,0 +1,171 @@
+# Types of the native module (src/lib.rs); `mypy.stubtest` checks them against it in the tests.
+import os
+import pathlib
+from typing import Any, Literal, Mapping, Optional, TypedDict, Union, final
+
+from typing_extensions import NotRequired
+
+__all__ = ["Workspace", "CompileResult", "Diagnostic", "PromptcError", "version"]
+
+Model = Mapping[str, str]
+"""A model as its provider names it: `{"id": "claude-sonnet-4-5", "provider": "anthropic"}`."""
+
+class SourceRange(TypedDict):
+    """Lines of a workspace file."""
+
+    file: str
+    first_line: int
+    last_line: int
+
+class Section(TypedDict):
+    """One section of the prompt: a component's output, or why it is empty."""
+
+    id: str
+    slot: str
+    included: bool
+    reason: NotRequired[str]
+    template: NotRequired[str]
+    source: NotRequired[SourceRange]
+    text: str
+
+class Parameter(TypedDict):
+    name: str
+    required: bool
+    type: str
+    instruction: str
+    usage: str
+    note: str
+    schema: NotRequired[dict[str, Any]]
+
+class Tool(TypedDict):
+    """A tool the prompt documents."""
+
+    id: str
+    name: str
+    spec: str
+    source: SourceRange
+    description: str
+    parameters: list[Parameter]
+    item: NotRequired[int]
+
+Context = Union[Mapping[str, Any], str]
+"""The context's fields as in a context file (`cwd`, `mode`, `mcp_servers`, `date`, …), or the
+name of one of the workspace's contexts. Its `rules_from` folders are the caller's and may lie
+anywhere (str or os.PathLike)."""
+
+class PromptcError(Exception):
+    """What every failing call raises: the first error in its message, all in `diagnostics`."""
+
+    diagnostics: list[Diagnostic]
+
+@final
+class Diagnostic:
+    """A problem, where it is and what would fix it. `file`, `line` and `column` are None for a
+    problem of the request itself."""
+
+    @property
+    def severity(self) -> Literal["error", "warning"]: ...
+    @property
+    def code(self) -> str: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def help(self) -> Optional[str]: ...
+    @property
+    def file(self) -> Optional[str]: ...
+    @property
+    def line(self) -> Optional[int]: ...
+    @property
+    def column(self) -> Optional[int]: ...
+    @property
+    def end_line(self) -> Optional[int]: ...
+    @property
+    def end_column(self) -> Optional[int]: ...
+    @property
+    def notes(self) -> list[str]: ...
+
+@final
+class CompileResult:
+    """The compiled prompt and its parts: the data of `promptc build --format json`."""
+
+    @property
+    def family(self) -> str: ...
+    @property
+    def variant(self) -> str: ...
+    @property
+    def version(self) -> Optional[str]: ...
+    @property
+    def prompt(self) -> str: ...
+    @property
+    def sections(self) -> list[Section]: ...
+    @property
+    def tools(self) -> list[Tool]: ...
+    @property
+    def model(self) -> dict[str, Any]: ...
+    @property
+    def inputs(self) -> list[str]: ...
+    @property
+    def dialect(self) -> Optional[str]: ...
+    @property
+    def tool_definitions(self) -> Optional[list[dict[str, Any]]]: ...
+    @property
+    def warnings(self) -> list[Diagnostic]: ...
+
+@final
+class Workspace:
+    """A workspace of variants, components and tools, loaded and validated once."""
+
+    @staticmethod
+    def load(dir: Union[str, os.PathLike[str]]) -> Workspace: ...
+    def reload(self) -> None: ...
+    @property
+    def root(self) -> pathlib.Path: ...
+    @property
+    def warnings(self) -> list[Diagnostic]: ...
+    def compile(
+        self,
+        *,
+        model: Optional[Model] = None,
+        context: Optional[Context] = None,
+        family: Optional[str] = None,
+        variant: Optional[str] = None,
+        label: Optional[str] = None,
+        tag: Optional[str] = None,
+        dialect: Optional[str] = None,
+        set: Optional[Mapping[str, str]] = None,
+    ) -> CompileResult: ...
+    def explain(
+        self,
+        *,
+        model: Optional[Model] = None,
+        context: Optional[Context] = None,
+        family: Optional[str] = None,
+        variant: Optional[str] = None,
+        label: Optional[str] = None,
+        tag: Optional[str] = None,
+        dialect: Optional[str] = None,
+        set: Optional[Mapping[str, str]] = None,
+    ) -> dict[str, Any]: ...
+    def stats(
+        self,
+        *,
+        model: Optional[Model] = None,
+        context: Optional[Context] = None,
+        family: Optional[str] = None,
+        variant: Optional[str] = None,
+        label: Optional[str] = None,
+        tag: Optional[str] = None,
+        dialect: Optional[str] = None,
+        set: Optional[Mapping[str, str]] = None,
+    ) -> dict[str, Any]: ...
+    def route(
+        self,
+        *,
+        model: Optional[Model] = None,
+        context: Optional[Context] = None,
+        label: Optional[str] = None,
+        tag: Optional[str] = None,
+    ) -> dict[str, Any]: ...
+    def families(self) -> list[dict[str, Any]]: ...
+
+def version() -> str: ...

@@ -1,0 +1,157 @@
+"""The package as an agent uses it (pytest)."""
+
+import asyncio
+import shutil
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import promptc_runtime
+from promptc_runtime import CompileResult, PromptcError, Workspace
+
+REPO = Path(__file__).resolve().parents[3]
+FAMILIES = ["generic", "next-gen", "native-next-gen", "xs", "gpt", "gemini"]
+
+
+@pytest.fixture(scope="module")
+def shipped() -> Workspace:
+    return Workspace.load(REPO)
+
+
+@pytest.fixture
+def copy_of_shipped(tmp_path: Path) -> Path:
+    for part in ["promptc.toml", "variants", "components", "partials", "tools", "examples/contexts"]:
+        source = REPO / part
+        if source.is_dir():
+            shutil.copytree(source, tmp_path / part)
+        else:
+            shutil.copy(source, tmp_path / part)
+    return tmp_path
+
+
+def test_each_shipped_family_compiles_to_its_committed_prompt(shipped: Workspace) -> None:
+    for family in FAMILIES:
+        result = shipped.compile(family=family, context="basic")
+        committed = (REPO / "examples/prompts" / family / "basic.md").read_text()
+        assert isinstance(result, CompileResult)
+        assert result.family == family
+        assert result.prompt == committed, family
+        assert result.sections and all("first_line" in tool["source"] for tool in result.tools)
+        assert result.warnings == []
+
+
+def test_a_model_id_routes_to_its_family(shipped: Workspace) -> None:
+    def routed(id: str, provider: str) -> CompileResult:
+        return shipped.compile(
+            model={"id": id, "provider": provider},
+            context={"cwd": "/srv/app", "date": "2026-11-22"},
+        )
+
+    assert routed("claude-sonnet-4-5", "anthropic").family == "next-gen"
+    assert routed("claude-3-7-sonnet-20250219", "anthropic").family == "generic"
+    assert routed("gemini-1.5-pro", "gemini").family == "gemini"
+    gpt5 = routed("gpt-5", "openai")
+    assert (gpt5.family, gpt5.version) == ("next-gen", "1.0.0")
+    assert shipped.route(model={"id": "gpt-4.1"})["family"] == "gpt"
+
+
+def test_native_tool_definitions_come_in_the_providers_shape(shipped: Workspace) -> None:
+    result = shipped.compile(
+        family="native-next-gen",
+        model={"id": "claude-sonnet-4-5", "provider": "anthropic"},
+        context="basic",
+    )
+    assert result.dialect == "anthropic"
+    assert result.tool_definitions is not None
+    names = [tool["name"] for tool in result.tool_definitions]
+    documented = [tool["name"] for tool in result.tools]
+    assert names[: len(documented)] == documented
+    assert "github__create_issue" in names
+    assert "input_schema" in result.tool_definitions[0]
+    openai = shipped.compile(family="native-next-gen", context="basic", dialect="openai")
+    assert openai.dialect == "openai"
+    assert openai.tool_definitions != result.tool_definitions
+
+
+def test_a_bad_workspace_raises_with_located_diagnostics(copy_of_shipped: Path, tmp_path: Path) -> None:
+    (copy_of_shipped / "tools/read_file.toml").write_text('id = "read_file"\nbogus = 1\n')
+    with pytest.raises(PromptcError) as raised:
+        Workspace.load(copy_of_shipped)
+    first = next(d for d in raised.value.diagnostics if d.severity == "error")
+    assert first.file == "tools/read_file.toml"
+    assert isinstance(first.line, int) and isinstance(first.column, int)
+    assert str(raised.value).startswith(f"tools/read_file.toml:{first.line}:{first.column}: ")
+    with pytest.raises(PromptcError) as empty:
+        Workspace.load(tmp_path / "tools")
+    assert empty.value.diagnostics[0].code == "not-a-workspace"
+
+
+def test_a_bad_context_value_raises_located_in_the_context(shipped: Workspace) -> None:
+    with pytest.raises(PromptcError) as raised:
+        shipped.compile(context={"cwd": "/srv/app", "mode": "fly"})
+    first = raised.value.diagnostics[0]
+    assert (first.code, first.file, first.line) == ("invalid-value", "<context>", 3)
+    assert "fly" in first.message
+    with pytest.raises(PromptcError) as unknown:
+        shipped.compile(context="nope")
+    assert unknown.value.diagnostics[0].code == "unknown-context"
+    with pytest.raises(PromptcError) as not_data:
+        shipped.compile(context={"cwd": object()})
+    assert not_data.value.diagnostics[0].code == "invalid-request"
+    with pytest.raises(TypeError):
+        shipped.compile(familly="gpt")  # type: ignore[call-arg]
+
+
+def test_rules_folders_of_the_caller_may_lie_outside_the_workspace(shipped: Workspace, tmp_path: Path) -> None:
+    (tmp_path / "AGENTS.md").write_text("Run the linter before every commit.\n")
+    result = shipped.compile(
+        family="next-gen",
+        context={"cwd": str(tmp_path), "date": "2026-11-22", "rules_from": [tmp_path]},
+    )
+    assert "Run the linter before every commit." in result.prompt
+
+
+def test_compiles_on_threads_and_from_asyncio_agree_with_one_at_a_time(shipped: Workspace) -> None:
+    models = ["claude-sonnet-4-5", "gpt-4.1", "gemini-1.5-pro", "qwen3-coder", "grok-4"]
+    requests: list[dict[str, Any]] = [{"model": {"id": models[i % len(models)]}, "context": "basic"} for i in range(20)]
+    alone = [(r.family, r.prompt) for r in (shipped.compile(**request) for request in requests)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        threaded = list(pool.map(lambda request: shipped.compile(**request), requests))
+    assert [(r.family, r.prompt) for r in threaded] == alone
+
+    async def gather() -> list[CompileResult]:
+        return await asyncio.gather(*(asyncio.to_thread(shipped.compile, **request) for request in requests))
+
+    assert [(r.family, r.prompt) for r in asyncio.run(gather())] == alone
+
+
+def test_reload_reads_changed_files_and_a_broken_change_keeps_the_last_good_load(copy_of_shipped: Path) -> None:
+    workspace = Workspace.load(copy_of_shipped)
+    before = workspace.compile(family="xs", context="basic").prompt
+    (copy_of_shipped / "components/agent_role.md").write_text("You are Marlin, a careful coding agent.\n")
+    assert workspace.compile(family="xs", context="basic").prompt == before
+    workspace.reload()
+    after = workspace.compile(family="xs", context="basic").prompt
+    assert "You are Marlin" in after
+    (copy_of_shipped / "promptc.toml").write_text("name = [\n")
+    with pytest.raises(PromptcError):
+        workspace.reload()
+    assert workspace.compile(family="xs", context="basic").prompt == after
+
+
+def test_explain_stats_and_families_give_the_command_lines_json(shipped: Workspace) -> None:
+    explanation = shipped.explain(family="gpt", context="basic")
+    assert explanation["family"] == "gpt"
+    assert any(item["included"] for item in explanation["components"])
+    stats = shipped.stats(family="gpt", context="basic")
+    assert stats["family"] == "gpt" and stats["tokens"] > 0 and "stable_prefix" in stats
+    assert any(listing["family"] == "gemini" for listing in shipped.families())
+
+
+def test_the_package_version_is_the_crates() -> None:
+    cargo = (REPO / "Cargo.toml").read_text()
+    section = cargo.split("[workspace.package]", 1)[1]
+    crate = section.split('version = "', 1)[1].split('"', 1)[0]
+    assert promptc_runtime.__version__ == crate
