@@ -48,6 +48,8 @@ const LAYERS: &[&[&str]] = &[
     &["review", "init"],
     // Every rendering as text: diagnostics, diffs, explanations, stats.
     &["report"],
+    // A workspace compiled per request from data: the API under the Node and Python packages.
+    &["runtime"],
     // The command line.
     &["cli"],
 ];

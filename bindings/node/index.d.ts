@@ -1,8 +1,26 @@
 // The package's API: the native module's, generated into native.d.ts from the Rust
 // declarations, with errors as `PromptcError`.
-import type { CompileRequest, CompileResult, Diagnostic, Workspace as NativeWorkspace } from './native'
+import type {
+  CompileRequest,
+  CompileResult as NativeCompileResult,
+  Diagnostic,
+  Section,
+  Tool,
+} from './native'
 
-export type { CompileRequest, CompileResult, Diagnostic, Model, Parameter, Section, SourceRange, Tool } from './native'
+export type { CompileRequest, Diagnostic, Model, Parameter, Section, SourceRange, Tool } from './native'
+
+/** The compiled prompt and its parts: a plain object, each part made when first read. */
+export type CompileResult = Omit<
+  NativeCompileResult,
+  'sectionsJson' | 'toolsJson' | 'toolDefinitionsJson'
+> & {
+  sections: Array<Section>
+  /** The tools the prompt documents, in order. */
+  tools: Array<Tool>
+  /** Native tool definitions, ready for the provider's API, for variants with native tools. */
+  toolDefinitions?: Array<Record<string, unknown>>
+}
 
 /** What every failing call throws: the first error in `message`, all of them in `diagnostics`. */
 export declare class PromptcError extends Error {
@@ -10,7 +28,7 @@ export declare class PromptcError extends Error {
 }
 
 /** A workspace of variants, components and tools, loaded and validated once. */
-export declare class Workspace implements Omit<NativeWorkspace, never> {
+export declare class Workspace {
   private constructor()
   static load(dir: string): Workspace
   reload(): void

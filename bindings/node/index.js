@@ -31,6 +31,49 @@ function guarded(call) {
   }
 }
 
+/** The fields of a result, read from the native one when first used, then kept. */
+const RESULT_FIELDS = [
+  'family',
+  'variant',
+  'version',
+  'prompt',
+  'sections',
+  'tools',
+  'model',
+  'inputs',
+  'dialect',
+  'toolDefinitions',
+  'warnings',
+]
+
+/**
+ * A plain object with the native result's fields: each is made into a JavaScript value on its
+ * first read only (an agent that reads the prompt and the tool definitions pays for those),
+ * and enumerable, so that spreading and JSON.stringify see every field.
+ */
+/** Fields the native result gives as JSON text, and the getter that gives it. */
+const AS_JSON = { sections: 'sectionsJson', tools: 'toolsJson', toolDefinitions: 'toolDefinitionsJson' }
+
+function parsed(json) {
+  return json === undefined || json === null ? undefined : JSON.parse(json)
+}
+
+function plainResult(native) {
+  const result = {}
+  for (const key of RESULT_FIELDS) {
+    Object.defineProperty(result, key, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        const value = key in AS_JSON ? parsed(native[AS_JSON[key]]) : native[key]
+        Object.defineProperty(result, key, { value, enumerable: true, writable: true })
+        return value
+      },
+    })
+  }
+  return result
+}
+
 class Workspace {
   #native
 
@@ -55,15 +98,20 @@ class Workspace {
   }
 
   compile(request) {
-    return guarded(() => this.#native.compile(request))
+    return plainResult(guarded(() => this.#native.compile(request)))
   }
 
   async compileAsync(request) {
     try {
-      return await guarded(() => this.#native.compileAsync(request))
+      return plainResult(await guarded(() => this.#native.compileAsync(request)))
     } catch (error) {
       throw translate(error)
     }
+  }
+
+  /** Not part of the API: the baseline of bench/compile.mjs. */
+  _benchLibraryCompile(request, runs) {
+    return this.#native._benchLibraryCompile(request, runs)
   }
 
   explain(request) {

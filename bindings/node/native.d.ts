@@ -1,3 +1,33 @@
+/**
+ * The compiled prompt and its parts. The parts are made into JavaScript values when read
+ * (`index.js` keeps each one after its first read), so a request pays only for what it reads.
+ */
+export declare class CompileResult {
+  get family(): string
+  get variant(): string
+  get version(): string | null
+  /** The final system prompt. */
+  get prompt(): string
+  /** The sections, as JSON text (see `tool_definitions_json`). */
+  get sectionsJson(): string
+  /** The tools the prompt documents, in order, as JSON text (see `tool_definitions_json`). */
+  get toolsJson(): string
+  /** Model settings the variant carries (temperature, …), keys as written. */
+  get model(): Record<string, unknown>
+  /** Workspace files the prompt was compiled from. */
+  get inputs(): Array<string>
+  /** The provider shape of `toolDefinitions`, for variants with native tools. */
+  get dialect(): string | null
+  /**
+   * Native tool definitions, ready for the provider's API, for variants with native tools,
+   * as JSON text. `index.js` parses the `…_json` texts into `toolDefinitions`, `sections`
+   * and `tools`: V8 parses JSON far faster than objects are built one call at a time.
+   */
+  get toolDefinitionsJson(): string | null
+  /** Warnings met on the way (a rules file left out, say). */
+  get warnings(): Array<Diagnostic>
+}
+
 /** A workspace of variants, components and tools, loaded and validated once. */
 export declare class Workspace {
   /**
@@ -16,6 +46,12 @@ export declare class Workspace {
   get warnings(): Array<Diagnostic>
   /** The system prompt and native tool definitions for one request. */
   compile(request?: CompileRequest): CompileResult
+  /**
+   * The median time, in microseconds, of `runs` compiles of `request` by the Rust library
+   * alone in this process, with nothing converted: the baseline `bench/compile.mjs` sets
+   * the package's own figures against. Not part of the API.
+   */
+  _benchLibraryCompile(request: CompileRequest, runs: number): number
   /**
    * `compile` on a worker thread: many requests compile at once without blocking the
    * event loop.
@@ -65,28 +101,6 @@ export interface CompileRequest {
   dialect?: string
   /** Runtime placeholders that win over every other value. */
   set?: Record<string, string>
-}
-
-/** The compiled prompt and its parts. */
-export interface CompileResult {
-  family: string
-  variant: string
-  version?: string
-  /** The final system prompt. */
-  prompt: string
-  sections: Array<Section>
-  /** The tools the prompt documents, in order. */
-  tools: Array<Tool>
-  /** Model settings the variant carries (temperature, …), keys as written. */
-  model: Record<string, unknown>
-  /** Workspace files the prompt was compiled from. */
-  inputs: Array<string>
-  /** The provider shape of `toolDefinitions`, for variants with native tools. */
-  dialect?: string
-  /** Native tool definitions, ready for the provider's API, for variants with native tools. */
-  toolDefinitions?: Array<Record<string, unknown>>
-  /** Warnings met on the way (a rules file left out, say). */
-  warnings: Array<Diagnostic>
 }
 
 /**

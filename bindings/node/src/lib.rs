@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
-use napi::bindgen_prelude::{AsyncTask, Env, Error, Result, Status, Task};
+use napi::bindgen_prelude::{AsyncTask, Env, Error, ObjectFinalize, Result, Status, Task};
 use napi_derive::napi;
 use promptc::{AgentRequest, DiagnosticRecord, Failure, Runtime};
 use serde::Serialize;
@@ -72,10 +72,31 @@ impl Workspace {
 
     /// The system prompt and native tool definitions for one request.
     #[napi(ts_args_type = "request?: CompileRequest")]
-    pub fn compile(&self, request: Option<Value>) -> Result<CompileResult> {
+    pub fn compile(&self, env: Env, request: Option<Value>) -> Result<CompileResult> {
         let request = agent_request(request)?;
         let response = self.current().compile(&request).map_err(thrown)?;
-        Ok(CompileResult::new(response))
+        CompileResult::new(&env, response)
+    }
+
+    /// The median time, in microseconds, of `runs` compiles of `request` by the Rust library
+    /// alone in this process, with nothing converted: the baseline `bench/compile.mjs` sets
+    /// the package's own figures against. Not part of the API.
+    #[napi(
+        js_name = "_benchLibraryCompile",
+        ts_args_type = "request: CompileRequest, runs: number"
+    )]
+    pub fn bench_library_compile(&self, request: Option<Value>, runs: u32) -> Result<f64> {
+        let request = agent_request(request)?;
+        let runtime = self.current();
+        let mut samples = Vec::with_capacity(runs as usize);
+        for _ in 0..runs.max(1) {
+            let start = std::time::Instant::now();
+            let response = runtime.compile(&request).map_err(thrown)?;
+            drop(response);
+            samples.push(start.elapsed().as_secs_f64() * 1e6);
+        }
+        samples.sort_by(f64::total_cmp);
+        Ok(samples[samples.len() / 2])
     }
 
     /// `compile` on a worker thread: many requests compile at once without blocking the
@@ -159,8 +180,8 @@ impl Task for CompileTask {
         self.runtime.compile(&self.request).map_err(thrown)
     }
 
-    fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
-        Ok(CompileResult::new(output))
+    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
+        CompileResult::new(&env, output)
     }
 }
 
@@ -199,58 +220,141 @@ pub struct Model {
     pub provider: Option<String>,
 }
 
-/// The compiled prompt and its parts.
-#[napi(object)]
+/// The compiled prompt and its parts. The parts are made into JavaScript values when read
+/// (`index.js` keeps each one after its first read), so a request pays only for what it reads.
+#[napi(custom_finalize)]
 pub struct CompileResult {
-    pub family: String,
-    pub variant: String,
-    pub version: Option<String>,
-    /// The final system prompt.
-    pub prompt: String,
-    pub sections: Vec<Section>,
-    /// The tools the prompt documents, in order.
-    pub tools: Vec<Tool>,
-    /// Model settings the variant carries (temperature, …), keys as written.
-    #[napi(ts_type = "Record<string, unknown>")]
-    pub model: Value,
-    /// Workspace files the prompt was compiled from.
-    pub inputs: Vec<String>,
-    /// The provider shape of `toolDefinitions`, for variants with native tools.
-    pub dialect: Option<String>,
-    /// Native tool definitions, ready for the provider's API, for variants with native tools.
-    #[napi(ts_type = "Array<Record<string, unknown>>")]
-    pub tool_definitions: Option<Value>,
-    /// Warnings met on the way (a rules file left out, say).
-    pub warnings: Vec<Diagnostic>,
+    compiled: promptc::Compiled,
+    warnings: Vec<DiagnosticRecord>,
+    /// About the bytes held here, told to V8: without it the garbage collector sees small
+    /// objects, and finished results pile up in native memory between collections.
+    held: i64,
 }
 
+impl ObjectFinalize for CompileResult {
+    fn finalize(self, env: Env) -> Result<()> {
+        env.adjust_external_memory(-self.held)?;
+        Ok(())
+    }
+}
+
+#[napi]
 impl CompileResult {
-    fn new(response: promptc::Response<promptc::Compiled>) -> CompileResult {
+    fn new(env: &Env, response: promptc::Response<promptc::Compiled>) -> Result<CompileResult> {
         let compiled = response.value;
-        CompileResult {
-            family: compiled.family,
-            variant: compiled.variant,
-            version: compiled.version,
-            prompt: compiled.prompt,
-            sections: compiled.sections.into_iter().map(Section::from).collect(),
-            tools: compiled.tools.into_iter().map(Tool::from).collect(),
-            model: json(&compiled.model),
-            inputs: compiled.inputs,
-            dialect: compiled.dialect.map(str::to_string),
-            tool_definitions: compiled.tool_definitions,
-            warnings: response.warnings.iter().map(Diagnostic::from).collect(),
-        }
+        let text: usize = compiled
+            .sections
+            .iter()
+            .map(|s| s.text.len())
+            .sum::<usize>()
+            + compiled
+                .tools
+                .iter()
+                .map(|tool| tool.description.len() + 256 * tool.parameters.len())
+                .sum::<usize>();
+        let held = i64::try_from(2 * compiled.prompt.len() + text).unwrap_or(i64::MAX);
+        env.adjust_external_memory(held)?;
+        Ok(CompileResult {
+            compiled,
+            warnings: response.warnings,
+            held,
+        })
+    }
+
+    #[napi(getter)]
+    pub fn family(&self) -> String {
+        self.compiled.family.clone()
+    }
+
+    #[napi(getter)]
+    pub fn variant(&self) -> String {
+        self.compiled.variant.clone()
+    }
+
+    #[napi(getter)]
+    pub fn version(&self) -> Option<String> {
+        self.compiled.version.clone()
+    }
+
+    /// The final system prompt.
+    #[napi(getter)]
+    pub fn prompt(&self) -> String {
+        self.compiled.prompt.clone()
+    }
+
+    /// The sections, as JSON text (see `tool_definitions_json`).
+    #[napi(getter)]
+    pub fn sections_json(&self) -> String {
+        let sections: Vec<Section> = self
+            .compiled
+            .sections
+            .iter()
+            .cloned()
+            .map(Section::from)
+            .collect();
+        serde_json::to_string(&sections).unwrap_or_default()
+    }
+
+    /// The tools the prompt documents, in order, as JSON text (see `tool_definitions_json`).
+    #[napi(getter)]
+    pub fn tools_json(&self) -> String {
+        let tools: Vec<Tool> = self
+            .compiled
+            .tools
+            .iter()
+            .cloned()
+            .map(Tool::from)
+            .collect();
+        serde_json::to_string(&tools).unwrap_or_default()
+    }
+
+    /// Model settings the variant carries (temperature, …), keys as written.
+    #[napi(getter, ts_return_type = "Record<string, unknown>")]
+    pub fn model(&self) -> Value {
+        json(&self.compiled.model)
+    }
+
+    /// Workspace files the prompt was compiled from.
+    #[napi(getter)]
+    pub fn inputs(&self) -> Vec<String> {
+        self.compiled.inputs.clone()
+    }
+
+    /// The provider shape of `toolDefinitions`, for variants with native tools.
+    #[napi(getter)]
+    pub fn dialect(&self) -> Option<String> {
+        self.compiled.dialect.map(str::to_string)
+    }
+
+    /// Native tool definitions, ready for the provider's API, for variants with native tools,
+    /// as JSON text. `index.js` parses the `…_json` texts into `toolDefinitions`, `sections`
+    /// and `tools`: V8 parses JSON far faster than objects are built one call at a time.
+    #[napi(getter)]
+    pub fn tool_definitions_json(&self) -> Option<String> {
+        let definitions = self.compiled.tool_definitions.as_ref()?;
+        serde_json::to_string(definitions).ok()
+    }
+
+    /// Warnings met on the way (a rules file left out, say).
+    #[napi(getter)]
+    pub fn warnings(&self) -> Vec<Diagnostic> {
+        self.warnings.iter().map(Diagnostic::from).collect()
     }
 }
 
 /// One section of the prompt: a component's output, or why it is empty.
 #[napi(object)]
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Section {
     pub id: String,
     pub slot: String,
     pub included: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub template: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<SourceRange>,
     pub text: String,
 }
@@ -271,6 +375,8 @@ impl From<promptc::Section> for Section {
 
 /// Lines of a workspace file.
 #[napi(object)]
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SourceRange {
     pub file: String,
     pub first_line: u32,
@@ -289,6 +395,8 @@ impl From<promptc::SourceRange> for SourceRange {
 
 /// A tool the prompt documents.
 #[napi(object)]
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Tool {
     pub id: String,
     pub name: String,
@@ -297,6 +405,7 @@ pub struct Tool {
     pub description: String,
     pub parameters: Vec<Parameter>,
     /// For a tool made per item of runtime data, the item's index.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub item: Option<u32>,
 }
 
@@ -315,16 +424,20 @@ impl From<promptc::CompiledTool> for Tool {
 }
 
 #[napi(object)]
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Parameter {
     pub name: String,
     pub required: bool,
     #[napi(js_name = "type")]
+    #[serde(rename = "type")]
     pub kind: String,
     pub instruction: String,
     pub usage: String,
     pub note: String,
     /// JSON Schema keywords of the parameter, keys as written.
     #[napi(ts_type = "Record<string, unknown>")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub schema: Option<Value>,
 }
 

@@ -47,6 +47,19 @@ test('each shipped family compiles to its committed prompt', () => {
   }
 })
 
+test('a result is a plain object: every field enumerable, each part kept once read', () => {
+  const result = shipped.compile({ family: 'native-next-gen', context: 'basic' })
+  assert.equal(result.sections, result.sections)
+  const copy = JSON.parse(JSON.stringify(result))
+  assert.deepEqual(Object.keys(copy).sort(), [
+    'dialect', 'family', 'inputs', 'model', 'prompt', 'sections', 'toolDefinitions', 'tools',
+    'variant', 'version', 'warnings',
+  ])
+  assert.equal(copy.prompt, result.prompt)
+  assert.deepEqual(copy.toolDefinitions, result.toolDefinitions)
+  assert.deepEqual({ ...result }.tools, result.tools)
+})
+
 test('a model id routes to its family', () => {
   const routed = (id, provider) =>
     shipped.compile({ model: { id, provider }, context: { cwd: '/srv/app', date: '2026-11-22' } })

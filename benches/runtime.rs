@@ -1,0 +1,111 @@
+//! Per-request latency of the run-time API, `promptc::Runtime::compile`: the baseline the
+//! Node and Python packages are measured against (their own benches, `bindings/*/bench/`,
+//! time the same requests, from `bindings/bench/requests.json`), and the cost of spawning the
+//! command line for the same request instead. Run with `cargo bench --bench runtime`; the
+//! README's "Use from your agent" section quotes the figures.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark that cannot proceed stops
+
+use std::hint::black_box;
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use indexmap::IndexMap;
+use promptc::{AgentRequest, Runtime};
+use serde_json::Value;
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let requests: IndexMap<String, Value> = serde_json::from_str(
+        &std::fs::read_to_string(root.join("bindings/bench/requests.json")).unwrap(),
+    )
+    .unwrap();
+    let runtime = Runtime::load(root).unwrap();
+    println!("Runtime::compile, shipped library, warm (2,000 compiles each):");
+    for (name, request) in &requests {
+        let request = AgentRequest::from_json(request.clone()).unwrap();
+        let samples = latencies(2000, || runtime.compile(&request).unwrap());
+        println!(
+            "  {name:<28} median {}  p99 {}",
+            us(percentile(&samples, 50)),
+            us(percentile(&samples, 99))
+        );
+    }
+    println!("spawning `promptc build` for the same request (30 runs each):");
+    let binary = env!("CARGO_BIN_EXE_promptc");
+    for (name, request) in &requests {
+        let samples = latencies(30, || spawn(binary, root, request));
+        println!(
+            "  {name:<28} median {}  p99 {}",
+            us(percentile(&samples, 50)),
+            us(percentile(&samples, 99))
+        );
+    }
+}
+
+/// One `promptc build` for a request of requests.json: its fields as flags, an inline
+/// context on standard input.
+fn spawn(binary: &str, root: &Path, request: &Value) -> std::process::Output {
+    let mut args: Vec<String> = vec!["-C".into(), root.display().to_string(), "build".into()];
+    if let Some(model) = request.get("model") {
+        args.extend(["--model".into(), model["id"].as_str().unwrap().into()]);
+        args.extend([
+            "--provider".into(),
+            model["provider"].as_str().unwrap().into(),
+        ]);
+    }
+    if let Some(family) = request.get("family") {
+        args.extend(["--family".into(), family.as_str().unwrap().into()]);
+    }
+    let inline = request.get("context").filter(|context| context.is_object());
+    match request.get("context") {
+        Some(Value::String(name)) => args.extend(["--context".into(), name.clone()]),
+        Some(_) => args.extend(["--context".into(), "-".into()]),
+        None => {}
+    }
+    let mut child = Command::new(binary)
+        .args(&args)
+        .env("PROMPTC_NO_CACHE", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    if let Some(context) = inline {
+        stdin.write_all(context.to_string().as_bytes()).unwrap();
+    }
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+fn latencies<T>(runs: usize, mut f: impl FnMut() -> T) -> Vec<Duration> {
+    for _ in 0..runs / 10 {
+        black_box(f());
+    }
+    let mut samples: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            black_box(f());
+            start.elapsed()
+        })
+        .collect();
+    samples.sort();
+    samples
+}
+
+fn percentile(sorted: &[Duration], p: usize) -> Duration {
+    sorted[(sorted.len() * p / 100).min(sorted.len() - 1)]
+}
+
+fn us(d: Duration) -> String {
+    format!("{:.0} µs", d.as_secs_f64() * 1e6)
+}
