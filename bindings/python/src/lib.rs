@@ -11,6 +11,7 @@ use std::sync::{Arc, RwLock};
 use promptc::{AgentRequest, DiagnosticRecord, Failure, Runtime};
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList};
 use serde::Serialize;
 use serde_json::Value;
@@ -106,7 +107,7 @@ impl Workspace {
         let response = py
             .detach(|| runtime.compile(&request))
             .map_err(|failure| raised(py, failure))?;
-        CompileResult::new(py, response)
+        Ok(CompileResult::new(response))
     }
 
     /// Why each component and tool is in the prompt or not (`promptc explain --format json`).
@@ -200,6 +201,49 @@ impl Workspace {
             .detach(|| runtime.route(&request))
             .map_err(|failure| raised(py, failure))?;
         python(py, &response.value)
+    }
+
+    /// The median time, in microseconds, of `runs` compiles of a request by the Rust library
+    /// alone in this process, with nothing converted: the baseline `bench/compile.py` sets
+    /// the package's own figures against. Not part of the API.
+    #[pyo3(signature = (runs, *, model=None, context=None, family=None, variant=None, label=None, tag=None, dialect=None, set=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn _bench_library_compile(
+        &self,
+        py: Python<'_>,
+        runs: usize,
+        model: Option<&Bound<'_, PyAny>>,
+        context: Option<&Bound<'_, PyAny>>,
+        family: Option<String>,
+        variant: Option<String>,
+        label: Option<String>,
+        tag: Option<String>,
+        dialect: Option<String>,
+        set: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<f64> {
+        let request = Request {
+            model,
+            context,
+            family,
+            variant,
+            label,
+            tag,
+            dialect,
+            set,
+        }
+        .agent(py)?;
+        let runtime = self.current();
+        let mut samples = Vec::with_capacity(runs.max(1));
+        for _ in 0..runs.max(1) {
+            let start = std::time::Instant::now();
+            let response = runtime
+                .compile(&request)
+                .map_err(|failure| raised(py, failure))?;
+            drop(response);
+            samples.push(start.elapsed().as_secs_f64() * 1e6);
+        }
+        samples.sort_by(f64::total_cmp);
+        Ok(samples[samples.len() / 2])
     }
 
     /// The families, their versions and the models routed to each.
@@ -296,61 +340,112 @@ fn plain<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     Ok(value.clone())
 }
 
-/// The compiled prompt and its parts.
+/// The compiled prompt and its parts. The sections, tools, model settings and tool
+/// definitions become Python values when first read, then stay: a request pays only for what
+/// it reads.
 #[pyclass(frozen, module = "promptc_runtime")]
 struct CompileResult {
-    #[pyo3(get)]
-    family: String,
-    #[pyo3(get)]
-    variant: String,
-    #[pyo3(get)]
-    version: Option<String>,
-    /// The final system prompt.
-    #[pyo3(get)]
-    prompt: String,
-    #[pyo3(get)]
-    sections: Py<PyAny>,
-    #[pyo3(get)]
-    tools: Py<PyAny>,
-    #[pyo3(get)]
-    model: Py<PyAny>,
-    #[pyo3(get)]
-    inputs: Vec<String>,
-    #[pyo3(get)]
-    dialect: Option<String>,
-    #[pyo3(get)]
-    tool_definitions: Py<PyAny>,
-    #[pyo3(get)]
-    warnings: Vec<Diagnostic>,
+    compiled: promptc::Compiled,
+    warnings: Vec<DiagnosticRecord>,
+    sections: PyOnceLock<Py<PyAny>>,
+    tools: PyOnceLock<Py<PyAny>>,
+    model: PyOnceLock<Py<PyAny>>,
+    tool_definitions: PyOnceLock<Py<PyAny>>,
 }
 
 impl CompileResult {
-    fn new(py: Python<'_>, response: promptc::Response<promptc::Compiled>) -> PyResult<Self> {
-        let compiled = response.value;
-        Ok(CompileResult {
-            sections: python(py, &compiled.sections)?.unbind(),
-            tools: python(py, &compiled.tools)?.unbind(),
-            model: python(py, &compiled.model)?.unbind(),
-            tool_definitions: python(py, &compiled.tool_definitions)?.unbind(),
-            family: compiled.family,
-            variant: compiled.variant,
-            version: compiled.version,
-            prompt: compiled.prompt,
-            inputs: compiled.inputs,
-            dialect: compiled.dialect.map(str::to_string),
-            warnings: response.warnings.iter().map(Diagnostic::from).collect(),
-        })
+    fn new(response: promptc::Response<promptc::Compiled>) -> CompileResult {
+        CompileResult {
+            compiled: response.value,
+            warnings: response.warnings,
+            sections: PyOnceLock::new(),
+            tools: PyOnceLock::new(),
+            model: PyOnceLock::new(),
+            tool_definitions: PyOnceLock::new(),
+        }
     }
+}
+
+/// A part of a result as a Python value, made on its first read.
+fn kept<'py, T: Serialize>(
+    py: Python<'py>,
+    cell: &PyOnceLock<Py<PyAny>>,
+    value: &T,
+) -> PyResult<Bound<'py, PyAny>> {
+    cell.get_or_try_init(py, || python(py, value).map(Bound::unbind))
+        .map(|value| value.bind(py).clone())
 }
 
 #[pymethods]
 impl CompileResult {
+    #[getter]
+    fn family(&self) -> &str {
+        &self.compiled.family
+    }
+
+    #[getter]
+    fn variant(&self) -> &str {
+        &self.compiled.variant
+    }
+
+    #[getter]
+    fn version(&self) -> Option<&str> {
+        self.compiled.version.as_deref()
+    }
+
+    /// The final system prompt.
+    #[getter]
+    fn prompt(&self) -> &str {
+        &self.compiled.prompt
+    }
+
+    #[getter]
+    fn sections<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        kept(py, &self.sections, &self.compiled.sections)
+    }
+
+    /// The tools the prompt documents, in order.
+    #[getter]
+    fn tools<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        kept(py, &self.tools, &self.compiled.tools)
+    }
+
+    /// Model settings the variant carries (temperature, …).
+    #[getter]
+    fn model<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        kept(py, &self.model, &self.compiled.model)
+    }
+
+    /// Workspace files the prompt was compiled from.
+    #[getter]
+    fn inputs(&self) -> Vec<String> {
+        self.compiled.inputs.clone()
+    }
+
+    /// The provider shape of `tool_definitions`, for variants with native tools.
+    #[getter]
+    fn dialect(&self) -> Option<&str> {
+        self.compiled.dialect
+    }
+
+    /// Native tool definitions, ready for the provider's API, for variants with native tools.
+    #[getter]
+    fn tool_definitions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        kept(py, &self.tool_definitions, &self.compiled.tool_definitions)
+    }
+
+    /// Warnings met on the way (a rules file left out, say).
+    #[getter]
+    fn warnings(&self) -> Vec<Diagnostic> {
+        self.warnings.iter().map(Diagnostic::from).collect()
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "CompileResult(family={:?}, variant={:?}, prompt=<{} characters>)",
-            self.family,
-            self.variant,
-            self.prompt.chars().count()
+            self.compiled.family,
+            self.compiled.variant,
+            self.compiled.prompt.chars().count()
         )
     }
 }

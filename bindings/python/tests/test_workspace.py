@@ -42,6 +42,14 @@ def test_each_shipped_family_compiles_to_its_committed_prompt(shipped: Workspace
         assert result.warnings == []
 
 
+def test_a_results_parts_are_made_once_and_kept(shipped: Workspace) -> None:
+    result = shipped.compile(family="native-next-gen", context="basic")
+    assert result.sections is result.sections
+    assert result.tool_definitions is result.tool_definitions
+    assert [s["id"] for s in result.sections][0] == "agent_role"
+    assert "CompileResult(family=\"native-next-gen\"" in repr(result)
+
+
 def test_a_model_id_routes_to_its_family(shipped: Workspace) -> None:
     def routed(id: str, provider: str) -> CompileResult:
         return shipped.compile(
