@@ -21,6 +21,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark that cannot proceed stops
 
+mod common;
+
 use std::hint::black_box;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -28,6 +30,8 @@ use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use promptc::{Encoding, Request, Selection};
+
+use common::{latencies, percentile, us};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
@@ -335,25 +339,6 @@ fn in_process(root: &Path) {
     );
 }
 
-fn latencies<T>(runs: usize, mut f: impl FnMut() -> T) -> Vec<Duration> {
-    for _ in 0..runs / 10 {
-        black_box(f());
-    }
-    let mut samples: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let start = Instant::now();
-            black_box(f());
-            start.elapsed()
-        })
-        .collect();
-    samples.sort();
-    samples
-}
-
-fn percentile(sorted: &[Duration], p: usize) -> Duration {
-    sorted[(sorted.len() * p / 100).min(sorted.len() - 1)]
-}
-
 /// The token tables: loading them once, and counting the shipped matrix.
 fn tokens(root: &Path) {
     let first_count = {
@@ -659,10 +644,6 @@ fn median(runs: usize, mut f: impl FnMut() -> Duration) -> Duration {
 
 fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1e3)
-}
-
-fn us(d: Duration) -> String {
-    format!("{:.0} µs", d.as_secs_f64() * 1e6)
 }
 
 fn size(bytes: u64) -> String {

@@ -6,15 +6,17 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark that cannot proceed stops
 
-use std::hint::black_box;
+mod common;
+
 use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use indexmap::IndexMap;
 use promptc::{AgentRequest, Runtime};
 use serde_json::Value;
+
+use common::{latencies, percentile, us};
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -85,27 +87,4 @@ fn spawn(binary: &str, root: &Path, request: &Value) -> std::process::Output {
         String::from_utf8_lossy(&output.stderr)
     );
     output
-}
-
-fn latencies<T>(runs: usize, mut f: impl FnMut() -> T) -> Vec<Duration> {
-    for _ in 0..runs / 10 {
-        black_box(f());
-    }
-    let mut samples: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let start = Instant::now();
-            black_box(f());
-            start.elapsed()
-        })
-        .collect();
-    samples.sort();
-    samples
-}
-
-fn percentile(sorted: &[Duration], p: usize) -> Duration {
-    sorted[(sorted.len() * p / 100).min(sorted.len() - 1)]
-}
-
-fn us(d: Duration) -> String {
-    format!("{:.0} µs", d.as_secs_f64() * 1e6)
 }

@@ -150,62 +150,37 @@ impl Runtime {
     /// data as `promptc build --format json`. A prompt over its variant's token budget is a
     /// failure, as in `build`.
     pub fn compile(&self, request: &AgentRequest) -> Result<Response<Compiled>, Failure> {
-        self.held.with_dependent(|workspace, compiler| {
-            let prepared = prepare(workspace, request)?;
-            let compiled = compiler
-                .compile(&prepared.request)
-                .map_err(|error| compile_failure(workspace, &prepared, error))?;
+        self.answer(request, |compiler, prepared| {
+            let compiled = compiler.compile(&prepared.request)?;
+            let workspace = compiler.workspace();
             if let Some(variant) = compiler.variant(&compiled.variant)
                 && let Some(over) =
                     check_budget(workspace, variant, &compiled, &prepared.context_name)
             {
-                let mut found = prepared.warnings;
-                found.extend(budget::report(vec![over]));
-                return Err(failure(workspace, &prepared.sources, found));
+                return Err(CompileError::Diagnostics(budget::report(vec![over])));
             }
-            Ok(respond(
-                workspace,
-                &prepared.sources,
-                prepared.warnings,
-                compiled,
-            ))
+            Ok(compiled)
         })
     }
 
     /// Why each component and tool is in the prompt or not (`promptc explain --format json`).
     pub fn explain(&self, request: &AgentRequest) -> Result<Response<Explanation>, Failure> {
-        self.held.with_dependent(|workspace, compiler| {
-            let prepared = prepare(workspace, request)?;
-            let explanation = explain(compiler, &prepared.request)
-                .map_err(|error| compile_failure(workspace, &prepared, error))?;
-            Ok(respond(
-                workspace,
-                &prepared.sources,
-                prepared.warnings,
-                explanation,
-            ))
+        self.answer(request, |compiler, prepared| {
+            explain(compiler, &prepared.request)
         })
     }
 
     /// Tokens, characters, budget and cache-stable prefix of the request's prompt, with each
     /// section's tokens (`promptc stats --format json` for one prompt).
     pub fn stats(&self, request: &AgentRequest) -> Result<Response<PromptStats>, Failure> {
-        self.held.with_dependent(|workspace, compiler| {
-            let prepared = prepare(workspace, request)?;
-            let compiled = compiler
-                .compile(&prepared.request)
-                .map_err(|error| compile_failure(workspace, &prepared, error))?;
-            let stats = prompt_stats(
+        self.answer(request, |compiler, prepared| {
+            let compiled = compiler.compile(&prepared.request)?;
+            let context = &prepared.context_name;
+            Ok(prompt_stats(
                 compiler,
                 &prepared.request,
                 &compiled,
-                &prepared.context_name,
-            );
-            Ok(respond(
-                workspace,
-                &prepared.sources,
-                prepared.warnings,
-                stats,
+                context,
             ))
         })
     }
@@ -213,17 +188,29 @@ impl Runtime {
     /// The family, version and variant that serve the request's model, and the routing rule
     /// that chose them (`promptc route --format json`).
     pub fn route(&self, request: &AgentRequest) -> Result<Response<Choice>, Failure> {
+        self.answer(request, |compiler, prepared| {
+            compiler.choose(&prepared.request)
+        })
+    }
+
+    /// Prepares a request, asks the compiler, and gives its answer with the warnings met on
+    /// the way, or every problem found.
+    fn answer<T>(
+        &self,
+        request: &AgentRequest,
+        ask: impl FnOnce(&Compiler<'_>, &Prepared) -> Result<T, CompileError>,
+    ) -> Result<Response<T>, Failure> {
         self.held.with_dependent(|workspace, compiler| {
             let prepared = prepare(workspace, request)?;
-            let choice = compiler
-                .choose(&prepared.request)
-                .map_err(|error| compile_failure(workspace, &prepared, error))?;
-            Ok(respond(
-                workspace,
-                &prepared.sources,
-                prepared.warnings,
-                choice,
-            ))
+            match ask(compiler, &prepared) {
+                Ok(value) => Ok(respond(
+                    workspace,
+                    &prepared.sources,
+                    prepared.warnings,
+                    value,
+                )),
+                Err(error) => Err(compile_failure(workspace, &prepared, error)),
+            }
         })
     }
 

@@ -118,9 +118,7 @@ impl Workspace {
         ts_return_type = "Record<string, any>"
     )]
     pub fn explain(&self, request: Option<Value>) -> Result<Value> {
-        let request = agent_request(request)?;
-        let response = self.current().explain(&request).map_err(thrown)?;
-        Ok(camel_case(json(&response.value)))
+        self.answer(request, Runtime::explain)
     }
 
     /// Tokens, characters, budget and stable prefix of the request's prompt, per section too
@@ -130,9 +128,7 @@ impl Workspace {
         ts_return_type = "Record<string, any>"
     )]
     pub fn stats(&self, request: Option<Value>) -> Result<Value> {
-        let request = agent_request(request)?;
-        let response = self.current().stats(&request).map_err(thrown)?;
-        Ok(camel_case(json(&response.value)))
+        self.answer(request, Runtime::stats)
     }
 
     /// The family, version and variant that serve the request's model, and the rule that
@@ -142,15 +138,24 @@ impl Workspace {
         ts_return_type = "Record<string, any>"
     )]
     pub fn route(&self, request: Option<Value>) -> Result<Value> {
-        let request = agent_request(request)?;
-        let response = self.current().route(&request).map_err(thrown)?;
-        Ok(camel_case(json(&response.value)))
+        self.answer(request, Runtime::route)
     }
 
     /// The families, their versions and the models routed to each (`promptc route --list`).
     #[napi(ts_return_type = "Array<Record<string, any>>")]
     pub fn families(&self) -> Value {
         camel_case(json(&self.current().families()))
+    }
+
+    /// A request's answer as promptc's JSON with camelCase keys.
+    fn answer<T: Serialize>(
+        &self,
+        request: Option<Value>,
+        ask: impl FnOnce(&Runtime, &AgentRequest) -> std::result::Result<promptc::Response<T>, Failure>,
+    ) -> Result<Value> {
+        let request = agent_request(request)?;
+        let response = ask(&self.current(), &request).map_err(thrown)?;
+        Ok(camel_case(json(&response.value)))
     }
 
     fn current(&self) -> Arc<Runtime> {

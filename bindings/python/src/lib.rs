@@ -78,31 +78,13 @@ impl Workspace {
 
     /// The system prompt and native tool definitions for one request. The GIL is released
     /// while it compiles, so threads compile at once.
-    #[pyo3(signature = (*, model=None, context=None, family=None, variant=None, label=None, tag=None, dialect=None, set=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (**request))]
     fn compile(
         &self,
         py: Python<'_>,
-        model: Option<&Bound<'_, PyAny>>,
-        context: Option<&Bound<'_, PyAny>>,
-        family: Option<String>,
-        variant: Option<String>,
-        label: Option<String>,
-        tag: Option<String>,
-        dialect: Option<String>,
-        set: Option<&Bound<'_, PyAny>>,
+        request: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<CompileResult> {
-        let request = Request {
-            model,
-            context,
-            family,
-            variant,
-            label,
-            tag,
-            dialect,
-            set,
-        }
-        .agent(py)?;
+        let request = agent_request(py, request)?;
         let runtime = self.current();
         let response = py
             .detach(|| runtime.compile(&request))
@@ -111,127 +93,48 @@ impl Workspace {
     }
 
     /// Why each component and tool is in the prompt or not (`promptc explain --format json`).
-    #[pyo3(signature = (*, model=None, context=None, family=None, variant=None, label=None, tag=None, dialect=None, set=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (**request))]
     fn explain<'py>(
         &self,
         py: Python<'py>,
-        model: Option<&Bound<'py, PyAny>>,
-        context: Option<&Bound<'py, PyAny>>,
-        family: Option<String>,
-        variant: Option<String>,
-        label: Option<String>,
-        tag: Option<String>,
-        dialect: Option<String>,
-        set: Option<&Bound<'py, PyAny>>,
+        request: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let request = Request {
-            model,
-            context,
-            family,
-            variant,
-            label,
-            tag,
-            dialect,
-            set,
-        }
-        .agent(py)?;
-        let runtime = self.current();
-        let response = py
-            .detach(|| runtime.explain(&request))
-            .map_err(|failure| raised(py, failure))?;
-        python(py, &response.value)
+        self.answer(py, request, Runtime::explain)
     }
 
     /// Tokens, characters, budget and stable prefix of the request's prompt, per section too
     /// (`promptc stats --format json`).
-    #[pyo3(signature = (*, model=None, context=None, family=None, variant=None, label=None, tag=None, dialect=None, set=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (**request))]
     fn stats<'py>(
         &self,
         py: Python<'py>,
-        model: Option<&Bound<'py, PyAny>>,
-        context: Option<&Bound<'py, PyAny>>,
-        family: Option<String>,
-        variant: Option<String>,
-        label: Option<String>,
-        tag: Option<String>,
-        dialect: Option<String>,
-        set: Option<&Bound<'py, PyAny>>,
+        request: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let request = Request {
-            model,
-            context,
-            family,
-            variant,
-            label,
-            tag,
-            dialect,
-            set,
-        }
-        .agent(py)?;
-        let runtime = self.current();
-        let response = py
-            .detach(|| runtime.stats(&request))
-            .map_err(|failure| raised(py, failure))?;
-        python(py, &response.value)
+        self.answer(py, request, Runtime::stats)
     }
 
     /// The family, version and variant that serve a model, and the rule that chose them
     /// (`promptc route --format json`).
-    #[pyo3(signature = (*, model=None, context=None, label=None, tag=None))]
+    #[pyo3(signature = (**request))]
     fn route<'py>(
         &self,
         py: Python<'py>,
-        model: Option<&Bound<'py, PyAny>>,
-        context: Option<&Bound<'py, PyAny>>,
-        label: Option<String>,
-        tag: Option<String>,
+        request: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let request = Request {
-            model,
-            context,
-            label,
-            tag,
-            ..Request::default()
-        }
-        .agent(py)?;
-        let runtime = self.current();
-        let response = py
-            .detach(|| runtime.route(&request))
-            .map_err(|failure| raised(py, failure))?;
-        python(py, &response.value)
+        self.answer(py, request, Runtime::route)
     }
 
     /// The median time, in microseconds, of `runs` compiles of a request by the Rust library
     /// alone in this process, with nothing converted: the baseline `bench/compile.py` sets
     /// the package's own figures against. Not part of the API.
-    #[pyo3(signature = (runs, *, model=None, context=None, family=None, variant=None, label=None, tag=None, dialect=None, set=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (runs, **request))]
     fn _bench_library_compile(
         &self,
         py: Python<'_>,
         runs: usize,
-        model: Option<&Bound<'_, PyAny>>,
-        context: Option<&Bound<'_, PyAny>>,
-        family: Option<String>,
-        variant: Option<String>,
-        label: Option<String>,
-        tag: Option<String>,
-        dialect: Option<String>,
-        set: Option<&Bound<'_, PyAny>>,
+        request: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<f64> {
-        let request = Request {
-            model,
-            context,
-            family,
-            variant,
-            label,
-            tag,
-            dialect,
-            set,
-        }
-        .agent(py)?;
+        let request = agent_request(py, request)?;
         let runtime = self.current();
         let mut samples = Vec::with_capacity(runs.max(1));
         for _ in 0..runs.max(1) {
@@ -257,6 +160,22 @@ impl Workspace {
 }
 
 impl Workspace {
+    /// A request's answer as promptc's JSON, made into Python values; the GIL is released
+    /// while promptc works.
+    fn answer<'py, T: Serialize + Send>(
+        &self,
+        py: Python<'py>,
+        request: Option<&Bound<'py, PyDict>>,
+        ask: impl FnOnce(&Runtime, &AgentRequest) -> Result<promptc::Response<T>, Failure> + Send,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let request = agent_request(py, request)?;
+        let runtime = self.current();
+        let response = py
+            .detach(|| ask(&runtime, &request))
+            .map_err(|failure| raised(py, failure))?;
+        python(py, &response.value)
+    }
+
     fn current(&self) -> Arc<Runtime> {
         self.runtime
             .read()
@@ -265,54 +184,21 @@ impl Workspace {
     }
 }
 
-/// The keyword arguments of a request, read into promptc's own request (which refuses
-/// values of the wrong type, naming them).
-#[derive(Default)]
-struct Request<'a, 'py> {
-    model: Option<&'a Bound<'py, PyAny>>,
-    context: Option<&'a Bound<'py, PyAny>>,
-    family: Option<String>,
-    variant: Option<String>,
-    label: Option<String>,
-    tag: Option<String>,
-    dialect: Option<String>,
-    set: Option<&'a Bound<'py, PyAny>>,
-}
-
-impl Request<'_, '_> {
-    fn agent(self, py: Python<'_>) -> PyResult<AgentRequest> {
-        let data = |value: Option<&Bound<'_, PyAny>>| -> PyResult<Value> {
-            match value {
-                None => Ok(Value::Null),
-                Some(value) => {
-                    pythonize::depythonize::<Value>(&plain(value)?).map_err(|error| {
-                        raised(
-                            py,
-                            Failure::invalid_request(format!(
-                                "a value that is not data (str, int, float, bool, None, list, dict): {error}"
-                            )),
-                        )
-                    })
-                }
-            }
-        };
-        let mut fields = serde_json::Map::new();
-        for (key, value) in [
-            ("model", data(self.model)?),
-            ("context", data(self.context)?),
-            ("set", data(self.set)?),
-            ("family", self.family.map_or(Value::Null, Value::String)),
-            ("variant", self.variant.map_or(Value::Null, Value::String)),
-            ("label", self.label.map_or(Value::Null, Value::String)),
-            ("tag", self.tag.map_or(Value::Null, Value::String)),
-            ("dialect", self.dialect.map_or(Value::Null, Value::String)),
-        ] {
-            if !value.is_null() {
-                fields.insert(key.to_string(), value);
-            }
-        }
-        AgentRequest::from_json(Value::Object(fields)).map_err(|failure| raised(py, failure))
-    }
+/// A request's keyword arguments, read by promptc, which refuses unknown keys and values of
+/// the wrong type, naming them.
+fn agent_request(py: Python<'_>, request: Option<&Bound<'_, PyDict>>) -> PyResult<AgentRequest> {
+    let Some(request) = request else {
+        return Ok(AgentRequest::default());
+    };
+    let value = pythonize::depythonize::<Value>(&plain(request.as_any())?).map_err(|error| {
+        raised(
+            py,
+            Failure::invalid_request(format!(
+                "a value that is not data (str, int, float, bool, None, list, dict): {error}"
+            )),
+        )
+    })?;
+    AgentRequest::from_json(value).map_err(|failure| raised(py, failure))
 }
 
 /// A value with every path (`pathlib.Path`, as `rules_from` folders often are) turned into

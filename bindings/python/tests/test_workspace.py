@@ -108,8 +108,10 @@ def test_a_bad_context_value_raises_located_in_the_context(shipped: Workspace) -
     with pytest.raises(PromptcError) as not_data:
         shipped.compile(context={"cwd": object()})
     assert not_data.value.diagnostics[0].code == "invalid-request"
-    with pytest.raises(TypeError):
+    with pytest.raises(PromptcError) as misspelt:
         shipped.compile(familly="gpt")  # type: ignore[call-arg]
+    assert misspelt.value.diagnostics[0].code == "invalid-request"
+    assert "familly" in str(misspelt.value)
 
 
 def test_rules_folders_of_the_caller_may_lie_outside_the_workspace(shipped: Workspace, tmp_path: Path) -> None:

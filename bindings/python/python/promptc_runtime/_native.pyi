@@ -3,7 +3,7 @@ import os
 import pathlib
 from typing import Any, Literal, Mapping, Optional, TypedDict, Union, final
 
-from typing_extensions import NotRequired
+from typing_extensions import NotRequired, Unpack
 
 __all__ = ["Workspace", "CompileResult", "Diagnostic", "PromptcError", "version"]
 
@@ -52,6 +52,26 @@ Context = Union[Mapping[str, Any], str]
 """The context's fields as in a context file (`cwd`, `mode`, `mcp_servers`, `date`, …), or the
 name of one of the workspace's contexts. Its `rules_from` folders are the caller's and may lie
 anywhere (str or os.PathLike)."""
+
+class Request(TypedDict, total=False):
+    """What `compile`, `explain`, `stats` and `route` take, as keyword arguments; promptc
+    refuses any other key."""
+
+    model: Model
+    """The model in hand: routing picks the family for it, and it becomes the context's."""
+    context: Context
+    family: str
+    """Compile this family instead of the routed one."""
+    variant: str
+    """Compile this variant (an id or `family@version`) instead of the routed one."""
+    label: str
+    """Within the family, the version this label names."""
+    tag: str
+    """Within the family, only variants carrying this tag."""
+    dialect: str
+    """The provider shape of native tool definitions (`openai`, `anthropic`, `gemini`)."""
+    set: Mapping[str, str]
+    """Runtime placeholders that win over every other value."""
 
 class PromptcError(Exception):
     """What every failing call raises: the first error in its message, all in `diagnostics`."""
@@ -122,50 +142,10 @@ class Workspace:
     def root(self) -> pathlib.Path: ...
     @property
     def warnings(self) -> list[Diagnostic]: ...
-    def compile(
-        self,
-        *,
-        model: Optional[Model] = None,
-        context: Optional[Context] = None,
-        family: Optional[str] = None,
-        variant: Optional[str] = None,
-        label: Optional[str] = None,
-        tag: Optional[str] = None,
-        dialect: Optional[str] = None,
-        set: Optional[Mapping[str, str]] = None,
-    ) -> CompileResult: ...
-    def explain(
-        self,
-        *,
-        model: Optional[Model] = None,
-        context: Optional[Context] = None,
-        family: Optional[str] = None,
-        variant: Optional[str] = None,
-        label: Optional[str] = None,
-        tag: Optional[str] = None,
-        dialect: Optional[str] = None,
-        set: Optional[Mapping[str, str]] = None,
-    ) -> dict[str, Any]: ...
-    def stats(
-        self,
-        *,
-        model: Optional[Model] = None,
-        context: Optional[Context] = None,
-        family: Optional[str] = None,
-        variant: Optional[str] = None,
-        label: Optional[str] = None,
-        tag: Optional[str] = None,
-        dialect: Optional[str] = None,
-        set: Optional[Mapping[str, str]] = None,
-    ) -> dict[str, Any]: ...
-    def route(
-        self,
-        *,
-        model: Optional[Model] = None,
-        context: Optional[Context] = None,
-        label: Optional[str] = None,
-        tag: Optional[str] = None,
-    ) -> dict[str, Any]: ...
+    def compile(self, **request: Unpack[Request]) -> CompileResult: ...
+    def explain(self, **request: Unpack[Request]) -> dict[str, Any]: ...
+    def stats(self, **request: Unpack[Request]) -> dict[str, Any]: ...
+    def route(self, **request: Unpack[Request]) -> dict[str, Any]: ...
     def families(self) -> list[dict[str, Any]]: ...
 
 def version() -> str: ...
