@@ -159,6 +159,37 @@ fn native_tool_families_leave_tool_documentation_to_the_api() {
     assert!(native.prompt.contains("TOOL USE"));
 }
 
+/// A `Compiler` remembers renders by the values they read and reuses them in later compiles:
+/// whatever came before, each request gets the bytes a compiler of its own gives it.
+#[test]
+fn a_compile_gives_the_same_bytes_whatever_the_compiler_compiled_before() {
+    let workspace = load(&repo_root());
+    let shared = promptc::Compiler::new(&workspace);
+    let mut requests = Vec::new();
+    for family in FAMILIES {
+        for context in CONTEXTS {
+            requests.push((family, context));
+        }
+    }
+    // Backwards, then forwards: every entry follows others that filled the memory.
+    for (family, context) in requests.iter().rev().chain(requests.iter()) {
+        let values = workspace.context(context).unwrap().clone();
+        let request = promptc::Request::new(promptc::Selection::family(*family), values);
+        let reused = shared.compile(&request).unwrap();
+        let fresh = compile(&workspace, family, context);
+        assert_eq!(reused.prompt, fresh.prompt, "{family} × {context}");
+        let texts = |compiled: &promptc::Compiled| {
+            compiled
+                .sections
+                .iter()
+                .map(|section| section.text.clone())
+                .chain(compiled.tools.iter().map(|tool| tool.description.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(texts(&reused), texts(&fresh), "{family} × {context}");
+    }
+}
+
 #[test]
 fn context_switches_change_the_prompt() {
     let workspace = load(&repo_root());

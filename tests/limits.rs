@@ -233,6 +233,33 @@ fn fuel_is_one_budget_for_all_the_renders_of_a_compile() {
     );
 }
 
+// A render remembered from an earlier compile spends the fuel it spent then: the second
+// compile of the same request runs out exactly as the first did.
+#[test]
+fn a_remembered_render_spends_its_fuel_again() {
+    let looping = "{% for i in range(150) %}{{ i }}{% endfor %}\n";
+    let workspace = Fixture::minimal()
+        .file("promptc.toml", format!("{}fuel = 1000\n", common::MANIFEST))
+        .file("components/intro.md", looping)
+        .file(
+            "variants/generic.md",
+            format!("{looping}{{{{ INTRO_SECTION }}}}\n"),
+        )
+        .write();
+    let workspace = common::load(workspace.root());
+    let compiler = promptc::Compiler::new(&workspace);
+    let context = workspace.context("basic").unwrap().clone();
+    let request = promptc::Request::new(promptc::Selection::family("generic"), context);
+    for attempt in 0..3 {
+        let Err(promptc::CompileError::Diagnostics(diagnostics)) = compiler.compile(&request)
+        else {
+            panic!("compile {attempt} did not run out of fuel");
+        };
+        let codes: Vec<&str> = diagnostics.iter().map(|d| d.problem.code()).collect();
+        assert_eq!(codes, ["out-of-fuel"], "compile {attempt}");
+    }
+}
+
 #[test]
 fn fuel_has_an_upper_bound() {
     let report = Fixture::minimal()

@@ -148,8 +148,8 @@ impl Explainer<'_> {
                 .workspace
                 .templates
                 .used_by(planned.template)
-                .into_iter()
-                .map(|used| self.workspace.templates.name(used).to_string())
+                .iter()
+                .map(|used| self.workspace.templates.name(*used).to_string())
                 .collect(),
             condition: entry
                 .and_then(|e| e.value.when.as_deref())

@@ -9,6 +9,7 @@ use crate::diagnostic::Diagnostics;
 use crate::model::limits::DEFAULT_FUEL;
 use crate::pointer::child_pointer;
 use crate::render::budget::{Budget, Exhausted};
+use crate::render::memo::RenderMemo;
 use crate::render::renderer::Renderer;
 use crate::resolve::conditions::Conditions;
 use crate::resolve::date::date_from_epoch;
@@ -42,6 +43,8 @@ pub struct Compiler<'w> {
     postprocessor: Postprocessor,
     /// Templates that ran out of fuel or text in an earlier compile: not rendered again.
     exhausted: Exhausted,
+    /// Renders remembered by the values they read, for the compiles that follow.
+    memo: RenderMemo,
 }
 
 /// A compile up to rendering: the variant, the scope, and the plan.
@@ -65,6 +68,7 @@ impl<'w> Compiler<'w> {
             conditions: Conditions::new(workspace),
             postprocessor: Postprocessor::new(workspace.settings().postprocess.as_deref()),
             exhausted: Exhausted::default(),
+            memo: RenderMemo::default(),
         }
     }
 
@@ -156,6 +160,7 @@ impl<'w> Compiler<'w> {
                 limits.compile_bytes,
             ),
             exhausted,
+            memo: &self.memo,
         };
         let tools = renderer.tools(&plan, variant, &mut scope);
 
@@ -263,9 +268,8 @@ impl<'w> Compiler<'w> {
         sources.extend(
             templates
                 .iter()
-                .copied()
                 .chain(used)
-                .filter_map(|template| workspace.templates.extent(template))
+                .filter_map(|template| workspace.templates.extent(*template))
                 .map(|s| s.source),
         );
         sources.extend(
@@ -280,6 +284,9 @@ impl<'w> Compiler<'w> {
                 .filter_map(|t| workspace.tools.get(&t.tool.id))
                 .map(|e| e.source()),
         );
+        // Many texts share a file: each file's path is built once.
+        sources.sort_unstable();
+        sources.dedup();
         let mut paths: Vec<String> = sources
             .into_iter()
             .map(|source| &workspace.sources.get(source).path)

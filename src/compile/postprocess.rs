@@ -102,15 +102,15 @@ fn collapse_blank_lines(text: &str, max: usize, whitespace_is_blank: bool) -> St
             line.is_empty()
         }
     };
-    fn flush<'a>(run: &mut Vec<&'a str>, out: &mut Vec<&'a str>, max: usize) {
+    fn flush(run: &mut Vec<&str>, out: &mut Lines, max: usize) {
         if run.len() > max {
             run.clear();
-            out.extend(std::iter::repeat_n("", max));
+            (0..max).for_each(|_| out.push(""));
         } else {
-            out.append(run);
+            run.drain(..).for_each(|line| out.push(line));
         }
     }
-    let mut out: Vec<&str> = Vec::new();
+    let mut out = Lines::with_capacity(text.len());
     let mut run: Vec<&str> = Vec::new();
     for line in text.split('\n') {
         if blank(line) {
@@ -122,11 +122,34 @@ fn collapse_blank_lines(text: &str, max: usize, whitespace_is_blank: bool) -> St
     }
     flush(&mut run, &mut out, max);
     // A blank final line is the text's closing newline, not a line of its own.
-    let mut joined = out.join("\n");
+    let mut joined = out.text;
     if text.ends_with('\n') && !joined.ends_with('\n') {
         joined.push('\n');
     }
     joined
+}
+
+/// Lines joined with newlines as they come, without a list of them first.
+struct Lines {
+    text: String,
+    first: bool,
+}
+
+impl Lines {
+    fn with_capacity(bytes: usize) -> Self {
+        Self {
+            text: String::with_capacity(bytes),
+            first: true,
+        }
+    }
+
+    fn push(&mut self, line: &str) {
+        if !self.first {
+            self.text.push('\n');
+        }
+        self.first = false;
+        self.text.push_str(line);
+    }
 }
 
 /// Removes a separator line when nothing but blank lines follows it before the next separator
@@ -134,26 +157,28 @@ fn collapse_blank_lines(text: &str, max: usize, whitespace_is_blank: bool) -> St
 fn drop_empty_sections(text: &str, separator: &str) -> String {
     let lines: Vec<&str> = text.split('\n').collect();
     let is_separator = |line: &str| line.trim() == separator;
-    let mut keep = vec![true; lines.len()];
+    // By line: whether the next line that is not blank is a separator, or there is none.
+    let mut empty_after = vec![true; lines.len()];
+    let mut next_is_separator = true;
+    for (index, line) in lines.iter().enumerate().rev() {
+        empty_after[index] = next_is_separator;
+        if !is_blank(line) {
+            next_is_separator = is_separator(line);
+        }
+    }
+    let mut out = Lines::with_capacity(text.len());
     let mut seen_content = false;
-    for (index, line) in lines.iter().enumerate() {
+    for (line, empty_after) in lines.iter().zip(empty_after) {
         if is_separator(line) {
-            let next_content = lines[index + 1..].iter().find(|l| !is_blank(l));
-            let empty_after = next_content.is_none_or(|l| is_separator(l));
             if empty_after || !seen_content {
-                keep[index] = false;
+                continue;
             }
         } else if !is_blank(line) {
             seen_content = true;
         }
+        out.push(line);
     }
-    let kept: Vec<&str> = lines
-        .iter()
-        .zip(&keep)
-        .filter(|(_, keep)| **keep)
-        .map(|(line, _)| *line)
-        .collect();
-    kept.join("\n")
+    out.text
 }
 
 /// The whole text without surrounding whitespace, ending in exactly one newline.

@@ -9,6 +9,7 @@ use crate::namespace::{TOOL, TOOLS_DATA, TOOLS_TEXT};
 use crate::pointer::child_pointer;
 use crate::problem::Problem;
 use crate::render::budget::{Budget, CappedBuffer, Exhausted};
+use crate::render::memo::{RenderMemo, write_tool};
 use crate::resolve::plan::{Plan, PlannedTool, Reason};
 use crate::resolve::scope::Scope;
 use crate::resolve::tool_spec::{ForEach, SpecChoice};
@@ -25,12 +26,23 @@ pub struct Renderer<'a> {
     pub no_date: bool,
     pub budget: Budget,
     pub exhausted: &'a Exhausted,
+    pub memo: &'a RenderMemo,
 }
 
 impl Renderer<'_> {
     /// Renders a template; a failure becomes a diagnostic at the failing expression. Each
     /// render spends the compile's fuel and bytes; once they ran out, nothing more renders.
     pub fn render(&mut self, template: TemplateId, values: &Value) -> Option<String> {
+        self.render_given(template, values, None)
+    }
+
+    /// `render`, where the value of one name is also given written out (see `RenderMemo::key`).
+    fn render_given(
+        &mut self,
+        template: TemplateId,
+        values: &Value,
+        given: Option<(&str, &[u8])>,
+    ) -> Option<String> {
         if self.budget.stopped {
             return None;
         }
@@ -49,6 +61,12 @@ impl Renderer<'_> {
             self.budget.bytes_left -= text.len() as u64;
             return Some(text.to_string());
         }
+        let key = self.memo.key(templates, template, values, given);
+        if let Some(hit) = key.as_ref().and_then(|key| self.memo.get(key))
+            && hit.text.len() as u64 <= byte_limit
+        {
+            return self.spend(template, hit.text.to_string(), hit.fuel);
+        }
         let mut buffer = CappedBuffer::new(byte_limit);
         let result = templates.template(template).and_then(|template| {
             template
@@ -56,25 +74,13 @@ impl Renderer<'_> {
                 .map(|captured| captured.state().fuel_levels().map_or(0, |(used, _)| used))
         });
         match result {
-            Ok(used) if used > self.budget.fuel_left => {
-                // The compile's budget ran out, not necessarily the template's: not remembered.
-                self.stop(
-                    template,
-                    Problem::OutOfFuel {
-                        fuel: self.budget.fuel,
-                    },
-                    false,
-                );
-                None
-            }
             Ok(used) => {
-                self.budget.fuel_left -= used;
-                self.budget.bytes_left -= buffer.bytes.len() as u64;
-                Some(
-                    String::from_utf8(buffer.bytes).unwrap_or_else(|error| {
-                        String::from_utf8_lossy(error.as_bytes()).into_owned()
-                    }),
-                )
+                let text = String::from_utf8(buffer.bytes)
+                    .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
+                if let Some(key) = key {
+                    self.memo.insert(key, &text, used);
+                }
+                self.spend(template, text, used)
             }
             Err(_) if buffer.overflowed => {
                 let setting = if byte_limit < self.budget.render_bytes {
@@ -98,6 +104,25 @@ impl Renderer<'_> {
                 None
             }
         }
+    }
+
+    /// Takes a render's fuel and bytes from the compile's budget; a render that spent more
+    /// fuel than the compile had left stops the compile.
+    fn spend(&mut self, template: TemplateId, text: String, used: u64) -> Option<String> {
+        if used > self.budget.fuel_left {
+            // The compile's budget ran out, not necessarily the template's: not remembered.
+            self.stop(
+                template,
+                Problem::OutOfFuel {
+                    fuel: self.budget.fuel,
+                },
+                false,
+            );
+            return None;
+        }
+        self.budget.fuel_left -= used;
+        self.budget.bytes_left -= text.len() as u64;
+        Some(text)
     }
 
     /// Reports a render error at the failing expression. A template that spent all the fuel,
@@ -207,11 +232,14 @@ impl Renderer<'_> {
             .iter()
             .map(|tool| Value::from(minijinja::value::Serde(tool)))
             .collect();
-        for tool in &as_values {
+        let mut written = Vec::new();
+        for (tool, value) in compiled.iter().zip(&as_values) {
             let mut top = std::collections::BTreeMap::new();
-            top.insert(TOOL, tool.clone());
+            top.insert(TOOL, value.clone());
             let scope = merge_maps([values.clone(), Value::from(top)]);
-            if let Some(text) = self.render(format, &scope) {
+            written.clear();
+            write_tool(tool, &mut written);
+            if let Some(text) = self.render_given(format, &scope, Some((TOOL, &written))) {
                 documented.push(text.trim_end().to_string());
             }
         }

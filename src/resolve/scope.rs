@@ -124,17 +124,21 @@ fn context_layer(
     date: Option<&str>,
 ) -> BTreeMap<String, Value> {
     let mut base = BTreeMap::new();
-    if let Ok(serde_json::Value::Object(mut fields)) = serde_json::to_value(context) {
-        if let Some(serde_json::Value::Object(extra)) = fields.get_mut(EXTRA) {
-            for (key, field) in declared {
-                if !extra.contains_key(key) {
-                    extra.insert(key.clone(), field.default_value());
-                }
-            }
-        }
-        for (name, value) in fields {
-            base.insert(name, Value::from(Serde(value)));
-        }
+    // Straight into template values: no JSON document in between.
+    let fields = Value::from(Serde(context));
+    let pairs = fields
+        .as_object()
+        .and_then(|object| object.try_iter_pairs());
+    for (name, value) in pairs.into_iter().flatten() {
+        let Some(name) = name.as_str() else {
+            continue;
+        };
+        let value = if name == EXTRA && !declared.is_empty() {
+            with_defaults(&context.extra, declared)
+        } else {
+            value
+        };
+        base.insert(name.to_string(), value);
     }
     if let Some(date) = date {
         base.insert("date".into(), Value::from(date));
@@ -146,6 +150,26 @@ fn context_layer(
         .collect();
     base.insert(CONNECTED_MCP_SERVERS.into(), Value::from(Serde(connected)));
     base
+}
+
+/// The context's `extra` keys, then each declared key it leaves out, at its default.
+fn with_defaults(
+    extra: &IndexMap<String, serde_json::Value>,
+    declared: &IndexMap<String, ContextField>,
+) -> Value {
+    let given = extra
+        .iter()
+        .map(|(key, value)| (Value::from(key.as_str()), Value::from(Serde(value))));
+    let defaults = declared
+        .iter()
+        .filter(|(key, _)| !extra.contains_key(*key))
+        .map(|(key, field)| {
+            (
+                Value::from(key.as_str()),
+                Value::from(Serde(field.default_value())),
+            )
+        });
+    Value::from(given.chain(defaults).collect::<IndexMap<Value, Value>>())
 }
 
 fn base_layer(

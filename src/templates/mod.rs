@@ -68,6 +68,8 @@ pub struct Templates {
     plain: Vec<Option<String>>,
     by_name: HashMap<String, TemplateId>,
     origins: HashMap<String, Origin>,
+    /// By id, what `used_by` found, kept: each compile asks for the inputs it read.
+    used: Vec<OnceLock<Vec<TemplateId>>>,
 }
 
 impl Templates {
@@ -80,6 +82,7 @@ impl Templates {
             plain: Vec::new(),
             by_name: HashMap::new(),
             origins: HashMap::new(),
+            used: Vec::new(),
         };
         let builtin = sources.add(BUILTIN_TOOL_FORMAT.into(), BUILTIN_TOOL_FORMAT_TEXT.into());
         #[allow(clippy::expect_used)]
@@ -170,6 +173,7 @@ impl Templates {
                 self.by_name.insert(name.clone(), id);
                 self.names.push(name);
                 self.plain.push(plain);
+                self.used.push(OnceLock::new());
                 Ok(id)
             }
             Err(error) => Err(Diagnostic::new(
@@ -270,7 +274,14 @@ impl Templates {
     /// Every template `template` uses through include, import and extends tags with constant
     /// names, transitively, in the order they are first reached; itself left out. Names that
     /// resolve to nothing, and cycles, are validation's to report: here they just end a path.
-    pub fn used_by(&self, template: TemplateId) -> Vec<TemplateId> {
+    pub fn used_by(&self, template: TemplateId) -> &[TemplateId] {
+        match self.used.get(template.0 as usize) {
+            Some(used) => used.get_or_init(|| self.reach(template)),
+            None => &[],
+        }
+    }
+
+    fn reach(&self, template: TemplateId) -> Vec<TemplateId> {
         let mut reached = vec![template];
         let mut next = 0;
         while let Some(&current) = reached.get(next) {
@@ -286,6 +297,30 @@ impl Templates {
         }
         reached.remove(0);
         reached
+    }
+
+    /// Every top-level name a render of `template` can read, its own and those of the
+    /// templates it includes, imports or extends, sorted; `None` when that cannot be known
+    /// from the text: a template named by a computed expression or one that does not exist,
+    /// or a call of `debug()`, which reads every name there is.
+    pub fn reads(&self, template: TemplateId) -> Option<Vec<String>> {
+        let mut names = Vec::new();
+        for &id in std::iter::once(&template).chain(self.used_by(template)) {
+            let follows = self.references(id).iter().all(|reference| {
+                reference
+                    .name
+                    .as_deref()
+                    .is_some_and(|name| self.by_name(name).is_some())
+            });
+            let variables = self.variables(id);
+            if !follows || variables.iter().any(|v| v == "debug") {
+                return None;
+            }
+            names.extend(variables.iter().cloned());
+        }
+        names.sort();
+        names.dedup();
+        Some(names)
     }
 
     /// Every template registered under a name, for suggestions.

@@ -100,7 +100,7 @@ fn shared_templates(scope: &Scope<'_>, out: &mut Diagnostics) {
     // What a tool format includes, imports or extends renders with `tool` too.
     let reached_from_tool_formats: BTreeSet<TemplateId> = tool_formats
         .iter()
-        .flat_map(|format| workspace.templates.used_by(*format))
+        .flat_map(|format| workspace.templates.used_by(*format).iter().copied())
         .collect();
     tool_formats.extend(reached_from_tool_formats);
     let includers = includers(workspace);
@@ -246,7 +246,7 @@ fn unslotted_components(scope: &Scope<'_>, variant: &EffectiveVariant, out: &mut
     let used: BTreeSet<&String> = direct
         .iter()
         .flat_map(|template| {
-            std::iter::once(*template).chain(workspace.templates.used_by(*template))
+            std::iter::once(*template).chain(workspace.templates.used_by(*template).iter().copied())
         })
         .flat_map(|template| workspace.templates.variables(template))
         .collect();
