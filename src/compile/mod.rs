@@ -2,6 +2,9 @@
 //! [`Compiler`] holds what every compile of a workspace shares, built once: the variants
 //! after inheritance, the parsed conditions and the post-processing rules.
 
+use std::collections::HashMap;
+use std::sync::Mutex;
+
 use indexmap::IndexMap;
 
 use crate::compiled::{CompileError, Compiled, Section, SourceRange};
@@ -15,6 +18,7 @@ use crate::resolve::conditions::Conditions;
 use crate::resolve::date::date_from_epoch;
 use crate::resolve::plan::{Plan, Reason, plan};
 use crate::resolve::scope::Scope;
+use crate::resolve::tool_spec::ResolvedTools;
 use crate::templates::{TemplateId, Templates};
 use crate::workspace::Workspace;
 use crate::workspace::inheritance::{EffectiveVariant, effective};
@@ -45,6 +49,9 @@ pub struct Compiler<'w> {
     exhausted: Exhausted,
     /// Renders remembered by the values they read, for the compiles that follow.
     memo: RenderMemo,
+    resolved_tools: ResolvedTools,
+    /// The files each variant's compiles read, by variant id.
+    inputs: Mutex<HashMap<String, Vec<String>>>,
 }
 
 /// A compile up to rendering: the variant, the scope, and the plan.
@@ -69,6 +76,8 @@ impl<'w> Compiler<'w> {
             postprocessor: Postprocessor::new(workspace.settings().postprocess.as_deref()),
             exhausted: Exhausted::default(),
             memo: RenderMemo::default(),
+            resolved_tools: ResolvedTools::default(),
+            inputs: Mutex::default(),
         }
     }
 
@@ -108,6 +117,7 @@ impl<'w> Compiler<'w> {
         let plan = plan(
             self.workspace,
             &self.conditions,
+            &self.resolved_tools,
             variant,
             &mut scope,
             diagnostics,
@@ -198,7 +208,7 @@ impl<'w> Compiler<'w> {
         }
 
         let rendered = renderer.render(variant.base, &values);
-        let inputs = self.inputs(variant, &plan);
+        let inputs = self.inputs_of(variant, &plan);
         let Some(rendered) = rendered.filter(|_| !diagnostics.has_errors()) else {
             return Err(CompileError::Diagnostics(diagnostics));
         };
@@ -233,6 +243,25 @@ impl<'w> Compiler<'w> {
             }
             Ok(compiled)
         })
+    }
+
+    /// `inputs`, kept by variant: a variant's plan lists the same components, tools and
+    /// parameters whatever the context (the context decides only which are in), so the files
+    /// it reads are the variant's.
+    fn inputs_of(&self, variant: &EffectiveVariant, plan: &Plan) -> Vec<String> {
+        if let Some(inputs) = self
+            .inputs
+            .lock()
+            .ok()
+            .and_then(|kept| kept.get(variant.id()).cloned())
+        {
+            return inputs;
+        }
+        let inputs = self.inputs(variant, plan);
+        if let Ok(mut kept) = self.inputs.lock() {
+            kept.insert(variant.id().to_string(), inputs.clone());
+        }
+        inputs
     }
 
     /// The files a compile read: manifest, variant chain, templates, components and tools.

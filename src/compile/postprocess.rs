@@ -155,8 +155,45 @@ impl Lines {
 /// Removes a separator line when nothing but blank lines follows it before the next separator
 /// or the end, and a separator at the very start.
 fn drop_empty_sections(text: &str, separator: &str) -> String {
-    let lines: Vec<&str> = text.split('\n').collect();
     let is_separator = |line: &str| line.trim() == separator;
+    // A separator that is itself blank is decided by the lines after the blank ones, which
+    // may be separators too: that needs to look ahead past them.
+    if separator.trim().is_empty() {
+        return drop_blank_separators(text, is_separator);
+    }
+    let mut out = Lines::with_capacity(text.len());
+    // A separator after content, held with the blank lines that follow it until the next line
+    // that is not blank says whether its section is empty.
+    let mut held: Option<&str> = None;
+    let mut blanks: Vec<&str> = Vec::new();
+    let mut seen_content = false;
+    for line in text.split('\n') {
+        if is_separator(line) {
+            // The held separator's section is empty: it goes, its blank lines stay.
+            blanks.drain(..).for_each(|blank| out.push(blank));
+            held = seen_content.then_some(line);
+        } else if is_blank(line) {
+            if held.is_some() {
+                blanks.push(line);
+            } else {
+                out.push(line);
+            }
+        } else {
+            if let Some(separator) = held.take() {
+                out.push(separator);
+            }
+            blanks.drain(..).for_each(|blank| out.push(blank));
+            out.push(line);
+            seen_content = true;
+        }
+    }
+    blanks.drain(..).for_each(|blank| out.push(blank));
+    out.text
+}
+
+/// `drop_empty_sections` for a separator that is blank itself.
+fn drop_blank_separators(text: &str, is_separator: impl Fn(&str) -> bool) -> String {
+    let lines: Vec<&str> = text.split('\n').collect();
     // By line: whether the next line that is not blank is a separator, or there is none.
     let mut empty_after = vec![true; lines.len()];
     let mut next_is_separator = true;
@@ -341,6 +378,29 @@ mod tests {
     fn drops_separators_of_empty_sections() {
         let text = "====\n\nA\n\n====\n\n\n====\nB\n====\n\n";
         assert_eq!(drop_empty_sections(text, "===="), "\nA\n\n\n\n====\nB\n\n");
+    }
+
+    /// The one-pass rule for a separator with text agrees with the look-ahead one (which any
+    /// separator can use) on every text of up to six lines of these kinds.
+    #[test]
+    fn dropping_separators_in_one_pass_agrees_with_looking_ahead() {
+        let kinds = ["", "  ", "====", " ==== ", "A", "=== x"];
+        let is_separator = |line: &str| line.trim() == "====";
+        for length in 0..=6u32 {
+            for mut n in 0..kinds.len().pow(length) {
+                let mut lines = Vec::new();
+                for _ in 0..length {
+                    lines.push(kinds[n % kinds.len()]);
+                    n /= kinds.len();
+                }
+                let text = lines.join("\n");
+                assert_eq!(
+                    drop_empty_sections(&text, "===="),
+                    drop_blank_separators(&text, is_separator),
+                    "{text:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use indexmap::IndexMap;
 use minijinja::Value;
 use minijinja::value::ValueKind;
 use rustc_hash::FxBuildHasher;
@@ -23,6 +24,8 @@ use crate::templates::{TemplateId, Templates};
 /// much (the base template, over every section) mostly copies it, which is about what writing
 /// the key costs. Such a template renders, then and from then on.
 const MAX_KEY_BYTES: usize = 4 * 1024;
+/// Tool values kept at most; the tools of a registry are far fewer.
+const MAX_TOOL_VALUES: usize = 4096;
 /// Nesting deeper than this is not written out.
 const MAX_DEPTH: usize = 32;
 /// Past this many bytes of keys and texts, what is remembered is dropped and the memo starts
@@ -35,6 +38,8 @@ pub struct RenderMemo {
     /// The names each template reads; `None` when they cannot be known from its text.
     reads: Mutex<HashMap<TemplateId, Option<Names>, FxBuildHasher>>,
     renders: Mutex<Renders>,
+    /// Each tool as a template value, by the tool written out (`write_tool`).
+    tool_values: Mutex<HashMap<Box<[u8]>, Value, FxBuildHasher>>,
 }
 
 /// The names a template reads, sorted.
@@ -72,7 +77,7 @@ impl RenderMemo {
         given: Option<(&str, &[u8])>,
     ) -> Option<Key> {
         let reads = self.reads_of(templates, template)?;
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(512);
         let mut given_read = None;
         for name in reads.iter() {
             if let Some((given_name, bytes)) = given
@@ -127,6 +132,27 @@ impl RenderMemo {
         }
     }
 
+    /// The template value of the tool written out as `written`, made by `make` the first time.
+    pub fn tool_value(&self, written: &[u8], make: impl FnOnce() -> Value) -> Value {
+        if let Some(value) = self
+            .tool_values
+            .lock()
+            .ok()
+            .and_then(|values| values.get(written).cloned())
+        {
+            return value;
+        }
+        let value = make();
+        if let Ok(mut values) = self.tool_values.lock() {
+            // Bounded as the renders are: past the limit, start again.
+            if values.len() >= MAX_TOOL_VALUES {
+                values.clear();
+            }
+            values.insert(written.into(), value.clone());
+        }
+        value
+    }
+
     /// From now on, `template` renders every time.
     fn forget(&self, template: TemplateId) {
         if let Ok(mut reads) = self.reads.lock() {
@@ -168,17 +194,38 @@ fn write_value(value: &Value, depth: usize, out: &mut Vec<u8>) -> Option<()> {
         }
         ValueKind::Seq => {
             out.push(8);
-            for item in value.try_iter().ok()? {
-                write_value(&item, depth + 1, out)?;
+            // Lists and maps built by promptc and by serde are read in place; others through
+            // the object's own iteration.
+            if let Some(items) = value.downcast_object_ref::<Vec<Value>>() {
+                for item in items {
+                    write_value(item, depth + 1, out)?;
+                }
+            } else if let Some(items) = value.downcast_object_ref::<Vec<String>>() {
+                // A list of names (`enabled_tools`): each item is a string no one marked safe.
+                for item in items {
+                    out.push(5);
+                    write_bytes(item.as_bytes(), out);
+                }
+            } else {
+                for item in value.try_iter().ok()? {
+                    write_value(&item, depth + 1, out)?;
+                }
             }
             out.push(END);
         }
         ValueKind::Map => {
             out.push(9);
-            for key in value.try_iter().ok()? {
-                let item = value.get_item(&key).ok()?;
-                write_value(&key, depth + 1, out)?;
-                write_value(&item, depth + 1, out)?;
+            if let Some(map) = value.downcast_object_ref::<IndexMap<Value, Value>>() {
+                for (key, item) in map {
+                    write_value(key, depth + 1, out)?;
+                    write_value(item, depth + 1, out)?;
+                }
+            } else {
+                let pairs = value.as_object()?.try_iter_pairs()?;
+                for (key, item) in pairs {
+                    write_value(&key, depth + 1, out)?;
+                    write_value(&item, depth + 1, out)?;
+                }
             }
             out.push(END);
         }
@@ -291,6 +338,11 @@ mod tests {
         assert_eq!(
             written(&map(&[("a", 1), ("b", 2)])),
             written(&map(&[("a", 1), ("b", 2)]))
+        );
+        // A list is written by what it holds, however it is stored.
+        assert_eq!(
+            written(&Value::from(vec!["a".to_string(), "b".to_string()])),
+            written(&Value::from(vec![Value::from("a"), Value::from("b")]))
         );
     }
 

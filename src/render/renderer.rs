@@ -3,10 +3,9 @@
 use minijinja::Value;
 use minijinja::value::{ValueKind, merge_maps};
 
-use crate::compiled::{CompiledParameter, CompiledTool, SourceRange};
+use crate::compiled::{CompiledParameter, CompiledTool};
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::namespace::{TOOL, TOOLS_DATA, TOOLS_TEXT};
-use crate::pointer::child_pointer;
 use crate::problem::Problem;
 use crate::render::budget::{Budget, CappedBuffer, Exhausted};
 use crate::render::memo::{RenderMemo, write_tool};
@@ -227,21 +226,23 @@ impl Renderer<'_> {
         let format = tool_format(self.workspace, variant);
         let mut documented = Vec::with_capacity(compiled.len());
         // Each tool becomes a template value once: for its own documentation, then in the
-        // list all tools make.
-        let as_values: Vec<Value> = compiled
-            .iter()
-            .map(|tool| Value::from(minijinja::value::Serde(tool)))
-            .collect();
+        // list all tools make. The same tool (the same fields) is the same value in every
+        // compile of the run, so it is made once and its documentation remembered by it.
+        let mut as_values = Vec::with_capacity(compiled.len());
         let mut written = Vec::new();
-        for (tool, value) in compiled.iter().zip(&as_values) {
+        for tool in &compiled {
+            written.clear();
+            write_tool(tool, &mut written);
+            let value = self
+                .memo
+                .tool_value(&written, || Value::from(minijinja::value::Serde(tool)));
             let mut top = std::collections::BTreeMap::new();
             top.insert(TOOL, value.clone());
             let scope = merge_maps([values.clone(), Value::from(top)]);
-            written.clear();
-            write_tool(tool, &mut written);
             if let Some(text) = self.render_given(format, &scope, Some((TOOL, &written))) {
                 documented.push(text.trim_end().to_string());
             }
+            as_values.push(value);
         }
         scope.insert_fact(TOOLS_DATA, Value::from(as_values));
         scope.insert_fact(TOOLS_TEXT, Value::from(documented.join("\n\n")));
@@ -286,16 +287,15 @@ impl Renderer<'_> {
             }
             description.push_str(note);
         }
-        let entry = &self.workspace.tools[tool.id.as_str()];
-        let (spec, span) = match &tool.choice {
-            SpecChoice::Family(f) => (f.clone(), entry.value_span(&child_pointer("/families", f))),
-            SpecChoice::Generic => ("generic".into(), entry.value_span("")),
+        let spec = match &tool.choice {
+            SpecChoice::Family(family) => family.clone(),
+            SpecChoice::Generic => "generic".into(),
         };
         Some(CompiledTool {
             id: tool.id.clone(),
             name,
             spec,
-            source: SourceRange::of(span, &self.workspace.sources),
+            source: tool.source.clone(),
             description,
             parameters,
             item,

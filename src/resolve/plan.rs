@@ -3,6 +3,7 @@
 //! dependency).
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use minijinja::Value;
 
@@ -10,7 +11,7 @@ use crate::diagnostic::Diagnostics;
 use crate::resolve::conditions::Conditions;
 use crate::resolve::order::apply_order;
 use crate::resolve::scope::Scope;
-use crate::resolve::tool_spec::{ResolvedParameter, ResolvedTool, resolve_tool};
+use crate::resolve::tool_spec::{ResolvedParameter, ResolvedTool, ResolvedTools};
 use crate::span::Span;
 use crate::templates::TemplateId;
 use crate::workspace::Workspace;
@@ -55,9 +56,9 @@ pub struct PlannedComponent {
 
 #[derive(Clone, Debug)]
 pub struct PlannedTool {
-    pub tool: ResolvedTool,
+    pub tool: Arc<ResolvedTool>,
     pub reason: Reason,
-    pub parameters: Vec<(ResolvedParameter, Reason)>,
+    pub parameters: Vec<(Arc<ResolvedParameter>, Reason)>,
 }
 
 #[derive(Clone, Debug)]
@@ -96,6 +97,7 @@ fn decide(
 pub fn plan(
     workspace: &Workspace,
     conditions: &Conditions<'_>,
+    resolved: &ResolvedTools,
     variant: &EffectiveVariant,
     scope: &mut Scope,
     diagnostics: &mut Diagnostics,
@@ -103,6 +105,7 @@ pub fn plan(
     let planner = Planner {
         workspace,
         conditions,
+        resolved,
         variant,
     };
     let mut tools = planner.tools(&scope.values(), diagnostics);
@@ -127,6 +130,7 @@ pub fn plan(
 struct Planner<'a> {
     workspace: &'a Workspace,
     conditions: &'a Conditions<'a>,
+    resolved: &'a ResolvedTools,
     variant: &'a EffectiveVariant,
 }
 
@@ -143,7 +147,7 @@ impl Planner<'_> {
         });
         let mut tools = Vec::with_capacity(ids.len());
         for id in &ids {
-            let Some(tool) = resolve_tool(self.workspace, id, self.variant.family()) else {
+            let Some(tool) = self.resolved.get(self.workspace, id, self.variant.family()) else {
                 continue;
             };
             let reason = if overrides.get(id).and_then(|o| o.enabled) == Some(false) {
@@ -169,7 +173,7 @@ impl Planner<'_> {
         enabled: &HashSet<String>,
         values: &Value,
         diagnostics: &mut Diagnostics,
-    ) -> Vec<(ResolvedParameter, Reason)> {
+    ) -> Vec<(Arc<ResolvedParameter>, Reason)> {
         tool.parameters
             .iter()
             .map(|parameter| {

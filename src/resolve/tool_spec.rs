@@ -1,6 +1,10 @@
 //! One tool as a family sees it: the family's spec (following `based_on`) or the generic one,
 //! with shared parameters filled in, each text field as the template compiled from it.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use crate::compiled::SourceRange;
 use crate::follow::follow;
 use crate::model::{Parameter, ParameterType};
 use crate::pointer::child_pointer;
@@ -28,8 +32,10 @@ pub struct ResolvedTool {
     pub description: TemplateId,
     /// The condition and where it is written.
     pub when: Option<(String, Span)>,
-    pub parameters: Vec<ResolvedParameter>,
+    pub parameters: Vec<Arc<ResolvedParameter>>,
     pub choice: SpecChoice,
+    /// The tool's file and the lines of the spec used.
+    pub source: SourceRange,
 }
 
 #[derive(Clone, Debug)]
@@ -53,6 +59,29 @@ pub struct ResolvedParameter {
     pub depends_on: Vec<String>,
     /// The condition and where it is written.
     pub when: Option<(String, Span)>,
+}
+
+/// Each tool as each family sees it, resolved on first use and kept by a `Compiler`: what a
+/// family sees of a tool does not change from one compile to the next.
+#[derive(Default)]
+pub struct ResolvedTools(Mutex<HashMap<ToolOfFamily, Option<Arc<ResolvedTool>>>>);
+
+/// A tool id and a family.
+type ToolOfFamily = (String, String);
+
+impl ResolvedTools {
+    /// `resolve_tool`, once per tool and family.
+    pub fn get(&self, workspace: &Workspace, id: &str, family: &str) -> Option<Arc<ResolvedTool>> {
+        let key = (id.to_string(), family.to_string());
+        if let Some(resolved) = self.0.lock().ok()?.get(&key) {
+            return resolved.clone();
+        }
+        let resolved = resolve_tool(workspace, id, family).map(Arc::new);
+        if let Ok(mut kept) = self.0.lock() {
+            kept.insert(key, resolved.clone());
+        }
+        resolved
+    }
 }
 
 /// The family specs a family's view of a tool applies, base first: the family's own entry
@@ -127,7 +156,7 @@ pub fn resolve_tool(workspace: &Workspace, id: &str, family: &str) -> Option<Res
         .enumerate()
         .map(|(index, (parameter, texts))| {
             let when_span = entry.value_span(&format!("{pointer}/{index}/when"));
-            resolve_parameter(workspace, parameter, *texts, when_span)
+            Arc::new(resolve_parameter(workspace, parameter, *texts, when_span))
         })
         .collect();
 
@@ -145,6 +174,13 @@ pub fn resolve_tool(workspace: &Workspace, id: &str, family: &str) -> Option<Res
         description,
         when,
         parameters,
+        source: SourceRange::of(
+            match chain.last() {
+                Some(family) => entry.value_span(&child_pointer("/families", family)),
+                None => entry.value_span(""),
+            },
+            &workspace.sources,
+        ),
         choice: chain.last().map_or(SpecChoice::Generic, |f| {
             SpecChoice::Family((*f).to_string())
         }),
