@@ -16,9 +16,9 @@ use crate::render::memo::RenderMemo;
 use crate::render::renderer::Renderer;
 use crate::resolve::conditions::Conditions;
 use crate::resolve::date::date_from_epoch;
+use crate::resolve::plan::Outlines;
 use crate::resolve::plan::{Plan, Reason, plan};
 use crate::resolve::scope::Scope;
-use crate::resolve::tool_spec::ResolvedTools;
 use crate::templates::{TemplateId, Templates};
 use crate::workspace::Workspace;
 use crate::workspace::inheritance::{EffectiveVariant, effective};
@@ -49,7 +49,8 @@ pub struct Compiler<'w> {
     exhausted: Exhausted,
     /// Renders remembered by the values they read, for the compiles that follow.
     memo: RenderMemo,
-    resolved_tools: ResolvedTools,
+    /// What each variant's plans share, made once.
+    outlines: Outlines,
     /// The files each variant's compiles read, by variant id.
     inputs: Mutex<HashMap<String, Vec<String>>>,
 }
@@ -76,7 +77,7 @@ impl<'w> Compiler<'w> {
             postprocessor: Postprocessor::new(workspace.settings().postprocess.as_deref()),
             exhausted: Exhausted::default(),
             memo: RenderMemo::default(),
-            resolved_tools: ResolvedTools::default(),
+            outlines: Outlines::default(),
             inputs: Mutex::default(),
         }
     }
@@ -114,14 +115,8 @@ impl<'w> Compiler<'w> {
             &request.set,
         );
         self.insert_predicates(&mut scope, diagnostics);
-        let plan = plan(
-            self.workspace,
-            &self.conditions,
-            &self.resolved_tools,
-            variant,
-            &mut scope,
-            diagnostics,
-        );
+        let outline = self.outlines.get(self.workspace, variant);
+        let plan = plan(&self.conditions, &outline, &mut scope, diagnostics);
         Ok(Prepared {
             variant,
             scope,

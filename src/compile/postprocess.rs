@@ -81,8 +81,23 @@ impl Postprocessor {
     }
 }
 
+/// The text's lines, as `text.split('\n')` gives them (the part after a final newline is an
+/// empty line), found with memchr's vectorised search: prompts have hundreds of short lines.
+fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut start = 0;
+    memchr::memchr_iter(b'\n', text.as_bytes())
+        .map(Some)
+        .chain([None])
+        .map(move |newline| {
+            let end = newline.unwrap_or(text.len());
+            let line = text.get(start..end).unwrap_or_default();
+            start = end + 1;
+            line
+        })
+}
+
 fn trim_trailing_whitespace(text: &str) -> String {
-    text.split('\n')
+    lines(text)
         .map(|line| line.trim_end_matches([' ', '\t', '\r']))
         .collect::<Vec<_>>()
         .join("\n")
@@ -102,53 +117,91 @@ fn collapse_blank_lines(text: &str, max: usize, whitespace_is_blank: bool) -> St
             line.is_empty()
         }
     };
-    fn flush(run: &mut Vec<&str>, out: &mut Lines, max: usize) {
+    fn flush<'a>(run: &mut Vec<&'a str>, out: &mut Lines<'a>, max: usize) {
         if run.len() > max {
             run.clear();
             (0..max).for_each(|_| out.push(""));
         } else {
-            run.drain(..).for_each(|line| out.push(line));
+            run.drain(..).for_each(|line| out.keep(line));
         }
     }
-    let mut out = Lines::with_capacity(text.len());
+    let mut out = Lines::new(text);
     let mut run: Vec<&str> = Vec::new();
-    for line in text.split('\n') {
+    for line in lines(text) {
         if blank(line) {
             run.push(line);
         } else {
             flush(&mut run, &mut out, max);
-            out.push(line);
+            out.keep(line);
         }
     }
     flush(&mut run, &mut out, max);
     // A blank final line is the text's closing newline, not a line of its own.
-    let mut joined = out.text;
+    let mut joined = out.finish();
     if text.ends_with('\n') && !joined.ends_with('\n') {
         joined.push('\n');
     }
     joined
 }
 
-/// Lines joined with newlines as they come, without a list of them first.
-struct Lines {
+/// Lines of `source` joined with newlines as they come, without a list of them first. Lines
+/// kept one after another in the source are copied as one piece.
+struct Lines<'a> {
+    source: &'a str,
     text: String,
     first: bool,
+    /// Source lines kept since the last copy: a byte range of `source`.
+    pending: Option<(usize, usize)>,
 }
 
-impl Lines {
-    fn with_capacity(bytes: usize) -> Self {
+impl<'a> Lines<'a> {
+    fn new(source: &'a str) -> Self {
         Self {
-            text: String::with_capacity(bytes),
+            source,
+            text: String::with_capacity(source.len()),
             first: true,
+            pending: None,
         }
     }
 
+    /// Keeps a line of the source (a slice of it, as `split` gives).
+    fn keep(&mut self, line: &'a str) {
+        let start = (line.as_ptr() as usize).saturating_sub(self.source.as_ptr() as usize);
+        let end = start + line.len();
+        match &mut self.pending {
+            // The next line of the source: the piece grows over the newline between them.
+            Some((_, pending_end)) if *pending_end + 1 == start => *pending_end = end,
+            _ => {
+                self.flush();
+                self.pending = Some((start, end));
+            }
+        }
+    }
+
+    /// Adds a line of its own.
     fn push(&mut self, line: &str) {
+        self.flush();
+        self.append(line);
+    }
+
+    fn flush(&mut self) {
+        if let Some((start, end)) = self.pending.take() {
+            let piece = self.source.get(start..end).unwrap_or_default();
+            self.append(piece);
+        }
+    }
+
+    fn append(&mut self, piece: &str) {
         if !self.first {
             self.text.push('\n');
         }
         self.first = false;
-        self.text.push_str(line);
+        self.text.push_str(piece);
+    }
+
+    fn finish(mut self) -> String {
+        self.flush();
+        self.text
     }
 }
 
@@ -161,39 +214,39 @@ fn drop_empty_sections(text: &str, separator: &str) -> String {
     if separator.trim().is_empty() {
         return drop_blank_separators(text, is_separator);
     }
-    let mut out = Lines::with_capacity(text.len());
+    let mut out = Lines::new(text);
     // A separator after content, held with the blank lines that follow it until the next line
     // that is not blank says whether its section is empty.
     let mut held: Option<&str> = None;
     let mut blanks: Vec<&str> = Vec::new();
     let mut seen_content = false;
-    for line in text.split('\n') {
+    for line in lines(text) {
         if is_separator(line) {
             // The held separator's section is empty: it goes, its blank lines stay.
-            blanks.drain(..).for_each(|blank| out.push(blank));
+            blanks.drain(..).for_each(|blank| out.keep(blank));
             held = seen_content.then_some(line);
         } else if is_blank(line) {
             if held.is_some() {
                 blanks.push(line);
             } else {
-                out.push(line);
+                out.keep(line);
             }
         } else {
             if let Some(separator) = held.take() {
-                out.push(separator);
+                out.keep(separator);
             }
-            blanks.drain(..).for_each(|blank| out.push(blank));
-            out.push(line);
+            blanks.drain(..).for_each(|blank| out.keep(blank));
+            out.keep(line);
             seen_content = true;
         }
     }
-    blanks.drain(..).for_each(|blank| out.push(blank));
-    out.text
+    blanks.drain(..).for_each(|blank| out.keep(blank));
+    out.finish()
 }
 
 /// `drop_empty_sections` for a separator that is blank itself.
 fn drop_blank_separators(text: &str, is_separator: impl Fn(&str) -> bool) -> String {
-    let lines: Vec<&str> = text.split('\n').collect();
+    let lines: Vec<&str> = lines(text).collect();
     // By line: whether the next line that is not blank is a separator, or there is none.
     let mut empty_after = vec![true; lines.len()];
     let mut next_is_separator = true;
@@ -203,7 +256,7 @@ fn drop_blank_separators(text: &str, is_separator: impl Fn(&str) -> bool) -> Str
             next_is_separator = is_separator(line);
         }
     }
-    let mut out = Lines::with_capacity(text.len());
+    let mut out = Lines::new(text);
     let mut seen_content = false;
     for (line, empty_after) in lines.iter().zip(empty_after) {
         if is_separator(line) {
@@ -213,9 +266,9 @@ fn drop_blank_separators(text: &str, is_separator: impl Fn(&str) -> bool) -> Str
         } else if !is_blank(line) {
             seen_content = true;
         }
-        out.push(line);
+        out.keep(line);
     }
-    out.text
+    out.finish()
 }
 
 /// The whole text without surrounding whitespace, ending in exactly one newline.
@@ -231,7 +284,7 @@ fn trim(text: &str, final_newline: bool) -> String {
 /// The text's lines, each with the byte offset it starts at (for a guard's window).
 fn lines_with_starts(text: &str) -> Vec<(usize, &str)> {
     let mut at = 0;
-    text.split('\n')
+    lines(text)
         .map(|line| {
             let start = at;
             at += line.len() + 1;
@@ -375,9 +428,76 @@ mod tests {
     }
 
     #[test]
+    fn lines_are_what_splitting_at_newlines_gives() {
+        for text in ["", "\n", "a", "a\n", "\na\n\nb", "é\nü\n\n", "a\r\nb"] {
+            assert_eq!(
+                lines(text).collect::<Vec<_>>(),
+                text.split('\n').collect::<Vec<_>>(),
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
     fn drops_separators_of_empty_sections() {
         let text = "====\n\nA\n\n====\n\n\n====\nB\n====\n\n";
         assert_eq!(drop_empty_sections(text, "===="), "\nA\n\n\n\n====\nB\n\n");
+    }
+
+    /// Collapsing copies runs of kept lines as pieces; it agrees with keeping or replacing the
+    /// lines one by one, on every text of up to six lines of these kinds.
+    #[test]
+    fn collapsing_in_pieces_agrees_with_line_by_line() {
+        fn line_by_line(text: &str, max: usize, whitespace_is_blank: bool) -> String {
+            let blank = |line: &str| match whitespace_is_blank {
+                true => line.trim().is_empty(),
+                false => line.is_empty(),
+            };
+            let mut out: Vec<&str> = Vec::new();
+            let mut run: Vec<&str> = Vec::new();
+            for line in text.split('\n') {
+                if blank(line) {
+                    run.push(line);
+                    continue;
+                }
+                if run.len() > max {
+                    out.extend(std::iter::repeat_n("", max));
+                    run.clear();
+                }
+                out.append(&mut run);
+                out.push(line);
+            }
+            if run.len() > max {
+                out.extend(std::iter::repeat_n("", max));
+            } else {
+                out.append(&mut run);
+            }
+            let mut joined = out.join("\n");
+            if text.ends_with('\n') && !joined.ends_with('\n') {
+                joined.push('\n');
+            }
+            joined
+        }
+        let kinds = ["", " ", "a", "\tb "];
+        for length in 0..=6u32 {
+            for mut n in 0..kinds.len().pow(length) {
+                let mut lines = Vec::new();
+                for _ in 0..length {
+                    lines.push(kinds[n % kinds.len()]);
+                    n /= kinds.len();
+                }
+                let text = lines.join("\n");
+                for max in 0..=2 {
+                    for whitespace_is_blank in [false, true] {
+                        assert_eq!(
+                            collapse_blank_lines(&text, max, whitespace_is_blank),
+                            line_by_line(&text, max, whitespace_is_blank),
+                            "{text:?} max {max} {whitespace_is_blank}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     /// The one-pass rule for a separator with text agrees with the look-ahead one (which any

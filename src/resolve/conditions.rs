@@ -2,19 +2,46 @@
 //! manifest's predicates), parsed once and kept for all the compiles of a run.
 
 use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use minijinja::{Expression, Value};
+use rustc_hash::FxBuildHasher;
 
 use crate::diagnostic::Diagnostic;
 use crate::model::Parameter;
 use crate::model::limits::DEFAULT_FUEL;
 use crate::problem::Problem;
 use crate::span::Span;
+use crate::templates::written::write_value;
 use crate::workspace::Workspace;
+
+/// A condition whose names, written out, take more than this is evaluated every time: most
+/// conditions are quicker to evaluate than a large value is to write.
+const MAX_KEY_BYTES: usize = 256;
+/// Results kept at most; past it, the memory starts again.
+const MAX_RESULTS: usize = 1 << 16;
 
 pub struct Conditions<'w> {
     workspace: &'w Workspace,
-    parsed: HashMap<&'w str, Result<Expression<'w, 'w>, Problem>>,
+    parsed: HashMap<&'w str, Result<Parsed<'w>, Problem>>,
+    /// Results by condition and the values of the names it reads: a condition is a pure
+    /// function of them, and most compiles of a run see the same ones.
+    results: Mutex<HashMap<ResultKey, bool, FxBuildHasher>>,
+}
+
+/// A condition's index and the values of the names it reads, written out.
+type ResultKey = (usize, Box<[u8]>);
+
+struct Parsed<'w> {
+    /// Which condition of the workspace this is, for its results.
+    index: usize,
+    expression: Expression<'w, 'w>,
+    /// The names it reads, sorted; `None` when they do not tell all it reads (`debug()`).
+    reads: Option<Vec<String>>,
+    /// Cleared once the values it reads were too large to write: from then on it is
+    /// evaluated every time.
+    remembered: AtomicBool,
 }
 
 impl<'w> Conditions<'w> {
@@ -22,6 +49,7 @@ impl<'w> Conditions<'w> {
         let mut conditions = Self {
             workspace,
             parsed: HashMap::new(),
+            results: Mutex::default(),
         };
         for text in all_conditions(workspace) {
             if !conditions.parsed.contains_key(text) {
@@ -32,17 +60,45 @@ impl<'w> Conditions<'w> {
         conditions
     }
 
-    fn parse(&self, text: &'w str) -> Result<Expression<'w, 'w>, Problem> {
-        self.workspace
+    fn parse(&self, text: &'w str) -> Result<Parsed<'w>, Problem> {
+        let expression = self
+            .workspace
             .templates
             .env()
             .compile_expression(text)
-            .map_err(|error| self.problem(&error))
+            .map_err(|error| self.problem(&error))?;
+        let mut reads: Vec<String> = expression.undeclared_variables(false).into_iter().collect();
+        reads.sort();
+        let reads = (!reads.iter().any(|name| name == "debug")).then_some(reads);
+        Ok(Parsed {
+            index: self.parsed.len(),
+            expression,
+            reads,
+            remembered: AtomicBool::new(true),
+        })
     }
 
     /// The parsed condition, for the names it reads.
     pub fn expression(&self, text: &str) -> Option<&Expression<'w, 'w>> {
-        self.parsed.get(text)?.as_ref().ok()
+        Some(&self.parsed.get(text)?.as_ref().ok()?.expression)
+    }
+
+    /// The key of a condition's result: the values of the names it reads, written out.
+    fn key(parsed: &Parsed<'w>, scope: &Value) -> Option<ResultKey> {
+        if !parsed.remembered.load(Ordering::Relaxed) {
+            return None;
+        }
+        let mut out = Vec::new();
+        for name in parsed.reads.as_ref()? {
+            let value = scope.get_attr(name).ok()?;
+            if write_value(&value, MAX_KEY_BYTES, &mut out).is_none() {
+                if out.len() > MAX_KEY_BYTES {
+                    parsed.remembered.store(false, Ordering::Relaxed);
+                }
+                return None;
+            }
+        }
+        Some((parsed.index, out.into_boxed_slice()))
     }
 
     /// Evaluates a condition against a scope; an evaluation error is a diagnostic at the
@@ -50,7 +106,28 @@ impl<'w> Conditions<'w> {
     pub fn evaluate(&self, text: &str, scope: &Value, span: Span) -> Result<bool, Diagnostic> {
         let fail = |problem: Problem| Diagnostic::new(problem, span);
         let result = match self.parsed.get(text) {
-            Some(Ok(expression)) => expression.eval(scope.clone()),
+            Some(Ok(parsed)) => {
+                let key = Self::key(parsed, scope);
+                if let Some(known) = key
+                    .as_ref()
+                    .and_then(|key| self.results.lock().ok()?.get(key).copied())
+                {
+                    return Ok(known);
+                }
+                let result = parsed
+                    .expression
+                    .eval(scope.clone())
+                    .map(|value| value.is_true());
+                if let (Some(key), Ok(holds)) = (key, &result)
+                    && let Ok(mut results) = self.results.lock()
+                {
+                    if results.len() >= MAX_RESULTS {
+                        results.clear();
+                    }
+                    results.insert(key, *holds);
+                }
+                result
+            }
             Some(Err(problem)) => return Err(fail(problem.clone())),
             // Every condition of the workspace was parsed up front: this is one of the
             // caller's own.
@@ -59,11 +136,10 @@ impl<'w> Conditions<'w> {
                 .templates
                 .env()
                 .compile_expression(text)
-                .and_then(|expression| expression.eval(scope.clone())),
+                .and_then(|expression| expression.eval(scope.clone()))
+                .map(|value| value.is_true()),
         };
-        result
-            .map(|value| value.is_true())
-            .map_err(|error| fail(self.problem(&error)))
+        result.map_err(|error| fail(self.problem(&error)))
     }
 
     fn problem(&self, error: &minijinja::Error) -> Problem {

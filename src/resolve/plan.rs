@@ -2,8 +2,8 @@
 //! left out with the reason (an override, a condition and the values it saw, a missing
 //! dependency).
 
-use std::collections::HashSet;
-use std::sync::Arc;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
 
 use minijinja::Value;
 
@@ -11,7 +11,7 @@ use crate::diagnostic::Diagnostics;
 use crate::resolve::conditions::Conditions;
 use crate::resolve::order::apply_order;
 use crate::resolve::scope::Scope;
-use crate::resolve::tool_spec::{ResolvedParameter, ResolvedTool, ResolvedTools};
+use crate::resolve::tool_spec::{ResolvedParameter, ResolvedTool, resolve_tool};
 use crate::span::Span;
 use crate::templates::TemplateId;
 use crate::workspace::Workspace;
@@ -95,20 +95,30 @@ fn decide(
 /// What the compile of `variant` contains: the tools (whose enabled ids join the scope as
 /// `enabled_tools`), their parameters, then the components, each with the reason for it.
 pub fn plan(
-    workspace: &Workspace,
     conditions: &Conditions<'_>,
-    resolved: &ResolvedTools,
-    variant: &EffectiveVariant,
+    outline: &Outline,
     scope: &mut Scope,
     diagnostics: &mut Diagnostics,
 ) -> Plan {
-    let planner = Planner {
-        workspace,
-        conditions,
-        resolved,
-        variant,
-    };
-    let mut tools = planner.tools(&scope.values(), diagnostics);
+    let values = scope.values();
+    let mut tools: Vec<PlannedTool> = outline
+        .tools
+        .iter()
+        .map(|outlined| {
+            let reason = if outlined.disabled {
+                Reason::DisabledByOverride
+            } else if let Some((condition, span)) = &outlined.tool.when {
+                decide(conditions, condition, &values, *span, diagnostics)
+            } else {
+                Reason::Included
+            };
+            PlannedTool {
+                tool: outlined.tool.clone(),
+                reason,
+                parameters: Vec::new(),
+            }
+        })
+        .collect();
     let enabled: Vec<String> = tools
         .iter()
         .filter(|t| t.reason == Reason::Included)
@@ -121,111 +131,142 @@ pub fn plan(
     let enabled: HashSet<String> = enabled.into_iter().collect();
     let values = scope.values();
     for planned in &mut tools {
-        planned.parameters = planner.parameters(&planned.tool, &enabled, &values, diagnostics);
+        planned.parameters = parameters(conditions, &planned.tool, &enabled, &values, diagnostics);
     }
-    let components = planner.components(&values, diagnostics);
+    let components = outline
+        .components
+        .iter()
+        .map(|outlined| {
+            let reason = if outlined.disabled {
+                Reason::DisabledByOverride
+            } else if let Some((condition, span)) = &outlined.when {
+                decide(conditions, condition, &values, *span, diagnostics)
+            } else {
+                Reason::Included
+            };
+            PlannedComponent {
+                id: outlined.id.clone(),
+                slot: outlined.slot.clone(),
+                template: outlined.template,
+                choice: outlined.choice,
+                reason,
+            }
+        })
+        .collect();
     Plan { components, tools }
 }
 
-struct Planner<'a> {
-    workspace: &'a Workspace,
-    conditions: &'a Conditions<'a>,
-    resolved: &'a ResolvedTools,
-    variant: &'a EffectiveVariant,
+/// A tool's parameters: each needs the tools it depends on, then its condition.
+fn parameters(
+    conditions: &Conditions<'_>,
+    tool: &ResolvedTool,
+    enabled: &HashSet<String>,
+    values: &Value,
+    diagnostics: &mut Diagnostics,
+) -> Vec<(Arc<ResolvedParameter>, Reason)> {
+    tool.parameters
+        .iter()
+        .map(|parameter| {
+            let missing: Vec<String> = parameter
+                .depends_on
+                .iter()
+                .filter(|tool| !enabled.contains(*tool))
+                .cloned()
+                .collect();
+            let reason = if !missing.is_empty() {
+                Reason::MissingDependency { tools: missing }
+            } else if let Some((condition, span)) = &parameter.when {
+                decide(conditions, condition, values, *span, diagnostics)
+            } else {
+                Reason::Included
+            };
+            (parameter.clone(), reason)
+        })
+        .collect()
 }
 
-impl Planner<'_> {
-    fn overrides(&self) -> &crate::model::Overrides {
-        &self.variant.variant.overrides
-    }
+/// What every plan of a variant shares, whatever the context: its tools in order with the
+/// family's spec of each, its components in order with their templates, the overrides that
+/// disable some, and the conditions left to evaluate.
+pub struct Outline {
+    tools: Vec<OutlinedTool>,
+    components: Vec<OutlinedComponent>,
+}
 
-    /// The variant's tools in order, each with the family's spec.
-    fn tools(&self, values: &Value, diagnostics: &mut Diagnostics) -> Vec<PlannedTool> {
-        let overrides = &self.overrides().tools;
-        let ids = apply_order(self.variant.tools(), |id| {
-            overrides.get(id).and_then(|o| o.order)
+struct OutlinedTool {
+    tool: Arc<ResolvedTool>,
+    disabled: bool,
+}
+
+struct OutlinedComponent {
+    id: String,
+    slot: String,
+    template: TemplateId,
+    choice: TemplateChoice,
+    disabled: bool,
+    when: Option<(String, Span)>,
+}
+
+impl Outline {
+    pub fn of(workspace: &Workspace, variant: &EffectiveVariant) -> Self {
+        let overrides = &variant.variant.overrides;
+        let tool_ids = apply_order(variant.tools(), |id| {
+            overrides.tools.get(id).and_then(|o| o.order)
         });
-        let mut tools = Vec::with_capacity(ids.len());
-        for id in &ids {
-            let Some(tool) = self.resolved.get(self.workspace, id, self.variant.family()) else {
-                continue;
-            };
-            let reason = if overrides.get(id).and_then(|o| o.enabled) == Some(false) {
-                Reason::DisabledByOverride
-            } else if let Some((condition, span)) = &tool.when {
-                decide(self.conditions, condition, values, *span, diagnostics)
-            } else {
-                Reason::Included
-            };
-            tools.push(PlannedTool {
-                tool,
-                reason,
-                parameters: Vec::new(),
-            });
-        }
-        tools
-    }
-
-    /// A tool's parameters: each needs the tools it depends on, then its condition.
-    fn parameters(
-        &self,
-        tool: &ResolvedTool,
-        enabled: &HashSet<String>,
-        values: &Value,
-        diagnostics: &mut Diagnostics,
-    ) -> Vec<(Arc<ResolvedParameter>, Reason)> {
-        tool.parameters
+        let tools = tool_ids
             .iter()
-            .map(|parameter| {
-                let missing: Vec<String> = parameter
-                    .depends_on
-                    .iter()
-                    .filter(|tool| !enabled.contains(*tool))
-                    .cloned()
-                    .collect();
-                let reason = if !missing.is_empty() {
-                    Reason::MissingDependency { tools: missing }
-                } else if let Some((condition, span)) = &parameter.when {
-                    decide(self.conditions, condition, values, *span, diagnostics)
-                } else {
-                    Reason::Included
-                };
-                (parameter.clone(), reason)
+            .filter_map(|id| {
+                Some(OutlinedTool {
+                    tool: Arc::new(resolve_tool(workspace, id, variant.family())?),
+                    disabled: overrides.tools.get(id).and_then(|o| o.enabled) == Some(false),
+                })
             })
-            .collect()
-    }
-
-    /// The variant's components in order, each with the template it renders with.
-    fn components(&self, values: &Value, diagnostics: &mut Diagnostics) -> Vec<PlannedComponent> {
-        let overrides = &self.overrides().components;
-        let ids = apply_order(self.variant.components(), |id| {
-            overrides.get(id).and_then(|o| o.order)
+            .collect();
+        let component_ids = apply_order(variant.components(), |id| {
+            overrides.components.get(id).and_then(|o| o.order)
         });
-        let mut components = Vec::with_capacity(ids.len());
-        for id in ids {
-            // Only a workspace with errors lists a component it does not hold.
-            let (Some(entry), Some((template, choice))) = (
-                self.workspace.components.get(&id),
-                component_template(self.workspace, self.variant, &id),
-            ) else {
-                continue;
-            };
-            let reason = if overrides.get(&id).and_then(|o| o.enabled) == Some(false) {
-                Reason::DisabledByOverride
-            } else if let Some(condition) = &entry.value.when {
-                let span = entry.value_span("/when");
-                decide(self.conditions, condition, values, span, diagnostics)
-            } else {
-                Reason::Included
-            };
-            components.push(PlannedComponent {
-                slot: entry.value.slot(),
-                id,
-                template,
-                choice,
-                reason,
-            });
+        let components = component_ids
+            .into_iter()
+            .filter_map(|id| {
+                // Only a workspace with errors lists a component it does not hold.
+                let entry = workspace.components.get(&id)?;
+                let (template, choice) = component_template(workspace, variant, &id)?;
+                Some(OutlinedComponent {
+                    slot: entry.value.slot(),
+                    template,
+                    choice,
+                    disabled: overrides.components.get(&id).and_then(|o| o.enabled) == Some(false),
+                    when: entry
+                        .value
+                        .when
+                        .clone()
+                        .map(|condition| (condition, entry.value_span("/when"))),
+                    id,
+                })
+            })
+            .collect();
+        Self { tools, components }
+    }
+}
+
+/// Each variant's outline, made on first use and kept by a `Compiler`.
+#[derive(Default)]
+pub struct Outlines(Mutex<HashMap<String, Arc<Outline>>>);
+
+impl Outlines {
+    pub fn get(&self, workspace: &Workspace, variant: &EffectiveVariant) -> Arc<Outline> {
+        let kept = self
+            .0
+            .lock()
+            .ok()
+            .and_then(|outlines| outlines.get(variant.id()).cloned());
+        if let Some(outline) = kept {
+            return outline;
         }
-        components
+        let outline = Arc::new(Outline::of(workspace, variant));
+        if let Ok(mut outlines) = self.0.lock() {
+            outlines.insert(variant.id().to_string(), outline.clone());
+        }
+        outline
     }
 }

@@ -1,8 +1,7 @@
 //! One tool as a family sees it: the family's spec (following `based_on`) or the generic one,
 //! with shared parameters filled in, each text field as the template compiled from it.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crate::compiled::SourceRange;
 use crate::follow::follow;
@@ -59,29 +58,6 @@ pub struct ResolvedParameter {
     pub depends_on: Vec<String>,
     /// The condition and where it is written.
     pub when: Option<(String, Span)>,
-}
-
-/// Each tool as each family sees it, resolved on first use and kept by a `Compiler`: what a
-/// family sees of a tool does not change from one compile to the next.
-#[derive(Default)]
-pub struct ResolvedTools(Mutex<HashMap<ToolOfFamily, Option<Arc<ResolvedTool>>>>);
-
-/// A tool id and a family.
-type ToolOfFamily = (String, String);
-
-impl ResolvedTools {
-    /// `resolve_tool`, once per tool and family.
-    pub fn get(&self, workspace: &Workspace, id: &str, family: &str) -> Option<Arc<ResolvedTool>> {
-        let key = (id.to_string(), family.to_string());
-        if let Some(resolved) = self.0.lock().ok()?.get(&key) {
-            return resolved.clone();
-        }
-        let resolved = resolve_tool(workspace, id, family).map(Arc::new);
-        if let Ok(mut kept) = self.0.lock() {
-            kept.insert(key, resolved.clone());
-        }
-        resolved
-    }
 }
 
 /// The family specs a family's view of a tool applies, base first: the family's own entry

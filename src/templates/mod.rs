@@ -7,6 +7,7 @@ pub mod environment;
 pub mod limits;
 mod model_id;
 pub mod references;
+pub mod written;
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
