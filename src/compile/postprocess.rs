@@ -444,6 +444,22 @@ mod tests {
         assert_eq!(drop_empty_sections(text, "===="), "\nA\n\n\n\n====\nB\n\n");
     }
 
+    /// Every text of up to six lines, each one of `kinds`.
+    fn every_text(kinds: &[&str]) -> Vec<String> {
+        let mut texts = Vec::new();
+        for length in 0..=6u32 {
+            for mut n in 0..kinds.len().pow(length) {
+                let mut lines = Vec::new();
+                for _ in 0..length {
+                    lines.push(kinds[n % kinds.len()]);
+                    n /= kinds.len();
+                }
+                texts.push(lines.join("\n"));
+            }
+        }
+        texts
+    }
+
     /// Collapsing copies runs of kept lines as pieces; it agrees with keeping or replacing the
     /// lines one by one, on every text of up to six lines of these kinds.
     #[test]
@@ -478,23 +494,14 @@ mod tests {
             }
             joined
         }
-        let kinds = ["", " ", "a", "\tb "];
-        for length in 0..=6u32 {
-            for mut n in 0..kinds.len().pow(length) {
-                let mut lines = Vec::new();
-                for _ in 0..length {
-                    lines.push(kinds[n % kinds.len()]);
-                    n /= kinds.len();
-                }
-                let text = lines.join("\n");
-                for max in 0..=2 {
-                    for whitespace_is_blank in [false, true] {
-                        assert_eq!(
-                            collapse_blank_lines(&text, max, whitespace_is_blank),
-                            line_by_line(&text, max, whitespace_is_blank),
-                            "{text:?} max {max} {whitespace_is_blank}"
-                        );
-                    }
+        for text in every_text(&["", " ", "a", "\tb "]) {
+            for max in 0..=2 {
+                for whitespace_is_blank in [false, true] {
+                    assert_eq!(
+                        collapse_blank_lines(&text, max, whitespace_is_blank),
+                        line_by_line(&text, max, whitespace_is_blank),
+                        "{text:?} max {max} {whitespace_is_blank}"
+                    );
                 }
             }
         }
@@ -504,22 +511,13 @@ mod tests {
     /// separator can use) on every text of up to six lines of these kinds.
     #[test]
     fn dropping_separators_in_one_pass_agrees_with_looking_ahead() {
-        let kinds = ["", "  ", "====", " ==== ", "A", "=== x"];
         let is_separator = |line: &str| line.trim() == "====";
-        for length in 0..=6u32 {
-            for mut n in 0..kinds.len().pow(length) {
-                let mut lines = Vec::new();
-                for _ in 0..length {
-                    lines.push(kinds[n % kinds.len()]);
-                    n /= kinds.len();
-                }
-                let text = lines.join("\n");
-                assert_eq!(
-                    drop_empty_sections(&text, "===="),
-                    drop_blank_separators(&text, is_separator),
-                    "{text:?}"
-                );
-            }
+        for text in every_text(&["", "  ", "====", " ==== ", "A", "=== x"]) {
+            assert_eq!(
+                drop_empty_sections(&text, "===="),
+                drop_blank_separators(&text, is_separator),
+                "{text:?}"
+            );
         }
     }
 
