@@ -21,6 +21,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark that cannot proceed stops
 
+// As the command line and both packages allocate.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod common;
 
 use std::hint::black_box;

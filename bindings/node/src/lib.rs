@@ -16,6 +16,11 @@ use promptc::{AgentRequest, DiagnosticRecord, Failure, Runtime};
 use serde::Serialize;
 use serde_json::Value;
 
+// Rust's allocations in this module (a compile makes many short-lived strings and values) go
+// to mimalloc, as the command line's do; the host's own allocator is untouched.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The start of the message of every error promptc throws; JSON follows it.
 const FAILURE_MARK: &str = "promptc-error:";
 

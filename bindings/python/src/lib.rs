@@ -16,6 +16,11 @@ use pyo3::types::{PyDict, PyList};
 use serde::Serialize;
 use serde_json::Value;
 
+// Rust's allocations in this module (a compile makes many short-lived strings and values) go
+// to mimalloc, as the command line's do; the host's own allocator is untouched.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 pyo3::create_exception!(
     promptc_runtime,
     PromptcError,
