@@ -23,8 +23,6 @@ use crate::templates::{TemplateId, Templates};
 /// much (the base template, over every section) mostly copies it, which is about what writing
 /// the key costs. Such a template renders, then and from then on.
 const MAX_KEY_BYTES: usize = 4 * 1024;
-/// Tool values kept at most; the tools of a registry are far fewer.
-const MAX_TOOL_VALUES: usize = 4096;
 /// Past this many bytes of keys and texts, what is remembered is dropped and the memo starts
 /// again, so a long run (a matrix of thousands of outputs) holds a bounded amount.
 const MAX_HELD_BYTES: usize = 32 * 1024 * 1024;
@@ -36,7 +34,15 @@ pub struct RenderMemo {
     reads: Mutex<HashMap<TemplateId, Option<Names>, FxBuildHasher>>,
     renders: Mutex<Renders>,
     /// Each tool as a template value, by the tool written out (`write_tool`).
-    tool_values: Mutex<HashMap<Box<[u8]>, Value, FxBuildHasher>>,
+    tool_values: Mutex<ToolValues>,
+}
+
+#[derive(Default)]
+struct ToolValues {
+    by_tool: HashMap<Box<[u8]>, Value, FxBuildHasher>,
+    /// What the kept tools take: each is kept written out and as a value, of about the same
+    /// size, so twice its written length.
+    held_bytes: usize,
 }
 
 /// The names a template reads, sorted.
@@ -135,17 +141,24 @@ impl RenderMemo {
             .tool_values
             .lock()
             .ok()
-            .and_then(|values| values.get(written).cloned())
+            .and_then(|values| values.by_tool.get(written).cloned())
         {
             return value;
         }
         let value = make();
         if let Ok(mut values) = self.tool_values.lock() {
             // Bounded as the renders are: past the limit, start again.
-            if values.len() >= MAX_TOOL_VALUES {
-                values.clear();
+            if values.held_bytes + 2 * written.len() > MAX_HELD_BYTES {
+                values.by_tool.clear();
+                values.held_bytes = 0;
             }
-            values.insert(written.into(), value.clone());
+            if values
+                .by_tool
+                .insert(written.into(), value.clone())
+                .is_none()
+            {
+                values.held_bytes += 2 * written.len();
+            }
         }
         value
     }
@@ -216,5 +229,36 @@ pub fn write_tool(tool: &CompiledTool, out: &mut Vec<u8>) {
         out.push(u8::from(*required));
         let schema = serde_json::to_string(schema).unwrap_or_default();
         write_bytes(schema.as_bytes(), out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// However many renders and tools a long run remembers, what is kept stays under the
+    /// limit: past it, the memory starts again.
+    #[test]
+    fn what_is_remembered_stays_bounded() {
+        let memo = RenderMemo::default();
+        let text = "x".repeat(1024 * 1024);
+        for index in 0..100u32 {
+            let key = Key {
+                template: TemplateId::for_tests(index),
+                values: index.to_le_bytes().into(),
+            };
+            memo.insert(key, &text, 1);
+            let written = [index.to_le_bytes().as_slice(), text.as_bytes()].concat();
+            memo.tool_value(&written, || Value::from(index));
+            let renders = memo.renders.lock().map(|r| r.held_bytes).unwrap_or(0);
+            let tools = memo.tool_values.lock().map(|t| t.held_bytes).unwrap_or(0);
+            assert!(renders <= MAX_HELD_BYTES && tools <= MAX_HELD_BYTES);
+        }
+        // The newest are still there.
+        let newest = Key {
+            template: TemplateId::for_tests(99),
+            values: 99u32.to_le_bytes().into(),
+        };
+        assert_eq!(memo.get(&newest).map(|r| r.text.len()), Some(text.len()));
     }
 }

@@ -54,6 +54,14 @@ struct Facts {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TemplateId(u32);
 
+#[cfg(test)]
+impl TemplateId {
+    /// An id that names no registered template, for tests of what holds ids.
+    pub fn for_tests(index: u32) -> Self {
+        Self(index)
+    }
+}
+
 /// The name under which the built-in tool format is registered.
 const BUILTIN_TOOL_FORMAT: &str = "<built-in>/tool-format.md";
 const BUILTIN_TOOL_FORMAT_TEXT: &str = include_str!("tool_format.md");
