@@ -59,19 +59,28 @@ function parsed(json) {
 }
 
 function plainResult(native) {
-  const result = {}
-  for (const key of RESULT_FIELDS) {
-    Object.defineProperty(result, key, {
-      enumerable: true,
-      configurable: true,
-      get() {
-        const value = key in AS_JSON ? parsed(native[AS_JSON[key]]) : native[key]
-        Object.defineProperty(result, key, { value, enumerable: true, writable: true })
-        return value
-      },
-    })
+  // Getters in an object literal: one shape for every result, where defining the properties
+  // one by one would make each result an object of its own kind. A part read is kept.
+  const kept = new Map()
+  const read = (key) => {
+    if (!kept.has(key)) {
+      kept.set(key, key in AS_JSON ? parsed(native[AS_JSON[key]]) : native[key])
+    }
+    return kept.get(key)
   }
-  return result
+  return {
+    get family() { return read('family') },
+    get variant() { return read('variant') },
+    get version() { return read('version') },
+    get prompt() { return read('prompt') },
+    get sections() { return read('sections') },
+    get tools() { return read('tools') },
+    get model() { return read('model') },
+    get inputs() { return read('inputs') },
+    get dialect() { return read('dialect') },
+    get toolDefinitions() { return read('toolDefinitions') },
+    get warnings() { return read('warnings') },
+  }
 }
 
 class Workspace {
