@@ -411,7 +411,9 @@ fn every_format_option_takes_values_from_one_set() {
     }
 }
 
-/// A matrix that takes a while: 40 variants with 150 tools each, in 5 contexts.
+/// A matrix that takes a while: 40 variants with 150 tools each, in 5 contexts. Each base
+/// template reads the whole tools list (too large to be remembered, so it renders for every
+/// output) and counts to a few thousand: renders are not all remembered across outputs.
 fn slow_matrix() -> common::Workspace {
     let mut fixture = common::Fixture::empty().file(
         "promptc.toml",
@@ -428,7 +430,7 @@ fn slow_matrix() -> common::Workspace {
         fixture = fixture.file(
             &format!("variants/v{v}.toml"),
             format!(
-                "id = \"v{v}\"\ntemplate = \"Variant {v}.\\n{{{{ TOOLS }}}}\\n\"\ntools = [{}]\n",
+                "id = \"v{v}\"\ntemplate = \"Variant {v}.\\n{{{{ TOOLS }}}}\\n{{% for i in range(3000) %}}{{{{ i }}}}{{% endfor %}}\\n\"\ntools = [{}]\n",
                 tools.join(", ")
             ),
         );

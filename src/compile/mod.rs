@@ -2,8 +2,7 @@
 //! [`Compiler`] holds what every compile of a workspace shares, built once: the variants
 //! after inheritance, the parsed conditions and the post-processing rules.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::Arc;
 
 use indexmap::IndexMap;
 
@@ -16,13 +15,11 @@ use crate::render::memo::RenderMemo;
 use crate::render::renderer::Renderer;
 use crate::resolve::conditions::Conditions;
 use crate::resolve::date::date_from_epoch;
-use crate::resolve::plan::Outlines;
+use crate::resolve::plan::{Outline, Outlines};
 use crate::resolve::plan::{Plan, Reason, plan};
 use crate::resolve::scope::Scope;
-use crate::templates::{TemplateId, Templates};
 use crate::workspace::Workspace;
 use crate::workspace::inheritance::{EffectiveVariant, effective};
-use crate::workspace::template_choice::tool_format;
 pub(crate) use definitions::place;
 use postprocess::Postprocessor;
 
@@ -51,13 +48,12 @@ pub struct Compiler<'w> {
     memo: RenderMemo,
     /// What each variant's plans share, made once.
     outlines: Outlines,
-    /// The files each variant's compiles read, by variant id.
-    inputs: Mutex<HashMap<String, Vec<String>>>,
 }
 
 /// A compile up to rendering: the variant, the scope, and the plan.
 pub(crate) struct Prepared<'c> {
     pub variant: &'c EffectiveVariant,
+    pub outline: Arc<Outline>,
     pub scope: Scope,
     pub plan: Plan,
     pub date: Option<String>,
@@ -78,7 +74,6 @@ impl<'w> Compiler<'w> {
             exhausted: Exhausted::default(),
             memo: RenderMemo::default(),
             outlines: Outlines::default(),
-            inputs: Mutex::default(),
         }
     }
 
@@ -119,6 +114,7 @@ impl<'w> Compiler<'w> {
         let plan = plan(&self.conditions, &outline, &mut scope, diagnostics);
         Ok(Prepared {
             variant,
+            outline,
             scope,
             plan,
             date,
@@ -150,6 +146,7 @@ impl<'w> Compiler<'w> {
         let mut diagnostics = Diagnostics::default();
         let Prepared {
             variant,
+            outline,
             mut scope,
             plan,
             date,
@@ -203,7 +200,7 @@ impl<'w> Compiler<'w> {
         }
 
         let rendered = renderer.render(variant.base, &values);
-        let inputs = self.inputs_of(variant, &plan);
+        let inputs = outline.inputs().to_vec();
         let Some(rendered) = rendered.filter(|_| !diagnostics.has_errors()) else {
             return Err(CompileError::Diagnostics(diagnostics));
         };
@@ -238,88 +235,6 @@ impl<'w> Compiler<'w> {
             }
             Ok(compiled)
         })
-    }
-
-    /// `inputs`, kept by variant: a variant's plan lists the same components, tools and
-    /// parameters whatever the context (the context decides only which are in), so the files
-    /// it reads are the variant's.
-    fn inputs_of(&self, variant: &EffectiveVariant, plan: &Plan) -> Vec<String> {
-        if let Some(inputs) = self
-            .inputs
-            .lock()
-            .ok()
-            .and_then(|kept| kept.get(variant.id()).cloned())
-        {
-            return inputs;
-        }
-        let inputs = self.inputs(variant, plan);
-        if let Ok(mut kept) = self.inputs.lock() {
-            kept.insert(variant.id().to_string(), inputs.clone());
-        }
-        inputs
-    }
-
-    /// The files a compile read: manifest, variant chain, templates, components and tools.
-    fn inputs(&self, variant: &EffectiveVariant, plan: &Plan) -> Vec<String> {
-        let workspace = self.workspace;
-        let mut sources = vec![workspace.manifest.source()];
-        sources.extend(
-            variant
-                .chain
-                .iter()
-                .filter_map(|id| workspace.variants.get(id))
-                .map(|e| e.source()),
-        );
-        // Tool texts are inline (their tool file is listed below) but may include partials.
-        let tool_texts = plan.tools.iter().flat_map(|planned| {
-            std::iter::once(planned.tool.description).chain(planned.parameters.iter().flat_map(
-                |(parameter, _)| {
-                    [parameter.instruction, parameter.usage, parameter.note]
-                        .into_iter()
-                        .flatten()
-                },
-            ))
-        });
-        let templates: Vec<TemplateId> = [variant.base, tool_format(workspace, variant)]
-            .into_iter()
-            .chain(plan.components.iter().map(|c| c.template))
-            .chain(tool_texts)
-            .collect();
-        // The partials (and other templates) they include, import or extend, transitively.
-        let used = templates
-            .iter()
-            .flat_map(|template| workspace.templates.used_by(*template));
-        sources.extend(
-            templates
-                .iter()
-                .chain(used)
-                .filter_map(|template| workspace.templates.extent(*template))
-                .map(|s| s.source),
-        );
-        sources.extend(
-            plan.components
-                .iter()
-                .filter_map(|c| workspace.components.get(&c.id))
-                .map(|e| e.source()),
-        );
-        sources.extend(
-            plan.tools
-                .iter()
-                .filter_map(|t| workspace.tools.get(&t.tool.id))
-                .map(|e| e.source()),
-        );
-        // Many texts share a file: each file's path is built once.
-        sources.sort_unstable();
-        sources.dedup();
-        let mut paths: Vec<String> = sources
-            .into_iter()
-            .map(|source| &workspace.sources.get(source).path)
-            .filter(|path| !Templates::is_builtin(path))
-            .map(|path| path.to_string_lossy().into_owned())
-            .collect();
-        paths.sort();
-        paths.dedup();
-        paths
     }
 
     /// Predicates, in declaration order; each sees the ones before it.

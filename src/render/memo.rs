@@ -16,7 +16,7 @@ use minijinja::Value;
 use rustc_hash::FxBuildHasher;
 
 use crate::compiled::{CompiledParameter, CompiledTool, SourceRange};
-use crate::templates::written::{write_bytes, write_value};
+use crate::templates::written::{BoundedMemo, write_bytes, write_value};
 use crate::templates::{TemplateId, Templates};
 
 /// Values larger than this, written out, are not worth the copy: a template that reads that
@@ -28,31 +28,28 @@ const MAX_KEY_BYTES: usize = 4 * 1024;
 const MAX_HELD_BYTES: usize = 32 * 1024 * 1024;
 
 /// What a `Compiler`'s renders remember, shared by its threads.
-#[derive(Default)]
 pub struct RenderMemo {
     /// The names each template reads; `None` when they cannot be known from its text.
     reads: Mutex<HashMap<TemplateId, Option<Names>, FxBuildHasher>>,
-    renders: Mutex<Renders>,
-    /// Each tool as a template value, by the tool written out (`write_tool`).
-    tool_values: Mutex<ToolValues>,
+    /// Counted by their keys and texts.
+    renders: BoundedMemo<Key, Remembered>,
+    /// Each tool as a template value, by the tool written out (`write_tool`); counted twice
+    /// its written length, the value being about as large.
+    tool_values: BoundedMemo<Box<[u8]>, Value>,
 }
 
-#[derive(Default)]
-struct ToolValues {
-    by_tool: HashMap<Box<[u8]>, Value, FxBuildHasher>,
-    /// What the kept tools take: each is kept written out and as a value, of about the same
-    /// size, so twice its written length.
-    held_bytes: usize,
+impl Default for RenderMemo {
+    fn default() -> Self {
+        Self {
+            reads: Mutex::default(),
+            renders: BoundedMemo::new(MAX_HELD_BYTES),
+            tool_values: BoundedMemo::new(MAX_HELD_BYTES),
+        }
+    }
 }
 
 /// The names a template reads, sorted.
 type Names = Arc<[String]>;
-
-#[derive(Default)]
-struct Renders {
-    by_key: HashMap<Key, Remembered, FxBuildHasher>,
-    held_bytes: usize,
-}
 
 /// A template and the values of the names it reads, written out.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -111,55 +108,26 @@ impl RenderMemo {
     }
 
     pub fn get(&self, key: &Key) -> Option<Remembered> {
-        self.renders.lock().ok()?.by_key.get(key).cloned()
+        self.renders.get(key)
     }
 
     pub fn insert(&self, key: Key, text: &str, fuel: u64) {
-        let Ok(mut renders) = self.renders.lock() else {
-            return;
-        };
         let bytes = key.values.len() + text.len();
-        if renders.held_bytes + bytes > MAX_HELD_BYTES {
-            renders.by_key.clear();
-            renders.held_bytes = 0;
-        }
-        if bytes > MAX_HELD_BYTES {
-            return;
-        }
         let remembered = Remembered {
             text: Arc::from(text),
             fuel,
         };
-        if renders.by_key.insert(key, remembered).is_none() {
-            renders.held_bytes += bytes;
-        }
+        self.renders.insert(key, remembered, bytes);
     }
 
     /// The template value of the tool written out as `written`, made by `make` the first time.
     pub fn tool_value(&self, written: &[u8], make: impl FnOnce() -> Value) -> Value {
-        if let Some(value) = self
-            .tool_values
-            .lock()
-            .ok()
-            .and_then(|values| values.by_tool.get(written).cloned())
-        {
+        if let Some(value) = self.tool_values.get(written) {
             return value;
         }
         let value = make();
-        if let Ok(mut values) = self.tool_values.lock() {
-            // Bounded as the renders are: past the limit, start again.
-            if values.held_bytes + 2 * written.len() > MAX_HELD_BYTES {
-                values.by_tool.clear();
-                values.held_bytes = 0;
-            }
-            if values
-                .by_tool
-                .insert(written.into(), value.clone())
-                .is_none()
-            {
-                values.held_bytes += 2 * written.len();
-            }
-        }
+        self.tool_values
+            .insert(written.into(), value.clone(), 2 * written.len());
         value
     }
 
@@ -250,8 +218,8 @@ mod tests {
             memo.insert(key, &text, 1);
             let written = [index.to_le_bytes().as_slice(), text.as_bytes()].concat();
             memo.tool_value(&written, || Value::from(index));
-            let renders = memo.renders.lock().map(|r| r.held_bytes).unwrap_or(0);
-            let tools = memo.tool_values.lock().map(|t| t.held_bytes).unwrap_or(0);
+            let renders = memo.renders.held_bytes();
+            let tools = memo.tool_values.held_bytes();
             assert!(renders <= MAX_HELD_BYTES && tools <= MAX_HELD_BYTES);
         }
         // The newest are still there.

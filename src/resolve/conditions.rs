@@ -2,32 +2,30 @@
 //! manifest's predicates), parsed once and kept for all the compiles of a run.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use minijinja::{Expression, Value};
-use rustc_hash::FxBuildHasher;
 
 use crate::diagnostic::Diagnostic;
 use crate::model::Parameter;
 use crate::model::limits::DEFAULT_FUEL;
 use crate::problem::Problem;
 use crate::span::Span;
-use crate::templates::written::write_value;
+use crate::templates::written::{BoundedMemo, write_value};
 use crate::workspace::Workspace;
 
 /// A condition whose names, written out, take more than this is evaluated every time: most
 /// conditions are quicker to evaluate than a large value is to write.
 const MAX_KEY_BYTES: usize = 256;
-/// Results kept at most; past it, the memory starts again.
-const MAX_RESULTS: usize = 1 << 16;
+/// What the results may hold, in bytes of their keys.
+const MAX_HELD_BYTES: usize = 4 * 1024 * 1024;
 
 pub struct Conditions<'w> {
     workspace: &'w Workspace,
     parsed: HashMap<&'w str, Result<Parsed<'w>, Problem>>,
     /// Results by condition and the values of the names it reads: a condition is a pure
     /// function of them, and most compiles of a run see the same ones.
-    results: Mutex<HashMap<ResultKey, bool, FxBuildHasher>>,
+    results: BoundedMemo<ResultKey, bool>,
 }
 
 /// A condition's index and the values of the names it reads, written out.
@@ -49,7 +47,7 @@ impl<'w> Conditions<'w> {
         let mut conditions = Self {
             workspace,
             parsed: HashMap::new(),
-            results: Mutex::default(),
+            results: BoundedMemo::new(MAX_HELD_BYTES),
         };
         for text in all_conditions(workspace) {
             if !conditions.parsed.contains_key(text) {
@@ -108,23 +106,17 @@ impl<'w> Conditions<'w> {
         let result = match self.parsed.get(text) {
             Some(Ok(parsed)) => {
                 let key = Self::key(parsed, scope);
-                if let Some(known) = key
-                    .as_ref()
-                    .and_then(|key| self.results.lock().ok()?.get(key).copied())
-                {
+                if let Some(known) = key.as_ref().and_then(|key| self.results.get(key)) {
                     return Ok(known);
                 }
                 let result = parsed
                     .expression
                     .eval(scope.clone())
                     .map(|value| value.is_true());
-                if let (Some(key), Ok(holds)) = (key, &result)
-                    && let Ok(mut results) = self.results.lock()
-                {
-                    if results.len() >= MAX_RESULTS {
-                        results.clear();
-                    }
-                    results.insert(key, *holds);
+                if let (Some(key), Ok(holds)) = (key, &result) {
+                    // The key's bytes, and about as much again for the entry around them.
+                    let bytes = 2 * key.1.len() + 16;
+                    self.results.insert(key, *holds, bytes);
                 }
                 result
             }

@@ -14,9 +14,10 @@ use crate::resolve::scope::Scope;
 use crate::resolve::tool_spec::{ResolvedParameter, ResolvedTool, resolve_tool};
 use crate::span::Span;
 use crate::templates::TemplateId;
+use crate::templates::Templates;
 use crate::workspace::Workspace;
 use crate::workspace::inheritance::EffectiveVariant;
-use crate::workspace::template_choice::{TemplateChoice, component_template};
+use crate::workspace::template_choice::{TemplateChoice, component_template, tool_format};
 
 /// Why something is in the prompt or not.
 #[derive(Clone, Debug, PartialEq)]
@@ -187,10 +188,12 @@ fn parameters(
 
 /// What every plan of a variant shares, whatever the context: its tools in order with the
 /// family's spec of each, its components in order with their templates, the overrides that
-/// disable some, and the conditions left to evaluate.
+/// disable some, the conditions left to evaluate, and the files its compiles read: the
+/// context decides only which of these are in.
 pub struct Outline {
     tools: Vec<OutlinedTool>,
     components: Vec<OutlinedComponent>,
+    inputs: Vec<String>,
 }
 
 struct OutlinedTool {
@@ -213,7 +216,7 @@ impl Outline {
         let tool_ids = apply_order(variant.tools(), |id| {
             overrides.tools.get(id).and_then(|o| o.order)
         });
-        let tools = tool_ids
+        let tools: Vec<OutlinedTool> = tool_ids
             .iter()
             .filter_map(|id| {
                 Some(OutlinedTool {
@@ -225,7 +228,7 @@ impl Outline {
         let component_ids = apply_order(variant.components(), |id| {
             overrides.components.get(id).and_then(|o| o.order)
         });
-        let components = component_ids
+        let components: Vec<OutlinedComponent> = component_ids
             .into_iter()
             .filter_map(|id| {
                 // Only a workspace with errors lists a component it does not hold.
@@ -245,8 +248,84 @@ impl Outline {
                 })
             })
             .collect();
-        Self { tools, components }
+        let inputs = read_files(workspace, variant, &tools, &components);
+        Self {
+            tools,
+            components,
+            inputs,
+        }
     }
+
+    /// The files a compile of the variant reads, sorted: manifest, variant chain, templates
+    /// (and the partials they use), components and tools.
+    pub fn inputs(&self) -> &[String] {
+        &self.inputs
+    }
+}
+
+fn read_files(
+    workspace: &Workspace,
+    variant: &EffectiveVariant,
+    tools: &[OutlinedTool],
+    components: &[OutlinedComponent],
+) -> Vec<String> {
+    let mut sources = vec![workspace.manifest.source()];
+    sources.extend(
+        variant
+            .chain
+            .iter()
+            .filter_map(|id| workspace.variants.get(id))
+            .map(|e| e.source()),
+    );
+    // Tool texts are inline (their tool file is listed below) but may include partials.
+    let tool_texts = tools.iter().flat_map(|outlined| {
+        let tool = &outlined.tool;
+        std::iter::once(tool.description).chain(tool.parameters.iter().flat_map(|parameter| {
+            [parameter.instruction, parameter.usage, parameter.note]
+                .into_iter()
+                .flatten()
+        }))
+    });
+    let templates: Vec<TemplateId> = [variant.base, tool_format(workspace, variant)]
+        .into_iter()
+        .chain(components.iter().map(|c| c.template))
+        .chain(tool_texts)
+        .collect();
+    // The partials (and other templates) they include, import or extend, transitively.
+    let used = templates
+        .iter()
+        .flat_map(|template| workspace.templates.used_by(*template));
+    sources.extend(
+        templates
+            .iter()
+            .chain(used)
+            .filter_map(|template| workspace.templates.extent(*template))
+            .map(|s| s.source),
+    );
+    sources.extend(
+        components
+            .iter()
+            .filter_map(|c| workspace.components.get(&c.id))
+            .map(|e| e.source()),
+    );
+    sources.extend(
+        tools
+            .iter()
+            .filter_map(|t| workspace.tools.get(&t.tool.id))
+            .map(|e| e.source()),
+    );
+    // Many texts share a file: each file's path is built once.
+    sources.sort_unstable();
+    sources.dedup();
+    let mut paths: Vec<String> = sources
+        .into_iter()
+        .map(|source| &workspace.sources.get(source).path)
+        .filter(|path| !Templates::is_builtin(path))
+        .map(|path| path.to_string_lossy().into_owned())
+        .collect();
+    paths.sort();
+    paths.dedup();
+    paths
 }
 
 /// Each variant's outline, made on first use and kept by a `Compiler`.

@@ -1,10 +1,16 @@
 //! Template values written out as bytes with their kinds, so that two values are written the
 //! same only when they render the same everywhere: the keys under which renders and
-//! conditions are remembered.
+//! conditions are remembered, and the bounded memory that keeps them.
+
+use std::borrow::Borrow;
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::sync::Mutex;
 
 use indexmap::IndexMap;
 use minijinja::Value;
 use minijinja::value::ValueKind;
+use rustc_hash::FxBuildHasher;
 
 /// Nesting deeper than this is not written out.
 const MAX_DEPTH: usize = 32;
@@ -83,6 +89,62 @@ fn write_nested(value: &Value, depth: usize, limit: usize, out: &mut Vec<u8>) ->
     (out.len() <= limit).then_some(())
 }
 
+/// Results kept by key, shared by threads, up to a number of bytes: past it, what is kept is
+/// dropped and the memory starts again, so a long run (a matrix of thousands of outputs)
+/// holds a bounded amount. Never iterated: nothing depends on its order.
+pub struct BoundedMemo<K, V> {
+    limit: usize,
+    held: Mutex<Held<K, V>>,
+}
+
+struct Held<K, V> {
+    by_key: HashMap<K, V, FxBuildHasher>,
+    bytes: usize,
+}
+
+impl<K: Hash + Eq, V: Clone> BoundedMemo<K, V> {
+    pub fn new(limit: usize) -> Self {
+        Self {
+            limit,
+            held: Mutex::new(Held {
+                by_key: HashMap::default(),
+                bytes: 0,
+            }),
+        }
+    }
+
+    pub fn get<Q: Hash + Eq + ?Sized>(&self, key: &Q) -> Option<V>
+    where
+        K: Borrow<Q>,
+    {
+        self.held.lock().ok()?.by_key.get(key).cloned()
+    }
+
+    /// Keeps `value` under `key`, counting `bytes` for them; one larger than the whole limit
+    /// is not kept.
+    pub fn insert(&self, key: K, value: V, bytes: usize) {
+        let Ok(mut held) = self.held.lock() else {
+            return;
+        };
+        if bytes > self.limit {
+            return;
+        }
+        if held.bytes + bytes > self.limit {
+            held.by_key.clear();
+            held.bytes = 0;
+        }
+        if held.by_key.insert(key, value).is_none() {
+            held.bytes += bytes;
+        }
+    }
+
+    /// The bytes counted for what is kept now.
+    #[cfg(test)]
+    pub fn held_bytes(&self) -> usize {
+        self.held.lock().map_or(0, |held| held.bytes)
+    }
+}
+
 /// A length, then the bytes.
 pub fn write_bytes(bytes: &[u8], out: &mut Vec<u8>) {
     out.extend((bytes.len() as u64).to_le_bytes());
@@ -140,6 +202,20 @@ mod tests {
             written(&Value::from(vec!["a".to_string(), "b".to_string()])),
             written(&Value::from(vec![Value::from("a"), Value::from("b")]))
         );
+    }
+
+    /// However much is kept, the memory stays under its limit: past it, it starts again with
+    /// the newest.
+    #[test]
+    fn a_bounded_memo_starts_again_past_its_limit() {
+        let memo = BoundedMemo::new(100);
+        for index in 0..50u32 {
+            memo.insert(index, index, 30);
+            assert!(memo.held_bytes() <= 100);
+            assert_eq!(memo.get(&index), Some(index));
+        }
+        memo.insert(99, 99, 101);
+        assert_eq!(memo.get(&99), None);
     }
 
     #[test]
