@@ -23,6 +23,14 @@ function translate(error) {
   return error
 }
 
+/**
+ * A request as the native module takes it: JSON text, which V8 writes far faster than the
+ * native side could read the object one property at a time.
+ */
+function requestJson(request) {
+  return request === undefined || request === null ? undefined : JSON.stringify(request)
+}
+
 function guarded(call) {
   try {
     return call()
@@ -31,40 +39,80 @@ function guarded(call) {
   }
 }
 
-/** The fields of a result, read from the native one when first used, then kept. */
-const RESULT_FIELDS = [
-  'family',
-  'variant',
-  'version',
-  'prompt',
-  'sections',
-  'tools',
-  'model',
-  'inputs',
-  'dialect',
-  'toolDefinitions',
-  'warnings',
-]
+/**
+ * The fields made from a part the native module shares between results that made the same:
+ * the getter of the part's number, and how its value is made the first time it is met.
+ */
+const SHARED = {
+  prompt: ['promptPart', (native) => native.prompt],
+  sections: ['sectionsPart', (native) => JSON.parse(native.sectionsJson)],
+  tools: ['toolsPart', (native) => JSON.parse(native.toolsJson)],
+  inputs: ['inputsPart', (native) => native.inputs],
+  toolDefinitions: ['toolDefinitionsPart', (native) => JSON.parse(native.toolDefinitionsJson)],
+}
+
+/** How many parts' values a workspace keeps: the newest ones. */
+const PARTS_KEPT = 128
+
+/**
+ * The values made from parts, by part number. A value is never given out itself: a result gets
+ * a copy, which its reader may change (strings, which cannot be changed, are given as they
+ * are). Copying a kept value takes a fraction of the time that parsing it again would.
+ */
+class Parts {
+  #values = new Map()
+
+  value(native, field) {
+    const [numberOf, make] = SHARED[field]
+    const number = native[numberOf]
+    if (number === undefined || number === null) return undefined
+    let value = this.#values.get(number)
+    if (value === undefined) {
+      value = make(native)
+      if (this.#values.size >= PARTS_KEPT) this.#values.delete(this.#values.keys().next().value)
+      this.#values.set(number, value)
+    }
+    return copy(value)
+  }
+}
+
+/** A copy of a value made from JSON. */
+function copy(value) {
+  if (typeof value !== 'object' || value === null) return value
+  if (Array.isArray(value)) {
+    const items = new Array(value.length)
+    for (let i = 0; i < value.length; i++) items[i] = copy(value[i])
+    return items
+  }
+  const fields = {}
+  for (const key of Object.keys(value)) {
+    if (key === '__proto__') {
+      // As JSON.parse makes it: a field of that name, not the object's prototype.
+      Object.defineProperty(fields, key, {
+        value: copy(value[key]),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      })
+    } else {
+      fields[key] = copy(value[key])
+    }
+  }
+  return fields
+}
 
 /**
  * A plain object with the native result's fields: each is made into a JavaScript value on its
  * first read only (an agent that reads the prompt and the tool definitions pays for those),
  * and enumerable, so that spreading and JSON.stringify see every field.
  */
-/** Fields the native result gives as JSON text, and the getter that gives it. */
-const AS_JSON = { sections: 'sectionsJson', tools: 'toolsJson', toolDefinitions: 'toolDefinitionsJson' }
-
-function parsed(json) {
-  return json === undefined || json === null ? undefined : JSON.parse(json)
-}
-
-function plainResult(native) {
+function plainResult(native, parts) {
   // Getters in an object literal: one shape for every result, where defining the properties
-  // one by one would make each result an object of its own kind. A part read is kept.
+  // one by one would make each result an object of its own kind. A field read is kept.
   const kept = new Map()
   const read = (key) => {
     if (!kept.has(key)) {
-      kept.set(key, key in AS_JSON ? parsed(native[AS_JSON[key]]) : native[key])
+      kept.set(key, key in SHARED ? parts.value(native, key) : native[key])
     }
     return kept.get(key)
   }
@@ -85,6 +133,7 @@ function plainResult(native) {
 
 class Workspace {
   #native
+  #parts = new Parts()
 
   constructor(loaded) {
     this.#native = loaded
@@ -96,6 +145,7 @@ class Workspace {
 
   reload() {
     guarded(() => this.#native.reload())
+    this.#parts = new Parts()
   }
 
   get root() {
@@ -107,12 +157,12 @@ class Workspace {
   }
 
   compile(request) {
-    return plainResult(guarded(() => this.#native.compile(request)))
+    return plainResult(guarded(() => this.#native.compile(requestJson(request))), this.#parts)
   }
 
   async compileAsync(request) {
     try {
-      return plainResult(await guarded(() => this.#native.compileAsync(request)))
+      return plainResult(await guarded(() => this.#native.compileAsync(requestJson(request))), this.#parts)
     } catch (error) {
       throw translate(error)
     }
@@ -120,19 +170,19 @@ class Workspace {
 
   /** Not part of the API: the baseline of bench/compile.mjs. */
   _benchLibraryCompile(request, runs) {
-    return this.#native._benchLibraryCompile(request, runs)
+    return this.#native._benchLibraryCompile(requestJson(request), runs)
   }
 
   explain(request) {
-    return guarded(() => this.#native.explain(request))
+    return guarded(() => this.#native.explain(requestJson(request)))
   }
 
   stats(request) {
-    return guarded(() => this.#native.stats(request))
+    return guarded(() => this.#native.stats(requestJson(request)))
   }
 
   route(request) {
-    return guarded(() => this.#native.route(request))
+    return guarded(() => this.#native.route(requestJson(request)))
   }
 
   families() {

@@ -1,6 +1,7 @@
 /**
- * The compiled prompt and its parts. The parts are made into JavaScript values when read
- * (`index.js` keeps each one after its first read), so a request pays only for what it reads.
+ * The compiled prompt and its parts, each made into a JavaScript value when first read
+ * (`index.js` keeps what it read), so a request pays only for the parts it reads. The large
+ * parts are shared with the results of other compiles that made the same (see `Shared`).
  */
 export declare class CompileResult {
   get family(): string
@@ -8,6 +9,16 @@ export declare class CompileResult {
   get version(): string | null
   /** The final system prompt. */
   get prompt(): string
+  /** The number of the prompt's part: the same for results with the same prompt. */
+  get promptPart(): number
+  /** The number of the sections' part. */
+  get sectionsPart(): number
+  /** The number of the tools' part. */
+  get toolsPart(): number
+  /** The number of the inputs' part. */
+  get inputsPart(): number
+  /** The number of the tool definitions' part, for variants with native tools. */
+  get toolDefinitionsPart(): number | null
   /** The sections, as JSON text (see `tool_definitions_json`). */
   get sectionsJson(): string
   /** The tools the prompt documents, in order, as JSON text (see `tool_definitions_json`). */
@@ -45,30 +56,30 @@ export declare class Workspace {
   /** Warnings found while loading. */
   get warnings(): Array<Diagnostic>
   /** The system prompt and native tool definitions for one request. */
-  compile(request?: CompileRequest): CompileResult
+  compile(requestJson?: string): CompileResult
   /**
    * The median time, in microseconds, of `runs` compiles of `request` by the Rust library
    * alone in this process, with nothing converted: the baseline `bench/compile.mjs` sets
    * the package's own figures against. Not part of the API.
    */
-  _benchLibraryCompile(request: CompileRequest, runs: number): number
+  _benchLibraryCompile(requestJson: string | undefined, runs: number): number
   /**
    * `compile` on a worker thread: many requests compile at once without blocking the
    * event loop.
    */
-  compileAsync(request?: CompileRequest): Promise<CompileResult>
+  compileAsync(requestJson?: string): Promise<CompileResult>
   /** Why each component and tool is in the prompt or not (`promptc explain --format json`). */
-  explain(request?: CompileRequest): Record<string, any>
+  explain(requestJson?: string): Record<string, any>
   /**
    * Tokens, characters, budget and stable prefix of the request's prompt, per section too
    * (`promptc stats --format json`).
    */
-  stats(request?: CompileRequest): Record<string, any>
+  stats(requestJson?: string): Record<string, any>
   /**
    * The family, version and variant that serve the request's model, and the rule that
    * chose them (`promptc route --format json`).
    */
-  route(request?: CompileRequest): Record<string, any>
+  route(requestJson?: string): Record<string, any>
   /** The families, their versions and the models routed to each (`promptc route --list`). */
   families(): Array<Record<string, any>>
 }

@@ -44,11 +44,16 @@ impl AgentRequest {
     /// A request from a JSON value, as the language bindings pass it; unknown keys and values
     /// of the wrong type are a failure naming them.
     pub fn from_json(value: Value) -> Result<AgentRequest, Failure> {
-        serde_json::from_value(value).map_err(|error| {
-            Failure::unlocated(RequestProblem::InvalidRequest {
-                message: error.to_string(),
-            })
-        })
+        serde_json::from_value(value).map_err(invalid_request)
+    }
+
+    /// A request from JSON text, as the Node package passes it (a JavaScript engine writes an
+    /// object as JSON faster than N-API reads it field by field). The text goes through a
+    /// value first, so that a problem is described as `from_json` describes it, without a
+    /// position in a text the caller never wrote.
+    pub fn from_json_text(text: &str) -> Result<AgentRequest, Failure> {
+        let value: Value = serde_json::from_str(text).map_err(invalid_request)?;
+        AgentRequest::from_json(value)
     }
 
     /// The compiler's request, around the assembled context.
@@ -145,4 +150,10 @@ fn kind_of(value: &Value) -> &'static str {
         Value::Array(_) => "a list",
         Value::Object(_) => "a table",
     }
+}
+
+fn invalid_request(error: serde_json::Error) -> Failure {
+    Failure::unlocated(RequestProblem::InvalidRequest {
+        message: error.to_string(),
+    })
 }

@@ -92,6 +92,63 @@ test('native tool definitions keep the provider API keys', () => {
   assert.notDeepEqual(openai.toolDefinitions, result.toolDefinitions)
 })
 
+test('results that share a compile\'s parts are each the caller\'s own', () => {
+  // A request whose MCP tool schema lists its fields in a given order, with a `__proto__` field.
+  const request = (order) => ({
+    family: 'native-next-gen',
+    model: { id: 'claude-sonnet-4-5', provider: 'anthropic' },
+    context: {
+      cwd: '/srv/app',
+      date: '2026-11-22',
+      mcp_servers: [
+        {
+          name: 'notes',
+          tools: [
+            {
+              name: 'add_note',
+              description: 'Store a note.',
+              input_schema: {
+                type: 'object',
+                properties: Object.fromEntries(
+                  [...order, '__proto__'].map((field) => [field, { type: 'string' }]),
+                ),
+              },
+            },
+          ],
+        },
+      ],
+    },
+  })
+  const mcpSchema = (result) =>
+    result.toolDefinitions.find((tool) => tool.name === 'notes__add_note').input_schema
+  const first = shipped.compile(request(['zeta', 'alpha']))
+  const second = shipped.compile(request(['zeta', 'alpha']))
+  // Changing one result's parts changes no other result's.
+  const pristine = JSON.stringify([second.toolDefinitions, second.sections, second.tools, second.inputs])
+  first.toolDefinitions[0].name = 'changed'
+  first.sections.pop()
+  first.tools[0].parameters.length = 0
+  first.inputs.push('changed')
+  const third = shipped.compile(request(['zeta', 'alpha']))
+  for (const result of [second, third]) {
+    assert.equal(
+      JSON.stringify([result.toolDefinitions, result.sections, result.tools, result.inputs]),
+      pristine,
+    )
+  }
+  // Each result's data keeps the order its request gave, even after an equal one in another
+  // order; `__proto__` stays a field, as JSON.parse makes it.
+  assert.deepEqual(Object.keys(mcpSchema(third).properties), ['zeta', 'alpha', '__proto__'])
+  const reordered = shipped.compile(request(['alpha', 'zeta']))
+  assert.deepEqual(Object.keys(mcpSchema(reordered).properties), ['alpha', 'zeta', '__proto__'])
+  assert.equal(Object.getPrototypeOf(mcpSchema(reordered).properties), Object.prototype)
+  assert.deepEqual(Object.keys(mcpSchema(shipped.compile(request(['zeta', 'alpha']))).properties), [
+    'zeta',
+    'alpha',
+    '__proto__',
+  ])
+})
+
 test('a bad workspace throws with located diagnostics', (t) => {
   const dir = copyOfShipped(t)
   writeFileSync(join(dir, 'tools/read_file.toml'), 'id = "read_file"\nbogus = 1\n')
