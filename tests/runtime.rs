@@ -121,6 +121,34 @@ fn a_bad_context_value_is_located_in_the_context_as_given() {
 }
 
 #[test]
+fn a_request_as_json_text_reads_as_the_same_request_as_a_value() {
+    let runtime = shipped();
+    let text = r#"{ "family": "xs", "context": "basic", "set": { "PROJECT": "atlas" } }"#;
+    let from_text = runtime
+        .compile(&AgentRequest::from_json_text(text).unwrap())
+        .unwrap();
+    let from_value = runtime
+        .compile(&request(serde_json::from_str(text).unwrap()))
+        .unwrap();
+    assert_eq!(from_text.value.family, "xs");
+    assert_eq!(from_text.value.prompt, from_value.value.prompt);
+
+    // Its problems read as a value's do: no position in a text the caller never wrote.
+    for text in [
+        r#"{ "familly": "gpt" }"#,
+        "{ \"family\": ",
+        &"[".repeat(200),
+    ] {
+        let failed = failure(AgentRequest::from_json_text(text));
+        assert_eq!(failed.diagnostics[0].code, "invalid-request");
+        assert!(!failed.to_string().contains(" at line "), "{failed}");
+    }
+    let unknown = failure(AgentRequest::from_json_text(r#"{ "familly": "gpt" }"#));
+    let same = failure(AgentRequest::from_json(json!({ "familly": "gpt" })));
+    assert_eq!(unknown.to_string(), same.to_string());
+}
+
+#[test]
 fn request_problems_name_what_would_fix_them() {
     let runtime = shipped();
     let unknown = failure(AgentRequest::from_json(json!({ "familly": "gpt" })));

@@ -13,7 +13,14 @@ export type { CompileRequest, Diagnostic, Model, Parameter, Section, SourceRange
 /** The compiled prompt and its parts: a plain object, each part made when first read. */
 export type CompileResult = Omit<
   NativeCompileResult,
-  'sectionsJson' | 'toolsJson' | 'toolDefinitionsJson'
+  | 'sectionsJson'
+  | 'toolsJson'
+  | 'toolDefinitionsJson'
+  | 'promptPart'
+  | 'sectionsPart'
+  | 'toolsPart'
+  | 'inputsPart'
+  | 'toolDefinitionsPart'
 > & {
   sections: Array<Section>
   /** The tools the prompt documents, in order. */

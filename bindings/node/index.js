@@ -28,7 +28,22 @@ function translate(error) {
  * native side could read the object one property at a time.
  */
 function requestJson(request) {
-  return request === undefined || request === null ? undefined : JSON.stringify(request)
+  if (request === undefined || request === null) return undefined
+  const text = JSON.stringify(request, dataOnly)
+  if (text === undefined) throw new TypeError('a request is an object of promptc request fields')
+  return text
+}
+
+/**
+ * Refuses what JSON would silently drop or turn into null, rather than send a request other than
+ * the one the caller wrote: a function, a symbol, a number that is not finite.
+ */
+function dataOnly(key, value) {
+  const kind = typeof value
+  if (kind === 'function' || kind === 'symbol' || (kind === 'number' && !Number.isFinite(value))) {
+    throw new TypeError(`a request holds data only: ${key ? `\`${key}\` is` : 'it is'} ${String(value)}`)
+  }
+  return value
 }
 
 function guarded(call) {
@@ -51,7 +66,7 @@ const SHARED = {
   toolDefinitions: ['toolDefinitionsPart', (native) => JSON.parse(native.toolDefinitionsJson)],
 }
 
-/** How many parts' values a workspace keeps: the newest ones. */
+/** How many parts' values a workspace keeps: those used most recently. */
 const PARTS_KEPT = 128
 
 /**
@@ -70,8 +85,11 @@ class Parts {
     if (value === undefined) {
       value = make(native)
       if (this.#values.size >= PARTS_KEPT) this.#values.delete(this.#values.keys().next().value)
-      this.#values.set(number, value)
+    } else {
+      // Moved to the end: the first value is the one used least recently.
+      this.#values.delete(number)
     }
+    this.#values.set(number, value)
     return copy(value)
   }
 }

@@ -153,7 +153,12 @@ fn kind_of(value: &Value) -> &'static str {
 }
 
 fn invalid_request(error: serde_json::Error) -> Failure {
-    Failure::unlocated(RequestProblem::InvalidRequest {
-        message: error.to_string(),
-    })
+    // A parse error ends with its position in the text, which the caller never wrote.
+    let position = format!(" at line {} column {}", error.line(), error.column());
+    let message = error.to_string();
+    let message = match message.strip_suffix(&position) {
+        Some(message) => message.to_string(),
+        None => message,
+    };
+    Failure::unlocated(RequestProblem::InvalidRequest { message })
 }

@@ -279,6 +279,10 @@ fn same_json(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Object(a), Value::Object(b)) => same_map(a, b),
         (Value::Array(a), Value::Array(b)) => same_list(a, b, same_json),
+        // `==` holds for 0.0 and -0.0, which are written differently.
+        (Value::Number(a), Value::Number(b)) => {
+            a == b && a.as_f64().map(f64::to_bits) == b.as_f64().map(f64::to_bits)
+        }
         (a, b) => a == b,
     }
 }

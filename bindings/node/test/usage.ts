@@ -24,6 +24,10 @@ try {
 
 // @ts-expect-error: a request has no `familly`.
 workspace.compile({ familly: 'gpt' })
+// @ts-expect-error: the native result's part numbers are not fields of a result.
+result.promptPart
+// @ts-expect-error: nor are its JSON texts.
+result.toolDefinitionsJson
 // @ts-expect-error: the prompt is a string.
 const wrong: number = result.prompt
 

@@ -173,6 +173,20 @@ test('a bad context value throws, located in the context as given', () => {
   assert.equal(thrown(() => shipped.compile({ context: 'nope' })).diagnostics[0].code, 'unknown-context')
 })
 
+test('a request that JSON cannot carry as written is refused, not changed', () => {
+  for (const request of [
+    () => ({ family: 'xs' }),
+    { family: 'xs', context: { cwd: '/srv/app', date: '2026-11-22', mcp_servers: [{ name: 'x', tools: Symbol('t') }] } },
+    { family: 'xs', context: 'basic', set: { LIMIT: Number.NaN } },
+    { family: 'xs', context: 'basic', set: { LIMIT: Infinity } },
+  ]) {
+    assert.throws(() => shipped.compile(request), TypeError)
+  }
+  assert.throws(() => shipped.compile({ family: 'xs', context: 'basic', set: { LIMIT: 10n } }), TypeError)
+  // Absent fields stay absent.
+  assert.equal(shipped.compile({ family: 'xs', context: 'basic', tag: undefined }).family, 'xs')
+})
+
 test('rules folders of the caller may lie outside the workspace', (t) => {
   const project = mkdtempSync(join(tmpdir(), 'promptc-project-'))
   t.after(() => rmSync(project, { recursive: true, force: true }))
