@@ -99,7 +99,7 @@ pub use loader::{
 };
 pub use path_error::{PathError, PathProblem};
 pub use report::diagnostics::{DiagnosticRecord, RecordLabel, RecordLocation};
-pub use runtime::{AgentRequest, Failure, Response, Runtime};
+pub use runtime::{AgentRequest, Failure, Part, Response, Runtime, SharedCompiled};
 pub use source::{SourceFile, SourceId, Sources};
 pub use span::Span;
 pub use tokens::Encoding;

@@ -271,3 +271,54 @@ fn explain_and_stats_answer_for_the_same_request() {
     let families = runtime.families();
     assert!(families.iter().any(|listing| listing.family == "gemini"));
 }
+
+#[test]
+fn shared_results_hold_the_same_parts_only_when_they_are_the_same() {
+    let runtime = shipped();
+    let basic = request(json!({ "family": "native-next-gen", "context": "basic" }));
+    let other = request(json!({
+        "family": "native-next-gen",
+        "context": { "cwd": "/srv/other", "date": "2026-11-22", "mode": "plan" },
+    }));
+    let first = runtime.compile_shared(&basic).unwrap().value;
+    let second = runtime.compile_shared(&basic).unwrap().value;
+    let changed = runtime.compile_shared(&other).unwrap().value;
+    let again = runtime.compile_shared(&basic).unwrap().value;
+
+    // A repeat shares every part and holds nothing of its own.
+    assert!(first.fresh_bytes > 0);
+    assert_eq!(second.prompt.number(), first.prompt.number());
+    assert_eq!(second.sections.number(), first.sections.number());
+    assert_eq!(second.tools.number(), first.tools.number());
+    let definitions = |compiled: &promptc::SharedCompiled| {
+        compiled.tool_definitions.as_ref().map(|part| part.number())
+    };
+    assert!(definitions(&first).is_some());
+    assert_eq!(definitions(&second), definitions(&first));
+    assert_eq!(second.fresh_bytes, 0);
+    // Another context makes another prompt; going back makes a new part again, equal in value.
+    assert_ne!(changed.prompt.number(), first.prompt.number());
+    assert_ne!(again.prompt.number(), changed.prompt.number());
+
+    // Whatever is shared, each result is what `compile` gives for its request.
+    for (shared, request) in [(&first, &basic), (&changed, &other), (&again, &basic)] {
+        let alone = runtime.compile(request).unwrap().value;
+        assert_eq!(shared.prompt.value(), &alone.prompt);
+        assert_eq!(
+            serde_json::to_string(shared.sections.value()).unwrap(),
+            serde_json::to_string(&alone.sections).unwrap()
+        );
+        assert_eq!(
+            serde_json::to_string(shared.tools.value()).unwrap(),
+            serde_json::to_string(&alone.tools).unwrap()
+        );
+        assert_eq!(shared.inputs.value(), &alone.inputs);
+        assert_eq!(
+            shared
+                .tool_definitions
+                .as_ref()
+                .map(|part| part.value().to_string()),
+            alone.tool_definitions.as_ref().map(Value::to_string)
+        );
+    }
+}

@@ -1,7 +1,12 @@
 /**
- * The compiled prompt and its parts, each made into a JavaScript value when first read
- * (`index.js` keeps what it read), so a request pays only for the parts it reads. The large
- * parts are shared with the results of other compiles that made the same (see `Shared`).
+ * The compiled prompt and its parts, each made into a JavaScript value when first read, so a
+ * request pays only for the parts it reads.
+ *
+ * N-API runs a result's finalizer only when the event loop turns: results compiled one after
+ * another in synchronous code all stay alive until then. Their large parts are therefore
+ * shared with other results wherever they are the same ([`Runtime::compile_shared`]), and
+ * `index.js` keeps the JavaScript value made from each part by its number (`…Part`), giving
+ * each result a copy.
  */
 export declare class CompileResult {
   get family(): string

@@ -8,6 +8,7 @@
 //! numbering, so requests can run on many threads at once.
 
 mod request;
+mod shared;
 
 use std::path::{Path, PathBuf};
 
@@ -23,6 +24,8 @@ use crate::source::Sources;
 use crate::workspace::Workspace;
 
 pub use request::AgentRequest;
+use shared::SharedParts;
+pub use shared::{Part, SharedCompiled};
 
 self_cell::self_cell!(
     /// The workspace and the compiler built over it, kept together.
@@ -38,6 +41,8 @@ pub struct Runtime {
     held: Held,
     /// Warnings found while loading: the workspace compiles, but its author may want to know.
     warnings: Vec<DiagnosticRecord>,
+    /// The parts of each variant's last `compile_shared`.
+    shared: SharedParts,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -133,6 +138,7 @@ impl Runtime {
         Ok(Runtime {
             held: Held::new(loaded.workspace, |workspace| Compiler::new(workspace)),
             warnings: found,
+            shared: SharedParts::default(),
         })
     }
 
@@ -160,6 +166,20 @@ impl Runtime {
                 return Err(CompileError::Diagnostics(budget::report(vec![over])));
             }
             Ok(compiled)
+        })
+    }
+
+    /// `compile`, with the result's large parts shared with the results of earlier compiles of
+    /// the variant wherever they are the same (see [`SharedCompiled`]): for a binding that
+    /// holds many results at once, or makes values of its own language from them.
+    pub fn compile_shared(
+        &self,
+        request: &AgentRequest,
+    ) -> Result<Response<SharedCompiled>, Failure> {
+        let response = self.compile(request)?;
+        Ok(Response {
+            value: self.shared.share(response.value),
+            warnings: response.warnings,
         })
     }
 

@@ -8,12 +8,11 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
+use std::sync::{Arc, PoisonError, RwLock};
 
 use napi::bindgen_prelude::{AsyncTask, Env, Error, ObjectFinalize, Result, Status, Task};
 use napi_derive::napi;
-use promptc::{AgentRequest, Compiled, DiagnosticRecord, Failure, Runtime};
+use promptc::{AgentRequest, DiagnosticRecord, Failure, Part, Runtime, SharedCompiled};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -30,261 +29,7 @@ const FAILURE_MARK: &str = "promptc-error:";
 pub struct Workspace {
     dir: PathBuf,
     /// Replaced whole by `reload`; a compile in flight keeps the one it started with.
-    loaded: RwLock<Arc<Loaded>>,
-}
-
-/// A loaded workspace and what its compiles leave for the next ones.
-struct Loaded {
-    runtime: Runtime,
-    /// Per variant, the parts of its last compile, shared with every result whose parts are
-    /// the same. One entry per variant of the workspace.
-    shared: Mutex<HashMap<String, Shared>>,
-}
-
-/// The parts of a variant's last compile. An agent asks for the same variant and context again
-/// and again: a result that made the same parts holds these, and what it made itself is freed
-/// at once. Comparing costs a few microseconds; holding every result's own copy until V8
-/// finalizes it (only when the event loop turns: never, in a loop of synchronous compiles)
-/// leaves each compile fresh memory to fault in, and their JSON texts would be written again.
-#[derive(Default)]
-struct Shared {
-    prompt: Option<Arc<Part<String>>>,
-    sections: Option<Arc<Part<Vec<promptc::Section>>>>,
-    tools: Option<Arc<Part<Vec<promptc::CompiledTool>>>>,
-    inputs: Option<Arc<Part<Vec<String>>>>,
-    definitions: Option<Arc<Part<Value>>>,
-}
-
-/// A part of a result; its number, the same for every result that shares it; and, from the
-/// first time a result's reader asks for it, its JSON text. `index.js` keeps the JavaScript
-/// value made from a part by its number, and gives each result a copy of it (or the string
-/// itself: strings cannot be changed), where making the value again would cost more.
-struct Part<T> {
-    id: i64,
-    value: T,
-    json: OnceLock<String>,
-}
-
-/// The number of the next part made in this process (never reused, reloads included).
-static NEXT_PART: AtomicI64 = AtomicI64::new(1);
-
-impl<T: Serialize> Part<T> {
-    fn new(value: T) -> Part<T> {
-        Part {
-            id: NEXT_PART.fetch_add(1, Ordering::Relaxed),
-            value,
-            json: OnceLock::new(),
-        }
-    }
-
-    /// The part as JSON, in the shape `convert` gives it.
-    fn json<U: Serialize>(&self, convert: impl FnOnce(&T) -> U) -> &str {
-        self.json
-            .get_or_init(|| serde_json::to_string(&convert(&self.value)).unwrap_or_default())
-    }
-}
-
-/// The known part when `made` is the same, else `made`, now known. `fresh` counts the bytes
-/// of parts that were not known.
-fn share<T>(
-    known: &mut Option<Arc<T>>,
-    made: T,
-    same: impl Fn(&T, &T) -> bool,
-    bytes: impl Fn(&T) -> usize,
-    fresh: &mut usize,
-) -> Arc<T> {
-    if let Some(known) = known.as_ref().filter(|known| same(known, &made)) {
-        return known.clone();
-    }
-    *fresh += bytes(&made);
-    let made = Arc::new(made);
-    *known = Some(made.clone());
-    made
-}
-
-impl Loaded {
-    fn new(runtime: Runtime) -> Arc<Loaded> {
-        Arc::new(Loaded {
-            runtime,
-            shared: Mutex::new(HashMap::new()),
-        })
-    }
-
-    fn compile(&self, request: &AgentRequest) -> Result<promptc::Response<Compiled>> {
-        self.runtime.compile(request).map_err(thrown)
-    }
-
-    fn result(&self, env: &Env, response: promptc::Response<Compiled>) -> Result<CompileResult> {
-        let Compiled {
-            family,
-            variant,
-            version,
-            prompt,
-            sections,
-            tools,
-            model,
-            inputs,
-            dialect,
-            tool_definitions,
-        } = response.value;
-        let mut fresh = 0;
-        let mut all = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
-        let known = all.entry(variant.clone()).or_default();
-        let prompt = share(
-            &mut known.prompt,
-            Part::new(prompt),
-            |a, b| a.value == b.value,
-            |part| part.value.len(),
-            &mut fresh,
-        );
-        let sections = share(
-            &mut known.sections,
-            Part::new(sections),
-            |a, b| same_list(&a.value, &b.value, same_section),
-            |part| sections_bytes(&part.value),
-            &mut fresh,
-        );
-        let tools = share(
-            &mut known.tools,
-            Part::new(tools),
-            |a, b| same_list(&a.value, &b.value, same_tool),
-            |part| tools_bytes(&part.value),
-            &mut fresh,
-        );
-        let inputs = share(
-            &mut known.inputs,
-            Part::new(inputs),
-            |a, b| a.value == b.value,
-            |part| part.value.iter().map(String::len).sum(),
-            &mut fresh,
-        );
-        let definitions = tool_definitions.map(|definitions| {
-            share(
-                &mut known.definitions,
-                Part::new(definitions),
-                |a, b| same_json(&a.value, &b.value),
-                |part| json_bytes(&part.value),
-                &mut fresh,
-            )
-        });
-        drop(all);
-        let held = i64::try_from(fresh).unwrap_or(i64::MAX);
-        if held > 0 {
-            env.adjust_external_memory(held)?;
-        }
-        Ok(CompileResult {
-            family,
-            variant,
-            version,
-            prompt,
-            sections,
-            tools,
-            model,
-            inputs,
-            dialect,
-            definitions,
-            warnings: response.warnings,
-            held,
-        })
-    }
-}
-
-fn same_list<T>(a: &[T], b: &[T], same: impl Fn(&T, &T) -> bool) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same(a, b))
-}
-
-fn same_section(a: &promptc::Section, b: &promptc::Section) -> bool {
-    // Every field named: a field added to `Section` does not compile until it is compared.
-    let promptc::Section {
-        id,
-        slot,
-        included,
-        reason,
-        template,
-        source,
-        text,
-    } = a;
-    *id == b.id
-        && *slot == b.slot
-        && *included == b.included
-        && *reason == b.reason
-        && *template == b.template
-        && *source == b.source
-        && *text == b.text
-}
-
-fn same_tool(a: &promptc::CompiledTool, b: &promptc::CompiledTool) -> bool {
-    let promptc::CompiledTool {
-        id,
-        name,
-        spec,
-        source,
-        description,
-        parameters,
-        item,
-    } = a;
-    *id == b.id
-        && *name == b.name
-        && *spec == b.spec
-        && *source == b.source
-        && *description == b.description
-        && *item == b.item
-        && same_list(parameters, &b.parameters, same_parameter)
-}
-
-fn same_parameter(a: &promptc::CompiledParameter, b: &promptc::CompiledParameter) -> bool {
-    let promptc::CompiledParameter {
-        name,
-        required,
-        kind,
-        instruction,
-        usage,
-        note,
-        schema,
-    } = a;
-    *name == b.name
-        && *required == b.required
-        && *kind == b.kind
-        && *instruction == b.instruction
-        && *usage == b.usage
-        && *note == b.note
-        && same_map(schema, &b.schema)
-}
-
-fn same_map(a: &serde_json::Map<String, Value>, b: &serde_json::Map<String, Value>) -> bool {
-    a.len() == b.len()
-        && a.iter()
-            .zip(b)
-            .all(|((ka, va), (kb, vb))| ka == kb && same_json(va, vb))
-}
-
-/// About the bytes a JSON value holds in memory.
-fn json_bytes(value: &Value) -> usize {
-    match value {
-        Value::String(text) => 32 + text.len(),
-        Value::Array(items) => 32 + items.iter().map(json_bytes).sum::<usize>(),
-        Value::Object(fields) => {
-            64 + fields
-                .iter()
-                .map(|(key, value)| key.len() + json_bytes(value))
-                .sum::<usize>()
-        }
-        _ => 16,
-    }
-}
-
-/// Whether two JSON values are written the same: as `==`, but maps must also list their keys in
-/// the same order (`==` on maps ignores order, and the text would differ).
-fn same_json(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Object(a), Value::Object(b)) => same_map(a, b),
-        (Value::Array(a), Value::Array(b)) => same_list(a, b, same_json),
-        // `==` holds for 0.0 and -0.0, which are written differently.
-        (Value::Number(a), Value::Number(b)) => {
-            a == b && a.as_f64().map(f64::to_bits) == b.as_f64().map(f64::to_bits)
-        }
-        (a, b) => a == b,
-    }
+    runtime: RwLock<Arc<Runtime>>,
 }
 
 #[napi]
@@ -297,7 +42,7 @@ impl Workspace {
         let runtime = Runtime::load(&dir).map_err(thrown)?;
         Ok(Workspace {
             dir,
-            loaded: RwLock::new(Loaded::new(runtime)),
+            runtime: RwLock::new(Arc::new(runtime)),
         })
     }
 
@@ -306,8 +51,8 @@ impl Workspace {
     #[napi]
     pub fn reload(&self) -> Result<()> {
         let fresh = Runtime::load(&self.dir).map_err(thrown)?;
-        let mut current = self.loaded.write().unwrap_or_else(PoisonError::into_inner);
-        *current = Loaded::new(fresh);
+        let mut current = self.runtime.write().unwrap_or_else(PoisonError::into_inner);
+        *current = Arc::new(fresh);
         Ok(())
     }
 
@@ -321,7 +66,6 @@ impl Workspace {
     #[napi(getter)]
     pub fn warnings(&self) -> Vec<Diagnostic> {
         self.current()
-            .runtime
             .warnings()
             .iter()
             .map(Diagnostic::from)
@@ -332,9 +76,8 @@ impl Workspace {
     #[napi(ts_args_type = "requestJson?: string")]
     pub fn compile(&self, env: Env, request: Option<String>) -> Result<CompileResult> {
         let request = agent_request(request)?;
-        let loaded = self.current();
-        let response = loaded.compile(&request)?;
-        loaded.result(&env, response)
+        let response = self.current().compile_shared(&request).map_err(thrown)?;
+        CompileResult::new(&env, response)
     }
 
     /// The median time, in microseconds, of `runs` compiles of `request` by the Rust library
@@ -346,8 +89,7 @@ impl Workspace {
     )]
     pub fn bench_library_compile(&self, request: Option<String>, runs: u32) -> Result<f64> {
         let request = agent_request(request)?;
-        let loaded = self.current();
-        let runtime = &loaded.runtime;
+        let runtime = self.current();
         let mut samples = Vec::with_capacity(runs as usize);
         for _ in 0..runs.max(1) {
             let start = std::time::Instant::now();
@@ -367,7 +109,7 @@ impl Workspace {
     )]
     pub fn compile_async(&self, request: Option<String>) -> Result<AsyncTask<CompileTask>> {
         Ok(AsyncTask::new(CompileTask {
-            loaded: self.current(),
+            runtime: self.current(),
             request: agent_request(request)?,
         }))
     }
@@ -404,7 +146,7 @@ impl Workspace {
     /// The families, their versions and the models routed to each (`promptc route --list`).
     #[napi(ts_return_type = "Array<Record<string, any>>")]
     pub fn families(&self) -> Value {
-        camel_case(json(&self.current().runtime.families()))
+        camel_case(json(&self.current().families()))
     }
 
     /// A request's answer as promptc's JSON with camelCase keys.
@@ -414,12 +156,12 @@ impl Workspace {
         ask: impl FnOnce(&Runtime, &AgentRequest) -> std::result::Result<promptc::Response<T>, Failure>,
     ) -> Result<Value> {
         let request = agent_request(request)?;
-        let response = ask(&self.current().runtime, &request).map_err(thrown)?;
+        let response = ask(&self.current(), &request).map_err(thrown)?;
         Ok(camel_case(json(&response.value)))
     }
 
-    fn current(&self) -> Arc<Loaded> {
-        self.loaded
+    fn current(&self) -> Arc<Runtime> {
+        self.runtime
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
@@ -433,20 +175,20 @@ pub fn version() -> String {
 }
 
 pub struct CompileTask {
-    loaded: Arc<Loaded>,
+    runtime: Arc<Runtime>,
     request: AgentRequest,
 }
 
 impl Task for CompileTask {
-    type Output = promptc::Response<Compiled>;
+    type Output = promptc::Response<SharedCompiled>;
     type JsValue = CompileResult;
 
     fn compute(&mut self) -> Result<Self::Output> {
-        self.loaded.compile(&self.request)
+        self.runtime.compile_shared(&self.request).map_err(thrown)
     }
 
     fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
-        self.loaded.result(&env, output)
+        CompileResult::new(&env, output)
     }
 }
 
@@ -485,21 +227,17 @@ pub struct Model {
     pub provider: Option<String>,
 }
 
-/// The compiled prompt and its parts, each made into a JavaScript value when first read
-/// (`index.js` keeps what it read), so a request pays only for the parts it reads. The large
-/// parts are shared with the results of other compiles that made the same (see `Shared`).
+/// The compiled prompt and its parts, each made into a JavaScript value when first read, so a
+/// request pays only for the parts it reads.
+///
+/// N-API runs a result's finalizer only when the event loop turns: results compiled one after
+/// another in synchronous code all stay alive until then. Their large parts are therefore
+/// shared with other results wherever they are the same ([`Runtime::compile_shared`]), and
+/// `index.js` keeps the JavaScript value made from each part by its number (`…Part`), giving
+/// each result a copy.
 #[napi(custom_finalize)]
 pub struct CompileResult {
-    family: String,
-    variant: String,
-    version: Option<String>,
-    prompt: Arc<Part<String>>,
-    sections: Arc<Part<Vec<promptc::Section>>>,
-    tools: Arc<Part<Vec<promptc::CompiledTool>>>,
-    model: promptc::model::ModelConfig,
-    inputs: Arc<Part<Vec<String>>>,
-    dialect: Option<&'static str>,
-    definitions: Option<Arc<Part<Value>>>,
+    compiled: SharedCompiled,
     warnings: Vec<DiagnosticRecord>,
     /// About the bytes of the parts this result made itself, told to V8: without it the
     /// garbage collector sees small objects, and finished results pile up in native memory
@@ -518,95 +256,113 @@ impl ObjectFinalize for CompileResult {
 
 #[napi]
 impl CompileResult {
+    fn new(env: &Env, response: promptc::Response<SharedCompiled>) -> Result<CompileResult> {
+        let held = i64::try_from(response.value.fresh_bytes).unwrap_or(i64::MAX);
+        if held > 0 {
+            env.adjust_external_memory(held)?;
+        }
+        Ok(CompileResult {
+            compiled: response.value,
+            warnings: response.warnings,
+            held,
+        })
+    }
+
     #[napi(getter)]
     pub fn family(&self) -> String {
-        self.family.clone()
+        self.compiled.family.clone()
     }
 
     #[napi(getter)]
     pub fn variant(&self) -> String {
-        self.variant.clone()
+        self.compiled.variant.clone()
     }
 
     #[napi(getter)]
     pub fn version(&self) -> Option<String> {
-        self.version.clone()
+        self.compiled.version.clone()
     }
 
     /// The final system prompt.
     #[napi(getter)]
     pub fn prompt(&self) -> String {
-        self.prompt.value.clone()
+        self.compiled.prompt.value().clone()
     }
 
     /// The number of the prompt's part: the same for results with the same prompt.
     #[napi(getter)]
     pub fn prompt_part(&self) -> i64 {
-        self.prompt.id
+        number(&self.compiled.prompt)
     }
 
     /// The number of the sections' part.
     #[napi(getter)]
     pub fn sections_part(&self) -> i64 {
-        self.sections.id
+        number(&self.compiled.sections)
     }
 
     /// The number of the tools' part.
     #[napi(getter)]
     pub fn tools_part(&self) -> i64 {
-        self.tools.id
+        number(&self.compiled.tools)
     }
 
     /// The number of the inputs' part.
     #[napi(getter)]
     pub fn inputs_part(&self) -> i64 {
-        self.inputs.id
+        number(&self.compiled.inputs)
     }
 
     /// The number of the tool definitions' part, for variants with native tools.
     #[napi(getter)]
     pub fn tool_definitions_part(&self) -> Option<i64> {
-        self.definitions.as_ref().map(|part| part.id)
+        self.compiled.tool_definitions.as_deref().map(number)
     }
 
     /// The sections, as JSON text (see `tool_definitions_json`).
     #[napi(getter)]
     pub fn sections_json(&self) -> String {
-        let convert = |sections: &Vec<promptc::Section>| {
-            sections
-                .iter()
-                .cloned()
-                .map(Section::from)
-                .collect::<Vec<_>>()
-        };
-        self.sections.json(convert).to_string()
+        let sections: Vec<Section> = self
+            .compiled
+            .sections
+            .value()
+            .iter()
+            .cloned()
+            .map(Section::from)
+            .collect();
+        serde_json::to_string(&sections).unwrap_or_default()
     }
 
     /// The tools the prompt documents, in order, as JSON text (see `tool_definitions_json`).
     #[napi(getter)]
     pub fn tools_json(&self) -> String {
-        let convert = |tools: &Vec<promptc::CompiledTool>| {
-            tools.iter().cloned().map(Tool::from).collect::<Vec<_>>()
-        };
-        self.tools.json(convert).to_string()
+        let tools: Vec<Tool> = self
+            .compiled
+            .tools
+            .value()
+            .iter()
+            .cloned()
+            .map(Tool::from)
+            .collect();
+        serde_json::to_string(&tools).unwrap_or_default()
     }
 
     /// Model settings the variant carries (temperature, …), keys as written.
     #[napi(getter, ts_return_type = "Record<string, unknown>")]
     pub fn model(&self) -> Value {
-        json(&self.model)
+        json(&self.compiled.model)
     }
 
     /// Workspace files the prompt was compiled from.
     #[napi(getter)]
     pub fn inputs(&self) -> Vec<String> {
-        self.inputs.value.clone()
+        self.compiled.inputs.value().clone()
     }
 
     /// The provider shape of `toolDefinitions`, for variants with native tools.
     #[napi(getter)]
     pub fn dialect(&self) -> Option<String> {
-        self.dialect.map(str::to_string)
+        self.compiled.dialect.map(str::to_string)
     }
 
     /// Native tool definitions, ready for the provider's API, for variants with native tools,
@@ -614,8 +370,8 @@ impl CompileResult {
     /// and `tools`: V8 parses JSON far faster than objects are built one call at a time.
     #[napi(getter)]
     pub fn tool_definitions_json(&self) -> Option<String> {
-        let definitions = self.definitions.as_ref()?;
-        Some(definitions.json(Value::clone).to_string())
+        let definitions = self.compiled.tool_definitions.as_ref()?;
+        serde_json::to_string(definitions.value()).ok()
     }
 
     /// Warnings met on the way (a rules file left out, say).
@@ -625,16 +381,9 @@ impl CompileResult {
     }
 }
 
-fn sections_bytes(sections: &[promptc::Section]) -> usize {
-    sections.iter().map(|section| section.text.len() + 64).sum()
-}
-
-/// A tool's description and, for its parameters, an estimate of their texts and schema.
-fn tools_bytes(tools: &[promptc::CompiledTool]) -> usize {
-    tools
-        .iter()
-        .map(|tool| tool.description.len() + 256 * tool.parameters.len())
-        .sum()
+/// A part's number as a JavaScript number (exact below 2^53 parts).
+fn number<T>(part: &Part<T>) -> i64 {
+    i64::try_from(part.number()).unwrap_or(i64::MAX)
 }
 
 /// One section of the prompt: a component's output, or why it is empty.

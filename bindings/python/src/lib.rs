@@ -5,14 +5,15 @@
 //! Results keep promptc's own JSON keys, which are already Python's case (`tool_definitions`,
 //! `first_line`): the same data as `promptc build --format json`.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
-use promptc::{AgentRequest, DiagnosticRecord, Failure, Runtime};
+use promptc::{AgentRequest, DiagnosticRecord, Failure, Part, Runtime, SharedCompiled};
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -34,6 +35,8 @@ struct Workspace {
     dir: PathBuf,
     /// Replaced whole by `reload`; a compile in flight keeps the one it started with.
     runtime: RwLock<Arc<Runtime>>,
+    /// The Python values made from the parts results share.
+    parts: Arc<PartValues>,
 }
 
 #[pymethods]
@@ -48,6 +51,7 @@ impl Workspace {
         Ok(Workspace {
             dir,
             runtime: RwLock::new(Arc::new(runtime)),
+            parts: Arc::default(),
         })
     }
 
@@ -62,6 +66,7 @@ impl Workspace {
             .write()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         *current = Arc::new(fresh);
+        self.parts.clear();
         Ok(())
     }
 
@@ -92,9 +97,9 @@ impl Workspace {
         let request = agent_request(py, request)?;
         let runtime = self.current();
         let response = py
-            .detach(|| runtime.compile(&request))
+            .detach(|| runtime.compile_shared(&request))
             .map_err(|failure| raised(py, failure))?;
-        Ok(CompileResult::new(response))
+        Ok(CompileResult::new(response, self.parts.clone()))
     }
 
     /// Why each component and tool is in the prompt or not (`promptc explain --format json`).
@@ -206,23 +211,46 @@ fn agent_request(py: Python<'_>, request: Option<&Bound<'_, PyDict>>) -> PyResul
     AgentRequest::from_json(value).map_err(|failure| raised(py, failure))
 }
 
-/// A value with every path (`pathlib.Path`, as `rules_from` folders often are) turned into
-/// its string, lists and dicts followed.
-fn plain<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+/// A copy of `value`: new dicts and lists, followed all the way down, each other value as
+/// `leaf` gives it.
+fn rebuilt<'py>(
+    value: &Bound<'py, PyAny>,
+    leaf: &impl Fn(&Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
     let py = value.py();
     if let Ok(dict) = value.cast::<PyDict>() {
         let out = PyDict::new(py);
         for (key, item) in dict.iter() {
-            out.set_item(key, plain(&item)?)?;
+            out.set_item(key, rebuilt(&item, leaf)?)?;
         }
         return Ok(out.into_any());
     }
     if let Ok(list) = value.cast::<PyList>() {
         let items = list
             .iter()
-            .map(|item| plain(&item))
+            .map(|item| rebuilt(&item, leaf))
             .collect::<PyResult<Vec<_>>>()?;
         return Ok(PyList::new(py, items)?.into_any());
+    }
+    leaf(value)
+}
+
+/// A value with every path (`pathlib.Path`, as `rules_from` folders often are) turned into
+/// its string, lists and dicts followed.
+fn plain<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    rebuilt(value, &path_as_text)
+}
+
+fn path_as_text<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let py = value.py();
+    // Data, the common case, before looking up `os.PathLike`.
+    if value.is_none()
+        || value.is_instance_of::<PyString>()
+        || value.is_instance_of::<PyInt>()
+        || value.is_instance_of::<PyFloat>()
+        || value.is_instance_of::<PyBool>()
+    {
+        return Ok(value.clone());
     }
     let path_like = py.import("os")?.getattr("PathLike")?;
     if value.is_instance(&path_like)? {
@@ -231,29 +259,54 @@ fn plain<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     Ok(value.clone())
 }
 
-/// The compiled prompt and its parts. The sections, tools, model settings and tool
-/// definitions become Python values when first read, then stay: a request pays only for what
-/// it reads.
+/// The compiled prompt and its parts, each made into a Python value when first read, then kept:
+/// a request pays only for what it reads. The large parts are shared with other results
+/// wherever they are the same ([`Runtime::compile_shared`]), and the Python value made from
+/// each is kept by the workspace: a result gets a copy of it (a string as it is, since strings
+/// cannot change), which takes a fraction of the time making it again would.
 #[pyclass(frozen, module = "promptc_runtime")]
 struct CompileResult {
-    compiled: promptc::Compiled,
+    compiled: SharedCompiled,
     warnings: Vec<DiagnosticRecord>,
+    parts: Arc<PartValues>,
+    prompt: PyOnceLock<Py<PyAny>>,
     sections: PyOnceLock<Py<PyAny>>,
     tools: PyOnceLock<Py<PyAny>>,
+    inputs: PyOnceLock<Py<PyAny>>,
     model: PyOnceLock<Py<PyAny>>,
     tool_definitions: PyOnceLock<Py<PyAny>>,
 }
 
 impl CompileResult {
-    fn new(response: promptc::Response<promptc::Compiled>) -> CompileResult {
+    fn new(response: promptc::Response<SharedCompiled>, parts: Arc<PartValues>) -> CompileResult {
         CompileResult {
             compiled: response.value,
             warnings: response.warnings,
+            parts,
+            prompt: PyOnceLock::new(),
             sections: PyOnceLock::new(),
             tools: PyOnceLock::new(),
+            inputs: PyOnceLock::new(),
             model: PyOnceLock::new(),
             tool_definitions: PyOnceLock::new(),
         }
+    }
+
+    /// A shared part as this result's Python value: a copy of the workspace's, made on the
+    /// first read, then kept.
+    fn shared<'py, T: Serialize>(
+        &self,
+        py: Python<'py>,
+        cell: &PyOnceLock<Py<PyAny>>,
+        part: &Part<T>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        cell.get_or_try_init(py, || {
+            let value = self
+                .parts
+                .value(py, part.number(), || python(py, part.value()))?;
+            copy(&value).map(Bound::unbind)
+        })
+        .map(|value| value.bind(py).clone())
     }
 }
 
@@ -265,6 +318,60 @@ fn kept<'py, T: Serialize>(
 ) -> PyResult<Bound<'py, PyAny>> {
     cell.get_or_try_init(py, || python(py, value).map(Bound::unbind))
         .map(|value| value.bind(py).clone())
+}
+
+/// The Python values made from shared parts, by part number: the 128 used most recently. A
+/// value is never given out itself, only copies.
+#[derive(Default)]
+struct PartValues {
+    values: Mutex<HashMap<u64, (Py<PyAny>, u64)>>,
+    /// Counts uses, to find the value used least recently.
+    uses: std::sync::atomic::AtomicU64,
+}
+
+const PARTS_KEPT: usize = 128;
+
+impl PartValues {
+    fn value<'py>(
+        &self,
+        py: Python<'py>,
+        number: u64,
+        make: impl FnOnce() -> PyResult<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let now = self.uses.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let Some((value, used)) = self.lock().get_mut(&number) {
+            *used = now;
+            return Ok(value.bind(py).clone());
+        }
+        // Made without the lock held: making a value runs Python.
+        let value = make()?;
+        let mut values = self.lock();
+        if values.len() >= PARTS_KEPT {
+            let oldest = values
+                .iter()
+                .min_by_key(|(_, (_, used))| *used)
+                .map(|(number, _)| *number);
+            if let Some(oldest) = oldest {
+                values.remove(&oldest);
+            }
+        }
+        values.insert(number, (value.clone().unbind(), now));
+        Ok(value)
+    }
+
+    fn clear(&self) {
+        self.lock().clear();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, (Py<PyAny>, u64)>> {
+        self.values.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A copy of a value made from JSON: new dicts and lists, the same strings and numbers (which
+/// cannot change).
+fn copy<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    rebuilt(value, &|leaf| Ok(leaf.clone()))
 }
 
 #[pymethods]
@@ -286,19 +393,28 @@ impl CompileResult {
 
     /// The final system prompt.
     #[getter]
-    fn prompt(&self) -> &str {
-        &self.compiled.prompt
+    fn prompt<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let part = &self.compiled.prompt;
+        self.prompt
+            .get_or_try_init(py, || {
+                self.parts
+                    .value(py, part.number(), || {
+                        Ok(PyString::new(py, part.value()).into_any())
+                    })
+                    .map(Bound::unbind)
+            })
+            .map(|value| value.bind(py).clone())
     }
 
     #[getter]
     fn sections<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        kept(py, &self.sections, &self.compiled.sections)
+        self.shared(py, &self.sections, &self.compiled.sections)
     }
 
     /// The tools the prompt documents, in order.
     #[getter]
     fn tools<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        kept(py, &self.tools, &self.compiled.tools)
+        self.shared(py, &self.tools, &self.compiled.tools)
     }
 
     /// Model settings the variant carries (temperature, …).
@@ -309,8 +425,8 @@ impl CompileResult {
 
     /// Workspace files the prompt was compiled from.
     #[getter]
-    fn inputs(&self) -> Vec<String> {
-        self.compiled.inputs.clone()
+    fn inputs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.shared(py, &self.inputs, &self.compiled.inputs)
     }
 
     /// The provider shape of `tool_definitions`, for variants with native tools.
@@ -322,7 +438,10 @@ impl CompileResult {
     /// Native tool definitions, ready for the provider's API, for variants with native tools.
     #[getter]
     fn tool_definitions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        kept(py, &self.tool_definitions, &self.compiled.tool_definitions)
+        match &self.compiled.tool_definitions {
+            Some(part) => self.shared(py, &self.tool_definitions, part),
+            None => Ok(py.None().into_bound(py)),
+        }
     }
 
     /// Warnings met on the way (a rules file left out, say).
@@ -336,7 +455,7 @@ impl CompileResult {
             "CompileResult(family={:?}, variant={:?}, prompt=<{} characters>)",
             self.compiled.family,
             self.compiled.variant,
-            self.compiled.prompt.chars().count()
+            self.compiled.prompt.value().chars().count()
         )
     }
 }

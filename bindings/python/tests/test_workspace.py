@@ -50,6 +50,40 @@ def test_a_results_parts_are_made_once_and_kept(shipped: Workspace) -> None:
     assert "CompileResult(family=\"native-next-gen\"" in repr(result)
 
 
+def test_results_that_share_a_compiles_parts_are_each_the_callers_own(shipped: Workspace) -> None:
+    def request(order: list[str]) -> dict[str, Any]:
+        schema = {"type": "object", "properties": {field: {"type": "string"} for field in order}}
+        server = {"name": "notes", "tools": [{"name": "add_note", "description": "Store a note.", "input_schema": schema}]}
+        return {
+            "family": "native-next-gen",
+            "model": {"id": "claude-sonnet-4-5", "provider": "anthropic"},
+            "context": {"cwd": "/srv/app", "date": "2026-11-22", "mcp_servers": [server]},
+        }
+
+    def fields(result: CompileResult) -> list[str]:
+        assert result.tool_definitions is not None
+        (tool,) = [tool for tool in result.tool_definitions if tool["name"] == "notes__add_note"]
+        return list(tool["input_schema"]["properties"])
+
+    first = shipped.compile(**request(["zeta", "alpha"]))
+    second = shipped.compile(**request(["zeta", "alpha"]))
+    pristine = repr((second.tool_definitions, second.sections, second.tools, second.inputs))
+    # Changing one result's parts changes no other result's.
+    assert first.tool_definitions is not None
+    first.tool_definitions[0]["name"] = "changed"
+    first.sections.pop()
+    first.tools[0]["parameters"].clear()
+    first.inputs.append("changed")
+    third = shipped.compile(**request(["zeta", "alpha"]))
+    for result in (second, third):
+        assert repr((result.tool_definitions, result.sections, result.tools, result.inputs)) == pristine
+    assert third.prompt is first.prompt  # one string: strings cannot change
+    # Each result's data keeps the order its own request gave.
+    assert fields(third) == ["zeta", "alpha"]
+    assert fields(shipped.compile(**request(["alpha", "zeta"]))) == ["alpha", "zeta"]
+    assert fields(shipped.compile(**request(["zeta", "alpha"]))) == ["zeta", "alpha"]
+
+
 def test_a_model_id_routes_to_its_family(shipped: Workspace) -> None:
     def routed(id: str, provider: str) -> CompileResult:
         return shipped.compile(
