@@ -160,5 +160,5 @@ fn invalid_request(error: serde_json::Error) -> Failure {
         Some(message) => message.to_string(),
         None => message,
     };
-    Failure::unlocated(RequestProblem::InvalidRequest { message })
+    Failure::invalid_request(message)
 }

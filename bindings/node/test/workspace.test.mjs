@@ -183,6 +183,17 @@ test('a request that JSON cannot carry as written is refused, not changed', () =
     assert.throws(() => shipped.compile(request), TypeError)
   }
   assert.throws(() => shipped.compile({ family: 'xs', context: 'basic', set: { LIMIT: 10n } }), TypeError)
+  // Nested past any real context, or holding itself: an error, never a crash.
+  let deep = {}
+  for (let i = 0; i < 100_000; i++) deep = { a: deep }
+  let nested = {}
+  for (let i = 0; i < 200; i++) nested = { a: nested }
+  const looped = {}
+  looped.self = looped
+  assert.throws(() => shipped.compile({ family: 'xs', context: { cwd: '/srv/app', extra: deep } }))
+  assert.throws(() => shipped.compile({ family: 'xs', context: { cwd: '/srv/app', extra: looped } }), TypeError)
+  const tooDeep = thrown(() => shipped.compile({ family: 'xs', context: { cwd: '/srv/app', extra: nested } }))
+  assert.equal(tooDeep.diagnostics[0].code, 'invalid-request')
   // Absent fields stay absent.
   assert.equal(shipped.compile({ family: 'xs', context: 'basic', tag: undefined }).family, 'xs')
 })

@@ -211,24 +211,39 @@ fn agent_request(py: Python<'_>, request: Option<&Bound<'_, PyDict>>) -> PyResul
     AgentRequest::from_json(value).map_err(|failure| raised(py, failure))
 }
 
-/// A copy of `value`: new dicts and lists, followed all the way down, each other value as
-/// `leaf` gives it.
+/// How deep the lists and dicts of a request may nest: serde_json's own limit for JSON text,
+/// far past any real context. Following a deeper one would overflow the stack, and a dict that
+/// holds itself never ends.
+const REQUEST_DEPTH: usize = 128;
+
+/// A copy of `value`: new dicts and lists, followed all the way down but no deeper than
+/// `depth`, each other value as `leaf` gives it.
 fn rebuilt<'py>(
     value: &Bound<'py, PyAny>,
     leaf: &impl Fn(&Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>>,
+    depth: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = value.py();
+    let nested = value.is_instance_of::<PyDict>() || value.is_instance_of::<PyList>();
+    if nested && depth == 0 {
+        return Err(raised(
+            py,
+            Failure::invalid_request(format!(
+                "lists and dicts nested more than {REQUEST_DEPTH} deep, or holding themselves"
+            )),
+        ));
+    }
     if let Ok(dict) = value.cast::<PyDict>() {
         let out = PyDict::new(py);
         for (key, item) in dict.iter() {
-            out.set_item(key, rebuilt(&item, leaf)?)?;
+            out.set_item(key, rebuilt(&item, leaf, depth - 1)?)?;
         }
         return Ok(out.into_any());
     }
     if let Ok(list) = value.cast::<PyList>() {
         let items = list
             .iter()
-            .map(|item| rebuilt(&item, leaf))
+            .map(|item| rebuilt(&item, leaf, depth - 1))
             .collect::<PyResult<Vec<_>>>()?;
         return Ok(PyList::new(py, items)?.into_any());
     }
@@ -238,7 +253,7 @@ fn rebuilt<'py>(
 /// A value with every path (`pathlib.Path`, as `rules_from` folders often are) turned into
 /// its string, lists and dicts followed.
 fn plain<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    rebuilt(value, &path_as_text)
+    rebuilt(value, &path_as_text, REQUEST_DEPTH)
 }
 
 fn path_as_text<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
@@ -369,9 +384,10 @@ impl PartValues {
 }
 
 /// A copy of a value made from JSON: new dicts and lists, the same strings and numbers (which
-/// cannot change).
+/// cannot change). The value is promptc's own, as deep as the request and workspace data it
+/// was made from allowed.
 fn copy<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    rebuilt(value, &|leaf| Ok(leaf.clone()))
+    rebuilt(value, &|leaf| Ok(leaf.clone()), usize::MAX)
 }
 
 #[pymethods]

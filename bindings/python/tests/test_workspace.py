@@ -148,6 +148,22 @@ def test_a_bad_context_value_raises_located_in_the_context(shipped: Workspace) -
     assert "familly" in str(misspelt.value)
 
 
+def test_a_request_nested_too_deep_or_holding_itself_raises_rather_than_crashing(shipped: Workspace) -> None:
+    deep: dict[str, Any] = {}
+    for _ in range(100_000):
+        deep = {"a": deep}
+    looped: dict[str, Any] = {}
+    looped["self"] = looped
+    wide_but_deep = {"list": [deep, {}]}
+    for extra in (deep, looped, wide_but_deep):
+        with pytest.raises(PromptcError) as raised:
+            shipped.compile(family="xs", context={"cwd": "/srv/app", "extra": extra})
+        assert raised.value.diagnostics[0].code == "invalid-request"
+    # Nesting as deep as a real context's still compiles.
+    fine = shipped.compile(family="xs", context={"cwd": "/srv/app", "date": "2026-11-22", "extra": {"a": {"b": [[{"c": 1}]]}}})
+    assert fine.family == "xs"
+
+
 def test_rules_folders_of_the_caller_may_lie_outside_the_workspace(shipped: Workspace, tmp_path: Path) -> None:
     (tmp_path / "AGENTS.md").write_text("Run the linter before every commit.\n")
     result = shipped.compile(
