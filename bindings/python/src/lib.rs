@@ -7,7 +7,8 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 
 use promptc::{AgentRequest, DiagnosticRecord, Failure, Part, Runtime, SharedCompiled};
 use pyo3::exceptions::PyException;
@@ -61,10 +62,7 @@ impl Workspace {
         let fresh = py
             .detach(|| Runtime::load(&self.dir))
             .map_err(|failure| raised(py, failure))?;
-        let mut current = self
-            .runtime
-            .write()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut current = self.runtime.write().unwrap_or_else(PoisonError::into_inner);
         *current = Arc::new(fresh);
         self.parts.clear();
         Ok(())
@@ -189,7 +187,7 @@ impl Workspace {
     fn current(&self) -> Arc<Runtime> {
         self.runtime
             .read()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .unwrap_or_else(PoisonError::into_inner)
             .clone()
     }
 }
@@ -341,7 +339,7 @@ fn kept<'py, T: Serialize>(
 struct PartValues {
     values: Mutex<HashMap<u64, (Py<PyAny>, u64)>>,
     /// Counts uses, to find the value used least recently.
-    uses: std::sync::atomic::AtomicU64,
+    uses: AtomicU64,
 }
 
 const PARTS_KEPT: usize = 128;
@@ -353,7 +351,7 @@ impl PartValues {
         number: u64,
         make: impl FnOnce() -> PyResult<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let now = self.uses.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let now = self.uses.fetch_add(1, Ordering::Relaxed);
         if let Some((value, used)) = self.lock().get_mut(&number) {
             *used = now;
             return Ok(value.bind(py).clone());
@@ -378,7 +376,7 @@ impl PartValues {
         self.lock().clear();
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, (Py<PyAny>, u64)>> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<u64, (Py<PyAny>, u64)>> {
         self.values.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
