@@ -7,6 +7,7 @@ use std::path::Path;
 use crate::diagnostic::Diagnostics;
 use crate::load::invalid_ids::InvalidIds;
 use crate::load::rules::{self, RulesReport, RulesRequest};
+use crate::load::schema_check::SchemaValidators;
 use crate::load::specs::{context_from_text, load_context, load_specs};
 use crate::model::Context;
 use crate::source::Sources;
@@ -27,6 +28,9 @@ pub struct Loaded {
 /// errors does not compile.
 pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
     let root = root.canonicalize()?;
+    // Compiling the schemas takes about as long as reading a small workspace: one does the
+    // other meanwhile.
+    SchemaValidators::build_ahead();
     let mut sources = Sources::default();
     let mut diagnostics = Diagnostics::default();
     let mut invalid = InvalidIds::default();

@@ -459,3 +459,46 @@ fn the_clean_up_reference_needs_its_rules() {
     assert!(team.contains("====\nEDITING FILES"));
     assert!(solo.lines().any(|line| line.trim() == "##"));
 }
+
+#[test]
+fn one_compiler_serves_more_variants_than_it_keeps_outlines_of() {
+    // A compiler keeps the outlines of the variants it used last; forty variants, each with
+    // its own tools and sections, compiled in turn and then again in another order, must each
+    // give what a compiler of their own gives.
+    let mut fixture = common::Fixture::minimal();
+    let variants = 40;
+    for v in 0..variants {
+        fixture = fixture
+            .file(
+                &format!("tools/tool_{v}.toml"),
+                format!("id = \"tool_{v}\"\ndescription = \"Tool number {v}.\"\n"),
+            )
+            .file(
+                &format!("variants/family_{v}.toml"),
+                format!(
+                    "id = \"family_{v}\"\ntemplate = \"Family {v}.\\n{{{{ INTRO_SECTION }}}}\\n{{{{ TOOLS }}}}\"\n\
+                     components = [\"intro\"]\ntools = [\"read_file\", \"tool_{v}\"]\n"
+                ),
+            );
+    }
+    let written = fixture.write();
+    let workspace = common::load(written.root());
+    let context = workspace.context("basic").unwrap().clone();
+    let request =
+        |v: usize| Request::new(Selection::family(format!("family_{v}")), context.clone());
+    let shared = promptc::Compiler::new(&workspace);
+    let order = (0..variants).chain((0..variants).rev()).chain(0..variants);
+    for v in order {
+        let compiled = shared.compile(&request(v)).unwrap();
+        let own = promptc::Compiler::new(&workspace)
+            .compile(&request(v))
+            .unwrap();
+        assert_eq!(compiled.prompt, own.prompt, "family_{v}");
+        assert!(compiled.prompt.starts_with(&format!("Family {v}.\n")));
+        assert!(compiled.prompt.contains(&format!("Tool number {v}.")));
+        assert_eq!(
+            serde_json::to_string(&compiled).unwrap(),
+            serde_json::to_string(&own).unwrap()
+        );
+    }
+}

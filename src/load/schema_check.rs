@@ -1,6 +1,8 @@
 //! JSON Schema validation of every data file, with each error mapped back to the key or value
 //! it is about.
 
+use std::sync::OnceLock;
+
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{Draft, ValidationError, Validator};
 use serde_json::Value;
@@ -14,42 +16,54 @@ use crate::problem::{Form, InvalidValue, Kind, Problem};
 use crate::schema::schema_for;
 use crate::span::Span;
 
-/// One compiled validator per kind of file, built once per run.
+/// One compiled validator per kind of file, each built once per process, when first needed.
 pub struct SchemaValidators {
-    validators: Vec<(Kind, Value, Validator)>,
+    /// By `Kind::ALL`'s order. `None` in a cell only if promptc's own schema failed to
+    /// compile, a bug the test suite catches; files of that kind then go unchecked.
+    validators: [OnceLock<Option<(Value, Validator)>>; Kind::ALL.len()],
 }
 
 impl SchemaValidators {
-    /// The validators of the process, built on first use: compiling the schemas costs more
-    /// than checking a small workspace against them.
+    /// The validators of the process. Compiling the schemas costs more than checking a small
+    /// workspace against them (about 4 ms for the five), so each is built on first use, and
+    /// [`SchemaValidators::build_ahead`] builds them while the files are being read.
     pub fn shared() -> &'static Self {
-        static SHARED: std::sync::OnceLock<SchemaValidators> = std::sync::OnceLock::new();
-        SHARED.get_or_init(Self::new)
+        static SHARED: SchemaValidators = SchemaValidators {
+            validators: [const { OnceLock::new() }; Kind::ALL.len()],
+        };
+        &SHARED
     }
 
-    fn new() -> Self {
-        let validators = Kind::ALL
-            .into_iter()
-            .filter_map(|kind| {
-                let schema = schema_for(kind);
-                // The schemas are generated from our own types: failing to compile one is a
-                // bug in promptc, caught by the test suite, not something a user can cause.
-                let validator = jsonschema::options()
-                    .with_draft(Draft::Draft7)
-                    // For `format = "date"`: real calendar dates.
-                    .should_validate_formats(true)
-                    .offline()
-                    .build(&schema)
-                    .ok()?;
-                Some((kind, schema, validator))
-            })
-            .collect();
-        Self { validators }
+    /// Builds, on another thread, the validators a workspace load needs after its manifest,
+    /// in the order it needs them: the load reads and parses its first files meanwhile. A
+    /// load that reaches a kind before it is built waits for it, or builds it itself when no
+    /// thread can be started.
+    pub fn build_ahead() {
+        let validators = Self::shared();
+        if validators
+            .validators
+            .iter()
+            .all(|cell| cell.get().is_some())
+        {
+            return;
+        }
+        let _ = std::thread::Builder::new()
+            .name("schemas".into())
+            .spawn(move || {
+                for kind in Kind::ALL.into_iter().filter(|&kind| kind != Kind::Manifest) {
+                    validators.get(kind);
+                }
+            });
+    }
+
+    fn get(&self, kind: Kind) -> Option<&(Value, Validator)> {
+        let index = Kind::ALL.iter().position(|&k| k == kind)?;
+        self.validators[index].get_or_init(|| build(kind)).as_ref()
     }
 
     /// Validates a document; returns whether it conforms.
     pub fn check(&self, kind: Kind, document: &Document, diagnostics: &mut Diagnostics) -> bool {
-        let Some((_, schema, validator)) = self.validators.iter().find(|(k, ..)| *k == kind) else {
+        let Some((schema, validator)) = self.get(kind) else {
             return true;
         };
         let errors: Vec<ValidationError<'_>> = validator.iter_errors(&document.value).collect();
@@ -87,6 +101,20 @@ impl SchemaValidators {
         }
         errors.is_empty() && integral_floats_fit(validator, document, diagnostics)
     }
+}
+
+fn build(kind: Kind) -> Option<(Value, Validator)> {
+    let schema = schema_for(kind);
+    // The schemas are generated from our own types: failing to compile one is a bug in
+    // promptc, caught by the test suite, not something a user can cause.
+    let validator = jsonschema::options()
+        .with_draft(Draft::Draft7)
+        // For `format = "date"`: real calendar dates.
+        .should_validate_formats(true)
+        .offline()
+        .build(&schema)
+        .ok()?;
+    Some((schema, validator))
 }
 
 /// JSON Schema counts `3.0` as an integer, but a float cannot become a count: without this

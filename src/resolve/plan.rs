@@ -328,23 +328,51 @@ fn read_files(
     paths
 }
 
-/// Each variant's outline, made on first use and kept by a `Compiler`.
+/// Each variant's outline, made on first use and kept by a `Compiler`: the most recently
+/// used [`Outlines::KEPT`] of them. An outline holds every tool of its variant resolved, about
+/// a megabyte for a thousand tools, so a matrix of many variants keeps only those it is
+/// compiling (a matrix goes family by family) rather than all of them.
 #[derive(Default)]
-pub struct Outlines(Mutex<HashMap<String, Arc<Outline>>>);
+pub struct Outlines(Mutex<KeptOutlines>);
+
+#[derive(Default)]
+struct KeptOutlines {
+    /// By variant id: the outline and when it was last used.
+    outlines: HashMap<String, (Arc<Outline>, u64)>,
+    uses: u64,
+}
 
 impl Outlines {
+    /// More than the variants of a real registry, so that a `Runtime` serving every family
+    /// never makes an outline twice.
+    pub const KEPT: usize = 32;
+
     pub fn get(&self, workspace: &Workspace, variant: &EffectiveVariant) -> Arc<Outline> {
-        let kept = self
-            .0
-            .lock()
-            .ok()
-            .and_then(|outlines| outlines.get(variant.id()).cloned());
+        let kept = self.0.lock().ok().and_then(|mut kept| {
+            kept.uses += 1;
+            let now = kept.uses;
+            let (outline, used) = kept.outlines.get_mut(variant.id())?;
+            *used = now;
+            Some(outline.clone())
+        });
         if let Some(outline) = kept {
             return outline;
         }
         let outline = Arc::new(Outline::of(workspace, variant));
-        if let Ok(mut outlines) = self.0.lock() {
-            outlines.insert(variant.id().to_string(), outline.clone());
+        if let Ok(mut kept) = self.0.lock() {
+            if kept.outlines.len() >= Self::KEPT {
+                let oldest = kept
+                    .outlines
+                    .iter()
+                    .min_by_key(|(_, (_, used))| *used)
+                    .map(|(id, _)| id.clone());
+                if let Some(oldest) = oldest {
+                    kept.outlines.remove(&oldest);
+                }
+            }
+            let now = kept.uses;
+            kept.outlines
+                .insert(variant.id().to_string(), (outline.clone(), now));
         }
         outline
     }

@@ -40,8 +40,6 @@ struct Origin {
 struct Facts {
     /// Top-level names the template reads and does not set, sorted.
     variables: Vec<String>,
-    /// Byte offset of the first whole-word occurrence of each identifier-like word.
-    first_word: HashMap<String, usize>,
     /// Byte offset of the start of each line.
     line_starts: Vec<usize>,
     /// The tags naming other templates (include, import, extends), in order.
@@ -249,18 +247,19 @@ impl Templates {
     pub fn find_name(&self, template: TemplateId, variable: &str) -> Option<Span> {
         let name = self.name(template);
         let offset = self
-            .facts(name)?
-            .first_word
-            .get(variable)
-            .copied()
+            .env
+            .get_template(name)
+            .ok()
+            .and_then(|found| first_word(found.source(), variable))
             .unwrap_or(0);
         self.span_in(name, offset..offset + variable.len())
     }
 
     /// Whether a word (a name) occurs anywhere in a template's text.
     pub fn mentions(&self, template: TemplateId, word: &str) -> bool {
-        self.facts(self.name(template))
-            .is_some_and(|facts| facts.first_word.contains_key(word))
+        self.env
+            .get_template(self.name(template))
+            .is_ok_and(|found| first_word(found.source(), word).is_some())
     }
 
     /// Top-level names a template reads that it does not set itself, sorted.
@@ -357,7 +356,6 @@ impl Templates {
             let source = template.source();
             Facts {
                 variables,
-                first_word: first_words(source),
                 line_starts: crate::source::line_starts(source),
                 references: references::scan(source),
             }
@@ -422,25 +420,19 @@ fn unclosed_block(
     open.pop()
 }
 
-/// The offset of the first occurrence of each word (a maximal run of letters, digits and `_`).
-fn first_words(source: &str) -> HashMap<String, usize> {
+/// The offset of the first whole-word occurrence of `word` (a word being a maximal run of
+/// letters, digits and `_`). Asked only for a diagnostic or an include's names, so the text
+/// is searched then rather than indexed for every template of every load.
+fn first_word(source: &str, word: &str) -> Option<usize> {
     let is_ident = |c: char| c.is_alphanumeric() || c == '_';
-    let mut first = HashMap::new();
-    let mut start = None;
-    for (at, c) in source
-        .char_indices()
-        .chain(std::iter::once((source.len(), ' ')))
-    {
-        match (is_ident(c), start) {
-            (true, None) => start = Some(at),
-            (false, Some(from)) => {
-                first.entry(source[from..at].to_string()).or_insert(from);
-                start = None;
-            }
-            _ => {}
-        }
+    if word.is_empty() || !word.chars().all(is_ident) {
+        return None;
     }
-    first
+    memchr::memmem::find_iter(source.as_bytes(), word.as_bytes()).find(|&at| {
+        let before = source[..at].chars().next_back();
+        let after = source[at + word.len()..].chars().next();
+        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+    })
 }
 
 #[cfg(test)]
@@ -504,10 +496,14 @@ mod tests {
 
     #[test]
     fn first_words_are_whole_words() {
-        let words = first_words("xcwd {{ cwd }} cwd_2 é1 cwd");
-        assert_eq!(words.get("cwd"), Some(&8));
-        assert_eq!(words.get("xcwd"), Some(&0));
-        assert_eq!(words.get("cwd_2"), Some(&15));
-        assert_eq!(words.get("é1"), Some(&21));
+        let source = "xcwd {{ cwd }} cwd_2 é1 cwd";
+        assert_eq!(first_word(source, "cwd"), Some(8));
+        assert_eq!(first_word(source, "xcwd"), Some(0));
+        assert_eq!(first_word(source, "cwd_2"), Some(15));
+        assert_eq!(first_word(source, "é1"), Some(21));
+        assert_eq!(first_word(source, "1"), None);
+        assert_eq!(first_word(source, "wd"), None);
+        assert_eq!(first_word(source, "cwd }}"), None);
+        assert_eq!(first_word("é_x x", "x"), Some(5));
     }
 }
