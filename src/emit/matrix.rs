@@ -4,7 +4,7 @@
 //! promptc records the files it wrote in `<out>/.promptc-outputs`, so that removing a family
 //! or context from the matrix removes its output and never a file promptc did not write.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use crate::analysis::budget::{self, check_budget};
@@ -16,6 +16,7 @@ use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::emit::write::{Staged, is_temporary};
 use crate::path_error::{PathError, PathProblem};
 use crate::problem::Problem;
+use crate::span::Span;
 use crate::workspace::Workspace;
 
 /// The list of outputs promptc owns, one workspace-relative path per line.
@@ -822,7 +823,8 @@ pub fn diagnostics(workspace: &Workspace, source_date_epoch: Option<i64>) -> Dia
     let compiler = Compiler::new(workspace);
     // Each output is looked at as it compiles, then dropped.
     let mut warnings = Vec::new();
-    let mut findings = Vec::new();
+    let mut findings: Vec<Diagnostic> = Vec::new();
+    let mut findings_at: HashMap<Span, Vec<usize>> = HashMap::new();
     let run = compile_each(
         &compiler,
         entries(workspace),
@@ -844,11 +846,14 @@ pub fn diagnostics(workspace: &Workspace, source_date_epoch: Option<i64>) -> Dia
                     compiler.tool_definitions(&request, variant, &compiled.tools)
             {
                 for finding in &found {
-                    findings.push(place(
-                        workspace,
-                        finding,
-                        workspace.contexts.get(&entry.context),
-                    ));
+                    let finding = place(workspace, finding, workspace.contexts.get(&entry.context));
+                    // The same finding recurs in every output that has the tool: kept once,
+                    // found by its place rather than by comparing with every one kept.
+                    let at_place = findings_at.entry(finding.span).or_default();
+                    if !at_place.iter().any(|&i| findings[i] == finding) {
+                        at_place.push(findings.len());
+                        findings.push(finding);
+                    }
                 }
             }
             Ok(())
@@ -880,9 +885,10 @@ pub fn diagnostics(workspace: &Workspace, source_date_epoch: Option<i64>) -> Dia
     for warning in grouped_by_place(warnings.into_iter()) {
         diagnostics.push(warning);
     }
-    // Once per place and message.
+    // Once per place and message (the findings are already once each).
+    let earlier: Vec<Diagnostic> = diagnostics.iter().cloned().collect();
     for diagnostic in findings {
-        if !diagnostics.iter().any(|d| *d == diagnostic) {
+        if !earlier.contains(&diagnostic) {
             diagnostics.push(diagnostic);
         }
     }

@@ -128,13 +128,17 @@ pub fn partial_files(root: &Path, dir: &Path) -> io::Result<DataFiles> {
 /// The files under `dir` that `wanted` picks by name, links followed or refused.
 fn files_under(root: &Path, dir: &Path, wanted: impl Fn(&Path) -> bool) -> io::Result<DataFiles> {
     let mut found = DataFiles::default();
+    // Each file with its real path and whether it is a link: known from the walk itself (a
+    // regular file in a real folder is its own real path), so that finding which paths reach
+    // the same file asks the file system nothing more.
+    let mut candidates: Vec<(PathBuf, PathBuf, bool)> = Vec::new();
     let mut walked = BTreeSet::new();
     let mut folders = vec![dir.to_path_buf()];
     while let Some(folder) = folders.pop() {
         let Ok(real) = folder.canonicalize() else {
             continue;
         };
-        if !real.is_dir() || !walked.insert(real) {
+        if !real.is_dir() || !walked.insert(real.clone()) {
             continue;
         }
         let walk = WalkDir::new(&folder)
@@ -148,7 +152,8 @@ fn files_under(root: &Path, dir: &Path, wanted: impl Fn(&Path) -> bool) -> io::R
             let is_data = wanted(path);
             let kind = entry.file_type();
             if kind.is_file() && is_data {
-                found.files.push(path.to_path_buf());
+                let below = path.strip_prefix(&folder).unwrap_or(path);
+                candidates.push((path.to_path_buf(), real.join(below), false));
             } else if is_data && !kind.is_dir() && !kind.is_symlink() {
                 // A FIFO or device named like a data file: reading it would block or never end.
                 let problem = match std::fs::metadata(path) {
@@ -162,7 +167,7 @@ fn files_under(root: &Path, dir: &Path, wanted: impl Fn(&Path) -> bool) -> io::R
                 match confine::real_path_inside(root, path) {
                     Ok(target) if target.is_dir() => folders.push(path.to_path_buf()),
                     Ok(target) if target.is_file() && is_data => {
-                        found.files.push(path.to_path_buf());
+                        candidates.push((path.to_path_buf(), target, true));
                     }
                     Ok(_) => {}
                     Err(problem) => found
@@ -172,17 +177,15 @@ fn files_under(root: &Path, dir: &Path, wanted: impl Fn(&Path) -> bool) -> io::R
             }
         }
     }
-    found.files.sort();
-    found.files.dedup();
+    // A path found twice (a folder walked from two places) counts once.
+    candidates.sort();
+    candidates.dedup_by(|a, b| a.0 == b.0);
     // One file reached by several paths is read once: links must not multiply what a load
     // reads. The file itself keeps it, or else the first link in sorted order.
+    candidates.sort_by_key(|(_, _, is_link)| *is_link);
     let mut seen: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
-    let mut files = Vec::with_capacity(found.files.len());
-    let mut candidates = std::mem::take(&mut found.files);
-    // The file itself before any link to it.
-    candidates.sort_by_key(|path| path.symlink_metadata().is_ok_and(|m| m.is_symlink()));
-    for path in candidates {
-        let real = path.canonicalize().unwrap_or_else(|_| path.clone());
+    let mut files = Vec::with_capacity(candidates.len());
+    for (path, real, _) in candidates {
         match seen.get(&real) {
             Some(first) => found.refused.push(PathError::new(
                 read::display_path(root, &path),

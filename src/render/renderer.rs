@@ -1,5 +1,8 @@
 //! Renders templates and tool texts, turning failures into diagnostics.
 
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+
 use minijinja::Value;
 use minijinja::value::{ValueKind, merge_maps};
 
@@ -335,8 +338,21 @@ impl Renderer<'_> {
     /// Every tool the model is offered has a name of its own, and a name from a `for_each`
     /// item is one a model can call.
     fn check_names(&mut self, compiled: &[CompiledTool]) {
-        let mut seen: Vec<&CompiledTool> = Vec::new();
+        // By name, the first tool to take it: a lookup, not a scan, so a thousand tools cost a
+        // thousand lookups rather than half a million comparisons.
+        let mut seen: HashMap<&str, &CompiledTool> = HashMap::with_capacity(compiled.len());
         for tool in compiled {
+            let bad_name = tool.item.is_some() && !is_callable_name(&tool.name);
+            let taken_by = match seen.entry(tool.name.as_str()) {
+                Entry::Occupied(first) => Some(first.get().id.clone()),
+                Entry::Vacant(vacant) => {
+                    vacant.insert(tool);
+                    None
+                }
+            };
+            if !bad_name && taken_by.is_none() {
+                continue;
+            }
             let entry = &self.workspace.tools[tool.id.as_str()];
             let at = if entry.value.name.is_some() {
                 "/name"
@@ -344,7 +360,7 @@ impl Renderer<'_> {
                 "/id"
             };
             let span = entry.value_span(at);
-            if tool.item.is_some() && !is_callable_name(&tool.name) {
+            if bad_name {
                 self.diagnostics.push(Diagnostic::new(
                     Problem::BadToolName {
                         name: tool.name.clone(),
@@ -352,15 +368,14 @@ impl Renderer<'_> {
                     span,
                 ));
             }
-            match seen.iter().find(|other| other.name == tool.name) {
-                Some(first) => self.diagnostics.push(Diagnostic::new(
+            if let Some(first) = taken_by {
+                self.diagnostics.push(Diagnostic::new(
                     Problem::ToolNameTaken {
                         name: tool.name.clone(),
-                        first: first.id.clone(),
+                        first,
                     },
                     span,
-                )),
-                None => seen.push(tool),
+                ));
             }
         }
     }

@@ -291,6 +291,7 @@ impl Templates {
 
     fn reach(&self, template: TemplateId) -> Vec<TemplateId> {
         let mut reached = vec![template];
+        let mut seen = std::collections::HashSet::from([template]);
         let mut next = 0;
         while let Some(&current) = reached.get(next) {
             next += 1;
@@ -298,7 +299,7 @@ impl Templates {
                 let Some(used) = reference.name.as_deref().and_then(|n| self.by_name(n)) else {
                     continue;
                 };
-                if !reached.contains(&used) {
+                if seen.insert(used) {
                     reached.push(used);
                 }
             }

@@ -550,7 +550,7 @@ fn build_entries(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Dia
             );
         }
     }
-    let mut outputs: Vec<String> = Vec::new();
+    let mut outputs: std::collections::HashSet<String> = std::collections::HashSet::new();
     for (index, entry) in entries.iter().enumerate() {
         let pointer = format!("/build/entries/{index}");
         let variants = &known.workspace.variants;
@@ -602,7 +602,7 @@ fn build_entries(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Dia
                 manifest.value_span(&format!("{pointer}{at}")),
             );
         } else {
-            outputs.push(output);
+            outputs.insert(output);
         }
     }
 }

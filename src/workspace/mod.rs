@@ -126,13 +126,12 @@ impl Workspace {
 
     /// Families declared by the variants, in first-seen order.
     pub fn families(&self) -> Vec<String> {
-        let mut families: Vec<String> = Vec::new();
-        for entry in self.variants.values() {
-            let family = entry.value.family_or_id();
-            if !families.iter().any(|known| known == family) {
-                families.push(family.to_string());
-            }
-        }
-        families
+        let mut seen = std::collections::HashSet::new();
+        self.variants
+            .values()
+            .map(|entry| entry.value.family_or_id())
+            .filter(|family| seen.insert(*family))
+            .map(str::to_string)
+            .collect()
     }
 }
