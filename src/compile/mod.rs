@@ -18,6 +18,7 @@ use crate::resolve::date::date_from_epoch;
 use crate::resolve::plan::{Outline, Outlines};
 use crate::resolve::plan::{Plan, Reason, plan};
 use crate::resolve::scope::Scope;
+use crate::span::Span;
 use crate::workspace::Workspace;
 use crate::workspace::inheritance::{EffectiveVariant, effective};
 pub(crate) use definitions::place;
@@ -48,6 +49,9 @@ pub struct Compiler<'w> {
     memo: RenderMemo,
     /// What each variant's plans share, made once.
     outlines: Outlines,
+    /// Where each of the manifest's predicates is written, in their order: found once, though
+    /// only a predicate that fails needs it.
+    predicate_spans: Vec<Span>,
 }
 
 /// A compile up to rendering: the variant, the scope, and the plan.
@@ -74,6 +78,17 @@ impl<'w> Compiler<'w> {
             exhausted: Exhausted::default(),
             memo: RenderMemo::default(),
             outlines: Outlines::default(),
+            predicate_spans: workspace
+                .manifest
+                .value
+                .predicates
+                .keys()
+                .map(|name| {
+                    workspace
+                        .manifest
+                        .value_span(&child_pointer("/predicates", name))
+                })
+                .collect(),
         }
     }
 
@@ -240,8 +255,9 @@ impl<'w> Compiler<'w> {
     /// Predicates, in declaration order; each sees the ones before it.
     fn insert_predicates(&self, scope: &mut Scope, diagnostics: &mut Diagnostics) {
         let manifest = &self.workspace.manifest;
-        for (name, condition) in &manifest.value.predicates {
-            let span = manifest.value_span(&child_pointer("/predicates", name));
+        for ((name, condition), &span) in
+            manifest.value.predicates.iter().zip(&self.predicate_spans)
+        {
             let value = self
                 .conditions
                 .evaluate(condition, &scope.values(), span)

@@ -10,7 +10,7 @@ pub mod references;
 pub mod written;
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock, RwLock};
 
 use minijinja::Environment;
 
@@ -73,6 +73,10 @@ pub struct Templates {
     /// By id, the text of a template with no tag, expression or comment: what rendering it
     /// gives, without running it.
     plain: Vec<Option<String>>,
+    /// The same texts by name, for the environment's loader: a plain template is compiled only
+    /// if something asks the environment for it (an include, a render that cannot use the
+    /// text as it is), not for every description and instruction of every load.
+    plain_by_name: Arc<RwLock<HashMap<String, String>>>,
     by_name: HashMap<String, TemplateId>,
     origins: HashMap<String, Origin>,
     /// By id, what `used_by` found, kept: each compile asks for the inputs it read.
@@ -82,11 +86,21 @@ pub struct Templates {
 impl Templates {
     /// An environment with the built-in templates registered (their text joins `sources`).
     pub fn new(fuel: Option<u64>, limits: &Limits, sources: &mut Sources) -> Self {
+        let mut env = new_environment(fuel, limits.render_bytes);
+        let plain_by_name: Arc<RwLock<HashMap<String, String>>> = Arc::default();
+        let loadable = Arc::clone(&plain_by_name);
+        env.set_loader(move |name| {
+            Ok(loadable
+                .read()
+                .ok()
+                .and_then(|texts| texts.get(name).cloned()))
+        });
         let mut templates = Self {
-            env: new_environment(fuel, limits.render_bytes),
+            env,
             builtin_tool_format: TemplateId(0),
             names: Vec::new(),
             plain: Vec::new(),
+            plain_by_name,
             by_name: HashMap::new(),
             origins: HashMap::new(),
             used: Vec::new(),
@@ -174,7 +188,17 @@ impl Templates {
         // newline: such a text renders to itself.
         let plain =
             (!["{{", "{%", "{#"].iter().any(|start| text.contains(start))).then(|| text.clone());
-        match self.env.add_template_owned(name.clone(), text) {
+        let added = match &plain {
+            Some(_) => match self.plain_by_name.write() {
+                Ok(mut texts) => {
+                    texts.insert(name.clone(), text);
+                    Ok(())
+                }
+                Err(_) => self.env.add_template_owned(name.clone(), text),
+            },
+            None => self.env.add_template_owned(name.clone(), text),
+        };
+        match added {
             Ok(()) => {
                 let id = TemplateId(u32::try_from(self.names.len()).unwrap_or(u32::MAX));
                 self.by_name.insert(name.clone(), id);
@@ -247,19 +271,18 @@ impl Templates {
     pub fn find_name(&self, template: TemplateId, variable: &str) -> Option<Span> {
         let name = self.name(template);
         let offset = self
-            .env
-            .get_template(name)
-            .ok()
-            .and_then(|found| first_word(found.source(), variable))
+            .with_source(name, |source| first_word(source, variable))
+            .flatten()
             .unwrap_or(0);
         self.span_in(name, offset..offset + variable.len())
     }
 
     /// Whether a word (a name) occurs anywhere in a template's text.
     pub fn mentions(&self, template: TemplateId, word: &str) -> bool {
-        self.env
-            .get_template(self.name(template))
-            .is_ok_and(|found| first_word(found.source(), word).is_some())
+        self.with_source(self.name(template), |source| {
+            first_word(source, word).is_some()
+        })
+        .unwrap_or(false)
     }
 
     /// Top-level names a template reads that it does not set itself, sorted.
@@ -337,6 +360,24 @@ impl Templates {
         self.names.iter().map(String::as_str)
     }
 
+    /// A plain template's text, by name.
+    fn plain_text(&self, name: &str) -> Option<&str> {
+        let id = self.by_name.get(name)?;
+        self.plain.get(id.0 as usize)?.as_deref()
+    }
+
+    /// `read` of a template's text, without compiling a plain one.
+    fn with_source<T>(&self, name: &str, read: impl FnOnce(&str) -> T) -> Option<T> {
+        match self.plain_text(name) {
+            Some(text) => Some(read(text)),
+            None => self
+                .env
+                .get_template(name)
+                .ok()
+                .map(|found| read(found.source())),
+        }
+    }
+
     /// The compiled template, to render.
     pub fn template(
         &self,
@@ -348,6 +389,14 @@ impl Templates {
     fn facts(&self, name: &str) -> Option<&Facts> {
         let origin = self.origins.get(name)?;
         Some(origin.facts.get_or_init(|| {
+            if let Some(text) = self.plain_text(name) {
+                // No tag, expression or comment: it reads no name and names no template.
+                return Facts {
+                    variables: Vec::new(),
+                    line_starts: crate::source::line_starts(text),
+                    references: Vec::new(),
+                };
+            }
             let Ok(template) = self.env.get_template(name) else {
                 return Facts::default();
             };

@@ -1,6 +1,7 @@
 //! Names in templates: every name a template reads must be defined by something, and every
 //! listed component should have a slot somewhere.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
@@ -113,21 +114,25 @@ fn shared_templates(scope: &Scope<'_>, out: &mut Diagnostics) {
     templates.sort_by_key(|id| workspace.templates.name(*id));
     let items = for_each_templates(workspace);
     for template in templates {
+        // Most templates see exactly the names any variant gives: copied only for those that
+        // see more, since a workspace has hundreds of templates and the names are many.
         let mut namespace = if tool_formats.contains(&template) {
-            with_tool.clone()
+            Cow::Borrowed(&with_tool)
         } else if let Some(item) = items.get(&template) {
             let mut names = scope.any_variant.clone();
             names.insert(*item);
-            names
+            Cow::Owned(names)
         } else {
-            scope.any_variant.clone()
+            Cow::Borrowed(&scope.any_variant)
         };
         // An included template sees the variables of the template that includes it (a loop
         // variable, a `{% set %}`): a name its includer mentions is taken as defined there.
         for includer in includers.get(&template).into_iter().flatten() {
             for variable in workspace.templates.variables(template) {
-                if workspace.templates.mentions(*includer, variable) {
-                    namespace.insert(variable.clone());
+                if !namespace.contains(variable)
+                    && workspace.templates.mentions(*includer, variable)
+                {
+                    namespace.to_mut().insert(variable.clone());
                 }
             }
         }
@@ -297,15 +302,15 @@ fn undefined(
     namespace: &Namespace,
     out: &mut Diagnostics,
 ) {
-    let globals: BTreeSet<&str> = workspace
-        .templates
-        .env()
-        .globals()
-        .map(|(n, _)| n)
-        .collect();
     undeclared_extra(workspace, template, namespace, out);
     for variable in workspace.templates.variables(template) {
-        if namespace.contains(variable) || globals.contains(variable.as_str()) {
+        if namespace.contains(variable)
+            || workspace
+                .templates
+                .env()
+                .globals()
+                .any(|(n, _)| n == variable)
+        {
             continue;
         }
         let Some(span) = workspace
