@@ -330,7 +330,7 @@ fn read_files(
 
 /// Each variant's outline, made on first use and kept by a `Compiler`: the most recently
 /// used [`Outlines::KEPT`] of them. An outline holds every tool of its variant resolved, about
-/// a megabyte for a thousand tools, so a matrix of many variants keeps only those it is
+/// half a megabyte for a thousand tools, so a matrix of many variants keeps only those it is
 /// compiling (a matrix goes family by family) rather than all of them.
 #[derive(Default)]
 pub struct Outlines(Mutex<KeptOutlines>);
