@@ -502,3 +502,88 @@ fn one_compiler_serves_more_variants_than_it_keeps_outlines_of() {
         );
     }
 }
+
+#[test]
+fn a_tool_section_is_taken_from_an_earlier_compile_only_when_nothing_it_reads_differs() {
+    // One tool's description reads the working folder, another's parameter is there only in
+    // plan mode: contexts that differ in either must not share a tool section, and contexts
+    // that differ in neither give what a compiler of their own gives.
+    let manifest = format!(
+        "{}[predicates]\nplan_mode = \"mode == 'plan'\"\n",
+        common::MANIFEST
+    );
+    let fixture = common::Fixture::minimal()
+        .file("promptc.toml", manifest)
+        .file(
+            "variants/generic.toml",
+            "id = \"generic\"\ntemplate_file = \"generic.md\"\ncomponents = [\"intro\"]\n\
+             tools = [\"read_file\", \"list_here\"]\n",
+        )
+        .file(
+            "tools/list_here.toml",
+            "id = \"list_here\"\ndescription = \"List the files of {{ cwd }}.\"\n\n\
+             [[parameters]]\nname = \"depth\"\ninstruction = \"How deep to look.\"\n\
+             when = \"plan_mode\"\n",
+        )
+        .file(
+            "examples/contexts/act.toml",
+            "date = \"2026-11-01\"\ncwd = \"/work/one\"\nmode = \"act\"\n",
+        )
+        .file(
+            "examples/contexts/act-elsewhere.toml",
+            "date = \"2026-11-01\"\ncwd = \"/work/two\"\nmode = \"act\"\n",
+        )
+        .file(
+            "examples/contexts/plan.toml",
+            "date = \"2026-11-01\"\ncwd = \"/work/one\"\nmode = \"plan\"\n",
+        )
+        .file(
+            "examples/contexts/act-later.toml",
+            "date = \"2026-12-24\"\ncwd = \"/work/one\"\nmode = \"act\"\n",
+        );
+    let written = fixture.write();
+    let workspace = common::load(written.root());
+    let request = |name: &str| {
+        Request::new(
+            Selection::family("generic"),
+            workspace.context(name).unwrap().clone(),
+        )
+    };
+    let shared = promptc::Compiler::new(&workspace);
+    let order = [
+        "act",
+        "act-elsewhere",
+        "plan",
+        "act-later",
+        "act",
+        "plan",
+        "act-elsewhere",
+    ];
+    for name in order {
+        let compiled = shared.compile(&request(name)).unwrap();
+        let own = promptc::Compiler::new(&workspace)
+            .compile(&request(name))
+            .unwrap();
+        assert_eq!(
+            serde_json::to_string(&compiled).unwrap(),
+            serde_json::to_string(&own).unwrap(),
+            "{name}"
+        );
+        let cwd = if name == "act-elsewhere" {
+            "/work/two"
+        } else {
+            "/work/one"
+        };
+        assert!(
+            compiled
+                .prompt
+                .contains(&format!("List the files of {cwd}.")),
+            "{name}"
+        );
+        assert_eq!(
+            compiled.prompt.contains("How deep to look."),
+            name == "plan",
+            "{name}"
+        );
+    }
+}

@@ -246,17 +246,23 @@ fn a_remembered_render_spends_its_fuel_again() {
             format!("{looping}{{{{ INTRO_SECTION }}}}\n"),
         )
         .write();
-    let workspace = common::load(workspace.root());
+    runs_out_every_time(workspace.root(), "out-of-fuel");
+}
+
+/// Compiles the `basic` context of the workspace at `root` three times with one compiler (what
+/// it remembers from one compile serves the next): each must fail with `code` alone.
+fn runs_out_every_time(root: &std::path::Path, code: &str) {
+    let workspace = common::load(root);
     let compiler = promptc::Compiler::new(&workspace);
     let context = workspace.context("basic").unwrap().clone();
     let request = promptc::Request::new(promptc::Selection::family("generic"), context);
     for attempt in 0..3 {
         let Err(promptc::CompileError::Diagnostics(diagnostics)) = compiler.compile(&request)
         else {
-            panic!("compile {attempt} did not run out of fuel");
+            panic!("compile {attempt} did not run out ({code})");
         };
         let codes: Vec<&str> = diagnostics.iter().map(|d| d.problem.code()).collect();
-        assert_eq!(codes, ["out-of-fuel"], "compile {attempt}");
+        assert_eq!(codes, [code], "compile {attempt}");
     }
 }
 
@@ -421,4 +427,37 @@ fn a_template_that_built_too_much_text_is_not_rendered_again() {
         (d.code.as_str(), d.file.as_str(), d.line, d.column),
         ("too-much-text", "components/intro.md", 1, 24)
     );
+}
+
+// A tool section remembered from an earlier compile spends its fuel and bytes again: a compile
+// that takes it runs out exactly where one that rendered the tools would.
+#[test]
+fn a_remembered_tool_section_spends_its_fuel_and_bytes_again() {
+    let looping = "{% for i in range(150) %}{{ i }}{% endfor %}";
+    let tool = format!("id = \"read_file\"\ndescription = \"{looping}\"\n");
+    let fuel = Fixture::minimal()
+        .file("promptc.toml", format!("{}fuel = 1000\n", common::MANIFEST))
+        .file("tools/read_file.toml", &tool)
+        .file(
+            "variants/generic.md",
+            format!("{{{{ TOOLS }}}}\n{looping}\n{{{{ INTRO_SECTION }}}}\n"),
+        );
+    let long = "word ".repeat(600);
+    let bytes = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}[limits]\ncompile_bytes = 5000\n", common::MANIFEST),
+        )
+        .file(
+            "tools/read_file.toml",
+            format!("id = \"read_file\"\ndescription = \"{long}\"\n"),
+        )
+        .file(
+            "variants/generic.md",
+            format!("{{{{ TOOLS }}}}\n{long}\n{{{{ INTRO_SECTION }}}}\n"),
+        );
+    for (fixture, code) in [(fuel, "out-of-fuel"), (bytes, "too-much-text")] {
+        // Each part alone fits: the tools are remembered, then the base template runs out.
+        runs_out_every_time(fixture.write().root(), code);
+    }
 }

@@ -36,6 +36,20 @@ pub struct RenderMemo {
     /// Each tool as a template value, by the tool written out (`write_tool`); counted twice
     /// its written length, the value being about as large.
     tool_values: BoundedMemo<Box<[u8]>, Value>,
+    /// Whole tool sections, by what they depend on (see `Renderer::tools`).
+    tool_sections: BoundedMemo<Box<[u8]>, Arc<ToolSection>>,
+}
+
+/// A variant's tool section as a compile made it: its tools, their template values and
+/// documentation, and the fuel and bytes it spent, which a compile that takes it spends again.
+pub struct ToolSection {
+    pub tools: Vec<CompiledTool>,
+    /// `TOOLS_DATA`: each tool as a template value.
+    pub values: Value,
+    /// `TOOLS_TEXT`: the tools documented by the tool format.
+    pub text: Value,
+    pub fuel: u64,
+    pub bytes: u64,
 }
 
 impl Default for RenderMemo {
@@ -44,6 +58,7 @@ impl Default for RenderMemo {
             reads: Mutex::default(),
             renders: BoundedMemo::new(MAX_HELD_BYTES),
             tool_values: BoundedMemo::new(MAX_HELD_BYTES),
+            tool_sections: BoundedMemo::new(MAX_HELD_BYTES),
         }
     }
 }
@@ -132,6 +147,24 @@ impl RenderMemo {
     }
 
     /// From now on, `template` renders every time.
+    /// The tool section remembered under `key` (see `Renderer::tools`).
+    pub fn tool_section(&self, key: &[u8]) -> Option<Arc<ToolSection>> {
+        self.tool_sections.get(key)
+    }
+
+    /// Remembers a tool section; counted by its key and three times its documentation, which
+    /// the tools' own texts and values about double.
+    pub fn insert_tool_section(&self, key: Box<[u8]>, section: ToolSection) {
+        let documented = section.text.as_str().map_or(0, str::len);
+        let bytes = key.len() + 3 * documented;
+        self.tool_sections.insert(key, Arc::new(section), bytes);
+    }
+
+    /// The names a template reads, sorted; `None` when they cannot be known from its text.
+    pub fn names_read(&self, templates: &Templates, template: TemplateId) -> Option<Names> {
+        self.reads_of(templates, template)
+    }
+
     fn forget(&self, template: TemplateId) {
         if let Ok(mut reads) = self.reads.lock() {
             reads.insert(template, None);

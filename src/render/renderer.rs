@@ -1,7 +1,7 @@
 //! Renders templates and tool texts, turning failures into diagnostics.
 
-use std::collections::HashMap;
 use std::collections::hash_map::Entry;
+use std::collections::{BTreeSet, HashMap};
 
 use minijinja::Value;
 use minijinja::value::{ValueKind, merge_maps};
@@ -11,15 +11,20 @@ use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::namespace::{TOOL, TOOLS_DATA, TOOLS_TEXT};
 use crate::problem::Problem;
 use crate::render::budget::{Budget, CappedBuffer, Exhausted};
-use crate::render::memo::{RenderMemo, write_tool};
+use crate::render::memo::{RenderMemo, ToolSection, write_tool};
 use crate::resolve::plan::{Plan, PlannedTool, Reason};
 use crate::resolve::scope::Scope;
 use crate::resolve::tool_spec::{ForEach, SpecChoice};
 use crate::templates::TemplateId;
 use crate::templates::limits::too_large;
+use crate::templates::written::{write_bytes, write_value};
 use crate::workspace::Workspace;
 use crate::workspace::inheritance::EffectiveVariant;
 use crate::workspace::template_choice::tool_format;
+
+/// The longest a tool section's key may be written out (its tools, then every value their
+/// texts read) for the section to be remembered: a thousand tools take about 30 KB.
+const MAX_SECTION_KEY_BYTES: usize = 256 * 1024;
 
 pub struct Renderer<'a> {
     pub workspace: &'a Workspace,
@@ -212,6 +217,21 @@ impl Renderer<'_> {
         scope: &mut Scope,
     ) -> Vec<CompiledTool> {
         let values = scope.values();
+        let section_key = self.tool_section_key(plan, variant, &values);
+        if let Some(section) = section_key
+            .as_ref()
+            .and_then(|key| self.memo.tool_section(key))
+        {
+            // The same tools over the same values, from the same budget: what rendering would
+            // give, spending what it would spend.
+            self.budget.fuel_left -= section.fuel;
+            self.budget.bytes_left -= section.bytes;
+            scope.insert_fact(TOOLS_DATA, section.values.clone());
+            scope.insert_fact(TOOLS_TEXT, section.text.clone());
+            return section.tools.clone();
+        }
+        let (fuel_before, bytes_before) = (self.budget.fuel_left, self.budget.bytes_left);
+        let found_before = self.diagnostics.iter().count();
         let mut compiled = Vec::new();
         for planned in plan.enabled_tools() {
             let Some(for_each) = &planned.tool.for_each else {
@@ -247,9 +267,85 @@ impl Renderer<'_> {
             }
             as_values.push(value);
         }
-        scope.insert_fact(TOOLS_DATA, Value::from(as_values));
-        scope.insert_fact(TOOLS_TEXT, Value::from(documented.join("\n\n")));
+        let data = Value::from(as_values);
+        let text = Value::from(documented.join("\n\n"));
+        scope.insert_fact(TOOLS_DATA, data.clone());
+        scope.insert_fact(TOOLS_TEXT, text.clone());
+        // Only a section that rendered without a word to say is remembered: a problem is
+        // reported by the compile that meets it, every time.
+        if let Some(key) = section_key
+            && !self.budget.stopped
+            && self.diagnostics.iter().count() == found_before
+        {
+            self.memo.insert_tool_section(
+                key,
+                ToolSection {
+                    tools: compiled.clone(),
+                    values: data,
+                    text,
+                    fuel: fuel_before - self.budget.fuel_left,
+                    bytes: bytes_before - self.budget.bytes_left,
+                },
+            );
+        }
         compiled
+    }
+
+    /// What a variant's tool section depends on, written out: the variant, the budget it
+    /// starts from, which tools and parameters the plan includes, and the values of every name
+    /// their texts and the tool format read. `None` when that cannot be known (a text that
+    /// reads what its text does not show, a `for_each` tool whose items come from the
+    /// context, a value too large or not plain data) or when a template of this run already
+    /// ran out, whose error a render would report.
+    fn tool_section_key(
+        &self,
+        plan: &Plan,
+        variant: &EffectiveVariant,
+        values: &Value,
+    ) -> Option<Box<[u8]>> {
+        if self.budget.stopped || !self.exhausted.is_empty() {
+            return None;
+        }
+        let templates = &self.workspace.templates;
+        let mut out = Vec::with_capacity(4096);
+        write_bytes(variant.id().as_bytes(), &mut out);
+        out.extend_from_slice(&self.budget.fuel_left.to_le_bytes());
+        out.extend_from_slice(&self.budget.bytes_left.to_le_bytes());
+        let mut read: BTreeSet<String> = BTreeSet::new();
+        let mut reads = |template: Option<TemplateId>| -> Option<()> {
+            if let Some(template) = template {
+                read.extend(self.memo.names_read(templates, template)?.iter().cloned());
+            }
+            Some(())
+        };
+        reads(Some(tool_format(self.workspace, variant)))?;
+        for planned in plan.enabled_tools() {
+            let tool = &planned.tool;
+            if tool.for_each.is_some() {
+                return None;
+            }
+            write_bytes(tool.id.as_bytes(), &mut out);
+            reads(tool.name_template)?;
+            reads(Some(tool.description))?;
+            for (parameter, reason) in &planned.parameters {
+                write_bytes(parameter.name.as_bytes(), &mut out);
+                let included = *reason == Reason::Included;
+                out.push(u8::from(included));
+                if included {
+                    reads(parameter.instruction)?;
+                    reads(parameter.usage)?;
+                    reads(parameter.note)?;
+                }
+            }
+        }
+        // The end of the tools, then the values read, by name.
+        out.push(0xff);
+        for name in read.iter().filter(|name| name.as_str() != TOOL) {
+            write_bytes(name.as_bytes(), &mut out);
+            let value = values.get_attr(name).ok()?;
+            write_value(&value, MAX_SECTION_KEY_BYTES, &mut out)?;
+        }
+        Some(out.into_boxed_slice())
     }
 
     /// One tool's texts; `None` when its description (or, per item, its name) failed to
