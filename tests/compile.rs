@@ -587,3 +587,48 @@ fn a_tool_section_is_taken_from_an_earlier_compile_only_when_nothing_it_reads_di
         );
     }
 }
+
+#[test]
+fn a_tool_text_that_reads_tool_from_the_request_is_not_taken_from_an_earlier_compile() {
+    // The tool format is given `tool`; a description that includes the same partial reads
+    // `tool` from the request's values instead (a runtime placeholder may set it). A
+    // remembered tool section must not stand in for a request that sets it differently.
+    let fixture = common::Fixture::minimal()
+        .file(
+            "partials/mark.md",
+            "{% if tool is defined %}[{{ tool }}]{% endif %}",
+        )
+        .file(
+            "variants/generic.toml",
+            "id = \"generic\"\ntemplate_file = \"generic.md\"\ncomponents = [\"intro\"]\n\
+             tools = [\"read_file\"]\n\
+             tool_format = \"{% include 'partials/mark.md' %}{{ tool.name }}: {{ tool.description }}\"\n",
+        )
+        .file(
+            "tools/read_file.toml",
+            "id = \"read_file\"\ndescription = \"Read a file.{% include 'partials/mark.md' %}\"\n",
+        );
+    let written = fixture.write();
+    let workspace = common::load(written.root());
+    let context = workspace.context("basic").unwrap().clone();
+    let request = |set: Option<&str>| {
+        let mut request = Request::new(Selection::family("generic"), context.clone());
+        if let Some(value) = set {
+            request.set.insert("tool".into(), value.into());
+        }
+        request
+    };
+    let shared = promptc::Compiler::new(&workspace);
+    for set in [None, Some("X"), None, Some("Y")] {
+        let compiled = shared.compile(&request(set)).unwrap();
+        let own = promptc::Compiler::new(&workspace)
+            .compile(&request(set))
+            .unwrap();
+        assert_eq!(compiled.prompt, own.prompt, "{set:?}");
+        let description = &compiled.tools[0].description;
+        match set {
+            Some(value) => assert_eq!(description, &format!("Read a file.[{value}]")),
+            None => assert_eq!(description, "Read a file."),
+        }
+    }
+}

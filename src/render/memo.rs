@@ -152,11 +152,16 @@ impl RenderMemo {
         self.tool_sections.get(key)
     }
 
-    /// Remembers a tool section; counted by its key and three times its documentation, which
-    /// the tools' own texts and values about double.
+    /// Remembers a tool section; counted by its key, its documentation, and twice its tools
+    /// written out (every field, schemas included): once for the tools, once for their
+    /// template values.
     pub fn insert_tool_section(&self, key: Box<[u8]>, section: ToolSection) {
         let documented = section.text.as_str().map_or(0, str::len);
-        let bytes = key.len() + 3 * documented;
+        let mut written = Vec::new();
+        for tool in &section.tools {
+            write_tool(tool, &mut written);
+        }
+        let bytes = key.len() + documented + 2 * written.len();
         self.tool_sections.insert(key, Arc::new(section), bytes);
     }
 

@@ -311,36 +311,42 @@ impl Renderer<'_> {
         write_bytes(variant.id().as_bytes(), &mut out);
         out.extend_from_slice(&self.budget.fuel_left.to_le_bytes());
         out.extend_from_slice(&self.budget.bytes_left.to_le_bytes());
-        let mut read: BTreeSet<String> = BTreeSet::new();
-        let mut reads = |template: Option<TemplateId>| -> Option<()> {
+        let names_read = |template: Option<TemplateId>, into: &mut BTreeSet<String>| {
             if let Some(template) = template {
-                read.extend(self.memo.names_read(templates, template)?.iter().cloned());
+                into.extend(self.memo.names_read(templates, template)?.iter().cloned());
             }
             Some(())
         };
-        reads(Some(tool_format(self.workspace, variant)))?;
-        for planned in plan.enabled_tools() {
+        // The tool format is given `tool`, the tool it documents: that is one of the tools
+        // written below. Any other text reads `tool` from the compile's values like any name.
+        let mut read = BTreeSet::new();
+        names_read(Some(tool_format(self.workspace, variant)), &mut read)?;
+        read.remove(TOOL);
+        let enabled: Vec<&PlannedTool> = plan.enabled_tools().collect();
+        // Counts before lists, so that no two different plans write the same bytes.
+        out.extend_from_slice(&(enabled.len() as u64).to_le_bytes());
+        for planned in enabled {
             let tool = &planned.tool;
             if tool.for_each.is_some() {
                 return None;
             }
             write_bytes(tool.id.as_bytes(), &mut out);
-            reads(tool.name_template)?;
-            reads(Some(tool.description))?;
+            names_read(tool.name_template, &mut read)?;
+            names_read(Some(tool.description), &mut read)?;
+            out.extend_from_slice(&(planned.parameters.len() as u64).to_le_bytes());
             for (parameter, reason) in &planned.parameters {
                 write_bytes(parameter.name.as_bytes(), &mut out);
                 let included = *reason == Reason::Included;
                 out.push(u8::from(included));
                 if included {
-                    reads(parameter.instruction)?;
-                    reads(parameter.usage)?;
-                    reads(parameter.note)?;
+                    names_read(parameter.instruction, &mut read)?;
+                    names_read(parameter.usage, &mut read)?;
+                    names_read(parameter.note, &mut read)?;
                 }
             }
         }
-        // The end of the tools, then the values read, by name.
-        out.push(0xff);
-        for name in read.iter().filter(|name| name.as_str() != TOOL) {
+        // Then the values read, by name.
+        for name in &read {
             write_bytes(name.as_bytes(), &mut out);
             let value = values.get_attr(name).ok()?;
             write_value(&value, MAX_SECTION_KEY_BYTES, &mut out)?;
