@@ -153,21 +153,12 @@ impl RenderMemo {
     }
 
     /// Remembers a tool section; counted by its key, its documentation, and twice its tools
-    /// written out (every field, schemas included): once for the tools, once for their
-    /// template values.
-    pub fn insert_tool_section(&self, key: Box<[u8]>, section: ToolSection) {
+    /// written out (`tools_written`, every field, schemas included): once for the tools, once
+    /// for their template values.
+    pub fn insert_tool_section(&self, key: Box<[u8]>, section: ToolSection, tools_written: usize) {
         let documented = section.text.as_str().map_or(0, str::len);
-        let mut written = Vec::new();
-        for tool in &section.tools {
-            write_tool(tool, &mut written);
-        }
-        let bytes = key.len() + documented + 2 * written.len();
+        let bytes = key.len() + documented + 2 * tools_written;
         self.tool_sections.insert(key, Arc::new(section), bytes);
-    }
-
-    /// The names a template reads, sorted; `None` when they cannot be known from its text.
-    pub fn names_read(&self, templates: &Templates, template: TemplateId) -> Option<Names> {
-        self.reads_of(templates, template)
     }
 
     fn forget(&self, template: TemplateId) {
@@ -176,7 +167,8 @@ impl RenderMemo {
         }
     }
 
-    fn reads_of(&self, templates: &Templates, template: TemplateId) -> Option<Names> {
+    /// The names a template reads, sorted; `None` when they cannot be known from its text.
+    pub fn reads_of(&self, templates: &Templates, template: TemplateId) -> Option<Names> {
         let mut reads = self.reads.lock().ok()?;
         reads
             .entry(template)

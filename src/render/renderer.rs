@@ -253,9 +253,11 @@ impl Renderer<'_> {
         // compile of the run, so it is made once and its documentation remembered by it.
         let mut as_values = Vec::with_capacity(compiled.len());
         let mut written = Vec::new();
+        let mut tools_written = 0;
         for tool in &compiled {
             written.clear();
             write_tool(tool, &mut written);
+            tools_written += written.len();
             let value = self
                 .memo
                 .tool_value(&written, || Value::from(minijinja::value::Serde(tool)));
@@ -286,6 +288,7 @@ impl Renderer<'_> {
                     fuel: fuel_before - self.budget.fuel_left,
                     bytes: bytes_before - self.budget.bytes_left,
                 },
+                tools_written,
             );
         }
         compiled
@@ -313,7 +316,7 @@ impl Renderer<'_> {
         out.extend_from_slice(&self.budget.bytes_left.to_le_bytes());
         let names_read = |template: Option<TemplateId>, into: &mut BTreeSet<String>| {
             if let Some(template) = template {
-                into.extend(self.memo.names_read(templates, template)?.iter().cloned());
+                into.extend(self.memo.reads_of(templates, template)?.iter().cloned());
             }
             Some(())
         };
