@@ -1,5 +1,5 @@
-//! JSON Schemas generated from the model types: written to `schema/` for editors and used
-//! in memory to validate every data file.
+//! JSON Schemas generated from the model types: written to `schema/` for editors, and built
+//! into promptc from there to validate every data file.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -34,6 +34,21 @@ pub fn schema_for(kind: Kind) -> Value {
         Kind::Tool => generate::<ToolSpec>(),
         Kind::Context => generate::<Context>(),
     }
+}
+
+/// The schema that validates files of a kind: the committed `schema/` file, which is
+/// [`schema_for`]'s output as `promptc schema` writes it (a test fails when it is stale), read
+/// rather than generated again: generating the five takes schemars about a millisecond of
+/// every load.
+pub fn validation_schema(kind: Kind) -> Value {
+    let shipped = match kind {
+        Kind::Manifest => include_str!("../schema/manifest.schema.json"),
+        Kind::Variant => include_str!("../schema/variant.schema.json"),
+        Kind::Component => include_str!("../schema/component.schema.json"),
+        Kind::Tool => include_str!("../schema/tool.schema.json"),
+        Kind::Context => include_str!("../schema/context.schema.json"),
+    };
+    serde_json::from_str(shipped).unwrap_or_else(|_| schema_for(kind))
 }
 
 /// Removes `null` from the types schemars gives optional fields (`Option<T>` becomes
@@ -217,4 +232,20 @@ pub fn stale_files(
         }
     }
     Ok(stale)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_are_validated_against_the_schemas_generated_from_the_types() {
+        for kind in Kind::ALL {
+            assert!(
+                validation_schema(kind) == schema_for(kind),
+                "schema/{} is stale: run `cargo run -- schema`",
+                file_name(kind)
+            );
+        }
+    }
 }

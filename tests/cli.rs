@@ -330,6 +330,49 @@ output = \"terse/basic.md\"
     assert!(root.join("examples/prompts/generic/basic.md").exists());
 }
 
+/// A build whose outputs are all current replaces no file, the index of outputs included: a
+/// rename would touch the files' times, wake file watchers and cost a sync for nothing.
+#[cfg(unix)]
+#[test]
+fn a_build_with_every_output_current_replaces_no_file() {
+    use std::os::unix::fs::MetadataExt;
+    let workspace = common::Fixture::minimal().write();
+    let root = workspace.root();
+    let build = workspace.run(&["build", "--all"]);
+    assert_eq!(build.code, 0, "{}", build.stderr);
+    let files = |root: &std::path::Path| -> Vec<(String, u64)> {
+        let mut files: Vec<(String, u64)> = walkdir::WalkDir::new(root.join("examples/prompts"))
+            .into_iter()
+            .map(|e| e.unwrap())
+            .filter(|e| e.file_type().is_file())
+            .map(|e| (e.path().display().to_string(), e.metadata().unwrap().ino()))
+            .collect();
+        files.sort();
+        files
+    };
+    let before = files(root);
+    assert!(
+        before
+            .iter()
+            .any(|(path, _)| path.ends_with(".promptc-outputs")),
+        "{before:?}"
+    );
+    let again = workspace.run(&["build", "--all"]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert_eq!(files(root), before);
+
+    // An edited index is written again.
+    let index = root.join("examples/prompts/.promptc-outputs");
+    std::fs::write(&index, "").unwrap();
+    let rebuilt = workspace.run(&["build", "--all"]);
+    assert_eq!(rebuilt.code, 0, "{}", rebuilt.stderr);
+    assert!(
+        std::fs::read_to_string(&index)
+            .unwrap()
+            .contains("examples/prompts/")
+    );
+}
+
 #[test]
 fn one_workspace_option_for_every_command_before_or_after_it() {
     let root = fixture_dir("expressive");

@@ -12,8 +12,9 @@ use std::path::Path;
 /// layer or one above.
 const LAYERS: &[&[&str]] = &[
     // Plain facts: file texts, JSON pointers, token counting, path refusals, following a
-    // chain of names, the process memory limit.
+    // chain of names, the process memory limit, patterns built once per process.
     &[
+        "built",
         "source",
         "pointer",
         "tokens",

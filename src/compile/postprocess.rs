@@ -2,6 +2,8 @@
 
 use regex::Regex;
 
+use crate::built::postprocess_regex;
+
 use crate::model::{Guard, GuardSide, PostprocessRule};
 
 /// The manifest's rules (or the default set), ready to apply: regexes compiled once.
@@ -35,7 +37,7 @@ impl Postprocessor {
                     pattern,
                     replace,
                     guard,
-                } => Regex::new(&pattern).ok().map(|regex| Step::Regex {
+                } => postprocess_regex(&pattern).ok().map(|regex| Step::Regex {
                     regex,
                     replace,
                     guard,

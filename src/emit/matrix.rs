@@ -462,7 +462,8 @@ impl<'w> MatrixWriter<'w> {
         let workspace = self.workspace;
         let root = &workspace.root;
         let mut removals = Vec::new();
-        for owned in read_index(workspace)? {
+        let recorded = index_bytes(workspace)?;
+        for owned in index_entries(workspace, &recorded) {
             if self.current.contains(owned.as_str()) {
                 continue;
             }
@@ -485,10 +486,14 @@ impl<'w> MatrixWriter<'w> {
             index.push_str(path);
             index.push('\n');
         }
-        let index_relative = index_path(workspace);
-        let index_real = confine::resolve_output(root, out_dir(workspace), Path::new(INDEX_FILE))?;
-        self.staged
-            .add(&index_real, &index_relative, index.as_bytes())?;
+        // Written only when it changes: a build whose outputs are current writes nothing.
+        if index.as_bytes() != recorded {
+            let index_relative = index_path(workspace);
+            let index_real =
+                confine::resolve_output(root, out_dir(workspace), Path::new(INDEX_FILE))?;
+            self.staged
+                .add(&index_real, &index_relative, index.as_bytes())?;
+        }
         let staged = std::mem::take(&mut self.staged);
         staged.commit()?;
         let mut report = WriteReport {
@@ -698,21 +703,29 @@ fn split<'a>(workspace: &'a Workspace, path: &'a str) -> (&'a Path, &'a Path) {
 /// never make `build --all` delete anything else. Lines that are not UTF-8 cannot be such
 /// paths and are skipped like any other foreign line.
 fn read_index(workspace: &Workspace) -> Result<Vec<String>, PathError> {
-    let bytes = confine::read_output(
+    Ok(index_entries(workspace, &index_bytes(workspace)?))
+}
+
+/// The index as it is on disk (empty when there is none).
+fn index_bytes(workspace: &Workspace) -> Result<Vec<u8>, PathError> {
+    Ok(confine::read_output(
         &workspace.root,
         out_dir(workspace),
         Path::new(INDEX_FILE),
         crate::model::limits::MAX_DATA_FILE_BYTES,
     )?
-    .unwrap_or_default();
+    .unwrap_or_default())
+}
+
+fn index_entries(workspace: &Workspace, bytes: &[u8]) -> Vec<String> {
     let out = workspace.settings().build.out.trim_end_matches('/');
-    Ok(bytes
+    bytes
         .split(|b| *b == b'\n')
         .filter_map(|line| std::str::from_utf8(line).ok())
         .map(str::trim)
         .filter(|line| is_output_path(out, line))
         .map(str::to_string)
-        .collect())
+        .collect()
 }
 
 /// Whether `path` is `<out>/<name>/<name>.md` with plain names (no `..`, no separators).

@@ -13,7 +13,7 @@ use crate::model::{ID_PATTERN, NAME_PATTERN, OUTPUT_PATTERN, PostprocessRule};
 use crate::namespace::closest;
 use crate::pointer::child_pointer;
 use crate::problem::{Form, InvalidValue, Kind, Problem};
-use crate::schema::schema_for;
+use crate::schema::validation_schema;
 use crate::span::Span;
 
 /// One compiled validator per kind of file, each built once per process, when first needed.
@@ -104,13 +104,16 @@ impl SchemaValidators {
 }
 
 fn build(kind: Kind) -> Option<(Value, Validator)> {
-    let schema = schema_for(kind);
+    let schema = validation_schema(kind);
     // The schemas are generated from our own types: failing to compile one is a bug in
     // promptc, caught by the test suite, not something a user can cause.
     let validator = jsonschema::options()
         .with_draft(Draft::Draft7)
         // For `format = "date"`: real calendar dates.
         .should_validate_formats(true)
+        // The schemas' patterns are plain character classes: the regex crate builds them
+        // in a fraction of the time fancy-regex takes, which only look-around would need.
+        .with_pattern_options(jsonschema::PatternOptions::regex())
         .offline()
         .build(&schema)
         .ok()?;

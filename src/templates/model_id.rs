@@ -4,6 +4,8 @@
 
 use minijinja::{Environment, Error, ErrorKind, Value};
 
+use crate::built::Built;
+
 /// The most memory a `matching` pattern may compile to: a pattern from a workspace file must
 /// not exhaust memory.
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
@@ -46,39 +48,6 @@ fn matching(text: &str, pattern: &str) -> Result<bool, Error> {
             .map_err(|error| format!("regular expression `{pattern}`: {error}"))
     });
     Ok(regex.map_err(invalid)?.is_match(text))
-}
-
-/// Patterns built once per process: a condition is evaluated for every request, and building
-/// a regex costs far more than running it. At most [`BUILT_PATTERNS`] are kept (the oldest
-/// go first), so a workspace with endless patterns cannot grow the process.
-struct Built<T> {
-    patterns: std::sync::Mutex<Vec<(String, Result<T, String>)>>,
-}
-
-const BUILT_PATTERNS: usize = 64;
-
-impl<T: Clone> Built<T> {
-    const fn new() -> Self {
-        Self {
-            patterns: std::sync::Mutex::new(Vec::new()),
-        }
-    }
-
-    fn get(&self, pattern: &str, build: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
-        let mut patterns = self
-            .patterns
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some((_, built)) = patterns.iter().find(|(known, _)| known == pattern) {
-            return built.clone();
-        }
-        let built = build();
-        if patterns.len() >= BUILT_PATTERNS {
-            drop(patterns.remove(0));
-        }
-        patterns.push((pattern.to_string(), built.clone()));
-        built
-    }
 }
 
 /// The `index`-th number in a model id (0: the first), read as digits with an optional

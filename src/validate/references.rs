@@ -728,7 +728,7 @@ fn output_folder_is_apart(_: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mu
 fn regexes_compile(_: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {
     for (index, rule) in manifest.value.postprocess.iter().flatten().enumerate() {
         if let PostprocessRule::Regex { pattern, .. } = rule
-            && let Err(error) = regex::Regex::new(pattern)
+            && let Err(error) = crate::built::postprocess_regex(pattern)
         {
             out.error(
                 Problem::InvalidRegex {
