@@ -2,36 +2,47 @@
 //! checked by validation and used by every compile after it, and building one costs far more
 //! than running it: a regex with a Unicode class takes about a millisecond to build.
 
-use std::sync::{Mutex, PoisonError};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 /// How many built patterns a [`Built`] keeps; the oldest go first, so that a workspace with
 /// endless patterns cannot grow the process.
 const KEPT: usize = 64;
 
 /// Patterns and what building each gave, error included, so a bad pattern is not built again.
+/// A pattern is built by the first thread that asks for it; another that asks meanwhile
+/// waits for that build rather than doing it again.
 pub struct Built<T, E = String> {
-    patterns: Mutex<Vec<(String, Result<T, E>)>>,
+    patterns: Mutex<VecDeque<(String, Cell<T, E>)>>,
 }
+
+/// One pattern's build: empty until the thread building it is done.
+type Cell<T, E> = Arc<OnceLock<Result<T, E>>>;
 
 impl<T: Clone, E: Clone> Built<T, E> {
     pub const fn new() -> Self {
         Self {
-            patterns: Mutex::new(Vec::new()),
+            patterns: Mutex::new(VecDeque::new()),
         }
     }
 
     /// What `build` gave for `pattern`, built on its first use in the process.
     pub fn get(&self, pattern: &str, build: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
-        let mut patterns = self.patterns.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((_, built)) = patterns.iter().find(|(known, _)| known == pattern) {
-            return built.clone();
-        }
-        let built = build();
-        if patterns.len() >= KEPT {
-            drop(patterns.remove(0));
-        }
-        patterns.push((pattern.to_string(), built.clone()));
-        built
+        let cell = {
+            let mut patterns = self.patterns.lock().unwrap_or_else(PoisonError::into_inner);
+            match patterns.iter().find(|(known, _)| known == pattern) {
+                Some((_, cell)) => Arc::clone(cell),
+                None => {
+                    if patterns.len() >= KEPT {
+                        patterns.pop_front();
+                    }
+                    let cell = Arc::new(OnceLock::new());
+                    patterns.push_back((pattern.to_string(), Arc::clone(&cell)));
+                    cell
+                }
+            }
+        };
+        cell.get_or_init(build).clone()
     }
 }
 
@@ -40,6 +51,23 @@ impl<T: Clone, E: Clone> Built<T, E> {
 pub fn postprocess_regex(pattern: &str) -> Result<regex::Regex, regex::Error> {
     static REGEXES: Built<regex::Regex, regex::Error> = Built::new();
     REGEXES.get(pattern, || regex::Regex::new(pattern))
+}
+
+/// Builds a workspace's post-processing regexes on another thread, while the rest of the
+/// workspace loads: validation and the first compile then find them built (a dozen regexes
+/// with Unicode classes take several milliseconds). Without a thread, they are built when
+/// first needed.
+pub fn build_ahead(patterns: Vec<String>) {
+    if patterns.is_empty() {
+        return;
+    }
+    let _ = std::thread::Builder::new()
+        .name("patterns".into())
+        .spawn(move || {
+            for pattern in patterns.iter().take(KEPT) {
+                let _ = postprocess_regex(pattern);
+            }
+        });
 }
 
 #[cfg(test)]
@@ -65,6 +93,26 @@ mod tests {
         // "abc" was the oldest: past the bound, it is built again.
         get("abc").ok();
         assert_eq!(builds.get(), KEPT + 2);
+    }
+
+    #[test]
+    fn a_pattern_asked_for_on_two_threads_at_once_is_built_once() {
+        let built: Built<usize> = Built::new();
+        let builds = std::sync::atomic::AtomicUsize::new(0);
+        let barrier = std::sync::Barrier::new(4);
+        std::thread::scope(|scope| {
+            for _ in 0..4 {
+                scope.spawn(|| {
+                    barrier.wait();
+                    built.get("slow", || {
+                        builds.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        std::thread::sleep(std::time::Duration::from_millis(20));
+                        Ok(4)
+                    })
+                });
+            }
+        });
+        assert_eq!(builds.load(std::sync::atomic::Ordering::SeqCst), 1);
     }
 
     #[test]

@@ -34,20 +34,20 @@ pub fn run(
     workspace_dir: Option<&Path>,
     printer: &Printer,
 ) -> Result<(), CliError> {
-    let mut workspace = load_valid(workspace_dir, printer)?;
+    let workspace = load_valid(workspace_dir, printer)?;
     if args.all {
-        return build_all(&workspace, printer);
+        return build_all(workspace, printer);
     }
     // Budget errors name the context as given, or the default one.
-    let context_name = args.target.context_name(&workspace);
-    let request = request(&mut workspace, args.target, printer)?;
-    let compiler = crate::compile::Compiler::new(&workspace);
+    let context_name = args.target.context_name(workspace);
+    let request = request(workspace, args.target, printer)?;
+    let compiler = crate::compile::Compiler::new(workspace);
     let compiled = compiler
         .compile(&request)
-        .map_err(|error| compile_failed(&workspace, error, printer))?;
+        .map_err(|error| compile_failed(workspace, error, printer))?;
     definition_warnings(&compiler, &request, &compiled, &context_name, printer);
     if let Some(variant) = compiler.variant(&compiled.variant)
-        && let Some(over) = check_budget(&workspace, variant, &compiled, &context_name)
+        && let Some(over) = check_budget(workspace, variant, &compiled, &context_name)
     {
         printer.diagnostics(budget::report(vec![over]), &workspace.sources);
         return Err(CliError::Reported);
@@ -73,14 +73,14 @@ pub fn run(
     Ok(())
 }
 
-fn build_all(workspace: &Workspace, printer: &Printer) -> Result<(), CliError> {
+fn build_all(workspace: &'static Workspace, printer: &Printer) -> Result<(), CliError> {
     // Each output goes to a temporary file as it compiles; they are renamed into place only
     // once the whole matrix has compiled within its budgets, else removed.
     let mut writer = matrix::MatrixWriter::new(workspace);
     let entries = matrix::entries(workspace);
     let mut progress = super::progress::Progress::new(entries.len(), printer.is_quiet());
     let run = matrix::compile_each(
-        &crate::compile::Compiler::new(workspace),
+        super::kept_compiler(workspace),
         entries,
         source_date_epoch()?,
         |entry, compiled| {

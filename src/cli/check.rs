@@ -2,8 +2,11 @@ use std::path::Path;
 
 use clap::Args;
 
-use super::{CliError, Message, Printer, load_valid, report_failures, source_date_epoch};
+use super::{
+    CliError, Message, Printer, kept_compiler, load_valid, report_failures, source_date_epoch,
+};
 use crate::emit::matrix::{self, Mismatch};
+use crate::workspace::Workspace;
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
@@ -17,13 +20,13 @@ pub fn run(
     workspace_dir: Option<&Path>,
     printer: &Printer,
 ) -> Result<(), CliError> {
-    let workspace = load_valid(workspace_dir, printer)?;
+    let workspace: &Workspace = load_valid(workspace_dir, printer)?;
     // Each output is compared as it compiles, then dropped.
-    let mut checker = matrix::MatrixChecker::new(&workspace);
-    let entries = matrix::entries(&workspace);
+    let mut checker = matrix::MatrixChecker::new(workspace);
+    let entries = matrix::entries(workspace);
     let mut progress = super::progress::Progress::new(entries.len(), printer.is_quiet());
     let run = matrix::compile_each(
-        &crate::compile::Compiler::new(&workspace),
+        kept_compiler(workspace),
         entries,
         source_date_epoch()?,
         |entry, compiled| {
@@ -35,7 +38,7 @@ pub fn run(
     let run = run?;
     let clean = run.is_clean();
     printer.diagnostics(run.over_budget, &workspace.sources);
-    let any_failed = report_failures(&workspace, run.failed, printer) || !clean;
+    let any_failed = report_failures(workspace, run.failed, printer) || !clean;
     let files = checker.files();
     let mismatches = checker.finish()?;
     if args.format == super::OutputFormat::Json {

@@ -37,7 +37,7 @@ pub fn run(
     workspace_dir: Option<&Path>,
     printer: &Printer,
 ) -> Result<(), CliError> {
-    let mut workspace = load_valid(workspace_dir, printer)?;
+    let workspace = load_valid(workspace_dir, printer)?;
     let target = TargetArgs {
         family: None,
         variant: None,
@@ -52,7 +52,7 @@ pub fn run(
         context: args.context,
         set: Vec::new(),
     };
-    let mut request = request(&mut workspace, target, printer)?;
+    let mut request = request(workspace, target, printer)?;
     // The declared fields a context leaves out, at the defaults compiles see.
     for (key, field) in &workspace.settings().context_fields {
         if !request.context.extra.contains_key(key) {

@@ -24,11 +24,11 @@ pub fn run(
     workspace_dir: Option<&Path>,
     printer: &Printer,
 ) -> Result<(), CliError> {
-    let mut workspace = load_valid(workspace_dir, printer)?;
-    let (request, rules) = request_with_rules(&mut workspace, args.target, printer)?;
-    let compiler = crate::compile::Compiler::new(&workspace);
+    let workspace = load_valid(workspace_dir, printer)?;
+    let (request, rules) = request_with_rules(workspace, args.target, printer)?;
+    let compiler = crate::compile::Compiler::new(workspace);
     let mut explanation = crate::compile::explain::explain(&compiler, &request)
-        .map_err(|error| compile_failed(&workspace, error, printer))?;
+        .map_err(|error| compile_failed(workspace, error, printer))?;
     let only_tool = args.tool.clone();
     if let Some(tool) = args.tool {
         explanation.components.clear();

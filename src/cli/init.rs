@@ -23,13 +23,13 @@ pub fn run(args: InitArgs, workspace: Option<&Path>, printer: &Printer) -> Resul
         Ok(written) => {
             let workspace = load_valid(Some(&dir), printer)?;
             let run = matrix::compile_all(
-                &crate::compile::Compiler::new(&workspace),
+                &crate::compile::Compiler::new(workspace),
                 source_date_epoch()?,
             );
-            if report_failures(&workspace, run.failed, printer) {
+            if report_failures(workspace, run.failed, printer) {
                 return Err(CliError::Reported);
             }
-            let built = matrix::write_all(&workspace, &run.outputs)?;
+            let built = matrix::write_all(workspace, &run.outputs)?;
             printer.message(Message::Initialised {
                 files: written.len(),
                 outputs: built.written.len() + built.unchanged.len(),

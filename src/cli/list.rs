@@ -17,7 +17,7 @@ pub fn run(
     printer: &Printer,
 ) -> Result<(), CliError> {
     let workspace = load_valid(workspace_dir, printer)?;
-    let families = crate::compile::Compiler::new(&workspace).list();
+    let families = crate::compile::Compiler::new(workspace).list();
     printer.result(&match args.format {
         OutputFormat::Text => report::routing::list(&families),
         OutputFormat::Json => report::json_document(&families),

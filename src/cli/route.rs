@@ -32,7 +32,7 @@ pub fn run(
     workspace_dir: Option<&Path>,
     printer: &Printer,
 ) -> Result<(), CliError> {
-    let mut workspace = load_valid(workspace_dir, printer)?;
+    let workspace = load_valid(workspace_dir, printer)?;
     let target = TargetArgs {
         family: None,
         variant: None,
@@ -47,11 +47,11 @@ pub fn run(
         set: Vec::new(),
         rules: super::RulesArgs::default(),
     };
-    let request = request(&mut workspace, target, printer)?;
-    let compiler = crate::compile::Compiler::new(&workspace);
+    let request = request(workspace, target, printer)?;
+    let compiler = crate::compile::Compiler::new(workspace);
     let choice = compiler
         .choose(&request)
-        .map_err(|error| compile_failed(&workspace, error, printer))?;
+        .map_err(|error| compile_failed(workspace, error, printer))?;
     printer.result(&match args.format {
         OutputFormat::Text => report::routing::choice(&choice),
         OutputFormat::Json => report::json_document(&choice),

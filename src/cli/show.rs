@@ -24,7 +24,7 @@ pub fn run(
     printer: &Printer,
 ) -> Result<(), CliError> {
     let workspace = load_valid(workspace_dir, printer)?;
-    let compiler = crate::compile::Compiler::new(&workspace);
+    let compiler = crate::compile::Compiler::new(workspace);
     let request =
         crate::compile::Request::new(Selection::variant(args.variant), Default::default());
     let effective = match compiler.select(&request.selection, &request.context) {

@@ -41,7 +41,7 @@ pub fn run(
 ) -> Result<(), CliError> {
     let workspace = load_valid(workspace_dir, printer)?;
     if args.model.is_some() || args.provider.is_some() {
-        args.family = Some(routed_family(&workspace, &args, printer)?);
+        args.family = Some(routed_family(workspace, &args, printer)?);
     }
     if let Some(family) = &args.family
         && !workspace.families().contains(family)
@@ -61,19 +61,19 @@ pub fn run(
     }
     let epoch = source_date_epoch()?;
     let wanted =
-        matrix::entries_matching(&workspace, args.family.as_deref(), args.context.as_deref());
+        matrix::entries_matching(workspace, args.family.as_deref(), args.context.as_deref());
     // One run over the entries: a runaway template is stopped once, not once per entry.
-    let compiler = Compiler::new(&workspace);
+    let compiler = Compiler::new(workspace);
     let run = matrix::compile_entries(&compiler, wanted, epoch);
     let rows: Vec<PromptStats> = run
         .outputs
         .into_iter()
         .filter_map(|(entry, compiled)| {
-            let request = matrix::request(&workspace, &entry, epoch)?;
+            let request = matrix::request(workspace, &entry, epoch)?;
             Some(prompt_stats(&compiler, &request, &compiled, &entry.context))
         })
         .collect();
-    if report_failures(&workspace, run.failed, printer) {
+    if report_failures(workspace, run.failed, printer) {
         return Err(CliError::Reported);
     }
     printer.result(&match args.format {

@@ -19,13 +19,13 @@ pub fn run(
     workspace_dir: Option<&Path>,
     printer: &Printer,
 ) -> Result<(), CliError> {
-    let mut workspace = load_valid(workspace_dir, printer)?;
-    let context_name = args.target.context_name(&workspace);
-    let request = request(&mut workspace, args.target, printer)?;
-    let compiler = crate::compile::Compiler::new(&workspace);
+    let workspace = load_valid(workspace_dir, printer)?;
+    let context_name = args.target.context_name(workspace);
+    let request = request(workspace, args.target, printer)?;
+    let compiler = crate::compile::Compiler::new(workspace);
     let compiled = compiler
         .compile(&request)
-        .map_err(|error| compile_failed(&workspace, error, printer))?;
+        .map_err(|error| compile_failed(workspace, error, printer))?;
     definition_warnings(&compiler, &request, &compiled, &context_name, printer);
     match &compiled.tool_definitions {
         Some(definitions) => printer.result(&report::json_document(definitions)),

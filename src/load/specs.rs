@@ -16,7 +16,7 @@ use crate::load::entry::Entry;
 use crate::load::invalid_ids::InvalidIds;
 use crate::load::schema_check::SchemaValidators;
 use crate::load::{self, MANIFEST_FILE};
-use crate::model::{Component, Context, Limits, Manifest, ToolSpec, Variant};
+use crate::model::{Component, Context, Limits, Manifest, PostprocessRule, ToolSpec, Variant};
 use crate::problem::{InvalidValue, Kind, LabelKind, Problem, RefKind};
 use crate::source::Sources;
 use crate::span::Span;
@@ -58,6 +58,18 @@ pub fn load_specs(
         }
     };
     loader.limits = manifest.value.limits.clone();
+    crate::built::build_ahead(
+        manifest
+            .value
+            .postprocess
+            .iter()
+            .flatten()
+            .filter_map(|rule| match rule {
+                PostprocessRule::Regex { pattern, .. } => Some(pattern.clone()),
+                _ => None,
+            })
+            .collect(),
+    );
     let paths = &manifest.value.paths;
     let variants = loader.load_all(
         &paths.variants,
