@@ -28,8 +28,43 @@ pub enum Origin {
 /// inside the workspace, and it must be a regular file of at most `limit` bytes.
 pub fn read_content(root: &Path, path: &Path, limit: u64) -> Result<Vec<u8>, PathError> {
     let shown = shown(root, path);
-    let real = real_path_inside(root, path).map_err(|problem| PathError::new(&shown, problem))?;
-    read_regular(&real, limit).map_err(|problem| PathError::new(&shown, problem))
+    let read = match plainly_inside(root, path) {
+        Some(metadata) => read_looked_at(path, &metadata, limit),
+        None => real_path_inside(root, path).and_then(|real| read_regular(&real, limit)),
+    };
+    read.map_err(|problem| PathError::new(&shown, problem))
+}
+
+/// Whether `path` lies inside `root` as it stands: plain names below it, none of them a link
+/// or the repository's folder, the last one existing.
+pub fn is_plainly_inside(root: &Path, path: &Path) -> bool {
+    plainly_inside(root, path).is_some()
+}
+
+/// What `path` is, when it is already its own real path inside `root` (a canonical path):
+/// plain names below the root, none of them a link or the repository's folder. Looking at
+/// each name below the root takes a call per name, where resolving the whole path from `/`
+/// takes more per file than reading it. `None` sends every other path (and every problem)
+/// the long way, through [`real_path_inside`].
+fn plainly_inside(root: &Path, path: &Path) -> Option<Metadata> {
+    let below = path.strip_prefix(root).ok()?;
+    let mut at = root.to_path_buf();
+    let mut last = None;
+    for part in below.components() {
+        let Component::Normal(name) = part else {
+            return None;
+        };
+        if is_git_folder(name) {
+            return None;
+        }
+        at.push(name);
+        let metadata = at.symlink_metadata().ok()?;
+        if metadata.file_type().is_symlink() {
+            return None;
+        }
+        last = Some(metadata);
+    }
+    last
 }
 
 /// Reads a file the caller named: anywhere, but a bounded regular file all the same.
@@ -77,7 +112,12 @@ fn goes_through_link(root: &Path, path: &Path) -> bool {
 fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, PathProblem> {
     // Look before opening: opening a FIFO would block, and a device has no end.
     let metadata = fs::metadata(path).map_err(PathProblem::Io)?;
-    check_regular(&metadata)?;
+    read_looked_at(path, &metadata, limit)
+}
+
+/// Reads `path`, whose metadata (links followed) was just looked at.
+fn read_looked_at(path: &Path, metadata: &Metadata, limit: u64) -> Result<Vec<u8>, PathProblem> {
+    check_regular(metadata)?;
     if metadata.len() > limit {
         return Err(PathProblem::TooLarge {
             limit,
@@ -395,6 +435,27 @@ mod tests {
         ));
         assert_eq!(
             read_content(&root, &root.join("big"), 100).unwrap().len(),
+            100
+        );
+        // A link anywhere on the way, not only the file itself, is followed and checked.
+        symlink(&outside, root.join("folder")).unwrap();
+        assert!(matches!(
+            problem("folder/secret", 10).problem,
+            PathProblem::LinkLeavesWorkspace { .. }
+        ));
+        fs::create_dir_all(root.join("real/.git")).unwrap();
+        fs::write(root.join("real/.git/config"), "x").unwrap();
+        assert!(matches!(
+            problem("real/.git/config", 10).problem,
+            PathProblem::GitFolder
+        ));
+        assert!(matches!(problem("real", 10).problem, PathProblem::IsFolder));
+        assert!(matches!(problem("missing", 10).problem, PathProblem::Io(_)));
+        // A path that climbs back inside is read from where it really is.
+        assert_eq!(
+            read_content(&root, &root.join("real/../big"), 100)
+                .unwrap()
+                .len(),
             100
         );
         // Named by the caller: read from anywhere, still bounded and regular.

@@ -130,7 +130,11 @@ pub fn resolve_inside(root: &Path, base_dir: &Path, relative: &str) -> Option<Pa
     if !joined.starts_with(root) {
         return None;
     }
-    // A symlink inside the workspace may still point outside it.
+    // A symlink inside the workspace may still point outside it; a path with none on the
+    // way is inside as it stands.
+    if confine::is_plainly_inside(root, &joined) {
+        return Some(joined);
+    }
     if let (Ok(real), Ok(real_root)) = (joined.canonicalize(), root.canonicalize())
         && !real.starts_with(real_root)
     {
