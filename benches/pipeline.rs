@@ -45,6 +45,10 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Some("--promptc") => return run_promptc(&args[2..]),
+        Some("--workspaces") => {
+            keep_workspaces();
+            return ExitCode::SUCCESS;
+        }
         _ => {}
     }
     let full = std::env::var("PROMPTC_BENCH_SCALE").is_ok_and(|v| v == "full");
@@ -61,6 +65,20 @@ fn main() -> ExitCode {
     scale(variants, tools, contexts, full);
     doubling();
     ExitCode::SUCCESS
+}
+
+/// `--workspaces`: makes the bench's workspaces, built, and keeps them, for a profiler to run
+/// promptc on; prints where each is.
+fn keep_workspaces() {
+    for (name, dir) in [
+        ("shipped library", copy_of_shipped_library()),
+        ("real-registry shape", registry_shape()),
+        ("scale matrix (a tenth)", scale_matrix(10, 100, 20)),
+    ] {
+        let built = promptc(dir.path(), &["build", "--all", "-q"]);
+        assert!(built.status.success(), "{}", stderr(&built));
+        println!("{name}: {}", dir.keep().display());
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -219,15 +219,106 @@ pub fn read_resolved(real: &Path, shown: &Path, limit: u64) -> Result<Option<Vec
     match real.symlink_metadata() {
         Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(error) => Err(PathError::io(shown, error)),
-        Ok(_) => match read_regular(real, limit) {
-            Ok(bytes) => Ok(Some(bytes)),
-            // promptc writes these files: the fix is a fresh one, not a smaller one.
-            Err(PathProblem::TooLarge { limit, .. }) => Err(PathError::new(
-                shown,
-                PathProblem::GeneratedTooLarge { limit },
-            )),
-            Err(problem) => Err(PathError::new(shown, problem)),
-        },
+        Ok(_) => read_generated(shown, read_regular(real, limit)),
+    }
+}
+
+/// What reading an output gave: a file over the limit is one promptc wrote too large.
+fn read_generated(
+    shown: &Path,
+    read: Result<Vec<u8>, PathProblem>,
+) -> Result<Option<Vec<u8>>, PathError> {
+    match read {
+        Ok(bytes) => Ok(Some(bytes)),
+        // promptc writes these files: the fix is a fresh one, not a smaller one.
+        Err(PathProblem::TooLarge { limit, .. }) => Err(PathError::new(
+            shown,
+            PathProblem::GeneratedTooLarge { limit },
+        )),
+        Err(problem) => Err(PathError::new(shown, problem)),
+    }
+}
+
+/// The output folders of one matrix run, each resolved once: a matrix writes dozens of
+/// files into each folder, and resolving the folder again for each file took more calls
+/// than reading the file. A folder that does not exist yet is not remembered.
+#[derive(Debug, Default)]
+pub struct OutputFolders {
+    resolved: std::collections::HashMap<(PathBuf, PathBuf), PathBuf>,
+}
+
+/// An output resolved as [`resolve_output`] resolves it, and what it is when it exists.
+#[derive(Debug)]
+pub struct ResolvedOutput {
+    pub real: PathBuf,
+    /// The file's metadata (it is a regular file); `None` when there is none yet.
+    pub metadata: Option<Metadata>,
+}
+
+impl ResolvedOutput {
+    /// Its content, or `None` when there is none yet; at most `limit` bytes. `shown` is the
+    /// path errors name.
+    pub fn read(&self, shown: &Path, limit: u64) -> Result<Option<Vec<u8>>, PathError> {
+        match &self.metadata {
+            None => Ok(None),
+            Some(metadata) => read_generated(shown, read_looked_at(&self.real, metadata, limit)),
+        }
+    }
+}
+
+impl OutputFolders {
+    /// The output at `below` in `base`, as [`resolve_output`] finds it, with its folder
+    /// resolved at most once per run.
+    pub fn resolve(
+        &mut self,
+        root: &Path,
+        base: &Path,
+        below: &Path,
+    ) -> Result<ResolvedOutput, PathError> {
+        let relative = base.join(below);
+        let parts = plain_parts(&relative).map_err(|problem| PathError::new(&relative, problem))?;
+        let (Some(name), Some(folder)) = (parts.last(), below.parent()) else {
+            return resolve_looked(root, base, below, Want::File);
+        };
+        let key = (base.to_path_buf(), folder.to_path_buf());
+        let Some(real_folder) = self.resolved.get(&key) else {
+            let resolved = resolve_looked(root, base, below, Want::File)?;
+            if resolved.metadata.is_some()
+                && let Some(parent) = resolved.real.parent()
+            {
+                self.resolved.insert(key, parent.to_path_buf());
+            }
+            return Ok(resolved);
+        };
+        let real = real_folder.join(name);
+        let metadata = match real.symlink_metadata() {
+            Ok(metadata) => metadata,
+            Err(error) if error.kind() == io::ErrorKind::NotFound => {
+                return Ok(ResolvedOutput {
+                    real,
+                    metadata: None,
+                });
+            }
+            Err(error) => return Err(PathError::new(&relative, PathProblem::Io(error))),
+        };
+        let kind = metadata.file_type();
+        let problem = if kind.is_symlink() {
+            // A link below the output folder is refused, wherever it leads; `resolve` says
+            // how.
+            return resolve_looked(root, base, below, Want::File);
+        } else if kind.is_dir() {
+            PathProblem::IsFolder
+        } else if kind.is_file() {
+            return Ok(ResolvedOutput {
+                real,
+                metadata: Some(metadata),
+            });
+        } else {
+            PathProblem::NotRegularFile {
+                what: special_kind(&kind),
+            }
+        };
+        Err(PathError::new(&relative, problem))
     }
 }
 
@@ -238,11 +329,22 @@ enum Want {
 }
 
 fn resolve(root: &Path, base: &Path, below: &Path, want: Want) -> Result<PathBuf, PathError> {
+    resolve_looked(root, base, below, want).map(|resolved| resolved.real)
+}
+
+/// [`resolve`], with the metadata of the last part when it exists.
+fn resolve_looked(
+    root: &Path,
+    base: &Path,
+    below: &Path,
+    want: Want,
+) -> Result<ResolvedOutput, PathError> {
     let relative = base.join(below);
     let parts = plain_parts(&relative).map_err(|problem| PathError::new(&relative, problem))?;
     let followed = plain_parts(base).map_or(0, |parts| parts.len());
     let mut real = root.to_path_buf();
     let mut shown = PathBuf::new();
+    let mut last = None;
     for (index, part) in parts.iter().enumerate() {
         let folder = index + 1 < parts.len() || want == Want::Folder;
         let next = real.join(part);
@@ -253,7 +355,10 @@ fn resolve(root: &Path, base: &Path, below: &Path, want: Want) -> Result<PathBuf
             Err(error) if error.kind() == io::ErrorKind::NotFound => {
                 real = next;
                 real.extend(&parts[index + 1..]);
-                return Ok(real);
+                return Ok(ResolvedOutput {
+                    real,
+                    metadata: None,
+                });
             }
             Err(error) => return refuse(PathProblem::Io(error)),
         };
@@ -279,6 +384,7 @@ fn resolve(root: &Path, base: &Path, below: &Path, want: Want) -> Result<PathBuf
             if folder {
                 return refuse(PathProblem::NotAFolder);
             }
+            last = Some(metadata);
             next
         } else {
             return refuse(PathProblem::NotRegularFile {
@@ -286,7 +392,10 @@ fn resolve(root: &Path, base: &Path, below: &Path, want: Want) -> Result<PathBuf
             });
         };
     }
-    Ok(real)
+    Ok(ResolvedOutput {
+        real,
+        metadata: last,
+    })
 }
 
 /// The parts of a workspace-relative path, when they are all plain names: no `..`, no root,
@@ -381,6 +490,66 @@ mod tests {
         let error = resolve_output(&root, Path::new("prompts"), Path::new("xs/a.md")).unwrap_err();
         assert_eq!(error.path, Path::new("prompts/xs"));
         assert!(matches!(error.problem, PathProblem::IsLink));
+    }
+
+    #[test]
+    fn a_run_resolves_each_output_folder_once_and_still_checks_every_file() {
+        let (_dir, root, outside) = workspace();
+        fs::create_dir_all(root.join("out/xs")).unwrap();
+        fs::write(root.join("out/xs/a.md"), "old a").unwrap();
+        fs::write(outside.join("secret"), "secret").unwrap();
+        let mut folders = OutputFolders::default();
+        let mut resolve = |below: &str| folders.resolve(&root, Path::new("out"), Path::new(below));
+        let a = resolve("xs/a.md").unwrap();
+        assert_eq!(a.real, root.join("out/xs/a.md"));
+        assert_eq!(
+            a.read(Path::new("out/xs/a.md"), 100).unwrap().as_deref(),
+            Some(&b"old a"[..])
+        );
+        // Over the limit: a file promptc wrote too large.
+        assert!(matches!(
+            a.read(Path::new("out/xs/a.md"), 2).unwrap_err().problem,
+            PathProblem::GeneratedTooLarge { limit: 2 }
+        ));
+        // The folder is known now: what is in it is still looked at, file by file.
+        let missing = resolve("xs/b.md").unwrap();
+        assert_eq!(missing.real, root.join("out/xs/b.md"));
+        assert!(missing.metadata.is_none());
+        assert_eq!(missing.read(Path::new("out/xs/b.md"), 100).unwrap(), None);
+        symlink(outside.join("secret"), root.join("out/xs/c.md")).unwrap();
+        fs::write(root.join("notes.md"), "x").unwrap();
+        symlink(root.join("notes.md"), root.join("out/xs/d.md")).unwrap();
+        fs::create_dir(root.join("out/xs/e.md")).unwrap();
+        for (below, expected) in [
+            ("xs/c.md", "link leaves"),
+            ("xs/d.md", "link"),
+            ("xs/e.md", "folder"),
+        ] {
+            let cached = resolve(below).unwrap_err();
+            let direct = resolve_output(&root, Path::new("out"), Path::new(below)).unwrap_err();
+            assert_eq!(cached.path, direct.path, "{below}");
+            assert_eq!(
+                std::mem::discriminant(&cached.problem),
+                std::mem::discriminant(&direct.problem),
+                "{below}: {expected}"
+            );
+        }
+        assert!(matches!(
+            resolve("xs/c.md").unwrap_err().problem,
+            PathProblem::LinkLeavesWorkspace { .. }
+        ));
+        assert!(matches!(
+            resolve("xs/e.md").unwrap_err().problem,
+            PathProblem::IsFolder
+        ));
+        assert!(matches!(
+            resolve("../x.md").unwrap_err().problem,
+            PathProblem::OutsideWorkspace
+        ));
+        assert!(matches!(
+            resolve("xs/.git").unwrap_err().problem,
+            PathProblem::GitFolder
+        ));
     }
 
     #[test]

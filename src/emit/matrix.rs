@@ -162,16 +162,23 @@ pub fn compile_entries(
     }
 }
 
-/// The most threads a matrix is compiled on.
+/// The most threads a matrix is compiled on, this one included.
 const MAX_WORKERS: usize = 8;
 /// How far ahead of the entry being handled the threads may compile: what waits, whole, for
 /// its turn.
 const WINDOW: usize = 16;
 
+/// What compiling one entry gave: `None` for an unknown context; else the result, and
+/// whether a template ran out of fuel or text.
+type Outcome = Option<(Result<Compiled, CompileError>, bool)>;
+
 /// Compiles the entries on the machine's cores and hands each result to `handle` in the
-/// entries' order, so that what comes out does not depend on which thread was faster. A
-/// thread compiles at most [`WINDOW`] entries ahead of the one being handled, so memory stays
-/// bounded; an error from `handle` stops the threads. `None` is an entry whose context is
+/// entries' order, so that what comes out does not depend on which thread was faster. This
+/// thread compiles too, between handling what the others finished: on a small matrix the
+/// others' results would otherwise wait for a thread that has to be woken for each. Threads
+/// take runs of one variant's entries (see [`runs_of`]), and start one at most [`WINDOW`]
+/// entries ahead of the one being handled, so memory stays bounded (at most `WINDOW + RUN`
+/// outputs wait); an error from `handle` stops the threads. `None` is an entry whose context is
 /// unknown (reported by validation).
 ///
 /// A template that runs out of fuel is not rendered again by later entries of the run, which
@@ -188,16 +195,19 @@ fn compile_in_order<E>(
     use std::sync::{Condvar, Mutex, PoisonError, mpsc};
 
     let workspace = compiler.workspace();
-    let workers = std::thread::available_parallelism()
+    let runs = runs_of(&entries);
+    let helpers = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .min(MAX_WORKERS)
-        .min(entries.len());
+        .min(runs.len())
+        .saturating_sub(1);
     let mut resume = 0;
-    if workers > 1 {
-        let isolated = |entry: &MatrixEntry| {
-            request(workspace, entry, source_date_epoch)
+    if helpers > 0 {
+        let isolated = |index: usize| -> Outcome {
+            request(workspace, &entries[index], source_date_epoch)
                 .map(|request| compiler.compile_isolated(&request))
         };
+        // The next run to take.
         let next = AtomicUsize::new(0);
         let stop = AtomicBool::new(false);
         // The index of the entry to be handled next, and its change.
@@ -209,50 +219,62 @@ fn compile_in_order<E>(
             stop.store(true, Ordering::Relaxed);
             turn.notify_all();
         };
-        let (sender, receiver) = mpsc::channel();
+        let (sender, receiver) = mpsc::channel::<(usize, Outcome)>();
         let (outcome, stopped_at) = std::thread::scope(|scope| {
-            for _ in 0..workers {
+            for _ in 0..helpers {
                 let sender = sender.clone();
-                let (next, stop, handled, entries, isolated, halt) =
-                    (&next, &stop, &handled, &entries, &isolated, &halt);
+                let (next, stop, handled, isolated, halt, runs) =
+                    (&next, &stop, &handled, &isolated, &halt, &runs);
                 scope.spawn(move || {
-                    loop {
-                        let index = next.fetch_add(1, Ordering::Relaxed);
-                        if index >= entries.len() || stop.load(Ordering::Relaxed) {
-                            break;
-                        }
+                    'runs: while let Some(run) =
+                        runs.get(next.fetch_add(1, Ordering::Relaxed)).cloned()
+                    {
                         let (lock, turn) = handled;
                         let mut done = lock.lock().unwrap_or_else(PoisonError::into_inner);
-                        while index >= *done + WINDOW && !stop.load(Ordering::Relaxed) {
+                        while run.start >= *done + WINDOW && !stop.load(Ordering::Relaxed) {
                             done = turn.wait(done).unwrap_or_else(PoisonError::into_inner);
                         }
                         drop(done);
-                        if stop.load(Ordering::Relaxed) {
-                            break;
-                        }
-                        let result = isolated(&entries[index]);
-                        // A template ran out: no other thread starts another entry, which
-                        // could spend the whole fuel on it again.
-                        if matches!(result, Some((_, true))) {
-                            halt();
-                        }
-                        if sender.send((index, result)).is_err() {
-                            break;
+                        for index in run {
+                            if stop.load(Ordering::Relaxed) {
+                                break 'runs;
+                            }
+                            let result = isolated(index);
+                            // A template ran out: no other thread starts another entry,
+                            // which could spend the whole fuel on it again.
+                            if matches!(result, Some((_, true))) {
+                                halt();
+                            }
+                            if sender.send((index, result)).is_err() {
+                                break 'runs;
+                            }
                         }
                     }
                 });
             }
             drop(sender);
+            // Runs this thread may take: within the window of the entry it handles next, so
+            // what it compiles never waits long for its turn.
+            let take = |expected: usize| loop {
+                let at = next.load(Ordering::Relaxed);
+                match runs.get(at) {
+                    Some(run) if run.start < expected + WINDOW => {
+                        if next
+                            .compare_exchange(at, at + 1, Ordering::Relaxed, Ordering::Relaxed)
+                            .is_ok()
+                        {
+                            break Some(run.clone());
+                        }
+                    }
+                    _ => break None,
+                }
+            };
             let mut waiting = std::collections::BTreeMap::new();
             let mut expected = 0;
             let mut outcome = Ok(());
             let mut stopped_at = None;
-            for (index, result) in receiver {
-                waiting.insert(index, result);
-                while stopped_at.is_none()
-                    && outcome.is_ok()
-                    && let Some(result) = waiting.remove(&expected)
-                {
+            while expected < entries.len() && stopped_at.is_none() && outcome.is_ok() {
+                if let Some(result) = waiting.remove(&expected) {
                     let result = match result {
                         Some((_, true)) => {
                             stopped_at = Some(expected);
@@ -270,12 +292,42 @@ fn compile_in_order<E>(
                     let (lock, turn) = &handled;
                     *lock.lock().unwrap_or_else(PoisonError::into_inner) = expected;
                     turn.notify_all();
+                    continue;
+                }
+                if let Ok((index, result)) = receiver.try_recv() {
+                    waiting.insert(index, result);
+                    continue;
+                }
+                if !stop.load(Ordering::Relaxed)
+                    && let Some(run) = take(expected)
+                {
+                    for index in run {
+                        // As on the other threads: once a template ran out, no entry more.
+                        if stop.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        let result = isolated(index);
+                        if matches!(result, Some((_, true))) {
+                            halt();
+                        }
+                        waiting.insert(index, result);
+                    }
+                    continue;
+                }
+                // What comes next is another thread's: wait for it.
+                match receiver.recv() {
+                    Ok((index, result)) => {
+                        waiting.insert(index, result);
+                    }
+                    // Every other thread has stopped: what is left is compiled below.
+                    Err(_) => break,
                 }
             }
-            (outcome, stopped_at.or(Some(expected)))
+            halt();
+            (outcome, stopped_at.unwrap_or(expected))
         });
         outcome?;
-        resume = stopped_at.unwrap_or(entries.len());
+        resume = stopped_at;
     }
     for entry in entries.into_iter().skip(resume) {
         let result =
@@ -284,6 +336,30 @@ fn compile_in_order<E>(
     }
     Ok(())
 }
+
+/// The entries in runs a thread compiles one after the other: consecutive entries of one
+/// variant, at most [`RUN`] of them. A variant's compiles share most of their renders, which
+/// the first compile of the run leaves in the memo for the next ones on the same thread,
+/// rather than two threads rendering the same sections at once.
+fn runs_of(entries: &[MatrixEntry]) -> Vec<std::ops::Range<usize>> {
+    let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
+    for (index, entry) in entries.iter().enumerate() {
+        match runs.last_mut() {
+            Some(run)
+                if run.len() < RUN
+                    && entries[run.start].family == entry.family
+                    && entries[run.start].variant == entry.variant =>
+            {
+                run.end = index + 1;
+            }
+            _ => runs.push(index..index + 1),
+        }
+    }
+    runs
+}
+
+/// The most entries in a run: half the window, so that two threads each compile one.
+const RUN: usize = WINDOW / 2;
 
 /// How many outputs may wait, whole, for the token tables: past that their budgets are
 /// checked as they compile, so a huge matrix is never held in memory for them.
@@ -408,6 +484,7 @@ pub fn write_all(
 /// [`MatrixWriter::finish`] renames them all. Dropped unfinished, it removes what it wrote.
 pub struct MatrixWriter<'w> {
     workspace: &'w Workspace,
+    folders: confine::OutputFolders,
     staged: Staged,
     current: BTreeSet<String>,
     written: Vec<String>,
@@ -418,6 +495,7 @@ impl<'w> MatrixWriter<'w> {
     pub fn new(workspace: &'w Workspace) -> Self {
         Self {
             workspace,
+            folders: confine::OutputFolders::default(),
             staged: Staged::default(),
             current: BTreeSet::new(),
             written: Vec::new(),
@@ -431,12 +509,12 @@ impl<'w> MatrixWriter<'w> {
         let workspace = self.workspace;
         for (path, text) in files(entry, compiled) {
             let (out, below) = split(workspace, &path);
-            let real = confine::resolve_output(&workspace.root, out, below)?;
-            refuse_source(workspace, &real, &path)?;
+            let resolved = self.folders.resolve(&workspace.root, out, below)?;
+            refuse_source(workspace, &resolved.real, &path)?;
             let text = text.as_bytes();
             // Resolved once: read from the path just checked.
             let shown = Path::new(&path);
-            let on_disk = match confine::read_resolved(&real, shown, text.len() as u64) {
+            let on_disk = match resolved.read(shown, text.len() as u64) {
                 Ok(on_disk) => on_disk,
                 // Longer than the new text: it differs, whatever it holds.
                 Err(PathError {
@@ -448,7 +526,7 @@ impl<'w> MatrixWriter<'w> {
             if on_disk.as_deref() == Some(text) {
                 self.unchanged.push(path.clone());
             } else {
-                self.staged.add(&real, shown, text)?;
+                self.staged.add(&resolved.real, shown, text)?;
                 self.written.push(path.clone());
             }
             self.current.insert(path);
@@ -554,6 +632,7 @@ impl Mismatch {
 /// [`compile_each`] gives them; writes nothing.
 pub struct MatrixChecker<'w> {
     workspace: &'w Workspace,
+    folders: confine::OutputFolders,
     mismatches: Vec<Mismatch>,
     expected: BTreeSet<String>,
 }
@@ -562,6 +641,7 @@ impl<'w> MatrixChecker<'w> {
     pub fn new(workspace: &'w Workspace) -> Self {
         Self {
             workspace,
+            folders: confine::OutputFolders::default(),
             mismatches: Vec::new(),
             expected: BTreeSet::new(),
         }
@@ -573,12 +653,8 @@ impl<'w> MatrixChecker<'w> {
         for (path, text) in files(entry, compiled) {
             let relative = Path::new(&path);
             let (out, below) = split(workspace, &path);
-            match confine::read_output(
-                &workspace.root,
-                out,
-                below,
-                crate::model::limits::MAX_OUTPUT_BYTES,
-            )? {
+            let resolved = self.folders.resolve(&workspace.root, out, below)?;
+            match resolved.read(relative, crate::model::limits::MAX_OUTPUT_BYTES)? {
                 Some(on_disk) if on_disk == text.as_bytes() => {}
                 Some(on_disk) => {
                     let on_disk = String::from_utf8(on_disk)
@@ -940,7 +1016,38 @@ fn grouped_by_place(warnings: impl Iterator<Item = Diagnostic>) -> Vec<Diagnosti
 
 #[cfg(test)]
 mod tests {
-    use super::is_output_path;
+    use super::{MatrixEntry, RUN, is_output_path, runs_of};
+
+    fn entry(family: &str, variant: Option<&str>, context: &str) -> MatrixEntry {
+        MatrixEntry {
+            family: family.into(),
+            variant: variant.map(str::to_string),
+            context: context.into(),
+            path: format!("out/{family}/{context}.md"),
+        }
+    }
+
+    #[test]
+    fn a_run_is_consecutive_entries_of_one_variant_at_most_run_long() {
+        let mut entries = Vec::new();
+        for context in 0..RUN + 3 {
+            entries.push(entry("xs", None, &context.to_string()));
+        }
+        entries.push(entry("gpt", None, "a"));
+        entries.push(entry("gpt", Some("gpt@2"), "a"));
+        entries.push(entry("gpt", Some("gpt@2"), "b"));
+        entries.push(entry("xs", None, "late"));
+        let runs = runs_of(&entries);
+        let n = RUN + 3;
+        assert_eq!(
+            runs,
+            vec![0..RUN, RUN..n, n..n + 1, n + 1..n + 3, n + 3..n + 4]
+        );
+        // Every entry in exactly one run, in order.
+        let flat: Vec<usize> = runs.into_iter().flatten().collect();
+        assert_eq!(flat, (0..entries.len()).collect::<Vec<_>>());
+        assert!(runs_of(&[]).is_empty());
+    }
 
     #[test]
     fn only_plain_output_paths_are_owned() {
