@@ -18,6 +18,8 @@
 //! The bench binary also serves as the processes it measures: `--io-floor PLAN` is the floor,
 //! and `--promptc ARGS…` runs the command line in-process, then prints the process's peak
 //! resident memory, so that memory is read from the process that did the work.
+//! `cargo bench --bench pipeline -- --workspaces` writes the workspaces, builds them and keeps
+//! them, for a profiler to run promptc on.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark that cannot proceed stops
 
