@@ -209,34 +209,7 @@ pub fn read_output(
     below: &Path,
     limit: u64,
 ) -> Result<Option<Vec<u8>>, PathError> {
-    let real = resolve_output(root, base, below)?;
-    read_resolved(&real, &base.join(below), limit)
-}
-
-/// The output at `real`, a path [`resolve_output`] gave, or `None` when there is none yet;
-/// `shown` is the path errors name.
-pub fn read_resolved(real: &Path, shown: &Path, limit: u64) -> Result<Option<Vec<u8>>, PathError> {
-    match real.symlink_metadata() {
-        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(error) => Err(PathError::io(shown, error)),
-        Ok(_) => read_generated(shown, read_regular(real, limit)),
-    }
-}
-
-/// What reading an output gave: a file over the limit is one promptc wrote too large.
-fn read_generated(
-    shown: &Path,
-    read: Result<Vec<u8>, PathProblem>,
-) -> Result<Option<Vec<u8>>, PathError> {
-    match read {
-        Ok(bytes) => Ok(Some(bytes)),
-        // promptc writes these files: the fix is a fresh one, not a smaller one.
-        Err(PathProblem::TooLarge { limit, .. }) => Err(PathError::new(
-            shown,
-            PathProblem::GeneratedTooLarge { limit },
-        )),
-        Err(problem) => Err(PathError::new(shown, problem)),
-    }
+    resolve_looked(root, base, below, Want::File)?.read(&base.join(below), limit)
 }
 
 /// The output folders of one matrix run, each resolved once: a matrix writes dozens of
@@ -259,9 +232,17 @@ impl ResolvedOutput {
     /// Its content, or `None` when there is none yet; at most `limit` bytes. `shown` is the
     /// path errors name.
     pub fn read(&self, shown: &Path, limit: u64) -> Result<Option<Vec<u8>>, PathError> {
-        match &self.metadata {
-            None => Ok(None),
-            Some(metadata) => read_generated(shown, read_looked_at(&self.real, metadata, limit)),
+        let Some(metadata) = &self.metadata else {
+            return Ok(None);
+        };
+        match read_looked_at(&self.real, metadata, limit) {
+            Ok(bytes) => Ok(Some(bytes)),
+            // promptc writes these files: the fix is a fresh one, not a smaller one.
+            Err(PathProblem::TooLarge { limit, .. }) => Err(PathError::new(
+                shown,
+                PathProblem::GeneratedTooLarge { limit },
+            )),
+            Err(problem) => Err(PathError::new(shown, problem)),
         }
     }
 }
@@ -291,34 +272,19 @@ impl OutputFolders {
             return Ok(resolved);
         };
         let real = real_folder.join(name);
-        let metadata = match real.symlink_metadata() {
-            Ok(metadata) => metadata,
-            Err(error) if error.kind() == io::ErrorKind::NotFound => {
-                return Ok(ResolvedOutput {
-                    real,
-                    metadata: None,
-                });
-            }
-            Err(error) => return Err(PathError::new(&relative, PathProblem::Io(error))),
-        };
-        let kind = metadata.file_type();
-        let problem = if kind.is_symlink() {
-            // A link below the output folder is refused, wherever it leads; `resolve` says
-            // how.
-            return resolve_looked(root, base, below, Want::File);
-        } else if kind.is_dir() {
-            PathProblem::IsFolder
-        } else if kind.is_file() {
-            return Ok(ResolvedOutput {
+        match real.symlink_metadata() {
+            Ok(metadata) if metadata.file_type().is_file() => Ok(ResolvedOutput {
                 real,
                 metadata: Some(metadata),
-            });
-        } else {
-            PathProblem::NotRegularFile {
-                what: special_kind(&kind),
-            }
-        };
-        Err(PathError::new(&relative, problem))
+            }),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(ResolvedOutput {
+                real,
+                metadata: None,
+            }),
+            // A link, a folder, a special file or an error: refused, and worded, by the
+            // full resolution, as for any output.
+            _ => resolve_looked(root, base, below, Want::File),
+        }
     }
 }
 
