@@ -456,7 +456,9 @@ fn every_format_option_takes_values_from_one_set() {
 
 /// A matrix that takes a while: 40 variants with 150 tools each, in 5 contexts. Each base
 /// template reads the whole tools list (too large to be remembered, so it renders for every
-/// output) and counts to a few thousand: renders are not all remembered across outputs.
+/// output) and counts to fifteen thousand: renders are not all remembered across outputs, and
+/// a test build takes about twice the bar's delay (counting to three thousand came within a
+/// few milliseconds of the delay once a variant's compiles shared a thread).
 fn slow_matrix() -> common::Workspace {
     let mut fixture = common::Fixture::empty().file(
         "promptc.toml",
@@ -473,7 +475,7 @@ fn slow_matrix() -> common::Workspace {
         fixture = fixture.file(
             &format!("variants/v{v}.toml"),
             format!(
-                "id = \"v{v}\"\ntemplate = \"Variant {v}.\\n{{{{ TOOLS }}}}\\n{{% for i in range(3000) %}}{{{{ i }}}}{{% endfor %}}\\n\"\ntools = [{}]\n",
+                "id = \"v{v}\"\ntemplate = \"Variant {v}.\\n{{{{ TOOLS }}}}\\n{{% for i in range(15000) %}}{{{{ i }}}}{{% endfor %}}\\n\"\ntools = [{}]\n",
                 tools.join(", ")
             ),
         );
