@@ -8,7 +8,9 @@ use crate::diagnostic::Diagnostics;
 use crate::load::invalid_ids::InvalidIds;
 use crate::load::rules::{self, RulesReport, RulesRequest};
 use crate::load::schema_check::SchemaValidators;
-use crate::load::specs::{context_from_text, load_context, load_specs};
+use crate::load::specs::{
+    Specs, context_from_text, load_context, load_specs, load_specs_checked_last,
+};
 use crate::model::Context;
 use crate::source::Sources;
 use crate::templates::Templates;
@@ -31,10 +33,7 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
     // Compiling the schemas takes about as long as reading a small workspace: one does the
     // other meanwhile.
     SchemaValidators::build_ahead();
-    let mut sources = Sources::default();
-    let mut diagnostics = Diagnostics::default();
-    let mut invalid = InvalidIds::default();
-    let specs = load_specs(&root, &mut sources, &mut diagnostics, &mut invalid)?;
+    let (specs, mut sources, mut diagnostics, invalid) = read_specs(&root)?;
     let limits = specs.manifest.value.limits.clone();
     let mut templates = Templates::new(specs.manifest.value.fuel, &limits, &mut sources);
     let mut registrar = Registrar {
@@ -88,6 +87,25 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
         workspace,
         diagnostics,
     })
+}
+
+/// The workspace's specs, with the sources and diagnostics of reading them. A workspace is
+/// read first with its schema checks last (see [`load_specs_checked_last`]), and again, the
+/// careful way, only when that load meets a problem.
+fn read_specs(root: &Path) -> io::Result<(Specs, Sources, Diagnostics, InvalidIds)> {
+    let mut sources = Sources::default();
+    let mut diagnostics = Diagnostics::default();
+    let mut invalid = InvalidIds::default();
+    if let Some(specs) =
+        load_specs_checked_last(root, &mut sources, &mut diagnostics, &mut invalid)?
+    {
+        return Ok((specs, sources, diagnostics, invalid));
+    }
+    let mut sources = Sources::default();
+    let mut diagnostics = Diagnostics::default();
+    let mut invalid = InvalidIds::default();
+    let specs = load_specs(root, &mut sources, &mut diagnostics, &mut invalid)?;
+    Ok((specs, sources, diagnostics, invalid))
 }
 
 /// Reads a context file from outside the workspace's context folder (`--context FILE`).

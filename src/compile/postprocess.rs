@@ -1,6 +1,6 @@
 //! Post-processing: the manifest's ordered normalisation rules applied to a rendered prompt.
 
-use regex::Regex;
+use regex_automata::meta::Regex;
 
 use crate::built::postprocess_regex;
 
@@ -351,23 +351,37 @@ fn drop_empty_headings(text: &str, guard: Option<&Guard>) -> String {
         .join("\n")
 }
 
+/// Each match of `regex` replaced (`$1`, `${name}` and `$$` expanded as the regex crate
+/// expands them), except a match the guard keeps.
 fn replace_guarded(text: &str, regex: &Regex, replace: &str, guard: Option<&Guard>) -> String {
-    let Some(guard) = guard else {
-        return regex.replace_all(text, replace).into_owned();
-    };
+    let keep =
+        |start: usize, end: usize| guard.is_some_and(|guard| guarded(text, start, end, guard));
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
-    for captures in regex.captures_iter(text) {
-        let Some(whole) = captures.get(0) else {
-            continue;
-        };
-        out.push_str(&text[last..whole.start()]);
-        if guarded(text, whole.start(), whole.end(), guard) {
-            out.push_str(whole.as_str());
-        } else {
-            captures.expand(replace, &mut out);
+    if !replace.contains('$') {
+        // Nothing to expand: the matches alone, without their groups, are quicker to find.
+        for found in regex.find_iter(text) {
+            out.push_str(&text[last..found.start()]);
+            if keep(found.start(), found.end()) {
+                out.push_str(&text[found.range()]);
+            } else {
+                out.push_str(replace);
+            }
+            last = found.end();
         }
-        last = whole.end();
+    } else {
+        for captures in regex.captures_iter(text) {
+            let Some(whole) = captures.get_match() else {
+                continue;
+            };
+            out.push_str(&text[last..whole.start()]);
+            if keep(whole.start(), whole.end()) {
+                out.push_str(&text[whole.range()]);
+            } else {
+                captures.interpolate_string_into(text, replace, &mut out);
+            }
+            last = whole.end();
+        }
     }
     out.push_str(&text[last..]);
     out
@@ -409,6 +423,32 @@ mod tests {
             markers: markers.iter().map(|m| m.to_string()).collect(),
             within,
             side,
+        }
+    }
+
+    #[test]
+    fn a_regex_rule_replaces_as_the_regex_crate_does() {
+        let text = "NOTE: one\nnote: two\nNOTE: ünï\n\nλ x = y\n";
+        let cases = [
+            (r"(?m)^NOTE: (\w+)", "Note: $1"),
+            (r"(?m)^(?<kind>\w+): (\w+)", "${kind}=$2 $$ $3"),
+            (r"x*", "-"),
+            (r"\b", "|"),
+            (r"(?i)note", "N"),
+            (r"=", "$0$0"),
+            (r"nothing matches", "$1"),
+        ];
+        for (pattern, replace) in cases {
+            let expected = regex::Regex::new(pattern)
+                .unwrap()
+                .replace_all(text, replace)
+                .into_owned();
+            let regex = postprocess_regex(pattern).unwrap();
+            assert_eq!(
+                replace_guarded(text, &regex, replace, None),
+                expected,
+                "{pattern} → {replace}"
+            );
         }
     }
 

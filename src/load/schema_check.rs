@@ -34,10 +34,9 @@ impl SchemaValidators {
         &SHARED
     }
 
-    /// Builds, on another thread, the validators a workspace load needs after its manifest,
-    /// in the order it needs them: the load reads and parses its first files meanwhile. A
-    /// load that reaches a kind before it is built waits for it, or builds it itself when no
-    /// thread can be started.
+    /// Builds, on another thread, the validators a workspace load needs, in the order it
+    /// checks files: the load reads and parses the files meanwhile. A load that reaches a kind
+    /// before it is built waits for it, or builds it itself when no thread can be started.
     pub fn build_ahead() {
         let validators = Self::shared();
         if validators
@@ -50,7 +49,7 @@ impl SchemaValidators {
         let _ = std::thread::Builder::new()
             .name("schemas".into())
             .spawn(move || {
-                for kind in Kind::ALL.into_iter().filter(|&kind| kind != Kind::Manifest) {
+                for kind in Kind::ALL {
                     validators.get(kind);
                 }
             });
@@ -59,6 +58,16 @@ impl SchemaValidators {
     fn get(&self, kind: Kind) -> Option<&(Value, Validator)> {
         let index = Kind::ALL.iter().position(|&k| k == kind)?;
         self.validators[index].get_or_init(|| build(kind)).as_ref()
+    }
+
+    /// Whether a document conforms, with nothing to report: what [`Self::check`] accepts
+    /// without a diagnostic, at the cost of a plain validation. Nothing is vouched for of a
+    /// kind whose validator failed to build.
+    pub fn conforms(&self, kind: Kind, document: &Document) -> bool {
+        self.get(kind).is_some_and(|(_, validator)| {
+            validator.is_valid(&document.value)
+                && integral_floats_fit(validator, document, &mut Diagnostics::default())
+        })
     }
 
     /// Validates a document; returns whether it conforms.

@@ -31,14 +31,53 @@ pub struct Specs {
     pub contexts: IndexMap<String, Entry<Context>>,
 }
 
-/// Reads every data file of the workspace at `root` (canonical) into `sources`. Problems are
-/// diagnostics; only I/O failures are errors.
+/// When a load checks its files against their schemas.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SchemaChecks {
+    /// Each file before it is used, every problem reported.
+    First,
+    /// Once every file is read (see [`load_specs_checked_last`]).
+    Last,
+}
+
+/// Reads every data file of the workspace at `root` (canonical) into `sources`, each checked
+/// against its schema before it is used. Problems are diagnostics; only I/O failures are
+/// errors.
 pub fn load_specs(
     root: &Path,
     sources: &mut Sources,
     diagnostics: &mut Diagnostics,
     invalid: &mut InvalidIds,
 ) -> io::Result<Specs> {
+    read_specs(root, sources, diagnostics, invalid, SchemaChecks::First).map(|(specs, _)| specs)
+}
+
+/// Reads the workspace as [`load_specs`] does, but each file is deserialized first and all
+/// are checked against their schemas together at the end: the schemas' validators are built
+/// on another thread meanwhile instead of before the manifest can be read. Nothing it finds
+/// is worded: at the first problem of any kind its result is `None`, and the workspace is
+/// to be loaded again with [`load_specs`], so what a user sees never depends on this load.
+/// Until its manifest is checked, files are read within the largest limits the schema
+/// allows.
+pub fn load_specs_checked_last(
+    root: &Path,
+    sources: &mut Sources,
+    diagnostics: &mut Diagnostics,
+    invalid: &mut InvalidIds,
+) -> io::Result<Option<Specs>> {
+    let (specs, clean) = read_specs(root, sources, diagnostics, invalid, SchemaChecks::Last)?;
+    Ok(clean.then_some(specs))
+}
+
+/// The specs, and whether they stand: with `Last`, whether nothing went wrong and every file
+/// conforms to its schema; always with `First`, whose diagnostics say what went wrong.
+fn read_specs(
+    root: &Path,
+    sources: &mut Sources,
+    diagnostics: &mut Diagnostics,
+    invalid: &mut InvalidIds,
+    checks: SchemaChecks,
+) -> io::Result<(Specs, bool)> {
     let mut loader = Loader {
         root,
         origin: Origin::Workspace,
@@ -47,6 +86,8 @@ pub fn load_specs(
         diagnostics,
         validators: SchemaValidators::shared(),
         invalid,
+        checks,
+        given_up: false,
     };
     let manifest_path = root.join(MANIFEST_FILE);
     let manifest = match loader.load_typed::<Manifest>(&manifest_path, Kind::Manifest)? {
@@ -57,7 +98,10 @@ pub fn load_specs(
             loader.unreadable(&manifest_path)
         }
     };
-    loader.limits = manifest.value.limits.clone();
+    loader.limits = match checks {
+        SchemaChecks::First => manifest.value.limits.clone(),
+        SchemaChecks::Last => manifest.value.limits.within_schema(),
+    };
     crate::built::build_ahead(
         manifest
             .value
@@ -87,13 +131,31 @@ pub fn load_specs(
         t.id.clone()
     })?;
     let contexts = loader.load_contexts(&paths.contexts)?;
-    Ok(Specs {
+    let clean = match checks {
+        SchemaChecks::First => true,
+        SchemaChecks::Last => {
+            let validators = loader.validators;
+            let conform = |kind: Kind, document: &Document| validators.conforms(kind, document);
+            !loader.given_up
+                && loader.diagnostics.is_empty()
+                && conform(Kind::Manifest, &manifest.document)
+                && variants
+                    .values()
+                    .all(|e| conform(Kind::Variant, &e.document))
+                && components
+                    .values()
+                    .all(|e| conform(Kind::Component, &e.document))
+                && tools.values().all(|e| conform(Kind::Tool, &e.document))
+        }
+    };
+    let specs = Specs {
         manifest,
         variants,
         components,
         tools,
         contexts,
-    })
+    };
+    Ok((specs, clean))
 }
 
 /// Reads a context file the caller names (`--context FILE`), from anywhere: its text joins
@@ -116,6 +178,8 @@ pub fn load_context(
         diagnostics,
         validators: SchemaValidators::shared(),
         invalid: &mut invalid,
+        checks: SchemaChecks::First,
+        given_up: false,
     };
     let Some(document) = loader.checked_document(path, Kind::Context)? else {
         return Ok(None);
@@ -188,6 +252,9 @@ struct Loader<'a> {
     diagnostics: &'a mut Diagnostics,
     validators: &'static SchemaValidators,
     invalid: &'a mut InvalidIds,
+    checks: SchemaChecks,
+    /// A `SchemaChecks::Last` load met a problem: its result is dropped.
+    given_up: bool,
 }
 
 impl Loader<'_> {
@@ -198,7 +265,9 @@ impl Loader<'_> {
         path: &Path,
         kind: Kind,
     ) -> io::Result<Option<Entry<T>>> {
-        Ok(self.load_raw(path, kind)?.and_then(|raw| self.typed(raw)))
+        Ok(self
+            .load_raw(path, kind)?
+            .and_then(|raw| self.typed(raw).ok()))
     }
 
     fn load_raw(&mut self, path: &Path, kind: Kind) -> io::Result<Option<load::RawFile>> {
@@ -240,8 +309,26 @@ impl Loader<'_> {
         }
     }
 
-    fn typed<T: DeserializeOwned>(&mut self, raw: load::RawFile) -> Option<Entry<T>> {
-        typed(self.validators, self.diagnostics, raw)
+    /// The file's typed entry; the file itself back when it has problems (recorded).
+    fn typed<T: DeserializeOwned>(
+        &mut self,
+        raw: load::RawFile,
+    ) -> Result<Entry<T>, load::RawFile> {
+        if self.checks == SchemaChecks::First {
+            return typed(self.validators, self.diagnostics, raw);
+        }
+        // Checked against its schema once every file is read (see `SchemaChecks::Last`).
+        match T::deserialize(&raw.document.value) {
+            Ok(value) => Ok(Entry {
+                value,
+                document: raw.document,
+                path: raw.path,
+            }),
+            Err(_) => {
+                self.given_up = true;
+                Err(raw)
+            }
+        }
     }
 
     fn load_all<T: DeserializeOwned>(
@@ -262,10 +349,12 @@ impl Loader<'_> {
                 self.declare_invalid(ref_kind, &path, None);
                 continue;
             };
-            let document = raw.document.value.clone();
-            let Some(entry) = self.typed::<T>(raw) else {
-                self.declare_invalid(ref_kind, &path, Some(&document));
-                continue;
+            let entry = match self.typed::<T>(raw) {
+                Ok(entry) => entry,
+                Err(raw) => {
+                    self.declare_invalid(ref_kind, &path, Some(&raw.document.value));
+                    continue;
+                }
             };
             let id = id_of(&entry.value);
             self.insert_unique(&mut entries, id, entry, ref_kind, "/id");
@@ -341,10 +430,18 @@ impl Loader<'_> {
         let Some(raw) = self.load_raw(path, kind)? else {
             return Ok(None);
         };
-        if !self
-            .validators
-            .check(raw.kind, &raw.document, self.diagnostics)
-        {
+        let conforms = match self.checks {
+            SchemaChecks::First => self
+                .validators
+                .check(raw.kind, &raw.document, self.diagnostics),
+            // Contexts are read last: their validator is built by now.
+            SchemaChecks::Last => {
+                let conforms = self.validators.conforms(raw.kind, &raw.document);
+                self.given_up |= !conforms;
+                conforms
+            }
+        };
+        if !conforms {
             return Ok(None);
         }
         Ok(Some(Entry {
@@ -386,18 +483,18 @@ impl Loader<'_> {
     }
 }
 
-/// Schema-checks and deserializes one parsed file. `None` when it has problems (they are
-/// recorded).
+/// Schema-checks and deserializes one parsed file; the file back when it has problems
+/// (they are recorded).
 fn typed<T: DeserializeOwned>(
     validators: &SchemaValidators,
     diagnostics: &mut Diagnostics,
     raw: load::RawFile,
-) -> Option<Entry<T>> {
+) -> Result<Entry<T>, load::RawFile> {
     if !validators.check(raw.kind, &raw.document, diagnostics) {
-        return None;
+        return Err(raw);
     }
-    match serde_json::from_value::<T>(raw.document.value.clone()) {
-        Ok(value) => Some(Entry {
+    match T::deserialize(&raw.document.value) {
+        Ok(value) => Ok(Entry {
             value,
             document: raw.document,
             path: raw.path,
@@ -409,7 +506,7 @@ fn typed<T: DeserializeOwned>(
                 }),
                 raw.document.value_span(""),
             );
-            None
+            Err(raw)
         }
     }
 }
@@ -442,11 +539,11 @@ pub fn check_document(kind: Kind, path: &Path, bytes: Vec<u8>) -> (Sources, Diag
         }
     };
     let accepted = match kind {
-        Kind::Manifest => typed::<Manifest>(validators, &mut diagnostics, raw).is_some(),
-        Kind::Variant => typed::<Variant>(validators, &mut diagnostics, raw).is_some(),
-        Kind::Component => typed::<Component>(validators, &mut diagnostics, raw).is_some(),
-        Kind::Tool => typed::<ToolSpec>(validators, &mut diagnostics, raw).is_some(),
-        Kind::Context => typed::<Context>(validators, &mut diagnostics, raw).is_some(),
+        Kind::Manifest => typed::<Manifest>(validators, &mut diagnostics, raw).is_ok(),
+        Kind::Variant => typed::<Variant>(validators, &mut diagnostics, raw).is_ok(),
+        Kind::Component => typed::<Component>(validators, &mut diagnostics, raw).is_ok(),
+        Kind::Tool => typed::<ToolSpec>(validators, &mut diagnostics, raw).is_ok(),
+        Kind::Context => typed::<Context>(validators, &mut diagnostics, raw).is_ok(),
     };
     (sources, diagnostics, accepted)
 }
@@ -465,4 +562,144 @@ pub fn context_name(path: &Path) -> String {
     path.file_stem()
         .map(|stem| stem.to_string_lossy().into_owned())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    /// A workspace of a manifest, one variant and one component, with `variant` as the
+    /// variant's file and `manifest` as the manifest.
+    fn workspace(manifest: &str, variant: &str) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let files = [
+            ("promptc.toml", manifest),
+            ("variants/generic.toml", variant),
+            ("variants/generic.md", "{{ intro }}\n"),
+            (
+                "components/intro.toml",
+                "id = \"intro\"\ntemplate_file = \"intro.md\"\n",
+            ),
+            ("components/intro.md", "Hello.\n"),
+        ];
+        for (path, text) in files {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        dir
+    }
+
+    const MANIFEST: &str = "name = \"test\"\nfallback_family = \"generic\"\n";
+    const VARIANT: &str =
+        "id = \"generic\"\ntemplate_file = \"generic.md\"\ncomponents = [\"intro\"]\n";
+
+    /// Both loads of the workspace: checks last (`None` when it gave up), then checks first,
+    /// with the diagnostics the second reported.
+    fn both_loads(dir: &tempfile::TempDir) -> (Option<Specs>, Specs, Diagnostics) {
+        let root = dir.path().canonicalize().unwrap();
+        let mut sources = Sources::default();
+        let mut diagnostics = Diagnostics::default();
+        let mut invalid = InvalidIds::default();
+        let last =
+            load_specs_checked_last(&root, &mut sources, &mut diagnostics, &mut invalid).unwrap();
+        let mut sources = Sources::default();
+        let mut diagnostics = Diagnostics::default();
+        let mut invalid = InvalidIds::default();
+        let first = load_specs(&root, &mut sources, &mut diagnostics, &mut invalid).unwrap();
+        (last, first, diagnostics)
+    }
+
+    #[test]
+    fn a_clean_workspace_loads_the_same_with_checks_last() {
+        let dir = workspace(MANIFEST, VARIANT);
+        let (last, first, diagnostics) = both_loads(&dir);
+        assert!(diagnostics.is_empty());
+        let last = last.expect("nothing to give up on");
+        let ids = |specs: &Specs| {
+            (
+                specs.manifest.value.name.clone(),
+                specs.variants.keys().cloned().collect::<Vec<_>>(),
+                specs.components.keys().cloned().collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(ids(&last), ids(&first));
+        assert_eq!(ids(&last).1, ["generic"]);
+    }
+
+    // Each of these deserializes into its type, so only the schema finds what is wrong: the
+    // load with checks last must give up, and the careful load report it.
+    #[test]
+    fn a_load_with_checks_last_gives_up_on_what_only_the_schema_refuses() {
+        let cases = [
+            // An id outside the id pattern.
+            (
+                MANIFEST.to_string(),
+                VARIANT.replace("\"generic\"\nt", "\"has space\"\nt"),
+            ),
+            // A limit above the schema's maximum.
+            (
+                format!("{MANIFEST}[limits]\nfile_bytes = 999999999999\n"),
+                VARIANT.to_string(),
+            ),
+            // An integer written as a float.
+            (format!("{MANIFEST}fuel = 1000.0\n"), VARIANT.to_string()),
+        ];
+        for (manifest, variant) in cases {
+            let dir = workspace(&manifest, &variant);
+            let (last, _, diagnostics) = both_loads(&dir);
+            assert!(last.is_none(), "{manifest}\n{variant}");
+            assert!(diagnostics.has_errors(), "{manifest}\n{variant}");
+        }
+    }
+
+    #[test]
+    fn limits_brought_within_the_schema_are_its_maxima() {
+        let most = Limits {
+            render_bytes: u64::MAX,
+            compile_bytes: u64::MAX,
+            file_bytes: u64::MAX,
+            template_bytes: u64::MAX,
+            workspace_bytes: u64::MAX,
+        }
+        .within_schema();
+        let fields = [
+            ("render_bytes", most.render_bytes),
+            ("compile_bytes", most.compile_bytes),
+            ("file_bytes", most.file_bytes),
+            ("template_bytes", most.template_bytes),
+            ("workspace_bytes", most.workspace_bytes),
+        ];
+        let accepted = |over: Option<&str>| {
+            let limits: String = fields
+                .iter()
+                .map(|(name, value)| {
+                    let value = value + u64::from(over == Some(*name));
+                    format!("{name} = {value}\n")
+                })
+                .collect();
+            let manifest = format!("{MANIFEST}[limits]\n{limits}");
+            check_document(
+                Kind::Manifest,
+                Path::new("promptc.toml"),
+                manifest.into_bytes(),
+            )
+            .2
+        };
+        assert!(accepted(None));
+        for (name, _) in fields {
+            assert!(!accepted(Some(name)), "{name} one above its maximum");
+        }
+        let least = Limits {
+            render_bytes: 0,
+            compile_bytes: 0,
+            file_bytes: 0,
+            template_bytes: 0,
+            workspace_bytes: 0,
+        }
+        .within_schema();
+        assert_eq!(least.file_bytes, 1);
+    }
 }

@@ -14,6 +14,10 @@ pub const DEFAULT_RENDER_BYTES: u64 = 16 << 20;
 pub const DEFAULT_COMPILE_BYTES: u64 = 64 << 20;
 /// The highest byte limit a manifest may set.
 pub const MAX_BYTES: u64 = 1 << 30;
+/// The highest `limits.file_bytes` a manifest may set.
+pub const MAX_FILE_BYTES: u64 = 256 * MIB;
+/// The highest `limits.workspace_bytes` a manifest may set.
+pub const MAX_WORKSPACE_LIMIT: u64 = 4 << 30;
 const MIB: u64 = 1024 * 1024;
 
 /// Largest data file (manifest, variant, component, tool, context) promptc reads, unless
@@ -51,26 +55,26 @@ pub struct Limits {
     /// `{% set %}`), and the largest string a filter such as `join` or `replace` may build.
     /// Default 16 MiB, at most 1 GiB.
     #[serde(default = "Limits::default_render_bytes")]
-    #[schemars(range(min = 1, max = 1_073_741_824))]
+    #[schemars(range(min = 1, max = MAX_BYTES))]
     pub render_bytes: u64,
     /// The most bytes all the renders of one compile (one family × context) may write together:
     /// sections, tool texts, the tool list and the prompt. Default 64 MiB, at most 1 GiB.
     #[serde(default = "Limits::default_compile_bytes")]
-    #[schemars(range(min = 1, max = 1_073_741_824))]
+    #[schemars(range(min = 1, max = MAX_BYTES))]
     pub compile_bytes: u64,
     /// The largest data file (variant, component, tool, context) promptc reads. The manifest
     /// itself is always read with the default. Default 4 MiB, at most 256 MiB.
     #[serde(default = "Limits::default_file_bytes")]
-    #[schemars(range(min = 1, max = 268_435_456))]
+    #[schemars(range(min = 1, max = MAX_FILE_BYTES))]
     pub file_bytes: u64,
     /// The largest template file promptc reads. Default 8 MiB, at most 1 GiB.
     #[serde(default = "Limits::default_template_bytes")]
-    #[schemars(range(min = 1, max = 1_073_741_824))]
+    #[schemars(range(min = 1, max = MAX_BYTES))]
     pub template_bytes: u64,
     /// The most bytes of data files and templates the whole workspace may hold. Default
     /// 256 MiB, at most 4 GiB.
     #[serde(default = "Limits::default_workspace_bytes")]
-    #[schemars(range(min = 1, max = 4_294_967_296u64))]
+    #[schemars(range(min = 1, max = MAX_WORKSPACE_LIMIT))]
     pub workspace_bytes: u64,
 }
 
@@ -89,6 +93,19 @@ impl Limits {
     }
     fn default_workspace_bytes() -> u64 {
         MAX_WORKSPACE_BYTES
+    }
+
+    /// These limits, each brought within what the schema allows: what a load that has not
+    /// yet checked the manifest against its schema reads with (see `load::specs`).
+    pub fn within_schema(&self) -> Self {
+        let clamp = |value: u64, max: u64| value.clamp(1, max);
+        Self {
+            render_bytes: clamp(self.render_bytes, MAX_BYTES),
+            compile_bytes: clamp(self.compile_bytes, MAX_BYTES),
+            file_bytes: clamp(self.file_bytes, MAX_FILE_BYTES),
+            template_bytes: clamp(self.template_bytes, MAX_BYTES),
+            workspace_bytes: clamp(self.workspace_bytes, MAX_WORKSPACE_LIMIT),
+        }
     }
 
     /// What one data file may hold.

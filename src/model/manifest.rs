@@ -61,7 +61,7 @@ pub struct Manifest {
     /// its templates, before it is stopped. Guards against runaway loops. Default 5 000 000,
     /// at most 100 000 000.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1, max = 100_000_000))]
+    #[schemars(range(min = 1, max = crate::model::limits::MAX_FUEL))]
     pub fuel: Option<u64>,
     /// How much text templates may build.
     #[serde(default)]

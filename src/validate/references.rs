@@ -731,23 +731,11 @@ fn regexes_compile(_: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagn
             && let Err(error) = crate::built::postprocess_regex(pattern)
         {
             out.error(
-                Problem::InvalidRegex {
-                    message: regex_message(&error),
-                },
+                Problem::InvalidRegex { message: error },
                 manifest.value_span(&format!("/postprocess/{index}/pattern")),
             );
         }
     }
-}
-
-/// The regex crate's message without its quoted pattern and `error:` prefix.
-fn regex_message(error: &regex::Error) -> String {
-    let text = error.to_string();
-    let last = text.lines().last().unwrap_or_default().trim();
-    last.strip_prefix("error:")
-        .unwrap_or(last)
-        .trim()
-        .to_string()
 }
 
 /// A workspace-relative folder as its plain parts (`./a//b/` → `a/b`), for comparing folders.
