@@ -7,7 +7,9 @@
 //! and compares (or writes, with the same fsync and rename) the same output bytes. Each figure
 //! is the median of several runs. Workspaces:
 //!
-//! - the shipped library (this repository's root, copied);
+//! - the shipped library (this repository's root, copied), and its `build --all` once more
+//!   with no count cache (`PROMPTC_NO_CACHE=1`), as on a machine that never counted its
+//!   prompts: those longer in bytes than their budget in tokens load the token tables;
 //! - a generated workspace shaped like a large real registry: a dozen families with long
 //!   templates and per-family overrides, 25 tools with per-family specs, 25 components, a
 //!   dozen regex clean-up rules, 48 outputs of 20-60 KB;
@@ -57,6 +59,7 @@ fn main() -> ExitCode {
 
     let shipped = copy_of_shipped_library();
     section("shipped library", shipped.path(), 5.0, 9);
+    without_count_cache(shipped.path());
     in_process(shipped.path());
     tokens(shipped.path());
 
@@ -125,6 +128,17 @@ fn section(name: &str, root: &Path, target: f64, runs: usize) {
             size(peak_memory(root, args))
         );
     }
+}
+
+/// `build --all` of a machine that never counted these prompts: no count cache, so every
+/// prompt longer in bytes than its budget in tokens loads the token tables and is counted.
+fn without_count_cache(root: &Path) {
+    let plan = Plan::of(root);
+    let plan_file = plan.write();
+    let floor = median(5, || floor_process(plan_file.path(), "compare"));
+    let args = ["build", "--all", "-q"];
+    let time = median(5, || timed_with(root, &args, &[("PROMPTC_NO_CACHE", "1")]));
+    report("build --all, no count cache", time, floor, None);
 }
 
 fn report(label: &str, time: Duration, floor: Duration, target: Option<f64>) {
@@ -265,18 +279,28 @@ fn floor_process(plan: &Path, mode: &str) -> Duration {
 
 /// The promptc binary, run on `root`.
 fn promptc(root: &Path, args: &[&str]) -> std::process::Output {
+    promptc_with(root, args, &[])
+}
+
+/// The promptc binary, run on `root` with variables set.
+fn promptc_with(root: &Path, args: &[&str], vars: &[(&str, &str)]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_promptc"))
         .arg("-C")
         .arg(root)
         .args(args)
+        .envs(vars.iter().copied())
         .env_remove("SOURCE_DATE_EPOCH")
         .output()
         .unwrap()
 }
 
 fn timed(root: &Path, args: &[&str]) -> Duration {
+    timed_with(root, args, &[])
+}
+
+fn timed_with(root: &Path, args: &[&str], vars: &[(&str, &str)]) -> Duration {
     let start = Instant::now();
-    let output = promptc(root, args);
+    let output = promptc_with(root, args, vars);
     let elapsed = start.elapsed();
     assert!(
         output.status.success(),
