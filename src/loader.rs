@@ -93,13 +93,18 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
 /// read first with its schema checks last (see [`load_specs_checked_last`]), and again, the
 /// careful way, only when that load meets a problem.
 fn read_specs(root: &Path) -> io::Result<(Specs, Sources, Diagnostics, InvalidIds)> {
-    let mut sources = Sources::default();
-    let mut diagnostics = Diagnostics::default();
-    let mut invalid = InvalidIds::default();
-    if let Some(specs) =
-        load_specs_checked_last(root, &mut sources, &mut diagnostics, &mut invalid)?
     {
-        return Ok((specs, sources, diagnostics, invalid));
+        let mut sources = Sources::default();
+        let mut diagnostics = Diagnostics::default();
+        let mut invalid = InvalidIds::default();
+        // A failing read gives that load up too: the careful load meets it again, or reads
+        // other folders (those of a manifest it finds invalid), and says so its own way.
+        if let Ok(Some(specs)) =
+            load_specs_checked_last(root, &mut sources, &mut diagnostics, &mut invalid)
+        {
+            return Ok((specs, sources, diagnostics, invalid));
+        }
+        // What that load read is freed here, before the careful load reads it again.
     }
     let mut sources = Sources::default();
     let mut diagnostics = Diagnostics::default();

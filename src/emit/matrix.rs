@@ -167,7 +167,8 @@ const MAX_WORKERS: usize = 8;
 /// How far ahead of the entry being handled the threads may compile: what waits, whole, for
 /// its turn. Four runs: with two, a thread that finished its run while this one was still
 /// compiling the next waited for the first outputs to be handled (the shipped matrix compiled
-/// in 6.0 ms on two threads where an even split of it took 5.0; 5.4 with four).
+/// in 5.7 ms on two threads, in one process, where an even split of it took 5.0; 5.1 with
+/// four runs of four, the same as with four runs of eight, which hold twice the memory).
 const WINDOW: usize = 4 * RUN;
 
 /// What compiling one entry gave: `None` for an unknown context; else the result, and
@@ -360,8 +361,9 @@ fn runs_of(entries: &[MatrixEntry]) -> Vec<std::ops::Range<usize>> {
     runs
 }
 
-/// The most entries in a run.
-const RUN: usize = 8;
+/// The most entries in a run: a variant's compiles go to a thread a few at a time, so that
+/// the window holds four runs within 20 outputs.
+const RUN: usize = 4;
 
 /// How many outputs may wait, whole, for the token tables: past that their budgets are
 /// checked as they compile, so a huge matrix is never held in memory for them.

@@ -129,6 +129,16 @@ fn build(kind: Kind) -> Option<(Value, Validator)> {
     Some((schema, validator))
 }
 
+/// Whether a value holds a float with no fraction (`3.0`) anywhere.
+fn has_integral_float(value: &Value) -> bool {
+    match value {
+        Value::Number(n) => n.is_f64() && n.as_f64().is_some_and(|f| f.fract() == 0.0),
+        Value::Array(items) => items.iter().any(has_integral_float),
+        Value::Object(fields) => fields.values().any(has_integral_float),
+        _ => false,
+    }
+}
+
 /// JSON Schema counts `3.0` as an integer, but a float cannot become a count: without this
 /// check `fuel = 100000.0` passed the schema and then failed to convert, with a message
 /// pointing at the whole file. Every float with no fraction is replaced by 0.5 (in
@@ -162,6 +172,10 @@ fn integral_floats_fit(
             }
             _ => {}
         }
+    }
+    // Most documents hold no such float: they are not copied.
+    if !has_integral_float(&document.value) {
+        return true;
     }
     let mut probe = document.value.clone();
     let mut shifted = Vec::new();

@@ -115,29 +115,35 @@ fn read_specs(
             .collect(),
     );
     let paths = &manifest.value.paths;
-    let variants = loader.load_all(
-        &paths.variants,
-        Kind::Variant,
-        RefKind::Variant,
-        |v: &Variant| v.id.clone(),
-    )?;
-    let components = loader.load_all(
-        &paths.components,
-        Kind::Component,
-        RefKind::Component,
-        |c: &Component| c.id.clone(),
-    )?;
-    let tools = loader.load_all(&paths.tools, Kind::Tool, RefKind::Tool, |t: &ToolSpec| {
-        t.id.clone()
+    // A load with its checks last that has met a problem reads no further: it is done again.
+    let variants = loader.unless_giving_up(|loader| {
+        loader.load_all(
+            &paths.variants,
+            Kind::Variant,
+            RefKind::Variant,
+            |v: &Variant| v.id.clone(),
+        )
     })?;
-    let contexts = loader.load_contexts(&paths.contexts)?;
+    let components = loader.unless_giving_up(|loader| {
+        loader.load_all(
+            &paths.components,
+            Kind::Component,
+            RefKind::Component,
+            |c: &Component| c.id.clone(),
+        )
+    })?;
+    let tools = loader.unless_giving_up(|loader| {
+        loader.load_all(&paths.tools, Kind::Tool, RefKind::Tool, |t: &ToolSpec| {
+            t.id.clone()
+        })
+    })?;
+    let contexts = loader.unless_giving_up(|loader| loader.load_contexts(&paths.contexts))?;
     let clean = match checks {
         SchemaChecks::First => true,
         SchemaChecks::Last => {
             let validators = loader.validators;
             let conform = |kind: Kind, document: &Document| validators.conforms(kind, document);
-            !loader.given_up
-                && loader.diagnostics.is_empty()
+            !loader.giving_up()
                 && conform(Kind::Manifest, &manifest.document)
                 && variants
                     .values()
@@ -258,6 +264,24 @@ struct Loader<'a> {
 }
 
 impl Loader<'_> {
+    /// Whether this is a load with its checks last that has met a problem (see
+    /// [`load_specs_checked_last`]).
+    fn giving_up(&self) -> bool {
+        self.checks == SchemaChecks::Last && (self.given_up || !self.diagnostics.is_empty())
+    }
+
+    /// What `read` reads, or nothing once this load is giving up.
+    fn unless_giving_up<T: Default>(
+        &mut self,
+        read: impl FnOnce(&mut Self) -> io::Result<T>,
+    ) -> io::Result<T> {
+        if self.giving_up() {
+            Ok(T::default())
+        } else {
+            read(self)
+        }
+    }
+
     /// Reads, parses, schema-checks and deserializes one file. `None` when it has problems
     /// (they are recorded).
     fn load_typed<T: DeserializeOwned>(
@@ -570,13 +594,15 @@ mod tests {
 
     use super::*;
 
-    /// A workspace of a manifest, one variant and one component, with `variant` as the
-    /// variant's file and `manifest` as the manifest.
-    fn workspace(manifest: &str, variant: &str) -> tempfile::TempDir {
+    /// A workspace of a manifest, one variant, one component and one context, with
+    /// `manifest` as the manifest, `variant` as the variant's file and `context` as the
+    /// context's.
+    fn workspace(manifest: &str, variant: &str, context: &str) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         let files = [
             ("promptc.toml", manifest),
             ("variants/generic.toml", variant),
+            ("examples/contexts/basic.toml", context),
             ("variants/generic.md", "{{ intro }}\n"),
             (
                 "components/intro.toml",
@@ -595,6 +621,7 @@ mod tests {
     const MANIFEST: &str = "name = \"test\"\nfallback_family = \"generic\"\n";
     const VARIANT: &str =
         "id = \"generic\"\ntemplate_file = \"generic.md\"\ncomponents = [\"intro\"]\n";
+    const CONTEXT: &str = "cwd = \"/work\"\n";
 
     /// Both loads of the workspace: checks last (`None` when it gave up), then checks first,
     /// with the diagnostics the second reported.
@@ -614,7 +641,7 @@ mod tests {
 
     #[test]
     fn a_clean_workspace_loads_the_same_with_checks_last() {
-        let dir = workspace(MANIFEST, VARIANT);
+        let dir = workspace(MANIFEST, VARIANT, CONTEXT);
         let (last, first, diagnostics) = both_loads(&dir);
         assert!(diagnostics.is_empty());
         let last = last.expect("nothing to give up on");
@@ -627,32 +654,60 @@ mod tests {
         };
         assert_eq!(ids(&last), ids(&first));
         assert_eq!(ids(&last).1, ["generic"]);
+        assert_eq!(last.contexts.keys().collect::<Vec<_>>(), ["basic"]);
+        assert_eq!(first.contexts.keys().collect::<Vec<_>>(), ["basic"]);
     }
 
     // Each of these deserializes into its type, so only the schema finds what is wrong: the
     // load with checks last must give up, and the careful load report it.
     #[test]
     fn a_load_with_checks_last_gives_up_on_what_only_the_schema_refuses() {
+        let (variant, context) = (VARIANT.to_string(), CONTEXT.to_string());
         let cases = [
             // An id outside the id pattern.
             (
                 MANIFEST.to_string(),
                 VARIANT.replace("\"generic\"\nt", "\"has space\"\nt"),
+                context.clone(),
             ),
             // A limit above the schema's maximum.
             (
                 format!("{MANIFEST}[limits]\nfile_bytes = 999999999999\n"),
-                VARIANT.to_string(),
+                variant.clone(),
+                context.clone(),
             ),
-            // An integer written as a float.
-            (format!("{MANIFEST}fuel = 1000.0\n"), VARIANT.to_string()),
+            // An integer written as a float, where it does not deserialize.
+            (
+                format!("{MANIFEST}fuel = 1000.0\n"),
+                variant.clone(),
+                context.clone(),
+            ),
+            // An integer written as a float in a context, kept untyped until contexts merge:
+            // only the check for such floats finds it.
+            (
+                MANIFEST.to_string(),
+                variant.clone(),
+                format!("{CONTEXT}[browser.viewport]\nwidth = 800.0\n"),
+            ),
         ];
-        for (manifest, variant) in cases {
-            let dir = workspace(&manifest, &variant);
+        for (manifest, variant, context) in cases {
+            let dir = workspace(&manifest, &variant, &context);
             let (last, _, diagnostics) = both_loads(&dir);
-            assert!(last.is_none(), "{manifest}\n{variant}");
-            assert!(diagnostics.has_errors(), "{manifest}\n{variant}");
+            assert!(last.is_none(), "{manifest}\n{variant}\n{context}");
+            assert!(diagnostics.has_errors(), "{manifest}\n{variant}\n{context}");
         }
+        // The float in the context is what the careful load reports there.
+        let dir = workspace(
+            MANIFEST,
+            VARIANT,
+            &format!("{CONTEXT}[browser.viewport]\nwidth = 800.0\n"),
+        );
+        let (_, _, diagnostics) = both_loads(&dir);
+        let problems: Vec<String> = diagnostics.iter().map(|d| d.problem.to_string()).collect();
+        assert_eq!(
+            problems,
+            ["wrong type: expected an integer, found a number with a decimal point"]
+        );
     }
 
     #[test]
