@@ -632,6 +632,17 @@ mod tests {
     }
 
     #[test]
+    fn a_guarded_match_is_kept_whole_where_the_others_expand_their_groups() {
+        let regex = Regex::new(r"f(o+)").unwrap();
+        let fence = guard(&["```"], 5, GuardSide::Both);
+        let text = "foo and ```fooo``` and far away fooo";
+        assert_eq!(
+            replace_guarded(text, &regex, "b${1}r $$", Some(&fence)),
+            "boor $ and ```fooo``` and far away booor $"
+        );
+    }
+
+    #[test]
     fn a_guard_looks_on_its_side_only() {
         let regex = Regex::new("X").unwrap();
         // A diff marker before the match protects it; one after does not, with `before`.
