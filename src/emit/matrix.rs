@@ -206,10 +206,6 @@ fn compile_in_order<E>(
         .saturating_sub(1);
     let mut resume = 0;
     if helpers > 0 {
-        let isolated = |index: usize| -> Outcome {
-            request(workspace, &entries[index], source_date_epoch)
-                .map(|request| compiler.compile_isolated(&request))
-        };
         // The next run to take.
         let next = AtomicUsize::new(0);
         let stop = AtomicBool::new(false);
@@ -222,12 +218,22 @@ fn compile_in_order<E>(
             stop.store(true, Ordering::Relaxed);
             turn.notify_all();
         };
+        let isolated = |index: usize| -> Outcome {
+            let result = request(workspace, &entries[index], source_date_epoch)
+                .map(|request| compiler.compile_isolated(&request));
+            // A template ran out: no thread starts another entry, which could spend the
+            // whole fuel on it again.
+            if matches!(result, Some((_, true))) {
+                halt();
+            }
+            result
+        };
         let (sender, receiver) = mpsc::channel::<(usize, Outcome)>();
         let (outcome, stopped_at) = std::thread::scope(|scope| {
             for _ in 0..helpers {
                 let sender = sender.clone();
-                let (next, stop, handled, isolated, halt, runs) =
-                    (&next, &stop, &handled, &isolated, &halt, &runs);
+                let (next, stop, handled, isolated, runs) =
+                    (&next, &stop, &handled, &isolated, &runs);
                 scope.spawn(move || {
                     'runs: while let Some(run) =
                         runs.get(next.fetch_add(1, Ordering::Relaxed)).cloned()
@@ -242,13 +248,7 @@ fn compile_in_order<E>(
                             if stop.load(Ordering::Relaxed) {
                                 break 'runs;
                             }
-                            let result = isolated(index);
-                            // A template ran out: no other thread starts another entry,
-                            // which could spend the whole fuel on it again.
-                            if matches!(result, Some((_, true))) {
-                                halt();
-                            }
-                            if sender.send((index, result)).is_err() {
+                            if sender.send((index, isolated(index))).is_err() {
                                 break 'runs;
                             }
                         }
@@ -309,11 +309,7 @@ fn compile_in_order<E>(
                         if stop.load(Ordering::Relaxed) {
                             break;
                         }
-                        let result = isolated(index);
-                        if matches!(result, Some((_, true))) {
-                            halt();
-                        }
-                        waiting.insert(index, result);
+                        waiting.insert(index, isolated(index));
                     }
                     continue;
                 }

@@ -142,16 +142,17 @@ fn read_specs(
         SchemaChecks::First => true,
         SchemaChecks::Last => {
             let validators = loader.validators;
-            let conform = |kind: Kind, document: &Document| validators.conforms(kind, document);
             !loader.giving_up()
-                && conform(Kind::Manifest, &manifest.document)
+                && validators.conforms(Kind::Manifest, &manifest.document)
                 && variants
                     .values()
-                    .all(|e| conform(Kind::Variant, &e.document))
+                    .all(|e| validators.conforms(Kind::Variant, &e.document))
                 && components
                     .values()
-                    .all(|e| conform(Kind::Component, &e.document))
-                && tools.values().all(|e| conform(Kind::Tool, &e.document))
+                    .all(|e| validators.conforms(Kind::Component, &e.document))
+                && tools
+                    .values()
+                    .all(|e| validators.conforms(Kind::Tool, &e.document))
         }
     };
     let specs = Specs {
