@@ -1,17 +1,20 @@
-//! Ctrl-C during `diff` leaves none of its temporary copies of the workspace behind.
+//! Ctrl-C during `diff` leaves none of its temporary copies of the workspace behind, and
+//! stops the git process that was writing into one.
 
 #![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use common::{Fixture, git};
 
 /// Whether `dir` holds a folder promptc made for a revision.
-fn has_checkout(dir: &std::path::Path) -> bool {
+fn has_checkout(dir: &Path) -> bool {
     std::fs::read_dir(dir).unwrap().any(|entry| {
         entry
             .unwrap()
@@ -21,56 +24,129 @@ fn has_checkout(dir: &std::path::Path) -> bool {
     })
 }
 
+/// The git that `PATH` names, for the stand-in to call.
+fn real_git() -> PathBuf {
+    let path = std::env::var_os("PATH").expect("PATH is set");
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("git"))
+        .find(|candidate| candidate.is_file())
+        .expect("git is on PATH")
+}
+
+/// Quotes `path` for a POSIX shell.
+fn shell_quoted(path: &Path) -> String {
+    format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
+}
+
+/// A `git` that behaves as the real one, except that `checkout-index` writes the files and
+/// then stays alive (as a large checkout would) after leaving `marker`: the interrupt then
+/// lands while git is writing into the temporary copy, on every run, however fast the copy.
+fn install_stalling_git(bin: &Path, marker: &Path) {
+    let script = format!(
+        "#!/bin/sh\n\
+         for arg in \"$@\"; do\n\
+         \tif [ \"$arg\" = checkout-index ]; then\n\
+         \t\t{real} \"$@\" || exit $?\n\
+         \t\techo $$ > {marker}\n\
+         \t\texec sleep 120\n\
+         \tfi\n\
+         done\n\
+         exec {real} \"$@\"\n",
+        real = shell_quoted(&real_git()),
+        marker = shell_quoted(marker),
+    );
+    let path = bin.join("git");
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
 #[test]
 fn an_interrupted_diff_removes_its_temporary_copies() {
-    // Enough files that copying a revision takes a moment, so the interrupt lands during it.
-    let mut fixture = Fixture::minimal();
-    let padding = "x".repeat(4096);
-    for index in 0..3000 {
-        fixture = fixture.file(&format!("notes/{index}.txt"), padding.as_str());
-    }
-    let workspace = fixture.write();
+    let workspace = Fixture::minimal()
+        .file("notes/a.txt", "kept in the revision")
+        .write();
     let root = workspace.root();
     git(root, &["init", "-q"]);
     git(root, &["add", "-A"]);
     git(root, &["commit", "-q", "-m", "base"]);
-    let tmp = tempfile::tempdir().unwrap();
 
-    let mut interrupted = false;
-    // The copy may finish before the signal in a fast run: try a few times.
-    for _ in 0..10 {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_promptc"))
-            .args(["diff", "--base", "HEAD", "--head", "HEAD"])
-            .current_dir(root)
-            .env("TMPDIR", tmp.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let start = Instant::now();
-        while !has_checkout(tmp.path()) && start.elapsed() < Duration::from_secs(20) {
-            if child.try_wait().unwrap().is_some() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(2));
+    let tmp = tempfile::tempdir().unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let bin = scratch.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let marker = scratch.path().join("checkout-index.pid");
+    install_stalling_git(&bin, &marker);
+    let mut path = vec![bin];
+    path.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap()));
+
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_promptc"))
+        .args(["diff", "--base", "HEAD", "--head", "HEAD"])
+        .current_dir(root)
+        .env("TMPDIR", tmp.path())
+        .env("PATH", std::env::join_paths(path).unwrap())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !marker.exists() {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut stderr = String::new();
+            std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+            panic!("the diff ended ({status}) before git wrote the copy: {stderr}");
         }
-        if child.try_wait().unwrap().is_none() {
-            // Signalled directly: starting a `kill` process could take longer than the copy.
-            let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
-            rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
-            let status = child.wait().unwrap();
-            if status.code() == Some(130) {
-                interrupted = true;
-                assert!(
-                    !has_checkout(tmp.path()),
-                    "a temporary copy was left behind"
-                );
-                break;
-            }
-        } else {
-            child.wait().unwrap();
-        }
-        assert!(!has_checkout(tmp.path()));
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "git never reached checkout-index"
+        );
+        std::thread::sleep(Duration::from_millis(5));
     }
-    assert!(interrupted, "the diff always finished before the interrupt");
+    assert!(
+        has_checkout(tmp.path()),
+        "git is writing, so the temporary copy exists"
+    );
+
+    // Signalled directly, as a terminal's Ctrl-C would reach the process.
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "an interrupt exits with 130");
+    assert!(
+        !has_checkout(tmp.path()),
+        "a temporary copy was left behind"
+    );
+
+    // The stalled git was stopped, not left to write on: it is gone (or a zombie awaiting
+    // its new parent) shortly after promptc exits.
+    if cfg!(target_os = "linux") {
+        assert!(
+            git_was_stopped(&marker),
+            "the git writing the copy is still running"
+        );
+    }
+}
+
+/// Whether the process whose id `marker` holds has ended, waiting a little for it.
+fn git_was_stopped(marker: &Path) -> bool {
+    let git_pid: i32 = std::fs::read_to_string(marker)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    (0..400).any(|_| {
+        let gone = !Path::new(&format!("/proc/{git_pid}")).exists()
+            || std::fs::read_to_string(format!("/proc/{git_pid}/stat"))
+                .map(|stat| {
+                    stat.rsplit(')')
+                        .next()
+                        .unwrap_or("")
+                        .trim_start()
+                        .starts_with('Z')
+                })
+                .unwrap_or(true);
+        if !gone {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        gone
+    })
 }
