@@ -88,6 +88,12 @@ pub fn close() {
     CLOSED.store(true, Ordering::SeqCst);
 }
 
+/// Whether an interrupt has begun: its handler is removing the folders and will end the
+/// process.
+pub fn is_closed() -> bool {
+    CLOSED.load(Ordering::SeqCst)
+}
+
 fn interrupted() -> io::Error {
     io::Error::new(io::ErrorKind::Interrupted, "interrupted")
 }

@@ -189,6 +189,12 @@ fn run_command(cli: Cli) -> ExitCode {
 
 /// The exit code of a command's result, its error printed.
 fn exit(result: Result<(), CliError>, printer: &Printer) -> ExitCode {
+    // After an interrupt, the handler removes the temporary folders and ends the process with
+    // 130. What failed here because of it (a git stopped in the middle of a copy) is not the
+    // user's error, and ending the process here would race the handler's exit code.
+    while crate::scratch::is_closed() {
+        std::thread::park();
+    }
     match result {
         Ok(()) => ExitCode::from(EXIT_OK),
         Err(error) => {
