@@ -43,6 +43,7 @@ pub fn run(
     workspace_dir: Option<&Path>,
     printer: &Printer,
 ) -> Result<(), CliError> {
+    super::remove_scratch_on_interrupt();
     let root = workspace_root(workspace_dir)?;
     let epoch = source_date_epoch()?;
     let compiled = |root: &std::path::Path| {

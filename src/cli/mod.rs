@@ -116,16 +116,21 @@ pub fn main() -> ExitCode {
             &Printer::new(ColorChoice::Never),
         );
     }
-    // An interrupt ends the process without running destructors: the temporary copies of
-    // the workspace that `diff` makes are removed here first. 130 is the shell's code for
-    // a process ended by SIGINT.
+    run(Cli::parse())
+}
+
+/// From now on, an interrupt removes promptc's temporary copies of the workspace before the
+/// process ends: it ends the process without running destructors. Only `diff` makes such
+/// copies; every other command is left to end as an interrupted process does (and a build
+/// killed half-way leaves only temporary files its next run removes). 130 is the shell's code
+/// for a process ended by SIGINT.
+pub fn remove_scratch_on_interrupt() {
     let _ = ctrlc::set_handler(|| {
         crate::scratch::close();
         stop_children();
         crate::scratch::remove_all();
         std::process::exit(130);
     });
-    run(Cli::parse())
 }
 
 /// Stops the processes writing into scratch folders (a `git checkout-index`), which an
