@@ -67,6 +67,42 @@ fn plainly_inside(root: &Path, path: &Path) -> Option<Metadata> {
     last
 }
 
+/// Whose a file is to read. A file the caller names (`--context FILE`, `--mcp FILE`, the
+/// listing beside it) that lies in the workspace is the workspace's all the same: a pull
+/// request may have made it a link to anything, and its text ends up in diagnostics. In the
+/// workspace means below the root as the path is written (from the current folder), or in a
+/// folder that really is below it.
+pub fn origin_of(root: &Path, path: &Path, origin: Origin) -> Origin {
+    if origin == Origin::Workspace {
+        return origin;
+    }
+    let absolute = match std::env::current_dir() {
+        Ok(current) => current.join(path),
+        Err(_) => path.to_path_buf(),
+    };
+    let mut lexical = PathBuf::new();
+    for part in absolute.components() {
+        match part {
+            Component::ParentDir => {
+                lexical.pop();
+            }
+            Component::CurDir => {}
+            other => lexical.push(other),
+        }
+    }
+    let folder_inside = || {
+        absolute
+            .parent()
+            .and_then(|folder| fs::canonicalize(folder).ok())
+            .is_some_and(|folder| folder.starts_with(root))
+    };
+    if lexical.starts_with(root) || folder_inside() {
+        Origin::Workspace
+    } else {
+        Origin::Caller
+    }
+}
+
 /// Reads a file the caller named: anywhere, but a bounded regular file all the same.
 pub fn read_named(path: &Path, limit: u64) -> Result<Vec<u8>, PathError> {
     read_regular(path, limit).map_err(|problem| PathError::new(path, problem))

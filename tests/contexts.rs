@@ -371,3 +371,49 @@ fn the_shipped_mcp_section_lists_the_servers_that_count() {
     // With no server that counts, the tools that call servers are not offered either.
     assert!(!prompt.contains("## use_mcp_tool"), "{prompt}");
 }
+
+/// A file the caller names that lies in the workspace (`--context`, `--mcp`, and the listing
+/// read beside the settings) is the workspace's: a pull request can make any of them a link
+/// to a file outside, whose text a diagnostic would print.
+#[cfg(unix)]
+#[test]
+fn files_named_on_the_command_line_inside_the_workspace_do_not_lead_out_of_it() {
+    use std::os::unix::fs::symlink;
+    let workspace = Fixture::minimal()
+        .file(
+            ".vscode/mcp_settings.json",
+            "{\"mcpServers\": {\"gh\": {\"command\": \"npx\"}}}\n",
+        )
+        .write();
+    let secret = workspace.tmp().join("secret.txt");
+    std::fs::write(&secret, "SECRET_TOKEN=ghp_not_for_the_log\n").unwrap();
+    let root = workspace.root();
+    symlink(&secret, root.join(".vscode/mcp_settings.listing.json")).unwrap();
+    symlink(&secret, root.join("linked-context.toml")).unwrap();
+    symlink(&secret, root.join(".vscode/linked-settings.json")).unwrap();
+
+    for args in [
+        &["context", "--mcp", ".vscode/mcp_settings.json"][..],
+        &["context", "--mcp", ".vscode/linked-settings.json"],
+        &["build", "--context", "linked-context.toml"],
+    ] {
+        let run = workspace.run(args);
+        assert_ne!(run.code, 0, "{args:?}: {}", run.stdout);
+        assert!(
+            !run.stderr.contains("ghp_not_for_the_log") && !run.stdout.contains("ghp_"),
+            "{args:?} printed the linked file: {}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains("outside the workspace"),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+
+    // The same settings, a plain file of the workspace with no listing beside it, are read.
+    std::fs::remove_file(root.join(".vscode/mcp_settings.listing.json")).unwrap();
+    let run = workspace.run(&["context", "--mcp", ".vscode/mcp_settings.json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("\"gh\""), "{}", run.stdout);
+}

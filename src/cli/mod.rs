@@ -488,7 +488,9 @@ fn context(
     if Format::of(&path).is_none() {
         return Err(CliError::ContextNotData(path));
     }
-    let path = path.canonicalize()?;
+    // Absolute, its links not followed: a link in the workspace is the workspace's to check
+    // (see `confine::origin_of`), and the file is shown by the name it was given.
+    let path = std::path::absolute(&path)?;
     Ok(load_context_file(workspace, &path)?)
 }
 

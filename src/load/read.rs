@@ -23,7 +23,7 @@ pub fn read_source(
     limit: ReadLimit,
     total: ReadLimit,
 ) -> io::Result<Result<SourceId, Diagnostic>> {
-    let read = match origin {
+    let read = match confine::origin_of(root, path, origin) {
         Origin::Workspace => confine::read_content(root, path, limit.bytes),
         Origin::Caller => confine::read_named(path, limit.bytes),
     };
