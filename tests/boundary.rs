@@ -634,6 +634,38 @@ fn diff_does_not_let_the_workspace_pose_as_a_git_repository() {
     assert!(stdout.contains("cannot use bare repository"), "{stdout}");
 }
 
+// A revision's `.gitattributes` decides how git writes its files: `ident` turns each 4-byte
+// `$Id$` into 47 bytes (a revision under its size limit becomes many times it on disk), and
+// `filter` runs a command. The copy holds the files as committed, whatever the attributes of
+// the revision or of the working tree say.
+#[test]
+fn diff_copies_a_revision_as_committed_whatever_its_attributes_say() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = script(
+        dir.path(),
+        r#"
+        git init -q repo && cd repo
+        "$P" init . >/dev/null 2>&1
+        echo 'Revision $Id$ here.' >> components/agent_role.md
+        echo '*.md ident' > .gitattributes
+        mkdir -p deeper && echo '*.md ident' > deeper/.gitattributes
+        git add -A && git commit -qm base
+        "$P" diff --base HEAD --stat
+        git rm -q --cached .gitattributes deeper/.gitattributes && git commit -qm 'no attributes'
+        "$P" diff --base HEAD --stat
+        "#,
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    // Committed, then only in the working tree: neither expands `$Id$` in the copy.
+    assert_eq!(
+        stdout.matches("no compiled prompt differs between HEAD and working tree").count(),
+        2,
+        "{stdout}\n{stderr}"
+    );
+}
+
 // One subtree listed twice per level: 2^27 files described by a few kilobytes of objects.
 #[test]
 fn diff_measures_a_revision_without_listing_it_whole() {

@@ -7,6 +7,7 @@
 //! every later command names that repository explicitly. The revision's tree is measured
 //! before anything is written, and git itself writes the files.
 
+use std::ffi::OsString;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -96,12 +97,17 @@ impl Repository {
 
     /// A git command on this repository and no other.
     fn command(&self) -> Command {
+        self.command_in(&self.top)
+    }
+
+    /// A git command on this repository, with `work_tree` as its working tree.
+    fn command_in(&self, work_tree: &Path) -> Command {
         let mut command = git_command();
         command
             .arg("--git-dir")
             .arg(&self.git_dir)
             .arg("--work-tree")
-            .arg(&self.top)
+            .arg(work_tree)
             .current_dir(&self.top);
         command
     }
@@ -145,7 +151,7 @@ pub fn checkout(workspace_root: &Path, revision: &str) -> Result<RevisionCheckou
         &format!("{tree}^{{tree}}"),
     ]);
     run(command, "rev-parse").map_err(|_| no_workspace())?;
-    check_size(&repository, &tree)?;
+    let attributes = check_size(&repository, &tree)?;
 
     // Let git write the files: `checkout-index` refuses tree entries such as `..` or `.git`
     // and never writes through a symbolic link, which a hand-written loop over `ls-tree`
@@ -162,10 +168,27 @@ pub fn checkout(workspace_root: &Path, revision: &str) -> Result<RevisionCheckou
         .env("GIT_INDEX_FILE", &index)
         .args(["read-tree", &tree]);
     run(command, "read-tree")?;
+    // The revision's `.gitattributes` would decide how git writes its files: `ident`,
+    // `working-tree-encoding` and line-ending conversions make a file many times its size
+    // (past the limits just measured), and a `filter` runs whatever the machine's git
+    // configuration names for it. The files are wanted as committed: the attribute files
+    // leave the temporary index, and git checks them out from an empty working tree, so
+    // neither the revision's attributes nor the working tree's apply.
+    for some in attributes.chunks(256) {
+        let mut command = repository.command();
+        command
+            .env("GIT_INDEX_FILE", &index)
+            .args(["update-index", "--force-remove", "--"])
+            .args(some);
+        run(command, "update-index")?;
+    }
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty)
+        .map_err(|error| RevisionError(format!("cannot create a temporary folder: {error}")))?;
     let mut prefix_arg = std::ffi::OsString::from("--prefix=");
     prefix_arg.push(root.as_os_str());
     prefix_arg.push("/");
-    let mut command = repository.command();
+    let mut command = repository.command_in(&empty);
     command
         .env("GIT_INDEX_FILE", &index)
         .args(["checkout-index", "--all", "--force"])
@@ -179,8 +202,9 @@ pub fn checkout(workspace_root: &Path, revision: &str) -> Result<RevisionCheckou
 
 /// Refuses a tree over [`MAX_REVISION_FILES`] or [`MAX_REVISION_BYTES`] before anything is
 /// written. The listing is read as git prints it and git is stopped at the first entry over
-/// a limit: the listing of a crafted tree would not fit in memory.
-fn check_size(repository: &Repository, tree: &str) -> Result<(), RevisionError> {
+/// a limit: the listing of a crafted tree would not fit in memory. Gives the paths of the
+/// tree's `.gitattributes` files.
+fn check_size(repository: &Repository, tree: &str) -> Result<Vec<OsString>, RevisionError> {
     let mut command = repository.command();
     command
         .args(["ls-tree", "-r", "-l", "-z", tree])
@@ -197,6 +221,7 @@ fn check_size(repository: &Repository, tree: &str) -> Result<(), RevisionError> 
     let mut files = 0usize;
     let mut bytes = 0u64;
     let mut over = false;
+    let mut attributes = Vec::new();
     loop {
         record.clear();
         match reader.read_until(0, &mut record) {
@@ -217,6 +242,15 @@ fn check_size(repository: &Repository, tree: &str) -> Result<(), RevisionError> 
             .and_then(|size| size.parse::<u64>().ok())
             .unwrap_or(0);
         bytes = bytes.saturating_add(size);
+        let path = record
+            .split(|b| *b == b'\t')
+            .nth(1)
+            .map(|path| path.strip_suffix(b"\0").unwrap_or(path));
+        if let Some(path) = path
+            && (path == ATTRIBUTES || path.ends_with(b"/.gitattributes"))
+        {
+            attributes.push(os_string(path));
+        }
         if files > MAX_REVISION_FILES || bytes > MAX_REVISION_BYTES {
             over = true;
             break;
@@ -235,5 +269,20 @@ fn check_size(repository: &Repository, tree: &str) -> Result<(), RevisionError> 
     if !status.success() {
         return Err(RevisionError(format!("git ls-tree {tree} failed")));
     }
-    Ok(())
+    Ok(attributes)
+}
+
+const ATTRIBUTES: &[u8] = b".gitattributes";
+
+/// A path as git printed it.
+fn os_string(bytes: &[u8]) -> OsString {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStringExt;
+        OsString::from_vec(bytes.to_vec())
+    }
+    #[cfg(not(unix))]
+    {
+        OsString::from(String::from_utf8_lossy(bytes).into_owned())
+    }
 }
