@@ -660,7 +660,9 @@ fn diff_copies_a_revision_as_committed_whatever_its_attributes_say() {
     assert!(output.status.success(), "{stdout}\n{stderr}");
     // Committed, then only in the working tree: neither expands `$Id$` in the copy.
     assert_eq!(
-        stdout.matches("no compiled prompt differs between HEAD and working tree").count(),
+        stdout
+            .matches("no compiled prompt differs between HEAD and working tree")
+            .count(),
         2,
         "{stdout}\n{stderr}"
     );
