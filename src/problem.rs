@@ -298,6 +298,10 @@ pub enum Problem {
         limit: u64,
         setting: &'static str,
     },
+    /// A post-processing rule made the prompt longer than `limits.compile_bytes`.
+    PostprocessGrows {
+        limit: u64,
+    },
     /// Choosing a variant: versions, labels, tags, model routing.
     Routing(RoutingProblem),
     /// Native tool definitions: names and schemas a provider rejects.
@@ -372,6 +376,7 @@ impl Problem {
             Problem::BadToolName { .. } => "bad-tool-name",
             Problem::OutOfFuel { .. } => "out-of-fuel",
             Problem::TooMuchText { .. } => "too-much-text",
+            Problem::PostprocessGrows { .. } => "postprocess-grows",
         }
     }
 
@@ -533,6 +538,10 @@ impl Problem {
                 "look for text repeated or joined many times; if the size is real, raise `{setting}` in promptc.toml (at most {} bytes)",
                 crate::model::limits::MAX_BYTES
             ),
+            Problem::PostprocessGrows { .. } => format!(
+                "a replacement that holds what it matches grows the text each time the rule applies (and each rule applies to what the rules before it made): match less, or replace with text the pattern does not match; if the size is real, raise `limits.compile_bytes` (at most {} bytes)",
+                crate::model::limits::MAX_BYTES
+            ),
             _ => return None,
         })
     }
@@ -668,6 +677,10 @@ impl fmt::Display for Problem {
                     "this template builds more than {limit} bytes of text (`{setting}`)"
                 )
             }
+            Problem::PostprocessGrows { limit } => write!(
+                f,
+                "this post-processing rule makes the prompt longer than {limit} bytes (`limits.compile_bytes`)"
+            ),
             Problem::OverBudget {
                 family,
                 budget,
@@ -881,6 +894,7 @@ mod tests {
                 limit: 0,
                 setting: "",
             },
+            Problem::PostprocessGrows { limit: 0 },
             Problem::Routing(RoutingProblem::RoutedTwice { family: text() }),
             Problem::ForEachNotAList { found: text() },
             Problem::ToolNameTaken {
@@ -894,7 +908,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 49;
+    const VARIANTS: usize = 50;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -947,6 +961,7 @@ mod tests {
             Problem::UnusedPartial { .. } => 46,
             Problem::Definitions(_) => 47,
             Problem::Rules(_) => 48,
+            Problem::PostprocessGrows { .. } => 49,
         }
     }
 

@@ -461,3 +461,31 @@ fn a_remembered_tool_section_spends_its_fuel_and_bytes_again() {
         runs_out_every_time(fixture.write().root(), code);
     }
 }
+
+// Post-processing rules were not bounded: each of forty rules replacing `x` with `xx`
+// doubled the prompt until memory ran out. The rule that passes `limits.compile_bytes` is
+// named, at its place in the manifest.
+#[test]
+fn a_post_processing_rule_cannot_grow_the_prompt_past_its_limit() {
+    let mut manifest = String::from("\n[limits]\ncompile_bytes = 100000\n");
+    for _ in 0..40 {
+        manifest
+            .push_str("\n[[postprocess]]\nrule = \"regex\"\npattern = \"x\"\nreplace = \"xx\"\n");
+    }
+    let error = single_error(&manifest, "x\n");
+    // The minimal manifest is 2 lines; then a blank line, `[limits]` and its setting, and
+    // each rule takes 5 lines from its blank line: the prompt's one `x` passes 100 000 bytes
+    // at the 17th doubling (2^17 = 131 072), the rule at index 16, whose header is on line
+    // 2 + 3 + 16 * 5 + 2.
+    assert_eq!(
+        error,
+        (
+            "postprocess-grows".to_string(),
+            "promptc.toml".to_string(),
+            2 + 3 + 16 * 5 + 2,
+            1,
+            "this post-processing rule makes the prompt longer than 100000 bytes (`limits.compile_bytes`)"
+                .to_string()
+        )
+    );
+}

@@ -7,9 +7,10 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 
 use crate::compiled::{CompileError, Compiled, Section, SourceRange};
-use crate::diagnostic::Diagnostics;
+use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::model::limits::DEFAULT_FUEL;
 use crate::pointer::child_pointer;
+use crate::problem::Problem;
 use crate::render::budget::{Budget, Exhausted};
 use crate::render::memo::RenderMemo;
 use crate::render::renderer::Renderer;
@@ -22,10 +23,11 @@ use crate::span::Span;
 use crate::workspace::Workspace;
 use crate::workspace::inheritance::{EffectiveVariant, effective};
 pub(crate) use definitions::place;
-use postprocess::Postprocessor;
+use postprocess::{Overgrown, Postprocessor};
 
 mod definitions;
 pub mod explain;
+mod guarded;
 mod listing;
 mod postprocess;
 mod request;
@@ -219,11 +221,20 @@ impl<'w> Compiler<'w> {
         let Some(rendered) = rendered.filter(|_| !diagnostics.has_errors()) else {
             return Err(CompileError::Diagnostics(diagnostics));
         };
+        let prompt = match self.postprocessor.apply(&rendered, limits.compile_bytes) {
+            Ok(prompt) => prompt,
+            Err(Overgrown { rule }) => {
+                let span = workspace.manifest.key_span(&format!("/postprocess/{rule}"));
+                let limit = limits.compile_bytes;
+                diagnostics.push(Diagnostic::new(Problem::PostprocessGrows { limit }, span));
+                return Err(CompileError::Diagnostics(diagnostics));
+            }
+        };
         Ok(Compiled {
             family: variant.family().to_string(),
             variant: variant.id().to_string(),
             version: variant.variant.version.clone(),
-            prompt: self.postprocessor.apply(&rendered),
+            prompt,
             sections,
             tools,
             model: variant.variant.model.clone(),

@@ -3,13 +3,22 @@
 use regex_automata::meta::Regex;
 
 use crate::built::postprocess_regex;
-
-use crate::model::{Guard, GuardSide, PostprocessRule};
+use crate::compile::guarded::GuardedText;
+use crate::model::{Guard, PostprocessRule};
 
 /// The manifest's rules (or the default set), ready to apply: regexes compiled once.
 #[derive(Debug)]
 pub struct Postprocessor {
-    steps: Vec<Step>,
+    /// Each with its place among the rules.
+    steps: Vec<(usize, Step)>,
+}
+
+/// A rule that made the prompt longer than a compile's text may be (`limits.compile_bytes`):
+/// its place among the manifest's rules. A rule whose replacement holds what it matches grows
+/// the text each time it applies; a few of them in a row, exponentially.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Overgrown {
+    pub rule: usize,
 }
 
 #[derive(Debug)]
@@ -32,26 +41,32 @@ impl Postprocessor {
         };
         let steps = rules
             .into_iter()
-            .filter_map(|rule| match rule {
+            .enumerate()
+            .filter_map(|(index, rule)| match rule {
                 PostprocessRule::Regex {
                     pattern,
                     replace,
                     guard,
-                } => postprocess_regex(&pattern).ok().map(|regex| Step::Regex {
-                    regex,
-                    replace,
-                    guard,
+                } => postprocess_regex(&pattern).ok().map(|regex| {
+                    let step = Step::Regex {
+                        regex,
+                        replace,
+                        guard,
+                    };
+                    (index, step)
                 }),
-                other => Some(Step::Rule(other)),
+                other => Some((index, Step::Rule(other))),
             })
             .collect();
         Self { steps }
     }
 
-    /// Applies the rules in order.
-    pub fn apply(&self, text: &str) -> String {
+    /// Applies the rules in order; none may make the text longer than `limit` bytes.
+    pub fn apply(&self, text: &str, limit: u64) -> Result<String, Overgrown> {
+        let limit = usize::try_from(limit).unwrap_or(usize::MAX);
         let mut text = text.to_string();
-        for step in &self.steps {
+        for (index, step) in &self.steps {
+            let overgrown = Overgrown { rule: *index };
             text = match step {
                 Step::Rule(PostprocessRule::TrimTrailingWhitespace) => {
                     trim_trailing_whitespace(&text)
@@ -76,10 +91,14 @@ impl Postprocessor {
                     regex,
                     replace,
                     guard,
-                } => replace_guarded(&text, regex, replace, guard.as_ref()),
+                } => replace_guarded(&text, regex, replace, guard.as_ref(), limit)
+                    .ok_or(overgrown)?,
             };
+            if text.len() > limit {
+                return Err(overgrown);
+            }
         }
-        text
+        Ok(text)
     }
 }
 
@@ -296,18 +315,22 @@ fn lines_with_starts(text: &str) -> Vec<(usize, &str)> {
 }
 
 /// Whether the guard, if there is one, protects a whole line, as it would a match of it.
-fn line_guarded(text: &str, (start, line): (usize, &str), guard: Option<&Guard>) -> bool {
-    guard.is_some_and(|guard| guarded(text, start, start + line.len(), guard))
+/// Lines are asked about in order.
+fn line_guarded(guarded: &mut Option<GuardedText<'_>>, (start, line): (usize, &str)) -> bool {
+    guarded
+        .as_mut()
+        .is_some_and(|guarded| guarded.keeps(start, start + line.len()))
 }
 
 /// One blank line on each side of every separator line, unless a guard marker is near it.
 fn separator_spacing(text: &str, separator: &str, guard: Option<&Guard>) -> String {
+    let mut guarded = guard.map(|guard| GuardedText::new(text, guard));
     let lines = lines_with_starts(text);
     let mut out: Vec<&str> = Vec::with_capacity(lines.len());
     // Right after a spaced separator: its blank lines are replaced by exactly one.
     let mut after_separator = false;
     for &(start, line) in &lines {
-        if line.trim() == separator && !line_guarded(text, (start, line), guard) {
+        if line.trim() == separator && !line_guarded(&mut guarded, (start, line)) {
             while out.last().is_some_and(|l| is_blank(l)) {
                 out.pop();
             }
@@ -343,20 +366,32 @@ fn drop_empty_headings(text: &str, guard: Option<&Guard>) -> String {
         let hashes = line.trim_start().len() - line.trim_start().trim_start_matches('#').len();
         (1..=6).contains(&hashes) && line.trim().trim_start_matches('#').trim().is_empty()
     };
+    let mut guarded = guard.map(|guard| GuardedText::new(text, guard));
     lines_with_starts(text)
         .into_iter()
-        .filter(|&(start, line)| !empty_heading(line) || line_guarded(text, (start, line), guard))
+        .filter(|&(start, line)| !empty_heading(line) || line_guarded(&mut guarded, (start, line)))
         .map(|(_, line)| line)
         .collect::<Vec<_>>()
         .join("\n")
 }
 
 /// Each match of `regex` replaced (`$1`, `${name}` and `$$` expanded as the regex crate
-/// expands them), except a match the guard keeps.
-fn replace_guarded(text: &str, regex: &Regex, replace: &str, guard: Option<&Guard>) -> String {
-    let keep =
-        |start: usize, end: usize| guard.is_some_and(|guard| guarded(text, start, end, guard));
-    let mut out = String::with_capacity(text.len());
+/// expands them), except a match the guard keeps. `None` once the text grows past `limit`
+/// bytes: it is not built further.
+fn replace_guarded(
+    text: &str,
+    regex: &Regex,
+    replace: &str,
+    guard: Option<&Guard>,
+    limit: usize,
+) -> Option<String> {
+    let mut guarded = guard.map(|guard| GuardedText::new(text, guard));
+    let mut keep = |start: usize, end: usize| {
+        guarded
+            .as_mut()
+            .is_some_and(|guarded| guarded.keeps(start, end))
+    };
+    let mut out = String::with_capacity(text.len().min(limit));
     let mut last = 0;
     if !replace.contains('$') {
         // Nothing to expand: the matches alone, without their groups, are quicker to find.
@@ -368,6 +403,9 @@ fn replace_guarded(text: &str, regex: &Regex, replace: &str, guard: Option<&Guar
                 out.push_str(replace);
             }
             last = found.end();
+            if out.len() > limit {
+                return None;
+            }
         }
     } else {
         for captures in regex.captures_iter(text) {
@@ -381,42 +419,52 @@ fn replace_guarded(text: &str, regex: &Regex, replace: &str, guard: Option<&Guar
                 captures.interpolate_string_into(text, replace, &mut out);
             }
             last = whole.end();
+            if out.len() > limit {
+                return None;
+            }
         }
     }
     out.push_str(&text[last..]);
-    out
-}
-
-/// Whether a marker lies within `within` characters of the match, on the guard's side.
-fn guarded(text: &str, start: usize, end: usize, guard: &Guard) -> bool {
-    let before_start = match guard.within {
-        0 => start,
-        within => text[..start]
-            .char_indices()
-            .rev()
-            .nth(within - 1)
-            .map_or(0, |(i, _)| i),
-    };
-    let after_end = text[end..]
-        .char_indices()
-        .nth(guard.within)
-        .map_or(text.len(), |(i, _)| end + i);
-    let before = &text[before_start..start];
-    let after = &text[end..after_end];
-    let (look_before, look_after) = match guard.side {
-        GuardSide::Before => (true, false),
-        GuardSide::After => (false, true),
-        GuardSide::Both => (true, true),
-    };
-    guard.markers.iter().any(|marker| {
-        (look_before && before.contains(marker.as_str()))
-            || (look_after && after.contains(marker.as_str()))
-    })
+    (out.len() <= limit).then_some(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::GuardSide;
+
+    /// Every match replaced, with no limit on the text.
+    fn replaced(text: &str, regex: &Regex, replace: &str, guard: Option<&Guard>) -> String {
+        replace_guarded(text, regex, replace, guard, usize::MAX).unwrap()
+    }
+
+    /// What a guard keeps, as it was first written: each span's windows walked and searched
+    /// afresh. The sliding windows of `GuardedText` must agree with it.
+    fn guarded(text: &str, start: usize, end: usize, guard: &Guard) -> bool {
+        let before_start = match guard.within {
+            0 => start,
+            within => text[..start]
+                .char_indices()
+                .rev()
+                .nth(within - 1)
+                .map_or(0, |(i, _)| i),
+        };
+        let after_end = text[end..]
+            .char_indices()
+            .nth(guard.within)
+            .map_or(text.len(), |(i, _)| end + i);
+        let before = &text[before_start..start];
+        let after = &text[end..after_end];
+        let (look_before, look_after) = match guard.side {
+            GuardSide::Before => (true, false),
+            GuardSide::After => (false, true),
+            GuardSide::Both => (true, true),
+        };
+        guard.markers.iter().any(|marker| {
+            (look_before && before.contains(marker.as_str()))
+                || (look_after && after.contains(marker.as_str()))
+        })
+    }
 
     fn guard(markers: &[&str], within: usize, side: GuardSide) -> Guard {
         Guard {
@@ -445,7 +493,7 @@ mod tests {
                 .into_owned();
             let regex = postprocess_regex(pattern).unwrap();
             assert_eq!(
-                replace_guarded(text, &regex, replace, None),
+                replaced(text, &regex, replace, None),
                 expected,
                 "{pattern} → {replace}"
             );
@@ -626,7 +674,7 @@ mod tests {
         let fence = guard(&["```"], 5, GuardSide::Both);
         let text = "foo and ```foo``` and far away foo";
         assert_eq!(
-            replace_guarded(text, &regex, "bar", Some(&fence)),
+            replaced(text, &regex, "bar", Some(&fence)),
             "bar and ```foo``` and far away bar"
         );
     }
@@ -637,7 +685,7 @@ mod tests {
         let fence = guard(&["```"], 5, GuardSide::Both);
         let text = "foo and ```fooo``` and far away fooo";
         assert_eq!(
-            replace_guarded(text, &regex, "b${1}r $$", Some(&fence)),
+            replaced(text, &regex, "b${1}r $$", Some(&fence)),
             "boor $ and ```fooo``` and far away booor $"
         );
     }
@@ -647,11 +695,11 @@ mod tests {
         let regex = Regex::new("X").unwrap();
         // A diff marker before the match protects it; one after does not, with `before`.
         let before = guard(&["+"], 2, GuardSide::Before);
-        assert_eq!(replace_guarded("+ X", &regex, "-", Some(&before)), "+ X");
-        assert_eq!(replace_guarded("X +", &regex, "-", Some(&before)), "- +");
+        assert_eq!(replaced("+ X", &regex, "-", Some(&before)), "+ X");
+        assert_eq!(replaced("X +", &regex, "-", Some(&before)), "- +");
         let after = guard(&["+"], 2, GuardSide::After);
-        assert_eq!(replace_guarded("+ X", &regex, "-", Some(&after)), "+ -");
-        assert_eq!(replace_guarded("X +", &regex, "-", Some(&after)), "X +");
+        assert_eq!(replaced("+ X", &regex, "-", Some(&after)), "+ -");
+        assert_eq!(replaced("X +", &regex, "-", Some(&after)), "X +");
     }
 
     #[test]
@@ -659,10 +707,10 @@ mod tests {
         let regex = Regex::new("X").unwrap();
         for marker in ["a", "b"] {
             let none = guard(&[marker], 0, GuardSide::Both);
-            assert_eq!(replace_guarded("aXb", &regex, "-", Some(&none)), "a-b");
+            assert_eq!(replaced("aXb", &regex, "-", Some(&none)), "a-b");
         }
         let one = guard(&["a"], 1, GuardSide::Both);
-        assert_eq!(replace_guarded("aXb", &regex, "-", Some(&one)), "aXb");
+        assert_eq!(replaced("aXb", &regex, "-", Some(&one)), "aXb");
     }
 
     #[test]
@@ -678,8 +726,77 @@ mod tests {
             },
         ];
         assert_eq!(
-            Postprocessor::new(Some(&rules)).apply("  me@home  "),
+            Postprocessor::new(Some(&rules))
+                .apply("  me@home  ", u64::MAX)
+                .unwrap(),
             "me at home\n"
+        );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(400))]
+
+        /// The sliding windows keep exactly the spans the windows walked afresh keep: text of
+        /// one- to four-byte characters, markers that overlap themselves, any `within`, spans
+        /// asked about in order as matches and lines are.
+        #[test]
+        fn a_sliding_guard_keeps_what_a_walked_window_keeps(
+            text in "[ab\\n\u{e9}\u{4e2d}\u{1f600}]{0,40}",
+            markers in proptest::collection::vec("[ab\u{e9}]{1,3}", 1..3),
+            within in 0usize..12,
+            side in 0usize..3,
+            cuts in proptest::collection::vec(0usize..48, 0..12),
+        ) {
+            let side = [GuardSide::Before, GuardSide::After, GuardSide::Both][side];
+            let markers: Vec<&str> = markers.iter().map(String::as_str).collect();
+            let guard = guard(&markers, within, side);
+            // Spans in order: pairs of sorted cut points, moved back to character boundaries.
+            let mut points: Vec<usize> = cuts
+                .into_iter()
+                .map(|cut| {
+                    let mut at = cut.min(text.len());
+                    while !text.is_char_boundary(at) {
+                        at -= 1;
+                    }
+                    at
+                })
+                .collect();
+            points.sort_unstable();
+            let mut sliding = GuardedText::new(&text, &guard);
+            for pair in points.chunks(2) {
+                let (start, end) = (pair[0], *pair.get(1).unwrap_or(&pair[0]));
+                proptest::prop_assert_eq!(
+                    sliding.keeps(start, end),
+                    guarded(&text, start, end, &guard),
+                    "span {}..{}", start, end
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_rule_that_grows_the_text_past_the_limit_is_named_and_stops_there() {
+        let doubling = PostprocessRule::Regex {
+            pattern: "x".into(),
+            replace: "xx".into(),
+            guard: None,
+        };
+        let rules: Vec<PostprocessRule> = std::iter::once(PostprocessRule::Trim {
+            final_newline: false,
+        })
+        .chain(std::iter::repeat_n(doubling, 40))
+        .collect();
+        let postprocessor = Postprocessor::new(Some(&rules));
+        // Ten doublings make 1,024 bytes: within a limit of 1,024, past one of 1,023 at the
+        // tenth of them (rule 10, after the trim).
+        let ten = Postprocessor::new(Some(&rules[..11]));
+        assert_eq!(ten.apply("x", 1024), Ok("x".repeat(1024)));
+        assert_eq!(ten.apply("x", 1023), Err(Overgrown { rule: 10 }));
+        // All forty would make a terabyte: the rule that passes 1 MB is named, and the text
+        // is not built further.
+        assert_eq!(
+            postprocessor.apply("x", 1 << 20),
+            Err(Overgrown { rule: 21 })
         );
     }
 }
