@@ -13,7 +13,15 @@ pub struct Chain<'a> {
     /// When the last name links back to an earlier one: that one's index in `links` (0 when
     /// the chain comes back to its start, which is then part of a cycle).
     pub cycle: Option<usize>,
+    /// Whether the last name links on, past [`MAX_LINKS`]: the chain was not followed further.
+    pub too_long: bool,
 }
+
+/// The most links a chain is followed through. No real workspace nests inheritance this
+/// deep, and following every name's chain in full took time (and, for the lists of ancestors
+/// a variant keeps, memory) in the square of the chain's length: 10 000 variants each
+/// extending the one before took minutes and gigabytes.
+pub const MAX_LINKS: usize = 64;
 
 impl<'a> Chain<'a> {
     /// The last name reached.
@@ -54,13 +62,25 @@ pub fn follow<'a>(start: &'a str, mut next: impl FnMut(&'a str) -> Option<&'a st
             return Chain {
                 links,
                 cycle: Some(at),
+                too_long: false,
+            };
+        }
+        if links.len() > MAX_LINKS {
+            return Chain {
+                links,
+                cycle: None,
+                too_long: true,
             };
         }
         met.insert(linked, links.len());
         links.push(linked);
         current = linked;
     }
-    Chain { links, cycle: None }
+    Chain {
+        links,
+        cycle: None,
+        too_long: false,
+    }
 }
 
 #[cfg(test)]
@@ -71,6 +91,24 @@ mod tests {
 
     fn chain_in<'a>(links: &HashMap<&'a str, &'a str>, start: &'a str) -> Chain<'a> {
         follow(start, |name| links.get(name).copied())
+    }
+
+    #[test]
+    fn a_chain_is_followed_through_at_most_max_links_links() {
+        let names: Vec<String> = (0..200).map(|i| format!("n{i}")).collect();
+        let links: HashMap<&str, &str> = names
+            .windows(2)
+            .map(|pair| (pair[0].as_str(), pair[1].as_str()))
+            .collect();
+        let long = chain_in(&links, "n0");
+        assert_eq!(long.links.len(), MAX_LINKS + 1);
+        assert!(long.too_long && long.cycle.is_none());
+        // Exactly MAX_LINKS links: followed to its end.
+        let start = format!("n{}", 199 - MAX_LINKS);
+        let exact = chain_in(&links, &start);
+        assert_eq!(exact.links.len(), MAX_LINKS + 1);
+        assert_eq!(exact.last(), "n199");
+        assert!(!exact.too_long);
     }
 
     #[test]

@@ -175,6 +175,10 @@ pub enum Problem {
         link: CycleLink,
         chain: Vec<String>,
     },
+    /// An `extends` or `based_on` chain longer than [`crate::follow::MAX_LINKS`] links.
+    ChainTooLong {
+        link: CycleLink,
+    },
     UnusedOverride {
         kind: RefKind,
         name: String,
@@ -343,6 +347,7 @@ impl Problem {
             Problem::DuplicateId { .. } => "duplicate-id",
             Problem::UnknownReference { .. } => "unknown-reference",
             Problem::Cycle { .. } => "cycle",
+            Problem::ChainTooLong { .. } => "chain-too-long",
             Problem::UnusedOverride { .. } => "unused-override",
             Problem::UndefinedPlaceholder { .. } => "undefined-placeholder",
             Problem::UnslottedComponent { .. } => "unslotted-component",
@@ -476,6 +481,9 @@ impl Problem {
                     .into()
             }
             Problem::Cycle { link, .. } => format!("remove one of the `{link}` links"),
+            Problem::ChainTooLong { link } => format!(
+                "inherit from fewer levels: copy what the chain sets into one of the files it passes through and point `{link}` there"
+            ),
             Problem::UnusedOverride { .. } => {
                 "add the id to the variant's list, or delete the override".into()
             }
@@ -591,6 +599,11 @@ impl fmt::Display for Problem {
             ),
             Problem::DuplicateId { kind, name } => write!(f, "duplicate {kind} id `{name}`"),
             Problem::UnknownReference { kind, name, .. } => write!(f, "unknown {kind} `{name}`"),
+            Problem::ChainTooLong { link } => write!(
+                f,
+                "this `{link}` chain goes through more than {} links",
+                crate::follow::MAX_LINKS
+            ),
             Problem::Cycle { link, chain } => {
                 write!(f, "`{link}` forms a cycle: {}", chain.join(" -> "))
             }
@@ -895,6 +908,9 @@ mod tests {
                 setting: "",
             },
             Problem::PostprocessGrows { limit: 0 },
+            Problem::ChainTooLong {
+                link: CycleLink::Extends,
+            },
             Problem::Routing(RoutingProblem::RoutedTwice { family: text() }),
             Problem::ForEachNotAList { found: text() },
             Problem::ToolNameTaken {
@@ -908,7 +924,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 50;
+    const VARIANTS: usize = 51;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -962,6 +978,7 @@ mod tests {
             Problem::Definitions(_) => 47,
             Problem::Rules(_) => 48,
             Problem::PostprocessGrows { .. } => 49,
+            Problem::ChainTooLong { .. } => 50,
         }
     }
 

@@ -489,3 +489,59 @@ fn a_post_processing_rule_cannot_grow_the_prompt_past_its_limit() {
         )
     );
 }
+
+// Every variant's `extends` chain was followed in full, and each kept the list: 10 000
+// variants each extending the one before took minutes and gigabytes. A chain goes through at
+// most 64 links, and the one variant (or context) where it first grows longer is told so.
+#[test]
+fn an_inheritance_chain_longer_than_its_limit_is_refused_once_where_it_grows_too_long() {
+    let mut fixture = Fixture::minimal();
+    for index in 1..=80 {
+        let parent = if index == 1 {
+            "generic".to_string()
+        } else {
+            format!("v{}", index - 1)
+        };
+        fixture = fixture
+            .file(
+                &format!("variants/v{index}.toml"),
+                format!("id = \"v{index}\"\nextends = \"{parent}\"\n"),
+            )
+            .file(
+                &format!("examples/contexts/c{index}.toml"),
+                format!(
+                    "extends = \"{}\"\n",
+                    if index == 1 {
+                        "basic".to_string()
+                    } else {
+                        format!("c{}", index - 1)
+                    }
+                ),
+            );
+    }
+    let found: Vec<(String, String, u64, u64, String)> = fixture
+        .write()
+        .validate()
+        .diagnostics()
+        .into_iter()
+        .filter(|d| d.severity == "error")
+        .map(|d| (d.code, d.file, d.line, d.column, d.message))
+        .collect();
+    // v65's chain is v65, v64, ... v1, generic: 65 links.
+    let at = |file: &str, column: u64, link: &str| {
+        (
+            "chain-too-long".to_string(),
+            file.to_string(),
+            if file.starts_with("variants") { 2 } else { 1 },
+            column,
+            format!("this `{link}` chain goes through more than 64 links"),
+        )
+    };
+    assert_eq!(
+        found,
+        [
+            at("variants/v65.toml", 11, "extends"),
+            at("examples/contexts/c65.toml", 11, "extends"),
+        ]
+    );
+}

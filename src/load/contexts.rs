@@ -31,10 +31,23 @@ pub fn resolve_all(
     let mut merged_by_name: std::collections::HashMap<&str, Value> =
         std::collections::HashMap::new();
     for (name, entry) in raw {
-        let chain = follow(name, |context| {
-            raw.get(context)?.value.get(EXTENDS)?.as_str()
-        });
+        let parent_of = |context| raw.get(context)?.value.get(EXTENDS)?.as_str();
+        let chain = follow(name, parent_of);
         let extends_span = entry.value_span("/extends");
+        if chain.too_long {
+            // Reported once, at the context where the chain first grows too long.
+            let parent = chain.links.get(1).copied().unwrap_or_default();
+            if !follow(parent, parent_of).too_long {
+                diagnostics.error(
+                    Problem::ChainTooLong {
+                        link: CycleLink::Extends,
+                    },
+                    extends_span,
+                );
+            }
+            broken.push(name.clone());
+            continue;
+        }
         if chain.cycle.is_some() {
             if let Some(cycle) = chain.cycle_to_report() {
                 diagnostics.error(

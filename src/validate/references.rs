@@ -178,9 +178,17 @@ fn parent_exists_without_cycle(
             entry.value_span("/extends"),
         );
     } else {
-        let ancestry = follow(&variant.id, |id| {
-            workspace.variants.get(id)?.value.extends.as_deref()
-        });
+        let parent_of = |id| workspace.variants.get(id)?.value.extends.as_deref();
+        let ancestry = follow(&variant.id, parent_of);
+        // Reported once, at the variant where the chain first grows too long.
+        if ancestry.too_long && !follow(parent, parent_of).too_long {
+            out.error(
+                Problem::ChainTooLong {
+                    link: CycleLink::Extends,
+                },
+                entry.value_span("/extends"),
+            );
+        }
         if let Some(chain) = ancestry.cycle_to_report() {
             out.error(
                 Problem::Cycle {
@@ -501,7 +509,16 @@ fn family_bases_exist_without_cycle(_: &Known<'_>, entry: &Entry<ToolDef>, out: 
             );
             continue;
         }
-        let bases = follow(family, |name| families.get(name)?.based_on.as_deref());
+        let base_of = |name| families.get(name)?.based_on.as_deref();
+        let bases = follow(family, base_of);
+        if bases.too_long && !follow(base, base_of).too_long {
+            out.error(
+                Problem::ChainTooLong {
+                    link: CycleLink::BasedOn,
+                },
+                span,
+            );
+        }
         if let Some(chain) = bases.cycle_to_report() {
             out.error(
                 Problem::Cycle {

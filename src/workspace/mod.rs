@@ -105,7 +105,7 @@ impl Workspace {
         let chain = follow(id, |variant| {
             self.variants.get(variant)?.value.extends.as_deref()
         });
-        chain.cycle.is_none() && self.variants.contains_key(chain.last())
+        chain.cycle.is_none() && !chain.too_long && self.variants.contains_key(chain.last())
     }
 
     /// Whether a family is declared, by a valid variant or by one that failed validation.
