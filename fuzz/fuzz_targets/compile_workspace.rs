@@ -20,7 +20,7 @@ const COMPONENTS: [&str; 4] = ["intro", "rules", "tool_use", "system_info"];
 const TOOLS: [&str; 3] = ["read_file", "write_to_file", "browser_action"];
 const CONTEXTS: [&str; 3] = ["basic", "plan", "bare"];
 
-const FRAGMENTS: [&str; 32] = [
+const FRAGMENTS: [&str; 34] = [
     "You are an agent.\n",
     "\n\n",
     "====\n",
@@ -53,6 +53,8 @@ const FRAGMENTS: [&str; 32] = [
     "ü\\\"'\t",
     "{{ yolo and not has_mcp }}",
     "{% include 'generic.md' %}",
+    "{% import 'generic.md' as m %}",
+    "{% import 'generic.md' as 1 %}",
 ];
 
 const CONDITIONS: [&str; 12] = [

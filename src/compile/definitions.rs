@@ -438,6 +438,10 @@ impl Compiler<'_> {
         let settings = &self.workspace.settings().tool_definitions;
         let env = self.workspace.templates.env();
         let mcp_name = |server: &str, tool: &str| {
+            // An import whose alias is not a name would panic minijinja's code generator.
+            if !crate::templates::references::bad_import_aliases(&settings.mcp_name).is_empty() {
+                return Err(crate::templates::IMPORT_NEEDS_A_NAME.to_string());
+            }
             env.render_str(
                 &settings.mcp_name,
                 minijinja::context! { server => server, tool => tool },

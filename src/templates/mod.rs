@@ -23,6 +23,10 @@ use environment::new_environment;
 use references::Reference;
 
 /// Where a template's text lies.
+/// Why an `{% import … as %}` tag whose alias is not a name is refused.
+pub const IMPORT_NEEDS_A_NAME: &str =
+    "`import … as` binds what the template exports to a name: write a name after `as`";
+
 #[derive(Clone, Debug)]
 struct Origin {
     source: SourceId,
@@ -183,11 +187,24 @@ impl Templates {
         origin: Origin,
     ) -> Result<TemplateId, Diagnostic> {
         let fallback = origin.fallback;
-        self.origins.insert(name.clone(), origin);
         // The environment keeps no other syntax (no line statements), and keeps a trailing
         // newline: such a text renders to itself.
         let plain =
             (!["{{", "{%", "{#"].iter().any(|start| text.contains(start))).then(|| text.clone());
+        if plain.is_none()
+            && let Some(alias) = references::bad_import_aliases(&text).into_iter().next()
+        {
+            let span = origin.exact_start.map_or(fallback, |start| {
+                Span::new(origin.source, start + alias.start..start + alias.end)
+            });
+            return Err(Diagnostic::new(
+                Problem::TemplateSyntax {
+                    message: IMPORT_NEEDS_A_NAME.into(),
+                },
+                span,
+            ));
+        }
+        self.origins.insert(name.clone(), origin);
         let added = match &plain {
             Some(_) => match self.plain_by_name.write() {
                 Ok(mut texts) => {
@@ -522,6 +539,17 @@ mod tests {
                 "{text:?} is plain text"
             );
         }
+    }
+
+    #[test]
+    fn an_import_alias_that_is_not_a_name_is_a_syntax_error_not_a_panic() {
+        let mut sources = Sources::default();
+        let text = "Intro.\n{% import 'a' as m|list %}\n";
+        let file = sources.add("a.md".into(), text.into());
+        let mut templates = Templates::new(None, &crate::model::Limits::default(), &mut sources);
+        let error = templates.add_file(&sources, file).unwrap_err();
+        assert!(matches!(error.problem, Problem::TemplateSyntax { .. }));
+        assert_eq!(&text[error.span.range()], "m|list");
     }
 
     #[test]

@@ -41,8 +41,54 @@ pub struct Reference {
 
 /// Every tag of `source` that names another template, in order.
 pub fn scan(source: &str) -> Vec<Reference> {
-    let bytes = source.as_bytes();
     let mut references = Vec::new();
+    tags(source, |keyword, inner, rest_at, offset| {
+        references.extend(tag(keyword, inner, rest_at, offset));
+    });
+    references
+}
+
+/// The alias of each `{% import … as alias %}` tag of `source` that is not a name (`m`, or
+/// a dotted `m.x`), as a byte range. minijinja's parser takes any expression there and its
+/// code generator then panics (`as 1`, `as m|list`): such a tag must be refused before the
+/// template is handed to it. Unlike [`scan`], this runs on text not yet compiled.
+pub fn bad_import_aliases(source: &str) -> Vec<Range<usize>> {
+    let mut bad = Vec::new();
+    tags(source, |keyword, inner, rest_at, offset| {
+        if keyword != "import" {
+            return;
+        }
+        let Some(reference) = tag(keyword, inner, rest_at, offset) else {
+            return;
+        };
+        let after = reference.range.end - offset;
+        let rest = inner.get(after..).unwrap_or_default();
+        let rest = rest.trim_end_matches(['-', '+']);
+        let lead = rest.len() - rest.trim_start().len();
+        let Some(alias) = rest.trim().strip_prefix("as") else {
+            return;
+        };
+        let alias_lead = alias.len() - alias.trim_start().len();
+        let alias = alias.trim();
+        let is_name = |part: &str| {
+            part.chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_')
+                && part.chars().all(|c| c.is_alphanumeric() || c == '_')
+        };
+        if alias_lead == 0 || !alias.split('.').all(is_name) {
+            let start = offset + after + lead + 2 + alias_lead;
+            bad.push(start..start + alias.len().max(1));
+        }
+    });
+    bad
+}
+
+/// Calls `visit` with each tag of `source` (`{% … %}`, not in a comment or a raw block): its
+/// first word, its text inside the delimiters, where the rest of it starts in that text, and
+/// the text's offset in the source.
+fn tags(source: &str, mut visit: impl FnMut(&str, &str, usize, usize)) {
+    let bytes = source.as_bytes();
     let mut at = 0;
     let mut in_raw = false;
     while let Some(open) = find(source, at, "{") {
@@ -65,15 +111,14 @@ pub fn scan(source: &str) -> Vec<Reference> {
                     in_raw = keyword != "endraw";
                 } else if keyword == "raw" {
                     in_raw = true;
-                } else if let Some(reference) = tag(keyword, inner, rest_at, offset) {
-                    references.push(reference);
+                } else {
+                    visit(keyword, inner, rest_at, offset);
                 }
                 at = end;
             }
             _ => at = open + 1,
         }
     }
-    references
 }
 
 /// The byte offset of `needle` at or after `from`.
@@ -219,6 +264,38 @@ mod tests {
         );
         assert!(scan(source)[4].ignore_missing);
         assert!(!scan(source)[1].ignore_missing);
+    }
+
+    #[test]
+    fn an_import_alias_that_is_not_a_name_is_found_where_it_stands() {
+        let bad = |source: &str| {
+            bad_import_aliases(source)
+                .into_iter()
+                .map(|range| source[range].to_string())
+                .collect::<Vec<_>>()
+        };
+        // What minijinja's code generator panicked on.
+        for (source, alias) in [
+            ("{% import 'a' as 1 %}", "1"),
+            ("{% import 'a' as m|list %}", "m|list"),
+            ("{% import 'a' as m - z %}", "m - z"),
+            ("{%- import \"a\" as m[0] -%}", "m[0]"),
+            ("x {% import name ~ '.md' as 99999999 %}", "99999999"),
+        ] {
+            assert_eq!(bad(source), [alias], "{source}");
+        }
+        // Names, dotted names, other tags, and tags that are not tags.
+        for source in [
+            "{% import 'a' as m %}",
+            "{%- import \"a as 1\" as m_2 -%}",
+            "{% import 'a' as m.x %}",
+            "{% from 'a' import b as c %}",
+            "{# {% import 'a' as 1 %} #}",
+            "{{ \"{% import 'a' as 1 %}\" }}",
+            "{% raw %}{% import 'a' as 1 %}{% endraw %}",
+        ] {
+            assert_eq!(bad(source), Vec::<String>::new(), "{source}");
+        }
     }
 
     #[test]
