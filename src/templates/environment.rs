@@ -22,9 +22,16 @@ pub fn new_environment(fuel: Option<u64>, render_bytes: u64) -> Environment<'sta
     env.set_fuel(Some(fuel.unwrap_or(DEFAULT_FUEL).clamp(1, MAX_FUEL)));
     env.set_recursion_limit(64);
     env.add_filter("pretty_json", move |value: &Value| {
-        let json = pretty_json(value)?;
-        limits::check(json.len(), render_bytes, "the JSON text")?;
-        Ok(json)
+        if !limits::nesting_within_limit(value) {
+            return Err(limits::too_deep("the value"));
+        }
+        // Measured before it is built (`pretty_json` escapes nothing: an upper bound).
+        limits::check(
+            limits::json_len(value, 2, render_bytes),
+            render_bytes,
+            "the JSON text",
+        )?;
+        pretty_json(value)
     });
     env.add_filter(
         "indent",

@@ -6,7 +6,7 @@
 
 use std::fmt::{self, Write};
 
-use minijinja::value::{Kwargs, Rest, StringInput, ValueOrKwargs};
+use minijinja::value::{Kwargs, Rest, StringInput, ValueKind, ValueOrKwargs};
 use minijinja::{Environment, Error, ErrorKind, State, Value};
 
 /// The most items (`batch`, `slice`) a filter may make up, like minijinja's own `range`.
@@ -26,6 +26,47 @@ impl fmt::Display for TooLarge {
 }
 
 impl std::error::Error for TooLarge {}
+
+/// How deeply a value may nest to be written out (`{{ … }}`, `tojson`, `pretty_json`):
+/// writing one is recursive, and a template can nest a list in itself a hundred thousand
+/// times (`{% set ns.x = [ns.x] %}` in a loop), which overflowed the stack and ended the
+/// process. Data files cannot nest this deep either (their parsers stop at 128).
+pub const MAX_NESTING: usize = 128;
+
+/// Whether `value` nests no deeper than [`MAX_NESTING`], found without recursion (which is
+/// the point): each list and map is looked into once.
+pub fn nesting_within_limit(value: &Value) -> bool {
+    let mut pending = vec![(value.clone(), 0usize)];
+    while let Some((value, depth)) = pending.pop() {
+        if !matches!(value.kind(), ValueKind::Seq | ValueKind::Map) {
+            continue;
+        }
+        if depth >= MAX_NESTING {
+            return false;
+        }
+        let Ok(items) = value.try_iter() else {
+            continue;
+        };
+        let is_map = value.kind() == ValueKind::Map;
+        for item in items {
+            let inner = if is_map {
+                value.get_item(&item).unwrap_or_default()
+            } else {
+                item
+            };
+            pending.push((inner, depth + 1));
+        }
+    }
+    true
+}
+
+/// The error for a value nested deeper than [`MAX_NESTING`].
+pub fn too_deep(what: &str) -> Error {
+    Error::new(
+        ErrorKind::InvalidOperation,
+        format!("{what} nests lists or maps more than {MAX_NESTING} deep"),
+    )
+}
 
 /// The size check that failed somewhere in an error's chain, if one did.
 pub fn too_large(error: &minijinja::Error) -> Option<&TooLarge> {
@@ -75,10 +116,60 @@ impl Write for Counter<'_> {
     }
 }
 
+/// The length of `value` as JSON indented by `width` (compact when 0), with the HTML
+/// characters `tojson` escapes counted at the six bytes of their escapes, counted without
+/// building it; past `limit`, `limit + 1`.
+pub fn json_len(value: &Value, width: usize, limit: u64) -> usize {
+    let mut counter = JsonCounter {
+        written: 0,
+        limit: usize::try_from(limit).unwrap_or(usize::MAX),
+    };
+    let indent = " ".repeat(width);
+    let written = if width == 0 {
+        serde_json::to_writer(&mut counter, value)
+    } else {
+        let formatter = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
+        let mut serializer = serde_json::Serializer::with_formatter(&mut counter, formatter);
+        serde::Serialize::serialize(value, &mut serializer)
+    };
+    match written {
+        Ok(()) => counter.written,
+        Err(_) => counter.written.max(counter.limit.saturating_add(1)),
+    }
+}
+
+/// Counts JSON bytes as `tojson` would write them, and stops past a limit.
+struct JsonCounter {
+    written: usize,
+    limit: usize,
+}
+
+impl std::io::Write for JsonCounter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let escaped = bytes
+            .iter()
+            .filter(|b| matches!(b, b'<' | b'>' | b'&' | b'\''))
+            .count();
+        self.written += bytes.len() + 5 * escaped;
+        if self.written > self.limit {
+            return Err(std::io::Error::other("over the limit"));
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// The length of a value's text, counted without building it; `None` past `limit`.
 fn display_len(value: &Value, limit: u64) -> Option<u64> {
     if let Some(s) = value.as_str() {
         return Some(s.len() as u64).filter(|len| *len <= limit);
+    }
+    // Writing it out is recursive: one nested too deep is not measured, and not written.
+    if !nesting_within_limit(value) {
+        return None;
     }
     let mut counter = Counter {
         inner: None,
@@ -131,6 +222,9 @@ pub fn install(env: &mut Environment<'static>, limit: u64) {
     // Nothing is escaped (see `new_environment`); strings are written as they are, any other
     // value as JSON (`true`, `null`, `{"enabled":false}`), counting as it goes.
     env.set_formatter(move |out, state, value| {
+        if value.as_str().is_none() && !nesting_within_limit(value) {
+            return Err(too_deep("the value written"));
+        }
         let before = state.get_or_insert_extension(Written(0)).0;
         let mut counter = Counter {
             inner: Some(out),
@@ -226,6 +320,12 @@ pub fn install(env: &mut Environment<'static>, limit: u64) {
             Ok(value)
         },
     );
+    env.add_filter("string", |state: &State, value: &Value| {
+        if !nesting_within_limit(value) {
+            return Err(too_deep("the value"));
+        }
+        minijinja::filters::string(state, value)
+    });
     env.add_filter(
         "batch",
         |state: &State, value: Value, count: usize, fill: Option<Value>| {
@@ -268,6 +368,13 @@ pub fn install(env: &mut Environment<'static>, limit: u64) {
                     ),
                 ));
             }
+            if !nesting_within_limit(value) {
+                return Err(too_deep("the value"));
+            }
+            // Measured before it is built: with an indent, the text grows with the square of
+            // the nesting, gigabytes from a value of a few kilobytes.
+            let width = width.as_ref().and_then(Value::as_usize).unwrap_or(0);
+            check(json_len(value, width, limit), limit, "the JSON text")?;
             let json = minijinja::filters::tojson(value, indent, kwargs)?;
             check(
                 display_len(&json, limit).map_or(usize::MAX, |n| n as usize),
@@ -285,6 +392,61 @@ mod tests {
 
     use super::*;
     use crate::templates::environment::new_environment;
+
+    /// A list nested in itself `depth` times, then `tail`.
+    fn nested(depth: usize, tail: &str) -> String {
+        format!(
+            "{{% set ns = namespace(x=[]) %}}{{% for i in range({depth}) %}}{{% set ns.x = [ns.x] %}}{{% endfor %}}{tail}"
+        )
+    }
+
+    // Writing out a list nested in itself 100 000 times overflowed the stack and ended the
+    // process; now each way of writing one out refuses it, and a value within the limit is
+    // written as before.
+    #[test]
+    fn a_value_nested_past_the_limit_is_refused_not_written() {
+        let env = new_environment(None, crate::model::limits::DEFAULT_RENDER_BYTES);
+        for tail in [
+            "{{ ns.x }}",
+            "{{ ns.x|tojson }}",
+            "{{ ns.x|tojson(indent=2) }}",
+            "{{ ns.x|pretty_json }}",
+            "{{ ns.x|string }}",
+        ] {
+            let error = env.render_str(&nested(1000, tail), ()).unwrap_err();
+            assert!(
+                error
+                    .to_string()
+                    .contains("nests lists or maps more than 128 deep"),
+                "{tail}: {error}"
+            );
+        }
+        // 127 lists inside the outermost: 128 deep, written.
+        let text = env.render_str(&nested(127, "{{ ns.x }}"), ()).unwrap();
+        assert_eq!(text, format!("{}{}", "[".repeat(128), "]".repeat(128)));
+        assert!(env.render_str(&nested(128, "{{ ns.x }}"), ()).is_err());
+    }
+
+    // `tojson(indent=…)` built its whole text before measuring it: a text growing with the
+    // square of the nesting, gigabytes from a small value.
+    #[test]
+    fn indented_json_is_measured_before_it_is_built() {
+        let env = new_environment(None, 100_000);
+        let error = env
+            .render_str(&nested(100, "{{ ns.x|tojson(indent=256)|length }}"), ())
+            .unwrap_err();
+        assert!(too_large(&error).is_some(), "{error}");
+        // Escaped characters count at the length of their escapes.
+        let value = Value::from("<&>'");
+        assert_eq!(
+            json_len(&value, 0, 1000),
+            "\"\\u003c\\u0026\\u003e\\u0027\"".len()
+        );
+        let exact = env
+            .render_str("{{ v|tojson }}", context! { v => value })
+            .unwrap();
+        assert_eq!(exact.len(), json_len(&Value::from("<&>'"), 0, 1000));
+    }
 
     /// What a prompt for any ecosystem expects: JSON for every value that is not a string,
     /// never Python's `True`, `None` or `{'a': 1}`.
