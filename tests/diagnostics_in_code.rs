@@ -89,3 +89,30 @@ fn non_utf8_template_file() {
         )
     );
 }
+
+// A file's name is the workspace's to choose: escape sequences in it reached the terminal (or
+// the CI log) whole, able to clear the screen or retitle the window. They are shown as their
+// Unicode pictures, in the diagnostic's location as in messages.
+#[cfg(unix)]
+#[test]
+fn control_characters_in_a_file_name_are_shown_not_sent() {
+    let workspace = Fixture::minimal()
+        .file(
+            "components/a\u{1b}[2J\u{1b}]0;pwned\u{7}b.toml",
+            "id = \"ab\"\nx = 1\n",
+        )
+        .write();
+    let run = workspace.run(&["validate"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        !run.stderr.contains('\u{1b}') && !run.stderr.contains('\u{7}'),
+        "{:?}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("--> components/a\u{241b}[2J\u{241b}]0;pwned\u{2407}b.toml:"),
+        "{}",
+        run.stderr
+    );
+}

@@ -8,6 +8,7 @@ use super::error::CliError;
 use super::message::Message;
 use crate::diagnostic::Diagnostics;
 use crate::report;
+use crate::report::visible::visible;
 use crate::source::Sources;
 
 pub struct Printer {
@@ -70,7 +71,8 @@ impl Printer {
         if self.quiet && message.is_progress() {
             return;
         }
-        stderr(&format!("{message}\n"));
+        // Messages name files, whose names a workspace chooses.
+        stderr(&visible(&format!("{message}\n")));
     }
 
     /// The error a command ended with, unless it was printed already.
@@ -82,7 +84,7 @@ impl Printer {
         if let Some(help) = error.help() {
             text.push_str(&format!("  = help: {help}\n"));
         }
-        stderr(&text);
+        stderr(&visible(&text));
     }
 }
 

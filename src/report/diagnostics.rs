@@ -100,7 +100,7 @@ fn snippet<'a>(
         .map_or(text.len(), |at| high + at + 1);
     let (line, _) = file.line_col(from);
     let mut snippet = Snippet::source(&text[from..to])
-        .path(file.path.to_string_lossy())
+        .path(super::visible::visible(&file.path.to_string_lossy()).into_owned())
         .line_start(line)
         .fold(true);
     for (index, (range, (_, label))) in ranges.iter().zip(spans).enumerate() {

@@ -8,6 +8,7 @@ pub mod explain;
 pub mod routing;
 pub mod rules;
 pub mod stats;
+pub mod visible;
 
 pub use diagnostics::{github, human, json};
 
