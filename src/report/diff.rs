@@ -68,11 +68,14 @@ pub fn markdown(report: &DiffReport, stat_only: bool, limit: usize) -> String {
         report.base, report.head
     );
     for failure in &report.failures {
+        // The message quotes the revision's files: a fence longer than any backtick run in it,
+        // so a line of them cannot close the block and write into the comment.
+        let message = shortened(failure.message.trim_end(), FAILURE_CHARS);
+        let fence = "`".repeat(longest_backtick_run(&message).max(2) + 1);
         head.push_str(&format!(
-            "**The {} side (`{}`) cannot be compiled.**\n\n```text\n{}\n```\n\n",
+            "**The {} side ({}) cannot be compiled.**\n\n{fence}text\n{message}\n{fence}\n\n",
             failure.side,
-            failure.revision,
-            shortened(failure.message.trim_end(), FAILURE_CHARS)
+            code_span(&failure.revision, false),
         ));
     }
     for note in &report.notes {
@@ -181,7 +184,10 @@ fn group_block(number: usize, group: &[&PromptChange], stat_only: bool) -> Strin
     }
     if !stat_only {
         if group.len() > 1 {
-            out.push_str(&format!("The diff of `{}`:\n\n", first.path));
+            out.push_str(&format!(
+                "The diff of {}:\n\n",
+                code_span(&first.path, false)
+            ));
         }
         // A fence longer than any backtick run in the diff, so a code block in the prompt
         // cannot close it.
@@ -225,13 +231,14 @@ fn sources_table(report: &DiffReport) -> String {
             let others: Vec<String> = source
                 .together_with
                 .iter()
-                .map(|path| format!("`{path}`"))
+                .map(|path| code_span(path, true))
                 .collect();
             affected = format!("together with {}: {affected}", others.join(", "));
         }
         out.push_str(&format!(
-            "| `{}` | {} | {affected} |\n",
-            source.path, source.status
+            "| {} | {} | {affected} |\n",
+            code_span(&source.path, true),
+            source.status
         ));
     }
     out.push('\n');
@@ -334,6 +341,24 @@ fn summary(change: &PromptChange) -> String {
     )
 }
 
+/// `text` (a file's name, which the pull request chooses) as inline code that nothing in it can
+/// close or leave: fenced by more backticks than any run of them in it, its line breaks and
+/// other control characters shown as pictures, and in a table cell its `|` escaped, so no
+/// name can end the cell, add a link or raw HTML to the comment.
+fn code_span(text: &str, in_table: bool) -> String {
+    let mut text = super::visible::visible(text).replace('\n', "\u{240a}");
+    if in_table {
+        text = text.replace('|', "\\|");
+    }
+    let fence = "`".repeat(longest_backtick_run(&text) + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{text}{pad}{fence}")
+}
+
 fn longest_backtick_run(text: &str) -> usize {
     text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
 }
@@ -347,6 +372,20 @@ fn signed(before: usize, after: usize) -> String {
 mod tests {
     use super::*;
     use crate::review::prompt_diff::Status;
+
+    // A partial's name closed its code span and its table cell, and put a live link and HTML
+    // into the pull request's comment.
+    #[test]
+    fn a_file_name_stays_inside_its_code_span_and_its_cell() {
+        let name = "partials/x` | [click](https:evil) <b>bold<b> `y.md";
+        assert_eq!(
+            code_span(name, true),
+            "``partials/x` \\| [click](https:evil) <b>bold<b> `y.md``"
+        );
+        assert_eq!(code_span("`a`", false), "`` `a` ``");
+        assert_eq!(code_span("a\nb\u{1b}", false), "`a\u{240a}b\u{241b}`");
+        assert_eq!(code_span("plain/name.md", true), "`plain/name.md`");
+    }
 
     fn change(diff: &str) -> PromptChange {
         PromptChange {
