@@ -83,6 +83,81 @@ pub fn follow<'a>(start: &'a str, mut next: impl FnMut(&'a str) -> Option<&'a st
     }
 }
 
+/// The names on a cycle of links, each with the smallest name of its cycle: found in one
+/// pass over every name (a name links to at most one other), whatever the cycles' lengths. A
+/// chain cut at [`MAX_LINKS`] cannot tell a long cycle from a long line; this can.
+pub fn on_cycles<'a>(
+    names: impl IntoIterator<Item = &'a str>,
+    mut next: impl FnMut(&'a str) -> Option<&'a str>,
+) -> HashMap<&'a str, &'a str> {
+    // 1: on the path being followed; 2: done.
+    let mut state: HashMap<&'a str, u8> = HashMap::new();
+    let mut cyclic = HashMap::new();
+    for start in names {
+        let mut path = Vec::new();
+        let mut current = Some(start);
+        while let Some(name) = current {
+            match state.get(name) {
+                Some(1) => {
+                    let at = path.iter().position(|&n| n == name).unwrap_or(0);
+                    let members = &path[at..];
+                    let smallest = members.iter().copied().min().unwrap_or(name);
+                    cyclic.extend(members.iter().map(|&member| (member, smallest)));
+                    break;
+                }
+                Some(_) => break,
+                None => {
+                    state.insert(name, 1);
+                    path.push(name);
+                    current = next(name);
+                }
+            }
+        }
+        for name in path {
+            state.insert(name, 2);
+        }
+    }
+    cyclic
+}
+
+/// What to say about a chain that [`follow`] cut at [`MAX_LINKS`], for the name it started
+/// from: it lies on a long cycle (reported once, at the cycle's smallest name, with the whole
+/// cycle), or it is too long (reported at the name where it first grows too long), or nothing
+/// (reported at another name).
+pub enum LongChain {
+    Quiet,
+    TooLong,
+    Cycle(Vec<String>),
+}
+
+/// Judges the cut chain from `name`; `cycles` is [`on_cycles`] over the same links.
+pub fn judge_long_chain<'a>(
+    name: &'a str,
+    cycles: &HashMap<&'a str, &'a str>,
+    mut next: impl FnMut(&'a str) -> Option<&'a str>,
+) -> LongChain {
+    match cycles.get(name) {
+        Some(&smallest) if smallest == name => {
+            let mut members = vec![name.to_string()];
+            let mut current = next(name);
+            while let Some(member) = current {
+                if member == name || members.len() > cycles.len() {
+                    break;
+                }
+                members.push(member.to_string());
+                current = next(member);
+            }
+            members.push(name.to_string());
+            LongChain::Cycle(members)
+        }
+        Some(_) => LongChain::Quiet,
+        None => match next(name) {
+            Some(parent) if follow(parent, &mut next).too_long => LongChain::Quiet,
+            _ => LongChain::TooLong,
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::HashMap;
@@ -109,6 +184,32 @@ mod tests {
         assert_eq!(exact.links.len(), MAX_LINKS + 1);
         assert_eq!(exact.last(), "n199");
         assert!(!exact.too_long);
+    }
+
+    #[test]
+    fn cycles_of_any_length_are_found_and_the_names_leading_into_them_are_not() {
+        let names: Vec<String> = (0..300).map(|i| format!("n{i:03}")).collect();
+        let mut links: HashMap<&str, &str> = HashMap::new();
+        // n000 → … → n099 → n000: a cycle longer than MAX_LINKS; n100 → … → n149 → n000
+        // leads into it; n150 → n151 → n150 is a short one; the rest is a line.
+        for i in 0..100 {
+            links.insert(&names[i], &names[(i + 1) % 100]);
+        }
+        for i in 100..150 {
+            links.insert(&names[i], &names[if i == 149 { 0 } else { i + 1 }]);
+        }
+        links.insert(&names[150], &names[151]);
+        links.insert(&names[151], &names[150]);
+        for i in 152..299 {
+            links.insert(&names[i], &names[i + 1]);
+        }
+        let cyclic = on_cycles(names.iter().map(String::as_str), |n| links.get(n).copied());
+        let mut expected: HashMap<&str, &str> =
+            names[..100].iter().map(|n| (n.as_str(), "n000")).collect();
+        expected.insert("n150", "n150");
+        expected.insert("n151", "n150");
+        assert_eq!(cyclic, expected);
+        assert!(chain_in(&links, "n050").too_long);
     }
 
     #[test]

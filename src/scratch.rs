@@ -38,7 +38,32 @@ pub fn output(command: &mut Command) -> io::Result<Output> {
     if let Ok(mut children) = CHILDREN.lock() {
         children.retain(|child| *child != id);
     }
+    if output.as_ref().is_ok_and(ended_by_interrupt) {
+        // A Ctrl-C reaches the whole process group: git may end of it before this process's
+        // handler has begun. The handler is about to run; its exit is the one to take, not
+        // the failure git's end looks like.
+        for _ in 0..100 {
+            if is_closed() {
+                return Err(interrupted());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
     output
+}
+
+/// Whether a process ended of SIGINT.
+fn ended_by_interrupt(output: &Output) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        output.status.signal() == Some(2)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = output;
+        false
+    }
 }
 
 /// The processes writing into scratch folders now.
@@ -51,7 +76,9 @@ pub fn children() -> Vec<u32> {
 
 /// A temporary folder, deleted when dropped or when the process is interrupted.
 pub struct ScratchDir {
-    dir: tempfile::TempDir,
+    /// `None` once dropped.
+    dir: Option<tempfile::TempDir>,
+    path: PathBuf,
 }
 
 impl ScratchDir {
@@ -64,19 +91,36 @@ impl ScratchDir {
         }
         let dir = tempfile::Builder::new().prefix(prefix).tempdir()?;
         folders.push(dir.path().to_path_buf());
-        Ok(Self { dir })
+        Ok(Self {
+            path: dir.path().to_path_buf(),
+            dir: Some(dir),
+        })
     }
 
     pub fn path(&self) -> &Path {
-        self.dir.path()
+        &self.path
     }
 }
 
 impl Drop for ScratchDir {
     fn drop(&mut self) {
-        if let Ok(mut folders) = FOLDERS.lock() {
-            folders.retain(|folder| folder != self.dir.path());
+        let mut folders = match FOLDERS.lock() {
+            Ok(folders) => folders,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let Some(dir) = self.dir.take() else {
+            return;
+        };
+        if CLOSED.load(Ordering::SeqCst) {
+            // An interrupt has begun: its handler removes the folder, then ends the process.
+            // Removing it here too would race it.
+            let _ = dir.keep();
+            return;
         }
+        // Removed under the lock: an interrupt that comes meanwhile waits for the removal to
+        // finish before it ends the process.
+        folders.retain(|folder| *folder != self.path);
+        let _ = dir.close();
     }
 }
 

@@ -62,6 +62,19 @@ fn install_stalling_git(bin: &Path, marker: &Path) {
 
 #[test]
 fn an_interrupted_diff_removes_its_temporary_copies() {
+    interrupt_a_diff(false);
+}
+
+// A terminal's Ctrl-C reaches the whole process group: git may end of it before promptc's
+// handler has begun, and the failure that looks like must not be reported nor win the exit.
+#[test]
+fn a_ctrl_c_to_the_whole_group_ends_the_diff_as_an_interrupt() {
+    interrupt_a_diff(true);
+}
+
+/// Interrupts a `diff` while git writes its copy: promptc alone, or its whole process group.
+fn interrupt_a_diff(whole_group: bool) {
+    use std::os::unix::process::CommandExt;
     let workspace = Fixture::minimal()
         .file("notes/a.txt", "kept in the revision")
         .write();
@@ -79,7 +92,11 @@ fn an_interrupted_diff_removes_its_temporary_copies() {
     let mut path = vec![bin];
     path.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap()));
 
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_promptc"))
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_promptc"));
+    if whole_group {
+        command.process_group(0);
+    }
+    let mut child = command
         .args(["diff", "--base", "HEAD", "--head", "HEAD"])
         .current_dir(root)
         .env("TMPDIR", tmp.path())
@@ -106,11 +123,22 @@ fn an_interrupted_diff_removes_its_temporary_copies() {
         "git is writing, so the temporary copy exists"
     );
 
-    // Signalled directly, as a terminal's Ctrl-C would reach the process.
+    // Signalled directly: starting a `kill` process would take longer.
     let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
-    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    if whole_group {
+        rustix::process::kill_process_group(pid, rustix::process::Signal::INT).unwrap();
+    } else {
+        rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    }
     let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130), "an interrupt exits with 130");
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(
+        status.code(),
+        Some(130),
+        "an interrupt exits with 130: {stderr}"
+    );
+    assert!(!stderr.contains("failed"), "{stderr}");
     assert!(
         !has_checkout(tmp.path()),
         "a temporary copy was left behind"

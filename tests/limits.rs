@@ -545,3 +545,46 @@ fn an_inheritance_chain_longer_than_its_limit_is_refused_once_where_it_grows_too
         ]
     );
 }
+
+// A cycle longer than the chain limit is still a cycle: every member's chain is cut at the
+// limit, so the cut alone cannot tell it from a long line, and a 70-variant cycle was taken
+// for valid. It is reported once, at its smallest member, as a cycle.
+#[test]
+fn a_cycle_longer_than_the_chain_limit_is_reported_as_a_cycle() {
+    let mut fixture = Fixture::minimal();
+    for index in 0..70 {
+        let next = (index + 1) % 70;
+        fixture = fixture
+            .file(
+                &format!("variants/w{index:02}.toml"),
+                format!("id = \"w{index:02}\"\nextends = \"w{next:02}\"\n"),
+            )
+            .file(
+                &format!("examples/contexts/k{index:02}.toml"),
+                format!("extends = \"k{next:02}\"\n"),
+            );
+    }
+    let found: Vec<(String, String, String)> = fixture
+        .write()
+        .validate()
+        .diagnostics()
+        .into_iter()
+        .filter(|d| d.severity == "error")
+        .map(|d| (d.code, d.file, d.message))
+        .collect();
+    let codes: Vec<(&str, &str)> = found
+        .iter()
+        .map(|(code, file, _)| (code.as_str(), file.as_str()))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            ("cycle", "variants/w00.toml"),
+            ("cycle", "examples/contexts/k00.toml"),
+        ],
+        "{found:#?}"
+    );
+    // The whole cycle, from its smallest member back to it.
+    assert!(found[0].2.contains("w00 -> w01 -> w02"), "{}", found[0].2);
+    assert!(found[0].2.ends_with("w69 -> w00"), "{}", found[0].2);
+}

@@ -35,6 +35,7 @@ pub fn run(args: InitArgs, workspace: Option<&Path>, printer: &Printer) -> Resul
                 outputs: built.written.len() + built.unchanged.len(),
                 dir: &dir,
             });
+            printer.message(Message::NextAfterInit(&dir));
             Ok(())
         }
         Err(InitError::WouldOverwrite(existing)) => Err(CliError::WouldOverwrite(existing)),

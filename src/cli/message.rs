@@ -47,12 +47,14 @@ pub enum Message<'a> {
     Valid(&'a Path),
     /// A schema file that is not what `promptc schema` writes.
     StaleSchema(&'a Path),
-    /// `init` wrote the library, and what to run next.
+    /// `init` wrote the library.
     Initialised {
         files: usize,
         outputs: usize,
         dir: &'a Path,
     },
+    /// What to run after `init`.
+    NextAfterInit(&'a Path),
 }
 
 impl Message<'_> {
@@ -67,6 +69,7 @@ impl Message<'_> {
                 | Message::UpToDate(_)
                 | Message::Valid(_)
                 | Message::Initialised { .. }
+                | Message::NextAfterInit(_)
         )
     }
 }
@@ -134,8 +137,12 @@ impl fmt::Display for Message<'_> {
                 dir,
             } => write!(
                 f,
-                "wrote {files} files of the default library into {dir}, and built its {outputs} outputs\n\
-                 next: cd {dir} && promptc check && promptc build --family next-gen",
+                "wrote {files} files of the default library into {dir}, and built its {outputs} outputs",
+                dir = dir.display()
+            ),
+            Message::NextAfterInit(dir) => write!(
+                f,
+                "next: cd {dir} && promptc check && promptc build --family next-gen",
                 dir = dir.display()
             ),
         }

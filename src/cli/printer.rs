@@ -71,8 +71,8 @@ impl Printer {
         if self.quiet && message.is_progress() {
             return;
         }
-        // Messages name files, whose names a workspace chooses.
-        stderr(&visible(&format!("{message}\n")));
+        // Messages name files, whose names a workspace chooses; each message is one line.
+        stderr(&format!("{}\n", visible(&message.to_string())));
     }
 
     /// The error a command ended with, unless it was printed already.
@@ -80,11 +80,11 @@ impl Printer {
         if let CliError::Reported = error {
             return;
         }
-        let mut text = format!("error: {error}\n");
+        let mut text = format!("error: {}\n", visible(&error.to_string()));
         if let Some(help) = error.help() {
-            text.push_str(&format!("  = help: {help}\n"));
+            text.push_str(&format!("  = help: {}\n", visible(&help)));
         }
-        stderr(&visible(&text));
+        stderr(&text);
     }
 }
 

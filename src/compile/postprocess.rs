@@ -416,7 +416,28 @@ fn replace_guarded(
             if keep(whole.start(), whole.end()) {
                 out.push_str(&text[whole.range()]);
             } else {
-                captures.interpolate_string_into(text, replace, &mut out);
+                // As `Captures::interpolate_string_into` expands, but a group is not copied
+                // once the text is past the limit: a replacement of a thousand `$0` over a
+                // long match would otherwise build gigabytes before the check below.
+                let mut over = false;
+                regex_automata::util::interpolate::string(
+                    replace,
+                    |index, dst| {
+                        let Some(span) = captures.get_group(index) else {
+                            return;
+                        };
+                        if over || dst.len() + span.len() > limit {
+                            over = true;
+                            return;
+                        }
+                        dst.push_str(&text[span]);
+                    },
+                    |name| captures.group_info().to_index(captures.pattern()?, name),
+                    &mut out,
+                );
+                if over {
+                    return None;
+                }
             }
             last = whole.end();
             if out.len() > limit {

@@ -7,7 +7,7 @@ use indexmap::IndexMap;
 use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::follow::follow;
+use crate::follow::{LongChain, follow, judge_long_chain, on_cycles};
 use crate::load::entry::Entry;
 use crate::model::Context;
 use crate::namespace::closest;
@@ -30,20 +30,21 @@ pub fn resolve_all(
     // costs one merge per context, not one per link of every chain.
     let mut merged_by_name: std::collections::HashMap<&str, Value> =
         std::collections::HashMap::new();
+    let parent_of = |context| raw.get(context)?.value.get(EXTENDS)?.as_str();
+    let cycles = on_cycles(raw.keys().map(String::as_str), parent_of);
     for (name, entry) in raw {
-        let parent_of = |context| raw.get(context)?.value.get(EXTENDS)?.as_str();
         let chain = follow(name, parent_of);
         let extends_span = entry.value_span("/extends");
         if chain.too_long {
-            // Reported once, at the context where the chain first grows too long.
-            let parent = chain.links.get(1).copied().unwrap_or_default();
-            if !follow(parent, parent_of).too_long {
-                diagnostics.error(
-                    Problem::ChainTooLong {
-                        link: CycleLink::Extends,
-                    },
-                    extends_span,
-                );
+            let link = CycleLink::Extends;
+            match judge_long_chain(name, &cycles, parent_of) {
+                LongChain::Quiet => {}
+                LongChain::TooLong => {
+                    diagnostics.error(Problem::ChainTooLong { link }, extends_span)
+                }
+                LongChain::Cycle(chain) => {
+                    diagnostics.error(Problem::Cycle { link, chain }, extends_span);
+                }
             }
             broken.push(name.clone());
             continue;

@@ -1,12 +1,14 @@
 //! Text from a workspace (a file's name above all) as it is safe to print to a terminal or a
 //! CI log: a name may hold escape sequences that move the cursor, clear the screen or retitle
-//! the window. Each control character is shown as its Unicode picture (`␛` for escape).
+//! the window, or a line break that starts a line of its own (`::error …` is a workflow
+//! command to GitHub Actions). Each control character is shown as its Unicode picture (`␛`
+//! for escape, `␊` for a line break), and so is each character that reorders text (bidi).
 
 use std::borrow::Cow;
 
-/// `text` with every control character but a line break or a tab shown as its picture.
+/// `text` (one line: a message, a name) with every control character shown as its picture.
 pub fn visible(text: &str) -> Cow<'_, str> {
-    let hidden = |c: char| c.is_control() && c != '\n' && c != '\t';
+    let hidden = |c: char| c.is_control() || is_bidi(c);
     if !text.chars().any(hidden) {
         return Cow::Borrowed(text);
     }
@@ -15,6 +17,7 @@ pub fn visible(text: &str) -> Cow<'_, str> {
             .map(|c| match c {
                 c if !hidden(c) => c,
                 '\u{7f}' => '\u{2421}',
+                c if is_bidi(c) => '\u{fffd}',
                 // C0 controls have pictures at U+2400 on; others (C1) a replacement mark.
                 c => char::from_u32(0x2400 + u32::from(c))
                     .filter(|_| u32::from(c) < 0x20)
@@ -24,14 +27,22 @@ pub fn visible(text: &str) -> Cow<'_, str> {
     )
 }
 
+/// The characters that reorder the text around them (embeddings, overrides, isolates).
+fn is_bidi(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn control_characters_are_shown_as_pictures_and_lines_stay_lines() {
-        assert_eq!(visible("plain/path.md"), "plain/path.md");
-        assert!(matches!(visible("a\tb\nc"), Cow::Borrowed(_)));
+        assert!(matches!(visible("plain/path.md"), Cow::Borrowed(_)));
+        assert_eq!(
+            visible("a\tb\n::error title=x::y\u{202e}"),
+            "a\u{2409}b\u{240a}::error title=x::y\u{fffd}"
+        );
         assert_eq!(
             visible("components/a\u{1b}[2J\u{1b}]0;title\u{7}b\u{7f}\u{9b}.toml"),
             "components/a\u{241b}[2J\u{241b}]0;title\u{2407}b\u{2421}\u{fffd}.toml"

@@ -242,8 +242,9 @@ fn check_size(repository: &Repository, tree: &str) -> Result<Vec<OsString>, Revi
             .and_then(|size| size.parse::<u64>().ok())
             .unwrap_or(0);
         bytes = bytes.saturating_add(size);
+        // The path is all after the first tab: a path may hold tabs of its own.
         let path = record
-            .split(|b| *b == b'\t')
+            .splitn(2, |b| *b == b'\t')
             .nth(1)
             .map(|path| path.strip_suffix(b"\0").unwrap_or(path));
         if let Some(path) = path

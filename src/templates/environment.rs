@@ -27,7 +27,7 @@ pub fn new_environment(fuel: Option<u64>, render_bytes: u64) -> Environment<'sta
         }
         // Measured before it is built (`pretty_json` escapes nothing: an upper bound).
         limits::check(
-            limits::json_len(value, 2, render_bytes),
+            limits::json_len(value, 2, false, render_bytes),
             render_bytes,
             "the JSON text",
         )?;

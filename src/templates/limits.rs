@@ -116,13 +116,15 @@ impl Write for Counter<'_> {
     }
 }
 
-/// The length of `value` as JSON indented by `width` (compact when 0), with the HTML
-/// characters `tojson` escapes counted at the six bytes of their escapes, counted without
-/// building it; past `limit`, `limit + 1`.
-pub fn json_len(value: &Value, width: usize, limit: u64) -> usize {
+/// The length of `value` as JSON indented by `width` (compact when 0), counted without
+/// building it; with `escaped`, the HTML characters `tojson` escapes count at the six bytes
+/// of their escapes. Past `limit`, `limit + 1`; a value that is not JSON at all counts 0, so
+/// that the filter itself says why.
+pub fn json_len(value: &Value, width: usize, escaped: bool, limit: u64) -> usize {
     let mut counter = JsonCounter {
         written: 0,
         limit: usize::try_from(limit).unwrap_or(usize::MAX),
+        escaped,
     };
     let indent = " ".repeat(width);
     let written = if width == 0 {
@@ -134,7 +136,8 @@ pub fn json_len(value: &Value, width: usize, limit: u64) -> usize {
     };
     match written {
         Ok(()) => counter.written,
-        Err(_) => counter.written.max(counter.limit.saturating_add(1)),
+        Err(_) if counter.written > counter.limit => counter.written,
+        Err(_) => 0,
     }
 }
 
@@ -142,14 +145,19 @@ pub fn json_len(value: &Value, width: usize, limit: u64) -> usize {
 struct JsonCounter {
     written: usize,
     limit: usize,
+    escaped: bool,
 }
 
 impl std::io::Write for JsonCounter {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        let escaped = bytes
-            .iter()
-            .filter(|b| matches!(b, b'<' | b'>' | b'&' | b'\''))
-            .count();
+        let escaped = if self.escaped {
+            bytes
+                .iter()
+                .filter(|b| matches!(b, b'<' | b'>' | b'&' | b'\''))
+                .count()
+        } else {
+            0
+        };
         self.written += bytes.len() + 5 * escaped;
         if self.written > self.limit {
             return Err(std::io::Error::other("over the limit"));
@@ -374,7 +382,7 @@ pub fn install(env: &mut Environment<'static>, limit: u64) {
             // Measured before it is built: with an indent, the text grows with the square of
             // the nesting, gigabytes from a value of a few kilobytes.
             let width = width.as_ref().and_then(Value::as_usize).unwrap_or(0);
-            check(json_len(value, width, limit), limit, "the JSON text")?;
+            check(json_len(value, width, true, limit), limit, "the JSON text")?;
             let json = minijinja::filters::tojson(value, indent, kwargs)?;
             check(
                 display_len(&json, limit).map_or(usize::MAX, |n| n as usize),
@@ -439,13 +447,18 @@ mod tests {
         // Escaped characters count at the length of their escapes.
         let value = Value::from("<&>'");
         assert_eq!(
-            json_len(&value, 0, 1000),
+            json_len(&value, 0, true, 1000),
             "\"\\u003c\\u0026\\u003e\\u0027\"".len()
         );
         let exact = env
             .render_str("{{ v|tojson }}", context! { v => value })
             .unwrap();
-        assert_eq!(exact.len(), json_len(&Value::from("<&>'"), 0, 1000));
+        assert_eq!(exact.len(), json_len(&Value::from("<&>'"), 0, true, 1000));
+        // `pretty_json` escapes nothing: `<` counts one byte there.
+        assert_eq!(json_len(&Value::from("<<"), 2, false, 1000), 4);
+        // A value that is not JSON is not called too large: the filter says what it is.
+        let error = env.render_str("{{ {none: 1}|tojson }}", ()).unwrap_err();
+        assert!(too_large(&error).is_none(), "{error}");
     }
 
     /// What a prompt for any ecosystem expects: JSON for every value that is not a string,

@@ -22,11 +22,11 @@ use crate::span::Span;
 use environment::new_environment;
 use references::Reference;
 
-/// Where a template's text lies.
 /// Why an `{% import … as %}` tag whose alias is not a name is refused.
 pub const IMPORT_NEEDS_A_NAME: &str =
     "`import … as` binds what the template exports to a name: write a name after `as`";
 
+/// Where a template's text lies.
 #[derive(Clone, Debug)]
 struct Origin {
     source: SourceId,

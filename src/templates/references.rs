@@ -49,39 +49,68 @@ pub fn scan(source: &str) -> Vec<Reference> {
 }
 
 /// The alias of each `{% import … as alias %}` tag of `source` that is not a name (`m`, or
-/// a dotted `m.x`), as a byte range. minijinja's parser takes any expression there and its
-/// code generator then panics (`as 1`, `as m|list`): such a tag must be refused before the
-/// template is handed to it. Unlike [`scan`], this runs on text not yet compiled.
+/// a dotted `m.x`, then optionally `with context` or `without context`), as a byte range.
+/// minijinja's parser takes any expression there and its code generator then panics (`as 1`,
+/// `as m|list`, `as true`): such a tag must be refused before the template is handed to it.
+/// Unlike [`scan`], this runs on text not yet compiled.
 pub fn bad_import_aliases(source: &str) -> Vec<Range<usize>> {
     let mut bad = Vec::new();
     tags(source, |keyword, inner, rest_at, offset| {
         if keyword != "import" {
             return;
         }
-        let Some(reference) = tag(keyword, inner, rest_at, offset) else {
+        let Some(after_as) = last_as(inner, rest_at) else {
+            // No alias at all: minijinja refuses the tag itself.
             return;
         };
-        let after = reference.range.end - offset;
-        let rest = inner.get(after..).unwrap_or_default();
-        let rest = rest.trim_end_matches(['-', '+']);
-        let lead = rest.len() - rest.trim_start().len();
-        let Some(alias) = rest.trim().strip_prefix("as") else {
-            return;
-        };
-        let alias_lead = alias.len() - alias.trim_start().len();
-        let alias = alias.trim();
+        let rest = inner[after_as..].trim_end_matches(['-', '+']);
+        let mut words: Vec<&str> = rest.split_whitespace().collect();
+        if let [.., marker, "context"] = words.as_slice()
+            && (*marker == "with" || *marker == "without")
+        {
+            words.truncate(words.len() - 2);
+        }
         let is_name = |part: &str| {
             part.chars()
                 .next()
                 .is_some_and(|c| c.is_alphabetic() || c == '_')
                 && part.chars().all(|c| c.is_alphanumeric() || c == '_')
+                && !["true", "false", "none", "True", "False", "None"].contains(&part)
         };
-        if alias_lead == 0 || !alias.split('.').all(is_name) {
-            let start = offset + after + lead + 2 + alias_lead;
-            bad.push(start..start + alias.len().max(1));
+        if let [alias] = words.as_slice()
+            && alias.split('.').all(is_name)
+        {
+            return;
         }
+        let lead = rest.len() - rest.trim_start().len();
+        let start = offset + after_as + lead;
+        let length = rest.trim().len().max(1);
+        bad.push(start..start + length);
     });
     bad
+}
+
+/// Where the text after the tag's last `as` word starts, string literals skipped.
+fn last_as(inner: &str, from: usize) -> Option<usize> {
+    let bytes = inner.as_bytes();
+    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b >= 0x80;
+    let mut at = from;
+    let mut found = None;
+    while at < bytes.len() {
+        match bytes[at] {
+            quote @ (b'"' | b'\'') => at = string_end(bytes, at, quote),
+            b'a' if bytes.get(at + 1) == Some(&b's')
+                && at > 0
+                && !is_word(bytes[at - 1])
+                && bytes.get(at + 2).is_none_or(|b| !is_word(*b)) =>
+            {
+                found = Some(at + 2);
+                at += 2;
+            }
+            _ => at += 1,
+        }
+    }
+    found
 }
 
 /// Calls `visit` with each tag of `source` (`{% … %}`, not in a comment or a raw block): its
@@ -277,6 +306,12 @@ mod tests {
         // What minijinja's code generator panicked on.
         for (source, alias) in [
             ("{% import 'a' as 1 %}", "1"),
+            ("{% import 'a' as true %}", "true"),
+            ("{% import 'a' as None %}", "None"),
+            ("{% import 'a' as\n1 %}", "1"),
+            ("{% import 'a' as\t1 %}", "1"),
+            ("{% import n\nas 1 %}", "1"),
+            ("{% import 'a' as (m) %}", "(m)"),
             ("{% import 'a' as m|list %}", "m|list"),
             ("{% import 'a' as m - z %}", "m - z"),
             ("{%- import \"a\" as m[0] -%}", "m[0]"),
@@ -289,6 +324,9 @@ mod tests {
             "{% import 'a' as m %}",
             "{%- import \"a as 1\" as m_2 -%}",
             "{% import 'a' as m.x %}",
+            "{% import 'a' as m with context %}",
+            "{% import 'a' as m without context %}",
+            "{% import 'a'\nas\tm %}",
             "{% from 'a' import b as c %}",
             "{# {% import 'a' as 1 %} #}",
             "{{ \"{% import 'a' as 1 %}\" }}",

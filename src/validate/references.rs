@@ -8,7 +8,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use indexmap::IndexMap;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::follow::follow;
+use crate::follow::{LongChain, follow, judge_long_chain, on_cycles};
 use crate::load::entry::Entry;
 use crate::model::{Parameter, Paths, PostprocessRule, Variant};
 use crate::namespace::closest;
@@ -22,6 +22,8 @@ use crate::workspace::{ComponentDef, ManifestDef, ToolDef, VariantDef, Workspace
 struct Known<'w> {
     workspace: &'w Workspace,
     families: BTreeSet<String>,
+    /// Variants on an `extends` cycle, each with the cycle's smallest id.
+    variant_cycles: std::collections::HashMap<&'w str, &'w str>,
 }
 
 type Rule = fn(&Known<'_>, &mut Diagnostics);
@@ -63,6 +65,9 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
     let known = Known {
         workspace,
         families: workspace.families().into_iter().collect(),
+        variant_cycles: on_cycles(workspace.variants.keys().map(String::as_str), |id| {
+            workspace.variants.get(id)?.value.extends.as_deref()
+        }),
     };
     for rule in RULES {
         rule(&known, out);
@@ -180,13 +185,12 @@ fn parent_exists_without_cycle(
     } else {
         let parent_of = |id| workspace.variants.get(id)?.value.extends.as_deref();
         let ancestry = follow(&variant.id, parent_of);
-        // Reported once, at the variant where the chain first grows too long.
-        if ancestry.too_long && !follow(parent, parent_of).too_long {
-            out.error(
-                Problem::ChainTooLong {
-                    link: CycleLink::Extends,
-                },
+        if ancestry.too_long {
+            long_chain(
+                judge_long_chain(&variant.id, &known.variant_cycles, parent_of),
+                CycleLink::Extends,
                 entry.value_span("/extends"),
+                out,
             );
         }
         if let Some(chain) = ancestry.cycle_to_report() {
@@ -493,6 +497,8 @@ fn tool_families_exist(known: &Known<'_>, entry: &Entry<ToolDef>, out: &mut Diag
 /// `based_on` names another family spec of the tool, and following it does not come back.
 fn family_bases_exist_without_cycle(_: &Known<'_>, entry: &Entry<ToolDef>, out: &mut Diagnostics) {
     let families = &entry.value.families;
+    let base_of = |name| families.get(name)?.based_on.as_deref();
+    let cycles = on_cycles(families.keys().map(String::as_str), base_of);
     for (family, spec) in families {
         let Some(base) = &spec.based_on else {
             continue;
@@ -509,14 +515,13 @@ fn family_bases_exist_without_cycle(_: &Known<'_>, entry: &Entry<ToolDef>, out: 
             );
             continue;
         }
-        let base_of = |name| families.get(name)?.based_on.as_deref();
         let bases = follow(family, base_of);
-        if bases.too_long && !follow(base, base_of).too_long {
-            out.error(
-                Problem::ChainTooLong {
-                    link: CycleLink::BasedOn,
-                },
+        if bases.too_long {
+            long_chain(
+                judge_long_chain(family, &cycles, base_of),
+                CycleLink::BasedOn,
                 span,
+                out,
             );
         }
         if let Some(chain) = bases.cycle_to_report() {
@@ -528,6 +533,15 @@ fn family_bases_exist_without_cycle(_: &Known<'_>, entry: &Entry<ToolDef>, out: 
                 span,
             );
         }
+    }
+}
+
+/// Reports a chain cut at its limit as [`judge_long_chain`] judged it.
+fn long_chain(judged: LongChain, link: CycleLink, span: Span, out: &mut Diagnostics) {
+    match judged {
+        LongChain::Quiet => {}
+        LongChain::TooLong => out.error(Problem::ChainTooLong { link }, span),
+        LongChain::Cycle(chain) => out.error(Problem::Cycle { link, chain }, span),
     }
 }
 
