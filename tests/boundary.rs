@@ -935,3 +935,34 @@ fn oversized_generated_files_are_rewritten_or_named() {
         run.stderr
     );
 }
+
+// The output folder was compared with the source folders as written: with a link `here` → `.`,
+// `out = "here/partials"` is the partials folder itself, and `build --all` wrote its outputs
+// and index there. The folders are compared as they really lie too.
+#[test]
+fn an_output_folder_reached_through_a_link_may_not_be_a_source_folder() {
+    let workspace = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}\n[build]\nout = \"here/partials\"\n", common::MANIFEST),
+        )
+        .write();
+    symlink(".", workspace.root().join("here")).unwrap();
+    let errors: Vec<(String, String)> = workspace
+        .validate()
+        .diagnostics()
+        .into_iter()
+        .filter(|d| d.severity == "error")
+        .map(|d| (d.code, d.file))
+        .collect();
+    assert_eq!(
+        errors,
+        [(
+            "output-overlaps-sources".to_string(),
+            "promptc.toml".to_string()
+        )]
+    );
+    let run = workspace.run(&["build", "--all"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(!workspace.root().join("partials/.promptc-outputs").exists());
+}

@@ -383,6 +383,30 @@ fn a_broken_mcp_name_template_is_located_at_the_setting() {
     );
 }
 
+// minijinja's code generator panicked on an import whose alias is not a name; the setting is
+// refused instead, at its place.
+#[test]
+fn an_mcp_name_template_that_would_crash_the_renderer_is_refused_at_the_setting() {
+    let workspace = native_fixture()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}\n[tool_definitions]\nmcp_name = \"{{% import 'a' as 1 %}}{{{{ tool }}}}\"\n",
+                common::MANIFEST
+            ),
+        )
+        .write();
+    let run = workspace.run(&["tools", "--context", "mcp"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("error[mcp-name-failed]")
+            && run.stderr.contains("write a name after `as`")
+            && run.stderr.contains("promptc.toml:5:12"),
+        "{}",
+        run.stderr
+    );
+}
+
 #[test]
 fn diff_shows_changed_tool_definitions_like_prompts() {
     let workspace = native_fixture().write();

@@ -730,13 +730,20 @@ fn paths_stay_inside(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut
 }
 
 /// `build.out` is a folder of its own: a build writes and deletes files there.
-fn output_folder_is_apart(_: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {
+fn output_folder_is_apart(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {
     let value = &manifest.value;
+    let root = &known.workspace.root;
     let out_dir = value.build.out.trim_matches('/');
     for (setting, folder) in source_folders(&value.paths) {
         let (outputs, sources) = (lexical(out_dir), lexical(folder));
+        let overlap =
+            |a: &std::path::Path, b: &std::path::Path| a.starts_with(b) || b.starts_with(a);
+        // As written, and as the folders really lie: a link in the workspace (`here` → `.`)
+        // can make `here/partials` the partials folder itself.
+        let (real_outputs, real_sources) =
+            (real_folder(root, &outputs), real_folder(root, &sources));
         if !outputs.as_os_str().is_empty()
-            && (outputs.starts_with(&sources) || sources.starts_with(&outputs))
+            && (overlap(&outputs, &sources) || overlap(&real_outputs, &real_sources))
         {
             out.error(
                 Problem::OutputOverlapsSources {
@@ -765,6 +772,28 @@ fn regexes_compile(_: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagn
                 Problem::InvalidRegex { message: error },
                 manifest.value_span(&format!("/postprocess/{index}/pattern")),
             );
+        }
+    }
+}
+
+/// Where a workspace folder really lies: its deepest existing part with every link resolved,
+/// then the rest as written.
+fn real_folder(root: &std::path::Path, folder: &std::path::Path) -> std::path::PathBuf {
+    let mut existing = root.join(folder);
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(real) = existing.canonicalize() {
+            return rest.iter().rev().fold(real, |path, part| path.join(part));
+        }
+        match (
+            existing.file_name().map(ToOwned::to_owned),
+            existing.parent(),
+        ) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                existing = parent.to_path_buf();
+            }
+            _ => return root.join(folder),
         }
     }
 }
