@@ -57,7 +57,7 @@ pub fn run(
     for mismatch in &mismatches {
         printer.message(Message::Mismatch(mismatch));
         if let Mismatch::Stale { diff, .. } = mismatch {
-            printer.result(diff)?;
+            printer.report(diff)?;
         }
     }
     if mismatches.is_empty() && !any_failed {

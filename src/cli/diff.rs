@@ -64,11 +64,13 @@ pub fn run(
     let (_head_copy, head) = side(args.head.as_deref());
     let head_label = args.head.clone().unwrap_or_else(|| "working tree".into());
     let diff = compare((&args.base, base), (&head_label, head), epoch);
-    printer.result(&match args.format {
-        DiffFormat::Text => report::diff::text(&diff, args.stat),
-        DiffFormat::Markdown => report::diff::markdown(&diff, args.stat, args.max_chars),
-        DiffFormat::Json => report::diff::json(&diff),
-    })?;
+    match args.format {
+        DiffFormat::Text => printer.report(&report::diff::text(&diff, args.stat)),
+        DiffFormat::Markdown => {
+            printer.result(&report::diff::markdown(&diff, args.stat, args.max_chars))
+        }
+        DiffFormat::Json => printer.result(&report::diff::json(&diff)),
+    }?;
     if diff.failures.is_empty() && (!args.exit_code || diff.prompts.is_empty()) {
         Ok(())
     } else {

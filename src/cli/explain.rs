@@ -46,18 +46,18 @@ pub fn run(
     }
     // Rules are explained only when some were read or listed: other output stays as it was.
     let rules = (rules.assembled && only_tool.is_none()).then_some(rules);
-    printer.result(&match (args.format, rules) {
-        (super::OutputFormat::Json, None) => report::explain::json(&explanation),
+    match (args.format, rules) {
+        (super::OutputFormat::Json, None) => printer.result(&report::explain::json(&explanation)),
         (super::OutputFormat::Json, Some(rules)) => {
             let mut document = serde_json::to_value(&explanation).unwrap_or_default();
             if let serde_json::Value::Object(fields) = &mut document {
                 fields.insert("rules".into(), report::rules::json(&rules));
             }
-            report::json_document(&document)
+            printer.result(&report::json_document(&document))
         }
-        (super::OutputFormat::Text, None) => report::explain::text(&explanation),
+        (super::OutputFormat::Text, None) => printer.report(&report::explain::text(&explanation)),
         (super::OutputFormat::Text, Some(rules)) => {
-            report::explain::text(&explanation) + &report::rules::text(&rules)
+            printer.report(&(report::explain::text(&explanation) + &report::rules::text(&rules)))
         }
-    })
+    }
 }

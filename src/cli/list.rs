@@ -18,8 +18,8 @@ pub fn run(
 ) -> Result<(), CliError> {
     let workspace = load_valid(workspace_dir, printer)?;
     let families = crate::compile::Compiler::new(workspace).list();
-    printer.result(&match args.format {
-        OutputFormat::Text => report::routing::list(&families),
-        OutputFormat::Json => report::json_document(&families),
-    })
+    match args.format {
+        OutputFormat::Text => printer.report(&report::routing::list(&families)),
+        OutputFormat::Json => printer.result(&report::json_document(&families)),
+    }
 }

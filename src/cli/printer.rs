@@ -8,7 +8,7 @@ use super::error::CliError;
 use super::message::Message;
 use crate::diagnostic::Diagnostics;
 use crate::report;
-use crate::report::visible::visible;
+use crate::report::visible::{visible, visible_lines};
 use crate::source::Sources;
 
 pub struct Printer {
@@ -43,6 +43,14 @@ impl Printer {
     pub fn quiet(mut self, quiet: bool) -> Self {
         self.quiet = quiet;
         self
+    }
+
+    /// Writes a report for people (a diff, an explanation, a listing) to stdout, with every
+    /// control character but line breaks and tabs shown (see [`visible_lines`]): the names
+    /// and texts it quotes come from the workspace, which a pull request may have written.
+    /// Prompts and JSON go out as they are, through [`Printer::result`].
+    pub fn report(&self, text: &str) -> Result<(), CliError> {
+        self.result(&visible_lines(text))
     }
 
     /// Writes a command's result to stdout. A closed pipe (`promptc build | head`) is a reader

@@ -52,8 +52,8 @@ pub fn run(
     let choice = compiler
         .choose(&request)
         .map_err(|error| compile_failed(workspace, error, printer))?;
-    printer.result(&match args.format {
-        OutputFormat::Text => report::routing::choice(&choice),
-        OutputFormat::Json => report::json_document(&choice),
-    })
+    match args.format {
+        OutputFormat::Text => printer.report(&report::routing::choice(&choice)),
+        OutputFormat::Json => printer.result(&report::json_document(&choice)),
+    }
 }

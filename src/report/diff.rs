@@ -70,7 +70,10 @@ pub fn markdown(report: &DiffReport, stat_only: bool, limit: usize) -> String {
     for failure in &report.failures {
         // The message quotes the revision's files: a fence longer than any backtick run in it,
         // so a line of them cannot close the block and write into the comment.
-        let message = shortened(failure.message.trim_end(), FAILURE_CHARS);
+        let message = shortened(
+            &super::visible::visible_lines(failure.message.trim_end()),
+            FAILURE_CHARS,
+        );
         let fence = "`".repeat(longest_backtick_run(&message).max(2) + 1);
         head.push_str(&format!(
             "**The {} side ({}) cannot be compiled.**\n\n{fence}text\n{message}\n{fence}\n\n",
@@ -191,8 +194,11 @@ fn group_block(number: usize, group: &[&PromptChange], stat_only: bool) -> Strin
         }
         // A fence longer than any backtick run in the diff, so a code block in the prompt
         // cannot close it.
-        let fence = "`".repeat(longest_backtick_run(&first.diff).max(2) + 1);
-        out.push_str(&format!("{fence}diff\n{}{fence}\n\n", first.diff));
+        // Shown as on a terminal: a bidi override or an escape in the prompt must not make a
+        // changed line read as another one in the review.
+        let diff = super::visible::visible_lines(&first.diff);
+        let fence = "`".repeat(longest_backtick_run(&diff).max(2) + 1);
+        out.push_str(&format!("{fence}diff\n{diff}{fence}\n\n"));
     }
     out.push_str("</details>\n\n");
     out
@@ -418,5 +424,24 @@ mod tests {
         );
         // Exact counts carry no estimate mark.
         assert!(markdown.contains("+1 tokens (o200k, 3 → 4)"), "{markdown}");
+    }
+
+    // A bidi override in a prompt reorders the line it is on wherever the comment is read,
+    // so that an added instruction can read as something else (Trojan Source).
+    #[test]
+    fn characters_that_reorder_or_redraw_a_diff_line_are_shown_in_the_comment() {
+        let report = DiffReport {
+            base: "main".into(),
+            head: "working tree".into(),
+            prompts: vec![change("-old\n+run \u{202e}txt.exe\r\u{1b}[2K\ttab\n")],
+            sources: Vec::new(),
+            failures: Vec::new(),
+            notes: Vec::new(),
+        };
+        let markdown = markdown(&report, false, COMMENT_LIMIT);
+        assert!(
+            markdown.contains("-old\n+run \u{fffd}txt.exe\u{240d}\u{241b}[2K\ttab\n"),
+            "{markdown}"
+        );
     }
 }

@@ -8,8 +8,21 @@ use std::borrow::Cow;
 
 /// `text` (one line: a message, a name) with every control character shown as its picture.
 pub fn visible(text: &str) -> Cow<'_, str> {
-    let hidden = |c: char| c.is_control() || is_bidi(c);
-    if !text.chars().any(hidden) {
+    shown(text, |c| c.is_control() || is_bidi(c))
+}
+
+/// `text` of many lines (a report, a diff of prompts) as [`visible`] shows a line: its line
+/// breaks and tabs are kept, every other control character is shown. A prompt under review
+/// may hold a carriage return or an escape sequence that would hide, on a terminal or in a
+/// CI log, the very line that changed.
+pub fn visible_lines(text: &str) -> Cow<'_, str> {
+    shown(text, |c| {
+        (c.is_control() && c != '\n' && c != '\t') || is_bidi(c)
+    })
+}
+
+fn shown(text: &str, hidden: impl Fn(char) -> bool) -> Cow<'_, str> {
+    if !text.chars().any(&hidden) {
         return Cow::Borrowed(text);
     }
     Cow::Owned(
@@ -46,6 +59,15 @@ mod tests {
         assert_eq!(
             visible("components/a\u{1b}[2J\u{1b}]0;title\u{7}b\u{7f}\u{9b}.toml"),
             "components/a\u{241b}[2J\u{241b}]0;title\u{2407}b\u{2421}\u{fffd}.toml"
+        );
+    }
+
+    #[test]
+    fn a_text_of_many_lines_keeps_its_lines_and_tabs_and_shows_the_rest() {
+        assert!(matches!(visible_lines("a\tb\nc\n"), Cow::Borrowed(_)));
+        assert_eq!(
+            visible_lines("+ safe line\r- hidden\n+ \u{1b}[1A\u{1b}[2Kerased\u{2067}\n"),
+            "+ safe line\u{240d}- hidden\n+ \u{241b}[1A\u{241b}[2Kerased\u{fffd}\n"
         );
     }
 }
