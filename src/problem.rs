@@ -539,7 +539,7 @@ impl Problem {
                 "move values that change per request towards the end of the prompt, or lower `tokens.stable_prefix_percent`".into()
             }
             Problem::OutOfFuel { .. } => format!(
-                "look for a loop that does not end; if the work is real, raise `fuel` in promptc.toml (at most {})",
+                "look for a loop that does not end, or one that makes a new pattern for `matching` or `glob` on each turn (each distinct pattern of a render costs fuel); if the work is real, raise `fuel` in promptc.toml (at most {})",
                 crate::model::limits::MAX_FUEL
             ),
             Problem::TooMuchText { setting, .. } => format!(

@@ -588,3 +588,48 @@ fn a_cycle_longer_than_the_chain_limit_is_reported_as_a_cycle() {
     assert!(found[0].2.contains("w00 -> w01 -> w02"), "{}", found[0].2);
     assert!(found[0].2.ends_with("w69 -> w00"), "{}", found[0].2);
 }
+
+// Building a pattern costs far more than an instruction, and minijinja charged nothing for
+// it: a loop making a new pattern each turn ran for minutes within its fuel. Each distinct
+// pattern a render uses now costs fuel by what it compiles to, so the loop stops at once, at
+// the expression; one pattern used on every turn is built and paid for once.
+#[test]
+fn each_distinct_pattern_a_template_builds_costs_fuel() {
+    let template = "Intro.\n{% for i in range(100000) %}{% if 'x' is matching('(?i)\\w{20}(' ~ i ~ ')?') %}{% endif %}{% endfor %}\n";
+    let started = Instant::now();
+    let (code, file, line, column, message) = single_error("", template);
+    assert_eq!(
+        (code.as_str(), file.as_str(), line, column),
+        (
+            "out-of-fuel",
+            "components/intro.md",
+            2,
+            column_on_line_2(template, "matching(")
+        )
+    );
+    assert_eq!(
+        message,
+        "the templates of this compile ran out of fuel: more than 5000000 instructions"
+    );
+    assert!(started.elapsed() < Duration::from_secs(30));
+
+    // The same patterns on every turn: paid for once each, within the default fuel.
+    let reused = "Intro.\n{% for i in range(20000) %}{% if 'gpt-5' is matching('(?i)^gpt-[5-9]') and 'openai/gpt-5' is glob('openai/*') %}{% endif %}{% endfor %}\n";
+    assert_eq!(with_template("", reused).validate().counts(), (0, 0));
+
+    // The patterns' fuel is the compile's, and a remembered render spends it again: the
+    // section's two patterns and the base template's third fit the fuel one render at a time,
+    // not together, and the second compile, which takes the section from memory, runs out as
+    // the first did.
+    let two = "{% for p in ['(?i)\\w{20}', '(?i)\\w{19}'] %}{% if 'x' is matching(p) %}{% endif %}{% endfor %}Intro.\n";
+    let one = "{% if 'x' is matching('(?i)\\w{18}') %}{% endif %}{{ INTRO_SECTION }}\n";
+    let workspace = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}fuel = 700000\n", common::MANIFEST),
+        )
+        .file("components/intro.md", two)
+        .file("variants/generic.md", one)
+        .write();
+    runs_out_every_time(workspace.root(), "out-of-fuel");
+}

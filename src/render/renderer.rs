@@ -78,7 +78,12 @@ impl Renderer<'_> {
         let result = templates.template(template).and_then(|template| {
             template
                 .render_captured_to(values.clone(), &mut buffer)
-                .map(|captured| captured.state().fuel_levels().map_or(0, |(used, _)| used))
+                .map(|captured| {
+                    let state = captured.state();
+                    // Patterns built cost fuel beside instructions (see `model_id`).
+                    let instructions = state.fuel_levels().map_or(0, |(used, _)| used);
+                    instructions.saturating_add(crate::templates::model_id::patterns_fuel(state))
+                })
         });
         match result {
             Ok(used) => {

@@ -5,7 +5,7 @@
 
 pub mod environment;
 pub mod limits;
-mod model_id;
+pub mod model_id;
 pub mod references;
 pub mod written;
 

@@ -2,13 +2,29 @@
 //! case-insensitive containment and prefix, globs, regular expressions, and the version
 //! number inside an id.
 
-use minijinja::{Environment, Error, ErrorKind, Value};
+use std::collections::HashSet;
+
+use minijinja::{Environment, Error, ErrorKind, State, Value};
+use regex_automata::meta;
+use sha2::{Digest, Sha256};
 
 use crate::built::Built;
 
 /// The most memory a `matching` pattern may compile to: a pattern from a workspace file must
 /// not exhaust memory.
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
+
+/// Fuel a pattern costs per this many bytes of what it compiles to. Building a pattern takes
+/// far longer than an instruction (a regular expression of 1 MiB, such as `(?i)\w{20}`, about
+/// 5 ms), and minijinja charges nothing for it: a loop that makes a new pattern each turn
+/// could run for hours within its fuel. Each distinct pattern a render (or a condition) uses
+/// therefore costs fuel in proportion to its compiled size, about what the instructions of
+/// the same time would cost: 1 MiB is 262 144 fuel, a model-id pattern a few thousand.
+const BYTES_PER_FUEL: u64 = 4;
+/// What a glob costs per byte of its text (globset does not tell what it compiled to; its
+/// build time grows with the pattern's length), and at least.
+const GLOB_FUEL_PER_BYTE: u64 = 16;
+const GLOB_FUEL_AT_LEAST: u64 = 1_000;
 
 pub fn install(env: &mut Environment<'static>) {
     env.add_test("icontaining", |text: &str, needle: &str| {
@@ -24,7 +40,7 @@ pub fn install(env: &mut Environment<'static>) {
 
 /// A shell-style glob over the whole text, case-insensitive: `*` and `?` also match `/`, as
 /// in `openrouter/*`.
-fn glob(text: &str, pattern: &str) -> Result<bool, Error> {
+fn glob(state: &mut State, text: &str, pattern: &str) -> Result<bool, Error> {
     static GLOBS: Built<globset::GlobMatcher> = Built::new();
     let matcher = GLOBS.get(pattern, || {
         globset::GlobBuilder::new(pattern)
@@ -34,20 +50,103 @@ fn glob(text: &str, pattern: &str) -> Result<bool, Error> {
             .map(|glob| glob.compile_matcher())
             .map_err(|error| format!("glob `{pattern}`: {}", error.kind()))
     });
-    Ok(matcher.map_err(invalid)?.is_match(text))
+    let matcher = matcher.map_err(invalid)?;
+    let cost = (pattern.len() as u64)
+        .saturating_mul(GLOB_FUEL_PER_BYTE)
+        .max(GLOB_FUEL_AT_LEAST);
+    charge(state, "glob", pattern, cost)?;
+    Ok(matcher.is_match(text))
 }
 
 /// A regular expression found anywhere in the text (anchor it with `^…$`; `(?i)` for case).
-fn matching(text: &str, pattern: &str) -> Result<bool, Error> {
-    static REGEXES: Built<regex::Regex> = Built::new();
-    let regex = REGEXES.get(pattern, || {
-        regex::RegexBuilder::new(pattern)
-            .size_limit(REGEX_SIZE_LIMIT)
-            .dfa_size_limit(REGEX_SIZE_LIMIT)
-            .build()
-            .map_err(|error| format!("regular expression `{pattern}`: {error}"))
-    });
-    Ok(regex.map_err(invalid)?.is_match(text))
+fn matching(state: &mut State, text: &str, pattern: &str) -> Result<bool, Error> {
+    static REGEXES: Built<meta::Regex> = Built::new();
+    let regex = REGEXES
+        .get(pattern, || build_regex(pattern))
+        .map_err(invalid)?;
+    let cost = (regex.memory_usage() as u64 / BYTES_PER_FUEL).max(1);
+    charge(state, "regular expression", pattern, cost)?;
+    Ok(regex.is_match(text))
+}
+
+/// `pattern` as `regex::RegexBuilder` builds it with both size limits at
+/// [`REGEX_SIZE_LIMIT`] (the same engines and semantics), but as the engine that can say how
+/// much memory it compiled to; the error is the regex crate's own wording.
+fn build_regex(pattern: &str) -> Result<meta::Regex, String> {
+    let config = meta::Config::new()
+        .nfa_size_limit(Some(REGEX_SIZE_LIMIT))
+        .hybrid_cache_capacity(REGEX_SIZE_LIMIT)
+        .match_kind(regex_automata::MatchKind::LeftmostFirst)
+        .utf8_empty(true);
+    meta::Builder::new()
+        .configure(config)
+        .syntax(regex_automata::util::syntax::Config::new().utf8(true))
+        .build(pattern)
+        .map_err(|error| {
+            let message = regex::RegexBuilder::new(pattern)
+                .size_limit(REGEX_SIZE_LIMIT)
+                .dfa_size_limit(REGEX_SIZE_LIMIT)
+                .build()
+                .map_or_else(|error| error.to_string(), |_| error.to_string());
+            format!("regular expression `{pattern}`: {message}")
+        })
+}
+
+/// The patterns one render (or one condition) has paid for, by digest: a pattern used again
+/// in the same render is free, as it is built once. Kept with the render's state, so what a
+/// render spends depends on the render alone, whichever patterns the process built before.
+#[derive(Default)]
+pub struct PatternsPaid {
+    seen: HashSet<[u8; 16]>,
+    pub fuel: u64,
+}
+
+/// Takes a pattern's cost from the render's fuel the first time the render uses it; a
+/// render whose instructions and patterns together pass its fuel stops, as one that runs out
+/// of instructions does.
+fn charge(state: &mut State, kind: &str, pattern: &str, cost: u64) -> Result<(), Error> {
+    let left = state
+        .fuel_levels()
+        .map_or(u64::MAX, |(_, remaining)| remaining);
+    let digest = Sha256::digest(pattern.as_bytes());
+    let mut key = [0u8; 16];
+    key.copy_from_slice(&digest[..16]);
+    let paid = state.get_or_insert_extension_with(PatternsPaid::default);
+    if paid.seen.contains(&key) {
+        return Ok(());
+    }
+    let fuel = paid.fuel.saturating_add(cost);
+    if fuel > left {
+        return Err(Error::new(
+            ErrorKind::OutOfFuel,
+            format!(
+                "the {kind} `{}` costs {cost} fuel to build, more than is left \
+                 ({} distinct patterns built so far cost {})",
+                shortened(pattern),
+                paid.seen.len(),
+                paid.fuel
+            ),
+        ));
+    }
+    paid.seen.insert(key);
+    paid.fuel = fuel;
+    Ok(())
+}
+
+/// A pattern as an error quotes it: a template can build one of megabytes.
+fn shortened(pattern: &str) -> String {
+    const SHOWN: usize = 60;
+    match pattern.char_indices().nth(SHOWN) {
+        Some((end, _)) => format!("{}…", &pattern[..end]),
+        None => pattern.to_string(),
+    }
+}
+
+/// The fuel the patterns of a finished render cost, to be added to its instructions.
+pub fn patterns_fuel(state: &State) -> u64 {
+    state
+        .get_extension::<PatternsPaid>()
+        .map_or(0, |paid| paid.fuel)
 }
 
 /// The `index`-th number in a model id (0: the first), read as digits with an optional
@@ -135,6 +234,38 @@ mod tests {
         assert!(holds("id | model_version(1) == 5", "claude-sonnet-4-5"));
         assert!(holds("id | model_version == 0", "grok-code-fast"));
         assert!(holds("id | model_version >= 10", "gpt-10"));
+    }
+
+    /// Renders `template` with `fuel`, the helpers installed.
+    fn render(template: &str, fuel: u64) -> Result<String, Error> {
+        let mut env = Environment::new();
+        install(&mut env);
+        env.set_fuel(Some(fuel));
+        env.render_str(template, minijinja::context! {})
+    }
+
+    #[test]
+    fn each_distinct_pattern_costs_fuel_by_its_size_once_per_render() {
+        let big = build_regex(r"(?i)\w{20}").unwrap().memory_usage() as u64 / BYTES_PER_FUEL;
+        let small = build_regex(r"(?i)^gpt-5").unwrap().memory_usage() as u64 / BYTES_PER_FUEL;
+        assert!(big > 100 * small, "{big} {small}");
+        // Three large patterns, used ten times each, cost three times one.
+        let three = "{% for i in range(10) %}\
+                     {% for p in ['(?i)\\w{20}', '(?i)\\w{19}', '(?i)\\w{18}'] %}\
+                     {% if 'x' is matching(p) %}{% endif %}{% endfor %}{% endfor %}";
+        assert!(render(three, 3 * big + 10_000).is_ok());
+        let error = render(three, 2 * big).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::OutOfFuel);
+        assert!(
+            error.to_string().contains("regular expression `(?i)\\w{1"),
+            "{error}"
+        );
+        // A new pattern on each turn runs out after a few turns, not after the loop.
+        let endless =
+            "{% for i in range(100000) %}{% if 'x' is glob('*' ~ i) %}{% endif %}{% endfor %}";
+        let error = render(endless, 1_000_000).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::OutOfFuel);
+        assert!(error.to_string().contains("glob `*"), "{error}");
     }
 
     #[test]
