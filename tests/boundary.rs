@@ -653,17 +653,24 @@ fn diff_copies_a_revision_as_committed_whatever_its_attributes_say() {
         "$P" diff --base HEAD --stat
         git rm -q --cached .gitattributes deeper/.gitattributes && git commit -qm 'no attributes'
         "$P" diff --base HEAD --stat
+        rm .gitattributes deeper/.gitattributes
+        odd="$(printf 'components/odd\tdir')" && mkdir "$odd"
+        mv components/agent_role.toml components/agent_role.md "$odd"/
+        echo '*.md ident' > "$odd/.gitattributes"
+        git add -A && git commit -qm 'attributes in a folder with a tab in its name'
+        "$P" diff --base HEAD --stat
         "#,
     );
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stdout}\n{stderr}");
-    // Committed, then only in the working tree: neither expands `$Id$` in the copy.
+    // Committed, then only in the working tree, then in a folder whose name holds a tab (the
+    // path is all after the first tab of git's listing): none expands `$Id$` in the copy.
     assert_eq!(
         stdout
             .matches("no compiled prompt differs between HEAD and working tree")
             .count(),
-        2,
+        3,
         "{stdout}\n{stderr}"
     );
 }

@@ -633,3 +633,66 @@ fn each_distinct_pattern_a_template_builds_costs_fuel() {
         .write();
     runs_out_every_time(workspace.root(), "out-of-fuel");
 }
+
+// A tool's family entries inherit through `based_on` as variants do through `extends`: the
+// same limit holds, reported at the `based_on` of the entry whose chain grows past it, and a
+// cycle longer than the limit is a cycle, reported once at its smallest member.
+#[test]
+fn a_tools_based_on_chain_has_the_same_limit_and_cycles_as_variants() {
+    let chain_and_cycle = |families: &[(String, String)]| {
+        let mut fixture = Fixture::minimal();
+        let mut tool = common::TOOL.to_string();
+        for (family, based_on) in families {
+            fixture = fixture.file(
+                &format!("variants/{family}.toml"),
+                format!("id = \"{family}\"\nextends = \"generic\"\n"),
+            );
+            let field = if based_on.is_empty() {
+                "description = \"Read a file.\"".to_string()
+            } else {
+                format!("based_on = \"{based_on}\"")
+            };
+            tool.push_str(&format!("\n[families.{family}]\n{field}\n"));
+        }
+        let found: Vec<(String, String, u64, String)> = fixture
+            .file("tools/read_file.toml", &tool)
+            .write()
+            .validate()
+            .diagnostics()
+            .into_iter()
+            .filter(|d| d.severity == "error")
+            .map(|d| (d.code, d.file, d.line, d.message))
+            .collect();
+        (tool, found)
+    };
+    // f1's entry is based on none; f66's chain (f66, f65, ... f1) has 65 links.
+    let line: Vec<(String, String)> = (1..=80)
+        .map(|i| {
+            let parent = if i == 1 {
+                String::new()
+            } else {
+                format!("f{}", i - 1)
+            };
+            (format!("f{i}"), parent)
+        })
+        .collect();
+    let (tool, found) = chain_and_cycle(&line);
+    let f66 = tool.lines().position(|l| l == "[families.f66]").unwrap() as u64 + 2;
+    assert_eq!(
+        found,
+        [(
+            "chain-too-long".to_string(),
+            "tools/read_file.toml".to_string(),
+            f66,
+            "this `based_on` chain goes through more than 64 links".to_string()
+        )]
+    );
+
+    let cycle: Vec<(String, String)> = (0..70)
+        .map(|i| (format!("g{i:02}"), format!("g{:02}", (i + 1) % 70)))
+        .collect();
+    let (tool, found) = chain_and_cycle(&cycle);
+    let g00 = tool.lines().position(|l| l == "[families.g00]").unwrap() as u64 + 2;
+    let codes: Vec<(&str, u64)> = found.iter().map(|d| (d.0.as_str(), d.2)).collect();
+    assert_eq!(codes, [("cycle", g00)], "{found:?}");
+}

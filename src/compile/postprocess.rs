@@ -415,29 +415,8 @@ fn replace_guarded(
             out.push_str(&text[last..whole.start()]);
             if keep(whole.start(), whole.end()) {
                 out.push_str(&text[whole.range()]);
-            } else {
-                // As `Captures::interpolate_string_into` expands, but a group is not copied
-                // once the text is past the limit: a replacement of a thousand `$0` over a
-                // long match would otherwise build gigabytes before the check below.
-                let mut over = false;
-                regex_automata::util::interpolate::string(
-                    replace,
-                    |index, dst| {
-                        let Some(span) = captures.get_group(index) else {
-                            return;
-                        };
-                        if over || dst.len() + span.len() > limit {
-                            over = true;
-                            return;
-                        }
-                        dst.push_str(&text[span]);
-                    },
-                    |name| captures.group_info().to_index(captures.pattern()?, name),
-                    &mut out,
-                );
-                if over {
-                    return None;
-                }
+            } else if !expand_within(text, &captures, replace, limit, &mut out) {
+                return None;
             }
             last = whole.end();
             if out.len() > limit {
@@ -447,6 +426,36 @@ fn replace_guarded(
     }
     out.push_str(&text[last..]);
     (out.len() <= limit).then_some(out)
+}
+
+/// Appends `replace` to `out` with its groups expanded, as `Captures::interpolate_string_into`
+/// does, but copies no group that would take `out` past `limit` bytes: a replacement of a
+/// thousand `$0` over a long match would otherwise build gigabytes before any check. False
+/// when the expansion did not fit.
+fn expand_within(
+    text: &str,
+    captures: &regex_automata::util::captures::Captures,
+    replace: &str,
+    limit: usize,
+    out: &mut String,
+) -> bool {
+    let mut over = false;
+    regex_automata::util::interpolate::string(
+        replace,
+        |index, dst| {
+            let Some(span) = captures.get_group(index) else {
+                return;
+            };
+            if over || dst.len() + span.len() > limit {
+                over = true;
+                return;
+            }
+            dst.push_str(&text[span]);
+        },
+        |name| captures.group_info().to_index(captures.pattern()?, name),
+        out,
+    );
+    !over
 }
 
 #[cfg(test)]
@@ -793,6 +802,22 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_replacement_stops_copying_groups_once_past_the_limit() {
+        let text = "x".repeat(10_000);
+        let regex = postprocess_regex("x+").unwrap();
+        let mut captures = regex.create_captures();
+        regex.captures(&text, &mut captures);
+        let replace = "$0".repeat(3_000);
+        let mut out = String::new();
+        assert!(!expand_within(&text, &captures, &replace, 50_000, &mut out));
+        // Five copies fit; the 2,995 others were never made (30 MB without the bound).
+        assert_eq!(out.len(), 50_000);
+        let mut out = String::new();
+        assert!(expand_within(&text, &captures, "<$0>", 50_000, &mut out));
+        assert_eq!(out, format!("<{text}>"));
     }
 
     #[test]
