@@ -973,3 +973,55 @@ fn an_output_folder_reached_through_a_link_may_not_be_a_source_folder() {
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(!workspace.root().join("partials/.promptc-outputs").exists());
 }
+
+/// A template path that is refused (here, into `.git`) is the naming field's problem: the
+/// diagnostic points at that field's value, not at the refused file, which the user cannot
+/// open and need not change.
+#[test]
+fn a_refused_template_file_is_reported_at_the_field_that_names_it() {
+    let variant = "id = \"generic\"\ntemplate_file = \"../.git/config\"\ncomponents = [\"intro\"]\ntools = [\"read_file\"]\ntool_format_file = \"../.git/config\"\n";
+    let component = "id = \"intro\"\ndescription = \"d\"\n\n[families.generic]\ntemplate_file = \"../.git/HEAD\"\n";
+    let workspace = Fixture::minimal()
+        .file("variants/generic.toml", variant)
+        .file("components/intro.toml", component)
+        .file(".git/config", "[core]\n")
+        .file(".git/HEAD", "ref: refs/heads/main\n")
+        .write();
+    // A link to nothing in a walked folder is reported where it lies, and again at the field
+    // that names it.
+    symlink(
+        workspace.tmp().join("missing.md"),
+        workspace.root().join("variants/gone.md"),
+    )
+    .unwrap();
+    let xs = "id = \"xs\"\nextends = \"generic\"\n[overrides.components.intro]\ntemplate_file = \"gone.md\"\n";
+    std::fs::write(workspace.root().join("variants/xs.toml"), xs).unwrap();
+    let mut found: Vec<_> = workspace
+        .validate()
+        .diagnostics()
+        .into_iter()
+        .filter(|d| d.code == "path-refused")
+        .map(|d| (d.file, d.line, d.column, d.message))
+        .collect();
+    found.sort();
+    let git = "`.git/config` is in a .git folder: promptc does not read it";
+    let gone = "`variants/gone.md` is a symbolic link to nothing: promptc does not read it";
+    assert_eq!(
+        found,
+        [
+            (
+                "components/intro.toml".into(),
+                5,
+                17,
+                "`.git/HEAD` is in a .git folder: promptc does not read it".into()
+            ),
+            ("variants/generic.toml".into(), 2, 17, git.into()),
+            ("variants/generic.toml".into(), 5, 20, git.into()),
+            ("variants/gone.md".into(), 1, 1, gone.into()),
+            ("variants/xs.toml".into(), 4, 17, gone.into()),
+        ],
+        "{found:#?}"
+    );
+    assert_eq!(common::position_of(variant, "\"../.git/config\""), (2, 17));
+    assert_eq!(common::position_of(xs, "\"gone.md\""), (4, 17));
+}

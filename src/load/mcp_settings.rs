@@ -193,8 +193,8 @@ fn read_json(
         root,
         path,
         Origin::Caller,
-        limits.file(),
-        limits.workspace(),
+        (limits.file(), limits.workspace()),
+        None,
     )? {
         Ok(id) => id,
         Err(diagnostic) => {

@@ -67,8 +67,8 @@ pub fn load_file(
         root,
         path,
         origin,
-        limits.file(),
-        limits.workspace(),
+        (limits.file(), limits.workspace()),
+        None,
     )? {
         Ok(id) => id,
         Err(diagnostic) => {

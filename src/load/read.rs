@@ -14,14 +14,16 @@ use crate::span::Span;
 
 /// Reads a file and records it. Invalid UTF-8 is still recorded (lossily) so the diagnostic
 /// can name the file, then reported. Workspace files are read only from inside the workspace
-/// ([`crate::confine`]); a refused file is recorded empty, so the diagnostic names it.
+/// ([`crate::confine`]). A refused file is reported at `named_at`, the value of the field
+/// that names it, when there is one: that field is what the user must change. A file found
+/// by walking a folder has no such field, so it is recorded empty and the diagnostic names it.
 pub fn read_source(
     sources: &mut Sources,
     root: &Path,
     path: &Path,
     origin: Origin,
-    limit: ReadLimit,
-    total: ReadLimit,
+    (limit, total): (ReadLimit, ReadLimit),
+    named_at: Option<Span>,
 ) -> io::Result<Result<SourceId, Diagnostic>> {
     let read = match confine::origin_of(root, path, origin) {
         Origin::Workspace => confine::read_content(root, path, limit.bytes),
@@ -34,7 +36,7 @@ pub fn read_source(
             if let PathProblem::TooLarge { setting, .. } = &mut error.problem {
                 *setting = Some(limit.setting);
             }
-            return refused(sources, display, error);
+            return refused_at(sources, display, error, named_at);
         }
     };
     if sources.total_bytes().saturating_add(bytes.len() as u64) > total.bytes {
@@ -43,7 +45,7 @@ pub fn read_source(
             setting: total.setting,
         };
         let error = PathError::new(&display, problem);
-        return refused(sources, display, error);
+        return refused_at(sources, display, error, named_at);
     }
     Ok(add_bytes(sources, display, bytes))
 }
@@ -83,6 +85,17 @@ pub fn refused(
     display: PathBuf,
     error: PathError,
 ) -> io::Result<Result<SourceId, Diagnostic>> {
+    refused_at(sources, display, error, None)
+}
+
+/// [`refused`], at `named_at` when a field names the file. Nothing is recorded for the file
+/// then: a second field naming it is read, and reported at its own place, again.
+fn refused_at(
+    sources: &mut Sources,
+    display: PathBuf,
+    error: PathError,
+    named_at: Option<Span>,
+) -> io::Result<Result<SourceId, Diagnostic>> {
     if let PathProblem::Io(io_error) = error.problem {
         return Err(io::Error::new(
             io_error.kind(),
@@ -90,15 +103,16 @@ pub fn refused(
         ));
     }
     let help = error.help();
-    let id = sources.add(display.clone(), String::new());
-    Ok(Err(Diagnostic::new(
-        Problem::PathRefused {
-            path: display.display().to_string(),
-            reason: error.problem.to_string(),
-            help,
-        },
-        Span::file_start(id),
-    )))
+    let problem = Problem::PathRefused {
+        path: display.display().to_string(),
+        reason: error.problem.to_string(),
+        help,
+    };
+    let at = match named_at {
+        Some(at) => at,
+        None => Span::file_start(sources.add(display, String::new())),
+    };
+    Ok(Err(Diagnostic::new(problem, at)))
 }
 
 /// The path shown to users: relative to the workspace root when inside it.

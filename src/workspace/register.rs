@@ -97,7 +97,7 @@ impl Registrar<'_> {
         }
         let mut partials = Vec::with_capacity(found.files.len());
         for path in found.files {
-            if let Some(id) = self.read_template(&path)? {
+            if let Some(id) = self.read_template(&path, None)? {
                 partials.push(id);
             }
         }
@@ -203,7 +203,7 @@ impl Registrar<'_> {
         // Anything at that path, a FIFO or a dangling link too, is read (and refused with
         // its own reason) rather than called missing.
         if sibling.symlink_metadata().is_ok() {
-            return self.file(&sibling, doc.key_span("/id"));
+            return self.file(&sibling, doc.key_span("/id"), None);
         }
         self.diagnostics.push(Diagnostic::new(
             Problem::MissingTemplate {
@@ -335,7 +335,7 @@ impl Registrar<'_> {
             (None, Some(relative)) => {
                 let at = doc.value_span(file_pointer);
                 match resolve_inside(self.root, dir, relative) {
-                    Some(path) => Pair::Given(self.file(&path, at)?),
+                    Some(path) => Pair::Given(self.file(&path, at, Some(at))?),
                     None => {
                         self.diagnostics.push(Diagnostic::new(
                             Problem::PathEscapesWorkspace {
@@ -359,8 +359,15 @@ impl Registrar<'_> {
             .ok()
     }
 
-    /// A template file named at `at`.
-    fn file(&mut self, path: &Path, at: Span) -> io::Result<Option<TemplateId>> {
+    /// A template file expected because of `at`; a refused one is reported at `named_at`,
+    /// the field naming it, or else at the file itself (a component's sibling `.md`, which no
+    /// field names).
+    fn file(
+        &mut self,
+        path: &Path,
+        at: Span,
+        named_at: Option<Span>,
+    ) -> io::Result<Option<TemplateId>> {
         // Missing, or a folder (`template_file = "."`): the field is what needs changing.
         if path.symlink_metadata().is_err() || path.is_dir() {
             self.diagnostics.push(Diagnostic::new(
@@ -371,21 +378,35 @@ impl Registrar<'_> {
             ));
             return Ok(None);
         }
-        self.read_template(path)
+        self.read_template(path, named_at)
     }
 
     /// Reads (once) and compiles a template file that exists.
-    fn read_template(&mut self, path: &Path) -> io::Result<Option<TemplateId>> {
+    fn read_template(
+        &mut self,
+        path: &Path,
+        named_at: Option<Span>,
+    ) -> io::Result<Option<TemplateId>> {
         let display = display_path(self.root, path);
         let id = match self.sources.find(&display) {
-            Some(id) => id,
+            Some(id) => {
+                // Refused already where its folder was walked (and recorded empty there):
+                // the field naming it is what leads to it, so it is told why too.
+                if let Some(at) = named_at
+                    && let Some(refusal) = self.refusal_at_start_of(id)
+                {
+                    self.diagnostics.push(Diagnostic::new(refusal, at));
+                    return Ok(None);
+                }
+                id
+            }
             None => match read_source(
                 self.sources,
                 self.root,
                 path,
                 Origin::Workspace,
-                self.limits.template(),
-                self.limits.workspace(),
+                (self.limits.template(), self.limits.workspace()),
+                named_at,
             )? {
                 Ok(id) => id,
                 Err(diagnostic) => {
@@ -399,6 +420,15 @@ impl Registrar<'_> {
             .add_file(self.sources, id)
             .map_err(|diagnostic| self.diagnostics.push(diagnostic))
             .ok())
+    }
+
+    /// The refusal reported at the start of file `id`, if it was refused.
+    fn refusal_at_start_of(&self, id: crate::source::SourceId) -> Option<Problem> {
+        let start = Span::file_start(id);
+        self.diagnostics
+            .iter()
+            .find(|d| d.span == start && matches!(d.problem, Problem::PathRefused { .. }))
+            .map(|d| d.problem.clone())
     }
 
     fn parameters(
