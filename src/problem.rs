@@ -328,6 +328,16 @@ pub enum Problem {
 }
 
 impl Problem {
+    /// A dotted TOML key (`a.b.c = 1`, `[a.b.c]`) of more parts than the TOML reader nests;
+    /// the reader's own words ("recursion limit") neither say which key nor what to do.
+    pub fn toml_key_too_deep(parts: usize, limit: usize) -> Problem {
+        Problem::TomlSyntax {
+            message: format!(
+                "this dotted key has {parts} parts, more than the {limit} a key may have: nest fewer levels"
+            ),
+        }
+    }
+
     /// A stable, kebab-case name, printed with the message and in JSON output.
     pub fn code(&self) -> &'static str {
         match self {

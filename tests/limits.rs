@@ -696,3 +696,43 @@ fn a_tools_based_on_chain_has_the_same_limit_and_cycles_as_variants() {
     let codes: Vec<(&str, u64)> = found.iter().map(|d| (d.0.as_str(), d.2)).collect();
     assert_eq!(codes, [("cycle", g00)], "{found:?}");
 }
+
+/// A dotted key deeper than the TOML reader nests is reported at the key, as a key-value
+/// pair and as a table header, with what to do about it.
+#[test]
+fn a_key_with_too_many_parts_is_reported_at_the_key() {
+    let deep = vec!["k"; 300].join(".");
+    for (path, text) in [
+        (
+            "components/deep.toml",
+            format!("id = \"deep\"\ndescription = \"d\"\n{deep} = 1\n"),
+        ),
+        (
+            "tools/deep.toml",
+            format!("id = \"deep\"\ndescription = \"d\"\n\n[{deep}]\nx = 1\n"),
+        ),
+    ] {
+        let validation = Fixture::minimal().file(path, &text).validate();
+        let single = validation.single();
+        let (line, column) = common::position_of(&text, &deep);
+        assert_eq!(
+            (
+                single.code.as_str(),
+                single.file.as_str(),
+                single.line,
+                single.column
+            ),
+            ("toml-syntax", path, line, column),
+            "{single:?}"
+        );
+        assert!(
+            single.message.contains("300 parts")
+                && single.message.contains("80")
+                && single.message.contains("nest fewer levels"),
+            "{}",
+            single.message
+        );
+        let end = validation.item(0)["end_column"].as_u64();
+        assert_eq!(end, Some(column + deep.len() as u64), "{single:?}");
+    }
+}

@@ -15,6 +15,11 @@ pub(super) fn parse(
     locations: &mut Locations,
 ) -> Result<Value, (Problem, Range<usize>)> {
     let table = DeTable::parse(text).map_err(|error| {
+        if error.span().is_none()
+            && let Some((parts, range)) = too_deep_key(text)
+        {
+            return (Problem::toml_key_too_deep(parts, MAX_KEY_PARTS), range);
+        }
         let range = error.span().unwrap_or(0..0);
         (
             Problem::TomlSyntax {
@@ -31,6 +36,38 @@ pub(super) fn parse(
         },
     );
     convert_table(table.get_ref(), "", locations)
+}
+
+/// The most parts a dotted key may have: the toml crate refuses a key whose parts before the
+/// last reach its nesting limit of 80, and says so without a place.
+const MAX_KEY_PARTS: usize = 80;
+
+/// The first dotted key (of a key-value pair or a table header) with more than
+/// [`MAX_KEY_PARTS`] parts, with its count and where it is written, found from the parser's
+/// events, so that dots inside quoted keys and values are not counted.
+fn too_deep_key(text: &str) -> Option<(usize, Range<usize>)> {
+    use toml_parser::parser::EventKind;
+    let tokens = toml_parser::Source::new(text).lex().into_vec();
+    let mut events: Vec<toml_parser::parser::Event> = Vec::new();
+    toml_parser::parser::parse_document(&tokens, &mut events, &mut ());
+    let mut key: Option<(usize, Range<usize>)> = None;
+    for event in &events {
+        let span = event.span();
+        match (event.kind(), &mut key) {
+            (EventKind::SimpleKey, Some((parts, range))) => {
+                *parts += 1;
+                range.end = span.end();
+            }
+            (EventKind::SimpleKey, None) => key = Some((1, span.start()..span.end())),
+            (EventKind::KeySep | EventKind::Whitespace, _) => {}
+            _ => {
+                if let Some(found) = key.take().filter(|(parts, _)| *parts > MAX_KEY_PARTS) {
+                    return Some(found);
+                }
+            }
+        }
+    }
+    key.filter(|(parts, _)| *parts > MAX_KEY_PARTS)
 }
 
 fn convert_table(
@@ -123,6 +160,24 @@ mod tests {
         let mut locations = Locations::new();
         let value = parse("date = 2026-11-01\n", &mut locations).unwrap();
         assert_eq!(value["date"], "2026-11-01");
+    }
+
+    #[test]
+    fn a_key_too_deep_is_located_at_the_key() {
+        let deep = vec!["k"; MAX_KEY_PARTS + 1].join(".");
+        let quoted = format!("\"{}\"", vec!["q"; 200].join("."));
+        for text in [
+            format!("id = \"a\"\n{quoted} = \"x.y\"\n{deep} = 1\n"),
+            format!("id = \"a\"\n[{deep}]\nx = 1\n"),
+        ] {
+            let mut locations = Locations::new();
+            let (problem, range) = parse(&text, &mut locations).unwrap_err();
+            assert_eq!(&text[range], deep, "{problem:?}");
+            assert!(problem.to_string().contains("81 parts"), "{problem}");
+        }
+        // At the limit it is read.
+        let text = format!("{} = 1\n", vec!["k"; MAX_KEY_PARTS].join("."));
+        assert!(parse(&text, &mut Locations::new()).is_ok());
     }
 
     #[test]
