@@ -354,3 +354,36 @@ fn a_real_project_compiles_end_to_end() {
     let rules = prompt.find("USER'S CUSTOM INSTRUCTIONS").unwrap();
     insta::assert_snapshot!(format!("{}\n\n{}", &prompt[mcp..mcp_end], &prompt[rules..]));
 }
+
+/// A glob that parses but whose matcher cannot be built (too large) is named, and pointed
+/// at, as the pattern it is: not as an empty glob at the `globs` key.
+#[test]
+fn a_glob_too_large_to_build_is_named_and_located() {
+    let huge = format!("src/{}", "[a-z]".repeat(200_000));
+    let rule = format!(
+        "---\ndescription: globs naming `s` and `src/` in a key and the text\nglobs:\n  - \"src/**/*.tsx\"\n  - \"{huge}\"\n---\nUse src/ and {huge} here.\n"
+    );
+    let workspace = Fixture::minimal()
+        .file("examples/contexts/project.toml", "date = \"2026-11-01\"\n")
+        .file("project/.clinerules/web.md", &rule)
+        .write();
+    let run = workspace.run(&["build", "--context", "project", "--rules", "project"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let (line, column) = common::position_of(&rule, &huge);
+    assert_eq!((line, column), (5, 6));
+    assert!(
+        run.stderr.contains(&format!(
+            "warning[bad-glob]: glob `{huge}` does not parse: error building NFA"
+        )),
+        "{}",
+        &run.stderr[..run.stderr.len().min(400)]
+    );
+    assert!(
+        run.stderr.contains(&format!(
+            " --> project/.clinerules/web.md:{line}:{column}\n"
+        )),
+        "{}",
+        &run.stderr[..run.stderr.len().min(400)]
+    );
+    assert!(!run.stderr.contains("glob ``"), "an empty glob is named");
+}

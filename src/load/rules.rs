@@ -322,11 +322,28 @@ fn globs_of(metadata: &IndexMap<String, Value>) -> Result<Vec<String>, (String, 
             Err(error) => return Err((pattern.clone(), error.kind().to_string())),
         }
     }
-    // A set that does not build is as broken as a glob that does not parse.
+    // A set that does not build is as broken as a glob that does not parse. Its error holds
+    // the compiled regex, not the glob, so the pattern to blame is the first that does not
+    // build on its own; only when all do is it the set, named by all its patterns.
     builder
         .build()
-        .map(|_: GlobSet| patterns)
-        .map_err(|error| (String::new(), error.to_string()))
+        .map(|_: GlobSet| patterns.clone())
+        .map_err(|error| {
+            patterns
+                .iter()
+                .find_map(|pattern| {
+                    let glob = Glob::new(pattern).ok()?;
+                    let alone = GlobSetBuilder::new().add(glob).build().err()?;
+                    Some((pattern.clone(), build_message(&alone)))
+                })
+                .unwrap_or_else(|| (patterns.join(", "), build_message(&error)))
+        })
+}
+
+/// What went wrong building a glob's matcher, without the regex globset made of it (which
+/// the user never wrote).
+fn build_message(error: &globset::Error) -> String {
+    error.kind().to_string()
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -549,13 +566,27 @@ impl Reader<'_> {
     fn locate_globs(&self, id: SourceId, glob: &str) -> Span {
         let text = &self.sources.get(id).text;
         let key = text.find("\nglobs").map(|at| at + 1);
-        let range: Option<Range<usize>> =
-            key.map(
-                |key| match (!glob.is_empty()).then(|| text[key..].find(glob)).flatten() {
-                    Some(at) => key + at..key + at + glob.len(),
-                    None => key..key + "globs".len(),
-                },
-            );
+        let range: Option<Range<usize>> = key.map(|key| {
+            // After the key's colon and before the frontmatter ends, so that a pattern such as
+            // `s` is not found in `globs` nor in the rule's text; quoted first, so that `src/[ui` is not found inside `"src/[ui-old/**"`.
+            let after = text[key..].find(':').map_or(key, |colon| key + colon + 1);
+            let end = text[after..]
+                .find("\n---")
+                .map_or(text.len(), |end| after + end);
+            let value = &text[after..end];
+            let quoted = ['"', '\''].into_iter().find_map(|quote| {
+                value
+                    .find(&format!("{quote}{glob}{quote}"))
+                    .map(|at| at + quote.len_utf8())
+            });
+            match quoted
+                .or_else(|| value.find(glob))
+                .filter(|_| !glob.is_empty())
+            {
+                Some(at) => after + at..after + at + glob.len(),
+                None => key..key + "globs".len(),
+            }
+        });
         Span::new(id, range.unwrap_or(0..0))
     }
 
