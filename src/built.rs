@@ -77,6 +77,28 @@ pub fn postprocess_regex(pattern: &str) -> Result<meta::Regex, String> {
     })
 }
 
+/// A glob's matcher: the regex globset makes of it, matched against a path's bytes as
+/// `GlobMatcher` matches, but built to return its error. globset's own `compile_matcher`
+/// panics when the regex of a glob it parsed does not build, and a glob of a few hundred
+/// thousand character classes does not; `limit` bounds what the regex may compile to.
+pub fn glob_regex(glob: &globset::Glob, limit: usize) -> Result<meta::Regex, String> {
+    let syntax = regex_automata::util::syntax::Config::new()
+        .utf8(false)
+        .dot_matches_new_line(true);
+    let config = meta::Config::new()
+        .utf8_empty(false)
+        .nfa_size_limit(Some(limit))
+        .hybrid_cache_capacity(limit);
+    meta::Builder::new()
+        .syntax(syntax)
+        .configure(config)
+        .build(glob.regex())
+        .map_err(|error| match error.size_limit() {
+            Some(limit) => format!("it compiles to more than {limit} bytes"),
+            None => error.to_string(),
+        })
+}
+
 /// The regex crate's message without its quoted pattern and `error:` prefix.
 fn regex_message(error: &regex::Error) -> String {
     let text = error.to_string();

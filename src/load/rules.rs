@@ -263,12 +263,16 @@ pub fn decide(
         return RuleDecision::AlwaysByMetadata;
     }
     for glob in &globs {
-        let Ok(matcher) = Glob::new(glob).map(|glob| glob.compile_matcher()) else {
+        // globset's own limit on what a glob compiles to, as its sets have.
+        let matcher = Glob::new(glob)
+            .map_err(|error| error.to_string())
+            .and_then(|glob| crate::built::glob_regex(&glob, 10 << 20));
+        let Ok(matcher) = matcher else {
             return RuleDecision::BrokenGlobs;
         };
         if let Some(file) = active_files
             .iter()
-            .find(|file| matcher.is_match(file.as_str()))
+            .find(|file| matcher.is_match(&*glob_candidate(file)))
         {
             return RuleDecision::Matched {
                 file: file.clone(),
@@ -277,6 +281,15 @@ pub fn decide(
         }
     }
     RuleDecision::NoActiveFileMatches { globs }
+}
+
+/// A file's path as globset matches it: its bytes, with `\` as `/` on Windows.
+fn glob_candidate(path: &str) -> std::borrow::Cow<'_, [u8]> {
+    if cfg!(windows) && path.contains('\\') {
+        std::borrow::Cow::Owned(path.replace('\\', "/").into_bytes())
+    } else {
+        std::borrow::Cow::Borrowed(path.as_bytes())
+    }
 }
 
 /// Globs that match every path: a rule carrying them is always active (as the seeds' rules

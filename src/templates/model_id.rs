@@ -19,12 +19,8 @@ const REGEX_SIZE_LIMIT: usize = 1 << 20;
 /// 5 ms), and minijinja charges nothing for it: a loop that makes a new pattern each turn
 /// could run for hours within its fuel. Each distinct pattern a render (or a condition) uses
 /// therefore costs fuel in proportion to its compiled size, about what the instructions of
-/// the same time would cost: 1 MiB is 262 144 fuel, a model-id pattern a few thousand.
+/// the same time would cost: 1 MiB is 262 144 fuel, a model-id pattern or glob a few thousand.
 const BYTES_PER_FUEL: u64 = 4;
-/// What a glob costs per byte of its text (globset does not tell what it compiled to; its
-/// build time grows with the pattern's length), and at least.
-const GLOB_FUEL_PER_BYTE: u64 = 16;
-const GLOB_FUEL_AT_LEAST: u64 = 1_000;
 
 pub fn install(env: &mut Environment<'static>) {
     env.add_test("icontaining", |text: &str, needle: &str| {
@@ -41,21 +37,19 @@ pub fn install(env: &mut Environment<'static>) {
 /// A shell-style glob over the whole text, case-insensitive: `*` and `?` also match `/`, as
 /// in `openrouter/*`.
 fn glob(state: &mut State, text: &str, pattern: &str) -> Result<bool, Error> {
-    static GLOBS: Built<globset::GlobMatcher> = Built::new();
-    let matcher = GLOBS.get(pattern, || {
+    static GLOBS: Built<meta::Regex> = Built::new();
+    let regex = GLOBS.get(pattern, || {
         globset::GlobBuilder::new(pattern)
             .case_insensitive(true)
             .literal_separator(false)
             .build()
-            .map(|glob| glob.compile_matcher())
-            .map_err(|error| format!("glob `{pattern}`: {}", error.kind()))
+            .map_err(|error| error.kind().to_string())
+            .and_then(|glob| crate::built::glob_regex(&glob, REGEX_SIZE_LIMIT))
+            .map_err(|error| format!("glob `{}`: {error}", shortened(pattern)))
     });
-    let matcher = matcher.map_err(invalid)?;
-    let cost = (pattern.len() as u64)
-        .saturating_mul(GLOB_FUEL_PER_BYTE)
-        .max(GLOB_FUEL_AT_LEAST);
-    charge(state, "glob", pattern, cost)?;
-    Ok(matcher.is_match(text))
+    let regex = regex.map_err(invalid)?;
+    charge(state, "glob", pattern, cost_of(&regex))?;
+    Ok(regex.is_match(text.as_bytes()))
 }
 
 /// A regular expression found anywhere in the text (anchor it with `^…$`; `(?i)` for case).
@@ -64,9 +58,13 @@ fn matching(state: &mut State, text: &str, pattern: &str) -> Result<bool, Error>
     let regex = REGEXES
         .get(pattern, || build_regex(pattern))
         .map_err(invalid)?;
-    let cost = (regex.memory_usage() as u64 / BYTES_PER_FUEL).max(1);
-    charge(state, "regular expression", pattern, cost)?;
+    charge(state, "regular expression", pattern, cost_of(&regex))?;
     Ok(regex.is_match(text))
+}
+
+/// What building a pattern costs, in fuel: by the memory it compiled to.
+fn cost_of(regex: &meta::Regex) -> u64 {
+    (regex.memory_usage() as u64 / BYTES_PER_FUEL).max(1)
 }
 
 /// `pattern` as `regex::RegexBuilder` builds it with both size limits at
@@ -266,6 +264,26 @@ mod tests {
         let error = render(endless, 1_000_000).unwrap_err();
         assert_eq!(error.kind(), ErrorKind::OutOfFuel);
         assert!(error.to_string().contains("glob `*"), "{error}");
+    }
+
+    // globset's own matcher panics when the regex of a glob it parsed does not build.
+    #[test]
+    fn a_glob_too_large_to_build_is_an_error_not_a_panic() {
+        let template = "{{ 'x' is glob('[a-z]' * 200000) }}";
+        let error = render(template, 5_000_000).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::InvalidOperation);
+        assert!(
+            error
+                .to_string()
+                .contains("compiles to more than 1048576 bytes"),
+            "{error}"
+        );
+        assert!(error.to_string().len() < 400, "{error}");
+        // Matched as globset matches: case aside, `*` and `?` cross `/` and line breaks.
+        let holds = |template: &str| render(template, 100_000).unwrap() == "y";
+        assert!(holds("{% if 'A/b' is glob('a/*') %}y{% endif %}"));
+        assert!(holds("{% if 'a\nb' is glob('a?b') %}y{% endif %}"));
+        assert!(!holds("{% if 'ab/c' is glob('a?') %}y{% endif %}"));
     }
 
     #[test]
