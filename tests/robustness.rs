@@ -581,3 +581,26 @@ fn a_json_context_in_the_contexts_folder_is_a_named_context() {
         .validate();
     assert_eq!(report.counts(), (0, 0), "{:?}", report.diagnostics());
 }
+
+// minijinja negates and adds slice and range steps unchecked: a debug build (this test's)
+// panicked on a step of i64::MIN, where a release build wraps. Debug builds now wrap too, and
+// such templates render as in release, whatever they give.
+#[test]
+fn extreme_steps_in_slices_and_ranges_do_not_crash_a_debug_build() {
+    let min = i64::MIN;
+    let template = format!(
+        "{{{{ 'abc'[::{min}] }}}}|{{{{ [1, 2][{min}:{min}:{min}] }}}}|\
+         {{{{ range(0, {min}, {min}) | list }}}}|{{{{ ({min}) // -1 }}}}\n"
+    );
+    let workspace = Fixture::minimal()
+        .file("components/intro.md", &template)
+        .write();
+    let run = workspace.run(&["build", "--family", "generic"]);
+    assert!(
+        run.code == 0 || run.code == 1,
+        "exit {}: {}",
+        run.code,
+        run.stderr
+    );
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+}
