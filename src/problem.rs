@@ -229,6 +229,11 @@ pub enum Problem {
     PathEscapesWorkspace {
         path: String,
     },
+    /// A folder setting that names a place in the repository's `.git` folder.
+    PathInGitFolder {
+        setting: String,
+        path: String,
+    },
     /// A file promptc will not read: a link out of the workspace, a FIFO, too large, ….
     PathRefused {
         path: String,
@@ -370,6 +375,7 @@ impl Problem {
             Problem::NoFamilyTemplate { .. } => "no-family-template",
             Problem::TemplateFileMissing { .. } => "template-file-missing",
             Problem::PathEscapesWorkspace { .. } => "path-escapes-workspace",
+            Problem::PathInGitFolder { .. } => "path-in-git-folder",
             Problem::PathRefused { .. } => "path-refused",
             Problem::TemplateSyntax { .. } => "template-syntax",
             Problem::ConditionSyntax { .. } => "condition-syntax",
@@ -529,6 +535,9 @@ impl Problem {
             Problem::PathEscapesWorkspace { .. } => {
                 "use a path relative to the file that stays inside the workspace".into()
             }
+            Problem::PathInGitFolder { .. } => {
+                "promptc neither reads nor writes the repository's .git folder: choose another folder".into()
+            }
             Problem::PathRefused { help, .. } => help.clone(),
             Problem::DuplicateSlot { .. } => "give one of them its own `slot`".into(),
             Problem::NotYetDefined {
@@ -567,6 +576,51 @@ impl Problem {
 
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut message = String::new();
+        self.write_message(&mut message)?;
+        f.write_str(&shortened_quotes(&message))
+    }
+}
+
+/// The longest text a message quotes whole, in characters.
+const QUOTED_CHARS: usize = 80;
+/// The longest message, in characters.
+const MESSAGE_CHARS: usize = 2_000;
+
+/// `message` with each quoted text (between backticks) longer than [`QUOTED_CHARS`] cut in
+/// its middle, and the whole cut at [`MESSAGE_CHARS`]: a value, key or pattern from a file
+/// can be megabytes long, and a message that repeats it would bury the diagnostic (and fill
+/// a CI log) where its location already points at it.
+fn shortened_quotes(message: &str) -> std::borrow::Cow<'_, str> {
+    let long = |text: &str| text.chars().count() > QUOTED_CHARS;
+    if message.chars().count() <= QUOTED_CHARS || !message.split('`').any(long) {
+        return std::borrow::Cow::Borrowed(message);
+    }
+    let mut out = String::with_capacity(MESSAGE_CHARS);
+    for (index, part) in message.split('`').enumerate() {
+        if index > 0 {
+            out.push('`');
+        }
+        if index % 2 == 1 && long(part) {
+            let head: String = part.chars().take(QUOTED_CHARS / 2).collect();
+            let tail: Vec<char> = part.chars().rev().take(QUOTED_CHARS / 4).collect();
+            out.push_str(&head);
+            out.push('…');
+            out.extend(tail.into_iter().rev());
+        } else {
+            out.push_str(part);
+        }
+    }
+    if out.chars().count() > MESSAGE_CHARS {
+        out = out.chars().take(MESSAGE_CHARS).collect();
+        out.push('…');
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+impl Problem {
+    fn write_message(&self, f: &mut String) -> fmt::Result {
+        use fmt::Write as _;
         match self {
             Problem::NotYetDefined { name, reason } => {
                 write!(f, "`{name}` is not defined here: {reason}")
@@ -598,7 +652,7 @@ impl fmt::Display for Problem {
             Problem::WrongType { expected, found } => {
                 write!(f, "wrong type: expected {expected}, found {found}")
             }
-            Problem::InvalidValue(invalid) => fmt::Display::fmt(invalid, f),
+            Problem::InvalidValue(invalid) => write!(f, "{invalid}"),
             Problem::NameTaken {
                 name,
                 what,
@@ -661,6 +715,12 @@ impl fmt::Display for Problem {
             }
             Problem::PathEscapesWorkspace { path } => {
                 write!(f, "path `{path}` leaves the workspace")
+            }
+            Problem::PathInGitFolder { setting, path } => {
+                write!(
+                    f,
+                    "`{setting}` names `{path}`, in the repository's .git folder"
+                )
             }
             Problem::PathRefused { path, reason, .. } => {
                 write!(f, "`{path}` {reason}: promptc does not read it")
@@ -774,9 +834,9 @@ impl fmt::Display for Problem {
                     "; only the text before it can be served from a prompt cache"
                 )
             }
-            Problem::Routing(routing) => routing.fmt(f),
-            Problem::Definitions(problem) => problem.fmt(f),
-            Problem::Rules(rules) => rules.fmt(f),
+            Problem::Routing(routing) => write!(f, "{routing}"),
+            Problem::Definitions(problem) => write!(f, "{problem}"),
+            Problem::Rules(rules) => write!(f, "{rules}"),
             Problem::ForEachNotAList { found } => {
                 write!(f, "`for_each` must give a list, but gives a {found}")
             }
@@ -872,6 +932,10 @@ mod tests {
                 family: text(),
             },
             Problem::PathEscapesWorkspace { path: text() },
+            Problem::PathInGitFolder {
+                setting: text(),
+                path: text(),
+            },
             Problem::PathRefused {
                 path: text(),
                 reason: text(),
@@ -934,7 +998,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 51;
+    const VARIANTS: usize = 52;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -989,6 +1053,7 @@ mod tests {
             Problem::Rules(_) => 48,
             Problem::PostprocessGrows { .. } => 49,
             Problem::ChainTooLong { .. } => 50,
+            Problem::PathInGitFolder { .. } => 51,
         }
     }
 
@@ -1002,6 +1067,33 @@ mod tests {
             kebab.push(c.to_ascii_lowercase());
         }
         kebab
+    }
+
+    // A value of a megabyte was quoted whole in its message, once per diagnostic.
+    #[test]
+    fn a_long_quoted_text_is_cut_in_its_middle() {
+        let key = format!("a{}z", "k".repeat(300_000));
+        let message = Problem::UnknownKey {
+            key: key.clone(),
+            expected: vec!["id".into()],
+            suggestion: None,
+        }
+        .to_string();
+        assert_eq!(
+            message,
+            format!("unknown key `a{}…{}z`", "k".repeat(39), "k".repeat(19))
+        );
+        let short = Problem::UnknownKey {
+            key: "idd".into(),
+            expected: vec!["id".into()],
+            suggestion: None,
+        };
+        assert_eq!(short.to_string(), "unknown key `idd`");
+        // Unpaired backticks, and long text outside quotes, stay bounded.
+        let odd = format!("`{}` and ` {}", "q".repeat(100), "w".repeat(5_000));
+        let odd = shortened_quotes(&odd);
+        assert!(odd.chars().count() <= MESSAGE_CHARS + 1, "{}", odd.len());
+        assert!(odd.starts_with(&format!("`{}…", "q".repeat(40))), "{odd}");
     }
 
     #[test]

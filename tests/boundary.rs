@@ -785,7 +785,8 @@ fn the_git_folder_is_neither_read_nor_written() {
         "{diagnostics:?}"
     );
     assert!(!format!("{diagnostics:?}").contains("c2VjcmV0"));
-    // With a sound template, the build still refuses `.git` as its output folder.
+    // With a sound template, the build still refuses `.git` as its output folder, at the
+    // setting.
     std::fs::write(
         workspace.root().join("components/intro.toml"),
         common::COMPONENT,
@@ -794,8 +795,9 @@ fn the_git_folder_is_neither_read_nor_written() {
     let run = workspace.run(&["build", "--all"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(
-        run.stderr
-            .contains("error: .git/prompts/generic/basic.md is in a .git folder"),
+        run.stderr.contains(
+            "error[path-in-git-folder]: `build.out` names `.git/prompts`, in the repository's .git folder\n --> promptc.toml:4:7"
+        ),
         "{}",
         run.stderr
     );
@@ -1024,4 +1026,64 @@ fn a_refused_template_file_is_reported_at_the_field_that_names_it() {
     );
     assert_eq!(common::position_of(variant, "\"../.git/config\""), (2, 17));
     assert_eq!(common::position_of(xs, "\"gone.md\""), (4, 17));
+}
+
+// A folder setting inside the repository's `.git` folder was found empty when read (every
+// partial "missing", no rules) or refused only when a build came to write there, and nothing
+// named the setting. It is an error at the setting, written or reached through a link.
+#[test]
+fn a_folder_setting_in_the_git_folder_is_an_error_at_the_setting() {
+    let workspace = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}\n[paths]\npartials = \"through/p\"\n\n[build]\nout = \".git/out\"\n",
+                common::MANIFEST
+            ),
+        )
+        .file(
+            "examples/contexts/basic.toml",
+            format!("{}rules_from = [\"rules\", \".GIT\"]\n", common::CONTEXT),
+        )
+        .write();
+    let root = workspace.root();
+    std::fs::create_dir_all(root.join(".git/p")).unwrap();
+    std::fs::create_dir_all(root.join("rules")).unwrap();
+    symlink(".git", root.join("through")).unwrap();
+    let found: Vec<(String, u64, u64, String)> = workspace
+        .validate()
+        .diagnostics()
+        .into_iter()
+        .filter(|d| d.code == "path-in-git-folder")
+        .map(|d| (d.file, d.line, d.column, d.message))
+        .collect();
+    let manifest = std::fs::read_to_string(root.join("promptc.toml")).unwrap();
+    let context = std::fs::read_to_string(root.join("examples/contexts/basic.toml")).unwrap();
+    let at = |file: &str, text: &str, needle: &str, message: &str| {
+        let (line, column) = common::position_of(text, needle);
+        (file.to_string(), line, column, message.to_string())
+    };
+    assert_eq!(
+        found,
+        [
+            at(
+                "promptc.toml",
+                &manifest,
+                "\"through/p\"",
+                "`paths.partials` names `through/p`, in the repository's .git folder"
+            ),
+            at(
+                "promptc.toml",
+                &manifest,
+                "\".git/out\"",
+                "`build.out` names `.git/out`, in the repository's .git folder"
+            ),
+            at(
+                "examples/contexts/basic.toml",
+                &context,
+                "\".GIT\"",
+                "`rules_from` names `.GIT`, in the repository's .git folder"
+            ),
+        ]
+    );
 }

@@ -719,14 +719,36 @@ fn paths_stay_inside(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut
     let root = &known.workspace.root;
     let folders = source_folders(&value.paths).into_iter();
     for (setting, path) in folders.chain([("build.out", &value.build.out)]) {
+        let pointer = format!("/{}", setting.replace('.', "/"));
         if crate::load::read::resolve_inside(root, root, path).is_none() {
-            let pointer = format!("/{}", setting.replace('.', "/"));
             out.error(
                 Problem::PathEscapesWorkspace { path: path.clone() },
                 manifest.value_span(&pointer),
             );
+        } else if in_git_folder(root, path) {
+            out.error(
+                Problem::PathInGitFolder {
+                    setting: setting.to_string(),
+                    path: path.clone(),
+                },
+                manifest.value_span(&pointer),
+            );
         }
     }
+}
+
+/// Whether a workspace folder lies in the repository's `.git` folder, as written or as it
+/// really lies (through a link): loading would find it empty and a build would refuse to
+/// write there, neither saying which setting named it.
+pub fn in_git_folder(root: &std::path::Path, folder: &str) -> bool {
+    let has_git = |path: &std::path::Path| {
+        path.components()
+            .any(|part| crate::confine::is_git_folder(part.as_os_str()))
+    };
+    let written = lexical(folder.trim_matches('/'));
+    let real_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let real = real_folder(root, &written);
+    has_git(&written) || real.strip_prefix(&real_root).is_ok_and(has_git)
 }
 
 /// `build.out` is a folder of its own: a build writes and deletes files there.

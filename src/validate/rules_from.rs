@@ -18,10 +18,19 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
 
 pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, out: &mut Diagnostics) {
     for (index, path) in entry.value.rules_from.iter().enumerate() {
+        let span = entry.value_span(&child_pointer("/rules_from", &index.to_string()));
         if resolve_inside(&workspace.root, &workspace.root, path).is_none() {
             out.push(Diagnostic::new(
                 Problem::Rules(RulesProblem::RulesFromOutside { path: path.clone() }),
-                entry.value_span(&child_pointer("/rules_from", &index.to_string())),
+                span,
+            ));
+        } else if super::references::in_git_folder(&workspace.root, path) {
+            out.push(Diagnostic::new(
+                Problem::PathInGitFolder {
+                    setting: "rules_from".into(),
+                    path: path.clone(),
+                },
+                span,
             ));
         }
     }
