@@ -424,6 +424,50 @@ pub fn is_git_folder(name: &std::ffi::OsStr) -> bool {
     name.eq_ignore_ascii_case(".git")
 }
 
+/// Whether a workspace folder lies in the repository's `.git` folder, as written or as it
+/// really lies (through a link): loading would find it empty and a build would refuse to
+/// write there, neither saying which setting named it.
+pub fn in_git_folder(root: &std::path::Path, folder: &str) -> bool {
+    let has_git = |path: &std::path::Path| {
+        path.components()
+            .any(|part| is_git_folder(part.as_os_str()))
+    };
+    let written = lexical(folder.trim_matches('/'));
+    let real_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let real = real_folder(root, &written);
+    has_git(&written) || real.strip_prefix(&real_root).is_ok_and(has_git)
+}
+
+/// Where a workspace folder really lies: its deepest existing part with every link resolved,
+/// then the rest as written.
+pub fn real_folder(root: &std::path::Path, folder: &std::path::Path) -> std::path::PathBuf {
+    let mut existing = root.join(folder);
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(real) = existing.canonicalize() {
+            return rest.iter().rev().fold(real, |path, part| path.join(part));
+        }
+        match (
+            existing.file_name().map(ToOwned::to_owned),
+            existing.parent(),
+        ) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                existing = parent.to_path_buf();
+            }
+            _ => return root.join(folder),
+        }
+    }
+}
+
+/// A workspace-relative folder as its plain parts (`./a//b/` → `a/b`), for comparing folders.
+pub fn lexical(path: &str) -> std::path::PathBuf {
+    std::path::Path::new(path)
+        .components()
+        .filter(|part| matches!(part, std::path::Component::Normal(_)))
+        .collect()
+}
+
 /// The path shown to users: relative to the workspace root when inside it.
 pub fn shown(root: &Path, path: &Path) -> PathBuf {
     path.strip_prefix(root)

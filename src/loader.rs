@@ -58,12 +58,24 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
         if entry.value.rules_from.is_empty() {
             continue;
         }
+        // A context that inherits its `rules_from` reads the same folders as the one that
+        // names them, whose problems are reported once, at its own values.
+        let named = entry.document.value.pointer("/rules_from").is_some();
+        let named_at: Vec<crate::span::Span> = (0..entry.value.rules_from.len())
+            .map(|index| entry.value_span(&format!("/rules_from/{index}")))
+            .collect();
+        let mut inherited = Diagnostics::default();
         let read = rules::read_rules_from(
             &root,
             &mut sources,
             limits.file_bytes,
             &entry.value.rules_from,
-            &mut diagnostics,
+            &named_at,
+            if named {
+                &mut diagnostics
+            } else {
+                &mut inherited
+            },
         );
         context_rules.insert(name.clone(), read);
     }

@@ -392,3 +392,42 @@ fn a_glob_too_large_to_build_is_named_and_located() {
     );
     assert!(!run.stderr.contains("glob ``"), "an empty glob is named");
 }
+
+// A context inheriting `rules_from` through `extends` reported every problem of those folders
+// again, at its own first line (1:1), and a missing folder was located at the folder's own
+// name, not at the setting. Each is reported once, at the value of the context that names it.
+#[test]
+fn rules_folder_problems_are_reported_once_at_the_context_that_names_the_folder() {
+    let base = format!(
+        "{}rules_from = [\"gone\", \"../outside\"]\n",
+        common::CONTEXT
+    );
+    let workspace = Fixture::minimal()
+        .file("examples/contexts/basic.toml", &base)
+        .file("examples/contexts/child.toml", "extends = \"basic\"\n")
+        .file("examples/contexts/grandchild.toml", "extends = \"child\"\n")
+        .write();
+    let found: Vec<(String, String, u64, u64)> = workspace
+        .validate()
+        .diagnostics()
+        .into_iter()
+        .map(|d| (d.code, d.file, d.line, d.column))
+        .collect();
+    let at = |needle: &str| common::position_of(&base, needle);
+    let here = |code: &str, needle: &str| {
+        let (line, column) = at(needle);
+        (
+            code.to_string(),
+            "examples/contexts/basic.toml".to_string(),
+            line,
+            column,
+        )
+    };
+    assert_eq!(
+        found,
+        [
+            here("rules-folder-missing", "\"gone\""),
+            here("rules-from-outside", "\"../outside\""),
+        ]
+    );
+}

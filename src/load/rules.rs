@@ -111,6 +111,7 @@ pub fn assemble(
     let mut reader = Reader {
         sources,
         diagnostics,
+        named_at: None,
         file_bytes,
         files: 0,
         bytes: 0,
@@ -125,7 +126,7 @@ pub fn assemble(
             reader.rules.extend(read.rules.iter().cloned());
             reader.workflows.extend(read.workflows.iter().cloned());
         }
-        None => reader.rules_from(root, &context.rules_from, true),
+        None => reader.rules_from(root, &context.rules_from, &[], true),
     }
     for folder in &request.folders {
         reader.folder(folder, folder.clone(), Origin::Project);
@@ -154,24 +155,27 @@ pub struct ReadRules {
     pub workflows: Vec<Rule>,
 }
 
-/// Reads a workspace context's `rules_from` folders (problems recorded in `diagnostics`).
+/// Reads a workspace context's `rules_from` folders (problems recorded in `diagnostics`); a
+/// folder that cannot be read is reported at its value in `named_at`, by index.
 pub fn read_rules_from(
     root: &Path,
     sources: &mut Sources,
     file_bytes: u64,
     rules_from: &[String],
+    named_at: &[Span],
     diagnostics: &mut Diagnostics,
 ) -> ReadRules {
     let mut reader = Reader {
         sources,
         diagnostics,
+        named_at: None,
         file_bytes,
         files: 0,
         bytes: 0,
         rules: Vec::new(),
         workflows: Vec::new(),
     };
-    reader.rules_from(root, rules_from, false);
+    reader.rules_from(root, rules_from, named_at, false);
     ReadRules {
         rules: reader.rules,
         workflows: reader.workflows,
@@ -368,10 +372,23 @@ enum Origin {
 impl Reader<'_> {
     /// A context's `rules_from` folders: inside the workspace only. One outside is reported
     /// here when `report_outside` (validation reports a workspace context's).
-    fn rules_from(&mut self, root: &Path, rules_from: &[String], report_outside: bool) {
-        for name in rules_from {
+    fn rules_from(
+        &mut self,
+        root: &Path,
+        rules_from: &[String],
+        named_at: &[Span],
+        report_outside: bool,
+    ) {
+        for (index, name) in rules_from.iter().enumerate() {
+            self.named_at = named_at.get(index).copied();
             let path = Path::new(name);
+            // Validation reports a folder in `.git` at its setting; it is not read.
+            let in_git = crate::confine::in_git_folder(root, name);
             match crate::load::read::resolve_inside(root, root, name) {
+                Some(_) if in_git && report_outside => {
+                    self.missing(path.to_path_buf(), PathProblem::GitFolder.to_string());
+                }
+                Some(_) if in_git => {}
                 Some(inside) => self.folder(&inside, path.to_path_buf(), Origin::Project),
                 None if report_outside => self.missing(
                     path.to_path_buf(),
@@ -380,12 +397,15 @@ impl Reader<'_> {
                 None => {}
             }
         }
+        self.named_at = None;
     }
 }
 
 struct Reader<'a> {
     sources: &'a mut Sources,
     diagnostics: &'a mut Diagnostics,
+    /// Where the folder being read is named (a `rules_from` value), when a file names it.
+    named_at: Option<Span>,
     file_bytes: u64,
     files: usize,
     bytes: u64,
@@ -605,10 +625,13 @@ impl Reader<'_> {
 
     fn missing(&mut self, shown: PathBuf, reason: String) {
         let path = shown.display().to_string();
-        let id = self.sources.add(shown, String::new());
+        let span = match self.named_at {
+            Some(span) => span,
+            None => Span::file_start(self.sources.add(shown, String::new())),
+        };
         self.diagnostics.push(Diagnostic::new(
             Problem::Rules(RulesProblem::RulesFolderMissing { path, reason }),
-            Span::file_start(id),
+            span,
         ));
     }
 

@@ -725,7 +725,7 @@ fn paths_stay_inside(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut
                 Problem::PathEscapesWorkspace { path: path.clone() },
                 manifest.value_span(&pointer),
             );
-        } else if in_git_folder(root, path) {
+        } else if crate::confine::in_git_folder(root, path) {
             out.error(
                 Problem::PathInGitFolder {
                     setting: setting.to_string(),
@@ -737,33 +737,24 @@ fn paths_stay_inside(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut
     }
 }
 
-/// Whether a workspace folder lies in the repository's `.git` folder, as written or as it
-/// really lies (through a link): loading would find it empty and a build would refuse to
-/// write there, neither saying which setting named it.
-pub fn in_git_folder(root: &std::path::Path, folder: &str) -> bool {
-    let has_git = |path: &std::path::Path| {
-        path.components()
-            .any(|part| crate::confine::is_git_folder(part.as_os_str()))
-    };
-    let written = lexical(folder.trim_matches('/'));
-    let real_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    let real = real_folder(root, &written);
-    has_git(&written) || real.strip_prefix(&real_root).is_ok_and(has_git)
-}
-
 /// `build.out` is a folder of its own: a build writes and deletes files there.
 fn output_folder_is_apart(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {
     let value = &manifest.value;
     let root = &known.workspace.root;
     let out_dir = value.build.out.trim_matches('/');
     for (setting, folder) in source_folders(&value.paths) {
-        let (outputs, sources) = (lexical(out_dir), lexical(folder));
+        let (outputs, sources) = (
+            crate::confine::lexical(out_dir),
+            crate::confine::lexical(folder),
+        );
         let overlap =
             |a: &std::path::Path, b: &std::path::Path| a.starts_with(b) || b.starts_with(a);
         // As written, and as the folders really lie: a link in the workspace (`here` → `.`)
         // can make `here/partials` the partials folder itself.
-        let (real_outputs, real_sources) =
-            (real_folder(root, &outputs), real_folder(root, &sources));
+        let (real_outputs, real_sources) = (
+            crate::confine::real_folder(root, &outputs),
+            crate::confine::real_folder(root, &sources),
+        );
         if !outputs.as_os_str().is_empty()
             && (overlap(&outputs, &sources) || overlap(&real_outputs, &real_sources))
         {
@@ -796,34 +787,4 @@ fn regexes_compile(_: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagn
             );
         }
     }
-}
-
-/// Where a workspace folder really lies: its deepest existing part with every link resolved,
-/// then the rest as written.
-fn real_folder(root: &std::path::Path, folder: &std::path::Path) -> std::path::PathBuf {
-    let mut existing = root.join(folder);
-    let mut rest = Vec::new();
-    loop {
-        if let Ok(real) = existing.canonicalize() {
-            return rest.iter().rev().fold(real, |path, part| path.join(part));
-        }
-        match (
-            existing.file_name().map(ToOwned::to_owned),
-            existing.parent(),
-        ) {
-            (Some(name), Some(parent)) => {
-                rest.push(name);
-                existing = parent.to_path_buf();
-            }
-            _ => return root.join(folder),
-        }
-    }
-}
-
-/// A workspace-relative folder as its plain parts (`./a//b/` → `a/b`), for comparing folders.
-fn lexical(path: &str) -> std::path::PathBuf {
-    std::path::Path::new(path)
-        .components()
-        .filter(|part| matches!(part, std::path::Component::Normal(_)))
-        .collect()
 }

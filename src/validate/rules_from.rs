@@ -17,6 +17,11 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
 }
 
 pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, out: &mut Diagnostics) {
+    // A context that inherits its `rules_from` (through `extends`) does not write it: the
+    // context that does is told, once, at its own line.
+    if entry.document.value.pointer("/rules_from").is_none() {
+        return;
+    }
     for (index, path) in entry.value.rules_from.iter().enumerate() {
         let span = entry.value_span(&child_pointer("/rules_from", &index.to_string()));
         if resolve_inside(&workspace.root, &workspace.root, path).is_none() {
@@ -24,7 +29,7 @@ pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, out: &mut Di
                 Problem::Rules(RulesProblem::RulesFromOutside { path: path.clone() }),
                 span,
             ));
-        } else if super::references::in_git_folder(&workspace.root, path) {
+        } else if crate::confine::in_git_folder(&workspace.root, path) {
             out.push(Diagnostic::new(
                 Problem::PathInGitFolder {
                     setting: "rules_from".into(),
