@@ -59,13 +59,13 @@ mod follow;
 mod init;
 mod load;
 mod loader;
-#[cfg(feature = "cli")]
-mod memory_limit;
 pub mod model;
 mod namespace;
 mod path_error;
 mod pointer;
 pub mod problem;
+#[cfg(feature = "cli")]
+mod process_limits;
 mod render;
 pub mod report;
 mod resolve;

@@ -20,7 +20,7 @@ const LAYERS: &[&[&str]] = &[
         "tokens",
         "path_error",
         "follow",
-        "memory_limit",
+        "process_limits",
         "scratch",
     ],
     // Positions, the trust boundary, and the data model (the file formats).

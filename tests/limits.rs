@@ -736,3 +736,41 @@ fn a_key_with_too_many_parts_is_reported_at_the_key() {
         assert_eq!(end, Some(column + deep.len() as u64), "{single:?}");
     }
 }
+
+// One instruction can walk a whole value (`-1 in big` compares a hundred thousand items), and
+// fuel counts instructions: this loop spends a fifth of the default fuel and would run for
+// minutes. The command line's processor-time limit stops it (SIGXCPU).
+#[cfg(unix)]
+#[test]
+fn the_processor_time_limit_stops_work_that_fuel_does_not_count() {
+    use std::os::unix::process::ExitStatusExt;
+    let workspace = with_template(
+        "",
+        "{% set big = range(100000)|list %}{% for i in range(100000) %}{% if -1 in big %}x{% endif %}{% endfor %}\n",
+    )
+    .write();
+    let started = Instant::now();
+    let output = workspace
+        .command()
+        .env("PROMPTC_TIME_LIMIT", "2s")
+        .args(["build", "--family", "generic"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.signal(), Some(24), "{:?}", output.status);
+    assert!(started.elapsed() < Duration::from_secs(30));
+
+    // A limit that is not a duration is an error, as a memory limit that is not a size is.
+    let output = workspace
+        .command()
+        .env("PROMPTC_TIME_LIMIT", "soon")
+        .args(["build", "--family", "generic"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("PROMPTC_TIME_LIMIT: `soon` is not a duration"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

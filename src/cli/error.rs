@@ -19,8 +19,8 @@ pub enum CliError {
     Path(PathError),
     /// A read or write failed: stdout, the current folder, the workspace as a whole.
     Io(io::Error),
-    /// `PROMPTC_MEMORY_LIMIT` is not a size.
-    MemoryLimit(String),
+    /// `PROMPTC_MEMORY_LIMIT` is not a size, or `PROMPTC_TIME_LIMIT` not a duration.
+    ProcessLimit(String),
     /// `--workspace` names a folder without a manifest.
     NotAWorkspace(PathBuf),
     /// No manifest in the current folder or any above it.
@@ -105,7 +105,7 @@ impl fmt::Display for CliError {
             CliError::Reported => Ok(()),
             CliError::Path(error) => write!(f, "{error}"),
             CliError::Io(error) => write!(f, "{error}"),
-            CliError::MemoryLimit(message) | CliError::Unprintable(message) => {
+            CliError::ProcessLimit(message) | CliError::Unprintable(message) => {
                 write!(f, "{message}")
             }
             CliError::NotNative(variant) => write!(

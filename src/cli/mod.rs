@@ -108,11 +108,15 @@ pub enum Command {
     Man,
 }
 
-/// The `promptc` program: the process's memory ceiling, then the command the arguments name.
+/// The `promptc` program: the process's memory and time ceilings, then the command the
+/// arguments name.
 pub fn main() -> ExitCode {
-    if let Err(message) = crate::memory_limit::apply() {
+    if let Err(message) = crate::process_limits::MEMORY
+        .apply()
+        .and_then(|()| crate::process_limits::TIME.apply())
+    {
         return exit(
-            Err(CliError::MemoryLimit(message)),
+            Err(CliError::ProcessLimit(message)),
             &Printer::new(ColorChoice::Never),
         );
     }
