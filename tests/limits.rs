@@ -774,3 +774,29 @@ fn the_processor_time_limit_stops_work_that_fuel_does_not_count() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+// `[x, x]` doubled forty times is forty lists, but a trillion items written out: checking its
+// nesting walked it as a tree (hours), and writing it out found out whether it was JSON by
+// building it whole (all memory). Each way of writing it out stops at the byte limit.
+#[test]
+fn a_value_that_holds_its_parts_many_times_is_written_within_the_limits() {
+    for write in [
+        "{{ ns.x }}",
+        "{{ ns.x|string }}",
+        "{{ ns.x|pprint }}",
+        "{{ ns.x|tojson }}",
+    ] {
+        let template = format!(
+            "{{% set ns = namespace(x=[1]) %}}{{% for i in range(40) %}}{{% set ns.x = [ns.x, ns.x] %}}{{% endfor %}}{write}\n"
+        );
+        let (code, file, line, _, message) = single_error("", &template);
+        assert_eq!(
+            (code.as_str(), file.as_str(), line),
+            ("too-much-text", "components/intro.md", 1),
+            "{write}: {message}"
+        );
+    }
+    // Its nesting alone is nothing to refuse.
+    let template = "{% set ns = namespace(x=[1]) %}{% for i in range(40) %}{% set ns.x = [ns.x, ns.x] %}{% endfor %}{{ ns.x|length }}\n";
+    assert_eq!(with_template("", template).validate().counts(), (0, 0));
+}

@@ -33,31 +33,105 @@ impl std::error::Error for TooLarge {}
 /// process. Data files cannot nest this deep either (their parsers stop at 128).
 pub const MAX_NESTING: usize = 128;
 
+/// The most list and map items [`nesting_within_limit`] looks at. A value can hold the same
+/// list many times, and each list is measured once, but a value of tens of millions of
+/// distinct items is refused rather than walked: no prompt writes one out.
+const MAX_WALKED: usize = 10_000_000;
+
 /// Whether `value` nests no deeper than [`MAX_NESTING`], found without recursion (which is
-/// the point): each list and map is looked into once.
+/// the point). Each list and map is measured once, by its address: `[x, x]` doubled forty
+/// times is forty lists, but a trillion paths from the top, which walking them as a tree
+/// took hours to count.
 pub fn nesting_within_limit(value: &Value) -> bool {
-    let mut pending = vec![(value.clone(), 0usize)];
-    while let Some((value, depth)) = pending.pop() {
-        if !matches!(value.kind(), ValueKind::Seq | ValueKind::Map) {
-            continue;
-        }
-        if depth >= MAX_NESTING {
+    if !is_container(value) {
+        return true;
+    }
+    // The lists and maps being measured, outermost first: each with its items and how far
+    // through them the walk is, and the height found so far (1: no list or map inside).
+    struct Open {
+        address: Option<usize>,
+        items: Vec<Value>,
+        next: usize,
+        height: usize,
+    }
+    let mut heights: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    let mut walked = 0usize;
+    let mut open = vec![Open {
+        address: address(value),
+        items: items(value),
+        next: 0,
+        height: 1,
+    }];
+    while let Some(top) = open.last_mut() {
+        walked += 1;
+        if walked > MAX_WALKED {
             return false;
         }
-        let Ok(items) = value.try_iter() else {
+        let Some(item) = top.items.get(top.next).cloned() else {
+            let done = open.pop().map_or(1, |done| {
+                if let Some(address) = done.address {
+                    heights.insert(address, done.height);
+                }
+                done.height
+            });
+            if let Some(parent) = open.last_mut() {
+                parent.height = parent.height.max(done + 1);
+                if parent.height > MAX_NESTING {
+                    return false;
+                }
+            }
             continue;
         };
-        let is_map = value.kind() == ValueKind::Map;
-        for item in items {
-            let inner = if is_map {
-                value.get_item(&item).unwrap_or_default()
-            } else {
-                item
-            };
-            pending.push((inner, depth + 1));
+        top.next += 1;
+        if !is_container(&item) {
+            continue;
+        }
+        let known = address(&item).and_then(|address| heights.get(&address).copied());
+        match known {
+            Some(height) => {
+                top.height = top.height.max(height + 1);
+                if top.height > MAX_NESTING {
+                    return false;
+                }
+            }
+            None if open.len() >= MAX_NESTING => return false,
+            None => open.push(Open {
+                address: address(&item),
+                items: items(&item),
+                next: 0,
+                height: 1,
+            }),
         }
     }
     true
+}
+
+fn is_container(value: &Value) -> bool {
+    matches!(value.kind(), ValueKind::Seq | ValueKind::Map)
+}
+
+/// A list's or map's items (a map's values).
+fn items(value: &Value) -> Vec<Value> {
+    let Ok(iter) = value.try_iter() else {
+        return Vec::new();
+    };
+    if value.kind() == ValueKind::Map {
+        iter.map(|key| value.get_item(&key).unwrap_or_default())
+            .collect()
+    } else {
+        iter.collect()
+    }
+}
+
+/// Where a list or map built by a template lies in memory, which stays put while the value
+/// is held: its identity. Other objects (ranges, namespaces, promptc's own) have none here.
+fn address(value: &Value) -> Option<usize> {
+    if let Some(list) = value.downcast_object_ref::<Vec<Value>>() {
+        return Some(std::ptr::from_ref(list) as usize);
+    }
+    value
+        .downcast_object_ref::<indexmap::IndexMap<Value, Value>>()
+        .map(|map| std::ptr::from_ref(map) as usize)
 }
 
 /// The error for a value nested deeper than [`MAX_NESTING`].
@@ -193,27 +267,26 @@ fn write_value(out: &mut dyn Write, value: &Value) -> fmt::Result {
     if let Some(text) = value.as_str() {
         return out.write_str(text);
     }
-    let mut json = JsonOut(out);
+    let mut json = JsonOut { out };
     match serde_json::to_writer(&mut json, value) {
         Ok(()) => Ok(()),
-        // Not serializable (a function, a macro): its own text.
-        Err(_) if json_failed_before_writing(value) => write!(out, "{value}"),
+        // Not serializable (a function, a macro): its own text. Told from a write over the
+        // limit by the error's kind, not by serializing the value again whole: a value that
+        // went over the limit can be a tree of a trillion nodes.
+        Err(error) if !error.is_io() => write!(json.out, "{value}"),
         Err(_) => Err(fmt::Error),
     }
 }
 
-/// Whether a value cannot be JSON at all (so nothing was written before the error).
-fn json_failed_before_writing(value: &Value) -> bool {
-    serde_json::to_value(value).is_err()
-}
-
 /// JSON text written into a `fmt::Write` (serde_json writes whole UTF-8 pieces).
-struct JsonOut<'a>(&'a mut dyn Write);
+struct JsonOut<'a> {
+    out: &'a mut dyn Write,
+}
 
 impl std::io::Write for JsonOut<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let text = std::str::from_utf8(buf).map_err(std::io::Error::other)?;
-        self.0.write_str(text).map_err(std::io::Error::other)?;
+        self.out.write_str(text).map_err(std::io::Error::other)?;
         Ok(buf.len())
     }
 
@@ -328,11 +401,31 @@ pub fn install(env: &mut Environment<'static>, limit: u64) {
             Ok(value)
         },
     );
-    env.add_filter("string", |state: &State, value: &Value| {
+    env.add_filter("string", move |state: &State, value: &Value| {
         if !nesting_within_limit(value) {
             return Err(too_deep("the value"));
         }
+        check(
+            display_len(value, limit).map_or(usize::MAX, |n| n as usize),
+            limit,
+            "the string",
+        )?;
         minijinja::filters::string(state, value)
+    });
+    // `pprint` writes a value's debug form, which has no size check of its own.
+    env.add_filter("pprint", move |value: &Value| {
+        if !nesting_within_limit(value) {
+            return Err(too_deep("the value"));
+        }
+        let mut counter = Counter {
+            inner: None,
+            written: 0,
+            limit,
+        };
+        if write!(counter, "{value:#?}").is_err() {
+            return Err(over(limit, "the printed value"));
+        }
+        Ok(minijinja::filters::pprint(value))
     });
     env.add_filter(
         "batch",
@@ -402,6 +495,35 @@ mod tests {
     use crate::templates::environment::new_environment;
 
     /// A list nested in itself `depth` times, then `tail`.
+    // `[x, x]` doubled sixty times is sixty lists and 2^60 paths: measured once per list.
+    #[test]
+    fn a_list_held_many_times_is_measured_once() {
+        let mut shared = Value::from(1);
+        for _ in 0..60 {
+            shared = Value::from(vec![shared.clone(), shared]);
+        }
+        assert!(nesting_within_limit(&shared));
+        let mut deep = shared;
+        for _ in 0..MAX_NESTING {
+            deep = Value::from(vec![deep.clone(), deep]);
+        }
+        assert!(!nesting_within_limit(&deep));
+        // At the limit exactly, and one past it, through maps too.
+        let mut at_limit = Value::from(0);
+        for level in 0..MAX_NESTING {
+            at_limit = if level % 2 == 0 {
+                Value::from(vec![at_limit])
+            } else {
+                Value::from(std::collections::BTreeMap::from([(
+                    "k".to_string(),
+                    at_limit,
+                )]))
+            };
+        }
+        assert!(nesting_within_limit(&at_limit));
+        assert!(!nesting_within_limit(&Value::from(vec![at_limit])));
+    }
+
     fn nested(depth: usize, tail: &str) -> String {
         format!(
             "{{% set ns = namespace(x=[]) %}}{{% for i in range({depth}) %}}{{% set ns.x = [ns.x] %}}{{% endfor %}}{tail}"
