@@ -504,6 +504,35 @@ fn a_family_with_two_variants_is_reported_at_the_variants_once() {
     );
 }
 
+// `2.01` and `2.1` compare equal as versions, but were taken for two: which of the variants
+// `next-gen@2` chose then depended on their ids.
+#[test]
+fn versions_that_compare_equal_are_one_version() {
+    let report = Fixture::minimal()
+        .file(
+            "variants/early.toml",
+            "id = \"early\"\nfamily = \"g2\"\nextends = \"generic\"\nversion = \"2.01\"\n",
+        )
+        .file(
+            "variants/late.toml",
+            "id = \"late\"\nfamily = \"g2\"\nextends = \"generic\"\nversion = \"2.1\"\n",
+        )
+        .validate();
+    let found: Vec<_> = report
+        .diagnostics()
+        .into_iter()
+        .map(|d| (d.code, d.file, d.line))
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            "duplicate-version".to_string(),
+            "variants/late.toml".to_string(),
+            4
+        )]
+    );
+}
+
 #[test]
 fn a_condition_that_fails_names_no_internal_place() {
     let report = Fixture::minimal()

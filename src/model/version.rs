@@ -39,6 +39,20 @@ fn compare_part(a: &str, b: &str) -> Ordering {
         })
 }
 
+/// The one spelling of all the versions [`compare`] finds equal (`2.01` and `2.1` are both
+/// `2.1`): each part's number without its leading zeros, then its rest. Two versions are the
+/// same version exactly when their canonical forms are the same string.
+pub fn canonical(version: &str) -> String {
+    version
+        .split('.')
+        .map(|part| {
+            let (number, rest) = split_number(part);
+            format!("{}{rest}", number.trim_start_matches('0'))
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
 fn split_number(part: &str) -> (&str, &str) {
     let digits = part.bytes().take_while(u8::is_ascii_digit).count();
     part.split_at(digits)
@@ -78,6 +92,29 @@ pub fn highest<'a, T>(versions: impl IntoIterator<Item = (&'a str, T)>) -> Optio
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        // Versions that compare equal must be one version: `2.01` beside `2.1` was taken for
+        // another, and which of the two routing chose depended on the variants' ids.
+        #[test]
+        fn versions_are_the_same_exactly_when_their_canonical_forms_are(
+            a in "[0-9a-c]{0,3}(\\.[0-9a-c-]{0,3}){0,3}",
+            b in "[0-9a-c]{0,3}(\\.[0-9a-c-]{0,3}){0,3}",
+        ) {
+            proptest::prop_assert_eq!(
+                compare(&a, &b) == Ordering::Equal,
+                canonical(&a) == canonical(&b)
+            );
+        }
+    }
+
+    #[test]
+    fn canonical_forms_drop_leading_zeros_only() {
+        assert_eq!(canonical("2.01"), "2.1");
+        assert_eq!(canonical("1.0-beta"), "1.-beta");
+        assert_eq!(canonical("1.10"), "1.10");
+        assert_ne!(canonical("2.1"), canonical("2.10"));
+    }
 
     #[test]
     fn numeric_parts_compare_as_numbers() {

@@ -45,9 +45,13 @@ fn own_or_id(entry: &Entry<VariantDef>, pointer: &str, own: bool) -> Span {
 }
 
 fn versions_are_distinct(merged: &[(&Entry<VariantDef>, Variant)], out: &mut Diagnostics) {
-    let mut seen: BTreeMap<(&str, &str), &Entry<VariantDef>> = BTreeMap::new();
+    // By canonical version: `2.01` and `2.1` compare equal, so they are one version.
+    let mut seen: BTreeMap<(&str, String), &Entry<VariantDef>> = BTreeMap::new();
     for (entry, variant) in merged {
-        let key = (variant.family_or_id(), version_of(variant));
+        let key = (
+            variant.family_or_id(),
+            crate::model::version::canonical(version_of(variant)),
+        );
         match seen.get(&key) {
             Some(first) => out.push(
                 Diagnostic::new(
