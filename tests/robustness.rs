@@ -633,3 +633,27 @@ fn extreme_steps_in_slices_and_ranges_do_not_crash_a_debug_build() {
     );
     assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
 }
+
+// A template that fails for one context of the matrix and renders for the others was reported
+// by `validate` at the template alone: which of nine contexts lacked the value was left to
+// guess. The diagnostic names the compile that met it first.
+#[test]
+fn a_matrix_error_names_the_compile_that_met_it() {
+    let validation = Fixture::minimal()
+        .file("components/intro.md", "Team {{ extra.team.name }}.\n")
+        .file(
+            "examples/contexts/basic.toml",
+            format!("{}[extra.team]\nname = \"core\"\n", common::CONTEXT),
+        )
+        .file("examples/contexts/solo.toml", common::CONTEXT)
+        .validate();
+    let found = validation.single();
+    assert_eq!(
+        (found.code.as_str(), found.file.as_str(), found.line),
+        ("render-failed", "components/intro.md", 1)
+    );
+    assert_eq!(
+        validation.item(0)["notes"],
+        serde_json::json!(["first met compiling generic × solo"])
+    );
+}

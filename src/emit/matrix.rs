@@ -954,9 +954,20 @@ pub fn diagnostics(workspace: &Workspace, source_date_epoch: Option<i64>) -> Dia
     };
     // The routing table is checked with the matrix: both need a sound workspace.
     let mut diagnostics = compiler.routing_diagnostics();
-    for (_, error) in run.failed {
+    for (entry, error) in run.failed {
         match error {
-            CompileError::Diagnostics(found) => diagnostics.extend(found),
+            // Each said once for the matrix, with the compile that met it first: the same
+            // template can fail in one context and render in another.
+            CompileError::Diagnostics(found) => {
+                for diagnostic in found.iter() {
+                    diagnostics.push(diagnostic.clone().note(
+                        crate::problem::NoteKind::FirstMetCompiling {
+                            family: entry.family.clone(),
+                            context: entry.context.clone(),
+                        },
+                    ));
+                }
+            }
             // Several variants for one family: reported at the second of them, once for the
             // whole matrix.
             CompileError::Selection(problem) => {

@@ -30,18 +30,24 @@ impl fmt::Display for LabelKind {
 }
 
 /// Background a diagnostic adds to its message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NoteKind {
     /// A tool parameter without `use` lacks `name` or `instruction`.
     ParameterNeedsNameAndInstruction,
+    /// The build-matrix entry whose compile first met a problem (a template can fail for one
+    /// context and not another).
+    FirstMetCompiling { family: String, context: String },
 }
 
 impl fmt::Display for NoteKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        match self {
             NoteKind::ParameterNeedsNameAndInstruction => {
-                "a parameter needs `name` and `instruction`, or `use` of a shared one"
+                f.write_str("a parameter needs `name` and `instruction`, or `use` of a shared one")
             }
-        })
+            NoteKind::FirstMetCompiling { family, context } => {
+                write!(f, "first met compiling {family} × {context}")
+            }
+        }
     }
 }
