@@ -465,3 +465,42 @@ fn diff_exit_code_tells_a_change_apart() {
         1
     );
 }
+
+// A tool from `--mcp` settings is not in the context file: its warning was placed at the
+// nearest part of the file that is, an unrelated server of the context. It is placed at the
+// tool definitions' settings, where the naming rule is.
+#[test]
+fn a_tool_from_mcp_settings_is_not_placed_at_an_unrelated_server() {
+    let workspace = native_fixture().write();
+    let root = workspace.root();
+    std::fs::create_dir_all(root.join("mcp")).unwrap();
+    std::fs::write(
+        root.join("mcp/settings.json"),
+        r#"{"mcpServers":{"s0":{"command":"x"}}}"#,
+    )
+    .unwrap();
+    let long = "t".repeat(200);
+    std::fs::write(
+        root.join("mcp/settings.listing.json"),
+        format!(
+            r#"{{"servers":{{"s0":{{"tools":[{{"name":"{long}","input_schema":{{"type":"object"}}}}]}}}}}}"#
+        ),
+    )
+    .unwrap();
+    let run = workspace.run(&[
+        "tools",
+        "--context",
+        "mcp",
+        "--dialect",
+        "anthropic",
+        "--mcp",
+        "mcp/settings.json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let warning = run
+        .stderr
+        .split("\n\n")
+        .find(|block| block.contains("warning[mcp-tool-skipped]") && block.contains("s0__"))
+        .unwrap_or_else(|| panic!("{}", run.stderr));
+    assert!(warning.contains("--> promptc.toml:"), "{warning}");
+}

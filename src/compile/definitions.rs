@@ -487,13 +487,29 @@ pub fn place(
             }
             None => settings_span(),
         },
-        Subject::Mcp { server, tool } => match context {
-            Some(entry) => entry.value_span(&format!(
+        Subject::Mcp { server, tool } => {
+            let pointer = format!(
                 "{}/name",
                 child_pointer(&format!("/mcp_servers/{server}/tools"), &tool.to_string())
-            )),
-            None => settings_span(),
-        },
+            );
+            match context {
+                // Where the context file itself lists the tool. One that came from `--mcp`
+                // settings is not in it: the nearest part of the file that is would point at
+                // an unrelated server. It is placed at the naming rule instead.
+                Some(entry) if entry.document.value.pointer(&pointer).is_some() => {
+                    entry.value_span(&pointer)
+                }
+                _ if manifest
+                    .document
+                    .value
+                    .pointer("/tool_definitions/mcp_name")
+                    .is_some() =>
+                {
+                    manifest.value_span("/tool_definitions/mcp_name")
+                }
+                _ => settings_span(),
+            }
+        }
         Subject::Settings => manifest.value_span("/tool_definitions/mcp_name"),
     };
     Diagnostic::new(finding.problem.clone(), span)
