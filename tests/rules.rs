@@ -431,3 +431,46 @@ fn rules_folder_problems_are_reported_once_at_the_context_that_names_the_folder(
         ]
     );
 }
+
+// Rules deeper than the walk goes, and a rules folder that is a link, were left out without
+// a word (a `.clinerules` file that is a link was told of): each is a warning at its path.
+// Deep folders elsewhere in the project are none of the rules' business.
+#[cfg(unix)]
+#[test]
+fn rules_left_out_of_a_folder_are_told_of() {
+    let workspace = Fixture::minimal()
+        .file(
+            "examples/contexts/basic.toml",
+            format!("{}rules_from = [\"proj\"]\n", common::CONTEXT),
+        )
+        .file("proj/.clinerules/a/b/c/d/five.md", "Five levels down.\n")
+        .file("proj/.clinerules/a/b/c/d/e/six.md", "Six levels down.\n")
+        .file("proj/src/a/b/c/d/e/f/g/code.md", "Not a rule.\n")
+        .file("elsewhere/rule.mdc", "Outside the project.\n")
+        .write();
+    std::fs::create_dir_all(workspace.root().join("proj/.cursor")).unwrap();
+    std::os::unix::fs::symlink(
+        workspace.root().join("elsewhere"),
+        workspace.root().join("proj/.cursor/rules"),
+    )
+    .unwrap();
+    let found: Vec<(String, String)> = workspace
+        .validate()
+        .diagnostics()
+        .into_iter()
+        .map(|d| (d.code, d.file))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                "rule-unreadable".to_string(),
+                "proj/.clinerules/a/b/c/d/e/six.md".to_string()
+            ),
+            (
+                "rule-unreadable".to_string(),
+                "proj/.cursor/rules".to_string()
+            ),
+        ]
+    );
+}

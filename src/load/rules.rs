@@ -413,6 +413,29 @@ struct Reader<'a> {
     workflows: Vec<Rule>,
 }
 
+/// How deep below a rules folder rules are read (`.clinerules/a/b/c/d/rule.md` is 6).
+const MAX_RULES_DEPTH: usize = 6;
+
+/// Whether a path below a project folder is where rules live, or in it: what is skipped
+/// there is worth a word; the rest of the project is none of the rules' business.
+fn in_rules_location(relative: &Path) -> bool {
+    let text = relative.to_string_lossy().replace('\\', "/");
+    [
+        ".clinerules",
+        ".cursor/rules",
+        ".cursorrules",
+        ".windsurfrules",
+        "AGENTS.md",
+    ]
+    .iter()
+    .any(|location| {
+        text == *location
+            || text
+                .strip_prefix(location)
+                .is_some_and(|rest| rest.starts_with('/'))
+    })
+}
+
 /// What a file of a project folder is, by its path below the folder.
 fn kind_of(relative: &Path) -> Option<(&'static str, u8)> {
     let text = relative.to_str()?.replace('\\', "/");
@@ -440,17 +463,51 @@ impl Reader<'_> {
         let mut files: Vec<(u8, String, PathBuf, &'static str)> = Vec::new();
         // Links are not followed into folders; a linked file is read only when its target
         // stays inside the rules folder (checked below).
+        // One level past the deepest read, so what lies deeper is told of, not left out
+        // without a word.
         let walk = WalkDir::new(&real)
             .follow_links(false)
-            .max_depth(6)
+            .max_depth(MAX_RULES_DEPTH + 1)
             .sort_by_file_name();
-        for entry in walk.into_iter().filter_map(Result::ok) {
-            if entry.file_type().is_dir() {
-                continue;
-            }
+        for entry in walk {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(error) => {
+                    // An unreadable folder (or a loop): its rules would be missing unseen.
+                    let path = error.path().unwrap_or(&real);
+                    let relative = path.strip_prefix(&real).unwrap_or(path);
+                    if origin == Origin::Global || in_rules_location(relative) {
+                        self.unreadable(shown.join(relative), error.to_string());
+                    }
+                    continue;
+                }
+            };
             let Ok(relative) = entry.path().strip_prefix(&real) else {
                 continue;
             };
+            let relevant = origin == Origin::Global || in_rules_location(relative);
+            if entry.depth() > MAX_RULES_DEPTH {
+                if relevant {
+                    self.unreadable(
+                        shown.join(relative),
+                        format!("it lies more than {MAX_RULES_DEPTH} folders deep in the rules folder, where rules are not read"),
+                    );
+                }
+                continue;
+            }
+            if entry.path_is_symlink()
+                && relevant
+                && fs::metadata(entry.path()).is_ok_and(|m| m.is_dir())
+            {
+                self.unreadable(
+                    shown.join(relative),
+                    "it is a link to a folder: links are not followed into folders; put the folder itself here".into(),
+                );
+                continue;
+            }
+            if entry.file_type().is_dir() {
+                continue;
+            }
             let found = match origin {
                 Origin::Project => kind_of(relative),
                 Origin::Global => {
@@ -633,6 +690,16 @@ impl Reader<'_> {
             Problem::Rules(RulesProblem::RulesFolderMissing { path, reason }),
             span,
         ));
+    }
+
+    /// A rules file or folder that is not read, and why.
+    fn unreadable(&mut self, shown: PathBuf, reason: String) {
+        let path = shown.display().to_string();
+        let id = self.sources.add(shown, String::new());
+        self.warn(
+            RulesProblem::RuleUnreadable { path, reason },
+            Span::file_start(id),
+        );
     }
 
     fn warn(&mut self, problem: RulesProblem, span: Span) {
