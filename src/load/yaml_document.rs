@@ -116,12 +116,15 @@ pub(super) fn parse(
     let text = &file.text;
     let root: Spanned<Node> = serde_saphyr::from_str(text).map_err(|error| {
         let at = error.location().map_or(0..0, |l| range(&l, file));
-        (
-            Problem::YamlSyntax {
-                message: user_words(&first_line(&error.to_string())),
-            },
-            at.start..at.start,
-        )
+        let message = user_words(&first_line(&error.to_string()));
+        // The reader stops in the second document; the separator that began it is what to
+        // remove.
+        let at = if message == MULTIPLE_DOCUMENTS {
+            separator_before(text, at.start).unwrap_or(at.start..at.start)
+        } else {
+            at.start..at.start
+        };
+        (Problem::YamlSyntax { message }, at)
     })?;
     locations.insert(
         String::new(),
@@ -131,6 +134,24 @@ pub(super) fn parse(
         },
     );
     convert(&root, "", file, locations)
+}
+
+const MULTIPLE_DOCUMENTS: &str = "a file holds one YAML document: remove the `---` separators";
+
+/// The last `---` line that starts before `offset`, as a range.
+fn separator_before(text: &str, offset: usize) -> Option<Range<usize>> {
+    let before = text.get(..offset)?;
+    let mut start = before.len();
+    loop {
+        let line_start = before[..start].rfind('\n').map_or(0, |at| at + 1);
+        if before[line_start..].starts_with("---") {
+            return Some(line_start..line_start + 3);
+        }
+        if line_start == 0 {
+            return None;
+        }
+        start = line_start - 1;
+    }
 }
 
 /// serde-saphyr's message without what our renderer shows itself: its `error: line N column
@@ -148,7 +169,7 @@ fn first_line(message: &str) -> String {
     if without_position.starts_with("budget breached") {
         "the document is too large or too deeply nested".into()
     } else if without_position.starts_with("multiple YAML documents") {
-        "a file holds one YAML document: remove the `---` separators".into()
+        MULTIPLE_DOCUMENTS.into()
     } else {
         without_position.to_string()
     }
@@ -234,13 +255,15 @@ mod tests {
     #[test]
     fn limits_are_explained_in_plain_words() {
         let mut locations = Locations::new();
-        let (problem, _) = parse("a: 1\n---\nb: 2\n", &mut locations).unwrap_err();
+        let (problem, at) = parse("a: 1\n---\nb: 2\n", &mut locations).unwrap_err();
         assert_eq!(
             problem,
             Problem::YamlSyntax {
                 message: "a file holds one YAML document: remove the `---` separators".into()
             }
         );
+        // At the separator that began the second document, not in that document.
+        assert_eq!(at, 5..8);
         let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
         let (problem, _) = parse(&deep, &mut locations).unwrap_err();
         assert_eq!(
