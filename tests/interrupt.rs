@@ -47,13 +47,15 @@ fn install_stalling_git(bin: &Path, marker: &Path) {
          for arg in \"$@\"; do\n\
          \tif [ \"$arg\" = checkout-index ]; then\n\
          \t\t{real} \"$@\" || exit $?\n\
-         \t\techo $$ > {marker}\n\
+         \t\techo $$ > {partial} && mv {partial} {marker}\n\
          \t\texec sleep 120\n\
          \tfi\n\
          done\n\
          exec {real} \"$@\"\n",
         real = shell_quoted(&real_git()),
         marker = shell_quoted(marker),
+        // Written whole, then renamed: the test reads the marker as soon as it exists.
+        partial = shell_quoted(&marker.with_extension("partial")),
     );
     let path = bin.join("git");
     std::fs::write(&path, script).unwrap();
