@@ -258,15 +258,29 @@ fn write(dialect: Dialect, tools: Vec<Neutral>, findings: &mut Vec<Finding>) -> 
                 .map(|tool| {
                     let mut dropped = Vec::new();
                     let parameters = openapi(&tool.schema, &mut dropped);
-                    if !dropped.is_empty() {
-                        dropped.sort();
-                        dropped.dedup();
+                    dropped.sort();
+                    dropped.dedup();
+                    // One warning per parameter that lost a keyword, at that parameter (a
+                    // keyword of the schema as a whole, at the tool).
+                    let mut by_parameter: std::collections::BTreeMap<Option<String>, Vec<String>> =
+                        std::collections::BTreeMap::new();
+                    for Dropped { parameter, keyword } in dropped {
+                        by_parameter.entry(parameter).or_default().push(keyword);
+                    }
+                    for (parameter, keywords) in by_parameter {
+                        let subject = match (&tool.subject, parameter) {
+                            (Subject::Tool { id, .. }, Some(parameter)) => Subject::Tool {
+                                id: id.clone(),
+                                parameter: Some(parameter),
+                            },
+                            (subject, _) => subject.clone(),
+                        };
                         findings.push(Finding {
-                            subject: tool.subject.clone(),
+                            subject,
                             problem: Problem::Definitions(DefinitionProblem::KeywordsDropped {
                                 tool: tool.name.clone(),
                                 dialect: dialect.name(),
-                                keywords: dropped,
+                                keywords,
                             }),
                         });
                     }
@@ -330,24 +344,56 @@ const OPENAPI_KEYWORDS: [&str; 22] = [
 
 /// JSON Schema as Gemini's OpenAPI subset: upper-case type names, `nullable` for a `null`
 /// type, and no keyword it does not know (collected in `dropped`).
-fn openapi(schema: &Value, dropped: &mut Vec<String>) -> Value {
+fn openapi(schema: &Value, dropped: &mut Vec<Dropped>) -> Value {
+    openapi_within(schema, None, dropped)
+}
+
+/// A keyword Gemini's subset has no place for, and the parameter (the top-level property)
+/// it was found under, so the warning can point at that parameter.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Dropped {
+    parameter: Option<String>,
+    keyword: String,
+}
+
+fn openapi_within(schema: &Value, parameter: Option<&str>, dropped: &mut Vec<Dropped>) -> Value {
     let Some(object) = schema.as_object() else {
         return schema.clone();
+    };
+    let drop = |dropped: &mut Vec<Dropped>, keyword: &str| {
+        dropped.push(Dropped {
+            parameter: parameter.map(String::from),
+            keyword: keyword.to_string(),
+        });
     };
     let mut out = Map::new();
     for (key, value) in object {
         match key.as_str() {
             "type" => {
-                let (kind, nullable) = match value {
-                    Value::Array(kinds) => {
-                        let nullable = kinds.iter().any(|k| k == "null");
-                        let kind = kinds.iter().find(|k| *k != "null").cloned();
-                        (kind.unwrap_or(Value::Null), nullable)
-                    }
-                    other => (other.clone(), false),
+                let (kinds, nullable): (Vec<&str>, bool) = match value {
+                    Value::Array(kinds) => (
+                        kinds
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .filter(|kind| *kind != "null")
+                            .collect(),
+                        kinds.iter().any(|kind| kind == "null"),
+                    ),
+                    other => (other.as_str().into_iter().collect(), false),
                 };
-                if let Some(kind) = kind.as_str() {
-                    out.insert("type".into(), Value::from(kind.to_ascii_uppercase()));
+                match kinds.as_slice() {
+                    [] => {}
+                    [kind] => {
+                        out.insert("type".into(), Value::from(kind.to_ascii_uppercase()));
+                    }
+                    // Several types are a choice: the subset spells it `anyOf`, one type each.
+                    several => {
+                        let choices: Vec<Value> = several
+                            .iter()
+                            .map(|kind| json!({ "type": kind.to_ascii_uppercase() }))
+                            .collect();
+                        out.insert("anyOf".into(), Value::Array(choices));
+                    }
                 }
                 if nullable {
                     out.insert("nullable".into(), Value::Bool(true));
@@ -358,26 +404,44 @@ fn openapi(schema: &Value, dropped: &mut Vec<String>) -> Value {
                     .as_object()
                     .into_iter()
                     .flatten()
-                    .map(|(name, property)| (name.clone(), openapi(property, dropped)))
+                    .map(|(name, property)| {
+                        let within = parameter.unwrap_or(name);
+                        (
+                            name.clone(),
+                            openapi_within(property, Some(within), dropped),
+                        )
+                    })
                     .collect();
                 out.insert(key.clone(), Value::Object(properties));
             }
-            "items" => {
-                out.insert(key.clone(), openapi(value, dropped));
-            }
+            "items" => match value {
+                // A tuple (a schema per position) has no form in the subset: each position's
+                // schema becomes one choice for every item, and the warning says so.
+                Value::Array(positions) => {
+                    drop(dropped, "items (a schema per position)");
+                    let choices: Vec<Value> = positions
+                        .iter()
+                        .map(|position| openapi_within(position, parameter, dropped))
+                        .collect();
+                    out.insert(key.clone(), json!({ "anyOf": choices }));
+                }
+                single => {
+                    out.insert(key.clone(), openapi_within(single, parameter, dropped));
+                }
+            },
             "anyOf" => {
                 let choices: Vec<Value> = value
                     .as_array()
                     .into_iter()
                     .flatten()
-                    .map(|choice| openapi(choice, dropped))
+                    .map(|choice| openapi_within(choice, parameter, dropped))
                     .collect();
                 out.insert(key.clone(), Value::Array(choices));
             }
             known if OPENAPI_KEYWORDS.contains(&known) => {
                 out.insert(key.clone(), value.clone());
             }
-            unknown => dropped.push(unknown.to_string()),
+            unknown => drop(dropped, unknown),
         }
     }
     // An object with no required properties says nothing by listing none.
@@ -543,7 +607,52 @@ mod tests {
             })
         );
         dropped.sort();
-        assert_eq!(dropped, ["$schema", "additionalProperties", "const"]);
+        let dropped: Vec<(Option<&str>, &str)> = dropped
+            .iter()
+            .map(|d| (d.parameter.as_deref(), d.keyword.as_str()))
+            .collect();
+        assert_eq!(
+            dropped,
+            [
+                (None, "$schema"),
+                (None, "additionalProperties"),
+                (Some("mode"), "const")
+            ]
+        );
+    }
+
+    // `type = ["string", "integer"]` became `"STRING"` alone, and a tuple's `items` list went
+    // through as it was, with types Gemini does not read.
+    #[test]
+    fn several_types_and_tuples_keep_what_they_allow() {
+        let mut dropped = Vec::new();
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "a": { "type": ["string", "integer", "null"] },
+                "e": { "type": "array", "items": [{ "type": "string" }, { "type": "number" }] },
+            },
+        });
+        assert_eq!(
+            openapi(&schema, &mut dropped),
+            json!({
+                "type": "OBJECT",
+                "properties": {
+                    "a": { "anyOf": [{ "type": "STRING" }, { "type": "INTEGER" }], "nullable": true },
+                    "e": {
+                        "type": "ARRAY",
+                        "items": { "anyOf": [{ "type": "STRING" }, { "type": "NUMBER" }] }
+                    },
+                },
+            })
+        );
+        assert_eq!(
+            dropped,
+            [Dropped {
+                parameter: Some("e".into()),
+                keyword: "items (a schema per position)".into()
+            }]
+        );
     }
 
     #[test]
