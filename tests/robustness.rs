@@ -657,3 +657,40 @@ fn a_matrix_error_names_the_compile_that_met_it() {
         serde_json::json!(["first met compiling generic × solo"])
     );
 }
+
+// A name longer than a file name may be passed `validate`, and the build failed on writing
+// it (exit 2, no place to fix): it is an error where the name is written.
+#[test]
+fn a_name_too_long_for_a_file_is_refused_where_it_is_written() {
+    let long = "x".repeat(300);
+    let validation = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}\n[[build.entries]]\nvariant = \"generic\"\ncontext = \"basic\"\noutput = \"a/{long}.md\"\n",
+                common::MANIFEST
+            ),
+        )
+        .file(
+            "variants/wide.toml",
+            format!("id = \"wide\"\nextends = \"generic\"\nfamily = \"{long}\"\n"),
+        )
+        .validate();
+    let found: Vec<(String, String, u64)> = validation
+        .diagnostics()
+        .into_iter()
+        .filter(|d| d.message.contains("would name an output file or folder"))
+        .map(|d| (d.code, d.file, d.line))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("invalid-value".to_string(), "promptc.toml".to_string(), 7),
+            (
+                "invalid-value".to_string(),
+                "variants/wide.toml".to_string(),
+                3
+            ),
+        ]
+    );
+}

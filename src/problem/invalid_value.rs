@@ -34,6 +34,8 @@ pub enum InvalidValue {
     EntriesWithProduct,
     /// A build entry writing a path an earlier entry writes.
     OutputTaken { path: String },
+    /// A name that becomes part of an output's path and is longer than a file name may be.
+    NameTooLong { name: String, limit: usize },
     /// A schema rule with no wording of its own here: the validator's message.
     Schema { message: String },
     /// A value the schema accepts but the typed model does not: the deserializer's message.
@@ -90,6 +92,9 @@ impl InvalidValue {
             InvalidValue::OutputTaken { .. } => {
                 Some("give one of the entries its own `output`".into())
             }
+            InvalidValue::NameTooLong { .. } => {
+                Some("shorten it: file systems refuse longer file names".into())
+            }
             _ => None,
         }
     }
@@ -127,6 +132,10 @@ impl fmt::Display for InvalidValue {
             InvalidValue::OutputTaken { path } => write!(
                 f,
                 "invalid value: an earlier build entry already writes `{path}`"
+            ),
+            InvalidValue::NameTooLong { name, limit } => write!(
+                f,
+                "invalid value: `{name}` would name an output file or folder of more than {limit} bytes"
             ),
             InvalidValue::SharedParameterUses => write!(
                 f,

@@ -58,6 +58,7 @@ const MANIFEST_RULES: &[EntryRule<ManifestDef>] = &[
     token_families_exist,
     paths_stay_inside,
     output_folder_is_apart,
+    output_names_fit,
     regexes_compile,
 ];
 
@@ -634,6 +635,69 @@ fn build_entries(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Dia
             );
         } else {
             outputs.insert(output);
+        }
+    }
+}
+
+/// The longest file or folder name most file systems take, in bytes.
+const NAME_MAX: usize = 255;
+/// The longest output file name's stem: beside `name.md`, a native variant writes
+/// `name.tools.json`.
+const STEM_MAX: usize = NAME_MAX - ".tools.json".len();
+
+/// Every name that becomes part of an output's path fits a file system: `build.out`'s folders,
+/// each build entry's `output`, each family (a folder) and each context (a file). A build
+/// refused a longer one only when it came to write it, with no place in the files to fix.
+fn output_names_fit(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {
+    let too_long = |name: &str, limit: usize| {
+        Problem::InvalidValue(InvalidValue::NameTooLong {
+            name: name.to_string(),
+            limit,
+        })
+    };
+    let build = &manifest.value.build;
+    if let Some(folder) = build.out.split('/').find(|part| part.len() > NAME_MAX) {
+        out.error(
+            too_long(folder, NAME_MAX),
+            manifest.value_span("/build/out"),
+        );
+    }
+    for (index, entry) in build.entries.iter().flatten().enumerate() {
+        let Some(output) = &entry.output else {
+            continue;
+        };
+        let mut parts = output.rsplit('/');
+        let file = parts.next().unwrap_or_default();
+        let stem = file.strip_suffix(".md").unwrap_or(file);
+        let folder = parts.find(|part| part.len() > NAME_MAX);
+        let (name, limit) = match folder {
+            Some(folder) => (folder, NAME_MAX),
+            None if stem.len() > STEM_MAX => (stem, STEM_MAX),
+            None => continue,
+        };
+        out.error(
+            too_long(name, limit),
+            manifest.value_span(&format!("/build/entries/{index}/output")),
+        );
+    }
+    let workspace = known.workspace;
+    for entry in workspace.variants.values() {
+        let family = entry.value.family.as_deref().unwrap_or(&entry.value.id);
+        if family.len() > NAME_MAX {
+            let pointer = if entry.value.family.is_some() {
+                "/family"
+            } else {
+                "/id"
+            };
+            out.error(too_long(family, NAME_MAX), entry.value_span(pointer));
+        }
+    }
+    for (name, entry) in &workspace.contexts {
+        if name.len() > STEM_MAX {
+            out.error(
+                too_long(name, STEM_MAX),
+                crate::span::Span::file_start(entry.source()),
+            );
         }
     }
 }
