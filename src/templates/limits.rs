@@ -106,8 +106,13 @@ pub fn nesting_within_limit(value: &Value) -> bool {
     true
 }
 
+/// A value that holds others. A lazy sequence (what `reverse` and other filters give) counts:
+/// it is written out by walking it like a list, and it can hold one nested past the limit.
 fn is_container(value: &Value) -> bool {
-    matches!(value.kind(), ValueKind::Seq | ValueKind::Map)
+    matches!(
+        value.kind(),
+        ValueKind::Seq | ValueKind::Map | ValueKind::Iterable
+    )
 }
 
 /// A list's or map's items (a map's values).
@@ -495,6 +500,21 @@ mod tests {
     use crate::templates::environment::new_environment;
 
     /// A list nested in itself `depth` times, then `tail`.
+    // A lazy sequence (`reverse`) around a deep list was taken for a plain value, and writing
+    // it out overflowed the stack.
+    #[test]
+    fn a_lazy_sequence_is_looked_into() {
+        let env = new_environment(None, crate::model::limits::DEFAULT_RENDER_BYTES);
+        let template = "{% set ns = namespace(x=[]) %}{% for i in range(300) %}\
+                        {% set ns.x = [ns.x] %}{% endfor %}{{ [ns.x]|reverse }}";
+        let error = env.render_str(template, context! {}).unwrap_err();
+        assert!(error.to_string().contains("more than 128 deep"), "{error}");
+        let shallow = env
+            .render_str("{{ [[1, 2], [3]]|reverse }}", context! {})
+            .unwrap();
+        assert_eq!(shallow, "[[3],[1,2]]");
+    }
+
     // `[x, x]` doubled sixty times is sixty lists and 2^60 paths: measured once per list.
     #[test]
     fn a_list_held_many_times_is_measured_once() {

@@ -106,7 +106,12 @@ fn charge(state: &mut State, kind: &str, pattern: &str, cost: u64) -> Result<(),
     let left = state
         .fuel_levels()
         .map_or(u64::MAX, |(_, remaining)| remaining);
-    let digest = Sha256::digest(pattern.as_bytes());
+    // The kind is part of the key: the same text can be a cheap glob and a costly regex.
+    let digest = Sha256::new()
+        .chain_update(kind.as_bytes())
+        .chain_update([0])
+        .chain_update(pattern.as_bytes())
+        .finalize();
     let mut key = [0u8; 16];
     key.copy_from_slice(&digest[..16]);
     let paid = state.get_or_insert_extension_with(PatternsPaid::default);
@@ -258,6 +263,13 @@ mod tests {
             error.to_string().contains("regular expression `(?i)\\w{1"),
             "{error}"
         );
+        // The same text paid for as a glob is not thereby paid for as a regex.
+        let both = "{% for i in range(100000) %}{% set p = '(?i)\\w{20}(' ~ i ~ ')?' %}\
+                    {% if 'x' is glob(p) or 'x' is matching(p) %}{% endif %}{% endfor %}";
+        let error = render(both, 3 * big).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::OutOfFuel);
+        // Run out on the third regex, not hundreds of free regexes later on a glob.
+        assert!(error.to_string().contains("regular expression"), "{error}");
         // A new pattern on each turn runs out after a few turns, not after the loop.
         let endless =
             "{% for i in range(100000) %}{% if 'x' is glob('*' ~ i) %}{% endif %}{% endfor %}";
