@@ -460,12 +460,20 @@ pub fn real_folder(root: &std::path::Path, folder: &std::path::Path) -> std::pat
     }
 }
 
-/// A workspace-relative folder as its plain parts (`./a//b/` → `a/b`), for comparing folders.
+/// A workspace-relative folder as its plain parts (`./a//b/` → `a/b`, `.git/../p` → `p`), for
+/// comparing folders: `..` takes back the part before it, as reading the path would.
 pub fn lexical(path: &str) -> std::path::PathBuf {
-    std::path::Path::new(path)
-        .components()
-        .filter(|part| matches!(part, std::path::Component::Normal(_)))
-        .collect()
+    let mut parts = std::path::PathBuf::new();
+    for part in std::path::Path::new(path).components() {
+        match part {
+            std::path::Component::Normal(name) => parts.push(name),
+            std::path::Component::ParentDir => {
+                parts.pop();
+            }
+            _ => {}
+        }
+    }
+    parts
 }
 
 /// The path shown to users: relative to the workspace root when inside it.
@@ -478,6 +486,16 @@ pub fn shown(root: &Path, path: &Path) -> PathBuf {
 #[cfg(test)]
 #[cfg(unix)]
 mod tests {
+    #[test]
+    fn a_folder_in_git_is_judged_where_the_path_leads() {
+        let root = tempfile::tempdir().unwrap();
+        assert!(in_git_folder(root.path(), ".git/out"));
+        assert!(in_git_folder(root.path(), "a/.GIT"));
+        // `..` takes back the part before it, as reading the path does.
+        assert!(!in_git_folder(root.path(), ".git/../partials"));
+        assert!(in_git_folder(root.path(), "partials/../.git/p"));
+    }
+
     use super::*;
     use std::os::unix::fs::symlink;
 

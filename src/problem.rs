@@ -593,7 +593,9 @@ const MESSAGE_CHARS: usize = 2_000;
 /// a CI log) where its location already points at it.
 fn shortened_quotes(message: &str) -> std::borrow::Cow<'_, str> {
     let long = |text: &str| text.chars().count() > QUOTED_CHARS;
-    if message.chars().count() <= QUOTED_CHARS || !message.split('`').any(long) {
+    if message.chars().count() <= QUOTED_CHARS
+        || (!message.split('`').any(long) && message.chars().count() <= MESSAGE_CHARS)
+    {
         return std::borrow::Cow::Borrowed(message);
     }
     let mut out = String::with_capacity(MESSAGE_CHARS);
@@ -1094,6 +1096,9 @@ mod tests {
         let odd = shortened_quotes(&odd);
         assert!(odd.chars().count() <= MESSAGE_CHARS + 1, "{}", odd.len());
         assert!(odd.starts_with(&format!("`{}…", "q".repeat(40))), "{odd}");
+        // Many short quotes are cut as a whole too.
+        let many = vec!["`kw`"; 5_000].join(", ");
+        assert_eq!(shortened_quotes(&many).chars().count(), MESSAGE_CHARS + 1);
     }
 
     #[test]

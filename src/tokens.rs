@@ -77,7 +77,8 @@ impl Encoding {
             Encoding::Cl100k => &STARTED[1],
         };
         slot.get_or_init(|| {
-            std::thread::spawn(move || {
+            // Without a thread (a low memory limit), the tables load when first needed.
+            let _ = std::thread::Builder::new().spawn(move || {
                 self.tokenizer();
             });
         });

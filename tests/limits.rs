@@ -785,6 +785,8 @@ fn a_value_that_holds_its_parts_many_times_is_written_within_the_limits() {
         "{{ ns.x|string }}",
         "{{ ns.x|pprint }}",
         "{{ ns.x|tojson }}",
+        "{{ '%s'|format(ns.x) }}",
+        "{{ ns.x|indent(2) }}",
     ] {
         let template = format!(
             "{{% set ns = namespace(x=[1]) %}}{{% for i in range(40) %}}{{% set ns.x = [ns.x, ns.x] %}}{{% endfor %}}{write}\n"
@@ -799,4 +801,33 @@ fn a_value_that_holds_its_parts_many_times_is_written_within_the_limits() {
     // Its nesting alone is nothing to refuse.
     let template = "{% set ns = namespace(x=[1]) %}{% for i in range(40) %}{% set ns.x = [ns.x, ns.x] %}{% endfor %}{{ ns.x|length }}\n";
     assert_eq!(with_template("", template).validate().counts(), (0, 0));
+}
+
+// A memory limit counts every thread's stack, and at 512M starting the matrix's threads
+// failed and panicked the build. A thread that cannot start is one helper fewer.
+#[test]
+fn a_low_memory_limit_builds_on_fewer_threads() {
+    let mut fixture = Fixture::minimal();
+    for name in ["a", "b", "c", "d", "e", "f", "g", "h", "i"] {
+        fixture = fixture.file(&format!("examples/contexts/{name}.toml"), common::CONTEXT);
+    }
+    let workspace = fixture.write();
+    let output = workspace
+        .command()
+        .env("PROMPTC_MEMORY_LIMIT", "256M")
+        .args(["build", "--all"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        workspace
+            .root()
+            .join("examples/prompts/generic/i.md")
+            .exists()
+    );
 }

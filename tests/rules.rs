@@ -465,11 +465,11 @@ fn rules_left_out_of_a_folder_are_told_of() {
         [
             (
                 "rule-unreadable".to_string(),
-                "proj/.clinerules/a/b/c/d/e/six.md".to_string()
+                "proj/.cursor/rules".to_string()
             ),
             (
                 "rule-unreadable".to_string(),
-                "proj/.cursor/rules".to_string()
+                "proj/.clinerules/a/b/c/d/e/six.md".to_string()
             ),
         ]
     );

@@ -234,7 +234,9 @@ fn compile_in_order<E>(
                 let sender = sender.clone();
                 let (next, stop, handled, isolated, runs) =
                     (&next, &stop, &handled, &isolated, &runs);
-                scope.spawn(move || {
+                // A thread that cannot be started (a low memory limit counts every thread's
+                // stack) is one helper fewer: this thread compiles what is left.
+                let _ = std::thread::Builder::new().spawn_scoped(scope, move || {
                     'runs: while let Some(run) =
                         runs.get(next.fetch_add(1, Ordering::Relaxed)).cloned()
                     {

@@ -465,10 +465,21 @@ impl Reader<'_> {
         // stays inside the rules folder (checked below).
         // One level past the deepest read, so what lies deeper is told of, not left out
         // without a word.
+        // Only where rules live is walked (in a project folder: `.clinerules`, `.cursor/rules`
+        // and the root's own files), not `node_modules` and the rest of the project.
         let walk = WalkDir::new(&real)
             .follow_links(false)
             .max_depth(MAX_RULES_DEPTH + 1)
-            .sort_by_file_name();
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|entry| {
+                let relative = entry.path().strip_prefix(&real).unwrap_or(entry.path());
+                origin == Origin::Global
+                    || entry.depth() <= 1
+                    || in_rules_location(relative)
+                    || relative == Path::new(".cursor")
+            });
+        let mut too_deep: Option<(PathBuf, usize)> = None;
         for entry in walk {
             let entry = match entry {
                 Ok(entry) => entry,
@@ -487,11 +498,10 @@ impl Reader<'_> {
             };
             let relevant = origin == Origin::Global || in_rules_location(relative);
             if entry.depth() > MAX_RULES_DEPTH {
+                // Told once, at the first, with how many more there are.
                 if relevant {
-                    self.unreadable(
-                        shown.join(relative),
-                        format!("it lies more than {MAX_RULES_DEPTH} folders deep in the rules folder, where rules are not read"),
-                    );
+                    let first = too_deep.get_or_insert_with(|| (relative.to_path_buf(), 0));
+                    first.1 += 1;
                 }
                 continue;
             }
@@ -525,6 +535,18 @@ impl Reader<'_> {
                 let relative = relative.to_string_lossy().replace('\\', "/");
                 files.push((rank, relative, entry.path().to_path_buf(), kind));
             }
+        }
+        if let Some((first, count)) = too_deep {
+            let more = match count {
+                1 => String::new(),
+                _ => format!(" (and {} more files or folders as deep)", count - 1),
+            };
+            self.unreadable(
+                shown.join(first),
+                format!(
+                    "it lies more than {MAX_RULES_DEPTH} folders deep in the rules folder, where rules are not read{more}"
+                ),
+            );
         }
         // Kinds in their documented order, files of a kind by path.
         files.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));

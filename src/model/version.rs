@@ -59,11 +59,12 @@ fn split_number(part: &str) -> (&str, &str) {
 }
 
 /// Whether `version` is `wanted` or starts with it followed by a `.`: `2` and `2.1` both
-/// name `2.1.3`; `2` does not name `20.1`.
+/// name `2.1.3`; `2` does not name `20.1`. Compared as versions: `2.1` names `2.01`.
 pub fn is_named_by(version: &str, wanted: &str) -> bool {
+    let (version, wanted) = (canonical(version), canonical(wanted));
     version == wanted
         || version
-            .strip_prefix(wanted)
+            .strip_prefix(&wanted)
             .is_some_and(|rest| rest.starts_with('.'))
 }
 
@@ -106,6 +107,14 @@ mod tests {
                 canonical(&a) == canonical(&b)
             );
         }
+    }
+
+    #[test]
+    fn a_version_is_named_as_it_compares() {
+        assert!(is_named_by("2.01", "2.1"));
+        assert!(is_named_by("2.01.3", "2.1"));
+        assert!(is_named_by("02", "2"));
+        assert!(!is_named_by("2.10", "2.1"));
     }
 
     #[test]

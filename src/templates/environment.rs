@@ -35,11 +35,19 @@ pub fn new_environment(fuel: Option<u64>, render_bytes: u64) -> Environment<'sta
     });
     env.add_filter(
         "indent",
-        move |value: String,
+        move |value: &Value,
               width: Option<usize>,
               first: Option<bool>,
               blank: Option<bool>,
-              kwargs: Kwargs| { indent(value, width, first, blank, kwargs, render_bytes) },
+              kwargs: Kwargs| {
+            // Taken as a value, not a string: minijinja would write a value of a trillion
+            // nodes out whole to pass it in; it is measured first.
+            let text = match value.as_str() {
+                Some(text) => text.to_string(),
+                None => limits::bounded_string(value, render_bytes)?,
+            };
+            indent(text, width, first, blank, kwargs, render_bytes)
+        },
     );
     model_id::install(&mut env);
     limits::install(&mut env, render_bytes);

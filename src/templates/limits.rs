@@ -266,6 +266,20 @@ fn display_len(value: &Value, limit: u64) -> Option<u64> {
     write!(counter, "{value}").ok().map(|()| counter.written)
 }
 
+/// `value`'s text, as minijinja makes a string argument of it, refused past `limit` bytes
+/// before it is built.
+pub fn bounded_string(value: &Value, limit: u64) -> Result<String, Error> {
+    if !nesting_within_limit(value) {
+        return Err(too_deep("the value"));
+    }
+    check(
+        display_len(value, limit).map_or(usize::MAX, |n| n as usize),
+        limit,
+        "the text of the value",
+    )?;
+    Ok(value.to_string())
+}
+
 /// What `{{ value }}` writes: a string as it is, anything else as compact JSON, as a
 /// JavaScript template would (`JSON.stringify`), rather than Python's spelling.
 fn write_value(out: &mut dyn Write, value: &Value) -> fmt::Result {
@@ -397,6 +411,23 @@ pub fn install(env: &mut Environment<'static>, limit: u64) {
                     return Err(over(limit, "the formatted text"));
                 }
             }
+            // Each argument is written whole into the text: one of a trillion nodes would be
+            // built before the text is measured.
+            let mut arguments: u64 = 0;
+            for argument in args.iter() {
+                // Keyword arguments are no text of the result.
+                let argument: &Value = argument;
+                if argument.is_kwargs() {
+                    continue;
+                }
+                arguments =
+                    arguments.saturating_add(display_len(argument, limit).unwrap_or(u64::MAX));
+            }
+            check(
+                usize::try_from(arguments).unwrap_or(usize::MAX),
+                limit,
+                "the formatted text",
+            )?;
             let value = minijinja::filters::format(state, format, args)?;
             check(
                 display_len(&value, limit).map_or(usize::MAX, |n| n as usize),
