@@ -269,15 +269,20 @@ fn display_len(value: &Value, limit: u64) -> Option<u64> {
 /// `value`'s text, as minijinja makes a string argument of it, refused past `limit` bytes
 /// before it is built.
 pub fn bounded_string(value: &Value, limit: u64) -> Result<String, Error> {
+    text_fits(value, limit, "the text of the value")?;
+    Ok(value.to_string())
+}
+
+/// Whether `value`'s text (`what`, to the error) nests and measures within the limits.
+fn text_fits(value: &Value, limit: u64, what: &str) -> Result<(), Error> {
     if !nesting_within_limit(value) {
         return Err(too_deep("the value"));
     }
     check(
         display_len(value, limit).map_or(usize::MAX, |n| n as usize),
         limit,
-        "the text of the value",
-    )?;
-    Ok(value.to_string())
+        what,
+    )
 }
 
 /// What `{{ value }}` writes: a string as it is, anything else as compact JSON, as a
@@ -438,14 +443,7 @@ pub fn install(env: &mut Environment<'static>, limit: u64) {
         },
     );
     env.add_filter("string", move |state: &State, value: &Value| {
-        if !nesting_within_limit(value) {
-            return Err(too_deep("the value"));
-        }
-        check(
-            display_len(value, limit).map_or(usize::MAX, |n| n as usize),
-            limit,
-            "the string",
-        )?;
+        text_fits(value, limit, "the string")?;
         minijinja::filters::string(state, value)
     });
     // `pprint` writes a value's debug form, which has no size check of its own.
