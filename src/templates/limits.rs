@@ -287,17 +287,26 @@ fn text_fits(value: &Value, limit: u64, what: &str) -> Result<(), Error> {
 
 /// What `{{ value }}` writes: a string as it is, anything else as compact JSON, as a
 /// JavaScript template would (`JSON.stringify`), rather than Python's spelling.
-fn write_value(out: &mut dyn Write, value: &Value) -> fmt::Result {
+/// `room` is how many bytes may still be written.
+fn write_value(out: &mut dyn Write, value: &Value, room: u64) -> fmt::Result {
     if let Some(text) = value.as_str() {
         return out.write_str(text);
     }
-    let mut json = JsonOut { out };
+    // Built aside (within the room left), so that a value found not to be JSON halfway (a
+    // map with a list for a key) leaves nothing of its JSON behind its own text.
+    let mut json_text = String::new();
+    let mut bounded = Counter {
+        inner: Some(&mut json_text),
+        written: 0,
+        limit: room,
+    };
+    let mut json = JsonOut { out: &mut bounded };
     match serde_json::to_writer(&mut json, value) {
-        Ok(()) => Ok(()),
+        Ok(()) => out.write_str(&json_text),
         // Not serializable (a function, a macro): its own text. Told from a write over the
         // limit by the error's kind, not by serializing the value again whole: a value that
         // went over the limit can be a tree of a trillion nodes.
-        Err(error) if !error.is_io() => write!(json.out, "{value}"),
+        Err(error) if !error.is_io() => write!(out, "{value}"),
         Err(_) => Err(fmt::Error),
     }
 }
@@ -336,7 +345,7 @@ pub fn install(env: &mut Environment<'static>, limit: u64) {
             written: before,
             limit,
         };
-        let result = write_value(&mut counter, value);
+        let result = write_value(&mut counter, value, limit.saturating_sub(before));
         let written = counter.written;
         state.get_or_insert_extension(Written(0)).0 = written;
         result.map_err(|_| over(limit, "the text this template writes"))
@@ -656,6 +665,8 @@ mod tests {
             render("{{ ['a', 1] }} {{ 'plain \"text\"' }}"),
             r#"["a",1] plain "text""#
         );
+        // Not JSON halfway (a list as a map's key): its own text alone, no JSON before it.
+        assert_eq!(render("{{ [1, {[1, 2]: 3}] }}"), "[1, {[1, 2]: 3}]");
     }
 
     #[test]
