@@ -60,7 +60,7 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
         }
         // A context that inherits its `rules_from` reads the same folders as the one that
         // names them, whose problems are reported once, at its own values.
-        let named = entry.document.value.pointer("/rules_from").is_some();
+        let named = rules::writes_rules_from(entry);
         let named_at: Vec<crate::span::Span> = (0..entry.value.rules_from.len())
             .map(|index| entry.value_span(&format!("/rules_from/{index}")))
             .collect();

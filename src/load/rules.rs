@@ -155,6 +155,12 @@ pub struct ReadRules {
     pub workflows: Vec<Rule>,
 }
 
+/// Whether a workspace context's own file writes its `rules_from`, rather than inheriting it
+/// through `extends`: problems of those folders are reported once, at that file's values.
+pub fn writes_rules_from(entry: &crate::load::entry::Entry<Context>) -> bool {
+    entry.document.value.pointer("/rules_from").is_some()
+}
+
 /// Reads a workspace context's `rules_from` folders (problems recorded in `diagnostics`); a
 /// folder that cannot be read is reported at its value in `named_at`, by index.
 pub fn read_rules_from(

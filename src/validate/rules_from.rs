@@ -19,7 +19,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
 pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, out: &mut Diagnostics) {
     // A context that inherits its `rules_from` (through `extends`) does not write it: the
     // context that does is told, once, at its own line.
-    if entry.document.value.pointer("/rules_from").is_none() {
+    if !crate::load::rules::writes_rules_from(entry) {
         return;
     }
     for (index, path) in entry.value.rules_from.iter().enumerate() {
