@@ -803,6 +803,97 @@ fn a_value_that_holds_its_parts_many_times_is_written_within_the_limits() {
     assert_eq!(with_template("", template).validate().counts(), (0, 0));
 }
 
+// A namespace is the only value a template can change, so it is where a value can grow
+// without bound: a loop storing `[ns.x]` in `ns.x` built, within its fuel, a list nested
+// millions deep, and a namespace could hold itself. Dropping, comparing or printing such a
+// value overflowed the stack and aborted the process, from a template of a hundred bytes.
+// Storing it is now a located error, on the matrix's threads as on the main one.
+#[test]
+fn a_namespace_cannot_grow_a_value_past_the_stack() {
+    let deep = "{% set ns = namespace(x=[]) %}{% for j in range(20) %}{% for i in range(90000) %}\
+                {% set ns.x = [ns.x] %}{% endfor %}{% endfor %}";
+    let cases = [
+        (
+            format!("{deep}{{{{ ns.x ~ '' }}}}\n"),
+            "a namespace cannot hold a value that nests lists or maps more than 128 deep",
+        ),
+        (
+            format!("{deep}done\n"),
+            "a namespace cannot hold a value that nests lists or maps more than 128 deep",
+        ),
+        (
+            "{% set ns = namespace() %}{% set ns.me = ns %}{{ ns ~ '' }}\n".to_string(),
+            "a namespace cannot hold a namespace",
+        ),
+        // A chain of namespaces, each holding the next, is as deep as it is long: each
+        // link is shallow when it is made.
+        (
+            format!(
+                "{{% set nodes = [{}namespace()] %}}{{% for i in range(49999) %}}\
+                 {{% set node = nodes[i] %}}{{% set node.next = nodes[i + 1] %}}{{% endfor %}}\
+                 {{{{ nodes[0] ~ '' }}}}\n",
+                "namespace(),".repeat(49_999)
+            ),
+            "a namespace cannot hold a namespace",
+        ),
+        (
+            "{% set all = namespace(list=[]) %}{% set all.list = all.list + [namespace()] %}\n"
+                .to_string(),
+            "a namespace cannot hold a namespace",
+        ),
+        (
+            "{% set ns = namespace(x=[]) %}{% set ns.x = {'k': [ns]} %}\n".to_string(),
+            "a namespace cannot hold a namespace",
+        ),
+    ];
+    for (template, message) in cases {
+        let (code, file, line, _, found) = single_error("", &template);
+        assert_eq!(
+            (code.as_str(), file.as_str(), line),
+            ("render-failed", "components/intro.md", 1),
+            "{template}: {found}"
+        );
+        assert!(found.contains(message), "{template}: {found}");
+        // `build --all` compiles on the matrix's threads, whose stacks are smaller: with
+        // twelve contexts, three runs of four.
+        let mut fixture = with_template("", &template);
+        for name in ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"] {
+            fixture = fixture.file(&format!("examples/contexts/{name}.toml"), common::CONTEXT);
+        }
+        let workspace = fixture.write();
+        let output = workspace
+            .command()
+            .args(["build", "--all"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{template}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    // What namespaces are for still works: counters, flags, lists that grow flat, values
+    // nested up to the limit.
+    let template = "{% set ns = namespace(count=0, seen=[], found=false, x=[]) %}\
+                    {% for i in range(1000) %}{% set ns.count = ns.count + 1 %}\
+                    {% set ns.seen = ns.seen + [{'i': [i]}] %}{% set ns.found = true %}{% endfor %}\
+                    {% for i in range(127) %}{% set ns.x = [ns.x] %}{% endfor %}\
+                    {{ ns.count }} {{ ns.seen|length }} {{ ns.found }} {{ ns.x|tojson|length }}\n";
+    let workspace = with_template("", template).write();
+    let output = workspace
+        .command()
+        .args(["build", "--family", "generic"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("1000 1000 true 256"),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
 // A memory limit counts every thread's stack, and at 512M starting the matrix's threads
 // failed and panicked the build. A thread that cannot start is one helper fewer.
 #[test]

@@ -28,9 +28,9 @@ impl fmt::Display for TooLarge {
 impl std::error::Error for TooLarge {}
 
 /// How deeply a value may nest to be written out (`{{ … }}`, `tojson`, `pretty_json`):
-/// writing one is recursive, and a template can nest a list in itself a hundred thousand
-/// times (`{% set ns.x = [ns.x] %}` in a loop), which overflowed the stack and ended the
-/// process. Data files cannot nest this deep either (their parsers stop at 128).
+/// writing one is recursive. A namespace refuses a value nested deeper than this (the patch
+/// to minijinja in `vendor/minijinja`), and data files cannot nest this deep either (their
+/// parsers stop at 128), but a template can still wrap such a value in a few more lists.
 pub const MAX_NESTING: usize = 128;
 
 /// The most list and map items [`nesting_within_limit`] looks at. A value can hold the same
@@ -543,9 +543,9 @@ mod tests {
     #[test]
     fn a_lazy_sequence_is_looked_into() {
         let env = new_environment(None, crate::model::limits::DEFAULT_RENDER_BYTES);
-        let template = "{% set ns = namespace(x=[]) %}{% for i in range(300) %}\
-                        {% set ns.x = [ns.x] %}{% endfor %}{{ [ns.x]|reverse }}";
-        let error = env.render_str(template, context! {}).unwrap_err();
+        let error = env
+            .render_str("{{ [ns.x]|reverse }}", nested(300))
+            .unwrap_err();
         assert!(error.to_string().contains("more than 128 deep"), "{error}");
         let shallow = env
             .render_str("{{ [[1, 2], [3]]|reverse }}", context! {})
@@ -582,10 +582,14 @@ mod tests {
         assert!(!nesting_within_limit(&Value::from(vec![at_limit])));
     }
 
-    fn nested(depth: usize, tail: &str) -> String {
-        format!(
-            "{{% set ns = namespace(x=[]) %}}{{% for i in range({depth}) %}}{{% set ns.x = [ns.x] %}}{{% endfor %}}{tail}"
-        )
+    /// A context whose `ns.x` is a list nested in itself `depth` times. A namespace refuses
+    /// to hold one past the limit, so it comes from outside the template here.
+    fn nested(depth: usize) -> Value {
+        let mut x = Value::from(Vec::<Value>::new());
+        for _ in 0..depth {
+            x = Value::from(vec![x]);
+        }
+        context! { ns => context! { x } }
     }
 
     // Writing out a list nested in itself 100 000 times overflowed the stack and ended the
@@ -601,7 +605,7 @@ mod tests {
             "{{ ns.x|pretty_json }}",
             "{{ ns.x|string }}",
         ] {
-            let error = env.render_str(&nested(1000, tail), ()).unwrap_err();
+            let error = env.render_str(tail, nested(1000)).unwrap_err();
             assert!(
                 error
                     .to_string()
@@ -610,9 +614,9 @@ mod tests {
             );
         }
         // 127 lists inside the outermost: 128 deep, written.
-        let text = env.render_str(&nested(127, "{{ ns.x }}"), ()).unwrap();
+        let text = env.render_str("{{ ns.x }}", nested(127)).unwrap();
         assert_eq!(text, format!("{}{}", "[".repeat(128), "]".repeat(128)));
-        assert!(env.render_str(&nested(128, "{{ ns.x }}"), ()).is_err());
+        assert!(env.render_str("{{ ns.x }}", nested(128)).is_err());
     }
 
     // `tojson(indent=…)` built its whole text before measuring it: a text growing with the
@@ -621,7 +625,7 @@ mod tests {
     fn indented_json_is_measured_before_it_is_built() {
         let env = new_environment(None, 100_000);
         let error = env
-            .render_str(&nested(100, "{{ ns.x|tojson(indent=256)|length }}"), ())
+            .render_str("{{ ns.x|tojson(indent=256)|length }}", nested(100))
             .unwrap_err();
         assert!(too_large(&error).is_some(), "{error}");
         // Escaped characters count at the length of their escapes.
