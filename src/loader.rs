@@ -79,8 +79,14 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
         );
         context_rules.insert(name.clone(), read);
     }
+    let matrix_contexts = specs
+        .contexts
+        .keys()
+        .map(|name| (name.clone(), std::sync::OnceLock::new()))
+        .collect();
     let mut workspace = Workspace {
         context_rules,
+        matrix_contexts,
         templates,
         root,
         sources,

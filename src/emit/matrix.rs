@@ -119,10 +119,9 @@ pub fn request(
     entry: &MatrixEntry,
     source_date_epoch: Option<i64>,
 ) -> Option<Request> {
-    let mut context = workspace.contexts.get(&entry.context)?.value.clone();
-    // Its rules folders were read when the workspace loaded; globs and toggles decide here,
-    // as for a single build of the context.
-    crate::load::rules::assemble_preread(&mut context, workspace.context_rules.get(&entry.context));
+    // Its rules folders were read when the workspace loaded, and its globs and toggles
+    // decided once for the whole matrix, as for a single build of the context.
+    let context = workspace.matrix_context(&entry.context)?.clone();
     let mut request = Request::new(
         match &entry.variant {
             Some(id) => Selection::variant(id),

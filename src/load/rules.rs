@@ -266,39 +266,40 @@ pub fn decide(
         Ok(globs) => globs,
         Err(_) => return RuleDecision::BrokenGlobs,
     };
-    if globs.is_empty() {
+    if globs.patterns.is_empty() {
         return RuleDecision::Always;
     }
-    if globs.iter().any(|glob| MATCH_ALL.contains(&glob.as_str())) {
+    if globs
+        .patterns
+        .iter()
+        .any(|glob| MATCH_ALL.contains(&glob.as_str()))
+    {
         return RuleDecision::AlwaysByMetadata;
     }
-    for glob in &globs {
-        // globset's own limit on what a glob compiles to, as its sets have.
-        let matcher = Glob::new(glob)
-            .map_err(|error| error.to_string())
-            .and_then(|glob| crate::built::glob_regex(&glob, 10 << 20));
-        let Ok(matcher) = matcher else {
-            return RuleDecision::BrokenGlobs;
+    // The rule's first glob that an active file matches, with the first file it matches:
+    // one pass of the set over each file, rather than one matcher per glob over every file.
+    let mut first: Option<(usize, &String)> = None;
+    for file in active_files {
+        let Some(index) = globs
+            .set
+            .matches(std::path::Path::new(file))
+            .into_iter()
+            .min()
+        else {
+            continue;
         };
-        if let Some(file) = active_files
-            .iter()
-            .find(|file| matcher.is_match(&*glob_candidate(file)))
-        {
-            return RuleDecision::Matched {
-                file: file.clone(),
-                glob: glob.clone(),
-            };
+        if first.is_none_or(|(best, _)| index < best) {
+            first = Some((index, file));
         }
     }
-    RuleDecision::NoActiveFileMatches { globs }
-}
-
-/// A file's path as globset matches it: its bytes, with `\` as `/` on Windows.
-fn glob_candidate(path: &str) -> std::borrow::Cow<'_, [u8]> {
-    if cfg!(windows) && path.contains('\\') {
-        std::borrow::Cow::Owned(path.replace('\\', "/").into_bytes())
-    } else {
-        std::borrow::Cow::Borrowed(path.as_bytes())
+    match first {
+        Some((index, file)) => RuleDecision::Matched {
+            file: file.clone(),
+            glob: globs.patterns[index].clone(),
+        },
+        None => RuleDecision::NoActiveFileMatches {
+            globs: globs.patterns,
+        },
     }
 }
 
@@ -306,9 +307,16 @@ fn glob_candidate(path: &str) -> std::borrow::Cow<'_, [u8]> {
 /// files with `globs: ["*"]` intend).
 const MATCH_ALL: [&str; 3] = ["*", "**", "**/*"];
 
-/// The patterns of a rule's `globs`: a list of strings, or one string of comma-separated
-/// patterns (as Cursor writes them). `Err` holds the offending text and why.
-fn globs_of(metadata: &IndexMap<String, Value>) -> Result<Vec<String>, (String, String)> {
+/// A rule's `globs`: its patterns in order, and the set that matches a path against all of
+/// them at once.
+struct RuleGlobs {
+    patterns: Vec<String>,
+    set: GlobSet,
+}
+
+/// The patterns of a rule's `globs` (a list of strings, or one string of comma-separated
+/// patterns, as Cursor writes them), built. `Err` holds the offending text and why.
+fn globs_of(metadata: &IndexMap<String, Value>) -> Result<RuleGlobs, (String, String)> {
     let patterns: Vec<String> = match metadata.get("globs") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::String(text)) => text
@@ -350,7 +358,10 @@ fn globs_of(metadata: &IndexMap<String, Value>) -> Result<Vec<String>, (String, 
     // build on its own; only when all do is it the set, named by all its patterns.
     builder
         .build()
-        .map(|_: GlobSet| patterns.clone())
+        .map(|set| RuleGlobs {
+            patterns: patterns.clone(),
+            set,
+        })
         .map_err(|error| {
             patterns
                 .iter()
@@ -763,6 +774,38 @@ mod tests {
             metadata,
             ..Rule::default()
         }
+    }
+
+    // The set matches every glob at once; what a match reports is still the rule's first
+    // glob (in its order) that any active file matches, and the first file it matches.
+    #[test]
+    fn a_match_names_the_first_glob_then_its_first_file() {
+        let rule = rule(serde_json::json!(["docs/**", "*.md", "src/**/*.rs"]));
+        let none = IndexMap::new();
+        let files: Vec<String> = ["src/lib.rs", "notes/b.md", "README.md", "docs/x.txt"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(
+            decide(&rule, &files[..3], &[], &none),
+            RuleDecision::Matched {
+                file: "notes/b.md".into(),
+                glob: "*.md".into()
+            }
+        );
+        assert_eq!(
+            decide(&rule, &files, &[], &none),
+            RuleDecision::Matched {
+                file: "docs/x.txt".into(),
+                glob: "docs/**".into()
+            }
+        );
+        assert_eq!(
+            decide(&rule, &files[..1], &[], &none),
+            RuleDecision::Matched {
+                file: "src/lib.rs".into(),
+                glob: "src/**/*.rs".into()
+            }
+        );
     }
 
     #[test]

@@ -37,6 +37,9 @@ pub struct Workspace {
     pub(crate) contexts: IndexMap<String, Entry<Context>>,
     /// What each named context's `rules_from` folders hold, read once at load.
     pub(crate) context_rules: IndexMap<String, crate::load::rules::ReadRules>,
+    /// Each named context as the build matrix compiles it, assembled on first use (see
+    /// [`Workspace::matrix_context`]).
+    pub(crate) matrix_contexts: IndexMap<String, std::sync::OnceLock<Context>>,
     pub(crate) templates: Templates,
     /// The templates of the partials folder, in path order.
     pub(crate) partials: Vec<crate::templates::TemplateId>,
@@ -47,6 +50,20 @@ pub struct Workspace {
 }
 
 impl Workspace {
+    /// A named context as every compile of the build matrix sees it: with its `rules_from`
+    /// rules, and its rules decided by its own active files and toggles. Assembled once per
+    /// process: the decisions are the same for every family, and a rules folder of many
+    /// globs made deciding them again for each compile the matrix's largest cost.
+    pub(crate) fn matrix_context(&self, name: &str) -> Option<&Context> {
+        let context = &self.contexts.get(name)?.value;
+        let assembled = self.matrix_contexts.get(name)?.get_or_init(|| {
+            let mut context = context.clone();
+            crate::load::rules::assemble_preread(&mut context, self.context_rules.get(name));
+            context
+        });
+        Some(assembled)
+    }
+
     /// The folder holding `promptc.toml` (canonical).
     pub fn root(&self) -> &Path {
         &self.root
