@@ -153,6 +153,73 @@ fn filters_check_the_size_of_what_they_would_build() {
     assert!(message.contains("above the limit of 100000"), "{message}");
 }
 
+// minijinja builds some text itself, in one instruction: the text of a value passed to a
+// string argument (`lower`, `trim`, `startingwith`, `e`…), and `~`, `+` and `*` on strings. A
+// list's text is measured before it is built, and an operator's result before it is joined: a
+// value that holds its parts many times has a text of terabytes, and doubling a string in a
+// loop took all memory within thirty steps.
+#[test]
+fn text_minijinja_builds_itself_is_bounded() {
+    let cases = [
+        "{{ (\"a\" * 600 + \"b\" * 600)|length }}",
+        "{{ (\"a\" * 600 ~ \"b\" * 600)|length }}",
+        "{{ (\"ab\" * 600)|length }}",
+        "{{ (range(400)|list)|lower|length }}",
+        "{{ (range(400)|list)|trim|length }}",
+        "{{ (range(400)|list)|e|length }}",
+        "{{ range(400)|list is startingwith \"[\" }}",
+    ];
+    for expression in cases {
+        let (code, file, line, _, message) =
+            single_error(SMALL_TEXT, &format!("Intro.\n{expression}\n"));
+        assert_eq!(
+            (code.as_str(), file.as_str(), line),
+            ("too-much-text", "components/intro.md", 2),
+            "{expression}: {message}"
+        );
+    }
+    // Within the limit, each is what it was.
+    let template = "Intro.\n{{ (\"a\" * 400 ~ \"b\" * 400)|length }} {{ (\"a\" + \"b\") * 2 }} \
+                    {{ [1, 2]|lower }} {{ [1]|e }} {{ [1] is startingwith \"[\" }}\n";
+    let workspace = with_template(SMALL_TEXT, template).write();
+    let output = workspace
+        .command()
+        .args(["build", "--family", "generic"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("800 abab [1, 2] [1] true"),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // At the default limit, a value of a trillion items is refused at once, not built.
+    for write in ["{{ ns.x|lower|length }}", "{{ (ns.x ~ \"\")|length }}"] {
+        let template = format!(
+            "{{% set ns = namespace(x=[1]) %}}{{% for i in range(40) %}}\
+             {{% set ns.x = [ns.x, ns.x] %}}{{% endfor %}}{write}\n"
+        );
+        let (code, _, line, _, message) = single_error("", &template);
+        assert_eq!(
+            (code.as_str(), line),
+            ("too-much-text", 1),
+            "{write}: {message}"
+        );
+    }
+    // A constant expression was folded while the template loaded: a hundred megabytes built
+    // before any limit applied.
+    let (code, _, line, _, message) = single_error("", "{{ (\"ab\" * 100000000)|length }}\n");
+    assert_eq!((code.as_str(), line), ("too-much-text", 1), "{message}");
+    // A list repeated holds at most as many items as `range` makes.
+    let (code, _, line, _, message) = single_error("", "{{ ([1] * 100000000)|length }}\n");
+    assert_eq!((code.as_str(), line), ("render-failed", 1), "{message}");
+    assert!(message.contains("more than 100000 items"), "{message}");
+    let doubling = "{% set ns = namespace(x=\"ab\") %}{% for i in range(40) %}\
+                    {% set ns.x = ns.x ~ ns.x %}{% endfor %}{{ ns.x|length }}\n";
+    let (code, _, line, _, message) = single_error("", doubling);
+    assert_eq!((code.as_str(), line), ("too-much-text", 1), "{message}");
+}
+
 #[test]
 fn all_the_text_of_one_compile_is_bounded() {
     let half = format!("{}\n", "w".repeat(600));
@@ -177,6 +244,42 @@ fn all_the_text_of_one_compile_is_bounded() {
         "{}",
         d.message
     );
+}
+
+// `x is divisibleby 0` and `loop.cycle()` without arguments divided by zero inside minijinja,
+// and the process panicked, in a template or a condition alike.
+#[test]
+fn arithmetic_on_template_values_does_not_panic() {
+    let template = "{{ 1 is divisibleby 0 }} {{ 6 is divisibleby 3 }} {{ 7 is divisibleby -1 }} \
+                    {% for i in [1] %}[{{ loop.cycle() is undefined }}]{% endfor %}\n";
+    let workspace = with_template("", template).write();
+    let output = workspace
+        .command()
+        .args(["build", "--family", "generic"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("false true true [true]"),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let component = "id = \"intro\"\nwhen = \"1 is divisibleby 0\"\n";
+    let workspace = with_template("", "Intro.\n")
+        .file("components/intro.toml", component)
+        .write();
+    let output = workspace
+        .command()
+        .args(["build", "--family", "generic"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("Intro."));
 }
 
 #[test]

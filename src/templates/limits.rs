@@ -333,6 +333,12 @@ struct Written(u64);
 
 /// Installs the size checks on an environment.
 pub fn install(env: &mut Environment<'static>, limit: u64) {
+    // The text minijinja builds itself, from a value for a string argument (`lower`, `trim`,
+    // `startingwith`…) or with `~`, and `+` or `*` on strings, is measured first (a patch to
+    // minijinja, see vendor/minijinja/PROMPTC.md).
+    env.set_text_limit(usize::try_from(limit).unwrap_or(usize::MAX), |limit| {
+        over(limit as u64, "the text this template builds")
+    });
     // Nothing is escaped (see `new_environment`); strings are written as they are, any other
     // value as JSON (`true`, `null`, `{"enabled":false}`), counting as it goes.
     env.set_formatter(move |out, state, value| {

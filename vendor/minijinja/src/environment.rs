@@ -81,7 +81,12 @@ pub struct Environment<'source> {
     #[cfg(feature = "fuel")]
     fuel: Option<u64>,
     recursion_limit: usize,
+    /// promptc patch: see [`Environment::set_text_limit`].
+    text_limit: Option<TextLimit>,
 }
+
+/// The longest text minijinja may build from values, and the error it raises past it.
+type TextLimit = (usize, Arc<dyn Fn(usize) -> Error + Send + Sync>);
 
 impl Default for Environment<'_> {
     fn default() -> Self {
@@ -123,6 +128,7 @@ impl<'source> Environment<'source> {
             #[cfg(feature = "fuel")]
             fuel: None,
             recursion_limit: MAX_RECURSION,
+            text_limit: None,
         }
     }
 
@@ -146,6 +152,7 @@ impl<'source> Environment<'source> {
             #[cfg(feature = "fuel")]
             fuel: None,
             recursion_limit: MAX_RECURSION,
+            text_limit: None,
         }
     }
 
@@ -662,6 +669,82 @@ impl<'source> Environment<'source> {
     /// Returns the current max recursion limit.
     pub fn recursion_limit(&self) -> usize {
         self.recursion_limit
+    }
+
+    /// Sets the longest text, in bytes, that minijinja builds from values: the text of a
+    /// value passed to a string argument of a filter, test or function, and the result of
+    /// `~`, and of `+` and `*` on strings. Past it, the operation fails with the error
+    /// `exceeded` makes of the limit, before anything is built.
+    ///
+    /// (promptc patch.) Fuel counts instructions, and one of these instructions could build
+    /// gigabytes: a value that holds its parts many times (`[x, x]` doubled forty times) has
+    /// a text of terabytes, and doubling a string in a loop reaches a gigabyte in thirty steps.
+    pub fn set_text_limit<F>(&mut self, limit: usize, exceeded: F)
+    where
+        F: Fn(usize) -> Error + Send + Sync + 'static,
+    {
+        self.text_limit = Some((limit, Arc::new(exceeded)));
+    }
+
+    /// Fails when the text of `values`, written one after the other, would be longer than
+    /// the limit of [`Environment::set_text_limit`]. A string is measured by its length;
+    /// any other value by writing it out to a counter that stops past the limit.
+    pub(crate) fn check_text(&self, values: &[&Value]) -> Result<(), Error> {
+        let Some((limit, exceeded)) = &self.text_limit else {
+            return Ok(());
+        };
+        struct Counter {
+            len: usize,
+            limit: usize,
+        }
+        impl fmt::Write for Counter {
+            fn write_str(&mut self, text: &str) -> fmt::Result {
+                self.len = self.len.saturating_add(text.len());
+                if self.len > self.limit {
+                    Err(fmt::Error)
+                } else {
+                    Ok(())
+                }
+            }
+        }
+        let mut counter = Counter {
+            len: 0,
+            limit: *limit,
+        };
+        for value in values {
+            let fits = match value.as_str() {
+                Some(text) => fmt::Write::write_str(&mut counter, text).is_ok(),
+                None => fmt::Write::write_fmt(&mut counter, format_args!("{value}")).is_ok(),
+            };
+            if !fits {
+                return Err(exceeded(*limit));
+            }
+        }
+        Ok(())
+    }
+
+    /// Fails, when a text limit is set, if a list of `len` items repeated `times` would hold
+    /// more items than `range` makes: one instruction would otherwise build gigabytes
+    /// (`[1] * 100000000`).
+    pub(crate) fn check_repeated_items(&self, len: usize, times: usize) -> Result<(), Error> {
+        const MAX_ITEMS: usize = 100_000;
+        if self.text_limit.is_some() && len.saturating_mul(times) > MAX_ITEMS {
+            return Err(Error::new(
+                crate::error::ErrorKind::InvalidOperation,
+                format!("a repeated list would hold more than {MAX_ITEMS} items"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Fails when `text` repeated `times` would be longer than the text limit.
+    pub(crate) fn check_repeated_text(&self, text: &str, times: usize) -> Result<(), Error> {
+        match &self.text_limit {
+            Some((limit, exceeded)) if text.len().saturating_mul(times) > *limit => {
+                Err(exceeded(*limit))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Compiles an expression.

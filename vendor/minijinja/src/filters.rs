@@ -145,6 +145,8 @@ pub fn escape(state: &mut State, v: &Value) -> Result<Value, Error> {
     if v.is_safe() {
         return Ok(v.clone());
     }
+    // promptc patch: a value's text stays within the text limit.
+    ok!(state.env().check_text(&[v]));
 
     // this tries to use the escaping flag of the current scope, then
     // of the initial state and if that is also not set it falls back

@@ -146,7 +146,9 @@ mod builtins {
     #[cfg_attr(docsrs, doc(cfg(feature = "builtins")))]
     pub fn is_divisibleby(v: &Value, other: &Value) -> bool {
         match coerce(v, other, false) {
-            Some(CoerceResult::I128(a, b)) => (a % b) == 0,
+            // promptc patch: `% 0` and `MIN % -1` panicked.
+            // (Only `MIN % -1` overflows besides `% 0`, and every number divides by -1.)
+            Some(CoerceResult::I128(a, b)) => a.checked_rem(b).map_or(b != 0, |rem| rem == 0),
             Some(CoerceResult::F64(a, b)) => (a % b) == 0.0,
             _ => false,
         }

@@ -243,7 +243,36 @@ impl Expr<'_> {
     }
 }
 
+/// The longest text or list a constant expression is folded to while compiling (promptc
+/// patch): `"a" * 100000000` folded built its hundred megabytes while the template was
+/// loaded, before any limit of a render could apply. Past this, the expression is left to
+/// the render, where the environment's text limit measures it first.
+const MAX_FOLDED_LEN: usize = 256;
+
+/// Whether folding `op` over these constants would build a text or list longer than
+/// [`MAX_FOLDED_LEN`] (promptc patch).
+fn folds_too_long(op: BinOpKind, left: &Value, right: &Value) -> bool {
+    let len = |value: &Value| value.as_str().map(str::len).or_else(|| value.len());
+    match op {
+        BinOpKind::Add | BinOpKind::Concat => {
+            len(left).unwrap_or(0).saturating_add(len(right).unwrap_or(0)) > MAX_FOLDED_LEN
+        }
+        BinOpKind::Mul => {
+            let repeated = match (len(left), len(right)) {
+                (Some(len), None) => right.as_usize().map(|times| len.saturating_mul(times)),
+                (None, Some(len)) => left.as_usize().map(|times| len.saturating_mul(times)),
+                _ => None,
+            };
+            repeated.is_some_and(|len| len > MAX_FOLDED_LEN)
+        }
+        _ => false,
+    }
+}
+
 fn eval_binop(op: BinOpKind, left: &Value, right: &Value) -> Option<Value> {
+    if folds_too_long(op, left, right) {
+        return None;
+    }
     match op {
         BinOpKind::Add => ops::add(left, right).ok(),
         BinOpKind::Sub => ops::sub(left, right).ok(),

@@ -790,6 +790,8 @@ impl<'a> ArgType<'a> for StringInput<'_> {
         let value = value.ok_or_else(|| Error::from(ErrorKind::MissingArgument))?;
         if let Some(state) = state {
             ok!(state.undefined_behavior().assert_value_not_undefined(value));
+            // promptc patch: a value's text stays within the text limit.
+            ok!(state.env().check_text(&[value]));
         }
         Ok((ok!(StringInput::from_value(value)), 1))
     }
@@ -819,6 +821,8 @@ impl<'a> ArgType<'a> for Cow<'_, str> {
     ) -> Result<(Self::Output, usize), Error> {
         if let (Some(state), Some(value)) = (state, value) {
             ok!(state.undefined_behavior().assert_value_not_undefined(value));
+            // promptc patch: a value's text stays within the text limit.
+            ok!(state.env().check_text(&[value]));
         }
         Ok((ok!(Self::from_value(value)), 1))
     }
@@ -1359,6 +1363,8 @@ impl<'a> ArgType<'a> for String {
     ) -> Result<(Self::Output, usize), Error> {
         if let (Some(state), Some(value)) = (state, value) {
             ok!(state.undefined_behavior().assert_value_not_undefined(value));
+            // promptc patch: a value's text stays within the text limit.
+            ok!(state.env().check_text(&[value]));
         }
         Ok((ok!(Self::from_value(value)), 1))
     }
@@ -1378,6 +1384,8 @@ impl<'a> ArgType<'a> for String {
             ok!(state
                 .undefined_behavior()
                 .assert_value_not_undefined(&value));
+            // promptc patch: a value's text stays within the text limit.
+            ok!(state.env().check_text(&[&value]));
         }
         Self::from_value_owned(value)
     }

@@ -97,9 +97,14 @@ impl Namespace {
                 }
                 // A map's keys are looked into too: a key can be a list.
                 if is_map {
-                    pending.push((value.get_item_opt(&item).unwrap_or_default(), depth + 1));
+                    let item = value.get_item_opt(&item).unwrap_or_default();
+                    if item.as_object().is_some() {
+                        pending.push((item, depth + 1));
+                    }
                 }
-                pending.push((item, depth + 1));
+                if item.as_object().is_some() {
+                    pending.push((item, depth + 1));
+                }
             }
         }
         Ok(())

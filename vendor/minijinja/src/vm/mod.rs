@@ -13,7 +13,7 @@ use crate::utils::{untrusted_size_hint, write_escaped, AutoEscape, UndefinedBeha
 use crate::value::namespace_object::Namespace;
 use crate::value::{
     checked, ops, value_map_with_capacity, Kwargs, MaybeInvalid, ObjectRepr, UndefinedOrigin,
-    UndefinedType, Value, ValueMap, ValueRepr,
+    UndefinedType, Value, ValueKind, ValueMap, ValueRepr,
 };
 use crate::vm::context::{Frame, Stack};
 use crate::vm::loop_object::{Loop, LoopState};
@@ -539,9 +539,39 @@ impl<'env> Executor<'env> {
                     }
                     stack.push(Value::from(len));
                 }
-                Instruction::Add => func_binop!(add),
+                Instruction::Add => {
+                    b = stack.pop();
+                    a = stack.pop();
+                    // promptc patch: strings joined by `+` stay within the text limit.
+                    if a.as_str().is_some() && b.as_str().is_some() {
+                        ctx_ok!(state.env().check_text(&[&a, &b]));
+                    }
+                    stack.push(ctx_ok!(ops::add(&a, &b)));
+                }
                 Instruction::Sub => func_binop!(sub),
-                Instruction::Mul => func_binop!(mul),
+                Instruction::Mul => {
+                    b = stack.pop();
+                    a = stack.pop();
+                    // promptc patch: a repeated string stays within the text limit, and a
+                    // repeated list within as many items as `range` makes.
+                    let repeated = match (a.as_str(), b.as_str()) {
+                        (Some(text), None) => b.as_usize().map(|times| (text, times)),
+                        (None, Some(text)) => a.as_usize().map(|times| (text, times)),
+                        _ => None,
+                    };
+                    if let Some((text, times)) = repeated {
+                        ctx_ok!(state.env().check_repeated_text(text, times));
+                    }
+                    let items = match (a.kind(), b.kind()) {
+                        (ValueKind::Seq, _) => a.len().zip(b.as_usize()),
+                        (_, ValueKind::Seq) => b.len().zip(a.as_usize()),
+                        _ => None,
+                    };
+                    if let Some((len, times)) = items {
+                        ctx_ok!(state.env().check_repeated_items(len, times));
+                    }
+                    stack.push(ctx_ok!(ops::mul(&a, &b)));
+                }
                 Instruction::Div => func_binop!(div),
                 Instruction::IntDiv => func_binop!(int_div),
                 Instruction::Rem => func_binop!(rem),
@@ -561,6 +591,8 @@ impl<'env> Executor<'env> {
                     b = stack.pop();
                     ctx_ok!(undefined_behavior.assert_value_not_undefined(&b));
                     ctx_ok!(undefined_behavior.assert_value_not_undefined(&a));
+                    // promptc patch: the joined text stays within the text limit.
+                    ctx_ok!(state.env().check_text(&[&b, &a]));
                     stack.push(ops::string_concat(b, &a));
                 }
                 Instruction::In => {
