@@ -182,16 +182,12 @@ fn text_minijinja_builds_itself_is_bounded() {
     let template = "Intro.\n{{ (\"a\" * 400 ~ \"b\" * 400)|length }} {{ (\"a\" + \"b\") * 2 }} \
                     {{ [1, 2]|lower }} {{ [1]|e }} {{ [1] is startingwith \"[\" }}\n";
     let workspace = with_template(SMALL_TEXT, template).write();
-    let output = workspace
-        .command()
-        .args(["build", "--family", "generic"])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    let run = workspace.run(&["build", "--family", "generic"]);
     assert!(
-        stdout.contains("800 abab [1, 2] [1] true"),
-        "{stdout}{}",
-        String::from_utf8_lossy(&output.stderr)
+        run.stdout.contains("800 abab [1, 2] [1] true"),
+        "{}{}",
+        run.stdout,
+        run.stderr
     );
     // At the default limit, a value of a trillion items is refused at once, not built.
     for write in ["{{ ns.x|lower|length }}", "{{ (ns.x ~ \"\")|length }}"] {
@@ -253,33 +249,20 @@ fn arithmetic_on_template_values_does_not_panic() {
     let template = "{{ 1 is divisibleby 0 }} {{ 6 is divisibleby 3 }} {{ 7 is divisibleby -1 }} \
                     {% for i in [1] %}[{{ loop.cycle() is undefined }}]{% endfor %}\n";
     let workspace = with_template("", template).write();
-    let output = workspace
-        .command()
-        .args(["build", "--family", "generic"])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    let run = workspace.run(&["build", "--family", "generic"]);
     assert!(
-        stdout.contains("false true true [true]"),
-        "{stdout}{}",
-        String::from_utf8_lossy(&output.stderr)
+        run.stdout.contains("false true true [true]"),
+        "{}{}",
+        run.stdout,
+        run.stderr
     );
     let component = "id = \"intro\"\nwhen = \"1 is divisibleby 0\"\n";
     let workspace = with_template("", "Intro.\n")
         .file("components/intro.toml", component)
         .write();
-    let output = workspace
-        .command()
-        .args(["build", "--family", "generic"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(!String::from_utf8_lossy(&output.stdout).contains("Intro."));
+    let run = workspace.run(&["build", "--family", "generic"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stdout.contains("Intro."));
 }
 
 #[test]
@@ -984,16 +967,12 @@ fn a_namespace_cannot_grow_a_value_past_the_stack() {
                     {% for i in range(127) %}{% set ns.x = [ns.x] %}{% endfor %}\
                     {{ ns.count }} {{ ns.seen|length }} {{ ns.found }} {{ ns.x|tojson|length }}\n";
     let workspace = with_template("", template).write();
-    let output = workspace
-        .command()
-        .args(["build", "--family", "generic"])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    let run = workspace.run(&["build", "--family", "generic"]);
     assert!(
-        stdout.contains("1000 1000 true 256"),
-        "{stdout}{}",
-        String::from_utf8_lossy(&output.stderr)
+        run.stdout.contains("1000 1000 true 256"),
+        "{}{}",
+        run.stdout,
+        run.stderr
     );
 }
 
