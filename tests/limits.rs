@@ -242,6 +242,71 @@ fn all_the_text_of_one_compile_is_bounded() {
     );
 }
 
+// A chain (`+ 1` repeated, `|e` repeated, `.a` repeated, `not` repeated, `elif` repeated)
+// nests the parsed tree one level per link without the parser recursing as brackets do, and
+// compiling or dropping a tree twenty thousand deep overflowed the stack, in every command
+// (templates are parsed when the workspace loads). A chain now nests at most 1000 deep.
+#[test]
+fn a_chain_nests_the_parsed_template_within_a_limit() {
+    let too_deep = [
+        format!("{{{{{} 1 }}}}\n", " not".repeat(20_000)),
+        format!("{{{{{} 1 }}}}\n", " -".repeat(20_000)),
+        format!("{{{{ 1{} }}}}\n", " + 1".repeat(20_000)),
+        format!("{{{{ 1{} }}}}\n", "|e".repeat(60_000)),
+        format!("{{{{ intro{} }}}}\n", ".a".repeat(50_000)),
+        format!(
+            "{{% if false %}}{}{{% endif %}}\n",
+            "{% elif false %}".repeat(12_000)
+        ),
+        // Chains inside brackets add up: the tree is as deep as both.
+        format!(
+            "{{{{ ((1{}){}) }}}}\n",
+            " + 1".repeat(600),
+            " + 1".repeat(600)
+        ),
+    ];
+    for template in &too_deep {
+        let (code, file, line, _, message) = single_error("", template);
+        assert_eq!(
+            (code.as_str(), file.as_str(), line),
+            ("template-syntax", "components/intro.md", 1),
+            "{}: {message}",
+            &template[..40]
+        );
+        assert!(
+            message.contains("nests expressions or elif branches too deeply"),
+            "{message}"
+        );
+    }
+    // A condition is parsed the same way.
+    let component = format!(
+        "id = \"intro\"\nwhen = \"{} true\"\n",
+        "not ".repeat(20_000)
+    );
+    let workspace = with_template("", "Intro.\n")
+        .file("components/intro.toml", &component)
+        .write();
+    let run = workspace.run(&["validate"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("too deeply"), "{}", run.stderr);
+    // A thousand links, each `{{ … }}` or tag on its own, are not too many; nor are the links
+    // of many separate expressions.
+    let template = format!(
+        "{{{{ 1{} }}}} {{% if false %}}{}{{% endif %}}{}\n",
+        " + 1".repeat(999),
+        "{% elif false %}".repeat(999),
+        "{{ 1 + 1 }}".repeat(2000)
+    );
+    let workspace = with_template("", &template).write();
+    let run = workspace.run(&["build", "--family", "generic"]);
+    assert!(
+        run.stdout.contains("1000 22222"),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
+}
+
 // `x is divisibleby 0` and `loop.cycle()` without arguments divided by zero inside minijinja,
 // and the process panicked, in a template or a condition alike.
 #[test]

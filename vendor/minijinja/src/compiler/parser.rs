@@ -12,6 +12,13 @@ use crate::syntax::SyntaxConfig;
 use crate::value::Value;
 
 const MAX_RECURSION: usize = 150;
+
+/// How deep chains may nest the tree being parsed (promptc patch): `a + b + c`, `x.a.b`,
+/// `x|f|g`, `not not x`, `- - x` and `elif` each nest the tree one level deeper per link
+/// without the parser recursing as brackets do, and compiling, checking or dropping the tree
+/// recurses once per level: a template of `+ 1` repeated twenty thousand times overflowed the
+/// stack.
+const MAX_CHAIN_DEPTH: usize = 1000;
 const RESERVED_NAMES: [&str; 8] = [
     "true", "True", "false", "False", "none", "None", "loop", "self",
 ];
@@ -183,6 +190,9 @@ struct Parser<'a> {
     #[cfg(feature = "multi_template")]
     blocks: BTreeSet<&'a str>,
     depth: usize,
+    /// promptc patch: how deep the chains being parsed nest the tree above what is parsed
+    /// now (see [`MAX_CHAIN_DEPTH`]).
+    chain_depth: usize,
 }
 
 macro_rules! binop {
@@ -190,18 +200,24 @@ macro_rules! binop {
         fn $func(&mut self) -> Result<ast::Expr<'a>, Error> {
             let span = self.stream.current_span();
             let mut left = ok!(self.$next());
+            // promptc patch: the chain's height, counted from its first operand's.
+            let outer = self.chain_depth;
+            let mut height = None;
             loop {
                 let op = match ok!(self.stream.current()) {
                     $($tok)*
                     _ => break,
                 };
                 ok!(self.stream.next());
+                // promptc patch: each link nests the tree one level deeper.
+                ok!(self.extend_chain(outer, &mut height, &left));
                 let right = ok!(self.$next());
                 left = ast::Expr::BinOp(Spanned::new(
                     ast::BinOp { op, left, right, },
                     self.stream.expand_span(span),
                 ));
             }
+            self.chain_depth = outer;
             Ok(left)
         }
     };
@@ -216,11 +232,12 @@ macro_rules! unaryop {
                 _ => return self.$next()
             };
             ok!(self.stream.next());
+            // promptc patch: `not not … x` recursed without a limit.
+            ok!(self.deepen());
+            let expr = ok!(self.$func());
+            self.chain_depth -= 1;
             Ok(ast::Expr::UnaryOp(Spanned::new(
-                ast::UnaryOp {
-                    op,
-                    expr: ok!(self.$func()),
-                },
+                ast::UnaryOp { op, expr },
                 self.stream.expand_span(span),
             )))
         }
@@ -241,7 +258,93 @@ macro_rules! with_recursion_guard {
     }};
 }
 
+/// How many levels an expression's tree has (1 for a name or a constant), found without
+/// recursion (promptc patch, see [`MAX_CHAIN_DEPTH`]).
+fn expr_height(expr: &ast::Expr<'_>) -> usize {
+    let mut highest = 0;
+    let mut pending = vec![(expr, 1usize)];
+    while let Some((expr, level)) = pending.pop() {
+        highest = highest.max(level);
+        let children: Vec<&ast::Expr<'_>> = match expr {
+            ast::Expr::Var(_) | ast::Expr::Const(_) => Vec::new(),
+            ast::Expr::Slice(s) => std::iter::once(&s.expr)
+                .chain(s.start.as_ref())
+                .chain(s.stop.as_ref())
+                .chain(s.step.as_ref())
+                .collect(),
+            ast::Expr::UnaryOp(u) => vec![&u.expr],
+            ast::Expr::BinOp(b) => vec![&b.left, &b.right],
+            ast::Expr::Compare(c) => std::iter::once(&c.expr)
+                .chain(c.ops.iter().map(|op| &op.expr))
+                .collect(),
+            ast::Expr::IfExpr(i) => [&i.test_expr, &i.true_expr]
+                .into_iter()
+                .chain(i.false_expr.as_ref())
+                .collect(),
+            ast::Expr::Filter(f) => f.expr.iter().chain(f.args.iter().map(arg_expr)).collect(),
+            ast::Expr::Test(t) => std::iter::once(&t.expr)
+                .chain(t.args.iter().map(arg_expr))
+                .collect(),
+            ast::Expr::GetAttr(g) => vec![&g.expr],
+            ast::Expr::GetItem(g) => vec![&g.expr, &g.subscript_expr],
+            ast::Expr::Call(c) => std::iter::once(&c.expr)
+                .chain(c.args.iter().map(arg_expr))
+                .collect(),
+            ast::Expr::List(l) => l.items.iter().collect(),
+            ast::Expr::Tuple(t) => t.items.iter().collect(),
+            ast::Expr::Map(m) => m.keys.iter().chain(m.values.iter()).collect(),
+        };
+        pending.extend(children.into_iter().map(|child| (child, level + 1)));
+    }
+    highest
+}
+
+/// The expression of a call's argument (promptc patch).
+fn arg_expr<'e, 'a>(arg: &'e ast::CallArg<'a>) -> &'e ast::Expr<'a> {
+    match arg {
+        ast::CallArg::Pos(expr)
+        | ast::CallArg::Kwarg(_, expr)
+        | ast::CallArg::PosSplat(expr)
+        | ast::CallArg::KwargSplat(expr) => expr,
+    }
+}
+
 impl<'a> Parser<'a> {
+    /// Counts one more level of a chain (promptc patch, see [`MAX_CHAIN_DEPTH`]); the caller
+    /// takes it back once its chain is parsed.
+    fn deepen(&mut self) -> Result<(), Error> {
+        self.chain_depth += 1;
+        if self.chain_depth > MAX_CHAIN_DEPTH {
+            return Err(syntax_error(Cow::Borrowed(
+                "template nests expressions or elif branches too deeply",
+            )));
+        }
+        Ok(())
+    }
+
+    /// Counts one more link of a chain that nests to the left (operators, `.`, `[…]`, calls,
+    /// filters, tests; promptc patch). Such a chain grows on top of its first operand, built
+    /// before the chain was known, so its height starts from that operand's (measured at the
+    /// first link); what is parsed after a link (an operand, arguments) is parsed with the
+    /// chain's height counted above it. `outer` is the depth the chain started at, restored by
+    /// the caller when the chain ends.
+    fn extend_chain(
+        &mut self,
+        outer: usize,
+        height: &mut Option<usize>,
+        built: &ast::Expr<'a>,
+    ) -> Result<(), Error> {
+        let grown = height.unwrap_or_else(|| expr_height(built)) + 1;
+        *height = Some(grown);
+        self.chain_depth = outer + grown;
+        if self.chain_depth > MAX_CHAIN_DEPTH {
+            return Err(syntax_error(Cow::Borrowed(
+                "template nests expressions or elif branches too deeply",
+            )));
+        }
+        Ok(())
+    }
+
     /// Creates a new parser.
     ///
     /// `in_expr` is necessary to parse within an expression context.  Otherwise
@@ -264,6 +367,7 @@ impl<'a> Parser<'a> {
             #[cfg(feature = "multi_template")]
             blocks: BTreeSet::new(),
             depth: 0,
+            chain_depth: 0,
         }
     }
 
@@ -433,8 +537,11 @@ impl<'a> Parser<'a> {
         }
         ok!(self.stream.next());
         let operand_span = self.stream.current_span();
+        // promptc patch: `- - … x` recursed without a limit.
+        ok!(self.deepen());
         let operand = ok!(self.parse_unary_only());
         let operand = ok!(self.parse_postfix(operand, operand_span));
+        self.chain_depth -= 1;
         Ok(ast::Expr::UnaryOp(Spanned::new(
             ast::UnaryOp {
                 op: ast::UnaryOpKind::Neg,
@@ -457,6 +564,9 @@ impl<'a> Parser<'a> {
         mut span: Span,
     ) -> Result<ast::Expr<'a>, Error> {
         let mut expr = expr;
+        // promptc patch: the chain's height, counted from its first operand's.
+        let outer = self.chain_depth;
+        let mut height = None;
         loop {
             let next_span = self.stream.current_span();
             match ok!(self.stream.current()) {
@@ -547,7 +657,10 @@ impl<'a> Parser<'a> {
                 _ => break,
             }
             span = next_span;
+            // promptc patch: each link nests the tree one level deeper.
+            ok!(self.extend_chain(outer, &mut height, &expr));
         }
+        self.chain_depth = outer;
         Ok(expr)
     }
 
@@ -575,6 +688,9 @@ impl<'a> Parser<'a> {
 
     fn parse_filter_expr(&mut self, expr: ast::Expr<'a>) -> Result<ast::Expr<'a>, Error> {
         let mut expr = expr;
+        // promptc patch: the chain's height, counted from its first operand's.
+        let outer = self.chain_depth;
+        let mut height = None;
         loop {
             match ok!(self.stream.current()) {
                 Some((Token::Pipe, _)) => {
@@ -642,7 +758,10 @@ impl<'a> Parser<'a> {
                 }
                 _ => break,
             }
+            // promptc patch: each link nests the tree one level deeper.
+            ok!(self.extend_chain(outer, &mut height, &expr));
         }
+        self.chain_depth = outer;
         Ok(expr)
     }
 
@@ -1020,10 +1139,16 @@ impl<'a> Parser<'a> {
                 ok!(self.stream.next());
                 rv
             }
-            Some((Token::Ident("elif"), span)) => vec![ast::Stmt::IfCond(Spanned::new(
-                ok!(self.parse_if_cond()),
-                self.stream.expand_span(span),
-            ))],
+            Some((Token::Ident("elif"), span)) => {
+                // promptc patch: each `elif` nests the tree one level deeper.
+                ok!(self.deepen());
+                let cond = ok!(self.parse_if_cond());
+                self.chain_depth -= 1;
+                vec![ast::Stmt::IfCond(Spanned::new(
+                    cond,
+                    self.stream.expand_span(span),
+                ))]
+            }
             _ => Vec::new(),
         };
 
