@@ -307,6 +307,48 @@ fn a_chain_nests_the_parsed_template_within_a_limit() {
     );
 }
 
+// Looking for loops through templates searched from every tag, and each search followed
+// every tag: two partials each naming the next 60 000 times, or a chain of thousands of
+// partials, held every command (the check runs when the workspace loads) for minutes. Tags
+// naming the same template are searched once, and only tags within a loop are searched.
+#[test]
+fn looking_for_template_loops_takes_time_in_proportion_to_the_tags() {
+    let mut fixture = with_template("", "{% include \"partials/a.md\" %}\n")
+        .file(
+            "partials/a.md",
+            "{% include \"partials/b.md\" %}".repeat(60_000),
+        )
+        .file(
+            "partials/b.md",
+            "{% include \"partials/c.md\" %}".repeat(60_000),
+        )
+        .file("partials/c.md", "c");
+    for i in 0..3000 {
+        let next = if i == 2999 {
+            "{% include \"partials/n0.md\" %}".to_string()
+        } else {
+            format!("{{% include \"partials/n{}.md\" %}}", i + 1)
+        };
+        fixture = fixture.file(&format!("partials/n{i}.md"), &next);
+    }
+    let workspace = fixture.write();
+    let (status, stderr) = common::run_within(
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("promptc"))
+            .current_dir(workspace.root())
+            .env("PROMPTC_CACHE_DIR", workspace.cache_dir())
+            .args(["--color", "never", "validate"]),
+        Duration::from_secs(60),
+        "looking for loops through templates took more than a minute",
+    );
+    // The loop of 3000 partials is reported, once.
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr.matches("error[template-cycle]").count(),
+        1,
+        "{stderr}"
+    );
+}
+
 // `x is divisibleby 0` and `loop.cycle()` without arguments divided by zero inside minijinja,
 // and the process panicked, in a template or a condition alike.
 #[test]

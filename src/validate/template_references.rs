@@ -110,45 +110,126 @@ fn names_exist(workspace: &Workspace, graph: &Graph<'_>, out: &mut Diagnostics) 
 /// first, with the whole loop.
 fn no_cycles(workspace: &Workspace, graph: &Graph<'_>, out: &mut Diagnostics) {
     let templates = &workspace.templates;
-    let edges = graph.edges();
+    let edges = distinct_targets(graph.edges());
+    let component = components(&edges);
+    let same_component = |a: &TemplateId, b: &TemplateId| matches!((component.get(a), component.get(b)), (Some(x), Some(y)) if x == y);
     let mut reported: BTreeSet<Vec<TemplateId>> = BTreeSet::new();
+    let mut report = |start: TemplateId, reference: &Reference, path: Vec<TemplateId>| {
+        let mut members: Vec<TemplateId> = std::iter::once(start).chain(path.clone()).collect();
+        let smallest = members.iter().map(|id| templates.name(*id)).min();
+        // Reported from its first member by name only, and once.
+        if smallest != Some(templates.name(start)) {
+            return;
+        }
+        members.sort();
+        members.dedup();
+        if !reported.insert(members) {
+            return;
+        }
+        let Some(span) = templates.span_in(templates.name(start), reference.range.clone()) else {
+            return;
+        };
+        let chain = std::iter::once(start)
+            .chain(path)
+            .chain(std::iter::once(start))
+            .map(|id| templates.name(id).to_string())
+            .collect();
+        out.push(Diagnostic::new(Problem::TemplateCycle { chain }, span));
+    };
+    // Each loop through templates is searched for from each of its tags, for the tightest
+    // loop through each; a component of tens of thousands of templates would take hours, so
+    // the searches share a budget. The first search of each component starts from its member
+    // whose name sorts first, whose loop is always reported: every component with a loop is
+    // reported at least once, whatever the budget.
+    let mut budget = CYCLE_SEARCH_BUDGET;
+    let mut searched = BTreeSet::new();
+    let mut firsts: BTreeMap<usize, TemplateId> = BTreeMap::new();
+    for (id, _) in &graph.nodes {
+        if let Some(number) = component.get(id) {
+            firsts.entry(*number).or_insert(*id);
+        }
+    }
+    let looped = |start: &TemplateId| {
+        edges
+            .get(start)
+            .into_iter()
+            .flatten()
+            .find(|(_, first)| same_component(start, first))
+    };
+    for start in firsts.values() {
+        if let Some((reference, first)) = looped(start) {
+            searched.insert((*start, *first));
+            if let Some(path) = path_back(&edges, &same_component, *first, *start, &mut budget) {
+                report(*start, reference, path);
+            }
+        }
+    }
     for (start, targets) in &edges {
         for (reference, first) in targets {
-            let Some(path) = path_back(&edges, *first, *start) else {
-                continue;
-            };
-            let mut members: Vec<TemplateId> =
-                std::iter::once(*start).chain(path.clone()).collect();
-            let smallest = members.iter().map(|id| templates.name(*id)).min();
-            // Reported from its first member by name only, and once.
-            if smallest != Some(templates.name(*start)) {
+            // A tag to a template of another component never leads back.
+            if !same_component(start, first) || !searched.insert((*start, *first)) {
                 continue;
             }
-            members.sort();
-            members.dedup();
-            if !reported.insert(members) {
-                continue;
+            if budget == 0 {
+                return;
             }
-            let Some(span) = templates.span_in(templates.name(*start), reference.range.clone())
-            else {
-                continue;
-            };
-            let chain = std::iter::once(*start)
-                .chain(path)
-                .chain(std::iter::once(*start))
-                .map(|id| templates.name(id).to_string())
-                .collect();
-            out.push(Diagnostic::new(Problem::TemplateCycle { chain }, span));
+            if let Some(path) = path_back(&edges, &same_component, *first, *start, &mut budget) {
+                report(*start, reference, path);
+            }
         }
     }
 }
 
-/// The templates from `from` to (not including) `to`, following tags breadth first: the
-/// shortest way back, so the reported loop is the tightest one.
-fn path_back(edges: &Edges<'_>, from: TemplateId, to: TemplateId) -> Option<Vec<TemplateId>> {
+/// How many templates the searches for loops may visit, all together.
+const CYCLE_SEARCH_BUDGET: usize = 1_000_000;
+
+/// Each template's first tag to each template it names: more tags naming the same template
+/// find the same loops (a partial including another 120 000 times searched 120 000 times).
+fn distinct_targets(edges: Edges<'_>) -> Edges<'_> {
+    edges
+        .into_iter()
+        .map(|(id, targets)| {
+            let mut seen = BTreeSet::new();
+            let targets = targets
+                .into_iter()
+                .filter(|(_, target)| seen.insert(*target))
+                .collect();
+            (id, targets)
+        })
+        .collect()
+}
+
+/// The strongly connected component of each template that has a tag to another, numbered.
+fn components(edges: &Edges<'_>) -> BTreeMap<TemplateId, usize> {
+    let mut graph = petgraph::graphmap::DiGraphMap::<TemplateId, ()>::new();
+    for (from, targets) in edges {
+        graph.add_node(*from);
+        for (_, to) in targets {
+            graph.add_edge(*from, *to, ());
+        }
+    }
+    petgraph::algo::kosaraju_scc(&graph)
+        .into_iter()
+        .enumerate()
+        .flat_map(|(number, members)| members.into_iter().map(move |id| (id, number)))
+        .collect()
+}
+
+/// The templates from `from` to (not including) `to`, following tags breadth first within
+/// their component: the shortest way back, so the reported loop is the tightest one. Each
+/// template visited spends one of `budget`; `None` when there is no way back or the budget
+/// ran out.
+fn path_back(
+    edges: &Edges<'_>,
+    same_component: &impl Fn(&TemplateId, &TemplateId) -> bool,
+    from: TemplateId,
+    to: TemplateId,
+    budget: &mut usize,
+) -> Option<Vec<TemplateId>> {
     let mut came_from: BTreeMap<TemplateId, Option<TemplateId>> = BTreeMap::from([(from, None)]);
     let mut queue = std::collections::VecDeque::from([from]);
     while let Some(current) = queue.pop_front() {
+        *budget = budget.checked_sub(1)?;
         if current == to {
             let mut path = Vec::new();
             let mut at = came_from.get(&current).copied().flatten();
@@ -160,7 +241,7 @@ fn path_back(edges: &Edges<'_>, from: TemplateId, to: TemplateId) -> Option<Vec<
             return Some(path);
         }
         for (_, next) in edges.get(&current).into_iter().flatten() {
-            if !came_from.contains_key(next) {
+            if same_component(next, &to) && !came_from.contains_key(next) {
                 came_from.insert(*next, Some(current));
                 queue.push_back(*next);
             }
