@@ -307,6 +307,9 @@ pub fn decide(
 /// files with `globs: ["*"]` intend).
 const MATCH_ALL: [&str; 3] = ["*", "**", "**/*"];
 
+/// The most globs one rule may have.
+const MAX_GLOBS: usize = 1000;
+
 /// A rule's `globs`: its patterns in order, and the set that matches a path against all of
 /// them at once.
 struct RuleGlobs {
@@ -344,6 +347,14 @@ fn globs_of(metadata: &IndexMap<String, Value>) -> Result<RuleGlobs, (String, St
             ));
         }
     };
+    // Each glob adds to the one matcher built of them all: a rule of a hundred thousand
+    // globs took gigabytes and half a minute to build.
+    if let Some(extra) = patterns.get(MAX_GLOBS) {
+        return Err((
+            extra.clone(),
+            format!("a rule may have at most {MAX_GLOBS} globs"),
+        ));
+    }
     let mut builder = GlobSetBuilder::new();
     for pattern in &patterns {
         match Glob::new(pattern) {
@@ -774,6 +785,33 @@ mod tests {
             metadata,
             ..Rule::default()
         }
+    }
+
+    // A rule of a hundred thousand globs took gigabytes to build its matcher: past 1000 the
+    // rule's globs are broken, and the rule applies nowhere.
+    #[test]
+    fn a_rule_has_at_most_a_thousand_globs() {
+        let globs = |count: usize| {
+            serde_json::json!(
+                (0..count)
+                    .map(|i| format!("src/m{i}/**"))
+                    .collect::<Vec<_>>()
+            )
+        };
+        let none = IndexMap::new();
+        let file = ["src/m0/a.rs".to_string()];
+        assert!(decide(&rule(globs(1000)), &file, &[], &none).applies());
+        assert_eq!(
+            decide(&rule(globs(1001)), &file, &[], &none),
+            RuleDecision::BrokenGlobs
+        );
+        let Err((glob, message)) = globs_of(&rule(globs(1001)).metadata) else {
+            panic!("1001 globs were accepted");
+        };
+        assert_eq!(
+            (glob.as_str(), message.as_str()),
+            ("src/m1000/**", "a rule may have at most 1000 globs")
+        );
     }
 
     // The set matches every glob at once; what a match reports is still the rule's first
