@@ -461,6 +461,38 @@ pub fn install(env: &mut Environment<'static>, limit: u64) {
         text_fits(value, limit, "the string")?;
         minijinja::filters::string(state, value)
     });
+    // `debug()` writes its arguments' debug form, or without any the whole context's, with
+    // no size check of its own either.
+    env.add_function("debug", move |state: &State, args: Rest<Value>| {
+        let mut counter = Counter {
+            inner: None,
+            written: 0,
+            limit,
+        };
+        if args.is_empty() {
+            for name in state.known_variables() {
+                if state
+                    .lookup(&name)
+                    .is_some_and(|value| !nesting_within_limit(&value))
+                {
+                    return Err(too_deep("the context"));
+                }
+            }
+            if write!(counter, "{state:#?}").is_err() {
+                return Err(over(limit, "the printed context"));
+            }
+        } else {
+            for arg in args.iter() {
+                if !nesting_within_limit(arg) {
+                    return Err(too_deep("the value"));
+                }
+                if write!(counter, "{arg:#?}").is_err() {
+                    return Err(over(limit, "the printed value"));
+                }
+            }
+        }
+        Ok(minijinja::functions::debug(state, args))
+    });
     // `pprint` writes a value's debug form, which has no size check of its own.
     env.add_filter("pprint", move |value: &Value| {
         if !nesting_within_limit(value) {

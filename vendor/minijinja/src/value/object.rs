@@ -960,10 +960,21 @@ impl DynObject {
 impl Hash for DynObject {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         if let Some(iter) = self.try_iter_pairs() {
+            // promptc patch: the keys and items that hold others are not looked into, only
+            // counted. Equal values still hash alike, and a value that holds its parts many
+            // times (`[x, x]` doubled forty times, as a map key or in `unique`) hashes in the
+            // time of its top level rather than of its trillion paths.
+            let mut count = 0usize;
             for (key, value) in iter {
-                key.hash(state);
-                value.hash(state);
+                count += 1;
+                if key.as_object().is_none() {
+                    key.hash(state);
+                }
+                if value.as_object().is_none() {
+                    value.hash(state);
+                }
             }
+            count.hash(state);
         }
     }
 }
