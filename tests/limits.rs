@@ -223,6 +223,15 @@ fn text_minijinja_builds_itself_is_bounded() {
     let (code, _, line, _, message) = single_error("", "{{ ([1] * 100000000)|length }}\n");
     assert_eq!((code.as_str(), line), ("render-failed", 1), "{message}");
     assert!(message.contains("more than 100000 items"), "{message}");
+    // A list nested tens of thousands deep by statements, not a loop: writing it as text
+    // recursed once per level.
+    let template = format!(
+        "{{% set a = 1 %}}{}{{{{ a|lower }}}}\n",
+        "{% set a = [[[[[[[[[[a]]]]]]]]]] %}".repeat(3100)
+    );
+    let (code, _, line, _, message) = single_error("", &template);
+    assert_eq!((code.as_str(), line), ("render-failed", 1), "{message}");
+    assert!(message.contains("nested more than 128 deep"), "{message}");
     let doubling = "{% set ns = namespace(x=\"ab\") %}{% for i in range(40) %}\
                     {% set ns.x = ns.x ~ ns.x %}{% endfor %}{{ ns.x|length }}\n";
     let (code, _, line, _, message) = single_error("", doubling);
@@ -277,6 +286,14 @@ fn a_chain_nests_the_parsed_template_within_a_limit() {
             " + 1".repeat(600),
             " + 1".repeat(600)
         ),
+        format!(
+            "{{{{ 1 + ({}1){} }}}}\n",
+            "not ".repeat(900),
+            " + 1".repeat(500)
+        ),
+        // Conditional expressions chain both ways.
+        format!("{{{{ 1{} }}}}\n", " if intro".repeat(50_000)),
+        format!("{{{{ {}2 }}}}\n", "1 if intro else ".repeat(50_000)),
     ];
     for template in &too_deep {
         let (code, file, line, _, message) = single_error("", template);
@@ -302,18 +319,23 @@ fn a_chain_nests_the_parsed_template_within_a_limit() {
     let run = workspace.run(&["validate"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(run.stderr.contains("too deeply"), "{}", run.stderr);
-    // A thousand links, each `{{ … }}` or tag on its own, are not too many; nor are the links
-    // of many separate expressions.
+    // A chain of a thousand links is not too deep; chains side by side, in one expression
+    // or in many, and chains in brackets side by side, are each as deep as one.
     let template = format!(
-        "{{{{ 1{} }}}} {{% if false %}}{}{{% endif %}}{}\n",
+        "{{{{ 1{} }}}} {{% if false %}}{}{{% endif %}}{{{{ [{}1]|length }}}} {} \
+         {{{{ (1{}) + (1{}) }}}} {{{{ {}2 }}}}\n",
         " + 1".repeat(999),
         "{% elif false %}".repeat(999),
-        "{{ 1 + 1 }}".repeat(2000)
+        "range(1)|list|length, ".repeat(5000),
+        "{{ 1 + 1 }}".repeat(2000),
+        " + 1".repeat(600),
+        " + 1".repeat(600),
+        "1 if false else ".repeat(900),
     );
     let workspace = with_template("", &template).write();
     let run = workspace.run(&["build", "--family", "generic"]);
     assert!(
-        run.stdout.contains("1000 22222"),
+        run.stdout.contains("1000 5001 22222") && run.stdout.contains(" 1202 2"),
         "{}{}",
         run.stdout,
         run.stderr

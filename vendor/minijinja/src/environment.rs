@@ -85,6 +85,51 @@ pub struct Environment<'source> {
     text_limit: Option<TextLimit>,
 }
 
+/// How deeply a value may nest lists and maps for [`Environment::check_text`] to write it out
+/// (promptc patch).
+const MAX_WRITTEN_DEPTH: usize = 128;
+
+/// Whether `value` nests lists, maps or sequences more than `limit` deep, found without
+/// recursion; a list held many times is looked into once per shallower depth it is met at
+/// (promptc patch).
+fn nested_deeper_than(value: &Value, limit: usize) -> bool {
+    let mut seen: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut pending = vec![(value.clone(), 1usize)];
+    while let Some((value, depth)) = pending.pop() {
+        let Some(object) = value.as_object() else {
+            continue;
+        };
+        if matches!(object.repr(), crate::value::ObjectRepr::Plain) {
+            continue;
+        }
+        if depth > limit {
+            return true;
+        }
+        match seen.get(&object.address()) {
+            Some(&at) if at <= depth => continue,
+            _ => {
+                seen.insert(object.address(), depth);
+            }
+        }
+        let Ok(items) = value.try_iter() else {
+            continue;
+        };
+        let is_map = value.kind() == crate::value::ValueKind::Map;
+        for item in items {
+            if is_map {
+                let item = value.get_item_opt(&item).unwrap_or_default();
+                if item.as_object().is_some() {
+                    pending.push((item, depth + 1));
+                }
+            }
+            if item.as_object().is_some() {
+                pending.push((item, depth + 1));
+            }
+        }
+    }
+    false
+}
+
 /// The longest text minijinja may build from values, and the error it raises past it.
 type TextLimit = (usize, Arc<dyn Fn(usize) -> Error + Send + Sync>);
 
@@ -712,6 +757,14 @@ impl<'source> Environment<'source> {
             limit: *limit,
         };
         for value in values {
+            // Writing a value out recurses once per level: a list nested tens of thousands
+            // deep (built by `{% set a = [[…a…]] %}` repeated) overflowed the stack here.
+            if value.as_object().is_some() && nested_deeper_than(value, MAX_WRITTEN_DEPTH) {
+                return Err(Error::new(
+                    crate::error::ErrorKind::InvalidOperation,
+                    format!("a value nested more than {MAX_WRITTEN_DEPTH} deep cannot be written as text"),
+                ));
+            }
             let fits = match value.as_str() {
                 Some(text) => fmt::Write::write_str(&mut counter, text).is_ok(),
                 None => fmt::Write::write_fmt(&mut counter, format_args!("{value}")).is_ok(),

@@ -200,8 +200,7 @@ macro_rules! binop {
         fn $func(&mut self) -> Result<ast::Expr<'a>, Error> {
             let span = self.stream.current_span();
             let mut left = ok!(self.$next());
-            // promptc patch: the chain's height, counted from its first operand's.
-            let outer = self.chain_depth;
+            // promptc patch: the chain's height (see `grew`).
             let mut height = None;
             loop {
                 let op = match ok!(self.stream.current()) {
@@ -209,15 +208,14 @@ macro_rules! binop {
                     _ => break,
                 };
                 ok!(self.stream.next());
-                // promptc patch: each link nests the tree one level deeper.
-                ok!(self.extend_chain(outer, &mut height, &left));
                 let right = ok!(self.$next());
                 left = ast::Expr::BinOp(Spanned::new(
                     ast::BinOp { op, left, right, },
                     self.stream.expand_span(span),
                 ));
+                // promptc patch: each link nests the tree one level deeper.
+                ok!(self.grew(&mut height, &left));
             }
-            self.chain_depth = outer;
             Ok(left)
         }
     };
@@ -299,6 +297,46 @@ fn expr_height(expr: &ast::Expr<'_>) -> usize {
     highest
 }
 
+/// The child a chain link is built on: the operand on its left (promptc patch).
+fn spine_child<'e, 'a>(node: &'e ast::Expr<'a>) -> Option<&'e ast::Expr<'a>> {
+    match node {
+        ast::Expr::BinOp(b) => Some(&b.left),
+        ast::Expr::GetAttr(g) => Some(&g.expr),
+        ast::Expr::GetItem(g) => Some(&g.expr),
+        ast::Expr::Call(c) => Some(&c.expr),
+        ast::Expr::Filter(f) => f.expr.as_ref(),
+        ast::Expr::Test(t) => Some(&t.expr),
+        ast::Expr::Slice(s) => Some(&s.expr),
+        ast::Expr::IfExpr(i) => Some(&i.true_expr),
+        // `x is not y`: a test under a `not`.
+        ast::Expr::UnaryOp(u) => spine_child(&u.expr),
+        _ => None,
+    }
+}
+
+/// A chain link's children other than [`spine_child`], and for `x is not y` the `not`'s
+/// extra level as a stand-in (promptc patch).
+fn other_children<'e, 'a>(node: &'e ast::Expr<'a>) -> Vec<&'e ast::Expr<'a>> {
+    match node {
+        ast::Expr::BinOp(b) => vec![&b.right],
+        ast::Expr::GetItem(g) => vec![&g.subscript_expr],
+        ast::Expr::Call(c) => c.args.iter().map(arg_expr).collect(),
+        ast::Expr::Filter(f) => f.args.iter().map(arg_expr).collect(),
+        ast::Expr::Test(t) => t.args.iter().map(arg_expr).collect(),
+        ast::Expr::Slice(s) => s
+            .start
+            .iter()
+            .chain(s.stop.iter())
+            .chain(s.step.iter())
+            .collect(),
+        ast::Expr::IfExpr(i) => std::iter::once(&i.test_expr)
+            .chain(i.false_expr.iter())
+            .collect(),
+        ast::Expr::UnaryOp(u) => vec![&u.expr],
+        _ => Vec::new(),
+    }
+}
+
 /// The expression of a call's argument (promptc patch).
 fn arg_expr<'e, 'a>(arg: &'e ast::CallArg<'a>) -> &'e ast::Expr<'a> {
     match arg {
@@ -322,22 +360,26 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// Counts one more link of a chain that nests to the left (operators, `.`, `[…]`, calls,
-    /// filters, tests; promptc patch). Such a chain grows on top of its first operand, built
-    /// before the chain was known, so its height starts from that operand's (measured at the
-    /// first link); what is parsed after a link (an operand, arguments) is parsed with the
-    /// chain's height counted above it. `outer` is the depth the chain started at, restored by
-    /// the caller when the chain ends.
-    fn extend_chain(
-        &mut self,
-        outer: usize,
-        height: &mut Option<usize>,
-        built: &ast::Expr<'a>,
-    ) -> Result<(), Error> {
-        let grown = height.unwrap_or_else(|| expr_height(built)) + 1;
+    /// Takes account of a link just added to a chain that nests to the left (operators,
+    /// `.`, `[…]`, calls, filters, tests, `a if b`; promptc patch). Such a chain grows on top
+    /// of its first operand, built before the chain was known: `height` is the chain's height
+    /// so far, `None` before its first link, when it is measured from that operand. The new
+    /// node is one level above the highest of the chain so far and its other children (an
+    /// operand, arguments), each measured once; with the depth of what encloses the chain
+    /// (`chain_depth`), that must stay within [`MAX_CHAIN_DEPTH`].
+    fn grew(&mut self, height: &mut Option<usize>, node: &ast::Expr<'a>) -> Result<(), Error> {
+        let spine = match *height {
+            Some(height) => height,
+            None => spine_child(node).map_or(0, expr_height),
+        };
+        let grown = 1 + other_children(node)
+            .into_iter()
+            .map(expr_height)
+            .max()
+            .unwrap_or(0)
+            .max(spine);
         *height = Some(grown);
-        self.chain_depth = outer + grown;
-        if self.chain_depth > MAX_CHAIN_DEPTH {
+        if self.chain_depth + grown > MAX_CHAIN_DEPTH {
             return Err(syntax_error(Cow::Borrowed(
                 "template nests expressions or elif branches too deeply",
             )));
@@ -405,11 +447,17 @@ impl<'a> Parser<'a> {
     fn parse_ifexpr(&mut self) -> Result<ast::Expr<'a>, Error> {
         let mut span = self.stream.last_span();
         let mut expr = ok!(self.parse_or());
+        // promptc patch: `a if b if c …` nests to the left (see `grew`), and each `else`
+        // recurses, one level deeper (see `deepen`).
+        let mut height = None;
         loop {
             if skip_token!(self, Token::Ident("if")) {
                 let expr2 = ok!(self.parse_or());
                 let expr3 = if skip_token!(self, Token::Ident("else")) {
-                    Some(ok!(self.parse_ifexpr()))
+                    ok!(self.deepen());
+                    let otherwise = ok!(self.parse_ifexpr());
+                    self.chain_depth -= 1;
+                    Some(otherwise)
                 } else {
                     None
                 };
@@ -421,6 +469,7 @@ impl<'a> Parser<'a> {
                     },
                     self.stream.expand_span(span),
                 ));
+                ok!(self.grew(&mut height, &expr));
                 span = self.stream.last_span();
             } else {
                 break;
@@ -564,8 +613,7 @@ impl<'a> Parser<'a> {
         mut span: Span,
     ) -> Result<ast::Expr<'a>, Error> {
         let mut expr = expr;
-        // promptc patch: the chain's height, counted from its first operand's.
-        let outer = self.chain_depth;
+        // promptc patch: the chain's height (see `grew`).
         let mut height = None;
         loop {
             let next_span = self.stream.current_span();
@@ -658,9 +706,8 @@ impl<'a> Parser<'a> {
             }
             span = next_span;
             // promptc patch: each link nests the tree one level deeper.
-            ok!(self.extend_chain(outer, &mut height, &expr));
+            ok!(self.grew(&mut height, &expr));
         }
-        self.chain_depth = outer;
         Ok(expr)
     }
 
@@ -688,8 +735,7 @@ impl<'a> Parser<'a> {
 
     fn parse_filter_expr(&mut self, expr: ast::Expr<'a>) -> Result<ast::Expr<'a>, Error> {
         let mut expr = expr;
-        // promptc patch: the chain's height, counted from its first operand's.
-        let outer = self.chain_depth;
+        // promptc patch: the chain's height (see `grew`).
         let mut height = None;
         loop {
             match ok!(self.stream.current()) {
@@ -759,9 +805,8 @@ impl<'a> Parser<'a> {
                 _ => break,
             }
             // promptc patch: each link nests the tree one level deeper.
-            ok!(self.extend_chain(outer, &mut height, &expr));
+            ok!(self.grew(&mut height, &expr));
         }
-        self.chain_depth = outer;
         Ok(expr)
     }
 
