@@ -195,6 +195,7 @@ fn text_minijinja_builds_itself_is_bounded() {
         "{{ (ns.x ~ \"\")|length }}",
         "{{ debug(ns.x)|length }}",
         "{{ debug()|length }}",
+        "{{ ns.x in 'abc' }}",
     ] {
         let template = format!(
             "{{% set ns = namespace(x=[1]) %}}{{% for i in range(40) %}}\
@@ -219,10 +220,15 @@ fn text_minijinja_builds_itself_is_bounded() {
     // before any limit applied.
     let (code, _, line, _, message) = single_error("", "{{ (\"ab\" * 100000000)|length }}\n");
     assert_eq!((code.as_str(), line), ("too-much-text", 1), "{message}");
-    // A list repeated holds at most as many items as `range` makes.
-    let (code, _, line, _, message) = single_error("", "{{ ([1] * 100000000)|length }}\n");
-    assert_eq!((code.as_str(), line), ("render-failed", 1), "{message}");
-    assert!(message.contains("more than 100000 items"), "{message}");
+    // A list repeated holds at most as many items as `range` makes, repeated again too.
+    for expression in [
+        "([1] * 100000000)|length",
+        "(([1] * 100000) * 1000)|list|length",
+    ] {
+        let (code, _, line, _, message) = single_error("", &format!("{{{{ {expression} }}}}\n"));
+        assert_eq!((code.as_str(), line), ("render-failed", 1), "{message}");
+        assert!(message.contains("more than 100000 items"), "{message}");
+    }
     // A list nested tens of thousands deep by statements, not a loop: writing it as text
     // recursed once per level.
     let template = format!(
@@ -294,6 +300,16 @@ fn a_chain_nests_the_parsed_template_within_a_limit() {
         // Conditional expressions chain both ways.
         format!("{{{{ 1{} }}}}\n", " if intro".repeat(50_000)),
         format!("{{{{ {}2 }}}}\n", "1 if intro else ".repeat(50_000)),
+        // Assignment targets too.
+        format!(
+            "{{% set ns = namespace(a=1) %}}{{% set ns{} = 1 %}}\n",
+            ".a".repeat(100_000)
+        ),
+        format!(
+            "{{% for {}x{} in [1] %}}{{% endfor %}}\n",
+            "(".repeat(100_000),
+            ")".repeat(100_000)
+        ),
     ];
     for template in &too_deep {
         let (code, file, line, _, message) = single_error("", template);
@@ -1069,6 +1085,20 @@ fn a_namespace_cannot_grow_a_value_past_the_stack() {
                 .to_string(),
             "a namespace cannot hold a namespace",
         ),
+        // A loop holds what it loops over: stored back, it nested without end.
+        (
+            "{% set ns = namespace(x=[]) %}{% for k in [ns.x] %}{% set ns.x = loop %}{% endfor %}\n"
+                .to_string(),
+            "a namespace cannot hold a loop",
+        ),
+        // Values made on the fly (`items`) were freed while being checked, and a later one
+        // at the same address was taken as already checked.
+        (
+            "{% set ns = namespace(x=[]) %}{% for j in range(1000) %}{% for i in range(100) %}\
+             {% set ns.x = [{'a': ns.x}|items, {'b': 1}|items] %}{% endfor %}{% endfor %}\n"
+                .to_string(),
+            "more than 128 deep",
+        ),
         (
             "{% set ns = namespace(x=[]) %}{% set ns.x = {'k': [ns]} %}\n".to_string(),
             "a namespace cannot hold a namespace",
@@ -1101,17 +1131,17 @@ fn a_namespace_cannot_grow_a_value_past_the_stack() {
             String::from_utf8_lossy(&output.stderr)
         );
     }
-    // What namespaces are for still works: counters, flags, lists that grow flat, values
-    // nested up to the limit.
+    // What namespaces are for still works: counters, flags, lists that grow flat (ten
+    // thousand appends, each checking only what it adds), values nested up to the limit.
     let template = "{% set ns = namespace(count=0, seen=[], found=false, x=[]) %}\
-                    {% for i in range(1000) %}{% set ns.count = ns.count + 1 %}\
+                    {% for i in range(10000) %}{% set ns.count = ns.count + 1 %}\
                     {% set ns.seen = ns.seen + [{'i': [i]}] %}{% set ns.found = true %}{% endfor %}\
                     {% for i in range(127) %}{% set ns.x = [ns.x] %}{% endfor %}\
                     {{ ns.count }} {{ ns.seen|length }} {{ ns.found }} {{ ns.x|tojson|length }}\n";
     let workspace = with_template("", template).write();
     let run = workspace.run(&["build", "--family", "generic"]);
     assert!(
-        run.stdout.contains("1000 1000 true 256"),
+        run.stdout.contains("10000 10000 true 256"),
         "{}{}",
         run.stdout,
         run.stderr

@@ -1084,6 +1084,8 @@ impl<'a> Parser<'a> {
         }
         let mut rv = ast::Expr::Var(ast::Spanned::new(ast::Var { id }, span));
         if dotted {
+            // promptc patch: `ns.a.a.a…` nests to the left (see `grew`).
+            let mut height = None;
             while skip_token!(self, Token::Dot) {
                 let (attr, span) = expect_token!(self, Token::Ident(name) => name, "identifier");
                 rv = ast::Expr::GetAttr(ast::Spanned::new(
@@ -1093,6 +1095,7 @@ impl<'a> Parser<'a> {
                     },
                     span,
                 ));
+                ok!(self.grew(&mut height, &rv));
             }
         }
         Ok(rv)
@@ -1114,7 +1117,10 @@ impl<'a> Parser<'a> {
                 break;
             }
             items.push(if skip_token!(self, Token::ParenOpen) {
+                // promptc patch: nested brackets recursed without a limit.
+                ok!(self.deepen());
                 let rv = ok!(self.parse_assignment(dotted));
+                self.chain_depth -= 1;
                 expect_token!(self, Token::ParenClose, "`)`");
                 rv
             } else {

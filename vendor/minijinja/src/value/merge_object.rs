@@ -63,6 +63,12 @@ impl fmt::Debug for MergeSeq {
 }
 
 impl MergeSeq {
+    /// The sequences merged, each as it was given (promptc patch: a namespace's check looks
+    /// into them rather than into every item of the merge).
+    pub(crate) fn parts(&self) -> &[Value] {
+        &self.values
+    }
+
     pub(crate) const MAX_DEPTH: usize = 32;
 
     #[cfg(feature = "builtins")]

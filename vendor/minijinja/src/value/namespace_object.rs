@@ -2,6 +2,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, ErrorKind};
+use crate::value::merge_object::MergeSeq;
 use crate::value::{Enumerator, Object, ObjectRepr, Value, ValueKind};
 
 /// How deep a value stored in a namespace may nest lists and maps (promptc patch).
@@ -14,7 +15,7 @@ use crate::value::{Enumerator, Object, ObjectRepr, Value, ValueKind};
 /// namespaces each holding the next is as deep as it is long.
 pub(crate) const MAX_STORED_DEPTH: usize = 128;
 
-/// How many values [`Namespace::check_storable`] looks at before it refuses a value as
+/// How many values [`Namespace::set_checked`] looks at before it refuses a value as
 /// too large to store.
 const MAX_CHECKED: usize = 10_000_000;
 
@@ -26,6 +27,9 @@ const MAX_CHECKED: usize = 10_000_000;
 #[derive(Debug, Default)]
 pub(crate) struct Namespace {
     data: Mutex<BTreeMap<Arc<str>, Value>>,
+    /// promptc patch: for each attribute set with `{% set %}` that holds a list or map, its
+    /// address and how deep it nests, found when it was stored (see [`Namespace::set_checked`]).
+    heights: Mutex<BTreeMap<Arc<str>, (usize, usize)>>,
 }
 
 impl Object for Namespace {
@@ -41,50 +45,81 @@ impl Object for Namespace {
 }
 
 impl Namespace {
-    /// Whether `value` may be stored in a namespace: it nests lists, maps and
-    /// sequences at most [`MAX_STORED_DEPTH`] deep and holds no namespace.
+    /// Stores `value` as `key` if it may be stored in a namespace: it nests lists, maps and
+    /// sequences at most [`MAX_STORED_DEPTH`] deep and holds no namespace and no loop.
     ///
-    /// Found without recursion, and each list or map is looked into once per depth
-    /// it is met at no deeper than before, so a value that shares its parts (`[x, x]`
-    /// doubled many times) costs its distinct parts, not its paths.
-    pub(crate) fn check_storable(value: &Value) -> Result<(), Error> {
-        // Object address -> the least depth it was looked into at.
-        let mut seen: BTreeMap<usize, usize> = BTreeMap::new();
+    /// Found without recursion. Each list or map is looked into once per shallower depth it
+    /// is met at, so a value that shares its parts (`[x, x]` doubled many times) costs its
+    /// distinct parts, not its paths; every value looked into is kept until the end, so that
+    /// no address is reused meanwhile. A merged sequence (what `+` makes) is looked into by
+    /// its parts, and a part this namespace holds now counts by the depth found when it was
+    /// stored: `ns.x + [i]` costs `[i]`, not all of `ns.x` again.
+    pub(crate) fn set_checked(&self, key: &str, value: Value) -> Result<(), Error> {
+        let known: BTreeMap<usize, usize> =
+            self.heights.lock().unwrap().values().copied().collect();
+        // Object address -> the least depth it was looked into at, and the value itself.
+        let mut seen: BTreeMap<usize, (usize, Value)> = BTreeMap::new();
         let mut pending = vec![(value.clone(), 1usize)];
         let mut checked = 0usize;
-        while let Some((value, depth)) = pending.pop() {
-            let Some(object) = value.as_object() else {
+        let mut height = 0usize;
+        let too_deep = || {
+            Error::new(
+                ErrorKind::InvalidOperation,
+                format!(
+                    "a namespace cannot hold a value that nests lists or maps more than \
+                     {MAX_STORED_DEPTH} deep"
+                ),
+            )
+        };
+        while let Some((item, depth)) = pending.pop() {
+            let Some(object) = item.as_object() else {
                 continue;
             };
-            if value.downcast_object_ref::<Namespace>().is_some() {
+            if item.downcast_object_ref::<Namespace>().is_some() {
                 return Err(Error::new(
                     ErrorKind::InvalidOperation,
                     "a namespace cannot hold a namespace",
                 ));
             }
+            if crate::vm::is_loop(&item) {
+                return Err(Error::new(
+                    ErrorKind::InvalidOperation,
+                    "a namespace cannot hold a loop",
+                ));
+            }
             if matches!(object.repr(), ObjectRepr::Plain) {
                 continue;
             }
-            if depth > MAX_STORED_DEPTH {
-                return Err(Error::new(
-                    ErrorKind::InvalidOperation,
-                    format!(
-                        "a namespace cannot hold a value that nests lists or maps more \
-                         than {MAX_STORED_DEPTH} deep"
-                    ),
-                ));
+            let address = object.address();
+            if let Some(&stored) = known.get(&address) {
+                let reach = depth + stored - 1;
+                if reach > MAX_STORED_DEPTH {
+                    return Err(too_deep());
+                }
+                height = height.max(reach);
+                continue;
             }
-            match seen.get(&object.address()) {
-                Some(&at) if at <= depth => continue,
+            if depth > MAX_STORED_DEPTH {
+                return Err(too_deep());
+            }
+            height = height.max(depth);
+            match seen.get(&address) {
+                Some((at, _)) if *at <= depth => continue,
                 _ => {
-                    seen.insert(object.address(), depth);
+                    seen.insert(address, (depth, item.clone()));
                 }
             }
-            let Ok(items) = value.try_iter() else {
+            if let Some(merged) = item.downcast_object_ref::<MergeSeq>() {
+                for part in merged.parts() {
+                    pending.push((part.clone(), depth));
+                }
+                continue;
+            }
+            let Ok(items) = item.try_iter() else {
                 continue;
             };
-            let is_map = value.kind() == ValueKind::Map;
-            for item in items {
+            let is_map = item.kind() == ValueKind::Map;
+            for inner in items {
                 checked += 1;
                 if checked > MAX_CHECKED {
                     return Err(Error::new(
@@ -97,16 +132,28 @@ impl Namespace {
                 }
                 // A map's keys are looked into too: a key can be a list.
                 if is_map {
-                    let item = value.get_item_opt(&item).unwrap_or_default();
-                    if item.as_object().is_some() {
-                        pending.push((item, depth + 1));
+                    let inner = item.get_item_opt(&inner).unwrap_or_default();
+                    if inner.as_object().is_some() {
+                        pending.push((inner, depth + 1));
                     }
                 }
-                if item.as_object().is_some() {
-                    pending.push((item, depth + 1));
+                if inner.as_object().is_some() {
+                    pending.push((inner, depth + 1));
                 }
             }
         }
+        let key: Arc<str> = key.into();
+        let mut heights = self.heights.lock().unwrap();
+        match value.as_object() {
+            Some(object) if height > 0 => {
+                heights.insert(key.clone(), (object.address(), height));
+            }
+            _ => {
+                heights.remove(&key);
+            }
+        }
+        drop(heights);
+        self.data.lock().unwrap().insert(key, value);
         Ok(())
     }
 

@@ -951,7 +951,7 @@ impl DynObject {
     }
 
     /// The address of the object, which identifies it while it is alive.
-    /// (promptc patch: see `Namespace::check_storable`.)
+    /// (promptc patch: see `Namespace::set_checked`.)
     pub(crate) fn address(&self) -> usize {
         self.ptr as usize
     }
@@ -959,22 +959,26 @@ impl DynObject {
 
 impl Hash for DynObject {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        // promptc patch: lists and maps are hashed down to a few levels only; below that
+        // they count by how many items they hold. Equal values still hash alike, and a value
+        // that holds its parts many times (`[x, x]` doubled forty times, as a map key or in
+        // `unique`) hashes in the time of its first levels rather than of its trillion paths.
+        thread_local! {
+            static HASH_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+        }
+        const HASHED_LEVELS: usize = 4;
         if let Some(iter) = self.try_iter_pairs() {
-            // promptc patch: the keys and items that hold others are not looked into, only
-            // counted. Equal values still hash alike, and a value that holds its parts many
-            // times (`[x, x]` doubled forty times, as a map key or in `unique`) hashes in the
-            // time of its top level rather than of its trillion paths.
-            let mut count = 0usize;
-            for (key, value) in iter {
-                count += 1;
-                if key.as_object().is_none() {
-                    key.hash(state);
-                }
-                if value.as_object().is_none() {
-                    value.hash(state);
-                }
+            let depth = HASH_DEPTH.with(|depth| depth.get());
+            if depth >= HASHED_LEVELS {
+                iter.count().hash(state);
+                return;
             }
-            count.hash(state);
+            HASH_DEPTH.with(|level| level.set(depth + 1));
+            for (key, value) in iter {
+                key.hash(state);
+                value.hash(state);
+            }
+            HASH_DEPTH.with(|level| level.set(depth));
         }
     }
 }

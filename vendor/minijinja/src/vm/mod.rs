@@ -21,6 +21,13 @@ use crate::vm::loop_object::{Loop, LoopState};
 use crate::vm::state::{BlockStack, BlockState};
 
 pub(crate) use crate::vm::context::Context;
+
+/// Whether `value` is a loop object (promptc patch: a namespace may not hold one, as it
+/// holds what it loops over, and a loop over a namespace's value stored back in it nests
+/// without end).
+pub(crate) fn is_loop(value: &Value) -> bool {
+    value.downcast_object_ref::<Loop>().is_some()
+}
 pub use crate::vm::state::State;
 
 #[cfg(feature = "macros")]
@@ -436,8 +443,7 @@ impl<'env> Executor<'env> {
                     if let Some(ns) = b.downcast_object_ref::<Namespace>() {
                         // promptc patch: namespaces are the only values a template can
                         // change, so they are where a value could grow without bound.
-                        ctx_ok!(Namespace::check_storable(&a));
-                        ns.set_value(name, a);
+                        ctx_ok!(ns.set_checked(name, a));
                     } else {
                         bail!(Error::new(
                             ErrorKind::InvalidOperation,
@@ -562,10 +568,16 @@ impl<'env> Executor<'env> {
                     if let Some((text, times)) = repeated {
                         ctx_ok!(state.env().check_repeated_text(text, times));
                     }
-                    let items = match (a.kind(), b.kind()) {
-                        (ValueKind::Seq, _) => a.len().zip(b.as_usize()),
-                        (_, ValueKind::Seq) => b.len().zip(a.as_usize()),
-                        _ => None,
+                    // A repeated list is a lazy sequence, which may be repeated again.
+                    let is_list = |value: &Value| {
+                        matches!(value.kind(), ValueKind::Seq | ValueKind::Iterable)
+                    };
+                    let items = if is_list(&a) {
+                        a.len().zip(b.as_usize())
+                    } else if is_list(&b) {
+                        b.len().zip(a.as_usize())
+                    } else {
+                        None
                     };
                     if let Some((len, times)) = items {
                         ctx_ok!(state.env().check_repeated_items(len, times));
@@ -602,6 +614,10 @@ impl<'env> Executor<'env> {
                     // we are in strict mode.
                     ctx_ok!(state.undefined_behavior().assert_iterable(&a));
                     ctx_ok!(state.undefined_behavior().assert_value_not_undefined(&b));
+                    // promptc patch: `x in "text"` writes `x` as text.
+                    if a.as_str().is_some() {
+                        ctx_ok!(state.env().check_text(&[&b]));
+                    }
                     stack.push(ctx_ok!(ops::contains(&a, &b)));
                 }
                 Instruction::CompareAndPreserve(op) => {
