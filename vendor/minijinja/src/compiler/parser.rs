@@ -14,10 +14,10 @@ use crate::value::Value;
 const MAX_RECURSION: usize = 150;
 
 /// How deep chains may nest the tree being parsed (promptc patch): `a + b + c`, `x.a.b`,
-/// `x|f|g`, `not not x`, `- - x` and `elif` each nest the tree one level deeper per link
-/// without the parser recursing as brackets do, and compiling, checking or dropping the tree
-/// recurses once per level: a template of `+ 1` repeated twenty thousand times overflowed the
-/// stack.
+/// `x|f|g`, `a if b if c`, `not not x`, `- - x`, `else` and `elif` each nest the tree one
+/// level deeper per link without the parser recursing as brackets do, and compiling, checking
+/// or dropping the tree recurses once per level: a template of `+ 1` repeated twenty thousand
+/// times overflowed the stack.
 const MAX_CHAIN_DEPTH: usize = 1000;
 const RESERVED_NAMES: [&str; 8] = [
     "true", "True", "false", "False", "none", "None", "loop", "self",
@@ -190,8 +190,9 @@ struct Parser<'a> {
     #[cfg(feature = "multi_template")]
     blocks: BTreeSet<&'a str>,
     depth: usize,
-    /// promptc patch: how deep the chains being parsed nest the tree above what is parsed
-    /// now (see [`MAX_CHAIN_DEPTH`]).
+    /// promptc patch: how many levels the chains that nest to the right (`not`, unary `-`,
+    /// `else`, `elif`, brackets in assignment targets) put above what is parsed now (see
+    /// `deepen`); chains that nest to the left are measured as they grow (see `grew`).
     chain_depth: usize,
 }
 
