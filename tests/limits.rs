@@ -58,6 +58,23 @@ fn with_template(manifest: &str, template: &str) -> Fixture {
         .file("components/intro.md", template)
 }
 
+/// `build --all` of the minimal workspace with `template` as the intro component's template
+/// and twelve contexts: the matrix compiles on its threads, whose stacks are smaller than the
+/// main thread's, in three runs of four.
+fn build_all_on_the_matrix_threads(template: &str) -> (common::Workspace, std::process::Output) {
+    let mut fixture = with_template("", template);
+    for name in ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"] {
+        fixture = fixture.file(&format!("examples/contexts/{name}.toml"), common::CONTEXT);
+    }
+    let workspace = fixture.write();
+    let output = workspace
+        .command()
+        .args(["build", "--all"])
+        .output()
+        .unwrap();
+    (workspace, output)
+}
+
 /// The one error of a workspace whose intro template goes over a limit, as
 /// (code, file, line, column, message).
 fn single_error(manifest: &str, template: &str) -> (String, String, u64, u64, String) {
@@ -1112,18 +1129,7 @@ fn a_namespace_cannot_grow_a_value_past_the_stack() {
             "{template}: {found}"
         );
         assert!(found.contains(message), "{template}: {found}");
-        // `build --all` compiles on the matrix's threads, whose stacks are smaller: with
-        // twelve contexts, three runs of four.
-        let mut fixture = with_template("", &template);
-        for name in ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"] {
-            fixture = fixture.file(&format!("examples/contexts/{name}.toml"), common::CONTEXT);
-        }
-        let workspace = fixture.write();
-        let output = workspace
-            .command()
-            .args(["build", "--all"])
-            .output()
-            .unwrap();
+        let (_workspace, output) = build_all_on_the_matrix_threads(&template);
         assert_eq!(
             output.status.code(),
             Some(1),
@@ -1146,6 +1152,48 @@ fn a_namespace_cannot_grow_a_value_past_the_stack() {
         run.stdout,
         run.stderr
     );
+}
+
+// Without a namespace, a value nests one level per statement: `{% set a = [a] %}` written out
+// tens of thousands of times. Comparing two such values (`==`, `<`, `sort`, `in`, `unique`)
+// and dropping one recursed once per level, and `build --all` aborted on a stack overflow on
+// the matrix's threads. They now compare as if cut off 128 levels down, and drop without
+// recursing.
+#[test]
+fn values_nested_statement_by_statement_compare_and_drop_within_the_stack() {
+    let levels = 20_000;
+    let nested = format!(
+        "{{% set a = [] %}}{{% set b = [] %}}{}",
+        "{%set a=[a]%}{%set b=[b]%}".repeat(levels)
+    );
+    for (expression, rendered) in [
+        ("a == b", "true"),
+        ("a != b", "false"),
+        ("a < b", "false"),
+        ("[a, b]|sort|length", "2"),
+        ("[a, b]|unique|length", "1"),
+        ("a in [b]", "true"),
+        ("dict(x=a) == dict(x=b)", "true"),
+        // Nothing compared: only dropped at the end of the render.
+        ("a|length", "1"),
+    ] {
+        let template = format!("{nested}{{{{ {expression} }}}}\n");
+        let (workspace, output) = build_all_on_the_matrix_threads(&template);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{expression}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let prompt =
+            std::fs::read_to_string(workspace.root().join("examples/prompts/generic/k.md"))
+                .unwrap();
+        assert!(
+            prompt.contains(&format!("\n{rendered}\n")),
+            "{expression}: {}",
+            &prompt[prompt.len().saturating_sub(300)..]
+        );
+    }
 }
 
 // A memory limit counts every thread's stack, and at 512M starting the matrix's threads

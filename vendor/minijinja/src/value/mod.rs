@@ -726,7 +726,12 @@ impl PartialEq for Value {
                         }
                         if a.is_same_object(b) {
                             return true;
-                        } else if a.is_same_object_type(b) {
+                        }
+                        // promptc patch: see `CompareLevel`.
+                        let Some(_level) = CompareLevel::enter() else {
+                            return true;
+                        };
+                        if a.is_same_object_type(b) {
                             if let Some(rv) = a.custom_cmp(b) {
                                 return rv == Ordering::Equal;
                             }
@@ -789,6 +794,38 @@ impl PartialEq for Value {
 }
 
 impl Eq for Value {}
+
+/// How many levels of lists and maps a comparison looks into (promptc patch).
+const MAX_COMPARE_DEPTH: usize = 128;
+
+thread_local! {
+    static COMPARE_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// One level of lists or maps a comparison is looking into (promptc patch). Comparing two
+/// lists compares their items, which compares theirs: two lists nested a hundred thousand deep
+/// overflowed the stack. Past `MAX_COMPARE_DEPTH` levels, what is below is taken as equal: the
+/// values are compared as if cut off there, which keeps `==` and the order `sort` uses
+/// consistent (a value refused as text past 128 levels is never written anyway).
+struct CompareLevel;
+
+impl CompareLevel {
+    fn enter() -> Option<CompareLevel> {
+        COMPARE_DEPTH.with(|depth| {
+            let entered = depth.get();
+            (entered < MAX_COMPARE_DEPTH).then(|| {
+                depth.set(entered + 1);
+                CompareLevel
+            })
+        })
+    }
+}
+
+impl Drop for CompareLevel {
+    fn drop(&mut self) {
+        COMPARE_DEPTH.with(|depth| depth.set(depth.get() - 1));
+    }
+}
 
 impl PartialOrd for Value {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
@@ -923,7 +960,9 @@ impl Ord for Value {
                         rv => return rv,
                     }
 
-                    if a.is_same_object(b) {
+                    // promptc patch: see `CompareLevel`.
+                    let level = CompareLevel::enter();
+                    if a.is_same_object(b) || level.is_none() {
                         Ordering::Equal
                     } else {
                         // if there is a custom comparison, run it.

@@ -126,9 +126,59 @@ macro_rules! type_erase {
                 }
             }
 
+            // promptc patch: a list or map nested many levels deep is dropped without
+            // recursing once per level. Dropping an object drops the values it holds, which
+            // drop theirs: a list nested a hundred thousand deep (`{% set a = [a] %}` over and
+            // over) overflowed the stack. Past `MAX_DROP_DEPTH` nested drops, an object that
+            // would be freed is put aside, and the outermost drop frees what was put aside
+            // one after the other.
+            thread_local! {
+                static DROP_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+                static PUT_ASIDE: std::cell::RefCell<Vec<$erased_t_name>> =
+                    const { std::cell::RefCell::new(Vec::new()) };
+            }
+
+            /// How many drops of objects may be nested before the next is put aside
+            /// (promptc patch).
+            const MAX_DROP_DEPTH: usize = 64;
+
             impl Drop for $erased_t_name {
                 fn drop(&mut self) {
+                    // While the thread's locals are being destroyed, a drop recurses as
+                    // before.
+                    let Ok(depth) = DROP_DEPTH.try_with(std::cell::Cell::get) else {
+                        (vt(self).__decref)(self.ptr);
+                        return;
+                    };
+                    if depth >= MAX_DROP_DEPTH {
+                        // A second reference, put aside, keeps the object alive: releasing
+                        // this one frees nothing now.
+                        let _ = PUT_ASIDE.try_with(|put_aside| {
+                            put_aside.borrow_mut().push(self.clone());
+                        });
+                        (vt(self).__decref)(self.ptr);
+                        return;
+                    }
+                    struct Level(usize);
+                    impl Drop for Level {
+                        fn drop(&mut self) {
+                            DROP_DEPTH.set(self.0);
+                        }
+                    }
+                    let _level = Level(depth);
+                    DROP_DEPTH.set(depth + 1);
                     (vt(self).__decref)(self.ptr);
+                    if depth == 0 {
+                        // Still one deep here, so the drops below put aside what they
+                        // would recurse into instead of freeing it in a loop of their own.
+                        while let Some(next) = PUT_ASIDE
+                            .try_with(|put_aside| put_aside.borrow_mut().pop())
+                            .ok()
+                            .flatten()
+                        {
+                            drop(next);
+                        }
+                    }
                 }
             }
 
