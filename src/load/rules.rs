@@ -70,6 +70,8 @@ pub enum RuleDecision {
     NoActiveFileMatches { globs: Vec<String> },
     /// Its globs do not parse (reported where it was read).
     BrokenGlobs,
+    /// The rules before it hold as many globs as a context's rules may, all told.
+    TooManyGlobs,
 }
 
 impl RuleDecision {
@@ -115,6 +117,7 @@ pub fn assemble(
         file_bytes,
         files: 0,
         bytes: 0,
+        globs: GlobBudget::default(),
         rules: Vec::new(),
         workflows: Vec::new(),
     };
@@ -123,6 +126,9 @@ pub fn assemble(
     }
     match preread {
         Some(read) => {
+            for rule in &read.rules {
+                reader.globs.spend(&rule.metadata);
+            }
             reader.rules.extend(read.rules.iter().cloned());
             reader.workflows.extend(read.workflows.iter().cloned());
         }
@@ -178,6 +184,7 @@ pub fn read_rules_from(
         file_bytes,
         files: 0,
         bytes: 0,
+        globs: GlobBudget::default(),
         rules: Vec::new(),
         workflows: Vec::new(),
     };
@@ -232,8 +239,13 @@ fn apply(
         ..RulesReport::default()
     };
     let mut applied = Vec::new();
+    let mut globs = GlobBudget::default();
     for rule in candidates {
-        let decision = decide(&rule, &active, &request.disabled, &context.rule_toggles);
+        let decision = if globs.spend(&rule.metadata) {
+            decide(&rule, &active, &request.disabled, &context.rule_toggles)
+        } else {
+            RuleDecision::TooManyGlobs
+        };
         if decision.applies() {
             applied.push(rule.clone());
         }
@@ -310,6 +322,40 @@ const MATCH_ALL: [&str; 3] = ["*", "**", "**/*"];
 /// The most globs one rule may have.
 const MAX_GLOBS: usize = 1000;
 
+/// The most globs the rules of one context may have, all told. Each rule's globs are built
+/// into a matcher and matched against every active file: 256 rules files of 1000 globs each,
+/// with 3000 active files, took 26 s to validate.
+const MAX_GLOBS_IN_ALL: usize = 10_000;
+
+/// The globs of the rules decided so far.
+#[derive(Default)]
+struct GlobBudget {
+    spent: usize,
+}
+
+impl GlobBudget {
+    /// Counts a rule's globs; `false` (and nothing counted) when they would take the rules
+    /// past [`MAX_GLOBS_IN_ALL`].
+    fn spend(&mut self, metadata: &IndexMap<String, Value>) -> bool {
+        let count = glob_count(metadata);
+        if self.spent + count > MAX_GLOBS_IN_ALL {
+            return false;
+        }
+        self.spent += count;
+        true
+    }
+}
+
+/// How many globs a rule's `globs` holds, counted as [`globs_of`] splits them, without
+/// building them.
+fn glob_count(metadata: &IndexMap<String, Value>) -> usize {
+    match metadata.get("globs") {
+        Some(Value::String(text)) => text.split(',').filter(|p| !p.trim().is_empty()).count(),
+        Some(Value::Array(items)) => items.len(),
+        _ => 0,
+    }
+}
+
 /// A rule's `globs`: its patterns in order, and the set that matches a path against all of
 /// them at once.
 struct RuleGlobs {
@@ -385,6 +431,19 @@ fn globs_of(metadata: &IndexMap<String, Value>) -> Result<RuleGlobs, (String, St
         })
 }
 
+/// A rule's first glob, as a warning about all of them names it.
+fn first_glob(metadata: &IndexMap<String, Value>) -> String {
+    match metadata.get("globs") {
+        Some(Value::String(text)) => text.split(',').next().unwrap_or_default().trim().into(),
+        Some(Value::Array(items)) => match items.first() {
+            Some(Value::String(text)) => text.trim().into(),
+            Some(other) => other.to_string(),
+            None => String::new(),
+        },
+        _ => String::new(),
+    }
+}
+
 /// What went wrong building a glob's matcher, without the regex globset made of it (which
 /// the user never wrote).
 fn build_message(error: &globset::Error) -> String {
@@ -437,6 +496,8 @@ struct Reader<'a> {
     file_bytes: u64,
     files: usize,
     bytes: u64,
+    /// The globs of the rules read so far (workflows are not decided by globs).
+    globs: GlobBudget,
     rules: Vec<Rule>,
     workflows: Vec<Rule>,
 }
@@ -622,7 +683,15 @@ impl Reader<'_> {
         let Some((metadata, body)) = self.frontmatter(id) else {
             return;
         };
-        if let Err((glob, message)) = globs_of(&metadata) {
+        if kind != "workflow" && !self.globs.spend(&metadata) {
+            let span = self.locate_globs(id, &first_glob(&metadata));
+            self.warn(
+                RulesProblem::TooManyGlobs {
+                    limit: MAX_GLOBS_IN_ALL,
+                },
+                span,
+            );
+        } else if let Err((glob, message)) = globs_of(&metadata) {
             let span = self.locate_globs(id, &glob);
             self.warn(RulesProblem::BadGlob { glob, message }, span);
         }

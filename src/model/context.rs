@@ -44,7 +44,9 @@ pub struct Context {
     /// `.cursor/rules`, `.windsurfrules`, `AGENTS.md`), relative to the workspace root.
     pub rules_from: Vec<String>,
     /// Files the user is working on, relative to the project: a rule with `globs` applies
-    /// only when one of them matches.
+    /// only when one of them matches. At most 10,000: each rule's globs are matched against
+    /// each of them.
+    #[schemars(length(max = super::limits::MAX_ACTIVE_FILES))]
     pub active_files: Vec<String>,
     /// Rules switched on or off by name (or path): `false` leaves the rule out.
     pub rule_toggles: IndexMap<String, bool>,

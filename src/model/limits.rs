@@ -33,6 +33,8 @@ pub const MAX_WORKSPACE_BYTES: u64 = 256 * MIB;
 /// Most rules files (rules and workflows) one compile reads from all its rules folders: a
 /// folder holding thousands of files is not a rules folder.
 pub const MAX_RULE_FILES: usize = 256;
+/// The most active files a context may list (`active_files`).
+pub const MAX_ACTIVE_FILES: usize = 10_000;
 /// Most bytes of rules files one compile reads in all; each file is bounded by
 /// `limits.file_bytes` as a data file is.
 pub const MAX_RULES_BYTES: u64 = 8 * MIB;

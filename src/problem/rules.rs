@@ -18,6 +18,8 @@ pub enum RulesProblem {
     BadGlob { glob: String, message: String },
     /// More rules files than one compile reads.
     TooManyRuleFiles { limit: usize },
+    /// A rule whose globs take the rules read past the globs all of them may hold.
+    TooManyGlobs { limit: usize },
     /// A rules folder named by `--rules`, `--global-rules` or `rules_from` that is not a folder.
     RulesFolderMissing { path: String, reason: String },
     /// A context's `rules_from` folder that leaves the workspace.
@@ -32,6 +34,7 @@ impl RulesProblem {
             RulesProblem::RuleUnreadable { .. } => "rule-unreadable",
             RulesProblem::BadGlob { .. } => "bad-glob",
             RulesProblem::TooManyRuleFiles { .. } => "too-many-rule-files",
+            RulesProblem::TooManyGlobs { .. } => "too-many-globs",
             RulesProblem::RulesFolderMissing { .. } => "rules-folder-missing",
             RulesProblem::RulesFromOutside { .. } => "rules-from-outside",
         }
@@ -62,6 +65,9 @@ impl RulesProblem {
             }
             RulesProblem::TooManyRuleFiles { .. } => {
                 "the files after the limit are left out; move rules you do not use out of the folder".into()
+            }
+            RulesProblem::TooManyGlobs { .. } => {
+                "match folders with fewer, broader globs (`src/**`), or move rules you do not use out of the folder".into()
             }
             RulesProblem::RulesFolderMissing { .. } => {
                 "name a project folder (the one holding `.clinerules`, `AGENTS.md`, …)".into()
@@ -102,6 +108,12 @@ impl fmt::Display for RulesProblem {
             }
             RulesProblem::TooManyRuleFiles { limit } => {
                 write!(f, "more than {limit} rules files; the rest are skipped")
+            }
+            RulesProblem::TooManyGlobs { limit } => {
+                write!(
+                    f,
+                    "with this rule's globs the rules read hold more than {limit} globs in all; the rule is skipped"
+                )
             }
             RulesProblem::RulesFolderMissing { path, reason } => {
                 write!(f, "rules folder `{path}` cannot be read: {reason}")

@@ -77,5 +77,8 @@ fn reason(decision: &RuleDecision) -> String {
                 .join(", ")
         ),
         RuleDecision::BrokenGlobs => "left out: its globs do not parse (see the warning)".into(),
+        RuleDecision::TooManyGlobs => {
+            "left out: the rules before it hold as many globs as a context's rules may".into()
+        }
     }
 }
