@@ -58,6 +58,77 @@ fn with_template(manifest: &str, template: &str) -> Fixture {
         .file("components/intro.md", template)
 }
 
+// `chain`, `zip`, slices, `*` and `+` make lazy values that read what they were given only when
+// they are read themselves: a statement repeated ten thousand times (`{% set a = a[0:] %}`)
+// wrapped `a` as many times, and reading it overflowed the stack; `{% set a = a|chain(a) %}`
+// 33 times made a value of eight billion items, and printing it asked for 100 GB at once.
+#[test]
+fn lazy_values_cannot_wrap_or_double_without_a_bound() {
+    let wrapped = |start: &str, statement: &str, times: usize, end: &str| {
+        format!(
+            "{{% set a = {start} %}}{}{{{{ {end} }}}}\n",
+            statement.repeat(times)
+        )
+    };
+    let too_deep =
+        "wraps lazy sequences (`chain`, `zip`, `reverse`, slices, `*`) more than 100 deep";
+    let too_large = "joining these sequences would make one of more than 1000000 items or parts";
+    for (template, message) in [
+        (
+            wrapped("range(2)", "{%set a=a[0:]%}", 10_000, "a|list"),
+            too_deep,
+        ),
+        (
+            wrapped("range(2)", "{%set a=a*1%}", 10_000, "a|list"),
+            too_deep,
+        ),
+        (
+            wrapped("range(2)", "{%set a=a|zip%}", 3_000, "a|list"),
+            too_deep,
+        ),
+        (
+            wrapped("range(2)", "{%set a=a|chain(range(0))%}", 10_000, "a|list"),
+            too_deep,
+        ),
+        (
+            wrapped("{'k': 1}", "{%set a=a|chain({})%}", 10_000, "a.k"),
+            too_deep,
+        ),
+        (wrapped("[1]", "{%set a=a|chain(a)%}", 33, "a"), too_large),
+        (wrapped("[1]", "{%set a=a+a%}", 33, "a"), too_large),
+    ] {
+        let (_workspace, output) = build_all_on_the_matrix_threads(&template);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{}: {stderr}",
+            &template[..60]
+        );
+        assert!(
+            stderr.contains("error[render-failed]") && stderr.contains(message),
+            "{}: {stderr}",
+            &template[..60]
+        );
+    }
+    // What they are for still works, a few wrappers deep.
+    let template = format!(
+        "{}{}{}\n",
+        wrapped("range(3)", "{%set a=a|chain([3])%}", 50, "a|list|length"),
+        wrapped("range(5)", "{%set a=a[1:]%}", 3, "a|list"),
+        "{{ ([1] * 3)|zip('abc')|list }} {{ {'a': 1}|chain({'b': 2})|dictsort }}"
+    );
+    let workspace = with_template("", &template).write();
+    let run = workspace.run(&["build", "--family", "generic"]);
+    assert!(
+        run.stdout
+            .contains("53\n[3,4]\n[[1,\"a\"],[1,\"b\"],[1,\"c\"]] [[\"a\",1],[\"b\",2]]"),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
+}
+
 /// `build --all` of the minimal workspace with `template` as the intro component's template
 /// and twelve contexts: the matrix compiles on its threads, whose stacks are smaller than the
 /// main thread's, in three runs of four.

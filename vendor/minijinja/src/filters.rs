@@ -2131,6 +2131,8 @@ mod builtins {
             .iter()
             .all(|v| matches!(v.kind(), ValueKind::Seq))
         {
+            // promptc patch: see `MergeSeq::refuse_too_large`.
+            MergeSeq::refuse_too_large(&all_values)?;
             Ok(Value::from_object(MergeSeq::new(all_values)))
         } else {
             // General iterator chaining behavior

@@ -21,6 +21,10 @@ impl MergeDict {
 
 impl Object for MergeDict {
     fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
+        // promptc patch: see `LazyLevel`.
+        let Some(_level) = crate::value::LazyLevel::enter() else {
+            return Some(Value::from(crate::value::LazyLevel::error()));
+        };
         // Look up key in reverse order (last matching dict wins)
         for value in self.values.iter().rev() {
             if let Ok(v) = value.get_item(key) {
@@ -33,6 +37,12 @@ impl Object for MergeDict {
     }
 
     fn enumerate(self: &Arc<Self>) -> Enumerator {
+        // promptc patch: see `LazyLevel`.
+        let Some(_level) = crate::value::LazyLevel::enter() else {
+            return Enumerator::Iter(Box::new(std::iter::once(Value::from(
+                crate::value::LazyLevel::error(),
+            ))));
+        };
         // Collect all keys from all dictionaries (only include maps)
         let mut keys = BTreeSet::new();
         for key in self
@@ -54,6 +64,8 @@ pub struct MergeSeq {
     total_len: Option<usize>,
     repr: ObjectRepr,
     depth: usize,
+    /// How many values that are not merges the merge holds, all the way down (promptc patch).
+    leaves: usize,
 }
 
 impl fmt::Debug for MergeSeq {
@@ -93,10 +105,44 @@ impl MergeSeq {
 
         Self {
             total_len: values.iter().map(|v| v.len()).sum(),
+            leaves: Self::leaves_of(&values),
             values: values.into_boxed_slice(),
             repr,
             depth,
         }
+    }
+
+    /// The most items, or merged parts, one merge may hold (promptc patch).
+    pub(crate) const MAX_MERGED: usize = 1_000_000;
+
+    /// promptc patch: `+` and `chain` merge lazily, so `{% set a = a|chain(a) %}` doubles
+    /// what `a` holds at no cost, and 32 such statements made a list of four billion items
+    /// (printing it asked for 100 GB at once) or, flattened past 32 levels, as many parts.
+    /// A merge of more than `MAX_MERGED` items or parts is refused before it is made.
+    pub(crate) fn refuse_too_large(values: &[Value]) -> Result<(), crate::Error> {
+        let items = values
+            .iter()
+            .fold(0usize, |sum, value| sum.saturating_add(value.len().unwrap_or(0)));
+        if items > Self::MAX_MERGED || Self::leaves_of(values) > Self::MAX_MERGED {
+            return Err(crate::Error::new(
+                crate::ErrorKind::InvalidOperation,
+                format!(
+                    "joining these sequences would make one of more than {} items or parts",
+                    Self::MAX_MERGED
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn leaves_of(values: &[Value]) -> usize {
+        values.iter().fold(0usize, |sum, value| {
+            sum.saturating_add(
+                value
+                    .downcast_object_ref::<Self>()
+                    .map_or(1, |seq| seq.leaves),
+            )
+        })
     }
 
     pub(crate) fn depth_for_values(values: &[Value]) -> usize {

@@ -2121,12 +2121,22 @@ where
     struct Iter {
         iter: Box<dyn Iterator<Item = Value> + Send + Sync + 'static>,
         _object: DynObject,
+        // promptc patch: see `LazyLevel`.
+        too_deep: bool,
     }
 
     impl Iterator for Iter {
         type Item = Value;
 
         fn next(&mut self) -> Option<Self::Item> {
+            // promptc patch: see `LazyLevel`.
+            if self.too_deep {
+                return None;
+            }
+            let Some(_level) = LazyLevel::enter() else {
+                self.too_deep = true;
+                return Some(Value::from(LazyLevel::error()));
+            };
             self.iter.next()
         }
 
@@ -2135,6 +2145,10 @@ where
         }
     }
 
+    // promptc patch: see `LazyLevel`.
+    let Some(_level) = LazyLevel::enter() else {
+        return Enumerator::Iter(Box::new(std::iter::once(Value::from(LazyLevel::error()))));
+    };
     // SAFETY: this is safe because the object is kept alive by the iter
     let iter = unsafe {
         std::mem::transmute::<Box<dyn Iterator<Item = _>>, Box<dyn Iterator<Item = _> + Send + Sync>>(
@@ -2142,7 +2156,52 @@ where
         )
     };
     let _object = DynObject::new(obj.clone());
-    Enumerator::Iter(Box::new(Iter { iter, _object }))
+    Enumerator::Iter(Box::new(Iter {
+        iter,
+        _object,
+        too_deep: false,
+    }))
+}
+
+/// How many lazy sequences may be read one inside the other (promptc patch).
+const MAX_LAZY_DEPTH: usize = 100;
+
+thread_local! {
+    static LAZY_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// One lazy sequence being read inside another (promptc patch). `chain`, `zip`, `reverse`,
+/// slicing and `*` make a value that reads the one they were given only when it is read
+/// itself, so each statement like `{% set a = a[0:] %}` wraps `a` once more, and reading the
+/// result recursed once per wrapper: ten thousand of them overflowed the stack. Past
+/// `MAX_LAZY_DEPTH` wrappers, reading gives an error instead.
+pub(crate) struct LazyLevel;
+
+impl LazyLevel {
+    pub(crate) fn enter() -> Option<LazyLevel> {
+        LAZY_DEPTH.with(|depth| {
+            let entered = depth.get();
+            (entered < MAX_LAZY_DEPTH).then(|| {
+                depth.set(entered + 1);
+                LazyLevel
+            })
+        })
+    }
+
+    pub(crate) fn error() -> Error {
+        Error::new(
+            ErrorKind::InvalidOperation,
+            format!(
+                "the value wraps lazy sequences (`chain`, `zip`, `reverse`, slices, `*`) more than {MAX_LAZY_DEPTH} deep; make it a list with `|list` on the way"
+            ),
+        )
+    }
+}
+
+impl Drop for LazyLevel {
+    fn drop(&mut self) {
+        LAZY_DEPTH.with(|depth| depth.set(depth.get() - 1));
+    }
 }
 
 /// Utility to iterate over values.

@@ -351,6 +351,8 @@ pub fn add(lhs: &Value, rhs: &Value) -> Result<Value, Error> {
             }
         }
 
+        // promptc patch: see `MergeSeq::refuse_too_large`.
+        MergeSeq::refuse_too_large(&values)?;
         return Ok(Value::from_object(MergeSeq::new_iterable(values)));
     }
     match coerce(lhs, rhs, true) {
