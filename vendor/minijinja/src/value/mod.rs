@@ -810,20 +810,34 @@ thread_local! {
 struct CompareLevel;
 
 impl CompareLevel {
-    fn enter() -> Option<CompareLevel> {
-        COMPARE_DEPTH.with(|depth| {
+    fn enter() -> Option<Level> {
+        Level::enter(&COMPARE_DEPTH, MAX_COMPARE_DEPTH)
+    }
+}
+
+/// One level of a walk that recurses, counted on a thread's counter and given back when
+/// dropped (promptc patch, for `CompareLevel` and `LazyLevel`).
+pub(crate) struct Level(&'static std::thread::LocalKey<std::cell::Cell<usize>>);
+
+impl Level {
+    /// `None` when the walk is already `max` levels deep.
+    fn enter(
+        counter: &'static std::thread::LocalKey<std::cell::Cell<usize>>,
+        max: usize,
+    ) -> Option<Level> {
+        counter.with(|depth| {
             let entered = depth.get();
-            (entered < MAX_COMPARE_DEPTH).then(|| {
+            (entered < max).then(|| {
                 depth.set(entered + 1);
-                CompareLevel
+                Level(counter)
             })
         })
     }
 }
 
-impl Drop for CompareLevel {
+impl Drop for Level {
     fn drop(&mut self) {
-        COMPARE_DEPTH.with(|depth| depth.set(depth.get() - 1));
+        self.0.with(|depth| depth.set(depth.get() - 1));
     }
 }
 
@@ -2178,14 +2192,8 @@ thread_local! {
 pub(crate) struct LazyLevel;
 
 impl LazyLevel {
-    pub(crate) fn enter() -> Option<LazyLevel> {
-        LAZY_DEPTH.with(|depth| {
-            let entered = depth.get();
-            (entered < MAX_LAZY_DEPTH).then(|| {
-                depth.set(entered + 1);
-                LazyLevel
-            })
-        })
+    pub(crate) fn enter() -> Option<Level> {
+        Level::enter(&LAZY_DEPTH, MAX_LAZY_DEPTH)
     }
 
     pub(crate) fn error() -> Error {
@@ -2198,11 +2206,6 @@ impl LazyLevel {
     }
 }
 
-impl Drop for LazyLevel {
-    fn drop(&mut self) {
-        LAZY_DEPTH.with(|depth| depth.set(depth.get() - 1));
-    }
-}
 
 /// Utility to iterate over values.
 pub struct ValueIter {
