@@ -12,6 +12,7 @@
 //! No faithful offline tokenizer exists for every model family, so counts for a family whose
 //! real tokenizer differs are estimates; callers label them so.
 
+use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
@@ -48,24 +49,24 @@ impl Encoding {
     /// The number of tokens in `text`; special-token text is counted as ordinary text.
     pub fn count(self, text: &str) -> usize {
         let key = Key::of(self, text);
-        if let Some(count) = counts().known.get(&key) {
-            return *count;
+        if let Some(count) = counts().get(&key) {
+            return count;
         }
         // Counted without holding the lock: other threads may count meanwhile.
         let count = self.tokenizer().count(text);
         let mut counts = counts();
-        counts.known.insert(key, count);
+        counts.learnt.insert(key, count);
         counts.unsaved = true;
         // A long-lived process (an agent) forgets its oldest counts rather than grow.
-        if counts.known.len() > 2 * CACHE_ENTRIES {
-            counts.known.drain(..CACHE_ENTRIES);
+        if counts.learnt.len() > 2 * CACHE_ENTRIES {
+            counts.learnt.drain(..CACHE_ENTRIES);
         }
         count
     }
 
     /// The count of `text` when it is already known, without loading the tables.
     pub fn known_count(self, text: &str) -> Option<usize> {
-        counts().known.get(&Key::of(self, text)).copied()
+        counts().get(&Key::of(self, text))
     }
 
     /// Starts loading the tables on another thread, so that the counts needed later wait for
@@ -111,49 +112,63 @@ impl Key {
     }
 }
 
-/// The counts known to this process, in the order they were learnt, and the cache file they
-/// are read from (when first needed) and saved to, if any.
+/// The counts known to this process, and the cache file they are read from (when first
+/// needed) and saved to, if any.
 #[derive(Default)]
 struct Counts {
-    known: IndexMap<Key, usize>,
+    /// The counts this process made, in the order it made them.
+    learnt: IndexMap<Key, usize>,
+    /// The counts looked up in the cache file so far.
+    found: HashMap<Key, usize>,
     file: Option<PathBuf>,
-    read: bool,
+    /// The cache file's text, read the first time any count is asked for (a run that counts
+    /// nothing does not read it). Its lines are looked up as counts are asked for, not parsed
+    /// all at once: a run asks for a few dozen counts, and a full cache holds 100,000.
+    text: Option<String>,
     unsaved: bool,
 }
 
 impl Counts {
-    /// Learns the counts of the cache file the first time any count is asked for: a run that
-    /// counts nothing does not read it. A missing, unreadable or damaged file is the same as
-    /// an empty one.
-    fn read_file(&mut self) {
-        if self.read {
-            return;
+    /// The count of `key`, made by this process or found in the cache file.
+    fn get(&mut self, key: &Key) -> Option<usize> {
+        if let Some(count) = self.learnt.get(key).or_else(|| self.found.get(key)) {
+            return Some(*count);
         }
-        self.read = true;
-        let Some(file) = &self.file else {
-            return;
-        };
-        let text = std::fs::metadata(file)
-            .ok()
-            .filter(|meta| meta.is_file() && meta.len() <= CACHE_BYTES)
-            .and_then(|_| std::fs::read_to_string(file).ok())
-            .unwrap_or_default();
-        for line in text.lines() {
-            if let Some((key, count)) = parse_line(line) {
-                self.known.entry(key).or_insert(count);
-            }
-        }
+        let count = find_line(self.file_text(), key)?;
+        self.found.insert(*key, count);
+        Some(count)
+    }
+
+    /// The cache file's text, read once. A missing, unreadable or oversized file is the same
+    /// as an empty one.
+    fn file_text(&mut self) -> &str {
+        let file = self.file.as_deref();
+        self.text.get_or_insert_with(|| {
+            file.and_then(|file| {
+                std::fs::metadata(file)
+                    .ok()
+                    .filter(|meta| meta.is_file() && meta.len() <= CACHE_BYTES)
+                    .and_then(|_| std::fs::read_to_string(file).ok())
+            })
+            .unwrap_or_default()
+        })
     }
 }
 
-/// The process's counts, with the cache file's learnt.
-fn counts() -> MutexGuard<'static, Counts> {
-    let mut counts = counts_unread();
-    counts.read_file();
-    counts
+/// The count the first well-formed line for `key` in the cache file's `text` gives: a line
+/// that is damaged is skipped, as when the whole file is read.
+fn find_line(text: &str, key: &Key) -> Option<usize> {
+    let needle = format!("{} {:032x} ", key.encoding.name(), key.digest);
+    memchr::memmem::find_iter(text.as_bytes(), needle.as_bytes())
+        .filter(|&start| start == 0 || text.as_bytes()[start - 1] == b'\n')
+        .find_map(|start| {
+            let line = text[start..].split('\n').next()?;
+            parse_line(line).map(|(_, count)| count)
+        })
 }
 
-fn counts_unread() -> MutexGuard<'static, Counts> {
+/// The process's counts.
+fn counts() -> MutexGuard<'static, Counts> {
     static COUNTS: OnceLock<Mutex<Counts>> = OnceLock::new();
     COUNTS
         .get_or_init(Mutex::default)
@@ -190,9 +205,10 @@ pub fn default_cache_dir() -> Option<PathBuf> {
 /// new ones are saved there by [`save_cache`]. Call before the first count.
 pub fn open_cache(dir: &Path) {
     let file = dir.join(CACHE_FILE);
-    let mut counts = counts_unread();
+    let mut counts = counts();
     counts.file = Some(file);
-    counts.read = false;
+    counts.text = None;
+    counts.found.clear();
 }
 
 /// `o200k <32 hex digits> <count>`.
@@ -212,13 +228,24 @@ fn parse_line(line: &str) -> Option<(Key, usize)> {
 /// it, so a reader never sees half of one). Failing to write a cache is not an error: the
 /// next run counts again.
 pub fn save_cache() {
-    let mut counts = counts_unread();
+    let mut counts = counts();
     let Some(file) = counts.file.clone().filter(|_| counts.unsaved) else {
         return;
     };
-    let skip = counts.known.len().saturating_sub(CACHE_ENTRIES);
+    // The file's counts first, in their order (the first of a key's lines counts, damaged
+    // ones are dropped), then this process's.
+    let mut kept: IndexMap<Key, usize> = IndexMap::new();
+    for line in counts.file_text().lines() {
+        if let Some((key, count)) = parse_line(line) {
+            kept.entry(key).or_insert(count);
+        }
+    }
+    for (key, count) in &counts.learnt {
+        kept.insert(*key, *count);
+    }
+    let skip = kept.len().saturating_sub(CACHE_ENTRIES);
     let mut text = String::new();
-    for (key, count) in counts.known.iter().skip(skip) {
+    for (key, count) in kept.iter().skip(skip) {
         text.push_str(&format!(
             "{} {:032x} {count}\n",
             key.encoding.name(),
@@ -235,6 +262,7 @@ pub fn save_cache() {
     })();
     if written.is_ok() {
         counts.unsaved = false;
+        counts.text = Some(text);
     }
 }
 
@@ -259,6 +287,24 @@ mod tests {
         let count = Encoding::Cl100k.count(text);
         assert_eq!(Encoding::Cl100k.known_count(text), Some(count));
         assert_eq!(Encoding::O200k.known_count(text), None);
+    }
+
+    #[test]
+    fn a_count_is_found_on_the_first_well_formed_line_of_its_key() {
+        let key = Key {
+            encoding: Encoding::O200k,
+            digest: 7,
+        };
+        let hex = format!("{:032x}", 7u128);
+        let text = format!(
+            "cl100k {hex} 1\nxo200k {hex} 2\no200k {hex} 3 extra\no200k {hex} 4\no200k {hex} 5\n"
+        );
+        // Another encoding, the key in the middle of a line and a damaged line do not count.
+        assert_eq!(find_line(&text, &key), Some(4));
+        assert_eq!(find_line(&format!("o200k {hex} 9"), &key), Some(9));
+        assert_eq!(find_line(&format!("o200k {hex} 9\n"), &key), Some(9));
+        assert_eq!(find_line(&format!("o200k {:032x} 9\n", 8u128), &key), None);
+        assert_eq!(find_line("", &key), None);
     }
 
     #[test]

@@ -169,10 +169,17 @@ impl RenderMemo {
 
     /// The names a template reads, sorted; `None` when they cannot be known from its text.
     pub fn reads_of(&self, templates: &Templates, template: TemplateId) -> Option<Names> {
-        let mut reads = self.reads.lock().ok()?;
-        reads
+        if let Some(known) = self.reads.lock().ok()?.get(&template) {
+            return known.clone();
+        }
+        // Found without holding the lock, which the other compile threads wait for; what a
+        // thread found first (or `forget` decided) stands.
+        let found = templates.reads(template).map(Arc::from);
+        self.reads
+            .lock()
+            .ok()?
             .entry(template)
-            .or_insert_with(|| templates.reads(template).map(Arc::from))
+            .or_insert(found)
             .clone()
     }
 }
