@@ -298,7 +298,11 @@ fn trim(text: &str, final_newline: bool) -> String {
     if trimmed.is_empty() || !final_newline {
         trimmed.to_string()
     } else {
-        format!("{trimmed}\n")
+        // Not `format!`, which writes a prompt of tens of kilobytes piece by piece.
+        let mut text = String::with_capacity(trimmed.len() + 1);
+        text.push_str(trimmed);
+        text.push('\n');
+        text
     }
 }
 
