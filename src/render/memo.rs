@@ -10,7 +10,7 @@
 //! behaviour of their own) and large ones are not remembered; nor are failed renders.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, RwLock};
 
 use minijinja::Value;
 use rustc_hash::FxBuildHasher;
@@ -30,7 +30,7 @@ const MAX_HELD_BYTES: usize = 32 * 1024 * 1024;
 /// What a `Compiler`'s renders remember, shared by its threads.
 pub struct RenderMemo {
     /// The names each template reads; `None` when they cannot be known from its text.
-    reads: Mutex<HashMap<TemplateId, Option<Names>, FxBuildHasher>>,
+    reads: RwLock<HashMap<TemplateId, Option<Names>, FxBuildHasher>>,
     /// Counted by their keys and texts.
     renders: BoundedMemo<Key, Remembered>,
     /// Each tool as a template value, by the tool written out (`write_tool`); counted twice
@@ -55,7 +55,7 @@ pub struct ToolSection {
 impl Default for RenderMemo {
     fn default() -> Self {
         Self {
-            reads: Mutex::default(),
+            reads: RwLock::default(),
             renders: BoundedMemo::new(MAX_HELD_BYTES),
             tool_values: BoundedMemo::new(MAX_HELD_BYTES),
             tool_sections: BoundedMemo::new(MAX_HELD_BYTES),
@@ -162,21 +162,22 @@ impl RenderMemo {
     }
 
     fn forget(&self, template: TemplateId) {
-        if let Ok(mut reads) = self.reads.lock() {
+        if let Ok(mut reads) = self.reads.write() {
             reads.insert(template, None);
         }
     }
 
     /// The names a template reads, sorted; `None` when they cannot be known from its text.
     pub fn reads_of(&self, templates: &Templates, template: TemplateId) -> Option<Names> {
-        if let Some(known) = self.reads.lock().ok()?.get(&template) {
+        // Every render asks, on every compile thread: they read the map side by side.
+        if let Some(known) = self.reads.read().ok()?.get(&template) {
             return known.clone();
         }
         // Found without holding the lock, which the other compile threads wait for; what a
         // thread found first (or `forget` decided) stands.
         let found = templates.reads(template).map(Arc::from);
         self.reads
-            .lock()
+            .write()
             .ok()?
             .entry(template)
             .or_insert(found)

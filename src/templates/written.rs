@@ -5,7 +5,7 @@
 use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::hash::Hash;
-use std::sync::Mutex;
+use std::sync::RwLock;
 
 use indexmap::IndexMap;
 use minijinja::Value;
@@ -94,7 +94,8 @@ fn write_nested(value: &Value, depth: usize, limit: usize, out: &mut Vec<u8>) ->
 /// holds a bounded amount. Never iterated: nothing depends on its order.
 pub struct BoundedMemo<K, V> {
     limit: usize,
-    held: Mutex<Held<K, V>>,
+    /// Read side by side by the compile threads; written only on a miss.
+    held: RwLock<Held<K, V>>,
 }
 
 struct Held<K, V> {
@@ -106,7 +107,7 @@ impl<K: Hash + Eq, V: Clone> BoundedMemo<K, V> {
     pub fn new(limit: usize) -> Self {
         Self {
             limit,
-            held: Mutex::new(Held {
+            held: RwLock::new(Held {
                 by_key: HashMap::default(),
                 bytes: 0,
             }),
@@ -117,13 +118,13 @@ impl<K: Hash + Eq, V: Clone> BoundedMemo<K, V> {
     where
         K: Borrow<Q>,
     {
-        self.held.lock().ok()?.by_key.get(key).cloned()
+        self.held.read().ok()?.by_key.get(key).cloned()
     }
 
     /// Keeps `value` under `key`, counting `bytes` for them; one larger than the whole limit
     /// is not kept.
     pub fn insert(&self, key: K, value: V, bytes: usize) {
-        let Ok(mut held) = self.held.lock() else {
+        let Ok(mut held) = self.held.write() else {
             return;
         };
         if bytes > self.limit {
@@ -141,7 +142,7 @@ impl<K: Hash + Eq, V: Clone> BoundedMemo<K, V> {
     /// The bytes counted for what is kept now.
     #[cfg(test)]
     pub fn held_bytes(&self) -> usize {
-        self.held.lock().map_or(0, |held| held.bytes)
+        self.held.read().map_or(0, |held| held.bytes)
     }
 }
 
