@@ -118,15 +118,22 @@ impl Key {
 struct Counts {
     /// The counts this process made, in the order it made them.
     learnt: IndexMap<Key, usize>,
-    /// The counts looked up in the cache file so far.
+    /// The counts looked up in the cache file so far, or all of its counts once it is indexed.
     found: HashMap<Key, usize>,
     file: Option<PathBuf>,
     /// The cache file's text, read the first time any count is asked for (a run that counts
-    /// nothing does not read it). Its lines are looked up as counts are asked for, not parsed
-    /// all at once: a run asks for a few dozen counts, and a full cache holds 100,000.
+    /// nothing does not read it). Its lines are searched as counts are asked for: a run asks
+    /// for a few dozen, and a full cache holds 100,000, which take longer to parse than a
+    /// dozen searches. Past [`SEARCHES`] searches, it is parsed whole instead (`indexed`), so
+    /// a matrix of thousands of outputs does not search it once for each.
     text: Option<String>,
+    searches: usize,
+    indexed: bool,
     unsaved: bool,
 }
+
+/// How many counts are searched for in the cache file's text before it is parsed whole.
+const SEARCHES: usize = 32;
 
 impl Counts {
     /// The count of `key`, made by this process or found in the cache file.
@@ -134,9 +141,25 @@ impl Counts {
         if let Some(count) = self.learnt.get(key).or_else(|| self.found.get(key)) {
             return Some(*count);
         }
+        if self.indexed {
+            return None;
+        }
+        if self.searches >= SEARCHES {
+            self.index();
+            return self.found.get(key).copied();
+        }
+        self.searches += 1;
         let count = find_line(self.file_text(), key)?;
         self.found.insert(*key, count);
         Some(count)
+    }
+
+    /// Learns every count of the cache file; the first of a key's lines counts.
+    fn index(&mut self) {
+        let mut found = std::mem::take(&mut self.found);
+        found.extend(file_counts(self.file_text()).rev());
+        self.found = found;
+        self.indexed = true;
     }
 
     /// The cache file's text, read once. A missing, unreadable or oversized file is the same
@@ -155,14 +178,24 @@ impl Counts {
     }
 }
 
+/// The counts of a cache file's text, line by line, damaged lines left out.
+fn file_counts(text: &str) -> impl DoubleEndedIterator<Item = (Key, usize)> + '_ {
+    text.lines().filter_map(parse_line)
+}
+
 /// The count the first well-formed line for `key` in the cache file's `text` gives: a line
-/// that is damaged is skipped, as when the whole file is read.
+/// that is damaged is skipped, and lines end as [`str::lines`] ends them, so that a search
+/// finds what parsing the whole file finds.
 fn find_line(text: &str, key: &Key) -> Option<usize> {
     let needle = format!("{} {:032x} ", key.encoding.name(), key.digest);
     memchr::memmem::find_iter(text.as_bytes(), needle.as_bytes())
         .filter(|&start| start == 0 || text.as_bytes()[start - 1] == b'\n')
         .find_map(|start| {
-            let line = text[start..].split('\n').next()?;
+            let rest = &text[start..];
+            let line = match rest.find('\n') {
+                Some(end) => rest[..end].strip_suffix('\r').unwrap_or(&rest[..end]),
+                None => rest,
+            };
             parse_line(line).map(|(_, count)| count)
         })
 }
@@ -209,23 +242,33 @@ pub fn open_cache(dir: &Path) {
     counts.file = Some(file);
     counts.text = None;
     counts.found.clear();
+    counts.searches = 0;
+    counts.indexed = false;
 }
 
-/// `o200k <32 hex digits> <count>`.
+/// `o200k <32 hex digits> <count>`, exactly as [`save_cache`] writes it (lowercase digits, no
+/// sign): the only form [`find_line`] searches for.
 fn parse_line(line: &str) -> Option<(Key, usize)> {
     let mut parts = line.split(' ');
     let encoding = Encoding::named(parts.next()?)?;
-    let digest = parts.next().filter(|hex| hex.len() == 32)?;
+    let digest = parts.next().filter(|hex| {
+        hex.len() == 32 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    })?;
     let digest = u128::from_str_radix(digest, 16).ok()?;
-    let count = parts.next()?.parse().ok()?;
+    let count = parts
+        .next()
+        .filter(|count| !count.is_empty() && count.bytes().all(|b| b.is_ascii_digit()))?
+        .parse()
+        .ok()?;
     parts
         .next()
         .is_none()
         .then_some((Key { encoding, digest }, count))
 }
 
-/// Writes the counts learnt since [`open_cache`] to its file (a temporary file renamed over
-/// it, so a reader never sees half of one). Failing to write a cache is not an error: the
+/// Writes the cache file's counts and those learnt since [`open_cache`] to its file, the
+/// latest [`CACHE_ENTRIES`] of them (a temporary file renamed over it, so a reader never sees
+/// half of one). Failing to write a cache is not an error: the
 /// next run counts again.
 pub fn save_cache() {
     let mut counts = counts();
@@ -235,10 +278,8 @@ pub fn save_cache() {
     // The file's counts first, in their order (the first of a key's lines counts, damaged
     // ones are dropped), then this process's.
     let mut kept: IndexMap<Key, usize> = IndexMap::new();
-    for line in counts.file_text().lines() {
-        if let Some((key, count)) = parse_line(line) {
-            kept.entry(key).or_insert(count);
-        }
+    for (key, count) in file_counts(counts.file_text()) {
+        kept.entry(key).or_insert(count);
     }
     for (key, count) in &counts.learnt {
         kept.insert(*key, *count);
@@ -308,6 +349,51 @@ mod tests {
     }
 
     #[test]
+    fn a_search_finds_what_parsing_the_whole_file_finds() {
+        let hex = |digest: u128| format!("{digest:032x}");
+        let text = format!(
+            "o200k {} 1\r\no200k {} 2\no200k {} 3\no200k {} 4\r\no200k {} 5\r",
+            hex(1),
+            hex(0xab).to_uppercase(),
+            hex(0xab),
+            hex(3),
+            hex(4)
+        );
+        let key = |digest| Key {
+            encoding: Encoding::O200k,
+            digest,
+        };
+        // Line ends as `str::lines` ends them; uppercase digits are not how a count is written.
+        let expected = [
+            (1, Some(1)),
+            (0xab, Some(3)),
+            (3, Some(4)),
+            (4, None),
+            (5, None),
+        ];
+        for (digest, count) in expected {
+            assert_eq!(find_line(&text, &key(digest)), count, "searched: {digest}");
+        }
+        let mut indexed = Counts {
+            text: Some(text.clone()),
+            searches: SEARCHES,
+            ..Counts::default()
+        };
+        for (digest, count) in expected {
+            assert_eq!(indexed.get(&key(digest)), count, "indexed: {digest}");
+        }
+        assert!(indexed.indexed);
+        let mut searched = Counts {
+            text: Some(text),
+            ..Counts::default()
+        };
+        for (digest, count) in expected {
+            assert_eq!(searched.get(&key(digest)), count, "searched: {digest}");
+        }
+        assert!(!searched.indexed);
+    }
+
+    #[test]
     fn cache_lines_are_read_strictly() {
         let good = format!("o200k {:032x} 12", 7u128);
         assert_eq!(
@@ -325,6 +411,8 @@ mod tests {
             "p50k 00000000000000000000000000000007 12",
             "o200k 00000000000000000000000000000007 -1",
             "o200k 00000000000000000000000000000007 12 extra",
+            "o200k 0000000000000000000000000000000A 12",
+            "o200k 00000000000000000000000000000007 +12",
             "",
         ] {
             assert_eq!(parse_line(bad), None, "{bad}");

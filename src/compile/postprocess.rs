@@ -298,7 +298,8 @@ fn trim(text: &str, final_newline: bool) -> String {
     if trimmed.is_empty() || !final_newline {
         trimmed.to_string()
     } else {
-        // Not `format!`, which writes a prompt of tens of kilobytes piece by piece.
+        // Sized once: `format!` starts from nothing and copies the whole prompt again to add
+        // the newline.
         let mut text = String::with_capacity(trimmed.len() + 1);
         text.push_str(trimmed);
         text.push('\n');
