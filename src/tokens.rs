@@ -191,11 +191,7 @@ fn find_line(text: &str, key: &Key) -> Option<usize> {
     memchr::memmem::find_iter(text.as_bytes(), needle.as_bytes())
         .filter(|&start| start == 0 || text.as_bytes()[start - 1] == b'\n')
         .find_map(|start| {
-            let rest = &text[start..];
-            let line = match rest.find('\n') {
-                Some(end) => rest[..end].strip_suffix('\r').unwrap_or(&rest[..end]),
-                None => rest,
-            };
+            let line = text[start..].lines().next()?;
             parse_line(line).map(|(_, count)| count)
         })
 }
