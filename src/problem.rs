@@ -558,7 +558,7 @@ impl Problem {
                 "move values that change per request towards the end of the prompt, or lower `tokens.stable_prefix_percent`".into()
             }
             Problem::OutOfFuel { .. } => format!(
-                "look for a loop that does not end, or one that makes a new pattern for `matching` or `glob` on each turn (each distinct pattern of a render costs fuel); if the work is real, raise `fuel` in promptc.toml (at most {})",
+                "look for a loop that does not end, one that walks a long list or text on each turn (`in`, `==`, `sort`, a filter: each item, and each 16 bytes of text, an instruction walks costs fuel), or one that makes a new pattern for `matching` or `glob` on each turn (each distinct pattern of a render costs fuel); if the work is real, raise `fuel` in promptc.toml (at most {})",
                 crate::model::limits::MAX_FUEL
             ),
             Problem::TooMuchText { setting, .. } => format!(
@@ -754,7 +754,7 @@ impl Problem {
             ),
             Problem::OutOfFuel { fuel } => write!(
                 f,
-                "the templates of this compile ran out of fuel: more than {fuel} instructions"
+                "the templates of this compile ran out of fuel: more than {fuel} instructions and items walked"
             ),
             Problem::TooMuchText { limit, setting } => {
                 write!(

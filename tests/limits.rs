@@ -538,7 +538,7 @@ fn conditions_are_bounded_too() {
 // times over.
 #[test]
 fn fuel_is_one_budget_for_all_the_renders_of_a_compile() {
-    let looping = "{% for i in range(150) %}{{ i }}{% endfor %}\n";
+    let looping = "{% for i in range(120) %}{{ i }}{% endfor %}\n";
     let fixture = Fixture::minimal()
         .file("components/intro.md", looping)
         .file(
@@ -561,7 +561,7 @@ fn fuel_is_one_budget_for_all_the_renders_of_a_compile() {
     );
     assert_eq!(
         d.message,
-        "the templates of this compile ran out of fuel: more than 1000 instructions"
+        "the templates of this compile ran out of fuel: more than 1000 instructions and items walked"
     );
 }
 
@@ -941,7 +941,7 @@ fn each_distinct_pattern_a_template_builds_costs_fuel() {
     );
     assert_eq!(
         message,
-        "the templates of this compile ran out of fuel: more than 5000000 instructions"
+        "the templates of this compile ran out of fuel: more than 5000000 instructions and items walked"
     );
     assert!(started.elapsed() < Duration::from_secs(30));
 
@@ -964,6 +964,94 @@ fn each_distinct_pattern_a_template_builds_costs_fuel() {
         .file("variants/generic.md", one)
         .write();
     runs_out_every_time(workspace.root(), "out-of-fuel");
+}
+
+// Fuel counted instructions, and one instruction can walk a whole value: `x in big` over a
+// hundred thousand items, `==` between lists that share their parts (walked as trees: `[a, a]`
+// doubled forty times has a trillion paths), a sort, a filter reading a long text, `a[i]` on a
+// merge of many parts, `chain` flattening every part merged before it. Repeated in a loop, each
+// ran for minutes within the default fuel, until the processor-time limit ended the process.
+// Text is walked too: comparing, hashing or indexing a string, and what a filter, test or
+// function is given or makes. Each item (and 16 bytes of text) an instruction walks now costs
+// fuel: every template below runs a few thousand instructions at most, walks millions of
+// items, and runs out of a fuel of 200 000 on its second line. An iteration stops once the
+// render has walked its whole fuel, so `s|list` does not build two million items first.
+#[test]
+fn what_an_instruction_walks_costs_fuel() {
+    let doubled = |name: &str, times: usize| {
+        format!(
+            "{{% set {name} = [1] %}}{}",
+            format!("{{% set {name} = [{name}, {name}] %}}").repeat(times)
+        )
+    };
+    let appended = "{% set ns = namespace(a=[]) %}{% for i in range(1000) %}{% set ns.a = ns.a + [i] %}{% endfor %}";
+    let cases = [
+        (
+            "{% set big = range(100000)|list %}\n{% for i in range(50) %}{{ 99999 in big }}{% endfor %}\n".to_string(),
+            "99999 in big",
+        ),
+        (
+            format!("{}{}\n{{{{ a == b }}}}\n", doubled("a", 40), doubled("b", 40)),
+            "a == b",
+        ),
+        (
+            "{% set big = range(20000)|list %}\n{% for i in range(10) %}{{ big|sort|first }}{% endfor %}\n".to_string(),
+            "big|sort",
+        ),
+        (
+            "{% set s = 'ab' * 500000 %}\n{% for i in range(20) %}{{ s|length }}{% endfor %}\n".to_string(),
+            "s|length",
+        ),
+        (
+            format!("{appended}\n{{% for i in range(300) %}}{{{{ ns.a[999] }}}}{{% endfor %}}\n"),
+            "ns.a[999]",
+        ),
+        (
+            "{% set s = 'x' * 1000000 %}{% set t = 'x' * 1000000 %}\n{% for i in range(20) %}{{ s == t }}{% endfor %}\n".to_string(),
+            "s == t",
+        ),
+        (
+            "{% set s = 'x' * 1000000 %}\n{% for i in range(20) %}{% if s is lower %}{% endif %}{% endfor %}\n".to_string(),
+            "s is lower",
+        ),
+        (
+            "{% set s = 'x' * 1000000 %}{% set t = 'x' * 1000000 %}\n{% for i in range(20) %}{{ [s, t]|sort|length }}{% endfor %}\n".to_string(),
+            "[s, t]|sort",
+        ),
+        (
+            "{% set s = 'ab' * 1000000 %}\n{{ s|list|length }}\n".to_string(),
+            "s|list",
+        ),
+        (
+            format!("{{% set a = [1] %}}\n{}{{{{ a|list|length }}}}\n", "{% set a = a|chain([]) %}".repeat(5000)),
+            "a|chain",
+        ),
+    ];
+    for (template, walk) in cases {
+        let (code, file, line, _, message) = single_error("fuel = 200000\n", &template);
+        assert_eq!(
+            (code.as_str(), file.as_str(), line),
+            ("out-of-fuel", "components/intro.md", 2),
+            "{walk}: {message}"
+        );
+        assert_eq!(
+            message,
+            "the templates of this compile ran out of fuel: more than 200000 instructions and items walked"
+        );
+    }
+    // What they are for still works on smaller values, within the same fuel.
+    let template = format!(
+        "{}\n{appended}{{{{ ns.a[999] }}}} {{{{ 999 in range(1000)|list }}}} {{{{ a == a }}}} {{{{ range(1000)|reverse|sort|first }}}} {{{{ ('ab' * 100)|length }}}}\n",
+        doubled("a", 10),
+    );
+    let workspace = with_template("fuel = 200000\n", &template).write();
+    let run = workspace.run(&["build", "--family", "generic"]);
+    assert!(
+        run.stdout.contains("999 true true 0 200\n"),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
 }
 
 // A tool's family entries inherit through `based_on` as variants do through `extends`: the
@@ -1069,22 +1157,21 @@ fn a_key_with_too_many_parts_is_reported_at_the_key() {
     }
 }
 
-// One instruction can walk a whole value (`-1 in big` compares a hundred thousand items), and
-// fuel counts instructions: this loop spends a fifth of the default fuel and would run for
-// minutes. The command line's processor-time limit stops it (SIGXCPU).
+// The command line's processor-time limit stops what runs longer than it (SIGXCPU), here a
+// loop within the largest fuel a workspace may set: a hundred million instructions.
 #[cfg(unix)]
 #[test]
-fn the_processor_time_limit_stops_work_that_fuel_does_not_count() {
+fn the_processor_time_limit_stops_a_render_within_its_fuel() {
     use std::os::unix::process::ExitStatusExt;
     let workspace = with_template(
-        "",
-        "{% set big = range(100000)|list %}{% for i in range(100000) %}{% if -1 in big %}x{% endif %}{% endfor %}\n",
+        "fuel = 100000000\n",
+        "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}\n",
     )
     .write();
     let started = Instant::now();
     let output = workspace
         .command()
-        .env("PROMPTC_TIME_LIMIT", "2s")
+        .env("PROMPTC_TIME_LIMIT", "1s")
         .args(["build", "--family", "generic"])
         .output()
         .unwrap();
@@ -1208,17 +1295,19 @@ fn a_namespace_cannot_grow_a_value_past_the_stack() {
             String::from_utf8_lossy(&output.stderr)
         );
     }
-    // What namespaces are for still works: counters, flags, lists that grow flat (ten
+    // What namespaces are for still works: counters, flags, lists that grow flat (two
     // thousand appends, each checking only what it adds), values nested up to the limit.
+    // (Appending in a loop copies the list every 32 turns: ten thousand appends took more
+    // than a second, and now run out of the default fuel.)
     let template = "{% set ns = namespace(count=0, seen=[], found=false, x=[]) %}\
-                    {% for i in range(10000) %}{% set ns.count = ns.count + 1 %}\
+                    {% for i in range(2000) %}{% set ns.count = ns.count + 1 %}\
                     {% set ns.seen = ns.seen + [{'i': [i]}] %}{% set ns.found = true %}{% endfor %}\
                     {% for i in range(127) %}{% set ns.x = [ns.x] %}{% endfor %}\
                     {{ ns.count }} {{ ns.seen|length }} {{ ns.found }} {{ ns.x|tojson|length }}\n";
     let workspace = with_template("", template).write();
     let run = workspace.run(&["build", "--family", "generic"]);
     assert!(
-        run.stdout.contains("10000 10000 true 256"),
+        run.stdout.contains("2000 2000 true 256"),
         "{}{}",
         run.stdout,
         run.stderr

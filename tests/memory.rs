@@ -1,6 +1,7 @@
 //! The command line's memory ceiling: a template that keeps a new text of 16 MB at every turn
 //! of a loop (each within the byte limits, all of them far beyond) stops the process within
-//! `PROMPTC_MEMORY_LIMIT` instead of taking the machine's memory.
+//! `PROMPTC_MEMORY_LIMIT` instead of taking the machine's memory. (The default fuel stops it
+//! after five turns, as building each text costs a million; the workspace raises its fuel.)
 
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test that cannot proceed fails
@@ -18,6 +19,10 @@ const GROWING: &str = "{% set ns = namespace(x=[]) %}{% for i in range(1000) %}{
 #[test]
 fn a_template_that_keeps_growing_stops_at_the_memory_limit() {
     let workspace = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}fuel = 100000000\n", common::MANIFEST),
+        )
         .file("components/intro.md", GROWING)
         .write();
     let (status, stderr) = common::run_within(

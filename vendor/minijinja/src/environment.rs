@@ -773,6 +773,8 @@ impl<'source> Environment<'source> {
                 return Err(exceeded(*limit));
             }
         }
+        // The text is read to be measured, then built (see `crate::work`).
+        crate::work::charge_text(counter.len);
         Ok(())
     }
 
@@ -781,6 +783,8 @@ impl<'source> Environment<'source> {
     /// (`[1] * 100000000`).
     pub(crate) fn check_repeated_items(&self, len: usize, times: usize) -> Result<(), Error> {
         const MAX_ITEMS: usize = 100_000;
+        // The repeated items are built (see `crate::work`).
+        crate::work::charge(len.saturating_mul(times));
         if self.text_limit.is_some() && len.saturating_mul(times) > MAX_ITEMS {
             return Err(Error::new(
                 crate::error::ErrorKind::InvalidOperation,
@@ -796,7 +800,11 @@ impl<'source> Environment<'source> {
             Some((limit, exceeded)) if text.len().saturating_mul(times) > *limit => {
                 Err(exceeded(*limit))
             }
-            _ => Ok(()),
+            _ => {
+                // The repeated text is built (see `crate::work`).
+                crate::work::charge_text(text.len().saturating_mul(times));
+                Ok(())
+            }
         }
     }
 

@@ -330,6 +330,8 @@ mod builtins {
     }
 
     fn fold_case(s: &str) -> String {
+        // promptc patch: see `cmp_helper`.
+        crate::work::charge_text(s.len());
         #[cfg(feature = "unicode")]
         {
             s.to_lowercase()
@@ -343,6 +345,9 @@ mod builtins {
     fn cmp_helper(a: &Value, b: &Value, case_sensitive: bool, reverse: bool) -> Ordering {
         let ordering = if !case_sensitive {
             if let (Some(a), Some(b)) = (a.as_str(), b.as_str()) {
+                // promptc patch: folding the case reads and copies both texts (see
+                // `crate::work`).
+                crate::work::charge_text(a.len().saturating_add(b.len()));
                 #[cfg(feature = "unicode")]
                 {
                     unicase::UniCase::new(a).cmp(&unicase::UniCase::new(b))
@@ -461,6 +466,8 @@ mod builtins {
     pub fn reverse(value: &Value) -> Result<Value, Error> {
         if value.kind() == ValueKind::String {
             let string = value.as_str().unwrap();
+            // promptc patch: see `crate::work`.
+            crate::work::charge_text(string.len());
             let output = string.chars().rev().collect::<String>();
             if value.is_safe() {
                 Ok(Value::from_safe_string(output))
@@ -636,11 +643,15 @@ mod builtins {
 
         // Materialize into a sequence (like `lines`) so negative indexing and
         // slicing work, e.g. `("1.2.3"|split("."))[-1]`.
+        // promptc patch: each piece is paid for (see `crate::work::paid`).
+        use crate::work::paid;
         Ok(match (split, maxsplits) {
-            (None, None) => Value::from_iter(string.split_whitespace().map(wrap)),
-            (Some(sep), None) => Value::from_iter(string.split(sep.as_ref()).map(wrap)),
-            (None, Some(n)) => Value::from_iter(splitn_whitespace(&string, n).map(wrap)),
-            (Some(sep), Some(n)) => Value::from_iter(string.splitn(n, sep.as_ref()).map(wrap)),
+            (None, None) => Value::from_iter(paid(string.split_whitespace().map(wrap))),
+            (Some(sep), None) => Value::from_iter(paid(string.split(sep.as_ref()).map(wrap))),
+            (None, Some(n)) => Value::from_iter(paid(splitn_whitespace(&string, n).map(wrap))),
+            (Some(sep), Some(n)) => {
+                Value::from_iter(paid(string.splitn(n, sep.as_ref()).map(wrap)))
+            }
         })
     }
 
@@ -657,13 +668,16 @@ mod builtins {
     pub fn lines(value: &Value) -> Result<Value, Error> {
         let string = Arc::<str>::try_from(value.clone())?;
         let preserve_safety = value.kind() == ValueKind::String && value.is_safe();
-        Ok(Value::from_iter(string.lines().map(|line| {
-            if preserve_safety {
-                Value::from_safe_string(line.to_string())
-            } else {
-                Value::from(line)
-            }
-        })))
+        // promptc patch: each line is paid for (see `crate::work::paid`).
+        Ok(Value::from_iter(crate::work::paid(string.lines().map(
+            |line| {
+                if preserve_safety {
+                    Value::from_safe_string(line.to_string())
+                } else {
+                    Value::from(line)
+                }
+            },
+        ))))
     }
 
     /// If the value is undefined it will return the passed default value,
@@ -2079,10 +2093,15 @@ mod builtins {
             let memorized_value = if case_sensitive {
                 value_to_compare.clone()
             } else if let Some(s) = value_to_compare.as_str() {
+                // promptc patch: see `cmp_helper`.
+                crate::work::charge_text(s.len());
                 Value::from(s.to_lowercase())
             } else {
                 value_to_compare.clone()
             };
+            // promptc patch: a lookup in the set compares about log n items (see
+            // `crate::work`).
+            crate::work::charge(seen.len().max(1).ilog2() as usize + 1);
 
             if !seen.contains(&memorized_value) {
                 rv.push(item);

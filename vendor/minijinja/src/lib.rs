@@ -217,6 +217,8 @@ mod template;
 mod utils;
 mod vendor;
 mod vm;
+// promptc patch: see `work`.
+mod work;
 
 pub mod filters;
 #[cfg(feature = "builtins")]

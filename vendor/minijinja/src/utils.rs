@@ -618,6 +618,8 @@ pub fn safe_sort<T, F>(seq: &mut [T], f: F) -> Result<(), Error>
 where
     F: FnMut(&T, &T) -> Ordering,
 {
+    // promptc patch: a sort compares about n log n pairs (see `crate::work`).
+    crate::work::charge(seq.len().saturating_mul(seq.len().max(1).ilog2() as usize + 1));
     #[cfg(feature = "internal_safe_search")]
     {
         if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {

@@ -2,7 +2,6 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::Arc;
 
-use crate::value::ops::LenIterWrap;
 use crate::value::{Enumerator, Object, ObjectExt, ObjectRepr, Value, ValueKind};
 
 /// Dictionary merging behavior - create custom object with lookup capability
@@ -25,6 +24,8 @@ impl Object for MergeDict {
         let Some(_level) = crate::value::LazyLevel::enter() else {
             return Some(Value::from(crate::value::LazyLevel::error()));
         };
+        // promptc patch: a lookup may read every map merged (see `crate::work`).
+        crate::work::charge(self.values.len());
         // Look up key in reverse order (last matching dict wins)
         for value in self.values.iter().rev() {
             if let Ok(v) = value.get_item(key) {
@@ -102,6 +103,9 @@ impl MergeSeq {
             values = flattened;
             depth = Self::depth_for_values(&values);
         }
+        // promptc patch: the parts are read, and flattened ones copied (see `crate::work`):
+        // `{% set a = a|chain([]) %}` repeated flattens every part of `a` each 32nd time.
+        crate::work::charge(values.len());
 
         Self {
             total_len: values.iter().map(|v| v.len()).sum(),
@@ -178,6 +182,8 @@ impl Object for MergeSeq {
         }
 
         if let Some(idx) = key.as_usize() {
+            // promptc patch: a lookup may read every part (see `crate::work`).
+            crate::work::charge(self.values.len());
             let mut current_idx = 0;
             for value in self.values.iter() {
                 let len = value.len().unwrap_or(0);
@@ -197,12 +203,31 @@ impl Object for MergeSeq {
                 Err(err) => Box::new(Some(Value::from(err)).into_iter())
                     as Box<dyn Iterator<Item = Value> + Send + Sync>,
             });
-            if let Some(total_len) = this.total_len {
-                Box::new(LenIterWrap(total_len, iter))
-            } else {
-                Box::new(iter)
-            }
+            // promptc patch: the items are paid for by the parts that hold them, as each is
+            // iterated (see `crate::work`), not again by every merge above them: the length
+            // is `enumerator_len`'s, and the iterator claims none it must yield.
+            Box::new(PaidIter(this.total_len, iter))
         })
+    }
+
+    fn enumerator_len(self: &Arc<Self>) -> Option<usize> {
+        self.total_len
+    }
+}
+
+/// A merge's iterator, which yields at most the merge's length (promptc patch).
+struct PaidIter<I>(Option<usize>, I);
+
+impl<I: Iterator<Item = Value>> Iterator for PaidIter<I> {
+    type Item = Value;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Value> {
+        self.1.next()
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, self.0)
     }
 }
 

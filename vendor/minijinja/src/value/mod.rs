@@ -679,7 +679,11 @@ impl Hash for Value {
     fn hash<H: Hasher>(&self, state: &mut H) {
         match self.0 {
             ValueRepr::None | ValueRepr::Undefined(..) => 0u8.hash(state),
-            ValueRepr::String(ref s, _) => s.hash(state),
+            ValueRepr::String(ref s, _) => {
+                // promptc patch: hashing reads the text (see `crate::work`).
+                crate::work::charge_text(s.len());
+                s.hash(state)
+            }
             ValueRepr::SmallStr(ref s) => s.as_str().hash(state),
             ValueRepr::Bool(b) => b.hash(state),
             ValueRepr::Invalid(ref e) => (e.kind(), e.detail()).hash(state),
@@ -712,13 +716,21 @@ impl PartialEq for Value {
         match (&self.0, &other.0) {
             (&ValueRepr::None, &ValueRepr::None) => true,
             (&ValueRepr::Undefined(..), &ValueRepr::Undefined(..)) => true,
-            (&ValueRepr::String(ref a, _), &ValueRepr::String(ref b, _)) => a == b,
+            (&ValueRepr::String(ref a, _), &ValueRepr::String(ref b, _)) => {
+                // promptc patch: comparing reads the texts (see `crate::work`).
+                crate::work::charge_text(a.len().min(b.len()));
+                a == b
+            }
             (&ValueRepr::SmallStr(ref a), &ValueRepr::SmallStr(ref b)) => a.as_str() == b.as_str(),
             (&ValueRepr::Bytes(ref a), &ValueRepr::Bytes(ref b)) => a == b,
             _ => match ops::coerce(self, other, false) {
                 Some(ops::CoerceResult::F64(a, b)) => a == b,
                 Some(ops::CoerceResult::I128(a, b)) => a == b,
-                Some(ops::CoerceResult::Str(a, b)) => a == b,
+                Some(ops::CoerceResult::Str(a, b)) => {
+                    // promptc patch: see above.
+                    crate::work::charge_text(a.len().min(b.len()));
+                    a == b
+                }
                 None => {
                     if let (Some(a), Some(b)) = (self.as_object(), other.as_object()) {
                         if self.is_tuple() != other.is_tuple() {
@@ -811,6 +823,12 @@ struct CompareLevel;
 
 impl CompareLevel {
     fn enter() -> Option<Level> {
+        // A render that walked more than its fuel pays for fails at its next instruction
+        // (see `crate::work`): two lists that share their parts are walked as trees, and
+        // `[a, a]` doubled forty times has a trillion paths.
+        if crate::work::exhausted() {
+            return None;
+        }
         Level::enter(&COMPARE_DEPTH, MAX_COMPARE_DEPTH)
     }
 }
@@ -949,7 +967,11 @@ impl Ord for Value {
         match (&self.0, &other.0) {
             (&ValueRepr::None, &ValueRepr::None) => Ordering::Equal,
             (&ValueRepr::Undefined(..), &ValueRepr::Undefined(..)) => Ordering::Equal,
-            (&ValueRepr::String(ref a, _), &ValueRepr::String(ref b, _)) => a.cmp(b),
+            (&ValueRepr::String(ref a, _), &ValueRepr::String(ref b, _)) => {
+                // promptc patch: comparing reads the texts (see `crate::work`).
+                crate::work::charge_text(a.len().min(b.len()));
+                a.cmp(b)
+            }
             (&ValueRepr::SmallStr(ref a), &ValueRepr::SmallStr(ref b)) => {
                 a.as_str().cmp(b.as_str())
             }
@@ -960,7 +982,11 @@ impl Ord for Value {
             _ => match ops::coerce(self, other, false) {
                 Some(ops::CoerceResult::F64(a, b)) => cmp_f64(a, b),
                 Some(ops::CoerceResult::I128(a, b)) => a.cmp(&b),
-                Some(ops::CoerceResult::Str(a, b)) => a.cmp(b),
+                Some(ops::CoerceResult::Str(a, b)) => {
+                    // promptc patch: see above.
+                    crate::work::charge_text(a.len().min(b.len()));
+                    a.cmp(b)
+                }
                 None => {
                     if self.is_number() && other.is_number() {
                         return cmp_uncoercible_numbers(self, other);
@@ -1566,7 +1592,11 @@ impl Value {
     /// ```
     pub fn len(&self) -> Option<usize> {
         match self.0 {
-            ValueRepr::String(ref s, _) => Some(s.chars().count()),
+            ValueRepr::String(ref s, _) => {
+                // promptc patch: counting characters reads the text (see `crate::work`).
+                crate::work::charge_text(s.len());
+                Some(s.chars().count())
+            }
             ValueRepr::SmallStr(ref s) => Some(s.as_str().chars().count()),
             ValueRepr::Bytes(ref b) => Some(b.len()),
             ValueRepr::Object(ref dy) => dy.enumerator_len(),
@@ -1679,6 +1709,8 @@ impl Value {
         match self.0 {
             ValueRepr::None | ValueRepr::Undefined(..) => Some(ValueIterImpl::Empty),
             ValueRepr::String(ref s, _) => {
+                // promptc patch: each character is an item walked (see `crate::work`).
+                crate::work::charge(s.len());
                 Some(ValueIterImpl::Chars(0, s.chars().count(), Arc::clone(s)))
             }
             ValueRepr::SmallStr(ref s) => Some(ValueIterImpl::Chars(
@@ -1884,6 +1916,9 @@ impl Value {
                 }
             },
             ValueRepr::String(ref s, _) => {
+                // promptc patch: a character is found by reading the text up to it (see
+                // `crate::work`).
+                crate::work::charge_text(s.len());
                 let idx = some!(index(key, || Some(s.chars().count())));
                 s.chars().nth(idx).map(Value::from)
             }
@@ -2339,6 +2374,12 @@ impl Iterator for ValueIter {
     type Item = Value;
 
     fn next(&mut self) -> Option<Self::Item> {
+        // promptc patch: a render that walked more than its fuel pays for fails at its next
+        // instruction (see `crate::work`); until then, what it iterates ends early, so that
+        // one instruction (`s|list` over sixteen million characters) builds no more.
+        if crate::work::exhausted() {
+            return None;
+        }
         match self.imp {
             ValueIterImpl::Empty => None,
             ValueIterImpl::Chars(ref mut offset, ref mut len, ref s) => {

@@ -405,7 +405,20 @@ macro_rules! impl_object_helpers {
         where
             Self: 'static,
         {
-            match self.enumerate() {
+            let enumerator = self.enumerate();
+            // promptc patch: an iteration is paid for by the items it may walk, taken when it
+            // starts (see `crate::work`).
+            crate::work::charge(match &enumerator {
+                Enumerator::NonEnumerable | Enumerator::Empty => 0,
+                Enumerator::Seq(len) => *len,
+                Enumerator::Str(items) => items.len(),
+                Enumerator::Values(items) => items.len(),
+                Enumerator::Iter(iter) => iter.size_hint().0,
+                Enumerator::RevIter(iter) => iter.size_hint().0,
+                Enumerator::KeyValueIter(iter) => iter.size_hint().0,
+                Enumerator::RevKeyValueIter(iter) => iter.size_hint().0,
+            });
+            match enumerator {
                 Enumerator::NonEnumerable => None,
                 Enumerator::Empty => Some(Box::new(None::<Value>.into_iter())),
                 Enumerator::Seq(l) => {
@@ -441,8 +454,15 @@ macro_rules! impl_object_helpers {
         ) -> Option<Box<dyn Iterator<Item = (Value, Value)> + Send + Sync>> {
             if let ObjectRepr::Map = self.repr() {
                 match self.enumerate() {
-                    Enumerator::KeyValueIter(iter) => Some(iter),
-                    Enumerator::RevKeyValueIter(iter) => Some(Box::new(iter)),
+                    // promptc patch: see `try_iter`.
+                    Enumerator::KeyValueIter(iter) => {
+                        crate::work::charge(iter.size_hint().0);
+                        Some(iter)
+                    }
+                    Enumerator::RevKeyValueIter(iter) => {
+                        crate::work::charge(iter.size_hint().0);
+                        Some(Box::new(iter))
+                    }
                     _ => {
                         let iter = some!(self.try_iter());
                         let self_clone = self.clone();

@@ -169,6 +169,8 @@ pub fn slice(value: Value, start: Value, stop: Value, step: Value) -> Result<Val
     match value.0 {
         ValueRepr::String(..) | ValueRepr::SmallStr(_) => {
             let s = value.as_str().unwrap();
+            // promptc patch: slicing reads the text (see `crate::work`).
+            crate::work::charge_text(s.len());
             if step > 0 {
                 let (start, len) = get_offset_and_len(start, stop, || s.chars().count());
                 Ok(Value::from(
@@ -611,6 +613,8 @@ pub fn contains(container: &Value, value: &Value) -> Result<Value, Error> {
         return Ok(Value::from(false));
     }
     let rv = if let Some(s) = container.as_str() {
+        // promptc patch: the search reads the text (see `crate::work`).
+        crate::work::charge_text(s.len());
         if let Some(s2) = value.as_str() {
             s.contains(s2)
         } else {

@@ -22,6 +22,18 @@ use crate::vm::state::{BlockStack, BlockState};
 
 pub(crate) use crate::vm::context::Context;
 
+/// Charges the text a filter, test, function or method is given and the text it makes
+/// (promptc patch, see `crate::work`): most of them read all of a text they are given
+/// (`lines`, `split`, `indent`, `is lower`, `tojson`), or write one as long (`pprint`,
+/// `format`), in one instruction.
+fn charge_call(args: &[Value], result: &Value) {
+    let given = args
+        .iter()
+        .filter_map(Value::as_str)
+        .fold(0usize, |sum, text| sum.saturating_add(text.len()));
+    crate::work::charge_text(given.saturating_add(result.as_str().map_or(0, str::len)));
+}
+
 /// Whether `value` is a loop object (promptc patch: a namespace may not hold one, as it
 /// holds what it loops over, and a loop over a namespace's value stored back in it nests
 /// without end).
@@ -140,7 +152,24 @@ impl<'env> Executor<'env> {
             #[cfg(feature = "multi_template")]
             prepare_blocks(_blocks),
         );
-        Self::eval_state(&mut state, out).map(|x| (x, state))
+        // promptc patch: walks inside instructions are paid for with fuel (see `crate::work`);
+        // a render that spent all of it on them fails, though its last instruction ran.
+        #[cfg(feature = "fuel")]
+        let _work = state
+            .fuel_tracker
+            .as_ref()
+            .map(|tracker| crate::work::Scope::enter(tracker.initial()));
+        let rv = Self::eval_state(&mut state, out);
+        #[cfg(feature = "fuel")]
+        let rv = match (rv, state.fuel_tracker.as_mut()) {
+            (Ok(value), Some(tracker)) => tracker.finish().map(|()| value),
+            (rv, Some(tracker)) => {
+                let _ = tracker.finish();
+                rv
+            }
+            (rv, None) => rv,
+        };
+        rv.map(|x| (x, state))
     }
 
     /// Evaluates a macro by temporarily switching the active state.
@@ -775,6 +804,7 @@ impl<'env> Executor<'env> {
                     let args = stack.get_call_args(*arg_count);
                     let arg_count = args.len();
                     a = ctx_ok!(filter.call(state, args));
+                    charge_call(args, &a);
                     stack.drop_top(arg_count);
                     stack.push(a);
                 }
@@ -792,6 +822,7 @@ impl<'env> Executor<'env> {
                     let args = stack.get_call_args(*arg_count);
                     let arg_count = args.len();
                     a = ctx_ok!(test.call(state, args));
+                    charge_call(args, &a);
                     stack.drop_top(arg_count);
                     stack.push(Value::from(a.is_true()));
                 }
@@ -832,6 +863,7 @@ impl<'env> Executor<'env> {
                             format!("{name} is unknown"),
                         ));
                     };
+                    charge_call(args, &rv);
                     let arg_count = args.len();
                     stack.drop_top(arg_count);
                     stack.push(rv);
@@ -840,6 +872,7 @@ impl<'env> Executor<'env> {
                     let args = stack.get_call_args(*arg_count);
                     let arg_count = args.len();
                     a = ctx_ok!(args[0].call_method(state, name, &args[1..]));
+                    charge_call(args, &a);
                     stack.drop_top(arg_count);
                     stack.push(a);
                 }
@@ -847,6 +880,7 @@ impl<'env> Executor<'env> {
                     let args = stack.get_call_args(*arg_count);
                     let arg_count = args.len();
                     a = ctx_ok!(args[0].call(state, &args[1..]));
+                    charge_call(args, &a);
                     stack.drop_top(arg_count);
                     stack.push(a);
                 }
