@@ -64,7 +64,7 @@ pub fn postprocess_regex(pattern: &str) -> Result<meta::Regex, String> {
             .match_kind(regex_automata::MatchKind::LeftmostFirst)
             .utf8_empty(true)
             .onepass(false);
-        meta::Builder::new()
+        let regex = meta::Builder::new()
             .configure(config)
             .syntax(regex_automata::util::syntax::Config::new().utf8(true))
             .build(pattern)
@@ -73,8 +73,35 @@ pub fn postprocess_regex(pattern: &str) -> Result<meta::Regex, String> {
                 // crate agrees that the pattern fails.
                 regex::Regex::new(pattern)
                     .map_or_else(|error| regex_message(&error), |_| error.to_string())
-            })
+            })?;
+        refuse_large_capture_table(&regex)?;
+        Ok(regex)
     })
+}
+
+/// At most this many bytes for the table of capture positions a rule's matcher keeps while it
+/// searches.
+const MAX_CAPTURE_TABLE: usize = 128 << 20;
+
+/// Refuses a regex whose matcher would keep too large a table of capture positions. To find
+/// the groups of a match, the regex engine keeps, for each state of the pattern, a position
+/// for both ends of every group: `(a)?` repeated 8000 times within the size limit asked for
+/// gigabytes at its first search, and the process aborted. The states are bounded by the
+/// memory the pattern compiled to (each takes at least 16 bytes of it).
+fn refuse_large_capture_table(regex: &meta::Regex) -> Result<(), String> {
+    let groups = regex.captures_len();
+    let table = (regex.memory_usage() / 16)
+        .saturating_mul(groups.saturating_mul(2))
+        .saturating_mul(size_of::<usize>());
+    if groups > 1 && table > MAX_CAPTURE_TABLE {
+        return Err(format!(
+            "its {} capture groups would need about {} MB to match over a pattern this large (at most {} MB): write the groups the replacement does not use as `(?:…)`",
+            groups - 1,
+            table >> 20,
+            MAX_CAPTURE_TABLE >> 20
+        ));
+    }
+    Ok(())
 }
 
 /// A glob's matcher: the regex globset makes of it, matched against a path's bytes as
@@ -85,16 +112,45 @@ pub fn glob_regex(glob: &globset::Glob, limit: usize) -> Result<meta::Regex, Str
     let syntax = regex_automata::util::syntax::Config::new()
         .utf8(false)
         .dot_matches_new_line(true);
+    // Only whether it matches is asked: without capture states, the engine keeps no table
+    // of their positions (see `refuse_large_capture_table`).
     let config = meta::Config::new()
         .utf8_empty(false)
         .nfa_size_limit(Some(limit))
-        .hybrid_cache_capacity(limit);
+        .hybrid_cache_capacity(limit)
+        .which_captures(regex_automata::nfa::thompson::WhichCaptures::None);
     meta::Builder::new()
         .syntax(syntax)
         .configure(config)
         .build(glob.regex())
         .map_err(|error| match error.size_limit() {
             Some(limit) => format!("it compiles to more than {limit} bytes"),
+            None => error.to_string(),
+        })
+}
+
+/// Globs matched together: one regex of all their patterns, which tells which of them match
+/// a path (as `GlobSet::matches` does), without capture states. globset's own set keeps a
+/// position per state for each pattern while it searches: a rule of a thousand globs of
+/// ninety `?` each, matched against a long path, asked for gigabytes and the process aborted.
+/// `limit` bounds what the patterns may compile to.
+pub fn glob_set_regex(globs: &[globset::Glob], limit: usize) -> Result<meta::Regex, String> {
+    let syntax = regex_automata::util::syntax::Config::new()
+        .utf8(false)
+        .dot_matches_new_line(true);
+    let config = meta::Config::new()
+        .utf8_empty(false)
+        .match_kind(regex_automata::MatchKind::All)
+        .nfa_size_limit(Some(limit))
+        .hybrid_cache_capacity(limit)
+        .which_captures(regex_automata::nfa::thompson::WhichCaptures::None);
+    let patterns: Vec<&str> = globs.iter().map(globset::Glob::regex).collect();
+    meta::Builder::new()
+        .syntax(syntax)
+        .configure(config)
+        .build_many(&patterns)
+        .map_err(|error| match error.size_limit() {
+            Some(limit) => format!("the rule's globs compile to more than {limit} bytes"),
             None => error.to_string(),
         })
 }

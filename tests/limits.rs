@@ -1384,3 +1384,60 @@ fn a_low_memory_limit_builds_on_fewer_threads() {
             .exists()
     );
 }
+
+// To find the groups of a match, the regex engine keeps a position for both ends of every
+// capture group in each state of the pattern while it searches: `(a)?` repeated thousands of
+// times, within the size limits, asked for gigabytes at the first search and the process
+// aborted, from an 82-byte template or one post-processing rule. `matching` only asks whether
+// a text matches, and builds no capture states; a rule's regex, whose groups the replacement
+// may read, is refused when that table would pass 128 MB.
+#[test]
+fn a_pattern_of_thousands_of_capture_groups_does_not_take_the_memory() {
+    let template =
+        "{{ range(1000)|join is matching('(a)?' * 5000 ~ '(?:[0-9]{0,50}[0-4]){5}[a-z]') }}\n";
+    let workspace = with_template("", template).write();
+    let output = workspace
+        .command()
+        .env("PROMPTC_MEMORY_LIMIT", "256M")
+        .args(["build", "--family", "generic"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("false"), "{stdout}");
+
+    let rule = format!(
+        "\n[[postprocess]]\nrule = \"regex\"\npattern = \"{}(?:[a-z ]{{0,50}}e){{5}}[0-9]\"\nreplace = \"x\"\n",
+        "(a)?".repeat(8000)
+    );
+    let (code, file, line, _, message) = single_error(&rule, "Intro.\n");
+    assert_eq!(
+        (code.as_str(), file.as_str()),
+        ("invalid-regex", "promptc.toml"),
+        "{message}"
+    );
+    assert!(line > 1, "{line}");
+    assert!(
+        message
+            .starts_with("invalid regular expression: its 8000 capture groups would need about ")
+            && message.ends_with(
+                "(at most 128 MB): write the groups the replacement does not use as `(?:…)`"
+            ),
+        "{message}"
+    );
+    // A rule with a few groups, as rules have, still works.
+    let rule = "\n[[postprocess]]\nrule = \"regex\"\npattern = \"(In)(tro)\"\nreplace = \"$2$1\"\n";
+    let workspace = with_template(rule, "Intro.\n").write();
+    let run = workspace.run(&["build", "--family", "generic"]);
+    assert!(
+        run.stdout.contains("troIn."),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
+}

@@ -586,3 +586,53 @@ fn rules_left_out_of_a_folder_are_told_of() {
         ]
     );
 }
+
+// globset's set of a rule's globs kept, while it searched a path, a position per state of all
+// the globs for each glob: a rule of a thousand globs of ninety `?` each, matched against a
+// long active file, asked for gigabytes and the process aborted. The globs are now matched
+// together without those positions.
+#[test]
+fn many_long_globs_match_a_long_path_within_the_memory_limit() {
+    // An irregular path, so that the engine's lazy automaton gives up and it searches state by
+    // state: 3000 characters of `a`, `b` and `/`, from a fixed seed.
+    let mut seed = 1u32;
+    let long_path: String = (0..3000)
+        .map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            ['a', 'b', '/'][(seed % 3) as usize]
+        })
+        .collect();
+    let workspace = workspace_with_project(&format!(
+        "date = \"2026-11-01\"\nrules_from = [\"many\"]\nactive_files = [\"{long_path}/x\"]\n"
+    ));
+    let many = workspace.root().join("many/.clinerules");
+    std::fs::create_dir_all(&many).unwrap();
+    let globs = (0..500)
+        .map(|index| format!("\"**/{}{index}\"", "?".repeat(90)))
+        .chain(["\"**/x\"".to_string()])
+        .collect::<Vec<_>>()
+        .join(", ");
+    std::fs::write(
+        many.join("long.md"),
+        format!("---\nglobs: [{globs}]\n---\nThe long rule.\n"),
+    )
+    .unwrap();
+    let output = workspace
+        .command()
+        .env("PROMPTC_MEMORY_LIMIT", "256M")
+        .args(["build", "--family", "generic", "--context", "project"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // The last glob matches the path; the others, each wanting 91 characters after a slash,
+    // do not.
+    assert!(stdout.contains("The long rule."), "{stdout}");
+}

@@ -15,7 +15,7 @@ use std::fs;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use globset::{Glob, GlobSetBuilder};
 use indexmap::IndexMap;
 use serde_json::Value;
 use walkdir::WalkDir;
@@ -292,12 +292,11 @@ pub fn decide(
     // one pass of the set over each file, rather than one matcher per glob over every file.
     let mut first: Option<(usize, &String)> = None;
     for file in active_files {
-        let Some(index) = globs
+        let mut matched = regex_automata::PatternSet::new(globs.set.pattern_len());
+        globs
             .set
-            .matches(std::path::Path::new(file))
-            .into_iter()
-            .min()
-        else {
+            .which_overlapping_matches(&regex_automata::Input::new(file.as_bytes()), &mut matched);
+        let Some(index) = matched.iter().next().map(|id| id.as_usize()) else {
             continue;
         };
         if first.is_none_or(|(best, _)| index < best) {
@@ -360,7 +359,7 @@ fn glob_count(metadata: &IndexMap<String, Value>) -> usize {
 /// them at once.
 struct RuleGlobs {
     patterns: Vec<String>,
-    set: GlobSet,
+    set: regex_automata::meta::Regex,
 }
 
 /// The patterns of a rule's `globs` (a list of strings, or one string of comma-separated
@@ -401,20 +400,17 @@ fn globs_of(metadata: &IndexMap<String, Value>) -> Result<RuleGlobs, (String, St
             format!("a rule may have at most {MAX_GLOBS} globs"),
         ));
     }
-    let mut builder = GlobSetBuilder::new();
+    let mut globs = Vec::with_capacity(patterns.len());
     for pattern in &patterns {
         match Glob::new(pattern) {
-            Ok(glob) => {
-                builder.add(glob);
-            }
+            Ok(glob) => globs.push(glob),
             Err(error) => return Err((pattern.clone(), error.kind().to_string())),
         }
     }
     // A set that does not build is as broken as a glob that does not parse. Its error holds
     // the compiled regex, not the glob, so the pattern to blame is the first that does not
     // build on its own; only when all do is it the set, named by all its patterns.
-    builder
-        .build()
+    crate::built::glob_set_regex(&globs, GLOB_SET_LIMIT)
         .map(|set| RuleGlobs {
             patterns: patterns.clone(),
             set,
@@ -427,9 +423,12 @@ fn globs_of(metadata: &IndexMap<String, Value>) -> Result<RuleGlobs, (String, St
                     let alone = GlobSetBuilder::new().add(glob).build().err()?;
                     Some((pattern.clone(), build_message(&alone)))
                 })
-                .unwrap_or_else(|| (patterns.join(", "), build_message(&error)))
+                .unwrap_or_else(|| (patterns.join(", "), error))
         })
 }
+
+/// At most this many bytes for what one rule's globs compile to together.
+const GLOB_SET_LIMIT: usize = 10 << 20;
 
 /// A rule's first glob, as a warning about all of them names it.
 fn first_glob(metadata: &IndexMap<String, Value>) -> String {

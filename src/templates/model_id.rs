@@ -71,11 +71,15 @@ fn cost_of(regex: &meta::Regex) -> u64 {
 /// [`REGEX_SIZE_LIMIT`] (the same engines and semantics), but as the engine that can say how
 /// much memory it compiled to; the error is the regex crate's own wording.
 fn build_regex(pattern: &str) -> Result<meta::Regex, String> {
+    // `matching` only asks whether the text matches: without capture states, the engine keeps
+    // no table of their positions, which for `(a)?` repeated five thousand times asked for
+    // gigabytes at the first search, and the process aborted.
     let config = meta::Config::new()
         .nfa_size_limit(Some(REGEX_SIZE_LIMIT))
         .hybrid_cache_capacity(REGEX_SIZE_LIMIT)
         .match_kind(regex_automata::MatchKind::LeftmostFirst)
-        .utf8_empty(true);
+        .utf8_empty(true)
+        .which_captures(regex_automata::nfa::thompson::WhichCaptures::None);
     meta::Builder::new()
         .configure(config)
         .syntax(regex_automata::util::syntax::Config::new().utf8(true))
