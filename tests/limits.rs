@@ -1441,3 +1441,28 @@ fn a_pattern_of_thousands_of_capture_groups_does_not_take_the_memory() {
         run.stderr
     );
 }
+
+// The regex engine searches in time proportional to the text times the pattern when its lazy
+// automaton gives up: `(?:[0-9]{0,200}[0-4]){5}[a-z]` read about 120 KB a second, and such a
+// search in a loop ran until the processor-time limit, within the default fuel. A search now
+// costs fuel by the text's length times the pattern's cost, taken before it runs: this one,
+// of 40 KB, costs more than a fuel of 200 000, and is refused without being run.
+#[test]
+fn a_search_costs_fuel_by_the_text_and_the_pattern() {
+    let template = "{% set s = range(10000)|join %}\n\
+                    {{ s is matching('(?:[0-9]{0,200}[0-4]){5}[a-z]') }}\n";
+    let started = Instant::now();
+    let (code, file, line, _, message) = single_error("fuel = 200000\n", template);
+    assert_eq!(
+        (code.as_str(), file.as_str(), line),
+        ("out-of-fuel", "components/intro.md", 2),
+        "{message}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(30));
+    // Routing's searches, a model id against a pattern, cost a few units each.
+    let reused = "{% for i in range(2000) %}{% if 'gpt-5-codex' is matching('(?i)^gpt-[5-9]') and 'openai/gpt-5' is glob('openai/*') %}{% endif %}{% endfor %}\n";
+    assert_eq!(
+        with_template("fuel = 200000\n", reused).validate().counts(),
+        (0, 0)
+    );
+}

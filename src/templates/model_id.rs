@@ -22,6 +22,20 @@ const REGEX_SIZE_LIMIT: usize = 1 << 20;
 /// the same time would cost: 1 MiB is 262 144 fuel, a model-id pattern or glob a few thousand.
 const BYTES_PER_FUEL: u64 = 4;
 
+/// A search of a text longer than [`FREE_SEARCH_BYTES`] costs fuel by the text's length
+/// times the pattern's cost, over this. The regex engine searches in time proportional to
+/// both when its lazy automaton gives up: `(?:[0-9]{0,200}[0-4]){5}[a-z]` (a cost of 25 202)
+/// reads about 120 KB a second, and one search of a 16 MB text ran for minutes. It now costs
+/// about 49 fuel a byte, so a compile's fuel lasts under a second of such searches, and that
+/// one is refused before it starts. Most patterns search far faster than their cost says
+/// (`(?i)browser`, 3 407, at hundreds of megabytes a second): a search of a 2 KB text with it
+/// costs about 13 600.
+const SEARCH_COST_DIVISOR: u64 = 512;
+
+/// Texts up to this long (model ids, names, short values) are searched for free: whatever
+/// the pattern, searching them takes less than building it, which is paid for.
+const FREE_SEARCH_BYTES: usize = 256;
+
 pub fn install(env: &mut Environment<'static>) {
     env.add_test("icontaining", |text: &str, needle: &str| {
         text.to_lowercase().contains(&needle.to_lowercase())
@@ -49,6 +63,7 @@ fn glob(state: &mut State, text: &str, pattern: &str) -> Result<bool, Error> {
     });
     let regex = regex.map_err(invalid)?;
     charge(state, "glob", pattern, cost_of(&regex))?;
+    charge_search(state, "glob", pattern, text, cost_of(&regex))?;
     Ok(regex.is_match(text.as_bytes()))
 }
 
@@ -59,6 +74,7 @@ fn matching(state: &mut State, text: &str, pattern: &str) -> Result<bool, Error>
         .get(pattern, || build_regex(pattern))
         .map_err(invalid)?;
     charge(state, "regular expression", pattern, cost_of(&regex))?;
+    charge_search(state, "regular expression", pattern, text, cost_of(&regex))?;
     Ok(regex.is_match(text))
 }
 
@@ -136,6 +152,38 @@ fn charge(state: &mut State, kind: &str, pattern: &str, cost: u64) -> Result<(),
         ));
     }
     paid.seen.insert(key);
+    paid.fuel = fuel;
+    Ok(())
+}
+
+/// Takes what searching `text` with a pattern of `cost` costs (see [`SEARCH_COST_DIVISOR`])
+/// from the render's fuel, on every search, before it runs.
+fn charge_search(
+    state: &mut State,
+    kind: &str,
+    pattern: &str,
+    text: &str,
+    cost: u64,
+) -> Result<(), Error> {
+    if text.len() <= FREE_SEARCH_BYTES {
+        return Ok(());
+    }
+    let search = (text.len() as u64).saturating_mul(cost) / SEARCH_COST_DIVISOR;
+    let left = state
+        .fuel_levels()
+        .map_or(u64::MAX, |(_, remaining)| remaining);
+    let paid = state.get_or_insert_extension_with(PatternsPaid::default);
+    let fuel = paid.fuel.saturating_add(search);
+    if fuel > left {
+        return Err(Error::new(
+            ErrorKind::OutOfFuel,
+            format!(
+                "searching {} bytes with the {kind} `{}` costs {search} fuel, more than is left",
+                text.len(),
+                shortened(pattern),
+            ),
+        ));
+    }
     paid.fuel = fuel;
     Ok(())
 }
