@@ -144,18 +144,14 @@ pub fn glob_set_regex(globs: &[globset::Glob], limit: usize) -> Result<meta::Reg
         .nfa_size_limit(Some(limit))
         .which_captures(regex_automata::nfa::thompson::WhichCaptures::None);
     let patterns: Vec<&str> = globs.iter().map(globset::Glob::regex).collect();
-    // Built once per process for each set of globs: every compile of every context asks.
-    static SETS: Built<meta::Regex> = Built::new();
-    SETS.get(&patterns.join("\0"), || {
-        meta::Builder::new()
-            .syntax(syntax)
-            .configure(config)
-            .build_many(&patterns)
-            .map_err(|error| match error.size_limit() {
-                Some(limit) => format!("the rule's globs compile to more than {limit} bytes"),
-                None => error.to_string(),
-            })
-    })
+    meta::Builder::new()
+        .syntax(syntax)
+        .configure(config)
+        .build_many(&patterns)
+        .map_err(|error| match error.size_limit() {
+            Some(limit) => format!("the rule's globs compile to more than {limit} bytes"),
+            None => error.to_string(),
+        })
 }
 
 /// The regex crate's message without its quoted pattern and `error:` prefix.

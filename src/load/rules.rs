@@ -20,6 +20,7 @@ use indexmap::IndexMap;
 use serde_json::Value;
 use walkdir::WalkDir;
 
+use crate::built::Built;
 use crate::confine;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::model::limits::{MAX_RULE_FILES, MAX_RULES_BYTES};
@@ -400,8 +401,17 @@ fn globs_of(metadata: &IndexMap<String, Value>) -> Result<RuleGlobs, (String, St
             format!("a rule may have at most {MAX_GLOBS} globs"),
         ));
     }
+    // Built once per process for each rule's globs: validation and every compile of every
+    // context ask.
+    static SETS: Built<regex_automata::meta::Regex, (String, String)> = Built::new();
+    let set = SETS.get(&patterns.join("\0"), || glob_set(&patterns))?;
+    Ok(RuleGlobs { patterns, set })
+}
+
+/// The matcher of a rule's globs, or the glob to blame and why.
+fn glob_set(patterns: &[String]) -> Result<regex_automata::meta::Regex, (String, String)> {
     let mut globs = Vec::with_capacity(patterns.len());
-    for pattern in &patterns {
+    for pattern in patterns {
         match Glob::new(pattern) {
             Ok(glob) => globs.push(glob),
             Err(error) => return Err((pattern.clone(), error.kind().to_string())),
@@ -410,21 +420,16 @@ fn globs_of(metadata: &IndexMap<String, Value>) -> Result<RuleGlobs, (String, St
     // A set that does not build is as broken as a glob that does not parse. Its error holds
     // the compiled regex, not the glob, so the pattern to blame is the first that does not
     // build on its own; only when all do is it the set, named by all its patterns.
-    crate::built::glob_set_regex(&globs, GLOB_SET_LIMIT)
-        .map(|set| RuleGlobs {
-            patterns: patterns.clone(),
-            set,
-        })
-        .map_err(|error| {
-            patterns
-                .iter()
-                .find_map(|pattern| {
-                    let glob = Glob::new(pattern).ok()?;
-                    let alone = GlobSetBuilder::new().add(glob).build().err()?;
-                    Some((pattern.clone(), build_message(&alone)))
-                })
-                .unwrap_or_else(|| (patterns.join(", "), error))
-        })
+    crate::built::glob_set_regex(&globs, GLOB_SET_LIMIT).map_err(|error| {
+        patterns
+            .iter()
+            .find_map(|pattern| {
+                let glob = Glob::new(pattern).ok()?;
+                let alone = GlobSetBuilder::new().add(glob).build().err()?;
+                Some((pattern.clone(), build_message(&alone)))
+            })
+            .unwrap_or_else(|| (patterns.join(", "), error))
+    })
 }
 
 /// At most this many bytes for what one rule's globs compile to together.

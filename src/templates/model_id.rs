@@ -119,13 +119,30 @@ pub struct PatternsPaid {
     pub fuel: u64,
 }
 
+impl PatternsPaid {
+    /// Adds `cost` to what was paid, unless that would pass `left`.
+    fn pay(&mut self, cost: u64, left: u64) -> bool {
+        let fuel = self.fuel.saturating_add(cost);
+        let paid = fuel <= left;
+        if paid {
+            self.fuel = fuel;
+        }
+        paid
+    }
+}
+
+/// The fuel the render has not spent on instructions.
+fn fuel_left(state: &State) -> u64 {
+    state
+        .fuel_levels()
+        .map_or(u64::MAX, |(_, remaining)| remaining)
+}
+
 /// Takes a pattern's cost from the render's fuel the first time the render uses it; a
 /// render whose instructions and patterns together pass its fuel stops, as one that runs out
 /// of instructions does.
 fn charge(state: &mut State, kind: &str, pattern: &str, cost: u64) -> Result<(), Error> {
-    let left = state
-        .fuel_levels()
-        .map_or(u64::MAX, |(_, remaining)| remaining);
+    let left = fuel_left(state);
     // The kind is part of the key: the same text can be a cheap glob and a costly regex.
     let digest = Sha256::new()
         .chain_update(kind.as_bytes())
@@ -138,8 +155,7 @@ fn charge(state: &mut State, kind: &str, pattern: &str, cost: u64) -> Result<(),
     if paid.seen.contains(&key) {
         return Ok(());
     }
-    let fuel = paid.fuel.saturating_add(cost);
-    if fuel > left {
+    if !paid.pay(cost, left) {
         return Err(Error::new(
             ErrorKind::OutOfFuel,
             format!(
@@ -152,7 +168,6 @@ fn charge(state: &mut State, kind: &str, pattern: &str, cost: u64) -> Result<(),
         ));
     }
     paid.seen.insert(key);
-    paid.fuel = fuel;
     Ok(())
 }
 
@@ -169,12 +184,9 @@ fn charge_search(
         return Ok(());
     }
     let search = (text.len() as u64).saturating_mul(cost) / SEARCH_COST_DIVISOR;
-    let left = state
-        .fuel_levels()
-        .map_or(u64::MAX, |(_, remaining)| remaining);
+    let left = fuel_left(state);
     let paid = state.get_or_insert_extension_with(PatternsPaid::default);
-    let fuel = paid.fuel.saturating_add(search);
-    if fuel > left {
+    if !paid.pay(search, left) {
         return Err(Error::new(
             ErrorKind::OutOfFuel,
             format!(
@@ -184,7 +196,6 @@ fn charge_search(
             ),
         ));
     }
-    paid.fuel = fuel;
     Ok(())
 }
 

@@ -282,6 +282,24 @@ impl Workspace {
         command
     }
 
+    /// Runs `promptc ARGS` within a memory limit (`PROMPTC_MEMORY_LIMIT`), checks that it
+    /// succeeded, and gives its standard output.
+    pub fn succeeds_within_memory(&self, limit: &str, args: &[&str]) -> String {
+        let output = self
+            .command()
+            .env("PROMPTC_MEMORY_LIMIT", limit)
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
     /// Runs `promptc ARGS` and checks that it did not panic or crash.
     pub fn run(&self, args: &[&str]) -> Run {
         let output = self.command().args(args).output().unwrap();
