@@ -55,6 +55,16 @@ pub enum PathProblem {
     },
     /// Outputs are written as UTF-8 text; the file on disk is not.
     NotUtf8,
+    /// A folder nested deeper below a workspace folder (variants, partials, …) than promptc
+    /// reads.
+    TooDeep {
+        limit: usize,
+    },
+    /// A folder inside a workspace folder that cannot be listed (no permission, a name too
+    /// long for the system): its files would be missing without a word.
+    FolderUnreadable {
+        error: io::Error,
+    },
     Io(io::Error),
 }
 
@@ -110,6 +120,12 @@ impl PathError {
                 "delete it: `promptc build --all` writes it again"
             }
             PathProblem::NotUtf8 => "delete it and run `promptc build --all`",
+            PathProblem::TooDeep { limit } => {
+                return format!("move its files into a folder at most {limit} levels deep");
+            }
+            PathProblem::FolderUnreadable { .. } => {
+                "make the folder readable, or move it out of the workspace's folders"
+            }
             PathProblem::Io(_) => "check the file's permissions and the disk",
         };
         fixed.to_string()
@@ -158,6 +174,12 @@ impl fmt::Display for PathProblem {
                 first.display()
             ),
             PathProblem::NotUtf8 => write!(f, "is not valid UTF-8"),
+            PathProblem::TooDeep { limit } => {
+                write!(f, "is a folder nested more than {limit} levels deep")
+            }
+            PathProblem::FolderUnreadable { error } => {
+                write!(f, "is a folder that cannot be read ({error})")
+            }
             PathProblem::Io(error) => write!(f, "{error}"),
         }
     }

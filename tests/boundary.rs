@@ -1087,3 +1087,124 @@ fn a_folder_setting_in_the_git_folder_is_an_error_at_the_setting() {
         ]
     );
 }
+
+#[test]
+fn folders_nested_too_deep_or_too_long_are_named_not_a_failed_load() {
+    let refused = |workspace: &Workspace| -> Vec<String> {
+        let validation = workspace.validate();
+        assert_eq!(validation.code, 1, "{}", validation.stderr);
+        let diagnostics = validation.diagnostics();
+        // Nothing else is wrong with the workspace.
+        assert!(
+            diagnostics.iter().all(|d| d.code == "path-refused"),
+            "{diagnostics:#?}"
+        );
+        diagnostics.into_iter().map(|d| d.message).collect()
+    };
+
+    // Forty levels of folders below the partials folder: the one past the depth read is
+    // named once.
+    let workspace = Fixture::minimal().write();
+    let root = workspace.root();
+    let deep = root.join("partials").join(["d"; 40].join("/"));
+    std::fs::create_dir_all(&deep).unwrap();
+    std::fs::write(deep.join("x.md"), "x").unwrap();
+    assert_eq!(
+        refused(&workspace),
+        [format!(
+            "`partials/{}` is a folder nested more than 32 levels deep: promptc does not read it",
+            ["d"; 33].join("/")
+        )]
+    );
+
+    // Twenty levels of 250-character names: a path longer than the system takes, built by
+    // moving each level into the next so that no call sees a long path, as a checkout can
+    // make it. It was an I/O error that ended the load, naming no file.
+    let workspace = Fixture::minimal().write();
+    let root = workspace.root();
+    let name = |level: usize| format!("{level:02}{}", "n".repeat(248));
+    let mut top = name(0);
+    std::fs::create_dir(workspace.tmp().join(&top)).unwrap();
+    for level in 1..20 {
+        let wrapper = name(level);
+        std::fs::create_dir(workspace.tmp().join(&wrapper)).unwrap();
+        std::fs::rename(
+            workspace.tmp().join(&top),
+            workspace.tmp().join(&wrapper).join(&top),
+        )
+        .unwrap();
+        top = wrapper;
+    }
+    std::fs::rename(
+        workspace.tmp().join(&top),
+        root.join("components").join(&top),
+    )
+    .unwrap();
+    let messages = refused(&workspace);
+    assert_eq!(messages.len(), 1, "{messages:#?}");
+    assert!(
+        // The path is shortened in the message, as every long quote is.
+        messages[0].starts_with("`components/19nnn")
+            && messages[0].contains("is a folder that cannot be read (")
+            && messages[0].contains("too long"),
+        "{messages:#?}"
+    );
+
+    // Just within the depth, a variant is read; one level deeper, its folder is named.
+    let workspace = Fixture::minimal().write();
+    let root = workspace.root();
+    let within = root.join("variants").join(["v"; 32].join("/"));
+    std::fs::create_dir_all(&within).unwrap();
+    // The variant's template is named relative to it, and moves with it.
+    let move_variant = |from: &Path, to: &Path| {
+        for file in ["generic.toml", "generic.md"] {
+            std::fs::rename(from.join(file), to.join(file)).unwrap();
+        }
+    };
+    move_variant(&root.join("variants"), &within);
+    assert_eq!(workspace.validate().code, 0);
+    std::fs::create_dir(within.join("w")).unwrap();
+    move_variant(&within, &within.join("w"));
+    let messages = refused_or_missing(&workspace);
+    assert!(
+        messages.contains(&format!(
+            "`variants/{}/w` is a folder nested more than 32 levels deep: promptc does not read it",
+            ["v"; 32].join("/")
+        )),
+        "{messages:#?}"
+    );
+
+    // Links to folders count towards the depth: a chain of forty links, each in the folder
+    // the one before leads to, ends where forty levels of folders do.
+    let workspace = Fixture::minimal().write();
+    let root = workspace.root();
+    for level in 0..=40 {
+        let folder = root.join(format!("chain/c{level}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        if level < 40 {
+            symlink(format!("../c{}", level + 1), folder.join("next")).unwrap();
+        }
+    }
+    // Not a component: were it read, it would be reported as one.
+    std::fs::write(root.join("chain/c40/unused.toml"), "id = 1\n").unwrap();
+    symlink("../chain/c0", root.join("components/start")).unwrap();
+    let messages = refused(&workspace);
+    assert_eq!(messages.len(), 1, "{messages:#?}");
+    assert!(
+        messages[0].starts_with("`components/start/next/next/")
+            && messages[0]
+                .ends_with("is a folder nested more than 32 levels deep: promptc does not read it"),
+        "{messages:#?}"
+    );
+}
+
+/// The messages of a validation that failed, whatever their codes.
+fn refused_or_missing(workspace: &Workspace) -> Vec<String> {
+    let validation = workspace.validate();
+    assert_eq!(validation.code, 1, "{}", validation.stderr);
+    validation
+        .diagnostics()
+        .into_iter()
+        .map(|d| d.message)
+        .collect()
+}

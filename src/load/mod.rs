@@ -112,6 +112,12 @@ pub fn data_files(root: &Path, dir: &Path, kind: Kind) -> io::Result<DataFiles> 
     })
 }
 
+/// How many levels of folders below a workspace folder (variants, components, tools,
+/// contexts, partials) are read, links to folders included. A folder deeper than that is
+/// refused, not read: a checkout nested thousands deep would otherwise end the load with a
+/// name too long for the system.
+pub const MAX_FOLDER_DEPTH: usize = 32;
+
 /// The extensions of the files of the partials folder: template text, not data.
 pub const PARTIAL_EXTENSIONS: [&str; 4] = ["md", "txt", "j2", "jinja"];
 
@@ -133,8 +139,14 @@ fn files_under(root: &Path, dir: &Path, wanted: impl Fn(&Path) -> bool) -> io::R
     // the same file asks the file system nothing more.
     let mut candidates: Vec<(PathBuf, PathBuf, bool)> = Vec::new();
     let mut walked = BTreeSet::new();
-    let mut folders = vec![dir.to_path_buf()];
-    while let Some(folder) = folders.pop() {
+    // Each folder to walk with how deep it lies below `dir`, links followed included.
+    let mut folders = vec![(dir.to_path_buf(), 0)];
+    let refuse = |found: &mut DataFiles, path: &Path, problem| {
+        found
+            .refused
+            .push(PathError::new(read::display_path(root, path), problem));
+    };
+    while let Some((folder, depth)) = folders.pop() {
         let Ok(real) = folder.canonicalize() else {
             continue;
         };
@@ -143,12 +155,41 @@ fn files_under(root: &Path, dir: &Path, wanted: impl Fn(&Path) -> bool) -> io::R
         }
         let walk = WalkDir::new(&folder)
             .sort_by_file_name()
+            // The entries of the deepest folders read, and one level past them: a folder
+            // there is told of.
+            .max_depth(MAX_FOLDER_DEPTH + 2 - depth)
             .into_iter()
             // The repository's own files are not workspace content.
             .filter_entry(|entry| !confine::is_git_folder(entry.file_name()));
         for entry in walk {
-            let entry = entry.map_err(io::Error::other)?;
+            let entry = match entry {
+                Ok(entry) => entry,
+                // A folder that cannot be listed (a name past the system's limit, no
+                // permission): its files would be missing without a word.
+                Err(error) => {
+                    let path = error.path().unwrap_or(&folder).to_path_buf();
+                    let error = error
+                        .into_io_error()
+                        .unwrap_or_else(|| io::Error::other("a loop of folders"));
+                    refuse(&mut found, &path, PathProblem::FolderUnreadable { error });
+                    continue;
+                }
+            };
             let path = entry.path();
+            if depth + entry.depth() > MAX_FOLDER_DEPTH + 1 {
+                // Its parent is a folder nested deeper than is read: only its first entry
+                // tells of it.
+                let parent = path.parent().unwrap_or(path);
+                if found
+                    .refused
+                    .last()
+                    .is_none_or(|last| last.path != read::display_path(root, parent))
+                {
+                    let limit = MAX_FOLDER_DEPTH;
+                    refuse(&mut found, parent, PathProblem::TooDeep { limit });
+                }
+                continue;
+            }
             let is_data = wanted(path);
             let kind = entry.file_type();
             if kind.is_file() && is_data {
@@ -160,19 +201,17 @@ fn files_under(root: &Path, dir: &Path, wanted: impl Fn(&Path) -> bool) -> io::R
                     Ok(metadata) => confine::not_regular(&metadata),
                     Err(error) => PathProblem::Io(error),
                 };
-                found
-                    .refused
-                    .push(PathError::new(read::display_path(root, path), problem));
+                refuse(&mut found, path, problem);
             } else if kind.is_symlink() && entry.depth() > 0 {
                 match confine::real_path_inside(root, path) {
-                    Ok(target) if target.is_dir() => folders.push(path.to_path_buf()),
+                    Ok(target) if target.is_dir() => {
+                        folders.push((path.to_path_buf(), depth + entry.depth()));
+                    }
                     Ok(target) if target.is_file() && is_data => {
                         candidates.push((path.to_path_buf(), target, true));
                     }
                     Ok(_) => {}
-                    Err(problem) => found
-                        .refused
-                        .push(PathError::new(read::display_path(root, path), problem)),
+                    Err(problem) => refuse(&mut found, path, problem),
                 }
             }
         }
