@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use regex_automata::meta;
+use regex_automata::{hybrid, meta};
 
 /// How many built patterns a [`Built`] keeps; the oldest go first, so that a workspace with
 /// endless patterns cannot grow the process.
@@ -59,11 +59,15 @@ pub fn postprocess_regex(pattern: &str) -> Result<meta::Regex, String> {
     static REGEXES: Built<meta::Regex> = Built::new();
     REGEXES.get(pattern, || {
         let config = meta::Config::new()
-            .nfa_size_limit(Some(10 * (1 << 20)))
-            .hybrid_cache_capacity(2 * (1 << 20))
+            .nfa_size_limit(Some(POSTPROCESS_NFA_LIMIT))
+            .hybrid_cache_capacity(POSTPROCESS_CACHE)
             .match_kind(regex_automata::MatchKind::LeftmostFirst)
             .utf8_empty(true)
-            .onepass(false);
+            .onepass(false)
+            // The matches are found by the rule's own lazy DFA (`postprocess_lazy_dfa`), which
+            // says when it gives up; this regex finds the groups within a match, or searches a
+            // text the lazy DFA gave up on, paid for.
+            .hybrid(false);
         let regex = meta::Builder::new()
             .configure(config)
             .syntax(regex_automata::util::syntax::Config::new().utf8(true))
@@ -78,6 +82,84 @@ pub fn postprocess_regex(pattern: &str) -> Result<meta::Regex, String> {
         Ok(regex)
     })
 }
+
+/// The memory a post-processing rule's pattern may compile to.
+const POSTPROCESS_NFA_LIMIT: usize = 10 << 20;
+/// The lazy DFA's cache of a post-processing rule, as the regex crate sizes it.
+const POSTPROCESS_CACHE: usize = 2 << 20;
+
+/// A post-processing rule's regex as the lazy DFA alone: it finds the rule's matches in time
+/// proportional to the prompt's length, or gives up. It gives up, as the regex crate's own
+/// engine does before it falls back to one that steps through the pattern's states for each
+/// byte, when it keeps clearing its cache of states (a pattern such as
+/// `(?:[0-9]{0,200}[0-4]){5}[a-z]` over a long text), or meets a Unicode word boundary next
+/// to a non-ASCII byte. `None` for a pattern it cannot be built for: every search is then
+/// paid for as slow (see [`search_fuel`]).
+pub fn postprocess_lazy_dfa(pattern: &str) -> Option<Arc<hybrid::regex::Regex>> {
+    static LAZY: Built<Arc<hybrid::regex::Regex>, ()> = Built::new();
+    LAZY.get(pattern, || {
+        let syntax = regex_automata::util::syntax::Config::new().utf8(true);
+        // The literal a match starts with, searched for first as the regex crate does: most
+        // rules start with one, and the prompt is read at the speed of `memchr`.
+        let prefilter = regex_automata::util::syntax::parse_with(pattern, &syntax)
+            .ok()
+            .and_then(|hir| {
+                regex_automata::util::prefilter::Prefilter::from_hir_prefix(
+                    regex_automata::MatchKind::LeftmostFirst,
+                    &hir,
+                )
+            });
+        let dfa = hybrid::dfa::Config::new()
+            .prefilter(prefilter)
+            .match_kind(regex_automata::MatchKind::LeftmostFirst)
+            .cache_capacity(POSTPROCESS_CACHE)
+            .minimum_cache_clear_count(Some(3))
+            .minimum_bytes_per_state(Some(10))
+            .unicode_word_boundary(true);
+        let nfa = regex_automata::nfa::thompson::Config::new()
+            .utf8(true)
+            .nfa_size_limit(Some(POSTPROCESS_NFA_LIMIT))
+            .which_captures(regex_automata::nfa::thompson::WhichCaptures::None);
+        hybrid::regex::Builder::new()
+            .syntax(syntax)
+            .thompson(nfa)
+            .dfa(dfa)
+            .build(pattern)
+            .map(Arc::new)
+            .map_err(|_| ())
+    })
+    .ok()
+}
+
+/// What building a regex costs, in fuel: one per [`BYTES_PER_FUEL`] bytes it compiled to.
+/// Building a pattern takes far longer than a template instruction (a regular expression of
+/// 1 MiB, such as `(?i)\w{20}`, about 5 ms): 1 MiB is 262 144 fuel, a model-id pattern or
+/// glob a few thousand.
+pub fn build_fuel(regex: &meta::Regex) -> u64 {
+    (regex.memory_usage() as u64 / BYTES_PER_FUEL).max(1)
+}
+
+const BYTES_PER_FUEL: u64 = 4;
+
+/// What searching `len` bytes with `regex` may cost, in fuel: the text's length times the
+/// pattern's [`build_fuel`], over [`SEARCH_COST_DIVISOR`], for a text longer than
+/// [`FREE_SEARCH_BYTES`]. That is the search that steps through the pattern's states for each
+/// byte: `(?:[0-9]{0,200}[0-4]){5}[a-z]` (a build cost of 25 202) reads about 120 KB a
+/// second so, and costs about 49 fuel a byte. Most patterns search far faster than this
+/// (`(?i)browser`, 3 407, at hundreds of megabytes a second): a search of a 2 KB text with it
+/// costs about 13 600.
+pub fn search_fuel(len: usize, regex: &meta::Regex) -> u64 {
+    if len <= FREE_SEARCH_BYTES {
+        return 0;
+    }
+    (len as u64).saturating_mul(build_fuel(regex)) / SEARCH_COST_DIVISOR
+}
+
+const SEARCH_COST_DIVISOR: u64 = 512;
+
+/// Texts up to this long (model ids, names, short values, short matches) are searched for
+/// free: whatever the pattern, searching them takes less than building it, which is paid for.
+const FREE_SEARCH_BYTES: usize = 256;
 
 /// At most this many bytes for the table of capture positions a rule's matcher keeps while it
 /// searches.
@@ -177,6 +259,9 @@ pub fn build_ahead(patterns: Vec<String>) {
         .spawn(move || {
             for pattern in patterns.iter().take(KEPT) {
                 let _ = postprocess_regex(pattern);
+            }
+            for pattern in patterns.iter().take(KEPT) {
+                let _ = postprocess_lazy_dfa(pattern);
             }
         });
 }

@@ -311,6 +311,12 @@ pub enum Problem {
     PostprocessGrows {
         limit: u64,
     },
+    /// A post-processing regex that can only be searched state by state over this prompt,
+    /// for more fuel than the compile had left; `per_kib` is what a KiB of text costs so.
+    PostprocessOutOfFuel {
+        fuel: u64,
+        per_kib: u64,
+    },
     /// Choosing a variant: versions, labels, tags, model routing.
     Routing(RoutingProblem),
     /// Native tool definitions: names and schemas a provider rejects.
@@ -398,6 +404,7 @@ impl Problem {
             Problem::OutOfFuel { .. } => "out-of-fuel",
             Problem::TooMuchText { .. } => "too-much-text",
             Problem::PostprocessGrows { .. } => "postprocess-grows",
+            Problem::PostprocessOutOfFuel { .. } => "postprocess-out-of-fuel",
         }
     }
 
@@ -564,6 +571,10 @@ impl Problem {
             Problem::TooMuchText { setting, .. } => format!(
                 "look for text repeated or joined many times; if the size is real, raise `{setting}` in promptc.toml (at most {} bytes)",
                 crate::model::limits::MAX_BYTES
+            ),
+            Problem::PostprocessOutOfFuel { .. } => format!(
+                "nested repetitions (such as `(?:[0-9]{{0,200}}x){{5}}`) and Unicode word boundaries next to non-ASCII text make the regex engine step through every state of the pattern for each byte of the prompt: simplify the pattern (a `\\b` over non-ASCII text can be `(?-u:\\b)`), or raise `fuel` in promptc.toml (at most {})",
+                crate::model::limits::MAX_FUEL
             ),
             Problem::PostprocessGrows { .. } => format!(
                 "a replacement that holds what it matches grows the text each time the rule applies (and each rule applies to what the rules before it made): match less, or replace with text the pattern does not match; if the size is real, raise `limits.compile_bytes` (at most {} bytes)",
@@ -762,6 +773,10 @@ impl Problem {
                     "this template builds more than {limit} bytes of text (`{setting}`)"
                 )
             }
+            Problem::PostprocessOutOfFuel { fuel, per_kib } => write!(
+                f,
+                "this post-processing rule's regex cannot be searched quickly over this prompt, and searching it state by state costs {per_kib} fuel a KiB: more than is left of the compile's fuel ({fuel})"
+            ),
             Problem::PostprocessGrows { limit } => write!(
                 f,
                 "this post-processing rule makes the prompt longer than {limit} bytes (`limits.compile_bytes`)"
@@ -984,6 +999,10 @@ mod tests {
                 setting: "",
             },
             Problem::PostprocessGrows { limit: 0 },
+            Problem::PostprocessOutOfFuel {
+                fuel: 0,
+                per_kib: 0,
+            },
             Problem::ChainTooLong {
                 link: CycleLink::Extends,
             },
@@ -1000,7 +1019,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 52;
+    const VARIANTS: usize = 53;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -1056,6 +1075,7 @@ mod tests {
             Problem::PostprocessGrows { .. } => 49,
             Problem::ChainTooLong { .. } => 50,
             Problem::PathInGitFolder { .. } => 51,
+            Problem::PostprocessOutOfFuel { .. } => 52,
         }
     }
 

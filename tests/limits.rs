@@ -1454,3 +1454,62 @@ fn a_search_costs_fuel_by_the_text_and_the_pattern() {
         (0, 0)
     );
 }
+
+// Clean-up rules ran their regexes over the whole prompt at no cost: a rule whose pattern the
+// regex engine can only search state by state (`(?:[0-9]{0,200}[0-4]){5}[a-z]`, about 120 KB a
+// second) took seconds over a long prompt, and `validate`, which compiles each prompt more
+// than once, ran until the processor-time limit. Such a search now pays from the fuel the
+// templates left, before it runs; a search the lazy DFA completes costs nothing.
+#[test]
+fn a_clean_up_regex_searched_state_by_state_pays_from_the_compile_fuel() {
+    let slow = "\n[[postprocess]]\nrule = \"regex\"\npattern = \"(?:[0-9]{0,200}[0-4]){5}[a-z]\"\nreplace = \"x\"\n";
+    // About 190 KB of digits: some 9 million fuel, more than the default 5 million.
+    let long = "{{ range(40000)|join }}\n";
+    let (code, file, line, _, message) = single_error(slow, long);
+    assert_eq!(
+        (code.as_str(), file.as_str(), line),
+        ("postprocess-out-of-fuel", "promptc.toml", 4),
+        "{message}"
+    );
+    assert!(
+        message.starts_with(
+            "this post-processing rule's regex cannot be searched quickly over this prompt, and searching it state by state costs "
+        ) && message.ends_with(" fuel a KiB: more than is left of the compile's fuel (5000000)"),
+        "{message}"
+    );
+    // Over a short prompt it is paid for and applied, as the regex crate applies it.
+    let workspace = with_template(slow, "0123456789012345678901234567890123 and more\n").write();
+    let run = workspace.run(&["build", "--family", "generic"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let expected = regex::Regex::new("(?:[0-9]{0,200}[0-4]){5}[a-z]")
+        .unwrap()
+        .replace_all("0123456789012345678901234567890123 and more", "x")
+        .into_owned();
+    assert!(run.stdout.contains(&expected), "{}", run.stdout);
+
+    // A dozen rules with groups and Unicode classes, over a 100 KB prompt, within a fuel of
+    // 200 000: the lazy DFA finds their matches, and expanding their short matches is free.
+    let mut rules = String::from("fuel = 200000\n");
+    let mut template = String::new();
+    for rule in 0..12 {
+        rules.push_str(&format!(
+            "\n[[postprocess]]\nrule = \"regex\"\npattern = \"(?m)^NOTE{rule}: (\\\\w+)\"\nreplace = \"Note: $1\"\n"
+        ));
+        template.push_str(&format!(
+            "NOTE{rule}: ünïcode{rule} and the rest of the line\n"
+        ));
+    }
+    let filler = "Plain prose of a prompt, ascii and ünïcode alike, line after line.\n";
+    template.push_str(&filler.repeat(1500));
+    let workspace = with_template(&rules, &template).write();
+    let run = workspace.run(&["build", "--family", "generic"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for rule in 0..12 {
+        assert!(
+            run.stdout
+                .contains(&format!("Note: ünïcode{rule} and the rest of the line\n")),
+            "rule {rule}"
+        );
+    }
+    assert!(!run.stdout.contains("NOTE"));
+}

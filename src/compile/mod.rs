@@ -23,7 +23,7 @@ use crate::span::Span;
 use crate::workspace::Workspace;
 use crate::workspace::inheritance::{EffectiveVariant, effective};
 pub(crate) use definitions::place;
-use postprocess::{Overgrown, Postprocessor};
+use postprocess::{Postprocessor, Stopped};
 
 mod definitions;
 pub mod explain;
@@ -217,16 +217,31 @@ impl<'w> Compiler<'w> {
         }
 
         let rendered = renderer.render(variant.base, &values);
+        // What the templates left of the fuel is what the clean-up rules may spend.
+        let (fuel, fuel_left) = (renderer.budget.fuel, renderer.budget.fuel_left);
         let inputs = outline.inputs().to_vec();
         let Some(rendered) = rendered.filter(|_| !diagnostics.has_errors()) else {
             return Err(CompileError::Diagnostics(diagnostics));
         };
-        let prompt = match self.postprocessor.apply(&rendered, limits.compile_bytes) {
-            Ok(prompt) => prompt,
-            Err(Overgrown { rule }) => {
+        let prompt = match self
+            .postprocessor
+            .apply(&rendered, limits.compile_bytes, fuel_left)
+        {
+            Ok((prompt, _)) => prompt,
+            Err(stopped) => {
+                let (rule, problem) = match stopped {
+                    Stopped::Overgrown { rule } => (
+                        rule,
+                        Problem::PostprocessGrows {
+                            limit: limits.compile_bytes,
+                        },
+                    ),
+                    Stopped::OutOfFuel { rule, per_kib } => {
+                        (rule, Problem::PostprocessOutOfFuel { fuel, per_kib })
+                    }
+                };
                 let span = workspace.manifest.key_span(&format!("/postprocess/{rule}"));
-                let limit = limits.compile_bytes;
-                diagnostics.push(Diagnostic::new(Problem::PostprocessGrows { limit }, span));
+                diagnostics.push(Diagnostic::new(problem, span));
                 return Err(CompileError::Diagnostics(diagnostics));
             }
         };

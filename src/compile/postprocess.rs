@@ -1,8 +1,10 @@
 //! Post-processing: the manifest's ordered normalisation rules applied to a rendered prompt.
 
 use regex_automata::meta::Regex;
+use regex_automata::util::iter::Searcher;
+use regex_automata::{Anchored, Input, Match, MatchError, hybrid};
 
-use crate::built::postprocess_regex;
+use crate::built::{postprocess_lazy_dfa, postprocess_regex, search_fuel};
 use crate::compile::guarded::GuardedText;
 use crate::model::{Guard, PostprocessRule};
 
@@ -13,12 +15,17 @@ pub struct Postprocessor {
     steps: Vec<(usize, Step)>,
 }
 
-/// A rule that made the prompt longer than a compile's text may be (`limits.compile_bytes`):
-/// its place among the manifest's rules. A rule whose replacement holds what it matches grows
-/// the text each time it applies; a few of them in a row, exponentially.
+/// Why post-processing stopped, with the place of the rule among the manifest's rules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Overgrown {
-    pub rule: usize,
+pub enum Stopped {
+    /// The rule made the prompt longer than a compile's text may be (`limits.compile_bytes`).
+    /// A rule whose replacement holds what it matches grows the text each time it applies; a
+    /// few of them in a row, exponentially.
+    Overgrown { rule: usize },
+    /// The rule's regex could only be searched state by state over this prompt (see
+    /// [`search_fuel`]), for more fuel than the compile had left. `per_kib` is what a KiB of
+    /// text costs so.
+    OutOfFuel { rule: usize, per_kib: u64 },
 }
 
 #[derive(Debug)]
@@ -26,6 +33,11 @@ enum Step {
     Rule(PostprocessRule),
     Regex {
         regex: Regex,
+        /// The same pattern as a lazy DFA, which finds its matches in linear time or gives up.
+        lazy: Option<std::sync::Arc<hybrid::regex::Regex>>,
+        /// The lazy DFA's caches of states, kept from one compile to the next as the regex
+        /// crate keeps its own: a fresh cache builds its states again.
+        caches: Caches,
         replace: String,
         guard: Option<Guard>,
     },
@@ -50,6 +62,8 @@ impl Postprocessor {
                 } => postprocess_regex(&pattern).ok().map(|regex| {
                     let step = Step::Regex {
                         regex,
+                        lazy: postprocess_lazy_dfa(&pattern),
+                        caches: Caches::default(),
                         replace,
                         guard,
                     };
@@ -61,12 +75,18 @@ impl Postprocessor {
         Self { steps }
     }
 
-    /// Applies the rules in order; none may make the text longer than `limit` bytes.
-    pub fn apply(&self, text: &str, limit: u64) -> Result<String, Overgrown> {
+    /// Applies the rules in order; none may make the text longer than `limit` bytes. A regex
+    /// rule that must be searched state by state pays for it from `fuel` (what the compile
+    /// has left), before it searches. The prompt, and the fuel its rules spent.
+    pub fn apply(&self, text: &str, limit: u64, fuel: u64) -> Result<(String, u64), Stopped> {
         let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+        let mut fuel = Fuel {
+            left: fuel,
+            spent: 0,
+        };
         let mut text = text.to_string();
         for (index, step) in &self.steps {
-            let overgrown = Overgrown { rule: *index };
+            let rule = *index;
             text = match step {
                 Step::Rule(PostprocessRule::TrimTrailingWhitespace) => {
                     trim_trailing_whitespace(&text)
@@ -89,16 +109,83 @@ impl Postprocessor {
                 Step::Rule(PostprocessRule::Regex { .. }) => text,
                 Step::Regex {
                     regex,
+                    lazy,
+                    caches,
                     replace,
                     guard,
-                } => replace_guarded(&text, regex, replace, guard.as_ref(), limit)
-                    .ok_or(overgrown)?,
+                } => {
+                    let rule_regex = RuleRegex {
+                        regex,
+                        lazy: lazy.as_deref().map(|lazy| (lazy, caches)),
+                    };
+                    let stopped = |reason| match reason {
+                        Reason::Overgrown => Stopped::Overgrown { rule },
+                        Reason::OutOfFuel => Stopped::OutOfFuel {
+                            rule,
+                            per_kib: search_fuel(1024, regex),
+                        },
+                    };
+                    replace_guarded(&text, rule_regex, replace, guard.as_ref(), limit, &mut fuel)
+                        .map_err(stopped)?
+                }
             };
             if text.len() > limit {
-                return Err(overgrown);
+                return Err(Stopped::Overgrown { rule });
             }
         }
-        Ok(text)
+        Ok((text, fuel.spent))
+    }
+}
+
+/// The fuel post-processing may spend, and has spent.
+struct Fuel {
+    left: u64,
+    spent: u64,
+}
+
+impl Fuel {
+    fn pay(&mut self, cost: u64) -> Result<(), Reason> {
+        if cost > self.left {
+            return Err(Reason::OutOfFuel);
+        }
+        self.left -= cost;
+        self.spent += cost;
+        Ok(())
+    }
+}
+
+/// Why a regex rule stopped.
+enum Reason {
+    Overgrown,
+    OutOfFuel,
+}
+
+/// A regex rule's pattern, as the engines that search it.
+#[derive(Clone, Copy)]
+struct RuleRegex<'a> {
+    regex: &'a Regex,
+    lazy: Option<(&'a hybrid::regex::Regex, &'a Caches)>,
+}
+
+/// Caches of a lazy DFA, one for each thread using it at once.
+#[derive(Debug, Default)]
+struct Caches(std::sync::Mutex<Vec<hybrid::regex::Cache>>);
+
+impl Caches {
+    fn take(&self, lazy: &hybrid::regex::Regex) -> hybrid::regex::Cache {
+        let kept = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pop();
+        kept.unwrap_or_else(|| lazy.create_cache())
+    }
+
+    fn give_back(&self, cache: hybrid::regex::Cache) {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(cache);
     }
 }
 
@@ -380,57 +467,109 @@ fn drop_empty_headings(text: &str, guard: Option<&Guard>) -> String {
         .join("\n")
 }
 
-/// Each match of `regex` replaced (`$1`, `${name}` and `$$` expanded as the regex crate
-/// expands them), except a match the guard keeps. `None` once the text grows past `limit`
+/// Each match of the rule's regex replaced (`$1`, `${name}` and `$$` expanded as the regex
+/// crate expands them), except a match the guard keeps. Stops once the text grows past `limit`
 /// bytes: it is not built further.
+///
+/// The matches are found by the lazy DFA, in time proportional to the text. Where it gives
+/// up, the regex crate's own engine would step through the pattern's states for each byte,
+/// for minutes over a long prompt: the whole text is then searched again by that engine, once
+/// its cost is paid from `fuel`. The groups of a long match are found the same way, paid.
 fn replace_guarded(
     text: &str,
+    regex: RuleRegex<'_>,
+    replace: &str,
+    guard: Option<&Guard>,
+    limit: usize,
+    fuel: &mut Fuel,
+) -> Result<String, Reason> {
+    if let Some((lazy, caches)) = regex.lazy {
+        let mut cache = caches.take(lazy);
+        let mut searcher = Searcher::new(Input::new(text));
+        let matches = std::iter::from_fn(|| {
+            searcher
+                .try_advance(|input| lazy.try_search(&mut cache, input))
+                .transpose()
+        });
+        let replaced = replace_matches(text, matches, regex.regex, replace, guard, limit, fuel);
+        caches.give_back(cache);
+        match replaced {
+            Err(Search::GaveUp) => {}
+            Err(Search::Stopped(reason)) => return Err(reason),
+            Ok(replaced) => return Ok(replaced),
+        }
+    }
+    fuel.pay(search_fuel(text.len(), regex.regex))?;
+    let matches = regex.regex.find_iter(text).map(Ok);
+    replace_matches(text, matches, regex.regex, replace, guard, limit, fuel).map_err(|search| {
+        match search {
+            Search::Stopped(reason) => reason,
+            // The full engine does not give up.
+            Search::GaveUp => Reason::OutOfFuel,
+        }
+    })
+}
+
+/// How a search of the matches ended early.
+enum Search {
+    /// The lazy DFA gave up: the full engine searches again.
+    GaveUp,
+    Stopped(Reason),
+}
+
+/// The text with each of `matches` replaced, as [`replace_guarded`] describes.
+fn replace_matches(
+    text: &str,
+    matches: impl Iterator<Item = Result<Match, MatchError>>,
     regex: &Regex,
     replace: &str,
     guard: Option<&Guard>,
     limit: usize,
-) -> Option<String> {
+    fuel: &mut Fuel,
+) -> Result<String, Search> {
     let mut guarded = guard.map(|guard| GuardedText::new(text, guard));
     let mut keep = |start: usize, end: usize| {
         guarded
             .as_mut()
             .is_some_and(|guarded| guarded.keeps(start, end))
     };
+    // Nothing to expand: the matches alone, without their groups.
+    let expands = replace.contains('$');
+    let mut captures = regex.create_captures();
     let mut out = String::with_capacity(text.len().min(limit));
     let mut last = 0;
-    if !replace.contains('$') {
-        // Nothing to expand: the matches alone, without their groups, are quicker to find.
-        for found in regex.find_iter(text) {
-            out.push_str(&text[last..found.start()]);
-            if keep(found.start(), found.end()) {
+    for found in matches {
+        let found = found.map_err(|_| Search::GaveUp)?;
+        out.push_str(&text[last..found.start()]);
+        if keep(found.start(), found.end()) {
+            out.push_str(&text[found.range()]);
+        } else if !expands {
+            out.push_str(replace);
+        } else {
+            // The groups of this match: the engine that finds them steps through the pattern
+            // for each byte of it, paid for as a search of the match.
+            fuel.pay(search_fuel(found.len(), regex))
+                .map_err(Search::Stopped)?;
+            let input = Input::new(text).span(found.range()).anchored(Anchored::Yes);
+            regex.search_captures(&input, &mut captures);
+            if !captures.is_match() {
+                // The span is a match of the same pattern, found by a leftmost-first search:
+                // the anchored search within it finds it again. Left as it is otherwise.
                 out.push_str(&text[found.range()]);
-            } else {
-                out.push_str(replace);
-            }
-            last = found.end();
-            if out.len() > limit {
-                return None;
+            } else if !expand_within(text, &captures, replace, limit, &mut out) {
+                return Err(Search::Stopped(Reason::Overgrown));
             }
         }
-    } else {
-        for captures in regex.captures_iter(text) {
-            let Some(whole) = captures.get_match() else {
-                continue;
-            };
-            out.push_str(&text[last..whole.start()]);
-            if keep(whole.start(), whole.end()) {
-                out.push_str(&text[whole.range()]);
-            } else if !expand_within(text, &captures, replace, limit, &mut out) {
-                return None;
-            }
-            last = whole.end();
-            if out.len() > limit {
-                return None;
-            }
+        last = found.end();
+        if out.len() > limit {
+            return Err(Search::Stopped(Reason::Overgrown));
         }
     }
     out.push_str(&text[last..]);
-    (out.len() <= limit).then_some(out)
+    if out.len() > limit {
+        return Err(Search::Stopped(Reason::Overgrown));
+    }
+    Ok(out)
 }
 
 /// Appends `replace` to `out` with its groups expanded, as `Captures::interpolate_string_into`
@@ -467,10 +606,35 @@ fn expand_within(
 mod tests {
     use super::*;
     use crate::model::GuardSide;
+    use crate::model::limits::DEFAULT_FUEL;
 
     /// Every match replaced, with no limit on the text.
-    fn replaced(text: &str, regex: &Regex, replace: &str, guard: Option<&Guard>) -> String {
-        replace_guarded(text, regex, replace, guard, usize::MAX).unwrap()
+    /// The text with the pattern's matches replaced, found by the lazy DFA; the full engine,
+    /// with the fuel to search state by state, must agree.
+    fn replaced(text: &str, pattern: &str, replace: &str, guard: Option<&Guard>) -> String {
+        let regex = postprocess_regex(pattern).unwrap();
+        let lazy = postprocess_lazy_dfa(pattern).unwrap();
+        let caches = Caches::default();
+        let mut fuel = Fuel { left: 0, spent: 0 };
+        let rule = RuleRegex {
+            regex: &regex,
+            lazy: Some((&lazy, &caches)),
+        };
+        let found = replace_guarded(text, rule, replace, guard, usize::MAX, &mut fuel);
+        let Ok(found) = found else {
+            panic!("the lazy DFA gave up on {pattern}");
+        };
+        let mut fuel = Fuel {
+            left: u64::MAX,
+            spent: 0,
+        };
+        let rule = RuleRegex {
+            regex: &regex,
+            lazy: None,
+        };
+        let full = replace_guarded(text, rule, replace, guard, usize::MAX, &mut fuel);
+        assert!(full.as_ref().is_ok_and(|full| *full == found), "{pattern}");
+        found
     }
 
     /// What a guard keeps, as it was first written: each span's windows walked and searched
@@ -526,9 +690,8 @@ mod tests {
                 .unwrap()
                 .replace_all(text, replace)
                 .into_owned();
-            let regex = postprocess_regex(pattern).unwrap();
             assert_eq!(
-                replaced(text, &regex, replace, None),
+                replaced(text, pattern, replace, None),
                 expected,
                 "{pattern} → {replace}"
             );
@@ -705,47 +868,47 @@ mod tests {
 
     #[test]
     fn guarded_matches_are_left_alone() {
-        let regex = Regex::new("foo").unwrap();
+        let regex = "foo";
         let fence = guard(&["```"], 5, GuardSide::Both);
         let text = "foo and ```foo``` and far away foo";
         assert_eq!(
-            replaced(text, &regex, "bar", Some(&fence)),
+            replaced(text, regex, "bar", Some(&fence)),
             "bar and ```foo``` and far away bar"
         );
     }
 
     #[test]
     fn a_guarded_match_is_kept_whole_where_the_others_expand_their_groups() {
-        let regex = Regex::new(r"f(o+)").unwrap();
+        let regex = r"f(o+)";
         let fence = guard(&["```"], 5, GuardSide::Both);
         let text = "foo and ```fooo``` and far away fooo";
         assert_eq!(
-            replaced(text, &regex, "b${1}r $$", Some(&fence)),
+            replaced(text, regex, "b${1}r $$", Some(&fence)),
             "boor $ and ```fooo``` and far away booor $"
         );
     }
 
     #[test]
     fn a_guard_looks_on_its_side_only() {
-        let regex = Regex::new("X").unwrap();
+        let regex = "X";
         // A diff marker before the match protects it; one after does not, with `before`.
         let before = guard(&["+"], 2, GuardSide::Before);
-        assert_eq!(replaced("+ X", &regex, "-", Some(&before)), "+ X");
-        assert_eq!(replaced("X +", &regex, "-", Some(&before)), "- +");
+        assert_eq!(replaced("+ X", regex, "-", Some(&before)), "+ X");
+        assert_eq!(replaced("X +", regex, "-", Some(&before)), "- +");
         let after = guard(&["+"], 2, GuardSide::After);
-        assert_eq!(replaced("+ X", &regex, "-", Some(&after)), "+ -");
-        assert_eq!(replaced("X +", &regex, "-", Some(&after)), "X +");
+        assert_eq!(replaced("+ X", regex, "-", Some(&after)), "+ -");
+        assert_eq!(replaced("X +", regex, "-", Some(&after)), "X +");
     }
 
     #[test]
     fn a_guard_of_zero_characters_protects_nothing() {
-        let regex = Regex::new("X").unwrap();
+        let regex = "X";
         for marker in ["a", "b"] {
             let none = guard(&[marker], 0, GuardSide::Both);
-            assert_eq!(replaced("aXb", &regex, "-", Some(&none)), "a-b");
+            assert_eq!(replaced("aXb", regex, "-", Some(&none)), "a-b");
         }
         let one = guard(&["a"], 1, GuardSide::Both);
-        assert_eq!(replaced("aXb", &regex, "-", Some(&one)), "aXb");
+        assert_eq!(replaced("aXb", regex, "-", Some(&one)), "aXb");
     }
 
     #[test]
@@ -762,8 +925,9 @@ mod tests {
         ];
         assert_eq!(
             Postprocessor::new(Some(&rules))
-                .apply("  me@home  ", u64::MAX)
-                .unwrap(),
+                .apply("  me@home  ", u64::MAX, DEFAULT_FUEL)
+                .unwrap()
+                .0,
             "me at home\n"
         );
     }
@@ -841,13 +1005,18 @@ mod tests {
         // Ten doublings make 1,024 bytes: within a limit of 1,024, past one of 1,023 at the
         // tenth of them (rule 10, after the trim).
         let ten = Postprocessor::new(Some(&rules[..11]));
-        assert_eq!(ten.apply("x", 1024), Ok("x".repeat(1024)));
-        assert_eq!(ten.apply("x", 1023), Err(Overgrown { rule: 10 }));
+        let apply = |postprocessor: &Postprocessor, limit| {
+            postprocessor
+                .apply("x", limit, DEFAULT_FUEL)
+                .map(|(text, _)| text)
+        };
+        assert_eq!(apply(&ten, 1024), Ok("x".repeat(1024)));
+        assert_eq!(apply(&ten, 1023), Err(Stopped::Overgrown { rule: 10 }));
         // All forty would make a terabyte: the rule that passes 1 MB is named, and the text
         // is not built further.
         assert_eq!(
-            postprocessor.apply("x", 1 << 20),
-            Err(Overgrown { rule: 21 })
+            apply(&postprocessor, 1 << 20),
+            Err(Stopped::Overgrown { rule: 21 })
         );
     }
 }

@@ -8,33 +8,11 @@ use minijinja::{Environment, Error, ErrorKind, State, Value};
 use regex_automata::meta;
 use sha2::{Digest, Sha256};
 
-use crate::built::Built;
+use crate::built::{Built, build_fuel, search_fuel};
 
 /// The most memory a `matching` pattern may compile to: a pattern from a workspace file must
 /// not exhaust memory.
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
-
-/// Fuel a pattern costs per this many bytes of what it compiles to. Building a pattern takes
-/// far longer than an instruction (a regular expression of 1 MiB, such as `(?i)\w{20}`, about
-/// 5 ms), and minijinja charges nothing for it: a loop that makes a new pattern each turn
-/// could run for hours within its fuel. Each distinct pattern a render (or a condition) uses
-/// therefore costs fuel in proportion to its compiled size, about what the instructions of
-/// the same time would cost: 1 MiB is 262 144 fuel, a model-id pattern or glob a few thousand.
-const BYTES_PER_FUEL: u64 = 4;
-
-/// A search of a text longer than [`FREE_SEARCH_BYTES`] costs fuel by the text's length
-/// times the pattern's cost, over this. The regex engine searches in time proportional to
-/// both when its lazy automaton gives up: `(?:[0-9]{0,200}[0-4]){5}[a-z]` (a cost of 25 202)
-/// reads about 120 KB a second, and one search of a 16 MB text ran for minutes. It now costs
-/// about 49 fuel a byte, so a compile's fuel lasts under a second of such searches, and that
-/// one is refused before it starts. Most patterns search far faster than their cost says
-/// (`(?i)browser`, 3 407, at hundreds of megabytes a second): a search of a 2 KB text with it
-/// costs about 13 600.
-const SEARCH_COST_DIVISOR: u64 = 512;
-
-/// Texts up to this long (model ids, names, short values) are searched for free: whatever
-/// the pattern, searching them takes less than building it, which is paid for.
-const FREE_SEARCH_BYTES: usize = 256;
 
 pub fn install(env: &mut Environment<'static>) {
     env.add_test("icontaining", |text: &str, needle: &str| {
@@ -62,8 +40,8 @@ fn glob(state: &mut State, text: &str, pattern: &str) -> Result<bool, Error> {
             .map_err(|error| format!("glob `{}`: {error}", shortened(pattern)))
     });
     let regex = regex.map_err(invalid)?;
-    charge(state, "glob", pattern, cost_of(&regex))?;
-    charge_search(state, "glob", pattern, text, cost_of(&regex))?;
+    charge(state, "glob", pattern, build_fuel(&regex))?;
+    charge_search(state, "glob", pattern, text, &regex)?;
     Ok(regex.is_match(text.as_bytes()))
 }
 
@@ -73,14 +51,9 @@ fn matching(state: &mut State, text: &str, pattern: &str) -> Result<bool, Error>
     let regex = REGEXES
         .get(pattern, || build_regex(pattern))
         .map_err(invalid)?;
-    charge(state, "regular expression", pattern, cost_of(&regex))?;
-    charge_search(state, "regular expression", pattern, text, cost_of(&regex))?;
+    charge(state, "regular expression", pattern, build_fuel(&regex))?;
+    charge_search(state, "regular expression", pattern, text, &regex)?;
     Ok(regex.is_match(text))
-}
-
-/// What building a pattern costs, in fuel: by the memory it compiled to.
-fn cost_of(regex: &meta::Regex) -> u64 {
-    (regex.memory_usage() as u64 / BYTES_PER_FUEL).max(1)
 }
 
 /// `pattern` as `regex::RegexBuilder` builds it with both size limits at
@@ -171,19 +144,20 @@ fn charge(state: &mut State, kind: &str, pattern: &str, cost: u64) -> Result<(),
     Ok(())
 }
 
-/// Takes what searching `text` with a pattern of `cost` costs (see [`SEARCH_COST_DIVISOR`])
-/// from the render's fuel, on every search, before it runs.
+/// Takes what searching `text` with a pattern may cost (see [`search_fuel`]) from the render's
+/// fuel, on every search, before it runs: the engine does not say beforehand whether it will
+/// search fast.
 fn charge_search(
     state: &mut State,
     kind: &str,
     pattern: &str,
     text: &str,
-    cost: u64,
+    regex: &meta::Regex,
 ) -> Result<(), Error> {
-    if text.len() <= FREE_SEARCH_BYTES {
+    let search = search_fuel(text.len(), regex);
+    if search == 0 {
         return Ok(());
     }
-    let search = (text.len() as u64).saturating_mul(cost) / SEARCH_COST_DIVISOR;
     let left = fuel_left(state);
     let paid = state.get_or_insert_extension_with(PatternsPaid::default);
     if !paid.pay(search, left) {
@@ -312,8 +286,8 @@ mod tests {
 
     #[test]
     fn each_distinct_pattern_costs_fuel_by_its_size_once_per_render() {
-        let big = build_regex(r"(?i)\w{20}").unwrap().memory_usage() as u64 / BYTES_PER_FUEL;
-        let small = build_regex(r"(?i)^gpt-5").unwrap().memory_usage() as u64 / BYTES_PER_FUEL;
+        let big = build_fuel(&build_regex(r"(?i)\w{20}").unwrap());
+        let small = build_fuel(&build_regex(r"(?i)^gpt-5").unwrap());
         assert!(big > 100 * small, "{big} {small}");
         // Three large patterns, used ten times each, cost three times one.
         let three = "{% for i in range(10) %}\
