@@ -327,6 +327,10 @@ pub enum Problem {
     ForEachNotAList {
         found: String,
     },
+    /// A `for_each` list longer than the tools one spec may make.
+    ForEachTooLong {
+        limit: usize,
+    },
     /// Two tools offered under one name.
     ToolNameTaken {
         name: String,
@@ -399,6 +403,7 @@ impl Problem {
             Problem::Definitions(problem) => problem.code(),
             Problem::Rules(rules) => rules.code(),
             Problem::ForEachNotAList { .. } => "for-each-not-a-list",
+            Problem::ForEachTooLong { .. } => "for-each-too-long",
             Problem::ToolNameTaken { .. } => "tool-name-taken",
             Problem::BadToolName { .. } => "bad-tool-name",
             Problem::OutOfFuel { .. } => "out-of-fuel",
@@ -468,6 +473,9 @@ impl Problem {
             Problem::Rules(rules) => return rules.help(),
             Problem::ForEachNotAList { .. } => {
                 "give `for_each` a list from the context, such as `extra.subagents`".into()
+            }
+            Problem::ForEachTooLong { .. } => {
+                "offer fewer tools: filter the list in the expression (`extra.agents | selectattr(\"enabled\")`), or split it between specs".into()
             }
             Problem::ToolNameTaken { .. } => {
                 "give the tools different names (a `for_each` tool's name from its item, such as `use_{{ item.name }}`)".into()
@@ -855,8 +863,20 @@ impl Problem {
             Problem::Definitions(problem) => write!(f, "{problem}"),
             Problem::Rules(rules) => write!(f, "{rules}"),
             Problem::ForEachNotAList { found } => {
-                write!(f, "`for_each` must give a list, but gives a {found}")
+                let article = if found.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                    "an"
+                } else {
+                    "a"
+                };
+                write!(
+                    f,
+                    "`for_each` must give a list, but gives {article} {found}"
+                )
             }
+            Problem::ForEachTooLong { limit } => write!(
+                f,
+                "`for_each` gives more than {limit} items, more tools than one spec may make"
+            ),
             Problem::ToolNameTaken { name, first } => {
                 write!(f, "tool name `{name}` is already offered by tool `{first}`")
             }
@@ -1008,6 +1028,7 @@ mod tests {
             },
             Problem::Routing(RoutingProblem::RoutedTwice { family: text() }),
             Problem::ForEachNotAList { found: text() },
+            Problem::ForEachTooLong { limit: 0 },
             Problem::ToolNameTaken {
                 name: text(),
                 first: text(),
@@ -1019,7 +1040,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 53;
+    const VARIANTS: usize = 54;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -1076,6 +1097,7 @@ mod tests {
             Problem::ChainTooLong { .. } => 50,
             Problem::PathInGitFolder { .. } => 51,
             Problem::PostprocessOutOfFuel { .. } => 52,
+            Problem::ForEachTooLong { .. } => 53,
         }
     }
 

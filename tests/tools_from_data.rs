@@ -174,3 +174,57 @@ fn validation_knows_the_item_and_the_name_it_needs() {
         "{codes:?}"
     );
 }
+
+// A context list of hundreds of thousands of items made as many tools, a gigabyte of them
+// before the compile ran out of fuel. One spec makes at most 1,000; past that the list is
+// not walked further, and the error is at the spec's `for_each`.
+#[test]
+fn a_list_longer_than_the_tools_one_spec_may_make_is_refused_at_its_for_each() {
+    let team = |members: usize| {
+        let mut context = String::from("date = \"2026-11-01\"\n");
+        for member in 0..members {
+            context.push_str(&format!(
+                "\n[[extra.subagents]]\nname = \"agent{member}\"\ndescription = \"Agent {member}.\"\n"
+            ));
+        }
+        context
+    };
+    let workspace = fixture(SUBAGENT, &team(1_000)).write();
+    let run = build_json(&workspace, "team");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let subagents = json["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|tool| tool["id"] == "subagent")
+        .count();
+    assert_eq!(subagents, 1_000);
+
+    let workspace = fixture(SUBAGENT, &team(1_001)).write();
+    let run = build_json(&workspace, "team");
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains(
+            "error[for-each-too-long]: `for_each` gives more than 1000 items, more tools than one spec may make"
+        ) && run.stderr.contains("tools/subagent.toml:3:12"),
+        "{}",
+        run.stderr
+    );
+    // From a list expression too, which makes the list as it is read.
+    let ranged = SUBAGENT
+        .replace(
+            "for_each = \"extra.subagents\"",
+            "for_each = \"range(100000)|list\"",
+        )
+        .replace("{{ agent.name }}", "a{{ agent }}")
+        .replace("{{ agent.description }}", "");
+    let workspace = fixture(&ranged, TEAM).write();
+    let run = build_json(&workspace, "team");
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains("error[for-each-too-long]"),
+        "{}",
+        run.stderr
+    );
+}

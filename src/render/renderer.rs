@@ -22,6 +22,11 @@ use crate::workspace::Workspace;
 use crate::workspace::inheritance::EffectiveVariant;
 use crate::workspace::template_choice::tool_format;
 
+/// The most tools one `for_each` spec makes in a compile. Providers take a few hundred tools at
+/// most; a context list of hundreds of thousands of items made as many tools, a gigabyte of
+/// them, before the compile ran out of fuel.
+pub const MAX_FOR_EACH_ITEMS: usize = 1_000;
+
 /// The longest a tool section's key may be written out (its tools, then every value their
 /// texts read) for the section to be remembered: a thousand tools take about 30 KB.
 const MAX_SECTION_KEY_BYTES: usize = 256 * 1024;
@@ -425,7 +430,17 @@ impl Renderer<'_> {
         let problem = match result {
             Ok(list) if list.is_undefined() || list.is_none() => return Vec::new(),
             Ok(list) if list.kind() == ValueKind::Seq => match list.try_iter() {
-                Ok(items) => return items.collect(),
+                // One past the limit is enough to know it is passed: a list of millions is
+                // not walked, nor made into as many tools.
+                Ok(items) => {
+                    let items: Vec<Value> = items.take(MAX_FOR_EACH_ITEMS + 1).collect();
+                    if items.len() <= MAX_FOR_EACH_ITEMS {
+                        return items;
+                    }
+                    Problem::ForEachTooLong {
+                        limit: MAX_FOR_EACH_ITEMS,
+                    }
+                }
                 Err(error) => Problem::RenderFailed {
                     message: error.to_string(),
                 },
