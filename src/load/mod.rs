@@ -150,7 +150,7 @@ fn files_under(root: &Path, dir: &Path, wanted: impl Fn(&Path) -> bool) -> io::R
         let Ok(real) = folder.canonicalize() else {
             continue;
         };
-        if !real.is_dir() || !walked.insert(real.clone()) {
+        if !real.is_dir() || walked.contains(&real) {
             continue;
         }
         let walk = WalkDir::new(&folder)
@@ -159,8 +159,19 @@ fn files_under(root: &Path, dir: &Path, wanted: impl Fn(&Path) -> bool) -> io::R
             // there is told of.
             .max_depth(MAX_FOLDER_DEPTH + 2 - depth)
             .into_iter()
-            // The repository's own files are not workspace content.
-            .filter_entry(|entry| !confine::is_git_folder(entry.file_name()));
+            .filter_entry(|entry| {
+                // The repository's own files are not workspace content.
+                if confine::is_git_folder(entry.file_name()) {
+                    return false;
+                }
+                // Every real folder is walked once, whatever links lead to it: links to the
+                // folders of a long chain made it walked again from each.
+                if entry.file_type().is_dir() {
+                    let below = entry.path().strip_prefix(&folder).unwrap_or(Path::new(""));
+                    return walked.insert(real.join(below));
+                }
+                true
+            });
         for entry in walk {
             let entry = match entry {
                 Ok(entry) => entry,
@@ -194,7 +205,8 @@ fn files_under(root: &Path, dir: &Path, wanted: impl Fn(&Path) -> bool) -> io::R
             let kind = entry.file_type();
             if kind.is_file() && is_data {
                 let below = path.strip_prefix(&folder).unwrap_or(path);
-                candidates.push((path.to_path_buf(), real.join(below), false));
+                // Below a linked folder, a file is reached through a link.
+                candidates.push((path.to_path_buf(), real.join(below), depth > 0));
             } else if is_data && !kind.is_dir() && !kind.is_symlink() {
                 // A FIFO or device named like a data file: reading it would block or never end.
                 let problem = match std::fs::metadata(path) {
