@@ -83,6 +83,35 @@ pub fn postprocess_regex(pattern: &str) -> Result<meta::Regex, String> {
     })
 }
 
+/// The most memory the clean-up regexes of a workspace compile to together: each may take up
+/// to [`POSTPROCESS_NFA_LIMIT`], and three hundred rules near it took gigabytes.
+const POSTPROCESS_TOTAL_LIMIT: usize = 32 << 20;
+
+/// The clean-up rules' regexes, in their order, each as [`postprocess_regex`] builds it; once
+/// those before one compile to more than [`POSTPROCESS_TOTAL_LIMIT`] together, it and the rest
+/// are refused unbuilt.
+pub fn postprocess_regexes<'p>(
+    patterns: impl IntoIterator<Item = &'p str>,
+) -> Vec<Result<meta::Regex, String>> {
+    let mut total = 0usize;
+    patterns
+        .into_iter()
+        .map(|pattern| {
+            if total > POSTPROCESS_TOTAL_LIMIT {
+                return Err(format!(
+                    "the clean-up regexes before it compile to more than {} MiB together, the most a workspace's rules may take: simplify them, or merge rules into one pattern",
+                    POSTPROCESS_TOTAL_LIMIT >> 20
+                ));
+            }
+            let built = postprocess_regex(pattern);
+            if let Ok(regex) = &built {
+                total = total.saturating_add(regex.memory_usage());
+            }
+            built
+        })
+        .collect()
+}
+
 /// The memory a post-processing rule's pattern may compile to.
 const POSTPROCESS_NFA_LIMIT: usize = 10 << 20;
 /// The lazy DFA's cache of a post-processing rule, as the regex crate sizes it.
@@ -152,7 +181,14 @@ pub fn search_fuel(len: usize, regex: &meta::Regex) -> u64 {
     if len <= FREE_SEARCH_BYTES {
         return 0;
     }
-    (len as u64).saturating_mul(build_fuel(regex)) / SEARCH_COST_DIVISOR
+    stepped_fuel(len, regex)
+}
+
+/// What stepping through `regex`'s states for each of `len` bytes may cost, in fuel, however
+/// short the text: see [`search_fuel`]. Finding the groups of a match is such a search of
+/// the match, and a pattern of ten thousand repetitions took 50 ms over 255 bytes.
+pub fn stepped_fuel(len: usize, regex: &meta::Regex) -> u64 {
+    (len.max(1) as u64).saturating_mul(build_fuel(regex)) / SEARCH_COST_DIVISOR
 }
 
 const SEARCH_COST_DIVISOR: u64 = 512;
@@ -257,11 +293,11 @@ pub fn build_ahead(patterns: Vec<String>) {
     let _ = std::thread::Builder::new()
         .name("patterns".into())
         .spawn(move || {
-            for pattern in patterns.iter().take(KEPT) {
-                let _ = postprocess_regex(pattern);
-            }
-            for pattern in patterns.iter().take(KEPT) {
-                let _ = postprocess_lazy_dfa(pattern);
+            let built = postprocess_regexes(patterns.iter().take(KEPT).map(String::as_str));
+            for (pattern, regex) in patterns.iter().zip(built) {
+                if regex.is_ok() {
+                    let _ = postprocess_lazy_dfa(pattern);
+                }
             }
         });
 }

@@ -1513,3 +1513,68 @@ fn a_clean_up_regex_searched_state_by_state_pays_from_the_compile_fuel() {
     }
     assert!(!run.stdout.contains("NOTE"));
 }
+
+// A second red-team pass found searches the lazy DFA completes, or group searches of short
+// matches, that ran for half a minute at no cost: `a*b|a` over 200,000 `a`s reads on to the end
+// of the text for each one-byte match; a pattern of ten thousand repetitions took 50 ms to find
+// the groups of each of a thousand 255-byte matches. What searches read past four times the
+// text, and every group search, are paid.
+#[test]
+fn a_clean_up_regex_pays_for_reading_the_text_again_and_for_each_group_search() {
+    let rule = |pattern: &str, replace: &str| {
+        format!(
+            "\n[[postprocess]]\nrule = \"regex\"\npattern = \"{pattern}\"\nreplace = \"{replace}\"\n"
+        )
+    };
+    for (pattern, replace, template) in [
+        ("a*b|a", "", "{{ 'a' * 200000 }}\n"),
+        (
+            "(a[b-z]*)(?:(?:a[b-z]*)?){10000}",
+            "<$1>",
+            "{{ ((('a' ~ 'b' * 40) * 6) ~ 'a' ~ ('b' * 8) ~ '\\n') * 1000 }}\n",
+        ),
+    ] {
+        let (code, file, line, _, message) = single_error(&rule(pattern, replace), template);
+        assert_eq!(
+            (code.as_str(), file.as_str(), line),
+            ("postprocess-out-of-fuel", "promptc.toml", 4),
+            "{pattern}: {message}"
+        );
+    }
+    // A rule that matches on every line of a long prompt reads it about once, and the groups
+    // of its short matches cost a few hundred units each: it runs within the default fuel.
+    let trailing = rule("(?m)(\\\\w+)[ \\t]+$", "$1");
+    let workspace = with_template(
+        &trailing,
+        "{% for i in range(5000) %}line {{ i }}  \n{% endfor %}",
+    )
+    .write();
+    let run = workspace.run(&["build", "--family", "generic"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("line 4999\n") && !run.stdout.contains("line 17  "));
+}
+
+// Each clean-up regex may compile to 10 MiB, and nothing bounded them together: three hundred
+// rules near that size took 2.9 GB. Past 32 MiB together, the rest are refused unbuilt.
+#[test]
+fn the_clean_up_regexes_together_compile_to_a_bounded_size() {
+    let mut rules = String::new();
+    for rule in 0..20 {
+        rules.push_str(&format!(
+            "\n[[postprocess]]\nrule = \"regex\"\npattern = \"QQZ{rule}(?:[a-z]?){{30000}}\"\nreplace = \"x\"\n"
+        ));
+    }
+    let diagnostics = with_template(&rules, "Intro.\n").validate().diagnostics();
+    assert!(!diagnostics.is_empty());
+    assert!(
+        diagnostics.iter().all(|d| d.code == "invalid-regex"
+            && d.file == "promptc.toml"
+            && d.message
+                == "invalid regular expression: the clean-up regexes before it compile to more than 32 MiB together, the most a workspace's rules may take: simplify them, or merge rules into one pattern"),
+        "{diagnostics:#?}"
+    );
+    // The first rules are built, the last is not; one line per rule refused.
+    let first_refused = diagnostics[0].line;
+    assert!(first_refused > 4 + 5, "{diagnostics:#?}");
+    assert_eq!(diagnostics.last().unwrap().line, 4 + 19 * 5 + 2);
+}

@@ -1,10 +1,12 @@
 //! Post-processing: the manifest's ordered normalisation rules applied to a rendered prompt.
 
+use std::cell::Cell;
+
 use regex_automata::meta::Regex;
 use regex_automata::util::iter::Searcher;
 use regex_automata::{Anchored, Input, Match, MatchError, hybrid};
 
-use crate::built::{postprocess_lazy_dfa, postprocess_regex, search_fuel};
+use crate::built::{postprocess_lazy_dfa, postprocess_regexes, search_fuel, stepped_fuel};
 use crate::compile::guarded::GuardedText;
 use crate::model::{Guard, PostprocessRule};
 
@@ -51,25 +53,33 @@ impl Postprocessor {
             Some(rules) => rules.to_vec(),
             None => PostprocessRule::default_set(),
         };
+        let patterns: Vec<&str> = rules
+            .iter()
+            .filter_map(|rule| match rule {
+                PostprocessRule::Regex { pattern, .. } => Some(pattern.as_str()),
+                _ => None,
+            })
+            .collect();
+        let mut built = postprocess_regexes(patterns).into_iter();
         let steps = rules
-            .into_iter()
+            .iter()
             .enumerate()
             .filter_map(|(index, rule)| match rule {
                 PostprocessRule::Regex {
                     pattern,
                     replace,
                     guard,
-                } => postprocess_regex(&pattern).ok().map(|regex| {
+                } => built.next()?.ok().map(|regex| {
                     let step = Step::Regex {
                         regex,
-                        lazy: postprocess_lazy_dfa(&pattern),
+                        lazy: postprocess_lazy_dfa(pattern),
                         caches: Caches::default(),
-                        replace,
-                        guard,
+                        replace: replace.clone(),
+                        guard: guard.clone(),
                     };
                     (index, step)
                 }),
-                other => Some((index, Step::Rule(other))),
+                other => Some((index, Step::Rule(other.clone()))),
             })
             .collect();
         Self { steps }
@@ -80,10 +90,7 @@ impl Postprocessor {
     /// has left), before it searches. The prompt, and the fuel its rules spent.
     pub fn apply(&self, text: &str, limit: u64, fuel: u64) -> Result<(String, u64), Stopped> {
         let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-        let mut fuel = Fuel {
-            left: fuel,
-            spent: 0,
-        };
+        let fuel = Fuel::new(fuel);
         let mut text = text.to_string();
         for (index, step) in &self.steps {
             let rule = *index;
@@ -125,7 +132,7 @@ impl Postprocessor {
                             per_kib: search_fuel(1024, regex),
                         },
                     };
-                    replace_guarded(&text, rule_regex, replace, guard.as_ref(), limit, &mut fuel)
+                    replace_guarded(&text, rule_regex, replace, guard.as_ref(), limit, &fuel)
                         .map_err(stopped)?
                 }
             };
@@ -133,23 +140,32 @@ impl Postprocessor {
                 return Err(Stopped::Overgrown { rule });
             }
         }
-        Ok((text, fuel.spent))
+        Ok((text, fuel.spent.get()))
     }
 }
 
-/// The fuel post-processing may spend, and has spent.
+/// The fuel post-processing may spend, and has spent; paid from the search of a rule's
+/// matches and from the expansion of each, both at once.
 struct Fuel {
-    left: u64,
-    spent: u64,
+    left: Cell<u64>,
+    spent: Cell<u64>,
 }
 
 impl Fuel {
-    fn pay(&mut self, cost: u64) -> Result<(), Reason> {
-        if cost > self.left {
+    fn new(left: u64) -> Self {
+        Self {
+            left: Cell::new(left),
+            spent: Cell::new(0),
+        }
+    }
+
+    fn pay(&self, cost: u64) -> Result<(), Reason> {
+        let left = self.left.get();
+        if cost > left {
             return Err(Reason::OutOfFuel);
         }
-        self.left -= cost;
-        self.spent += cost;
+        self.left.set(left - cost);
+        self.spent.set(self.spent.get() + cost);
         Ok(())
     }
 }
@@ -471,26 +487,51 @@ fn drop_empty_headings(text: &str, guard: Option<&Guard>) -> String {
 /// crate expands them), except a match the guard keeps. Stops once the text grows past `limit`
 /// bytes: it is not built further.
 ///
-/// The matches are found by the lazy DFA, in time proportional to the text. Where it gives
-/// up, the regex crate's own engine would step through the pattern's states for each byte,
-/// for minutes over a long prompt: the whole text is then searched again by that engine, once
-/// its cost is paid from `fuel`. The groups of a long match are found the same way, paid.
+/// The matches are found by the lazy DFA, in time proportional to the text, or else paid for
+/// from `fuel` before the search that takes longer:
+/// - a search of a match reads on as long as a longer match may follow (`a*b|a` over a text of
+///   `a`s reads to its end for each `a`): what the searches read past four times the text is
+///   paid, one unit per 16 bytes;
+/// - a search that fills the lazy DFA's cache of states builds them at the pace of stepping
+///   through the pattern, and the rest of the text is paid as such a search (see
+///   [`stepped_fuel`]);
+/// - where the lazy DFA gives up, the regex crate's engine steps through the pattern's states
+///   for each byte: each of its searches is paid for the rest of the text, before it runs;
+/// - finding the groups of a match steps through the match so, paid for the match.
 fn replace_guarded(
     text: &str,
     regex: RuleRegex<'_>,
     replace: &str,
     guard: Option<&Guard>,
     limit: usize,
-    fuel: &mut Fuel,
+    fuel: &Fuel,
 ) -> Result<String, Reason> {
     if let Some((lazy, caches)) = regex.lazy {
         let mut cache = caches.take(lazy);
         let mut searcher = Searcher::new(Input::new(text));
-        let matches = std::iter::from_fn(|| {
-            searcher
-                .try_advance(|input| lazy.try_search(&mut cache, input))
-                .transpose()
-        });
+        let free = (text.len() as u64).saturating_mul(4).saturating_add(4096);
+        let mut read: u64 = 0;
+        let mut search = |input: &Input<'_>| -> Result<Option<Match>, Search> {
+            let before = progress(&mut cache);
+            let found = lazy
+                .try_search(&mut cache, input)
+                .map_err(|_| Search::GaveUp)?;
+            let after = progress(&mut cache);
+            let rest = text.len().saturating_sub(input.start());
+            if after.1 != before.1 {
+                // The cache filled: its states were built state by state.
+                fuel.pay(stepped_fuel(rest, regex.regex))
+                    .map_err(Search::Stopped)?;
+                read = read.saturating_add(rest as u64);
+            } else {
+                let more = after.0.saturating_sub(before.0) as u64;
+                let unpaid = read.saturating_add(more).saturating_sub(free.max(read)) / 16;
+                read = read.saturating_add(more);
+                fuel.pay(unpaid).map_err(Search::Stopped)?;
+            }
+            Ok(found)
+        };
+        let matches = std::iter::from_fn(|| next_match(&mut searcher, &mut search));
         let replaced = replace_matches(text, matches, regex.regex, replace, guard, limit, fuel);
         caches.give_back(cache);
         match replaced {
@@ -499,15 +540,37 @@ fn replace_guarded(
             Ok(replaced) => return Ok(replaced),
         }
     }
-    fuel.pay(search_fuel(text.len(), regex.regex))?;
-    let matches = regex.regex.find_iter(text).map(Ok);
+    // Each search may read the rest of the text, state by state.
+    let mut searcher = Searcher::new(Input::new(text));
+    let mut search = |input: &Input<'_>| -> Result<Option<Match>, Search> {
+        fuel.pay(search_fuel(
+            text.len().saturating_sub(input.start()),
+            regex.regex,
+        ))
+        .map_err(Search::Stopped)?;
+        Ok(regex.regex.search(input))
+    };
+    let matches = std::iter::from_fn(|| next_match(&mut searcher, &mut search));
     replace_matches(text, matches, regex.regex, replace, guard, limit, fuel).map_err(|search| {
         match search {
             Search::Stopped(reason) => reason,
-            // The full engine does not give up.
+            // The regex crate's engine does not give up.
             Search::GaveUp => Reason::OutOfFuel,
         }
     })
+}
+
+/// What the lazy DFA's caches have read, forward and back, and how often they filled.
+fn progress(cache: &mut hybrid::regex::Cache) -> (usize, usize) {
+    let forward = (
+        cache.forward().search_total_len(),
+        cache.forward().clear_count(),
+    );
+    let reverse = (
+        cache.reverse().search_total_len(),
+        cache.reverse().clear_count(),
+    );
+    (forward.0 + reverse.0, forward.1 + reverse.1)
 }
 
 /// How a search of the matches ended early.
@@ -517,15 +580,34 @@ enum Search {
     Stopped(Reason),
 }
 
+/// The next match `search` finds after the last, as the regex crate's iterators find it
+/// (an empty match is not found again, nor inside a character); `None` at the end.
+fn next_match(
+    searcher: &mut Searcher<'_>,
+    search: &mut impl FnMut(&Input<'_>) -> Result<Option<Match>, Search>,
+) -> Option<Result<Match, Search>> {
+    let mut stopped = None;
+    let next = searcher.try_advance(|input| {
+        search(input).map_err(|stop| {
+            stopped = Some(stop);
+            MatchError::quit(0, 0)
+        })
+    });
+    match next {
+        Ok(found) => found.map(Ok),
+        Err(_) => Some(Err(stopped.unwrap_or(Search::GaveUp))),
+    }
+}
+
 /// The text with each of `matches` replaced, as [`replace_guarded`] describes.
 fn replace_matches(
     text: &str,
-    matches: impl Iterator<Item = Result<Match, MatchError>>,
+    matches: impl Iterator<Item = Result<Match, Search>>,
     regex: &Regex,
     replace: &str,
     guard: Option<&Guard>,
     limit: usize,
-    fuel: &mut Fuel,
+    fuel: &Fuel,
 ) -> Result<String, Search> {
     let mut guarded = guard.map(|guard| GuardedText::new(text, guard));
     let mut keep = |start: usize, end: usize| {
@@ -539,7 +621,7 @@ fn replace_matches(
     let mut out = String::with_capacity(text.len().min(limit));
     let mut last = 0;
     for found in matches {
-        let found = found.map_err(|_| Search::GaveUp)?;
+        let found = found?;
         out.push_str(&text[last..found.start()]);
         if keep(found.start(), found.end()) {
             out.push_str(&text[found.range()]);
@@ -548,7 +630,7 @@ fn replace_matches(
         } else {
             // The groups of this match: the engine that finds them steps through the pattern
             // for each byte of it, paid for as a search of the match.
-            fuel.pay(search_fuel(found.len(), regex))
+            fuel.pay(stepped_fuel(found.len(), regex))
                 .map_err(Search::Stopped)?;
             let input = Input::new(text).span(found.range()).anchored(Anchored::Yes);
             regex.search_captures(&input, &mut captures);
@@ -605,6 +687,7 @@ fn expand_within(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::built::postprocess_regex;
     use crate::model::GuardSide;
     use crate::model::limits::DEFAULT_FUEL;
 
@@ -615,24 +698,21 @@ mod tests {
         let regex = postprocess_regex(pattern).unwrap();
         let lazy = postprocess_lazy_dfa(pattern).unwrap();
         let caches = Caches::default();
-        let mut fuel = Fuel { left: 0, spent: 0 };
+        let fuel = Fuel::new(u64::MAX);
         let rule = RuleRegex {
             regex: &regex,
             lazy: Some((&lazy, &caches)),
         };
-        let found = replace_guarded(text, rule, replace, guard, usize::MAX, &mut fuel);
+        let found = replace_guarded(text, rule, replace, guard, usize::MAX, &fuel);
         let Ok(found) = found else {
             panic!("the lazy DFA gave up on {pattern}");
         };
-        let mut fuel = Fuel {
-            left: u64::MAX,
-            spent: 0,
-        };
+        let fuel = Fuel::new(u64::MAX);
         let rule = RuleRegex {
             regex: &regex,
             lazy: None,
         };
-        let full = replace_guarded(text, rule, replace, guard, usize::MAX, &mut fuel);
+        let full = replace_guarded(text, rule, replace, guard, usize::MAX, &fuel);
         assert!(full.as_ref().is_ok_and(|full| *full == found), "{pattern}");
         found
     }

@@ -841,10 +841,20 @@ fn output_folder_is_apart(known: &Known<'_>, manifest: &Entry<ManifestDef>, out:
 }
 
 fn regexes_compile(_: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {
-    for (index, rule) in manifest.value.postprocess.iter().flatten().enumerate() {
-        if let PostprocessRule::Regex { pattern, .. } = rule
-            && let Err(error) = crate::built::postprocess_regex(pattern)
-        {
+    let regexes: Vec<(usize, &str)> = manifest
+        .value
+        .postprocess
+        .iter()
+        .flatten()
+        .enumerate()
+        .filter_map(|(index, rule)| match rule {
+            PostprocessRule::Regex { pattern, .. } => Some((index, pattern.as_str())),
+            _ => None,
+        })
+        .collect();
+    let built = crate::built::postprocess_regexes(regexes.iter().map(|(_, pattern)| *pattern));
+    for ((index, _), built) in regexes.iter().zip(built) {
+        if let Err(error) = built {
             out.error(
                 Problem::InvalidRegex { message: error },
                 manifest.value_span(&format!("/postprocess/{index}/pattern")),
