@@ -1487,9 +1487,9 @@ fn a_clean_up_regex_searched_state_by_state_pays_from_the_compile_fuel() {
         .into_owned();
     assert!(run.stdout.contains(&expected), "{}", run.stdout);
 
-    // A dozen rules with groups and Unicode classes, over a 100 KB prompt, within a fuel of
-    // 200 000: the lazy DFA finds their matches, and expanding their short matches is free.
-    let mut rules = String::from("fuel = 200000\n");
+    // A dozen rules with groups and Unicode classes, over a 100 KB prompt, within the default
+    // fuel: the lazy DFA finds their matches, and they pay for little more than its states.
+    let mut rules = String::new();
     let mut template = String::new();
     for rule in 0..12 {
         rules.push_str(&format!(
@@ -1577,4 +1577,90 @@ fn the_clean_up_regexes_together_compile_to_a_bounded_size() {
     let first_refused = diagnostics[0].line;
     assert!(first_refused > 4 + 5, "{diagnostics:#?}");
     assert_eq!(diagnostics.last().unwrap().line, 4 + 19 * 5 + 2);
+}
+
+// A guard checks each match against each of its markers: 50,000 markers over a million
+// matches ran until the processor-time limit. A guard holds at most 32 markers.
+#[test]
+fn a_guard_holds_at_most_32_markers() {
+    let guard = |markers: usize| {
+        let markers: Vec<String> = (0..markers).map(|i| format!("\"Z{i:05}\"")).collect();
+        format!(
+            "\n[[postprocess]]\nrule = \"regex\"\npattern = \"a\"\nreplace = \"b\"\nguard = {{ markers = [{}], within = 1 }}\n",
+            markers.join(", ")
+        )
+    };
+    let workspace = with_template(&guard(32), "a\n").write();
+    let run = workspace.run(&["build", "--family", "generic"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let (code, file, line, _, message) = single_error(&guard(33), "a\n");
+    assert_eq!(
+        (file.as_str(), line),
+        ("promptc.toml", 8),
+        "{code}: {message}"
+    );
+    assert!(message.contains("32"), "{code}: {message}");
+}
+
+// The README's example rule, `\bTODO\b`, ran out of fuel over an ordinary prompt with accents:
+// a Unicode word boundary next to non-ASCII text makes the lazy DFA stop, and the whole rule
+// was then paid as searched state by state. Only the searches it stops on are paid so (each
+// for the rest of the text: where it stops on most of them, the rule still runs out).
+#[test]
+fn a_word_boundary_rule_over_non_ascii_text_runs_within_the_default_fuel() {
+    let rule =
+        "\n[[postprocess]]\nrule = \"regex\"\npattern = \"\\\\bTODO\\\\b\"\nreplace = \"todo\"\n";
+    // `éTODO` is no word of its own: the lazy DFA stops there, on five lines of 2,000.
+    let line = "Réglez le café, naïve façade; 日本語 and TODO: ship it.\n";
+    let odd = "Not a word: éTODO.\n";
+    let mut prompt = line.repeat(2000);
+    // From the end, so that each insertion leaves the places of the next as they were.
+    for at in [1600, 1200, 800, 400, 1] {
+        prompt.insert_str(line.len() * at, odd);
+    }
+    let workspace = with_template(rule, &prompt).write();
+    let run = workspace.run(&["build", "--family", "generic"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.matches("and todo: ship it.").count(), 2000);
+    assert_eq!(run.stdout.matches("Not a word: éTODO.").count(), 5);
+}
+
+// A pattern of hundreds of branches that never matches builds lazy-DFA states of thousands of
+// pattern states each, about a second for each rule over a long prompt, without filling the
+// cache and without reading the text twice: it paid nothing. The states it builds are paid.
+#[test]
+fn a_clean_up_regex_pays_for_the_states_its_search_builds() {
+    let branches: Vec<String> = (0..300)
+        .map(|i| {
+            let a = char::from(b'a' + (i % 26) as u8);
+            let b = char::from(b'A' + (i / 26 % 26) as u8);
+            format!("[!-~\\x{{{:x}}}]*{a}{b}\\x00", 0x100 + i)
+        })
+        .collect();
+    let rule = format!(
+        "fuel = 200000\n\n[[postprocess]]\nrule = \"regex\"\npattern = '{}'\nreplace = \"x\"\n",
+        branches.join("|")
+    );
+    // 100 KB of printable ASCII without quotes or braces, in no order a pattern would know.
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let text: String = (0..100_000)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let c = char::from(b'0' + (state % 75) as u8);
+            if matches!(c, '{' | '}' | '%' | '#') {
+                'z'
+            } else {
+                c
+            }
+        })
+        .collect();
+    let (code, _, line, _, message) =
+        single_error(&rule, &format!("{{% raw %}}{text}{{% endraw %}}\n"));
+    assert_eq!(
+        (code.as_str(), line),
+        ("postprocess-out-of-fuel", 5),
+        "{message}"
+    );
 }

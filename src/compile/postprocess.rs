@@ -37,9 +37,6 @@ enum Step {
         regex: Regex,
         /// The same pattern as a lazy DFA, which finds its matches in linear time or gives up.
         lazy: Option<std::sync::Arc<hybrid::regex::Regex>>,
-        /// The lazy DFA's caches of states, kept from one compile to the next as the regex
-        /// crate keeps its own: a fresh cache builds its states again.
-        caches: Caches,
         replace: String,
         guard: Option<Guard>,
     },
@@ -73,7 +70,6 @@ impl Postprocessor {
                     let step = Step::Regex {
                         regex,
                         lazy: postprocess_lazy_dfa(pattern),
-                        caches: Caches::default(),
                         replace: replace.clone(),
                         guard: guard.clone(),
                     };
@@ -117,13 +113,12 @@ impl Postprocessor {
                 Step::Regex {
                     regex,
                     lazy,
-                    caches,
                     replace,
                     guard,
                 } => {
                     let rule_regex = RuleRegex {
                         regex,
-                        lazy: lazy.as_deref().map(|lazy| (lazy, caches)),
+                        lazy: lazy.as_deref(),
                     };
                     let stopped = |reason| match reason {
                         Reason::Overgrown => Stopped::Overgrown { rule },
@@ -180,29 +175,7 @@ enum Reason {
 #[derive(Clone, Copy)]
 struct RuleRegex<'a> {
     regex: &'a Regex,
-    lazy: Option<(&'a hybrid::regex::Regex, &'a Caches)>,
-}
-
-/// Caches of a lazy DFA, one for each thread using it at once.
-#[derive(Debug, Default)]
-struct Caches(std::sync::Mutex<Vec<hybrid::regex::Cache>>);
-
-impl Caches {
-    fn take(&self, lazy: &hybrid::regex::Regex) -> hybrid::regex::Cache {
-        let kept = self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .pop();
-        kept.unwrap_or_else(|| lazy.create_cache())
-    }
-
-    fn give_back(&self, cache: hybrid::regex::Cache) {
-        self.0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push(cache);
-    }
+    lazy: Option<&'a hybrid::regex::Regex>,
 }
 
 /// The text's lines, as `text.split('\n')` gives them (the part after a final newline is an
@@ -506,18 +479,33 @@ fn replace_guarded(
     limit: usize,
     fuel: &Fuel,
 ) -> Result<String, Reason> {
-    if let Some((lazy, caches)) = regex.lazy {
-        let mut cache = caches.take(lazy);
+    if let Some(lazy) = regex.lazy {
+        // A fresh cache for each rule of each compile: what a search costs, and whether the
+        // lazy DFA gives up, then depend on the prompt alone, never on what other compiles
+        // left in a shared cache.
+        let mut cache = lazy.create_cache();
         let mut searcher = Searcher::new(Input::new(text));
         let free = (text.len() as u64).saturating_mul(4).saturating_add(4096);
         let mut read: u64 = 0;
         let mut search = |input: &Input<'_>| -> Result<Option<Match>, Search> {
             let before = progress(&mut cache);
-            let found = lazy
-                .try_search(&mut cache, input)
-                .map_err(|_| Search::GaveUp)?;
+            let found = lazy.try_search(&mut cache, input);
             let after = progress(&mut cache);
             let rest = text.len().saturating_sub(input.start());
+            let Ok(found) = found else {
+                // The lazy DFA gave up on this search, or met a Unicode word boundary next to
+                // non-ASCII text: this one search is made by the regex crate's engine, paid
+                // for the rest of the text; the next is the lazy DFA's again.
+                fuel.pay(search_fuel(rest, regex.regex))
+                    .map_err(Search::Stopped)?;
+                return Ok(regex.regex.search(input));
+            };
+            // Each state the search built took time in proportion to what it holds: a pattern
+            // of hundreds of branches built states of thousands of pattern states, a second
+            // for each rule, without filling the cache.
+            let built = after.2.saturating_sub(before.2) as u64;
+            fuel.pay(built.saturating_mul(FUEL_PER_STATE_BYTE))
+                .map_err(Search::Stopped)?;
             if after.1 != before.1 {
                 // The cache filled: its states were built state by state.
                 fuel.pay(stepped_fuel(rest, regex.regex))
@@ -533,7 +521,6 @@ fn replace_guarded(
         };
         let matches = std::iter::from_fn(|| next_match(&mut searcher, &mut search));
         let replaced = replace_matches(text, matches, regex.regex, replace, guard, limit, fuel);
-        caches.give_back(cache);
         match replaced {
             Err(Search::GaveUp) => {}
             Err(Search::Stopped(reason)) => return Err(reason),
@@ -560,18 +547,19 @@ fn replace_guarded(
     })
 }
 
-/// What the lazy DFA's caches have read, forward and back, and how often they filled.
-fn progress(cache: &mut hybrid::regex::Cache) -> (usize, usize) {
-    let forward = (
-        cache.forward().search_total_len(),
-        cache.forward().clear_count(),
-    );
-    let reverse = (
-        cache.reverse().search_total_len(),
-        cache.reverse().clear_count(),
-    );
-    (forward.0 + reverse.0, forward.1 + reverse.1)
+/// What the lazy DFA's caches have read, forward and back, how often they filled, and the
+/// memory their states take.
+fn progress(cache: &mut hybrid::regex::Cache) -> (usize, usize, usize) {
+    let (forward, reverse) = cache.as_parts_mut();
+    (
+        forward.search_total_len() + reverse.search_total_len(),
+        forward.clear_count() + reverse.clear_count(),
+        forward.memory_usage() + reverse.memory_usage(),
+    )
 }
+
+/// Fuel per byte of states the lazy DFA builds: 2 MB of them took about a second.
+const FUEL_PER_STATE_BYTE: u64 = 2;
 
 /// How a search of the matches ended early.
 enum Search {
@@ -697,11 +685,10 @@ mod tests {
     fn replaced(text: &str, pattern: &str, replace: &str, guard: Option<&Guard>) -> String {
         let regex = postprocess_regex(pattern).unwrap();
         let lazy = postprocess_lazy_dfa(pattern).unwrap();
-        let caches = Caches::default();
         let fuel = Fuel::new(u64::MAX);
         let rule = RuleRegex {
             regex: &regex,
-            lazy: Some((&lazy, &caches)),
+            lazy: Some(&lazy),
         };
         let found = replace_guarded(text, rule, replace, guard, usize::MAX, &fuel);
         let Ok(found) = found else {

@@ -66,7 +66,10 @@ pub enum PostprocessRule {
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Guard {
-    #[schemars(inner(length(min = 1)))]
+    /// At most 32 markers of at most 256 characters each: every match is checked against
+    /// each of them.
+    // 50,000 markers over a million matches ran for minutes.
+    #[schemars(length(max = 32), inner(length(min = 1, max = 256)))]
     pub markers: Vec<String>,
     pub within: usize,
     /// Where to look: `before` the match (the window ends at its start), `after` it, or
