@@ -1641,21 +1641,11 @@ fn a_clean_up_regex_pays_for_the_states_its_search_builds() {
         "fuel = 200000\n\n[[postprocess]]\nrule = \"regex\"\npattern = '{}'\nreplace = \"x\"\n",
         branches.join("|")
     );
-    // 100 KB of printable ASCII without quotes or braces, in no order a pattern would know.
-    let mut state = 0x2545_f491_4f6c_dd1d_u64;
-    let text: String = (0..100_000)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let c = char::from(b'0' + (state % 75) as u8);
-            if matches!(c, '{' | '}' | '%' | '#') {
-                'z'
-            } else {
-                c
-            }
-        })
+    // 100 KB of printable ASCII without quotes or the template's delimiters.
+    let alphabet: Vec<char> = ('0'..='z')
+        .filter(|c| !matches!(c, '{' | '}' | '%' | '#'))
         .collect();
+    let text = common::irregular_text(100_000, &alphabet);
     let (code, _, line, _, message) =
         single_error(&rule, &format!("{{% raw %}}{text}{{% endraw %}}\n"));
     assert_eq!(

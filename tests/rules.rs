@@ -595,15 +595,7 @@ fn rules_left_out_of_a_folder_are_told_of() {
 fn many_long_globs_match_a_long_path_within_the_memory_limit() {
     // An irregular path, so that the engine's lazy automaton gives up and it searches state by
     // state: 3000 characters of `a`, `b` and `/`, from a fixed seed.
-    let mut seed = 1u32;
-    let long_path: String = (0..3000)
-        .map(|_| {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            ['a', 'b', '/'][(seed % 3) as usize]
-        })
-        .collect();
+    let long_path = common::irregular_text(3000, &['a', 'b', '/']);
     let workspace = workspace_with_project(&format!(
         "date = \"2026-11-01\"\nrules_from = [\"many\"]\nactive_files = [\"{long_path}/x\"]\n"
     ));

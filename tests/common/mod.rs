@@ -533,3 +533,17 @@ pub fn run_within(
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
     (status, stderr)
 }
+
+/// `len` characters drawn from `alphabet` by a fixed-seed xorshift: text in no order a pattern
+/// would know, the same on every run.
+pub fn irregular_text(len: usize, alphabet: &[char]) -> String {
+    let mut seed = 1u32;
+    (0..len)
+        .map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            alphabet[seed as usize % alphabet.len()]
+        })
+        .collect()
+}
