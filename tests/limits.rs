@@ -1365,18 +1365,7 @@ fn a_low_memory_limit_builds_on_fewer_threads() {
         fixture = fixture.file(&format!("examples/contexts/{name}.toml"), common::CONTEXT);
     }
     let workspace = fixture.write();
-    let output = workspace
-        .command()
-        .env("PROMPTC_MEMORY_LIMIT", "256M")
-        .args(["build", "--all"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    workspace.succeeds_within_memory("256M", &["build", "--all"]);
     assert!(
         workspace
             .root()

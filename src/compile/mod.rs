@@ -227,7 +227,7 @@ impl<'w> Compiler<'w> {
             .postprocessor
             .apply(&rendered, limits.compile_bytes, fuel_left)
         {
-            Ok((prompt, _)) => prompt,
+            Ok(prompt) => prompt,
             Err(stopped) => {
                 let (rule, problem) = match stopped {
                     Stopped::Overgrown { rule } => (

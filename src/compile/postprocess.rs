@@ -83,8 +83,8 @@ impl Postprocessor {
 
     /// Applies the rules in order; none may make the text longer than `limit` bytes. A regex
     /// rule that must be searched state by state pays for it from `fuel` (what the compile
-    /// has left), before it searches. The prompt, and the fuel its rules spent.
-    pub fn apply(&self, text: &str, limit: u64, fuel: u64) -> Result<(String, u64), Stopped> {
+    /// has left), before it searches.
+    pub fn apply(&self, text: &str, limit: u64, fuel: u64) -> Result<String, Stopped> {
         let limit = usize::try_from(limit).unwrap_or(usize::MAX);
         let fuel = Fuel::new(fuel);
         let mut text = text.to_string();
@@ -135,22 +135,20 @@ impl Postprocessor {
                 return Err(Stopped::Overgrown { rule });
             }
         }
-        Ok((text, fuel.spent.get()))
+        Ok(text)
     }
 }
 
-/// The fuel post-processing may spend, and has spent; paid from the search of a rule's
-/// matches and from the expansion of each, both at once.
+/// The fuel post-processing may spend; paid from the search of a rule's matches and from
+/// the expansion of each, both at once.
 struct Fuel {
     left: Cell<u64>,
-    spent: Cell<u64>,
 }
 
 impl Fuel {
     fn new(left: u64) -> Self {
         Self {
             left: Cell::new(left),
-            spent: Cell::new(0),
         }
     }
 
@@ -160,7 +158,6 @@ impl Fuel {
             return Err(Reason::OutOfFuel);
         }
         self.left.set(left - cost);
-        self.spent.set(self.spent.get() + cost);
         Ok(())
     }
 }
@@ -465,11 +462,12 @@ fn drop_empty_headings(text: &str, guard: Option<&Guard>) -> String {
 /// - a search of a match reads on as long as a longer match may follow (`a*b|a` over a text of
 ///   `a`s reads to its end for each `a`): what the searches read past four times the text is
 ///   paid, one unit per 16 bytes;
-/// - a search that fills the lazy DFA's cache of states builds them at the pace of stepping
-///   through the pattern, and the rest of the text is paid as such a search (see
-///   [`stepped_fuel`]);
-/// - where the lazy DFA gives up, the regex crate's engine steps through the pattern's states
-///   for each byte: each of its searches is paid for the rest of the text, before it runs;
+/// - the states a search builds are paid by their size; a search that fills the lazy DFA's
+///   cache of states builds them at the pace of stepping through the pattern, and the rest of
+///   the text is paid as such a search (see [`stepped_fuel`]);
+/// - a search the lazy DFA gives up or stops on is made by the regex crate's engine, which
+///   steps through the pattern's states for each byte: it is paid for the rest of the text,
+///   before it runs (so is every search when there is no lazy DFA);
 /// - finding the groups of a match steps through the match so, paid for the match.
 fn replace_guarded(
     text: &str,
@@ -487,7 +485,7 @@ fn replace_guarded(
         let mut searcher = Searcher::new(Input::new(text));
         let free = (text.len() as u64).saturating_mul(4).saturating_add(4096);
         let mut read: u64 = 0;
-        let mut search = |input: &Input<'_>| -> Result<Option<Match>, Search> {
+        let mut search = |input: &Input<'_>| -> Result<Option<Match>, Reason> {
             let before = progress(&mut cache);
             let found = lazy.try_search(&mut cache, input);
             let after = progress(&mut cache);
@@ -496,55 +494,40 @@ fn replace_guarded(
                 // The lazy DFA gave up on this search, or met a Unicode word boundary next to
                 // non-ASCII text: this one search is made by the regex crate's engine, paid
                 // for the rest of the text; the next is the lazy DFA's again.
-                fuel.pay(search_fuel(rest, regex.regex))
-                    .map_err(Search::Stopped)?;
+                fuel.pay(search_fuel(rest, regex.regex))?;
                 return Ok(regex.regex.search(input));
             };
             // Each state the search built took time in proportion to what it holds: a pattern
             // of hundreds of branches built states of thousands of pattern states, a second
             // for each rule, without filling the cache.
             let built = after.2.saturating_sub(before.2) as u64;
-            fuel.pay(built.saturating_mul(FUEL_PER_STATE_BYTE))
-                .map_err(Search::Stopped)?;
+            fuel.pay(built.saturating_mul(FUEL_PER_STATE_BYTE))?;
             if after.1 != before.1 {
                 // The cache filled: its states were built state by state.
-                fuel.pay(stepped_fuel(rest, regex.regex))
-                    .map_err(Search::Stopped)?;
+                fuel.pay(stepped_fuel(rest, regex.regex))?;
                 read = read.saturating_add(rest as u64);
             } else {
                 let more = after.0.saturating_sub(before.0) as u64;
                 let unpaid = read.saturating_add(more).saturating_sub(free.max(read)) / 16;
                 read = read.saturating_add(more);
-                fuel.pay(unpaid).map_err(Search::Stopped)?;
+                fuel.pay(unpaid)?;
             }
             Ok(found)
         };
         let matches = std::iter::from_fn(|| next_match(&mut searcher, &mut search));
-        let replaced = replace_matches(text, matches, regex.regex, replace, guard, limit, fuel);
-        match replaced {
-            Err(Search::GaveUp) => {}
-            Err(Search::Stopped(reason)) => return Err(reason),
-            Ok(replaced) => return Ok(replaced),
-        }
+        return replace_matches(text, matches, regex.regex, replace, guard, limit, fuel);
     }
     // Each search may read the rest of the text, state by state.
     let mut searcher = Searcher::new(Input::new(text));
-    let mut search = |input: &Input<'_>| -> Result<Option<Match>, Search> {
+    let mut search = |input: &Input<'_>| -> Result<Option<Match>, Reason> {
         fuel.pay(search_fuel(
             text.len().saturating_sub(input.start()),
             regex.regex,
-        ))
-        .map_err(Search::Stopped)?;
+        ))?;
         Ok(regex.regex.search(input))
     };
     let matches = std::iter::from_fn(|| next_match(&mut searcher, &mut search));
-    replace_matches(text, matches, regex.regex, replace, guard, limit, fuel).map_err(|search| {
-        match search {
-            Search::Stopped(reason) => reason,
-            // The regex crate's engine does not give up.
-            Search::GaveUp => Reason::OutOfFuel,
-        }
-    })
+    replace_matches(text, matches, regex.regex, replace, guard, limit, fuel)
 }
 
 /// What the lazy DFA's caches have read, forward and back, how often they filled, and the
@@ -561,42 +544,33 @@ fn progress(cache: &mut hybrid::regex::Cache) -> (usize, usize, usize) {
 /// Fuel per byte of states the lazy DFA builds: 2 MB of them took about a second.
 const FUEL_PER_STATE_BYTE: u64 = 2;
 
-/// How a search of the matches ended early.
-enum Search {
-    /// The lazy DFA gave up: the full engine searches again.
-    GaveUp,
-    Stopped(Reason),
-}
-
 /// The next match `search` finds after the last, as the regex crate's iterators find it
 /// (an empty match is not found again, nor inside a character); `None` at the end.
 fn next_match(
     searcher: &mut Searcher<'_>,
-    search: &mut impl FnMut(&Input<'_>) -> Result<Option<Match>, Search>,
-) -> Option<Result<Match, Search>> {
-    let mut stopped = None;
+    search: &mut impl FnMut(&Input<'_>) -> Result<Option<Match>, Reason>,
+) -> Option<Result<Match, Reason>> {
+    // The searcher takes the regex crate's error; the reason travels beside it.
+    let mut stopped = Reason::OutOfFuel;
     let next = searcher.try_advance(|input| {
-        search(input).map_err(|stop| {
-            stopped = Some(stop);
+        search(input).map_err(|reason| {
+            stopped = reason;
             MatchError::quit(0, 0)
         })
     });
-    match next {
-        Ok(found) => found.map(Ok),
-        Err(_) => Some(Err(stopped.unwrap_or(Search::GaveUp))),
-    }
+    next.map_or(Some(Err(stopped)), |found| found.map(Ok))
 }
 
 /// The text with each of `matches` replaced, as [`replace_guarded`] describes.
 fn replace_matches(
     text: &str,
-    matches: impl Iterator<Item = Result<Match, Search>>,
+    matches: impl Iterator<Item = Result<Match, Reason>>,
     regex: &Regex,
     replace: &str,
     guard: Option<&Guard>,
     limit: usize,
     fuel: &Fuel,
-) -> Result<String, Search> {
+) -> Result<String, Reason> {
     let mut guarded = guard.map(|guard| GuardedText::new(text, guard));
     let mut keep = |start: usize, end: usize| {
         guarded
@@ -618,8 +592,7 @@ fn replace_matches(
         } else {
             // The groups of this match: the engine that finds them steps through the pattern
             // for each byte of it, paid for as a search of the match.
-            fuel.pay(stepped_fuel(found.len(), regex))
-                .map_err(Search::Stopped)?;
+            fuel.pay(stepped_fuel(found.len(), regex))?;
             let input = Input::new(text).span(found.range()).anchored(Anchored::Yes);
             regex.search_captures(&input, &mut captures);
             if !captures.is_match() {
@@ -627,17 +600,17 @@ fn replace_matches(
                 // the anchored search within it finds it again. Left as it is otherwise.
                 out.push_str(&text[found.range()]);
             } else if !expand_within(text, &captures, replace, limit, &mut out) {
-                return Err(Search::Stopped(Reason::Overgrown));
+                return Err(Reason::Overgrown);
             }
         }
         last = found.end();
         if out.len() > limit {
-            return Err(Search::Stopped(Reason::Overgrown));
+            return Err(Reason::Overgrown);
         }
     }
     out.push_str(&text[last..]);
     if out.len() > limit {
-        return Err(Search::Stopped(Reason::Overgrown));
+        return Err(Reason::Overgrown);
     }
     Ok(out)
 }
@@ -993,8 +966,7 @@ mod tests {
         assert_eq!(
             Postprocessor::new(Some(&rules))
                 .apply("  me@home  ", u64::MAX, DEFAULT_FUEL)
-                .unwrap()
-                .0,
+                .unwrap(),
             "me at home\n"
         );
     }
@@ -1072,11 +1044,8 @@ mod tests {
         // Ten doublings make 1,024 bytes: within a limit of 1,024, past one of 1,023 at the
         // tenth of them (rule 10, after the trim).
         let ten = Postprocessor::new(Some(&rules[..11]));
-        let apply = |postprocessor: &Postprocessor, limit| {
-            postprocessor
-                .apply("x", limit, DEFAULT_FUEL)
-                .map(|(text, _)| text)
-        };
+        let apply =
+            |postprocessor: &Postprocessor, limit| postprocessor.apply("x", limit, DEFAULT_FUEL);
         assert_eq!(apply(&ten, 1024), Ok("x".repeat(1024)));
         assert_eq!(apply(&ten, 1023), Err(Stopped::Overgrown { rule: 10 }));
         // All forty would make a terabyte: the rule that passes 1 MB is named, and the text
