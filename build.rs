@@ -1,6 +1,7 @@
 //! Embeds the shipped default library (manifest, variants, components, partials, tools,
 //! example contexts, schemas, and the `.taplo.toml` that formats them) into the binary for
-//! `promptc init`.
+//! `promptc init`, and builds the static set of o200k's tokens that are pre-tokenizer pieces
+//! (`src/tokens/o200k-pieces.txt`), which bounds token counts without loading the tables.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -43,6 +44,55 @@ fn main() {
     if let Err(error) = std::fs::write(out_dir.join("library.rs"), code) {
         panic!("cannot write library.rs: {error}");
     }
+    o200k_pieces(&manifest_dir, &out_dir);
+}
+
+/// `o200k_pieces.rs`: the lines of `src/tokens/o200k-pieces.txt`, unescaped, as a
+/// `phf::Set` expression.
+fn o200k_pieces(manifest_dir: &Path, out_dir: &Path) {
+    const TABLE: &str = "src/tokens/o200k-pieces.txt";
+    println!("cargo::rerun-if-changed={TABLE}");
+    let text = match std::fs::read_to_string(manifest_dir.join(TABLE)) {
+        Ok(text) => text,
+        Err(error) => panic!("cannot read {TABLE}: {error}"),
+    };
+    let pieces: Vec<String> = text.lines().map(unescape).collect();
+    let mut set = phf_codegen::Set::new();
+    for piece in &pieces {
+        set.entry(piece.as_str());
+    }
+    let code = format!("{}\n", set.build());
+    if let Err(error) = std::fs::write(out_dir.join("o200k_pieces.rs"), code) {
+        panic!("cannot write o200k_pieces.rs: {error}");
+    }
+}
+
+/// A line of the table: `\\`, `\s` (a space), `\n`, `\r`, `\t` and `\xHH` are escapes.
+fn unescape(line: &str) -> String {
+    let mut piece = String::new();
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            piece.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('\\') => piece.push('\\'),
+            Some('s') => piece.push(' '),
+            Some('n') => piece.push('\n'),
+            Some('r') => piece.push('\r'),
+            Some('t') => piece.push('\t'),
+            Some('x') => {
+                let hex: String = chars.by_ref().take(2).collect();
+                match u8::from_str_radix(&hex, 16) {
+                    Ok(byte) if byte.is_ascii() => piece.push(char::from(byte)),
+                    _ => panic!("bad escape \\x{hex} in {line:?}"),
+                }
+            }
+            other => panic!("bad escape {other:?} in {line:?}"),
+        }
+    }
+    piece
 }
 
 /// Every file under `path` (or `path` itself), as `/`-separated paths relative to `base`.

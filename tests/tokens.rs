@@ -451,3 +451,71 @@ fn counts_are_kept_outside_the_workspace_and_change_no_report() {
     assert_eq!(String::from_utf8_lossy(&off.stderr), first.stderr);
     assert!(!workspace.cache_dir().exists());
 }
+
+/// The shipped library's prompts are longer in bytes than their budgets in tokens, yet a
+/// fresh build counts none of them: a bound found without the token tables fits each budget.
+/// A budget between a prompt's bound and its count is decided by the count.
+#[test]
+fn a_prompt_whose_bound_fits_its_budget_is_not_counted() {
+    let workspace = Fixture::empty().write();
+    let init = workspace.run(&["init", "-q", "."]);
+    assert_eq!(init.code, 0, "{}", init.stderr);
+    let counts = workspace.cache_dir().join("token-counts-v1");
+    let built = workspace.run(&["build", "--all", "-q"]);
+    assert_eq!(built.code, 0, "{}", built.stderr);
+    assert!(
+        !counts.exists(),
+        "nothing was counted, so no count was cached"
+    );
+
+    // generic's budget, which gemini, gpt and next-gen inherit: each of their prompts is
+    // longer in bytes, and each bound within it.
+    let variant = workspace.root().join("variants/generic.toml");
+    let toml = std::fs::read_to_string(&variant).unwrap();
+    assert!(toml.contains("max_prompt_tokens = 9000\n"), "{toml}");
+    let o200k = Independent(tiktoken_rs::o200k_base_singleton());
+    let mut prompts = Vec::new();
+    for family in ["generic", "gemini", "gpt", "next-gen"] {
+        let folder = workspace.root().join("examples/prompts").join(family);
+        for entry in std::fs::read_dir(folder).unwrap() {
+            let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            let (count, bound) = (o200k.count(&text), promptc::Encoding::O200k.at_most(&text));
+            assert!(
+                text.len() > 9000 && bound <= 9000,
+                "{} bytes, bound {bound}",
+                text.len()
+            );
+            assert!(
+                count <= bound && bound < count * 13 / 10,
+                "count {count}, bound {bound}"
+            );
+            prompts.push((count, bound));
+        }
+    }
+    assert_eq!(prompts.len(), 32);
+    let largest_count = prompts.iter().map(|(count, _)| *count).max().unwrap();
+    let largest_bound = prompts.iter().map(|(_, bound)| *bound).max().unwrap();
+
+    // Within the largest count but not the largest bound: counted, and within budget.
+    let with_budget = |budget: usize| {
+        let changed = toml.replace(
+            "max_prompt_tokens = 9000\n",
+            &format!("max_prompt_tokens = {budget}\n"),
+        );
+        std::fs::write(&variant, changed).unwrap();
+    };
+    assert!(largest_count < largest_bound);
+    with_budget(largest_count);
+    let counted = workspace.run(&["check", "-q"]);
+    assert_eq!(counted.code, 0, "{}", counted.stderr);
+    assert!(counts.exists(), "the prompts over their bound were counted");
+    // One token less, and the largest is over budget by its count.
+    with_budget(largest_count - 1);
+    let over = workspace.run(&["check", "-q"]);
+    assert_eq!(over.code, 1);
+    assert!(
+        over.stderr.contains(&format!("≈{largest_count}")),
+        "{}",
+        over.stderr
+    );
+}

@@ -33,8 +33,8 @@ pub fn budget_of(workspace: &Workspace, variant: &EffectiveVariant) -> Option<(u
     })
 }
 
-/// What checking a prompt's budget needs: nothing (no budget, or no more bytes than it), a
-/// count already known, or a count not known yet, which loads the encoding's tables.
+/// What checking a prompt's budget needs: nothing (no budget, or a bound on its count within
+/// it), a count already known, or a count not known yet, which loads the encoding's tables.
 pub enum Needs {
     Nothing,
     Known(usize),
@@ -51,6 +51,10 @@ pub fn needs(workspace: &Workspace, variant: &EffectiveVariant, compiled: &Compi
         return Needs::Nothing;
     }
     let encoding = workspace.settings().tokens.encoding_for(&compiled.family);
+    // Nor is one whose count is bounded within it without the tables.
+    if encoding.at_most(&compiled.prompt) <= budget {
+        return Needs::Nothing;
+    }
     match encoding.known_count(&compiled.prompt) {
         Some(tokens) => Needs::Known(tokens),
         None => Needs::Count(encoding),

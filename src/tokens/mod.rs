@@ -22,6 +22,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+pub(crate) mod pieces;
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Encoding {
@@ -64,6 +66,16 @@ impl Encoding {
         count
     }
 
+    /// At least the number of tokens in `text`, found without loading the tables: the
+    /// count of o200k's pre-tokenizer pieces that are tokens, plus the bytes of the others
+    /// (see [`pieces`]); the bytes of `text` for cl100k. A budget this fits needs no count.
+    pub fn at_most(self, text: &str) -> usize {
+        match self {
+            Encoding::O200k => o200k_at_most(text),
+            Encoding::Cl100k => text.len(),
+        }
+    }
+
     /// The count of `text` when it is already known, without loading the tables.
     pub fn known_count(self, text: &str) -> Option<usize> {
         counts().get(&Key::of(self, text))
@@ -92,6 +104,44 @@ impl Encoding {
         }
     }
 }
+
+/// The o200k pieces that are tokens (two bytes or more: every byte is a token).
+static O200K_PIECES: phf::Set<&'static str> =
+    include!(concat!(env!("OUT_DIR"), "/o200k_pieces.rs"));
+
+/// [`Encoding::at_most`] for o200k, run by run (see [`pieces::runs`]): a prompt repeats most
+/// of the runs of the prompts compiled before it, and each run's bound is remembered by its
+/// text for the process.
+fn o200k_at_most(text: &str) -> usize {
+    static BOUNDS: OnceLock<Mutex<HashMap<Box<str>, usize>>> = OnceLock::new();
+    let mut bounds = BOUNDS
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    let mut total = 0;
+    for run in pieces::runs(text) {
+        if let Some(bound) = bounds.get(run) {
+            total += bound;
+            continue;
+        }
+        let bound = pieces::pieces(run)
+            .map(|piece| match piece {
+                Ok(piece) if piece.len() > 1 && O200K_PIECES.contains(&run[piece.clone()]) => 1,
+                Ok(piece) | Err(piece) => piece.len(),
+            })
+            .sum();
+        // A long-lived process (an agent) forgets what it learnt rather than grow.
+        if bounds.len() >= BOUND_RUNS {
+            bounds.clear();
+        }
+        bounds.insert(run.into(), bound);
+        total += bound;
+    }
+    total
+}
+
+/// How many runs' bounds a process remembers.
+const BOUND_RUNS: usize = 100_000;
 
 /// A text's identity for its count: the encoding and the first 16 bytes of its SHA-256.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -306,6 +356,57 @@ pub fn save_cache() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A line of `o200k-pieces.txt`, as `build.rs` reads it back.
+    fn escape(piece: &[u8]) -> String {
+        let mut line = String::new();
+        for &byte in piece {
+            match byte {
+                b'\\' => line.push_str("\\\\"),
+                b' ' => line.push_str("\\s"),
+                b'\n' => line.push_str("\\n"),
+                b'\r' => line.push_str("\\r"),
+                b'\t' => line.push_str("\\t"),
+                0x00..=0x1f | 0x7f => line.push_str(&format!("\\x{byte:02x}")),
+                _ => line.push(char::from(byte)),
+            }
+        }
+        line
+    }
+
+    /// The table is o200k's ASCII tokens of two bytes or more that are a piece on their own
+    /// and count 1 (each piece of a prompt is counted alone), sorted. Regenerate it with
+    /// `PROMPTC_UPDATE_TABLE=1 cargo test --lib tokens`.
+    #[test]
+    fn the_o200k_piece_table_is_current() {
+        let tokenizer = bpe_openai::o200k_base();
+        let bpe = &tokenizer.bpe;
+        let mut tokens: Vec<&str> = (0..u32::try_from(bpe.num_tokens()).unwrap())
+            .filter_map(|id| std::str::from_utf8(bpe.token_bytes(id)).ok())
+            .filter(|token| token.len() > 1 && token.is_ascii())
+            .filter(|token| {
+                pieces::pieces(token).eq([Ok(0..token.len())]) && tokenizer.count(*token) == 1
+            })
+            .collect();
+        tokens.sort_unstable();
+        let expected: String = tokens
+            .iter()
+            .map(|token| escape(token.as_bytes()) + "\n")
+            .collect();
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tokens/o200k-pieces.txt");
+        if std::env::var_os("PROMPTC_UPDATE_TABLE").is_some() {
+            std::fs::write(&path, &expected).unwrap();
+        }
+        let committed = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            committed == expected,
+            "{} is stale: regenerate it with PROMPTC_UPDATE_TABLE=1 cargo test --lib tokens",
+            path.display()
+        );
+        // What build.rs made of it: every line, and nothing else.
+        assert_eq!(O200K_PIECES.len(), tokens.len());
+        assert!(tokens.iter().all(|token| O200K_PIECES.contains(token)));
+    }
 
     #[test]
     fn counts_known_strings() {
