@@ -1,7 +1,8 @@
 //! Embeds the shipped default library (manifest, variants, components, partials, tools,
 //! example contexts, schemas, and the `.taplo.toml` that formats them) into the binary for
-//! `promptc init`, and builds the static set of o200k's tokens that are pre-tokenizer pieces
-//! (`src/tokens/o200k-pieces.txt`), which bounds token counts without loading the tables.
+//! `promptc init`, and builds the static sets of o200k's and cl100k's tokens that are
+//! pre-tokenizer pieces (`src/tokens/*-pieces.txt`), which bound token counts without loading
+//! the tables.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -44,17 +45,19 @@ fn main() {
     if let Err(error) = std::fs::write(out_dir.join("library.rs"), code) {
         panic!("cannot write library.rs: {error}");
     }
-    o200k_pieces(&manifest_dir, &out_dir);
+    for encoding in ["o200k", "cl100k"] {
+        pieces(&manifest_dir, &out_dir, encoding);
+    }
 }
 
-/// `o200k_pieces.rs`: the lines of `src/tokens/o200k-pieces.txt`, unescaped, as a
+/// `<encoding>_pieces.rs`: the lines of `src/tokens/<encoding>-pieces.txt`, unescaped, as a
 /// `phf::Set` expression.
-fn o200k_pieces(manifest_dir: &Path, out_dir: &Path) {
-    const TABLE: &str = "src/tokens/o200k-pieces.txt";
-    println!("cargo::rerun-if-changed={TABLE}");
-    let text = match std::fs::read_to_string(manifest_dir.join(TABLE)) {
+fn pieces(manifest_dir: &Path, out_dir: &Path, encoding: &str) {
+    let table = format!("src/tokens/{encoding}-pieces.txt");
+    println!("cargo::rerun-if-changed={table}");
+    let text = match std::fs::read_to_string(manifest_dir.join(&table)) {
         Ok(text) => text,
-        Err(error) => panic!("cannot read {TABLE}: {error}"),
+        Err(error) => panic!("cannot read {table}: {error}"),
     };
     let pieces: Vec<String> = text.lines().map(unescape).collect();
     let mut set = phf_codegen::Set::new();
@@ -62,8 +65,9 @@ fn o200k_pieces(manifest_dir: &Path, out_dir: &Path) {
         set.entry(piece.as_str());
     }
     let code = format!("{}\n", set.build());
-    if let Err(error) = std::fs::write(out_dir.join("o200k_pieces.rs"), code) {
-        panic!("cannot write o200k_pieces.rs: {error}");
+    let generated = format!("{encoding}_pieces.rs");
+    if let Err(error) = std::fs::write(out_dir.join(&generated), code) {
+        panic!("cannot write {generated}: {error}");
     }
 }
 

@@ -67,13 +67,10 @@ impl Encoding {
     }
 
     /// At least the number of tokens in `text`, found without loading the tables: the
-    /// count of o200k's pre-tokenizer pieces that are tokens, plus the bytes of the others
-    /// (see [`pieces`]); the bytes of `text` for cl100k. A budget this fits needs no count.
+    /// count of the encoding's pre-tokenizer pieces that are tokens, plus the bytes of the
+    /// others (see [`pieces`]). A budget this fits needs no count.
     pub fn at_most(self, text: &str) -> usize {
-        match self {
-            Encoding::O200k => o200k_at_most(text),
-            Encoding::Cl100k => text.len(),
-        }
+        at_most(self, text)
     }
 
     /// The count of `text` when it is already known, without loading the tables.
@@ -105,28 +102,44 @@ impl Encoding {
     }
 }
 
-/// The o200k pieces that are tokens (two bytes or more: every byte is a token).
+/// The pieces that are tokens (two bytes or more: every byte is a token), by encoding.
 static O200K_PIECES: phf::Set<&'static str> =
     include!(concat!(env!("OUT_DIR"), "/o200k_pieces.rs"));
+static CL100K_PIECES: phf::Set<&'static str> =
+    include!(concat!(env!("OUT_DIR"), "/cl100k_pieces.rs"));
 
-/// [`Encoding::at_most`] for o200k, run by run (see [`pieces::runs`]): a prompt repeats most
-/// of the runs of the prompts compiled before it, and each run's bound is remembered by its
-/// text for the process.
-fn o200k_at_most(text: &str) -> usize {
-    static BOUNDS: OnceLock<Mutex<HashMap<Box<str>, usize>>> = OnceLock::new();
-    let mut bounds = BOUNDS
+impl Encoding {
+    fn pieces(self) -> (pieces::Pattern, &'static phf::Set<&'static str>) {
+        match self {
+            Encoding::O200k => (pieces::Pattern::O200k, &O200K_PIECES),
+            Encoding::Cl100k => (pieces::Pattern::Cl100k, &CL100K_PIECES),
+        }
+    }
+}
+
+/// [`Encoding::at_most`], run by run (see [`pieces::runs`]): a prompt repeats most of the
+/// runs of the prompts compiled before it, and each run's bound is remembered by its text
+/// for the process.
+fn at_most(encoding: Encoding, text: &str) -> usize {
+    /// Each run's bound, by its text.
+    type Bounds = HashMap<Box<str>, usize>;
+    /// By encoding, o200k first.
+    static BOUNDS: OnceLock<Mutex<[Bounds; 2]>> = OnceLock::new();
+    let (pattern, tokens) = encoding.pieces();
+    let mut all = BOUNDS
         .get_or_init(Mutex::default)
         .lock()
         .unwrap_or_else(PoisonError::into_inner);
+    let bounds = &mut all[usize::from(encoding == Encoding::Cl100k)];
     let mut total = 0;
     for run in pieces::runs(text) {
         if let Some(bound) = bounds.get(run) {
             total += bound;
             continue;
         }
-        let bound = pieces::pieces(run)
+        let bound = pieces::pieces(pattern, run)
             .map(|piece| match piece {
-                Ok(piece) if piece.len() > 1 && O200K_PIECES.contains(&run[piece.clone()]) => 1,
+                Ok(piece) if piece.len() > 1 && tokens.contains(&run[piece.clone()]) => 1,
                 Ok(piece) | Err(piece) => piece.len(),
             })
             .sum();
@@ -374,38 +387,43 @@ mod tests {
         line
     }
 
-    /// The table is o200k's ASCII tokens of two bytes or more that are a piece on their own
-    /// and count 1 (each piece of a prompt is counted alone), sorted. Regenerate it with
-    /// `PROMPTC_UPDATE_TABLE=1 cargo test --lib tokens`.
+    /// Each table is its encoding's ASCII tokens of two bytes or more that are a piece on
+    /// their own and count 1 (each piece of a prompt is counted alone), sorted. Regenerate
+    /// them with `PROMPTC_UPDATE_TABLE=1 cargo test --lib tokens`.
     #[test]
-    fn the_o200k_piece_table_is_current() {
-        let tokenizer = bpe_openai::o200k_base();
-        let bpe = &tokenizer.bpe;
-        let mut tokens: Vec<&str> = (0..u32::try_from(bpe.num_tokens()).unwrap())
-            .filter_map(|id| std::str::from_utf8(bpe.token_bytes(id)).ok())
-            .filter(|token| token.len() > 1 && token.is_ascii())
-            .filter(|token| {
-                pieces::pieces(token).eq([Ok(0..token.len())]) && tokenizer.count(*token) == 1
-            })
-            .collect();
-        tokens.sort_unstable();
-        let expected: String = tokens
-            .iter()
-            .map(|token| escape(token.as_bytes()) + "\n")
-            .collect();
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tokens/o200k-pieces.txt");
-        if std::env::var_os("PROMPTC_UPDATE_TABLE").is_some() {
-            std::fs::write(&path, &expected).unwrap();
+    fn the_piece_tables_are_current() {
+        for encoding in [Encoding::O200k, Encoding::Cl100k] {
+            let tokenizer = encoding.tokenizer();
+            let bpe = &tokenizer.bpe;
+            let (pattern, set) = encoding.pieces();
+            let mut tokens: Vec<&str> = (0..u32::try_from(bpe.num_tokens()).unwrap())
+                .filter_map(|id| std::str::from_utf8(bpe.token_bytes(id)).ok())
+                .filter(|token| token.len() > 1 && token.is_ascii())
+                .filter(|token| {
+                    pieces::pieces(pattern, token).eq([Ok(0..token.len())])
+                        && tokenizer.count(*token) == 1
+                })
+                .collect();
+            tokens.sort_unstable();
+            let expected: String = tokens
+                .iter()
+                .map(|token| escape(token.as_bytes()) + "\n")
+                .collect();
+            let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(format!("src/tokens/{}-pieces.txt", encoding.name()));
+            if std::env::var_os("PROMPTC_UPDATE_TABLE").is_some() {
+                std::fs::write(&path, &expected).unwrap();
+            }
+            let committed = std::fs::read_to_string(&path).unwrap_or_default();
+            assert!(
+                committed == expected,
+                "{} is stale: regenerate it with PROMPTC_UPDATE_TABLE=1 cargo test --lib tokens",
+                path.display()
+            );
+            // What build.rs made of it: every line, and nothing else.
+            assert_eq!(set.len(), tokens.len());
+            assert!(tokens.iter().all(|token| set.contains(token)));
         }
-        let committed = std::fs::read_to_string(&path).unwrap();
-        assert!(
-            committed == expected,
-            "{} is stale: regenerate it with PROMPTC_UPDATE_TABLE=1 cargo test --lib tokens",
-            path.display()
-        );
-        // What build.rs made of it: every line, and nothing else.
-        assert_eq!(O200K_PIECES.len(), tokens.len());
-        assert!(tokens.iter().all(|token| O200K_PIECES.contains(token)));
     }
 
     #[test]

@@ -1,17 +1,26 @@
-//! The pieces o200k's pre-tokenizer cuts ASCII text into, found without its regex or tables.
+//! The pieces the o200k and cl100k pre-tokenizers cut ASCII text into, found without their
+//! regexes or tables.
 //!
 //! A BPE encoding counts each piece of its pre-tokenizer apart: a piece that is itself a
 //! token counts 1 (tiktoken looks a piece up whole before merging), and no piece counts more
 //! than its bytes (merging starts from single bytes). Knowing the pieces and which ones are
-//! tokens (`o200k-pieces.txt`, a static set built with the binary) bounds a prompt's count
-//! from above without loading the tables: the budget check needs only that.
+//! tokens (`o200k-pieces.txt`, `cl100k-pieces.txt`: static sets built with the binary)
+//! bounds a prompt's count from above without loading the tables: the budget check needs only
+//! that.
 //!
-//! The pre-tokenizer is the leftmost-first regex
+//! The pre-tokenizers are leftmost-first regexes; o200k's is
 //!
 //! ```text
 //! [^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
 //! | [^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
 //! | \p{N}{1,3} | ?[^\s\p{L}\p{N}]+[\r\n/]* | \s*[\r\n]+ | \s+(?!\S) | \s+
+//! ```
+//!
+//! and cl100k's
+//!
+//! ```text
+//! (?i:'s|'t|'re|'ve|'m|'ll|'d) | [^\r\n\p{L}\p{N}]?\p{L}+ | \p{N}{1,3} | ?[^\s\p{L}\p{N}]+[\r\n]*
+//! | \s*[\r\n]+ | \s+(?!\S) | \s+
 //! ```
 //!
 //! followed here branch by branch for ASCII characters. Where a character outside ASCII
@@ -20,8 +29,18 @@
 
 use std::ops::Range;
 
+/// Whose pre-tokenizer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pattern {
+    O200k,
+    Cl100k,
+}
+
 /// The pieces of `text`: `Ok` for a piece, `Err` for text whose pieces are not known.
-pub fn pieces(text: &str) -> impl Iterator<Item = Result<Range<usize>, Range<usize>>> + '_ {
+pub fn pieces(
+    pattern: Pattern,
+    text: &str,
+) -> impl Iterator<Item = Result<Range<usize>, Range<usize>>> + '_ {
     let bytes = text.as_bytes();
     let mut at = 0;
     std::iter::from_fn(move || {
@@ -29,7 +48,7 @@ pub fn pieces(text: &str) -> impl Iterator<Item = Result<Range<usize>, Range<usi
             return None;
         }
         let start = at;
-        match piece_end(bytes, start) {
+        match piece_end(pattern, bytes, start) {
             Some(end) => {
                 at = end;
                 Some(Ok(start..end))
@@ -93,23 +112,24 @@ fn contraction_end(bytes: &[u8], at: usize) -> Option<usize> {
 
 /// The end of the piece that starts at `start`, or `None` when text outside ASCII could
 /// decide it.
-fn piece_end(bytes: &[u8], start: usize) -> Option<usize> {
+fn piece_end(pattern: Pattern, bytes: &[u8], start: usize) -> Option<usize> {
     let first = peek(bytes, start)??;
-    // The two letter branches: an optional prefix (neither letter, digit nor line break),
-    // then capitals and lower case. Without the prefix taken, a piece starting with a
-    // non-letter has no letters, so only the prefixed try can match.
+    if pattern == Pattern::Cl100k {
+        let contraction = contraction_end(bytes, start)?;
+        if contraction > start {
+            return Some(contraction);
+        }
+    }
+    // The letter branches: an optional prefix (neither letter, digit nor line break), then
+    // letters. Without the prefix taken, a piece starting with a non-letter has no letters,
+    // so only the prefixed try can match.
     let letters = if first.is_ascii_alphanumeric() || is_line_break(first) {
         start
     } else {
         start + 1
     };
-    let capitals_end = run_end(bytes, letters, |byte| byte.is_ascii_uppercase())?;
-    let lower_end = run_end(bytes, capitals_end, |byte| byte.is_ascii_lowercase())?;
-    if lower_end > capitals_end {
-        return contraction_end(bytes, lower_end);
-    }
-    if capitals_end > letters {
-        return contraction_end(bytes, capitals_end);
+    if let Some(end) = letters_end(pattern, bytes, letters)? {
+        return Some(end);
     }
     if first.is_ascii_digit() {
         let mut end = start + 1;
@@ -120,12 +140,12 @@ fn piece_end(bytes: &[u8], start: usize) -> Option<usize> {
         peek(bytes, end)?;
         return Some(end);
     }
-    // ` ?[^\s\p{L}\p{N}]+[\r\n/]*`
+    // ` ?[^\s\p{L}\p{N}]+` then line breaks (and, for o200k, slashes).
     let others = if first == b' ' { start + 1 } else { start };
     if peek(bytes, others)?.is_some_and(is_other) {
         let others_end = run_end(bytes, others, is_other)?;
         return run_end(bytes, others_end, |byte| {
-            is_line_break(byte) || byte == b'/'
+            is_line_break(byte) || (byte == b'/' && pattern == Pattern::O200k)
         });
     }
     if !is_space(first) {
@@ -142,6 +162,30 @@ fn piece_end(bytes: &[u8], start: usize) -> Option<usize> {
         Some(spaces_end)
     } else {
         Some(spaces_end - 1)
+    }
+}
+
+/// Where the letters from `at` end the piece, `Some(None)` if there are none; `None` when a
+/// character outside ASCII could decide it. o200k splits capitals followed by lower case
+/// (`[\p{Lu}…]*[\p{Ll}…]+`, else `[\p{Lu}…]+[\p{Ll}…]*`) and takes a contraction after
+/// them; cl100k takes every letter (`\p{L}+`).
+fn letters_end(pattern: Pattern, bytes: &[u8], at: usize) -> Option<Option<usize>> {
+    match pattern {
+        Pattern::O200k => {
+            let capitals_end = run_end(bytes, at, |byte| byte.is_ascii_uppercase())?;
+            let lower_end = run_end(bytes, capitals_end, |byte| byte.is_ascii_lowercase())?;
+            if lower_end > capitals_end {
+                return contraction_end(bytes, lower_end).map(Some);
+            }
+            if capitals_end > at {
+                return contraction_end(bytes, capitals_end).map(Some);
+            }
+            Some(None)
+        }
+        Pattern::Cl100k => {
+            let end = run_end(bytes, at, |byte| byte.is_ascii_alphabetic())?;
+            Some((end > at).then_some(end))
+        }
     }
 }
 
@@ -187,10 +231,23 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::tokens::Encoding;
+
+    const PATTERNS: [(Pattern, Encoding); 2] = [
+        (Pattern::O200k, Encoding::O200k),
+        (Pattern::Cl100k, Encoding::Cl100k),
+    ];
+
+    fn tokenizer(pattern: Pattern) -> &'static bpe_openai::Tokenizer {
+        match pattern {
+            Pattern::O200k => bpe_openai::o200k_base(),
+            Pattern::Cl100k => bpe_openai::cl100k_base(),
+        }
+    }
 
     /// The pieces bpe-openai's pre-tokenizer (the regex itself) cuts `text` into.
-    fn regex_pieces(text: &str) -> Vec<Range<usize>> {
-        let tokenizer = bpe_openai::o200k_base();
+    fn regex_pieces(pattern: Pattern, text: &str) -> Vec<Range<usize>> {
+        let tokenizer = tokenizer(pattern);
         let base = text.as_ptr() as usize;
         tokenizer
             .split(text)
@@ -203,14 +260,14 @@ mod tests {
 
     /// Every piece found is one of the regex's, and text left unknown starts and ends where
     /// the regex's pieces do; the pieces of the runs, found apart, are those of the text.
-    fn agrees_with_the_regex(text: &str) -> Result<(), TestCaseError> {
-        let expected = regex_pieces(text);
+    fn agrees_with_the_regex(pattern: Pattern, text: &str) -> Result<(), TestCaseError> {
+        let expected = regex_pieces(pattern, text);
         let starts: BTreeSet<usize> = expected
             .iter()
             .map(|piece| piece.start)
             .chain([text.len()])
             .collect();
-        let found: Vec<_> = pieces(text).collect();
+        let found: Vec<_> = pieces(pattern, text).collect();
         let mut at = 0;
         for piece in &found {
             match piece {
@@ -234,7 +291,7 @@ mod tests {
         let mut offset = 0;
         for run in runs(text) {
             let shift = |range: Range<usize>| range.start + offset..range.end + offset;
-            by_runs.extend(pieces(run).map(|piece| piece.map(shift).map_err(shift)));
+            by_runs.extend(pieces(pattern, run).map(|piece| piece.map(shift).map_err(shift)));
             offset += run.len();
         }
         prop_assert_eq!(by_runs, found);
@@ -294,40 +351,61 @@ mod tests {
 
         #[test]
         fn pieces_are_the_pre_tokenizers(text in text()) {
-            agrees_with_the_regex(&text)?;
+            for (pattern, _) in PATTERNS {
+                agrees_with_the_regex(pattern, &text)?;
+            }
         }
 
         #[test]
         fn the_bound_is_never_below_the_count(text in text()) {
-            let count = bpe_openai::o200k_base().count(text.as_str());
-            let bound = crate::tokens::Encoding::O200k.at_most(&text);
-            prop_assert!(bound >= count, "{text:?}: bound {bound}, count {count}");
+            for (pattern, encoding) in PATTERNS {
+                let count = tokenizer(pattern).count(text.as_str());
+                let bound = encoding.at_most(&text);
+                prop_assert!(bound >= count, "{encoding:?} {text:?}: bound {bound}, count {count}");
+            }
         }
     }
 
     #[test]
     fn a_few_pieces_spelled_out() {
-        let cut = |text: &'static str| -> Vec<&'static str> {
-            pieces(text)
+        let cut = |pattern, text: &'static str| -> Vec<&'static str> {
+            pieces(pattern, text)
                 .map(|piece| &text[piece.unwrap_or_else(|unknown| unknown)])
                 .collect()
         };
-        // The second of two spaces goes with the word; a contraction stays with its word.
+        let o200k = |text| cut(Pattern::O200k, text);
+        let cl100k = |text| cut(Pattern::Cl100k, text);
+        // The second of two spaces goes with the word; o200k keeps a contraction with its
+        // word, cl100k cuts it off.
         assert_eq!(
-            cut("Hello  world's\n\n"),
+            o200k("Hello  world's\n\n"),
             ["Hello", " ", " world's", "\n\n"]
         );
-        // Capitals then lower case are one piece, lower case then capitals two.
-        assert_eq!(cut("HTTPServer fooBar"), ["HTTPServer", " foo", "Bar"]);
-        // Digits go by three; punctuation takes the line breaks and slashes after it.
         assert_eq!(
-            cut("12345 **x**.\n/y"),
+            cl100k("Hello  world's\n\n"),
+            ["Hello", " ", " world", "'s", "\n\n"]
+        );
+        // o200k: capitals then lower case are one piece, lower case then capitals two.
+        assert_eq!(o200k("HTTPServer fooBar"), ["HTTPServer", " foo", "Bar"]);
+        assert_eq!(cl100k("HTTPServer fooBar"), ["HTTPServer", " fooBar"]);
+        // Digits go by three; punctuation takes the line breaks after it (and slashes, in
+        // o200k).
+        assert_eq!(
+            o200k("12345 **x**.\n/y"),
             ["123", "45", " **", "x", "**.\n/", "y"]
+        );
+        assert_eq!(
+            cl100k("12345 **x**.\n/y"),
+            ["123", "45", " **", "x", "**.\n", "/y"]
         );
         // A letter outside ASCII could join the word: unknown up to the next space before
         // a letter.
-        assert_eq!(cut("a café au lait"), ["a", " café", " au", " lait"]);
-        assert!(pieces("a café").nth(1).is_some_and(|piece| piece.is_err()));
+        assert_eq!(o200k("a café au lait"), ["a", " café", " au", " lait"]);
+        assert!(
+            pieces(Pattern::O200k, "a café")
+                .nth(1)
+                .is_some_and(|piece| piece.is_err())
+        );
     }
 
     #[test]
@@ -342,7 +420,9 @@ mod tests {
                 .is_some_and(|extension| extension == "md")
             {
                 let text = std::fs::read_to_string(entry.path()).unwrap();
-                agrees_with_the_regex(&text).unwrap();
+                for (pattern, _) in PATTERNS {
+                    agrees_with_the_regex(pattern, &text).unwrap();
+                }
                 checked += 1;
             }
         }
