@@ -105,6 +105,14 @@ fn set(resource: Resource, limit: u64) {
         Resource::Memory => rustix::process::Resource::Data,
         Resource::Time => rustix::process::Resource::Cpu,
     };
+    // The allocator reserves its first arena (1 GiB of address space, which the data limit
+    // counts though little of it is in use) before `main`: a ceiling below that would refuse
+    // every later mapping, a thread's stack or the allocator's bookkeeping, at random points.
+    // The limit is what the process may map beyond what it holds when the limit is set.
+    let limit = match resource {
+        rustix::process::Resource::Data => limit.saturating_add(mapped_data_bytes()),
+        _ => limit,
+    };
     let current = getrlimit(resource);
     let soft = current
         .current
@@ -123,6 +131,20 @@ fn set(resource: Resource, limit: u64) {
             maximum,
         },
     );
+}
+
+/// The bytes of the process's data mappings (what the data limit counts), from
+/// `/proc/self/status`; 0 where there is none.
+#[cfg(unix)]
+fn mapped_data_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            let line = status.lines().find(|line| line.starts_with("VmData:"))?;
+            let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+            kib.checked_mul(1024)
+        })
+        .unwrap_or(0)
 }
 
 #[cfg(not(unix))]
