@@ -51,7 +51,10 @@ fn main() {
 }
 
 /// `<encoding>_pieces.rs`: the lines of `src/tokens/<encoding>-pieces.txt`, unescaped, as a
-/// `phf::Set` expression.
+/// `PieceSet` expression: phf's perfect hash of them, and the pieces in its order in one
+/// text, with where each ends. Integers and one text rather than a `phf::Set` of `&str`: each
+/// `&str` in a static is a pointer the loader relocates at every process start (200,000 of
+/// them took milliseconds of every run).
 fn pieces(manifest_dir: &Path, out_dir: &Path, encoding: &str) {
     let table = format!("src/tokens/{encoding}-pieces.txt");
     println!("cargo::rerun-if-changed={table}");
@@ -60,11 +63,25 @@ fn pieces(manifest_dir: &Path, out_dir: &Path, encoding: &str) {
         Err(error) => panic!("cannot read {table}: {error}"),
     };
     let pieces: Vec<String> = text.lines().map(unescape).collect();
-    let mut set = phf_codegen::Set::new();
-    for piece in &pieces {
-        set.entry(piece.as_str());
+    let keys: Vec<&str> = pieces.iter().map(String::as_str).collect();
+    let state = phf_generator::generate_hash(&keys);
+    let mut joined = String::new();
+    let mut ends = Vec::with_capacity(pieces.len());
+    for &index in &state.map {
+        joined.push_str(&pieces[index]);
+        ends.push(joined.len().to_string());
     }
-    let code = format!("{}\n", set.build());
+    let disps: Vec<String> = state
+        .disps
+        .iter()
+        .map(|(d1, d2)| format!("({d1}, {d2})"))
+        .collect();
+    let code = format!(
+        "PieceSet {{ key: {}, disps: &[{}], ends: &[{}], text: {joined:?} }}\n",
+        state.key,
+        disps.join(", "),
+        ends.join(", ")
+    );
     let generated = format!("{encoding}_pieces.rs");
     if let Err(error) = std::fs::write(out_dir.join(&generated), code) {
         panic!("cannot write {generated}: {error}");

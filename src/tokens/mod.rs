@@ -66,9 +66,9 @@ impl Encoding {
         count
     }
 
-    /// At least the number of tokens in `text`, found without loading the tables: the
-    /// count of the encoding's pre-tokenizer pieces that are tokens, plus the bytes of the
-    /// others (see [`pieces`]). A budget this fits needs no count.
+    /// An upper bound on the number of tokens in `text`, found without loading the tables:
+    /// the number of the encoding's pre-tokenizer pieces that are tokens, plus the bytes of
+    /// the others (see [`pieces`]). A budget this fits needs no count.
     pub fn at_most(self, text: &str) -> usize {
         at_most(self, text)
     }
@@ -103,13 +103,41 @@ impl Encoding {
 }
 
 /// The pieces that are tokens (two bytes or more: every byte is a token), by encoding.
-static O200K_PIECES: phf::Set<&'static str> =
-    include!(concat!(env!("OUT_DIR"), "/o200k_pieces.rs"));
-static CL100K_PIECES: phf::Set<&'static str> =
-    include!(concat!(env!("OUT_DIR"), "/cl100k_pieces.rs"));
+static O200K_PIECES: PieceSet = include!(concat!(env!("OUT_DIR"), "/o200k_pieces.rs"));
+static CL100K_PIECES: PieceSet = include!(concat!(env!("OUT_DIR"), "/cl100k_pieces.rs"));
+
+/// A set of strings built with the binary (see build.rs): phf's perfect hash of them, and the
+/// strings in its order in one text, each ending at its `ends`.
+struct PieceSet {
+    key: phf_shared::HashKey,
+    disps: &'static [(u32, u32)],
+    ends: &'static [u32],
+    text: &'static str,
+}
+
+impl PieceSet {
+    fn contains(&self, piece: &str) -> bool {
+        if self.ends.is_empty() {
+            return false;
+        }
+        let hashes = phf_shared::hash(piece, &self.key);
+        let index = phf_shared::get_index(&hashes, self.disps, self.ends.len()) as usize;
+        let start = index
+            .checked_sub(1)
+            .and_then(|before| self.ends.get(before))
+            .map_or(0, |&end| end as usize);
+        let end = self.ends.get(index).map_or(0, |&end| end as usize);
+        self.text.get(start..end) == Some(piece)
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+}
 
 impl Encoding {
-    fn pieces(self) -> (pieces::Pattern, &'static phf::Set<&'static str>) {
+    fn pieces(self) -> (pieces::Pattern, &'static PieceSet) {
         match self {
             Encoding::O200k => (pieces::Pattern::O200k, &O200K_PIECES),
             Encoding::Cl100k => (pieces::Pattern::Cl100k, &CL100K_PIECES),
@@ -423,6 +451,9 @@ mod tests {
             // What build.rs made of it: every line, and nothing else.
             assert_eq!(set.len(), tokens.len());
             assert!(tokens.iter().all(|token| set.contains(token)));
+            for other in ["", "a", " promptc's", "the the", "\u{e9}t\u{e9}"] {
+                assert!(!set.contains(other), "{other:?}");
+            }
         }
     }
 
