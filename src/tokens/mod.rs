@@ -1,7 +1,9 @@
 //! Token counts with OpenAI's BPE encodings, offline, through GitHub's `bpe-openai` (the
 //! fastest to load and count of the offline implementations measured in
 //! `benches/pipeline.rs`). The tables are loaded once per process, and only when a count is
-//! not already known.
+//! not already known. A budget check asks first for a bound on the count
+//! ([`Encoding::at_most`]), which needs no tables: only a prompt whose bound passes its budget
+//! is counted.
 //!
 //! Every count is remembered by the SHA-256 of its text, for the process; the command line
 //! also keeps them in a cache file of its own between runs ([`open_cache`], [`save_cache`]),
@@ -70,7 +72,45 @@ impl Encoding {
     /// the number of the encoding's pre-tokenizer pieces that are tokens, plus the bytes of
     /// the others (see [`pieces`]). A budget this fits needs no count.
     pub fn at_most(self, text: &str) -> usize {
-        at_most(self, text)
+        // Run by run (see [`pieces::runs`]): a prompt repeats most of the runs of the prompts
+        // compiled before it, and each run's bound is remembered by its text for the process.
+        /// Each run's bound, by its text.
+        type Bounds = HashMap<Box<str>, usize>;
+        /// By encoding, o200k first.
+        static BOUNDS: OnceLock<Mutex<[Bounds; 2]>> = OnceLock::new();
+        let (pattern, tokens) = self.pieces();
+        let mut all = BOUNDS
+            .get_or_init(Mutex::default)
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let bounds = &mut all[usize::from(self == Encoding::Cl100k)];
+        let mut total = 0;
+        for run in pieces::runs(text) {
+            if let Some(bound) = bounds.get(run) {
+                total += bound;
+                continue;
+            }
+            let bound = pieces::pieces(pattern, run)
+                .map(|piece| match piece {
+                    Ok(piece) if piece.len() > 1 && tokens.contains(&run[piece.clone()]) => 1,
+                    Ok(piece) | Err(piece) => piece.len(),
+                })
+                .sum();
+            // A long-lived process (an agent) forgets what it learnt rather than grow.
+            if bounds.len() >= BOUND_RUNS {
+                bounds.clear();
+            }
+            bounds.insert(run.into(), bound);
+            total += bound;
+        }
+        total
+    }
+
+    fn pieces(self) -> (pieces::Pattern, &'static PieceSet) {
+        match self {
+            Encoding::O200k => (pieces::Pattern::O200k, &O200K_PIECES),
+            Encoding::Cl100k => (pieces::Pattern::Cl100k, &CL100K_PIECES),
+        }
     }
 
     /// The count of `text` when it is already known, without loading the tables.
@@ -134,51 +174,6 @@ impl PieceSet {
     fn len(&self) -> usize {
         self.ends.len()
     }
-}
-
-impl Encoding {
-    fn pieces(self) -> (pieces::Pattern, &'static PieceSet) {
-        match self {
-            Encoding::O200k => (pieces::Pattern::O200k, &O200K_PIECES),
-            Encoding::Cl100k => (pieces::Pattern::Cl100k, &CL100K_PIECES),
-        }
-    }
-}
-
-/// [`Encoding::at_most`], run by run (see [`pieces::runs`]): a prompt repeats most of the
-/// runs of the prompts compiled before it, and each run's bound is remembered by its text
-/// for the process.
-fn at_most(encoding: Encoding, text: &str) -> usize {
-    /// Each run's bound, by its text.
-    type Bounds = HashMap<Box<str>, usize>;
-    /// By encoding, o200k first.
-    static BOUNDS: OnceLock<Mutex<[Bounds; 2]>> = OnceLock::new();
-    let (pattern, tokens) = encoding.pieces();
-    let mut all = BOUNDS
-        .get_or_init(Mutex::default)
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner);
-    let bounds = &mut all[usize::from(encoding == Encoding::Cl100k)];
-    let mut total = 0;
-    for run in pieces::runs(text) {
-        if let Some(bound) = bounds.get(run) {
-            total += bound;
-            continue;
-        }
-        let bound = pieces::pieces(pattern, run)
-            .map(|piece| match piece {
-                Ok(piece) if piece.len() > 1 && tokens.contains(&run[piece.clone()]) => 1,
-                Ok(piece) | Err(piece) => piece.len(),
-            })
-            .sum();
-        // A long-lived process (an agent) forgets what it learnt rather than grow.
-        if bounds.len() >= BOUND_RUNS {
-            bounds.clear();
-        }
-        bounds.insert(run.into(), bound);
-        total += bound;
-    }
-    total
 }
 
 /// How many runs' bounds a process remembers.
