@@ -20,6 +20,7 @@ use crate::resolve::plan::{Outline, Outlines};
 use crate::resolve::plan::{Plan, Reason, plan};
 use crate::resolve::scope::Scope;
 use crate::span::Span;
+use crate::templates::written::{BoundedMemo, write_bytes};
 use crate::workspace::Workspace;
 use crate::workspace::inheritance::{EffectiveVariant, effective};
 pub(crate) use definitions::place;
@@ -54,14 +55,27 @@ pub struct Compiler<'w> {
     /// Where each of the manifest's predicates is written, in their order: found once, though
     /// only a predicate that fails needs it.
     predicate_spans: Vec<Span>,
+    /// Scopes and plans made before, by what they were made of (see [`Compiler::prepare`]).
+    prepared: BoundedMemo<Box<[u8]>, Arc<Planned>>,
 }
+
+/// What `prepare` made of a variant and a request, for the next request like it: the scope
+/// before any section renders, and the plan.
+struct Planned {
+    scope: Scope,
+    plan: Arc<Plan>,
+}
+
+/// What the scopes and plans remembered may hold, counted by their keys (a context written
+/// out, about as large as what is made of it).
+const MAX_PREPARED_BYTES: usize = 8 * 1024 * 1024;
 
 /// A compile up to rendering: the variant, the scope, and the plan.
 pub(crate) struct Prepared<'c> {
     pub variant: &'c EffectiveVariant,
     pub outline: Arc<Outline>,
     pub scope: Scope,
-    pub plan: Plan,
+    pub plan: Arc<Plan>,
     pub date: Option<String>,
 }
 
@@ -91,6 +105,7 @@ impl<'w> Compiler<'w> {
                         .value_span(&child_pointer("/predicates", name))
                 })
                 .collect(),
+            prepared: BoundedMemo::new(MAX_PREPARED_BYTES),
         }
     }
 
@@ -118,6 +133,21 @@ impl<'w> Compiler<'w> {
             .date
             .clone()
             .or_else(|| request.source_date_epoch.map(date_from_epoch));
+        let outline = self.outlines.get(self.workspace, variant);
+        // The scope and the plan are a function of the variant and of the request's context,
+        // date and `--set` values: an agent compiles for the same context request after
+        // request, and that context's values (its MCP servers' tools and schemas) cost more to
+        // make into template values and to test conditions on than to write out as a key.
+        let key = prepared_key(variant, request, date.as_deref());
+        if let Some(planned) = key.as_ref().and_then(|key| self.prepared.get(key)) {
+            return Ok(Prepared {
+                variant,
+                outline,
+                scope: planned.scope.fresh(),
+                plan: planned.plan.clone(),
+                date,
+            });
+        }
         let declared = &self.workspace.settings().context_fields;
         let mut scope = Scope::new(
             variant,
@@ -126,9 +156,20 @@ impl<'w> Compiler<'w> {
             date.as_deref(),
             &request.set,
         );
+        let problems = diagnostics.len();
         self.insert_predicates(&mut scope, diagnostics);
-        let outline = self.outlines.get(self.workspace, variant);
-        let plan = plan(&self.conditions, &outline, &mut scope, diagnostics);
+        let plan = Arc::new(plan(&self.conditions, &outline, &mut scope, diagnostics));
+        // A preparation that reported a problem is made again, and reports it again.
+        if let Some(key) = key
+            && diagnostics.len() == problems
+        {
+            let bytes = 2 * key.len();
+            let planned = Planned {
+                scope: scope.fresh(),
+                plan: plan.clone(),
+            };
+            self.prepared.insert(key, Arc::new(planned), bytes);
+        }
         Ok(Prepared {
             variant,
             outline,
@@ -294,4 +335,31 @@ impl<'w> Compiler<'w> {
             scope.insert_predicate(name, value);
         }
     }
+}
+
+/// What a prepared scope and plan are made of, written out: the variant, the date, the
+/// `--set` values and the whole context. `None` for a context that cannot be written out
+/// (never, for one that was read): it is then prepared every time.
+fn prepared_key(
+    variant: &EffectiveVariant,
+    request: &Request,
+    date: Option<&str>,
+) -> Option<Box<[u8]>> {
+    let mut key = Vec::with_capacity(1024);
+    write_bytes(variant.id().as_bytes(), &mut key);
+    match date {
+        Some(date) => {
+            key.push(1);
+            write_bytes(date.as_bytes(), &mut key);
+        }
+        None => key.push(0),
+    }
+    key.extend((request.set.len() as u64).to_le_bytes());
+    for (name, value) in &request.set {
+        write_bytes(name.as_bytes(), &mut key);
+        write_bytes(value.as_bytes(), &mut key);
+    }
+    // JSON writes every field but `extends`, which a context has already been resolved from.
+    serde_json::to_writer(&mut key, &request.context).ok()?;
+    Some(key.into_boxed_slice())
 }

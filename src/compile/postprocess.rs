@@ -33,6 +33,15 @@ pub enum Stopped {
 #[derive(Debug)]
 enum Step {
     Rule(PostprocessRule),
+    /// `drop_empty_sections` (with a separator that is not blank), `collapse_blank_lines` and
+    /// `trim`, one after the other (the default set): made in one pass over the lines, which
+    /// copies the prompt once instead of three times.
+    Tidy {
+        separator: String,
+        max: usize,
+        whitespace_is_blank: bool,
+        final_newline: bool,
+    },
     Regex {
         regex: Regex,
         /// The same pattern as a lazy DFA, which finds its matches in linear time or gives up.
@@ -78,7 +87,9 @@ impl Postprocessor {
                 other => Some((index, Step::Rule(other.clone()))),
             })
             .collect();
-        Self { steps }
+        Self {
+            steps: fuse_tidy(steps),
+        }
     }
 
     /// Applies the rules in order; none may make the text longer than `limit` bytes. A regex
@@ -87,10 +98,11 @@ impl Postprocessor {
     pub fn apply(&self, text: &str, limit: u64, fuel: u64) -> Result<String, Stopped> {
         let limit = usize::try_from(limit).unwrap_or(usize::MAX);
         let fuel = Fuel::new(fuel);
-        let mut text = text.to_string();
+        // Every rule makes a new text: the rendered one is not copied first.
+        let mut text = std::borrow::Cow::Borrowed(text);
         for (index, step) in &self.steps {
             let rule = *index;
-            text = match step {
+            let next = match step {
                 Step::Rule(PostprocessRule::TrimTrailingWhitespace) => {
                     trim_trailing_whitespace(&text)
                 }
@@ -109,7 +121,28 @@ impl Postprocessor {
                     drop_empty_headings(&text, guard.as_ref())
                 }
                 // Compiled into `Step::Regex` by `new`.
-                Step::Rule(PostprocessRule::Regex { .. }) => text,
+                Step::Rule(PostprocessRule::Regex { .. }) => continue,
+                Step::Tidy {
+                    separator,
+                    max,
+                    whitespace_is_blank,
+                    final_newline,
+                } => {
+                    let tidy = tidy(&text, separator, *max, *whitespace_is_blank, *final_newline);
+                    // Only `trim` can grow a text (by its final newline); a text over the
+                    // limit is taken through the three rules apart, for the one to blame.
+                    if tidy.len() > limit {
+                        return Err(Stopped::Overgrown {
+                            rule: overgrown_in_tidy(
+                                &text,
+                                (separator, *max, *whitespace_is_blank),
+                                limit,
+                                rule,
+                            ),
+                        });
+                    }
+                    tidy
+                }
                 Step::Regex {
                     regex,
                     lazy,
@@ -131,11 +164,138 @@ impl Postprocessor {
                         .map_err(stopped)?
                 }
             };
+            text = std::borrow::Cow::Owned(next);
             if text.len() > limit {
                 return Err(Stopped::Overgrown { rule });
             }
         }
-        Ok(text)
+        Ok(text.into_owned())
+    }
+}
+
+/// The steps with each run of `drop_empty_sections` (a separator that is not blank),
+/// `collapse_blank_lines` and `trim` made one [`Step::Tidy`], placed as the first of the three.
+fn fuse_tidy(steps: Vec<(usize, Step)>) -> Vec<(usize, Step)> {
+    let mut fused: Vec<(usize, Step)> = Vec::with_capacity(steps.len());
+    for (index, step) in steps {
+        fused.push((index, step));
+        let at = fused.len().saturating_sub(3);
+        let tidy = match &fused[at..] {
+            [
+                (first, Step::Rule(PostprocessRule::DropEmptySections { separator })),
+                (
+                    second,
+                    Step::Rule(PostprocessRule::CollapseBlankLines {
+                        max,
+                        whitespace_is_blank,
+                    }),
+                ),
+                (third, Step::Rule(PostprocessRule::Trim { final_newline })),
+            ] if !separator.trim().is_empty() && *second == first + 1 && *third == first + 2 => {
+                Some((
+                    *first,
+                    Step::Tidy {
+                        separator: separator.clone(),
+                        max: *max,
+                        whitespace_is_blank: *whitespace_is_blank,
+                        final_newline: *final_newline,
+                    },
+                ))
+            }
+            _ => None,
+        };
+        if let Some(tidy) = tidy {
+            fused.truncate(at);
+            fused.push(tidy);
+        }
+    }
+    fused
+}
+
+/// `drop_empty_sections`, `collapse_blank_lines` and `trim` in one pass: each line the first
+/// keeps goes straight to the second, whose lines are joined once, then trimmed in place.
+/// The first two rules' handling of a final newline makes no difference once the text is
+/// trimmed.
+fn tidy(
+    text: &str,
+    separator: &str,
+    max: usize,
+    whitespace_is_blank: bool,
+    final_newline: bool,
+) -> String {
+    let mut collapse = Collapse {
+        out: Lines::new(text),
+        run: Vec::new(),
+        max,
+        whitespace_is_blank,
+    };
+    keep_nonempty_sections(text, separator, |line| collapse.push(line));
+    let mut joined = collapse.finish();
+    // `trim`, without copying the text again.
+    let end = joined.trim_end().len();
+    joined.truncate(end);
+    let start = joined.len() - joined.trim_start().len();
+    joined.drain(..start);
+    if final_newline && !joined.is_empty() {
+        joined.push('\n');
+    }
+    joined
+}
+
+/// The rule of a `Step::Tidy` (the first at `first`) after which the text is longer than
+/// `limit`, as the three rules applied apart find it.
+fn overgrown_in_tidy(
+    text: &str,
+    (separator, max, whitespace_is_blank): (&str, usize, bool),
+    limit: usize,
+    first: usize,
+) -> usize {
+    let dropped = drop_empty_sections(text, separator);
+    if dropped.len() > limit {
+        return first;
+    }
+    if collapse_blank_lines(&dropped, max, whitespace_is_blank).len() > limit {
+        return first + 1;
+    }
+    first + 2
+}
+
+/// `collapse_blank_lines` fed one line at a time.
+struct Collapse<'a> {
+    out: Lines<'a>,
+    /// The blank lines since the last line that is not.
+    run: Vec<&'a str>,
+    max: usize,
+    whitespace_is_blank: bool,
+}
+
+impl<'a> Collapse<'a> {
+    fn push(&mut self, line: &'a str) {
+        let blank = if self.whitespace_is_blank {
+            is_blank(line)
+        } else {
+            line.is_empty()
+        };
+        if blank {
+            self.run.push(line);
+        } else {
+            self.flush();
+            self.out.keep(line);
+        }
+    }
+
+    fn flush(&mut self) {
+        if self.run.len() > self.max {
+            self.run.clear();
+            (0..self.max).for_each(|_| self.out.push(""));
+        } else {
+            self.run.drain(..).for_each(|line| self.out.keep(line));
+        }
+    }
+
+    fn finish(mut self) -> String {
+        self.flush();
+        self.out.finish()
     }
 }
 
@@ -198,40 +358,38 @@ fn trim_trailing_whitespace(text: &str) -> String {
 }
 
 fn is_blank(line: &str) -> bool {
-    line.trim().is_empty()
+    // Most lines start with a character that is not whitespace: no need to walk them.
+    match line.as_bytes().first() {
+        Some(&first) if solid(first) => false,
+        _ => line.trim().is_empty(),
+    }
+}
+
+/// `line.trim()`, without walking a line whose ends are not whitespace (most lines).
+fn trimmed(line: &str) -> &str {
+    match (line.as_bytes().first(), line.as_bytes().last()) {
+        (Some(&first), Some(&last)) if solid(first) && solid(last) => line,
+        _ => line.trim(),
+    }
+}
+
+/// Whether a byte is an ASCII character that `str::trim` keeps.
+fn solid(byte: u8) -> bool {
+    byte.is_ascii() && !char::from(byte).is_whitespace()
 }
 
 /// Runs of more than `max` blank lines become `max` empty lines; a shorter run is left as it
 /// is, so a whitespace-only line between two lines of text keeps its spaces.
 fn collapse_blank_lines(text: &str, max: usize, whitespace_is_blank: bool) -> String {
-    let blank = |line: &str| {
-        if whitespace_is_blank {
-            is_blank(line)
-        } else {
-            line.is_empty()
-        }
+    let mut collapse = Collapse {
+        out: Lines::new(text),
+        run: Vec::new(),
+        max,
+        whitespace_is_blank,
     };
-    fn flush<'a>(run: &mut Vec<&'a str>, out: &mut Lines<'a>, max: usize) {
-        if run.len() > max {
-            run.clear();
-            (0..max).for_each(|_| out.push(""));
-        } else {
-            run.drain(..).for_each(|line| out.keep(line));
-        }
-    }
-    let mut out = Lines::new(text);
-    let mut run: Vec<&str> = Vec::new();
-    for line in lines(text) {
-        if blank(line) {
-            run.push(line);
-        } else {
-            flush(&mut run, &mut out, max);
-            out.keep(line);
-        }
-    }
-    flush(&mut run, &mut out, max);
+    lines(text).for_each(|line| collapse.push(line));
     // A blank final line is the text's closing newline, not a line of its own.
-    let mut joined = out.finish();
+    let mut joined = collapse.finish();
     if text.ends_with('\n') && !joined.ends_with('\n') {
         joined.push('\n');
     }
@@ -302,40 +460,46 @@ impl<'a> Lines<'a> {
 /// Removes a separator line when nothing but blank lines follows it before the next separator
 /// or the end, and a separator at the very start.
 fn drop_empty_sections(text: &str, separator: &str) -> String {
-    let is_separator = |line: &str| line.trim() == separator;
+    let is_separator = |line: &str| trimmed(line) == separator;
     // A separator that is itself blank is decided by the lines after the blank ones, which
     // may be separators too: that needs to look ahead past them.
     if separator.trim().is_empty() {
         return drop_blank_separators(text, is_separator);
     }
     let mut out = Lines::new(text);
+    keep_nonempty_sections(text, separator, |line| out.keep(line));
+    out.finish()
+}
+
+/// The lines `drop_empty_sections` keeps, for a separator that is not blank, handed to `keep`
+/// in order.
+fn keep_nonempty_sections<'a>(text: &'a str, separator: &str, mut keep: impl FnMut(&'a str)) {
     // A separator after content, held with the blank lines that follow it until the next line
     // that is not blank says whether its section is empty.
     let mut held: Option<&str> = None;
     let mut blanks: Vec<&str> = Vec::new();
     let mut seen_content = false;
     for line in lines(text) {
-        if is_separator(line) {
+        if trimmed(line) == separator {
             // The held separator's section is empty: it goes, its blank lines stay.
-            blanks.drain(..).for_each(|blank| out.keep(blank));
+            blanks.drain(..).for_each(&mut keep);
             held = seen_content.then_some(line);
         } else if is_blank(line) {
             if held.is_some() {
                 blanks.push(line);
             } else {
-                out.keep(line);
+                keep(line);
             }
         } else {
             if let Some(separator) = held.take() {
-                out.keep(separator);
+                keep(separator);
             }
-            blanks.drain(..).for_each(|blank| out.keep(blank));
-            out.keep(line);
+            blanks.drain(..).for_each(&mut keep);
+            keep(line);
             seen_content = true;
         }
     }
-    blanks.drain(..).for_each(|blank| out.keep(blank));
-    out.finish()
+    blanks.drain(..).for_each(keep);
 }
 
 /// `drop_empty_sections` for a separator that is blank itself.
@@ -408,7 +572,7 @@ fn separator_spacing(text: &str, separator: &str, guard: Option<&Guard>) -> Stri
     // Right after a spaced separator: its blank lines are replaced by exactly one.
     let mut after_separator = false;
     for &(start, line) in &lines {
-        if line.trim() == separator && !line_guarded(&mut guarded, (start, line)) {
+        if trimmed(line) == separator && !line_guarded(&mut guarded, (start, line)) {
             while out.last().is_some_and(|l| is_blank(l)) {
                 out.pop();
             }
@@ -973,6 +1137,62 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::test_runner::Config::with_cases(400))]
+
+        /// The default set made in one pass gives what its three rules give one after the
+        /// other: lines that are separators (spaced or not), blank in several ways (Unicode
+        /// whitespace too), or text, with or without a final newline.
+        #[test]
+        fn the_default_set_in_one_pass_is_its_rules_in_turn(
+            picks in proptest::collection::vec(0usize..11, 0..24),
+            final_line in proptest::bool::ANY,
+            separator in 0usize..2,
+            max in 0usize..3,
+            whitespace_is_blank in proptest::bool::ANY,
+            final_newline in proptest::bool::ANY,
+        ) {
+            let separator = ["---", "***"][separator];
+            let kinds = [
+                "", " ", "\t", "\u{a0}", "---", " --- ", "***", "text", "  indented",
+                "\u{a0}text\u{2003}", "---x",
+            ];
+            let mut text = picks.iter().map(|&pick| kinds[pick]).collect::<Vec<_>>().join("\n");
+            if final_line {
+                text.push('\n');
+            }
+            let rules = vec![
+                PostprocessRule::DropEmptySections { separator: separator.into() },
+                PostprocessRule::CollapseBlankLines { max, whitespace_is_blank },
+                PostprocessRule::Trim { final_newline },
+            ];
+            let fused = Postprocessor::new(Some(&rules));
+            let one_step = matches!(fused.steps.as_slice(), [(0, Step::Tidy { .. })]);
+            proptest::prop_assert!(one_step, "the three rules are one step");
+            let in_turn = trim(
+                &collapse_blank_lines(
+                    &drop_empty_sections(&text, separator),
+                    max,
+                    whitespace_is_blank,
+                ),
+                final_newline,
+            );
+            let limit = u64::MAX;
+            proptest::prop_assert_eq!(fused.apply(&text, limit, DEFAULT_FUEL), Ok(in_turn.clone()));
+            // A limit the text outgrows blames the rule that outgrew it, as rule by rule.
+            if !in_turn.is_empty() {
+                let limit = in_turn.len() as u64 - 1;
+                let apart: Vec<(usize, Step)> = rules
+                    .iter()
+                    .cloned()
+                    .enumerate()
+                    .map(|(index, rule)| (index, Step::Rule(rule)))
+                    .collect();
+                let apart = Postprocessor { steps: apart };
+                proptest::prop_assert_eq!(
+                    fused.apply(&text, limit, DEFAULT_FUEL),
+                    apart.apply(&text, limit, DEFAULT_FUEL)
+                );
+            }
+        }
 
         /// The sliding windows keep exactly the spans the windows walked afresh keep: text of
         /// one- to four-byte characters, markers that overlap themselves, any `within`, spans

@@ -99,6 +99,20 @@ impl Scope {
         ])
     }
 
+    /// The same scope without its section outputs: what a compile that starts from this one
+    /// fills in is its own.
+    pub fn fresh(&self) -> Self {
+        Self {
+            runtime: self.runtime.clone(),
+            sections: Arc::new(Sections::default()),
+            facts: self.facts.clone(),
+            facts_value: self.facts_value.clone(),
+            predicates: self.predicates.clone(),
+            predicates_value: self.predicates_value.clone(),
+            base: self.base.clone(),
+        }
+    }
+
     pub fn insert_predicate(&mut self, name: &str, value: bool) {
         self.predicates.insert(name.to_string(), Value::from(value));
         self.predicates_value = Value::from(self.predicates.clone());
