@@ -244,6 +244,48 @@ fn the_date_comes_from_the_context_or_source_date_epoch() {
     assert!(compiled.prompt.contains("on 2026-11-01."));
 }
 
+/// A compiler starts a compile for a request it has seen from what it made for it before: a
+/// request that differs in one `--set` value, the date, or one field of the context gets
+/// its own prompt, the one a compiler of its own gives it.
+#[test]
+fn requests_that_differ_in_one_value_get_their_own_prompts_from_one_compiler() {
+    let workspace = load("expressive");
+    let compiler = promptc::Compiler::new(&workspace);
+    let mut context = workspace.context("bare").unwrap().clone();
+    context.date = None;
+    let base = {
+        let mut request = Request::new(Selection::family("base"), context.clone());
+        request.source_date_epoch = Some(1_793_491_200);
+        request
+    };
+    let mut base = base;
+    base.set.insert("AGENT".into(), "Orion".into());
+    let mut other_set = base.clone();
+    other_set.set.insert("AGENT".into(), "Nova".into());
+    let mut other_date = base.clone();
+    other_date.source_date_epoch = Some(1_793_491_200 + 86_400);
+    let mut other_context = base.clone();
+    other_context.context.cwd = "/somewhere/else".into();
+    let requests = [&base, &other_set, &other_date, &other_context];
+    let mut prompts = Vec::new();
+    // Twice over: the second round starts every compile from the first's.
+    for request in requests.iter().chain(&requests) {
+        let shared = compiler.compile(request).unwrap().prompt;
+        let own = promptc::Compiler::new(&workspace)
+            .compile(request)
+            .unwrap()
+            .prompt;
+        assert_eq!(shared, own);
+        prompts.push(shared);
+    }
+    let first_round: std::collections::BTreeSet<&String> = prompts[..4].iter().collect();
+    assert_eq!(first_round.len(), 4, "each request has a prompt of its own");
+    assert!(prompts[0].starts_with("You are Orion,"));
+    assert!(prompts[1].starts_with("You are Nova,"));
+    assert!(prompts[2].contains("on 2026-11-02."));
+    assert!(prompts[3].contains("/somewhere/else"));
+}
+
 #[test]
 fn inheritance_and_overrides_follow_the_documented_merge_rules() {
     let workspace = load("expressive");
