@@ -358,24 +358,28 @@ fn trim_trailing_whitespace(text: &str) -> String {
 }
 
 fn is_blank(line: &str) -> bool {
-    // Most lines start with a character that is not whitespace: no need to walk them.
-    match line.as_bytes().first() {
-        Some(&first) if solid(first) => false,
-        _ => line.trim().is_empty(),
-    }
+    trimmed(line).is_empty()
 }
 
-/// `line.trim()`, without walking a line whose ends are not whitespace (most lines).
+/// `line.trim()`, with ASCII whitespace (most of what surrounds a line) stripped byte by byte:
+/// only a line with a character beyond ASCII at either end is left to `str::trim`.
 fn trimmed(line: &str) -> &str {
-    match (line.as_bytes().first(), line.as_bytes().last()) {
-        (Some(&first), Some(&last)) if solid(first) && solid(last) => line,
+    let bytes = line.as_bytes();
+    let space = |byte: &u8| matches!(byte, b'\t'..=b'\r' | b' ');
+    let start = bytes
+        .iter()
+        .position(|byte| !space(byte))
+        .unwrap_or(bytes.len());
+    let end = bytes
+        .iter()
+        .rposition(|byte| !space(byte))
+        .map_or(start, |last| last + 1);
+    let ascii_ends = bytes.get(start).is_none_or(u8::is_ascii)
+        && bytes.get(end.wrapping_sub(1)).is_none_or(u8::is_ascii);
+    match line.get(start..end) {
+        Some(inner) if ascii_ends => inner,
         _ => line.trim(),
     }
-}
-
-/// Whether a byte is an ASCII character that `str::trim` keeps.
-fn solid(byte: u8) -> bool {
-    byte.is_ascii() && !char::from(byte).is_whitespace()
 }
 
 /// Runs of more than `max` blank lines become `max` empty lines; a shorter run is left as it
@@ -1137,6 +1141,15 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::test_runner::Config::with_cases(400))]
+
+        /// Lines are trimmed as `str::trim` trims them, whatever whitespace surrounds them.
+        #[test]
+        fn lines_are_trimmed_as_trim_trims_them(
+            line in "[ \t\r\u{b}\u{c}\u{1c}\u{85}\u{a0}\u{2003}\u{3000}a\u{e9}-]{0,12}"
+        ) {
+            proptest::prop_assert_eq!(trimmed(&line), line.trim());
+            proptest::prop_assert_eq!(is_blank(&line), line.trim().is_empty());
+        }
 
         /// The default set made in one pass gives what its three rules give one after the
         /// other: lines that are separators (spaced or not), blank in several ways (Unicode
