@@ -57,6 +57,8 @@ pub struct Compiler<'w> {
     predicate_spans: Vec<Span>,
     /// Scopes and plans made before, by what they were made of (see [`Compiler::prepare`]).
     prepared: BoundedMemo<Box<[u8]>, Arc<Planned>>,
+    /// Routes found before, by the context written out (see [`Compiler::route`]).
+    routes: BoundedMemo<Box<[u8]>, Route>,
 }
 
 /// What `prepare` made of a variant and a request, for the next request like it: the scope
@@ -106,6 +108,7 @@ impl<'w> Compiler<'w> {
                 })
                 .collect(),
             prepared: BoundedMemo::new(MAX_PREPARED_BYTES),
+            routes: BoundedMemo::new(MAX_PREPARED_BYTES),
         }
     }
 

@@ -152,6 +152,21 @@ impl<'w> Compiler<'w> {
 
     /// The family whose `match` holds first for the context, or the fallback family.
     pub fn route(&self, context: &Context) -> Result<Route, CompileError> {
+        // A context routes as it did before: an agent routes the same context request after
+        // request, and making it into template values costs more than writing it out.
+        let key = serde_json::to_vec(context).ok().map(Vec::into_boxed_slice);
+        if let Some(route) = key.as_ref().and_then(|key| self.routes.get(key)) {
+            return Ok(route);
+        }
+        let route = self.route_afresh(context)?;
+        if let Some(key) = key {
+            let bytes = 2 * key.len();
+            self.routes.insert(key, route.clone(), bytes);
+        }
+        Ok(route)
+    }
+
+    fn route_afresh(&self, context: &Context) -> Result<Route, CompileError> {
         let mut diagnostics = Diagnostics::default();
         let scope = self.routing_scope(context, &mut diagnostics);
         let values = scope.values();
