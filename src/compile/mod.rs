@@ -68,9 +68,9 @@ struct Planned {
     plan: Arc<Plan>,
 }
 
-/// What the scopes and plans remembered may hold, counted by their keys (a context written
-/// out, about as large as what is made of it).
-const MAX_PREPARED_BYTES: usize = 8 * 1024 * 1024;
+/// What the scopes and plans remembered may hold, and the routes apart, counted by their keys
+/// (a context written out, about as large as what is made of it).
+const MAX_REMEMBERED_BYTES: usize = 8 * 1024 * 1024;
 
 /// A compile up to rendering: the variant, the scope, and the plan.
 pub(crate) struct Prepared<'c> {
@@ -107,8 +107,8 @@ impl<'w> Compiler<'w> {
                         .value_span(&child_pointer("/predicates", name))
                 })
                 .collect(),
-            prepared: BoundedMemo::new(MAX_PREPARED_BYTES),
-            routes: BoundedMemo::new(MAX_PREPARED_BYTES),
+            prepared: BoundedMemo::new(MAX_REMEMBERED_BYTES),
+            routes: BoundedMemo::new(MAX_REMEMBERED_BYTES),
         }
     }
 

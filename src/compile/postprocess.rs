@@ -223,12 +223,7 @@ fn tidy(
     whitespace_is_blank: bool,
     final_newline: bool,
 ) -> String {
-    let mut collapse = Collapse {
-        out: Lines::new(text),
-        run: Vec::new(),
-        max,
-        whitespace_is_blank,
-    };
+    let mut collapse = Collapse::new(text, max, whitespace_is_blank);
     keep_nonempty_sections(text, separator, |line| collapse.push(line));
     let mut joined = collapse.finish();
     // `trim`, without copying the text again.
@@ -270,6 +265,16 @@ struct Collapse<'a> {
 }
 
 impl<'a> Collapse<'a> {
+    /// For lines of `source`.
+    fn new(source: &'a str, max: usize, whitespace_is_blank: bool) -> Self {
+        Self {
+            out: Lines::new(source),
+            run: Vec::new(),
+            max,
+            whitespace_is_blank,
+        }
+    }
+
     fn push(&mut self, line: &'a str) {
         let blank = if self.whitespace_is_blank {
             is_blank(line)
@@ -385,12 +390,7 @@ fn trimmed(line: &str) -> &str {
 /// Runs of more than `max` blank lines become `max` empty lines; a shorter run is left as it
 /// is, so a whitespace-only line between two lines of text keeps its spaces.
 fn collapse_blank_lines(text: &str, max: usize, whitespace_is_blank: bool) -> String {
-    let mut collapse = Collapse {
-        out: Lines::new(text),
-        run: Vec::new(),
-        max,
-        whitespace_is_blank,
-    };
+    let mut collapse = Collapse::new(text, max, whitespace_is_blank);
     lines(text).for_each(|line| collapse.push(line));
     // A blank final line is the text's closing newline, not a line of its own.
     let mut joined = collapse.finish();
