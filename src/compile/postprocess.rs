@@ -4,6 +4,7 @@ use std::cell::Cell;
 
 use regex_automata::meta::Regex;
 use regex_automata::util::iter::Searcher;
+use regex_automata::util::prefilter::Prefilter;
 use regex_automata::{Anchored, Input, Match, MatchError, hybrid};
 
 use crate::built::{postprocess_lazy_dfa, postprocess_regexes, search_fuel, stepped_fuel};
@@ -646,17 +647,17 @@ fn replace_guarded(
     fuel: &Fuel,
 ) -> Result<String, Reason> {
     if let Some(lazy) = regex.lazy {
-        // A fresh cache for each rule of each compile: what a search costs, and whether the
+        // Fresh caches for each rule of each compile: what a search costs, and whether the
         // lazy DFA gives up, then depend on the prompt alone, never on what other compiles
         // left in a shared cache.
-        let mut cache = lazy.create_cache();
+        let mut matcher = LazyMatcher::new(lazy, text.len());
         let mut searcher = Searcher::new(Input::new(text));
         let free = (text.len() as u64).saturating_mul(4).saturating_add(4096);
         let mut read: u64 = 0;
         let mut search = |input: &Input<'_>| -> Result<Option<Match>, Reason> {
-            let before = progress(&mut cache);
-            let found = lazy.try_search(&mut cache, input);
-            let after = progress(&mut cache);
+            let before = matcher.progress();
+            let found = matcher.search(input);
+            let after = matcher.progress();
             let rest = text.len().saturating_sub(input.start());
             let Ok(found) = found else {
                 // The lazy DFA gave up on this search, or met a Unicode word boundary next to
@@ -698,15 +699,95 @@ fn replace_guarded(
     replace_matches(text, matches, regex.regex, replace, guard, limit, fuel)
 }
 
-/// What the lazy DFA's caches have read, forward and back, how often they filled, and the
-/// memory their states take.
-fn progress(cache: &mut hybrid::regex::Cache) -> (usize, usize, usize) {
-    let (forward, reverse) = cache.as_parts_mut();
-    (
-        forward.search_total_len() + reverse.search_total_len(),
-        forward.clear_count() + reverse.clear_count(),
-        forward.memory_usage() + reverse.memory_usage(),
-    )
+/// A rule's lazy DFA with the caches of one rule's application to one prompt.
+///
+/// The regex crate finds a match's end with a forward search, then its start with a search
+/// backwards from the end. For most rules, which start with a literal, the start is known
+/// sooner: every match starts where the literal does, so a match is the first place the
+/// literal occurs where a search anchored there matches. That search is forward only: the
+/// backward automaton (of `\w`, thousands of states over UTF-8) is neither built nor paid
+/// for, which was most of what a rule cost a compile. Where anchored searches that match
+/// nothing read more than the prompt's length (`a\w*b` over a long word of `a`s reads the
+/// rest of the word from each `a`), the rest of the prompt is searched the regex crate's way,
+/// which reads it once.
+struct LazyMatcher<'r> {
+    lazy: &'r hybrid::regex::Regex,
+    /// Where matches may start, for a pattern that matches no empty text; `None` otherwise.
+    starts: Option<&'r Prefilter>,
+    /// The anchored searches' cache, made for the first.
+    forward: Option<hybrid::dfa::Cache>,
+    /// The forward-then-backward searches' caches, made for the first.
+    both: Option<hybrid::regex::Cache>,
+    /// What anchored searches that matched nothing may read before the rest of the prompt
+    /// is searched the regex crate's way.
+    unmatched_allowance: usize,
+}
+
+impl<'r> LazyMatcher<'r> {
+    fn new(lazy: &'r hybrid::regex::Regex, text_len: usize) -> Self {
+        let dfa = lazy.forward();
+        let starts = dfa
+            .get_config()
+            .get_prefilter()
+            .filter(|_| !dfa.get_nfa().has_empty());
+        Self {
+            lazy,
+            starts,
+            forward: None,
+            both: None,
+            unmatched_allowance: text_len.saturating_add(4096),
+        }
+    }
+
+    /// The leftmost-first match in `input`'s span, as `hybrid::regex::Regex::try_search`
+    /// finds it.
+    fn search(&mut self, input: &Input<'_>) -> Result<Option<Match>, MatchError> {
+        let mut input = input.clone();
+        if let Some(starts) = self.starts {
+            let dfa = self.lazy.forward();
+            let cache = self
+                .forward
+                .get_or_insert_with(|| hybrid::dfa::Cache::new(dfa));
+            while self.unmatched_allowance > 0 {
+                let Some(start) = starts.find(input.haystack(), input.get_span()) else {
+                    return Ok(None);
+                };
+                let at = input
+                    .clone()
+                    .span(start.start..input.end())
+                    .anchored(Anchored::Yes);
+                let before = cache.search_total_len();
+                if let Some(end) = dfa.try_search_fwd(cache, &at)? {
+                    return Ok(Some(Match::must(0, start.start..end.offset())));
+                }
+                let read = cache.search_total_len().saturating_sub(before);
+                self.unmatched_allowance = self.unmatched_allowance.saturating_sub(read.max(1));
+                input.set_start(start.start + 1);
+            }
+        }
+        let lazy = self.lazy;
+        let cache = self.both.get_or_insert_with(|| lazy.create_cache());
+        lazy.try_search(cache, &input)
+    }
+
+    /// What the caches have read, how often they filled, and the memory their states take.
+    fn progress(&mut self) -> (usize, usize, usize) {
+        let mut progress = (0, 0, 0);
+        let mut add = |cache: &hybrid::dfa::Cache| {
+            progress.0 += cache.search_total_len();
+            progress.1 += cache.clear_count();
+            progress.2 += cache.memory_usage();
+        };
+        if let Some(forward) = &self.forward {
+            add(forward);
+        }
+        if let Some(both) = &mut self.both {
+            let (forward, reverse) = both.as_parts_mut();
+            add(forward);
+            add(reverse);
+        }
+        progress
+    }
 }
 
 /// Fuel per byte of states the lazy DFA builds: 2 MB of them took about a second.
@@ -904,6 +985,41 @@ mod tests {
                 "{pattern} → {replace}"
             );
         }
+    }
+
+    /// A rule that starts with a literal builds no backward automaton; where searches
+    /// anchored at the literal read on and on without a match, the rest of the prompt is read
+    /// once, and the matches are still the regex crate's.
+    #[test]
+    fn a_rule_that_starts_with_a_literal_is_searched_forward_only() {
+        let search_all = |pattern: &str, text: &str| {
+            let lazy = postprocess_lazy_dfa(pattern).unwrap();
+            let mut matcher = LazyMatcher::new(&lazy, text.len());
+            let mut searcher = Searcher::new(Input::new(text));
+            let mut found = Vec::new();
+            while let Some(next) = searcher.try_advance(|input| matcher.search(input)).unwrap() {
+                found.push(next.range());
+            }
+            let expected: Vec<_> = regex::Regex::new(pattern)
+                .unwrap()
+                .find_iter(text)
+                .map(|m| m.range())
+                .collect();
+            assert_eq!(found, expected, "{pattern}");
+            (matcher.both.is_some(), matcher.progress().0)
+        };
+        let prompt = "NOTE: one\nnote: two\nNOTE: \u{fc}n\u{ef}\n".repeat(50);
+        let (backward, _) = search_all(r"(?m)^NOTE: (\w+)", &prompt);
+        assert!(!backward, "a literal start needs no backward search");
+        // Each `a` starts a search that reads the rest of the word: past the prompt's length
+        // read so, the rest is searched forward and back, reading it once.
+        let word = format!("{}b {}", "a".repeat(20_000), "ab ".repeat(10));
+        let (backward, read) = search_all(r"a\w*c|ab", &word);
+        assert!(backward);
+        assert!(read < 4 * word.len(), "read {read} bytes of {}", word.len());
+        // A pattern that may match empty text has no literal every match starts with.
+        let (backward, _) = search_all(r"a*", "baab");
+        assert!(backward);
     }
 
     #[test]
@@ -1141,6 +1257,33 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::test_runner::Config::with_cases(400))]
+
+        /// Rules whose matches start with a literal are searched forward from where the
+        /// literal occurs: they replace what the regex crate replaces, over text where the
+        /// literal occurs often, in words, at line starts, next to characters beyond ASCII.
+        #[test]
+        fn rules_that_start_with_a_literal_replace_as_the_regex_crate_does(
+            text in "[ab \n:\u{e9}\u{4e2d}]{0,60}",
+            pattern in 0usize..10,
+        ) {
+            let patterns = [
+                r"(?m)^a: (\w+)",
+                r"a\w*b",
+                r"ab|a",
+                r"a(b|\u{e9})+",
+                r"(?i)AB?",
+                r"\u{e9}[^\n]*?b",
+                r"(?m)a$",
+                r"\ba\b",
+                r"(?:ab|ba)\s*",
+            ];
+            let pattern = patterns[pattern];
+            let expected = regex::Regex::new(pattern)
+                .unwrap()
+                .replace_all(&text, "<$0>")
+                .into_owned();
+            proptest::prop_assert_eq!(replaced(&text, pattern, "<$0>", None), expected);
+        }
 
         /// Lines are trimmed as `str::trim` trims them, whatever whitespace surrounds them.
         #[test]

@@ -75,27 +75,47 @@ impl Encoding {
         // Run by run (see [`pieces::runs`]): a prompt repeats most of the runs of the prompts
         // compiled before it, and each run's bound is remembered by its text for the process.
         /// Each run's bound, by its text.
-        type Bounds = HashMap<Box<str>, usize>;
+        type Bounds = HashMap<Box<str>, usize, rustc_hash::FxBuildHasher>;
         /// By encoding, o200k first.
         static BOUNDS: OnceLock<Mutex<[Bounds; 2]>> = OnceLock::new();
-        let (pattern, tokens) = self.pieces();
-        let mut all = BOUNDS
-            .get_or_init(Mutex::default)
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let bounds = &mut all[usize::from(self == Encoding::Cl100k)];
+        let lock = || {
+            BOUNDS
+                .get_or_init(Mutex::default)
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+        };
+        let slot = usize::from(self == Encoding::Cl100k);
         let mut total = 0;
-        for run in pieces::runs(text) {
-            if let Some(bound) = bounds.get(run) {
-                total += bound;
-                continue;
+        let mut unknown = Vec::new();
+        {
+            let all = lock();
+            for run in pieces::runs(text) {
+                match all[slot].get(run) {
+                    Some(bound) => total += bound,
+                    None => unknown.push(run),
+                }
             }
-            let bound = pieces::pieces(pattern, run)
-                .map(|piece| match piece {
-                    Ok(piece) if piece.len() > 1 && tokens.contains(&run[piece.clone()]) => 1,
-                    Ok(piece) | Err(piece) => piece.len(),
-                })
-                .sum();
+        }
+        if unknown.is_empty() {
+            return total;
+        }
+        // Found without holding the lock, which the other compile threads wait for.
+        let (pattern, tokens) = self.pieces();
+        let found: Vec<(&str, usize)> = unknown
+            .into_iter()
+            .map(|run| {
+                let bound = pieces::pieces(pattern, run)
+                    .map(|piece| match piece {
+                        Ok(piece) if piece.len() > 1 && tokens.contains(&run[piece.clone()]) => 1,
+                        Ok(piece) | Err(piece) => piece.len(),
+                    })
+                    .sum();
+                (run, bound)
+            })
+            .collect();
+        let mut all = lock();
+        let bounds = &mut all[slot];
+        for (run, bound) in found {
             // A long-lived process (an agent) forgets what it learnt rather than grow.
             if bounds.len() >= BOUND_RUNS {
                 bounds.clear();
