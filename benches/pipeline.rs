@@ -5,7 +5,8 @@
 //! Absolute times drift on a shared machine, so whole commands are measured against the I/O
 //! floor of the same workspace in the same run: a process that only reads every input file
 //! and compares (or writes, with the same fsync and rename) the same output bytes. Each figure
-//! is the median of several runs. Workspaces:
+//! is the median of several runs, and a floor and the commands compared with it run in turn,
+//! round after round, so that both meet the same load. Workspaces:
 //!
 //! - the shipped library (this repository's root, copied), and its `build --all` once more
 //!   with budgets under the bounds of its prompts' counts, so that they are counted: the
@@ -60,13 +61,13 @@ fn main() -> ExitCode {
     let full = std::env::var("PROMPTC_BENCH_SCALE").is_ok_and(|v| v == "full");
 
     let shipped = copy_of_shipped_library();
-    section("shipped library", shipped.path(), 5.0, 9);
+    section("shipped library", shipped.path(), 5.0, 15);
     counted(shipped.path());
     in_process(shipped.path());
     tokens(shipped.path());
 
     let registry = registry_shape();
-    section("real-registry shape", registry.path(), 8.0, 9);
+    section("real-registry shape", registry.path(), 8.0, 15);
 
     let (variants, tools, contexts) = if full { (100, 1000, 20) } else { (10, 100, 20) };
     scale(variants, tools, contexts, full);
@@ -105,19 +106,19 @@ fn section(name: &str, root: &Path, target: f64, runs: usize) {
         size(plan.output_bytes())
     );
     let plan_file = plan.write();
-    let floor = median(runs, || floor_process(plan_file.path(), "compare"));
-    for (label, args) in [
-        (
-            "build --all, outputs current",
-            &["build", "--all", "-q"][..],
-        ),
-        ("check", &["check", "-q"][..]),
-    ] {
-        let time = median(runs, || timed(root, args));
-        report(label, time, floor, Some(target));
-    }
-    let validate = median(runs, || timed(root, &["validate", "-q"]));
-    let inputs_floor = median(runs, || floor_process(plan_file.path(), "read"));
+    let plan_path = plan_file.path();
+    let [floor, build, check, validate, inputs_floor] = side_by_side(
+        runs,
+        [
+            &mut || floor_process(plan_path, "compare"),
+            &mut || timed(root, &["build", "--all", "-q"]),
+            &mut || timed(root, &["check", "-q"]),
+            &mut || timed(root, &["validate", "-q"]),
+            &mut || floor_process(plan_path, "read"),
+        ],
+    );
+    report("build --all, outputs current", build, floor, Some(target));
+    report("check", check, floor, Some(target));
     report("validate", validate, inputs_floor, None);
     for args in [
         &["build", "--all", "-q"][..],
@@ -143,8 +144,13 @@ fn counted(root: &Path) {
     std::fs::write(&variant, tight).unwrap();
     let plan = Plan::of(root);
     let plan_file = plan.write();
-    let floor = median(5, || floor_process(plan_file.path(), "compare"));
-    let time = median(5, || timed(root, &["build", "--all", "-q"]));
+    let [floor, time] = side_by_side(
+        5,
+        [
+            &mut || floor_process(plan_file.path(), "compare"),
+            &mut || timed(root, &["build", "--all", "-q"]),
+        ],
+    );
     report("build --all, prompts counted", time, floor, None);
     std::fs::write(&variant, toml).unwrap();
 }
@@ -460,10 +466,15 @@ fn scale(variants: usize, tools: usize, contexts: usize, full: bool) {
     );
     let write_floor = median(3, || floor_process(plan_file.path(), "write"));
     report("build --all, every file new", fresh, write_floor, Some(3.0));
-    let current = median(3, || timed(root, &["build", "--all", "-q"]));
-    let compare_floor = median(3, || floor_process(plan_file.path(), "compare"));
+    let [current, compare_floor, validate] = side_by_side(
+        3,
+        [
+            &mut || timed(root, &["build", "--all", "-q"]),
+            &mut || floor_process(plan_file.path(), "compare"),
+            &mut || timed(root, &["validate", "-q"]),
+        ],
+    );
     report("build --all, outputs current", current, compare_floor, None);
-    let validate = median(3, || timed(root, &["validate", "-q"]));
     println!(
         "  validate {:>10}  ×{:.2} build --all (target ≤ 2×: {})",
         ms(validate),
@@ -701,6 +712,25 @@ fn scale_matrix(variants: usize, tools: usize, contexts: usize) -> tempfile::Tem
 
 // ---------------------------------------------------------------------------------------------
 // Helpers.
+
+/// The median time of each measurement, taken in turn, round after round: a machine that
+/// slows down for a while slows the floor down with the commands compared with it, where
+/// measuring one after the other put the floor and a command in different weather.
+fn side_by_side<const N: usize>(
+    rounds: usize,
+    mut measures: [&mut dyn FnMut() -> Duration; N],
+) -> [Duration; N] {
+    let mut samples: [Vec<Duration>; N] = std::array::from_fn(|_| Vec::with_capacity(rounds));
+    for _ in 0..rounds {
+        for (measure, samples) in measures.iter_mut().zip(samples.iter_mut()) {
+            samples.push(measure());
+        }
+    }
+    samples.map(|mut samples| {
+        samples.sort();
+        samples[samples.len() / 2]
+    })
+}
 
 fn median(runs: usize, mut f: impl FnMut() -> Duration) -> Duration {
     let mut samples: Vec<Duration> = (0..runs).map(|_| f()).collect();
