@@ -2,11 +2,13 @@
 //! [`Compiler`] holds what every compile of a workspace shares, built once: the variants
 //! after inheritance, the parsed conditions and the post-processing rules.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
+use minijinja::Value;
 
-use crate::compiled::{CompileError, Compiled, Section, SourceRange};
+use crate::compiled::{CompileError, Compiled, Section};
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::model::limits::DEFAULT_FUEL;
 use crate::pointer::child_pointer;
@@ -59,6 +61,8 @@ pub struct Compiler<'w> {
     prepared: BoundedMemo<Box<[u8]>, Arc<Planned>>,
     /// Routes found before, by the context written out (see [`Compiler::route`]).
     routes: BoundedMemo<Box<[u8]>, Route>,
+    /// Every component's slot, as "": what a slot reads before its section renders.
+    empty_sections: Arc<BTreeMap<String, Value>>,
 }
 
 /// What `prepare` made of a variant and a request, for the next request like it: the scope
@@ -109,6 +113,13 @@ impl<'w> Compiler<'w> {
                 .collect(),
             prepared: BoundedMemo::new(MAX_REMEMBERED_BYTES),
             routes: BoundedMemo::new(MAX_REMEMBERED_BYTES),
+            empty_sections: Arc::new(
+                workspace
+                    .components
+                    .values()
+                    .map(|entry| (entry.value.slot(), Value::from("")))
+                    .collect(),
+            ),
         }
     }
 
@@ -228,34 +239,35 @@ impl<'w> Compiler<'w> {
         let tools = renderer.tools(&plan, variant, &mut scope);
 
         // Every slot resolves: "" until its component renders.
-        for entry in workspace.components.values() {
-            scope.insert_section(&entry.value.slot(), "");
-        }
+        scope.fill_sections_from(&self.empty_sections);
         let values = scope.values();
         let mut sections = Vec::with_capacity(plan.components.len());
         for planned in &plan.components {
             let included = planned.reason == Reason::Included;
             // A section left out is ""; one whose render failed was reported, and the compile
             // fails.
-            let text = if included {
-                renderer
-                    .render(planned.template, &values)
-                    .filter(|text| !text.trim().is_empty())
-                    .unwrap_or_default()
-            } else {
-                String::new()
+            let rendered = included
+                .then(|| renderer.render_text(planned.template, &values))
+                .flatten()
+                .filter(|text| !text.as_str().trim().is_empty());
+            let text = match rendered {
+                Some(text) => {
+                    let copy = text.as_str().to_string();
+                    scope.insert_section(&planned.slot, text);
+                    copy
+                }
+                None => {
+                    scope.insert_section(&planned.slot, "");
+                    String::new()
+                }
             };
-            scope.insert_section(&planned.slot, &text);
             sections.push(Section {
                 id: planned.id.clone(),
                 slot: planned.slot.clone(),
                 included,
                 reason: (!included).then(|| planned.reason.to_string()),
-                template: Some(workspace.templates.name(planned.template).to_string()),
-                source: workspace
-                    .templates
-                    .extent(planned.template)
-                    .map(|span| SourceRange::of(span, &workspace.sources)),
+                template: Some(planned.template_name.clone()),
+                source: planned.source.clone(),
                 text,
             });
         }

@@ -126,13 +126,16 @@ impl RenderMemo {
         self.renders.get(key)
     }
 
-    pub fn insert(&self, key: Key, text: &str, fuel: u64) {
+    /// Remembers a render; returns its text, as remembered.
+    pub fn insert(&self, key: Key, text: String, fuel: u64) -> Arc<str> {
         let bytes = key.values.len() + text.len();
+        let text: Arc<str> = Arc::from(text);
         let remembered = Remembered {
-            text: Arc::from(text),
+            text: Arc::clone(&text),
             fuel,
         };
         self.renders.insert(key, remembered, bytes);
+        text
     }
 
     /// The template value of the tool written out as `written`, made by `make` the first time.
@@ -253,7 +256,7 @@ mod tests {
                 template: TemplateId::for_tests(index),
                 values: index.to_le_bytes().into(),
             };
-            memo.insert(key, &text, 1);
+            memo.insert(key, text.clone(), 1);
             let written = [index.to_le_bytes().as_slice(), text.as_bytes()].concat();
             memo.tool_value(&written, || Value::from(index));
             let renders = memo.renders.held_bytes();

@@ -2,6 +2,7 @@
 
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
 
 use minijinja::Value;
 use minijinja::value::{ValueKind, merge_maps};
@@ -46,6 +47,13 @@ impl Renderer<'_> {
     /// render spends the compile's fuel and bytes; once they ran out, nothing more renders.
     pub fn render(&mut self, template: TemplateId, values: &Value) -> Option<String> {
         self.render_given(template, values, None)
+            .map(Text::into_string)
+    }
+
+    /// `render`, as a text that may be shared with the render memo: what a section's slot
+    /// holds, without a copy.
+    pub fn render_text(&mut self, template: TemplateId, values: &Value) -> Option<Text> {
+        self.render_given(template, values, None)
     }
 
     /// `render`, where the value of one name is also given written out (see `RenderMemo::key`).
@@ -54,7 +62,7 @@ impl Renderer<'_> {
         template: TemplateId,
         values: &Value,
         given: Option<(&str, &[u8])>,
-    ) -> Option<String> {
+    ) -> Option<Text> {
         if self.budget.stopped {
             return None;
         }
@@ -71,13 +79,13 @@ impl Renderer<'_> {
             && text.len() as u64 <= byte_limit
         {
             self.budget.bytes_left -= text.len() as u64;
-            return Some(text.to_string());
+            return Some(Text::Owned(text.to_string()));
         }
         let key = self.memo.key(templates, template, values, given);
         if let Some(hit) = key.as_ref().and_then(|key| self.memo.get(key))
             && hit.text.len() as u64 <= byte_limit
         {
-            return self.spend(template, hit.text.to_string(), hit.fuel);
+            return self.spend(template, Text::Shared(hit.text), hit.fuel);
         }
         let mut buffer = CappedBuffer::new(byte_limit);
         let result = templates.template(template).and_then(|template| {
@@ -94,9 +102,10 @@ impl Renderer<'_> {
             Ok(used) => {
                 let text = String::from_utf8(buffer.bytes)
                     .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
-                if let Some(key) = key {
-                    self.memo.insert(key, &text, used);
-                }
+                let text = match key {
+                    Some(key) => Text::Shared(self.memo.insert(key, text, used)),
+                    None => Text::Owned(text),
+                };
                 self.spend(template, text, used)
             }
             Err(_) if buffer.overflowed => {
@@ -125,7 +134,7 @@ impl Renderer<'_> {
 
     /// Takes a render's fuel and bytes from the compile's budget; a render that spent more
     /// fuel than the compile had left stops the compile.
-    fn spend(&mut self, template: TemplateId, text: String, used: u64) -> Option<String> {
+    fn spend(&mut self, template: TemplateId, text: Text, used: u64) -> Option<Text> {
         if used > self.budget.fuel_left {
             // The compile's budget ran out, not necessarily the template's: not remembered.
             self.stop(
@@ -275,7 +284,7 @@ impl Renderer<'_> {
             top.insert(TOOL, value.clone());
             let scope = merge_maps([values.clone(), Value::from(top)]);
             if let Some(text) = self.render_given(format, &scope, Some((TOOL, &written))) {
-                documented.push(text.trim_end().to_string());
+                documented.push(text.as_str().trim_end().to_string());
             }
             as_values.push(value);
         }
@@ -502,6 +511,41 @@ impl Renderer<'_> {
                     span,
                 ));
             }
+        }
+    }
+}
+
+/// A render's text: its own, or the render memo's.
+pub enum Text {
+    Owned(String),
+    Shared(Arc<str>),
+}
+
+impl Text {
+    pub fn as_str(&self) -> &str {
+        match self {
+            Text::Owned(text) => text,
+            Text::Shared(text) => text,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.as_str().len()
+    }
+
+    pub fn into_string(self) -> String {
+        match self {
+            Text::Owned(text) => text,
+            Text::Shared(text) => text.to_string(),
+        }
+    }
+}
+
+impl From<Text> for Value {
+    fn from(text: Text) -> Value {
+        match text {
+            Text::Owned(text) => Value::from(text),
+            Text::Shared(text) => Value::from(text),
         }
     }
 }

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use minijinja::Value;
 
+use crate::compiled::SourceRange;
 use crate::diagnostic::Diagnostics;
 use crate::resolve::conditions::Conditions;
 use crate::resolve::order::apply_order;
@@ -51,6 +52,9 @@ pub struct PlannedComponent {
     pub id: String,
     pub slot: String,
     pub template: TemplateId,
+    /// The template's name and where its text lies, as a compiled section reports them.
+    pub template_name: String,
+    pub source: Option<SourceRange>,
     pub choice: TemplateChoice,
     pub reason: Reason,
 }
@@ -149,6 +153,8 @@ pub fn plan(
                 id: outlined.id.clone(),
                 slot: outlined.slot.clone(),
                 template: outlined.template,
+                template_name: outlined.template_name.clone(),
+                source: outlined.source.clone(),
                 choice: outlined.choice,
                 reason,
             }
@@ -205,6 +211,8 @@ struct OutlinedComponent {
     id: String,
     slot: String,
     template: TemplateId,
+    template_name: String,
+    source: Option<SourceRange>,
     choice: TemplateChoice,
     disabled: bool,
     when: Option<(String, Span)>,
@@ -234,9 +242,14 @@ impl Outline {
                 // Only a workspace with errors lists a component it does not hold.
                 let entry = workspace.components.get(&id)?;
                 let (template, choice) = component_template(workspace, variant, &id)?;
+                let templates = &workspace.templates;
                 Some(OutlinedComponent {
                     slot: entry.value.slot(),
                     template,
+                    template_name: templates.name(template).to_string(),
+                    source: templates
+                        .extent(template)
+                        .map(|span| SourceRange::of(span, &workspace.sources)),
                     choice,
                     disabled: overrides.components.get(&id).and_then(|o| o.enabled) == Some(false),
                     when: entry

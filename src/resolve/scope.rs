@@ -6,8 +6,8 @@
 //! Layers are merged lazily, so adding a section output or rendering one more tool costs the
 //! same however many components and tools there are.
 
-use std::collections::BTreeMap;
-use std::sync::{Arc, RwLock};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, OnceLock, RwLock};
 
 use indexmap::IndexMap;
 use minijinja::Value;
@@ -27,22 +27,33 @@ pub struct Scope {
     base: Value,
 }
 
-/// Section outputs, filled in as components render.
+/// Section outputs, filled in as components render; once the compile's renders of sections
+/// begin, every other slot of the workspace reads as "".
 #[derive(Debug, Default)]
-struct Sections(RwLock<BTreeMap<String, Value>>);
+struct Sections {
+    filled: RwLock<BTreeMap<String, Value>>,
+    unfilled: OnceLock<Arc<BTreeMap<String, Value>>>,
+}
 
 impl Object for Sections {
     fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
-        self.0.read().ok()?.get(key.as_str()?).cloned()
+        let key = key.as_str()?;
+        if let Some(value) = self.filled.read().ok()?.get(key) {
+            return Some(value.clone());
+        }
+        self.unfilled.get()?.get(key).cloned()
     }
 
     fn enumerate(self: &Arc<Self>) -> Enumerator {
-        let keys: Vec<Value> = self
-            .0
-            .read()
-            .map(|map| map.keys().map(|k| Value::from(k.as_str())).collect())
-            .unwrap_or_default();
-        Enumerator::Values(keys)
+        let mut keys: std::collections::BTreeSet<&str> = BTreeSet::new();
+        let filled = self.filled.read();
+        if let Ok(filled) = &filled {
+            keys.extend(filled.keys().map(String::as_str));
+        }
+        if let Some(unfilled) = self.unfilled.get() {
+            keys.extend(unfilled.keys().map(String::as_str));
+        }
+        Enumerator::Values(keys.into_iter().map(Value::from).collect())
     }
 }
 
@@ -123,10 +134,16 @@ impl Scope {
         self.facts_value = Value::from(self.facts.clone());
     }
 
-    pub fn insert_section(&self, slot: &str, text: &str) {
-        if let Ok(mut sections) = self.sections.0.write() {
-            sections.insert(slot.to_string(), Value::from(text));
+    pub fn insert_section(&self, slot: &str, text: impl Into<Value>) {
+        if let Ok(mut sections) = self.sections.filled.write() {
+            sections.insert(slot.to_string(), text.into());
         }
+    }
+
+    /// From now on, every slot in `empty` that no section filled reads as its value there
+    /// (""): a section may read the slot of one that renders after it, or of none.
+    pub fn fill_sections_from(&self, empty: &Arc<BTreeMap<String, Value>>) {
+        let _ = self.sections.unfilled.set(Arc::clone(empty));
     }
 }
 
