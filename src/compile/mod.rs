@@ -15,7 +15,7 @@ use crate::pointer::child_pointer;
 use crate::problem::Problem;
 use crate::render::budget::{Budget, Exhausted};
 use crate::render::memo::RenderMemo;
-use crate::render::renderer::Renderer;
+use crate::render::renderer::{Renderer, Text};
 use crate::resolve::conditions::Conditions;
 use crate::resolve::date::date_from_epoch;
 use crate::resolve::plan::{Outline, Outlines};
@@ -251,10 +251,15 @@ impl<'w> Compiler<'w> {
                 .flatten()
                 .filter(|text| !text.as_str().trim().is_empty());
             let text = match rendered {
-                Some(text) => {
-                    let copy = text.as_str().to_string();
-                    scope.insert_section(&planned.slot, text);
-                    copy
+                // One copy: the scope's value shares the memo's text, or the section keeps
+                // the text rendered.
+                Some(Text::Shared(text)) => {
+                    scope.insert_section(&planned.slot, Value::from(Arc::clone(&text)));
+                    text.to_string()
+                }
+                Some(Text::Owned(text)) => {
+                    scope.insert_section(&planned.slot, text.as_str());
+                    text
                 }
                 None => {
                     scope.insert_section(&planned.slot, "");

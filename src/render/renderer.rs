@@ -79,7 +79,7 @@ impl Renderer<'_> {
             && text.len() as u64 <= byte_limit
         {
             self.budget.bytes_left -= text.len() as u64;
-            return Some(Text::Owned(text.to_string()));
+            return Some(Text::Shared(Arc::clone(text)));
         }
         let key = self.memo.key(templates, template, values, given);
         if let Some(hit) = key.as_ref().and_then(|key| self.memo.get(key))

@@ -76,7 +76,7 @@ pub struct Templates {
     names: Vec<String>,
     /// By id, the text of a template with no tag, expression or comment: what rendering it
     /// gives, without running it.
-    plain: Vec<Option<String>>,
+    plain: Vec<Option<Arc<str>>>,
     /// The same texts by name, for the environment's loader: a plain template is compiled only
     /// if something asks the environment for it (an include, a render that cannot use the
     /// text as it is), not for every description and instruction of every load.
@@ -189,8 +189,8 @@ impl Templates {
         let fallback = origin.fallback;
         // The environment keeps no other syntax (no line statements), and keeps a trailing
         // newline: such a text renders to itself.
-        let plain =
-            (!["{{", "{%", "{#"].iter().any(|start| text.contains(start))).then(|| text.clone());
+        let plain = (!["{{", "{%", "{#"].iter().any(|start| text.contains(start)))
+            .then(|| Arc::from(text.as_str()));
         if plain.is_none()
             && let Some(alias) = references::bad_import_aliases(&text).into_iter().next()
         {
@@ -236,8 +236,8 @@ impl Templates {
 
     /// The text a template renders to whatever the values, when it holds no template syntax
     /// at all.
-    pub fn plain(&self, id: TemplateId) -> Option<&str> {
-        self.plain.get(id.0 as usize)?.as_deref()
+    pub fn plain(&self, id: TemplateId) -> Option<&Arc<str>> {
+        self.plain.get(id.0 as usize)?.as_ref()
     }
 
     /// The template's name: its file (workspace-relative), or `file#pointer` when inline.
@@ -530,7 +530,7 @@ mod tests {
                 .render(minijinja::context! { name => "N", x => true })
                 .unwrap();
             match templates.plain(id) {
-                Some(plain) => assert_eq!(plain, rendered, "{text:?}"),
+                Some(plain) => assert_eq!(&**plain, rendered, "{text:?}"),
                 None => assert!(text.contains("{{") || text.contains("{%") || text.contains("{#")),
             }
             assert_eq!(
