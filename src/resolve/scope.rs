@@ -3,28 +3,64 @@
 //! predicates, then the base layer (standard placeholders over variant placeholders, plus
 //! the context's fields, `family` and `variant`).
 //!
-//! Layers are merged lazily, so adding a section output or rendering one more tool costs the
-//! same however many components and tools there are.
+//! Layers are looked up in turn, never merged, so adding a section output or rendering one more
+//! tool costs the same however many components and tools there are.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, OnceLock, RwLock};
 
 use indexmap::IndexMap;
 use minijinja::Value;
-use minijinja::value::{Enumerator, Object, Serde, merge_maps};
+use minijinja::value::{Enumerator, Object, Serde};
 
 use crate::model::{Context, ContextField, StandardPlaceholder};
 use crate::namespace::{CONNECTED_MCP_SERVERS, EXTRA, FAMILY, VARIANT};
 use crate::workspace::inheritance::EffectiveVariant;
 
 pub struct Scope {
-    runtime: Value,
+    runtime: Layer,
     sections: Arc<Sections>,
-    facts: BTreeMap<String, Value>,
-    facts_value: Value,
-    predicates: BTreeMap<String, Value>,
-    predicates_value: Value,
-    base: Value,
+    facts: Layer,
+    predicates: Layer,
+    base: Layer,
+}
+
+/// A layer of names: shared by the scope and the values handed out, copied only when the
+/// scope changes a layer a handed-out value still holds.
+type Layer = Arc<BTreeMap<String, Value>>;
+
+/// The scope's layers as one map for templates and conditions: a name is looked up in
+/// runtime placeholders, section outputs, facts, predicates, then the base layer, and the
+/// first layer that holds it gives its value. What `merge_maps` gives, with each layer's map
+/// read directly (most names are found in the last of five layers).
+#[derive(Debug)]
+struct Layers {
+    runtime: Layer,
+    sections: Arc<Sections>,
+    facts: Layer,
+    predicates: Layer,
+    base: Layer,
+}
+
+impl Object for Layers {
+    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
+        let name = key.as_str()?;
+        let found = |layer: &Layer| layer.get(name).filter(|v| !v.is_undefined()).cloned();
+        found(&self.runtime)
+            .or_else(|| self.sections.get(name))
+            .or_else(|| found(&self.facts))
+            .or_else(|| found(&self.predicates))
+            .or_else(|| found(&self.base))
+    }
+
+    fn enumerate(self: &Arc<Self>) -> Enumerator {
+        let mut names: BTreeSet<String> = BTreeSet::new();
+        for layer in [&self.runtime, &self.facts, &self.predicates, &self.base] {
+            names.extend(layer.keys().cloned());
+        }
+        names.extend(self.sections.names());
+        Enumerator::Values(names.into_iter().map(Value::from).collect())
+    }
 }
 
 /// Section outputs, filled in as components render; once the compile's renders of sections
@@ -35,25 +71,23 @@ struct Sections {
     unfilled: OnceLock<Arc<BTreeMap<String, Value>>>,
 }
 
-impl Object for Sections {
-    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
-        let key = key.as_str()?;
-        if let Some(value) = self.filled.read().ok()?.get(key) {
-            return Some(value.clone());
+impl Sections {
+    fn get(&self, name: &str) -> Option<Value> {
+        if let Some(value) = self.filled.read().ok()?.get(name) {
+            return Some(value.clone()).filter(|v| !v.is_undefined());
         }
-        self.unfilled.get()?.get(key).cloned()
+        self.unfilled.get()?.get(name).cloned()
     }
 
-    fn enumerate(self: &Arc<Self>) -> Enumerator {
-        let mut keys: std::collections::BTreeSet<&str> = BTreeSet::new();
-        let filled = self.filled.read();
-        if let Ok(filled) = &filled {
-            keys.extend(filled.keys().map(String::as_str));
+    fn names(&self) -> BTreeSet<String> {
+        let mut names = BTreeSet::new();
+        if let Ok(filled) = self.filled.read() {
+            names.extend(filled.keys().cloned());
         }
         if let Some(unfilled) = self.unfilled.get() {
-            keys.extend(unfilled.keys().map(String::as_str));
+            names.extend(unfilled.keys().cloned());
         }
-        Enumerator::Values(keys.into_iter().map(Value::from).collect())
+        names
     }
 }
 
@@ -89,49 +123,44 @@ impl Scope {
             runtime.insert(name.clone(), Value::from(value.as_str()));
         }
         Self {
-            runtime: Value::from(runtime),
+            runtime: Arc::new(runtime),
             sections: Arc::new(Sections::default()),
-            facts: BTreeMap::new(),
-            facts_value: Value::from(BTreeMap::<String, Value>::new()),
-            predicates: BTreeMap::new(),
-            predicates_value: Value::from(BTreeMap::<String, Value>::new()),
-            base: Value::from(base),
+            facts: Layer::default(),
+            predicates: Layer::default(),
+            base: Arc::new(base),
         }
     }
 
-    /// Everything visible now, as one lazily merged map (in `merge_maps`, later maps win).
+    /// Everything visible now, as one map (see [`Layers`]). Section outputs added later are
+    /// seen by the value; facts and predicates added later are not.
     pub fn values(&self) -> Value {
-        merge_maps([
-            self.base.clone(),
-            self.predicates_value.clone(),
-            self.facts_value.clone(),
-            Value::from_dyn_object(self.sections.clone()),
-            self.runtime.clone(),
-        ])
+        Value::from_object(Layers {
+            runtime: Arc::clone(&self.runtime),
+            sections: Arc::clone(&self.sections),
+            facts: Arc::clone(&self.facts),
+            predicates: Arc::clone(&self.predicates),
+            base: Arc::clone(&self.base),
+        })
     }
 
     /// The same scope without its section outputs: what a compile that starts from this one
     /// fills in is its own.
     pub fn fresh(&self) -> Self {
         Self {
-            runtime: self.runtime.clone(),
+            runtime: Arc::clone(&self.runtime),
             sections: Arc::new(Sections::default()),
-            facts: self.facts.clone(),
-            facts_value: self.facts_value.clone(),
-            predicates: self.predicates.clone(),
-            predicates_value: self.predicates_value.clone(),
-            base: self.base.clone(),
+            facts: Arc::clone(&self.facts),
+            predicates: Arc::clone(&self.predicates),
+            base: Arc::clone(&self.base),
         }
     }
 
     pub fn insert_predicate(&mut self, name: &str, value: bool) {
-        self.predicates.insert(name.to_string(), Value::from(value));
-        self.predicates_value = Value::from(self.predicates.clone());
+        Arc::make_mut(&mut self.predicates).insert(name.to_string(), Value::from(value));
     }
 
     pub fn insert_fact(&mut self, name: &str, value: Value) {
-        self.facts.insert(name.to_string(), value);
-        self.facts_value = Value::from(self.facts.clone());
+        Arc::make_mut(&mut self.facts).insert(name.to_string(), value);
     }
 
     pub fn insert_section(&self, slot: &str, text: impl Into<Value>) {
