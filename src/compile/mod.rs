@@ -141,7 +141,10 @@ impl<'w> Compiler<'w> {
         if !self.workspace.is_valid() {
             return Err(CompileError::InvalidWorkspace);
         }
-        let (variant, _) = self.select(&request.selection, &request.context)?;
+        // Written out once: the key of the route (when the request routes) and of the scope.
+        let written = serde_json::to_vec(&request.context).ok();
+        let (variant, _) =
+            self.select_written(&request.selection, &request.context, written.as_deref())?;
         let date = request
             .context
             .date
@@ -152,7 +155,8 @@ impl<'w> Compiler<'w> {
         // date and `--set` values: an agent compiles for the same context request after
         // request, and that context's values (its MCP servers' tools and schemas) cost more to
         // make into template values and to test conditions on than to write out as a key.
-        let key = prepared_key(variant, request, date.as_deref());
+        let key =
+            written.and_then(|written| prepared_key(variant, request, date.as_deref(), &written));
         if let Some(planned) = key.as_ref().and_then(|key| self.prepared.get(key)) {
             return Ok(Prepared {
                 variant,
@@ -358,14 +362,16 @@ impl<'w> Compiler<'w> {
 }
 
 /// What a prepared scope and plan are made of, written out: the variant, the date, the
-/// `--set` values and the whole context. `None` for a context that cannot be written out
-/// (never, for one that was read): it is then prepared every time.
+/// `--set` values and the whole context (`context`, written out as JSON, which writes every
+/// field but `extends`, which a context has already been resolved from). A context that
+/// cannot be written out (never, for one that was read) is prepared every time.
 fn prepared_key(
     variant: &EffectiveVariant,
     request: &Request,
     date: Option<&str>,
+    context: &[u8],
 ) -> Option<Box<[u8]>> {
-    let mut key = Vec::with_capacity(1024);
+    let mut key = Vec::with_capacity(64 + context.len());
     write_bytes(variant.id().as_bytes(), &mut key);
     match date {
         Some(date) => {
@@ -379,7 +385,6 @@ fn prepared_key(
         write_bytes(name.as_bytes(), &mut key);
         write_bytes(value.as_bytes(), &mut key);
     }
-    // JSON writes every field but `extends`, which a context has already been resolved from.
-    serde_json::to_writer(&mut key, &request.context).ok()?;
+    key.extend_from_slice(context);
     Some(key.into_boxed_slice())
 }

@@ -58,6 +58,17 @@ impl<'w> Compiler<'w> {
         selection: &Selection,
         context: &Context,
     ) -> Result<(&EffectiveVariant, Option<Route>), CompileError> {
+        self.select_written(selection, context, None)
+    }
+
+    /// `select`, for a context the caller has written out as JSON already (`written`), which
+    /// a route is remembered by.
+    pub(crate) fn select_written(
+        &self,
+        selection: &Selection,
+        context: &Context,
+        written: Option<&[u8]>,
+    ) -> Result<(&EffectiveVariant, Option<Route>), CompileError> {
         let catalog = self.catalog();
         let settings = self.workspace.settings();
         let unknown = |problem: Problem| CompileError::Selection(problem);
@@ -86,7 +97,10 @@ impl<'w> Compiler<'w> {
                 None => settings.fallback_family.clone(),
             },
             SelectBy::Route => {
-                let routed = self.route(context)?;
+                let routed = match written {
+                    Some(written) => self.route_written(context, Some(written))?,
+                    None => self.route(context)?,
+                };
                 let family = routed.family.clone();
                 route = Some(routed);
                 family
@@ -152,16 +166,25 @@ impl<'w> Compiler<'w> {
 
     /// The family whose `match` holds first for the context, or the fallback family.
     pub fn route(&self, context: &Context) -> Result<Route, CompileError> {
+        let written = serde_json::to_vec(context).ok();
+        self.route_written(context, written.as_deref())
+    }
+
+    /// `route`, by the context written out as JSON (`None`: it could not be).
+    fn route_written(
+        &self,
+        context: &Context,
+        written: Option<&[u8]>,
+    ) -> Result<Route, CompileError> {
         // A context routes as it did before: an agent routes the same context request after
         // request, and making it into template values costs more than writing it out.
-        let key = serde_json::to_vec(context).ok().map(Vec::into_boxed_slice);
-        if let Some(route) = key.as_ref().and_then(|key| self.routes.get(key)) {
+        if let Some(route) = written.and_then(|key| self.routes.get(key)) {
             return Ok(route);
         }
         let route = self.route_afresh(context)?;
-        if let Some(key) = key {
+        if let Some(key) = written {
             let bytes = 2 * key.len();
-            self.routes.insert(key, route.clone(), bytes);
+            self.routes.insert(key.into(), route.clone(), bytes);
         }
         Ok(route)
     }
