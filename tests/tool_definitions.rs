@@ -504,3 +504,51 @@ fn a_tool_from_mcp_settings_is_not_placed_at_an_unrelated_server() {
         .unwrap_or_else(|| panic!("{}", run.stderr));
     assert!(warning.contains("--> promptc.toml:"), "{warning}");
 }
+
+/// An agent asks one compiler for the definitions of request after request: each request gets
+/// the definitions a compiler of its own gives, however the requests differ (the dialect asked
+/// for, the provider the dialect rules read, an MCP server's tools) and in whatever order they
+/// come, the second time round as the first.
+#[test]
+fn requests_that_differ_get_their_own_definitions_from_one_compiler() {
+    use promptc::model::Dialect;
+    use promptc::{Request, Selection};
+
+    let workspace = promptc::load_workspace(&common::repo_root())
+        .unwrap()
+        .workspace;
+    let compiler = promptc::Compiler::new(&workspace);
+    let context = workspace.context("native-tools").unwrap().clone();
+    let base = Request::new(Selection::family("native-next-gen"), context);
+    let mut asked_openai = base.clone();
+    asked_openai.dialect = Some(Dialect::Openai);
+    let mut on_gemini = base.clone();
+    on_gemini.context.model.id = "gemini-2.5-pro".into();
+    on_gemini.context.model.provider = "gemini".into();
+    let mut one_tool_fewer = base.clone();
+    let server = one_tool_fewer
+        .context
+        .mcp_servers
+        .iter_mut()
+        .find(|server| !server.tools.is_empty())
+        .expect("the native-tools context has an MCP server with tools");
+    server.tools.pop();
+    let requests = [&base, &asked_openai, &on_gemini, &one_tool_fewer];
+    let mut made = Vec::new();
+    for request in requests.iter().chain(&requests) {
+        let shared = compiler.compile(request).unwrap();
+        let own = promptc::Compiler::new(&workspace).compile(request).unwrap();
+        assert_eq!(shared.dialect, own.dialect);
+        assert_eq!(shared.tool_definitions, own.tool_definitions);
+        made.push((shared.dialect, shared.tool_definitions));
+    }
+    let first_round: Vec<String> = made[..4]
+        .iter()
+        .map(|made| serde_json::to_string(made).unwrap())
+        .collect();
+    let distinct: std::collections::BTreeSet<&String> = first_round.iter().collect();
+    assert_eq!(distinct.len(), 4, "each request has definitions of its own");
+    assert_eq!(made[0].0, Some("anthropic"));
+    assert_eq!(made[1].0, Some("openai"));
+    assert_eq!(made[2].0, Some("gemini"));
+}

@@ -6,6 +6,8 @@
 
 use serde_json::{Map, Value, json};
 
+use std::sync::Arc;
+
 use super::{Compiler, Request};
 use crate::compiled::{CompileError, CompiledTool};
 use crate::diagnostic::{Diagnostic, Diagnostics};
@@ -13,7 +15,9 @@ use crate::load::entry::Entry;
 use crate::model::{Context, Dialect, LongNames, ToolDefinitionSettings};
 use crate::pointer::child_pointer;
 use crate::problem::{DefinitionProblem, Problem};
+use crate::render::memo::write_tool;
 use crate::resolve::scope::Scope;
+use crate::templates::written::write_bytes;
 use crate::workspace::Workspace;
 use crate::workspace::inheritance::EffectiveVariant;
 
@@ -31,6 +35,9 @@ pub enum Subject {
     },
     Settings,
 }
+
+/// A request's tool definitions as made: the dialect, the definitions, and what was found.
+pub(crate) type Made = (Dialect, Value, Vec<Finding>);
 
 #[derive(Clone, Debug)]
 pub struct Finding {
@@ -498,6 +505,42 @@ impl Compiler<'_> {
         if variant.variant.native_tools != Some(true) {
             return Ok(None);
         }
+        // The definitions are a function of the dialect asked for, the context (its MCP
+        // servers, and what the dialect rules read) and the tools: an agent asks for the same
+        // ones request after request, and writing them takes longer than the compile.
+        let key = serde_json::to_vec(&request.context).ok().map(|context| {
+            let mut key = Vec::with_capacity(context.len() + 64 * tools.len() + 16);
+            match request.dialect {
+                Some(dialect) => {
+                    key.push(1);
+                    write_bytes(dialect.name().as_bytes(), &mut key);
+                }
+                None => key.push(0),
+            }
+            key.extend((tools.len() as u64).to_le_bytes());
+            for tool in tools {
+                write_tool(tool, &mut key);
+            }
+            key.extend_from_slice(&context);
+            key.into_boxed_slice()
+        });
+        if let Some(made) = key.as_ref().and_then(|key| self.definitions.get(key)) {
+            let (dialect, value, findings) = &*made;
+            return Ok(Some((*dialect, value.clone(), findings.clone())));
+        }
+        let made = self.tool_definitions_afresh(request, tools)?;
+        if let Some(key) = key {
+            let bytes = 2 * key.len();
+            self.definitions.insert(key, Arc::new(made.clone()), bytes);
+        }
+        Ok(Some(made))
+    }
+
+    fn tool_definitions_afresh(
+        &self,
+        request: &Request,
+        tools: &[CompiledTool],
+    ) -> Result<(Dialect, Value, Vec<Finding>), CompileError> {
         let dialect = self.dialect(request)?;
         let settings = &self.workspace.settings().tool_definitions;
         let env = self.workspace.templates.env();
@@ -516,7 +559,7 @@ impl Compiler<'_> {
             })
         };
         let (value, findings) = build(tools, &request.context, settings, dialect, &mcp_name);
-        Ok(Some((dialect, value, findings)))
+        Ok((dialect, value, findings))
     }
 }
 

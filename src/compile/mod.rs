@@ -63,6 +63,9 @@ pub struct Compiler<'w> {
     routes: BoundedMemo<Box<[u8]>, Route>,
     /// Every component's slot, as "": what a slot reads before its section renders.
     empty_sections: Arc<BTreeMap<String, Value>>,
+    /// Tool definitions made before, by the dialect asked for, the tools and the context
+    /// (see [`Compiler::tool_definitions`]).
+    definitions: BoundedMemo<Box<[u8]>, Arc<definitions::Made>>,
 }
 
 /// What `prepare` made of a variant and a request, for the next request like it: the scope
@@ -113,6 +116,7 @@ impl<'w> Compiler<'w> {
                 .collect(),
             prepared: BoundedMemo::new(MAX_REMEMBERED_BYTES),
             routes: BoundedMemo::new(MAX_REMEMBERED_BYTES),
+            definitions: BoundedMemo::new(MAX_REMEMBERED_BYTES),
             empty_sections: Arc::new(
                 workspace
                     .components
