@@ -761,13 +761,15 @@ impl<'r> LazyMatcher<'r> {
         let mut input = input.clone();
         if let Some(starts) = self.starts {
             let dfa = self.lazy.forward();
-            let cache = self
-                .forward
-                .get_or_insert_with(|| hybrid::dfa::Cache::new(dfa));
             while self.unmatched_allowance > 0 {
                 let Some(start) = starts.find(input.haystack(), input.get_span()) else {
                     return Ok(None);
                 };
+                // Made for the first place the literal occurs: a rule whose literal a prompt
+                // does not hold (most rules, in most prompts) builds no cache at all.
+                let cache = self
+                    .forward
+                    .get_or_insert_with(|| hybrid::dfa::Cache::new(dfa));
                 let at = input
                     .clone()
                     .span(start.start..input.end())
@@ -1037,6 +1039,11 @@ mod tests {
         let (backward, read) = search_all(r"a\w*c|ab", &word);
         assert!(backward);
         assert!(read < 4 * word.len(), "read {read} bytes of {}", word.len());
+        // A prompt that does not hold the literal makes no cache at all.
+        let lazy = postprocess_lazy_dfa(r"(?m)^NOTE: (\w+)").unwrap();
+        let mut matcher = LazyMatcher::new(&lazy, 12);
+        assert_eq!(matcher.search(&Input::new("nothing here")).unwrap(), None);
+        assert!(matcher.forward.is_none() && matcher.both.is_none());
         // A pattern that may match empty text has no literal every match starts with.
         let (backward, _) = search_all(r"a*", "baab");
         assert!(backward);
