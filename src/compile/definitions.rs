@@ -4,9 +4,9 @@
 //! Built once as neutral JSON Schema, then written in a dialect. Key order is fixed (serde_json
 //! keeps insertion order): the same inputs give the same bytes.
 
-use serde_json::{Map, Value, json};
-
 use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
 
 use super::{Compiler, Request};
 use crate::compiled::{CompileError, CompiledTool};

@@ -541,15 +541,6 @@ impl Text {
     }
 }
 
-impl From<Text> for Value {
-    fn from(text: Text) -> Value {
-        match text {
-            Text::Owned(text) => Value::from(text),
-            Text::Shared(text) => Value::from(text),
-        }
-    }
-}
-
 /// Letters, digits, `_`, `.` and `-`, starting with a letter or `_`: a name every tool
 /// format and provider accepts.
 fn is_callable_name(name: &str) -> bool {
