@@ -76,7 +76,7 @@ struct Planned {
 }
 
 /// What the scopes and plans remembered may hold, and the routes apart, counted by their keys
-/// (a context written out, about as large as what is made of it).
+/// (a context written out, about as large as the scope's values made of it) and their plans.
 const MAX_REMEMBERED_BYTES: usize = 8 * 1024 * 1024;
 
 /// A compile up to rendering: the variant, the scope, and the plan.
@@ -185,7 +185,7 @@ impl<'w> Compiler<'w> {
         if let Some(key) = key
             && diagnostics.len() == problems
         {
-            let bytes = 2 * key.len();
+            let bytes = 2 * key.len() + plan.held_bytes();
             let planned = Planned {
                 scope: scope.fresh(),
                 plan: plan.clone(),
@@ -391,4 +391,59 @@ fn prepared_key(
     }
     key.extend_from_slice(context);
     Some(key.into_boxed_slice())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // a test that cannot proceed fails
+
+    use super::*;
+    use crate::resolve::plan::PlannedTool;
+
+    /// A variant with many tools makes a plan many times larger than the context it is
+    /// made for: the memo of plans counts the plan, or a matrix of such a variant over many
+    /// contexts keeps every plan (at 1,000 tools × 2,000 outputs, 300 MB more).
+    #[test]
+    fn a_remembered_plan_is_counted_by_its_size_not_its_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |path: &str, text: &str| {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(
+            "promptc.toml",
+            "fallback_family = \"v\"\ndefault_context = \"c\"\n",
+        );
+        write("examples/contexts/c.toml", "cwd = \"/p\"\n");
+        const TOOLS: usize = 300;
+        let mut ids = Vec::new();
+        for t in 0..TOOLS {
+            ids.push(format!("\"tool_{t}\""));
+            write(
+                &format!("tools/tool_{t}.toml"),
+                &format!("id = \"tool_{t}\"\ndescription = \"Tool {t}.\"\n"),
+            );
+        }
+        write(
+            "variants/v.toml",
+            &format!(
+                "id = \"v\"\ntemplate = \"{{{{ TOOLS }}}}\\n\"\ntools = [{}]\n",
+                ids.join(", ")
+            ),
+        );
+        let loaded = crate::load_workspace(dir.path()).unwrap();
+        assert!(loaded.workspace.is_valid(), "{:?}", loaded.diagnostics);
+        let compiler = Compiler::new(&loaded.workspace);
+        let context = loaded.workspace.context("c").unwrap().clone();
+        let compiled = compiler
+            .compile(&Request::new(Selection::family("v"), context))
+            .unwrap();
+        assert!(compiled.prompt.contains("tool_299"));
+        let counted = compiler.prepared.held_bytes();
+        assert!(
+            counted >= TOOLS * std::mem::size_of::<PlannedTool>(),
+            "a plan of {TOOLS} tools counted as {counted} bytes"
+        );
+    }
 }

@@ -76,6 +76,58 @@ impl Plan {
     pub fn enabled_tools(&self) -> impl Iterator<Item = &PlannedTool> {
         self.tools.iter().filter(|t| t.reason == Reason::Included)
     }
+
+    /// About how many bytes the plan holds, with the list of enabled tool ids the scope
+    /// gets from it: a memo of plans counts them, since a variant with a thousand tools makes
+    /// a plan far larger than the context it was made for.
+    pub fn held_bytes(&self) -> usize {
+        let components: usize = self
+            .components
+            .iter()
+            .map(|c| {
+                size_of::<PlannedComponent>()
+                    + c.id.len()
+                    + c.slot.len()
+                    + c.template_name.len()
+                    + c.reason.held_bytes()
+            })
+            .sum();
+        let tools: usize = self
+            .tools
+            .iter()
+            .map(|t| {
+                let parameters: usize = t
+                    .parameters
+                    .iter()
+                    .map(|(_, reason)| {
+                        size_of::<(Arc<ResolvedParameter>, Reason)>() + reason.held_bytes()
+                    })
+                    .sum();
+                // An enabled tool's id is in the scope too, as a template value.
+                let id = if t.reason == Reason::Included {
+                    t.tool.id.len() + size_of::<Value>()
+                } else {
+                    0
+                };
+                size_of::<PlannedTool>() + t.reason.held_bytes() + parameters + id
+            })
+            .sum();
+        components + tools
+    }
+}
+
+impl Reason {
+    /// The bytes of the texts a reason holds.
+    fn held_bytes(&self) -> usize {
+        match self {
+            Reason::Included | Reason::DisabledByOverride => 0,
+            Reason::ConditionFalse { condition } => condition.len(),
+            Reason::MissingDependency { tools } => tools
+                .iter()
+                .map(|tool| size_of::<String>() + tool.len())
+                .sum(),
+        }
+    }
 }
 
 /// Included when the condition holds; a condition that fails to evaluate is reported and

@@ -74,12 +74,8 @@ impl Encoding {
     pub fn at_most(self, text: &str) -> usize {
         // Run by run (see [`pieces::runs`]): a prompt repeats most of the runs of the prompts
         // compiled before it, and each run's bound is remembered by its text for the process.
-        /// Each run's bound, by its text.
-        type Bounds = HashMap<Box<str>, usize, rustc_hash::FxBuildHasher>;
-        /// By encoding, o200k first.
-        static BOUNDS: OnceLock<Mutex<[Bounds; 2]>> = OnceLock::new();
         let lock = || {
-            BOUNDS
+            RUN_BOUNDS
                 .get_or_init(Mutex::default)
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
@@ -90,7 +86,7 @@ impl Encoding {
         {
             let all = lock();
             for run in pieces::runs(text) {
-                match all[slot].get(run) {
+                match all[slot].by_run.get(run) {
                     Some(bound) => total += bound,
                     None => unknown.push(run),
                 }
@@ -116,12 +112,20 @@ impl Encoding {
         let mut all = lock();
         let bounds = &mut all[slot];
         for (run, bound) in found {
-            // A long-lived process (an agent) forgets what it learnt rather than grow.
-            if bounds.len() >= BOUND_RUNS {
-                bounds.clear();
-            }
-            bounds.insert(run.into(), bound);
             total += bound;
+            // A long-lived process (an agent) forgets what it learnt rather than grow; a run
+            // is a line, and a line can be as long as a prompt.
+            let bytes = run.len() + RUN_OVERHEAD;
+            if bytes > BOUND_BYTES {
+                continue;
+            }
+            if bounds.bytes + bytes > BOUND_BYTES {
+                bounds.by_run.clear();
+                bounds.bytes = 0;
+            }
+            if bounds.by_run.insert(run.into(), bound).is_none() {
+                bounds.bytes += bytes;
+            }
         }
         total
     }
@@ -196,8 +200,22 @@ impl PieceSet {
     }
 }
 
-/// How many runs' bounds a process remembers.
-const BOUND_RUNS: usize = 100_000;
+/// Each run's bound, by its text, and the bytes of those texts.
+#[derive(Default)]
+struct RunBounds {
+    by_run: HashMap<Box<str>, usize, rustc_hash::FxBuildHasher>,
+    bytes: usize,
+}
+
+/// The bounds of the runs met so far, by encoding, o200k first (see [`Encoding::at_most`]).
+static RUN_BOUNDS: OnceLock<Mutex<[RunBounds; 2]>> = OnceLock::new();
+
+/// How many bytes of runs (their texts, and about as much again for each entry) a process
+/// remembers the bounds of, per encoding.
+const BOUND_BYTES: usize = 16 * 1024 * 1024;
+/// What an entry of the bounds holds beside its run's text: the boxed text's pointer and
+/// length, the bound, and the table's own slot.
+const RUN_OVERHEAD: usize = 40;
 
 /// A text's identity for its count: the encoding and the first 16 bytes of its SHA-256.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -412,6 +430,40 @@ pub fn save_cache() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Runs are lines, and a line is as long as its author made it: what the bounds keep is
+    /// counted in bytes, and a matrix of long distinct lines does not make them grow past it.
+    #[test]
+    fn the_bounds_of_runs_stay_within_their_bytes() {
+        let line = |seed: usize, bytes: usize| {
+            let mut text = format!("{seed} ");
+            while text.len() < bytes {
+                text.push_str("abc ");
+            }
+            text
+        };
+        let held = || {
+            RUN_BOUNDS.get().map_or(0, |all| {
+                all.lock().unwrap_or_else(PoisonError::into_inner)[1].bytes
+            })
+        };
+        // Cl100k: no other test of this process bounds with it.
+        let encoding = Encoding::Cl100k;
+        let one = line(0, 64 * 1024);
+        assert_eq!(encoding.at_most(&one), encoding.at_most(&one));
+        assert!(held() >= one.len(), "{}", held());
+        let mut most = 0;
+        for seed in 1..=(BOUND_BYTES / (1024 * 1024) + 4) {
+            encoding.at_most(&line(seed, 1024 * 1024));
+            most = most.max(held());
+        }
+        assert!(most <= BOUND_BYTES, "{most}");
+        // A line longer than all the bounds may hold is bounded, not kept.
+        let before = held();
+        let long = line(0, BOUND_BYTES + 1);
+        assert!(encoding.at_most(&long) >= long.len() / 4);
+        assert_eq!(held(), before);
+    }
 
     /// A line of `o200k-pieces.txt`, as `build.rs` reads it back.
     fn escape(piece: &[u8]) -> String {
