@@ -75,9 +75,15 @@ struct Planned {
     plan: Arc<Plan>,
 }
 
-/// What the scopes and plans remembered may hold, and the routes apart, counted by their keys
-/// (a context written out, about as large as the scope's values made of it) and their plans.
+/// What the scopes and plans remembered may hold, and the routes and the tool definitions
+/// apart, each counted by its key and what it holds.
 const MAX_REMEMBERED_BYTES: usize = 8 * 1024 * 1024;
+
+/// What a remembered scope is counted, per byte of its key (the context written out as JSON):
+/// as template values, a context takes several times the bytes of its JSON (each entry of a
+/// map is two values and a node of the map), and the scope holds the context's MCP servers
+/// twice (all of them, and the connected ones).
+const SCOPE_PER_KEY_BYTE: usize = 4;
 
 /// A compile up to rendering: the variant, the scope, and the plan.
 pub(crate) struct Prepared<'c> {
@@ -185,7 +191,7 @@ impl<'w> Compiler<'w> {
         if let Some(key) = key
             && diagnostics.len() == problems
         {
-            let bytes = 2 * key.len() + plan.held_bytes();
+            let bytes = SCOPE_PER_KEY_BYTE * key.len() + plan.held_bytes();
             let planned = Planned {
                 scope: scope.fresh(),
                 plan: plan.clone(),
@@ -395,8 +401,6 @@ fn prepared_key(
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)] // a test that cannot proceed fails
-
     use super::*;
     use crate::resolve::plan::PlannedTool;
 

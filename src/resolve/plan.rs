@@ -79,7 +79,9 @@ impl Plan {
 
     /// About how many bytes the plan holds, with the list of enabled tool ids the scope
     /// gets from it: a memo of plans counts them, since a variant with a thousand tools makes
-    /// a plan far larger than the context it was made for.
+    /// a plan far larger than the context it was made for. The resolved tools it shares with
+    /// its variant's outline count too: a remembered plan keeps them after the outline is
+    /// forgotten. (Their parameters' extra JSON Schema keywords are left out.)
     pub fn held_bytes(&self) -> usize {
         let components: usize = self
             .components
@@ -89,6 +91,7 @@ impl Plan {
                     + c.id.len()
                     + c.slot.len()
                     + c.template_name.len()
+                    + c.source.as_ref().map_or(0, |source| source.file.len())
                     + c.reason.held_bytes()
             })
             .sum();
@@ -109,7 +112,16 @@ impl Plan {
                 } else {
                     0
                 };
-                size_of::<PlannedTool>() + t.reason.held_bytes() + parameters + id
+                let resolved = size_of::<ResolvedTool>()
+                    + t.tool.id.len()
+                    + t.tool.name.len()
+                    + t.tool.source.file.len()
+                    + t.tool
+                        .parameters
+                        .iter()
+                        .map(|p| size_of::<ResolvedParameter>() + p.name.len())
+                        .sum::<usize>();
+                size_of::<PlannedTool>() + t.reason.held_bytes() + parameters + id + resolved
             })
             .sum();
         components + tools

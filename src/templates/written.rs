@@ -131,7 +131,8 @@ impl<K: Hash + Eq, V: Clone> BoundedMemo<K, V> {
             return;
         }
         if held.bytes + bytes > self.limit {
-            held.by_key.clear();
+            // A new table: a cleared one would keep the capacity the old entries needed.
+            held.by_key = HashMap::default();
             held.bytes = 0;
         }
         if held.by_key.insert(key, value).is_none() {

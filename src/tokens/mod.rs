@@ -113,19 +113,7 @@ impl Encoding {
         let bounds = &mut all[slot];
         for (run, bound) in found {
             total += bound;
-            // A long-lived process (an agent) forgets what it learnt rather than grow; a run
-            // is a line, and a line can be as long as a prompt.
-            let bytes = run.len() + RUN_OVERHEAD;
-            if bytes > BOUND_BYTES {
-                continue;
-            }
-            if bounds.bytes + bytes > BOUND_BYTES {
-                bounds.by_run.clear();
-                bounds.bytes = 0;
-            }
-            if bounds.by_run.insert(run.into(), bound).is_none() {
-                bounds.bytes += bytes;
-            }
+            bounds.remember(run, bound, BOUND_BYTES);
         }
         total
     }
@@ -207,14 +195,35 @@ struct RunBounds {
     bytes: usize,
 }
 
+impl RunBounds {
+    /// Keeps `run`'s bound while what is kept stays within `limit` bytes: a long-lived
+    /// process (an agent) forgets what it learnt rather than grow. A run ends only where a
+    /// letter starts a line, so a list or an indented block is one run, as long as a prompt
+    /// can be; one longer than the limit is not kept.
+    fn remember(&mut self, run: &str, bound: usize, limit: usize) {
+        let bytes = run.len() + RUN_OVERHEAD;
+        if bytes > limit {
+            return;
+        }
+        if self.bytes + bytes > limit {
+            // A new table: a cleared one would keep the capacity the old runs needed.
+            *self = Self::default();
+        }
+        if self.by_run.insert(run.into(), bound).is_none() {
+            self.bytes += bytes;
+        }
+    }
+}
+
 /// The bounds of the runs met so far, by encoding, o200k first (see [`Encoding::at_most`]).
 static RUN_BOUNDS: OnceLock<Mutex<[RunBounds; 2]>> = OnceLock::new();
 
-/// How many bytes of runs (their texts, and about as much again for each entry) a process
-/// remembers the bounds of, per encoding.
+/// How many bytes of runs (their texts, and [`RUN_OVERHEAD`] for each) a process remembers
+/// the bounds of, per encoding.
 const BOUND_BYTES: usize = 16 * 1024 * 1024;
-/// What an entry of the bounds holds beside its run's text: the boxed text's pointer and
-/// length, the bound, and the table's own slot.
+/// What an entry of the bounds costs beside its run's text: its slot in the table (the boxed
+/// text's pointer and length, the bound), the table's control byte and spare capacity, and
+/// the allocator's rounding of the text.
 const RUN_OVERHEAD: usize = 40;
 
 /// A text's identity for its count: the encoding and the first 16 bytes of its SHA-256.
@@ -431,38 +440,32 @@ pub fn save_cache() {
 mod tests {
     use super::*;
 
-    /// Runs are lines, and a line is as long as its author made it: what the bounds keep is
-    /// counted in bytes, and a matrix of long distinct lines does not make them grow past it.
+    /// What the bounds keep is counted in bytes: runs as long as prompts, all different, do
+    /// not make them grow past their limit, and one longer than the limit is not kept.
     #[test]
     fn the_bounds_of_runs_stay_within_their_bytes() {
-        let line = |seed: usize, bytes: usize| {
-            let mut text = format!("{seed} ");
-            while text.len() < bytes {
-                text.push_str("abc ");
-            }
-            text
-        };
-        let held = || {
-            RUN_BOUNDS.get().map_or(0, |all| {
-                all.lock().unwrap_or_else(PoisonError::into_inner)[1].bytes
-            })
-        };
-        // Cl100k: no other test of this process bounds with it.
-        let encoding = Encoding::Cl100k;
-        let one = line(0, 64 * 1024);
-        assert_eq!(encoding.at_most(&one), encoding.at_most(&one));
-        assert!(held() >= one.len(), "{}", held());
+        const LIMIT: usize = 4096;
+        let mut bounds = RunBounds::default();
         let mut most = 0;
-        for seed in 1..=(BOUND_BYTES / (1024 * 1024) + 4) {
-            encoding.at_most(&line(seed, 1024 * 1024));
-            most = most.max(held());
+        for seed in 0..100 {
+            let run = format!("{seed} {}", "abc ".repeat(100));
+            bounds.remember(&run, seed, LIMIT);
+            assert_eq!(bounds.by_run.get(run.as_str()), Some(&seed));
+            most = most.max(bounds.bytes);
         }
-        assert!(most <= BOUND_BYTES, "{most}");
-        // A line longer than all the bounds may hold is bounded, not kept.
-        let before = held();
-        let long = line(0, BOUND_BYTES + 1);
-        assert!(encoding.at_most(&long) >= long.len() / 4);
-        assert_eq!(held(), before);
+        assert!(most <= LIMIT, "{most}");
+        assert!(most > LIMIT / 2, "{most}");
+        let counted: usize = bounds
+            .by_run
+            .keys()
+            .map(|run| run.len() + RUN_OVERHEAD)
+            .sum();
+        assert_eq!(bounds.bytes, counted);
+        let long = "abc ".repeat(LIMIT / 4);
+        let before = bounds.bytes;
+        bounds.remember(&long, 1, LIMIT);
+        assert!(!bounds.by_run.contains_key(long.as_str()));
+        assert_eq!(bounds.bytes, before);
     }
 
     /// A line of `o200k-pieces.txt`, as `build.rs` reads it back.
