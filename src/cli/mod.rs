@@ -594,7 +594,8 @@ pub fn definition_warnings(
     let Some(variant) = compiler.variant(&compiled.variant) else {
         return;
     };
-    let Ok(Some((_, _, findings))) = compiler.tool_definitions(request, variant, &compiled.tools)
+    let Ok(Some((_, _, findings))) =
+        compiler.tool_definitions(request, variant, &compiled.tools, None)
     else {
         return;
     };

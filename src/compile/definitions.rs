@@ -496,11 +496,13 @@ impl Compiler<'_> {
 
     /// For a variant with native tool calls: its dialect, its tool definitions, and what
     /// was found writing them (errors fail the compile; warnings are for `validate`).
+    /// `context_json` is the request's context written out, when the caller has it.
     pub(crate) fn tool_definitions(
         &self,
         request: &Request,
         variant: &EffectiveVariant,
         tools: &[CompiledTool],
+        context_json: Option<&[u8]>,
     ) -> Result<Option<(Dialect, Value, Vec<Finding>)>, CompileError> {
         if variant.variant.native_tools != Some(true) {
             return Ok(None);
@@ -508,7 +510,13 @@ impl Compiler<'_> {
         // The definitions are a function of the dialect asked for, the context (its MCP
         // servers, and what the dialect rules read) and the tools: an agent asks for the same
         // ones request after request, and writing them takes longer than the compile.
-        let key = serde_json::to_vec(&request.context).ok().map(|context| {
+        let written = match context_json {
+            Some(written) => Some(std::borrow::Cow::Borrowed(written)),
+            None => serde_json::to_vec(&request.context)
+                .ok()
+                .map(std::borrow::Cow::Owned),
+        };
+        let key = written.map(|context| {
             let mut key = Vec::with_capacity(context.len() + 64 * tools.len() + 16);
             match request.dialect {
                 Some(dialect) => {

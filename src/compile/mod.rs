@@ -92,6 +92,9 @@ pub(crate) struct Prepared<'c> {
     pub scope: Scope,
     pub plan: Arc<Plan>,
     pub date: Option<String>,
+    /// The request's context written out as JSON, as the keys of what a compile remembers
+    /// use it (`None` for a context that cannot be written out).
+    pub context_json: Option<Vec<u8>>,
 }
 
 impl<'w> Compiler<'w> {
@@ -165,8 +168,9 @@ impl<'w> Compiler<'w> {
         // date and `--set` values: an agent compiles for the same context request after
         // request, and that context's values (its MCP servers' tools and schemas) cost more to
         // make into template values and to test conditions on than to write out as a key.
-        let key =
-            written.and_then(|written| prepared_key(variant, request, date.as_deref(), &written));
+        let key = written
+            .as_deref()
+            .and_then(|written| prepared_key(variant, request, date.as_deref(), written));
         if let Some(planned) = key.as_ref().and_then(|key| self.prepared.get(key)) {
             return Ok(Prepared {
                 variant,
@@ -174,6 +178,7 @@ impl<'w> Compiler<'w> {
                 scope: planned.scope.fresh(),
                 plan: planned.plan.clone(),
                 date,
+                context_json: written,
             });
         }
         let declared = &self.workspace.settings().context_fields;
@@ -204,6 +209,7 @@ impl<'w> Compiler<'w> {
             scope,
             plan,
             date,
+            context_json: written,
         })
     }
 
@@ -236,6 +242,7 @@ impl<'w> Compiler<'w> {
             mut scope,
             plan,
             date,
+            context_json,
         } = self.prepare(request, &mut diagnostics)?;
         let limits = &workspace.settings().limits;
         let mut renderer = Renderer {
@@ -334,7 +341,7 @@ impl<'w> Compiler<'w> {
         })
         .and_then(|mut compiled| {
             if let Some((dialect, definitions, findings)) =
-                self.tool_definitions(request, variant, &compiled.tools)?
+                self.tool_definitions(request, variant, &compiled.tools, context_json.as_deref())?
             {
                 let mut errors = Diagnostics::default();
                 for finding in &findings {

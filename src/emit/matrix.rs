@@ -933,7 +933,7 @@ pub fn diagnostics(workspace: &Workspace, source_date_epoch: Option<i64>) -> Dia
             // keyword a dialect drops, an MCP tool left out).
             if let Some(variant) = compiler.variant(&compiled.variant)
                 && let Ok(Some((_, _, found))) =
-                    compiler.tool_definitions(&request, variant, &compiled.tools)
+                    compiler.tool_definitions(&request, variant, &compiled.tools, None)
             {
                 for finding in &found {
                     let finding = place(workspace, finding, workspace.contexts.get(&entry.context));
