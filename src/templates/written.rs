@@ -89,6 +89,12 @@ fn write_nested(value: &Value, depth: usize, limit: usize, out: &mut Vec<u8>) ->
     (out.len() <= limit).then_some(())
 }
 
+/// What an entry of a [`BoundedMemo`] costs beside the bytes its key and value hold: its slot
+/// in the table with the table's spare capacity, and the headers of its allocations. A memo
+/// of many small entries (a condition's result by the few values it read) would otherwise
+/// hold several times what it counts.
+const ENTRY_BYTES: usize = 64;
+
 /// Results kept by key, shared by threads, up to a number of bytes: past it, what is kept is
 /// dropped and the memory starts again, so a long run (a matrix of thousands of outputs)
 /// holds a bounded amount. Never iterated: nothing depends on its order.
@@ -121,9 +127,10 @@ impl<K: Hash + Eq, V: Clone> BoundedMemo<K, V> {
         self.held.read().ok()?.by_key.get(key).cloned()
     }
 
-    /// Keeps `value` under `key`, counting `bytes` for them; one larger than the whole limit
-    /// is not kept.
+    /// Keeps `value` under `key`, counting `bytes` for what they hold and [`ENTRY_BYTES`] for
+    /// the entry itself; one larger than the whole limit is not kept.
     pub fn insert(&self, key: K, value: V, bytes: usize) {
+        let bytes = bytes + ENTRY_BYTES;
         let Ok(mut held) = self.held.write() else {
             return;
         };
@@ -218,6 +225,21 @@ mod tests {
         }
         memo.insert(99, 99, 101);
         assert_eq!(memo.get(&99), None);
+    }
+
+    /// An entry costs memory whatever its key and value hold: a memo of tiny entries is
+    /// bounded in number too.
+    #[test]
+    fn every_entry_counts_its_own_cost() {
+        let memo = BoundedMemo::new(10 * ENTRY_BYTES);
+        for index in 0..5u32 {
+            memo.insert(index, (), 0);
+        }
+        assert_eq!(memo.held_bytes(), 5 * ENTRY_BYTES);
+        for index in 5..1000u32 {
+            memo.insert(index, (), 0);
+            assert!(memo.held_bytes() <= 10 * ENTRY_BYTES);
+        }
     }
 
     #[test]
