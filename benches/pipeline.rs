@@ -65,6 +65,7 @@ fn main() -> ExitCode {
     counted(shipped.path());
     in_process(shipped.path());
     tokens(shipped.path());
+    large_context();
 
     let registry = registry_shape();
     section("real-registry shape", registry.path(), 8.0, 15);
@@ -420,6 +421,33 @@ fn in_process(root: &Path) {
             met(percentile(samples, 50) <= Duration::from_micros(100))
         );
     }
+}
+
+/// A context as large as a data file may be (4 MB: 23,000 MCP tools), in a copy of the
+/// shipped library: the peak memory of loading it (`list`), against the file's size. Each of
+/// its values is a map entry of a document, a place in the file and a field of the context.
+fn large_context() {
+    let shipped = copy_of_shipped_library();
+    let root = shipped.path();
+    let list = || peak_memory(root, &["list"]);
+    let without = list();
+    let mut text =
+        String::from("cwd = \"/p\"\n[[mcp_servers]]\nname = \"big\"\ncommand = \"big\"\n");
+    let mut tools = 0;
+    while text.len() < 4 * 1024 * 1024 - 512 {
+        text.push_str(&format!(
+            "[[mcp_servers.tools]]\nname = \"tool_{tools}\"\ndescription = \"Does thing {tools} with care.\"\ninput_schema = {{ type = \"object\", properties = {{ a = {{ type = \"string\" }} }}, required = [\"a\"] }}\n"
+        ));
+        tools += 1;
+    }
+    std::fs::write(root.join("examples/contexts/mcp-heavy.toml"), &text).unwrap();
+    let with = list();
+    println!(
+        "  peak memory of list with a {} context of {tools} MCP tools: {} ({} without it)",
+        size(text.len() as u64),
+        size(with),
+        size(without)
+    );
 }
 
 /// The token tables: loading them once, and counting the shipped matrix.

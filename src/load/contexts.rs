@@ -19,20 +19,30 @@ const EXTENDS: &str = "extends";
 /// The contexts of a workspace, each merged with its ancestors. A context whose chain loops,
 /// names an unknown context, or reaches an invalid one is left out (reported where the chain
 /// breaks); its name is returned with the invalid ones.
+///
+/// Each entry's value is its document's, taken out of it (see `Loader::checked_document`) and
+/// given back to the typed context's document: a context file of a few megabytes (thousands
+/// of MCP tools) is held once as a document, not once per step.
 pub fn resolve_all(
-    raw: &IndexMap<String, Entry<Value>>,
+    raw: IndexMap<String, Entry<Value>>,
     invalid: &dyn Fn(&str) -> bool,
     diagnostics: &mut Diagnostics,
 ) -> (IndexMap<String, Entry<Context>>, Vec<String>) {
-    let mut contexts = IndexMap::new();
+    let mut typed_by_name: std::collections::HashMap<&str, Context> =
+        std::collections::HashMap::new();
     let mut broken = Vec::new();
     // Each context's merged document, kept for the contexts that extend it: a long chain
-    // costs one merge per context, not one per link of every chain.
+    // costs one merge per context, not one per link of every chain. Only a context that
+    // another extends is kept.
     let mut merged_by_name: std::collections::HashMap<&str, Value> =
         std::collections::HashMap::new();
     let parent_of = |context| raw.get(context)?.value.get(EXTENDS)?.as_str();
+    let extended: std::collections::HashSet<&str> = raw
+        .keys()
+        .filter_map(|name| parent_of(name.as_str()))
+        .collect();
     let cycles = on_cycles(raw.keys().map(String::as_str), parent_of);
-    for (name, entry) in raw {
+    for (name, entry) in &raw {
         let chain = follow(name, parent_of);
         let extends_span = entry.value_span("/extends");
         if chain.too_long {
@@ -93,12 +103,14 @@ pub fn resolve_all(
         for link in chain.links[..start].iter().rev() {
             if let Some(document) = raw.get(*link) {
                 merge(&mut merged, &document.value);
-                merged_by_name.insert(link, merged.clone());
+                if extended.contains(link) {
+                    merged_by_name.insert(link, merged.clone());
+                }
             }
         }
         match typed(entry, merged) {
             Ok(context) => {
-                contexts.insert(name.clone(), context);
+                typed_by_name.insert(name, context);
             }
             Err(diagnostic) => {
                 diagnostics.push(diagnostic);
@@ -106,13 +118,40 @@ pub fn resolve_all(
             }
         }
     }
+    drop(merged_by_name);
+    // In the files' order, each with its own document.
+    let mut typed_by_name: std::collections::HashMap<String, Context> = typed_by_name
+        .into_iter()
+        .map(|(name, context)| (name.to_string(), context))
+        .collect();
+    let mut contexts = IndexMap::new();
+    for (name, entry) in raw {
+        if let Some(context) = typed_by_name.remove(&name) {
+            contexts.insert(name, with_document(entry, context));
+        }
+    }
     (contexts, broken)
+}
+
+/// The typed context of `entry`, with the entry's value given back to its document.
+fn with_document(entry: Entry<Value>, context: Context) -> Entry<Context> {
+    let Entry {
+        value,
+        mut document,
+        path,
+    } = entry;
+    document.value = value;
+    Entry {
+        value: context,
+        document,
+        path,
+    }
 }
 
 /// A context the caller gives (a file, standard input), merged with the workspace context
 /// it `extends`.
 pub fn resolve_one(
-    entry: &Entry<Value>,
+    entry: Entry<Value>,
     bases: &IndexMap<String, Entry<Context>>,
     diagnostics: &mut Diagnostics,
 ) -> Option<Entry<Context>> {
@@ -132,9 +171,13 @@ pub fn resolve_one(
         merged = serde_json::to_value(&base.value).unwrap_or(merged);
     }
     merge(&mut merged, &entry.value);
-    typed(entry, merged)
-        .map_err(|diagnostic| diagnostics.push(diagnostic))
-        .ok()
+    match typed(&entry, merged) {
+        Ok(context) => Some(with_document(entry, context)),
+        Err(diagnostic) => {
+            diagnostics.push(diagnostic);
+            None
+        }
+    }
 }
 
 /// Every field of a context, at its default.
@@ -165,15 +208,11 @@ pub fn merge(base: &mut Value, over: &Value) {
     }
 }
 
-fn typed(entry: &Entry<Value>, merged: Value) -> Result<Entry<Context>, Diagnostic> {
+fn typed(entry: &Entry<Value>, merged: Value) -> Result<Context, Diagnostic> {
     match serde_json::from_value::<Context>(merged) {
         Ok(mut context) => {
             context.extends = None;
-            Ok(Entry {
-                value: context,
-                document: entry.document.clone(),
-                path: entry.path.clone(),
-            })
+            Ok(context)
         }
         // Each file passed its schema: a merge that still does not fit is told at the file.
         Err(error) => Err(Diagnostic::new(

@@ -191,7 +191,7 @@ pub fn load_context(
     let Some(document) = loader.checked_document(path, Kind::Context)? else {
         return Ok(None);
     };
-    Ok(load::contexts::resolve_one(&document, bases, diagnostics))
+    Ok(load::contexts::resolve_one(document, bases, diagnostics))
 }
 
 /// A context given as text (standard input, an agent's request): JSON, TOML or YAML, told
@@ -216,12 +216,13 @@ pub fn context_from_text(
     if !SchemaValidators::shared().check(Kind::Context, &document, diagnostics) {
         return None;
     }
+    let mut document = document;
     let entry = Entry {
-        value: document.value.clone(),
+        value: std::mem::take(&mut document.value),
         document,
         path: std::path::PathBuf::from(name),
     };
-    load::contexts::resolve_one(&entry, bases, diagnostics)
+    load::contexts::resolve_one(entry, bases, diagnostics)
 }
 
 /// JSON starts with `{`; TOML has a `key =` or `[table]` line before any YAML `key:` line;
@@ -439,7 +440,7 @@ impl Loader<'_> {
         // typed contexts.
         let invalid = &*self.invalid;
         let (entries, broken) = load::contexts::resolve_all(
-            &documents,
+            documents,
             &|name| invalid.contains(RefKind::Context, name),
             self.diagnostics,
         );
@@ -469,9 +470,12 @@ impl Loader<'_> {
         if !conforms {
             return Ok(None);
         }
+        // The value leaves the document for the time contexts merge, and goes back to it
+        // with the typed context (see `contexts::resolve_all`): held once, not copied.
+        let mut document = raw.document;
         Ok(Some(Entry {
-            value: raw.document.value.clone(),
-            document: raw.document,
+            value: std::mem::take(&mut document.value),
+            document,
             path: raw.path,
         }))
     }
