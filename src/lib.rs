@@ -45,6 +45,7 @@
 #![cfg_attr(not(feature = "cli"), allow(dead_code))]
 
 mod analysis;
+mod bounded_memo;
 mod built;
 /// The `promptc` command line, for the binary; not part of the library API.
 #[cfg(feature = "cli")]

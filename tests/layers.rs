@@ -11,6 +11,8 @@ use std::path::Path;
 /// Bottom to top. A module may use the modules of the layers below its own, never its own
 /// layer or one above.
 const LAYERS: &[&[&str]] = &[
+    // A memory bounded by bytes, for what is remembered between compiles.
+    &["bounded_memo"],
     // Plain facts: file texts, JSON pointers, token counting, path refusals, following a
     // chain of names, the process memory limit, patterns built once per process.
     &[

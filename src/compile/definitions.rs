@@ -503,7 +503,7 @@ impl Compiler<'_> {
         variant: &EffectiveVariant,
         tools: &[CompiledTool],
         context_json: Option<&[u8]>,
-    ) -> Result<Option<(Dialect, Value, Vec<Finding>)>, CompileError> {
+    ) -> Result<Option<Made>, CompileError> {
         if variant.variant.native_tools != Some(true) {
             return Ok(None);
         }
@@ -548,7 +548,7 @@ impl Compiler<'_> {
         &self,
         request: &Request,
         tools: &[CompiledTool],
-    ) -> Result<(Dialect, Value, Vec<Finding>), CompileError> {
+    ) -> Result<Made, CompileError> {
         let dialect = self.dialect(request)?;
         let settings = &self.workspace.settings().tool_definitions;
         let env = self.workspace.templates.env();

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use minijinja::Value;
 
+use crate::bounded_memo::BoundedMemo;
 use crate::compiled::{CompileError, Compiled, Section};
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::model::limits::DEFAULT_FUEL;
@@ -22,7 +23,7 @@ use crate::resolve::plan::{Outline, Outlines};
 use crate::resolve::plan::{Plan, Reason, plan};
 use crate::resolve::scope::Scope;
 use crate::span::Span;
-use crate::templates::written::{BoundedMemo, write_bytes};
+use crate::templates::written::write_bytes;
 use crate::workspace::Workspace;
 use crate::workspace::inheritance::{EffectiveVariant, effective};
 pub(crate) use definitions::place;

@@ -28,8 +28,8 @@ pub fn resolve_all(
     invalid: &dyn Fn(&str) -> bool,
     diagnostics: &mut Diagnostics,
 ) -> (IndexMap<String, Entry<Context>>, Vec<String>) {
-    let mut typed_by_name: std::collections::HashMap<&str, Context> =
-        std::collections::HashMap::new();
+    // By the position of each context's file in `raw`.
+    let mut typed: Vec<Option<Context>> = Vec::with_capacity(raw.len());
     let mut broken = Vec::new();
     // Each context's merged document, kept for the contexts that extend it: a long chain
     // costs one merge per context, not one per link of every chain. Only a context that
@@ -43,6 +43,7 @@ pub fn resolve_all(
         .collect();
     let cycles = on_cycles(raw.keys().map(String::as_str), parent_of);
     for (name, entry) in &raw {
+        typed.push(None);
         let chain = follow(name, parent_of);
         let extends_span = entry.value_span("/extends");
         if chain.too_long {
@@ -108,9 +109,11 @@ pub fn resolve_all(
                 }
             }
         }
-        match typed(entry, merged) {
+        match typed_context(entry, merged) {
             Ok(context) => {
-                typed_by_name.insert(name, context);
+                if let Some(slot) = typed.last_mut() {
+                    *slot = Some(context);
+                }
             }
             Err(diagnostic) => {
                 diagnostics.push(diagnostic);
@@ -120,16 +123,11 @@ pub fn resolve_all(
     }
     drop(merged_by_name);
     // In the files' order, each with its own document.
-    let mut typed_by_name: std::collections::HashMap<String, Context> = typed_by_name
+    let contexts = raw
         .into_iter()
-        .map(|(name, context)| (name.to_string(), context))
+        .zip(typed)
+        .filter_map(|((name, entry), context)| Some((name, with_document(entry, context?))))
         .collect();
-    let mut contexts = IndexMap::new();
-    for (name, entry) in raw {
-        if let Some(context) = typed_by_name.remove(&name) {
-            contexts.insert(name, with_document(entry, context));
-        }
-    }
     (contexts, broken)
 }
 
@@ -171,7 +169,7 @@ pub fn resolve_one(
         merged = serde_json::to_value(&base.value).unwrap_or(merged);
     }
     merge(&mut merged, &entry.value);
-    match typed(&entry, merged) {
+    match typed_context(&entry, merged) {
         Ok(context) => Some(with_document(entry, context)),
         Err(diagnostic) => {
             diagnostics.push(diagnostic);
@@ -208,7 +206,7 @@ pub fn merge(base: &mut Value, over: &Value) {
     }
 }
 
-fn typed(entry: &Entry<Value>, merged: Value) -> Result<Context, Diagnostic> {
+fn typed_context(entry: &Entry<Value>, merged: Value) -> Result<Context, Diagnostic> {
     match serde_json::from_value::<Context>(merged) {
         Ok(mut context) => {
             context.extends = None;

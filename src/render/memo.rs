@@ -15,8 +15,9 @@ use std::sync::{Arc, RwLock};
 use minijinja::Value;
 use rustc_hash::FxBuildHasher;
 
+use crate::bounded_memo::BoundedMemo;
 use crate::compiled::{CompiledParameter, CompiledTool, SourceRange};
-use crate::templates::written::{BoundedMemo, write_bytes, write_value};
+use crate::templates::written::{write_bytes, write_value};
 use crate::templates::{TemplateId, Templates};
 
 /// Values larger than this, written out, are not worth the copy: a template that reads that

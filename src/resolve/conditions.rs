@@ -6,12 +6,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use minijinja::{Expression, Value};
 
+use crate::bounded_memo::BoundedMemo;
 use crate::diagnostic::Diagnostic;
 use crate::model::Parameter;
 use crate::model::limits::DEFAULT_FUEL;
 use crate::problem::Problem;
 use crate::span::Span;
-use crate::templates::written::{BoundedMemo, write_value};
+use crate::templates::written::write_value;
 use crate::workspace::Workspace;
 
 /// A condition whose names, written out, take more than this is evaluated every time: most

@@ -24,6 +24,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::bounded_memo::BoundedMemo;
+
 pub(crate) mod pieces;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
@@ -74,28 +76,20 @@ impl Encoding {
     pub fn at_most(self, text: &str) -> usize {
         // Run by run (see [`pieces::runs`]): a prompt repeats most of the runs of the prompts
         // compiled before it, and each run's bound is remembered by its text for the process.
-        let lock = || {
-            RUN_BOUNDS
-                .get_or_init(Mutex::default)
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-        };
-        let slot = usize::from(self == Encoding::Cl100k);
+        let bounds = &RUN_BOUNDS
+            .get_or_init(|| [BoundedMemo::new(BOUND_BYTES), BoundedMemo::new(BOUND_BYTES)])
+            [usize::from(self == Encoding::Cl100k)];
         let mut total = 0;
         let mut unknown = Vec::new();
-        {
-            let all = lock();
-            for run in pieces::runs(text) {
-                match all[slot].by_run.get(run) {
-                    Some(bound) => total += bound,
-                    None => unknown.push(run),
-                }
+        for run in pieces::runs(text) {
+            match bounds.get(run) {
+                Some(bound) => total += bound,
+                None => unknown.push(run),
             }
         }
         if unknown.is_empty() {
             return total;
         }
-        // Found without holding the lock, which the other compile threads wait for.
         let (pattern, tokens) = self.pieces();
         let found: Vec<(&str, usize)> = unknown
             .into_iter()
@@ -109,11 +103,11 @@ impl Encoding {
                 (run, bound)
             })
             .collect();
-        let mut all = lock();
-        let bounds = &mut all[slot];
         for (run, bound) in found {
             total += bound;
-            bounds.remember(run, bound, BOUND_BYTES);
+            // A run ends only where a letter starts a line, so a list or an indented block is
+            // one run, as long as a prompt can be: the bounds are kept by bytes.
+            bounds.insert(run.into(), bound, run.len());
         }
         total
     }
@@ -188,43 +182,12 @@ impl PieceSet {
     }
 }
 
-/// Each run's bound, by its text, and the bytes of those texts.
-#[derive(Default)]
-struct RunBounds {
-    by_run: HashMap<Box<str>, usize, rustc_hash::FxBuildHasher>,
-    bytes: usize,
-}
+/// Each run's bound by its text, by encoding, o200k first (see [`Encoding::at_most`]): a
+/// long-lived process (an agent) forgets what it learnt rather than grow.
+static RUN_BOUNDS: OnceLock<[BoundedMemo<Box<str>, usize>; 2]> = OnceLock::new();
 
-impl RunBounds {
-    /// Keeps `run`'s bound while what is kept stays within `limit` bytes: a long-lived
-    /// process (an agent) forgets what it learnt rather than grow. A run ends only where a
-    /// letter starts a line, so a list or an indented block is one run, as long as a prompt
-    /// can be; one longer than the limit is not kept.
-    fn remember(&mut self, run: &str, bound: usize, limit: usize) {
-        let bytes = run.len() + RUN_OVERHEAD;
-        if bytes > limit {
-            return;
-        }
-        if self.bytes + bytes > limit {
-            // A new table: a cleared one would keep the capacity the old runs needed.
-            *self = Self::default();
-        }
-        if self.by_run.insert(run.into(), bound).is_none() {
-            self.bytes += bytes;
-        }
-    }
-}
-
-/// The bounds of the runs met so far, by encoding, o200k first (see [`Encoding::at_most`]).
-static RUN_BOUNDS: OnceLock<Mutex<[RunBounds; 2]>> = OnceLock::new();
-
-/// How many bytes of runs (their texts, and [`RUN_OVERHEAD`] for each) a process remembers
-/// the bounds of, per encoding.
+/// How many bytes of runs a process remembers the bounds of, per encoding.
 const BOUND_BYTES: usize = 16 * 1024 * 1024;
-/// What an entry of the bounds costs beside its run's text: its slot in the table (the boxed
-/// text's pointer and length, the bound), the table's control byte and spare capacity, and
-/// the allocator's rounding of the text.
-const RUN_OVERHEAD: usize = 40;
 
 /// A text's identity for its count: the encoding and the first 16 bytes of its SHA-256.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -439,34 +402,6 @@ pub fn save_cache() {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// What the bounds keep is counted in bytes: runs as long as prompts, all different, do
-    /// not make them grow past their limit, and one longer than the limit is not kept.
-    #[test]
-    fn the_bounds_of_runs_stay_within_their_bytes() {
-        const LIMIT: usize = 4096;
-        let mut bounds = RunBounds::default();
-        let mut most = 0;
-        for seed in 0..100 {
-            let run = format!("{seed} {}", "abc ".repeat(100));
-            bounds.remember(&run, seed, LIMIT);
-            assert_eq!(bounds.by_run.get(run.as_str()), Some(&seed));
-            most = most.max(bounds.bytes);
-        }
-        assert!(most <= LIMIT, "{most}");
-        assert!(most > LIMIT / 2, "{most}");
-        let counted: usize = bounds
-            .by_run
-            .keys()
-            .map(|run| run.len() + RUN_OVERHEAD)
-            .sum();
-        assert_eq!(bounds.bytes, counted);
-        let long = "abc ".repeat(LIMIT / 4);
-        let before = bounds.bytes;
-        bounds.remember(&long, 1, LIMIT);
-        assert!(!bounds.by_run.contains_key(long.as_str()));
-        assert_eq!(bounds.bytes, before);
-    }
 
     /// A line of `o200k-pieces.txt`, as `build.rs` reads it back.
     fn escape(piece: &[u8]) -> String {
