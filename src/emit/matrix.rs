@@ -7,7 +7,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-use crate::analysis::budget::{self, check_budget};
+use crate::analysis::budget::{self, Needs, check_budget};
 use crate::analysis::stable_prefix::volatile_warning;
 use crate::compile::{Compiler, Request, Selection, place};
 use crate::compiled::{CompileError, Compiled};
@@ -172,7 +172,24 @@ const WINDOW: usize = 4 * RUN;
 
 /// What compiling one entry gave: `None` for an unknown context; else the result, and
 /// whether a template ran out of fuel or text.
-type Outcome = Option<(Result<Compiled, CompileError>, bool)>;
+type Outcome = Option<(Measured, bool)>;
+
+/// A compiled entry with what checking its budget needs, found on the thread that compiled
+/// it: bounding a prompt's count without the token tables reads the whole prompt (about a
+/// fifteenth of a shipped `build --all`'s processor time), which the thread that handles the
+/// outputs in order did for every output, alone.
+type Measured = Result<(Compiled, Needs), CompileError>;
+
+fn measured(compiler: &Compiler<'_>, result: Result<Compiled, CompileError>) -> Measured {
+    result.map(|output| {
+        let needs = compiler
+            .variant(&output.variant)
+            .map_or(Needs::Nothing, |variant| {
+                budget::needs(compiler.workspace(), variant, &output)
+            });
+        (output, needs)
+    })
+}
 
 /// Compiles the entries on the machine's cores and hands each result to `handle` in the
 /// entries' order, so that what comes out does not depend on which thread was faster. This
@@ -191,7 +208,7 @@ fn compile_in_order<E>(
     compiler: &Compiler<'_>,
     entries: Vec<MatrixEntry>,
     source_date_epoch: Option<i64>,
-    mut handle: impl FnMut(MatrixEntry, Option<Result<Compiled, CompileError>>) -> Result<(), E>,
+    mut handle: impl FnMut(MatrixEntry, Option<Measured>) -> Result<(), E>,
 ) -> Result<(), E> {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use std::sync::{Condvar, Mutex, PoisonError, mpsc};
@@ -218,8 +235,10 @@ fn compile_in_order<E>(
             turn.notify_all();
         };
         let isolated = |index: usize| -> Outcome {
-            let result = request(workspace, &entries[index], source_date_epoch)
-                .map(|request| compiler.compile_isolated(&request));
+            let result = request(workspace, &entries[index], source_date_epoch).map(|request| {
+                let (result, ran_out) = compiler.compile_isolated(&request);
+                (measured(compiler, result), ran_out)
+            });
             // A template ran out: no thread starts another entry, which could spend the
             // whole fuel on it again.
             if matches!(result, Some((_, true))) {
@@ -330,8 +349,8 @@ fn compile_in_order<E>(
         resume = stopped_at;
     }
     for entry in entries.into_iter().skip(resume) {
-        let result =
-            request(workspace, &entry, source_date_epoch).map(|request| compiler.compile(&request));
+        let result = request(workspace, &entry, source_date_epoch)
+            .map(|request| measured(compiler, compiler.compile(&request)));
         handle(entry, result)?;
     }
     Ok(())
@@ -389,9 +408,9 @@ pub fn compile_each<E>(
             return Ok(());
         };
         match result {
-            Ok(output) => {
+            Ok((output, needs)) => {
                 if let Some(variant) = compiler.variant(&output.variant) {
-                    let over = match budget::needs(workspace, variant, &output) {
+                    let over = match needs {
                         budget::Needs::Nothing => None,
                         budget::Needs::Known(tokens) => {
                             budget::over_budget(workspace, variant, &output, &entry.context, tokens)
