@@ -37,8 +37,8 @@ impl SchemaValidators {
     /// Builds, on another thread, the validators a workspace load needs, in the order it
     /// checks files: the load reads and parses the files meanwhile. A load that reaches a kind
     /// before it is built waits for it, or builds it itself when no thread can be started.
-    /// Only the first call starts a thread: the command line calls this before it parses its
-    /// arguments, and the load calls it again.
+    /// Only the first call starts a thread: the command line calls this once its arguments
+    /// are parsed, and the load calls it again.
     pub fn build_ahead() {
         static STARTED: std::sync::Once = std::sync::Once::new();
         let validators = Self::shared();

@@ -121,7 +121,10 @@ impl Encoding {
 
     /// The count of `text` when it is already known, without loading the tables.
     pub fn known_count(self, text: &str) -> Option<usize> {
-        counts().get(&Key::of(self, text))
+        // The key (a hash of the whole text) is made before the lock is taken: the compile
+        // threads of a matrix ask at the same time.
+        let key = Key::of(self, text);
+        counts().get(&key)
     }
 
     /// Starts loading the tables on another thread, so that the counts needed later wait for
