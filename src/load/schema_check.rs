@@ -2,6 +2,7 @@
 //! it is about.
 
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{Draft, ValidationError, Validator};
@@ -40,11 +41,9 @@ impl SchemaValidators {
     /// Only the first call starts a thread: the command line calls this once its arguments
     /// are parsed, and the load calls it again.
     pub fn build_ahead() {
-        static STARTED: std::sync::Once = std::sync::Once::new();
+        static STARTED: AtomicBool = AtomicBool::new(false);
         let validators = Self::shared();
-        let mut first = false;
-        STARTED.call_once(|| first = true);
-        if !first
+        if STARTED.swap(true, Ordering::Relaxed)
             || validators
                 .validators
                 .iter()

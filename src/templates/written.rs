@@ -1,6 +1,6 @@
 //! Template values written out as bytes with their kinds, so that two values are written the
 //! same only when they render the same everywhere: the keys under which renders and
-//! conditions are remembered, and the bounded memory that keeps them.
+//! conditions are remembered (kept in a `BoundedMemo`).
 
 use indexmap::IndexMap;
 use minijinja::Value;
