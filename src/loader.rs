@@ -2,7 +2,7 @@
 //! specs, register their templates, check the whole) and keeps every problem found.
 
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::diagnostic::Diagnostics;
 use crate::load::invalid_ids::InvalidIds;
@@ -11,7 +11,8 @@ use crate::load::schema_check::SchemaValidators;
 use crate::load::specs::{
     Specs, context_from_text, load_context, load_specs, load_specs_checked_last,
 };
-use crate::model::Context;
+use crate::model::{Context, Limits};
+use crate::problem::Kind;
 use crate::source::Sources;
 use crate::templates::Templates;
 use crate::validate;
@@ -28,20 +29,94 @@ pub struct Loaded {
 /// Loads and validates the workspace rooted at `root` (the folder holding `promptc.toml`).
 /// Only I/O failures are errors; problems in the files are diagnostics, and a workspace with
 /// errors does not compile.
+///
+/// The workspace is read first with its schema checks last (see [`load_specs_checked_last`]):
+/// its templates are registered before its files are checked against their schemas, which
+/// are being compiled on another thread meanwhile. At the first problem of that load, or
+/// when a file does not conform, it is read again the careful way, each file checked before it
+/// is used, and only that load's diagnostics are seen.
 pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
     let root = root.canonicalize()?;
     // Compiling the schemas takes about as long as reading a small workspace: one does the
     // other meanwhile.
     SchemaValidators::build_ahead();
-    let (specs, mut sources, mut diagnostics, invalid) = read_specs(&root)?;
+    if let Some(loaded) = load_checked_last(&root) {
+        return Ok(loaded);
+    }
+    // What that load read was freed before this one reads it again.
+    let mut sources = Sources::default();
+    let mut diagnostics = Diagnostics::default();
+    let mut invalid = InvalidIds::default();
+    let specs = load_specs(&root, &mut sources, &mut diagnostics, &mut invalid)?;
     let limits = specs.manifest.value.limits.clone();
-    let mut templates = Templates::new(specs.manifest.value.fuel, &limits, &mut sources);
+    let workspace = assemble(root, specs, &limits, sources, &mut diagnostics, invalid)?;
+    Ok(validated(workspace, diagnostics))
+}
+
+/// The workspace loaded with its schema checks last; `None` at the first problem of reading
+/// it, a failing read included, or when a file does not conform to its schema.
+pub(crate) fn load_checked_last(root: &Path) -> Option<Loaded> {
+    let mut sources = Sources::default();
+    let mut diagnostics = Diagnostics::default();
+    let mut invalid = InvalidIds::default();
+    let mut specs =
+        load_specs_checked_last(root, &mut sources, &mut diagnostics, &mut invalid).ok()??;
+    let contexts_read = std::mem::take(&mut specs.unchecked_contexts);
+    // The manifest is not checked yet: its templates are read and compiled within the largest
+    // limits its schema allows, as its files were.
+    let limits = specs.manifest.value.limits.within_schema();
+    let workspace = assemble(
+        root.to_path_buf(),
+        specs,
+        &limits,
+        sources,
+        &mut diagnostics,
+        invalid,
+    )
+    .ok()?;
+    files_conform(&workspace, &contexts_read).then(|| validated(workspace, diagnostics))
+}
+
+/// Whether every file read conforms to its schema: the manifest, variants, components and
+/// tools in their documents, the context files as they were read.
+fn files_conform(workspace: &Workspace, contexts_read: &[serde_json::Value]) -> bool {
+    let validators = SchemaValidators::shared();
+    // In the order the validators are built.
+    validators.conforms(Kind::Manifest, &workspace.manifest.document)
+        && workspace
+            .variants
+            .values()
+            .all(|entry| validators.conforms(Kind::Variant, &entry.document))
+        && workspace
+            .components
+            .values()
+            .all(|entry| validators.conforms(Kind::Component, &entry.document))
+        && workspace
+            .tools
+            .values()
+            .all(|entry| validators.conforms(Kind::Tool, &entry.document))
+        && contexts_read
+            .iter()
+            .all(|context| validators.value_conforms(Kind::Context, context))
+}
+
+/// The workspace of the specs: their templates registered and the rules folders of their
+/// contexts read, not yet validated.
+fn assemble(
+    root: PathBuf,
+    specs: Specs,
+    limits: &Limits,
+    mut sources: Sources,
+    diagnostics: &mut Diagnostics,
+    invalid: InvalidIds,
+) -> io::Result<Workspace> {
+    let mut templates = Templates::new(specs.manifest.value.fuel, limits, &mut sources);
     let mut registrar = Registrar {
         root: &root,
         sources: &mut sources,
         templates: &mut templates,
-        diagnostics: &mut diagnostics,
-        limits: &limits,
+        diagnostics,
+        limits,
     };
     let components = registrar.components(specs.components)?;
     let variants = registrar.variants(specs.variants)?;
@@ -72,7 +147,7 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
             &entry.value.rules_from,
             &named_at,
             if named {
-                &mut diagnostics
+                &mut *diagnostics
             } else {
                 &mut inherited
             },
@@ -84,7 +159,7 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
         .keys()
         .map(|name| (name.clone(), std::sync::OnceLock::new()))
         .collect();
-    let mut workspace = Workspace {
+    Ok(Workspace {
         context_rules,
         matrix_contexts,
         templates,
@@ -98,37 +173,17 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
         partials,
         invalid,
         valid: false,
-    };
-    validate::check(&workspace, &mut diagnostics);
-    workspace.valid = !diagnostics.has_errors();
-    Ok(Loaded {
-        workspace,
-        diagnostics,
     })
 }
 
-/// The workspace's specs, with the sources and diagnostics of reading them. A workspace is
-/// read first with its schema checks last (see [`load_specs_checked_last`]), and again, the
-/// careful way, only when that load meets a problem.
-fn read_specs(root: &Path) -> io::Result<(Specs, Sources, Diagnostics, InvalidIds)> {
-    {
-        let mut sources = Sources::default();
-        let mut diagnostics = Diagnostics::default();
-        let mut invalid = InvalidIds::default();
-        // A failing read gives that load up too: the careful load meets it again, or reads
-        // other folders (those of a manifest it finds invalid), and says so its own way.
-        if let Ok(Some(specs)) =
-            load_specs_checked_last(root, &mut sources, &mut diagnostics, &mut invalid)
-        {
-            return Ok((specs, sources, diagnostics, invalid));
-        }
-        // What that load read is freed here, before the careful load reads it again.
+/// The workspace checked as a whole, with every problem found loading it.
+fn validated(mut workspace: Workspace, mut diagnostics: Diagnostics) -> Loaded {
+    validate::check(&workspace, &mut diagnostics);
+    workspace.valid = !diagnostics.has_errors();
+    Loaded {
+        workspace,
+        diagnostics,
     }
-    let mut sources = Sources::default();
-    let mut diagnostics = Diagnostics::default();
-    let mut invalid = InvalidIds::default();
-    let specs = load_specs(root, &mut sources, &mut diagnostics, &mut invalid)?;
-    Ok((specs, sources, diagnostics, invalid))
 }
 
 /// Reads a context file from outside the workspace's context folder (`--context FILE`).

@@ -69,9 +69,13 @@ impl SchemaValidators {
     /// without a diagnostic, at the cost of a plain validation. Nothing is vouched for of a
     /// kind whose validator failed to build.
     pub fn conforms(&self, kind: Kind, document: &Document) -> bool {
+        self.value_conforms(kind, &document.value)
+    }
+
+    /// Whether a file's value conforms, as [`Self::conforms`] tells.
+    pub fn value_conforms(&self, kind: Kind, value: &Value) -> bool {
         self.get(kind).is_some_and(|(_, validator)| {
-            validator.is_valid(&document.value)
-                && integral_floats_fit(validator, document, &mut Diagnostics::default())
+            validator.is_valid(value) && misplaced_integral_floats(validator, value).is_empty()
         })
     }
 
@@ -154,6 +158,21 @@ fn integral_floats_fit(
     document: &Document,
     diagnostics: &mut Diagnostics,
 ) -> bool {
+    let misplaced = misplaced_integral_floats(validator, &document.value);
+    for pointer in &misplaced {
+        diagnostics.push(Diagnostic::new(
+            Problem::WrongType {
+                expected: "an integer".into(),
+                found: "a number with a decimal point".into(),
+            },
+            document.value_span(pointer),
+        ));
+    }
+    misplaced.is_empty()
+}
+
+/// Where a float with no fraction stands for an integer (see [`integral_floats_fit`]).
+fn misplaced_integral_floats(validator: &Validator, value: &Value) -> Vec<String> {
     fn shift(value: &mut Value, pointer: &str, found: &mut Vec<String>) {
         match value {
             Value::Number(n) if n.is_f64() => {
@@ -179,31 +198,24 @@ fn integral_floats_fit(
         }
     }
     // Most documents hold no such float: they are not copied.
-    if !has_integral_float(&document.value) {
-        return true;
+    if !has_integral_float(value) {
+        return Vec::new();
     }
-    let mut probe = document.value.clone();
+    let mut probe = value.clone();
     let mut shifted = Vec::new();
     shift(&mut probe, "", &mut shifted);
     if shifted.is_empty() {
-        return true;
+        return Vec::new();
     }
     let shifted: std::collections::HashSet<String> = shifted.into_iter().collect();
-    let mut fits = true;
-    for error in validator.iter_errors(&probe) {
-        let pointer = error.instance_path().as_str();
-        if matches!(error.kind(), ValidationErrorKind::Type { .. }) && shifted.contains(pointer) {
-            fits = false;
-            diagnostics.push(Diagnostic::new(
-                Problem::WrongType {
-                    expected: "an integer".into(),
-                    found: "a number with a decimal point".into(),
-                },
-                document.value_span(pointer),
-            ));
-        }
-    }
-    fits
+    validator
+        .iter_errors(&probe)
+        .filter(|error| {
+            matches!(error.kind(), ValidationErrorKind::Type { .. })
+                && shifted.contains(error.instance_path().as_str())
+        })
+        .map(|error| error.instance_path().as_str().to_string())
+        .collect()
 }
 
 fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut Diagnostics) {

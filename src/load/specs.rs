@@ -29,6 +29,9 @@ pub struct Specs {
     pub tools: IndexMap<String, Entry<ToolSpec>>,
     /// Named contexts, by file stem.
     pub contexts: IndexMap<String, Entry<Context>>,
+    /// Each context file as it was read, before `extends` merged it, when the load left its
+    /// schema check to the caller (see [`load_specs_checked_last`]); empty otherwise.
+    pub unchecked_contexts: Vec<Value>,
 }
 
 /// When a load checks its files against their schemas.
@@ -36,7 +39,7 @@ pub struct Specs {
 enum SchemaChecks {
     /// Each file before it is used, every problem reported.
     First,
-    /// Once every file is read (see [`load_specs_checked_last`]).
+    /// By the caller, once every file is read (see [`load_specs_checked_last`]).
     Last,
 }
 
@@ -52,13 +55,14 @@ pub fn load_specs(
     read_specs(root, sources, diagnostics, invalid, SchemaChecks::First).map(|(specs, _)| specs)
 }
 
-/// Reads the workspace as [`load_specs`] does, but each file is deserialized first and all
-/// are checked against their schemas together at the end: the schemas' validators are built
-/// on another thread meanwhile instead of before the manifest can be read. Nothing it finds
-/// is worded: at the first problem of any kind its result is `None`, and the workspace is
-/// to be loaded again with [`load_specs`], so what a user sees never depends on this load.
-/// Until its manifest is checked, files are read within the largest limits the schema
-/// allows.
+/// Reads the workspace as [`load_specs`] does, but no file is checked against its schema: the
+/// caller checks them once it has done what it can without them (see
+/// `loader::load_workspace`), as the schemas' validators are built on another thread
+/// meanwhile. The typed files are checked in their entries' documents, the context files in
+/// [`Specs::unchecked_contexts`]. Nothing it finds is worded: at the first problem of any
+/// kind its result is `None`, and the workspace is to be loaded again with [`load_specs`], so
+/// what a user sees never depends on this load. Until its manifest is checked, files are read
+/// within the largest limits the schema allows.
 pub fn load_specs_checked_last(
     root: &Path,
     sources: &mut Sources,
@@ -69,8 +73,9 @@ pub fn load_specs_checked_last(
     Ok(clean.then_some(specs))
 }
 
-/// The specs, and whether they stand: with `Last`, whether nothing went wrong and every file
-/// conforms to its schema; always with `First`, whose diagnostics say what went wrong.
+/// The specs, and whether they stand: with `Last`, whether nothing went wrong (the files are
+/// still to be checked against their schemas); always with `First`, whose diagnostics say
+/// what went wrong.
 fn read_specs(
     root: &Path,
     sources: &mut Sources,
@@ -88,6 +93,7 @@ fn read_specs(
         invalid,
         checks,
         given_up: false,
+        unchecked_contexts: Vec::new(),
     };
     let manifest_path = root.join(MANIFEST_FILE);
     let manifest = match loader.load_typed::<Manifest>(&manifest_path, Kind::Manifest)? {
@@ -138,29 +144,16 @@ fn read_specs(
         })
     })?;
     let contexts = loader.unless_giving_up(|loader| loader.load_contexts(&paths.contexts))?;
-    let clean = match checks {
-        SchemaChecks::First => true,
-        SchemaChecks::Last => {
-            let validators = loader.validators;
-            !loader.giving_up()
-                && validators.conforms(Kind::Manifest, &manifest.document)
-                && variants
-                    .values()
-                    .all(|e| validators.conforms(Kind::Variant, &e.document))
-                && components
-                    .values()
-                    .all(|e| validators.conforms(Kind::Component, &e.document))
-                && tools
-                    .values()
-                    .all(|e| validators.conforms(Kind::Tool, &e.document))
-        }
-    };
+    // A load with its checks last vouches only for having met no problem: the caller checks
+    // its files against their schemas.
+    let clean = checks == SchemaChecks::First || !loader.giving_up();
     let specs = Specs {
         manifest,
         variants,
         components,
         tools,
         contexts,
+        unchecked_contexts: std::mem::take(&mut loader.unchecked_contexts),
     };
     Ok((specs, clean))
 }
@@ -187,6 +180,7 @@ pub fn load_context(
         invalid: &mut invalid,
         checks: SchemaChecks::First,
         given_up: false,
+        unchecked_contexts: Vec::new(),
     };
     let Some(document) = loader.checked_document(path, Kind::Context)? else {
         return Ok(None);
@@ -263,6 +257,8 @@ struct Loader<'a> {
     checks: SchemaChecks,
     /// A `SchemaChecks::Last` load met a problem: its result is dropped.
     given_up: bool,
+    /// The context files a `SchemaChecks::Last` load read (see [`Specs::unchecked_contexts`]).
+    unchecked_contexts: Vec<Value>,
 }
 
 impl Loader<'_> {
@@ -456,19 +452,17 @@ impl Loader<'_> {
         let Some(raw) = self.load_raw(path, kind)? else {
             return Ok(None);
         };
-        let conforms = match self.checks {
-            SchemaChecks::First => self
-                .validators
-                .check(raw.kind, &raw.document, self.diagnostics),
-            // Contexts are read last: their validator is built by now.
-            SchemaChecks::Last => {
-                let conforms = self.validators.conforms(raw.kind, &raw.document);
-                self.given_up |= !conforms;
-                conforms
+        match self.checks {
+            SchemaChecks::First => {
+                if !self
+                    .validators
+                    .check(raw.kind, &raw.document, self.diagnostics)
+                {
+                    return Ok(None);
+                }
             }
-        };
-        if !conforms {
-            return Ok(None);
+            // A context file is small: a copy of it waits for its validator.
+            SchemaChecks::Last => self.unchecked_contexts.push(raw.document.value.clone()),
         }
         // The value leaves the document for the time contexts merge, and goes back to it
         // with the typed context (see `contexts::resolve_all`): held once, not copied.
@@ -661,10 +655,18 @@ mod tests {
         assert_eq!(ids(&last).1, ["generic"]);
         assert_eq!(last.contexts.keys().collect::<Vec<_>>(), ["basic"]);
         assert_eq!(first.contexts.keys().collect::<Vec<_>>(), ["basic"]);
+        // Its files conform, so the workspace is not read a second time.
+        let root = dir.path().canonicalize().unwrap();
+        let loaded = crate::loader::load_checked_last(&root).expect("every file conforms");
+        assert_eq!(
+            loaded.workspace.variants.keys().collect::<Vec<_>>(),
+            ["generic"]
+        );
     }
 
     // Each of these deserializes into its type, so only the schema finds what is wrong: the
-    // load with checks last must give up, and the careful load report it.
+    // load with checks last, which registers the templates before the schemas are checked,
+    // must give up, and the careful load report it.
     #[test]
     fn a_load_with_checks_last_gives_up_on_what_only_the_schema_refuses() {
         let (variant, context) = (VARIANT.to_string(), CONTEXT.to_string());
@@ -687,18 +689,26 @@ mod tests {
                 variant.clone(),
                 context.clone(),
             ),
-            // An integer written as a float in a context, kept untyped until contexts merge:
-            // only the check for such floats finds it.
+            // An integer written as a float in a context.
             (
                 MANIFEST.to_string(),
                 variant.clone(),
                 format!("{CONTEXT}[browser.viewport]\nwidth = 800.0\n"),
             ),
+            // A date that does not exist, in a context, whose file is checked apart from
+            // the typed context `extends` merges it into.
+            (
+                MANIFEST.to_string(),
+                variant.clone(),
+                format!("{CONTEXT}date = \"2025-02-30\"\n"),
+            ),
         ];
         for (manifest, variant, context) in cases {
             let dir = workspace(&manifest, &variant, &context);
-            let (last, _, diagnostics) = both_loads(&dir);
+            let root = dir.path().canonicalize().unwrap();
+            let last = crate::loader::load_checked_last(&root);
             assert!(last.is_none(), "{manifest}\n{variant}\n{context}");
+            let (_, _, diagnostics) = both_loads(&dir);
             assert!(diagnostics.has_errors(), "{manifest}\n{variant}\n{context}");
         }
         // The float in the context is what the careful load reports there.
