@@ -46,6 +46,15 @@ impl<T: Clone, E: Clone> Built<T, E> {
         };
         cell.get_or_init(build).clone()
     }
+
+    /// Whether `pattern` has been built.
+    #[cfg(test)]
+    pub fn is_built(&self, pattern: &str) -> bool {
+        let patterns = self.patterns.lock().unwrap_or_else(PoisonError::into_inner);
+        patterns
+            .iter()
+            .any(|(known, cell)| known == pattern && cell.get().is_some())
+    }
 }
 
 /// A post-processing rule's regex (`[[postprocess]] rule = "regex"`), as validation checks it

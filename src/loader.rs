@@ -178,6 +178,7 @@ fn assemble(
 
 /// The workspace checked as a whole, with every problem found loading it.
 fn validated(mut workspace: Workspace, mut diagnostics: Diagnostics) -> Loaded {
+    crate::templates::model_id::build_ahead(crate::resolve::conditions::all_conditions(&workspace));
     validate::check(&workspace, &mut diagnostics);
     workspace.valid = !diagnostics.has_errors();
     Loaded {

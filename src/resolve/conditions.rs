@@ -153,7 +153,7 @@ impl<'w> Conditions<'w> {
 }
 
 /// The text of every condition a compile may evaluate.
-fn all_conditions(workspace: &Workspace) -> impl Iterator<Item = &str> {
+pub(crate) fn all_conditions(workspace: &Workspace) -> impl Iterator<Item = &str> {
     let manifest = workspace.settings();
     let predicates = manifest.predicates.values().map(String::as_str);
     let shared = manifest.parameters.values();

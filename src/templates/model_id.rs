@@ -29,17 +29,9 @@ pub fn install(env: &mut Environment<'static>) {
 /// A shell-style glob over the whole text, case-insensitive: `*` and `?` also match `/`, as
 /// in `openrouter/*`.
 fn glob(state: &mut State, text: &str, pattern: &str) -> Result<bool, Error> {
-    static GLOBS: Built<meta::Regex> = Built::new();
-    let regex = GLOBS.get(pattern, || {
-        globset::GlobBuilder::new(pattern)
-            .case_insensitive(true)
-            .literal_separator(false)
-            .build()
-            .map_err(|error| error.kind().to_string())
-            .and_then(|glob| crate::built::glob_regex(&glob, REGEX_SIZE_LIMIT))
-            .map_err(|error| format!("glob `{}`: {error}", shortened(pattern)))
-    });
-    let regex = regex.map_err(invalid)?;
+    let regex = GLOBS
+        .get(pattern, || build_glob(pattern))
+        .map_err(invalid)?;
     charge(state, "glob", pattern, build_fuel(&regex))?;
     charge_search(state, "glob", pattern, text, &regex)?;
     Ok(regex.is_match(text.as_bytes()))
@@ -47,13 +39,151 @@ fn glob(state: &mut State, text: &str, pattern: &str) -> Result<bool, Error> {
 
 /// A regular expression found anywhere in the text (anchor it with `^…$`; `(?i)` for case).
 fn matching(state: &mut State, text: &str, pattern: &str) -> Result<bool, Error> {
-    static REGEXES: Built<meta::Regex> = Built::new();
     let regex = REGEXES
         .get(pattern, || build_regex(pattern))
         .map_err(invalid)?;
     charge(state, "regular expression", pattern, build_fuel(&regex))?;
     charge_search(state, "regular expression", pattern, text, &regex)?;
     Ok(regex.is_match(text))
+}
+
+/// The patterns of the `glob` and `matching` tests, each built once per process.
+static GLOBS: Built<meta::Regex> = Built::new();
+static REGEXES: Built<meta::Regex> = Built::new();
+
+fn build_glob(pattern: &str) -> Result<meta::Regex, String> {
+    globset::GlobBuilder::new(pattern)
+        .case_insensitive(true)
+        .literal_separator(false)
+        .build()
+        .map_err(|error| error.kind().to_string())
+        .and_then(|glob| crate::built::glob_regex(&glob, REGEX_SIZE_LIMIT))
+        .map_err(|error| format!("glob `{}`: {error}", shortened(pattern)))
+}
+
+/// Which test a pattern is given to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tested {
+    Glob,
+    Regex,
+}
+
+/// How many patterns [`build_ahead`] builds at most: a real workspace routes on a few.
+const AHEAD: usize = 16;
+
+/// Builds on another thread the patterns that conditions give the `matching` and `glob` tests
+/// as string literals, while the workspace is validated: the first compiles of a matrix, one
+/// on each core, evaluate the same predicates at the same time, and both waited for one of
+/// them to build each pattern (a quarter to half a millisecond for a case-insensitive one).
+/// A pattern computed by the condition, or past the first [`AHEAD`], is built when first
+/// needed, as is every pattern when no thread can be started.
+pub fn build_ahead<'a>(conditions: impl Iterator<Item = &'a str>) {
+    let mut patterns: Vec<(Tested, String)> = Vec::new();
+    for found in conditions.flat_map(literal_patterns) {
+        if patterns.len() == AHEAD {
+            break;
+        }
+        if !patterns.contains(&found) {
+            patterns.push(found);
+        }
+    }
+    if patterns.is_empty() {
+        return;
+    }
+    let _ = std::thread::Builder::new()
+        .name("patterns".into())
+        .spawn(move || {
+            for (tested, pattern) in patterns {
+                let _ = match tested {
+                    Tested::Glob => GLOBS.get(&pattern, || build_glob(&pattern)),
+                    Tested::Regex => REGEXES.get(&pattern, || build_regex(&pattern)),
+                };
+            }
+        });
+}
+
+/// The string literals a condition gives the `matching` and `glob` tests, as in
+/// `model.id is matching('(?i)gpt-5')` or `model.id is glob "openrouter/*"`. A scan of the
+/// text rather than a parse (minijinja keeps its parser private): it skips other string
+/// literals, and a literal with an escape it does not know, which is then built when first
+/// needed. What it finds in a condition that does not compile is built for nothing.
+fn literal_patterns(condition: &str) -> Vec<(Tested, String)> {
+    let bytes = condition.as_bytes();
+    let is_word = |byte: u8| byte.is_ascii_alphanumeric() || byte == b'_';
+    let skip_space = |mut at: usize| {
+        while bytes.get(at).is_some_and(u8::is_ascii_whitespace) {
+            at += 1;
+        }
+        at
+    };
+    let mut found = Vec::new();
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        if byte == b'\'' || byte == b'"' {
+            at = string_literal(condition, at).1;
+        } else if is_word(byte) {
+            let start = at;
+            while bytes.get(at).copied().is_some_and(is_word) {
+                at += 1;
+            }
+            let tested = match &condition[start..at] {
+                "matching" => Tested::Regex,
+                "glob" => Tested::Glob,
+                _ => continue,
+            };
+            let mut argument = skip_space(at);
+            if bytes.get(argument) == Some(&b'(') {
+                argument = skip_space(argument + 1);
+            }
+            if matches!(bytes.get(argument), Some(b'\'' | b'"')) {
+                let (literal, end) = string_literal(condition, argument);
+                if let Some(pattern) = literal {
+                    found.push((tested, pattern));
+                }
+                at = end;
+            }
+        } else {
+            at += 1;
+        }
+    }
+    found
+}
+
+/// The string literal that starts at `start` (a quote), unescaped, and where it ends; `None`
+/// for one left open or holding an escape other than `\\`, `\'`, `\"`, `\/`, `\n`, `\r`, `\t`.
+fn string_literal(text: &str, start: usize) -> (Option<String>, usize) {
+    let Some(&quote) = text.as_bytes().get(start) else {
+        return (None, text.len());
+    };
+    let quote = char::from(quote);
+    let mut value = Some(String::new());
+    let mut chars = text.get(start + 1..).unwrap_or_default().char_indices();
+    while let Some((offset, c)) = chars.next() {
+        let end = start + 1 + offset + c.len_utf8();
+        match c {
+            '\\' => {
+                let escaped = chars.next().map(|(_, c)| c);
+                let unescaped = match escaped {
+                    Some(c @ ('\\' | '\'' | '"' | '/')) => Some(c),
+                    Some('n') => Some('\n'),
+                    Some('r') => Some('\r'),
+                    Some('t') => Some('\t'),
+                    _ => None,
+                };
+                match (unescaped, value.as_mut()) {
+                    (Some(c), Some(text)) => text.push(c),
+                    _ => value = None,
+                }
+            }
+            c if c == quote => return (value, end),
+            c => {
+                if let Some(text) = value.as_mut() {
+                    text.push(c);
+                }
+            }
+        }
+    }
+    (None, text.len())
 }
 
 /// `pattern` as `regex::RegexBuilder` builds it with both size limits at
@@ -235,6 +365,79 @@ fn invalid(message: String) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_patterns_conditions_give_the_tests_are_found_as_written() {
+        let found = |condition: &str| literal_patterns(condition);
+        assert_eq!(
+            found("model.id is matching('(?i)(^|/)gpt-([5-9]|[1-9][0-9])')"),
+            [(Tested::Regex, "(?i)(^|/)gpt-([5-9]|[1-9][0-9])".to_string())]
+        );
+        assert_eq!(
+            found("model.id is glob \"openrouter/*\" or x is not matching ( 'it\\'s\\\\' )"),
+            [
+                (Tested::Glob, "openrouter/*".to_string()),
+                (Tested::Regex, "it's\\".to_string())
+            ]
+        );
+        // A string that only spells a test, a name that only starts like one, a computed
+        // pattern, and an escape the scan does not unescape.
+        assert_eq!(
+            found(
+                "'is matching(\"x\")' == y or globbing('z') or a is matching(p) or a is matching('\\d')"
+            ),
+            []
+        );
+        // A literal left open ends the scan.
+        assert_eq!(found("a is glob('open"), []);
+    }
+
+    #[test]
+    fn a_pattern_a_condition_gives_is_built_ahead() {
+        let pattern = "^built-ahead-[0-9]+$";
+        build_ahead(["model.id is matching('^built-ahead-[0-9]+$')"].into_iter());
+        let start = std::time::Instant::now();
+        while !REGEXES.is_built(pattern) {
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(30),
+                "not built ahead"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        assert!(holds(
+            "id is matching('^built-ahead-[0-9]+$')",
+            "built-ahead-12"
+        ));
+    }
+
+    #[test]
+    fn loading_a_workspace_builds_its_predicates_patterns_ahead() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = [
+            (
+                "promptc.toml",
+                "fallback_family = \"v\"\ndefault_context = \"c\"\n[predicates]\n\
+                 routed = \"model.id is glob('loaded-ahead/*')\"\n",
+            ),
+            ("examples/contexts/c.toml", "cwd = \"/p\"\n"),
+            ("variants/v.toml", "id = \"v\"\ntemplate = \"x\\n\"\n"),
+        ];
+        for (path, text) in files {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let loaded = crate::load_workspace(dir.path()).unwrap();
+        assert!(loaded.workspace.is_valid(), "{:?}", loaded.diagnostics);
+        let start = std::time::Instant::now();
+        while !GLOBS.is_built("loaded-ahead/*") {
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(30),
+                "not built ahead"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
 
     fn holds(condition: &str, id: &str) -> bool {
         let mut env = Environment::new();
