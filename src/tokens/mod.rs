@@ -91,12 +91,25 @@ impl Encoding {
             return total;
         }
         let (pattern, tokens) = self.pieces();
+        // Whether a piece is a token, by the piece: a prompt's words repeat, and the static
+        // set is large enough that each lookup in it waits on memory (two thirds of this
+        // bound's time went to it).
+        let mut is_token: rustc_hash::FxHashMap<&str, bool> = rustc_hash::FxHashMap::default();
         let found: Vec<(&str, usize)> = unknown
             .into_iter()
             .map(|run| {
                 let bound = pieces::pieces(pattern, run)
                     .map(|piece| match piece {
-                        Ok(piece) if piece.len() > 1 && tokens.contains(&run[piece.clone()]) => 1,
+                        Ok(piece)
+                            if piece.len() > 1
+                                && run.get(piece.clone()).is_some_and(|piece| {
+                                    *is_token
+                                        .entry(piece)
+                                        .or_insert_with(|| tokens.contains(piece))
+                                }) =>
+                        {
+                            1
+                        }
                         Ok(piece) | Err(piece) => piece.len(),
                     })
                     .sum();
