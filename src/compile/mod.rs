@@ -11,7 +11,9 @@ use minijinja::Value;
 use crate::bounded_memo::BoundedMemo;
 use crate::compiled::{CompileError, Compiled, Section};
 use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::model::StandardPlaceholder;
 use crate::model::limits::DEFAULT_FUEL;
+use crate::namespace::{FAMILY, VARIANT};
 use crate::pointer::child_pointer;
 use crate::problem::Problem;
 use crate::render::budget::{Budget, Exhausted};
@@ -60,6 +62,10 @@ pub struct Compiler<'w> {
     predicate_spans: Vec<Span>,
     /// Scopes and plans made before, by what they were made of (see [`Compiler::prepare`]).
     prepared: BoundedMemo<Box<[u8]>, Arc<Planned>>,
+    /// The manifest's predicates, in their order, by the request they were found for (its
+    /// context written out, date and `--set` values), when none of them reads what the
+    /// variant gives the scope: every variant of a matrix is compiled for the same contexts.
+    context_predicates: BoundedMemo<Box<[u8]>, Arc<[bool]>>,
     /// Routes found before, by the context written out (see [`Compiler::route`]).
     routes: BoundedMemo<Box<[u8]>, Route>,
     /// Every component's slot, as "": what a slot reads before its section renders.
@@ -125,6 +131,7 @@ impl<'w> Compiler<'w> {
                 })
                 .collect(),
             prepared: BoundedMemo::new(MAX_REMEMBERED_BYTES),
+            context_predicates: BoundedMemo::new(MAX_REMEMBERED_BYTES),
             routes: BoundedMemo::new(MAX_REMEMBERED_BYTES),
             definitions: BoundedMemo::new(MAX_REMEMBERED_BYTES),
             empty_sections: Arc::new(
@@ -169,9 +176,12 @@ impl<'w> Compiler<'w> {
         // date and `--set` values: an agent compiles for the same context request after
         // request, and that context's values (its MCP servers' tools and schemas) cost more to
         // make into template values and to test conditions on than to write out as a key.
-        let key = written
+        let request_key = written
             .as_deref()
-            .and_then(|written| prepared_key(variant, request, date.as_deref(), written));
+            .map(|written| request_key(request, date.as_deref(), written));
+        let key = request_key
+            .as_deref()
+            .map(|request_key| prepared_key(variant, request_key));
         if let Some(planned) = key.as_ref().and_then(|key| self.prepared.get(key)) {
             return Ok(Prepared {
                 variant,
@@ -191,7 +201,7 @@ impl<'w> Compiler<'w> {
             &request.set,
         );
         let problems = diagnostics.len();
-        self.insert_predicates(&mut scope, diagnostics);
+        self.insert_variant_predicates(&mut scope, variant, request_key.as_deref(), diagnostics);
         let plan = Arc::new(plan(&self.conditions, &outline, &mut scope, diagnostics));
         // A preparation that reported a problem is made again, and reports it again.
         if let Some(key) = key
@@ -361,9 +371,41 @@ impl<'w> Compiler<'w> {
         })
     }
 
-    /// Predicates, in declaration order; each sees the ones before it.
-    fn insert_predicates(&self, scope: &mut Scope, diagnostics: &mut Diagnostics) {
+    /// The predicates of a variant's scope (see [`Compiler::insert_predicates`]), found once
+    /// per request (see [`Compiler::context_predicates`]) when none reads what the variant
+    /// gives.
+    fn insert_variant_predicates(
+        &self,
+        scope: &mut Scope,
+        variant: &EffectiveVariant,
+        request_key: Option<&[u8]>,
+        diagnostics: &mut Diagnostics,
+    ) {
+        let shared = request_key.filter(|_| !self.predicates_read_the_variant(variant));
+        if let Some(found) = shared.and_then(|key| self.context_predicates.get(key)) {
+            let names = self.workspace.manifest.value.predicates.keys();
+            for (name, &value) in names.zip(found.iter()) {
+                scope.insert_predicate(name, value);
+            }
+            return;
+        }
+        let problems = diagnostics.len();
+        let found = self.insert_predicates(scope, diagnostics);
+        // A predicate that failed is evaluated again, and reported again.
+        if let Some(key) = shared
+            && diagnostics.len() == problems
+        {
+            let bytes = key.len() + found.len() + 32;
+            self.context_predicates
+                .insert(key.into(), found.into(), bytes);
+        }
+    }
+
+    /// Predicates, in declaration order; each sees the ones before it. Their values, in that
+    /// order.
+    fn insert_predicates(&self, scope: &mut Scope, diagnostics: &mut Diagnostics) -> Vec<bool> {
         let manifest = &self.workspace.manifest;
+        let mut found = Vec::with_capacity(manifest.value.predicates.len());
         for ((name, condition), &span) in
             manifest.value.predicates.iter().zip(&self.predicate_spans)
         {
@@ -375,22 +417,43 @@ impl<'w> Compiler<'w> {
                     false
                 });
             scope.insert_predicate(name, value);
+            found.push(value);
         }
+        found
+    }
+
+    /// Whether a predicate reads a name whose value the variant gives (its family, its
+    /// description, its placeholders, the standard placeholders), directly or through a
+    /// predicate before it, or reads what cannot be told.
+    fn predicates_read_the_variant(&self, variant: &EffectiveVariant) -> bool {
+        let given = |name: &str| {
+            name == FAMILY
+                || name == VARIANT
+                || variant.variant.placeholders.contains_key(name)
+                || StandardPlaceholder::ALL
+                    .iter()
+                    .any(|placeholder| placeholder.name() == name)
+        };
+        let mut reading: Vec<&str> = Vec::new();
+        for (name, condition) in &self.workspace.manifest.value.predicates {
+            let reads_variant = self.conditions.reads(condition).is_none_or(|reads| {
+                reads
+                    .iter()
+                    .any(|read| given(read) || reading.contains(&read.as_str()))
+            });
+            if reads_variant {
+                reading.push(name);
+            }
+        }
+        !reading.is_empty()
     }
 }
 
-/// What a prepared scope and plan are made of, written out: the variant, the date, the
-/// `--set` values and the whole context (`context`, written out as JSON, which writes every
-/// field but `extends`, which a context has already been resolved from). A context that
-/// cannot be written out (never, for one that was read) is prepared every time.
-fn prepared_key(
-    variant: &EffectiveVariant,
-    request: &Request,
-    date: Option<&str>,
-    context: &[u8],
-) -> Option<Box<[u8]>> {
-    let mut key = Vec::with_capacity(64 + context.len());
-    write_bytes(variant.id().as_bytes(), &mut key);
+/// What a request's predicates are made of, written out: the date, the `--set` values and
+/// the whole context (`context`, written out as JSON, which writes every field but `extends`,
+/// which a context has already been resolved from).
+fn request_key(request: &Request, date: Option<&str>, context: &[u8]) -> Vec<u8> {
+    let mut key = Vec::with_capacity(32 + context.len());
     match date {
         Some(date) => {
             key.push(1);
@@ -404,13 +467,93 @@ fn prepared_key(
         write_bytes(value.as_bytes(), &mut key);
     }
     key.extend_from_slice(context);
-    Some(key.into_boxed_slice())
+    key
+}
+
+/// What a prepared scope and plan are made of, written out: the variant and the request (see
+/// [`request_key`]). A context that cannot be written out (never, for one that was read) is
+/// prepared every time.
+fn prepared_key(variant: &EffectiveVariant, request_key: &[u8]) -> Box<[u8]> {
+    let mut key = Vec::with_capacity(16 + variant.id().len() + request_key.len());
+    write_bytes(variant.id().as_bytes(), &mut key);
+    key.extend_from_slice(request_key);
+    key.into_boxed_slice()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::resolve::plan::PlannedTool;
+
+    /// A workspace of two variants (families `a` and `b`) and one context, whose manifest
+    /// declares `predicates` and whose variants print `template`.
+    fn two_families(predicates: &str, template: &str) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let files = [
+            (
+                "promptc.toml".to_string(),
+                format!(
+                    "fallback_family = \"a\"\ndefault_context = \"c\"\n[predicates]\n{predicates}"
+                ),
+            ),
+            (
+                "examples/contexts/c.toml".to_string(),
+                "cwd = \"/p\"\nmode = \"plan\"\n".to_string(),
+            ),
+            (
+                "variants/a.toml".to_string(),
+                format!("id = \"a\"\ntemplate = \"{template}\"\n"),
+            ),
+            (
+                "variants/b.toml".to_string(),
+                format!("id = \"b\"\ntemplate = \"{template}\"\n"),
+            ),
+        ];
+        for (path, text) in files {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        dir
+    }
+
+    /// Each family's prompt, compiled one after the other for the same context, and the
+    /// bytes of the predicates the compiles shared.
+    fn prompts(predicates: &str, template: &str) -> (Vec<String>, usize) {
+        let dir = two_families(predicates, template);
+        let loaded = crate::load_workspace(dir.path()).unwrap();
+        assert!(loaded.workspace.is_valid(), "{:?}", loaded.diagnostics);
+        let compiler = Compiler::new(&loaded.workspace);
+        let prompts = ["a", "b"]
+            .into_iter()
+            .map(|family| {
+                let context = loaded.workspace.context("c").unwrap().clone();
+                let request = Request::new(Selection::family(family), context);
+                compiler.compile(&request).unwrap().prompt
+            })
+            .collect();
+        (prompts, compiler.context_predicates.held_bytes())
+    }
+
+    #[test]
+    fn predicates_that_read_the_variant_are_found_for_each_variant() {
+        let (prompts, shared) = prompts(
+            "is_a = \"family == 'a'\"\nvia = \"is_a\"\nplanning = \"mode == 'plan'\"\n",
+            "{{ is_a }} {{ via }} {{ planning }}\\n",
+        );
+        assert_eq!(prompts, ["true true true\n", "false false true\n"]);
+        assert_eq!(shared, 0);
+    }
+
+    #[test]
+    fn predicates_that_read_only_the_request_are_found_once_for_every_variant() {
+        let (prompts, shared) = prompts(
+            "planning = \"mode == 'plan'\"\nacting = \"not planning\"\n",
+            "{{ family }} {{ planning }} {{ acting }}\\n",
+        );
+        assert_eq!(prompts, ["a true false\n", "b true false\n"]);
+        assert!(shared > 0);
+    }
 
     /// A variant with many tools makes a plan many times larger than the context it is
     /// made for: the memo of plans counts the plan, or a matrix of such a variant over many

@@ -77,6 +77,12 @@ impl<'w> Conditions<'w> {
         })
     }
 
+    /// The names a condition reads; `None` when they cannot be told, or for a condition that
+    /// did not compile.
+    pub fn reads(&self, text: &str) -> Option<&[String]> {
+        self.parsed.get(text)?.as_ref().ok()?.reads.as_deref()
+    }
+
     /// The parsed condition, for the names it reads.
     pub fn expression(&self, text: &str) -> Option<&Expression<'w, 'w>> {
         Some(&self.parsed.get(text)?.as_ref().ok()?.expression)
