@@ -59,9 +59,8 @@ pub(crate) fn load_checked_last(root: &Path) -> Option<Loaded> {
     let mut sources = Sources::default();
     let mut diagnostics = Diagnostics::default();
     let mut invalid = InvalidIds::default();
-    let mut specs =
+    let specs =
         load_specs_checked_last(root, &mut sources, &mut diagnostics, &mut invalid).ok()??;
-    let contexts_read = std::mem::take(&mut specs.unchecked_contexts);
     // The manifest is not checked yet: its templates are read and compiled within the largest
     // limits its schema allows, as its files were.
     let limits = specs.manifest.value.limits.within_schema();
@@ -74,12 +73,12 @@ pub(crate) fn load_checked_last(root: &Path) -> Option<Loaded> {
         invalid,
     )
     .ok()?;
-    files_conform(&workspace, &contexts_read).then(|| validated(workspace, diagnostics))
+    files_conform(&workspace).then(|| validated(workspace, diagnostics))
 }
 
-/// Whether every file read conforms to its schema: the manifest, variants, components and
-/// tools in their documents, the context files as they were read.
-fn files_conform(workspace: &Workspace, contexts_read: &[serde_json::Value]) -> bool {
+/// Whether every file read conforms to its schema, each in its entry's document (a
+/// context's is its own file's, not what `extends` merged).
+fn files_conform(workspace: &Workspace) -> bool {
     let validators = SchemaValidators::shared();
     // In the order the validators are built.
     validators.conforms(Kind::Manifest, &workspace.manifest.document)
@@ -95,9 +94,10 @@ fn files_conform(workspace: &Workspace, contexts_read: &[serde_json::Value]) -> 
             .tools
             .values()
             .all(|entry| validators.conforms(Kind::Tool, &entry.document))
-        && contexts_read
-            .iter()
-            .all(|context| validators.value_conforms(Kind::Context, context))
+        && workspace
+            .contexts
+            .values()
+            .all(|entry| validators.conforms(Kind::Context, &entry.document))
 }
 
 /// The workspace of the specs: their templates registered and the rules folders of their

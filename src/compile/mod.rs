@@ -176,12 +176,17 @@ impl<'w> Compiler<'w> {
         // date and `--set` values: an agent compiles for the same context request after
         // request, and that context's values (its MCP servers' tools and schemas) cost more to
         // make into template values and to test conditions on than to write out as a key.
-        let request_key = written
-            .as_deref()
-            .map(|written| request_key(request, date.as_deref(), written));
-        let key = request_key
-            .as_deref()
-            .map(|request_key| prepared_key(variant, request_key));
+        // One buffer: the request's key, then the variant's id (see [`request_key`]).
+        let (key, request_bytes) = match written.as_deref() {
+            Some(written) => {
+                let mut key = request_key(request, date.as_deref(), written);
+                let request_bytes = key.len();
+                write_bytes(variant.id().as_bytes(), &mut key);
+                (Some(key.into_boxed_slice()), request_bytes)
+            }
+            None => (None, 0),
+        };
+        let request_key = key.as_deref().and_then(|key| key.get(..request_bytes));
         if let Some(planned) = key.as_ref().and_then(|key| self.prepared.get(key)) {
             return Ok(Prepared {
                 variant,
@@ -201,7 +206,7 @@ impl<'w> Compiler<'w> {
             &request.set,
         );
         let problems = diagnostics.len();
-        self.insert_variant_predicates(&mut scope, variant, request_key.as_deref(), diagnostics);
+        self.insert_variant_predicates(&mut scope, variant, request_key, diagnostics);
         let plan = Arc::new(plan(&self.conditions, &outline, &mut scope, diagnostics));
         // A preparation that reported a problem is made again, and reports it again.
         if let Some(key) = key
@@ -451,9 +456,11 @@ impl<'w> Compiler<'w> {
 
 /// What a request's predicates are made of, written out: the date, the `--set` values and
 /// the whole context (`context`, written out as JSON, which writes every field but `extends`,
-/// which a context has already been resolved from).
+/// which a context has already been resolved from). A prepared scope and plan are made of
+/// that and the variant, whose id the key of [`Compiler::prepared`] adds after it. A context
+/// that cannot be written out (never, for one that was read) is prepared every time.
 fn request_key(request: &Request, date: Option<&str>, context: &[u8]) -> Vec<u8> {
-    let mut key = Vec::with_capacity(32 + context.len());
+    let mut key = Vec::with_capacity(64 + context.len());
     match date {
         Some(date) => {
             key.push(1);
@@ -466,18 +473,8 @@ fn request_key(request: &Request, date: Option<&str>, context: &[u8]) -> Vec<u8>
         write_bytes(name.as_bytes(), &mut key);
         write_bytes(value.as_bytes(), &mut key);
     }
-    key.extend_from_slice(context);
+    write_bytes(context, &mut key);
     key
-}
-
-/// What a prepared scope and plan are made of, written out: the variant and the request (see
-/// [`request_key`]). A context that cannot be written out (never, for one that was read) is
-/// prepared every time.
-fn prepared_key(variant: &EffectiveVariant, request_key: &[u8]) -> Box<[u8]> {
-    let mut key = Vec::with_capacity(16 + variant.id().len() + request_key.len());
-    write_bytes(variant.id().as_bytes(), &mut key);
-    key.extend_from_slice(request_key);
-    key.into_boxed_slice()
 }
 
 #[cfg(test)]

@@ -69,13 +69,9 @@ impl SchemaValidators {
     /// without a diagnostic, at the cost of a plain validation. Nothing is vouched for of a
     /// kind whose validator failed to build.
     pub fn conforms(&self, kind: Kind, document: &Document) -> bool {
-        self.value_conforms(kind, &document.value)
-    }
-
-    /// Whether a file's value conforms, as [`Self::conforms`] tells.
-    pub fn value_conforms(&self, kind: Kind, value: &Value) -> bool {
         self.get(kind).is_some_and(|(_, validator)| {
-            validator.is_valid(value) && misplaced_integral_floats(validator, value).is_empty()
+            validator.is_valid(&document.value)
+                && misplaced_integral_floats(validator, &document.value).is_empty()
         })
     }
 

@@ -27,11 +27,8 @@ pub struct Specs {
     pub variants: IndexMap<String, Entry<Variant>>,
     pub components: IndexMap<String, Entry<Component>>,
     pub tools: IndexMap<String, Entry<ToolSpec>>,
-    /// Named contexts, by file stem.
+    /// Named contexts, by file stem, each with its own file's document (not the merged one).
     pub contexts: IndexMap<String, Entry<Context>>,
-    /// Each context file as it was read, before `extends` merged it, when the load left its
-    /// schema check to the caller (see [`load_specs_checked_last`]); empty otherwise.
-    pub unchecked_contexts: Vec<Value>,
 }
 
 /// When a load checks its files against their schemas.
@@ -58,8 +55,9 @@ pub fn load_specs(
 /// Reads the workspace as [`load_specs`] does, but no file is checked against its schema: the
 /// caller checks them once it has done what it can without them (see
 /// `loader::load_workspace`), as the schemas' validators are built on another thread
-/// meanwhile. The typed files are checked in their entries' documents, the context files in
-/// [`Specs::unchecked_contexts`]. Nothing it finds is worded: at the first problem of any
+/// meanwhile, in the documents of the entries it returns (a context's being its own file's,
+/// before `extends` merged it; a file it could not make an entry of is a problem, which gives
+/// the load up). Nothing it finds is worded: at the first problem of any
 /// kind its result is `None`, and the workspace is to be loaded again with [`load_specs`], so
 /// what a user sees never depends on this load. Until its manifest is checked, files are read
 /// within the largest limits the schema allows.
@@ -93,7 +91,6 @@ fn read_specs(
         invalid,
         checks,
         given_up: false,
-        unchecked_contexts: Vec::new(),
     };
     let manifest_path = root.join(MANIFEST_FILE);
     let manifest = match loader.load_typed::<Manifest>(&manifest_path, Kind::Manifest)? {
@@ -153,7 +150,6 @@ fn read_specs(
         components,
         tools,
         contexts,
-        unchecked_contexts: std::mem::take(&mut loader.unchecked_contexts),
     };
     Ok((specs, clean))
 }
@@ -180,7 +176,6 @@ pub fn load_context(
         invalid: &mut invalid,
         checks: SchemaChecks::First,
         given_up: false,
-        unchecked_contexts: Vec::new(),
     };
     let Some(document) = loader.checked_document(path, Kind::Context)? else {
         return Ok(None);
@@ -257,8 +252,6 @@ struct Loader<'a> {
     checks: SchemaChecks,
     /// A `SchemaChecks::Last` load met a problem: its result is dropped.
     given_up: bool,
-    /// The context files a `SchemaChecks::Last` load read (see [`Specs::unchecked_contexts`]).
-    unchecked_contexts: Vec<Value>,
 }
 
 impl Loader<'_> {
@@ -461,8 +454,8 @@ impl Loader<'_> {
                     return Ok(None);
                 }
             }
-            // A context file is small: a copy of it waits for its validator.
-            SchemaChecks::Last => self.unchecked_contexts.push(raw.document.value.clone()),
+            // Checked by the caller, in the document the context's entry keeps.
+            SchemaChecks::Last => {}
         }
         // The value leaves the document for the time contexts merge, and goes back to it
         // with the typed context (see `contexts::resolve_all`): held once, not copied.
