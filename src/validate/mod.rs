@@ -27,6 +27,13 @@ const CHECKS: [fn(&Workspace, &mut Diagnostics); 8] = [
     rules_from::check,
 ];
 
+/// The order the threads take the checks in (indexes into `CHECKS`): the longest first, so
+/// that neither thread is left with a long one while the other has nothing more to take.
+/// In `CHECKS`' order, one thread took the two template checks (which read every template's
+/// facts) last, after the other had run out: the shipped library's checks took 1.6-1.8 ms
+/// where an even split of them takes about 1.
+const LONGEST_FIRST: [usize; CHECKS.len()] = [0, 5, 6, 3, 1, 4, 2, 7];
+
 /// Runs every check; their findings are reported in `CHECKS`' order. The checks only read
 /// the workspace, so a second thread shares them out with this one: at this point of a load
 /// the machine's other core has nothing else to do (the shipped library's checks took about
@@ -39,13 +46,9 @@ pub fn check(workspace: &Workspace, diagnostics: &mut Diagnostics) {
     let next = AtomicUsize::new(0);
     let found: [OnceLock<Diagnostics>; CHECKS.len()] = [const { OnceLock::new() }; CHECKS.len()];
     let run = || {
-        loop {
-            let index = next.fetch_add(1, Ordering::Relaxed);
-            let Some(check) = CHECKS.get(index) else {
-                break;
-            };
+        while let Some(&index) = LONGEST_FIRST.get(next.fetch_add(1, Ordering::Relaxed)) {
             let mut own = Diagnostics::default();
-            check(workspace, &mut own);
+            CHECKS[index](workspace, &mut own);
             let _ = found[index].set(own);
         }
     };
@@ -72,6 +75,13 @@ pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, diagnostics:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_threads_take_every_check_once() {
+        let mut taken = LONGEST_FIRST.to_vec();
+        taken.sort_unstable();
+        assert_eq!(taken, (0..CHECKS.len()).collect::<Vec<_>>());
+    }
 
     /// The checks share two threads, and their findings still come out as one thread running
     /// them in order gives them, for every workspace of the diagnostics fixtures.
