@@ -214,7 +214,7 @@ fn compile_in_order<E>(
     use std::sync::{Condvar, Mutex, PoisonError, mpsc};
 
     let workspace = compiler.workspace();
-    let runs = runs_of(&entries);
+    let runs = in_taking_order(runs_of(&entries), &entries);
     let helpers = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .min(MAX_WORKERS)
@@ -375,6 +375,38 @@ fn runs_of(entries: &[MatrixEntry]) -> Vec<std::ops::Range<usize>> {
         }
     }
     runs
+}
+
+/// The runs in the order the threads take them: first each variant's first run that starts
+/// within the window, then the others in order. The threads' first compiles render every
+/// section afresh; started on runs of one variant they rendered the same sections, and
+/// bounded the same prompt's tokens, side by side, where each could have started a variant of
+/// its own. Every run moved ahead starts within the window, so any thread may take it at
+/// once; the others keep their order, so the run holding the entry to be handled next is
+/// never behind one that waits for it.
+fn in_taking_order(
+    runs: Vec<std::ops::Range<usize>>,
+    entries: &[MatrixEntry],
+) -> Vec<std::ops::Range<usize>> {
+    let variant_of = |run: &std::ops::Range<usize>| {
+        entries
+            .get(run.start)
+            .map(|entry| (&entry.family, &entry.variant))
+    };
+    let mut ahead = Vec::new();
+    let mut rest = Vec::with_capacity(runs.len());
+    let mut previous = None;
+    for run in runs {
+        let variant = variant_of(&run);
+        if run.start < WINDOW && variant != previous {
+            ahead.push(run);
+        } else {
+            rest.push(run);
+        }
+        previous = variant;
+    }
+    ahead.extend(rest);
+    ahead
 }
 
 /// The most entries in a run: a variant's compiles go to a thread a few at a time, so that
@@ -1047,7 +1079,7 @@ fn grouped_by_place(warnings: impl Iterator<Item = Diagnostic>) -> Vec<Diagnosti
 
 #[cfg(test)]
 mod tests {
-    use super::{MatrixEntry, RUN, is_output_path, runs_of};
+    use super::{MatrixEntry, RUN, WINDOW, in_taking_order, is_output_path, runs_of};
 
     fn entry(family: &str, variant: Option<&str>, context: &str) -> MatrixEntry {
         MatrixEntry {
@@ -1078,6 +1110,52 @@ mod tests {
         let flat: Vec<usize> = runs.into_iter().flatten().collect();
         assert_eq!(flat, (0..entries.len()).collect::<Vec<_>>());
         assert!(runs_of(&[]).is_empty());
+    }
+
+    #[test]
+    fn threads_start_on_the_first_runs_of_different_variants_within_the_window() {
+        // Three variants of RUN + 2 contexts each: two runs apiece.
+        let mut entries = Vec::new();
+        for family in ["generic", "next-gen", "xs"] {
+            for context in 0..RUN + 2 {
+                entries.push(entry(family, None, &context.to_string()));
+            }
+        }
+        let runs = runs_of(&entries);
+        let ordered = in_taking_order(runs.clone(), &entries);
+        let per = RUN + 2;
+        assert!(
+            2 * per < WINDOW,
+            "the third variant starts within the window"
+        );
+        assert_eq!(
+            ordered,
+            vec![
+                0..RUN,
+                per..per + RUN,
+                2 * per..2 * per + RUN,
+                RUN..per,
+                per + RUN..2 * per,
+                2 * per + RUN..3 * per,
+            ]
+        );
+        // The same runs, each once.
+        let mut sorted = ordered.clone();
+        sorted.sort_by_key(|run| run.start);
+        assert_eq!(sorted, runs);
+        // A run moved ahead starts within the window; the rest keep their order.
+        for (position, run) in ordered.iter().enumerate() {
+            let behind = ordered[position + 1..]
+                .iter()
+                .any(|later| later.start < run.start);
+            assert!(
+                run.start < WINDOW || !behind,
+                "{run:?} is ahead of a run before it"
+            );
+        }
+        // One variant's runs keep their order.
+        let one: Vec<_> = entries[..per].to_vec();
+        assert_eq!(in_taking_order(runs_of(&one), &one), runs_of(&one));
     }
 
     #[test]
