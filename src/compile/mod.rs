@@ -23,7 +23,7 @@ use crate::resolve::conditions::Conditions;
 use crate::resolve::date::date_from_epoch;
 use crate::resolve::plan::{Outline, Outlines};
 use crate::resolve::plan::{Plan, Reason, plan};
-use crate::resolve::scope::Scope;
+use crate::resolve::scope::{Scope, context_layer};
 use crate::span::Span;
 use crate::templates::written::write_bytes;
 use crate::workspace::Workspace;
@@ -66,6 +66,11 @@ pub struct Compiler<'w> {
     /// context written out, date and `--set` values), when none of them reads what the
     /// variant gives the scope: every variant of a matrix is compiled for the same contexts.
     context_predicates: BoundedMemo<Box<[u8]>, Arc<[bool]>>,
+    /// The context's layer of the scope (its values as template values, and the date), by
+    /// the request it was made for: every variant of a matrix is compiled for the same
+    /// contexts, and making a context's values into template values is most of a scope's
+    /// making.
+    context_layers: BoundedMemo<Box<[u8]>, Arc<BTreeMap<String, Value>>>,
     /// Routes found before, by the context written out (see [`Compiler::route`]).
     routes: BoundedMemo<Box<[u8]>, Route>,
     /// Every component's slot, as "": what a slot reads before its section renders.
@@ -132,6 +137,7 @@ impl<'w> Compiler<'w> {
                 .collect(),
             prepared: BoundedMemo::new(MAX_REMEMBERED_BYTES),
             context_predicates: BoundedMemo::new(MAX_REMEMBERED_BYTES),
+            context_layers: BoundedMemo::new(MAX_REMEMBERED_BYTES),
             routes: BoundedMemo::new(MAX_REMEMBERED_BYTES),
             definitions: BoundedMemo::new(MAX_REMEMBERED_BYTES),
             empty_sections: Arc::new(
@@ -197,11 +203,10 @@ impl<'w> Compiler<'w> {
                 context_json: written,
             });
         }
-        let declared = &self.workspace.settings().context_fields;
-        let mut scope = Scope::new(
+        let mut scope = Scope::on_context_layer(
             variant,
+            self.context_layer(request, date.as_deref(), request_key),
             &request.context,
-            declared,
             date.as_deref(),
             &request.set,
         );
@@ -374,6 +379,27 @@ impl<'w> Compiler<'w> {
             }
             Ok(compiled)
         })
+    }
+
+    /// The context's layer of a scope (see [`Compiler::context_layers`]): made once per
+    /// request, and copied for each variant (a copy shares its values).
+    fn context_layer(
+        &self,
+        request: &Request,
+        date: Option<&str>,
+        request_key: Option<&[u8]>,
+    ) -> BTreeMap<String, Value> {
+        if let Some(layer) = request_key.and_then(|key| self.context_layers.get(key)) {
+            return BTreeMap::clone(&layer);
+        }
+        let declared = &self.workspace.settings().context_fields;
+        let layer = context_layer(&request.context, declared, date);
+        if let Some(key) = request_key {
+            let bytes = SCOPE_PER_KEY_BYTE * key.len();
+            self.context_layers
+                .insert(key.into(), Arc::new(layer.clone()), bytes);
+        }
+        layer
     }
 
     /// The predicates of a variant's scope (see [`Compiler::insert_predicates`]), found once
@@ -550,6 +576,29 @@ mod tests {
         );
         assert_eq!(prompts, ["a true false\n", "b true false\n"]);
         assert!(shared > 0);
+    }
+
+    #[test]
+    fn a_context_s_values_are_made_once_for_every_variant_and_again_for_another_date() {
+        let dir = two_families("", "{{ family }} {{ cwd }} {{ mode }} {{ date }}\\n");
+        let loaded = crate::load_workspace(dir.path()).unwrap();
+        assert!(loaded.workspace.is_valid(), "{:?}", loaded.diagnostics);
+        let compiler = Compiler::new(&loaded.workspace);
+        let context = loaded.workspace.context("c").unwrap().clone();
+        let compile = |family: &str, epoch: i64| {
+            let mut request = Request::new(Selection::family(family), context.clone());
+            request.source_date_epoch = Some(epoch);
+            compiler.compile(&request).unwrap().prompt
+        };
+        assert_eq!(compile("a", 0), "a /p plan 1970-01-01\n");
+        let one = compiler.context_layers.held_bytes();
+        assert!(one > 0);
+        assert_eq!(compile("b", 0), "b /p plan 1970-01-01\n");
+        assert_eq!(compiler.context_layers.held_bytes(), one);
+        // Another date is another layer, whichever variant asks first.
+        assert_eq!(compile("b", 86_400), "b /p plan 1970-01-02\n");
+        assert_eq!(compile("a", 86_400), "a /p plan 1970-01-02\n");
+        assert_eq!(compiler.context_layers.held_bytes(), 2 * one);
     }
 
     /// A variant with many tools makes a plan many times larger than the context it is

@@ -92,15 +92,18 @@ impl Sections {
 }
 
 impl Scope {
-    /// `declared` gives the defaults of the `extra` keys the workspace declares.
-    pub fn new(
+    /// The scope of a variant's compile for a context, on the context's layer (see
+    /// [`context_layer`]), which a compiler makes once for every variant compiled for the
+    /// same context and date.
+    pub fn on_context_layer(
         variant: &EffectiveVariant,
+        context_layer: BTreeMap<String, Value>,
         context: &Context,
-        declared: &IndexMap<String, ContextField>,
         date: Option<&str>,
         set: &IndexMap<String, String>,
     ) -> Self {
-        Self::on(base_layer(variant, context, declared, date), context, set)
+        let base = base_layer(variant, context_layer, context, date);
+        Self::on(base, context, set)
     }
 
     /// The scope a routing `match` sees: the context's fields (and its placeholders), no
@@ -178,7 +181,7 @@ impl Scope {
 
 /// The context's fields (with the declared `extra` keys it leaves out at their defaults),
 /// and the date.
-fn context_layer(
+pub fn context_layer(
     context: &Context,
     declared: &IndexMap<String, ContextField>,
     date: Option<&str>,
@@ -232,13 +235,14 @@ fn with_defaults(
     Value::from(given.chain(defaults).collect::<IndexMap<Value, Value>>())
 }
 
+/// The context's layer, and what the variant adds to it.
 fn base_layer(
     variant: &EffectiveVariant,
+    context_layer: BTreeMap<String, Value>,
     context: &Context,
-    declared: &IndexMap<String, ContextField>,
     date: Option<&str>,
 ) -> BTreeMap<String, Value> {
-    let mut base = context_layer(context, declared, date);
+    let mut base = context_layer;
     base.insert(FAMILY.into(), Value::from(variant.family()));
     let v = &variant.variant;
     let mut info = BTreeMap::new();
