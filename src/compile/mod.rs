@@ -601,6 +601,50 @@ mod tests {
         assert_eq!(compiler.context_layers.held_bytes(), 2 * one);
     }
 
+    /// Requests that differ only in a declared `extra` key, in a `--set` value, or in a date
+    /// the context gives against one from the epoch, each get their own context values.
+    #[test]
+    fn a_context_s_values_are_made_apart_for_what_a_request_changes() {
+        let dir = two_families("", "{{ family }} {{ extra.tier }} {{ date }} {{ note }}\\n");
+        for family in ["a", "b"] {
+            let variant = dir.path().join(format!("variants/{family}.toml"));
+            let text = std::fs::read_to_string(&variant).unwrap();
+            std::fs::write(&variant, format!("{text}[placeholders]\nnote = \"-\"\n")).unwrap();
+        }
+        let manifest = dir.path().join("promptc.toml");
+        let text = std::fs::read_to_string(&manifest).unwrap();
+        std::fs::write(
+            &manifest,
+            format!("{text}\n[context_fields.tier]\ntype = \"string\"\ndefault = \"free\"\n"),
+        )
+        .unwrap();
+        let loaded = crate::load_workspace(dir.path()).unwrap();
+        assert!(loaded.workspace.is_valid(), "{:?}", loaded.diagnostics);
+        let compiler = Compiler::new(&loaded.workspace);
+        let context = loaded.workspace.context("c").unwrap().clone();
+        let compile = |family: &str, change: &dyn Fn(&mut Request)| {
+            let mut request = Request::new(Selection::family(family), context.clone());
+            request.source_date_epoch = Some(0);
+            change(&mut request);
+            compiler.compile(&request).unwrap().prompt
+        };
+        assert_eq!(compile("a", &|_| ()), "a free 1970-01-01 -\n");
+        let paid = |request: &mut Request| {
+            request
+                .context
+                .extra
+                .insert("tier".into(), serde_json::json!("paid"));
+        };
+        assert_eq!(compile("b", &paid), "b paid 1970-01-01 -\n");
+        let noted = |request: &mut Request| {
+            request.set.insert("note".into(), "set".into());
+        };
+        assert_eq!(compile("a", &noted), "a free 1970-01-01 set\n");
+        let dated = |request: &mut Request| request.context.date = Some("2026-11-27".into());
+        assert_eq!(compile("b", &dated), "b free 2026-11-27 -\n");
+        assert_eq!(compile("a", &|_| ()), "a free 1970-01-01 -\n");
+    }
+
     /// A variant with many tools makes a plan many times larger than the context it is
     /// made for: the memo of plans counts the plan, or a matrix of such a variant over many
     /// contexts keeps every plan (at 1,000 tools × 2,000 outputs, 300 MB more).

@@ -1158,6 +1158,104 @@ mod tests {
         assert_eq!(in_taking_order(runs_of(&one), &one), runs_of(&one));
     }
 
+    /// Three variants of seven contexts: the threads take each variant's first run ahead of
+    /// the others and wait on the window, and what comes out is still what one compiler
+    /// compiling the entries in order gives, a template that runs out of fuel on one context
+    /// (whose later entries take its error) included.
+    #[test]
+    fn a_matrix_taken_out_of_order_comes_out_as_compiled_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |path: &str, text: &str| {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(
+            "promptc.toml",
+            "fallback_family = \"a\"\ndefault_context = \"c0\"\nfuel = 60000\n\
+             [build]\nfamilies = [\"a\", \"b\", \"c\"]\nout = \"out\"\n",
+        );
+        for family in ["a", "b", "c"] {
+            write(
+                &format!("variants/{family}.toml"),
+                &format!(
+                    "id = \"{family}\"\ntemplate = \"{family} {{{{ cwd }}}} \
+                     {{% for i in range(cwd | length * 300) %}}.{{% endfor %}}\\n\"\n"
+                ),
+            );
+        }
+        for context in 0..7 {
+            // The fifth context's loop is long enough to run out of fuel.
+            let cwd = if context == 4 {
+                "/a/much/longer/path/to/a/project/folder/deep/below/the/home/of/someone/x"
+            } else {
+                "/p"
+            };
+            write(
+                &format!("examples/contexts/c{context}.toml"),
+                &format!("cwd = \"{cwd}{context}\"\n"),
+            );
+        }
+        let loaded = crate::load_workspace(dir.path()).unwrap();
+        assert!(loaded.workspace.is_valid(), "{:?}", loaded.diagnostics);
+        let workspace = &loaded.workspace;
+        let entries = super::entries(workspace);
+        assert_eq!(entries.len(), 21);
+        let runs = in_taking_order(runs_of(&entries), &entries);
+        assert_ne!(runs, runs_of(&entries), "the runs are taken out of order");
+
+        // A run reports an error once, with the first entry that met it; the entries after it
+        // fail without repeating it. So failures compare as failures.
+        let run = super::compile_all(&crate::Compiler::new(workspace), None);
+        let mut threaded: Vec<(String, Result<String, ()>)> = run
+            .outputs
+            .iter()
+            .map(|(entry, compiled)| (entry.path.clone(), Ok(compiled.prompt.clone())))
+            .chain(
+                run.failed
+                    .iter()
+                    .map(|(entry, _)| (entry.path.clone(), Err(()))),
+            )
+            .collect();
+        // Handed out in the entries' order.
+        let handed: Vec<&str> = run.outputs.iter().map(|(e, _)| e.path.as_str()).collect();
+        let mut sorted_by_entry = handed.clone();
+        sorted_by_entry.sort_by_key(|path| entries.iter().position(|e| e.path == *path));
+        assert_eq!(handed, sorted_by_entry);
+        threaded.sort();
+        for family in ["a", "b", "c"] {
+            let first = run
+                .failed
+                .iter()
+                .find(|(entry, _)| entry.family == family)
+                .map(|(entry, error)| (entry.context.as_str(), error.to_string()));
+            assert!(
+                first
+                    .as_ref()
+                    .is_some_and(|(context, error)| *context == "c4" && error.contains("fuel")),
+                "{family}: {first:?}"
+            );
+        }
+
+        let compiler = crate::Compiler::new(workspace);
+        let mut in_order: Vec<(String, Result<String, ()>)> = entries
+            .iter()
+            .map(|entry| {
+                let request = super::request(workspace, entry, None).unwrap();
+                let result = compiler.compile(&request);
+                (entry.path.clone(), result.map(|c| c.prompt).map_err(|_| ()))
+            })
+            .collect();
+        in_order.sort();
+        assert_eq!(threaded, in_order);
+        // Each variant ran out on the long context, and its later contexts took the error.
+        let failed = in_order
+            .iter()
+            .filter(|(_, result)| result.is_err())
+            .count();
+        assert_eq!(failed, 9);
+    }
+
     #[test]
     fn only_plain_output_paths_are_owned() {
         let out = "examples/prompts";

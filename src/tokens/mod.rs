@@ -531,6 +531,38 @@ mod tests {
         }
     }
 
+    /// The bound found with the pieces looked up in batches is the sum, piece by piece, of 1
+    /// for a piece that is a token and its bytes for any other: on text with repeated
+    /// pieces, more distinct pieces than a batch, and characters outside ASCII.
+    #[test]
+    fn a_bound_is_the_sum_over_its_pieces() {
+        let text = "Read the file, then edit the file: the editor reads files again.\n\
+                    Läuft der Übersetzer? 日本語のテキスト, naïve café déjà-vu 123456 \
+                    alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu \
+                    xi omicron pi rho sigma tau upsilon phi chi psi omega qwzxv\n\
+                    - [ ] a list item\n    indented code();\n";
+        for encoding in [Encoding::O200k, Encoding::Cl100k] {
+            let (pattern, set) = encoding.pieces();
+            let expected: usize = pieces::runs(text)
+                .flat_map(|run| {
+                    pieces::pieces(pattern, run).map(move |piece| match piece {
+                        Ok(range) if range.len() > 1 => {
+                            let piece = &run[range.clone()];
+                            if set.contains_each(&[piece]) == [true] {
+                                1
+                            } else {
+                                range.len()
+                            }
+                        }
+                        Ok(range) | Err(range) => range.len(),
+                    })
+                })
+                .sum();
+            assert_eq!(encoding.at_most(text), expected, "{}", encoding.name());
+            assert!(expected < text.len());
+        }
+    }
+
     #[test]
     fn counts_known_strings() {
         assert_eq!(Encoding::O200k.count(""), 0);
