@@ -377,8 +377,9 @@ fn runs_of(entries: &[MatrixEntry]) -> Vec<std::ops::Range<usize>> {
     runs
 }
 
-/// The runs in the order the threads take them: first each variant's first run that starts
-/// within the window, then the others in order. The threads' first compiles render every
+/// The runs in the order the threads take them: first each run that starts within the window
+/// and begins a variant's entries (a run of another variant than the run before it), then the
+/// others in order. The threads' first compiles render every
 /// section afresh; started on runs of one variant they rendered the same sections, and
 /// bounded the same prompt's tokens, side by side, where each could have started a variant of
 /// its own. Every run moved ahead starts within the window, so any thread may take it at
