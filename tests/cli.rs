@@ -421,7 +421,9 @@ fn one_workspace_option_for_every_command_before_or_after_it() {
 fn every_format_option_takes_values_from_one_set() {
     use clap::CommandFactory;
     let mut seen = Vec::new();
-    let command = promptc::cli::Cli::command();
+    let mut command = promptc::cli::Cli::command();
+    // Each command's arguments are added when the command is built (they are deferred).
+    command.build();
     for sub in command.get_subcommands() {
         let Some(format) = sub.get_arguments().find(|a| a.get_id() == "format") else {
             continue;
