@@ -601,6 +601,62 @@ mod tests {
         assert_eq!(compiler.context_layers.held_bytes(), 2 * one);
     }
 
+    /// A tool without a family spec reads alike for every family and is resolved once for
+    /// all the variants; one with a spec for a family is resolved for each.
+    #[test]
+    fn a_tool_every_family_sees_alike_is_resolved_once_for_all_variants() {
+        let dir = two_families("", "{{ family }}:\\n{{ TOOLS }}");
+        for family in ["a", "b"] {
+            let variant = dir.path().join(format!("variants/{family}.toml"));
+            let text = std::fs::read_to_string(&variant).unwrap();
+            std::fs::write(&variant, format!("{text}tools = [\"plain\", \"own\"]\n")).unwrap();
+        }
+        std::fs::create_dir_all(dir.path().join("tools")).unwrap();
+        std::fs::write(
+            dir.path().join("tools/plain.toml"),
+            "id = \"plain\"\ndescription = \"Plain for {{ family }}.\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("tools/own.toml"),
+            "id = \"own\"\ndescription = \"Own.\"\n[families.b]\ndescription = \"Own, as b.\"\n",
+        )
+        .unwrap();
+        let loaded = crate::load_workspace(dir.path()).unwrap();
+        assert!(loaded.workspace.is_valid(), "{:?}", loaded.diagnostics);
+        let compiler = Compiler::new(&loaded.workspace);
+        let context = loaded.workspace.context("c").unwrap().clone();
+        let mut outlines = Vec::new();
+        for family in ["a", "b"] {
+            let request = Request::new(Selection::family(family), context.clone());
+            let compiled = compiler.compile(&request).unwrap();
+            let descriptions: Vec<&str> = compiled
+                .tools
+                .iter()
+                .map(|tool| tool.description.as_str())
+                .collect();
+            let own = if family == "a" { "Own." } else { "Own, as b." };
+            assert_eq!(descriptions, [format!("Plain for {family}.").as_str(), own]);
+            let variant = compiler.variant(family).unwrap();
+            outlines.push(
+                compiler
+                    .outlines
+                    .get(&loaded.workspace, variant)
+                    .resolved_tools(),
+            );
+        }
+        let tool = |outline: usize, index: usize| Arc::clone(&outlines[outline][index]);
+        assert!(Arc::ptr_eq(&tool(0, 0), &tool(1, 0)), "plain is shared");
+        assert!(
+            !Arc::ptr_eq(&tool(0, 1), &tool(1, 1)),
+            "own is the family's"
+        );
+        assert_eq!(
+            tool(1, 1).choice,
+            crate::resolve::tool_spec::SpecChoice::Family("b".into())
+        );
+    }
+
     /// Requests that differ only in a declared `extra` key, in a `--set` value, or in a date
     /// the context gives against one from the epoch, each get their own context values.
     #[test]

@@ -12,7 +12,7 @@ use crate::diagnostic::Diagnostics;
 use crate::resolve::conditions::Conditions;
 use crate::resolve::order::apply_order;
 use crate::resolve::scope::Scope;
-use crate::resolve::tool_spec::{ResolvedParameter, ResolvedTool, resolve_tool};
+use crate::resolve::tool_spec::{ResolvedParameter, ResolvedTool, has_family_view, resolve_tool};
 use crate::span::Span;
 use crate::templates::TemplateId;
 use crate::templates::Templates;
@@ -283,16 +283,32 @@ struct OutlinedComponent {
 }
 
 impl Outline {
-    pub fn of(workspace: &Workspace, variant: &EffectiveVariant) -> Self {
+    /// `generic_tools` holds the tools already resolved without a family view, which every
+    /// family sees alike: each is resolved once for all the variants.
+    fn of(workspace: &Workspace, variant: &EffectiveVariant, generic_tools: &GenericTools) -> Self {
         let overrides = &variant.variant.overrides;
         let tool_ids = apply_order(variant.tools(), |id| {
             overrides.tools.get(id).and_then(|o| o.order)
         });
+        let family = variant.family();
+        let resolve = |id: &str| -> Option<Arc<ResolvedTool>> {
+            if has_family_view(workspace, id, family) {
+                return resolve_tool(workspace, id, family).map(Arc::new);
+            }
+            if let Some(tool) = generic_tools.lock().ok()?.get(id) {
+                return Some(Arc::clone(tool));
+            }
+            let tool = Arc::new(resolve_tool(workspace, id, family)?);
+            if let Ok(mut shared) = generic_tools.lock() {
+                shared.insert(id.to_string(), Arc::clone(&tool));
+            }
+            Some(tool)
+        };
         let tools: Vec<OutlinedTool> = tool_ids
             .iter()
             .filter_map(|id| {
                 Some(OutlinedTool {
-                    tool: Arc::new(resolve_tool(workspace, id, variant.family())?),
+                    tool: resolve(id)?,
                     disabled: overrides.tools.get(id).and_then(|o| o.enabled) == Some(false),
                 })
             })
@@ -331,6 +347,15 @@ impl Outline {
             components,
             inputs,
         }
+    }
+
+    /// The variant's tools as resolved, in order.
+    #[cfg(test)]
+    pub(crate) fn resolved_tools(&self) -> Vec<Arc<ResolvedTool>> {
+        self.tools
+            .iter()
+            .map(|outlined| Arc::clone(&outlined.tool))
+            .collect()
     }
 
     /// The files a compile of the variant reads, sorted: manifest, variant chain, templates
@@ -410,7 +435,14 @@ fn read_files(
 /// half a megabyte for a thousand tools, so a matrix of many variants keeps only those it is
 /// compiling (a matrix goes family by family) rather than all of them.
 #[derive(Default)]
-pub struct Outlines(Mutex<KeptOutlines>);
+pub struct Outlines {
+    kept: Mutex<KeptOutlines>,
+    generic_tools: GenericTools,
+}
+
+/// Tools resolved without a family view, by id. Bounded by the workspace's tools, each about
+/// the size of its entry.
+type GenericTools = Mutex<HashMap<String, Arc<ResolvedTool>>>;
 
 #[derive(Default)]
 struct KeptOutlines {
@@ -425,7 +457,7 @@ impl Outlines {
     pub const KEPT: usize = 32;
 
     pub fn get(&self, workspace: &Workspace, variant: &EffectiveVariant) -> Arc<Outline> {
-        let kept = self.0.lock().ok().and_then(|mut kept| {
+        let kept = self.kept.lock().ok().and_then(|mut kept| {
             kept.uses += 1;
             let now = kept.uses;
             let (outline, used) = kept.outlines.get_mut(variant.id())?;
@@ -435,8 +467,8 @@ impl Outlines {
         if let Some(outline) = kept {
             return outline;
         }
-        let outline = Arc::new(Outline::of(workspace, variant));
-        if let Ok(mut kept) = self.0.lock() {
+        let outline = Arc::new(Outline::of(workspace, variant, &self.generic_tools));
+        if let Ok(mut kept) = self.kept.lock() {
             if kept.outlines.len() >= Self::KEPT {
                 let oldest = kept
                     .outlines

@@ -76,6 +76,15 @@ fn family_chain<'t>(definition: &'t crate::model::ToolSpec, family: &str) -> Vec
     chain
 }
 
+/// Whether `family` has a view of its own of the tool (a family spec, or a base of one):
+/// without one, every family sees the tool alike.
+pub fn has_family_view(workspace: &Workspace, id: &str, family: &str) -> bool {
+    workspace
+        .tools
+        .get(id)
+        .is_some_and(|entry| !family_chain(&entry.value.spec, family).is_empty())
+}
+
 /// The tool as `family` sees it; `None` for a tool the workspace does not hold, or whose
 /// description does not compile (both reported).
 pub fn resolve_tool(workspace: &Workspace, id: &str, family: &str) -> Option<ResolvedTool> {
