@@ -4,6 +4,7 @@
 //! promptc records the files it wrote in `<out>/.promptc-outputs`, so that removing a family
 //! or context from the matrix removes its output and never a file promptc did not write.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -506,13 +507,15 @@ pub const DEFINITIONS_SUFFIX: &str = ".tools.json";
 
 /// The files one compiled entry gives, path and text: its prompt, and beside it, for a
 /// variant with native tool calls, its tool definitions as JSON.
-pub fn files(entry: &MatrixEntry, compiled: &Compiled) -> Vec<(String, String)> {
-    let mut files = vec![(entry.path.clone(), compiled.prompt.clone())];
+pub fn files<'c>(entry: &MatrixEntry, compiled: &'c Compiled) -> Vec<(String, Cow<'c, str>)> {
+    // The prompt is borrowed: each is only compared with its file on disk or written, and a
+    // copy of each was a copy of the whole matrix's text in fresh memory.
+    let mut files = vec![(entry.path.clone(), Cow::Borrowed(compiled.prompt.as_str()))];
     if let Some(definitions) = &compiled.tool_definitions {
         let stem = entry.path.strip_suffix(".md").unwrap_or(&entry.path);
         let mut text = serde_json::to_string_pretty(definitions).unwrap_or_default();
         text.push('\n');
-        files.push((format!("{stem}{DEFINITIONS_SUFFIX}"), text));
+        files.push((format!("{stem}{DEFINITIONS_SUFFIX}"), Cow::Owned(text)));
     }
     files
 }

@@ -91,7 +91,7 @@ pub fn compile_side(root: &Path, source_date_epoch: Option<i64>) -> Result<SideO
                     exact: tokens.is_exact(&entry.family),
                     family: entry.family.clone(),
                     context: entry.context.clone(),
-                    prompt: text,
+                    prompt: text.into_owned(),
                     inputs: inputs.clone(),
                 },
             );
