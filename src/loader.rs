@@ -80,24 +80,26 @@ pub(crate) fn load_checked_last(root: &Path) -> Option<Loaded> {
 /// context's is its own file's, not what `extends` merged).
 fn files_conform(workspace: &Workspace) -> bool {
     let validators = SchemaValidators::shared();
-    // In the order the validators are built.
-    validators.conforms(Kind::Manifest, &workspace.manifest.document)
-        && workspace
-            .variants
-            .values()
-            .all(|entry| validators.conforms(Kind::Variant, &entry.document))
-        && workspace
-            .components
-            .values()
-            .all(|entry| validators.conforms(Kind::Component, &entry.document))
+    // In the reverse of the order the validators' thread builds them: when it is late (its
+    // last schema came up to 3 ms after the load was ready for it, on a busy machine), this
+    // thread builds the last ones itself meanwhile rather than waiting for each in turn.
+    workspace
+        .contexts
+        .values()
+        .all(|entry| validators.conforms(Kind::Context, &entry.document))
         && workspace
             .tools
             .values()
             .all(|entry| validators.conforms(Kind::Tool, &entry.document))
         && workspace
-            .contexts
+            .components
             .values()
-            .all(|entry| validators.conforms(Kind::Context, &entry.document))
+            .all(|entry| validators.conforms(Kind::Component, &entry.document))
+        && workspace
+            .variants
+            .values()
+            .all(|entry| validators.conforms(Kind::Variant, &entry.document))
+        && validators.conforms(Kind::Manifest, &workspace.manifest.document)
 }
 
 /// The workspace of the specs: their templates registered and the rules folders of their
