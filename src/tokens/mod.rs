@@ -38,9 +38,6 @@ pub enum Encoding {
     Cl100k,
 }
 
-/// A piece [`Encoding::at_most`] does not look up: it counts as many tokens as it has bytes.
-const NO_LOOKUP: usize = usize::MAX;
-
 impl Encoding {
     pub fn name(self) -> &'static str {
         match self {
@@ -82,73 +79,26 @@ impl Encoding {
         let bounds = &RUN_BOUNDS
             .get_or_init(|| [BoundedMemo::new(BOUND_BYTES), BoundedMemo::new(BOUND_BYTES)])
             [usize::from(self == Encoding::Cl100k)];
-        let mut total = 0;
-        let mut unknown = Vec::new();
-        for run in pieces::runs(text) {
-            match bounds.get(run) {
-                Some(bound) => total += bound,
-                None => unknown.push(run),
-            }
-        }
-        if unknown.is_empty() {
-            return total;
-        }
         let (pattern, tokens) = self.pieces();
-        // The runs are cut into pieces once. Each piece of two bytes or more (a single byte
-        // is always a token) that might be a token is looked up once, however often the
-        // prompt repeats it, since the static set is large enough that each lookup waits on
-        // memory; the lookups are made together (see [`PieceSet::contains_each`]). Each piece
-        // keeps its length and the index of its lookup, so adding up a run's bound takes no
-        // second cut and no second hash (a 22 KB prompt in a warm process: 400 -> 240 µs).
-        // Sized for prose: a piece every four or five bytes, a new one every twenty or so.
-        let unknown_bytes: usize = unknown.iter().map(|run| run.len()).sum();
-        let mut cut: Vec<(usize, usize)> = Vec::with_capacity(unknown_bytes / 4);
-        let mut run_ends = Vec::with_capacity(unknown.len());
-        let mut lookup_of: rustc_hash::FxHashMap<&str, usize> =
-            rustc_hash::FxHashMap::with_capacity_and_hasher(unknown_bytes / 16, Default::default());
-        let mut asked: Vec<&str> = Vec::new();
-        for &run in &unknown {
-            for piece in pieces::pieces(pattern, run) {
-                let (range, may_be_a_token) = match piece {
-                    Ok(range) => (range, true),
-                    Err(range) => (range, false),
-                };
-                let length = range.len();
-                let lookup = match run.get(range) {
-                    Some(piece) if may_be_a_token && length > 1 => {
-                        *lookup_of.entry(piece).or_insert_with(|| {
-                            asked.push(piece);
-                            asked.len() - 1
-                        })
-                    }
-                    _ => NO_LOOKUP,
-                };
-                cut.push((length, lookup));
+        let mut bounding = Bounding::new(tokens, bounds, text.len());
+        for run in pieces::runs(text) {
+            if let Some(bound) = bounds.get(run) {
+                bounding.total += bound;
+                continue;
             }
-            run_ends.push(cut.len());
+            bounding.begin(run);
+            for piece in pieces::pieces(pattern, run) {
+                match piece {
+                    Ok(range) if range.len() > 1 => match run.get(range.clone()) {
+                        Some(piece) => bounding.may_be_a_token(piece),
+                        None => bounding.not_a_token(range.len()),
+                    },
+                    Ok(range) | Err(range) => bounding.not_a_token(range.len()),
+                }
+            }
+            bounding.end_run();
         }
-        let is_token = tokens.contains_each(&asked);
-        let mut start = 0;
-        for (run, end) in unknown.into_iter().zip(run_ends) {
-            let bound: usize = cut
-                .get(start..end)
-                .unwrap_or_default()
-                .iter()
-                .map(|&(length, lookup)| {
-                    if is_token.get(lookup) == Some(&true) {
-                        1
-                    } else {
-                        length
-                    }
-                })
-                .sum();
-            start = end;
-            total += bound;
-            // A run ends only where a letter starts a line, so a list or an indented block is
-            // one run, as long as a prompt can be: the bounds are kept by bytes.
-            bounds.insert(run.into(), bound, run.len());
-        }
-        total
+        bounding.finish()
     }
 
     fn pieces(self) -> (pieces::Pattern, &'static PieceSet) {
@@ -193,6 +143,144 @@ impl Encoding {
 /// The pieces that are tokens (two bytes or more: every byte is a token), by encoding.
 static O200K_PIECES: PieceSet = include!(concat!(env!("OUT_DIR"), "/o200k_pieces.rs"));
 static CL100K_PIECES: PieceSet = include!(concat!(env!("OUT_DIR"), "/cl100k_pieces.rs"));
+
+/// The most pieces [`Bounding`] keeps waiting for their lookup, and the most runs and looked-up
+/// pieces it keeps: what a bound holds does not grow with the prompt.
+const BOUNDING_BATCH: usize = 1 << 14;
+
+/// The longest run whose bound is remembered: longer ones, as long as a prompt can be, are
+/// not worth the copy, and would not repeat.
+const LONGEST_REMEMBERED_RUN: usize = 64 * 1024;
+
+/// The bounds of a prompt's runs not known yet, found in batches. A run's bound is the sum of
+/// its pieces' bytes, less the bytes above one of each piece that is a token. Each piece of
+/// two bytes or more (a single byte is always a token) that might be a token is looked up
+/// once per batch, however often the prompt repeats it, since the static set is large enough
+/// that each lookup waits on memory; a batch's lookups are made together (see
+/// [`PieceSet::contains_each`]). A piece already looked up is counted as it is cut, so each
+/// run is cut once and each piece hashed once (cutting and hashing twice, a 22 KB prompt
+/// took 400 µs in a warm process, about 250 µs now); the batches keep what waits bounded
+/// whatever the prompt holds.
+struct Bounding<'t> {
+    tokens: &'static PieceSet,
+    memo: &'t BoundedMemo<Box<str>, usize>,
+    /// Each piece asked about, by its text: its index in `asked`.
+    lookup_of: rustc_hash::FxHashMap<&'t str, usize>,
+    asked: Vec<&'t str>,
+    /// Whether each of the first pieces of `asked` is a token: those looked up so far.
+    is_token: Vec<bool>,
+    /// The runs begun since the last lookups, each with its bound so far.
+    runs: Vec<(&'t str, usize)>,
+    /// Pieces waiting for their lookup: their run's index in `runs`, the bytes a token
+    /// spares, and the index in `asked`.
+    waiting: Vec<(usize, usize, usize)>,
+    /// The bounds of the runs finished.
+    total: usize,
+}
+
+impl<'t> Bounding<'t> {
+    /// Sized for `bytes` of prose, within a batch: a piece every four or five bytes, a new
+    /// one every twenty or so.
+    fn new(
+        tokens: &'static PieceSet,
+        memo: &'t BoundedMemo<Box<str>, usize>,
+        bytes: usize,
+    ) -> Self {
+        let new_pieces = (bytes / 16).min(BOUNDING_BATCH);
+        Self {
+            tokens,
+            memo,
+            lookup_of: rustc_hash::FxHashMap::with_capacity_and_hasher(
+                new_pieces,
+                rustc_hash::FxBuildHasher,
+            ),
+            asked: Vec::with_capacity(new_pieces),
+            is_token: Vec::with_capacity(new_pieces),
+            runs: Vec::new(),
+            waiting: Vec::with_capacity(new_pieces),
+            total: 0,
+        }
+    }
+
+    fn begin(&mut self, run: &'t str) {
+        self.runs.push((run, 0));
+    }
+
+    /// A piece that counts its bytes.
+    fn not_a_token(&mut self, bytes: usize) {
+        if let Some((_, bound)) = self.runs.last_mut() {
+            *bound += bytes;
+        }
+    }
+
+    /// A piece of two bytes or more that counts one if it is a token, else its bytes.
+    fn may_be_a_token(&mut self, piece: &'t str) {
+        let Some(run) = self.runs.len().checked_sub(1) else {
+            return;
+        };
+        self.not_a_token(piece.len());
+        let spared = piece.len() - 1;
+        let asked = &mut self.asked;
+        let lookup = *self.lookup_of.entry(piece).or_insert_with(|| {
+            asked.push(piece);
+            asked.len() - 1
+        });
+        match self.is_token.get(lookup) {
+            Some(&true) => self.spare(run, spared),
+            Some(&false) => {}
+            None => {
+                self.waiting.push((run, spared, lookup));
+                if self.waiting.len() >= BOUNDING_BATCH {
+                    self.look_up(true);
+                }
+            }
+        }
+    }
+
+    fn spare(&mut self, run: usize, bytes: usize) {
+        if let Some((_, bound)) = self.runs.get_mut(run) {
+            *bound = bound.saturating_sub(bytes);
+        }
+    }
+
+    fn end_run(&mut self) {
+        if self.runs.len() >= BOUNDING_BATCH {
+            self.look_up(false);
+        }
+    }
+
+    /// Looks up the pieces waiting and settles every run but, `within_a_run`, the one being
+    /// cut.
+    fn look_up(&mut self, within_a_run: bool) {
+        let asked = self.asked.get(self.is_token.len()..).unwrap_or_default();
+        let found = self.tokens.contains_each(asked);
+        self.is_token.extend(found);
+        for (run, spared, lookup) in std::mem::take(&mut self.waiting) {
+            if self.is_token.get(lookup) == Some(&true) {
+                self.spare(run, spared);
+            }
+        }
+        let open = if within_a_run { self.runs.pop() } else { None };
+        for (run, bound) in self.runs.drain(..) {
+            self.total += bound;
+            if run.len() <= LONGEST_REMEMBERED_RUN {
+                self.memo.insert(run.into(), bound, run.len());
+            }
+        }
+        self.runs.extend(open);
+        if self.asked.len() >= BOUNDING_BATCH {
+            self.lookup_of.clear();
+            self.asked.clear();
+            self.is_token.clear();
+        }
+    }
+
+    /// The bounds of every run, once the last is cut.
+    fn finish(mut self) -> usize {
+        self.look_up(false);
+        self.total
+    }
+}
 
 /// A set of strings built with the binary (see build.rs): phf's perfect hash of them, and the
 /// strings in its order in one text, each ending at its `ends`.
@@ -554,25 +642,62 @@ mod tests {
                     xi omicron pi rho sigma tau upsilon phi chi psi omega qwzxv\n\
                     - [ ] a list item\n    indented code();\n";
         for encoding in [Encoding::O200k, Encoding::Cl100k] {
-            let (pattern, set) = encoding.pieces();
-            let expected: usize = pieces::runs(text)
-                .flat_map(|run| {
-                    pieces::pieces(pattern, run).map(move |piece| match piece {
-                        Ok(range) if range.len() > 1 => {
-                            let piece = &run[range.clone()];
-                            if set.contains_each(&[piece]) == [true] {
-                                1
-                            } else {
-                                range.len()
-                            }
-                        }
-                        Ok(range) | Err(range) => range.len(),
-                    })
-                })
-                .sum();
+            let expected = sum_over_pieces(encoding, text);
             assert_eq!(encoding.at_most(text), expected, "{}", encoding.name());
             assert!(expected < text.len());
         }
+    }
+
+    /// A prompt whose pieces and runs outnumber a batch is bounded in several: one run with
+    /// more distinct pieces than two batches hold (looked up part-way through the run), then
+    /// more runs than a batch holds, repeating pieces of the first.
+    #[test]
+    fn a_bound_found_in_batches_is_the_sum_over_its_pieces() {
+        let word = |mut i: usize| {
+            let mut word = String::new();
+            for _ in 0..4 {
+                word.push(char::from(b'a' + (i % 26) as u8));
+                i /= 26;
+            }
+            word
+        };
+        let mut text = String::from("Words:");
+        for i in 0..3 * BOUNDING_BATCH {
+            text.push(' ');
+            text.push_str(&word(i * 7));
+        }
+        text.push('\n');
+        for i in 0..2 * BOUNDING_BATCH {
+            text.push_str(&format!("{} the {} file {i}\n", word(i), word(i * 7)));
+        }
+        for encoding in [Encoding::O200k, Encoding::Cl100k] {
+            let expected = sum_over_pieces(encoding, &text);
+            // Once finding every run's bound, once from the runs remembered.
+            assert_eq!(encoding.at_most(&text), expected, "{}", encoding.name());
+            assert_eq!(encoding.at_most(&text), expected, "{}", encoding.name());
+            assert!(expected < text.len());
+        }
+    }
+
+    /// The bound, piece by piece, with a lookup of its own for each: one for a piece of two
+    /// bytes or more that is a token, its bytes for any other.
+    fn sum_over_pieces(encoding: Encoding, text: &str) -> usize {
+        let (pattern, set) = encoding.pieces();
+        pieces::runs(text)
+            .flat_map(|run| {
+                pieces::pieces(pattern, run).map(move |piece| match piece {
+                    Ok(range) if range.len() > 1 => {
+                        let piece = &run[range.clone()];
+                        if set.contains_each(&[piece]) == [true] {
+                            1
+                        } else {
+                            range.len()
+                        }
+                    }
+                    Ok(range) | Err(range) => range.len(),
+                })
+            })
+            .sum()
     }
 
     #[test]
