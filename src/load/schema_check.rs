@@ -35,9 +35,11 @@ impl SchemaValidators {
         &SHARED
     }
 
-    /// Builds, on another thread, the validators a workspace load needs, in the order it
-    /// checks files: the load reads and parses the files meanwhile. A load that reaches a kind
-    /// before it is built waits for it, or builds it itself when no thread can be started.
+    /// Builds, on another thread, the validators a workspace load needs: the load reads and
+    /// parses the files meanwhile. A load that reaches a kind while it is being built waits
+    /// for it; one not begun yet (or every kind, when no thread can be started) it builds
+    /// itself. A clean load checks its files in the reverse of this thread's order, so that
+    /// the two build the last kinds at once rather than one after the other.
     /// Only the first call starts a thread: the command line calls this once its arguments
     /// are parsed, and the load calls it again.
     pub fn build_ahead() {

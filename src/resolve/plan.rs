@@ -295,8 +295,12 @@ impl Outline {
             if has_family_view(workspace, id, family) {
                 return resolve_tool(workspace, id, family).map(Arc::new);
             }
-            if let Some(tool) = generic_tools.lock().ok()?.get(id) {
-                return Some(Arc::clone(tool));
+            let shared = generic_tools
+                .lock()
+                .ok()
+                .and_then(|kept| kept.get(id).cloned());
+            if let Some(tool) = shared {
+                return Some(tool);
             }
             let tool = Arc::new(resolve_tool(workspace, id, family)?);
             if let Ok(mut shared) = generic_tools.lock() {
@@ -433,7 +437,9 @@ fn read_files(
 /// Each variant's outline, made on first use and kept by a `Compiler`: the most recently
 /// used [`Outlines::KEPT`] of them. An outline holds every tool of its variant resolved, about
 /// half a megabyte for a thousand tools, so a matrix of many variants keeps only those it is
-/// compiling (a matrix goes family by family) rather than all of them.
+/// compiling (a matrix goes family by family) rather than all of them. The tools without a
+/// family spec, which every variant shares, are kept for the compiler's life: at most one of
+/// each of the workspace's tools.
 #[derive(Default)]
 pub struct Outlines {
     kept: Mutex<KeptOutlines>,
