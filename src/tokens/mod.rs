@@ -144,8 +144,9 @@ impl Encoding {
 static O200K_PIECES: PieceSet = include!(concat!(env!("OUT_DIR"), "/o200k_pieces.rs"));
 static CL100K_PIECES: PieceSet = include!(concat!(env!("OUT_DIR"), "/cl100k_pieces.rs"));
 
-/// The most pieces [`Bounding`] keeps waiting for their lookup, and the most runs and looked-up
-/// pieces it keeps: what a bound holds does not grow with the prompt.
+/// The most pieces [`Bounding`] keeps waiting for their lookup and the most runs it keeps
+/// begun; the pieces looked up are forgotten once there are as many, so it holds fewer than
+/// twice as many of those: what a bound holds does not grow with the prompt.
 const BOUNDING_BATCH: usize = 1 << 14;
 
 /// The longest run whose bound is remembered: longer ones, as long as a prompt can be, are
@@ -164,6 +165,8 @@ const LONGEST_REMEMBERED_RUN: usize = 64 * 1024;
 struct Bounding<'t> {
     tokens: &'static PieceSet,
     memo: &'t BoundedMemo<Box<str>, usize>,
+    /// The prompt's length, which sizes the tables.
+    bytes: usize,
     /// Each piece asked about, by its text: its index in `asked`.
     lookup_of: rustc_hash::FxHashMap<&'t str, usize>,
     asked: Vec<&'t str>,
@@ -179,35 +182,42 @@ struct Bounding<'t> {
 }
 
 impl<'t> Bounding<'t> {
-    /// Sized for `bytes` of prose, within a batch: a piece every four or five bytes, a new
-    /// one every twenty or so.
+    /// For a prompt of `bytes`: its tables are sized when the first run whose bound is not
+    /// remembered begins (a prompt whose runs are all remembered needs none).
     fn new(
         tokens: &'static PieceSet,
         memo: &'t BoundedMemo<Box<str>, usize>,
         bytes: usize,
     ) -> Self {
-        let new_pieces = (bytes / 16).min(BOUNDING_BATCH);
         Self {
             tokens,
             memo,
-            lookup_of: rustc_hash::FxHashMap::with_capacity_and_hasher(
-                new_pieces,
-                rustc_hash::FxBuildHasher,
-            ),
-            asked: Vec::with_capacity(new_pieces),
-            is_token: Vec::with_capacity(new_pieces),
+            bytes,
+            lookup_of: rustc_hash::FxHashMap::default(),
+            asked: Vec::new(),
+            is_token: Vec::new(),
             runs: Vec::new(),
-            waiting: Vec::with_capacity(new_pieces),
+            waiting: Vec::new(),
             total: 0,
         }
     }
 
     fn begin(&mut self, run: &'t str) {
+        if self.asked.capacity() == 0 {
+            // Sized for prose, within a batch: a piece every four or five bytes, a new one
+            // every twenty or so.
+            let new_pieces = (self.bytes / 16).min(BOUNDING_BATCH);
+            self.lookup_of.reserve(new_pieces);
+            self.asked.reserve(new_pieces);
+            self.is_token.reserve(new_pieces);
+            self.waiting.reserve(new_pieces);
+        }
         self.runs.push((run, 0));
     }
 
     /// A piece that counts its bytes.
     fn not_a_token(&mut self, bytes: usize) {
+        debug_assert!(!self.runs.is_empty(), "a piece outside a run");
         if let Some((_, bound)) = self.runs.last_mut() {
             *bound += bytes;
         }
@@ -252,12 +262,24 @@ impl<'t> Bounding<'t> {
     /// Looks up the pieces waiting and settles every run but, `within_a_run`, the one being
     /// cut.
     fn look_up(&mut self, within_a_run: bool) {
+        debug_assert!(self.waiting.len() <= BOUNDING_BATCH);
+        debug_assert!(self.runs.len() <= BOUNDING_BATCH);
+        debug_assert!(self.asked.len() < 2 * BOUNDING_BATCH);
         let asked = self.asked.get(self.is_token.len()..).unwrap_or_default();
         let found = self.tokens.contains_each(asked);
         self.is_token.extend(found);
-        for (run, spared, lookup) in std::mem::take(&mut self.waiting) {
-            if self.is_token.get(lookup) == Some(&true) {
-                self.spare(run, spared);
+        // Drained in place: the list keeps its capacity for the next batch.
+        let Self {
+            waiting,
+            runs,
+            is_token,
+            ..
+        } = self;
+        for (run, spared, lookup) in waiting.drain(..) {
+            if is_token.get(lookup) == Some(&true)
+                && let Some((_, bound)) = runs.get_mut(run)
+            {
+                *bound = bound.saturating_sub(spared);
             }
         }
         let open = if within_a_run { self.runs.pop() } else { None };
@@ -650,7 +672,9 @@ mod tests {
 
     /// A prompt whose pieces and runs outnumber a batch is bounded in several: one run with
     /// more distinct pieces than two batches hold (looked up part-way through the run), then
-    /// more runs than a batch holds, repeating pieces of the first.
+    /// more runs than a batch holds, repeating pieces of the first, then more runs than a
+    /// batch holds with no piece to look up. The batches' limits are asserted as they are
+    /// looked up (in a test build).
     #[test]
     fn a_bound_found_in_batches_is_the_sum_over_its_pieces() {
         let word = |mut i: usize| {
@@ -670,9 +694,15 @@ mod tests {
         for i in 0..2 * BOUNDING_BATCH {
             text.push_str(&format!("{} the {} file {i}\n", word(i), word(i * 7)));
         }
+        // Runs of single bytes only, none of which waits for a lookup: the runs themselves
+        // fill a batch.
+        for i in 0..2 * BOUNDING_BATCH {
+            text.push_str(&format!("q{}q{}q{}\n", i % 10, i / 10 % 10, i / 100 % 10));
+        }
         for encoding in [Encoding::O200k, Encoding::Cl100k] {
             let expected = sum_over_pieces(encoding, &text);
-            // Once finding every run's bound, once from the runs remembered.
+            // Once finding every run's bound, once with the runs remembered (all but the
+            // first, too long to be).
             assert_eq!(encoding.at_most(&text), expected, "{}", encoding.name());
             assert_eq!(encoding.at_most(&text), expected, "{}", encoding.name());
             assert!(expected < text.len());
