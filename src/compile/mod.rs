@@ -540,6 +540,15 @@ mod tests {
         dir
     }
 
+    /// Adds `text` to the end of both variants of [`two_families`].
+    fn append_to_variants(dir: &tempfile::TempDir, text: &str) {
+        for family in ["a", "b"] {
+            let variant = dir.path().join(format!("variants/{family}.toml"));
+            let own = std::fs::read_to_string(&variant).unwrap();
+            std::fs::write(&variant, format!("{own}{text}")).unwrap();
+        }
+    }
+
     /// Each family's prompt, compiled one after the other for the same context, and the
     /// bytes of the predicates the compiles shared.
     fn prompts(predicates: &str, template: &str) -> (Vec<String>, usize) {
@@ -606,11 +615,7 @@ mod tests {
     #[test]
     fn a_tool_every_family_sees_alike_is_resolved_once_for_all_variants() {
         let dir = two_families("", "{{ family }}:\\n{{ TOOLS }}");
-        for family in ["a", "b"] {
-            let variant = dir.path().join(format!("variants/{family}.toml"));
-            let text = std::fs::read_to_string(&variant).unwrap();
-            std::fs::write(&variant, format!("{text}tools = [\"plain\", \"own\"]\n")).unwrap();
-        }
+        append_to_variants(&dir, "tools = [\"plain\", \"own\"]\n");
         std::fs::create_dir_all(dir.path().join("tools")).unwrap();
         std::fs::write(
             dir.path().join("tools/plain.toml"),
@@ -662,11 +667,7 @@ mod tests {
     #[test]
     fn a_context_s_values_are_made_apart_for_what_a_request_changes() {
         let dir = two_families("", "{{ family }} {{ extra.tier }} {{ date }} {{ note }}\\n");
-        for family in ["a", "b"] {
-            let variant = dir.path().join(format!("variants/{family}.toml"));
-            let text = std::fs::read_to_string(&variant).unwrap();
-            std::fs::write(&variant, format!("{text}[placeholders]\nnote = \"-\"\n")).unwrap();
-        }
+        append_to_variants(&dir, "[placeholders]\nnote = \"-\"\n");
         let manifest = dir.path().join("promptc.toml");
         let text = std::fs::read_to_string(&manifest).unwrap();
         std::fs::write(

@@ -236,7 +236,7 @@ impl<'t> Bounding<'t> {
             asked.len() - 1
         });
         match self.is_token.get(lookup) {
-            Some(&true) => self.spare(run, spared),
+            Some(&true) => spare(&mut self.runs, run, spared),
             Some(&false) => {}
             None => {
                 self.waiting.push((run, spared, lookup));
@@ -244,12 +244,6 @@ impl<'t> Bounding<'t> {
                     self.look_up(true);
                 }
             }
-        }
-    }
-
-    fn spare(&mut self, run: usize, bytes: usize) {
-        if let Some((_, bound)) = self.runs.get_mut(run) {
-            *bound = bound.saturating_sub(bytes);
         }
     }
 
@@ -276,10 +270,8 @@ impl<'t> Bounding<'t> {
             ..
         } = self;
         for (run, spared, lookup) in waiting.drain(..) {
-            if is_token.get(lookup) == Some(&true)
-                && let Some((_, bound)) = runs.get_mut(run)
-            {
-                *bound = bound.saturating_sub(spared);
+            if is_token.get(lookup) == Some(&true) {
+                spare(runs, run, spared);
             }
         }
         let open = if within_a_run { self.runs.pop() } else { None };
@@ -301,6 +293,13 @@ impl<'t> Bounding<'t> {
     fn finish(mut self) -> usize {
         self.look_up(false);
         self.total
+    }
+}
+
+/// Takes off a run's bound the bytes a piece that is a token spares.
+fn spare(runs: &mut [(&str, usize)], run: usize, bytes: usize) {
+    if let Some((_, bound)) = runs.get_mut(run) {
+        *bound = bound.saturating_sub(bytes);
     }
 }
 
