@@ -122,7 +122,7 @@ impl<'w> Compiler<'w> {
             conditions: Conditions::new(workspace),
             postprocessor: Postprocessor::new(workspace.settings().postprocess.as_deref()),
             exhausted: Exhausted::default(),
-            memo: RenderMemo::default(),
+            memo: RenderMemo::new(&workspace.templates),
             outlines: Outlines::default(),
             predicate_spans: workspace
                 .manifest

@@ -64,9 +64,10 @@ pub struct CappedBuffer {
 }
 
 impl CappedBuffer {
-    pub fn new(limit: u64) -> Self {
+    /// A buffer of `limit` bytes at most, with room for `expected` at first.
+    pub fn new(limit: u64, expected: usize) -> Self {
         Self {
-            bytes: Vec::new(),
+            bytes: Vec::with_capacity(expected),
             limit,
             overflowed: false,
         }

@@ -10,6 +10,7 @@
 //! behaviour of their own) and large ones are not remembered; nor are failed renders.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, RwLock};
 
 use minijinja::Value;
@@ -39,6 +40,10 @@ pub struct RenderMemo {
     tool_values: BoundedMemo<Box<[u8]>, Value>,
     /// Whole tool sections, by what they depend on (see `Renderer::tools`).
     tool_sections: BoundedMemo<Box<[u8]>, Arc<ToolSection>>,
+    /// The length of each template's last render, by id: the next render's buffer starts at
+    /// that size. Grown from empty, the buffer of a prompt-long render was copied a dozen
+    /// times, each copy into fresh memory.
+    lengths: Box<[AtomicU32]>,
 }
 
 /// A variant's tool section as a compile made it: its tools, their template values and
@@ -53,13 +58,32 @@ pub struct ToolSection {
     pub bytes: u64,
 }
 
-impl Default for RenderMemo {
-    fn default() -> Self {
+impl RenderMemo {
+    /// The memo of a compiler of these templates.
+    pub fn new(templates: &Templates) -> Self {
         Self {
             reads: RwLock::default(),
             renders: BoundedMemo::new(MAX_HELD_BYTES),
             tool_values: BoundedMemo::new(MAX_HELD_BYTES),
             tool_sections: BoundedMemo::new(MAX_HELD_BYTES),
+            lengths: templates.ids().map(|_| AtomicU32::new(0)).collect(),
+        }
+    }
+
+    /// The room a render of `template` starts with: as long as its last render, within
+    /// `limit` (the render may not grow past it anyway).
+    pub fn expected_length(&self, template: TemplateId, limit: u64) -> usize {
+        let last = self
+            .lengths
+            .get(template.index())
+            .map_or(0, |length| length.load(Ordering::Relaxed));
+        usize::try_from(u64::from(last).min(limit)).unwrap_or(0)
+    }
+
+    /// Notes the length of a render of `template`, for the next one (see `expected_length`).
+    pub fn rendered_length(&self, template: TemplateId, length: usize) {
+        if let Some(slot) = self.lengths.get(template.index()) {
+            slot.store(u32::try_from(length).unwrap_or(u32::MAX), Ordering::Relaxed);
         }
     }
 }
@@ -246,11 +270,40 @@ pub fn write_tool(tool: &CompiledTool, out: &mut Vec<u8>) {
 mod tests {
     use super::*;
 
+    /// A render starts with room for the template's last render, never past the render's
+    /// limit, and nothing for a template never rendered or not known to the memo.
+    #[test]
+    fn a_render_starts_with_room_for_its_last_length() {
+        let limits = crate::model::Limits::default();
+        let mut sources = crate::source::Sources::default();
+        let mut templates = Templates::new(None, &limits, &mut sources);
+        let mut add = |templates: &mut Templates, name: &str| {
+            let file = sources.add(name.into(), "{{ text }}".into());
+            templates.add_file(&sources, file).expect("a template")
+        };
+        let first = add(&mut templates, "first.md");
+        let second = add(&mut templates, "second.md");
+        let memo = RenderMemo::new(&templates);
+        assert_eq!(memo.expected_length(first, 1 << 20), 0);
+        memo.rendered_length(first, 20_000);
+        assert_eq!(memo.expected_length(first, 1 << 20), 20_000);
+        assert_eq!(memo.expected_length(first, 500), 500);
+        assert_eq!(memo.expected_length(second, 1 << 20), 0);
+        memo.rendered_length(first, 12);
+        assert_eq!(memo.expected_length(first, 1 << 20), 12);
+        // A template registered after the memo was made starts empty.
+        let later = add(&mut templates, "later.md");
+        memo.rendered_length(later, 99);
+        assert_eq!(memo.expected_length(later, 1 << 20), 0);
+    }
+
     /// However many renders and tools a long run remembers, what is kept stays under the
     /// limit: past it, the memory starts again.
     #[test]
     fn what_is_remembered_stays_bounded() {
-        let memo = RenderMemo::default();
+        let limits = crate::model::Limits::default();
+        let templates = Templates::new(None, &limits, &mut crate::source::Sources::default());
+        let memo = RenderMemo::new(&templates);
         let text = "x".repeat(1024 * 1024);
         for index in 0..100u32 {
             let key = Key {

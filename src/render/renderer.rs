@@ -87,7 +87,8 @@ impl Renderer<'_> {
         {
             return self.spend(template, Text::Shared(hit.text), hit.fuel);
         }
-        let mut buffer = CappedBuffer::new(byte_limit);
+        let mut buffer =
+            CappedBuffer::new(byte_limit, self.memo.expected_length(template, byte_limit));
         let result = templates.template(template).and_then(|template| {
             template
                 .render_captured_to(values.clone(), &mut buffer)
@@ -100,7 +101,13 @@ impl Renderer<'_> {
         });
         match result {
             Ok(used) => {
-                let text = String::from_utf8(buffer.bytes)
+                let mut bytes = buffer.bytes;
+                self.memo.rendered_length(template, bytes.len());
+                // Much shorter than the last render: the room it did not use is given back.
+                if bytes.capacity() > 2 * bytes.len() + 1024 {
+                    bytes.shrink_to_fit();
+                }
+                let text = String::from_utf8(bytes)
                     .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
                 let text = match key {
                     Some(key) => Text::Shared(self.memo.insert(key, text, used)),

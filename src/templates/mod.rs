@@ -56,6 +56,13 @@ struct Facts {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TemplateId(u32);
 
+impl TemplateId {
+    /// Its place in registration order, from 0.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
 #[cfg(test)]
 impl TemplateId {
     /// An id that names no registered template, for tests of what holds ids.
