@@ -79,31 +79,42 @@ pub(crate) fn load_checked_last(root: &Path) -> Option<Loaded> {
 /// Whether every file read conforms to its schema, each in its entry's document (a
 /// context's is its own file's, not what `extends` merged).
 fn files_conform(workspace: &Workspace) -> bool {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
     let validators = SchemaValidators::shared();
-    // Two halves of about as many files, checked at once (about a millisecond between them on
-    // the shipped library), each in the reverse of the order the validators' thread builds
-    // them: when that thread is late (its last schema came up to 3 ms after the load was ready
-    // for it, on a busy machine), these build the last ones meanwhile rather than waiting.
+    // Two threads check about half the files each (on one thread, the shipped library's took
+    // 1.1-1.3 ms), each half in the reverse of the order the validators' thread builds them:
+    // when that thread is late (its last schema came up to 3 ms after the load was ready for
+    // it, on a busy machine), these build the last ones meanwhile rather than waiting. A file
+    // that does not conform stops both: the load is done again the careful way.
+    let refused = AtomicBool::new(false);
+    let conforms = |kind: Kind, document: &crate::load::document::Document| {
+        let fits = !refused.load(Ordering::Relaxed) && validators.conforms(kind, document);
+        if !fits {
+            refused.store(true, Ordering::Relaxed);
+        }
+        fits
+    };
     let contexts_and_tools = || {
         workspace
             .contexts
             .values()
-            .all(|entry| validators.conforms(Kind::Context, &entry.document))
+            .all(|entry| conforms(Kind::Context, &entry.document))
             && workspace
                 .tools
                 .values()
-                .all(|entry| validators.conforms(Kind::Tool, &entry.document))
+                .all(|entry| conforms(Kind::Tool, &entry.document))
     };
     let the_rest = || {
         workspace
             .components
             .values()
-            .all(|entry| validators.conforms(Kind::Component, &entry.document))
+            .all(|entry| conforms(Kind::Component, &entry.document))
             && workspace
                 .variants
                 .values()
-                .all(|entry| validators.conforms(Kind::Variant, &entry.document))
-            && validators.conforms(Kind::Manifest, &workspace.manifest.document)
+                .all(|entry| conforms(Kind::Variant, &entry.document))
+            && conforms(Kind::Manifest, &workspace.manifest.document)
     };
     std::thread::scope(|scope| {
         // Without a thread (a low memory limit), this one checks both halves.

@@ -704,6 +704,26 @@ mod tests {
             let (_, _, diagnostics) = both_loads(&dir);
             assert!(diagnostics.has_errors(), "{manifest}\n{variant}\n{context}");
         }
+        // An id outside the id pattern in a tool and in a component: the clean load checks
+        // each kind (on one of its two threads) before it vouches for the workspace.
+        for (path, text) in [
+            (
+                "tools/extra.toml",
+                "id = \"has space\"\ndescription = \"A tool.\"\n",
+            ),
+            (
+                "components/extra.toml",
+                "id = \"has space\"\ntemplate_file = \"intro.md\"\n",
+            ),
+        ] {
+            let dir = workspace(MANIFEST, VARIANT, CONTEXT);
+            std::fs::create_dir_all(dir.path().join("tools")).unwrap();
+            std::fs::write(dir.path().join(path), text).unwrap();
+            let root = dir.path().canonicalize().unwrap();
+            assert!(crate::loader::load_checked_last(&root).is_none(), "{path}");
+            let (_, _, diagnostics) = both_loads(&dir);
+            assert!(diagnostics.has_errors(), "{path}");
+        }
         // The float in the context is what the careful load reports there.
         let dir = workspace(
             MANIFEST,

@@ -25,6 +25,10 @@ use crate::templates::{TemplateId, Templates};
 /// much (the base template, over every section) mostly copies it, which is about what writing
 /// the key costs. Such a template renders, then and from then on.
 const MAX_KEY_BYTES: usize = 4 * 1024;
+/// The most room a render starts with. A template that once rendered a megabyte may render
+/// a few bytes the next time, on every compile thread at once: past this, its buffer grows as
+/// it is written. Prompt-long renders (tens of kilobytes) are what the room saves copies of.
+const MAX_EXPECTED_LENGTH: u64 = 1 << 20;
 /// Past this many bytes of keys and texts, what is remembered is dropped and the memo starts
 /// again, so a long run (a matrix of thousands of outputs) holds a bounded amount.
 const MAX_HELD_BYTES: usize = 32 * 1024 * 1024;
@@ -71,13 +75,13 @@ impl RenderMemo {
     }
 
     /// The room a render of `template` starts with: as long as its last render, within
-    /// `limit` (the render may not grow past it anyway).
+    /// `limit` (the render may not grow past it anyway) and [`MAX_EXPECTED_LENGTH`].
     pub fn expected_length(&self, template: TemplateId, limit: u64) -> usize {
         let last = self
             .lengths
             .get(template.index())
             .map_or(0, |length| length.load(Ordering::Relaxed));
-        usize::try_from(u64::from(last).min(limit)).unwrap_or(0)
+        usize::try_from(u64::from(last).min(limit).min(MAX_EXPECTED_LENGTH)).unwrap_or(0)
     }
 
     /// Notes the length of a render of `template`, for the next one (see `expected_length`).
@@ -270,10 +274,11 @@ pub fn write_tool(tool: &CompiledTool, out: &mut Vec<u8>) {
 mod tests {
     use super::*;
 
-    /// A render starts with room for the template's last render, never past the render's
-    /// limit, and nothing for a template never rendered or not known to the memo.
+    /// The room a render starts with is the template's last length, within the render's
+    /// limit and `MAX_EXPECTED_LENGTH`; none for a template never rendered, or for an id
+    /// outside the memo's templates.
     #[test]
-    fn a_render_starts_with_room_for_its_last_length() {
+    fn the_memo_keeps_each_templates_last_length_within_the_limits() {
         let limits = crate::model::Limits::default();
         let mut sources = crate::source::Sources::default();
         let mut templates = Templates::new(None, &limits, &mut sources);
@@ -291,7 +296,13 @@ mod tests {
         assert_eq!(memo.expected_length(second, 1 << 20), 0);
         memo.rendered_length(first, 12);
         assert_eq!(memo.expected_length(first, 1 << 20), 12);
-        // A template registered after the memo was made starts empty.
+        memo.rendered_length(first, 50 << 20);
+        assert_eq!(
+            memo.expected_length(first, 1 << 30),
+            MAX_EXPECTED_LENGTH as usize
+        );
+        // An id the memo was not made with (not one a compiler meets: it borrows the
+        // templates it was made for) gets no room and is not remembered.
         let later = add(&mut templates, "later.md");
         memo.rendered_length(later, 99);
         assert_eq!(memo.expected_length(later, 1 << 20), 0);

@@ -101,17 +101,21 @@ impl Renderer<'_> {
         });
         match result {
             Ok(used) => {
-                let mut bytes = buffer.bytes;
-                self.memo.rendered_length(template, bytes.len());
-                // Much shorter than the last render: the room it did not use is given back.
-                if bytes.capacity() > 2 * bytes.len() + 1024 {
-                    bytes.shrink_to_fit();
-                }
-                let text = String::from_utf8(bytes)
+                self.memo.rendered_length(template, buffer.bytes.len());
+                let text = String::from_utf8(buffer.bytes)
                     .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
                 let text = match key {
+                    // The memo keeps a copy of its own size.
                     Some(key) => Text::Shared(self.memo.insert(key, text, used)),
-                    None => Text::Owned(text),
+                    None => {
+                        // Kept until its output is handled, and the byte limits count its
+                        // length, not the room the last render's length gave it.
+                        let mut text = text;
+                        if text.capacity() > 2 * text.len().max(32) {
+                            text.shrink_to_fit();
+                        }
+                        Text::Owned(text)
+                    }
                 };
                 self.spend(template, text, used)
             }
