@@ -5,6 +5,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::Diagnostics;
+use crate::load::document::Document;
 use crate::load::invalid_ids::InvalidIds;
 use crate::load::rules::{self, RulesReport, RulesRequest};
 use crate::load::schema_check::SchemaValidators;
@@ -88,7 +89,7 @@ fn files_conform(workspace: &Workspace) -> bool {
     // it, on a busy machine), these build the last ones meanwhile rather than waiting. A file
     // that does not conform stops both: the load is done again the careful way.
     let refused = AtomicBool::new(false);
-    let conforms = |kind: Kind, document: &crate::load::document::Document| {
+    let conforms = |kind: Kind, document: &Document| {
         let fits = !refused.load(Ordering::Relaxed) && validators.conforms(kind, document);
         if !fits {
             refused.store(true, Ordering::Relaxed);

@@ -717,8 +717,9 @@ mod tests {
             ),
         ] {
             let dir = workspace(MANIFEST, VARIANT, CONTEXT);
-            std::fs::create_dir_all(dir.path().join("tools")).unwrap();
-            std::fs::write(dir.path().join(path), text).unwrap();
+            let file = dir.path().join(path);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, text).unwrap();
             let root = dir.path().canonicalize().unwrap();
             assert!(crate::loader::load_checked_last(&root).is_none(), "{path}");
             let (_, _, diagnostics) = both_loads(&dir);

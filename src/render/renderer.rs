@@ -102,7 +102,7 @@ impl Renderer<'_> {
         match result {
             Ok(used) => {
                 self.memo.rendered_length(template, buffer.bytes.len());
-                let text = String::from_utf8(buffer.bytes)
+                let mut text = String::from_utf8(buffer.bytes)
                     .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
                 let text = match key {
                     // The memo keeps a copy of its own size.
@@ -110,7 +110,6 @@ impl Renderer<'_> {
                     None => {
                         // Kept until its output is handled, and the byte limits count its
                         // length, not the room the last render's length gave it.
-                        let mut text = text;
                         if text.capacity() > 2 * text.len().max(32) {
                             text.shrink_to_fit();
                         }
