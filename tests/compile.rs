@@ -26,6 +26,24 @@ fn section<'a>(compiled: &'a Compiled, id: &str) -> &'a str {
         .text
 }
 
+/// `request` compiled by `shared`, a compiler that has compiled other requests before, after
+/// checking that it is what a compiler of its own gives (every field, `label` on failure).
+fn compiled_as_alone(
+    shared: &promptc::Compiler<'_>,
+    workspace: &Workspace,
+    request: &Request,
+    label: &str,
+) -> Compiled {
+    let compiled = shared.compile(request).unwrap();
+    let own = promptc::Compiler::new(workspace).compile(request).unwrap();
+    assert_eq!(
+        serde_json::to_string(&compiled).unwrap(),
+        serde_json::to_string(&own).unwrap(),
+        "{label}"
+    );
+    compiled
+}
+
 #[test]
 fn golden_prompts_of_the_expressive_fixture() {
     let workspace = load("expressive");
@@ -531,17 +549,9 @@ fn one_compiler_serves_more_variants_than_it_keeps_outlines_of() {
     let shared = promptc::Compiler::new(&workspace);
     let order = (0..variants).chain((0..variants).rev()).chain(0..variants);
     for v in order {
-        let compiled = shared.compile(&request(v)).unwrap();
-        let own = promptc::Compiler::new(&workspace)
-            .compile(&request(v))
-            .unwrap();
-        assert_eq!(compiled.prompt, own.prompt, "family_{v}");
+        let compiled = compiled_as_alone(&shared, &workspace, &request(v), &format!("family_{v}"));
         assert!(compiled.prompt.starts_with(&format!("Family {v}.\n")));
         assert!(compiled.prompt.contains(&format!("Tool number {v}.")));
-        assert_eq!(
-            serde_json::to_string(&compiled).unwrap(),
-            serde_json::to_string(&own).unwrap()
-        );
     }
 }
 
@@ -602,15 +612,7 @@ fn a_tool_section_is_taken_from_an_earlier_compile_only_when_nothing_it_reads_di
         "act-elsewhere",
     ];
     for name in order {
-        let compiled = shared.compile(&request(name)).unwrap();
-        let own = promptc::Compiler::new(&workspace)
-            .compile(&request(name))
-            .unwrap();
-        assert_eq!(
-            serde_json::to_string(&compiled).unwrap(),
-            serde_json::to_string(&own).unwrap(),
-            "{name}"
-        );
+        let compiled = compiled_as_alone(&shared, &workspace, &request(name), name);
         let cwd = if name == "act-elsewhere" {
             "/work/two"
         } else {
@@ -626,6 +628,60 @@ fn a_tool_section_is_taken_from_an_earlier_compile_only_when_nothing_it_reads_di
             compiled.prompt.contains("How deep to look."),
             name == "plan",
             "{name}"
+        );
+    }
+}
+
+#[test]
+fn variants_share_a_tool_section_only_when_their_tools_and_format_resolve_alike() {
+    // `alpha` and `beta` see the generic spec of both tools; `gamma` has a spec of its own
+    // for `read_file` (another description and parameter); `delta` documents tools with a
+    // format of its own. Compiled in turn by one compiler, each variant gives what a compiler
+    // of its own gives: a section made for one variant is taken by another only when nothing
+    // it holds differs.
+    let variant = |id: &str, extra: &str| {
+        format!(
+            "id = \"{id}\"\ntemplate = \"{{{{ TOOLS }}}}\"\ntools = [\"read_file\", \"list_here\"]\n{extra}"
+        )
+    };
+    let tool = format!(
+        "{}\n[families.gamma]\ndescription = \"Read one file, whole.\"\n\
+         parameters = [{{ name = \"path\", required = false, instruction = \"Which file.\" }}]\n",
+        common::TOOL
+    );
+    let fixture = common::Fixture::minimal()
+        .file("tools/read_file.toml", tool)
+        .file(
+            "tools/list_here.toml",
+            "id = \"list_here\"\ndescription = \"List the files here.\"\n",
+        )
+        .file("variants/alpha.toml", variant("alpha", ""))
+        .file("variants/beta.toml", variant("beta", ""))
+        .file("variants/gamma.toml", variant("gamma", ""))
+        .file(
+            "variants/delta.toml",
+            variant(
+                "delta",
+                "tool_format = \"TOOL {{ tool.name }}: {{ tool.description }}\"\n",
+            ),
+        );
+    let written = fixture.write();
+    let workspace = common::load(written.root());
+    let context = workspace.context("basic").unwrap().clone();
+    let request = |family: &str| Request::new(Selection::family(family), context.clone());
+    let shared = promptc::Compiler::new(&workspace);
+    let order = ["alpha", "gamma", "delta", "beta", "gamma", "alpha", "delta"];
+    for family in order {
+        let compiled = compiled_as_alone(&shared, &workspace, &request(family), family);
+        assert_eq!(
+            compiled.prompt.contains("Read one file, whole."),
+            family == "gamma",
+            "{family}"
+        );
+        assert_eq!(
+            compiled.prompt.contains("TOOL read_file: Read a file."),
+            family == "delta",
+            "{family}"
         );
     }
 }
@@ -662,11 +718,7 @@ fn a_tool_text_that_reads_tool_from_the_request_is_not_taken_from_an_earlier_com
     };
     let shared = promptc::Compiler::new(&workspace);
     for set in [None, Some("X"), None, Some("Y")] {
-        let compiled = shared.compile(&request(set)).unwrap();
-        let own = promptc::Compiler::new(&workspace)
-            .compile(&request(set))
-            .unwrap();
-        assert_eq!(compiled.prompt, own.prompt, "{set:?}");
+        let compiled = compiled_as_alone(&shared, &workspace, &request(set), &format!("{set:?}"));
         let description = &compiled.tools[0].description;
         match set {
             Some(value) => assert_eq!(description, &format!("Read a file.[{value}]")),

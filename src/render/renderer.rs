@@ -323,12 +323,16 @@ impl Renderer<'_> {
         compiled
     }
 
-    /// What a variant's tool section depends on, written out: the variant, the budget it
-    /// starts from, which tools and parameters the plan includes, and the values of every name
-    /// their texts and the tool format read. `None` when that cannot be known (a text that
-    /// reads what its text does not show, a `for_each` tool whose items come from the
-    /// context, a value too large or not plain data) or when a template of this run already
-    /// ran out, whose error a render would report.
+    /// What a tool section depends on, written out: the tool format, the budget it starts
+    /// from, the tools and parameters the plan includes as the variant's family resolved them
+    /// (their templates and every field a compiled tool copies), and the values of every name
+    /// their texts and the tool format read. Not the variant itself: families that resolve
+    /// the same tools over the same values share one section (the shipped matrix's 48
+    /// compiles made 40 tool sections when the key was the variant's, 33 now). `None`
+    /// when that cannot be known (a text that reads what its text does not show, a
+    /// `for_each` tool whose items come from the context, a value too large or not plain
+    /// data) or when a template of this run already ran out, whose error a render would
+    /// report.
     fn tool_section_key(
         &self,
         plan: &Plan,
@@ -340,7 +344,8 @@ impl Renderer<'_> {
         }
         let templates = &self.workspace.templates;
         let mut out = Vec::with_capacity(4096);
-        write_bytes(variant.id().as_bytes(), &mut out);
+        let format = tool_format(self.workspace, variant);
+        write_template(Some(format), &mut out);
         out.extend_from_slice(&self.budget.fuel_left.to_le_bytes());
         out.extend_from_slice(&self.budget.bytes_left.to_le_bytes());
         let names_read = |template: Option<TemplateId>, into: &mut BTreeSet<String>| {
@@ -352,7 +357,7 @@ impl Renderer<'_> {
         // The tool format is given `tool`, the tool it documents: that is one of the tools
         // written below. Any other text reads `tool` from the compile's values like any name.
         let mut read = BTreeSet::new();
-        names_read(Some(tool_format(self.workspace, variant)), &mut read)?;
+        names_read(Some(format), &mut read)?;
         read.remove(TOOL);
         let enabled: Vec<&PlannedTool> = plan.enabled_tools().collect();
         // Counts before lists, so that no two different plans write the same bytes.
@@ -363,6 +368,19 @@ impl Renderer<'_> {
                 return None;
             }
             write_bytes(tool.id.as_bytes(), &mut out);
+            write_bytes(tool.name.as_bytes(), &mut out);
+            write_template(tool.name_template, &mut out);
+            write_template(Some(tool.description), &mut out);
+            match &tool.choice {
+                SpecChoice::Family(family) => {
+                    out.push(1);
+                    write_bytes(family.as_bytes(), &mut out);
+                }
+                SpecChoice::Generic => out.push(0),
+            }
+            write_bytes(tool.source.file.as_bytes(), &mut out);
+            out.extend_from_slice(&(tool.source.first_line as u64).to_le_bytes());
+            out.extend_from_slice(&(tool.source.last_line as u64).to_le_bytes());
             names_read(tool.name_template, &mut read)?;
             names_read(Some(tool.description), &mut read)?;
             out.extend_from_slice(&(planned.parameters.len() as u64).to_le_bytes());
@@ -371,6 +389,13 @@ impl Renderer<'_> {
                 let included = *reason == Reason::Included;
                 out.push(u8::from(included));
                 if included {
+                    out.push(u8::from(parameter.required));
+                    write_bytes(parameter.kind.name().as_bytes(), &mut out);
+                    write_template(parameter.instruction, &mut out);
+                    write_template(parameter.usage, &mut out);
+                    write_template(parameter.note, &mut out);
+                    let schema = serde_json::to_vec(&parameter.schema).ok()?;
+                    write_bytes(&schema, &mut out);
                     names_read(parameter.instruction, &mut read)?;
                     names_read(parameter.usage, &mut read)?;
                     names_read(parameter.note, &mut read)?;
@@ -559,4 +584,15 @@ fn is_callable_name(name: &str) -> bool {
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+}
+
+/// A template of a tool section's key: whether there is one, then its id.
+fn write_template(template: Option<TemplateId>, out: &mut Vec<u8>) {
+    match template {
+        Some(template) => {
+            out.push(1);
+            out.extend_from_slice(&(template.index() as u64).to_le_bytes());
+        }
+        None => out.push(0),
+    }
 }
