@@ -662,6 +662,36 @@ mod tests {
         );
     }
 
+    #[test]
+    fn families_that_see_the_same_tools_alike_share_one_tool_section() {
+        // The tools section of `b`, compiled after `a`'s for the same context, is `a`'s when
+        // both families see the generic spec, and one of its own when `b` has a spec.
+        let sections_held = |family_spec: &str| {
+            let dir = two_families("", "{{ TOOLS }}");
+            append_to_variants(&dir, "tools = [\"plain\"]\n");
+            std::fs::create_dir_all(dir.path().join("tools")).unwrap();
+            std::fs::write(
+                dir.path().join("tools/plain.toml"),
+                format!("id = \"plain\"\ndescription = \"Plain.\"\n{family_spec}"),
+            )
+            .unwrap();
+            let loaded = crate::load_workspace(dir.path()).unwrap();
+            assert!(loaded.workspace.is_valid(), "{:?}", loaded.diagnostics);
+            let compiler = Compiler::new(&loaded.workspace);
+            let context = loaded.workspace.context("c").unwrap().clone();
+            ["a", "b"].map(|family| {
+                let request = Request::new(Selection::family(family), context.clone());
+                compiler.compile(&request).unwrap();
+                compiler.memo.tool_sections_held()
+            })
+        };
+        let [after_a, after_b] = sections_held("");
+        assert!(after_a > 0);
+        assert_eq!(after_b, after_a, "b takes a's section");
+        let [after_a, after_b] = sections_held("[families.b]\ndescription = \"Plain, as b.\"\n");
+        assert!(after_b > after_a, "b makes a section of its own");
+    }
+
     /// Requests that differ only in a declared `extra` key, in a `--set` value, or in a date
     /// the context gives against one from the epoch, each get their own context values.
     #[test]

@@ -50,7 +50,7 @@ pub struct RenderMemo {
     lengths: Box<[AtomicU32]>,
 }
 
-/// A variant's tool section as a compile made it: its tools, their template values and
+/// A tool section as a compile made it: its tools, their template values and
 /// documentation, and the fuel and bytes it spent, which a compile that takes it spends again.
 pub struct ToolSection {
     pub tools: Vec<CompiledTool>,
@@ -191,6 +191,12 @@ impl RenderMemo {
         let documented = section.text.as_str().map_or(0, str::len);
         let bytes = key.len() + documented + 2 * tools_written;
         self.tool_sections.insert(key, Arc::new(section), bytes);
+    }
+
+    /// The bytes counted for the tool sections kept.
+    #[cfg(test)]
+    pub fn tool_sections_held(&self) -> usize {
+        self.tool_sections.held_bytes()
     }
 
     fn forget(&self, template: TemplateId) {

@@ -29,7 +29,7 @@ use crate::workspace::template_choice::tool_format;
 pub const MAX_FOR_EACH_ITEMS: usize = 1_000;
 
 /// The longest a tool section's key may be written out (its tools, then every value their
-/// texts read) for the section to be remembered: a thousand tools take about 30 KB.
+/// texts read) for the section to be remembered.
 const MAX_SECTION_KEY_BYTES: usize = 256 * 1024;
 
 pub struct Renderer<'a> {
@@ -325,8 +325,8 @@ impl Renderer<'_> {
 
     /// What a tool section depends on, written out: the tool format, the budget it starts
     /// from, the tools and parameters the plan includes as the variant's family resolved them
-    /// (their templates and every field a compiled tool copies), and the values of every name
-    /// their texts and the tool format read. Not the variant itself: families that resolve
+    /// (which spec, their templates, the fields a compiled tool copies), and the values of
+    /// every name their texts and the tool format read. Not the variant itself: families that resolve
     /// the same tools over the same values share one section (the shipped matrix's 48
     /// compiles made 40 tool sections when the key was the variant's, 33 now). `None`
     /// when that cannot be known (a text that reads what its text does not show, a
@@ -394,8 +394,9 @@ impl Renderer<'_> {
                     write_template(parameter.instruction, &mut out);
                     write_template(parameter.usage, &mut out);
                     write_template(parameter.note, &mut out);
-                    let schema = serde_json::to_vec(&parameter.schema).ok()?;
-                    write_bytes(&schema, &mut out);
+                    // Not its schema, which the spec written above fixes (a tool resolves
+                    // from its id and the spec chosen, see `resolve_tool`): written out for
+                    // every compile, schemas cost more than the rest of the key.
                     names_read(parameter.instruction, &mut read)?;
                     names_read(parameter.usage, &mut read)?;
                     names_read(parameter.note, &mut read)?;
@@ -408,7 +409,7 @@ impl Renderer<'_> {
             let value = values.get_attr(name).ok()?;
             write_value(&value, MAX_SECTION_KEY_BYTES, &mut out)?;
         }
-        Some(out.into_boxed_slice())
+        (out.len() <= MAX_SECTION_KEY_BYTES).then(|| out.into_boxed_slice())
     }
 
     /// One tool's texts; `None` when its description (or, per item, its name) failed to
