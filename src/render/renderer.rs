@@ -324,11 +324,11 @@ impl Renderer<'_> {
     }
 
     /// What a tool section depends on, written out: the tool format, the budget it starts
-    /// from, the tools and parameters the plan includes as the variant's family resolved them
-    /// (which spec, their templates, the fields a compiled tool copies), and the values of
-    /// every name their texts and the tool format read. Not the variant itself: families that resolve
-    /// the same tools over the same values share one section (the shipped matrix's 48
-    /// compiles made 40 tool sections when the key was the variant's, 33 now). `None`
+    /// from, the tools and parameters the plan includes with the spec each tool was resolved
+    /// from, and the values of every name their texts and the tool format read. Not the
+    /// variant itself: families that resolve the same tools over the same values share one
+    /// section (the shipped matrix's 48 compiles made 40 tool sections when the key was the
+    /// variant's, 33 now). `None`
     /// when that cannot be known (a text that reads what its text does not show, a
     /// `for_each` tool whose items come from the context, a value too large or not plain
     /// data) or when a template of this run already ran out, whose error a render would
@@ -345,7 +345,7 @@ impl Renderer<'_> {
         let templates = &self.workspace.templates;
         let mut out = Vec::with_capacity(4096);
         let format = tool_format(self.workspace, variant);
-        write_template(Some(format), &mut out);
+        out.extend_from_slice(&(format.index() as u64).to_le_bytes());
         out.extend_from_slice(&self.budget.fuel_left.to_le_bytes());
         out.extend_from_slice(&self.budget.bytes_left.to_le_bytes());
         let names_read = |template: Option<TemplateId>, into: &mut BTreeSet<String>| {
@@ -367,10 +367,9 @@ impl Renderer<'_> {
             if tool.for_each.is_some() {
                 return None;
             }
+            // A tool resolves from its id and the spec chosen (see `resolve_tool`): these two
+            // fix its name, texts, source and parameters.
             write_bytes(tool.id.as_bytes(), &mut out);
-            write_bytes(tool.name.as_bytes(), &mut out);
-            write_template(tool.name_template, &mut out);
-            write_template(Some(tool.description), &mut out);
             match &tool.choice {
                 SpecChoice::Family(family) => {
                     out.push(1);
@@ -378,9 +377,6 @@ impl Renderer<'_> {
                 }
                 SpecChoice::Generic => out.push(0),
             }
-            write_bytes(tool.source.file.as_bytes(), &mut out);
-            out.extend_from_slice(&(tool.source.first_line as u64).to_le_bytes());
-            out.extend_from_slice(&(tool.source.last_line as u64).to_le_bytes());
             names_read(tool.name_template, &mut read)?;
             names_read(Some(tool.description), &mut read)?;
             out.extend_from_slice(&(planned.parameters.len() as u64).to_le_bytes());
@@ -389,14 +385,6 @@ impl Renderer<'_> {
                 let included = *reason == Reason::Included;
                 out.push(u8::from(included));
                 if included {
-                    out.push(u8::from(parameter.required));
-                    write_bytes(parameter.kind.name().as_bytes(), &mut out);
-                    write_template(parameter.instruction, &mut out);
-                    write_template(parameter.usage, &mut out);
-                    write_template(parameter.note, &mut out);
-                    // Not its schema, which the spec written above fixes (a tool resolves
-                    // from its id and the spec chosen, see `resolve_tool`): written out for
-                    // every compile, schemas cost more than the rest of the key.
                     names_read(parameter.instruction, &mut read)?;
                     names_read(parameter.usage, &mut read)?;
                     names_read(parameter.note, &mut read)?;
@@ -585,15 +573,4 @@ fn is_callable_name(name: &str) -> bool {
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
-}
-
-/// A template of a tool section's key: whether there is one, then its id.
-fn write_template(template: Option<TemplateId>, out: &mut Vec<u8>) {
-    match template {
-        Some(template) => {
-            out.push(1);
-            out.extend_from_slice(&(template.index() as u64).to_le_bytes());
-        }
-        None => out.push(0),
-    }
 }
