@@ -133,9 +133,25 @@ const POSTPROCESS_CACHE: usize = 2 << 20;
 /// `(?:[0-9]{0,200}[0-4]){5}[a-z]` over a long text), or meets a Unicode word boundary next
 /// to a non-ASCII byte. `None` for a pattern it cannot be built for: every search is then
 /// paid for as slow (see [`search_fuel`]).
-pub fn postprocess_lazy_dfa(pattern: &str) -> Option<Arc<hybrid::regex::Regex>> {
-    static LAZY: Built<Arc<hybrid::regex::Regex>, ()> = Built::new();
-    LAZY.get(pattern, || {
+pub fn postprocess_lazy_dfa(pattern: &str) -> Option<Arc<LazyRule>> {
+    static LAZY: Built<Arc<LazyRule>, ()> = Built::new();
+    LAZY.get(pattern, || LazyRule::build(pattern).map(Arc::new).ok_or(()))
+        .ok()
+}
+
+/// A clean-up rule's lazy DFA: the forward automaton, built with the rule, and the forward
+/// and backward pair a search that cannot start at the rule's literal needs, built the first
+/// time one does. Most rules start with a literal and never need the backward automaton, and
+/// building it (of `\w`, thousands of states over UTF-8, backwards) took about half of
+/// what the lazy DFA of such a rule took to build, for every run of a workspace.
+pub struct LazyRule {
+    pattern: String,
+    forward: hybrid::dfa::DFA,
+    both: OnceLock<Option<hybrid::regex::Regex>>,
+}
+
+impl LazyRule {
+    fn build(pattern: &str) -> Option<Self> {
         let syntax = regex_automata::util::syntax::Config::new().utf8(true);
         // The literal a match starts with, searched for first as the regex crate does: most
         // rules start with one, and the prompt is read at the speed of `memchr`.
@@ -147,26 +163,101 @@ pub fn postprocess_lazy_dfa(pattern: &str) -> Option<Arc<hybrid::regex::Regex>> 
                     &hir,
                 )
             });
-        let dfa = hybrid::dfa::Config::new()
-            .prefilter(prefilter)
-            .match_kind(regex_automata::MatchKind::LeftmostFirst)
-            .cache_capacity(POSTPROCESS_CACHE)
-            .minimum_cache_clear_count(Some(3))
-            .minimum_bytes_per_state(Some(10))
-            .unicode_word_boundary(true);
-        let nfa = regex_automata::nfa::thompson::Config::new()
-            .utf8(true)
-            .nfa_size_limit(Some(POSTPROCESS_NFA_LIMIT))
-            .which_captures(regex_automata::nfa::thompson::WhichCaptures::None);
-        hybrid::regex::Builder::new()
+        let config = lazy_dfa_config().prefilter(prefilter);
+        let forward = hybrid::dfa::Builder::new()
             .syntax(syntax)
-            .thompson(nfa)
-            .dfa(dfa)
+            .thompson(lazy_nfa_config())
+            .configure(config)
             .build(pattern)
-            .map(Arc::new)
-            .map_err(|_| ())
-    })
-    .ok()
+            .ok()?;
+        let rule = Self {
+            pattern: pattern.to_string(),
+            forward,
+            both: OnceLock::new(),
+        };
+        // A rule whose matches cannot be found from a literal needs both automata for every
+        // search: they are built with it, on the thread building the workspace's rules.
+        if rule.literal_starts().is_none() {
+            rule.both();
+        }
+        Some(rule)
+    }
+
+    /// Where the rule's matches may start, for a pattern that starts with a literal and
+    /// matches no empty text: each match starts where the literal does.
+    pub fn literal_starts(&self) -> Option<&regex_automata::util::prefilter::Prefilter> {
+        self.forward
+            .get_config()
+            .get_prefilter()
+            .filter(|_| !self.forward.get_nfa().has_empty())
+    }
+
+    /// The forward automaton, which finds where a match ends.
+    pub fn forward(&self) -> &hybrid::dfa::DFA {
+        &self.forward
+    }
+
+    /// The forward automaton with the backward one that finds where a match starts, as
+    /// `hybrid::regex::Builder` makes them; `None` when the backward one cannot be built (a
+    /// search then goes to the regex crate's engine, paid for).
+    pub fn both(&self) -> Option<&hybrid::regex::Regex> {
+        self.both
+            .get_or_init(|| {
+                // The backward automaton as `hybrid::regex::Builder::build` configures it:
+                // the forward one's settings, reversed, with every match kept and no
+                // prefilter.
+                let reverse = hybrid::dfa::Builder::new()
+                    .syntax(regex_automata::util::syntax::Config::new().utf8(true))
+                    .thompson(lazy_nfa_config().reverse(true))
+                    .configure(
+                        lazy_dfa_config()
+                            .prefilter(None)
+                            .specialize_start_states(false)
+                            .match_kind(regex_automata::MatchKind::All),
+                    )
+                    .build(&self.pattern)
+                    .ok()?;
+                Some(hybrid::regex::Builder::new().build_from_dfas(self.forward.clone(), reverse))
+            })
+            .as_ref()
+    }
+}
+
+#[cfg(test)]
+impl LazyRule {
+    /// Whether a search has needed the backward automaton, which built it.
+    pub fn built_backward(&self) -> bool {
+        self.both.get().is_some()
+    }
+}
+
+impl std::fmt::Debug for LazyRule {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("LazyRule")
+            .field("pattern", &self.pattern)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How a clean-up rule's patterns compile for the lazy DFA: without capture states, which it
+/// does not use.
+fn lazy_nfa_config() -> regex_automata::nfa::thompson::Config {
+    regex_automata::nfa::thompson::Config::new()
+        .utf8(true)
+        .nfa_size_limit(Some(POSTPROCESS_NFA_LIMIT))
+        .which_captures(regex_automata::nfa::thompson::WhichCaptures::None)
+}
+
+/// A clean-up rule's lazy DFA: it gives up as the regex crate's does (see
+/// [`postprocess_lazy_dfa`]).
+fn lazy_dfa_config() -> hybrid::dfa::Config {
+    hybrid::dfa::Config::new()
+        .match_kind(regex_automata::MatchKind::LeftmostFirst)
+        .cache_capacity(POSTPROCESS_CACHE)
+        .minimum_cache_clear_count(Some(3))
+        .minimum_bytes_per_state(Some(10))
+        .unicode_word_boundary(true)
 }
 
 /// What building a regex costs, in fuel: one per [`BYTES_PER_FUEL`] bytes it compiled to.

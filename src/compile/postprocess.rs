@@ -7,7 +7,9 @@ use regex_automata::util::iter::Searcher;
 use regex_automata::util::prefilter::Prefilter;
 use regex_automata::{Anchored, Input, Match, MatchError, hybrid};
 
-use crate::built::{postprocess_lazy_dfa, postprocess_regexes, search_fuel, stepped_fuel};
+use crate::built::{
+    LazyRule, postprocess_lazy_dfa, postprocess_regexes, search_fuel, stepped_fuel,
+};
 use crate::compile::guarded::GuardedText;
 use crate::model::{Guard, PostprocessRule};
 
@@ -46,7 +48,7 @@ enum Step {
     Regex {
         regex: Regex,
         /// The same pattern as a lazy DFA, which finds its matches in linear time or gives up.
-        lazy: Option<std::sync::Arc<hybrid::regex::Regex>>,
+        lazy: Option<std::sync::Arc<LazyRule>>,
         replace: String,
         guard: Option<Guard>,
     },
@@ -345,7 +347,7 @@ enum Reason {
 #[derive(Clone, Copy)]
 struct RuleRegex<'a> {
     regex: &'a Regex,
-    lazy: Option<&'a hybrid::regex::Regex>,
+    lazy: Option<&'a LazyRule>,
 }
 
 /// The text's lines, as `text.split('\n')` gives them (the part after a final newline is an
@@ -727,7 +729,7 @@ fn replace_guarded(
 /// rest of the word from each `a`), the rest of the prompt is searched the regex crate's way,
 /// which reads it once.
 struct LazyMatcher<'r> {
-    lazy: &'r hybrid::regex::Regex,
+    lazy: &'r LazyRule,
     /// Where matches may start, for a pattern that matches no empty text; `None` otherwise.
     starts: Option<&'r Prefilter>,
     /// The anchored searches' cache, made for the first.
@@ -740,15 +742,10 @@ struct LazyMatcher<'r> {
 }
 
 impl<'r> LazyMatcher<'r> {
-    fn new(lazy: &'r hybrid::regex::Regex, text_len: usize) -> Self {
-        let dfa = lazy.forward();
-        let starts = dfa
-            .get_config()
-            .get_prefilter()
-            .filter(|_| !dfa.get_nfa().has_empty());
+    fn new(lazy: &'r LazyRule, text_len: usize) -> Self {
         Self {
             lazy,
-            starts,
+            starts: lazy.literal_starts(),
             forward: None,
             both: None,
             unmatched_allowance: text_len.saturating_add(4096),
@@ -783,9 +780,12 @@ impl<'r> LazyMatcher<'r> {
                 input.set_start(start.start + 1);
             }
         }
-        let lazy = self.lazy;
-        let cache = self.both.get_or_insert_with(|| lazy.create_cache());
-        lazy.try_search(cache, &input)
+        // Without its backward automaton, the rule is searched as when the lazy DFA gives up.
+        let Some(both) = self.lazy.both() else {
+            return Err(MatchError::gave_up(input.start()));
+        };
+        let cache = self.both.get_or_insert_with(|| both.create_cache());
+        both.try_search(cache, &input)
     }
 
     /// What the caches have read, how often they filled, and the memory their states take.
@@ -1029,6 +1029,10 @@ mod tests {
         let prompt = "NOTE: one\nnote: two\nNOTE: \u{fc}n\u{ef}\n".repeat(50);
         let (backward, _) = search_all(r"(?m)^NOTE: (\w+)", &prompt);
         assert!(!backward, "a literal start needs no backward search");
+        // Nor is its backward automaton built, by the rule or by its searches.
+        let pattern = r"(?m)^NOTE-forward-only: (\w+)";
+        search_all(pattern, &prompt.replace("NOTE:", "NOTE-forward-only:"));
+        assert!(!postprocess_lazy_dfa(pattern).unwrap().built_backward());
         // Where the search anchored at one place the literal occurs fails, the next is the
         // next place it starts, though the two overlap.
         let (backward, _) = search_all(r"(?:aa)+b", "aaab aaaab aaaaab");
@@ -1038,6 +1042,7 @@ mod tests {
         let word = format!("{}b {}", "a".repeat(20_000), "ab ".repeat(10));
         let (backward, read) = search_all(r"a\w*c|ab", &word);
         assert!(backward);
+        assert!(postprocess_lazy_dfa(r"a\w*c|ab").unwrap().built_backward());
         assert!(read < 4 * word.len(), "read {read} bytes of {}", word.len());
         // A prompt that does not hold the literal makes no cache at all.
         let lazy = postprocess_lazy_dfa(r"(?m)^NOTE: (\w+)").unwrap();
@@ -1047,6 +1052,13 @@ mod tests {
         // A pattern that may match empty text has no literal every match starts with.
         let (backward, _) = search_all(r"a*", "baab");
         assert!(backward);
+        // Nor has one that starts with a class: every search needs the backward automaton,
+        // which is built with the rule.
+        assert!(
+            postprocess_lazy_dfa(r"(?m)[ \t]+$")
+                .unwrap()
+                .built_backward()
+        );
     }
 
     #[test]
