@@ -13,13 +13,15 @@ pub struct SourceId(u32);
 pub struct SourceFile {
     pub path: PathBuf,
     pub text: String,
-    line_starts: Vec<usize>,
+    /// Made when a position in the file is first asked for: most files of a clean run never
+    /// are, and a long template has thousands of lines.
+    line_starts: std::sync::OnceLock<Vec<usize>>,
 }
 
 /// Byte offset of the start of each line of `text`: 0, then one past each `\n`.
 pub fn line_starts(text: &str) -> Vec<usize> {
     std::iter::once(0)
-        .chain(text.match_indices('\n').map(|(at, _)| at + 1))
+        .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|at| at + 1))
         .collect()
 }
 
@@ -27,19 +29,24 @@ impl SourceFile {
     pub fn new(path: PathBuf, text: String) -> Self {
         Self {
             path,
-            line_starts: line_starts(&text),
             text,
+            line_starts: std::sync::OnceLock::new(),
         }
+    }
+
+    fn line_starts(&self) -> &[usize] {
+        self.line_starts.get_or_init(|| line_starts(&self.text))
     }
 
     /// 1-based line and column (in characters) of a byte offset.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.text.len());
-        let line = match self.line_starts.binary_search(&offset) {
+        let line_starts = self.line_starts();
+        let line = match line_starts.binary_search(&offset) {
             Ok(line) => line,
             Err(next) => next - 1,
         };
-        let start = self.line_starts[line];
+        let start = line_starts[line];
         let column = self
             .text
             .get(start..offset)
@@ -50,7 +57,7 @@ impl SourceFile {
     /// Byte offset of the start of a 1-based line, clamped to the end of the text.
     pub fn line_offset(&self, line: usize) -> usize {
         line.checked_sub(1)
-            .and_then(|index| self.line_starts.get(index))
+            .and_then(|index| self.line_starts().get(index))
             .copied()
             .unwrap_or(self.text.len())
     }

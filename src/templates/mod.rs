@@ -44,8 +44,6 @@ struct Origin {
 struct Facts {
     /// Top-level names the template reads and does not set, sorted.
     variables: Vec<String>,
-    /// Byte offset of the start of each line.
-    line_starts: Vec<usize>,
     /// The tags naming other templates (include, import, extends), in order.
     references: Vec<Reference>,
 }
@@ -196,8 +194,7 @@ impl Templates {
         let fallback = origin.fallback;
         // The environment keeps no other syntax (no line statements), and keeps a trailing
         // newline: such a text renders to itself.
-        let plain = (!["{{", "{%", "{#"].iter().any(|start| text.contains(start)))
-            .then(|| Arc::from(text.as_str()));
+        let plain = is_plain(&text).then(|| Arc::from(text.as_str()));
         if plain.is_none()
             && let Some(alias) = references::bad_import_aliases(&text).into_iter().next()
         {
@@ -269,10 +266,12 @@ impl Templates {
         }
         let line = error.line()?;
         let offset = self
-            .facts(name)?
-            .line_starts
-            .get(line.saturating_sub(1))
-            .copied()?;
+            .with_source(name, |source| {
+                crate::source::line_starts(source)
+                    .get(line.saturating_sub(1))
+                    .copied()
+            })
+            .flatten()?;
         self.span_in(name, offset..offset)
     }
 
@@ -413,13 +412,9 @@ impl Templates {
     fn facts(&self, name: &str) -> Option<&Facts> {
         let origin = self.origins.get(name)?;
         Some(origin.facts.get_or_init(|| {
-            if let Some(text) = self.plain_text(name) {
+            if self.plain_text(name).is_some() {
                 // No tag, expression or comment: it reads no name and names no template.
-                return Facts {
-                    variables: Vec::new(),
-                    line_starts: crate::source::line_starts(text),
-                    references: Vec::new(),
-                };
+                return Facts::default();
             }
             let Ok(template) = self.env.get_template(name) else {
                 return Facts::default();
@@ -430,7 +425,6 @@ impl Templates {
             let source = template.source();
             Facts {
                 variables,
-                line_starts: crate::source::line_starts(source),
                 references: references::scan(source),
             }
         }))
@@ -458,6 +452,14 @@ impl Templates {
 /// For a block left open (`{% if %}` without `{% endif %}`), minijinja's range runs from
 /// somewhere after the opening tag to the end of the template; the tag left open is what needs
 /// closing. It is found by pairing the block tags before the error.
+/// Whether a text holds no tag, expression or comment (`{%`, `{{`, `{#`), in one pass over
+/// its braces.
+fn is_plain(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    !memchr::memchr_iter(b'{', bytes)
+        .any(|at| matches!(bytes.get(at + 1), Some(b'{' | b'%' | b'#')))
+}
+
 fn unclosed_block(
     source: &str,
     error: &minijinja::Error,
@@ -512,6 +514,18 @@ fn first_word(source: &str, word: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One pass over the braces finds what looking for each opening does.
+    #[test]
+    fn a_text_is_plain_when_no_brace_opens_a_tag() {
+        for text in [
+            "", "{", "}", "{ {", "a{b}c", "{}", "x{", "{{", "{%", "{#", "a {{ b", "{ {%", "{{{",
+            "é{%", "{\n{",
+        ] {
+            let opens = ["{{", "{%", "{#"].iter().any(|start| text.contains(start));
+            assert_eq!(is_plain(text), !opens, "{text:?}");
+        }
+    }
 
     #[test]
     fn plain_text_is_what_rendering_it_gives() {

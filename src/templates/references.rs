@@ -120,7 +120,8 @@ fn tags(source: &str, mut visit: impl FnMut(&str, &str, usize, usize)) {
     let bytes = source.as_bytes();
     let mut at = 0;
     let mut in_raw = false;
-    while let Some(open) = find(source, at, "{") {
+    while let Some(open) = memchr::memchr(b'{', bytes.get(at..).unwrap_or_default()).map(|i| at + i)
+    {
         let Some(&next) = bytes.get(open + 1) else {
             break;
         };
@@ -152,7 +153,7 @@ fn tags(source: &str, mut visit: impl FnMut(&str, &str, usize, usize)) {
 
 /// The byte offset of `needle` at or after `from`.
 fn find(source: &str, from: usize, needle: &str) -> Option<usize> {
-    source.get(from..)?.find(needle).map(|at| from + at)
+    memchr::memmem::find(source.as_bytes().get(from..)?, needle.as_bytes()).map(|at| from + at)
 }
 
 /// The offset just past the `close` that ends the code starting at `from`, string literals
