@@ -147,7 +147,12 @@ pub fn postprocess_lazy_dfa(pattern: &str) -> Option<Arc<LazyRule>> {
 pub struct LazyRule {
     pattern: String,
     forward: hybrid::dfa::DFA,
-    both: OnceLock<Option<hybrid::regex::Regex>>,
+    /// A cache of the forward automaton as it is made, copied for each prompt the rule
+    /// searches: making one adds its first states one by one (about four times as long as
+    /// copying them, for each rule of each compile), and a copy behaves as a fresh one, so
+    /// what the searches build and pay is the same.
+    fresh_forward: hybrid::dfa::Cache,
+    both: OnceLock<Option<(hybrid::regex::Regex, hybrid::regex::Cache)>>,
 }
 
 impl LazyRule {
@@ -172,6 +177,7 @@ impl LazyRule {
             .ok()?;
         let rule = Self {
             pattern: pattern.to_string(),
+            fresh_forward: hybrid::dfa::Cache::new(&forward),
             forward,
             both: OnceLock::new(),
         };
@@ -197,10 +203,24 @@ impl LazyRule {
         &self.forward
     }
 
+    /// A fresh cache for the forward automaton.
+    pub fn forward_cache(&self) -> hybrid::dfa::Cache {
+        self.fresh_forward.clone()
+    }
+
     /// The forward automaton with the backward one that finds where a match starts, as
     /// `hybrid::regex::Builder` makes them; `None` when the backward one cannot be built (a
     /// search then goes to the regex crate's engine, paid for).
     pub fn both(&self) -> Option<&hybrid::regex::Regex> {
+        self.both_built().map(|(both, _)| both)
+    }
+
+    /// A fresh cache for [`LazyRule::both`], copied as the forward one is.
+    pub fn both_cache(&self) -> Option<hybrid::regex::Cache> {
+        self.both_built().map(|(_, fresh)| fresh.clone())
+    }
+
+    fn both_built(&self) -> Option<&(hybrid::regex::Regex, hybrid::regex::Cache)> {
         self.both
             .get_or_init(|| {
                 // The backward automaton as `hybrid::regex::Builder::build` configures it:
@@ -217,7 +237,10 @@ impl LazyRule {
                     )
                     .build(&self.pattern)
                     .ok()?;
-                Some(hybrid::regex::Builder::new().build_from_dfas(self.forward.clone(), reverse))
+                let both =
+                    hybrid::regex::Builder::new().build_from_dfas(self.forward.clone(), reverse);
+                let fresh = both.create_cache();
+                Some((both, fresh))
             })
             .as_ref()
     }
@@ -405,6 +428,68 @@ pub fn build_ahead(patterns: Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A copy of the rule's fresh cache searches as a cache made for the search does: the
+    /// same matches, and the same states built, memory and bytes read after each search,
+    /// which is what a search pays for.
+    #[test]
+    fn a_copied_cache_searches_as_a_fresh_one() {
+        use regex_automata::Input;
+        let cases = [
+            (
+                r"(?m)^NOTE: (\w+)",
+                "NOTE: héllo wörld\nnote: x\nNOTE: y\n".repeat(40),
+            ),
+            (
+                r"(?:[0-9]{0,20}[0-4]){5}[a-z]",
+                format!("{}a", "0123456789".repeat(300)),
+            ),
+            (r"(?m)[ \t]+$", "a  \nb\t\nc\n".repeat(50)),
+        ];
+        for (pattern, text) in cases {
+            let rule = postprocess_lazy_dfa(pattern).unwrap();
+            let state = |cache: &hybrid::dfa::Cache| {
+                (
+                    cache.memory_usage(),
+                    cache.clear_count(),
+                    cache.search_total_len(),
+                )
+            };
+            let mut made = hybrid::dfa::Cache::new(rule.forward());
+            let mut copied = rule.forward_cache();
+            assert_eq!(state(&made), state(&copied), "{pattern}");
+            for (start, _) in text.char_indices().step_by(37) {
+                let input = Input::new(&text).range(start..);
+                let found = rule.forward().try_search_fwd(&mut made, &input);
+                let again = rule.forward().try_search_fwd(&mut copied, &input);
+                assert_eq!(found, again, "{pattern} at {start}");
+                assert_eq!(state(&made), state(&copied), "{pattern} at {start}");
+            }
+            // Searching with a copy leaves the rule's own fresh cache as it was made.
+            assert_eq!(
+                state(&rule.forward_cache()),
+                state(&hybrid::dfa::Cache::new(rule.forward()))
+            );
+            let both = rule.both().unwrap();
+            let mut made = both.create_cache();
+            let mut copied = rule.both_cache().unwrap();
+            for (start, _) in text.char_indices().step_by(53) {
+                let input = Input::new(&text).range(start..);
+                assert_eq!(
+                    both.try_search(&mut made, &input),
+                    both.try_search(&mut copied, &input),
+                    "{pattern} at {start}"
+                );
+                let (made_forward, made_reverse) = made.as_parts_mut();
+                let (made_forward, made_reverse) = (state(made_forward), state(made_reverse));
+                let (forward, reverse) = copied.as_parts_mut();
+                assert_eq!(
+                    (made_forward, made_reverse),
+                    (state(forward), state(reverse))
+                );
+            }
+        }
+    }
 
     #[test]
     fn a_pattern_is_built_once_and_the_oldest_goes_past_the_bound() {

@@ -764,9 +764,8 @@ impl<'r> LazyMatcher<'r> {
                 };
                 // Made for the first place the literal occurs: a rule whose literal a prompt
                 // does not hold (most rules, in most prompts) builds no cache at all.
-                let cache = self
-                    .forward
-                    .get_or_insert_with(|| hybrid::dfa::Cache::new(dfa));
+                let lazy = self.lazy;
+                let cache = self.forward.get_or_insert_with(|| lazy.forward_cache());
                 let at = input
                     .clone()
                     .span(start.start..input.end())
@@ -781,10 +780,12 @@ impl<'r> LazyMatcher<'r> {
             }
         }
         // Without its backward automaton, the rule is searched as when the lazy DFA gives up.
-        let Some(both) = self.lazy.both() else {
+        if self.both.is_none() {
+            self.both = self.lazy.both_cache();
+        }
+        let (Some(both), Some(cache)) = (self.lazy.both(), self.both.as_mut()) else {
             return Err(MatchError::gave_up(input.start()));
         };
-        let cache = self.both.get_or_insert_with(|| both.create_cache());
         both.try_search(cache, &input)
     }
 
