@@ -143,6 +143,15 @@ fn assemble(
     diagnostics: &mut Diagnostics,
     invalid: InvalidIds,
 ) -> io::Result<Workspace> {
+    // The patterns conditions give `matching` and `glob` are built on another thread from
+    // here, while this one registers the templates: started with validation, that thread took
+    // the second core from the checks' thread.
+    crate::templates::model_id::build_ahead(crate::resolve::conditions::conditions_in(
+        &specs.manifest.value,
+        specs.variants.values().map(|entry| &entry.value),
+        specs.components.values().map(|entry| &entry.value),
+        specs.tools.values().map(|entry| &entry.value),
+    ));
     let mut templates = Templates::new(specs.manifest.value.fuel, limits, &mut sources);
     let mut registrar = Registrar {
         root: &root,
@@ -211,7 +220,6 @@ fn assemble(
 
 /// The workspace checked as a whole, with every problem found loading it.
 fn validated(mut workspace: Workspace, mut diagnostics: Diagnostics) -> Loaded {
-    crate::templates::model_id::build_ahead(crate::resolve::conditions::all_conditions(&workspace));
     validate::check(&workspace, &mut diagnostics);
     workspace.valid = !diagnostics.has_errors();
     Loaded {

@@ -8,8 +8,8 @@ use minijinja::{Expression, Value};
 
 use crate::bounded_memo::BoundedMemo;
 use crate::diagnostic::Diagnostic;
-use crate::model::Parameter;
 use crate::model::limits::DEFAULT_FUEL;
+use crate::model::{Component, Manifest, Parameter, ToolSpec, Variant};
 use crate::problem::Problem;
 use crate::span::Span;
 use crate::templates::written::write_value;
@@ -160,25 +160,33 @@ impl<'w> Conditions<'w> {
 
 /// The text of every condition a compile may evaluate.
 pub(crate) fn all_conditions(workspace: &Workspace) -> impl Iterator<Item = &str> {
-    let manifest = workspace.settings();
+    conditions_in(
+        workspace.settings(),
+        workspace.variants(),
+        workspace.components(),
+        workspace.tools(),
+    )
+}
+
+/// The text of every condition of these specs: [`all_conditions`] of the workspace they make,
+/// known before it is made.
+pub(crate) fn conditions_in<'a>(
+    manifest: &'a Manifest,
+    variants: impl Iterator<Item = &'a Variant>,
+    components: impl Iterator<Item = &'a Component>,
+    tools: impl Iterator<Item = &'a ToolSpec>,
+) -> impl Iterator<Item = &'a str> {
     let predicates = manifest.predicates.values().map(String::as_str);
     let shared = manifest.parameters.values();
-    let components = workspace
-        .components
-        .values()
-        .filter_map(|entry| entry.value.when.as_deref());
-    let tools = workspace.tools.values().flat_map(|entry| {
-        let tool = &entry.value.spec;
+    let components = components.filter_map(|component| component.when.as_deref());
+    let tools = tools.flat_map(|tool| {
         let own = tool.when.as_deref().into_iter();
         let family_whens = tool.families.values().filter_map(|f| f.when.as_deref());
         let parameters = tool.parameter_lists().flat_map(|(_, list)| list);
         own.chain(family_whens)
             .chain(parameter_conditions(parameters))
     });
-    let matches = workspace
-        .variants
-        .values()
-        .filter_map(|entry| entry.value.route_match.as_deref());
+    let matches = variants.filter_map(|variant| variant.route_match.as_deref());
     let dialects = manifest
         .tool_definitions
         .dialects

@@ -72,11 +72,12 @@ enum Tested {
 const AHEAD: usize = 16;
 
 /// Builds on another thread the patterns that conditions give the `matching` and `glob` tests
-/// as string literals, while the workspace is validated: the first compiles of a matrix, one
-/// on each core, evaluate the same predicates at the same time, and both waited for one of
-/// them to build each pattern (a quarter to half a millisecond for a case-insensitive one).
-/// A pattern computed by the condition, or past the first [`AHEAD`], is built when first
-/// needed, as is every pattern when no thread can be started.
+/// as string literals, while the workspace's templates are registered and it is validated:
+/// the first compiles of a matrix, one on each core, evaluate the same predicates at the same
+/// time, and both waited for one of them to build each pattern (a quarter to half a
+/// millisecond for a case-insensitive one). A pattern computed by the condition, or past the
+/// first [`AHEAD`], is built when first needed, as is every pattern when no thread can be
+/// started.
 pub fn build_ahead<'a>(conditions: impl Iterator<Item = &'a str>) {
     let mut patterns: Vec<(Tested, String)> = Vec::new();
     for found in conditions.flat_map(literal_patterns) {
