@@ -1025,25 +1025,29 @@ mod tests {
                 .map(|m| m.range())
                 .collect();
             assert_eq!(found, expected, "{pattern}");
-            (matcher.both.is_some(), matcher.progress().0)
+            (
+                matcher.both.is_some(),
+                matcher.progress().0,
+                lazy.built_backward(),
+            )
         };
         let prompt = "NOTE: one\nnote: two\nNOTE: \u{fc}n\u{ef}\n".repeat(50);
-        let (backward, _) = search_all(r"(?m)^NOTE: (\w+)", &prompt);
+        let (backward, _, _) = search_all(r"(?m)^NOTE: (\w+)", &prompt);
         assert!(!backward, "a literal start needs no backward search");
-        // Nor is its backward automaton built, by the rule or by its searches.
-        let pattern = r"(?m)^NOTE-forward-only: (\w+)";
-        search_all(pattern, &prompt.replace("NOTE:", "NOTE-forward-only:"));
-        assert!(!postprocess_lazy_dfa(pattern).unwrap().built_backward());
+        // Nor is its backward automaton built, by the rule or by its searches (a pattern no
+        // other test builds).
+        let prompt = prompt.replace("NOTE:", "NOTE-forward-only:");
+        let (_, _, built) = search_all(r"(?m)^NOTE-forward-only: (\w+)", &prompt);
+        assert!(!built);
         // Where the search anchored at one place the literal occurs fails, the next is the
         // next place it starts, though the two overlap.
-        let (backward, _) = search_all(r"(?:aa)+b", "aaab aaaab aaaaab");
+        let (backward, _, _) = search_all(r"(?:aa)+b", "aaab aaaab aaaaab");
         assert!(!backward);
         // Each `a` starts a search that reads the rest of the word: past the prompt's length
         // read so, the rest is searched forward and back, reading it once.
         let word = format!("{}b {}", "a".repeat(20_000), "ab ".repeat(10));
-        let (backward, read) = search_all(r"a\w*c|ab", &word);
-        assert!(backward);
-        assert!(postprocess_lazy_dfa(r"a\w*c|ab").unwrap().built_backward());
+        let (backward, read, built) = search_all(r"a\w*c|ab", &word);
+        assert!(backward && built);
         assert!(read < 4 * word.len(), "read {read} bytes of {}", word.len());
         // A prompt that does not hold the literal makes no cache at all.
         let lazy = postprocess_lazy_dfa(r"(?m)^NOTE: (\w+)").unwrap();
@@ -1051,15 +1055,12 @@ mod tests {
         assert_eq!(matcher.search(&Input::new("nothing here")).unwrap(), None);
         assert!(matcher.forward.is_none() && matcher.both.is_none());
         // A pattern that may match empty text has no literal every match starts with.
-        let (backward, _) = search_all(r"a*", "baab");
+        let (backward, _, _) = search_all(r"a*", "baab");
         assert!(backward);
         // Nor has one that starts with a class: every search needs the backward automaton,
-        // which is built with the rule.
-        assert!(
-            postprocess_lazy_dfa(r"(?m)[ \t]+$")
-                .unwrap()
-                .built_backward()
-        );
+        // which is built with the rule, before any search (a pattern no other test builds).
+        let rule = postprocess_lazy_dfa(r"(?m)[ \t]+(?:\r)?$").unwrap();
+        assert!(rule.built_backward());
     }
 
     #[test]

@@ -36,7 +36,7 @@ struct Origin {
     exact_start: Option<usize>,
     fallback: Span,
     /// Facts about the text, computed on first use and kept: a large template is scanned once
-    /// however many names, errors and matrix entries ask about it.
+    /// however many names and matrix entries ask about it.
     facts: OnceLock<Facts>,
 }
 
@@ -265,11 +265,13 @@ impl Templates {
             return self.span_in(name, range);
         }
         let line = error.line()?;
+        // The start of that line: 0 for the first, else one past the newline before it.
         let offset = self
-            .with_source(name, |source| {
-                crate::source::line_starts(source)
-                    .get(line.saturating_sub(1))
-                    .copied()
+            .with_source(name, |source| match line.checked_sub(2) {
+                None => Some(0),
+                Some(newlines) => memchr::memchr_iter(b'\n', source.as_bytes())
+                    .nth(newlines)
+                    .map(|at| at + 1),
             })
             .flatten()?;
         self.span_in(name, offset..offset)
@@ -449,9 +451,6 @@ impl Templates {
     }
 }
 
-/// For a block left open (`{% if %}` without `{% endif %}`), minijinja's range runs from
-/// somewhere after the opening tag to the end of the template; the tag left open is what needs
-/// closing. It is found by pairing the block tags before the error.
 /// Whether a text holds no tag, expression or comment (`{%`, `{{`, `{#`), in one pass over
 /// its braces.
 fn is_plain(text: &str) -> bool {
@@ -460,6 +459,9 @@ fn is_plain(text: &str) -> bool {
         .any(|at| matches!(bytes.get(at + 1), Some(b'{' | b'%' | b'#')))
 }
 
+/// For a block left open (`{% if %}` without `{% endif %}`), minijinja's range runs from
+/// somewhere after the opening tag to the end of the template; the tag left open is what needs
+/// closing. It is found by pairing the block tags before the error.
 fn unclosed_block(
     source: &str,
     error: &minijinja::Error,
