@@ -457,15 +457,15 @@ mod tests {
             ),
             (r"(?m)[ \t]+$", "a  \nb\t\nc\n".repeat(50)),
         ];
+        let state = |cache: &hybrid::dfa::Cache| {
+            (
+                cache.memory_usage(),
+                cache.clear_count(),
+                cache.search_total_len(),
+            )
+        };
         for (pattern, text) in cases {
             let rule = postprocess_lazy_dfa(pattern).unwrap();
-            let state = |cache: &hybrid::dfa::Cache| {
-                (
-                    cache.memory_usage(),
-                    cache.clear_count(),
-                    cache.search_total_len(),
-                )
-            };
             let mut made = hybrid::dfa::Cache::new(rule.forward());
             let mut copied = rule.forward_cache();
             assert_eq!(state(&made), state(&copied), "{pattern}");
@@ -513,18 +513,7 @@ mod tests {
         assert_eq!(found, rule.forward().try_search_fwd(&mut copied, &input));
         assert!(found.is_err(), "the lazy DFA gives up on {pattern}");
         assert!(made.clear_count() > 0);
-        assert_eq!(
-            (
-                made.memory_usage(),
-                made.clear_count(),
-                made.search_total_len()
-            ),
-            (
-                copied.memory_usage(),
-                copied.clear_count(),
-                copied.search_total_len()
-            )
-        );
+        assert_eq!(state(&made), state(&copied));
     }
 
     #[test]

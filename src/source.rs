@@ -19,7 +19,7 @@ pub struct SourceFile {
 }
 
 /// Byte offset of the start of each line of `text`: 0, then one past each `\n`.
-pub fn line_starts(text: &str) -> Vec<usize> {
+fn line_starts(text: &str) -> Vec<usize> {
     std::iter::once(0)
         .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|at| at + 1))
         .collect()

@@ -120,8 +120,7 @@ fn tags(source: &str, mut visit: impl FnMut(&str, &str, usize, usize)) {
     let bytes = source.as_bytes();
     let mut at = 0;
     let mut in_raw = false;
-    while let Some(open) = memchr::memchr(b'{', bytes.get(at..).unwrap_or_default()).map(|i| at + i)
-    {
+    while let Some(open) = find(source, at, "{") {
         let Some(&next) = bytes.get(open + 1) else {
             break;
         };
