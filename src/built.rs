@@ -64,6 +64,11 @@ impl<T: Clone, E: Clone> Built<T, E> {
 /// without the one-pass engine: that engine only speeds up reading the capture groups of a
 /// match that is already found, and building it took about 45% of a rule's build time (a
 /// rule with `\w` takes about half a millisecond), paid again by every run of a workspace.
+/// Nor is a full DFA tried: the rule's matches are found by its lazy DFA, and trying one
+/// compiled the pattern a second time, backwards, which no search used (a rule with `\w`: 1.0
+/// against 0.4 ms, and a dozen such rules were most of the registry shape's build thread).
+/// Fuel and the workspace's total count the regex at [`rule_size`], twice what it now
+/// compiles to.
 pub fn postprocess_regex(pattern: &str) -> Result<meta::Regex, String> {
     static REGEXES: Built<meta::Regex> = Built::new();
     REGEXES.get(pattern, || {
@@ -76,7 +81,8 @@ pub fn postprocess_regex(pattern: &str) -> Result<meta::Regex, String> {
             // The matches are found by the rule's own lazy DFA (`postprocess_lazy_dfa`), which
             // says when it gives up; this regex finds the groups within a match, or searches a
             // text the lazy DFA gave up on, paid for.
-            .hybrid(false);
+            .hybrid(false)
+            .dfa(false);
         let regex = meta::Builder::new()
             .configure(config)
             .syntax(regex_automata::util::syntax::Config::new().utf8(true))
@@ -114,7 +120,7 @@ pub fn postprocess_regexes<'p>(
             }
             let built = postprocess_regex(pattern);
             if let Ok(regex) = &built {
-                total = total.saturating_add(regex.memory_usage());
+                total = total.saturating_add(rule_size(regex));
             }
             built
         })
@@ -292,35 +298,55 @@ fn lazy_dfa_config() -> hybrid::dfa::Config {
         .unicode_word_boundary(true)
 }
 
+/// What a clean-up rule's regex counts as, in bytes, for its fuel and for the workspace's
+/// [`POSTPROCESS_TOTAL_LIMIT`]: twice the memory it compiles to. The fuel was calibrated when
+/// the regex compiled the pattern forwards and backwards, the backward one for a full DFA no
+/// search used (see [`postprocess_regex`]); the regex now holds the forward one alone, which
+/// is what a search that steps through the pattern steps through, and on the calibrating
+/// pattern (`(?:[0-9]{0,200}[0-4]){5}[a-z]`) the two took 1.93 times what it takes alone.
+/// Patterns whose backward form was larger still (Unicode classes, 3.1 times for
+/// `(?m)^NOTE: (\w+)`) or that had a full DFA (6.5 times for `(?m)^#+\s*$`) were charged above
+/// the rate of that stepping; now every pattern is charged at it.
+pub fn rule_size(regex: &meta::Regex) -> usize {
+    regex.memory_usage().saturating_mul(2)
+}
+
 /// What building a regex costs, in fuel: one per [`BYTES_PER_FUEL`] bytes it compiled to.
 /// Building a pattern takes far longer than a template instruction (a regular expression of
 /// 1 MiB, such as `(?i)\w{20}`, about 5 ms): 1 MiB is 262 144 fuel, a model-id pattern or
 /// glob a few thousand.
 pub fn build_fuel(regex: &meta::Regex) -> u64 {
-    (regex.memory_usage() as u64 / BYTES_PER_FUEL).max(1)
+    size_fuel(regex.memory_usage())
+}
+
+/// The fuel of a pattern that counts as `size` bytes: see [`build_fuel`].
+fn size_fuel(size: usize) -> u64 {
+    (size as u64 / BYTES_PER_FUEL).max(1)
 }
 
 const BYTES_PER_FUEL: u64 = 4;
 
-/// What searching `len` bytes with `regex` may cost, in fuel: the text's length times the
-/// pattern's [`build_fuel`], over [`SEARCH_COST_DIVISOR`], for a text longer than
+/// What searching `len` bytes with a pattern that counts as `size` bytes (its memory, or a
+/// clean-up rule's [`rule_size`]) may cost, in fuel: the text's length times the pattern's
+/// fuel (see [`build_fuel`]), over [`SEARCH_COST_DIVISOR`], for a text longer than
 /// [`FREE_SEARCH_BYTES`]. That is the search that steps through the pattern's states for each
-/// byte: `(?:[0-9]{0,200}[0-4]){5}[a-z]` (a build cost of 25 202) reads about 120 KB a
-/// second so, and costs about 49 fuel a byte. Most patterns search far faster than this
-/// (`(?i)browser`, 3 407, at hundreds of megabytes a second): a search of a 2 KB text with it
-/// costs about 13 600.
-pub fn search_fuel(len: usize, regex: &meta::Regex) -> u64 {
+/// byte: the clean-up rule `(?:[0-9]{0,200}[0-4]){5}[a-z]` (26 135 fuel) reads about 120 KB a
+/// second so, and costs about 51 fuel a byte. Most patterns search far faster than this
+/// (`(?i)browser`, 4 226, at hundreds of megabytes a second): a search of a 2 KB text with it
+/// costs about 16 900.
+pub fn search_fuel(len: usize, size: usize) -> u64 {
     if len <= FREE_SEARCH_BYTES {
         return 0;
     }
-    stepped_fuel(len, regex)
+    stepped_fuel(len, size)
 }
 
-/// What stepping through `regex`'s states for each of `len` bytes may cost, in fuel, however
-/// short the text: see [`search_fuel`]. Finding the groups of a match is such a search of
-/// the match, and a pattern of ten thousand repetitions took 50 ms over 255 bytes.
-pub fn stepped_fuel(len: usize, regex: &meta::Regex) -> u64 {
-    (len.max(1) as u64).saturating_mul(build_fuel(regex)) / SEARCH_COST_DIVISOR
+/// What stepping through the states of a pattern that counts as `size` bytes for each of
+/// `len` bytes may cost, in fuel, however short the text: see [`search_fuel`]. Finding the
+/// groups of a match is such a search of the match, and a pattern of ten thousand repetitions
+/// took 50 ms over 255 bytes.
+pub fn stepped_fuel(len: usize, size: usize) -> u64 {
+    (len.max(1) as u64).saturating_mul(size_fuel(size)) / SEARCH_COST_DIVISOR
 }
 
 const SEARCH_COST_DIVISOR: u64 = 512;
@@ -437,6 +463,17 @@ pub fn build_ahead(patterns: Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A clean-up rule's regex counts twice what it compiles to (see [`rule_size`]): the
+    /// pattern the fuel was calibrated on, when it compiled forwards and backwards (25 202 fuel
+    /// to build), costs at least the fuel a byte it was calibrated at.
+    #[test]
+    fn the_calibrating_rule_costs_at_least_its_calibrated_fuel() {
+        let regex = postprocess_regex(r"(?:[0-9]{0,200}[0-4]){5}[a-z]").unwrap();
+        assert!(stepped_fuel(1024, rule_size(&regex)) >= 1024 * 25_202 / SEARCH_COST_DIVISOR);
+        // Not far above it either: rules that searched within their fuel still do.
+        assert!(stepped_fuel(1024, rule_size(&regex)) <= 1024 * 27_000 / SEARCH_COST_DIVISOR);
+    }
 
     /// A copy of the rule's fresh cache searches as a cache made for the search does: the
     /// same matches, and the same states built, memory and bytes read after each search,

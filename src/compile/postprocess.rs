@@ -8,7 +8,7 @@ use regex_automata::util::prefilter::Prefilter;
 use regex_automata::{Anchored, Input, Match, MatchError, hybrid};
 
 use crate::built::{
-    LazyRule, postprocess_lazy_dfa, postprocess_regexes, search_fuel, stepped_fuel,
+    LazyRule, postprocess_lazy_dfa, postprocess_regexes, rule_size, search_fuel, stepped_fuel,
 };
 use crate::compile::guarded::GuardedText;
 use crate::model::{Guard, PostprocessRule};
@@ -160,7 +160,7 @@ impl Postprocessor {
                         Reason::Overgrown => Stopped::Overgrown { rule },
                         Reason::OutOfFuel => Stopped::OutOfFuel {
                             rule,
-                            per_kib: search_fuel(1024, regex),
+                            per_kib: search_fuel(1024, rule_size(regex)),
                         },
                     };
                     replace_guarded(&text, rule_regex, replace, guard.as_ref(), limit, &fuel)
@@ -664,6 +664,7 @@ fn replace_guarded(
     limit: usize,
     fuel: &Fuel,
 ) -> Result<String, Reason> {
+    let size = rule_size(regex.regex);
     if let Some(lazy) = regex.lazy {
         // Fresh caches for each rule of each compile: what a search costs, and whether the
         // lazy DFA gives up, then depend on the prompt alone, never on what other compiles
@@ -681,7 +682,7 @@ fn replace_guarded(
                 // The lazy DFA gave up on this search, or met a Unicode word boundary next to
                 // non-ASCII text: this one search is made by the regex crate's engine, paid
                 // for the rest of the text; the next is the lazy DFA's again.
-                fuel.pay(search_fuel(rest, regex.regex))?;
+                fuel.pay(search_fuel(rest, size))?;
                 return Ok(regex.regex.search(input));
             };
             // Each state the search built took time in proportion to what it holds: a pattern
@@ -691,7 +692,7 @@ fn replace_guarded(
             fuel.pay(built.saturating_mul(FUEL_PER_STATE_BYTE))?;
             if after.1 != before.1 {
                 // The cache filled: its states were built state by state.
-                fuel.pay(stepped_fuel(rest, regex.regex))?;
+                fuel.pay(stepped_fuel(rest, size))?;
                 read = read.saturating_add(rest as u64);
             } else {
                 let more = after.0.saturating_sub(before.0) as u64;
@@ -707,10 +708,7 @@ fn replace_guarded(
     // Each search may read the rest of the text, state by state.
     let mut searcher = Searcher::new(Input::new(text));
     let mut search = |input: &Input<'_>| -> Result<Option<Match>, Reason> {
-        fuel.pay(search_fuel(
-            text.len().saturating_sub(input.start()),
-            regex.regex,
-        ))?;
+        fuel.pay(search_fuel(text.len().saturating_sub(input.start()), size))?;
         Ok(regex.regex.search(input))
     };
     let matches = std::iter::from_fn(|| next_match(&mut searcher, &mut search));
@@ -860,7 +858,7 @@ fn replace_matches(
         } else {
             // The groups of this match: the engine that finds them steps through the pattern
             // for each byte of it, paid for as a search of the match.
-            fuel.pay(stepped_fuel(found.len(), regex))?;
+            fuel.pay(stepped_fuel(found.len(), rule_size(regex)))?;
             let input = Input::new(text).span(found.range()).anchored(Anchored::Yes);
             regex.search_captures(&input, &mut captures);
             if !captures.is_match() {

@@ -285,7 +285,7 @@ fn charge_search(
     text: &str,
     regex: &meta::Regex,
 ) -> Result<(), Error> {
-    let search = search_fuel(text.len(), regex);
+    let search = search_fuel(text.len(), regex.memory_usage());
     if search == 0 {
         return Ok(());
     }
