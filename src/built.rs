@@ -155,11 +155,12 @@ pub fn postprocess_lazy_dfa(pattern: &str) -> Option<Arc<LazyRule>> {
 pub struct LazyRule {
     pattern: String,
     forward: hybrid::dfa::DFA,
-    /// A cache of the forward automaton as it is made, copied for each prompt the rule
-    /// searches: making one adds its first states one by one (about four times as long as
-    /// copying them, for each rule of each compile), and a copy behaves as a fresh one, so
-    /// what the searches build and pay is the same. Only a rule with a literal start searches
-    /// with the forward automaton alone; the others have none.
+    /// A fresh cache of the forward automaton, holding the states of the rule's literal start
+    /// (see [`LazyRule::warmed_cache`]), copied for each prompt the rule searches: making one
+    /// adds its first states one by one (about four times as long as copying them, for each
+    /// rule of each compile), and every copy is the same, so what a search builds and pays
+    /// depends on the prompt alone. Only a rule with a literal start searches with the
+    /// forward automaton alone; the others have none.
     fresh_forward: Option<hybrid::dfa::Cache>,
     both: OnceLock<Option<(hybrid::regex::Regex, hybrid::regex::Cache)>>,
 }
@@ -167,16 +168,15 @@ pub struct LazyRule {
 impl LazyRule {
     fn build(pattern: &str) -> Option<Self> {
         let syntax = regex_automata::util::syntax::Config::new().utf8(true);
+        let hir = regex_automata::util::syntax::parse_with(pattern, &syntax).ok();
         // The literal a match starts with, searched for first as the regex crate does: most
         // rules start with one, and the prompt is read at the speed of `memchr`.
-        let prefilter = regex_automata::util::syntax::parse_with(pattern, &syntax)
-            .ok()
-            .and_then(|hir| {
-                regex_automata::util::prefilter::Prefilter::from_hir_prefix(
-                    regex_automata::MatchKind::LeftmostFirst,
-                    &hir,
-                )
-            });
+        let prefilter = hir.as_ref().and_then(|hir| {
+            regex_automata::util::prefilter::Prefilter::from_hir_prefix(
+                regex_automata::MatchKind::LeftmostFirst,
+                hir,
+            )
+        });
         let config = lazy_dfa_config().prefilter(prefilter);
         let forward = hybrid::dfa::Builder::new()
             .syntax(syntax)
@@ -191,7 +191,7 @@ impl LazyRule {
             both: OnceLock::new(),
         };
         if rule.literal_starts().is_some() {
-            rule.fresh_forward = Some(hybrid::dfa::Cache::new(&rule.forward));
+            rule.fresh_forward = Some(rule.warmed_cache(hir.as_ref()));
         } else {
             // A rule whose matches cannot be found from a literal needs both automata for
             // every search: they are built with it, on the thread building the workspace's
@@ -199,6 +199,59 @@ impl LazyRule {
             rule.both();
         }
         Some(rule)
+    }
+
+    /// A fresh cache of the forward automaton that already holds the states the rule's
+    /// searches start through: every search of a rule with a literal start is anchored where
+    /// the literal occurs, and its first states, built in every compile, were most of what
+    /// finding one match cost (`(?m)^NOTE0: (\w+)`: 7.8 µs a search from an empty cache, 4.6
+    /// from one that holds its literal's states, in a scratch crate). They are built here,
+    /// once, by anchored searches of each literal the pattern starts with, at the start of a
+    /// text, of a line and after a space: the states come from the pattern alone, so a copy
+    /// is the same fresh cache for every prompt and what a search pays still depends on the
+    /// prompt alone; it no longer pays for those states. A pattern larger than
+    /// [`WARM_NFA_BYTES`] (whose states take longest to build), or states past
+    /// [`WARM_STATE_BYTES`], are not built ahead; nor is anything when the cache had to be
+    /// cleared.
+    fn warmed_cache(&self, hir: Option<&regex_syntax::hir::Hir>) -> hybrid::dfa::Cache {
+        use regex_automata::{Anchored, Input};
+        use regex_syntax::hir::literal::{ExtractKind, Extractor};
+
+        let empty = hybrid::dfa::Cache::new(&self.forward);
+        let Some(hir) = hir.filter(|_| self.forward.get_nfa().memory_usage() <= WARM_NFA_BYTES)
+        else {
+            return empty;
+        };
+        let starts = Extractor::new()
+            .kind(ExtractKind::Prefix)
+            .limit_literal_len(WARM_LITERAL_BYTES)
+            .limit_total(WARM_LITERALS)
+            .extract(hir);
+        let Some(literals) = starts.literals() else {
+            return empty;
+        };
+        let mut cache = empty.clone();
+        let mut text = Vec::with_capacity(WARM_LITERAL_BYTES + 1);
+        for literal in literals.iter().take(WARM_LITERALS) {
+            for before in [&b""[..], b"\n", b" "] {
+                text.clear();
+                text.extend_from_slice(before);
+                text.extend_from_slice(literal.as_bytes());
+                let input = Input::new(&text)
+                    .span(before.len()..text.len())
+                    .anchored(Anchored::Yes);
+                let _ = self.forward.try_search_fwd(&mut cache, &input);
+                if cache.clear_count() > 0 {
+                    return empty;
+                }
+                if cache.memory_usage().saturating_sub(empty.memory_usage()) > WARM_STATE_BYTES {
+                    return cache.clone();
+                }
+            }
+        }
+        // Kept as a copy, which is what each search starts from: a copy leaves out the
+        // scratch space the searches grew, which the memory a cache counts includes.
+        cache.clone()
     }
 
     /// Where the rule's matches may start, for a pattern that starts with a literal and
@@ -267,6 +320,16 @@ impl LazyRule {
     pub fn built_backward(&self) -> bool {
         self.both.get().is_some()
     }
+
+    /// A fresh cache of the forward automaton made again as the rule made its own.
+    pub fn fresh_made_again(&self) -> hybrid::dfa::Cache {
+        if self.literal_starts().is_none() {
+            return hybrid::dfa::Cache::new(&self.forward);
+        }
+        let syntax = regex_automata::util::syntax::Config::new().utf8(true);
+        let hir = regex_automata::util::syntax::parse_with(&self.pattern, &syntax).ok();
+        self.warmed_cache(hir.as_ref())
+    }
 }
 
 impl std::fmt::Debug for LazyRule {
@@ -277,6 +340,16 @@ impl std::fmt::Debug for LazyRule {
             .finish_non_exhaustive()
     }
 }
+
+/// The largest forward automaton whose first states [`LazyRule::warmed_cache`] builds
+/// ahead: a state of a larger one may hold thousands of the pattern's states, and take long
+/// to build, for a rule whose literal no prompt may hold.
+const WARM_NFA_BYTES: usize = 64 << 10;
+/// The most bytes of each literal start, and the most literals, warmed with.
+const WARM_LITERAL_BYTES: usize = 16;
+const WARM_LITERALS: usize = 8;
+/// The most memory of states built ahead (a search may take it somewhat past this).
+const WARM_STATE_BYTES: usize = 32 << 10;
 
 /// How a clean-up rule's patterns compile for the lazy DFA: without capture states, which it
 /// does not use.
@@ -475,11 +548,12 @@ mod tests {
         assert!(stepped_fuel(1024, rule_size(&regex)) <= 1024 * 27_000 / SEARCH_COST_DIVISOR);
     }
 
-    /// A copy of the rule's fresh cache searches as a cache made for the search does: the
-    /// same matches, and the same states built, memory and bytes read after each search,
-    /// which is what a search pays for. That a copy is a fresh cache depends on regex-automata
-    /// counting only what a copy keeps (lengths, and the capacity of buffers a new cache has
-    /// not used yet): this test is what tells when an upgrade changes that.
+    /// A copy of the rule's fresh cache searches as the same cache made again (for a rule
+    /// with no literal start, a cache made for the search) does: the same matches, and the
+    /// same states built, memory and bytes read after each search, which is what a search
+    /// pays for. That depends on regex-automata counting only what a copy keeps (lengths, and
+    /// the capacity of buffers a new cache has not used yet): this test is what tells when an
+    /// upgrade changes that.
     #[test]
     fn a_copied_cache_searches_as_a_fresh_one() {
         use regex_automata::Input;
@@ -503,7 +577,7 @@ mod tests {
         };
         for (pattern, text) in cases {
             let rule = postprocess_lazy_dfa(pattern).unwrap();
-            let mut made = hybrid::dfa::Cache::new(rule.forward());
+            let mut made = rule.fresh_made_again();
             let mut copied = rule.forward_cache();
             assert_eq!(state(&made), state(&copied), "{pattern}");
             for (start, _) in text.char_indices().step_by(37) {
@@ -551,6 +625,40 @@ mod tests {
         assert!(found.is_err(), "the lazy DFA gives up on {pattern}");
         assert!(made.clear_count() > 0);
         assert_eq!(state(&made), state(&copied));
+    }
+
+    /// A rule that starts with a literal keeps a fresh cache that holds the states its
+    /// searches start through, the same at every build: a search from a copy finds what a
+    /// search from an empty cache finds, and builds less. A pattern too large to warm keeps
+    /// an empty one.
+    #[test]
+    fn a_fresh_cache_holds_the_states_of_the_rule_s_literal_start() {
+        use regex_automata::{Anchored, Input};
+        let state = |cache: &hybrid::dfa::Cache| (cache.memory_usage(), cache.clear_count());
+        let rule = LazyRule::build(r"(?m)^(?:NOTE|TODO): (\w+)").unwrap();
+        let empty = hybrid::dfa::Cache::new(rule.forward());
+        let fresh = rule.forward_cache();
+        assert!(fresh.memory_usage() > empty.memory_usage());
+        assert_eq!(fresh.clear_count(), 0);
+        assert_eq!(state(&rule.fresh_made_again()), state(&fresh));
+        let text = "text\nNOTE: first words\nTODO: ünïcode\nNOTE:  none\n";
+        for start in [5, 23, 40] {
+            let input = Input::new(text).range(start..).anchored(Anchored::Yes);
+            let (mut from_empty, mut from_fresh) = (empty.clone(), fresh.clone());
+            let found = rule.forward().try_search_fwd(&mut from_empty, &input);
+            let again = rule.forward().try_search_fwd(&mut from_fresh, &input);
+            assert_eq!(found, again, "at {start}");
+            let built_from_empty = from_empty.memory_usage() - empty.memory_usage();
+            let built_from_fresh = from_fresh.memory_usage() - fresh.memory_usage();
+            assert!(built_from_fresh < built_from_empty, "at {start}");
+        }
+        assert!(rule.forward_cache().memory_usage() > 0);
+        let large = LazyRule::build(r"NOTE: \w{40}").unwrap();
+        assert!(large.forward().get_nfa().memory_usage() > WARM_NFA_BYTES);
+        assert_eq!(
+            large.forward_cache().memory_usage(),
+            hybrid::dfa::Cache::new(large.forward()).memory_usage()
+        );
     }
 
     #[test]
