@@ -65,10 +65,13 @@ impl<T: Clone, E: Clone> Built<T, E> {
 /// match that is already found, and building it took about 45% of a rule's build time (a
 /// rule with `\w` takes about half a millisecond), paid again by every run of a workspace.
 /// Nor is a full DFA tried: the rule's matches are found by its lazy DFA, and trying one
-/// compiled the pattern a second time, backwards, which no search used (a rule with `\w`: 1.0
-/// against 0.4 ms, and a dozen such rules were most of the registry shape's build thread).
-/// Fuel and the workspace's total count the regex at [`rule_size`], twice what it now
-/// compiles to.
+/// compiled the pattern a second time, backwards, which only patterns small enough for a full
+/// DFA used, to search a little faster (a rule with `\w`: 0.47 against 0.25 ms, medians of
+/// 300 builds; a dozen such rules were most of the registry shape's build thread). The regex
+/// crate refuses a pattern whose backward form passes the size limit: that form is compiled
+/// (and refused alike) only for a pattern large enough for it to (see
+/// [`refuse_large_backward_form`]). Fuel and the workspace's total count the regex at
+/// [`rule_size`], twice what it now compiles to.
 pub fn postprocess_regex(pattern: &str) -> Result<meta::Regex, String> {
     static REGEXES: Built<meta::Regex> = Built::new();
     REGEXES.get(pattern, || {
@@ -93,18 +96,22 @@ pub fn postprocess_regex(pattern: &str) -> Result<meta::Regex, String> {
                 regex::Regex::new(pattern)
                     .map_or_else(|error| regex_message(&error), |_| error.to_string())
             })?;
+        if regex.memory_usage() > POSTPROCESS_NFA_LIMIT / 8 {
+            refuse_large_backward_form(pattern)?;
+        }
         refuse_large_capture_table(&regex)?;
         Ok(regex)
     })
 }
 
-/// The most memory the clean-up regexes of a workspace compile to together: each may take up
-/// to [`POSTPROCESS_NFA_LIMIT`], and three hundred rules near it took gigabytes.
+/// The most the clean-up regexes of a workspace count together, each at its [`rule_size`]:
+/// each may compile to up to [`POSTPROCESS_NFA_LIMIT`], and three hundred rules near it took
+/// gigabytes.
 const POSTPROCESS_TOTAL_LIMIT: usize = 32 << 20;
 
 /// The clean-up rules' regexes, in their order, each as [`postprocess_regex`] builds it; once
-/// those before one compile to more than [`POSTPROCESS_TOTAL_LIMIT`] together, it and the rest
-/// are refused unbuilt.
+/// those before one count more than [`POSTPROCESS_TOTAL_LIMIT`] together, it and the rest are
+/// refused unbuilt.
 pub fn postprocess_regexes<'p>(
     patterns: impl IntoIterator<Item = &'p str>,
 ) -> Vec<Result<meta::Regex, String>> {
@@ -114,7 +121,7 @@ pub fn postprocess_regexes<'p>(
         .map(|pattern| {
             if total > POSTPROCESS_TOTAL_LIMIT {
                 return Err(format!(
-                    "the clean-up regexes before it compile to more than {} MiB together, the most a workspace's rules may take: simplify them, or merge rules into one pattern",
+                    "the clean-up regexes before it count more than {} MiB together (each twice the memory it compiles to), the most a workspace's rules may take: simplify them, or merge rules into one pattern",
                     POSTPROCESS_TOTAL_LIMIT >> 20
                 ));
             }
@@ -373,10 +380,10 @@ fn lazy_dfa_config() -> hybrid::dfa::Config {
 
 /// What a clean-up rule's regex counts as, in bytes, for its fuel and for the workspace's
 /// [`POSTPROCESS_TOTAL_LIMIT`]: twice the memory it compiles to. The fuel was calibrated when
-/// the regex compiled the pattern forwards and backwards, the backward one for a full DFA no
-/// search used (see [`postprocess_regex`]); the regex now holds the forward one alone, which
-/// is what a search that steps through the pattern steps through, and on the calibrating
-/// pattern (`(?:[0-9]{0,200}[0-4]){5}[a-z]`) the two took 1.93 times what it takes alone.
+/// the regex compiled the pattern forwards and backwards, the backward one for a full DFA
+/// (see [`postprocess_regex`]); the regex now holds the forward one alone, which is what a
+/// search that steps through the pattern steps through, and on the calibrating pattern
+/// (`(?:[0-9]{0,200}[0-4]){5}[a-z]`) the two took 1.93 times what it takes alone.
 /// Patterns whose backward form was larger still (Unicode classes, 3.1 times for
 /// `(?m)^NOTE: (\w+)`) or that had a full DFA (6.5 times for `(?m)^#+\s*$`) were charged above
 /// the rate of that stepping; now every pattern is charged at it.
@@ -405,8 +412,8 @@ const BYTES_PER_FUEL: u64 = 4;
 /// [`FREE_SEARCH_BYTES`]. That is the search that steps through the pattern's states for each
 /// byte: the clean-up rule `(?:[0-9]{0,200}[0-4]){5}[a-z]` (26 135 fuel) reads about 120 KB a
 /// second so, and costs about 51 fuel a byte. Most patterns search far faster than this
-/// (`(?i)browser`, 4 226, at hundreds of megabytes a second): a search of a 2 KB text with it
-/// costs about 16 900.
+/// (`(?i)browser` given to `matching`, 3 407, at hundreds of megabytes a second): a search of
+/// a 2 KB text with it costs about 13 600.
 pub fn search_fuel(len: usize, size: usize) -> u64 {
     if len <= FREE_SEARCH_BYTES {
         return 0;
@@ -434,14 +441,16 @@ const MAX_CAPTURE_TABLE: usize = 128 << 20;
 
 /// Refuses a regex whose matcher would keep too large a table of capture positions. To find
 /// the groups of a match, the regex engine keeps, for each state of the pattern, a position
-/// for both ends of every group: `(a)?` repeated 8000 times within the size limit asked for
-/// gigabytes at its first search, and the process aborted. The states are bounded by the
-/// memory the pattern compiled to (each takes at least 16 bytes of it).
+/// for both ends of every group, in two tables (the positions at the byte it reads and at the
+/// next): `(a)?` repeated 8000 times within the size limit asked for gigabytes at its first
+/// search, and the process aborted. The states are bounded by the memory the pattern compiled
+/// to (each takes at least 16 bytes of it).
 fn refuse_large_capture_table(regex: &meta::Regex) -> Result<(), String> {
     let groups = regex.captures_len();
     let table = (regex.memory_usage() / 16)
         .saturating_mul(groups.saturating_mul(2))
-        .saturating_mul(size_of::<usize>());
+        .saturating_mul(size_of::<usize>())
+        .saturating_mul(2);
     if groups > 1 && table > MAX_CAPTURE_TABLE {
         return Err(format!(
             "its {} capture groups would need about {} MB to match over a pattern this large (at most {} MB): write the groups the replacement does not use as `(?:…)`",
@@ -451,6 +460,32 @@ fn refuse_large_capture_table(regex: &meta::Regex) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// Refuses a pattern whose backward form compiles to more than [`POSTPROCESS_NFA_LIMIT`], with
+/// the regex crate's message: the regex crate compiles every pattern backwards too, within the
+/// same limit, and refuses such a pattern (`\w{300}`). A clean-up rule's regex compiles only
+/// the forward form (see [`postprocess_regex`]); the backward one took at most 3.2 times the
+/// forward one's memory in the patterns measured (repeated Unicode classes, `.`, `\d`, `[^a]`),
+/// so only a pattern whose forward form passes an eighth of the limit is compiled backwards
+/// here.
+fn refuse_large_backward_form(pattern: &str) -> Result<(), String> {
+    use regex_automata::nfa::thompson;
+    thompson::Compiler::new()
+        .syntax(regex_automata::util::syntax::Config::new().utf8(true))
+        .configure(
+            thompson::Config::new()
+                .utf8(true)
+                .reverse(true)
+                .nfa_size_limit(Some(POSTPROCESS_NFA_LIMIT))
+                .which_captures(thompson::WhichCaptures::None),
+        )
+        .build(pattern)
+        .map(drop)
+        .map_err(|error| {
+            regex::Regex::new(pattern)
+                .map_or_else(|error| regex_message(&error), |_| error.to_string())
+        })
 }
 
 /// A glob's matcher: the regex globset makes of it, matched against a path's bytes as
@@ -538,12 +573,12 @@ mod tests {
     use super::*;
 
     /// A clean-up rule's regex counts twice what it compiles to (see [`rule_size`]): the
-    /// pattern the fuel was calibrated on, when it compiled forwards and backwards (25 202 fuel
+    /// pattern the fuel was calibrated on, when it compiled forwards and backwards (25 238 fuel
     /// to build), costs at least the fuel a byte it was calibrated at.
     #[test]
     fn the_calibrating_rule_costs_at_least_its_calibrated_fuel() {
         let regex = postprocess_regex(r"(?:[0-9]{0,200}[0-4]){5}[a-z]").unwrap();
-        assert!(stepped_fuel(1024, rule_size(&regex)) >= 1024 * 25_202 / SEARCH_COST_DIVISOR);
+        assert!(stepped_fuel(1024, rule_size(&regex)) >= 1024 * 25_238 / SEARCH_COST_DIVISOR);
         // Not far above it either: rules that searched within their fuel still do.
         assert!(stepped_fuel(1024, rule_size(&regex)) <= 1024 * 27_000 / SEARCH_COST_DIVISOR);
     }
@@ -659,6 +694,29 @@ mod tests {
             large.forward_cache().memory_usage(),
             hybrid::dfa::Cache::new(large.forward()).memory_usage()
         );
+    }
+
+    /// A pattern the regex crate refuses because its backward form is too large is refused
+    /// alike, with the crate's message, though the rule's regex compiles only the forward form;
+    /// one just under it is built.
+    #[test]
+    fn a_pattern_too_large_backwards_is_refused_as_the_regex_crate_refuses_it() {
+        let refused = regex::Regex::new(r"\w{300}").unwrap_err();
+        assert_eq!(
+            postprocess_regex(r"\w{300}").unwrap_err(),
+            regex_message(&refused)
+        );
+        assert!(regex::Regex::new(r"\w{200}").is_ok());
+        assert!(postprocess_regex(r"\w{200}").is_ok());
+    }
+
+    /// The table of capture positions counts both of the engine's tables: a long pattern with
+    /// many groups whose one table fits under the limit, and whose two do not, is refused.
+    #[test]
+    fn a_capture_table_counts_both_of_the_engine_s_tables() {
+        let pattern = format!("a{{100000}}{}", "(a)?".repeat(54));
+        let error = postprocess_regex(&pattern).unwrap_err();
+        assert!(error.contains("capture groups would need"), "{error}");
     }
 
     #[test]

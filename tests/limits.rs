@@ -1559,7 +1559,7 @@ fn the_clean_up_regexes_together_compile_to_a_bounded_size() {
         diagnostics.iter().all(|d| d.code == "invalid-regex"
             && d.file == "promptc.toml"
             && d.message
-                == "invalid regular expression: the clean-up regexes before it compile to more than 32 MiB together, the most a workspace's rules may take: simplify them, or merge rules into one pattern"),
+                == "invalid regular expression: the clean-up regexes before it count more than 32 MiB together (each twice the memory it compiles to), the most a workspace's rules may take: simplify them, or merge rules into one pattern"),
         "{diagnostics:#?}"
     );
     // The first rules are built, the last is not; one line per rule refused.
