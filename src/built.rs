@@ -68,8 +68,8 @@ impl<T: Clone, E: Clone> Built<T, E> {
 /// compiled the pattern a second time, backwards, which only patterns small enough for a full
 /// DFA used, to search a little faster (a rule with `\w`: 0.47 against 0.25 ms, medians of
 /// 300 builds; a dozen such rules were most of the registry shape's build thread). The regex
-/// crate refuses a pattern whose backward form passes the size limit: that form is compiled
-/// (and refused alike) only for a pattern large enough for it to (see
+/// crate refuses a pattern whose backward form passes the size limit: that form is compiled,
+/// and such a pattern refused alike, only for a large pattern (see
 /// [`refuse_large_backward_form`]). Fuel and the workspace's total count the regex at
 /// [`rule_size`], twice what it now compiles to.
 pub fn postprocess_regex(pattern: &str) -> Result<meta::Regex, String> {
@@ -225,10 +225,15 @@ impl LazyRule {
         use regex_syntax::hir::literal::{ExtractKind, Extractor};
 
         let empty = hybrid::dfa::Cache::new(&self.forward);
-        let Some(hir) = hir.filter(|_| self.forward.get_nfa().memory_usage() <= WARM_NFA_BYTES)
-        else {
+        let pattern_bytes = self.forward.get_nfa().memory_usage();
+        let Some(hir) = hir.filter(|_| pattern_bytes <= WARM_NFA_BYTES) else {
             return empty;
         };
+        // The states kept take no more than the pattern compiled to (nor than
+        // `WARM_STATE_BYTES`), so that what bounds the workspace's patterns together bounds them
+        // too: a small pattern whose classes make every state wide would otherwise keep many
+        // times its own size.
+        let most = WARM_STATE_BYTES.min(pattern_bytes);
         let starts = Extractor::new()
             .kind(ExtractKind::Prefix)
             .limit_literal_len(WARM_LITERAL_BYTES)
@@ -237,7 +242,9 @@ impl LazyRule {
         let Some(literals) = starts.literals() else {
             return empty;
         };
-        let mut cache = empty.clone();
+        // Kept as copies, which is what each search starts from: a copy leaves out the scratch
+        // space the searches grew, which the memory a cache counts includes.
+        let mut kept = empty.clone();
         let mut text = Vec::with_capacity(WARM_LITERAL_BYTES + 1);
         for literal in literals.iter().take(WARM_LITERALS) {
             for before in [&b""[..], b"\n", b" "] {
@@ -247,18 +254,18 @@ impl LazyRule {
                 let input = Input::new(&text)
                     .span(before.len()..text.len())
                     .anchored(Anchored::Yes);
+                let mut cache = kept.clone();
                 let _ = self.forward.try_search_fwd(&mut cache, &input);
-                if cache.clear_count() > 0 {
-                    return empty;
+                let grown = cache.memory_usage().saturating_sub(empty.memory_usage());
+                // A search that cleared the cache or passed the most is not kept: what the
+                // searches before it built is.
+                if cache.clear_count() > 0 || grown > most {
+                    return kept;
                 }
-                if cache.memory_usage().saturating_sub(empty.memory_usage()) > WARM_STATE_BYTES {
-                    return cache.clone();
-                }
+                kept = cache.clone();
             }
         }
-        // Kept as a copy, which is what each search starts from: a copy leaves out the
-        // scratch space the searches grew, which the memory a cache counts includes.
-        cache.clone()
+        kept
     }
 
     /// Where the rule's matches may start, for a pattern that starts with a literal and
@@ -462,13 +469,16 @@ fn refuse_large_capture_table(regex: &meta::Regex) -> Result<(), String> {
     Ok(())
 }
 
-/// Refuses a pattern whose backward form compiles to more than [`POSTPROCESS_NFA_LIMIT`], with
-/// the regex crate's message: the regex crate compiles every pattern backwards too, within the
-/// same limit, and refuses such a pattern (`\w{300}`). A clean-up rule's regex compiles only
-/// the forward form (see [`postprocess_regex`]); the backward one took at most 3.2 times the
-/// forward one's memory in the patterns measured (repeated Unicode classes, `.`, `\d`, `[^a]`),
-/// so only a pattern whose forward form passes an eighth of the limit is compiled backwards
-/// here.
+/// Refuses, with the regex crate's message, a pattern whose backward form compiles to more
+/// than [`POSTPROCESS_NFA_LIMIT`] and that the regex crate refuses for it (`\w{300}`): the
+/// regex crate compiles a pattern backwards too, within the same limit. A clean-up rule's
+/// regex compiles only the forward form (see [`postprocess_regex`]), and compiling the
+/// backward one costs about as much, so it is compiled only for a pattern whose forward form
+/// passes an eighth of the limit: the backward form of repeated Unicode classes, `.`, `\d` or
+/// `[^a]` took 1.6 to 3.2 times the forward one's memory. A pattern under that whose backward
+/// form alone passes the limit (a class of thousands of characters that share their last
+/// byte, repeated, took a hundred times) is accepted where the regex crate refuses it; its
+/// matches are found forwards from its literal, or searched state by state and paid for.
 fn refuse_large_backward_form(pattern: &str) -> Result<(), String> {
     use regex_automata::nfa::thompson;
     thompson::Compiler::new()
@@ -482,9 +492,12 @@ fn refuse_large_backward_form(pattern: &str) -> Result<(), String> {
         )
         .build(pattern)
         .map(drop)
-        .map_err(|error| {
+        .or_else(|_| {
+            // The regex crate need not compile the pattern backwards at all (a list of
+            // literals is searched without): it decides.
             regex::Regex::new(pattern)
-                .map_or_else(|error| regex_message(&error), |_| error.to_string())
+                .map(drop)
+                .map_err(|error| regex_message(&error))
         })
 }
 
@@ -687,7 +700,16 @@ mod tests {
             let built_from_fresh = from_fresh.memory_usage() - fresh.memory_usage();
             assert!(built_from_fresh < built_from_empty, "at {start}");
         }
-        assert!(rule.forward_cache().memory_usage() > 0);
+        // What the states kept take, on a 64-bit machine: the same in every process, and what
+        // tells when an upgrade of regex-automata changes what is built ahead.
+        assert_eq!(fresh.memory_usage() - empty.memory_usage(), 6_140);
+        // A small pattern whose classes make every state wide keeps no more than its size
+        // (here nothing: its literal's states alone take several times that).
+        let class: String = (0u8..128).map(|byte| format!("\\x{byte:02x}")).collect();
+        let wide = LazyRule::build(&format!("qwertyuiopasdfgh[{class}]")).unwrap();
+        let kept = wide.forward_cache().memory_usage()
+            - hybrid::dfa::Cache::new(wide.forward()).memory_usage();
+        assert!(kept <= wide.forward().get_nfa().memory_usage());
         let large = LazyRule::build(r"NOTE: \w{40}").unwrap();
         assert!(large.forward().get_nfa().memory_usage() > WARM_NFA_BYTES);
         assert_eq!(

@@ -610,7 +610,8 @@ impl<'w> MatrixWriter<'w> {
             }
         }
         // Left by an earlier, killed run: not the ones this run has just written.
-        let strays: Vec<(PathBuf, String)> = stray_temporaries(workspace)?
+        let strays: Vec<(PathBuf, String)> = files_on_disk(workspace)?
+            .strays
             .into_iter()
             .filter(|(real, _)| !self.staged.holds(real))
             .collect();
@@ -739,11 +740,17 @@ impl<'w> MatrixChecker<'w> {
         let workspace = self.workspace;
         let mut owned = BTreeSet::new();
         for path in read_index(workspace)? {
+            // An output of this run was looked up as it was compared, and is not unexpected
+            // whether the index holds it or not: only the others are looked up again.
+            if self.expected.contains(&path) {
+                continue;
+            }
             if indexed(workspace, &path)?.is_some_and(|real| real.is_file()) {
                 owned.insert(path);
             }
         }
-        let mut present = outputs_on_disk(workspace)?;
+        let on_disk = files_on_disk(workspace)?;
+        let mut present = on_disk.outputs;
         present.extend(owned.iter().cloned());
         for path in present {
             if !self.expected.contains(path.as_str()) {
@@ -751,7 +758,7 @@ impl<'w> MatrixChecker<'w> {
                 self.mismatches.push(Mismatch::Unexpected { path, owned });
             }
         }
-        for (_, path) in stray_temporaries(workspace)? {
+        for (_, path) in on_disk.strays {
             self.mismatches.push(Mismatch::Stray { path });
         }
         Ok(self.mismatches)
@@ -917,32 +924,32 @@ fn output_folders(workspace: &Workspace) -> Result<Vec<(PathBuf, String)>, PathE
     Ok(folders)
 }
 
-/// `<out>/<family>/<context>.md` files present on disk, sorted.
-fn outputs_on_disk(workspace: &Workspace) -> Result<BTreeSet<String>, PathError> {
-    let mut found = BTreeSet::new();
-    for (real, relative) in output_folders(workspace)?.into_iter().skip(1) {
+/// What the output folders hold, each folder listed once.
+struct FilesOnDisk {
+    /// `<out>/<family>/<context>.md` files (and their tool definitions), sorted.
+    outputs: BTreeSet<String>,
+    /// promptc's temporary files, left by a build that was killed: in the folders' order, and
+    /// sorted within each.
+    strays: Vec<(PathBuf, String)>,
+}
+
+fn files_on_disk(workspace: &Workspace) -> Result<FilesOnDisk, PathError> {
+    let mut outputs = BTreeSet::new();
+    let mut strays = Vec::new();
+    for (index, (real, relative)) in output_folders(workspace)?.into_iter().enumerate() {
+        let mut found = Vec::new();
         for file in std::fs::read_dir(&real).map_err(|error| PathError::io(&relative, error))? {
             let file = file.map_err(|error| PathError::io(&relative, error))?;
             let name = file.file_name();
             let name_text = name.to_string_lossy();
-            if name_text.ends_with(".md") || name_text.ends_with(DEFINITIONS_SUFFIX) {
-                found.insert(format!("{relative}/{}", name.to_string_lossy()));
+            // Outputs lie in the family folders, below the output folder itself.
+            if index > 0 && (name_text.ends_with(".md") || name_text.ends_with(DEFINITIONS_SUFFIX))
+            {
+                outputs.insert(format!("{relative}/{name_text}"));
             }
-        }
-    }
-    Ok(found)
-}
-
-/// promptc's temporary files in the output folders, left by a build that was killed.
-fn stray_temporaries(workspace: &Workspace) -> Result<Vec<(PathBuf, String)>, PathError> {
-    let mut strays = Vec::new();
-    for (real, relative) in output_folders(workspace)? {
-        let mut found = Vec::new();
-        for file in std::fs::read_dir(&real).map_err(|error| PathError::io(&relative, error))? {
-            let file = file.map_err(|error| PathError::io(&relative, error))?;
             let is_file = file.file_type().is_ok_and(|kind| kind.is_file());
-            if is_file && is_temporary(&file.file_name()) {
-                found.push(file.file_name());
+            if is_file && is_temporary(&name) {
+                found.push(name);
             }
         }
         found.sort();
@@ -953,7 +960,7 @@ fn stray_temporaries(workspace: &Workspace) -> Result<Vec<(PathBuf, String)>, Pa
             ));
         }
     }
-    Ok(strays)
+    Ok(FilesOnDisk { outputs, strays })
 }
 
 /// Where a selection problem of the matrix is told: at the manifest's matrix.
