@@ -216,10 +216,10 @@ impl LazyRule {
     /// once, by anchored searches of each literal the pattern starts with, at the start of a
     /// text, of a line and after a space: the states come from the pattern alone, so a copy
     /// is the same fresh cache for every prompt and what a search pays still depends on the
-    /// prompt alone; it no longer pays for those states. A pattern larger than
-    /// [`WARM_NFA_BYTES`] (whose states take longest to build), or states past
-    /// [`WARM_STATE_BYTES`], are not built ahead; nor is anything when the cache had to be
-    /// cleared.
+    /// prompt alone; it no longer pays for those states. Nothing is built ahead for a pattern
+    /// larger than [`WARM_NFA_BYTES`] (whose states take longest to build); a warming search
+    /// that clears the cache, or leaves it holding more than [`WARM_STATE_BYTES`] or the
+    /// pattern's own size, is not kept.
     fn warmed_cache(&self, hir: Option<&regex_syntax::hir::Hir>) -> hybrid::dfa::Cache {
         use regex_automata::{Anchored, Input};
         use regex_syntax::hir::literal::{ExtractKind, Extractor};
@@ -362,7 +362,7 @@ const WARM_NFA_BYTES: usize = 64 << 10;
 /// The most bytes of each literal start, and the most literals, warmed with.
 const WARM_LITERAL_BYTES: usize = 16;
 const WARM_LITERALS: usize = 8;
-/// The most memory of states built ahead (a search may take it somewhat past this).
+/// The most memory of states kept ahead (and no more than the pattern's own).
 const WARM_STATE_BYTES: usize = 32 << 10;
 
 /// How a clean-up rule's patterns compile for the lazy DFA: without capture states, which it
