@@ -88,7 +88,7 @@ pub fn postprocess_regex(pattern: &str) -> Result<meta::Regex, String> {
             .dfa(false);
         let regex = meta::Builder::new()
             .configure(config)
-            .syntax(regex_automata::util::syntax::Config::new().utf8(true))
+            .syntax(rule_syntax())
             .build(pattern)
             .map_err(|error| {
                 // The regex crate words the same failure for users: its message, when the
@@ -174,7 +174,7 @@ pub struct LazyRule {
 
 impl LazyRule {
     fn build(pattern: &str) -> Option<Self> {
-        let syntax = regex_automata::util::syntax::Config::new().utf8(true);
+        let syntax = rule_syntax();
         let hir = regex_automata::util::syntax::parse_with(pattern, &syntax).ok();
         // The literal a match starts with, searched for first as the regex crate does: most
         // rules start with one, and the prompt is read at the speed of `memchr`.
@@ -309,7 +309,7 @@ impl LazyRule {
                 // the forward one's settings, reversed, with every match kept and no
                 // prefilter.
                 let reverse = hybrid::dfa::Builder::new()
-                    .syntax(regex_automata::util::syntax::Config::new().utf8(true))
+                    .syntax(rule_syntax())
                     .thompson(lazy_nfa_config().reverse(true))
                     .configure(
                         lazy_dfa_config()
@@ -340,7 +340,7 @@ impl LazyRule {
         if self.literal_starts().is_none() {
             return hybrid::dfa::Cache::new(&self.forward);
         }
-        let syntax = regex_automata::util::syntax::Config::new().utf8(true);
+        let syntax = rule_syntax();
         let hir = regex_automata::util::syntax::parse_with(&self.pattern, &syntax).ok();
         self.warmed_cache(hir.as_ref())
     }
@@ -364,6 +364,11 @@ const WARM_LITERAL_BYTES: usize = 16;
 const WARM_LITERALS: usize = 8;
 /// The most memory of states kept ahead (and no more than the pattern's own).
 const WARM_STATE_BYTES: usize = 32 << 10;
+
+/// How a clean-up rule's patterns are parsed, by every engine that searches them.
+fn rule_syntax() -> regex_automata::util::syntax::Config {
+    regex_automata::util::syntax::Config::new().utf8(true)
+}
 
 /// How a clean-up rule's patterns compile for the lazy DFA: without capture states, which it
 /// does not use.
@@ -480,16 +485,9 @@ fn refuse_large_capture_table(regex: &meta::Regex) -> Result<(), String> {
 /// byte, repeated, took a hundred times) is accepted where the regex crate refuses it; its
 /// matches are found forwards from its literal, or searched state by state and paid for.
 fn refuse_large_backward_form(pattern: &str) -> Result<(), String> {
-    use regex_automata::nfa::thompson;
-    thompson::Compiler::new()
-        .syntax(regex_automata::util::syntax::Config::new().utf8(true))
-        .configure(
-            thompson::Config::new()
-                .utf8(true)
-                .reverse(true)
-                .nfa_size_limit(Some(POSTPROCESS_NFA_LIMIT))
-                .which_captures(thompson::WhichCaptures::None),
-        )
+    regex_automata::nfa::thompson::Compiler::new()
+        .syntax(rule_syntax())
+        .configure(lazy_nfa_config().reverse(true))
         .build(pattern)
         .map(drop)
         .or_else(|_| {

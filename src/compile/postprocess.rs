@@ -846,6 +846,7 @@ fn replace_matches(
     // Nothing to expand: the matches alone, without their groups.
     let expands = replace.contains('$');
     let mut captures = regex.create_captures();
+    let size = rule_size(regex);
     let mut out = String::with_capacity(text.len().min(limit));
     let mut last = 0;
     for found in matches {
@@ -858,7 +859,7 @@ fn replace_matches(
         } else {
             // The groups of this match: the engine that finds them steps through the pattern
             // for each byte of it, paid for as a search of the match.
-            fuel.pay(stepped_fuel(found.len(), rule_size(regex)))?;
+            fuel.pay(stepped_fuel(found.len(), size))?;
             let input = Input::new(text).span(found.range()).anchored(Anchored::Yes);
             regex.search_captures(&input, &mut captures);
             if !captures.is_match() {
