@@ -1374,6 +1374,25 @@ fn a_low_memory_limit_builds_on_fewer_threads() {
     );
 }
 
+// A rule's regex compiles only its pattern's forward form; the regex crate also limits the
+// backward form, and a pattern whose backward form passes the limit is refused at its place,
+// with the regex crate's words, as the regex crate refuses it.
+#[test]
+fn a_rule_too_large_backwards_is_refused_at_its_pattern() {
+    let rule = "\n[[postprocess]]\nrule = \"regex\"\npattern = '\\w{300}'\nreplace = \"x\"\n";
+    let (code, file, line, column, message) = single_error(rule, "Intro.\n");
+    assert_eq!(
+        (code.as_str(), file.as_str()),
+        ("invalid-regex", "promptc.toml"),
+        "{message}"
+    );
+    assert!(line > 1 && column == 11, "{line}:{column}");
+    assert_eq!(
+        message,
+        "invalid regular expression: Compiled regex exceeds size limit of 10485760 bytes."
+    );
+}
+
 // To find the groups of a match, the regex engine keeps a position for both ends of every
 // capture group in each state of the pattern while it searches: `(a)?` repeated thousands of
 // times, within the size limits, asked for gigabytes at the first search and the process
