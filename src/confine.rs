@@ -28,11 +28,60 @@ pub enum Origin {
 /// inside the workspace, and it must be a regular file of at most `limit` bytes.
 pub fn read_content(root: &Path, path: &Path, limit: u64) -> Result<Vec<u8>, PathError> {
     let shown = shown(root, path);
-    let read = match plainly_inside(root, path) {
-        Some(metadata) => read_looked_at(path, &metadata, limit),
-        None => real_path_inside(root, path).and_then(|real| read_regular(&real, limit)),
+    let read = match opened_plainly_inside(root, path) {
+        Some(file) => read_opened(file, limit),
+        None => match plainly_inside(root, path) {
+            Some(metadata) => read_looked_at(path, &metadata, limit),
+            None => real_path_inside(root, path).and_then(|real| read_regular(&real, limit)),
+        },
     };
     read.map_err(|problem| PathError::new(&shown, problem))
+}
+
+/// `path` opened for reading in one call that follows no link at all, when it lies below
+/// `root` (a canonical path, so itself free of links) through plain names: what
+/// [`plainly_inside`] finds with a call per name, checked by the kernel as it opens the
+/// file, so nothing can be swapped between the look and the open. `None` sends the path the
+/// longer way: a link on the way (which may still stay inside), a name that is not plain, a
+/// file that cannot be opened (to be reported as before), or a system without `openat2`.
+#[cfg(target_os = "linux")]
+fn opened_plainly_inside(root: &Path, path: &Path) -> Option<File> {
+    use rustix::fs::{Mode, OFlags, ResolveFlags};
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    // Linux before 5.6, or a sandbox that filters the call: asked once, not for every file.
+    static UNAVAILABLE: AtomicBool = AtomicBool::new(false);
+    if UNAVAILABLE.load(Ordering::Relaxed) || !plain_names_below(root, path) {
+        return None;
+    }
+    // Non-blocking, so that a FIFO opens at once and is refused as not a regular file, as it
+    // is when looked at first.
+    let flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOCTTY | OFlags::NONBLOCK;
+    let resolve = ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
+    match rustix::fs::openat2(rustix::fs::CWD, path, flags, Mode::empty(), resolve) {
+        Ok(fd) => Some(File::from(fd)),
+        Err(error) => {
+            if error == rustix::io::Errno::NOSYS || error == rustix::io::Errno::PERM {
+                UNAVAILABLE.store(true, Ordering::Relaxed);
+            }
+            None
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn opened_plainly_inside(_root: &Path, _path: &Path) -> Option<File> {
+    None
+}
+
+/// Whether `path` is `root` followed by plain names, none of them the repository's folder.
+fn plain_names_below(root: &Path, path: &Path) -> bool {
+    path.strip_prefix(root).is_ok_and(|below| {
+        below.components().next().is_some()
+            && below
+                .components()
+                .all(|part| matches!(part, Component::Normal(name) if !is_git_folder(name)))
+    })
 }
 
 /// Whether `path` lies inside `root` as it stands: plain names below it, none of them a link
@@ -162,8 +211,19 @@ fn read_looked_at(path: &Path, metadata: &Metadata, limit: u64) -> Result<Vec<u8
     }
     let file = File::open(path).map_err(PathProblem::Io)?;
     // The file may have been swapped between the look and the open: check what was opened.
+    read_opened(file, limit)
+}
+
+/// Reads an opened file: a regular file of at most `limit` bytes.
+fn read_opened(file: File, limit: u64) -> Result<Vec<u8>, PathProblem> {
     let opened = file.metadata().map_err(PathProblem::Io)?;
     check_regular(&opened)?;
+    if opened.len() > limit {
+        return Err(PathProblem::TooLarge {
+            limit,
+            setting: None,
+        });
+    }
     // Room for the whole file and one byte more, so that reading it takes one call and
     // finding its end another (the file may still grow: the limit holds whatever it does).
     let expected = usize::try_from(opened.len().min(limit)).unwrap_or(0);
@@ -691,10 +751,48 @@ mod tests {
                 .len(),
             100
         );
+        // A link that stays inside is followed.
+        symlink(root.join("big"), root.join("alias")).unwrap();
+        assert_eq!(
+            read_content(&root, &root.join("alias"), 100).unwrap().len(),
+            100
+        );
         // Named by the caller: read from anywhere, still bounded and regular.
         assert!(matches!(
             read_named(Path::new("/dev/zero"), 10).unwrap_err().problem,
             PathProblem::NotRegularFile { .. }
         ));
+    }
+
+    /// A file below the root through plain names is opened in one call; anything else (a
+    /// link on the way, `..`, the repository's folder, the root itself) takes the long way.
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn plain_paths_are_opened_in_one_call_that_follows_no_link() {
+        let (_dir, root, outside) = workspace();
+        fs::create_dir_all(root.join("real/.git")).unwrap();
+        fs::write(root.join("real/file"), "x").unwrap();
+        fs::write(root.join("real/.git/config"), "x").unwrap();
+        fs::write(outside.join("secret"), "x").unwrap();
+        symlink(root.join("real"), root.join("inner")).unwrap();
+        symlink(outside.join("secret"), root.join("real/secret")).unwrap();
+        let opened = |p: &str| opened_plainly_inside(&root, &root.join(p)).is_some();
+        assert!(opened("real/file"));
+        assert!(!opened("inner/file"));
+        assert!(!opened("real/secret"));
+        assert!(!opened("real/../real/file"));
+        assert!(!opened("real/.git/config"));
+        assert!(!opened("missing"));
+        assert!(opened_plainly_inside(&root, &root).is_none());
+        // A FIFO opens without waiting for a writer, and is refused as it is when looked at.
+        let fifo = root.join("real/pipe");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|status| status.success()) {
+            assert!(opened("real/pipe"));
+            assert!(matches!(
+                read_content(&root, &fifo, 10).unwrap_err().problem,
+                PathProblem::NotRegularFile { .. }
+            ));
+        }
     }
 }

@@ -368,8 +368,14 @@ impl Registrar<'_> {
         at: Span,
         named_at: Option<Span>,
     ) -> io::Result<Option<TemplateId>> {
-        // Missing, or a folder (`template_file = "."`): the field is what needs changing.
-        if path.symlink_metadata().is_err() || path.is_dir() {
+        // Missing, or a folder (`template_file = "."`): the field is what needs changing. A
+        // link is judged by where it leads (a dangling one is reported as such by the read).
+        let missing = match path.symlink_metadata() {
+            Err(_) => true,
+            Ok(metadata) if metadata.file_type().is_symlink() => path.is_dir(),
+            Ok(metadata) => metadata.is_dir(),
+        };
+        if missing {
             self.diagnostics.push(Diagnostic::new(
                 Problem::TemplateFileMissing {
                     path: display_path(self.root, path).display().to_string(),
