@@ -105,23 +105,28 @@ impl Postprocessor {
         let mut text = std::borrow::Cow::Borrowed(text);
         for (index, step) in &self.steps {
             let rule = *index;
+            // `None`: the rule leaves the text as it is (most regex rules, in most prompts),
+            // and it is not copied.
             let next = match step {
                 Step::Rule(PostprocessRule::TrimTrailingWhitespace) => {
-                    trim_trailing_whitespace(&text)
+                    Some(trim_trailing_whitespace(&text))
                 }
                 Step::Rule(PostprocessRule::CollapseBlankLines {
                     max,
                     whitespace_is_blank,
-                }) => collapse_blank_lines(&text, *max, *whitespace_is_blank),
+                }) => has_long_blank_run(&text, *max, *whitespace_is_blank)
+                    .then(|| collapse_blank_lines(&text, *max, *whitespace_is_blank)),
                 Step::Rule(PostprocessRule::DropEmptySections { separator }) => {
-                    drop_empty_sections(&text, separator)
+                    Some(drop_empty_sections(&text, separator))
                 }
-                Step::Rule(PostprocessRule::Trim { final_newline }) => trim(&text, *final_newline),
+                Step::Rule(PostprocessRule::Trim { final_newline }) => {
+                    Some(trim(&text, *final_newline))
+                }
                 Step::Rule(PostprocessRule::SeparatorSpacing { separator, guard }) => {
-                    separator_spacing(&text, separator, guard.as_ref())
+                    Some(separator_spacing(&text, separator, guard.as_ref()))
                 }
                 Step::Rule(PostprocessRule::DropEmptyHeadings { guard }) => {
-                    drop_empty_headings(&text, guard.as_ref())
+                    Some(drop_empty_headings(&text, guard.as_ref()))
                 }
                 // Compiled into `Step::Regex` by `new`.
                 Step::Rule(PostprocessRule::Regex { .. }) => continue,
@@ -144,7 +149,7 @@ impl Postprocessor {
                             ),
                         });
                     }
-                    tidy
+                    Some(tidy)
                 }
                 Step::Regex {
                     regex,
@@ -167,7 +172,9 @@ impl Postprocessor {
                         .map_err(stopped)?
                 }
             };
-            text = std::borrow::Cow::Owned(next);
+            if let Some(next) = next {
+                text = std::borrow::Cow::Owned(next);
+            }
             if text.len() > limit {
                 return Err(Stopped::Overgrown { rule });
             }
@@ -399,6 +406,27 @@ fn trimmed(line: &str) -> &str {
 
 /// Runs of more than `max` blank lines become `max` empty lines; a shorter run is left as it
 /// is, so a whitespace-only line between two lines of text keeps its spaces.
+/// Whether `collapse_blank_lines` would change `text`: a run of more than `max` blank lines.
+/// Looking is cheaper than collapsing, which copies every line kept.
+fn has_long_blank_run(text: &str, max: usize, whitespace_is_blank: bool) -> bool {
+    let mut run = 0;
+    for line in lines(text) {
+        let blank = if whitespace_is_blank {
+            is_blank(line)
+        } else {
+            line.is_empty()
+        };
+        if !blank {
+            run = 0;
+        } else if run == max {
+            return true;
+        } else {
+            run += 1;
+        }
+    }
+    false
+}
+
 fn collapse_blank_lines(text: &str, max: usize, whitespace_is_blank: bool) -> String {
     let mut collapse = Collapse::new(text, max, whitespace_is_blank);
     lines(text).for_each(|line| collapse.push(line));
@@ -663,7 +691,7 @@ fn replace_guarded(
     guard: Option<&Guard>,
     limit: usize,
     fuel: &Fuel,
-) -> Result<String, Reason> {
+) -> Result<Option<String>, Reason> {
     let size = rule_size(regex.regex);
     if let Some(lazy) = regex.lazy {
         // Fresh caches for each rule of each compile: what a search costs, and whether the
@@ -836,7 +864,12 @@ fn replace_matches(
     guard: Option<&Guard>,
     limit: usize,
     fuel: &Fuel,
-) -> Result<String, Reason> {
+) -> Result<Option<String>, Reason> {
+    // No match: the text is left as it is, without a copy.
+    let mut matches = matches.peekable();
+    if matches.peek().is_none() {
+        return Ok(None);
+    }
     let mut guarded = guard.map(|guard| GuardedText::new(text, guard));
     let mut keep = |start: usize, end: usize| {
         guarded
@@ -879,7 +912,7 @@ fn replace_matches(
     if out.len() > limit {
         return Err(Reason::Overgrown);
     }
-    Ok(out)
+    Ok(Some(out))
 }
 
 /// Appends `replace` to `out` with its groups expanded, as `Captures::interpolate_string_into`
@@ -941,7 +974,8 @@ mod tests {
         };
         let full = replace_guarded(text, rule, replace, guard, usize::MAX, &fuel);
         assert!(full.as_ref().is_ok_and(|full| *full == found), "{pattern}");
-        found
+        // No match leaves the text as it is.
+        found.unwrap_or_else(|| text.to_string())
     }
 
     /// What a guard keeps, as it was first written: each span's windows walked and searched
@@ -1333,6 +1367,29 @@ mod tests {
         ) {
             proptest::prop_assert_eq!(trimmed(&line), line.trim());
             proptest::prop_assert_eq!(is_blank(&line), line.trim().is_empty());
+        }
+
+        /// `collapse_blank_lines` is skipped only when it would leave the text as it is, and
+        /// applying the rule gives what collapsing gives.
+        #[test]
+        fn blank_lines_are_collapsed_only_where_a_run_is_too_long(
+            picks in proptest::collection::vec(0usize..6, 0..24),
+            final_line in proptest::bool::ANY,
+            max in 0usize..3,
+            whitespace_is_blank in proptest::bool::ANY,
+        ) {
+            let kinds = ["", " ", "\t", "\u{a0}", "text", "  indented"];
+            let mut text = picks.iter().map(|&pick| kinds[pick]).collect::<Vec<_>>().join("\n");
+            if final_line {
+                text.push('\n');
+            }
+            let collapsed = collapse_blank_lines(&text, max, whitespace_is_blank);
+            if !has_long_blank_run(&text, max, whitespace_is_blank) {
+                proptest::prop_assert_eq!(&collapsed, &text);
+            }
+            let rule = [PostprocessRule::CollapseBlankLines { max, whitespace_is_blank }];
+            let applied = Postprocessor::new(Some(&rule)).apply(&text, u64::MAX, DEFAULT_FUEL);
+            proptest::prop_assert_eq!(applied, Ok(collapsed));
         }
 
         /// The default set made in one pass gives what its three rules give one after the
