@@ -38,35 +38,48 @@ pub fn read_content(root: &Path, path: &Path, limit: u64) -> Result<Vec<u8>, Pat
     read.map_err(|problem| PathError::new(&shown, problem))
 }
 
-/// `path` opened for reading in one call that follows no link at all, when it lies below
-/// `root` (a canonical path, so itself free of links) through plain names: what
-/// [`plainly_inside`] finds with a call per name, checked by the kernel as it opens the
-/// file, so nothing can be swapped between the look and the open. `None` sends the path the
-/// longer way: a link on the way (which may still stay inside), a name that is not plain, a
-/// file that cannot be opened (to be reported as before), or a system without `openat2`.
+/// `path` opened for reading when it is a regular file below `root` (a canonical path, so
+/// itself free of links) through plain names: what [`plainly_inside`] finds with a call per
+/// name, checked by the kernel. Its folder is opened in one call that follows no link at all
+/// (`openat2`), and the file is looked at, then opened, by its name in that folder without
+/// following a link: nothing on the way can be swapped for a link meanwhile, and a FIFO or a
+/// device is refused before it is opened, as it is on the longer way. `None` sends the path
+/// that longer way: a link on the way (which may still lead inside), a name that is not plain,
+/// anything but a regular file within reach (to be reported as before), or a system without
+/// `openat2`.
 #[cfg(target_os = "linux")]
 fn opened_plainly_inside(root: &Path, path: &Path) -> Option<File> {
-    use rustix::fs::{Mode, OFlags, ResolveFlags};
+    use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags};
     use std::sync::atomic::{AtomicBool, Ordering};
 
-    // Linux before 5.6, or a sandbox that filters the call: asked once, not for every file.
+    // Linux before 5.6: asked once, not for every file. Other refusals (a sandbox's filter
+    // among them) cost one failed call per file and are not remembered, so that a refusal
+    // of one file does not slow every later read of a long-lived process.
     static UNAVAILABLE: AtomicBool = AtomicBool::new(false);
     if UNAVAILABLE.load(Ordering::Relaxed) || !plain_names_below(root, path) {
         return None;
     }
-    // Non-blocking, so that a FIFO opens at once and is refused as not a regular file, as it
-    // is when looked at first.
-    let flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOCTTY | OFlags::NONBLOCK;
+    let (folder, name) = (path.parent()?, path.file_name()?);
     let resolve = ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
-    match rustix::fs::openat2(rustix::fs::CWD, path, flags, Mode::empty(), resolve) {
-        Ok(fd) => Some(File::from(fd)),
+    let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let folder = match rustix::fs::openat2(rustix::fs::CWD, folder, flags, Mode::empty(), resolve) {
+        Ok(folder) => folder,
         Err(error) => {
-            if error == rustix::io::Errno::NOSYS || error == rustix::io::Errno::PERM {
+            if error == rustix::io::Errno::NOSYS {
                 UNAVAILABLE.store(true, Ordering::Relaxed);
             }
-            None
+            return None;
         }
+    };
+    let looked = rustix::fs::statat(&folder, name, AtFlags::SYMLINK_NOFOLLOW).ok()?;
+    if FileType::from_raw_mode(looked.st_mode) != FileType::RegularFile {
+        return None;
     }
+    // Non-blocking: a file swapped for a FIFO since the look opens at once, and is refused
+    // by the check of what was opened.
+    let flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOFOLLOW | OFlags::NOCTTY;
+    let file = rustix::fs::openat(&folder, name, flags | OFlags::NONBLOCK, Mode::empty()).ok()?;
+    Some(File::from(file))
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -75,6 +88,7 @@ fn opened_plainly_inside(_root: &Path, _path: &Path) -> Option<File> {
 }
 
 /// Whether `path` is `root` followed by plain names, none of them the repository's folder.
+#[cfg(target_os = "linux")]
 fn plain_names_below(root: &Path, path: &Path) -> bool {
     path.strip_prefix(root).is_ok_and(|below| {
         below.components().next().is_some()
@@ -764,11 +778,12 @@ mod tests {
         ));
     }
 
-    /// A file below the root through plain names is opened in one call; anything else (a
-    /// link on the way, `..`, the repository's folder, the root itself) takes the long way.
+    /// A regular file below the root through plain names is opened by name in its folder,
+    /// itself opened in one call that follows no link; anything else (a link on the way,
+    /// `..`, the repository's folder, the root itself, a FIFO) takes the long way.
     #[test]
     #[cfg(target_os = "linux")]
-    fn plain_paths_are_opened_in_one_call_that_follows_no_link() {
+    fn plain_paths_are_opened_by_name_in_a_folder_reached_without_links() {
         let (_dir, root, outside) = workspace();
         fs::create_dir_all(root.join("real/.git")).unwrap();
         fs::write(root.join("real/file"), "x").unwrap();
@@ -784,15 +799,16 @@ mod tests {
         assert!(!opened("real/.git/config"));
         assert!(!opened("missing"));
         assert!(opened_plainly_inside(&root, &root).is_none());
-        // A FIFO opens without waiting for a writer, and is refused as it is when looked at.
+        // Only a regular file is opened: a FIFO or a folder is refused on the longer way,
+        // without being opened (opening a FIFO lets a writer that waits for it go on).
+        assert!(!opened("real"));
         let fifo = root.join("real/pipe");
         let made = std::process::Command::new("mkfifo").arg(&fifo).status();
-        if made.is_ok_and(|status| status.success()) {
-            assert!(opened("real/pipe"));
-            assert!(matches!(
-                read_content(&root, &fifo, 10).unwrap_err().problem,
-                PathProblem::NotRegularFile { .. }
-            ));
-        }
+        assert!(made.is_ok_and(|status| status.success()));
+        assert!(!opened("real/pipe"));
+        assert!(matches!(
+            read_content(&root, &fifo, 10).unwrap_err().problem,
+            PathProblem::NotRegularFile { .. }
+        ));
     }
 }

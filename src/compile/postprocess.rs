@@ -101,7 +101,7 @@ impl Postprocessor {
     pub fn apply(&self, text: &str, limit: u64, fuel: u64) -> Result<String, Stopped> {
         let limit = usize::try_from(limit).unwrap_or(usize::MAX);
         let fuel = Fuel::new(fuel);
-        // Every rule makes a new text: the rendered one is not copied first.
+        // A rule that changes the text makes a new one; the rendered text is not copied.
         let mut text = std::borrow::Cow::Borrowed(text);
         for (index, step) in &self.steps {
             let rule = *index;
@@ -404,10 +404,9 @@ fn trimmed(line: &str) -> &str {
     }
 }
 
-/// Runs of more than `max` blank lines become `max` empty lines; a shorter run is left as it
-/// is, so a whitespace-only line between two lines of text keeps its spaces.
-/// Whether `collapse_blank_lines` would change `text`: a run of more than `max` blank lines.
-/// Looking is cheaper than collapsing, which copies every line kept.
+/// Whether `text` has a run of more than `max` blank lines, without which
+/// `collapse_blank_lines` would leave it as it is. Looking is cheaper than collapsing, which
+/// copies every line kept.
 fn has_long_blank_run(text: &str, max: usize, whitespace_is_blank: bool) -> bool {
     let mut run = 0;
     for line in lines(text) {
@@ -427,6 +426,8 @@ fn has_long_blank_run(text: &str, max: usize, whitespace_is_blank: bool) -> bool
     false
 }
 
+/// Runs of more than `max` blank lines become `max` empty lines; a shorter run is left as it
+/// is, so a whitespace-only line between two lines of text keeps its spaces.
 fn collapse_blank_lines(text: &str, max: usize, whitespace_is_blank: bool) -> String {
     let mut collapse = Collapse::new(text, max, whitespace_is_blank);
     lines(text).for_each(|line| collapse.push(line));
