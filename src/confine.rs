@@ -59,6 +59,12 @@ fn opened_plainly_inside(root: &Path, path: &Path) -> Option<File> {
     if UNAVAILABLE.load(Ordering::Relaxed) || !plain_names_below(root, path) {
         return None;
     }
+    // `parent` and `file_name` read `file/` and `file/.` as `file`, which opening the path as
+    // written refuses (not a folder): such a path goes the longer way, which opens it so.
+    let written = path.as_os_str().as_encoded_bytes();
+    if written.ends_with(b"/") || written.ends_with(b"/.") {
+        return None;
+    }
     let (folder, name) = (path.parent()?, path.file_name()?);
     let resolve = ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
     let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
@@ -799,12 +805,18 @@ mod tests {
         assert!(!opened("real/.git/config"));
         assert!(!opened("missing"));
         assert!(opened_plainly_inside(&root, &root).is_none());
+        // A file named as a folder is not read as the file.
+        for written in ["real/file/", "real/file/."] {
+            assert!(!opened(written));
+            let error = read_content(&root, &root.join(written), 10).unwrap_err();
+            assert!(matches!(error.problem, PathProblem::Io(_)), "{written}");
+        }
         // Only a regular file is opened: a FIFO or a folder is refused on the longer way,
         // without being opened (opening a FIFO lets a writer that waits for it go on).
         assert!(!opened("real"));
         let fifo = root.join("real/pipe");
-        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
-        assert!(made.is_ok_and(|status| status.success()));
+        let (fifo_kind, mode) = (rustix::fs::FileType::Fifo, rustix::fs::Mode::RUSR);
+        rustix::fs::mknodat(rustix::fs::CWD, &fifo, fifo_kind, mode, 0).unwrap();
         assert!(!opened("real/pipe"));
         assert!(matches!(
             read_content(&root, &fifo, 10).unwrap_err().problem,
