@@ -336,6 +336,7 @@ impl LazyRule {
     }
 
     /// A fresh cache of the forward automaton made again as the rule made its own.
+    #[cfg(test)]
     pub fn fresh_made_again(&self) -> hybrid::dfa::Cache {
         if self.literal_starts().is_none() {
             return hybrid::dfa::Cache::new(&self.forward);

@@ -94,7 +94,6 @@ fn opened_plainly_inside(_root: &Path, _path: &Path) -> Option<File> {
 }
 
 /// Whether `path` is `root` followed by plain names, none of them the repository's folder.
-#[cfg(target_os = "linux")]
 fn plain_names_below(root: &Path, path: &Path) -> bool {
     path.strip_prefix(root).is_ok_and(|below| {
         below.components().next().is_some()
@@ -116,16 +115,12 @@ pub fn is_plainly_inside(root: &Path, path: &Path) -> bool {
 /// takes more per file than reading it. `None` sends every other path (and every problem)
 /// the long way, through [`real_path_inside`].
 fn plainly_inside(root: &Path, path: &Path) -> Option<Metadata> {
-    let below = path.strip_prefix(root).ok()?;
+    if !plain_names_below(root, path) {
+        return None;
+    }
     let mut at = root.to_path_buf();
     let mut last = None;
-    for part in below.components() {
-        let Component::Normal(name) = part else {
-            return None;
-        };
-        if is_git_folder(name) {
-            return None;
-        }
+    for name in path.strip_prefix(root).ok()?.components() {
         at.push(name);
         let metadata = at.symlink_metadata().ok()?;
         if metadata.file_type().is_symlink() {
