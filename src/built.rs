@@ -425,8 +425,8 @@ const BYTES_PER_FUEL: u64 = 4;
 /// [`FREE_SEARCH_BYTES`]. That is the search that steps through the pattern's states for each
 /// byte: the clean-up rule `(?:[0-9]{0,200}[0-4]){5}[a-z]` (26 135 fuel) reads about 120 KB a
 /// second so, and costs about 51 fuel a byte. Most patterns search far faster than this
-/// (`(?i)browser` given to `matching`, 3 407, at hundreds of megabytes a second): a search of
-/// a 2 KB text with it costs about 13 600.
+/// (`(?i)browser` given to `matching`, 481, at hundreds of megabytes a second): a search of
+/// a 2 KB text with it costs about 1 900.
 pub fn search_fuel(len: usize, size: usize) -> u64 {
     if len <= FREE_SEARCH_BYTES {
         return 0;
@@ -509,12 +509,15 @@ pub fn glob_regex(glob: &globset::Glob, limit: usize) -> Result<meta::Regex, Str
         .utf8(false)
         .dot_matches_new_line(true);
     // Only whether it matches is asked: without capture states, the engine keeps no table
-    // of their positions (see `refuse_large_capture_table`).
+    // of their positions (see `refuse_large_capture_table`). A glob is matched against a
+    // model id: its lazy DFA alone, as for `matching` (see `model_id::build_regex`).
     let config = meta::Config::new()
         .utf8_empty(false)
         .nfa_size_limit(Some(limit))
         .hybrid_cache_capacity(limit)
-        .which_captures(regex_automata::nfa::thompson::WhichCaptures::None);
+        .which_captures(regex_automata::nfa::thompson::WhichCaptures::None)
+        .dfa(false)
+        .auto_prefilter(false);
     meta::Builder::new()
         .syntax(syntax)
         .configure(config)
