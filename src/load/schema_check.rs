@@ -123,17 +123,94 @@ fn build(kind: Kind) -> Option<(Value, Validator)> {
     let schema = validation_schema(kind);
     // The schemas are generated from our own types: failing to compile one is a bug in
     // promptc, caught by the test suite, not something a user can cause.
-    let validator = jsonschema::options()
+    let validator = validator_for(&schema)?;
+    Some((schema, validator))
+}
+
+fn validator_for(schema: &Value) -> Option<Validator> {
+    jsonschema::options()
         .with_draft(Draft::Draft7)
         // For `format = "date"`: real calendar dates.
         .should_validate_formats(true)
-        // The schemas' patterns are plain character classes: the regex crate builds them
-        // in a fraction of the time fancy-regex takes, which only look-around would need.
-        .with_pattern_options(jsonschema::PatternOptions::regex())
+        .with_keyword("pattern", |_, pattern, _| {
+            let pattern = pattern
+                .as_str()
+                .ok_or_else(|| ValidationError::custom("a pattern is a string"))?;
+            let regex = PATTERNS
+                .get(pattern, || build_pattern(pattern))
+                .map_err(ValidationError::custom)?;
+            Ok(Box::new(PatternKeyword {
+                pattern: pattern.to_string(),
+                regex,
+            }))
+        })
         .offline()
-        .build(&schema)
-        .ok()?;
-    Some((schema, validator))
+        .build(schema)
+        .ok()
+}
+
+/// `pattern`, checked with a regex of promptc's own making rather than jsonschema's. The
+/// schemas' patterns are plain character classes; jsonschema builds each with the regex
+/// crate's full configuration, a full DFA and a literal prefilter beside the lazy one, and
+/// builds it again for every schema that holds it: thirteen builds of five patterns, about a
+/// third of the time the five validators took to build, on the thread that builds them while
+/// the load reads the files (and competes with it for a core). Here each is built once per
+/// process, its lazy DFA alone (see `model_id::build_regex`).
+struct PatternKeyword {
+    pattern: String,
+    regex: regex_automata::meta::Regex,
+}
+
+impl<'i> jsonschema::Keyword<'i> for PatternKeyword {
+    /// A mismatch is reported with the pattern as its message: [`report`] reads it back to
+    /// say what form the value should have.
+    fn validate(&self, instance: &'i Value) -> Result<(), ValidationError<'i>> {
+        if self.is_valid(instance) {
+            Ok(())
+        } else {
+            Err(ValidationError::custom(self.pattern.clone()))
+        }
+    }
+
+    /// As JSON Schema's `pattern`: found anywhere in a string (the schemas anchor theirs),
+    /// and any other value passes.
+    fn is_valid(&self, instance: &'i Value) -> bool {
+        instance
+            .as_str()
+            .is_none_or(|text| self.regex.is_match(text))
+    }
+}
+
+/// The schemas' patterns, each built once per process.
+static PATTERNS: crate::built::Built<regex_automata::meta::Regex> = crate::built::Built::new();
+
+fn build_pattern(pattern: &str) -> Result<regex_automata::meta::Regex, String> {
+    let config = regex_automata::meta::Config::new()
+        .which_captures(regex_automata::nfa::thompson::WhichCaptures::None)
+        .dfa(false)
+        .auto_prefilter(false);
+    regex_automata::meta::Builder::new()
+        .configure(config)
+        .build(pattern)
+        .map_err(|error| format!("pattern `{pattern}`: {error}"))
+}
+
+/// The pattern a value failed to match: jsonschema's own `pattern` error, or the keyword
+/// above's, whose message is the pattern.
+fn failed_pattern(kind: &ValidationErrorKind) -> Option<&str> {
+    match kind {
+        ValidationErrorKind::Pattern { pattern } => Some(pattern),
+        ValidationErrorKind::Custom { keyword, message } if keyword == "pattern" => Some(message),
+        _ => None,
+    }
+}
+
+/// The pattern or format a value failed: what [`form_of`] names.
+fn wanted_form(kind: &ValidationErrorKind) -> Option<&str> {
+    match kind {
+        ValidationErrorKind::Format { format } => Some(format),
+        kind => failed_pattern(kind),
+    }
 }
 
 /// Whether a value holds a float with no fraction (`3.0`) anywhere.
@@ -285,21 +362,21 @@ fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut
             ));
         }
         // Names and patterns ask for at least one character; an empty one reads as empty.
-        ValidationErrorKind::MinLength { .. } | ValidationErrorKind::Pattern { .. }
-            if error.instance().as_str() == Some("") =>
+        kind if (matches!(kind, ValidationErrorKind::MinLength { .. })
+            || failed_pattern(kind).is_some())
+            && error.instance().as_str() == Some("") =>
         {
             out.push(Diagnostic::new(
                 Problem::InvalidValue(InvalidValue::Empty),
                 at,
             ));
         }
-        ValidationErrorKind::Pattern { pattern: form }
-        | ValidationErrorKind::Format { format: form } => {
+        kind if wanted_form(kind).is_some() => {
             out.push(Diagnostic::new(
                 Problem::InvalidValue(InvalidValue::BadForm {
                     value: quoted(error.instance()),
                     key: false,
-                    expected: form_of(form),
+                    expected: form_of(wanted_form(kind).unwrap_or_default()),
                 }),
                 at,
             ));
@@ -307,9 +384,9 @@ fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut
         ValidationErrorKind::PropertyNames { error: inner } => {
             // The inner error is about the key itself, a string.
             let key = inner.instance().as_str().unwrap_or_default().to_string();
-            let expected = match inner.kind() {
-                ValidationErrorKind::Pattern { pattern } => form_of(pattern),
-                _ => Form::Described(inner.to_string()),
+            let expected = match failed_pattern(inner.kind()) {
+                Some(pattern) => form_of(pattern),
+                None => Form::Described(inner.to_string()),
             };
             out.push(Diagnostic::new(
                 Problem::InvalidValue(InvalidValue::BadForm {
@@ -511,5 +588,67 @@ pub(crate) fn json_type(value: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "a table",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every `pattern` in a schema, in the order met.
+    fn patterns_in(node: &Value, into: &mut Vec<String>) {
+        match node {
+            Value::Object(fields) => {
+                if let Some(Value::String(pattern)) = fields.get("pattern")
+                    && !into.contains(pattern)
+                {
+                    into.push(pattern.clone());
+                }
+                fields.values().for_each(|value| patterns_in(value, into));
+            }
+            Value::Array(items) => items.iter().for_each(|item| patterns_in(item, into)),
+            _ => {}
+        }
+    }
+
+    /// The schemas' patterns accept and refuse what jsonschema's own `pattern` keyword does,
+    /// on names of every form the patterns tell apart and on text around their edges
+    /// (non-ASCII letters, a final line break, an empty string, a value that is not text).
+    #[test]
+    fn the_schemas_patterns_are_checked_as_jsonschema_checks_them() {
+        let mut patterns = Vec::new();
+        for kind in Kind::ALL {
+            patterns_in(&validation_schema(kind), &mut patterns);
+        }
+        assert!(patterns.len() >= 5, "{patterns:?}");
+        let names = "generic next-gen gpt_5 o3 v1.2 a+b x@1.0 gpt@4.1+beta prompts/next-gen.md \
+                     a/b/c.md a/b.txt ../x.md /abs.md _x 9lives -dash .dot café ß İd 名前 \
+                     emoji😀 UPPER_case9";
+        let edges = ["with space", "tab\there", "line\n", "", " ", "a\u{0}b"];
+        let samples: Vec<&str> = names.split_whitespace().chain(edges).collect();
+        for pattern in &patterns {
+            let schema = serde_json::json!({ "pattern": pattern });
+            let ours = validator_for(&schema).unwrap_or_else(|| panic!("{pattern}"));
+            let theirs = jsonschema::options()
+                .with_draft(Draft::Draft7)
+                .with_pattern_options(jsonschema::PatternOptions::regex())
+                .build(&schema)
+                .unwrap_or_else(|error| panic!("{pattern}: {error}"));
+            for &sample in &samples {
+                let value = Value::from(sample);
+                assert_eq!(
+                    ours.is_valid(&value),
+                    theirs.is_valid(&value),
+                    "{pattern} on {sample:?}"
+                );
+                let errors: Vec<_> = ours.iter_errors(&value).collect();
+                assert_eq!(errors.is_empty(), ours.is_valid(&value), "{pattern}");
+                for error in &errors {
+                    assert_eq!(failed_pattern(error.kind()), Some(pattern.as_str()));
+                    assert_eq!(error.instance().as_str(), Some(sample));
+                }
+            }
+            assert!(ours.is_valid(&Value::from(3)) && ours.is_valid(&Value::Null));
+        }
     }
 }
