@@ -52,7 +52,7 @@ pub fn needs(workspace: &Workspace, variant: &EffectiveVariant, compiled: &Compi
     }
     let encoding = workspace.settings().tokens.encoding_for(&compiled.family);
     // Nor is one whose count is bounded within it without the tables.
-    if encoding.at_most(&compiled.prompt) <= budget {
+    if encoding.within(&compiled.prompt, budget) {
         return Needs::Nothing;
     }
     match encoding.known_count(&compiled.prompt) {

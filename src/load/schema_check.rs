@@ -185,6 +185,23 @@ impl<'i> jsonschema::Keyword<'i> for PatternKeyword {
 static PATTERNS: crate::built::Built<regex_automata::meta::Regex> = crate::built::Built::new();
 
 fn build_pattern(pattern: &str) -> Result<regex_automata::meta::Regex, String> {
+    // JSON Schema's patterns are ECMA-262's, which read `\d`, `\w` and `\b` as ASCII where the
+    // regex crate reads them as Unicode (jsonschema translates them first). The schemas escape
+    // only punctuation, which both read alike; a pattern that escapes anything else is refused
+    // rather than checked with another meaning, and the test suite, which builds every
+    // schema's validator, says so.
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\'
+            && !chars
+                .next()
+                .is_some_and(|escaped| escaped.is_ascii_punctuation())
+        {
+            return Err(format!(
+                "pattern `{pattern}` escapes more than punctuation, which ECMA-262 and the regex crate read differently"
+            ));
+        }
+    }
     let config = regex_automata::meta::Config::new()
         .which_captures(regex_automata::nfa::thompson::WhichCaptures::None)
         .dfa(false)
@@ -623,8 +640,16 @@ mod tests {
         assert!(patterns.len() >= 5, "{patterns:?}");
         let names = "generic next-gen gpt_5 o3 v1.2 a+b x@1.0 gpt@4.1+beta prompts/next-gen.md \
                      a/b/c.md a/b.txt ../x.md /abs.md _x 9lives -dash .dot café ß İd 名前 \
-                     emoji😀 UPPER_case9";
-        let edges = ["with space", "tab\there", "line\n", "", " ", "a\u{0}b"];
+                     emoji😀 UPPER_case9 ٣ x٣";
+        let edges = [
+            "with space",
+            "tab\there",
+            "line\n",
+            "",
+            " ",
+            "a\u{0}b",
+            "a\u{2028}b",
+        ];
         let samples: Vec<&str> = names.split_whitespace().chain(edges).collect();
         for pattern in &patterns {
             let schema = serde_json::json!({ "pattern": pattern });
@@ -650,5 +675,10 @@ mod tests {
             }
             assert!(ours.is_valid(&Value::from(3)) && ours.is_valid(&Value::Null));
         }
+        // A pattern that escapes a class, which the two engines read differently, is refused.
+        for pattern in [r"^\d+$", r"^\w$", r"\bx"] {
+            assert!(build_pattern(pattern).is_err(), "{pattern}");
+        }
+        assert!(build_pattern(r"^a\.md\-\/\\$").is_ok());
     }
 }

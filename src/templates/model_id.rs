@@ -3,6 +3,7 @@
 //! number inside an id.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use minijinja::{Environment, Error, ErrorKind, State, Value};
 use regex_automata::meta;
@@ -30,7 +31,7 @@ pub fn install(env: &mut Environment<'static>) {
 /// in `openrouter/*`.
 fn glob(state: &mut State, text: &str, pattern: &str) -> Result<bool, Error> {
     let regex = GLOBS
-        .get(pattern, || build_glob(pattern))
+        .get(pattern, || build_glob(pattern).map(Arc::new))
         .map_err(invalid)?;
     charge(state, "glob", pattern, build_fuel(&regex))?;
     charge_search(state, "glob", pattern, text, &regex)?;
@@ -40,16 +41,18 @@ fn glob(state: &mut State, text: &str, pattern: &str) -> Result<bool, Error> {
 /// A regular expression found anywhere in the text (anchor it with `^…$`; `(?i)` for case).
 fn matching(state: &mut State, text: &str, pattern: &str) -> Result<bool, Error> {
     let regex = REGEXES
-        .get(pattern, || build_regex(pattern))
+        .get(pattern, || build_regex(pattern).map(Arc::new))
         .map_err(invalid)?;
     charge(state, "regular expression", pattern, build_fuel(&regex))?;
     charge_search(state, "regular expression", pattern, text, &regex)?;
     Ok(regex.is_match(text))
 }
 
-/// The patterns of the `glob` and `matching` tests, each built once per process.
-static GLOBS: Built<meta::Regex> = Built::new();
-static REGEXES: Built<meta::Regex> = Built::new();
+/// The patterns of the `glob` and `matching` tests, each built once per process. Shared
+/// behind an `Arc`: a clone of a `meta::Regex` starts with no search cache of its own, and
+/// each test would make one afresh.
+static GLOBS: Built<Arc<meta::Regex>> = Built::new();
+static REGEXES: Built<Arc<meta::Regex>> = Built::new();
 
 fn build_glob(pattern: &str) -> Result<meta::Regex, String> {
     globset::GlobBuilder::new(pattern)
@@ -96,8 +99,8 @@ pub fn build_ahead<'a>(conditions: impl Iterator<Item = &'a str>) {
         .spawn(move || {
             for (tested, pattern) in patterns {
                 let _ = match tested {
-                    Tested::Glob => GLOBS.get(&pattern, || build_glob(&pattern)),
-                    Tested::Regex => REGEXES.get(&pattern, || build_regex(&pattern)),
+                    Tested::Glob => GLOBS.get(&pattern, || build_glob(&pattern).map(Arc::new)),
+                    Tested::Regex => REGEXES.get(&pattern, || build_regex(&pattern).map(Arc::new)),
                 };
             }
         });

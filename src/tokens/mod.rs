@@ -1,9 +1,9 @@
 //! Token counts with OpenAI's BPE encodings, offline, through GitHub's `bpe-openai` (the
 //! fastest to load and count of the offline implementations measured in
 //! `benches/pipeline.rs`). The tables are loaded once per process, and only when a count is
-//! not already known. A budget check asks first for a bound on the count
-//! ([`Encoding::at_most`]), which needs no tables: only a prompt whose bound passes its budget
-//! is counted.
+//! not already known. A budget check asks first whether a bound on the count is within the
+//! budget ([`Encoding::within`], [`Encoding::at_most`]), which needs no tables: only a prompt
+//! whose bound passes its budget is counted.
 //!
 //! Every count is remembered by the SHA-256 of its text, for the process; the command line
 //! also keeps them in a cache file of its own between runs ([`open_cache`], [`save_cache`]),
@@ -76,9 +76,10 @@ impl Encoding {
     pub fn at_most(self, text: &str) -> usize {
         // Run by run (see [`pieces::runs`]): a prompt repeats most of the runs of the prompts
         // compiled before it, and each run's bound is remembered by its text for the process.
-        let bounds = &RUN_BOUNDS
-            .get_or_init(|| [BoundedMemo::new(BOUND_BYTES), BoundedMemo::new(BOUND_BYTES)])
-            [usize::from(self == Encoding::Cl100k)];
+        self.at_most_remembering(text, self.run_bounds())
+    }
+
+    fn at_most_remembering(self, text: &str, bounds: &BoundedMemo<Box<str>, usize>) -> usize {
         let (pattern, tokens) = self.pieces();
         let mut bounding = Bounding::new(tokens, bounds, text.len());
         for run in pieces::runs(text) {
@@ -88,17 +89,79 @@ impl Encoding {
             }
             bounding.begin(run);
             for piece in pieces::pieces(pattern, run) {
-                match piece {
-                    Ok(range) if range.len() > 1 => match run.get(range.clone()) {
-                        Some(piece) => bounding.may_be_a_token(piece),
-                        None => bounding.not_a_token(range.len()),
-                    },
-                    Ok(range) | Err(range) => bounding.not_a_token(range.len()),
-                }
+                bounding.cut(run, piece);
             }
             bounding.end_run();
         }
         bounding.finish()
+    }
+
+    /// Whether [`Encoding::at_most`]'s bound on `text` is within `budget`: the same answer,
+    /// found cutting no more of the text into pieces than it takes. A run's bound is at most
+    /// its bytes, so the runs whose bounds are remembered, plus the bytes of the others, are
+    /// already a bound: the others are cut, a few kilobytes at a time, only while that is
+    /// above the budget, and not at all once what they have added passes it. A budget check
+    /// asks only this: the first prompts of a run, whose runs are all new, are cut about two
+    /// thirds of the way at a budget of twice their tokens, and a later prompt whose new
+    /// runs fit the budget's room is not cut at all.
+    pub fn within(self, text: &str, budget: usize) -> bool {
+        self.within_remembering(text, budget, self.run_bounds())
+    }
+
+    fn within_remembering(
+        self,
+        text: &str,
+        budget: usize,
+        bounds: &BoundedMemo<Box<str>, usize>,
+    ) -> bool {
+        if text.len() <= budget {
+            return true;
+        }
+        let mut known = 0usize;
+        let mut unknown = Vec::new();
+        let mut unknown_bytes = 0usize;
+        for run in pieces::runs(text) {
+            match bounds.get(run) {
+                Some(bound) => known += bound,
+                None => {
+                    unknown.push(run);
+                    unknown_bytes += run.len();
+                }
+            }
+        }
+        let (pattern, tokens) = self.pieces();
+        let mut bounding = Bounding::new(tokens, bounds, unknown_bytes);
+        let mut since_settled = 0;
+        for run in unknown {
+            // Everything settled so far, and the rest at its bytes: a bound either way.
+            if since_settled == 0 {
+                let cut = known + bounding.total;
+                if cut > budget {
+                    return false;
+                }
+                if cut + unknown_bytes <= budget {
+                    return true;
+                }
+            }
+            bounding.begin(run);
+            for piece in pieces::pieces(pattern, run) {
+                bounding.cut(run, piece);
+            }
+            bounding.end_run();
+            unknown_bytes -= run.len();
+            since_settled += run.len();
+            if since_settled >= SETTLED_EVERY {
+                bounding.look_up(false);
+                since_settled = 0;
+            }
+        }
+        known + bounding.finish() <= budget
+    }
+
+    /// Each run's bound remembered, for this encoding.
+    fn run_bounds(self) -> &'static BoundedMemo<Box<str>, usize> {
+        &RUN_BOUNDS.get_or_init(|| [BoundedMemo::new(BOUND_BYTES), BoundedMemo::new(BOUND_BYTES)])
+            [usize::from(self == Encoding::Cl100k)]
     }
 
     fn pieces(self) -> (pieces::Pattern, &'static PieceSet) {
@@ -148,6 +211,11 @@ static CL100K_PIECES: PieceSet = include!(concat!(env!("OUT_DIR"), "/cl100k_piec
 /// begun; the pieces looked up are forgotten once there are as many, so it holds fewer than
 /// twice as many of those: what a bound holds does not grow with the prompt.
 const BOUNDING_BATCH: usize = 1 << 14;
+
+/// How many bytes of new runs [`Encoding::within`] cuts before it settles their bounds and
+/// asks again whether the budget is met: enough for a batch of lookups to wait on memory
+/// together, few enough that little is cut past the point where the answer is known.
+const SETTLED_EVERY: usize = 4 * 1024;
 
 /// The longest run whose bound is remembered: longer ones, as long as a prompt can be, are
 /// not worth the copy, and would not repeat.
@@ -213,6 +281,18 @@ impl<'t> Bounding<'t> {
             self.waiting.reserve(new_pieces);
         }
         self.runs.push((run, 0));
+    }
+
+    /// One piece of `run`, as [`pieces::pieces`] cuts it: `Err` for text whose pieces are not
+    /// known, which counts its bytes.
+    fn cut(&mut self, run: &'t str, piece: Result<std::ops::Range<usize>, std::ops::Range<usize>>) {
+        match piece {
+            Ok(range) if range.len() > 1 => match run.get(range.clone()) {
+                Some(piece) => self.may_be_a_token(piece),
+                None => self.not_a_token(range.len()),
+            },
+            Ok(range) | Err(range) => self.not_a_token(range.len()),
+        }
     }
 
     /// A piece that counts its bytes.
@@ -705,6 +785,91 @@ mod tests {
             assert_eq!(encoding.at_most(&text), expected, "{}", encoding.name());
             assert_eq!(encoding.at_most(&text), expected, "{}", encoding.name());
             assert!(expected < text.len());
+            // And whether it is within a budget, cut in batches with nothing remembered.
+            for (budget, within) in [(expected, true), (expected - 1, false)] {
+                let bounds = BoundedMemo::new(BOUND_BYTES);
+                assert_eq!(
+                    encoding.within_remembering(&text, budget, &bounds),
+                    within,
+                    "{}",
+                    encoding.name()
+                );
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Whether a text is within a budget, found cutting only part of it, is whether its
+        /// whole bound is: at budgets around the bound, each asked with a memory of its own
+        /// that holds the runs of an earlier text (some of this one's), so that the others are
+        /// new, repeated, long enough to be settled several times, or not starting with a
+        /// letter.
+        #[test]
+        fn within_a_budget_is_the_whole_bound_within_it(
+            lines in proptest::collection::vec(
+                proptest::prop_oneof![
+                    "[A-Za-z][a-z ,.]{0,40}\n",
+                    "[-#0-9 ][A-Za-z0-9 ]{0,30}\n",
+                    "[a-zé日 ]{1,12}\n",
+                    proptest::strategy::Just("Repeated line of the prompt, the same each time.\n".to_string()),
+                    "[A-Za-z]{1,8}( [a-z]{2,9}){300,400}\n",
+                ],
+                1..40,
+            ),
+            remembered in 0usize..40,
+            offset in -3i64..=3,
+            cl100k in proptest::bool::ANY,
+        ) {
+            let encoding = if cl100k { Encoding::Cl100k } else { Encoding::O200k };
+            let text: String = lines.concat();
+            let earlier: String = lines.iter().take(remembered).cloned().collect();
+            let bound = sum_over_pieces(encoding, &text);
+            for budget in [
+                bound.saturating_add_signed(offset as isize),
+                bound / 2,
+                bound,
+                text.len().saturating_sub(1),
+                0,
+            ] {
+                let bounds = BoundedMemo::new(BOUND_BYTES);
+                encoding.at_most_remembering(&earlier, &bounds);
+                proptest::prop_assert_eq!(
+                    encoding.within_remembering(&text, budget, &bounds),
+                    bound <= budget,
+                    "{}",
+                    budget
+                );
+            }
+        }
+    }
+
+    /// A text far over its budget is refused once the runs cut pass the budget, and one far
+    /// within it is accepted with the runs remembered and the others at their bytes: neither
+    /// cuts the text to its end, and the answers are those of the whole bound.
+    #[test]
+    fn within_stops_cutting_once_the_answer_is_known() {
+        let line = |i: usize| format!("Line {i} of a long prompt, with words that are tokens.\n");
+        let text: String = (0..2_000).map(line).collect();
+        let last = line(1_999);
+        for encoding in [Encoding::O200k, Encoding::Cl100k] {
+            let bound = sum_over_pieces(encoding, &text);
+            assert!(bound < text.len() / 3, "{bound}");
+            // Over: refused after the first few kilobytes.
+            let bounds = BoundedMemo::new(BOUND_BYTES);
+            assert!(!encoding.within_remembering(&text, bound / 4, &bounds));
+            assert_eq!(bounds.get(last.as_str()), None);
+            assert!(bounds.get(line(0).as_str()).is_some());
+            // Within: the first half remembered, the second at its bytes, nothing cut.
+            let bounds = BoundedMemo::new(BOUND_BYTES);
+            let half: String = (0..1_000).map(line).collect();
+            encoding.at_most_remembering(&half, &bounds);
+            let room = encoding.at_most_remembering(&half, &bounds) + (text.len() - half.len());
+            assert!(encoding.within_remembering(&text, room, &bounds));
+            assert_eq!(bounds.get(last.as_str()), None);
+            // Just under what the whole text bounds to: cut to its end, and refused.
+            assert!(!encoding.within_remembering(&text, bound - 1, &bounds));
+            assert!(bounds.get(last.as_str()).is_some());
+            assert!(encoding.within_remembering(&text, bound, &bounds));
         }
     }
 
