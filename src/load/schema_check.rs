@@ -155,7 +155,7 @@ fn validator_for(schema: &Value) -> Option<Validator> {
 /// builds it again for every schema that holds it: thirteen builds of five patterns, about a
 /// third of the time the five validators took to build, on the thread that builds them while
 /// the load reads the files (and competes with it for a core). Here each is built once per
-/// process, its lazy DFA alone (see `model_id::build_regex`).
+/// process, its lazy DFA alone (see [`build_pattern`]).
 struct PatternKeyword {
     pattern: String,
     regex: regex_automata::meta::Regex,
@@ -184,6 +184,7 @@ impl<'i> jsonschema::Keyword<'i> for PatternKeyword {
 /// The schemas' patterns, each built once per process.
 static PATTERNS: crate::built::Built<regex_automata::meta::Regex> = crate::built::Built::new();
 
+/// A schema's pattern, built as `matching` builds a model-id pattern (its lazy DFA alone).
 fn build_pattern(pattern: &str) -> Result<regex_automata::meta::Regex, String> {
     // JSON Schema's patterns are ECMA-262's, which read `\d`, `\w` and `\b` as ASCII where the
     // regex crate reads them as Unicode (jsonschema translates them first). The schemas escape
@@ -202,21 +203,13 @@ fn build_pattern(pattern: &str) -> Result<regex_automata::meta::Regex, String> {
             ));
         }
     }
-    let config = regex_automata::meta::Config::new()
-        .which_captures(regex_automata::nfa::thompson::WhichCaptures::None)
-        .dfa(false)
-        .auto_prefilter(false);
-    regex_automata::meta::Builder::new()
-        .configure(config)
-        .build(pattern)
-        .map_err(|error| format!("pattern `{pattern}`: {error}"))
+    crate::templates::model_id::build_regex(pattern)
 }
 
-/// The pattern a value failed to match: jsonschema's own `pattern` error, or the keyword
-/// above's, whose message is the pattern.
+/// The pattern a value failed to match: [`PatternKeyword`]'s error, whose message is the
+/// pattern (every validator is built with it in place of jsonschema's own `pattern`).
 fn failed_pattern(kind: &ValidationErrorKind) -> Option<&str> {
     match kind {
-        ValidationErrorKind::Pattern { pattern } => Some(pattern),
         ValidationErrorKind::Custom { keyword, message } if keyword == "pattern" => Some(message),
         _ => None,
     }

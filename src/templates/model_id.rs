@@ -201,7 +201,7 @@ fn string_literal(text: &str, start: usize) -> (Option<String>, usize) {
 /// literals, took 0.29 and 0.63 ms to build with them, 0.03 and 0.04 ms without (medians of
 /// 300 builds), on the thread that builds them while a matrix loads. A search still costs
 /// fuel by the automaton it steps through (see [`crate::built::search_fuel`]).
-fn build_regex(pattern: &str) -> Result<meta::Regex, String> {
+pub(crate) fn build_regex(pattern: &str) -> Result<meta::Regex, String> {
     // `matching` only asks whether the text matches: without capture states, the engine keeps
     // no table of their positions, which for `(a)?` repeated five thousand times asked for
     // gigabytes at the first search, and the process aborted.

@@ -87,11 +87,7 @@ impl Encoding {
                 bounding.total += bound;
                 continue;
             }
-            bounding.begin(run);
-            for piece in pieces::pieces(pattern, run) {
-                bounding.cut(run, piece);
-            }
-            bounding.end_run();
+            bounding.add_run(pattern, run);
         }
         bounding.finish()
     }
@@ -143,11 +139,7 @@ impl Encoding {
                     return true;
                 }
             }
-            bounding.begin(run);
-            for piece in pieces::pieces(pattern, run) {
-                bounding.cut(run, piece);
-            }
-            bounding.end_run();
+            bounding.add_run(pattern, run);
             unknown_bytes -= run.len();
             since_settled += run.len();
             if since_settled >= SETTLED_EVERY {
@@ -283,16 +275,20 @@ impl<'t> Bounding<'t> {
         self.runs.push((run, 0));
     }
 
-    /// One piece of `run`, as [`pieces::pieces`] cuts it: `Err` for text whose pieces are not
-    /// known, which counts its bytes.
-    fn cut(&mut self, run: &'t str, piece: Result<std::ops::Range<usize>, std::ops::Range<usize>>) {
-        match piece {
-            Ok(range) if range.len() > 1 => match run.get(range.clone()) {
-                Some(piece) => self.may_be_a_token(piece),
-                None => self.not_a_token(range.len()),
-            },
-            Ok(range) | Err(range) => self.not_a_token(range.len()),
+    /// A run whose bound is not remembered, cut into its pieces: `Err` is text whose pieces
+    /// are not known, which counts its bytes.
+    fn add_run(&mut self, pattern: pieces::Pattern, run: &'t str) {
+        self.begin(run);
+        for piece in pieces::pieces(pattern, run) {
+            match piece {
+                Ok(range) if range.len() > 1 => match run.get(range.clone()) {
+                    Some(piece) => self.may_be_a_token(piece),
+                    None => self.not_a_token(range.len()),
+                },
+                Ok(range) | Err(range) => self.not_a_token(range.len()),
+            }
         }
+        self.end_run();
     }
 
     /// A piece that counts its bytes.
