@@ -316,6 +316,12 @@ impl Templates {
             .map_or(&[], |facts| facts.variables.as_slice())
     }
 
+    /// Reads a template's names and references now, so that the checks that ask for them
+    /// later find them ready (see `validate::check`).
+    pub fn read_facts(&self, template: TemplateId) {
+        self.facts(self.name(template));
+    }
+
     /// The tags of a template that name other templates, in order.
     pub fn references(&self, template: TemplateId) -> &[Reference] {
         self.facts(self.name(template))

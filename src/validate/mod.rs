@@ -13,6 +13,7 @@ mod template_references;
 use crate::diagnostic::Diagnostics;
 use crate::load::entry::Entry;
 use crate::model::Context;
+use crate::templates::TemplateId;
 use crate::workspace::Workspace;
 
 /// The checks, in the order their findings are reported.
@@ -43,9 +44,19 @@ pub fn check(workspace: &Workspace, diagnostics: &mut Diagnostics) {
     use std::sync::OnceLock;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
+    // Both template checks read every template's facts (its names and references), which
+    // each template finds once, when first asked. Left to the checks, the thread that came
+    // second waited on each template the first was reading, one after another (in a profile
+    // of the shipped library, 1.6 ms of checks on one thread and 0.5 on the other): the
+    // threads share the templates out first, then the checks.
+    let templates: Vec<TemplateId> = workspace.templates.ids().collect();
+    let next_template = AtomicUsize::new(0);
     let next = AtomicUsize::new(0);
     let found: [OnceLock<Diagnostics>; CHECKS.len()] = [const { OnceLock::new() }; CHECKS.len()];
     let run = || {
+        while let Some(&template) = templates.get(next_template.fetch_add(1, Ordering::Relaxed)) {
+            workspace.templates.read_facts(template);
+        }
         while let Some(&index) = LONGEST_FIRST.get(next.fetch_add(1, Ordering::Relaxed)) {
             let mut own = Diagnostics::default();
             CHECKS[index](workspace, &mut own);
