@@ -78,14 +78,15 @@ fn convert_table(
     let mut map = Map::new();
     for (key, value) in table {
         let child = child_pointer(pointer, key.get_ref());
+        let converted = convert(value, &child, locations)?;
+        // Each value's pointer is made once, and given to the map of places.
         locations.insert(
-            child.clone(),
+            child,
             Location {
                 key: Some(key.span()),
                 value: value.span(),
             },
         );
-        let converted = convert(value, &child, locations)?;
         map.insert(key.get_ref().to_string(), converted);
     }
     Ok(Value::Object(map))
@@ -124,14 +125,14 @@ fn convert(
             let mut out = Vec::with_capacity(items.len());
             for (index, item) in items.iter().enumerate() {
                 let child = child_pointer(pointer, &index.to_string());
+                out.push(convert(item, &child, locations)?);
                 locations.insert(
-                    child.clone(),
+                    child,
                     Location {
                         key: None,
                         value: item.span(),
                     },
                 );
-                out.push(convert(item, &child, locations)?);
             }
             Value::Array(out)
         }

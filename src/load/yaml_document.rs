@@ -194,14 +194,14 @@ fn convert(
             let mut out = Vec::with_capacity(items.len());
             for (index, item) in items.iter().enumerate() {
                 let child = child_pointer(pointer, &index.to_string());
+                out.push(convert(item, &child, file, locations)?);
                 locations.insert(
-                    child.clone(),
+                    child,
                     Location {
                         key: None,
                         value: range(&item.referenced, file),
                     },
                 );
-                out.push(convert(item, &child, file, locations)?);
             }
             Value::Array(out)
         }
@@ -209,14 +209,15 @@ fn convert(
             let mut map = Map::new();
             for (key, value) in entries {
                 let child = child_pointer(pointer, &key.value);
+                let converted = convert(value, &child, file, locations)?;
+                // Each value's pointer is made once, and given to the map of places.
                 locations.insert(
-                    child.clone(),
+                    child,
                     Location {
                         key: Some(range(&key.referenced, file)),
                         value: range(&value.referenced, file),
                     },
                 );
-                let converted = convert(value, &child, file, locations)?;
                 map.insert(key.value.clone(), converted);
             }
             Value::Object(map)
