@@ -50,7 +50,15 @@ pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
     let mut invalid = InvalidIds::default();
     let specs = load_specs(&root, &mut sources, &mut diagnostics, &mut invalid)?;
     let limits = specs.manifest.value.limits.clone();
-    let workspace = assemble(root, specs, &limits, sources, &mut diagnostics, invalid)?;
+    let workspace = assemble(
+        root,
+        specs,
+        &limits,
+        sources,
+        &mut diagnostics,
+        invalid,
+        Compiles::AsRegistered,
+    )?;
     Ok(validated(workspace, diagnostics))
 }
 
@@ -72,16 +80,39 @@ pub(crate) fn load_checked_last(root: &Path) -> Option<Loaded> {
         sources,
         &mut diagnostics,
         invalid,
+        Compiles::Deferred,
     )
     .ok()?;
     files_conform(&workspace).then(|| validated(workspace, diagnostics))
 }
 
-/// Whether every file read conforms to its schema, each in its entry's document (a
-/// context's is its own file's, not what `extends` merged).
-fn files_conform(workspace: &Workspace) -> bool {
-    use std::sync::atomic::{AtomicBool, Ordering};
+/// When [`assemble`] compiles the templates it registers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Compiles {
+    /// Each as it is registered: one that does not compile is reported, and has no id.
+    AsRegistered,
+    /// Later, on two threads, by [`files_conform`]: registering the templates is the longest
+    /// step of a load that one core takes alone (in the shipped library, 1.4 ms, most of it
+    /// minijinja compiling them), and the other core has nothing to do meanwhile. A template
+    /// that does not compile sends the load the careful way, as a file that does not conform
+    /// does, and that load reports it.
+    Deferred,
+}
 
+/// Whether every file read conforms to its schema, each in its entry's document (a
+/// context's is its own file's, not what `extends` merged), and every template whose compile
+/// was deferred compiles.
+fn files_conform(workspace: &Workspace) -> bool {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+    // Each thread compiles templates first: the validators may still be building.
+    let next_template = AtomicUsize::new(0);
+    let template_failed = AtomicBool::new(false);
+    let compiled = || {
+        workspace
+            .templates
+            .compile_deferred(&next_template, &template_failed)
+    };
     let validators = SchemaValidators::shared();
     // Two threads check about half the files each (on one thread, the shipped library's took
     // 1.1-1.3 ms), each half in the reverse of the order the validators' thread builds them:
@@ -97,20 +128,22 @@ fn files_conform(workspace: &Workspace) -> bool {
         fits
     };
     let contexts_and_tools = || {
-        workspace
-            .contexts
-            .values()
-            .all(|entry| conforms(Kind::Context, &entry.document))
+        compiled()
+            && workspace
+                .contexts
+                .values()
+                .all(|entry| conforms(Kind::Context, &entry.document))
             && workspace
                 .tools
                 .values()
                 .all(|entry| conforms(Kind::Tool, &entry.document))
     };
     let the_rest = || {
-        workspace
-            .components
-            .values()
-            .all(|entry| conforms(Kind::Component, &entry.document))
+        compiled()
+            && workspace
+                .components
+                .values()
+                .all(|entry| conforms(Kind::Component, &entry.document))
             && workspace
                 .variants
                 .values()
@@ -142,6 +175,7 @@ fn assemble(
     mut sources: Sources,
     diagnostics: &mut Diagnostics,
     invalid: InvalidIds,
+    compiles: Compiles,
 ) -> io::Result<Workspace> {
     // The patterns conditions give `matching` and `glob` are built on another thread from
     // here, while this one registers the templates: started with validation, that thread took
@@ -153,6 +187,7 @@ fn assemble(
         specs.tools.values().map(|entry| &entry.value),
     ));
     let mut templates = Templates::new(specs.manifest.value.fuel, limits, &mut sources);
+    templates.defer_compiles(compiles == Compiles::Deferred);
     let mut registrar = Registrar {
         root: &root,
         sources: &mut sources,
@@ -167,6 +202,8 @@ fn assemble(
     // partial it may have meant is called unused.
     let partials = registrar.partials(&specs.manifest.value.paths.partials)?;
     let manifest = registrar.manifest(specs.manifest);
+    // Templates added later (a context's rules, at a compile) are compiled as they come.
+    templates.defer_compiles(false);
     // A workspace context's rules folders are read once, here: every compile of the matrix
     // and every named use of the context sees the same rules, and problems are reported
     // with the workspace's.

@@ -657,6 +657,62 @@ mod tests {
         );
     }
 
+    // The clean load registers templates without compiling them, and compiles them on two
+    // threads with its schema checks: a template that does not compile, in a file or inline,
+    // makes it give up, and the careful load report the template at its place, as before.
+    #[test]
+    fn a_template_that_does_not_compile_sends_the_load_the_careful_way() {
+        for (path, text, at) in [
+            (
+                "components/intro.md",
+                "Hello {% if x %}.\n",
+                "components/intro.md",
+            ),
+            (
+                "components/intro.toml",
+                "id = \"intro\"\ntemplate = \"Hi {{ name \"\n",
+                "components/intro.toml",
+            ),
+        ] {
+            let dir = workspace(MANIFEST, VARIANT, CONTEXT);
+            if path.ends_with(".toml") {
+                std::fs::remove_file(dir.path().join("components/intro.md")).unwrap();
+            }
+            std::fs::write(dir.path().join(path), text).unwrap();
+            let root = dir.path().canonicalize().unwrap();
+            assert!(crate::loader::load_checked_last(&root).is_none(), "{path}");
+            let loaded = crate::loader::load_workspace(&root).unwrap();
+            let syntax: Vec<_> = loaded
+                .diagnostics
+                .iter()
+                .filter(|d| matches!(d.problem, Problem::TemplateSyntax { .. }))
+                .map(|d| loaded.workspace.sources.get(d.span.source).path.clone())
+                .collect();
+            assert_eq!(syntax, [std::path::PathBuf::from(at)], "{path}");
+        }
+        // A clean workspace's templates all compile, each once, and render.
+        let dir = workspace(MANIFEST, VARIANT, CONTEXT);
+        std::fs::write(
+            dir.path().join("variants/generic.md"),
+            "{% if INTRO_SECTION %}{{ INTRO_SECTION }}{% endif %}\n",
+        )
+        .unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let loaded = crate::loader::load_checked_last(&root).expect("every template compiles");
+        let problems: Vec<String> = loaded
+            .diagnostics
+            .iter()
+            .map(|d| d.problem.to_string())
+            .collect();
+        assert!(loaded.diagnostics.is_empty(), "{problems:?}");
+        let compiler = crate::compile::Compiler::new(&loaded.workspace);
+        let request = crate::compile::Request::new(
+            crate::compile::Selection::family("generic"),
+            Context::default(),
+        );
+        assert_eq!(compiler.compile(&request).unwrap().prompt.trim(), "Hello.");
+    }
+
     // Each of these deserializes into its type, so only the schema finds what is wrong: the
     // load with checks last, which registers the templates before the schemas are checked,
     // must give up, and the careful load report it.

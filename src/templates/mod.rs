@@ -10,6 +10,7 @@ pub mod references;
 pub mod written;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 
 use minijinja::Environment;
@@ -84,12 +85,18 @@ pub struct Templates {
     plain: Vec<Option<Arc<str>>>,
     /// The same texts by name, for the environment's loader: a plain template is compiled only
     /// if something asks the environment for it (an include, a render that cannot use the
-    /// text as it is), not for every description and instruction of every load.
+    /// text as it is), not for every description and instruction of every load. The texts of
+    /// templates whose compile was deferred are here too (see `defer_compiles`).
     plain_by_name: Arc<RwLock<HashMap<String, String>>>,
     by_name: HashMap<String, TemplateId>,
     origins: HashMap<String, Origin>,
     /// By id, what `used_by` found, kept: each compile asks for the inputs it read.
     used: Vec<OnceLock<Vec<TemplateId>>>,
+    /// While set, a template with tags is registered for the environment's loader rather
+    /// than compiled (see [`Templates::defer_compiles`]).
+    defer: bool,
+    /// The templates registered so, to be compiled by [`Templates::compile_deferred`].
+    deferred: Vec<TemplateId>,
 }
 
 impl Templates {
@@ -113,6 +120,8 @@ impl Templates {
             by_name: HashMap::new(),
             origins: HashMap::new(),
             used: Vec::new(),
+            defer: false,
+            deferred: Vec::new(),
         };
         let builtin = sources.add(BUILTIN_TOOL_FORMAT.into(), BUILTIN_TOOL_FORMAT_TEXT.into());
         #[allow(clippy::expect_used)]
@@ -209,19 +218,25 @@ impl Templates {
             ));
         }
         self.origins.insert(name.clone(), origin);
-        let added = match &plain {
-            Some(_) => match self.plain_by_name.write() {
+        let id = TemplateId(u32::try_from(self.names.len()).unwrap_or(u32::MAX));
+        // A plain text, or one whose compile waits (see `defer_compiles`), is given to the
+        // environment's loader, which compiles it when first asked for it.
+        let added = if plain.is_some() || self.defer {
+            match self.plain_by_name.write() {
                 Ok(mut texts) => {
                     texts.insert(name.clone(), text);
+                    if plain.is_none() {
+                        self.deferred.push(id);
+                    }
                     Ok(())
                 }
                 Err(_) => self.env.add_template_owned(name.clone(), text),
-            },
-            None => self.env.add_template_owned(name.clone(), text),
+            }
+        } else {
+            self.env.add_template_owned(name.clone(), text)
         };
         match added {
             Ok(()) => {
-                let id = TemplateId(u32::try_from(self.names.len()).unwrap_or(u32::MAX));
                 self.by_name.insert(name.clone(), id);
                 self.names.push(name);
                 self.plain.push(plain);
@@ -236,6 +251,32 @@ impl Templates {
                     .unwrap_or(Span::file_start(fallback.source)),
             )),
         }
+    }
+
+    /// From now on until told otherwise, registers templates without compiling them: a
+    /// template with a syntax error is then given an id like any other, and is found by
+    /// [`Templates::compile_deferred`]. The fast load registers a workspace's templates so
+    /// and compiles them on two threads with its other checks; a template that does not
+    /// compile sends the load the careful way, which compiles each as it registers it and
+    /// reports what it finds.
+    pub(crate) fn defer_compiles(&mut self, defer: bool) {
+        self.defer = defer;
+    }
+
+    /// Compiles templates whose compile was deferred, taking each from `next` (shared with
+    /// other threads doing the same); `false` once one fails to compile, here or on another
+    /// thread (`failed`).
+    pub(crate) fn compile_deferred(&self, next: &AtomicUsize, failed: &AtomicBool) -> bool {
+        while let Some(&id) = self.deferred.get(next.fetch_add(1, Ordering::Relaxed)) {
+            if failed.load(Ordering::Relaxed) {
+                return false;
+            }
+            if self.env.get_template(self.name(id)).is_err() {
+                failed.store(true, Ordering::Relaxed);
+                return false;
+            }
+        }
+        !failed.load(Ordering::Relaxed)
     }
 
     /// The text a template renders to whatever the values, when it holds no template syntax
