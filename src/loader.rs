@@ -38,9 +38,6 @@ pub struct Loaded {
 /// is used, and only that load's diagnostics are seen.
 pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
     let root = root.canonicalize()?;
-    // Compiling the schemas takes about as long as reading a small workspace: one does the
-    // other meanwhile.
-    SchemaValidators::build_ahead();
     if let Some(loaded) = load_checked_last(&root) {
         return Ok(loaded);
     }
@@ -105,7 +102,7 @@ enum Compiles {
 fn files_conform(workspace: &Workspace) -> bool {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-    // Each thread compiles templates first: the validators may still be building.
+    // Each thread compiles templates first, then checks files.
     let next_template = AtomicUsize::new(0);
     let template_failed = AtomicBool::new(false);
     let compiled = || {
@@ -114,11 +111,8 @@ fn files_conform(workspace: &Workspace) -> bool {
             .compile_deferred(&next_template, &template_failed)
     };
     let validators = SchemaValidators::shared();
-    // Two threads check about half the files each (on one thread, the shipped library's took
-    // 1.1-1.3 ms), each half in the reverse of the order the validators' thread builds them:
-    // when that thread is late (its last schema came up to 3 ms after the load was ready for
-    // it, on a busy machine), these build the last ones meanwhile rather than waiting. A file
-    // that does not conform stops both: the load is done again the careful way.
+    // Two threads check about half the files each. A file that does not conform stops both:
+    // the load is done again the careful way.
     let refused = AtomicBool::new(false);
     let conforms = |kind: Kind, document: &Document| {
         let fits = !refused.load(Ordering::Relaxed) && validators.conforms(kind, document);

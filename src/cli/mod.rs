@@ -155,16 +155,6 @@ fn stop_children() {
 }
 
 pub fn run(cli: Cli) -> ExitCode {
-    // A workspace's JSON Schema validators take a few milliseconds to build (the first the
-    // longest): started now, on the other core, they are ready by the time the files are
-    // read. A command that reads no workspace does not start them: started for every
-    // command, they made `promptc --version` about 1.4 ms slower on this machine.
-    if !matches!(
-        cli.command,
-        Command::Completions { .. } | Command::Man | Command::Schema(_)
-    ) {
-        crate::load::schema_check::SchemaValidators::build_ahead();
-    }
     // Token counts are kept between runs in promptc's own cache folder, never in the
     // workspace: an unchanged prompt is not counted again.
     if let Some(dir) = crate::tokens::default_cache_dir() {

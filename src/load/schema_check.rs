@@ -2,10 +2,9 @@
 //! it is about.
 
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use jsonschema::error::{TypeKind, ValidationErrorKind};
-use jsonschema::{Draft, ValidationError, Validator};
+use jsonschema::{ErrorIterator, ValidationError};
 use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
@@ -17,72 +16,94 @@ use crate::problem::{Form, InvalidValue, Kind, Problem};
 use crate::schema::validation_schema;
 use crate::span::Span;
 
-/// One compiled validator per kind of file, each built once per process, when first needed.
+// The validators are generated from the committed schemas when promptc is built, rather than
+// compiled from them at run time: building the five took about 3 ms of every load (a third of
+// it checking promptc's own schemas against the draft's meta-schema), on a thread the load
+// waited for. The schemas are `promptc schema`'s output, which a test keeps in step with the
+// types; the macro reads the files, so a change to one rebuilds its validator.
+#[jsonschema::validator(path = "schema/manifest.schema.json", draft = Draft7, validate_formats = true)]
+struct ManifestSchema;
+#[jsonschema::validator(path = "schema/variant.schema.json", draft = Draft7, validate_formats = true)]
+struct VariantSchema;
+#[jsonschema::validator(path = "schema/component.schema.json", draft = Draft7, validate_formats = true)]
+struct ComponentSchema;
+#[jsonschema::validator(path = "schema/tool.schema.json", draft = Draft7, validate_formats = true)]
+struct ToolSchema;
+#[jsonschema::validator(path = "schema/context.schema.json", draft = Draft7, validate_formats = true)]
+struct ContextSchema;
+
+/// A kind's generated validator.
+#[derive(Clone, Copy)]
+struct Validator {
+    is_valid: fn(&Value) -> bool,
+    iter_errors: for<'i> fn(&'i Value) -> ErrorIterator<'i>,
+}
+
+impl Validator {
+    fn of(kind: Kind) -> Self {
+        macro_rules! generated {
+            ($schema:ident) => {
+                Self {
+                    is_valid: $schema::is_valid,
+                    iter_errors: $schema::iter_errors,
+                }
+            };
+        }
+        match kind {
+            Kind::Manifest => generated!(ManifestSchema),
+            Kind::Variant => generated!(VariantSchema),
+            Kind::Component => generated!(ComponentSchema),
+            Kind::Tool => generated!(ToolSchema),
+            Kind::Context => generated!(ContextSchema),
+        }
+    }
+
+    fn is_valid(self, value: &Value) -> bool {
+        (self.is_valid)(value)
+    }
+
+    fn iter_errors(self, value: &Value) -> ErrorIterator<'_> {
+        (self.iter_errors)(value)
+    }
+}
+
+/// The schema validation of the process: each kind's validator, and the schemas themselves,
+/// which errors are explained from (the keys a table allows).
 pub struct SchemaValidators {
-    /// By `Kind::ALL`'s order. `None` in a cell only if promptc's own schema failed to
-    /// compile, a bug the test suite catches; files of that kind then go unchecked.
-    validators: [OnceLock<Option<(Value, Validator)>>; Kind::ALL.len()],
+    /// By `Kind::ALL`'s order, parsed when a file of that kind first has an error to report.
+    schemas: [OnceLock<Value>; Kind::ALL.len()],
 }
 
 impl SchemaValidators {
-    /// The validators of the process. Compiling the schemas costs more than checking a small
-    /// workspace against them (about 4 ms for the five), so each is built on first use, and
-    /// [`SchemaValidators::build_ahead`] builds them while the files are being read.
+    /// The validators of the process.
     pub fn shared() -> &'static Self {
         static SHARED: SchemaValidators = SchemaValidators {
-            validators: [const { OnceLock::new() }; Kind::ALL.len()],
+            schemas: [const { OnceLock::new() }; Kind::ALL.len()],
         };
         &SHARED
     }
 
-    /// Builds, on another thread, the validators a workspace load needs: the load reads and
-    /// parses the files meanwhile. A load that reaches a kind while it is being built waits
-    /// for it; one not begun yet (or every kind, when no thread can be started) it builds
-    /// itself. A clean load checks its files in the reverse of this thread's order, so that
-    /// the two build the last kinds at once rather than one after the other.
-    /// Only the first call starts a thread: the command line calls this once its arguments
-    /// are parsed, and the load calls it again.
-    pub fn build_ahead() {
-        static STARTED: AtomicBool = AtomicBool::new(false);
-        let validators = Self::shared();
-        if STARTED.swap(true, Ordering::Relaxed)
-            || validators
-                .validators
-                .iter()
-                .all(|cell| cell.get().is_some())
-        {
-            return;
-        }
-        let _ = std::thread::Builder::new()
-            .name("schemas".into())
-            .spawn(move || {
-                for kind in Kind::ALL {
-                    validators.get(kind);
-                }
-            });
-    }
-
-    fn get(&self, kind: Kind) -> Option<&(Value, Validator)> {
-        let index = Kind::ALL.iter().position(|&k| k == kind)?;
-        self.validators[index].get_or_init(|| build(kind)).as_ref()
+    fn schema(&self, kind: Kind) -> &Value {
+        let index = Kind::ALL.iter().position(|&k| k == kind).unwrap_or(0);
+        self.schemas[index].get_or_init(|| validation_schema(kind))
     }
 
     /// Whether a document conforms, with nothing to report: what [`Self::check`] accepts
-    /// without a diagnostic, at the cost of a plain validation. Nothing is vouched for of a
-    /// kind whose validator failed to build.
+    /// without a diagnostic, at the cost of a plain validation.
     pub fn conforms(&self, kind: Kind, document: &Document) -> bool {
-        self.get(kind).is_some_and(|(_, validator)| {
-            validator.is_valid(&document.value)
-                && misplaced_integral_floats(validator, &document.value).is_empty()
-        })
+        let validator = Validator::of(kind);
+        validator.is_valid(&document.value)
+            && misplaced_integral_floats(validator, &document.value).is_empty()
     }
 
     /// Validates a document; returns whether it conforms.
     pub fn check(&self, kind: Kind, document: &Document, diagnostics: &mut Diagnostics) -> bool {
-        let Some((schema, validator)) = self.get(kind) else {
-            return true;
-        };
+        let validator = Validator::of(kind);
         let errors: Vec<ValidationError<'_>> = validator.iter_errors(&document.value).collect();
+        if errors.is_empty() {
+            return integral_floats_fit(validator, document, diagnostics);
+        }
+        let schema = self.schema(kind);
         // A misspelt required key is one problem, not two: the unknown key suggests the
         // field, so "missing field" is not said as well.
         let misspelt: Vec<(String, String)> = errors
@@ -115,102 +136,14 @@ impl SchemaValidators {
             }
             report(error, schema, document, diagnostics);
         }
-        errors.is_empty() && integral_floats_fit(validator, document, diagnostics)
+        false
     }
 }
 
-fn build(kind: Kind) -> Option<(Value, Validator)> {
-    let schema = validation_schema(kind);
-    // The schemas are generated from our own types: failing to compile one is a bug in
-    // promptc, caught by the test suite, not something a user can cause.
-    let validator = validator_for(&schema)?;
-    Some((schema, validator))
-}
-
-fn validator_for(schema: &Value) -> Option<Validator> {
-    jsonschema::options()
-        .with_draft(Draft::Draft7)
-        // For `format = "date"`: real calendar dates.
-        .should_validate_formats(true)
-        .with_keyword("pattern", |_, pattern, _| {
-            let pattern = pattern
-                .as_str()
-                .ok_or_else(|| ValidationError::custom("a pattern is a string"))?;
-            let regex = PATTERNS
-                .get(pattern, || build_pattern(pattern))
-                .map_err(ValidationError::custom)?;
-            Ok(Box::new(PatternKeyword {
-                pattern: pattern.to_string(),
-                regex,
-            }))
-        })
-        .offline()
-        .build(schema)
-        .ok()
-}
-
-/// `pattern`, checked with a regex of promptc's own making rather than jsonschema's. The
-/// schemas' patterns are plain character classes; jsonschema builds each with the regex
-/// crate's full configuration, a full DFA and a literal prefilter beside the lazy one, and
-/// builds it again for every schema that holds it: thirteen builds of five patterns, about a
-/// third of the time the five validators took to build, on the thread that builds them while
-/// the load reads the files (and competes with it for a core). Here each is built once per
-/// process, its lazy DFA alone (see [`build_pattern`]).
-struct PatternKeyword {
-    pattern: String,
-    regex: regex_automata::meta::Regex,
-}
-
-impl<'i> jsonschema::Keyword<'i> for PatternKeyword {
-    /// A mismatch is reported with the pattern as its message: [`report`] reads it back to
-    /// say what form the value should have.
-    fn validate(&self, instance: &'i Value) -> Result<(), ValidationError<'i>> {
-        if self.is_valid(instance) {
-            Ok(())
-        } else {
-            Err(ValidationError::custom(self.pattern.clone()))
-        }
-    }
-
-    /// As JSON Schema's `pattern`: found anywhere in a string (the schemas anchor theirs),
-    /// and any other value passes.
-    fn is_valid(&self, instance: &'i Value) -> bool {
-        instance
-            .as_str()
-            .is_none_or(|text| self.regex.is_match(text))
-    }
-}
-
-/// The schemas' patterns, each built once per process.
-static PATTERNS: crate::built::Built<regex_automata::meta::Regex> = crate::built::Built::new();
-
-/// A schema's pattern, built as `matching` builds a model-id pattern (its lazy DFA alone).
-fn build_pattern(pattern: &str) -> Result<regex_automata::meta::Regex, String> {
-    // JSON Schema's patterns are ECMA-262's, which read `\d`, `\w` and `\b` as ASCII where the
-    // regex crate reads them as Unicode (jsonschema translates them first). The schemas escape
-    // only punctuation, which both read alike; a pattern that escapes anything else is refused
-    // rather than checked with another meaning, and the test suite, which builds every
-    // schema's validator, says so.
-    let mut chars = pattern.chars();
-    while let Some(c) = chars.next() {
-        if c == '\\'
-            && !chars
-                .next()
-                .is_some_and(|escaped| escaped.is_ascii_punctuation())
-        {
-            return Err(format!(
-                "pattern `{pattern}` escapes more than punctuation, which ECMA-262 and the regex crate read differently"
-            ));
-        }
-    }
-    crate::templates::model_id::build_regex(pattern)
-}
-
-/// The pattern a value failed to match: [`PatternKeyword`]'s error, whose message is the
-/// pattern (every validator is built with it in place of jsonschema's own `pattern`).
+/// The pattern a value failed to match.
 fn failed_pattern(kind: &ValidationErrorKind) -> Option<&str> {
     match kind {
-        ValidationErrorKind::Custom { keyword, message } if keyword == "pattern" => Some(message),
+        ValidationErrorKind::Pattern { pattern } => Some(pattern),
         _ => None,
     }
 }
@@ -239,7 +172,7 @@ fn has_integral_float(value: &Value) -> bool {
 /// one copy of the document, validated once); a type error where one stood means an
 /// integer was expected there.
 fn integral_floats_fit(
-    validator: &Validator,
+    validator: Validator,
     document: &Document,
     diagnostics: &mut Diagnostics,
 ) -> bool {
@@ -257,7 +190,7 @@ fn integral_floats_fit(
 }
 
 /// Where a float with no fraction stands for an integer (see [`integral_floats_fit`]).
-fn misplaced_integral_floats(validator: &Validator, value: &Value) -> Vec<String> {
+fn misplaced_integral_floats(validator: Validator, value: &Value) -> Vec<String> {
     fn shift(value: &mut Value, pointer: &str, found: &mut Vec<String>) {
         match value {
             Value::Number(n) if n.is_f64() => {
@@ -306,6 +239,12 @@ fn misplaced_integral_floats(validator: &Validator, value: &Value) -> Vec<String
 fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut Diagnostics) {
     let pointer = error.instance_path().as_str().to_string();
     let at = doc.value_span(&pointer);
+    // A key of the table at `pointer` that its `propertyNames` refuses: the generated
+    // validators report the key's own error, where the run-time one wraps it.
+    if error.schema_path().as_str().contains("/propertyNames/") {
+        bad_key(error, &pointer, doc, out);
+        return;
+    }
     match error.kind() {
         ValidationErrorKind::AdditionalProperties { unexpected } => {
             let expected = expected_keys(schema, error.schema_path().as_str());
@@ -391,22 +330,7 @@ fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut
                 at,
             ));
         }
-        ValidationErrorKind::PropertyNames { error: inner } => {
-            // The inner error is about the key itself, a string.
-            let key = inner.instance().as_str().unwrap_or_default().to_string();
-            let expected = match failed_pattern(inner.kind()) {
-                Some(pattern) => form_of(pattern),
-                None => Form::Described(inner.to_string()),
-            };
-            out.push(Diagnostic::new(
-                Problem::InvalidValue(InvalidValue::BadForm {
-                    value: format!("`{key}`"),
-                    key: true,
-                    expected,
-                }),
-                doc.key_span(&child_pointer(&pointer, &key)),
-            ));
-        }
+        ValidationErrorKind::PropertyNames { error: inner } => bad_key(inner, &pointer, doc, out),
         ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context } => {
             one_of(error, context, schema, doc, out);
         }
@@ -417,6 +341,23 @@ fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut
             at,
         )),
     }
+}
+
+/// A key, of the table at `pointer`, of the wrong form: `error` is about the key itself.
+fn bad_key(error: &ValidationError<'_>, pointer: &str, doc: &Document, out: &mut Diagnostics) {
+    let key = error.instance().as_str().unwrap_or_default().to_string();
+    let expected = match failed_pattern(error.kind()) {
+        Some(pattern) => form_of(pattern),
+        None => Form::Described(error.to_string()),
+    };
+    out.push(Diagnostic::new(
+        Problem::InvalidValue(InvalidValue::BadForm {
+            value: format!("`{key}`"),
+            key: true,
+            expected,
+        }),
+        doc.key_span(&child_pointer(pointer, &key)),
+    ));
 }
 
 /// A value that matches none of a choice's branches. The choices promptc's schemas make are
@@ -454,6 +395,8 @@ fn one_of(
         let problem = match instance.as_str() {
             Some(value) if !allowed.is_empty() => not_one_of(value, allowed),
             _ => {
+                // The generated validators leave out a branch's type error where its
+                // constant implies it: the constants' types are the ones expected.
                 let expected = branches
                     .iter()
                     .flatten()
@@ -461,7 +404,21 @@ fn one_of(
                         ValidationErrorKind::Type { kind } => Some(type_names(kind)),
                         _ => None,
                     })
-                    .unwrap_or_else(|| "a table".into());
+                    .unwrap_or_else(|| {
+                        let mut types: Vec<&str> = Vec::new();
+                        for e in branches.iter().flatten() {
+                            if let ValidationErrorKind::Constant { expected_value } = e.kind()
+                                && !types.contains(&json_type(expected_value))
+                            {
+                                types.push(json_type(expected_value));
+                            }
+                        }
+                        if types.is_empty() {
+                            "a table".into()
+                        } else {
+                            types.join(" or ")
+                        }
+                    });
                 Problem::WrongType {
                     expected,
                     found: json_type(instance).into(),
@@ -603,75 +560,203 @@ pub(crate) fn json_type(value: &Value) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use std::collections::BTreeSet;
+    use std::path::Path;
 
-    /// Every `pattern` in a schema, in the order met.
-    fn patterns_in(node: &Value, into: &mut Vec<String>) {
-        match node {
-            Value::Object(fields) => {
-                if let Some(Value::String(pattern)) = fields.get("pattern")
-                    && !into.contains(pattern)
-                {
-                    into.push(pattern.clone());
-                }
-                fields.values().for_each(|value| patterns_in(value, into));
-            }
-            Value::Array(items) => items.iter().for_each(|item| patterns_in(item, into)),
-            _ => {}
+    use super::*;
+    use crate::load::document::Format;
+    use crate::source::Sources;
+
+    /// The kind of a data file of the repository (the shipped library, the examples and the
+    /// test fixtures), by the folder it is in.
+    fn kind_of(path: &Path) -> Option<Kind> {
+        if path.file_name()? == "promptc.toml" {
+            return Some(Kind::Manifest);
+        }
+        match path.parent()?.file_name()?.to_str()? {
+            "variants" => Some(Kind::Variant),
+            "components" => Some(Kind::Component),
+            "tools" => Some(Kind::Tool),
+            "contexts" => Some(Kind::Context),
+            _ => None,
         }
     }
 
-    /// The schemas' patterns accept and refuse what jsonschema's own `pattern` keyword does,
-    /// on names of every form the patterns tell apart and on text around their edges
-    /// (non-ASCII letters, a final line break, an empty string, a value that is not text).
-    #[test]
-    fn the_schemas_patterns_are_checked_as_jsonschema_checks_them() {
-        let mut patterns = Vec::new();
-        for kind in Kind::ALL {
-            patterns_in(&validation_schema(kind), &mut patterns);
-        }
-        assert!(patterns.len() >= 5, "{patterns:?}");
-        let names = "generic next-gen gpt_5 o3 v1.2 a+b x@1.0 gpt@4.1+beta prompts/next-gen.md \
-                     a/b/c.md a/b.txt ../x.md /abs.md _x 9lives -dash .dot café ß İd 名前 \
-                     emoji😀 UPPER_case9 ٣ x٣";
-        let edges = [
-            "with space",
-            "tab\there",
-            "line\n",
-            "",
-            " ",
-            "a\u{0}b",
-            "a\u{2028}b",
-        ];
-        let samples: Vec<&str> = names.split_whitespace().chain(edges).collect();
-        for pattern in &patterns {
-            let schema = serde_json::json!({ "pattern": pattern });
-            let ours = validator_for(&schema).unwrap_or_else(|| panic!("{pattern}"));
-            let theirs = jsonschema::options()
-                .with_draft(Draft::Draft7)
-                .with_pattern_options(jsonschema::PatternOptions::regex())
-                .build(&schema)
-                .unwrap_or_else(|error| panic!("{pattern}: {error}"));
-            for &sample in &samples {
-                let value = Value::from(sample);
-                assert_eq!(
-                    ours.is_valid(&value),
-                    theirs.is_valid(&value),
-                    "{pattern} on {sample:?}"
-                );
-                let errors: Vec<_> = ours.iter_errors(&value).collect();
-                assert_eq!(errors.is_empty(), ours.is_valid(&value), "{pattern}");
-                for error in &errors {
-                    assert_eq!(failed_pattern(error.kind()), Some(pattern.as_str()));
-                    assert_eq!(error.instance().as_str(), Some(sample));
+    /// Every data file of the repository that parses, as its kind and value.
+    fn corpus() -> Vec<(Kind, Value)> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut found = Vec::new();
+        let mut sources = Sources::default();
+        for folder in [
+            "promptc.toml",
+            "variants",
+            "components",
+            "tools",
+            "examples",
+            "tests",
+        ] {
+            for entry in walkdir::WalkDir::new(root.join(folder)).sort_by_file_name() {
+                let Ok(entry) = entry else { continue };
+                let path = entry.path();
+                let (Some(kind), Some(format)) = (kind_of(path), Format::of(path)) else {
+                    continue;
+                };
+                let Ok(text) = std::fs::read_to_string(path) else {
+                    continue;
+                };
+                let id = sources.add(path.to_path_buf(), text);
+                if let Ok(document) = Document::parse(id, sources.get(id), format) {
+                    found.push((kind, document.value));
                 }
             }
-            assert!(ours.is_valid(&Value::from(3)) && ours.is_valid(&Value::Null));
         }
-        // A pattern that escapes a class, which the two engines read differently, is refused.
-        for pattern in [r"^\d+$", r"^\w$", r"\bx"] {
-            assert!(build_pattern(pattern).is_err(), "{pattern}");
+        found
+    }
+
+    /// A value with one change at each place: each value replaced by one of another type or
+    /// an out-of-range one, each key removed, an unknown key added to each table.
+    fn mutations(value: &Value) -> Vec<Value> {
+        fn places(node: &Value, pointer: String, into: &mut Vec<String>) {
+            into.push(pointer.clone());
+            match node {
+                Value::Object(fields) => {
+                    for (key, child) in fields {
+                        places(child, child_pointer(&pointer, key), into);
+                    }
+                }
+                Value::Array(items) => {
+                    for (index, child) in items.iter().enumerate() {
+                        places(child, format!("{pointer}/{index}"), into);
+                    }
+                }
+                _ => {}
+            }
         }
-        assert!(build_pattern(r"^a\.md\-\/\\$").is_ok());
+        let mut pointers = Vec::new();
+        places(value, String::new(), &mut pointers);
+        let replacements = [
+            Value::from(-3),
+            Value::from(2.0),
+            Value::from(""),
+            Value::from("Not A Name!"),
+            Value::from("2026-13-45"),
+            Value::from(true),
+            serde_json::json!([]),
+            serde_json::json!({ "nmae": 1 }),
+        ];
+        let mut mutated = Vec::new();
+        for pointer in &pointers {
+            for replacement in &replacements {
+                let mut copy = value.clone();
+                if let Some(slot) = copy.pointer_mut(pointer) {
+                    *slot = replacement.clone();
+                    mutated.push(copy);
+                }
+            }
+            let mut copy = value.clone();
+            if let Some(Value::Object(fields)) = copy.pointer_mut(pointer) {
+                fields.insert("unknwon".into(), Value::from(1));
+                mutated.push(copy.clone());
+            }
+            if let Some((parent, key)) = pointer.rsplit_once('/') {
+                let mut copy = value.clone();
+                if let Some(Value::Object(fields)) = copy.pointer_mut(parent) {
+                    fields.shift_remove(&key.replace("~1", "/").replace("~0", "~"));
+                    mutated.push(copy);
+                }
+            }
+        }
+        mutated
+    }
+
+    /// Errors as they are reported, in a form that two validators can be compared in. The
+    /// run-time validator reports a type error beside an `enum` or `const` one of the same
+    /// schema, which the generated ones leave out as implied, and wraps the error of a key
+    /// that `propertyNames` refuses, which the generated ones report as it is: both are
+    /// written here as the generated ones give them.
+    fn described(errors: &[ValidationError<'_>]) -> BTreeSet<String> {
+        let parent = |path: &str| path.rsplit_once('/').map(|(p, _)| p.to_string());
+        let implied_type = |error: &ValidationError<'_>| {
+            matches!(error.kind(), ValidationErrorKind::Type { .. })
+                && errors.iter().any(|other| {
+                    matches!(
+                        other.kind(),
+                        ValidationErrorKind::Enum { .. } | ValidationErrorKind::Constant { .. }
+                    ) && other.instance_path() == error.instance_path()
+                        && parent(other.schema_path().as_str())
+                            == parent(error.schema_path().as_str())
+                })
+        };
+        errors
+            .iter()
+            .filter(|error| !implied_type(error))
+            .map(|error| {
+                let at = format!(
+                    "at {} by {} on {}",
+                    error.instance_path().as_str(),
+                    error.schema_path().as_str(),
+                    error.instance()
+                );
+                match error.kind() {
+                    ValidationErrorKind::PropertyNames { error: inner } => format!(
+                        "{:?} at {} by {} on {}",
+                        inner.kind(),
+                        error.instance_path().as_str(),
+                        error.schema_path().as_str(),
+                        inner.instance()
+                    ),
+                    ValidationErrorKind::OneOfNotValid { context }
+                    | ValidationErrorKind::AnyOf { context } => {
+                        let branches: Vec<BTreeSet<String>> =
+                            context.iter().map(|branch| described(branch)).collect();
+                        format!("one of {branches:?} {at}")
+                    }
+                    kind => format!("{kind:?} {at}"),
+                }
+            })
+            .collect()
+    }
+
+    /// The validators generated when promptc is built accept and refuse what jsonschema's
+    /// run-time validator of the same schema does, with the same errors at the same places:
+    /// on every data file of the repository and on each of them changed in every place.
+    #[test]
+    fn the_generated_validators_judge_as_the_schemas_do() {
+        let corpus = corpus();
+        for kind in Kind::ALL {
+            assert!(
+                corpus.iter().filter(|(k, _)| *k == kind).count() >= 2,
+                "{kind:?}"
+            );
+        }
+        let runtime: Vec<jsonschema::Validator> = Kind::ALL
+            .iter()
+            .map(|&kind| {
+                jsonschema::options()
+                    .with_draft(jsonschema::Draft::Draft7)
+                    .should_validate_formats(true)
+                    .build(&validation_schema(kind))
+                    .unwrap_or_else(|error| panic!("{kind:?}: {error}"))
+            })
+            .collect();
+        let mut refused = 0;
+        for (kind, value) in &corpus {
+            let index = Kind::ALL.iter().position(|k| k == kind).unwrap_or_default();
+            let (generated, runtime) = (Validator::of(*kind), &runtime[index]);
+            for value in std::iter::once(value.clone()).chain(mutations(value)) {
+                let valid = runtime.is_valid(&value);
+                assert_eq!(generated.is_valid(&value), valid, "{kind:?} {value}");
+                let generated: Vec<_> = generated.iter_errors(&value).collect();
+                let runtime: Vec<_> = runtime.iter_errors(&value).collect();
+                assert_eq!(
+                    described(&generated),
+                    described(&runtime),
+                    "{kind:?} {value}"
+                );
+                refused += usize::from(!valid);
+            }
+        }
+        // The mutations are refused often enough for the errors to have been compared.
+        assert!(refused > 1000, "{refused}");
     }
 }

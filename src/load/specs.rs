@@ -54,8 +54,8 @@ pub fn load_specs(
 
 /// Reads the workspace as [`load_specs`] does, but no file is checked against its schema: the
 /// caller checks them once it has done what it can without them (see
-/// `loader::load_workspace`), as the schemas' validators are built on another thread
-/// meanwhile, in the documents of the entries it returns (a context's being its own file's,
+/// `loader::load_workspace`: on two threads, beside the templates' compiles), in the
+/// documents of the entries it returns (a context's being its own file's,
 /// before `extends` merged it; a file it could not make an entry of is a problem, which gives
 /// the load up). Nothing it finds is worded: at the first problem of any
 /// kind its result is `None`, and the workspace is to be loaded again with [`load_specs`], so
