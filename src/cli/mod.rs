@@ -155,6 +155,14 @@ fn stop_children() {
 }
 
 pub fn run(cli: Cli) -> ExitCode {
+    // The schemas' patterns take about as long to build as the first files to read: built
+    // meanwhile, on the other core. A command that reads no workspace does not build them.
+    if !matches!(
+        cli.command,
+        Command::Completions { .. } | Command::Man | Command::Schema(_)
+    ) {
+        crate::load::schema_check::build_patterns_ahead();
+    }
     // Token counts are kept between runs in promptc's own cache folder, never in the
     // workspace: an unchanged prompt is not counted again.
     if let Some(dir) = crate::tokens::default_cache_dir() {

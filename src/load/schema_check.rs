@@ -20,17 +20,101 @@ use crate::span::Span;
 // compiled from them at run time: building the five took about 3 ms of every load (a third of
 // it checking promptc's own schemas against the draft's meta-schema), on a thread the load
 // waited for. The schemas are `promptc schema`'s output, which a test keeps in step with the
-// types; the macro reads the files, so a change to one rebuilds its validator.
-#[jsonschema::validator(path = "schema/manifest.schema.json", draft = Draft7, validate_formats = true)]
-struct ManifestSchema;
-#[jsonschema::validator(path = "schema/variant.schema.json", draft = Draft7, validate_formats = true)]
-struct VariantSchema;
-#[jsonschema::validator(path = "schema/component.schema.json", draft = Draft7, validate_formats = true)]
-struct ComponentSchema;
-#[jsonschema::validator(path = "schema/tool.schema.json", draft = Draft7, validate_formats = true)]
-struct ToolSchema;
-#[jsonschema::validator(path = "schema/context.schema.json", draft = Draft7, validate_formats = true)]
-struct ContextSchema;
+// types; build.rs gives them to jsonschema's `validator` macro with their patterns checked by
+// [`PatternKeyword`], and a change to one rebuilds its validator.
+include!(concat!(env!("OUT_DIR"), "/schema_validators.rs"));
+
+/// The keyword that stands for `pattern` in the generated validators (see build.rs).
+const PATTERN_KEYWORD: &str = "x-promptc-pattern";
+
+/// `pattern`, checked with a regex of promptc's own making rather than jsonschema's. The
+/// schemas' patterns are plain character classes; jsonschema builds each with fancy-regex
+/// over the regex crate's full configuration, and builds it again for every schema that holds
+/// it: about 0.8 ms of every load, on the threads that check the files. Here each is built
+/// once per process, its lazy DFA alone (see [`build_pattern`]), and [`build_patterns_ahead`]
+/// builds them while the files are read.
+struct PatternKeyword {
+    pattern: String,
+    regex: regex_automata::meta::Regex,
+}
+
+impl<'i> jsonschema::Keyword<'i> for PatternKeyword {
+    /// A mismatch is reported with the pattern as its message: [`report`] reads it back to
+    /// say what form the value should have.
+    fn validate(&self, instance: &'i Value) -> Result<(), ValidationError<'i>> {
+        if self.is_valid(instance) {
+            Ok(())
+        } else {
+            Err(ValidationError::custom(self.pattern.clone()))
+        }
+    }
+
+    /// As JSON Schema's `pattern`: found anywhere in a string (the schemas anchor theirs),
+    /// and any other value passes.
+    fn is_valid(&self, instance: &'i Value) -> bool {
+        instance
+            .as_str()
+            .is_none_or(|text| self.regex.is_match(text))
+    }
+}
+
+/// The generated validators' factory of [`PatternKeyword`]s, called once for each place a
+/// pattern stands. It fails only for a pattern [`build_pattern`] refuses, which no committed
+/// schema holds (a test builds every one).
+fn pattern_keyword<'a>(
+    _: &'a serde_json::Map<String, Value>,
+    pattern: &'a Value,
+    _: jsonschema::paths::Location,
+) -> Result<Box<dyn for<'i> jsonschema::Keyword<'i>>, ValidationError<'a>> {
+    let pattern = pattern
+        .as_str()
+        .ok_or_else(|| ValidationError::custom("a pattern is a string"))?;
+    let regex = PATTERNS
+        .get(pattern, || build_pattern(pattern))
+        .map_err(ValidationError::custom)?;
+    Ok(Box::new(PatternKeyword {
+        pattern: pattern.to_string(),
+        regex,
+    }))
+}
+
+/// The schemas' patterns, each built once per process.
+static PATTERNS: crate::built::Built<regex_automata::meta::Regex> = crate::built::Built::new();
+
+/// Builds the schemas' patterns on another thread: the command line starts this as soon as
+/// it knows it will read a workspace, and the files are read meanwhile, on the core that
+/// checks them once they are.
+pub fn build_patterns_ahead() {
+    let _ = std::thread::Builder::new()
+        .name("patterns".into())
+        .spawn(|| {
+            for pattern in SCHEMA_PATTERNS {
+                let _ = PATTERNS.get(pattern, || build_pattern(pattern));
+            }
+        });
+}
+
+/// A schema's pattern, built as `matching` builds a model-id pattern (its lazy DFA alone).
+fn build_pattern(pattern: &str) -> Result<regex_automata::meta::Regex, String> {
+    // JSON Schema's patterns are ECMA-262's, which read `\d`, `\w` and `\b` as ASCII where the
+    // regex crate reads them as Unicode (jsonschema translates them first). The schemas escape
+    // only punctuation, which both read alike; a pattern that escapes anything else is refused
+    // rather than checked with another meaning, and the test suite, which builds every
+    // schema's validator, says so.
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\'
+            && !chars
+                .next()
+                .is_some_and(|escaped| escaped.is_ascii_punctuation())
+        {
+            return Err(format!(
+                "pattern `{pattern}` escapes more than punctuation, which ECMA-262 and the regex crate read differently"
+            ));
+        }
+    }
+    crate::templates::model_id::build_regex(pattern)
+}
 
 /// A kind's generated validator.
 #[derive(Clone, Copy)]
@@ -140,10 +224,13 @@ impl SchemaValidators {
     }
 }
 
-/// The pattern a value failed to match.
+/// The pattern a value failed to match: [`PatternKeyword`]'s error, whose message is the
+/// pattern.
 fn failed_pattern(kind: &ValidationErrorKind) -> Option<&str> {
     match kind {
-        ValidationErrorKind::Pattern { pattern } => Some(pattern),
+        ValidationErrorKind::Custom { keyword, message } if keyword == PATTERN_KEYWORD => {
+            Some(message)
+        }
         _ => None,
     }
 }
@@ -673,7 +760,8 @@ mod tests {
     /// run-time validator reports a type error beside an `enum` or `const` one of the same
     /// schema, which the generated ones leave out as implied, and wraps the error of a key
     /// that `propertyNames` refuses, which the generated ones report as it is: both are
-    /// written here as the generated ones give them.
+    /// written here as the generated ones give them. A pattern's error is written as
+    /// jsonschema's own `pattern` gives it.
     fn described(errors: &[ValidationError<'_>]) -> BTreeSet<String> {
         let parent = |path: &str| path.rsplit_once('/').map(|(p, _)| p.to_string());
         let implied_type = |error: &ValidationError<'_>| {
@@ -694,15 +782,15 @@ mod tests {
                 let at = format!(
                     "at {} by {} on {}",
                     error.instance_path().as_str(),
-                    error.schema_path().as_str(),
+                    as_written(error.schema_path().as_str()),
                     error.instance()
                 );
                 match error.kind() {
                     ValidationErrorKind::PropertyNames { error: inner } => format!(
-                        "{:?} at {} by {} on {}",
-                        inner.kind(),
+                        "{} at {} by {} on {}",
+                        kind_of_error(inner.kind()),
                         error.instance_path().as_str(),
-                        error.schema_path().as_str(),
+                        as_written(error.schema_path().as_str()),
                         inner.instance()
                     ),
                     ValidationErrorKind::OneOfNotValid { context }
@@ -711,10 +799,71 @@ mod tests {
                             context.iter().map(|branch| described(branch)).collect();
                         format!("one of {branches:?} {at}")
                     }
-                    kind => format!("{kind:?} {at}"),
+                    kind => format!("{} {at}", kind_of_error(kind)),
                 }
             })
             .collect()
+    }
+
+    /// A schema path with [`PATTERN_KEYWORD`] written as the schema writes it.
+    fn as_written(path: &str) -> String {
+        path.replace(PATTERN_KEYWORD, "pattern")
+    }
+
+    /// An error's kind, with [`PatternKeyword`]'s error written as jsonschema's own.
+    fn kind_of_error(kind: &ValidationErrorKind) -> String {
+        match failed_pattern(kind) {
+            Some(pattern) => format!(
+                "{:?}",
+                ValidationErrorKind::Pattern {
+                    pattern: pattern.to_string()
+                }
+            ),
+            None => format!("{kind:?}"),
+        }
+    }
+
+    /// Every pattern of the schemas is built, and accepts and refuses what jsonschema's own
+    /// `pattern` keyword does, on names of every form the patterns tell apart and on text
+    /// around their edges (non-ASCII letters, a final line break, an empty string).
+    #[test]
+    fn the_schemas_patterns_are_checked_as_jsonschema_checks_them() {
+        assert!(SCHEMA_PATTERNS.len() >= 5, "{SCHEMA_PATTERNS:?}");
+        for pattern in [ID_PATTERN, NAME_PATTERN, OUTPUT_PATTERN] {
+            assert!(SCHEMA_PATTERNS.contains(&pattern), "{pattern}");
+        }
+        let names = "generic next-gen gpt_5 o3 v1.2 a+b x@1.0 gpt@4.1+beta prompts/next-gen.md \
+                     a/b/c.md a/b.txt ../x.md /abs.md _x 9lives -dash .dot café ß İd 名前 \
+                     emoji😀 UPPER_case9 ٣ x٣";
+        let edges = [
+            "with space",
+            "tab\there",
+            "line\n",
+            "",
+            " ",
+            "a\u{0}b",
+            "a\u{2028}b",
+        ];
+        let samples: Vec<&str> = names.split_whitespace().chain(edges).collect();
+        for pattern in SCHEMA_PATTERNS {
+            let ours = build_pattern(pattern).unwrap_or_else(|error| panic!("{error}"));
+            let theirs = jsonschema::options()
+                .with_draft(jsonschema::Draft::Draft7)
+                .build(&serde_json::json!({ "pattern": pattern }))
+                .unwrap_or_else(|error| panic!("{pattern}: {error}"));
+            for &sample in &samples {
+                assert_eq!(
+                    ours.is_match(sample),
+                    theirs.is_valid(&Value::from(sample)),
+                    "{pattern} on {sample:?}"
+                );
+            }
+        }
+        // A pattern that escapes a class, which the two engines read differently, is refused.
+        for pattern in [r"^\d+$", r"^\w$", r"\bx"] {
+            assert!(build_pattern(pattern).is_err(), "{pattern}");
+        }
+        assert!(build_pattern(r"^a\.md\-\/\\$").is_ok());
     }
 
     /// The validators generated when promptc is built accept and refuse what jsonschema's
