@@ -7,6 +7,12 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SourceId(u32);
 
+impl SourceId {
+    /// The source of a document parsed before its file joined the sources: replaced when it
+    /// does, never looked up.
+    pub const UNSET: SourceId = SourceId(u32::MAX);
+}
+
 /// One file as read from disk. `path` is relative to the workspace root when the file lies
 /// inside it, so diagnostics and JSON output do not depend on where the checkout lives.
 #[derive(Debug)]
@@ -104,11 +110,16 @@ impl Sources {
     }
 
     pub fn add(&mut self, path: PathBuf, text: String) -> SourceId {
+        self.push(SourceFile::new(path, text))
+    }
+
+    /// [`Sources::add`] for a file already made (read and parsed on another thread).
+    pub fn push(&mut self, file: SourceFile) -> SourceId {
         let next = u32::try_from(self.files.len()).unwrap_or(u32::MAX);
         let id = SourceId(self.first.saturating_add(next));
-        self.by_path.insert(path.clone(), id);
-        self.total_bytes = self.total_bytes.saturating_add(text.len() as u64);
-        self.files.push(SourceFile::new(path, text));
+        self.by_path.insert(file.path.clone(), id);
+        self.total_bytes = self.total_bytes.saturating_add(file.text.len() as u64);
+        self.files.push(file);
         id
     }
 

@@ -5,6 +5,7 @@ pub mod document;
 pub mod entry;
 pub mod invalid_ids;
 pub mod mcp_settings;
+mod prefetch;
 pub mod read;
 pub mod rules;
 pub mod schema_check;

@@ -2,8 +2,9 @@
 //! deserialized, ids checked for duplicates. What a broken file would have declared is
 //! recorded, so that it is reported once, where it is broken.
 
+use std::collections::HashMap;
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
 use serde::de::DeserializeOwned;
@@ -14,6 +15,7 @@ use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::load::document::{Document, Format};
 use crate::load::entry::Entry;
 use crate::load::invalid_ids::InvalidIds;
+use crate::load::prefetch::Prefetch;
 use crate::load::schema_check::SchemaValidators;
 use crate::load::{self, MANIFEST_FILE};
 use crate::model::{Component, Context, Limits, Manifest, PostprocessRule, ToolSpec, Variant};
@@ -30,6 +32,14 @@ pub struct Specs {
     /// Named contexts, by file stem, each with its own file's document (not the merged one).
     pub contexts: IndexMap<String, Entry<Context>>,
 }
+
+/// The entries of a workspace's folders: variants, components, tools and contexts.
+type Folders = (
+    IndexMap<String, Entry<Variant>>,
+    IndexMap<String, Entry<Component>>,
+    IndexMap<String, Entry<ToolSpec>>,
+    IndexMap<String, Entry<Context>>,
+);
 
 /// When a load checks its files against their schemas.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,6 +101,8 @@ fn read_specs(
         invalid,
         checks,
         given_up: false,
+        prefetch: None,
+        listed: HashMap::new(),
     };
     let manifest_path = root.join(MANIFEST_FILE);
     let manifest = match loader.load_typed::<Manifest>(&manifest_path, Kind::Manifest)? {
@@ -118,29 +130,31 @@ fn read_specs(
             .collect(),
     );
     let paths = &manifest.value.paths;
-    // A load with its checks last that has met a problem reads no further: it is done again.
-    let variants = loader.unless_giving_up(|loader| {
-        loader.load_all(
-            &paths.variants,
-            Kind::Variant,
-            RefKind::Variant,
-            |v: &Variant| v.id.clone(),
-        )
+    // A load with its checks last reads and parses the files on two threads (see
+    // `load::prefetch`); one that reports what it meets reads them in order, on this one.
+    let prefetch = (checks == SchemaChecks::Last).then(|| {
+        let files = loader.list_ahead(&[
+            (&paths.variants, Kind::Variant),
+            (&paths.components, Kind::Component),
+            (&paths.tools, Kind::Tool),
+            (&paths.contexts, Kind::Context),
+        ]);
+        Prefetch::new(root, loader.limits.file().bytes, files)
+    });
+    let (variants, components, tools, contexts) = std::thread::scope(|scope| {
+        if let Some(prefetch) = &prefetch {
+            // Without a thread (a low memory limit), this one reads every file.
+            let _ = std::thread::Builder::new()
+                .name("read".into())
+                .spawn_scoped(scope, || prefetch.read_from_the_end());
+            loader.prefetch = Some(prefetch);
+        }
+        let loaded = loader.load_folders(paths);
+        if let Some(prefetch) = &prefetch {
+            prefetch.stop();
+        }
+        loaded
     })?;
-    let components = loader.unless_giving_up(|loader| {
-        loader.load_all(
-            &paths.components,
-            Kind::Component,
-            RefKind::Component,
-            |c: &Component| c.id.clone(),
-        )
-    })?;
-    let tools = loader.unless_giving_up(|loader| {
-        loader.load_all(&paths.tools, Kind::Tool, RefKind::Tool, |t: &ToolSpec| {
-            t.id.clone()
-        })
-    })?;
-    let contexts = loader.unless_giving_up(|loader| loader.load_contexts(&paths.contexts))?;
     // A load with its checks last vouches only for having met no problem: the caller checks
     // its files against their schemas.
     let clean = checks == SchemaChecks::First || !loader.giving_up();
@@ -176,6 +190,8 @@ pub fn load_context(
         invalid: &mut invalid,
         checks: SchemaChecks::First,
         given_up: false,
+        prefetch: None,
+        listed: HashMap::new(),
     };
     let Some(document) = loader.checked_document(path, Kind::Context)? else {
         return Ok(None);
@@ -238,7 +254,7 @@ fn detect_format(text: &str) -> Format {
     Format::Yaml
 }
 
-struct Loader<'a> {
+struct Loader<'a, 'p> {
     root: &'a Path,
     /// Workspace files are confined to the workspace; a context file named by the caller is
     /// not.
@@ -252,9 +268,14 @@ struct Loader<'a> {
     checks: SchemaChecks,
     /// A `SchemaChecks::Last` load met a problem: its result is dropped.
     given_up: bool,
+    /// The workspace's files, read and parsed ahead on another thread (a load with its
+    /// checks last).
+    prefetch: Option<&'p Prefetch<'p>>,
+    /// Folders already listed, by folder and kind: the listing the prefetch was given.
+    listed: HashMap<(PathBuf, Kind), load::DataFiles>,
 }
 
-impl Loader<'_> {
+impl Loader<'_, '_> {
     /// Whether this is a load with its checks last that has met a problem (see
     /// [`load_specs_checked_last`]).
     fn giving_up(&self) -> bool {
@@ -275,6 +296,59 @@ impl Loader<'_> {
 
     /// Reads, parses, schema-checks and deserializes one file. `None` when it has problems
     /// (they are recorded).
+    /// The variants, components, tools and contexts of the folders `paths` names. A load
+    /// with its checks last that has met a problem reads no further: it is done again.
+    fn load_folders(&mut self, paths: &crate::model::Paths) -> io::Result<Folders> {
+        let variants = self.unless_giving_up(|loader| {
+            loader.load_all(
+                &paths.variants,
+                Kind::Variant,
+                RefKind::Variant,
+                |v: &Variant| v.id.clone(),
+            )
+        })?;
+        let components = self.unless_giving_up(|loader| {
+            loader.load_all(
+                &paths.components,
+                Kind::Component,
+                RefKind::Component,
+                |c: &Component| c.id.clone(),
+            )
+        })?;
+        let tools = self.unless_giving_up(|loader| {
+            loader.load_all(&paths.tools, Kind::Tool, RefKind::Tool, |t: &ToolSpec| {
+                t.id.clone()
+            })
+        })?;
+        let contexts = self.unless_giving_up(|loader| loader.load_contexts(&paths.contexts))?;
+        Ok((variants, components, tools, contexts))
+    }
+
+    /// Lists the folders ahead of their loads, for the prefetch: their data files in the
+    /// order the loads read them. A folder that cannot be listed is left to its load, which
+    /// reports why.
+    fn list_ahead(&mut self, folders: &[(&String, Kind)]) -> Vec<(PathBuf, Kind)> {
+        let mut files: Vec<(PathBuf, Kind)> = Vec::new();
+        for &(folder, kind) in folders {
+            let Some(dir) = load::read::resolve_inside(self.root, self.root, folder) else {
+                continue;
+            };
+            if self.listed.contains_key(&(dir.clone(), kind)) {
+                continue;
+            }
+            let Ok(found) = load::data_files(self.root, &dir, kind) else {
+                continue;
+            };
+            for path in &found.files {
+                if !files.iter().any(|(listed, _)| listed == path) {
+                    files.push((path.clone(), kind));
+                }
+            }
+            self.listed.insert((dir, kind), found);
+        }
+        files
+    }
+
     fn load_typed<T: DeserializeOwned>(
         &mut self,
         path: &Path,
@@ -286,6 +360,20 @@ impl Loader<'_> {
     }
 
     fn load_raw(&mut self, path: &Path, kind: Kind) -> io::Result<Option<load::RawFile>> {
+        if let Some(parsed) = self.prefetch.and_then(|prefetch| prefetch.take(path)) {
+            let total = self.limits.workspace().bytes;
+            let bytes = parsed.file.text.len() as u64;
+            // Past the workspace's limit, the file is read again, which reports it.
+            if self.sources.total_bytes().saturating_add(bytes) <= total {
+                let mut document = parsed.document;
+                document.source = self.sources.push(parsed.file);
+                return Ok(Some(load::RawFile {
+                    kind,
+                    path: path.to_path_buf(),
+                    document,
+                }));
+            }
+        }
         load::load_file(
             self.sources,
             self.diagnostics,
@@ -299,7 +387,10 @@ impl Loader<'_> {
 
     /// The data files under `dir`; links that promptc will not follow are reported.
     fn data_files(&mut self, dir: &Path, kind: Kind) -> io::Result<Vec<std::path::PathBuf>> {
-        let found = load::data_files(self.root, dir, kind)?;
+        let found = match self.listed.remove(&(dir.to_path_buf(), kind)) {
+            Some(found) => found,
+            None => load::data_files(self.root, dir, kind)?,
+        };
         for error in found.refused {
             let display = error.path.clone();
             if let Err(diagnostic) = load::read::refused(self.sources, display, error)? {

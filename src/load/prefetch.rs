@@ -1,0 +1,280 @@
+//! Data files read and parsed ahead, on another thread, while the load goes through them in
+//! order. The load takes the files from the first on, the other thread from the last back, and
+//! each file goes to whichever reaches it first: the two meet in the middle, and reading and
+//! parsing the workspace takes about half as long on two cores.
+//!
+//! Nothing the other thread does is seen unless it went cleanly: a file it could not read or
+//! parse (or one outside the workspace, too large, not UTF-8) is left for the load to read
+//! again in its turn, which reports what is wrong as it would have. A file it parsed joins the
+//! sources in the load's order, so ids, spans and the workspace's byte count are the same as
+//! when the load reads every file itself.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel};
+
+use crate::confine;
+use crate::load::document::{Document, Format};
+use crate::load::read::display_path;
+use crate::problem::Kind;
+use crate::source::{SourceFile, SourceId};
+
+/// A file read and parsed ahead: its text, under its display path, and its document, whose
+/// source is set when the file joins the sources.
+pub struct Parsed {
+    pub file: SourceFile,
+    pub document: Document,
+}
+
+/// A file the other thread is done with: its index, and what it made of it.
+type Done = (usize, Option<Parsed>);
+
+pub struct Prefetch<'r> {
+    root: &'r Path,
+    /// The most bytes a file may hold.
+    file_limit: u64,
+    /// In the load's order, with their kinds.
+    files: Vec<(PathBuf, Kind)>,
+    by_path: HashMap<PathBuf, usize>,
+    /// Whether a thread has taken each file.
+    taken: Vec<AtomicBool>,
+    /// The files the other thread has done, in the order it did them.
+    done: Mutex<Receiver<Done>>,
+    sender: Mutex<Option<Sender<Done>>>,
+    /// What the load has received but not yet come to.
+    received: Mutex<HashMap<usize, Option<Parsed>>>,
+}
+
+impl<'r> Prefetch<'r> {
+    /// For the files of a workspace at `root` (canonical) that the load will read, in its
+    /// order, none larger than `file_limit` bytes.
+    pub fn new(root: &'r Path, file_limit: u64, files: Vec<(PathBuf, Kind)>) -> Self {
+        let by_path = files
+            .iter()
+            .enumerate()
+            .map(|(index, (path, _))| (path.clone(), index))
+            .collect();
+        let (sender, receiver) = channel();
+        Self {
+            root,
+            file_limit,
+            taken: files.iter().map(|_| AtomicBool::new(false)).collect(),
+            files,
+            by_path,
+            done: Mutex::new(receiver),
+            sender: Mutex::new(Some(sender)),
+            received: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The other thread's part: from the last file back, each the load has not taken yet.
+    pub fn read_from_the_end(&self) {
+        let Some(sender) = self.sender.lock().ok().and_then(|mut sender| sender.take()) else {
+            return;
+        };
+        for index in (0..self.files.len()).rev() {
+            if self.taken[index].swap(true, Ordering::AcqRel) {
+                return;
+            }
+            if sender.send((index, self.parse(index))).is_err() {
+                return;
+            }
+        }
+    }
+
+    /// The load's turn at `path`: the other thread's document of it (waiting for it if that
+    /// thread is at work on it), or `None` when the load is to read the file itself.
+    pub fn take(&self, path: &Path) -> Option<Parsed> {
+        let &index = self.by_path.get(path)?;
+        if !self.taken.get(index)?.swap(true, Ordering::AcqRel) {
+            return None;
+        }
+        let mut received = self.received.lock().ok()?;
+        if let Some(parsed) = received.remove(&index) {
+            return parsed;
+        }
+        let done = self.done.lock().ok()?;
+        // The other thread took this file, so it sends it (or stops, and then nothing more
+        // comes): what comes first is a file the load reaches later.
+        while let Ok((at, parsed)) = done.recv() {
+            if at == index {
+                return parsed;
+            }
+            received.insert(at, parsed);
+        }
+        None
+    }
+
+    /// Leaves the rest to no one: a load that gives up reads no further.
+    pub fn stop(&self) {
+        for taken in &self.taken {
+            taken.store(true, Ordering::Release);
+        }
+    }
+
+    /// A file read and parsed as the load reads and parses it, or `None` at anything that
+    /// the load would report.
+    fn parse(&self, index: usize) -> Option<Parsed> {
+        let (path, kind) = self.files.get(index)?;
+        let format = Format::of(path)?;
+        if format == Format::Json && *kind != Kind::Context {
+            return None;
+        }
+        let bytes = confine::read_content(self.root, path, self.file_limit).ok()?;
+        let text = String::from_utf8(bytes).ok()?;
+        // As `read::add_bytes` keeps it: without a byte-order mark.
+        let text = match text.strip_prefix('\u{feff}') {
+            Some(rest) => rest.to_string(),
+            None => text,
+        };
+        let file = SourceFile::new(display_path(self.root, path), text);
+        // The source is set when the file joins the sources.
+        let document = Document::parse(SourceId::UNSET, &file, format).ok()?;
+        Some(Parsed { file, document })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Files of every outcome: ones that parse, and ones the load must read itself to report
+    /// (bad syntax, not UTF-8, too large, JSON where only contexts may be, a link out).
+    #[allow(clippy::type_complexity)]
+    fn workspace() -> ([tempfile::TempDir; 2], Vec<(PathBuf, Kind)>, Vec<bool>) {
+        let dir = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let root = dir
+            .path()
+            .canonicalize()
+            .unwrap_or_else(|error| panic!("{error}"));
+        let outside = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        std::fs::write(outside.path().join("secret.toml"), "id = \"secret\"\n")
+            .unwrap_or_else(|error| panic!("{error}"));
+        let mut files = Vec::new();
+        let mut clean = Vec::new();
+        let mut add = |name: &str, bytes: &[u8], kind: Kind, parses: bool| {
+            let path = root.join(name);
+            std::fs::write(&path, bytes).unwrap_or_else(|error| panic!("{error}"));
+            files.push((path, kind));
+            clean.push(parses);
+        };
+        for index in 0..40 {
+            add(
+                &format!("tool{index}.toml"),
+                format!("id = \"tool{index}\"\ndescription = \"Tool {index}.\"\n").as_bytes(),
+                Kind::Tool,
+                true,
+            );
+            add(
+                &format!("part{index}.yaml"),
+                format!("\u{feff}id: part{index}\nslot: s{index}\n").as_bytes(),
+                Kind::Component,
+                true,
+            );
+        }
+        add("broken.toml", b"id = \n", Kind::Tool, false);
+        add("latin1.toml", b"id = \"caf\xe9\"\n", Kind::Tool, false);
+        add("large.toml", &[b'#'; 5000], Kind::Tool, false);
+        add("context.json", b"{\"mode\": \"act\"}", Kind::Context, true);
+        add("variant.json", b"{\"id\": \"v\"}", Kind::Variant, false);
+        #[cfg(unix)]
+        {
+            let link = root.join("link.toml");
+            std::os::unix::fs::symlink(outside.path().join("secret.toml"), &link)
+                .unwrap_or_else(|error| panic!("{error}"));
+            files.push((link, Kind::Tool));
+            clean.push(false);
+        }
+        ([dir, outside], files, clean)
+    }
+
+    /// The file's text as the load keeps it (without a byte-order mark), under its display
+    /// path, and its document.
+    fn assert_read_as_the_load_reads(root: &Path, path: &Path, parsed: &Parsed) {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        assert_eq!(parsed.file.text, text.trim_start_matches('\u{feff}'));
+        assert_eq!(parsed.file.path, display_path(root, path));
+        let format = Format::of(path).unwrap_or(Format::Toml);
+        let own = Document::parse(SourceId::UNSET, &parsed.file, format)
+            .unwrap_or_else(|_| panic!("{}", path.display()));
+        assert_eq!(parsed.document.value, own.value);
+    }
+
+    /// The other thread parses the files that parse cleanly, and leaves the others to the
+    /// load, each with the text and document the load would have made of it.
+    #[test]
+    fn what_the_other_thread_parses_is_what_the_load_would_have_parsed() {
+        let ([dir, _outside], files, clean) = workspace();
+        let root = dir
+            .path()
+            .canonicalize()
+            .unwrap_or_else(|error| panic!("{error}"));
+        let prefetch = Prefetch::new(&root, 4096, files.clone());
+        prefetch.read_from_the_end();
+        for ((path, _), &parses) in files.iter().zip(&clean) {
+            let parsed = prefetch.take(path);
+            assert_eq!(parsed.is_some(), parses, "{}", path.display());
+            if let Some(parsed) = parsed {
+                assert_read_as_the_load_reads(&root, path, &parsed);
+            }
+        }
+    }
+
+    /// Whichever thread reaches a file, the load gets the document it would have parsed
+    /// itself, with the text it would have read; and nothing it would have reported.
+    #[test]
+    fn the_load_gets_each_file_as_it_would_have_read_it_or_reads_it_itself() {
+        let ([dir, _outside], files, clean) = workspace();
+        let root = dir
+            .path()
+            .canonicalize()
+            .unwrap_or_else(|error| panic!("{error}"));
+        for _ in 0..20 {
+            let prefetch = Prefetch::new(&root, 4096, files.clone());
+            let mut from_the_other_thread = 0;
+            std::thread::scope(|scope| {
+                scope.spawn(|| prefetch.read_from_the_end());
+                for ((path, _), &parses) in files.iter().zip(&clean) {
+                    let Some(parsed) = prefetch.take(path) else {
+                        // The load's own turn, or a file it must report: never one that the
+                        // other thread parsed and the load would not have.
+                        continue;
+                    };
+                    assert!(parses, "{}", path.display());
+                    from_the_other_thread += 1;
+                    assert_read_as_the_load_reads(&root, path, &parsed);
+                }
+                prefetch.stop();
+            });
+            // Every file is taken once: a file the other thread parsed is not also read.
+            assert!(
+                prefetch
+                    .taken
+                    .iter()
+                    .all(|taken| taken.load(Ordering::Acquire))
+            );
+            assert!(from_the_other_thread <= clean.iter().filter(|&&c| c).count());
+        }
+    }
+
+    /// Once stopped, the other thread reads nothing more, and the load, which asks for
+    /// nothing after that, is not kept waiting.
+    #[test]
+    fn a_stopped_prefetch_reads_no_further() {
+        let ([dir, _outside], files, _) = workspace();
+        let root = dir
+            .path()
+            .canonicalize()
+            .unwrap_or_else(|error| panic!("{error}"));
+        let prefetch = Prefetch::new(&root, 4096, files.clone());
+        prefetch.stop();
+        prefetch.read_from_the_end();
+        let receiver = prefetch
+            .done
+            .lock()
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert!(receiver.try_recv().is_err());
+    }
+}
