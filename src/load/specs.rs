@@ -444,12 +444,14 @@ impl Loader<'_, '_> {
         ref_kind: RefKind,
         id_of: impl Fn(&T) -> String,
     ) -> io::Result<IndexMap<String, Entry<T>>> {
-        let mut entries: IndexMap<String, Entry<T>> = IndexMap::new();
         // A folder outside the workspace is reported by validation and never walked.
         let Some(dir) = load::read::resolve_inside(self.root, self.root, dir) else {
             return Ok(IndexMap::new());
         };
-        for path in self.data_files(&dir, kind)? {
+        let files = self.data_files(&dir, kind)?;
+        // Sized once: an entry is large, and each growth of the map copied them all.
+        let mut entries: IndexMap<String, Entry<T>> = IndexMap::with_capacity(files.len());
+        for path in files {
             let Some(raw) = self.load_raw(&path, kind)? else {
                 // A file that cannot be read or parsed still declares the id of its name.
                 self.declare_invalid(ref_kind, &path, None);
@@ -493,12 +495,13 @@ impl Loader<'_, '_> {
     }
 
     fn load_contexts(&mut self, dir: &str) -> io::Result<IndexMap<String, Entry<Context>>> {
-        let mut documents = IndexMap::new();
         // A folder outside the workspace is reported by validation and never walked.
         let Some(dir) = load::read::resolve_inside(self.root, self.root, dir) else {
             return Ok(IndexMap::new());
         };
-        for path in self.data_files(&dir, Kind::Context)? {
+        let files = self.data_files(&dir, Kind::Context)?;
+        let mut documents = IndexMap::with_capacity(files.len());
+        for path in files {
             // The name becomes an output's file name and a command-line argument.
             let name = context_name(&path);
             if !is_plain_name(&name) {
