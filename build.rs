@@ -85,6 +85,16 @@ fn schema_validators(manifest_dir: &Path, out_dir: &Path) {
             }
         }
         let schema = schema.replace("\"pattern\": \"", &format!("\"{PATTERN_KEYWORD}\": \""));
+        // Written any other way (`promptc schema` writes it as above), a pattern would be
+        // left to jsonschema's own keyword.
+        for (at, _) in schema.match_indices("\"pattern\"") {
+            let rest = schema[at + "\"pattern\"".len()..].trim_start();
+            let value = rest.strip_prefix(':').map(str::trim_start);
+            assert!(
+                !value.is_some_and(|value| value.starts_with('"')),
+                "{path} writes a pattern in a form build.rs does not read"
+            );
+        }
         assert!(
             !schema.contains("\"#####"),
             "{path} holds the raw string's delimiter"

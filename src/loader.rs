@@ -32,8 +32,9 @@ pub struct Loaded {
 /// errors does not compile.
 ///
 /// The workspace is read first with its schema checks last (see [`load_specs_checked_last`]):
-/// its templates are registered before its files are checked against their schemas, which
-/// are being compiled on another thread meanwhile. At the first problem of that load, or
+/// its files read and parsed on two threads, its templates registered and compiled, and only
+/// then its files checked against their schemas, on two threads. At the first problem of that
+/// load, or
 /// when a file does not conform, it is read again the careful way, each file checked before it
 /// is used, and only that load's diagnostics are seen.
 pub fn load_workspace(root: &Path) -> io::Result<Loaded> {

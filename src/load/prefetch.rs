@@ -6,13 +6,15 @@
 //! Nothing the other thread does is seen unless it went cleanly: a file it could not read or
 //! parse (or one outside the workspace, too large, not UTF-8) is left for the load to read
 //! again in its turn, which reports what is wrong as it would have. A file it parsed joins the
-//! sources in the load's order, so ids, spans and the workspace's byte count are the same as
-//! when the load reads every file itself.
+//! sources in the load's order, counted against the workspace's limit by the bytes read, as a
+//! file the load reads is: ids, spans and the byte count are the same as when the load reads
+//! every file itself. What the other thread reads waits in memory for the load, so it stops
+//! once it has read more than the workspace may hold.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 
 use crate::confine;
@@ -26,20 +28,30 @@ use crate::source::{SourceFile, SourceId};
 pub struct Parsed {
     pub file: SourceFile,
     pub document: Document,
+    /// The file's bytes as read, before its byte-order mark was dropped.
+    pub bytes_read: u64,
 }
+
+/// Who took a file: no one yet, the load, or the other thread, whose result the load then
+/// receives once.
+const FREE: u8 = 0;
+const LOAD: u8 = 1;
+const AHEAD: u8 = 2;
+const RECEIVED: u8 = 3;
 
 /// A file the other thread is done with: its index, and what it made of it.
 type Done = (usize, Option<Parsed>);
 
 pub struct Prefetch<'r> {
     root: &'r Path,
-    /// The most bytes a file may hold.
+    /// The most bytes a file may hold, and the workspace.
     file_limit: u64,
+    workspace_limit: u64,
     /// In the load's order, with their kinds.
     files: Vec<(PathBuf, Kind)>,
     by_path: HashMap<PathBuf, usize>,
-    /// Whether a thread has taken each file.
-    taken: Vec<AtomicBool>,
+    /// Who took each file ([`FREE`], [`LOAD`], [`AHEAD`], [`RECEIVED`]).
+    claims: Vec<AtomicU8>,
     /// The files the other thread has done, in the order it did them.
     done: Mutex<Receiver<Done>>,
     sender: Mutex<Option<Sender<Done>>>,
@@ -49,8 +61,13 @@ pub struct Prefetch<'r> {
 
 impl<'r> Prefetch<'r> {
     /// For the files of a workspace at `root` (canonical) that the load will read, in its
-    /// order, none larger than `file_limit` bytes.
-    pub fn new(root: &'r Path, file_limit: u64, files: Vec<(PathBuf, Kind)>) -> Self {
+    /// order: none larger than `file_limit` bytes, and not much more than `workspace_limit`
+    /// read ahead.
+    pub fn new(
+        root: &'r Path,
+        (file_limit, workspace_limit): (u64, u64),
+        files: Vec<(PathBuf, Kind)>,
+    ) -> Self {
         let by_path = files
             .iter()
             .enumerate()
@@ -60,7 +77,8 @@ impl<'r> Prefetch<'r> {
         Self {
             root,
             file_limit,
-            taken: files.iter().map(|_| AtomicBool::new(false)).collect(),
+            workspace_limit,
+            claims: files.iter().map(|_| AtomicU8::new(FREE)).collect(),
             files,
             by_path,
             done: Mutex::new(receiver),
@@ -69,27 +87,39 @@ impl<'r> Prefetch<'r> {
         }
     }
 
-    /// The other thread's part: from the last file back, each the load has not taken yet.
+    /// The other thread's part: from the last file back, each the load has not taken yet,
+    /// until it meets one the load took or has read more than the workspace may hold.
     pub fn read_from_the_end(&self) {
         let Some(sender) = self.sender.lock().ok().and_then(|mut sender| sender.take()) else {
             return;
         };
-        for index in (0..self.files.len()).rev() {
-            if self.taken[index].swap(true, Ordering::AcqRel) {
+        let mut read_ahead: u64 = 0;
+        for (index, claim) in self.claims.iter().enumerate().rev() {
+            if read_ahead > self.workspace_limit
+                || claim
+                    .compare_exchange(FREE, AHEAD, Ordering::AcqRel, Ordering::Acquire)
+                    .is_err()
+            {
                 return;
             }
-            if sender.send((index, self.parse(index))).is_err() {
+            let parsed = self.parse(index);
+            read_ahead = read_ahead.saturating_add(parsed.as_ref().map_or(0, |p| p.bytes_read));
+            if sender.send((index, parsed)).is_err() {
                 return;
             }
         }
     }
 
-    /// The load's turn at `path`: the other thread's document of it (waiting for it if that
-    /// thread is at work on it), or `None` when the load is to read the file itself.
+    /// The load's turn at `path`: the other thread's document of it, waiting for it if that
+    /// thread is at work on it; `None` when the load is to read the file itself (the other
+    /// thread did not take it, could not read or parse it cleanly, or it was received
+    /// already).
     pub fn take(&self, path: &Path) -> Option<Parsed> {
         let &index = self.by_path.get(path)?;
-        if !self.taken.get(index)?.swap(true, Ordering::AcqRel) {
-            return None;
+        let claim = self.claims.get(index)?;
+        match claim.compare_exchange(FREE, LOAD, Ordering::AcqRel, Ordering::Acquire) {
+            Err(AHEAD) => claim.store(RECEIVED, Ordering::Release),
+            _ => return None,
         }
         let mut received = self.received.lock().ok()?;
         if let Some(parsed) = received.remove(&index) {
@@ -107,10 +137,10 @@ impl<'r> Prefetch<'r> {
         None
     }
 
-    /// Leaves the rest to no one: a load that gives up reads no further.
+    /// Leaves the files no one has taken to the load: the other thread reads no further.
     pub fn stop(&self) {
-        for taken in &self.taken {
-            taken.store(true, Ordering::Release);
+        for claim in &self.claims {
+            let _ = claim.compare_exchange(FREE, LOAD, Ordering::AcqRel, Ordering::Acquire);
         }
     }
 
@@ -123,6 +153,7 @@ impl<'r> Prefetch<'r> {
             return None;
         }
         let bytes = confine::read_content(self.root, path, self.file_limit).ok()?;
+        let bytes_read = bytes.len() as u64;
         let text = String::from_utf8(bytes).ok()?;
         // As `read::add_bytes` keeps it: without a byte-order mark.
         let text = match text.strip_prefix('\u{feff}') {
@@ -132,7 +163,11 @@ impl<'r> Prefetch<'r> {
         let file = SourceFile::new(display_path(self.root, path), text);
         // The source is set when the file joins the sources.
         let document = Document::parse(SourceId::UNSET, &file, format).ok()?;
-        Some(Parsed { file, document })
+        Some(Parsed {
+            file,
+            document,
+            bytes_read,
+        })
     }
 }
 
@@ -191,10 +226,15 @@ mod tests {
     }
 
     /// The file's text as the load keeps it (without a byte-order mark), under its display
-    /// path, and its document.
+    /// path, its bytes as read, and its document.
     fn assert_read_as_the_load_reads(root: &Path, path: &Path, parsed: &Parsed) {
-        let text = std::fs::read_to_string(path).unwrap_or_default();
-        assert_eq!(parsed.file.text, text.trim_start_matches('\u{feff}'));
+        let bytes = std::fs::read(path).unwrap_or_default();
+        assert_eq!(parsed.bytes_read, bytes.len() as u64);
+        let text = String::from_utf8(bytes).unwrap_or_default();
+        assert_eq!(
+            parsed.file.text,
+            text.strip_prefix('\u{feff}').unwrap_or(&text)
+        );
         assert_eq!(parsed.file.path, display_path(root, path));
         let format = Format::of(path).unwrap_or(Format::Toml);
         let own = Document::parse(SourceId::UNSET, &parsed.file, format)
@@ -202,16 +242,19 @@ mod tests {
         assert_eq!(parsed.document.value, own.value);
     }
 
+    fn canonical(dir: &tempfile::TempDir) -> PathBuf {
+        dir.path()
+            .canonicalize()
+            .unwrap_or_else(|error| panic!("{error}"))
+    }
+
     /// The other thread parses the files that parse cleanly, and leaves the others to the
     /// load, each with the text and document the load would have made of it.
     #[test]
     fn what_the_other_thread_parses_is_what_the_load_would_have_parsed() {
         let ([dir, _outside], files, clean) = workspace();
-        let root = dir
-            .path()
-            .canonicalize()
-            .unwrap_or_else(|error| panic!("{error}"));
-        let prefetch = Prefetch::new(&root, 4096, files.clone());
+        let root = canonical(&dir);
+        let prefetch = Prefetch::new(&root, (4096, 1 << 20), files.clone());
         prefetch.read_from_the_end();
         for ((path, _), &parses) in files.iter().zip(&clean) {
             let parsed = prefetch.take(path);
@@ -219,56 +262,76 @@ mod tests {
             if let Some(parsed) = parsed {
                 assert_read_as_the_load_reads(&root, path, &parsed);
             }
+            // Received once: asked again, the file is the load's to read.
+            assert!(prefetch.take(path).is_none());
         }
     }
 
     /// Whichever thread reaches a file, the load gets the document it would have parsed
-    /// itself, with the text it would have read; and nothing it would have reported.
+    /// itself, and nothing it would have reported; and no file is read by both: once the
+    /// load has been through every file, nothing the other thread parsed is left over.
     #[test]
-    fn the_load_gets_each_file_as_it_would_have_read_it_or_reads_it_itself() {
+    fn each_file_is_read_once_by_whichever_thread_reaches_it() {
         let ([dir, _outside], files, clean) = workspace();
-        let root = dir
-            .path()
-            .canonicalize()
-            .unwrap_or_else(|error| panic!("{error}"));
+        let root = canonical(&dir);
         for _ in 0..20 {
-            let prefetch = Prefetch::new(&root, 4096, files.clone());
-            let mut from_the_other_thread = 0;
+            let prefetch = Prefetch::new(&root, (4096, 1 << 20), files.clone());
             std::thread::scope(|scope| {
                 scope.spawn(|| prefetch.read_from_the_end());
                 for ((path, _), &parses) in files.iter().zip(&clean) {
-                    let Some(parsed) = prefetch.take(path) else {
-                        // The load's own turn, or a file it must report: never one that the
-                        // other thread parsed and the load would not have.
-                        continue;
-                    };
-                    assert!(parses, "{}", path.display());
-                    from_the_other_thread += 1;
-                    assert_read_as_the_load_reads(&root, path, &parsed);
+                    if let Some(parsed) = prefetch.take(path) {
+                        assert!(parses, "{}", path.display());
+                        assert_read_as_the_load_reads(&root, path, &parsed);
+                    }
                 }
-                prefetch.stop();
             });
-            // Every file is taken once: a file the other thread parsed is not also read.
-            assert!(
-                prefetch
-                    .taken
-                    .iter()
-                    .all(|taken| taken.load(Ordering::Acquire))
-            );
-            assert!(from_the_other_thread <= clean.iter().filter(|&&c| c).count());
+            let received = prefetch.received.lock().map(|received| received.len());
+            assert_eq!(received.ok(), Some(0));
+            let done = prefetch
+                .done
+                .lock()
+                .unwrap_or_else(|error| panic!("{error}"));
+            assert!(done.try_recv().is_err());
         }
     }
 
-    /// Once stopped, the other thread reads nothing more, and the load, which asks for
-    /// nothing after that, is not kept waiting.
+    /// Without the other thread (it could not be started), the load is never kept waiting,
+    /// even for a file it asks for twice.
+    #[test]
+    fn without_the_other_thread_the_load_reads_every_file_itself() {
+        let ([dir, _outside], files, _) = workspace();
+        let root = canonical(&dir);
+        let prefetch = Prefetch::new(&root, (4096, 1 << 20), files.clone());
+        for (path, _) in files.iter().chain(&files) {
+            assert!(prefetch.take(path).is_none());
+        }
+    }
+
+    /// The other thread stops once it has read more than the workspace may hold: what it
+    /// reads waits in memory for the load.
+    #[test]
+    fn the_other_thread_reads_ahead_no_more_than_the_workspace_may_hold() {
+        let ([dir, _outside], files, _) = workspace();
+        let root = canonical(&dir);
+        // The last files are small; a few of them pass 100 bytes.
+        let prefetch = Prefetch::new(&root, (4096, 100), files.clone());
+        prefetch.read_from_the_end();
+        let done = prefetch
+            .done
+            .lock()
+            .unwrap_or_else(|error| panic!("{error}"));
+        let bytes: u64 = std::iter::from_fn(|| done.try_recv().ok())
+            .filter_map(|(_, parsed)| parsed.map(|parsed| parsed.bytes_read))
+            .sum();
+        assert!(bytes > 100 && bytes <= 100 + 4096, "{bytes}");
+    }
+
+    /// Once stopped, the other thread reads nothing more.
     #[test]
     fn a_stopped_prefetch_reads_no_further() {
         let ([dir, _outside], files, _) = workspace();
-        let root = dir
-            .path()
-            .canonicalize()
-            .unwrap_or_else(|error| panic!("{error}"));
-        let prefetch = Prefetch::new(&root, 4096, files.clone());
+        let root = canonical(&dir);
+        let prefetch = Prefetch::new(&root, (4096, 1 << 20), files.clone());
         prefetch.stop();
         prefetch.read_from_the_end();
         let receiver = prefetch

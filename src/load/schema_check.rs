@@ -59,8 +59,9 @@ impl<'i> jsonschema::Keyword<'i> for PatternKeyword {
 }
 
 /// The generated validators' factory of [`PatternKeyword`]s, called once for each place a
-/// pattern stands. It fails only for a pattern [`build_pattern`] refuses, which no committed
-/// schema holds (a test builds every one).
+/// pattern stands, the first time a file reaches it. It fails only for a pattern
+/// [`build_pattern`] refuses, which no committed schema holds (a test builds every one of
+/// [`SCHEMA_PATTERNS`]); a generated validator whose factory failed would panic.
 fn pattern_keyword<'a>(
     _: &'a serde_json::Map<String, Value>,
     pattern: &'a Value,

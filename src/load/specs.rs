@@ -139,14 +139,21 @@ fn read_specs(
             (&paths.tools, Kind::Tool),
             (&paths.contexts, Kind::Context),
         ]);
-        Prefetch::new(root, loader.limits.file().bytes, files)
+        Prefetch::new(
+            root,
+            (loader.limits.file().bytes, loader.limits.workspace().bytes),
+            files,
+        )
     });
     let (variants, components, tools, contexts) = std::thread::scope(|scope| {
         if let Some(prefetch) = &prefetch {
-            // Without a thread (a low memory limit), this one reads every file.
-            let _ = std::thread::Builder::new()
+            let spawned = std::thread::Builder::new()
                 .name("read".into())
                 .spawn_scoped(scope, || prefetch.read_from_the_end());
+            // Without a thread (a low memory limit), this one reads every file.
+            if spawned.is_err() {
+                prefetch.stop();
+            }
             loader.prefetch = Some(prefetch);
         }
         let loaded = loader.load_folders(paths);
@@ -288,14 +295,16 @@ impl Loader<'_, '_> {
         read: impl FnOnce(&mut Self) -> io::Result<T>,
     ) -> io::Result<T> {
         if self.giving_up() {
+            // Nothing more is read: neither is anything read ahead.
+            if let Some(prefetch) = self.prefetch {
+                prefetch.stop();
+            }
             Ok(T::default())
         } else {
             read(self)
         }
     }
 
-    /// Reads, parses, schema-checks and deserializes one file. `None` when it has problems
-    /// (they are recorded).
     /// The variants, components, tools and contexts of the folders `paths` names. A load
     /// with its checks last that has met a problem reads no further: it is done again.
     fn load_folders(&mut self, paths: &crate::model::Paths) -> io::Result<Folders> {
@@ -329,6 +338,9 @@ impl Loader<'_, '_> {
     /// reports why.
     fn list_ahead(&mut self, folders: &[(&String, Kind)]) -> Vec<(PathBuf, Kind)> {
         let mut files: Vec<(PathBuf, Kind)> = Vec::new();
+        // Folders may overlap (a `paths` entry may name the workspace's root): a file is read
+        // ahead once, for the first load that reads it.
+        let mut seen = std::collections::HashSet::new();
         for &(folder, kind) in folders {
             let Some(dir) = load::read::resolve_inside(self.root, self.root, folder) else {
                 continue;
@@ -340,7 +352,7 @@ impl Loader<'_, '_> {
                 continue;
             };
             for path in &found.files {
-                if !files.iter().any(|(listed, _)| listed == path) {
+                if seen.insert(path.clone()) {
                     files.push((path.clone(), kind));
                 }
             }
@@ -349,6 +361,8 @@ impl Loader<'_, '_> {
         files
     }
 
+    /// Reads, parses, schema-checks and deserializes one file. `None` when it has problems
+    /// (they are recorded).
     fn load_typed<T: DeserializeOwned>(
         &mut self,
         path: &Path,
@@ -361,10 +375,10 @@ impl Loader<'_, '_> {
 
     fn load_raw(&mut self, path: &Path, kind: Kind) -> io::Result<Option<load::RawFile>> {
         if let Some(parsed) = self.prefetch.and_then(|prefetch| prefetch.take(path)) {
+            // Past the workspace's limit, the file is read again, which reports it: counted
+            // as `read::read_source` counts it, by the bytes read.
             let total = self.limits.workspace().bytes;
-            let bytes = parsed.file.text.len() as u64;
-            // Past the workspace's limit, the file is read again, which reports it.
-            if self.sources.total_bytes().saturating_add(bytes) <= total {
+            if self.sources.total_bytes().saturating_add(parsed.bytes_read) <= total {
                 let mut document = parsed.document;
                 document.source = self.sources.push(parsed.file);
                 return Ok(Some(load::RawFile {
@@ -679,6 +693,80 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
+
+    /// A load that reads its files on two threads (its checks last) holds the sources a load
+    /// on one thread holds, in the same order and so under the same ids, with the same byte
+    /// count, and its entries point at them: here on the shipped library, one file of it
+    /// saved with a byte-order mark.
+    #[test]
+    fn a_load_reading_ahead_holds_the_sources_a_load_on_one_thread_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let library = Path::new(env!("CARGO_MANIFEST_DIR"));
+        for (relative, bytes) in crate::init::LIBRARY {
+            let path = dir.path().join(relative);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, bytes).unwrap();
+        }
+        let tool = dir.path().join("tools/read_file.toml");
+        let text = std::fs::read(library.join("tools/read_file.toml")).unwrap();
+        std::fs::write(&tool, [b"\xef\xbb\xbf".as_slice(), &text].concat()).unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let mut one = Sources::default();
+        let first = load_specs(
+            &root,
+            &mut one,
+            &mut Diagnostics::default(),
+            &mut InvalidIds::default(),
+        )
+        .unwrap();
+        let mut two = Sources::default();
+        let last = load_specs_checked_last(
+            &root,
+            &mut two,
+            &mut Diagnostics::default(),
+            &mut InvalidIds::default(),
+        )
+        .unwrap()
+        .unwrap();
+        let files = |sources: &Sources| -> Vec<(PathBuf, String)> {
+            sources
+                .iter()
+                .map(|file| (file.path.clone(), file.text.clone()))
+                .collect()
+        };
+        assert!(one.iter().count() > 40);
+        assert_eq!(files(&one), files(&two));
+        assert_eq!(one.total_bytes(), two.total_bytes());
+        let entries = |specs: &Specs| -> Vec<(PathBuf, crate::source::SourceId)> {
+            let mut entries = vec![(specs.manifest.path.clone(), specs.manifest.document.source)];
+            entries.extend(
+                specs
+                    .variants
+                    .values()
+                    .map(|e| (e.path.clone(), e.document.source)),
+            );
+            entries.extend(
+                specs
+                    .components
+                    .values()
+                    .map(|e| (e.path.clone(), e.document.source)),
+            );
+            entries.extend(
+                specs
+                    .tools
+                    .values()
+                    .map(|e| (e.path.clone(), e.document.source)),
+            );
+            entries.extend(
+                specs
+                    .contexts
+                    .values()
+                    .map(|e| (e.path.clone(), e.document.source)),
+            );
+            entries
+        };
+        assert_eq!(entries(&first), entries(&last));
+    }
 
     /// A workspace of a manifest, one variant, one component and one context, with
     /// `manifest` as the manifest, `variant` as the variant's file and `context` as the
