@@ -45,6 +45,12 @@ pub fn find_root(start: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
+/// The format a data file of `kind` at `path` is read in, if it is one: JSON is accepted for
+/// contexts only (machines write them); other kinds are TOML or YAML.
+pub fn data_format(path: &Path, kind: Kind) -> Option<Format> {
+    Format::of(path).filter(|format| *format != Format::Json || kind == Kind::Context)
+}
+
 /// Reads and parses one data file. Problems with its content become diagnostics; only
 /// failing I/O is an `Err`.
 pub fn load_file(
@@ -56,13 +62,9 @@ pub fn load_file(
     origin: Origin,
     limits: &Limits,
 ) -> io::Result<Option<RawFile>> {
-    let Some(format) = Format::of(path) else {
+    let Some(format) = data_format(path, kind) else {
         return Ok(None);
     };
-    // JSON is accepted for contexts only (machines write them); other kinds are TOML or YAML.
-    if format == Format::Json && kind != Kind::Context {
-        return Ok(None);
-    }
     let id = match read::read_source(
         sources,
         root,

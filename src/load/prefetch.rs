@@ -18,8 +18,9 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 
 use crate::confine;
-use crate::load::document::{Document, Format};
-use crate::load::read::display_path;
+use crate::load::data_format;
+use crate::load::document::Document;
+use crate::load::read::{display_path, source_text};
 use crate::problem::Kind;
 use crate::source::{SourceFile, SourceId};
 
@@ -148,18 +149,10 @@ impl<'r> Prefetch<'r> {
     /// the load would report.
     fn parse(&self, index: usize) -> Option<Parsed> {
         let (path, kind) = self.files.get(index)?;
-        let format = Format::of(path)?;
-        if format == Format::Json && *kind != Kind::Context {
-            return None;
-        }
+        let format = data_format(path, *kind)?;
         let bytes = confine::read_content(self.root, path, self.file_limit).ok()?;
         let bytes_read = bytes.len() as u64;
-        let text = String::from_utf8(bytes).ok()?;
-        // As `read::add_bytes` keeps it: without a byte-order mark.
-        let text = match text.strip_prefix('\u{feff}') {
-            Some(rest) => rest.to_string(),
-            None => text,
-        };
+        let text = source_text(bytes).ok()?;
         let file = SourceFile::new(display_path(self.root, path), text);
         // The source is set when the file joins the sources.
         let document = Document::parse(SourceId::UNSET, &file, format).ok()?;
@@ -174,6 +167,7 @@ impl<'r> Prefetch<'r> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::load::document::Format;
 
     /// Files of every outcome: ones that parse, and ones the load must read itself to report
     /// (bad syntax, not UTF-8, too large, JSON where only contexts may be, a link out).

@@ -50,6 +50,16 @@ pub fn read_source(
     Ok(add_bytes(sources, display, bytes))
 }
 
+/// A file's bytes as the text its source holds: UTF-8, without a byte-order mark, which is
+/// an encoding artefact, not text (it must not reach a prompt or shift a column).
+pub fn source_text(bytes: Vec<u8>) -> Result<String, std::string::FromUtf8Error> {
+    let text = String::from_utf8(bytes)?;
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
+    })
+}
+
 /// Records a file's bytes under its display path, as [`read_source`] does once it has read
 /// them; apart so that a document can be checked without a disk (fuzzing, the library API).
 pub fn add_bytes(
@@ -57,15 +67,8 @@ pub fn add_bytes(
     display: PathBuf,
     bytes: Vec<u8>,
 ) -> Result<SourceId, Diagnostic> {
-    match String::from_utf8(bytes) {
-        // A byte-order mark is an encoding artefact, not text: it must not reach a prompt or
-        // shift a column.
-        Ok(text) => Ok(sources.add(
-            display,
-            text.strip_prefix('\u{feff}')
-                .map(str::to_string)
-                .unwrap_or(text),
-        )),
+    match source_text(bytes) {
+        Ok(text) => Ok(sources.add(display, text)),
         Err(error) => {
             let valid_up_to = error.utf8_error().valid_up_to();
             let text = String::from_utf8_lossy(error.as_bytes()).into_owned();

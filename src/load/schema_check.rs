@@ -100,8 +100,8 @@ fn build_pattern(pattern: &str) -> Result<regex_automata::meta::Regex, String> {
     // JSON Schema's patterns are ECMA-262's, which read `\d`, `\w` and `\b` as ASCII where the
     // regex crate reads them as Unicode (jsonschema translates them first). The schemas escape
     // only punctuation, which both read alike; a pattern that escapes anything else is refused
-    // rather than checked with another meaning, and the test suite, which builds every
-    // schema's validator, says so.
+    // rather than checked with another meaning, and the test suite, which builds every one
+    // of `SCHEMA_PATTERNS`, says so.
     let mut chars = pattern.chars();
     while let Some(c) = chars.next() {
         if c == '\\'

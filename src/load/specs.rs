@@ -644,9 +644,8 @@ pub fn check_document(kind: Kind, path: &Path, bytes: Vec<u8>) -> (Sources, Diag
     let validators = SchemaValidators::shared();
     let mut sources = Sources::default();
     let mut diagnostics = Diagnostics::default();
-    let format = load::document::Format::of(path);
     // As when loading: JSON is for contexts only, other extensions are not data files.
-    let Some(format) = format.filter(|f| *f != Format::Json || kind == Kind::Context) else {
+    let Some(format) = load::data_format(path, kind) else {
         return (sources, diagnostics, false);
     };
     let parsed = load::read::add_bytes(&mut sources, path.to_path_buf(), bytes)
