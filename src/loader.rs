@@ -34,9 +34,8 @@ pub struct Loaded {
 /// The workspace is read first with its schema checks last (see [`load_specs_checked_last`]):
 /// its files read and parsed on two threads, its templates registered and compiled, and only
 /// then its files checked against their schemas, on two threads. At the first problem of that
-/// load, or
-/// when a file does not conform, it is read again the careful way, each file checked before it
-/// is used, and only that load's diagnostics are seen.
+/// load, or when a file does not conform, it is read again the careful way, each file checked
+/// before it is used, and only that load's diagnostics are seen.
 pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
     let root = root.canonicalize()?;
     if let Some(loaded) = load_checked_last(&root) {

@@ -736,33 +736,21 @@ mod tests {
         assert!(one.iter().count() > 40);
         assert_eq!(files(&one), files(&two));
         assert_eq!(one.total_bytes(), two.total_bytes());
-        let entries = |specs: &Specs| -> Vec<(PathBuf, crate::source::SourceId)> {
-            let mut entries = vec![(specs.manifest.path.clone(), specs.manifest.document.source)];
-            entries.extend(
-                specs
-                    .variants
-                    .values()
-                    .map(|e| (e.path.clone(), e.document.source)),
-            );
-            entries.extend(
-                specs
-                    .components
-                    .values()
-                    .map(|e| (e.path.clone(), e.document.source)),
-            );
-            entries.extend(
-                specs
-                    .tools
-                    .values()
-                    .map(|e| (e.path.clone(), e.document.source)),
-            );
-            entries.extend(
-                specs
-                    .contexts
-                    .values()
-                    .map(|e| (e.path.clone(), e.document.source)),
-            );
+        fn sources_of<T>(
+            entries: &IndexMap<String, Entry<T>>,
+        ) -> impl Iterator<Item = (PathBuf, crate::source::SourceId)> + '_ {
             entries
+                .values()
+                .map(|entry| (entry.path.clone(), entry.document.source))
+        }
+        let entries = |specs: &Specs| -> Vec<(PathBuf, crate::source::SourceId)> {
+            let manifest = (specs.manifest.path.clone(), specs.manifest.document.source);
+            std::iter::once(manifest)
+                .chain(sources_of(&specs.variants))
+                .chain(sources_of(&specs.components))
+                .chain(sources_of(&specs.tools))
+                .chain(sources_of(&specs.contexts))
+                .collect()
         };
         assert_eq!(entries(&first), entries(&last));
     }
