@@ -526,7 +526,42 @@ fn keep_nonempty_sections<'a>(
     let mut held: Option<&str> = None;
     let mut blanks: Vec<&str> = Vec::new();
     let mut seen_content = false;
-    for line in lines(text) {
+    // A line that starts with a printable ASCII character other than the separator's first
+    // holds content, whatever follows: most lines of a prompt. Such lines one after another
+    // are handed on as one piece of the text, with the newlines between them.
+    let bytes = text.as_bytes();
+    let separator_first = separator.as_bytes().first().copied();
+    let plain = |at: usize| {
+        bytes
+            .get(at)
+            .is_some_and(|&byte| byte.is_ascii_graphic() && Some(byte) != separator_first)
+    };
+    let end_of_line = |at: usize| {
+        memchr::memchr(b'\n', bytes.get(at..).unwrap_or_default()).map_or(bytes.len(), |n| at + n)
+    };
+    // The lines as `lines` gives them: after a final newline, an empty last line.
+    let mut next_line = Some(0);
+    while let Some(start) = next_line {
+        let mut end = end_of_line(start);
+        let content = plain(start);
+        if content {
+            while end < bytes.len() && plain(end + 1) {
+                end = end_of_line(end + 1);
+            }
+        }
+        next_line = (end < bytes.len()).then_some(end + 1);
+        let Some(line) = text.get(start..end) else {
+            continue;
+        };
+        if content {
+            if let Some(separator) = held.take() {
+                keep(separator, Blank(false));
+            }
+            blanks.drain(..).for_each(|line| keep(line, Blank(true)));
+            keep(line, Blank(false));
+            seen_content = true;
+            continue;
+        }
         let inner = trimmed(line);
         if inner == separator {
             // The held separator's section is empty: it goes, its blank lines stay.
@@ -1199,7 +1234,9 @@ mod tests {
     #[test]
     fn dropping_separators_in_one_pass_agrees_with_looking_ahead() {
         let is_separator = |line: &str| line.trim() == "====";
-        for text in every_text(&["", "  ", "====", " ==== ", "A", "=== x"]) {
+        // An ideographic space is blank to `trim`; `A` lines one after another are handed on
+        // as one piece.
+        for text in every_text(&["", "  ", "====", " ==== ", "A", "=== x", "\u{3000}"]) {
             assert_eq!(
                 drop_empty_sections(&text, "===="),
                 drop_blank_separators(&text, is_separator),

@@ -10,8 +10,8 @@
 //! behaviour of their own) and large ones are not remembered; nor are failed renders.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, OnceLock, RwLock};
 
 use minijinja::Value;
 use rustc_hash::FxBuildHasher;
@@ -35,8 +35,14 @@ const MAX_HELD_BYTES: usize = 32 * 1024 * 1024;
 
 /// What a `Compiler`'s renders remember, shared by its threads.
 pub struct RenderMemo {
-    /// The names each template reads; `None` when they cannot be known from its text.
-    reads: RwLock<HashMap<TemplateId, Option<Names>, FxBuildHasher>>,
+    /// The names each template the memo was made with reads, by id, found at its first
+    /// render; `None` when they cannot be known from its text. Every render asks, on every
+    /// compile thread: each template has a slot of its own, read without a lock.
+    reads: Box<[OnceLock<Option<Names>>]>,
+    /// By id, the templates whose renders are no longer remembered (see `forget`).
+    forgotten: Box<[AtomicBool]>,
+    /// `reads` of the templates added since the memo was made (a context's rules).
+    later_reads: RwLock<HashMap<TemplateId, Option<Names>, FxBuildHasher>>,
     /// Counted by their keys and texts.
     renders: BoundedMemo<Key, Remembered>,
     /// Each tool as a template value, by the tool written out (`write_tool`); counted twice
@@ -66,7 +72,9 @@ impl RenderMemo {
     /// The memo of a compiler of these templates.
     pub fn new(templates: &Templates) -> Self {
         Self {
-            reads: RwLock::default(),
+            reads: templates.ids().map(|_| OnceLock::new()).collect(),
+            forgotten: templates.ids().map(|_| AtomicBool::new(false)).collect(),
+            later_reads: RwLock::default(),
             renders: BoundedMemo::new(MAX_HELD_BYTES),
             tool_values: BoundedMemo::new(MAX_HELD_BYTES),
             tool_sections: BoundedMemo::new(MAX_HELD_BYTES),
@@ -200,21 +208,35 @@ impl RenderMemo {
     }
 
     fn forget(&self, template: TemplateId) {
-        if let Ok(mut reads) = self.reads.write() {
-            reads.insert(template, None);
+        match self.forgotten.get(template.index()) {
+            Some(forgotten) => forgotten.store(true, Ordering::Relaxed),
+            None => {
+                if let Ok(mut reads) = self.later_reads.write() {
+                    reads.insert(template, None);
+                }
+            }
         }
     }
 
-    /// The names a template reads, sorted; `None` when they cannot be known from its text.
+    /// The names a template reads, sorted; `None` when they cannot be known from its text,
+    /// or once its renders are no longer remembered.
     pub fn reads_of(&self, templates: &Templates, template: TemplateId) -> Option<Names> {
-        // Every render asks, on every compile thread: they read the map side by side.
-        if let Some(known) = self.reads.read().ok()?.get(&template) {
+        let index = template.index();
+        if let (Some(reads), Some(forgotten)) = (self.reads.get(index), self.forgotten.get(index)) {
+            if forgotten.load(Ordering::Relaxed) {
+                return None;
+            }
+            return reads
+                .get_or_init(|| templates.reads(template).map(Arc::from))
+                .clone();
+        }
+        if let Some(known) = self.later_reads.read().ok()?.get(&template) {
             return known.clone();
         }
         // Found without holding the lock, which the other compile threads wait for; what a
         // thread found first (or `forget` decided) stands.
         let found = templates.reads(template).map(Arc::from);
-        self.reads
+        self.later_reads
             .write()
             .ok()?
             .entry(template)
