@@ -42,15 +42,26 @@ struct Layers {
     base: Layer,
 }
 
-impl Object for Layers {
-    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
-        let name = key.as_str()?;
+impl Layers {
+    fn lookup(&self, name: &str) -> Option<Value> {
         let found = |layer: &Layer| layer.get(name).filter(|v| !v.is_undefined()).cloned();
         found(&self.runtime)
             .or_else(|| self.sections.get(name))
             .or_else(|| found(&self.facts))
             .or_else(|| found(&self.predicates))
             .or_else(|| found(&self.base))
+    }
+}
+
+impl Object for Layers {
+    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
+        self.lookup(key.as_str()?)
+    }
+
+    // Every name a template or a render's key reads is looked up by its text: without a
+    // value made of it first.
+    fn get_value_by_str(self: &Arc<Self>, key: &str) -> Option<Value> {
+        self.lookup(key)
     }
 
     fn enumerate(self: &Arc<Self>) -> Enumerator {
@@ -73,6 +84,13 @@ struct Sections {
 
 impl Sections {
     fn get(&self, name: &str) -> Option<Value> {
+        // Once every slot reads as "", a name that is not a slot is not looked for among
+        // the filled ones (only slots are filled), without taking their lock.
+        if let Some(unfilled) = self.unfilled.get()
+            && !unfilled.contains_key(name)
+        {
+            return None;
+        }
         if let Some(value) = self.filled.read().ok()?.get(name) {
             return Some(value.clone()).filter(|v| !v.is_undefined());
         }
