@@ -185,6 +185,14 @@ impl Scope {
     }
 
     pub fn insert_section(&self, slot: &str, text: impl Into<Value>) {
+        // A section's lookup passes over the filled ones for a name that is not a slot.
+        debug_assert!(
+            self.sections
+                .unfilled
+                .get()
+                .is_none_or(|unfilled| unfilled.contains_key(slot)),
+            "{slot} is not a slot"
+        );
         if let Ok(mut sections) = self.sections.filled.write() {
             sections.insert(slot.to_string(), text.into());
         }
