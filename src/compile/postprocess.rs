@@ -553,21 +553,13 @@ fn keep_nonempty_sections<'a>(
         let Some(line) = text.get(start..end) else {
             continue;
         };
-        if content {
-            if let Some(separator) = held.take() {
-                keep(separator, Blank(false));
-            }
-            blanks.drain(..).for_each(|line| keep(line, Blank(true)));
-            keep(line, Blank(false));
-            seen_content = true;
-            continue;
-        }
-        let inner = trimmed(line);
-        if inner == separator {
+        // Plain lines are content without a look at what they hold.
+        let inner = if content { None } else { Some(trimmed(line)) };
+        if inner == Some(separator) {
             // The held separator's section is empty: it goes, its blank lines stay.
             blanks.drain(..).for_each(|line| keep(line, Blank(true)));
             held = seen_content.then_some(line);
-        } else if inner.is_empty() {
+        } else if inner == Some("") {
             if held.is_some() {
                 blanks.push(line);
             } else {

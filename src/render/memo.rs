@@ -35,12 +35,9 @@ const MAX_HELD_BYTES: usize = 32 * 1024 * 1024;
 
 /// What a `Compiler`'s renders remember, shared by its threads.
 pub struct RenderMemo {
-    /// The names each template the memo was made with reads, by id, found at its first
-    /// render; `None` when they cannot be known from its text. Every render asks, on every
+    /// What each template the memo was made with reads, by id. Every render asks, on every
     /// compile thread: each template has a slot of its own, read without a lock.
-    reads: Box<[OnceLock<Option<Names>>]>,
-    /// By id, the templates whose renders are no longer remembered (see `forget`).
-    forgotten: Box<[AtomicBool]>,
+    reads: Box<[Reads]>,
     /// `reads` of the templates added since the memo was made (a context's rules).
     later_reads: RwLock<HashMap<TemplateId, Option<Names>, FxBuildHasher>>,
     /// Counted by their keys and texts.
@@ -72,8 +69,7 @@ impl RenderMemo {
     /// The memo of a compiler of these templates.
     pub fn new(templates: &Templates) -> Self {
         Self {
-            reads: templates.ids().map(|_| OnceLock::new()).collect(),
-            forgotten: templates.ids().map(|_| AtomicBool::new(false)).collect(),
+            reads: templates.ids().map(|_| Reads::default()).collect(),
             later_reads: RwLock::default(),
             renders: BoundedMemo::new(MAX_HELD_BYTES),
             tool_values: BoundedMemo::new(MAX_HELD_BYTES),
@@ -102,6 +98,15 @@ impl RenderMemo {
 
 /// The names a template reads, sorted.
 type Names = Arc<[String]>;
+
+/// A template's slot in [`RenderMemo::reads`].
+#[derive(Default)]
+struct Reads {
+    /// Found at its first render; `None` when they cannot be known from its text.
+    names: OnceLock<Option<Names>>,
+    /// Its renders are no longer remembered (see `forget`).
+    forgotten: AtomicBool,
+}
 
 /// A template and the values of the names it reads, written out.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -208,8 +213,8 @@ impl RenderMemo {
     }
 
     fn forget(&self, template: TemplateId) {
-        match self.forgotten.get(template.index()) {
-            Some(forgotten) => forgotten.store(true, Ordering::Relaxed),
+        match self.reads.get(template.index()) {
+            Some(reads) => reads.forgotten.store(true, Ordering::Relaxed),
             None => {
                 if let Ok(mut reads) = self.later_reads.write() {
                     reads.insert(template, None);
@@ -221,12 +226,12 @@ impl RenderMemo {
     /// The names a template reads, sorted; `None` when they cannot be known from its text,
     /// or once its renders are no longer remembered.
     pub fn reads_of(&self, templates: &Templates, template: TemplateId) -> Option<Names> {
-        let index = template.index();
-        if let (Some(reads), Some(forgotten)) = (self.reads.get(index), self.forgotten.get(index)) {
-            if forgotten.load(Ordering::Relaxed) {
+        if let Some(reads) = self.reads.get(template.index()) {
+            if reads.forgotten.load(Ordering::Relaxed) {
                 return None;
             }
             return reads
+                .names
                 .get_or_init(|| templates.reads(template).map(Arc::from))
                 .clone();
         }
