@@ -1,5 +1,7 @@
 //! The result of one compile: the prompt and its parts.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 use crate::diagnostic::Diagnostics;
@@ -55,7 +57,10 @@ pub struct Compiled {
     /// The final prompt, post-processed.
     pub prompt: String,
     pub sections: Vec<Section>,
-    pub tools: Vec<CompiledTool>,
+    /// Shared with the render memo and with every other compile that documents the same
+    /// tools over the same values: a copy per compile of a thousand tools cost more than the
+    /// rest of the compile.
+    pub tools: CompiledTools,
     pub model: ModelConfig,
     /// Workspace files this prompt was compiled from (the context aside), sorted.
     pub inputs: Vec<String>,
@@ -109,6 +114,47 @@ impl SourceRange {
             first_line,
             last_line,
         }
+    }
+}
+
+/// The tools a prompt documents, in order: a slice, shared rather than copied between the
+/// compiles that document the same tools over the same values.
+#[derive(Clone, Debug, Default)]
+pub struct CompiledTools(Arc<[CompiledTool]>);
+
+impl CompiledTools {
+    /// Whether both are the one list, not merely equal lists.
+    pub fn same_list(a: &Self, b: &Self) -> bool {
+        Arc::ptr_eq(&a.0, &b.0)
+    }
+}
+
+impl std::ops::Deref for CompiledTools {
+    type Target = [CompiledTool];
+
+    fn deref(&self) -> &[CompiledTool] {
+        &self.0
+    }
+}
+
+impl<'a> IntoIterator for &'a CompiledTools {
+    type Item = &'a CompiledTool;
+    type IntoIter = std::slice::Iter<'a, CompiledTool>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+impl From<Vec<CompiledTool>> for CompiledTools {
+    fn from(tools: Vec<CompiledTool>) -> Self {
+        Self(tools.into())
+    }
+}
+
+impl Serialize for CompiledTools {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
     }
 }
 

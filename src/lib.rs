@@ -87,7 +87,9 @@ pub use compile::explain::{ConditionReport, Explanation, Item, explain};
 pub use compile::{
     Choice, Compiler, FamilyListing, Request, Route, RouteRule, SelectBy, Selection, VariantListing,
 };
-pub use compiled::{CompileError, Compiled, CompiledParameter, CompiledTool, Section, SourceRange};
+pub use compiled::{
+    CompileError, Compiled, CompiledParameter, CompiledTool, CompiledTools, Section, SourceRange,
+};
 pub use diagnostic::{Diagnostic, Diagnostics, Label};
 pub use emit::matrix::{
     MatrixEntry, MatrixRun, compile_all as compile_matrix, diagnostics as matrix_diagnostics,

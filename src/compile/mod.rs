@@ -506,6 +506,7 @@ fn request_key(request: &Request, date: Option<&str>, context: &[u8]) -> Vec<u8>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compiled::CompiledTools;
     use crate::resolve::plan::PlannedTool;
 
     /// A workspace of two variants (families `a` and `b`) and one context, whose manifest
@@ -681,15 +682,20 @@ mod tests {
             let context = loaded.workspace.context("c").unwrap().clone();
             ["a", "b"].map(|family| {
                 let request = Request::new(Selection::family(family), context.clone());
-                compiler.compile(&request).unwrap();
-                compiler.memo.tool_sections_held()
+                let compiled = compiler.compile(&request).unwrap();
+                (compiler.memo.tool_sections_held(), compiled.tools)
             })
         };
-        let [after_a, after_b] = sections_held("");
+        let [(after_a, tools_a), (after_b, tools_b)] = sections_held("");
         assert!(after_a > 0);
         assert_eq!(after_b, after_a, "b takes a's section");
-        let [after_a, after_b] = sections_held("[families.b]\ndescription = \"Plain, as b.\"\n");
+        // Its tools too: the one list, not a copy of it.
+        assert!(CompiledTools::same_list(&tools_a, &tools_b));
+        let [(after_a, tools_a), (after_b, tools_b)] =
+            sections_held("[families.b]\ndescription = \"Plain, as b.\"\n");
         assert!(after_b > after_a, "b makes a section of its own");
+        assert!(!CompiledTools::same_list(&tools_a, &tools_b));
+        assert_eq!(tools_b[0].description, "Plain, as b.");
     }
 
     /// Requests that differ only in a declared `extra` key, in a `--set` value, or in a date

@@ -17,7 +17,7 @@ use minijinja::Value;
 use rustc_hash::FxBuildHasher;
 
 use crate::bounded_memo::BoundedMemo;
-use crate::compiled::{CompiledParameter, CompiledTool, SourceRange};
+use crate::compiled::{CompiledParameter, CompiledTool, CompiledTools, SourceRange};
 use crate::templates::written::{write_bytes, write_value};
 use crate::templates::{TemplateId, Templates};
 
@@ -56,7 +56,7 @@ pub struct RenderMemo {
 /// A tool section as a compile made it: its tools, their template values and
 /// documentation, and the fuel and bytes it spent, which a compile that takes it spends again.
 pub struct ToolSection {
-    pub tools: Vec<CompiledTool>,
+    pub tools: CompiledTools,
     /// `TOOLS_DATA`: each tool as a template value.
     pub values: Value,
     /// `TOOLS_TEXT`: the tools documented by the tool format.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use minijinja::Value;
 use minijinja::value::{ValueKind, merge_maps};
 
-use crate::compiled::{CompiledParameter, CompiledTool};
+use crate::compiled::{CompiledParameter, CompiledTool, CompiledTools};
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::namespace::{TOOL, TOOLS_DATA, TOOLS_TEXT};
 use crate::problem::Problem;
@@ -244,7 +244,7 @@ impl Renderer<'_> {
         plan: &Plan,
         variant: &EffectiveVariant,
         scope: &mut Scope,
-    ) -> Vec<CompiledTool> {
+    ) -> CompiledTools {
         let values = scope.values();
         let section_key = self.tool_section_key(plan, variant, &values);
         if let Some(section) = section_key
@@ -275,6 +275,7 @@ impl Renderer<'_> {
             }
         }
         self.check_names(&compiled);
+        let compiled = CompiledTools::from(compiled);
         let format = tool_format(self.workspace, variant);
         let mut documented = Vec::with_capacity(compiled.len());
         // Each tool becomes a template value once: for its own documentation, then in the

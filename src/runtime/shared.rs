@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{Map, Value};
 
-use crate::compiled::{Compiled, CompiledParameter, CompiledTool, Section};
+use crate::compiled::{Compiled, CompiledParameter, CompiledTool, CompiledTools, Section};
 use crate::model::ModelConfig;
 
 /// A part of a compiled prompt and its number: the same for every result that shares it,
@@ -55,7 +55,7 @@ pub struct SharedCompiled {
     pub version: Option<String>,
     pub prompt: Arc<Part<String>>,
     pub sections: Arc<Part<Vec<Section>>>,
-    pub tools: Arc<Part<Vec<CompiledTool>>>,
+    pub tools: Arc<Part<CompiledTools>>,
     pub model: ModelConfig,
     pub inputs: Arc<Part<Vec<String>>>,
     pub dialect: Option<&'static str>,
@@ -75,7 +75,7 @@ pub(super) struct SharedParts {
 struct LastParts {
     prompt: Option<Arc<Part<String>>>,
     sections: Option<Arc<Part<Vec<Section>>>>,
-    tools: Option<Arc<Part<Vec<CompiledTool>>>>,
+    tools: Option<Arc<Part<CompiledTools>>>,
     inputs: Option<Arc<Part<Vec<String>>>>,
     tool_definitions: Option<Arc<Part<Value>>>,
 }
@@ -106,7 +106,7 @@ impl SharedParts {
         let tools = share(
             &mut last.tools,
             tools,
-            |a, b| same_list(a, b, same_tool),
+            |a, b| CompiledTools::same_list(a, b) || same_list(a, b, same_tool),
             |tools| {
                 tools
                     .iter()
