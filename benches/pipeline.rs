@@ -24,7 +24,7 @@
 //! and `--promptc ARGS…` runs the command line in-process, then prints the process's peak
 //! resident memory, so that memory is read from the process that did the work.
 //! `cargo bench --bench pipeline -- --workspaces` writes the workspaces, builds them and keeps
-//! them, for a profiler to run promptc on.
+//! them, for a profiler to run promptc on (the full scale matrix with `PROMPTC_BENCH_SCALE=full`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark that cannot proceed stops
 
@@ -58,7 +58,7 @@ fn main() -> ExitCode {
         }
         _ => {}
     }
-    let full = std::env::var("PROMPTC_BENCH_SCALE").is_ok_and(|v| v == "full");
+    let full = full_scale();
 
     let shipped = copy_of_shipped_library();
     section("shipped library", shipped.path(), 5.0, 15);
@@ -70,19 +70,38 @@ fn main() -> ExitCode {
     let registry = registry_shape();
     section("real-registry shape", registry.path(), 8.0, 15);
 
-    let (variants, tools, contexts) = if full { (100, 1000, 20) } else { (10, 100, 20) };
+    let (variants, tools, contexts) = scale_dimensions(full);
     scale(variants, tools, contexts, full);
     doubling();
     ExitCode::SUCCESS
 }
 
+/// Whether `PROMPTC_BENCH_SCALE=full` asks for the scale matrix at its full size.
+fn full_scale() -> bool {
+    std::env::var("PROMPTC_BENCH_SCALE").is_ok_and(|v| v == "full")
+}
+
+/// The scale matrix's variants, tools and contexts: a tenth of the full size in each dimension
+/// but contexts unless `full`.
+fn scale_dimensions(full: bool) -> (usize, usize, usize) {
+    if full { (100, 1000, 20) } else { (10, 100, 20) }
+}
+
 /// `--workspaces`: makes the bench's workspaces, built, and keeps them, for a profiler to run
-/// promptc on; prints where each is.
+/// promptc on; prints where each is. The scale matrix is the one the bench would run: a tenth,
+/// or the full size with `PROMPTC_BENCH_SCALE=full`.
 fn keep_workspaces() {
+    let full = full_scale();
+    let (variants, tools, contexts) = scale_dimensions(full);
+    let scale_name = if full {
+        "scale matrix (full)"
+    } else {
+        "scale matrix (a tenth)"
+    };
     for (name, dir) in [
         ("shipped library", copy_of_shipped_library()),
         ("real-registry shape", registry_shape()),
-        ("scale matrix (a tenth)", scale_matrix(10, 100, 20)),
+        (scale_name, scale_matrix(variants, tools, contexts)),
     ] {
         let built = promptc(dir.path(), &["build", "--all", "-q"]);
         assert!(built.status.success(), "{}", stderr(&built));
