@@ -690,11 +690,11 @@ mod tests {
         assert!(after_a > 0);
         assert_eq!(after_b, after_a, "b takes a's section");
         // Its tools too: the one list, not a copy of it.
-        assert!(CompiledTools::same_list(&tools_a, &tools_b));
+        assert!(CompiledTools::ptr_eq(&tools_a, &tools_b));
         let [(after_a, tools_a), (after_b, tools_b)] =
             sections_held("[families.b]\ndescription = \"Plain, as b.\"\n");
         assert!(after_b > after_a, "b makes a section of its own");
-        assert!(!CompiledTools::same_list(&tools_a, &tools_b));
+        assert!(!CompiledTools::ptr_eq(&tools_a, &tools_b));
         assert_eq!(tools_b[0].description, "Plain, as b.");
     }
 

@@ -106,7 +106,7 @@ impl SharedParts {
         let tools = share(
             &mut last.tools,
             tools,
-            |a, b| CompiledTools::same_list(a, b) || same_list(a, b, same_tool),
+            |a, b| CompiledTools::ptr_eq(a, b) || same_list(a, b, same_tool),
             |tools| {
                 tools
                     .iter()
