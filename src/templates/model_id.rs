@@ -411,7 +411,7 @@ mod tests {
         let pattern = "^built-ahead-[0-9]+$";
         build_ahead(["model.id is matching('^built-ahead-[0-9]+$')"].into_iter());
         let start = std::time::Instant::now();
-        while !REGEXES.is_built(pattern) {
+        while !REGEXES.was_built(pattern) {
             assert!(
                 start.elapsed() < std::time::Duration::from_secs(30),
                 "not built ahead"
@@ -444,7 +444,7 @@ mod tests {
         let loaded = crate::load_workspace(dir.path()).unwrap();
         assert!(loaded.workspace.is_valid(), "{:?}", loaded.diagnostics);
         let start = std::time::Instant::now();
-        while !GLOBS.is_built("loaded-ahead/*") {
+        while !GLOBS.was_built("loaded-ahead/*") {
             assert!(
                 start.elapsed() < std::time::Duration::from_secs(30),
                 "not built ahead"
