@@ -598,6 +598,7 @@ pub fn build_ahead(patterns: Vec<String>) {
                 }
             }
         });
+    crate::cores::make_room();
 }
 
 #[cfg(test)]

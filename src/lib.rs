@@ -54,6 +54,7 @@ pub mod cli;
 mod compile;
 mod compiled;
 mod confine;
+mod cores;
 mod diagnostic;
 mod emit;
 mod follow;

@@ -149,6 +149,7 @@ fn files_conform(workspace: &Workspace) -> bool {
         let other = std::thread::Builder::new()
             .name("conform".into())
             .spawn_scoped(scope, contexts_and_tools);
+        crate::cores::make_room();
         let rest = the_rest();
         let first = match other {
             Ok(handle) => handle

@@ -11,8 +11,9 @@ use std::path::Path;
 /// Bottom to top. A module may use the modules of the layers below its own, never its own
 /// layer or one above.
 const LAYERS: &[&[&str]] = &[
-    // A memory bounded by bytes, for what is remembered between compiles.
-    &["bounded_memo"],
+    // A memory bounded by bytes, for what is remembered between compiles; a core for a
+    // thread just started.
+    &["bounded_memo", "cores"],
     // Plain facts: file texts, JSON pointers, token counting, path refusals, following a
     // chain of names, the process memory limit, patterns built once per process.
     &[

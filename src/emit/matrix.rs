@@ -275,6 +275,7 @@ fn compile_in_order<E>(
                         }
                     }
                 });
+                crate::cores::make_room();
             }
             drop(sender);
             // Runs this thread may take: within the window of the entry it handles next, so

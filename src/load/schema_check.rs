@@ -93,6 +93,7 @@ pub fn build_patterns_ahead() {
                 let _ = PATTERNS.get(pattern, || build_pattern(pattern));
             }
         });
+    crate::cores::make_room();
 }
 
 /// A schema's pattern, built as `matching` builds a model-id pattern (its lazy DFA alone).

@@ -151,8 +151,9 @@ fn read_specs(
                 .name("read".into())
                 .spawn_scoped(scope, || prefetch.read_from_the_end());
             // Without a thread (a low memory limit), this one reads every file.
-            if spawned.is_err() {
-                prefetch.stop();
+            match spawned {
+                Ok(_) => crate::cores::make_room(),
+                Err(_) => prefetch.stop(),
             }
             loader.prefetch = Some(prefetch);
         }

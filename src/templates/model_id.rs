@@ -104,6 +104,7 @@ pub fn build_ahead<'a>(conditions: impl Iterator<Item = &'a str>) {
                 };
             }
         });
+    crate::cores::make_room();
 }
 
 /// The string literals a condition gives the `matching` and `glob` tests, as in

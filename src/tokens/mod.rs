@@ -181,9 +181,14 @@ impl Encoding {
         };
         slot.get_or_init(|| {
             // Without a thread (a low memory limit), the tables load when first needed.
-            let _ = std::thread::Builder::new().spawn(move || {
-                self.tokenizer();
-            });
+            if std::thread::Builder::new()
+                .spawn(move || {
+                    self.tokenizer();
+                })
+                .is_ok()
+            {
+                crate::cores::make_room();
+            }
         });
     }
 

@@ -69,6 +69,7 @@ pub fn check(workspace: &Workspace, diagnostics: &mut Diagnostics) {
         let _ = std::thread::Builder::new()
             .name("checks".into())
             .spawn_scoped(scope, run);
+        crate::cores::make_room();
         run();
     });
     for cell in found {

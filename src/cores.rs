@@ -1,0 +1,139 @@
+//! Room for a thread just started. Linux often queues a new thread on the core of the thread
+//! that starts it, and a core with nothing to run takes it over only at its next balancing, up
+//! to a scheduler tick later (4 ms where this was measured): a helper started for a few
+//! milliseconds' work could wait as long as the work, the other core idle meanwhile. So a
+//! thread that has just started a helper looks where the helper waits, and if that is its own
+//! core, moves itself to another core it may run on, then back under the mask it had: the
+//! helper runs at once where its starter was, and the starter goes on beside it.
+
+/// Called right after starting a thread: moves this thread to another core it may run on if
+/// the new thread waits on this one. Does nothing where there is no other core, or off Linux.
+#[cfg(target_os = "linux")]
+pub fn make_room() {
+    use rustix::thread::{CpuSet, sched_getaffinity, sched_getcpu, sched_setaffinity};
+    let here = sched_getcpu();
+    if newest_thread_queued_on() != Some(here) {
+        return;
+    }
+    let Ok(allowed) = sched_getaffinity(None) else {
+        return;
+    };
+    let Some(other) = (1..CpuSet::MAX_CPU)
+        .map(|step| (here + step) % CpuSet::MAX_CPU)
+        .find(|&cpu| allowed.is_set(cpu))
+    else {
+        return;
+    };
+    let mut there = CpuSet::new();
+    there.set(other);
+    // The move happens within the first call; the second gives back the choice of cores.
+    if sched_setaffinity(None, &there).is_ok() {
+        let _ = sched_setaffinity(None, &allowed);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn make_room() {}
+
+/// The core where the process's newest thread (the highest id, other than this one) waits to
+/// run, if it waits; `None` if it runs, sleeps, or cannot be read.
+#[cfg(target_os = "linux")]
+fn newest_thread_queued_on() -> Option<usize> {
+    let me = rustix::thread::gettid().as_raw_nonzero().get();
+    let newest = std::fs::read_dir("/proc/self/task")
+        .ok()?
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&id| id != me)
+        .max()?;
+    let stat = std::fs::read_to_string(format!("/proc/self/task/{newest}/stat")).ok()?;
+    let (runnable, core) = state_and_core(&stat)?;
+    // A runnable thread on another core may be running there; on this one, it waits.
+    runnable.then_some(core)
+}
+
+/// Whether a thread is runnable (running or waiting to run), and the core it was last on,
+/// from its `stat` line (proc(5)): the state is field 3 and the core field 39, counted past a
+/// name in parentheses that may hold spaces and parentheses itself.
+#[cfg(target_os = "linux")]
+fn state_and_core(stat: &str) -> Option<(bool, usize)> {
+    let mut fields = stat.get(stat.rfind(')')? + 1..)?.split_ascii_whitespace();
+    let state = fields.next()?;
+    let core = fields.nth(35)?.parse().ok()?;
+    Some((state == "R", core))
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_state_and_core_are_read_past_any_name() {
+        let tail = "20459 20459 1271 0 -1 4194304 97 0 0 0 0 0 0 0 20 0 1 0 214421 3133440 361 \
+            18446744073709551615 93853473431552 93853473451433 140720380222272 0 0 0 0 0 0 0 0 0 \
+            17 1 0 0 0 0 0 93853473467440 93853473469056 93853995036672 140720380230370 \
+            140720380230390 140720380230390 140720380231659 0";
+        assert_eq!(
+            state_and_core(&format!("20462 (cat) R {tail}")),
+            Some((true, 1))
+        );
+        assert_eq!(
+            state_and_core(&format!("20462 (a) S (b) ) S {tail}")),
+            Some((false, 1))
+        );
+        assert_eq!(state_and_core("20462 (cat) R 1 2 3"), None);
+        assert_eq!(state_and_core("20462 cat R"), None);
+    }
+
+    /// This thread's own line reads as runnable, on the core it runs on.
+    #[test]
+    fn a_running_thread_reads_as_runnable_on_its_core() {
+        for _ in 0..100 {
+            let me = rustix::thread::gettid().as_raw_nonzero().get();
+            let stat = std::fs::read_to_string(format!("/proc/self/task/{me}/stat")).unwrap();
+            let before = rustix::thread::sched_getcpu();
+            let (runnable, core) = state_and_core(&stat).unwrap();
+            // The thread may have moved between the read and the question.
+            if before == rustix::thread::sched_getcpu() {
+                assert!(runnable);
+                assert_eq!(core, before);
+                return;
+            }
+        }
+        panic!("the thread moved between cores at every try");
+    }
+
+    /// A thread that waits on this core gets it: this thread moves to the other core, and
+    /// may again run on both. The new thread can run only on the first core, where this one
+    /// runs when it starts it. Other tests' threads run in this process too, and the newest
+    /// thread may be one of theirs, or the scheduler may let the new one run first: of
+    /// several tries, one must find the new thread waiting and make room for it.
+    #[test]
+    fn a_thread_waiting_on_this_core_gets_it() {
+        use rustix::thread::{CpuSet, sched_getaffinity, sched_getcpu, sched_setaffinity};
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let before = sched_getaffinity(None).unwrap();
+        let cores: Vec<usize> = (0..CpuSet::MAX_CPU).filter(|&c| before.is_set(c)).collect();
+        let [first, second, ..] = cores[..] else {
+            return; // one core: no room to make
+        };
+        let mut only_first = CpuSet::new();
+        only_first.set(first);
+        let mut both = only_first;
+        both.set(second);
+        let made_room = (0..50).any(|_| {
+            sched_setaffinity(None, &only_first).unwrap();
+            let started = AtomicBool::new(false);
+            std::thread::scope(|scope| {
+                scope.spawn(|| started.store(true, Ordering::SeqCst));
+                sched_setaffinity(None, &both).unwrap();
+                let waiting = !started.load(Ordering::SeqCst);
+                make_room();
+                let moved = sched_getcpu() == second;
+                assert!(sched_getaffinity(None).unwrap() == both);
+                waiting && moved
+            })
+        });
+        sched_setaffinity(None, &before).unwrap();
+        assert!(made_room);
+    }
+}
