@@ -5,6 +5,12 @@
 //! thread that has just started a helper looks where the helper waits, and if that is its own
 //! core, moves itself to another core it may run on, then back under the mask it had: the
 //! helper runs at once where its starter was, and the starter goes on beside it.
+//!
+//! A woken thread fares the same: it is queued on its waker's core or the core it last ran
+//! on, even with another idle. The matrix's compile threads wake each other often (a value
+//! both need and one of them is computing, a lock on what their compiles remember), and the
+//! one woken could wait a tick behind the other. So while they compile, each holds a core of
+//! its own ([`Stage`]).
 
 /// Called right after starting a thread: moves this thread to another core it may run on if
 /// the new thread waits on this one. Does nothing where there is no other core, or off Linux.
@@ -65,6 +71,54 @@ fn state_and_core(stat: &str) -> Option<(bool, usize)> {
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
+    use rustix::thread::{CpuSet, sched_getaffinity, sched_getcpu};
+
+    fn cores_in(set: &CpuSet) -> Vec<usize> {
+        (0..CpuSet::MAX_CPU).filter(|&c| set.is_set(c)).collect()
+    }
+
+    /// Threads of one stage each hold a core no other holds, run only there meanwhile, and
+    /// may run where they could before once they let go; a thread past the last free core
+    /// holds none and runs where it could.
+    #[test]
+    fn threads_of_a_stage_hold_cores_of_their_own() {
+        let before = sched_getaffinity(None).unwrap();
+        let allowed = cores_in(&before);
+        let stage = Stage::default();
+        let holders = allowed.len().min(4);
+        let barrier = std::sync::Barrier::new(holders + 1);
+        let held: Vec<Vec<usize>> = std::thread::scope(|scope| {
+            let threads: Vec<_> = (0..holders)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let held = stage.hold();
+                        let mask = cores_in(&sched_getaffinity(None).unwrap());
+                        assert_eq!(mask, vec![sched_getcpu()]);
+                        barrier.wait(); // every core held
+                        barrier.wait(); // the extra thread has tried
+                        drop(held);
+                        assert!(sched_getaffinity(None).unwrap() == before);
+                        mask
+                    })
+                })
+                .collect();
+            barrier.wait();
+            if holders == allowed.len() {
+                let extra = stage.hold();
+                assert!(extra.held.is_none());
+                assert!(sched_getaffinity(None).unwrap() == before);
+            }
+            barrier.wait();
+            threads.into_iter().map(|t| t.join().unwrap()).collect()
+        });
+        let mut cores: Vec<usize> = held.concat();
+        cores.sort_unstable();
+        cores.dedup();
+        assert_eq!(cores.len(), holders, "{held:?}");
+        // Let go, a core may be held again.
+        let again = stage.hold();
+        assert!(again.held.is_some());
+    }
 
     #[test]
     fn the_state_and_core_are_read_past_any_name() {
@@ -109,7 +163,7 @@ mod tests {
     /// several tries, one must find the new thread waiting and make room for it.
     #[test]
     fn a_thread_waiting_on_this_core_gets_it() {
-        use rustix::thread::{CpuSet, sched_getaffinity, sched_getcpu, sched_setaffinity};
+        use rustix::thread::sched_setaffinity;
         use std::sync::atomic::{AtomicBool, Ordering};
         let before = sched_getaffinity(None).unwrap();
         let cores: Vec<usize> = (0..CpuSet::MAX_CPU).filter(|&c| before.is_set(c)).collect();
@@ -135,5 +189,66 @@ mod tests {
         });
         sched_setaffinity(None, &before).unwrap();
         assert!(made_room);
+    }
+}
+
+/// The cores held by the threads of one stage (the matrix's compile threads), each thread on
+/// a core of its own while it holds it.
+#[derive(Default)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+pub struct Stage {
+    taken: std::sync::Mutex<Vec<usize>>,
+}
+
+/// A core held by the thread that took it: the thread runs only there until this drops, when
+/// it may run where it could before.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+pub struct Held<'s> {
+    stage: &'s Stage,
+    #[cfg(target_os = "linux")]
+    held: Option<(usize, rustix::thread::CpuSet)>,
+    /// Held by the thread that took it (a thread's own mask).
+    _not_send: std::marker::PhantomData<std::rc::Rc<()>>,
+}
+
+impl Stage {
+    /// Keeps this thread on a core no other thread of the stage holds: the one it runs on if
+    /// no other holds it, else another it may run on. Nothing is held where every allowed core
+    /// is taken, or off Linux.
+    pub fn hold(&self) -> Held<'_> {
+        Held {
+            stage: self,
+            #[cfg(target_os = "linux")]
+            held: self.take(),
+            _not_send: std::marker::PhantomData,
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    fn take(&self) -> Option<(usize, rustix::thread::CpuSet)> {
+        use rustix::thread::{CpuSet, sched_getaffinity, sched_getcpu, sched_setaffinity};
+        let allowed = sched_getaffinity(None).ok()?;
+        let mut taken = self.taken.lock().ok()?;
+        let here = sched_getcpu();
+        let core = std::iter::once(here)
+            .chain(0..CpuSet::MAX_CPU)
+            .find(|&core| allowed.is_set(core) && !taken.contains(&core))?;
+        let mut only = CpuSet::new();
+        only.set(core);
+        sched_setaffinity(None, &only).ok()?;
+        taken.push(core);
+        Some((core, allowed))
+    }
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        #[cfg(target_os = "linux")]
+        if let Some((core, allowed)) = self.held.take() {
+            let _ = rustix::thread::sched_setaffinity(None, &allowed);
+            if let Ok(mut taken) = self.stage.taken.lock() {
+                taken.retain(|&held| held != core);
+            }
+        }
     }
 }

@@ -248,14 +248,16 @@ fn compile_in_order<E>(
             result
         };
         let (sender, receiver) = mpsc::channel::<(usize, Outcome)>();
+        let stage = crate::cores::Stage::default();
         let (outcome, stopped_at) = std::thread::scope(|scope| {
             for _ in 0..helpers {
                 let sender = sender.clone();
-                let (next, stop, handled, isolated, runs) =
-                    (&next, &stop, &handled, &isolated, &runs);
+                let (next, stop, handled, isolated, runs, stage) =
+                    (&next, &stop, &handled, &isolated, &runs, &stage);
                 // A thread that cannot be started (a low memory limit counts every thread's
                 // stack) is one helper fewer: this thread compiles what is left.
                 let _ = std::thread::Builder::new().spawn_scoped(scope, move || {
+                    let _held = stage.hold();
                     'runs: while let Some(run) =
                         runs.get(next.fetch_add(1, Ordering::Relaxed)).cloned()
                     {
@@ -277,6 +279,7 @@ fn compile_in_order<E>(
                 });
                 crate::cores::make_room();
             }
+            let held = stage.hold();
             drop(sender);
             // Runs this thread may take: within the window of the entry it handles next, so
             // what it compiles never waits long for its turn.
@@ -345,6 +348,7 @@ fn compile_in_order<E>(
                 }
             }
             halt();
+            drop(held);
             (outcome, stopped_at.unwrap_or(expected))
         });
         outcome?;
