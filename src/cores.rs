@@ -68,6 +68,67 @@ fn state_and_core(stat: &str) -> Option<(bool, usize)> {
     Some((state == "R", core))
 }
 
+/// The cores held by the threads of one stage (the matrix's compile threads), each thread on
+/// a core of its own while it holds it.
+#[derive(Default)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+pub struct Stage {
+    taken: std::sync::Mutex<Vec<usize>>,
+}
+
+/// A core held by the thread that took it: the thread runs only there until this drops, when
+/// it may run where it could before.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+pub struct Held<'s> {
+    stage: &'s Stage,
+    #[cfg(target_os = "linux")]
+    held: Option<(usize, rustix::thread::CpuSet)>,
+    /// Held by the thread that took it (a thread's own mask).
+    _not_send: std::marker::PhantomData<std::rc::Rc<()>>,
+}
+
+impl Stage {
+    /// Keeps this thread on a core no other thread of the stage holds: the one it runs on if
+    /// no other holds it, else another it may run on. Nothing is held where every allowed core
+    /// is taken, or off Linux.
+    pub fn hold(&self) -> Held<'_> {
+        Held {
+            stage: self,
+            #[cfg(target_os = "linux")]
+            held: self.take(),
+            _not_send: std::marker::PhantomData,
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    fn take(&self) -> Option<(usize, rustix::thread::CpuSet)> {
+        use rustix::thread::{CpuSet, sched_getaffinity, sched_getcpu, sched_setaffinity};
+        let allowed = sched_getaffinity(None).ok()?;
+        let mut taken = self.taken.lock().ok()?;
+        let here = sched_getcpu();
+        let core = std::iter::once(here)
+            .chain(0..CpuSet::MAX_CPU)
+            .find(|&core| allowed.is_set(core) && !taken.contains(&core))?;
+        let mut only = CpuSet::new();
+        only.set(core);
+        sched_setaffinity(None, &only).ok()?;
+        taken.push(core);
+        Some((core, allowed))
+    }
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        #[cfg(target_os = "linux")]
+        if let Some((core, allowed)) = self.held.take() {
+            let _ = rustix::thread::sched_setaffinity(None, &allowed);
+            if let Ok(mut taken) = self.stage.taken.lock() {
+                taken.retain(|&held| held != core);
+            }
+        }
+    }
+}
+
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
@@ -189,66 +250,5 @@ mod tests {
         });
         sched_setaffinity(None, &before).unwrap();
         assert!(made_room);
-    }
-}
-
-/// The cores held by the threads of one stage (the matrix's compile threads), each thread on
-/// a core of its own while it holds it.
-#[derive(Default)]
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-pub struct Stage {
-    taken: std::sync::Mutex<Vec<usize>>,
-}
-
-/// A core held by the thread that took it: the thread runs only there until this drops, when
-/// it may run where it could before.
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-pub struct Held<'s> {
-    stage: &'s Stage,
-    #[cfg(target_os = "linux")]
-    held: Option<(usize, rustix::thread::CpuSet)>,
-    /// Held by the thread that took it (a thread's own mask).
-    _not_send: std::marker::PhantomData<std::rc::Rc<()>>,
-}
-
-impl Stage {
-    /// Keeps this thread on a core no other thread of the stage holds: the one it runs on if
-    /// no other holds it, else another it may run on. Nothing is held where every allowed core
-    /// is taken, or off Linux.
-    pub fn hold(&self) -> Held<'_> {
-        Held {
-            stage: self,
-            #[cfg(target_os = "linux")]
-            held: self.take(),
-            _not_send: std::marker::PhantomData,
-        }
-    }
-
-    #[cfg(target_os = "linux")]
-    fn take(&self) -> Option<(usize, rustix::thread::CpuSet)> {
-        use rustix::thread::{CpuSet, sched_getaffinity, sched_getcpu, sched_setaffinity};
-        let allowed = sched_getaffinity(None).ok()?;
-        let mut taken = self.taken.lock().ok()?;
-        let here = sched_getcpu();
-        let core = std::iter::once(here)
-            .chain(0..CpuSet::MAX_CPU)
-            .find(|&core| allowed.is_set(core) && !taken.contains(&core))?;
-        let mut only = CpuSet::new();
-        only.set(core);
-        sched_setaffinity(None, &only).ok()?;
-        taken.push(core);
-        Some((core, allowed))
-    }
-}
-
-impl Drop for Held<'_> {
-    fn drop(&mut self) {
-        #[cfg(target_os = "linux")]
-        if let Some((core, allowed)) = self.held.take() {
-            let _ = rustix::thread::sched_setaffinity(None, &allowed);
-            if let Ok(mut taken) = self.stage.taken.lock() {
-                taken.retain(|&held| held != core);
-            }
-        }
     }
 }
