@@ -588,17 +588,16 @@ pub fn build_ahead(patterns: Vec<String>) {
     if patterns.is_empty() {
         return;
     }
-    let _ = std::thread::Builder::new()
-        .name("patterns".into())
-        .spawn(move || {
+    let _ = crate::cores::started(std::thread::Builder::new().name("patterns".into()).spawn(
+        move || {
             let built = postprocess_regexes(patterns.iter().take(KEPT).map(String::as_str));
             for (pattern, regex) in patterns.iter().zip(built) {
                 if regex.is_ok() {
                     let _ = postprocess_lazy_dfa(pattern);
                 }
             }
-        });
-    crate::cores::make_room();
+        },
+    ));
 }
 
 #[cfg(test)]

@@ -12,10 +12,19 @@
 //! one woken could wait a tick behind the other. So while they compile, each holds a core of
 //! its own ([`Stage`]).
 
+/// What starting a thread returned, after making room for it (see [`make_room`]) when it
+/// started: every helper thread is started through this.
+pub fn started<T>(spawned: std::io::Result<T>) -> std::io::Result<T> {
+    if spawned.is_ok() {
+        make_room();
+    }
+    spawned
+}
+
 /// Called right after starting a thread: moves this thread to another core it may run on if
 /// the new thread waits on this one. Does nothing where there is no other core, or off Linux.
 #[cfg(target_os = "linux")]
-pub fn make_room() {
+fn make_room() {
     use rustix::thread::{CpuSet, sched_getaffinity, sched_getcpu, sched_setaffinity};
     let here = sched_getcpu();
     if newest_thread_queued_on() != Some(here) {
@@ -30,16 +39,14 @@ pub fn make_room() {
     else {
         return;
     };
-    let mut there = CpuSet::new();
-    there.set(other);
     // The move happens within the first call; the second gives back the choice of cores.
-    if sched_setaffinity(None, &there).is_ok() {
+    if sched_setaffinity(None, &only(other)).is_ok() {
         let _ = sched_setaffinity(None, &allowed);
     }
 }
 
 #[cfg(not(target_os = "linux"))]
-pub fn make_room() {}
+fn make_room() {}
 
 /// The core where the process's newest thread (the highest id, other than this one) waits to
 /// run, if it waits; `None` if it runs, sleeps, or cannot be read.
@@ -66,6 +73,14 @@ fn state_and_core(stat: &str) -> Option<(bool, usize)> {
     let state = fields.next()?;
     let core = fields.nth(35)?.parse().ok()?;
     Some((state == "R", core))
+}
+
+/// The mask of one core.
+#[cfg(target_os = "linux")]
+fn only(core: usize) -> rustix::thread::CpuSet {
+    let mut set = rustix::thread::CpuSet::new();
+    set.set(core);
+    set
 }
 
 /// The cores held by the threads of one stage (the matrix's compile threads), each thread on
@@ -109,9 +124,7 @@ impl Stage {
         let core = std::iter::once(here)
             .chain(0..CpuSet::MAX_CPU)
             .find(|&core| allowed.is_set(core) && !taken.contains(&core))?;
-        let mut only = CpuSet::new();
-        only.set(core);
-        sched_setaffinity(None, &only).ok()?;
+        sched_setaffinity(None, &only(core)).ok()?;
         taken.push(core);
         Some((core, allowed))
     }
@@ -231,8 +244,7 @@ mod tests {
         let [first, second, ..] = cores[..] else {
             return; // one core: no room to make
         };
-        let mut only_first = CpuSet::new();
-        only_first.set(first);
+        let only_first = only(first);
         let mut both = only_first;
         both.set(second);
         let made_room = (0..50).any(|_| {

@@ -146,10 +146,11 @@ fn files_conform(workspace: &Workspace) -> bool {
     };
     std::thread::scope(|scope| {
         // Without a thread (a low memory limit), this one checks both halves.
-        let other = std::thread::Builder::new()
-            .name("conform".into())
-            .spawn_scoped(scope, contexts_and_tools);
-        crate::cores::make_room();
+        let other = crate::cores::started(
+            std::thread::Builder::new()
+                .name("conform".into())
+                .spawn_scoped(scope, contexts_and_tools),
+        );
         let rest = the_rest();
         let first = match other {
             Ok(handle) => handle

@@ -256,28 +256,30 @@ fn compile_in_order<E>(
                     (&next, &stop, &handled, &isolated, &runs, &stage);
                 // A thread that cannot be started (a low memory limit counts every thread's
                 // stack) is one helper fewer: this thread compiles what is left.
-                let _ = std::thread::Builder::new().spawn_scoped(scope, move || {
-                    let _held = stage.hold();
-                    'runs: while let Some(run) =
-                        runs.get(next.fetch_add(1, Ordering::Relaxed)).cloned()
-                    {
-                        let (lock, turn) = handled;
-                        let mut done = lock.lock().unwrap_or_else(PoisonError::into_inner);
-                        while run.start >= *done + WINDOW && !stop.load(Ordering::Relaxed) {
-                            done = turn.wait(done).unwrap_or_else(PoisonError::into_inner);
-                        }
-                        drop(done);
-                        for index in run {
-                            if stop.load(Ordering::Relaxed) {
-                                break 'runs;
+                let _ = crate::cores::started(std::thread::Builder::new().spawn_scoped(
+                    scope,
+                    move || {
+                        let _held = stage.hold();
+                        'runs: while let Some(run) =
+                            runs.get(next.fetch_add(1, Ordering::Relaxed)).cloned()
+                        {
+                            let (lock, turn) = handled;
+                            let mut done = lock.lock().unwrap_or_else(PoisonError::into_inner);
+                            while run.start >= *done + WINDOW && !stop.load(Ordering::Relaxed) {
+                                done = turn.wait(done).unwrap_or_else(PoisonError::into_inner);
                             }
-                            if sender.send((index, isolated(index))).is_err() {
-                                break 'runs;
+                            drop(done);
+                            for index in run {
+                                if stop.load(Ordering::Relaxed) {
+                                    break 'runs;
+                                }
+                                if sender.send((index, isolated(index))).is_err() {
+                                    break 'runs;
+                                }
                             }
                         }
-                    }
-                });
-                crate::cores::make_room();
+                    },
+                ));
             }
             let held = stage.hold();
             drop(sender);

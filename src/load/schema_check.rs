@@ -86,14 +86,13 @@ static PATTERNS: crate::built::Built<regex_automata::meta::Regex> = crate::built
 /// it knows it will read a workspace, and the files are read meanwhile, on the core that
 /// checks them once they are.
 pub fn build_patterns_ahead() {
-    let _ = std::thread::Builder::new()
-        .name("patterns".into())
-        .spawn(|| {
+    let _ = crate::cores::started(std::thread::Builder::new().name("patterns".into()).spawn(
+        || {
             for pattern in SCHEMA_PATTERNS {
                 let _ = PATTERNS.get(pattern, || build_pattern(pattern));
             }
-        });
-    crate::cores::make_room();
+        },
+    ));
 }
 
 /// A schema's pattern, built as `matching` builds a model-id pattern (its lazy DFA alone).

@@ -147,13 +147,14 @@ fn read_specs(
     });
     let (variants, components, tools, contexts) = std::thread::scope(|scope| {
         if let Some(prefetch) = &prefetch {
-            let spawned = std::thread::Builder::new()
-                .name("read".into())
-                .spawn_scoped(scope, || prefetch.read_from_the_end());
+            let spawned = crate::cores::started(
+                std::thread::Builder::new()
+                    .name("read".into())
+                    .spawn_scoped(scope, || prefetch.read_from_the_end()),
+            );
             // Without a thread (a low memory limit), this one reads every file.
-            match spawned {
-                Ok(_) => crate::cores::make_room(),
-                Err(_) => prefetch.stop(),
+            if spawned.is_err() {
+                prefetch.stop();
             }
             loader.prefetch = Some(prefetch);
         }

@@ -181,14 +181,9 @@ impl Encoding {
         };
         slot.get_or_init(|| {
             // Without a thread (a low memory limit), the tables load when first needed.
-            if std::thread::Builder::new()
-                .spawn(move || {
-                    self.tokenizer();
-                })
-                .is_ok()
-            {
-                crate::cores::make_room();
-            }
+            let _ = crate::cores::started(std::thread::Builder::new().spawn(move || {
+                self.tokenizer();
+            }));
         });
     }
 

@@ -66,10 +66,11 @@ pub fn check(workspace: &Workspace, diagnostics: &mut Diagnostics) {
     std::thread::scope(|scope| {
         // A thread that cannot be started (a low memory limit counts every thread's stack)
         // leaves every check to this one.
-        let _ = std::thread::Builder::new()
-            .name("checks".into())
-            .spawn_scoped(scope, run);
-        crate::cores::make_room();
+        let _ = crate::cores::started(
+            std::thread::Builder::new()
+                .name("checks".into())
+                .spawn_scoped(scope, run),
+        );
         run();
     });
     for cell in found {
