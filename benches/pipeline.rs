@@ -4,9 +4,11 @@
 //!
 //! Absolute times drift on a shared machine, so whole commands are measured against the I/O
 //! floor of the same workspace in the same run: a process that only reads every input file
-//! and compares (or writes, with the same fsync and rename) the same output bytes. Each figure
-//! is the median of several runs, and a floor and the commands compared with it run in turn,
-//! round after round, so that both meet the same load. Workspaces:
+//! and compares (or writes, with the same fsync and rename) the same output bytes. The floor
+//! is a program of the standard library alone (`benches/common/io_floor.rs`, built with
+//! `rustc` when the bench starts), as lean as the same in C. Each figure is the median of
+//! several runs, and a floor and the commands compared with it run in turn, round after
+//! round, so that both meet the same load. Workspaces:
 //!
 //! - the shipped library (this repository's root, copied), and its `build --all` once more
 //!   with budgets under the bounds of its prompts' counts, so that they are counted: the
@@ -20,9 +22,9 @@
 //!
 //! Every command runs as on a fresh clone: with no token-count cache (`PROMPTC_NO_CACHE=1`).
 //!
-//! The bench binary also serves as the processes it measures: `--io-floor PLAN` is the floor,
-//! and `--promptc ARGS…` runs the command line in-process, then prints the process's peak
-//! resident memory, so that memory is read from the process that did the work.
+//! For peak memory, the bench binary runs promptc itself: `--promptc ARGS…` runs the command
+//! line in-process, then prints the process's peak resident memory, so that memory is read
+//! from the process that did the work.
 //! `cargo bench --bench pipeline -- --workspaces` writes the workspaces, builds them and keeps
 //! them, for a profiler to run promptc on (the full scale matrix with `PROMPTC_BENCH_SCALE=full`).
 
@@ -47,10 +49,6 @@ use common::{latencies_in_turn, percentile, us};
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     match args.get(1).map(String::as_str) {
-        Some("--io-floor") => {
-            io_floor(Path::new(&args[2]), &args[3]);
-            return ExitCode::SUCCESS;
-        }
         Some("--promptc") => return run_promptc(&args[2..]),
         Some("--workspaces") => {
             keep_workspaces();
@@ -264,49 +262,34 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// The floor: `read` reads every input; `compare` also reads every output and compares it
-/// byte for byte with a buffer of its length; `write` reads the inputs and writes each output
-/// (its bytes taken from the file already there) to a temporary file beside it, synced, then
-/// renamed over it, as `build --all` does.
-fn io_floor(plan: &Path, mode: &str) {
-    let plan = std::fs::read_to_string(plan).unwrap();
-    let mut total = 0usize;
-    let mut outputs = Vec::new();
-    for line in plan.lines() {
-        match line.strip_prefix('>') {
-            Some(output) => outputs.push(PathBuf::from(output)),
-            None => total += std::fs::read(line).unwrap().len(),
-        }
-    }
-    for output in outputs {
-        match mode {
-            "compare" => {
-                let bytes = std::fs::read(&output).unwrap();
-                let expected = vec![b'x'; bytes.len()];
-                total += usize::from(bytes == expected);
-            }
-            "write" => {
-                let bytes = std::fs::read(&output).unwrap();
-                let dir = output.parent().unwrap();
-                let mut file = tempfile::NamedTempFile::new_in(dir).unwrap();
-                file.write_all(&bytes).unwrap();
-                file.as_file().sync_all().unwrap();
-                file.persist(&output).unwrap();
-            }
-            _ => {}
-        }
-    }
-    black_box(total);
+/// The floor process (`benches/common/io_floor.rs`), built once per run with `rustc` alone:
+/// the bench binary itself would not do, since its start-up (promptc's allocator, a binary of
+/// tens of megabytes) is a millisecond and more that no reading or writing needs.
+fn floor_binary() -> &'static Path {
+    static BINARY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BINARY.get_or_init(|| {
+        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/common/io_floor.rs");
+        let binary = Path::new(env!("CARGO_TARGET_TMPDIR")).join("io_floor");
+        let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+        let status = Command::new(rustc)
+            .args(["--edition=2024", "-Copt-level=3", "-Dwarnings", "-o"])
+            .arg(&binary)
+            .arg(&source)
+            .status()
+            .expect("rustc builds the I/O floor");
+        assert!(
+            status.success(),
+            "rustc could not build {}",
+            source.display()
+        );
+        binary
+    })
 }
 
 fn floor_process(plan: &Path, mode: &str) -> Duration {
+    let binary = floor_binary();
     let start = Instant::now();
-    let status = Command::new(std::env::current_exe().unwrap())
-        .arg("--io-floor")
-        .arg(plan)
-        .arg(mode)
-        .status()
-        .unwrap();
+    let status = Command::new(binary).arg(plan).arg(mode).status().unwrap();
     assert!(status.success());
     start.elapsed()
 }
