@@ -125,7 +125,7 @@ fn section(name: &str, root: &Path, target: f64, runs: usize) {
     );
     let plan_file = plan.write();
     let plan_path = plan_file.path();
-    let [floor, build, check, validate, inputs_floor] = side_by_side(
+    let [floor, build, check, validate, inputs_floor, version] = side_by_side(
         runs,
         [
             &mut || floor_process(plan_path, "compare"),
@@ -133,11 +133,14 @@ fn section(name: &str, root: &Path, target: f64, runs: usize) {
             &mut || timed(root, &["check", "-q"]),
             &mut || timed(root, &["validate", "-q"]),
             &mut || floor_process(plan_path, "read"),
+            &mut || timed(root, &["--version"]),
         ],
     );
     report("build --all, outputs current", build, floor, Some(target));
     report("check", check, floor, Some(target));
     report("validate", validate, inputs_floor, None);
+    // What any command pays to start and end a process, whatever its workspace.
+    report("--version", version, floor, None);
     for args in [
         &["build", "--all", "-q"][..],
         &["check", "-q"],
