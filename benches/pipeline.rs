@@ -57,6 +57,7 @@ fn main() -> ExitCode {
         _ => {}
     }
     let full = full_scale();
+    let floor = floor_binary();
 
     let shipped = copy_of_shipped_library();
     section("shipped library", shipped.path(), 5.0, 15);
@@ -71,6 +72,7 @@ fn main() -> ExitCode {
     let (variants, tools, contexts) = scale_dimensions(full);
     scale(variants, tools, contexts, full);
     doubling();
+    let _ = std::fs::remove_file(floor);
     ExitCode::SUCCESS
 }
 
@@ -267,15 +269,18 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
 
 /// The floor process (`benches/common/io_floor.rs`), built once per run with `rustc` alone:
 /// the bench binary itself would not do, since its start-up (promptc's allocator, a binary of
-/// tens of megabytes) is a millisecond and more that no reading or writing needs.
+/// tens of megabytes) is a millisecond and more that no reading or writing needs. Named for
+/// this process, so that two benches sharing a target folder do not build over each other;
+/// `main` removes it at the end.
 fn floor_binary() -> &'static Path {
     static BINARY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     BINARY.get_or_init(|| {
         let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/common/io_floor.rs");
-        let binary = Path::new(env!("CARGO_TARGET_TMPDIR")).join("io_floor");
+        let binary =
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("io_floor-{}", std::process::id()));
         let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
         let status = Command::new(rustc)
-            .args(["--edition=2024", "-Copt-level=3", "-Dwarnings", "-o"])
+            .args(["--edition=2024", "-Copt-level=3", "-o"])
             .arg(&binary)
             .arg(&source)
             .status()
