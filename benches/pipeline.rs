@@ -6,9 +6,9 @@
 //! floor of the same workspace in the same run: a process that only reads every input file
 //! and compares (or writes, with the same fsync and rename) the same output bytes. The floor
 //! is a program of the standard library alone (`benches/common/io_floor.rs`, built with
-//! `rustc` when the bench starts), as lean as the same in C. Each figure is the median of
-//! several runs, and a floor and the commands compared with it run in turn, round after
-//! round, so that both meet the same load. Workspaces:
+//! `rustc` when the bench starts), within about half a millisecond of the same in C. Each
+//! figure is the median of several runs, and a floor and the commands compared with it run in
+//! turn, round after round, so that both meet the same load. Workspaces:
 //!
 //! - the shipped library (this repository's root, copied), and its `build --all` once more
 //!   with budgets under the bounds of its prompts' counts, so that they are counted: the

@@ -1,7 +1,8 @@
 //! The I/O floor that `benches/pipeline.rs` measures promptc against, built by that bench with
-//! `rustc` alone: a process with nothing but the standard library, as lean as a C program
-//! that does the same, so that the floor carries none of promptc's own start-up (its
-//! allocator, its size) and a ratio to it is what the work costs above the bytes moved.
+//! `rustc` alone: a process with nothing but the standard library (within about half a
+//! millisecond of a C program that does the same), so that the floor carries none of
+//! promptc's own start-up (its allocator, its size) and a ratio to it is what the work costs
+//! above the bytes moved.
 //!
 //! `io_floor PLAN MODE`: PLAN lists input paths, then `>` and output paths. `read` reads every
 //! input; `compare` also reads every output and compares all its bytes, as promptc compares an
