@@ -25,42 +25,63 @@ pub fn started<T>(spawned: std::io::Result<T>) -> std::io::Result<T> {
 /// the new thread waits on this one. Does nothing where there is no other core, or off Linux.
 #[cfg(target_os = "linux")]
 fn make_room() {
-    use rustix::thread::{CpuSet, sched_getaffinity, sched_getcpu, sched_setaffinity};
+    use rustix::thread::{sched_getaffinity, sched_getcpu};
     let here = sched_getcpu();
-    if newest_thread_queued_on() != Some(here) {
+    let Some(newest) = newest_other_thread() else {
+        return;
+    };
+    if queued_on(newest) != Some(here) {
         return;
     }
     let Ok(allowed) = sched_getaffinity(None) else {
         return;
     };
-    let Some(other) = (1..CpuSet::MAX_CPU)
-        .map(|step| (here + step) % CpuSet::MAX_CPU)
-        .find(|&cpu| allowed.is_set(cpu))
-    else {
-        return;
-    };
-    // The move happens within the first call; the second gives back the choice of cores.
-    if sched_setaffinity(None, &only(other)).is_ok() {
-        let _ = sched_setaffinity(None, &allowed);
+    if let Some(other) = other_core(here, &allowed) {
+        move_to(other, &allowed);
     }
 }
 
 #[cfg(not(target_os = "linux"))]
 fn make_room() {}
 
-/// The core where the process's newest thread (the highest id, other than this one) waits to
-/// run, if it waits; `None` if it runs, sleeps, or cannot be read.
+/// The next core after `here`, counting round, that `allowed` lets this thread run on.
 #[cfg(target_os = "linux")]
-fn newest_thread_queued_on() -> Option<usize> {
+fn other_core(here: usize, allowed: &rustix::thread::CpuSet) -> Option<usize> {
+    use rustix::thread::CpuSet;
+    (1..CpuSet::MAX_CPU)
+        .map(|step| (here + step) % CpuSet::MAX_CPU)
+        .find(|&cpu| allowed.is_set(cpu))
+}
+
+/// Moves this thread to `core`, then gives back the choice of `allowed`: the move happens
+/// within the first call, and the thread stays where it was moved until the scheduler
+/// balances it again.
+#[cfg(target_os = "linux")]
+fn move_to(core: usize, allowed: &rustix::thread::CpuSet) {
+    use rustix::thread::sched_setaffinity;
+    if sched_setaffinity(None, &only(core)).is_ok() {
+        let _ = sched_setaffinity(None, allowed);
+    }
+}
+
+/// The id of the process's newest thread (the highest id) other than this one.
+#[cfg(target_os = "linux")]
+fn newest_other_thread() -> Option<i32> {
     let me = rustix::thread::gettid().as_raw_nonzero().get();
-    let newest = std::fs::read_dir("/proc/self/task")
+    std::fs::read_dir("/proc/self/task")
         .ok()?
         .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<i32>().ok())
         .filter(|&id| id != me)
-        .max()?;
-    let stat = std::fs::read_to_string(format!("/proc/self/task/{newest}/stat")).ok()?;
+        .max()
+}
+
+/// The core where thread `id` of this process waits to run, if it is runnable; `None` if it
+/// sleeps, has ended, or cannot be read. A runnable thread on another core may be running
+/// there; on the caller's own core, it waits.
+#[cfg(target_os = "linux")]
+fn queued_on(id: i32) -> Option<usize> {
+    let stat = std::fs::read_to_string(format!("/proc/self/task/{id}/stat")).ok()?;
     let (runnable, core) = state_and_core(&stat)?;
-    // A runnable thread on another core may be running there; on this one, it waits.
     runnable.then_some(core)
 }
 
@@ -230,37 +251,104 @@ mod tests {
         panic!("the thread moved between cores at every try");
     }
 
-    /// A thread that waits on this core gets it: this thread moves to the other core, and
-    /// may again run on both. The new thread can run only on the first core, where this one
-    /// runs when it starts it. Other tests' threads run in this process too, and the newest
-    /// thread may be one of theirs, or the scheduler may let the new one run first: of
-    /// several tries, one must find the new thread waiting and make room for it.
+    /// Room is made on the next core this thread may run on, counting round past the last;
+    /// there is none where this is the only one.
     #[test]
-    fn a_thread_waiting_on_this_core_gets_it() {
-        use rustix::thread::sched_setaffinity;
-        use std::sync::atomic::{AtomicBool, Ordering};
-        let before = sched_getaffinity(None).unwrap();
-        let cores: Vec<usize> = (0..CpuSet::MAX_CPU).filter(|&c| before.is_set(c)).collect();
-        let [first, second, ..] = cores[..] else {
-            return; // one core: no room to make
+    fn room_is_made_on_the_next_allowed_core() {
+        let set = |cores: &[usize]| {
+            let mut set = CpuSet::new();
+            cores.iter().for_each(|&core| set.set(core));
+            set
         };
-        let only_first = only(first);
-        let mut both = only_first;
+        assert_eq!(other_core(0, &set(&[0, 1])), Some(1));
+        assert_eq!(other_core(1, &set(&[0, 1])), Some(0));
+        assert_eq!(other_core(1, &set(&[1, 5, 7])), Some(5));
+        assert_eq!(other_core(7, &set(&[1, 5, 7])), Some(1));
+        assert_eq!(other_core(3, &set(&[3])), None);
+        assert_eq!(other_core(3, &set(&[])), None);
+    }
+
+    /// A thread that spins where it is pinned reads as runnable on that core; one blocked
+    /// reads as not runnable, and so, soon, does one that has ended. The newest thread is the one
+    /// just started, or one started later by another test.
+    #[test]
+    fn a_thread_reads_as_queued_where_it_runs_and_not_while_it_sleeps() {
+        use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+        let allowed = cores_in(&sched_getaffinity(None).unwrap());
+        let core = *allowed.last().unwrap();
+        let spinner = AtomicI32::new(0);
+        let stop = AtomicBool::new(false);
+        // Read while it spins, asserted once it has stopped: a failed assertion must not
+        // leave the scope waiting on a thread that never ends.
+        let (id, newest, queued) = std::thread::scope(|scope| {
+            scope.spawn(|| {
+                rustix::thread::sched_setaffinity(None, &only(core)).unwrap();
+                spinner.store(
+                    rustix::thread::gettid().as_raw_nonzero().get(),
+                    Ordering::SeqCst,
+                );
+                while !stop.load(Ordering::SeqCst) {
+                    std::hint::spin_loop();
+                }
+            });
+            let id = wait_for(|| Some(spinner.load(Ordering::SeqCst)).filter(|&id| id != 0));
+            let read = (id, newest_other_thread(), queued_on(id));
+            stop.store(true, Ordering::SeqCst);
+            read
+        });
+        assert!(newest.is_some_and(|newest| newest >= id), "{newest:?} {id}");
+        assert_eq!(queued, Some(core));
+
+        let (sleeper_id, sleeper_id_rx) = std::sync::mpsc::channel();
+        let (wake, woken) = std::sync::mpsc::channel::<()>();
+        let sleeper = std::thread::spawn(move || {
+            sleeper_id
+                .send(rustix::thread::gettid().as_raw_nonzero().get())
+                .unwrap();
+            woken.recv().unwrap();
+        });
+        let id = sleeper_id_rx.recv().unwrap();
+        // Sent its id, it goes to sleep on the channel: it reads as not runnable once there.
+        wait_for(|| queued_on(id).is_none().then_some(()));
+        wake.send(()).unwrap();
+        sleeper.join().unwrap();
+        // Joined, it may linger a moment in its last steps of ending.
+        wait_for(|| queued_on(id).is_none().then_some(()));
+    }
+
+    /// What `found` finds, asked again until it does (for up to ten seconds).
+    fn wait_for<T>(found: impl Fn() -> Option<T>) -> T {
+        for _ in 0..10_000 {
+            if let Some(value) = found() {
+                return value;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        panic!("not found in ten seconds");
+    }
+
+    /// Room is made by moving this thread to the other core, with the choice of cores it had
+    /// given back. The scheduler may balance it back at any time after the move, so of
+    /// several tries one must find it where it was moved.
+    #[test]
+    fn moving_to_a_core_runs_there_and_keeps_the_choice_of_cores() {
+        use rustix::thread::sched_setaffinity;
+        let before = sched_getaffinity(None).unwrap();
+        let cores = cores_in(&before);
+        let [first, second, ..] = cores[..] else {
+            return; // one core: nowhere to move
+        };
+        let mut both = only(first);
         both.set(second);
-        let made_room = (0..50).any(|_| {
-            sched_setaffinity(None, &only_first).unwrap();
-            let started = AtomicBool::new(false);
-            std::thread::scope(|scope| {
-                scope.spawn(|| started.store(true, Ordering::SeqCst));
-                sched_setaffinity(None, &both).unwrap();
-                let waiting = !started.load(Ordering::SeqCst);
-                make_room();
-                let moved = sched_getcpu() == second;
-                assert!(sched_getaffinity(None).unwrap() == both);
-                waiting && moved
-            })
+        let moved = (0..50).any(|_| {
+            sched_setaffinity(None, &only(first)).unwrap();
+            sched_setaffinity(None, &both).unwrap();
+            move_to(second, &both);
+            let moved = sched_getcpu() == second;
+            assert!(sched_getaffinity(None).unwrap() == both);
+            moved
         });
         sched_setaffinity(None, &before).unwrap();
-        assert!(made_room);
+        assert!(moved);
     }
 }
