@@ -238,10 +238,10 @@ mod tests {
     fn a_running_thread_reads_as_runnable_on_its_core() {
         for _ in 0..100 {
             let me = rustix::thread::gettid().as_raw_nonzero().get();
-            let stat = std::fs::read_to_string(format!("/proc/self/task/{me}/stat")).unwrap();
             let before = rustix::thread::sched_getcpu();
+            let stat = std::fs::read_to_string(format!("/proc/self/task/{me}/stat")).unwrap();
             let (runnable, core) = state_and_core(&stat).unwrap();
-            // The thread may have moved between the read and the question.
+            // The thread may have moved between the questions and the read.
             if before == rustix::thread::sched_getcpu() {
                 assert!(runnable);
                 assert_eq!(core, before);

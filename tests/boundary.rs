@@ -67,7 +67,7 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 
 fn git_stdin(dir: &Path, args: &[&str], input: &str) -> String {
     use std::io::Write;
-    let mut child = Command::new("git")
+    let mut child = common::isolated_git(&mut Command::new("git"))
         .arg("-C")
         .arg(dir)
         .args(args)
@@ -588,7 +588,7 @@ fn init_does_not_replace_a_dangling_link() {
 
 /// Runs a shell script in `dir`, with promptc's path in `$P`; returns its output.
 fn script(dir: &Path, text: &str) -> std::process::Output {
-    Command::new("sh")
+    common::isolated_git(&mut Command::new("sh"))
         .arg("-ec")
         .arg(text)
         .current_dir(dir)

@@ -136,7 +136,7 @@ impl Job {
             std::env::var("PATH").unwrap_or_default()
         );
         let mut command = Command::new("bash");
-        command
+        common::isolated_git(&mut command)
             .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", &script])
             .current_dir(&self.repo)
             .env("PATH", path)

@@ -499,6 +499,9 @@ fn a_long_build_shows_progress_on_a_terminal_only() {
             .args(["-qec", &format!("{promptc} {args}"), "/dev/null"])
             .current_dir(workspace.root())
             .env("PROMPTC_NO_CACHE", "1")
+            // The bar is drawn on a terminal that can move the cursor; a job's environment
+            // may name none (`TERM` unset or `dumb`), and `script` passes on what it has.
+            .env("TERM", "xterm")
             .output()
             .unwrap()
     };

@@ -108,9 +108,16 @@ pub fn compile(workspace: &promptc::Workspace, family: &str, context: &str) -> p
     }
 }
 
+/// `promptc`, its git kept to what the test makes ([`isolated_git`]).
+fn promptc_isolated() -> Command {
+    let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("promptc"));
+    isolated_git(&mut command);
+    Command::from_std(command)
+}
+
 /// `promptc` without colour and without `SOURCE_DATE_EPOCH`, from wherever the test runs.
 pub fn promptc() -> Command {
-    let mut command = Command::cargo_bin("promptc").unwrap();
+    let mut command = promptc_isolated();
     // No token-count cache: each test starts from nothing, and the user's cache is left alone.
     command
         .env_remove("SOURCE_DATE_EPOCH")
@@ -129,9 +136,26 @@ pub fn stderr(output: &Output) -> String {
     String::from_utf8(output.stderr.clone()).unwrap()
 }
 
+/// Keeps a command's git (and promptc's, which runs git for `diff`) to the repository and
+/// settings a test makes: no user or system configuration (a global `core.autocrlf`,
+/// `commit.gpgsign` or hooks path would change what a test sees), no repository named by the
+/// environment `cargo test` runs in (a git hook sets `GIT_DIR`), and git's messages in English.
+pub fn isolated_git(command: &mut std::process::Command) -> &mut std::process::Command {
+    command
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("LC_ALL", "C")
+        .env_remove("LANGUAGE")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .env_remove("GIT_OBJECT_DIRECTORY")
+        .env_remove("GIT_ALTERNATE_OBJECT_DIRECTORIES")
+}
+
 /// `git -C DIR ARGS` with a fixed author, which must succeed; its stdout, trimmed.
 pub fn git(dir: &Path, args: &[&str]) -> String {
-    let output = std::process::Command::new("git")
+    let output = isolated_git(&mut std::process::Command::new("git"))
         .arg("-C")
         .arg(dir)
         .args([
@@ -271,7 +295,7 @@ impl Workspace {
     /// environment for the things promptc reads (colour, dates), and a token-count cache of
     /// its own beside the workspace.
     pub fn command(&self) -> Command {
-        let mut command = Command::cargo_bin("promptc").unwrap();
+        let mut command = promptc_isolated();
         command
             .current_dir(&self.root)
             .env("PROMPTC_CACHE_DIR", self.cache_dir())
