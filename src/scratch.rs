@@ -41,8 +41,10 @@ pub fn output(command: &mut Command) -> io::Result<Output> {
     if output.as_ref().is_ok_and(ended_by_interrupt) {
         // A Ctrl-C reaches the whole process group: git may end of it before this process's
         // handler has begun. The handler is about to run; its exit is the one to take, not
-        // the failure git's end looks like.
-        for _ in 0..100 {
+        // the failure git's end looks like. It is given seconds: on a loaded machine the
+        // handler's thread may wait its turn well past a scheduler tick, and a SIGINT sent to
+        // git alone costs only this wait.
+        for _ in 0..500 {
             if is_closed() {
                 return Err(interrupted());
             }
