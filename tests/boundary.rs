@@ -287,6 +287,7 @@ fn check_does_not_read_outputs_through_links_or_from_special_files() {
     mkfifo(&output);
     let (status, stderr) = common::run_within(
         Command::new(assert_cmd::cargo::cargo_bin("promptc"))
+            .env("PROMPTC_NO_CACHE", "1")
             .current_dir(workspace.root())
             .arg("check"),
         Duration::from_secs(60),
@@ -571,6 +572,7 @@ fn init_does_not_replace_a_dangling_link() {
     symlink(&victim, target.join("promptc.toml")).unwrap();
     let output = assert_cmd::Command::cargo_bin("promptc")
         .unwrap()
+        .env("PROMPTC_NO_CACHE", "1")
         .args(["init"])
         .arg(&target)
         .output()
@@ -593,6 +595,7 @@ fn script(dir: &Path, text: &str) -> std::process::Output {
         .arg(text)
         .current_dir(dir)
         .env("P", assert_cmd::cargo::cargo_bin("promptc"))
+        .env("PROMPTC_NO_CACHE", "1")
         .env("GIT_AUTHOR_NAME", "T")
         .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
         .env("GIT_COMMITTER_NAME", "T")

@@ -141,6 +141,7 @@ impl Job {
             .current_dir(&self.repo)
             .env("PATH", path)
             .env("NO_COLOR", "1")
+            .env("PROMPTC_NO_CACHE", "1")
             .env_remove("SOURCE_DATE_EPOCH")
             .env("GITHUB_STEP_SUMMARY", self.summary())
             .env("FAKE_GH_DIR", self.bin.parent().unwrap())

@@ -95,7 +95,7 @@ fn interrupt_a_diff(whole_group: bool) {
     path.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap()));
 
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_promptc"));
-    common::isolated_git(&mut command);
+    common::isolated_git(&mut command).env("PROMPTC_NO_CACHE", "1");
     if whole_group {
         command.process_group(0);
     }

@@ -255,6 +255,7 @@ fn init_in_the_current_folder_ends_with_check_passing() {
     let run = |args: &[&str]| {
         assert_cmd::Command::cargo_bin("promptc")
             .unwrap()
+            .env("PROMPTC_NO_CACHE", "1")
             .current_dir(dir.path())
             .env_remove("SOURCE_DATE_EPOCH")
             .args(args)
@@ -315,6 +316,7 @@ fn clicolor_force_colours_a_pipe() {
     let validate = |vars: &[(&str, &str)]| {
         let mut command = assert_cmd::Command::cargo_bin("promptc").unwrap();
         command
+            .env("PROMPTC_NO_CACHE", "1")
             .current_dir(dir.path())
             .env_remove("NO_COLOR")
             .env_remove("CLICOLOR_FORCE");
@@ -358,6 +360,7 @@ fn the_readme_shows_current_stats() {
     let to = readme[from..].find("<!-- end of stats -->").unwrap() + from;
     let output = assert_cmd::Command::cargo_bin("promptc")
         .unwrap()
+        .env("PROMPTC_NO_CACHE", "1")
         .args(["stats", "--context", "basic", "--workspace"])
         .arg(repo_root())
         .output()
@@ -375,6 +378,7 @@ fn completions_and_man_page_cover_the_commands() {
     let run = |args: &[&str]| {
         let output = assert_cmd::Command::cargo_bin("promptc")
             .unwrap()
+            .env("PROMPTC_NO_CACHE", "1")
             .args(args)
             .output()
             .unwrap();
@@ -401,6 +405,7 @@ fn new_writes_minimal_files_that_validate() {
     let run = |args: &[&str]| {
         assert_cmd::Command::cargo_bin("promptc")
             .unwrap()
+            .env("PROMPTC_NO_CACHE", "1")
             .current_dir(dir.path())
             .env_remove("SOURCE_DATE_EPOCH")
             .args(args)

@@ -27,6 +27,7 @@ fn a_template_that_keeps_growing_stops_at_the_memory_limit() {
         .write();
     let (status, stderr) = common::run_within(
         Command::new(assert_cmd::cargo::cargo_bin("promptc"))
+            .env("PROMPTC_NO_CACHE", "1")
             .current_dir(workspace.root())
             .args(["build", "--context", "basic"])
             .env("PROMPTC_MEMORY_LIMIT", "256M")

@@ -97,6 +97,7 @@ fn a_closed_stdout_ends_the_command_quietly() {
     assert_eq!(whole.stderr, "");
 
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_promptc"))
+        .env("PROMPTC_NO_CACHE", "1")
         .current_dir(workspace.root())
         .env_remove("SOURCE_DATE_EPOCH")
         .args(["build", "--context", "basic"])
@@ -454,6 +455,7 @@ fn init_and_the_index_name_what_went_wrong() {
     std::fs::write(&file, "x").unwrap();
     let output = assert_cmd::Command::cargo_bin("promptc")
         .unwrap()
+        .env("PROMPTC_NO_CACHE", "1")
         .arg("init")
         .arg(file.join("x"))
         .output()

@@ -14,6 +14,7 @@ use sha2::{Digest, Sha256};
 fn stats(root: &Path) -> serde_json::Value {
     let output = Command::cargo_bin("promptc")
         .unwrap()
+        .env("PROMPTC_NO_CACHE", "1")
         .args(["stats", "--format", "json", "--workspace"])
         .arg(root)
         .output()
