@@ -1,6 +1,8 @@
 //! The command line's memory ceiling: a template that keeps a new text of 16 MB at every turn
-//! of a loop (each within the byte limits, all of them far beyond) stops the process within
-//! `PROMPTC_MEMORY_LIMIT` instead of taking the machine's memory. (The default fuel stops it
+//! of a loop (each within the byte limits, all of them far beyond) stops the process at
+//! `PROMPTC_MEMORY_LIMIT` instead of taking the machine's memory: at what it maps past the
+//! limit, which the allocator's first arena (1 GiB, reserved before the limit is set) puts at
+//! about 1 GiB plus the limit (770 MB at `256M` when measured, 1.16 GB at `1G`). (The default fuel stops it
 //! after five turns, as building each text costs a million; the workspace raises its fuel.)
 
 #![cfg(target_os = "linux")]
