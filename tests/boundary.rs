@@ -286,8 +286,7 @@ fn check_does_not_read_outputs_through_links_or_from_special_files() {
     std::fs::remove_file(&output).unwrap();
     mkfifo(&output);
     let (status, stderr) = common::run_within(
-        Command::new(assert_cmd::cargo::cargo_bin("promptc"))
-            .env("PROMPTC_NO_CACHE", "1")
+        common::promptc_process()
             .current_dir(workspace.root())
             .arg("check"),
         Duration::from_secs(60),
@@ -570,9 +569,7 @@ fn init_does_not_replace_a_dangling_link() {
     std::fs::create_dir_all(&target).unwrap();
     let victim = dir.path().join("victim.toml");
     symlink(&victim, target.join("promptc.toml")).unwrap();
-    let output = assert_cmd::Command::cargo_bin("promptc")
-        .unwrap()
-        .env("PROMPTC_NO_CACHE", "1")
+    let output = common::promptc()
         .args(["init"])
         .arg(&target)
         .output()

@@ -94,8 +94,7 @@ fn interrupt_a_diff(whole_group: bool) {
     let mut path = vec![bin];
     path.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap()));
 
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_promptc"));
-    common::isolated_git(&mut command).env("PROMPTC_NO_CACHE", "1");
+    let mut command = common::promptc_process();
     if whole_group {
         command.process_group(0);
     }

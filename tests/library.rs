@@ -253,11 +253,8 @@ fn init_writes_a_workspace_that_validates_and_builds() {
 fn init_in_the_current_folder_ends_with_check_passing() {
     let dir = tempfile::tempdir().unwrap();
     let run = |args: &[&str]| {
-        assert_cmd::Command::cargo_bin("promptc")
-            .unwrap()
-            .env("PROMPTC_NO_CACHE", "1")
+        common::promptc()
             .current_dir(dir.path())
-            .env_remove("SOURCE_DATE_EPOCH")
             .args(args)
             .output()
             .unwrap()
@@ -358,9 +355,7 @@ fn the_readme_shows_current_stats() {
     let start = "<!-- promptc stats --context basic: kept current by tests/library.rs -->\n";
     let from = readme.find(start).expect("README has the stats marker") + start.len();
     let to = readme[from..].find("<!-- end of stats -->").unwrap() + from;
-    let output = assert_cmd::Command::cargo_bin("promptc")
-        .unwrap()
-        .env("PROMPTC_NO_CACHE", "1")
+    let output = common::promptc()
         .args(["stats", "--context", "basic", "--workspace"])
         .arg(repo_root())
         .output()
@@ -376,12 +371,7 @@ fn the_readme_shows_current_stats() {
 #[test]
 fn completions_and_man_page_cover_the_commands() {
     let run = |args: &[&str]| {
-        let output = assert_cmd::Command::cargo_bin("promptc")
-            .unwrap()
-            .env("PROMPTC_NO_CACHE", "1")
-            .args(args)
-            .output()
-            .unwrap();
+        let output = common::promptc().args(args).output().unwrap();
         assert!(output.status.success(), "{args:?}");
         String::from_utf8(output.stdout).unwrap()
     };
@@ -403,11 +393,8 @@ fn completions_and_man_page_cover_the_commands() {
 fn new_writes_minimal_files_that_validate() {
     let dir = tempfile::tempdir().unwrap();
     let run = |args: &[&str]| {
-        assert_cmd::Command::cargo_bin("promptc")
-            .unwrap()
-            .env("PROMPTC_NO_CACHE", "1")
+        common::promptc()
             .current_dir(dir.path())
-            .env_remove("SOURCE_DATE_EPOCH")
             .args(args)
             .output()
             .unwrap()

@@ -2,8 +2,9 @@
 //! of a loop (each within the byte limits, all of them far beyond) stops the process at
 //! `PROMPTC_MEMORY_LIMIT` instead of taking the machine's memory: at what it maps past the
 //! limit, which the allocator's first arena (1 GiB, reserved before the limit is set) puts at
-//! about 1 GiB plus the limit (770 MB at `256M` when measured, 1.16 GB at `1G`). (The default fuel stops it
-//! after five turns, as building each text costs a million; the workspace raises its fuel.)
+//! about 1 GiB plus the limit (770 MB at `256M` when measured, 1.16 GB at `1G`). The default
+//! fuel stops it after five turns, as building each text costs a million; the workspace
+//! raises its fuel.
 
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test that cannot proceed fails
@@ -11,7 +12,7 @@
 mod common;
 
 use std::os::unix::process::ExitStatusExt;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use common::Fixture;
@@ -28,8 +29,7 @@ fn a_template_that_keeps_growing_stops_at_the_memory_limit() {
         .file("components/intro.md", GROWING)
         .write();
     let (status, stderr) = common::run_within(
-        Command::new(assert_cmd::cargo::cargo_bin("promptc"))
-            .env("PROMPTC_NO_CACHE", "1")
+        common::promptc_process()
             .current_dir(workspace.root())
             .args(["build", "--context", "basic"])
             .env("PROMPTC_MEMORY_LIMIT", "256M")

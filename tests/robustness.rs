@@ -96,8 +96,7 @@ fn a_closed_stdout_ends_the_command_quietly() {
     assert!(whole.stdout.len() > 1 << 20, "{}", whole.stdout.len());
     assert_eq!(whole.stderr, "");
 
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_promptc"))
-        .env("PROMPTC_NO_CACHE", "1")
+    let mut child = common::promptc_process()
         .current_dir(workspace.root())
         .env_remove("SOURCE_DATE_EPOCH")
         .args(["build", "--context", "basic"])
@@ -453,9 +452,7 @@ fn init_and_the_index_name_what_went_wrong() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("afile");
     std::fs::write(&file, "x").unwrap();
-    let output = assert_cmd::Command::cargo_bin("promptc")
-        .unwrap()
-        .env("PROMPTC_NO_CACHE", "1")
+    let output = common::promptc()
         .arg("init")
         .arg(file.join("x"))
         .output()

@@ -7,14 +7,11 @@ mod common;
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use common::{Diag, Fixture};
 use sha2::{Digest, Sha256};
 
 fn stats(root: &Path) -> serde_json::Value {
-    let output = Command::cargo_bin("promptc")
-        .unwrap()
-        .env("PROMPTC_NO_CACHE", "1")
+    let output = common::promptc()
         .args(["stats", "--format", "json", "--workspace"])
         .arg(root)
         .output()

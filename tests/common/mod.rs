@@ -108,21 +108,20 @@ pub fn compile(workspace: &promptc::Workspace, family: &str, context: &str) -> p
     }
 }
 
-/// `promptc`, its git kept to what the test makes ([`isolated_git`]).
-fn promptc_isolated() -> Command {
+/// `promptc` as a plain process, for a test that spawns it or bounds its time: its git kept
+/// to what the test makes ([`isolated_git`]), and no token-count cache, so that each test
+/// counts afresh and the user's cache is left alone.
+pub fn promptc_process() -> std::process::Command {
     let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("promptc"));
-    isolated_git(&mut command);
-    Command::from_std(command)
+    isolated_git(&mut command).env("PROMPTC_NO_CACHE", "1");
+    command
 }
 
-/// `promptc` without colour and without `SOURCE_DATE_EPOCH`, from wherever the test runs.
+/// [`promptc_process`] without colour and without `SOURCE_DATE_EPOCH`, from wherever the
+/// test runs.
 pub fn promptc() -> Command {
-    let mut command = promptc_isolated();
-    // No token-count cache: each test starts from nothing, and the user's cache is left alone.
-    command
-        .env_remove("SOURCE_DATE_EPOCH")
-        .env("NO_COLOR", "1")
-        .env("PROMPTC_NO_CACHE", "1");
+    let mut command = Command::from_std(promptc_process());
+    command.env_remove("SOURCE_DATE_EPOCH").env("NO_COLOR", "1");
     command
 }
 
@@ -295,7 +294,7 @@ impl Workspace {
     /// environment for the things promptc reads (colour, dates), and a token-count cache of
     /// its own beside the workspace.
     pub fn command(&self) -> Command {
-        let mut command = promptc_isolated();
+        let mut command = Command::from_std(promptc_process());
         command
             .current_dir(&self.root)
             .env("PROMPTC_CACHE_DIR", self.cache_dir())
