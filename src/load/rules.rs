@@ -752,7 +752,8 @@ impl Reader<'_> {
         if yaml.trim().is_empty() {
             return Some((IndexMap::new(), body));
         }
-        match serde_saphyr::from_str::<IndexMap<String, Value>>(yaml) {
+        let options = super::yaml_document::options(yaml.len());
+        match serde_saphyr::from_str_with_options::<IndexMap<String, Value>>(yaml, options) {
             Ok(metadata) => Some((metadata, body)),
             Err(error) => {
                 // The parser counts lines from the frontmatter's first line: the file's second.
@@ -763,9 +764,7 @@ impl Reader<'_> {
                 let first_line = file.line_col(skipped + yaml_start).0;
                 let offset = file.offset_of(first_line + line.max(1) - 1, column);
                 let offset = offset.min(skipped + close_start);
-                let message = error.to_string();
-                let message = message.lines().next().unwrap_or_default();
-                let message = strip_position(message);
+                let message = super::yaml_document::message(&error);
                 self.warn(
                     RulesProblem::FrontmatterSyntax { message },
                     Span::new(id, offset..offset),
@@ -832,19 +831,6 @@ impl Reader<'_> {
 }
 
 /// The parser's message without its own `line N column M:` prefix: the report shows where.
-fn strip_position(message: &str) -> String {
-    let message = message
-        .strip_prefix("error:")
-        .unwrap_or(message)
-        .trim_start();
-    message
-        .strip_prefix("line ")
-        .and_then(|rest| rest.split_once(": "))
-        .filter(|(position, _)| position.contains("column"))
-        .map_or(message, |(_, rest)| rest)
-        .to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -101,12 +101,42 @@ fn range(location: &serde_saphyr::Location, file: &SourceFile) -> Range<usize> {
     start..(start + len).min(text.len())
 }
 
-/// The parser's message without advice about its own options, which a user cannot set.
-fn user_words(message: &str) -> String {
-    match message.split_once(", set DuplicateKeyPolicy") {
-        Some((kept, _)) => format!("{kept} (each key may appear once)"),
-        None => message.to_string(),
+/// The values aliases (`*name`, and `<<: *name` merges) may add to a file, per byte of it.
+/// Without a bound of its own size, a few hundred bytes of anchors that each repeat the one
+/// before ten times stood for a million values (the parser's own limit), held as nodes, JSON
+/// values and locations: about 130 MB and seconds of work for each such file, which a
+/// workspace may hold by the dozen. Bounded by the file's size, a file's aliases cost at
+/// most a few times what the same values written out would.
+const ALIAS_VALUES_PER_BYTE: usize = 2;
+
+/// What aliases may add to any file, however small: a short file that names a list twice
+/// stays valid.
+const MIN_ALIAS_VALUES: usize = 64;
+
+/// serde-saphyr's options for a YAML text of `len` bytes: its defaults (one document, each
+/// key once), with the values aliases may add bounded by the text's size.
+pub(super) fn options(len: usize) -> serde_saphyr::Options {
+    let mut aliases = serde_saphyr::options::AliasLimits::default();
+    aliases.max_total_replayed_events = len
+        .saturating_mul(ALIAS_VALUES_PER_BYTE)
+        .clamp(MIN_ALIAS_VALUES, aliases.max_total_replayed_events);
+    let mut options = serde_saphyr::Options::default();
+    options.alias_limits = aliases;
+    options
+}
+
+/// A parser error's message in the user's terms: its first line, without the position (the
+/// diagnostic shows it), the reader's limits explained, and without advice about the
+/// parser's own options, which a user cannot set.
+pub(super) fn message(error: &serde_saphyr::Error) -> String {
+    let message = first_line(&error.to_string());
+    if let Some((kept, _)) = message.split_once(", set DuplicateKeyPolicy") {
+        return format!("{kept} (each key may appear once)");
     }
+    if let Some((kept, _)) = message.split_once(". If you just use !!binary") {
+        return kept.to_string();
+    }
+    message
 }
 
 pub(super) fn parse(
@@ -114,18 +144,19 @@ pub(super) fn parse(
     locations: &mut Locations,
 ) -> Result<Value, (Problem, Range<usize>)> {
     let text = &file.text;
-    let root: Spanned<Node> = serde_saphyr::from_str(text).map_err(|error| {
-        let at = error.location().map_or(0..0, |l| range(&l, file));
-        let message = user_words(&first_line(&error.to_string()));
-        // The reader stops in the second document; the separator that began it is what to
-        // remove.
-        let at = if message == MULTIPLE_DOCUMENTS {
-            separator_before(text, at.start).unwrap_or(at.start..at.start)
-        } else {
-            at.start..at.start
-        };
-        (Problem::YamlSyntax { message }, at)
-    })?;
+    let root: Spanned<Node> = serde_saphyr::from_str_with_options(text, options(text.len()))
+        .map_err(|error| {
+            let at = error.location().map_or(0..0, |l| range(&l, file));
+            let message = message(&error);
+            // The reader stops in the second document; the separator that began it is what to
+            // remove.
+            let at = if message == MULTIPLE_DOCUMENTS {
+                separator_before(text, at.start).unwrap_or(at.start..at.start)
+            } else {
+                at.start..at.start
+            };
+            (Problem::YamlSyntax { message }, at)
+        })?;
     locations.insert(
         String::new(),
         Location {
@@ -168,6 +199,14 @@ fn first_line(message: &str) -> String {
     // The reader's limits and its API, in the user's terms.
     if without_position.starts_with("budget breached") {
         "the document is too large or too deeply nested".into()
+    } else if let Some((_, limit)) = without_position
+        .strip_prefix("alias replay limit exceeded")
+        .and_then(|rest| rest.rsplit_once("> "))
+    {
+        format!(
+            "aliases (`*name`) repeat more values than the YAML's size allows (at most \
+             {limit}, {ALIAS_VALUES_PER_BYTE} per byte): repeat fewer, or write the values out"
+        )
     } else if without_position.starts_with("multiple YAML documents") {
         MULTIPLE_DOCUMENTS.into()
     } else {
@@ -265,6 +304,16 @@ mod tests {
         );
         // At the separator that began the second document, not in that document.
         assert_eq!(at, 5..8);
+        // Advice about the parser's options, which a user cannot set, is left out.
+        let (problem, _) = parse("a: !!binary //79\n", &mut locations).unwrap_err();
+        let Problem::YamlSyntax { message } = problem else {
+            panic!("{problem:?}")
+        };
+        assert!(
+            message.starts_with("!!binary scalar is not valid UTF-8"),
+            "{message}"
+        );
+        assert!(!message.contains("Options"), "{message}");
         let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
         let (problem, _) = parse(&deep, &mut locations).unwrap_err();
         assert_eq!(
@@ -273,6 +322,43 @@ mod tests {
                 message: "the document is too large or too deeply nested".into()
             }
         );
+    }
+
+    #[test]
+    fn aliases_repeat_at_most_twice_the_bytes_of_the_text() {
+        let mut locations = Locations::new();
+        // Short: what the smallest texts may repeat.
+        let value = parse("a: &a [x, z]\nb: *a\nc: *a\n", &mut locations).unwrap();
+        assert_eq!(value["c"], serde_json::json!(["x", "z"]));
+        // Each anchor names the one before four times: 4^n strings from a few bytes per n.
+        let nested = |levels: usize| {
+            let mut text = String::from("a0: &a0 [x, x, x, x]\n");
+            for level in 1..levels {
+                let before = level - 1;
+                text.push_str(&format!(
+                    "a{level}: &a{level} [*a{before}, *a{before}, *a{before}, *a{before}]\n"
+                ));
+            }
+            text
+        };
+        // 4 + 16 + 64 strings repeated, and the lists holding them: within 2 per byte.
+        assert!(parse(&nested(3), &mut locations).is_ok());
+        let text = nested(6);
+        let (problem, at) = parse(&text, &mut locations).unwrap_err();
+        let Problem::YamlSyntax { message } = problem else {
+            panic!("{problem:?}")
+        };
+        let limit = 2 * text.len();
+        assert_eq!(
+            message,
+            format!(
+                "aliases (`*name`) repeat more values than the YAML's size allows (at most \
+                 {limit}, 2 per byte): repeat fewer, or write the values out"
+            )
+        );
+        // At an alias of the line whose repeats pass the bound, not at the file's start.
+        assert!(text[at.start..].starts_with("*a"), "{at:?}");
+        assert!(options(10 << 20).alias_limits.max_total_replayed_events <= 1_000_000);
     }
 
     #[test]
