@@ -94,7 +94,7 @@ impl PathError {
                 "promptc reads and writes only inside the workspace: replace the link with the file or folder itself"
             }
             PathProblem::DanglingLink | PathProblem::BrokenLink { .. } => {
-                "remove the link, or make it point at a file in the workspace"
+                "remove the link, or make it point at a file or folder in the workspace"
             }
             PathProblem::GitFolder => {
                 "promptc neither reads nor writes the repository's .git folder: choose another path"

@@ -1028,6 +1028,54 @@ fn a_refused_template_file_is_reported_at_the_field_that_names_it() {
     assert_eq!(common::position_of(xs, "\"gone.md\""), (4, 17));
 }
 
+// A workspace folder (here the tools and, named in the manifest, the partials) that is a link
+// to nothing was read as an empty folder: every tool "unknown", and nothing said why. It is
+// refused where it lies, as a file that is a link to nothing is; a folder that does not exist
+// at all is still empty.
+#[test]
+fn a_folder_that_is_a_link_to_nothing_is_refused_where_it_lies() {
+    let workspace = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}\n[paths]\npartials = \"shared\"\n", common::MANIFEST),
+        )
+        .write();
+    let root = workspace.root();
+    std::fs::remove_dir_all(root.join("tools")).unwrap();
+    symlink(workspace.tmp().join("gone"), root.join("tools")).unwrap();
+    symlink(root.join("nowhere"), root.join("shared")).unwrap();
+    let refused: Vec<_> = workspace
+        .validate()
+        .diagnostics()
+        .into_iter()
+        .filter(|d| d.code == "path-refused")
+        .map(|d| (d.file, d.message))
+        .collect();
+    assert_eq!(
+        refused,
+        [
+            (
+                "tools".to_string(),
+                "`tools` is a symbolic link to nothing: promptc does not read it".to_string()
+            ),
+            (
+                "shared".to_string(),
+                "`shared` is a symbolic link to nothing: promptc does not read it".to_string()
+            ),
+        ],
+        "{refused:#?}"
+    );
+    // Without the links, the partials folder is missing and empty, which is no error.
+    std::fs::remove_file(root.join("shared")).unwrap();
+    assert!(
+        workspace
+            .validate()
+            .diagnostics()
+            .iter()
+            .all(|d| d.code != "path-refused" || d.file == "tools")
+    );
+}
+
 // A folder setting inside the repository's `.git` folder was found empty when read (every
 // partial "missing", no rules) or refused only when a build came to write there, and nothing
 // named the setting. It is an error at the setting, written or reached through a link.

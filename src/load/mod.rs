@@ -151,6 +151,16 @@ fn files_under(root: &Path, dir: &Path, wanted: impl Fn(&Path) -> bool) -> io::R
     };
     while let Some((folder, depth)) = folders.pop() {
         let Ok(real) = folder.canonicalize() else {
+            // A missing folder is empty; one that is a link to nothing (or lies behind one) is
+            // refused, as a file would be: it was read as empty, and its files went missing
+            // without a word.
+            if depth == 0 {
+                match confine::real_path_inside(root, &folder) {
+                    Err(PathProblem::Io(error)) if error.kind() == io::ErrorKind::NotFound => {}
+                    Err(problem) => refuse(&mut found, &folder, problem),
+                    Ok(_) => {}
+                }
+            }
             continue;
         };
         if !real.is_dir() || walked.contains(&real) {

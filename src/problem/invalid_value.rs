@@ -30,6 +30,8 @@ pub enum InvalidValue {
     SharedParameterUses,
     /// `build.out` that names the workspace root itself.
     OutputIsRoot,
+    /// A folder promptc writes in (`build.out`, `paths.schema`) that is a file.
+    FileWhereFolderBelongs { path: String },
     /// `build.entries` given together with `build.families` or `build.contexts`.
     EntriesWithProduct,
     /// A build entry writing a path an earlier entry writes.
@@ -53,6 +55,8 @@ pub enum Form {
     Date,
     /// A build output under `build.out`.
     OutputPath,
+    /// A folder of the workspace that promptc writes in.
+    WrittenFolder,
     /// A pattern promptc has no words for, shown as it is.
     Matching(String),
     /// The validator's own description.
@@ -69,6 +73,9 @@ impl fmt::Display for Form {
                 "ASCII letters, digits and `_`, not starting with a digit (a name templates can use)",
             ),
             Form::Date => f.write_str("a date that exists, written YYYY-MM-DD"),
+            Form::WrittenFolder => f.write_str(
+                "a folder inside the workspace, its names separated by `/`, without `..` or NUL characters",
+            ),
             Form::OutputPath => f.write_str(
                 "`<folder>/<name>.md`, each part of ASCII letters, digits, `_`, `.` and `-` starting with a letter or a digit",
             ),
@@ -95,6 +102,9 @@ impl InvalidValue {
             InvalidValue::NameTooLong { .. } => {
                 Some("shorten it: file systems refuse longer file names".into())
             }
+            InvalidValue::FileWhereFolderBelongs { .. } => Some(
+                "name a folder of its own (promptc creates it), or move the file away".into(),
+            ),
             _ => None,
         }
     }
@@ -140,6 +150,10 @@ impl fmt::Display for InvalidValue {
             InvalidValue::SharedParameterUses => write!(
                 f,
                 "invalid value: a shared parameter cannot itself `use` another"
+            ),
+            InvalidValue::FileWhereFolderBelongs { path } => write!(
+                f,
+                "invalid value: `{path}` is a file, where promptc writes in a folder"
             ),
             InvalidValue::OutputIsRoot => write!(
                 f,

@@ -13,7 +13,7 @@ use crate::load::entry::Entry;
 use crate::model::{Parameter, Paths, PostprocessRule, Variant};
 use crate::namespace::closest;
 use crate::pointer::child_pointer;
-use crate::problem::{CycleLink, InvalidValue, LabelKind, NoteKind, Problem, RefKind};
+use crate::problem::{CycleLink, Form, InvalidValue, LabelKind, NoteKind, Problem, RefKind};
 use crate::span::Span;
 use crate::workspace::inheritance::merged_spec;
 use crate::workspace::{ComponentDef, ManifestDef, ToolDef, VariantDef, Workspace};
@@ -784,7 +784,23 @@ fn paths_stay_inside(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut
     let folders = source_folders(&value.paths).into_iter();
     for (setting, path) in folders.chain([("build.out", &value.build.out)]) {
         let pointer = format!("/{}", setting.replace('.', "/"));
-        if crate::load::read::resolve_inside(root, root, path).is_none() {
+        // The folders promptc writes in are taken as written, name by name (see
+        // `confine::resolve_output`): a `..` that stays inside, accepted here, was refused
+        // by the build as a path outside the workspace, with no place in the files.
+        let written = matches!(setting, "build.out" | "paths.schema");
+        let up = std::path::Path::new(path)
+            .components()
+            .any(|part| part == std::path::Component::ParentDir);
+        if path.contains('\0') || (written && up) {
+            out.error(
+                Problem::InvalidValue(InvalidValue::BadForm {
+                    value: format!("{path:?}"),
+                    key: false,
+                    expected: Form::WrittenFolder,
+                }),
+                manifest.value_span(&pointer),
+            );
+        } else if crate::load::read::resolve_inside(root, root, path).is_none() {
             out.error(
                 Problem::PathEscapesWorkspace { path: path.clone() },
                 manifest.value_span(&pointer),
@@ -795,6 +811,11 @@ fn paths_stay_inside(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut
                     setting: setting.to_string(),
                     path: path.clone(),
                 },
+                manifest.value_span(&pointer),
+            );
+        } else if written && root.join(path).is_file() {
+            out.error(
+                Problem::InvalidValue(InvalidValue::FileWhereFolderBelongs { path: path.clone() }),
                 manifest.value_span(&pointer),
             );
         }
