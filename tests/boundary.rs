@@ -1076,6 +1076,59 @@ fn a_folder_that_is_a_link_to_nothing_is_refused_where_it_lies() {
     );
 }
 
+// A `promptc.toml` that is a folder, a link to nothing or a pipe is the workspace's manifest,
+// refused where it lies: promptc walked on past it to the folder above, loaded that outside
+// workspace's manifest if it had one, and else said there was no promptc.toml at all. Found
+// from a folder inside, and named with `-C`.
+#[test]
+fn a_manifest_that_is_not_a_file_is_refused_not_passed_for_the_one_above() {
+    let outer = Fixture::minimal().write();
+    let inner = outer.root().join("inner");
+    for (kind, message) in [
+        (
+            "folder",
+            "`promptc.toml` is a folder, where a file belongs: promptc does not read it",
+        ),
+        (
+            "link",
+            "`promptc.toml` is a symbolic link to nothing: promptc does not read it",
+        ),
+        (
+            "pipe",
+            "`promptc.toml` is a named pipe (FIFO), not a regular file: promptc does not read it",
+        ),
+    ] {
+        let _ = std::fs::remove_dir_all(&inner);
+        std::fs::create_dir_all(inner.join("components")).unwrap();
+        let manifest = inner.join("promptc.toml");
+        match kind {
+            "folder" => std::fs::create_dir(&manifest).unwrap(),
+            "link" => symlink(inner.join("gone.toml"), &manifest).unwrap(),
+            _ => mkfifo(&manifest),
+        }
+        let from_inside = common::promptc_process()
+            .current_dir(inner.join("components"))
+            .args(["validate", "--format", "json"])
+            .output()
+            .unwrap();
+        let named = common::promptc_process()
+            .arg("-C")
+            .arg(&inner)
+            .args(["validate", "--format", "json"])
+            .output()
+            .unwrap();
+        for output in [from_inside, named] {
+            assert_eq!(output.status.code(), Some(1), "{kind}: {output:?}");
+            let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+            let diagnostics = report["diagnostics"].as_array().unwrap();
+            assert_eq!(diagnostics.len(), 1, "{kind}: {report:#}");
+            assert_eq!(diagnostics[0]["code"], "path-refused", "{kind}: {report:#}");
+            assert_eq!(diagnostics[0]["file"], "promptc.toml", "{kind}: {report:#}");
+            assert_eq!(diagnostics[0]["message"], message, "{kind}: {report:#}");
+        }
+    }
+}
+
 // A folder setting inside the repository's `.git` folder was found empty when read (every
 // partial "missing", no rules) or refused only when a build came to write there, and nothing
 // named the setting. It is an error at the setting, written or reached through a link.

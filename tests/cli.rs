@@ -263,6 +263,43 @@ fn schema_writes_into_the_configured_folder_whatever_else_the_manifest_holds() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
 }
 
+/// A schema folder `schema` cannot write in (out of the workspace, or up and back in) is
+/// reported at the setting, as `validate` reports it, where `schema` printed only the folder's
+/// path; nothing is written anywhere.
+#[test]
+fn schema_reports_a_folder_it_cannot_write_in_at_the_setting() {
+    let workspace = common::Fixture::minimal().write();
+    for (folder, message) in [
+        (
+            "../outside",
+            "error[path-escapes-workspace]: path `../outside` leaves the workspace",
+        ),
+        (
+            "formats/../schemas",
+            "error[invalid-value]: invalid value \"formats/../schemas\": expected a folder inside the workspace",
+        ),
+    ] {
+        let manifest = format!("{}\n[paths]\nschema = \"{folder}\"\n", common::MANIFEST);
+        std::fs::write(workspace.root().join("promptc.toml"), &manifest).unwrap();
+        let output = promptc()
+            .current_dir(workspace.root())
+            .arg("schema")
+            .output()
+            .unwrap();
+        let stderr = stderr(&output);
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains(message), "{stderr}");
+        let (line, column) = common::position_of(&manifest, &format!("\"{folder}\""));
+        assert!(
+            stderr.contains(&format!("promptc.toml:{line}:{column}")),
+            "{stderr}"
+        );
+        assert!(!workspace.tmp().join("outside").exists());
+        assert!(!workspace.root().join("schemas").exists());
+        assert!(!workspace.root().join("formats").exists());
+    }
+}
+
 /// `build.entries` lists the outputs one by one: a variant by id (two variants share the
 /// family here), its context and where it goes; `build --all` writes exactly those, `check`
 /// follows them, and an entry taken out has its output removed.

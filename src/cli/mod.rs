@@ -37,8 +37,8 @@ use crate::compiled::CompileError;
 use crate::diagnostic::Diagnostics;
 use crate::emit::matrix::MatrixEntry;
 use crate::load::document::Format;
+use crate::load::find_root;
 use crate::load::rules::{RulesReport, RulesRequest};
-use crate::load::{MANIFEST_FILE, find_root};
 use crate::loader::{apply_mcp_settings, assemble_rules, load_context_file};
 use crate::model::Context;
 use crate::workspace::Workspace;
@@ -368,7 +368,7 @@ pub fn workspace_root(given: Option<&Path>) -> Result<PathBuf, CliError> {
         let start = std::env::current_dir()?;
         return find_root(&start).ok_or(CliError::NoWorkspace(start));
     };
-    if dir.join(MANIFEST_FILE).is_file() {
+    if crate::load::has_manifest(dir) {
         Ok(dir.to_path_buf())
     } else {
         Err(CliError::NotAWorkspace(dir.to_path_buf()))

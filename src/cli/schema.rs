@@ -31,7 +31,7 @@ pub fn run(args: SchemaArgs, workspace: Option<&Path>, printer: &Printer) -> Res
     // workspace.
     let (dir, root) = match args.out {
         Some(dir) => (dir, None),
-        None => default_dir(workspace)?,
+        None => default_dir(workspace, printer)?,
     };
     let declared = root.as_deref().map(declared_fields).unwrap_or_default();
     if args.check {
@@ -98,7 +98,10 @@ fn declared_fields(root: &Path) -> IndexMap<String, ContextField> {
 
 /// The workspace's schema folder (its real path) and the workspace root, or `./schema` outside
 /// a workspace (when none is named with `-C`).
-fn default_dir(workspace: Option<&Path>) -> Result<(PathBuf, Option<PathBuf>), CliError> {
+fn default_dir(
+    workspace: Option<&Path>,
+    printer: &Printer,
+) -> Result<(PathBuf, Option<PathBuf>), CliError> {
     let root = match workspace {
         Some(_) => super::workspace_root(workspace)?,
         None => {
@@ -110,14 +113,29 @@ fn default_dir(workspace: Option<&Path>) -> Result<(PathBuf, Option<PathBuf>), C
         }
     };
     let root = root.canonicalize()?;
-    let folder = read_content(&root, &root.join(MANIFEST_FILE), MAX_DATA_FILE_BYTES)
+    let written = read_content(&root, &root.join(MANIFEST_FILE), MAX_DATA_FILE_BYTES)
         .ok()
         .and_then(|bytes| String::from_utf8(bytes).ok())
         .and_then(|text| toml::from_str::<SchemaSetting>(&text).ok())
         .unwrap_or_default()
         .paths
-        .schema
-        .unwrap_or_else(|| Paths::default().schema);
-    let dir = resolve_output_dir(&root, Path::new(&folder))?;
+        .schema;
+    let folder = written.clone().unwrap_or_else(|| Paths::default().schema);
+    let dir = match resolve_output_dir(&root, Path::new(&folder)) {
+        Ok(dir) => dir,
+        Err(error) => {
+            // A folder the manifest names is reported where it is written, by the workspace's
+            // own checks (`validate` reports the same): the folder's path alone named no
+            // file. The default folder is written nowhere: the path says what is wrong.
+            if written.is_some()
+                && let Ok(loaded) = crate::loader::load_workspace(&root)
+                && loaded.diagnostics.has_errors()
+            {
+                printer.diagnostics(loaded.diagnostics, &loaded.workspace.sources);
+                return Err(CliError::Reported);
+            }
+            return Err(error.into());
+        }
+    };
     Ok((dir, Some(root)))
 }

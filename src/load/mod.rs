@@ -37,12 +37,21 @@ pub struct RawFile {
     pub document: Document,
 }
 
-/// Walks up from `start` to the first folder holding `promptc.toml`.
+/// Walks up from `start` to the first folder holding `promptc.toml`, whatever it is: one that
+/// is a folder, a link to nothing or a pipe is that workspace's manifest, which its load
+/// refuses and says why. Walking on past it found the manifest of a folder above, outside
+/// the workspace, and said only that there was none.
 pub fn find_root(start: &Path) -> Option<PathBuf> {
     start
         .ancestors()
-        .find(|dir| dir.join(MANIFEST_FILE).is_file())
+        .find(|dir| has_manifest(dir))
         .map(Path::to_path_buf)
+}
+
+/// Whether `dir` holds a `promptc.toml` of any kind (see [`find_root`]): loading it then
+/// reports one that is not a regular file where it lies, rather than no workspace at all.
+pub fn has_manifest(dir: &Path) -> bool {
+    dir.join(MANIFEST_FILE).symlink_metadata().is_ok()
 }
 
 /// The format a data file of `kind` at `path` is read in, if it is one: JSON is accepted for

@@ -194,7 +194,7 @@ pub fn checkout(workspace_root: &Path, revision: &str) -> Result<RevisionCheckou
         .args(["checkout-index", "--all", "--force"])
         .arg(prefix_arg);
     run(command, "checkout-index")?;
-    if !root.join(MANIFEST_FILE).is_file() {
+    if !crate::load::has_manifest(&root) {
         return Err(no_workspace());
     }
     Ok(RevisionCheckout { _dir: dir, root })

@@ -120,7 +120,7 @@ impl Runtime {
     /// Loads and validates the workspace in `dir`: a failure carries every error (and
     /// warning) loading found.
     pub fn load(dir: &Path) -> Result<Runtime, Failure> {
-        if !dir.join(crate::load::MANIFEST_FILE).is_file() {
+        if !crate::load::has_manifest(dir) {
             return Err(Failure::unlocated(RequestProblem::NotAWorkspace {
                 dir: dir.display().to_string(),
             }));

@@ -791,34 +791,30 @@ fn paths_stay_inside(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut
         let up = std::path::Path::new(path)
             .components()
             .any(|part| part == std::path::Component::ParentDir);
-        if path.contains('\0') || (written && up) {
-            out.error(
-                Problem::InvalidValue(InvalidValue::BadForm {
-                    value: format!("{path:?}"),
-                    key: false,
-                    expected: Form::WrittenFolder,
-                }),
-                manifest.value_span(&pointer),
-            );
+        let not_plain = || {
+            Problem::InvalidValue(InvalidValue::BadForm {
+                value: format!("{path:?}"),
+                key: false,
+                expected: Form::WrittenFolder,
+            })
+        };
+        let problem = if path.contains('\0') {
+            not_plain()
         } else if crate::load::read::resolve_inside(root, root, path).is_none() {
-            out.error(
-                Problem::PathEscapesWorkspace { path: path.clone() },
-                manifest.value_span(&pointer),
-            );
+            Problem::PathEscapesWorkspace { path: path.clone() }
+        } else if written && up {
+            not_plain()
         } else if crate::confine::in_git_folder(root, path) {
-            out.error(
-                Problem::PathInGitFolder {
-                    setting: setting.to_string(),
-                    path: path.clone(),
-                },
-                manifest.value_span(&pointer),
-            );
+            Problem::PathInGitFolder {
+                setting: setting.to_string(),
+                path: path.clone(),
+            }
         } else if written && root.join(path).is_file() {
-            out.error(
-                Problem::InvalidValue(InvalidValue::FileWhereFolderBelongs { path: path.clone() }),
-                manifest.value_span(&pointer),
-            );
-        }
+            Problem::InvalidValue(InvalidValue::FileWhereFolderBelongs { path: path.clone() })
+        } else {
+            continue;
+        };
+        out.error(problem, manifest.value_span(&pointer));
     }
 }
 
