@@ -331,6 +331,11 @@ pub enum Problem {
     ForEachTooLong {
         limit: usize,
     },
+    /// The workspace's contexts, each merged with the contexts it extends, hold more than the
+    /// workspace's byte limit together.
+    ContextsTooLarge {
+        limit: u64,
+    },
     /// Two tools offered under one name.
     ToolNameTaken {
         name: String,
@@ -404,6 +409,7 @@ impl Problem {
             Problem::Rules(rules) => rules.code(),
             Problem::ForEachNotAList { .. } => "for-each-not-a-list",
             Problem::ForEachTooLong { .. } => "for-each-too-long",
+            Problem::ContextsTooLarge { .. } => "contexts-too-large",
             Problem::ToolNameTaken { .. } => "tool-name-taken",
             Problem::BadToolName { .. } => "bad-tool-name",
             Problem::OutOfFuel { .. } => "out-of-fuel",
@@ -473,6 +479,9 @@ impl Problem {
             Problem::Rules(rules) => return rules.help(),
             Problem::ForEachNotAList { .. } => {
                 "give `for_each` a list from the context, such as `extra.subagents`".into()
+            }
+            Problem::ContextsTooLarge { .. } => {
+                "extend a smaller context (move what only some contexts need into a context of their own), or raise `limits.workspace_bytes` in promptc.toml".into()
             }
             Problem::ForEachTooLong { .. } => {
                 "offer fewer tools: filter the list in the expression (`extra.agents | selectattr(\"enabled\")`), or split it between specs".into()
@@ -873,6 +882,10 @@ impl Problem {
                     "`for_each` must give a list, but gives {article} {found}"
                 )
             }
+            Problem::ContextsTooLarge { limit } => write!(
+                f,
+                "the contexts, each with what it inherits through `extends`, hold more than {limit} bytes together (`limits.workspace_bytes`)"
+            ),
             Problem::ForEachTooLong { limit } => write!(
                 f,
                 "`for_each` gives more than {limit} items, more tools than one spec may make"
@@ -1029,6 +1042,7 @@ mod tests {
             Problem::Routing(RoutingProblem::RoutedTwice { family: text() }),
             Problem::ForEachNotAList { found: text() },
             Problem::ForEachTooLong { limit: 0 },
+            Problem::ContextsTooLarge { limit: 0 },
             Problem::ToolNameTaken {
                 name: text(),
                 first: text(),
@@ -1040,7 +1054,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 54;
+    const VARIANTS: usize = 55;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -1098,6 +1112,7 @@ mod tests {
             Problem::PathInGitFolder { .. } => 51,
             Problem::PostprocessOutOfFuel { .. } => 52,
             Problem::ForEachTooLong { .. } => 53,
+            Problem::ContextsTooLarge { .. } => 54,
         }
     }
 

@@ -1662,3 +1662,48 @@ fn a_clean_up_regex_pays_for_the_states_its_search_builds() {
         "{message}"
     );
 }
+
+// Each context holds its own copy of what it inherits: four hundred files of one line, each
+// extending one context of 4 MB, made 1.6 GB of contexts (and an abort for want of memory)
+// from 4 MB of files. What the merged contexts hold together counts against
+// `limits.workspace_bytes`, and passing it is one error, at the `extends` of the context
+// that passed it.
+#[test]
+fn contexts_that_inherit_a_large_context_count_what_they_inherit() {
+    let big: String = (0..40)
+        .map(|index| format!("k{index:03} = \"{}\"\n", "x".repeat(90)))
+        .collect();
+    let mut fixture = Fixture::minimal().file(
+        "examples/contexts/big.toml",
+        format!("date = \"2026-11-01\"\n\n[extra]\n{big}"),
+    );
+    for index in 0..8 {
+        fixture = fixture.file(
+            &format!("examples/contexts/c{index}.toml"),
+            "extends = \"big\"\nmode = \"plan\"\n",
+        );
+    }
+    let limited = |bytes: u64| {
+        fixture
+            .clone()
+            .file(
+                "promptc.toml",
+                format!("{}[limits]\nworkspace_bytes = {bytes}\n", common::MANIFEST),
+            )
+            .validate()
+    };
+    // The files alone are about 6 KB; each context holds about 10 KB once merged.
+    let report = limited(40_000);
+    let errors: Vec<_> = report
+        .diagnostics()
+        .into_iter()
+        .filter(|d| d.severity == "error")
+        .map(|d| (d.code, d.file, d.line, d.column))
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let (code, file, line, column) = &errors[0];
+    assert_eq!(code, "contexts-too-large");
+    assert!(file.starts_with("examples/contexts/c"), "{file}");
+    assert_eq!((*line, *column), (1, 11));
+    assert_eq!(limited(400_000).counts(), (0, 0));
+}

@@ -426,6 +426,27 @@ const RUN: usize = 4;
 /// checked as they compile, so a huge matrix is never held in memory for them.
 const DEFERRED_BUDGETS: usize = 64;
 
+/// The most bytes of text (prompts and their sections) the outputs waiting for the token
+/// tables may hold together. Counted in outputs alone, 64 prompts of 15 MB (a template of a
+/// hundred bytes makes one, within the default limits) held 2 GB while they waited.
+const DEFERRED_BYTES: usize = 32 * 1024 * 1024;
+
+/// Whether an output holding `bytes` of text may wait for the token tables beside `waiting`
+/// others that hold `held` bytes.
+fn may_wait(waiting: usize, held: usize, bytes: usize) -> bool {
+    waiting < DEFERRED_BUDGETS && held.saturating_add(bytes) <= DEFERRED_BYTES
+}
+
+/// The text an output holds: its prompt and its sections' texts.
+fn text_bytes(output: &Compiled) -> usize {
+    output.prompt.len()
+        + output
+            .sections
+            .iter()
+            .map(|section| section.text.len())
+            .sum::<usize>()
+}
+
 /// Compiles the entries (on several threads, in order as far as anything can tell) and
 /// hands each output to `each` in entry order, keeping none: memory does not grow with the
 /// matrix. The run returned holds the failures and the budget errors
@@ -444,6 +465,7 @@ pub fn compile_each<E>(
     // Outputs whose budget check needs a count not known yet: checked once the rest is
     // compiled, while the token tables load on another thread.
     let mut deferred: Vec<(String, Compiled)> = Vec::new();
+    let mut deferred_bytes = 0;
     compile_in_order(compiler, entries, source_date_epoch, |entry, result| {
         let Some(result) = result else {
             return Ok(());
@@ -456,8 +478,11 @@ pub fn compile_each<E>(
                         budget::Needs::Known(tokens) => {
                             budget::over_budget(workspace, variant, &output, &entry.context, tokens)
                         }
-                        budget::Needs::Count(encoding) if deferred.len() < DEFERRED_BUDGETS => {
+                        budget::Needs::Count(encoding)
+                            if may_wait(deferred.len(), deferred_bytes, text_bytes(&output)) =>
+                        {
                             encoding.preload();
+                            deferred_bytes += text_bytes(&output);
                             deferred.push((entry.context.clone(), output.clone()));
                             None
                         }
@@ -1097,7 +1122,33 @@ fn grouped_by_place(warnings: impl Iterator<Item = Diagnostic>) -> Vec<Diagnosti
 
 #[cfg(test)]
 mod tests {
-    use super::{MatrixEntry, RUN, WINDOW, in_taking_order, is_output_path, runs_of};
+    use super::{
+        DEFERRED_BUDGETS, DEFERRED_BYTES, MatrixEntry, RUN, WINDOW, in_taking_order,
+        is_output_path, may_wait, runs_of,
+    };
+
+    /// Outputs wait for the token tables up to a count and up to a number of bytes: a few
+    /// large prompts fill the room that many small ones share, and one larger than the room
+    /// never waits (its budget is checked as it compiles).
+    #[test]
+    fn outputs_wait_for_the_token_tables_within_a_count_and_a_size() {
+        let mut held = 0;
+        let mut waiting = 0;
+        while may_wait(waiting, held, 20_000) {
+            waiting += 1;
+            held += 20_000;
+        }
+        assert_eq!(waiting, DEFERRED_BUDGETS);
+        let prompt = 15 * 1024 * 1024;
+        let (mut held, mut waiting) = (0, 0);
+        while may_wait(waiting, held, prompt) {
+            waiting += 1;
+            held += prompt;
+        }
+        assert_eq!(waiting, 2);
+        assert!(!may_wait(0, 0, DEFERRED_BYTES + 1));
+        assert!(!may_wait(1, usize::MAX, 1));
+    }
 
     fn entry(family: &str, variant: Option<&str>, context: &str) -> MatrixEntry {
         MatrixEntry {

@@ -26,8 +26,15 @@ const EXTENDS: &str = "extends";
 pub fn resolve_all(
     raw: IndexMap<String, Entry<Value>>,
     invalid: &dyn Fn(&str) -> bool,
+    limit: u64,
     diagnostics: &mut Diagnostics,
 ) -> (IndexMap<String, Entry<Context>>, Vec<String>) {
+    // What the merged contexts hold together. Each holds its own copy of what it inherits:
+    // without a bound, four hundred files of one line, each extending a context of 4 MB,
+    // made 1.6 GB of contexts from 4 MB of files, and a chain of 64 links, each adding a
+    // little, held every prefix of the chain.
+    let mut held: u64 = 0;
+    let mut reported_size = false;
     // By the position of each context's file in `raw`.
     let mut typed: Vec<Option<Context>> = Vec::with_capacity(raw.len());
     let mut broken = Vec::new();
@@ -109,6 +116,20 @@ pub fn resolve_all(
                 }
             }
         }
+        held = held.saturating_add(value_bytes(&merged));
+        if held > limit {
+            if !reported_size {
+                reported_size = true;
+                let span = if entry.value.get(EXTENDS).is_some() {
+                    extends_span
+                } else {
+                    crate::span::Span::file_start(entry.source())
+                };
+                diagnostics.error(Problem::ContextsTooLarge { limit }, span);
+            }
+            broken.push(name.clone());
+            continue;
+        }
         match typed_context(entry, merged) {
             Ok(context) => {
                 if let Some(slot) = typed.last_mut() {
@@ -129,6 +150,31 @@ pub fn resolve_all(
         .filter_map(|((name, entry), context)| Some((name, with_document(entry, context?))))
         .collect();
     (contexts, broken)
+}
+
+/// About the memory `value` takes: each value's slot, and the text of its strings and keys
+/// with their headers. Walked with a list of its own rather than by recursion: a context
+/// nests as deep as its parser allows.
+fn value_bytes(value: &Value) -> u64 {
+    const SLOT: u64 = std::mem::size_of::<Value>() as u64;
+    const TEXT: u64 = std::mem::size_of::<String>() as u64;
+    let mut bytes: u64 = 0;
+    let mut pending = vec![value];
+    while let Some(value) = pending.pop() {
+        bytes = bytes.saturating_add(SLOT);
+        match value {
+            Value::String(text) => bytes = bytes.saturating_add(TEXT + text.len() as u64),
+            Value::Array(items) => pending.extend(items),
+            Value::Object(entries) => {
+                for (key, value) in entries {
+                    bytes = bytes.saturating_add(TEXT + key.len() as u64);
+                    pending.push(value);
+                }
+            }
+            _ => {}
+        }
+    }
+    bytes
 }
 
 /// The typed context of `entry`, with the entry's value given back to its document.

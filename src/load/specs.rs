@@ -541,6 +541,7 @@ impl Loader<'_, '_> {
         let (entries, broken) = load::contexts::resolve_all(
             documents,
             &|name| invalid.contains(RefKind::Context, name),
+            self.limits.workspace().bytes,
             self.diagnostics,
         );
         for name in broken {
