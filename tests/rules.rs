@@ -544,6 +544,58 @@ fn rules_folder_problems_are_reported_once_at_the_context_that_names_the_folder(
     );
 }
 
+// Contexts that name the same rules folders share one reading of them: the folders were read
+// again for each context (a hundred contexts of two lines naming a folder of 4 MB held it a
+// hundred times), and a problem in them was reported once per context. Each context still
+// gets the folder's rules.
+#[test]
+fn contexts_naming_the_same_rules_folder_share_one_reading() {
+    let context = format!("{}rules_from = [\"proj\"]\n", common::CONTEXT);
+    let workspace = Fixture::minimal()
+        .file(
+            "components/intro.md",
+            "{% for rule in rules %}{{ rule.text }}{% endfor %}\n",
+        )
+        .file("examples/contexts/basic.toml", &context)
+        .file("examples/contexts/other.toml", &context)
+        .file(
+            "examples/contexts/third.toml",
+            format!(
+                "{}rules_from = [\"proj\"]\nmode = \"plan\"\n",
+                common::CONTEXT
+            ),
+        )
+        .file("proj/.clinerules/style.md", "Indent with tabs.\n")
+        .file(
+            "proj/.clinerules/broken.md",
+            "---\ntags: [\"web\"\nglobs: [\"*\"]\n---\nNever applies.\n",
+        )
+        .write();
+    let found: Vec<(String, String)> = workspace
+        .validate()
+        .diagnostics()
+        .into_iter()
+        .map(|d| (d.code, d.file))
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            "frontmatter-syntax".to_string(),
+            "proj/.clinerules/broken.md".to_string()
+        )]
+    );
+    for name in ["basic", "other", "third"] {
+        let run = workspace.run(&["build", "--context", name]);
+        assert_eq!(run.code, 0, "{name}: {}", run.stderr);
+        assert!(
+            run.stdout.contains("Indent with tabs."),
+            "{name}: {}",
+            run.stdout
+        );
+        assert!(!run.stdout.contains("Never applies."), "{name}");
+    }
+}
+
 // Rules deeper than the walk goes, and a rules folder that is a link, were left out without
 // a word (a `.clinerules` file that is a link was told of): each is a warning at its path.
 // Deep folders elsewhere in the project are none of the rules' business.

@@ -301,7 +301,9 @@ fn prepare(workspace: &Workspace, given: &AgentRequest) -> Result<Prepared, Fail
         workspace.settings().limits.file_bytes,
         &mut context,
         &rules,
-        named.and_then(|name| workspace.context_rules.get(name)),
+        named
+            .and_then(|name| workspace.context_rules.get(name))
+            .map(AsRef::as_ref),
         &mut found,
     );
     if found.has_errors() {

@@ -36,7 +36,7 @@ pub struct Workspace {
     /// Named contexts, by file stem.
     pub(crate) contexts: IndexMap<String, Entry<Context>>,
     /// What each named context's `rules_from` folders hold, read once at load.
-    pub(crate) context_rules: IndexMap<String, crate::load::rules::ReadRules>,
+    pub(crate) context_rules: IndexMap<String, std::sync::Arc<crate::load::rules::ReadRules>>,
     /// Each named context as the build matrix compiles it, assembled on first use (see
     /// [`Workspace::matrix_context`]).
     pub(crate) matrix_contexts: IndexMap<String, std::sync::OnceLock<Context>>,
@@ -58,7 +58,10 @@ impl Workspace {
         let context = &self.contexts.get(name)?.value;
         let assembled = self.matrix_contexts.get(name)?.get_or_init(|| {
             let mut context = context.clone();
-            crate::load::rules::assemble_preread(&mut context, self.context_rules.get(name));
+            crate::load::rules::assemble_preread(
+                &mut context,
+                self.context_rules.get(name).map(AsRef::as_ref),
+            );
             context
         });
         Some(assembled)
