@@ -331,9 +331,10 @@ pub enum Problem {
     ForEachTooLong {
         limit: usize,
     },
-    /// The workspace's contexts, each merged with the contexts it extends, hold more than the
-    /// workspace's byte limit together.
-    ContextsTooLarge {
+    /// The workspace's contexts (or variants), each merged with what it extends, hold more
+    /// than the workspace's byte limit together.
+    InheritsTooMuch {
+        kind: RefKind,
         limit: u64,
     },
     /// Two tools offered under one name.
@@ -409,7 +410,7 @@ impl Problem {
             Problem::Rules(rules) => rules.code(),
             Problem::ForEachNotAList { .. } => "for-each-not-a-list",
             Problem::ForEachTooLong { .. } => "for-each-too-long",
-            Problem::ContextsTooLarge { .. } => "contexts-too-large",
+            Problem::InheritsTooMuch { .. } => "inherits-too-much",
             Problem::ToolNameTaken { .. } => "tool-name-taken",
             Problem::BadToolName { .. } => "bad-tool-name",
             Problem::OutOfFuel { .. } => "out-of-fuel",
@@ -480,9 +481,9 @@ impl Problem {
             Problem::ForEachNotAList { .. } => {
                 "give `for_each` a list from the context, such as `extra.subagents`".into()
             }
-            Problem::ContextsTooLarge { .. } => {
-                "extend a smaller context (move what only some contexts need into a context of their own), or raise `limits.workspace_bytes` in promptc.toml".into()
-            }
+            Problem::InheritsTooMuch { kind, .. } => format!(
+                "extend a smaller {kind} (move what only some {kind}s need into a {kind} of their own), or raise `limits.workspace_bytes` in promptc.toml"
+            ),
             Problem::ForEachTooLong { .. } => {
                 "offer fewer tools: filter the list in the expression (`extra.agents | selectattr(\"enabled\")`), or split it between specs".into()
             }
@@ -882,9 +883,9 @@ impl Problem {
                     "`for_each` must give a list, but gives {article} {found}"
                 )
             }
-            Problem::ContextsTooLarge { limit } => write!(
+            Problem::InheritsTooMuch { kind, limit } => write!(
                 f,
-                "the contexts, each with what it inherits through `extends`, hold more than {limit} bytes together (`limits.workspace_bytes`)"
+                "the {kind}s, each with what it inherits through `extends`, hold more than {limit} bytes together (`limits.workspace_bytes`)"
             ),
             Problem::ForEachTooLong { limit } => write!(
                 f,
@@ -1042,7 +1043,10 @@ mod tests {
             Problem::Routing(RoutingProblem::RoutedTwice { family: text() }),
             Problem::ForEachNotAList { found: text() },
             Problem::ForEachTooLong { limit: 0 },
-            Problem::ContextsTooLarge { limit: 0 },
+            Problem::InheritsTooMuch {
+                kind: RefKind::Context,
+                limit: 0,
+            },
             Problem::ToolNameTaken {
                 name: text(),
                 first: text(),
@@ -1112,7 +1116,7 @@ mod tests {
             Problem::PathInGitFolder { .. } => 51,
             Problem::PostprocessOutOfFuel { .. } => 52,
             Problem::ForEachTooLong { .. } => 53,
-            Problem::ContextsTooLarge { .. } => 54,
+            Problem::InheritsTooMuch { .. } => 54,
         }
     }
 

@@ -1683,6 +1683,36 @@ fn contexts_that_inherit_a_large_context_count_what_they_inherit() {
             "extends = \"big\"\nmode = \"plan\"\n",
         );
     }
+    // The files alone are about 6 KB; each context holds about 10 KB once merged.
+    one_error_past_what_is_inherited(&fixture, "examples/contexts/c", (1, 11));
+}
+
+// Variants copy what they inherit too: validation and the compiler each merge every variant
+// from its chain, so a hundred one-line variants extending one with 4 MB of placeholders took
+// 2 GB. They count what they inherit, counted before any merge, against the same limit, and
+// passing it is one error, at the `extends` of the first variant past it.
+#[test]
+fn variants_that_inherit_a_large_variant_count_what_they_inherit() {
+    let placeholders: String = (0..40)
+        .map(|index| format!("p{index:03} = \"{}\"\n", "x".repeat(90)))
+        .collect();
+    let mut fixture = Fixture::minimal().file(
+        "variants/big.toml",
+        format!("id = \"big\"\nextends = \"generic\"\n\n[placeholders]\n{placeholders}"),
+    );
+    for index in 0..8 {
+        fixture = fixture.file(
+            &format!("variants/v{index}.toml"),
+            format!("id = \"v{index}\"\nextends = \"big\"\n"),
+        );
+    }
+    // The files alone are about 6 KB; each variant holds about 12 KB once merged.
+    one_error_past_what_is_inherited(&fixture, "variants/v", (2, 11));
+}
+
+/// Under a `limits.workspace_bytes` of 40 000, `fixture` has one error, `inherits-too-much`,
+/// at `at` in a file whose path starts with `file`; under ten times that, none.
+fn one_error_past_what_is_inherited(fixture: &Fixture, file: &str, at: (u64, u64)) {
     let limited = |bytes: u64| {
         fixture
             .clone()
@@ -1692,18 +1722,16 @@ fn contexts_that_inherit_a_large_context_count_what_they_inherit() {
             )
             .validate()
     };
-    // The files alone are about 6 KB; each context holds about 10 KB once merged.
-    let report = limited(40_000);
-    let errors: Vec<_> = report
+    let errors: Vec<_> = limited(40_000)
         .diagnostics()
         .into_iter()
         .filter(|d| d.severity == "error")
         .map(|d| (d.code, d.file, d.line, d.column))
         .collect();
     assert_eq!(errors.len(), 1, "{errors:?}");
-    let (code, file, line, column) = &errors[0];
-    assert_eq!(code, "contexts-too-large");
-    assert!(file.starts_with("examples/contexts/c"), "{file}");
-    assert_eq!((*line, *column), (1, 11));
+    let (code, found, line, column) = &errors[0];
+    assert_eq!(code, "inherits-too-much");
+    assert!(found.starts_with(file), "{found}");
+    assert_eq!((*line, *column), at);
     assert_eq!(limited(400_000).counts(), (0, 0));
 }

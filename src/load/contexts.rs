@@ -125,7 +125,13 @@ pub fn resolve_all(
                 } else {
                     crate::span::Span::file_start(entry.source())
                 };
-                diagnostics.error(Problem::ContextsTooLarge { limit }, span);
+                diagnostics.error(
+                    Problem::InheritsTooMuch {
+                        kind: RefKind::Context,
+                        limit,
+                    },
+                    span,
+                );
             }
             broken.push(name.clone());
             continue;
@@ -155,7 +161,7 @@ pub fn resolve_all(
 /// About the memory `value` takes: each value's slot, and the text of its strings and keys
 /// with their headers. Walked with a list of its own rather than by recursion: a context
 /// nests as deep as its parser allows.
-fn value_bytes(value: &Value) -> u64 {
+pub(super) fn value_bytes(value: &Value) -> u64 {
     const SLOT: u64 = std::mem::size_of::<Value>() as u64;
     const TEXT: u64 = std::mem::size_of::<String>() as u64;
     let mut bytes: u64 = 0;

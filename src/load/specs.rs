@@ -164,6 +164,7 @@ fn read_specs(
         }
         loaded
     })?;
+    let variants = loader.bound_inheritance(variants);
     // A load with its checks last vouches only for having met no problem: the caller checks
     // its files against their schemas.
     let clean = checks == SchemaChecks::First || !loader.giving_up();
@@ -484,6 +485,62 @@ impl Loader<'_, '_> {
             self.insert_unique(&mut entries, id, entry, ref_kind, "/id");
         }
         Ok(entries)
+    }
+
+    /// Variants count what they inherit through `extends` against `limits.workspace_bytes`,
+    /// as contexts do (see `contexts::resolve_all`): validation and the compiler each make a
+    /// merged copy of every variant, so a hundred one-line variants extending one with 4 MB
+    /// of placeholders took 2 GB, and a chain of 64 links held every prefix of it. Counted
+    /// before any merge, from each variant's own fields (in memory terms, as a context's),
+    /// summed along its chain;
+    /// the variants past the limit are left out as broken files are, with one error at the
+    /// first of them.
+    fn bound_inheritance(
+        &mut self,
+        mut variants: IndexMap<String, Entry<Variant>>,
+    ) -> IndexMap<String, Entry<Variant>> {
+        let limit = self.limits.workspace().bytes;
+        let own: HashMap<&str, u64> = variants
+            .iter()
+            .map(|(id, entry)| {
+                let bytes = serde_json::to_value(&entry.value)
+                    .map_or(0, |value| load::contexts::value_bytes(&value));
+                (id.as_str(), bytes)
+            })
+            .collect();
+        let parent_of = |id: &str| variants.get(id)?.value.extends.as_deref();
+        let mut held: u64 = 0;
+        let mut over = Vec::new();
+        for id in variants.keys() {
+            let chain = crate::follow::follow(id, parent_of);
+            let inherited: u64 = chain.links.iter().filter_map(|link| own.get(link)).sum();
+            held = held.saturating_add(inherited);
+            if held > limit {
+                over.push(id.clone());
+            }
+        }
+        drop(own);
+        for (index, id) in over.iter().enumerate() {
+            let Some(entry) = variants.shift_remove(id) else {
+                continue;
+            };
+            if index == 0 {
+                let span = if entry.value.extends.is_some() {
+                    entry.value_span("/extends")
+                } else {
+                    Span::file_start(entry.source())
+                };
+                self.diagnostics.error(
+                    Problem::InheritsTooMuch {
+                        kind: RefKind::Variant,
+                        limit,
+                    },
+                    span,
+                );
+            }
+            self.declare_invalid(RefKind::Variant, &entry.path, Some(&entry.document.value));
+        }
+        variants
     }
 
     /// Records what an invalid file declares, so that it is reported once (where it is
