@@ -491,8 +491,8 @@ impl Loader<'_, '_> {
     /// as contexts do (see `contexts::resolve_all`): validation and the compiler each make a
     /// merged copy of every variant, so a hundred one-line variants extending one with 4 MB
     /// of placeholders took 2 GB, and a chain of 64 links held every prefix of it. Counted
-    /// before any merge, from each variant's own fields (in memory terms, as a context's),
-    /// summed along its chain;
+    /// before any merge, from the fields of each variant's ancestors (in memory terms, as a
+    /// context's), summed along its chain;
     /// the variants past the limit are left out as broken files are, with one error at the
     /// first of them.
     fn bound_inheritance(
@@ -500,8 +500,15 @@ impl Loader<'_, '_> {
         mut variants: IndexMap<String, Entry<Variant>>,
     ) -> IndexMap<String, Entry<Variant>> {
         let limit = self.limits.workspace().bytes;
-        let own: HashMap<&str, u64> = variants
-            .iter()
+        // Only what is inherited is copied: the variants another extends are measured, the
+        // others (most of a workspace) cost nothing here.
+        let extended: std::collections::BTreeSet<&str> = variants
+            .values()
+            .filter_map(|entry| entry.value.extends.as_deref())
+            .collect();
+        let own: HashMap<&str, u64> = extended
+            .into_iter()
+            .filter_map(|parent| variants.get_key_value(parent))
             .map(|(id, entry)| {
                 let bytes = serde_json::to_value(&entry.value)
                     .map_or(0, |value| load::contexts::value_bytes(&value));
@@ -513,7 +520,12 @@ impl Loader<'_, '_> {
         let mut over = Vec::new();
         for id in variants.keys() {
             let chain = crate::follow::follow(id, parent_of);
-            let inherited: u64 = chain.links.iter().filter_map(|link| own.get(link)).sum();
+            let inherited: u64 = chain
+                .links
+                .iter()
+                .skip(1)
+                .filter_map(|link| own.get(link))
+                .sum();
             held = held.saturating_add(inherited);
             if held > limit {
                 over.push(id.clone());
