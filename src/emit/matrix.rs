@@ -478,16 +478,16 @@ pub fn compile_each<E>(
                         budget::Needs::Known(tokens) => {
                             budget::over_budget(workspace, variant, &output, &entry.context, tokens)
                         }
-                        budget::Needs::Count(encoding)
-                            if may_wait(deferred.len(), deferred_bytes, text_bytes(&output)) =>
-                        {
-                            encoding.preload();
-                            deferred_bytes += text_bytes(&output);
-                            deferred.push((entry.context.clone(), output.clone()));
-                            None
-                        }
-                        budget::Needs::Count(_) => {
-                            check_budget(workspace, variant, &output, &entry.context)
+                        budget::Needs::Count(encoding) => {
+                            let bytes = text_bytes(&output);
+                            if may_wait(deferred.len(), deferred_bytes, bytes) {
+                                encoding.preload();
+                                deferred_bytes += bytes;
+                                deferred.push((entry.context.clone(), output.clone()));
+                                None
+                            } else {
+                                check_budget(workspace, variant, &output, &entry.context)
+                            }
                         }
                     };
                     over_budget.extend(over);

@@ -531,7 +531,6 @@ impl Loader<'_, '_> {
                 over.push(id.clone());
             }
         }
-        drop(own);
         for (index, id) in over.iter().enumerate() {
             let Some(entry) = variants.shift_remove(id) else {
                 continue;
