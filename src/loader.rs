@@ -247,14 +247,9 @@ fn assemble(
         );
         context_rules.insert(name.clone(), read);
     }
-    let matrix_contexts = specs
-        .contexts
-        .keys()
-        .map(|name| (name.clone(), std::sync::OnceLock::new()))
-        .collect();
     Ok(Workspace {
         context_rules,
-        matrix_contexts,
+        matrix_contexts: crate::workspace::matrix_contexts(),
         templates,
         root,
         sources,

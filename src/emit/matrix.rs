@@ -122,7 +122,7 @@ pub fn request(
 ) -> Option<Request> {
     // Its rules folders were read when the workspace loaded, and its globs and toggles
     // decided once for the whole matrix, as for a single build of the context.
-    let context = workspace.matrix_context(&entry.context)?.clone();
+    let context = (*workspace.matrix_context(&entry.context)?).clone();
     let mut request = Request::new(
         match &entry.variant {
             Some(id) => Selection::variant(id),
@@ -171,9 +171,11 @@ const MAX_WORKERS: usize = 8;
 /// four runs of four, the same as with four runs of eight, which hold twice the memory).
 const WINDOW: usize = 4 * RUN;
 
-/// What compiling one entry gave: `None` for an unknown context; else the result, and
-/// whether a template ran out of fuel or text.
-type Outcome = Option<(Measured, bool)>;
+/// The most bytes of text (prompts and their sections) the outputs compiled ahead of the one
+/// being handled may hold together before the threads wait: counted in entries alone, 24
+/// outputs of 15 MB (a template of a hundred bytes makes one, within the default limits)
+/// held 660 MB while they waited for their turn.
+const WINDOW_BYTES: usize = 64 * 1024 * 1024;
 
 /// A compiled entry with what checking its budget needs, found on the thread that compiled
 /// it: bounding a prompt's count without the token tables reads the whole prompt (about a
@@ -193,13 +195,8 @@ fn measured(compiler: &Compiler<'_>, result: Result<Compiled, CompileError>) -> 
 }
 
 /// Compiles the entries on the machine's cores and hands each result to `handle` in the
-/// entries' order, so that what comes out does not depend on which thread was faster. This
-/// thread compiles too, between handling what the others finished: on a small matrix the
-/// others' results would otherwise wait for a thread that has to be woken for each. Threads
-/// take runs of one variant's entries (see [`runs_of`]), and start one at most [`WINDOW`]
-/// entries ahead of the one being handled, so memory stays bounded (at most `WINDOW + RUN`
-/// outputs wait); an error from `handle` stops the threads. `None` is an entry whose context is
-/// unknown (reported by validation).
+/// entries' order, so that what comes out does not depend on which thread was faster (see
+/// [`in_order`]). `None` is an entry whose context is unknown (reported by validation).
 ///
 /// A template that runs out of fuel is not rendered again by later entries of the run, which
 /// take its error instead: that depends on order. So the threads compile in isolation, and from
@@ -211,9 +208,6 @@ fn compile_in_order<E>(
     source_date_epoch: Option<i64>,
     mut handle: impl FnMut(MatrixEntry, Option<Measured>) -> Result<(), E>,
 ) -> Result<(), E> {
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    use std::sync::{Condvar, Mutex, PoisonError, mpsc};
-
     let workspace = compiler.workspace();
     let runs = in_taking_order(runs_of(&entries), &entries);
     let helpers = std::thread::available_parallelism()
@@ -223,136 +217,30 @@ fn compile_in_order<E>(
         .saturating_sub(1);
     let mut resume = 0;
     if helpers > 0 {
-        // The next run to take.
-        let next = AtomicUsize::new(0);
-        let stop = AtomicBool::new(false);
-        // The index of the entry to be handled next, and its change.
-        let handled = (Mutex::new(0usize), Condvar::new());
-        let halt = || {
-            // Under the lock, so that a thread waiting for its turn wakes to it.
-            let (lock, turn) = &handled;
-            let _guard = lock.lock().unwrap_or_else(PoisonError::into_inner);
-            stop.store(true, Ordering::Relaxed);
-            turn.notify_all();
-        };
-        let isolated = |index: usize| -> Outcome {
-            let result = request(workspace, &entries[index], source_date_epoch).map(|request| {
-                let (result, ran_out) = compiler.compile_isolated(&request);
-                (measured(compiler, result), ran_out)
-            });
-            // A template ran out: no thread starts another entry, which could spend the
-            // whole fuel on it again.
-            if matches!(result, Some((_, true))) {
-                halt();
-            }
-            result
-        };
-        let (sender, receiver) = mpsc::channel::<(usize, Outcome)>();
-        let stage = crate::cores::Stage::default();
-        let (outcome, stopped_at) = std::thread::scope(|scope| {
-            for _ in 0..helpers {
-                let sender = sender.clone();
-                let (next, stop, handled, isolated, runs, stage) =
-                    (&next, &stop, &handled, &isolated, &runs, &stage);
-                // A thread that cannot be started (a low memory limit counts every thread's
-                // stack) is one helper fewer: this thread compiles what is left.
-                let _ = crate::cores::started(std::thread::Builder::new().spawn_scoped(
-                    scope,
-                    move || {
-                        let _held = stage.hold();
-                        'runs: while let Some(run) =
-                            runs.get(next.fetch_add(1, Ordering::Relaxed)).cloned()
-                        {
-                            let (lock, turn) = handled;
-                            let mut done = lock.lock().unwrap_or_else(PoisonError::into_inner);
-                            while run.start >= *done + WINDOW && !stop.load(Ordering::Relaxed) {
-                                done = turn.wait(done).unwrap_or_else(PoisonError::into_inner);
-                            }
-                            drop(done);
-                            for index in run {
-                                if stop.load(Ordering::Relaxed) {
-                                    break 'runs;
-                                }
-                                if sender.send((index, isolated(index))).is_err() {
-                                    break 'runs;
-                                }
-                            }
-                        }
-                    },
-                ));
-            }
-            let held = stage.hold();
-            drop(sender);
-            // Runs this thread may take: within the window of the entry it handles next, so
-            // what it compiles never waits long for its turn.
-            let take = |expected: usize| loop {
-                let at = next.load(Ordering::Relaxed);
-                match runs.get(at) {
-                    Some(run) if run.start < expected + WINDOW => {
-                        if next
-                            .compare_exchange(at, at + 1, Ordering::Relaxed, Ordering::Relaxed)
-                            .is_ok()
-                        {
-                            break Some(run.clone());
-                        }
-                    }
-                    _ => break None,
-                }
+        let isolated = |index: usize| -> Compiling<Option<Measured>> {
+            let Some(request) = request(workspace, &entries[index], source_date_epoch) else {
+                return Compiling {
+                    result: None,
+                    bytes: 0,
+                    ran_out: false,
+                };
             };
-            let mut waiting = std::collections::BTreeMap::new();
-            let mut expected = 0;
-            let mut outcome = Ok(());
-            let mut stopped_at = None;
-            while expected < entries.len() && stopped_at.is_none() && outcome.is_ok() {
-                if let Some(result) = waiting.remove(&expected) {
-                    let result = match result {
-                        Some((_, true)) => {
-                            stopped_at = Some(expected);
-                            halt();
-                            break;
-                        }
-                        Some((result, false)) => Some(result),
-                        None => None,
-                    };
-                    outcome = handle(entries[expected].clone(), result);
-                    if outcome.is_err() {
-                        halt();
-                    }
-                    expected += 1;
-                    let (lock, turn) = &handled;
-                    *lock.lock().unwrap_or_else(PoisonError::into_inner) = expected;
-                    turn.notify_all();
-                    continue;
-                }
-                if let Ok((index, result)) = receiver.try_recv() {
-                    waiting.insert(index, result);
-                    continue;
-                }
-                if !stop.load(Ordering::Relaxed)
-                    && let Some(run) = take(expected)
-                {
-                    for index in run {
-                        // As on the other threads: once a template ran out, no entry more.
-                        if stop.load(Ordering::Relaxed) {
-                            break;
-                        }
-                        waiting.insert(index, isolated(index));
-                    }
-                    continue;
-                }
-                // What comes next is another thread's: wait for it.
-                match receiver.recv() {
-                    Ok((index, result)) => {
-                        waiting.insert(index, result);
-                    }
-                    // Every other thread has stopped: what is left is compiled below.
-                    Err(_) => break,
-                }
+            let (result, ran_out) = compiler.compile_isolated(&request);
+            let result = measured(compiler, result);
+            Compiling {
+                bytes: result.as_ref().map_or(0, |(output, _)| text_bytes(output)),
+                result: Some(result),
+                ran_out,
             }
-            halt();
-            drop(held);
-            (outcome, stopped_at.unwrap_or(expected))
-        });
+        };
+        let (outcome, stopped_at) = in_order(
+            &runs,
+            entries.len(),
+            helpers,
+            WINDOW_BYTES,
+            &isolated,
+            |index, result| handle(entries[index].clone(), result),
+        );
         outcome?;
         resume = stopped_at;
     }
@@ -362,6 +250,181 @@ fn compile_in_order<E>(
         handle(entry, result)?;
     }
     Ok(())
+}
+
+/// What compiling one entry gave, for [`in_order`]: the result, the bytes of text it holds
+/// while it waits for its turn, and whether a template ran out of fuel.
+struct Compiling<T> {
+    result: T,
+    bytes: usize,
+    ran_out: bool,
+}
+
+/// Compiles entries `0..count` with `compile`, on this thread and `helpers` others, and hands
+/// each result to `handle` in order. This thread compiles too, between handling what the
+/// others finished: on a small matrix the others' results would otherwise wait for a thread
+/// that has to be woken for each. Threads take `runs` (every entry in one, in the order
+/// they are taken: see [`in_taking_order`]), and start one at most [`WINDOW`] entries ahead of
+/// the one being handled; and while the results compiled ahead hold more than `window_bytes`,
+/// a thread compiles only the entry to be handled next (or one before it), so memory stays
+/// bounded: at most `WINDOW + RUN` results wait, and past that size about one per thread more.
+///
+/// An error from `handle` stops the threads. So does a compile that ran out of fuel: its entry
+/// is not handled, and what is returned with the outcome is the entry to resume from (every
+/// entry before it was handled).
+fn in_order<T: Send, E>(
+    runs: &[std::ops::Range<usize>],
+    count: usize,
+    helpers: usize,
+    window_bytes: usize,
+    compile: &(dyn Fn(usize) -> Compiling<T> + Sync),
+    mut handle: impl FnMut(usize, T) -> Result<(), E>,
+) -> (Result<(), E>, usize) {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::{Condvar, Mutex, PoisonError, mpsc};
+
+    // The next run to take.
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    // The index of the entry to be handled next, and its change.
+    let handled = (Mutex::new(0usize), Condvar::new());
+    let halt = || {
+        // Under the lock, so that a thread waiting for its turn wakes to it.
+        let (lock, turn) = &handled;
+        let _guard = lock.lock().unwrap_or_else(PoisonError::into_inner);
+        stop.store(true, Ordering::Relaxed);
+        turn.notify_all();
+    };
+    // The bytes of the results compiled and not handled yet.
+    let ahead = AtomicUsize::new(0);
+    let compiled = |index: usize| -> Compiling<T> {
+        let compiling = compile(index);
+        ahead.fetch_add(compiling.bytes, Ordering::Relaxed);
+        // A template ran out: no thread starts another entry, which could spend the whole
+        // fuel on it again.
+        if compiling.ran_out {
+            halt();
+        }
+        compiling
+    };
+    let over = || ahead.load(Ordering::Relaxed) > window_bytes;
+    // Where each entry's run is in the taking order.
+    let mut taken_at = vec![0; count];
+    for (position, run) in runs.iter().enumerate() {
+        for index in run.clone() {
+            taken_at[index] = position;
+        }
+    }
+    let (sender, receiver) = mpsc::channel::<(usize, Compiling<T>)>();
+    let stage = crate::cores::Stage::default();
+    std::thread::scope(|scope| {
+        for _ in 0..helpers {
+            let sender = sender.clone();
+            let (next, stop, handled, compiled, over, stage) =
+                (&next, &stop, &handled, &compiled, &over, &stage);
+            // A thread that cannot be started (a low memory limit counts every thread's
+            // stack) is one helper fewer: this thread compiles what is left.
+            let _ =
+                crate::cores::started(std::thread::Builder::new().spawn_scoped(scope, move || {
+                    let _held = stage.hold();
+                    'runs: while let Some(run) =
+                        runs.get(next.fetch_add(1, Ordering::Relaxed)).cloned()
+                    {
+                        for index in run.clone() {
+                            if index == run.start || over() {
+                                // The entry to be handled next, and those before it, never
+                                // wait: its thread is the one all others wait for.
+                                let (lock, turn) = handled;
+                                let mut done = lock.lock().unwrap_or_else(PoisonError::into_inner);
+                                while !stop.load(Ordering::Relaxed)
+                                    && (run.start >= *done + WINDOW || (index > *done && over()))
+                                {
+                                    done = turn.wait(done).unwrap_or_else(PoisonError::into_inner);
+                                }
+                            }
+                            if stop.load(Ordering::Relaxed) {
+                                break 'runs;
+                            }
+                            if sender.send((index, compiled(index))).is_err() {
+                                break 'runs;
+                            }
+                        }
+                    }
+                }));
+        }
+        let held = stage.hold();
+        drop(sender);
+        // Runs this thread may take: within the window of the entry it handles next, so what
+        // it compiles never waits long for its turn; and past the window's size, only while
+        // the run holding that entry is not taken yet (the runs before it in the taking order
+        // are taken first), else its result is waited for.
+        let take = |expected: usize| loop {
+            let at = next.load(Ordering::Relaxed);
+            if over() && taken_at[expected] < at {
+                break None;
+            }
+            match runs.get(at) {
+                Some(run) if run.start < expected + WINDOW => {
+                    if next
+                        .compare_exchange(at, at + 1, Ordering::Relaxed, Ordering::Relaxed)
+                        .is_ok()
+                    {
+                        break Some(run.clone());
+                    }
+                }
+                _ => break None,
+            }
+        };
+        let mut waiting = std::collections::BTreeMap::new();
+        let mut expected = 0;
+        let mut outcome = Ok(());
+        while expected < count && outcome.is_ok() {
+            if let Some(compiling) = waiting.remove(&expected) {
+                let Compiling {
+                    result,
+                    bytes,
+                    ran_out,
+                } = compiling;
+                if ran_out {
+                    break;
+                }
+                ahead.fetch_sub(bytes, Ordering::Relaxed);
+                outcome = handle(expected, result);
+                expected += 1;
+                let (lock, turn) = &handled;
+                *lock.lock().unwrap_or_else(PoisonError::into_inner) = expected;
+                turn.notify_all();
+                continue;
+            }
+            if let Ok((index, compiling)) = receiver.try_recv() {
+                waiting.insert(index, compiling);
+                continue;
+            }
+            if !stop.load(Ordering::Relaxed)
+                && let Some(run) = take(expected)
+            {
+                for index in run {
+                    // As on the other threads: once a template ran out, no entry more.
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    waiting.insert(index, compiled(index));
+                }
+                continue;
+            }
+            // What comes next is another thread's: wait for it.
+            match receiver.recv() {
+                Ok((index, compiling)) => {
+                    waiting.insert(index, compiling);
+                }
+                // Every other thread has stopped: what is left is compiled by the caller.
+                Err(_) => break,
+            }
+        }
+        halt();
+        drop(held);
+        (outcome, expected)
+    })
 }
 
 /// The entries in runs a thread compiles one after the other: consecutive entries of one
@@ -1123,8 +1186,8 @@ fn grouped_by_place(warnings: impl Iterator<Item = Diagnostic>) -> Vec<Diagnosti
 #[cfg(test)]
 mod tests {
     use super::{
-        DEFERRED_BUDGETS, DEFERRED_BYTES, MatrixEntry, RUN, WINDOW, in_taking_order,
-        is_output_path, may_wait, runs_of,
+        Compiling, DEFERRED_BUDGETS, DEFERRED_BYTES, MatrixEntry, RUN, WINDOW, in_order,
+        in_taking_order, is_output_path, may_wait, runs_of,
     };
 
     /// Outputs wait for the token tables up to a count and up to a number of bytes: a few
@@ -1225,6 +1288,103 @@ mod tests {
         // One variant's runs keep their order.
         let one: Vec<_> = entries[..per].to_vec();
         assert_eq!(in_taking_order(runs_of(&one), &one), runs_of(&one));
+    }
+
+    /// Runs `in_order` on `count` entries of runs of seven, with results of `bytes(index)`
+    /// bytes, the entries that are multiples of 17 slow to compile, and three helper threads.
+    /// Returns the entries handled, in the order handled, and the most results that were
+    /// compiled and not handled at once.
+    fn scheduled(
+        count: usize,
+        window_bytes: usize,
+        bytes: impl Fn(usize) -> usize + Sync,
+        ran_out_at: Option<usize>,
+        fail_at: Option<usize>,
+    ) -> (Vec<usize>, usize, Result<(), usize>, usize) {
+        use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+        let entries: Vec<MatrixEntry> = (0..count)
+            .map(|index| entry(&format!("v{}", index / 7), None, &index.to_string()))
+            .collect();
+        let runs = in_taking_order(runs_of(&entries), &entries);
+        let waiting = AtomicUsize::new(0);
+        let most = AtomicUsize::new(0);
+        let compile = |index: usize| {
+            if index.is_multiple_of(17) {
+                std::thread::sleep(std::time::Duration::from_millis(30));
+            }
+            let now = waiting.fetch_add(1, SeqCst) + 1;
+            most.fetch_max(now, SeqCst);
+            Compiling {
+                result: index,
+                bytes: bytes(index),
+                ran_out: Some(index) == ran_out_at,
+            }
+        };
+        let mut handled = Vec::new();
+        let (outcome, resume) =
+            in_order(&runs, count, 3, window_bytes, &compile, |index, result| {
+                waiting.fetch_sub(1, SeqCst);
+                assert_eq!(index, result);
+                handled.push(index);
+                if Some(index) == fail_at {
+                    return Err(index);
+                }
+                Ok(())
+            });
+        (handled, most.into_inner(), outcome, resume)
+    }
+
+    /// However the threads race, every result is handed over once and in order; and the
+    /// results compiled ahead of the one handled stay within the window's size (give or take
+    /// one per thread and a run this thread took), where counted in entries alone the window
+    /// holds many more of them.
+    #[test]
+    fn results_come_in_order_and_what_waits_stays_within_the_window() {
+        let size = 1000;
+        let (handled, unbounded, outcome, resume) =
+            scheduled(200, usize::MAX, |_| size, None, None);
+        assert_eq!(handled, (0..200).collect::<Vec<_>>());
+        assert_eq!((outcome, resume), (Ok(()), 200));
+        let (handled, bounded, outcome, resume) = scheduled(200, 2 * size, |_| size, None, None);
+        assert_eq!(handled, (0..200).collect::<Vec<_>>());
+        assert_eq!((outcome, resume), (Ok(()), 200));
+        let threads = 4;
+        assert!(
+            bounded <= 2 + threads + RUN,
+            "{bounded} results waited at once"
+        );
+        if std::thread::available_parallelism().map_or(1, std::num::NonZero::get) > 1 {
+            assert!(
+                unbounded > 2 + threads + RUN,
+                "{unbounded} results waited at once without a size"
+            );
+        }
+        assert!(unbounded <= WINDOW + RUN + threads);
+        // Results larger than the whole window, and of every size between: nothing waits
+        // for ever.
+        let (handled, _, outcome, _) = scheduled(
+            120,
+            5 * size,
+            |index| (index * 7919 % 13) * size,
+            None,
+            None,
+        );
+        assert_eq!(handled, (0..120).collect::<Vec<_>>());
+        assert_eq!(outcome, Ok(()));
+    }
+
+    /// A compile that ran out of fuel stops the threads: it is not handled, nor is anything
+    /// after it, and the caller resumes (on one thread) from the first entry not handled. An
+    /// error from `handle` stops them at its entry.
+    #[test]
+    fn running_out_or_failing_stops_the_threads_at_that_entry() {
+        let (handled, _, outcome, resume) = scheduled(100, 4000, |_| 1000, Some(50), None);
+        assert!(resume <= 50, "{resume}");
+        assert_eq!(handled, (0..resume).collect::<Vec<_>>());
+        assert_eq!(outcome, Ok(()));
+        let (handled, _, outcome, _) = scheduled(100, 4000, |_| 1000, None, Some(30));
+        assert_eq!(handled, (0..=30).collect::<Vec<_>>());
+        assert_eq!(outcome, Err(30));
     }
 
     /// Three variants of seven contexts: the threads take each variant's first run ahead of

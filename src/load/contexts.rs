@@ -161,7 +161,7 @@ pub fn resolve_all(
 /// About the memory `value` takes: each value's slot, and the text of its strings and keys
 /// with their headers. Walked with a list of its own rather than by recursion: a context
 /// nests as deep as its parser allows.
-pub(super) fn value_bytes(value: &Value) -> u64 {
+pub(crate) fn value_bytes(value: &Value) -> u64 {
     const SLOT: u64 = std::mem::size_of::<Value>() as u64;
     const TEXT: u64 = std::mem::size_of::<String>() as u64;
     let mut bytes: u64 = 0;

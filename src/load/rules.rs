@@ -212,6 +212,36 @@ pub fn assemble_preread(context: &mut Context, preread: Option<&ReadRules>) {
     );
 }
 
+/// About the memory a context's rules and workflows take: each rule's slot, its strings and
+/// its metadata. What an assembled context holds beyond its file's values, which the
+/// workspace's own limits already bound.
+pub fn rules_bytes(context: &Context) -> usize {
+    let rule_bytes = |rule: &Rule| {
+        let metadata: u64 = rule
+            .metadata
+            .iter()
+            .map(|(key, value)| {
+                (key.len() as u64).saturating_add(crate::load::contexts::value_bytes(value))
+            })
+            .fold(0, u64::saturating_add);
+        std::mem::size_of::<Rule>()
+            + rule.kind.len()
+            + rule.path.len()
+            + rule.name.len()
+            + rule.text.len()
+            + usize::try_from(metadata).unwrap_or(usize::MAX)
+    };
+    let rules = match &context.rules {
+        Rules::Text(text) => text.len(),
+        Rules::List(list) => list.iter().map(rule_bytes).fold(0, usize::saturating_add),
+    };
+    context
+        .workflows
+        .iter()
+        .map(rule_bytes)
+        .fold(rules, usize::saturating_add)
+}
+
 /// Decides which of the context's own rules and the ones read apply, and puts them into the
 /// context as a list.
 fn apply(

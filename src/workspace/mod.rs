@@ -13,9 +13,11 @@ pub use definitions::{
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use indexmap::IndexMap;
 
+use crate::bounded_memo::BoundedMemo;
 use crate::follow::follow;
 use crate::load::entry::Entry;
 use crate::load::invalid_ids::InvalidIds;
@@ -23,6 +25,15 @@ use crate::model::{Component, Context, Manifest, ToolSpec, Variant};
 use crate::problem::RefKind;
 use crate::source::Sources;
 use crate::templates::Templates;
+
+/// The most bytes of rules the contexts that [`Workspace::matrix_context`] keeps may hold
+/// together: a few contexts of a full rules folder each (8 MiB), many small ones.
+const MATRIX_CONTEXT_BYTES: usize = 32 * 1024 * 1024;
+
+/// An empty memo for [`Workspace::matrix_contexts`].
+pub(crate) fn matrix_contexts() -> BoundedMemo<String, Arc<Context>> {
+    BoundedMemo::new(MATRIX_CONTEXT_BYTES)
+}
 
 pub struct Workspace {
     pub(crate) root: PathBuf,
@@ -37,9 +48,9 @@ pub struct Workspace {
     pub(crate) contexts: IndexMap<String, Entry<Context>>,
     /// What each named context's `rules_from` folders hold, read once at load.
     pub(crate) context_rules: IndexMap<String, std::sync::Arc<crate::load::rules::ReadRules>>,
-    /// Each named context as the build matrix compiles it, assembled on first use (see
-    /// [`Workspace::matrix_context`]).
-    pub(crate) matrix_contexts: IndexMap<String, std::sync::OnceLock<Context>>,
+    /// Named contexts as the build matrix compiles them, assembled on first use and kept up
+    /// to a size (see [`Workspace::matrix_context`]).
+    pub(crate) matrix_contexts: BoundedMemo<String, Arc<Context>>,
     pub(crate) templates: Templates,
     /// The templates of the partials folder, in path order.
     pub(crate) partials: Vec<crate::templates::TemplateId>,
@@ -52,18 +63,23 @@ pub struct Workspace {
 impl Workspace {
     /// A named context as every compile of the build matrix sees it: with its `rules_from`
     /// rules, and its rules decided by its own active files and toggles. Assembled once per
-    /// process: the decisions are the same for every family, and a rules folder of many
-    /// globs made deciding them again for each compile the matrix's largest cost.
-    pub(crate) fn matrix_context(&self, name: &str) -> Option<&Context> {
-        let context = &self.contexts.get(name)?.value;
-        let assembled = self.matrix_contexts.get(name)?.get_or_init(|| {
-            let mut context = context.clone();
-            crate::load::rules::assemble_preread(
-                &mut context,
-                self.context_rules.get(name).map(AsRef::as_ref),
-            );
-            context
-        });
+    /// process while the assembled contexts fit in [`MATRIX_CONTEXT_BYTES`]: the decisions are
+    /// the same for every family, and a rules folder of many globs made deciding them again
+    /// for each compile the matrix's largest cost. Past that they are assembled again: kept
+    /// for the whole process, 200 contexts reading one 8 MB rules folder held 1.7 GB.
+    pub(crate) fn matrix_context(&self, name: &str) -> Option<Arc<Context>> {
+        if let Some(assembled) = self.matrix_contexts.get(name) {
+            return Some(assembled);
+        }
+        let mut context = self.contexts.get(name)?.value.clone();
+        crate::load::rules::assemble_preread(
+            &mut context,
+            self.context_rules.get(name).map(AsRef::as_ref),
+        );
+        let bytes = crate::load::rules::rules_bytes(&context);
+        let assembled = Arc::new(context);
+        self.matrix_contexts
+            .insert(name.to_string(), Arc::clone(&assembled), bytes);
         Some(assembled)
     }
 
@@ -153,5 +169,64 @@ impl Workspace {
             .filter(|family| seen.insert(*family))
             .map(str::to_string)
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MATRIX_CONTEXT_BYTES;
+
+    /// Contexts that read one large rules folder are kept only while they fit: each holds
+    /// the folder's rules, and a memo of every one grew with the number of contexts. One
+    /// assembled again is the same as before.
+    #[test]
+    fn assembled_contexts_are_kept_within_a_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |path: &str, text: &str| {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(
+            "promptc.toml",
+            "fallback_family = \"a\"\ndefault_context = \"c0\"\n",
+        );
+        write(
+            "variants/a.toml",
+            "id = \"a\"\ntemplate = \"{{ rules | length }}\\n\"\n",
+        );
+        let text = "A line of a rule.\n".repeat(3 * 1024 * 1024 / 18);
+        write("rules/.clinerules/one.md", &text);
+        write("rules/.clinerules/two.md", &text);
+        let contexts = 8;
+        for index in 0..contexts {
+            write(
+                &format!("examples/contexts/c{index}.toml"),
+                "rules_from = [\"rules\"]\n",
+            );
+        }
+        let root = dir.path().canonicalize().unwrap();
+        let loaded = crate::loader::load_workspace(&root).unwrap();
+        assert!(loaded.workspace.is_valid(), "{:?}", loaded.diagnostics);
+        let workspace = &loaded.workspace;
+        let first = workspace.matrix_context("c0").unwrap();
+        let bytes = crate::load::rules::rules_bytes(&first);
+        assert!(bytes > 6 * 1024 * 1024, "{bytes}");
+        for index in 0..contexts {
+            let assembled = workspace.matrix_context(&format!("c{index}")).unwrap();
+            assert_eq!(assembled.rules, first.rules);
+            assert!(workspace.matrix_contexts.held_bytes() <= MATRIX_CONTEXT_BYTES);
+        }
+        assert!(
+            contexts * bytes > MATRIX_CONTEXT_BYTES,
+            "the contexts together outgrow the memo"
+        );
+        assert!(
+            workspace.matrix_contexts.get("c0").is_none(),
+            "c0 was let go"
+        );
+        let again = workspace.matrix_context("c0").unwrap();
+        assert!(!std::sync::Arc::ptr_eq(&first, &again));
+        assert_eq!(*again, *first);
     }
 }
