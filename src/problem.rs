@@ -228,6 +228,8 @@ pub enum Problem {
     },
     PathEscapesWorkspace {
         path: String,
+        /// The folder setting whose default `path` is, when the manifest does not set it.
+        default_of: Option<String>,
     },
     /// A folder setting that names a place in the repository's `.git` folder.
     PathInGitFolder {
@@ -557,9 +559,15 @@ impl Problem {
             Problem::NoFamilyTemplate { component, family } => format!(
                 "give `[families.{family}]` a template in component `{component}`, override its template in the variant, or give the component a default template"
             ),
-            Problem::PathEscapesWorkspace { .. } => {
-                "use a path relative to the file that stays inside the workspace".into()
-            }
+            Problem::PathEscapesWorkspace {
+                path,
+                default_of: Some(setting),
+            } => format!(
+                "`{path}` is a link to a place outside the workspace: make it a folder of the workspace, or set `{setting}` in promptc.toml to one"
+            ),
+            Problem::PathEscapesWorkspace {
+                default_of: None, ..
+            } => "use a path relative to the file that stays inside the workspace".into(),
             Problem::PathInGitFolder { .. } => {
                 "promptc neither reads nor writes the repository's .git folder: choose another folder".into()
             }
@@ -744,9 +752,17 @@ impl Problem {
             Problem::TemplateFileMissing { path } => {
                 write!(f, "template file `{path}` does not exist or is not a file")
             }
-            Problem::PathEscapesWorkspace { path } => {
-                write!(f, "path `{path}` leaves the workspace")
-            }
+            Problem::PathEscapesWorkspace {
+                path,
+                default_of: None,
+            } => write!(f, "path `{path}` leaves the workspace"),
+            Problem::PathEscapesWorkspace {
+                path,
+                default_of: Some(setting),
+            } => write!(
+                f,
+                "folder `{path}`, the default `{setting}`, leads out of the workspace"
+            ),
             Problem::PathInGitFolder { setting, path } => {
                 write!(
                     f,
@@ -982,7 +998,14 @@ mod tests {
                 component: text(),
                 family: text(),
             },
-            Problem::PathEscapesWorkspace { path: text() },
+            Problem::PathEscapesWorkspace {
+                path: text(),
+                default_of: None,
+            },
+            Problem::PathEscapesWorkspace {
+                path: text(),
+                default_of: Some(text()),
+            },
             Problem::PathInGitFolder {
                 setting: text(),
                 path: text(),

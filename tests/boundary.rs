@@ -1350,3 +1350,66 @@ fn a_folder_reached_through_links_is_walked_once_and_its_files_keep_their_own_pa
     symlink("sub", root.join("variants/a_link")).unwrap();
     assert_eq!(workspace.validate().diagnostics(), []);
 }
+
+// A folder setting left to its default, whose folder is a link leading out: the diagnostic
+// spanned the whole manifest, which does not write the setting, and advised a path relative
+// to the file. It points at the manifest's start and names the setting to set instead; one
+// the manifest writes is still reported at its value.
+#[test]
+fn a_default_folder_that_leads_out_names_its_setting() {
+    let workspace = Fixture::minimal().write();
+    let root = workspace.root();
+    let elsewhere = workspace.tmp().join("elsewhere");
+    std::fs::rename(root.join("examples/contexts"), &elsewhere).unwrap();
+    symlink(&elsewhere, root.join("examples/contexts")).unwrap();
+    let validation = workspace.validate();
+    let escapes: Vec<_> = validation
+        .diagnostics()
+        .into_iter()
+        .enumerate()
+        .filter(|(_, d)| d.code == "path-escapes-workspace")
+        .collect();
+    let [(index, escape)] = escapes.as_slice() else {
+        panic!("{escapes:#?}");
+    };
+    assert_eq!(
+        (escape.file.as_str(), escape.line, escape.column),
+        ("promptc.toml", 1, 1)
+    );
+    assert_eq!(
+        escape.message,
+        "folder `examples/contexts`, the default `paths.contexts`, leads out of the workspace"
+    );
+    let item = validation.item(*index);
+    assert_eq!(
+        (&item["end_line"], &item["end_column"]),
+        (&item["line"], &item["column"]),
+        "{item:#}"
+    );
+    assert!(
+        validation
+            .help(*index)
+            .is_some_and(|help| help.contains("set `paths.contexts` in promptc.toml")),
+        "{:?}",
+        validation.help(*index)
+    );
+
+    std::fs::write(
+        root.join("promptc.toml"),
+        format!(
+            "{}[paths]\ncontexts = \"examples/contexts\"\n",
+            common::MANIFEST
+        ),
+    )
+    .unwrap();
+    let escape = workspace
+        .validate()
+        .diagnostics()
+        .into_iter()
+        .find(|d| d.code == "path-escapes-workspace")
+        .unwrap();
+    assert_eq!(
+        (escape.line, escape.column, escape.message.as_str()),
+        (4, 12, "path `examples/contexts` leaves the workspace")
+    );
+}

@@ -88,6 +88,11 @@ impl Document {
         Span::new(self.source, location.map_or(0..0, |l| l.value.clone()))
     }
 
+    /// Whether the file writes the node at `pointer` (a default it leaves out is not).
+    pub fn writes(&self, pointer: &str) -> bool {
+        self.locations.contains_key(pointer)
+    }
+
     /// The span of the key that introduced the node at `pointer` (its value for list items),
     /// or of its nearest located ancestor.
     pub fn key_span(&self, pointer: &str) -> Span {

@@ -798,10 +798,16 @@ fn paths_stay_inside(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut
                 expected: Form::WrittenFolder,
             })
         };
+        // A default the manifest does not write has no place in it: the diagnostic points at
+        // its start rather than spanning the whole file.
+        let written_here = manifest.document.writes(&pointer);
         let problem = if path.contains('\0') {
             not_plain()
         } else if crate::load::read::resolve_inside(root, root, path).is_none() {
-            Problem::PathEscapesWorkspace { path: path.clone() }
+            Problem::PathEscapesWorkspace {
+                path: path.clone(),
+                default_of: (!written_here).then(|| setting.to_string()),
+            }
         } else if written && up {
             not_plain()
         } else if crate::confine::in_git_folder(root, path) {
@@ -814,7 +820,12 @@ fn paths_stay_inside(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut
         } else {
             continue;
         };
-        out.error(problem, manifest.value_span(&pointer));
+        let span = if written_here {
+            manifest.value_span(&pointer)
+        } else {
+            crate::span::Span::new(manifest.document.source, 0..0)
+        };
+        out.error(problem, span);
     }
 }
 

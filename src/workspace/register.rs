@@ -340,6 +340,7 @@ impl Registrar<'_> {
                         self.diagnostics.push(Diagnostic::new(
                             Problem::PathEscapesWorkspace {
                                 path: relative.into(),
+                                default_of: None,
                             },
                             at,
                         ));
