@@ -66,11 +66,18 @@ impl<T: Clone, E: Clone> Built<T, E> {
     /// Whether `pattern` has been built in this process, whether or not it is still kept.
     #[cfg(test)]
     pub fn was_built(&self, pattern: &str) -> bool {
+        self.times_built(pattern) > 0
+    }
+
+    /// How many times `pattern` has been built in this process.
+    #[cfg(test)]
+    pub fn times_built(&self, pattern: &str) -> usize {
         self.built
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .iter()
-            .any(|built| built == pattern)
+            .filter(|built| *built == pattern)
+            .count()
     }
 }
 

@@ -2,7 +2,7 @@
 //! case-insensitive containment and prefix, globs, regular expressions, and the version
 //! number inside an id.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use minijinja::{Environment, Error, ErrorKind, State, Value};
@@ -30,20 +30,18 @@ pub fn install(env: &mut Environment<'static>) {
 /// A shell-style glob over the whole text, case-insensitive: `*` and `?` also match `/`, as
 /// in `openrouter/*`.
 fn glob(state: &mut State, text: &str, pattern: &str) -> Result<bool, Error> {
-    let regex = GLOBS
-        .get(pattern, || build_glob(pattern).map(Arc::new))
-        .map_err(invalid)?;
-    charge(state, "glob", pattern, build_fuel(&regex))?;
+    let regex = paid_for(state, "glob", pattern, || {
+        GLOBS.get(pattern, || build_glob(pattern).map(Arc::new))
+    })?;
     charge_search(state, "glob", pattern, text, &regex)?;
     Ok(regex.is_match(text.as_bytes()))
 }
 
 /// A regular expression found anywhere in the text (anchor it with `^…$`; `(?i)` for case).
 fn matching(state: &mut State, text: &str, pattern: &str) -> Result<bool, Error> {
-    let regex = REGEXES
-        .get(pattern, || build_regex(pattern).map(Arc::new))
-        .map_err(invalid)?;
-    charge(state, "regular expression", pattern, build_fuel(&regex))?;
+    let regex = paid_for(state, "regular expression", pattern, || {
+        REGEXES.get(pattern, || build_regex(pattern).map(Arc::new))
+    })?;
     charge_search(state, "regular expression", pattern, text, &regex)?;
     Ok(regex.is_match(text))
 }
@@ -227,12 +225,16 @@ pub(crate) fn build_regex(pattern: &str) -> Result<meta::Regex, String> {
         })
 }
 
-/// The patterns one render (or one condition) has paid for, by digest: a pattern used again
-/// in the same render is free, as it is built once. Kept with the render's state, so what a
-/// render spends depends on the render alone, whichever patterns the process built before.
+/// The patterns one render (or one condition) has paid for, by digest, each as it was built:
+/// a pattern used again in the same render is free, and is not built again. Kept with the
+/// render's state, so what a render spends depends on the render alone, whichever patterns
+/// the process built before; and kept built, as the process keeps only [`crate::built`]'s
+/// few: a loop over 65 patterns built each of them at every turn while paying once, and a
+/// template of a kilobyte ran for minutes within its fuel. What they hold is bounded by the
+/// fuel paid for them (1 per 4 bytes they compile to).
 #[derive(Default)]
 pub struct PatternsPaid {
-    seen: HashSet<[u8; 16]>,
+    seen: HashMap<[u8; 16], Arc<meta::Regex>>,
     pub fuel: u64,
 }
 
@@ -255,11 +257,16 @@ fn fuel_left(state: &State) -> u64 {
         .map_or(u64::MAX, |(_, remaining)| remaining)
 }
 
-/// Takes a pattern's cost from the render's fuel the first time the render uses it; a
-/// render whose instructions and patterns together pass its fuel stops, as one that runs out
-/// of instructions does.
-fn charge(state: &mut State, kind: &str, pattern: &str, cost: u64) -> Result<(), Error> {
-    let left = fuel_left(state);
+/// The pattern as the render paid for it: the first time the render uses it, `build` gives
+/// it (from the process's patterns, or built afresh) and its cost is taken from the render's
+/// fuel; a render whose instructions and patterns together pass its fuel stops, as one that
+/// runs out of instructions does.
+fn paid_for(
+    state: &mut State,
+    kind: &str,
+    pattern: &str,
+    build: impl FnOnce() -> Result<Arc<meta::Regex>, String>,
+) -> Result<Arc<meta::Regex>, Error> {
     // The kind is part of the key: the same text can be a cheap glob and a costly regex.
     let digest = Sha256::new()
         .chain_update(kind.as_bytes())
@@ -268,10 +275,16 @@ fn charge(state: &mut State, kind: &str, pattern: &str, cost: u64) -> Result<(),
         .finalize();
     let mut key = [0u8; 16];
     key.copy_from_slice(&digest[..16]);
-    let paid = state.get_or_insert_extension_with(PatternsPaid::default);
-    if paid.seen.contains(&key) {
-        return Ok(());
+    if let Some(regex) = state
+        .get_extension::<PatternsPaid>()
+        .and_then(|paid| paid.seen.get(&key))
+    {
+        return Ok(Arc::clone(regex));
     }
+    let regex = build().map_err(invalid)?;
+    let cost = build_fuel(&regex);
+    let left = fuel_left(state);
+    let paid = state.get_or_insert_extension_with(PatternsPaid::default);
     if !paid.pay(cost, left) {
         return Err(Error::new(
             ErrorKind::OutOfFuel,
@@ -284,8 +297,8 @@ fn charge(state: &mut State, kind: &str, pattern: &str, cost: u64) -> Result<(),
             ),
         ));
     }
-    paid.seen.insert(key);
-    Ok(())
+    paid.seen.insert(key, Arc::clone(&regex));
+    Ok(regex)
 }
 
 /// Takes what searching `text` with a pattern may cost (see [`search_fuel`]) from the render's
@@ -499,6 +512,30 @@ mod tests {
         install(&mut env);
         env.set_fuel(Some(fuel));
         env.render_str(template, minijinja::context! {})
+    }
+
+    /// A render keeps each pattern it paid for: the process keeps only 64, and a loop over
+    /// more of them built every one again at every turn while paying once (a template of a
+    /// kilobyte ran for minutes within its fuel).
+    #[test]
+    fn a_render_builds_each_pattern_once_however_many_it_uses() {
+        let patterns: Vec<String> = (0..70)
+            .map(|n| format!("^kept-by-the-render-{n}$"))
+            .collect();
+        let list = patterns
+            .iter()
+            .map(|pattern| format!("'{pattern}'"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let template = format!(
+            "{{% for i in range(3) %}}{{% for p in [{list}] %}}\
+             {{% if 'kept-by-the-render-7' is matching(p) %}}{{{{ i }}}}{{% endif %}}\
+             {{% endfor %}}{{% endfor %}}"
+        );
+        assert_eq!(render(&template, 1_000_000).unwrap(), "012");
+        for pattern in &patterns {
+            assert_eq!(REGEXES.times_built(pattern), 1, "{pattern}");
+        }
     }
 
     #[test]
