@@ -508,3 +508,52 @@ fn a_new_tool_and_the_variant_that_lists_it_are_one_cause() {
         "{text}"
     );
 }
+
+/// Past sixteen changed files, each file affects the changed outputs that read it: finding a
+/// file's own effects compiles the whole workspace once more, and a change of a few hundred
+/// files compiled it a few hundred times (and synced every file of every copy to the disk).
+#[test]
+fn past_sixteen_changed_files_each_affects_the_outputs_that_read_it() {
+    let repo = library_repo();
+    let new = repo.promptc(&["new", "tool", "web_probe"]);
+    assert_eq!(new.status.code(), Some(0), "{}", stderr(&new));
+    repo.edit(
+        "variants/next-gen.toml",
+        "add_tools = [\"web_fetch\"]",
+        "add_tools = [\"web_fetch\", \"web_probe\"]",
+    );
+    for n in 0..15 {
+        let spare = repo.promptc(&["new", "tool", &format!("spare_{n}")]);
+        assert_eq!(spare.status.code(), Some(0), "{}", stderr(&spare));
+    }
+    let json: serde_json::Value = serde_json::from_str(&stdout(
+        &repo.promptc(&["diff", "--base", "main", "--format", "json"]),
+    ))
+    .unwrap();
+    let sources = json["sources"].as_array().unwrap();
+    assert_eq!(sources.len(), 17, "{sources:?}");
+    let changed: Vec<&str> = json["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["path"].as_str().unwrap())
+        .collect();
+    assert!(changed.contains(&"examples/prompts/next-gen/basic.md"));
+    let affects = |path: &str| -> Vec<&str> {
+        let source = sources.iter().find(|s| s["path"] == path).unwrap();
+        // Never found together: that takes the compiles this leaves out.
+        assert!(
+            source["together_with"].as_array().is_none_or(Vec::is_empty),
+            "{source}"
+        );
+        source["affects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p.as_str().unwrap())
+            .collect()
+    };
+    assert_eq!(affects("tools/web_probe.toml"), changed);
+    assert_eq!(affects("variants/next-gen.toml"), changed);
+    assert_eq!(affects("tools/spare_0.toml"), Vec::<&str>::new());
+}

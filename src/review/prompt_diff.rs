@@ -11,7 +11,7 @@ use crate::compiled::CompileError;
 use crate::confine;
 use crate::diagnostic::Diagnostic;
 use crate::emit::matrix::{self, MatrixEntry, unified_diff};
-use crate::emit::write::{Staged, TEMP_PREFIX};
+use crate::emit::write::TEMP_PREFIX;
 use crate::source::Sources;
 use crate::tokens::Encoding;
 
@@ -270,9 +270,15 @@ fn prompt_change(path: &str, old: Option<&Output>, new: Option<&Output>) -> Opti
     })
 }
 
+/// The most changed source files whose effects are found one by one, each by compiling the
+/// whole workspace once more: past it, a change of a few hundred files would compile the
+/// workspace a few hundred times (and a file's effects are the changed outputs that read it).
+const MAX_ISOLATED: usize = 16;
+
 /// The source files that differ, each with the changed outputs it affects: what its change
 /// alone alters. Files whose change alters nothing alone (or does not compile alone) but is
-/// needed by the rest of the change are one cause together.
+/// needed by the rest of the change are one cause together. Past [`MAX_ISOLATED`] changed
+/// files, each affects the changed outputs that read it.
 fn source_changes(
     before: &SideOutputs,
     after: &SideOutputs,
@@ -280,22 +286,31 @@ fn source_changes(
     source_date_epoch: Option<i64>,
 ) -> Vec<SourceChange> {
     let files: BTreeSet<&String> = before.files.keys().chain(after.files.keys()).collect();
-    let mut changes = Vec::new();
-    let mut alone = Vec::new();
-    for file in files {
-        let Some(status) = file_status(before.files.get(file), after.files.get(file)) else {
-            continue;
-        };
-        let only = with_files(before, &[file], after, source_date_epoch)
-            .map(|trial| differing(&before.outputs, &trial.outputs));
-        changes.push(SourceChange {
-            path: file.clone(),
-            status,
-            affects: Vec::new(),
-            together_with: Vec::new(),
-        });
-        alone.push(only);
+    let mut changes: Vec<SourceChange> = files
+        .into_iter()
+        .filter_map(|file| {
+            let status = file_status(before.files.get(file), after.files.get(file))?;
+            Some(SourceChange {
+                path: file.clone(),
+                status,
+                affects: Vec::new(),
+                together_with: Vec::new(),
+            })
+        })
+        .collect();
+    if changes.len() > MAX_ISOLATED {
+        for change in &mut changes {
+            change.affects = readers(before, after, &change.path, prompts);
+        }
+        return changes;
     }
+    let mut alone: Vec<_> = changes
+        .iter()
+        .map(|change| {
+            with_files(before, &[&change.path], after, source_date_epoch)
+                .map(|trial| differing(&before.outputs, &trial.outputs))
+        })
+        .collect();
     // A file that alters nothing alone, or cannot compile alone, acts with others when the
     // head without it differs from the head.
     let joint: Vec<usize> = (0..changes.len())
@@ -434,12 +449,13 @@ fn compile_files<'a>(
         .tempdir()
         .ok()?;
     let root = dir.path().canonicalize().ok()?;
-    let mut staged = Staged::default();
     for (path, text) in files {
         // Workspace-relative paths only: nothing is written outside the temporary folder.
         let target = confine::resolve_output(&root, Path::new(""), Path::new(path)).ok()?;
-        staged.add(&target, Path::new(path), text.as_bytes()).ok()?;
+        // Written plainly, not staged and synced as outputs are: the copy is read once and
+        // removed, and a sync per file made fifty changed files wait seconds on the disk.
+        std::fs::create_dir_all(target.parent()?).ok()?;
+        std::fs::write(&target, text).ok()?;
     }
-    staged.commit().ok()?;
     compile_side(&root, source_date_epoch).ok()
 }
