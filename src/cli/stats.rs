@@ -62,17 +62,21 @@ pub fn run(
     let epoch = source_date_epoch()?;
     let wanted =
         matrix::entries_matching(workspace, args.family.as_deref(), args.context.as_deref());
-    // One run over the entries: a runaway template is stopped once, not once per entry.
+    // One run over the entries: a runaway template is stopped once, not once per entry. Each
+    // prompt is measured as it compiles and let go: holding the matrix's prompts for the
+    // measures took gigabytes for a workspace of a hundred kilobytes.
     let compiler = Compiler::new(workspace);
-    let run = matrix::compile_entries(&compiler, wanted, epoch);
-    let rows: Vec<PromptStats> = run
-        .outputs
-        .into_iter()
-        .filter_map(|(entry, compiled)| {
-            let request = matrix::request(workspace, &entry, epoch)?;
-            Some(prompt_stats(&compiler, &request, &compiled, &entry.context))
-        })
-        .collect();
+    let mut rows: Vec<PromptStats> = Vec::new();
+    let run = matrix::compile_each(&compiler, wanted, epoch, |entry, compiled| {
+        if let Some(request) = matrix::request(workspace, &entry, epoch) {
+            rows.push(prompt_stats(&compiler, &request, &compiled, &entry.context));
+        }
+        Ok::<(), std::convert::Infallible>(())
+    });
+    let run = match run {
+        Ok(run) => run,
+        Err(never) => match never {},
+    };
     if report_failures(workspace, run.failed, printer) {
         return Err(CliError::Reported);
     }
