@@ -326,3 +326,64 @@ fn show_takes_a_variant_or_family_at_version_without_a_flag() {
             .starts_with("# variant `lab` after inheritance (lab <- generic)")
     );
 }
+
+/// Validation tests the routing rules on a few expected models at a time (each rule's pattern
+/// built once for them, not once per model): every expectation is still checked, each
+/// mismatch reported at its own line and in the table's order, past the first few too.
+#[test]
+fn every_routing_expectation_is_checked_in_order() {
+    let mut expect = String::new();
+    let mut wrong = Vec::new();
+    for index in 0..40 {
+        let (model, family) = if index % 2 == 0 {
+            (format!("claude-{index}"), "claude")
+        } else {
+            (format!("gpt-{index}"), "openai")
+        };
+        // Three expectations that name the other family.
+        let family = if [3, 17, 38].contains(&index) {
+            wrong.push((index, model.clone()));
+            if family == "claude" {
+                "openai"
+            } else {
+                "claude"
+            }
+        } else {
+            family
+        };
+        expect.push_str(&format!(
+            "  {{ model = \"{model}\", family = \"{family}\" }},\n"
+        ));
+    }
+    let manifest = format!(
+        "{}[routing]\norder = [\"claude\", \"openai\"]\nexpect = [\n{expect}]\n",
+        common::MANIFEST
+    );
+    let validation = Fixture::minimal()
+        .file("promptc.toml", manifest)
+        .file(
+            "variants/claude.toml",
+            "id = \"claude\"\nextends = \"generic\"\nmatch = \"model.id is matching('^claude-[0-9]+$')\"\n",
+        )
+        .file(
+            "variants/openai.toml",
+            "id = \"openai\"\nextends = \"generic\"\nmatch = \"model.id is glob('gpt-*')\"\n",
+        )
+        .validate();
+    let mismatches: Vec<(u64, String)> = validation
+        .diagnostics()
+        .into_iter()
+        .filter(|d| d.code == "route-mismatch")
+        .map(|d| (d.line, d.message))
+        .collect();
+    // The table opens on the manifest's fifth line: expectation n is on line 6 + n.
+    let expected: Vec<u64> = wrong.iter().map(|(index, _)| 6 + index).collect();
+    assert_eq!(
+        mismatches.iter().map(|(line, _)| *line).collect::<Vec<_>>(),
+        expected,
+        "{mismatches:#?}"
+    );
+    for ((_, message), (_, model)) in mismatches.iter().zip(&wrong) {
+        assert!(message.contains(&format!("`{model}`")), "{message}");
+    }
+}

@@ -13,6 +13,10 @@ use crate::problem::{Problem, RefKind, RoutingProblem};
 use crate::resolve::scope::Scope;
 use crate::workspace::VariantDef;
 use crate::workspace::catalog::{Catalog, Narrowing};
+
+/// How many `[[routing.expect]]` models validation tests the routing rules on together (see
+/// [`Compiler::routing_diagnostics`]).
+const EXPECTED_AT_ONCE: usize = 16;
 use crate::workspace::inheritance::EffectiveVariant;
 
 /// The family routing picked for a model.
@@ -268,52 +272,76 @@ impl<'w> Compiler<'w> {
         let rules = self.rules();
         // For each rule, the expected models it holds for, with the family that wins each.
         let mut held: Vec<Vec<(String, String)>> = vec![Vec::new(); rules.len()];
-        for (index, expected) in workspace.settings().routing.expect.iter().enumerate() {
-            let pointer = format!("/routing/expect/{index}");
-            let mut context = expected
-                .context
-                .as_deref()
-                .or(workspace.settings().default_context.as_deref())
-                .and_then(|name| workspace.context(name))
-                .cloned()
-                .unwrap_or_default();
-            context.model.id.clone_from(&expected.model);
-            context.model.provider = expected.provider.clone().unwrap_or_default();
-            let mut diagnostics = Diagnostics::default();
-            let scope = self.routing_scope(&context, &mut diagnostics);
-            let values = scope.values();
-            let mut matching = Vec::new();
-            for (rule_index, rule) in rules.iter().enumerate() {
-                match self.holds(rule, &values) {
-                    Ok(true) => matching.push(rule_index),
-                    Ok(false) => {}
-                    Err(diagnostic) => diagnostics.push(diagnostic),
+        let expectations = &workspace.settings().routing.expect;
+        // A few expected models at a time, each rule tested on all of them in turn: a rule's
+        // pattern is built once for them, where every rule tested for one model after
+        // another went round more patterns than the process keeps, building each again for
+        // every model (65 routing patterns and 80 models took 20 s). A few, not all: each
+        // holds its context's values.
+        for (chunk, group) in expectations.chunks(EXPECTED_AT_ONCE).enumerate() {
+            let prepared: Vec<(Diagnostics, minijinja::Value)> = group
+                .iter()
+                .map(|expected| {
+                    let mut context = expected
+                        .context
+                        .as_deref()
+                        .or(workspace.settings().default_context.as_deref())
+                        .and_then(|name| workspace.context(name))
+                        .cloned()
+                        .unwrap_or_default();
+                    context.model.id.clone_from(&expected.model);
+                    context.model.provider = expected.provider.clone().unwrap_or_default();
+                    let mut diagnostics = Diagnostics::default();
+                    let values = self.routing_scope(&context, &mut diagnostics).values();
+                    (diagnostics, values)
+                })
+                .collect();
+            let mut outcomes: Vec<Vec<Result<bool, Diagnostic>>> = prepared
+                .iter()
+                .map(|_| Vec::with_capacity(rules.len()))
+                .collect();
+            for rule in &rules {
+                for ((_, values), outcome) in prepared.iter().zip(&mut outcomes) {
+                    outcome.push(self.holds(rule, values));
                 }
             }
-            if diagnostics.has_errors() {
-                out.extend(diagnostics);
-                continue;
-            }
-            let routed = matching
-                .first()
-                .map_or(workspace.settings().fallback_family.as_str(), |&first| {
-                    rules[first].family
-                });
-            if routed != expected.family {
-                out.error(
-                    Problem::Routing(RoutingProblem::RouteMismatch {
-                        model: expected.model.clone(),
-                        expected: expected.family.clone(),
-                        routed: routed.to_string(),
-                        rule: matching
-                            .first()
-                            .map(|&first| rules[first].family.to_string()),
-                    }),
-                    manifest.value_span(&format!("{pointer}/family")),
-                );
-            }
-            for &rule_index in &matching {
-                held[rule_index].push((expected.model.clone(), routed.to_string()));
+            for (offset, ((expected, (mut diagnostics, _)), outcome)) in
+                group.iter().zip(prepared).zip(outcomes).enumerate()
+            {
+                let pointer = format!("/routing/expect/{}", chunk * EXPECTED_AT_ONCE + offset);
+                let mut matching = Vec::new();
+                for (rule_index, outcome) in outcome.into_iter().enumerate() {
+                    match outcome {
+                        Ok(true) => matching.push(rule_index),
+                        Ok(false) => {}
+                        Err(diagnostic) => diagnostics.push(diagnostic),
+                    }
+                }
+                if diagnostics.has_errors() {
+                    out.extend(diagnostics);
+                    continue;
+                }
+                let routed = matching
+                    .first()
+                    .map_or(workspace.settings().fallback_family.as_str(), |&first| {
+                        rules[first].family
+                    });
+                if routed != expected.family {
+                    out.error(
+                        Problem::Routing(RoutingProblem::RouteMismatch {
+                            model: expected.model.clone(),
+                            expected: expected.family.clone(),
+                            routed: routed.to_string(),
+                            rule: matching
+                                .first()
+                                .map(|&first| rules[first].family.to_string()),
+                        }),
+                        manifest.value_span(&format!("{pointer}/family")),
+                    );
+                }
+                for &rule_index in &matching {
+                    held[rule_index].push((expected.model.clone(), routed.to_string()));
+                }
             }
         }
         for (rule, models) in rules.iter().zip(held) {
@@ -345,5 +373,70 @@ impl<'w> Compiler<'w> {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Seventy families each routed by a pattern of its own, more than the process keeps
+    /// built, and forty expected models: each pattern is built once for every few models,
+    /// where testing every rule for one model after another built each for every model.
+    #[test]
+    fn validation_builds_each_routing_pattern_once_per_few_expected_models() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |path: &str, text: &str| {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        let families = 70;
+        let models = 40;
+        let pattern = |family: usize| format!("^routed-once-{family}-[0-9]+$");
+        let order: Vec<String> = (0..families).map(|f| format!("\"f{f}\"")).collect();
+        let expect: Vec<String> = (0..models)
+            .map(|m| {
+                format!(
+                    "{{ model = \"routed-once-{}-{m}\", family = \"f{}\" }}",
+                    m % families,
+                    m % families
+                )
+            })
+            .collect();
+        write(
+            "promptc.toml",
+            &format!(
+                "fallback_family = \"base\"\n[routing]\norder = [{}]\nexpect = [{}]\n",
+                order.join(", "),
+                expect.join(", ")
+            ),
+        );
+        write("variants/base.toml", "id = \"base\"\ntemplate = \"x\\n\"\n");
+        for family in 0..families {
+            write(
+                &format!("variants/f{family}.toml"),
+                &format!(
+                    "id = \"f{family}\"\nextends = \"base\"\nmatch = \"model.id is matching('{}')\"\n",
+                    pattern(family)
+                ),
+            );
+        }
+        let root = dir.path().canonicalize().unwrap();
+        let loaded = crate::loader::load_workspace(&root).unwrap();
+        assert!(loaded.workspace.is_valid(), "{:?}", loaded.diagnostics);
+        let diagnostics = super::Compiler::new(&loaded.workspace).routing_diagnostics();
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        // Once per group of sixteen models (three); and perhaps once more ahead, while
+        // loading, and when another test's patterns pushed it out of the process's few
+        // within a group. Once per model would be forty.
+        assert_eq!(super::EXPECTED_AT_ONCE, 16);
+        let most = 7;
+        for family in 0..families {
+            let built = crate::templates::model_id::times_regex_built(&pattern(family));
+            assert!(
+                (1..=most).contains(&built),
+                "{} built {built} times",
+                pattern(family)
+            );
+        }
     }
 }

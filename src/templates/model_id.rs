@@ -339,6 +339,12 @@ fn shortened(pattern: &str) -> String {
     }
 }
 
+/// How many times the `matching` test's `pattern` has been built in this process.
+#[cfg(test)]
+pub(crate) fn times_regex_built(pattern: &str) -> usize {
+    REGEXES.times_built(pattern)
+}
+
 /// The fuel the patterns of a finished render cost, to be added to its instructions.
 pub fn patterns_fuel(state: &State) -> u64 {
     state
