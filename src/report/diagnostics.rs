@@ -27,7 +27,12 @@ pub fn human(diagnostics: &[Diagnostic], sources: &Sources, color: bool) -> Stri
             .map(|l| l.kind.to_string())
             .collect();
         let notes: Vec<String> = diagnostic.notes.iter().map(ToString::to_string).collect();
-        out.push_str(&renderer.render(&groups(diagnostic, sources, &labels, &notes)));
+        let (groups, place) = groups(diagnostic, sources, &labels, &notes);
+        let rendered = renderer.render(&groups);
+        out.push_str(&match place {
+            Some(place) => place.corrected(&rendered),
+            None => rendered,
+        });
         out.push_str("\n\n");
     }
     if let Some(summary) = summary(diagnostics) {
@@ -37,13 +42,14 @@ pub fn human(diagnostics: &[Diagnostic], sources: &Sources, color: bool) -> Stri
     out
 }
 
-/// `label_words` and `note_words` are the words of the diagnostic's labels and notes.
+/// `label_words` and `note_words` are the words of the diagnostic's labels and notes. With
+/// the place the rendered text gets wrong, when the snippet leaves out the start of its line.
 fn groups<'a>(
     diagnostic: &'a Diagnostic,
     sources: &'a Sources,
     label_words: &'a [String],
     note_words: &'a [String],
-) -> Vec<Group<'a>> {
+) -> (Vec<Group<'a>>, Option<Place>) {
     let level = match diagnostic.severity() {
         Severity::Error => Level::ERROR,
         Severity::Warning => Level::WARNING,
@@ -57,13 +63,15 @@ fn groups<'a>(
             primary_spans.push((label.span.range(), Some(words.as_str())));
         } else {
             let other = sources.get(label.span.source);
-            others.push(snippet(
+            let (_, snippet) = snippet(
                 other,
                 &[(label.span.range(), Some(words.as_str()))],
-            ));
+                Cut::EndOnly,
+            );
+            others.push(snippet);
         }
     }
-    let primary = snippet(file, &primary_spans);
+    let (place, primary) = snippet(file, &primary_spans, Cut::BothEnds);
     let mut group = level
         .primary_title(message)
         .id(diagnostic.problem.code())
@@ -77,16 +85,55 @@ fn groups<'a>(
     if let Some(help) = diagnostic.problem.help() {
         group = group.element(Level::HELP.message(help));
     }
-    vec![group]
+    (vec![group], place)
+}
+
+/// Where a snippet that leaves out the start of its line points: the renderer counts the
+/// column from where the snippet starts, and prints `written` where `actual` is true.
+struct Place {
+    written: String,
+    actual: String,
+}
+
+impl Place {
+    /// `rendered` with the place after its first `-->` (the diagnostic's own) made right.
+    fn corrected(&self, rendered: &str) -> String {
+        let Some(arrow) = rendered.find("-->") else {
+            return rendered.to_string();
+        };
+        let (head, tail) = rendered.split_at(arrow);
+        format!("{head}{}", tail.replacen(&self.written, &self.actual, 1))
+    }
+}
+
+/// How much of a line a snippet shows before and after its spans: the renderer reads all it
+/// is given, and a thousand diagnostics on one line of 3 MB took seconds (it shows a terminal's
+/// width around the spans anyway).
+const AROUND_SPANS: usize = 512;
+
+/// Which ends of the lines a snippet may leave out (see [`snippet`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Cut {
+    /// The text past [`AROUND_SPANS`] before the spans too (see [`Place`]).
+    BothEnds,
+    /// Only after the spans: a label in another file, whose place is printed with no
+    /// correction.
+    EndOnly,
 }
 
 /// A snippet of the lines the spans touch (the first one primary, the others context). Only
 /// those lines are handed to the renderer, which otherwise scans the whole file for each
-/// diagnostic: a large template with many errors took minutes.
+/// diagnostic: a large template with many errors took minutes; and of a long line, only
+/// [`AROUND_SPANS`] bytes on either side of the spans. When the start of the line is left
+/// out, the place the renderer will print is returned to be corrected.
 fn snippet<'a>(
     file: &'a SourceFile,
     spans: &[(std::ops::Range<usize>, Option<&'a str>)],
-) -> Snippet<'a, annotate_snippets::Annotation<'a>> {
+    cut: Cut,
+) -> (
+    Option<Place>,
+    Snippet<'a, annotate_snippets::Annotation<'a>>,
+) {
     let text = file.text.as_str();
     let ranges: Vec<std::ops::Range<usize>> = spans
         .iter()
@@ -94,13 +141,34 @@ fn snippet<'a>(
         .collect();
     let low = ranges.iter().map(|r| r.start).min().unwrap_or(0);
     let high = ranges.iter().map(|r| r.end).max().unwrap_or(0);
-    let from = text[..low].rfind('\n').map_or(0, |at| at + 1);
-    let to = text[high..]
+    let line_start = text[..low].rfind('\n').map_or(0, |at| at + 1);
+    let from = if cut == Cut::BothEnds && low - line_start > 2 * AROUND_SPANS {
+        clamp(low - AROUND_SPANS..low, text).start
+    } else {
+        line_start
+    };
+    let line_end = text[high..]
         .find('\n')
         .map_or(text.len(), |at| high + at + 1);
+    let to = if line_end - high > 2 * AROUND_SPANS {
+        clamp(high..high + AROUND_SPANS, text).end
+    } else {
+        line_end
+    };
     let (line, _) = file.line_col(from);
+    let path = super::visible::visible(&file.path.to_string_lossy()).into_owned();
+    let place = (from != line_start).then(|| {
+        // The renderer's column is the primary span's, from the snippet's start.
+        let start = ranges.first().map_or(low, |r| r.start);
+        let (line, column) = file.line_col(start);
+        let counted = text[from..start].chars().count() + 1;
+        Place {
+            written: format!("{path}:{line}:{counted}"),
+            actual: format!("{path}:{line}:{column}"),
+        }
+    });
     let mut snippet = Snippet::source(&text[from..to])
-        .path(super::visible::visible(&file.path.to_string_lossy()).into_owned())
+        .path(path)
         .line_start(line)
         .fold(true);
     for (index, (range, (_, label))) in ranges.iter().zip(spans).enumerate() {
@@ -115,7 +183,7 @@ fn snippet<'a>(
         }
         snippet = snippet.annotation(annotation);
     }
-    snippet
+    (place, snippet)
 }
 
 /// Keeps a span on character boundaries inside the text, so rendering never panics.
