@@ -58,44 +58,51 @@ pub fn compile_side(root: &Path, source_date_epoch: Option<i64>) -> Result<SideO
             sources: workspace.sources,
         });
     }
-    let run = matrix::compile_all(
-        &crate::compile::Compiler::new(&workspace),
-        source_date_epoch,
-    );
+    // Each output is kept as it compiles, once: the matrix's outputs were held whole, then
+    // copied out.
+    let mut outputs = BTreeMap::new();
+    let run = {
+        let compiler = crate::compile::Compiler::new(&workspace);
+        let entries = matrix::entries(&workspace);
+        let tokens = &workspace.settings().tokens;
+        let run = matrix::compile_each(&compiler, entries, source_date_epoch, |entry, compiled| {
+            let mut inputs = compiled.inputs.clone();
+            if let Some(context) = workspace.contexts.get(&entry.context) {
+                inputs.push(
+                    workspace
+                        .sources
+                        .get(context.source())
+                        .path
+                        .to_string_lossy()
+                        .into_owned(),
+                );
+            }
+            // The prompt, and its tool definitions beside it: each file a build writes.
+            for (path, text) in matrix::files(&entry, &compiled) {
+                outputs.insert(
+                    path,
+                    Output {
+                        encoding: tokens.encoding_for(&entry.family),
+                        exact: tokens.is_exact(&entry.family),
+                        family: entry.family.clone(),
+                        context: entry.context.clone(),
+                        prompt: text.into_owned(),
+                        inputs: inputs.clone(),
+                    },
+                );
+            }
+            Ok::<(), std::convert::Infallible>(())
+        });
+        match run {
+            Ok(run) => run,
+            Err(never) => match never {},
+        }
+    };
     if !run.failed.is_empty() {
         return Err(SideError::NotCompiled {
             failed: run.failed,
             sources: std::mem::take(&mut workspace.sources),
         });
-    }
-    let mut outputs = BTreeMap::new();
-    for (entry, compiled) in run.outputs {
-        let mut inputs = compiled.inputs.clone();
-        if let Some(context) = workspace.contexts.get(&entry.context) {
-            inputs.push(
-                workspace
-                    .sources
-                    .get(context.source())
-                    .path
-                    .to_string_lossy()
-                    .into_owned(),
-            );
-        }
-        let tokens = &workspace.settings().tokens;
-        // The prompt, and its tool definitions beside it: each file a build writes.
-        for (path, text) in matrix::files(&entry, &compiled) {
-            outputs.insert(
-                path,
-                Output {
-                    encoding: tokens.encoding_for(&entry.family),
-                    exact: tokens.is_exact(&entry.family),
-                    family: entry.family.clone(),
-                    context: entry.context.clone(),
-                    prompt: text.into_owned(),
-                    inputs: inputs.clone(),
-                },
-            );
-        }
     }
     let files = workspace
         .sources
