@@ -225,16 +225,23 @@ pub(crate) fn build_regex(pattern: &str) -> Result<meta::Regex, String> {
         })
 }
 
+/// How many built patterns one render keeps (see [`PatternsPaid`]). Each may hold, beside
+/// what it compiles to, a search cache of up to [`REGEX_SIZE_LIMIT`] that its fuel does not
+/// count: a render keeping every pattern it paid for could hold gigabytes of them.
+const KEPT_PER_RENDER: usize = 32;
+
 /// The patterns one render (or one condition) has paid for, by digest, each as it was built:
-/// a pattern used again in the same render is free, and is not built again. Kept with the
+/// one of the first [`KEPT_PER_RENDER`] used again in the same render is free, and is not
+/// built again; any other is paid for at each use, as it may be built again. Kept with the
 /// render's state, so what a render spends depends on the render alone, whichever patterns
-/// the process built before; and kept built, as the process keeps only [`crate::built`]'s
-/// few: a loop over 65 patterns built each of them at every turn while paying once, and a
-/// template of a kilobyte ran for minutes within its fuel. What they hold is bounded by the
-/// fuel paid for them (1 per 4 bytes they compile to).
+/// the process built before. Paid once and not kept, as before, a loop over 65 patterns built
+/// each of them at every turn (the process keeps only [`crate::built`]'s few), and a template
+/// of a kilobyte ran for minutes within its fuel.
 #[derive(Default)]
 pub struct PatternsPaid {
-    seen: HashMap<[u8; 16], Arc<meta::Regex>>,
+    kept: HashMap<[u8; 16], Arc<meta::Regex>>,
+    /// How many builds were paid for.
+    builds: usize,
     pub fuel: u64,
 }
 
@@ -257,10 +264,10 @@ fn fuel_left(state: &State) -> u64 {
         .map_or(u64::MAX, |(_, remaining)| remaining)
 }
 
-/// The pattern as the render paid for it: the first time the render uses it, `build` gives
-/// it (from the process's patterns, or built afresh) and its cost is taken from the render's
-/// fuel; a render whose instructions and patterns together pass its fuel stops, as one that
-/// runs out of instructions does.
+/// The pattern as the render paid for it: unless the render keeps it, `build` gives it (from
+/// the process's patterns, or built afresh) and its cost is taken from the render's fuel; a
+/// render whose instructions and patterns together pass its fuel stops, as one that runs out
+/// of instructions does.
 fn paid_for(
     state: &mut State,
     kind: &str,
@@ -277,7 +284,7 @@ fn paid_for(
     key.copy_from_slice(&digest[..16]);
     if let Some(regex) = state
         .get_extension::<PatternsPaid>()
-        .and_then(|paid| paid.seen.get(&key))
+        .and_then(|paid| paid.kept.get(&key))
     {
         return Ok(Arc::clone(regex));
     }
@@ -290,14 +297,17 @@ fn paid_for(
             ErrorKind::OutOfFuel,
             format!(
                 "the {kind} `{}` costs {cost} fuel to build, more than is left \
-                 ({} distinct patterns built so far cost {})",
+                 ({} pattern builds so far cost {})",
                 shortened(pattern),
-                paid.seen.len(),
+                paid.builds,
                 paid.fuel
             ),
         ));
     }
-    paid.seen.insert(key, Arc::clone(&regex));
+    paid.builds += 1;
+    if paid.kept.len() < KEPT_PER_RENDER {
+        paid.kept.insert(key, Arc::clone(&regex));
+    }
     Ok(regex)
 }
 
@@ -520,28 +530,49 @@ mod tests {
         env.render_str(template, minijinja::context! {})
     }
 
-    /// A render keeps each pattern it paid for: the process keeps only 64, and a loop over
-    /// more of them built every one again at every turn while paying once (a template of a
-    /// kilobyte ran for minutes within its fuel).
-    #[test]
-    fn a_render_builds_each_pattern_once_however_many_it_uses() {
-        let patterns: Vec<String> = (0..70)
-            .map(|n| format!("^kept-by-the-render-{n}$"))
-            .collect();
-        let list = patterns
-            .iter()
-            .map(|pattern| format!("'{pattern}'"))
+    /// A loop over `count` patterns of `prefix`, `rounds` times, rendered with `fuel`.
+    fn loop_over_patterns(
+        prefix: &str,
+        count: usize,
+        rounds: usize,
+        fuel: u64,
+    ) -> Result<String, Error> {
+        let list = (0..count)
+            .map(|n| format!("'^{prefix}-{n}$'"))
             .collect::<Vec<_>>()
             .join(", ");
-        let template = format!(
-            "{{% for i in range(3) %}}{{% for p in [{list}] %}}\
-             {{% if 'kept-by-the-render-7' is matching(p) %}}{{{{ i }}}}{{% endif %}}\
-             {{% endfor %}}{{% endfor %}}"
+        render(
+            &format!(
+                "{{% for i in range({rounds}) %}}{{% for p in [{list}] %}}\
+                 {{% if '{prefix}-7' is matching(p) %}}.{{% endif %}}\
+                 {{% endfor %}}{{% endfor %}}"
+            ),
+            fuel,
+        )
+    }
+
+    /// A render keeps the first patterns it pays for, built, and pays for the others at each
+    /// use: the process keeps only 64, and a loop over 65 patterns built every one again at
+    /// every turn while paying once (a template of a kilobyte ran for minutes within its
+    /// fuel).
+    #[test]
+    fn a_render_pays_for_each_build_of_a_pattern_it_does_not_keep() {
+        assert_eq!(KEPT_PER_RENDER, 32);
+        let kept = 32;
+        assert_eq!(
+            loop_over_patterns("kept-by-a-render", kept, 3, 1_000_000).unwrap(),
+            "..."
         );
-        assert_eq!(render(&template, 1_000_000).unwrap(), "012");
-        for pattern in &patterns {
-            assert_eq!(REGEXES.times_built(pattern), 1, "{pattern}");
+        for n in 0..kept {
+            let pattern = format!("^kept-by-a-render-{n}$");
+            assert_eq!(REGEXES.times_built(&pattern), 1, "{pattern}");
         }
+        // The same loop with twice the patterns: within a fuel ten times what the kept ones
+        // took, it runs out, paying for the others' builds at every turn.
+        let fuel = 2_000_000;
+        assert!(loop_over_patterns("kept-alone", kept, 200, fuel).is_ok());
+        let error = loop_over_patterns("not-all-kept", 2 * kept, 200, fuel).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::OutOfFuel, "{error}");
     }
 
     #[test]
