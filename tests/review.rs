@@ -526,12 +526,15 @@ fn past_sixteen_changed_files_each_affects_the_outputs_that_read_it() {
         let spare = repo.promptc(&["new", "tool", &format!("spare_{n}")]);
         assert_eq!(spare.status.code(), Some(0), "{}", stderr(&spare));
     }
+    // The manifest, which every output reads, affects every changed one.
+    let manifest = std::fs::read_to_string(repo.root.join("promptc.toml")).unwrap();
+    repo.write("promptc.toml", &format!("# reviewed\n{manifest}"));
     let json: serde_json::Value = serde_json::from_str(&stdout(
         &repo.promptc(&["diff", "--base", "main", "--format", "json"]),
     ))
     .unwrap();
     let sources = json["sources"].as_array().unwrap();
-    assert_eq!(sources.len(), 17, "{sources:?}");
+    assert_eq!(sources.len(), 18, "{sources:?}");
     let changed: Vec<&str> = json["prompts"]
         .as_array()
         .unwrap()
@@ -556,4 +559,5 @@ fn past_sixteen_changed_files_each_affects_the_outputs_that_read_it() {
     assert_eq!(affects("tools/web_probe.toml"), changed);
     assert_eq!(affects("variants/next-gen.toml"), changed);
     assert_eq!(affects("tools/spare_0.toml"), Vec::<&str>::new());
+    assert_eq!(affects("promptc.toml"), changed);
 }

@@ -252,6 +252,15 @@ fn compile_in_order<E>(
     Ok(())
 }
 
+/// Calls its function when dropped.
+struct OnDrop<F: Fn()>(F);
+
+impl<F: Fn()> Drop for OnDrop<F> {
+    fn drop(&mut self) {
+        (self.0)();
+    }
+}
+
 /// What compiling one entry gave, for [`in_order`]: the result, the bytes of text it holds
 /// while it waits for its turn, and whether a template ran out of fuel.
 struct Compiling<T> {
@@ -266,8 +275,9 @@ struct Compiling<T> {
 /// that has to be woken for each. Threads take `runs` (every entry in one, in the order
 /// they are taken: see [`in_taking_order`]), and start one at most [`WINDOW`] entries ahead of
 /// the one being handled; and while the results compiled ahead hold more than `window_bytes`,
-/// a thread compiles only the entry to be handled next (or one before it), so memory stays
-/// bounded: at most `WINDOW + RUN` results wait, and past that size about one per thread more.
+/// a helper compiles only the entry to be handled next (or one before it), and this thread
+/// only runs up to the one holding it, so memory stays bounded: at most `WINDOW + RUN`
+/// results wait, and past that size, one per helper and a few runs of this thread's more.
 ///
 /// An error from `handle` stops the threads. So does a compile that ran out of fuel: its entry
 /// is not handled, and what is returned with the outcome is the entry to resume from (every
@@ -354,6 +364,9 @@ fn in_order<T: Send, E>(
         }
         let held = stage.hold();
         drop(sender);
+        // However this thread leaves, the others stop: a `handle` that panics (the bindings
+        // unwind) left them waiting for their turn, and the scope waiting for them.
+        let _halt = OnDrop(&halt);
         // Runs this thread may take: within the window of the entry it handles next, so what
         // it compiles never waits long for its turn; and past the window's size, only while
         // the run holding that entry is not taken yet (the runs before it in the taking order
@@ -1371,6 +1384,32 @@ mod tests {
         );
         assert_eq!(handled, (0..120).collect::<Vec<_>>());
         assert_eq!(outcome, Ok(()));
+    }
+
+    /// A `handle` that panics (the bindings unwind) stops the threads too: they waited for
+    /// their turn, and the scope for them, for ever. The window is tiny, so that the others
+    /// are waiting when it panics.
+    #[test]
+    fn a_panic_while_handling_stops_the_threads() {
+        let entries: Vec<MatrixEntry> = (0..60)
+            .map(|index| entry(&format!("v{}", index / 3), None, &index.to_string()))
+            .collect();
+        let runs = in_taking_order(runs_of(&entries), &entries);
+        let compile = |index: usize| Compiling {
+            result: index,
+            bytes: 1000,
+            ran_out: false,
+        };
+        let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            in_order(&runs, entries.len(), 3, 1000, &compile, |index, _| {
+                if index == 5 {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    panic!("handling {index}");
+                }
+                Ok::<(), ()>(())
+            })
+        }));
+        assert!(unwound.is_err());
     }
 
     /// A compile that ran out of fuel stops the threads: it is not handled, nor is anything
