@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use serde::Serialize;
+use sha2::{Digest, Sha256};
 
 use crate::compiled::CompileError;
 use crate::confine;
@@ -24,7 +25,10 @@ pub struct SideOutputs {
 struct Output {
     family: String,
     context: String,
+    /// The text; empty on a side compiled only to be compared (see [`Texts`]).
     prompt: String,
+    /// The text's SHA-256, by which sides are compared.
+    digest: [u8; 32],
     inputs: Vec<String>,
     /// The family's encoding from the side's `[tokens]`, and whether it is exact.
     encoding: Encoding,
@@ -50,6 +54,22 @@ pub enum SideError {
 
 /// Compiles the matrix of the workspace at `root`.
 pub fn compile_side(root: &Path, source_date_epoch: Option<i64>) -> Result<SideOutputs, SideError> {
+    compile_keeping(root, source_date_epoch, Texts::Kept)
+}
+
+/// Whether a side keeps its outputs' texts, or only their digests: a side compiled to find
+/// what one file's change alters is only compared, and held a whole matrix of prompts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Texts {
+    Kept,
+    Digests,
+}
+
+fn compile_keeping(
+    root: &Path,
+    source_date_epoch: Option<i64>,
+    texts: Texts,
+) -> Result<SideOutputs, SideError> {
     let loaded = crate::loader::load_workspace(root).map_err(SideError::Unreadable)?;
     let mut workspace = loaded.workspace;
     if loaded.diagnostics.has_errors() {
@@ -79,6 +99,7 @@ pub fn compile_side(root: &Path, source_date_epoch: Option<i64>) -> Result<SideO
             }
             // The prompt, and its tool definitions beside it: each file a build writes.
             for (path, text) in matrix::files(&entry, &compiled) {
+                let digest = Sha256::digest(text.as_bytes()).into();
                 outputs.insert(
                     path,
                     Output {
@@ -86,7 +107,11 @@ pub fn compile_side(root: &Path, source_date_epoch: Option<i64>) -> Result<SideO
                         exact: tokens.is_exact(&entry.family),
                         family: entry.family.clone(),
                         context: entry.context.clone(),
-                        prompt: text.into_owned(),
+                        prompt: match texts {
+                            Texts::Kept => text.into_owned(),
+                            Texts::Digests => String::new(),
+                        },
+                        digest,
                         inputs: inputs.clone(),
                     },
                 );
@@ -386,9 +411,7 @@ fn differing(
     let paths: BTreeSet<&String> = reference.keys().chain(trial.keys()).collect();
     paths
         .into_iter()
-        .filter(|path| {
-            reference.get(*path).map(|o| &o.prompt) != trial.get(*path).map(|o| &o.prompt)
-        })
+        .filter(|path| reference.get(*path).map(|o| o.digest) != trial.get(*path).map(|o| o.digest))
         .cloned()
         .collect()
 }
@@ -464,5 +487,5 @@ fn compile_files<'a>(
         std::fs::create_dir_all(target.parent()?).ok()?;
         std::fs::write(&target, text).ok()?;
     }
-    compile_side(&root, source_date_epoch).ok()
+    compile_keeping(&root, source_date_epoch, Texts::Digests).ok()
 }
