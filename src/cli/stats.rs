@@ -67,16 +67,11 @@ pub fn run(
     // measures took gigabytes for a workspace of a hundred kilobytes.
     let compiler = Compiler::new(workspace);
     let mut rows: Vec<PromptStats> = Vec::new();
-    let run = matrix::compile_each(&compiler, wanted, epoch, |entry, compiled| {
+    let run = matrix::compile_visiting(&compiler, wanted, epoch, |entry, compiled| {
         if let Some(request) = matrix::request(workspace, &entry, epoch) {
             rows.push(prompt_stats(&compiler, &request, &compiled, &entry.context));
         }
-        Ok::<(), std::convert::Infallible>(())
     });
-    let run = match run {
-        Ok(run) => run,
-        Err(never) => match never {},
-    };
     if report_failures(workspace, run.failed, printer) {
         return Err(CliError::Reported);
     }

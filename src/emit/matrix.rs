@@ -149,15 +149,27 @@ pub fn compile_entries(
     source_date_epoch: Option<i64>,
 ) -> MatrixRun {
     let mut outputs = Vec::new();
-    let run = compile_each(compiler, entries, source_date_epoch, |entry, compiled| {
+    let mut run = compile_visiting(compiler, entries, source_date_epoch, |entry, compiled| {
         outputs.push((entry, compiled));
+    });
+    run.outputs = outputs;
+    run
+}
+
+/// [`compile_each`] with a visitor that cannot fail: each output is handed to `visit`, in
+/// entry order, and not kept.
+pub fn compile_visiting(
+    compiler: &Compiler<'_>,
+    entries: Vec<MatrixEntry>,
+    source_date_epoch: Option<i64>,
+    mut visit: impl FnMut(MatrixEntry, Compiled),
+) -> MatrixRun {
+    let run = compile_each(compiler, entries, source_date_epoch, |entry, compiled| {
+        visit(entry, compiled);
         Ok::<(), std::convert::Infallible>(())
     });
     match run {
-        Ok(mut run) => {
-            run.outputs = outputs;
-            run
-        }
+        Ok(run) => run,
         Err(never) => match never {},
     }
 }

@@ -85,7 +85,7 @@ fn compile_keeping(
         let compiler = crate::compile::Compiler::new(&workspace);
         let entries = matrix::entries(&workspace);
         let tokens = &workspace.settings().tokens;
-        let run = matrix::compile_each(&compiler, entries, source_date_epoch, |entry, compiled| {
+        matrix::compile_visiting(&compiler, entries, source_date_epoch, |entry, compiled| {
             let mut inputs = compiled.inputs.clone();
             if let Some(context) = workspace.contexts.get(&entry.context) {
                 inputs.push(
@@ -116,12 +116,7 @@ fn compile_keeping(
                     },
                 );
             }
-            Ok::<(), std::convert::Infallible>(())
-        });
-        match run {
-            Ok(run) => run,
-            Err(never) => match never {},
-        }
+        })
     };
     if !run.failed.is_empty() {
         return Err(SideError::NotCompiled {
