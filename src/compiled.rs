@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::diagnostic::Diagnostics;
 use crate::model::ModelConfig;
+use crate::parameter_schema::ParameterSchema;
 use crate::problem::{Problem, Severity};
 
 /// Why a compile produced no prompt.
@@ -185,6 +186,7 @@ pub struct CompiledParameter {
     pub note: String,
     /// Its JSON Schema beyond `type`, for native tool definitions: `items`, `properties`,
     /// `enum` and the free `schema` keywords.
-    #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
-    pub schema: serde_json::Map<String, serde_json::Value>,
+    /// Shared by every tool that uses the same shared parameter.
+    #[serde(skip_serializing_if = "ParameterSchema::is_empty")]
+    pub schema: ParameterSchema,
 }

@@ -63,6 +63,7 @@ mod load;
 mod loader;
 pub mod model;
 mod namespace;
+mod parameter_schema;
 mod path_error;
 mod pointer;
 pub mod problem;
@@ -102,6 +103,7 @@ pub use loader::{
     Loaded, apply_mcp_settings, assemble_rules, load_context_file, load_context_text,
     load_workspace,
 };
+pub use parameter_schema::ParameterSchema;
 pub use path_error::{PathError, PathProblem};
 pub use report::diagnostics::{DiagnosticRecord, RecordLabel, RecordLocation};
 pub use runtime::{AgentRequest, Failure, Part, Response, Runtime, SharedCompiled};

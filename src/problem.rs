@@ -309,6 +309,12 @@ pub enum Problem {
         limit: u64,
         setting: &'static str,
     },
+    /// The tools' parameter schemas, with the compile's text, came to more than
+    /// `limits.compile_bytes`: `bytes` is the schema of the parameter where they did.
+    SchemasTooLarge {
+        limit: u64,
+        bytes: u64,
+    },
     /// A post-processing rule made the prompt longer than `limits.compile_bytes`.
     PostprocessGrows {
         limit: u64,
@@ -418,6 +424,7 @@ impl Problem {
             Problem::OutOfFuel { .. } => "out-of-fuel",
             Problem::TooMuchText { .. } => "too-much-text",
             Problem::PostprocessGrows { .. } => "postprocess-grows",
+            Problem::SchemasTooLarge { .. } => "schemas-too-large",
             Problem::PostprocessOutOfFuel { .. } => "postprocess-out-of-fuel",
         }
     }
@@ -601,6 +608,10 @@ impl Problem {
             Problem::PostprocessOutOfFuel { .. } => format!(
                 "nested repetitions (such as `(?:[0-9]{{0,200}}x){{5}}`) and Unicode word boundaries next to non-ASCII text make the regex engine step through every state of the pattern for each byte of the prompt: simplify the pattern (a `\\b` over non-ASCII text can be `(?-u:\\b)`), or raise `fuel` in promptc.toml (at most {})",
                 crate::model::limits::MAX_FUEL
+            ),
+            Problem::SchemasTooLarge { .. } => format!(
+                "each tool that has a parameter writes out its own copy of the parameter's schema (`enum`, `items`, `properties`, `schema`), in native tool definitions and in JSON output, a shared parameter's too: shorten the schema or have fewer tools use it; if the size is real, raise `limits.compile_bytes` in promptc.toml (at most {} bytes)",
+                crate::model::limits::MAX_BYTES
             ),
             Problem::PostprocessGrows { .. } => format!(
                 "a replacement that holds what it matches grows the text each time the rule applies (and each rule applies to what the rules before it made): match less, or replace with text the pattern does not match; if the size is real, raise `limits.compile_bytes` (at most {} bytes)",
@@ -810,6 +821,10 @@ impl Problem {
             Problem::PostprocessOutOfFuel { fuel, per_kib } => write!(
                 f,
                 "this post-processing rule's regex cannot be searched quickly over this prompt, and searching it state by state costs {per_kib} fuel a KiB: more than is left of the compile's fuel ({fuel})"
+            ),
+            Problem::SchemasTooLarge { limit, bytes } => write!(
+                f,
+                "with this parameter's schema (about {bytes} bytes for each tool that has it), the compile's text and its tools' schemas come to more than {limit} bytes (`limits.compile_bytes`)"
             ),
             Problem::PostprocessGrows { limit } => write!(
                 f,
@@ -1056,6 +1071,7 @@ mod tests {
                 setting: "",
             },
             Problem::PostprocessGrows { limit: 0 },
+            Problem::SchemasTooLarge { limit: 0, bytes: 0 },
             Problem::PostprocessOutOfFuel {
                 fuel: 0,
                 per_kib: 0,
@@ -1081,7 +1097,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 55;
+    const VARIANTS: usize = 56;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -1140,6 +1156,7 @@ mod tests {
             Problem::PostprocessOutOfFuel { .. } => 52,
             Problem::ForEachTooLong { .. } => 53,
             Problem::InheritsTooMuch { .. } => 54,
+            Problem::SchemasTooLarge { .. } => 55,
         }
     }
 

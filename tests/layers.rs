@@ -15,9 +15,11 @@ const LAYERS: &[&[&str]] = &[
     // thread just started.
     &["bounded_memo", "cores"],
     // Plain facts: file texts, JSON pointers, token counting, path refusals, following a
-    // chain of names, the process memory limit, patterns built once per process.
+    // chain of names, the process memory limit, patterns built once per process, parameter
+    // schemas shared by the tools that use them.
     &[
         "built",
+        "parameter_schema",
         "source",
         "pointer",
         "tokens",

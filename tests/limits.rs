@@ -1735,3 +1735,93 @@ fn one_error_past_what_is_inherited(fixture: &Fixture, file: &str, at: (u64, u64
     assert_eq!((*line, *column), at);
     assert_eq!(limited(400_000).counts(), (0, 0));
 }
+
+/// The minimal workspace whose variant, with native tool definitions, lists `tools` tools that
+/// each take the shared parameter `mode`, an `enum` of `values` values.
+fn shared_enum(values: usize, tools: usize) -> Fixture {
+    let values: Vec<String> = (0..values).map(|i| format!("\"mode_{i}\"")).collect();
+    let ids: Vec<String> = (0..tools).map(|i| format!("\"t{i}\"")).collect();
+    let mut fixture = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}\n[parameters.mode]\ninstruction = \"How to run it.\"\nenum = [{}]\n",
+                common::MANIFEST,
+                values.join(", ")
+            ),
+        )
+        .file(
+            "variants/generic.toml",
+            common::VARIANT.replace(
+                "tools = [\"read_file\"]",
+                &format!("native_tools = true\ntools = [{}]", ids.join(", ")),
+            ),
+        );
+    for i in 0..tools {
+        fixture = fixture.file(
+            &format!("tools/t{i}.toml"),
+            format!(
+                "id = \"t{i}\"\ndescription = \"Tool {i}.\"\n\n[[parameters]]\nuse = \"mode\"\n"
+            ),
+        );
+    }
+    fixture
+}
+
+// A shared parameter is written once, in promptc.toml, and used by any number of tools: an
+// `enum` of 7 000 values used by 2 000 tools (a 282 KB workspace) was copied into every tool
+// several times over and `validate` took 3.9 GB. Tools now share the schema, and each copy a
+// compile writes out (its native definitions, its JSON output) counts against
+// `limits.compile_bytes`: past it, the error is at the parameter where the compile went over.
+#[test]
+fn a_shared_schema_is_held_once_and_counted_in_every_tool_that_has_it() {
+    let workspace = shared_enum(5_000, 1_500).write();
+    let output = workspace
+        .command()
+        .env("PROMPTC_MEMORY_LIMIT", "256M")
+        .args(["validate", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", common::stderr(&output));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let diagnostics = report["diagnostics"].as_array().unwrap();
+    assert_eq!(diagnostics.len(), 1, "{report:#}");
+    let d = &diagnostics[0];
+    assert_eq!(d["code"], "schemas-too-large", "{d:#}");
+    assert!(d["file"].as_str().unwrap().starts_with("tools/t"), "{d:#}");
+    assert_eq!(
+        (d["line"].as_u64(), d["column"].as_u64()),
+        (Some(4), Some(1))
+    );
+    assert!(
+        d["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("come to more than 67108864 bytes (`limits.compile_bytes`)"),
+        "{d:#}"
+    );
+
+    // Within the limit, every tool's definition holds the whole enum, and templates see it.
+    let workspace = shared_enum(3_000, 20)
+        .file(
+            "components/intro.md",
+            "Modes: {{ tools[19].parameters[0].schema.enum|length }}, the last {{ tools[0].parameters[0].schema.enum|last }}.\n",
+        )
+        .write();
+    workspace.succeeds_within_memory("256M", &["build", "--all"]);
+    let prompts = workspace.root().join("examples/prompts/generic");
+    let prompt = std::fs::read_to_string(prompts.join("basic.md")).unwrap();
+    assert!(
+        prompt.contains("Modes: 3000, the last mode_2999.\n"),
+        "{prompt}"
+    );
+    let definitions = std::fs::read_to_string(prompts.join("basic.tools.json")).unwrap();
+    let definitions: serde_json::Value = serde_json::from_str(&definitions).unwrap();
+    let tools = definitions.as_array().unwrap();
+    assert_eq!(tools.len(), 20);
+    for tool in tools {
+        let modes = tool.pointer("/function/parameters/properties/mode/enum");
+        let modes = modes.and_then(|m| m.as_array()).map(Vec::len);
+        assert_eq!(modes, Some(3_000), "{}", tool["function"]["name"]);
+    }
+}

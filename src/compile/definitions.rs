@@ -180,8 +180,8 @@ fn of_tool(tool: &CompiledTool, findings: &mut Vec<Finding>) -> Neutral {
         if !description.is_empty() {
             schema.insert("description".into(), Value::from(description));
         }
-        for (key, value) in &parameter.schema {
-            schema.insert(key.clone(), value.clone());
+        for (key, value) in parameter.schema.iter() {
+            schema.insert(key.to_string(), value.clone());
         }
         if parameter.kind == "array" && !schema.contains_key("items") {
             findings.push(Finding {

@@ -15,6 +15,7 @@ use crate::compiled::{CompileError, Compiled};
 use crate::confine;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::emit::write::{Staged, is_temporary};
+use crate::parameter_schema::held_bytes;
 use crate::path_error::{PathError, PathProblem};
 use crate::problem::Problem;
 use crate::span::Span;
@@ -525,7 +526,8 @@ fn may_wait(waiting: usize, held: usize, bytes: usize) -> bool {
     waiting < DEFERRED_BUDGETS && held.saturating_add(bytes) <= DEFERRED_BYTES
 }
 
-/// The text an output holds: its prompt and its sections' texts.
+/// The bytes an output holds: its prompt, its sections' texts and its native tool
+/// definitions (a copy of every parameter schema of its tools).
 fn text_bytes(output: &Compiled) -> usize {
     output.prompt.len()
         + output
@@ -533,6 +535,7 @@ fn text_bytes(output: &Compiled) -> usize {
             .iter()
             .map(|section| section.text.len())
             .sum::<usize>()
+        + output.tool_definitions.as_ref().map_or(0, held_bytes)
 }
 
 /// Compiles the entries (on several threads, in order as far as anything can tell) and

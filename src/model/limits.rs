@@ -60,7 +60,8 @@ pub struct Limits {
     #[schemars(range(min = 1, max = MAX_BYTES))]
     pub render_bytes: u64,
     /// The most bytes all the renders of one compile (one family × context) may write together:
-    /// sections, tool texts, the tool list and the prompt. Default 64 MiB, at most 1 GiB.
+    /// sections, tool texts, the tool list and the prompt, with a copy of each tool's
+    /// parameter schemas (as native tool definitions hold them). Default 64 MiB, at most 1 GiB.
     #[serde(default = "Limits::default_compile_bytes")]
     #[schemars(range(min = 1, max = MAX_BYTES))]
     pub compile_bytes: u64,

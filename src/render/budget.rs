@@ -14,6 +14,8 @@ pub struct Budget {
     pub fuel: u64,
     pub fuel_left: u64,
     pub render_bytes: u64,
+    /// `limits.compile_bytes`, which `bytes_left` starts from.
+    pub compile_bytes: u64,
     pub bytes_left: u64,
     /// Set once the compile ran out: nothing more is rendered, its error is reported.
     pub stopped: bool,
@@ -25,6 +27,7 @@ impl Budget {
             fuel,
             fuel_left: fuel,
             render_bytes,
+            compile_bytes,
             bytes_left: compile_bytes,
             stopped: false,
         }

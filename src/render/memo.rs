@@ -298,8 +298,8 @@ pub fn write_tool(tool: &CompiledTool, out: &mut Vec<u8>) {
             write_bytes(text.as_bytes(), out);
         }
         out.push(u8::from(*required));
-        let schema = serde_json::to_string(schema).unwrap_or_default();
-        write_bytes(schema.as_bytes(), out);
+        out.extend((schema.written_len() as u64).to_le_bytes());
+        schema.write_json(out);
     }
 }
 

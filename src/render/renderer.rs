@@ -15,7 +15,7 @@ use crate::render::budget::{Budget, CappedBuffer, Exhausted};
 use crate::render::memo::{RenderMemo, ToolSection, write_tool};
 use crate::resolve::plan::{Plan, PlannedTool, Reason};
 use crate::resolve::scope::Scope;
-use crate::resolve::tool_spec::{ForEach, SpecChoice};
+use crate::resolve::tool_spec::{ForEach, ResolvedParameter, SpecChoice};
 use crate::templates::TemplateId;
 use crate::templates::limits::too_large;
 use crate::templates::written::{write_bytes, write_value};
@@ -274,6 +274,10 @@ impl Renderer<'_> {
                 compiled.extend(self.tool(planned, &values, Some(index)));
             }
         }
+        if self.budget.stopped {
+            // The compile fails with what stopped it: no tool values, no documentation.
+            return CompiledTools::from(compiled);
+        }
         self.check_names(&compiled);
         let compiled = CompiledTools::from(compiled);
         let format = tool_format(self.workspace, variant);
@@ -415,11 +419,13 @@ impl Renderer<'_> {
             None => tool.name.clone(),
         };
         let mut description = self.render(tool.description, values)?;
-        let parameters: Vec<CompiledParameter> = planned
-            .parameters
-            .iter()
-            .filter(|(_, reason)| *reason == Reason::Included)
-            .map(|(parameter, _)| CompiledParameter {
+        let mut parameters: Vec<CompiledParameter> = Vec::new();
+        for (parameter, reason) in &planned.parameters {
+            if *reason != Reason::Included {
+                continue;
+            }
+            self.spend_schema(parameter)?;
+            parameters.push(CompiledParameter {
                 name: parameter.name.clone(),
                 required: parameter.required,
                 kind: parameter.kind.name().to_string(),
@@ -427,8 +433,8 @@ impl Renderer<'_> {
                 usage: self.optional_text(parameter.usage, values),
                 note: self.optional_text(parameter.note, values),
                 schema: parameter.schema.clone(),
-            })
-            .collect();
+            });
+        }
         // Each shown parameter's note goes on a line of its own after the description.
         for note in parameters.iter().map(|p| p.note.trim_end()) {
             if note.is_empty() {
@@ -452,6 +458,28 @@ impl Renderer<'_> {
             parameters,
             item,
         })
+    }
+
+    /// Takes a copy of the parameter's schema from the compile's bytes: the compiled tools
+    /// share one, but the native tool definitions hold a copy per tool, and the JSON output
+    /// writes one per tool. A shared `enum` of thousands of values used by thousands of tools
+    /// stops the compile here, not a definitions document of gigabytes later.
+    fn spend_schema(&mut self, parameter: &ResolvedParameter) -> Option<()> {
+        if self.budget.stopped {
+            return None;
+        }
+        let bytes = parameter.schema.copy_cost() as u64;
+        if bytes > self.budget.bytes_left {
+            self.budget.stopped = true;
+            let limit = self.budget.compile_bytes;
+            self.diagnostics.push(Diagnostic::new(
+                Problem::SchemasTooLarge { limit, bytes },
+                parameter.span,
+            ));
+            return None;
+        }
+        self.budget.bytes_left -= bytes;
+        Some(())
     }
 
     /// The items of a `for_each` list: none when the context lacks it (or it is `none`); a

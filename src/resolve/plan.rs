@@ -25,9 +25,17 @@ use crate::workspace::template_choice::{TemplateChoice, component_template, tool
 pub enum Reason {
     Included,
     DisabledByOverride,
-    ConditionFalse { condition: String },
-    MissingDependency { tools: Vec<String> },
+    ConditionFalse {
+        condition: String,
+    },
+    /// The tools of its `depends_on` that are not enabled, in order.
+    MissingDependency {
+        tools: Arc<[String]>,
+    },
 }
+
+/// The most missing tools a reason names.
+const MISSING_NAMED: usize = 8;
 
 /// The one wording of each reason, for the JSON output and for `explain`.
 impl std::fmt::Display for Reason {
@@ -36,11 +44,20 @@ impl std::fmt::Display for Reason {
             Reason::Included => f.write_str("included"),
             Reason::DisabledByOverride => f.write_str("disabled by an override"),
             Reason::ConditionFalse { condition } => write!(f, "condition `{condition}` is false"),
-            Reason::MissingDependency { tools } => write!(
-                f,
-                "depends on tools that are not enabled: {}",
-                tools.join(", ")
-            ),
+            Reason::MissingDependency { tools } => {
+                // Named up to a few: a shared parameter may depend on thousands of tools,
+                // and every tool that uses it would repeat the list.
+                let named = &tools[..tools.len().min(MISSING_NAMED)];
+                write!(
+                    f,
+                    "depends on tools that are not enabled: {}",
+                    named.join(", ")
+                )?;
+                match tools.len() - named.len() {
+                    0 => Ok(()),
+                    more => write!(f, " and {more} more"),
+                }
+            }
         }
     }
 }
@@ -199,8 +216,16 @@ pub fn plan(
     );
     let enabled: HashSet<String> = enabled.into_iter().collect();
     let values = scope.values();
+    let mut missing = MissingTools::default();
     for planned in &mut tools {
-        planned.parameters = parameters(conditions, &planned.tool, &enabled, &values, diagnostics);
+        planned.parameters = parameters(
+            conditions,
+            &planned.tool,
+            &enabled,
+            &mut missing,
+            &values,
+            diagnostics,
+        );
     }
     let components = outline
         .components
@@ -227,23 +252,40 @@ pub fn plan(
     Plan { components, tools }
 }
 
+/// The tools of each `depends_on` list that are not enabled, found once per plan for a list
+/// that many tools share (a shared parameter's), by where the list is held: each list is
+/// held by the plan's tools until the plan is made, so no other list is at its address.
+#[derive(Default)]
+struct MissingTools(HashMap<*const String, Arc<[String]>>);
+
+impl MissingTools {
+    fn of(&mut self, depends_on: &Arc<[String]>, enabled: &HashSet<String>) -> Arc<[String]> {
+        if depends_on.is_empty() {
+            return Arc::default();
+        }
+        Arc::clone(self.0.entry(depends_on.as_ptr()).or_insert_with(|| {
+            depends_on
+                .iter()
+                .filter(|tool| !enabled.contains(*tool))
+                .cloned()
+                .collect()
+        }))
+    }
+}
+
 /// A tool's parameters: each needs the tools it depends on, then its condition.
 fn parameters(
     conditions: &Conditions<'_>,
     tool: &ResolvedTool,
     enabled: &HashSet<String>,
+    missing_tools: &mut MissingTools,
     values: &Value,
     diagnostics: &mut Diagnostics,
 ) -> Vec<(Arc<ResolvedParameter>, Reason)> {
     tool.parameters
         .iter()
         .map(|parameter| {
-            let missing: Vec<String> = parameter
-                .depends_on
-                .iter()
-                .filter(|tool| !enabled.contains(*tool))
-                .cloned()
-                .collect();
+            let missing = missing_tools.of(&parameter.depends_on, enabled);
             let reason = if !missing.is_empty() {
                 Reason::MissingDependency { tools: missing }
             } else if let Some((condition, span)) = &parameter.when {
@@ -490,5 +532,37 @@ impl Outlines {
                 .insert(variant.id().to_string(), (outline.clone(), now));
         }
         outline
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `depends_on` list that many parameters share is looked through once per plan, and
+    /// every parameter's reason holds the one list of tools it misses.
+    #[test]
+    fn a_shared_depends_on_list_is_looked_through_once() {
+        let depends_on: Arc<[String]> = (0..20).map(|i| format!("t{i}")).collect();
+        let own: Arc<[String]> = Arc::from(vec!["t0".to_string(), "t3".to_string()]);
+        let enabled: HashSet<String> = ["t0", "t1", "t2"].map(String::from).into();
+        let mut missing = MissingTools::default();
+        let first = missing.of(&depends_on, &enabled);
+        let again = missing.of(&Arc::clone(&depends_on), &enabled);
+        assert_eq!(first.len(), 17);
+        assert!(Arc::ptr_eq(&first, &again));
+        assert_eq!(&*missing.of(&own, &enabled), &["t3".to_string()][..]);
+        assert!(missing.of(&Arc::default(), &enabled).is_empty());
+
+        // Its wording names the first few and counts the others.
+        let reason = Reason::MissingDependency { tools: first };
+        assert_eq!(
+            reason.to_string(),
+            "depends on tools that are not enabled: t3, t4, t5, t6, t7, t8, t9, t10 and 9 more"
+        );
+        let few = Reason::MissingDependency {
+            tools: missing.of(&own, &enabled),
+        };
+        assert_eq!(few.to_string(), "depends on tools that are not enabled: t3");
     }
 }

@@ -6,10 +6,11 @@ use std::sync::Arc;
 use crate::compiled::SourceRange;
 use crate::follow::follow;
 use crate::model::{Parameter, ParameterType};
+use crate::parameter_schema::ParameterSchema;
 use crate::pointer::child_pointer;
 use crate::span::Span;
 use crate::templates::TemplateId;
-use crate::workspace::{ParameterTexts, Workspace};
+use crate::workspace::{ParameterTexts, SchemaParts, Workspace};
 
 /// Which spec a family got.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,9 +54,12 @@ pub struct ResolvedParameter {
     pub usage: Option<TemplateId>,
     /// Added to the tool's description when the parameter is shown.
     pub note: Option<TemplateId>,
-    /// JSON Schema beyond `type`: `items`, `properties`, `enum`, then the free keywords.
-    pub schema: serde_json::Map<String, serde_json::Value>,
-    pub depends_on: Vec<String>,
+    /// JSON Schema beyond `type`: `enum`, `items`, `properties`, then the free keywords.
+    pub schema: ParameterSchema,
+    /// Shared with every tool that takes it from the same shared parameter.
+    pub depends_on: Arc<[String]>,
+    /// The parameter's entry in its tool's file.
+    pub span: Span,
     /// The condition and where it is written.
     pub when: Option<(String, Span)>,
 }
@@ -140,8 +144,14 @@ pub fn resolve_tool(workspace: &Workspace, id: &str, family: &str) -> Option<Res
         .zip(texts)
         .enumerate()
         .map(|(index, (parameter, texts))| {
-            let when_span = entry.value_span(&format!("{pointer}/{index}/when"));
-            Arc::new(resolve_parameter(workspace, parameter, *texts, when_span))
+            let at = format!("{pointer}/{index}");
+            let (span, when_span) = (
+                entry.value_span(&at),
+                entry.value_span(&format!("{at}/when")),
+            );
+            Arc::new(resolve_parameter(
+                workspace, parameter, *texts, span, when_span,
+            ))
         })
         .collect();
 
@@ -173,29 +183,23 @@ pub fn resolve_tool(workspace: &Workspace, id: &str, family: &str) -> Option<Res
 }
 
 /// A parameter with its shared definition (if it `use`s one) underneath: each field it does
-/// not set comes from the shared one.
+/// not set comes from the shared one, shared rather than copied.
 fn resolve_parameter(
     workspace: &Workspace,
     parameter: &Parameter,
     own_texts: ParameterTexts,
+    span: Span,
     when_span: Span,
 ) -> ResolvedParameter {
     let manifest = &workspace.manifest;
     let shared = parameter.use_shared.as_ref().and_then(|name| {
         let definition = manifest.value.spec.parameters.get(name)?;
-        let texts = manifest
-            .value
-            .parameter_texts
-            .get(name)
-            .copied()
-            .unwrap_or_default();
-        Some((name, definition, texts))
+        let parts = manifest.value.shared_parameters.get(name)?;
+        Some((name, definition, parts))
     });
     let base = shared.as_ref().map(|(_, definition, _)| *definition);
-    let shared_texts = shared
-        .as_ref()
-        .map(|(.., texts)| *texts)
-        .unwrap_or_default();
+    let shared_parts = shared.as_ref().map(|(.., parts)| *parts);
+    let shared_texts = shared_parts.map(|parts| parts.texts).unwrap_or_default();
     let name = parameter
         .name
         .clone()
@@ -230,53 +234,15 @@ fn resolve_parameter(
             shared_texts.instruction,
         ),
         usage: text(&parameter.usage, own_texts.usage, shared_texts.usage),
-        schema: parameter_schema(parameter, base),
+        schema: SchemaParts::of(parameter, shared_parts.map(|parts| &parts.schema)).schema,
         note: text(&parameter.note, own_texts.note, shared_texts.note),
-        depends_on: parameter
-            .depends_on
-            .clone()
-            .or_else(|| base.and_then(|d| d.depends_on.clone()))
-            .unwrap_or_default(),
+        depends_on: match &parameter.depends_on {
+            Some(own) => Arc::from(own.as_slice()),
+            None => shared_parts
+                .and_then(|parts| parts.depends_on.clone())
+                .unwrap_or_default(),
+        },
+        span,
         when,
     }
-}
-
-/// A parameter's JSON Schema beyond `type`: each field it sets, else its shared definition's.
-fn parameter_schema(
-    parameter: &Parameter,
-    base: Option<&Parameter>,
-) -> serde_json::Map<String, serde_json::Value> {
-    use serde_json::Value;
-    let mut schema = serde_json::Map::new();
-    let pick = |own: Option<Value>, shared: Option<Value>| own.or(shared);
-    let items = pick(parameter.items.clone(), base.and_then(|b| b.items.clone()));
-    let properties = pick(
-        parameter
-            .properties
-            .as_ref()
-            .map(|p| serde_json::to_value(p).unwrap_or_default()),
-        base.and_then(|b| b.properties.as_ref())
-            .map(|p| serde_json::to_value(p).unwrap_or_default()),
-    );
-    let one_of = pick(
-        parameter.one_of.clone().map(Value::Array),
-        base.and_then(|b| b.one_of.clone()).map(Value::Array),
-    );
-    for (key, value) in [
-        ("enum", one_of),
-        ("items", items),
-        ("properties", properties),
-    ] {
-        if let Some(value) = value {
-            schema.insert(key.to_string(), value);
-        }
-    }
-    let free = parameter
-        .schema
-        .as_ref()
-        .or(base.and_then(|b| b.schema.as_ref()));
-    for (key, value) in free.into_iter().flatten() {
-        schema.entry(key.clone()).or_insert_with(|| value.clone());
-    }
-    schema
 }

@@ -18,6 +18,7 @@ use serde_json::{Map, Value};
 
 use crate::compiled::{Compiled, CompiledParameter, CompiledTool, CompiledTools, Section};
 use crate::model::ModelConfig;
+use crate::parameter_schema::held_bytes;
 
 /// A part of a compiled prompt and its number: the same for every result that shares it,
 /// never given to another part in this process.
@@ -125,7 +126,7 @@ impl SharedParts {
                 &mut last.tool_definitions,
                 definitions,
                 same_json,
-                json_bytes,
+                held_bytes,
             )
         });
         drop(all);
@@ -229,7 +230,7 @@ fn same_parameter(a: &CompiledParameter, b: &CompiledParameter) -> bool {
         && *instruction == b.instruction
         && *usage == b.usage
         && *note == b.note
-        && same_map(schema, &b.schema)
+        && schema.same_as(&b.schema)
 }
 
 fn same_map(a: &Map<String, Value>, b: &Map<String, Value>) -> bool {
@@ -248,21 +249,6 @@ fn same_json(a: &Value, b: &Value) -> bool {
             a == b && a.as_f64().map(f64::to_bits) == b.as_f64().map(f64::to_bits)
         }
         (a, b) => a == b,
-    }
-}
-
-/// About the bytes a JSON value holds in memory.
-fn json_bytes(value: &Value) -> usize {
-    match value {
-        Value::String(text) => 32 + text.len(),
-        Value::Array(items) => 32 + items.iter().map(json_bytes).sum::<usize>(),
-        Value::Object(fields) => {
-            64 + fields
-                .iter()
-                .map(|(key, value)| key.len() + json_bytes(value))
-                .sum::<usize>()
-        }
-        _ => 16,
     }
 }
 

@@ -13,6 +13,7 @@ use indexmap::IndexMap;
 
 use crate::model::{Component, Manifest, ToolSpec, Variant};
 use crate::templates::TemplateId;
+use crate::workspace::SharedParameter;
 
 #[derive(Debug)]
 pub struct ComponentDef {
@@ -83,8 +84,8 @@ pub struct ParameterTexts {
 #[derive(Debug, Default)]
 pub struct ManifestDef {
     pub spec: Manifest,
-    /// Texts of the shared parameters, by name.
-    pub parameter_texts: IndexMap<String, ParameterTexts>,
+    /// The shared parameters as the tools that use them share them, by name.
+    pub shared_parameters: IndexMap<String, SharedParameter>,
 }
 
 macro_rules! deref_to_spec {

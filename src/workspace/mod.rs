@@ -4,12 +4,14 @@ pub mod catalog;
 mod definitions;
 pub mod inheritance;
 pub mod register;
+mod shared_parameter;
 pub mod template_choice;
 
 pub use definitions::{
     ComponentDef, FamilyTexts, ManifestDef, ParameterTexts, ToolDef, ToolTexts, VariantDef,
     VariantTemplates,
 };
+pub use shared_parameter::{SchemaParts, SharedParameter};
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

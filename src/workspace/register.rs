@@ -19,8 +19,8 @@ use crate::source::Sources;
 use crate::span::Span;
 use crate::templates::{TemplateId, Templates};
 use crate::workspace::{
-    ComponentDef, FamilyTexts, ManifestDef, ParameterTexts, ToolDef, ToolTexts, VariantDef,
-    VariantTemplates,
+    ComponentDef, FamilyTexts, ManifestDef, ParameterTexts, SharedParameter, ToolDef, ToolTexts,
+    VariantDef, VariantTemplates,
 };
 
 /// Registers the templates of each kind of spec, turning specs into definitions.
@@ -104,21 +104,21 @@ impl Registrar<'_> {
         Ok(partials)
     }
 
-    /// The manifest's shared parameters' texts.
+    /// The manifest's shared parameters, with their texts.
     pub fn manifest(&mut self, manifest: Entry<Manifest>) -> Entry<ManifestDef> {
-        let parameter_texts = manifest
+        let shared_parameters = manifest
             .value
             .parameters
             .iter()
             .map(|(name, parameter)| {
                 let pointer = child_pointer("/parameters", name);
                 let texts = self.parameter(&manifest.document, &pointer, parameter);
-                (name.clone(), texts)
+                (name.clone(), SharedParameter::new(parameter, texts))
             })
             .collect();
         manifest.map(|spec| ManifestDef {
             spec,
-            parameter_texts,
+            shared_parameters,
         })
     }
 }

@@ -494,7 +494,8 @@ impl From<promptc::CompiledParameter> for Parameter {
             instruction: parameter.instruction,
             usage: parameter.usage,
             note: parameter.note,
-            schema: (!parameter.schema.is_empty()).then(|| Value::Object(parameter.schema)),
+            schema: (!parameter.schema.is_empty())
+                .then(|| Value::Object(parameter.schema.to_map())),
         }
     }
 }
