@@ -561,3 +561,81 @@ fn past_sixteen_changed_files_each_affects_the_outputs_that_read_it() {
     assert_eq!(affects("tools/spare_0.toml"), Vec::<&str>::new());
     assert_eq!(affects("promptc.toml"), changed);
 }
+
+// `diff` held both sides' whole matrices of prompt texts: 10 × 10 prompts of 5 MB, one
+// context changed, took over a gigabyte (and was refused at the memory limit). Each side now
+// keeps a digest per output, and only the outputs that differ are compiled again to be
+// compared, a few at a time.
+#[test]
+fn diff_holds_the_texts_of_the_changed_outputs_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    let write = |path: &str, text: &str| {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "promptc.toml",
+        "name = \"large\"\nfallback_family = \"f0\"\ndefault_context = \"c0\"\n\n[paths]\ncontexts = \"contexts\"\n\n[tokens]\nmax_prompt_tokens = 100000000\n",
+    );
+    // Each prompt is 5 MB: the context's value, then (past a diff's context lines) one long
+    // line.
+    write(
+        "variants/f0.toml",
+        "id = \"f0\"\ntemplate = \"{{ extra.v }}\\none\\ntwo\\nthree\\nfour\\n{{ ('word ab ' * 625000) ~ family }}\\n\"\n",
+    );
+    for n in 1..10 {
+        write(
+            &format!("variants/f{n}.toml"),
+            &format!("id = \"f{n}\"\nextends = \"f0\"\n"),
+        );
+    }
+    let context =
+        |n: usize, value: &str| format!("date = \"2026-01-01\"\n\n[extra]\nv = \"{value} {n}\"\n");
+    for n in 0..10 {
+        write(&format!("contexts/c{n}.toml"), &context(n, "before"));
+    }
+    let repo = Repo { _dir: dir, root };
+    repo.git(&["init", "-q", "-b", "main"]);
+    repo.commit("initial");
+    repo.write("contexts/c3.toml", &context(3, "after"));
+
+    let output = common::promptc()
+        .current_dir(&repo.root)
+        .env("PROMPTC_MEMORY_LIMIT", "256M")
+        .args(["diff", "--base", "main", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let prompts = json["prompts"].as_array().unwrap();
+    let paths: Vec<&str> = prompts
+        .iter()
+        .map(|p| p["path"].as_str().unwrap())
+        .collect();
+    let expected: Vec<String> = (0..10)
+        .map(|n| format!("examples/prompts/f{n}/c3.md"))
+        .collect();
+    assert_eq!(paths, expected);
+    for prompt in prompts {
+        let diff = prompt["diff"].as_str().unwrap();
+        assert!(
+            diff.contains("@@ -1,4 +1,4 @@\n-before 3\n+after 3\n one\n two\n three\n"),
+            "{}",
+            &diff[diff.len().saturating_sub(200)..]
+        );
+        let characters = &prompt["characters"];
+        let (old, new) = (characters[0].as_u64(), characters[1].as_u64());
+        assert_eq!(
+            old,
+            new.map(|n| n + 1),
+            "`before` is `after` and one character"
+        );
+        assert!(new.unwrap() > 5_000_000, "{new:?}");
+    }
+    let sources = json["sources"].as_array().unwrap();
+    assert_eq!(sources.len(), 1, "{sources:?}");
+    assert_eq!(sources[0]["path"], "contexts/c3.toml");
+    assert_eq!(sources[0]["affects"].as_array().unwrap().len(), 10);
+}

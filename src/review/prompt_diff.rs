@@ -15,18 +15,24 @@ use crate::emit::matrix::{self, MatrixEntry, unified_diff};
 use crate::emit::write::TEMP_PREFIX;
 use crate::source::Sources;
 use crate::tokens::Encoding;
+use crate::workspace::Workspace;
 
-/// One side's compiled matrix and the text of every file it read.
+/// One side's compiled matrix, as digests, and the text of every file it read. Its outputs'
+/// texts are not kept: a matrix of large prompts, held whole on both sides, took gigabytes.
+/// The outputs that differ are compiled again, a few at a time, to be compared.
 pub struct SideOutputs {
     outputs: BTreeMap<String, Output>,
-    files: BTreeMap<String, String>,
+    /// The loaded workspace, to compile outputs again and read its files' texts; `None` on a
+    /// side compiled only to be compared.
+    workspace: Option<Workspace>,
+    source_date_epoch: Option<i64>,
 }
 
 struct Output {
-    family: String,
-    context: String,
-    /// The text; empty on a side compiled only to be compared (see [`Texts`]).
-    prompt: String,
+    /// The entry that compiles it.
+    entry: MatrixEntry,
+    /// The text's length in bytes.
+    len: usize,
     /// The text's SHA-256, by which sides are compared.
     digest: [u8; 32],
     inputs: Vec<String>,
@@ -54,21 +60,21 @@ pub enum SideError {
 
 /// Compiles the matrix of the workspace at `root`.
 pub fn compile_side(root: &Path, source_date_epoch: Option<i64>) -> Result<SideOutputs, SideError> {
-    compile_keeping(root, source_date_epoch, Texts::Kept)
+    compile_keeping(root, source_date_epoch, Keep::Workspace)
 }
 
-/// Whether a side keeps its outputs' texts, or only their digests: a side compiled to find
-/// what one file's change alters is only compared, and held a whole matrix of prompts.
+/// Whether a side keeps its workspace, to compile outputs again, or is only compared (a
+/// trial compile that finds what one file's change alters).
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Texts {
-    Kept,
+enum Keep {
+    Workspace,
     Digests,
 }
 
 fn compile_keeping(
     root: &Path,
     source_date_epoch: Option<i64>,
-    texts: Texts,
+    keep: Keep,
 ) -> Result<SideOutputs, SideError> {
     let loaded = crate::loader::load_workspace(root).map_err(SideError::Unreadable)?;
     let mut workspace = loaded.workspace;
@@ -105,12 +111,8 @@ fn compile_keeping(
                     Output {
                         encoding: tokens.encoding_for(&entry.family),
                         exact: tokens.is_exact(&entry.family),
-                        family: entry.family.clone(),
-                        context: entry.context.clone(),
-                        prompt: match texts {
-                            Texts::Kept => text.into_owned(),
-                            Texts::Digests => String::new(),
-                        },
+                        entry: entry.clone(),
+                        len: text.len(),
                         digest,
                         inputs: inputs.clone(),
                     },
@@ -124,13 +126,59 @@ fn compile_keeping(
             sources: std::mem::take(&mut workspace.sources),
         });
     }
-    let files = workspace
-        .sources
-        .iter()
-        .filter(|file| !file.path.starts_with("<built-in>"))
-        .map(|file| (file.path.to_string_lossy().into_owned(), file.text.clone()))
-        .collect();
-    Ok(SideOutputs { outputs, files })
+    Ok(SideOutputs {
+        outputs,
+        workspace: (keep == Keep::Workspace).then_some(workspace),
+        source_date_epoch,
+    })
+}
+
+/// A side's files by path: the text of every file its compiles read.
+type Files<'s> = BTreeMap<String, &'s str>;
+
+impl SideOutputs {
+    fn files(&self) -> Files<'_> {
+        let Some(workspace) = &self.workspace else {
+            return Files::new();
+        };
+        workspace
+            .sources
+            .iter()
+            .filter(|file| !file.path.starts_with("<built-in>"))
+            .map(|file| (file.path.to_string_lossy().into_owned(), file.text.as_str()))
+            .collect()
+    }
+
+    /// The texts of the outputs at `paths`, compiled again (each entry once, whether its
+    /// prompt or its tool definitions were asked for).
+    fn texts(&self, paths: &[&String]) -> BTreeMap<String, String> {
+        let mut texts = BTreeMap::new();
+        let Some(workspace) = &self.workspace else {
+            return texts;
+        };
+        let mut entries: Vec<MatrixEntry> = Vec::new();
+        for path in paths {
+            if let Some(output) = self.outputs.get(*path)
+                && !entries.contains(&output.entry)
+            {
+                entries.push(output.entry.clone());
+            }
+        }
+        let compiler = crate::compile::Compiler::new(workspace);
+        matrix::compile_visiting(
+            &compiler,
+            entries,
+            self.source_date_epoch,
+            |entry, compiled| {
+                for (path, text) in matrix::files(&entry, &compiled) {
+                    if paths.contains(&&path) {
+                        texts.insert(path, text.into_owned());
+                    }
+                }
+            },
+        );
+        texts
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -264,36 +312,97 @@ fn compiled_side_notes(
     .collect()
 }
 
-/// The outputs whose prompt differs, by path.
+/// The most bytes of the outputs' texts (both sides) compiled again at once to be compared.
+const TEXTS_AT_ONCE: usize = 64 * 1024 * 1024;
+/// The most bytes of diffs a report holds: each output's diff is bounded
+/// ([`matrix::MAX_DIFF_BYTES`]), but a matrix of thousands of outputs is not.
+pub const MAX_REPORT_DIFF_BYTES: usize = 16 * 1024 * 1024;
+
+/// The outputs whose text differs, by path. Only their texts are compiled again, a group of
+/// at most [`TEXTS_AT_ONCE`] bytes at a time (an output larger than that alone).
 fn prompt_changes(before: &SideOutputs, after: &SideOutputs) -> Vec<PromptChange> {
-    let paths: BTreeSet<&String> = before.outputs.keys().chain(after.outputs.keys()).collect();
-    paths
-        .into_iter()
-        .filter_map(|path| prompt_change(path, before.outputs.get(path), after.outputs.get(path)))
-        .collect()
+    let changed = differing(&before.outputs, &after.outputs);
+    let size = |path: &String| {
+        let len = |side: &SideOutputs| side.outputs.get(path).map_or(0, |o| o.len);
+        len(before) + len(after)
+    };
+    let mut changes = Vec::with_capacity(changed.len());
+    let mut diff_bytes = 0;
+    let mut rest = changed.as_slice();
+    while !rest.is_empty() {
+        let mut group_bytes = 0;
+        let count = rest
+            .iter()
+            .take_while(|path| {
+                group_bytes += size(path);
+                group_bytes <= TEXTS_AT_ONCE
+            })
+            .count()
+            .max(1);
+        let (group, after_group) = rest.split_at(count);
+        rest = after_group;
+        let group: Vec<&String> = group.iter().collect();
+        let (old_texts, new_texts) = (before.texts(&group), after.texts(&group));
+        for path in group {
+            let change = prompt_change(
+                path,
+                before
+                    .outputs
+                    .get(path)
+                    .map(|o| (o, text_of(&old_texts, path))),
+                after
+                    .outputs
+                    .get(path)
+                    .map(|o| (o, text_of(&new_texts, path))),
+                &mut diff_bytes,
+            );
+            changes.extend(change);
+        }
+    }
+    changes
 }
 
-/// How one output changed; `None` when it did not.
-fn prompt_change(path: &str, old: Option<&Output>, new: Option<&Output>) -> Option<PromptChange> {
+fn text_of<'t>(texts: &'t BTreeMap<String, String>, path: &str) -> &'t str {
+    texts.get(path).map_or("", String::as_str)
+}
+
+/// How one output changed; `None` when it did not. `diff_bytes` counts the report's diffs
+/// so far: past [`MAX_REPORT_DIFF_BYTES`], a diff gives way to a line saying so.
+fn prompt_change(
+    path: &str,
+    old: Option<(&Output, &str)>,
+    new: Option<(&Output, &str)>,
+    diff_bytes: &mut usize,
+) -> Option<PromptChange> {
     let (status, old_text, new_text) = match (old, new) {
-        (Some(o), Some(n)) if o.prompt == n.prompt => return None,
-        (Some(o), Some(n)) => (Status::Modified, o.prompt.as_str(), n.prompt.as_str()),
-        (Some(o), None) => (Status::Removed, o.prompt.as_str(), ""),
-        (None, Some(n)) => (Status::Added, "", n.prompt.as_str()),
+        (Some((o, _)), Some((n, _))) if o.digest == n.digest => return None,
+        (Some((_, o)), Some((_, n))) => (Status::Modified, o, n),
+        (Some((_, o)), None) => (Status::Removed, o, ""),
+        (None, Some((_, n))) => (Status::Added, "", n),
         (None, None) => return None,
     };
-    let output = new.or(old)?;
+    let (output, _) = new.or(old)?;
     let encoding = output.encoding;
+    let diff = if *diff_bytes <= MAX_REPORT_DIFF_BYTES {
+        let diff = unified_diff(path, old_text, new_text);
+        *diff_bytes += diff.len();
+        diff
+    } else {
+        format!(
+            "--- a/{path}\n+++ b/{path}\n… this diff is not shown: the report's diffs are over {} MiB\n",
+            MAX_REPORT_DIFF_BYTES / (1024 * 1024)
+        )
+    };
     Some(PromptChange {
         encoding: encoding.name(),
         exact: output.exact,
         path: path.to_string(),
-        family: output.family.clone(),
-        context: output.context.clone(),
+        family: output.entry.family.clone(),
+        context: output.entry.context.clone(),
         status,
         characters: (old_text.chars().count(), new_text.chars().count()),
         tokens: (encoding.count(old_text), encoding.count(new_text)),
-        diff: unified_diff(path, old_text, new_text),
+        diff,
     })
 }
 
@@ -312,11 +421,12 @@ fn source_changes(
     prompts: &[PromptChange],
     source_date_epoch: Option<i64>,
 ) -> Vec<SourceChange> {
-    let files: BTreeSet<&String> = before.files.keys().chain(after.files.keys()).collect();
+    let (before_files, after_files) = (before.files(), after.files());
+    let files: BTreeSet<&String> = before_files.keys().chain(after_files.keys()).collect();
     let mut changes: Vec<SourceChange> = files
         .into_iter()
         .filter_map(|file| {
-            let status = file_status(before.files.get(file), after.files.get(file))?;
+            let status = file_status(before_files.get(file), after_files.get(file))?;
             Some(SourceChange {
                 path: file.clone(),
                 status,
@@ -334,8 +444,13 @@ fn source_changes(
     let mut alone: Vec<_> = changes
         .iter()
         .map(|change| {
-            with_files(before, &[&change.path], after, source_date_epoch)
-                .map(|trial| differing(&before.outputs, &trial.outputs))
+            with_files(
+                &before_files,
+                &[&change.path],
+                &after_files,
+                source_date_epoch,
+            )
+            .map(|trial| differing(&before.outputs, &trial.outputs))
         })
         .collect();
     // A file that alters nothing alone, or cannot compile alone, acts with others when the
@@ -343,14 +458,20 @@ fn source_changes(
     let joint: Vec<usize> = (0..changes.len())
         .filter(|&index| match &alone[index] {
             Some(changed) if !changed.is_empty() => false,
-            Some(_) => needed(before, after, &changes[index].path, source_date_epoch),
+            Some(_) => needed(
+                &before_files,
+                after,
+                &after_files,
+                &changes[index].path,
+                source_date_epoch,
+            ),
             None => true,
         })
         .collect();
     let together = (joint.len() > 1)
         .then(|| {
             let paths: Vec<&String> = joint.iter().map(|&index| &changes[index].path).collect();
-            with_files(before, &paths, after, source_date_epoch)
+            with_files(&before_files, &paths, &after_files, source_date_epoch)
                 .map(|trial| differing(&before.outputs, &trial.outputs))
         })
         .flatten()
@@ -379,17 +500,18 @@ fn source_changes(
 /// Whether the head needs `file`'s change: the head with that file as it was in the base
 /// does not compile, or compiles to other outputs.
 fn needed(
-    before: &SideOutputs,
+    before_files: &Files<'_>,
     after: &SideOutputs,
+    after_files: &Files<'_>,
     file: &str,
     source_date_epoch: Option<i64>,
 ) -> bool {
-    let mut files: BTreeMap<&String, &String> = after
-        .files
+    let mut files: BTreeMap<&String, &str> = after_files
         .iter()
         .filter(|(path, _)| path.as_str() != file)
+        .map(|(path, text)| (path, *text))
         .collect();
-    if let Some((path, text)) = before.files.get_key_value(file) {
+    if let Some((path, text)) = before_files.get_key_value(file) {
         files.insert(path, text);
     }
     match compile_files(files.into_iter(), source_date_epoch) {
@@ -412,7 +534,7 @@ fn differing(
 }
 
 /// How a file differs; `None` when it is the same on both sides.
-fn file_status(old: Option<&String>, new: Option<&String>) -> Option<Status> {
+fn file_status(old: Option<&&str>, new: Option<&&str>) -> Option<Status> {
     match (old, new) {
         (Some(a), Some(b)) if a == b => None,
         (Some(_), Some(_)) => Some(Status::Modified),
@@ -445,18 +567,18 @@ fn readers(
 /// The base's files with `changed` as they are in the head, compiled. `None` when that cannot
 /// be done.
 fn with_files(
-    before: &SideOutputs,
+    before_files: &Files<'_>,
     changed: &[&String],
-    after: &SideOutputs,
+    after_files: &Files<'_>,
     source_date_epoch: Option<i64>,
 ) -> Option<SideOutputs> {
-    let mut files: BTreeMap<&String, &String> = before
-        .files
+    let mut files: BTreeMap<&String, &str> = before_files
         .iter()
         .filter(|(path, _)| !changed.contains(path))
+        .map(|(path, text)| (path, *text))
         .collect();
     for file in changed {
-        if let Some((path, text)) = after.files.get_key_value(file.as_str()) {
+        if let Some((path, text)) = after_files.get_key_value(file.as_str()) {
             files.insert(path, text);
         }
     }
@@ -466,7 +588,7 @@ fn with_files(
 /// A workspace made of these files in a temporary folder, compiled. `None` when it cannot be
 /// written or does not compile.
 fn compile_files<'a>(
-    files: impl Iterator<Item = (&'a String, &'a String)>,
+    files: impl Iterator<Item = (&'a String, &'a str)>,
     source_date_epoch: Option<i64>,
 ) -> Option<SideOutputs> {
     let dir = tempfile::Builder::new()
@@ -482,5 +604,59 @@ fn compile_files<'a>(
         std::fs::create_dir_all(target.parent()?).ok()?;
         std::fs::write(&target, text).ok()?;
     }
-    compile_keeping(&root, source_date_epoch, Texts::Digests).ok()
+    compile_keeping(&root, source_date_epoch, Keep::Digests).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn output(text: &str) -> Output {
+        Output {
+            entry: MatrixEntry {
+                family: "f".into(),
+                variant: None,
+                context: "c".into(),
+                path: "out/f/c.md".into(),
+            },
+            len: text.len(),
+            digest: Sha256::digest(text.as_bytes()).into(),
+            inputs: Vec::new(),
+            encoding: Encoding::default(),
+            exact: false,
+        }
+    }
+
+    /// Each diff counts towards the report's diffs; past their limit, a change keeps its
+    /// counts and says its diff is not shown.
+    #[test]
+    fn past_the_reports_limit_a_diff_gives_way_to_a_line() {
+        let (old, new) = ("one\ntwo\n", "one\nthree\n");
+        let (before, after) = (output(old), output(new));
+        let change = |diff_bytes: &mut usize| {
+            prompt_change(
+                "out/f/c.md",
+                Some((&before, old)),
+                Some((&after, new)),
+                diff_bytes,
+            )
+            .expect("a change")
+        };
+        let mut diff_bytes = 0;
+        let shown = change(&mut diff_bytes);
+        assert!(shown.diff.contains("-two\n+three\n"), "{}", shown.diff);
+        assert_eq!(diff_bytes, shown.diff.len());
+
+        let mut diff_bytes = MAX_REPORT_DIFF_BYTES + 1;
+        let left_out = change(&mut diff_bytes);
+        assert_eq!(
+            left_out.diff,
+            "--- a/out/f/c.md\n+++ b/out/f/c.md\n… this diff is not shown: the report's diffs are over 16 MiB\n"
+        );
+        assert_eq!(diff_bytes, MAX_REPORT_DIFF_BYTES + 1);
+        assert_eq!(left_out.characters, (8, 10));
+
+        let same = output(old);
+        assert!(prompt_change("p", Some((&same, old)), Some((&before, old)), &mut 0).is_none());
+    }
 }
