@@ -8,6 +8,7 @@
 
 use std::sync::{Arc, OnceLock};
 
+use indexmap::IndexMap;
 use serde::Serialize;
 use serde::ser::SerializeMap;
 use serde_json::{Map, Value};
@@ -24,6 +25,8 @@ struct Keywords {
     written_len: usize,
     /// About the memory one copy of the schema as a JSON value takes.
     held_len: usize,
+    /// About the length of the schema written pretty-printed where outputs write it.
+    pretty_len: usize,
     /// The schema as a template value, made the first time a template meets it.
     template_value: OnceLock<minijinja::Value>,
 }
@@ -38,13 +41,26 @@ struct KeywordValue {
     written: Box<str>,
     /// `held_bytes` of `value`.
     held: usize,
+    /// `value` pretty-printed: its length, and its line breaks (each indented further
+    /// where the value is written).
+    pretty: usize,
+    pretty_lines: usize,
     template_value: OnceLock<minijinja::Value>,
 }
 
 impl Keyword {
     pub fn new(value: Value) -> Self {
         let written = serde_json::to_string(&value).unwrap_or_default().into();
+        let mut pretty = Counter::default();
+        let formatter = serde_json::ser::PrettyFormatter::new();
+        // Writing to a counter does not fail.
+        let _ = value.serialize(&mut serde_json::Serializer::with_formatter(
+            &mut pretty,
+            formatter,
+        ));
         Self(Arc::new(KeywordValue {
+            pretty: pretty.bytes,
+            pretty_lines: pretty.lines,
             held: held_bytes(&value),
             value,
             written,
@@ -67,12 +83,12 @@ impl Keyword {
 impl ParameterSchema {
     /// A schema of these keywords, in this order; a key given twice keeps its first value.
     pub fn new(entries: impl IntoIterator<Item = (String, Keyword)>) -> Self {
-        let mut kept: Vec<(String, Keyword)> = Vec::new();
+        // A map, not a scan of the keys kept: a free `schema` may hold a hundred thousand.
+        let mut unique: IndexMap<String, Keyword> = IndexMap::new();
         for (key, keyword) in entries {
-            if !kept.iter().any(|(k, _)| *k == key) {
-                kept.push((key, keyword));
-            }
+            unique.entry(key).or_insert(keyword);
         }
+        let kept: Vec<(String, Keyword)> = unique.into_iter().collect();
         // `{`, `}`, a comma between entries, and each `"key":value`.
         let written_len = 2
             + kept.len().saturating_sub(1)
@@ -85,10 +101,20 @@ impl ParameterSchema {
                 .iter()
                 .map(|(key, keyword)| ENTRY_BYTES + key.len() + keyword.0.held)
                 .sum::<usize>();
+        // Each entry on a line of its own, its lines indented to the depth outputs write it at.
+        let pretty_len = 2 + kept
+            .iter()
+            .map(|(key, keyword)| {
+                let value = &keyword.0;
+                let indent = 2 * (WRITTEN_DEPTH + 1);
+                indent + json_string_len(key) + 4 + value.pretty + value.pretty_lines * indent
+            })
+            .sum::<usize>();
         Self(Arc::new(Keywords {
             entries: kept,
             written_len,
             held_len,
+            pretty_len,
             template_value: OnceLock::new(),
         }))
     }
@@ -134,10 +160,15 @@ impl ParameterSchema {
         self.0.written_len
     }
 
-    /// What one more copy of the schema costs a compile, in bytes: written out (in the JSON
-    /// output) or held as a JSON value (in native tool definitions), whichever is more.
+    /// What one more copy of the schema costs a compile, in bytes: held as a JSON value (in
+    /// native tool definitions) or written out pretty-printed (the definitions files, the
+    /// JSON output), whichever is more. Pretty-printing indents each line by its depth, so a
+    /// deeply nested schema writes many times its compact length.
     pub fn copy_cost(&self) -> usize {
-        self.0.written_len.max(self.0.held_len)
+        self.0
+            .written_len
+            .max(self.0.held_len)
+            .max(self.0.pretty_len)
     }
 
     /// Writes the schema as compact JSON (what `serde_json::to_string` writes) into `out`.
@@ -236,6 +267,11 @@ impl PartialEq for ParameterSchema {
     }
 }
 
+/// How deep outputs write a parameter's schema's keywords: a native tool definition holds
+/// them in `[{"function": {"parameters": {"properties": {"<name>": {…}}}}}]`, six levels
+/// down.
+const WRITTEN_DEPTH: usize = 6;
+
 /// What an object's entry takes beside its key's text and its value: the key's `String`,
 /// and the index map's hash and slot.
 const ENTRY_BYTES: usize = size_of::<String>() + 16;
@@ -257,17 +293,23 @@ pub fn held_bytes(value: &Value) -> usize {
 
 /// The length of `text` written as a JSON string, quotes and escapes included.
 fn json_string_len(text: &str) -> usize {
-    let mut counter = Counter(0);
+    let mut counter = Counter::default();
     // Writing to a counter does not fail.
     let _ = serde_json::to_writer(&mut counter, text);
-    counter.0
+    counter.bytes
 }
 
-struct Counter(usize);
+/// Counts what is written to it: bytes, and line breaks.
+#[derive(Default)]
+struct Counter {
+    bytes: usize,
+    lines: usize,
+}
 
 impl std::io::Write for Counter {
     fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        self.0 += data.len();
+        self.bytes += data.len();
+        self.lines += data.iter().filter(|&&byte| byte == b'\n').count();
         Ok(data.len())
     }
 
@@ -309,6 +351,38 @@ mod tests {
             assert_eq!(String::from_utf8(written).expect("utf-8"), expected);
             assert_eq!(schema.written_len(), expected.len());
             assert_eq!(serde_json::to_string(&schema).expect("json"), expected);
+        }
+    }
+
+    /// A copy of a schema costs at least what a native definition writes of it, however
+    /// deeply nested: a 44 KB workspace of schemas nested 78 deep wrote 301 MB.
+    #[test]
+    fn a_copy_costs_what_outputs_write_of_it() {
+        let mut nested = json!("leaf");
+        for _ in 0..40 {
+            nested = json!({ "a": [nested, 1] });
+        }
+        for value in [
+            json!({ "enum": ["a", "b"] }),
+            json!({ "items": nested, "x": "y" }),
+        ] {
+            let schema = schema(value.clone());
+            let definition = |inner: Value| {
+                let wrapped =
+                    json!([{ "function": { "parameters": { "properties": { "p": inner } } } }]);
+                serde_json::to_string_pretty(&wrapped).expect("json").len()
+            };
+            let written = definition(value) - definition(json!({}));
+            assert!(
+                schema.copy_cost() >= written,
+                "{} < {written}",
+                schema.copy_cost()
+            );
+            assert!(
+                schema.copy_cost() < 2 * written + 200,
+                "{} ≫ {written}",
+                schema.copy_cost()
+            );
         }
     }
 

@@ -652,11 +652,7 @@ fn shortened_quotes(message: &str) -> std::borrow::Cow<'_, str> {
             out.push('`');
         }
         if index % 2 == 1 && long(part) {
-            let head: String = part.chars().take(QUOTED_CHARS / 2).collect();
-            let tail: Vec<char> = part.chars().rev().take(QUOTED_CHARS / 4).collect();
-            out.push_str(&head);
-            out.push('…');
-            out.extend(tail.into_iter().rev());
+            out.push_str(&shortened_quote(part));
         } else {
             out.push_str(part);
         }
@@ -665,6 +661,19 @@ fn shortened_quotes(message: &str) -> std::borrow::Cow<'_, str> {
         out = out.chars().take(MESSAGE_CHARS).collect();
         out.push('…');
     }
+    std::borrow::Cow::Owned(out)
+}
+
+/// `text`, to be quoted, cut in its middle when it is longer than [`QUOTED_CHARS`].
+pub fn shortened_quote(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.chars().count() <= QUOTED_CHARS {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let head: String = text.chars().take(QUOTED_CHARS / 2).collect();
+    let tail: Vec<char> = text.chars().rev().take(QUOTED_CHARS / 4).collect();
+    let mut out = head;
+    out.push('…');
+    out.extend(tail.into_iter().rev());
     std::borrow::Cow::Owned(out)
 }
 

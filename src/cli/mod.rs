@@ -606,13 +606,11 @@ pub fn definition_warnings(
     let Some(variant) = compiler.variant(&compiled.variant) else {
         return;
     };
-    let Ok(Some((_, _, findings))) =
-        compiler.tool_definitions(request, variant, &compiled.tools, None)
-    else {
+    let Ok(Some(made)) = compiler.tool_definitions(request, variant, &compiled.tools, None) else {
         return;
     };
     let mut warnings = Diagnostics::default();
-    for finding in &findings {
+    for finding in &made.2 {
         warnings.push(crate::compile::place(
             workspace,
             finding,

@@ -13,6 +13,7 @@ use crate::compiled::{CompileError, CompiledTool};
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::load::entry::Entry;
 use crate::model::{Context, Dialect, LongNames, ToolDefinitionSettings};
+use crate::parameter_schema::held_bytes;
 use crate::pointer::child_pointer;
 use crate::problem::{DefinitionProblem, Problem};
 use crate::render::memo::write_tool;
@@ -495,15 +496,16 @@ impl Compiler<'_> {
     }
 
     /// For a variant with native tool calls: its dialect, its tool definitions, and what
-    /// was found writing them (errors fail the compile; warnings are for `validate`).
-    /// `context_json` is the request's context written out, when the caller has it.
+    /// was found writing them (errors fail the compile; warnings are for `validate`),
+    /// shared with the compiles that ask for the same. `context_json` is the request's
+    /// context written out, when the caller has it.
     pub(crate) fn tool_definitions(
         &self,
         request: &Request,
         variant: &EffectiveVariant,
         tools: &[CompiledTool],
         context_json: Option<&[u8]>,
-    ) -> Result<Option<Made>, CompileError> {
+    ) -> Result<Option<Arc<Made>>, CompileError> {
         if variant.variant.native_tools != Some(true) {
             return Ok(None);
         }
@@ -533,13 +535,13 @@ impl Compiler<'_> {
             key.into_boxed_slice()
         });
         if let Some(made) = key.as_ref().and_then(|key| self.definitions.get(key)) {
-            let (dialect, value, findings) = &*made;
-            return Ok(Some((*dialect, value.clone(), findings.clone())));
+            return Ok(Some(made));
         }
-        let made = self.tool_definitions_afresh(request, tools)?;
+        let made = Arc::new(self.tool_definitions_afresh(request, tools)?);
         if let Some(key) = key {
-            let bytes = 2 * key.len();
-            self.definitions.insert(key, Arc::new(made.clone()), bytes);
+            // The key, and the definitions as they are held (a copy of every schema).
+            let bytes = key.len() + held_bytes(&made.1);
+            self.definitions.insert(key, Arc::clone(&made), bytes);
         }
         Ok(Some(made))
     }

@@ -3,6 +3,7 @@
 //! override that disabled it, the spec used — with the file and line each came from.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use minijinja::Value;
 use serde::Serialize;
@@ -72,7 +73,8 @@ impl Item {
 
 #[derive(Debug, Serialize)]
 pub struct ConditionReport {
-    pub expression: String,
+    /// Shared with the item's condition: a shared parameter's is every tool's.
+    pub expression: Arc<str>,
     pub holds: bool,
     /// Each name the condition reads and its value, as JSON.
     pub values: Vec<(String, String)>,
@@ -153,7 +155,7 @@ impl Explainer<'_> {
                 .collect(),
             condition: entry
                 .and_then(|e| e.value.when.as_deref())
-                .and_then(|when| self.condition(when, &planned.reason)),
+                .and_then(|when| self.condition(&Arc::from(when), &planned.reason)),
             parameters: Vec::new(),
         }
     }
@@ -249,7 +251,7 @@ impl Explainer<'_> {
 
     /// An item's condition, whether it held, and the value of each name it reads. Nothing
     /// when something else decided first (an override, a missing dependency).
-    fn condition(&self, condition: &str, reason: &Reason) -> Option<ConditionReport> {
+    fn condition(&self, condition: &Arc<str>, reason: &Reason) -> Option<ConditionReport> {
         let holds = match reason {
             Reason::Included => true,
             Reason::ConditionFalse { .. } => false,
@@ -271,7 +273,7 @@ impl Explainer<'_> {
             })
             .collect();
         Some(ConditionReport {
-            expression: condition.to_string(),
+            expression: Arc::clone(condition),
             holds,
             values,
         })

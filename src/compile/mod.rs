@@ -361,11 +361,12 @@ impl<'w> Compiler<'w> {
             tool_definitions: None,
         })
         .and_then(|mut compiled| {
-            if let Some((dialect, definitions, findings)) =
+            if let Some(made) =
                 self.tool_definitions(request, variant, &compiled.tools, context_json.as_deref())?
             {
+                let (dialect, definitions, findings) = &*made;
                 let mut errors = Diagnostics::default();
-                for finding in &findings {
+                for finding in findings {
                     let diagnostic = place(workspace, finding, None);
                     if diagnostic.severity() == crate::problem::Severity::Error {
                         errors.push(diagnostic);
@@ -375,7 +376,8 @@ impl<'w> Compiler<'w> {
                     return Err(CompileError::Diagnostics(errors));
                 }
                 compiled.dialect = Some(dialect.name());
-                compiled.tool_definitions = Some(definitions);
+                // The compile's own copy: its caller may keep or change it.
+                compiled.tool_definitions = Some(definitions.clone());
             }
             Ok(compiled)
         })

@@ -1117,10 +1117,10 @@ pub fn diagnostics(workspace: &Workspace, source_date_epoch: Option<i64>) -> Dia
             // What writing the tool definitions found that does not stop a compile (a
             // keyword a dialect drops, an MCP tool left out).
             if let Some(variant) = compiler.variant(&compiled.variant)
-                && let Ok(Some((_, _, found))) =
+                && let Ok(Some(made)) =
                     compiler.tool_definitions(&request, variant, &compiled.tools, None)
             {
-                for finding in &found {
+                for finding in &made.2 {
                     let finding = place(workspace, finding, workspace.contexts.get(&entry.context));
                     // The same finding recurs in every output that has the tool: kept once,
                     // found by its place rather than by comparing with every one kept.

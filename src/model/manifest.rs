@@ -35,8 +35,10 @@ pub struct Manifest {
     #[schemars(extend("propertyNames" = { "pattern": super::NAME_PATTERN }))]
     pub context_fields: IndexMap<String, ContextField>,
     /// Parameter definitions shared by several tools; a tool's parameter refers to one with
-    /// `use = "<name>"`.
+    /// `use = "<name>"`. A definition's key, at most 128 characters, is its `name` unless it
+    /// sets one.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    #[schemars(extend("propertyNames" = { "minLength": 1, "maxLength": 128 }))]
     pub parameters: IndexMap<String, Parameter>,
     /// Normalisation applied to every compiled prompt, in order. When absent, the default set
     /// is used: empty sections between `====`

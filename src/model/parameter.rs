@@ -11,9 +11,11 @@ pub struct Parameter {
     /// Name of a shared parameter declared under `[parameters]` in `promptc.toml`.
     #[serde(default, rename = "use", skip_serializing_if = "Option::is_none")]
     pub use_shared: Option<String>,
-    /// The parameter's name as the model writes it.
+    /// The parameter's name as the model writes it: at most 128 characters (providers refuse
+    /// longer property names; a shared parameter's name is written into every tool that uses
+    /// it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(min = 1))]
+    #[schemars(length(min = 1, max = 128))]
     pub name: Option<String>,
     /// Whether the model must always give it. Defaults to false.
     #[serde(default, skip_serializing_if = "Option::is_none")]

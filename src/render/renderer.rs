@@ -274,11 +274,11 @@ impl Renderer<'_> {
                 compiled.extend(self.tool(planned, &values, Some(index)));
             }
         }
+        self.check_names(&compiled);
         if self.budget.stopped {
             // The compile fails with what stopped it: no tool values, no documentation.
             return CompiledTools::from(compiled);
         }
-        self.check_names(&compiled);
         let compiled = CompiledTools::from(compiled);
         let format = tool_format(self.workspace, variant);
         let mut documented = Vec::with_capacity(compiled.len());

@@ -26,7 +26,8 @@ pub enum Reason {
     Included,
     DisabledByOverride,
     ConditionFalse {
-        condition: String,
+        /// Shared with the condition's other reasons.
+        condition: Arc<str>,
     },
     /// The tools of its `depends_on` that are not enabled, in order.
     MissingDependency {
@@ -43,7 +44,12 @@ impl std::fmt::Display for Reason {
         match self {
             Reason::Included => f.write_str("included"),
             Reason::DisabledByOverride => f.write_str("disabled by an override"),
-            Reason::ConditionFalse { condition } => write!(f, "condition `{condition}` is false"),
+            // Cut when long: the explanation gives the whole condition beside it.
+            Reason::ConditionFalse { condition } => write!(
+                f,
+                "condition `{}` is false",
+                crate::problem::shortened_quote(condition)
+            ),
             Reason::MissingDependency { tools } => {
                 // Named up to a few: a shared parameter may depend on thousands of tools,
                 // and every tool that uses it would repeat the list.
@@ -163,7 +169,7 @@ impl Reason {
 /// counts as false.
 fn decide(
     conditions: &Conditions<'_>,
-    condition: &str,
+    condition: &Arc<str>,
     values: &Value,
     span: Span,
     diagnostics: &mut Diagnostics,
@@ -174,7 +180,7 @@ fn decide(
         Err(diagnostic) => diagnostics.push(diagnostic),
     }
     Reason::ConditionFalse {
-        condition: condition.to_string(),
+        condition: Arc::clone(condition),
     }
 }
 
@@ -321,7 +327,7 @@ struct OutlinedComponent {
     source: Option<SourceRange>,
     choice: TemplateChoice,
     disabled: bool,
-    when: Option<(String, Span)>,
+    when: Option<(Arc<str>, Span)>,
 }
 
 impl Outline {
@@ -381,8 +387,8 @@ impl Outline {
                     when: entry
                         .value
                         .when
-                        .clone()
-                        .map(|condition| (condition, entry.value_span("/when"))),
+                        .as_deref()
+                        .map(|condition| (Arc::from(condition), entry.value_span("/when"))),
                     id,
                 })
             })

@@ -10,7 +10,7 @@ use crate::parameter_schema::ParameterSchema;
 use crate::pointer::child_pointer;
 use crate::span::Span;
 use crate::templates::TemplateId;
-use crate::workspace::{ParameterTexts, SchemaParts, Workspace};
+use crate::workspace::{ParameterParts, Workspace};
 
 /// Which spec a family got.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,7 +31,7 @@ pub struct ResolvedTool {
     pub for_each: Option<ForEach>,
     pub description: TemplateId,
     /// The condition and where it is written.
-    pub when: Option<(String, Span)>,
+    pub when: Option<(Arc<str>, Span)>,
     pub parameters: Vec<Arc<ResolvedParameter>>,
     pub choice: SpecChoice,
     /// The tool's file and the lines of the spec used.
@@ -61,7 +61,7 @@ pub struct ResolvedParameter {
     /// The parameter's entry in its tool's file.
     pub span: Span,
     /// The condition and where it is written.
-    pub when: Option<(String, Span)>,
+    pub when: Option<(Arc<str>, Span)>,
 }
 
 /// The family specs a family's view of a tool applies, base first: the family's own entry
@@ -105,7 +105,7 @@ pub fn resolve_tool(workspace: &Workspace, id: &str, family: &str) -> Option<Res
     let mut when = definition
         .when
         .clone()
-        .map(|w| (w, entry.value_span("/when")));
+        .map(|w| (Arc::from(w), entry.value_span("/when")));
     let mut parameters = (
         definition.parameters.as_slice(),
         definition.texts.parameters.as_slice(),
@@ -127,7 +127,10 @@ pub fn resolve_tool(workspace: &Workspace, id: &str, family: &str) -> Option<Res
             description = texts.description;
         }
         if let Some(w) = &spec.when {
-            when = Some((w.clone(), entry.value_span(&format!("{prefix}/when"))));
+            when = Some((
+                Arc::from(w.as_str()),
+                entry.value_span(&format!("{prefix}/when")),
+            ));
         }
         if let (Some(list), Some(list_texts)) = (&spec.parameters, &texts.parameters) {
             parameters = (
@@ -150,7 +153,7 @@ pub fn resolve_tool(workspace: &Workspace, id: &str, family: &str) -> Option<Res
                 entry.value_span(&format!("{at}/when")),
             );
             Arc::new(resolve_parameter(
-                workspace, parameter, *texts, span, when_span,
+                workspace, parameter, texts, span, when_span,
             ))
         })
         .collect();
@@ -187,7 +190,7 @@ pub fn resolve_tool(workspace: &Workspace, id: &str, family: &str) -> Option<Res
 fn resolve_parameter(
     workspace: &Workspace,
     parameter: &Parameter,
-    own_texts: ParameterTexts,
+    own: &ParameterParts,
     span: Span,
     when_span: Span,
 ) -> ResolvedParameter {
@@ -206,14 +209,18 @@ fn resolve_parameter(
         .or_else(|| base.and_then(|d| d.name.clone()))
         .or_else(|| shared.as_ref().map(|(name, ..)| (*name).clone()))
         .unwrap_or_default();
-    let when = match (&parameter.when, base.and_then(|d| d.when.as_ref())) {
-        (Some(own), _) => Some((own.clone(), when_span)),
+    let when = match (
+        &own.when,
+        shared_parts.and_then(|parts| parts.when.as_ref()),
+    ) {
+        (Some(own), _) => Some((Arc::clone(own), when_span)),
         (None, Some(inherited)) => shared.as_ref().map(|(name, ..)| {
             let pointer = format!("{}/when", child_pointer("/parameters", name));
-            (inherited.clone(), manifest.value_span(&pointer))
+            (Arc::clone(inherited), manifest.value_span(&pointer))
         }),
         (None, None) => None,
     };
+    let own_texts = own.texts;
     // A text the parameter sets is its own, even when it was reported and has no template.
     let text = |own: &Option<String>, own_id: Option<TemplateId>, shared: Option<TemplateId>| {
         if own.is_some() { own_id } else { shared }
@@ -234,14 +241,16 @@ fn resolve_parameter(
             shared_texts.instruction,
         ),
         usage: text(&parameter.usage, own_texts.usage, shared_texts.usage),
-        schema: SchemaParts::of(parameter, shared_parts.map(|parts| &parts.schema)).schema,
+        schema: own
+            .schema
+            .over(shared_parts.map(|parts| &parts.schema))
+            .schema,
         note: text(&parameter.note, own_texts.note, shared_texts.note),
-        depends_on: match &parameter.depends_on {
-            Some(own) => Arc::from(own.as_slice()),
-            None => shared_parts
-                .and_then(|parts| parts.depends_on.clone())
-                .unwrap_or_default(),
-        },
+        depends_on: own
+            .depends_on
+            .clone()
+            .or_else(|| shared_parts.and_then(|parts| parts.depends_on.clone()))
+            .unwrap_or_default(),
         span,
         when,
     }

@@ -148,8 +148,9 @@ fn for_each_templates(workspace: &Workspace) -> std::collections::BTreeMap<Templ
         if tool.for_each.is_none() {
             continue;
         }
-        let parameters = |list: &[crate::workspace::ParameterTexts]| {
+        let parameters = |list: &[crate::workspace::ParameterParts]| {
             list.iter()
+                .map(|parts| parts.texts)
                 .flat_map(|texts| [texts.instruction, texts.usage, texts.note])
                 .collect::<Vec<_>>()
         };

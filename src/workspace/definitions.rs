@@ -13,7 +13,7 @@ use indexmap::IndexMap;
 
 use crate::model::{Component, Manifest, ToolSpec, Variant};
 use crate::templates::TemplateId;
-use crate::workspace::SharedParameter;
+use crate::workspace::ParameterParts;
 
 #[derive(Debug)]
 pub struct ComponentDef {
@@ -60,7 +60,7 @@ pub struct ToolTexts {
     pub name: Option<TemplateId>,
     pub description: Option<TemplateId>,
     /// One per parameter, in order.
-    pub parameters: Vec<ParameterTexts>,
+    pub parameters: Vec<ParameterParts>,
 }
 
 /// The text templates a family spec of a tool replaces.
@@ -70,7 +70,7 @@ pub struct FamilyTexts {
     pub name: Option<TemplateId>,
     pub description: Option<TemplateId>,
     /// Set when the family replaces the parameter list: one per parameter, in order.
-    pub parameters: Option<Vec<ParameterTexts>>,
+    pub parameters: Option<Vec<ParameterParts>>,
 }
 
 /// The text templates of one parameter.
@@ -85,7 +85,7 @@ pub struct ParameterTexts {
 pub struct ManifestDef {
     pub spec: Manifest,
     /// The shared parameters as the tools that use them share them, by name.
-    pub shared_parameters: IndexMap<String, SharedParameter>,
+    pub shared_parameters: IndexMap<String, ParameterParts>,
 }
 
 macro_rules! deref_to_spec {

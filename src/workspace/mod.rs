@@ -11,7 +11,7 @@ pub use definitions::{
     ComponentDef, FamilyTexts, ManifestDef, ParameterTexts, ToolDef, ToolTexts, VariantDef,
     VariantTemplates,
 };
-pub use shared_parameter::{SchemaParts, SharedParameter};
+pub use shared_parameter::ParameterParts;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

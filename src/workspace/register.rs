@@ -19,7 +19,7 @@ use crate::source::Sources;
 use crate::span::Span;
 use crate::templates::{TemplateId, Templates};
 use crate::workspace::{
-    ComponentDef, FamilyTexts, ManifestDef, ParameterTexts, SharedParameter, ToolDef, ToolTexts,
+    ComponentDef, FamilyTexts, ManifestDef, ParameterParts, ParameterTexts, ToolDef, ToolTexts,
     VariantDef, VariantTemplates,
 };
 
@@ -113,7 +113,7 @@ impl Registrar<'_> {
             .map(|(name, parameter)| {
                 let pointer = child_pointer("/parameters", name);
                 let texts = self.parameter(&manifest.document, &pointer, parameter);
-                (name.clone(), SharedParameter::new(parameter, texts))
+                (name.clone(), ParameterParts::new(parameter, texts))
             })
             .collect();
         manifest.map(|spec| ManifestDef {
@@ -443,11 +443,14 @@ impl Registrar<'_> {
         doc: &Document,
         prefix: &str,
         parameters: &[Parameter],
-    ) -> Vec<ParameterTexts> {
+    ) -> Vec<ParameterParts> {
         parameters
             .iter()
             .enumerate()
-            .map(|(index, parameter)| self.parameter(doc, &format!("{prefix}/{index}"), parameter))
+            .map(|(index, parameter)| {
+                let texts = self.parameter(doc, &format!("{prefix}/{index}"), parameter);
+                ParameterParts::new(parameter, texts)
+            })
             .collect()
     }
 

@@ -1,6 +1,8 @@
-//! A shared parameter (`[parameters.X]` in promptc.toml) as every tool that uses it shares it:
-//! its texts, its schema and its `depends_on`, each made once. A tool's own fields replace
-//! the shared ones field by field; whatever it does not replace stays shared, never copied.
+//! A parameter's parts made once, when the workspace loads: its texts, its schema, its
+//! `depends_on` and its condition. A shared parameter (`[parameters.X]` in promptc.toml) is
+//! used by any number of tools, and a tool with a family spec is resolved once per variant:
+//! each takes these parts, never a copy. A tool's own fields replace the shared ones field by
+//! field; whatever it does not replace stays shared.
 
 use std::sync::Arc;
 
@@ -10,19 +12,22 @@ use crate::model::Parameter;
 use crate::parameter_schema::{Keyword, ParameterSchema};
 use crate::workspace::ParameterTexts;
 
+/// The parts a parameter sets itself (those it leaves out are `None`).
 #[derive(Clone, Debug, Default)]
-pub struct SharedParameter {
+pub struct ParameterParts {
     pub texts: ParameterTexts,
     pub schema: SchemaParts,
     pub depends_on: Option<Arc<[String]>>,
+    pub when: Option<Arc<str>>,
 }
 
-impl SharedParameter {
+impl ParameterParts {
     pub fn new(parameter: &Parameter, texts: ParameterTexts) -> Self {
         Self {
             texts,
-            schema: SchemaParts::of(parameter, None),
+            schema: SchemaParts::own(parameter),
             depends_on: parameter.depends_on.as_deref().map(Arc::from),
+            when: parameter.when.as_deref().map(Arc::from),
         }
     }
 }
@@ -40,39 +45,55 @@ pub struct SchemaParts {
 }
 
 impl SchemaParts {
-    /// The fields `parameter` sets, over `base`'s (its shared definition's) for those it
-    /// does not: a parameter that sets none has its shared definition's very schema.
-    pub fn of(parameter: &Parameter, base: Option<&SchemaParts>) -> Self {
-        let sets_none = parameter.one_of.is_none()
-            && parameter.items.is_none()
-            && parameter.properties.is_none()
-            && parameter.schema.is_none();
-        if let (true, Some(base)) = (sets_none, base) {
-            return base.clone();
-        }
-        let pick = |own: Option<Value>, shared: Option<&Keyword>| {
-            own.map(Keyword::new).or_else(|| shared.cloned())
-        };
-        let one_of = pick(
-            parameter.one_of.clone().map(Value::Array),
-            base.and_then(|b| b.one_of.as_ref()),
-        );
-        let items = pick(parameter.items.clone(), base.and_then(|b| b.items.as_ref()));
-        let properties = pick(
+    /// The schema fields `parameter` sets itself.
+    pub fn own(parameter: &Parameter) -> Self {
+        let free = parameter.schema.as_ref().map(|free| {
+            free.iter()
+                .map(|(key, value)| (key.clone(), Keyword::new(value.clone())))
+                .collect()
+        });
+        Self::made(
+            parameter
+                .one_of
+                .clone()
+                .map(|values| Keyword::new(Value::Array(values))),
+            parameter.items.clone().map(Keyword::new),
             parameter
                 .properties
                 .as_ref()
-                .map(|p| serde_json::to_value(p).unwrap_or_default()),
-            base.and_then(|b| b.properties.as_ref()),
-        );
-        let free = match &parameter.schema {
-            Some(own) => Some(
-                own.iter()
-                    .map(|(key, value)| (key.clone(), Keyword::new(value.clone())))
-                    .collect(),
-            ),
-            None => base.and_then(|b| b.free.clone()),
+                .map(|p| Keyword::new(serde_json::to_value(p).unwrap_or_default())),
+            free,
+        )
+    }
+
+    /// These fields over `base`'s (a shared definition's) for those they leave out: fields
+    /// that set nothing have the base's very schema, and without a base they are the schema.
+    pub fn over(&self, base: Option<&SchemaParts>) -> Self {
+        let Some(base) = base else {
+            return self.clone();
         };
+        let sets_none = self.one_of.is_none()
+            && self.items.is_none()
+            && self.properties.is_none()
+            && self.free.is_none();
+        if sets_none {
+            return base.clone();
+        }
+        let pick = |own: &Option<Keyword>, shared: &Option<Keyword>| own.clone().or(shared.clone());
+        Self::made(
+            pick(&self.one_of, &base.one_of),
+            pick(&self.items, &base.items),
+            pick(&self.properties, &base.properties),
+            self.free.clone().or(base.free.clone()),
+        )
+    }
+
+    fn made(
+        one_of: Option<Keyword>,
+        items: Option<Keyword>,
+        properties: Option<Keyword>,
+        free: Option<Arc<[(String, Keyword)]>>,
+    ) -> Self {
         // The named fields first; a free keyword of the same name does not replace one.
         let named = [
             ("enum", &one_of),
@@ -111,7 +132,7 @@ mod tests {
     /// keywords, whose own set replaces the shared set whole.
     #[test]
     fn a_tool_shares_what_it_does_not_replace() {
-        let shared = SharedParameter::new(
+        let shared = ParameterParts::new(
             &parameter(json!({
                 "name": "mode",
                 "enum": ["a", "b"],
@@ -123,21 +144,19 @@ mod tests {
         let base = &shared.schema;
         assert_eq!(written(&base.schema), r#"{"enum":["a","b"],"default":"a"}"#);
 
-        let plain = SchemaParts::of(&parameter(json!({ "use": "mode" })), Some(base));
+        let of = |fields: Value| SchemaParts::own(&parameter(fields)).over(Some(base));
+        let plain = of(json!({ "use": "mode" }));
         assert!(plain.schema.same_as(&base.schema));
         assert!(std::ptr::eq(
             plain.schema.get("enum").expect("enum"),
             base.schema.get("enum").expect("enum")
         ));
 
-        let own = SchemaParts::of(
-            &parameter(json!({
-                "use": "mode",
-                "items": { "type": "string" },
-                "schema": { "minItems": 1 },
-            })),
-            Some(base),
-        );
+        let own = of(json!({
+            "use": "mode",
+            "items": { "type": "string" },
+            "schema": { "minItems": 1 },
+        }));
         assert_eq!(
             written(&own.schema),
             r#"{"enum":["a","b"],"items":{"type":"string"},"minItems":1}"#
@@ -147,10 +166,7 @@ mod tests {
             base.schema.get("enum").expect("enum")
         ));
 
-        let replaced = SchemaParts::of(
-            &parameter(json!({ "use": "mode", "enum": ["c"] })),
-            Some(base),
-        );
+        let replaced = of(json!({ "use": "mode", "enum": ["c"] }));
         assert_eq!(written(&replaced.schema), r#"{"enum":["c"],"default":"a"}"#);
         assert_eq!(shared.depends_on.as_deref(), Some(&["x".to_string()][..]));
     }
