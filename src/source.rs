@@ -22,6 +22,29 @@ pub struct SourceFile {
     /// Made when a position in the file is first asked for: most files of a clean run never
     /// are, and a long template has thousands of lines.
     line_starts: std::sync::OnceLock<Vec<usize>>,
+    /// How many characters come before each of a few byte offsets (see [`CHARS_MARKED`]),
+    /// made when a column far along a line is first asked for: counting from the line's
+    /// start took the line's length for each diagnostic, and thousands of them on a line of
+    /// megabytes took seconds.
+    char_marks: std::sync::OnceLock<Vec<(usize, usize)>>,
+}
+
+/// Bytes between two marks of [`SourceFile::char_marks`]: a column is counted from the mark
+/// before it, or from its line's start when that is nearer.
+const CHARS_MARKED: usize = 4096;
+
+/// The characters before the first character boundary at or past each multiple of
+/// [`CHARS_MARKED`] bytes, as (that boundary, characters before it).
+fn char_marks(text: &str) -> Vec<(usize, usize)> {
+    let mut marks = vec![(0, 0)];
+    let mut next = CHARS_MARKED;
+    for (chars, (at, _)) in text.char_indices().enumerate() {
+        if at >= next {
+            marks.push((at, chars));
+            next = at - at % CHARS_MARKED + CHARS_MARKED;
+        }
+    }
+    marks
 }
 
 /// Byte offset of the start of each line of `text`: 0, then one past each `\n`.
@@ -37,6 +60,7 @@ impl SourceFile {
             path,
             text,
             line_starts: std::sync::OnceLock::new(),
+            char_marks: std::sync::OnceLock::new(),
         }
     }
 
@@ -53,11 +77,22 @@ impl SourceFile {
             Err(next) => next - 1,
         };
         let start = line_starts[line];
-        let column = self
-            .text
-            .get(start..offset)
-            .map_or(offset - start, |s| s.chars().count());
+        let column = match self.text.get(start..offset) {
+            None => offset - start,
+            Some(before) if before.len() <= CHARS_MARKED => before.chars().count(),
+            Some(_) => self.chars_before(offset) - self.chars_before(start),
+        };
         (line + 1, column + 1)
+    }
+
+    /// The characters of the text before `offset`, a character boundary.
+    fn chars_before(&self, offset: usize) -> usize {
+        let marks = self.char_marks.get_or_init(|| char_marks(&self.text));
+        let index = marks
+            .partition_point(|(at, _)| *at <= offset)
+            .saturating_sub(1);
+        let (at, chars) = marks.get(index).copied().unwrap_or((0, 0));
+        chars + self.text.get(at..offset).map_or(0, |s| s.chars().count())
     }
 
     /// Byte offset of the start of a 1-based line, clamped to the end of the text.
@@ -156,5 +191,28 @@ mod tests {
         assert_eq!(file.offset_of(2, 3), 7);
         assert_eq!(file.offset_of(0, 0), 0);
         assert_eq!(file.offset_of(9, 1), file.text.len());
+    }
+
+    /// Far along a long line, a column is counted from the nearest mark, and is the same as
+    /// counting every character from the line's start.
+    #[test]
+    fn a_column_far_along_a_line_is_counted_from_a_mark() {
+        let line: String = (0..20_000)
+            .map(|i| if i % 7 == 0 { 'é' } else { 'a' })
+            .collect();
+        let text = format!("first\n{line}ç{line}\nlast");
+        let file = SourceFile::new("x".into(), text.clone());
+        let second = 6;
+        for (offset, _) in text.char_indices().step_by(997).chain([(text.len(), ' ')]) {
+            let start = if offset < second {
+                0
+            } else if offset <= second + 2 * line.len() + 2 {
+                second
+            } else {
+                text.rfind('\n').unwrap_or(0) + 1
+            };
+            let expected = text[start..offset].chars().count() + 1;
+            assert_eq!(file.line_col(offset).1, expected, "at {offset}");
+        }
     }
 }
