@@ -269,8 +269,8 @@ impl PartialEq for ParameterSchema {
 
 /// How deep outputs write a parameter's schema's keywords: a native tool definition holds
 /// them in `[{"function": {"parameters": {"properties": {"<name>": {…}}}}}]`, six levels
-/// down.
-const WRITTEN_DEPTH: usize = 6;
+/// down, and Gemini's one level further; counted with a level to spare.
+const WRITTEN_DEPTH: usize = 8;
 
 /// What an object's entry takes beside its key's text and its value: the key's `String`,
 /// and the index map's hash and slot.
@@ -379,7 +379,7 @@ mod tests {
                 schema.copy_cost()
             );
             assert!(
-                schema.copy_cost() < 2 * written + 200,
+                schema.copy_cost() < 2 * written + 300,
                 "{} ≫ {written}",
                 schema.copy_cost()
             );

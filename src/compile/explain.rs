@@ -154,8 +154,8 @@ impl Explainer<'_> {
                 .map(|used| self.workspace.templates.name(*used).to_string())
                 .collect(),
             condition: entry
-                .and_then(|e| e.value.when.as_deref())
-                .and_then(|when| self.condition(&Arc::from(when), &planned.reason)),
+                .and_then(|e| e.value.condition.as_ref())
+                .and_then(|when| self.condition(when, &planned.reason)),
             parameters: Vec::new(),
         }
     }

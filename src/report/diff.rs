@@ -145,15 +145,19 @@ const NOTE_ROOM: usize = 400;
 /// Changed outputs whose diffs are the same but for their file names and line numbers, in
 /// the order of their first output.
 fn same_changes(prompts: &[PromptChange]) -> Vec<Vec<&PromptChange>> {
-    let mut groups: Vec<(String, Vec<&PromptChange>)> = Vec::new();
+    // Found by key: a report of thousands of distinct changes compared each with every group.
+    let mut groups: Vec<Vec<&PromptChange>> = Vec::new();
+    let mut group_of: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for prompt in prompts {
-        let key = change_key(prompt);
-        match groups.iter_mut().find(|(known, _)| *known == key) {
-            Some((_, members)) => members.push(prompt),
-            None => groups.push((key, vec![prompt])),
+        match group_of.entry(change_key(prompt)) {
+            std::collections::hash_map::Entry::Occupied(known) => groups[*known.get()].push(prompt),
+            std::collections::hash_map::Entry::Vacant(new) => {
+                new.insert(groups.len());
+                groups.push(vec![prompt]);
+            }
         }
     }
-    groups.into_iter().map(|(_, members)| members).collect()
+    groups
 }
 
 /// What makes two diffs the same change: their status and changed lines, without the file

@@ -386,9 +386,9 @@ impl Outline {
                     disabled: overrides.components.get(&id).and_then(|o| o.enabled) == Some(false),
                     when: entry
                         .value
-                        .when
-                        .as_deref()
-                        .map(|condition| (Arc::from(condition), entry.value_span("/when"))),
+                        .condition
+                        .clone()
+                        .map(|condition| (condition, entry.value_span("/when"))),
                     id,
                 })
             })

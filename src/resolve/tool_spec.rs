@@ -103,9 +103,10 @@ pub fn resolve_tool(workspace: &Workspace, id: &str, family: &str) -> Option<Res
     let mut name_template = definition.texts.name;
     let mut description = definition.texts.description;
     let mut when = definition
+        .texts
         .when
         .clone()
-        .map(|w| (Arc::from(w), entry.value_span("/when")));
+        .map(|w| (w, entry.value_span("/when")));
     let mut parameters = (
         definition.parameters.as_slice(),
         definition.texts.parameters.as_slice(),
@@ -126,11 +127,8 @@ pub fn resolve_tool(workspace: &Workspace, id: &str, family: &str) -> Option<Res
         if spec.description.is_some() {
             description = texts.description;
         }
-        if let Some(w) = &spec.when {
-            when = Some((
-                Arc::from(w.as_str()),
-                entry.value_span(&format!("{prefix}/when")),
-            ));
+        if let Some(w) = &texts.when {
+            when = Some((Arc::clone(w), entry.value_span(&format!("{prefix}/when"))));
         }
         if let (Some(list), Some(list_texts)) = (&spec.parameters, &texts.parameters) {
             parameters = (
@@ -241,10 +239,7 @@ fn resolve_parameter(
             shared_texts.instruction,
         ),
         usage: text(&parameter.usage, own_texts.usage, shared_texts.usage),
-        schema: own
-            .schema
-            .over(shared_parts.map(|parts| &parts.schema))
-            .schema,
+        schema: own.schema_over(shared_parts),
         note: text(&parameter.note, own_texts.note, shared_texts.note),
         depends_on: own
             .depends_on

@@ -3,7 +3,7 @@
 //! files changed and which outputs each one affected.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -15,16 +15,18 @@ use crate::emit::matrix::{self, MatrixEntry, unified_diff};
 use crate::emit::write::TEMP_PREFIX;
 use crate::source::Sources;
 use crate::tokens::Encoding;
-use crate::workspace::Workspace;
 
 /// One side's compiled matrix, as digests, and the text of every file it read. Its outputs'
 /// texts are not kept: a matrix of large prompts, held whole on both sides, took gigabytes.
 /// The outputs that differ are compiled again, a few at a time, to be compared.
 pub struct SideOutputs {
     outputs: BTreeMap<String, Output>,
-    /// The loaded workspace, to compile outputs again and read its files' texts; `None` on a
-    /// side compiled only to be compared.
-    workspace: Option<Workspace>,
+    /// The text of every file the side's compiles read, by path.
+    files: BTreeMap<String, String>,
+    /// The workspace's folder, loaded again to compile outputs again; `None` on a side
+    /// compiled only to be compared. Not the loaded workspace itself: holding both sides'
+    /// while the trial compiles load their own took as much memory as three workspaces.
+    root: Option<PathBuf>,
     source_date_epoch: Option<i64>,
 }
 
@@ -63,8 +65,8 @@ pub fn compile_side(root: &Path, source_date_epoch: Option<i64>) -> Result<SideO
     compile_keeping(root, source_date_epoch, Keep::Workspace)
 }
 
-/// Whether a side keeps its workspace, to compile outputs again, or is only compared (a
-/// trial compile that finds what one file's change alters).
+/// Whether a side keeps its files and its folder, to compile outputs again, or is only
+/// compared (a trial compile that finds what one file's change alters).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Keep {
     Workspace,
@@ -126,9 +128,21 @@ fn compile_keeping(
             sources: std::mem::take(&mut workspace.sources),
         });
     }
+    let keep = keep == Keep::Workspace;
+    let files = if keep {
+        workspace
+            .sources
+            .iter()
+            .filter(|file| !file.path.starts_with("<built-in>"))
+            .map(|file| (file.path.to_string_lossy().into_owned(), file.text.clone()))
+            .collect()
+    } else {
+        BTreeMap::new()
+    };
     Ok(SideOutputs {
         outputs,
-        workspace: (keep == Keep::Workspace).then_some(workspace),
+        files,
+        root: keep.then(|| root.to_path_buf()),
         source_date_epoch,
     })
 }
@@ -138,28 +152,35 @@ type Files<'s> = BTreeMap<String, &'s str>;
 
 impl SideOutputs {
     fn files(&self) -> Files<'_> {
-        let Some(workspace) = &self.workspace else {
-            return Files::new();
-        };
-        workspace
-            .sources
+        self.files
             .iter()
-            .filter(|file| !file.path.starts_with("<built-in>"))
-            .map(|file| (file.path.to_string_lossy().into_owned(), file.text.as_str()))
+            .map(|(path, text)| (path.clone(), text.as_str()))
             .collect()
     }
 
-    /// The texts of the outputs at `paths`, compiled again (each entry once, whether its
-    /// prompt or its tool definitions were asked for).
+    /// The texts of the outputs at `paths`, compiled again from the side's folder (each entry
+    /// once, whether its prompt or its tool definitions were asked for). A text that is not
+    /// the one compiled first (its files changed meanwhile) is left out, as is every text
+    /// when the folder no longer loads.
     fn texts(&self, paths: &[&String]) -> BTreeMap<String, String> {
         let mut texts = BTreeMap::new();
-        let Some(workspace) = &self.workspace else {
+        let Some(root) = &self.root else {
             return texts;
         };
+        let Ok(loaded) = crate::loader::load_workspace(root) else {
+            return texts;
+        };
+        if loaded.diagnostics.has_errors() {
+            return texts;
+        }
+        let workspace = &loaded.workspace;
+        // Sets, not scans: a group may be the whole matrix of small outputs.
+        let wanted: BTreeSet<&String> = paths.iter().copied().collect();
+        let mut seen: BTreeSet<&str> = BTreeSet::new();
         let mut entries: Vec<MatrixEntry> = Vec::new();
         for path in paths {
             if let Some(output) = self.outputs.get(*path)
-                && !entries.contains(&output.entry)
+                && seen.insert(output.entry.path.as_str())
             {
                 entries.push(output.entry.clone());
             }
@@ -171,7 +192,9 @@ impl SideOutputs {
             self.source_date_epoch,
             |entry, compiled| {
                 for (path, text) in matrix::files(&entry, &compiled) {
-                    if paths.contains(&&path) {
+                    let first = self.outputs.get(&path).map(|output| output.digest);
+                    let same = first == Some(Sha256::digest(text.as_bytes()).into());
+                    if same && wanted.contains(&path) {
                         texts.insert(path, text.into_owned());
                     }
                 }
@@ -262,12 +285,14 @@ pub fn compare(
     };
     let before = outputs_or_failure("base", base, &mut report.failures);
     let after = outputs_or_failure("head", head, &mut report.failures);
-    match (&before, &after) {
+    match (before, after) {
         (Some(before), Some(after)) => {
-            report.prompts = prompt_changes(before, after);
-            report.sources = source_changes(before, after, &report.prompts, source_date_epoch);
+            report.prompts = prompt_changes(&before, &after);
+            report.sources = source_changes(&before, &after, &report.prompts, source_date_epoch);
         }
-        _ => report.notes = compiled_side_notes(&report, before.as_ref(), after.as_ref()),
+        (before, after) => {
+            report.notes = compiled_side_notes(&report, before.as_ref(), after.as_ref());
+        }
     }
     report
 }
@@ -362,36 +387,56 @@ fn prompt_changes(before: &SideOutputs, after: &SideOutputs) -> Vec<PromptChange
     changes
 }
 
-fn text_of<'t>(texts: &'t BTreeMap<String, String>, path: &str) -> &'t str {
-    texts.get(path).map_or("", String::as_str)
+/// The text compiled again of an output; `None` when it could not be (see
+/// [`SideOutputs::texts`]).
+fn text_of<'t>(texts: &'t BTreeMap<String, String>, path: &str) -> Option<&'t str> {
+    texts.get(path).map(String::as_str)
 }
 
 /// How one output changed; `None` when it did not. `diff_bytes` counts the report's diffs
 /// so far: past [`MAX_REPORT_DIFF_BYTES`], a diff gives way to a line saying so.
 fn prompt_change(
     path: &str,
-    old: Option<(&Output, &str)>,
-    new: Option<(&Output, &str)>,
+    old: Option<(&Output, Option<&str>)>,
+    new: Option<(&Output, Option<&str>)>,
     diff_bytes: &mut usize,
 ) -> Option<PromptChange> {
     let (status, old_text, new_text) = match (old, new) {
         (Some((o, _)), Some((n, _))) if o.digest == n.digest => return None,
         (Some((_, o)), Some((_, n))) => (Status::Modified, o, n),
-        (Some((_, o)), None) => (Status::Removed, o, ""),
-        (None, Some((_, n))) => (Status::Added, "", n),
+        (Some((_, o)), None) => (Status::Removed, o, Some("")),
+        (None, Some((_, n))) => (Status::Added, Some(""), n),
         (None, None) => return None,
     };
     let (output, _) = new.or(old)?;
     let encoding = output.encoding;
-    let diff = if *diff_bytes <= MAX_REPORT_DIFF_BYTES {
-        let diff = unified_diff(path, old_text, new_text);
-        *diff_bytes += diff.len();
-        diff
-    } else {
-        format!(
-            "--- a/{path}\n+++ b/{path}\n… this diff is not shown: the report's diffs are over {} MiB\n",
-            MAX_REPORT_DIFF_BYTES / (1024 * 1024)
-        )
+    let (characters, tokens, diff) = match (old_text, new_text) {
+        (Some(old_text), Some(new_text)) => {
+            let diff = if *diff_bytes <= MAX_REPORT_DIFF_BYTES {
+                let diff = unified_diff(path, old_text, new_text);
+                *diff_bytes += diff.len();
+                diff
+            } else {
+                format!(
+                    "--- a/{path}\n+++ b/{path}\n… the diff of {path} is not shown: the report's diffs are over {} MiB\n",
+                    MAX_REPORT_DIFF_BYTES / (1024 * 1024)
+                )
+            };
+            (
+                (old_text.chars().count(), new_text.chars().count()),
+                (encoding.count(old_text), encoding.count(new_text)),
+                diff,
+            )
+        }
+        // Its files changed while the report was made (or no longer load): what it was is
+        // not known any more.
+        _ => (
+            (0, 0),
+            (0, 0),
+            format!(
+                "--- a/{path}\n+++ b/{path}\n… {path} compiled to another text when compiled again to be compared (did its files change meanwhile?): its diff and counts are not known\n"
+            ),
+        ),
     };
     Some(PromptChange {
         encoding: encoding.name(),
@@ -400,8 +445,8 @@ fn prompt_change(
         family: output.entry.family.clone(),
         context: output.entry.context.clone(),
         status,
-        characters: (old_text.chars().count(), new_text.chars().count()),
-        tokens: (encoding.count(old_text), encoding.count(new_text)),
+        characters,
+        tokens,
         diff,
     })
 }
@@ -636,8 +681,8 @@ mod tests {
         let change = |diff_bytes: &mut usize| {
             prompt_change(
                 "out/f/c.md",
-                Some((&before, old)),
-                Some((&after, new)),
+                Some((&before, Some(old))),
+                Some((&after, Some(new))),
                 diff_bytes,
             )
             .expect("a change")
@@ -651,12 +696,35 @@ mod tests {
         let left_out = change(&mut diff_bytes);
         assert_eq!(
             left_out.diff,
-            "--- a/out/f/c.md\n+++ b/out/f/c.md\n… this diff is not shown: the report's diffs are over 16 MiB\n"
+            "--- a/out/f/c.md\n+++ b/out/f/c.md\n… the diff of out/f/c.md is not shown: the report's diffs are over 16 MiB\n"
         );
         assert_eq!(diff_bytes, MAX_REPORT_DIFF_BYTES + 1);
         assert_eq!(left_out.characters, (8, 10));
 
+        // A text that compiled to another the second time is not compared.
+        let unknown = prompt_change(
+            "out/f/c.md",
+            Some((&before, None)),
+            Some((&after, Some(new))),
+            &mut 0,
+        )
+        .expect("a change");
+        assert!(
+            unknown.diff.contains("its diff and counts are not known"),
+            "{}",
+            unknown.diff
+        );
+        assert_eq!((unknown.characters, unknown.tokens), ((0, 0), (0, 0)));
+
         let same = output(old);
-        assert!(prompt_change("p", Some((&same, old)), Some((&before, old)), &mut 0).is_none());
+        assert!(
+            prompt_change(
+                "p",
+                Some((&same, Some(old))),
+                Some((&before, Some(old))),
+                &mut 0
+            )
+            .is_none()
+        );
     }
 }

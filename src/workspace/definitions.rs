@@ -8,6 +8,7 @@
 //! fields added here have names of their own so that they never hide a spec's field.
 
 use std::ops::Deref;
+use std::sync::Arc;
 
 use indexmap::IndexMap;
 
@@ -25,6 +26,8 @@ pub struct ComponentDef {
     /// It gives no template of its own, only its families' (so `template` is `None` by
     /// design, not because one failed).
     pub without_default: bool,
+    /// Its `when`, shared by every variant's plan that lists it.
+    pub condition: Option<Arc<str>>,
 }
 
 #[derive(Debug)]
@@ -59,6 +62,8 @@ pub struct ToolTexts {
     /// The name as a template: only for a `for_each` tool, whose name comes from its item.
     pub name: Option<TemplateId>,
     pub description: Option<TemplateId>,
+    /// Its `when`, shared by every resolution of the tool.
+    pub when: Option<Arc<str>>,
     /// One per parameter, in order.
     pub parameters: Vec<ParameterParts>,
 }
@@ -69,6 +74,8 @@ pub struct FamilyTexts {
     /// The name as a template, for a `for_each` tool whose family sets `name`.
     pub name: Option<TemplateId>,
     pub description: Option<TemplateId>,
+    /// The family's `when`, shared by every resolution of the tool for the family.
+    pub when: Option<Arc<str>>,
     /// Set when the family replaces the parameter list: one per parameter, in order.
     pub parameters: Option<Vec<ParameterParts>>,
 }

@@ -4,6 +4,7 @@
 
 use std::io;
 use std::path::Path;
+use std::sync::Arc;
 
 use indexmap::IndexMap;
 
@@ -41,8 +42,10 @@ impl Registrar<'_> {
         for (id, entry) in specs {
             let without_default = self.has_no_default(&entry);
             let (template, family_templates) = self.component_templates(&entry)?;
+            let condition = entry.value.when.as_deref().map(Arc::from);
             let definition = entry.map(|spec| ComponentDef {
                 spec,
+                condition,
                 template,
                 family_templates,
                 without_default,
@@ -275,6 +278,7 @@ impl Registrar<'_> {
         for (family, spec) in &tool.families {
             let prefix = child_pointer("/families", family);
             let texts = FamilyTexts {
+                when: spec.when.as_deref().map(Arc::from),
                 name: spec
                     .name
                     .as_ref()
@@ -291,6 +295,7 @@ impl Registrar<'_> {
         }
         (
             ToolTexts {
+                when: tool.when.as_deref().map(Arc::from),
                 name,
                 description,
                 parameters,

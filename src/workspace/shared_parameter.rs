@@ -4,7 +4,7 @@
 //! each takes these parts, never a copy. A tool's own fields replace the shared ones field by
 //! field; whatever it does not replace stays shared.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
@@ -19,6 +19,10 @@ pub struct ParameterParts {
     pub schema: SchemaParts,
     pub depends_on: Option<Arc<[String]>>,
     pub when: Option<Arc<str>>,
+    /// The schema over the shared definition's, made the first time: a tool with a family
+    /// spec is resolved once per variant, always over the same shared definition (the one
+    /// its `use` names).
+    over_shared: OnceLock<ParameterSchema>,
 }
 
 impl ParameterParts {
@@ -28,6 +32,18 @@ impl ParameterParts {
             schema: SchemaParts::own(parameter),
             depends_on: parameter.depends_on.as_deref().map(Arc::from),
             when: parameter.when.as_deref().map(Arc::from),
+            over_shared: OnceLock::new(),
+        }
+    }
+
+    /// The parameter's schema over `shared`'s parts, the shared definition it uses.
+    pub fn schema_over(&self, shared: Option<&ParameterParts>) -> ParameterSchema {
+        match shared {
+            None => self.schema.schema.clone(),
+            Some(shared) => self
+                .over_shared
+                .get_or_init(|| self.schema.over(Some(&shared.schema)).schema)
+                .clone(),
         }
     }
 }
