@@ -639,3 +639,38 @@ fn diff_holds_the_texts_of_the_changed_outputs_only() {
     assert_eq!(sources[0]["path"], "contexts/c3.toml");
     assert_eq!(sources[0]["affects"].as_array().unwrap().len(), 10);
 }
+
+// A workspace in a folder of its repository was never found at a revision: git read
+// `<commit>:<folder>^{tree}` as the path `<folder>^{tree}`, and `diff` said "revision `main`
+// has no workspace at ws".
+#[test]
+fn diff_finds_a_workspace_in_a_folder_of_its_repository() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    copy_dir(&fixture_dir("expressive"), &root.join("ws"));
+    let repo = Repo { _dir: dir, root };
+    repo.git(&["init", "-q", "-b", "main"]);
+    repo.commit("initial");
+    repo.edit(
+        &format!("ws/{MODE_LINE}"),
+        "after the user approves each one",
+        "once the user says yes",
+    );
+    let diffed = common::promptc()
+        .current_dir(repo.root.join("ws"))
+        .args(["diff", "--base", "main", "--stat"])
+        .output()
+        .unwrap();
+    assert_eq!(diffed.status.code(), Some(0), "{}", stderr(&diffed));
+    let out = stdout(&diffed);
+    assert!(
+        out.contains("base × full (modified): -10 characters, -1 tokens"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "{MODE_LINE} (modified): examples/prompts/base/full.md"
+        )),
+        "{out}"
+    );
+}

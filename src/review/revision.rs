@@ -128,8 +128,8 @@ pub fn checkout(workspace_root: &Path, revision: &str) -> Result<RevisionCheckou
         .map(|bytes| String::from_utf8_lossy(&bytes).trim().to_string())
         .map_err(|_| RevisionError(format!("unknown revision `{revision}`")))?;
 
-    let tree = if prefix.is_empty() {
-        format!("{commit}^{{tree}}")
+    let at_prefix = if prefix.is_empty() {
+        commit.clone()
     } else {
         format!("{commit}:{}", prefix.trim_end_matches('/'))
     };
@@ -143,14 +143,30 @@ pub fn checkout(workspace_root: &Path, revision: &str) -> Result<RevisionCheckou
             "revision `{revision}` has no workspace at {at} (no {MANIFEST_FILE})"
         ))
     };
+    // The folder's tree, by its id: in `<commit>:<path>^{tree}` git reads `<path>^{tree}` as
+    // the path, so a workspace in a subfolder was never found.
     let mut command = repository.command();
     command.args([
         "rev-parse",
         "--verify",
         "--quiet",
-        &format!("{tree}^{{tree}}"),
+        "--end-of-options",
+        &at_prefix,
     ]);
-    run(command, "rev-parse").map_err(|_| no_workspace())?;
+    let object = run(command, "rev-parse")
+        .map(|bytes| String::from_utf8_lossy(&bytes).trim().to_string())
+        .map_err(|_| no_workspace())?;
+    let mut command = repository.command();
+    command.args([
+        "rev-parse",
+        "--verify",
+        "--quiet",
+        "--end-of-options",
+        &format!("{object}^{{tree}}"),
+    ]);
+    let tree = run(command, "rev-parse")
+        .map(|bytes| String::from_utf8_lossy(&bytes).trim().to_string())
+        .map_err(|_| no_workspace())?;
     let attributes = check_size(&repository, &tree)?;
 
     // Let git write the files: `checkout-index` refuses tree entries such as `..` or `.git`
