@@ -100,6 +100,15 @@ impl Repository {
         self.command_in(&self.top)
     }
 
+    /// The id of the object `spec` names (`rev-parse --verify`); `None` when it names none.
+    fn object_id(&self, spec: &str) -> Option<String> {
+        let mut command = self.command();
+        command.args(["rev-parse", "--verify", "--quiet", "--end-of-options", spec]);
+        run(command, "rev-parse")
+            .ok()
+            .map(|bytes| String::from_utf8_lossy(&bytes).trim().to_string())
+    }
+
     /// A git command on this repository, with `work_tree` as its working tree.
     fn command_in(&self, work_tree: &Path) -> Command {
         let mut command = git_command();
@@ -116,23 +125,9 @@ impl Repository {
 /// Writes the files of `workspace_root`'s folder at `revision` into a temporary folder.
 pub fn checkout(workspace_root: &Path, revision: &str) -> Result<RevisionCheckout, RevisionError> {
     let (repository, prefix) = Repository::find(workspace_root)?;
-    let mut command = repository.command();
-    command.args([
-        "rev-parse",
-        "--verify",
-        "--quiet",
-        "--end-of-options",
-        &format!("{revision}^{{commit}}"),
-    ]);
-    let commit = run(command, "rev-parse")
-        .map(|bytes| String::from_utf8_lossy(&bytes).trim().to_string())
-        .map_err(|_| RevisionError(format!("unknown revision `{revision}`")))?;
-
-    let at_prefix = if prefix.is_empty() {
-        commit.clone()
-    } else {
-        format!("{commit}:{}", prefix.trim_end_matches('/'))
-    };
+    let commit = repository
+        .object_id(&format!("{revision}^{{commit}}"))
+        .ok_or_else(|| RevisionError(format!("unknown revision `{revision}`")))?;
     let no_workspace = || {
         let at = if prefix.is_empty() {
             "."
@@ -145,28 +140,14 @@ pub fn checkout(workspace_root: &Path, revision: &str) -> Result<RevisionCheckou
     };
     // The folder's tree, by its id: in `<commit>:<path>^{tree}` git reads `<path>^{tree}` as
     // the path, so a workspace in a subfolder was never found.
-    let mut command = repository.command();
-    command.args([
-        "rev-parse",
-        "--verify",
-        "--quiet",
-        "--end-of-options",
-        &at_prefix,
-    ]);
-    let object = run(command, "rev-parse")
-        .map(|bytes| String::from_utf8_lossy(&bytes).trim().to_string())
-        .map_err(|_| no_workspace())?;
-    let mut command = repository.command();
-    command.args([
-        "rev-parse",
-        "--verify",
-        "--quiet",
-        "--end-of-options",
-        &format!("{object}^{{tree}}"),
-    ]);
-    let tree = run(command, "rev-parse")
-        .map(|bytes| String::from_utf8_lossy(&bytes).trim().to_string())
-        .map_err(|_| no_workspace())?;
+    let folder = if prefix.is_empty() {
+        Some(commit)
+    } else {
+        repository.object_id(&format!("{commit}:{}", prefix.trim_end_matches('/')))
+    };
+    let tree = folder
+        .and_then(|object| repository.object_id(&format!("{object}^{{tree}}")))
+        .ok_or_else(no_workspace)?;
     let attributes = check_size(&repository, &tree)?;
 
     // Let git write the files: `checkout-index` refuses tree entries such as `..` or `.git`
