@@ -2,22 +2,46 @@
 //! checked by validation and used by every compile after it, and building one costs far more
 //! than running it: a regex with a Unicode class takes about a millisecond to build.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use regex_automata::{hybrid, meta};
 
-/// How many built patterns a [`Built`] keeps; the oldest go first, so that a workspace with
-/// endless patterns cannot grow the process.
-const KEPT: usize = 64;
+/// The most memory the patterns a [`Built`] keeps may hold together (each at its
+/// [`Weight`]); the oldest go first past it, so that a workspace with endless patterns cannot
+/// grow the process. A bound on bytes rather than on a count: a process routing over a
+/// hundred small patterns keeps them all, where a count of 64 had each route build them again.
+const KEPT_BYTES: usize = 64 << 20;
+/// The most patterns a [`Built`] keeps, however small.
+const KEPT_PATTERNS: usize = 4096;
+/// What keeping one pattern costs besides its text and what it built: the entries of the
+/// map and of the queue.
+const ENTRY_BYTES: usize = 128;
+
+/// The memory a built pattern holds, which [`Built`] counts against [`KEPT_BYTES`].
+pub trait Weight {
+    fn weight(&self) -> usize;
+}
+
+impl Weight for meta::Regex {
+    fn weight(&self) -> usize {
+        self.memory_usage()
+    }
+}
+
+impl<T: Weight> Weight for Arc<T> {
+    fn weight(&self) -> usize {
+        (**self).weight()
+    }
+}
 
 /// Patterns and what building each gave, error included, so a bad pattern is not built again.
 /// A pattern is built by the first thread that asks for it; another that asks meanwhile
 /// waits for that build rather than doing it again.
 pub struct Built<T, E = String> {
-    patterns: Mutex<VecDeque<(String, Cell<T, E>)>>,
+    kept: Mutex<Kept<T, E>>,
     /// Every pattern built so far. Tests run side by side in one process and share the
-    /// process's patterns: another test's builds may drop one from `patterns` as soon as it
+    /// process's patterns: another test's builds may drop one from `kept` as soon as it
     /// is built, so whether it was built is asked of this list.
     #[cfg(test)]
     built: Mutex<Vec<String>>,
@@ -26,10 +50,35 @@ pub struct Built<T, E = String> {
 /// One pattern's build: empty until the thread building it is done.
 type Cell<T, E> = Arc<OnceLock<Result<T, E>>>;
 
-impl<T: Clone, E: Clone> Built<T, E> {
+/// The patterns kept, by text, and the order they came in.
+struct Kept<T, E> {
+    cells: BTreeMap<String, (Cell<T, E>, usize)>,
+    order: VecDeque<String>,
+    bytes: usize,
+}
+
+impl<T, E> Kept<T, E> {
+    /// Drops the oldest patterns until those left are within the bounds.
+    fn trim(&mut self) {
+        while self.bytes > KEPT_BYTES || self.cells.len() > KEPT_PATTERNS {
+            let Some(oldest) = self.order.pop_front() else {
+                break;
+            };
+            if let Some((_, weight)) = self.cells.remove(&oldest) {
+                self.bytes = self.bytes.saturating_sub(weight);
+            }
+        }
+    }
+}
+
+impl<T: Clone + Weight, E: Clone> Built<T, E> {
     pub const fn new() -> Self {
         Self {
-            patterns: Mutex::new(VecDeque::new()),
+            kept: Mutex::new(Kept {
+                cells: BTreeMap::new(),
+                order: VecDeque::new(),
+                bytes: 0,
+            }),
             #[cfg(test)]
             built: Mutex::new(Vec::new()),
         }
@@ -38,29 +87,47 @@ impl<T: Clone, E: Clone> Built<T, E> {
     /// What `build` gave for `pattern`, built on its first use in the process.
     pub fn get(&self, pattern: &str, build: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
         let cell = {
-            let mut patterns = self.patterns.lock().unwrap_or_else(PoisonError::into_inner);
-            match patterns.iter().find(|(known, _)| known == pattern) {
-                Some((_, cell)) => Arc::clone(cell),
+            let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+            match kept.cells.get(pattern) {
+                Some((cell, _)) => Arc::clone(cell),
                 None => {
-                    if patterns.len() >= KEPT {
-                        patterns.pop_front();
-                    }
                     let cell = Arc::new(OnceLock::new());
-                    patterns.push_back((pattern.to_string(), Arc::clone(&cell)));
+                    // The text is held twice, in the map and in the queue.
+                    let weight = pattern.len().saturating_mul(2).saturating_add(ENTRY_BYTES);
+                    kept.cells
+                        .insert(pattern.to_string(), (Arc::clone(&cell), weight));
+                    kept.order.push_back(pattern.to_string());
+                    kept.bytes = kept.bytes.saturating_add(weight);
+                    kept.trim();
                     cell
                 }
             }
         };
-        cell.get_or_init(|| {
-            let result = build();
-            #[cfg(test)]
-            self.built
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(pattern.to_string());
-            result
-        })
-        .clone()
+        let mut built_here = None;
+        let result = cell
+            .get_or_init(|| {
+                let result = build();
+                #[cfg(test)]
+                self.built
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push(pattern.to_string());
+                built_here = Some(result.as_ref().map_or(0, Weight::weight));
+                result
+            })
+            .clone();
+        // What the build holds counts once it is known, if the pattern is still kept.
+        if let Some(weight) = built_here {
+            let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some((kept_cell, kept_weight)) = kept.cells.get_mut(pattern)
+                && Arc::ptr_eq(kept_cell, &cell)
+            {
+                *kept_weight = kept_weight.saturating_add(weight);
+                kept.bytes = kept.bytes.saturating_add(weight);
+                kept.trim();
+            }
+        }
+        result
     }
 
     /// Whether `pattern` has been built in this process, whether or not it is still kept.
@@ -194,6 +261,29 @@ pub struct LazyRule {
     /// forward automaton alone; the others have none.
     fresh_forward: Option<hybrid::dfa::Cache>,
     both: OnceLock<Option<(hybrid::regex::Regex, hybrid::regex::Cache)>>,
+}
+
+/// What the rule holds once built: the forward automaton, its warmed cache, and the pair of
+/// automata of a rule that needs them for every search (built with it). The pair a search
+/// builds later is not counted.
+impl Weight for LazyRule {
+    fn weight(&self) -> usize {
+        let both = self
+            .both
+            .get()
+            .and_then(Option::as_ref)
+            .map_or(0, |(regex, cache)| {
+                regex.forward().memory_usage()
+                    + regex.reverse().memory_usage()
+                    + cache.memory_usage()
+            });
+        self.forward.memory_usage()
+            + self
+                .fresh_forward
+                .as_ref()
+                .map_or(0, hybrid::dfa::Cache::memory_usage)
+            + both
+    }
 }
 
 impl LazyRule {
@@ -592,12 +682,15 @@ fn regex_message(error: &regex::Error) -> String {
 /// with Unicode classes take several milliseconds). Without a thread, they are built when
 /// first needed.
 pub fn build_ahead(patterns: Vec<String>) {
+    /// The most rules built ahead: a real workspace has a dozen.
+    const AHEAD: usize = 64;
+
     if patterns.is_empty() {
         return;
     }
     let _ = crate::cores::started(std::thread::Builder::new().name("patterns".into()).spawn(
         move || {
-            let built = postprocess_regexes(patterns.iter().take(KEPT).map(String::as_str));
+            let built = postprocess_regexes(patterns.iter().take(AHEAD).map(String::as_str));
             for (pattern, regex) in patterns.iter().zip(built) {
                 if regex.is_ok() {
                     let _ = postprocess_lazy_dfa(pattern);
@@ -767,28 +860,55 @@ mod tests {
         assert!(error.contains("capture groups would need"), "{error}");
     }
 
+    /// A test's build "holds" as many bytes as the number it gives.
+    impl Weight for usize {
+        fn weight(&self) -> usize {
+            *self
+        }
+    }
+
     #[test]
-    fn a_pattern_is_built_once_and_the_oldest_goes_past_the_bound() {
+    fn a_pattern_is_built_once_and_the_oldest_goes_past_the_bounds() {
         let built: Built<usize> = Built::new();
         let builds = std::cell::Cell::new(0);
-        let get = |pattern: &str| {
+        let get = |pattern: &str, weight: usize| {
             built.get(pattern, || {
                 builds.set(builds.get() + 1);
-                Ok(pattern.len())
+                Ok(weight)
             })
         };
-        assert_eq!(get("abc"), Ok(3));
-        assert_eq!(get("abc"), Ok(3));
+        assert_eq!(get("abc", 3), Ok(3));
+        assert_eq!(get("abc", 3), Ok(3));
         assert_eq!(builds.get(), 1);
-        for n in 0..KEPT {
-            get(&n.to_string()).ok();
+        // A few hundred small patterns, asked for in turn again and again (as a runtime
+        // routes over a registry's patterns), are each built once.
+        for _ in 0..3 {
+            for n in 0..300 {
+                get(&n.to_string(), 1000).ok();
+            }
         }
+        assert_eq!(builds.get(), 301);
+        // Two that together hold more than the bound: the older ones go, "abc" and the
+        // small ones among them, and the first large one with them.
+        get("large", KEPT_BYTES / 2).ok();
+        get("larger", KEPT_BYTES / 2 + 1).ok();
+        assert_eq!(builds.get(), 303);
         // Dropped, and still known to have been built: what the tests of building ahead ask,
         // while the other tests' patterns push theirs out.
         assert!(built.was_built("abc") && !built.was_built("never asked for"));
-        // "abc" was the oldest: past the bound, it is built again.
-        get("abc").ok();
-        assert_eq!(builds.get(), KEPT + 2);
+        get("abc", 3).ok();
+        get("large", KEPT_BYTES / 2).ok();
+        assert_eq!(builds.get(), 305);
+        get("abc", 3).ok();
+        assert_eq!(builds.get(), 305);
+        // Past the count, however small each one is.
+        for n in 0..KEPT_PATTERNS {
+            get(&format!("small {n}"), 0).ok();
+        }
+        let before = builds.get();
+        get("abc", 3).ok();
+        get(&format!("small {}", KEPT_PATTERNS - 1), 0).ok();
+        assert_eq!(builds.get(), before + 1);
     }
 
     #[test]
