@@ -164,14 +164,38 @@ impl Namespace {
     }
 }
 
-/// The known name most like `name`, if one is close enough to be a likely typo.
+/// The most work one search for a suggestion does, in pairs of bytes compared (each candidate
+/// costs its length times the name's): the candidates past it are not looked at. A search runs
+/// for every unknown name a workspace writes, among every name it could have meant, and
+/// without a bound thousands of each took minutes; this covers several hundred names of twenty characters.
+const SUGGESTION_WORK: usize = 1 << 17;
+/// Names longer than this are not compared: a typo of one is not what they are.
+const SUGGESTION_BYTES: usize = 256;
+
+/// The known name most like `name`, if one is close enough to be a likely typo. The candidates
+/// are looked at in their order until [`SUGGESTION_WORK`] is done, so the answer depends on
+/// the names alone.
 pub fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a String>) -> Option<String> {
-    known
-        .into_iter()
-        .map(|candidate| (strsim::jaro_winkler(name, candidate), candidate))
-        .filter(|(score, _)| *score > 0.85)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, candidate)| candidate.clone())
+    if name.is_empty() || name.len() > SUGGESTION_BYTES {
+        return None;
+    }
+    let mut work = 0usize;
+    let mut best: Option<(f64, &String)> = None;
+    for candidate in known {
+        if candidate.len() > SUGGESTION_BYTES {
+            continue;
+        }
+        work = work.saturating_add(name.len().saturating_mul(candidate.len().max(1)));
+        if work > SUGGESTION_WORK {
+            break;
+        }
+        let score = strsim::jaro_winkler(name, candidate);
+        // The last of equally close candidates, as before the bound.
+        if score > 0.85 && best.is_none_or(|(best, _)| score >= best) {
+            best = Some((score, candidate));
+        }
+    }
+    best.map(|(_, candidate)| candidate.clone())
 }
 
 #[cfg(test)]
@@ -192,5 +216,36 @@ mod tests {
             namespace.check_path("browsr"),
             Err(("browsr".into(), Some("browser".into())))
         );
+    }
+
+    #[test]
+    fn a_suggestion_is_found_among_a_registry_s_names_and_the_search_is_bounded() {
+        let names: Vec<String> = (0..500).map(|n| format!("read_file_{n:03}")).collect();
+        assert_eq!(
+            closest("read_file_499x", &names).as_deref(),
+            Some("read_file_499")
+        );
+        // Past the bound, the rest are not looked at: a name among a million others costs
+        // what a few hundred do. Names of random letters, so that only the one asked for is
+        // close.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let many: Vec<String> = (0..1_000_000)
+            .map(|_| {
+                (0..12)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        char::from(b'a' + (seed % 26) as u8)
+                    })
+                    .collect()
+            })
+            .collect();
+        assert_eq!(
+            closest(&format!("{}x", many[1]), &many).as_ref(),
+            Some(&many[1])
+        );
+        assert_eq!(closest(&format!("{}x", many[999_999]), &many), None);
+        assert_eq!(closest(&"a".repeat(300), &["a".repeat(300)]), None);
     }
 }

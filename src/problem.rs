@@ -130,7 +130,8 @@ pub enum Problem {
     // Schema.
     UnknownKey {
         key: String,
-        expected: Vec<String>,
+        /// Shared by every unknown key of one table: a table may expect thousands.
+        expected: std::sync::Arc<[String]>,
         /// The expected key closest to `key`, when one is close enough to be a likely typo.
         suggestion: Option<String>,
     },
@@ -304,6 +305,10 @@ pub enum Problem {
     OutOfFuel {
         fuel: u64,
     },
+    /// The conditions of a compile (or of a route) together ran more than its fuel allows.
+    ConditionsOutOfFuel {
+        fuel: u64,
+    },
     /// A template built more text than a byte limit allows; `setting` names the limit.
     TooMuchText {
         limit: u64,
@@ -422,6 +427,7 @@ impl Problem {
             Problem::ToolNameTaken { .. } => "tool-name-taken",
             Problem::BadToolName { .. } => "bad-tool-name",
             Problem::OutOfFuel { .. } => "out-of-fuel",
+            Problem::ConditionsOutOfFuel { .. } => "conditions-out-of-fuel",
             Problem::TooMuchText { .. } => "too-much-text",
             Problem::PostprocessGrows { .. } => "postprocess-grows",
             Problem::SchemasTooLarge { .. } => "schemas-too-large",
@@ -477,7 +483,13 @@ impl Problem {
                 ..
             } => format!("did you mean `{suggestion}`?"),
             Problem::UnknownKey { expected, .. } if !expected.is_empty() => {
-                format!("expected one of: {}", expected.join(", "))
+                // A long list is cut, the count kept: each unknown key says it.
+                const NAMED: usize = 32;
+                let mut names = expected[..expected.len().min(NAMED)].join(", ");
+                if expected.len() > NAMED {
+                    names.push_str(&format!(" and {} more", expected.len() - NAMED));
+                }
+                format!("expected one of: {names}")
             }
             Problem::UnknownKey { .. } => "remove this key".into(),
             Problem::WrongType { found, .. } if found == "null" => {
@@ -599,6 +611,10 @@ impl Problem {
             }
             Problem::OutOfFuel { .. } => format!(
                 "look for a loop that does not end, one that walks a long list or text on each turn (`in`, `==`, `sort`, a filter: each item, and each 16 bytes of text, an instruction walks costs fuel), or one that makes a new pattern for `matching` or `glob` on each turn (each distinct pattern of a render costs fuel); if the work is real, raise `fuel` in promptc.toml (at most {})",
+                crate::model::limits::MAX_FUEL
+            ),
+            Problem::ConditionsOutOfFuel { .. } => format!(
+                "a condition has no loops, but its tests can be costly: look for many distinct patterns given to `matching` or `glob` (each costs fuel to build), or for long lists or texts walked by `in`, `==` or a filter; if the work is real, raise `fuel` in promptc.toml (at most {})",
                 crate::model::limits::MAX_FUEL
             ),
             Problem::TooMuchText { setting, .. } => format!(
@@ -821,6 +837,10 @@ impl Problem {
                 f,
                 "the templates of this compile ran out of fuel: more than {fuel} instructions and items walked"
             ),
+            Problem::ConditionsOutOfFuel { fuel } => write!(
+                f,
+                "the conditions evaluated for this compile ran out of fuel: together more than {fuel} instructions and items walked"
+            ),
             Problem::TooMuchText { limit, setting } => {
                 write!(
                     f,
@@ -959,7 +979,7 @@ mod tests {
             Problem::ContextSyntax { message: text() },
             Problem::UnknownKey {
                 key: text(),
-                expected: Vec::new(),
+                expected: Vec::new().into(),
                 suggestion: None,
             },
             Problem::NameTaken {
@@ -1075,6 +1095,7 @@ mod tests {
                 error: false,
             },
             Problem::OutOfFuel { fuel: 0 },
+            Problem::ConditionsOutOfFuel { fuel: 0 },
             Problem::TooMuchText {
                 limit: 0,
                 setting: "",
@@ -1106,7 +1127,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 56;
+    const VARIANTS: usize = 57;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -1166,6 +1187,7 @@ mod tests {
             Problem::ForEachTooLong { .. } => 53,
             Problem::InheritsTooMuch { .. } => 54,
             Problem::SchemasTooLarge { .. } => 55,
+            Problem::ConditionsOutOfFuel { .. } => 56,
         }
     }
 
@@ -1181,13 +1203,30 @@ mod tests {
         kebab
     }
 
+    // Each unknown key of a table that expects thousands listed all of them in its help.
+    #[test]
+    fn an_unknown_key_names_the_first_expected_keys_and_counts_the_rest() {
+        let expected: std::sync::Arc<[String]> = (0..40).map(|n| format!("field_{n}")).collect();
+        let problem = Problem::UnknownKey {
+            key: "other".into(),
+            expected,
+            suggestion: None,
+        };
+        let help = problem.help().unwrap_or_default();
+        assert!(
+            help.starts_with("expected one of: field_0, field_1, "),
+            "{help}"
+        );
+        assert!(help.ends_with("field_31 and 8 more"), "{help}");
+    }
+
     // A value of a megabyte was quoted whole in its message, once per diagnostic.
     #[test]
     fn a_long_quoted_text_is_cut_in_its_middle() {
         let key = format!("a{}z", "k".repeat(300_000));
         let message = Problem::UnknownKey {
             key: key.clone(),
-            expected: vec!["id".into()],
+            expected: vec!["id".into()].into(),
             suggestion: None,
         }
         .to_string();
@@ -1197,7 +1236,7 @@ mod tests {
         );
         let short = Problem::UnknownKey {
             key: "idd".into(),
-            expected: vec!["id".into()],
+            expected: vec!["id".into()].into(),
             suggestion: None,
         };
         assert_eq!(short.to_string(), "unknown key `idd`");

@@ -581,6 +581,39 @@ fn a_remembered_render_spends_its_fuel_again() {
     runs_out_every_time(workspace.root(), "out-of-fuel");
 }
 
+// Each condition had the whole fuel: a compile of many costly conditions (a predicate of
+// hundreds of distinct `matching` patterns each) spent it many times over, for minutes. The
+// conditions of a compile now share one fuel.
+#[test]
+fn the_conditions_of_a_compile_share_one_fuel() {
+    let costly = |name: &str| {
+        let terms: Vec<String> = (0..200).map(|n| format!("cwd == '/p{n}'")).collect();
+        format!("{name} = \"{}\"\n", terms.join(" or "))
+    };
+    let manifest = |predicates: &[&str]| {
+        let written: String = predicates.iter().map(|name| costly(name)).collect();
+        format!("{}fuel = 1000\n[predicates]\n{written}", common::MANIFEST)
+    };
+    // One alone fits...
+    let alone = Fixture::minimal().file("promptc.toml", manifest(&["first"]));
+    assert_eq!(alone.validate().counts(), (0, 0));
+    // ...the second does not, and the third is not evaluated: one error, at the second.
+    let three = Fixture::minimal().file("promptc.toml", manifest(&["first", "second", "third"]));
+    let report = three.clone().validate();
+    let d = report.single();
+    assert_eq!(
+        (d.code.as_str(), d.file.as_str(), d.line),
+        ("conditions-out-of-fuel", "promptc.toml", 6)
+    );
+    assert_eq!(
+        d.message,
+        "the conditions evaluated for this compile ran out of fuel: together more than 1000 instructions and items walked"
+    );
+    // Remembered results spend their fuel again: every compile runs out alike.
+    let workspace = three.write();
+    runs_out_every_time(workspace.root(), "conditions-out-of-fuel");
+}
+
 /// Compiles the `basic` context of the workspace at `root` three times with one compiler (what
 /// it remembers from one compile serves the next): each must fail with `code` alone.
 fn runs_out_every_time(root: &std::path::Path, code: &str) {

@@ -477,13 +477,14 @@ impl Compiler<'_> {
         }
         let mut diagnostics = Diagnostics::default();
         let mut scope = Scope::for_routing(&request.context, &workspace.settings().context_fields);
-        self.insert_predicates(&mut scope, &mut diagnostics);
+        let fuel = self.conditions().fuel();
+        self.insert_predicates(&mut scope, &fuel, &mut diagnostics);
         let values = scope.values();
         for (index, rule) in settings.dialects.iter().enumerate() {
             let span = workspace
                 .manifest
                 .value_span(&format!("/tool_definitions/dialects/{index}/when"));
-            match self.conditions.evaluate(&rule.when, &values, span) {
+            match self.conditions.evaluate(&rule.when, &values, span, &fuel) {
                 Ok(true) => return Ok(rule.dialect),
                 Ok(false) => {}
                 Err(diagnostic) => {

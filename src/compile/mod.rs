@@ -19,7 +19,7 @@ use crate::problem::Problem;
 use crate::render::budget::{Budget, Exhausted};
 use crate::render::memo::RenderMemo;
 use crate::render::renderer::{Renderer, Text};
-use crate::resolve::conditions::Conditions;
+use crate::resolve::conditions::{ConditionFuel, Conditions};
 use crate::resolve::date::date_from_epoch;
 use crate::resolve::plan::{Outline, Outlines};
 use crate::resolve::plan::{Plan, Reason, plan};
@@ -65,7 +65,7 @@ pub struct Compiler<'w> {
     /// The manifest's predicates, in their order, by the request they were found for (its
     /// context written out, date and `--set` values), when none of them reads what the
     /// variant gives the scope: every variant of a matrix is compiled for the same contexts.
-    context_predicates: BoundedMemo<Box<[u8]>, Arc<[bool]>>,
+    context_predicates: BoundedMemo<Box<[u8]>, FoundPredicates>,
     /// The context's layer of the scope (its values as template values, and the date), by
     /// the request it was made for: every variant of a matrix is compiled for the same
     /// contexts, and making a context's values into template values is most of a scope's
@@ -79,6 +79,10 @@ pub struct Compiler<'w> {
     /// (see [`Compiler::tool_definitions`]).
     definitions: BoundedMemo<Box<[u8]>, Arc<definitions::Made>>,
 }
+
+/// The predicates' values for a request, and the fuel evaluating them used (which a compile
+/// that takes them from memory spends again).
+type FoundPredicates = (Arc<[bool]>, u64);
 
 /// What `prepare` made of a variant and a request, for the next request like it: the scope
 /// before any section renders, and the plan.
@@ -211,8 +215,14 @@ impl<'w> Compiler<'w> {
             &request.set,
         );
         let problems = diagnostics.len();
-        self.insert_variant_predicates(&mut scope, variant, request_key, diagnostics);
-        let plan = Arc::new(plan(&self.conditions, &outline, &mut scope, diagnostics));
+        let fuel = self.conditions.fuel();
+        self.insert_variant_predicates(&mut scope, variant, request_key, &fuel, diagnostics);
+        let plan = Arc::new(plan(
+            (&self.conditions, &fuel),
+            &outline,
+            &mut scope,
+            diagnostics,
+        ));
         // A preparation that reported a problem is made again, and reports it again.
         if let Some(key) = key
             && diagnostics.len() == problems
@@ -412,31 +422,39 @@ impl<'w> Compiler<'w> {
         scope: &mut Scope,
         variant: &EffectiveVariant,
         request_key: Option<&[u8]>,
+        fuel: &ConditionFuel,
         diagnostics: &mut Diagnostics,
     ) {
         let shared = request_key.filter(|_| !self.predicates_read_the_variant(variant));
-        if let Some(found) = shared.and_then(|key| self.context_predicates.get(key)) {
+        if let Some((found, used)) = shared.and_then(|key| self.context_predicates.get(key)) {
             let names = self.workspace.manifest.value.predicates.keys();
             for (name, &value) in names.zip(found.iter()) {
                 scope.insert_predicate(name, value);
             }
+            fuel.spend_remembered(used);
             return;
         }
         let problems = diagnostics.len();
-        let found = self.insert_predicates(scope, diagnostics);
+        let found = self.insert_predicates(scope, fuel, diagnostics);
         // A predicate that failed is evaluated again, and reported again.
         if let Some(key) = shared
             && diagnostics.len() == problems
         {
             let bytes = key.len() + found.len() + 32;
+            // The predicates come first, so what they used is all that was used yet.
             self.context_predicates
-                .insert(key.into(), found.into(), bytes);
+                .insert(key.into(), (found.into(), fuel.used()), bytes);
         }
     }
 
     /// Predicates, in declaration order; each sees the ones before it. Their values, in that
     /// order.
-    fn insert_predicates(&self, scope: &mut Scope, diagnostics: &mut Diagnostics) -> Vec<bool> {
+    fn insert_predicates(
+        &self,
+        scope: &mut Scope,
+        fuel: &ConditionFuel,
+        diagnostics: &mut Diagnostics,
+    ) -> Vec<bool> {
         let manifest = &self.workspace.manifest;
         let mut found = Vec::with_capacity(manifest.value.predicates.len());
         for ((name, condition), &span) in
@@ -444,7 +462,7 @@ impl<'w> Compiler<'w> {
         {
             let value = self
                 .conditions
-                .evaluate(condition, &scope.values(), span)
+                .evaluate(condition, &scope.values(), span, fuel)
                 .unwrap_or_else(|diagnostic| {
                     diagnostics.push(diagnostic);
                     false

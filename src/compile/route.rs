@@ -10,6 +10,7 @@ use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::load::entry::Entry;
 use crate::model::Context;
 use crate::problem::{Problem, RefKind, RoutingProblem};
+use crate::resolve::conditions::ConditionFuel;
 use crate::resolve::scope::Scope;
 use crate::workspace::VariantDef;
 use crate::workspace::catalog::{Catalog, Narrowing};
@@ -195,10 +196,11 @@ impl<'w> Compiler<'w> {
 
     fn route_afresh(&self, context: &Context) -> Result<Route, CompileError> {
         let mut diagnostics = Diagnostics::default();
-        let scope = self.routing_scope(context, &mut diagnostics);
+        let fuel = self.conditions().fuel();
+        let scope = self.routing_scope(context, &fuel, &mut diagnostics);
         let values = scope.values();
         for rule in self.rules() {
-            match self.holds(&rule, &values) {
+            match self.holds(&rule, &values, &fuel) {
                 Ok(false) => {}
                 Ok(true) => {
                     return Ok(Route {
@@ -220,15 +222,29 @@ impl<'w> Compiler<'w> {
 
     /// What a `match` sees: the context's fields and the predicates, nothing of a variant
     /// (none is chosen yet).
-    fn routing_scope(&self, context: &Context, diagnostics: &mut Diagnostics) -> Scope {
+    fn routing_scope(
+        &self,
+        context: &Context,
+        fuel: &ConditionFuel,
+        diagnostics: &mut Diagnostics,
+    ) -> Scope {
         let mut scope = Scope::for_routing(context, &self.workspace.settings().context_fields);
-        self.insert_predicates(&mut scope, diagnostics);
+        self.insert_predicates(&mut scope, fuel, diagnostics);
         scope
     }
 
-    fn holds(&self, rule: &Rule<'_>, values: &minijinja::Value) -> Result<bool, Diagnostic> {
-        self.conditions
-            .evaluate(rule.condition, values, rule.entry.value_span("/match"))
+    fn holds(
+        &self,
+        rule: &Rule<'_>,
+        values: &minijinja::Value,
+        fuel: &ConditionFuel,
+    ) -> Result<bool, Diagnostic> {
+        self.conditions.evaluate(
+            rule.condition,
+            values,
+            rule.entry.value_span("/match"),
+            fuel,
+        )
     }
 
     pub(super) fn describe(&self, rule: &Rule<'_>) -> RouteRule {
@@ -279,7 +295,7 @@ impl<'w> Compiler<'w> {
         // every model (65 routing patterns and 80 models took 20 s). A few, not all: each
         // holds its context's values.
         for (chunk, group) in expectations.chunks(EXPECTED_AT_ONCE).enumerate() {
-            let prepared: Vec<(Diagnostics, minijinja::Value)> = group
+            let prepared: Vec<(Diagnostics, minijinja::Value, ConditionFuel)> = group
                 .iter()
                 .map(|expected| {
                     let mut context = expected
@@ -292,8 +308,11 @@ impl<'w> Compiler<'w> {
                     context.model.id.clone_from(&expected.model);
                     context.model.provider = expected.provider.clone().unwrap_or_default();
                     let mut diagnostics = Diagnostics::default();
-                    let values = self.routing_scope(&context, &mut diagnostics).values();
-                    (diagnostics, values)
+                    let fuel = self.conditions().fuel();
+                    let values = self
+                        .routing_scope(&context, &fuel, &mut diagnostics)
+                        .values();
+                    (diagnostics, values, fuel)
                 })
                 .collect();
             let mut outcomes: Vec<Vec<Result<bool, Diagnostic>>> = prepared
@@ -301,11 +320,11 @@ impl<'w> Compiler<'w> {
                 .map(|_| Vec::with_capacity(rules.len()))
                 .collect();
             for rule in &rules {
-                for ((_, values), outcome) in prepared.iter().zip(&mut outcomes) {
-                    outcome.push(self.holds(rule, values));
+                for ((_, values, fuel), outcome) in prepared.iter().zip(&mut outcomes) {
+                    outcome.push(self.holds(rule, values, fuel));
                 }
             }
-            for (offset, ((expected, (mut diagnostics, _)), outcome)) in
+            for (offset, ((expected, (mut diagnostics, _, _)), outcome)) in
                 group.iter().zip(prepared).zip(outcomes).enumerate()
             {
                 let pointer = format!("/routing/expect/{}", chunk * EXPECTED_AT_ONCE + offset);

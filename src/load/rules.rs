@@ -73,6 +73,9 @@ pub enum RuleDecision {
     BrokenGlobs,
     /// The rules before it hold as many globs as a context's rules may, all told.
     TooManyGlobs,
+    /// Matching its globs against the active files would take the context's rules past what
+    /// matching may cost ([`MAX_MATCH_WORK`]).
+    TooCostlyToMatch,
 }
 
 impl RuleDecision {
@@ -271,9 +274,16 @@ fn apply(
     };
     let mut applied = Vec::new();
     let mut globs = GlobBudget::default();
+    let mut work_left = MAX_MATCH_WORK;
     for rule in candidates {
         let decision = if globs.spend(&rule.metadata) {
-            decide(&rule, &active, &request.disabled, &context.rule_toggles)
+            decide_within(
+                &rule,
+                &active,
+                &request.disabled,
+                &context.rule_toggles,
+                &mut work_left,
+            )
         } else {
             RuleDecision::TooManyGlobs
         };
@@ -288,12 +298,34 @@ fn apply(
     report
 }
 
-/// Whether one rule applies, and why.
-pub fn decide(
+/// What matching the active files against the rules' globs may cost a context, in bytes of
+/// file path times bytes of glob: a path is read once per state its rule's globs compile to,
+/// when the globs are too many or too tangled for the fast matcher (a thousand globs of `?`
+/// and classes, over a thousand paths of four hundred bytes, took half a minute). About a
+/// second, where a real context's rules take a small fraction of it. A rule whose matching
+/// would take the rules past it is left out, as are the rules with globs after it.
+const MAX_MATCH_WORK: u64 = 1 << 28;
+
+/// Whether one rule applies, and why, its matching unbounded.
+#[cfg(test)]
+fn decide(
     rule: &Rule,
     active_files: &[String],
     disabled: &[String],
     toggles: &IndexMap<String, bool>,
+) -> RuleDecision {
+    let mut unbounded = u64::MAX;
+    decide_within(rule, active_files, disabled, toggles, &mut unbounded)
+}
+
+/// Whether one rule applies, and why, its matching paid from `work_left` (see
+/// [`MAX_MATCH_WORK`]).
+fn decide_within(
+    rule: &Rule,
+    active_files: &[String],
+    disabled: &[String],
+    toggles: &IndexMap<String, bool>,
+    work_left: &mut u64,
 ) -> RuleDecision {
     let named = |name: &String| *name == rule.name || (!rule.path.is_empty() && *name == rule.path);
     if disabled.iter().any(named) {
@@ -321,8 +353,22 @@ pub fn decide(
     }
     // The rule's first glob that an active file matches, with the first file it matches:
     // one pass of the set over each file, rather than one matcher per glob over every file.
+    let per_byte: u64 = globs
+        .patterns
+        .iter()
+        .map(|glob| glob.len() as u64)
+        .sum::<u64>()
+        .max(1);
     let mut first: Option<(usize, &String)> = None;
     for file in active_files {
+        let cost = per_byte.saturating_mul(file.len().max(1) as u64);
+        match work_left.checked_sub(cost) {
+            Some(left) => *work_left = left,
+            None => {
+                *work_left = 0;
+                return RuleDecision::TooCostlyToMatch;
+            }
+        }
         let mut matched = regex_automata::PatternSet::new(globs.set.pattern_len());
         globs
             .set
@@ -874,6 +920,45 @@ mod tests {
             metadata,
             ..Rule::default()
         }
+    }
+
+    // A thousand tangled globs over a thousand long paths took half a minute to match: what
+    // matching costs a context is bounded, and a rule past it is left out.
+    #[test]
+    fn matching_the_active_files_is_paid_for() {
+        let ts = rule(serde_json::json!(["src/**/*.ts"]));
+        let files: Vec<String> = (0..10).map(|n| format!("src/a{n}.rs")).collect();
+        let none = IndexMap::new();
+        // Each file costs its length times the globs' (9 × 11 bytes).
+        let mut left = 99 * 4;
+        assert_eq!(
+            decide_within(&ts, &files, &[], &none, &mut left),
+            RuleDecision::TooCostlyToMatch
+        );
+        assert_eq!(left, 0);
+        let mut left = 99 * 10;
+        assert!(matches!(
+            decide_within(&ts, &files, &[], &none, &mut left),
+            RuleDecision::NoActiveFileMatches { .. }
+        ));
+        assert_eq!(left, 0);
+        // A context's rules share the bound: the rule past it, and those after it, are left
+        // out, whatever they would match.
+        let long: Vec<String> = (0..2000).map(|n| format!("src/{n:0>200}.ts")).collect();
+        let many = rule(serde_json::json!(
+            (0..1000)
+                .map(|i| format!("src/m{i}/**"))
+                .collect::<Vec<_>>()
+        ));
+        let mut left = MAX_MATCH_WORK;
+        assert_eq!(
+            decide_within(&many, &long, &[], &none, &mut left),
+            RuleDecision::TooCostlyToMatch
+        );
+        assert!(matches!(
+            decide_within(&ts, &long, &[], &none, &mut left),
+            RuleDecision::TooCostlyToMatch
+        ));
     }
 
     // A rule of a hundred thousand globs took gigabytes to build its matcher: past 1000 the

@@ -335,12 +335,13 @@ fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut
     }
     match error.kind() {
         ValidationErrorKind::AdditionalProperties { unexpected } => {
-            let expected = expected_keys(schema, error.schema_path().as_str());
+            let expected: std::sync::Arc<[String]> =
+                expected_keys(schema, error.schema_path().as_str()).into();
             for key in unexpected {
                 out.push(Diagnostic::new(
                     Problem::UnknownKey {
                         key: key.clone(),
-                        suggestion: closest(key, &expected),
+                        suggestion: closest(key, expected.iter()),
                         expected: expected.clone(),
                     },
                     doc.key_span(&child_pointer(&pointer, key)),

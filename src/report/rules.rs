@@ -80,5 +80,8 @@ fn reason(decision: &RuleDecision) -> String {
         RuleDecision::TooManyGlobs => {
             "left out: the rules before it hold as many globs as a context's rules may".into()
         }
+        RuleDecision::TooCostlyToMatch => {
+            "left out: matching its globs against the active files costs more than is left of what a context's rules may (fewer or simpler globs, or fewer active files)".into()
+        }
     }
 }

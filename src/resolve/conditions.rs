@@ -1,6 +1,7 @@
 //! Every condition of the workspace (`when` of components, tools and parameters, and the
 //! manifest's predicates), parsed once and kept for all the compiles of a run.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -24,9 +25,68 @@ const MAX_HELD_BYTES: usize = 4 * 1024 * 1024;
 pub struct Conditions<'w> {
     workspace: &'w Workspace,
     parsed: HashMap<&'w str, Result<Parsed<'w>, Problem>>,
-    /// Results by condition and the values of the names it reads: a condition is a pure
-    /// function of them, and most compiles of a run see the same ones.
-    results: BoundedMemo<ResultKey, bool>,
+    /// Results by condition and the values of the names it reads, with the fuel each
+    /// evaluation used: a condition is a pure function of them, and most compiles of a run
+    /// see the same ones.
+    results: BoundedMemo<ResultKey, (bool, u64)>,
+}
+
+/// The fuel the conditions of one compile (or one route, or one choice of a dialect) share.
+/// Each evaluation may run up to the workspace's `fuel`, and what it used is taken from what
+/// is left; the condition that finds too little left is reported, as a template is that runs
+/// out. Without it, each of a compile's conditions had the whole fuel, and a workspace of many
+/// conditions that each build many patterns ran for minutes in one compile. A result taken
+/// from memory costs what its evaluation used, so what is left never depends on which
+/// compile evaluated a condition first.
+pub struct ConditionFuel {
+    fuel: u64,
+    left: Cell<u64>,
+    /// Whether running out was reported: it is reported once, at the condition that found too
+    /// little left; the conditions after it are not evaluated, and count as false.
+    reported: Cell<bool>,
+}
+
+impl ConditionFuel {
+    pub fn new(fuel: u64) -> Self {
+        Self {
+            fuel,
+            left: Cell::new(fuel),
+            reported: Cell::new(false),
+        }
+    }
+
+    /// Running out, at `span`: reported the first time, `false` after.
+    fn ran_out(&self, span: Span) -> Result<bool, Diagnostic> {
+        self.left.set(0);
+        if self.reported.replace(true) {
+            return Ok(false);
+        }
+        Err(Diagnostic::new(
+            Problem::ConditionsOutOfFuel { fuel: self.fuel },
+            span,
+        ))
+    }
+
+    /// Takes `used` from what is left; `false` when it is more.
+    fn spend(&self, used: u64) -> bool {
+        match self.left.get().checked_sub(used) {
+            Some(left) => {
+                self.left.set(left);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// What was used so far.
+    pub fn used(&self) -> u64 {
+        self.fuel - self.left.get()
+    }
+
+    /// Takes what earlier evaluations used, remembered with their results.
+    pub fn spend_remembered(&self, used: u64) {
+        self.left.set(self.left.get().saturating_sub(used));
+    }
 }
 
 /// A condition's index and the values of the names it reads, written out.
@@ -106,24 +166,45 @@ impl<'w> Conditions<'w> {
         Some((parsed.index, out.into_boxed_slice()))
     }
 
-    /// Evaluates a condition against a scope; an evaluation error is a diagnostic at the
-    /// condition.
-    pub fn evaluate(&self, text: &str, scope: &Value, span: Span) -> Result<bool, Diagnostic> {
+    /// The fuel for the conditions of one compile, route or choice of a dialect.
+    pub fn fuel(&self) -> ConditionFuel {
+        ConditionFuel::new(
+            self.workspace
+                .templates
+                .env()
+                .fuel()
+                .unwrap_or(DEFAULT_FUEL),
+        )
+    }
+
+    /// Evaluates a condition against a scope, taking the fuel it uses from `fuel`; an
+    /// evaluation error, or too little fuel left, is a diagnostic at the condition.
+    pub fn evaluate(
+        &self,
+        text: &str,
+        scope: &Value,
+        span: Span,
+        fuel: &ConditionFuel,
+    ) -> Result<bool, Diagnostic> {
         let fail = |problem: Problem| Diagnostic::new(problem, span);
+        // Nothing left: not evaluated, which could take the whole fuel again.
+        if fuel.left.get() == 0 {
+            return fuel.ran_out(span);
+        }
         let result = match self.parsed.get(text) {
             Some(Ok(parsed)) => {
                 let key = Self::key(parsed, scope);
                 if let Some(known) = key.as_ref().and_then(|key| self.results.get(key)) {
-                    return Ok(known);
+                    return Self::spent(known, fuel, span);
                 }
                 let result = parsed
                     .expression
-                    .eval(scope.clone())
-                    .map(|value| value.is_true());
-                if let (Some(key), Ok(holds)) = (key, &result) {
+                    .eval_inspected(scope.clone(), used_fuel)
+                    .map(|(value, used)| (value.is_true(), used));
+                if let (Some(key), Ok(found)) = (key, &result) {
                     // The key's bytes, and about as much again for the entry around them.
                     let bytes = 2 * key.1.len() + 16;
-                    self.results.insert(key, *holds, bytes);
+                    self.results.insert(key, *found, bytes);
                 }
                 result
             }
@@ -135,16 +216,37 @@ impl<'w> Conditions<'w> {
                 .templates
                 .env()
                 .compile_expression(text)
-                .and_then(|expression| expression.eval(scope.clone()))
-                .map(|value| value.is_true()),
+                .and_then(|expression| expression.eval_inspected(scope.clone(), used_fuel))
+                .map(|(value, used)| (value.is_true(), used)),
         };
-        result.map_err(|error| fail(self.problem(&error)))
+        match result {
+            Ok(found) => Self::spent(found, fuel, span),
+            Err(error) => Err(fail(self.problem(&error))),
+        }
+    }
+
+    /// A result, once its fuel is taken from what the compile's conditions have left.
+    fn spent(
+        (holds, used): (bool, u64),
+        fuel: &ConditionFuel,
+        span: Span,
+    ) -> Result<bool, Diagnostic> {
+        if fuel.spend(used) {
+            Ok(holds)
+        } else {
+            fuel.ran_out(span)
+        }
     }
 
     fn problem(&self, error: &minijinja::Error) -> Problem {
         match error.kind() {
-            minijinja::ErrorKind::OutOfFuel => Problem::OutOfFuel {
-                fuel: self.workspace.settings().fuel.unwrap_or(DEFAULT_FUEL),
+            minijinja::ErrorKind::OutOfFuel => Problem::ConditionsOutOfFuel {
+                fuel: self
+                    .workspace
+                    .templates
+                    .env()
+                    .fuel()
+                    .unwrap_or(DEFAULT_FUEL),
             },
             // The kind and its detail: the "(in <expression>:1)" of minijinja's own text
             // names no place the user knows; the span does.
@@ -156,6 +258,12 @@ impl<'w> Conditions<'w> {
             },
         }
     }
+}
+
+/// The fuel an evaluation used: its instructions, and the patterns its tests built.
+fn used_fuel(state: &minijinja::State<'_, '_>) -> u64 {
+    let instructions = state.fuel_levels().map_or(0, |(used, _)| used);
+    instructions.saturating_add(crate::templates::model_id::patterns_fuel(state))
 }
 
 /// The text of every condition a compile may evaluate.

@@ -9,7 +9,7 @@ use minijinja::Value;
 
 use crate::compiled::SourceRange;
 use crate::diagnostic::Diagnostics;
-use crate::resolve::conditions::Conditions;
+use crate::resolve::conditions::{ConditionFuel, Conditions};
 use crate::resolve::order::apply_order;
 use crate::resolve::scope::Scope;
 use crate::resolve::tool_spec::{ResolvedParameter, ResolvedTool, has_family_view, resolve_tool};
@@ -168,13 +168,13 @@ impl Reason {
 /// Included when the condition holds; a condition that fails to evaluate is reported and
 /// counts as false.
 fn decide(
-    conditions: &Conditions<'_>,
+    (conditions, fuel): (&Conditions<'_>, &ConditionFuel),
     condition: &Arc<str>,
     values: &Value,
     span: Span,
     diagnostics: &mut Diagnostics,
 ) -> Reason {
-    match conditions.evaluate(condition, values, span) {
+    match conditions.evaluate(condition, values, span, fuel) {
         Ok(true) => return Reason::Included,
         Ok(false) => {}
         Err(diagnostic) => diagnostics.push(diagnostic),
@@ -187,7 +187,7 @@ fn decide(
 /// What the compile of `variant` contains: the tools (whose enabled ids join the scope as
 /// `enabled_tools`), their parameters, then the components, each with the reason for it.
 pub fn plan(
-    conditions: &Conditions<'_>,
+    conditions: (&Conditions<'_>, &ConditionFuel),
     outline: &Outline,
     scope: &mut Scope,
     diagnostics: &mut Diagnostics,
@@ -281,7 +281,7 @@ impl MissingTools {
 
 /// A tool's parameters: each needs the tools it depends on, then its condition.
 fn parameters(
-    conditions: &Conditions<'_>,
+    conditions: (&Conditions<'_>, &ConditionFuel),
     tool: &ResolvedTool,
     enabled: &HashSet<String>,
     missing_tools: &mut MissingTools,

@@ -50,13 +50,16 @@ pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, out: &mut Di
     else {
         return;
     };
+    let mut expected: Option<std::sync::Arc<[String]>> = None;
     for (key, value) in own {
         let pointer = child_pointer("/extra", key);
         match declared.get(key) {
             None => out.error(
                 Problem::UnknownKey {
                     key: key.clone(),
-                    expected: declared.keys().cloned().collect(),
+                    expected: expected
+                        .get_or_insert_with(|| declared.keys().cloned().collect())
+                        .clone(),
                     suggestion: closest(key, declared.keys()),
                 },
                 entry.key_span(&pointer),

@@ -86,6 +86,31 @@ impl<'env, 'source> Expression<'env, 'source> {
         self._eval(ctx.into())
     }
 
+    /// Evaluates the expression with some context, and gives `inspect` the state it ran in.
+    ///
+    /// promptc patch: the fuel an evaluation used (and what its tests kept in the state's
+    /// extensions) is read from its state, which [`Expression::eval`] drops.
+    pub fn eval_inspected<V: Into<Value>, R>(
+        &self,
+        ctx: V,
+        inspect: impl FnOnce(&crate::State<'_, '_>) -> R,
+    ) -> Result<(Value, R), Error> {
+        let blocks = BTreeMap::new();
+        let (value, state) = ok!(vm::eval(
+            self.env,
+            self.instructions(),
+            ctx.into(),
+            &blocks,
+            &mut Output::null(),
+            crate::AutoEscape::None,
+        ));
+        let inspected = inspect(&state);
+        Ok((
+            value.expect("expression evaluation did not leave value on stack"),
+            inspected,
+        ))
+    }
+
     /// Returns a set of all undeclared variables in the expression.
     ///
     /// This works the same as
