@@ -282,6 +282,8 @@ pub enum Problem {
     OverBudget {
         family: String,
         budget: usize,
+        /// Counts past this are not told exactly: a count above it reads "over" it.
+        cap: usize,
         encoding: &'static str,
         /// Whether the encoding is the family's own tokenizer (else counts are estimates).
         exact: bool,
@@ -862,6 +864,7 @@ impl Problem {
             Problem::OverBudget {
                 family,
                 budget,
+                cap,
                 encoding,
                 exact,
                 contexts,
@@ -869,13 +872,20 @@ impl Problem {
             } => {
                 // Counts with another family's tokenizer are estimates, marked as in `stats`.
                 let about = if *exact { "" } else { "≈" };
+                let told = |tokens: usize| {
+                    if tokens > *cap {
+                        format!("over {about}{cap}")
+                    } else {
+                        format!("{about}{tokens}")
+                    }
+                };
                 let over: Vec<String> = contexts
                     .iter()
-                    .map(|(context, tokens)| format!("{context} {about}{tokens}"))
+                    .map(|(context, tokens)| format!("{context} {}", told(*tokens)))
                     .collect();
                 let largest: Vec<String> = largest
                     .iter()
-                    .map(|(section, tokens)| format!("{section} {about}{tokens}"))
+                    .map(|(section, tokens)| format!("{section} {}", told(*tokens)))
                     .collect();
                 let contexts_word = if contexts.len() == 1 {
                     "context"
@@ -1082,6 +1092,7 @@ mod tests {
             Problem::OverBudget {
                 family: text(),
                 budget: 0,
+                cap: 0,
                 encoding: "",
                 exact: false,
                 contexts: Vec::new(),

@@ -158,6 +158,33 @@ fn a_volatile_value_early_in_the_prompt_is_a_warning() {
     );
 }
 
+// A prompt of megabytes over a budget of thousands was counted to its end in every compile
+// (a third of a second each): counting stops past twice the budget plus 1,000, and the
+// count is told as over that.
+#[test]
+fn a_prompt_far_over_its_budget_is_counted_only_past_the_cap() {
+    let words: String = (0..20_000).map(|i| format!("word{} ", i % 50)).collect();
+    let report = Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            format!("{}max_prompt_tokens = 10\n", common::VARIANT),
+        )
+        .file(
+            "components/intro.toml",
+            format!("id = \"intro\"\ntemplate = \"Intro.\\n{words}\"\n"),
+        )
+        .validate();
+    let diagnostic = report.single();
+    assert_eq!(diagnostic.code, "over-budget");
+    assert!(
+        diagnostic.message.starts_with(
+            "generic is over its budget of 10 tokens (o200k) in 1 context: basic over ≈1020; largest sections in basic: intro over ≈1020"
+        ),
+        "{}",
+        diagnostic.message
+    );
+}
+
 #[test]
 fn a_prompt_over_its_budget_fails_validate_build_and_check() {
     let fixture = Fixture::minimal().file(

@@ -84,9 +84,22 @@ pub fn check_budget(
     let tokens = match needs(workspace, variant, compiled) {
         Needs::Nothing => return None,
         Needs::Known(tokens) => tokens,
-        Needs::Count(encoding) => encoding.count(&compiled.prompt),
+        Needs::Count(encoding) => {
+            let cap = budget_of(workspace, variant).map_or(usize::MAX, |(budget, _)| cap(budget));
+            encoding
+                .count_within(&compiled.prompt, cap)
+                .unwrap_or(cap.saturating_add(1))
+        }
     };
     over_budget(workspace, variant, compiled, context, tokens)
+}
+
+/// How far over its budget a prompt's count is told: past this, it is "over" it. Counting
+/// reads the prompt only until the count passes it, so that a prompt of megabytes over a
+/// budget of thousands is not counted to its end (a third of a second each, in every
+/// compile of a matrix).
+pub fn cap(budget: usize) -> usize {
+    budget.saturating_mul(2).saturating_add(1000)
 }
 
 /// [`check_budget`] with the prompt's count in hand.
@@ -103,8 +116,14 @@ pub fn over_budget(
     if tokens <= budget {
         return None;
     }
+    let cap = cap(budget);
     let mut largest: Vec<(String, usize)> = top_level(workspace, &compiled.sections)
-        .map(|section| (section.id.clone(), encoding.count(&section.text)))
+        .map(|section| {
+            let tokens = encoding
+                .count_within(&section.text, cap)
+                .unwrap_or(cap.saturating_add(1));
+            (section.id.clone(), tokens)
+        })
         .collect();
     largest.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     largest.truncate(LARGEST);
@@ -173,6 +192,7 @@ pub fn report(mut over: Vec<OverBudget>) -> Diagnostics {
             Problem::OverBudget {
                 family: worst.family.clone(),
                 budget: worst.budget,
+                cap: cap(worst.budget),
                 encoding: worst.encoding,
                 exact: worst.exact,
                 contexts: group

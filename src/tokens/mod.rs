@@ -54,20 +54,98 @@ impl Encoding {
 
     /// The number of tokens in `text`; special-token text is counted as ordinary text.
     pub fn count(self, text: &str) -> usize {
+        // A long text is not hashed whole: its parts are remembered instead.
+        if text.len() > KEYED_BYTES {
+            return self.count_in_parts(text, COUNTED_PART);
+        }
         let key = Key::of(self, text);
         if let Some(count) = counts().get(&key) {
             return count;
         }
         // Counted without holding the lock: other threads may count meanwhile.
-        let count = self.tokenizer().count(text);
-        let mut counts = counts();
-        counts.learnt.insert(key, count);
-        counts.unsaved = true;
-        // A long-lived process (an agent) forgets its oldest counts rather than grow.
-        if counts.learnt.len() > 2 * CACHE_ENTRIES {
-            counts.learnt.drain(..CACHE_ENTRIES);
-        }
+        let count = self.count_in_parts(text, COUNTED_PART);
+        learn(key, count);
         count
+    }
+
+    /// The number of tokens in `text` if it is at most `limit`, else `None`, found reading
+    /// about as much of the text as `limit` tokens take (the tokenizer stops once past it):
+    /// a budget check needs to know how far over its budget a prompt is only up to a point,
+    /// and a prompt of megabytes took a third of a second to count.
+    pub fn count_within(self, text: &str, limit: usize) -> Option<usize> {
+        // A token is at least one byte.
+        if text.len() <= limit {
+            return Some(self.count(text));
+        }
+        if let Some(count) = self.known_count(text) {
+            return (count <= limit).then_some(count);
+        }
+        let mut total = 0usize;
+        for (part, long_run) in pieces::counted_parts(text, COUNTED_PART) {
+            let left = limit - total;
+            total += if long_run {
+                self.remembered_count_within(part, left)?
+            } else {
+                self.count_till(part, left)?
+            };
+        }
+        if text.len() <= KEYED_BYTES {
+            learn(Key::of(self, text), total);
+        }
+        Some(total)
+    }
+
+    /// The count of `text` if it is at most `limit`.
+    fn count_till(self, text: &str, limit: usize) -> Option<usize> {
+        let tokenizer = self.tokenizer();
+        tokenizer.count_till_limit(&tokenizer.normalize(text), limit)
+    }
+
+    /// The count of `text`, as the sum of its parts' counts when it is longer than `part`: its
+    /// runs (whose pieces do not depend on the text around them, see [`pieces::runs`]) taken
+    /// together up to `part` bytes, and a longer run cut into parts where a piece starts
+    /// whatever precedes it, each such part's count remembered by its text for the process.
+    /// A prompt that repeats a long text the prompts before it held (a section of megabytes
+    /// in every prompt of a matrix) counts only what is new: each prompt of 15 MB was counted
+    /// whole, 0.4 s each.
+    fn count_in_parts(self, text: &str, part: usize) -> usize {
+        if text.len() <= part {
+            return self.tokenizer().count(text);
+        }
+        pieces::counted_parts(text, part)
+            .map(|(part, long_run)| {
+                if long_run {
+                    self.remembered_count(part)
+                } else {
+                    self.tokenizer().count(part)
+                }
+            })
+            .sum()
+    }
+
+    /// The count of one part of a long run, remembered by its text.
+    fn remembered_count(self, part: &str) -> usize {
+        if let Some(count) = self.part_counts().get(part) {
+            return count;
+        }
+        let count = self.tokenizer().count(part);
+        self.part_counts().insert(part.into(), count, part.len());
+        count
+    }
+
+    /// [`Encoding::remembered_count`] if it is at most `limit`; a count found is remembered.
+    fn remembered_count_within(self, part: &str, limit: usize) -> Option<usize> {
+        if let Some(count) = self.part_counts().get(part) {
+            return (count <= limit).then_some(count);
+        }
+        let count = self.count_till(part, limit)?;
+        self.part_counts().insert(part.into(), count, part.len());
+        Some(count)
+    }
+
+    fn part_counts(self) -> &'static BoundedMemo<Box<str>, usize> {
+        &PART_COUNTS.get_or_init(|| [BoundedMemo::new(PART_BYTES), BoundedMemo::new(PART_BYTES)])
+            [usize::from(self == Encoding::Cl100k)]
     }
 
     /// An upper bound on the number of tokens in `text`, found without loading the tables:
@@ -165,6 +243,9 @@ impl Encoding {
 
     /// The count of `text` when it is already known, without loading the tables.
     pub fn known_count(self, text: &str) -> Option<usize> {
+        if text.len() > KEYED_BYTES {
+            return None;
+        }
         // The key (a hash of the whole text) is made before the lock is taken: the compile
         // threads of a matrix ask at the same time.
         let key = Key::of(self, text);
@@ -444,6 +525,33 @@ impl PieceSet {
 /// Each run's bound by its text, by encoding, o200k first (see [`Encoding::at_most`]): a
 /// long-lived process (an agent) forgets what it learnt rather than grow.
 static RUN_BOUNDS: OnceLock<[BoundedMemo<Box<str>, usize>; 2]> = OnceLock::new();
+
+/// Keeps a count this process made, for the rest of the process and the cache file.
+fn learn(key: Key, count: usize) {
+    let mut counts = counts();
+    counts.learnt.insert(key, count);
+    counts.unsaved = true;
+    // A long-lived process (an agent) forgets its oldest counts rather than grow.
+    if counts.learnt.len() > 2 * CACHE_ENTRIES {
+        counts.learnt.drain(..CACHE_ENTRIES);
+    }
+}
+
+/// The counts of the parts of long runs, by their text, by encoding, o200k first (see
+/// [`Encoding::count_in_parts`]).
+static PART_COUNTS: OnceLock<[BoundedMemo<Box<str>, usize>; 2]> = OnceLock::new();
+
+/// How many bytes of parts a process remembers the counts of, per encoding.
+const PART_BYTES: usize = 32 * 1024 * 1024;
+
+/// The longest text whose count is kept by the hash of its whole text (in the process and in
+/// the cache file). A longer one is counted in parts, whose counts the process remembers:
+/// hashing a prompt of megabytes whole, to look its count up, then again to keep it, and
+/// again for each section as long, took a third of what counting it took.
+const KEYED_BYTES: usize = 1024 * 1024;
+
+/// A text longer than this is counted in parts (see [`Encoding::count_in_parts`]).
+const COUNTED_PART: usize = 64 * 1024;
 
 /// How many bytes of runs a process remembers the bounds of, per encoding.
 const BOUND_BYTES: usize = 16 * 1024 * 1024;
@@ -836,6 +944,82 @@ mod tests {
                     budget
                 );
             }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// A text counted in parts (runs taken together, long runs cut where a piece starts
+        /// whatever precedes it, their counts remembered) counts what the tokenizer counts for
+        /// it whole: on lines of words, digits, punctuation, spaces, letters outside ASCII and
+        /// marks, and lines that repeat, cut into parts of a few bytes.
+        #[test]
+        fn a_text_counted_in_parts_counts_as_it_does_whole(
+            lines in proptest::collection::vec(
+                proptest::prop_oneof![
+                    "[A-Za-z][a-z ,.'!]{0,40}\n",
+                    "[-#0-9 ]['A-Za-z0-9 \t]{0,30}\r?\n",
+                    "[a-zé日ü\u{301} ]{1,12}\n?",
+                    " {0,3}[a-zA-Z]{1,8}( {1,3}[a-z]{2,9}[.,]?){3,40}",
+                    proptest::strategy::Just("Repeated line of the prompt, the same each time.\n".to_string()),
+                ],
+                1..30,
+            ),
+            part in 1usize..64,
+            cl100k in proptest::bool::ANY,
+        ) {
+            let encoding = if cl100k { Encoding::Cl100k } else { Encoding::O200k };
+            let text: String = lines.concat();
+            proptest::prop_assert_eq!(
+                encoding.count_in_parts(&text, part),
+                encoding.tokenizer().count(&text)
+            );
+        }
+    }
+
+    /// A count within a limit is the count, and `None` past it: on a short text, one of many
+    /// runs, and one long run with and without places to cut it.
+    #[test]
+    fn a_count_within_a_limit_is_the_count_or_none() {
+        let runs: String = (0..20_000)
+            .map(|i| format!("Line {i} of the rules.\n"))
+            .collect();
+        let long: String = (0..30_000).map(|i| format!("w{} ", i % 89)).collect();
+        let uncut = "é".repeat(100_000);
+        for text in [
+            "A short prompt.",
+            runs.as_str(),
+            long.as_str(),
+            uncut.as_str(),
+        ] {
+            for encoding in [Encoding::O200k, Encoding::Cl100k] {
+                let count = encoding.tokenizer().count(text);
+                assert_eq!(encoding.count_within(text, count), Some(count));
+                assert_eq!(encoding.count_within(text, count + 5), Some(count));
+                assert_eq!(encoding.count_within(text, count - 1), None);
+                assert_eq!(encoding.count_within(text, count / 3), None);
+            }
+        }
+    }
+
+    /// A long run repeated by later prompts is counted once: its parts are remembered.
+    #[test]
+    fn the_parts_of_a_long_run_are_counted_once() {
+        let long: String = (0..40_000).map(|i| format!("word{} ", i % 97)).collect();
+        for encoding in [Encoding::O200k, Encoding::Cl100k] {
+            let first = format!("Intro line.\n{long}\nOutro.\n");
+            let second = format!("Another intro, longer than the first.\n{long}\nEnd.\n");
+            let whole = |text: &str| encoding.tokenizer().count(text);
+            assert_eq!(encoding.count_in_parts(&first, COUNTED_PART), whole(&first));
+            let part = pieces::parts(&long, COUNTED_PART)
+                .next()
+                .unwrap_or_default();
+            let counts = &PART_COUNTS.get().unwrap()[usize::from(encoding == Encoding::Cl100k)];
+            assert!(counts.get(part).is_some());
+            assert_eq!(
+                encoding.count_in_parts(&second, COUNTED_PART),
+                whole(&second)
+            );
         }
     }
 

@@ -224,6 +224,65 @@ pub fn runs(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// Cuts `text` into the parts it is counted in: its runs (whose pieces do not depend on the
+/// text around them) taken together up to `part` bytes, and a run longer than that cut by
+/// [`parts`], each such part marked `true` (a part of a long run, worth remembering by its
+/// text: a long section repeated by every prompt of a matrix). The parts' counts add up to
+/// the text's.
+pub fn counted_parts(text: &str, part: usize) -> impl Iterator<Item = (&str, bool)> {
+    let mut runs = runs(text).peekable();
+    let mut long: Option<std::vec::IntoIter<&str>> = None;
+    // Where the next run starts in `text`.
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        loop {
+            if let Some(cut) = long.as_mut().and_then(Iterator::next) {
+                return Some((cut, true));
+            }
+            long = None;
+            let first = runs.next()?;
+            let start = at;
+            at += first.len();
+            if first.len() >= part {
+                long = Some(parts(first, part).collect::<Vec<_>>().into_iter());
+                continue;
+            }
+            // Short runs taken together, up to `part` bytes.
+            while let Some(next) = runs.peek() {
+                if next.len() >= part || at + next.len() - start > part {
+                    break;
+                }
+                at += next.len();
+                runs.next();
+            }
+            return Some((&text[start..at], false));
+        }
+    })
+}
+
+/// Cuts a run into parts of at least `part` bytes (the last may be shorter), each ending where
+/// a piece starts whatever precedes it (see [`next_certain_start`]): a part's pieces are the
+/// run's pieces there, so its count is the same wherever it appears. A run with no such
+/// place past `part` bytes is one part.
+pub fn parts(run: &str, part: usize) -> impl Iterator<Item = &str> {
+    let bytes = run.as_bytes();
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start >= bytes.len() {
+            return None;
+        }
+        let from = start.saturating_add(part.max(1));
+        let end = if from >= bytes.len() {
+            bytes.len()
+        } else {
+            next_certain_start(bytes, from)
+        };
+        let cut = &run[start..end];
+        start = end;
+        Some(cut)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;
