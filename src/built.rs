@@ -9,9 +9,9 @@ use regex_automata::{hybrid, meta};
 
 /// The most memory the patterns a [`Built`] keeps may hold together (each at its
 /// [`Weight`]); the oldest go first past it, so that a workspace with endless patterns cannot
-/// grow the process. A bound on bytes rather than on a count: a process routing over a
-/// hundred small patterns keeps them all, where a count of 64 had each route build them again.
-const KEPT_BYTES: usize = 64 << 20;
+/// grow the process. Each regex counts what it compiled to and the search caches its searches
+/// may grow ([`SEARCH_CACHES`]), so it keeps about 64 regexes whatever they are searched on.
+const KEPT_BYTES: usize = 160 << 20;
 /// The most patterns a [`Built`] keeps, however small.
 const KEPT_PATTERNS: usize = 4096;
 /// What keeping one pattern costs besides its text and what it built: the entries of the
@@ -23,9 +23,15 @@ pub trait Weight {
     fn weight(&self) -> usize;
 }
 
+/// What a regex's search caches may hold beside what it compiled to, which `memory_usage`
+/// does not count: a lazy DFA's cache each way (at most 1 MiB for a `matching` or `glob`
+/// pattern), and the other engines' scratch space. Counted whether or not a search has grown
+/// them: a pattern searched over long texts holds about 2.2 MB.
+const SEARCH_CACHES: usize = 5 << 19;
+
 impl Weight for meta::Regex {
     fn weight(&self) -> usize {
-        self.memory_usage()
+        self.memory_usage().saturating_add(SEARCH_CACHES)
     }
 }
 
@@ -880,14 +886,16 @@ mod tests {
         assert_eq!(get("abc", 3), Ok(3));
         assert_eq!(get("abc", 3), Ok(3));
         assert_eq!(builds.get(), 1);
-        // A few hundred small patterns, asked for in turn again and again (as a runtime
-        // routes over a registry's patterns), are each built once.
+        // Patterns asked for in turn again and again (as a runtime routes over a registry's
+        // patterns) are each built once, as many as their weights allow.
         for _ in 0..3 {
             for n in 0..300 {
                 get(&n.to_string(), 1000).ok();
             }
         }
         assert_eq!(builds.get(), 301);
+        // A regex counts the search caches it may grow: about 64 of them are kept.
+        assert_eq!(KEPT_BYTES / SEARCH_CACHES, 64);
         // Two that together hold more than the bound: the older ones go, "abc" and the
         // small ones among them, and the first large one with them.
         get("large", KEPT_BYTES / 2).ok();

@@ -614,6 +614,32 @@ fn the_conditions_of_a_compile_share_one_fuel() {
     runs_out_every_time(workspace.root(), "conditions-out-of-fuel");
 }
 
+// A condition that failed charged no fuel: many conditions that each ran out of the whole
+// fuel ran it all, one after the other. The first failure spends the conditions' fuel; the
+// conditions after it are not evaluated.
+#[test]
+fn a_failing_condition_spends_the_conditions_fuel() {
+    let costly = |name: &str| {
+        let terms: Vec<String> = (0..400).map(|n| format!("cwd == '/p{n}'")).collect();
+        format!("{name} = \"{}\"\n", terms.join(" or "))
+    };
+    let predicates: String = (0..5).map(|n| costly(&format!("p{n}"))).collect();
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}fuel = 1000\n[predicates]\n{predicates}",
+                common::MANIFEST
+            ),
+        )
+        .validate();
+    let d = report.single();
+    assert_eq!(
+        (d.code.as_str(), d.file.as_str(), d.line),
+        ("conditions-out-of-fuel", "promptc.toml", 5)
+    );
+}
+
 /// Compiles the `basic` context of the workspace at `root` three times with one compiler (what
 /// it remembers from one compile serves the next): each must fail with `code` alone.
 fn runs_out_every_time(root: &std::path::Path, code: &str) {

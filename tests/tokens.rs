@@ -158,6 +158,30 @@ fn a_volatile_value_early_in_the_prompt_is_a_warning() {
     );
 }
 
+// A count taken from the cache was told and sorted as it was, where one counted afresh
+// stopped at the cap: the report changed with what had been counted before.
+#[test]
+fn an_over_budget_report_is_the_same_with_counts_cached() {
+    let workspace = Fixture::empty().write();
+    let init = workspace.run(&["init", "-q", "."]);
+    assert_eq!(init.code, 0, "{}", init.stderr);
+    let variant = workspace.root().join("variants/generic.toml");
+    let toml = std::fs::read_to_string(&variant).unwrap();
+    std::fs::write(
+        &variant,
+        toml.replace("max_prompt_tokens = 9000\n", "max_prompt_tokens = 100\n"),
+    )
+    .unwrap();
+    let fresh = workspace.run(&["validate"]);
+    assert_eq!(fresh.code, 1, "{}", fresh.stderr);
+    assert!(fresh.stderr.contains("over ≈1200"), "{}", fresh.stderr);
+    // `stats` counts every prompt whole, and the cache keeps the counts.
+    let stats = workspace.run(&["stats"]);
+    assert_eq!(stats.code, 0, "{}", stats.stderr);
+    let cached = workspace.run(&["validate"]);
+    assert_eq!(cached.stderr, fresh.stderr);
+}
+
 // A prompt of megabytes over a budget of thousands was counted to its end in every compile
 // (a third of a second each): counting stops past twice the budget plus 1,000, and the
 // count is told as over that.

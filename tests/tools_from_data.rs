@@ -228,3 +228,31 @@ fn a_list_longer_than_the_tools_one_spec_may_make_is_refused_at_its_for_each() {
         run.stderr
     );
 }
+
+// A `for_each` list was evaluated on a fuel of its own: each tool's list could walk the whole
+// fuel, beside the compile's. It now spends the compile's fuel, as a render does.
+#[test]
+fn a_for_each_list_spends_the_compile_s_fuel() {
+    let terms: Vec<String> = (0..200).map(|n| format!("cwd == '/p{n}'")).collect();
+    let costly = SUBAGENT.replace(
+        "for_each = \"extra.subagents\"",
+        &format!(
+            "for_each = \"[] if ({}) else extra.subagents\"",
+            terms.join(" or ")
+        ),
+    );
+    let with_fuel = |subagent: &str| {
+        fixture(subagent, TEAM)
+            .file("promptc.toml", format!("{}fuel = 1000\n", common::MANIFEST))
+            .write()
+    };
+    // The list alone fits the fuel, and so does the rest of the compile...
+    let cheap = with_fuel(SUBAGENT);
+    let run = build_json(&cheap, "team");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // ...but not both.
+    let workspace = with_fuel(&costly);
+    let run = build_json(&workspace, "team");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("error[out-of-fuel]"), "{}", run.stderr);
+}

@@ -485,10 +485,38 @@ impl Renderer<'_> {
     /// The items of a `for_each` list: none when the context lacks it (or it is `none`); a
     /// value that is not a list, or an expression that fails, is reported.
     fn items(&mut self, for_each: &ForEach, values: &Value) -> Vec<Value> {
+        if self.budget.stopped {
+            return Vec::new();
+        }
         let env = self.workspace.templates.env();
         let result = env
             .compile_expression(&for_each.list)
-            .and_then(|expression| expression.eval(values.clone()));
+            .and_then(|expression| {
+                expression.eval_inspected(values.clone(), crate::resolve::conditions::used_fuel)
+            });
+        // The list's fuel comes from the compile's, as a render's does; a list that fails
+        // (perhaps after walking most of the fuel) stops the compile, so that many tools'
+        // lists do not each run up to the whole fuel.
+        let result = match result {
+            Ok((_, used)) if used > self.budget.fuel_left => {
+                self.budget.stopped = true;
+                self.diagnostics.push(Diagnostic::new(
+                    Problem::OutOfFuel {
+                        fuel: self.budget.fuel,
+                    },
+                    for_each.span,
+                ));
+                return Vec::new();
+            }
+            Ok((list, used)) => {
+                self.budget.fuel_left -= used;
+                Ok(list)
+            }
+            Err(error) => {
+                self.budget.stopped = true;
+                Err(error)
+            }
+        };
         let problem = match result {
             Ok(list) if list.is_undefined() || list.is_none() => return Vec::new(),
             Ok(list) if list.kind() == ValueKind::Seq => match list.try_iter() {

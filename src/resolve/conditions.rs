@@ -41,8 +41,9 @@ pub struct Conditions<'w> {
 pub struct ConditionFuel {
     fuel: u64,
     left: Cell<u64>,
-    /// Whether running out was reported: it is reported once, at the condition that found too
-    /// little left; the conditions after it are not evaluated, and count as false.
+    /// Whether running out (or a condition that failed) was reported: it is reported once, at
+    /// the condition that found too little left; the conditions after it are not evaluated,
+    /// and count as false.
     reported: Cell<bool>,
 }
 
@@ -221,7 +222,15 @@ impl<'w> Conditions<'w> {
         };
         match result {
             Ok(found) => Self::spent(found, fuel, span),
-            Err(error) => Err(fail(self.problem(&error))),
+            // What a failed evaluation used is not known (it may have run out of fuel, or
+            // failed after walking most of it): the conditions' fuel counts as spent, so that
+            // many failing conditions do not each run up to the whole fuel. This one is
+            // reported; those after it are not evaluated, and count as false.
+            Err(error) => {
+                fuel.left.set(0);
+                fuel.reported.set(true);
+                Err(fail(self.problem(&error)))
+            }
         }
     }
 
@@ -261,7 +270,7 @@ impl<'w> Conditions<'w> {
 }
 
 /// The fuel an evaluation used: its instructions, and the patterns its tests built.
-fn used_fuel(state: &minijinja::State<'_, '_>) -> u64 {
+pub(crate) fn used_fuel(state: &minijinja::State<'_, '_>) -> u64 {
     let instructions = state.fuel_levels().map_or(0, |(used, _)| used);
     instructions.saturating_add(crate::templates::model_id::patterns_fuel(state))
 }
