@@ -84,11 +84,12 @@ pub fn check_budget(
     let tokens = match needs(workspace, variant, compiled) {
         Needs::Nothing => return None,
         Needs::Known(tokens) => tokens,
+        // Past the cap, the count is not known: `over_budget` tells it as over the cap.
         Needs::Count(encoding) => {
             let cap = budget_of(workspace, variant).map_or(usize::MAX, |(budget, _)| cap(budget));
             encoding
                 .count_within(&compiled.prompt, cap)
-                .unwrap_or(cap.saturating_add(1))
+                .unwrap_or(usize::MAX)
         }
     };
     over_budget(workspace, variant, compiled, context, tokens)

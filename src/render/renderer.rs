@@ -92,12 +92,7 @@ impl Renderer<'_> {
         let result = templates.template(template).and_then(|template| {
             template
                 .render_captured_to(values.clone(), &mut buffer)
-                .map(|captured| {
-                    let state = captured.state();
-                    // Patterns built cost fuel beside instructions (see `model_id`).
-                    let instructions = state.fuel_levels().map_or(0, |(used, _)| used);
-                    instructions.saturating_add(crate::templates::model_id::patterns_fuel(state))
-                })
+                .map(|captured| crate::templates::model_id::used_fuel(captured.state()))
         });
         match result {
             Ok(used) => {
@@ -492,7 +487,7 @@ impl Renderer<'_> {
         let result = env
             .compile_expression(&for_each.list)
             .and_then(|expression| {
-                expression.eval_inspected(values.clone(), crate::resolve::conditions::used_fuel)
+                expression.eval_inspected(values.clone(), crate::templates::model_id::used_fuel)
             });
         // The list's fuel comes from the compile's, as a render's does; a list that fails
         // (perhaps after walking most of the fuel) stops the compile, so that many tools'

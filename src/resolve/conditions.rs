@@ -13,6 +13,7 @@ use crate::model::limits::DEFAULT_FUEL;
 use crate::model::{Component, Manifest, Parameter, ToolSpec, Variant};
 use crate::problem::Problem;
 use crate::span::Span;
+use crate::templates::model_id::used_fuel;
 use crate::templates::written::write_value;
 use crate::workspace::Workspace;
 
@@ -77,6 +78,12 @@ impl ConditionFuel {
             }
             None => false,
         }
+    }
+
+    /// Spends what is left, for a condition that failed and was reported.
+    fn spend_all(&self) {
+        self.left.set(0);
+        self.reported.set(true);
     }
 
     /// What was used so far.
@@ -169,13 +176,16 @@ impl<'w> Conditions<'w> {
 
     /// The fuel for the conditions of one compile, route or choice of a dialect.
     pub fn fuel(&self) -> ConditionFuel {
-        ConditionFuel::new(
-            self.workspace
-                .templates
-                .env()
-                .fuel()
-                .unwrap_or(DEFAULT_FUEL),
-        )
+        ConditionFuel::new(self.workspace_fuel())
+    }
+
+    /// The workspace's `fuel`, as its templates' environment holds it.
+    fn workspace_fuel(&self) -> u64 {
+        self.workspace
+            .templates
+            .env()
+            .fuel()
+            .unwrap_or(DEFAULT_FUEL)
     }
 
     /// Evaluates a condition against a scope, taking the fuel it uses from `fuel`; an
@@ -227,8 +237,7 @@ impl<'w> Conditions<'w> {
             // many failing conditions do not each run up to the whole fuel. This one is
             // reported; those after it are not evaluated, and count as false.
             Err(error) => {
-                fuel.left.set(0);
-                fuel.reported.set(true);
+                fuel.spend_all();
                 Err(fail(self.problem(&error)))
             }
         }
@@ -250,12 +259,7 @@ impl<'w> Conditions<'w> {
     fn problem(&self, error: &minijinja::Error) -> Problem {
         match error.kind() {
             minijinja::ErrorKind::OutOfFuel => Problem::ConditionsOutOfFuel {
-                fuel: self
-                    .workspace
-                    .templates
-                    .env()
-                    .fuel()
-                    .unwrap_or(DEFAULT_FUEL),
+                fuel: self.workspace_fuel(),
             },
             // The kind and its detail: the "(in <expression>:1)" of minijinja's own text
             // names no place the user knows; the span does.
@@ -267,12 +271,6 @@ impl<'w> Conditions<'w> {
             },
         }
     }
-}
-
-/// The fuel an evaluation used: its instructions, and the patterns its tests built.
-pub(crate) fn used_fuel(state: &minijinja::State<'_, '_>) -> u64 {
-    let instructions = state.fuel_levels().map_or(0, |(used, _)| used);
-    instructions.saturating_add(crate::templates::model_id::patterns_fuel(state))
 }
 
 /// The text of every condition a compile may evaluate.

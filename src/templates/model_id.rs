@@ -356,10 +356,17 @@ pub(crate) fn times_regex_built(pattern: &str) -> usize {
 }
 
 /// The fuel the patterns of a finished render cost, to be added to its instructions.
-pub fn patterns_fuel(state: &State) -> u64 {
+fn patterns_fuel(state: &State) -> u64 {
     state
         .get_extension::<PatternsPaid>()
         .map_or(0, |paid| paid.fuel)
+}
+
+/// The fuel a finished render or evaluation used: its instructions, and the patterns its
+/// tests built, which cost fuel beside them.
+pub fn used_fuel(state: &State) -> u64 {
+    let instructions = state.fuel_levels().map_or(0, |(used, _)| used);
+    instructions.saturating_add(patterns_fuel(state))
 }
 
 /// The `index`-th number in a model id (0: the first), read as digits with an optional

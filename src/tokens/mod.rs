@@ -56,16 +56,23 @@ impl Encoding {
     pub fn count(self, text: &str) -> usize {
         // A long text is not hashed whole: its parts are remembered instead.
         if text.len() > KEYED_BYTES {
-            return self.count_in_parts(text, COUNTED_PART);
+            return self.whole_count(text);
         }
         let key = Key::of(self, text);
         if let Some(count) = counts().get(&key) {
             return count;
         }
         // Counted without holding the lock: other threads may count meanwhile.
-        let count = self.count_in_parts(text, COUNTED_PART);
+        let count = self.whole_count(text);
         learn(key, count);
         count
+    }
+
+    /// The count of `text`, in parts when it is long (see [`Encoding::count_in_parts`]).
+    fn whole_count(self, text: &str) -> usize {
+        // No count passes `usize::MAX`: the sum is always found.
+        self.count_in_parts(text, COUNTED_PART, usize::MAX)
+            .unwrap_or(usize::MAX)
     }
 
     /// The number of tokens in `text` if it is at most `limit`, else `None`, found reading
@@ -80,15 +87,7 @@ impl Encoding {
         if let Some(count) = self.known_count(text) {
             return (count <= limit).then_some(count);
         }
-        let mut total = 0usize;
-        for (part, long_run) in pieces::counted_parts(text, COUNTED_PART) {
-            let left = limit - total;
-            total += if long_run {
-                self.remembered_count_within(part, left)?
-            } else {
-                self.count_till(part, left)?
-            };
-        }
+        let total = self.count_in_parts(text, COUNTED_PART, limit)?;
         if text.len() <= KEYED_BYTES {
             learn(Key::of(self, text), total);
         }
@@ -101,39 +100,28 @@ impl Encoding {
         tokenizer.count_till_limit(&tokenizer.normalize(text), limit)
     }
 
-    /// The count of `text`, as the sum of its parts' counts when it is longer than `part`: its
+    /// The count of `text` if it is at most `limit`, as the sum of its parts' counts: its
     /// runs (whose pieces do not depend on the text around them, see [`pieces::runs`]) taken
     /// together up to `part` bytes, and a longer run cut into parts where a piece starts
     /// whatever precedes it, each such part's count remembered by its text for the process.
     /// A prompt that repeats a long text the prompts before it held (a section of megabytes
     /// in every prompt of a matrix) counts only what is new: each prompt of 15 MB was counted
     /// whole, 0.4 s each.
-    fn count_in_parts(self, text: &str, part: usize) -> usize {
-        if text.len() <= part {
-            return self.tokenizer().count(text);
+    fn count_in_parts(self, text: &str, part: usize, limit: usize) -> Option<usize> {
+        let mut total = 0usize;
+        for (cut, long_run) in pieces::counted_parts(text, part) {
+            let left = limit - total;
+            total += if long_run {
+                self.remembered_count_within(cut, left)?
+            } else {
+                self.count_till(cut, left)?
+            };
         }
-        pieces::counted_parts(text, part)
-            .map(|(part, long_run)| {
-                if long_run {
-                    self.remembered_count(part)
-                } else {
-                    self.tokenizer().count(part)
-                }
-            })
-            .sum()
+        Some(total)
     }
 
-    /// The count of one part of a long run, remembered by its text.
-    fn remembered_count(self, part: &str) -> usize {
-        if let Some(count) = self.part_counts().get(part) {
-            return count;
-        }
-        let count = self.tokenizer().count(part);
-        self.part_counts().insert(part.into(), count, part.len());
-        count
-    }
-
-    /// [`Encoding::remembered_count`] if it is at most `limit`; a count found is remembered.
+    /// The count of one part of a long run, remembered by its text, if it is at most
+    /// `limit`; a count found is remembered.
     fn remembered_count_within(self, part: &str, limit: usize) -> Option<usize> {
         if let Some(count) = self.part_counts().get(part) {
             return (count <= limit).then_some(count);
@@ -971,8 +959,8 @@ mod tests {
             let encoding = if cl100k { Encoding::Cl100k } else { Encoding::O200k };
             let text: String = lines.concat();
             proptest::prop_assert_eq!(
-                encoding.count_in_parts(&text, part),
-                encoding.tokenizer().count(&text)
+                encoding.count_in_parts(&text, part, usize::MAX),
+                Some(encoding.tokenizer().count(&text))
             );
         }
     }
@@ -1010,16 +998,13 @@ mod tests {
             let first = format!("Intro line.\n{long}\nOutro.\n");
             let second = format!("Another intro, longer than the first.\n{long}\nEnd.\n");
             let whole = |text: &str| encoding.tokenizer().count(text);
-            assert_eq!(encoding.count_in_parts(&first, COUNTED_PART), whole(&first));
+            assert_eq!(encoding.whole_count(&first), whole(&first));
             let part = pieces::parts(&long, COUNTED_PART)
                 .next()
                 .unwrap_or_default();
             let counts = &PART_COUNTS.get().unwrap()[usize::from(encoding == Encoding::Cl100k)];
             assert!(counts.get(part).is_some());
-            assert_eq!(
-                encoding.count_in_parts(&second, COUNTED_PART),
-                whole(&second)
-            );
+            assert_eq!(encoding.whole_count(&second), whole(&second));
         }
     }
 
