@@ -693,3 +693,28 @@ fn a_name_too_long_for_a_file_is_refused_where_it_is_written() {
         ]
     );
 }
+
+/// promptc runs under valgrind (a user chasing a crash of their own may run it there): its
+/// vDSO lookup once read the kernel's aux vector, whose vDSO valgrind does not map, and the
+/// process crashed at its first `sched_getcpu`. Needs valgrind on the PATH, which CI does not
+/// install: run it with `cargo test --test robustness -- --ignored`.
+#[test]
+#[ignore = "needs valgrind"]
+fn a_build_runs_under_valgrind() {
+    let workspace = Fixture::minimal().write();
+    let output = std::process::Command::new("valgrind")
+        .args(["--error-exitcode=99", "-q"])
+        .arg(assert_cmd::cargo::cargo_bin("promptc"))
+        .args(["build", "--all"])
+        .current_dir(workspace.root())
+        .env("PROMPTC_NO_CACHE", "1")
+        .output()
+        .expect("valgrind is installed");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(workspace.root().join(OUTPUT).exists());
+}
