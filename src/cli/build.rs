@@ -85,7 +85,7 @@ fn build_all(workspace: &'static Workspace, printer: &Printer) -> Result<(), Cli
         source_date_epoch()?,
         |entry, compiled| {
             progress.step(&entry.path);
-            writer.add(&entry, &compiled)
+            writer.add(&entry, compiled)
         },
     );
     drop(progress);

@@ -31,7 +31,7 @@ pub fn run(
         source_date_epoch()?,
         |entry, compiled| {
             progress.step(&entry.path);
-            checker.add(&entry, &compiled)
+            checker.add(&entry, compiled)
         },
     );
     drop(progress);
