@@ -85,9 +85,22 @@ fn newest_other_thread() -> Option<i32> {
 /// there; on the caller's own core, it waits.
 #[cfg(target_os = "linux")]
 fn queued_on(id: i32) -> Option<usize> {
-    let stat = std::fs::read_to_string(format!("/proc/self/task/{id}/stat")).ok()?;
-    let (runnable, core) = state_and_core(&stat)?;
+    let mut line = [0; 2048];
+    let stat = read_whole(&format!("/proc/self/task/{id}/stat"), &mut line)?;
+    let (runnable, core) = state_and_core(stat)?;
     runnable.then_some(core)
+}
+
+/// A small `/proc` file in one read: `read_to_string` asks for its size first, then reads it
+/// in five growing steps, on the thread that waits for the helper. `None` if it does not fit.
+#[cfg(target_os = "linux")]
+fn read_whole<'b>(path: &str, buffer: &'b mut [u8]) -> Option<&'b str> {
+    use std::io::Read;
+    let read = std::fs::File::open(path).ok()?.read(buffer).ok()?;
+    if read == buffer.len() {
+        return None;
+    }
+    std::str::from_utf8(buffer.get(..read)?).ok()
 }
 
 /// Whether a thread is runnable (running or waiting to run), and the core it was last on,
@@ -244,16 +257,25 @@ mod tests {
         for _ in 0..100 {
             let me = rustix::thread::gettid().as_raw_nonzero().get();
             let before = rustix::thread::sched_getcpu();
-            let stat = std::fs::read_to_string(format!("/proc/self/task/{me}/stat")).unwrap();
-            let (runnable, core) = state_and_core(&stat).unwrap();
+            let queued = queued_on(me);
             // The thread may have moved between the questions and the read.
             if before == rustix::thread::sched_getcpu() {
-                assert!(runnable);
-                assert_eq!(core, before);
+                assert_eq!(queued, Some(before));
                 return;
             }
         }
         panic!("the thread moved between cores at every try");
+    }
+
+    /// A `/proc` file is read whole in one call, or not at all: never a part of it.
+    #[test]
+    fn a_proc_file_is_read_whole_or_not_at_all() {
+        let mut buffer = [0; 8192];
+        let whole = read_whole("/proc/self/status", &mut buffer).unwrap();
+        assert!(whole.starts_with("Name:"), "{whole}");
+        assert!(whole.ends_with('\n'), "{whole}");
+        assert_eq!(read_whole("/proc/self/status", &mut [0; 16]), None);
+        assert_eq!(read_whole("/proc/self/no-such-file", &mut [0; 64]), None);
     }
 
     /// Room is made on the next core this thread may run on, counting round past the last;

@@ -137,10 +137,25 @@ fn set(resource: Resource, limit: u64) {
 /// `/proc/self/status`; 0 where there is none.
 #[cfg(unix)]
 fn mapped_data_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|status| {
-            let line = status.lines().find(|line| line.starts_with("VmData:"))?;
+    use std::io::Read;
+    // Read in one call where it fits: `read_to_string` asks for the size first and reads a
+    // file of `/proc` in many growing steps, at the start of every run.
+    let mut buffer = [0; 8192];
+    let status = match std::fs::File::open("/proc/self/status").and_then(|mut file| {
+        let read = file.read(&mut buffer)?;
+        let mut status = String::from_utf8_lossy(&buffer[..read]).into_owned();
+        if read == buffer.len() {
+            file.read_to_string(&mut status)?;
+        }
+        Ok(status)
+    }) {
+        Ok(status) => status,
+        Err(_) => return 0,
+    };
+    status
+        .lines()
+        .find(|line| line.starts_with("VmData:"))
+        .and_then(|line| {
             let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
             kib.checked_mul(1024)
         })
