@@ -138,21 +138,16 @@ fn set(resource: Resource, limit: u64) {
 #[cfg(unix)]
 fn mapped_data_bytes() -> u64 {
     use std::io::Read;
-    // Read in one call where it fits: `read_to_string` asks for the size first and reads a
-    // file of `/proc` in many growing steps, at the start of every run.
-    let mut buffer = [0; 8192];
-    let status = match std::fs::File::open("/proc/self/status").and_then(|mut file| {
-        let read = file.read(&mut buffer)?;
-        let mut status = String::from_utf8_lossy(&buffer[..read]).into_owned();
-        if read == buffer.len() {
-            file.read_to_string(&mut status)?;
-        }
-        Ok(status)
-    }) {
-        Ok(status) => status,
-        Err(_) => return 0,
-    };
-    status
+    // Into room for all of it: `read_to_string` asks for the size first (a file of `/proc`
+    // has none) and reads in many growing steps, at the start of every run.
+    let mut status = Vec::with_capacity(8192);
+    if std::fs::File::open("/proc/self/status")
+        .and_then(|mut file| file.read_to_end(&mut status))
+        .is_err()
+    {
+        return 0;
+    }
+    String::from_utf8_lossy(&status)
         .lines()
         .find(|line| line.starts_with("VmData:"))
         .and_then(|line| {
@@ -178,6 +173,15 @@ mod tests {
         assert!(MEMORY.parse("0").is_err());
         assert!(MEMORY.parse("4T").is_err());
         assert!(MEMORY.parse("lots").is_err());
+    }
+
+    /// What the process maps already is read (the memory ceiling is set above it).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_data_already_mapped_is_read() {
+        let mapped = mapped_data_bytes();
+        assert!(mapped > 0);
+        assert_eq!(mapped % 1024, 0, "{mapped}");
     }
 
     #[test]
