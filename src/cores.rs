@@ -91,8 +91,9 @@ fn queued_on(id: i32) -> Option<usize> {
     runnable.then_some(core)
 }
 
-/// A small `/proc` file in one read: `read_to_string` asks for its size first, then reads it
-/// in five growing steps, on the thread that waits for the helper. `None` if it does not fit.
+/// A small `/proc` file in one read: `read_to_string` asks for its size (it gives none), then
+/// reads it in growing steps, on the thread that waits for the helper. `None` if it does not
+/// fit.
 #[cfg(target_os = "linux")]
 fn read_whole<'b>(path: &str, buffer: &'b mut [u8]) -> Option<&'b str> {
     use std::io::Read;

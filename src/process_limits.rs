@@ -138,8 +138,8 @@ fn set(resource: Resource, limit: u64) {
 #[cfg(unix)]
 fn mapped_data_bytes() -> u64 {
     use std::io::Read;
-    // Into room for all of it: `read_to_string` asks for the size first (a file of `/proc`
-    // has none) and reads in many growing steps, at the start of every run.
+    // Into room for all of it: a file of `/proc` gives no size, and `read_to_string` read it
+    // in many growing steps, at the start of every run.
     let mut status = Vec::with_capacity(8192);
     if std::fs::File::open("/proc/self/status")
         .and_then(|mut file| file.read_to_end(&mut status))

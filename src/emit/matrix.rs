@@ -284,6 +284,22 @@ struct Compiling<T> {
     ran_out: bool,
 }
 
+/// A handled result on its way to be dropped: its bytes stay counted with the results compiled
+/// ahead (`ahead`) until it is, wherever that is (on the helper that compiled it, on this
+/// thread when that helper has ended, or with a channel that closes).
+struct Handled<'a, T> {
+    _result: T,
+    bytes: usize,
+    ahead: &'a std::sync::atomic::AtomicUsize,
+}
+
+impl<T> Drop for Handled<'_, T> {
+    fn drop(&mut self) {
+        self.ahead
+            .fetch_sub(self.bytes, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 /// Compiles entries `0..count` with `compile`, on this thread and `helpers` others, and hands
 /// each result to `handle` in order. This thread compiles too, between handling what the
 /// others finished: on a small matrix the others' results would otherwise wait for a thread
@@ -292,13 +308,16 @@ struct Compiling<T> {
 /// the one being handled; and while the results compiled ahead hold more than `window_bytes`,
 /// a helper compiles only the entry to be handled next (or one before it), and this thread
 /// only runs up to the one holding it, so memory stays bounded: at most `WINDOW + RUN`
-/// results wait, and past that size, one per helper and a few runs of this thread's more.
+/// results wait for their turn, and past that size, one per helper and a few runs of this
+/// thread's more.
 ///
 /// What `handle` leaves of a result is dropped on the thread that compiled it: sent back to a
 /// helper, which drops what it was sent before each entry it compiles and each time it wakes
-/// while it waits for its turn. Freed here, a helper's output (its memory the helper's
-/// allocator's) cost this thread, which every result waits for, about 3% of a shipped `build
-/// --all` (see the performance log).
+/// while it waits for its turn. Its bytes count with the results compiled ahead until it is
+/// dropped ([`Handled`]), so `window_bytes` bounds both together; in entries, what waits to
+/// be dropped is at most what a helper had compiled ahead when it began its current entry.
+/// Freed here, a helper's output (its memory the helper's allocator's) cost this thread, which
+/// every result waits for, about 3% of a shipped `build --all` (see the performance log).
 ///
 /// An error from `handle` stops the threads. So does a compile that ran out of fuel: its entry
 /// is not handled, and what is returned with the outcome is the entry to resume from (every
@@ -354,7 +373,7 @@ fn in_order<T: Send, E>(
         let mut give_back = Vec::with_capacity(helpers);
         for helper in 0..helpers {
             let sender = sender.clone();
-            let (returns, given_back) = mpsc::channel::<T>();
+            let (returns, given_back) = mpsc::channel::<Handled<'_, T>>();
             give_back.push(returns);
             let drop_given_back = move || given_back.try_iter().for_each(drop);
             let (next, stop, handled, compiled, over, stage) =
@@ -437,13 +456,18 @@ fn in_order<T: Send, E>(
                 if ran_out {
                     break;
                 }
-                ahead.fetch_sub(bytes, Ordering::Relaxed);
                 outcome = handle(expected, &mut result);
+                let done_with = Handled {
+                    _result: result,
+                    bytes,
+                    ahead: &ahead,
+                };
                 // Back to the helper that compiled it. What this thread compiled, and what a
                 // helper that has ended can no longer take (the send hands it back), is
-                // dropped here.
-                if let Some(returns) = helper.and_then(|helper: usize| give_back.get(helper)) {
-                    let _ = returns.send(result);
+                // dropped here, as is a result left unhandled when the run stops.
+                match helper.and_then(|helper: usize| give_back.get(helper)) {
+                    Some(returns) => drop(returns.send(done_with)),
+                    None => drop(done_with),
                 }
                 expected += 1;
                 let (lock, turn) = &handled;
@@ -1455,19 +1479,23 @@ mod tests {
 
     /// What a helper compiled is dropped on that helper, not on the thread that handles every
     /// result: all but what is handled after its helper has ended (at most what a helper can
-    /// have compiled ahead). Each result is dropped once.
+    /// have compiled ahead); and dropped as the run goes, not held until the helper ends. Each
+    /// result is dropped once.
     #[test]
     fn results_are_dropped_on_the_thread_that_compiled_them() {
         use std::sync::Mutex;
+        use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
         use std::thread::ThreadId;
         struct Marked<'d> {
             made_on: ThreadId,
             drops: &'d Mutex<Vec<(ThreadId, ThreadId)>>,
+            alive: &'d AtomicUsize,
         }
         impl Drop for Marked<'_> {
             fn drop(&mut self) {
                 let here = std::thread::current().id();
                 self.drops.lock().unwrap().push((self.made_on, here));
+                self.alive.fetch_sub(1, SeqCst);
             }
         }
         let count = 300;
@@ -1477,13 +1505,16 @@ mod tests {
             .collect();
         let runs = in_taking_order(runs_of(&entries), &entries);
         let drops = Mutex::new(Vec::new());
+        let (alive, most_alive) = (AtomicUsize::new(0), AtomicUsize::new(0));
         let compile = |_: usize| {
             // Long enough that every helper starts and takes its share.
             std::thread::sleep(std::time::Duration::from_micros(100));
+            most_alive.fetch_max(alive.fetch_add(1, SeqCst) + 1, SeqCst);
             Compiling {
                 result: Marked {
                     made_on: std::thread::current().id(),
                     drops: &drops,
+                    alive: &alive,
                 },
                 bytes: 1,
                 ran_out: false,
@@ -1500,6 +1531,14 @@ mod tests {
         let here = std::thread::current().id();
         let by_helpers = drops.iter().filter(|(made, _)| *made != here).count();
         assert!(by_helpers > count / 4, "helpers compiled {by_helpers}");
+        let elsewhere = drops
+            .iter()
+            .filter(|(made, dropped)| dropped != made && *dropped != here)
+            .count();
+        assert_eq!(
+            elsewhere, 0,
+            "results dropped on a helper that did not compile them"
+        );
         let dropped_here = drops
             .iter()
             .filter(|(made, dropped)| *made != here && *dropped == here)
@@ -1507,6 +1546,13 @@ mod tests {
         assert!(
             dropped_here <= helpers * (WINDOW + RUN),
             "{dropped_here} of the {by_helpers} results the helpers compiled were dropped here"
+        );
+        // What waits for its turn, plus what waits to be dropped: at most about twice the
+        // window, where holding each until its helper ended held most of the results.
+        let most_alive = most_alive.into_inner();
+        assert!(
+            most_alive <= 2 * (WINDOW + RUN) + helpers + 1,
+            "{most_alive} results alive at once"
         );
     }
 
