@@ -317,7 +317,7 @@ impl<T> Drop for Handled<'_, T> {
 /// dropped ([`Handled`]), so `window_bytes` bounds both together; in entries, what waits to
 /// be dropped is at most what a helper had compiled ahead when it began its current entry.
 /// Freed here, a helper's output (its memory the helper's allocator's) cost this thread, which
-/// every result waits for, about 3% of a shipped `build --all` (see the performance log).
+/// every result waits for, 1-4% of a shipped `build --all` (see the performance log).
 ///
 /// An error from `handle` stops the threads. So does a compile that ran out of fuel: its entry
 /// is not handled, and what is returned with the outcome is the entry to resume from (every
