@@ -327,21 +327,31 @@ mod tests {
         assert!(newest.is_some_and(|newest| newest >= id), "{newest:?} {id}");
         assert_eq!(queued, Some(core));
 
-        let (sleeper_id, sleeper_id_rx) = std::sync::mpsc::channel();
-        let (wake, woken) = std::sync::mpsc::channel::<()>();
-        let sleeper = std::thread::spawn(move || {
-            sleeper_id
-                .send(rustix::thread::gettid().as_raw_nonzero().get())
-                .unwrap();
-            woken.recv().unwrap();
-        });
-        let id = sleeper_id_rx.recv().unwrap();
+        let (id, wake, sleeper) = waiting_thread(|| ());
         // Sent its id, it goes to sleep on the channel: it reads as not runnable once there.
         wait_for(|| queued_on(id).is_none().then_some(()));
         wake.send(()).unwrap();
         sleeper.join().unwrap();
         // Joined, it may linger a moment in its last steps of ending.
         wait_for(|| queued_on(id).is_none().then_some(()));
+    }
+
+    /// A thread started to wait for a word from this one, then run `then`: its id, the sender
+    /// of the word, and the thread.
+    #[allow(clippy::unwrap_used)] // a helper of tests: an unwrap is an assertion
+    fn waiting_thread<T: Send + 'static>(
+        then: impl FnOnce() -> T + Send + 'static,
+    ) -> (i32, std::sync::mpsc::Sender<()>, std::thread::JoinHandle<T>) {
+        let (id_sender, id) = std::sync::mpsc::channel();
+        let (go, start) = std::sync::mpsc::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            id_sender
+                .send(rustix::thread::gettid().as_raw_nonzero().get())
+                .unwrap();
+            start.recv().unwrap();
+            then()
+        });
+        (id.recv().unwrap(), go, thread)
     }
 
     /// What `found` finds, asked again until it does (for up to ten seconds).
@@ -372,19 +382,18 @@ mod tests {
         let moved = (0..50).any(|_| {
             // Started while this thread may run on `first` alone, the new thread waits there.
             sched_setaffinity(None, &only(first)).unwrap();
-            let (id_sender, id) = std::sync::mpsc::channel();
-            let (go, start) = std::sync::mpsc::channel::<()>();
-            let new = std::thread::spawn(move || {
-                id_sender
-                    .send(rustix::thread::gettid().as_raw_nonzero().get())
-                    .unwrap();
-                start.recv().unwrap();
-                (sched_getcpu(), sched_getaffinity(None).unwrap())
+            // Its mask is read once the move is over: moved, it may run on `second` before
+            // the move gives it back the choice of both cores.
+            let (moved, over) = std::sync::mpsc::channel::<()>();
+            let (id, go, new) = waiting_thread(move || {
+                let ran_on = sched_getcpu();
+                over.recv().unwrap();
+                (ran_on, sched_getaffinity(None).unwrap())
             });
-            let id = id.recv().unwrap();
             // Woken, it waits on `first` behind this thread.
             go.send(()).unwrap();
             move_thread(id, second, &both);
+            moved.send(()).unwrap();
             let (ran_on, mask) = new.join().unwrap();
             assert!(mask == both);
             ran_on == second
