@@ -69,6 +69,7 @@ mod pointer;
 pub mod problem;
 #[cfg(feature = "cli")]
 mod process_limits;
+mod processor;
 mod render;
 pub mod report;
 mod resolve;

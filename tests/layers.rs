@@ -12,8 +12,8 @@ use std::path::Path;
 /// layer or one above.
 const LAYERS: &[&[&str]] = &[
     // A memory bounded by bytes, for what is remembered between compiles; a core for a
-    // thread just started.
-    &["bounded_memo", "cores"],
+    // thread just started; the processor's features asked for ahead.
+    &["bounded_memo", "cores", "processor"],
     // Plain facts: file texts, JSON pointers, token counting, path refusals, following a
     // chain of names, the process memory limit, patterns built once per process, parameter
     // schemas shared by the tools that use them.

@@ -84,10 +84,12 @@ static PATTERNS: crate::built::Built<regex_automata::meta::Regex> = crate::built
 
 /// Builds the schemas' patterns on another thread: the command line starts this as soon as
 /// it knows it will read a workspace, and the files are read meanwhile, on the core that
-/// checks them once they are.
+/// checks them once they are. It asks for the processor's features first (see
+/// [`crate::processor`]).
 pub fn build_patterns_ahead() {
     let _ = crate::cores::started(std::thread::Builder::new().name("patterns".into()).spawn(
         || {
+            crate::processor::detect_features();
             for pattern in SCHEMA_PATTERNS {
                 let _ = PATTERNS.get(pattern, || build_pattern(pattern));
             }
