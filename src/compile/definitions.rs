@@ -520,7 +520,7 @@ impl Compiler<'_> {
                 .map(std::borrow::Cow::Owned),
         };
         let key = written.map(|context| {
-            let mut key = Vec::with_capacity(context.len() + 64 * tools.len() + 16);
+            let mut key = tools_key(tools, context.len());
             match request.dialect {
                 Some(dialect) => {
                     key.push(1);
@@ -528,17 +528,38 @@ impl Compiler<'_> {
                 }
                 None => key.push(0),
             }
-            key.extend((tools.len() as u64).to_le_bytes());
-            for tool in tools {
-                write_tool(tool, &mut key);
-            }
             key.extend_from_slice(&context);
             key.into_boxed_slice()
         });
         if let Some(made) = key.as_ref().and_then(|key| self.definitions.get(key)) {
             return Ok(Some(made));
         }
-        let made = Arc::new(self.tool_definitions_afresh(request, tools)?);
+        // Beyond the dialect, the definitions read only the context's MCP servers: the
+        // contexts of a matrix mostly differ elsewhere, and share them.
+        let dialect = self.dialect(request)?;
+        let by_servers = serde_json::to_vec(&request.context.mcp_servers)
+            .ok()
+            .map(|servers| {
+                let mut key = tools_key(tools, servers.len());
+                write_bytes(dialect.name().as_bytes(), &mut key);
+                key.extend_from_slice(&servers);
+                key.into_boxed_slice()
+            });
+        let made = match by_servers
+            .as_ref()
+            .and_then(|by_servers| self.definitions_by_servers.get(by_servers))
+        {
+            Some(made) => made,
+            None => {
+                let made = Arc::new(self.tool_definitions_afresh(request, dialect, tools));
+                if let Some(by_servers) = by_servers {
+                    let bytes = by_servers.len() + held_bytes(&made.1);
+                    self.definitions_by_servers
+                        .insert(by_servers, Arc::clone(&made), bytes);
+                }
+                made
+            }
+        };
         if let Some(key) = key {
             // The key, and the definitions as they are held (a copy of every schema).
             let bytes = key.len() + held_bytes(&made.1);
@@ -550,9 +571,9 @@ impl Compiler<'_> {
     fn tool_definitions_afresh(
         &self,
         request: &Request,
+        dialect: Dialect,
         tools: &[CompiledTool],
-    ) -> Result<Made, CompileError> {
-        let dialect = self.dialect(request)?;
+    ) -> Made {
         let settings = &self.workspace.settings().tool_definitions;
         let env = self.workspace.templates.env();
         let mcp_name = |server: &str, tool: &str| {
@@ -570,8 +591,18 @@ impl Compiler<'_> {
             })
         };
         let (value, findings) = build(tools, &request.context, settings, dialect, &mcp_name);
-        Ok((dialect, value, findings))
+        (dialect, value, findings)
     }
+}
+
+/// The start of a key of remembered definitions: the tools, with room for `more` bytes.
+fn tools_key(tools: &[CompiledTool], more: usize) -> Vec<u8> {
+    let mut key = Vec::with_capacity(more + 64 * tools.len() + 16);
+    key.extend((tools.len() as u64).to_le_bytes());
+    for tool in tools {
+        write_tool(tool, &mut key);
+    }
+    key
 }
 
 /// A finding at its place: the tool spec (or its parameter), the context's MCP tool when the

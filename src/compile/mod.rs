@@ -78,6 +78,9 @@ pub struct Compiler<'w> {
     /// Tool definitions made before, by the dialect asked for, the tools and the context
     /// (see [`Compiler::tool_definitions`]).
     definitions: BoundedMemo<Box<[u8]>, Arc<definitions::Made>>,
+    /// The same, by the dialect, the tools and the context's MCP servers: what they are
+    /// made of, for a context not seen before.
+    definitions_by_servers: BoundedMemo<Box<[u8]>, Arc<definitions::Made>>,
 }
 
 /// The predicates' values for a request, and the fuel evaluating them used (which a compile
@@ -144,6 +147,7 @@ impl<'w> Compiler<'w> {
             context_layers: BoundedMemo::new(MAX_REMEMBERED_BYTES),
             routes: BoundedMemo::new(MAX_REMEMBERED_BYTES),
             definitions: BoundedMemo::new(MAX_REMEMBERED_BYTES),
+            definitions_by_servers: BoundedMemo::new(MAX_REMEMBERED_BYTES),
             empty_sections: Arc::new(
                 workspace
                     .components
@@ -803,5 +807,48 @@ mod tests {
             counted >= TOOLS * std::mem::size_of::<PlannedTool>(),
             "a plan of {TOOLS} tools counted as {counted} bytes"
         );
+    }
+
+    /// Native tool definitions made for one context serve another whose MCP servers and
+    /// dialect are the same, and only such a one: a changed server or another provider's
+    /// dialect makes them afresh.
+    #[test]
+    fn contexts_with_the_same_servers_and_dialect_share_their_tool_definitions() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let loaded = crate::load_workspace(root).unwrap();
+        let workspace = &loaded.workspace;
+        let basic = workspace.context("basic").unwrap().clone();
+        let mut elsewhere = basic.clone();
+        elsewhere.cwd = "/somewhere/else".into();
+        elsewhere.date = Some("2030-01-01".into());
+        let mut other_provider = basic.clone();
+        other_provider.model.provider = "openai".into();
+        let mut fewer_servers = basic.clone();
+        fewer_servers.mcp_servers.truncate(1);
+        assert!(basic.mcp_servers.len() > 1, "the test needs two servers");
+
+        let compiler = Compiler::new(workspace);
+        let definitions = |context: &crate::model::Context| {
+            let request = Request::new(Selection::family("native-next-gen"), context.clone());
+            let compiled = compiler.compile(&request).unwrap();
+            // What a compiler that has made none before makes for the same request.
+            let alone = Compiler::new(workspace).compile(&request).unwrap();
+            assert_eq!(compiled.tool_definitions, alone.tool_definitions);
+            assert_eq!(compiled.dialect, alone.dialect);
+            let variant = &compiler.variants["native-next-gen"];
+            compiler
+                .tool_definitions(&request, variant, &compiled.tools, None)
+                .unwrap()
+                .unwrap()
+        };
+        let first = definitions(&basic);
+        assert_eq!(first.0.name(), "anthropic");
+        assert!(Arc::ptr_eq(&first, &definitions(&elsewhere)));
+        let openai = definitions(&other_provider);
+        assert_eq!(openai.0.name(), "openai");
+        assert!(!Arc::ptr_eq(&first, &openai));
+        let fewer = definitions(&fewer_servers);
+        assert!(!Arc::ptr_eq(&first, &fewer));
+        assert_ne!(first.1, fewer.1);
     }
 }
