@@ -534,10 +534,11 @@ impl Compiler<'_> {
         if let Some(made) = key.as_ref().and_then(|key| self.definitions.get(key)) {
             return Ok(Some(made));
         }
-        // Beyond the dialect, the definitions read only the context's MCP servers: the
-        // contexts of a matrix mostly differ elsewhere, and share them.
+        // Beyond the dialect, the definitions read only the context's MCP servers (what
+        // `build` reads of them): the contexts of a matrix mostly differ elsewhere, and
+        // share them.
         let dialect = self.dialect(request)?;
-        let by_servers = serde_json::to_vec(&request.context.mcp_servers)
+        let by_servers = serde_json::to_vec(&servers_read(&request.context))
             .ok()
             .map(|servers| {
                 let mut key = tools_key(tools, servers.len());
@@ -561,7 +562,9 @@ impl Compiler<'_> {
             }
         };
         if let Some(key) = key {
-            // The key, and the definitions as they are held (a copy of every schema).
+            // The key, and the definitions as they are held (a copy of every schema): counted
+            // again for each context that shares them, as each entry may be what keeps them
+            // once the other memo has let them go.
             let bytes = key.len() + held_bytes(&made.1);
             self.definitions.insert(key, Arc::clone(&made), bytes);
         }
@@ -593,6 +596,24 @@ impl Compiler<'_> {
         let (value, findings) = build(tools, &request.context, settings, dialect, &mcp_name);
         (dialect, value, findings)
     }
+}
+
+/// What [`build`] reads of a context's MCP servers, in their order (a finding names a server
+/// by its place in the list): whether each counts, and of one that does, its names and tools.
+fn servers_read(context: &Context) -> Vec<(bool, &str, &str, &[crate::model::McpTool])> {
+    context
+        .mcp_servers
+        .iter()
+        .map(|server| match server.counts() {
+            true => (
+                true,
+                server.uid_or_name(),
+                server.name.as_str(),
+                &server.tools[..],
+            ),
+            false => (false, "", "", &[][..]),
+        })
+        .collect()
 }
 
 /// The start of a key of remembered definitions: the tools, with room for `more` bytes.

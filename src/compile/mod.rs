@@ -821,10 +821,14 @@ mod tests {
         let mut elsewhere = basic.clone();
         elsewhere.cwd = "/somewhere/else".into();
         elsewhere.date = Some("2030-01-01".into());
+        // What the definitions do not read of a server: how it is started.
+        elsewhere.mcp_servers[0].command = "another --command".into();
         let mut other_provider = basic.clone();
         other_provider.model.provider = "openai".into();
         let mut fewer_servers = basic.clone();
         fewer_servers.mcp_servers.truncate(1);
+        let mut one_disabled = basic.clone();
+        one_disabled.mcp_servers[0].disabled = true;
         assert!(basic.mcp_servers.len() > 1, "the test needs two servers");
 
         let compiler = Compiler::new(workspace);
@@ -832,14 +836,22 @@ mod tests {
             let request = Request::new(Selection::family("native-next-gen"), context.clone());
             let compiled = compiler.compile(&request).unwrap();
             // What a compiler that has made none before makes for the same request.
-            let alone = Compiler::new(workspace).compile(&request).unwrap();
-            assert_eq!(compiled.tool_definitions, alone.tool_definitions);
-            assert_eq!(compiled.dialect, alone.dialect);
+            let alone = Compiler::new(workspace);
+            let alone_compiled = alone.compile(&request).unwrap();
+            assert_eq!(compiled.tool_definitions, alone_compiled.tool_definitions);
+            assert_eq!(compiled.dialect, alone_compiled.dialect);
             let variant = &compiler.variants["native-next-gen"];
-            compiler
+            let made = compiler
                 .tool_definitions(&request, variant, &compiled.tools, None)
                 .unwrap()
+                .unwrap();
+            let made_alone = alone
+                .tool_definitions(&request, variant, &compiled.tools, None)
                 .unwrap()
+                .unwrap();
+            // The warnings `validate` reports too.
+            assert_eq!(format!("{:?}", made.2), format!("{:?}", made_alone.2));
+            made
         };
         let first = definitions(&basic);
         assert_eq!(first.0.name(), "anthropic");
@@ -850,5 +862,20 @@ mod tests {
         let fewer = definitions(&fewer_servers);
         assert!(!Arc::ptr_eq(&first, &fewer));
         assert_ne!(first.1, fewer.1);
+        let disabled = definitions(&one_disabled);
+        assert!(!Arc::ptr_eq(&first, &disabled));
+        assert_ne!(first.1, disabled.1);
+
+        // The dialect asked for by name shares with the same dialect found by the rules.
+        let mut asked = Request::new(Selection::family("native-next-gen"), elsewhere.clone());
+        asked.dialect = Some(first.0);
+        asked.context.cwd = "/a/third/place".into();
+        let compiled = compiler.compile(&asked).unwrap();
+        let variant = &compiler.variants["native-next-gen"];
+        let by_name = compiler
+            .tool_definitions(&asked, variant, &compiled.tools, None)
+            .unwrap()
+            .unwrap();
+        assert!(Arc::ptr_eq(&first, &by_name));
     }
 }
