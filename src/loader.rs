@@ -80,7 +80,8 @@ pub(crate) fn load_checked_last(root: &Path) -> Option<Loaded> {
         Compiles::Deferred,
     )
     .ok()?;
-    files_conform(&workspace).then(|| validated(workspace, diagnostics))
+    let found = conform_then_check(&workspace)?;
+    Some(validated_with(workspace, diagnostics, found))
 }
 
 /// When [`assemble`] compiles the templates it registers.
@@ -88,7 +89,7 @@ pub(crate) fn load_checked_last(root: &Path) -> Option<Loaded> {
 enum Compiles {
     /// Each as it is registered: one that does not compile is reported, and has no id.
     AsRegistered,
-    /// Later, on two threads, by [`files_conform`]: registering the templates is the longest
+    /// Later, on two threads, by [`conform_then_check`]: registering the templates is the longest
     /// step of a load that one core takes alone (in the shipped library, 1.4 ms, most of it
     /// minijinja compiling them), and the other core has nothing to do meanwhile. A template
     /// that does not compile sends the load the careful way, as a file that does not conform
@@ -96,10 +97,13 @@ enum Compiles {
     Deferred,
 }
 
-/// Whether every file read conforms to its schema, each in its entry's document (a
-/// context's is its own file's, not what `extends` merged), and every template whose compile
-/// was deferred compiles.
-fn files_conform(workspace: &Workspace) -> bool {
+/// The findings of the workspace's checks (see [`validate::check`]) if every file read
+/// conforms to its schema, each in its entry's document (a context's is its own file's, not
+/// what `extends` merged), and every template whose compile was deferred compiles; `None`
+/// if not. One thread beside this one checks half the files, then takes its share of the
+/// checks: a thread started for each stage cost its start and the first pages of memory of
+/// its own.
+fn conform_then_check(workspace: &Workspace) -> Option<Diagnostics> {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
     // Each thread compiles templates first, then checks files.
@@ -144,21 +148,45 @@ fn files_conform(workspace: &Workspace) -> bool {
                 .all(|entry| conforms(Kind::Variant, &entry.document))
             && conforms(Kind::Manifest, &workspace.manifest.document)
     };
-    std::thread::scope(|scope| {
-        // Without a thread (a low memory limit), this one checks both halves.
+    let checks = validate::Checks::new(workspace);
+    // The other thread's half conforms; then, whether every file does, so it runs the checks.
+    let (half_sender, half) = std::sync::mpsc::channel();
+    let (all_sender, all) = std::sync::mpsc::channel();
+    let (checks_ref, half_ref) = (&checks, &contexts_and_tools);
+    let conforms = std::thread::scope(|scope| {
+        // Without a thread (a low memory limit), this one does both halves and every check.
         let other = crate::cores::started(
             std::thread::Builder::new()
                 .name("conform".into())
-                .spawn_scoped(scope, contexts_and_tools),
+                .spawn_scoped(scope, move || {
+                    let _ = half_sender.send(half_ref());
+                    if all.recv() == Ok(true) {
+                        checks_ref.run(workspace);
+                    }
+                }),
         );
         let rest = the_rest();
-        let first = match other {
-            Ok(handle) => handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        let first = match &other {
+            // A thread that ended without its answer panicked: its join says how.
+            Ok(_) => half.recv().unwrap_or(false),
             Err(_) => contexts_and_tools(),
         };
-        first && rest
+        let conforms = first && rest;
+        let _ = all_sender.send(conforms);
+        if conforms {
+            checks.run(workspace);
+        }
+        if let Ok(handle) = other {
+            handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        }
+        conforms
+    });
+    conforms.then(|| {
+        let mut found = Diagnostics::default();
+        checks.report(&mut found);
+        found
     })
 }
 
@@ -265,8 +293,19 @@ fn assemble(
 }
 
 /// The workspace checked as a whole, with every problem found loading it.
-fn validated(mut workspace: Workspace, mut diagnostics: Diagnostics) -> Loaded {
-    validate::check(&workspace, &mut diagnostics);
+fn validated(workspace: Workspace, diagnostics: Diagnostics) -> Loaded {
+    let mut found = Diagnostics::default();
+    validate::check(&workspace, &mut found);
+    validated_with(workspace, diagnostics, found)
+}
+
+/// The workspace with its checks' findings (`found`) after what the load found.
+fn validated_with(
+    mut workspace: Workspace,
+    mut diagnostics: Diagnostics,
+    found: Diagnostics,
+) -> Loaded {
+    diagnostics.extend(found);
     workspace.valid = !diagnostics.has_errors();
     Loaded {
         workspace,
