@@ -694,16 +694,14 @@ pub fn build_ahead(patterns: Vec<String>) {
     if patterns.is_empty() {
         return;
     }
-    let _ = crate::cores::started(std::thread::Builder::new().name("patterns".into()).spawn(
-        move || {
-            let built = postprocess_regexes(patterns.iter().take(AHEAD).map(String::as_str));
-            for (pattern, regex) in patterns.iter().zip(built) {
-                if regex.is_ok() {
-                    let _ = postprocess_lazy_dfa(pattern);
-                }
+    crate::ahead::run(move || {
+        let built = postprocess_regexes(patterns.iter().take(AHEAD).map(String::as_str));
+        for (pattern, regex) in patterns.iter().zip(built) {
+            if regex.is_ok() {
+                let _ = postprocess_lazy_dfa(pattern);
             }
-        },
-    ));
+        }
+    });
 }
 
 #[cfg(test)]

@@ -44,6 +44,7 @@
 // are compiled but not called.
 #![cfg_attr(not(feature = "cli"), allow(dead_code))]
 
+mod ahead;
 mod analysis;
 mod bounded_memo;
 mod built;

@@ -6,9 +6,9 @@
 //! hypervisor: 13-16 µs apiece on the machine promptc is measured on, about 0.2 ms for the
 //! dozen a run makes. Read where they are first needed, they fell on the load's thread (its
 //! first template registered) and on both compile threads at once (the first `matching`
-//! condition hashes its pattern). The command line's thread that builds the schemas' patterns
-//! ahead fills both first, while the load reads its files; a program that embeds promptc
-//! fills them at its first compile, as before.
+//! condition hashes its pattern). The command line fills both first on the thread that works
+//! ahead ([`crate::ahead`]), before the schemas' patterns, while the load reads its files; a
+//! program that embeds promptc fills them at its first compile, as before.
 
 /// Fills the standard library's record of the processor's features (asking for one feature
 /// detects them all) and SHA-256's.

@@ -14,6 +14,8 @@ const LAYERS: &[&[&str]] = &[
     // A memory bounded by bytes, for what is remembered between compiles; a core for a
     // thread just started; the processor's features asked for ahead.
     &["bounded_memo", "cores", "processor"],
+    // Work done ahead of its first use, on one thread for all of it.
+    &["ahead"],
     // Plain facts: file texts, JSON pointers, token counting, path refusals, following a
     // chain of names, the process memory limit, patterns built once per process, parameter
     // schemas shared by the tools that use them.

@@ -87,14 +87,12 @@ static PATTERNS: crate::built::Built<regex_automata::meta::Regex> = crate::built
 /// checks them once they are. It asks for the processor's features first (see
 /// [`crate::processor`]).
 pub fn build_patterns_ahead() {
-    let _ = crate::cores::started(std::thread::Builder::new().name("patterns".into()).spawn(
-        || {
-            crate::processor::detect_features();
-            for pattern in SCHEMA_PATTERNS {
-                let _ = PATTERNS.get(pattern, || build_pattern(pattern));
-            }
-        },
-    ));
+    crate::ahead::run(|| {
+        crate::processor::detect_features();
+        for pattern in SCHEMA_PATTERNS {
+            let _ = PATTERNS.get(pattern, || build_pattern(pattern));
+        }
+    });
 }
 
 /// A schema's pattern, built as `matching` builds a model-id pattern (its lazy DFA alone).

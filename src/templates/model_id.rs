@@ -92,16 +92,14 @@ pub fn build_ahead<'a>(conditions: impl Iterator<Item = &'a str>) {
     if patterns.is_empty() {
         return;
     }
-    let _ = crate::cores::started(std::thread::Builder::new().name("patterns".into()).spawn(
-        move || {
-            for (tested, pattern) in patterns {
-                let _ = match tested {
-                    Tested::Glob => GLOBS.get(&pattern, || build_glob(&pattern).map(Arc::new)),
-                    Tested::Regex => REGEXES.get(&pattern, || build_regex(&pattern).map(Arc::new)),
-                };
-            }
-        },
-    ));
+    crate::ahead::run(move || {
+        for (tested, pattern) in patterns {
+            let _ = match tested {
+                Tested::Glob => GLOBS.get(&pattern, || build_glob(&pattern).map(Arc::new)),
+                Tested::Regex => REGEXES.get(&pattern, || build_regex(&pattern).map(Arc::new)),
+            };
+        }
+    });
 }
 
 /// The string literals a condition gives the `matching` and `glob` tests, as in
