@@ -134,6 +134,43 @@ fn source_date_epoch_dates_a_context_without_a_date() {
     );
 }
 
+// A selection that names a family the workspace has, but a version, label or tag that family
+// lacks, says what the family has: the list of every family was no help there.
+#[test]
+fn a_family_without_the_version_or_label_asked_for_says_what_it_has() {
+    let root = common::repo_root();
+    let run = |args: &[&str]| usage_failure(&root, args);
+    assert_eq!(
+        run(&["build", "--family", "next-gen", "--label", "beta"]),
+        "error: family `next-gen` has no label `beta` (labels of the family: production, stable)\n"
+    );
+    assert_eq!(
+        run(&["build", "--family", "next-gen", "--label", "stabel"]),
+        "error: family `next-gen` has no label `stabel` (did you mean `stable`?)\n"
+    );
+    assert_eq!(
+        run(&["tools", "--variant", "next-gen@9"]),
+        "error: family `next-gen` has no version `9` (versions of the family: 1.0.0)\n"
+    );
+    // A family the workspace does not have: the families it has.
+    assert!(
+        run(&["explain", "--family", "nope"])
+            .contains("no variant has family `nope` (families: gemini, generic, gpt, native-next-gen, next-gen, xs)")
+    );
+}
+
+/// Runs promptc in `dir`, checks that it exits 2 (a usage problem), and gives its stderr.
+fn usage_failure(dir: &std::path::Path, args: &[&str]) -> String {
+    let output = promptc().current_dir(dir).args(args).output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "{args:?}: {}",
+        stderr(&output)
+    );
+    stderr(&output)
+}
+
 #[test]
 fn usage_problems_exit_2() {
     let workspace = fixture_dir("expressive");
@@ -144,17 +181,7 @@ fn usage_problems_exit_2() {
         &["frobnicate"],
     ];
     for args in cases {
-        let output = promptc()
-            .current_dir(&workspace)
-            .args(args)
-            .output()
-            .unwrap();
-        assert_eq!(
-            output.status.code(),
-            Some(2),
-            "{args:?}: {}",
-            stderr(&output)
-        );
+        usage_failure(&workspace, args);
     }
     let output = promptc()
         .current_dir(&workspace)

@@ -123,9 +123,15 @@ impl fmt::Display for CliError {
                  workspace, or pass one)",
                 start.display()
             ),
-            CliError::Selection { problem, families } => {
-                write!(f, "{problem} (families: {})", families.join(", "))
-            }
+            // A family the selection does not name: the families there are. A family it names
+            // that lacks the version, label or tag asked for: the problem's own help, which
+            // says what that family has.
+            CliError::Selection { problem, families } => match problem.help() {
+                Some(help) if !matches!(problem, Problem::NoVariant { .. }) => {
+                    write!(f, "{problem} ({help})")
+                }
+                _ => write!(f, "{problem} (families: {})", families.join(", ")),
+            },
             CliError::UnknownVariant(problem) => write!(f, "{problem}"),
             CliError::UnknownTool(tool) => write!(f, "no tool `{tool}` in the workspace"),
             CliError::UnknownComponent(component) => {

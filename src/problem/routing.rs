@@ -34,6 +34,8 @@ pub enum RoutingProblem {
         label: String,
         family: Option<String>,
         suggestion: Option<String>,
+        /// The labels there are: the family's, or every family's when none is named.
+        known: Vec<String>,
     },
     /// Variants of one family whose `match` conditions differ.
     MatchConflict { family: String, other: String },
@@ -125,6 +127,10 @@ impl RoutingProblem {
                 suggestion: Some(suggestion),
                 ..
             } => format!("did you mean `{suggestion}`?"),
+            RoutingProblem::UnknownLabel { known, family, .. } if !known.is_empty() => {
+                let whose = if family.is_some() { "labels of the family" } else { "labels" };
+                format!("{whose}: {}", known.join(", "))
+            }
             RoutingProblem::UnknownLabel { .. } => {
                 "labels are declared by the `labels` of a variant".into()
             }

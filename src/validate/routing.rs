@@ -229,6 +229,7 @@ fn references_name_versions(workspace: &Workspace, catalog: &Catalog<'_>, out: &
                     label: label.clone(),
                     family: None,
                     suggestion: crate::namespace::closest(label, &labels),
+                    known: labels.clone(),
                 }),
                 manifest.value_span("/routing/label"),
             );

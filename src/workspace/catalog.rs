@@ -131,14 +131,17 @@ impl<'v> Catalog<'v> {
         };
         if let Some(label) = narrowing.label {
             let Some(wanted) = self.label(family, label) else {
-                let known: Vec<String> = members
+                let mut known: Vec<String> = members
                     .iter()
                     .flat_map(|variant| variant.label_versions().map(|(name, _)| name.to_string()))
                     .collect();
+                known.sort();
+                known.dedup();
                 return Err(Problem::Routing(RoutingProblem::UnknownLabel {
                     label: label.to_string(),
                     family: Some(family.to_string()),
                     suggestion: closest(label, &known),
+                    known,
                 }));
             };
             return version::highest_named(versions(), wanted)
