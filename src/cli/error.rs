@@ -123,9 +123,9 @@ impl fmt::Display for CliError {
                  workspace, or pass one)",
                 start.display()
             ),
-            // A family the selection does not name: the families there are. A family it names
-            // that lacks the version, label or tag asked for: the problem's own help, which
-            // says what that family has.
+            // A family the workspace lacks: the families there are. A family it has that lacks
+            // the version, label or tag asked for: the problem's own help (the family's
+            // versions or labels, a near name, or what would fix it).
             CliError::Selection { problem, families } => match problem.help() {
                 Some(help) if !matches!(problem, Problem::NoVariant { .. }) => {
                     write!(f, "{problem} ({help})")

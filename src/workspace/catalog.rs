@@ -66,15 +66,7 @@ impl<'v> Catalog<'v> {
 
     /// Every label some variant declares, sorted.
     pub fn all_labels(&self) -> Vec<String> {
-        let mut labels: Vec<String> = self
-            .families
-            .values()
-            .flatten()
-            .flat_map(|variant| variant.label_versions().map(|(name, _)| name.to_string()))
-            .collect();
-        labels.sort();
-        labels.dedup();
-        labels
+        label_names(self.families.values().flatten())
     }
 
     /// The variant of `family` whose version `wanted` names (the highest of several).
@@ -131,12 +123,7 @@ impl<'v> Catalog<'v> {
         };
         if let Some(label) = narrowing.label {
             let Some(wanted) = self.label(family, label) else {
-                let mut known: Vec<String> = members
-                    .iter()
-                    .flat_map(|variant| variant.label_versions().map(|(name, _)| name.to_string()))
-                    .collect();
-                known.sort();
-                known.dedup();
+                let known = label_names(members.iter());
                 return Err(Problem::Routing(RoutingProblem::UnknownLabel {
                     label: label.to_string(),
                     family: Some(family.to_string()),
@@ -195,6 +182,16 @@ impl<'v> Catalog<'v> {
 /// A variant's version; "" when it has none, which sorts below every version.
 pub fn version_of(variant: &Variant) -> &str {
     variant.version.as_deref().unwrap_or_default()
+}
+
+/// The labels the variants declare, sorted, each once.
+fn label_names<'a>(variants: impl Iterator<Item = &'a &'a Variant>) -> Vec<String> {
+    let mut labels: Vec<String> = variants
+        .flat_map(|variant| variant.label_versions().map(|(name, _)| name.to_string()))
+        .collect();
+    labels.sort();
+    labels.dedup();
+    labels
 }
 
 fn has_tag(variant: &Variant, tag: &str) -> bool {
