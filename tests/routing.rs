@@ -252,11 +252,34 @@ fn versions_labels_and_tags_select_a_variant() {
         failure(&["--family", "lab", "--label", "stable"])
             .contains("family `lab` has no label `stable`")
     );
-    assert!(failure(&["--tag", "compakt"]).contains("no variant has tag `compakt`"));
-    assert!(
-        failure(&["--family", "lab", "--tag", "compact"])
-            .contains("no variant of family `lab` has tag `compact`")
-    );
+    // A tag no variant carries: a near one, else the tags there are; a family without the tag:
+    // a near one of its own, else its tags, or that it has none.
+    let cases = [
+        (
+            &["--tag", "compakt"][..],
+            "no variant has tag `compakt` (did you mean `compact`?)",
+        ),
+        (
+            &["--tag", "wide"],
+            "no variant has tag `wide` (tags: compact)",
+        ),
+        (
+            &["--family", "generic", "--tag", "compactt"],
+            "no variant of family `generic` has tag `compactt` (did you mean `compact`?)",
+        ),
+        (
+            &["--family", "generic", "--tag", "wide"],
+            "no variant of family `generic` has tag `wide` (tags of the family: compact)",
+        ),
+        (
+            &["--family", "lab", "--tag", "compact"],
+            "no variant of family `lab` has tag `compact` (the family's variants carry no tags: \
+             add the tag to one, or choose another family)",
+        ),
+    ];
+    for (args, message) in cases {
+        assert_eq!(failure(args), format!("error: {message}\n"), "{args:?}");
+    }
 }
 
 #[test]

@@ -124,8 +124,8 @@ impl fmt::Display for CliError {
                 start.display()
             ),
             // A family the workspace lacks: the families there are. A family it has that lacks
-            // the version, label or tag asked for: the problem's own help (the family's
-            // versions or labels, a near name, or what would fix it).
+            // the version, label or tag asked for: the problem's own help (a near name, else
+            // the family's versions, labels or tags, or what would fix it).
             CliError::Selection { problem, families } => match problem.help() {
                 Some(help) if !matches!(problem, Problem::NoVariant { .. }) => {
                     write!(f, "{problem} ({help})")

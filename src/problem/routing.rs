@@ -71,9 +71,17 @@ pub enum RoutingProblem {
     UnknownTag {
         tag: String,
         suggestion: Option<String>,
+        /// The tags the variants carry, sorted.
+        known: Vec<String>,
     },
     /// No variant of the family carries the tag.
-    NoTaggedVersion { family: String, tag: String },
+    NoTaggedVersion {
+        family: String,
+        tag: String,
+        suggestion: Option<String>,
+        /// The tags the family's variants carry, sorted.
+        known: Vec<String>,
+    },
 }
 
 impl RoutingProblem {
@@ -157,10 +165,21 @@ impl RoutingProblem {
             RoutingProblem::UnknownTag {
                 suggestion: Some(suggestion),
                 ..
+            }
+            | RoutingProblem::NoTaggedVersion {
+                suggestion: Some(suggestion),
+                ..
             } => format!("did you mean `{suggestion}`?"),
+            RoutingProblem::UnknownTag { known, .. } if !known.is_empty() => {
+                format!("tags: {}", known.join(", "))
+            }
             RoutingProblem::UnknownTag { .. } => "tags are declared by the `tags` of a variant".into(),
+            RoutingProblem::NoTaggedVersion { known, .. } if !known.is_empty() => {
+                format!("tags of the family: {}", known.join(", "))
+            }
             RoutingProblem::NoTaggedVersion { .. } => {
-                "add the tag to a variant of the family, or choose another family".into()
+                "the family's variants carry no tags: add the tag to one, or choose another family"
+                    .into()
             }
         })
     }
@@ -266,7 +285,7 @@ impl fmt::Display for RoutingProblem {
                 families.join(", ")
             ),
             RoutingProblem::UnknownTag { tag, .. } => write!(f, "no variant has tag `{tag}`"),
-            RoutingProblem::NoTaggedVersion { family, tag } => {
+            RoutingProblem::NoTaggedVersion { family, tag, .. } => {
                 write!(f, "no variant of family `{family}` has tag `{tag}`")
             }
         }

@@ -111,9 +111,12 @@ impl<'v> Catalog<'v> {
             None => members.to_vec(),
         };
         if let Some(tag) = narrowing.tag.filter(|_| candidates.is_empty()) {
+            let known = tag_names(members.iter());
             return Err(Problem::Routing(RoutingProblem::NoTaggedVersion {
                 family: family.to_string(),
                 tag: tag.to_string(),
+                suggestion: closest(tag, &known),
+                known,
             }));
         }
         let versions = || {
@@ -158,17 +161,11 @@ impl<'v> Catalog<'v> {
         match tagged.as_slice() {
             [family] => Ok(family),
             [] => {
-                let mut tags: Vec<String> = self
-                    .families
-                    .values()
-                    .flatten()
-                    .flat_map(|variant| variant.tags.iter().flatten().cloned())
-                    .collect();
-                tags.sort();
-                tags.dedup();
+                let known = tag_names(self.families.values().flatten());
                 Err(Problem::Routing(RoutingProblem::UnknownTag {
                     tag: tag.to_string(),
-                    suggestion: closest(tag, &tags),
+                    suggestion: closest(tag, &known),
+                    known,
                 }))
             }
             _ => Err(Problem::Routing(RoutingProblem::AmbiguousTag {
@@ -192,6 +189,16 @@ fn label_names<'a>(variants: impl Iterator<Item = &'a &'a Variant>) -> Vec<Strin
     labels.sort();
     labels.dedup();
     labels
+}
+
+/// The tags the variants carry, sorted, each once.
+fn tag_names<'a>(variants: impl Iterator<Item = &'a &'a Variant>) -> Vec<String> {
+    let mut tags: Vec<String> = variants
+        .flat_map(|variant| variant.tags.iter().flatten().cloned())
+        .collect();
+    tags.sort();
+    tags.dedup();
+    tags
 }
 
 fn has_tag(variant: &Variant, tag: &str) -> bool {
