@@ -159,6 +159,61 @@ fn a_family_without_the_version_or_label_asked_for_says_what_it_has() {
     );
 }
 
+#[test]
+fn a_name_the_workspace_lacks_gets_the_near_one_else_the_names_there_are() {
+    let root = common::repo_root();
+    let run = |args: &[&str]| usage_failure(&root, args);
+    let cases: [(&[&str], &str); 9] = [
+        (
+            &["build", "--family", "nex-gen"],
+            "no variant has family `nex-gen` (did you mean `next-gen`?)",
+        ),
+        (
+            &["stats", "--family", "nex-gen"],
+            "no variant has family `nex-gen` (did you mean `next-gen`?)",
+        ),
+        // `family@version` of a family there is not: the family is what is wrong.
+        (
+            &["tools", "--variant", "nex-gen@1"],
+            "no variant has family `nex-gen` (did you mean `next-gen`?)",
+        ),
+        (
+            &["show", "nex-gen"],
+            "unknown variant `nex-gen` (did you mean `next-gen`?)",
+        ),
+        (
+            &["explain", "--tool", "raed_file"],
+            "no tool `raed_file` in the workspace (did you mean `read_file`?)",
+        ),
+        (
+            &["explain", "--component", "agent_rol"],
+            "no component `agent_rol` in the workspace (did you mean `agent_role`?)",
+        ),
+        (
+            &["stats", "--context", "basc"],
+            "no context `basc` in the workspace (did you mean `basic`?)",
+        ),
+        (
+            &["build", "--context", "basc"],
+            "no context file or named context `basc` (did you mean `basic`?)",
+        ),
+        (
+            &["build", "--context", "zzz"],
+            "no context file or named context `zzz` (named contexts: basic, native-tools, \
+             no-browser, no-mcp, plan-mode, small-context, with-rules, yolo)",
+        ),
+    ];
+    for (args, message) in cases {
+        assert_eq!(run(args), format!("error: {message}\n"), "{args:?}");
+    }
+    // No near name: every tool, sorted.
+    let tools = run(&["explain", "--tool", "zzz"]);
+    assert!(
+        tools.starts_with("error: no tool `zzz` in the workspace (tools: access_mcp_resource, ask_followup_question,"),
+        "{tools}"
+    );
+}
+
 /// Runs promptc in `dir`, checks that it exits 2 (a usage problem), and gives its stderr.
 fn usage_failure(dir: &std::path::Path, args: &[&str]) -> String {
     let output = promptc().current_dir(dir).args(args).output().unwrap();

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use super::{EXIT_PROBLEMS, EXIT_USAGE};
 use crate::load::MANIFEST_FILE;
+use crate::namespace::closest;
 use crate::path_error::{PathError, PathProblem};
 use crate::problem::Problem;
 
@@ -30,16 +31,12 @@ pub enum CliError {
         problem: Problem,
         families: Vec<String>,
     },
-    /// `show` names no variant.
-    UnknownVariant(Problem),
-    /// `explain --tool` names no tool.
-    UnknownTool(String),
-    /// `explain --component` names no component.
-    UnknownComponent(String),
-    /// `stats --family` names no family.
-    UnknownFamily {
-        family: String,
-        families: Vec<String>,
+    /// `explain --tool` names no tool; the tools there are.
+    UnknownTool { tool: String, tools: Vec<String> },
+    /// `explain --component` names no component; the components there are.
+    UnknownComponent {
+        component: String,
+        components: Vec<String>,
     },
     /// `stats --context` names no context.
     UnknownContext {
@@ -123,34 +120,38 @@ impl fmt::Display for CliError {
                  workspace, or pass one)",
                 start.display()
             ),
-            // A family the workspace lacks: the families there are. A family it has that lacks
-            // the version, label or tag asked for: the problem's own help (a near name, else
-            // the family's versions, labels or tags, or what would fix it).
-            CliError::Selection { problem, families } => match problem.help() {
-                Some(help) if !matches!(problem, Problem::NoVariant { .. }) => {
-                    write!(f, "{problem} ({help})")
+            // A family the workspace lacks: a near name, else the families there are. A family
+            // it has that lacks the version, label or tag asked for: the problem's own help (a
+            // near name, else the family's versions, labels or tags, or what would fix it).
+            CliError::Selection { problem, families } => match (problem, problem.help()) {
+                (Problem::NoVariant { family }, _) => {
+                    write!(f, "{problem} ({})", near_or(family, families, "families"))
                 }
-                _ => write!(f, "{problem} (families: {})", families.join(", ")),
+                (_, Some(help)) => write!(f, "{problem} ({help})"),
+                (_, None) => write!(f, "{problem} (families: {})", families.join(", ")),
             },
-            CliError::UnknownVariant(problem) => write!(f, "{problem}"),
-            CliError::UnknownTool(tool) => write!(f, "no tool `{tool}` in the workspace"),
-            CliError::UnknownComponent(component) => {
-                write!(f, "no component `{component}` in the workspace")
-            }
-            CliError::UnknownFamily { family, families } => write!(
+            CliError::UnknownTool { tool, tools } => write!(
                 f,
-                "no variant has family `{family}` (families: {})",
-                families.join(", ")
+                "no tool `{tool}` in the workspace ({})",
+                near_or(tool, tools, "tools")
+            ),
+            CliError::UnknownComponent {
+                component,
+                components,
+            } => write!(
+                f,
+                "no component `{component}` in the workspace ({})",
+                near_or(component, components, "components")
             ),
             CliError::UnknownContext { context, contexts } => write!(
                 f,
-                "no context `{context}` in the workspace (contexts: {})",
-                contexts.join(", ")
+                "no context `{context}` in the workspace ({})",
+                near_or(context, contexts, "contexts")
             ),
             CliError::NoContext { name, contexts } => write!(
                 f,
-                "no context file or named context `{name}` (named contexts: {})",
-                contexts.join(", ")
+                "no context file or named context `{name}` ({})",
+                near_or(name, contexts, "named contexts")
             ),
             CliError::ContextNotAFile(path) => write!(
                 f,
@@ -181,5 +182,18 @@ impl fmt::Display for CliError {
                 )
             }
         }
+    }
+}
+
+/// The help for a name that is not among `known`: a near one, else all of them, sorted.
+fn near_or(name: &str, known: &[String], what: &str) -> String {
+    if let Some(near) = closest(name, known) {
+        return format!("did you mean `{near}`?");
+    }
+    let mut names: Vec<&str> = known.iter().map(String::as_str).collect();
+    names.sort_unstable();
+    match names.as_slice() {
+        [] => format!("there are no {what}"),
+        names => format!("{what}: {}", names.join(", ")),
     }
 }

@@ -30,19 +30,37 @@ pub fn run(
     let mut explanation = crate::compile::explain::explain(&compiler, &request)
         .map_err(|error| compile_failed(workspace, error, printer))?;
     let only_tool = args.tool.clone();
+    // The explanation lists every tool and component of the workspace, used or not.
     if let Some(tool) = args.tool {
+        if !explanation.tools.iter().any(|item| item.id == tool) {
+            let tools = explanation
+                .tools
+                .iter()
+                .map(|item| item.id.clone())
+                .collect();
+            return Err(CliError::UnknownTool { tool, tools });
+        }
         explanation.components.clear();
         explanation.tools.retain(|item| item.id == tool);
-        if explanation.tools.is_empty() {
-            return Err(CliError::UnknownTool(tool));
-        }
     }
     if let Some(component) = args.component {
+        if !explanation
+            .components
+            .iter()
+            .any(|item| item.id == component)
+        {
+            let components = explanation
+                .components
+                .iter()
+                .map(|item| item.id.clone())
+                .collect();
+            return Err(CliError::UnknownComponent {
+                component,
+                components,
+            });
+        }
         explanation.tools.clear();
         explanation.components.retain(|item| item.id == component);
-        if explanation.components.is_empty() {
-            return Err(CliError::UnknownComponent(component));
-        }
     }
     // Rules are explained only when some were read or listed: other output stays as it was.
     let rules = (rules.assembled && only_tool.is_none()).then_some(rules);

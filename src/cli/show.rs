@@ -29,10 +29,7 @@ pub fn run(
         crate::compile::Request::new(Selection::variant(args.variant), Default::default());
     let effective = match compiler.select(&request.selection, &request.context) {
         Ok((effective, _)) => effective,
-        Err(crate::compiled::CompileError::Selection(problem)) => {
-            return Err(CliError::UnknownVariant(problem));
-        }
-        Err(_) => return Err(CliError::Reported),
+        Err(error) => return Err(super::compile_failed(workspace, error, printer)),
     };
     // TOML has no null: a placeholder set to null (YAML `~`) is left out of the listing.
     let mut value = serde_json::to_value(&effective.variant)

@@ -46,8 +46,10 @@ pub fn run(
     if let Some(family) = &args.family
         && !workspace.families().contains(family)
     {
-        return Err(CliError::UnknownFamily {
-            family: family.clone(),
+        return Err(CliError::Selection {
+            problem: crate::problem::Problem::NoVariant {
+                family: family.clone(),
+            },
             families: workspace.families(),
         });
     }

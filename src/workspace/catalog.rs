@@ -71,6 +71,11 @@ impl<'v> Catalog<'v> {
 
     /// The variant of `family` whose version `wanted` names (the highest of several).
     pub fn version(&self, family: &str, wanted: &str) -> Result<&'v Variant, Problem> {
+        if self.members(family).is_empty() {
+            return Err(Problem::NoVariant {
+                family: family.to_string(),
+            });
+        }
         version::highest_named(
             self.members(family)
                 .iter()
