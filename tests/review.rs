@@ -113,6 +113,52 @@ fn check_fails_on_a_changed_component_and_names_the_stale_outputs() {
 }
 
 #[test]
+fn check_reports_an_entry_that_does_not_compile_not_its_outputs_as_unexpected() {
+    let repo = Repo::new();
+    // A filter that does not exist, in the one family that overrides tool_use.
+    repo.edit(
+        "variants/compact.toml",
+        "{{ TOOL_LIST_SECTION }}",
+        "{{ TOOL_LIST_SECTION | uppr }}",
+    );
+    repo.edit(
+        MODE_LINE,
+        "after the user approves each one",
+        "once the user says yes",
+    );
+    let checked = repo.promptc(&["check"]);
+    assert_eq!(checked.status.code(), Some(1));
+    let err = stderr(&checked);
+    assert!(err.contains("compact × full does not compile"), "{err}");
+    assert!(err.contains("compact × bare does not compile"), "{err}");
+    // The committed outputs of compact are what the errors are about: not "no longer in the
+    // build matrix", and `build --all` alone would not fix them.
+    assert!(!err.contains("unexpected"), "{err}");
+    assert!(
+        err.contains("stale: examples/prompts/base/full.md"),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "error: the committed outputs differ (1 stale), and 2 entries did not compile: fix \
+             the errors above, then run `promptc build --all`"
+        ),
+        "{err}"
+    );
+    let json = repo.promptc(&["check", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(json["compiled"], false);
+    assert_eq!(
+        json["files"],
+        serde_json::json!([{
+            "status": "stale",
+            "path": "examples/prompts/base/full.md",
+            "diff": json["files"][0]["diff"],
+        }])
+    );
+}
+
+#[test]
 fn build_all_removes_only_the_outputs_it_owns() {
     let repo = Repo::new();
     repo.write(

@@ -37,6 +37,10 @@ pub fn run(
     drop(progress);
     let run = run?;
     let clean = run.is_clean();
+    for (entry, _) in &run.failed {
+        checker.not_compiled(entry);
+    }
+    let not_compiled = run.failed.len();
     printer.diagnostics(run.over_budget, &workspace.sources);
     let any_failed = report_failures(workspace, run.failed, printer) || !clean;
     let files = checker.files();
@@ -76,6 +80,7 @@ pub fn run(
                     matrix::Mismatch::Unexpected { .. } | matrix::Mismatch::Stray { .. }
                 )
             }),
+            not_compiled,
         });
     }
     Err(CliError::Reported)

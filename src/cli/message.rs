@@ -42,6 +42,8 @@ pub enum Message<'a> {
         stale: usize,
         missing: usize,
         other: usize,
+        /// Entries that did not compile (their errors printed above).
+        not_compiled: usize,
     },
     /// `validate` found nothing.
     Valid(&'a Path),
@@ -109,6 +111,7 @@ impl fmt::Display for Message<'_> {
                 stale,
                 missing,
                 other,
+                not_compiled,
             } => {
                 let parts: Vec<String> = [
                     (*stale, "stale"),
@@ -119,11 +122,23 @@ impl fmt::Display for Message<'_> {
                 .filter(|(count, _)| *count > 0)
                 .map(|(count, what)| format!("{count} {what}"))
                 .collect();
-                write!(
-                    f,
-                    "error: the committed outputs differ ({}); run `promptc build --all`",
-                    parts.join(", ")
-                )
+                let parts = parts.join(", ");
+                match not_compiled {
+                    0 => write!(
+                        f,
+                        "error: the committed outputs differ ({parts}); run `promptc build --all`"
+                    ),
+                    1 => write!(
+                        f,
+                        "error: the committed outputs differ ({parts}), and an entry did not \
+                         compile: fix the errors above, then run `promptc build --all`"
+                    ),
+                    n => write!(
+                        f,
+                        "error: the committed outputs differ ({parts}), and {n} entries did not \
+                         compile: fix the errors above, then run `promptc build --all`"
+                    ),
+                }
             }
             Message::Valid(root) => write!(f, "ok: {} is valid", root.display()),
             Message::StaleSchema(path) => write!(

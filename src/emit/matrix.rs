@@ -891,6 +891,8 @@ pub struct MatrixChecker<'w> {
     folders: confine::OutputFolders,
     mismatches: Vec<Mismatch>,
     expected: BTreeSet<String>,
+    /// The files of entries that did not compile: neither compared nor unexpected.
+    not_compiled: BTreeSet<String>,
 }
 
 impl<'w> MatrixChecker<'w> {
@@ -900,7 +902,17 @@ impl<'w> MatrixChecker<'w> {
             folders: confine::OutputFolders::default(),
             mismatches: Vec::new(),
             expected: BTreeSet::new(),
+            not_compiled: BTreeSet::new(),
         }
+    }
+
+    /// An entry that did not compile: its committed files, whatever they hold, are what the
+    /// compile's errors are about, not outputs the matrix no longer gives.
+    pub fn not_compiled(&mut self, entry: &MatrixEntry) {
+        let stem = entry.path.strip_suffix(".md").unwrap_or(&entry.path);
+        self.not_compiled
+            .insert(format!("{stem}{DEFINITIONS_SUFFIX}"));
+        self.not_compiled.insert(entry.path.clone());
     }
 
     /// Compares one compiled entry's files with the files on disk.
@@ -941,7 +953,7 @@ impl<'w> MatrixChecker<'w> {
         for path in read_index(workspace)? {
             // An output of this run was looked up as it was compared, and is not unexpected
             // whether the index holds it or not: only the others are looked up again.
-            if self.expected.contains(&path) {
+            if self.expected.contains(&path) || self.not_compiled.contains(&path) {
                 continue;
             }
             if indexed(workspace, &path)?.is_some_and(|real| real.is_file()) {
@@ -952,7 +964,7 @@ impl<'w> MatrixChecker<'w> {
         let mut present = on_disk.outputs;
         present.extend(owned.iter().cloned());
         for path in present {
-            if !self.expected.contains(path.as_str()) {
+            if !self.expected.contains(path.as_str()) && !self.not_compiled.contains(&path) {
                 let owned = owned.contains(&path);
                 self.mismatches.push(Mismatch::Unexpected { path, owned });
             }
