@@ -17,9 +17,9 @@ pub struct InvalidIds {
     /// The manifest is invalid: what it declares (predicates, which templates and conditions
     /// may use; shared parameters, which tools may `use`) is unknown.
     pub manifest_invalid: bool,
-    /// A variant is invalid: its placeholders, which component and tool templates may use,
-    /// are unknown.
-    pub placeholders_unknown: bool,
+    /// A variant is invalid: what it declares (its placeholders, which component and tool
+    /// templates may use; its labels, which `routing.label` may name) is unknown.
+    pub variant_invalid: bool,
 }
 
 impl InvalidIds {
@@ -36,6 +36,6 @@ impl InvalidIds {
 
     /// Whether a name that looks undefined may be one an invalid file declares.
     pub fn names_unknown(&self) -> bool {
-        self.manifest_invalid || self.placeholders_unknown
+        self.manifest_invalid || self.variant_invalid
     }
 }

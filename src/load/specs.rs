@@ -572,7 +572,7 @@ impl Loader<'_, '_> {
                 let family = field("family").unwrap_or_else(|| id.clone());
                 self.invalid.insert(RefKind::Family, family, None);
                 self.invalid.insert(RefKind::Family, id.clone(), None);
-                self.invalid.placeholders_unknown = true;
+                self.invalid.variant_invalid = true;
             }
             self.invalid.insert(kind, id, field("slot"));
         }

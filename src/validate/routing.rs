@@ -221,7 +221,20 @@ fn references_name_versions(workspace: &Workspace, catalog: &Catalog<'_>, out: &
             );
         }
     }
-    if let Some(label) = &manifest.value.routing.label {
+    // The labels of a variant that did not load, or whose ancestry is broken, are unknown
+    // (the catalog leaves it out): the problem was reported where it is.
+    let labels_known = !workspace.invalid.variant_invalid
+        && workspace
+            .variants
+            .keys()
+            .all(|id| workspace.ancestry_is_sound(id));
+    if let Some(label) = manifest
+        .value
+        .routing
+        .label
+        .as_ref()
+        .filter(|_| labels_known)
+    {
         let labels = catalog.all_labels();
         if !labels.contains(label) {
             out.error(

@@ -54,7 +54,7 @@ impl<'w> Scope<'w> {
         // Component and tool texts are shared by variants: any variant's placeholder may feed
         // them (rendering catches the rest).
         let mut any_variant = shared.clone();
-        if workspace.invalid.placeholders_unknown {
+        if workspace.invalid.variant_invalid {
             any_variant.open();
         }
         for entry in workspace.variants.values() {
