@@ -32,6 +32,14 @@ pub enum InvalidValue {
     OutputIsRoot,
     /// A folder promptc writes in (`build.out`, `paths.schema`) that is a file.
     FileWhereFolderBelongs { path: String },
+    /// A folder the manifest names to read from (`paths.components`, …) that does not exist,
+    /// or is a file: its files would silently count as none.
+    NoSuchFolder {
+        path: String,
+        is_file: bool,
+        /// A folder beside where it was looked for, with a near name.
+        suggestion: Option<String>,
+    },
     /// `build.entries` given together with `build.families` or `build.contexts`.
     EntriesWithProduct,
     /// A build entry writing a path an earlier entry writes.
@@ -105,6 +113,13 @@ impl InvalidValue {
             InvalidValue::FileWhereFolderBelongs { .. } => Some(
                 "name a folder of its own (promptc creates it), or move the file away".into(),
             ),
+            InvalidValue::NoSuchFolder {
+                suggestion: Some(suggestion),
+                ..
+            } => Some(format!("did you mean `{suggestion}`?")),
+            InvalidValue::NoSuchFolder { .. } => Some(
+                "name a folder of the workspace, or leave the setting out for its default".into(),
+            ),
             _ => None,
         }
     }
@@ -154,6 +169,15 @@ impl fmt::Display for InvalidValue {
             InvalidValue::FileWhereFolderBelongs { path } => write!(
                 f,
                 "invalid value: `{path}` is a file, where promptc writes in a folder"
+            ),
+            InvalidValue::NoSuchFolder {
+                path,
+                is_file: false,
+                ..
+            } => write!(f, "invalid value: there is no folder `{path}`"),
+            InvalidValue::NoSuchFolder { path, .. } => write!(
+                f,
+                "invalid value: `{path}` is a file, where promptc reads a folder"
             ),
             InvalidValue::OutputIsRoot => write!(
                 f,
