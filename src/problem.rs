@@ -134,6 +134,9 @@ pub enum Problem {
         expected: std::sync::Arc<[String]>,
         /// The expected key closest to `key`, when one is close enough to be a likely typo.
         suggestion: Option<String>,
+        /// The table of the same file where `key` is a key, when it is one elsewhere (dotted,
+        /// "" for the top level): a key written in the wrong table.
+        belongs_in: Option<String>,
     },
     /// A name declared in a workspace file that another name of the template scope already
     /// has: one would hide the other.
@@ -481,6 +484,18 @@ impl Problem {
             Problem::NotUtf8 => "save the file as UTF-8".into(),
             Problem::UnsupportedNumber { .. } => "use a finite number that fits in 64 bits".into(),
             Problem::UnknownKey {
+                key,
+                belongs_in: Some(table),
+                ..
+            } if table.is_empty() => format!(
+                "`{key}` is a key of the file's top level: move it there (in TOML, above the first `[table]` header)"
+            ),
+            Problem::UnknownKey {
+                key,
+                belongs_in: Some(table),
+                ..
+            } => format!("`{key}` is a key of `{table}`: move it there"),
+            Problem::UnknownKey {
                 suggestion: Some(suggestion),
                 ..
             } => format!("did you mean `{suggestion}`?"),
@@ -494,6 +509,11 @@ impl Problem {
                 format!("expected one of: {names}")
             }
             Problem::UnknownKey { .. } => "remove this key".into(),
+            // In YAML, a key whose contents are not indented below it is a key with nothing
+            // after it: null.
+            Problem::WrongType { expected, found } if found == "null" && expected.starts_with("a table") => {
+                "indent what belongs under the key, or leave the key out to use its default (YAML's `~` or nothing after a key is null, which is not a value here)".into()
+            }
             Problem::WrongType { found, .. } if found == "null" => {
                 "leave the key out to use its default (TOML has no null, and YAML's `~` is not a value here)".into()
             }
@@ -991,6 +1011,7 @@ mod tests {
                 key: text(),
                 expected: Vec::new().into(),
                 suggestion: None,
+                belongs_in: None,
             },
             Problem::NameTaken {
                 name: text(),
@@ -1222,6 +1243,7 @@ mod tests {
             key: "other".into(),
             expected,
             suggestion: None,
+            belongs_in: None,
         };
         let help = problem.help().unwrap_or_default();
         assert!(
@@ -1239,6 +1261,7 @@ mod tests {
             key: key.clone(),
             expected: vec!["id".into()].into(),
             suggestion: None,
+            belongs_in: None,
         }
         .to_string();
         assert_eq!(
@@ -1249,6 +1272,7 @@ mod tests {
             key: "idd".into(),
             expected: vec!["id".into()].into(),
             suggestion: None,
+            belongs_in: None,
         };
         assert_eq!(short.to_string(), "unknown key `idd`");
         // Unpaired backticks, and long text outside quotes, stay bounded.

@@ -343,6 +343,7 @@ fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut
                         key: key.clone(),
                         suggestion: closest(key, expected.iter()),
                         expected: expected.clone(),
+                        belongs_in: table_with_key(schema, key, &pointer),
                     },
                     doc.key_span(&child_pointer(&pointer, key)),
                 ));
@@ -613,6 +614,76 @@ fn expected_keys(schema: &Value, schema_path: &str) -> Vec<String> {
         .and_then(Value::as_object)
         .map(|properties| properties.keys().cloned().collect())
         .unwrap_or_default()
+}
+
+/// How deep [`table_with_key`] looks for a table: the files' tables nest a few levels.
+const TABLE_DEPTH: usize = 4;
+
+/// The shallowest table of `schema` other than the one at `pointer` (a document's JSON
+/// pointer) that has `key` among its `properties`, as a dotted path ("" for the top level),
+/// looking through references, alternatives and arrays of tables but not maps of names (the
+/// tables under `overrides.tools` have no fixed name to move a key to).
+fn table_with_key(schema: &Value, key: &str, pointer: &str) -> Option<String> {
+    let here: Vec<&str> = pointer
+        .split('/')
+        .skip(1)
+        .filter(|part| part.parse::<usize>().is_err())
+        .collect();
+    let mut level: Vec<(&Value, Vec<&str>)> = vec![(schema, Vec::new())];
+    for _ in 0..=TABLE_DEPTH {
+        let mut next = Vec::new();
+        let mut found = None;
+        while let Some((node, path)) = level.pop() {
+            let node = referenced(schema, node);
+            for alternative in ["anyOf", "oneOf", "allOf"] {
+                for member in node
+                    .get(alternative)
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    level.push((member, path.clone()));
+                }
+            }
+            if let Some(items) = node.get("items") {
+                level.push((items, path.clone()));
+            }
+            let Some(properties) = node.get("properties").and_then(Value::as_object) else {
+                continue;
+            };
+            if found.is_none() && properties.contains_key(key) && path != here {
+                found = Some(path.join("."));
+            }
+            for (name, child) in properties {
+                let mut child_path = path.clone();
+                child_path.push(name.as_str());
+                next.push((child, child_path));
+            }
+        }
+        if found.is_some() {
+            return found;
+        }
+        // In the schema's order at each depth.
+        next.reverse();
+        level = next;
+    }
+    None
+}
+
+/// What a schema node's `$ref` leads to (a few links, never a loop), or the node itself.
+fn referenced<'s>(schema: &'s Value, mut node: &'s Value) -> &'s Value {
+    for _ in 0..TABLE_DEPTH {
+        match node
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| r.strip_prefix('#'))
+            .and_then(|p| schema.pointer(p))
+        {
+            Some(target) => node = target,
+            None => break,
+        }
+    }
+    node
 }
 
 fn type_names(kind: &TypeKind) -> String {

@@ -164,7 +164,20 @@ pub(super) fn parse(
             value: 0..text.len(),
         },
     );
+    // A file of comments alone (a draft, everything commented out) holds no document: an
+    // empty table, as the same file in TOML is, not a null the schema refuses.
+    if matches!(root.value, Node::Null) && holds_no_document(text) {
+        return Ok(Value::Object(Map::new()));
+    }
     convert(&root, "", file, locations)
+}
+
+/// Whether a YAML text is comments, blank lines and document markers only.
+fn holds_no_document(text: &str) -> bool {
+    text.lines().all(|line| {
+        let line = line.trim();
+        line.is_empty() || line.starts_with('#') || line == "---" || line == "..."
+    })
 }
 
 const MULTIPLE_DOCUMENTS: &str = "a file holds one YAML document: remove the `---` separators";

@@ -61,6 +61,7 @@ pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, out: &mut Di
                         .get_or_insert_with(|| declared.keys().cloned().collect())
                         .clone(),
                     suggestion: closest(key, declared.keys()),
+                    belongs_in: None,
                 },
                 entry.key_span(&pointer),
             ),
