@@ -1228,12 +1228,21 @@ pub fn diagnostics(workspace: &Workspace, source_date_epoch: Option<i64>) -> Dia
     };
     // The routing table is checked with the matrix: both need a sound workspace.
     let mut diagnostics = compiler.routing_diagnostics();
+    let routing = diagnostics.len();
     for (entry, error) in run.failed {
         match error {
             // Each said once for the matrix, with the compile that met it first: the same
             // template can fail in one context and render in another.
             CompileError::Diagnostics(found) => {
                 for diagnostic in found.iter() {
+                    // A predicate that fails fails for the routing table first, at the same
+                    // place: said once.
+                    let said = diagnostics.iter().take(routing).any(|earlier| {
+                        earlier.span == diagnostic.span && earlier.problem == diagnostic.problem
+                    });
+                    if said {
+                        continue;
+                    }
                     diagnostics.push(diagnostic.clone().note(
                         crate::problem::NoteKind::FirstMetCompiling {
                             family: entry.family.clone(),
