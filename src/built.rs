@@ -620,6 +620,40 @@ fn refuse_large_backward_form(pattern: &str) -> Result<(), String> {
         })
 }
 
+/// How deep a glob's `{…}` alternatives may nest. globset turns a glob into a regex with one
+/// call per level: braces nested some tens of thousands deep (a few hundred kilobytes of a
+/// rules file's `globs`, or a `glob` test's pattern) overflowed the stack and the process
+/// aborted. Real globs nest one or two deep.
+pub const GLOB_NESTING: usize = 32;
+
+/// Refuses a glob whose braces nest deeper than [`GLOB_NESTING`], before globset parses it. A
+/// brace escaped with `\` or inside a `[…]` class is a character, not an alternative.
+pub fn refuse_deep_glob(pattern: &str) -> Result<(), String> {
+    let mut depth = 0usize;
+    let mut in_class = false;
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '[' if !in_class => in_class = true,
+            ']' if in_class => in_class = false,
+            '{' if !in_class => {
+                depth += 1;
+                if depth > GLOB_NESTING {
+                    return Err(format!(
+                        "its `{{…}}` alternatives nest more than {GLOB_NESTING} deep"
+                    ));
+                }
+            }
+            '}' if !in_class => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// A glob's matcher: the regex globset makes of it, matched against a path's bytes as
 /// `GlobMatcher` matches, but built to return its error. globset's own `compile_matcher`
 /// panics when the regex of a glob it parsed does not build, and a glob of a few hundred
@@ -707,6 +741,22 @@ pub fn build_ahead(patterns: Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_glob_is_refused_only_for_braces_that_nest_too_deep() {
+        let nested = |depth: usize| format!("{}a{}", "{".repeat(depth), "}".repeat(depth));
+        assert_eq!(refuse_deep_glob(&nested(GLOB_NESTING)), Ok(()));
+        assert!(refuse_deep_glob(&nested(GLOB_NESTING + 1)).is_err());
+        // Side by side is not nested.
+        assert_eq!(refuse_deep_glob(&"{a,b}".repeat(10_000)), Ok(()));
+        // An escaped brace, or one in a class, is a character.
+        assert_eq!(refuse_deep_glob(&"\\{".repeat(10_000)), Ok(()));
+        assert_eq!(refuse_deep_glob(&"[{]".repeat(10_000)), Ok(()));
+        assert_eq!(
+            refuse_deep_glob(&format!("[{}]", "{".repeat(10_000))),
+            Ok(())
+        );
+    }
 
     /// A clean-up rule's regex counts twice what it compiles to (see [`rule_size`]): the
     /// pattern the fuel was calibrated on, when it compiled forwards and backwards (25 238 fuel

@@ -505,6 +505,35 @@ fn a_glob_too_large_to_build_is_named_and_located() {
     assert!(!run.stderr.contains("glob ``"), "an empty glob is named");
 }
 
+// Braces nested tens of thousands deep in a rule's glob, or in a `glob` test's pattern,
+// overflowed the stack while globset built the glob's regex: the process aborted.
+#[test]
+fn a_glob_whose_braces_nest_too_deep_is_named_not_a_crash() {
+    let deep = format!("{}a{}", "{".repeat(60_000), "}".repeat(60_000));
+    let rule = format!("---\nglobs: [\"{deep}\"]\n---\nA rule.\n");
+    let component = format!("{{% if cwd is glob(\"{deep}\") %}}x{{% endif %}}\n");
+    let workspace = Fixture::minimal()
+        .file("examples/contexts/project.toml", "date = \"2026-11-01\"\n")
+        .file("project/.clinerules/deep.md", &rule)
+        .file("components/intro.md", &component)
+        .write();
+    let run = workspace.run(&["build", "--context", "project", "--rules", "project"]);
+    assert_eq!(run.code, 1, "{}", &run.stderr[..run.stderr.len().min(600)]);
+    assert!(
+        run.stderr.contains(
+            "does not parse: its `{…}` alternatives nest more than 32 deep; the rule is skipped"
+        ),
+        "{}",
+        &run.stderr[..run.stderr.len().min(600)]
+    );
+    assert!(
+        run.stderr.contains("error[render-failed]")
+            && run.stderr.contains("alternatives nest more than 32 deep"),
+        "{}",
+        &run.stderr[..run.stderr.len().min(600)]
+    );
+}
+
 // A context inheriting `rules_from` through `extends` reported every problem of those folders
 // again, at its own first line (1:1), and a missing folder was located at the folder's own
 // name, not at the setting. Each is reported once, at the value of the context that names it.

@@ -488,6 +488,7 @@ fn globs_of(metadata: &IndexMap<String, Value>) -> Result<RuleGlobs, (String, St
 fn glob_set(patterns: &[String]) -> Result<regex_automata::meta::Regex, (String, String)> {
     let mut globs = Vec::with_capacity(patterns.len());
     for pattern in patterns {
+        crate::built::refuse_deep_glob(pattern).map_err(|error| (pattern.clone(), error))?;
         match Glob::new(pattern) {
             Ok(glob) => globs.push(glob),
             Err(error) => return Err((pattern.clone(), error.kind().to_string())),

@@ -53,6 +53,8 @@ static GLOBS: Built<Arc<meta::Regex>> = Built::new();
 static REGEXES: Built<Arc<meta::Regex>> = Built::new();
 
 fn build_glob(pattern: &str) -> Result<meta::Regex, String> {
+    crate::built::refuse_deep_glob(pattern)
+        .map_err(|error| format!("glob `{}`: {error}", shortened(pattern)))?;
     globset::GlobBuilder::new(pattern)
         .case_insensitive(true)
         .literal_separator(false)
