@@ -412,8 +412,40 @@ fn files_named_on_the_command_line_inside_the_workspace_do_not_lead_out_of_it() 
     }
 
     // The same settings, a plain file of the workspace with no listing beside it, are read.
-    std::fs::remove_file(root.join(".vscode/mcp_settings.listing.json")).unwrap();
+    let listing = root.join(".vscode/mcp_settings.listing.json");
+    std::fs::remove_file(&listing).unwrap();
     let run = workspace.run(&["context", "--mcp", ".vscode/mcp_settings.json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.contains("\"gh\""), "{}", run.stdout);
+
+    // Whatever else stands at the listing's name is refused with its reason, never skipped
+    // without a word.
+    let refusals: [(&dyn Fn(), &str); 3] = [
+        (&|| std::fs::create_dir(&listing).unwrap(), "is a folder"),
+        (
+            &|| symlink("nowhere", &listing).unwrap(),
+            "is a symbolic link to nothing",
+        ),
+        (
+            &|| {
+                let made = std::process::Command::new("mkfifo").arg(&listing).status();
+                assert!(made.unwrap().success());
+            },
+            "is a named pipe (FIFO)",
+        ),
+    ];
+    for (make, reason) in refusals {
+        make();
+        let run = workspace.run(&["context", "--mcp", ".vscode/mcp_settings.json"]);
+        assert_eq!(run.code, 1, "{reason}: {}", run.stdout);
+        assert!(
+            run.stderr.contains(&format!(
+                "error[path-refused]: `.vscode/mcp_settings.listing.json` {reason}"
+            )),
+            "{reason}: {}",
+            run.stderr
+        );
+        let _ = std::fs::remove_dir(&listing);
+        let _ = std::fs::remove_file(&listing);
+    }
 }

@@ -81,7 +81,9 @@ pub fn apply(
         }
     }
     let listing_path = listing_path(path);
-    let listing = if listing_path.is_file() {
+    // Whatever is at the listing's name is read, or refused with its reason (a folder, a FIFO,
+    // a link to nothing or out of the workspace): never skipped without a word.
+    let listing = if std::fs::symlink_metadata(&listing_path).is_ok() {
         match read_json(sources, root, limits, &listing_path, diagnostics)? {
             Some(listing) => Some(listing),
             None => return Ok(false),

@@ -26,6 +26,13 @@ pub fn read_source(
     named_at: Option<Span>,
 ) -> io::Result<Result<SourceId, Diagnostic>> {
     let read = match confine::origin_of(root, path, origin) {
+        // A path the caller named relative to the current folder, which lies in the
+        // workspace: checked as the workspace's own files are, from the root down (a link to
+        // nothing on the way is one, not a failed read).
+        Origin::Workspace if path.is_relative() => match std::path::absolute(path) {
+            Ok(absolute) => confine::read_content(root, &absolute, limit.bytes),
+            Err(_) => confine::read_content(root, path, limit.bytes),
+        },
         Origin::Workspace => confine::read_content(root, path, limit.bytes),
         Origin::Caller => confine::read_named(path, limit.bytes),
     };
