@@ -699,3 +699,41 @@ fn reports_show_control_characters_in_prompts_and_names_instead_of_sending_them(
         explain.stdout
     );
 }
+
+/// `show` and `context` write TOML; a null in a list or an integer above TOML's largest (both
+/// possible in YAML and JSON) has no TOML form: named, with the format that has one.
+#[test]
+fn a_value_toml_cannot_write_is_named_with_the_format_that_can() {
+    let workspace = common::Fixture::minimal()
+        .file(
+            "variants/listed.yaml",
+            "id: listed\nextends: generic\nplaceholders:\n  A: [1, ~]\n",
+        )
+        .file(
+            "examples/contexts/large.yaml",
+            "date: 2026-11-01\nextra:\n  big: 18446744073709551615\n",
+        )
+        .write();
+    let show = workspace.run(&["show", "listed"]);
+    assert_eq!(show.code, 2, "{}", show.stdout);
+    assert_eq!(
+        show.stderr,
+        "error: `placeholders.A.1` is null, which TOML cannot write: ask for `--format json`\n"
+    );
+    let context = workspace.run(&["context", "--context", "large"]);
+    assert_eq!(context.code, 2, "{}", context.stdout);
+    assert_eq!(
+        context.stderr,
+        "error: `extra.big` is an integer above 9223372036854775807, which TOML cannot write: \
+         ask for `--format json`\n"
+    );
+    let json = workspace.run(&["context", "--context", "large", "--format", "json"]);
+    assert_eq!(json.code, 0, "{}", json.stderr);
+    assert!(
+        json.stdout.contains("\"big\": 18446744073709551615"),
+        "{}",
+        json.stdout
+    );
+    let json = workspace.run(&["show", "listed", "--format", "json"]);
+    assert_eq!(json.code, 0, "{}", json.stderr);
+}

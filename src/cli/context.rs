@@ -2,7 +2,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::show::drop_nulls;
+use super::show::toml_text;
 use super::{CliError, DataFormat, Printer, TargetArgs, load_valid, request};
 use crate::report;
 
@@ -62,13 +62,10 @@ pub fn run(
                 .insert(key.clone(), field.default_value());
         }
     }
-    let mut value = serde_json::to_value(&request.context)
+    let value = serde_json::to_value(&request.context)
         .map_err(|error| CliError::Unprintable(error.to_string()))?;
     printer.result(&match args.format {
         DataFormat::Json => report::json_document(&value),
-        DataFormat::Toml => {
-            drop_nulls(&mut value);
-            toml::to_string(&value).map_err(|error| CliError::Unprintable(error.to_string()))?
-        }
+        DataFormat::Toml => toml_text(value)?,
     })
 }

@@ -57,6 +57,8 @@ pub enum CliError {
     WouldOverwrite(Vec<PathBuf>),
     /// A value that cannot be written in the format asked for.
     Unprintable(String),
+    /// A value of a variant or context that TOML has no way to write: where, and what it is.
+    NotToml { place: String, what: &'static str },
     /// `--context -`: standard input is not UTF-8 text.
     StdinNotText,
     /// `promptc tools` for a variant without native tool calls.
@@ -105,6 +107,10 @@ impl fmt::Display for CliError {
             CliError::ProcessLimit(message) | CliError::Unprintable(message) => {
                 write!(f, "{message}")
             }
+            CliError::NotToml { place, what } => write!(
+                f,
+                "`{place}` is {what}, which TOML cannot write: ask for `--format json`"
+            ),
             CliError::NotNative(variant) => write!(
                 f,
                 "variant `{variant}` does not use native tool calls (`native_tools = true`): its tools are documented in the prompt"

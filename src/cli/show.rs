@@ -32,13 +32,12 @@ pub fn run(
         Err(error) => return Err(super::compile_failed(workspace, error, printer)),
     };
     // TOML has no null: a placeholder set to null (YAML `~`) is left out of the listing.
-    let mut value = serde_json::to_value(&effective.variant)
+    let value = serde_json::to_value(&effective.variant)
         .map_err(|error| CliError::Unprintable(error.to_string()))?;
     if args.format == super::DataFormat::Json {
         return printer.result(&crate::report::json_document(&value));
     }
-    drop_nulls(&mut value);
-    let text = toml::to_string(&value).map_err(|error| CliError::Unprintable(error.to_string()))?;
+    let text = toml_text(value)?;
     printer.result(&format!(
         "# variant `{}` after inheritance ({})\n\n{text}",
         effective.id(),
@@ -46,8 +45,40 @@ pub fn run(
     ))
 }
 
+/// A variant or context as TOML: null values of a table (a missing optional field, YAML `~`)
+/// are left out; a value TOML has no way to write (a null in a list, an integer above
+/// TOML's largest, both possible in YAML or JSON) is named, with `--format json` to ask for.
+pub fn toml_text(mut value: serde_json::Value) -> Result<String, CliError> {
+    drop_nulls(&mut value);
+    if let Some((pointer, what)) = not_toml(&value, String::new()) {
+        return Err(CliError::NotToml {
+            place: pointer.trim_start_matches('/').replace('/', "."),
+            what,
+        });
+    }
+    toml::to_string(&value).map_err(|error| CliError::Unprintable(error.to_string()))
+}
+
+/// The first value TOML cannot write, by its pointer, and what it is.
+fn not_toml(value: &serde_json::Value, pointer: String) -> Option<(String, &'static str)> {
+    match value {
+        serde_json::Value::Null => Some((pointer, "null")),
+        serde_json::Value::Number(number) if number.is_u64() && number.as_i64().is_none() => {
+            Some((pointer, "an integer above 9223372036854775807"))
+        }
+        serde_json::Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(index, item)| not_toml(item, format!("{pointer}/{index}"))),
+        serde_json::Value::Object(map) => map
+            .iter()
+            .find_map(|(key, item)| not_toml(item, crate::pointer::child_pointer(&pointer, key))),
+        _ => None,
+    }
+}
+
 /// TOML has no null: null values (a missing optional field, YAML `~`) are left out.
-pub fn drop_nulls(value: &mut serde_json::Value) {
+fn drop_nulls(value: &mut serde_json::Value) {
     match value {
         serde_json::Value::Object(map) => {
             map.retain(|_, v| !v.is_null());
