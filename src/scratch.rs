@@ -1,6 +1,9 @@
 //! promptc's own temporary folders (a git revision's copy of the workspace), known to the
 //! whole process so that an interrupt can remove them: when Ctrl-C ends the process, no
-//! destructor runs, and a folder left behind would hold a copy of the workspace.
+//! destructor runs, and a folder left behind would hold a copy of the workspace. A process
+//! that ends without running even that (killed, out of processor time or memory) leaves its
+//! folders to the next one: each is named by its process, and the first folder a process makes
+//! removes those of processes that are gone (on Linux, where `/proc` tells).
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -91,7 +94,14 @@ impl ScratchDir {
         if CLOSED.load(Ordering::SeqCst) {
             return Err(interrupted());
         }
-        let dir = tempfile::Builder::new().prefix(prefix).tempdir()?;
+        // Once a process: those left behind are few, and made by processes gone long ago.
+        static SWEPT: AtomicBool = AtomicBool::new(false);
+        if !SWEPT.swap(true, Ordering::SeqCst) {
+            remove_left_behind(prefix);
+        }
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("{prefix}{}-", std::process::id()))
+            .tempdir()?;
         folders.push(dir.path().to_path_buf());
         Ok(Self {
             path: dir.path().to_path_buf(),
@@ -140,6 +150,49 @@ pub fn is_closed() -> bool {
     CLOSED.load(Ordering::SeqCst)
 }
 
+/// Removes the folders that processes now gone left in the temporary folder: those named
+/// `<prefix><process id>-…` whose process no longer runs. A name that only looks like one, a
+/// link, or another user's folder is left as it is.
+fn remove_left_behind(prefix: &str) {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    // A temporary folder of very many entries is not listed whole.
+    for entry in entries.flatten().take(LOOKED_AT) {
+        let name = entry.file_name();
+        let Some(process) = name
+            .to_str()
+            .and_then(|name| name.strip_prefix(prefix))
+            .and_then(|rest| rest.split_once('-'))
+            .and_then(|(id, _)| id.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let is_folder = entry.file_type().is_ok_and(|kind| kind.is_dir());
+        if is_folder && process != std::process::id() && has_ended(process) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// How many entries of the temporary folder [`remove_left_behind`] looks at.
+const LOOKED_AT: usize = 100_000;
+
+/// Whether no process has this id now. Where that cannot be told, every process is taken to
+/// run, and nothing is removed.
+fn has_ended(process: u32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        let proc = Path::new("/proc");
+        proc.join("self").exists() && !proc.join(process.to_string()).exists()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = process;
+        false
+    }
+}
+
 fn interrupted() -> io::Error {
     io::Error::new(io::ErrorKind::Interrupted, "interrupted")
 }
@@ -172,5 +225,30 @@ mod tests {
         std::fs::write(kept.path().join("file"), "x").unwrap();
         remove_all();
         assert!(!kept.path().exists());
+    }
+
+    /// A folder a killed process left is removed by the next one; a running process's, a
+    /// file, and a name that only starts alike are not.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn folders_of_processes_that_are_gone_are_removed_by_the_next() {
+        let prefix = "promptc-sweep-test-";
+        let temp = std::env::temp_dir();
+        // An id above the kernel's largest (2^22) runs no process.
+        let gone = temp.join(format!("{prefix}4999999-abc"));
+        let running = temp.join(format!("{prefix}1-abc"));
+        let file = temp.join(format!("{prefix}4999998-abc"));
+        let other = temp.join(format!("{prefix}x4999999-abc"));
+        for folder in [&gone, &running, &other] {
+            std::fs::create_dir_all(folder.join("inner")).unwrap();
+        }
+        std::fs::write(&file, "x").unwrap();
+        remove_left_behind(prefix);
+        assert!(!gone.exists());
+        assert!(running.exists() && file.exists() && other.exists());
+        for folder in [&running, &other] {
+            std::fs::remove_dir_all(folder).unwrap();
+        }
+        std::fs::remove_file(&file).unwrap();
     }
 }

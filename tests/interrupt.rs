@@ -1,5 +1,6 @@
-//! Ctrl-C during `diff` leaves none of its temporary copies of the workspace behind, and
-//! stops the git process that was writing into one.
+//! Ctrl-C (or SIGTERM) during `diff` leaves none of its temporary copies of the workspace
+//! behind, and stops the git process that was writing into one; what a killed `diff` left, the
+//! next one removes.
 
 #![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -64,18 +65,62 @@ fn install_stalling_git(bin: &Path, marker: &Path) {
 
 #[test]
 fn an_interrupted_diff_removes_its_temporary_copies() {
-    interrupt_a_diff(false);
+    interrupt_a_diff(false, rustix::process::Signal::INT);
 }
 
 // A terminal's Ctrl-C reaches the whole process group: git may end of it before promptc's
 // handler has begun, and the failure that looks like must not be reported nor win the exit.
 #[test]
 fn a_ctrl_c_to_the_whole_group_ends_the_diff_as_an_interrupt() {
-    interrupt_a_diff(true);
+    interrupt_a_diff(true, rustix::process::Signal::INT);
 }
 
-/// Interrupts a `diff` while git writes its copy: promptc alone, or its whole process group.
-fn interrupt_a_diff(whole_group: bool) {
+// A cancelled CI job sends SIGTERM.
+#[test]
+fn a_terminated_diff_removes_its_temporary_copies() {
+    interrupt_a_diff(false, rustix::process::Signal::TERM);
+}
+
+// A process killed outright (SIGKILL, out of processor time or memory) runs nothing: the next
+// `diff` removes what it left.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_copies_a_killed_diff_left_are_removed_by_the_next() {
+    let (workspace, tmp, _scratch, marker) = interrupt_a_diff(false, rustix::process::Signal::KILL);
+    // The stalled git of the killed run is stopped here, as nothing else would.
+    let git_pid: i32 = std::fs::read_to_string(&marker)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let _ = rustix::process::kill_process(
+        rustix::process::Pid::from_raw(git_pid).unwrap(),
+        rustix::process::Signal::KILL,
+    );
+    assert!(git_was_stopped(&marker));
+    assert!(has_checkout(tmp.path()), "the killed diff left its copy");
+    let next = common::promptc_process()
+        .args(["diff", "--base", "HEAD", "--head", "HEAD"])
+        .current_dir(workspace.root())
+        .env("TMPDIR", tmp.path())
+        .output()
+        .unwrap();
+    assert_eq!(next.status.code(), Some(0), "{}", common::stderr(&next));
+    assert!(!has_checkout(tmp.path()), "the left copy is still there");
+}
+
+/// Signals a `diff` while git writes its copy: promptc alone, or its whole process group.
+/// Gives the workspace, the temporary folder, the folder of the stalling git and its marker,
+/// for a test to go on.
+fn interrupt_a_diff(
+    whole_group: bool,
+    signal: rustix::process::Signal,
+) -> (
+    common::Workspace,
+    tempfile::TempDir,
+    tempfile::TempDir,
+    PathBuf,
+) {
     use std::os::unix::process::CommandExt;
     let workspace = Fixture::minimal()
         .file("notes/a.txt", "kept in the revision")
@@ -128,13 +173,16 @@ fn interrupt_a_diff(whole_group: bool) {
     // Signalled directly: starting a `kill` process would take longer.
     let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
     if whole_group {
-        rustix::process::kill_process_group(pid, rustix::process::Signal::INT).unwrap();
+        rustix::process::kill_process_group(pid, signal).unwrap();
     } else {
-        rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+        rustix::process::kill_process(pid, signal).unwrap();
     }
     let status = child.wait().unwrap();
     let mut stderr = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    if signal == rustix::process::Signal::KILL {
+        return (workspace, tmp, scratch, marker);
+    }
     assert_eq!(
         status.code(),
         Some(130),
@@ -154,6 +202,7 @@ fn interrupt_a_diff(whole_group: bool) {
             "the git writing the copy is still running"
         );
     }
+    (workspace, tmp, scratch, marker)
 }
 
 /// Whether the process whose id `marker` holds has ended, waiting a little for it.

@@ -126,11 +126,13 @@ pub fn main() -> ExitCode {
     run(Cli::parse())
 }
 
-/// From now on, an interrupt removes promptc's temporary copies of the workspace before the
-/// process ends: it ends the process without running destructors. Only `diff` makes such
-/// copies; every other command is left to end as an interrupted process does (and a build
-/// killed half-way leaves only temporary files its next run removes). 130 is the shell's code
-/// for a process ended by SIGINT.
+/// From now on, an interrupt (SIGINT, or SIGTERM and SIGHUP, as a cancelled CI job sends)
+/// removes promptc's temporary copies of the workspace before the process ends: it ends the
+/// process without running destructors. Only `diff` makes such copies; every other command is
+/// left to end as an interrupted process does (and a build killed half-way leaves only
+/// temporary files its next run removes; a `diff` ended by a signal it cannot handle leaves
+/// its copies to the next `diff`, see `scratch`). 130 is the shell's code for a process ended
+/// by SIGINT.
 pub fn remove_scratch_on_interrupt() {
     let _ = ctrlc::set_handler(|| {
         crate::scratch::close();

@@ -636,10 +636,7 @@ fn compile_files<'a>(
     files: impl Iterator<Item = (&'a String, &'a str)>,
     source_date_epoch: Option<i64>,
 ) -> Option<SideOutputs> {
-    let dir = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
-        .tempdir()
-        .ok()?;
+    let dir = crate::scratch::ScratchDir::new(TEMP_PREFIX).ok()?;
     let root = dir.path().canonicalize().ok()?;
     for (path, text) in files {
         // Workspace-relative paths only: nothing is written outside the temporary folder.
