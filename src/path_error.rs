@@ -49,6 +49,10 @@ pub enum PathProblem {
         limit: u64,
         setting: &'static str,
     },
+    /// A workspace folder with more files than promptc reads from one.
+    TooManyFiles {
+        limit: usize,
+    },
     /// A link to a file that another path (a link, or the file itself) already brought in.
     SecondLink {
         first: PathBuf,
@@ -111,6 +115,9 @@ impl PathError {
                     "remove files the workspace does not need, or raise `limits.{setting}` in promptc.toml"
                 );
             }
+            PathProblem::TooManyFiles { .. } => {
+                "remove files the folder does not need, or join small ones (a partial can hold several macros)"
+            }
             PathProblem::TooLarge {
                 setting: Some(setting),
                 ..
@@ -167,6 +174,11 @@ impl fmt::Display for PathProblem {
                 f,
                 "would take the workspace's files past their total limit of {}",
                 human_bytes(*limit)
+            ),
+            PathProblem::TooManyFiles { limit } => write!(
+                f,
+                "holds more than {limit} files, the most read from one folder; past the first \
+                 {limit} in name order"
             ),
             PathProblem::SecondLink { first } => write!(
                 f,

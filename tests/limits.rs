@@ -1961,3 +1961,33 @@ fn a_shared_condition_is_held_once() {
     );
     assert!(explained.contains("is false"), "{:.400}", explained);
 }
+
+// Each file costs promptc a few kilobytes besides its text: four hundred thousand partials of
+// ten bytes held 5 GB. A folder is read up to its first 10,000 files in name order, and the
+// rest is one error at the folder.
+#[test]
+fn a_folder_of_more_files_than_are_read_is_one_error_at_the_folder() {
+    let mut fixture = Fixture::minimal();
+    for index in 0..10_001 {
+        fixture = fixture.file(&format!("partials/p{index:05}.md"), "x");
+    }
+    let workspace = fixture.write();
+    let run = workspace.run(&["build"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let errors: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|line| line.starts_with("error"))
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            "error[path-refused]: `partials` holds more than 10000 files, the most read from one \
+             folder; past the first 10000 in name order: promptc does not read it",
+            "error: 1 error, 10000 warnings",
+        ]
+    );
+    // The first ten thousand in name order are read; the last is not.
+    assert!(run.stderr.contains("partials/p09999.md"));
+    assert!(!run.stderr.contains("partials/p10000.md"));
+}

@@ -273,7 +273,19 @@ fn files_under(root: &Path, dir: &Path, wanted: impl Fn(&Path) -> bool) -> io::R
         }
     }
     files.sort();
+    if files.len() > MAX_FOLDER_FILES {
+        // The first in sorted order are read: the same ones on every machine.
+        files.truncate(MAX_FOLDER_FILES);
+        let limit = MAX_FOLDER_FILES;
+        refuse(&mut found, dir, PathProblem::TooManyFiles { limit });
+    }
     found.files = files;
     found.refused.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(found)
 }
+
+/// The most files read from one workspace folder (variants, components, tools, contexts,
+/// partials). Each costs promptc a few kilobytes besides its text (its path, line table,
+/// parsed document or compiled template): four hundred thousand partials of ten bytes, 4 MB in
+/// all, held 5 GB. A real registry has hundreds; the benchmark's largest, a thousand tools.
+pub const MAX_FOLDER_FILES: usize = 10_000;
