@@ -44,6 +44,9 @@ pub enum InvalidValue {
     EntriesWithProduct,
     /// A build entry writing a path an earlier entry writes.
     OutputTaken { path: String },
+    /// A name that becomes part of an output's path (a family, a context, an entry's
+    /// `output`) and differs from an earlier one only by case.
+    DiffersOnlyByCase { name: String, other: String },
     /// A name that becomes part of an output's path and is longer than a file name may be.
     NameTooLong { name: String, limit: usize },
     /// A schema rule with no wording of its own here: the validator's message.
@@ -107,6 +110,9 @@ impl InvalidValue {
             InvalidValue::OutputTaken { .. } => {
                 Some("give one of the entries its own `output`".into())
             }
+            InvalidValue::DiffersOnlyByCase { .. } => {
+                Some("rename one of them, by more than case".into())
+            }
             InvalidValue::NameTooLong { .. } => {
                 Some("shorten it: file systems refuse longer file names".into())
             }
@@ -153,6 +159,10 @@ impl fmt::Display for InvalidValue {
             InvalidValue::EntriesWithProduct => write!(
                 f,
                 "invalid value: `build.entries` lists the outputs one by one, so `families` and `contexts` cannot be set with it"
+            ),
+            InvalidValue::DiffersOnlyByCase { name, other } => write!(
+                f,
+                "invalid value: `{name}` differs from `{other}` only by case: their outputs are one file on a file system that ignores case (macOS, Windows)"
             ),
             InvalidValue::OutputTaken { path } => write!(
                 f,

@@ -59,6 +59,7 @@ const MANIFEST_RULES: &[EntryRule<ManifestDef>] = &[
     paths_stay_inside,
     output_folder_is_apart,
     output_names_fit,
+    output_names_differ_beyond_case,
     regexes_compile,
 ];
 
@@ -582,7 +583,8 @@ fn build_entries(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Dia
             );
         }
     }
-    let mut outputs: std::collections::HashSet<String> = std::collections::HashSet::new();
+    // By their lower case: two that differ only by case are one file where case is ignored.
+    let mut outputs: HashMap<String, String> = HashMap::new();
     for (index, entry) in entries.iter().enumerate() {
         let pointer = format!("/build/entries/{index}");
         let variants = &known.workspace.variants;
@@ -623,18 +625,74 @@ fn build_entries(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Dia
             .output
             .clone()
             .unwrap_or_else(|| format!("{family}/{}.md", entry.context));
-        if outputs.contains(&output) {
-            let at = if entry.output.is_some() {
-                "/output"
-            } else {
-                ""
-            };
-            out.error(
+        let at = if entry.output.is_some() {
+            "/output"
+        } else {
+            ""
+        };
+        match outputs.get(&output.to_lowercase()) {
+            Some(first) if *first == output => out.error(
                 Problem::InvalidValue(InvalidValue::OutputTaken { path: output }),
                 manifest.value_span(&format!("{pointer}{at}")),
-            );
-        } else {
-            outputs.insert(output);
+            ),
+            Some(first) => out.error(
+                Problem::InvalidValue(InvalidValue::DiffersOnlyByCase {
+                    name: output,
+                    other: first.clone(),
+                }),
+                manifest.value_span(&format!("{pointer}{at}")),
+            ),
+            None => {
+                outputs.insert(output.to_lowercase(), output);
+            }
+        }
+    }
+}
+
+/// Families (output folders) and contexts (output files) whose names differ only by case
+/// would write one file on a file system that ignores case (macOS's and Windows' by default):
+/// the output would depend on which was written last, and removing a stale one could remove
+/// the other. The second of each pair is an error. (Build entries' own outputs are compared
+/// the same way by [`build_entries`].)
+fn output_names_differ_beyond_case(
+    known: &Known<'_>,
+    _manifest: &Entry<ManifestDef>,
+    out: &mut Diagnostics,
+) {
+    let workspace = known.workspace;
+    let mut families: HashMap<String, &str> = HashMap::new();
+    for entry in workspace.variants.values() {
+        let family = entry.value.family_or_id();
+        match families.get(&family.to_lowercase()) {
+            Some(first) if *first != family => out.error(
+                Problem::InvalidValue(InvalidValue::DiffersOnlyByCase {
+                    name: family.to_string(),
+                    other: first.to_string(),
+                }),
+                match entry.value.family {
+                    Some(_) => entry.value_span("/family"),
+                    None => entry.value_span("/id"),
+                },
+            ),
+            Some(_) => {}
+            None => {
+                families.insert(family.to_lowercase(), family);
+            }
+        }
+    }
+    let mut contexts: HashMap<String, &str> = HashMap::new();
+    for (name, entry) in &workspace.contexts {
+        match contexts.get(&name.to_lowercase()) {
+            Some(first) => out.error(
+                Problem::InvalidValue(InvalidValue::DiffersOnlyByCase {
+                    name: name.clone(),
+                    other: first.to_string(),
+                }),
+                Span::file_start(entry.document.source),
+            ),
+            None => {
+                contexts.insert(name.to_lowercase(), name);
+            }
         }
     }
 }
