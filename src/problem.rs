@@ -514,6 +514,18 @@ impl Problem {
             Problem::WrongType { expected, found } if found == "null" && expected.starts_with("a table") => {
                 "indent what belongs under the key, or leave the key out to use its default (YAML's `~` or nothing after a key is null, which is not a value here)".into()
             }
+            Problem::WrongType { expected, found }
+                if expected == "a string"
+                    && ["a number", "an integer", "a boolean"].contains(&found.as_str()) =>
+            {
+                "write the value in quotes to make it text (`\"1.10\"`, `\"true\"`)".into()
+            }
+            // YAML's `yes`, `no`, `on` and `off` are text (YAML 1.2), as in TOML and JSON.
+            Problem::WrongType { expected, found }
+                if expected == "a boolean" && found == "a string" =>
+            {
+                "write `true` or `false`, without quotes".into()
+            }
             Problem::WrongType { found, .. } if found == "null" => {
                 "leave the key out to use its default (TOML has no null, and YAML's `~` is not a value here)".into()
             }

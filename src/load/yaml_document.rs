@@ -122,6 +122,9 @@ pub(super) fn options(len: usize) -> serde_saphyr::Options {
         .clamp(MIN_ALIAS_VALUES, aliases.max_total_replayed_events);
     let mut options = serde_saphyr::Options::default();
     options.alias_limits = aliases;
+    // YAML 1.2's booleans only: `no`, `yes`, `on` and `off` are text, as in TOML and JSON (a
+    // placeholder `AGENT_NAME: no` is the name "no", not false).
+    options.strict_booleans = true;
     options
 }
 
