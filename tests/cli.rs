@@ -737,3 +737,25 @@ fn a_value_toml_cannot_write_is_named_with_the_format_that_can() {
     let json = workspace.run(&["show", "listed", "--format", "json"]);
     assert_eq!(json.code, 0, "{}", json.stderr);
 }
+
+/// `--set` names a placeholder: a key templates could never read is refused, as it is in a
+/// context's `placeholders`, rather than set to no effect.
+#[test]
+fn a_set_key_that_is_not_a_name_is_a_usage_error() {
+    let root = common::repo_root();
+    for key in ["AGENT NAME", "9LIVES", "agent-name"] {
+        let message = usage_failure(&root, &["build", "--set", &format!("{key}=x")]);
+        assert!(
+            message.contains(&format!(
+                "`{key}` is not a placeholder name: expected ASCII letters"
+            )),
+            "{message}"
+        );
+    }
+    let run = promptc()
+        .current_dir(&root)
+        .args(["build", "--set", "_AGENT_NAME_2=x"])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+}

@@ -356,11 +356,26 @@ fn parse_dialect(text: &str) -> Result<crate::model::Dialect, String> {
 
 fn parse_assignment(text: &str) -> Result<(String, String), String> {
     match text.split_once('=') {
-        Some((key, value)) if !key.trim().is_empty() => {
+        Some((key, value)) if is_name(key.trim()) => {
             Ok((key.trim().to_string(), value.to_string()))
         }
+        // A placeholder templates could never read: refused, as in a context's `placeholders`.
+        Some((key, _)) if !key.trim().is_empty() => Err(format!(
+            "`{}` is not a placeholder name: expected {}",
+            key.trim(),
+            crate::problem::Form::Name
+        )),
         _ => Err(format!("expected KEY=VALUE, found `{text}`")),
     }
+}
+
+/// Whether `key` is a name templates can use (see `model::NAME_PATTERN`).
+fn is_name(key: &str) -> bool {
+    let mut chars = key.chars();
+    chars
+        .next()
+        .is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// The workspace root: the given folder, or the nearest one above the current directory that
