@@ -189,7 +189,12 @@ pub fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a String>) -> O
         if work > SUGGESTION_WORK {
             break;
         }
-        let score = strsim::jaro_winkler(name, candidate);
+        // A name that differs only by case (`Plan` for `plan`) is the likeliest of all.
+        let score = if candidate.eq_ignore_ascii_case(name) {
+            2.0
+        } else {
+            strsim::jaro_winkler(name, candidate)
+        };
         // The last of equally close candidates, as before the bound.
         if score > 0.85 && best.is_none_or(|(best, _)| score >= best) {
             best = Some((score, candidate));
@@ -201,6 +206,14 @@ pub fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a String>) -> O
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_that_differs_only_by_case_is_the_closest() {
+        let known: Vec<String> = ["act", "plan", "planned"].map(String::from).to_vec();
+        assert_eq!(closest("Plan", &known), Some("plan".into()));
+        assert_eq!(closest("ACT", &known), Some("act".into()));
+        assert_eq!(closest("zzz", &known), None);
+    }
 
     #[test]
     fn paths_are_checked_against_the_context_shape() {
