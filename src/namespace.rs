@@ -124,6 +124,13 @@ impl Namespace {
 
     /// Checks a dotted path (`browser.viewport.width`) against the context's shape. Returns
     /// the unknown prefix and the closest known name when it does not exist.
+    /// Whether `name` is a table of the context whose fields are known (`browser`, `model`):
+    /// a path into it can be checked.
+    pub fn has_shape(&self, name: &str) -> bool {
+        !FREE_TABLES.contains(&name)
+            && matches!(self.context_shape.get(name), Some(Value::Object(_)))
+    }
+
     pub fn check_path(&self, path: &str) -> Result<(), (String, Option<String>)> {
         let mut segments = path.split('.');
         let first = segments.next().unwrap_or_default();

@@ -255,6 +255,8 @@ pub enum Problem {
     UnknownContextField {
         path: String,
         suggestion: Option<String>,
+        /// Read by a template, not a condition.
+        in_template: bool,
     },
     /// A name of the scope read where it is not defined yet (a later predicate, or
     /// `enabled_tools` in a tool's condition).
@@ -846,10 +848,17 @@ impl Problem {
             Problem::ConditionSyntax { message } => {
                 write!(f, "condition does not compile: {message}")
             }
-            Problem::UnknownContextField { path, .. } => {
+            Problem::UnknownContextField {
+                path, in_template, ..
+            } => {
+                let reader = if *in_template {
+                    "template"
+                } else {
+                    "condition"
+                };
                 write!(
                     f,
-                    "condition reads `{path}`, which the context does not have"
+                    "{reader} reads `{path}`, which the context does not have"
                 )
             }
             Problem::InvalidRegex { message } => write!(f, "invalid regular expression: {message}"),
@@ -1107,6 +1116,7 @@ mod tests {
             Problem::UnknownContextField {
                 path: text(),
                 suggestion: None,
+                in_template: false,
             },
             Problem::NotYetDefined {
                 name: text(),

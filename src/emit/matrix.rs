@@ -1181,8 +1181,10 @@ fn selection_diagnostic(workspace: &Workspace, problem: Problem) -> Option<Diagn
 }
 
 /// Everything wrong with the compiled matrix, as diagnostics: entries that fail to compile,
-/// prompts over budget, and volatile values early in a prompt (warnings).
+/// prompts over budget, and volatile values early in a prompt (warnings); with the checks of
+/// a sound workspace that only `validate` pays for (see [`crate::validate::context_paths`]).
 pub fn diagnostics(workspace: &Workspace, source_date_epoch: Option<i64>) -> Diagnostics {
+    let found_in_templates = crate::validate::context_paths(workspace);
     let compiler = Compiler::new(workspace);
     // Each output is looked at as it compiles, then dropped.
     let mut warnings = Vec::new();
@@ -1264,6 +1266,7 @@ pub fn diagnostics(workspace: &Workspace, source_date_epoch: Option<i64>) -> Dia
             CompileError::InvalidWorkspace => {}
         }
     }
+    diagnostics.extend(found_in_templates);
     diagnostics.extend(run.over_budget);
     for warning in grouped_by_place(warnings.into_iter()) {
         diagnostics.push(warning);

@@ -194,6 +194,7 @@ impl Checker<'_> {
                     Problem::UnknownContextField {
                         path: unknown.clone(),
                         suggestion,
+                        in_template: false,
                     }
                 };
                 out.error(

@@ -8,6 +8,7 @@ mod routing;
 mod rules_from;
 mod shadowing;
 mod template_names;
+pub(crate) use template_names::context_paths;
 mod template_references;
 
 use crate::diagnostic::Diagnostics;

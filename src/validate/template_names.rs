@@ -331,6 +331,71 @@ fn undefined(
     }
 }
 
+/// Paths into the context's tables that templates read (`browser.enabeld`), against the
+/// context's shape, as conditions' paths are checked: a typo in a line no context of the
+/// matrix reaches would otherwise first fail on a request that does, as "undefined value".
+/// Asked by `validate` alone: it parses again every template that reads such a table, which
+/// the commands that build should not pay for on every run.
+pub fn context_paths(workspace: &Workspace) -> Diagnostics {
+    let scope = Scope::new(workspace);
+    let includers = includers(workspace);
+    let mut out = Diagnostics::default();
+    let mut templates: Vec<TemplateId> = workspace.templates.ids().collect();
+    templates.sort_by_key(|id| workspace.templates.name(*id));
+    for template in templates {
+        let reads_a_table = workspace
+            .templates
+            .variables(template)
+            .iter()
+            .any(|name| scope.shared.has_shape(name));
+        if !reads_a_table {
+            continue;
+        }
+        let Ok(compiled) = workspace.templates.template(template) else {
+            continue;
+        };
+        let mut paths: Vec<String> = compiled
+            .undeclared_variables(true)
+            .into_iter()
+            .filter(|path| path.contains('.'))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let head = path.split('.').next().unwrap_or_default();
+            // A name the including template sets (a loop variable `model`) is not the
+            // context's.
+            let set_by_includer = includers
+                .get(&template)
+                .into_iter()
+                .flatten()
+                .any(|includer| workspace.templates.mentions(*includer, head));
+            if !scope.shared.has_shape(head) || set_by_includer {
+                continue;
+            }
+            let Err((unknown, suggestion)) = scope.shared.check_path(&path) else {
+                continue;
+            };
+            let field = unknown.rsplit('.').next().unwrap_or(&unknown);
+            let Some(span) = workspace
+                .templates
+                .find_name(template, field)
+                .or_else(|| workspace.templates.span_of(template))
+            else {
+                continue;
+            };
+            out.push(Diagnostic::new(
+                Problem::UnknownContextField {
+                    path: unknown,
+                    suggestion,
+                    in_template: true,
+                },
+                span,
+            ));
+        }
+    }
+    out
+}
+
 /// `extra.<key>` paths a template reads, against the declared keys (only when the workspace
 /// declares some: otherwise `extra` is free and the template is not parsed again).
 fn undeclared_extra(
