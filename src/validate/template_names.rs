@@ -351,41 +351,21 @@ pub fn context_paths(workspace: &Workspace) -> Diagnostics {
         if !reads_a_table {
             continue;
         }
-        let Ok(compiled) = workspace.templates.template(template) else {
-            continue;
-        };
-        let mut paths: Vec<String> = compiled
-            .undeclared_variables(true)
-            .into_iter()
-            .filter(|path| path.contains('.'))
-            .collect();
-        paths.sort();
-        for path in paths {
+        // A name the including template sets (a loop variable `model`) is not the context's.
+        let keep = |path: &str| {
             let head = path.split('.').next().unwrap_or_default();
-            // A name the including template sets (a loop variable `model`) is not the
-            // context's.
-            let set_by_includer = includers
-                .get(&template)
-                .into_iter()
-                .flatten()
-                .any(|includer| workspace.templates.mentions(*includer, head));
-            if !scope.shared.has_shape(head) || set_by_includer {
-                continue;
-            }
-            let Err((unknown, suggestion)) = scope.shared.check_path(&path) else {
-                continue;
-            };
-            let field = unknown.rsplit('.').next().unwrap_or(&unknown);
-            let Some(span) = workspace
-                .templates
-                .find_name(template, field)
-                .or_else(|| workspace.templates.span_of(template))
-            else {
-                continue;
-            };
+            path.contains('.')
+                && scope.shared.has_shape(head)
+                && !includers
+                    .get(&template)
+                    .into_iter()
+                    .flatten()
+                    .any(|includer| workspace.templates.mentions(*includer, head))
+        };
+        for (path, suggestion, span) in unknown_paths(workspace, template, &scope.shared, keep) {
             out.push(Diagnostic::new(
                 Problem::UnknownContextField {
-                    path: unknown,
+                    path,
                     suggestion,
                     in_template: true,
                 },
@@ -413,33 +393,43 @@ fn undeclared_extra(
     {
         return;
     }
+    let keep = |path: &str| path.starts_with("extra.");
+    for (name, suggestion, span) in unknown_paths(workspace, template, namespace, keep) {
+        out.push(Diagnostic::new(
+            Problem::UndefinedPlaceholder { name, suggestion },
+            span,
+        ));
+    }
+}
+
+/// The paths `template` reads that `keep` picks and `namespace` does not have, in sorted
+/// order: each as far as it is known, with the near one, and where its last name first stands
+/// in the template (the template itself when it cannot be found).
+fn unknown_paths(
+    workspace: &Workspace,
+    template: TemplateId,
+    namespace: &Namespace,
+    keep: impl Fn(&str) -> bool,
+) -> Vec<(String, Option<String>, Span)> {
     let Ok(compiled) = workspace.templates.template(template) else {
-        return;
+        return Vec::new();
     };
     let mut paths: Vec<String> = compiled
         .undeclared_variables(true)
         .into_iter()
-        .filter(|path| path.starts_with("extra."))
+        .filter(|path| keep(path))
         .collect();
     paths.sort();
-    for path in paths {
-        let Err((unknown, suggestion)) = namespace.check_path(&path) else {
-            continue;
-        };
-        let key = unknown.trim_start_matches("extra.");
-        let Some(span) = workspace
-            .templates
-            .find_name(template, key)
-            .or_else(|| workspace.templates.span_of(template))
-        else {
-            continue;
-        };
-        out.push(Diagnostic::new(
-            Problem::UndefinedPlaceholder {
-                name: unknown,
-                suggestion,
-            },
-            span,
-        ));
-    }
+    paths
+        .into_iter()
+        .filter_map(|path| {
+            let (unknown, suggestion) = namespace.check_path(&path).err()?;
+            let last = unknown.rsplit('.').next().unwrap_or(&unknown);
+            let span = workspace
+                .templates
+                .find_name(template, last)
+                .or_else(|| workspace.templates.span_of(template))?;
+            Some((unknown, suggestion, span))
+        })
+        .collect()
 }
