@@ -122,15 +122,16 @@ impl Namespace {
         self.open || self.names.contains(name)
     }
 
-    /// Checks a dotted path (`browser.viewport.width`) against the context's shape. Returns
-    /// the unknown prefix and the closest known name when it does not exist.
     /// Whether `name` is a table of the context whose fields are known (`browser`, `model`):
-    /// a path into it can be checked.
+    /// a path into it can be checked. A table whose keys are the user's (`rule_toggles`, empty
+    /// in the default context) is not.
     pub fn has_shape(&self, name: &str) -> bool {
         !FREE_TABLES.contains(&name)
-            && matches!(self.context_shape.get(name), Some(Value::Object(_)))
+            && matches!(self.context_shape.get(name), Some(Value::Object(fields)) if !fields.is_empty())
     }
 
+    /// Checks a dotted path (`browser.viewport.width`) against the context's shape. Returns
+    /// the unknown prefix and the closest known name when it does not exist.
     pub fn check_path(&self, path: &str) -> Result<(), (String, Option<String>)> {
         let mut segments = path.split('.');
         let first = segments.next().unwrap_or_default();
@@ -152,7 +153,11 @@ impl Namespace {
         let mut shape = self.context_shape.get(first);
         let mut walked = first.to_string();
         for segment in segments {
-            let Some(Value::Object(fields)) = shape else {
+            // A map of the user's own keys (`rule_toggles`) is empty in the default context:
+            // any key below it may be there.
+            let Some(Value::Object(fields)) =
+                shape.filter(|shape| shape.as_object().is_some_and(|fields| !fields.is_empty()))
+            else {
                 return Ok(());
             };
             let parent = walked.clone();
@@ -213,6 +218,14 @@ pub fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a String>) -> O
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_table_of_the_user_s_own_keys_takes_any_key() {
+        let namespace = Namespace::new(["has_mcp"]);
+        assert!(namespace.check_path("rule_toggles.legacy_style").is_ok());
+        assert!(!namespace.has_shape("rule_toggles"));
+        assert!(namespace.has_shape("browser"));
+    }
 
     #[test]
     fn a_name_that_differs_only_by_case_is_the_closest() {

@@ -2,8 +2,9 @@
 //! whole process so that an interrupt can remove them: when Ctrl-C ends the process, no
 //! destructor runs, and a folder left behind would hold a copy of the workspace. A process
 //! that ends without running even that (killed, out of processor time or memory) leaves its
-//! folders to the next one: each is named by its process, and the first folder a process makes
-//! removes those of processes that are gone (on Linux, where `/proc` tells).
+//! folders to the next one: each is named by its process (and pid namespace), and the first
+//! folder a process makes removes those of processes of its namespace that are gone (on Linux,
+//! where `/proc` tells).
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -90,17 +91,18 @@ impl ScratchDir {
     pub fn new(prefix: &str) -> io::Result<Self> {
         // Created and recorded under the lock: an interrupt never finds a folder it does not
         // know, and after one no folder is made.
-        let mut folders = FOLDERS.lock().map_err(|_| interrupted())?;
-        if CLOSED.load(Ordering::SeqCst) {
-            return Err(interrupted());
-        }
-        // Once a process: those left behind are few, and made by processes gone long ago.
+        // Once a process, before the lock, which an interrupt waits for: those left behind are
+        // few, and made by processes gone long ago.
         static SWEPT: AtomicBool = AtomicBool::new(false);
         if !SWEPT.swap(true, Ordering::SeqCst) {
             remove_left_behind(prefix);
         }
+        let mut folders = FOLDERS.lock().map_err(|_| interrupted())?;
+        if CLOSED.load(Ordering::SeqCst) {
+            return Err(interrupted());
+        }
         let dir = tempfile::Builder::new()
-            .prefix(&format!("{prefix}{}-", std::process::id()))
+            .prefix(&format!("{prefix}{}-", owner()))
             .tempdir()?;
         folders.push(dir.path().to_path_buf());
         Ok(Self {
@@ -150,26 +152,59 @@ pub fn is_closed() -> bool {
     CLOSED.load(Ordering::SeqCst)
 }
 
+/// What names the process that makes a folder: `<pid namespace>.<process id>` where the
+/// namespace can be read (Linux), else the process id. A process id means something only in
+/// its namespace: a temporary folder shared by containers holds the folders of processes that
+/// `/proc` here does not show.
+fn owner() -> String {
+    match pid_namespace() {
+        Some(namespace) => format!("{namespace}.{}", std::process::id()),
+        None => std::process::id().to_string(),
+    }
+}
+
+/// The process's pid namespace, as the kernel numbers it (`pid:[4026531836]`).
+fn pid_namespace() -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    {
+        let link = std::fs::read_link("/proc/self/ns/pid").ok()?;
+        let text = link.to_str()?;
+        text.strip_prefix("pid:[")?.strip_suffix(']')?.parse().ok()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
 /// Removes the folders that processes now gone left in the temporary folder: those named
-/// `<prefix><process id>-…` whose process no longer runs. A name that only looks like one, a
-/// link, or another user's folder is left as it is.
+/// `<prefix><namespace>.<process id>-…` by a process of this pid namespace that no longer
+/// runs. A name that only looks like one, a link, a folder of another namespace (or of a
+/// system where that cannot be told), or one this process may not remove is left as it is.
 fn remove_left_behind(prefix: &str) {
+    let Some(namespace) = pid_namespace() else {
+        return;
+    };
     let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
         return;
     };
     // A temporary folder of very many entries is not listed whole.
     for entry in entries.flatten().take(LOOKED_AT) {
         let name = entry.file_name();
-        let Some(process) = name
+        let Some((made_in, process)) = name
             .to_str()
             .and_then(|name| name.strip_prefix(prefix))
             .and_then(|rest| rest.split_once('-'))
-            .and_then(|(id, _)| id.parse::<u32>().ok())
+            .and_then(|(owner, _)| owner.split_once('.'))
+            .and_then(|(made_in, id)| {
+                Some((made_in.parse::<u64>().ok()?, id.parse::<u32>().ok()?))
+            })
         else {
             continue;
         };
         let is_folder = entry.file_type().is_ok_and(|kind| kind.is_dir());
-        if is_folder && process != std::process::id() && has_ended(process) {
+        if is_folder && made_in == namespace && process != std::process::id() && has_ended(process)
+        {
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }
@@ -178,19 +213,10 @@ fn remove_left_behind(prefix: &str) {
 /// How many entries of the temporary folder [`remove_left_behind`] looks at.
 const LOOKED_AT: usize = 100_000;
 
-/// Whether no process has this id now. Where that cannot be told, every process is taken to
-/// run, and nothing is removed.
+/// Whether no process of this namespace has this id now.
 fn has_ended(process: u32) -> bool {
-    #[cfg(target_os = "linux")]
-    {
-        let proc = Path::new("/proc");
-        proc.join("self").exists() && !proc.join(process.to_string()).exists()
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = process;
-        false
-    }
+    let proc = Path::new("/proc");
+    proc.join("self").exists() && !proc.join(process.to_string()).exists()
 }
 
 fn interrupted() -> io::Error {
@@ -227,26 +253,28 @@ mod tests {
         assert!(!kept.path().exists());
     }
 
-    /// A folder a killed process left is removed by the next one; a running process's, a
-    /// file, and a name that only starts alike are not.
+    /// A folder a killed process left is removed by the next one; a running process's, one of
+    /// another pid namespace, a file, and a name that only starts alike are not.
     #[cfg(target_os = "linux")]
     #[test]
     fn folders_of_processes_that_are_gone_are_removed_by_the_next() {
         let prefix = "promptc-sweep-test-";
         let temp = std::env::temp_dir();
+        let here = pid_namespace().unwrap();
         // An id above the kernel's largest (2^22) runs no process.
-        let gone = temp.join(format!("{prefix}4999999-abc"));
-        let running = temp.join(format!("{prefix}1-abc"));
-        let file = temp.join(format!("{prefix}4999998-abc"));
-        let other = temp.join(format!("{prefix}x4999999-abc"));
-        for folder in [&gone, &running, &other] {
+        let gone = temp.join(format!("{prefix}{here}.4999999-abc"));
+        let running = temp.join(format!("{prefix}{here}.1-abc"));
+        let elsewhere = temp.join(format!("{prefix}{}.4999999-abc", here + 1));
+        let file = temp.join(format!("{prefix}{here}.4999998-abc"));
+        let other = temp.join(format!("{prefix}x{here}.4999999-abc"));
+        for folder in [&gone, &running, &elsewhere, &other] {
             std::fs::create_dir_all(folder.join("inner")).unwrap();
         }
         std::fs::write(&file, "x").unwrap();
         remove_left_behind(prefix);
         assert!(!gone.exists());
-        assert!(running.exists() && file.exists() && other.exists());
-        for folder in [&running, &other] {
+        assert!(running.exists() && elsewhere.exists() && file.exists() && other.exists());
+        for folder in [&running, &elsewhere, &other] {
             std::fs::remove_dir_all(folder).unwrap();
         }
         std::fs::remove_file(&file).unwrap();

@@ -1242,7 +1242,17 @@ pub fn diagnostics(workspace: &Workspace, source_date_epoch: Option<i64>) -> Dia
                     let said = diagnostics.iter().take(routing).any(|earlier| {
                         earlier.span == diagnostic.span && earlier.problem == diagnostic.problem
                     });
-                    if said {
+                    // A template reading a field the context does not have fails to render
+                    // at that line as "undefined value": the field, named, is said already.
+                    let line = |span: Span| {
+                        let file = workspace.sources.get(span.source);
+                        (span.source, file.line_col(span.start).0)
+                    };
+                    let named = matches!(diagnostic.problem, Problem::RenderFailed { .. })
+                        && found_in_templates
+                            .iter()
+                            .any(|found| line(found.span) == line(diagnostic.span));
+                    if said || named {
                         continue;
                     }
                     diagnostics.push(diagnostic.clone().note(

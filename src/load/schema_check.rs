@@ -343,7 +343,7 @@ fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut
                         key: key.clone(),
                         suggestion: closest(key, expected.iter()),
                         expected: expected.clone(),
-                        belongs_in: table_with_key(schema, key, &pointer),
+                        belongs_in: table_with_key(schema, key, &pointer, |at| doc.writes(at)),
                     },
                     doc.key_span(&child_pointer(&pointer, key)),
                 ));
@@ -619,11 +619,19 @@ fn expected_keys(schema: &Value, schema_path: &str) -> Vec<String> {
 /// How deep [`table_with_key`] looks for a table: the files' tables nest a few levels.
 const TABLE_DEPTH: usize = 4;
 
-/// The shallowest table of `schema` other than the one at `pointer` (a document's JSON
-/// pointer) that has `key` among its `properties`, as a dotted path ("" for the top level),
-/// looking through references, alternatives and arrays of tables but not maps of names (the
-/// tables under `overrides.tools` have no fixed name to move a key to).
-fn table_with_key(schema: &Value, key: &str, pointer: &str) -> Option<String> {
+/// The one table of `schema`, other than the one at `pointer` (a document's JSON pointer),
+/// that has `key` among its `properties` and does not have it written already (`written`
+/// answers for a pointer), as a dotted path ("" for the top level): the shallowest, looking
+/// through references and alternatives but not arrays of tables (which of their tables?) nor
+/// maps of names (the tables under `overrides.tools` have no fixed name to move a key to).
+/// Two such tables as shallow (`enabled` is a key of `browser` and of `focus_chain`) are not
+/// guessed between.
+fn table_with_key(
+    schema: &Value,
+    key: &str,
+    pointer: &str,
+    written: impl Fn(&str) -> bool,
+) -> Option<String> {
     let here: Vec<&str> = pointer
         .split('/')
         .skip(1)
@@ -632,7 +640,7 @@ fn table_with_key(schema: &Value, key: &str, pointer: &str) -> Option<String> {
     let mut level: Vec<(&Value, Vec<&str>)> = vec![(schema, Vec::new())];
     for _ in 0..=TABLE_DEPTH {
         let mut next = Vec::new();
-        let mut found = None;
+        let mut found: Vec<String> = Vec::new();
         while let Some((node, path)) = level.pop() {
             let node = referenced(schema, node);
             for alternative in ["anyOf", "oneOf", "allOf"] {
@@ -645,14 +653,17 @@ fn table_with_key(schema: &Value, key: &str, pointer: &str) -> Option<String> {
                     level.push((member, path.clone()));
                 }
             }
-            if let Some(items) = node.get("items") {
-                level.push((items, path.clone()));
-            }
             let Some(properties) = node.get("properties").and_then(Value::as_object) else {
                 continue;
             };
-            if found.is_none() && properties.contains_key(key) && path != here {
-                found = Some(path.join("."));
+            if properties.contains_key(key) && path != here {
+                let table = path.join(".");
+                let mut at: String = path.iter().map(|part| format!("/{part}")).collect();
+                at.push('/');
+                at.push_str(key);
+                if !written(&at) && !found.contains(&table) {
+                    found.push(table);
+                }
             }
             for (name, child) in properties {
                 let mut child_path = path.clone();
@@ -660,11 +671,11 @@ fn table_with_key(schema: &Value, key: &str, pointer: &str) -> Option<String> {
                 next.push((child, child_path));
             }
         }
-        if found.is_some() {
-            return found;
+        match found.len() {
+            0 => {}
+            1 => return found.pop(),
+            _ => return None,
         }
-        // In the schema's order at each depth.
-        next.reverse();
         level = next;
     }
     None

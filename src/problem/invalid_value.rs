@@ -32,8 +32,8 @@ pub enum InvalidValue {
     OutputIsRoot,
     /// A folder promptc writes in (`build.out`, `paths.schema`) that is a file.
     FileWhereFolderBelongs { path: String },
-    /// A folder the manifest names to read from (`paths.components`, …) that does not exist,
-    /// or is a file: its files would silently count as none.
+    /// A folder the manifest names to read from (`paths.components`, …) that is a file, or
+    /// that does not exist beside one of a near name: its files would silently count as none.
     NoSuchFolder {
         path: String,
         is_file: bool,

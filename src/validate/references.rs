@@ -875,14 +875,11 @@ fn paths_stay_inside(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut
             }
         } else if written && root.join(path).is_file() {
             Problem::InvalidValue(InvalidValue::FileWhereFolderBelongs { path: path.clone() })
-        } else if !written && written_here && !root.join(path).is_dir() {
-            // A folder the manifest names to read from: one that is not there would count as
-            // empty, and every reference to what it holds would be reported instead of it.
-            Problem::InvalidValue(InvalidValue::NoSuchFolder {
-                path: path.clone(),
-                is_file: root.join(path).exists(),
-                suggestion: folder_near(root, path),
-            })
+        } else if let Some(problem) = (!written && written_here)
+            .then(|| no_such_folder(root, path))
+            .flatten()
+        {
+            problem
         } else {
             continue;
         };
@@ -893,6 +890,26 @@ fn paths_stay_inside(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut
         };
         out.error(problem, span);
     }
+}
+
+/// A folder the manifest names to read from that is a file, or that is not there while a
+/// folder beside it has a near name (`component` for `components`): its files would count as
+/// none, and every reference to what it holds would be reported instead of it. A folder that
+/// is simply not there yet is empty (git keeps no empty folder: a fresh clone lacks one).
+fn no_such_folder(root: &std::path::Path, path: &str) -> Option<Problem> {
+    let at = root.join(path);
+    if at.is_dir() {
+        return None;
+    }
+    let is_file = at.exists();
+    let suggestion = folder_near(root, path);
+    (is_file || suggestion.is_some()).then(|| {
+        Problem::InvalidValue(InvalidValue::NoSuchFolder {
+            path: path.to_string(),
+            is_file,
+            suggestion,
+        })
+    })
 }
 
 /// Most entries a folder may have for [`folder_near`] to look through it: one of many

@@ -351,16 +351,17 @@ pub fn context_paths(workspace: &Workspace) -> Diagnostics {
         if !reads_a_table {
             continue;
         }
-        // A name the including template sets (a loop variable `model`) is not the context's.
+        // A name a template it is rendered within sets (a loop variable `model` around an
+        // include, even through another include, or in the template it extends) is not the
+        // context's.
+        let around = rendered_within(workspace, &includers, template);
         let keep = |path: &str| {
             let head = path.split('.').next().unwrap_or_default();
             path.contains('.')
                 && scope.shared.has_shape(head)
-                && !includers
-                    .get(&template)
-                    .into_iter()
-                    .flatten()
-                    .any(|includer| workspace.templates.mentions(*includer, head))
+                && !around
+                    .iter()
+                    .any(|other| workspace.templates.mentions(*other, head))
         };
         for (path, suggestion, span) in unknown_paths(workspace, template, &scope.shared, keep) {
             out.push(Diagnostic::new(
@@ -374,6 +375,33 @@ pub fn context_paths(workspace: &Workspace) -> Diagnostics {
         }
     }
     out
+}
+
+/// The templates `template` may be rendered within: those that include it, through any
+/// number of includes, and those it extends, with theirs.
+fn rendered_within(
+    workspace: &Workspace,
+    includers: &std::collections::BTreeMap<TemplateId, Vec<TemplateId>>,
+    template: TemplateId,
+) -> BTreeSet<TemplateId> {
+    use crate::templates::references::ReferenceKind;
+    let templates = &workspace.templates;
+    let mut found = BTreeSet::new();
+    let mut next = vec![template];
+    while let Some(current) = next.pop() {
+        let extended = templates
+            .references(current)
+            .iter()
+            .filter(|reference| reference.kind == ReferenceKind::Extends)
+            .filter_map(|reference| templates.by_name(reference.name.as_deref()?));
+        let including = includers.get(&current).into_iter().flatten().copied();
+        for other in including.chain(extended) {
+            if other != template && found.insert(other) {
+                next.push(other);
+            }
+        }
+    }
+    found
 }
 
 /// `extra.<key>` paths a template reads, against the declared keys (only when the workspace
