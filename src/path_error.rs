@@ -177,8 +177,8 @@ impl fmt::Display for PathProblem {
             ),
             PathProblem::TooManyFiles { limit } => write!(
                 f,
-                "holds more than {limit} files, the most read from one folder; past the first \
-                 {limit} in name order"
+                "holds more than {limit} files (the most read from one folder), and past its \
+                 first {limit} in name order"
             ),
             PathProblem::SecondLink { first } => write!(
                 f,

@@ -1982,8 +1982,8 @@ fn a_folder_of_more_files_than_are_read_is_one_error_at_the_folder() {
     assert_eq!(
         errors,
         [
-            "error[path-refused]: `partials` holds more than 10000 files, the most read from one \
-             folder; past the first 10000 in name order: promptc does not read it",
+            "error[path-refused]: `partials` holds more than 10000 files (the most read from one \
+             folder), and past its first 10000 in name order: promptc does not read it",
             "error: 1 error, 10000 warnings",
         ]
     );

@@ -652,17 +652,30 @@ fn build_entries(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Dia
 /// Families (output folders) and contexts (output files) whose names differ only by case
 /// would write one file on a file system that ignores case (macOS's and Windows' by default):
 /// the output would depend on which was written last, and removing a stale one could remove
-/// the other. The second of each pair is an error. (Build entries' own outputs are compared
-/// the same way by [`build_entries`].)
+/// the other. The second of each pair the matrix writes is an error. (Build entries' own
+/// outputs are compared the same way by [`build_entries`].)
 fn output_names_differ_beyond_case(
     known: &Known<'_>,
-    _manifest: &Entry<ManifestDef>,
+    manifest: &Entry<ManifestDef>,
     out: &mut Diagnostics,
 ) {
     let workspace = known.workspace;
+    let build = &manifest.value.build;
+    // Only names the matrix writes together: `build.entries` names its outputs itself.
+    if build.entries.is_some() {
+        return;
+    }
+    let built = |listed: &Option<Vec<String>>, name: &str| {
+        listed
+            .as_ref()
+            .is_none_or(|names| names.iter().any(|listed| listed == name))
+    };
     let mut families: HashMap<String, &str> = HashMap::new();
     for entry in workspace.variants.values() {
         let family = entry.value.family_or_id();
+        if !built(&build.families, family) {
+            continue;
+        }
         match families.get(&family.to_lowercase()) {
             Some(first) if *first != family => out.error(
                 Problem::InvalidValue(InvalidValue::DiffersOnlyByCase {
@@ -682,6 +695,9 @@ fn output_names_differ_beyond_case(
     }
     let mut contexts: HashMap<String, &str> = HashMap::new();
     for (name, entry) in &workspace.contexts {
+        if !built(&build.contexts, name) {
+            continue;
+        }
         match contexts.get(&name.to_lowercase()) {
             Some(first) => out.error(
                 Problem::InvalidValue(InvalidValue::DiffersOnlyByCase {
