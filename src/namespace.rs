@@ -46,6 +46,14 @@ fn field_names(shape: &Value) -> BTreeSet<String> {
         .unwrap_or_default()
 }
 
+/// The fields of a table of the context's shape, when they are known: a map of the user's own
+/// keys (`rule_toggles`) is empty in the default context, and any key below it may be there.
+fn known_fields(shape: Option<&Value>) -> Option<&serde_json::Map<String, Value>> {
+    shape
+        .and_then(Value::as_object)
+        .filter(|fields| !fields.is_empty())
+}
+
 /// The context's table of the workspace's own fields.
 pub const EXTRA: &str = "extra";
 /// Context fields whose keys are the user's own: any key below them is allowed (for
@@ -126,8 +134,7 @@ impl Namespace {
     /// a path into it can be checked. A table whose keys are the user's (`rule_toggles`, empty
     /// in the default context) is not.
     pub fn has_shape(&self, name: &str) -> bool {
-        !FREE_TABLES.contains(&name)
-            && matches!(self.context_shape.get(name), Some(Value::Object(fields)) if !fields.is_empty())
+        !FREE_TABLES.contains(&name) && known_fields(self.context_shape.get(name)).is_some()
     }
 
     /// Checks a dotted path (`browser.viewport.width`) against the context's shape. Returns
@@ -153,11 +160,7 @@ impl Namespace {
         let mut shape = self.context_shape.get(first);
         let mut walked = first.to_string();
         for segment in segments {
-            // A map of the user's own keys (`rule_toggles`) is empty in the default context:
-            // any key below it may be there.
-            let Some(Value::Object(fields)) =
-                shape.filter(|shape| shape.as_object().is_some_and(|fields| !fields.is_empty()))
-            else {
+            let Some(fields) = known_fields(shape) else {
                 return Ok(());
             };
             let parent = walked.clone();

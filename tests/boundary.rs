@@ -33,11 +33,6 @@ fn two_families() -> Fixture {
         )
 }
 
-fn mkfifo(path: &Path) {
-    let status = Command::new("mkfifo").arg(path).status().unwrap();
-    assert!(status.success());
-}
-
 /// Every file below `dir`, relative, sorted: to show that nothing was added or changed.
 fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files: Vec<(String, Vec<u8>)> = walk(dir)
@@ -284,7 +279,7 @@ fn check_does_not_read_outputs_through_links_or_from_special_files() {
 
     // A FIFO where the output belongs: refused at once, never opened.
     std::fs::remove_file(&output).unwrap();
-    mkfifo(&output);
+    common::mkfifo(&output);
     let (status, stderr) = common::run_within(
         common::promptc_process()
             .current_dir(workspace.root())
@@ -456,7 +451,7 @@ fn templates_manifests_and_fifos_are_read_only_inside_and_regular() {
     std::fs::write(&secret, "SECRET-TEXT\n").unwrap();
     std::fs::remove_file(root.join("components/intro.md")).unwrap();
     symlink(&secret, root.join("components/intro.md")).unwrap();
-    mkfifo(&root.join("tools/pipe.toml"));
+    common::mkfifo(&root.join("tools/pipe.toml"));
     let validation = workspace.validate();
     let diagnostics = validation.diagnostics();
     let found: Vec<_> = diagnostics
@@ -857,7 +852,7 @@ fn odd_names_and_odd_files_get_their_own_reason() {
     );
     // A FIFO where a sibling template belongs is named as such, not as missing.
     std::fs::remove_file(root.join("components/intro.md")).unwrap();
-    mkfifo(&root.join("components/intro.md"));
+    common::mkfifo(&root.join("components/intro.md"));
     let diagnostics = workspace.validate().diagnostics();
     assert!(
         diagnostics.iter().any(|d| d.code == "path-refused"
@@ -1104,7 +1099,7 @@ fn a_manifest_that_is_not_a_file_is_refused_not_passed_for_the_one_above() {
         match kind {
             "folder" => std::fs::create_dir(&manifest).unwrap(),
             "link" => symlink(inner.join("gone.toml"), &manifest).unwrap(),
-            _ => mkfifo(&manifest),
+            _ => common::mkfifo(&manifest),
         }
         let from_inside = common::promptc_process()
             .current_dir(inner.join("components"))

@@ -426,13 +426,7 @@ fn files_named_on_the_command_line_inside_the_workspace_do_not_lead_out_of_it() 
             &|| symlink("nowhere", &listing).unwrap(),
             "is a symbolic link to nothing",
         ),
-        (
-            &|| {
-                let made = std::process::Command::new("mkfifo").arg(&listing).status();
-                assert!(made.unwrap().success());
-            },
-            "is a named pipe (FIFO)",
-        ),
+        (&|| common::mkfifo(&listing), "is a named pipe (FIFO)"),
     ];
     for (make, reason) in refusals {
         make();

@@ -235,11 +235,7 @@ fn links_out_of_the_rules_folder_and_fifos_are_skipped_with_a_warning() {
     let rules = workspace.root().join("project/.clinerules");
     std::os::unix::fs::symlink(outside.path().join("secret.md"), rules.join("leak.md")).unwrap();
     let fifo = rules.join("pipe.md");
-    let made = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap();
-    assert!(made.success());
+    common::mkfifo(&fifo);
     let run = workspace.run(&["build", "--context", "project", "--rules", "project"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(!run.stdout.contains("SECRET"), "{}", run.stdout);

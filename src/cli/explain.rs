@@ -32,35 +32,18 @@ pub fn run(
     let only_tool = args.tool.clone();
     // The explanation lists every tool and component of the workspace, used or not.
     if let Some(tool) = args.tool {
-        if !explanation.tools.iter().any(|item| item.id == tool) {
-            let tools = explanation
-                .tools
-                .iter()
-                .map(|item| item.id.clone())
-                .collect();
-            return Err(CliError::UnknownTool { tool, tools });
-        }
         explanation.components.clear();
-        explanation.tools.retain(|item| item.id == tool);
+        only(&mut explanation.tools, &tool)
+            .map_err(|tools| CliError::UnknownTool { tool, tools })?;
     }
     if let Some(component) = args.component {
-        if !explanation
-            .components
-            .iter()
-            .any(|item| item.id == component)
-        {
-            let components = explanation
-                .components
-                .iter()
-                .map(|item| item.id.clone())
-                .collect();
-            return Err(CliError::UnknownComponent {
+        explanation.tools.clear();
+        only(&mut explanation.components, &component).map_err(|components| {
+            CliError::UnknownComponent {
                 component,
                 components,
-            });
-        }
-        explanation.tools.clear();
-        explanation.components.retain(|item| item.id == component);
+            }
+        })?;
     }
     // Rules are explained only when some were read or listed: other output stays as it was.
     let rules = (rules.assembled && only_tool.is_none()).then_some(rules);
@@ -78,4 +61,13 @@ pub fn run(
             printer.report(&(report::explain::text(&explanation) + &report::rules::text(&rules)))
         }
     }
+}
+
+/// Keeps the item `id` alone; when there is none, the ids there are.
+fn only(items: &mut Vec<crate::compile::explain::Item>, id: &str) -> Result<(), Vec<String>> {
+    if !items.iter().any(|item| item.id == id) {
+        return Err(items.iter().map(|item| item.id.clone()).collect());
+    }
+    items.retain(|item| item.id == id);
+    Ok(())
 }

@@ -1231,6 +1231,16 @@ pub fn diagnostics(workspace: &Workspace, source_date_epoch: Option<i64>) -> Dia
     // The routing table is checked with the matrix: both need a sound workspace.
     let mut diagnostics = compiler.routing_diagnostics();
     let routing = diagnostics.len();
+    // A template reading a field the context does not have fails to render at that line as
+    // "undefined value": the field, named, is said instead.
+    let line = |span: Span| {
+        let file = workspace.sources.get(span.source);
+        (span.source, file.line_col(span.start).0)
+    };
+    let named_lines: BTreeSet<_> = found_in_templates
+        .iter()
+        .map(|found| line(found.span))
+        .collect();
     for (entry, error) in run.failed {
         match error {
             // Each said once for the matrix, with the compile that met it first: the same
@@ -1242,16 +1252,8 @@ pub fn diagnostics(workspace: &Workspace, source_date_epoch: Option<i64>) -> Dia
                     let said = diagnostics.iter().take(routing).any(|earlier| {
                         earlier.span == diagnostic.span && earlier.problem == diagnostic.problem
                     });
-                    // A template reading a field the context does not have fails to render
-                    // at that line as "undefined value": the field, named, is said already.
-                    let line = |span: Span| {
-                        let file = workspace.sources.get(span.source);
-                        (span.source, file.line_col(span.start).0)
-                    };
                     let named = matches!(diagnostic.problem, Problem::RenderFailed { .. })
-                        && found_in_templates
-                            .iter()
-                            .any(|found| line(found.span) == line(diagnostic.span));
+                        && named_lines.contains(&line(diagnostic.span));
                     if said || named {
                         continue;
                     }

@@ -29,11 +29,13 @@ pub fn read_source(
         // A path the caller named relative to the current folder, which lies in the
         // workspace: checked as the workspace's own files are, from the root down (a link to
         // nothing on the way is one, not a failed read).
-        Origin::Workspace if path.is_relative() => match std::path::absolute(path) {
-            Ok(absolute) => confine::read_content(root, &absolute, limit.bytes),
-            Err(_) => confine::read_content(root, path, limit.bytes),
-        },
-        Origin::Workspace => confine::read_content(root, path, limit.bytes),
+        Origin::Workspace => {
+            let absolute = path
+                .is_relative()
+                .then(|| std::path::absolute(path).ok())
+                .flatten();
+            confine::read_content(root, absolute.as_deref().unwrap_or(path), limit.bytes)
+        }
         Origin::Caller => confine::read_named(path, limit.bytes),
     };
     let display = display_path(root, path);

@@ -670,44 +670,38 @@ fn output_names_differ_beyond_case(
             .as_ref()
             .is_none_or(|names| names.iter().any(|listed| listed == name))
     };
-    let mut families: HashMap<String, &str> = HashMap::new();
-    for entry in workspace.variants.values() {
+    let families = workspace.variants.values().filter_map(|entry| {
         let family = entry.value.family_or_id();
-        if !built(&build.families, family) {
-            continue;
-        }
-        match families.get(&family.to_lowercase()) {
-            Some(first) if *first != family => out.error(
+        let at = match entry.value.family {
+            Some(_) => entry.value_span("/family"),
+            None => entry.value_span("/id"),
+        };
+        built(&build.families, family).then_some((family, at))
+    });
+    second_by_case(families, out);
+    let contexts = workspace.contexts.iter().filter_map(|(name, entry)| {
+        let at = Span::file_start(entry.document.source);
+        built(&build.contexts, name).then_some((name.as_str(), at))
+    });
+    second_by_case(contexts, out);
+}
+
+/// Each name that differs from an earlier one only by case, an error where it is given (a
+/// name given again as it is, as a family by each of its variants, is the same name).
+fn second_by_case<'a>(names: impl Iterator<Item = (&'a str, Span)>, out: &mut Diagnostics) {
+    let mut seen: HashMap<String, &str> = HashMap::new();
+    for (name, at) in names {
+        match seen.get(&name.to_lowercase()) {
+            Some(first) if *first != name => out.error(
                 Problem::InvalidValue(InvalidValue::DiffersOnlyByCase {
-                    name: family.to_string(),
+                    name: name.to_string(),
                     other: first.to_string(),
                 }),
-                match entry.value.family {
-                    Some(_) => entry.value_span("/family"),
-                    None => entry.value_span("/id"),
-                },
+                at,
             ),
             Some(_) => {}
             None => {
-                families.insert(family.to_lowercase(), family);
-            }
-        }
-    }
-    let mut contexts: HashMap<String, &str> = HashMap::new();
-    for (name, entry) in &workspace.contexts {
-        if !built(&build.contexts, name) {
-            continue;
-        }
-        match contexts.get(&name.to_lowercase()) {
-            Some(first) => out.error(
-                Problem::InvalidValue(InvalidValue::DiffersOnlyByCase {
-                    name: name.clone(),
-                    other: first.to_string(),
-                }),
-                Span::file_start(entry.document.source),
-            ),
-            None => {
-                contexts.insert(name.to_lowercase(), name);
+                seen.insert(name.to_lowercase(), name);
             }
         }
     }

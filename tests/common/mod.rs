@@ -570,3 +570,13 @@ pub fn irregular_text(len: usize, alphabet: &[char]) -> String {
         })
         .collect()
 }
+
+/// Makes a named pipe (FIFO) at `path`: a file promptc must refuse rather than block on.
+#[cfg(unix)]
+pub fn mkfifo(path: &Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success(), "mkfifo {}", path.display());
+}
