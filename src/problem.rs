@@ -248,9 +248,13 @@ pub enum Problem {
     },
     TemplateSyntax {
         message: String,
+        /// The near name of a filter, test, function or statement the message names.
+        meant: Option<String>,
     },
     ConditionSyntax {
         message: String,
+        /// The near name of a filter, test, function or statement the message names.
+        meant: Option<String>,
     },
     UnknownContextField {
         path: String,
@@ -270,9 +274,13 @@ pub enum Problem {
     // Compiling one prompt.
     RenderFailed {
         message: String,
+        /// The near name of a filter, test, function or statement the message names.
+        meant: Option<String>,
     },
     ConditionFailed {
         message: String,
+        /// The near name of a filter, test, function or statement the message names.
+        meant: Option<String>,
     },
     NoDate,
     NoVariant {
@@ -485,6 +493,18 @@ impl Problem {
             Problem::EmptyFile => "write the file's fields, or delete the file".into(),
             Problem::NotUtf8 => "save the file as UTF-8".into(),
             Problem::UnsupportedNumber { .. } => "use a finite number that fits in 64 bits".into(),
+            Problem::TemplateSyntax {
+                meant: Some(meant), ..
+            }
+            | Problem::ConditionSyntax {
+                meant: Some(meant), ..
+            }
+            | Problem::RenderFailed {
+                meant: Some(meant), ..
+            }
+            | Problem::ConditionFailed {
+                meant: Some(meant), ..
+            } => format!("did you mean `{meant}`?"),
             Problem::UnknownKey {
                 key,
                 belongs_in: Some(table),
@@ -844,8 +864,10 @@ impl Problem {
             Problem::PathRefused { path, reason, .. } => {
                 write!(f, "`{path}` {reason}: promptc does not read it")
             }
-            Problem::TemplateSyntax { message } => write!(f, "template syntax error: {message}"),
-            Problem::ConditionSyntax { message } => {
+            Problem::TemplateSyntax { message, .. } => {
+                write!(f, "template syntax error: {message}")
+            }
+            Problem::ConditionSyntax { message, .. } => {
                 write!(f, "condition does not compile: {message}")
             }
             Problem::UnknownContextField {
@@ -862,8 +884,8 @@ impl Problem {
                 )
             }
             Problem::InvalidRegex { message } => write!(f, "invalid regular expression: {message}"),
-            Problem::RenderFailed { message } => write!(f, "rendering failed: {message}"),
-            Problem::ConditionFailed { message } => {
+            Problem::RenderFailed { message, .. } => write!(f, "rendering failed: {message}"),
+            Problem::ConditionFailed { message, .. } => {
                 write!(f, "condition could not be evaluated: {message}")
             }
             Problem::NoDate => write!(f, "the date is not known"),
@@ -1111,8 +1133,14 @@ mod tests {
                 reason: text(),
                 help: text(),
             },
-            Problem::TemplateSyntax { message: text() },
-            Problem::ConditionSyntax { message: text() },
+            Problem::TemplateSyntax {
+                message: text(),
+                meant: None,
+            },
+            Problem::ConditionSyntax {
+                message: text(),
+                meant: None,
+            },
             Problem::UnknownContextField {
                 path: text(),
                 suggestion: None,
@@ -1123,8 +1151,14 @@ mod tests {
                 reason: NotVisible::LaterPredicate,
             },
             Problem::InvalidRegex { message: text() },
-            Problem::RenderFailed { message: text() },
-            Problem::ConditionFailed { message: text() },
+            Problem::RenderFailed {
+                message: text(),
+                meant: None,
+            },
+            Problem::ConditionFailed {
+                message: text(),
+                meant: None,
+            },
             Problem::NoDate,
             Problem::NoVariant { family: text() },
             Problem::DuplicateSlot {

@@ -202,12 +202,7 @@ impl Renderer<'_> {
         {
             Problem::NoDate
         } else {
-            Problem::RenderFailed {
-                message: match error.detail() {
-                    Some(detail) => format!("{}: {detail}", error.kind()),
-                    None => error.kind().to_string(),
-                },
-            }
+            render_failed(self.workspace.templates.env(), error)
         }
     }
 
@@ -528,17 +523,13 @@ impl Renderer<'_> {
                 }
                 Err(error) => Problem::RenderFailed {
                     message: error.to_string(),
+                    meant: None,
                 },
             },
             Ok(list) => Problem::ForEachNotAList {
                 found: list.kind().to_string(),
             },
-            Err(error) => Problem::RenderFailed {
-                message: match error.detail() {
-                    Some(detail) => format!("{}: {detail}", error.kind()),
-                    None => error.kind().to_string(),
-                },
-            },
+            Err(error) => render_failed(env, &error),
         };
         self.diagnostics
             .push(Diagnostic::new(problem, for_each.span));
@@ -625,4 +616,16 @@ fn is_callable_name(name: &str) -> bool {
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+}
+
+/// A render error the user must fix in the template: what minijinja says, and the name meant
+/// when it names a filter, test or function the environment lacks.
+fn render_failed(env: &minijinja::Environment<'_>, error: &minijinja::Error) -> Problem {
+    Problem::RenderFailed {
+        message: match error.detail() {
+            Some(detail) => format!("{}: {detail}", error.kind()),
+            None => error.kind().to_string(),
+        },
+        meant: crate::templates::meant::meant(env, error),
+    }
 }

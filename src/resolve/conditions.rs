@@ -268,6 +268,7 @@ impl<'w> Conditions<'w> {
                     Some(detail) => format!("{kind}: {detail}"),
                     None => kind.to_string(),
                 },
+                meant: crate::templates::meant::meant(self.workspace.templates.env(), error),
             },
         }
     }

@@ -5,6 +5,7 @@
 
 pub mod environment;
 pub mod limits;
+pub mod meant;
 pub mod model_id;
 pub mod references;
 pub mod written;
@@ -213,6 +214,7 @@ impl Templates {
             return Err(Diagnostic::new(
                 Problem::TemplateSyntax {
                     message: IMPORT_NEEDS_A_NAME.into(),
+                    meant: None,
                 },
                 span,
             ));
@@ -246,6 +248,7 @@ impl Templates {
             Err(error) => Err(Diagnostic::new(
                 Problem::TemplateSyntax {
                     message: error.detail().unwrap_or("invalid syntax").to_string(),
+                    meant: meant::meant(&self.env, &error),
                 },
                 self.error_span(&error)
                     .unwrap_or(Span::file_start(fallback.source)),

@@ -8,6 +8,7 @@ use crate::pointer::child_pointer;
 use crate::problem::{NotVisible, Problem};
 use crate::source::Sources;
 use crate::span::Span;
+use crate::templates::meant;
 use crate::workspace::Workspace;
 
 pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
@@ -155,6 +156,8 @@ impl Checker<'_> {
                 out.error(
                     Problem::ConditionSyntax {
                         message: error.detail().unwrap_or("invalid expression").to_string(),
+                        meant: meant::meant(env, &error)
+                            .or_else(|| meant::comparison(condition, &error)),
                     },
                     span,
                 );

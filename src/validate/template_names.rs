@@ -321,9 +321,17 @@ fn undefined(
         else {
             continue;
         };
+        // The templates' functions (`range`, `namespace`, …) are names a template may have
+        // meant too.
+        let functions: Vec<String> = workspace
+            .templates
+            .env()
+            .globals()
+            .map(|(name, _)| name.to_owned())
+            .collect();
         out.push(Diagnostic::new(
             Problem::UndefinedPlaceholder {
-                suggestion: closest(variable, namespace.names()),
+                suggestion: closest(variable, namespace.names().chain(&functions)),
                 name: variable.clone(),
             },
             span,

@@ -924,6 +924,17 @@ impl<'source> Environment<'source> {
             .map(|(key, value)| (key as &str, value.clone()))
     }
 
+    /// The names of the filters this environment has, in name order (promptc patch: a
+    /// template that names one it lacks is told the near one).
+    pub fn filter_names(&self) -> impl Iterator<Item = &str> {
+        self.filters.keys().map(|name| name as &str)
+    }
+
+    /// The names of the tests this environment has, in name order (promptc patch).
+    pub fn test_names(&self) -> impl Iterator<Item = &str> {
+        self.tests.keys().map(|name| name as &str)
+    }
+
     /// Returns an empty [`State`] for testing purposes and similar.
     pub fn empty_state(&self) -> State<'_, '_> {
         State::new_for_env(self)
