@@ -759,3 +759,81 @@ fn a_set_key_that_is_not_a_name_is_a_usage_error() {
         .unwrap();
     assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
 }
+
+/// A command asked for `--format json` that fails says so in JSON on stdout, in the shape of
+/// `validate --format json`: its diagnostics with their places, and an error that has no
+/// place (a family the workspace lacks, a folder that is no workspace) with its code. People
+/// still read the same on stderr.
+#[test]
+fn a_command_asked_for_json_fails_in_json() {
+    let broken = common::Fixture::minimal()
+        .file(
+            "components/intro.toml",
+            "id = \"intro\"\ndescription = \"Where.\"\nwhen = \"mode = 'plan'\"\n",
+        )
+        .write();
+    let json_of = |run: &common::Run| -> serde_json::Value {
+        serde_json::from_str(&run.stdout).unwrap_or_else(|error| panic!("{error}: {}", run.stdout))
+    };
+    for args in [
+        &["build", "--format", "json"][..],
+        &["explain", "--format", "json"],
+        &["stats", "--format", "json"],
+        &["tools"],
+    ] {
+        let run = broken.run(args);
+        assert_eq!(run.code, 1, "{args:?}: {}", run.stderr);
+        let json = json_of(&run);
+        assert_eq!(json["errors"], 1, "{args:?}: {json}");
+        let diagnostic = &json["diagnostics"][0];
+        assert_eq!(diagnostic["code"], "condition-syntax", "{args:?}");
+        assert_eq!(diagnostic["file"], "components/intro.toml");
+        assert_eq!(diagnostic["line"], 3);
+        assert_eq!(diagnostic["help"], "did you mean `mode == 'plan'`?");
+        assert!(
+            run.stderr.contains("error[condition-syntax]"),
+            "{}",
+            run.stderr
+        );
+    }
+    // Without JSON asked for, stdout stays empty.
+    let run = broken.run(&["build"]);
+    assert_eq!((run.code, run.stdout.as_str()), (1, ""));
+
+    let valid = common::Fixture::minimal().write();
+    let run = valid.run(&["build", "--family", "genric", "--format", "json"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let json = json_of(&run);
+    assert_eq!(json["diagnostics"][0]["code"], "no-variant");
+    assert!(json["diagnostics"][0].get("file").is_none(), "{json}");
+    assert!(
+        json["diagnostics"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("generic"),
+        "{json}"
+    );
+    let elsewhere = valid.tmp().join("not-a-workspace");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let run = valid.run(&[
+        "-C",
+        elsewhere.to_str().unwrap(),
+        "check",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(json_of(&run)["diagnostics"][0]["code"], "not-a-workspace");
+    // A result that says how it failed itself is the only document: `check` names what did
+    // not compile in its own.
+    let unrendered = common::Fixture::minimal()
+        .file("components/intro.md", "You work in {{ cwd | uppper }}.\n")
+        .write();
+    let run = unrendered.run(&["check", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let json = json_of(&run);
+    assert_eq!(json["compiled"], false, "{json}");
+    let diagnostic = &json["diagnostics"][0];
+    assert_eq!(diagnostic["code"], "render-failed", "{json}");
+    assert_eq!(diagnostic["file"], "components/intro.md");
+    assert_eq!(diagnostic["help"], "did you mean `upper`?");
+}

@@ -51,6 +51,8 @@ pub fn run(
             "up_to_date": mismatches.is_empty() && !any_failed,
             "compiled": !any_failed,
             "files": files,
+            // What kept entries from compiling, as `validate --format json` gives them.
+            "diagnostics": printer.json_records(),
         })))?;
         return if mismatches.is_empty() && !any_failed {
             Ok(())

@@ -75,6 +75,30 @@ impl CliError {
         }
     }
 
+    /// Its code, as a diagnostic's: what `--format json` names it by.
+    pub fn code(&self) -> &'static str {
+        match self {
+            CliError::Reported => "reported",
+            CliError::Path(error) if matches!(error.problem, PathProblem::Io(_)) => "io-error",
+            CliError::Path(_) => "path-refused",
+            CliError::Io(_) => "io-error",
+            CliError::ProcessLimit(_) => "process-limit",
+            CliError::NotAWorkspace(_) => "not-a-workspace",
+            CliError::NoWorkspace(_) => "no-workspace",
+            CliError::Selection { problem, .. } => problem.code(),
+            CliError::UnknownTool { .. } => "unknown-tool",
+            CliError::UnknownComponent { .. } => "unknown-component",
+            CliError::UnknownContext { .. } | CliError::NoContext { .. } => "unknown-context",
+            CliError::ContextNotAFile(_) => "context-not-a-file",
+            CliError::ContextNotData(_) => "context-not-data",
+            CliError::EpochOutOfRange(_) | CliError::EpochNotANumber(_) => "source-date-epoch",
+            CliError::WouldOverwrite(_) => "would-overwrite",
+            CliError::Unprintable(_) | CliError::NotToml { .. } => "unprintable",
+            CliError::StdinNotText => "stdin-not-text",
+            CliError::NotNative(_) => "not-native",
+        }
+    }
+
     /// What would fix it, when there is more to say than the message.
     pub fn help(&self) -> Option<String> {
         match self {

@@ -176,7 +176,9 @@ pub fn run(cli: Cli) -> ExitCode {
 }
 
 fn run_command(cli: Cli) -> ExitCode {
-    let printer = Printer::new(cli.color).quiet(cli.quiet);
+    let printer = Printer::new(cli.color)
+        .quiet(cli.quiet)
+        .json(prints_json(&cli.command));
     let workspace = cli.workspace.as_deref();
     let result = match cli.command {
         Command::Build(args) => build::run(args, workspace, &printer),
@@ -207,6 +209,29 @@ fn run_command(cli: Cli) -> ExitCode {
         Command::Schema(args) => schema::run(args, workspace, &printer),
     };
     exit(result, &printer)
+}
+
+/// Whether the command was asked for `--format json`: a program reads its stdout.
+fn prints_json(command: &Command) -> bool {
+    match command {
+        Command::Build(args) => args.format == OutputFormat::Json,
+        Command::Check(args) => args.format == OutputFormat::Json,
+        Command::Explain(args) => args.format == OutputFormat::Json,
+        Command::List(args) => args.format == OutputFormat::Json,
+        Command::Route(args) => args.format == OutputFormat::Json,
+        Command::Show(args) => args.format == DataFormat::Json,
+        Command::Context(args) => args.format == DataFormat::Json,
+        Command::Diff(args) => args.format == diff::DiffFormat::Json,
+        Command::Stats(args) => args.format == stats::StatsFormat::Json,
+        Command::Validate(args) => args.format == DiagnosticFormat::Json,
+        // Native tool definitions are JSON whatever is asked.
+        Command::Tools(_) => true,
+        Command::New(_)
+        | Command::Init(_)
+        | Command::Schema(_)
+        | Command::Completions { .. }
+        | Command::Man => false,
+    }
 }
 
 /// The exit code of a command's result, its error printed.

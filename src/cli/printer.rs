@@ -2,12 +2,14 @@
 //! and the closing error on stderr. Colour is decided here, once.
 
 use std::io::{IsTerminal, Write};
+use std::sync::{Mutex, PoisonError};
 
 use super::ColorChoice;
 use super::error::CliError;
 use super::message::Message;
 use crate::diagnostic::Diagnostics;
 use crate::report;
+use crate::report::diagnostics::{DiagnosticRecord, records};
 use crate::report::visible::{visible, visible_lines};
 use crate::source::Sources;
 
@@ -15,6 +17,16 @@ pub struct Printer {
     color: bool,
     /// `--quiet`: progress and success lines are left out.
     quiet: bool,
+    /// `--format json`: what a failing command prints on stdout (see [`Printer::json`]).
+    json: Option<Mutex<JsonFailure>>,
+}
+
+/// What a command that prints JSON has said so far, for the document it prints on stdout
+/// should it fail before printing its result.
+#[derive(Default)]
+struct JsonFailure {
+    records: Vec<DiagnosticRecord>,
+    result_written: bool,
 }
 
 impl Printer {
@@ -32,7 +44,27 @@ impl Printer {
         Printer {
             color,
             quiet: false,
+            json: None,
         }
+    }
+
+    /// For a command asked for `--format json`: should it fail before it prints its result,
+    /// stdout gets its diagnostics and the error it ended with as JSON, in the shape of
+    /// `validate --format json`, so that a program reading stdout always reads JSON. People
+    /// still read them on stderr.
+    pub fn json(mut self, json: bool) -> Self {
+        self.json = json.then(Mutex::default);
+        self
+    }
+
+    /// The diagnostics printed so far, as records, when the command prints JSON.
+    pub fn json_records(&self) -> Vec<DiagnosticRecord> {
+        self.json.as_ref().map_or_else(Vec::new, |json| {
+            json.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .records
+                .clone()
+        })
     }
 
     /// Whether `--quiet` leaves out progress.
@@ -56,6 +88,11 @@ impl Printer {
     /// Writes a command's result to stdout. A closed pipe (`promptc build | head`) is a reader
     /// that has seen enough, not an error.
     pub fn result(&self, text: &str) -> Result<(), CliError> {
+        if let Some(json) = &self.json {
+            json.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .result_written = true;
+        }
         let mut stdout = std::io::stdout().lock();
         match stdout
             .write_all(text.as_bytes())
@@ -72,6 +109,12 @@ impl Printer {
         if sorted.is_empty() {
             return;
         }
+        if let Some(json) = &self.json {
+            json.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .records
+                .extend(records(&sorted, &[sources]));
+        }
         stderr(&report::human(&sorted, sources, self.color));
     }
 
@@ -85,6 +128,7 @@ impl Printer {
 
     /// The error a command ended with, unless it was printed already.
     pub fn error(&self, error: &CliError) {
+        self.json_failure(error);
         if let CliError::Reported = error {
             return;
         }
@@ -93,6 +137,28 @@ impl Printer {
             text.push_str(&format!("  = help: {}\n", visible(&help)));
         }
         stderr(&text);
+    }
+}
+
+impl Printer {
+    /// A failing command's diagnostics and closing error on stdout, when it prints JSON and
+    /// has not printed its result (which says how it failed itself, as `check` does).
+    fn json_failure(&self, error: &CliError) {
+        let Some(json) = &self.json else {
+            return;
+        };
+        let mut failure = std::mem::take(&mut *json.lock().unwrap_or_else(PoisonError::into_inner));
+        if failure.result_written {
+            return;
+        }
+        if !matches!(error, CliError::Reported) {
+            failure.records.push(DiagnosticRecord::unlocated(
+                error.code(),
+                error.to_string(),
+                error.help(),
+            ));
+        }
+        let _ = self.result(&report::diagnostics::json_records(&failure.records));
     }
 }
 

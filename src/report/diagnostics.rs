@@ -329,12 +329,16 @@ pub fn records(diagnostics: &[Diagnostic], sources: &[&Sources]) -> Vec<Diagnost
 
 /// One JSON document: `{"diagnostics": [...], "errors": N, "warnings": N}`.
 pub fn json(diagnostics: &[Diagnostic], sources: &Sources) -> String {
-    let items = records(diagnostics, &[sources]);
-    let errors = items.iter().filter(|record| record.is_error()).count();
+    json_records(&records(diagnostics, &[sources]))
+}
+
+/// Records as `--format json` prints them, with their counts.
+pub fn json_records(records: &[DiagnosticRecord]) -> String {
+    let errors = records.iter().filter(|record| record.is_error()).count();
     let document = serde_json::json!({
-        "diagnostics": items,
+        "diagnostics": records,
         "errors": errors,
-        "warnings": diagnostics.len() - errors,
+        "warnings": records.len() - errors,
     });
     super::json_document(&document)
 }
