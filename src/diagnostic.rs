@@ -69,6 +69,13 @@ impl Diagnostics {
         self.items.iter().any(|d| d.severity() == Severity::Error)
     }
 
+    pub fn error_count(&self) -> usize {
+        self.items
+            .iter()
+            .filter(|d| d.severity() == Severity::Error)
+            .count()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }

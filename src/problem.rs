@@ -216,6 +216,20 @@ pub enum Problem {
     UnusedPartial {
         name: String,
     },
+    /// A component's template reads the section of a component that renders after it in a
+    /// variant: the section is empty there, whatever the context.
+    SectionReadBeforeItRenders {
+        slot: String,
+        component: String,
+        reader: String,
+        variant: String,
+    },
+    /// A template reads the section of a component that no variant it renders in lists:
+    /// the section is always empty there.
+    SectionNeverRendered {
+        slot: String,
+        component: String,
+    },
     /// Both `template` and `template_file` are set.
     TemplateConflict,
     /// `expected_file`: the file that would be picked up by default, where there is one.
@@ -414,6 +428,8 @@ impl Problem {
             Problem::TemplateCycle { .. } => "template-cycle",
             Problem::ComputedTemplateName { .. } => "computed-template-name",
             Problem::UnusedPartial { .. } => "unused-partial",
+            Problem::SectionReadBeforeItRenders { .. } => "section-read-before-it-renders",
+            Problem::SectionNeverRendered { .. } => "section-never-rendered",
             Problem::TemplateConflict => "template-conflict",
             Problem::MissingTemplate { .. } => "missing-template",
             Problem::NoFamilyTemplate { .. } => "no-family-template",
@@ -479,6 +495,8 @@ impl Problem {
             | Problem::UnslottedComponent { .. }
             | Problem::ComputedTemplateName { .. }
             | Problem::UnusedPartial { .. }
+            | Problem::SectionReadBeforeItRenders { .. }
+            | Problem::SectionNeverRendered { .. }
             | Problem::VolatileEarly { error: false, .. } => Severity::Warning,
             Problem::Routing(routing) => routing.severity(),
             Problem::Definitions(problem) => problem.severity(),
@@ -624,6 +642,14 @@ impl Problem {
             Problem::UnusedPartial { .. } => {
                 "include, import or extend it from a template, or delete it".into()
             }
+            Problem::SectionReadBeforeItRenders {
+                component, reader, ..
+            } => format!(
+                "list `{component}` before `{reader}` in the variant's `components`: a section's template sees the sections rendered before it"
+            ),
+            Problem::SectionNeverRendered { component, .. } => format!(
+                "list `{component}` in the `components` of the variants this template renders in, or stop reading its section"
+            ),
             Problem::TemplateConflict => "keep either `template` or `template_file`".into(),
             Problem::MissingTemplate {
                 expected_file: Some(file),
@@ -832,6 +858,19 @@ impl Problem {
             Problem::UnusedPartial { name } => write!(
                 f,
                 "partial `{name}` is not included, imported or extended by any template"
+            ),
+            Problem::SectionReadBeforeItRenders {
+                slot,
+                component,
+                reader,
+                variant,
+            } => write!(
+                f,
+                "`{slot}` is empty here: component `{component}` renders after `{reader}` in variant `{variant}`"
+            ),
+            Problem::SectionNeverRendered { slot, component } => write!(
+                f,
+                "`{slot}` is always empty here: no variant this template renders in lists component `{component}`"
             ),
             Problem::TemplateConflict => {
                 write!(f, "both `template` and `template_file` are set")
@@ -1107,6 +1146,16 @@ mod tests {
             Problem::TemplateCycle { chain: Vec::new() },
             Problem::ComputedTemplateName { tag: "include" },
             Problem::UnusedPartial { name: text() },
+            Problem::SectionReadBeforeItRenders {
+                slot: text(),
+                component: text(),
+                reader: text(),
+                variant: text(),
+            },
+            Problem::SectionNeverRendered {
+                slot: text(),
+                component: text(),
+            },
             Problem::TemplateConflict,
             Problem::MissingTemplate {
                 expected_file: None,
@@ -1215,7 +1264,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 57;
+    const VARIANTS: usize = 59;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -1276,6 +1325,8 @@ mod tests {
             Problem::InheritsTooMuch { .. } => 54,
             Problem::SchemasTooLarge { .. } => 55,
             Problem::ConditionsOutOfFuel { .. } => 56,
+            Problem::SectionReadBeforeItRenders { .. } => 57,
+            Problem::SectionNeverRendered { .. } => 58,
         }
     }
 

@@ -837,3 +837,69 @@ fn a_command_asked_for_json_fails_in_json() {
     assert_eq!(diagnostic["file"], "components/intro.md");
     assert_eq!(diagnostic["help"], "did you mean `upper`?");
 }
+
+/// `promptc new` builds a workspace from nothing: the fallback family's variant is a base
+/// variant with a template of its own (not one that extends itself), another family's extends
+/// it, and a component the base template already reads is written though the workspace has
+/// that error meanwhile. An id or a slot the workspace has already, in any format, is refused.
+#[test]
+fn new_starts_a_workspace_from_its_manifest_and_never_takes_a_name_twice() {
+    let workspace = common::Fixture::empty()
+        .file("promptc.toml", common::MANIFEST)
+        .write();
+    let new = |args: &[&str]| workspace.run(&[&["new"][..], args].concat());
+    let made = new(&["variant", "generic"]);
+    assert_eq!(made.code, 0, "{}", made.stderr);
+    assert!(workspace.validate().items().is_empty(), "{}", made.stderr);
+    let variant = std::fs::read_to_string(workspace.root().join("variants/generic.toml")).unwrap();
+    assert!(!variant.contains("extends"), "{variant}");
+    // The base template reads a section before its component exists: an error, which the
+    // component `new` writes is what fixes.
+    let base = workspace.root().join("variants/generic.md");
+    let text = std::fs::read_to_string(&base).unwrap();
+    std::fs::write(&base, format!("{text}\n{{{{ INTRO_SECTION }}}}\n")).unwrap();
+    let made = new(&["component", "intro"]);
+    assert_eq!(made.code, 0, "{}", made.stderr);
+    assert!(
+        made.stderr
+            .contains("note: the workspace has 1 error(s) elsewhere"),
+        "{}",
+        made.stderr
+    );
+    let listed = variant.replace("components = []", "components = [\"intro\"]");
+    std::fs::write(workspace.root().join("variants/generic.toml"), listed).unwrap();
+    assert!(new(&["variant", "claude"]).code == 0);
+    assert!(workspace.validate().items().is_empty());
+    let built = workspace.run(&["build", "--family", "claude"]);
+    assert_eq!(built.code, 0, "{}", built.stderr);
+    assert!(built.stdout.contains("INTRO"), "{}", built.stdout);
+
+    // Taken: an id written in YAML, a component's slot (`Intro` fills `INTRO_SECTION`).
+    std::fs::create_dir_all(workspace.root().join("tools")).unwrap();
+    std::fs::write(
+        workspace.root().join("tools/read_file.yaml"),
+        "id: read_file\ndescription: Read a file.\n",
+    )
+    .unwrap();
+    for (args, said) in [
+        (
+            &["tool", "read_file"][..],
+            "the workspace has a tool `read_file` already (tools/read_file.yaml)",
+        ),
+        (
+            &["component", "Intro"],
+            "would fill the slot `INTRO_SECTION`, which component `intro` fills already",
+        ),
+        (&["variant", "claude"], "a variant `claude` already"),
+    ] {
+        let refused = new(args);
+        assert_eq!(refused.code, 2, "{args:?}");
+        assert!(
+            refused.stderr.contains(said),
+            "{args:?}: {}",
+            refused.stderr
+        );
+    }
+    assert!(!workspace.root().join("tools/read_file.toml").exists());
+    assert!(!workspace.root().join("components/Intro.toml").exists());
+}

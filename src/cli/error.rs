@@ -55,6 +55,18 @@ pub enum CliError {
     EpochNotANumber(String),
     /// `init` would overwrite these paths.
     WouldOverwrite(Vec<PathBuf>),
+    /// `new`: the workspace has a file of this kind with the id already (`by`: its path).
+    IdTaken {
+        what: &'static str,
+        id: String,
+        by: String,
+    },
+    /// `new component`: another component has the slot the new one would have.
+    SlotTaken {
+        id: String,
+        slot: String,
+        by: String,
+    },
     /// A value that cannot be written in the format asked for.
     Unprintable(String),
     /// A value of a variant or context that TOML has no way to write: where, and what it is.
@@ -93,6 +105,8 @@ impl CliError {
             CliError::ContextNotData(_) => "context-not-data",
             CliError::EpochOutOfRange(_) | CliError::EpochNotANumber(_) => "source-date-epoch",
             CliError::WouldOverwrite(_) => "would-overwrite",
+            CliError::IdTaken { .. } => "duplicate-id",
+            CliError::SlotTaken { .. } => "duplicate-slot",
             CliError::Unprintable(_) | CliError::NotToml { .. } => "unprintable",
             CliError::StdinNotText => "stdin-not-text",
             CliError::NotNative(_) => "not-native",
@@ -198,6 +212,14 @@ impl fmt::Display for CliError {
             CliError::EpochNotANumber(value) => {
                 write!(f, "SOURCE_DATE_EPOCH is not a number: `{value}`")
             }
+            CliError::IdTaken { what, id, by } => write!(
+                f,
+                "the workspace has a {what} `{id}` already ({by}): choose another id, or edit that file; nothing was written"
+            ),
+            CliError::SlotTaken { id, slot, by } => write!(
+                f,
+                "a component `{id}` would fill the slot `{slot}`, which {by} fills already: choose another id; nothing was written"
+            ),
             CliError::WouldOverwrite(existing) => {
                 let shown: Vec<String> = existing
                     .iter()

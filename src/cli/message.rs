@@ -47,6 +47,8 @@ pub enum Message<'a> {
     },
     /// `validate` found nothing.
     Valid(&'a Path),
+    /// `new` wrote its file into a workspace that has errors elsewhere.
+    WorkspaceHasErrors(usize),
     /// A schema file that is not what `promptc schema` writes.
     StaleSchema(&'a Path),
     /// `init` wrote the library.
@@ -141,6 +143,10 @@ impl fmt::Display for Message<'_> {
                 }
             }
             Message::Valid(root) => write!(f, "ok: {} is valid", root.display()),
+            Message::WorkspaceHasErrors(count) => write!(
+                f,
+                "note: the workspace has {count} error(s) elsewhere; `promptc validate` lists them"
+            ),
             Message::StaleSchema(path) => write!(
                 f,
                 "stale: {} differs from the generated schema (run `promptc schema`)",

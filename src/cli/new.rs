@@ -2,9 +2,11 @@ use std::path::Path;
 
 use clap::{Args, ValueEnum};
 
-use super::{CliError, Message, Printer, load_valid};
+use super::{CliError, Message, Printer, workspace_root};
 use crate::confine::resolve_output;
 use crate::emit::write::Staged;
+use crate::model::default_slot;
+use crate::problem::RefKind;
 
 #[derive(Args, Debug)]
 pub struct NewArgs {
@@ -23,9 +25,18 @@ pub enum NewKind {
 }
 
 /// Writes a new file of the kind, with its schema line and the fields it needs, where the
-/// manifest's paths put that kind; never over an existing file.
+/// manifest's paths put that kind; never over an existing file, nor under an id or slot the
+/// workspace has already. A workspace with errors elsewhere still gets the file (the file may
+/// be what fixes them, as a component a base template reads): only a manifest with errors,
+/// which says where files go, stops it.
 pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Result<(), CliError> {
-    let workspace = load_valid(workspace_dir, printer)?;
+    let root = workspace_root(workspace_dir)?;
+    let loaded = crate::loader::load_workspace(&root)?;
+    let workspace = &loaded.workspace;
+    if workspace.invalid.manifest_invalid {
+        printer.diagnostics(loaded.diagnostics, &workspace.sources);
+        return Err(CliError::Reported);
+    }
     let id = &args.id;
     let valid_id = id.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
         && id
@@ -60,7 +71,10 @@ pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Re
                 (format!("{id}.md"), format!("{}\n", id.to_uppercase())),
             ],
         ),
-        NewKind::Variant => (
+        // A variant of another family extends the fallback family's variant; the fallback
+        // family's own (or any variant while the fallback has none) is a base variant with a
+        // template of its own, which the components' slots are added to.
+        NewKind::Variant if workspace.variants.contains_key(&settings.fallback_family) => (
             &paths.variants,
             "variant",
             vec![(
@@ -71,7 +85,23 @@ pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Re
                 ),
             )],
         ),
+        NewKind::Variant => (
+            &paths.variants,
+            "variant",
+            vec![
+                (
+                    format!("{id}.toml"),
+                    format!(
+                        "id = \"{id}\"\nversion = \"1.0.0\"\ntemplate_file = \"{id}.md\"\ncomponents = []\ntools = []\n"
+                    ),
+                ),
+                (format!("{id}.md"), BASE_TEMPLATE.to_string()),
+            ],
+        ),
     };
+    if let Some(taken) = taken(workspace, args.kind, id, folder) {
+        return Err(taken);
+    }
     // The schema line is relative to the file: as many `..` as the folder is deep.
     let depth = std::path::Path::new(folder).components().count();
     let up = "../".repeat(depth);
@@ -101,5 +131,97 @@ pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Re
     for path in &written {
         printer.message(Message::Wrote(&path.display()));
     }
+    let errors = loaded.diagnostics.error_count();
+    if errors > 0 {
+        printer.message(Message::WorkspaceHasErrors(errors));
+    }
     Ok(())
+}
+
+/// The base template of a new base variant: the tools, where each listed component's slot
+/// goes once there are some.
+const BASE_TEMPLATE: &str = "\
+{#- The prompt's outline: write each listed component's slot (`{{ INTRO_SECTION }}` for the
+    component `intro`) where its section belongs. -#}
+You are a helpful assistant.
+
+{{ TOOLS }}
+";
+
+/// Why `id` cannot be a new file of `kind`: the workspace has it already (as a file of any
+/// format, or declared by a file of another name), or, for a component, its slot.
+fn taken(
+    workspace: &crate::workspace::Workspace,
+    kind: NewKind,
+    id: &str,
+    folder: &str,
+) -> Option<CliError> {
+    let (what, ref_kind, existing) = match kind {
+        NewKind::Tool => (
+            "tool",
+            RefKind::Tool,
+            workspace.tools.get(id).map(|entry| entry.path.clone()),
+        ),
+        NewKind::Component => (
+            "component",
+            RefKind::Component,
+            workspace.components.get(id).map(|entry| entry.path.clone()),
+        ),
+        NewKind::Variant => (
+            "variant",
+            RefKind::Variant,
+            workspace.variants.get(id).map(|entry| entry.path.clone()),
+        ),
+    };
+    let root = workspace.root();
+    let shown = |path: &Path| {
+        path.strip_prefix(root)
+            .unwrap_or(path)
+            .display()
+            .to_string()
+    };
+    // A file of another format under the same name, whether it loaded or not.
+    let same_name = ["toml", "yaml", "yml"]
+        .iter()
+        .map(|extension| Path::new(folder).join(format!("{id}.{extension}")))
+        .find(|path| root.join(path).symlink_metadata().is_ok());
+    let by = existing
+        .map(|path| shown(&path))
+        .or_else(|| same_name.map(|path| path.display().to_string()))
+        .or_else(|| {
+            workspace
+                .invalid
+                .contains(ref_kind, id)
+                .then(|| "a file that does not load".to_string())
+        });
+    if let Some(by) = by {
+        return Some(CliError::IdTaken {
+            what,
+            id: id.to_string(),
+            by,
+        });
+    }
+    if kind == NewKind::Component {
+        let slot = default_slot(id);
+        let holder = workspace
+            .components
+            .values()
+            .find(|entry| entry.value.slot() == slot)
+            .map(|entry| format!("component `{}`", entry.value.id))
+            .or_else(|| {
+                workspace
+                    .invalid
+                    .slots
+                    .contains(&slot)
+                    .then(|| "a component that does not load".to_string())
+            });
+        if let Some(holder) = holder {
+            return Some(CliError::SlotTaken {
+                id: id.to_string(),
+                slot,
+                by: holder,
+            });
+        }
+    }
+    None
 }

@@ -3,7 +3,6 @@
 
 pub mod conditions;
 pub mod date;
-pub mod order;
 pub mod plan;
 pub mod scope;
 pub mod tool_spec;

@@ -10,7 +10,6 @@ use minijinja::Value;
 use crate::compiled::SourceRange;
 use crate::diagnostic::Diagnostics;
 use crate::resolve::conditions::{ConditionFuel, Conditions};
-use crate::resolve::order::apply_order;
 use crate::resolve::scope::Scope;
 use crate::resolve::tool_spec::{ResolvedParameter, ResolvedTool, has_family_view, resolve_tool};
 use crate::span::Span;
@@ -18,6 +17,7 @@ use crate::templates::TemplateId;
 use crate::templates::Templates;
 use crate::workspace::Workspace;
 use crate::workspace::inheritance::EffectiveVariant;
+use crate::workspace::order::apply_order;
 use crate::workspace::template_choice::{TemplateChoice, component_template, tool_format};
 
 /// Why something is in the prompt or not.
@@ -365,9 +365,7 @@ impl Outline {
                 })
             })
             .collect();
-        let component_ids = apply_order(variant.components(), |id| {
-            overrides.components.get(id).and_then(|o| o.order)
-        });
+        let component_ids = variant.components_in_order();
         let components: Vec<OutlinedComponent> = component_ids
             .into_iter()
             .filter_map(|id| {

@@ -2,7 +2,7 @@
 //! listed component should have a slot somewhere.
 
 use std::borrow::Cow;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::model::default_slot;
@@ -32,6 +32,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         family_templates_exist(&scope, variant, out);
         unslotted_components(&scope, variant, out);
     }
+    sections_read_where_empty(&scope, out);
 }
 
 impl<'w> Scope<'w> {
@@ -274,6 +275,94 @@ fn unslotted_components(scope: &Scope<'_>, variant: &EffectiveVariant, out: &mut
             },
             span,
         ));
+    }
+}
+
+/// Sections a component's template reads where they are empty whatever the context: that of
+/// a component rendering after it, and that of a component no variant it renders in lists.
+/// A base template is not asked: it renders after every section, and a slot there for a
+/// component the variant does not list is how a variant (a smaller one inheriting its parent's
+/// base template) leaves a section out. Each place is said once, with the first variant it was
+/// found in.
+fn sections_read_where_empty(scope: &Scope<'_>, out: &mut Diagnostics) {
+    let workspace = scope.workspace;
+    let component_of: HashMap<String, &str> = workspace
+        .components
+        .iter()
+        .map(|(id, entry)| (entry.value.slot(), id.as_str()))
+        .collect();
+    // By the template that reads it and the slot: whether any variant it renders in lists
+    // the slot's component.
+    let mut listed_where_read: BTreeMap<(TemplateId, &str), bool> = BTreeMap::new();
+    let mut read_too_early: BTreeMap<(TemplateId, &str), (&str, String, &str)> = BTreeMap::new();
+    for variant in scope.sound_variants() {
+        let order = variant.components_in_order();
+        let position: HashMap<&str, usize> = order
+            .iter()
+            .enumerate()
+            .map(|(index, id)| (id.as_str(), index))
+            .collect();
+        // Each component sees the sections rendered before its own.
+        let readers = order.iter().enumerate().filter_map(|(index, id)| {
+            component_template(workspace, variant, id).map(|(template, _)| (index, id, template))
+        });
+        for (at, reader, top) in readers {
+            let reached =
+                std::iter::once(top).chain(workspace.templates.used_by(top).iter().copied());
+            for template in reached {
+                for name in workspace.templates.variables(template) {
+                    let Some(&component) = component_of.get(name) else {
+                        continue;
+                    };
+                    if component == reader.as_str() {
+                        continue;
+                    }
+                    let listed = position.get(component).copied();
+                    *listed_where_read.entry((template, component)).or_default() |=
+                        listed.is_some();
+                    if let Some(listed) = listed
+                        && listed > at
+                    {
+                        read_too_early
+                            .entry((template, component))
+                            .or_insert_with(|| (component, reader.clone(), variant.id()));
+                    }
+                }
+            }
+        }
+    }
+    let slot_of = |component: &str| {
+        workspace
+            .components
+            .get(component)
+            .map_or_else(String::new, |entry| entry.value.slot())
+    };
+    for ((template, component), listed) in listed_where_read {
+        let slot = slot_of(component);
+        let span = workspace.templates.find_name(template, &slot);
+        if listed {
+            if let (Some((component, reader, variant)), Some(span)) =
+                (read_too_early.get(&(template, component)), span)
+            {
+                out.push(Diagnostic::new(
+                    Problem::SectionReadBeforeItRenders {
+                        slot,
+                        component: (*component).to_string(),
+                        reader: reader.clone(),
+                        variant: (*variant).to_string(),
+                    },
+                    span,
+                ));
+            }
+        } else if let Some(span) = span {
+            out.push(Diagnostic::new(
+                Problem::SectionNeverRendered {
+                    slot,
+                    component: component.to_string(),
+                },
+                span,
+            ));
+        }
     }
 }
 

@@ -38,6 +38,15 @@ impl EffectiveVariant {
         self.variant.components.as_deref().unwrap_or_default()
     }
 
+    /// The components in the order their sections render: the list, with each `order`
+    /// override applied. A component's template sees the sections rendered before its own.
+    pub fn components_in_order(&self) -> Vec<String> {
+        let overrides = &self.variant.overrides.components;
+        super::order::apply_order(self.components(), |id| {
+            overrides.get(id).and_then(|o| o.order)
+        })
+    }
+
     pub fn tools(&self) -> &[String] {
         self.variant.tools.as_deref().unwrap_or_default()
     }

@@ -3,6 +3,7 @@
 pub mod catalog;
 mod definitions;
 pub mod inheritance;
+pub mod order;
 pub mod register;
 mod shared_parameter;
 pub mod template_choice;
