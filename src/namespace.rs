@@ -137,6 +137,29 @@ impl Namespace {
         !FREE_TABLES.contains(&name) && known_fields(self.context_shape.get(name)).is_some()
     }
 
+    /// When `path` names a table of the context's shape (`focus_chain`, `browser.viewport`),
+    /// its fields that hold a boolean: a condition on the table itself holds whatever they
+    /// say, as a table that has keys is true.
+    pub fn table_at(&self, path: &str) -> Option<Vec<String>> {
+        let mut segments = path.split('.');
+        let first = segments.next()?;
+        if FREE_TABLES.contains(&first) || !self.contains(first) {
+            return None;
+        }
+        let mut shape = self.context_shape.get(first);
+        for segment in segments {
+            shape = known_fields(shape)?.get(segment);
+        }
+        let fields = known_fields(shape)?;
+        Some(
+            fields
+                .iter()
+                .filter(|(_, value)| value.is_boolean())
+                .map(|(name, _)| name.clone())
+                .collect(),
+        )
+    }
+
     /// Checks a dotted path (`browser.viewport.width`) against the context's shape. Returns
     /// the unknown prefix and the closest known name when it does not exist.
     pub fn check_path(&self, path: &str) -> Result<(), (String, Option<String>)> {

@@ -224,6 +224,12 @@ pub enum Problem {
         reader: String,
         variant: String,
     },
+    /// A condition that is a table of the context (`focus_chain`), true whenever the table
+    /// has a key: `field` is the boolean field it likely meant.
+    ConditionOnATable {
+        path: String,
+        field: Option<String>,
+    },
     /// A template reads the section of a component that no variant it renders in lists:
     /// the section is always empty there.
     SectionNeverRendered {
@@ -430,6 +436,7 @@ impl Problem {
             Problem::UnusedPartial { .. } => "unused-partial",
             Problem::SectionReadBeforeItRenders { .. } => "section-read-before-it-renders",
             Problem::SectionNeverRendered { .. } => "section-never-rendered",
+            Problem::ConditionOnATable { .. } => "condition-on-a-table",
             Problem::TemplateConflict => "template-conflict",
             Problem::MissingTemplate { .. } => "missing-template",
             Problem::NoFamilyTemplate { .. } => "no-family-template",
@@ -497,6 +504,7 @@ impl Problem {
             | Problem::UnusedPartial { .. }
             | Problem::SectionReadBeforeItRenders { .. }
             | Problem::SectionNeverRendered { .. }
+            | Problem::ConditionOnATable { .. }
             | Problem::VolatileEarly { error: false, .. } => Severity::Warning,
             Problem::Routing(routing) => routing.severity(),
             Problem::Definitions(problem) => problem.severity(),
@@ -647,6 +655,13 @@ impl Problem {
             } => format!(
                 "list `{component}` before `{reader}` in the variant's `components`: a section's template sees the sections rendered before it"
             ),
+            Problem::ConditionOnATable {
+                path,
+                field: Some(field),
+            } => format!("did you mean `{path}.{field}`?"),
+            Problem::ConditionOnATable { path, field: None } => {
+                format!("compare one of `{path}`'s fields, such as `{path}.<field> == …`")
+            }
             Problem::SectionNeverRendered { component, .. } => format!(
                 "list `{component}` in the `components` of the variants this template renders in, or stop reading its section"
             ),
@@ -867,6 +882,10 @@ impl Problem {
             } => write!(
                 f,
                 "`{slot}` is empty here: component `{component}` renders after `{reader}` in variant `{variant}`"
+            ),
+            Problem::ConditionOnATable { path, .. } => write!(
+                f,
+                "`{path}` is a table of the context, which is true as a condition whatever its fields say"
             ),
             Problem::SectionNeverRendered { slot, component } => write!(
                 f,
@@ -1156,6 +1175,10 @@ mod tests {
                 slot: text(),
                 component: text(),
             },
+            Problem::ConditionOnATable {
+                path: text(),
+                field: None,
+            },
             Problem::TemplateConflict,
             Problem::MissingTemplate {
                 expected_file: None,
@@ -1264,7 +1287,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 59;
+    const VARIANTS: usize = 60;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -1327,6 +1350,7 @@ mod tests {
             Problem::ConditionsOutOfFuel { .. } => 56,
             Problem::SectionReadBeforeItRenders { .. } => 57,
             Problem::SectionNeverRendered { .. } => 58,
+            Problem::ConditionOnATable { .. } => 59,
         }
     }
 

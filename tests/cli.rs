@@ -101,6 +101,31 @@ fn set_and_a_context_file_feed_runtime_placeholders() {
     let prompt = stdout(&output);
     assert!(prompt.starts_with("You are Nova, at work in /srv/app on 2027-01-02."));
     assert!(prompt.ends_with("From JSON.\n"));
+    assert_eq!(stderr(&output), "");
+}
+
+/// A `--set` value under a name no template reads changes nothing, and says so with the
+/// name meant; the prompt is built all the same.
+#[test]
+fn a_set_value_no_template_reads_is_a_warning_with_the_near_name() {
+    let output = promptc()
+        .args([
+            "build",
+            "--family",
+            "base",
+            "--set",
+            "AGENTT=Nova",
+            "--workspace",
+        ])
+        .arg(fixture_dir("expressive"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(
+        stderr(&output),
+        "warning: `--set AGENTT` changes nothing: no template reads `AGENTT`; did you mean `AGENT`?\n"
+    );
+    assert!(stdout(&output).starts_with("You are Atlas"));
 }
 
 #[test]

@@ -184,10 +184,22 @@ fn build_all_removes_only_the_outputs_it_owns() {
     assert!(!repo.root.join("examples/prompts/base/bare.md").exists());
     assert!(repo.root.join("examples/prompts/base/full.md").exists());
     assert!(repo.root.join("examples/prompts/base/notes.md").exists());
-    // check reports the stray file as unexpected, but does not touch it.
+    // check reports the stray file as unexpected, but does not touch it, and does not send
+    // the user to `build --all`, which leaves it alone.
     let checked = repo.promptc(&["check"]);
     assert_eq!(checked.status.code(), Some(1));
-    assert!(stderr(&checked).contains("unexpected: examples/prompts/base/notes.md"));
+    let err = stderr(&checked);
+    assert!(
+        err.contains("unexpected: examples/prompts/base/notes.md"),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "error: the output folder holds 1 file(s) promptc did not write; move or delete them"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("run `promptc build --all`"), "{err}");
 }
 
 #[test]

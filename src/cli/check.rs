@@ -79,9 +79,11 @@ pub fn run(
             other: count(|m| {
                 matches!(
                     m,
-                    matrix::Mismatch::Unexpected { .. } | matrix::Mismatch::Stray { .. }
+                    matrix::Mismatch::Unexpected { owned: true, .. }
+                        | matrix::Mismatch::Stray { .. }
                 )
             }),
+            foreign: count(|m| matches!(m, matrix::Mismatch::Unexpected { owned: false, .. })),
             not_compiled,
         });
     }

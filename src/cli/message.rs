@@ -41,7 +41,11 @@ pub enum Message<'a> {
     OutputsDiffer {
         stale: usize,
         missing: usize,
+        /// Files `build --all` removes: outputs of entries that left the matrix, temporary
+        /// files of an interrupted build.
         other: usize,
+        /// Files in the output folder that promptc did not write.
+        foreign: usize,
         /// Entries that did not compile (their errors printed above).
         not_compiled: usize,
     },
@@ -49,6 +53,11 @@ pub enum Message<'a> {
     Valid(&'a Path),
     /// `new` wrote its file into a workspace that has errors elsewhere.
     WorkspaceHasErrors(usize),
+    /// `--set NAME=…` names nothing a template reads.
+    SetNameUnread {
+        name: &'a str,
+        suggestion: Option<String>,
+    },
     /// A schema file that is not what `promptc schema` writes.
     StaleSchema(&'a Path),
     /// `init` wrote the library.
@@ -113,36 +122,61 @@ impl fmt::Display for Message<'_> {
                 stale,
                 missing,
                 other,
+                foreign,
                 not_compiled,
             } => {
                 let parts: Vec<String> = [
                     (*stale, "stale"),
                     (*missing, "missing"),
-                    (*other, "unexpected"),
+                    (*other + *foreign, "unexpected"),
                 ]
                 .into_iter()
                 .filter(|(count, _)| *count > 0)
                 .map(|(count, what)| format!("{count} {what}"))
                 .collect();
                 let parts = parts.join(", ");
+                // `build --all` leaves alone the files it did not write: they are for the
+                // user to move or delete.
+                if *foreign > 0 && stale + missing + other + not_compiled == 0 {
+                    return write!(
+                        f,
+                        "error: the output folder holds {foreign} file(s) promptc did not write; \
+                         move or delete them (`promptc build --all` leaves them alone)"
+                    );
+                }
+                let and_foreign = if *foreign > 0 {
+                    format!(", then move or delete the {foreign} file(s) promptc did not write")
+                } else {
+                    String::new()
+                };
                 match not_compiled {
                     0 => write!(
                         f,
-                        "error: the committed outputs differ ({parts}); run `promptc build --all`"
+                        "error: the committed outputs differ ({parts}); run `promptc build --all`{and_foreign}"
                     ),
                     1 => write!(
                         f,
                         "error: the committed outputs differ ({parts}), and an entry did not \
-                         compile: fix the errors above, then run `promptc build --all`"
+                         compile: fix the errors above, then run `promptc build --all`{and_foreign}"
                     ),
                     n => write!(
                         f,
                         "error: the committed outputs differ ({parts}), and {n} entries did not \
-                         compile: fix the errors above, then run `promptc build --all`"
+                         compile: fix the errors above, then run `promptc build --all`{and_foreign}"
                     ),
                 }
             }
             Message::Valid(root) => write!(f, "ok: {} is valid", root.display()),
+            Message::SetNameUnread { name, suggestion } => {
+                write!(
+                    f,
+                    "warning: `--set {name}` changes nothing: no template reads `{name}`"
+                )?;
+                match suggestion {
+                    Some(near) => write!(f, "; did you mean `{near}`?"),
+                    None => Ok(()),
+                }
+            }
             Message::WorkspaceHasErrors(count) => write!(
                 f,
                 "note: the workspace has {count} error(s) elsewhere; `promptc validate` lists them"

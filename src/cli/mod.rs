@@ -512,8 +512,26 @@ pub fn request_with_rules(
     let mut request = Request::new(selection, context);
     request.dialect = target.dialect;
     request.set = target.set.into_iter().collect::<IndexMap<_, _>>();
+    unread_set_values(workspace, &request.set, printer);
     request.source_date_epoch = source_date_epoch()?;
     Ok((request, rules))
+}
+
+/// A `--set` value under a name no template reads changes nothing: said, with the near name
+/// (a mistyped `AGENT_NAM` left the prompt as it was without a word).
+fn unread_set_values(workspace: &Workspace, set: &IndexMap<String, String>, printer: &Printer) {
+    if set.is_empty() {
+        return;
+    }
+    let readable = crate::validate::readable_names(workspace);
+    for name in set.keys() {
+        if !readable.contains(name) {
+            printer.message(Message::SetNameUnread {
+                name,
+                suggestion: crate::namespace::closest(name, readable.names()),
+            });
+        }
+    }
 }
 
 /// The context a build uses: a file path, a named context, the manifest's default, or an

@@ -171,6 +171,29 @@ impl Checker<'_> {
             let first = path.split('.').next().unwrap_or(path);
             env.globals().any(|(name, _)| name == first)
         };
+        // A condition that is a table of the context and nothing else (`focus_chain`, or
+        // `not focus_chain`) holds, or fails, whatever the table's fields say.
+        let bare = condition.trim();
+        let bare = bare.strip_prefix("not ").map_or(bare, str::trim_start);
+        if !bare.is_empty()
+            && bare
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.'))
+            && let Some(booleans) = namespace.table_at(bare)
+        {
+            let field = match booleans.as_slice() {
+                [only] => Some(only.clone()),
+                _ => booleans.iter().find(|name| *name == "enabled").cloned(),
+            };
+            let at = find_name(condition, bare).unwrap_or(0);
+            out.push(crate::diagnostic::Diagnostic::new(
+                Problem::ConditionOnATable {
+                    path: bare.to_string(),
+                    field,
+                },
+                self.within(value_span, condition, at..at + bare.len()),
+            ));
+        }
         for path in paths.into_iter().filter(|path| !is_global(path)) {
             if let Err((unknown, suggestion)) = namespace.check_path(&path) {
                 let first = unknown.split('.').next().unwrap_or(&unknown);

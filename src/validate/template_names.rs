@@ -24,6 +24,12 @@ struct Scope<'w> {
     any_variant: Namespace,
 }
 
+/// The names a template may read in some variant: a runtime value (`--set`) under any other
+/// name is read by none, since a template that read it would not validate.
+pub fn readable_names(workspace: &Workspace) -> Namespace {
+    Scope::new(workspace).any_variant
+}
+
 pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
     let scope = Scope::new(workspace);
     shared_templates(&scope, out);
