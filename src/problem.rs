@@ -817,7 +817,7 @@ impl Problem {
                 write!(f, "the number `{text}` cannot be represented")
             }
             Problem::ContextSyntax { message } => {
-                write!(f, "the context file cannot be read: {message}")
+                write!(f, "JSON syntax error: {message}")
             }
             Problem::UnknownKey { key, .. } => write!(f, "unknown key `{key}`"),
             Problem::MissingField { field } => write!(f, "missing required field `{field}`"),

@@ -928,3 +928,34 @@ fn new_starts_a_workspace_from_its_manifest_and_never_takes_a_name_twice() {
     assert!(!workspace.root().join("tools/read_file.toml").exists());
     assert!(!workspace.root().join("components/Intro.toml").exists());
 }
+
+/// `debug()` without arguments prints the names a template sees, in name order, with their
+/// values: the same bytes on every run (minijinja's own form listed the environment's
+/// templates in the order of a hash map).
+#[test]
+fn debug_of_the_whole_context_is_the_same_on_every_run() {
+    let workspace = common::Fixture::minimal()
+        .file("components/intro.md", "{{ debug() }}\n")
+        .file("variants/generic.md", "{{ INTRO_SECTION }}\n")
+        .write();
+    let outputs: Vec<String> = (0..4)
+        .map(|_| {
+            let run = workspace.run(&["build"]);
+            assert_eq!(run.code, 0, "{}", run.stderr);
+            run.stdout
+        })
+        .collect();
+    assert!(outputs.iter().all(|output| *output == outputs[0]));
+    let names: Vec<&str> = outputs[0]
+        .lines()
+        .filter_map(|line| line.split_once(": ").map(|(name, _)| name))
+        .filter(|name| !name.starts_with(' '))
+        .collect();
+    assert!(
+        names.contains(&"cwd") && names.contains(&"TOOLS"),
+        "{names:?}"
+    );
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(names, sorted);
+}

@@ -139,11 +139,12 @@ pub fn build(
             });
         }
     }
+    // The first tool of each name, looked up rather than searched for: a context of tens of
+    // thousands of MCP tools took minutes.
+    let mut first_of: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for (index, tool) in neutral.iter().enumerate() {
-        if let Some(first) = neutral[..index]
-            .iter()
-            .find(|other| other.name == tool.name)
-        {
+        let first = *first_of.entry(tool.name.as_str()).or_insert(index);
+        if let Some(first) = (first != index).then(|| &neutral[first]) {
             findings.push(Finding {
                 subject: tool.subject.clone(),
                 problem: Problem::ToolNameTaken {

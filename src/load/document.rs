@@ -115,17 +115,93 @@ impl Document {
     }
 }
 
-/// Syntax errors of JSON are serde_json's, at their line and column.
+/// Syntax errors of JSON are serde_json's, at their line and column. A key an object repeats
+/// is one too: serde_json keeps the last, so a file could show a reviewer one value and give
+/// promptc another (TOML and YAML refuse it as well).
 fn parse_json(file: &SourceFile) -> Result<Value, (Problem, Range<usize>)> {
-    serde_json::from_str(&file.text).map_err(|error| {
-        let offset = file.line_offset(error.line()) + error.column().saturating_sub(1);
-        (
-            Problem::ContextSyntax {
-                message: error.to_string(),
-            },
-            offset..offset,
-        )
-    })
+    use serde::de::DeserializeSeed as _;
+    let mut deserializer = serde_json::Deserializer::from_str(&file.text);
+    UniqueKeys
+        .deserialize(&mut deserializer)
+        .and_then(|value| deserializer.end().map(|()| value))
+        .map_err(|error| {
+            let offset = file.line_offset(error.line()) + error.column().saturating_sub(1);
+            (
+                Problem::ContextSyntax {
+                    message: error.to_string(),
+                },
+                offset..offset,
+            )
+        })
+}
+
+/// A JSON value read with no key repeated in any object.
+struct UniqueKeys;
+
+impl<'de> serde::de::DeserializeSeed<'de> for UniqueKeys {
+    type Value = Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for UniqueKeys {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, value: bool) -> Result<Value, E> {
+        Ok(Value::Bool(value))
+    }
+
+    fn visit_i64<E>(self, value: i64) -> Result<Value, E> {
+        Ok(Value::from(value))
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<Value, E> {
+        Ok(Value::from(value))
+    }
+
+    fn visit_f64<E>(self, value: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(value).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, value: &str) -> Result<Value, E> {
+        Ok(Value::String(value.to_string()))
+    }
+
+    fn visit_string<E>(self, value: String) -> Result<Value, E> {
+        Ok(Value::String(value))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut items: A) -> Result<Value, A::Error> {
+        let mut list = Vec::new();
+        while let Some(item) = items.next_element_seed(UniqueKeys)? {
+            list.push(item);
+        }
+        Ok(Value::Array(list))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut entries: A) -> Result<Value, A::Error> {
+        let mut map = serde_json::Map::new();
+        while let Some(key) = entries.next_key::<String>()? {
+            if map.contains_key(&key) {
+                return Err(serde::de::Error::custom(format!(
+                    "duplicate key `{key}`: an object gives each key once"
+                )));
+            }
+            let value = entries.next_value_seed(UniqueKeys)?;
+            map.insert(key, value);
+        }
+        Ok(Value::Object(map))
+    }
 }
 
 pub(super) type Locations = HashMap<String, Location>;

@@ -470,17 +470,29 @@ pub fn install(env: &mut Environment<'static>, limit: u64) {
             limit,
         };
         if args.is_empty() {
-            for name in state.known_variables() {
-                if state
-                    .lookup(&name)
-                    .is_some_and(|value| !nesting_within_limit(&value))
-                {
+            // The names the template sees, in name order, each with its value: minijinja's
+            // own form prints the environment's templates in the order of a hash map, which
+            // differs from run to run.
+            let mut names: Vec<_> = state.known_variables().into_iter().collect();
+            names.sort();
+            let mut text = String::new();
+            let mut counter = Counter {
+                inner: Some(&mut text),
+                written: 0,
+                limit,
+            };
+            for name in names {
+                let Some(value) = state.lookup(&name) else {
+                    continue;
+                };
+                if !nesting_within_limit(&value) {
                     return Err(too_deep("the context"));
                 }
+                if writeln!(counter, "{name}: {value:#?}").is_err() {
+                    return Err(over(limit, "the printed context"));
+                }
             }
-            if write!(counter, "{state:#?}").is_err() {
-                return Err(over(limit, "the printed context"));
-            }
+            return Ok(text);
         } else {
             for arg in args.iter() {
                 if !nesting_within_limit(arg) {

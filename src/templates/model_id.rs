@@ -372,15 +372,31 @@ pub fn used_fuel(state: &State) -> u64 {
 /// The `index`-th number in a model id (0: the first), read as digits with an optional
 /// `.fraction`: 4 in `claude-sonnet-4-5`, 5.1 in `gpt-5.1-codex`, 2.5 in `gemini-2.5-pro`.
 /// 0 when there is none, so `model.id | model_version >= 4` is simply false.
-fn model_version(text: &str, index: Option<usize>) -> Value {
+fn model_version(
+    text: &str,
+    index: Option<usize>,
+    kwargs: minijinja::value::Kwargs,
+) -> Result<Value, minijinja::Error> {
+    // `n` by position (`model_version(1)`) or by name (`model_version(n=1)`), as documented.
+    let named = kwargs.get::<Option<usize>>("n")?;
+    kwargs.assert_all_used()?;
+    let index = match (index, named) {
+        (Some(_), Some(_)) => {
+            return Err(minijinja::Error::new(
+                minijinja::ErrorKind::TooManyArguments,
+                "model_version takes `n` once: by position or as `n=`",
+            ));
+        }
+        (index, named) => index.or(named).unwrap_or(0),
+    };
     let numbers = numbers(text);
-    match numbers.get(index.unwrap_or(0)) {
+    Ok(match numbers.get(index) {
         Some(number) => match number.parse::<i64>() {
             Ok(whole) => Value::from(whole),
             Err(_) => Value::from(number.parse::<f64>().unwrap_or(0.0)),
         },
         None => Value::from(0),
-    }
+    })
 }
 
 fn numbers(text: &str) -> Vec<&str> {
@@ -525,6 +541,18 @@ mod tests {
         assert!(holds("id | model_version == 5.1", "gpt-5.1-codex"));
         assert!(holds("id | model_version == 2.5", "gemini-2.5-pro"));
         assert!(holds("id | model_version(1) == 5", "claude-sonnet-4-5"));
+        // `n` by name, as the README writes it.
+        assert!(holds("id | model_version(n=1) == 5", "claude-sonnet-4-5"));
+        assert!(holds("id | model_version(n=0) == 4", "claude-sonnet-4-5"));
+        let mut env = Environment::new();
+        install(&mut env);
+        for refused in ["id | model_version(1, n=1)", "id | model_version(m=1)"] {
+            let evaluated = env
+                .compile_expression(refused)
+                .unwrap()
+                .eval(minijinja::context! { id => "claude-sonnet-4-5" });
+            assert!(evaluated.is_err(), "{refused}");
+        }
         assert!(holds("id | model_version == 0", "grok-code-fast"));
         assert!(holds("id | model_version >= 10", "gpt-10"));
     }
