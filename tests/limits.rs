@@ -1991,3 +1991,49 @@ fn a_folder_of_more_files_than_are_read_is_one_error_at_the_folder() {
     assert!(run.stderr.contains("partials/p09999.md"));
     assert!(!run.stderr.contains("partials/p10000.md"));
 }
+
+/// Includes nest 19 deep on the matrix's threads, and a macro recurses 30 deep; past the
+/// recursion limit the render fails at the include or call that went past it, in the file
+/// that holds it, and nothing crashes.
+#[test]
+fn templates_nest_to_the_recursion_limit_and_fail_where_they_pass_it() {
+    let chain = |depth: usize| {
+        let mut fixture = Fixture::minimal().file(
+            "components/intro.md",
+            "You work here.\n{% include \"partials/p0.md\" %}\n",
+        );
+        for index in 0..depth - 1 {
+            fixture = fixture.file(
+                &format!("partials/p{index}.md"),
+                format!("{{% include \"partials/p{}.md\" %}}", index + 1),
+            );
+        }
+        fixture.file(&format!("partials/p{}.md", depth - 1), "the end")
+    };
+    assert!(chain(19).validate().items().is_empty());
+    let too_deep = chain(20).validate();
+    let error = too_deep.single();
+    assert_eq!(error.code, "render-failed");
+    assert!(
+        error.message.contains("recursion limit exceeded"),
+        "{}",
+        error.message
+    );
+    assert_eq!(error.file, "partials/p18.md");
+
+    let recursing = |depth: usize| {
+        format!(
+            "{{% macro m(n) %}}{{% if n > 0 %}}{{{{ m(n - 1) }}}}{{% else %}}ok{{% endif %}}{{% endmacro %}}\n{{{{ m({depth}) }}}}\n"
+        )
+    };
+    let (_, built) = build_all_on_the_matrix_threads(&recursing(30));
+    assert_eq!(
+        built.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let (_, built) = build_all_on_the_matrix_threads(&recursing(1000));
+    assert_eq!(built.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&built.stderr).contains("recursion limit exceeded"));
+}

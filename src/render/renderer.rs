@@ -161,6 +161,7 @@ impl Renderer<'_> {
     /// would likely spend as much again.
     fn failed(&mut self, template: TemplateId, error: &minijinja::Error) {
         let templates = &self.workspace.templates;
+        let error = templates.cause(error);
         let span = templates
             .error_span(error)
             .or_else(|| templates.span_of(template));

@@ -298,6 +298,27 @@ impl Templates {
         (0..u32::try_from(self.names.len()).unwrap_or(u32::MAX)).map(TemplateId)
     }
 
+    /// The error that made `error`: an include that failed says only which template it
+    /// included ("error in \"partials/a.md\""), and the error of that template, at its own
+    /// line, is the one to show. The deepest error of a template this registry holds.
+    pub fn cause<'e>(&self, error: &'e minijinja::Error) -> &'e minijinja::Error {
+        let mut cause = error;
+        let mut next: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(error);
+        while let Some(inner) = next {
+            let Some(inner) = inner.downcast_ref::<minijinja::Error>() else {
+                break;
+            };
+            if inner
+                .name()
+                .is_some_and(|name| self.origins.contains_key(name))
+            {
+                cause = inner;
+            }
+            next = std::error::Error::source(inner);
+        }
+        cause
+    }
+
     /// Maps a minijinja error to the place in the user's file it is about.
     pub fn error_span(&self, error: &minijinja::Error) -> Option<Span> {
         let name = error.name()?;
