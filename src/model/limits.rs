@@ -12,8 +12,11 @@ pub const DEFAULT_RENDER_BYTES: u64 = 16 << 20;
 /// Default for `limits.compile_bytes`: the text all renders of one compile may write together
 /// (sections, tool texts, the tool list and the prompt).
 pub const DEFAULT_COMPILE_BYTES: u64 = 64 << 20;
-/// The highest byte limit a manifest may set.
-pub const MAX_BYTES: u64 = 1 << 30;
+/// The highest byte limit a manifest may set. A compile holds a few copies of what it writes
+/// (sections, the prompt as each post-processing rule leaves it, `validate`'s second compile
+/// for the stable prefix): at 1 GiB, a workspace choosing the highest limits could make a
+/// compile ask for more than the process's 4 GiB ceiling and end it on a failed allocation.
+pub const MAX_BYTES: u64 = 256 * MIB;
 /// The highest `limits.file_bytes` a manifest may set.
 pub const MAX_FILE_BYTES: u64 = 256 * MIB;
 /// The highest `limits.workspace_bytes` a manifest may set.
