@@ -40,6 +40,33 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         unslotted_components(&scope, variant, out);
     }
     sections_read_where_empty(&scope, out);
+    volatile_names_known(&scope, out);
+}
+
+/// Each name `tokens.volatile` lists is one a template may read: the stable-prefix probe
+/// changes the values of those names, and a name that nothing defines (a typo of `CWD`) is
+/// never changed, so the prefix it should end looks stable.
+fn volatile_names_known(scope: &Scope<'_>, out: &mut Diagnostics) {
+    let manifest = &scope.workspace.manifest;
+    for (index, name) in scope
+        .workspace
+        .settings()
+        .tokens
+        .volatile
+        .iter()
+        .enumerate()
+    {
+        if scope.any_variant.contains(name) {
+            continue;
+        }
+        out.push(Diagnostic::new(
+            Problem::UndefinedPlaceholder {
+                suggestion: closest(name, scope.any_variant.names()),
+                name: name.clone(),
+            },
+            manifest.value_span(&format!("/tokens/volatile/{index}")),
+        ));
+    }
 }
 
 impl<'w> Scope<'w> {
