@@ -71,6 +71,16 @@ impl<'w> Graph<'w> {
     }
 }
 
+/// The one known template whose path ends in `/name`.
+fn in_one_folder(name: &str, known: &[String]) -> Option<String> {
+    let mut found = known.iter().filter(|path| {
+        path.strip_suffix(name)
+            .is_some_and(|folder| folder.ends_with('/'))
+    });
+    let first = found.next()?;
+    found.next().is_none().then(|| first.clone())
+}
+
 /// A constant name must name a registered template (unless `ignore missing` says it may
 /// not); a computed one is a warning, since nothing downstream can follow it.
 fn names_exist(workspace: &Workspace, graph: &Graph<'_>, out: &mut Diagnostics) {
@@ -94,7 +104,10 @@ fn names_exist(workspace: &Workspace, graph: &Graph<'_>, out: &mut Diagnostics) 
                         Problem::UnknownTemplate {
                             tag,
                             name: missing.clone(),
-                            suggestion: closest(missing, &known),
+                            // A name without its folder (`verify.md` for
+                            // `partials/verify.md`) is the likeliest, when one template has it.
+                            suggestion: in_one_folder(missing, &known)
+                                .or_else(|| closest(missing, &known)),
                         },
                         span,
                     ));
