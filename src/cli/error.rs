@@ -161,7 +161,7 @@ impl fmt::Display for CliError {
             CliError::NoWorkspace(start) => write!(
                 f,
                 "no {MANIFEST_FILE} in {} or any folder above it (run `promptc` inside a \
-                 workspace, or pass one)",
+                 workspace, or pass one with `-C DIR`; `promptc init` writes one)",
                 start.display()
             ),
             // A family the workspace lacks: a near name, else the families there are. A family
