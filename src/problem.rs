@@ -519,6 +519,9 @@ impl Problem {
             Problem::EmptyFile => "write the file's fields, or delete the file".into(),
             Problem::NotUtf8 => "save the file as UTF-8".into(),
             Problem::UnsupportedNumber { .. } => "use a finite number that fits in 64 bits".into(),
+            Problem::YamlSyntax { message } if message.contains("tabs disallowed") => {
+                "indent with spaces: YAML does not allow tabs in indentation".into()
+            }
             Problem::TemplateSyntax {
                 meant: Some(meant), ..
             }

@@ -21,12 +21,19 @@ pub(super) fn parse(
             return (Problem::toml_key_too_deep(parts, MAX_KEY_PARTS), range);
         }
         let range = error.span().unwrap_or(0..0);
-        (
-            Problem::TomlSyntax {
-                message: error.message().trim().to_string(),
-            },
-            range,
-        )
+        let mut message = error.message().trim().to_string();
+        if message == "duplicate key"
+            && let Some((key, line, header)) = first_definition(text, &range)
+        {
+            message = if header {
+                format!(
+                    "duplicate table `{key}`: it is opened already on line {line}; write its keys there"
+                )
+            } else {
+                format!("duplicate key `{key}`: it is set already on line {line}; keep one")
+            };
+        }
+        (Problem::TomlSyntax { message }, range)
     })?;
     locations.insert(
         String::new(),
@@ -36,6 +43,44 @@ pub(super) fn parse(
         },
     );
     convert_table(table.get_ref(), "", locations)
+}
+
+/// The key a duplicate-key error points at, and the 1-based line where the same table set it
+/// first, and whether it is a table's header: the same `[header]` line before it, or the same
+/// key before it within its table.
+fn first_definition(text: &str, duplicate: &Range<usize>) -> Option<(String, usize, bool)> {
+    let key = text.get(duplicate.clone())?.trim();
+    if key.is_empty() {
+        return None;
+    }
+    let line_start = text
+        .get(..duplicate.start)?
+        .rfind('\n')
+        .map_or(0, |at| at + 1);
+    let line_end = text[duplicate.start..]
+        .find('\n')
+        .map_or(text.len(), |at| duplicate.start + at);
+    let this_line = text[line_start..line_end].trim();
+    let before: Vec<&str> = text[..line_start].lines().collect();
+    let header = this_line.starts_with('[');
+    let found = if header {
+        before.iter().position(|line| line.trim() == this_line)
+    } else {
+        // Within the table the duplicate is in: from its header (or the top) down.
+        let table_start = before
+            .iter()
+            .rposition(|line| line.trim_start().starts_with('['))
+            .map_or(0, |at| at + 1);
+        before[table_start..]
+            .iter()
+            .position(|line| {
+                line.trim_start()
+                    .strip_prefix(key)
+                    .is_some_and(|rest| rest.trim_start().starts_with('='))
+            })
+            .map(|at| table_start + at)
+    };
+    found.map(|index| (key.to_string(), index + 1, header))
 }
 
 /// The most parts a dotted key may have: the toml crate refuses a key whose parts before the
