@@ -229,6 +229,8 @@ pub enum Problem {
     ConditionOnATable {
         path: String,
         field: Option<String>,
+        /// Written `not <path>`.
+        negated: bool,
     },
     /// A template reads the section of a component that no variant it renders in lists:
     /// the section is always empty there.
@@ -661,8 +663,14 @@ impl Problem {
             Problem::ConditionOnATable {
                 path,
                 field: Some(field),
-            } => format!("did you mean `{path}.{field}`?"),
-            Problem::ConditionOnATable { path, field: None } => {
+                negated,
+            } => format!(
+                "did you mean `{}{path}.{field}`?",
+                if *negated { "not " } else { "" }
+            ),
+            Problem::ConditionOnATable {
+                path, field: None, ..
+            } => {
                 format!("compare one of `{path}`'s fields, such as `{path}.<field> == …`")
             }
             Problem::SectionNeverRendered { component, .. } => format!(
@@ -1181,6 +1189,7 @@ mod tests {
             Problem::ConditionOnATable {
                 path: text(),
                 field: None,
+                negated: false,
             },
             Problem::TemplateConflict,
             Problem::MissingTemplate {

@@ -887,7 +887,7 @@ fn new_starts_a_workspace_from_its_manifest_and_never_takes_a_name_twice() {
     assert_eq!(made.code, 0, "{}", made.stderr);
     assert!(
         made.stderr
-            .contains("note: the workspace has 1 error(s) elsewhere"),
+            .contains("note: the workspace had 1 error(s) before this file"),
         "{}",
         made.stderr
     );
@@ -958,4 +958,30 @@ fn debug_of_the_whole_context_is_the_same_on_every_run() {
     let mut sorted = names.clone();
     sorted.sort_unstable();
     assert_eq!(names, sorted);
+}
+
+/// A new variant extends the fallback family's variant by its id, which may differ from the
+/// family's name (`generic-1`, of family `generic`).
+#[test]
+fn a_new_variant_extends_the_fallback_familys_variant_by_its_id() {
+    let workspace = common::Fixture::minimal()
+        .remove("variants/generic.toml")
+        .file(
+            "variants/generic-1.toml",
+            common::VARIANT
+                .replace(
+                    "id = \"generic\"",
+                    "id = \"generic-1\"\nfamily = \"generic\"",
+                )
+                .replace("generic.md", "generic-1.md"),
+        )
+        .file("variants/generic-1.md", common::BASE_TEMPLATE)
+        .remove("variants/generic.md")
+        .write();
+    let made = workspace.run(&["new", "variant", "small"]);
+    assert_eq!(made.code, 0, "{}", made.stderr);
+    let text = std::fs::read_to_string(workspace.root().join("variants/small.toml")).unwrap();
+    assert!(text.contains("extends = \"generic-1\""), "{text}");
+    let validation = workspace.validate();
+    assert!(validation.items().is_empty(), "{:#}", validation.json);
 }

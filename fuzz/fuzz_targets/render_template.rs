@@ -90,6 +90,7 @@ fuzz_target!(|data: &[u8]| {
                     diagnostics.push(Diagnostic::new(
                         Problem::RenderFailed {
                             message: error.to_string(),
+                            meant: promptc::fuzzing::meant(templates.env(), &error),
                         },
                         span,
                     ));

@@ -179,7 +179,7 @@ impl fmt::Display for Message<'_> {
             }
             Message::WorkspaceHasErrors(count) => write!(
                 f,
-                "note: the workspace has {count} error(s) elsewhere; `promptc validate` lists them"
+                "note: the workspace had {count} error(s) before this file; `promptc validate` lists those left"
             ),
             Message::StaleSchema(path) => write!(
                 f,

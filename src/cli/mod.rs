@@ -627,6 +627,11 @@ pub fn report_failures(
         });
         match error {
             CompileError::Selection(problem) => {
+                printer.json_unlocated(
+                    problem.code(),
+                    format!("{} × {}: {problem}", entry.family, entry.context),
+                    problem.help(),
+                );
                 printer.message(Message::SelectionProblem(&problem));
             }
             CompileError::Diagnostics(diagnostics) => {

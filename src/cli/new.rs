@@ -74,15 +74,12 @@ pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Re
         // A variant of another family extends the fallback family's variant; the fallback
         // family's own (or any variant while the fallback has none) is a base variant with a
         // template of its own, which the components' slots are added to.
-        NewKind::Variant if workspace.variants.contains_key(&settings.fallback_family) => (
+        NewKind::Variant if let Some(parent) = fallback_variant(workspace) => (
             &paths.variants,
             "variant",
             vec![(
                 format!("{id}.toml"),
-                format!(
-                    "id = \"{id}\"\nextends = \"{}\"\nversion = \"1.0.0\"\n",
-                    settings.fallback_family
-                ),
+                format!("id = \"{id}\"\nextends = \"{parent}\"\nversion = \"1.0.0\"\n"),
             )],
         ),
         NewKind::Variant => (
@@ -136,6 +133,20 @@ pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Re
         printer.message(Message::WorkspaceHasErrors(errors));
     }
     Ok(())
+}
+
+/// The id of a variant of the fallback family (a family's variants may have ids of their own,
+/// `generic-1.1`): the one named like the family, else the first.
+fn fallback_variant(workspace: &crate::workspace::Workspace) -> Option<&str> {
+    let family = &workspace.settings().fallback_family;
+    if workspace.variants.contains_key(family) {
+        return Some(family);
+    }
+    workspace
+        .variants
+        .iter()
+        .find(|(id, entry)| entry.value.family.as_deref().unwrap_or(id.as_str()) == family)
+        .map(|(id, _)| id.as_str())
 }
 
 /// The base template of a new base variant: the tools, where each listed component's slot

@@ -57,6 +57,17 @@ impl Printer {
         self
     }
 
+    /// An error about no file (a matrix entry whose selection names no variant), kept for the
+    /// JSON a failing command prints; people read it as a message.
+    pub fn json_unlocated(&self, code: &'static str, message: String, help: Option<String>) {
+        if let Some(json) = &self.json {
+            json.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .records
+                .push(DiagnosticRecord::unlocated(code, message, help));
+        }
+    }
+
     /// The diagnostics printed so far, as records, when the command prints JSON.
     pub fn json_records(&self) -> Vec<DiagnosticRecord> {
         self.json.as_ref().map_or_else(Vec::new, |json| {

@@ -61,6 +61,17 @@ fn first_definition(text: &str, duplicate: &Range<usize>) -> Option<(String, usi
         .find('\n')
         .map_or(text.len(), |at| duplicate.start + at);
     let this_line = text[line_start..line_end].trim();
+    // Only a key of its own line, or a whole header, is looked for: a key inside an inline
+    // table, the last part of a dotted key, or text inside a multi-line string could match a
+    // different line that is no duplicate.
+    let dotted = !this_line.starts_with('[') && text[..duplicate.start].ends_with('.');
+    if this_line.contains('{')
+        || dotted
+        || text[..line_start].contains("\"\"\"")
+        || text[..line_start].contains("\'\'\'")
+    {
+        return None;
+    }
     let before: Vec<&str> = text[..line_start].lines().collect();
     let header = this_line.starts_with('[');
     let found = if header {
@@ -80,7 +91,13 @@ fn first_definition(text: &str, duplicate: &Range<usize>) -> Option<(String, usi
             })
             .map(|at| table_start + at)
     };
-    found.map(|index| (key.to_string(), index + 1, header))
+    // A header is named whole (`overrides.components.rules`, not `rules`).
+    let named = if header {
+        this_line.trim_matches(['[', ']']).trim().to_string()
+    } else {
+        key.to_string()
+    };
+    found.map(|index| (named, index + 1, header))
 }
 
 /// The most parts a dotted key may have: the toml crate refuses a key whose parts before the
@@ -188,6 +205,32 @@ fn convert(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A key set twice names the line that set it first, when that line can be told for
+    /// sure; inside an inline table, after a dotted key or a multi-line string, the plain
+    /// message stays.
+    #[test]
+    fn a_duplicate_names_its_first_line_only_when_it_is_sure() {
+        let message = |text: &str| match parse(text, &mut Locations::new()) {
+            Err((Problem::TomlSyntax { message }, _)) => message,
+            other => panic!("{text}: {other:?}"),
+        };
+        assert_eq!(
+            message("x = 1\ny = 2\nx = 3\n"),
+            "duplicate key `x`: it is set already on line 1; keep one"
+        );
+        assert_eq!(
+            message("[a.b]\nx = 1\n[c]\nx = 1\n[a.b]\ny = 2\n"),
+            "duplicate table `a.b`: it is opened already on line 1; write its keys there"
+        );
+        for text in [
+            "id = \"x\"\nmeta = { id = 1, id = 2 }\n",
+            "name = \"x\"\nmeta.name = \"a\"\nmeta.name = \"b\"\n",
+            "t = \"\"\"\nx = 1\n\"\"\"\nx = 1\nx = 2\n",
+        ] {
+            assert_eq!(message(text), "duplicate key", "{text}");
+        }
+    }
 
     #[test]
     fn records_key_and_value_spans() {

@@ -73,8 +73,13 @@ pub fn comparison(condition: &str, error: &minijinja::Error) -> Option<String> {
     }
     let at = error.range()?.start;
     let after = condition.get(at..)?;
-    // A lone `=`: `==`, `!=`, `<=` and `>=` parse, and `=>` or `=<` meant something else.
-    if !after.starts_with('=') || after[1..].starts_with(['=', '<', '>', '!']) {
+    // A lone `=`: `==`, `!=`, `<=` and `>=` parse, and `=>`, `=<`, `===` or `!==` meant
+    // something else.
+    let before = condition[..at].chars().next_back();
+    if !after.starts_with('=')
+        || after[1..].starts_with(['=', '<', '>', '!'])
+        || before.is_some_and(|c| matches!(c, '=' | '!' | '<' | '>'))
+    {
         return None;
     }
     Some(format!("{}=={}", &condition[..at], &after[1..]))
@@ -120,6 +125,8 @@ mod tests {
             ("a == 1 and b = 2", Some("a == 1 and b == 2")),
             ("a == 1 and", None),
             ("a => 1", None),
+            ("mode === 'plan'", None),
+            ("a !== b", None),
         ] {
             let Err(error) = env.compile_expression(condition) else {
                 panic!("{condition} compiled");

@@ -190,6 +190,7 @@ impl Checker<'_> {
                 Problem::ConditionOnATable {
                     path: bare.to_string(),
                     field,
+                    negated: bare.len() < condition.trim().len(),
                 },
                 self.within(value_span, condition, at..at + bare.len()),
             ));
