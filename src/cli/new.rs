@@ -145,7 +145,7 @@ fn fallback_variant(workspace: &crate::workspace::Workspace) -> Option<&str> {
     workspace
         .variants
         .iter()
-        .find(|(id, entry)| entry.value.family.as_deref().unwrap_or(id.as_str()) == family)
+        .find(|(_, entry)| entry.value.family_or_id() == family)
         .map(|(id, _)| id.as_str())
 }
 

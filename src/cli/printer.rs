@@ -60,22 +60,24 @@ impl Printer {
     /// An error about no file (a matrix entry whose selection names no variant), kept for the
     /// JSON a failing command prints; people read it as a message.
     pub fn json_unlocated(&self, code: &'static str, message: String, help: Option<String>) {
-        if let Some(json) = &self.json {
-            json.lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .records
+        self.with_json(|json| {
+            json.records
                 .push(DiagnosticRecord::unlocated(code, message, help));
-        }
+        });
     }
 
     /// The diagnostics printed so far, as records, when the command prints JSON.
     pub fn json_records(&self) -> Vec<DiagnosticRecord> {
-        self.json.as_ref().map_or_else(Vec::new, |json| {
-            json.lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .records
-                .clone()
-        })
+        self.with_json(|json| json.records.clone())
+            .unwrap_or_default()
+    }
+
+    /// `change` applied to what a command printing JSON has said, when it prints JSON.
+    fn with_json<T>(&self, change: impl FnOnce(&mut JsonFailure) -> T) -> Option<T> {
+        let json = self.json.as_ref()?;
+        Some(change(
+            &mut json.lock().unwrap_or_else(PoisonError::into_inner),
+        ))
     }
 
     /// Whether `--quiet` leaves out progress.
@@ -99,11 +101,7 @@ impl Printer {
     /// Writes a command's result to stdout. A closed pipe (`promptc build | head`) is a reader
     /// that has seen enough, not an error.
     pub fn result(&self, text: &str) -> Result<(), CliError> {
-        if let Some(json) = &self.json {
-            json.lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .result_written = true;
-        }
+        self.with_json(|json| json.result_written = true);
         let mut stdout = std::io::stdout().lock();
         match stdout
             .write_all(text.as_bytes())
@@ -120,12 +118,7 @@ impl Printer {
         if sorted.is_empty() {
             return;
         }
-        if let Some(json) = &self.json {
-            json.lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .records
-                .extend(records(&sorted, &[sources]));
-        }
+        self.with_json(|json| json.records.extend(records(&sorted, &[sources])));
         stderr(&report::human(&sorted, sources, self.color));
     }
 
@@ -149,16 +142,13 @@ impl Printer {
         }
         stderr(&text);
     }
-}
 
-impl Printer {
     /// A failing command's diagnostics and closing error on stdout, when it prints JSON and
     /// has not printed its result (which says how it failed itself, as `check` does).
     fn json_failure(&self, error: &CliError) {
-        let Some(json) = &self.json else {
+        let Some(mut failure) = self.with_json(std::mem::take) else {
             return;
         };
-        let mut failure = std::mem::take(&mut *json.lock().unwrap_or_else(PoisonError::into_inner));
         if failure.result_written {
             return;
         }

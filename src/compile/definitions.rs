@@ -144,7 +144,8 @@ pub fn build(
     let mut first_of: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for (index, tool) in neutral.iter().enumerate() {
         let first = *first_of.entry(tool.name.as_str()).or_insert(index);
-        if let Some(first) = (first != index).then(|| &neutral[first]) {
+        if first != index {
+            let first = &neutral[first];
             findings.push(Finding {
                 subject: tool.subject.clone(),
                 problem: Problem::ToolNameTaken {
