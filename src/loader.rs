@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 
 use crate::diagnostic::Diagnostics;
 use crate::load::document::Document;
+use crate::load::entry::Entry;
 use crate::load::invalid_ids::InvalidIds;
+use crate::load::mcp_places::McpPlaces;
 use crate::load::rules::{self, RulesReport, RulesRequest};
 use crate::load::schema_check::SchemaValidators;
 use crate::load::specs::{
@@ -318,7 +320,7 @@ fn validated_with(
 pub fn load_context_file(
     workspace: &mut Workspace,
     path: &Path,
-) -> io::Result<Result<Context, Diagnostics>> {
+) -> io::Result<Result<Entry<Context>, Diagnostics>> {
     let mut diagnostics = Diagnostics::default();
     let limits = workspace.settings().limits.clone();
     let loaded = load_context(
@@ -333,7 +335,7 @@ pub fn load_context_file(
         validate::check_context(workspace, entry, &mut diagnostics);
     }
     Ok(match loaded {
-        Some(entry) if !diagnostics.has_errors() => Ok(entry.value),
+        Some(entry) if !diagnostics.has_errors() => Ok(entry),
         _ => Err(diagnostics),
     })
 }
@@ -344,7 +346,7 @@ pub fn load_context_text(
     workspace: &mut Workspace,
     name: &str,
     text: String,
-) -> Result<Context, Diagnostics> {
+) -> Result<Entry<Context>, Diagnostics> {
     let mut diagnostics = Diagnostics::default();
     let loaded = context_from_text(
         &mut workspace.sources,
@@ -357,18 +359,20 @@ pub fn load_context_text(
         validate::check_context(workspace, entry, &mut diagnostics);
     }
     match loaded {
-        Some(entry) if !diagnostics.has_errors() => Ok(entry.value),
+        Some(entry) if !diagnostics.has_errors() => Ok(entry),
         _ => Err(diagnostics),
     }
 }
 
 /// Merges an agent's MCP settings file (`mcpServers`) into a context's servers, with what
-/// each offers from the context or the listing file beside the settings. The problems of
-/// the files, located, when there are any; the context is then unchanged.
+/// each offers from the context or the listing file beside the settings; `places` gains
+/// where the listing names the tools of each server it adds. The problems of the files,
+/// located, when there are any; the context is then unchanged.
 pub fn apply_mcp_settings(
     workspace: &mut Workspace,
     path: &Path,
     context: &mut Context,
+    places: &mut McpPlaces,
 ) -> io::Result<Result<(), Diagnostics>> {
     let mut diagnostics = Diagnostics::default();
     let limits = workspace.settings().limits.clone();
@@ -381,7 +385,12 @@ pub fn apply_mcp_settings(
         &mut servers,
         &mut diagnostics,
     )?;
-    if applied && !diagnostics.has_errors() {
+    if let Some((listed, listing)) = applied
+        && !diagnostics.has_errors()
+    {
+        for (server, tools) in listed {
+            places.set(server, &listing, &tools, servers[server].tools.len());
+        }
         context.mcp_servers = servers;
         Ok(Ok(()))
     } else {

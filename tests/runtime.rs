@@ -120,6 +120,35 @@ fn a_bad_context_value_is_located_in_the_context_as_given() {
     assert!(failed.to_string().starts_with("<context>:3:"), "{failed}");
 }
 
+/// A problem with one of the context's MCP tools is located at the tool's name in the context
+/// as given, not at the workspace's naming rule.
+#[test]
+fn an_mcp_tool_problem_is_located_in_the_context_as_given() {
+    let runtime = shipped();
+    let long = "t".repeat(80);
+    let response = runtime
+        .compile(&request(json!({
+            "family": "native-next-gen",
+            "context": {
+                "date": "2026-11-01",
+                "mcp_servers": [{ "name": "s", "tools": [{ "name": long }] }],
+            },
+        })))
+        .unwrap();
+    let warning = response
+        .warnings
+        .iter()
+        .find(|w| w.code == "mcp-tool-skipped")
+        .unwrap_or_else(|| panic!("{:?}", response.warnings));
+    let at = warning.location.as_ref().unwrap();
+    // Pretty-printed: the tool's name is on line 8, after its key.
+    assert_eq!(
+        (at.file.as_str(), at.line, at.column),
+        ("<context>", 8, 19),
+        "{warning:?}"
+    );
+}
+
 #[test]
 fn a_request_as_json_text_reads_as_the_same_request_as_a_value() {
     let runtime = shipped();

@@ -467,10 +467,10 @@ fn diff_exit_code_tells_a_change_apart() {
 }
 
 // A tool from `--mcp` settings is not in the context file: its warning was placed at the
-// nearest part of the file that is, an unrelated server of the context. It is placed at the
-// tool definitions' settings, where the naming rule is.
+// nearest part of the file that is, an unrelated server of the context, then at the manifest's
+// naming rule. It is placed where the listing beside the settings names it.
 #[test]
-fn a_tool_from_mcp_settings_is_not_placed_at_an_unrelated_server() {
+fn a_tool_from_mcp_settings_is_placed_in_the_listing() {
     let workspace = native_fixture().write();
     let root = workspace.root();
     std::fs::create_dir_all(root.join("mcp")).unwrap();
@@ -483,7 +483,7 @@ fn a_tool_from_mcp_settings_is_not_placed_at_an_unrelated_server() {
     std::fs::write(
         root.join("mcp/settings.listing.json"),
         format!(
-            r#"{{"servers":{{"s0":{{"tools":[{{"name":"{long}","input_schema":{{"type":"object"}}}}]}}}}}}"#
+            "{{\"servers\": {{\"s0\": {{\"tools\": [\n  {{\"name\": \"fine\"}},\n  {{\"name\": \"{long}\", \"input_schema\": {{\"type\": \"object\"}}}}\n]}}}}}}"
         ),
     )
     .unwrap();
@@ -502,7 +502,71 @@ fn a_tool_from_mcp_settings_is_not_placed_at_an_unrelated_server() {
         .split("\n\n")
         .find(|block| block.contains("warning[mcp-tool-skipped]") && block.contains("s0__"))
         .unwrap_or_else(|| panic!("{}", run.stderr));
-    assert!(warning.contains("--> promptc.toml:"), "{warning}");
+    assert!(
+        warning.contains("--> mcp/settings.listing.json:3:12"),
+        "{warning}"
+    );
+    // The context's own tool with a long name is still placed in the context.
+    assert!(
+        run.stderr.contains("examples/contexts/mcp.toml:15:"),
+        "{}",
+        run.stderr
+    );
+}
+
+// A context given by path (or on standard input), and a context that inherits its servers:
+// the problem with an MCP tool was placed at the manifest's `[tool_definitions]`, far from
+// the tool. It is placed at the tool's name, in the file that writes it.
+#[test]
+fn an_mcp_tool_problem_points_at_the_file_that_names_the_tool() {
+    let workspace = native_fixture()
+        .file(
+            "examples/contexts/child.toml",
+            "extends = \"mcp\"\ncwd = \"/srv/other\"\n",
+        )
+        .write();
+    let root = workspace.root();
+    let outside = workspace.tmp().join("given.toml");
+    std::fs::write(&outside, format!("# given by path\n{MCP_CONTEXT}")).unwrap();
+    let given = outside.to_str().unwrap();
+    for (context, place) in [
+        ("child", "examples/contexts/mcp.toml:15:8".to_string()),
+        (given, format!("{given}:16:8")),
+    ] {
+        let run = workspace.run(&["tools", "--context", context, "--dialect", "openai"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(
+            run.stderr.contains("warning[mcp-tool-skipped]")
+                && run.stderr.contains(&format!("--> {place}")),
+            "{context}: {}",
+            run.stderr
+        );
+    }
+    let output = workspace
+        .command()
+        .args(["tools", "--context", "-", "--dialect", "openai"])
+        .write_stdin(MCP_CONTEXT)
+        .output()
+        .unwrap();
+    let run = common::Run::checked(output);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("--> <stdin>:15:8"), "{}", run.stderr);
+    // Made an error, it stops the compile at the same place.
+    std::fs::write(
+        root.join("promptc.toml"),
+        format!(
+            "{}\n[tool_definitions]\nlong_names = \"error\"\n",
+            common::MANIFEST
+        ),
+    )
+    .unwrap();
+    let run = workspace.run(&["tools", "--context", "child", "--dialect", "openai"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("--> examples/contexts/mcp.toml:15:8"),
+        "{}",
+        run.stderr
+    );
 }
 
 /// An agent asks one compiler for the definitions of request after request: each request gets

@@ -45,7 +45,7 @@ pub fn run(
     let compiled = compiler
         .compile(&request)
         .map_err(|error| compile_failed(workspace, error, printer))?;
-    definition_warnings(&compiler, &request, &compiled, &context_name, printer);
+    definition_warnings(&compiler, &request, &compiled, printer);
     if let Some(variant) = compiler.variant(&compiled.variant)
         && let Some(over) = check_budget(workspace, variant, &compiled, &context_name)
     {

@@ -37,7 +37,9 @@ use crate::compiled::CompileError;
 use crate::diagnostic::Diagnostics;
 use crate::emit::matrix::MatrixEntry;
 use crate::load::document::Format;
+use crate::load::entry::Entry;
 use crate::load::find_root;
+use crate::load::mcp_places::McpPlaces;
 use crate::load::rules::{RulesReport, RulesRequest};
 use crate::loader::{apply_mcp_settings, assemble_rules, load_context_file};
 use crate::model::Context;
@@ -460,14 +462,13 @@ pub fn request_with_rules(
     target: TargetArgs,
     printer: &Printer,
 ) -> Result<(Request, RulesReport), CliError> {
-    let context = match context(workspace, target.context.as_deref())? {
+    let (mut context, mut mcp_places) = match context(workspace, target.context.as_deref())? {
         Ok(context) => context,
         Err(diagnostics) => {
             printer.diagnostics(diagnostics, &workspace.sources);
             return Err(CliError::Reported);
         }
     };
-    let mut context = context;
     // A named context of the workspace had its rules folders read when it loaded.
     let named =
         Some(target.context_name(workspace)).filter(|name| workspace.contexts.contains_key(name));
@@ -483,7 +484,8 @@ pub fn request_with_rules(
         return Err(CliError::Reported);
     }
     if let Some(settings) = &target.mcp
-        && let Err(diagnostics) = apply_mcp_settings(workspace, settings, &mut context)?
+        && let Err(diagnostics) =
+            apply_mcp_settings(workspace, settings, &mut context, &mut mcp_places)?
     {
         printer.diagnostics(diagnostics, &workspace.sources);
         return Err(CliError::Reported);
@@ -511,6 +513,7 @@ pub fn request_with_rules(
     selection.tag = target.tag;
     let mut request = Request::new(selection, context);
     request.dialect = target.dialect;
+    request.mcp_places = mcp_places;
     request.set = target.set.into_iter().collect::<IndexMap<_, _>>();
     unread_set_values(workspace, &request.set, printer);
     request.source_date_epoch = source_date_epoch()?;
@@ -535,21 +538,28 @@ fn unread_set_values(workspace: &Workspace, set: &IndexMap<String, String>, prin
 }
 
 /// The context a build uses: a file path, a named context, the manifest's default, or an
-/// empty one. `Ok(Err(..))` holds the problems of a context file.
+/// empty one; with where its MCP tools are written. `Ok(Err(..))` holds the problems of a
+/// context file.
 fn context(
     workspace: &mut Workspace,
     given: Option<&str>,
-) -> Result<Result<Context, Diagnostics>, CliError> {
+) -> Result<Result<(Context, McpPlaces), Diagnostics>, CliError> {
     let name = given.or(workspace.settings().default_context.as_deref());
     let Some(name) = name else {
-        return Ok(Ok(Context::default()));
+        return Ok(Ok((Context::default(), McpPlaces::default())));
+    };
+    let with_places = |workspace: &Workspace, entry: Entry<Context>| {
+        let places = McpPlaces::of_context(&entry, &workspace.contexts);
+        (entry.value, places)
     };
     if name == STDIN {
         let text = read_stdin(workspace.settings().limits.file_bytes)?;
-        return Ok(crate::loader::load_context_text(workspace, "<stdin>", text));
+        return Ok(crate::loader::load_context_text(workspace, "<stdin>", text)
+            .map(|entry| with_places(workspace, entry)));
     }
     if let Some(entry) = workspace.contexts.get(name) {
-        return Ok(Ok(entry.value.clone()));
+        let places = McpPlaces::of_context(entry, &workspace.contexts);
+        return Ok(Ok((entry.value.clone(), places)));
     }
     let path = PathBuf::from(name);
     if path.exists() && !path.is_file() {
@@ -567,7 +577,7 @@ fn context(
     // Absolute, its links not followed: a link in the workspace is the workspace's to check
     // (see `confine::origin_of`), and the file is shown by the name it was given.
     let path = std::path::absolute(&path)?;
-    Ok(load_context_file(workspace, &path)?)
+    Ok(load_context_file(workspace, &path)?.map(|entry| with_places(workspace, entry)))
 }
 
 /// `--context -` names standard input.
@@ -664,23 +674,8 @@ pub fn definition_warnings(
     compiler: &crate::compile::Compiler<'_>,
     request: &Request,
     compiled: &crate::compiled::Compiled,
-    context_name: &str,
     printer: &Printer,
 ) {
-    let workspace = compiler.workspace();
-    let Some(variant) = compiler.variant(&compiled.variant) else {
-        return;
-    };
-    let Ok(Some(made)) = compiler.tool_definitions(request, variant, &compiled.tools, None) else {
-        return;
-    };
-    let mut warnings = Diagnostics::default();
-    for finding in &made.2 {
-        warnings.push(crate::compile::place(
-            workspace,
-            finding,
-            workspace.contexts.get(context_name),
-        ));
-    }
-    printer.diagnostics(warnings, &workspace.sources);
+    let warnings = compiler.definition_warnings(request, compiled);
+    printer.diagnostics(warnings, &compiler.workspace().sources);
 }

@@ -20,13 +20,12 @@ pub fn run(
     printer: &Printer,
 ) -> Result<(), CliError> {
     let workspace = load_valid(workspace_dir, printer)?;
-    let context_name = args.target.context_name(workspace);
     let request = request(workspace, args.target, printer)?;
     let compiler = crate::compile::Compiler::new(workspace);
     let compiled = compiler
         .compile(&request)
         .map_err(|error| compile_failed(workspace, error, printer))?;
-    definition_warnings(&compiler, &request, &compiled, &context_name, printer);
+    definition_warnings(&compiler, &request, &compiled, printer);
     match &compiled.tool_definitions {
         Some(definitions) => printer.result(&report::json_document(definitions)),
         None => Err(CliError::NotNative(compiled.variant)),

@@ -9,12 +9,11 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::{Compiler, Request};
-use crate::compiled::{CompileError, CompiledTool};
+use crate::compiled::{CompileError, Compiled, CompiledTool};
 use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::load::entry::Entry;
+use crate::load::mcp_places::McpPlaces;
 use crate::model::{Context, Dialect, LongNames, ToolDefinitionSettings};
 use crate::parameter_schema::held_bytes;
-use crate::pointer::child_pointer;
 use crate::problem::{DefinitionProblem, Problem};
 use crate::render::memo::write_tool;
 use crate::resolve::scope::Scope;
@@ -573,6 +572,22 @@ impl Compiler<'_> {
         Ok(Some(made))
     }
 
+    /// What writing a compile's tool definitions found that does not stop it (a keyword a
+    /// dialect drops, an MCP tool left out), placed: the warnings `validate` reports, for a
+    /// single compile. The definitions are the compile's own, remembered: not made again.
+    pub fn definition_warnings(&self, request: &Request, compiled: &Compiled) -> Diagnostics {
+        let mut warnings = Diagnostics::default();
+        let Some(variant) = self.variant(&compiled.variant) else {
+            return warnings;
+        };
+        if let Ok(Some(made)) = self.tool_definitions(request, variant, &compiled.tools, None) {
+            for finding in &made.2 {
+                warnings.push(place(self.workspace, finding, &request.mcp_places));
+            }
+        }
+        warnings
+    }
+
     fn tool_definitions_afresh(
         &self,
         request: &Request,
@@ -628,13 +643,9 @@ fn tools_key(tools: &[CompiledTool], more: usize) -> Vec<u8> {
     key
 }
 
-/// A finding at its place: the tool spec (or its parameter), the context's MCP tool when the
-/// context is a workspace file, else the manifest's `[tool_definitions]`.
-pub fn place(
-    workspace: &Workspace,
-    finding: &Finding,
-    context: Option<&Entry<Context>>,
-) -> Diagnostic {
+/// A finding at its place: the tool spec (or its parameter), the MCP tool where a file
+/// names it (`places`), else the manifest's `[tool_definitions]`.
+pub fn place(workspace: &Workspace, finding: &Finding, places: &McpPlaces) -> Diagnostic {
     let manifest = &workspace.manifest;
     let settings_span = || manifest.key_span("/tool_definitions");
     let span = match &finding.subject {
@@ -659,29 +670,14 @@ pub fn place(
             }
             None => settings_span(),
         },
-        Subject::Mcp { server, tool } => {
-            let pointer = format!(
-                "{}/name",
-                child_pointer(&format!("/mcp_servers/{server}/tools"), &tool.to_string())
-            );
-            match context {
-                // Where the context file itself lists the tool. One that came from `--mcp`
-                // settings is not in it: the nearest part of the file that is would point at
-                // an unrelated server. It is placed at the naming rule instead.
-                Some(entry) if entry.document.value.pointer(&pointer).is_some() => {
-                    entry.value_span(&pointer)
-                }
-                _ if manifest
-                    .document
-                    .value
-                    .pointer("/tool_definitions/mcp_name")
-                    .is_some() =>
-                {
-                    manifest.value_span("/tool_definitions/mcp_name")
-                }
-                _ => settings_span(),
+        Subject::Mcp { server, tool } => match places.name(*server, *tool) {
+            Some(span) => span,
+            // A context given as data: the naming rule, which is what can change.
+            None if manifest.document.writes("/tool_definitions/mcp_name") => {
+                manifest.value_span("/tool_definitions/mcp_name")
             }
-        }
+            None => settings_span(),
+        },
         Subject::Settings => manifest.value_span("/tool_definitions/mcp_name"),
     };
     Diagnostic::new(finding.problem.clone(), span)

@@ -381,7 +381,7 @@ impl<'w> Compiler<'w> {
                 let (dialect, definitions, findings) = &*made;
                 let mut errors = Diagnostics::default();
                 for finding in findings {
-                    let diagnostic = place(workspace, finding, None);
+                    let diagnostic = place(workspace, finding, &request.mcp_places);
                     if diagnostic.severity() == crate::problem::Severity::Error {
                         errors.push(diagnostic);
                     }

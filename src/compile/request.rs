@@ -2,6 +2,7 @@
 
 use indexmap::IndexMap;
 
+use crate::load::mcp_places::McpPlaces;
 use crate::model::{Context, Dialect};
 
 /// Which variant to compile: a family, a variant, or the family routing picks for the
@@ -80,6 +81,9 @@ pub struct Request {
     pub source_date_epoch: Option<i64>,
     /// The provider shape of native tool definitions, instead of the manifest's rules.
     pub dialect: Option<Dialect>,
+    /// Where the context's MCP tools are written, for the problems found with them; empty
+    /// for a context with no file behind it.
+    pub mcp_places: McpPlaces,
 }
 
 impl Request {
@@ -90,6 +94,7 @@ impl Request {
             set: IndexMap::new(),
             source_date_epoch: None,
             dialect: None,
+            mcp_places: McpPlaces::default(),
         }
     }
 }

@@ -15,6 +15,7 @@ use crate::compiled::{CompileError, Compiled};
 use crate::confine;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::emit::write::{Staged, is_temporary};
+use crate::load::mcp_places::McpPlaces;
 use crate::parameter_schema::held_bytes;
 use crate::path_error::{PathError, PathProblem};
 use crate::problem::Problem;
@@ -132,6 +133,9 @@ pub fn request(
         context,
     );
     request.source_date_epoch = source_date_epoch;
+    if let Some(named) = workspace.contexts.get(&entry.context) {
+        request.mcp_places = McpPlaces::of_context(named, &workspace.contexts);
+    }
     Some(request)
 }
 
@@ -1211,7 +1215,7 @@ pub fn diagnostics(workspace: &Workspace, source_date_epoch: Option<i64>) -> Dia
                     compiler.tool_definitions(&request, variant, &compiled.tools, None)
             {
                 for finding in &made.2 {
-                    let finding = place(workspace, finding, workspace.contexts.get(&entry.context));
+                    let finding = place(workspace, finding, &request.mcp_places);
                     // The same finding recurs in every output that has the tool: kept once,
                     // found by its place rather than by comparing with every one kept.
                     let at_place = findings_at.entry(finding.span).or_default();

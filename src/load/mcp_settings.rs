@@ -31,9 +31,13 @@ const FIELDS: [(&str, &str); 7] = [
     ("autoApprove", "array"),
 ];
 
+/// What the listing beside the settings gave: each server it added (by its position among
+/// the servers) with the JSON pointer to its tools in the listing, and the listing itself.
+pub type Listed = (Vec<(usize, String)>, Document);
+
 /// The servers of an MCP settings file, merged into `servers`: a server the context already
 /// has keeps what it offers and takes the settings' command and `disabled`; a new one is
-/// added, offering what the listing file beside the settings says. `Ok(false)` when the file
+/// added, offering what the listing file beside the settings says. `Ok(None)` when the file
 /// has problems (recorded); the servers are then unchanged.
 pub fn apply(
     sources: &mut Sources,
@@ -42,9 +46,9 @@ pub fn apply(
     path: &Path,
     servers: &mut Vec<McpServer>,
     diagnostics: &mut Diagnostics,
-) -> io::Result<bool> {
+) -> io::Result<Option<Listed>> {
     let Some(settings) = read_json(sources, root, limits, path, diagnostics)? else {
-        return Ok(false);
+        return Ok(None);
     };
     let Some(entries) = settings.value.get("mcpServers").and_then(Value::as_object) else {
         diagnostics.error(
@@ -53,7 +57,7 @@ pub fn apply(
             },
             settings.value_span(""),
         );
-        return Ok(false);
+        return Ok(None);
     };
     let mut ok = true;
     for (name, entry) in entries {
@@ -86,14 +90,15 @@ pub fn apply(
     let listing = if std::fs::symlink_metadata(&listing_path).is_ok() {
         match read_json(sources, root, limits, &listing_path, diagnostics)? {
             Some(listing) => Some(listing),
-            None => return Ok(false),
+            None => return Ok(None),
         }
     } else {
         None
     };
     if !ok {
-        return Ok(false);
+        return Ok(None);
     }
+    let mut listed = Vec::new();
     for (name, entry) in entries {
         let command = command_line(entry);
         let disabled = entry
@@ -112,7 +117,11 @@ pub fn apply(
                     .and_then(|listing| listing.value.get("servers")?.get(name))
                 {
                     match serde_json::from_value::<McpServer>(with_name(offered, name)) {
-                        Ok(listed) => server = listed,
+                        Ok(offers) => {
+                            server = offers;
+                            let tools = format!("{}/tools", child_pointer("/servers", name));
+                            listed.push((servers.len(), tools));
+                        }
                         Err(error) => {
                             let Some(listing) = &listing else {
                                 continue;
@@ -123,7 +132,7 @@ pub fn apply(
                                 }),
                                 listing.value_span(&child_pointer("/servers", name)),
                             );
-                            return Ok(false);
+                            return Ok(None);
                         }
                     }
                 }
@@ -137,7 +146,10 @@ pub fn apply(
         }
         server.disabled = disabled;
     }
-    Ok(true)
+    // A listing with nothing taken from it stands for no file; an empty document in its
+    // place names no tool.
+    let listing = listing.unwrap_or_else(|| Document::empty(settings.source));
+    Ok(Some((listed, listing)))
 }
 
 /// `command` and `args` as one command line, else the `url`.

@@ -4,6 +4,7 @@ pub mod contexts;
 pub mod document;
 pub mod entry;
 pub mod invalid_ids;
+pub mod mcp_places;
 pub mod mcp_settings;
 mod prefetch;
 pub mod read;

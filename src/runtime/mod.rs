@@ -156,7 +156,7 @@ impl Runtime {
     /// data as `promptc build --format json`. A prompt over its variant's token budget is a
     /// failure, as in `build`.
     pub fn compile(&self, request: &AgentRequest) -> Result<Response<Compiled>, Failure> {
-        self.answer(request, |compiler, prepared| {
+        self.answer(request, |compiler, prepared, warnings| {
             let compiled = compiler.compile(&prepared.request)?;
             let workspace = compiler.workspace();
             if let Some(variant) = compiler.variant(&compiled.variant)
@@ -165,6 +165,8 @@ impl Runtime {
             {
                 return Err(CompileError::Diagnostics(budget::report(vec![over])));
             }
+            // An MCP tool left out of the definitions is said, as `build` says it.
+            warnings.extend(compiler.definition_warnings(&prepared.request, &compiled));
             Ok(compiled)
         })
     }
@@ -185,7 +187,7 @@ impl Runtime {
 
     /// Why each component and tool is in the prompt or not (`promptc explain --format json`).
     pub fn explain(&self, request: &AgentRequest) -> Result<Response<Explanation>, Failure> {
-        self.answer(request, |compiler, prepared| {
+        self.answer(request, |compiler, prepared, _| {
             explain(compiler, &prepared.request)
         })
     }
@@ -193,7 +195,7 @@ impl Runtime {
     /// Tokens, characters, budget and cache-stable prefix of the request's prompt, with each
     /// section's tokens (`promptc stats --format json` for one prompt).
     pub fn stats(&self, request: &AgentRequest) -> Result<Response<PromptStats>, Failure> {
-        self.answer(request, |compiler, prepared| {
+        self.answer(request, |compiler, prepared, _| {
             let compiled = compiler.compile(&prepared.request)?;
             let context = &prepared.context_name;
             Ok(prompt_stats(
@@ -208,21 +210,24 @@ impl Runtime {
     /// The family, version and variant that serve the request's model, and the routing rule
     /// that chose them (`promptc route --format json`).
     pub fn route(&self, request: &AgentRequest) -> Result<Response<Choice>, Failure> {
-        self.answer(request, |compiler, prepared| {
+        self.answer(request, |compiler, prepared, _| {
             compiler.choose(&prepared.request)
         })
     }
 
     /// Prepares a request, asks the compiler, and gives its answer with the warnings met on
-    /// the way, or every problem found.
+    /// the way (preparing it, and those `ask` adds), or every problem found.
     fn answer<T>(
         &self,
         request: &AgentRequest,
-        ask: impl FnOnce(&Compiler<'_>, &Prepared) -> Result<T, CompileError>,
+        ask: impl FnOnce(&Compiler<'_>, &Prepared, &mut Diagnostics) -> Result<T, CompileError>,
     ) -> Result<Response<T>, Failure> {
         self.held.with_dependent(|workspace, compiler| {
-            let prepared = prepare(workspace, request)?;
-            match ask(compiler, &prepared) {
+            let mut prepared = prepare(workspace, request)?;
+            let mut warnings = std::mem::take(&mut prepared.warnings);
+            let answer = ask(compiler, &prepared, &mut warnings);
+            prepared.warnings = warnings;
+            match answer {
                 Ok(value) => Ok(respond(
                     workspace,
                     &prepared.sources,
@@ -284,7 +289,13 @@ fn prepare(workspace: &Workspace, given: &AgentRequest) -> Result<Prepared, Fail
     let mut sources = Sources::after(&workspace.sources);
     let mut found = Diagnostics::default();
     let assembled = request::context(workspace, given, &mut sources, &mut found)?;
-    let Some((mut context, context_name, folders)) = assembled else {
+    let Some(request::Assembled {
+        mut context,
+        name: context_name,
+        folders,
+        mcp_places,
+    }) = assembled
+    else {
         return Err(failure(workspace, &sources, found));
     };
     let named = workspace
@@ -309,7 +320,7 @@ fn prepare(workspace: &Workspace, given: &AgentRequest) -> Result<Prepared, Fail
     if found.has_errors() {
         return Err(failure(workspace, &sources, found));
     }
-    let request = given.compile_request(context)?;
+    let request = given.compile_request(context, mcp_places)?;
     Ok(Prepared {
         request,
         context_name,

@@ -9,6 +9,8 @@ use serde_json::Value;
 use super::Failure;
 use crate::compile::{Request, Selection};
 use crate::diagnostic::Diagnostics;
+use crate::load::entry::Entry;
+use crate::load::mcp_places::McpPlaces;
 use crate::model::{Context, Dialect, Model};
 use crate::problem::RequestProblem;
 use crate::source::Sources;
@@ -57,7 +59,11 @@ impl AgentRequest {
     }
 
     /// The compiler's request, around the assembled context.
-    pub(super) fn compile_request(&self, mut context: Context) -> Result<Request, Failure> {
+    pub(super) fn compile_request(
+        &self,
+        mut context: Context,
+        mcp_places: McpPlaces,
+    ) -> Result<Request, Failure> {
         if let Some(model) = &self.model {
             context.model = model.clone();
         }
@@ -70,6 +76,7 @@ impl AgentRequest {
         selection.tag = self.tag.clone();
         let mut request = Request::new(selection, context);
         request.set = self.set.clone();
+        request.mcp_places = mcp_places;
         request.dialect = match &self.dialect {
             None => None,
             Some(name) => Some(
@@ -88,16 +95,33 @@ impl AgentRequest {
     }
 }
 
-/// The context a request compiles with, its name for messages, and the caller's rules
-/// folders; `Ok(None)` when the fields given have problems (pushed to `found`).
+/// The context a request compiles with, as [`context`] assembles it.
+pub(super) struct Assembled {
+    pub context: Context,
+    /// Its name for messages: a workspace context's, else [`INLINE`].
+    pub name: String,
+    /// The caller's rules folders (`rules_from`).
+    pub folders: Vec<PathBuf>,
+    /// Where its MCP tools are written, for the problems found with them.
+    pub mcp_places: McpPlaces,
+}
+
+/// The context a request compiles with; `Ok(None)` when the fields given have problems
+/// (pushed to `found`).
 pub(super) fn context(
     workspace: &Workspace,
     given: &AgentRequest,
     sources: &mut Sources,
     found: &mut Diagnostics,
-) -> Result<Option<(Context, String, Vec<PathBuf>)>, Failure> {
+) -> Result<Option<Assembled>, Failure> {
+    let assembled = |entry: &Entry<Context>, name: &str, folders| Assembled {
+        context: entry.value.clone(),
+        name: name.to_string(),
+        folders,
+        mcp_places: McpPlaces::of_context(entry, &workspace.contexts),
+    };
     let named = |name: &str| match workspace.contexts.get(name) {
-        Some(entry) => Ok(Some((entry.value.clone(), name.to_string(), Vec::new()))),
+        Some(entry) => Ok(Some(assembled(entry, name, Vec::new()))),
         None => Err(Failure::unlocated(RequestProblem::UnknownContext {
             name: name.to_string(),
             known: workspace.contexts.keys().cloned().collect(),
@@ -107,7 +131,12 @@ pub(super) fn context(
         None => {
             return match &workspace.settings().default_context {
                 Some(name) => named(name),
-                None => Ok(Some((Context::default(), INLINE.to_string(), Vec::new()))),
+                None => Ok(Some(Assembled {
+                    context: Context::default(),
+                    name: INLINE.to_string(),
+                    folders: Vec::new(),
+                    mcp_places: McpPlaces::default(),
+                })),
             };
         }
         Some(Value::String(name)) => return named(name),
@@ -135,7 +164,7 @@ pub(super) fn context(
         return Ok(None);
     };
     crate::validate::check_context(workspace, &entry, found);
-    Ok(Some((entry.value, INLINE.to_string(), folders)))
+    Ok(Some(assembled(&entry, INLINE, folders)))
 }
 
 /// How diagnostics name a context passed as fields.

@@ -360,7 +360,7 @@ pub struct Run {
 impl Run {
     /// Checks the things every run must satisfy: it exited (no signal), with one of the
     /// documented codes (0 ok, 1 problems, 2 usage), and did not panic.
-    fn checked(output: Output) -> Self {
+    pub fn checked(output: Output) -> Self {
         let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
         let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
         let code = output.status.code().unwrap_or_else(|| {
