@@ -725,6 +725,80 @@ fn reports_show_control_characters_in_prompts_and_names_instead_of_sending_them(
     );
 }
 
+// A line break in text the workspace chooses (a routing condition, a file's name, a rules
+// file's name) started a line of its own in a text report: `::error …` at a line's start is
+// a workflow command to GitHub Actions, so a pull request could write into its checks. Every
+// line of `list`, `route`, `explain` and `diff` quotes such text with its breaks shown.
+#[test]
+fn text_quoted_in_a_report_cannot_start_a_line_of_its_own() {
+    let injected = "::error title=injected::from the workspace";
+    let workspace = common::Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}[routing]\norder = [\"local\"]\n", common::MANIFEST),
+        )
+        .file(
+            "variants/local.toml",
+            format!(
+                "id = \"local\"\nextends = \"generic\"\nfamily = \"local\"\n\
+                 description = \"For local models.\\n{injected}\"\n\
+                 match = \"model.id != '\\n{injected}'\"\n"
+            ),
+        )
+        .write();
+    let root = workspace.root();
+    let rules = workspace.tmp().join("project/.clinerules");
+    std::fs::create_dir_all(&rules).unwrap();
+    std::fs::write(rules.join(format!("a\n{injected}.md")), "Keep it short.\n").unwrap();
+    let project = workspace.tmp().join("project");
+    let started = |text: &str| text.lines().any(|line| line.starts_with("::"));
+    for args in [
+        vec!["list"],
+        vec!["route", "--model", "m1"],
+        vec![
+            "explain",
+            "--family",
+            "generic",
+            "--rules",
+            project.to_str().unwrap(),
+        ],
+    ] {
+        let run = workspace.run(&args);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+        assert!(!started(&run.stdout), "{args:?}:\n{}", run.stdout);
+        assert!(
+            run.stdout.contains(&format!("\u{240a}{injected}")),
+            "{args:?}:\n{}",
+            run.stdout
+        );
+    }
+
+    // A template renamed in a commit, listed among the source files `diff` names.
+    common::git(root, &["init", "-q", "-b", "main"]);
+    common::git(root, &["add", "-A"]);
+    common::git(root, &["commit", "-q", "-m", "base"]);
+    let renamed = format!("in\n{injected}.md");
+    std::fs::rename(
+        root.join("components/intro.md"),
+        root.join("components").join(&renamed),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("components/intro.toml"),
+        format!(
+            "{}template_file = \"in\\n{injected}.md\"\n",
+            common::COMPONENT
+        ),
+    )
+    .unwrap();
+    common::git(root, &["add", "-A"]);
+    common::git(root, &["commit", "-q", "-m", "rename"]);
+    let diff = workspace.run(&["diff", "--base", "HEAD~1", "--stat"]);
+    assert_eq!(diff.code, 0, "{}", diff.stderr);
+    assert!(!started(&diff.stdout), "{}", diff.stdout);
+    assert!(diff.stdout.contains("\u{240a}::error"), "{}", diff.stdout);
+}
+
 /// `show` and `context` write TOML; a null in a list or an integer above TOML's largest (both
 /// possible in YAML and JSON) has no TOML form: named, with the format that has one.
 #[test]

@@ -5,6 +5,7 @@ use crate::compiled::CompileError;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::review::prompt_diff::{DiffReport, PromptChange, SideError};
 
+use super::visible::push_line;
 use super::{human, json_document};
 
 /// The report for a terminal: each changed prompt with its diff (or only its summary line),
@@ -18,17 +19,19 @@ pub fn text(report: &DiffReport, stat_only: bool) -> String {
         ));
     }
     for note in &report.notes {
-        out.push_str(&format!("note: {note}\n"));
+        push_line(&mut out, &format!("note: {note}"));
     }
     if report.failures.is_empty() && report.prompts.is_empty() {
-        out.push_str(&format!(
-            "no compiled prompt differs between {} and {}\n",
-            report.base, report.head
-        ));
+        push_line(
+            &mut out,
+            &format!(
+                "no compiled prompt differs between {} and {}",
+                report.base, report.head
+            ),
+        );
     }
     for prompt in &report.prompts {
-        out.push_str(&summary(prompt));
-        out.push('\n');
+        push_line(&mut out, &summary(prompt));
         if !stat_only {
             out.push_str(&prompt.diff);
             out.push('\n');
@@ -37,18 +40,19 @@ pub fn text(report: &DiffReport, stat_only: bool) -> String {
     if !report.sources.is_empty() {
         out.push_str("source files changed:\n");
         for source in &report.sources {
-            out.push_str(&format!("  {} ({})", source.path, source.status));
+            let mut line = format!("  {} ({})", source.path, source.status);
             if !source.together_with.is_empty() {
-                out.push_str(&format!(
+                line.push_str(&format!(
                     ", only together with {}",
                     source.together_with.join(", ")
                 ));
             }
             if source.affects.is_empty() {
-                out.push_str(": no compiled prompt changed\n");
+                line.push_str(": no compiled prompt changed");
             } else {
-                out.push_str(&format!(": {}\n", source.affects.join(", ")));
+                line.push_str(&format!(": {}", source.affects.join(", ")));
             }
+            push_line(&mut out, &line);
         }
     }
     out
@@ -336,6 +340,7 @@ fn sorted(diagnostics: &Diagnostics) -> Vec<Diagnostic> {
 }
 
 /// `base × full (modified): -9 characters, -1 tokens (≈ o200k, 299 → 298)`.
+/// One output's change on one line (its family and context are the workspace's names).
 fn summary(change: &PromptChange) -> String {
     format!(
         "{} × {} ({}): {} characters, {} tokens ({}{}, {} → {})",

@@ -5,20 +5,25 @@ use crate::compile::explain::{Explanation, Item};
 use crate::compiled::SourceRange;
 
 use super::json_document;
+use super::visible::push_line;
 
 /// The variant and its chain, then the components in rendering order and the tools in
 /// documentation order, `+` for included and `-` for left out.
 pub fn text(explanation: &Explanation) -> String {
-    let mut out = format!(
-        "variant `{}` (family `{}`), from {}\n",
-        explanation.variant,
-        explanation.family,
-        explanation
-            .chain
-            .iter()
-            .map(|s| s.file.as_str())
-            .collect::<Vec<_>>()
-            .join(" <- ")
+    let mut out = String::new();
+    push_line(
+        &mut out,
+        &format!(
+            "variant `{}` (family `{}`), from {}",
+            explanation.variant,
+            explanation.family,
+            explanation
+                .chain
+                .iter()
+                .map(|s| s.file.as_str())
+                .collect::<Vec<_>>()
+                .join(" <- ")
+        ),
     );
     if !explanation.components.is_empty() {
         out.push_str("\ncomponents, in rendering order:\n");
@@ -42,17 +47,23 @@ pub fn json(explanation: &Explanation) -> String {
 /// One item, its choice and condition below it, then its parameters indented further.
 fn item(out: &mut String, item: &Item, indent: &str) {
     let mark = if item.included { '+' } else { '-' };
-    out.push_str(&format!(
-        "{indent}{mark} {}: {}{}\n",
-        item.id,
-        item.reason,
-        at(&item.source)
-    ));
+    push_line(
+        out,
+        &format!(
+            "{indent}{mark} {}: {}{}",
+            item.id,
+            item.reason,
+            at(&item.source)
+        ),
+    );
     if let Some(choice) = &item.choice {
-        out.push_str(&format!("{indent}    uses {choice}\n"));
+        push_line(out, &format!("{indent}    uses {choice}"));
     }
     if !item.partials.is_empty() {
-        out.push_str(&format!("{indent}    with {}\n", item.partials.join(", ")));
+        push_line(
+            out,
+            &format!("{indent}    with {}", item.partials.join(", ")),
+        );
     }
     if let Some(condition) = &item.condition {
         let values: Vec<String> = condition
@@ -60,12 +71,15 @@ fn item(out: &mut String, item: &Item, indent: &str) {
             .iter()
             .map(|(name, value)| format!("{name} = {value}"))
             .collect();
-        out.push_str(&format!(
-            "{indent}    when `{}` is {} with {}\n",
-            condition.expression,
-            condition.holds,
-            values.join(", ")
-        ));
+        push_line(
+            out,
+            &format!(
+                "{indent}    when `{}` is {} with {}",
+                condition.expression,
+                condition.holds,
+                values.join(", ")
+            ),
+        );
     }
     for parameter in &item.parameters {
         self::item(out, parameter, &format!("{indent}    "));

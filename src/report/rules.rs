@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 
+use super::visible::push_line;
 use crate::load::rules::{RuleDecision, RulesReport};
 
 /// The rules in prompt order, each with why it applies or not.
@@ -18,16 +19,18 @@ pub fn text(report: &RulesReport) -> String {
         } else {
             format!("{} rule {}", rule.kind, rule.path)
         };
-        out.push_str(&format!(
-            "  {mark} {}: {} ({from})\n",
-            rule.name,
-            reason(decision)
-        ));
+        push_line(
+            &mut out,
+            &format!("  {mark} {}: {} ({from})", rule.name, reason(decision)),
+        );
     }
     if !report.workflows.is_empty() {
         out.push_str("\nworkflows (kept apart from the rules):\n");
         for workflow in &report.workflows {
-            out.push_str(&format!("  {} ({})\n", workflow.name, workflow.path));
+            push_line(
+                &mut out,
+                &format!("  {} ({})", workflow.name, workflow.path),
+            );
         }
     }
     out

@@ -4,6 +4,7 @@
 use crate::analysis::stats::PromptStats;
 
 use super::json_document;
+use super::visible::push_line;
 
 /// One table of every prompt; with `with_sections`, a table of sections for each prompt too.
 pub fn markdown(rows: &[PromptStats], with_sections: bool) -> String {
@@ -26,20 +27,22 @@ pub fn markdown(rows: &[PromptStats], with_sections: bool) -> String {
             (Some(budget), Some(headroom)) => (budget.to_string(), format!("{estimate}{headroom}")),
             _ => ("-".to_string(), "-".to_string()),
         };
-        out.push_str(&format!(
-            "| {} | {} | {estimate}{} ({}) | {budget} | {headroom} | {} | {prefix} | `{hash}` |\n",
-            row.family, row.context, row.tokens, row.encoding, row.characters
-        ));
+        push_line(
+            &mut out,
+            &format!(
+                "| {} | {} | {estimate}{} ({}) | {budget} | {headroom} | {} | {prefix} | `{hash}` |",
+                row.family, row.context, row.tokens, row.encoding, row.characters
+            ),
+        );
     }
     out.push_str("\n≈: counted with an encoding that is not the family's own tokenizer.\n");
     if with_sections {
         for row in rows {
-            out.push_str(&format!(
-                "\n{} × {}:\n\n| section | tokens |\n| --- | ---: |\n",
-                row.family, row.context
-            ));
+            out.push('\n');
+            push_line(&mut out, &format!("{} × {}:", row.family, row.context));
+            out.push_str("\n| section | tokens |\n| --- | ---: |\n");
             for (section, tokens) in &row.sections {
-                out.push_str(&format!("| {section} | {tokens} |\n"));
+                push_line(&mut out, &format!("| {section} | {tokens} |"));
             }
         }
     }

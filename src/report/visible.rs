@@ -21,6 +21,14 @@ pub fn visible_lines(text: &str) -> Cow<'_, str> {
     })
 }
 
+/// Appends one line of a text report: `line` as [`visible`] shows it, then a line break. A
+/// report writes each of its lines so, whatever text of the workspace it quotes (a file's
+/// name, a condition, a description), so that quoted text cannot start a line of its own.
+pub fn push_line(out: &mut String, line: &str) {
+    out.push_str(&visible(line));
+    out.push('\n');
+}
+
 fn shown(text: &str, hidden: impl Fn(char) -> bool) -> Cow<'_, str> {
     if !text.chars().any(&hidden) {
         return Cow::Borrowed(text);
