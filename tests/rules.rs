@@ -113,6 +113,36 @@ fn rules_from_a_context_reach_templates_as_structured_items() {
     insta::assert_snapshot!(run.stdout);
 }
 
+/// A rule switched off under a name no rule has (a typo) stays on: said, with the name meant,
+/// for `--disable-rule` and for a context's `rule_toggles` alike. Names that exist say nothing.
+#[test]
+fn a_rule_switched_off_by_a_name_no_rule_has_is_said() {
+    let workspace = workspace_with_project(
+        "date = \"2026-11-01\"\n\
+         rules_from = [\"project\"]\n\
+         rule_toggles = { \"legacy-styel\" = false, AGENTS = true }\n",
+    );
+    let run = workspace.run(&["build", "--context", "project", "--disable-rule", "testin"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for (by, name, meant) in [
+        ("--disable-rule", "testin", "testing"),
+        ("rule_toggles", "legacy-styel", "legacy-style"),
+    ] {
+        assert!(
+            run.stderr.contains(&format!(
+                "warning: `{by}` names `{name}`, but no rule read is called so (by name or path); \
+                 did you mean `{meant}`?"
+            )),
+            "{}",
+            run.stderr
+        );
+    }
+    // Both rules stay on; `AGENTS` names a rule, and is not warned about.
+    assert!(run.stdout.contains("] legacy-style ("), "{}", run.stdout);
+    assert!(run.stdout.contains("] testing ("), "{}", run.stdout);
+    assert!(!run.stderr.contains("`AGENTS`"), "{}", run.stderr);
+}
+
 /// The build matrix compiles a workspace context with its rules, as a single build of it
 /// does: the committed outputs agree with `build --context`.
 #[test]

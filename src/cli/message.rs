@@ -58,6 +58,14 @@ pub enum Message<'a> {
         name: &'a str,
         suggestion: Option<String>,
     },
+    /// A rule named to be switched off (`--disable-rule`, a context's `rule_toggles`) that no
+    /// rule read is called: the rule it meant stays on.
+    RuleNameUnknown {
+        name: &'a str,
+        /// `--disable-rule` or `rule_toggles`.
+        by: &'static str,
+        suggestion: Option<String>,
+    },
     /// A schema file that is not what `promptc schema` writes.
     StaleSchema(&'a Path),
     /// `init` wrote the library.
@@ -171,6 +179,20 @@ impl fmt::Display for Message<'_> {
                 write!(
                     f,
                     "warning: `--set {name}` changes nothing: no template reads `{name}`"
+                )?;
+                match suggestion {
+                    Some(near) => write!(f, "; did you mean `{near}`?"),
+                    None => Ok(()),
+                }
+            }
+            Message::RuleNameUnknown {
+                name,
+                by,
+                suggestion,
+            } => {
+                write!(
+                    f,
+                    "warning: `{by}` names `{name}`, but no rule read is called so (by name or path)"
                 )?;
                 match suggestion {
                     Some(near) => write!(f, "; did you mean `{near}`?"),

@@ -472,17 +472,15 @@ pub fn request_with_rules(
     // A named context of the workspace had its rules folders read when it loaded.
     let named =
         Some(target.context_name(workspace)).filter(|name| workspace.contexts.contains_key(name));
-    let (rules, problems) = assemble_rules(
-        workspace,
-        &mut context,
-        &target.rules.request(),
-        named.as_deref(),
-    );
+    let rules_request = target.rules.request();
+    let (rules, problems) =
+        assemble_rules(workspace, &mut context, &rules_request, named.as_deref());
     let has_errors = problems.has_errors();
     printer.diagnostics(problems, &workspace.sources);
     if has_errors {
         return Err(CliError::Reported);
     }
+    unknown_rule_names(&rules, &rules_request, &context, printer);
     if let Some(settings) = &target.mcp
         && let Err(diagnostics) =
             apply_mcp_settings(workspace, settings, &mut context, &mut mcp_places)?
@@ -518,6 +516,44 @@ pub fn request_with_rules(
     unread_set_values(workspace, &request.set, printer);
     request.source_date_epoch = source_date_epoch()?;
     Ok((request, rules))
+}
+
+/// A rule switched off by a name no rule has stays on: said, with the near name (a mistyped
+/// `--disable-rule` or `rule_toggles` key changed nothing without a word).
+fn unknown_rule_names(
+    report: &RulesReport,
+    request: &RulesRequest,
+    context: &Context,
+    printer: &Printer,
+) {
+    if !report.assembled {
+        return;
+    }
+    let known: std::collections::BTreeSet<String> = report
+        .rules
+        .iter()
+        .flat_map(|(rule, _)| [rule.name.clone(), rule.path.clone()])
+        .filter(|name| !name.is_empty())
+        .collect();
+    let named = request
+        .disabled
+        .iter()
+        .map(|name| (name, "--disable-rule"))
+        .chain(
+            context
+                .rule_toggles
+                .keys()
+                .map(|name| (name, "rule_toggles")),
+        );
+    for (name, by) in named {
+        if !known.contains(name) {
+            printer.message(Message::RuleNameUnknown {
+                name,
+                by,
+                suggestion: crate::namespace::closest(name, &known),
+            });
+        }
+    }
 }
 
 /// A `--set` value under a name no template reads changes nothing: said, with the near name
