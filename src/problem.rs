@@ -338,6 +338,16 @@ pub enum Problem {
         /// The workspace makes this lint an error (`tokens.stable_prefix_level`).
         error: bool,
     },
+    /// The stable-prefix probe (a second compile with every volatile value changed) did not
+    /// compile, so where the first volatile value sits is not known.
+    StablePrefixUnchecked {
+        /// The outputs (`family × context`) whose probe failed, in matrix order.
+        outputs: Vec<String>,
+        /// What stopped the probe: its first problem.
+        reason: String,
+        /// The workspace makes the stable-prefix lint an error.
+        error: bool,
+    },
     /// A compile's templates ran more instructions than its fuel allows.
     OutOfFuel {
         fuel: u64,
@@ -458,6 +468,7 @@ impl Problem {
             Problem::DuplicateSlot { .. } => "duplicate-slot",
             Problem::OverBudget { .. } => "over-budget",
             Problem::VolatileEarly { .. } => "volatile-early",
+            Problem::StablePrefixUnchecked { .. } => "stable-prefix-unchecked",
             Problem::Routing(routing) => routing.code(),
             Problem::Definitions(problem) => problem.code(),
             Problem::Rules(rules) => rules.code(),
@@ -507,7 +518,8 @@ impl Problem {
             | Problem::SectionReadBeforeItRenders { .. }
             | Problem::SectionNeverRendered { .. }
             | Problem::ConditionOnATable { .. }
-            | Problem::VolatileEarly { error: false, .. } => Severity::Warning,
+            | Problem::VolatileEarly { error: false, .. }
+            | Problem::StablePrefixUnchecked { error: false, .. } => Severity::Warning,
             Problem::Routing(routing) => routing.severity(),
             Problem::Definitions(problem) => problem.severity(),
             Problem::Rules(rules) => rules.severity(),
@@ -716,6 +728,9 @@ impl Problem {
             }
             Problem::VolatileEarly { .. } => {
                 "move values that change per request towards the end of the prompt, or lower `tokens.stable_prefix_percent`".into()
+            }
+            Problem::StablePrefixUnchecked { .. } => {
+                "list in `tokens.volatile` only names whose values may change without breaking the templates (a context field, or a path into one such as `extra.team`, changes by its type; any other name becomes a text), or turn the check off with `stable_prefix_level = \"off\"`".into()
             }
             Problem::OutOfFuel { .. } => format!(
                 "look for a loop that does not end, one that walks a long list or text on each turn (`in`, `==`, `sort`, a filter: each item, and each 16 bytes of text, an instruction walks costs fuel), or one that makes a new pattern for `matching` or `glob` on each turn (each distinct pattern of a render costs fuel); if the work is real, raise `fuel` in promptc.toml (at most {})",
@@ -1042,17 +1057,7 @@ impl Problem {
                 volatile,
                 ..
             } => {
-                // A few outputs are named; a long list is cut, the count kept.
-                const NAMED: usize = 3;
-                let mut names = outputs
-                    .iter()
-                    .take(NAMED)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                if outputs.len() > NAMED {
-                    names.push_str(&format!(" and {} more outputs", outputs.len() - NAMED));
-                }
+                let names = named_outputs(outputs);
                 let how_far = if outputs.len() > 1 {
                     "as early as "
                 } else {
@@ -1069,6 +1074,15 @@ impl Problem {
                 write!(
                     f,
                     "; only the text before it can be served from a prompt cache"
+                )
+            }
+            Problem::StablePrefixUnchecked {
+                outputs, reason, ..
+            } => {
+                let names = named_outputs(outputs);
+                write!(
+                    f,
+                    "{names}: the stable prefix is not checked: with the values `tokens.volatile` lists changed, the prompt does not compile ({reason})"
                 )
             }
             Problem::Routing(routing) => write!(f, "{routing}"),
@@ -1101,6 +1115,21 @@ impl Problem {
             }
         }
     }
+}
+
+/// The outputs a finding names: a few of them, a long list cut with the count kept.
+fn named_outputs(outputs: &[String]) -> String {
+    const NAMED: usize = 3;
+    let mut names = outputs
+        .iter()
+        .take(NAMED)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if outputs.len() > NAMED {
+        names.push_str(&format!(" and {} more outputs", outputs.len() - NAMED));
+    }
+    names
 }
 
 #[cfg(test)]
@@ -1266,6 +1295,11 @@ mod tests {
                 volatile: Vec::new(),
                 error: false,
             },
+            Problem::StablePrefixUnchecked {
+                outputs: Vec::new(),
+                reason: String::new(),
+                error: false,
+            },
             Problem::OutOfFuel { fuel: 0 },
             Problem::ConditionsOutOfFuel { fuel: 0 },
             Problem::TooMuchText {
@@ -1299,7 +1333,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 60;
+    const VARIANTS: usize = 61;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -1363,6 +1397,7 @@ mod tests {
             Problem::SectionReadBeforeItRenders { .. } => 57,
             Problem::SectionNeverRendered { .. } => 58,
             Problem::ConditionOnATable { .. } => 59,
+            Problem::StablePrefixUnchecked { .. } => 60,
         }
     }
 

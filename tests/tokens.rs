@@ -94,6 +94,60 @@ fn the_stable_prefix_ends_where_the_first_volatile_value_starts() {
     assert_eq!(prefix["section"], "intro");
 }
 
+// `tokens.volatile` listed a table of the context (`extra`): the probe set a text in its
+// place, templates reading `extra.team` failed on it, and the stable prefix went unchecked
+// without a word; a path (`extra.team`) was refused. A table, or a path into one, now
+// changes every value under it, and a path that does not exist is refused with the near one.
+#[test]
+fn a_volatile_table_or_path_of_the_context_changes_what_it_holds() {
+    let template =
+        "Team {{ extra.team }}, on {{ model.id }}.\n\n{{ INTRO_SECTION }}\n\n{{ TOOLS }}\n";
+    let with_volatile = |volatile: &str| {
+        Fixture::minimal()
+            .file(
+                "promptc.toml",
+                format!(
+                    "{}[context_fields]\nteam = {{ type = \"string\" }}\n\
+                     [tokens]\nvolatile = [{volatile}]\n",
+                    common::MANIFEST
+                ),
+            )
+            .file("variants/generic.md", template)
+            .write()
+    };
+    for (volatile, before, read) in [
+        ("\"extra\"", "Team ", "extra.team"),
+        ("\"extra.team\"", "Team ", "extra.team"),
+        ("\"model.id\"", ", on ", "model.id"),
+    ] {
+        let workspace = with_volatile(volatile);
+        let prompt = promptc_prompt(workspace.root());
+        let expected = &prompt[..prompt.find(before).unwrap() + before.len()];
+        let json = stats(workspace.root());
+        let prefix = &json["prompts"][0]["stable_prefix"];
+        assert_eq!(
+            prefix["bytes"].as_u64(),
+            Some(expected.len() as u64),
+            "{volatile}: {prefix}"
+        );
+        // And `validate` points at the name the template reads.
+        let report = workspace.validate();
+        let warning = report.single();
+        assert_eq!(
+            (warning.code.as_str(), warning.file.as_str(), warning.line),
+            ("volatile-early", "variants/generic.md", 1),
+            "{volatile}"
+        );
+        let column = template.find(&format!("{{{{ {read}")).unwrap() + 4;
+        assert_eq!(warning.column, column as u64, "{volatile}");
+    }
+    let misspelt = with_volatile("\"extra.teem\"").validate();
+    let error = misspelt.single();
+    assert_eq!(error.code, "undefined-placeholder");
+    assert!(error.message.contains("`extra.teem`"), "{}", error.message);
+    assert_eq!(misspelt.help(0), Some("did you mean `extra.team`?"));
+}
+
 #[test]
 fn a_volatile_value_early_in_the_prompt_is_a_warning() {
     let early = Fixture::minimal().file(

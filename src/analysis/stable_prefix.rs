@@ -3,12 +3,13 @@
 //! volatile) ends what can be reused. It is found by compiling a second time with every
 //! volatile value changed and comparing: the common prefix is the stable one.
 
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::compile::{Compiler, Request};
-use crate::compiled::Compiled;
+use crate::compiled::{CompileError, Compiled};
 use crate::diagnostic::Diagnostic;
-use crate::model::{LintLevel, StandardPlaceholder};
+use crate::model::{Context, LintLevel, StandardPlaceholder};
 use crate::problem::Problem;
 use crate::resolve::tool_spec::resolve_tool;
 use crate::templates::TemplateId;
@@ -27,12 +28,35 @@ pub struct StablePrefix {
     pub section: Option<String>,
 }
 
-/// The request with every volatile value changed.
+/// The request with every volatile value changed: a standard placeholder's field, else a
+/// context field or a path into one (`extra`, `extra.team`, `model.id`: every value under it),
+/// else a runtime placeholder of that name.
 fn probe(workspace: &Workspace, request: &Request) -> Request {
     let mut probe = request.clone();
+    let fields = crate::namespace::context_fields();
+    let declared = &workspace.settings().context_fields;
     for name in &workspace.settings().tokens.volatile {
-        let changed = StandardPlaceholder::named(name)
-            .is_some_and(|placeholder| placeholder.perturb(&mut probe.context));
+        // A declared `extra` key the context leaves out reads as its default: that is the
+        // value the probe changes.
+        if name.split('.').next() == Some(crate::namespace::EXTRA) {
+            for (key, field) in declared {
+                if !probe.context.extra.contains_key(key) {
+                    probe
+                        .context
+                        .extra
+                        .insert(key.clone(), field.default_value());
+                }
+            }
+        }
+        let changed = match StandardPlaceholder::named(name) {
+            Some(placeholder) => placeholder.perturb(&mut probe.context),
+            None => {
+                name.split('.')
+                    .next()
+                    .is_some_and(|first| fields.contains(first))
+                    && perturb_path(&mut probe.context, name)
+            }
+        };
         if !changed {
             probe
                 .set
@@ -42,13 +66,69 @@ fn probe(workspace: &Workspace, request: &Request) -> Request {
     probe
 }
 
+/// Changes every value at `path` (dotted) in `context`; a key the context leaves out (a
+/// declared `extra` key at its default) is given the probe's text. `false` when the changed
+/// context is not one (a value whose type admits no change, such as one of a few words).
+fn perturb_path(context: &mut Context, path: &str) -> bool {
+    let Ok(mut value) = serde_json::to_value(&*context) else {
+        return false;
+    };
+    let mut node = &mut value;
+    let mut segments = path.split('.').peekable();
+    while let Some(segment) = segments.next() {
+        let Some(table) = node.as_object_mut() else {
+            return false;
+        };
+        if !table.contains_key(segment) && segments.peek().is_none() {
+            table.insert(segment.to_string(), Value::Null);
+        }
+        let Some(next) = table.get_mut(segment) else {
+            return false;
+        };
+        node = next;
+    }
+    perturb_value(node);
+    match serde_json::from_value::<Context>(value) {
+        Ok(changed) => {
+            *context = changed;
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// Every value in `value` changed: text gains the probe's, numbers grow by one, booleans
+/// flip, and an empty list or table gains an item.
+fn perturb_value(value: &mut Value) {
+    let probe = StandardPlaceholder::probe_text();
+    match value {
+        Value::Null => *value = Value::String(probe.into()),
+        Value::Bool(flag) => *flag = !*flag,
+        Value::Number(number) => {
+            *value = match (number.as_u64(), number.as_i64(), number.as_f64()) {
+                (Some(n), _, _) => Value::from(n.wrapping_add(1)),
+                (_, Some(n), _) => Value::from(n.wrapping_add(1)),
+                (_, _, Some(n)) => Value::from(n + 1.0),
+                _ => Value::String(probe.into()),
+            }
+        }
+        Value::String(text) => text.push_str(probe),
+        Value::Array(items) if items.is_empty() => items.push(Value::String(probe.into())),
+        Value::Array(items) => items.iter_mut().for_each(perturb_value),
+        Value::Object(table) if table.is_empty() => {
+            table.insert(probe.into(), Value::String(probe.into()));
+        }
+        Value::Object(table) => table.values_mut().for_each(perturb_value),
+    }
+}
+
 /// The stable prefix of a compiled prompt; `None` when the probe does not compile.
 pub fn stable_prefix(
     compiler: &Compiler<'_>,
     request: &Request,
     compiled: &Compiled,
 ) -> Option<StablePrefix> {
-    let (mut prefix, _) = probe_and_compare(compiler, request, compiled)?;
+    let (mut prefix, _) = probe_and_compare(compiler, request, compiled).ok()?;
     let encoding = compiler
         .workspace()
         .settings()
@@ -59,14 +139,16 @@ pub fn stable_prefix(
 }
 
 /// The stable prefix, its tokens not counted (the warning needs none), and the prompt
-/// compiled with every volatile value changed.
+/// compiled with every volatile value changed; else what stopped that compile.
 fn probe_and_compare(
     compiler: &Compiler<'_>,
     request: &Request,
     compiled: &Compiled,
-) -> Option<(StablePrefix, Compiled)> {
+) -> Result<(StablePrefix, Compiled), String> {
     let workspace = compiler.workspace();
-    let probed = compiler.compile(&probe(workspace, request)).ok()?;
+    let probed = compiler
+        .compile(&probe(workspace, request))
+        .map_err(|error| first_problem(&error))?;
     let prompt = &compiled.prompt;
     let mut bytes = prompt
         .bytes()
@@ -101,7 +183,19 @@ fn probe_and_compare(
             .collect(),
         section,
     };
-    Some((prefix, probed))
+    Ok((prefix, probed))
+}
+
+/// What stopped a compile, in a few words: its first problem.
+fn first_problem(error: &CompileError) -> String {
+    match error {
+        CompileError::Diagnostics(diagnostics) => diagnostics
+            .iter()
+            .next()
+            .map_or_else(|| "it failed".to_string(), |d| d.problem.to_string()),
+        CompileError::Selection(problem) => problem.to_string(),
+        CompileError::InvalidWorkspace => "the workspace has errors".to_string(),
+    }
 }
 
 /// The warning for a volatile value early in the prompt, if there is one, at the place that
@@ -118,7 +212,21 @@ pub fn volatile_warning(
     if threshold == 0 || settings.stable_prefix_level == LintLevel::Off {
         return None;
     }
-    let (prefix, probed) = probe_and_compare(compiler, request, compiled)?;
+    let (prefix, probed) = match probe_and_compare(compiler, request, compiled) {
+        Ok(compared) => compared,
+        // Not knowing is said: a list the probe cannot compile with left the prefix
+        // unchecked without a word.
+        Err(reason) => {
+            return Some(Diagnostic::new(
+                Problem::StablePrefixUnchecked {
+                    outputs: vec![format!("{} × {context}", compiled.family)],
+                    reason,
+                    error: settings.stable_prefix_level == LintLevel::Error,
+                },
+                workspace.manifest.key_span("/tokens/volatile"),
+            ));
+        }
+    };
     if prefix.percent >= threshold || prefix.bytes == compiled.prompt.len() {
         return None;
     }
@@ -137,10 +245,11 @@ pub fn volatile_warning(
         .variables(template)
         .iter()
         .filter(|variable| {
-            settings
-                .volatile
-                .iter()
-                .any(|v| v == *variable || v.eq_ignore_ascii_case(variable))
+            // A path (`extra.team`) is read through its first name.
+            settings.volatile.iter().any(|v| {
+                let v = v.split('.').next().unwrap_or(v);
+                v == *variable || v.eq_ignore_ascii_case(variable)
+            })
         })
         .filter_map(|variable| workspace.templates.find_name(template, variable))
         .min_by_key(|span| span.start)

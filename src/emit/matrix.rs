@@ -1297,12 +1297,27 @@ pub fn diagnostics(workspace: &Workspace, source_date_epoch: Option<i64>) -> Dia
     diagnostics
 }
 
+/// Whether two findings at one place are one: a volatile value early, or the prefix unchecked
+/// for the same reason.
+fn same_finding(kept: &Problem, found: &Problem) -> bool {
+    match (kept, found) {
+        (Problem::VolatileEarly { .. }, Problem::VolatileEarly { .. }) => true,
+        (
+            Problem::StablePrefixUnchecked { reason, .. },
+            Problem::StablePrefixUnchecked { reason: other, .. },
+        ) => reason == other,
+        _ => false,
+    }
+}
+
 /// One volatile-value finding per place: the outputs that share it are listed together, with
-/// the earliest position among them.
+/// the earliest position among them (and one unchecked prefix per place and reason).
 fn grouped_by_place(warnings: impl Iterator<Item = Diagnostic>) -> Vec<Diagnostic> {
     let mut grouped: Vec<Diagnostic> = Vec::new();
     for warning in warnings {
-        let same_place = grouped.iter_mut().find(|d| d.span == warning.span);
+        let same_place = grouped
+            .iter_mut()
+            .find(|d| d.span == warning.span && same_finding(&d.problem, &warning.problem));
         match (same_place, warning.problem) {
             (
                 Some(Diagnostic {
@@ -1321,6 +1336,13 @@ fn grouped_by_place(warnings: impl Iterator<Item = Diagnostic>) -> Vec<Diagnosti
                 outputs.extend(more);
                 *percent = (*percent).min(here);
             }
+            (
+                Some(Diagnostic {
+                    problem: Problem::StablePrefixUnchecked { outputs, .. },
+                    ..
+                }),
+                Problem::StablePrefixUnchecked { outputs: more, .. },
+            ) => outputs.extend(more),
             (_, problem) => grouped.push(Diagnostic::new(problem, warning.span)),
         }
     }

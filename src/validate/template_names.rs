@@ -56,13 +56,21 @@ fn volatile_names_known(scope: &Scope<'_>, out: &mut Diagnostics) {
         .iter()
         .enumerate()
     {
-        if scope.any_variant.contains(name) {
+        // A path into the context (`extra.team`, `model.id`) names the values under it.
+        let (unknown, suggestion) = if name.contains('.') {
+            match scope.any_variant.check_path(name) {
+                Ok(()) => continue,
+                Err(unknown) => unknown,
+            }
+        } else if scope.any_variant.contains(name) {
             continue;
-        }
+        } else {
+            (name.clone(), closest(name, scope.any_variant.names()))
+        };
         out.push(Diagnostic::new(
             Problem::UndefinedPlaceholder {
-                suggestion: closest(name, scope.any_variant.names()),
-                name: name.clone(),
+                suggestion,
+                name: unknown,
             },
             manifest.value_span(&format!("/tokens/volatile/{index}")),
         ));
