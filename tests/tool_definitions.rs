@@ -288,7 +288,7 @@ fn every_lint_is_located() {
     let run = workspace.run(&["tools", "--context", "basic", "--dialect", "openai"]);
     assert_eq!(run.code, 1);
     assert!(
-        run.stderr.contains("error[tool-name-rejected]: tool name `ask.user` is with characters it does not accept, which the openai dialect rejects")
+        run.stderr.contains("error[tool-name-rejected]: tool name `ask.user` is not made of letters, digits, `_` and `-` alone, which the openai dialect rejects")
             && run.stderr.contains("tools/ask.toml:2:8"),
         "{}",
         run.stderr
@@ -551,6 +551,28 @@ fn an_mcp_tool_problem_points_at_the_file_that_names_the_tool() {
     let run = common::Run::checked(output);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.contains("--> <stdin>:15:8"), "{}", run.stderr);
+    // A name with a space is not too long: the help is about the characters, which the
+    // naming rule can replace (the server's `uid` is no help).
+    let output = workspace
+        .command()
+        .args(["tools", "--context", "-", "--dialect", "openai"])
+        .write_stdin(MCP_CONTEXT.replace(
+            "a_tool_whose_name_goes_on_and_on_past_what_any_provider_accepts_as_a_name",
+            "a b",
+        ))
+        .output()
+        .unwrap();
+    let run = common::Run::checked(output);
+    assert!(
+        run.stderr
+            .contains("its name is not made of letters, digits, `_` and `-` alone")
+            && run.stderr.contains(
+                "help: make `tool_definitions.mcp_name` write only letters, digits, `_` and `-`"
+            )
+            && !run.stderr.contains("uid"),
+        "{}",
+        run.stderr
+    );
     // Made an error, it stops the compile at the same place.
     std::fs::write(
         root.join("promptc.toml"),

@@ -55,12 +55,21 @@ impl DefinitionProblem {
 
     pub fn help(&self) -> Option<String> {
         Some(match self {
-            DefinitionProblem::ToolNameRejected { max, .. } => format!(
-                "give the tool a `name` of at most {max} letters, digits, `_` and `-`"
+            DefinitionProblem::ToolNameRejected { max, dialect, .. } => format!(
+                "give the tool a `name` of at most {max} {}",
+                accepted(dialect)
             ),
-            DefinitionProblem::McpToolSkipped { .. } => {
-                "shorten the server's `uid`, or change `tool_definitions.mcp_name`; `long_names = \"error\"` makes this an error".into()
+            // The tool's own name is the server's: what the workspace changes is how the
+            // definitions name it.
+            DefinitionProblem::McpToolSkipped {
+                too_long: true, ..
+            } => {
+                "shorten the server's `uid`, or make `tool_definitions.mcp_name` shorter (e.g. `{{ tool }}` alone); `long_names = \"error\"` makes this an error".into()
             }
+            DefinitionProblem::McpToolSkipped { dialect, .. } => format!(
+                "make `tool_definitions.mcp_name` write only {} (e.g. `{{{{ server }}}}__{{{{ tool | replace(' ', '_') }}}}`); `long_names = \"error\"` makes this an error",
+                accepted(dialect)
+            ),
             DefinitionProblem::KeywordsDropped { .. } => {
                 "leave these keywords out, or accept that this provider does not see them".into()
             }
@@ -74,13 +83,22 @@ impl DefinitionProblem {
     }
 }
 
+/// The characters a dialect takes in a tool's name, in words.
+fn accepted(dialect: &str) -> &'static str {
+    if dialect == "gemini" {
+        "letters, digits, `_`, `-`, `.` and `:`"
+    } else {
+        "letters, digits, `_` and `-`"
+    }
+}
+
 impl fmt::Display for DefinitionProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let why = |too_long: bool, max: usize| {
+        let why = |too_long: bool, max: usize, dialect: &str| {
             if too_long {
                 format!("longer than {max} characters")
             } else {
-                "with characters it does not accept".to_string()
+                format!("not made of {} alone", accepted(dialect))
             }
         };
         match self {
@@ -92,7 +110,7 @@ impl fmt::Display for DefinitionProblem {
             } => write!(
                 f,
                 "tool name `{name}` is {}, which the {dialect} dialect rejects",
-                why(*too_long, *max)
+                why(*too_long, *max, dialect)
             ),
             DefinitionProblem::McpToolSkipped {
                 name,
@@ -102,7 +120,7 @@ impl fmt::Display for DefinitionProblem {
             } => write!(
                 f,
                 "MCP tool `{name}` is left out of the {dialect} tool definitions: its name is {}",
-                why(*too_long, *max)
+                why(*too_long, *max, dialect)
             ),
             DefinitionProblem::KeywordsDropped {
                 tool,
