@@ -799,6 +799,62 @@ fn text_quoted_in_a_report_cannot_start_a_line_of_its_own() {
     assert!(diff.stdout.contains("\u{240a}::error"), "{}", diff.stdout);
 }
 
+// `--set yolo=false` gave the name `yolo` the text "false", which every condition reads as
+// true: the approval notes went away as with `yolo=true`. A `--set` of a context field that is
+// not text (or a path into one) sets the field, read as its type; a value of another type is
+// refused, saying what the field holds.
+#[test]
+fn set_gives_a_context_field_a_value_of_its_type() {
+    let root = common::repo_root();
+    let build = |set: &[&str]| {
+        let mut command = promptc();
+        command.args(["build", "--workspace", root.to_str().unwrap()]);
+        command.args(["--family", "next-gen", "--context", "basic"]);
+        for value in set {
+            command.args(["--set", value]);
+        }
+        command.output().unwrap()
+    };
+    let plain = build(&[]);
+    assert!(plain.status.success(), "{}", stderr(&plain));
+    let as_false = build(&["yolo=false"]);
+    assert!(as_false.status.success(), "{}", stderr(&as_false));
+    assert_eq!(
+        stdout(&as_false),
+        stdout(&plain),
+        "basic is not yolo already"
+    );
+    let as_true = build(&["yolo=true"]);
+    assert_ne!(stdout(&as_true), stdout(&plain));
+    // A path into a table of the context.
+    let no_browser = build(&["browser.enabled=false"]);
+    assert!(no_browser.status.success(), "{}", stderr(&no_browser));
+    assert!(stdout(&plain).contains("browser_action"));
+    assert!(!stdout(&no_browser).contains("browser_action"));
+    for (value, says) in [
+        (
+            "yolo=maybe",
+            "`--set yolo=maybe`: `yolo` is a context field that holds `true` or `false`",
+        ),
+        (
+            "browser.viewport.width=wide",
+            "`browser.viewport.width` is a context field that holds a number",
+        ),
+        (
+            "browser=off",
+            "holds a list or a table, which `--set` cannot give: set it in a context file",
+        ),
+    ] {
+        let refused = build(&[value]);
+        assert_eq!(refused.status.code(), Some(2), "{value}");
+        assert!(
+            stderr(&refused).contains(says),
+            "{value}: {}",
+            stderr(&refused)
+        );
+    }
+}
+
 /// `show` and `context` write TOML; a null in a list or an integer above TOML's largest (both
 /// possible in YAML and JSON) has no TOML form: named, with the format that has one.
 #[test]

@@ -149,6 +149,36 @@ fn an_mcp_tool_problem_is_located_in_the_context_as_given() {
     );
 }
 
+/// A `set` value naming a context field that is not text is read as the field's type, as on
+/// the command line: `"yolo": "false"` is not a text that reads as true.
+#[test]
+fn a_set_context_field_takes_its_type() {
+    let runtime = shipped();
+    let compile = |set: Value| {
+        runtime.compile(&request(json!({
+            "family": "next-gen",
+            "context": "basic",
+            "set": set,
+        })))
+    };
+    let plain = compile(json!({})).unwrap().value.prompt;
+    assert_eq!(
+        compile(json!({ "yolo": "false" })).unwrap().value.prompt,
+        plain
+    );
+    assert_ne!(
+        compile(json!({ "yolo": "true" })).unwrap().value.prompt,
+        plain
+    );
+    let failed = failure(compile(json!({ "yolo": "maybe" })));
+    assert!(
+        failed
+            .to_string()
+            .contains("`yolo` is a context field that holds `true` or `false`"),
+        "{failed}"
+    );
+}
+
 #[test]
 fn a_request_as_json_text_reads_as_the_same_request_as_a_value() {
     let runtime = shipped();

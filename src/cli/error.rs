@@ -53,6 +53,8 @@ pub enum CliError {
     EpochOutOfRange(String),
     /// `SOURCE_DATE_EPOCH` is not a number.
     EpochNotANumber(String),
+    /// A `--set` value that does not fit the context field it names.
+    SetValue(String),
     /// `init` would overwrite these paths.
     WouldOverwrite(Vec<PathBuf>),
     /// `new`: the workspace has a file of this kind with the id already (`by`: its path).
@@ -104,6 +106,7 @@ impl CliError {
             CliError::ContextNotAFile(_) => "context-not-a-file",
             CliError::ContextNotData(_) => "context-not-data",
             CliError::EpochOutOfRange(_) | CliError::EpochNotANumber(_) => "source-date-epoch",
+            CliError::SetValue(_) => "invalid-set",
             CliError::WouldOverwrite(_) => "would-overwrite",
             CliError::IdTaken { .. } => "duplicate-id",
             CliError::SlotTaken { .. } => "duplicate-slot",
@@ -212,6 +215,7 @@ impl fmt::Display for CliError {
             CliError::EpochNotANumber(value) => {
                 write!(f, "SOURCE_DATE_EPOCH is not a number: `{value}`")
             }
+            CliError::SetValue(message) => write!(f, "{message}"),
             CliError::IdTaken { what, id, by } => write!(
                 f,
                 "the workspace has a {what} `{id}` already ({by}): choose another id, or edit that file; nothing was written"

@@ -386,9 +386,20 @@ fn parse_assignment(text: &str) -> Result<(String, String), String> {
         Some((key, value)) if is_name(key.trim()) => {
             Ok((key.trim().to_string(), value.to_string()))
         }
+        // A path into a context field (`browser.enabled`), which the value is set at.
+        Some((key, value))
+            if key.trim().split('.').all(is_name)
+                && key
+                    .trim()
+                    .split('.')
+                    .next()
+                    .is_some_and(|first| crate::namespace::context_fields().contains(first)) =>
+        {
+            Ok((key.trim().to_string(), value.to_string()))
+        }
         // A placeholder templates could never read: refused, as in a context's `placeholders`.
         Some((key, _)) if !key.trim().is_empty() => Err(format!(
-            "`{}` is not a placeholder name: expected {}",
+            "`{}` is not a placeholder name: expected {} (or a path into a context field, such as `browser.enabled`)",
             key.trim(),
             crate::problem::Form::Name
         )),
@@ -513,6 +524,9 @@ pub fn request_with_rules(
     request.dialect = target.dialect;
     request.mcp_places = mcp_places;
     request.set = target.set.into_iter().collect::<IndexMap<_, _>>();
+    request
+        .set_context_fields(&workspace.settings().context_fields)
+        .map_err(CliError::SetValue)?;
     unread_set_values(workspace, &request.set, printer);
     request.source_date_epoch = source_date_epoch()?;
     Ok((request, rules))

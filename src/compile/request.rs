@@ -3,7 +3,9 @@
 use indexmap::IndexMap;
 
 use crate::load::mcp_places::McpPlaces;
-use crate::model::{Context, Dialect};
+use serde_json::Value;
+
+use crate::model::{Context, ContextField, Dialect};
 
 /// Which variant to compile: a family, a variant, or the family routing picks for the
 /// context's model; then, within the family, a label or a tag.
@@ -96,5 +98,114 @@ impl Request {
             dialect: None,
             mcp_places: McpPlaces::default(),
         }
+    }
+}
+
+impl Request {
+    /// Moves each `--set` value that names a context field that is not text, or a path into
+    /// one (`yolo`, `browser.enabled`, `extra.retries`), out of the runtime placeholders and
+    /// into the context, read as the field's type: a text `false` would read as true in
+    /// every condition. Text fields stay runtime placeholders, as before. An error says which
+    /// value does not fit, and what would.
+    pub fn set_context_fields(
+        &mut self,
+        declared: &IndexMap<String, ContextField>,
+    ) -> Result<(), String> {
+        let fields = crate::namespace::context_fields();
+        let typed: Vec<(String, String)> = self
+            .set
+            .iter()
+            .filter(|(name, _)| {
+                name.split('.')
+                    .next()
+                    .is_some_and(|first| fields.contains(first))
+            })
+            .map(|(name, value)| (name.clone(), value.clone()))
+            .collect();
+        if typed.is_empty() {
+            return Ok(());
+        }
+        let mut context = serde_json::to_value(&self.context).map_err(|error| error.to_string())?;
+        let mut moved = Vec::new();
+        for (name, text) in typed {
+            let Some(value) = typed_value(&context, &name, &text, declared)? else {
+                continue;
+            };
+            set_at(&mut context, &name, value);
+            moved.push(name);
+        }
+        if moved.is_empty() {
+            return Ok(());
+        }
+        self.context = serde_json::from_value(context).map_err(|error| {
+            format!(
+                "`--set {}` does not fit the context: {error}",
+                moved.join("`, `--set ")
+            )
+        })?;
+        for name in moved {
+            self.set.shift_remove(&name);
+        }
+        Ok(())
+    }
+}
+
+/// The value `--set NAME=TEXT` gives a context field, read as the type the field holds
+/// (`None` for a text field, which stays a runtime placeholder).
+fn typed_value(
+    context: &Value,
+    name: &str,
+    text: &str,
+    declared: &IndexMap<String, ContextField>,
+) -> Result<Option<Value>, String> {
+    let current = name
+        .split('.')
+        .try_fold(context, |node, segment| node.get(segment));
+    // A declared `extra` key the context leaves out has its declared type.
+    let declared_default = name
+        .strip_prefix("extra.")
+        .and_then(|key| declared.get(key))
+        .map(ContextField::default_value);
+    let Some(shape) = current.cloned().or(declared_default) else {
+        return Ok(None);
+    };
+    let wrong = |what: &str| {
+        Err(format!(
+            "`--set {name}={text}`: `{name}` is a context field that holds {what}"
+        ))
+    };
+    Ok(Some(match shape {
+        Value::Bool(_) => match text.trim() {
+            "true" => Value::Bool(true),
+            "false" => Value::Bool(false),
+            _ => return wrong("`true` or `false`"),
+        },
+        Value::Number(_) => match serde_json::from_str::<serde_json::Number>(text.trim()) {
+            Ok(number) => Value::Number(number),
+            Err(_) => return wrong("a number"),
+        },
+        Value::Array(_) | Value::Object(_) => {
+            return wrong("a list or a table, which `--set` cannot give: set it in a context file");
+        }
+        Value::String(_) | Value::Null => return Ok(None),
+    }))
+}
+
+/// Sets `value` at the dotted `path` of `context`, adding the last key when it is missing.
+fn set_at(context: &mut Value, path: &str, value: Value) {
+    let mut node = context;
+    let mut segments = path.split('.').peekable();
+    while let Some(segment) = segments.next() {
+        let Some(table) = node.as_object_mut() else {
+            return;
+        };
+        if segments.peek().is_none() {
+            table.insert(segment.to_string(), value);
+            return;
+        }
+        let Some(next) = table.get_mut(segment) else {
+            return;
+        };
+        node = next;
     }
 }

@@ -320,7 +320,7 @@ fn prepare(workspace: &Workspace, given: &AgentRequest) -> Result<Prepared, Fail
     if found.has_errors() {
         return Err(failure(workspace, &sources, found));
     }
-    let request = given.compile_request(context, mcp_places)?;
+    let request = given.compile_request(workspace, context, mcp_places)?;
     Ok(Prepared {
         request,
         context_name,

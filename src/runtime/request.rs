@@ -61,6 +61,7 @@ impl AgentRequest {
     /// The compiler's request, around the assembled context.
     pub(super) fn compile_request(
         &self,
+        workspace: &Workspace,
         mut context: Context,
         mcp_places: McpPlaces,
     ) -> Result<Request, Failure> {
@@ -76,6 +77,9 @@ impl AgentRequest {
         selection.tag = self.tag.clone();
         let mut request = Request::new(selection, context);
         request.set = self.set.clone();
+        request
+            .set_context_fields(&workspace.settings().context_fields)
+            .map_err(|message| Failure::unlocated(RequestProblem::InvalidRequest { message }))?;
         request.mcp_places = mcp_places;
         request.dialect = match &self.dialect {
             None => None,
