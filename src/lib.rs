@@ -56,6 +56,7 @@ mod compile;
 mod compiled;
 mod confine;
 mod cores;
+mod deadline;
 mod diagnostic;
 mod emit;
 mod follow;

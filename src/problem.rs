@@ -348,6 +348,12 @@ pub enum Problem {
         /// The workspace makes the stable-prefix lint an error.
         error: bool,
     },
+    /// The process used most of its processor time (`PROMPTC_TIME_LIMIT`): the compiles left
+    /// were not made, so that the command ends with a word rather than by the signal.
+    ProcessorTimeSpent {
+        /// The processor time, in milliseconds, past which compiles stop.
+        spent_ms: u64,
+    },
     /// A compile's templates ran more instructions than its fuel allows.
     OutOfFuel {
         fuel: u64,
@@ -469,6 +475,7 @@ impl Problem {
             Problem::OverBudget { .. } => "over-budget",
             Problem::VolatileEarly { .. } => "volatile-early",
             Problem::StablePrefixUnchecked { .. } => "stable-prefix-unchecked",
+            Problem::ProcessorTimeSpent { .. } => "processor-time-spent",
             Problem::Routing(routing) => routing.code(),
             Problem::Definitions(problem) => problem.code(),
             Problem::Rules(rules) => rules.code(),
@@ -728,6 +735,9 @@ impl Problem {
             }
             Problem::VolatileEarly { .. } => {
                 "move values that change per request towards the end of the prompt, or lower `tokens.stable_prefix_percent`".into()
+            }
+            Problem::ProcessorTimeSpent { .. } => {
+                "if the work is real, raise `PROMPTC_TIME_LIMIT` (seconds, or `none`); a template that loops a long time stops sooner with a lower `fuel` in promptc.toml".into()
             }
             Problem::StablePrefixUnchecked { .. } => {
                 "list in `tokens.volatile` only names whose values may change without breaking the templates (a context field, or a path into one such as `extra.team`, changes by its type; any other name becomes a text), or turn the check off with `stable_prefix_level = \"off\"`".into()
@@ -1076,6 +1086,11 @@ impl Problem {
                     "; only the text before it can be served from a prompt cache"
                 )
             }
+            Problem::ProcessorTimeSpent { spent_ms } => write!(
+                f,
+                "promptc stopped compiling after {:.1} s of processor time, most of what its limit allows: the compiles left were not made",
+                *spent_ms as f64 / 1000.0
+            ),
             Problem::StablePrefixUnchecked {
                 outputs, reason, ..
             } => {
@@ -1300,6 +1315,7 @@ mod tests {
                 reason: String::new(),
                 error: false,
             },
+            Problem::ProcessorTimeSpent { spent_ms: 0 },
             Problem::OutOfFuel { fuel: 0 },
             Problem::ConditionsOutOfFuel { fuel: 0 },
             Problem::TooMuchText {
@@ -1333,7 +1349,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 61;
+    const VARIANTS: usize = 62;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -1398,6 +1414,7 @@ mod tests {
             Problem::SectionNeverRendered { .. } => 58,
             Problem::ConditionOnATable { .. } => 59,
             Problem::StablePrefixUnchecked { .. } => 60,
+            Problem::ProcessorTimeSpent { .. } => 61,
         }
     }
 

@@ -117,6 +117,11 @@ fn set(resource: Resource, limit: u64) {
     let soft = current
         .current
         .map_or(limit, |existing| existing.min(limit));
+    if resource == rustix::process::Resource::Cpu {
+        // Compiles stop, saying why, at three quarters of the soft limit: the signal at the
+        // limit ends the process without a word (and a `diff` without removing its copies).
+        crate::deadline::set(soft.saturating_mul(750));
+    }
     let maximum = match resource {
         // SIGXCPU at the soft limit; a hard limit a few seconds past it (if there was none)
         // kills the process should the signal be ignored.

@@ -12,8 +12,9 @@ use std::path::Path;
 /// layer or one above.
 const LAYERS: &[&[&str]] = &[
     // A memory bounded by bytes, for what is remembered between compiles; a core for a
-    // thread just started; the processor's features asked for ahead.
-    &["bounded_memo", "cores", "processor"],
+    // thread just started; the processor time past which long work stops; the processor's
+    // features asked for ahead.
+    &["bounded_memo", "cores", "deadline", "processor"],
     // Work done ahead of its first use, on one thread for all of it.
     &["ahead"],
     // Plain facts: file texts, JSON pointers, token counting, path refusals, following a

@@ -1253,6 +1253,72 @@ fn the_processor_time_limit_stops_a_render_within_its_fuel() {
     );
 }
 
+// Compiles each within their fuel, but many: a matrix (or a `diff`, which compiles one for
+// each side and for each changed file) ran until the processor-time limit's signal ended the
+// process without a word, `diff` leaving its temporary copies behind. Compiles stop at three
+// quarters of the limit and say so; the command ends as a failing one does.
+#[cfg(unix)]
+#[test]
+fn many_compiles_stop_short_of_the_processor_time_limit_and_say_so() {
+    use std::os::unix::process::ExitStatusExt;
+    // Each context's compile renders the loop again: the template reads its directory.
+    let mut fixture = with_template(
+        "",
+        "{% for i in range(300) %}{% for j in range(1000) %}{% endfor %}{% endfor %}You work in {{ cwd }}.\n",
+    );
+    for n in 0..200 {
+        fixture = fixture.file(
+            &format!("examples/contexts/c{n}.toml"),
+            format!("date = \"2026-11-01\"\ncwd = \"/srv/{n}\"\n"),
+        );
+    }
+    let workspace = fixture.write();
+    let root = workspace.root();
+    // The temporary copies `diff` makes go to a folder of this test's own.
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        workspace
+            .command()
+            .env("PROMPTC_TIME_LIMIT", "2")
+            .env("TMPDIR", tmp.path())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let output = run(&["build", "--all"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.signal(), None, "{stderr}");
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "error[processor-time-spent]: promptc stopped compiling after 1.5 s of processor time"
+        ) && stderr.contains("PROMPTC_TIME_LIMIT"),
+        "{stderr}"
+    );
+    // A failing build writes nothing.
+    assert!(!root.join("examples/prompts").exists());
+
+    // `diff` says which side stopped, and leaves no copy of the workspace behind.
+    common::git(root, &["init", "-q", "-b", "main"]);
+    common::git(root, &["add", "-A"]);
+    common::git(root, &["commit", "-q", "-m", "base"]);
+    std::fs::write(
+        root.join("components/intro.md"),
+        "{% for i in range(300) %}{% for j in range(1000) %}{% endfor %}{% endfor %}Work in {{ cwd }}.\n",
+    )
+    .unwrap();
+    common::git(root, &["commit", "-q", "-am", "change"]);
+    let output = run(&["diff", "--base", "HEAD~1"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.signal(), None, "{stderr}");
+    assert!(
+        format!("{stdout}{stderr}").contains("processor-time-spent"),
+        "{stdout}\n{stderr}"
+    );
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+}
+
 // `[x, x]` doubled forty times is forty lists, but a trillion items written out: checking its
 // nesting walked it as a tree (hours), and writing it out found out whether it was JSON by
 // building it whole (all memory). Each way of writing it out stops at the byte limit.

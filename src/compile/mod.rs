@@ -271,6 +271,13 @@ impl<'w> Compiler<'w> {
     ) -> Result<Compiled, CompileError> {
         let workspace = self.workspace;
         let mut diagnostics = Diagnostics::default();
+        if let Some(spent_ms) = crate::deadline::passed() {
+            diagnostics.push(Diagnostic::new(
+                Problem::ProcessorTimeSpent { spent_ms },
+                Span::file_start(workspace.manifest.source()),
+            ));
+            return Err(CompileError::Diagnostics(diagnostics));
+        }
         let Prepared {
             variant,
             outline,

@@ -1,0 +1,73 @@
+//! A point in the process's processor time past which long work stops and says why, rather
+//! than run on until the operating system ends the process at its time limit (SIGXCPU, which
+//! prints nothing and leaves `diff`'s temporary copies behind). The command line sets it a
+//! little short of the limit it asks for (see `process_limits`); a program embedding promptc
+//! sets none, and nothing stops. Checked between compiles: one compile is bounded by its fuel.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The deadline in milliseconds of processor time; 0 for none.
+static DEADLINE_MS: AtomicU64 = AtomicU64::new(0);
+
+/// When the deadline was set, and the most cores the process can use: the processor time
+/// used since is at most the time passed times the cores, so while that is short of the
+/// deadline no clock of the process needs reading (a system call per compile).
+static SET_AT: std::sync::OnceLock<(std::time::Instant, u64)> = std::sync::OnceLock::new();
+
+/// Long work stops once the process has used `ms` milliseconds of processor time (all its
+/// threads together).
+pub fn set(ms: u64) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
+    let _ = SET_AT.set((std::time::Instant::now(), cores));
+    DEADLINE_MS.store(ms, Ordering::Relaxed);
+}
+
+/// The deadline in milliseconds, when one is set and the process has passed it.
+pub fn passed() -> Option<u64> {
+    let deadline = DEADLINE_MS.load(Ordering::Relaxed);
+    if deadline == 0 {
+        return None;
+    }
+    // The processor time before the deadline was set counts too; it is small (the process
+    // sets it first thing), and a millisecond of it per core is allowed for.
+    if let Some((at, cores)) = SET_AT.get() {
+        let passed_ms = u64::try_from(at.elapsed().as_millis()).unwrap_or(u64::MAX);
+        if passed_ms.saturating_add(1).saturating_mul(*cores) < deadline {
+            return None;
+        }
+    }
+    processor_ms()
+        .is_some_and(|spent| spent >= deadline)
+        .then_some(deadline)
+}
+
+/// The processor time the process has used, in milliseconds.
+#[cfg(target_os = "linux")]
+fn processor_ms() -> Option<u64> {
+    let spent = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
+    let seconds = u64::try_from(spent.tv_sec).ok()?;
+    let ms = u64::try_from(spent.tv_nsec).ok()? / 1_000_000;
+    seconds.checked_mul(1000)?.checked_add(ms)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn processor_ms() -> Option<u64> {
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The processor time read is the process's: it grows with work done.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn processor_time_is_read() {
+        let start = std::time::Instant::now();
+        let mut x = 0u64;
+        while start.elapsed().as_millis() < 1100 {
+            x = std::hint::black_box(x.wrapping_add(1));
+        }
+        assert!(processor_ms().is_some_and(|ms| ms >= 1000));
+    }
+}
