@@ -124,7 +124,7 @@ pub enum Problem {
     UnsupportedNumber {
         text: String,
     },
-    ContextSyntax {
+    JsonSyntax {
         message: String,
     },
     // Schema.
@@ -433,7 +433,7 @@ impl Problem {
             Problem::TomlSyntax { .. } => "toml-syntax",
             Problem::YamlSyntax { .. } => "yaml-syntax",
             Problem::UnsupportedNumber { .. } => "unsupported-number",
-            Problem::ContextSyntax { .. } => "context-syntax",
+            Problem::JsonSyntax { .. } => "json-syntax",
             Problem::UnknownKey { .. } => "unknown-key",
             Problem::MissingField { .. } => "missing-field",
             Problem::WrongType { .. } => "wrong-type",
@@ -503,7 +503,7 @@ impl Problem {
             | Problem::TomlSyntax { .. }
             | Problem::YamlSyntax { .. }
             | Problem::UnsupportedNumber { .. }
-            | Problem::ContextSyntax { .. }
+            | Problem::JsonSyntax { .. }
             | Problem::TemplateSyntax { .. }
             | Problem::ConditionSyntax { .. } => 0,
             Problem::UnknownKey { .. }
@@ -852,7 +852,7 @@ impl Problem {
             Problem::UnsupportedNumber { text } => {
                 write!(f, "the number `{text}` cannot be represented")
             }
-            Problem::ContextSyntax { message } => {
+            Problem::JsonSyntax { message } => {
                 write!(f, "JSON syntax error: {message}")
             }
             Problem::UnknownKey { key, .. } => write!(f, "unknown key `{key}`"),
@@ -1162,7 +1162,7 @@ mod tests {
             Problem::TomlSyntax { message: text() },
             Problem::YamlSyntax { message: text() },
             Problem::UnsupportedNumber { text: text() },
-            Problem::ContextSyntax { message: text() },
+            Problem::JsonSyntax { message: text() },
             Problem::UnknownKey {
                 key: text(),
                 expected: Vec::new().into(),
@@ -1358,7 +1358,7 @@ mod tests {
             Problem::TomlSyntax { .. } => 2,
             Problem::YamlSyntax { .. } => 3,
             Problem::UnsupportedNumber { .. } => 4,
-            Problem::ContextSyntax { .. } => 5,
+            Problem::JsonSyntax { .. } => 5,
             Problem::UnknownKey { .. } => 6,
             Problem::NameTaken { .. } => 7,
             Problem::MissingField { .. } => 8,

@@ -345,6 +345,80 @@ fn an_mcp_settings_file_joins_the_contexts_servers() {
     );
 }
 
+// A server given as a number became a connected server with no command, an argument that is
+// not text was left out, and a server without a name was taken; the listing's problems were
+// placed at the whole server, in serde's words. Each is an error at its place, the listing's
+// checked as a context's servers are (unknown keys with the near one).
+#[test]
+fn mcp_settings_and_their_listing_are_checked_value_by_value() {
+    let workspace = workspace();
+    let settings = workspace.tmp().join("m.json");
+    std::fs::write(
+        &settings,
+        "{\"mcpServers\": {\"a\": 5, \"b\": {\"command\": \"x\", \"args\": [\"y\", 3]}, \"\": {\"url\": \"u\"}}}\n",
+    )
+    .unwrap();
+    let run = workspace.run(&["context", "--mcp", settings.to_str().unwrap()]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    for (message, place) in [
+        (
+            "error[wrong-type]: wrong type: expected a table, found an integer",
+            "m.json:1:22",
+        ),
+        (
+            "error[wrong-type]: wrong type: expected a string, found an integer",
+            "m.json:1:61",
+        ),
+        ("error[invalid-value]: the value is empty", "m.json:1:66"),
+    ] {
+        assert!(
+            run.stderr.contains(&format!(
+                "{message}\n --> {}",
+                workspace.tmp().join(place).display()
+            )),
+            "{message}: {}",
+            run.stderr
+        );
+    }
+
+    let settings = workspace.tmp().join("l.json");
+    std::fs::write(
+        &settings,
+        "{\"mcpServers\": {\"srv\": {\"command\": \"x\"}}}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        workspace.tmp().join("l.listing.json"),
+        "{\"servers\": {\"srv\": {\"tools\": [\n  {\"name\": \"t1\", \"description\": 5},\n  {\"name\": \"t2\", \"descripton\": \"x\"}\n], \"status\": \"connectd\"}}}\n",
+    )
+    .unwrap();
+    let run = workspace.run(&["context", "--mcp", settings.to_str().unwrap()]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let listing = workspace.tmp().join("l.listing.json");
+    for (message, place) in [
+        (
+            "error[wrong-type]: wrong type: expected a string, found an integer",
+            "2:33",
+        ),
+        ("error[unknown-key]: unknown key `descripton`", "3:18"),
+        ("error[invalid-value]: invalid value `connectd`", "4:14"),
+    ] {
+        assert!(
+            run.stderr.contains(message)
+                && run
+                    .stderr
+                    .contains(&format!("{}:{place}", listing.display())),
+            "{message}: {}",
+            run.stderr
+        );
+    }
+    assert!(
+        run.stderr.contains("did you mean `description`?"),
+        "{}",
+        run.stderr
+    );
+}
+
 /// The shipped MCP section lists the servers that count, and says so when none does.
 #[test]
 fn the_shipped_mcp_section_lists_the_servers_that_count() {

@@ -127,7 +127,7 @@ fn parse_json(file: &SourceFile) -> Result<Value, (Problem, Range<usize>)> {
         .map_err(|error| {
             let offset = file.line_offset(error.line()) + error.column().saturating_sub(1);
             (
-                Problem::ContextSyntax {
+                Problem::JsonSyntax {
                     message: error.to_string(),
                 },
                 offset..offset,

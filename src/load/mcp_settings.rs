@@ -13,7 +13,7 @@ use crate::confine::Origin;
 use crate::diagnostic::Diagnostics;
 use crate::load::document::{Document, Format};
 use crate::load::read::read_source;
-use crate::load::schema_check::{article, json_type};
+use crate::load::schema_check::{SchemaValidators, article, json_type};
 use crate::model::{Limits, McpServer};
 use crate::pointer::child_pointer;
 use crate::problem::Problem;
@@ -62,6 +62,41 @@ pub fn apply(
     let mut ok = true;
     for (name, entry) in entries {
         let pointer = child_pointer("/mcpServers", name);
+        // A server is a table of settings under a name: a name that is empty, or settings of
+        // another type, stood for a connected server with nothing to start it.
+        if name.trim().is_empty() {
+            ok = false;
+            diagnostics.error(
+                Problem::InvalidValue(crate::problem::InvalidValue::Empty),
+                settings.key_span(&pointer),
+            );
+        }
+        if !entry.is_object() {
+            ok = false;
+            diagnostics.error(
+                Problem::WrongType {
+                    expected: article("table"),
+                    found: json_type(entry).into(),
+                },
+                settings.value_span(&pointer),
+            );
+            continue;
+        }
+        // Each argument is a word of the command line: one of another type was left out.
+        if let Some(args) = entry.get("args").and_then(Value::as_array) {
+            for (index, arg) in args.iter().enumerate() {
+                if !arg.is_string() {
+                    ok = false;
+                    diagnostics.error(
+                        Problem::WrongType {
+                            expected: article("string"),
+                            found: json_type(arg).into(),
+                        },
+                        settings.value_span(&format!("{pointer}/args/{index}")),
+                    );
+                }
+            }
+        }
         for (field, expected) in FIELDS {
             let Some(value) = entry.get(field) else {
                 continue;
@@ -89,7 +124,13 @@ pub fn apply(
     // a link to nothing or out of the workspace): never skipped without a word.
     let listing = if std::fs::symlink_metadata(&listing_path).is_ok() {
         match read_json(sources, root, limits, &listing_path, diagnostics)? {
-            Some(listing) => Some(listing),
+            Some(listing) => {
+                // Checked as a context's servers are: each problem at its place.
+                if !SchemaValidators::shared().check_mcp_listing(&listing, diagnostics) {
+                    return Ok(None);
+                }
+                Some(listing)
+            }
             None => return Ok(None),
         }
     } else {

@@ -225,6 +225,47 @@ impl SchemaValidators {
     }
 }
 
+/// The schema of an MCP listing file (`{"servers": {"<name>": {status, tools, …}}}`): each
+/// server is the context's `McpServer`, whose definitions it takes from the context's schema.
+fn mcp_listing_schema() -> Value {
+    let context = validation_schema(Kind::Context);
+    serde_json::json!({
+        "type": "object",
+        "properties": {
+            "servers": {
+                "type": "object",
+                "additionalProperties": { "$ref": "#/definitions/McpServer" },
+            },
+        },
+        "definitions": context.get("definitions").cloned().unwrap_or(Value::Null),
+    })
+}
+
+impl SchemaValidators {
+    /// Validates an MCP listing file (see `load::mcp_settings`) as a context's servers are,
+    /// each problem at its place in the file, unknown keys with the near one; returns whether
+    /// it conforms. Built on first use: few runs read a listing.
+    pub fn check_mcp_listing(&self, document: &Document, diagnostics: &mut Diagnostics) -> bool {
+        static LISTING: OnceLock<Option<(Value, jsonschema::Validator)>> = OnceLock::new();
+        let Some((schema, validator)) = LISTING.get_or_init(|| {
+            let schema = mcp_listing_schema();
+            let validator = jsonschema::options()
+                .with_keyword(PATTERN_KEYWORD, pattern_keyword)
+                .build(&schema)
+                .ok()?;
+            Some((schema, validator))
+        }) else {
+            return true;
+        };
+        let mut conforms = true;
+        for error in validator.iter_errors(&document.value) {
+            conforms = false;
+            report(&error, schema, document, diagnostics);
+        }
+        conforms
+    }
+}
+
 /// The pattern a value failed to match: [`PatternKeyword`]'s error, whose message is the
 /// pattern.
 fn failed_pattern(kind: &ValidationErrorKind) -> Option<&str> {
