@@ -143,6 +143,56 @@ fn a_rule_switched_off_by_a_name_no_rule_has_is_said() {
     assert!(!run.stderr.contains("`AGENTS`"), "{}", run.stderr);
 }
 
+// `promptc context` prints a context to save and use again: it kept `rules_from` beside the
+// rules already read from those folders, so the saved context had every rule twice, and its
+// JSON wrote an unset date as `null`, which a context may not hold. Saved, in either format,
+// it now compiles as the context it came from.
+#[test]
+fn a_printed_context_used_again_compiles_as_the_one_it_came_from() {
+    let workspace = workspace_with_project(
+        "date = \"2026-11-01\"\n\
+         rules_from = [\"project\"]\n\
+         active_files = [\"src/ui/app.tsx\"]\n",
+    );
+    let root = workspace.root();
+    let original = workspace.run(&["build", "--context", "project"]);
+    assert_eq!(original.code, 0, "{}", original.stderr);
+    for (format, file) in [("toml", "saved.toml"), ("json", "saved.json")] {
+        let printed = workspace.run(&["context", "--context", "project", "--format", format]);
+        assert_eq!(printed.code, 0, "{}", printed.stderr);
+        std::fs::write(root.join("examples/contexts").join(file), &printed.stdout).unwrap();
+        let name = file.split('.').next().unwrap();
+        let again = workspace.run(&["build", "--context", name]);
+        assert_eq!(again.code, 0, "{format}: {}", again.stderr);
+        assert_eq!(again.stdout, original.stdout, "{format}");
+        std::fs::remove_file(root.join("examples/contexts").join(file)).unwrap();
+    }
+    // Without a date, the JSON leaves it out rather than write `null`.
+    std::fs::write(
+        root.join("examples/contexts/undated.toml"),
+        "mode = \"plan\"\n",
+    )
+    .unwrap();
+    let printed = workspace.run(&["context", "--context", "undated", "--format", "json"]);
+    assert_eq!(printed.code, 0, "{}", printed.stderr);
+    assert!(!printed.stdout.contains("null"), "{}", printed.stdout);
+    // A null the user wrote in a table of their own is not dropped from the TOML: refused.
+    std::fs::write(
+        root.join("examples/contexts/nulls.json"),
+        "{\"date\": \"2026-11-01\", \"extra\": {\"a\": null}}\n",
+    )
+    .unwrap();
+    let printed = workspace.run(&["context", "--context", "nulls"]);
+    assert_eq!(printed.code, 2, "{}", printed.stdout);
+    assert!(
+        printed
+            .stderr
+            .contains("`extra.a` is null, which TOML cannot write"),
+        "{}",
+        printed.stderr
+    );
+}
+
 /// The build matrix compiles a workspace context with its rules, as a single build of it
 /// does: the committed outputs agree with `build --context`.
 #[test]

@@ -62,8 +62,14 @@ pub fn run(
                 .insert(key.clone(), field.default_value());
         }
     }
-    let value = serde_json::to_value(&request.context)
+    let mut value = serde_json::to_value(&request.context)
         .map_err(|error| CliError::Unprintable(error.to_string()))?;
+    // What is printed is a context to use again: its rules folders were read into `rules`
+    // and `workflows`, and naming them as well would read them twice.
+    if let Some(fields) = value.as_object_mut() {
+        fields.remove("rules_from");
+    }
+    super::show::drop_unset(&mut value);
     printer.result(&match args.format {
         DataFormat::Json => report::json_document(&value),
         DataFormat::Toml => toml_text(value)?,

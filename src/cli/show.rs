@@ -49,7 +49,7 @@ pub fn run(
 /// are left out; a value TOML has no way to write (a null in a list, an integer above
 /// TOML's largest, both possible in YAML or JSON) is named, with `--format json` to ask for.
 pub fn toml_text(mut value: serde_json::Value) -> Result<String, CliError> {
-    drop_nulls(&mut value);
+    drop_unset(&mut value);
     if let Some((pointer, what)) = not_toml(&value, String::new()) {
         return Err(CliError::NotToml {
             place: pointer.trim_start_matches('/').replace('/', "."),
@@ -77,14 +77,24 @@ fn not_toml(value: &serde_json::Value, pointer: String) -> Option<(String, &'sta
     }
 }
 
-/// TOML has no null: null values (a missing optional field, YAML `~`) are left out.
-fn drop_nulls(value: &mut serde_json::Value) {
+/// An optional field left unset (null) is left out: TOML has no null, and a null `date`
+/// read back from JSON is refused. A null the user wrote in a table of their own (`extra`,
+/// `placeholders`, a rule's `metadata`) is theirs, and stays: TOML then refuses it by name
+/// rather than lose it.
+pub fn drop_unset(value: &mut serde_json::Value) {
     match value {
         serde_json::Value::Object(map) => {
             map.retain(|_, v| !v.is_null());
-            map.values_mut().for_each(drop_nulls);
+            for (key, item) in map.iter_mut() {
+                if !USER_TABLES.contains(&key.as_str()) {
+                    drop_unset(item);
+                }
+            }
         }
-        serde_json::Value::Array(items) => items.iter_mut().for_each(drop_nulls),
+        serde_json::Value::Array(items) => items.iter_mut().for_each(drop_unset),
         _ => {}
     }
 }
+
+/// Tables whose keys and values are the user's own.
+const USER_TABLES: [&str; 3] = ["extra", "placeholders", "metadata"];
