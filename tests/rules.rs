@@ -193,6 +193,36 @@ fn a_printed_context_used_again_compiles_as_the_one_it_came_from() {
     );
 }
 
+// `alwaysApply: "true"` (quoted) is text, not a boolean: the rule was left to its globs
+// without a word. It is a warning at the key, and the rule is still decided by its globs.
+#[test]
+fn an_always_apply_that_is_not_a_boolean_is_said() {
+    let workspace = Fixture::minimal().write();
+    let project = workspace.tmp().join("project");
+    let rules = project.join(".cursor/rules");
+    std::fs::create_dir_all(&rules).unwrap();
+    std::fs::write(
+        rules.join("style.mdc"),
+        "---\ndescription: House style\nalwaysApply: \"true\"\nglobs: \"*.css\"\n---\nKeep selectors flat.\n",
+    )
+    .unwrap();
+    let run = workspace.run(&["explain", "--rules", project.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "warning[always-apply-not-a-boolean]: `alwaysApply` is the text `true`, not `true` or `false`"
+        ) && run.stderr.contains("style.mdc:3:1"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout
+            .contains("- style: left out: no active file matches `*.css`"),
+        "{}",
+        run.stdout
+    );
+}
+
 /// The build matrix compiles a workspace context with its rules, as a single build of it
 /// does: the committed outputs agree with `build --context`.
 #[test]

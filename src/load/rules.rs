@@ -439,17 +439,42 @@ struct RuleGlobs {
     set: regex_automata::meta::Regex,
 }
 
+/// Globs written as one string (Cursor's `globs: src/**/*.ts, test/**`): split at the commas
+/// between them, not at those inside a `{…}` alternative (`src/{ui,web}/**`), which are the
+/// glob's own.
+fn split_globs(text: &str) -> Vec<String> {
+    let mut globs = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0;
+    let mut escaped = false;
+    for (at, c) in text.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                globs.push(&text[start..at]);
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    globs.push(&text[start..]);
+    globs
+        .into_iter()
+        .map(str::trim)
+        .filter(|part| !part.is_empty())
+        .map(String::from)
+        .collect()
+}
+
 /// The patterns of a rule's `globs` (a list of strings, or one string of comma-separated
 /// patterns, as Cursor writes them), built. `Err` holds the offending text and why.
 fn globs_of(metadata: &IndexMap<String, Value>) -> Result<RuleGlobs, (String, String)> {
     let patterns: Vec<String> = match metadata.get("globs") {
         None | Some(Value::Null) => Vec::new(),
-        Some(Value::String(text)) => text
-            .split(',')
-            .map(str::trim)
-            .filter(|part| !part.is_empty())
-            .map(String::from)
-            .collect(),
+        Some(Value::String(text)) => split_globs(text),
         Some(Value::Array(items)) => {
             let mut patterns = Vec::new();
             for item in items {
@@ -776,6 +801,17 @@ impl Reader<'_> {
             let span = self.locate_globs(id, &glob);
             self.warn(RulesProblem::BadGlob { glob, message }, span);
         }
+        if let Some(found) = metadata
+            .get("alwaysApply")
+            .filter(|value| !value.is_boolean())
+        {
+            let found = match found {
+                Value::String(text) => format!("the text `{text}`"),
+                other => format!("`{other}`"),
+            };
+            let span = self.locate_key(id, "alwaysApply");
+            self.warn(RulesProblem::AlwaysApplyNotABoolean { found }, span);
+        }
         let file_name = relative.rsplit('/').next().unwrap_or(&relative);
         let name = file_name
             .strip_suffix(".mdc")
@@ -852,6 +888,22 @@ impl Reader<'_> {
     }
 
     /// Where a bad glob is written: the pattern's text, else the `globs` key, else the file.
+    /// The line of the frontmatter that sets `key`, else the file's start.
+    fn locate_key(&self, id: SourceId, key: &str) -> Span {
+        let text = &self.sources.get(id).text;
+        let at = text
+            .find(&format!("\n{key}"))
+            .map(|at| at + 1)
+            .filter(|&at| at < text.find("\n---").unwrap_or(text.len()));
+        match at {
+            Some(at) => {
+                let end = text[at..].find('\n').map_or(text.len(), |end| at + end);
+                Span::new(id, at..end)
+            }
+            None => Span::file_start(id),
+        }
+    }
+
     fn locate_globs(&self, id: SourceId, glob: &str) -> Span {
         let text = &self.sources.get(id).text;
         let key = text.find("\nglobs").map(|at| at + 1);
@@ -920,6 +972,26 @@ mod tests {
             path: ".clinerules/web.md".into(),
             metadata,
             ..Rule::default()
+        }
+    }
+
+    // `globs: "src/{ui,web}/**/*.tsx"` was cut at the comma inside the braces, into two
+    // globs that do not parse, and the rule was left out.
+    #[test]
+    fn globs_in_one_string_are_split_between_globs_only() {
+        assert_eq!(
+            split_globs("src/{ui,web}/**/*.tsx, docs/*.md,,\\,x"),
+            ["src/{ui,web}/**/*.tsx", "docs/*.md", "\\,x"]
+        );
+        let braced = rule(serde_json::json!("src/{ui,web}/**/*.tsx, *.css"));
+        let none = IndexMap::new();
+        for (file, applies) in [
+            ("src/web/app.tsx", true),
+            ("site.css", true),
+            ("src/api/a.tsx", false),
+        ] {
+            let decision = decide(&braced, &[file.to_string()], &[], &none);
+            assert_eq!(decision.applies(), applies, "{file}: {decision:?}");
         }
     }
 

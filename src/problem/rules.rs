@@ -16,6 +16,9 @@ pub enum RulesProblem {
     RuleUnreadable { path: String, reason: String },
     /// A pattern of a rule's `globs` that does not parse, or `globs` of the wrong type.
     BadGlob { glob: String, message: String },
+    /// `alwaysApply` that is not a boolean (`"true"`, quoted): the rule is decided by its
+    /// globs, as if the key were not there.
+    AlwaysApplyNotABoolean { found: String },
     /// More rules files than one compile reads.
     TooManyRuleFiles { limit: usize },
     /// A rule whose globs take the rules read past the globs all of them may hold.
@@ -33,6 +36,7 @@ impl RulesProblem {
             RulesProblem::FrontmatterUnclosed => "frontmatter-unclosed",
             RulesProblem::RuleUnreadable { .. } => "rule-unreadable",
             RulesProblem::BadGlob { .. } => "bad-glob",
+            RulesProblem::AlwaysApplyNotABoolean { .. } => "always-apply-not-a-boolean",
             RulesProblem::TooManyRuleFiles { .. } => "too-many-rule-files",
             RulesProblem::TooManyGlobs { .. } => "too-many-globs",
             RulesProblem::RulesFolderMissing { .. } => "rules-folder-missing",
@@ -62,6 +66,9 @@ impl RulesProblem {
             }
             RulesProblem::BadGlob { .. } => {
                 "write `globs` as a list of glob patterns such as [\"src/**/*.ts\"]; the rule is left out until then".into()
+            }
+            RulesProblem::AlwaysApplyNotABoolean { .. } => {
+                "write `alwaysApply: true` or `alwaysApply: false`, without quotes".into()
             }
             RulesProblem::TooManyRuleFiles { .. } => {
                 "the files after the limit are left out; move rules you do not use out of the folder".into()
@@ -100,6 +107,10 @@ impl fmt::Display for RulesProblem {
                     "rules file `{path}` cannot be read ({reason}); it is skipped"
                 )
             }
+            RulesProblem::AlwaysApplyNotABoolean { found } => write!(
+                f,
+                "`alwaysApply` is {found}, not `true` or `false`: the rule applies by its globs alone"
+            ),
             RulesProblem::BadGlob { glob, message } => {
                 write!(
                     f,
