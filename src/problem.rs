@@ -195,6 +195,8 @@ pub enum Problem {
     UnslottedComponent {
         component: String,
         slot: String,
+        /// The variant none of whose templates reads the slot.
+        variant: String,
     },
     /// An include, import or extends tag names a template that nothing registers.
     UnknownTemplate {
@@ -656,7 +658,7 @@ impl Problem {
                 "add the id to the variant's list, or delete the override".into()
             }
             Problem::UnslottedComponent { slot, .. } => {
-                format!("add `{{{{ {slot} }}}}` to the base template, or remove the component")
+                format!("read `{{{{ {slot} }}}}` in the base template or in a component's, or leave the component out (`enabled = false` in the variant's overrides)")
             }
             Problem::UnknownTemplate {
                 suggestion: Some(suggestion),
@@ -890,9 +892,13 @@ impl Problem {
             Problem::UndefinedPlaceholder { name, .. } => {
                 write!(f, "`{name}` is not defined by anything")
             }
-            Problem::UnslottedComponent { component, slot } => write!(
+            Problem::UnslottedComponent {
+                component,
+                slot,
+                variant,
+            } => write!(
                 f,
-                "component `{component}` is listed but the base template has no `{slot}` slot"
+                "component `{component}` is listed in variant `{variant}`, but none of its templates reads `{slot}`: the section never appears"
             ),
             Problem::UnknownTemplate { tag, name, .. } => {
                 write!(f, "`{tag}` names template `{name}`, which does not exist")
@@ -1211,6 +1217,7 @@ mod tests {
             Problem::UnslottedComponent {
                 component: text(),
                 slot: text(),
+                variant: text(),
             },
             Problem::UnknownTemplate {
                 tag: "include",

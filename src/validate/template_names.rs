@@ -262,7 +262,7 @@ fn family_templates_exist(scope: &Scope<'_>, variant: &EffectiveVariant, out: &m
         {
             continue;
         }
-        let Some(span) = listed_at(workspace, variant, component) else {
+        let Some((_, span)) = listed_at(workspace, variant, component) else {
             continue;
         };
         out.push(Diagnostic::new(
@@ -299,21 +299,31 @@ fn unslotted_components(scope: &Scope<'_>, variant: &EffectiveVariant, out: &mut
         })
         .flat_map(|template| workspace.templates.variables(template))
         .collect();
+    let overrides = &variant.variant.overrides.components;
     for component in variant.components() {
         let Some(entry) = workspace.components.get(component) else {
             continue;
         };
         let slot = entry.value.slot();
-        if used.contains(&slot) {
+        // A component the variant switches off never renders: no slot is needed for it.
+        let disabled = overrides.get(component).and_then(|o| o.enabled) == Some(false);
+        if used.contains(&slot) || disabled {
             continue;
         }
-        let Some(span) = listed_at(workspace, variant, component) else {
+        let Some((listed_by, listed)) = listed_at(workspace, variant, component) else {
             continue;
+        };
+        // Listed by a variant it inherits from: what this one changed (a template, an
+        // override) is what drops the slot, so the finding is this variant's.
+        let span = match workspace.variants.get(variant.id()) {
+            Some(own) if listed_by != variant.id() => own.value_span("/id"),
+            _ => listed,
         };
         out.push(Diagnostic::new(
             Problem::UnslottedComponent {
                 component: component.clone(),
                 slot,
+                variant: variant.id().to_string(),
             },
             span,
         ));
@@ -410,12 +420,16 @@ fn sections_read_where_empty(scope: &Scope<'_>, out: &mut Diagnostics) {
 
 /// The list entry that brought a component into a variant: in the nearest variant of the
 /// chain that lists or adds it.
-fn listed_at(workspace: &Workspace, variant: &EffectiveVariant, component: &str) -> Option<Span> {
+fn listed_at<'w>(
+    workspace: &'w Workspace,
+    variant: &EffectiveVariant,
+    component: &str,
+) -> Option<(&'w str, Span)> {
     variant
         .chain
         .iter()
-        .filter_map(|id| workspace.variants.get(id))
-        .find_map(|v| {
+        .filter_map(|id| workspace.variants.get_key_value(id))
+        .find_map(|(id, v)| {
             [
                 ("components", &v.value.components),
                 ("add_components", &v.value.add_components),
@@ -423,7 +437,7 @@ fn listed_at(workspace: &Workspace, variant: &EffectiveVariant, component: &str)
             .into_iter()
             .find_map(|(field, list)| {
                 let index = list.as_ref()?.iter().position(|c| c == component)?;
-                Some(v.value_span(&format!("/{field}/{index}")))
+                Some((id.as_str(), v.value_span(&format!("/{field}/{index}"))))
             })
         })
 }
