@@ -317,6 +317,17 @@ fn temporary_files_left_behind_are_reported_and_removed() {
             run.stderr
         );
     }
+    // Counted apart from a file that is no output.
+    std::fs::write(folder.join("gone.md"), "a file promptc did not write").unwrap();
+    let run = workspace.run(&["check"]);
+    assert!(
+        run.stderr.contains(
+            "error: the committed outputs differ (1 unexpected, 2 stray temporary); run `promptc build --all`"
+        ),
+        "{}",
+        run.stderr
+    );
+    std::fs::remove_file(folder.join("gone.md")).unwrap();
     let run = workspace.run(&["build", "--all"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(

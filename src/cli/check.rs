@@ -76,13 +76,8 @@ pub fn run(
         printer.message(Message::OutputsDiffer {
             stale: count(|m| matches!(m, matrix::Mismatch::Stale { .. })),
             missing: count(|m| matches!(m, matrix::Mismatch::Missing { .. })),
-            other: count(|m| {
-                matches!(
-                    m,
-                    matrix::Mismatch::Unexpected { owned: true, .. }
-                        | matrix::Mismatch::Stray { .. }
-                )
-            }),
+            unexpected: count(|m| matches!(m, matrix::Mismatch::Unexpected { owned: true, .. })),
+            stray: count(|m| matches!(m, matrix::Mismatch::Stray { .. })),
             foreign: count(|m| matches!(m, matrix::Mismatch::Unexpected { owned: false, .. })),
             not_compiled,
         });

@@ -41,9 +41,10 @@ pub enum Message<'a> {
     OutputsDiffer {
         stale: usize,
         missing: usize,
-        /// Files `build --all` removes: outputs of entries that left the matrix, temporary
-        /// files of an interrupted build.
-        other: usize,
+        /// Outputs of entries that left the matrix, which `build --all` removes.
+        unexpected: usize,
+        /// Temporary files of an interrupted build, which `build --all` removes too.
+        stray: usize,
         /// Files in the output folder that promptc did not write.
         foreign: usize,
         /// Entries that did not compile (their errors printed above).
@@ -129,14 +130,17 @@ impl fmt::Display for Message<'_> {
             Message::OutputsDiffer {
                 stale,
                 missing,
-                other,
+                unexpected,
+                stray,
                 foreign,
                 not_compiled,
             } => {
+                let other = unexpected + stray;
                 let parts: Vec<String> = [
                     (*stale, "stale"),
                     (*missing, "missing"),
-                    (*other + *foreign, "unexpected"),
+                    (*unexpected + *foreign, "unexpected"),
+                    (*stray, "stray temporary"),
                 ]
                 .into_iter()
                 .filter(|(count, _)| *count > 0)
