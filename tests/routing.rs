@@ -334,6 +334,58 @@ fn list_shows_families_versions_labels_and_tags() {
     assert_eq!(families[0]["variants"][3]["version"], "10.0.0");
 }
 
+// Every variant of a family that sets `match` sets the same one; `route` and `list` showed it
+// from the first file that does, `frontier-2.toml` (a beta) before `frontier.toml`, though the
+// family serves 1.0.0. The rule is shown from the variant the family serves by default.
+#[test]
+fn a_routing_rule_is_shown_from_the_variant_the_family_serves() {
+    let matched = "match = \"model.id is startingwith('fr')\"\n";
+    let workspace = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}\n[routing]\nlabel = \"stable\"\norder = [\"frontier\"]\n",
+                common::MANIFEST
+            ),
+        )
+        .file(
+            "variants/frontier.toml",
+            format!(
+                "id = \"frontier\"\nextends = \"generic\"\nversion = \"1.0.0\"\n\
+                 labels = {{ stable = \"1\" }}\n{matched}"
+            ),
+        )
+        .file(
+            "variants/frontier-2.toml",
+            format!(
+                "id = \"frontier-2\"\nfamily = \"frontier\"\nextends = \"frontier\"\n\
+                 version = \"2.0.0\"\n{matched}"
+            ),
+        )
+        .write();
+    let route = workspace.run(&["route", "--model", "fr-1"]);
+    assert_eq!(route.code, 0, "{}", route.stderr);
+    assert!(
+        route.stdout.contains("variant: frontier\n"),
+        "{}",
+        route.stdout
+    );
+    assert!(
+        route
+            .stdout
+            .contains("rule:    `match` of frontier (variants/frontier.toml:5)"),
+        "{}",
+        route.stdout
+    );
+    let list = workspace.run(&["list"]);
+    assert!(
+        list.stdout
+            .contains("routing #1: `match` of frontier (variants/frontier.toml:5)"),
+        "{}",
+        list.stdout
+    );
+}
+
 #[test]
 fn show_takes_a_variant_or_family_at_version_without_a_flag() {
     let workspace = versioned();

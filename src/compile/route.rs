@@ -247,11 +247,27 @@ impl<'w> Compiler<'w> {
         )
     }
 
+    /// The variant whose file a rule is shown from: the one the family serves by default
+    /// when it sets the `match`, else the first that does.
+    fn stated_by(&self, rule: &Rule<'w>) -> &'w Entry<VariantDef> {
+        let workspace = self.workspace;
+        self.select(&Selection::family(rule.family), &Context::default())
+            .ok()
+            .and_then(|(variant, _)| workspace.variants.get(variant.id()))
+            .filter(|entry| entry.value.route_match.is_some())
+            .unwrap_or(rule.entry)
+    }
+
+    /// The rule as the family states it. Every variant of a family that sets a `match` sets
+    /// the same one; it is shown from the variant the family serves by default when that one
+    /// sets it (not from a beta version that happens to come first among the files).
     pub(super) fn describe(&self, rule: &Rule<'_>) -> RouteRule {
+        let workspace = self.workspace;
+        let entry = self.stated_by(rule);
         RouteRule {
-            variant: rule.entry.value.id.clone(),
+            variant: entry.value.id.clone(),
             condition: rule.condition.to_string(),
-            source: SourceRange::of(rule.entry.value_span("/match"), &self.workspace.sources),
+            source: SourceRange::of(entry.value_span("/match"), &workspace.sources),
         }
     }
 
@@ -369,7 +385,7 @@ impl<'w> Compiler<'w> {
                 .filter(|(_, winner)| winner != rule.family)
                 .cloned()
                 .collect();
-            let span = rule.entry.value_span("/match");
+            let span = self.stated_by(rule).value_span("/match");
             if !models.is_empty() && lost.len() == models.len() {
                 out.push(Diagnostic::new(
                     Problem::Routing(RoutingProblem::NeverWins {
