@@ -326,6 +326,13 @@ fn list_shows_families_versions_labels_and_tags() {
     // The dropped label is gone from `lab`; the one it set stays.
     assert!(text[lab..].contains("labels: beta=1"), "{text}");
     assert!(!text[lab..].contains("stable"), "{text}");
+    // `show`, after inheritance, agrees: a label set to `false` is not there.
+    for format in ["toml", "json"] {
+        let shown = workspace.run(&["show", "lab", "--format", format]);
+        assert_eq!(shown.code, 0, "{}", shown.stderr);
+        assert!(shown.stdout.contains("beta"), "{}", shown.stdout);
+        assert!(!shown.stdout.contains("stable"), "{format}: {}", shown.stdout);
+    }
 
     let json = workspace.run(&["list", "--format", "json"]);
     let families: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();

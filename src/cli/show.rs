@@ -31,9 +31,17 @@ pub fn run(
         Ok((effective, _)) => effective,
         Err(error) => return Err(super::compile_failed(workspace, error, printer)),
     };
-    // TOML has no null: a placeholder set to null (YAML `~`) is left out of the listing.
-    let value = serde_json::to_value(&effective.variant)
+    let mut value = serde_json::to_value(&effective.variant)
         .map_err(|error| CliError::Unprintable(error.to_string()))?;
+    // After inheritance a label set to `false` is not there: it is how a child drops one.
+    if let Some(labels) = value.get_mut("labels").and_then(|labels| labels.as_object_mut()) {
+        labels.retain(|_, version| version != &serde_json::Value::Bool(false));
+        if labels.is_empty()
+            && let Some(fields) = value.as_object_mut()
+        {
+            fields.remove("labels");
+        }
+    }
     if args.format == super::DataFormat::Json {
         return printer.result(&crate::report::json_document(&value));
     }
