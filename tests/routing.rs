@@ -331,7 +331,11 @@ fn list_shows_families_versions_labels_and_tags() {
         let shown = workspace.run(&["show", "lab", "--format", format]);
         assert_eq!(shown.code, 0, "{}", shown.stderr);
         assert!(shown.stdout.contains("beta"), "{}", shown.stdout);
-        assert!(!shown.stdout.contains("stable"), "{format}: {}", shown.stdout);
+        assert!(
+            !shown.stdout.contains("stable"),
+            "{format}: {}",
+            shown.stdout
+        );
     }
 
     let json = workspace.run(&["list", "--format", "json"]);

@@ -34,7 +34,10 @@ pub fn run(
     let mut value = serde_json::to_value(&effective.variant)
         .map_err(|error| CliError::Unprintable(error.to_string()))?;
     // After inheritance a label set to `false` is not there: it is how a child drops one.
-    if let Some(labels) = value.get_mut("labels").and_then(|labels| labels.as_object_mut()) {
+    if let Some(labels) = value
+        .get_mut("labels")
+        .and_then(|labels| labels.as_object_mut())
+    {
         labels.retain(|_, version| version != &serde_json::Value::Bool(false));
         if labels.is_empty()
             && let Some(fields) = value.as_object_mut()

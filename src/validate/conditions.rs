@@ -171,28 +171,27 @@ impl Checker<'_> {
             let first = path.split('.').next().unwrap_or(path);
             env.globals().any(|(name, _)| name == first)
         };
-        // A condition that is a table of the context and nothing else (`focus_chain`, or
-        // `not focus_chain`) holds, or fails, whatever the table's fields say.
-        let bare = condition.trim();
-        let bare = bare.strip_prefix("not ").map_or(bare, str::trim_start);
-        if !bare.is_empty()
-            && bare
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.'))
-            && let Some(booleans) = namespace.table_at(bare)
-        {
+        // A table of the context standing alone as a condition, or as a side of `and` or
+        // `or` (`focus_chain`, `not plan_mode and focus_chain`), holds, or fails, whatever
+        // the table's fields say.
+        let mut operands = Vec::new();
+        boolean_operands(condition, 0, false, &mut operands);
+        for (range, negated) in operands {
+            let bare = &condition[range.clone()];
+            let Some(booleans) = namespace.table_at(bare) else {
+                continue;
+            };
             let field = match booleans.as_slice() {
                 [only] => Some(only.clone()),
                 _ => booleans.iter().find(|name| *name == "enabled").cloned(),
             };
-            let at = find_name(condition, bare).unwrap_or(0);
             out.push(crate::diagnostic::Diagnostic::new(
                 Problem::ConditionOnATable {
                     path: bare.to_string(),
                     field,
-                    negated: bare.len() < condition.trim().len(),
+                    negated,
                 },
-                self.within(value_span, condition, at..at + bare.len()),
+                self.within(value_span, condition, range),
             ));
         }
         for path in paths.into_iter().filter(|path| !is_global(path)) {
@@ -261,6 +260,118 @@ fn find_name(expression: &str, name: &str) -> Option<usize> {
                 && !before.is_some_and(|c| part_of_name(c) || c == '.')
                 && !after.is_some_and(part_of_name)
         })
+}
+
+/// The names and paths (`focus_chain`, `browser.viewport`) that stand as a truth value in a
+/// condition: the whole of it, or a side of `and` or `or`, under any `not` and parentheses;
+/// each with its byte range in the condition (from `offset`), and whether a `not` turns it.
+fn boolean_operands(
+    text: &str,
+    offset: usize,
+    negated: bool,
+    out: &mut Vec<(std::ops::Range<usize>, bool)>,
+) {
+    let start = text.len() - text.trim_start().len();
+    let trimmed = text.trim();
+    let offset = offset + start;
+    let sides = split_at_top_level(trimmed, &["and", "or"]);
+    if sides.len() > 1 {
+        for (at, side) in sides {
+            boolean_operands(side, offset + at, negated, out);
+        }
+        return;
+    }
+    if let Some(rest) = trimmed
+        .strip_prefix("not")
+        .filter(|rest| rest.starts_with([' ', '(']))
+    {
+        boolean_operands(rest, offset + 3, !negated, out);
+        return;
+    }
+    if let Some(inner) = trimmed
+        .strip_prefix('(')
+        .and_then(|inner| inner.strip_suffix(')'))
+        .filter(|inner| split_at_top_level(inner, &[]).len() == 1 && balanced(inner))
+    {
+        boolean_operands(inner, offset + 1, negated, out);
+        return;
+    }
+    let is_path = !trimmed.is_empty()
+        && trimmed.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && trimmed
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.'));
+    if is_path
+        && !matches!(
+            trimmed,
+            "true" | "false" | "none" | "True" | "False" | "None"
+        )
+    {
+        out.push((offset..offset + trimmed.len(), negated));
+    }
+}
+
+/// Whether every parenthesis of `text` (outside quotes) closes in order.
+fn balanced(text: &str) -> bool {
+    let mut depth = 0i32;
+    let mut quote = None;
+    for c in text.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '(' | '[' | '{') => depth += 1,
+            (None, ')' | ']' | '}') => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    depth == 0
+}
+
+/// `text` cut at each of `words` that stands alone (spaces or parentheses around it) outside
+/// parentheses, brackets and quotes; each part with its byte offset in `text`.
+fn split_at_top_level<'t>(text: &'t str, words: &[&str]) -> Vec<(usize, &'t str)> {
+    let bytes = text.as_bytes();
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut quote: Option<u8> = None;
+    let mut start = 0;
+    let mut at = 0;
+    while at < bytes.len() {
+        let c = bytes[at];
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'\'' | b'"') => quote = Some(c),
+            (None, b'(' | b'[' | b'{') => depth += 1,
+            (None, b')' | b']' | b'}') => depth -= 1,
+            (None, _) if depth == 0 => {
+                let before = at == 0 || matches!(bytes[at - 1], b' ' | b')' | b'\t' | b'\n');
+                let found = words.iter().find(|word| {
+                    let end = at + word.len();
+                    before
+                        && text[at..].starts_with(**word)
+                        && end < bytes.len()
+                        && matches!(bytes[end], b' ' | b'(' | b'\t' | b'\n')
+                });
+                if let Some(word) = found {
+                    parts.push((start, &text[start..at]));
+                    at += word.len();
+                    start = at;
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    parts.push((start, &text[start..]));
+    parts
 }
 
 #[cfg(test)]
