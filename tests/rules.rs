@@ -401,9 +401,14 @@ fn explain_as_json_gives_each_rule_with_its_reason() {
         web["reason"],
         "left out: no active file matches `src/ui/**/*.tsx`, `*.css`"
     );
+    // Each workflow with its path, as the text form gives it.
     assert_eq!(
         document["rules"]["workflows"],
-        serde_json::json!(["release"])
+        serde_json::json!([{
+            "name": "release",
+            "kind": "workflow",
+            "path": ".clinerules/workflows/release.md",
+        }])
     );
 }
 

@@ -36,7 +36,8 @@ pub fn text(report: &RulesReport) -> String {
     out
 }
 
-/// The same as JSON: `rules` (name, kind, path, applies, reason) and `workflows` (names).
+/// The same as JSON: `rules` (name, kind, path, applies, reason) and `workflows` (name, kind,
+/// path), each with what the text form says of it.
 pub fn json(report: &RulesReport) -> Value {
     let rules: Vec<Value> = report
         .rules
@@ -51,7 +52,11 @@ pub fn json(report: &RulesReport) -> Value {
             })
         })
         .collect();
-    let workflows: Vec<&str> = report.workflows.iter().map(|w| w.name.as_str()).collect();
+    let workflows: Vec<Value> = report
+        .workflows
+        .iter()
+        .map(|w| json!({ "name": w.name, "kind": w.kind, "path": w.path }))
+        .collect();
     json!({ "rules": rules, "workflows": workflows })
 }
 
