@@ -492,6 +492,29 @@ fn a_comment_past_its_limit_keeps_every_change_named_and_says_what_it_left_out()
             "{number}\n{cut}"
         );
     }
+    // The least limit is kept to as well; one too small for the heading and the note is
+    // refused (a comment of 317 characters said it was cut to 100).
+    let least = stdout(&repo.promptc(&[
+        "diff",
+        "--base",
+        "main",
+        "--format",
+        "markdown",
+        "--max-chars",
+        "1000",
+    ]));
+    assert!(least.chars().count() <= 1000, "{least}");
+    assert!(
+        least.contains("**This comment is cut to 1000 characters**"),
+        "{least}"
+    );
+    let refused = repo.promptc(&["diff", "--base", "main", "--max-chars", "999"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains("a comment needs at least 1000 characters"),
+        "{}",
+        stderr(&refused)
+    );
     // `--max-chars 0` is no limit at all.
     let unlimited = stdout(&repo.promptc(&[
         "diff",

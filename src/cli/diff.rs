@@ -23,7 +23,7 @@ pub struct DiffArgs {
     pub format: DiffFormat,
     /// The most characters of the markdown report (0: no limit). The default fits a GitHub
     /// comment; past it, diffs give way to summaries, with a note saying what was left out.
-    #[arg(long, value_name = "N", default_value_t = report::diff::COMMENT_LIMIT)]
+    #[arg(long, value_name = "N", default_value_t = report::diff::COMMENT_LIMIT, value_parser = parse_max_chars)]
     pub max_chars: usize,
     /// Exit 1 when a compiled output changed (as `git diff --exit-code` does), so a script
     /// can tell "no change" apart.
@@ -76,4 +76,22 @@ pub fn run(
     } else {
         Err(CliError::Reported)
     }
+}
+
+/// The fewest characters `--max-chars` may ask for: the comment's heading, the note that says
+/// what was cut and a line per change take that much, and a smaller limit was passed without
+/// a word (a comment of 317 characters said it was cut to 100).
+const MIN_MAX_CHARS: usize = 1000;
+
+fn parse_max_chars(text: &str) -> Result<usize, String> {
+    let limit: usize = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of characters"))?;
+    if limit != 0 && limit < MIN_MAX_CHARS {
+        return Err(format!(
+            "a comment needs at least {MIN_MAX_CHARS} characters for its heading and what was cut; use 0 for no limit"
+        ));
+    }
+    Ok(limit)
 }
