@@ -447,6 +447,93 @@ fn a_volatile_value_in_a_tool_text_points_at_the_tool() {
     );
 }
 
+// Where a volatile value early in the prompt was said to be: the base template when a
+// clean-up rule rewrote the changed line (no section was recognised in it), the component
+// that shows the tools when the value sat in a tool's text, and the component's template
+// when a condition on the value took the section in or out. Each now points at the value.
+#[test]
+fn a_volatile_value_is_placed_where_it_is_read_whatever_shows_it() {
+    let stable = "Most of the prompt: a stable text that a prompt cache can serve. ".repeat(8);
+    // A clean-up rule rewrites the line that holds the value.
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}[[postprocess]]\nrule = \"regex\"\npattern = \"TODO\"\nreplace = \"to-do\"\n",
+                common::MANIFEST
+            ),
+        )
+        .file(
+            "components/intro.md",
+            "You work in {{ cwd }}. TODO: be brief.\n",
+        )
+        .file(
+            "variants/generic.md",
+            format!("{{{{ INTRO_SECTION }}}}\n\n{stable}\n\n{{{{ TOOLS }}}}\n"),
+        )
+        .validate();
+    let found = report.single();
+    assert_eq!(
+        (
+            found.code.as_str(),
+            found.file.as_str(),
+            found.line,
+            found.column
+        ),
+        ("volatile-early", "components/intro.md", 1, 16),
+        "{found:?}"
+    );
+    // The tools shown by a component, one of them reading the value.
+    let report = Fixture::minimal()
+        .file(
+            "tools/read_file.toml",
+            common::TOOL.replace(
+                "description = \"Read a file.\"",
+                "description = \"Read a file under {{ cwd }}.\"",
+            ),
+        )
+        .file("components/intro.md", "{{ TOOLS }}\n")
+        .file(
+            "variants/generic.md",
+            format!("{{{{ INTRO_SECTION }}}}\n\n{stable}\n"),
+        )
+        .validate();
+    let found = report.single();
+    assert_eq!(
+        (
+            found.code.as_str(),
+            found.file.as_str(),
+            found.line,
+            found.column
+        ),
+        ("volatile-early", "tools/read_file.toml", 2, 37),
+        "{found:?}"
+    );
+    // A section taken in or out by a condition on the mode.
+    let report = Fixture::minimal()
+        .file(
+            "components/intro.toml",
+            format!("{}when = \"mode == 'act'\"\n", common::COMPONENT),
+        )
+        .file("components/intro.md", "You may edit files.\n")
+        .file(
+            "variants/generic.md",
+            format!("{{{{ INTRO_SECTION }}}}\n\n{stable}\n\n{{{{ TOOLS }}}}\n"),
+        )
+        .validate();
+    let found = report.single();
+    assert_eq!(
+        (found.code.as_str(), found.file.as_str(), found.line),
+        ("volatile-early", "components/intro.toml", 3),
+        "{found:?}"
+    );
+    assert!(
+        found.message.contains("in section `intro`"),
+        "{}",
+        found.message
+    );
+}
+
 /// The workspace sets the lint's level: an error fails `validate`, `off` says nothing.
 #[test]
 fn the_volatile_lint_has_a_level() {

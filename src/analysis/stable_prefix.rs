@@ -7,7 +7,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::compile::{Compiler, Request};
-use crate::compiled::{CompileError, Compiled};
+use crate::compiled::{CompileError, Compiled, Section};
 use crate::diagnostic::Diagnostic;
 use crate::model::{Context, LintLevel, StandardPlaceholder};
 use crate::problem::Problem;
@@ -166,13 +166,48 @@ fn probe_and_compare(
         .find('\n')
         .map_or(prompt.len(), |i| bytes + i);
     let changed_line = prompt[line_start..line_end].trim();
-    let section = compiled
+    // Sections by id: a probe that routes elsewhere compiles another variant's.
+    let changed: Vec<&Section> = compiled
         .sections
         .iter()
-        .zip(&probed.sections)
-        .filter(|(ours, theirs)| ours.text != theirs.text && ours.text.contains(changed_line))
-        .min_by_key(|(ours, _)| ours.text.len())
-        .map(|(ours, _)| ours.id.clone());
+        .filter(|ours| {
+            probed
+                .sections
+                .iter()
+                .find(|theirs| theirs.id == ours.id)
+                .is_none_or(|theirs| theirs.text != ours.text)
+        })
+        .collect();
+    // The smallest changed section that holds the changed line. When none does and no
+    // tool's text changed (which no section holds: it is in the tools' documentation), clean-up
+    // rules rewrote the line past recognising, or the section is only in the probe (its
+    // condition reads the value): the smallest changed section.
+    let tools_changed = compiled.tools.len() != probed.tools.len()
+        || compiled
+            .tools
+            .iter()
+            .zip(probed.tools.iter())
+            .any(|(ours, theirs)| {
+                ours.description != theirs.description
+                    || ours
+                        .parameters
+                        .iter()
+                        .zip(&theirs.parameters)
+                        .any(|(a, b)| {
+                            a.instruction != b.instruction || a.usage != b.usage || a.note != b.note
+                        })
+            });
+    let section = changed
+        .iter()
+        .filter(|ours| ours.text.contains(changed_line))
+        .min_by_key(|ours| ours.text.len())
+        .or_else(|| {
+            changed
+                .iter()
+                .filter(|_| !tools_changed)
+                .min_by_key(|ours| ours.text.len())
+        })
+        .map(|ours| ours.id.clone());
     let prefix = StablePrefix {
         bytes,
         tokens: 0,
@@ -231,29 +266,51 @@ pub fn volatile_warning(
         return None;
     }
     let variant = compiler.variant(&compiled.variant)?;
-    let template = match &prefix.section {
-        Some(id) => {
-            let (template, _) = component_template(workspace, variant, id)?;
-            template
-        }
-        None => changed_tool_text(workspace, variant.family(), compiled, &probed)
-            .unwrap_or(variant.base),
-    };
-    // Point at the first volatile name the template reads, when it reads one itself.
-    let span = workspace
-        .templates
-        .variables(template)
-        .iter()
-        .filter(|variable| {
-            // A path (`extra.team`) is read through its first name.
-            settings.volatile.iter().any(|v| {
-                let v = v.split('.').next().unwrap_or(v);
-                v == *variable || v.eq_ignore_ascii_case(variable)
+    // The first volatile name a template reads itself, if it reads one.
+    let reads_volatile = |template: TemplateId| {
+        workspace
+            .templates
+            .variables(template)
+            .iter()
+            .filter(|variable| {
+                // A path (`extra.team`) is read through its first name.
+                settings.volatile.iter().any(|v| {
+                    let v = v.split('.').next().unwrap_or(v);
+                    v == *variable || v.eq_ignore_ascii_case(variable)
+                })
             })
-        })
-        .filter_map(|variable| workspace.templates.find_name(template, variable))
-        .min_by_key(|span| span.start)
-        .or_else(|| workspace.templates.span_of(template))?;
+            .filter_map(|variable| workspace.templates.find_name(template, variable))
+            .min_by_key(|span| span.start)
+    };
+    let tool_text = || changed_tool_text(workspace, variant.family(), compiled, &probed);
+    let span = match &prefix.section {
+        // A section in one prompt and not the other: its condition reads the value.
+        Some(id) if shown_in_one(compiled, &probed, id) => workspace
+            .components
+            .get(id)
+            .filter(|entry| entry.value.condition.is_some())
+            .map(|entry| entry.value_span("/when")),
+        _ => None,
+    };
+    let span = match (span, &prefix.section) {
+        (Some(span), _) => span,
+        (None, Some(id)) => {
+            let (template, _) = component_template(workspace, variant, id)?;
+            // A section that shows the tools (`{{ TOOLS }}`) holds the value in a tool's
+            // text when it reads none itself.
+            reads_volatile(template)
+                .or_else(|| {
+                    tool_text().and_then(|tool| {
+                        reads_volatile(tool).or_else(|| workspace.templates.span_of(tool))
+                    })
+                })
+                .or_else(|| workspace.templates.span_of(template))?
+        }
+        (None, None) => {
+            let template = tool_text().unwrap_or(variant.base);
+            reads_volatile(template).or_else(|| workspace.templates.span_of(template))?
+        }
+    };
     Some(Diagnostic::new(
         Problem::VolatileEarly {
             outputs: vec![format!("{} × {context}", compiled.family)],
@@ -264,6 +321,18 @@ pub fn volatile_warning(
         },
         span,
     ))
+}
+
+/// Whether the section `id` is in one of the prompts and not in the other.
+fn shown_in_one(compiled: &Compiled, probed: &Compiled, id: &str) -> bool {
+    let included = |prompt: &Compiled| {
+        prompt
+            .sections
+            .iter()
+            .find(|section| section.id == id)
+            .is_some_and(|section| section.included)
+    };
+    included(compiled) != included(probed)
 }
 
 /// The first tool text (a description, or a parameter's instruction, usage or note) that
