@@ -437,6 +437,35 @@ fn diff_shows_changed_tool_definitions_like_prompts() {
         paths.contains(&"examples/prompts/generic/mcp.md"),
         "{paths:?}"
     );
+    // Told apart wherever a change is one line: the definitions' change is not the prompt's.
+    let what = |path: &str| {
+        json["prompts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["path"] == path)
+            .map(|p| p["what"].clone())
+    };
+    assert_eq!(
+        what("examples/prompts/generic/mcp.md"),
+        Some("prompt".into())
+    );
+    assert_eq!(
+        what("examples/prompts/generic/mcp.tools.json"),
+        Some("tool definitions".into())
+    );
+    let stat = workspace.run(&["diff", "--base", "HEAD", "--stat"]);
+    assert!(
+        stat.stdout.contains("generic × mcp (modified): "),
+        "{}",
+        stat.stdout
+    );
+    assert!(
+        stat.stdout
+            .contains("generic × mcp tool definitions (modified): "),
+        "{}",
+        stat.stdout
+    );
 }
 
 #[test]

@@ -342,8 +342,14 @@ fn sorted(diagnostics: &Diagnostics) -> Vec<Diagnostic> {
 /// `base × full (modified): -9 characters, -1 tokens (≈ o200k, 299 → 298)`.
 /// One output's change on one line (its family and context are the workspace's names).
 fn summary(change: &PromptChange) -> String {
+    // A change to the tool definitions beside a prompt says so: it is not the prompt's.
+    let what = if change.what == "prompt" {
+        String::new()
+    } else {
+        format!(" {}", change.what)
+    };
     format!(
-        "{} × {} ({}): {} characters, {} tokens ({}{}, {} → {})",
+        "{} × {}{what} ({}): {} characters, {} tokens ({}{}, {} → {})",
         change.family,
         change.context,
         change.status,
@@ -405,6 +411,7 @@ mod tests {
     fn change(diff: &str) -> PromptChange {
         PromptChange {
             path: "out/f/c.md".into(),
+            what: "prompt",
             family: "f".into(),
             context: "c".into(),
             status: Status::Modified,

@@ -246,6 +246,8 @@ impl std::fmt::Display for Status {
 #[derive(Debug, Serialize)]
 pub struct PromptChange {
     pub path: String,
+    /// `prompt`, or `tool definitions` for the native tool definitions beside one.
+    pub what: &'static str,
     pub family: String,
     pub context: String,
     pub status: Status,
@@ -441,6 +443,11 @@ fn prompt_change(
     Some(PromptChange {
         encoding: encoding.name(),
         exact: output.exact,
+        what: if path.ends_with(matrix::DEFINITIONS_SUFFIX) {
+            "tool definitions"
+        } else {
+            "prompt"
+        },
         path: path.to_string(),
         family: output.entry.family.clone(),
         context: output.entry.context.clone(),
