@@ -460,6 +460,9 @@ fn a_comment_past_its_limit_keeps_every_change_named_and_says_what_it_left_out()
     let role = "components/agent_role.md";
     let text = std::fs::read_to_string(repo.root.join(role)).unwrap();
     repo.write(role, &format!("{text}\nKeep answers brief.\n"));
+    // The small family's prompts change in a second way: more than one distinct change.
+    let xs = std::fs::read_to_string(repo.root.join("variants/xs.md")).unwrap();
+    repo.write("variants/xs.md", &format!("{xs}\nSay when you are done.\n"));
     let full = stdout(&repo.promptc(&["diff", "--base", "main", "--format", "markdown"]));
     let groups = full.matches("<summary><b>Change ").count();
     assert!(groups > 1, "{full}");

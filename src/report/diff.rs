@@ -146,8 +146,8 @@ const FAILURE_CHARS: usize = 8_000;
 /// Characters kept for the note that says what a cut comment left out.
 const NOTE_ROOM: usize = 400;
 
-/// Changed outputs whose diffs are the same but for their file names and line numbers, in
-/// the order of their first output.
+/// Changed outputs whose diffs are the same change (see [`change_key`]), in the order of
+/// their first output.
 fn same_changes(prompts: &[PromptChange]) -> Vec<Vec<&PromptChange>> {
     // Found by key: a report of thousands of distinct changes compared each with every group.
     let mut groups: Vec<Vec<&PromptChange>> = Vec::new();
@@ -164,16 +164,19 @@ fn same_changes(prompts: &[PromptChange]) -> Vec<Vec<&PromptChange>> {
     groups
 }
 
-/// What makes two diffs the same change: their status and changed lines, without the file
-/// names of the header or the line numbers of each hunk.
+/// What makes two diffs the same change: their status and the lines added and removed, in
+/// order; not the file names of the header, the hunks' line numbers, nor the unchanged lines
+/// around them (a context's own directory beside the same edit).
 fn change_key(prompt: &PromptChange) -> String {
     let mut key = format!("{}\n", prompt.status);
     for line in prompt.diff.lines() {
         if line.starts_with("--- a/") || line.starts_with("+++ b/") {
             continue;
         }
-        key.push_str(if line.starts_with("@@") { "@@" } else { line });
-        key.push('\n');
+        if line.starts_with(['+', '-', '\\']) {
+            key.push_str(line);
+            key.push('\n');
+        }
     }
     key
 }
@@ -421,6 +424,26 @@ mod tests {
             exact: true,
             diff: diff.into(),
         }
+    }
+
+    // The same edit in two contexts whose unchanged lines around it differ (each context's
+    // own directory) was two changes; it is one, as the README says.
+    #[test]
+    fn the_same_lines_added_and_removed_are_one_change_whatever_surrounds_them() {
+        let edit = |context_line: &str, at: usize| {
+            change(&format!(
+                "--- a/out/f/c.md\n+++ b/out/f/c.md\n@@ -{at},3 +{at},3 @@\n {context_line}\n-Be brief.\n+Be brief and exact.\n"
+            ))
+        };
+        let prompts = [
+            edit("You work in /srv/a.", 3),
+            edit("You work in /home/b.", 9),
+            change(
+                "--- a/out/f/c.md\n+++ b/out/f/c.md\n@@ -3,3 +3,3 @@\n You work in /srv/a.\n-Be brief.\n+Be terse.\n",
+            ),
+        ];
+        let groups = same_changes(&prompts);
+        assert_eq!(groups.iter().map(Vec::len).collect::<Vec<_>>(), [2, 1]);
     }
 
     #[test]
