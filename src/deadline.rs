@@ -9,32 +9,19 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// The deadline in milliseconds of processor time; 0 for none.
 static DEADLINE_MS: AtomicU64 = AtomicU64::new(0);
 
-/// When the deadline was set, and the most cores the process can use: the processor time
-/// used since is at most the time passed times the cores, so while that is short of the
-/// deadline no clock of the process needs reading (a system call per compile).
-static SET_AT: std::sync::OnceLock<(std::time::Instant, u64)> = std::sync::OnceLock::new();
-
 /// Long work stops once the process has used `ms` milliseconds of processor time (all its
 /// threads together).
 pub fn set(ms: u64) {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
-    let _ = SET_AT.set((std::time::Instant::now(), cores));
     DEADLINE_MS.store(ms, Ordering::Relaxed);
 }
 
-/// The deadline in milliseconds, when one is set and the process has passed it.
+/// The deadline in milliseconds, when one is set and the process has passed it. The clock is
+/// read each time (a system call per compile): a bound from the time passed and the cores
+/// could not be trusted where a share of a core is what the process may use.
 pub fn passed() -> Option<u64> {
     let deadline = DEADLINE_MS.load(Ordering::Relaxed);
     if deadline == 0 {
         return None;
-    }
-    // The processor time before the deadline was set counts too; it is small (the process
-    // sets it first thing), and a millisecond of it per core is allowed for.
-    if let Some((at, cores)) = SET_AT.get() {
-        let passed_ms = u64::try_from(at.elapsed().as_millis()).unwrap_or(u64::MAX);
-        if passed_ms.saturating_add(1).saturating_mul(*cores) < deadline {
-            return None;
-        }
     }
     processor_ms()
         .is_some_and(|spent| spent >= deadline)

@@ -831,10 +831,23 @@ fn set_gives_a_context_field_a_value_of_its_type() {
     assert!(no_browser.status.success(), "{}", stderr(&no_browser));
     assert!(stdout(&plain).contains("browser_action"));
     assert!(!stdout(&no_browser).contains("browser_action"));
+    // A path to text sets the text there: the model routes and reads as given.
+    let model = build(&["model.id=claude-sonnet-4-5"]);
+    assert!(model.status.success(), "{}", stderr(&model));
+    assert!(
+        !stderr(&model).contains("changes nothing"),
+        "{}",
+        stderr(&model)
+    );
     for (value, says) in [
         (
             "yolo=maybe",
             "`--set yolo=maybe`: `yolo` is a context field that holds `true` or `false`",
+        ),
+        // Rules are decided before values are set: a toggle set so would change nothing.
+        (
+            "rule_toggles.style=true",
+            "`rule_toggles` is not set from the command line",
         ),
         (
             "browser.viewport.width=wide",
@@ -853,6 +866,46 @@ fn set_gives_a_context_field_a_value_of_its_type() {
             stderr(&refused)
         );
     }
+}
+
+/// A key of `extra` the workspace declares takes its declared type from `--set`, whatever the
+/// context holds: `3.5` is no integer.
+#[test]
+fn set_gives_a_declared_extra_key_its_declared_type() {
+    let workspace = common::Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}[context_fields]\nretries = {{ type = \"integer\" }}\nteam = {{ type = \"string\" }}\n",
+                common::MANIFEST
+            ),
+        )
+        .file(
+            "components/intro.md",
+            "Retries: {{ extra.retries }}; team: {{ extra.team }}.\n",
+        )
+        .write();
+    let run = workspace.run(&[
+        "build",
+        "--set",
+        "extra.retries=4",
+        "--set",
+        "extra.team=core",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("Retries: 4; team: core."),
+        "{}",
+        run.stdout
+    );
+    let run = workspace.run(&["build", "--set", "extra.retries=3.5"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(
+        run.stderr
+            .contains("`extra.retries` is a context field that holds an integer"),
+        "{}",
+        run.stderr
+    );
 }
 
 /// `show` and `context` write TOML; a null in a list or an integer above TOML's largest (both

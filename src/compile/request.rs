@@ -5,7 +5,7 @@ use indexmap::IndexMap;
 use crate::load::mcp_places::McpPlaces;
 use serde_json::Value;
 
-use crate::model::{Context, ContextField, Dialect};
+use crate::model::{Context, ContextField, Dialect, ParameterType};
 
 /// Which variant to compile: a family, a variant, or the family routing picks for the
 /// context's model; then, within the family, a label or a tag.
@@ -150,44 +150,84 @@ impl Request {
     }
 }
 
-/// The value `--set NAME=TEXT` gives a context field, read as the type the field holds
-/// (`None` for a text field, which stays a runtime placeholder).
+/// The context fields `--set` cannot give: the rules and MCP servers are read and decided
+/// before the values are set (a toggle set so changed nothing), and the others are lists,
+/// links or the placeholders `--set` gives by their own names.
+const NOT_SET: [&str; 8] = [
+    "rules",
+    "workflows",
+    "rules_from",
+    "active_files",
+    "rule_toggles",
+    "mcp_servers",
+    "extends",
+    "placeholders",
+];
+
+/// The value `--set NAME=TEXT` gives a context field, read as the type the field holds (or,
+/// for a key of `extra`, the type the workspace declares for it). `None` for a text field
+/// named alone (`--set cwd=…`), which stays a runtime placeholder as any name does; a path
+/// into a table (`model.id`, `extra.team`) sets the text there.
 fn typed_value(
     context: &Value,
     name: &str,
     text: &str,
     declared: &IndexMap<String, ContextField>,
 ) -> Result<Option<Value>, String> {
+    let first = name.split('.').next().unwrap_or(name);
+    if NOT_SET.contains(&first) {
+        return Err(format!(
+            "`--set {name}`: `{first}` is not set from the command line: write it in a context \
+             file (rules also follow `--rules`, `--files` and `--disable-rule`, servers `--mcp`)"
+        ));
+    }
+    let wrong = |what: &str| {
+        format!("`--set {name}={text}`: `{name}` is a context field that holds {what}")
+    };
+    let boolean = || match text.trim() {
+        "true" => Ok(Value::Bool(true)),
+        "false" => Ok(Value::Bool(false)),
+        _ => Err(wrong("`true` or `false`")),
+    };
+    let number = || match serde_json::from_str::<serde_json::Number>(text.trim()) {
+        Ok(number) => Ok(Value::Number(number)),
+        Err(_) => Err(wrong("a number")),
+    };
+    // A declared `extra` key: its declared type, whatever the context holds now.
+    if let Some(field) = name
+        .strip_prefix("extra.")
+        .and_then(|key| declared.get(key))
+    {
+        return Ok(Some(match field.kind {
+            ParameterType::Boolean => boolean()?,
+            ParameterType::Integer => match text.trim().parse::<i64>() {
+                Ok(integer) => Value::from(integer),
+                Err(_) => return Err(wrong("an integer")),
+            },
+            ParameterType::Number => number()?,
+            ParameterType::String => Value::String(text.to_string()),
+            ParameterType::Array | ParameterType::Object => {
+                return Err(wrong(
+                    "a list or a table, which `--set` cannot give: set it in a context file",
+                ));
+            }
+        }));
+    }
     let current = name
         .split('.')
         .try_fold(context, |node, segment| node.get(segment));
-    // A declared `extra` key the context leaves out has its declared type.
-    let declared_default = name
-        .strip_prefix("extra.")
-        .and_then(|key| declared.get(key))
-        .map(ContextField::default_value);
-    let Some(shape) = current.cloned().or(declared_default) else {
-        return Ok(None);
-    };
-    let wrong = |what: &str| {
-        Err(format!(
-            "`--set {name}={text}`: `{name}` is a context field that holds {what}"
-        ))
-    };
-    Ok(Some(match shape {
-        Value::Bool(_) => match text.trim() {
-            "true" => Value::Bool(true),
-            "false" => Value::Bool(false),
-            _ => return wrong("`true` or `false`"),
-        },
-        Value::Number(_) => match serde_json::from_str::<serde_json::Number>(text.trim()) {
-            Ok(number) => Value::Number(number),
-            Err(_) => return wrong("a number"),
-        },
-        Value::Array(_) | Value::Object(_) => {
-            return wrong("a list or a table, which `--set` cannot give: set it in a context file");
+    let path = name.contains('.');
+    Ok(Some(match current {
+        Some(Value::Bool(_)) => boolean()?,
+        Some(Value::Number(_)) => number()?,
+        Some(Value::Array(_) | Value::Object(_)) => {
+            return Err(wrong(
+                "a list or a table, which `--set` cannot give: set it in a context file",
+            ));
         }
-        Value::String(_) | Value::Null => return Ok(None),
+        // Text: a path sets it in its table; a name alone stays a placeholder.
+        Some(Value::String(_) | Value::Null) | None if path => Value::String(text.to_string()),
+        Some(Value::String(_) | Value::Null) | None => return Ok(None),
     }))
 }
 

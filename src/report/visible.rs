@@ -48,9 +48,19 @@ fn shown(text: &str, hidden: impl Fn(char) -> bool) -> Cow<'_, str> {
     )
 }
 
-/// The characters that reorder the text around them (embeddings, overrides, isolates).
+/// The characters that reorder the text around them (embeddings, overrides, isolates), and
+/// the line and paragraph separators, which some viewers break a line at: each is shown as a
+/// replacement mark.
 fn is_bidi(c: char) -> bool {
-    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
+    matches!(
+        c,
+        '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{200e}'
+            | '\u{200f}'
+            | '\u{2028}'
+            | '\u{2029}'
+    )
 }
 
 #[cfg(test)]
@@ -63,6 +73,11 @@ mod tests {
         assert_eq!(
             visible("a\tb\n::error title=x::y\u{202e}"),
             "a\u{2409}b\u{240a}::error title=x::y\u{fffd}"
+        );
+        // Separators some viewers break a line at, and NEL (a C1 control).
+        assert_eq!(
+            visible("a\u{2028}::b\u{2029}c\u{85}d"),
+            "a\u{fffd}::b\u{fffd}c\u{fffd}d"
         );
         assert_eq!(
             visible("components/a\u{1b}[2J\u{1b}]0;title\u{7}b\u{7f}\u{9b}.toml"),

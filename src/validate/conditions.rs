@@ -283,7 +283,7 @@ fn boolean_operands(
     }
     if let Some(rest) = trimmed
         .strip_prefix("not")
-        .filter(|rest| rest.starts_with([' ', '(']))
+        .filter(|rest| rest.starts_with(|c: char| c.is_whitespace() || c == '('))
     {
         boolean_operands(rest, offset + 3, !negated, out);
         return;
@@ -351,13 +351,14 @@ fn split_at_top_level<'t>(text: &'t str, words: &[&str]) -> Vec<(usize, &'t str)
             (None, b'(' | b'[' | b'{') => depth += 1,
             (None, b')' | b']' | b'}') => depth -= 1,
             (None, _) if depth == 0 => {
-                let before = at == 0 || matches!(bytes[at - 1], b' ' | b')' | b'\t' | b'\n');
+                let before =
+                    at == 0 || matches!(bytes[at - 1], b' ' | b')' | b'\t' | b'\n' | b'\r');
                 let found = words.iter().find(|word| {
                     let end = at + word.len();
                     before
                         && text[at..].starts_with(**word)
                         && end < bytes.len()
-                        && matches!(bytes[end], b' ' | b'(' | b'\t' | b'\n')
+                        && matches!(bytes[end], b' ' | b'(' | b'\t' | b'\n' | b'\r')
                 });
                 if let Some(word) = found {
                     parts.push((start, &text[start..at]));
@@ -376,7 +377,36 @@ fn split_at_top_level<'t>(text: &'t str, words: &[&str]) -> Vec<(usize, &'t str)
 
 #[cfg(test)]
 mod tests {
-    use super::find_name;
+    use super::{boolean_operands, find_name};
+
+    /// The names that stand as truth values, with whether a `not` turns them: across line
+    /// breaks and tabs, under parentheses, not inside strings, comparisons or tests.
+    #[test]
+    fn truth_values_are_found_under_not_and_parentheses() {
+        let operands = |condition: &str| {
+            let mut found = Vec::new();
+            boolean_operands(condition, 0, false, &mut found);
+            found
+                .into_iter()
+                .map(|(range, negated)| (condition[range].to_string(), negated))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            operands("not\nfocus_chain"),
+            [("focus_chain".to_string(), true)]
+        );
+        assert_eq!(
+            operands("a and\t(not b or c.d)\nand 'x and y' in e and f is defined"),
+            [
+                ("a".to_string(), false),
+                ("b".to_string(), true),
+                ("c.d".to_string(), false)
+            ]
+        );
+        assert_eq!(operands("(a) or (b == 1)"), [("a".to_string(), false)]);
+        assert!(operands("not (a == b)").is_empty());
+        assert!(operands("notable").len() == 1);
+    }
 
     #[test]
     fn names_are_found_outside_strings_and_longer_names() {
