@@ -191,6 +191,20 @@ fn a_printed_context_used_again_compiles_as_the_one_it_came_from() {
         "{}",
         printed.stderr
     );
+    // Nor from the JSON, wherever it is: a tool schema's `default` stays.
+    std::fs::write(
+        root.join("examples/contexts/nulls.json"),
+        "{\"date\": \"2026-11-01\", \"mcp_servers\": [{\"name\": \"s\", \"tools\": [{\"name\": \"t\", \
+         \"input_schema\": {\"type\": \"object\", \"properties\": {\"x\": {\"default\": null}}}}]}]}\n",
+    )
+    .unwrap();
+    let printed = workspace.run(&["context", "--context", "nulls", "--format", "json"]);
+    assert_eq!(printed.code, 0, "{}", printed.stderr);
+    assert!(
+        printed.stdout.contains("\"default\": null"),
+        "{}",
+        printed.stdout
+    );
 }
 
 // `alwaysApply: "true"` (quoted) is text, not a boolean: the rule was left to its globs

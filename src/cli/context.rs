@@ -2,7 +2,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::show::toml_text;
+use super::show::toml_written;
 use super::{CliError, DataFormat, Printer, TargetArgs, load_valid, request};
 use crate::report;
 
@@ -65,13 +65,16 @@ pub fn run(
     let mut value = serde_json::to_value(&request.context)
         .map_err(|error| CliError::Unprintable(error.to_string()))?;
     // What is printed is a context to use again: its rules folders were read into `rules`
-    // and `workflows`, and naming them as well would read them twice.
+    // and `workflows`, and naming them as well would read them twice. A field left unset
+    // (`date`) is left out, not written `null` (which a context may not hold); a null
+    // anywhere else is the user's own (a tool schema's `default`), kept in JSON and refused
+    // by TOML by name.
     if let Some(fields) = value.as_object_mut() {
         fields.remove("rules_from");
+        fields.retain(|_, field| !field.is_null());
     }
-    super::show::drop_unset(&mut value);
     printer.result(&match args.format {
         DataFormat::Json => report::json_document(&value),
-        DataFormat::Toml => toml_text(value)?,
+        DataFormat::Toml => toml_written(&value)?,
     })
 }

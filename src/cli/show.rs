@@ -61,13 +61,18 @@ pub fn run(
 /// TOML's largest, both possible in YAML or JSON) is named, with `--format json` to ask for.
 pub fn toml_text(mut value: serde_json::Value) -> Result<String, CliError> {
     drop_unset(&mut value);
-    if let Some((pointer, what)) = not_toml(&value, String::new()) {
+    toml_written(&value)
+}
+
+/// `value` as TOML, its nulls kept to be refused by name (see [`toml_text`]).
+pub fn toml_written(value: &serde_json::Value) -> Result<String, CliError> {
+    if let Some((pointer, what)) = not_toml(value, String::new()) {
         return Err(CliError::NotToml {
             place: pointer.trim_start_matches('/').replace('/', "."),
             what,
         });
     }
-    toml::to_string(&value).map_err(|error| CliError::Unprintable(error.to_string()))
+    toml::to_string(value).map_err(|error| CliError::Unprintable(error.to_string()))
 }
 
 /// The first value TOML cannot write, by its pointer, and what it is.
@@ -92,7 +97,7 @@ fn not_toml(value: &serde_json::Value, pointer: String) -> Option<(String, &'sta
 /// read back from JSON is refused. A null the user wrote in a table of their own (`extra`,
 /// `placeholders`, a rule's `metadata`) is theirs, and stays: TOML then refuses it by name
 /// rather than lose it.
-pub fn drop_unset(value: &mut serde_json::Value) {
+fn drop_unset(value: &mut serde_json::Value) {
     match value {
         serde_json::Value::Object(map) => {
             map.retain(|_, v| !v.is_null());
