@@ -316,6 +316,19 @@ fn diff_says_which_side_failed_and_why() {
         out.contains("the head side (working tree) compiles"),
         "{out}"
     );
+    // The comment keeps to the least limit with a failure in it: the failure is cut to its
+    // share, and says so.
+    let comment = stdout(&repo.promptc(&[
+        "diff",
+        "--base",
+        "HEAD",
+        "--format",
+        "markdown",
+        "--max-chars",
+        "1000",
+    ]));
+    assert!(comment.chars().count() <= 1000, "{comment}");
+    assert!(comment.contains("(cut at "), "{comment}");
 }
 
 #[test]

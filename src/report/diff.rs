@@ -67,16 +67,21 @@ pub const COMMENT_LIMIT: usize = 60_000;
 /// changed. Past `limit` characters (0: no limit) diffs give way to summaries, then blocks to a
 /// count, with a note saying what was left out.
 pub fn markdown(report: &DiffReport, stat_only: bool, limit: usize) -> String {
+    let limit = if limit == 0 { usize::MAX } else { limit };
     let mut head = format!(
         "### Compiled prompt changes ({} → {})\n\n",
         report.base, report.head
     );
+    // Each side's failure takes at most a share of the limit: the rest of the comment (and
+    // the limit itself) must still fit.
+    let failure_chars = FAILURE_CHARS
+        .min(limit.saturating_sub(NOTE_ROOM) / (4 * report.failures.len().max(1)));
     for failure in &report.failures {
         // The message quotes the revision's files: a fence longer than any backtick run in it,
         // so a line of them cannot close the block and write into the comment.
         let message = shortened(
             &super::visible::visible_lines(failure.message.trim_end()),
-            FAILURE_CHARS,
+            failure_chars,
         );
         let fence = "`".repeat(longest_backtick_run(&message).max(2) + 1);
         head.push_str(&format!(
@@ -102,7 +107,6 @@ pub fn markdown(report: &DiffReport, stat_only: bool, limit: usize) -> String {
         ));
     }
     let sources = sources_table(report);
-    let limit = if limit == 0 { usize::MAX } else { limit };
     // What is left for the change blocks once the head, the table and a closing note fit.
     let mut room = limit
         .saturating_sub(chars(&head) + chars(&sources))
