@@ -234,6 +234,77 @@ pub fn stale_files(
     Ok(stale)
 }
 
+/// The context's schema (as [`validation_schema`] reads it), parsed once per process.
+pub fn context_schema() -> &'static Value {
+    static SCHEMA: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    SCHEMA.get_or_init(|| validation_schema(Kind::Context))
+}
+
+/// `node` with a reference to a definition (`$ref`, or an `allOf` of one) followed, within
+/// `root`'s definitions.
+pub fn resolved<'s>(root: &'s Value, node: &'s Value) -> &'s Value {
+    let mut node = node;
+    // A definition refers to another at most a few times; the bound keeps a schema that
+    // refers to itself from looping.
+    for _ in 0..8 {
+        let reference = node.get("$ref").and_then(Value::as_str).or_else(|| {
+            let all = node.get("allOf")?.as_array()?;
+            match all.as_slice() {
+                [only] => only.get("$ref")?.as_str(),
+                _ => None,
+            }
+        });
+        let Some(target) = reference
+            .and_then(|reference| reference.strip_prefix("#/definitions/"))
+            .and_then(|name| root.get("definitions")?.get(name))
+        else {
+            return node;
+        };
+        node = target;
+    }
+    node
+}
+
+/// The schema of what a dotted path names in a context (`model.id`; a list's items stand
+/// for the list, so `mcp_servers.name` is each server's name). The first segment that names
+/// nothing where it is written, with the near name, when the path leads nowhere; a table of
+/// the user's own keys (`extra`) takes any key below it.
+pub fn context_schema_at(path: &str) -> Result<&'static Value, (String, Option<String>)> {
+    let root = context_schema();
+    let mut node = root;
+    let mut walked = String::new();
+    for segment in path.split('.') {
+        node = resolved(root, node);
+        while let Some(items) = node.get("items") {
+            node = resolved(root, items);
+        }
+        if !walked.is_empty() {
+            walked.push('.');
+        }
+        walked.push_str(segment);
+        match node.get("properties").and_then(Value::as_object) {
+            Some(properties) if properties.contains_key(segment) => node = &properties[segment],
+            Some(properties) if node.get("additionalProperties") != Some(&Value::Bool(true)) => {
+                let parent = walked.rsplit_once('.').map(|(parent, _)| parent);
+                let suggestion = crate::namespace::closest(segment, properties.keys())
+                    .map(|near| parent.map_or(near.clone(), |parent| format!("{parent}.{near}")));
+                return Err((walked, suggestion));
+            }
+            _ => match node.get("additionalProperties") {
+                Some(Value::Object(_)) => {
+                    node = &node["additionalProperties"];
+                }
+                Some(Value::Bool(true)) | None => return Ok(&EMPTY_SCHEMA),
+                Some(_) => return Err((walked, None)),
+            },
+        }
+    }
+    Ok(resolved(root, node))
+}
+
+/// The schema of a value anything may be.
+static EMPTY_SCHEMA: Value = Value::Null;
+
 #[cfg(test)]
 mod tests {
     use super::*;

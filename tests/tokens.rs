@@ -146,6 +146,42 @@ fn a_volatile_table_or_path_of_the_context_changes_what_it_holds() {
     assert_eq!(error.code, "undefined-placeholder");
     assert!(error.message.contains("`extra.teem`"), "{}", error.message);
     assert_eq!(misspelt.help(0), Some("did you mean `extra.team`?"));
+
+    // Into a list: each item's value changes (a server's name; its status, one of a few
+    // words, becomes another of them); a field no item has is refused.
+    let with_servers = |volatile: &str| {
+        Fixture::minimal()
+            .file(
+                "promptc.toml",
+                format!("{}[tokens]\nvolatile = [{volatile}]\n", common::MANIFEST),
+            )
+            .file(
+                "examples/contexts/basic.toml",
+                "date = \"2026-11-01\"\n[[mcp_servers]]\nname = \"tracker\"\n",
+            )
+            .file(
+                "variants/generic.md",
+                "Servers: {% for s in connected_mcp_servers %}{{ s.name }}{% endfor %}.\n\n{{ INTRO_SECTION }}\n\n{{ TOOLS }}\n",
+            )
+            .write()
+    };
+    for volatile in [
+        "\"mcp_servers.name\"",
+        "\"mcp_servers.status\"",
+        "\"mcp_servers\"",
+    ] {
+        let workspace = with_servers(volatile);
+        let json = stats(workspace.root());
+        let prefix = &json["prompts"][0]["stable_prefix"];
+        assert_eq!(
+            prefix["bytes"].as_u64(),
+            Some("Servers: ".len() as u64),
+            "{volatile}: {prefix}"
+        );
+    }
+    let wrong = with_servers("\"mcp_servers.nam\"").validate();
+    assert_eq!(wrong.single().code, "undefined-placeholder");
+    assert_eq!(wrong.help(0), Some("did you mean `mcp_servers.name`?"));
 }
 
 #[test]

@@ -29,9 +29,10 @@ pub struct StablePrefix {
 }
 
 /// The request with every volatile value changed: a standard placeholder's field, else a
-/// context field or a path into one (`extra`, `extra.team`, `model.id`: every value under it),
-/// else a runtime placeholder of that name.
-fn probe(workspace: &Workspace, request: &Request) -> Request {
+/// context field or a path into one (`extra`, `extra.team`, `model.id`, `mcp_servers.name`:
+/// every value under it, by its type), else a runtime placeholder of that name. A context
+/// field whose values cannot be changed is the reason the prefix is not known.
+fn probe(workspace: &Workspace, request: &Request) -> Result<Request, String> {
     let mut probe = request.clone();
     let fields = crate::namespace::context_fields();
     let declared = &workspace.settings().context_fields;
@@ -48,59 +49,81 @@ fn probe(workspace: &Workspace, request: &Request) -> Request {
                 }
             }
         }
-        let changed = match StandardPlaceholder::named(name) {
-            Some(placeholder) => placeholder.perturb(&mut probe.context),
-            None => {
-                name.split('.')
-                    .next()
-                    .is_some_and(|first| fields.contains(first))
-                    && perturb_path(&mut probe.context, name)
-            }
-        };
-        if !changed {
+        if let Some(placeholder) = StandardPlaceholder::named(name)
+            && placeholder.perturb(&mut probe.context)
+        {
+            continue;
+        }
+        let in_context = name
+            .split('.')
+            .next()
+            .is_some_and(|first| fields.contains(first));
+        if in_context {
+            perturb_path(&mut probe.context, name)?;
+        } else {
             probe
                 .set
                 .insert(name.clone(), StandardPlaceholder::probe_text().into());
         }
     }
-    probe
+    Ok(probe)
 }
 
-/// Changes every value at `path` (dotted) in `context`; a key the context leaves out (a
-/// declared `extra` key at its default) is given the probe's text. `false` when the changed
-/// context is not one (a value whose type admits no change, such as one of a few words).
-fn perturb_path(context: &mut Context, path: &str) -> bool {
-    let Ok(mut value) = serde_json::to_value(&*context) else {
-        return false;
+/// Changes every value at `path` (dotted; a list's items stand for the list) in `context`,
+/// each as its type allows (see [`perturb_value`]); a key the context leaves out at the end
+/// of the path is given one. Nothing there to change (an empty list) changes nothing.
+fn perturb_path(context: &mut Context, path: &str) -> Result<(), String> {
+    let mut value = serde_json::to_value(&*context).map_err(|error| error.to_string())?;
+    let root = crate::schema::context_schema();
+    let segments: Vec<&str> = path.split('.').collect();
+    perturb_at(&mut value, root, root, &segments);
+    *context = serde_json::from_value(value)
+        .map_err(|error| format!("`{path}` cannot be changed: {error}"))?;
+    Ok(())
+}
+
+fn perturb_at(value: &mut Value, schema: &Value, root: &Value, segments: &[&str]) {
+    let schema = crate::schema::resolved(root, schema);
+    if let (Value::Array(items), Some(item_schema)) = (&mut *value, schema.get("items"))
+        && !segments.is_empty()
+    {
+        for item in items {
+            perturb_at(item, item_schema, root, segments);
+        }
+        return;
+    }
+    let Some((first, rest)) = segments.split_first() else {
+        perturb_value(value, schema, root);
+        return;
     };
-    let mut node = &mut value;
-    let mut segments = path.split('.').peekable();
-    while let Some(segment) = segments.next() {
-        let Some(table) = node.as_object_mut() else {
-            return false;
-        };
-        if !table.contains_key(segment) && segments.peek().is_none() {
-            table.insert(segment.to_string(), Value::Null);
-        }
-        let Some(next) = table.get_mut(segment) else {
-            return false;
-        };
-        node = next;
+    let Some(table) = value.as_object_mut() else {
+        return;
+    };
+    let child_schema = schema
+        .get("properties")
+        .and_then(|properties| properties.get(*first))
+        .or_else(|| schema.get("additionalProperties").filter(|s| s.is_object()))
+        .unwrap_or(&Value::Null);
+    if rest.is_empty() && !table.contains_key(*first) {
+        table.insert((*first).to_string(), Value::Null);
     }
-    perturb_value(node);
-    match serde_json::from_value::<Context>(value) {
-        Ok(changed) => {
-            *context = changed;
-            true
-        }
-        Err(_) => false,
+    if let Some(child) = table.get_mut(*first) {
+        perturb_at(child, child_schema, root, rest);
     }
 }
 
-/// Every value in `value` changed: text gains the probe's, numbers grow by one, booleans
-/// flip, and an empty list or table gains an item.
-fn perturb_value(value: &mut Value) {
+/// Every value in `value` changed as its schema allows: one of a few words becomes another
+/// of them, text starts with the probe's, numbers grow by one, booleans flip, an empty table of the
+/// user's own keys gains one; lists and tables change item by item.
+fn perturb_value(value: &mut Value, schema: &Value, root: &Value) {
+    let schema = crate::schema::resolved(root, schema);
     let probe = StandardPlaceholder::probe_text();
+    if let Some(words) = schema.get("enum").and_then(Value::as_array) {
+        if let Some(other) = words.iter().find(|word| *word != value) {
+            *value = other.clone();
+        }
+        return;
+    }
     match value {
         Value::Null => *value = Value::String(probe.into()),
         Value::Bool(flag) => *flag = !*flag,
@@ -112,13 +135,28 @@ fn perturb_value(value: &mut Value) {
                 _ => Value::String(probe.into()),
             }
         }
-        Value::String(text) => text.push_str(probe),
-        Value::Array(items) if items.is_empty() => items.push(Value::String(probe.into())),
-        Value::Array(items) => items.iter_mut().for_each(perturb_value),
-        Value::Object(table) if table.is_empty() => {
-            table.insert(probe.into(), Value::String(probe.into()));
+        // Before the text: the prompt changes where the value starts, not where it ends.
+        Value::String(text) => text.insert_str(0, probe),
+        Value::Array(items) => {
+            let item_schema = schema.get("items").unwrap_or(&Value::Null);
+            for item in items {
+                perturb_value(item, item_schema, root);
+            }
         }
-        Value::Object(table) => table.values_mut().for_each(perturb_value),
+        Value::Object(table) => {
+            let properties = schema.get("properties");
+            let free = schema.get("additionalProperties");
+            if table.is_empty() && free == Some(&Value::Bool(true)) {
+                table.insert(probe.into(), Value::String(probe.into()));
+            }
+            for (key, item) in table.iter_mut() {
+                let item_schema = properties
+                    .and_then(|properties| properties.get(key))
+                    .or(free.filter(|free| free.is_object()))
+                    .unwrap_or(&Value::Null);
+                perturb_value(item, item_schema, root);
+            }
+        }
     }
 }
 
@@ -147,7 +185,7 @@ fn probe_and_compare(
 ) -> Result<(StablePrefix, Compiled), String> {
     let workspace = compiler.workspace();
     let probed = compiler
-        .compile(&probe(workspace, request))
+        .compile(&probe(workspace, request)?)
         .map_err(|error| first_problem(&error))?;
     let prompt = &compiled.prompt;
     let mut bytes = prompt

@@ -74,8 +74,8 @@ pub fn markdown(report: &DiffReport, stat_only: bool, limit: usize) -> String {
     );
     // Each side's failure takes at most a share of the limit: the rest of the comment (and
     // the limit itself) must still fit.
-    let failure_chars = FAILURE_CHARS
-        .min(limit.saturating_sub(NOTE_ROOM) / (4 * report.failures.len().max(1)));
+    let failure_chars =
+        FAILURE_CHARS.min(limit.saturating_sub(NOTE_ROOM) / (4 * report.failures.len().max(1)));
     for failure in &report.failures {
         // The message quotes the revision's files: a fence longer than any backtick run in it,
         // so a line of them cannot close the block and write into the comment.

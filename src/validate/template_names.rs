@@ -58,7 +58,13 @@ fn volatile_names_known(scope: &Scope<'_>, out: &mut Diagnostics) {
     {
         // A path into the context (`extra.team`, `model.id`) names the values under it.
         let (unknown, suggestion) = if name.contains('.') {
-            match scope.any_variant.check_path(name) {
+            // Into a list too (`mcp_servers.name`: each server's), which the names a
+            // template may read do not follow.
+            match scope
+                .any_variant
+                .check_path(name)
+                .and_then(|()| crate::schema::context_schema_at(name).map(|_| ()))
+            {
                 Ok(()) => continue,
                 Err(unknown) => unknown,
             }
