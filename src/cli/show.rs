@@ -93,24 +93,15 @@ fn not_toml(value: &serde_json::Value, pointer: String) -> Option<(String, &'sta
     }
 }
 
-/// An optional field left unset (null) is left out: TOML has no null, and a null `date`
-/// read back from JSON is refused. A null the user wrote in a table of their own (`extra`,
-/// `placeholders`, a rule's `metadata`) is theirs, and stays: TOML then refuses it by name
-/// rather than lose it.
+/// TOML has no null: null values of a variant's tables (a missing optional field, a
+/// placeholder set to YAML `~`) are left out.
 fn drop_unset(value: &mut serde_json::Value) {
     match value {
         serde_json::Value::Object(map) => {
             map.retain(|_, v| !v.is_null());
-            for (key, item) in map.iter_mut() {
-                if !USER_TABLES.contains(&key.as_str()) {
-                    drop_unset(item);
-                }
-            }
+            map.values_mut().for_each(drop_unset);
         }
         serde_json::Value::Array(items) => items.iter_mut().for_each(drop_unset),
         _ => {}
     }
 }
-
-/// Tables whose keys and values are the user's own.
-const USER_TABLES: [&str; 3] = ["extra", "placeholders", "metadata"];
