@@ -76,6 +76,56 @@ fn stats_of_the_shipped_library_match_an_independent_tokenizer() {
     }
 }
 
+// `stats --family` listed each section's tokens as `[name, count]` pairs, a section inside
+// another (`tool_list` in `tool_use`) counted as if beside it: the rows added up to nearly
+// twice the prompt. Each row now names the section it is inside, and an estimate is marked.
+#[test]
+fn per_section_counts_say_which_section_holds_which() {
+    let root = common::repo_root();
+    let output = common::promptc()
+        .args([
+            "stats",
+            "--family",
+            "next-gen",
+            "--format",
+            "json",
+            "--workspace",
+        ])
+        .arg(&root)
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let prompt = &json["prompts"][0];
+    let sections = prompt["sections"].as_array().unwrap();
+    let find = |id: &str| sections.iter().find(|s| s["id"] == id).unwrap();
+    assert_eq!(find("tool_list")["inside"], "tool_use");
+    assert!(find("tool_use").get("inside").is_none());
+    // Counted once each, the sections in their own right add up to at most the prompt.
+    let top: u64 = sections
+        .iter()
+        .filter(|s| s.get("inside").is_none())
+        .map(|s| s["tokens"].as_u64().unwrap())
+        .sum();
+    assert!(
+        top <= prompt["tokens"].as_u64().unwrap(),
+        "{top} > {}",
+        prompt["tokens"]
+    );
+
+    let output = common::promptc()
+        .args(["stats", "--family", "next-gen", "--workspace"])
+        .arg(&root)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("| tool_list "))
+        .unwrap();
+    assert!(row.starts_with("| tool_list (in tool_use) | ≈ "), "{row}");
+}
+
 #[test]
 fn the_stable_prefix_ends_where_the_first_volatile_value_starts() {
     // intro (with the working directory) before the tools: the prefix is the first line.

@@ -150,6 +150,19 @@ fn top_level<'c>(
     workspace: &Workspace,
     sections: &'c [Section],
 ) -> impl Iterator<Item = &'c Section> {
+    let inside = containers(workspace, sections);
+    sections
+        .iter()
+        .filter(|section| section.included && !section.text.is_empty())
+        .filter(move |section| !inside.contains_key(section.id.as_str()))
+}
+
+/// For each section shown inside another (its slot read by that one's template), the id of
+/// the one that shows it.
+pub fn containers<'c>(
+    workspace: &Workspace,
+    sections: &'c [Section],
+) -> std::collections::HashMap<&'c str, &'c str> {
     let templates = &workspace.templates;
     let reads = |section: &Section| -> Vec<String> {
         let Some(name) = &section.template else {
@@ -161,19 +174,24 @@ fn top_level<'c>(
             .map(|id| templates.variables(id).to_vec())
             .unwrap_or_default()
     };
-    let included: Vec<(&Section, Vec<String>)> = sections
+    let included: Vec<&Section> = sections
         .iter()
         .filter(|section| section.included && !section.text.is_empty())
-        .map(|section| (section, reads(section)))
         .collect();
-    let nested: Vec<String> = included
-        .iter()
-        .flat_map(|(_, reads)| reads.iter().cloned())
-        .collect();
-    included
-        .into_iter()
-        .map(|(section, _)| section)
-        .filter(move |section| !nested.contains(&section.slot))
+    let mut inside = std::collections::HashMap::new();
+    for container in &included {
+        for slot in reads(container) {
+            if let Some(shown) = included
+                .iter()
+                .find(|section| section.slot == slot && section.id != container.id)
+            {
+                inside
+                    .entry(shown.id.as_str())
+                    .or_insert(container.id.as_str());
+            }
+        }
+    }
+    inside
 }
 
 /// One error per family and budget: the contexts over it, worst first, and the largest

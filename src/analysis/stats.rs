@@ -24,7 +24,17 @@ pub struct PromptStats {
     pub characters: usize,
     pub stable_prefix: Option<StablePrefix>,
     /// Tokens of each non-empty section, in prompt order.
-    pub sections: Vec<(String, usize)>,
+    pub sections: Vec<SectionTokens>,
+}
+
+/// One section's tokens. A section shown inside another (its slot read by that one's
+/// template) is counted in both: `inside` names the other, so that the counts are not added.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct SectionTokens {
+    pub id: String,
+    pub tokens: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inside: Option<String>,
 }
 
 /// The figures of `compiled`, the prompt `request` compiled to for the context named
@@ -52,12 +62,20 @@ pub fn prompt_stats(
         }),
         characters: compiled.prompt.chars().count(),
         stable_prefix: stable_prefix(compiler, request, compiled),
-        sections: compiled
-            .sections
-            .iter()
-            .filter(|s| !s.text.is_empty())
-            .map(|s| (s.id.clone(), encoding.count(&s.text)))
-            .collect(),
+        sections: {
+            let inside =
+                crate::analysis::budget::containers(compiler.workspace(), &compiled.sections);
+            compiled
+                .sections
+                .iter()
+                .filter(|s| !s.text.is_empty())
+                .map(|s| SectionTokens {
+                    id: s.id.clone(),
+                    tokens: encoding.count(&s.text),
+                    inside: inside.get(s.id.as_str()).map(|id| (*id).to_string()),
+                })
+                .collect()
+        },
         family: compiled.family.clone(),
         context: context.to_string(),
     }

@@ -41,8 +41,17 @@ pub fn markdown(rows: &[PromptStats], with_sections: bool) -> String {
             out.push('\n');
             push_line(&mut out, &format!("{} × {}:", row.family, row.context));
             out.push_str("\n| section | tokens |\n| --- | ---: |\n");
-            for (section, tokens) in &row.sections {
-                push_line(&mut out, &format!("| {section} | {tokens} |"));
+            for section in &row.sections {
+                // A section inside another is counted in both: said, so that no one adds them.
+                let name = match &section.inside {
+                    Some(container) => format!("{} (in {container})", section.id),
+                    None => section.id.clone(),
+                };
+                let estimate = if row.exact { "" } else { "≈ " };
+                push_line(
+                    &mut out,
+                    &format!("| {name} | {estimate}{} |", section.tokens),
+                );
             }
         }
     }
