@@ -90,7 +90,8 @@ pub use analysis::stable_prefix::StablePrefix;
 pub use analysis::stats::{PromptStats, prompt_stats};
 pub use compile::explain::{ConditionReport, Explanation, Item, explain};
 pub use compile::{
-    Choice, Compiler, FamilyListing, Request, Route, RouteRule, SelectBy, Selection, VariantListing,
+    Choice, Compiler, FamilyListing, FamilyRouting, Request, Route, RouteRule, SelectBy, Selection,
+    VariantListing,
 };
 pub use compiled::{
     CompileError, Compiled, CompiledParameter, CompiledTool, CompiledTools, Section, SourceRange,

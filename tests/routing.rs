@@ -395,6 +395,21 @@ fn a_routing_rule_is_shown_from_the_variant_the_family_serves() {
         "{}",
         list.stdout
     );
+    // The JSON names each part of it.
+    let json = workspace.run(&["list", "--format", "json"]);
+    let families: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let frontier = families
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["family"] == "frontier")
+        .unwrap();
+    assert_eq!(frontier["routing"]["position"], 1);
+    assert_eq!(frontier["routing"]["variant"], "frontier");
+    assert_eq!(
+        frontier["routing"]["source"]["file"],
+        "variants/frontier.toml"
+    );
 }
 
 #[test]

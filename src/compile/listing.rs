@@ -13,10 +13,19 @@ pub struct FamilyListing {
     pub family: String,
     /// Whether it is the manifest's `fallback_family`.
     pub fallback: bool,
-    /// Its place in `routing.order` (1-based), with its `match`.
-    pub routing: Option<(usize, RouteRule)>,
+    /// Its place in `routing.order`, with its `match`.
+    pub routing: Option<FamilyRouting>,
     /// Its variants, lowest version first.
     pub variants: Vec<VariantListing>,
+}
+
+/// A family's routing rule as `list` gives it: its place in `routing.order` (1-based) and
+/// its `match`, where it is written.
+#[derive(Clone, Debug, Serialize)]
+pub struct FamilyRouting {
+    pub position: usize,
+    #[serde(flatten)]
+    pub rule: RouteRule,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -43,7 +52,10 @@ impl Compiler<'_> {
                 routing: rules
                     .iter()
                     .position(|rule| rule.family == family)
-                    .map(|index| (index + 1, self.describe(&rules[index]))),
+                    .map(|index| FamilyRouting {
+                        position: index + 1,
+                        rule: self.describe(&rules[index]),
+                    }),
                 variants: Vec::new(),
             });
             let variant = &effective.variant;

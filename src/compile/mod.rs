@@ -39,7 +39,7 @@ mod postprocess;
 mod request;
 mod route;
 
-pub use listing::{FamilyListing, VariantListing};
+pub use listing::{FamilyListing, FamilyRouting, VariantListing};
 pub use request::{Request, SelectBy, Selection};
 pub use route::{Choice, Route, RouteRule};
 

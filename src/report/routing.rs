@@ -35,10 +35,14 @@ pub fn list(families: &[FamilyListing]) -> String {
     for family in families {
         let fallback = if family.fallback { " (fallback)" } else { "" };
         push_line(&mut out, &format!("{}{fallback}", family.family));
-        if let Some((position, rule)) = &family.routing {
+        if let Some(routing) = &family.routing {
             push_line(
                 &mut out,
-                &format!("  routing #{position}: {}", rule_text(rule)),
+                &format!(
+                    "  routing #{}: {}",
+                    routing.position,
+                    rule_text(&routing.rule)
+                ),
             );
         }
         for variant in &family.variants {
