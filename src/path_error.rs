@@ -59,6 +59,8 @@ pub enum PathProblem {
     },
     /// Outputs are written as UTF-8 text; the file on disk is not.
     NotUtf8,
+    /// A workspace file whose name is not UTF-8: no id or template name can be read from it.
+    NameNotUtf8,
     /// A folder nested deeper below a workspace folder (variants, partials, …) than promptc
     /// reads.
     TooDeep {
@@ -127,6 +129,9 @@ impl PathError {
                 "delete it: `promptc build --all` writes it again"
             }
             PathProblem::NotUtf8 => "delete it and run `promptc build --all`",
+            PathProblem::NameNotUtf8 => {
+                "rename it with a UTF-8 name: ids and template names are read from file names"
+            }
             PathProblem::TooDeep { limit } => {
                 return format!("move its files into a folder at most {limit} levels deep");
             }
@@ -186,6 +191,7 @@ impl fmt::Display for PathProblem {
                 first.display()
             ),
             PathProblem::NotUtf8 => write!(f, "is not valid UTF-8"),
+            PathProblem::NameNotUtf8 => write!(f, "has a name that is not valid UTF-8"),
             PathProblem::TooDeep { limit } => {
                 write!(f, "is a folder nested more than {limit} levels deep")
             }

@@ -296,6 +296,34 @@ fn check_does_not_read_outputs_through_links_or_from_special_files() {
     );
 }
 
+// A data file whose name is not UTF-8 was read under its name with a replacement mark, and
+// its template beside it was said to be missing (the help named a file that exists). It is
+// refused by its name.
+#[test]
+fn a_file_name_that_is_not_utf8_is_refused_by_its_name() {
+    let workspace = Fixture::minimal().write();
+    let components = workspace.root().join("components");
+    let name = |extension: &str| {
+        let mut bytes = b"bad\xff.".to_vec();
+        bytes.extend_from_slice(extension.as_bytes());
+        components.join(std::ffi::OsStr::from_bytes(&bytes))
+    };
+    std::fs::write(name("toml"), "id = \"bad\"\ndescription = \"x\"\n").unwrap();
+    std::fs::write(name("md"), "Text.\n").unwrap();
+    let report = workspace.validate();
+    let found = report.single();
+    assert_eq!(found.code, "path-refused", "{found:?}");
+    assert!(
+        found.message.contains("has a name that is not valid UTF-8"),
+        "{}",
+        found.message
+    );
+    assert_eq!(
+        report.help(0),
+        Some("rename it with a UTF-8 name: ids and template names are read from file names")
+    );
+}
+
 // Item 8: temporary files left by a killed build are recognised, reported and cleaned up.
 #[test]
 fn temporary_files_left_behind_are_reported_and_removed() {

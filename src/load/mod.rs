@@ -226,6 +226,13 @@ fn files_under(root: &Path, dir: &Path, wanted: impl Fn(&Path) -> bool) -> io::R
             }
             let is_data = wanted(path);
             let kind = entry.file_type();
+            // A name that is not UTF-8 cannot become an id or a template's name: refused by
+            // its name, rather than read under a name with a replacement mark that names
+            // another file (its template beside it, said to be missing).
+            if is_data && entry.file_name().to_str().is_none() {
+                refuse(&mut found, path, PathProblem::NameNotUtf8);
+                continue;
+            }
             if kind.is_file() && is_data {
                 let below = path.strip_prefix(&folder).unwrap_or(path);
                 // Below a linked folder, a file is reached through a link.
