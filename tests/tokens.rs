@@ -124,6 +124,52 @@ fn per_section_counts_say_which_section_holds_which() {
         .find(|l| l.starts_with("| tool_list "))
         .unwrap();
     assert!(row.starts_with("| tool_list (in tool_use) | ≈ "), "{row}");
+
+    // A section shown by a partial the other's template includes is inside it too.
+    let workspace = Fixture::minimal()
+        .file(
+            "components/rules.toml",
+            "id = \"rules\"\ndescription = \"Rules.\"\n",
+        )
+        .file("components/rules.md", "Keep it short.\n")
+        .file(
+            "components/intro.md",
+            "Intro.\n{% include 'partials/more.md' %}",
+        )
+        .file("partials/more.md", "{{ RULES_SECTION }}\n")
+        .file(
+            "variants/generic.toml",
+            common::VARIANT.replace(
+                "components = [\"intro\"]",
+                "components = [\"rules\", \"intro\"]",
+            ),
+        )
+        .file(
+            "variants/generic.md",
+            "{{ INTRO_SECTION }}\n\n{{ TOOLS }}\n",
+        )
+        .write();
+    let output = common::promptc()
+        .args([
+            "stats",
+            "--family",
+            "generic",
+            "--format",
+            "json",
+            "--workspace",
+        ])
+        .arg(workspace.root())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let sections = json["prompts"][0]["sections"].as_array().unwrap();
+    let rules = sections.iter().find(|s| s["id"] == "rules").unwrap();
+    assert_eq!(rules["inside"], "intro", "{sections:?}");
 }
 
 #[test]

@@ -168,10 +168,16 @@ pub fn containers<'c>(
         let Some(name) = &section.template else {
             return Vec::new();
         };
+        // What it includes or imports reads for it too.
         templates
             .ids()
             .find(|id| templates.name(*id) == name)
-            .map(|id| templates.variables(id).to_vec())
+            .map(|id| {
+                std::iter::once(id)
+                    .chain(templates.used_by(id).iter().copied())
+                    .flat_map(|template| templates.variables(template).iter().cloned())
+                    .collect()
+            })
             .unwrap_or_default()
     };
     let included: Vec<&Section> = sections
