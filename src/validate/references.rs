@@ -550,11 +550,9 @@ fn long_chain(judged: LongChain, link: CycleLink, span: Span, out: &mut Diagnost
 // The manifest.
 
 fn fallback_family_exists(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {
-    // A workspace without variants declares no family to check it against.
-    if !known.families.is_empty() {
-        let span = manifest.value_span("/fallback_family");
-        known.family(&manifest.value.fallback_family, span, out);
-    }
+    // A workspace without variants too: it validated, and every build failed.
+    let span = manifest.value_span("/fallback_family");
+    known.family(&manifest.value.fallback_family, span, out);
 }
 
 fn build_families_exist(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {
