@@ -294,8 +294,18 @@ pub fn context_schema_at(path: &str) -> Result<&'static Value, (String, Option<S
                 Some(Value::Object(_)) => {
                     node = &node["additionalProperties"];
                 }
-                Some(Value::Bool(true)) | None => return Ok(&EMPTY_SCHEMA),
-                Some(_) => return Err((walked, None)),
+                Some(Value::Bool(true)) => return Ok(&EMPTY_SCHEMA),
+                // A plain value (text, a number) has nothing below it; a schema of several
+                // shapes (`rules`: a text or a list) is not followed.
+                None if node.get("type").is_none_or(|kind| kind == "object") => {
+                    return Ok(&EMPTY_SCHEMA);
+                }
+                _ => {
+                    let parent = walked
+                        .rsplit_once('.')
+                        .map(|(parent, _)| parent.to_string());
+                    return Err((walked, parent));
+                }
             },
         }
     }

@@ -906,6 +906,49 @@ fn set_gives_a_declared_extra_key_its_declared_type() {
         "{}",
         run.stderr
     );
+    // A key the workspace does not declare, and a path past a value, name nothing.
+    for (set, says) in [
+        (
+            "extra.retrie=1",
+            "`extra.retrie` is not a key `[context_fields]` declares; did you mean `extra.retries`?",
+        ),
+        ("yolo.x=1", "`yolo` holds a boolean, not a table of fields"),
+    ] {
+        let run = workspace.run(&["build", "--set", set]);
+        assert_eq!(run.code, 2, "{set}: {}", run.stdout);
+        assert!(run.stderr.contains(says), "{set}: {}", run.stderr);
+    }
+}
+
+/// `--set` of a text field of the context sets the field, so its standard placeholder
+/// follows (`cwd` and `CWD` alike); a date must be one that exists.
+#[test]
+fn set_of_a_text_field_sets_the_field_its_placeholder_reads() {
+    let workspace = common::Fixture::minimal()
+        .file(
+            "components/intro.md",
+            "{{ cwd }} {{ CWD }} {{ CURRENT_DATE }} {{ MODE }}\n",
+        )
+        .write();
+    let run = workspace.run(&[
+        "build",
+        "--set",
+        "cwd=/srv/z",
+        "--set",
+        "date=2030-01-02",
+        "--set",
+        "mode=plan",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("/srv/z /srv/z 2030-01-02 plan"),
+        "{}",
+        run.stdout
+    );
+    for set in ["date=2030-02-30", "mode=fly"] {
+        let run = workspace.run(&["build", "--set", set]);
+        assert_eq!(run.code, 2, "{set}: {}", run.stdout);
+    }
 }
 
 /// `show` and `context` write TOML; a null in a list or an integer above TOML's largest (both

@@ -381,18 +381,20 @@ fn mcp_settings_and_their_listing_are_checked_value_by_value() {
         );
     }
 
+    // Settings of one server, with a listing beside them.
     let settings = workspace.tmp().join("l.json");
-    std::fs::write(
-        &settings,
-        "{\"mcpServers\": {\"srv\": {\"command\": \"x\"}}}\n",
-    )
-    .unwrap();
-    std::fs::write(
-        workspace.tmp().join("l.listing.json"),
+    let with_listing = |listing: &str| {
+        std::fs::write(
+            &settings,
+            "{\"mcpServers\": {\"srv\": {\"command\": \"x\"}}}\n",
+        )
+        .unwrap();
+        std::fs::write(workspace.tmp().join("l.listing.json"), listing).unwrap();
+        workspace.run(&["context", "--mcp", settings.to_str().unwrap()])
+    };
+    let run = with_listing(
         "{\"servers\": {\"srv\": {\"tools\": [\n  {\"name\": \"t1\", \"description\": 5},\n  {\"name\": \"t2\", \"descripton\": \"x\"}\n], \"status\": \"connectd\"}}}\n",
-    )
-    .unwrap();
-    let run = workspace.run(&["context", "--mcp", settings.to_str().unwrap()]);
+    );
     assert_eq!(run.code, 1, "{}", run.stderr);
     let listing = workspace.tmp().join("l.listing.json");
     for (message, place) in [
@@ -414,6 +416,24 @@ fn mcp_settings_and_their_listing_are_checked_value_by_value() {
     }
     assert!(
         run.stderr.contains("did you mean `description`?"),
+        "{}",
+        run.stderr
+    );
+    // A table of servers of another type is that, not missing; a key the listing does not
+    // have is unknown there too.
+    std::fs::write(&settings, "{\"mcpServers\": []}\n").unwrap();
+    let run = workspace.run(&["context", "--mcp", settings.to_str().unwrap()]);
+    assert!(
+        run.stderr
+            .contains("error[wrong-type]: wrong type: expected a table, found an array"),
+        "{}",
+        run.stderr
+    );
+    let run = with_listing("{\"servers\": {}, \"severs\": 1}\n");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("error[unknown-key]: unknown key `severs`"),
         "{}",
         run.stderr
     );

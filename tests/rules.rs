@@ -167,6 +167,23 @@ fn a_printed_context_used_again_compiles_as_the_one_it_came_from() {
         assert_eq!(again.stdout, original.stdout, "{format}");
         std::fs::remove_file(root.join("examples/contexts").join(file)).unwrap();
     }
+    // Active files given on the command line decide which rules apply: the printed context
+    // keeps them.
+    let printed = workspace.run(&[
+        "context",
+        "--context",
+        "project",
+        "--files",
+        "styles/site.css",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(printed.code, 0, "{}", printed.stderr);
+    let value: serde_json::Value = serde_json::from_str(&printed.stdout).unwrap();
+    assert_eq!(
+        value["active_files"],
+        serde_json::json!(["src/ui/app.tsx", "styles/site.css"])
+    );
     // Without a date, the JSON leaves it out rather than write `null`.
     std::fs::write(
         root.join("examples/contexts/undated.toml"),

@@ -38,6 +38,9 @@ pub fn run(
     printer: &Printer,
 ) -> Result<(), CliError> {
     let workspace = load_valid(workspace_dir, printer)?;
+    // The active files given decide which rules apply; the context printed keeps them, so
+    // that, used again, it decides the same.
+    let files = args.rules.files.clone();
     let target = TargetArgs {
         family: None,
         variant: None,
@@ -53,6 +56,11 @@ pub fn run(
         set: Vec::new(),
     };
     let mut request = request(workspace, target, printer)?;
+    for file in files {
+        if !request.context.active_files.contains(&file) {
+            request.context.active_files.push(file);
+        }
+    }
     // The declared fields a context leaves out, at the defaults compiles see.
     for (key, field) in &workspace.settings().context_fields {
         if !request.context.extra.contains_key(key) {

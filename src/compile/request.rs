@@ -165,16 +165,17 @@ const NOT_SET: [&str; 8] = [
 ];
 
 /// The value `--set NAME=TEXT` gives a context field, read as the type the field holds (or,
-/// for a key of `extra`, the type the workspace declares for it). `None` for a text field
-/// named alone (`--set cwd=…`), which stays a runtime placeholder as any name does; a path
-/// into a table (`model.id`, `extra.team`) sets the text there.
+/// for a key of `extra`, the type the workspace declares for it), text included: the field
+/// is set, so that its standard placeholder follows (`--set cwd=…` is `CWD` too). A path must
+/// lead through tables the context has; a `date` must be one that exists.
 fn typed_value(
     context: &Value,
     name: &str,
     text: &str,
     declared: &IndexMap<String, ContextField>,
 ) -> Result<Option<Value>, String> {
-    let first = name.split('.').next().unwrap_or(name);
+    let segments: Vec<&str> = name.split('.').collect();
+    let first = segments[0];
     if NOT_SET.contains(&first) {
         return Err(format!(
             "`--set {name}`: `{first}` is not set from the command line: write it in a context \
@@ -193,31 +194,56 @@ fn typed_value(
         Ok(number) => Ok(Value::Number(number)),
         Err(_) => Err(wrong("a number")),
     };
-    // A declared `extra` key: its declared type, whatever the context holds now.
-    if let Some(field) = name
-        .strip_prefix("extra.")
-        .and_then(|key| declared.get(key))
-    {
-        return Ok(Some(match field.kind {
-            ParameterType::Boolean => boolean()?,
-            ParameterType::Integer => match text.trim().parse::<i64>() {
-                Ok(integer) => Value::from(integer),
-                Err(_) => return Err(wrong("an integer")),
-            },
-            ParameterType::Number => number()?,
-            ParameterType::String => Value::String(text.to_string()),
-            ParameterType::Array | ParameterType::Object => {
-                return Err(wrong(
-                    "a list or a table, which `--set` cannot give: set it in a context file",
+    // A declared `extra` key: its declared type, whatever the context holds now; a key the
+    // workspace does not declare is refused with the near one, as a template reading it is.
+    if first == crate::namespace::EXTRA && segments.len() > 1 && !declared.is_empty() {
+        let key = segments[1];
+        let Some(field) = declared.get(key) else {
+            let near = crate::namespace::closest(key, declared.keys());
+            return Err(format!(
+                "`--set {name}`: `extra.{key}` is not a key `[context_fields]` declares{}",
+                near.map(|near| format!("; did you mean `extra.{near}`?"))
+                    .unwrap_or_default()
+            ));
+        };
+        if segments.len() == 2 {
+            return Ok(Some(match field.kind {
+                ParameterType::Boolean => boolean()?,
+                ParameterType::Integer => match text.trim().parse::<i64>() {
+                    Ok(integer) => Value::from(integer),
+                    Err(_) => return Err(wrong("an integer")),
+                },
+                ParameterType::Number => number()?,
+                ParameterType::String => Value::String(text.to_string()),
+                ParameterType::Array | ParameterType::Object => {
+                    return Err(wrong(
+                        "a list or a table, which `--set` cannot give: set it in a context file",
+                    ));
+                }
+            }));
+        }
+    }
+    // Every segment but the last names a table the context has.
+    let mut node = context;
+    for (depth, segment) in segments[..segments.len() - 1].iter().enumerate() {
+        let walked = segments[..=depth].join(".");
+        node = match node.get(*segment) {
+            Some(table @ Value::Object(_)) => table,
+            Some(other) => {
+                return Err(format!(
+                    "`--set {name}`: `{walked}` holds {}, not a table of fields",
+                    crate::load::schema_check::json_type(other)
                 ));
             }
-        }));
+            None => {
+                return Err(format!(
+                    "`--set {name}`: the context has no `{walked}`: set it in a context file"
+                ));
+            }
+        };
     }
-    let current = name
-        .split('.')
-        .try_fold(context, |node, segment| node.get(segment));
-    let path = name.contains('.');
-    Ok(Some(match current {
+    let last = segments[segments.len() - 1];
+    Ok(Some(match node.get(last) {
         Some(Value::Bool(_)) => boolean()?,
         Some(Value::Number(_)) => number()?,
         Some(Value::Array(_) | Value::Object(_)) => {
@@ -225,10 +251,40 @@ fn typed_value(
                 "a list or a table, which `--set` cannot give: set it in a context file",
             ));
         }
-        // Text: a path sets it in its table; a name alone stays a placeholder.
-        Some(Value::String(_) | Value::Null) | None if path => Value::String(text.to_string()),
-        Some(Value::String(_) | Value::Null) | None => return Ok(None),
+        _ if name == "date" && !is_calendar_date(text.trim()) => {
+            return Err(wrong("a date that exists, written YYYY-MM-DD"));
+        }
+        _ => Value::String(text.to_string()),
     }))
+}
+
+/// Whether `text` is a date that exists, written `YYYY-MM-DD`.
+fn is_calendar_date(text: &str) -> bool {
+    let parts: Vec<&str> = text.split('-').collect();
+    let [year, month, day] = parts.as_slice() else {
+        return false;
+    };
+    let digits =
+        |part: &str, len: usize| part.len() == len && part.bytes().all(|b| b.is_ascii_digit());
+    if !(digits(year, 4) && digits(month, 2) && digits(day, 2)) {
+        return false;
+    }
+    let (Ok(year), Ok(month), Ok(day)) = (
+        year.parse::<u32>(),
+        month.parse::<u32>(),
+        day.parse::<u32>(),
+    ) else {
+        return false;
+    };
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&day)
 }
 
 /// Sets `value` at the dotted `path` of `context`, adding the last key when it is missing.

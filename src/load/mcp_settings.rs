@@ -50,14 +50,27 @@ pub fn apply(
     let Some(settings) = read_json(sources, root, limits, path, diagnostics)? else {
         return Ok(None);
     };
-    let Some(entries) = settings.value.get("mcpServers").and_then(Value::as_object) else {
-        diagnostics.error(
-            Problem::MissingField {
-                field: "mcpServers".into(),
-            },
-            settings.value_span(""),
-        );
-        return Ok(None);
+    let entries = match settings.value.get("mcpServers") {
+        Some(Value::Object(entries)) => entries,
+        Some(other) => {
+            diagnostics.error(
+                Problem::WrongType {
+                    expected: article("table"),
+                    found: json_type(other).into(),
+                },
+                settings.value_span("/mcpServers"),
+            );
+            return Ok(None);
+        }
+        None => {
+            diagnostics.error(
+                Problem::MissingField {
+                    field: "mcpServers".into(),
+                },
+                settings.value_span(""),
+            );
+            return Ok(None);
+        }
     };
     let mut ok = true;
     for (name, entry) in entries {

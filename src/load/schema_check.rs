@@ -231,6 +231,7 @@ fn mcp_listing_schema() -> Value {
     let context = validation_schema(Kind::Context);
     serde_json::json!({
         "type": "object",
+        "additionalProperties": false,
         "properties": {
             "servers": {
                 "type": "object",

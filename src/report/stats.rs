@@ -17,7 +17,7 @@ pub fn markdown(rows: &[PromptStats], with_sections: bool) -> String {
         let (prefix, hash) =
             row.stable_prefix
                 .as_ref()
-                .map_or(("?".to_string(), String::new()), |p| {
+                .map_or(("?".to_string(), "?".to_string()), |p| {
                     (
                         format!("{} ({}%)", p.tokens, p.percent),
                         p.sha256[..12].to_string(),

@@ -60,10 +60,32 @@ fn volatile_names_known(scope: &Scope<'_>, out: &mut Diagnostics) {
         let (unknown, suggestion) = if name.contains('.') {
             // Into a list too (`mcp_servers.name`: each server's), which the names a
             // template may read do not follow.
+            // Past a declared `extra` key that holds no table or list, nothing is there.
+            let past_a_value = || {
+                let mut segments = name.split('.');
+                let (Some(crate::namespace::EXTRA), Some(key), Some(_)) =
+                    (segments.next(), segments.next(), segments.next())
+                else {
+                    return Ok(());
+                };
+                match scope.workspace.settings().context_fields.get(key) {
+                    Some(field)
+                        if !matches!(
+                            field.kind,
+                            crate::model::ParameterType::Array
+                                | crate::model::ParameterType::Object
+                        ) =>
+                    {
+                        Err((name.clone(), Some(format!("extra.{key}"))))
+                    }
+                    _ => Ok(()),
+                }
+            };
             match scope
                 .any_variant
                 .check_path(name)
                 .and_then(|()| crate::schema::context_schema_at(name).map(|_| ()))
+                .and_then(|()| past_a_value())
             {
                 Ok(()) => continue,
                 Err(unknown) => unknown,
