@@ -137,6 +137,30 @@ fn a_template_cannot_exhaust_memory_with_indent() {
     );
 }
 
+// An undefined name was placed at the first time its word appears in the text, prose
+// included ("Use the widget here: {{ widget }}" pointed at the prose); it is placed where an
+// expression reads it.
+#[test]
+fn a_name_is_placed_where_an_expression_reads_it_not_in_the_prose() {
+    let report = Fixture::minimal()
+        .file(
+            "components/intro.md",
+            "The gadget is great, and {{ 'gadget' }} too.\n{{ gadget }}\n",
+        )
+        .validate();
+    let found = report.single();
+    assert_eq!(
+        (
+            found.code.as_str(),
+            found.file.as_str(),
+            found.line,
+            found.column
+        ),
+        ("undefined-placeholder", "components/intro.md", 2, 4),
+        "{found:?}"
+    );
+}
+
 #[test]
 fn show_effective_leaves_out_null_placeholders() {
     let workspace = Fixture::minimal()

@@ -360,8 +360,11 @@ impl Templates {
     /// Where a variable is first used in a template, for "undefined" diagnostics.
     pub fn find_name(&self, template: TemplateId, variable: &str) -> Option<Span> {
         let name = self.name(template);
+        // Where an expression reads it, before the same word in the template's prose.
         let offset = self
-            .with_source(name, |source| first_word(source, variable))
+            .with_source(name, |source| {
+                first_word_in_tags(source, variable).or_else(|| first_word(source, variable))
+            })
             .flatten()
             .unwrap_or(0);
         self.span_in(name, offset..offset + variable.len())
@@ -573,20 +576,76 @@ fn unclosed_block(
 /// letters, digits and `_`). Asked only for a diagnostic or an include's names, so the text
 /// is searched then rather than indexed for every template of every load.
 fn first_word(source: &str, word: &str) -> Option<usize> {
+    whole_words(source, word).next()
+}
+
+/// Where `word` (a name) stands whole in `source`, in order; nowhere for a word that is no name.
+fn whole_words<'s>(source: &'s str, word: &'s str) -> impl Iterator<Item = usize> + 's {
     let is_ident = |c: char| c.is_alphanumeric() || c == '_';
-    if word.is_empty() || !word.chars().all(is_ident) {
-        return None;
-    }
-    memchr::memmem::find_iter(source.as_bytes(), word.as_bytes()).find(|&at| {
-        let before = source[..at].chars().next_back();
-        let after = source[at + word.len()..].chars().next();
-        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+    let name = !word.is_empty() && word.chars().all(is_ident);
+    memchr::memmem::find_iter(source.as_bytes(), word.as_bytes())
+        .filter(move |_| name)
+        .filter(move |&at| {
+            let before = source[..at].chars().next_back();
+            let after = source[at + word.len()..].chars().next();
+            !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+        })
+}
+
+/// The first whole `word` inside a tag (`{{ … }}`, `{% … %}`) and outside the tag's quoted
+/// strings: where an expression names it.
+fn first_word_in_tags(source: &str, word: &str) -> Option<usize> {
+    whole_words(source, word).find(|&at| {
+        // The nearest tag delimiter before it, found brace by brace back from it (a search
+        // for each delimiter through the whole text before it made 20,000 names in a 1 MB
+        // template quadratic): an opening puts it inside a tag.
+        let bytes = source.as_bytes();
+        let mut end = at;
+        let opened = loop {
+            let Some(brace) = memchr::memrchr2(b'{', b'}', &bytes[..end]) else {
+                return false;
+            };
+            match bytes[brace] {
+                b'{' if matches!(bytes.get(brace + 1), Some(b'{' | b'%')) => break brace,
+                b'}' if brace > 0 && matches!(bytes[brace - 1], b'}' | b'%') => return false,
+                _ => end = brace,
+            }
+        };
+        let inside = &source[opened + 2..at];
+        // Inside a quoted string of the tag: an odd number of its quotes precede it.
+        let mut quote = None;
+        let mut escaped = false;
+        for c in inside.chars() {
+            match (quote, c) {
+                (Some(_), _) if escaped => escaped = false,
+                (Some(_), '\\') => escaped = true,
+                (Some(q), c) if c == q => quote = None,
+                (None, '\'' | '"') => quote = Some(c),
+                _ => {}
+            }
+        }
+        quote.is_none()
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A name is found where an expression reads it: not in the prose before the tag, nor in
+    /// a quoted string inside one.
+    #[test]
+    fn names_are_found_in_tags_before_prose() {
+        let source = "Use the widget: {{ 'widget' ~ x }} and {{ widget }}{% if widget %}";
+        assert_eq!(first_word_in_tags(source, "widget"), Some(42));
+        assert_eq!(first_word(source, "widget"), Some(8));
+        assert_eq!(first_word_in_tags("no tags: widget", "widget"), None);
+        assert_eq!(first_word_in_tags("{{ a }} widget {% b %}", "widget"), None);
+        assert_eq!(
+            first_word_in_tags("{% if \"it's\" %}{{ widget }}", "widget"),
+            Some(18)
+        );
+    }
 
     /// One pass over the braces finds what looking for each opening does.
     #[test]
