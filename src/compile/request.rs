@@ -102,11 +102,11 @@ impl Request {
 }
 
 impl Request {
-    /// Moves each `--set` value that names a context field that is not text, or a path into
-    /// one (`yolo`, `browser.enabled`, `extra.retries`), out of the runtime placeholders and
-    /// into the context, read as the field's type: a text `false` would read as true in
-    /// every condition. Text fields stay runtime placeholders, as before. An error says which
-    /// value does not fit, and what would.
+    /// Moves each `--set` value that names a context field, or a path into one (`yolo`,
+    /// `cwd`, `browser.enabled`, `extra.retries`), out of the runtime placeholders and into the
+    /// context, read as the field's type (see [`typed_value`]): a text `false` would read as
+    /// true in every condition, and a text `cwd` would leave `CWD` as it was. An error says
+    /// which value does not fit, and what would.
     pub fn set_context_fields(
         &mut self,
         declared: &IndexMap<String, ContextField>,
@@ -128,14 +128,9 @@ impl Request {
         let mut context = serde_json::to_value(&self.context).map_err(|error| error.to_string())?;
         let mut moved = Vec::new();
         for (name, text) in typed {
-            let Some(value) = typed_value(&context, &name, &text, declared)? else {
-                continue;
-            };
+            let value = typed_value(&context, &name, &text, declared)?;
             set_at(&mut context, &name, value);
             moved.push(name);
-        }
-        if moved.is_empty() {
-            return Ok(());
         }
         self.context = serde_json::from_value(context).map_err(|error| {
             format!(
@@ -173,7 +168,7 @@ fn typed_value(
     name: &str,
     text: &str,
     declared: &IndexMap<String, ContextField>,
-) -> Result<Option<Value>, String> {
+) -> Result<Value, String> {
     let segments: Vec<&str> = name.split('.').collect();
     let first = segments[0];
     if NOT_SET.contains(&first) {
@@ -207,7 +202,7 @@ fn typed_value(
             ));
         };
         if segments.len() == 2 {
-            return Ok(Some(match field.kind {
+            return Ok(match field.kind {
                 ParameterType::Boolean => boolean()?,
                 ParameterType::Integer => match text.trim().parse::<i64>() {
                     Ok(integer) => Value::from(integer),
@@ -220,7 +215,7 @@ fn typed_value(
                         "a list or a table, which `--set` cannot give: set it in a context file",
                     ));
                 }
-            }));
+            });
         }
     }
     // Every segment but the last names a table the context has.
@@ -243,7 +238,7 @@ fn typed_value(
         };
     }
     let last = segments[segments.len() - 1];
-    Ok(Some(match node.get(last) {
+    Ok(match node.get(last) {
         Some(Value::Bool(_)) => boolean()?,
         Some(Value::Number(_)) => number()?,
         Some(Value::Array(_) | Value::Object(_)) => {
@@ -255,7 +250,7 @@ fn typed_value(
             return Err(wrong("a date that exists, written YYYY-MM-DD"));
         }
         _ => Value::String(text.to_string()),
-    }))
+    })
 }
 
 /// Whether `text` is a date that exists, written `YYYY-MM-DD`.
