@@ -188,6 +188,15 @@ pub enum Problem {
         name: String,
         variant: String,
     },
+    /// An `add_components` / `add_tools` id that the list it appends to already holds: the
+    /// variant's own list (`own`), or the one inherited from `holder`.
+    AlreadyListed {
+        kind: RefKind,
+        name: String,
+        field: &'static str,
+        holder: String,
+        own: bool,
+    },
     UndefinedPlaceholder {
         name: String,
         suggestion: Option<String>,
@@ -448,6 +457,7 @@ impl Problem {
             Problem::Cycle { .. } => "cycle",
             Problem::ChainTooLong { .. } => "chain-too-long",
             Problem::UnusedOverride { .. } => "unused-override",
+            Problem::AlreadyListed { .. } => "already-listed",
             Problem::UndefinedPlaceholder { .. } => "undefined-placeholder",
             Problem::UnslottedComponent { .. } => "unslotted-component",
             Problem::UnknownTemplate { .. } => "unknown-template",
@@ -521,6 +531,7 @@ impl Problem {
     pub fn severity(&self) -> Severity {
         match self {
             Problem::UnusedOverride { .. }
+            | Problem::AlreadyListed { .. }
             | Problem::UnslottedComponent { .. }
             | Problem::ComputedTemplateName { .. }
             | Problem::UnusedPartial { .. }
@@ -657,6 +668,9 @@ impl Problem {
             Problem::UnusedOverride { .. } => {
                 "add the id to the variant's list, or delete the override".into()
             }
+            Problem::AlreadyListed { name, field, .. } => format!(
+                "remove `{name}` from `{field}`; to move it, give it an `order` override instead"
+            ),
             Problem::UnslottedComponent { slot, .. } => {
                 format!("read `{{{{ {slot} }}}}` in the base template or in a component's, or leave the component out (`enabled = false` in the variant's overrides)")
             }
@@ -889,6 +903,23 @@ impl Problem {
                 f,
                 "override of {kind} `{name}`, which variant `{variant}` does not use"
             ),
+            Problem::AlreadyListed {
+                kind,
+                name,
+                field,
+                holder,
+                own,
+            } => {
+                let list = if *own {
+                    "the variant's own list".to_string()
+                } else {
+                    format!("the list inherited from `{holder}`")
+                };
+                write!(
+                    f,
+                    "{kind} `{name}` is already in {list}: `{field}` leaves it where it is and adds nothing"
+                )
+            }
             Problem::UndefinedPlaceholder { name, .. } => {
                 write!(f, "`{name}` is not defined by anything")
             }
@@ -1210,6 +1241,13 @@ mod tests {
                 name: text(),
                 variant: text(),
             },
+            Problem::AlreadyListed {
+                kind: RefKind::Tool,
+                name: text(),
+                field: "add_tools",
+                holder: text(),
+                own: false,
+            },
             Problem::UndefinedPlaceholder {
                 name: text(),
                 suggestion: None,
@@ -1356,7 +1394,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 62;
+    const VARIANTS: usize = 63;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -1422,6 +1460,7 @@ mod tests {
             Problem::ConditionOnATable { .. } => 59,
             Problem::StablePrefixUnchecked { .. } => 60,
             Problem::ProcessorTimeSpent { .. } => 61,
+            Problem::AlreadyListed { .. } => 62,
         }
     }
 

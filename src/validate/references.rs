@@ -256,6 +256,56 @@ fn merged(known: &Known<'_>, entry: &Entry<VariantDef>, out: &mut Diagnostics) {
     };
     template_is_given(entry, &merged, out);
     overrides_are_used(workspace, entry, &merged, out);
+    added_ids_are_new(workspace, entry, out);
+}
+
+/// `add_components` and `add_tools` append what the list does not hold yet: an id it already
+/// holds (from the variant's own `components`/`tools`, or inherited) stays where it is, so
+/// adding it again does nothing and was most likely meant as a move or a different id.
+fn added_ids_are_new(workspace: &Workspace, entry: &Entry<VariantDef>, out: &mut Diagnostics) {
+    let variant = &entry.value;
+    let parent = variant
+        .extends
+        .as_deref()
+        .and_then(|parent| merged_spec(&workspace.variants, parent));
+    let lists = [
+        (
+            "add_components",
+            RefKind::Component,
+            &variant.add_components,
+            &variant.components,
+            parent.as_ref().and_then(|p| p.components.as_ref()),
+        ),
+        (
+            "add_tools",
+            RefKind::Tool,
+            &variant.add_tools,
+            &variant.tools,
+            parent.as_ref().and_then(|p| p.tools.as_ref()),
+        ),
+    ];
+    for (field, kind, added, own, inherited) in lists {
+        // The list `add_*` appends to: the variant's own when it sets one, else its parent's.
+        let (base, holder) = match (own, inherited) {
+            (Some(own), _) => (own, variant.id.as_str()),
+            (None, Some(inherited)) => (inherited, variant.extends.as_deref().unwrap_or_default()),
+            (None, None) => continue,
+        };
+        for (index, id) in added.iter().flatten().enumerate() {
+            if base.contains(id) {
+                out.push(Diagnostic::new(
+                    Problem::AlreadyListed {
+                        kind,
+                        name: id.clone(),
+                        field,
+                        holder: holder.to_string(),
+                        own: own.is_some(),
+                    },
+                    entry.value_span(&format!("/{field}/{index}")),
+                ));
+            }
+        }
+    }
 }
 
 /// The variant or one of its ancestors gives a base template.

@@ -43,4 +43,12 @@ mod tests {
         );
         assert_eq!(apply_order(&list, |_| None), list);
     }
+
+    // As the README says: of two with the same position, the one listed later takes it.
+    #[test]
+    fn of_two_at_one_position_the_later_listed_takes_it() {
+        let list = ids(&["a", "b", "c"]);
+        let order = |id: &str| matches!(id, "a" | "b").then_some(1);
+        assert_eq!(apply_order(&list, order), ids(&["b", "a", "c"]));
+    }
 }
