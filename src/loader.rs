@@ -366,14 +366,15 @@ pub fn load_context_text(
 
 /// Merges an agent's MCP settings file (`mcpServers`) into a context's servers, with what
 /// each offers from the context or the listing file beside the settings; `places` gains
-/// where the listing names the tools of each server it adds. The problems of the files,
-/// located, when there are any; the context is then unchanged.
+/// where the listing names the tools of each server it adds. `Ok` holds the warnings (a
+/// listing entry that gives nothing); `Err` the problems of the files, located, when there are
+/// errors: the context is then unchanged.
 pub fn apply_mcp_settings(
     workspace: &mut Workspace,
     path: &Path,
     context: &mut Context,
     places: &mut McpPlaces,
-) -> io::Result<Result<(), Diagnostics>> {
+) -> io::Result<Result<Diagnostics, Diagnostics>> {
     let mut diagnostics = Diagnostics::default();
     let limits = workspace.settings().limits.clone();
     let mut servers = context.mcp_servers.clone();
@@ -392,7 +393,7 @@ pub fn apply_mcp_settings(
             places.set(server, &listing, &tools, servers[server].tools.len());
         }
         context.mcp_servers = servers;
-        Ok(Ok(()))
+        Ok(Ok(diagnostics))
     } else {
         Ok(Err(diagnostics))
     }

@@ -188,6 +188,13 @@ pub enum Problem {
         name: String,
         variant: String,
     },
+    /// A server of the listing beside MCP settings that gives nothing: the settings do not
+    /// name it, or the context already has it (`in_context`), whose entry says what it offers.
+    ListingEntryUnused {
+        name: String,
+        in_context: bool,
+        suggestion: Option<String>,
+    },
     /// An `add_components` / `add_tools` id that the list it appends to already holds: the
     /// variant's own list (`own`), or the one inherited from `holder`.
     AlreadyListed {
@@ -458,6 +465,7 @@ impl Problem {
             Problem::ChainTooLong { .. } => "chain-too-long",
             Problem::UnusedOverride { .. } => "unused-override",
             Problem::AlreadyListed { .. } => "already-listed",
+            Problem::ListingEntryUnused { .. } => "listing-entry-unused",
             Problem::UndefinedPlaceholder { .. } => "undefined-placeholder",
             Problem::UnslottedComponent { .. } => "unslotted-component",
             Problem::UnknownTemplate { .. } => "unknown-template",
@@ -532,6 +540,7 @@ impl Problem {
         match self {
             Problem::UnusedOverride { .. }
             | Problem::AlreadyListed { .. }
+            | Problem::ListingEntryUnused { .. }
             | Problem::UnslottedComponent { .. }
             | Problem::ComputedTemplateName { .. }
             | Problem::UnusedPartial { .. }
@@ -668,6 +677,18 @@ impl Problem {
             Problem::UnusedOverride { .. } => {
                 "add the id to the variant's list, or delete the override".into()
             }
+            Problem::ListingEntryUnused {
+                suggestion: Some(meant),
+                ..
+            } => format!("did you mean `{meant}`, a server the settings name?"),
+            Problem::ListingEntryUnused {
+                name,
+                in_context: false,
+                ..
+            } => format!("add `{name}` under `mcpServers` in the settings, or remove it from the listing"),
+            Problem::ListingEntryUnused { name, .. } => format!(
+                "remove `{name}` from the listing, or from the context's `mcp_servers` to take what the listing offers"
+            ),
             Problem::AlreadyListed { name, field, .. } => format!(
                 "remove `{name}` from `{field}`; to move it, give it an `order` override instead"
             ),
@@ -902,6 +923,18 @@ impl Problem {
             } => write!(
                 f,
                 "override of {kind} `{name}`, which variant `{variant}` does not use"
+            ),
+            Problem::ListingEntryUnused {
+                name,
+                in_context: false,
+                ..
+            } => write!(
+                f,
+                "the listing offers server `{name}`, which the MCP settings do not name: nothing of it is used"
+            ),
+            Problem::ListingEntryUnused { name, .. } => write!(
+                f,
+                "server `{name}` is in the context already, which says what it offers: the listing's entry for it is not used"
             ),
             Problem::AlreadyListed {
                 kind,
@@ -1248,6 +1281,11 @@ mod tests {
                 holder: text(),
                 own: false,
             },
+            Problem::ListingEntryUnused {
+                name: text(),
+                in_context: false,
+                suggestion: None,
+            },
             Problem::UndefinedPlaceholder {
                 name: text(),
                 suggestion: None,
@@ -1394,7 +1432,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 63;
+    const VARIANTS: usize = 64;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -1461,6 +1499,7 @@ mod tests {
             Problem::StablePrefixUnchecked { .. } => 60,
             Problem::ProcessorTimeSpent { .. } => 61,
             Problem::AlreadyListed { .. } => 62,
+            Problem::ListingEntryUnused { .. } => 63,
         }
     }
 

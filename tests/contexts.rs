@@ -345,6 +345,68 @@ fn an_mcp_settings_file_joins_the_contexts_servers() {
     );
 }
 
+// A listing's server that the settings do not name (a misspelt name, most likely), or that the
+// context already has (whose entry says what it offers), gave nothing without a word. Each is a
+// warning at its name in the listing; the build goes on with the servers it has.
+#[test]
+fn a_listing_entry_that_gives_nothing_is_a_warning_at_its_name() {
+    let workspace = workspace();
+    let settings = workspace.tmp().join("agent.json");
+    std::fs::write(
+        &settings,
+        "{\"mcpServers\": {\"github\": {\"command\": \"gh-mcp\"}, \"docs\": {\"command\": \"docs-mcp\"}}}\n",
+    )
+    .unwrap();
+    let listing = workspace.tmp().join("agent.listing.json");
+    std::fs::write(
+        &listing,
+        "{\"servers\": {\n  \"doc\": {\"tools\": [{\"name\": \"search\"}]},\n  \"github\": {\"tools\": [{\"name\": \"from_listing\"}]},\n  \"docs\": {\"tools\": [{\"name\": \"lookup\"}]}\n}}\n",
+    )
+    .unwrap();
+    let settings = settings.to_str().unwrap();
+    // The context has `github`, with a tool of its own.
+    let output = workspace
+        .command()
+        .args(["context", "--context", "-", "--mcp", settings, "--format", "json"])
+        .write_stdin(
+            "{\"mcp_servers\": [{\"name\": \"github\", \"tools\": [{\"name\": \"from_context\"}]}]}\n",
+        )
+        .output()
+        .unwrap();
+    let run = common::Run::checked(output);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let listing = listing.display().to_string();
+    assert!(
+        run.stderr.contains(
+            "warning[listing-entry-unused]: the listing offers server `doc`, which the MCP settings do not name: nothing of it is used"
+        ) && run.stderr.contains(&format!("{listing}:2:3"))
+            && run.stderr.contains("did you mean `docs`, a server the settings name?"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(
+            "warning[listing-entry-unused]: server `github` is in the context already, which says what it offers: the listing's entry for it is not used"
+        ) && run.stderr.contains(&format!("{listing}:3:3")),
+        "{}",
+        run.stderr
+    );
+    // `docs`, new to the context, takes what the listing offers, and only it is warned of twice.
+    assert_eq!(
+        run.stderr.matches("warning[listing-entry-unused]").count(),
+        2,
+        "{}",
+        run.stderr
+    );
+    let context: Value = serde_json::from_str(&run.stdout).unwrap();
+    let servers = context["mcp_servers"].as_array().unwrap();
+    let github = servers.iter().find(|s| s["name"] == "github").unwrap();
+    assert_eq!(github["tools"][0]["name"], "from_context", "{github}");
+    let docs = servers.iter().find(|s| s["name"] == "docs").unwrap();
+    assert_eq!(docs["tools"][0]["name"], "lookup");
+    assert!(servers.iter().all(|s| s["name"] != "doc"));
+}
+
 // A server given as a number became a connected server with no command, an argument that is
 // not text was left out, and a server without a name was taken; the listing's problems were
 // placed at the whole server, in serde's words. Each is an error at its place, the listing's

@@ -492,12 +492,14 @@ pub fn request_with_rules(
         return Err(CliError::Reported);
     }
     unknown_rule_names(&rules, &rules_request, &context, printer);
-    if let Some(settings) = &target.mcp
-        && let Err(diagnostics) =
-            apply_mcp_settings(workspace, settings, &mut context, &mut mcp_places)?
-    {
-        printer.diagnostics(diagnostics, &workspace.sources);
-        return Err(CliError::Reported);
+    if let Some(settings) = &target.mcp {
+        match apply_mcp_settings(workspace, settings, &mut context, &mut mcp_places)? {
+            Ok(warnings) => printer.diagnostics(warnings, &workspace.sources),
+            Err(diagnostics) => {
+                printer.diagnostics(diagnostics, &workspace.sources);
+                return Err(CliError::Reported);
+            }
+        }
     }
     if target.detect_env {
         environment::detect(&mut context);

@@ -10,7 +10,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::confine::Origin;
-use crate::diagnostic::Diagnostics;
+use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::load::document::{Document, Format};
 use crate::load::read::read_source;
 use crate::load::schema_check::{SchemaValidators, article, json_type};
@@ -152,6 +152,9 @@ pub fn apply(
     if !ok {
         return Ok(None);
     }
+    if let Some(listing) = &listing {
+        unused_listing_entries(listing, entries, servers, diagnostics);
+    }
     let mut listed = Vec::new();
     for (name, entry) in entries {
         let command = command_line(entry);
@@ -204,6 +207,40 @@ pub fn apply(
     // place names no tool.
     let listing = listing.unwrap_or_else(|| Document::empty(settings.source));
     Ok(Some((listed, listing)))
+}
+
+/// The listing's servers that give nothing: one the settings do not name is not added, and
+/// one the context already has offers what the context says. Both were left out without a
+/// word, though a misspelt server name is the likely cause of the first.
+fn unused_listing_entries(
+    listing: &Document,
+    entries: &serde_json::Map<String, Value>,
+    servers: &[McpServer],
+    diagnostics: &mut Diagnostics,
+) {
+    let Some(Value::Object(offered)) = listing.value.get("servers") else {
+        return;
+    };
+    let named: Vec<String> = entries.keys().cloned().collect();
+    for name in offered.keys() {
+        let in_context = servers.iter().any(|server| &server.name == name);
+        if entries.contains_key(name) && !in_context {
+            continue;
+        }
+        let suggestion = if in_context {
+            None
+        } else {
+            crate::namespace::closest(name, &named)
+        };
+        diagnostics.push(Diagnostic::new(
+            Problem::ListingEntryUnused {
+                name: name.clone(),
+                in_context,
+                suggestion,
+            },
+            listing.key_span(&child_pointer("/servers", name)),
+        ));
+    }
 }
 
 /// `command` and `args` as one command line, else the `url`.
