@@ -24,9 +24,13 @@ pub fn human(diagnostics: &[Diagnostic], sources: &Sources, color: bool) -> Stri
         let labels: Vec<String> = diagnostic
             .labels
             .iter()
-            .map(|l| l.kind.to_string())
+            .map(|l| super::visible::visible(&l.kind.to_string()).into_owned())
             .collect();
-        let notes: Vec<String> = diagnostic.notes.iter().map(ToString::to_string).collect();
+        let notes: Vec<String> = diagnostic
+            .notes
+            .iter()
+            .map(|note| super::visible::visible(&note.to_string()).into_owned())
+            .collect();
         let (groups, place) = groups(diagnostic, sources, &labels, &notes);
         let rendered = renderer.render(&groups);
         out.push_str(&match place {
@@ -54,7 +58,9 @@ fn groups<'a>(
         Severity::Error => Level::ERROR,
         Severity::Warning => Level::WARNING,
     };
-    let message = diagnostic.problem.to_string();
+    // A message quotes text of the workspace (a value, a name): its control characters are
+    // shown as pictures, a tab as `␉` rather than the renderer's spaces, a line break as `␊`.
+    let message = super::visible::visible(&diagnostic.problem.to_string()).into_owned();
     let file = sources.get(diagnostic.span.source);
     let mut primary_spans = vec![(diagnostic.span.range(), None)];
     let mut others = Vec::new();
@@ -83,7 +89,7 @@ fn groups<'a>(
         group = group.element(Level::NOTE.message(note.as_str()));
     }
     if let Some(help) = diagnostic.problem.help() {
-        group = group.element(Level::HELP.message(help));
+        group = group.element(Level::HELP.message(super::visible::visible(&help).into_owned()));
     }
     (vec![group], place)
 }
