@@ -98,6 +98,8 @@ pub struct Templates {
     defer: bool,
     /// The templates registered so, to be compiled by [`Templates::compile_deferred`].
     deferred: Vec<TemplateId>,
+    /// Whether a template did not compile (and has no id): what it names is not known.
+    some_did_not_compile: bool,
 }
 
 impl Templates {
@@ -123,6 +125,7 @@ impl Templates {
             used: Vec::new(),
             defer: false,
             deferred: Vec::new(),
+            some_did_not_compile: false,
         };
         let builtin = sources.add(BUILTIN_TOOL_FORMAT.into(), BUILTIN_TOOL_FORMAT_TEXT.into());
         #[allow(clippy::expect_used)]
@@ -211,6 +214,7 @@ impl Templates {
             let span = origin.exact_start.map_or(fallback, |start| {
                 Span::new(origin.source, start + alias.start..start + alias.end)
             });
+            self.some_did_not_compile = true;
             return Err(Diagnostic::new(
                 Problem::TemplateSyntax {
                     message: IMPORT_NEEDS_A_NAME.into(),
@@ -245,15 +249,24 @@ impl Templates {
                 self.used.push(OnceLock::new());
                 Ok(id)
             }
-            Err(error) => Err(Diagnostic::new(
-                Problem::TemplateSyntax {
-                    message: error.detail().unwrap_or("invalid syntax").to_string(),
-                    meant: meant::meant(&self.env, &error),
-                },
-                self.error_span(&error)
-                    .unwrap_or(Span::file_start(fallback.source)),
-            )),
+            Err(error) => {
+                self.some_did_not_compile = true;
+                Err(Diagnostic::new(
+                    Problem::TemplateSyntax {
+                        message: error.detail().unwrap_or("invalid syntax").to_string(),
+                        meant: meant::meant(&self.env, &error),
+                    },
+                    self.error_span(&error)
+                        .unwrap_or(Span::file_start(fallback.source)),
+                ))
+            }
         }
+    }
+
+    /// Whether a template registered did not compile: it has no id, and what its tags name
+    /// (a partial, a template it extends) is not known.
+    pub fn some_did_not_compile(&self) -> bool {
+        self.some_did_not_compile
     }
 
     /// From now on until told otherwise, registers templates without compiling them: a

@@ -312,11 +312,14 @@ fn unslotted_components(scope: &Scope<'_>, variant: &EffectiveVariant, out: &mut
         .iter()
         .map(|id| component_template(workspace, variant, id).map(|(template, _)| template))
         .collect();
-    // An invalid or unknown component (reported already): the slots its template would
-    // read cannot be told.
+    // An invalid or unknown component (reported already), or a template that did not compile
+    // (one it includes may be it): the slots its templates read cannot be told.
     let Some(templates) = templates else {
         return;
     };
+    if workspace.templates.some_did_not_compile() {
+        return;
+    }
     // A slot read by a template that the base or a component template includes, imports or
     // extends is read as well.
     let direct: Vec<TemplateId> = std::iter::once(variant.base).chain(templates).collect();
@@ -417,6 +420,11 @@ fn sections_read_where_empty(scope: &Scope<'_>, out: &mut Diagnostics) {
             .get(component)
             .map_or_else(String::new, |entry| entry.value.slot())
     };
+    // A section is never rendered only if no variant lists it: a variant left out (its chain
+    // is broken, or its base template does not compile) may, and a template that does not
+    // compile may read the section too.
+    let every_variant_known = scope.sound_variants().count() == workspace.variants.len()
+        && !workspace.templates.some_did_not_compile();
     for ((template, component), listed) in listed_where_read {
         let slot = slot_of(component);
         let span = workspace.templates.find_name(template, &slot);
@@ -434,7 +442,9 @@ fn sections_read_where_empty(scope: &Scope<'_>, out: &mut Diagnostics) {
                     span,
                 ));
             }
-        } else if let Some(span) = span {
+        } else if let Some(span) = span
+            && every_variant_known
+        {
             out.push(Diagnostic::new(
                 Problem::SectionNeverRendered {
                     slot,

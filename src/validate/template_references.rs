@@ -264,8 +264,12 @@ fn path_back(
 }
 
 /// A partial that no tag names renders nowhere. When any template computes a name, that
-/// name may be the partial's, so nothing is said.
+/// name may be the partial's, so nothing is said; nor when a template did not compile, whose
+/// tags (reported in its syntax error) may name it.
 fn partials_are_used(workspace: &Workspace, graph: &Graph<'_>, out: &mut Diagnostics) {
+    if workspace.templates.some_did_not_compile() {
+        return;
+    }
     let computed = graph
         .nodes
         .iter()
