@@ -311,6 +311,14 @@ pub enum Problem {
     InvalidRegex {
         message: String,
     },
+    /// A regex rule's replacement reads a group its pattern does not have (`groups` groups,
+    /// `$0` the whole match; `names` those with a name).
+    UnknownGroup {
+        group: String,
+        groups: usize,
+        names: Vec<String>,
+        suggestion: Option<String>,
+    },
     // Compiling one prompt.
     RenderFailed {
         message: String,
@@ -487,6 +495,7 @@ impl Problem {
             Problem::UnknownContextField { .. } => "unknown-context-field",
             Problem::NotYetDefined { .. } => "not-yet-defined",
             Problem::InvalidRegex { .. } => "invalid-regex",
+            Problem::UnknownGroup { .. } => "unknown-group",
             Problem::RenderFailed { .. } => "render-failed",
             Problem::ConditionFailed { .. } => "condition-failed",
             Problem::NoDate => "no-date",
@@ -681,6 +690,33 @@ impl Problem {
                 suggestion: Some(meant),
                 ..
             } => format!("did you mean `{meant}`, a server the settings name?"),
+            Problem::UnknownGroup {
+                suggestion: Some(meant),
+                ..
+            } => format!("did you mean `${{{meant}}}`?"),
+            Problem::UnknownGroup {
+                group,
+                groups,
+                names,
+                ..
+            } => {
+                let digits = group.bytes().take_while(u8::is_ascii_digit).count();
+                let (number, rest) = group.split_at(digits);
+                let named = if names.is_empty() {
+                    String::new()
+                } else {
+                    format!(", and by name {}", names.iter().map(|n| format!("`${{{n}}}`")).collect::<Vec<_>>().join(", "))
+                };
+                let known = format!(
+                    "the pattern's groups are `$0` (the whole match) to `${}`{named}",
+                    groups.saturating_sub(1)
+                );
+                if digits > 0 && !rest.is_empty() && number.parse::<usize>().is_ok_and(|n| n < *groups) {
+                    format!("a name runs on over letters, digits and `_`: write `${{{number}}}{rest}` for group {number} followed by `{rest}`")
+                } else {
+                    format!("{known}; write `$$` for a dollar sign")
+                }
+            }
             Problem::ListingEntryUnused {
                 name,
                 in_context: false,
@@ -1048,6 +1084,10 @@ impl Problem {
                 )
             }
             Problem::InvalidRegex { message } => write!(f, "invalid regular expression: {message}"),
+            Problem::UnknownGroup { group, .. } => write!(
+                f,
+                "the replacement reads group `{group}`, which the pattern does not have: it would be replaced by nothing"
+            ),
             Problem::RenderFailed { message, .. } => write!(f, "rendering failed: {message}"),
             Problem::ConditionFailed { message, .. } => {
                 write!(f, "condition could not be evaluated: {message}")
@@ -1362,6 +1402,12 @@ mod tests {
                 reason: NotVisible::LaterPredicate,
             },
             Problem::InvalidRegex { message: text() },
+            Problem::UnknownGroup {
+                group: text(),
+                groups: 1,
+                names: Vec::new(),
+                suggestion: None,
+            },
             Problem::RenderFailed {
                 message: text(),
                 meant: None,
@@ -1432,7 +1478,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 64;
+    const VARIANTS: usize = 65;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -1500,6 +1546,7 @@ mod tests {
             Problem::ProcessorTimeSpent { .. } => 61,
             Problem::AlreadyListed { .. } => 62,
             Problem::ListingEntryUnused { .. } => 63,
+            Problem::UnknownGroup { .. } => 64,
         }
     }
 

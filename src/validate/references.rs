@@ -1045,24 +1045,77 @@ fn output_folder_is_apart(known: &Known<'_>, manifest: &Entry<ManifestDef>, out:
 }
 
 fn regexes_compile(_: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {
-    let regexes: Vec<(usize, &str)> = manifest
+    let regexes: Vec<(usize, &str, &str)> = manifest
         .value
         .postprocess
         .iter()
         .flatten()
         .enumerate()
         .filter_map(|(index, rule)| match rule {
-            PostprocessRule::Regex { pattern, .. } => Some((index, pattern.as_str())),
+            PostprocessRule::Regex {
+                pattern, replace, ..
+            } => Some((index, pattern.as_str(), replace.as_str())),
             _ => None,
         })
         .collect();
-    let built = crate::built::postprocess_regexes(regexes.iter().map(|(_, pattern)| *pattern));
-    for ((index, _), built) in regexes.iter().zip(built) {
-        if let Err(error) = built {
-            out.error(
+    let built = crate::built::postprocess_regexes(regexes.iter().map(|(_, pattern, _)| *pattern));
+    for ((index, _, replace), built) in regexes.iter().zip(built) {
+        match built {
+            Err(error) => out.error(
                 Problem::InvalidRegex { message: error },
                 manifest.value_span(&format!("/postprocess/{index}/pattern")),
-            );
+            ),
+            Ok(regex) => {
+                if let Some(problem) = unknown_group(&regex, replace) {
+                    out.error(
+                        problem,
+                        manifest.value_span(&format!("/postprocess/{index}/replace")),
+                    );
+                }
+            }
         }
     }
+}
+
+/// The first group a replacement reads that its pattern does not have, as the replacement is
+/// expanded (`$1`, `$name`, `${name}`; the longest run of letters, digits and `_` is a name,
+/// so `$1_bot` reads a group named `1_bot`): such a group expands to nothing, and the text it
+/// stood for was lost without a word.
+fn unknown_group(regex: &regex_automata::meta::Regex, replace: &str) -> Option<Problem> {
+    let info = regex.group_info();
+    let groups = info.group_len(regex_automata::PatternID::ZERO);
+    let unknown: std::cell::RefCell<Option<String>> = std::cell::RefCell::new(None);
+    let note = |group: String| {
+        unknown.borrow_mut().get_or_insert(group);
+    };
+    let mut expanded = String::new();
+    regex_automata::util::interpolate::string(
+        replace,
+        |index, _| {
+            if index >= groups {
+                note(index.to_string());
+            }
+        },
+        |name| {
+            let index = info.to_index(regex_automata::PatternID::ZERO, name);
+            if index.is_none() {
+                note(name.to_string());
+            }
+            index
+        },
+        &mut expanded,
+    );
+    let group = unknown.into_inner()?;
+    let names: Vec<String> = info
+        .pattern_names(regex_automata::PatternID::ZERO)
+        .flatten()
+        .map(str::to_string)
+        .collect();
+    let suggestion = closest(&group, &names);
+    Some(Problem::UnknownGroup {
+        group,
+        groups,
+        names,
+        suggestion,
+    })
 }
