@@ -2,7 +2,7 @@
 //! `family@version` references name versions that exist, a family has one `match`, and
 //! `routing.order` and the `match` conditions agree.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::load::entry::Entry;
@@ -190,9 +190,22 @@ fn routing_order(workspace: &Workspace, out: &mut Diagnostics) {
             );
         }
     }
+    // An unknown name in the order (reported with the family meant) is taken for that family:
+    // the family is not said again to be missing. And a family is said once, at its first
+    // variant with a `match`, however many of its variants set one.
+    let meant: BTreeSet<String> = order
+        .iter()
+        .filter(|listed| !families.contains(*listed))
+        .filter_map(|listed| crate::namespace::closest(listed, &families))
+        .collect();
+    let mut said: BTreeSet<&str> = BTreeSet::new();
     for entry in workspace.variants.values() {
         let family = entry.value.family_or_id();
-        if entry.value.route_match.is_some() && !order.iter().any(|listed| listed == family) {
+        if entry.value.route_match.is_some()
+            && !order.iter().any(|listed| listed == family)
+            && !meant.contains(family)
+            && said.insert(family)
+        {
             out.error(
                 Problem::Routing(RoutingProblem::MatchNotRouted {
                     family: family.to_string(),
