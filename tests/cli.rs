@@ -857,6 +857,15 @@ fn set_gives_a_context_field_a_value_of_its_type() {
             "browser=off",
             "holds a list or a table, which `--set` cannot give: set it in a context file",
         ),
+        // Held to the context's schema, as the same value in a context file is.
+        (
+            "browser.viewport.width=0",
+            "`--set browser.viewport.width=0`: invalid value `0`: the smallest allowed is 1",
+        ),
+        (
+            "mode=plann",
+            "`--set mode=plann`: invalid value `plann`: expected one of act, plan",
+        ),
     ] {
         let refused = build(&[value]);
         assert_eq!(refused.status.code(), Some(2), "{value}");
@@ -917,6 +926,38 @@ fn set_gives_a_declared_extra_key_its_declared_type() {
         let run = workspace.run(&["build", "--set", set]);
         assert_eq!(run.code, 2, "{set}: {}", run.stdout);
         assert!(run.stderr.contains(says), "{set}: {}", run.stderr);
+    }
+}
+
+/// A path into a declared `extra` table the context leaves out starts from the table's
+/// default, which templates see: it was refused, the context having no such table.
+#[test]
+fn set_into_a_declared_table_starts_from_its_default() {
+    let workspace = common::Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}[context_fields]\ncfg = {{ type = \"object\", default = {{ depth = 2, inner = {{ x = 1 }} }} }}\n",
+                common::MANIFEST
+            ),
+        )
+        .file(
+            "components/intro.md",
+            "Depth {{ extra.cfg.depth }}, x {{ extra.cfg.inner.x }}.\n",
+        )
+        .write();
+    for (set, says) in [
+        (None, "Depth 2, x 1."),
+        (Some("extra.cfg.depth=5"), "Depth 5, x 1."),
+        (Some("extra.cfg.inner.x=7"), "Depth 2, x 7."),
+    ] {
+        let mut args = vec!["build"];
+        if let Some(set) = set {
+            args.extend(["--set", set]);
+        }
+        let run = workspace.run(&args);
+        assert_eq!(run.code, 0, "{set:?}: {}", run.stderr);
+        assert!(run.stdout.contains(says), "{set:?}: {}", run.stdout);
     }
 }
 

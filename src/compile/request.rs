@@ -128,8 +128,22 @@ impl Request {
         let mut context = serde_json::to_value(&self.context).map_err(|error| error.to_string())?;
         let mut moved = Vec::new();
         for (name, text) in typed {
+            with_declared_default(&mut context, &name, declared);
             let value = typed_value(&context, &name, &text, declared)?;
             set_at(&mut context, &name, value);
+            // The value is held to the context's schema, as the same value in a context file
+            // is (a viewport at least a pixel wide, a mode that exists).
+            let pointer = name.split('.').fold(String::new(), |at, key| {
+                crate::pointer::child_pointer(&at, key)
+            });
+            let problems = crate::load::schema_check::SchemaValidators::shared().problems_at(
+                crate::problem::Kind::Context,
+                &context,
+                &pointer,
+            );
+            if let Some(problem) = problems.first() {
+                return Err(format!("`--set {name}={text}`: {problem}"));
+            }
             moved.push(name);
         }
         self.context = serde_json::from_value(context).map_err(|error| {
@@ -142,6 +156,33 @@ impl Request {
             self.set.shift_remove(&name);
         }
         Ok(())
+    }
+}
+
+/// A path into a declared `extra` key the context leaves out (`extra.cfg.depth`, `cfg` having
+/// only its default) starts from the key's default, which templates see for it.
+fn with_declared_default(
+    context: &mut Value,
+    name: &str,
+    declared: &IndexMap<String, ContextField>,
+) {
+    let mut segments = name.split('.');
+    let (Some(crate::namespace::EXTRA), Some(key), Some(_)) =
+        (segments.next(), segments.next(), segments.next())
+    else {
+        return;
+    };
+    let Some(field) = declared.get(key) else {
+        return;
+    };
+    let Some(extra) = context
+        .get_mut(crate::namespace::EXTRA)
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
+    if !extra.contains_key(key) {
+        extra.insert(key.to_string(), field.default_value());
     }
 }
 

@@ -225,6 +225,27 @@ impl SchemaValidators {
     }
 }
 
+impl SchemaValidators {
+    /// The problems the schema of `kind` finds in `value` at `pointer` or under it, worded as
+    /// for a file but with no place: what a value given on the command line (`--set`) breaks.
+    pub fn problems_at(&self, kind: Kind, value: &Value, pointer: &str) -> Vec<Problem> {
+        let validator = Validator::of(kind);
+        let document = Document::unplaced(value.clone());
+        let under = format!("{pointer}/");
+        let mut found = Diagnostics::default();
+        for error in validator.iter_errors(value) {
+            let at = error.instance_path().as_str();
+            if at == pointer || at.starts_with(&under) {
+                report(&error, self.schema(kind), &document, &mut found);
+            }
+        }
+        found
+            .iter()
+            .map(|diagnostic| diagnostic.problem.clone())
+            .collect()
+    }
+}
+
 /// The schema of an MCP listing file (`{"servers": {"<name>": {status, tools, …}}}`): each
 /// server is the context's `McpServer`, whose definitions it takes from the context's schema.
 fn mcp_listing_schema() -> Value {
