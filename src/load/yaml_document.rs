@@ -153,12 +153,17 @@ pub(super) fn parse(
             let message = message(&error);
             // The reader stops in the second document; the separator that began it is what to
             // remove.
-            let at = if message == MULTIPLE_DOCUMENTS {
-                separator_before(text, at.start).unwrap_or(at.start..at.start)
-            } else {
-                at.start..at.start
-            };
-            (Problem::YamlSyntax { message }, at)
+            if message == MULTIPLE_DOCUMENTS
+                && let Some((marker, at)) = separator_before(text, at.start)
+            {
+                let message = if marker == END_MARKER {
+                    "a file holds one YAML document: `...` ends it, and more follows: remove the `...` line".into()
+                } else {
+                    message
+                };
+                return (Problem::YamlSyntax { message }, at);
+            }
+            (Problem::YamlSyntax { message }, at.start..at.start)
         })?;
     locations.insert(
         String::new(),
@@ -185,14 +190,19 @@ fn holds_no_document(text: &str) -> bool {
 
 const MULTIPLE_DOCUMENTS: &str = "a file holds one YAML document: remove the `---` separators";
 
-/// The last `---` line that starts before `offset`, as a range.
-fn separator_before(text: &str, offset: usize) -> Option<Range<usize>> {
+/// The document end marker, after which a second document may begin without a `---`.
+const END_MARKER: &str = "...";
+
+/// The last `---` or `...` line that starts before `offset`: the marker, and its range.
+fn separator_before(text: &str, offset: usize) -> Option<(&'static str, Range<usize>)> {
     let before = text.get(..offset)?;
     let mut start = before.len();
     loop {
         let line_start = before[..start].rfind('\n').map_or(0, |at| at + 1);
-        if before[line_start..].starts_with("---") {
-            return Some(line_start..line_start + 3);
+        for marker in ["---", END_MARKER] {
+            if before[line_start..].starts_with(marker) {
+                return Some((marker, line_start..line_start + 3));
+            }
         }
         if line_start == 0 {
             return None;
@@ -225,6 +235,9 @@ fn first_line(message: &str) -> String {
         )
     } else if without_position.starts_with("multiple YAML documents") {
         MULTIPLE_DOCUMENTS.into()
+    } else if without_position.starts_with("cannot deserialize null into string") {
+        // A key left empty, `~` or `null`: the reader's words name its own types.
+        "a key cannot be null (`null`, `~` or nothing before the `:`): write a name, in quotes if it is `null`".into()
     } else {
         without_position.to_string()
     }
@@ -273,7 +286,19 @@ fn convert(
                         value: range(&value.referenced, file),
                     },
                 );
-                map.insert(key.value.clone(), converted);
+                // `1` and `"1"` (or `true` and `"true"`) are one key once read as text: the
+                // second would replace the first without a word.
+                if map.insert(key.value.clone(), converted).is_some() {
+                    return Err((
+                        Problem::YamlSyntax {
+                            message: format!(
+                                "duplicate mapping key `{}`: written once as text and once as another value, it is one key (each key may appear once)",
+                                key.value
+                            ),
+                        },
+                        range(&key.referenced, file),
+                    ));
+                }
             }
             Value::Object(map)
         }
@@ -306,6 +331,55 @@ mod tests {
         let mut locations = Locations::new();
         let (problem, _) = parse("a: 1\na: 2\n", &mut locations).unwrap_err();
         assert!(matches!(problem, Problem::YamlSyntax { .. }), "{problem:?}");
+    }
+
+    // `1` and `"1"` are one key once read: the second replaced the first without a word.
+    #[test]
+    fn keys_that_read_the_same_are_duplicates() {
+        let mut locations = Locations::new();
+        let text = "extra:\n  \"1\": first\n  1: second\n";
+        let (problem, at) = parse(text, &mut locations).unwrap_err();
+        let Problem::YamlSyntax { message } = problem else {
+            panic!("{problem:?}")
+        };
+        assert!(
+            message.starts_with("duplicate mapping key `1`"),
+            "{message}"
+        );
+        assert_eq!(&text[at], "1");
+        assert!(parse("extra:\n  \"1\": a\n  2: b\n", &mut locations).is_ok());
+    }
+
+    // A second document after `...` was said to follow a `---` the file does not have, at the
+    // second document's first line.
+    #[test]
+    fn text_after_an_end_marker_is_placed_at_the_marker() {
+        let mut locations = Locations::new();
+        let text = "a: 1\n...\nb: 2\n";
+        let (problem, at) = parse(text, &mut locations).unwrap_err();
+        assert_eq!(
+            problem,
+            Problem::YamlSyntax {
+                message: "a file holds one YAML document: `...` ends it, and more follows: remove the `...` line".into()
+            }
+        );
+        assert_eq!(at, 5..8);
+    }
+
+    // A null key was told in the reader's own words ("use Option<String>").
+    #[test]
+    fn a_null_key_is_said_in_the_users_terms() {
+        let mut locations = Locations::new();
+        for text in ["extra: {null: c}\n", "extra:\n  ~: c\n"] {
+            let (problem, _) = parse(text, &mut locations).unwrap_err();
+            let Problem::YamlSyntax { message } = problem else {
+                panic!("{problem:?}")
+            };
+            assert!(
+                message.starts_with("a key cannot be null"),
+                "{text}: {message}"
+            );
+        }
     }
 
     #[test]
