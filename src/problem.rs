@@ -652,9 +652,13 @@ impl Problem {
                 "build the name from letters, digits, `_`, `.` and `-`, starting with a letter or `_`".into()
             }
             Problem::NameTaken { what, .. } => format!("rename the {what}"),
-            Problem::OutputOverlapsSources { .. } => {
-                "give the outputs a folder of their own, such as `examples/prompts`".into()
-            }
+            Problem::OutputOverlapsSources {
+                out,
+                setting,
+                folder,
+            } => format!(
+                "keep the two folders apart: point `{setting}` at a folder outside `{out}` (or, if `{folder}` is where it belongs, set `build.out` to a folder outside it)"
+            ),
             Problem::BadContextName { .. } => {
                 "rename the file: a context's name is its file name without the extension".into()
             }

@@ -359,6 +359,23 @@ fn an_output_folder_that_overlaps_the_sources_is_refused() {
         "{}",
         found.message
     );
+    // A folder of the paths set over the default outputs: the help is about that setting,
+    // not the outputs' folder, which it named as the fix.
+    let workspace = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}[paths]\nschema = \"examples\"\n", common::MANIFEST),
+        )
+        .write();
+    let run = workspace.run(&["validate"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "help: keep the two folders apart: point `paths.schema` at a folder outside `examples/prompts`"
+        ),
+        "{}",
+        run.stderr
+    );
 
     // `--out` is the caller's folder, but not over a template.
     let workspace = Fixture::minimal().write();
