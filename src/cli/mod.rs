@@ -473,13 +473,14 @@ pub fn request_with_rules(
     target: TargetArgs,
     printer: &Printer,
 ) -> Result<(Request, RulesReport), CliError> {
-    let (mut context, mut mcp_places) = match context(workspace, target.context.as_deref())? {
-        Ok(context) => context,
-        Err(diagnostics) => {
-            printer.diagnostics(diagnostics, &workspace.sources);
-            return Err(CliError::Reported);
-        }
-    };
+    let (mut context, mut mcp_places, toggle_places) =
+        match context(workspace, target.context.as_deref())? {
+            Ok(context) => context,
+            Err(diagnostics) => {
+                printer.diagnostics(diagnostics, &workspace.sources);
+                return Err(CliError::Reported);
+            }
+        };
     // A named context of the workspace had its rules folders read when it loaded.
     let named =
         Some(target.context_name(workspace)).filter(|name| workspace.contexts.contains_key(name));
@@ -491,7 +492,14 @@ pub fn request_with_rules(
     if has_errors {
         return Err(CliError::Reported);
     }
-    unknown_rule_names(&rules, &rules_request, &context, printer);
+    unknown_rule_names(
+        workspace,
+        &rules,
+        &rules_request,
+        &context,
+        &toggle_places,
+        printer,
+    );
     if let Some(settings) = &target.mcp {
         match apply_mcp_settings(workspace, settings, &mut context, &mut mcp_places)? {
             Ok(warnings) => printer.diagnostics(warnings, &workspace.sources),
@@ -537,9 +545,11 @@ pub fn request_with_rules(
 /// A rule switched off by a name no rule has stays on: said, with the near name (a mistyped
 /// `--disable-rule` or `rule_toggles` key changed nothing without a word).
 fn unknown_rule_names(
+    workspace: &Workspace,
     report: &RulesReport,
     request: &RulesRequest,
     context: &Context,
+    toggle_places: &TogglePlaces,
     printer: &Printer,
 ) {
     if !report.assembled {
@@ -561,15 +571,30 @@ fn unknown_rule_names(
                 .keys()
                 .map(|name| (name, "rule_toggles")),
         );
+    let mut located = Diagnostics::default();
     for (name, by) in named {
-        if !known.contains(name) {
-            printer.message(Message::RuleNameUnknown {
+        if known.contains(name) {
+            continue;
+        }
+        let suggestion = crate::namespace::closest(name, &known);
+        // A toggle written in a context file is placed there; `--disable-rule` and a context
+        // with no file (the default) are told in a line.
+        match toggle_places.get(name).filter(|_| by == "rule_toggles") {
+            Some(span) => located.push(crate::diagnostic::Diagnostic::new(
+                crate::problem::Problem::Rules(crate::problem::RulesProblem::ToggleNamesNoRule {
+                    name: name.clone(),
+                    suggestion,
+                }),
+                *span,
+            )),
+            None => printer.message(Message::RuleNameUnknown {
                 name,
                 by,
-                suggestion: crate::namespace::closest(name, &known),
-            });
+                suggestion,
+            }),
         }
     }
+    printer.diagnostics(located, &workspace.sources);
 }
 
 /// A `--set` value under a name no template reads changes nothing: said, with the near name
@@ -595,14 +620,19 @@ fn unread_set_values(workspace: &Workspace, set: &IndexMap<String, String>, prin
 fn context(
     workspace: &mut Workspace,
     given: Option<&str>,
-) -> Result<Result<(Context, McpPlaces), Diagnostics>, CliError> {
+) -> Result<Result<(Context, McpPlaces, TogglePlaces), Diagnostics>, CliError> {
     let name = given.or(workspace.settings().default_context.as_deref());
     let Some(name) = name else {
-        return Ok(Ok((Context::default(), McpPlaces::default())));
+        return Ok(Ok((
+            Context::default(),
+            McpPlaces::default(),
+            TogglePlaces::new(),
+        )));
     };
     let with_places = |workspace: &Workspace, entry: Entry<Context>| {
         let places = McpPlaces::of_context(&entry, &workspace.contexts);
-        (entry.value, places)
+        let toggles = toggle_places(&entry, &workspace.contexts);
+        (entry.value, places, toggles)
     };
     if name == STDIN {
         let text = read_stdin(workspace.settings().limits.file_bytes)?;
@@ -611,7 +641,8 @@ fn context(
     }
     if let Some(entry) = workspace.contexts.get(name) {
         let places = McpPlaces::of_context(entry, &workspace.contexts);
-        return Ok(Ok((entry.value.clone(), places)));
+        let toggles = toggle_places(entry, &workspace.contexts);
+        return Ok(Ok((entry.value.clone(), places, toggles)));
     }
     let path = PathBuf::from(name);
     if path.exists() && !path.is_file() {
@@ -630,6 +661,44 @@ fn context(
     // (see `confine::origin_of`), and the file is shown by the name it was given.
     let path = std::path::absolute(&path)?;
     Ok(load_context_file(workspace, &path)?.map(|entry| with_places(workspace, entry)))
+}
+
+/// Where each `rule_toggles` key of a context is written: in its own file, or the nearest
+/// context it extends that writes the key.
+type TogglePlaces = std::collections::BTreeMap<String, crate::span::Span>;
+
+fn toggle_places(
+    entry: &Entry<Context>,
+    contexts: &IndexMap<String, Entry<Context>>,
+) -> TogglePlaces {
+    let mut places = TogglePlaces::new();
+    let mut entry = entry;
+    // Chains were checked when the contexts loaded; the bound only keeps a context built by
+    // hand from walking forever.
+    for _ in 0..=contexts.len() {
+        let document = &entry.document;
+        if let Some(toggles) = document
+            .value
+            .get("rule_toggles")
+            .and_then(serde_json::Value::as_object)
+        {
+            for key in toggles.keys() {
+                places.entry(key.clone()).or_insert_with(|| {
+                    document.key_span(&crate::pointer::child_pointer("/rule_toggles", key))
+                });
+            }
+        }
+        let Some(parent) = document
+            .value
+            .get("extends")
+            .and_then(serde_json::Value::as_str)
+            .and_then(|name| contexts.get(name))
+        else {
+            break;
+        };
+        entry = parent;
+    }
+    places
 }
 
 /// `--context -` names standard input.

@@ -27,6 +27,11 @@ pub enum RulesProblem {
     RulesFolderMissing { path: String, reason: String },
     /// A context's `rules_from` folder that leaves the workspace.
     RulesFromOutside { path: String },
+    /// A `rule_toggles` key of a context file that no rule read is called (by name or path).
+    ToggleNamesNoRule {
+        name: String,
+        suggestion: Option<String>,
+    },
 }
 
 impl RulesProblem {
@@ -41,6 +46,7 @@ impl RulesProblem {
             RulesProblem::TooManyGlobs { .. } => "too-many-globs",
             RulesProblem::RulesFolderMissing { .. } => "rules-folder-missing",
             RulesProblem::RulesFromOutside { .. } => "rules-from-outside",
+            RulesProblem::ToggleNamesNoRule { .. } => "toggle-names-no-rule",
         }
     }
 
@@ -81,6 +87,13 @@ impl RulesProblem {
             }
             RulesProblem::RulesFromOutside { .. } => {
                 "name a folder inside the workspace, relative to its root; a folder elsewhere is read only with `--rules DIR`".into()
+            }
+            RulesProblem::ToggleNamesNoRule {
+                suggestion: Some(near),
+                ..
+            } => format!("did you mean `{near}`?"),
+            RulesProblem::ToggleNamesNoRule { .. } => {
+                "name a rule by its name or its path, as `promptc explain` lists them; the toggle changes nothing until then".into()
             }
         })
     }
@@ -132,6 +145,10 @@ impl fmt::Display for RulesProblem {
             RulesProblem::RulesFromOutside { path } => {
                 write!(f, "rules folder `{path}` leaves the workspace")
             }
+            RulesProblem::ToggleNamesNoRule { name, .. } => write!(
+                f,
+                "`rule_toggles` names `{name}`, but no rule read is called so (by name or path)"
+            ),
         }
     }
 }
