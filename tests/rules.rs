@@ -817,6 +817,72 @@ fn rules_left_out_of_a_folder_are_told_of() {
     );
 }
 
+// What stands at a rules location but is not what rules are read from was skipped without a
+// word, where a link to a folder was told of: `.cursor` as a link to a folder, a link to
+// nothing, or a file; `.cursor/rules` as a file; `AGENTS.md` and `.cursorrules` as folders.
+#[cfg(unix)]
+#[test]
+fn what_stands_at_a_rules_location_but_holds_no_rules_is_told_of() {
+    use std::os::unix::fs::symlink;
+    let workspace = Fixture::minimal()
+        .file(
+            "real/rules/style.mdc",
+            "---\nalwaysApply: true\n---\nA rule.\n",
+        )
+        .file("p3/.cursor", "")
+        .file("p4/.cursor/rules", "")
+        .file("p5/AGENTS.md/x.md", "In a folder.\n")
+        .file("p5/.cursorrules/y.md", "In a folder.\n")
+        .write();
+    let root = workspace.root();
+    for project in ["p1", "p2"] {
+        std::fs::create_dir_all(root.join(project)).unwrap();
+    }
+    symlink(root.join("real"), root.join("p1/.cursor")).unwrap();
+    symlink(root.join("nowhere"), root.join("p2/.cursor")).unwrap();
+    for (project, paths, says) in [
+        (
+            "p1",
+            &["p1/.cursor"][..],
+            "it is a link to a folder: links are not followed into folders",
+        ),
+        ("p2", &["p2/.cursor"], "it is a link to nothing"),
+        (
+            "p3",
+            &["p3/.cursor"],
+            "it is a file, where a folder is read: Cursor's rules are `.mdc` files in `.cursor/rules/`",
+        ),
+        (
+            "p4",
+            &["p4/.cursor/rules"],
+            "it is a file, where a folder is read",
+        ),
+        (
+            "p5",
+            &["p5/.cursorrules", "p5/AGENTS.md"],
+            "it is a folder, where a rules file is read",
+        ),
+    ] {
+        let run = workspace.run(&["explain", "--rules", project]);
+        assert_eq!(run.code, 0, "{project}: {}", run.stderr);
+        for path in paths {
+            assert!(
+                run.stderr.contains(&format!(
+                    "warning[rule-unreadable]: rules file `{path}` cannot be read ({says}"
+                )),
+                "{project}: {}",
+                run.stderr
+            );
+        }
+        assert_eq!(
+            run.stderr.matches("warning[").count(),
+            paths.len(),
+            "{project}: {}",
+            run.stderr
+        );
+    }
+}
+
 // globset's set of a rule's globs kept, while it searched a path, a position per state of all
 // the globs for each glob: a rule of a thousand globs of ninety `?` each, matched against a
 // long active file, asked for gigabytes and the process aborted. The globs are now matched

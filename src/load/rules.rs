@@ -631,6 +631,32 @@ fn in_rules_location(relative: &Path) -> bool {
     })
 }
 
+/// Why what stands at a rules location is not what rules are read from, if it is not: a link
+/// to nothing, a folder where a rules file goes, or a file where a folder of rules goes. Each
+/// was skipped without a word, where a link to a folder was told of.
+fn misplaced(origin: Origin, relative: &Path, entry: &walkdir::DirEntry) -> Option<String> {
+    // What the entry is, through a link.
+    let Ok(target) = fs::metadata(entry.path()) else {
+        return entry.path_is_symlink().then(|| {
+            "it is a link to nothing: rules are read from files and folders that exist".into()
+        });
+    };
+    if origin != Origin::Project || entry.depth() != 1 && relative != Path::new(".cursor/rules") {
+        return None;
+    }
+    let text = relative.to_string_lossy().replace('\\', "/");
+    match text.as_str() {
+        ".cursorrules" | ".windsurfrules" | "AGENTS.md" if target.is_dir() => {
+            Some("it is a folder, where a rules file is read: rules here are one file".into())
+        }
+        ".cursor" | ".cursor/rules" if !target.is_dir() => Some(
+            "it is a file, where a folder is read: Cursor's rules are `.mdc` files in `.cursor/rules/`"
+                .into(),
+        ),
+        _ => None,
+    }
+}
+
 /// What a file of a project folder is, by its path below the folder.
 fn kind_of(relative: &Path) -> Option<(&'static str, u8)> {
     let text = relative.to_str()?.replace('\\', "/");
@@ -691,7 +717,10 @@ impl Reader<'_> {
             let Ok(relative) = entry.path().strip_prefix(&real) else {
                 continue;
             };
-            let relevant = origin == Origin::Global || in_rules_location(relative);
+            // `.cursor` is walked for its `rules`: what stands at its own name is worth a word.
+            let relevant = origin == Origin::Global
+                || in_rules_location(relative)
+                || relative == Path::new(".cursor");
             if entry.depth() > MAX_RULES_DEPTH {
                 // Told once, at the first, with how many more there are.
                 if relevant {
@@ -708,6 +737,10 @@ impl Reader<'_> {
                     shown.join(relative),
                     "it is a link to a folder: links are not followed into folders; put the folder itself here".into(),
                 );
+                continue;
+            }
+            if relevant && let Some(reason) = misplaced(origin, relative, &entry) {
+                self.unreadable(shown.join(relative), reason);
                 continue;
             }
             if entry.file_type().is_dir() {
