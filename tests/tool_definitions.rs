@@ -208,6 +208,51 @@ fn a_context_with_mcp_servers_in_every_dialect() {
     }
 }
 
+// An MCP tool whose input schema is not an object schema was dropped from Gemini's form
+// without a word (its `parameters` left out), and passed as it was to the others, whose
+// providers refuse the request. It is left out of every dialect, with a warning at the tool.
+#[test]
+fn an_mcp_tool_whose_schema_is_not_an_object_is_left_out_with_a_warning() {
+    let workspace = native_fixture().write();
+    for (schema, found) in [
+        ("{\"type\": \"string\"}", "of type \"string\""),
+        (
+            "{\"type\": [\"string\", \"null\"]}",
+            "of type [\"string\",\"null\"]",
+        ),
+        (
+            "{\"type\": \"object\", \"properties\": \"q\"}",
+            "an object whose `properties` is a string",
+        ),
+        ("\"text\"", "a string"),
+    ] {
+        let context = format!(
+            "{{\"extends\": \"basic\", \"mcp_servers\": [{{\"name\": \"w\", \"tools\": [\n  {{\"name\": \"bad\", \"input_schema\": {schema}}},\n  {{\"name\": \"good\", \"input_schema\": {{\"type\": \"object\", \"properties\": {{\"q\": {{\"type\": \"string\"}}}}}}}}\n]}}]}}\n"
+        );
+        let path = workspace.tmp().join("schema.json");
+        std::fs::write(&path, context).unwrap();
+        for dialect in DIALECTS {
+            let run = workspace.run(&[
+                "tools",
+                "--context",
+                path.to_str().unwrap(),
+                "--dialect",
+                dialect,
+            ]);
+            assert_eq!(run.code, 0, "{dialect}: {}", run.stderr);
+            assert!(
+                run.stderr.contains(&format!(
+                    "warning[mcp-schema-not-an-object]: MCP tool `w__bad` is left out of the {dialect} tool definitions: its input schema is {found}, where providers take an object of named arguments"
+                )) && run.stderr.contains(&format!("{}:2:", path.display())),
+                "{dialect} {schema}: {}",
+                run.stderr
+            );
+            assert!(!run.stdout.contains("w__bad"), "{}", run.stdout);
+            assert!(run.stdout.contains("w__good"), "{}", run.stdout);
+        }
+    }
+}
+
 #[test]
 fn every_lint_is_located() {
     // The workspace's own context with MCP tools: `validate` lints what it compiles.

@@ -106,6 +106,17 @@ pub fn build(
                 });
                 continue;
             }
+            if let Some(found) = tool.input_schema.as_ref().and_then(not_an_object_schema) {
+                findings.push(Finding {
+                    subject,
+                    problem: Problem::Definitions(DefinitionProblem::McpSchemaNotAnObject {
+                        name,
+                        dialect: dialect.name(),
+                        found,
+                    }),
+                });
+                continue;
+            }
             let description = if tool.description.is_empty() {
                 format!("[{}]", server.name)
             } else {
@@ -159,6 +170,28 @@ pub fn build(
     }
     let value = write(dialect, neutral, &mut findings);
     (value, findings)
+}
+
+/// What an MCP tool's input schema is, when it is not an object schema: a value of another
+/// type, a `type` other than `object`, or `properties` that is not a table. Passed on, it was
+/// sent as it was (a request the provider refuses) or, in Gemini's form, dropped without a
+/// word.
+fn not_an_object_schema(schema: &Value) -> Option<String> {
+    let Some(object) = schema.as_object() else {
+        return Some(crate::load::schema_check::json_type(schema).to_string());
+    };
+    match object.get("type") {
+        None => {}
+        Some(Value::String(kind)) if kind == "object" => {}
+        Some(other) => return Some(format!("of type {other}")),
+    }
+    match object.get("properties") {
+        None | Some(Value::Object(_)) => None,
+        Some(other) => Some(format!(
+            "an object whose `properties` is {}",
+            crate::load::schema_check::json_type(other)
+        )),
+    }
 }
 
 /// `Some(too_long)` when the provider rejects the name.

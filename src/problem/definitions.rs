@@ -32,6 +32,13 @@ pub enum DefinitionProblem {
     ArrayWithoutItems { tool: String, parameter: String },
     /// `tool_definitions.mcp_name` failed to render.
     McpNameFailed { message: String },
+    /// An MCP tool left out of the definitions: its input schema is not an object schema
+    /// (`found` says what it is), which providers refuse.
+    McpSchemaNotAnObject {
+        name: String,
+        dialect: &'static str,
+        found: String,
+    },
 }
 
 impl DefinitionProblem {
@@ -42,6 +49,7 @@ impl DefinitionProblem {
             DefinitionProblem::KeywordsDropped { .. } => "keywords-dropped",
             DefinitionProblem::ArrayWithoutItems { .. } => "array-without-items",
             DefinitionProblem::McpNameFailed { .. } => "mcp-name-failed",
+            DefinitionProblem::McpSchemaNotAnObject { .. } => "mcp-schema-not-an-object",
         }
     }
 
@@ -78,6 +86,9 @@ impl DefinitionProblem {
             }
             DefinitionProblem::McpNameFailed { .. } => {
                 "`mcp_name` may read `server` and `tool`".into()
+            }
+            DefinitionProblem::McpSchemaNotAnObject { .. } => {
+                "providers take a tool's arguments as an object: give the tool an `input_schema` such as `{\"type\": \"object\", \"properties\": {…}}` (the server lists it)".into()
             }
         })
     }
@@ -134,6 +145,14 @@ impl fmt::Display for DefinitionProblem {
                     .map(|k| format!("`{k}`"))
                     .collect::<Vec<_>>()
                     .join(", ")
+            ),
+            DefinitionProblem::McpSchemaNotAnObject {
+                name,
+                dialect,
+                found,
+            } => write!(
+                f,
+                "MCP tool `{name}` is left out of the {dialect} tool definitions: its input schema is {found}, where providers take an object of named arguments"
             ),
             DefinitionProblem::ArrayWithoutItems { tool, parameter } => write!(
                 f,
