@@ -491,6 +491,21 @@ fn mcp_settings_and_their_listing_are_checked_value_by_value() {
         "{}",
         run.stderr
     );
+    // A listed server gives what it offers: its name, command and `disabled` are the
+    // settings', and were taken, then replaced without a word.
+    let run = with_listing(
+        "{\"servers\": {\"srv\": {\"disabled\": true, \"name\": \"renamed\", \"uid\": \"u\", \"tools\": []}}}\n",
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    for key in ["disabled", "name"] {
+        assert!(
+            run.stderr
+                .contains(&format!("error[unknown-key]: unknown key `{key}`")),
+            "{}",
+            run.stderr
+        );
+    }
+    assert!(!run.stderr.contains("`uid`"), "{}", run.stderr);
     let run = with_listing("{\"servers\": {}, \"severs\": 1}\n");
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(

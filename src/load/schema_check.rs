@@ -250,18 +250,39 @@ impl SchemaValidators {
 /// server is the context's `McpServer`, whose definitions it takes from the context's schema.
 fn mcp_listing_schema() -> Value {
     let context = validation_schema(Kind::Context);
+    let mut definitions = context.get("definitions").cloned().unwrap_or(Value::Null);
+    // A listed server gives what it offers; its name, command and `disabled` are the
+    // settings' (a listing's own were taken and then replaced without a word).
+    if let Some(definitions) = definitions.as_object_mut() {
+        let mut listed = definitions.get("McpServer").cloned().unwrap_or(Value::Null);
+        if let Some(properties) = listed.get_mut("properties").and_then(Value::as_object_mut) {
+            properties.retain(|key, _| LISTED_SERVER_KEYS.contains(&key.as_str()));
+        }
+        definitions.insert("ListedServer".into(), listed);
+    }
     serde_json::json!({
         "type": "object",
         "additionalProperties": false,
         "properties": {
             "servers": {
                 "type": "object",
-                "additionalProperties": { "$ref": "#/definitions/McpServer" },
+                "additionalProperties": { "$ref": "#/definitions/ListedServer" },
             },
         },
-        "definitions": context.get("definitions").cloned().unwrap_or(Value::Null),
+        "definitions": definitions,
     })
 }
+
+/// What a listing says of a server: what it offers, its status, and the id tool names are
+/// qualified with.
+const LISTED_SERVER_KEYS: [&str; 6] = [
+    "uid",
+    "status",
+    "tools",
+    "resources",
+    "resource_templates",
+    "prompts",
+];
 
 impl SchemaValidators {
     /// Validates an MCP listing file (see `load::mcp_settings`) as a context's servers are,
