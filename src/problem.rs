@@ -188,6 +188,12 @@ pub enum Problem {
         name: String,
         variant: String,
     },
+    /// A variant lists tools, but neither sends them as native definitions nor has a template
+    /// that writes them (`TOOLS`, `tools`, `enabled_tools`).
+    ToolsNeverWritten {
+        variant: String,
+        count: usize,
+    },
     /// A server of the listing beside MCP settings that gives nothing: the settings do not
     /// name it, or the context already has it (`in_context`), whose entry says what it offers.
     ListingEntryUnused {
@@ -474,6 +480,7 @@ impl Problem {
             Problem::UnusedOverride { .. } => "unused-override",
             Problem::AlreadyListed { .. } => "already-listed",
             Problem::ListingEntryUnused { .. } => "listing-entry-unused",
+            Problem::ToolsNeverWritten { .. } => "tools-never-written",
             Problem::UndefinedPlaceholder { .. } => "undefined-placeholder",
             Problem::UnslottedComponent { .. } => "unslotted-component",
             Problem::UnknownTemplate { .. } => "unknown-template",
@@ -550,6 +557,7 @@ impl Problem {
             Problem::UnusedOverride { .. }
             | Problem::AlreadyListed { .. }
             | Problem::ListingEntryUnused { .. }
+            | Problem::ToolsNeverWritten { .. }
             | Problem::UnslottedComponent { .. }
             | Problem::ComputedTemplateName { .. }
             | Problem::UnusedPartial { .. }
@@ -694,6 +702,9 @@ impl Problem {
                 suggestion: Some(meant),
                 ..
             } => format!("did you mean `{meant}`, a server the settings name?"),
+            Problem::ToolsNeverWritten { .. } => {
+                "write `{{ TOOLS }}` in the base template (or a component's), set `native_tools = true` to send them as tool definitions, or list no tools".into()
+            }
             Problem::UnknownGroup {
                 suggestion: Some(meant),
                 ..
@@ -963,6 +974,10 @@ impl Problem {
             } => write!(
                 f,
                 "override of {kind} `{name}`, which variant `{variant}` does not use"
+            ),
+            Problem::ToolsNeverWritten { variant, count } => write!(
+                f,
+                "variant `{variant}` lists {count} tool(s), but no template of it writes them and it sends no native tool definitions: the model never sees them"
             ),
             Problem::ListingEntryUnused {
                 name,
@@ -1330,6 +1345,10 @@ mod tests {
                 in_context: false,
                 suggestion: None,
             },
+            Problem::ToolsNeverWritten {
+                variant: text(),
+                count: 1,
+            },
             Problem::UndefinedPlaceholder {
                 name: text(),
                 suggestion: None,
@@ -1482,7 +1501,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 65;
+    const VARIANTS: usize = 66;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -1551,6 +1570,7 @@ mod tests {
             Problem::AlreadyListed { .. } => 62,
             Problem::ListingEntryUnused { .. } => 63,
             Problem::UnknownGroup { .. } => 64,
+            Problem::ToolsNeverWritten { .. } => 65,
         }
     }
 

@@ -52,6 +52,11 @@ fn many_errors_in_a_large_template_are_reported_in_linear_time() {
 
 /// The minimal workspace with `manifest` appended to its manifest and `template` as the
 /// `intro` component's template.
+/// The minimal variant listing no tools: for base templates of these tests that write none
+/// (a variant that lists tools it never writes is warned of).
+const NO_TOOLS: &str =
+    "id = \"generic\"\ntemplate_file = \"generic.md\"\ncomponents = [\"intro\"]\ntools = []\n";
+
 fn with_template(manifest: &str, template: &str) -> Fixture {
     Fixture::minimal()
         .file("promptc.toml", format!("{}{manifest}", common::MANIFEST))
@@ -341,6 +346,7 @@ fn all_the_text_of_one_compile_is_bounded() {
             format!("{}[limits]\ncompile_bytes = 1000\n", common::MANIFEST),
         )
         .file("components/intro.md", &half)
+        .file("variants/generic.toml", NO_TOOLS)
         .file(
             "variants/generic.md",
             format!("{half}{{{{ INTRO_SECTION }}}}\n"),
@@ -541,6 +547,7 @@ fn fuel_is_one_budget_for_all_the_renders_of_a_compile() {
     let looping = "{% for i in range(120) %}{{ i }}{% endfor %}\n";
     let fixture = Fixture::minimal()
         .file("components/intro.md", looping)
+        .file("variants/generic.toml", NO_TOOLS)
         .file(
             "variants/generic.md",
             format!("{looping}{{{{ INTRO_SECTION }}}}\n"),
@@ -550,6 +557,7 @@ fn fuel_is_one_budget_for_all_the_renders_of_a_compile() {
     let alone = fixture
         .clone()
         .file("promptc.toml", &manifest)
+        .file("variants/generic.toml", NO_TOOLS)
         .file("variants/generic.md", "{{ INTRO_SECTION }}\n");
     assert_eq!(alone.validate().counts(), (0, 0));
     // ...both together do not.
@@ -573,6 +581,7 @@ fn a_remembered_render_spends_its_fuel_again() {
     let workspace = Fixture::minimal()
         .file("promptc.toml", format!("{}fuel = 1000\n", common::MANIFEST))
         .file("components/intro.md", looping)
+        .file("variants/generic.toml", NO_TOOLS)
         .file(
             "variants/generic.md",
             format!("{looping}{{{{ INTRO_SECTION }}}}\n"),
@@ -1020,6 +1029,7 @@ fn each_distinct_pattern_a_template_builds_costs_fuel() {
             format!("{}fuel = 700000\n", common::MANIFEST),
         )
         .file("components/intro.md", two)
+        .file("variants/generic.toml", NO_TOOLS)
         .file("variants/generic.md", one)
         .write();
     runs_out_every_time(workspace.root(), "out-of-fuel");

@@ -38,6 +38,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         base_template(&scope, variant, out);
         family_templates_exist(&scope, variant, out);
         unslotted_components(&scope, variant, out);
+        unwritten_tools(&scope, variant, out);
     }
     sections_read_where_empty(&scope, out);
     volatile_names_known(&scope, out);
@@ -359,6 +360,69 @@ fn unslotted_components(scope: &Scope<'_>, variant: &EffectiveVariant, out: &mut
             span,
         ));
     }
+}
+
+/// A variant's tools reach the model as native definitions, or written into the prompt by a
+/// template that reads `TOOLS` or `tools` (or names them from `enabled_tools`): with neither,
+/// the tools it lists were left out without a word.
+fn unwritten_tools(scope: &Scope<'_>, variant: &EffectiveVariant, out: &mut Diagnostics) {
+    let workspace = scope.workspace;
+    if variant.variant.native_tools == Some(true)
+        || variant.tools().is_empty()
+        || workspace.templates.some_did_not_compile()
+    {
+        return;
+    }
+    let templates: Option<Vec<TemplateId>> = variant
+        .components()
+        .iter()
+        .map(|id| component_template(workspace, variant, id).map(|(template, _)| template))
+        .collect();
+    // An invalid or unknown component (reported already): what it reads cannot be told.
+    let Some(templates) = templates else {
+        return;
+    };
+    let reads_tools = std::iter::once(variant.base)
+        .chain(templates)
+        .flat_map(|template| {
+            std::iter::once(template).chain(workspace.templates.used_by(template).iter().copied())
+        })
+        .flat_map(|template| workspace.templates.variables(template))
+        .any(|name| [TOOLS_TEXT, TOOLS_DATA, ENABLED_TOOLS].contains(&name.as_str()));
+    if reads_tools {
+        return;
+    }
+    // At this variant's list when it writes one; else at its id, when what it changes
+    // (its templates, components, overrides) is what leaves the tools out; a variant that
+    // changes none of that has its parent's finding, said at the parent.
+    let Some(own) = workspace.variants.get(variant.id()) else {
+        return;
+    };
+    let writes = |field: &str| own.document.writes(&format!("/{field}"));
+    let span = if let Some(field) = ["tools", "add_tools"].into_iter().find(|f| writes(f)) {
+        own.value_span(&format!("/{field}"))
+    } else if [
+        "template",
+        "template_file",
+        "components",
+        "add_components",
+        "overrides",
+        "native_tools",
+    ]
+    .into_iter()
+    .any(writes)
+    {
+        own.value_span("/id")
+    } else {
+        return;
+    };
+    out.push(Diagnostic::new(
+        Problem::ToolsNeverWritten {
+            variant: variant.id().to_string(),
+            count: variant.tools().len(),
+        },
+        span,
+    ));
 }
 
 /// Sections a component's template reads where they are empty whatever the context: that of
