@@ -664,6 +664,44 @@ fn a_volatile_value_is_placed_where_it_is_read_whatever_shows_it() {
         "{}",
         found.message
     );
+    // A section that reads the mode through a predicate, beside a tool whose text reads the
+    // working directory but that the section does not show (the base shows the tools last):
+    // placed at the predicate in the section, not at the tool, whose text is not there.
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}[predicates]\nplan_mode = \"mode == 'plan'\"\n",
+                common::MANIFEST
+            ),
+        )
+        .file(
+            "tools/read_file.toml",
+            common::TOOL.replace(
+                "description = \"Read a file.\"",
+                "description = \"Read a file under {{ cwd }}.\"",
+            ),
+        )
+        .file(
+            "components/intro.md",
+            "You are an agent.{% if plan_mode %} Plan only.{% else %} Act.{% endif %}\n",
+        )
+        .file(
+            "variants/generic.md",
+            format!("{{{{ INTRO_SECTION }}}}\n\n{stable}\n\n{{{{ TOOLS }}}}\n"),
+        )
+        .validate();
+    let found = report.single();
+    assert_eq!(
+        (
+            found.code.as_str(),
+            found.file.as_str(),
+            found.line,
+            found.column
+        ),
+        ("volatile-early", "components/intro.md", 1, 24),
+        "{found:?}"
+    );
 }
 
 /// The workspace sets the lint's level: an error fails `validate`, `off` says nothing.

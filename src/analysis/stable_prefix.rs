@@ -10,6 +10,7 @@ use crate::compile::{Compiler, Request};
 use crate::compiled::{CompileError, Compiled, Section};
 use crate::diagnostic::Diagnostic;
 use crate::model::{Context, LintLevel, StandardPlaceholder};
+use crate::namespace::{TOOLS_DATA, TOOLS_TEXT};
 use crate::problem::Problem;
 use crate::resolve::tool_spec::resolve_tool;
 use crate::templates::TemplateId;
@@ -304,23 +305,34 @@ pub fn volatile_warning(
         return None;
     }
     let variant = compiler.variant(&compiled.variant)?;
-    // The first volatile name a template reads itself, if it reads one.
+    let predicates = volatile_predicates(compiler);
+    // The first volatile name a template reads itself (a predicate that reads one counts), if
+    // it reads one.
     let reads_volatile = |template: TemplateId| {
         workspace
             .templates
             .variables(template)
             .iter()
             .filter(|variable| {
-                // A path (`extra.team`) is read through its first name.
-                settings.volatile.iter().any(|v| {
-                    let v = v.split('.').next().unwrap_or(v);
-                    v == *variable || v.eq_ignore_ascii_case(variable)
-                })
+                is_volatile(&settings.volatile, variable) || predicates.contains(variable.as_str())
             })
             .filter_map(|variable| workspace.templates.find_name(template, variable))
             .min_by_key(|span| span.start)
     };
-    let tool_text = || changed_tool_text(workspace, variant.family(), compiled, &probed);
+    // A tool's text holds the value only where the prompt shows the tools: a template that
+    // reads `TOOLS` or `tools`, itself or through what it includes. Native definitions and
+    // tools no template writes are not in the prompt's text.
+    let shows_tools = |template: TemplateId| {
+        std::iter::once(template)
+            .chain(workspace.templates.used_by(template).iter().copied())
+            .flat_map(|template| workspace.templates.variables(template))
+            .any(|name| name == TOOLS_TEXT || name == TOOLS_DATA)
+    };
+    let tool_text = |template: TemplateId| {
+        shows_tools(template)
+            .then(|| changed_tool_text(workspace, variant.family(), compiled, &probed))
+            .flatten()
+    };
     let span = match &prefix.section {
         // A section in one prompt and not the other: its condition reads the value.
         Some(id) if shown_in_one(compiled, &probed, id) => workspace
@@ -338,14 +350,14 @@ pub fn volatile_warning(
             // text when it reads none itself.
             reads_volatile(template)
                 .or_else(|| {
-                    tool_text().and_then(|tool| {
+                    tool_text(template).and_then(|tool| {
                         reads_volatile(tool).or_else(|| workspace.templates.span_of(tool))
                     })
                 })
                 .or_else(|| workspace.templates.span_of(template))?
         }
         (None, None) => {
-            let template = tool_text().unwrap_or(variant.base);
+            let template = tool_text(variant.base).unwrap_or(variant.base);
             reads_volatile(template).or_else(|| workspace.templates.span_of(template))?
         }
     };
@@ -359,6 +371,34 @@ pub fn volatile_warning(
         },
         span,
     ))
+}
+
+/// Whether a template reads a `tokens.volatile` value by `name`: a path (`extra.team`) is
+/// read through its first name, a placeholder in any case.
+fn is_volatile(volatile: &[String], name: &str) -> bool {
+    volatile.iter().any(|v| {
+        let v = v.split('.').next().unwrap_or(v);
+        v == name || v.eq_ignore_ascii_case(name)
+    })
+}
+
+/// The predicates whose condition reads a volatile value, or such a predicate: a section that
+/// says `{% if plan_mode %}` reads the mode through its predicate.
+fn volatile_predicates(compiler: &Compiler<'_>) -> std::collections::BTreeSet<String> {
+    let workspace = compiler.workspace();
+    let volatile = &workspace.settings().tokens.volatile;
+    let mut found = std::collections::BTreeSet::new();
+    // A predicate reads those before it: one pass in their order finds every volatile one.
+    for (name, condition) in &workspace.settings().predicates {
+        let reads = compiler.conditions().reads(condition).unwrap_or_default();
+        if reads
+            .iter()
+            .any(|read| is_volatile(volatile, read) || found.contains(read))
+        {
+            found.insert(name.clone());
+        }
+    }
+    found
 }
 
 /// Whether the section `id` is in one of the prompts and not in the other.
