@@ -329,6 +329,44 @@ fn diff_says_which_side_failed_and_why() {
     ]));
     assert!(comment.chars().count() <= 1000, "{comment}");
     assert!(comment.contains("(cut at "), "{comment}");
+    // As JSON, a failure holds its diagnostics as data, each located, as `validate --format
+    // json` gives them: the message alone was the text report's rendering.
+    let json: serde_json::Value = serde_json::from_str(&stdout(
+        &repo.promptc(&["diff", "--base", "HEAD", "--format", "json"]),
+    ))
+    .unwrap();
+    let failure = &json["failures"][0];
+    assert_eq!(failure["side"], "base", "{json}");
+    let record = &failure["diagnostics"][0];
+    assert_eq!(
+        (
+            record["severity"].as_str(),
+            record["code"].as_str(),
+            record["file"].as_str(),
+            record["line"].as_u64(),
+        ),
+        (
+            Some("error"),
+            Some("unknown-reference"),
+            Some("variants/base.toml"),
+            Some(14)
+        ),
+        "{json}"
+    );
+    assert!(record["column"].as_u64().is_some(), "{json}");
+    assert_eq!(record["message"], "unknown tool `nope`", "{json}");
+    let unknown: serde_json::Value = serde_json::from_str(&stdout(&repo.promptc(&[
+        "diff",
+        "--base",
+        "no-such-branch",
+        "--format",
+        "json",
+    ])))
+    .unwrap();
+    assert_eq!(
+        unknown["failures"][0]["diagnostics"][0]["code"], "revision-unreadable",
+        "{unknown}"
+    );
 }
 
 #[test]

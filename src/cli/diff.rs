@@ -47,7 +47,7 @@ pub fn run(
     let root = workspace_root(workspace_dir)?;
     let epoch = source_date_epoch()?;
     let compiled = |root: &std::path::Path| {
-        compile_side(root, epoch).map_err(|error| report::diff::side_error(&error))
+        compile_side(root, epoch).map_err(|error| report::diff::side_failure(&error))
     };
     // Each side is compiled from its own copy; the copies live until the report is made.
     let side = |revision: Option<&str>| match revision {
@@ -57,7 +57,14 @@ pub fn run(
                 let result = compiled(&copy.root);
                 (Some(copy), result)
             }
-            Err(error) => (None, Err(error.0)),
+            Err(error) => {
+                let record = report::diagnostics::DiagnosticRecord::unlocated(
+                    "revision-unreadable",
+                    error.0.clone(),
+                    None,
+                );
+                (None, Err((error.0, vec![record])))
+            }
         },
     };
     let (_base_copy, base) = side(Some(&args.base));

@@ -299,6 +299,46 @@ pub fn json(report: &DiffReport) -> String {
     json_document(report)
 }
 
+/// Why a side could not be compiled, as words (see [`side_error`]) and as records: each
+/// diagnostic located in the side's files, an entry's with a note naming the entry.
+pub fn side_failure(error: &SideError) -> crate::review::prompt_diff::Failed {
+    use super::diagnostics::{DiagnosticRecord, records};
+    let data = match error {
+        SideError::Unreadable(error) => vec![DiagnosticRecord::unlocated(
+            "side-unreadable",
+            format!("the workspace could not be read: {error}"),
+            None,
+        )],
+        SideError::Invalid {
+            diagnostics,
+            sources,
+        } => records(diagnostics, &[sources]),
+        SideError::NotCompiled { failed, sources } => {
+            let mut found = Vec::new();
+            for (entry, error) in failed {
+                let note = format!("in {} × {}", entry.family, entry.context);
+                let mut entry_records = match error {
+                    CompileError::Selection(problem) => vec![DiagnosticRecord::unlocated(
+                        problem.code(),
+                        problem.to_string(),
+                        problem.help(),
+                    )],
+                    CompileError::InvalidWorkspace => Vec::new(),
+                    CompileError::Diagnostics(diagnostics) => {
+                        records(&sorted(diagnostics), &[sources])
+                    }
+                };
+                for record in &mut entry_records {
+                    record.notes.push(note.clone());
+                }
+                found.extend(entry_records);
+            }
+            found
+        }
+    };
+    (side_error(error), data)
+}
+
 /// Why a side could not be compiled, for the report's failures: the workspace's diagnostics,
 /// or each matrix entry that failed and why. Never coloured: it may end up in a comment.
 pub fn side_error(error: &SideError) -> String {

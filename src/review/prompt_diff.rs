@@ -221,8 +221,15 @@ pub struct DiffReport {
 pub struct SideFailure {
     pub side: String,
     pub revision: String,
+    /// The reason as the text report words it.
     pub message: String,
+    /// The same as data, one record per diagnostic (each located where it has a place), as
+    /// `--format json` gives them elsewhere.
+    pub diagnostics: Vec<crate::report::diagnostics::DiagnosticRecord>,
 }
+
+/// Why a side did not compile: the words, and the diagnostics as records.
+pub type Failed = (String, Vec<crate::report::diagnostics::DiagnosticRecord>);
 
 /// How a file differs between the two sides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -273,8 +280,8 @@ pub struct SourceChange {
 
 /// Compares two sides; either may have failed.
 pub fn compare(
-    base: (&str, Result<SideOutputs, String>),
-    head: (&str, Result<SideOutputs, String>),
+    base: (&str, Result<SideOutputs, Failed>),
+    head: (&str, Result<SideOutputs, Failed>),
     source_date_epoch: Option<i64>,
 ) -> DiffReport {
     let mut report = DiffReport {
@@ -302,16 +309,17 @@ pub fn compare(
 /// A side's outputs, or `None` with its failure recorded.
 fn outputs_or_failure(
     side: &str,
-    (revision, result): (&str, Result<SideOutputs, String>),
+    (revision, result): (&str, Result<SideOutputs, Failed>),
     failures: &mut Vec<SideFailure>,
 ) -> Option<SideOutputs> {
     match result {
         Ok(outputs) => Some(outputs),
-        Err(message) => {
+        Err((message, diagnostics)) => {
             failures.push(SideFailure {
                 side: side.into(),
                 revision: revision.into(),
                 message,
+                diagnostics,
             });
             None
         }
