@@ -300,7 +300,7 @@ fn a_volatile_value_early_in_the_prompt_is_a_warning() {
             1,
             16,
             &format!(
-                "generic × basic: a value that changes per request (CURRENT_DATE, CWD, MODE) appears {percent}% into the prompt, in section `intro`; only the text before it can be served from a prompt cache"
+                "generic × basic: a value that changes per request (cwd) appears {percent}% into the prompt, in section `intro`; only the text before it can be served from a prompt cache"
             )
         )
     );
@@ -546,7 +546,7 @@ fn a_volatile_value_shared_by_outputs_is_one_warning() {
     assert!(
         diagnostic.message.starts_with(
             "generic × basic, generic × second: a value that changes per request \
-             (CURRENT_DATE, CWD, MODE) appears as early as "
+             (cwd) appears as early as "
         ),
         "{}",
         diagnostic.message

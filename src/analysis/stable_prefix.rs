@@ -308,16 +308,22 @@ pub fn volatile_warning(
     let predicates = volatile_predicates(compiler);
     // The first volatile name a template reads itself (a predicate that reads one counts), if
     // it reads one.
+    // The name found is kept, for the message to say which value it is.
+    let found: std::cell::RefCell<Option<String>> = std::cell::RefCell::new(None);
     let reads_volatile = |template: TemplateId| {
-        workspace
+        let first = workspace
             .templates
             .variables(template)
             .iter()
             .filter(|variable| {
                 is_volatile(&settings.volatile, variable) || predicates.contains(variable.as_str())
             })
-            .filter_map(|variable| workspace.templates.find_name(template, variable))
-            .min_by_key(|span| span.start)
+            .filter_map(|variable| {
+                Some((workspace.templates.find_name(template, variable)?, variable))
+            })
+            .min_by_key(|(span, _)| span.start)?;
+        *found.borrow_mut() = Some(first.1.clone());
+        Some(first.0)
     };
     // A tool's text holds the value only where the prompt shows the tools: a template that
     // reads `TOOLS` or `tools`, itself or through what it includes. Native definitions and
@@ -361,12 +367,21 @@ pub fn volatile_warning(
             reads_volatile(template).or_else(|| workspace.templates.span_of(template))?
         }
     };
+    // The value read where the finding points; every volatile name when the place is a
+    // section's condition or a template as a whole.
+    let volatile = match found.into_inner() {
+        Some(name) if predicates.contains(&name) => {
+            vec![format!("{name}, a predicate that reads one")]
+        }
+        Some(name) => vec![name],
+        None => settings.volatile.clone(),
+    };
     Some(Diagnostic::new(
         Problem::VolatileEarly {
             outputs: vec![format!("{} × {context}", compiled.family)],
             percent: prefix.percent,
             section: prefix.section,
-            volatile: settings.volatile.clone(),
+            volatile,
             error: settings.stable_prefix_level == LintLevel::Error,
         },
         span,
