@@ -246,7 +246,8 @@ pub enum Problem {
         slot: String,
         component: String,
         reader: String,
-        variant: String,
+        /// Every variant where it does, in their order.
+        variants: Vec<String>,
     },
     /// A condition that is a table of the context (`focus_chain`), true whenever the table
     /// has a key: `field` is the boolean field it likely meant.
@@ -765,7 +766,7 @@ impl Problem {
             Problem::SectionReadBeforeItRenders {
                 component, reader, ..
             } => format!(
-                "list `{component}` before `{reader}` in the variant's `components`: a section's template sees the sections rendered before it"
+                "list `{component}` before `{reader}` in the variant's `components`, or give it an `order` override that places it before (as where `add_components` adds it): a section's template sees the sections rendered before it"
             ),
             Problem::ConditionOnATable {
                 path,
@@ -1039,11 +1040,31 @@ impl Problem {
                 slot,
                 component,
                 reader,
-                variant,
-            } => write!(
-                f,
-                "`{slot}` is empty here: component `{component}` renders after `{reader}` in variant `{variant}`"
-            ),
+                variants,
+            } => {
+                let named = |variant: &String| format!("`{variant}`");
+                let list = match variants.as_slice() {
+                    [one] => format!("variant {}", named(one)),
+                    [first @ .., last] if variants.len() <= 8 => format!(
+                        "variants {} and {}",
+                        first.iter().map(named).collect::<Vec<_>>().join(", "),
+                        named(last)
+                    ),
+                    _ => format!(
+                        "variants {} and {} more",
+                        variants[..7]
+                            .iter()
+                            .map(named)
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        variants.len() - 7
+                    ),
+                };
+                write!(
+                    f,
+                    "`{slot}` is empty here: component `{component}` renders after `{reader}` in {list}"
+                )
+            }
             Problem::ConditionOnATable { path, .. } => write!(
                 f,
                 "`{path}` is a table of the context, which is true as a condition whatever its fields say"
@@ -1370,7 +1391,7 @@ mod tests {
                 slot: text(),
                 component: text(),
                 reader: text(),
-                variant: text(),
+                variants: vec![text()],
             },
             Problem::SectionNeverRendered {
                 slot: text(),

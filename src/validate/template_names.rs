@@ -441,7 +441,9 @@ fn sections_read_where_empty(scope: &Scope<'_>, out: &mut Diagnostics) {
     // By the template that reads it and the slot: whether any variant it renders in lists
     // the slot's component.
     let mut listed_where_read: BTreeMap<(TemplateId, &str), bool> = BTreeMap::new();
-    let mut read_too_early: BTreeMap<(TemplateId, &str), (&str, String, &str)> = BTreeMap::new();
+    // The reader (in the first variant it was found in) and every variant where it is so.
+    let mut read_too_early: BTreeMap<(TemplateId, &str), (&str, String, Vec<String>)> =
+        BTreeMap::new();
     for variant in scope.sound_variants() {
         let order = variant.components_in_order();
         let position: HashMap<&str, usize> = order
@@ -470,9 +472,12 @@ fn sections_read_where_empty(scope: &Scope<'_>, out: &mut Diagnostics) {
                     if let Some(listed) = listed
                         && listed > at
                     {
-                        read_too_early
+                        let (_, _, variants) = read_too_early
                             .entry((template, component))
-                            .or_insert_with(|| (component, reader.clone(), variant.id()));
+                            .or_insert_with(|| (component, reader.clone(), Vec::new()));
+                        if !variants.iter().any(|v| v == variant.id()) {
+                            variants.push(variant.id().to_string());
+                        }
                     }
                 }
             }
@@ -493,7 +498,7 @@ fn sections_read_where_empty(scope: &Scope<'_>, out: &mut Diagnostics) {
         let slot = slot_of(component);
         let span = workspace.templates.find_name(template, &slot);
         if listed {
-            if let (Some((component, reader, variant)), Some(span)) =
+            if let (Some((component, reader, variants)), Some(span)) =
                 (read_too_early.get(&(template, component)), span)
             {
                 out.push(Diagnostic::new(
@@ -501,7 +506,7 @@ fn sections_read_where_empty(scope: &Scope<'_>, out: &mut Diagnostics) {
                         slot,
                         component: (*component).to_string(),
                         reader: reader.clone(),
-                        variant: (*variant).to_string(),
+                        variants: variants.clone(),
                     },
                     span,
                 ));
