@@ -253,6 +253,29 @@ fn an_mcp_tool_whose_schema_is_not_an_object_is_left_out_with_a_warning() {
     }
 }
 
+// `--dialect` for a variant without native tool calls changed nothing without a word (`tools`
+// refuses such a variant): a warning says so, and the prompt is the same.
+#[test]
+fn a_dialect_for_a_variant_without_native_tools_is_a_warning() {
+    let workspace = Fixture::minimal().write();
+    let plain = workspace.run(&["build", "--context", "basic"]);
+    let run = workspace.run(&["build", "--context", "basic", "--dialect", "gemini"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, plain.stdout);
+    assert!(
+        run.stderr.contains(
+            "warning: `--dialect gemini` changes nothing: variant `generic` does not use native tool calls"
+        ),
+        "{}",
+        run.stderr
+    );
+    // A native variant takes it without a word.
+    let native = native_fixture().write();
+    let run = native.run(&["build", "--context", "basic", "--dialect", "gemini"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stderr.contains("--dialect"), "{}", run.stderr);
+}
+
 #[test]
 fn every_lint_is_located() {
     // The workspace's own context with MCP tools: `validate` lints what it compiles.

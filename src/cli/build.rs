@@ -46,6 +46,14 @@ pub fn run(
         .compile(&request)
         .map_err(|error| compile_failed(workspace, error, printer))?;
     definition_warnings(&compiler, &request, &compiled, printer);
+    if let Some(dialect) = request.dialect
+        && compiled.tool_definitions.is_none()
+    {
+        printer.message(Message::DialectUnused {
+            dialect: dialect.name(),
+            variant: &compiled.variant,
+        });
+    }
     if let Some(variant) = compiler.variant(&compiled.variant)
         && let Some(over) = check_budget(workspace, variant, &compiled, &context_name)
     {

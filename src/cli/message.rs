@@ -67,6 +67,12 @@ pub enum Message<'a> {
         by: &'static str,
         suggestion: Option<String>,
     },
+    /// `--dialect` given for a variant without native tool calls: its tools are written in
+    /// the prompt, and the dialect changes nothing.
+    DialectUnused {
+        dialect: &'static str,
+        variant: &'a str,
+    },
     /// A schema file that is not what `promptc schema` writes.
     StaleSchema(&'a Path),
     /// `init` wrote the library.
@@ -189,6 +195,10 @@ impl fmt::Display for Message<'_> {
                     None => Ok(()),
                 }
             }
+            Message::DialectUnused { dialect, variant } => write!(
+                f,
+                "warning: `--dialect {dialect}` changes nothing: variant `{variant}` does not use native tool calls (`native_tools = true`), so its tools are written in the prompt"
+            ),
             Message::RuleNameUnknown {
                 name,
                 by,
