@@ -929,6 +929,42 @@ fn set_gives_a_declared_extra_key_its_declared_type() {
     }
 }
 
+/// `--set` of a predicate's name gives the predicate that value: as text, `false` read as true
+/// and changed nothing. `true` and `false` are the booleans.
+#[test]
+fn set_of_a_predicate_reads_true_and_false_as_booleans() {
+    let workspace = common::Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}[predicates]\nplanning = \"mode == 'plan'\"\n",
+                common::MANIFEST
+            ),
+        )
+        .file(
+            "components/intro.md",
+            "{% if planning %}Plan first.{% else %}Act.{% endif %}\n",
+        )
+        .write();
+    for (set, says) in [
+        (None, "Act."),
+        (Some("planning=true"), "Plan first."),
+        (Some("planning=false"), "Act."),
+        (Some("mode=plan"), "Plan first."),
+    ] {
+        let mut args = vec!["build"];
+        if let Some(set) = set {
+            args.extend(["--set", set]);
+        }
+        if set == Some("planning=false") {
+            args.extend(["--set", "mode=plan"]);
+        }
+        let run = workspace.run(&args);
+        assert_eq!(run.code, 0, "{set:?}: {}", run.stderr);
+        assert!(run.stdout.contains(says), "{set:?}: {}", run.stdout);
+    }
+}
+
 /// A path into a declared `extra` table the context leaves out starts from the table's
 /// default, which templates see: it was refused, the context having no such table.
 #[test]

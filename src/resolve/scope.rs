@@ -46,10 +46,26 @@ impl Layers {
     fn lookup(&self, name: &str) -> Option<Value> {
         let found = |layer: &Layer| layer.get(name).filter(|v| !v.is_undefined()).cloned();
         found(&self.runtime)
+            .map(|value| self.as_predicate(name, value))
             .or_else(|| self.sections.get(name))
             .or_else(|| found(&self.facts))
             .or_else(|| found(&self.predicates))
             .or_else(|| found(&self.base))
+    }
+}
+
+impl Layers {
+    /// A runtime value (`--set`) given to a predicate's name: `true` and `false` are the
+    /// booleans the predicate would be, where as text `false` read as true.
+    fn as_predicate(&self, name: &str, value: Value) -> Value {
+        if !self.predicates.contains_key(name) {
+            return value;
+        }
+        match value.as_str() {
+            Some("true") => Value::from(true),
+            Some("false") => Value::from(false),
+            _ => value,
+        }
     }
 }
 
