@@ -817,6 +817,37 @@ fn rules_left_out_of_a_folder_are_told_of() {
     );
 }
 
+// A rule with two globs that do not parse told of the first alone: each is a warning at its
+// place.
+#[test]
+fn every_glob_of_a_rule_that_does_not_parse_is_told() {
+    let workspace = Fixture::minimal()
+        .file(
+            "proj/.cursor/rules/x.mdc",
+            "---\nglobs: [\"src/[ui/**/*.tsx\", \"ok/*.ts\", \"src/{a,b/*.css\"]\n---\nA rule.\n",
+        )
+        .write();
+    let run = workspace.run(&["explain", "--rules", "proj"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for (glob, place) in [("src/[ui/**/*.tsx", "2:10"), ("src/{a,b/*.css", "2:41")] {
+        assert!(
+            run.stderr
+                .contains(&format!("warning[bad-glob]: glob `{glob}` does not parse"))
+                && run
+                    .stderr
+                    .contains(&format!("proj/.cursor/rules/x.mdc:{place}")),
+            "{glob}: {}",
+            run.stderr
+        );
+    }
+    assert_eq!(
+        run.stderr.matches("warning[bad-glob]").count(),
+        2,
+        "{}",
+        run.stderr
+    );
+}
+
 // What stands at a rules location but is not what rules are read from was skipped without a
 // word, where a link to a folder was told of: `.cursor` as a link to a folder, a link to
 // nothing, or a file; `.cursor/rules` as a file; `AGENTS.md` and `.cursorrules` as folders.

@@ -509,6 +509,31 @@ fn globs_of(metadata: &IndexMap<String, Value>) -> Result<RuleGlobs, (String, St
     Ok(RuleGlobs { patterns, set })
 }
 
+/// The rule's globs after `first` that do not parse either, each with why.
+fn other_bad_globs(metadata: &IndexMap<String, Value>, first: &str) -> Vec<(String, String)> {
+    let patterns: Vec<String> = match metadata.get("globs") {
+        Some(Value::String(text)) => split_globs(text),
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(|text| text.trim().to_string())
+            .collect(),
+        _ => return Vec::new(),
+    };
+    let Some(at) = patterns.iter().position(|pattern| pattern == first) else {
+        return Vec::new();
+    };
+    patterns[at + 1..]
+        .iter()
+        .take(MAX_GLOBS)
+        .filter(|pattern| *pattern != first)
+        .filter_map(|pattern| match Glob::new(pattern) {
+            Ok(_) => None,
+            Err(error) => Some((pattern.clone(), error.kind().to_string())),
+        })
+        .collect()
+}
+
 /// The matcher of a rule's globs, or the glob to blame and why.
 fn glob_set(patterns: &[String]) -> Result<regex_automata::meta::Regex, (String, String)> {
     let mut globs = Vec::with_capacity(patterns.len());
@@ -831,8 +856,15 @@ impl Reader<'_> {
                 span,
             );
         } else if let Err((glob, message)) = globs_of(&metadata) {
+            // Every glob that does not parse is told, not the first alone: the rule is
+            // skipped until all are fixed.
+            let others = other_bad_globs(&metadata, &glob);
             let span = self.locate_globs(id, &glob);
             self.warn(RulesProblem::BadGlob { glob, message }, span);
+            for (glob, message) in others {
+                let span = self.locate_globs(id, &glob);
+                self.warn(RulesProblem::BadGlob { glob, message }, span);
+            }
         }
         if let Some(found) = metadata
             .get("alwaysApply")
