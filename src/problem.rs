@@ -812,6 +812,10 @@ impl Problem {
                 reason: NotVisible::BeforeRouting,
                 ..
             } => "route on the context's fields (`model.id`, `model.provider`, …) or a predicate over them".into(),
+            Problem::NotYetDefined {
+                reason: NotVisible::EnabledToolsInToolCondition,
+                ..
+            } => "a tool's `when` reads the context and the predicates; which tools are enabled is for a parameter's `depends_on` and the templates".into(),
             Problem::NotYetDefined { .. } => {
                 "reorder the predicates, or write the condition out where it is needed".into()
             }
