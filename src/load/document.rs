@@ -13,6 +13,79 @@ use crate::problem::Problem;
 use crate::source::{SourceFile, SourceId};
 use crate::span::Span;
 
+/// Where each byte of a string value's text lies in the file, when the file writes it with
+/// escapes (`\"`, `\n`, `\u00e9`, a TOML line continuation, YAML's `''`): `raw` is the value
+/// as written, quotes included, and `decoded` its text. The result has an entry per byte of
+/// `decoded` and one past its end, each a byte offset into `raw`; `None` when the two cannot be
+/// walked together (a folded YAML scalar, say), and the caller keeps the whole value.
+pub fn raw_offsets(raw: &str, decoded: &str) -> Option<Vec<usize>> {
+    let opening = ["\"\"\"", "'''", "\"", "'"]
+        .into_iter()
+        .find(|quote| raw.starts_with(quote))?;
+    let single_quoted = opening == "'";
+    let mut at = opening.len();
+    // A multi-line string's first line break, right after its quotes, is not part of it.
+    if opening.len() == 3 {
+        if raw[at..].starts_with("\r\n") {
+            at += 2;
+        } else if raw[at..].starts_with('\n') {
+            at += 1;
+        }
+    }
+    let mut offsets = Vec::with_capacity(decoded.len() + 1);
+    let mut wanted = decoded.chars();
+    let mut next = wanted.next();
+    while let Some(expected) = next {
+        let rest = raw.get(at..)?;
+        let mut chars = rest.chars();
+        let c = chars.next()?;
+        // The raw text one character stands for, and how many raw bytes it takes.
+        let (stands_for, taken) = match c {
+            '\\' if !single_quoted && opening != "'''" => {
+                let escape = chars.next()?;
+                let hex = |digits: usize| {
+                    let code = u32::from_str_radix(rest.get(2..2 + digits)?, 16).ok()?;
+                    Some((char::from_u32(code)?, 2 + digits))
+                };
+                match escape {
+                    'n' => ('\n', 2),
+                    't' => ('\t', 2),
+                    'r' => ('\r', 2),
+                    'b' => ('\u{8}', 2),
+                    'f' => ('\u{c}', 2),
+                    'e' => ('\u{1b}', 2),
+                    '0' => ('\0', 2),
+                    'u' => hex(4)?,
+                    'U' => hex(8)?,
+                    'x' => hex(2)?,
+                    '\n' | '\r' => {
+                        // A line continuation: the break and the blanks after it stand for
+                        // nothing.
+                        let skipped = rest[1..]
+                            .find(|c: char| !c.is_whitespace())
+                            .map_or(rest.len(), |n| n + 1);
+                        at += skipped;
+                        continue;
+                    }
+                    other => (other, 1 + other.len_utf8()),
+                }
+            }
+            '\'' if single_quoted && rest.starts_with("''") => ('\'', 2),
+            other => (other, other.len_utf8()),
+        };
+        if stands_for != expected {
+            return None;
+        }
+        for _ in 0..expected.len_utf8() {
+            offsets.push(at);
+        }
+        at += taken;
+        next = wanted.next();
+    }
+    offsets.push(at);
+    Some(offsets)
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     Toml,
@@ -221,4 +294,30 @@ pub(super) fn json_float(value: f64, text: &str) -> Result<Value, Problem> {
     serde_json::Number::from_f64(value)
         .map(Value::Number)
         .ok_or_else(|| Problem::UnsupportedNumber { text: text.into() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::raw_offsets;
+
+    // Each decoded byte is found where the file writes it, through escapes.
+    #[test]
+    fn raw_offsets_walk_escapes() {
+        let raw = r#""mode == \"plan\" and \u00e9x""#;
+        let decoded = "mode == \"plan\" and \u{e9}x";
+        let offsets = raw_offsets(raw, decoded).unwrap();
+        assert_eq!(offsets.len(), decoded.len() + 1);
+        let plan = decoded.find("plan").unwrap();
+        assert_eq!(&raw[offsets[plan]..offsets[plan + 4]], "plan");
+        let x = decoded.find('x').unwrap();
+        assert_eq!(&raw[offsets[x]..offsets[x + 1]], "x");
+        // YAML's doubled quote, and a TOML line continuation.
+        let offsets = raw_offsets("'it''s b'", "it's b").unwrap();
+        assert_eq!(&"'it''s b'"[offsets[5]..offsets[6]], "b");
+        let raw = "\"\"\"\na \\\n   b\"\"\"";
+        let offsets = raw_offsets(raw, "a b").unwrap();
+        assert_eq!(&raw[offsets[2]..offsets[3]], "b");
+        // Text that is not the value's.
+        assert_eq!(raw_offsets("\"a\\nb\"", "ab"), None);
+    }
 }

@@ -235,12 +235,21 @@ impl Checker<'_> {
     /// verbatim; the whole value otherwise.
     fn within(&self, value_span: Span, text: &str, range: std::ops::Range<usize>) -> Span {
         let file = self.sources.get(value_span.source);
-        file.text
-            .get(value_span.range())
-            .and_then(|quoted| quoted.find(text))
-            .map_or(value_span, |offset| {
-                let start = value_span.start + offset;
-                Span::new(value_span.source, start + range.start..start + range.end)
+        let Some(quoted) = file.text.get(value_span.range()) else {
+            return value_span;
+        };
+        if let Some(offset) = quoted.find(text) {
+            let start = value_span.start + offset;
+            return Span::new(value_span.source, start + range.start..start + range.end);
+        }
+        // Written with escapes: each byte of the condition found where the file writes it.
+        crate::load::document::raw_offsets(quoted, text)
+            .and_then(|offsets| Some((*offsets.get(range.start)?, *offsets.get(range.end)?)))
+            .map_or(value_span, |(start, end)| {
+                Span::new(
+                    value_span.source,
+                    value_span.start + start..value_span.start + end,
+                )
             })
     }
 }
