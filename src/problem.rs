@@ -188,6 +188,13 @@ pub enum Problem {
         name: String,
         variant: String,
     },
+    /// An override's `order` past the end of the list (`len` items): the item goes last.
+    OrderPastTheEnd {
+        kind: RefKind,
+        name: String,
+        order: usize,
+        len: usize,
+    },
     /// A variant lists tools, but neither sends them as native definitions nor has a template
     /// that writes them (`TOOLS`, `tools`, `enabled_tools`).
     ToolsNeverWritten {
@@ -482,6 +489,7 @@ impl Problem {
             Problem::AlreadyListed { .. } => "already-listed",
             Problem::ListingEntryUnused { .. } => "listing-entry-unused",
             Problem::ToolsNeverWritten { .. } => "tools-never-written",
+            Problem::OrderPastTheEnd { .. } => "order-past-the-end",
             Problem::UndefinedPlaceholder { .. } => "undefined-placeholder",
             Problem::UnslottedComponent { .. } => "unslotted-component",
             Problem::UnknownTemplate { .. } => "unknown-template",
@@ -559,6 +567,7 @@ impl Problem {
             | Problem::AlreadyListed { .. }
             | Problem::ListingEntryUnused { .. }
             | Problem::ToolsNeverWritten { .. }
+            | Problem::OrderPastTheEnd { .. }
             | Problem::UnslottedComponent { .. }
             | Problem::ComputedTemplateName { .. }
             | Problem::UnusedPartial { .. }
@@ -703,6 +712,9 @@ impl Problem {
                 suggestion: Some(meant),
                 ..
             } => format!("did you mean `{meant}`, a server the settings name?"),
+            Problem::OrderPastTheEnd { len, .. } => format!(
+                "write `order = {len}` to place it last, or the position it should take"
+            ),
             Problem::ToolsNeverWritten { .. } => {
                 "write `{{ TOOLS }}` in the base template (or a component's), set `native_tools = true` to send them as tool definitions, or list no tools".into()
             }
@@ -979,6 +991,15 @@ impl Problem {
             } => write!(
                 f,
                 "override of {kind} `{name}`, which variant `{variant}` does not use"
+            ),
+            Problem::OrderPastTheEnd {
+                kind,
+                name,
+                order,
+                len,
+            } => write!(
+                f,
+                "`order = {order}` places {kind} `{name}` past the end of the {len} the list holds: it goes last"
             ),
             Problem::ToolsNeverWritten { variant, count } => write!(
                 f,
@@ -1374,6 +1395,12 @@ mod tests {
                 variant: text(),
                 count: 1,
             },
+            Problem::OrderPastTheEnd {
+                kind: RefKind::Tool,
+                name: text(),
+                order: 2,
+                len: 1,
+            },
             Problem::UndefinedPlaceholder {
                 name: text(),
                 suggestion: None,
@@ -1526,7 +1553,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 66;
+    const VARIANTS: usize = 67;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -1596,6 +1623,7 @@ mod tests {
             Problem::ListingEntryUnused { .. } => 63,
             Problem::UnknownGroup { .. } => 64,
             Problem::ToolsNeverWritten { .. } => 65,
+            Problem::OrderPastTheEnd { .. } => 66,
         }
     }
 

@@ -257,6 +257,59 @@ fn merged(known: &Known<'_>, entry: &Entry<VariantDef>, out: &mut Diagnostics) {
     template_is_given(entry, &merged, out);
     overrides_are_used(workspace, entry, &merged, out);
     added_ids_are_new(workspace, entry, out);
+    orders_fit_the_list(entry, &merged, out);
+}
+
+/// An override's `order` past the end of the list it places an item in puts the item last:
+/// said, since the position written is not the one it takes (a miscount, or a list that
+/// shrank).
+fn orders_fit_the_list(entry: &Entry<VariantDef>, merged: &Variant, out: &mut Diagnostics) {
+    let variant = &entry.value;
+    let lists = [
+        (
+            "components",
+            RefKind::Component,
+            merged.components.as_deref().unwrap_or_default(),
+            variant
+                .overrides
+                .components
+                .iter()
+                .map(|(id, o)| (id, o.order))
+                .collect::<Vec<_>>(),
+        ),
+        (
+            "tools",
+            RefKind::Tool,
+            merged.tools.as_deref().unwrap_or_default(),
+            variant
+                .overrides
+                .tools
+                .iter()
+                .map(|(id, o)| (id, o.order))
+                .collect(),
+        ),
+    ];
+    for (field, kind, list, orders) in lists {
+        for (id, order) in orders {
+            let Some(order) = order else {
+                continue;
+            };
+            if order > list.len() && list.contains(id) {
+                out.push(Diagnostic::new(
+                    Problem::OrderPastTheEnd {
+                        kind,
+                        name: id.clone(),
+                        order,
+                        len: list.len(),
+                    },
+                    entry.value_span(&format!(
+                        "{}/order",
+                        child_pointer(&format!("/overrides/{field}"), id)
+                    )),
+                ));
+            }
+        }
+    }
 }
 
 /// `add_components` and `add_tools` append what the list does not hold yet: an id it already
