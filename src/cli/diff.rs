@@ -63,7 +63,8 @@ pub fn run(
                     error.0.clone(),
                     None,
                 );
-                (None, Err((error.0, vec![record])))
+                let records = serde_json::to_value(record).into_iter().collect();
+                (None, Err((error.0, records)))
             }
         },
     };

@@ -336,6 +336,10 @@ pub fn side_failure(error: &SideError) -> crate::review::prompt_diff::Failed {
             found
         }
     };
+    let data = data
+        .iter()
+        .filter_map(|record| serde_json::to_value(record).ok())
+        .collect();
     (side_error(error), data)
 }
 

@@ -224,12 +224,13 @@ pub struct SideFailure {
     /// The reason as the text report words it.
     pub message: String,
     /// The same as data, one record per diagnostic (each located where it has a place), as
-    /// `--format json` gives them elsewhere.
-    pub diagnostics: Vec<crate::report::diagnostics::DiagnosticRecord>,
+    /// `--format json` gives them elsewhere: written by the report layer, which words them.
+    pub diagnostics: Vec<serde_json::Value>,
 }
 
-/// Why a side did not compile: the words, and the diagnostics as records.
-pub type Failed = (String, Vec<crate::report::diagnostics::DiagnosticRecord>);
+/// Why a side did not compile: the words, and the diagnostics as records (see
+/// `report::diff::side_failure`).
+pub type Failed = (String, Vec<serde_json::Value>);
 
 /// How a file differs between the two sides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
