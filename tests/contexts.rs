@@ -237,6 +237,26 @@ fn declared_context_fields_have_defaults_and_a_schema() {
     // The context schema lists them, so editors complete them and flag others.
     let run = workspace.run(&["schema"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
+    // Declared fields that change make the written schema stale: `validate` says so.
+    let manifest = workspace.root().join("promptc.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        text.replace("default = \"core\"", "default = \"platform\""),
+    )
+    .unwrap();
+    let run = workspace.run(&["validate"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "stale: schema/context.schema.json differs from the generated schema (run `promptc schema`)"
+        ),
+        "{}",
+        run.stderr
+    );
+    std::fs::write(&manifest, text).unwrap();
+    let run = workspace.run(&["validate"]);
+    assert!(!run.stderr.contains("stale:"), "{}", run.stderr);
     let schema: Value = serde_json::from_str(
         &std::fs::read_to_string(workspace.root().join("schema/context.schema.json")).unwrap(),
     )

@@ -27,6 +27,7 @@ pub fn run(
         loaded.diagnostics.extend(found);
     }
     let has_errors = loaded.diagnostics.has_errors();
+    stale_schemas(&loaded.workspace, printer);
     match args.format {
         DiagnosticFormat::Json => {
             let sorted = loaded.diagnostics.sorted();
@@ -49,6 +50,23 @@ pub fn run(
         Err(CliError::Reported)
     } else {
         Ok(())
+    }
+}
+
+/// The workspace's schema files that differ from what `promptc schema` writes now (after a
+/// change of `[context_fields]`, or a new promptc): said, since editors check files against
+/// them. A folder without them is a workspace that does not use them, and is not told.
+fn stale_schemas(workspace: &crate::workspace::Workspace, printer: &Printer) {
+    let settings = workspace.settings();
+    let dir = workspace.root.join(&settings.paths.schema);
+    let Ok(stale) =
+        crate::schema::stale_files(&dir, Some(&workspace.root), &settings.context_fields)
+    else {
+        return;
+    };
+    for path in stale.iter().filter(|path| path.is_file()) {
+        let shown = path.strip_prefix(&workspace.root).unwrap_or(path);
+        printer.message(Message::StaleSchema(shown));
     }
 }
 
