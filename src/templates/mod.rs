@@ -36,6 +36,9 @@ struct Origin {
     /// appear there unchanged (template files, TOML literal strings); otherwise errors point
     /// at `fallback`.
     exact_start: Option<usize>,
+    /// For an inline template written with escapes (no `exact_start`): where each byte of its
+    /// text lies in the file, from the value's start (see `load::document::raw_offsets`).
+    escaped: Option<Arc<[usize]>>,
     fallback: Span,
     /// Facts about the text, computed on first use and kept: a large template is scanned once
     /// however many names and matrix entries ask about it.
@@ -162,14 +165,21 @@ impl Templates {
         let file = sources.get(span.source);
         let name = format!("{}#{}", file.path.display(), pointer);
         // Find the template's bytes inside the quoted value, if they are there verbatim.
-        let exact_start = file
-            .text
-            .get(span.range())
+        let quoted = file.text.get(span.range());
+        let exact_start = quoted
             .and_then(|quoted| quoted.find(text).filter(|_| !text.is_empty()))
             .map(|offset| span.start + offset);
+        // Written with escapes: each byte found through them.
+        let escaped = match exact_start {
+            Some(_) => None,
+            None => quoted
+                .and_then(|quoted| crate::load::document::raw_offsets(quoted, text))
+                .map(Arc::from),
+        };
         let origin = Origin {
             source: span.source,
             exact_start,
+            escaped,
             fallback: span,
             facts: OnceLock::new(),
         };
@@ -191,6 +201,7 @@ impl Templates {
         let origin = Origin {
             source: file,
             exact_start: Some(0),
+            escaped: None,
             fallback: Span::new(file, 0..source.text.len()),
             facts: OnceLock::new(),
         };
@@ -366,7 +377,17 @@ impl Templates {
                 let clamp = |at: usize| (start + at).min(end);
                 Span::new(origin.source, clamp(range.start)..clamp(range.end))
             }
-            None => origin.fallback,
+            None => match &origin.escaped {
+                Some(offsets) => {
+                    let last = offsets.len().saturating_sub(1);
+                    let at = |offset: usize| {
+                        origin.fallback.start + offsets.get(offset.min(last)).copied().unwrap_or(0)
+                    };
+                    let start = at(range.start);
+                    Span::new(origin.source, start..at(range.end).max(start))
+                }
+                None => origin.fallback,
+            },
         })
     }
 
