@@ -425,6 +425,40 @@ fn a_listing_entry_that_gives_nothing_is_a_warning_at_its_name() {
     let docs = servers.iter().find(|s| s["name"] == "docs").unwrap();
     assert_eq!(docs["tools"][0]["name"], "lookup");
     assert!(servers.iter().all(|s| s["name"] != "doc"));
+
+    // A server the settings do not name is that, whether the context has it or not: taking
+    // it out of the context would not take the listing's.
+    let settings = workspace.tmp().join("other.json");
+    std::fs::write(
+        &settings,
+        "{\"mcpServers\": {\"docs\": {\"command\": \"docs-mcp\"}}}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        workspace.tmp().join("other.listing.json"),
+        "{\"servers\": {\"github\": {\"tools\": []}}}\n",
+    )
+    .unwrap();
+    let output = workspace
+        .command()
+        .args([
+            "context",
+            "--context",
+            "-",
+            "--mcp",
+            settings.to_str().unwrap(),
+        ])
+        .write_stdin("{\"mcp_servers\": [{\"name\": \"github\"}]}\n")
+        .output()
+        .unwrap();
+    let run = common::Run::checked(output);
+    assert!(
+        run.stderr
+            .contains("the listing offers server `github`, which the MCP settings do not name")
+            && !run.stderr.contains("is in the context already"),
+        "{}",
+        run.stderr
+    );
 }
 
 // A server given as a number became a connected server with no command, an argument that is

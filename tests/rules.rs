@@ -846,6 +846,22 @@ fn every_glob_of_a_rule_that_does_not_parse_is_told() {
         "{}",
         run.stderr
     );
+    // Unquoted, each is placed at its own item: `[ab` is not the one inside `src/[ab`.
+    let workspace = Fixture::minimal()
+        .file(
+            "proj/.cursor/rules/a.mdc",
+            "---\nglobs: src/[ab, [ab, ok/**\n---\nBody\n",
+        )
+        .write();
+    let run = workspace.run(&["explain", "--rules", "proj"]);
+    for place in ["2:8", "2:17"] {
+        assert!(
+            run.stderr
+                .contains(&format!("proj/.cursor/rules/a.mdc:{place}")),
+            "{place}: {}",
+            run.stderr
+        );
+    }
 }
 
 // What stands at a rules location but is not what rules are read from was skipped without a

@@ -702,6 +702,55 @@ fn a_volatile_value_is_placed_where_it_is_read_whatever_shows_it() {
         ("volatile-early", "components/intro.md", 1, 24),
         "{found:?}"
     );
+    // A predicate over a volatile value, read before the value itself: blamed when the probe
+    // changes it (no folder, then one), not when it holds the same either way (a folder is
+    // given in both), where the value is what changed.
+    let with_folder = |context: &str| {
+        Fixture::minimal()
+            .file(
+                "promptc.toml",
+                format!(
+                    "{}[predicates]\nhas_cwd = \"cwd | length > 0\"\n",
+                    common::MANIFEST
+                ),
+            )
+            .file("examples/contexts/basic.toml", context)
+            .file(
+                "components/intro.md",
+                "Intro. {% if has_cwd %}You have a folder.{% endif %} Folder: {{ cwd }}.\n",
+            )
+            .file(
+                "variants/generic.md",
+                format!("{{{{ INTRO_SECTION }}}}\n\n{stable}\n\n{{{{ TOOLS }}}}\n"),
+            )
+            .validate()
+    };
+    for (context, column, names) in [
+        (
+            common::CONTEXT.to_string(),
+            14,
+            "(has_cwd, a predicate that reads one)",
+        ),
+        (
+            format!("{}cwd = \"/srv/app\"\n", common::CONTEXT),
+            65,
+            "(cwd)",
+        ),
+    ] {
+        let report = with_folder(&context);
+        let found = report.single();
+        assert_eq!(
+            (
+                found.code.as_str(),
+                found.file.as_str(),
+                found.line,
+                found.column
+            ),
+            ("volatile-early", "components/intro.md", 1, column),
+            "{context}: {found:?}"
+        );
+        assert!(found.message.contains(names), "{}", found.message);
+    }
 }
 
 /// The workspace sets the lint's level: an error fails `validate`, `off` says nothing.

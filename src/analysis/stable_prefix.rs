@@ -305,7 +305,27 @@ pub fn volatile_warning(
         return None;
     }
     let variant = compiler.variant(&compiled.variant)?;
-    let predicates = volatile_predicates(compiler);
+    // The predicates over a volatile value whose value the probe changed: one that holds the
+    // same either way (`has_cwd`, with a folder given in both) changed nothing.
+    let predicates = match probe(workspace, request) {
+        Ok(probe) => {
+            let ours = compiler.predicate_values(&request.context);
+            let theirs = compiler.predicate_values(&probe.context);
+            let changed: std::collections::BTreeSet<&String> = workspace
+                .settings()
+                .predicates
+                .keys()
+                .zip(ours.iter().zip(&theirs))
+                .filter(|(_, (a, b))| a != b)
+                .map(|(name, _)| name)
+                .collect();
+            volatile_predicates(compiler)
+                .into_iter()
+                .filter(|name| changed.contains(name))
+                .collect()
+        }
+        Err(_) => volatile_predicates(compiler),
+    };
     // The first volatile name a template reads itself (a predicate that reads one counts), if
     // it reads one.
     // The name found is kept, for the message to say which value it is.

@@ -233,6 +233,15 @@ impl<'w> Compiler<'w> {
         scope
     }
 
+    /// The predicates' values for a context, as routing finds them (in declaration order);
+    /// what the stable-prefix check compares between a request and its probe.
+    pub(crate) fn predicate_values(&self, context: &Context) -> Vec<bool> {
+        let fuel = self.conditions.fuel();
+        let mut ignored = Diagnostics::default();
+        let mut scope = Scope::for_routing(context, &self.workspace.settings().context_fields);
+        self.insert_predicates(&mut scope, &fuel, &mut ignored)
+    }
+
     fn holds(
         &self,
         rule: &Rule<'_>,

@@ -16,9 +16,10 @@ use crate::span::Span;
 /// Where each byte of a string value's text lies in the file, when the file writes it with
 /// escapes (`\"`, `\n`, `\u00e9`, a TOML line continuation, YAML's `''`): `raw` is the value
 /// as written, quotes included, and `decoded` its text. The result has an entry per byte of
-/// `decoded` and one past its end, each a byte offset into `raw`; `None` when the two cannot be
-/// walked together (a folded YAML scalar, say), and the caller keeps the whole value.
-pub fn raw_offsets(raw: &str, decoded: &str) -> Option<Vec<usize>> {
+/// `decoded`: the range in `raw` of the character (or escape) it is part of; `None` when the two
+/// cannot be walked together (a folded YAML scalar, say), and the caller keeps the whole value.
+/// [`raw_range`] maps a range of `decoded` with it.
+pub fn raw_offsets(raw: &str, decoded: &str) -> Option<Vec<Range<usize>>> {
     let opening = ["\"\"\"", "'''", "\"", "'"]
         .into_iter()
         .find(|quote| raw.starts_with(quote))?;
@@ -58,9 +59,9 @@ pub fn raw_offsets(raw: &str, decoded: &str) -> Option<Vec<usize>> {
                     'u' => hex(4)?,
                     'U' => hex(8)?,
                     'x' => hex(2)?,
-                    '\n' | '\r' => {
-                        // A line continuation: the break and the blanks after it stand for
-                        // nothing.
+                    ' ' | '\t' | '\n' | '\r' if continues_a_line(&rest[1..]) => {
+                        // A line continuation (blanks may stand between it and the break):
+                        // the break and the blanks around it stand for nothing.
                         let skipped = rest[1..]
                             .find(|c: char| !c.is_whitespace())
                             .map_or(rest.len(), |n| n + 1);
@@ -77,13 +78,38 @@ pub fn raw_offsets(raw: &str, decoded: &str) -> Option<Vec<usize>> {
             return None;
         }
         for _ in 0..expected.len_utf8() {
-            offsets.push(at);
+            offsets.push(at..at + taken);
         }
         at += taken;
         next = wanted.next();
     }
-    offsets.push(at);
     Some(offsets)
+}
+
+/// Whether the text after a `\` ends its line with blanks alone: a line continuation.
+fn continues_a_line(after: &str) -> bool {
+    let line = after.split('\n').next().unwrap_or(after);
+    after.contains('\n')
+        && line
+            .trim_end_matches('\r')
+            .chars()
+            .all(|c| c == ' ' || c == '\t')
+}
+
+/// The range in the raw value of `range` of its decoded text, by [`raw_offsets`]: from the
+/// first character's start to the last one's end (an empty range at the start of the
+/// character it comes before, or at the end).
+pub fn raw_range(offsets: &[Range<usize>], range: Range<usize>) -> Option<Range<usize>> {
+    let start = match offsets.get(range.start) {
+        Some(first) => first.start,
+        None if range.start == offsets.len() => offsets.last().map_or(0, |last| last.end),
+        None => return None,
+    };
+    let end = match range.end.checked_sub(1) {
+        Some(last) if range.end > range.start => offsets.get(last)?.end,
+        _ => start,
+    };
+    Some(start..end.max(start))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -298,7 +324,7 @@ pub(super) fn json_float(value: f64, text: &str) -> Result<Value, Problem> {
 
 #[cfg(test)]
 mod tests {
-    use super::raw_offsets;
+    use super::{raw_offsets, raw_range};
 
     // Each decoded byte is found where the file writes it, through escapes.
     #[test]
@@ -306,17 +332,25 @@ mod tests {
         let raw = r#""mode == \"plan\" and \u00e9x""#;
         let decoded = "mode == \"plan\" and \u{e9}x";
         let offsets = raw_offsets(raw, decoded).unwrap();
-        assert_eq!(offsets.len(), decoded.len() + 1);
+        assert_eq!(offsets.len(), decoded.len());
+        let found = |range: std::ops::Range<usize>| &raw[raw_range(&offsets, range).unwrap()];
         let plan = decoded.find("plan").unwrap();
-        assert_eq!(&raw[offsets[plan]..offsets[plan + 4]], "plan");
+        assert_eq!(found(plan..plan + 4), "plan");
+        assert_eq!(found(plan - 1..plan + 5), r#"\"plan\""#);
         let x = decoded.find('x').unwrap();
-        assert_eq!(&raw[offsets[x]..offsets[x + 1]], "x");
-        // YAML's doubled quote, and a TOML line continuation.
-        let offsets = raw_offsets("'it''s b'", "it's b").unwrap();
-        assert_eq!(&"'it''s b'"[offsets[5]..offsets[6]], "b");
-        let raw = "\"\"\"\na \\\n   b\"\"\"";
-        let offsets = raw_offsets(raw, "a b").unwrap();
-        assert_eq!(&raw[offsets[2]..offsets[3]], "b");
+        assert_eq!(found(x..x + 1), "x");
+        assert_eq!(found(x - 2..x), r"\u00e9");
+        // YAML's doubled quote.
+        let raw = "'it''s b'";
+        let offsets = raw_offsets(raw, "it's b").unwrap();
+        assert_eq!(&raw[raw_range(&offsets, 5..6).unwrap()], "b");
+        // A TOML line continuation, blanks before its break or not: the name before it ends
+        // at its own last character.
+        for raw in ["\"\"\"\nab\\\n   cd\"\"\"", "\"\"\"\nab\\  \r\n   cd\"\"\""] {
+            let offsets = raw_offsets(raw, "abcd").unwrap();
+            assert_eq!(&raw[raw_range(&offsets, 0..2).unwrap()], "ab", "{raw:?}");
+            assert_eq!(&raw[raw_range(&offsets, 2..4).unwrap()], "cd", "{raw:?}");
+        }
         // Text that is not the value's.
         assert_eq!(raw_offsets("\"a\\nb\"", "ab"), None);
     }

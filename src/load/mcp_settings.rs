@@ -223,8 +223,11 @@ fn unused_listing_entries(
     };
     let named: Vec<String> = entries.keys().cloned().collect();
     for name in offered.keys() {
-        let in_context = servers.iter().any(|server| &server.name == name);
-        if entries.contains_key(name) && !in_context {
+        // A server the settings do not name is that, whether the context has it or not: the
+        // listing would add it only with the settings.
+        let in_settings = entries.contains_key(name);
+        let in_context = in_settings && servers.iter().any(|server| &server.name == name);
+        if in_settings && !in_context {
             continue;
         }
         let suggestion = if in_context {

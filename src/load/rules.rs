@@ -985,7 +985,18 @@ impl Reader<'_> {
                     .find(&format!("{quote}{glob}{quote}"))
                     .map(|at| at + quote.len_utf8())
             });
+            // Unquoted, a whole item of the list: `[ab` is not the one inside `src/[ab`.
+            let whole_item = || {
+                let bounded = |c: Option<char>| {
+                    c.is_none_or(|c| c == ',' || c == '[' || c == ']' || c.is_whitespace())
+                };
+                value.match_indices(glob).map(|(at, _)| at).find(|&at| {
+                    bounded(value[..at].chars().next_back())
+                        && bounded(value[at + glob.len()..].chars().next())
+                })
+            };
             match quoted
+                .or_else(whole_item)
                 .or_else(|| value.find(glob))
                 .filter(|_| !glob.is_empty())
             {

@@ -38,7 +38,7 @@ struct Origin {
     exact_start: Option<usize>,
     /// For an inline template written with escapes (no `exact_start`): where each byte of its
     /// text lies in the file, from the value's start (see `load::document::raw_offsets`).
-    escaped: Option<Arc<[usize]>>,
+    escaped: Option<Arc<[std::ops::Range<usize>]>>,
     fallback: Span,
     /// Facts about the text, computed on first use and kept: a large template is scanned once
     /// however many names and matrix entries ask about it.
@@ -378,13 +378,17 @@ impl Templates {
                 Span::new(origin.source, clamp(range.start)..clamp(range.end))
             }
             None => match &origin.escaped {
+                // minijinja may point one past the end: kept inside the text.
                 Some(offsets) => {
-                    let last = offsets.len().saturating_sub(1);
-                    let at = |offset: usize| {
-                        origin.fallback.start + offsets.get(offset.min(last)).copied().unwrap_or(0)
-                    };
-                    let start = at(range.start);
-                    Span::new(origin.source, start..at(range.end).max(start))
+                    let len = offsets.len();
+                    let range = range.start.min(len)..range.end.min(len);
+                    crate::load::document::raw_range(offsets, range).map_or(
+                        origin.fallback,
+                        |raw| {
+                            let start = origin.fallback.start;
+                            Span::new(origin.source, start + raw.start..start + raw.end)
+                        },
+                    )
                 }
                 None => origin.fallback,
             },

@@ -244,11 +244,11 @@ impl Checker<'_> {
         }
         // Written with escapes: each byte of the condition found where the file writes it.
         crate::load::document::raw_offsets(quoted, text)
-            .and_then(|offsets| Some((*offsets.get(range.start)?, *offsets.get(range.end)?)))
-            .map_or(value_span, |(start, end)| {
+            .and_then(|offsets| crate::load::document::raw_range(&offsets, range))
+            .map_or(value_span, |raw| {
                 Span::new(
                     value_span.source,
-                    value_span.start + start..value_span.start + end,
+                    value_span.start + raw.start..value_span.start + raw.end,
                 )
             })
     }

@@ -373,23 +373,38 @@ fn unwritten_tools(scope: &Scope<'_>, variant: &EffectiveVariant, out: &mut Diag
     {
         return;
     }
+    // A component switched off renders nowhere: what it reads does not reach the prompt.
+    let overrides = &variant.variant.overrides.components;
     let templates: Option<Vec<TemplateId>> = variant
         .components()
         .iter()
+        .filter(|id| overrides.get(*id).and_then(|o| o.enabled) != Some(false))
         .map(|id| component_template(workspace, variant, id).map(|(template, _)| template))
         .collect();
     // An invalid or unknown component (reported already): what it reads cannot be told.
     let Some(templates) = templates else {
         return;
     };
-    let reads_tools = std::iter::once(variant.base)
+    let reached: Vec<TemplateId> = std::iter::once(variant.base)
         .chain(templates)
         .flat_map(|template| {
             std::iter::once(template).chain(workspace.templates.used_by(template).iter().copied())
         })
-        .flat_map(|template| workspace.templates.variables(template))
+        .collect();
+    // A name computed at render time (`{% include "tools_" ~ family %}`) may be a template
+    // that writes them: nothing is said.
+    let computes_a_name = reached.iter().any(|template| {
+        workspace
+            .templates
+            .references(*template)
+            .iter()
+            .any(|reference| reference.name.is_none())
+    });
+    let reads_tools = reached
+        .iter()
+        .flat_map(|template| workspace.templates.variables(*template))
         .any(|name| [TOOLS_TEXT, TOOLS_DATA, ENABLED_TOOLS].contains(&name.as_str()));
-    if reads_tools {
+    if reads_tools || computes_a_name {
         return;
     }
     // At this variant's list when it writes one; else at its id, when what it changes
