@@ -29,3 +29,139 @@ impl Span {
         self.start..self.end
     }
 }
+
+/// Where each byte of a string value's text lies in the file, when the file writes it with
+/// escapes (`\"`, `\n`, `\u00e9`, a TOML line continuation, YAML's `''`): `raw` is the value
+/// as written, quotes included, and `decoded` its text. The result has an entry per byte of
+/// `decoded`: the range in `raw` of the character (or escape) it is part of; `None` when the two
+/// cannot be walked together (a folded YAML scalar, say), and the caller keeps the whole value.
+/// [`raw_range`] maps a range of `decoded` with it.
+pub fn raw_offsets(raw: &str, decoded: &str) -> Option<Vec<std::ops::Range<usize>>> {
+    let opening = ["\"\"\"", "'''", "\"", "'"]
+        .into_iter()
+        .find(|quote| raw.starts_with(quote))?;
+    let single_quoted = opening == "'";
+    let mut at = opening.len();
+    // A multi-line string's first line break, right after its quotes, is not part of it.
+    if opening.len() == 3 {
+        if raw[at..].starts_with("\r\n") {
+            at += 2;
+        } else if raw[at..].starts_with('\n') {
+            at += 1;
+        }
+    }
+    let mut offsets = Vec::with_capacity(decoded.len() + 1);
+    let mut wanted = decoded.chars();
+    let mut next = wanted.next();
+    while let Some(expected) = next {
+        let rest = raw.get(at..)?;
+        let mut chars = rest.chars();
+        let c = chars.next()?;
+        // The raw text one character stands for, and how many raw bytes it takes.
+        let (stands_for, taken) = match c {
+            '\\' if !single_quoted && opening != "'''" => {
+                let escape = chars.next()?;
+                let hex = |digits: usize| {
+                    let code = u32::from_str_radix(rest.get(2..2 + digits)?, 16).ok()?;
+                    Some((char::from_u32(code)?, 2 + digits))
+                };
+                match escape {
+                    'n' => ('\n', 2),
+                    't' => ('\t', 2),
+                    'r' => ('\r', 2),
+                    'b' => ('\u{8}', 2),
+                    'f' => ('\u{c}', 2),
+                    'e' => ('\u{1b}', 2),
+                    '0' => ('\0', 2),
+                    'u' => hex(4)?,
+                    'U' => hex(8)?,
+                    'x' => hex(2)?,
+                    ' ' | '\t' | '\n' | '\r' if continues_a_line(&rest[1..]) => {
+                        // A line continuation (blanks may stand between it and the break):
+                        // the break and the blanks around it stand for nothing.
+                        let skipped = rest[1..]
+                            .find(|c: char| !c.is_whitespace())
+                            .map_or(rest.len(), |n| n + 1);
+                        at += skipped;
+                        continue;
+                    }
+                    other => (other, 1 + other.len_utf8()),
+                }
+            }
+            '\'' if single_quoted && rest.starts_with("''") => ('\'', 2),
+            other => (other, other.len_utf8()),
+        };
+        if stands_for != expected {
+            return None;
+        }
+        for _ in 0..expected.len_utf8() {
+            offsets.push(at..at + taken);
+        }
+        at += taken;
+        next = wanted.next();
+    }
+    Some(offsets)
+}
+
+/// Whether the text after a `\` ends its line with blanks alone: a line continuation.
+fn continues_a_line(after: &str) -> bool {
+    let line = after.split('\n').next().unwrap_or(after);
+    after.contains('\n')
+        && line
+            .trim_end_matches('\r')
+            .chars()
+            .all(|c| c == ' ' || c == '\t')
+}
+
+/// The range in the raw value of `range` of its decoded text, by [`raw_offsets`]: from the
+/// first character's start to the last one's end (an empty range at the start of the
+/// character it comes before, or at the end).
+pub fn raw_range(
+    offsets: &[std::ops::Range<usize>],
+    range: std::ops::Range<usize>,
+) -> Option<std::ops::Range<usize>> {
+    let start = match offsets.get(range.start) {
+        Some(first) => first.start,
+        None if range.start == offsets.len() => offsets.last().map_or(0, |last| last.end),
+        None => return None,
+    };
+    let end = match range.end.checked_sub(1) {
+        Some(last) if range.end > range.start => offsets.get(last)?.end,
+        _ => start,
+    };
+    Some(start..end.max(start))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{raw_offsets, raw_range};
+
+    // Each decoded byte is found where the file writes it, through escapes.
+    #[test]
+    fn raw_offsets_walk_escapes() {
+        let raw = r#""mode == \"plan\" and \u00e9x""#;
+        let decoded = "mode == \"plan\" and \u{e9}x";
+        let offsets = raw_offsets(raw, decoded).unwrap();
+        assert_eq!(offsets.len(), decoded.len());
+        let found = |range: std::ops::Range<usize>| &raw[raw_range(&offsets, range).unwrap()];
+        let plan = decoded.find("plan").unwrap();
+        assert_eq!(found(plan..plan + 4), "plan");
+        assert_eq!(found(plan - 1..plan + 5), r#"\"plan\""#);
+        let x = decoded.find('x').unwrap();
+        assert_eq!(found(x..x + 1), "x");
+        assert_eq!(found(x - 2..x), r"\u00e9");
+        // YAML's doubled quote.
+        let raw = "'it''s b'";
+        let offsets = raw_offsets(raw, "it's b").unwrap();
+        assert_eq!(&raw[raw_range(&offsets, 5..6).unwrap()], "b");
+        // A TOML line continuation, blanks before its break or not: the name before it ends
+        // at its own last character.
+        for raw in ["\"\"\"\nab\\\n   cd\"\"\"", "\"\"\"\nab\\  \r\n   cd\"\"\""] {
+            let offsets = raw_offsets(raw, "abcd").unwrap();
+            assert_eq!(&raw[raw_range(&offsets, 0..2).unwrap()], "ab", "{raw:?}");
+            assert_eq!(&raw[raw_range(&offsets, 2..4).unwrap()], "cd", "{raw:?}");
+        }
+        // Text that is not the value's.
+        assert_eq!(raw_offsets("\"a\\nb\"", "ab"), None);
+    }
+}

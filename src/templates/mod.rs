@@ -173,7 +173,7 @@ impl Templates {
         let escaped = match exact_start {
             Some(_) => None,
             None => quoted
-                .and_then(|quoted| crate::load::document::raw_offsets(quoted, text))
+                .and_then(|quoted| crate::span::raw_offsets(quoted, text))
                 .map(Arc::from),
         };
         let origin = Origin {
@@ -382,13 +382,10 @@ impl Templates {
                 Some(offsets) => {
                     let len = offsets.len();
                     let range = range.start.min(len)..range.end.min(len);
-                    crate::load::document::raw_range(offsets, range).map_or(
-                        origin.fallback,
-                        |raw| {
-                            let start = origin.fallback.start;
-                            Span::new(origin.source, start + raw.start..start + raw.end)
-                        },
-                    )
+                    crate::span::raw_range(offsets, range).map_or(origin.fallback, |raw| {
+                        let start = origin.fallback.start;
+                        Span::new(origin.source, start + raw.start..start + raw.end)
+                    })
                 }
                 None => origin.fallback,
             },

@@ -243,8 +243,8 @@ impl Checker<'_> {
             return Span::new(value_span.source, start + range.start..start + range.end);
         }
         // Written with escapes: each byte of the condition found where the file writes it.
-        crate::load::document::raw_offsets(quoted, text)
-            .and_then(|offsets| crate::load::document::raw_range(&offsets, range))
+        crate::span::raw_offsets(quoted, text)
+            .and_then(|offsets| crate::span::raw_range(&offsets, range))
             .map_or(value_span, |raw| {
                 Span::new(
                     value_span.source,
