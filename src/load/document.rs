@@ -72,8 +72,6 @@ impl Document {
         })
     }
 
-    /// A document with no content, standing for a file that could not be read or parsed
-    /// (reported already): its spans all point at the file's start.
     /// A document of a value that was not read from a file (one the command line made): no
     /// place of it is known.
     pub fn unplaced(value: Value) -> Self {
@@ -84,6 +82,8 @@ impl Document {
         }
     }
 
+    /// A document with no content, standing for a file that could not be read or parsed
+    /// (reported already): its spans all point at the file's start.
     pub fn empty(source: SourceId) -> Self {
         Self {
             source,
