@@ -33,8 +33,8 @@ pub const IMPORT_NEEDS_A_NAME: &str =
 struct Origin {
     source: SourceId,
     /// Byte offset of the template's first byte in the source, when the template's bytes
-    /// appear there unchanged (template files, TOML literal strings); otherwise errors point
-    /// at `fallback`.
+    /// appear there unchanged (template files, TOML literal strings); otherwise errors are
+    /// placed through `escaped`, or at `fallback`.
     exact_start: Option<usize>,
     /// For an inline template written with escapes (no `exact_start`): where each byte of its
     /// text lies in the file, from the value's start (see `load::document::raw_offsets`).
