@@ -238,9 +238,30 @@ impl<'w> Conditions<'w> {
             // reported; those after it are not evaluated, and count as false.
             Err(error) => {
                 fuel.spend_all();
-                Err(fail(self.problem(&error)))
+                let span = self.narrowed(span, text, &error).unwrap_or(span);
+                Err(Diagnostic::new(self.problem(&error), span))
             }
         }
+    }
+
+    /// Where in the condition an evaluation failed, when minijinja says (a `glob` or
+    /// `matching` test given a pattern that does not parse): the part of the condition as the
+    /// file writes it, found through its escapes. `None` keeps the whole condition.
+    fn narrowed(&self, span: Span, text: &str, error: &minijinja::Error) -> Option<Span> {
+        let range = error.range()?;
+        let sources = &self.workspace.sources;
+        if range.end > text.len() || !sources.holds(span.source) {
+            return None;
+        }
+        let quoted = sources.get(span.source).text.get(span.range())?;
+        let raw = match quoted.find(text) {
+            Some(offset) => offset + range.start..offset + range.end,
+            None => crate::span::raw_range(&crate::span::raw_offsets(quoted, text)?, range)?,
+        };
+        Some(Span::new(
+            span.source,
+            span.start + raw.start..span.start + raw.end,
+        ))
     }
 
     /// A result, once its fuel is taken from what the compile's conditions have left.
