@@ -113,6 +113,19 @@ fn continues_a_line(after: &str) -> bool {
             .all(|c| c == ' ' || c == '\t')
 }
 
+/// Where `range` of a value's text `decoded` lies in `raw`, the value as the file writes it:
+/// found as it is, or through its escapes (see [`raw_offsets`]).
+pub fn locate_in(
+    raw: &str,
+    decoded: &str,
+    range: std::ops::Range<usize>,
+) -> Option<std::ops::Range<usize>> {
+    match raw.find(decoded) {
+        Some(offset) => Some(offset + range.start..offset + range.end),
+        None => raw_range(&raw_offsets(raw, decoded)?, range),
+    }
+}
+
 /// The range in the raw value of `range` of its decoded text, by [`raw_offsets`]: from the
 /// first character's start to the last one's end (an empty range at the start of the
 /// character it comes before, or at the end).

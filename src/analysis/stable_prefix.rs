@@ -167,7 +167,7 @@ pub fn stable_prefix(
     request: &Request,
     compiled: &Compiled,
 ) -> Option<StablePrefix> {
-    let (mut prefix, _) = probe_and_compare(compiler, request, compiled).ok()?;
+    let (mut prefix, _, _) = probe_and_compare(compiler, request, compiled).ok()?;
     let encoding = compiler
         .workspace()
         .settings()
@@ -177,16 +177,18 @@ pub fn stable_prefix(
     Some(prefix)
 }
 
-/// The stable prefix, its tokens not counted (the warning needs none), and the prompt
-/// compiled with every volatile value changed; else what stopped that compile.
+/// The stable prefix, its tokens not counted (the warning needs none), the prompt compiled
+/// with every volatile value changed, and the request that compiled it; else what stopped
+/// that compile.
 fn probe_and_compare(
     compiler: &Compiler<'_>,
     request: &Request,
     compiled: &Compiled,
-) -> Result<(StablePrefix, Compiled), String> {
+) -> Result<(StablePrefix, Compiled, Request), String> {
     let workspace = compiler.workspace();
+    let probe = probe(workspace, request)?;
     let probed = compiler
-        .compile(&probe(workspace, request)?)
+        .compile(&probe)
         .map_err(|error| first_problem(&error))?;
     let prompt = &compiled.prompt;
     let mut bytes = prompt
@@ -257,7 +259,7 @@ fn probe_and_compare(
             .collect(),
         section,
     };
-    Ok((prefix, probed))
+    Ok((prefix, probed, probe))
 }
 
 /// What stopped a compile, in a few words: its first problem.
@@ -286,7 +288,7 @@ pub fn volatile_warning(
     if threshold == 0 || settings.stable_prefix_level == LintLevel::Off {
         return None;
     }
-    let (prefix, probed) = match probe_and_compare(compiler, request, compiled) {
+    let (prefix, probed, probe) = match probe_and_compare(compiler, request, compiled) {
         Ok(compared) => compared,
         // Not knowing is said: a list the probe cannot compile with left the prefix
         // unchecked without a word.
@@ -307,28 +309,22 @@ pub fn volatile_warning(
     let variant = compiler.variant(&compiled.variant)?;
     // The predicates over a volatile value whose value the probe changed: one that holds the
     // same either way (`has_cwd`, with a folder given in both) changed nothing.
-    let predicates = match probe(workspace, request) {
-        Ok(probe) => {
-            let ours = compiler.predicate_values(&request.context);
-            let theirs = compiler.predicate_values(&probe.context);
-            let changed: std::collections::BTreeSet<&String> = workspace
-                .settings()
-                .predicates
-                .keys()
-                .zip(ours.iter().zip(&theirs))
-                .filter(|(_, (a, b))| a != b)
-                .map(|(name, _)| name)
-                .collect();
-            volatile_predicates(compiler)
-                .into_iter()
-                .filter(|name| changed.contains(name))
-                .collect()
-        }
-        Err(_) => volatile_predicates(compiler),
-    };
+    let ours = compiler.predicate_values(&request.context);
+    let theirs = compiler.predicate_values(&probe.context);
+    let changed: std::collections::BTreeSet<&String> = workspace
+        .settings()
+        .predicates
+        .keys()
+        .zip(ours.iter().zip(&theirs))
+        .filter(|(_, (a, b))| a != b)
+        .map(|(name, _)| name)
+        .collect();
+    let predicates: std::collections::BTreeSet<String> = volatile_predicates(compiler)
+        .into_iter()
+        .filter(|name| changed.contains(name))
+        .collect();
     // The first volatile name a template reads itself (a predicate that reads one counts), if
-    // it reads one.
-    // The name found is kept, for the message to say which value it is.
+    // it reads one; the name found is kept, for the message to say which value it is.
     let found: std::cell::RefCell<Option<String>> = std::cell::RefCell::new(None);
     let reads_volatile = |template: TemplateId| {
         let first = workspace
@@ -349,8 +345,9 @@ pub fn volatile_warning(
     // reads `TOOLS` or `tools`, itself or through what it includes. Native definitions and
     // tools no template writes are not in the prompt's text.
     let shows_tools = |template: TemplateId| {
-        std::iter::once(template)
-            .chain(workspace.templates.used_by(template).iter().copied())
+        workspace
+            .templates
+            .with_used(template)
             .flat_map(|template| workspace.templates.variables(template))
             .any(|name| name == TOOLS_TEXT || name == TOOLS_DATA)
     };

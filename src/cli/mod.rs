@@ -672,31 +672,17 @@ fn toggle_places(
     contexts: &IndexMap<String, Entry<Context>>,
 ) -> TogglePlaces {
     let mut places = TogglePlaces::new();
-    let mut entry = entry;
-    // Chains were checked when the contexts loaded; the bound only keeps a context built by
-    // hand from walking forever.
-    for _ in 0..=contexts.len() {
+    for entry in crate::load::contexts::chain(entry, contexts) {
         let document = &entry.document;
-        if let Some(toggles) = document
+        let toggles = document
             .value
             .get("rule_toggles")
-            .and_then(serde_json::Value::as_object)
-        {
-            for key in toggles.keys() {
-                places.entry(key.clone()).or_insert_with(|| {
-                    document.key_span(&crate::pointer::child_pointer("/rule_toggles", key))
-                });
-            }
+            .and_then(serde_json::Value::as_object);
+        for key in toggles.into_iter().flat_map(serde_json::Map::keys) {
+            places.entry(key.clone()).or_insert_with(|| {
+                document.key_span(&crate::pointer::child_pointer("/rule_toggles", key))
+            });
         }
-        let Some(parent) = document
-            .value
-            .get("extends")
-            .and_then(serde_json::Value::as_str)
-            .and_then(|name| contexts.get(name))
-        else {
-            break;
-        };
-        entry = parent;
     }
     places
 }

@@ -158,6 +158,24 @@ pub fn resolve_all(
     (contexts, broken)
 }
 
+/// `entry`, then each context it extends, nearest first, by each file's own `extends` (the
+/// merged context does not keep it). Chains were checked when the contexts loaded (a loop is
+/// left out); the bound only keeps a context built by hand from walking forever.
+pub fn chain<'c>(
+    entry: &'c Entry<Context>,
+    contexts: &'c IndexMap<String, Entry<Context>>,
+) -> impl Iterator<Item = &'c Entry<Context>> {
+    std::iter::successors(Some(entry), |entry| {
+        entry
+            .document
+            .value
+            .get(EXTENDS)
+            .and_then(Value::as_str)
+            .and_then(|name| contexts.get(name))
+    })
+    .take(contexts.len() + 1)
+}
+
 /// About the memory `value` takes: each value's slot, and the text of its strings and keys
 /// with their headers. Walked with a list of its own rather than by recursion: a context
 /// nests as deep as its parser allows.

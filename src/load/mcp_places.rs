@@ -22,26 +22,9 @@ impl McpPlaces {
     /// The places of the tools `entry` lists, or that the context it extends lists when it
     /// writes no servers of its own (lists replace, so the servers come whole from one file).
     pub fn of_context(entry: &Entry<Context>, contexts: &IndexMap<String, Entry<Context>>) -> Self {
-        let mut entry = entry;
-        // Chains were checked when the contexts loaded (a loop is left out); the bound only
-        // keeps a context built by hand from walking forever.
-        for _ in 0..=contexts.len() {
-            if entry.document.writes("/mcp_servers") {
-                return Self::written_in(&entry.document);
-            }
-            // The file's own link: the merged context does not keep it.
-            let Some(parent) = entry
-                .document
-                .value
-                .get("extends")
-                .and_then(serde_json::Value::as_str)
-                .and_then(|name| contexts.get(name))
-            else {
-                break;
-            };
-            entry = parent;
-        }
-        Self::default()
+        crate::load::contexts::chain(entry, contexts)
+            .find(|entry| entry.document.writes("/mcp_servers"))
+            .map_or_else(Self::default, |entry| Self::written_in(&entry.document))
     }
 
     /// The tools a context document writes under `mcp_servers`, counted by the positions

@@ -472,7 +472,26 @@ fn split_globs(text: &str) -> Vec<String> {
 /// The patterns of a rule's `globs` (a list of strings, or one string of comma-separated
 /// patterns, as Cursor writes them), built. `Err` holds the offending text and why.
 fn globs_of(metadata: &IndexMap<String, Value>) -> Result<RuleGlobs, (String, String)> {
-    let patterns: Vec<String> = match metadata.get("globs") {
+    let patterns = patterns_of(metadata)?;
+    // Each glob adds to the one matcher built of them all: a rule of a hundred thousand
+    // globs took gigabytes and half a minute to build.
+    if let Some(extra) = patterns.get(MAX_GLOBS) {
+        return Err((
+            extra.clone(),
+            format!("a rule may have at most {MAX_GLOBS} globs"),
+        ));
+    }
+    // Built once per process for each rule's globs: validation and every compile of every
+    // context ask.
+    static SETS: Built<regex_automata::meta::Regex, (String, String)> = Built::new();
+    let set = SETS.get(&patterns.join("\0"), || glob_set(&patterns))?;
+    Ok(RuleGlobs { patterns, set })
+}
+
+/// The patterns a rule's `globs` writes: a list of them, or one comma-separated string; or
+/// the value to blame and why.
+fn patterns_of(metadata: &IndexMap<String, Value>) -> Result<Vec<String>, (String, String)> {
+    Ok(match metadata.get("globs") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::String(text)) => split_globs(text),
         Some(Value::Array(items)) => {
@@ -493,32 +512,13 @@ fn globs_of(metadata: &IndexMap<String, Value>) -> Result<RuleGlobs, (String, St
                 "`globs` must be a list of patterns or one string".into(),
             ));
         }
-    };
-    // Each glob adds to the one matcher built of them all: a rule of a hundred thousand
-    // globs took gigabytes and half a minute to build.
-    if let Some(extra) = patterns.get(MAX_GLOBS) {
-        return Err((
-            extra.clone(),
-            format!("a rule may have at most {MAX_GLOBS} globs"),
-        ));
-    }
-    // Built once per process for each rule's globs: validation and every compile of every
-    // context ask.
-    static SETS: Built<regex_automata::meta::Regex, (String, String)> = Built::new();
-    let set = SETS.get(&patterns.join("\0"), || glob_set(&patterns))?;
-    Ok(RuleGlobs { patterns, set })
+    })
 }
 
 /// The rule's globs after `first` that do not parse either, each with why.
 fn other_bad_globs(metadata: &IndexMap<String, Value>, first: &str) -> Vec<(String, String)> {
-    let patterns: Vec<String> = match metadata.get("globs") {
-        Some(Value::String(text)) => split_globs(text),
-        Some(Value::Array(items)) => items
-            .iter()
-            .filter_map(Value::as_str)
-            .map(|text| text.trim().to_string())
-            .collect(),
-        _ => return Vec::new(),
+    let Ok(patterns) = patterns_of(metadata) else {
+        return Vec::new();
     };
     let Some(at) = patterns.iter().position(|pattern| pattern == first) else {
         return Vec::new();

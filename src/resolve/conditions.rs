@@ -254,10 +254,7 @@ impl<'w> Conditions<'w> {
             return None;
         }
         let quoted = sources.get(span.source).text.get(span.range())?;
-        let raw = match quoted.find(text) {
-            Some(offset) => offset + range.start..offset + range.end,
-            None => crate::span::raw_range(&crate::span::raw_offsets(quoted, text)?, range)?,
-        };
+        let raw = crate::span::locate_in(quoted, text, range)?;
         Some(Span::new(
             span.source,
             span.start + raw.start..span.start + raw.end,

@@ -436,6 +436,12 @@ impl Templates {
         self.by_name.get(name).copied()
     }
 
+    /// `template` and every template it uses (see [`Templates::used_by`]): all a render of it
+    /// may read.
+    pub fn with_used(&self, template: TemplateId) -> impl Iterator<Item = TemplateId> + '_ {
+        std::iter::once(template).chain(self.used_by(template).iter().copied())
+    }
+
     /// Every template `template` uses through include, import and extends tags with constant
     /// names, transitively, in the order they are first reached; itself left out. Names that
     /// resolve to nothing, and cycles, are validation's to report: here they just end a path.

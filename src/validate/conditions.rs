@@ -235,16 +235,9 @@ impl Checker<'_> {
     /// verbatim; the whole value otherwise.
     fn within(&self, value_span: Span, text: &str, range: std::ops::Range<usize>) -> Span {
         let file = self.sources.get(value_span.source);
-        let Some(quoted) = file.text.get(value_span.range()) else {
-            return value_span;
-        };
-        if let Some(offset) = quoted.find(text) {
-            let start = value_span.start + offset;
-            return Span::new(value_span.source, start + range.start..start + range.end);
-        }
-        // Written with escapes: each byte of the condition found where the file writes it.
-        crate::span::raw_offsets(quoted, text)
-            .and_then(|offsets| crate::span::raw_range(&offsets, range))
+        file.text
+            .get(value_span.range())
+            .and_then(|quoted| crate::span::locate_in(quoted, text, range))
             .map_or(value_span, |raw| {
                 Span::new(
                     value_span.source,

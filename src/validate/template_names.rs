@@ -326,9 +326,7 @@ fn unslotted_components(scope: &Scope<'_>, variant: &EffectiveVariant, out: &mut
     let direct: Vec<TemplateId> = std::iter::once(variant.base).chain(templates).collect();
     let used: BTreeSet<&String> = direct
         .iter()
-        .flat_map(|template| {
-            std::iter::once(*template).chain(workspace.templates.used_by(*template).iter().copied())
-        })
+        .flat_map(|template| workspace.templates.with_used(*template))
         .flat_map(|template| workspace.templates.variables(template))
         .collect();
     let overrides = &variant.variant.overrides.components;
@@ -387,9 +385,7 @@ fn unwritten_tools(scope: &Scope<'_>, variant: &EffectiveVariant, out: &mut Diag
     };
     let reached: Vec<TemplateId> = std::iter::once(variant.base)
         .chain(templates)
-        .flat_map(|template| {
-            std::iter::once(template).chain(workspace.templates.used_by(template).iter().copied())
-        })
+        .flat_map(|template| workspace.templates.with_used(template))
         .collect();
     // A name computed at render time (`{% include "tools_" ~ family %}`) may be a template
     // that writes them: nothing is said.
@@ -471,9 +467,7 @@ fn sections_read_where_empty(scope: &Scope<'_>, out: &mut Diagnostics) {
             component_template(workspace, variant, id).map(|(template, _)| (index, id, template))
         });
         for (at, reader, top) in readers {
-            let reached =
-                std::iter::once(top).chain(workspace.templates.used_by(top).iter().copied());
-            for template in reached {
+            for template in workspace.templates.with_used(top) {
                 for name in workspace.templates.variables(template) {
                     let Some(&component) = component_of.get(name) else {
                         continue;
