@@ -128,6 +128,68 @@ fn a_set_value_no_template_reads_is_a_warning_with_the_near_name() {
     assert!(stdout(&output).starts_with("You are Atlas"));
 }
 
+/// A `--set extra.KEY` value that no template or condition reads changes nothing either, and
+/// says so with the path read; a path that one reads, or reads below, is quiet.
+#[test]
+fn a_set_path_into_extra_that_nothing_reads_is_a_warning_with_the_near_path() {
+    let build = |set: &str| {
+        promptc()
+            .args([
+                "build",
+                "--family",
+                "scribe",
+                "--context",
+                "solo",
+                "--set",
+                set,
+            ])
+            .arg("--workspace")
+            .arg(fixture_dir("clean-up"))
+            .output()
+            .unwrap()
+    };
+    let typo = build("extra.projcet=Zed");
+    assert_eq!(typo.status.code(), Some(0), "{}", stderr(&typo));
+    assert_eq!(
+        stderr(&typo),
+        "warning: `--set extra.projcet` changes nothing: no template reads `extra.projcet`; did you mean `extra.project`?\n"
+    );
+    let read = build("extra.project=Zed");
+    assert_eq!(read.status.code(), Some(0), "{}", stderr(&read));
+    assert_eq!(stderr(&read), "");
+    assert!(stdout(&read).contains("## Zed"), "{}", stdout(&read));
+}
+
+/// What a condition reads of `extra` counts as read; a template that reads the table whole
+/// (a loop over it) may read any key, so no `--set extra.KEY` is said to change nothing.
+#[test]
+fn extra_read_by_a_condition_or_whole_leaves_set_paths_quiet() {
+    let warnings = |workspace: &common::Workspace, set: &str| {
+        let run = workspace.run(&["build", "--family", "generic", "--set", set]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stderr
+    };
+    let by_condition = common::Fixture::minimal()
+        .file("components/intro.md", "You work in {{ cwd }}.\n")
+        .file(
+            "components/intro.toml",
+            format!("{}when = \"extra.beta\"\n", common::COMPONENT),
+        )
+        .write();
+    assert_eq!(warnings(&by_condition, "extra.beta=true"), "");
+    assert_eq!(
+        warnings(&by_condition, "extra.betta=true"),
+        "warning: `--set extra.betta` changes nothing: no template reads `extra.betta`; did you mean `extra.beta`?\n"
+    );
+    let whole = common::Fixture::minimal()
+        .file(
+            "components/intro.md",
+            "You work in {{ cwd }}.{% for key in extra %} {{ key }}{% endfor %}\n",
+        )
+        .write();
+    assert_eq!(warnings(&whole, "extra.anything=1"), "");
+}
+
 #[test]
 fn source_date_epoch_dates_a_context_without_a_date() {
     let dir = tempfile::tempdir().unwrap();
