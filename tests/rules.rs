@@ -150,6 +150,120 @@ fn a_rule_switched_off_by_a_name_no_rule_has_is_said() {
     assert!(!run.stderr.contains("`AGENTS`"), "{}", run.stderr);
 }
 
+/// A named context's toggle that names no rule is told by `validate`, which CI runs, at its
+/// key; a build of the context tells it once, not again.
+#[test]
+fn validate_tells_a_named_context_s_toggle_that_names_no_rule() {
+    let workspace = workspace_with_project(
+        "date = \"2026-11-01\"\n\
+         rules_from = [\"project\"]\n\
+         rule_toggles = { \"legacy-styel\" = false }\n",
+    );
+    let validation = workspace.validate();
+    let diagnostic = validation.single();
+    assert_eq!(
+        (
+            diagnostic.code.as_str(),
+            diagnostic.file.as_str(),
+            diagnostic.line,
+            diagnostic.column
+        ),
+        (
+            "toggle-names-no-rule",
+            "examples/contexts/project.toml",
+            3,
+            18
+        ),
+        "{diagnostic:?}"
+    );
+    assert_eq!(validation.help(0), Some("did you mean `legacy-style`?"));
+    let run = workspace.run(&["build", "--context", "project"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stderr
+            .matches("`rule_toggles` names `legacy-styel`")
+            .count(),
+        1,
+        "{}",
+        run.stderr
+    );
+}
+
+/// A rule whose globs cost more to match against the active files than a context's rules may
+/// is left out: `validate` says so at the context's `active_files`, and a build whose own flags
+/// make it so says so in a line.
+#[test]
+fn a_rule_left_out_for_the_cost_of_its_globs_is_told() {
+    // One glob of 3 KB against forty paths of 3 KB: past the matching a context may cost.
+    let glob = format!("x/{}/**", "a".repeat(3000));
+    let files: Vec<String> = (0..40)
+        .map(|i| format!("\"y/{}/f{i}.ts\"", "b".repeat(3000)))
+        .collect();
+    let workspace = common::Fixture::minimal()
+        .file(
+            "components/intro.md",
+            "{% for rule in rules %}{{ rule.name }};{% endfor %}\n",
+        )
+        .file(
+            "project/.clinerules/wide.md",
+            format!("---\nglobs: [\"{glob}\"]\n---\nRule text.\n"),
+        )
+        .file(
+            "examples/contexts/project.toml",
+            format!(
+                "date = \"2026-11-01\"\nrules_from = [\"project\"]\nactive_files = [{}]\n",
+                files.join(", ")
+            ),
+        )
+        .write();
+    let validation = workspace.validate();
+    let diagnostic = validation.single();
+    assert_eq!(
+        (
+            diagnostic.code.as_str(),
+            diagnostic.file.as_str(),
+            diagnostic.line
+        ),
+        ("globs-too-costly", "examples/contexts/project.toml", 3),
+        "{diagnostic:?}"
+    );
+    assert_eq!(
+        diagnostic.message,
+        "rule `wide` is left out: matching its globs against the 40 active files costs more than a context's rules may"
+    );
+    // A build of the named context tells it once (validation's), and leaves the rule out.
+    let named = workspace.run(&["build", "--context", "project"]);
+    assert_eq!(named.code, 0, "{}", named.stderr);
+    assert_eq!(
+        named.stderr.matches("is left out").count(),
+        1,
+        "{}",
+        named.stderr
+    );
+    assert!(!named.stdout.contains("wide;"), "{}", named.stdout);
+    let file_context = workspace.root().join("solo.toml");
+    std::fs::write(
+        &file_context,
+        "date = \"2026-11-01\"\nrules_from = [\"project\"]\n",
+    )
+    .unwrap();
+    let mut run = vec!["build", "--context", "solo.toml", "--files"];
+    let flagged: Vec<String> = (0..40)
+        .map(|i| format!("y/{}/f{i}.ts", "b".repeat(3000)))
+        .collect();
+    run.extend(flagged.iter().map(String::as_str));
+    let flagged = workspace.run(&run);
+    assert_eq!(flagged.code, 0, "{}", flagged.stderr);
+    assert!(
+        flagged.stderr.contains(
+            "warning: rule `wide` is left out: matching its globs against the 40 active files costs more than a context's rules may; give the rule fewer or simpler globs"
+        ),
+        "{}",
+        flagged.stderr
+    );
+    assert!(!flagged.stdout.contains("wide;"), "{}", flagged.stdout);
+}
+
 // `promptc context` prints a context to save and use again: it kept `rules_from` beside the
 // rules already read from those folders, so the saved context had every rule twice, and its
 // JSON wrote an unset date as `null`, which a context may not hold. Saved, in either format,

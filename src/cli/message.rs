@@ -67,6 +67,11 @@ pub enum Message<'a> {
         by: &'static str,
         suggestion: Option<String>,
     },
+    /// A rule left out of a build because its globs cost too much to match against the
+    /// active files (a named context's own are told by `validate`, at its `active_files`).
+    RuleTooCostly {
+        problem: &'a crate::problem::RulesProblem,
+    },
     /// `--dialect` given for a variant without native tool calls: its tools are written in
     /// the prompt, and the dialect changes nothing.
     DialectUnused {
@@ -210,6 +215,13 @@ impl fmt::Display for Message<'_> {
                 )?;
                 match suggestion {
                     Some(near) => write!(f, "; did you mean `{near}`?"),
+                    None => Ok(()),
+                }
+            }
+            Message::RuleTooCostly { problem } => {
+                write!(f, "warning: {problem}")?;
+                match problem.help() {
+                    Some(help) => write!(f, "; {help}"),
                     None => Ok(()),
                 }
             }

@@ -492,14 +492,32 @@ pub fn request_with_rules(
     if has_errors {
         return Err(CliError::Reported);
     }
+    // What the matrix decides for a named context, `validate` has told; a build tells what
+    // its own flags, or a context of its own, decide.
+    let told_by_validate = named.is_some()
+        && rules_request.folders.is_empty()
+        && rules_request.global.is_empty()
+        && rules_request.active_files.is_empty();
     unknown_rule_names(
         workspace,
         &rules,
         &rules_request,
-        &context,
+        (named.is_none()).then_some(&context),
         &toggle_places,
         printer,
     );
+    if !told_by_validate {
+        for (rule, decision) in &rules.rules {
+            if *decision == crate::load::rules::RuleDecision::TooCostlyToMatch {
+                printer.message(Message::RuleTooCostly {
+                    problem: &crate::problem::RulesProblem::GlobsTooCostly {
+                        rule: rule.name.clone(),
+                        active_files: context.active_files.len() + rules_request.active_files.len(),
+                    },
+                });
+            }
+        }
+    }
     if let Some(settings) = &target.mcp {
         match apply_mcp_settings(workspace, settings, &mut context, &mut mcp_places)? {
             Ok(warnings) => printer.diagnostics(warnings, &workspace.sources),
@@ -553,12 +571,14 @@ pub fn request_with_rules(
 }
 
 /// A rule switched off by a name no rule has stays on: said, with the near name (a mistyped
-/// `--disable-rule` or `rule_toggles` key changed nothing without a word).
+/// `--disable-rule` or `rule_toggles` key changed nothing without a word). The toggles of a
+/// context that is not the workspace's (`context`), since `validate` tells a named context's
+/// own: flags only add rules, so a toggle that names none of them named none of its own.
 fn unknown_rule_names(
     workspace: &Workspace,
     report: &RulesReport,
     request: &RulesRequest,
-    context: &Context,
+    context: Option<&Context>,
     toggle_places: &TogglePlaces,
     printer: &Printer,
 ) {
@@ -577,8 +597,8 @@ fn unknown_rule_names(
         .map(|name| (name, "--disable-rule"))
         .chain(
             context
-                .rule_toggles
-                .keys()
+                .into_iter()
+                .flat_map(|context| context.rule_toggles.keys())
                 .map(|name| (name, "rule_toggles")),
         );
     let mut located = Diagnostics::default();

@@ -201,10 +201,10 @@ pub fn read_rules_from(
 
 /// A workspace context's rules as a compile of the build matrix sees them: its `rules_from`
 /// rules (read when the workspace loaded) and its own, decided by its active files and
-/// toggles. Reads nothing.
-pub fn assemble_preread(context: &mut Context, preread: Option<&ReadRules>) {
+/// toggles; and why each applies or not. Reads nothing.
+pub fn assemble_preread(context: &mut Context, preread: Option<&ReadRules>) -> RulesReport {
     if !wants_rules(context, &RulesRequest::default()) {
-        return;
+        return RulesReport::default();
     }
     let read = preread.cloned().unwrap_or_default();
     apply(
@@ -212,7 +212,7 @@ pub fn assemble_preread(context: &mut Context, preread: Option<&ReadRules>) {
         read.rules,
         read.workflows,
         &RulesRequest::default(),
-    );
+    )
 }
 
 /// About the memory a context's rules and workflows take: each rule's slot, its strings and

@@ -27,6 +27,9 @@ pub enum RulesProblem {
     RulesFolderMissing { path: String, reason: String },
     /// A context's `rules_from` folder that leaves the workspace.
     RulesFromOutside { path: String },
+    /// A rule left out because matching its globs against the context's active files would
+    /// cost more than a context's rules may (see `load::rules::MAX_MATCH_WORK`).
+    GlobsTooCostly { rule: String, active_files: usize },
     /// A `rule_toggles` key of a context file that no rule read is called (by name or path).
     ToggleNamesNoRule {
         name: String,
@@ -46,6 +49,7 @@ impl RulesProblem {
             RulesProblem::TooManyGlobs { .. } => "too-many-globs",
             RulesProblem::RulesFolderMissing { .. } => "rules-folder-missing",
             RulesProblem::RulesFromOutside { .. } => "rules-from-outside",
+            RulesProblem::GlobsTooCostly { .. } => "globs-too-costly",
             RulesProblem::ToggleNamesNoRule { .. } => "toggle-names-no-rule",
         }
     }
@@ -87,6 +91,9 @@ impl RulesProblem {
             }
             RulesProblem::RulesFromOutside { .. } => {
                 "name a folder inside the workspace, relative to its root; a folder elsewhere is read only with `--rules DIR`".into()
+            }
+            RulesProblem::GlobsTooCostly { .. } => {
+                "give the rule fewer or simpler globs (`src/**` for a folder), or list fewer active files; `promptc explain` lists the rules left out".into()
             }
             RulesProblem::ToggleNamesNoRule {
                 suggestion: Some(near),
@@ -145,6 +152,10 @@ impl fmt::Display for RulesProblem {
             RulesProblem::RulesFromOutside { path } => {
                 write!(f, "rules folder `{path}` leaves the workspace")
             }
+            RulesProblem::GlobsTooCostly { rule, active_files } => write!(
+                f,
+                "rule `{rule}` is left out: matching its globs against the {active_files} active files costs more than a context's rules may"
+            ),
             RulesProblem::ToggleNamesNoRule { name, .. } => write!(
                 f,
                 "`rule_toggles` names `{name}`, but no rule read is called so (by name or path)"

@@ -3,6 +3,7 @@
 
 mod conditions;
 mod context_fields;
+mod context_rules;
 mod references;
 mod routing;
 mod rules_from;
@@ -20,7 +21,7 @@ use crate::templates::TemplateId;
 use crate::workspace::Workspace;
 
 /// The checks, in the order their findings are reported.
-const CHECKS: [fn(&Workspace, &mut Diagnostics); 8] = [
+const CHECKS: [fn(&Workspace, &mut Diagnostics); 9] = [
     references::check,
     routing::check,
     context_fields::check,
@@ -29,6 +30,7 @@ const CHECKS: [fn(&Workspace, &mut Diagnostics); 8] = [
     template_references::check,
     template_names::check,
     rules_from::check,
+    context_rules::check,
 ];
 
 /// The order the threads take the checks in (indexes into `CHECKS`): the longest first, so
@@ -36,7 +38,7 @@ const CHECKS: [fn(&Workspace, &mut Diagnostics); 8] = [
 /// In `CHECKS`' order, one thread took the two template checks (which read every template's
 /// facts) last, after the other had run out: the shipped library's checks took 1.6-1.8 ms
 /// where an even split of them takes about 1.
-const LONGEST_FIRST: [usize; CHECKS.len()] = [0, 5, 6, 3, 1, 4, 2, 7];
+const LONGEST_FIRST: [usize; CHECKS.len()] = [0, 5, 6, 3, 1, 4, 2, 8, 7];
 
 /// Runs every check; their findings are reported in `CHECKS`' order. The checks only read
 /// the workspace, so a second thread shares them out with this one: at this point of a load

@@ -74,8 +74,19 @@ impl Workspace {
         if let Some(assembled) = self.matrix_contexts.get(name) {
             return Some(assembled);
         }
+        self.decide_matrix_context(name)
+            .map(|(assembled, _)| assembled)
+    }
+
+    /// [`Workspace::matrix_context`] assembled now, with why each of its rules applies or
+    /// not; kept for the compiles as that one is (validation decides each context's rules,
+    /// and the matrix takes them from there).
+    pub(crate) fn decide_matrix_context(
+        &self,
+        name: &str,
+    ) -> Option<(Arc<Context>, crate::load::rules::RulesReport)> {
         let mut context = self.contexts.get(name)?.value.clone();
-        crate::load::rules::assemble_preread(
+        let report = crate::load::rules::assemble_preread(
             &mut context,
             self.context_rules.get(name).map(AsRef::as_ref),
         );
@@ -83,7 +94,7 @@ impl Workspace {
         let assembled = Arc::new(context);
         self.matrix_contexts
             .insert(name.to_string(), Arc::clone(&assembled), bytes);
-        Some(assembled)
+        Some((assembled, report))
     }
 
     /// The folder holding `promptc.toml` (canonical).
