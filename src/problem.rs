@@ -226,6 +226,9 @@ pub enum Problem {
         slot: String,
         /// The variant none of whose templates reads the slot.
         variant: String,
+        /// The components whose templates read the slot, none of which is in the variant's
+        /// prompt (switched off, or unslotted in turn); empty when no template reads it.
+        read_only_by: Vec<String>,
     },
     /// An include, import or extends tag names a template that nothing registers.
     UnknownTemplate {
@@ -756,8 +759,13 @@ impl Problem {
             Problem::AlreadyListed { name, field, .. } => format!(
                 "remove `{name}` from `{field}`; to move it, give it an `order` override instead"
             ),
-            Problem::UnslottedComponent { slot, .. } => {
+            Problem::UnslottedComponent {
+                slot, read_only_by, ..
+            } if read_only_by.is_empty() => {
                 format!("read `{{{{ {slot} }}}}` in the base template or in a component's, or leave the component out (`enabled = false` in the variant's overrides)")
+            }
+            Problem::UnslottedComponent { slot, .. } => {
+                format!("leave the component out too (`enabled = false` in the variant's overrides), or read `{{{{ {slot} }}}}` in a template the prompt renders")
             }
             Problem::UnknownTemplate {
                 suggestion: Some(suggestion),
@@ -1041,10 +1049,22 @@ impl Problem {
                 component,
                 slot,
                 variant,
-            } => write!(
-                f,
-                "component `{component}` is listed in variant `{variant}`, but none of its templates reads `{slot}`: the section never appears"
-            ),
+                read_only_by,
+            } => match &read_only_by[..] {
+                [] => write!(
+                    f,
+                    "component `{component}` is listed in variant `{variant}`, but none of its templates reads `{slot}`: the section never appears"
+                ),
+                [reader] => write!(
+                    f,
+                    "component `{component}` is listed in variant `{variant}`, but only `{reader}` reads `{slot}`, and it is not in the variant's prompt: the section never appears"
+                ),
+                readers => write!(
+                    f,
+                    "component `{component}` is listed in variant `{variant}`, but only `{}` read `{slot}`, and none of them is in the variant's prompt: the section never appears",
+                    readers.join("`, `")
+                ),
+            },
             Problem::UnknownTemplate { tag, name, .. } => {
                 write!(f, "`{tag}` names template `{name}`, which does not exist")
             }
@@ -1409,6 +1429,7 @@ mod tests {
                 component: text(),
                 slot: text(),
                 variant: text(),
+                read_only_by: vec![text()],
             },
             Problem::UnknownTemplate {
                 tag: "include",

@@ -726,3 +726,64 @@ fn a_tool_text_that_reads_tool_from_the_request_is_not_taken_from_an_earlier_com
         }
     }
 }
+
+/// A workspace whose `tips` section only `usage` reads, and `usage` switched off by the
+/// variant; the base template given.
+fn tips_under_a_switched_off_usage(base: &str) -> common::Workspace {
+    common::Fixture::from_dir(&fixture_dir(
+        "diagnostics/section-read-only-by-a-switched-off-component",
+    ))
+    .remove("cmd")
+    .file("variants/generic.md", base)
+    .file("partials/tips_box.md", "{{ TIPS_SECTION }}\n")
+    .write()
+}
+
+/// A section whose slot only a switched-off component reads renders into nothing: the compile
+/// leaves it out and says why, so that `explain`, the JSON output and `stats` do not count it
+/// as in the prompt.
+#[test]
+fn a_section_only_a_switched_off_component_reads_is_left_out_and_said() {
+    let workspace = tips_under_a_switched_off_usage(
+        "You are a careful agent.\n\n{{ TOOLS }}\n\n{{ INTRO_SECTION }}\n\n{{ USAGE_SECTION }}\n",
+    );
+    let loaded = promptc::load_workspace(workspace.root()).unwrap();
+    let compiled = common::compile(&loaded.workspace, "generic", "basic");
+    let tips = compiled.sections.iter().find(|s| s.id == "tips").unwrap();
+    assert!(!tips.included);
+    assert_eq!(
+        tips.reason.as_deref(),
+        Some("its slot is read only by `usage`, which is not in the prompt")
+    );
+    assert_eq!(tips.text, "");
+    assert!(!compiled.prompt.contains("Read before you write."));
+    let explain = workspace.run(&["explain", "--family", "generic", "--context", "basic"]);
+    assert!(
+        explain
+            .stdout
+            .contains("  - tips: its slot is read only by `usage`, which is not in the prompt"),
+        "{}",
+        explain.stdout
+    );
+    let stats = workspace.run(&["stats", "--family", "generic", "--context", "basic"]);
+    assert_eq!(stats.code, 0, "{}", stats.stderr);
+    assert!(stats.stdout.contains("| intro |"), "{}", stats.stdout);
+    assert!(!stats.stdout.contains("| tips |"), "{}", stats.stdout);
+}
+
+/// A section read through a template the base includes is in the prompt, and so is every
+/// section when a template names one it uses by a computed name (any slot may be read there).
+#[test]
+fn a_section_read_through_an_include_or_a_computed_name_stays_in_the_prompt() {
+    for base in [
+        "{{ INTRO_SECTION }}\n{% include \"partials/tips_box.md\" %}",
+        "{{ INTRO_SECTION }}\n{% include \"partials/\" ~ \"tips_box.md\" %}",
+    ] {
+        let workspace = tips_under_a_switched_off_usage(base);
+        let loaded = promptc::load_workspace(workspace.root()).unwrap();
+        let compiled = common::compile(&loaded.workspace, "generic", "basic");
+        let tips = compiled.sections.iter().find(|s| s.id == "tips").unwrap();
+        assert!(tips.included, "{base}: {:?}", tips.reason);
+        assert!(compiled.prompt.contains("Read before you write."), "{base}");
+    }
+}

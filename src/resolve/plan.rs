@@ -15,6 +15,7 @@ use crate::resolve::tool_spec::{ResolvedParameter, ResolvedTool, has_family_view
 use crate::span::Span;
 use crate::templates::TemplateId;
 use crate::templates::Templates;
+use crate::templates::placement::SlotReaders;
 use crate::workspace::Workspace;
 use crate::workspace::inheritance::EffectiveVariant;
 use crate::workspace::order::apply_order;
@@ -32,6 +33,11 @@ pub enum Reason {
     /// The tools of its `depends_on` that are not enabled, in order.
     MissingDependency {
         tools: Arc<[String]>,
+    },
+    /// A component whose slot no template the compile renders reads: only the templates of
+    /// these components, none of which is in the prompt (see `templates::placement`).
+    SlotNotRead {
+        readers: Arc<[String]>,
     },
 }
 
@@ -64,6 +70,18 @@ impl std::fmt::Display for Reason {
                     more => write!(f, " and {more} more"),
                 }
             }
+            Reason::SlotNotRead { readers } => match &readers[..] {
+                [] => f.write_str("no template of the prompt reads its slot"),
+                [only] => write!(
+                    f,
+                    "its slot is read only by `{only}`, which is not in the prompt"
+                ),
+                many => write!(
+                    f,
+                    "its slot is read only by `{}`, which are not in the prompt",
+                    many.join("`, `")
+                ),
+            },
         }
     }
 }
@@ -157,10 +175,12 @@ impl Reason {
         match self {
             Reason::Included | Reason::DisabledByOverride => 0,
             Reason::ConditionFalse { condition } => condition.len(),
-            Reason::MissingDependency { tools } => tools
-                .iter()
-                .map(|tool| size_of::<String>() + tool.len())
-                .sum(),
+            Reason::MissingDependency { tools: names } | Reason::SlotNotRead { readers: names } => {
+                names
+                    .iter()
+                    .map(|name| size_of::<String>() + name.len())
+                    .sum()
+            }
         }
     }
 }
@@ -233,7 +253,7 @@ pub fn plan(
             diagnostics,
         );
     }
-    let components = outline
+    let mut components: Vec<PlannedComponent> = outline
         .components
         .iter()
         .map(|outlined| {
@@ -255,6 +275,24 @@ pub fn plan(
             }
         })
         .collect();
+    // A section whose slot only sections left out read renders into nothing.
+    let rendered: Vec<bool> = components
+        .iter()
+        .map(|planned| planned.reason == Reason::Included)
+        .collect();
+    let placed = outline.slot_readers.placed(&rendered);
+    for (index, planned) in components.iter_mut().enumerate() {
+        if rendered[index] && !placed[index] {
+            let readers = outline.slot_readers.readers(index);
+            planned.reason = Reason::SlotNotRead {
+                readers: readers
+                    .iter()
+                    .filter_map(|&reader| outline.components.get(reader))
+                    .map(|reader| reader.id.clone())
+                    .collect(),
+            };
+        }
+    }
     Plan { components, tools }
 }
 
@@ -312,6 +350,8 @@ pub struct Outline {
     tools: Vec<OutlinedTool>,
     components: Vec<OutlinedComponent>,
     inputs: Vec<String>,
+    /// Which templates read each component's slot.
+    slot_readers: SlotReaders,
 }
 
 struct OutlinedTool {
@@ -392,10 +432,16 @@ impl Outline {
             })
             .collect();
         let inputs = read_files(workspace, variant, &tools, &components);
+        let sections: Vec<(TemplateId, &str)> = components
+            .iter()
+            .map(|component| (component.template, component.slot.as_str()))
+            .collect();
+        let slot_readers = SlotReaders::new(&workspace.templates, variant.base, &sections);
         Self {
             tools,
             components,
             inputs,
+            slot_readers,
         }
     }
 

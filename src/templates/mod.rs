@@ -7,6 +7,7 @@ pub mod environment;
 pub mod limits;
 pub mod meant;
 pub mod model_id;
+pub mod placement;
 pub mod references;
 pub mod written;
 

@@ -10,6 +10,7 @@ use crate::namespace::{ENABLED_TOOLS, EXTRA, Namespace, TOOL, TOOLS_DATA, TOOLS_
 use crate::problem::Problem;
 use crate::span::Span;
 use crate::templates::TemplateId;
+use crate::templates::placement::SlotReaders;
 use crate::workspace::Workspace;
 use crate::workspace::inheritance::{EffectiveVariant, effective};
 use crate::workspace::template_choice::{component_template, tool_format};
@@ -306,38 +307,76 @@ fn family_templates_exist(scope: &Scope<'_>, variant: &EffectiveVariant, out: &m
 
 /// A listed component whose slot neither the base template nor a listed component's
 /// template reads renders nowhere.
+/// A variant's sections as validation sees them: each component's template and slot, which
+/// ones the variant switches on, and which of those reach its prompt (see
+/// [`SlotReaders`]). `None` for an invalid or unknown component (reported already), or a
+/// template that did not compile (one it includes may be it): what they read cannot be told.
+struct VariantSections {
+    templates: Vec<TemplateId>,
+    slots: Vec<String>,
+    enabled: Vec<bool>,
+    placed: Vec<bool>,
+    readers: SlotReaders,
+}
+
+impl VariantSections {
+    fn of(workspace: &Workspace, variant: &EffectiveVariant) -> Option<Self> {
+        if workspace.templates.some_did_not_compile() {
+            return None;
+        }
+        let (templates, slots): (Vec<TemplateId>, Vec<String>) = variant
+            .components()
+            .iter()
+            .map(|id| {
+                let (template, _) = component_template(workspace, variant, id)?;
+                Some((template, workspace.components.get(id)?.value.slot()))
+            })
+            .collect::<Option<Vec<_>>>()?
+            .into_iter()
+            .unzip();
+        // A component the variant switches off never renders: no slot is needed for it, and
+        // what its template reads reaches nothing.
+        let overrides = &variant.variant.overrides.components;
+        let enabled: Vec<bool> = variant
+            .components()
+            .iter()
+            .map(|id| overrides.get(id).and_then(|o| o.enabled) != Some(false))
+            .collect();
+        let sections: Vec<(TemplateId, &str)> = templates
+            .iter()
+            .zip(&slots)
+            .map(|(template, slot)| (*template, slot.as_str()))
+            .collect();
+        let readers = SlotReaders::new(&workspace.templates, variant.base, &sections);
+        let placed = readers.placed(&enabled);
+        Some(Self {
+            templates,
+            slots,
+            enabled,
+            placed,
+            readers,
+        })
+    }
+
+    /// The templates of the sections that reach the prompt.
+    fn placed_templates(&self) -> impl Iterator<Item = TemplateId> + '_ {
+        self.templates
+            .iter()
+            .zip(&self.placed)
+            .filter(|(_, placed)| **placed)
+            .map(|(template, _)| *template)
+    }
+}
+
+/// A listed component whose slot no template of the prompt reads (the base template, or that
+/// of a section that reaches the prompt, through what they include, import or extend).
 fn unslotted_components(scope: &Scope<'_>, variant: &EffectiveVariant, out: &mut Diagnostics) {
     let workspace = scope.workspace;
-    let templates: Option<Vec<TemplateId>> = variant
-        .components()
-        .iter()
-        .map(|id| component_template(workspace, variant, id).map(|(template, _)| template))
-        .collect();
-    // An invalid or unknown component (reported already), or a template that did not compile
-    // (one it includes may be it): the slots its templates read cannot be told.
-    let Some(templates) = templates else {
+    let Some(sections) = VariantSections::of(workspace, variant) else {
         return;
     };
-    if workspace.templates.some_did_not_compile() {
-        return;
-    }
-    // A slot read by a template that the base or a component template includes, imports or
-    // extends is read as well.
-    let direct: Vec<TemplateId> = std::iter::once(variant.base).chain(templates).collect();
-    let used: BTreeSet<&String> = direct
-        .iter()
-        .flat_map(|template| workspace.templates.with_used(*template))
-        .flat_map(|template| workspace.templates.variables(template))
-        .collect();
-    let overrides = &variant.variant.overrides.components;
-    for component in variant.components() {
-        let Some(entry) = workspace.components.get(component) else {
-            continue;
-        };
-        let slot = entry.value.slot();
-        // A component the variant switches off never renders: no slot is needed for it.
-        let disabled = overrides.get(component).and_then(|o| o.enabled) == Some(false);
-        if used.contains(&slot) || disabled {
+    for (index, component) in variant.components().iter().enumerate() {
+        if !sections.enabled[index] || sections.placed[index] {
             continue;
         }
         let Some((listed_by, listed)) = listed_at(workspace, variant, component) else {
@@ -352,8 +391,14 @@ fn unslotted_components(scope: &Scope<'_>, variant: &EffectiveVariant, out: &mut
         out.push(Diagnostic::new(
             Problem::UnslottedComponent {
                 component: component.clone(),
-                slot,
+                slot: sections.slots[index].clone(),
                 variant: variant.id().to_string(),
+                read_only_by: sections
+                    .readers
+                    .readers(index)
+                    .iter()
+                    .filter_map(|&reader| variant.components().get(reader).cloned())
+                    .collect(),
             },
             span,
         ));
@@ -371,20 +416,13 @@ fn unwritten_tools(scope: &Scope<'_>, variant: &EffectiveVariant, out: &mut Diag
     {
         return;
     }
-    // A component switched off renders nowhere: what it reads does not reach the prompt.
-    let overrides = &variant.variant.overrides.components;
-    let templates: Option<Vec<TemplateId>> = variant
-        .components()
-        .iter()
-        .filter(|id| overrides.get(*id).and_then(|o| o.enabled) != Some(false))
-        .map(|id| component_template(workspace, variant, id).map(|(template, _)| template))
-        .collect();
-    // An invalid or unknown component (reported already): what it reads cannot be told.
-    let Some(templates) = templates else {
+    // A component switched off renders nowhere, nor does one whose slot only such components
+    // read: what they read does not reach the prompt.
+    let Some(sections) = VariantSections::of(workspace, variant) else {
         return;
     };
     let reached: Vec<TemplateId> = std::iter::once(variant.base)
-        .chain(templates)
+        .chain(sections.placed_templates())
         .flat_map(|template| workspace.templates.with_used(template))
         .collect();
     // A name computed at render time (`{% include "tools_" ~ family %}`) may be a template
@@ -462,6 +500,16 @@ fn sections_read_where_empty(scope: &Scope<'_>, out: &mut Diagnostics) {
             .enumerate()
             .map(|(index, id)| (id.as_str(), index))
             .collect();
+        // A component the variant switches off renders nothing, so it reads nothing too early.
+        let switched_off = |id: &str| {
+            variant
+                .variant
+                .overrides
+                .components
+                .get(id)
+                .and_then(|o| o.enabled)
+                == Some(false)
+        };
         // Each component sees the sections rendered before its own.
         let readers = order.iter().enumerate().filter_map(|(index, id)| {
             component_template(workspace, variant, id).map(|(template, _)| (index, id, template))
@@ -480,6 +528,7 @@ fn sections_read_where_empty(scope: &Scope<'_>, out: &mut Diagnostics) {
                         listed.is_some();
                     if let Some(listed) = listed
                         && listed > at
+                        && !switched_off(reader)
                     {
                         let (_, _, variants) = read_too_early
                             .entry((template, component))
