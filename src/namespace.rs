@@ -228,8 +228,13 @@ pub fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a String>) -> O
             break;
         }
         // A name that differs only by case (`Plan` for `plan`) is the likeliest of all.
+        // One letter changed, added, dropped or swapped (`gtp` for `gpt`) is a typo however
+        // short the name, where the similarity of so few letters says little.
         let score = if candidate.eq_ignore_ascii_case(name) {
             2.0
+        } else if name.len().min(candidate.len()) >= 2 && strsim::osa_distance(name, candidate) == 1
+        {
+            strsim::jaro_winkler(name, candidate).max(0.9)
         } else {
             strsim::jaro_winkler(name, candidate)
         };
@@ -259,6 +264,15 @@ mod tests {
         assert_eq!(closest("Plan", &known), Some("plan".into()));
         assert_eq!(closest("ACT", &known), Some("act".into()));
         assert_eq!(closest("zzz", &known), None);
+    }
+
+    #[test]
+    fn one_edit_of_a_short_name_is_its_typo() {
+        let known: Vec<String> = ["gpt", "gemini", "xs"].map(String::from).to_vec();
+        assert_eq!(closest("gtp", &known), Some("gpt".into()));
+        assert_eq!(closest("xz", &known), Some("xs".into()));
+        assert_eq!(closest("gp", &known), Some("gpt".into()));
+        assert_eq!(closest("abc", &known), None);
     }
 
     #[test]

@@ -75,6 +75,8 @@ pub enum RefKind {
     Parameter,
     SharedParameter,
     Context,
+    /// A key of a tool's `families` table, as its `based_on` names one.
+    FamilySpec,
 }
 
 impl fmt::Display for RefKind {
@@ -87,6 +89,7 @@ impl fmt::Display for RefKind {
             RefKind::Parameter => "parameter",
             RefKind::SharedParameter => "shared parameter",
             RefKind::Context => "context",
+            RefKind::FamilySpec => "family spec",
         })
     }
 }
@@ -336,6 +339,14 @@ pub enum Problem {
         names: Vec<String>,
         suggestion: Option<String>,
     },
+    /// A `$` in a regex rule's replacement that starts no group reference (`$é`, `${` left
+    /// open, `$` before a space): the regex engine keeps it as it is, which a `$$` says.
+    LiteralDollar {
+        /// What follows the `$`, a few characters of it.
+        after: String,
+        /// The pattern's group of that name, which `${name}` reads.
+        group: Option<String>,
+    },
     // Compiling one prompt.
     RenderFailed {
         message: String,
@@ -515,6 +526,7 @@ impl Problem {
             Problem::NotYetDefined { .. } => "not-yet-defined",
             Problem::InvalidRegex { .. } => "invalid-regex",
             Problem::UnknownGroup { .. } => "unknown-group",
+            Problem::LiteralDollar { .. } => "literal-dollar",
             Problem::RenderFailed { .. } => "render-failed",
             Problem::ConditionFailed { .. } => "condition-failed",
             Problem::NoDate => "no-date",
@@ -571,6 +583,7 @@ impl Problem {
             | Problem::ListingEntryUnused { .. }
             | Problem::ToolsNeverWritten { .. }
             | Problem::OrderPastTheEnd { .. }
+            | Problem::LiteralDollar { .. }
             | Problem::UnslottedComponent { .. }
             | Problem::ComputedTemplateName { .. }
             | Problem::UnusedPartial { .. }
@@ -700,6 +713,10 @@ impl Problem {
                 kind: RefKind::Family,
                 ..
             } => "families are declared by the `family` of a variant".into(),
+            Problem::UnknownReference {
+                kind: RefKind::FamilySpec,
+                ..
+            } => "`based_on` names another key of the tool's `families` table, whose spec this one starts from".into(),
             Problem::UndefinedPlaceholder { .. } => {
                 "define it in the variant's `placeholders` (a context's `placeholders` or `--set` can then replace it), or list the component that provides it"
                     .into()
@@ -725,6 +742,13 @@ impl Problem {
                 suggestion: Some(meant),
                 ..
             } => format!("did you mean `${{{meant}}}`?"),
+            Problem::LiteralDollar {
+                group: Some(group),
+                ..
+            } => format!("write `${{{group}}}` for the group named so (a name of letters other than ASCII needs the braces), or `$$` for a dollar sign"),
+            Problem::LiteralDollar { .. } => {
+                "write `$$` for a dollar sign, as it is kept now, or `${name}` for a group".into()
+            }
             Problem::UnknownGroup {
                 group,
                 groups,
@@ -738,10 +762,14 @@ impl Problem {
                 } else {
                     format!(", and by name {}", names.iter().map(|n| format!("`${{{n}}}`")).collect::<Vec<_>>().join(", "))
                 };
-                let known = format!(
-                    "the pattern's groups are `$0` (the whole match) to `${}`{named}",
-                    groups.saturating_sub(1)
-                );
+                let known = if *groups > 1 {
+                    format!(
+                        "the pattern's groups are `$0` (the whole match) to `${}`{named}",
+                        groups - 1
+                    )
+                } else {
+                    "the pattern has no groups: `$0` is the whole match".to_string()
+                };
                 if digits > 0 && !rest.is_empty() && number.parse::<usize>().is_ok_and(|n| n < *groups) {
                     format!("a name runs on over letters, digits and `_`: write `${{{number}}}{rest}` for group {number} followed by `{rest}`")
                 } else {
@@ -1169,6 +1197,14 @@ impl Problem {
                 )
             }
             Problem::InvalidRegex { message } => write!(f, "invalid regular expression: {message}"),
+            Problem::LiteralDollar { after, .. } if after.is_empty() => write!(
+                f,
+                "the replacement ends with a `$`, which starts no group reference: it is written as a `$`"
+            ),
+            Problem::LiteralDollar { after, .. } => write!(
+                f,
+                "the replacement's `$` before `{after}` starts no group reference: it is written as a `$`"
+            ),
             Problem::UnknownGroup { group, .. } => write!(
                 f,
                 "the replacement reads group `{group}`, which the pattern does not have: it would be replaced by nothing"
@@ -1504,6 +1540,10 @@ mod tests {
                 names: Vec::new(),
                 suggestion: None,
             },
+            Problem::LiteralDollar {
+                after: text(),
+                group: None,
+            },
             Problem::RenderFailed {
                 message: text(),
                 meant: None,
@@ -1574,7 +1614,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 67;
+    const VARIANTS: usize = 68;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -1645,6 +1685,7 @@ mod tests {
             Problem::UnknownGroup { .. } => 64,
             Problem::ToolsNeverWritten { .. } => 65,
             Problem::OrderPastTheEnd { .. } => 66,
+            Problem::LiteralDollar { .. } => 67,
         }
     }
 

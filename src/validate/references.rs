@@ -612,7 +612,7 @@ fn family_bases_exist_without_cycle(_: &Known<'_>, entry: &Entry<ToolDef>, out: 
         if !families.contains_key(base) {
             out.error(
                 Problem::UnknownReference {
-                    kind: RefKind::Family,
+                    kind: RefKind::FamilySpec,
                     name: base.clone(),
                     suggestion: closest(base, families.keys()),
                 },
@@ -1119,15 +1119,57 @@ fn regexes_compile(_: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagn
                 manifest.value_span(&format!("/postprocess/{index}/pattern")),
             ),
             Ok(regex) => {
+                let span = manifest.value_span(&format!("/postprocess/{index}/replace"));
                 if let Some(problem) = unknown_group(&regex, replace) {
-                    out.error(
-                        problem,
-                        manifest.value_span(&format!("/postprocess/{index}/replace")),
-                    );
+                    out.error(problem, span);
+                }
+                if let Some(problem) = literal_dollar(&regex, replace) {
+                    out.error(problem, span);
                 }
             }
         }
     }
+}
+
+/// The first `$` of a replacement that starts no group reference, as the replacement is
+/// expanded: not `$$`, not `$` before a letter, digit or `_`, not `${…}` closed. The engine
+/// writes it as it is, where `$é` (a group name of other letters, which needs the braces) or
+/// a `${` left open meant a group.
+fn literal_dollar(regex: &regex_automata::meta::Regex, replace: &str) -> Option<Problem> {
+    let mut rest = replace;
+    while let Some(at) = rest.find('$') {
+        let after = &rest[at + 1..];
+        let mut chars = after.chars();
+        let starts_reference = match chars.next() {
+            Some('$') => {
+                rest = chars.as_str();
+                continue;
+            }
+            Some('{') => chars.as_str().contains('}'),
+            Some(c) => c.is_ascii_alphanumeric() || c == '_',
+            None => false,
+        };
+        if starts_reference {
+            rest = after;
+            continue;
+        }
+        let name: String = after
+            .trim_start_matches('{')
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let group = regex
+            .group_info()
+            .pattern_names(regex_automata::PatternID::ZERO)
+            .flatten()
+            .find(|group| *group == name)
+            .map(str::to_string);
+        return Some(Problem::LiteralDollar {
+            after: after.chars().take(8).collect(),
+            group,
+        });
+    }
+    None
 }
 
 /// The first group a replacement reads that its pattern does not have, as the replacement is
