@@ -604,7 +604,7 @@ impl Problem {
         Some(match self {
             Problem::EmptyFile => "write the file's fields, or delete the file".into(),
             Problem::NotUtf8 => "save the file as UTF-8".into(),
-            Problem::UnsupportedNumber { .. } => "use a finite number that fits in 64 bits".into(),
+            Problem::UnsupportedNumber { .. } => "use a whole number from -9223372036854775808 to 9223372036854775807 (a signed 64-bit integer), or a finite decimal".into(),
             Problem::YamlSyntax { message } if message.contains("tabs disallowed") => {
                 "indent with spaces: YAML does not allow tabs in indentation".into()
             }

@@ -913,7 +913,11 @@ fn set_gives_a_context_field_a_value_of_its_type() {
         ),
         (
             "browser.viewport.width=wide",
-            "`browser.viewport.width` is a context field that holds a number",
+            "`browser.viewport.width` is a context field that holds a whole number",
+        ),
+        (
+            "browser.viewport.width=1e3",
+            "`browser.viewport.width` is a context field that holds a whole number",
         ),
         (
             "browser=off",
@@ -1248,14 +1252,18 @@ fn new_starts_a_workspace_from_its_manifest_and_never_takes_a_name_twice() {
     let base = workspace.root().join("variants/generic.md");
     let text = std::fs::read_to_string(&base).unwrap();
     std::fs::write(&base, format!("{text}\n{{{{ INTRO_SECTION }}}}\n")).unwrap();
+    // An error the new file fixes is not told as one the workspace still has; one it leaves is.
+    std::fs::write(workspace.root().join("variants/broken.toml"), "id = 3\n").unwrap();
     let made = new(&["component", "intro"]);
     assert_eq!(made.code, 0, "{}", made.stderr);
     assert!(
-        made.stderr
-            .contains("note: the workspace had 1 error(s) before this file"),
+        made.stderr.contains(
+            "note: the workspace has 1 error(s) with this file; `promptc validate` lists them"
+        ),
         "{}",
         made.stderr
     );
+    std::fs::remove_file(workspace.root().join("variants/broken.toml")).unwrap();
     let listed = variant.replace("components = []", "components = [\"intro\"]");
     std::fs::write(workspace.root().join("variants/generic.toml"), listed).unwrap();
     assert!(new(&["variant", "claude"]).code == 0);

@@ -227,7 +227,7 @@ impl fmt::Display for Message<'_> {
             }
             Message::WorkspaceHasErrors(count) => write!(
                 f,
-                "note: the workspace had {count} error(s) before this file; `promptc validate` lists those left"
+                "note: the workspace has {count} error(s) with this file; `promptc validate` lists them"
             ),
             Message::StaleSchema(path) => write!(
                 f,

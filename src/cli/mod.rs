@@ -340,7 +340,8 @@ pub struct RulesArgs {
     /// Repeatable.
     #[arg(long = "global-rules", value_name = "DIR")]
     pub global: Vec<PathBuf>,
-    /// Active files: a rule with `globs` applies only when one of them matches.
+    /// Active files, added to the context's `active_files`: a rule with `globs` applies only
+    /// when one of them matches.
     #[arg(long = "files", value_name = "PATH", num_args = 1..)]
     pub files: Vec<String>,
     /// Leave out the rule of this name (its file name without `.md`/`.mdc`) or path.

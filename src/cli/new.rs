@@ -128,9 +128,14 @@ pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Re
     for path in &written {
         printer.message(Message::Wrote(&path.display()));
     }
-    let errors = loaded.diagnostics.error_count();
-    if errors > 0 {
-        printer.message(Message::WorkspaceHasErrors(errors));
+    // Counted again with the new files: the one written may be what fixed them.
+    if loaded.diagnostics.has_errors()
+        && let Ok(now) = crate::loader::load_workspace(root)
+    {
+        let errors = now.diagnostics.error_count();
+        if errors > 0 {
+            printer.message(Message::WorkspaceHasErrors(errors));
+        }
     }
     Ok(())
 }

@@ -281,6 +281,11 @@ fn typed_value(
     let last = segments[segments.len() - 1];
     Ok(match node.get(last) {
         Some(Value::Bool(_)) => boolean()?,
+        // A field of whole numbers (a viewport's width) takes one, written as one.
+        Some(Value::Number(held)) if !held.is_f64() => match text.trim().parse::<i64>() {
+            Ok(integer) => Value::from(integer),
+            Err(_) => return Err(wrong("a whole number")),
+        },
         Some(Value::Number(_)) => number()?,
         Some(Value::Array(_) | Value::Object(_)) => {
             return Err(wrong(
