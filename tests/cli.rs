@@ -1132,6 +1132,40 @@ fn a_value_toml_cannot_write_is_named_with_the_format_that_can() {
     assert_eq!(json.code, 0, "{}", json.stderr);
 }
 
+/// A table nested under more keys than a TOML key of promptc's may have parts would be written
+/// under a header promptc refuses to read back: `context` names it, with the format that
+/// holds it; one level less is written, and reads back.
+#[test]
+fn a_table_too_deep_for_a_toml_key_is_named_and_one_less_reads_back() {
+    let nested = |keys: usize| {
+        let mut value = serde_json::json!({ "leaf": 1 });
+        for _ in 1..keys {
+            value = serde_json::json!({ "a": value });
+        }
+        serde_json::json!({ "date": "2026-11-01", "extra": value }).to_string()
+    };
+    let workspace = common::Fixture::minimal()
+        .file("deep.json", nested(81))
+        .file("deepest.json", nested(80))
+        .write();
+    let refused = workspace.run(&["context", "--context", "deep.json"]);
+    assert_eq!(refused.code, 2, "{}", refused.stdout);
+    assert!(
+        refused.stderr.starts_with("error: `extra.a.a.")
+            && refused.stderr.ends_with(
+                "` is a table nested more than 80 deep, under a key longer than promptc reads \
+                 back, which TOML cannot write: ask for `--format json`\n"
+            ),
+        "{}",
+        refused.stderr
+    );
+    let written = workspace.run(&["context", "--context", "deepest.json"]);
+    assert_eq!(written.code, 0, "{}", written.stderr);
+    std::fs::write(workspace.root().join("again.toml"), &written.stdout).unwrap();
+    let again = workspace.run(&["context", "--context", "again.toml", "--format", "json"]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+}
+
 /// `--set` names a placeholder: a key templates could never read is refused, as it is in a
 /// context's `placeholders`, rather than set to no effect.
 #[test]

@@ -66,7 +66,7 @@ pub fn toml_text(mut value: serde_json::Value) -> Result<String, CliError> {
 
 /// `value` as TOML, its nulls kept to be refused by name (see [`toml_text`]).
 pub fn toml_written(value: &serde_json::Value) -> Result<String, CliError> {
-    if let Some((pointer, what)) = not_toml(value, String::new()) {
+    if let Some((pointer, what)) = not_toml(value, String::new(), 0) {
         return Err(CliError::NotToml {
             place: pointer.trim_start_matches('/').replace('/', "."),
             what,
@@ -75,20 +75,30 @@ pub fn toml_written(value: &serde_json::Value) -> Result<String, CliError> {
     toml::to_string(value).map_err(|error| CliError::Unprintable(error.to_string()))
 }
 
-/// The first value TOML cannot write, by its pointer, and what it is.
-fn not_toml(value: &serde_json::Value, pointer: String) -> Option<(String, &'static str)> {
+/// The first value TOML cannot write, by its pointer, and what it is. `keys` counts the
+/// table keys on the way to `value` (a list's items add none): a table under more keys than
+/// a TOML key of promptc's may have parts is written under a header promptc refuses to read.
+fn not_toml(
+    value: &serde_json::Value,
+    pointer: String,
+    keys: usize,
+) -> Option<(String, &'static str)> {
     match value {
         serde_json::Value::Null => Some((pointer, "null")),
         serde_json::Value::Number(number) if number.is_u64() && number.as_i64().is_none() => {
             Some((pointer, "an integer above 9223372036854775807"))
         }
+        serde_json::Value::Object(_) if keys > crate::load::MAX_KEY_PARTS => Some((
+            pointer,
+            "a table nested more than 80 deep, under a key longer than promptc reads back",
+        )),
         serde_json::Value::Array(items) => items
             .iter()
             .enumerate()
-            .find_map(|(index, item)| not_toml(item, format!("{pointer}/{index}"))),
-        serde_json::Value::Object(map) => map
-            .iter()
-            .find_map(|(key, item)| not_toml(item, crate::pointer::child_pointer(&pointer, key))),
+            .find_map(|(index, item)| not_toml(item, format!("{pointer}/{index}"), keys)),
+        serde_json::Value::Object(map) => map.iter().find_map(|(key, item)| {
+            not_toml(item, crate::pointer::child_pointer(&pointer, key), keys + 1)
+        }),
         _ => None,
     }
 }

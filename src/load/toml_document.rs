@@ -102,7 +102,7 @@ fn first_definition(text: &str, duplicate: &Range<usize>) -> Option<(String, usi
 
 /// The most parts a dotted key may have: the toml crate refuses a key whose parts before the
 /// last reach its nesting limit of 80, and says so without a place.
-const MAX_KEY_PARTS: usize = 80;
+pub(crate) const MAX_KEY_PARTS: usize = 80;
 
 /// The first dotted key (of a key-value pair or a table header) with more than
 /// [`MAX_KEY_PARTS`] parts, with its count and where it is written, found from the parser's
