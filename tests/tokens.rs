@@ -753,6 +753,56 @@ fn a_volatile_value_is_placed_where_it_is_read_whatever_shows_it() {
     }
 }
 
+/// A section only the probe's mode switches on, with a tool that mode switches on too: placed
+/// at the section's condition, naming the one value it reads (not at the base template, naming
+/// every volatile value).
+#[test]
+fn a_section_the_probe_switches_on_is_blamed_at_its_condition() {
+    let stable = "Most of the prompt: a stable text that a prompt cache can serve. ".repeat(8);
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}[predicates]\nplan_mode = \"mode == 'plan'\"\n",
+                common::MANIFEST
+            ),
+        )
+        .file(
+            "variants/generic.toml",
+            common::VARIANT
+                .replace("[\"intro\"]", "[\"plan\", \"intro\"]")
+                .replace("[\"read_file\"]", "[\"read_file\", \"plan_respond\"]"),
+        )
+        .file(
+            "tools/plan_respond.toml",
+            "id = \"plan_respond\"\ndescription = \"Answer with a plan.\"\nwhen = \"plan_mode\"\n",
+        )
+        .file(
+            "components/plan.toml",
+            "id = \"plan\"\ndescription = \"Planning.\"\nwhen = \"mode == 'plan'\"\n",
+        )
+        .file("components/plan.md", "Plan before you act.\n")
+        .file("components/intro.md", "You are an agent.\n")
+        .file(
+            "variants/generic.md",
+            format!(
+                "{{{{ INTRO_SECTION }}}}\n{{{{ PLAN_SECTION }}}}\n\n{stable}\n\n{{{{ TOOLS }}}}\n"
+            ),
+        )
+        .validate();
+    let found = report.single();
+    assert_eq!(
+        (found.code.as_str(), found.file.as_str(), found.line),
+        ("volatile-early", "components/plan.toml", 3),
+        "{found:?}"
+    );
+    assert!(
+        found.message.contains("(MODE)") && found.message.contains("in section `plan`"),
+        "{}",
+        found.message
+    );
+}
+
 /// The workspace sets the lint's level: an error fails `validate`, `off` says nothing.
 #[test]
 fn the_volatile_lint_has_a_level() {

@@ -238,10 +238,18 @@ fn probe_and_compare(
                             a.instruction != b.instruction || a.usage != b.usage || a.note != b.note
                         })
             });
+    // Next, the first section in one prompt and not the other (its condition reads the
+    // value): a section switched on by the probe holds no line of this prompt, and the tools it
+    // may switch too (plan mode's) left no section to blame.
     let section = changed
         .iter()
         .filter(|ours| ours.text.contains(changed_line))
         .min_by_key(|ours| ours.text.len())
+        .or_else(|| {
+            changed
+                .iter()
+                .find(|ours| shown_in_one(compiled, &probed, &ours.id))
+        })
         .or_else(|| {
             changed
                 .iter()
@@ -356,15 +364,40 @@ pub fn volatile_warning(
             .then(|| changed_tool_text(workspace, variant.family(), compiled, &probed))
             .flatten()
     };
-    let span = match &prefix.section {
-        // A section in one prompt and not the other: its condition reads the value.
+    // A section in one prompt and not the other: its condition reads the value, and names
+    // which (itself, or through a predicate).
+    let condition = match &prefix.section {
         Some(id) if shown_in_one(compiled, &probed, id) => workspace
             .components
             .get(id)
-            .filter(|entry| entry.value.condition.is_some())
-            .map(|entry| entry.value_span("/when")),
+            .and_then(|entry| Some((entry, entry.value.condition.as_deref()?))),
         _ => None,
     };
+    let span = condition.map(|(entry, _)| entry.value_span("/when"));
+    let read_by_condition: Vec<String> = condition
+        .and_then(|(_, condition)| workspace.templates.env().compile_expression(condition).ok())
+        .map(|expression| {
+            let names: std::collections::BTreeSet<String> =
+                expression.undeclared_variables(false).into_iter().collect();
+            let mut read: Vec<String> = settings
+                .volatile
+                .iter()
+                .filter(|v| {
+                    names
+                        .iter()
+                        .any(|name| is_volatile(std::slice::from_ref(v), name))
+                })
+                .cloned()
+                .collect();
+            read.extend(
+                names
+                    .iter()
+                    .filter(|name| predicates.contains(name.as_str()))
+                    .map(|name| format!("{name}, a predicate that reads one")),
+            );
+            read
+        })
+        .unwrap_or_default();
     let span = match (span, &prefix.section) {
         (Some(span), _) => span,
         (None, Some(id)) => {
@@ -391,6 +424,7 @@ pub fn volatile_warning(
             vec![format!("{name}, a predicate that reads one")]
         }
         Some(name) => vec![name],
+        None if !read_by_condition.is_empty() => read_by_condition,
         None => settings.volatile.clone(),
     };
     Some(Diagnostic::new(
