@@ -93,7 +93,16 @@ impl Diagnostics {
     /// cause), each by file, position, then message.
     pub fn sorted(mut self) -> Vec<Diagnostic> {
         self.items.sort_by(|a, b| {
-            let key = |d: &Diagnostic| (d.problem.stage(), d.span.source, d.span.start);
+            // Within a stage, errors before warnings: a warning is often what an error left
+            // behind (a slot misspelt in the base template leaves its component unslotted).
+            let key = |d: &Diagnostic| {
+                (
+                    d.problem.stage(),
+                    d.severity() != Severity::Error,
+                    d.span.source,
+                    d.span.start,
+                )
+            };
             (key(a), a.problem.code())
                 .cmp(&(key(b), b.problem.code()))
                 .then_with(|| a.problem.to_string().cmp(&b.problem.to_string()))
