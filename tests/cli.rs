@@ -497,13 +497,7 @@ output = \"terse/basic.md\"
     assert_eq!(validate.code, 0, "{}", validate.stderr);
     let build = workspace.run(&["build", "--all"]);
     assert_eq!(build.code, 0, "{}", build.stderr);
-    let mut written: Vec<String> = walkdir::WalkDir::new(root.join("examples/prompts"))
-        .into_iter()
-        .map(|e| e.unwrap())
-        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "md"))
-        .map(|e| e.path().strip_prefix(root).unwrap().display().to_string())
-        .collect();
-    written.sort();
+    let written = written_prompts(root);
     assert_eq!(
         written,
         [
@@ -532,6 +526,55 @@ output = \"terse/basic.md\"
     assert_eq!(build.code, 0, "{}", build.stderr);
     assert!(!root.join("examples/prompts/terse/basic.md").exists());
     assert!(root.join("examples/prompts/generic/basic.md").exists());
+}
+
+/// The prompts under the workspace's output folder, by their paths from `root`, sorted.
+fn written_prompts(root: &std::path::Path) -> Vec<String> {
+    let mut written: Vec<String> = walkdir::WalkDir::new(root.join("examples/prompts"))
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "md"))
+        .map(|e| e.path().strip_prefix(root).unwrap().display().to_string())
+        .collect();
+    written.sort();
+    written
+}
+
+/// Beside `families` (or `contexts`), `build.entries` adds to their product: a version in
+/// review is built next to the outputs of every context, which stay.
+#[test]
+fn build_entries_beside_families_add_to_their_product() {
+    let workspace = common::Fixture::minimal()
+        .file(
+            "variants/terse.toml",
+            "id = \"terse\"\nfamily = \"review\"\nextends = \"generic\"\ntemplate = \"Terse. {{ TOOLS }}\"\n",
+        )
+        .file("examples/contexts/other.toml", common::CONTEXT)
+        .file(
+            "promptc.toml",
+            format!(
+                "{}[build]\nfamilies = [\"generic\"]\n\n[[build.entries]]\nvariant = \"terse\"\ncontext = \"basic\"\noutput = \"generic-review/basic.md\"\n",
+                common::MANIFEST
+            ),
+        )
+        .write();
+    let root = workspace.root();
+    let build = workspace.run(&["build", "--all"]);
+    assert_eq!(build.code, 0, "{}", build.stderr);
+    let written = written_prompts(root);
+    assert_eq!(
+        written,
+        [
+            "examples/prompts/generic-review/basic.md",
+            "examples/prompts/generic/basic.md",
+            "examples/prompts/generic/other.md",
+        ]
+    );
+    let review =
+        std::fs::read_to_string(root.join("examples/prompts/generic-review/basic.md")).unwrap();
+    assert!(review.starts_with("Terse. "), "{review}");
+    let check = workspace.run(&["check"]);
+    assert_eq!(check.code, 0, "{}", check.stderr);
 }
 
 /// A build whose outputs are all current replaces no file, the index of outputs included: a

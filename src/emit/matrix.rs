@@ -36,33 +36,44 @@ pub struct MatrixEntry {
     pub path: String,
 }
 
-/// The matrix's entries: the manifest's `build.entries` in their order, else every family
-/// (in manifest or declaration order) with every context.
+/// The matrix's entries: every family (in manifest or declaration order) with every context,
+/// then the manifest's `build.entries` in their order; the entries alone when neither
+/// `families` nor `contexts` is set beside them.
 pub fn entries(workspace: &Workspace) -> Vec<MatrixEntry> {
     let build = &workspace.settings().build;
     let out = build.out.trim_end_matches('/');
+    let product_too = build.families.is_some() || build.contexts.is_some();
+    let mut all = if build.entries.is_none() || product_too {
+        product(workspace, out)
+    } else {
+        Vec::new()
+    };
     if let Some(listed) = &build.entries {
-        return listed
-            .iter()
-            .map(|entry| {
-                let family = workspace.family_of(&entry.variant);
-                let output = entry
-                    .output
-                    .clone()
-                    .unwrap_or_else(|| format!("{family}/{}.md", entry.context));
-                MatrixEntry {
-                    family: family.to_string(),
-                    // A variant id (or `family@version`) names one variant; a family
-                    // compiles with its chosen version.
-                    variant: (workspace.variants.contains_key(&entry.variant)
-                        || entry.variant.contains('@'))
-                    .then(|| entry.variant.clone()),
-                    context: entry.context.clone(),
-                    path: format!("{out}/{output}"),
-                }
-            })
-            .collect();
+        all.extend(listed.iter().map(|entry| {
+            let family = workspace.family_of(&entry.variant);
+            let output = entry
+                .output
+                .clone()
+                .unwrap_or_else(|| format!("{family}/{}.md", entry.context));
+            MatrixEntry {
+                family: family.to_string(),
+                // A variant id (or `family@version`) names one variant; a family
+                // compiles with its chosen version.
+                variant: (workspace.variants.contains_key(&entry.variant)
+                    || entry.variant.contains('@'))
+                .then(|| entry.variant.clone()),
+                context: entry.context.clone(),
+                path: format!("{out}/{output}"),
+            }
+        }));
     }
+    all
+}
+
+/// Every family the build names (else every family) with every context it names (else
+/// every context).
+fn product(workspace: &Workspace, out: &str) -> Vec<MatrixEntry> {
+    let build = &workspace.settings().build;
     let families = build
         .families
         .clone()

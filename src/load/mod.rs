@@ -12,6 +12,7 @@ pub mod rules;
 pub mod schema_check;
 pub mod specs;
 mod toml_document;
+#[cfg(feature = "cli")]
 pub(crate) use toml_document::MAX_KEY_PARTS;
 mod yaml_document;
 

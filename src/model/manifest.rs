@@ -142,8 +142,10 @@ pub struct BuildMatrix {
     /// Where compiled outputs are written, as `<out>/<family>/<context>.md`.
     #[serde(default = "BuildMatrix::default_out")]
     pub out: String,
-    /// The outputs one by one, instead of every family with every context: each names a
-    /// variant (or a family), a context and, optionally, its path under `out`.
+    /// The outputs one by one: each names a variant (or a family, or `family@version`), a
+    /// context and, optionally, its path under `out`. Alone, they are the whole matrix; with
+    /// `families` or `contexts`, they are added to that product (a version in review beside
+    /// the released prompts).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entries: Option<Vec<BuildEntry>>,
 }

@@ -40,10 +40,12 @@ pub enum InvalidValue {
         /// A folder beside where it was looked for, with a near name.
         suggestion: Option<String>,
     },
-    /// `build.entries` given together with `build.families` or `build.contexts`.
-    EntriesWithProduct,
     /// A build entry writing a path an earlier entry writes.
-    OutputTaken { path: String },
+    OutputTaken {
+        path: String,
+        /// Written by the families × contexts product the entries add to.
+        by_product: bool,
+    },
     /// A name that becomes part of an output's path (a family, a context, an entry's
     /// `output`) and differs from an earlier one only by case.
     DiffersOnlyByCase { name: String, other: String },
@@ -104,12 +106,12 @@ impl InvalidValue {
                 ..
             } => Some(format!("did you mean `{suggestion}`?")),
             InvalidValue::Empty => Some("write a value, or leave the key out".into()),
-            InvalidValue::EntriesWithProduct => Some(
-                "list every output under `build.entries`, or use `families` and `contexts` without it".into(),
+            InvalidValue::OutputTaken {
+                by_product: false, ..
+            } => Some("give one of the entries its own `output`".into()),
+            InvalidValue::OutputTaken { .. } => Some(
+                "give the entry its own `output`: the families × contexts product writes `<family>/<context>.md`".into(),
             ),
-            InvalidValue::OutputTaken { .. } => {
-                Some("give one of the entries its own `output`".into())
-            }
             InvalidValue::DiffersOnlyByCase { .. } => {
                 Some("rename one of them, by more than case".into())
             }
@@ -156,17 +158,23 @@ impl fmt::Display for InvalidValue {
                 value, expected, ..
             } => write!(f, "invalid value {value}: expected {expected}"),
             InvalidValue::Empty => write!(f, "the value is empty"),
-            InvalidValue::EntriesWithProduct => write!(
-                f,
-                "invalid value: `build.entries` lists the outputs one by one, so `families` and `contexts` cannot be set with it"
-            ),
             InvalidValue::DiffersOnlyByCase { name, other } => write!(
                 f,
                 "invalid value: `{name}` differs from `{other}` only by case: their outputs are one file on a file system that ignores case (macOS, Windows)"
             ),
-            InvalidValue::OutputTaken { path } => write!(
+            InvalidValue::OutputTaken {
+                path,
+                by_product: false,
+            } => write!(
                 f,
                 "invalid value: an earlier build entry already writes `{path}`"
+            ),
+            InvalidValue::OutputTaken {
+                path,
+                by_product: true,
+            } => write!(
+                f,
+                "invalid value: the families × contexts product already writes `{path}`"
             ),
             InvalidValue::NameTooLong { name, limit } => write!(
                 f,

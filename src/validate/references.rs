@@ -665,27 +665,35 @@ fn build_families_exist(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &
     }
 }
 
-/// Each build entry names a variant (or a family) and a context, writes its own output, and
-/// the list replaces the families × contexts product rather than adding to it.
+/// Each build entry names a variant (or a family) and a context, and writes its own output:
+/// none that the families × contexts product writes too, when `families` or `contexts` is set
+/// beside the list (which then adds to the product rather than replacing it).
 fn build_entries(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {
     let build = &manifest.value.build;
     let Some(entries) = &build.entries else {
         return;
     };
-    let product = [
-        ("families", build.families.is_some()),
-        ("contexts", build.contexts.is_some()),
-    ];
-    for (field, _) in product.into_iter().filter(|(_, set)| *set) {
-        {
-            out.error(
-                Problem::InvalidValue(InvalidValue::EntriesWithProduct),
-                manifest.key_span(&format!("/build/{field}")),
-            );
-        }
-    }
     // By their lower case: two that differ only by case are one file where case is ignored.
     let mut outputs: HashMap<String, String> = HashMap::new();
+    // The outputs of the families × contexts product, when the entries add to it.
+    let mut product = std::collections::HashSet::new();
+    if build.families.is_some() || build.contexts.is_some() {
+        let families = build
+            .families
+            .clone()
+            .unwrap_or_else(|| known.workspace.families());
+        let contexts: Vec<String> = build
+            .contexts
+            .clone()
+            .unwrap_or_else(|| known.workspace.contexts.keys().cloned().collect());
+        for family in &families {
+            for context in &contexts {
+                let output = format!("{family}/{context}.md");
+                outputs.insert(output.to_lowercase(), output.clone());
+                product.insert(output);
+            }
+        }
+    }
     for (index, entry) in entries.iter().enumerate() {
         let pointer = format!("/build/entries/{index}");
         let variants = &known.workspace.variants;
@@ -733,7 +741,10 @@ fn build_entries(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Dia
         };
         match outputs.get(&output.to_lowercase()) {
             Some(first) if *first == output => out.error(
-                Problem::InvalidValue(InvalidValue::OutputTaken { path: output }),
+                Problem::InvalidValue(InvalidValue::OutputTaken {
+                    by_product: product.contains(&output),
+                    path: output,
+                }),
                 manifest.value_span(&format!("{pointer}{at}")),
             ),
             Some(first) => out.error(
@@ -762,8 +773,8 @@ fn output_names_differ_beyond_case(
 ) {
     let workspace = known.workspace;
     let build = &manifest.value.build;
-    // Only names the matrix writes together: `build.entries` names its outputs itself.
-    if build.entries.is_some() {
+    // Only names the product writes together: `build.entries` alone names its outputs itself.
+    if build.entries.is_some() && build.families.is_none() && build.contexts.is_none() {
         return;
     }
     let built = |listed: &Option<Vec<String>>, name: &str| {
