@@ -586,12 +586,7 @@ fn unknown_rule_names(
     if !report.assembled {
         return;
     }
-    let known: std::collections::BTreeSet<String> = report
-        .rules
-        .iter()
-        .flat_map(|(rule, _)| [rule.name.clone(), rule.path.clone()])
-        .filter(|name| !name.is_empty())
-        .collect();
+    let known = report.names();
     let named = request
         .disabled
         .iter()

@@ -73,15 +73,7 @@ pub fn entries(workspace: &Workspace) -> Vec<MatrixEntry> {
 /// Every family the build names (else every family) with every context it names (else
 /// every context).
 fn product(workspace: &Workspace, out: &str) -> Vec<MatrixEntry> {
-    let build = &workspace.settings().build;
-    let families = build
-        .families
-        .clone()
-        .unwrap_or_else(|| workspace.families());
-    let contexts: Vec<String> = build
-        .contexts
-        .clone()
-        .unwrap_or_else(|| workspace.contexts.keys().cloned().collect());
+    let (families, contexts) = workspace.build_product();
     families
         .iter()
         .flat_map(|family| {

@@ -96,6 +96,17 @@ pub struct RulesReport {
     pub assembled: bool,
 }
 
+impl RulesReport {
+    /// The names a rule considered can be switched off by: each one's name and path.
+    pub fn names(&self) -> std::collections::BTreeSet<String> {
+        self.rules
+            .iter()
+            .flat_map(|(rule, _)| [rule.name.clone(), rule.path.clone()])
+            .filter(|name| !name.is_empty())
+            .collect()
+    }
+}
+
 /// Reads the rules files the context and the request name, decides which rules apply and
 /// puts them into the context as a list. A context that names no rules folder, lists no
 /// rules and gets no rules flags is left untouched (its `rules` text stays text).

@@ -44,12 +44,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
                 ));
             }
         }
-        let known: BTreeSet<String> = report
-            .rules
-            .iter()
-            .flat_map(|(rule, _)| [rule.name.clone(), rule.path.clone()])
-            .filter(|name| !name.is_empty())
-            .collect();
+        let known = report.names();
         for name in entry.value.rule_toggles.keys() {
             if known.contains(name) {
                 continue;

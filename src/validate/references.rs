@@ -674,23 +674,14 @@ fn build_entries(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Dia
         return;
     };
     // By their lower case: two that differ only by case are one file where case is ignored.
-    let mut outputs: HashMap<String, String> = HashMap::new();
-    // The outputs of the families × contexts product, when the entries add to it.
-    let mut product = std::collections::HashSet::new();
+    // Each with whether the families × contexts product writes it (when the entries add to it).
+    let mut outputs: HashMap<String, (String, bool)> = HashMap::new();
     if build.families.is_some() || build.contexts.is_some() {
-        let families = build
-            .families
-            .clone()
-            .unwrap_or_else(|| known.workspace.families());
-        let contexts: Vec<String> = build
-            .contexts
-            .clone()
-            .unwrap_or_else(|| known.workspace.contexts.keys().cloned().collect());
+        let (families, contexts) = known.workspace.build_product();
         for family in &families {
             for context in &contexts {
                 let output = format!("{family}/{context}.md");
-                outputs.insert(output.to_lowercase(), output.clone());
-                product.insert(output);
+                outputs.insert(output.to_lowercase(), (output, true));
             }
         }
     }
@@ -740,14 +731,14 @@ fn build_entries(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Dia
             ""
         };
         match outputs.get(&output.to_lowercase()) {
-            Some(first) if *first == output => out.error(
+            Some((first, by_product)) if *first == output => out.error(
                 Problem::InvalidValue(InvalidValue::OutputTaken {
-                    by_product: product.contains(&output),
+                    by_product: *by_product,
                     path: output,
                 }),
                 manifest.value_span(&format!("{pointer}{at}")),
             ),
-            Some(first) => out.error(
+            Some((first, _)) => out.error(
                 Problem::InvalidValue(InvalidValue::DiffersOnlyByCase {
                     name: output,
                     other: first.clone(),
@@ -755,7 +746,7 @@ fn build_entries(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Dia
                 manifest.value_span(&format!("{pointer}{at}")),
             ),
             None => {
-                outputs.insert(output.to_lowercase(), output);
+                outputs.insert(output.to_lowercase(), (output, false));
             }
         }
     }

@@ -38,8 +38,12 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
     for variant in scope.sound_variants() {
         base_template(&scope, variant, out);
         family_templates_exist(&scope, variant, out);
-        unslotted_components(&scope, variant, out);
-        unwritten_tools(&scope, variant, out);
+        // An invalid or unknown component, or a template that did not compile: what the
+        // sections read cannot be told, and neither check is made.
+        if let Some(sections) = VariantSections::of(workspace, variant) {
+            unslotted_components(&scope, variant, &sections, out);
+            unwritten_tools(&scope, variant, &sections, out);
+        }
     }
     sections_read_where_empty(&scope, out);
     volatile_names_known(&scope, out);
@@ -305,8 +309,6 @@ fn family_templates_exist(scope: &Scope<'_>, variant: &EffectiveVariant, out: &m
     }
 }
 
-/// A listed component whose slot neither the base template nor a listed component's
-/// template reads renders nowhere.
 /// A variant's sections as validation sees them: each component's template and slot, which
 /// ones the variant switches on, and which of those reach its prompt (see
 /// [`SlotReaders`]). `None` for an invalid or unknown component (reported already), or a
@@ -370,11 +372,13 @@ impl VariantSections {
 
 /// A listed component whose slot no template of the prompt reads (the base template, or that
 /// of a section that reaches the prompt, through what they include, import or extend).
-fn unslotted_components(scope: &Scope<'_>, variant: &EffectiveVariant, out: &mut Diagnostics) {
+fn unslotted_components(
+    scope: &Scope<'_>,
+    variant: &EffectiveVariant,
+    sections: &VariantSections,
+    out: &mut Diagnostics,
+) {
     let workspace = scope.workspace;
-    let Some(sections) = VariantSections::of(workspace, variant) else {
-        return;
-    };
     for (index, component) in variant.components().iter().enumerate() {
         if !sections.enabled[index] || sections.placed[index] {
             continue;
@@ -408,19 +412,18 @@ fn unslotted_components(scope: &Scope<'_>, variant: &EffectiveVariant, out: &mut
 /// A variant's tools reach the model as native definitions, or written into the prompt by a
 /// template that reads `TOOLS` or `tools` (or names them from `enabled_tools`): with neither,
 /// the tools it lists were left out without a word.
-fn unwritten_tools(scope: &Scope<'_>, variant: &EffectiveVariant, out: &mut Diagnostics) {
+fn unwritten_tools(
+    scope: &Scope<'_>,
+    variant: &EffectiveVariant,
+    sections: &VariantSections,
+    out: &mut Diagnostics,
+) {
     let workspace = scope.workspace;
-    if variant.variant.native_tools == Some(true)
-        || variant.tools().is_empty()
-        || workspace.templates.some_did_not_compile()
-    {
+    if variant.variant.native_tools == Some(true) || variant.tools().is_empty() {
         return;
     }
     // A component switched off renders nowhere, nor does one whose slot only such components
     // read: what they read does not reach the prompt.
-    let Some(sections) = VariantSections::of(workspace, variant) else {
-        return;
-    };
     let reached: Vec<TemplateId> = std::iter::once(variant.base)
         .chain(sections.placed_templates())
         .flat_map(|template| workspace.templates.with_used(template))

@@ -175,6 +175,18 @@ impl Workspace {
     }
 
     /// Families declared by the variants, in first-seen order.
+    /// The families and the contexts the build matrix pairs: those `[build]` names, else
+    /// every one.
+    pub(crate) fn build_product(&self) -> (Vec<String>, Vec<String>) {
+        let build = &self.settings().build;
+        let families = build.families.clone().unwrap_or_else(|| self.families());
+        let contexts = build
+            .contexts
+            .clone()
+            .unwrap_or_else(|| self.contexts.keys().cloned().collect());
+        (families, contexts)
+    }
+
     pub fn families(&self) -> Vec<String> {
         let mut seen = std::collections::HashSet::new();
         self.variants
