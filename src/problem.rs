@@ -112,6 +112,13 @@ impl fmt::Display for CycleLink {
     }
 }
 
+/// Long work that stops at the processor-time deadline (see `deadline`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoppedWork {
+    Compiles,
+    RoutingExpectations,
+}
+
 /// Each variant is named after its [`Problem::code`], the user-visible name.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Problem {
@@ -405,8 +412,10 @@ pub enum Problem {
     /// The process used most of its processor time (`PROMPTC_TIME_LIMIT`): the compiles left
     /// were not made, so that the command ends with a word rather than by the signal.
     ProcessorTimeSpent {
-        /// The processor time, in milliseconds, past which compiles stop.
+        /// The processor time, in milliseconds, past which long work stops.
         spent_ms: u64,
+        /// The work that stopped.
+        stopped: StoppedWork,
     },
     /// A compile's templates ran more instructions than its fuel allows.
     OutOfFuel {
@@ -877,6 +886,12 @@ impl Problem {
             Problem::VolatileEarly { .. } => {
                 "move values that change per request towards the end of the prompt, or lower `tokens.stable_prefix_percent`".into()
             }
+            Problem::ProcessorTimeSpent {
+                stopped: StoppedWork::RoutingExpectations,
+                ..
+            } => {
+                "if the work is real, raise `PROMPTC_TIME_LIMIT` (seconds, or `none`); routing rules that cost this much per model stop sooner with a lower `fuel` in promptc.toml, and fewer `[[routing.expect]]` models take less time".into()
+            }
             Problem::ProcessorTimeSpent { .. } => {
                 "if the work is real, raise `PROMPTC_TIME_LIMIT` (seconds, or `none`); a template that loops a long time stops sooner with a lower `fuel` in promptc.toml".into()
             }
@@ -1317,11 +1332,20 @@ impl Problem {
                     "; only the text before it can be served from a prompt cache"
                 )
             }
-            Problem::ProcessorTimeSpent { spent_ms } => write!(
-                f,
-                "promptc stopped compiling after {:.1} s of processor time, most of what its limit allows: the compiles left were not made",
-                *spent_ms as f64 / 1000.0
-            ),
+            Problem::ProcessorTimeSpent { spent_ms, stopped } => {
+                let (doing, left) = match stopped {
+                    StoppedWork::Compiles => ("compiling", "the compiles left were not made"),
+                    StoppedWork::RoutingExpectations => (
+                        "testing the routing rules on `[[routing.expect]]` models",
+                        "the models from this one on were not tested",
+                    ),
+                };
+                write!(
+                    f,
+                    "promptc stopped {doing} after {:.1} s of processor time, most of what its limit allows: {left}",
+                    *spent_ms as f64 / 1000.0
+                )
+            }
             Problem::StablePrefixUnchecked {
                 outputs, reason, ..
             } => {
@@ -1580,7 +1604,10 @@ mod tests {
                 reason: String::new(),
                 error: false,
             },
-            Problem::ProcessorTimeSpent { spent_ms: 0 },
+            Problem::ProcessorTimeSpent {
+                spent_ms: 0,
+                stopped: StoppedWork::Compiles,
+            },
             Problem::OutOfFuel { fuel: 0 },
             Problem::ConditionsOutOfFuel { fuel: 0 },
             Problem::TooMuchText {

@@ -2113,3 +2113,52 @@ fn templates_nest_to_the_recursion_limit_and_fail_where_they_pass_it() {
     assert_eq!(built.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&built.stderr).contains("recursion limit exceeded"));
 }
+
+// Each `[[routing.expect]]` model's routing conditions have fuel of their own, so thousands
+// of models with costly rules ran `validate` until the processor-time limit's signal ended
+// it, printing nothing (and no JSON on stdout). The tests stop at three quarters of the
+// limit and say so, at the first model not tested.
+#[cfg(unix)]
+#[test]
+fn routing_expectations_stop_short_of_the_processor_time_limit_and_say_so() {
+    use std::os::unix::process::ExitStatusExt;
+    let mut manifest =
+        String::from("fuel = 100000000\n[routing]\norder = [\"small\"]\nexpect = [\n");
+    for n in 0..3000 {
+        manifest.push_str(&format!(
+            "  {{ model = \"m{n:07}\", family = \"generic\" }},\n"
+        ));
+    }
+    manifest.push_str("]\n");
+    let workspace = with_template(&manifest, "You work in {{ cwd }}.\n")
+        .file(
+            "variants/small.toml",
+            "id = \"small\"\nextends = \"generic\"\n\
+             match = \"(model.id * 1000000) is matching('(?i)[a-z0-9]{3}x') or \
+             (model.id * 1000000) is matching('(?i)[a-z0-9]{4}y')\"\n",
+        )
+        .write();
+    let output = workspace
+        .command()
+        .env("PROMPTC_TIME_LIMIT", "2")
+        .args(["validate", "--format", "json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.signal(), None, "{stderr}");
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let stopped = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "processor-time-spent")
+        .unwrap_or_else(|| panic!("{json}"));
+    assert!(
+        stopped["message"].as_str().unwrap().starts_with(
+            "promptc stopped testing the routing rules on `[[routing.expect]]` models after 1.5 s"
+        ),
+        "{stopped}"
+    );
+    assert_eq!(stopped["file"], "promptc.toml");
+}

@@ -273,7 +273,10 @@ impl<'w> Compiler<'w> {
         let mut diagnostics = Diagnostics::default();
         if let Some(spent_ms) = crate::deadline::passed() {
             diagnostics.push(Diagnostic::new(
-                Problem::ProcessorTimeSpent { spent_ms },
+                Problem::ProcessorTimeSpent {
+                    spent_ms,
+                    stopped: crate::problem::StoppedWork::Compiles,
+                },
                 Span::file_start(workspace.manifest.source()),
             ));
             return Err(CompileError::Diagnostics(diagnostics));

@@ -320,6 +320,21 @@ impl<'w> Compiler<'w> {
         // every model (65 routing patterns and 80 models took 20 s). A few, not all: each
         // holds its context's values.
         for (chunk, group) in expectations.chunks(EXPECTED_AT_ONCE).enumerate() {
+            // Each model's conditions have their own fuel: thousands of models with costly
+            // rules could run past the process's time limit, which ends it without a word.
+            let stop = |out: &mut Diagnostics, spent_ms| {
+                out.error(
+                    Problem::ProcessorTimeSpent {
+                        spent_ms,
+                        stopped: crate::problem::StoppedWork::RoutingExpectations,
+                    },
+                    manifest.value_span(&format!("/routing/expect/{}", chunk * EXPECTED_AT_ONCE)),
+                );
+            };
+            if let Some(spent_ms) = crate::deadline::passed() {
+                stop(&mut out, spent_ms);
+                return out;
+            }
             let prepared: Vec<(Diagnostics, minijinja::Value, ConditionFuel)> = group
                 .iter()
                 .map(|expected| {
@@ -347,6 +362,10 @@ impl<'w> Compiler<'w> {
             for rule in &rules {
                 for ((_, values, fuel), outcome) in prepared.iter().zip(&mut outcomes) {
                     outcome.push(self.holds(rule, values, fuel));
+                }
+                if let Some(spent_ms) = crate::deadline::passed() {
+                    stop(&mut out, spent_ms);
+                    return out;
                 }
             }
             for (offset, ((expected, (mut diagnostics, _, _)), outcome)) in
