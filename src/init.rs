@@ -17,12 +17,21 @@ pub enum InitError {
     /// A path of the library is refused (a link leading out of the folder, a file where a
     /// folder belongs) or cannot be written; nothing was written.
     Refused(PathError),
+    /// The folder lies inside another workspace (`enclosing`, its root), whose load reads the
+    /// new one's files as its own; nothing was written.
+    InsideWorkspace { dir: PathBuf, enclosing: PathBuf },
 }
 
 /// Writes every file of the library under `dir`, refusing (before writing anything) when any
 /// of them exists, and writing all or nothing. Returns the paths written.
 pub fn init(dir: &Path) -> Result<Vec<PathBuf>, InitError> {
     let named = |error| InitError::Refused(PathError::io(dir, error));
+    if let Some(enclosing) = enclosing_workspace(dir) {
+        return Err(InitError::InsideWorkspace {
+            dir: dir.to_path_buf(),
+            enclosing,
+        });
+    }
     std::fs::create_dir_all(dir).map_err(named)?;
     let root = dir.canonicalize().map_err(named)?;
     let mut existing = Vec::new();
@@ -50,4 +59,23 @@ pub fn init(dir: &Path) -> Result<Vec<PathBuf>, InitError> {
     }
     staged.commit().map_err(InitError::Refused)?;
     Ok(targets.into_iter().map(|(_, shown, _)| shown).collect())
+}
+
+/// The workspace a new one at `dir` would lie inside: the nearest folder above `dir` (its
+/// links resolved, `dir` itself not counted) that holds a manifest. A workspace reads its
+/// folders whole, so a library written into one of them (`components/`, say) would be read
+/// as the outer workspace's files and break it.
+fn enclosing_workspace(dir: &Path) -> Option<PathBuf> {
+    let absolute = std::path::absolute(dir).ok()?;
+    let existing = absolute.ancestors().find(|folder| folder.exists())?;
+    let real = existing.canonicalize().ok()?;
+    let above = if existing == absolute {
+        real.parent()?
+    } else {
+        &real
+    };
+    above
+        .ancestors()
+        .find(|folder| crate::load::has_manifest(folder))
+        .map(Path::to_path_buf)
 }

@@ -165,7 +165,15 @@ fn a_set_path_into_extra_that_nothing_reads_is_a_warning_with_the_near_path() {
 #[test]
 fn extra_read_by_a_condition_or_whole_leaves_set_paths_quiet() {
     let warnings = |workspace: &common::Workspace, set: &str| {
-        let run = workspace.run(&["build", "--family", "generic", "--set", set]);
+        let run = workspace.run(&[
+            "build",
+            "--family",
+            "generic",
+            "--context",
+            "basic",
+            "--set",
+            set,
+        ]);
         assert_eq!(run.code, 0, "{}", run.stderr);
         run.stderr
     };
@@ -1335,7 +1343,7 @@ fn new_starts_a_workspace_from_its_manifest_and_never_takes_a_name_twice() {
     assert_eq!(made.code, 0, "{}", made.stderr);
     assert!(
         made.stderr.contains(
-            "note: the workspace has 1 error(s) with this file; `promptc validate` lists them"
+            "note: the workspace has 1 error(s) in other files; `promptc validate` lists them"
         ),
         "{}",
         made.stderr
@@ -1434,4 +1442,38 @@ fn a_new_variant_extends_the_fallback_familys_variant_by_its_id() {
     assert!(text.contains("extends = \"generic-1\""), "{text}");
     let validation = workspace.validate();
     assert!(validation.items().is_empty(), "{:#}", validation.json);
+}
+
+/// A build that names no context, in a workspace whose manifest names no `default_context`,
+/// compiles an empty context: it says so, with the flag and the setting that would name one,
+/// so that an error that follows (the date not known) is not a puzzle. Naming one, or a
+/// default, or `-q`, leaves the note out.
+#[test]
+fn a_build_without_a_context_says_it_compiles_an_empty_one() {
+    let workspace = common::Fixture::minimal().write();
+    let note = "note: no context given, and promptc.toml sets no `default_context`";
+    // The fixture's component reads the date, which only the context gives.
+    let plain = workspace.run(&["build", "--family", "generic"]);
+    assert_eq!(plain.code, 1, "{}", plain.stderr);
+    assert!(plain.stderr.starts_with(note), "{}", plain.stderr);
+    assert!(plain.stderr.contains("error[no-date]"), "{}", plain.stderr);
+    assert!(
+        plain
+            .stderr
+            .contains("pass `--context basic`, or set `default_context = \"basic\"`"),
+        "{}",
+        plain.stderr
+    );
+    for args in [
+        &["build", "--family", "generic", "--context", "basic"][..],
+        &["build", "--family", "generic", "-q"],
+    ] {
+        let run = workspace.run(args);
+        assert!(!run.stderr.contains(note), "{args:?}: {}", run.stderr);
+    }
+    let manifest = format!("{}default_context = \"basic\"\n", common::MANIFEST);
+    std::fs::write(workspace.root().join("promptc.toml"), manifest).unwrap();
+    let defaulted = workspace.run(&["build", "--family", "generic"]);
+    assert_eq!(defaulted.code, 0, "{}", defaulted.stderr);
+    assert!(!defaulted.stderr.contains(note), "{}", defaulted.stderr);
 }

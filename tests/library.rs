@@ -247,6 +247,44 @@ fn init_writes_a_workspace_that_validates_and_builds() {
     );
 }
 
+/// `init` in a folder of a workspace (run from `components/`, say) would add a second library
+/// to the files the outer workspace reads, and break it: refused, nothing written, the outer
+/// workspace still valid.
+#[test]
+fn init_inside_a_workspace_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let outer = dir.path().join("outer");
+    promptc::init(&outer).unwrap();
+    let files_before = walkdir::WalkDir::new(&outer).into_iter().count();
+    for (cwd, args) in [
+        ("components", vec!["init"]),
+        (".", vec!["init", "partials/new"]),
+        ("components", vec!["-C", "../tools", "init"]),
+    ] {
+        let output = common::promptc()
+            .current_dir(outer.join(cwd))
+            .args(&args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("lies inside the workspace at")
+                && stderr.contains("nothing was written"),
+            "{stderr}"
+        );
+    }
+    assert_eq!(
+        walkdir::WalkDir::new(&outer).into_iter().count(),
+        files_before
+    );
+    assert!(!outer.join("partials/new").exists());
+    assert!(load(&outer).is_valid());
+    // A folder beside the workspace is not inside it.
+    let beside = dir.path().join("beside");
+    assert!(promptc::init(&beside).is_ok());
+}
+
 /// `promptc init` with no folder writes into the current one and builds the outputs, so the
 /// new workspace passes `check` straight away.
 #[test]
@@ -286,13 +324,16 @@ fn init_in_the_current_folder_ends_with_check_passing() {
     assert!(quiet.status.success());
     assert_eq!(String::from_utf8_lossy(&quiet.stderr), "");
     // `-C DIR` names the folder `init` writes into, as it names the workspace elsewhere.
-    let other = run(&["-C", "second", "init", "-q"]);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let second = elsewhere.path().join("second");
+    let second = second.to_str().unwrap();
+    let other = run(&["-C", second, "init", "-q"]);
     assert!(
         other.status.success(),
         "{}",
         String::from_utf8_lossy(&other.stderr)
     );
-    assert!(run(&["-C", "second", "check", "-q"]).status.success());
+    assert!(run(&["-C", second, "check", "-q"]).status.success());
     // `check --format json` lists each file that differs, missing and stale apart.
     std::fs::remove_file(dir.path().join("examples/prompts/xs/basic.md")).unwrap();
     let checked = run(&["check", "--format", "json"]);

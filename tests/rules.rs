@@ -267,13 +267,15 @@ fn a_rule_left_out_for_the_cost_of_its_globs_is_told() {
 // `promptc context` prints a context to save and use again: it kept `rules_from` beside the
 // rules already read from those folders, so the saved context had every rule twice, and its
 // JSON wrote an unset date as `null`, which a context may not hold. Saved, in either format,
-// it now compiles as the context it came from.
+// it now compiles as the context it came from. Its toggles, applied already, are left out
+// too: kept, they named rules the saved context no longer holds, and were warned of.
 #[test]
 fn a_printed_context_used_again_compiles_as_the_one_it_came_from() {
     let workspace = workspace_with_project(
         "date = \"2026-11-01\"\n\
          rules_from = [\"project\"]\n\
-         active_files = [\"src/ui/app.tsx\"]\n",
+         active_files = [\"src/ui/app.tsx\"]\n\
+         rule_toggles = { \"legacy-style\" = false }\n",
     );
     let root = workspace.root();
     let original = workspace.run(&["build", "--context", "project"]);
@@ -286,6 +288,16 @@ fn a_printed_context_used_again_compiles_as_the_one_it_came_from() {
         let again = workspace.run(&["build", "--context", name]);
         assert_eq!(again.code, 0, "{format}: {}", again.stderr);
         assert_eq!(again.stdout, original.stdout, "{format}");
+        assert!(
+            !again.stderr.contains("warning"),
+            "{format}: {}",
+            again.stderr
+        );
+        assert!(
+            !printed.stdout.contains("rule_toggles"),
+            "{}",
+            printed.stdout
+        );
         std::fs::remove_file(root.join("examples/contexts").join(file)).unwrap();
     }
     // Active files given on the command line decide which rules apply: the printed context

@@ -3,7 +3,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::show::toml_written;
-use super::{CliError, DataFormat, Printer, TargetArgs, load_valid, request};
+use super::{CliError, DataFormat, Printer, TargetArgs, load_valid, request_with_rules};
 use crate::report;
 
 #[derive(Args, Debug)]
@@ -55,7 +55,7 @@ pub fn run(
         context: args.context,
         set: Vec::new(),
     };
-    let mut request = request(workspace, target, printer)?;
+    let (mut request, rules) = request_with_rules(workspace, target, printer)?;
     for file in files {
         if !request.context.active_files.contains(&file) {
             request.context.active_files.push(file);
@@ -79,6 +79,11 @@ pub fn run(
     // by TOML by name.
     if let Some(fields) = value.as_object_mut() {
         fields.remove("rules_from");
+        // The rules assembled are those the toggles left on: a toggle kept would name a rule
+        // the printed context no longer holds.
+        if rules.assembled {
+            fields.remove("rule_toggles");
+        }
         fields.retain(|_, field| !field.is_null());
     }
     printer.result(&match args.format {

@@ -26,6 +26,11 @@ pub enum CliError {
     NotAWorkspace(PathBuf),
     /// No manifest in the current folder or any above it.
     NoWorkspace(PathBuf),
+    /// A rules folder the command line names (`--rules`, `--global-rules`) is missing or is
+    /// not a folder: the request is wrong, as with a missing `--mcp` file.
+    RulesFolder(crate::problem::RulesProblem),
+    /// `init`: the folder lies inside the workspace at `enclosing`.
+    InsideWorkspace { dir: PathBuf, enclosing: PathBuf },
     /// The selection names no variant; the families there are.
     Selection {
         problem: Problem,
@@ -99,6 +104,8 @@ impl CliError {
             CliError::ProcessLimit(_) => "process-limit",
             CliError::NotAWorkspace(_) => "not-a-workspace",
             CliError::NoWorkspace(_) => "no-workspace",
+            CliError::InsideWorkspace { .. } => "inside-workspace",
+            CliError::RulesFolder(problem) => problem.code(),
             CliError::Selection { problem, .. } => problem.code(),
             CliError::UnknownTool { .. } => "unknown-tool",
             CliError::UnknownComponent { .. } => "unknown-component",
@@ -122,6 +129,7 @@ impl CliError {
             CliError::Path(error) if !matches!(error.problem, PathProblem::Io(_)) => {
                 Some(error.help())
             }
+            CliError::RulesFolder(problem) => problem.help(),
             _ => None,
         }
     }
@@ -161,6 +169,15 @@ impl fmt::Display for CliError {
                 "standard input is not UTF-8 text: `--context -` reads a context as JSON, TOML or YAML"
             ),
             CliError::NotAWorkspace(dir) => write!(f, "{} has no {MANIFEST_FILE}", dir.display()),
+            CliError::RulesFolder(problem) => write!(f, "{problem}"),
+            CliError::InsideWorkspace { dir, enclosing } => write!(
+                f,
+                "refusing to write a workspace into {}: it lies inside the workspace at {}, \
+                 which would read the new files as its own; nothing was written (run `promptc \
+                 init` in a folder outside it)",
+                dir.display(),
+                enclosing.display()
+            ),
             CliError::NoWorkspace(start) => write!(
                 f,
                 "no {MANIFEST_FILE} in {} or any folder above it (run `promptc` inside a \

@@ -40,5 +40,8 @@ pub fn run(args: InitArgs, workspace: Option<&Path>, printer: &Printer) -> Resul
         }
         Err(InitError::WouldOverwrite(existing)) => Err(CliError::WouldOverwrite(existing)),
         Err(InitError::Refused(error)) => Err(error.into()),
+        Err(InitError::InsideWorkspace { dir, enclosing }) => {
+            Err(CliError::InsideWorkspace { dir, enclosing })
+        }
     }
 }

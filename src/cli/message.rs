@@ -52,8 +52,12 @@ pub enum Message<'a> {
     },
     /// `validate` found nothing.
     Valid(&'a Path),
-    /// `new` wrote its file into a workspace that has errors elsewhere.
-    WorkspaceHasErrors(usize),
+    /// A compile of one request that names no context, in a workspace without a
+    /// `default_context` but with contexts: it compiles an empty one, and says so.
+    NoContextGiven { first: &'a str, count: usize },
+    /// `new` wrote its files into a workspace that has errors: in the files written, and
+    /// elsewhere.
+    WorkspaceHasErrors { in_new: usize, elsewhere: usize },
     /// `--set NAME=…` names nothing a template reads.
     SetNameUnread {
         name: &'a str,
@@ -101,6 +105,7 @@ impl Message<'_> {
                 | Message::Built { .. }
                 | Message::UpToDate(_)
                 | Message::Valid(_)
+                | Message::NoContextGiven { .. }
                 | Message::Initialised { .. }
                 | Message::NextAfterInit(_)
         )
@@ -225,10 +230,31 @@ impl fmt::Display for Message<'_> {
                     None => Ok(()),
                 }
             }
-            Message::WorkspaceHasErrors(count) => write!(
-                f,
-                "note: the workspace has {count} error(s) with this file; `promptc validate` lists them"
-            ),
+            Message::NoContextGiven { first, count } => {
+                let others = match count {
+                    0 | 1 => String::new(),
+                    count => format!(" (or another of the {count})"),
+                };
+                write!(
+                    f,
+                    "note: no context given, and promptc.toml sets no `default_context`: \
+                     compiling with an empty one (no date, no working folder); pass \
+                     `--context {first}`{others}, or set `default_context = \"{first}\"`"
+                )
+            }
+            Message::WorkspaceHasErrors { in_new, elsewhere } => {
+                let found = match (in_new, elsewhere) {
+                    (0, elsewhere) => format!("{elsewhere} error(s) in other files"),
+                    (in_new, 0) => format!("{in_new} error(s) in the file(s) written"),
+                    (in_new, elsewhere) => format!(
+                        "{in_new} error(s) in the file(s) written and {elsewhere} in other files"
+                    ),
+                };
+                write!(
+                    f,
+                    "note: the workspace has {found}; `promptc validate` lists them"
+                )
+            }
             Message::StaleSchema(path) => write!(
                 f,
                 "stale: {} differs from the generated schema (run `promptc schema`)",

@@ -474,6 +474,15 @@ pub fn request_with_rules(
     target: TargetArgs,
     printer: &Printer,
 ) -> Result<(Request, RulesReport), CliError> {
+    if target.context.is_none()
+        && workspace.settings().default_context.is_none()
+        && let Some(first) = workspace.contexts.keys().next()
+    {
+        printer.message(Message::NoContextGiven {
+            first,
+            count: workspace.contexts.len(),
+        });
+    }
     let (mut context, mut mcp_places, toggle_places) =
         match context(workspace, target.context.as_deref())? {
             Ok(context) => context,
@@ -486,6 +495,19 @@ pub fn request_with_rules(
     let named =
         Some(target.context_name(workspace)).filter(|name| workspace.contexts.contains_key(name));
     let rules_request = target.rules.request();
+    for folder in rules_request.global.iter().chain(&rules_request.folders) {
+        let reason = match std::fs::metadata(folder) {
+            Ok(found) if found.is_dir() => continue,
+            Ok(_) => crate::path_error::PathProblem::NotAFolder.to_string(),
+            Err(error) => error.to_string(),
+        };
+        return Err(CliError::RulesFolder(
+            crate::problem::RulesProblem::RulesFolderMissing {
+                path: folder.display().to_string(),
+                reason,
+            },
+        ));
+    }
     let (rules, problems) =
         assemble_rules(workspace, &mut context, &rules_request, named.as_deref());
     let has_errors = problems.has_errors();

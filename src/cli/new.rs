@@ -132,9 +132,20 @@ pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Re
     if loaded.diagnostics.has_errors()
         && let Ok(now) = crate::loader::load_workspace(root)
     {
-        let errors = now.diagnostics.error_count();
-        if errors > 0 {
-            printer.message(Message::WorkspaceHasErrors(errors));
+        let (mut in_new, mut elsewhere) = (0, 0);
+        for diagnostic in now.diagnostics.iter() {
+            if diagnostic.severity() != crate::problem::Severity::Error {
+                continue;
+            }
+            let file = &now.workspace.sources.get(diagnostic.span.source).path;
+            if written.iter().any(|path| path == file) {
+                in_new += 1;
+            } else {
+                elsewhere += 1;
+            }
+        }
+        if in_new + elsewhere > 0 {
+            printer.message(Message::WorkspaceHasErrors { in_new, elsewhere });
         }
     }
     Ok(())
