@@ -205,6 +205,39 @@ fn versioned() -> common::Workspace {
         .write()
 }
 
+/// A version asked for exactly wins over a longer one it names: with `1.0` beside `1.0.0`,
+/// `@1.0` (or a label naming `1.0`) took the highest it names, `1.0.0`, and `1.0` could not be
+/// asked for by version at all.
+#[test]
+fn a_version_asked_for_exactly_is_the_one_compiled() {
+    let workspace = Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            format!(
+                "{}version = \"1.0.0\"\nlabels = {{ old = \"1.0\" }}\n",
+                common::VARIANT
+            ),
+        )
+        .file(
+            "variants/old.toml",
+            "id = \"old\"\nfamily = \"generic\"\nextends = \"generic\"\nversion = \"1.0\"\n",
+        )
+        .write();
+    let variant_of = |args: &[&str]| {
+        let mut all = vec!["build", "--context", "basic", "--format", "json"];
+        all.extend_from_slice(args);
+        let run = workspace.run(&all);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+        let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        json["variant"].as_str().unwrap().to_string()
+    };
+    assert_eq!(variant_of(&["--variant", "generic@1.0"]), "old");
+    assert_eq!(variant_of(&["--label", "old"]), "old");
+    assert_eq!(variant_of(&["--variant", "generic@1.0.0"]), "generic");
+    assert_eq!(variant_of(&["--variant", "generic@1"]), "generic");
+    assert_eq!(variant_of(&["--family", "generic"]), "generic");
+}
+
 #[test]
 fn versions_labels_and_tags_select_a_variant() {
     let workspace = versioned();

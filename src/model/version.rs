@@ -68,16 +68,27 @@ pub fn is_named_by(version: &str, wanted: &str) -> bool {
             .is_some_and(|rest| rest.starts_with('.'))
 }
 
-/// The highest of the versions `wanted` names, with its item.
+/// The version `wanted` is, with its item, when one is (the first of equal ones); else the
+/// highest of those it names. Exactly first: with `1.0` and `1.0.0` in a family, `1.0` names
+/// both, and the highest would leave `1.0` no way to be asked for.
 pub fn highest_named<'a, T>(
     versions: impl IntoIterator<Item = (&'a str, T)>,
     wanted: &str,
 ) -> Option<(&'a str, T)> {
-    highest(
-        versions
-            .into_iter()
-            .filter(|(version, _)| is_named_by(version, wanted)),
-    )
+    let wanted_canonical = canonical(wanted);
+    let mut exact = None;
+    let mut named = None;
+    for (version, item) in versions {
+        if !is_named_by(version, wanted) {
+            continue;
+        }
+        if canonical(version) == wanted_canonical {
+            exact = exact.or(Some((version, item)));
+        } else {
+            named = highest(named.into_iter().chain([(version, item)]));
+        }
+    }
+    exact.or(named)
 }
 
 /// The highest version, with its item; the first of equal ones.
@@ -93,6 +104,16 @@ pub fn highest<'a, T>(versions: impl IntoIterator<Item = (&'a str, T)>) -> Optio
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_version_asked_for_exactly_wins_over_longer_ones_it_names() {
+        let versions = [("1.0.0", 'a'), ("1.0", 'b'), ("1.0.5", 'c'), ("01.00", 'd')];
+        assert_eq!(highest_named(versions, "1.0"), Some(("1.0", 'b')));
+        assert_eq!(highest_named(versions, "1.0.0"), Some(("1.0.0", 'a')));
+        assert_eq!(highest_named(versions, "1"), Some(("1.0.5", 'c')));
+        assert_eq!(highest_named(versions, "1.00"), Some(("1.0", 'b')));
+        assert_eq!(highest_named(versions, "2"), None);
+    }
 
     proptest::proptest! {
         // Versions that compare equal must be one version: `2.01` beside `2.1` was taken for

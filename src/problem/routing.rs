@@ -12,6 +12,8 @@ pub enum RoutingProblem {
         family: String,
         version: Option<String>,
         other: String,
+        /// The other's version, when spelled otherwise (`01.0` beside `1.0`).
+        other_version: Option<String>,
     },
     /// `family@version` or a label names no version of the family.
     UnknownVersion {
@@ -192,6 +194,18 @@ impl fmt::Display for RoutingProblem {
                 family,
                 version: Some(version),
                 other,
+                other_version: Some(other_version),
+            } if other_version != version => write!(
+                f,
+                "this variant serves family `{family}` at version `{version}`, as `{other}` does at \
+                 `{other_version}`: versions compare part by part, numbers as numbers, so the two \
+                 are one version"
+            ),
+            RoutingProblem::DuplicateVersion {
+                family,
+                version: Some(version),
+                other,
+                ..
             } => write!(
                 f,
                 "this variant serves family `{family}` at version `{version}`, as `{other}` does"
@@ -200,6 +214,7 @@ impl fmt::Display for RoutingProblem {
                 family,
                 version: None,
                 other,
+                ..
             } => write!(
                 f,
                 "this variant serves family `{family}` with no version, as `{other}` does"

@@ -46,26 +46,30 @@ fn own_or_id(entry: &Entry<VariantDef>, pointer: &str, own: bool) -> Span {
 
 fn versions_are_distinct(merged: &[(&Entry<VariantDef>, Variant)], out: &mut Diagnostics) {
     // By canonical version: `2.01` and `2.1` compare equal, so they are one version.
-    let mut seen: BTreeMap<(&str, String), &Entry<VariantDef>> = BTreeMap::new();
+    let mut seen: BTreeMap<(&str, String), (&Entry<VariantDef>, &Variant)> = BTreeMap::new();
     for (entry, variant) in merged {
         let key = (
             variant.family_or_id(),
             crate::model::version::canonical(version_of(variant)),
         );
         match seen.get(&key) {
-            Some(first) => out.push(
+            Some((first, first_variant)) => out.push(
                 Diagnostic::new(
                     Problem::Routing(RoutingProblem::DuplicateVersion {
                         family: key.0.to_string(),
                         version: variant.version.clone(),
                         other: first.value.id.clone(),
+                        other_version: first_variant.version.clone(),
                     }),
                     own_or_id(entry, "/version", entry.value.version.is_some()),
                 )
-                .label(first.value_span("/id"), LabelKind::FirstVariantOfFamily),
+                .label(
+                    own_or_id(first, "/version", first.value.version.is_some()),
+                    LabelKind::FirstVariantOfFamily,
+                ),
             ),
             None => {
-                seen.insert(key, entry);
+                seen.insert(key, (entry, variant));
             }
         }
     }
