@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 /// `text` (one line: a message, a name) with every control character shown as its picture.
 pub fn visible(text: &str) -> Cow<'_, str> {
-    shown(text, |c| c.is_control() || is_bidi(c))
+    shown(text, |c| c.is_control() || is_bidi(c) || is_invisible(c))
 }
 
 /// `text` of many lines (a report, a diff of prompts) as [`visible`] shows a line: its line
@@ -17,7 +17,7 @@ pub fn visible(text: &str) -> Cow<'_, str> {
 /// CI log, the very line that changed.
 pub fn visible_lines(text: &str) -> Cow<'_, str> {
     shown(text, |c| {
-        (c.is_control() && c != '\n' && c != '\t') || is_bidi(c)
+        (c.is_control() && c != '\n' && c != '\t') || is_bidi(c) || is_invisible(c)
     })
 }
 
@@ -38,7 +38,7 @@ fn shown(text: &str, hidden: impl Fn(char) -> bool) -> Cow<'_, str> {
             .map(|c| match c {
                 c if !hidden(c) => c,
                 '\u{7f}' => '\u{2421}',
-                c if is_bidi(c) => '\u{fffd}',
+                c if is_bidi(c) || is_invisible(c) => '\u{fffd}',
                 // C0 controls have pictures at U+2400 on; others (C1) a replacement mark.
                 c => char::from_u32(0x2400 + u32::from(c))
                     .filter(|_| u32::from(c) < 0x20)
@@ -63,9 +63,40 @@ fn is_bidi(c: char) -> bool {
     )
 }
 
+/// Characters that take no room where they stand: zero-width spaces and joiners, the word
+/// joiner and invisible operators, the byte-order mark, the soft hyphen, fillers, and the tag
+/// characters (U+E0000 on, which can spell hidden text). A name or a changed line holding one
+/// looks like one without it; each is shown as a replacement mark.
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00ad}'
+            | '\u{034f}'
+            | '\u{115f}'
+            | '\u{1160}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200d}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{3164}'
+            | '\u{feff}'
+            | '\u{ffa0}'
+            | '\u{e0000}'..='\u{e007f}'
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn characters_that_take_no_room_are_shown() {
+        assert_eq!(visible("use_a\u{200b}"), "use_a\u{fffd}");
+        assert_eq!(
+            visible_lines("x\u{feff}y\n\u{e0041}\u{2060}z\t"),
+            "x\u{fffd}y\n\u{fffd}\u{fffd}z\t"
+        );
+        assert!(matches!(visible("caf\u{e9} \u{65e5}\u{672c}"), Cow::Borrowed(_)));
+    }
 
     #[test]
     fn control_characters_are_shown_as_pictures_and_lines_stay_lines() {
