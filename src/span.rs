@@ -103,6 +103,92 @@ pub fn raw_offsets(raw: &str, decoded: &str) -> Option<Vec<std::ops::Range<usize
     Some(offsets)
 }
 
+/// [`raw_offsets`] for a value at `range` of a file's `text`: through its quotes and escapes,
+/// or, for a YAML block scalar (`|`, `>`) or a plain scalar over several lines, whose span
+/// starts at its first line's text, through its lines (see [`block_offsets`]).
+pub fn value_offsets(
+    text: &str,
+    range: std::ops::Range<usize>,
+    decoded: &str,
+) -> Option<Vec<std::ops::Range<usize>>> {
+    let raw = text.get(range.clone())?;
+    if let Some(offsets) = raw_offsets(raw, decoded) {
+        return Some(offsets);
+    }
+    if raw.starts_with(['"', '\'']) {
+        return None;
+    }
+    let line_start = text.get(..range.start)?.rfind('\n').map_or(0, |at| at + 1);
+    block_offsets(raw, range.start - line_start, decoded)
+}
+
+/// Where `range` of a value's text `decoded` lies in the value at `value` of the file's
+/// `text`: found as it is, or through its escapes or lines (see [`value_offsets`]).
+pub fn locate_in_file(
+    text: &str,
+    value: std::ops::Range<usize>,
+    decoded: &str,
+    range: std::ops::Range<usize>,
+) -> Option<std::ops::Range<usize>> {
+    let raw = text.get(value.clone())?;
+    match raw.find(decoded) {
+        Some(offset) => Some(offset + range.start..offset + range.end),
+        None => raw_range(&value_offsets(text, value, decoded)?, range),
+    }
+}
+
+/// [`raw_offsets`] for text written over lines indented by `indent` columns (the first line's
+/// indentation already passed): a YAML literal block keeps its line breaks, a folded block or
+/// a plain scalar turns a break into a space or drops it (before a blank line, at the end),
+/// and each line's indentation stands for nothing. `None` when the two cannot be walked
+/// together.
+fn block_offsets(raw: &str, indent: usize, decoded: &str) -> Option<Vec<std::ops::Range<usize>>> {
+    let bytes = raw.as_bytes();
+    let mut offsets = Vec::with_capacity(decoded.len());
+    let mut at = 0;
+    // Past a line break: the line's indentation, and on a plain scalar's continuation line
+    // any further blanks, unless the text wants them.
+    let skip_indentation = |mut at: usize, wanted: Option<char>| {
+        let mut skipped = 0;
+        while skipped < indent && bytes.get(at) == Some(&b' ') {
+            at += 1;
+            skipped += 1;
+        }
+        if wanted != Some(' ') && wanted != Some('\t') {
+            while matches!(bytes.get(at), Some(b' ' | b'\t')) {
+                at += 1;
+            }
+        }
+        at
+    };
+    let mut wanted = decoded.chars().peekable();
+    while let Some(&expected) = wanted.peek() {
+        let c = raw.get(at..)?.chars().next()?;
+        let is_break = c == '\n' || (c == '\r' && bytes.get(at + 1) == Some(&b'\n'));
+        let taken = if c == '\r' && is_break {
+            2
+        } else {
+            c.len_utf8()
+        };
+        if c == expected || (is_break && (expected == '\n' || expected == ' ')) {
+            for _ in 0..expected.len_utf8() {
+                offsets.push(at..at + taken);
+            }
+            wanted.next();
+            at += taken;
+        } else if is_break {
+            // A break folded away (before a blank line, or a chomped end).
+            at += taken;
+        } else {
+            return None;
+        }
+        if is_break {
+            at = skip_indentation(at, wanted.peek().copied());
+        }
+    }
+    Some(offsets)
+}
+
 /// Whether the text after a `\` ends its line with blanks alone: a line continuation.
 fn continues_a_line(after: &str) -> bool {
     let line = after.split('\n').next().unwrap_or(after);
@@ -111,19 +197,6 @@ fn continues_a_line(after: &str) -> bool {
             .trim_end_matches('\r')
             .chars()
             .all(|c| c == ' ' || c == '\t')
-}
-
-/// Where `range` of a value's text `decoded` lies in `raw`, the value as the file writes it:
-/// found as it is, or through its escapes (see [`raw_offsets`]).
-pub fn locate_in(
-    raw: &str,
-    decoded: &str,
-    range: std::ops::Range<usize>,
-) -> Option<std::ops::Range<usize>> {
-    match raw.find(decoded) {
-        Some(offset) => Some(offset + range.start..offset + range.end),
-        None => raw_range(&raw_offsets(raw, decoded)?, range),
-    }
 }
 
 /// The range in the raw value of `range` of its decoded text, by [`raw_offsets`]: from the
@@ -147,7 +220,41 @@ pub fn raw_range(
 
 #[cfg(test)]
 mod tests {
-    use super::{raw_offsets, raw_range};
+    use super::{locate_in_file, raw_offsets, raw_range};
+
+    // A YAML block scalar's text is found through its lines: the span starts at the first
+    // line's text, each line's indentation stands for nothing, and a folded break is a space.
+    #[test]
+    fn block_scalars_are_walked_line_by_line() {
+        // The text `decoded` holds at `part`, found in the value from `from` to `to`.
+        let found = |file: &str, from: &str, to: &str, decoded: &str, part: &str| {
+            let start = file.find(from).unwrap();
+            let end = file[start..].find(to).map_or(file.len(), |at| start + at);
+            let at = decoded.find(part).unwrap();
+            let raw = locate_in_file(file, start..end, decoded, at..at + part.len())?;
+            Some((start + raw.start, start + raw.end))
+        };
+        let file = "id: rules\ntemplate: |\n  line one\n  line two\n    {% endfi %}\nnext: 1\n";
+        let decoded = "line one\nline two\n  {% endfi %}\n";
+        let (start, end) = found(file, "line one", "next", decoded, "endfi").unwrap();
+        assert_eq!(&file[start..end], "endfi");
+
+        let file = "when: >-\r\n  mode == \"act\" and\r\n  browser.enabeld\r\ntemplate: x\r\n";
+        let decoded = "mode == \"act\" and browser.enabeld";
+        let (start, end) = found(file, "mode", "template", decoded, "enabeld").unwrap();
+        assert_eq!(&file[start..end], "enabeld");
+        assert_eq!(file[..start].matches('\n').count(), 2);
+
+        // A blank line in a folded block is a line break; a plain scalar's continuation
+        // lines may be indented further.
+        let file = "text: >\n  one\n\n  two\nplain: first\n      second\n";
+        let (start, end) = found(file, "one", "plain", "one\ntwo\n", "two").unwrap();
+        assert_eq!(&file[start..end], "two");
+        let (start, end) = found(file, "first", "\u{0}", "first second", "second").unwrap();
+        assert_eq!(&file[start..end], "second");
+        // Text the lines do not hold is not placed.
+        assert_eq!(found(file, "first", "\u{0}", "first third", "third"), None);
+    }
 
     // Each decoded byte is found where the file writes it, through escapes.
     #[test]

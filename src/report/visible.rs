@@ -95,7 +95,10 @@ mod tests {
             visible_lines("x\u{feff}y\n\u{e0041}\u{2060}z\t"),
             "x\u{fffd}y\n\u{fffd}\u{fffd}z\t"
         );
-        assert!(matches!(visible("caf\u{e9} \u{65e5}\u{672c}"), Cow::Borrowed(_)));
+        assert!(matches!(
+            visible("caf\u{e9} \u{65e5}\u{672c}"),
+            Cow::Borrowed(_)
+        ));
     }
 
     #[test]

@@ -253,8 +253,8 @@ impl<'w> Conditions<'w> {
         if range.end > text.len() || !sources.holds(span.source) {
             return None;
         }
-        let quoted = sources.get(span.source).text.get(span.range())?;
-        let raw = crate::span::locate_in(quoted, text, range)?;
+        let file = &sources.get(span.source).text;
+        let raw = crate::span::locate_in_file(file, span.range(), text, range)?;
         Some(Span::new(
             span.source,
             span.start + raw.start..span.start + raw.end,

@@ -174,7 +174,7 @@ impl Templates {
         let escaped = match exact_start {
             Some(_) => None,
             None => quoted
-                .and_then(|quoted| crate::span::raw_offsets(quoted, text))
+                .and_then(|_| crate::span::value_offsets(&file.text, span.range(), text))
                 .map(Arc::from),
         };
         let origin = Origin {

@@ -235,15 +235,15 @@ impl Checker<'_> {
     /// verbatim; the whole value otherwise.
     fn within(&self, value_span: Span, text: &str, range: std::ops::Range<usize>) -> Span {
         let file = self.sources.get(value_span.source);
-        file.text
-            .get(value_span.range())
-            .and_then(|quoted| crate::span::locate_in(quoted, text, range))
-            .map_or(value_span, |raw| {
+        crate::span::locate_in_file(&file.text, value_span.range(), text, range).map_or(
+            value_span,
+            |raw| {
                 Span::new(
                     value_span.source,
                     value_span.start + raw.start..value_span.start + raw.end,
                 )
-            })
+            },
+        )
     }
 }
 
