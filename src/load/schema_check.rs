@@ -546,6 +546,29 @@ fn one_of(
 ) {
     let pointer = error.instance_path().as_str().to_string();
     let instance = error.instance();
+    // The one branch whose type the value has (`rules` as a list, not as a text): its errors,
+    // deeper in the value, are what is wrong, where the other branches' say only that the
+    // type is not theirs.
+    let of_its_type: Vec<&Vec<ValidationError<'static>>> = branches
+        .iter()
+        .filter(|branch| {
+            !branch.iter().any(|e| {
+                e.instance_path().as_str() == pointer
+                    && matches!(
+                        e.kind(),
+                        ValidationErrorKind::Type { .. } | ValidationErrorKind::Constant { .. }
+                    )
+            })
+        })
+        .collect();
+    if let [branch] = of_its_type.as_slice()
+        && !branch.is_empty()
+    {
+        for inner in branch.iter() {
+            report(inner, schema, doc, out);
+        }
+        return;
+    }
     let constants = |at: &str| -> Vec<String> {
         branches
             .iter()
