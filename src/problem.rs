@@ -364,6 +364,9 @@ pub enum Problem {
         message: String,
         /// The near name of a filter, test, function or statement the message names.
         meant: Option<String>,
+        /// The path the condition reads that the scope does not have (`extra.team`), when
+        /// that is why it failed.
+        undefined: Option<String>,
     },
     NoDate,
     NoVariant {
@@ -629,6 +632,29 @@ impl Problem {
             | Problem::ConditionFailed {
                 meant: Some(meant), ..
             } => format!("did you mean `{meant}`?"),
+            Problem::RenderFailed { message, .. } if message.starts_with("undefined value") => {
+                // minijinja's detail names the value: "`extra.team` is undefined".
+                let path = message
+                    .split('`')
+                    .nth(1)
+                    .filter(|path| !path.is_empty())
+                    .unwrap_or("the value");
+                format!(
+                    "a value a context may leave unset: test it first (`{{% if {path} is defined %}}`), or give it a default (`{path} | default(…)`); an `extra` key can be declared in promptc.toml's `[context_fields]` with a default"
+                )
+            }
+            Problem::ConditionFailed {
+                undefined: Some(path),
+                ..
+            } if path.starts_with("extra.") => format!(
+                "a context that sets no `{path}` leaves it undefined: test it first (`{path} is defined and …`), give it a default (`{path} | default(…)`), or declare it in promptc.toml's `[context_fields]` with a default"
+            ),
+            Problem::ConditionFailed {
+                undefined: Some(path),
+                ..
+            } => format!(
+                "test it first (`{path} is defined and …`), or give it a default (`{path} | default(…)`)"
+            ),
             Problem::UnknownKey {
                 key,
                 belongs_in: Some(table),
@@ -1225,6 +1251,13 @@ impl Problem {
                 "the replacement reads group `{group}`, which the pattern does not have: it would be replaced by nothing"
             ),
             Problem::RenderFailed { message, .. } => write!(f, "rendering failed: {message}"),
+            Problem::ConditionFailed {
+                undefined: Some(path),
+                ..
+            } => write!(
+                f,
+                "condition could not be evaluated: `{path}` is not defined here"
+            ),
             Problem::ConditionFailed { message, .. } => {
                 write!(f, "condition could not be evaluated: {message}")
             }
@@ -1575,6 +1608,7 @@ mod tests {
             Problem::ConditionFailed {
                 message: text(),
                 meant: None,
+                undefined: None,
             },
             Problem::NoDate,
             Problem::NoVariant { family: text() },

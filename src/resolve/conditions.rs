@@ -238,8 +238,23 @@ impl<'w> Conditions<'w> {
             // reported; those after it are not evaluated, and count as false.
             Err(error) => {
                 fuel.spend_all();
-                let span = self.narrowed(span, text, &error).unwrap_or(span);
-                Err(Diagnostic::new(self.problem(&error), span))
+                let value = span;
+                let mut span = self.narrowed(value, text, &error).unwrap_or(value);
+                let mut problem = self.problem(&error);
+                if let Problem::ConditionFailed { undefined, .. } = &mut problem
+                    && error.kind() == minijinja::ErrorKind::UndefinedError
+                {
+                    *undefined = self.undefined_path(text, scope);
+                    // At the path, where the condition writes it.
+                    if let Some(path) = undefined.as_deref()
+                        && let Some(at) = text.find(path)
+                    {
+                        span = self
+                            .within(value, text, at..at + path.len())
+                            .unwrap_or(span);
+                    }
+                }
+                Err(Diagnostic::new(problem, span))
             }
         }
     }
@@ -248,7 +263,11 @@ impl<'w> Conditions<'w> {
     /// `matching` test given a pattern that does not parse): the part of the condition as the
     /// file writes it, found through its escapes. `None` keeps the whole condition.
     fn narrowed(&self, span: Span, text: &str, error: &minijinja::Error) -> Option<Span> {
-        let range = error.range()?;
+        self.within(span, text, error.range()?)
+    }
+
+    /// `range` of the condition's text, as a span of the file it is written in.
+    fn within(&self, span: Span, text: &str, range: std::ops::Range<usize>) -> Option<Span> {
         let sources = &self.workspace.sources;
         if range.end > text.len() || !sources.holds(span.source) {
             return None;
@@ -259,6 +278,37 @@ impl<'w> Conditions<'w> {
             span.source,
             span.start + raw.start..span.start + raw.end,
         ))
+    }
+
+    /// The first path the condition reads (in the order it is written) that the scope does
+    /// not have, to the first part missing: `extra.team` where `extra` has no `team`.
+    fn undefined_path(&self, text: &str, scope: &Value) -> Option<String> {
+        let env = self.workspace.templates.env();
+        let compiled;
+        let expression = match self.parsed.get(text) {
+            Some(Ok(parsed)) => &parsed.expression,
+            _ => {
+                compiled = env.compile_expression(text).ok()?;
+                &compiled
+            }
+        };
+        let mut paths: Vec<String> = expression.undeclared_variables(true).into_iter().collect();
+        paths.sort_by_key(|path| (text.find(path.as_str()).unwrap_or(usize::MAX), path.clone()));
+        paths.into_iter().find_map(|path| {
+            let mut value = scope.clone();
+            let mut walked = String::new();
+            for part in path.split('.') {
+                if !walked.is_empty() {
+                    walked.push('.');
+                }
+                walked.push_str(part);
+                value = value.get_attr(part).ok()?;
+                if value.is_undefined() {
+                    return Some(walked);
+                }
+            }
+            None
+        })
     }
 
     /// A result, once its fuel is taken from what the compile's conditions have left.
@@ -287,6 +337,7 @@ impl<'w> Conditions<'w> {
                     None => kind.to_string(),
                 },
                 meant: crate::templates::meant::meant(self.workspace.templates.env(), error),
+                undefined: None,
             },
         }
     }
