@@ -354,6 +354,20 @@ pub enum Problem {
         /// The pattern's group of that name, which `${name}` reads.
         group: Option<String>,
     },
+    /// A condition compares a context field with a value it never holds (`mode == 'Plan'`,
+    /// `browser.viewport.width > '800'` aside: `==` and `!=` only): the comparison is always
+    /// false (`==`) or always true (`!=`).
+    NeverEqual {
+        /// The comparison as written.
+        comparison: String,
+        path: String,
+        /// What the field holds: `one of act, plan`, `a number`, `text`, `true or false`.
+        holds: String,
+        /// Whether the comparison is `!=` (always true).
+        unequal: bool,
+        /// The value meant, when one of the field's is near the one written.
+        suggestion: Option<String>,
+    },
     // Compiling one prompt.
     RenderFailed {
         message: String,
@@ -539,6 +553,7 @@ impl Problem {
             Problem::InvalidRegex { .. } => "invalid-regex",
             Problem::UnknownGroup { .. } => "unknown-group",
             Problem::LiteralDollar { .. } => "literal-dollar",
+            Problem::NeverEqual { .. } => "never-equal",
             Problem::RenderFailed { .. } => "render-failed",
             Problem::ConditionFailed { .. } => "condition-failed",
             Problem::NoDate => "no-date",
@@ -596,6 +611,7 @@ impl Problem {
             | Problem::ToolsNeverWritten { .. }
             | Problem::OrderPastTheEnd { .. }
             | Problem::LiteralDollar { .. }
+            | Problem::NeverEqual { .. }
             | Problem::UnslottedComponent { .. }
             | Problem::ComputedTemplateName { .. }
             | Problem::UnusedPartial { .. }
@@ -783,6 +799,18 @@ impl Problem {
             } => format!("write `${{{group}}}` for the group named so (a name of letters other than ASCII needs the braces), or `$$` for a dollar sign"),
             Problem::LiteralDollar { .. } => {
                 "write `$$` for a dollar sign, as it is kept now, or `${name}` for a group".into()
+            }
+            Problem::NeverEqual {
+                path,
+                unequal,
+                suggestion: Some(meant),
+                ..
+            } => {
+                let op = if *unequal { "!=" } else { "==" };
+                format!("did you mean `{path} {op} '{meant}'`?")
+            }
+            Problem::NeverEqual { path, holds, .. } => {
+                format!("compare `{path}` with {holds}, which it holds")
             }
             Problem::UnknownGroup {
                 group,
@@ -1238,6 +1266,17 @@ impl Problem {
                 )
             }
             Problem::InvalidRegex { message } => write!(f, "invalid regular expression: {message}"),
+            Problem::NeverEqual {
+                comparison,
+                path,
+                holds,
+                unequal,
+                ..
+            } => write!(
+                f,
+                "`{comparison}` is always {}: `{path}` holds {holds}",
+                if *unequal { "true" } else { "false" }
+            ),
             Problem::LiteralDollar { after, .. } if after.is_empty() => write!(
                 f,
                 "the replacement ends with a `$`, which starts no group reference: it is written as a `$`"
@@ -1601,6 +1640,13 @@ mod tests {
                 after: text(),
                 group: None,
             },
+            Problem::NeverEqual {
+                comparison: text(),
+                path: text(),
+                holds: text(),
+                unequal: false,
+                suggestion: None,
+            },
             Problem::RenderFailed {
                 message: text(),
                 meant: None,
@@ -1675,7 +1721,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 68;
+    const VARIANTS: usize = 69;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -1747,6 +1793,7 @@ mod tests {
             Problem::ToolsNeverWritten { .. } => 65,
             Problem::OrderPastTheEnd { .. } => 66,
             Problem::LiteralDollar { .. } => 67,
+            Problem::NeverEqual { .. } => 68,
         }
     }
 

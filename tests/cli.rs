@@ -971,6 +971,11 @@ fn set_gives_a_context_field_a_value_of_its_type() {
             "`browser.viewport.width` is a context field that holds a whole number",
         ),
         (
+            "browser.viewport.width=9223372036854775808",
+            "holds a whole number from -9223372036854775808 to 9223372036854775807, and \
+             `9223372036854775808` is past them",
+        ),
+        (
             "browser=off",
             "holds a list or a table, which `--set` cannot give: set it in a context file",
         ),

@@ -226,6 +226,25 @@ fn typed_value(
         "false" => Ok(Value::Bool(false)),
         _ => Err(wrong("`true` or `false`")),
     };
+    // A whole number; digits past what 64 bits hold are told as such, not as "not a whole
+    // number".
+    let whole = |what: &str| match text.trim().parse::<i64>() {
+        Ok(integer) => Ok(Value::from(integer)),
+        Err(error)
+            if matches!(
+                error.kind(),
+                std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow
+            ) =>
+        {
+            Err(wrong(&format!(
+                "{what} from {} to {}, and `{}` is past them",
+                i64::MIN,
+                i64::MAX,
+                text.trim()
+            )))
+        }
+        Err(_) => Err(wrong(what)),
+    };
     let number = || match serde_json::from_str::<serde_json::Number>(text.trim()) {
         Ok(number) => Ok(Value::Number(number)),
         Err(_) => Err(wrong("a number")),
@@ -245,10 +264,7 @@ fn typed_value(
         if segments.len() == 2 {
             return Ok(match field.kind {
                 ParameterType::Boolean => boolean()?,
-                ParameterType::Integer => match text.trim().parse::<i64>() {
-                    Ok(integer) => Value::from(integer),
-                    Err(_) => return Err(wrong("an integer")),
-                },
+                ParameterType::Integer => whole("an integer")?,
                 ParameterType::Number => number()?,
                 ParameterType::String => Value::String(text.to_string()),
                 ParameterType::Array | ParameterType::Object => {
@@ -282,10 +298,7 @@ fn typed_value(
     Ok(match node.get(last) {
         Some(Value::Bool(_)) => boolean()?,
         // A field of whole numbers (a viewport's width) takes one, written as one.
-        Some(Value::Number(held)) if !held.is_f64() => match text.trim().parse::<i64>() {
-            Ok(integer) => Value::from(integer),
-            Err(_) => return Err(wrong("a whole number")),
-        },
+        Some(Value::Number(held)) if !held.is_f64() => whole("a whole number")?,
         Some(Value::Number(_)) => number()?,
         Some(Value::Array(_) | Value::Object(_)) => {
             return Err(wrong(

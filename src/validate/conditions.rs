@@ -194,6 +194,17 @@ impl Checker<'_> {
                 self.within(value_span, condition, range),
             ));
         }
+        let mut sides = Vec::new();
+        leaves(condition, 0, false, &mut sides);
+        for (range, _) in sides {
+            let Some(never) = never_equal(&condition[range.clone()], namespace) else {
+                continue;
+            };
+            out.push(crate::diagnostic::Diagnostic::new(
+                never,
+                self.within(value_span, condition, range),
+            ));
+        }
         for path in paths.into_iter().filter(|path| !is_global(path)) {
             if let Err((unknown, suggestion)) = namespace.check_path(&path) {
                 let first = unknown.split('.').next().unwrap_or(&unknown);
@@ -264,6 +275,158 @@ fn find_name(expression: &str, name: &str) -> Option<usize> {
         })
 }
 
+/// A side of a condition that compares a context field with `==` or `!=` to a value the
+/// field never holds: a value outside its choices (`mode == 'Plan'`), or of another type
+/// (`browser.viewport.width == '800'`, `yolo == 'true'`).
+fn never_equal(side: &str, namespace: &Namespace) -> Option<Problem> {
+    let parts = split_operator(side)?;
+    let (left, unequal, right) = parts;
+    let (path, literal) = if is_plain_path(left) {
+        (left, right)
+    } else {
+        (right, left)
+    };
+    let first = path.split('.').next()?;
+    if !is_plain_path(path)
+        || !namespace.contains(first)
+        || !crate::namespace::context_fields().contains(first)
+    {
+        return None;
+    }
+    let literal_value = literal_of(literal)?;
+    let root = crate::schema::context_schema();
+    let schema = crate::schema::resolved(root, crate::schema::context_schema_at(path).ok()?);
+    let choices: Vec<String> = schema
+        .get("enum")
+        .and_then(serde_json::Value::as_array)
+        .map(|values| {
+            values
+                .iter()
+                .filter_map(|value| value.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let types: Vec<&str> = match schema.get("type") {
+        Some(serde_json::Value::String(kind)) => vec![kind.as_str()],
+        Some(serde_json::Value::Array(kinds)) => {
+            kinds.iter().filter_map(serde_json::Value::as_str).collect()
+        }
+        _ if !choices.is_empty() => vec!["string"],
+        _ => return None,
+    };
+    let literal_type = match &literal_value {
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Number(number) if number.is_f64() => "number",
+        serde_json::Value::Number(_) => "integer",
+        serde_json::Value::Bool(_) => "boolean",
+        _ => return None,
+    };
+    let fits_type = types
+        .iter()
+        .any(|kind| *kind == literal_type || (*kind == "number" && literal_type == "integer"));
+    let (holds, suggestion) = if !fits_type {
+        let holds = types
+            .iter()
+            .filter(|kind| **kind != "null")
+            .map(|kind| match *kind {
+                "string" if !choices.is_empty() => format!("one of {}", choices.join(", ")),
+                "string" => "text".to_string(),
+                "integer" => "a whole number".to_string(),
+                "number" => "a number".to_string(),
+                "boolean" => "`true` or `false`".to_string(),
+                other => format!("a {other}"),
+            })
+            .collect::<Vec<_>>()
+            .join(" or ");
+        (holds, None)
+    } else if let (false, serde_json::Value::String(text)) = (choices.is_empty(), &literal_value) {
+        if choices.contains(text) {
+            return None;
+        }
+        let near = choices
+            .iter()
+            .find(|choice| choice.eq_ignore_ascii_case(text))
+            .cloned()
+            .or_else(|| crate::namespace::closest(text, choices.iter()));
+        (format!("one of {}", choices.join(", ")), near)
+    } else {
+        return None;
+    };
+    Some(Problem::NeverEqual {
+        comparison: side.to_string(),
+        path: path.to_string(),
+        holds,
+        unequal,
+        suggestion,
+    })
+}
+
+/// `left == right` or `left != right` (the operator alone at the top level, outside quotes
+/// and brackets): the two sides, trimmed, and whether it is `!=`.
+fn split_operator(side: &str) -> Option<(&str, bool, &str)> {
+    let bytes = side.as_bytes();
+    let mut quote: Option<u8> = None;
+    let mut depth = 0i32;
+    let mut found = None;
+    for at in 0..bytes.len() {
+        match (quote, bytes[at]) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'\'' | b'"') => quote = Some(bytes[at]),
+            (None, b'(' | b'[' | b'{') => depth += 1,
+            (None, b')' | b']' | b'}') => depth -= 1,
+            (None, b'=' | b'!') if depth == 0 && bytes.get(at + 1) == Some(&b'=') => {
+                let before_ok = at == 0 || !matches!(bytes[at - 1], b'=' | b'<' | b'>' | b'!');
+                let after_ok = bytes.get(at + 2) != Some(&b'=');
+                if !before_ok || !after_ok || found.is_some() {
+                    return None;
+                }
+                found = Some((at, bytes[at] == b'!'));
+            }
+            _ => {}
+        }
+    }
+    let (at, unequal) = found?;
+    Some((side[..at].trim(), unequal, side[at + 2..].trim()))
+}
+
+/// A dotted path of names (`browser.viewport.width`), nothing else.
+fn is_plain_path(text: &str) -> bool {
+    text.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.'))
+        && !text.ends_with('.')
+        && !matches!(text, "true" | "false" | "none" | "True" | "False" | "None")
+}
+
+/// A literal as a condition writes it: a quoted text without escapes, a number, `true` or
+/// `false`.
+fn literal_of(text: &str) -> Option<serde_json::Value> {
+    for quote in ['\'', '"'] {
+        if let Some(inner) = text
+            .strip_prefix(quote)
+            .and_then(|rest| rest.strip_suffix(quote))
+        {
+            if inner.contains(quote) || inner.contains('\\') {
+                return None;
+            }
+            return Some(serde_json::Value::String(inner.to_string()));
+        }
+    }
+    match text {
+        "true" | "True" => return Some(serde_json::Value::Bool(true)),
+        "false" | "False" => return Some(serde_json::Value::Bool(false)),
+        _ => {}
+    }
+    if !text.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
+        return None;
+    }
+    serde_json::from_str::<serde_json::Number>(text)
+        .ok()
+        .map(serde_json::Value::Number)
+}
+
 /// The names and paths (`focus_chain`, `browser.viewport`) that stand as a truth value in a
 /// condition: the whole of it, or a side of `and` or `or`, under any `not` and parentheses;
 /// each with its byte range in the condition (from `offset`), and whether a `not` turns it.
@@ -273,13 +436,30 @@ fn boolean_operands(
     negated: bool,
     out: &mut Vec<(std::ops::Range<usize>, bool)>,
 ) {
+    let mut found = Vec::new();
+    leaves(text, offset, negated, &mut found);
+    for (range, negated) in found {
+        let leaf = &text[range.start - offset..range.end - offset];
+        let is_path = leaf.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && leaf
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.'));
+        if is_path && !matches!(leaf, "true" | "false" | "none" | "True" | "False" | "None") {
+            out.push((range, negated));
+        }
+    }
+}
+
+/// The sides of a condition's `and` and `or`, under `not` (`negated`) and parentheses, each
+/// trimmed, with its byte range (`offset` on).
+fn leaves(text: &str, offset: usize, negated: bool, out: &mut Vec<(std::ops::Range<usize>, bool)>) {
     let start = text.len() - text.trim_start().len();
     let trimmed = text.trim();
     let offset = offset + start;
     let sides = split_at_top_level(trimmed, &["and", "or"]);
     if sides.len() > 1 {
         for (at, side) in sides {
-            boolean_operands(side, offset + at, negated, out);
+            leaves(side, offset + at, negated, out);
         }
         return;
     }
@@ -287,7 +467,7 @@ fn boolean_operands(
         .strip_prefix("not")
         .filter(|rest| rest.starts_with(|c: char| c.is_whitespace() || c == '('))
     {
-        boolean_operands(rest, offset + 3, !negated, out);
+        leaves(rest, offset + 3, !negated, out);
         return;
     }
     if let Some(inner) = trimmed
@@ -295,20 +475,10 @@ fn boolean_operands(
         .and_then(|inner| inner.strip_suffix(')'))
         .filter(|inner| split_at_top_level(inner, &[]).len() == 1 && balanced(inner))
     {
-        boolean_operands(inner, offset + 1, negated, out);
+        leaves(inner, offset + 1, negated, out);
         return;
     }
-    let is_path = !trimmed.is_empty()
-        && trimmed.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-        && trimmed
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.'));
-    if is_path
-        && !matches!(
-            trimmed,
-            "true" | "false" | "none" | "True" | "False" | "None"
-        )
-    {
+    if !trimmed.is_empty() {
         out.push((offset..offset + trimmed.len(), negated));
     }
 }
