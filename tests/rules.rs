@@ -1088,3 +1088,77 @@ fn many_long_globs_match_a_long_path_within_the_memory_limit() {
     // do not.
     assert!(stdout.contains("The long rule."), "{stdout}");
 }
+
+// `explain` lists every rules file it found: one whose frontmatter does not parse or is never
+// closed was told of as a warning and left out of the list, as if it were not there; a rule
+// the context lists itself (no kind, no file) was shown as `( rule)`.
+#[test]
+fn explain_lists_the_rules_files_it_skipped_and_the_context_s_own_rules() {
+    let workspace = Fixture::minimal()
+        .file(
+            "examples/contexts/listed.toml",
+            "date = \"2026-11-01\"\n\n[[rules]]\nname = \"go-style\"\ntext = \"Tabs.\"\nmetadata = { globs = [\"*.go\"] }\n",
+        )
+        .write();
+    let project = workspace.tmp().join("project");
+    let rules = project.join(".clinerules");
+    std::fs::create_dir_all(&rules).unwrap();
+    std::fs::write(rules.join("good.md"), "Write tests.\n").unwrap();
+    std::fs::write(rules.join("broken.md"), "---\nglobs: [\n---\nText.\n").unwrap();
+    std::fs::write(
+        rules.join("open.md"),
+        "---\ndescription: never closed\nText.\n",
+    )
+    .unwrap();
+    let run = workspace.run(&[
+        "explain",
+        "--context",
+        "listed",
+        "--rules",
+        project.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains(
+            "- go-style: left out: no active file matches `*.go` (a rule the context lists)"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("+ good: ") && run.stdout.contains(".clinerules/good.md)"),
+        "{}",
+        run.stdout
+    );
+    let skipped = run
+        .stdout
+        .split("rules files skipped (see the warnings):\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    assert!(
+        skipped.contains("- broken: rule frontmatter does not parse")
+            && skipped.contains("(clinerules rule .clinerules/broken.md)"),
+        "{skipped}"
+    );
+    assert!(
+        skipped.contains("- open: ") && skipped.contains(".clinerules/open.md"),
+        "{skipped}"
+    );
+    let json = workspace.run(&[
+        "explain",
+        "--context",
+        "listed",
+        "--rules",
+        project.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let value: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let names: Vec<&str> = value["rules"]["skipped"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{value}"))
+        .iter()
+        .map(|rule| rule["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["broken", "open"]);
+}

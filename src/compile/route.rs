@@ -362,10 +362,10 @@ impl<'w> Compiler<'w> {
             for rule in &rules {
                 for ((_, values, fuel), outcome) in prepared.iter().zip(&mut outcomes) {
                     outcome.push(self.holds(rule, values, fuel));
-                }
-                if let Some(spent_ms) = crate::deadline::passed() {
-                    stop(&mut out, spent_ms);
-                    return out;
+                    if let Some(spent_ms) = crate::deadline::passed() {
+                        stop(&mut out, spent_ms);
+                        return out;
+                    }
                 }
             }
             for (offset, ((expected, (mut diagnostics, _, _)), outcome)) in

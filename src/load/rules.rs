@@ -92,6 +92,9 @@ impl RuleDecision {
 pub struct RulesReport {
     pub rules: Vec<(Rule, RuleDecision)>,
     pub workflows: Vec<Rule>,
+    /// Rules files found but not read as rules (frontmatter that does not parse, a file that
+    /// is not text), each with why: told as warnings, and listed by `explain`.
+    pub skipped: Vec<(Rule, String)>,
     /// Whether rules were assembled at all (else the context was left as it was).
     pub assembled: bool,
 }
@@ -101,7 +104,9 @@ impl RulesReport {
     pub fn names(&self) -> std::collections::BTreeSet<String> {
         self.rules
             .iter()
-            .flat_map(|(rule, _)| [rule.name.clone(), rule.path.clone()])
+            .map(|(rule, _)| rule)
+            .chain(self.skipped.iter().map(|(rule, _)| rule))
+            .flat_map(|rule| [rule.name.clone(), rule.path.clone()])
             .filter(|name| !name.is_empty())
             .collect()
     }
@@ -135,6 +140,7 @@ pub fn assemble(
         globs: GlobBudget::default(),
         rules: Vec::new(),
         workflows: Vec::new(),
+        skipped: Vec::new(),
     };
     for folder in &request.global {
         reader.folder(folder, folder.clone(), Origin::Global);
@@ -146,6 +152,7 @@ pub fn assemble(
             }
             reader.rules.extend(read.rules.iter().cloned());
             reader.workflows.extend(read.workflows.iter().cloned());
+            reader.skipped.extend(read.skipped.iter().cloned());
         }
         None => reader.rules_from(root, &context.rules_from, &[], true),
     }
@@ -155,9 +162,12 @@ pub fn assemble(
     let Reader {
         rules: found,
         workflows,
+        skipped,
         ..
     } = reader;
-    apply(context, found, workflows, request)
+    let mut report = apply(context, found, workflows, request);
+    report.skipped = skipped;
+    report
 }
 
 /// Whether a context and request involve rules at all; a context that names no rules
@@ -174,6 +184,7 @@ fn wants_rules(context: &Context, request: &RulesRequest) -> bool {
 pub struct ReadRules {
     pub rules: Vec<Rule>,
     pub workflows: Vec<Rule>,
+    pub skipped: Vec<(Rule, String)>,
 }
 
 /// Whether a workspace context's own file writes its `rules_from`, rather than inheriting it
@@ -202,11 +213,13 @@ pub fn read_rules_from(
         globs: GlobBudget::default(),
         rules: Vec::new(),
         workflows: Vec::new(),
+        skipped: Vec::new(),
     };
     reader.rules_from(root, rules_from, named_at, false);
     ReadRules {
         rules: reader.rules,
         workflows: reader.workflows,
+        skipped: reader.skipped,
     }
 }
 
@@ -218,12 +231,14 @@ pub fn assemble_preread(context: &mut Context, preread: Option<&ReadRules>) -> R
         return RulesReport::default();
     }
     let read = preread.cloned().unwrap_or_default();
-    apply(
+    let mut report = apply(
         context,
         read.rules,
         read.workflows,
         &RulesRequest::default(),
-    )
+    );
+    report.skipped = read.skipped;
+    report
 }
 
 /// About the memory a context's rules and workflows take: each rule's slot, its strings and
@@ -642,6 +657,8 @@ struct Reader<'a> {
     globs: GlobBudget,
     rules: Vec<Rule>,
     workflows: Vec<Rule>,
+    /// Rules files not read as rules, with why (see [`RulesReport::skipped`]).
+    skipped: Vec<(Rule, String)>,
 }
 
 /// How deep below a rules folder rules are read (`.clinerules/a/b/c/d/rule.md` is 6).
@@ -839,11 +856,30 @@ impl Reader<'_> {
                     .map_err(|error| error.problem.to_string())
             })
             .and_then(|bytes| String::from_utf8(bytes).map_err(|_| "not UTF-8".to_string()));
+        let file_name = relative.rsplit('/').next().unwrap_or(&relative);
+        let name = file_name
+            .strip_suffix(".mdc")
+            .or_else(|| file_name.strip_suffix(".md"))
+            .unwrap_or(file_name)
+            .to_string();
+        let unread = |reason: String| {
+            (
+                Rule {
+                    kind: kind.to_string(),
+                    path: relative.clone(),
+                    name: name.clone(),
+                    ..Rule::default()
+                },
+                reason,
+            )
+        };
         let text = match read {
             Ok(text) => text,
             Err(reason) => {
                 let path_text = shown.display().to_string();
                 let id = self.sources.add(shown, String::new());
+                self.skipped
+                    .push(unread(format!("it cannot be read: {reason}")));
                 return self.warn(
                     RulesProblem::RuleUnreadable {
                         path: path_text,
@@ -856,6 +892,13 @@ impl Reader<'_> {
         self.bytes = self.bytes.saturating_add(text.len() as u64);
         let id = self.sources.add(shown, text);
         let Some((metadata, body)) = self.frontmatter(id) else {
+            // Why, as the warning just given says it.
+            let reason = self
+                .diagnostics
+                .iter()
+                .last()
+                .map_or_else(String::new, |told| told.problem.to_string());
+            self.skipped.push(unread(reason));
             return;
         };
         if kind != "workflow" && !self.globs.spend(&metadata) {
@@ -888,15 +931,10 @@ impl Reader<'_> {
             let span = self.locate_key(id, "alwaysApply");
             self.warn(RulesProblem::AlwaysApplyNotABoolean { found }, span);
         }
-        let file_name = relative.rsplit('/').next().unwrap_or(&relative);
-        let name = file_name
-            .strip_suffix(".mdc")
-            .or_else(|| file_name.strip_suffix(".md"))
-            .unwrap_or(file_name);
         let rule = Rule {
             kind: kind.to_string(),
             path: relative.clone(),
-            name: name.to_string(),
+            name,
             text: body,
             metadata,
         };

@@ -14,15 +14,24 @@ pub fn text(report: &RulesReport) -> String {
     }
     for (rule, decision) in &report.rules {
         let mark = if decision.applies() { '+' } else { '-' };
-        let from = if rule.path.is_empty() {
-            format!("{} rule", rule.kind)
-        } else {
-            format!("{} rule {}", rule.kind, rule.path)
-        };
         push_line(
             &mut out,
-            &format!("  {mark} {}: {} ({from})", rule.name, reason(decision)),
+            &format!(
+                "  {mark} {}: {} ({})",
+                rule.name,
+                reason(decision),
+                source(rule)
+            ),
         );
+    }
+    if !report.skipped.is_empty() {
+        out.push_str("\nrules files skipped (see the warnings):\n");
+        for (rule, why) in &report.skipped {
+            push_line(
+                &mut out,
+                &format!("  - {}: {why} ({})", rule.name, source(rule)),
+            );
+        }
     }
     if !report.workflows.is_empty() {
         out.push_str("\nworkflows (kept apart from the rules):\n");
@@ -36,8 +45,18 @@ pub fn text(report: &RulesReport) -> String {
     out
 }
 
-/// The same as JSON: `rules` (name, kind, path, applies, reason) and `workflows` (name, kind,
-/// path), each with what the text form says of it.
+/// Where a rule comes from: its kind and file, or the context that lists it.
+fn source(rule: &crate::model::Rule) -> String {
+    match (rule.kind.as_str(), rule.path.as_str()) {
+        ("", "") => "a rule the context lists".to_string(),
+        ("", path) => format!("rule {path}"),
+        (kind, "") => format!("{kind} rule"),
+        (kind, path) => format!("{kind} rule {path}"),
+    }
+}
+
+/// The same as JSON: `rules` (name, kind, path, applies, reason), `workflows` (name, kind,
+/// path) and `skipped` (name, kind, path, reason), each with what the text form says of it.
 pub fn json(report: &RulesReport) -> Value {
     let rules: Vec<Value> = report
         .rules
@@ -57,7 +76,14 @@ pub fn json(report: &RulesReport) -> Value {
         .iter()
         .map(|w| json!({ "name": w.name, "kind": w.kind, "path": w.path }))
         .collect();
-    json!({ "rules": rules, "workflows": workflows })
+    let skipped: Vec<Value> = report
+        .skipped
+        .iter()
+        .map(|(rule, why)| {
+            json!({ "name": rule.name, "kind": rule.kind, "path": rule.path, "reason": why })
+        })
+        .collect();
+    json!({ "rules": rules, "workflows": workflows, "skipped": skipped })
 }
 
 fn reason(decision: &RuleDecision) -> String {
