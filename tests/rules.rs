@@ -1162,3 +1162,79 @@ fn explain_lists_the_rules_files_it_skipped_and_the_context_s_own_rules() {
         .collect();
     assert_eq!(names, ["broken", "open"]);
 }
+
+// Rules of the same name from two folders (a global `AGENTS.md` and the project's) could not
+// be told apart, in `explain` or a template, nor switched off one at a time: a rule carries
+// the folder it was read from, and `FOLDER/PATH` names it alone.
+#[test]
+fn rules_of_one_name_from_two_folders_are_told_apart_and_switched_off_apart() {
+    let workspace = Fixture::minimal()
+        .file(
+            "components/intro.md",
+            "{% for rule in rules %}[{{ rule.folder }}] {{ rule.name }}: {{ rule.text }}\n{% endfor %}",
+        )
+        .write();
+    let root = workspace.tmp();
+    for (folder, text) in [("global", "Global advice."), ("project", "Project advice.")] {
+        std::fs::create_dir_all(root.join(folder)).unwrap();
+        std::fs::write(root.join(folder).join("AGENTS.md"), text).unwrap();
+    }
+    let global = root.join("global");
+    let project = root.join("project");
+    let (global, project) = (global.to_str().unwrap(), project.to_str().unwrap());
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "build",
+            "--context",
+            "basic",
+            "--global-rules",
+            global,
+            "--rules",
+            project,
+        ];
+        args.extend_from_slice(extra);
+        let run = workspace.run(&args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run
+    };
+    let both = run(&[]);
+    assert!(
+        both.stdout.contains(&format!(
+            "[{global}] AGENTS: Global advice.\n[{project}] AGENTS: Project advice."
+        )),
+        "{}",
+        both.stdout
+    );
+    // By name, both go; by folder and path, only that one.
+    let none = run(&["--disable-rule", "AGENTS"]);
+    assert!(!none.stdout.contains("advice"), "{}", none.stdout);
+    let qualified = format!("{project}/AGENTS.md");
+    let one = run(&["--disable-rule", &qualified]);
+    assert!(
+        one.stdout.contains("Global advice.") && !one.stdout.contains("Project advice."),
+        "{}",
+        one.stdout
+    );
+    assert!(!one.stderr.contains("warning"), "{}", one.stderr);
+    // `explain` names the folder where two folders give the same path.
+    let explained = workspace.run(&[
+        "explain",
+        "--context",
+        "basic",
+        "--global-rules",
+        global,
+        "--rules",
+        project,
+        "--disable-rule",
+        &qualified,
+    ]);
+    assert!(
+        explained.stdout.contains(&format!(
+            "+ AGENTS: applies: it has no globs (global rule {global}/AGENTS.md)"
+        )) && explained.stdout.contains(&format!(
+            "- AGENTS: left out: switched off by --disable-rule (agents rule {project}/AGENTS.md)"
+        )),
+        "{}",
+        explained.stdout
+    );
+}

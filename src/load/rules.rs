@@ -106,7 +106,7 @@ impl RulesReport {
             .iter()
             .map(|(rule, _)| rule)
             .chain(self.skipped.iter().map(|(rule, _)| rule))
-            .flat_map(|rule| [rule.name.clone(), rule.path.clone()])
+            .flat_map(|rule| [rule.name.clone(), rule.path.clone(), rule.qualified_path()])
             .filter(|name| !name.is_empty())
             .collect()
     }
@@ -140,6 +140,7 @@ pub fn assemble(
         globs: GlobBudget::default(),
         rules: Vec::new(),
         workflows: Vec::new(),
+        folder_shown: String::new(),
         skipped: Vec::new(),
     };
     for folder in &request.global {
@@ -213,6 +214,7 @@ pub fn read_rules_from(
         globs: GlobBudget::default(),
         rules: Vec::new(),
         workflows: Vec::new(),
+        folder_shown: String::new(),
         skipped: Vec::new(),
     };
     reader.rules_from(root, rules_from, named_at, false);
@@ -353,7 +355,10 @@ fn decide_within(
     toggles: &IndexMap<String, bool>,
     work_left: &mut u64,
 ) -> RuleDecision {
-    let named = |name: &String| *name == rule.name || (!rule.path.is_empty() && *name == rule.path);
+    let named = |name: &String| {
+        *name == rule.name
+            || (!rule.path.is_empty() && (*name == rule.path || *name == rule.qualified_path()))
+    };
     if disabled.iter().any(named) {
         return RuleDecision::DisabledByFlag;
     }
@@ -657,6 +662,8 @@ struct Reader<'a> {
     globs: GlobBudget,
     rules: Vec<Rule>,
     workflows: Vec<Rule>,
+    /// The rules folder being read, as named: each rule's `folder`.
+    folder_shown: String,
     /// Rules files not read as rules, with why (see [`RulesReport::skipped`]).
     skipped: Vec<(Rule, String)>,
 }
@@ -729,6 +736,7 @@ fn kind_of(relative: &Path) -> Option<(&'static str, u8)> {
 impl Reader<'_> {
     /// Reads one rules folder; `shown` is how diagnostics name it.
     fn folder(&mut self, folder: &Path, shown: PathBuf, origin: Origin) {
+        self.folder_shown = shown.to_string_lossy().replace('\\', "/");
         let real = match fs::canonicalize(folder) {
             Ok(real) if real.is_dir() => real,
             Ok(_) => return self.missing(shown, PathProblem::NotAFolder.to_string()),
@@ -862,11 +870,13 @@ impl Reader<'_> {
             .or_else(|| file_name.strip_suffix(".md"))
             .unwrap_or(file_name)
             .to_string();
+        let folder = self.folder_shown.clone();
         let unread = |reason: String| {
             (
                 Rule {
                     kind: kind.to_string(),
                     path: relative.clone(),
+                    folder: folder.clone(),
                     name: name.clone(),
                     ..Rule::default()
                 },
@@ -934,6 +944,7 @@ impl Reader<'_> {
         let rule = Rule {
             kind: kind.to_string(),
             path: relative.clone(),
+            folder,
             name,
             text: body,
             metadata,

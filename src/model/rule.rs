@@ -29,13 +29,32 @@ pub struct Rule {
     pub kind: String,
     /// Its file, relative to the rules folder it was read from (`.clinerules/testing.md`).
     pub path: String,
+    /// The rules folder it was read from, as named (`--rules ~/src/shop`, a `rules_from`
+    /// entry, a `--global-rules` folder): rules of the same name from two folders are told
+    /// apart, and switched off one at a time, by `FOLDER/PATH`. Empty for a rule the context
+    /// lists itself.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub folder: String,
     /// Its name: the file name without `.md` or `.mdc`. `--disable-rule` and `rule_toggles`
-    /// switch a rule off by this name (or by its path).
+    /// switch a rule off by this name, by its path, or by its folder and path.
     pub name: String,
     /// The rule's text, without its frontmatter.
     pub text: String,
     /// The frontmatter (description, globs, tags, author, version, and anything else).
     pub metadata: IndexMap<String, Value>,
+}
+
+impl Rule {
+    /// Its folder and path together (`~/src/shop/AGENTS.md`), as a name it can be switched
+    /// off by; its path alone when it has no folder, or the folder is `.`.
+    pub fn qualified_path(&self) -> String {
+        let folder = self.folder.trim_end_matches(['/', '\\']);
+        if folder.is_empty() || folder == "." || self.path.is_empty() {
+            self.path.clone()
+        } else {
+            format!("{folder}/{}", self.path)
+        }
+    }
 }
 
 /// Rules text, as a context held it before rules became a list.

@@ -1,6 +1,8 @@
 //! What became of the user's rules in `promptc explain`: each rule, `+` when it applies and
 //! `-` when it does not, with the reason; then the workflows read.
 
+use std::collections::BTreeSet;
+
 use serde_json::{Value, json};
 
 use super::visible::push_line;
@@ -12,6 +14,24 @@ pub fn text(report: &RulesReport) -> String {
     if report.rules.is_empty() {
         out.push_str("  (none found)\n");
     }
+    let mut folders: std::collections::BTreeMap<&str, BTreeSet<&str>> = Default::default();
+    for rule in report
+        .rules
+        .iter()
+        .map(|(rule, _)| rule)
+        .chain(report.skipped.iter().map(|(rule, _)| rule))
+        .filter(|rule| !rule.path.is_empty())
+    {
+        folders
+            .entry(rule.path.as_str())
+            .or_default()
+            .insert(rule.folder.as_str());
+    }
+    let shared: BTreeSet<&str> = folders
+        .into_iter()
+        .filter(|(_, folders)| folders.len() > 1)
+        .map(|(path, _)| path)
+        .collect();
     for (rule, decision) in &report.rules {
         let mark = if decision.applies() { '+' } else { '-' };
         push_line(
@@ -20,7 +40,7 @@ pub fn text(report: &RulesReport) -> String {
                 "  {mark} {}: {} ({})",
                 rule.name,
                 reason(decision),
-                source(rule)
+                source(rule, &shared)
             ),
         );
     }
@@ -29,7 +49,7 @@ pub fn text(report: &RulesReport) -> String {
         for (rule, why) in &report.skipped {
             push_line(
                 &mut out,
-                &format!("  - {}: {why} ({})", rule.name, source(rule)),
+                &format!("  - {}: {why} ({})", rule.name, source(rule, &shared)),
             );
         }
     }
@@ -45,9 +65,16 @@ pub fn text(report: &RulesReport) -> String {
     out
 }
 
-/// Where a rule comes from: its kind and file, or the context that lists it.
-fn source(rule: &crate::model::Rule) -> String {
-    match (rule.kind.as_str(), rule.path.as_str()) {
+/// Where a rule comes from: its kind and file (with its folder when another folder gives a
+/// file of the same path), or the context that lists it.
+fn source(rule: &crate::model::Rule, shared: &BTreeSet<&str>) -> String {
+    // The folder is named only where two folders give a rule of the same path.
+    let path = if shared.contains(rule.path.as_str()) {
+        rule.qualified_path()
+    } else {
+        rule.path.clone()
+    };
+    match (rule.kind.as_str(), path.as_str()) {
         ("", "") => "a rule the context lists".to_string(),
         ("", path) => format!("rule {path}"),
         (kind, "") => format!("{kind} rule"),
@@ -66,6 +93,7 @@ pub fn json(report: &RulesReport) -> Value {
                 "name": rule.name,
                 "kind": rule.kind,
                 "path": rule.path,
+                "folder": rule.folder,
                 "applies": decision.applies(),
                 "reason": reason(decision),
             })
