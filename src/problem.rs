@@ -112,6 +112,13 @@ impl fmt::Display for CycleLink {
     }
 }
 
+/// Whether two different names are the same text once their letters are composed alike
+/// (`é` as one character, or `e` and a combining accent).
+fn composed_alike(a: &str, b: &str) -> bool {
+    use unicode_normalization::UnicodeNormalization as _;
+    a != b && a.nfc().eq(b.nfc())
+}
+
 /// Long work that stops at the processor-time deadline (see `deadline`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StoppedWork {
@@ -858,6 +865,13 @@ impl Problem {
             Problem::UnslottedComponent { slot, .. } => {
                 format!("leave the component out too (`enabled = false` in the variant's overrides), or read `{{{{ {slot} }}}}` in a template the prompt renders")
             }
+            Problem::UnknownTemplate {
+                name,
+                suggestion: Some(suggestion),
+                ..
+            } if composed_alike(name, suggestion) => format!(
+                "the file `{suggestion}` has the same letters composed otherwise (one name in Unicode's NFC form, the other in NFD, as some systems write file names): rename the file, or write the name as the file's is"
+            ),
             Problem::UnknownTemplate {
                 suggestion: Some(suggestion),
                 ..
@@ -1810,6 +1824,31 @@ mod tests {
     }
 
     // Each unknown key of a table that expects thousands listed all of them in its help.
+    #[test]
+    fn a_template_name_composed_otherwise_is_told_as_such() {
+        // `café` with `é` as one character (NFC), and as `e` and a combining accent (NFD).
+        let (nfc, nfd) = ("partials/caf\u{e9}.md", "partials/cafe\u{301}.md");
+        let help = |name: &str, suggestion: &str| {
+            Problem::UnknownTemplate {
+                tag: "include",
+                name: name.into(),
+                suggestion: Some(suggestion.into()),
+            }
+            .help()
+            .unwrap_or_default()
+        };
+        assert!(
+            help(nfc, nfd).contains("composed otherwise"),
+            "{}",
+            help(nfc, nfd)
+        );
+        assert!(help(nfd, nfc).contains("composed otherwise"));
+        assert_eq!(
+            help("partials/cafe.md", nfc),
+            format!("did you mean `{nfc}`?")
+        );
+    }
+
     #[test]
     fn an_unknown_key_names_the_first_expected_keys_and_counts_the_rest() {
         let expected: std::sync::Arc<[String]> = (0..40).map(|n| format!("field_{n}")).collect();
