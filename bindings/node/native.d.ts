@@ -85,7 +85,7 @@ export declare class Workspace {
    * chose them (`promptc route --format json`).
    */
   route(requestJson?: string): Record<string, any>
-  /** The families, their versions and the models routed to each (`promptc route --list`). */
+  /** The families with their versions, labels, tags and routing rules (`promptc list --format json`). */
   families(): Array<Record<string, any>>
 }
 
@@ -113,7 +113,7 @@ export interface CompileRequest {
   label?: string
   /** Within the family, only variants carrying this tag. */
   tag?: string
-  /** The provider shape of native tool definitions (`openai`, `anthropic`, `gemini`). */
+  /** The provider shape of native tool definitions (`openai`, `openai-responses`, `anthropic`, `gemini`). */
   dialect?: string
   /** Runtime placeholders that win over every other value. */
   set?: Record<string, string>

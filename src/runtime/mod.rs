@@ -239,7 +239,8 @@ impl Runtime {
         })
     }
 
-    /// The families, their versions and the models routed to them.
+    /// The families with their versions, labels, tags and routing rules, as `promptc list
+    /// --format json` prints them.
     pub fn families(&self) -> Vec<FamilyListing> {
         self.held.with_dependent(|_, compiler| compiler.list())
     }

@@ -143,7 +143,7 @@ impl Workspace {
         self.answer(request, Runtime::route)
     }
 
-    /// The families, their versions and the models routed to each (`promptc route --list`).
+    /// The families with their versions, labels, tags and routing rules (`promptc list --format json`).
     #[napi(ts_return_type = "Array<Record<string, any>>")]
     pub fn families(&self) -> Value {
         camel_case(json(&self.current().families()))
@@ -213,7 +213,7 @@ pub struct CompileRequest {
     pub label: Option<String>,
     /// Within the family, only variants carrying this tag.
     pub tag: Option<String>,
-    /// The provider shape of native tool definitions (`openai`, `anthropic`, `gemini`).
+    /// The provider shape of native tool definitions (`openai`, `openai-responses`, `anthropic`, `gemini`).
     pub dialect: Option<String>,
     /// Runtime placeholders that win over every other value.
     pub set: Option<HashMap<String, String>>,

@@ -157,7 +157,7 @@ impl Workspace {
         Ok(samples[samples.len() / 2])
     }
 
-    /// The families, their versions and the models routed to each.
+    /// The families with their versions, labels, tags and routing rules (`promptc list --format json`).
     fn families<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         python(py, &self.current().families())
     }

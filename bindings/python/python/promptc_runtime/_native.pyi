@@ -69,7 +69,7 @@ class Request(TypedDict, total=False):
     tag: str
     """Within the family, only variants carrying this tag."""
     dialect: str
-    """The provider shape of native tool definitions (`openai`, `anthropic`, `gemini`)."""
+    """The provider shape of native tool definitions (`openai`, `openai-responses`, `anthropic`, `gemini`)."""
     set: Mapping[str, str]
     """Runtime placeholders that win over every other value."""
 
