@@ -809,3 +809,31 @@ fn diff_finds_a_workspace_in_a_folder_of_its_repository() {
         "{out}"
     );
 }
+
+// A workspace whose folder's name holds a line break: git's answers about it, a line each,
+// were cut at the break, and the base compiled was a sibling folder named like the first
+// line, outside the workspace. Each question is asked alone now: the base is this folder's.
+#[cfg(unix)]
+#[test]
+fn diff_compiles_the_base_of_a_folder_whose_name_holds_a_line_break() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    copy_dir(&fixture_dir("expressive"), &root.join("ws\nx"));
+    // A decoy where the name's first line leads.
+    copy_dir(&fixture_dir("expressive"), &root.join("ws"));
+    let decoy = root.join(format!("ws/{MODE_LINE}"));
+    let text = std::fs::read_to_string(&decoy).unwrap();
+    std::fs::write(&decoy, format!("DECOY {text}")).unwrap();
+    let repo = Repo { _dir: dir, root };
+    repo.git(&["init", "-q", "-b", "main"]);
+    repo.commit("initial");
+    let diffed = common::promptc()
+        .current_dir(repo.root.join("ws\nx"))
+        .args(["diff", "--base", "main", "--stat"])
+        .output()
+        .unwrap();
+    assert_eq!(diffed.status.code(), Some(0), "{}", stderr(&diffed));
+    let out = stdout(&diffed);
+    assert!(out.contains("no compiled prompt differs"), "{out}");
+    assert!(!out.contains("DECOY"), "{out}");
+}

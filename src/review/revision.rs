@@ -49,6 +49,20 @@ fn git_command() -> Command {
     command
 }
 
+/// A path git printed, as its bytes (not read as UTF-8, which would change a path that is not).
+#[cfg(unix)]
+fn path_from_bytes(bytes: Vec<u8>) -> Result<PathBuf, RevisionError> {
+    use std::os::unix::ffi::OsStringExt as _;
+    Ok(PathBuf::from(OsString::from_vec(bytes)))
+}
+
+#[cfg(not(unix))]
+fn path_from_bytes(bytes: Vec<u8>) -> Result<PathBuf, RevisionError> {
+    String::from_utf8(bytes)
+        .map(PathBuf::from)
+        .map_err(|_| RevisionError("git printed a path that is not UTF-8".into()))
+}
+
 fn run(mut command: Command, what: &str) -> Result<Vec<u8>, RevisionError> {
     let output = crate::scratch::output(&mut command)
         .map_err(|error| RevisionError(format!("cannot run git: {error}")))?;
@@ -64,32 +78,45 @@ fn run(mut command: Command, what: &str) -> Result<Vec<u8>, RevisionError> {
 
 impl Repository {
     fn find(workspace_root: &Path) -> Result<(Self, String), RevisionError> {
-        let mut command = git_command();
-        command.arg("-C").arg(workspace_root).args([
-            "rev-parse",
-            "--absolute-git-dir",
-            "--show-toplevel",
-            "--show-prefix",
-        ]);
-        let output = run(command, "rev-parse").map_err(|RevisionError(error)| {
-            RevisionError(format!(
-                "{} is not inside a usable git repository ({error})",
-                workspace_root.display()
-            ))
-        })?;
-        let text = String::from_utf8_lossy(&output);
-        let mut lines = text.lines();
-        let (Some(git_dir), Some(top)) = (lines.next(), lines.next()) else {
+        // One question per call: a path may hold a line break (a folder named so), and the
+        // answers of one call, a line each, would be cut at it (the workspace's prefix cut
+        // short named a sibling folder, outside the workspace, as the base to compile).
+        let ask = |question: &str| -> Result<Vec<u8>, RevisionError> {
+            let mut command = git_command();
+            command
+                .arg("-C")
+                .arg(workspace_root)
+                .args(["rev-parse", question]);
+            let mut answer = run(command, "rev-parse").map_err(|RevisionError(error)| {
+                RevisionError(format!(
+                    "{} is not inside a usable git repository ({error})",
+                    workspace_root.display()
+                ))
+            })?;
+            // The line break git ends its answer with, and nothing of the path.
+            if answer.last() == Some(&b'\n') {
+                answer.pop();
+            }
+            Ok(answer)
+        };
+        let git_dir = ask("--absolute-git-dir")?;
+        let top = ask("--show-toplevel")?;
+        if top.is_empty() {
             return Err(RevisionError(format!(
                 "{} is not inside a git work tree",
                 workspace_root.display()
             )));
-        };
-        let prefix = lines.next().unwrap_or_default().to_string();
+        }
+        let prefix = String::from_utf8(ask("--show-prefix")?).map_err(|_| {
+            RevisionError(format!(
+                "{} has a path inside its repository that is not UTF-8, which promptc cannot name in a revision",
+                workspace_root.display()
+            ))
+        })?;
         Ok((
             Self {
-                git_dir: PathBuf::from(git_dir),
-                top: PathBuf::from(top),
+                git_dir: path_from_bytes(git_dir)?,
+                top: path_from_bytes(top)?,
             },
             prefix,
         ))
