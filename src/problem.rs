@@ -178,6 +178,15 @@ pub enum Problem {
         setting: String,
         folder: String,
     },
+    /// An output the build writes lies where a workspace context reads rules files (its
+    /// `rules_from` folder's `.clinerules`, `.cursor/rules`, `AGENTS.md`, …): each build would
+    /// read the last one's outputs back as rules.
+    OutputsReadAsRules {
+        /// The output folder, or an entry's output path.
+        output: String,
+        context: String,
+        folder: String,
+    },
     /// A context file whose name cannot name a context (and its outputs).
     BadContextName {
         name: String,
@@ -528,6 +537,7 @@ impl Problem {
             Problem::NameTaken { .. } => "name-taken",
             Problem::BadContextName { .. } => "bad-context-name",
             Problem::OutputOverlapsSources { .. } => "output-overlaps-sources",
+            Problem::OutputsReadAsRules { .. } => "outputs-read-as-rules",
             Problem::DuplicateId { .. } => "duplicate-id",
             Problem::UnknownReference { .. } => "unknown-reference",
             Problem::Cycle { .. } => "cycle",
@@ -750,6 +760,11 @@ impl Problem {
                 folder,
             } => format!(
                 "keep the two folders apart: point `{setting}` at a folder outside `{out}` (or, if `{folder}` is where it belongs, set `build.out` to a folder outside it)"
+            ),
+            Problem::OutputsReadAsRules {
+                context, folder, ..
+            } => format!(
+                "write the outputs outside the rules locations of `{folder}` (`.clinerules`, `.cursor/rules`, `AGENTS.md`, `.cursorrules`, `.windsurfrules`), or name another folder in context `{context}`'s `rules_from`"
             ),
             Problem::BadContextName { .. } => {
                 "rename the file: a context's name is its file name without the extension".into()
@@ -1064,6 +1079,14 @@ impl Problem {
             } => write!(
                 f,
                 "the output folder `{out}` overlaps `{setting}` (`{folder}`): `build --all` would overwrite and delete the workspace's own files"
+            ),
+            Problem::OutputsReadAsRules {
+                output,
+                context,
+                folder,
+            } => write!(
+                f,
+                "`{output}` lies where context `{context}` reads rules files (its `rules_from` folder `{folder}`): each build would read the last one's outputs back as rules, and `check` would never pass"
             ),
             Problem::BadContextName { name } => write!(
                 f,
@@ -1654,6 +1677,11 @@ mod tests {
                 after: text(),
                 group: None,
             },
+            Problem::OutputsReadAsRules {
+                output: text(),
+                context: text(),
+                folder: text(),
+            },
             Problem::NeverEqual {
                 comparison: text(),
                 path: text(),
@@ -1735,7 +1763,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 69;
+    const VARIANTS: usize = 70;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -1808,6 +1836,7 @@ mod tests {
             Problem::OrderPastTheEnd { .. } => 66,
             Problem::LiteralDollar { .. } => 67,
             Problem::NeverEqual { .. } => 68,
+            Problem::OutputsReadAsRules { .. } => 69,
         }
     }
 

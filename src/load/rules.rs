@@ -717,6 +717,14 @@ fn misplaced(origin: Origin, relative: &Path, entry: &walkdir::DirEntry) -> Opti
     }
 }
 
+/// Whether a path below a project folder is one rules are read from: a rules file, or a
+/// folder of them or in one (`.clinerules/x`, `.cursor/rules`).
+pub fn is_rules_location(relative: &Path) -> bool {
+    kind_of(relative).is_some()
+        || relative.starts_with(".clinerules")
+        || relative.starts_with(".cursor/rules")
+}
+
 /// What a file of a project folder is, by its path below the folder.
 fn kind_of(relative: &Path) -> Option<(&'static str, u8)> {
     let text = relative.to_str()?.replace('\\', "/");

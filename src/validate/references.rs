@@ -1097,6 +1097,37 @@ fn output_folder_is_apart(known: &Known<'_>, manifest: &Entry<ManifestDef>, out:
             manifest.value_span("/build/out"),
         );
     }
+    outputs_apart_from_rules(known, manifest, out_dir, out);
+}
+
+/// The output folder does not lie where a workspace context reads rules files: the next
+/// build would read the outputs back as rules, and they would change on every build. (Entries
+/// write below it, in folders whose names cannot start with a dot as `.clinerules` does.)
+fn outputs_apart_from_rules(
+    known: &Known<'_>,
+    manifest: &Entry<ManifestDef>,
+    out_dir: &str,
+    out: &mut Diagnostics,
+) {
+    let outputs = crate::confine::lexical(out_dir);
+    for (name, context) in &known.workspace.contexts {
+        for folder in &context.value.rules_from {
+            let below = outputs.strip_prefix(crate::confine::lexical(folder));
+            if below.is_ok_and(|below| {
+                !below.as_os_str().is_empty() && crate::load::rules::is_rules_location(below)
+            }) {
+                out.error(
+                    Problem::OutputsReadAsRules {
+                        output: out_dir.to_string(),
+                        context: name.clone(),
+                        folder: folder.clone(),
+                    },
+                    manifest.value_span("/build/out"),
+                );
+                return;
+            }
+        }
+    }
 }
 
 fn regexes_compile(_: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {
