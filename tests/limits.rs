@@ -2162,3 +2162,38 @@ fn routing_expectations_stop_short_of_the_processor_time_limit_and_say_so() {
     );
     assert_eq!(stopped["file"], "promptc.toml");
 }
+
+// An output past 64 MiB (the usual cap on an output read back), which a workspace that raises
+// `compile_bytes` may make: `build --all` wrote it, and `check` refused it as too large to
+// read, with the advice to build again, forever. `check` reads what a compile may make.
+#[test]
+fn check_reads_an_output_as_long_as_a_compile_may_make_it() {
+    let workspace = with_template(
+        "default_context = \"basic\"\nfuel = 100000000\n[limits]\nrender_bytes = 268435456\ncompile_bytes = 268435456\n",
+        "{{ \"abcdefghij\" * 7000000 }}\n",
+    )
+    .write();
+    let built = workspace.run(&["build", "--all", "-q"]);
+    assert_eq!(built.code, 0, "{}", built.stderr);
+    let checked = workspace.run(&["check", "-q"]);
+    assert_eq!(checked.code, 0, "{}", checked.stderr);
+    // A file longer than the compiled text is stale, and says why.
+    let output = workspace.root().join("examples/prompts/generic/basic.md");
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&output)
+        .unwrap();
+    std::io::Write::write_all(&mut file, b"more\n").unwrap();
+    let checked = workspace.run(&["check", "--format", "json"]);
+    assert_eq!(checked.code, 1, "{}", checked.stderr);
+    let json: serde_json::Value = serde_json::from_str(&checked.stdout).unwrap();
+    assert_eq!(json["files"].as_array().map(Vec::len), Some(1), "{json}");
+    assert_eq!(json["files"][0]["status"], "stale");
+    assert!(
+        json["files"][0]["diff"]
+            .as_str()
+            .unwrap()
+            .contains("(the file is longer than the 70000197 bytes compiled for it)"),
+        "{json}"
+    );
+}

@@ -929,7 +929,29 @@ impl<'w> MatrixChecker<'w> {
             let relative = Path::new(&path);
             let (out, below) = split(workspace, &path);
             let resolved = self.folders.resolve(&workspace.root, out, below)?;
-            match resolved.read(relative, crate::model::limits::MAX_OUTPUT_BYTES)? {
+            // An output may be as long as a compile may make it (`limits.compile_bytes`, past
+            // the usual cap on outputs read): what `build --all` wrote, `check` reads.
+            let limit = (text.len() as u64).max(crate::model::limits::MAX_OUTPUT_BYTES);
+            let on_disk = match resolved.read(relative, limit) {
+                Ok(on_disk) => on_disk,
+                // Longer than the compiled text: it differs, whatever it holds.
+                Err(PathError {
+                    problem: PathProblem::GeneratedTooLarge { .. },
+                    ..
+                }) => {
+                    self.mismatches.push(Mismatch::Stale {
+                        path: path.clone(),
+                        diff: format!(
+                            "--- a/{path}\n+++ b/{path}\n(the file is longer than the {} bytes compiled for it)\n",
+                            text.len()
+                        ),
+                    });
+                    self.expected.insert(path);
+                    continue;
+                }
+                Err(error) => return Err(error),
+            };
+            match on_disk {
                 Some(on_disk) if on_disk == text.as_bytes() => {}
                 Some(on_disk) => {
                     let on_disk = String::from_utf8(on_disk)
