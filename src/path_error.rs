@@ -205,7 +205,11 @@ impl fmt::Display for PathProblem {
 
 impl fmt::Display for PathError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}", self.path.display(), self.problem)
+        match &self.problem {
+            // The system's words are not a sentence about the path ("Permission denied").
+            PathProblem::Io(error) => write!(f, "{}: {error}", self.path.display()),
+            problem => write!(f, "{} {problem}", self.path.display()),
+        }
     }
 }
 

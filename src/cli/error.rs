@@ -130,6 +130,12 @@ impl CliError {
                 Some(error.help())
             }
             CliError::RulesFolder(problem) => problem.help(),
+            CliError::Path(error) if matches!(&error.problem, PathProblem::Io(io) if io.kind() == std::io::ErrorKind::PermissionDenied) => {
+                Some(format!(
+                    "give the user running promptc the right to read and write {} and its folder",
+                    error.path.display()
+                ))
+            }
             _ => None,
         }
     }

@@ -112,9 +112,16 @@ impl Drop for Staged {
 /// An error without the temporary file's name that `tempfile` adds: the path the user knows
 /// is named by the caller.
 fn plain(error: io::Error) -> io::Error {
-    error
-        .raw_os_error()
-        .map_or(error, io::Error::from_raw_os_error)
+    if let Some(raw) = error.raw_os_error() {
+        return io::Error::from_raw_os_error(raw);
+    }
+    // `tempfile` wraps the system's error in one of its own that adds ` at path "…"` to the
+    // system's words, and keeps neither as a source: its words are cut there.
+    let text = error.to_string();
+    match text.find(" at path ") {
+        Some(cut) => io::Error::new(error.kind(), &text[..cut]),
+        None => error,
+    }
 }
 
 fn stage(path: &Path, dir: &Path, contents: &[u8]) -> io::Result<NamedTempFile> {
@@ -201,6 +208,24 @@ mod tests {
         assert_eq!(
             std::fs::read_dir(kept.parent().unwrap()).unwrap().count(),
             1
+        );
+    }
+
+    // A write that fails names the output, not the temporary file `tempfile` made beside it
+    // ("… at path \"/…/.promptc-tmp-EWOcA4\""), and reads as the system's error.
+    #[test]
+    fn a_failed_write_says_the_system_s_error_without_the_temporary_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("gone");
+        let error = stage(&missing.join("out.md"), &missing, b"text").unwrap_err();
+        assert!(error.to_string().contains("at path"), "{error}");
+        let plain = plain(error);
+        assert_eq!(plain.kind(), io::ErrorKind::NotFound);
+        assert!(!plain.to_string().contains("gone"), "{plain}");
+        let shown = PathError::io("examples/prompts/generic/basic.md", plain).to_string();
+        assert!(
+            shown.starts_with("examples/prompts/generic/basic.md: ") && !shown.contains("tmp"),
+            "{shown}"
         );
     }
 
