@@ -1482,3 +1482,32 @@ fn a_build_without_a_context_says_it_compiles_an_empty_one() {
     assert_eq!(defaulted.code, 0, "{}", defaulted.stderr);
     assert!(!defaulted.stderr.contains(note), "{}", defaulted.stderr);
 }
+
+/// Arguments refused before any command runs (a malformed `--set`, an unknown flag) printed
+/// nothing on stdout, where a program asking for JSON always reads a JSON document: it gets
+/// the usage error as one, besides the message on stderr. Without JSON, stdout stays empty.
+#[test]
+fn a_usage_error_is_a_json_document_when_json_is_asked_for() {
+    let workspace = common::Fixture::minimal().write();
+    for args in [
+        &["build", "--format", "json", "--set", "x"][..],
+        &["--format=json", "check", "--bogus"],
+        &["-C", ".", "tools", "--bogus"],
+    ] {
+        let run = workspace.run(args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        let json: serde_json::Value = serde_json::from_str(&run.stdout)
+            .unwrap_or_else(|error| panic!("{args:?}: {error}: {}", run.stdout));
+        assert_eq!(json["diagnostics"][0]["code"], "usage", "{json}");
+        assert_eq!(json["errors"], 1);
+        assert!(run.stderr.starts_with("error: "), "{}", run.stderr);
+    }
+    let plain = workspace.run(&["build", "--bogus"]);
+    assert_eq!(plain.code, 2);
+    assert_eq!(plain.stdout, "");
+    assert!(
+        plain.stderr.contains("unexpected argument '--bogus'"),
+        "{}",
+        plain.stderr
+    );
+}

@@ -125,7 +125,73 @@ pub fn main() -> ExitCode {
             &Printer::new(ColorChoice::Never),
         );
     }
-    run(Cli::parse())
+    match Cli::try_parse() {
+        Ok(cli) => run(cli),
+        Err(error) => usage_error(&error),
+    }
+}
+
+/// Arguments clap refuses: its message on stderr, as ever, and, when the arguments ask for
+/// JSON, the same error as a JSON document on stdout: a program reading stdout always reads
+/// JSON. Help and the version are printed as asked.
+fn usage_error(error: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        error.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = error.print();
+        return ExitCode::from(if error.use_stderr() { EXIT_USAGE } else { 0 });
+    }
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|arg| arg.to_string_lossy().into_owned())
+        .collect();
+    if asks_for_json(&args) {
+        let rendered = error.render().to_string();
+        let message = rendered
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .trim_start_matches("error: ")
+            .to_string();
+        let record = crate::report::diagnostics::DiagnosticRecord::unlocated(
+            "usage",
+            message,
+            Some("see `promptc --help` and the command's own `--help`".into()),
+        );
+        let printer = Printer::new(ColorChoice::Never);
+        let _ = printer.result(&crate::report::diagnostics::json_records(&[record]));
+    }
+    let _ = error.print();
+    ExitCode::from(EXIT_USAGE)
+}
+
+/// Whether arguments clap refused ask for JSON output: `--format json` (or `--format=json`),
+/// or the `tools` command, which prints only JSON.
+fn asks_for_json(args: &[String]) -> bool {
+    let format_json = args
+        .windows(2)
+        .any(|pair| pair[0] == "--format" && pair[1] == "json")
+        || args.iter().any(|arg| arg == "--format=json");
+    // The command: the first word that is neither an option nor a global option's value.
+    let mut words = args.iter();
+    let mut command = None;
+    while let Some(arg) = words.next() {
+        match arg.as_str() {
+            "-C" | "--workspace" | "--color" => {
+                words.next();
+            }
+            arg if arg.starts_with('-') => {}
+            arg => {
+                command = Some(arg);
+                break;
+            }
+        }
+    }
+    format_json || command == Some("tools")
 }
 
 /// From now on, an interrupt (SIGINT, or SIGTERM and SIGHUP, as a cancelled CI job sends)
