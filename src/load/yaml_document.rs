@@ -235,6 +235,17 @@ fn first_line(message: &str) -> String {
         )
     } else if without_position.starts_with("multiple YAML documents") {
         MULTIPLE_DOCUMENTS.into()
+    } else if without_position.starts_with("recursive references require") {
+        // An alias inside the node its anchor names: a value that holds itself.
+        "an alias (`*name`) stands inside the value its anchor (`&name`) names, which would hold itself without end: anchor a value apart from where its alias is used".into()
+    } else if let Some(number) = without_position
+        .strip_prefix("non-finite float `")
+        .and_then(|rest| rest.split_once('`'))
+        .map(|(number, _)| number)
+    {
+        format!(
+            "`{number}` is not a finite number (JSON, and so promptc, has no infinity or NaN): write a finite number, or quote it as text"
+        )
     } else if without_position.starts_with("cannot deserialize null into string") {
         // A key left empty, `~` or `null`: the reader's words name its own types.
         "a key cannot be null (`null`, `~` or nothing before the `:`): write a name, in quotes if it is `null`".into()
@@ -348,6 +359,29 @@ mod tests {
         );
         assert_eq!(&text[at], "1");
         assert!(parse("extra:\n  \"1\": a\n  2: b\n", &mut locations).is_ok());
+    }
+
+    // An alias inside the mapping its anchor names was told in the parser's words ("recursive
+    // references require weak recursion types"), and a number past a float's range so too.
+    #[test]
+    fn a_value_holding_itself_and_an_infinite_number_are_told_in_the_user_s_terms() {
+        let mut locations = Locations::new();
+        let (problem, _) = parse("extra: &e\n  c: 1\n  d: *e\n", &mut locations).unwrap_err();
+        let Problem::YamlSyntax { message } = problem else {
+            panic!("{problem:?}")
+        };
+        assert!(
+            message.starts_with("an alias (`*name`) stands inside"),
+            "{message}"
+        );
+        let (problem, _) = parse("description: !!float 1e400\n", &mut locations).unwrap_err();
+        let Problem::YamlSyntax { message } = problem else {
+            panic!("{problem:?}")
+        };
+        assert!(
+            message.starts_with("`1e400` is not a finite number"),
+            "{message}"
+        );
     }
 
     // A second document after `...` was said to follow a `---` the file does not have, at the
