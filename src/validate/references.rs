@@ -24,6 +24,9 @@ struct Known<'w> {
     families: BTreeSet<String>,
     /// Variants on an `extends` cycle, each with the cycle's smallest id.
     variant_cycles: std::collections::HashMap<&'w str, &'w str>,
+    /// The variants folder lies outside the workspace and was not read (reported at its
+    /// setting): no family can be known missing.
+    variants_unread: bool,
 }
 
 type Rule = fn(&Known<'_>, &mut Diagnostics);
@@ -49,6 +52,8 @@ const TOOL_RULES: &[EntryRule<ToolDef>] = &[
 
 /// Rules about what the manifest declares; skipped when it is invalid (reported).
 const MANIFEST_RULES: &[EntryRule<ManifestDef>] = &[
+    // A folder outside the workspace first: what it holds was not read, and the rest follows.
+    paths_stay_inside,
     fallback_family_exists,
     build_families_exist,
     build_entries,
@@ -56,7 +61,6 @@ const MANIFEST_RULES: &[EntryRule<ManifestDef>] = &[
     contexts_exist,
     shared_parameters,
     token_families_exist,
-    paths_stay_inside,
     output_folder_is_apart,
     output_names_fit,
     output_names_differ_beyond_case,
@@ -70,6 +74,12 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         variant_cycles: on_cycles(workspace.variants.keys().map(String::as_str), |id| {
             workspace.variants.get(id)?.value.extends.as_deref()
         }),
+        variants_unread: crate::load::read::resolve_inside(
+            &workspace.root,
+            &workspace.root,
+            &workspace.settings().paths.variants,
+        )
+        .is_none(),
     };
     for rule in RULES {
         rule(&known, out);
@@ -103,7 +113,7 @@ fn manifest(known: &Known<'_>, out: &mut Diagnostics) {
 impl Known<'_> {
     /// An unknown family, unless a variant (valid or not) declares it.
     fn family(&self, family: &str, span: Span, out: &mut Diagnostics) {
-        if !self.workspace.knows_family(&self.families, family) {
+        if !self.variants_unread && !self.workspace.knows_family(&self.families, family) {
             out.error(
                 Problem::UnknownReference {
                     kind: RefKind::Family,
@@ -1065,7 +1075,12 @@ fn output_folder_is_apart(known: &Known<'_>, manifest: &Entry<ManifestDef>, out:
     let value = &manifest.value;
     let root = &known.workspace.root;
     let out_dir = value.build.out.trim_matches('/');
+    let outside = |path: &str| crate::load::read::resolve_inside(root, root, path).is_none();
     for (setting, folder) in source_folders(&value.paths) {
+        // A folder outside the workspace is refused at its setting; it overlaps nothing here.
+        if outside(&value.build.out) || outside(folder) {
+            continue;
+        }
         let (outputs, sources) = (
             crate::confine::lexical(out_dir),
             crate::confine::lexical(folder),
