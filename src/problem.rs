@@ -953,6 +953,10 @@ impl Problem {
                 ..
             } => "route on the context's fields (`model.id`, `model.provider`, …) or a predicate over them".into(),
             Problem::NotYetDefined {
+                reason: NotVisible::InDialectRule,
+                ..
+            } => "choose the dialect by the context's fields (`model.provider`, …), a predicate, or `family`".into(),
+            Problem::NotYetDefined {
                 reason: NotVisible::EnabledToolsInToolCondition,
                 ..
             } => "a tool's `when` reads the context and the predicates; which tools are enabled is for a parameter's `depends_on` and the templates".into(),

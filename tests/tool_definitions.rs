@@ -735,3 +735,66 @@ fn requests_that_differ_get_their_own_definitions_from_one_compiler() {
     assert_eq!(made[1].0, Some("openai"));
     assert_eq!(made[2].0, Some("gemini"));
 }
+
+// Two native families that call two providers' APIs, in one context: the dialect rules could
+// read only the context, so the committed definitions of one family had the other's shape.
+// A rule may read `family`, and each family's definitions are its own (not shared through
+// the memo of definitions for the same tools and context).
+#[test]
+fn a_dialect_rule_may_choose_by_family() {
+    let workspace = native_fixture()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}[tool_definitions]\ndialect = \"anthropic\"\ndialects = [{{ when = \"family == 'gpt'\", dialect = \"openai\" }}]\n",
+                common::MANIFEST
+            ),
+        )
+        .file(
+            "variants/gpt.toml",
+            "id = \"gpt\"\nextends = \"generic\"\n",
+        )
+        .write();
+    let run = workspace.run(&["build", "--all"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let read = |path: &str| -> Value {
+        let text = std::fs::read_to_string(workspace.root().join(path)).unwrap();
+        serde_json::from_str(&text).unwrap()
+    };
+    // OpenAI's shape wraps each tool in `function`; Anthropic's has `input_schema`.
+    assert_eq!(
+        read("examples/prompts/gpt/basic.tools.json")[0]["function"]["name"],
+        "read_file"
+    );
+    assert_eq!(
+        read("examples/prompts/generic/basic.tools.json")[0]["name"],
+        "read_file"
+    );
+    assert!(read("examples/prompts/generic/basic.tools.json")[0]["input_schema"].is_object());
+    // A name of the variant other than its family is not there when a rule runs.
+    let placeholder = native_fixture()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}[tool_definitions]\ndialects = [{{ when = \"AGENT == 'x'\", dialect = \"openai\" }}]\n",
+                common::MANIFEST
+            ),
+        )
+        .file(
+            "variants/generic.toml",
+            format!(
+                "{}native_tools = true\n[placeholders]\nAGENT = \"x\"\n",
+                common::VARIANT
+            ),
+        )
+        .write();
+    let validated = placeholder.run(&["validate"]);
+    assert_eq!(validated.code, 1, "{}", validated.stderr);
+    assert!(
+        validated.stderr.contains(
+            "`AGENT` is not defined here: a `tool_definitions.dialects` rule sees the context, the predicates and `family` only"
+        ),
+        "{}",
+        validated.stderr
+    );
+}

@@ -500,7 +500,7 @@ fn openapi_within(schema: &Value, parameter: Option<&str>, dropped: &mut Vec<Dro
 impl Compiler<'_> {
     /// The dialect of a request's tool definitions: `--dialect`, else the first rule of
     /// `tool_definitions.dialects` that holds for the context, else the default.
-    pub fn dialect(&self, request: &Request) -> Result<Dialect, CompileError> {
+    pub fn dialect(&self, request: &Request, family: &str) -> Result<Dialect, CompileError> {
         if let Some(dialect) = request.dialect {
             return Ok(dialect);
         }
@@ -511,6 +511,8 @@ impl Compiler<'_> {
         }
         let mut diagnostics = Diagnostics::default();
         let mut scope = Scope::for_routing(&request.context, &workspace.settings().context_fields);
+        // The variant is chosen by now: a rule may name its family (`family == 'gpt'`).
+        scope.insert_fact(crate::namespace::FAMILY, minijinja::Value::from(family));
         let fuel = self.conditions().fuel();
         self.insert_predicates(&mut scope, &fuel, &mut diagnostics);
         let values = scope.values();
@@ -560,7 +562,11 @@ impl Compiler<'_> {
                     key.push(1);
                     write_bytes(dialect.name().as_bytes(), &mut key);
                 }
-                None => key.push(0),
+                // The rules may read the family as well as the context.
+                None => {
+                    key.push(0);
+                    write_bytes(variant.family().as_bytes(), &mut key);
+                }
             }
             key.extend_from_slice(&context);
             key.into_boxed_slice()
@@ -571,7 +577,7 @@ impl Compiler<'_> {
         // Beyond the dialect, the definitions read only the context's MCP servers (what
         // `build` reads of them): the contexts of a matrix mostly differ elsewhere, and
         // share them.
-        let dialect = self.dialect(request)?;
+        let dialect = self.dialect(request, variant.family())?;
         let by_servers = serde_json::to_vec(&servers_read(&request.context))
             .ok()
             .map(|servers| {

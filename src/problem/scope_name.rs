@@ -68,6 +68,9 @@ pub enum NotVisible {
     /// A name of the chosen variant (its family, placeholders, slots) read in a routing
     /// `match`, which runs before a variant is chosen.
     BeforeRouting,
+    /// A name of the chosen variant other than its family (placeholders, slots) read in a
+    /// `tool_definitions.dialects` rule.
+    InDialectRule,
 }
 
 impl fmt::Display for NotVisible {
@@ -79,6 +82,9 @@ impl fmt::Display for NotVisible {
             }
             NotVisible::BeforeRouting => {
                 "a routing `match` runs before a variant is chosen: it sees the context and the predicates only"
+            }
+            NotVisible::InDialectRule => {
+                "a `tool_definitions.dialects` rule sees the context, the predicates and `family` only"
             }
         })
     }

@@ -71,11 +71,14 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
             checker.check(entry, "/match", condition, &routing, out);
         }
     }
-    // A dialect rule, like a `match`, reads the context and the predicates.
+    // A dialect rule reads the context and the predicates, as a `match` does, and the family
+    // of the variant chosen.
     if let Some(manifest) = workspace.valid_manifest() {
+        let mut dialects = routing.clone();
+        dialects.insert(crate::namespace::FAMILY);
         for (index, rule) in manifest.value.tool_definitions.dialects.iter().enumerate() {
             let pointer = format!("/tool_definitions/dialects/{index}/when");
-            checker.check(manifest, &pointer, &rule.when, &routing, out);
+            checker.check(manifest, &pointer, &rule.when, &dialects, out);
         }
     }
     for entry in workspace.components.values() {
@@ -225,7 +228,11 @@ impl Checker<'_> {
                 } else if !namespace.contains(first) && self.everything.contains(first) {
                     Problem::NotYetDefined {
                         name: first.to_string(),
-                        reason: NotVisible::BeforeRouting,
+                        reason: if pointer.starts_with("/tool_definitions/dialects/") {
+                            NotVisible::InDialectRule
+                        } else {
+                            NotVisible::BeforeRouting
+                        },
                     }
                 } else {
                     Problem::UnknownContextField {
