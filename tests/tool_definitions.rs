@@ -798,3 +798,32 @@ fn a_dialect_rule_may_choose_by_family() {
         validated.stderr
     );
 }
+
+// `build --out DIR` wrote a native variant's prompt alone: its tool definitions, without
+// which the prompt is of no use, go beside it as `build --all` writes them.
+#[test]
+fn build_out_writes_a_native_variant_s_definitions_beside_its_prompt() {
+    let workspace = native_fixture().write();
+    let out = workspace.tmp().join("out");
+    let run = workspace.run(&[
+        "build",
+        "--context",
+        "basic",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(out.join("generic.md").is_file());
+    let all = workspace.run(&["build", "--all", "-q"]);
+    assert_eq!(all.code, 0, "{}", all.stderr);
+    assert_eq!(
+        std::fs::read_to_string(out.join("generic.tools.json")).unwrap(),
+        std::fs::read_to_string(
+            workspace
+                .root()
+                .join("examples/prompts/generic/basic.tools.json")
+        )
+        .unwrap()
+    );
+    assert!(run.stderr.contains("generic.tools.json"), "{}", run.stderr);
+}

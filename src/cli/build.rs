@@ -8,7 +8,7 @@ use super::{
 };
 use crate::analysis::budget::{self, check_budget};
 use crate::emit::matrix;
-use crate::emit::write::write_atomic;
+use crate::emit::write::Staged;
 use crate::path_error::{PathError, PathProblem};
 use crate::report;
 use crate::workspace::Workspace;
@@ -67,17 +67,34 @@ pub fn run(
     let Some(dir) = args.out else {
         return printer.result(&text);
     };
-    let path = dir.join(format!("{}.{extension}", compiled.family));
-    // The folder is the caller's, but a workspace's own file is never an output.
-    let relative = path
-        .canonicalize()
-        .ok()
-        .and_then(|real| real.strip_prefix(&workspace.root).ok().map(PathBuf::from));
-    if relative.is_some_and(|relative| workspace.sources.find(&relative).is_some()) {
-        return Err(PathError::new(path, PathProblem::IsSource).into());
+    let mut files = vec![(dir.join(format!("{}.{extension}", compiled.family)), text)];
+    // A prompt without its tool definitions is of no use to a native variant: they go beside
+    // it, as `build --all` writes them (the JSON document holds them already).
+    if extension == "md"
+        && let Some(definitions) = &compiled.tool_definitions
+    {
+        let mut json = serde_json::to_string_pretty(definitions)
+            .map_err(|error| CliError::Unprintable(error.to_string()))?;
+        json.push('\n');
+        let name = format!("{}{}", compiled.family, matrix::DEFINITIONS_SUFFIX);
+        files.push((dir.join(name), json));
     }
-    write_atomic(&path, text.as_bytes())?;
-    printer.message(Message::Wrote(&path.display()));
+    let mut staged = Staged::default();
+    for (path, text) in &files {
+        // The folder is the caller's, but a workspace's own file is never an output.
+        let relative = path
+            .canonicalize()
+            .ok()
+            .and_then(|real| real.strip_prefix(&workspace.root).ok().map(PathBuf::from));
+        if relative.is_some_and(|relative| workspace.sources.find(&relative).is_some()) {
+            return Err(PathError::new(path, PathProblem::IsSource).into());
+        }
+        staged.add(path, path, text.as_bytes())?;
+    }
+    staged.commit()?;
+    for (path, _) in &files {
+        printer.message(Message::Wrote(&path.display()));
+    }
     Ok(())
 }
 

@@ -29,7 +29,8 @@ pub fn is_temporary(name: &OsStr) -> bool {
 }
 
 /// Writes `contents` to `path` atomically. Errors name the path.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), PathError> {
+#[cfg(test)]
+fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), PathError> {
     let mut staged = Staged::default();
     staged.add(path, path, contents)?;
     staged.commit()
