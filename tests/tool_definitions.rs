@@ -289,7 +289,7 @@ fn every_lint_is_located() {
         )
         .file(
             "tools/ask.toml",
-            "id = \"ask\"\nname = \"ask.user\"\ndescription = \"Ask.\"\n\n[[parameters]]\nname = \"options\"\ntype = \"array\"\ninstruction = \"Choices.\"\n",
+            "id = \"ask\"\nname = \"ask.user\"\ndescription = \"Ask.\"\n\n[[parameters]]\nname = \"options\"\ntype = \"array\"\ninstruction = \"Choices.\"\n\n[[parameters]]\nname = \"settings\"\ntype = \"object\"\ninstruction = \"More.\"\n",
         )
         .file(
             "variants/generic.toml",
@@ -307,6 +307,15 @@ fn every_lint_is_located() {
         .collect();
     assert!(
         found.contains(&("array-without-items".into(), "tools/ask.toml".into(), 7)),
+        "{found:?}"
+    );
+    // Gemini refuses an object without properties.
+    assert!(
+        found.contains(&(
+            "object-without-properties".into(),
+            "tools/ask.toml".into(),
+            12
+        )),
         "{found:?}"
     );
     assert!(

@@ -326,6 +326,42 @@ fn write(dialect: Dialect, tools: Vec<Neutral>, findings: &mut Vec<Finding>) -> 
                             }),
                         });
                     }
+                    // Gemini refuses an `OBJECT` with no `properties` (a free-form table of
+                    // arguments), at a parameter as at the top: said at the parameter.
+                    let open_objects = parameters
+                        .get("properties")
+                        .and_then(Value::as_object)
+                        .into_iter()
+                        .flatten()
+                        .filter(|(_, schema)| {
+                            let schema = match schema.get("items") {
+                                Some(items) if schema.get("type") == Some(&json!("ARRAY")) => items,
+                                _ => *schema,
+                            };
+                            schema.get("type") == Some(&json!("OBJECT"))
+                                && schema
+                                    .get("properties")
+                                    .and_then(Value::as_object)
+                                    .is_none_or(Map::is_empty)
+                        });
+                    for (parameter, _) in open_objects {
+                        let subject = match &tool.subject {
+                            Subject::Tool { id, .. } => Subject::Tool {
+                                id: id.clone(),
+                                parameter: Some(parameter.clone()),
+                            },
+                            subject => subject.clone(),
+                        };
+                        findings.push(Finding {
+                            subject,
+                            problem: Problem::Definitions(
+                                DefinitionProblem::ObjectWithoutProperties {
+                                    tool: tool.name.clone(),
+                                    parameter: parameter.clone(),
+                                },
+                            ),
+                        });
+                    }
                     // Gemini rejects an object schema without properties: a tool that takes
                     // no arguments declares no parameters.
                     let empty = parameters

@@ -30,6 +30,8 @@ pub enum DefinitionProblem {
     },
     /// An array parameter with no `items`: providers that need them reject the tool.
     ArrayWithoutItems { tool: String, parameter: String },
+    /// An object parameter without `properties`, which Gemini refuses.
+    ObjectWithoutProperties { tool: String, parameter: String },
     /// `tool_definitions.mcp_name` failed to render.
     McpNameFailed { message: String },
     /// An MCP tool left out of the definitions: its input schema is not an object schema
@@ -48,6 +50,7 @@ impl DefinitionProblem {
             DefinitionProblem::McpToolSkipped { .. } => "mcp-tool-skipped",
             DefinitionProblem::KeywordsDropped { .. } => "keywords-dropped",
             DefinitionProblem::ArrayWithoutItems { .. } => "array-without-items",
+            DefinitionProblem::ObjectWithoutProperties { .. } => "object-without-properties",
             DefinitionProblem::McpNameFailed { .. } => "mcp-name-failed",
             DefinitionProblem::McpSchemaNotAnObject { .. } => "mcp-schema-not-an-object",
         }
@@ -83,6 +86,9 @@ impl DefinitionProblem {
             }
             DefinitionProblem::ArrayWithoutItems { .. } => {
                 "give the parameter `items`, e.g. `items = { type = \"string\" }`".into()
+            }
+            DefinitionProblem::ObjectWithoutProperties { .. } => {
+                "give the parameter `properties` (e.g. `properties = { path = { type = \"string\" } }`), or make it a string the model writes JSON into".into()
             }
             DefinitionProblem::McpNameFailed { .. } => {
                 "`mcp_name` may read `server` and `tool`".into()
@@ -157,6 +163,10 @@ impl fmt::Display for DefinitionProblem {
             DefinitionProblem::ArrayWithoutItems { tool, parameter } => write!(
                 f,
                 "parameter `{parameter}` of tool `{tool}` is an array without `items`"
+            ),
+            DefinitionProblem::ObjectWithoutProperties { tool, parameter } => write!(
+                f,
+                "parameter `{parameter}` of tool `{tool}` is an object without `properties`, which Gemini refuses (`properties: should be non-empty for OBJECT type`)"
             ),
             DefinitionProblem::McpNameFailed { message } => {
                 write!(f, "`tool_definitions.mcp_name` failed: {message}")
