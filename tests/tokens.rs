@@ -978,3 +978,67 @@ fn a_prompt_whose_bound_fits_its_budget_is_not_counted() {
         over.stderr
     );
 }
+
+// A build entry compiles a family's other version (a beta) for a context the family's own
+// row has: `stats` showed two rows alike, `generic | basic` twice. Each row names its variant
+// and version, and its output; the text tells the two apart by variant.
+#[test]
+fn stats_tells_a_build_entry_apart_from_its_family_s_row() {
+    let workspace = common::Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}\n[routing]\nlabel = \"stable\"\n\n[build]\nfamilies = [\"generic\"]\ncontexts = [\"basic\"]\n\n[[build.entries]]\nvariant = \"generic@2.0.0\"\ncontext = \"basic\"\noutput = \"beta/basic.md\"\n",
+                common::MANIFEST
+            ),
+        )
+        .file(
+            "variants/generic-2.toml",
+            "id = \"generic-2\"\nfamily = \"generic\"\nextends = \"generic\"\nversion = \"2.0.0\"\n",
+        )
+        .file(
+            "variants/generic.toml",
+            format!(
+                "{}version = \"1.0.0\"\nlabels = {{ stable = \"1.0.0\" }}\n",
+                common::VARIANT
+            ),
+        )
+        .write();
+    let run = workspace.run(&["stats", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let rows: Vec<(String, String, String)> = json["prompts"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{json}"))
+        .iter()
+        .map(|row| {
+            (
+                row["variant"].as_str().unwrap().to_string(),
+                row["version"].as_str().unwrap().to_string(),
+                row["output"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (
+                "generic".into(),
+                "1.0.0".into(),
+                "examples/prompts/generic/basic.md".into()
+            ),
+            (
+                "generic-2".into(),
+                "2.0.0".into(),
+                "examples/prompts/beta/basic.md".into()
+            ),
+        ]
+    );
+    let text = workspace.run(&["stats"]);
+    assert!(
+        text.stdout.contains("| generic (generic) | basic |")
+            && text.stdout.contains("| generic (generic-2) | basic |"),
+        "{}",
+        text.stdout
+    );
+}

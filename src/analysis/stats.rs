@@ -12,7 +12,14 @@ use crate::compiled::Compiled;
 #[derive(Debug, Serialize)]
 pub struct PromptStats {
     pub family: String,
+    /// The variant compiled, and its version: a build entry (a family's beta beside its
+    /// stable version) is told apart from the family's own row.
+    pub variant: String,
+    pub version: Option<String>,
     pub context: String,
+    /// The build matrix's output for the prompt, when it is one of the matrix's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
     pub encoding: &'static str,
     /// Whether the encoding is the family's real tokenizer; otherwise counts are estimates.
     pub exact: bool,
@@ -77,6 +84,9 @@ pub fn prompt_stats(
                 .collect()
         },
         family: compiled.family.clone(),
+        variant: compiled.variant.clone(),
+        version: compiled.version.clone(),
         context: context.to_string(),
+        output: None,
     }
 }

@@ -71,7 +71,9 @@ pub fn run(
     let mut rows: Vec<PromptStats> = Vec::new();
     let run = matrix::compile_visiting(&compiler, wanted, epoch, |entry, compiled| {
         if let Some(request) = matrix::request(workspace, &entry, epoch) {
-            rows.push(prompt_stats(&compiler, &request, &compiled, &entry.context));
+            let mut row = prompt_stats(&compiler, &request, &compiled, &entry.context);
+            row.output = Some(entry.path.clone());
+            rows.push(row);
         }
     });
     if report_failures(workspace, run.failed, printer) {

@@ -12,6 +12,21 @@ pub fn markdown(rows: &[PromptStats], with_sections: bool) -> String {
         "| family | context | tokens | budget | headroom | characters | stable prefix (tokens) | prefix sha256 |\n\
          | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n",
     );
+    // A family compiled twice for one context (a build entry's other version) is told apart
+    // by its variant.
+    let shared = |row: &PromptStats| {
+        rows.iter()
+            .filter(|other| other.family == row.family && other.context == row.context)
+            .count()
+            > 1
+    };
+    let name = |row: &PromptStats| {
+        if shared(row) {
+            format!("{} ({})", row.family, row.variant)
+        } else {
+            row.family.clone()
+        }
+    };
     for row in rows {
         let estimate = if row.exact { "" } else { "≈ " };
         let (prefix, hash) =
@@ -31,7 +46,11 @@ pub fn markdown(rows: &[PromptStats], with_sections: bool) -> String {
             &mut out,
             &format!(
                 "| {} | {} | {estimate}{} ({}) | {budget} | {headroom} | {} | {prefix} | `{hash}` |",
-                row.family, row.context, row.tokens, row.encoding, row.characters
+                name(row),
+                row.context,
+                row.tokens,
+                row.encoding,
+                row.characters
             ),
         );
     }
@@ -39,7 +58,7 @@ pub fn markdown(rows: &[PromptStats], with_sections: bool) -> String {
     if with_sections {
         for row in rows {
             out.push('\n');
-            push_line(&mut out, &format!("{} × {}:", row.family, row.context));
+            push_line(&mut out, &format!("{} × {}:", name(row), row.context));
             out.push_str("\n| section | tokens |\n| --- | ---: |\n");
             for section in &row.sections {
                 // A section inside another is counted in both: said, so that no one adds them.
