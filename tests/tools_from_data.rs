@@ -256,3 +256,57 @@ fn a_for_each_list_spends_the_compile_s_fuel() {
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(run.stderr.contains("error[out-of-fuel]"), "{}", run.stderr);
 }
+
+// `explain` said a `for_each` tool was included when its list held no item (no tool was
+// offered), and never named the tools its items made.
+#[test]
+fn explain_names_the_tools_a_for_each_spec_makes_or_that_it_makes_none() {
+    let workspace = fixture(SUBAGENT, TEAM)
+        .file(
+            "examples/contexts/alone.toml",
+            "date = \"2026-11-01\"\n[extra]\nsubagents = []\n",
+        )
+        .write();
+    let team = workspace.run(&["explain", "--context", "team"]);
+    assert_eq!(team.code, 0, "{}", team.stderr);
+    assert!(
+        team.stdout.contains("+ subagent: included")
+            && team
+                .stdout
+                .contains("makes use_reviewer (item 0), use_tester (item 1)"),
+        "{}",
+        team.stdout
+    );
+    let alone = workspace.run(&["explain", "--context", "alone"]);
+    assert_eq!(alone.code, 0, "{}", alone.stderr);
+    assert!(
+        alone.stdout.contains(
+            "- subagent: its `for_each` list `extra.subagents` holds no items here: no tool is offered"
+        ),
+        "{}",
+        alone.stdout
+    );
+    // A tool the spec made is explained by its spec.
+    let one = workspace.run(&["explain", "--context", "team", "--tool", "use_tester"]);
+    assert_eq!(one.code, 0, "{}", one.stderr);
+    assert!(
+        one.stdout.contains("+ subagent: included") && !one.stdout.contains("read_file"),
+        "{}",
+        one.stdout
+    );
+    let json = workspace.run(&["explain", "--context", "team", "--format", "json"]);
+    let value: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let subagent = value["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|tool| tool["id"] == "subagent")
+        .unwrap();
+    assert_eq!(
+        subagent["instances"],
+        serde_json::json!([
+            { "name": "use_reviewer", "item": 0 },
+            { "name": "use_tester", "item": 1 }
+        ])
+    );
+}

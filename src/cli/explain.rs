@@ -65,9 +65,12 @@ pub fn run(
 
 /// Keeps the item `id` alone; when there is none, the ids there are.
 fn only(items: &mut Vec<crate::compile::explain::Item>, id: &str) -> Result<(), Vec<String>> {
-    if !items.iter().any(|item| item.id == id) {
-        return Err(items.iter().map(|item| item.id.clone()).collect());
-    }
+    // A tool a `for_each` spec made (`use_reviewer`) is explained by its spec.
+    let id = items
+        .iter()
+        .find(|item| item.id == id || item.instances.iter().any(|made| made.name == id))
+        .map(|item| item.id.clone())
+        .ok_or_else(|| items.iter().map(|item| item.id.clone()).collect::<Vec<_>>())?;
     items.retain(|item| item.id == id);
     Ok(())
 }

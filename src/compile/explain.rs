@@ -53,6 +53,16 @@ pub struct Item {
     pub condition: Option<ConditionReport>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub parameters: Vec<Item>,
+    /// For a `for_each` tool: the tools its items made, in item order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub instances: Vec<Instance>,
+}
+
+/// One tool a `for_each` spec made: its name, and the index of its item in the list.
+#[derive(Debug, Serialize)]
+pub struct Instance {
+    pub name: String,
+    pub item: Option<usize>,
 }
 
 impl Item {
@@ -67,6 +77,7 @@ impl Item {
             partials: Vec::new(),
             condition: None,
             parameters: Vec::new(),
+            instances: Vec::new(),
         }
     }
 }
@@ -87,11 +98,24 @@ pub fn explain(compiler: &Compiler<'_>, request: &Request) -> Result<Explanation
     if diagnostics.has_errors() {
         return Err(CompileError::Diagnostics(diagnostics));
     }
+    // A `for_each` tool makes a tool per item of its list, which only a render knows: the
+    // request is compiled for them (a compile that fails leaves them unknown).
+    let for_each = prepared
+        .plan
+        .tools
+        .iter()
+        .any(|planned| planned.tool.for_each.is_some() && planned.reason == Reason::Included);
+    let made = for_each
+        .then(|| compiler.compile(request).ok())
+        .flatten()
+        .map(|compiled| compiled.tools.to_vec())
+        .unwrap_or_default();
     let explainer = Explainer {
         workspace: compiler.workspace(),
         conditions: compiler.conditions(),
         variant: prepared.variant,
         scope: prepared.scope.values(),
+        made: for_each.then_some(made),
     };
     let variant = prepared.variant;
     Ok(Explanation {
@@ -113,6 +137,8 @@ struct Explainer<'a> {
     conditions: &'a Conditions<'a>,
     variant: &'a EffectiveVariant,
     scope: Value,
+    /// The tools the compile made, when a `for_each` tool asked for them.
+    made: Option<Vec<crate::compiled::CompiledTool>>,
 }
 
 impl Explainer<'_> {
@@ -157,6 +183,7 @@ impl Explainer<'_> {
                 .and_then(|e| e.value.condition.as_ref())
                 .and_then(|when| self.condition(when, &planned.reason)),
             parameters: Vec::new(),
+            instances: Vec::new(),
         }
     }
 
@@ -193,10 +220,34 @@ impl Explainer<'_> {
                 entry.value_span(""),
             ),
         };
+        let instances: Vec<Instance> = match (&tool.for_each, &self.made) {
+            (Some(_), Some(made)) => made
+                .iter()
+                .filter(|made| made.id == tool.id)
+                .map(|made| Instance {
+                    name: made.name.clone(),
+                    item: made.item,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        // Included, but its list gave no item: no tool is offered.
+        let no_items = planned.reason == Reason::Included
+            && instances.is_empty()
+            && self.made.is_some()
+            && tool.for_each.is_some();
+        let reason = match &tool.for_each {
+            Some(for_each) if no_items => format!(
+                "its `for_each` list `{}` holds no items here: no tool is offered",
+                for_each.list
+            ),
+            _ => self.reason(Kind::Tool, &tool.id, &planned.reason),
+        };
         Item {
             id: tool.id.clone(),
-            included: planned.reason == Reason::Included,
-            reason: self.reason(Kind::Tool, &tool.id, &planned.reason),
+            included: planned.reason == Reason::Included && !no_items,
+            reason,
+            instances,
             source: Some(self.range(span)),
             choice: Some(choice),
             partials: Vec::new(),
@@ -219,6 +270,7 @@ impl Explainer<'_> {
                         .as_ref()
                         .and_then(|(when, _)| self.condition(when, reason)),
                     parameters: Vec::new(),
+                    instances: Vec::new(),
                 })
                 .collect(),
         }

@@ -59,6 +59,17 @@ fn item(out: &mut String, item: &Item, indent: &str) {
     if let Some(choice) = &item.choice {
         push_line(out, &format!("{indent}    uses {choice}"));
     }
+    if !item.instances.is_empty() {
+        let made: Vec<String> = item
+            .instances
+            .iter()
+            .map(|made| match made.item {
+                Some(index) => format!("{} (item {index})", made.name),
+                None => made.name.clone(),
+            })
+            .collect();
+        push_line(out, &format!("{indent}    makes {}", made.join(", ")));
+    }
     if !item.partials.is_empty() {
         push_line(
             out,
