@@ -121,7 +121,9 @@ fn each_instance_is_checked() {
     assert!(
         run.stderr.contains(
             "error[bad-tool-name]: tool name `use_unit tester` cannot be called by a model"
-        ),
+        ) && run
+            .stderr
+            .contains("= note: made from item 1 of `extra.subagents` (counted from 0)"),
         "{}",
         run.stderr
     );

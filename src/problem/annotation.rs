@@ -37,6 +37,8 @@ pub enum NoteKind {
     /// The build-matrix entry whose compile first met a problem (a template can fail for one
     /// context and not another).
     FirstMetCompiling { family: String, context: String },
+    /// A tool a `for_each` spec made from the item at this index of its list.
+    MadeFromItem { index: usize, list: String },
 }
 
 impl fmt::Display for NoteKind {
@@ -47,6 +49,9 @@ impl fmt::Display for NoteKind {
             }
             NoteKind::FirstMetCompiling { family, context } => {
                 write!(f, "first met compiling {family} × {context}")
+            }
+            NoteKind::MadeFromItem { index, list } => {
+                write!(f, "made from item {index} of `{list}` (counted from 0)")
             }
         }
     }

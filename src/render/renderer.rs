@@ -562,13 +562,25 @@ impl Renderer<'_> {
                 "/id"
             };
             let span = entry.value_span(at);
+            // Which item made the name: the list's data, not the spec, is what to fix.
+            let made_from = tool
+                .item
+                .zip(entry.value.for_each.as_ref())
+                .map(|(index, list)| crate::problem::NoteKind::MadeFromItem {
+                    index,
+                    list: list.clone(),
+                });
             if bad_name {
-                self.diagnostics.push(Diagnostic::new(
+                let mut diagnostic = Diagnostic::new(
                     Problem::BadToolName {
                         name: tool.name.clone(),
                     },
                     span,
-                ));
+                );
+                if let Some(note) = made_from {
+                    diagnostic = diagnostic.note(note);
+                }
+                self.diagnostics.push(diagnostic);
             }
             if let Some(first) = taken_by {
                 self.diagnostics.push(Diagnostic::new(
