@@ -729,7 +729,7 @@ impl Problem {
             Problem::WrongType { expected, found }
                 if expected == "a boolean" && found == "a string" =>
             {
-                "write `true` or `false`, without quotes".into()
+                "write `true` or `false`, without quotes (`yes`, `no`, `on` and `off` are text in YAML 1.2, as in TOML and JSON)".into()
             }
             Problem::WrongType { found, .. } if found == "null" => {
                 "leave the key out to use its default (TOML has no null, and YAML's `~` is not a value here)".into()

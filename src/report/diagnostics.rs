@@ -60,8 +60,9 @@ fn groups<'a>(
     };
     // A message quotes text of the workspace (a value, a name): its control characters are
     // shown as pictures, a tab as `␉` rather than the renderer's spaces, a line break as `␊`.
-    let message = super::visible::visible(&diagnostic.problem.to_string()).into_owned();
     let file = sources.get(diagnostic.span.source);
+    let message = in_format_of(diagnostic.problem.to_string(), Some(&file.path));
+    let message = super::visible::visible(&message).into_owned();
     let mut primary_spans = vec![(diagnostic.span.range(), None)];
     let mut others = Vec::new();
     for (label, words) in diagnostic.labels.iter().zip(label_words) {
@@ -88,7 +89,7 @@ fn groups<'a>(
     for note in note_words {
         group = group.element(Level::NOTE.message(note.as_str()));
     }
-    if let Some(help) = diagnostic.problem.help() {
+    if let Some(help) = help_for(&diagnostic.problem, Some(&file.path)) {
         group = group.element(Level::HELP.message(super::visible::visible(&help).into_owned()));
     }
     (vec![group], place)
@@ -301,8 +302,14 @@ pub fn records(diagnostics: &[Diagnostic], sources: &[&Sources]) -> Vec<Diagnost
                 Severity::Warning => "warning",
             },
             code: d.problem.code(),
-            message: d.problem.to_string(),
-            help: d.problem.help(),
+            message: in_format_of(
+                d.problem.to_string(),
+                file(d.span.source).map(|file| file.path.as_path()),
+            ),
+            help: help_for(
+                &d.problem,
+                file(d.span.source).map(|file| file.path.as_path()),
+            ),
             location: file(d.span.source).map(|file| {
                 let (line, column) = file.line_col(d.span.start);
                 let (end_line, end_column) = file.line_col(d.span.end);
@@ -364,11 +371,11 @@ pub fn github(diagnostics: &[Diagnostic], sources: &Sources, base: &Path) -> Str
             Severity::Warning => "warning",
         };
         let path = base.join(&file.path);
-        let mut message = diagnostic.problem.to_string();
+        let mut message = in_format_of(diagnostic.problem.to_string(), Some(&file.path));
         for note in &diagnostic.notes {
             message.push_str(&format!("\nnote: {note}"));
         }
-        if let Some(help) = diagnostic.problem.help() {
+        if let Some(help) = help_for(&diagnostic.problem, Some(&file.path)) {
             message.push_str(&format!("\nhelp: {help}"));
         }
         out.push_str(&format!(
@@ -410,4 +417,39 @@ mod tests {
             "tools/a%2Cb%3Ac.toml"
         );
     }
+}
+
+/// A problem's help for the file it is about (see [`in_format_of`]).
+fn help_for(problem: &crate::problem::Problem, path: Option<&std::path::Path>) -> Option<String> {
+    problem.help().map(|help| in_format_of(help, path))
+}
+
+/// Words about a file, the settings they show as TOML (`order = 2`) written as YAML
+/// (`order: 2`) when the file is YAML, so that a fix can be copied as it is.
+fn in_format_of(text: String, path: Option<&std::path::Path>) -> String {
+    let yaml = path
+        .and_then(std::path::Path::extension)
+        .is_some_and(|extension| extension == "yaml" || extension == "yml");
+    if !yaml || !text.contains(" = ") {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len());
+    // Between backticks (the odd parts), a setting written `key = value`.
+    for (index, part) in text.split('`').enumerate() {
+        if index > 0 {
+            out.push('`');
+        }
+        let setting = part.split_once(" = ").is_some_and(|(key, _)| {
+            !key.is_empty()
+                && key
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        });
+        if index % 2 == 1 && setting {
+            out.push_str(&part.replace(" = ", ": "));
+        } else {
+            out.push_str(part);
+        }
+    }
+    out
 }
