@@ -404,21 +404,6 @@ fn workflow_property(text: &str) -> String {
     workflow_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
-#[cfg(test)]
-mod tests {
-    use super::{workflow_data, workflow_property};
-
-    #[test]
-    fn workflow_commands_escape_what_would_end_a_value() {
-        assert_eq!(workflow_data("100% sure\r\nnext"), "100%25 sure%0D%0Anext");
-        // A `,` or `:` in a path would start another property.
-        assert_eq!(
-            workflow_property("tools/a,b:c.toml"),
-            "tools/a%2Cb%3Ac.toml"
-        );
-    }
-}
-
 /// A problem's help for the file it is about (see [`in_format_of`]).
 fn help_for(problem: &crate::problem::Problem, path: Option<&std::path::Path>) -> Option<String> {
     problem.help().map(|help| in_format_of(help, path))
@@ -452,4 +437,19 @@ fn in_format_of(text: String, path: Option<&std::path::Path>) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{workflow_data, workflow_property};
+
+    #[test]
+    fn workflow_commands_escape_what_would_end_a_value() {
+        assert_eq!(workflow_data("100% sure\r\nnext"), "100%25 sure%0D%0Anext");
+        // A `,` or `:` in a path would start another property.
+        assert_eq!(
+            workflow_property("tools/a,b:c.toml"),
+            "tools/a%2Cb%3Ac.toml"
+        );
+    }
 }
