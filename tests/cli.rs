@@ -1511,3 +1511,25 @@ fn a_usage_error_is_a_json_document_when_json_is_asked_for() {
         plain.stderr
     );
 }
+
+/// `build --all` compiles the requests the manifest names: a flag that shapes one request
+/// (`--rules`, `--model`, `--dialect`, …) was accepted and ignored; it is refused, as
+/// `--context` was.
+#[test]
+fn build_all_refuses_the_flags_of_a_single_request() {
+    let workspace = common::Fixture::minimal().write();
+    for flags in [
+        &["--rules", "."][..],
+        &["--global-rules", "."],
+        &["--files", "a.ts"],
+        &["--disable-rule", "x"],
+        &["--model", "gpt-5"],
+        &["--dialect", "openai"],
+        &["--context", "basic"],
+    ] {
+        let run = workspace.run(&[&["build", "--all"][..], flags].concat());
+        assert_eq!(run.code, 2, "{flags:?}: {}", run.stderr);
+        assert!(run.stderr.contains("cannot be used with"), "{}", run.stderr);
+    }
+    assert!(!workspace.root().join("examples/prompts").exists());
+}

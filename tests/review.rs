@@ -292,7 +292,7 @@ fn diff_says_which_side_failed_and_why() {
     repo.git(&["checkout", "-q", "-f", "main"]);
     let missing = stdout(&repo.promptc(&["diff", "--base", "empty"]));
     assert!(
-        missing.contains("revision `empty` has no workspace at . (no promptc.toml)"),
+        missing.contains("revision `empty` has no workspace at \".\" (no promptc.toml)"),
         "{missing}"
     );
 
@@ -836,4 +836,36 @@ fn diff_compiles_the_base_of_a_folder_whose_name_holds_a_line_break() {
     let out = stdout(&diffed);
     assert!(out.contains("no compiled prompt differs"), "{out}");
     assert!(!out.contains("DECOY"), "{out}");
+}
+
+// The base has no workspace where a folder whose name holds a line break and a CI workflow
+// command stands now: the error quoted the name as it is, and the command stood on a line
+// of its own in the log.
+#[cfg(unix)]
+#[test]
+fn a_base_without_the_workspace_quotes_the_folder_s_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    std::fs::create_dir_all(&root).unwrap();
+    let repo = Repo { _dir: dir, root };
+    repo.git(&["init", "-q", "-b", "main"]);
+    std::fs::write(repo.root.join("README"), "empty\n").unwrap();
+    repo.commit("initial");
+    let name = "w\n::error title=pwned::x";
+    copy_dir(&fixture_dir("expressive"), &repo.root.join(name));
+    repo.commit("workspace");
+    let diffed = common::promptc()
+        .current_dir(repo.root.join(name))
+        .args(["diff", "--base", "HEAD~1"])
+        .output()
+        .unwrap();
+    let out = format!("{}{}", stdout(&diffed), stderr(&diffed));
+    assert!(
+        out.contains("has no workspace at \"w\\n::error title=pwned::x\""),
+        "{out}"
+    );
+    assert!(
+        !out.lines().any(|line| line.starts_with("::error")),
+        "{out}"
+    );
 }

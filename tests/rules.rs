@@ -1238,3 +1238,31 @@ fn rules_of_one_name_from_two_folders_are_told_apart_and_switched_off_apart() {
         explained.stdout
     );
 }
+
+// The output folder named through a link into a rules folder's `.clinerules` passed the check
+// made on the path as written: the first build wrote its outputs where the next read rules.
+#[cfg(unix)]
+#[test]
+fn an_output_folder_linked_into_a_rules_location_is_refused() {
+    let workspace = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}[build]\nout = \"lnk\"\n", common::MANIFEST),
+        )
+        .file(
+            "examples/contexts/basic.toml",
+            "date = \"2026-11-01\"\nrules_from = [\"proj\"]\n",
+        )
+        .file("proj/.clinerules/style.md", "Keep it short.\n")
+        .write();
+    std::os::unix::fs::symlink("proj/.clinerules", workspace.root().join("lnk")).unwrap();
+    let run = workspace.run(&["validate"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "error[outputs-read-as-rules]: `lnk` lies where context `basic` reads rules files"
+        ),
+        "{}",
+        run.stderr
+    );
+}

@@ -17,7 +17,12 @@ use crate::workspace::Workspace;
 pub struct BuildArgs {
     /// Compile the whole build matrix of promptc.toml into its output folder, and remove the
     /// outputs of entries that left the matrix.
-    #[arg(long, conflicts_with_all = ["family", "variant", "context", "out", "format", "set"])]
+    // The matrix names its own requests: every flag that shapes one request is refused with
+    // it, rather than ignored.
+    #[arg(long, conflicts_with_all = [
+        "family", "variant", "model", "provider", "label", "tag", "detect_env", "mcp", "dialect",
+        "context", "set", "folders", "global", "files", "disabled", "out", "format",
+    ])]
     pub all: bool,
     #[command(flatten)]
     pub target: TargetArgs,

@@ -569,6 +569,34 @@ fn one_of(
         }
         return;
     }
+    // No branch takes a value of this type, and every branch says which it takes: those are
+    // the types expected (`rules = {}`: text or a list). A branch that names no type (a
+    // constant, a table tagged by its `rule`) leaves it to the cases below.
+    let expected_types: Option<Vec<String>> = branches
+        .iter()
+        .map(|branch| {
+            branch.iter().find_map(|e| match e.kind() {
+                ValidationErrorKind::Type { kind } if e.instance_path().as_str() == pointer => {
+                    Some(type_names(kind))
+                }
+                _ => None,
+            })
+        })
+        .collect();
+    if of_its_type.is_empty()
+        && let Some(mut expected) = expected_types
+        && !expected.is_empty()
+    {
+        expected.dedup();
+        out.push(Diagnostic::new(
+            Problem::WrongType {
+                expected: expected.join(" or "),
+                found: json_type(instance).into(),
+            },
+            doc.value_span(&pointer),
+        ));
+        return;
+    }
     let constants = |at: &str| -> Vec<String> {
         branches
             .iter()

@@ -75,10 +75,10 @@ impl DefinitionProblem {
             DefinitionProblem::McpToolSkipped {
                 too_long: true, ..
             } => {
-                "shorten the server's `uid`, or make `tool_definitions.mcp_name` shorter (e.g. `{{ tool }}` alone); `long_names = \"error\"` makes this an error".into()
+                "shorten the server's `uid`, or make `tool_definitions.mcp_name` shorter (e.g. `{{ tool }}` alone); `long_names = \"error\"` in promptc.toml's `[tool_definitions]` makes this an error".into()
             }
             DefinitionProblem::McpToolSkipped { dialect, .. } => format!(
-                "make `tool_definitions.mcp_name` write only {} (e.g. `{{{{ server }}}}__{{{{ tool | replace(' ', '_') }}}}`); `long_names = \"error\"` makes this an error",
+                "make `tool_definitions.mcp_name` write only {} (e.g. `{{{{ server }}}}__{{{{ tool | replace(' ', '_') }}}}`); `long_names = \"error\"` in promptc.toml's `[tool_definitions]` makes this an error",
                 accepted(dialect)
             ),
             DefinitionProblem::KeywordsDropped { .. } => {

@@ -415,7 +415,8 @@ fn in_format_of(text: String, path: Option<&std::path::Path>) -> String {
     let yaml = path
         .and_then(std::path::Path::extension)
         .is_some_and(|extension| extension == "yaml" || extension == "yml");
-    if !yaml || !text.contains(" = ") {
+    // A setting of promptc.toml, which the words name, stays TOML.
+    if !yaml || !text.contains(" = ") || text.contains("promptc.toml") {
         return text;
     }
     let mut out = String::with_capacity(text.len());

@@ -13,10 +13,17 @@ use super::{human, json_document};
 pub fn text(report: &DiffReport, stat_only: bool) -> String {
     let mut out = String::new();
     for failure in &report.failures {
-        out.push_str(&format!(
-            "error: the {} side ({}) cannot be compiled:\n{}\n",
-            failure.side, failure.revision, failure.message
-        ));
+        push_line(
+            &mut out,
+            &format!(
+                "error: the {} side ({}) cannot be compiled:",
+                failure.side, failure.revision
+            ),
+        );
+        // The diagnostics, rendered as every diagnostic is (their quoted text shown); the
+        // line breaks are theirs.
+        out.push_str(&super::visible::visible_lines(&failure.message));
+        out.push('\n');
     }
     for note in &report.notes {
         push_line(&mut out, &format!("note: {note}"));

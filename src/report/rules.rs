@@ -108,7 +108,13 @@ pub fn json(report: &RulesReport) -> Value {
         .skipped
         .iter()
         .map(|(rule, why)| {
-            json!({ "name": rule.name, "kind": rule.kind, "path": rule.path, "reason": why })
+            json!({
+                "name": rule.name,
+                "kind": rule.kind,
+                "path": rule.path,
+                "folder": rule.folder,
+                "reason": why,
+            })
         })
         .collect();
     json!({ "rules": rules, "workflows": workflows, "skipped": skipped })

@@ -56,6 +56,7 @@ fn is_bidi(c: char) -> bool {
         c,
         '\u{202a}'..='\u{202e}'
             | '\u{2066}'..='\u{2069}'
+            | '\u{061c}'
             | '\u{200e}'
             | '\u{200f}'
             | '\u{2028}'
@@ -91,6 +92,8 @@ mod tests {
     #[test]
     fn characters_that_take_no_room_are_shown() {
         assert_eq!(visible("use_a\u{200b}"), "use_a\u{fffd}");
+        // The Arabic letter mark reorders text as the other bidi marks do.
+        assert_eq!(visible("ef\u{61c}gh"), "ef\u{fffd}gh");
         assert_eq!(
             visible_lines("x\u{feff}y\n\u{e0041}\u{2060}z\t"),
             "x\u{fffd}y\n\u{fffd}\u{fffd}z\t"

@@ -161,8 +161,9 @@ pub fn checkout(workspace_root: &Path, revision: &str) -> Result<RevisionCheckou
         } else {
             prefix.trim_end_matches('/')
         };
+        // Quoted with escapes: a folder's name may hold a line break, or a CI log's command.
         RevisionError(format!(
-            "revision `{revision}` has no workspace at {at} (no {MANIFEST_FILE})"
+            "revision `{revision}` has no workspace at {at:?} (no {MANIFEST_FILE})"
         ))
     };
     // The folder's tree, by its id: in `<commit>:<path>^{tree}` git reads `<path>^{tree}` as

@@ -328,9 +328,13 @@ fn never_equal(side: &str, namespace: &Namespace) -> Option<Problem> {
         serde_json::Value::Bool(_) => "boolean",
         _ => return None,
     };
+    // minijinja compares numbers as numbers (`900 == 900.0`), and a boolean as the number it
+    // is (`true == 1`): only text against another type, or a choice the field lacks, never
+    // holds.
+    let numeric = |kind: &str| matches!(kind, "integer" | "number" | "boolean");
     let fits_type = types
         .iter()
-        .any(|kind| *kind == literal_type || (*kind == "number" && literal_type == "integer"));
+        .any(|kind| *kind == literal_type || (numeric(kind) && numeric(literal_type)));
     let (holds, suggestion) = if !fits_type {
         let holds = types
             .iter()

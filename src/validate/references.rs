@@ -1124,13 +1124,22 @@ fn outputs_apart_from_rules(
     out_dir: &str,
     out: &mut Diagnostics,
 ) {
+    let root = &known.workspace.root;
     let outputs = crate::confine::lexical(out_dir);
+    // As written, and as the folders really lie: a link (`out = "lnk"`, `lnk` → a folder's
+    // `.clinerules`) can put the outputs where rules are read.
+    let real_outputs = crate::confine::real_folder(root, &outputs);
+    let read_as_rules = |outputs: &std::path::Path, rules: &std::path::Path| {
+        outputs.strip_prefix(rules).is_ok_and(|below| {
+            !below.as_os_str().is_empty() && crate::load::rules::is_rules_location(below)
+        })
+    };
     for (name, context) in &known.workspace.contexts {
         for folder in &context.value.rules_from {
-            let below = outputs.strip_prefix(crate::confine::lexical(folder));
-            if below.is_ok_and(|below| {
-                !below.as_os_str().is_empty() && crate::load::rules::is_rules_location(below)
-            }) {
+            let rules = crate::confine::lexical(folder);
+            if read_as_rules(&outputs, &rules)
+                || read_as_rules(&real_outputs, &crate::confine::real_folder(root, &rules))
+            {
                 out.error(
                     Problem::OutputsReadAsRules {
                         output: out_dir.to_string(),
