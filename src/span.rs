@@ -162,6 +162,12 @@ fn block_offsets(raw: &str, indent: usize, decoded: &str) -> Option<Vec<std::ops
         at
     };
     let mut wanted = decoded.chars().peekable();
+    // Blank lines that open a block scalar come before its span, which starts at its first
+    // line of text: each stands at that start.
+    while wanted.peek() == Some(&'\n') && !raw.starts_with(['\n', '\r']) {
+        offsets.push(0..0);
+        wanted.next();
+    }
     while let Some(&expected) = wanted.peek() {
         let c = raw.get(at..)?.chars().next()?;
         let is_break = c == '\n' || (c == '\r' && bytes.get(at + 1) == Some(&b'\n'));
@@ -252,6 +258,10 @@ mod tests {
         assert_eq!(&file[start..end], "two");
         let (start, end) = found(file, "first", "\u{0}", "first second", "second").unwrap();
         assert_eq!(&file[start..end], "second");
+        // Blank lines that open a block stand before its span.
+        let opened = "template: |\n\n  aa {{ x y }}\n";
+        let (start, end) = found(opened, "aa", "\u{0}", "\naa {{ x y }}\n", "y }}").unwrap();
+        assert_eq!(&opened[start..end], "y }}");
         // Text the lines do not hold is not placed.
         assert_eq!(found(file, "first", "\u{0}", "first third", "third"), None);
     }

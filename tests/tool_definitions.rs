@@ -289,7 +289,7 @@ fn every_lint_is_located() {
         )
         .file(
             "tools/ask.toml",
-            "id = \"ask\"\nname = \"ask.user\"\ndescription = \"Ask.\"\n\n[[parameters]]\nname = \"options\"\ntype = \"array\"\ninstruction = \"Choices.\"\n\n[[parameters]]\nname = \"settings\"\ntype = \"object\"\ninstruction = \"More.\"\n",
+            "id = \"ask\"\nname = \"ask.user\"\ndescription = \"Ask.\"\n\n[[parameters]]\nname = \"options\"\ntype = \"array\"\ninstruction = \"Choices.\"\n\n[[parameters]]\nname = \"settings\"\ntype = \"object\"\ninstruction = \"More.\"\n\n[[parameters]]\nname = \"nested\"\ntype = \"object\"\ninstruction = \"Deeper.\"\nproperties = { inner = { type = \"object\" }, list = { type = \"array\", items = { type = \"object\" } } }\n",
         )
         .file(
             "variants/generic.toml",
@@ -339,6 +339,15 @@ fn every_lint_is_located() {
         .into_iter()
         .map(|d| d.message)
         .collect();
+    // At any depth, named by its path.
+    for path in ["nested.inner", "nested.list[]"] {
+        assert!(
+            messages.iter().any(|m| m.starts_with(&format!(
+                "`{path}` of tool `ask.user` is an object without `properties`"
+            ))),
+            "{messages:#?}"
+        );
+    }
     assert!(
         messages.iter().any(|m| m
             == "the gemini dialect cannot carry `$schema`, `additionalProperties` in the schema of tool `trk__create_issue`: dropped"),

@@ -238,7 +238,7 @@ impl fmt::Display for Message<'_> {
                 write!(
                     f,
                     "note: no context given, and promptc.toml sets no `default_context`: \
-                     compiling with an empty one (no date, no working folder); pass \
+                     an empty one is used (no date, no working folder); pass \
                      `--context {first}`{others}, or set `default_context = \"{first}\"`"
                 )
             }

@@ -327,28 +327,20 @@ fn write(dialect: Dialect, tools: Vec<Neutral>, findings: &mut Vec<Finding>) -> 
                         });
                     }
                     // Gemini refuses an `OBJECT` with no `properties` (a free-form table of
-                    // arguments), at a parameter as at the top: said at the parameter.
-                    let open_objects = parameters
-                        .get("properties")
-                        .and_then(Value::as_object)
-                        .into_iter()
-                        .flatten()
-                        .filter(|(_, schema)| {
-                            let schema = match schema.get("items") {
-                                Some(items) if schema.get("type") == Some(&json!("ARRAY")) => items,
-                                _ => *schema,
-                            };
-                            schema.get("type") == Some(&json!("OBJECT"))
-                                && schema
-                                    .get("properties")
-                                    .and_then(Value::as_object)
-                                    .is_none_or(Map::is_empty)
-                        });
-                    for (parameter, _) in open_objects {
+                    // arguments), at any depth: said at the parameter it is part of.
+                    let mut open_objects = Vec::new();
+                    if let Some(properties) =
+                        parameters.get("properties").and_then(Value::as_object)
+                    {
+                        for (parameter, schema) in properties {
+                            open_objects_in(schema, parameter, parameter, &mut open_objects);
+                        }
+                    }
+                    for (parameter, path) in open_objects {
                         let subject = match &tool.subject {
                             Subject::Tool { id, .. } => Subject::Tool {
                                 id: id.clone(),
-                                parameter: Some(parameter.clone()),
+                                parameter: Some(parameter),
                             },
                             subject => subject.clone(),
                         };
@@ -357,7 +349,7 @@ fn write(dialect: Dialect, tools: Vec<Neutral>, findings: &mut Vec<Finding>) -> 
                             problem: Problem::Definitions(
                                 DefinitionProblem::ObjectWithoutProperties {
                                     tool: tool.name.clone(),
-                                    parameter: parameter.clone(),
+                                    parameter: path,
                                 },
                             ),
                         });
@@ -756,6 +748,31 @@ pub fn place(workspace: &Workspace, finding: &Finding, places: &McpPlaces) -> Di
         Subject::Settings => manifest.value_span("/tool_definitions/mcp_name"),
     };
     Diagnostic::new(finding.problem.clone(), span)
+}
+
+/// The objects without `properties` in a Gemini schema (`OBJECT` types), each as the top-level
+/// parameter it is part of and its path (`options`, `options.deep`, `list[]`).
+fn open_objects_in(schema: &Value, parameter: &str, path: &str, out: &mut Vec<(String, String)>) {
+    // Deep enough for any schema a provider takes; a deeper one is not looked into.
+    if path.len() > 1024 {
+        return;
+    }
+    match schema.get("type").and_then(Value::as_str) {
+        Some("OBJECT") => match schema.get("properties").and_then(Value::as_object) {
+            Some(properties) if !properties.is_empty() => {
+                for (name, inner) in properties {
+                    open_objects_in(inner, parameter, &format!("{path}.{name}"), out);
+                }
+            }
+            _ => out.push((parameter.to_string(), path.to_string())),
+        },
+        Some("ARRAY") => {
+            if let Some(items) = schema.get("items") {
+                open_objects_in(items, parameter, &format!("{path}[]"), out);
+            }
+        }
+        _ => {}
+    }
 }
 
 #[cfg(test)]

@@ -166,7 +166,7 @@ impl fmt::Display for DefinitionProblem {
             ),
             DefinitionProblem::ObjectWithoutProperties { tool, parameter } => write!(
                 f,
-                "parameter `{parameter}` of tool `{tool}` is an object without `properties`, which Gemini refuses (`properties: should be non-empty for OBJECT type`)"
+                "`{parameter}` of tool `{tool}` is an object without `properties`, which Gemini refuses (`properties: should be non-empty for OBJECT type`)"
             ),
             DefinitionProblem::McpNameFailed { message } => {
                 write!(f, "`tool_definitions.mcp_name` failed: {message}")
