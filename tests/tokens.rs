@@ -988,7 +988,7 @@ fn stats_tells_a_build_entry_apart_from_its_family_s_row() {
         .file(
             "promptc.toml",
             format!(
-                "{}\n[routing]\nlabel = \"stable\"\n\n[build]\nfamilies = [\"generic\"]\ncontexts = [\"basic\"]\n\n[[build.entries]]\nvariant = \"generic@2.0.0\"\ncontext = \"basic\"\noutput = \"beta/basic.md\"\n",
+                "{}\n[routing]\nlabel = \"stable\"\n\n[build]\nfamilies = [\"generic\"]\ncontexts = [\"basic\"]\n\n[[build.entries]]\nvariant = \"generic@2.0.0\"\ncontext = \"basic\"\noutput = \"beta/basic.md\"\n\n[[build.entries]]\nvariant = \"generic@2.0.0\"\ncontext = \"basic\"\noutput = \"again/basic.md\"\n",
                 common::MANIFEST
             ),
         )
@@ -1032,12 +1032,23 @@ fn stats_tells_a_build_entry_apart_from_its_family_s_row() {
                 "2.0.0".into(),
                 "examples/prompts/beta/basic.md".into()
             ),
+            (
+                "generic-2".into(),
+                "2.0.0".into(),
+                "examples/prompts/again/basic.md".into()
+            ),
         ]
     );
+    // Two entries of one variant are told apart by output.
     let text = workspace.run(&["stats"]);
     assert!(
         text.stdout.contains("| generic (generic) | basic |")
-            && text.stdout.contains("| generic (generic-2) | basic |"),
+            && text
+                .stdout
+                .contains("| generic (examples/prompts/beta/basic.md) | basic |")
+            && text
+                .stdout
+                .contains("| generic (examples/prompts/again/basic.md) | basic |"),
         "{}",
         text.stdout
     );

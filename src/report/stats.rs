@@ -20,12 +20,21 @@ pub fn markdown(rows: &[PromptStats], with_sections: bool) -> String {
             .count()
             > 1
     };
-    let name = |row: &PromptStats| {
-        if shared(row) {
-            format!("{} ({})", row.family, row.variant)
-        } else {
-            row.family.clone()
-        }
+    // Entries of one variant too (its outputs apart): by output.
+    let same_variant = |row: &PromptStats| {
+        rows.iter()
+            .filter(|other| {
+                other.family == row.family
+                    && other.context == row.context
+                    && other.variant == row.variant
+            })
+            .count()
+            > 1
+    };
+    let name = |row: &PromptStats| match &row.output {
+        Some(output) if same_variant(row) => format!("{} ({output})", row.family),
+        _ if shared(row) => format!("{} ({})", row.family, row.variant),
+        _ => row.family.clone(),
     };
     for row in rows {
         let estimate = if row.exact { "" } else { "≈ " };
