@@ -48,7 +48,11 @@ impl Rule {
     /// Its folder and path together (`~/src/shop/AGENTS.md`), as a name it can be switched
     /// off by; its path alone when it has no folder, or the folder is `.`.
     pub fn qualified_path(&self) -> String {
-        let folder = self.folder.trim_end_matches(['/', '\\']);
+        // As named, but for a leading `./` (`./shop` and `shop` are one folder).
+        let mut folder = self.folder.trim_end_matches(['/', '\\']);
+        while let Some(rest) = folder.strip_prefix("./") {
+            folder = rest.trim_start_matches('/');
+        }
         if folder.is_empty() || folder == "." || self.path.is_empty() {
             self.path.clone()
         } else {
@@ -67,5 +71,27 @@ impl From<&str> for Rules {
 impl From<String> for Rules {
     fn from(text: String) -> Self {
         Rules::Text(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Rule;
+
+    #[test]
+    fn a_rule_s_folder_and_path_name_it_as_the_folder_was_named() {
+        let rule = |folder: &str| Rule {
+            folder: folder.into(),
+            path: "AGENTS.md".into(),
+            ..Rule::default()
+        };
+        assert_eq!(rule("./shop/").qualified_path(), "shop/AGENTS.md");
+        assert_eq!(rule("./../r/p1").qualified_path(), "../r/p1/AGENTS.md");
+        assert_eq!(
+            rule("/home/u/global").qualified_path(),
+            "/home/u/global/AGENTS.md"
+        );
+        assert_eq!(rule(".").qualified_path(), "AGENTS.md");
+        assert_eq!(rule("").qualified_path(), "AGENTS.md");
     }
 }
