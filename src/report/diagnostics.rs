@@ -174,7 +174,9 @@ fn snippet<'a>(
             actual: format!("{path}:{line}:{column}"),
         }
     });
-    let mut snippet = Snippet::source(&text[from..to])
+    // A character that takes no room in a quoted line would hide itself there too.
+    let (source, shown_at) = super::visible::visible_source(&text[from..to]);
+    let mut snippet = Snippet::source(source)
         .path(path)
         .line_start(line)
         .fold(true);
@@ -184,7 +186,7 @@ fn snippet<'a>(
         } else {
             AnnotationKind::Context
         };
-        let mut annotation = kind.span(range.start - from..range.end - from);
+        let mut annotation = kind.span(shown_at(range.start - from)..shown_at(range.end - from));
         if let Some(label) = label {
             annotation = annotation.label(*label);
         }

@@ -21,6 +21,37 @@ pub fn visible_lines(text: &str) -> Cow<'_, str> {
     })
 }
 
+/// A file's lines as a diagnostic quotes them: each character that takes no room (see
+/// [`visible`]) shown as a replacement mark, which the renderer of snippets leaves as it is;
+/// with a map from a byte offset of `text` to the same place in what is shown.
+pub fn visible_source(text: &str) -> (Cow<'_, str>, impl Fn(usize) -> usize) {
+    // Each replaced character's offset, and how many bytes longer the text is after it.
+    let mut shifts: Vec<(usize, isize)> = Vec::new();
+    let shown = if text.chars().any(is_invisible) {
+        let mut shown = String::with_capacity(text.len());
+        let mut delta = 0isize;
+        for (at, c) in text.char_indices() {
+            if is_invisible(c) {
+                shown.push('\u{fffd}');
+                delta += '\u{fffd}'.len_utf8() as isize - c.len_utf8() as isize;
+                shifts.push((at, delta));
+            } else {
+                shown.push(c);
+            }
+        }
+        Cow::Owned(shown)
+    } else {
+        Cow::Borrowed(text)
+    };
+    let map = move |offset: usize| {
+        // The shift of the replaced characters before `offset`.
+        let before = shifts.partition_point(|(at, _)| *at < offset);
+        let delta = before.checked_sub(1).map_or(0, |last| shifts[last].1);
+        offset.saturating_add_signed(delta)
+    };
+    (shown, map)
+}
+
 /// Appends one line of a text report: `line` as [`visible`] shows it, then a line break. A
 /// report writes each of its lines so, whatever text of the workspace it quotes (a file's
 /// name, a condition, a description), so that quoted text cannot start a line of its own.
@@ -102,6 +133,18 @@ mod tests {
             visible("caf\u{e9} \u{65e5}\u{672c}"),
             Cow::Borrowed(_)
         ));
+    }
+
+    #[test]
+    fn a_quoted_source_shows_what_takes_no_room_and_keeps_its_places() {
+        // A 2-byte soft hyphen and a 4-byte tag character become 3-byte marks.
+        let text = "a\u{ad}b\u{e0041}c";
+        let (shown, map) = visible_source(text);
+        assert_eq!(shown, "a\u{fffd}b\u{fffd}c");
+        let c = text.find('c').unwrap();
+        assert_eq!(&shown[map(c)..], "c");
+        assert_eq!(map(0), 0);
+        assert_eq!(&shown[map(text.find('b').unwrap())..map(c)], "b\u{fffd}");
     }
 
     #[test]
