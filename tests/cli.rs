@@ -1533,3 +1533,39 @@ fn build_all_refuses_the_flags_of_a_single_request() {
     }
     assert!(!workspace.root().join("examples/prompts").exists());
 }
+
+/// `new` in a workspace written in YAML wrote TOML: it writes YAML there (with the YAML
+/// language server's schema line), TOML elsewhere, and `--format` chooses.
+#[test]
+fn new_writes_the_format_the_workspace_is_written_in() {
+    let workspace = common::Fixture::empty()
+        .file("promptc.toml", common::MANIFEST)
+        .file(
+            "variants/generic.yaml",
+            "id: generic\ntemplate: \"{{ INTRO_SECTION }}\"\ncomponents: [intro]\n",
+        )
+        .file("components/intro.yaml", "id: intro\ntemplate: Hello.\n")
+        .write();
+    let made = workspace.run(&["new", "tool", "grep"]);
+    assert_eq!(made.code, 0, "{}", made.stderr);
+    let text = std::fs::read_to_string(workspace.root().join("tools/grep.yaml")).unwrap();
+    assert!(
+        text.starts_with(
+            "# yaml-language-server: $schema=../schema/tool.schema.json\nid: \"grep\"\n"
+        ),
+        "{text}"
+    );
+    let made = workspace.run(&["new", "component", "rules"]);
+    assert_eq!(made.code, 0, "{}", made.stderr);
+    assert!(workspace.root().join("components/rules.yaml").is_file());
+    assert!(workspace.root().join("components/rules.md").is_file());
+    let made = workspace.run(&["new", "tool", "find", "--format", "toml"]);
+    assert_eq!(made.code, 0, "{}", made.stderr);
+    assert!(workspace.root().join("tools/find.toml").is_file());
+    // The files written are valid as they are.
+    assert!(
+        workspace.validate().items().is_empty(),
+        "{:?}",
+        workspace.validate().items()
+    );
+}

@@ -15,6 +15,16 @@ pub struct NewArgs {
     pub kind: NewKind,
     /// Its id: letters, digits, `_`, `.` and `-`.
     pub id: String,
+    /// The data file's format (default: YAML when the workspace's variants, components and
+    /// tools are all YAML, else TOML).
+    #[arg(long, value_enum)]
+    pub format: Option<NewFormat>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum NewFormat {
+    Toml,
+    Yaml,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -49,6 +59,10 @@ pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Re
     }
     let settings = workspace.settings();
     let paths = &settings.paths;
+    let yaml = match args.format {
+        Some(format) => format == NewFormat::Yaml,
+        None => all_yaml(workspace),
+    };
     let (folder, schema, files) = match args.kind {
         NewKind::Tool => (
             &paths.tools,
@@ -102,7 +116,25 @@ pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Re
     // The schema line is relative to the file: as many `..` as the folder is deep.
     let depth = std::path::Path::new(folder).components().count();
     let up = "../".repeat(depth);
-    let schema_line = format!("#:schema {up}{}/{schema}.schema.json\n", paths.schema);
+    let schema_path = format!("{up}{}/{schema}.schema.json", paths.schema);
+    let schema_line = if yaml {
+        format!("# yaml-language-server: $schema={schema_path}\n")
+    } else {
+        format!("#:schema {schema_path}\n")
+    };
+    // The same fields in YAML: each is `key = value` with a TOML string, number or empty
+    // list, which YAML writes as `key: value`.
+    let files: Vec<(String, String)> = if yaml {
+        files
+            .into_iter()
+            .map(|(name, text)| match name.strip_suffix(".toml") {
+                Some(stem) => (format!("{stem}.yaml"), text.replace(" = ", ": ")),
+                None => (name, text),
+            })
+            .collect()
+    } else {
+        files
+    };
     let root = workspace.root();
     let mut staged = Staged::default();
     let mut written = Vec::new();
@@ -116,7 +148,7 @@ pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Re
         if real.symlink_metadata().is_ok() {
             return Err(CliError::WouldOverwrite(vec![shown]));
         }
-        let text = if name.ends_with(".toml") {
+        let text = if name.ends_with(".toml") || name.ends_with(".yaml") {
             format!("{schema_line}{text}")
         } else {
             text
@@ -251,4 +283,22 @@ fn taken(
         }
     }
     None
+}
+
+/// Whether the workspace writes its variants, components and tools in YAML alone (and has
+/// some): a new file is written as they are.
+fn all_yaml(workspace: &crate::workspace::Workspace) -> bool {
+    let mut paths = workspace
+        .variants
+        .values()
+        .map(|entry| entry.source())
+        .chain(workspace.components.values().map(|entry| entry.source()))
+        .chain(workspace.tools.values().map(|entry| entry.source()))
+        .map(|source| workspace.sources.get(source).path.clone())
+        .peekable();
+    paths.peek().is_some()
+        && paths.all(|path| {
+            path.extension()
+                .is_some_and(|extension| extension == "yaml" || extension == "yml")
+        })
 }
