@@ -1535,7 +1535,7 @@ fn build_all_refuses_the_flags_of_a_single_request() {
 }
 
 /// `new` in a workspace written in YAML wrote TOML: it writes YAML there (with the YAML
-/// language server's schema line), TOML elsewhere, and `--format` chooses.
+/// language server's schema line), TOML elsewhere, and `--as` chooses.
 #[test]
 fn new_writes_the_format_the_workspace_is_written_in() {
     let workspace = common::Fixture::empty()
@@ -1559,7 +1559,7 @@ fn new_writes_the_format_the_workspace_is_written_in() {
     assert_eq!(made.code, 0, "{}", made.stderr);
     assert!(workspace.root().join("components/rules.yaml").is_file());
     assert!(workspace.root().join("components/rules.md").is_file());
-    let made = workspace.run(&["new", "tool", "find", "--format", "toml"]);
+    let made = workspace.run(&["new", "tool", "find", "--as", "toml"]);
     assert_eq!(made.code, 0, "{}", made.stderr);
     assert!(workspace.root().join("tools/find.toml").is_file());
     // The files written are valid as they are.

@@ -15,10 +15,10 @@ pub struct NewArgs {
     pub kind: NewKind,
     /// Its id: letters, digits, `_`, `.` and `-`.
     pub id: String,
-    /// The data file's format (default: YAML when the workspace's variants, components and
-    /// tools are all YAML, else TOML).
-    #[arg(long, value_enum)]
-    pub format: Option<NewFormat>,
+    /// The data file's language (default: YAML when the workspace's variants, components and
+    /// tools are all YAML, else TOML). Not `--format`, which names what a command prints.
+    #[arg(long = "as", value_enum, value_name = "LANGUAGE")]
+    pub written_as: Option<NewFormat>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -59,7 +59,7 @@ pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Re
     }
     let settings = workspace.settings();
     let paths = &settings.paths;
-    let yaml = match args.format {
+    let yaml = match args.written_as {
         Some(format) => format == NewFormat::Yaml,
         None => all_yaml(workspace),
     };
