@@ -78,11 +78,8 @@ pub fn run(
     if extension == "md"
         && let Some(definitions) = &compiled.tool_definitions
     {
-        let mut json = serde_json::to_string_pretty(definitions)
-            .map_err(|error| CliError::Unprintable(error.to_string()))?;
-        json.push('\n');
         let name = format!("{}{}", compiled.family, matrix::DEFINITIONS_SUFFIX);
-        files.push((dir.join(name), json));
+        files.push((dir.join(name), matrix::definitions_text(definitions)));
     }
     let mut staged = Staged::default();
     for (path, text) in &files {

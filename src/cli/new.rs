@@ -294,11 +294,10 @@ fn all_yaml(workspace: &crate::workspace::Workspace) -> bool {
         .map(|entry| entry.source())
         .chain(workspace.components.values().map(|entry| entry.source()))
         .chain(workspace.tools.values().map(|entry| entry.source()))
-        .map(|source| workspace.sources.get(source).path.clone())
+        .map(|source| &workspace.sources.get(source).path)
         .peekable();
     paths.peek().is_some()
         && paths.all(|path| {
-            path.extension()
-                .is_some_and(|extension| extension == "yaml" || extension == "yml")
+            crate::load::document::Format::of(path) == Some(crate::load::document::Format::Yaml)
         })
 }

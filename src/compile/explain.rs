@@ -105,17 +105,18 @@ pub fn explain(compiler: &Compiler<'_>, request: &Request) -> Result<Explanation
         .tools
         .iter()
         .any(|planned| planned.tool.for_each.is_some() && planned.reason == Reason::Included);
-    let made = for_each
-        .then(|| compiler.compile(request).ok())
-        .flatten()
-        .map(|compiled| compiled.tools.to_vec())
-        .unwrap_or_default();
+    let made = for_each.then(|| {
+        compiler
+            .compile(request)
+            .map(|compiled| compiled.tools.to_vec())
+            .unwrap_or_default()
+    });
     let explainer = Explainer {
         workspace: compiler.workspace(),
         conditions: compiler.conditions(),
         variant: prepared.variant,
         scope: prepared.scope.values(),
-        made: for_each.then_some(made),
+        made,
     };
     let variant = prepared.variant;
     Ok(Explanation {

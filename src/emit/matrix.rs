@@ -719,11 +719,19 @@ pub fn files<'c>(entry: &MatrixEntry, compiled: &'c Compiled) -> Vec<(String, Co
     let mut files = vec![(entry.path.clone(), Cow::Borrowed(compiled.prompt.as_str()))];
     if let Some(definitions) = &compiled.tool_definitions {
         let stem = entry.path.strip_suffix(".md").unwrap_or(&entry.path);
-        let mut text = serde_json::to_string_pretty(definitions).unwrap_or_default();
-        text.push('\n');
-        files.push((format!("{stem}{DEFINITIONS_SUFFIX}"), Cow::Owned(text)));
+        files.push((
+            format!("{stem}{DEFINITIONS_SUFFIX}"),
+            Cow::Owned(definitions_text(definitions)),
+        ));
     }
     files
+}
+
+/// Tool definitions as their file holds them: pretty JSON, ending with a line break.
+pub fn definitions_text(definitions: &serde_json::Value) -> String {
+    let mut text = serde_json::to_string_pretty(definitions).unwrap_or_default();
+    text.push('\n');
+    text
 }
 
 /// Writes the outputs that changed, removes owned outputs no longer in the matrix, and

@@ -296,6 +296,7 @@ pub fn records(diagnostics: &[Diagnostic], sources: &[&Sources]) -> Vec<Diagnost
             .or(sources.first())
             .map(|sources| sources.get(id))
     };
+    let path_of = |d: &Diagnostic| file(d.span.source).map(|file| file.path.as_path());
     diagnostics
         .iter()
         .map(|d| DiagnosticRecord {
@@ -304,14 +305,8 @@ pub fn records(diagnostics: &[Diagnostic], sources: &[&Sources]) -> Vec<Diagnost
                 Severity::Warning => "warning",
             },
             code: d.problem.code(),
-            message: in_format_of(
-                d.problem.to_string(),
-                file(d.span.source).map(|file| file.path.as_path()),
-            ),
-            help: help_for(
-                &d.problem,
-                file(d.span.source).map(|file| file.path.as_path()),
-            ),
+            message: in_format_of(d.problem.to_string(), path_of(d)),
+            help: help_for(&d.problem, path_of(d)),
             location: file(d.span.source).map(|file| {
                 let (line, column) = file.line_col(d.span.start);
                 let (end_line, end_column) = file.line_col(d.span.end);
@@ -414,9 +409,8 @@ fn help_for(problem: &crate::problem::Problem, path: Option<&std::path::Path>) -
 /// Words about a file, the settings they show as TOML (`order = 2`) written as YAML
 /// (`order: 2`) when the file is YAML, so that a fix can be copied as it is.
 fn in_format_of(text: String, path: Option<&std::path::Path>) -> String {
-    let yaml = path
-        .and_then(std::path::Path::extension)
-        .is_some_and(|extension| extension == "yaml" || extension == "yml");
+    let yaml = path.and_then(crate::load::document::Format::of)
+        == Some(crate::load::document::Format::Yaml);
     // A setting of promptc.toml, which the words name, stays TOML.
     if !yaml || !text.contains(" = ") || text.contains("promptc.toml") {
         return text;

@@ -13,27 +13,22 @@ pub fn markdown(rows: &[PromptStats], with_sections: bool) -> String {
          | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n",
     );
     // A family compiled twice for one context (a build entry's other version) is told apart
-    // by its variant.
-    let shared = |row: &PromptStats| {
-        rows.iter()
-            .filter(|other| other.family == row.family && other.context == row.context)
-            .count()
-            > 1
-    };
-    // Entries of one variant too (its outputs apart): by output.
-    let same_variant = |row: &PromptStats| {
-        rows.iter()
-            .filter(|other| {
-                other.family == row.family
-                    && other.context == row.context
-                    && other.variant == row.variant
-            })
-            .count()
-            > 1
-    };
+    // by its variant; two entries of one variant, by output. Counted once, not per row.
+    let mut by_family = std::collections::HashMap::new();
+    let mut by_variant = std::collections::HashMap::new();
+    for row in rows {
+        *by_family.entry((&row.family, &row.context)).or_insert(0) += 1;
+        *by_variant
+            .entry((&row.family, &row.context, &row.variant))
+            .or_insert(0) += 1;
+    }
     let name = |row: &PromptStats| match &row.output {
-        Some(output) if same_variant(row) => format!("{} ({output})", row.family),
-        _ if shared(row) => format!("{} ({})", row.family, row.variant),
+        Some(output) if by_variant[&(&row.family, &row.context, &row.variant)] > 1 => {
+            format!("{} ({output})", row.family)
+        }
+        _ if by_family[&(&row.family, &row.context)] > 1 => {
+            format!("{} ({})", row.family, row.variant)
+        }
         _ => row.family.clone(),
     };
     for row in rows {

@@ -177,10 +177,13 @@ impl Checker<'_> {
         // A table of the context standing alone as a condition, or as a side of `and` or
         // `or` (`focus_chain`, `not plan_mode and focus_chain`), holds, or fails, whatever
         // the table's fields say.
-        let mut operands = Vec::new();
-        boolean_operands(condition, 0, false, &mut operands);
-        for (range, negated) in operands {
+        let mut sides = Vec::new();
+        leaves(condition, 0, false, &mut sides);
+        for (range, negated) in sides.iter().cloned() {
             let bare = &condition[range.clone()];
+            if !is_plain_path(bare) {
+                continue;
+            }
             let Some(booleans) = namespace.table_at(bare) else {
                 continue;
             };
@@ -197,8 +200,6 @@ impl Checker<'_> {
                 self.within(value_span, condition, range),
             ));
         }
-        let mut sides = Vec::new();
-        leaves(condition, 0, false, &mut sides);
         for (range, _) in sides {
             let Some(never) = never_equal(&condition[range.clone()], namespace) else {
                 continue;
@@ -441,6 +442,8 @@ fn literal_of(text: &str) -> Option<serde_json::Value> {
 /// The names and paths (`focus_chain`, `browser.viewport`) that stand as a truth value in a
 /// condition: the whole of it, or a side of `and` or `or`, under any `not` and parentheses;
 /// each with its byte range in the condition (from `offset`), and whether a `not` turns it.
+/// `check` reads them off the [`leaves`] it walks for its other checks too.
+#[cfg(test)]
 fn boolean_operands(
     text: &str,
     offset: usize,
@@ -449,16 +452,11 @@ fn boolean_operands(
 ) {
     let mut found = Vec::new();
     leaves(text, offset, negated, &mut found);
-    for (range, negated) in found {
-        let leaf = &text[range.start - offset..range.end - offset];
-        let is_path = leaf.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-            && leaf
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.'));
-        if is_path && !matches!(leaf, "true" | "false" | "none" | "True" | "False" | "None") {
-            out.push((range, negated));
-        }
-    }
+    out.extend(
+        found
+            .into_iter()
+            .filter(|(range, _)| is_plain_path(&text[range.start - offset..range.end - offset])),
+    );
 }
 
 /// The sides of a condition's `and` and `or`, under `not` (`negated`) and parentheses, each
