@@ -1053,6 +1053,22 @@ fn what_stands_at_a_rules_location_but_holds_no_rules_is_told_of() {
             "{project}: {}",
             run.stderr
         );
+        // `explain` lists each beside the rules, as it lists a file it could not read.
+        let skipped = run
+            .stdout
+            .split("rules files skipped (see the warnings):\n")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{project}: {}", run.stdout));
+        for path in paths {
+            let in_project = path.strip_prefix(&format!("{project}/")).unwrap();
+            assert!(
+                skipped.contains(&format!("{in_project}) "))
+                    || skipped.contains(&format!("{in_project})\n")),
+                "{project}: {}",
+                run.stdout
+            );
+        }
+        assert!(skipped.contains(says), "{project}: {}", run.stdout);
     }
 }
 

@@ -741,6 +741,19 @@ fn kind_of(relative: &Path) -> Option<(&'static str, u8)> {
     })
 }
 
+/// The kind of rules a location gives, for one that is not read as rules: its own kind, or the
+/// kind of the folder it stands in (`.clinerules/deep/…`, `.cursor`); empty for another place
+/// in a folder of global rules.
+fn location_kind(relative: &str) -> &'static str {
+    match kind_of(Path::new(relative)) {
+        Some((kind, _)) => kind,
+        None if relative.starts_with(".clinerules/workflows/") => "workflow",
+        None if relative == ".clinerules" || relative.starts_with(".clinerules/") => "clinerules",
+        None if relative == ".cursor" || relative.starts_with(".cursor/") => "cursor",
+        None => "",
+    }
+}
+
 impl Reader<'_> {
     /// Reads one rules folder; `shown` is how diagnostics name it.
     fn folder(&mut self, folder: &Path, shown: PathBuf, origin: Origin) {
@@ -778,7 +791,7 @@ impl Reader<'_> {
                     let path = error.path().unwrap_or(&real);
                     let relative = path.strip_prefix(&real).unwrap_or(path);
                     if origin == Origin::Global || in_rules_location(relative) {
-                        self.unreadable(shown.join(relative), error.to_string());
+                        self.unreadable(&shown, relative, error.to_string());
                     }
                     continue;
                 }
@@ -803,13 +816,14 @@ impl Reader<'_> {
                 && fs::metadata(entry.path()).is_ok_and(|m| m.is_dir())
             {
                 self.unreadable(
-                    shown.join(relative),
+                    &shown,
+                    relative,
                     "it is a link to a folder: links are not followed into folders; put the folder itself here".into(),
                 );
                 continue;
             }
             if relevant && let Some(reason) = misplaced(origin, relative, &entry) {
-                self.unreadable(shown.join(relative), reason);
+                self.unreadable(&shown, relative, reason);
                 continue;
             }
             if entry.file_type().is_dir() {
@@ -839,7 +853,8 @@ impl Reader<'_> {
                 _ => format!(" (and {} more files or folders as deep)", count - 1),
             };
             self.unreadable(
-                shown.join(first),
+                &shown,
+                &first,
                 format!(
                     "it lies more than {MAX_RULES_DEPTH} folders deep in the rules folder, where rules are not read{more}"
                 ),
@@ -1087,8 +1102,28 @@ impl Reader<'_> {
         ));
     }
 
-    /// A rules file or folder that is not read, and why.
-    fn unreadable(&mut self, shown: PathBuf, reason: String) {
+    /// A rules file or folder that is not read, and why: warned of at `shown` (the folder as
+    /// diagnostics name it) joined with `relative`, and listed with the skipped files, so that
+    /// `explain` names it beside the rules that were read.
+    fn unreadable(&mut self, shown: &Path, relative: &Path, reason: String) {
+        let path_in_folder = relative.to_string_lossy().replace('\\', "/");
+        let name = path_in_folder.rsplit('/').next().unwrap_or(&path_in_folder);
+        let name = name
+            .strip_suffix(".mdc")
+            .or_else(|| name.strip_suffix(".md"))
+            .unwrap_or(name)
+            .to_string();
+        self.skipped.push((
+            Rule {
+                kind: location_kind(&path_in_folder).to_string(),
+                path: path_in_folder.clone(),
+                folder: self.folder_shown.clone(),
+                name,
+                ..Rule::default()
+            },
+            reason.clone(),
+        ));
+        let shown = shown.join(relative);
         let path = shown.display().to_string();
         let id = self.sources.add(shown, String::new());
         self.warn(
