@@ -184,12 +184,23 @@ impl Renderer<'_> {
 
     /// What a render error means to the user.
     fn problem(&self, template: TemplateId, error: &minijinja::Error) -> Problem {
-        let uses_date = self
-            .workspace
-            .templates
-            .variables(template)
-            .iter()
-            .any(|v| v == "CURRENT_DATE");
+        let templates = &self.workspace.templates;
+        // minijinja's detail names what is undefined ("`CURRENT_DATE` is undefined"), in the
+        // template that failed, which may be a partial the rendered one includes or imports;
+        // without a name, the template that failed is asked whether it reads the date.
+        let detail = error.detail().unwrap_or("");
+        let names_date = detail.contains("`CURRENT_DATE` is undefined");
+        let names_another = !names_date && detail.contains("` is undefined");
+        let failed_in = error
+            .name()
+            .and_then(|name| templates.by_name(name))
+            .unwrap_or(template);
+        let uses_date = names_date
+            || (!names_another
+                && templates
+                    .variables(failed_in)
+                    .iter()
+                    .any(|v| v == "CURRENT_DATE"));
         if let Some(found) = too_large(error) {
             Problem::TooMuchText {
                 limit: found.limit,
