@@ -54,6 +54,33 @@ struct Facts {
     references: Vec<Reference>,
 }
 
+impl Origin {
+    /// A byte range of the template's text, as a span of the file it lies in.
+    fn span_of(&self, range: std::ops::Range<usize>) -> Span {
+        match self.exact_start {
+            // minijinja may point one past the end ("unexpected end of input"): keep the
+            // span inside the template's text.
+            Some(start) => {
+                let end = self.fallback.end.max(start);
+                let clamp = |at: usize| (start + at).min(end);
+                Span::new(self.source, clamp(range.start)..clamp(range.end))
+            }
+            None => match &self.escaped {
+                // minijinja may point one past the end: kept inside the text.
+                Some(offsets) => {
+                    let len = offsets.len();
+                    let range = range.start.min(len)..range.end.min(len);
+                    crate::span::raw_range(offsets, range).map_or(self.fallback, |raw| {
+                        let start = self.fallback.start;
+                        Span::new(self.source, start + raw.start..start + raw.end)
+                    })
+                }
+                None => self.fallback,
+            },
+        }
+    }
+}
+
 /// A compiled template: what registration hands out and what the rest of the workspace
 /// carries (a variant's base template, a component's template for a family, a tool's
 /// description, …), so finding a template again never rebuilds a key.
@@ -223,9 +250,7 @@ impl Templates {
         if plain.is_none()
             && let Some(alias) = references::bad_import_aliases(&text).into_iter().next()
         {
-            let span = origin.exact_start.map_or(fallback, |start| {
-                Span::new(origin.source, start + alias.start..start + alias.end)
-            });
+            let span = origin.span_of(alias);
             self.some_did_not_compile = true;
             return Err(Diagnostic::new(
                 Problem::TemplateSyntax {
@@ -369,28 +394,7 @@ impl Templates {
 
     /// A byte range of a template's text, as a span of the file it lies in.
     pub fn span_in(&self, name: &str, range: std::ops::Range<usize>) -> Option<Span> {
-        let origin = self.origins.get(name)?;
-        Some(match origin.exact_start {
-            // minijinja may point one past the end ("unexpected end of input"): keep the
-            // span inside the template's text.
-            Some(start) => {
-                let end = origin.fallback.end.max(start);
-                let clamp = |at: usize| (start + at).min(end);
-                Span::new(origin.source, clamp(range.start)..clamp(range.end))
-            }
-            None => match &origin.escaped {
-                // minijinja may point one past the end: kept inside the text.
-                Some(offsets) => {
-                    let len = offsets.len();
-                    let range = range.start.min(len)..range.end.min(len);
-                    crate::span::raw_range(offsets, range).map_or(origin.fallback, |raw| {
-                        let start = origin.fallback.start;
-                        Span::new(origin.source, start + raw.start..start + raw.end)
-                    })
-                }
-                None => origin.fallback,
-            },
-        })
+        Some(self.origins.get(name)?.span_of(range))
     }
 
     /// Where a variable is first used in a template, for "undefined" diagnostics.
