@@ -125,6 +125,10 @@ pub(super) fn options(len: usize) -> serde_saphyr::Options {
     // YAML 1.2's booleans only: `no`, `yes`, `on` and `off` are text, as in TOML and JSON (a
     // placeholder `AGENT_NAME: no` is the name "no", not false).
     options.strict_booleans = true;
+    // A `!!binary` value is read as the text written, not decoded from base64: promptc's
+    // values are all text a reviewer reads, and a condition or a prompt's text written in
+    // base64 would be one thing in the file and another in the prompt.
+    options.ignore_binary_tag_for_string = true;
     options
 }
 
@@ -254,6 +258,27 @@ fn first_line(message: &str) -> String {
     }
 }
 
+const BINARY_VALUE: &str = "a `!!binary` value: promptc reads text as it is written, and text in base64 is not what a reviewer reads: write the text itself, without the tag";
+
+/// The range of a `!!binary` tag (or its long form) that stands before the value at
+/// `offset` (on its line, or before a block scalar's header or a line break). Such a value is
+/// read as written, not decoded (see [`options`]), and is refused: its text is base64, which
+/// nothing in a workspace means.
+fn binary_tag_before(text: &str, offset: usize) -> Option<Range<usize>> {
+    let before = text.get(..offset)?.trim_end();
+    // A block scalar's header: `|` or `>`, then its chomping and indentation indicators.
+    let header = before.trim_end_matches(|c: char| c == '-' || c == '+' || c.is_ascii_digit());
+    let trimmed = match header.strip_suffix(['|', '>']) {
+        Some(tagged) => tagged.trim_end(),
+        None => before,
+    };
+    let end = trimmed.len();
+    ["!!binary", "!<tag:yaml.org,2002:binary>"]
+        .into_iter()
+        .find(|tag| trimmed.ends_with(tag))
+        .map(|tag| end - tag.len()..end)
+}
+
 fn convert(
     node: &Spanned<Node>,
     pointer: &str,
@@ -268,7 +293,18 @@ fn convert(
         Node::Float(f) => {
             json_float(*f, &f.to_string()).map_err(|p| (p, range(&node.referenced, file)))?
         }
-        Node::Str(s) => Value::String(s.clone()),
+        Node::Str(s) => {
+            let at = range(&node.referenced, file);
+            if let Some(tag) = binary_tag_before(&file.text, at.start) {
+                return Err((
+                    Problem::YamlSyntax {
+                        message: BINARY_VALUE.into(),
+                    },
+                    tag,
+                ));
+            }
+            Value::String(s.clone())
+        }
         Node::Seq(items) => {
             let mut out = Vec::with_capacity(items.len());
             for (index, item) in items.iter().enumerate() {
