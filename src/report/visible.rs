@@ -146,7 +146,11 @@ fn unseen(text: &str) -> Vec<usize> {
     if !text.chars().any(may_take_no_room) {
         return found;
     }
-    // Whether the character before shows and is outside ASCII (or is a needed selector).
+    // Whether the character before may take a variation selector (one that shows, outside
+    // ASCII, not itself a selector: one selector to a character, as a second would carry
+    // nothing but hidden bits), and whether a joiner may follow it (such a character, or
+    // the selector it took).
+    let mut takes_selector = false;
     let mut joins_before = false;
     let mut before = None;
     let mut chars = text.char_indices();
@@ -165,29 +169,31 @@ fn unseen(text: &str) -> Vec<usize> {
                 .is_some_and(|(_, end)| end == CANCEL_TAG);
             if (1..=FLAG_TAGS).contains(&tags) && ended {
                 chars.nth(tags);
-                joins_before = true;
+                (takes_selector, joins_before) = (false, true);
                 before = Some(CANCEL_TAG);
                 continue;
             }
         }
         let needed = match c {
             '\u{200c}' | '\u{200d}' => joins_before && after.is_some_and(joins),
-            '\u{fe00}'..='\u{fe0f}' | '\u{e0100}'..='\u{e01ef}' => {
-                joins_before
+            '\u{fe00}'..='\u{fe0f}' => {
+                takes_selector
                     || (matches!(c, '\u{fe0e}' | '\u{fe0f}')
                         && before.is_some_and(|base: char| {
                             base.is_ascii_digit() || base == '#' || base == '*'
                         })
                         && after == Some('\u{20e3}'))
             }
+            // The ideographic variation selectors vary ideographs alone.
+            '\u{e0100}'..='\u{e01ef}' => takes_selector && before.is_some_and(is_ideograph),
             c => !may_take_no_room(c),
         };
         if !needed {
             found.push(offset);
         }
-        joins_before = match c {
-            '\u{fe00}'..='\u{fe0f}' | '\u{e0100}'..='\u{e01ef}' => needed && joins_before,
-            c => needed && joins(c),
+        (takes_selector, joins_before) = match c {
+            '\u{fe00}'..='\u{fe0f}' | '\u{e0100}'..='\u{e01ef}' => (false, needed && joins_before),
+            c => (needed && joins(c), needed && joins(c)),
         };
         before = Some(c);
     }
@@ -197,6 +203,14 @@ fn unseen(text: &str) -> Vec<usize> {
 /// Whether a joiner may stand next to `c`: a character outside ASCII that shows.
 fn joins(c: char) -> bool {
     !c.is_ascii() && !c.is_whitespace() && !c.is_control() && !is_bidi(c) && !may_take_no_room(c)
+}
+
+/// The unified and compatibility ideographs, which the ideographic variation selectors vary.
+fn is_ideograph(c: char) -> bool {
+    matches!(
+        c,
+        '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}' | '\u{f900}'..='\u{faff}' | '\u{20000}'..='\u{3ffff}'
+    )
 }
 
 /// The tag characters a region's flag spells its code with: tag digits and small letters.
@@ -259,6 +273,12 @@ mod tests {
                 "\u{1f3f4}\u{e0061}\u{e0061}\u{e0061}\u{e0061}\u{e0061}\u{e0061}\u{e0061}\u{e007f}",
                 "\u{1f3f4}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}",
             ),
+            // Bytes hidden as selectors after an emoji: one selector to a character.
+            (
+                "\u{1f600}\u{fe0f}\u{fe01}\u{e0142}",
+                "\u{1f600}\u{fe0f}\u{fffd}\u{fffd}",
+            ),
+            ("\u{1f600}\u{e0142}", "\u{1f600}\u{fffd}"),
             // Hidden text spelled in tags after a flag: a capital tag is no region's code.
             ("\u{1f3f4}\u{e0041}\u{e007f}", "\u{1f3f4}\u{fffd}\u{fffd}"),
         ] {
