@@ -615,6 +615,29 @@ fn a_volatile_value_is_placed_where_it_is_read_whatever_shows_it() {
         ("volatile-early", "components/intro.md", 1, 16),
         "{found:?}"
     );
+    // A partial the component includes reads the value.
+    let report = Fixture::minimal()
+        .file("partials/where.md", "Your folder:\n{{ cwd }}\n")
+        .file(
+            "components/intro.md",
+            "Work with care.\n{% include \"partials/where.md\" %}\n",
+        )
+        .file(
+            "variants/generic.md",
+            format!("{{{{ INTRO_SECTION }}}}\n\n{stable}\n\n{{{{ TOOLS }}}}\n"),
+        )
+        .validate();
+    let found = report.single();
+    assert_eq!(
+        (
+            found.code.as_str(),
+            found.file.as_str(),
+            found.line,
+            found.column
+        ),
+        ("volatile-early", "partials/where.md", 2, 4),
+        "{found:?}"
+    );
     // The tools shown by a component, one of them reading the value.
     let report = Fixture::minimal()
         .file(

@@ -334,18 +334,26 @@ pub fn volatile_warning(
     // The first volatile name a template reads itself (a predicate that reads one counts), if
     // it reads one; the name found is kept, for the message to say which value it is.
     let found: std::cell::RefCell<Option<String>> = std::cell::RefCell::new(None);
+    // A partial it includes or imports reads for it: the template's own text is looked at
+    // first, then theirs.
     let reads_volatile = |template: TemplateId| {
         let first = workspace
             .templates
-            .variables(template)
-            .iter()
-            .filter(|variable| {
-                is_volatile(&settings.volatile, variable) || predicates.contains(variable.as_str())
-            })
-            .filter_map(|variable| {
-                Some((workspace.templates.find_name(template, variable)?, variable))
-            })
-            .min_by_key(|(span, _)| span.start)?;
+            .with_used(template)
+            .find_map(|template| {
+                workspace
+                    .templates
+                    .variables(template)
+                    .iter()
+                    .filter(|variable| {
+                        is_volatile(&settings.volatile, variable)
+                            || predicates.contains(variable.as_str())
+                    })
+                    .filter_map(|variable| {
+                        Some((workspace.templates.find_name(template, variable)?, variable))
+                    })
+                    .min_by_key(|(span, _)| span.start)
+            })?;
         *found.borrow_mut() = Some(first.1.clone());
         Some(first.0)
     };
