@@ -475,6 +475,60 @@ fn schema_reports_a_folder_it_cannot_write_in_at_the_setting() {
     }
 }
 
+/// A manifest that does not parse leaves its `[context_fields]` unknown: `schema` wrote a
+/// context schema without them (every declared field dropped from what editors check
+/// contexts with), after `validate` had called the schemas stale for the same reason. Now
+/// `schema` writes nothing and says why, `schema --check` fails the same way, and `validate`
+/// reports the manifest's error without calling current schemas stale.
+#[test]
+fn schemas_are_not_made_from_a_manifest_that_does_not_parse() {
+    let workspace = common::Fixture::minimal().write();
+    let root = workspace.root();
+    let manifest = format!(
+        "{}\n[context_fields.team]\ntype = \"string\"\ndefault = \"core\"\n",
+        common::MANIFEST
+    );
+    std::fs::write(root.join("promptc.toml"), &manifest).unwrap();
+    let written = workspace.run(&["schema"]);
+    assert_eq!(written.code, 0, "{}", written.stderr);
+    let context_schema = root.join("schema/context.schema.json");
+    let current = std::fs::read_to_string(&context_schema).unwrap();
+    assert!(current.contains("\"team\""), "{current}");
+    for broken in [
+        manifest.replacen(
+            "fallback_family = \"generic\"",
+            "fallback_family = \"generic\", [",
+            1,
+        ),
+        manifest.replacen("fallback_family", "fallback_famly", 1),
+    ] {
+        assert_ne!(broken, manifest);
+        std::fs::write(root.join("promptc.toml"), &broken).unwrap();
+        let validate = workspace.run(&["validate"]);
+        assert_eq!(validate.code, 1, "{}", validate.stderr);
+        assert!(!validate.stderr.contains("stale"), "{}", validate.stderr);
+        if broken.contains('[') && broken.contains(", [") {
+            for args in [&["schema"][..], &["schema", "--check"]] {
+                let run = workspace.run(args);
+                assert_eq!(run.code, 1, "{args:?}: {}", run.stderr);
+                assert!(
+                    run.stderr.contains(
+                        "error: the schemas cannot be made: promptc.toml is not valid TOML, and the context schema holds its `[context_fields]`"
+                    ),
+                    "{}",
+                    run.stderr
+                );
+                assert!(run.stderr.contains("promptc validate"), "{}", run.stderr);
+            }
+        } else {
+            // A manifest that parses, with a key misspelled: its fields are still known.
+            let run = workspace.run(&["schema", "--check"]);
+            assert_eq!(run.code, 0, "{}", run.stderr);
+        }
+        assert_eq!(std::fs::read_to_string(&context_schema).unwrap(), current);
+    }
+}
+
 /// `build.entries` lists the outputs one by one: a variant by id (two variants share the
 /// family here), its context and where it goes; `build --all` writes exactly those, `check`
 /// follows them, and an entry taken out has its output removed.

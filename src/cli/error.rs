@@ -82,13 +82,16 @@ pub enum CliError {
     StdinNotText,
     /// `promptc tools` for a variant without native tool calls.
     NotNative(String),
+    /// `schema`: the manifest, whose `[context_fields]` the context schema holds, cannot be
+    /// read or does not parse (why).
+    ManifestUnreadable(String),
 }
 
 impl CliError {
     /// Problems of the workspace exit 1; usage and I/O errors exit 2.
     pub fn exit_code(&self) -> u8 {
         match self {
-            CliError::Reported => EXIT_PROBLEMS,
+            CliError::Reported | CliError::ManifestUnreadable(_) => EXIT_PROBLEMS,
             CliError::Path(error) if !matches!(error.problem, PathProblem::Io(_)) => EXIT_PROBLEMS,
             _ => EXIT_USAGE,
         }
@@ -120,6 +123,7 @@ impl CliError {
             CliError::Unprintable(_) | CliError::NotToml { .. } => "unprintable",
             CliError::StdinNotText => "stdin-not-text",
             CliError::NotNative(_) => "not-native",
+            CliError::ManifestUnreadable(_) => "manifest-unreadable",
         }
     }
 
@@ -130,6 +134,10 @@ impl CliError {
                 Some(error.help())
             }
             CliError::RulesFolder(problem) => problem.help(),
+            CliError::ManifestUnreadable(_) => Some(
+                "fix promptc.toml first (`promptc validate` shows where), then write the schemas"
+                    .into(),
+            ),
             CliError::Path(error) if matches!(&error.problem, PathProblem::Io(io) if io.kind() == std::io::ErrorKind::PermissionDenied) => {
                 Some(format!(
                     "give the user running promptc the right to read and write {} and its folder",
@@ -165,6 +173,10 @@ impl fmt::Display for CliError {
             CliError::NotToml { place, what } => write!(
                 f,
                 "`{place}` is {what}, which TOML cannot write: ask for `--format json`"
+            ),
+            CliError::ManifestUnreadable(why) => write!(
+                f,
+                "the schemas cannot be made: promptc.toml {why}, and the context schema holds its `[context_fields]`"
             ),
             CliError::NotNative(variant) => write!(
                 f,

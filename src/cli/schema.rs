@@ -33,7 +33,10 @@ pub fn run(args: SchemaArgs, workspace: Option<&Path>, printer: &Printer) -> Res
         Some(dir) => (dir, None),
         None => default_dir(workspace, printer)?,
     };
-    let declared = root.as_deref().map(declared_fields).unwrap_or_default();
+    let declared = match root.as_deref() {
+        Some(root) => declared_fields(root).map_err(CliError::ManifestUnreadable)?,
+        None => IndexMap::new(),
+    };
     if args.check {
         let stale = stale_files(&dir, root.as_deref(), &declared)?;
         for path in &stale {
@@ -84,16 +87,23 @@ struct SchemaFolder {
     schema: Option<String>,
 }
 
-/// The context fields the manifest declares, for the context schema; none when it cannot be
-/// read or they do not parse (`validate` reports that).
-fn declared_fields(root: &Path) -> IndexMap<String, ContextField> {
-    read_content(root, &root.join(MANIFEST_FILE), MAX_DATA_FILE_BYTES)
-        .ok()
-        .and_then(|bytes| String::from_utf8(bytes).ok())
-        .and_then(|text| toml::from_str::<toml::Table>(&text).ok())
-        .and_then(|table| table.get("context_fields").cloned())
-        .and_then(|fields| fields.try_into().ok())
-        .unwrap_or_default()
+/// The context fields the manifest declares, for the context schema; why not, when the
+/// manifest cannot be read, is not TOML, or its `[context_fields]` do not parse. A schema
+/// written without them would drop every declared field from the context schema that editors
+/// check contexts with (`validate` reports where the manifest goes wrong).
+fn declared_fields(root: &Path) -> Result<IndexMap<String, ContextField>, String> {
+    let bytes = read_content(root, &root.join(MANIFEST_FILE), MAX_DATA_FILE_BYTES)
+        .map_err(|error| format!("cannot be read ({})", error.problem))?;
+    let text = String::from_utf8(bytes).map_err(|_| "is not UTF-8 text".to_string())?;
+    let table =
+        toml::from_str::<toml::Table>(&text).map_err(|_| "is not valid TOML".to_string())?;
+    match table.get("context_fields") {
+        None => Ok(IndexMap::new()),
+        Some(fields) => fields
+            .clone()
+            .try_into()
+            .map_err(|_| "declares `[context_fields]` that do not parse".to_string()),
+    }
 }
 
 /// The workspace's schema folder (its real path) and the workspace root, or `./schema` outside

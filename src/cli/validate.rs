@@ -27,7 +27,20 @@ pub fn run(
         loaded.diagnostics.extend(found);
     }
     let has_errors = loaded.diagnostics.has_errors();
-    stale_schemas(&loaded.workspace, printer);
+    // The context schema holds the manifest's `[context_fields]`: with the manifest in error,
+    // what they are is not known, and a schema would look stale that is not (`promptc
+    // schema` refuses to write one then).
+    let manifest = loaded
+        .workspace
+        .sources
+        .find(Path::new(crate::load::MANIFEST_FILE));
+    let manifest_in_error = loaded.diagnostics.iter().any(|diagnostic| {
+        diagnostic.severity() == crate::problem::Severity::Error
+            && Some(diagnostic.span.source) == manifest
+    });
+    if !manifest_in_error {
+        stale_schemas(&loaded.workspace, printer);
+    }
     match args.format {
         DiagnosticFormat::Json => {
             let sorted = loaded.diagnostics.sorted();
