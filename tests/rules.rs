@@ -113,6 +113,52 @@ fn rules_from_a_context_reach_templates_as_structured_items() {
     insta::assert_snapshot!(run.stdout);
 }
 
+/// Cursor applies a rule with `alwaysApply: false` and no globs only when it is asked for
+/// (by the agent from its description, or by the user); promptc applied it always. It is now
+/// left out, and `explain` says why and how to switch it on; a context's `rule_toggles`
+/// with the rule's name set to `true` switches it on. A rule with globs and
+/// `alwaysApply: false` still applies when an active file matches them.
+#[test]
+fn a_cursor_rule_that_is_not_always_applied_and_has_no_globs_applies_on_request() {
+    for (toggles, applied) in [("", false), ("rule_toggles = { review = true }\n", true)] {
+        let workspace = workspace_with_project(&format!(
+            "date = \"2026-11-01\"\nrules_from = [\"project\"]\nactive_files = [\"src/ui/app.tsx\"]\n{toggles}"
+        ));
+        std::fs::write(
+            workspace.root().join("project/.cursor/rules/review.mdc"),
+            "---\ndescription: How to review a pull request\nalwaysApply: false\n---\nRead the whole diff first.\n",
+        )
+        .unwrap();
+        let build = workspace.run(&["build", "--context", "project"]);
+        assert_eq!(build.code, 0, "{}", build.stderr);
+        assert_eq!(
+            build.stdout.contains("Read the whole diff first."),
+            applied,
+            "{toggles}: {}",
+            build.stdout
+        );
+        // The rule with globs and `alwaysApply: false` applies by its globs either way.
+        assert!(
+            build.stdout.contains("[cursor] typescript"),
+            "{}",
+            build.stdout
+        );
+        let explain = workspace.run(&["explain", "--context", "project"]);
+        assert_eq!(explain.code, 0, "{}", explain.stderr);
+        let says = if applied {
+            "+ review: applies: switched on in the context's rule_toggles (`alwaysApply: false` and no globs)"
+        } else {
+            "- review: left out: `alwaysApply: false` without globs applies only when asked for; `rule_toggles = { NAME = true }` in the context switches it on"
+        };
+        assert!(explain.stdout.contains(says), "{}", explain.stdout);
+        assert!(
+            !explain.stderr.contains("toggle-names-no-rule"),
+            "{}",
+            explain.stderr
+        );
+    }
+}
+
 /// A rule switched off under a name no rule has (a typo) stays on: said, with the name meant,
 /// for `--disable-rule` and for a context's `rule_toggles` alike. Names that exist say nothing.
 #[test]

@@ -67,6 +67,11 @@ pub enum RuleDecision {
     DisabledByFlag,
     /// Switched off by the context's `rule_toggles`.
     DisabledByToggle,
+    /// `alwaysApply: false` and no globs (Cursor's rules for the agent or the user to ask
+    /// for): left out unless the context's `rule_toggles` switch it on.
+    OnRequest,
+    /// `alwaysApply: false` and no globs, switched on by the context's `rule_toggles`.
+    SwitchedOnByToggle,
     /// Its globs match none of the active files (there may be none).
     NoActiveFileMatches { globs: Vec<String> },
     /// Its globs do not parse (reported where it was read).
@@ -82,7 +87,10 @@ impl RuleDecision {
     pub fn applies(&self) -> bool {
         matches!(
             self,
-            RuleDecision::Always | RuleDecision::AlwaysByMetadata | RuleDecision::Matched { .. }
+            RuleDecision::Always
+                | RuleDecision::AlwaysByMetadata
+                | RuleDecision::Matched { .. }
+                | RuleDecision::SwitchedOnByToggle
         )
     }
 }
@@ -373,6 +381,15 @@ fn decide_within(
         Err(_) => return RuleDecision::BrokenGlobs,
     };
     if globs.patterns.is_empty() {
+        // Cursor applies a rule that says `alwaysApply: false` and gives no globs only when
+        // it is asked for (by the agent, from its description, or by the user).
+        if rule.metadata.get("alwaysApply") == Some(&Value::Bool(false)) {
+            return if toggles.iter().any(|(name, on)| *on && named(name)) {
+                RuleDecision::SwitchedOnByToggle
+            } else {
+                RuleDecision::OnRequest
+            };
+        }
         return RuleDecision::Always;
     }
     if globs

@@ -129,6 +129,8 @@ fn reason(decision: &RuleDecision) -> String {
         RuleDecision::Matched { file, glob } => {
             format!("applies: active file `{file}` matches `{glob}`")
         }
+        RuleDecision::OnRequest => "left out: `alwaysApply: false` without globs applies only when asked for; `rule_toggles = { NAME = true }` in the context switches it on".into(),
+        RuleDecision::SwitchedOnByToggle => "applies: switched on in the context's rule_toggles (`alwaysApply: false` and no globs)".into(),
         RuleDecision::DisabledByFlag => "left out: switched off by --disable-rule".into(),
         RuleDecision::DisabledByToggle => {
             "left out: switched off in the context's rule_toggles".into()
