@@ -45,6 +45,6 @@ pub use postprocess_rule::{Guard, GuardSide, PostprocessRule};
 pub use rule::{Rule, Rules};
 pub use standard_placeholder::StandardPlaceholder;
 pub use token_settings::{LintLevel, TokenSettings};
-pub use tool::{ToolFamilySpec, ToolSpec};
+pub use tool::{ToolFamilySpec, ToolSpec, is_callable_name};
 pub use tool_definitions::{Dialect, DialectRule, LongNames, ToolDefinitionSettings};
 pub use variant::{ComponentOverride, Label, ModelConfig, Overrides, ToolOverride, Variant};

@@ -80,3 +80,14 @@ impl ToolSpec {
         std::iter::once(("/parameters".to_string(), self.parameters.as_slice())).chain(families)
     }
 }
+
+/// Letters, digits, `_`, `.` and `-`, starting with a letter or `_`: a name every tool
+/// format and provider accepts, so a tool's name (the tag of its calls in a prompt, the name
+/// in native definitions) must be one.
+pub fn is_callable_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+}

@@ -555,7 +555,7 @@ impl Renderer<'_> {
         // thousand lookups rather than half a million comparisons.
         let mut seen: HashMap<&str, &CompiledTool> = HashMap::with_capacity(compiled.len());
         for tool in compiled {
-            let bad_name = tool.item.is_some() && !is_callable_name(&tool.name);
+            let bad_name = tool.item.is_some() && !crate::model::is_callable_name(&tool.name);
             let taken_by = match seen.entry(tool.name.as_str()) {
                 Entry::Occupied(first) => Some(first.get().id.clone()),
                 Entry::Vacant(vacant) => {
@@ -630,16 +630,6 @@ impl Text {
             Text::Shared(text) => text.to_string(),
         }
     }
-}
-
-/// Letters, digits, `_`, `.` and `-`, starting with a letter or `_`: a name every tool
-/// format and provider accepts.
-fn is_callable_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
 }
 
 /// A render error the user must fix in the template: what minijinja says, and the name meant

@@ -44,6 +44,7 @@ const RULES: &[Rule] = &[
 const VARIANT_RULES: &[EntryRule<VariantDef>] = &[parent_exists_without_cycle, listed_ids, merged];
 
 const TOOL_RULES: &[EntryRule<ToolDef>] = &[
+    names_are_callable,
     parameter_names_are_unique,
     parameters,
     tool_families_exist,
@@ -502,6 +503,38 @@ fn component_families_exist(known: &Known<'_>, out: &mut Diagnostics) {
 // Tools.
 
 /// Two parameters of one list with the same name would be documented twice.
+/// A tool's name, written (`name`, a family's `name`) or taken from its id, is one a model can
+/// call: it is the tag of the tool's calls in the prompt and the name in native definitions.
+/// A `for_each` tool's name is a template, judged once rendered (by the compile).
+fn names_are_callable(_: &Known<'_>, entry: &Entry<ToolDef>, out: &mut Diagnostics) {
+    let spec = &entry.value.spec;
+    if spec.for_each.is_some() {
+        return;
+    }
+    let mut names = vec![match &spec.name {
+        Some(name) => (name.as_str(), "/name".to_string()),
+        None => (spec.id.as_str(), "/id".to_string()),
+    }];
+    for (family, family_spec) in &spec.families {
+        if let Some(name) = &family_spec.name {
+            names.push((
+                name,
+                child_pointer(&child_pointer("/families", family), "name"),
+            ));
+        }
+    }
+    for (name, pointer) in names {
+        if !crate::model::is_callable_name(name) {
+            out.error(
+                Problem::BadToolName {
+                    name: name.to_string(),
+                },
+                entry.value_span(&pointer),
+            );
+        }
+    }
+}
+
 fn parameter_names_are_unique(known: &Known<'_>, entry: &Entry<ToolDef>, out: &mut Diagnostics) {
     for (pointer, parameters) in entry.value.parameter_lists() {
         let mut seen: HashMap<String, usize> = HashMap::new();
