@@ -724,6 +724,26 @@ fn one_workspace_option_for_every_command_before_or_after_it() {
         "{}",
         stderr(&output)
     );
+    // A folder that is not there (a typo), or a file, is said to be so, not to lack a manifest.
+    let missing = elsewhere.path().join("no-such-folder");
+    let file = elsewhere.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    for (dir, says) in [
+        (&missing, "No such file or directory"),
+        (&file, "not a folder"),
+    ] {
+        let output = promptc()
+            .args(["-C", dir.to_str().unwrap(), "check"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2));
+        let stderr = stderr(&output);
+        assert!(
+            stderr.contains(&format!("error: {}: {says}", dir.display())),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("has no promptc.toml"), "{stderr}");
+    }
 }
 
 #[test]

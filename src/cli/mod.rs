@@ -491,10 +491,15 @@ pub fn workspace_root(given: Option<&Path>) -> Result<PathBuf, CliError> {
         return find_root(&start).ok_or(CliError::NoWorkspace(start));
     };
     if crate::load::has_manifest(dir) {
-        Ok(dir.to_path_buf())
-    } else {
-        Err(CliError::NotAWorkspace(dir.to_path_buf()))
+        return Ok(dir.to_path_buf());
     }
+    // A folder that is not there (a typo) is said so, not called a folder without a manifest.
+    let problem = match std::fs::metadata(dir) {
+        Ok(found) if found.is_dir() => return Err(CliError::NotAWorkspace(dir.to_path_buf())),
+        Ok(_) => std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a folder"),
+        Err(error) => error,
+    };
+    Err(crate::path_error::PathError::new(dir, crate::path_error::PathProblem::Io(problem)).into())
 }
 
 /// Loads the workspace and prints its diagnostics; every command but `validate` stops at its
