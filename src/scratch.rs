@@ -156,7 +156,7 @@ pub fn is_closed() -> bool {
 /// namespace can be read (Linux), else the process id. A process id means something only in
 /// its namespace: a temporary folder shared by containers holds the folders of processes that
 /// `/proc` here does not show.
-fn owner() -> String {
+pub(crate) fn owner() -> String {
     match pid_namespace() {
         Some(namespace) => format!("{namespace}.{}", std::process::id()),
         None => std::process::id().to_string(),
@@ -208,6 +208,24 @@ fn remove_left_behind(prefix: &str) {
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }
+}
+
+/// Whether the process that named a file `<namespace>.<process id>-…` (after its prefix, see
+/// [`owner`]) may still be running: it is this one, or another of this pid namespace that
+/// `/proc` still shows. `false` for a process that has ended, and for a name that names no
+/// process or one that cannot be told about (another namespace, a system without `/proc`).
+pub(crate) fn may_be_running(owned_name: &str) -> bool {
+    let Some(namespace) = pid_namespace() else {
+        return false;
+    };
+    let Some((made_in, process)) = owned_name
+        .split_once('-')
+        .and_then(|(owner, _)| owner.split_once('.'))
+        .and_then(|(made_in, id)| Some((made_in.parse::<u64>().ok()?, id.parse::<u32>().ok()?)))
+    else {
+        return false;
+    };
+    made_in == namespace && (process == std::process::id() || !has_ended(process))
 }
 
 /// How many entries of the temporary folder [`remove_left_behind`] looks at.

@@ -324,6 +324,57 @@ fn a_file_name_that_is_not_utf8_is_refused_by_its_name() {
     );
 }
 
+// Two `build --all` runs at once in one workspace (a file watcher, a save hook): each took the
+// other's temporary files, about to be renamed into place, for a killed build's leftovers and
+// removed them, and the other failed with "No such file or directory". A temporary file is
+// named by the process that writes it, and one of a process still running is left alone
+// (`check` does not call it stray either); one of a process that has ended is removed.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_build_leaves_the_temporary_files_of_a_build_running_beside_it() {
+    let workspace = Fixture::minimal().write();
+    assert_eq!(workspace.run(&["build", "--all"]).code, 0);
+    let folder = workspace.root().join("examples/prompts/generic");
+    let namespace = std::fs::read_link("/proc/self/ns/pid").unwrap();
+    let namespace = namespace
+        .to_str()
+        .unwrap()
+        .trim_start_matches("pid:[")
+        .trim_end_matches(']')
+        .to_string();
+    let mut running = std::process::Command::new("sleep")
+        .arg("60")
+        .spawn()
+        .unwrap();
+    let mut ended = std::process::Command::new("true").spawn().unwrap();
+    ended.wait().unwrap();
+    let live = format!(".promptc-tmp-{namespace}.{}-Ab12Cd", running.id());
+    let gone = format!(".promptc-tmp-{namespace}.{}-Ef34Gh", ended.id());
+    std::fs::write(folder.join(&live), "being written").unwrap();
+    std::fs::write(folder.join(&gone), "half").unwrap();
+    let check = workspace.run(&["check"]);
+    assert_eq!(check.code, 1, "{}", check.stderr);
+    assert!(
+        check
+            .stderr
+            .contains(&format!("stray: examples/prompts/generic/{gone}")),
+        "{}",
+        check.stderr
+    );
+    assert!(!check.stderr.contains(&live), "{}", check.stderr);
+    let build = workspace.run(&["build", "--all"]);
+    assert_eq!(build.code, 0, "{}", build.stderr);
+    assert!(folder.join(&live).exists());
+    assert!(!folder.join(&gone).exists());
+    // Once its process has ended, it is a leftover like any other.
+    running.kill().unwrap();
+    running.wait().unwrap();
+    let build = workspace.run(&["build", "--all"]);
+    assert_eq!(build.code, 0, "{}", build.stderr);
+    assert!(!folder.join(&live).exists(), "{}", build.stderr);
+    assert_eq!(workspace.run(&["check"]).code, 0);
+}
+
 // Item 8: temporary files left by a killed build are recognised, reported and cleaned up.
 #[test]
 fn temporary_files_left_behind_are_reported_and_removed() {

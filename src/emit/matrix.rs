@@ -14,7 +14,7 @@ use crate::compile::{Compiler, Request, Selection, place};
 use crate::compiled::{CompileError, Compiled};
 use crate::confine;
 use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::emit::write::{Staged, is_temporary};
+use crate::emit::write::{Staged, is_left_behind, is_temporary};
 use crate::load::mcp_places::McpPlaces;
 use crate::parameter_schema::held_bytes;
 use crate::path_error::{PathError, PathProblem};
@@ -1176,8 +1176,8 @@ fn output_folders(workspace: &Workspace) -> Result<Vec<(PathBuf, String)>, PathE
 struct FilesOnDisk {
     /// `<out>/<family>/<context>.md` files (and their tool definitions), sorted.
     outputs: BTreeSet<String>,
-    /// promptc's temporary files, left by a build that was killed: in the folders' order, and
-    /// sorted within each.
+    /// promptc's temporary files, left by a build that was killed (not those of a build that
+    /// runs meanwhile): in the folders' order, and sorted within each.
     strays: Vec<(PathBuf, String)>,
 }
 
@@ -1196,7 +1196,7 @@ fn files_on_disk(workspace: &Workspace) -> Result<FilesOnDisk, PathError> {
                 outputs.insert(format!("{relative}/{name_text}"));
             }
             let is_file = file.file_type().is_ok_and(|kind| kind.is_file());
-            if is_file && is_temporary(&name) {
+            if is_file && is_temporary(&name) && is_left_behind(&name) {
                 found.push(name);
             }
         }

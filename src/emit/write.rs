@@ -28,6 +28,17 @@ pub fn is_temporary(name: &OsStr) -> bool {
             .is_some_and(|rest| rest.len() == 6 && rest.chars().all(|c| c.is_ascii_alphanumeric()))
 }
 
+/// Whether a temporary file (see [`is_temporary`]) was left by a process that no longer runs:
+/// it names no process that may still be running (one named by an older promptc names
+/// none). A build running beside another must not take the other's files, which it is about
+/// to rename into place, for leftovers.
+pub fn is_left_behind(name: &OsStr) -> bool {
+    let owned = name
+        .to_str()
+        .and_then(|name| name.strip_prefix(TEMP_PREFIX));
+    !owned.is_some_and(crate::scratch::may_be_running)
+}
+
 /// Writes `contents` to `path` atomically. Errors name the path.
 #[cfg(test)]
 fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), PathError> {
@@ -126,8 +137,10 @@ fn plain(error: io::Error) -> io::Error {
 }
 
 fn stage(path: &Path, dir: &Path, contents: &[u8]) -> io::Result<NamedTempFile> {
+    // Named by the process that writes it, so that another build running meanwhile in the
+    // same folder leaves it alone (see [`is_left_behind`]).
     let mut file = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
+        .prefix(&format!("{TEMP_PREFIX}{}-", crate::scratch::owner()))
         .tempfile_in(dir)?;
     // A temporary file is private (0600); the output keeps the permissions of the file it
     // replaces, or gets the usual 0644.
