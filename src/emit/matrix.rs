@@ -1211,6 +1211,42 @@ fn files_on_disk(workspace: &Workspace) -> Result<FilesOnDisk, PathError> {
     Ok(FilesOnDisk { outputs, strays })
 }
 
+/// Each family routing may choose (one whose variants have a `match`, and the fallback
+/// family) that no entry of the build matrix compiles: `validate` compiles the matrix, so an
+/// error in such a family's prompt would first show when an agent routes a model to it. Said
+/// once per family, at its first `match` (the fallback at its setting).
+fn routed_not_built(workspace: &Workspace, out: &mut Diagnostics) {
+    let built: BTreeSet<String> = entries(workspace)
+        .into_iter()
+        .map(|entry| entry.family)
+        .collect();
+    let mut said: BTreeSet<&str> = BTreeSet::new();
+    for entry in workspace.variants.values() {
+        let family = entry.value.family_or_id();
+        if entry.value.route_match.is_some() && !built.contains(family) && said.insert(family) {
+            out.push(Diagnostic::new(
+                Problem::Routing(crate::problem::RoutingProblem::RoutedNotBuilt {
+                    family: family.to_string(),
+                    fallback: false,
+                }),
+                entry.value_span("/match"),
+            ));
+        }
+    }
+    let fallback = &workspace.settings().fallback_family;
+    if !built.contains(fallback) && !said.contains(fallback.as_str()) {
+        // At the setting, or (left to its default) where the manifest's nearest place is.
+        let span = workspace.manifest.value_span("/fallback_family");
+        out.push(Diagnostic::new(
+            Problem::Routing(crate::problem::RoutingProblem::RoutedNotBuilt {
+                family: fallback.clone(),
+                fallback: true,
+            }),
+            span,
+        ));
+    }
+}
+
 /// Where a selection problem of the matrix is told: at the manifest's matrix.
 fn selection_diagnostic(workspace: &Workspace, problem: Problem) -> Option<Diagnostic> {
     let manifest = &workspace.manifest;
@@ -1268,6 +1304,7 @@ pub fn diagnostics(workspace: &Workspace, source_date_epoch: Option<i64>) -> Dia
     // The routing table is checked with the matrix: both need a sound workspace.
     let mut diagnostics = compiler.routing_diagnostics();
     let routing = diagnostics.len();
+    routed_not_built(workspace, &mut diagnostics);
     // A template reading a field the context does not have fails to render at that line as
     // "undefined value": the field, named, is said instead.
     let line = |span: Span| {

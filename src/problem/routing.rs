@@ -47,6 +47,9 @@ pub enum RoutingProblem {
     RoutedWithoutMatch { family: String },
     /// A family listed twice in `routing.order`.
     RoutedTwice { family: String },
+    /// A family routing may choose (by its `match`, or as the fallback) that the build matrix
+    /// does not compile: no check compiles its prompt before a model is routed to it.
+    RoutedNotBuilt { family: String, fallback: bool },
     /// A `[[routing.expect]]` model routes elsewhere.
     RouteMismatch {
         model: String,
@@ -98,6 +101,7 @@ impl RoutingProblem {
             RoutingProblem::MatchNotRouted { .. } => "match-not-routed",
             RoutingProblem::RoutedWithoutMatch { .. } => "routed-without-match",
             RoutingProblem::RoutedTwice { .. } => "routed-twice",
+            RoutingProblem::RoutedNotBuilt { .. } => "routed-not-built",
             RoutingProblem::RouteMismatch { .. } => "route-mismatch",
             RoutingProblem::NeverWins { .. } => "never-wins",
             RoutingProblem::RouteOverlap { .. } => "route-overlap",
@@ -109,9 +113,9 @@ impl RoutingProblem {
 
     pub fn severity(&self) -> Severity {
         match self {
-            RoutingProblem::NeverWins { .. } | RoutingProblem::RouteOverlap { .. } => {
-                Severity::Warning
-            }
+            RoutingProblem::NeverWins { .. }
+            | RoutingProblem::RouteOverlap { .. }
+            | RoutingProblem::RoutedNotBuilt { .. } => Severity::Warning,
             _ => Severity::Error,
         }
     }
@@ -154,6 +158,9 @@ impl RoutingProblem {
                 "give a variant of the family a `match`, or remove it from `routing.order`".into()
             }
             RoutingProblem::RoutedTwice { .. } => "list each family once".into(),
+            RoutingProblem::RoutedNotBuilt { family, .. } => format!(
+                "add `{family}` to `[build] families` in promptc.toml (or a `[[build.entries]]` of it), so that `validate` and `check` compile what routing may choose"
+            ),
             RoutingProblem::RouteMismatch { .. } => {
                 "change the families' `match` or `routing.order`, or the expected family if the change is intended".into()
             }
@@ -252,6 +259,15 @@ impl fmt::Display for RoutingProblem {
             RoutingProblem::MatchNotRouted { family } => write!(
                 f,
                 "family `{family}` has a `match`, but `routing.order` does not list it, so it is never tried"
+            ),
+            RoutingProblem::RoutedNotBuilt { family, fallback } => write!(
+                f,
+                "family `{family}` is chosen by routing ({}), but the build matrix does not compile it: nothing compiles its prompt before a model is routed to it",
+                if *fallback {
+                    "as the fallback family"
+                } else {
+                    "by its `match`"
+                }
             ),
             RoutingProblem::RoutedWithoutMatch { family } => write!(
                 f,
