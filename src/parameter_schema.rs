@@ -299,6 +299,38 @@ fn json_string_len(text: &str) -> usize {
     counter.bytes
 }
 
+/// Counts the bytes written to it, and refuses to take more once past `limit` (a writer of a
+/// value of gigabytes stops there).
+pub struct CappedCounter {
+    bytes: u64,
+    limit: u64,
+}
+
+impl CappedCounter {
+    pub fn new(limit: u64) -> Self {
+        Self { bytes: 0, limit }
+    }
+
+    /// The bytes written: past the limit, at least one more than it.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+impl std::io::Write for CappedCounter {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.bytes = self.bytes.saturating_add(data.len() as u64);
+        if self.bytes > self.limit {
+            return Err(std::io::Error::other("past the limit"));
+        }
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Counts what is written to it: bytes, and line breaks.
 #[derive(Default)]
 struct Counter {

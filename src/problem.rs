@@ -127,6 +127,16 @@ pub enum StoppedWork {
 }
 
 /// Each variant is named after its [`Problem::code`], the user-visible name.
+/// One context's count in an over-budget error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BudgetCount {
+    pub context: String,
+    /// What the budget counts: the prompt, with a native variant's tool definitions.
+    pub tokens: usize,
+    /// For a variant with native tool calls: the prompt's tokens and its definitions'.
+    pub parts: Option<(usize, usize)>,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Problem {
     // Reading and parsing.
@@ -417,7 +427,7 @@ pub enum Problem {
         /// Whether the encoding is the family's own tokenizer (else counts are estimates).
         exact: bool,
         /// Each context over budget with its tokens, worst first.
-        contexts: Vec<(String, usize)>,
+        contexts: Vec<BudgetCount>,
         /// The largest top-level sections of the worst context, with their tokens.
         largest: Vec<(String, usize)>,
     },
@@ -428,6 +438,9 @@ pub enum Problem {
         /// the outputs).
         percent: usize,
         section: Option<String>,
+        /// The value changes the native tool definitions, which are sent before the prompt:
+        /// nothing of the request is cacheable.
+        in_definitions: bool,
         volatile: Vec<String>,
         /// The workspace makes this lint an error (`tokens.stable_prefix_level`).
         error: bool,
@@ -967,8 +980,19 @@ impl Problem {
                 "set `date` in the context file or the SOURCE_DATE_EPOCH environment variable"
                     .into()
             }
+            Problem::OverBudget { contexts, .. }
+                if contexts.iter().any(|count| count.parts.is_some()) =>
+            {
+                "shorten the prompt or the tools' texts (a native variant's tool definitions are sent with every request, and its budget counts them), or raise `max_prompt_tokens` if the budget is wrong".into()
+            }
             Problem::OverBudget { .. } => {
                 "shorten the prompt, or raise `max_prompt_tokens` if the budget is wrong".into()
+            }
+            Problem::VolatileEarly {
+                in_definitions: true,
+                ..
+            } => {
+                "keep values that change per request out of the tools' texts and `when` conditions (the prompt's end is the place for them), or take the name out of `tokens.volatile` if it does not change per request".into()
             }
             Problem::VolatileEarly { .. } => {
                 "move values that change per request towards the end of the prompt, or lower `tokens.stable_prefix_percent`".into()
@@ -1397,7 +1421,16 @@ impl Problem {
                 };
                 let over: Vec<String> = contexts
                     .iter()
-                    .map(|(context, tokens)| format!("{context} {}", told(*tokens)))
+                    .map(|count| match count.parts {
+                        Some((prompt, definitions)) => format!(
+                            "{} {} (prompt {}, tool definitions {})",
+                            count.context,
+                            told(count.tokens),
+                            told(prompt),
+                            told(definitions)
+                        ),
+                        None => format!("{} {}", count.context, told(count.tokens)),
+                    })
                     .collect();
                 let largest: Vec<String> = largest
                     .iter()
@@ -1414,11 +1447,27 @@ impl Problem {
                     contexts.len(),
                     over.join(", ")
                 )?;
-                if let (Some((worst, _)), false) = (contexts.first(), largest.is_empty()) {
-                    write!(f, "; largest sections in {worst}: {}", largest.join(", "))?;
+                if let (Some(worst), false) = (contexts.first(), largest.is_empty()) {
+                    write!(
+                        f,
+                        "; largest sections in {}: {}",
+                        worst.context,
+                        largest.join(", ")
+                    )?;
                 }
                 Ok(())
             }
+            Problem::VolatileEarly {
+                outputs,
+                volatile,
+                in_definitions: true,
+                ..
+            } => write!(
+                f,
+                "{}: a value that changes per request ({}) changes the native tool definitions, which are sent before the prompt; nothing of the request can be served from a prompt cache",
+                named_outputs(outputs),
+                volatile.join(", ")
+            ),
             Problem::VolatileEarly {
                 outputs,
                 percent,
@@ -1723,6 +1772,7 @@ mod tests {
                 percent: 0,
                 section: None,
                 volatile: Vec::new(),
+                in_definitions: false,
                 error: false,
             },
             Problem::StablePrefixUnchecked {

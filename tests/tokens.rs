@@ -51,25 +51,49 @@ fn stats_of_the_shipped_library_match_an_independent_tokenizer() {
             row["characters"].as_u64().unwrap() as usize,
             compiled.prompt.chars().count()
         );
-        // Every shipped variant has a budget; headroom is what is left under it.
+        // The native variant's tool definitions, as a request carries them (compact JSON).
+        let definitions = compiled
+            .tool_definitions
+            .as_ref()
+            .map(|definitions| serde_json::to_string(definitions).unwrap());
+        let definition_tokens = definitions.as_deref().map_or(0, |d| independent.count(d));
+        assert_eq!(
+            row["tool_definition_tokens"].as_u64(),
+            definitions.as_ref().map(|_| definition_tokens as u64),
+            "{} × {}",
+            entry.family,
+            entry.context
+        );
+        // Every shipped variant has a budget; headroom is what is left under it by the prompt
+        // and its tool definitions.
         let budget = match entry.family.as_str() {
-            "native-next-gen" => 4000,
+            "native-next-gen" => 8000,
             "xs" => 2000,
             _ => 9000,
         };
         assert_eq!(row["budget"], budget);
         assert_eq!(
             row["headroom"].as_i64().unwrap(),
-            budget - row["tokens"].as_i64().unwrap()
+            budget - row["tokens"].as_i64().unwrap() - definition_tokens as i64
         );
+        // The shipped tool definitions stay the same from one request to the next: they begin
+        // the stable prefix, before the prompt's part of it.
         let prefix = &row["stable_prefix"];
+        assert_eq!(
+            prefix["tool_definitions_stable"].as_bool(),
+            definitions.as_ref().map(|_| true)
+        );
         let bytes = prefix["bytes"].as_u64().unwrap() as usize;
         let text = &compiled.prompt[..bytes];
         assert_eq!(
             prefix["tokens"].as_u64().unwrap() as usize,
-            independent.count(text)
+            definition_tokens + independent.count(text)
         );
-        assert_eq!(prefix["sha256"], sha256(text));
+        let hashed = match &definitions {
+            Some(definitions) => format!("{definitions}\n{text}"),
+            None => text.to_string(),
+        };
+        assert_eq!(prefix["sha256"], sha256(&hashed));
         // The shipped library keeps the date, directory and mode near the end, past the
         // manifest's 50% threshold.
         assert!(prefix["percent"].as_u64().unwrap() >= 50, "{row}");
@@ -280,6 +304,52 @@ fn a_volatile_table_or_path_of_the_context_changes_what_it_holds() {
     assert_eq!(wrong.help(0), Some("did you mean `mcp_servers.name`?"));
 }
 
+// A native variant's tool definitions are sent before its prompt, and a provider's cache
+// takes them first: a tool text that reads the working directory changes them per request,
+// and nothing of the request is cacheable, however stable the prompt. Checked on the prompt
+// alone, this was silent.
+#[test]
+fn tool_definitions_that_change_per_request_leave_no_stable_prefix() {
+    let variant = "id = \"generic\"\ntemplate = \"You are a careful agent, who reads before writing.\"\ntools = [\"read_file\"]\nnative_tools = true\n";
+    let fixture = Fixture::minimal()
+        .file("variants/generic.toml", variant)
+        .file(
+            "tools/read_file.toml",
+            "id = \"read_file\"\ndescription = \"Read a file under {{ cwd }}.\"\n",
+        );
+    let report = fixture.validate();
+    assert_eq!(report.code, 0, "a warning does not fail validation");
+    // The description's `cwd` is at 2:37.
+    assert_eq!(
+        report.single(),
+        Diag::warning(
+            "volatile-early",
+            "tools/read_file.toml",
+            2,
+            37,
+            "generic × basic: a value that changes per request (cwd) changes the native tool definitions, which are sent before the prompt; nothing of the request can be served from a prompt cache"
+        )
+    );
+    let json = stats(fixture.write().root());
+    let prefix = &json["prompts"][0]["stable_prefix"];
+    assert_eq!(prefix["tool_definitions_stable"], false);
+    assert_eq!(
+        (&prefix["tokens"], &prefix["percent"]),
+        (&0.into(), &0.into())
+    );
+
+    // Definitions that do not read it are the start of the stable prefix.
+    let stable = fixture.file(
+        "tools/read_file.toml",
+        "id = \"read_file\"\ndescription = \"Read a file.\"\n",
+    );
+    assert_eq!(stable.validate().diagnostics(), vec![]);
+    let json = stats(stable.write().root());
+    let prefix = &json["prompts"][0]["stable_prefix"];
+    assert_eq!(prefix["tool_definitions_stable"], true);
+    assert_eq!(prefix["percent"], 100);
+}
+
 #[test]
 fn a_volatile_value_early_in_the_prompt_is_a_warning() {
     let early = Fixture::minimal().file(
@@ -446,6 +516,105 @@ fn a_prompt_over_its_budget_fails_validate_build_and_check() {
         checked.stderr.contains("error[over-budget]"),
         "{}",
         checked.stderr
+    );
+}
+
+/// The compiled prompt of the basic context, and its tool definitions as a request carries
+/// them (compact JSON).
+fn prompt_and_definitions(root: &Path) -> (String, String) {
+    let workspace = promptc::load_workspace(root).unwrap().workspace;
+    let context = workspace.context("basic").unwrap().clone();
+    let request = promptc::Request::new(promptc::Selection::fallback(), context);
+    let compiled = promptc::Compiler::new(&workspace)
+        .compile(&request)
+        .unwrap();
+    let definitions = serde_json::to_string(compiled.tool_definitions.as_ref().unwrap()).unwrap();
+    (compiled.prompt, definitions)
+}
+
+// A native variant's budget counted its prompt alone: the tool definitions sent with every
+// request (here most of what it costs) went unseen. The budget counts both, the error says
+// how much is which, and `stats` shows the definitions and takes them from the headroom.
+#[test]
+fn a_native_variant_s_budget_counts_its_tool_definitions() {
+    let words: String = (0..150).map(|i| format!("detail{} ", i % 30)).collect();
+    let variant = |budget: usize| {
+        format!(
+            "id = \"generic\"\ntemplate = \"You are a careful agent.\\n\\n{{{{ INTRO_SECTION }}}}\"\ncomponents = [\"intro\"]\ntools = [\"read_file\"]\nnative_tools = true\nmax_prompt_tokens = {budget}\n"
+        )
+    };
+    let fixture = Fixture::minimal()
+        .file(
+            "tools/read_file.toml",
+            format!(
+                "id = \"read_file\"\ndescription = \"Read a file. {words}\"\n\n[[parameters]]\nname = \"path\"\nrequired = true\ninstruction = \"The file to read.\"\n"
+            ),
+        )
+        .file("variants/generic.toml", variant(100));
+    let workspace = fixture.write();
+    let (prompt, definitions) = prompt_and_definitions(workspace.root());
+    let o200k = Independent(tiktoken_rs::o200k_base_singleton());
+    let (prompt_tokens, definition_tokens) = (o200k.count(&prompt), o200k.count(&definitions));
+    // The prompt alone is within the budget; with its definitions, over it.
+    assert!(prompt_tokens < 100 && prompt_tokens + definition_tokens > 100);
+    let diagnostic = fixture.validate().single();
+    assert_eq!(diagnostic.code, "over-budget");
+    assert!(
+        diagnostic.message.starts_with(&format!(
+            "generic is over its budget of 100 tokens (o200k) in 1 context: basic ≈{} (prompt ≈{prompt_tokens}, tool definitions ≈{definition_tokens}); largest sections in basic: ",
+            prompt_tokens + definition_tokens
+        )),
+        "{}",
+        diagnostic.message
+    );
+    // `build` of the one request says the same, and what to shorten.
+    let built = workspace.run(&["build", "--context", "basic"]);
+    assert_eq!(built.code, 1);
+    assert!(
+        built
+            .stderr
+            .contains("help: shorten the prompt or the tools' texts"),
+        "{}",
+        built.stderr
+    );
+    assert!(
+        built
+            .stderr
+            .contains(&format!("tool definitions ≈{definition_tokens})")),
+        "{}",
+        built.stderr
+    );
+
+    // Within a budget that holds both: stats shows the definitions, and what is left.
+    std::fs::write(
+        workspace.root().join("variants/generic.toml"),
+        variant(1000),
+    )
+    .unwrap();
+    let json = stats(workspace.root());
+    let row = &json["prompts"][0];
+    assert_eq!(row["tokens"], prompt_tokens);
+    assert_eq!(row["tool_definition_tokens"], definition_tokens);
+    assert_eq!(
+        row["headroom"].as_i64().unwrap(),
+        1000 - (prompt_tokens + definition_tokens) as i64
+    );
+    let text = workspace.run(&["stats", "--family", "generic"]);
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    assert!(
+        text.stdout.contains(&format!(
+            "| generic | basic | ≈ {prompt_tokens} (o200k) | ≈ {definition_tokens} | 1000 | ≈ {} |",
+            1000 - prompt_tokens - definition_tokens
+        )),
+        "{}",
+        text.stdout
+    );
+    assert!(
+        text.stdout.contains(&format!(
+            "| (tool definitions, beside the prompt) | ≈ {definition_tokens} |"
+        )),
+        "{}",
+        text.stdout
     );
 }
 

@@ -2,10 +2,15 @@
 //! default) is an error naming the family, the contexts over budget with their totals, and
 //! the largest top-level sections of the worst one. One error per family and budget, however
 //! many contexts exceed it.
+//!
+//! A variant with native tool calls sends its tool definitions with every request, and they
+//! take room in the context window as the prompt does: its budget counts both, the
+//! definitions as the request carries them ([`definitions_sent`]), and the error says how
+//! much of each total is prompt and how much definitions.
 
 use crate::compiled::{Compiled, Section};
 use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::problem::Problem;
+use crate::problem::{BudgetCount, Problem};
 use crate::span::Span;
 use crate::workspace::Workspace;
 use crate::workspace::inheritance::EffectiveVariant;
@@ -33,8 +38,21 @@ pub fn budget_of(workspace: &Workspace, variant: &EffectiveVariant) -> Option<(u
     })
 }
 
+/// A compile's tool definitions as a request carries them: the JSON of the dialect the
+/// compile used, written compactly (as an HTTP client sends it, not as the pretty-printed
+/// `.tools.json` file); `None` for a variant without native tool calls. What a provider
+/// counts of them may differ by a few tokens per tool (each wraps them in its own format), as
+/// the counts of families not in `tokens.exact` do: an estimate of the room they take.
+pub fn definitions_sent(compiled: &Compiled) -> Option<String> {
+    compiled
+        .tool_definitions
+        .as_ref()
+        .and_then(|definitions| serde_json::to_string(definitions).ok())
+}
+
 /// What checking a prompt's budget needs: nothing (no budget, or a bound on its count within
 /// it), a count already known, or a count not known yet, which loads the encoding's tables.
+/// For a native variant, the count is of the prompt and its tool definitions together.
 pub enum Needs {
     Nothing,
     Known(usize),
@@ -45,19 +63,34 @@ pub fn needs(workspace: &Workspace, variant: &EffectiveVariant, compiled: &Compi
     let Some((budget, _)) = budget_of(workspace, variant) else {
         return Needs::Nothing;
     };
-    // A token is at least one byte: a prompt no longer than the budget in bytes is within
-    // it, and nothing needs counting.
-    if compiled.prompt.len() <= budget {
+    let definitions = definitions_sent(compiled);
+    let definitions = definitions.as_deref().unwrap_or("");
+    // A token is at least one byte: a prompt (with its definitions) no longer than the
+    // budget in bytes is within it, and nothing needs counting.
+    if compiled.prompt.len().saturating_add(definitions.len()) <= budget {
         return Needs::Nothing;
     }
     let encoding = workspace.settings().tokens.encoding_for(&compiled.family);
-    // Nor is one whose count is bounded within it without the tables.
-    if encoding.within(&compiled.prompt, budget) {
+    // Nor is one whose count is bounded within it without the tables: the definitions'
+    // bound, and the prompt's within what that leaves.
+    let definitions_bound = if definitions.is_empty() {
+        0
+    } else {
+        encoding.at_most(definitions)
+    };
+    if let Some(room) = budget.checked_sub(definitions_bound)
+        && encoding.within(&compiled.prompt, room)
+    {
         return Needs::Nothing;
     }
-    match encoding.known_count(&compiled.prompt) {
-        Some(tokens) => Needs::Known(tokens),
-        None => Needs::Count(encoding),
+    let known_definitions = if definitions.is_empty() {
+        Some(0)
+    } else {
+        encoding.known_count(definitions)
+    };
+    match (encoding.known_count(&compiled.prompt), known_definitions) {
+        (Some(prompt), Some(definitions)) => Needs::Known(prompt.saturating_add(definitions)),
+        _ => Needs::Count(encoding),
     }
 }
 
@@ -66,7 +99,10 @@ pub fn needs(workspace: &Workspace, variant: &EffectiveVariant, compiled: &Compi
 pub struct OverBudget {
     family: String,
     context: String,
+    /// The prompt's tokens with its tool definitions'.
     tokens: usize,
+    /// For a native variant: the prompt's tokens and its tool definitions'.
+    parts: Option<(usize, usize)>,
     budget: usize,
     encoding: &'static str,
     exact: bool,
@@ -74,7 +110,7 @@ pub struct OverBudget {
     span: Span,
 }
 
-/// Whether a prompt is over its budget, and by how much.
+/// Whether a prompt (with its tool definitions) is over its budget, and by how much.
 pub fn check_budget(
     workspace: &Workspace,
     variant: &EffectiveVariant,
@@ -87,12 +123,27 @@ pub fn check_budget(
         // Past the cap, the count is not known: `over_budget` tells it as over the cap.
         Needs::Count(encoding) => {
             let cap = budget_of(workspace, variant).map_or(usize::MAX, |(budget, _)| cap(budget));
-            encoding
-                .count_within(&compiled.prompt, cap)
-                .unwrap_or(usize::MAX)
+            counted_within(encoding, compiled, cap).map_or(usize::MAX, |(prompt, definitions)| {
+                prompt.saturating_add(definitions)
+            })
         }
     };
     over_budget(workspace, variant, compiled, context, tokens)
+}
+
+/// The tokens of the prompt and of its tool definitions (0 without), if together they are
+/// at most `limit`.
+fn counted_within(
+    encoding: crate::tokens::Encoding,
+    compiled: &Compiled,
+    limit: usize,
+) -> Option<(usize, usize)> {
+    let prompt = encoding.count_within(&compiled.prompt, limit)?;
+    let definitions = match definitions_sent(compiled) {
+        Some(definitions) => encoding.count_within(&definitions, limit.saturating_sub(prompt))?,
+        None => 0,
+    };
+    Some((prompt, definitions))
 }
 
 /// How far over its budget a prompt's count is told: past this, it is "over" it. Counting
@@ -122,6 +173,16 @@ pub fn over_budget(
     // past the cap: told, and sorted, as one counted now is, so the report is the same
     // whatever was counted before.
     let tokens = tokens.min(cap.saturating_add(1));
+    // A native variant's total is told as its prompt and its definitions, each counted up to
+    // the cap (each is known by now, or as cheap to count as the total was).
+    let parts = definitions_sent(compiled).map(|definitions| {
+        let part = |text: &str| {
+            encoding
+                .count_within(text, cap)
+                .unwrap_or(cap.saturating_add(1))
+        };
+        (part(&compiled.prompt), part(&definitions))
+    });
     let mut largest: Vec<(String, usize)> = top_level(workspace, &compiled.sections)
         .map(|section| {
             let tokens = encoding
@@ -136,6 +197,7 @@ pub fn over_budget(
         family: compiled.family.clone(),
         context: context.to_string(),
         tokens,
+        parts,
         budget,
         encoding: encoding.name(),
         exact: settings.is_exact(&compiled.family),
@@ -226,7 +288,11 @@ pub fn report(mut over: Vec<OverBudget>) -> Diagnostics {
                 exact: worst.exact,
                 contexts: group
                     .iter()
-                    .map(|o| (o.context.clone(), o.tokens))
+                    .map(|o| BudgetCount {
+                        context: o.context.clone(),
+                        tokens: o.tokens,
+                        parts: o.parts,
+                    })
                     .collect(),
                 largest: worst.largest.clone(),
             },

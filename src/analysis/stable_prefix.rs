@@ -2,10 +2,24 @@
 //! between requests (the date, the working directory, the mode, anything the manifest marks
 //! volatile) ends what can be reused. It is found by compiling a second time with every
 //! volatile value changed and comparing: the common prefix is the stable one.
+//!
+//! A variant with native tool calls sends its tool definitions with every request, and the
+//! providers' caches take them as the start of the prefix (Anthropic's documented order is
+//! tools, then system, then messages; OpenAI's and Gemini's caches cover the tools with the
+//! prompt too). They are compared the same way: definitions the probe leaves the same are
+//! part of the stable prefix, in front of the prompt's; definitions it changes leave nothing
+//! of the request cacheable. What changes them is only what changes per request: the texts
+//! the tools render (a description reading `{{ cwd }}`), a tool's `when` over a volatile value,
+//! and the context's MCP servers when `tokens.volatile` lists them (`mcp_servers`,
+//! `mcp_servers.name`). By default the MCP servers are not volatile: they are the user's
+//! settings, the same from one request to the next of a session, and a server connected or
+//! switched off changes the prompt's MCP section as well; a workspace whose agents change
+//! them per request says so in `tokens.volatile`, and the definitions then count as volatile.
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use crate::analysis::budget::definitions_sent;
 use crate::compile::{Compiler, Request};
 use crate::compiled::{CompileError, Compiled, Section};
 use crate::diagnostic::Diagnostic;
@@ -27,6 +41,12 @@ pub struct StablePrefix {
     pub sha256: String,
     /// The section holding the first volatile value, when one does.
     pub section: Option<String>,
+    /// For a variant with native tool calls: whether its tool definitions stay the same from
+    /// one request to the next. When they do, they begin the stable prefix (its `tokens`,
+    /// `percent` and `sha256` include them, `bytes` is the prompt's part alone); when they do
+    /// not, nothing is stable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_definitions_stable: Option<bool>,
 }
 
 /// The request with every volatile value changed: a standard placeholder's field, else a
@@ -173,7 +193,11 @@ pub fn stable_prefix(
         .settings()
         .tokens
         .encoding_for(&compiled.family);
-    prefix.tokens = encoding.count(&compiled.prompt[..prefix.bytes]);
+    let definitions = match prefix.tool_definitions_stable {
+        Some(true) => definitions_sent(compiled).map_or(0, |sent| encoding.count(&sent)),
+        _ => 0,
+    };
+    prefix.tokens = definitions + encoding.count(&compiled.prompt[..prefix.bytes]);
     Some(prefix)
 }
 
@@ -257,15 +281,39 @@ fn probe_and_compare(
                 .min_by_key(|ours| ours.text.len())
         })
         .map(|ours| ours.id.clone());
+    // The tool definitions come before the prompt (see the module's comment): the same in
+    // both compiles, they begin the prefix; changed, nothing is left of it.
+    let sent = definitions_sent(compiled);
+    let definitions_stable = sent
+        .as_ref()
+        .map(|ours| definitions_sent(&probed).as_ref() == Some(ours));
+    let (bytes, section) = match definitions_stable {
+        Some(false) => (0, None),
+        _ => (bytes, section),
+    };
+    let stable_definitions = sent.as_deref().filter(|_| definitions_stable == Some(true));
+    let mut hasher = Sha256::new();
+    if let Some(definitions) = stable_definitions {
+        // Compact JSON holds no line break: the one after it ends it.
+        hasher.update(definitions.as_bytes());
+        hasher.update(b"\n");
+    }
+    hasher.update(&prompt.as_bytes()[..bytes]);
+    let before = stable_definitions.map_or(0, str::len);
+    let sent_bytes = sent.as_ref().map_or(0, String::len) + prompt.len();
     let prefix = StablePrefix {
         bytes,
         tokens: 0,
-        percent: (bytes * 100).checked_div(prompt.len()).unwrap_or(100),
-        sha256: Sha256::digest(prefix.as_bytes())
+        percent: ((before + bytes) * 100)
+            .checked_div(sent_bytes)
+            .unwrap_or(100),
+        sha256: hasher
+            .finalize()
             .iter()
             .map(|byte| format!("{byte:02x}"))
             .collect(),
         section,
+        tool_definitions_stable: definitions_stable,
     };
     Ok((prefix, probed, probe))
 }
@@ -311,7 +359,9 @@ pub fn volatile_warning(
             ));
         }
     };
-    if prefix.percent >= threshold || prefix.bytes == compiled.prompt.len() {
+    let definitions_change = prefix.tool_definitions_stable == Some(false);
+    if !definitions_change && (prefix.percent >= threshold || prefix.bytes == compiled.prompt.len())
+    {
         return None;
     }
     let variant = compiler.variant(&compiled.variant)?;
@@ -372,6 +422,50 @@ pub fn volatile_warning(
             .then(|| changed_tool_text(workspace, variant.family(), compiled, &probed))
             .flatten()
     };
+    // Tool definitions that change per request leave nothing cacheable, wherever the
+    // prompt's first change is: said at the tool text that changed, else at the `when` of a
+    // tool offered in one compile only, else at the volatile list (an MCP server's tools,
+    // listed there).
+    if definitions_change {
+        let span = changed_tool_text(workspace, variant.family(), compiled, &probed)
+            .and_then(|tool| reads_volatile(tool).or_else(|| workspace.templates.span_of(tool)))
+            .or_else(|| {
+                let offered = |tools: &[crate::compiled::CompiledTool], id: &str| {
+                    tools.iter().any(|tool| tool.id == id)
+                };
+                compiled
+                    .tools
+                    .iter()
+                    .chain(probed.tools.iter())
+                    .find(|tool| {
+                        offered(&compiled.tools, &tool.id) != offered(&probed.tools, &tool.id)
+                    })
+                    .and_then(|tool| workspace.tools.get(&tool.id))
+                    .map(|entry| match entry.value.when {
+                        Some(_) => entry.value_span("/when"),
+                        None => entry.value_span("/id"),
+                    })
+            })
+            .unwrap_or_else(|| workspace.manifest.key_span("/tokens/volatile"));
+        let volatile = match found.into_inner() {
+            Some(name) if predicates.contains(&name) => {
+                vec![format!("{name}, a predicate that reads one")]
+            }
+            Some(name) => vec![name],
+            None => settings.volatile.clone(),
+        };
+        return Some(Diagnostic::new(
+            Problem::VolatileEarly {
+                outputs: vec![format!("{} × {context}", compiled.family)],
+                percent: 0,
+                section: None,
+                volatile,
+                in_definitions: true,
+                error: settings.stable_prefix_level == LintLevel::Error,
+            },
+            span,
+        ));
+    }
     // A section in one prompt and not the other: its condition reads the value, and names
     // which (itself, or through a predicate).
     let condition = match &prefix.section {
@@ -441,6 +535,7 @@ pub fn volatile_warning(
             percent: prefix.percent,
             section: prefix.section,
             volatile,
+            in_definitions: false,
             error: settings.stable_prefix_level == LintLevel::Error,
         },
         span,

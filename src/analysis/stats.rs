@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::analysis::budget::budget_of;
+use crate::analysis::budget::{budget_of, definitions_sent};
 use crate::analysis::stable_prefix::{StablePrefix, stable_prefix};
 use crate::compile::{Compiler, Request};
 use crate::compiled::Compiled;
@@ -23,10 +23,16 @@ pub struct PromptStats {
     pub encoding: &'static str,
     /// Whether the encoding is the family's real tokenizer; otherwise counts are estimates.
     pub exact: bool,
+    /// The prompt's tokens.
     pub tokens: usize,
+    /// For a variant with native tool calls: the tokens of its tool definitions, as a request
+    /// carries them (see [`definitions_sent`]); they count toward the budget too.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_definition_tokens: Option<usize>,
     /// The variant's token budget (its own `max_prompt_tokens`, or the manifest's), if any.
     pub budget: Option<usize>,
-    /// Tokens left under the budget; negative when over it.
+    /// Tokens left under the budget by the prompt and its tool definitions; negative when
+    /// over it.
     pub headroom: Option<i64>,
     pub characters: usize,
     pub stable_prefix: Option<StablePrefix>,
@@ -55,6 +61,9 @@ pub fn prompt_stats(
     let settings = &compiler.workspace().settings().tokens;
     let encoding = settings.encoding_for(&compiled.family);
     let tokens = encoding.count(&compiled.prompt);
+    let tool_definition_tokens =
+        definitions_sent(compiled).map(|definitions| encoding.count(&definitions));
+    let sent = tokens.saturating_add(tool_definition_tokens.unwrap_or(0));
     let budget = compiler
         .variant(&compiled.variant)
         .and_then(|variant| budget_of(compiler.workspace(), variant))
@@ -63,9 +72,10 @@ pub fn prompt_stats(
         encoding: encoding.name(),
         exact: settings.is_exact(&compiled.family),
         tokens,
+        tool_definition_tokens,
         budget,
         headroom: budget.map(|budget| {
-            i64::try_from(budget).unwrap_or(i64::MAX) - i64::try_from(tokens).unwrap_or(i64::MAX)
+            i64::try_from(budget).unwrap_or(i64::MAX) - i64::try_from(sent).unwrap_or(i64::MAX)
         }),
         characters: compiled.prompt.chars().count(),
         stable_prefix: stable_prefix(compiler, request, compiled),

@@ -172,6 +172,48 @@ pub fn build(
     (value, findings)
 }
 
+/// The MCP tools of the servers that count go into the native tool definitions with their
+/// input schemas, copied (held as JSON, and written out pretty-printed by `build`): what they
+/// take is spent from what the compile has left of `limits.compile_bytes` (`left`), as the
+/// tool specs' parameter schemas are. The first tool past it is returned with its place and
+/// the problem: a context whose server lists a schema of hundreds of megabytes is refused at
+/// that tool, not copied into a definitions document as large.
+pub(crate) fn mcp_tools_within(context: &Context, mut left: u64, limit: u64) -> Option<Finding> {
+    for (server_index, server) in context.mcp_servers.iter().enumerate() {
+        if !server.counts() {
+            continue;
+        }
+        for (tool_index, tool) in server.tools.iter().enumerate() {
+            let schema = tool.input_schema.as_ref().map_or(0, |schema| {
+                // Past what is left, the exact size does not matter: writing stops there.
+                let mut counter = crate::parameter_schema::CappedCounter::new(left);
+                let _ = serde_json::to_writer_pretty(&mut counter, schema);
+                counter.bytes().max(held_bytes(schema) as u64)
+            });
+            let bytes = schema
+                .saturating_add(tool.name.len() as u64)
+                .saturating_add(tool.description.len() as u64)
+                .saturating_add(server.name.len() as u64);
+            if bytes > left {
+                return Some(Finding {
+                    subject: Subject::Mcp {
+                        server: server_index,
+                        tool: tool_index,
+                    },
+                    problem: Problem::Definitions(DefinitionProblem::McpSchemaTooLarge {
+                        server: server.name.clone(),
+                        tool: tool.name.clone(),
+                        bytes,
+                        limit,
+                    }),
+                });
+            }
+            left -= bytes;
+        }
+    }
+    None
+}
+
 /// What an MCP tool's input schema is, when it is not an object schema: a value of another
 /// type, a `type` other than `object`, or `properties` that is not a table. Passed on, it was
 /// sent as it was (a request the provider refuses) or, in Gemini's form, dropped without a

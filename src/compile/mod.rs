@@ -346,6 +346,7 @@ impl<'w> Compiler<'w> {
         let rendered = renderer.render(variant.base, &values);
         // What the templates left of the fuel is what the clean-up rules may spend.
         let (fuel, fuel_left) = (renderer.budget.fuel, renderer.budget.fuel_left);
+        let bytes_left = renderer.budget.bytes_left;
         let inputs = outline.inputs().to_vec();
         let Some(rendered) = rendered.filter(|_| !diagnostics.has_errors()) else {
             return Err(CompileError::Diagnostics(diagnostics));
@@ -385,6 +386,19 @@ impl<'w> Compiler<'w> {
             tool_definitions: None,
         })
         .and_then(|mut compiled| {
+            // The MCP tools' schemas the definitions copy count toward the compile's bytes,
+            // checked before the definitions are made.
+            if variant.variant.native_tools == Some(true)
+                && let Some(finding) = definitions::mcp_tools_within(
+                    &request.context,
+                    bytes_left,
+                    limits.compile_bytes,
+                )
+            {
+                let mut errors = Diagnostics::default();
+                errors.push(place(workspace, &finding, &request.mcp_places));
+                return Err(CompileError::Diagnostics(errors));
+            }
             if let Some(made) =
                 self.tool_definitions(request, variant, &compiled.tools, context_json.as_deref())?
             {

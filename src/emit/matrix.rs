@@ -1371,7 +1371,13 @@ pub fn diagnostics(workspace: &Workspace, source_date_epoch: Option<i64>) -> Dia
 /// for the same reason.
 fn same_finding(kept: &Problem, found: &Problem) -> bool {
     match (kept, found) {
-        (Problem::VolatileEarly { .. }, Problem::VolatileEarly { .. }) => true,
+        (
+            Problem::VolatileEarly { in_definitions, .. },
+            Problem::VolatileEarly {
+                in_definitions: other,
+                ..
+            },
+        ) => in_definitions == other,
         (
             Problem::StablePrefixUnchecked { reason, .. },
             Problem::StablePrefixUnchecked { reason: other, .. },

@@ -41,6 +41,15 @@ pub enum DefinitionProblem {
         dialect: &'static str,
         found: String,
     },
+    /// An MCP tool's input schema (`bytes`, with its name and description, as the
+    /// definitions hold and write it) did not fit in what the compile had left of
+    /// `limits.compile_bytes` (`limit`).
+    McpSchemaTooLarge {
+        server: String,
+        tool: String,
+        bytes: u64,
+        limit: u64,
+    },
 }
 
 impl DefinitionProblem {
@@ -53,13 +62,15 @@ impl DefinitionProblem {
             DefinitionProblem::ObjectWithoutProperties { .. } => "object-without-properties",
             DefinitionProblem::McpNameFailed { .. } => "mcp-name-failed",
             DefinitionProblem::McpSchemaNotAnObject { .. } => "mcp-schema-not-an-object",
+            DefinitionProblem::McpSchemaTooLarge { .. } => "mcp-schema-too-large",
         }
     }
 
     pub fn severity(&self) -> Severity {
         match self {
             DefinitionProblem::ToolNameRejected { .. }
-            | DefinitionProblem::McpNameFailed { .. } => Severity::Error,
+            | DefinitionProblem::McpNameFailed { .. }
+            | DefinitionProblem::McpSchemaTooLarge { .. } => Severity::Error,
             _ => Severity::Warning,
         }
     }
@@ -96,6 +107,10 @@ impl DefinitionProblem {
             DefinitionProblem::McpSchemaNotAnObject { .. } => {
                 "providers take a tool's arguments as an object: give the tool an `input_schema` such as `{\"type\": \"object\", \"properties\": {…}}` (the server lists it)".into()
             }
+            DefinitionProblem::McpSchemaTooLarge { .. } => format!(
+                "each MCP tool's input schema is copied into the native tool definitions, which count toward the compile's size: leave the tool (or its server) out of the context, or, if the size is real, raise `limits.compile_bytes` in promptc.toml (at most {} bytes)",
+                crate::model::limits::MAX_BYTES
+            ),
         })
     }
 }
@@ -171,6 +186,15 @@ impl fmt::Display for DefinitionProblem {
             DefinitionProblem::McpNameFailed { message } => {
                 write!(f, "`tool_definitions.mcp_name` failed: {message}")
             }
+            DefinitionProblem::McpSchemaTooLarge {
+                server,
+                tool,
+                bytes,
+                limit,
+            } => write!(
+                f,
+                "tool `{tool}` of MCP server `{server}` takes about {bytes} bytes in the native tool definitions: with them, the compile comes to more than {limit} bytes (`limits.compile_bytes`)"
+            ),
         }
     }
 }

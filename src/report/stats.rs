@@ -9,8 +9,8 @@ use super::visible::push_line;
 /// One table of every prompt; with `with_sections`, a table of sections for each prompt too.
 pub fn markdown(rows: &[PromptStats], with_sections: bool) -> String {
     let mut out = String::from(
-        "| family | context | tokens | budget | headroom | characters | stable prefix (tokens) | prefix sha256 |\n\
-         | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n",
+        "| family | context | tokens | tool definitions | budget | headroom | characters | stable prefix (tokens) | prefix sha256 |\n\
+         | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n",
     );
     // A family compiled twice for one context (a build entry's other version) is told apart
     // by its variant; two entries of one variant, by output. Counted once, not per row.
@@ -46,10 +46,13 @@ pub fn markdown(rows: &[PromptStats], with_sections: bool) -> String {
             (Some(budget), Some(headroom)) => (budget.to_string(), format!("{estimate}{headroom}")),
             _ => ("-".to_string(), "-".to_string()),
         };
+        let definitions = row
+            .tool_definition_tokens
+            .map_or("-".to_string(), |tokens| format!("{estimate}{tokens}"));
         push_line(
             &mut out,
             &format!(
-                "| {} | {} | {estimate}{} ({}) | {budget} | {headroom} | {} | {prefix} | `{hash}` |",
+                "| {} | {} | {estimate}{} ({}) | {definitions} | {budget} | {headroom} | {} | {prefix} | `{hash}` |",
                 name(row),
                 row.context,
                 row.tokens,
@@ -74,6 +77,14 @@ pub fn markdown(rows: &[PromptStats], with_sections: bool) -> String {
                 push_line(
                     &mut out,
                     &format!("| {name} | {estimate}{} |", section.tokens),
+                );
+            }
+            // Not a section, but sent with the prompt and counted in its budget.
+            if let Some(tokens) = row.tool_definition_tokens {
+                let estimate = if row.exact { "" } else { "≈ " };
+                push_line(
+                    &mut out,
+                    &format!("| (tool definitions, beside the prompt) | {estimate}{tokens} |"),
                 );
             }
         }
