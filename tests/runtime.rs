@@ -327,6 +327,19 @@ fn explain_and_stats_answer_for_the_same_request() {
     assert_eq!(stats.family, "xs");
     assert_eq!(stats.context, "basic");
     assert!(stats.tokens > 0 && stats.characters > stats.tokens);
+    assert_eq!(stats.tool_definition_tokens, None);
+    // A native variant's definitions are counted, and its headroom is what prompt and
+    // definitions leave under the budget, as in `promptc stats`.
+    let native = request(json!({ "family": "native-next-gen", "context": "basic" }));
+    let stats = runtime.stats(&native).unwrap().value;
+    let definitions = stats.tool_definition_tokens.unwrap();
+    assert!(definitions > 0);
+    assert_eq!(
+        stats.headroom,
+        stats
+            .budget
+            .map(|budget| budget as i64 - (stats.tokens + definitions) as i64)
+    );
     let families = runtime.families();
     assert!(families.iter().any(|listing| listing.family == "gemini"));
 }

@@ -350,6 +350,45 @@ fn tool_definitions_that_change_per_request_leave_no_stable_prefix() {
     assert_eq!(prefix["percent"], 100);
 }
 
+// A context's MCP servers add tools to the definitions. They are a session's settings, not
+// volatile by default: the definitions stay in the stable prefix. A workspace whose agents
+// change them per request lists them, and the definitions are then volatile, said at that list.
+#[test]
+fn mcp_servers_make_the_definitions_volatile_only_when_listed() {
+    let fixture = Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            "id = \"generic\"\ntemplate = \"You are a careful agent, who reads before writing.\"\ntools = [\"read_file\"]\nnative_tools = true\n",
+        )
+        .file(
+            "examples/contexts/basic.toml",
+            "date = \"2026-11-01\"\n\n[[mcp_servers]]\nname = \"maps\"\ncommand = \"maps-mcp\"\n\n[[mcp_servers.tools]]\nname = \"geocode\"\ndescription = \"Find a place.\"\n",
+        );
+    assert_eq!(fixture.validate().diagnostics(), vec![]);
+    let listed = fixture.file(
+        "promptc.toml",
+        format!(
+            "{}[tokens]\nvolatile = [\"CURRENT_DATE\", \"cwd\", \"mode\", \"mcp_servers.name\"]\n",
+            common::MANIFEST
+        ),
+    );
+    let diagnostic = listed.validate().single();
+    assert_eq!(diagnostic.code, "volatile-early");
+    assert_eq!(diagnostic.file, "promptc.toml");
+    assert!(
+        diagnostic
+            .message
+            .contains("changes the native tool definitions, which are sent before the prompt"),
+        "{}",
+        diagnostic.message
+    );
+    let json = stats(listed.write().root());
+    assert_eq!(
+        json["prompts"][0]["stable_prefix"]["tool_definitions_stable"],
+        false
+    );
+}
+
 #[test]
 fn a_volatile_value_early_in_the_prompt_is_a_warning() {
     let early = Fixture::minimal().file(
