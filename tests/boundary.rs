@@ -375,6 +375,39 @@ fn a_build_leaves_the_temporary_files_of_a_build_running_beside_it() {
     assert_eq!(workspace.run(&["check"]).code, 0);
 }
 
+// A file in an output folder that promptc did not write (notes, a copy kept by hand) made
+// `check` fail while `build --all` passed without a word: the build a user runs to fix
+// `check` now tells of it, and leaves it as it is.
+#[test]
+fn a_build_tells_of_a_file_in_the_output_folder_that_check_fails_on() {
+    let workspace = Fixture::minimal().write();
+    assert_eq!(workspace.run(&["build", "--all"]).code, 0);
+    let folder = workspace.root().join("examples/prompts/generic");
+    std::fs::write(folder.join("notes.md"), "someone's own notes").unwrap();
+    let build = workspace.run(&["build", "--all"]);
+    assert_eq!(build.code, 0, "{}", build.stderr);
+    assert!(
+        build.stderr.contains(
+            "warning: examples/prompts/generic/notes.md is not an output of the build matrix, and promptc did not write it: it is left as it is, but `promptc check` fails until it is moved or deleted"
+        ),
+        "{}",
+        build.stderr
+    );
+    assert!(folder.join("notes.md").exists());
+    assert_eq!(workspace.run(&["check"]).code, 1);
+    // A quiet build tells it too: it is a problem, not progress.
+    let quiet = workspace.run(&["build", "--all", "-q"]);
+    assert!(
+        quiet.stderr.contains("notes.md is not an output"),
+        "{}",
+        quiet.stderr
+    );
+    std::fs::remove_file(folder.join("notes.md")).unwrap();
+    let build = workspace.run(&["build", "--all"]);
+    assert!(!build.stderr.contains("warning"), "{}", build.stderr);
+    assert_eq!(workspace.run(&["check"]).code, 0);
+}
+
 // Item 8: temporary files left by a killed build are recognised, reported and cleaned up.
 #[test]
 fn temporary_files_left_behind_are_reported_and_removed() {

@@ -137,6 +137,9 @@ fn build_all(workspace: &'static Workspace, printer: &Printer) -> Result<(), Cli
     for path in &written.strays {
         printer.message(Message::RemovedStray(path));
     }
+    for path in &written.foreign {
+        printer.message(Message::ForeignOutput(path));
+    }
     printer.message(Message::Built {
         outputs: written.written.len() + written.unchanged.len(),
         written: written.written.len(),

@@ -14,6 +14,9 @@ pub enum Message<'a> {
     Removed(&'a str),
     /// A temporary file of an interrupted build, removed.
     RemovedStray(&'a str),
+    /// A file in an output folder that is no output and that promptc did not write: left as
+    /// it is, but `check` fails on it.
+    ForeignOutput(&'a str),
     /// `build --all`'s closing line.
     Built {
         outputs: usize,
@@ -205,6 +208,10 @@ impl fmt::Display for Message<'_> {
                     None => Ok(()),
                 }
             }
+            Message::ForeignOutput(path) => write!(
+                f,
+                "warning: {path} is not an output of the build matrix, and promptc did not write it: it is left as it is, but `promptc check` fails until it is moved or deleted"
+            ),
             Message::DialectUnused { dialect, variant } => write!(
                 f,
                 "warning: `--dialect {dialect}` changes nothing: variant `{variant}` does not use native tool calls (`native_tools = true`), so its tools are written in the prompt"

@@ -706,6 +706,9 @@ pub struct WriteReport {
     pub removed: Vec<String>,
     /// Temporary files left behind by an interrupted build, now removed.
     pub strays: Vec<String>,
+    /// Files in the output folders that are no outputs and that promptc did not write, left
+    /// as they are (`check` fails on them).
+    pub foreign: Vec<String>,
 }
 
 /// Beside an output `<stem>.md`, its native tool definitions: `<stem>.tools.json`.
@@ -823,8 +826,17 @@ impl<'w> MatrixWriter<'w> {
                 removals.push((real, owned));
             }
         }
+        let on_disk = files_on_disk(workspace)?;
+        // Someone else's files where outputs go: not removed, but told, as `check` fails on
+        // them.
+        let owned: BTreeSet<String> = index_entries(workspace, &recorded).into_iter().collect();
+        let foreign: Vec<String> = on_disk
+            .outputs
+            .into_iter()
+            .filter(|path| !self.current.contains(path) && !owned.contains(path))
+            .collect();
         // Left by an earlier, killed run: not the ones this run has just written.
-        let strays: Vec<(PathBuf, String)> = files_on_disk(workspace)?
+        let strays: Vec<(PathBuf, String)> = on_disk
             .strays
             .into_iter()
             .filter(|(real, _)| !self.staged.holds(real))
@@ -848,6 +860,7 @@ impl<'w> MatrixWriter<'w> {
         let mut report = WriteReport {
             written: std::mem::take(&mut self.written),
             unchanged: std::mem::take(&mut self.unchanged),
+            foreign,
             ..WriteReport::default()
         };
         for (real, owned) in removals {
@@ -1214,12 +1227,17 @@ fn files_on_disk(workspace: &Workspace) -> Result<FilesOnDisk, PathError> {
 /// Each family routing may choose (one whose variants have a `match`, and the fallback
 /// family) that no entry of the build matrix compiles: `validate` compiles the matrix, so an
 /// error in such a family's prompt would first show when an agent routes a model to it. Said
-/// once per family, at its first `match` (the fallback at its setting).
+/// once per family, at its first `match` (the fallback at its setting); not when the matrix
+/// compiles nothing at all.
 fn routed_not_built(workspace: &Workspace, out: &mut Diagnostics) {
     let built: BTreeSet<String> = entries(workspace)
         .into_iter()
         .map(|entry| entry.family)
         .collect();
+    // A matrix of nothing (a workspace without contexts yet) leaves every family out alike.
+    if built.is_empty() {
+        return;
+    }
     let mut said: BTreeSet<&str> = BTreeSet::new();
     for entry in workspace.variants.values() {
         let family = entry.value.family_or_id();
