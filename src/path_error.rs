@@ -53,6 +53,12 @@ pub enum PathProblem {
     TooManyFiles {
         limit: usize,
     },
+    /// A workspace folder holding more refused paths than are named one by one: `more` of
+    /// them besides the first `named`.
+    MoreRefused {
+        more: usize,
+        named: usize,
+    },
     /// A link to a file that another path (a link, or the file itself) already brought in.
     SecondLink {
         first: PathBuf,
@@ -112,6 +118,9 @@ impl PathError {
             }
             PathProblem::NotAFolder => "move the file away: a folder belongs at this path",
             PathProblem::SecondLink { .. } => "keep one path to the file: remove the other link",
+            PathProblem::MoreRefused { .. } => {
+                "remove the links and special files the folder does not need; validate names the next ones once those named are gone"
+            }
             PathProblem::WorkspaceTooLarge { setting, .. } => {
                 return format!(
                     "remove files the workspace does not need, or raise `limits.{setting}` in promptc.toml"
@@ -184,6 +193,11 @@ impl fmt::Display for PathProblem {
                 f,
                 "holds more than {limit} files (the most read from one folder), and past its \
                  first {limit} in name order"
+            ),
+            PathProblem::MoreRefused { more, named } => write!(
+                f,
+                "holds {more} more refused paths besides the first {named} in name order \
+                 (refused as those are, not named one by one)"
             ),
             PathProblem::SecondLink { first } => write!(
                 f,

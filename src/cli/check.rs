@@ -60,11 +60,29 @@ pub fn run(
             Err(CliError::Reported)
         };
     }
+    // A file of the output folder that should not be there is a line each, up to a bound:
+    // a pull request's 300,000 files there printed as many lines.
+    let mut unexpected = 0usize;
     for mismatch in &mismatches {
+        if matches!(
+            mismatch,
+            Mismatch::Unexpected { .. } | Mismatch::Stray { .. }
+        ) {
+            unexpected += 1;
+            if unexpected > MAX_UNEXPECTED_NAMED {
+                continue;
+            }
+        }
         printer.message(Message::Mismatch(mismatch));
         if let Mismatch::Stale { diff, .. } = mismatch {
             printer.report(diff)?;
         }
+    }
+    if unexpected > MAX_UNEXPECTED_NAMED {
+        printer.message(Message::MoreUnexpected {
+            more: unexpected - MAX_UNEXPECTED_NAMED,
+            named: MAX_UNEXPECTED_NAMED,
+        });
     }
     if mismatches.is_empty() && !any_failed {
         printer.message(Message::UpToDate(files));
@@ -84,6 +102,10 @@ pub fn run(
     }
     Err(CliError::Reported)
 }
+
+/// The most files that should not be in the output folder (unexpected or stray) that `check`
+/// names one by one in its text; the closing line counts them all, and the JSON lists them.
+const MAX_UNEXPECTED_NAMED: usize = 100;
 
 /// One file that differs, for `check --format json`.
 fn as_json(mismatch: &Mismatch) -> serde_json::Value {

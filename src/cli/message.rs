@@ -37,6 +37,9 @@ pub enum Message<'a> {
     SelectionProblem(&'a Problem),
     /// How a committed output differs from a fresh compile.
     Mismatch(&'a Mismatch),
+    /// How many more files of the output folder that should not be there (unexpected or
+    /// stray) `check` found than it names one by one.
+    MoreUnexpected { more: usize, named: usize },
     /// `check` found nothing to do.
     UpToDate(usize),
     /// `check`'s closing line when committed outputs differ: stale, missing, and files that
@@ -145,6 +148,11 @@ impl fmt::Display for Message<'_> {
             ),
             Message::SelectionProblem(problem) => write!(f, "  {problem}"),
             Message::Mismatch(mismatch) => mismatch_line(f, mismatch),
+            Message::MoreUnexpected { more, named } => write!(
+                f,
+                "unexpected: {more} more files that should not be in the output folder, besides \
+                 the first {named} named (counted in the line below, not named one by one)"
+            ),
             Message::UpToDate(outputs) => write!(f, "ok: {outputs} outputs are up to date"),
             Message::OutputsDiffer {
                 stale,

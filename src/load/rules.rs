@@ -150,6 +150,8 @@ pub fn assemble(
         workflows: Vec::new(),
         folder_shown: String::new(),
         skipped: Vec::new(),
+        unreadable_named: 0,
+        unreadable_more: 0,
     };
     for folder in &request.global {
         reader.folder(folder, folder.clone(), Origin::Global);
@@ -224,6 +226,8 @@ pub fn read_rules_from(
         workflows: Vec::new(),
         folder_shown: String::new(),
         skipped: Vec::new(),
+        unreadable_named: 0,
+        unreadable_more: 0,
     };
     reader.rules_from(root, rules_from, named_at, false);
     ReadRules {
@@ -683,7 +687,16 @@ struct Reader<'a> {
     folder_shown: String,
     /// Rules files not read as rules, with why (see [`RulesReport::skipped`]).
     skipped: Vec<(Rule, String)>,
+    /// Files and folders of the folder being read that were told of as unread, and those
+    /// past [`MAX_UNREADABLE_NAMED`], counted only.
+    unreadable_named: usize,
+    unreadable_more: usize,
 }
+
+/// The most files and folders of one rules folder told of one by one as unread (links to
+/// nothing or to folders, special files); the rest are one warning at the folder. A folder of
+/// 100,000 links to nothing made as many warnings, 3 seconds and 145 MB of them.
+const MAX_UNREADABLE_NAMED: usize = 100;
 
 /// How deep below a rules folder rules are read (`.clinerules/a/b/c/d/rule.md` is 6).
 const MAX_RULES_DEPTH: usize = 6;
@@ -775,6 +788,8 @@ impl Reader<'_> {
     /// Reads one rules folder; `shown` is how diagnostics name it.
     fn folder(&mut self, folder: &Path, shown: PathBuf, origin: Origin) {
         self.folder_shown = shown.to_string_lossy().replace('\\', "/");
+        self.unreadable_named = 0;
+        self.unreadable_more = 0;
         let real = match fs::canonicalize(folder) {
             Ok(real) if real.is_dir() => real,
             Ok(_) => return self.missing(shown, PathProblem::NotAFolder.to_string()),
@@ -875,6 +890,17 @@ impl Reader<'_> {
                 format!(
                     "it lies more than {MAX_RULES_DEPTH} folders deep in the rules folder, where rules are not read{more}"
                 ),
+            );
+        }
+        if self.unreadable_more > 0 {
+            let id = self.sources.add(shown.clone(), String::new());
+            self.warn(
+                RulesProblem::MoreRulesUnreadable {
+                    folder: self.folder_shown.clone(),
+                    more: self.unreadable_more,
+                    named: MAX_UNREADABLE_NAMED,
+                },
+                Span::file_start(id),
             );
         }
         // Kinds in their documented order, files of a kind by path.
@@ -1121,8 +1147,14 @@ impl Reader<'_> {
 
     /// A rules file or folder that is not read, and why: warned of at `shown` (the folder as
     /// diagnostics name it) joined with `relative`, and listed with the skipped files, so that
-    /// `explain` names it beside the rules that were read.
+    /// `explain` names it beside the rules that were read. Past the first
+    /// [`MAX_UNREADABLE_NAMED`] of a folder, only counted.
     fn unreadable(&mut self, shown: &Path, relative: &Path, reason: String) {
+        if self.unreadable_named == MAX_UNREADABLE_NAMED {
+            self.unreadable_more += 1;
+            return;
+        }
+        self.unreadable_named += 1;
         let path_in_folder = relative.to_string_lossy().replace('\\', "/");
         let name = path_in_folder.rsplit('/').next().unwrap_or(&path_in_folder);
         let name = name

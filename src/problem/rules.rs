@@ -21,6 +21,12 @@ pub enum RulesProblem {
     AlwaysApplyNotABoolean { found: String },
     /// More rules files than one compile reads.
     TooManyRuleFiles { limit: usize },
+    /// A rules folder with more files and folders not read than are told of one by one.
+    MoreRulesUnreadable {
+        folder: String,
+        more: usize,
+        named: usize,
+    },
     /// A rule whose globs take the rules read past the globs all of them may hold.
     TooManyGlobs { limit: usize },
     /// A rules folder named by `--rules`, `--global-rules` or `rules_from` that is not a folder.
@@ -46,6 +52,7 @@ impl RulesProblem {
             RulesProblem::BadGlob { .. } => "bad-glob",
             RulesProblem::AlwaysApplyNotABoolean { .. } => "always-apply-not-a-boolean",
             RulesProblem::TooManyRuleFiles { .. } => "too-many-rule-files",
+            RulesProblem::MoreRulesUnreadable { .. } => "more-rules-unreadable",
             RulesProblem::TooManyGlobs { .. } => "too-many-globs",
             RulesProblem::RulesFolderMissing { .. } => "rules-folder-missing",
             RulesProblem::RulesFromOutside { .. } => "rules-from-outside",
@@ -82,6 +89,9 @@ impl RulesProblem {
             }
             RulesProblem::TooManyRuleFiles { .. } => {
                 "the files after the limit are left out; move rules you do not use out of the folder".into()
+            }
+            RulesProblem::MoreRulesUnreadable { .. } => {
+                "remove the links and special files the rules folder does not need; validate names the next ones once those named are gone".into()
             }
             RulesProblem::TooManyGlobs { .. } => {
                 "match folders with fewer, broader globs (`src/**`), or move rules you do not use out of the folder".into()
@@ -140,6 +150,14 @@ impl fmt::Display for RulesProblem {
             RulesProblem::TooManyRuleFiles { limit } => {
                 write!(f, "more than {limit} rules files; the rest are skipped")
             }
+            RulesProblem::MoreRulesUnreadable {
+                folder,
+                more,
+                named,
+            } => write!(
+                f,
+                "rules folder `{folder}` holds {more} more files or folders that cannot be read, besides the {named} named; they are skipped"
+            ),
             RulesProblem::TooManyGlobs { limit } => {
                 write!(
                     f,
