@@ -481,8 +481,11 @@ fn yaml_messages_do_not_mention_parser_options() {
         "{}",
         found.message
     );
+    // Worded as TOML's duplicate is, the first line named (and labelled).
     assert!(
-        found.message.contains("each key may appear once"),
+        found
+            .message
+            .contains("duplicate key `cwd`: it is set already on line 2; keep one"),
         "{}",
         found.message
     );

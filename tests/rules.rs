@@ -1328,3 +1328,51 @@ fn an_output_folder_linked_into_a_rules_location_is_refused() {
         run.stderr
     );
 }
+
+// A frontmatter's keys are judged as a YAML file's are: a second `<<` was merged without a
+// word, and `0x1` beside `1` was judged by the reader alone; each is a duplicate, at the
+// second key, the first's line (of the file, not of the frontmatter) named.
+#[test]
+fn a_frontmatter_s_keys_are_judged_as_a_yaml_file_s() {
+    let context = format!("{}rules_from = [\"proj\"]\n", common::CONTEXT);
+    let workspace = Fixture::minimal()
+        .file("examples/contexts/basic.toml", &context)
+        .file(
+            "proj/.clinerules/merged.md",
+            "---\na: &a {x: 1}\nb: &b {y: 2}\n<<: *a\n<<: *b\n---\nNever applies.\n",
+        )
+        .file(
+            "proj/.clinerules/numbered.md",
+            "---\nextra:\n  0x1: a\n  1: b\n---\nNever applies.\n",
+        )
+        .file(
+            "proj/.clinerules/fine.md",
+            "---\nbase: &base {description: Kept.}\n<<: *base\n---\nIndent with tabs.\n",
+        )
+        .write();
+    let found: Vec<(String, String, u64, String)> = workspace
+        .validate()
+        .diagnostics()
+        .into_iter()
+        .map(|d| (d.code, d.file, d.line, d.message))
+        .collect();
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(
+        found
+            .iter()
+            .any(|(code, file, line, message)| code == "frontmatter-syntax"
+                && file == "proj/.clinerules/merged.md"
+                && *line == 5
+                && message.contains("duplicate key `<<`: line 4 merges")),
+        "{found:?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|(code, file, line, message)| code == "frontmatter-syntax"
+                && file == "proj/.clinerules/numbered.md"
+                && *line == 4
+                && message.contains("duplicate key `1`: `0x1` on line 3")),
+        "{found:?}"
+    );
+}

@@ -9,7 +9,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::diagnostic::Diagnostic;
-use crate::problem::Problem;
+use crate::problem::{LabelKind, Problem};
 use crate::source::{SourceFile, SourceId};
 use crate::span::Span;
 
@@ -29,6 +29,25 @@ impl Format {
             "yaml" | "yml" => Some(Format::Yaml),
             "json" => Some(Format::Json),
             _ => None,
+        }
+    }
+}
+
+/// Why a text is no document: the problem, where it is, and for a key that repeats one
+/// before it, where that first one is.
+#[derive(Debug, PartialEq)]
+pub(super) struct Unreadable {
+    pub problem: Problem,
+    pub at: Range<usize>,
+    pub first: Option<Range<usize>>,
+}
+
+impl From<(Problem, Range<usize>)> for Unreadable {
+    fn from((problem, at): (Problem, Range<usize>)) -> Self {
+        Self {
+            problem,
+            at,
+            first: None,
         }
     }
 }
@@ -58,13 +77,22 @@ impl Document {
         }
         let mut locations = HashMap::new();
         let value = match format {
-            Format::Toml => super::toml_document::parse(&file.text, &mut locations),
+            Format::Toml => {
+                super::toml_document::parse(&file.text, &mut locations).map_err(Unreadable::from)
+            }
             Format::Yaml => super::yaml_document::parse(file, &mut locations),
             // JSON is YAML 1.2: once serde_json accepts it, the YAML reader gives positions.
             Format::Json => parse_json(file)
-                .map(|value| super::yaml_document::parse(file, &mut locations).unwrap_or(value)),
+                .map(|value| super::yaml_document::parse(file, &mut locations).unwrap_or(value))
+                .map_err(Unreadable::from),
         }
-        .map_err(|(problem, range)| Diagnostic::new(problem, Span::new(source, range)))?;
+        .map_err(|unreadable| {
+            let diagnostic = Diagnostic::new(unreadable.problem, Span::new(source, unreadable.at));
+            match unreadable.first {
+                Some(first) => diagnostic.label(Span::new(source, first), LabelKind::FirstSetHere),
+                None => diagnostic,
+            }
+        })?;
         Ok(Self {
             source,
             value,

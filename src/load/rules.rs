@@ -1056,26 +1056,36 @@ impl Reader<'_> {
         if yaml.trim().is_empty() {
             return Some((IndexMap::new(), body));
         }
-        let options = super::yaml_document::options(yaml.len());
-        match serde_saphyr::from_str_with_options::<IndexMap<String, Value>>(yaml, options) {
-            Ok(metadata) => Some((metadata, body)),
-            Err(error) => {
-                // The parser counts lines from the frontmatter's first line: the file's second.
-                let (line, column) = error
-                    .location()
-                    .map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
-                let file = self.sources.get(id);
-                let first_line = file.line_col(skipped + yaml_start).0;
-                let offset = file.offset_of(first_line + line.max(1) - 1, column);
-                let offset = offset.min(skipped + close_start);
-                let message = super::yaml_document::message(&error);
-                self.warn(
-                    RulesProblem::FrontmatterSyntax { message },
-                    Span::new(id, offset..offset),
-                );
-                None
+        // Read as every YAML file of the workspace is, its keys judged alike, at its place in
+        // the file: the lines before it blanked, so that offsets and lines are the file's.
+        let before: String = file.text[..skipped + yaml_start]
+            .chars()
+            .map(|c| match c {
+                '\n' => "\n".to_string(),
+                c => " ".repeat(c.len_utf8()),
+            })
+            .collect();
+        let refused = match super::yaml_document::value(before.len(), &format!("{before}{yaml}")) {
+            Ok(Value::Object(metadata)) => return Some((metadata.into_iter().collect(), body)),
+            Ok(_) => (
+                "the frontmatter is a mapping of fields (`description: …`)".to_string(),
+                skipped + yaml_start,
+            ),
+            Err(unreadable) => {
+                let message = match unreadable.problem {
+                    Problem::YamlSyntax { message } => message,
+                    problem => problem.to_string(),
+                };
+                (message, unreadable.at.start)
             }
-        }
+        };
+        let (message, offset) = refused;
+        let offset = offset.clamp(skipped + yaml_start, skipped + close_start);
+        self.warn(
+            RulesProblem::FrontmatterSyntax { message },
+            Span::new(id, offset..offset),
+        );
+        None
     }
 
     /// Where a bad glob is written: the pattern's text, else the `globs` key, else the file.

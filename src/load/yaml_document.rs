@@ -1,6 +1,17 @@
 //! YAML → JSON value with spans. serde-saphyr attaches a location to every `Spanned<T>` it
 //! deserializes, so a small recursive node type collects the position of every key and value.
+//!
+//! Keys are judged here rather than by the reader, so that each rule holds everywhere and a
+//! second key can name the first: a key is the value YAML resolves it to, written as text
+//! (the name a JSON object, and so the schema and the templates, knows it by). `1`, `0x1`,
+//! `01` and `"1"` are all the key `1`, and a mapping that gives two of them gives one key
+//! twice. `<<` (plain, or tagged `!!merge`) is the merge key of YAML's merge-key type
+//! (yaml.org/type/merge.html): its mapping's keys, or those of each mapping of its list
+//! (earlier ones first), join the mapping unless it sets them itself. It too is a key, which a
+//! mapping gives once.
 
+use std::collections::HashMap;
+use std::collections::HashSet;
 use std::fmt;
 use std::ops::Range;
 
@@ -8,7 +19,7 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 use serde_saphyr::Spanned;
 
-use super::document::{Location, Locations, json_float};
+use super::document::{Location, Locations, Unreadable, json_float};
 use crate::pointer::child_pointer;
 use crate::problem::Problem;
 use crate::source::SourceFile;
@@ -21,7 +32,7 @@ enum Node {
     Float(f64),
     Str(String),
     Seq(Vec<Spanned<Node>>),
-    Map(Vec<(Spanned<String>, Spanned<Node>)>),
+    Map(Vec<(Spanned<Node>, Spanned<Node>)>),
 }
 
 impl<'de> Deserialize<'de> for Node {
@@ -74,7 +85,7 @@ impl<'de> Visitor<'de> for NodeVisitor {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node, A::Error> {
         let mut entries = Vec::new();
-        while let Some(key) = map.next_key::<Spanned<String>>()? {
+        while let Some(key) = map.next_key::<Spanned<Node>>()? {
             let value = map.next_value::<Spanned<Node>>()?;
             entries.push((key, value));
         }
@@ -113,9 +124,8 @@ const ALIAS_VALUES_PER_BYTE: usize = 2;
 /// stays valid.
 const MIN_ALIAS_VALUES: usize = 64;
 
-/// serde-saphyr's options for a YAML text of `len` bytes: its defaults (one document, each
-/// key once), with the values aliases may add bounded by the text's size.
-pub(super) fn options(len: usize) -> serde_saphyr::Options {
+/// serde-saphyr's options for a YAML text of `len` bytes: its defaults (one document), with the values aliases may add bounded by the text's size.
+fn options(len: usize) -> serde_saphyr::Options {
     let mut aliases = serde_saphyr::options::AliasLimits::default();
     aliases.max_total_replayed_events = len
         .saturating_mul(ALIAS_VALUES_PER_BYTE)
@@ -135,23 +145,43 @@ pub(super) fn options(len: usize) -> serde_saphyr::Options {
 /// A parser error's message in the user's terms: its first line, without the position (the
 /// diagnostic shows it), the reader's limits explained, and without advice about the
 /// parser's own options, which a user cannot set.
-pub(super) fn message(error: &serde_saphyr::Error) -> String {
+fn message(error: &serde_saphyr::Error) -> String {
     let message = first_line(&error.to_string());
-    if let Some((kept, _)) = message.split_once(", set DuplicateKeyPolicy") {
-        return format!("{kept} (each key may appear once)");
-    }
     if let Some((kept, _)) = message.split_once(". If you just use !!binary") {
         return kept.to_string();
     }
     message
 }
 
-pub(super) fn parse(
-    file: &SourceFile,
-    locations: &mut Locations,
-) -> Result<Value, (Problem, Range<usize>)> {
+/// The options a document is read with: [`options`], with every key and every merge key
+/// handed on as written, for [`convert`] to judge.
+fn document_options(len: usize) -> serde_saphyr::Options {
+    let mut options = options(len);
+    options.duplicate_keys = serde_saphyr::DuplicateKeyPolicy::PassThrough;
+    options.merge_keys = serde_saphyr::MergeKeyPolicy::AsOrdinary;
+    options
+}
+
+/// A YAML text's value, read as a file's is, its places left out: a rules file's frontmatter,
+/// written after `blank` bytes of blank lines that keep its offsets and lines the file's, and
+/// whose aliases may repeat as much as its own size allows.
+pub(super) fn value(blank: usize, text: &str) -> Result<Value, Unreadable> {
+    let file = SourceFile::new(std::path::PathBuf::new(), text.to_string());
+    read(
+        &file,
+        &mut Locations::new(),
+        text.len().saturating_sub(blank),
+    )
+}
+
+pub(super) fn parse(file: &SourceFile, locations: &mut Locations) -> Result<Value, Unreadable> {
+    read(file, locations, file.text.len())
+}
+
+/// [`parse`], the aliases bounded by `size` bytes.
+fn read(file: &SourceFile, locations: &mut Locations, size: usize) -> Result<Value, Unreadable> {
     let text = &file.text;
-    let root: Spanned<Node> = serde_saphyr::from_str_with_options(text, options(text.len()))
+    let root: Spanned<Node> = serde_saphyr::from_str_with_options(text, document_options(size))
         .map_err(|error| {
             let at = error.location().map_or(0..0, |l| range(&l, file));
             let message = message(&error);
@@ -165,9 +195,9 @@ pub(super) fn parse(
                 } else {
                     message
                 };
-                return (Problem::YamlSyntax { message }, at);
+                return Unreadable::from((Problem::YamlSyntax { message }, at));
             }
-            (Problem::YamlSyntax { message }, at.start..at.start)
+            Unreadable::from((Problem::YamlSyntax { message }, at.start..at.start))
         })?;
     locations.insert(
         String::new(),
@@ -191,6 +221,8 @@ fn holds_no_document(text: &str) -> bool {
         line.is_empty() || line.starts_with('#') || line == "---" || line == "..."
     })
 }
+
+const NULL_KEY: &str = "a key cannot be null (`null`, `~` or nothing before the `:`): write a name, in quotes if it is `null`";
 
 const MULTIPLE_DOCUMENTS: &str = "a file holds one YAML document: remove the `---` separators";
 
@@ -252,7 +284,7 @@ fn first_line(message: &str) -> String {
         )
     } else if without_position.starts_with("cannot deserialize null into string") {
         // A key left empty, `~` or `null`: the reader's words name its own types.
-        "a key cannot be null (`null`, `~` or nothing before the `:`): write a name, in quotes if it is `null`".into()
+        NULL_KEY.into()
     } else {
         without_position.to_string()
     }
@@ -284,24 +316,23 @@ fn convert(
     pointer: &str,
     file: &SourceFile,
     locations: &mut Locations,
-) -> Result<Value, (Problem, Range<usize>)> {
+) -> Result<Value, Unreadable> {
     Ok(match &node.value {
         Node::Null => Value::Null,
         Node::Bool(b) => Value::Bool(*b),
         Node::Int(i) => Value::from(*i),
         Node::UInt(u) => Value::from(*u),
-        Node::Float(f) => {
-            json_float(*f, &f.to_string()).map_err(|p| (p, range(&node.referenced, file)))?
-        }
+        Node::Float(f) => json_float(*f, &f.to_string())
+            .map_err(|p| Unreadable::from((p, range(&node.referenced, file))))?,
         Node::Str(s) => {
             let at = range(&node.referenced, file);
             if let Some(tag) = binary_tag_before(&file.text, at.start) {
-                return Err((
+                return Err(Unreadable::from((
                     Problem::YamlSyntax {
                         message: BINARY_VALUE.into(),
                     },
                     tag,
-                ));
+                )));
             }
             Value::String(s.clone())
         }
@@ -322,34 +353,189 @@ fn convert(
         }
         Node::Map(entries) => {
             let mut map = Map::new();
+            // Where each key was first given, and what it was written as: a second key of
+            // the same name is refused there, with a label at the first.
+            let mut first: HashMap<String, Range<usize>> = HashMap::new();
+            let mut merge: Option<(Range<usize>, &Spanned<Node>)> = None;
             for (key, value) in entries {
-                let child = child_pointer(pointer, &key.value);
+                let at = range(&key.referenced, file);
+                if is_merge_key(key, &at, file) {
+                    if let Some((earlier, _)) = &merge {
+                        let line = file.line_col(earlier.start).0;
+                        return Err(Unreadable {
+                            problem: Problem::YamlSyntax {
+                                message: format!(
+                                    "duplicate key `<<`: line {line} merges into this mapping already; merge several mappings with one key, `<<: [*first, *second]`"
+                                ),
+                            },
+                            at,
+                            first: Some(earlier.clone()),
+                        });
+                    }
+                    merge = Some((at, value));
+                    continue;
+                }
+                let name = key_name(key, &at, file)?;
+                if let Some(earlier) = first.get(&name) {
+                    return Err(duplicate_key(&name, earlier, at, file));
+                }
+                let child = child_pointer(pointer, &name);
                 let converted = convert(value, &child, file, locations)?;
                 // Each value's pointer is made once, and given to the map of places.
                 locations.insert(
                     child,
                     Location {
-                        key: Some(range(&key.referenced, file)),
+                        key: Some(at.clone()),
                         value: range(&value.referenced, file),
                     },
                 );
-                // `1` and `"1"` (or `true` and `"true"`) are one key once read as text: the
-                // second would replace the first without a word.
-                if map.insert(key.value.clone(), converted).is_some() {
-                    return Err((
-                        Problem::YamlSyntax {
-                            message: format!(
-                                "duplicate mapping key `{}`: written once as text and once as another value, it is one key (each key may appear once)",
-                                key.value
-                            ),
-                        },
-                        range(&key.referenced, file),
-                    ));
-                }
+                map.insert(name.clone(), converted);
+                first.insert(name, at);
+            }
+            if let Some((_, value)) = merge {
+                merge_into(&mut map, value, pointer, file, locations)?;
             }
             Value::Object(map)
         }
     })
+}
+
+/// Whether a key is YAML's merge key: `<<` written plain, or tagged `!!merge` (a quoted
+/// `"<<"` is an ordinary key). The reader hands both on as the text `<<`; the file tells them
+/// apart.
+fn is_merge_key(key: &Spanned<Node>, at: &Range<usize>, file: &SourceFile) -> bool {
+    matches!(&key.value, Node::Str(text) if text == MERGE_KEY)
+        && file.text.get(at.clone()).is_some_and(|written| {
+            let written = written.trim();
+            written == MERGE_KEY || written.starts_with("!!merge")
+        })
+}
+
+const MERGE_KEY: &str = "<<";
+
+/// The name a key is read as: the value YAML resolves it to, as text. A null, a list or a
+/// mapping names nothing a JSON object can hold. A key of decimal digits with leading zeros
+/// (`01`) is an integer, as YAML 1.2's core schema has it (the reader takes it for a float
+/// lest it be read as YAML 1.1's octal), so that it is the key `1` whatever the zeros.
+fn key_name(
+    key: &Spanned<Node>,
+    at: &Range<usize>,
+    file: &SourceFile,
+) -> Result<String, Unreadable> {
+    let refused = |message: &str| {
+        Unreadable::from((
+            Problem::YamlSyntax {
+                message: message.into(),
+            },
+            at.clone(),
+        ))
+    };
+    Ok(match &key.value {
+        Node::Str(text) => text.clone(),
+        Node::Bool(b) => b.to_string(),
+        Node::Int(i) => i.to_string(),
+        Node::UInt(u) => u.to_string(),
+        Node::Float(_) if let Some(integer) = file.text.get(at.clone()).and_then(core_integer) => {
+            integer.to_string()
+        }
+        // As JSON writes the number; YAML's own words for those it cannot.
+        Node::Float(f) => match serde_json::Number::from_f64(*f) {
+            Some(number) => number.to_string(),
+            None if f.is_nan() => ".nan".into(),
+            None if f.is_sign_negative() => "-.inf".into(),
+            None => ".inf".into(),
+        },
+        Node::Null => return Err(refused(NULL_KEY)),
+        Node::Seq(_) | Node::Map(_) => {
+            return Err(refused(
+                "a key is a name (text, a number or a boolean), not a list or a mapping",
+            ));
+        }
+    })
+}
+
+/// The integer a plain scalar of decimal digits (and a sign) is in YAML 1.2's core schema.
+fn core_integer(written: &str) -> Option<i128> {
+    let digits = written.trim().trim_start_matches(['-', '+']);
+    let decimal = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+    decimal.then(|| written.trim().parse().ok()).flatten()
+}
+
+/// The problem of a key that reads as a key the mapping has at `earlier`: at the second, with
+/// the first's line, and how each was written when they differ (`1` and `0x1`).
+fn duplicate_key(
+    name: &str,
+    earlier: &Range<usize>,
+    at: Range<usize>,
+    file: &SourceFile,
+) -> Unreadable {
+    let line = file.line_col(earlier.start).0;
+    let written = |range: &Range<usize>| file.text.get(range.clone()).unwrap_or(name).trim();
+    let message = if written(earlier) == written(&at) {
+        format!("duplicate key `{name}`: it is set already on line {line}; keep one")
+    } else {
+        format!(
+            "duplicate key `{name}`: `{}` on line {line} reads as the same key (a key is the value it is read as); keep one",
+            written(earlier)
+        )
+    };
+    Unreadable {
+        problem: Problem::YamlSyntax { message },
+        at,
+        first: Some(earlier.clone()),
+    }
+}
+
+/// Adds to `map` the entries of a merge key's value that it does not set itself: those of a
+/// mapping, or of each mapping of a list, an earlier mapping's before a later one's (YAML's
+/// merge-key type), with their places.
+fn merge_into(
+    map: &mut Map<String, Value>,
+    value: &Spanned<Node>,
+    pointer: &str,
+    file: &SourceFile,
+    locations: &mut Locations,
+) -> Result<(), Unreadable> {
+    let mappings: Vec<&Spanned<Node>> = match &value.value {
+        Node::Map(_) => vec![value],
+        Node::Seq(items) => items.iter().collect(),
+        _ => Vec::new(),
+    };
+    if mappings.is_empty() || !mappings.iter().all(|m| matches!(m.value, Node::Map(_))) {
+        return Err(Unreadable::from((
+            Problem::YamlSyntax {
+                message: "`<<` merges a mapping, or a list of mappings, into the mapping it is in: give it a mapping (`<<: *name`) or a list of them (`<<: [*first, *second]`)".into(),
+            },
+            range(&value.referenced, file),
+        )));
+    }
+    for mapping in mappings {
+        let mut places = Locations::new();
+        let Value::Object(entries) = convert(mapping, pointer, file, &mut places)? else {
+            continue;
+        };
+        let mut merged = HashSet::new();
+        for (name, entry) in entries {
+            if !map.contains_key(&name) {
+                merged.insert(child_pointer(pointer, &name));
+                map.insert(name, entry);
+            }
+        }
+        // The places of the entries merged, and of everything inside them.
+        for (at, place) in places {
+            let Some(rest) = at
+                .strip_prefix(pointer)
+                .and_then(|rest| rest.strip_prefix('/'))
+            else {
+                continue;
+            };
+            let entry = rest.split('/').next().unwrap_or(rest);
+            if merged.contains(&format!("{pointer}/{entry}")) {
+                locations.insert(at, place);
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -358,6 +544,21 @@ mod tests {
 
     fn parse(text: &str, locations: &mut Locations) -> Result<Value, (Problem, Range<usize>)> {
         super::parse(&SourceFile::new("test.yaml".into(), text.into()), locations)
+            .map_err(|unreadable| (unreadable.problem, unreadable.at))
+    }
+
+    /// The refusal of a text, its message, and the texts it points at and labels.
+    fn refused(text: &str) -> (String, String, Option<String>) {
+        let unreadable = super::parse(
+            &SourceFile::new("test.yaml".into(), text.into()),
+            &mut Locations::new(),
+        )
+        .unwrap_err();
+        let Problem::YamlSyntax { message } = unreadable.problem else {
+            panic!("{:?}", unreadable.problem)
+        };
+        let first = unreadable.first.map(|first| text[first].to_string());
+        (message, text[unreadable.at].to_string(), first)
     }
 
     #[test]
@@ -381,20 +582,96 @@ mod tests {
     }
 
     // `1` and `"1"` are one key once read: the second replaced the first without a word.
+    // `0x1` and `1`, `01` and `1` were judged by the reader, which wrote neither line.
     #[test]
-    fn keys_that_read_the_same_are_duplicates() {
+    fn keys_that_read_the_same_are_duplicates_at_the_second_with_the_first_labelled() {
+        assert_eq!(
+            refused("a: 1\nb: 2\na: 3\n"),
+            (
+                "duplicate key `a`: it is set already on line 1; keep one".into(),
+                "a".into(),
+                Some("a".into())
+            )
+        );
+        for (first, second) in [("\"1\"", "1"), ("0x1", "1"), ("01", "1"), ("1", "0o1")] {
+            let text = format!("extra:\n  {first}: a\n  {second}: b\n");
+            let (message, at, labelled) = refused(&text);
+            assert_eq!(
+                message,
+                format!(
+                    "duplicate key `1`: `{first}` on line 2 reads as the same key (a key is the value it is read as); keep one"
+                ),
+                "{text}"
+            );
+            assert_eq!((at.as_str(), labelled.as_deref()), (second, Some(first)));
+        }
         let mut locations = Locations::new();
-        let text = "extra:\n  \"1\": first\n  1: second\n";
-        let (problem, at) = parse(text, &mut locations).unwrap_err();
-        let Problem::YamlSyntax { message } = problem else {
-            panic!("{problem:?}")
-        };
+        // One key, as YAML reads it: the name is its value's.
+        let value = parse("extra:\n  0x1: a\n  2: b\n", &mut locations).unwrap();
+        assert_eq!(value["extra"], serde_json::json!({"1": "a", "2": "b"}));
+        assert!(parse("extra:\n  \"1\": a\n  \"01\": b\n", &mut locations).is_ok());
+    }
+
+    // A second `<<` was merged by the reader without a word; the merge key type (yaml.org/
+    // type/merge.html) takes a list of mappings for several, and a mapping's keys are unique.
+    #[test]
+    fn a_second_merge_key_is_a_duplicate() {
+        let text = "a: &a {x: 1}\nb: &b {y: 2}\nc:\n  <<: *a\n  <<: *b\n";
+        let (message, at, first) = refused(text);
         assert!(
-            message.starts_with("duplicate mapping key `1`"),
+            message.starts_with("duplicate key `<<`: line 4 merges into this mapping already"),
             "{message}"
         );
-        assert_eq!(&text[at], "1");
-        assert!(parse("extra:\n  \"1\": a\n  2: b\n", &mut locations).is_ok());
+        assert_eq!((at.as_str(), first.as_deref()), ("<<", Some("<<")));
+        assert_eq!(refused(text).1, "<<");
+        let unreadable = super::parse(
+            &SourceFile::new("test.yaml".into(), text.into()),
+            &mut Locations::new(),
+        )
+        .unwrap_err();
+        assert_eq!(
+            (unreadable.at.start, unreadable.first.map(|f| f.start)),
+            (text.rfind("<<").unwrap(), Some(text.find("<<").unwrap()))
+        );
+    }
+
+    // The merge key type's own example: the mapping's keys first, then each merged mapping's
+    // in order, an earlier one's winning.
+    #[test]
+    fn merge_keys_merge_as_the_merge_key_type_says() {
+        let text = "\
+list:
+  - &CENTER { x: 1, y: 2 }
+  - &LEFT { x: 0, y: 2 }
+  - &BIG { r: 10 }
+  - &SMALL { r: 1 }
+  - x: 1
+    y: 2
+    r: 10
+    label: center/big
+  - << : *CENTER
+    r: 10
+    label: center/big
+  - << : [ *CENTER, *BIG ]
+    label: center/big
+  - << : [ *BIG, *LEFT, *SMALL ]
+    x: 1
+    label: center/big
+";
+        let mut locations = Locations::new();
+        let value = parse(text, &mut locations).unwrap();
+        for index in 5..8 {
+            assert_eq!(value["list"][4], value["list"][index], "{index}");
+        }
+        // Merged entries have places.
+        assert!(locations.contains_key("/list/7/r"), "{locations:?}");
+        // A quoted `"<<"` is an ordinary key.
+        let value = parse("extra: {\"<<\": 1}\n", &mut locations).unwrap();
+        assert_eq!(value["extra"]["<<"], 1);
+        let (message, at, _) = refused("extra:\n  <<: [1]\n");
+        assert!(message.starts_with("`<<` merges a mapping"), "{message}");
+        // At the list's start.
+        assert_eq!(at, "[");
     }
 
     // An alias inside the mapping its anchor names was told in the parser's words ("recursive

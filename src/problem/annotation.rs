@@ -9,6 +9,8 @@ pub enum LabelKind {
     FirstDefinedHere,
     /// The first occurrence of an id listed twice.
     FirstListedHere,
+    /// The first of two keys of one mapping that read as the same key.
+    FirstSetHere,
     /// The other of two settings that exclude each other.
     AlsoSetHere,
     /// The component that already fills a slot.
@@ -22,6 +24,7 @@ impl fmt::Display for LabelKind {
         f.write_str(match self {
             LabelKind::FirstDefinedHere => "first defined here",
             LabelKind::FirstListedHere => "first listed here",
+            LabelKind::FirstSetHere => "first set here",
             LabelKind::AlsoSetHere => "also set here",
             LabelKind::FillsTheSlot => "this component fills it",
             LabelKind::FirstVariantOfFamily => "first variant of the family",
