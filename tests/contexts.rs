@@ -155,10 +155,33 @@ fn standard_input_is_bounded_like_a_file() {
         .write_stdin(format!("cwd = \"{}\"\n", "x".repeat(4096)))
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(1));
+    // Refused as the command line's input, as a device given as `--context` is: exit 2
+    // (it exited 1, a problem of the workspace).
+    assert_eq!(output.status.code(), Some(2));
     let stderr = common::stderr(&output);
     assert!(
         stderr.contains("<stdin> is larger than the limit of 1 KiB"),
+        "{stderr}"
+    );
+    // A file as large, and a device, the same.
+    let large = workspace.root().join("large.toml");
+    std::fs::write(&large, format!("cwd = \"{}\"\n", "x".repeat(4096))).unwrap();
+    for given in [large.to_str().unwrap(), "/dev/zero"] {
+        let output = workspace
+            .command()
+            .args(["build", "--context", given])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{given}");
+    }
+    let output = workspace
+        .command()
+        .args(["build", "--context", large.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = common::stderr(&output);
+    assert!(
+        stderr.contains("large.toml is larger than the limit of 1 KiB"),
         "{stderr}"
     );
 }

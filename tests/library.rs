@@ -285,6 +285,35 @@ fn init_inside_a_workspace_is_refused() {
     assert!(promptc::init(&beside).is_ok());
 }
 
+/// `init` over a file exited 2 (the folder cannot be made) but over a folder holding a link
+/// where the library goes 1, as a problem of a workspace there is not: both are the command
+/// line's folder refused, exit 2, nothing written.
+#[cfg(unix)]
+#[test]
+fn init_refusals_of_the_folder_named_exit_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("file");
+    std::fs::write(&file, "x").unwrap();
+    let linked = dir.path().join("linked");
+    std::fs::create_dir(&linked).unwrap();
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, linked.join("components")).unwrap();
+    for folder in [&file, &linked] {
+        let output = common::promptc()
+            .current_dir(dir.path())
+            .arg("init")
+            .arg(folder)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{folder:?}: {stderr}");
+        assert!(stderr.starts_with("error"), "{stderr}");
+    }
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+    assert!(!linked.join("promptc.toml").exists());
+}
+
 /// `promptc init` with no folder writes into the current one and builds the outputs, so the
 /// new workspace passes `check` straight away.
 #[test]

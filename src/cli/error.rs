@@ -18,6 +18,10 @@ pub enum CliError {
     Reported,
     /// A path promptc refused (a problem of the workspace) or could not read or write.
     Path(PathError),
+    /// A path or stream the command line names (`init`'s folder, a `--context` file,
+    /// standard input), refused for what it is: the request is wrong, a usage error whatever
+    /// the refusal, as a `--context` that names a device is.
+    Argument(PathError),
     /// A read or write failed: stdout, the current folder, the workspace as a whole.
     Io(io::Error),
     /// `PROMPTC_MEMORY_LIMIT` is not a size, or `PROMPTC_TIME_LIMIT` not a duration.
@@ -88,7 +92,9 @@ pub enum CliError {
 }
 
 impl CliError {
-    /// Problems of the workspace exit 1; usage and I/O errors exit 2.
+    /// Problems of the workspace exit 1; usage and I/O errors exit 2: a path of the
+    /// workspace promptc refuses is a problem of the workspace, a path the command line names
+    /// a usage error.
     pub fn exit_code(&self) -> u8 {
         match self {
             CliError::Reported | CliError::ManifestUnreadable(_) => EXIT_PROBLEMS,
@@ -101,8 +107,12 @@ impl CliError {
     pub fn code(&self) -> &'static str {
         match self {
             CliError::Reported => "reported",
-            CliError::Path(error) if matches!(error.problem, PathProblem::Io(_)) => "io-error",
-            CliError::Path(_) => "path-refused",
+            CliError::Path(error) | CliError::Argument(error)
+                if matches!(error.problem, PathProblem::Io(_)) =>
+            {
+                "io-error"
+            }
+            CliError::Path(_) | CliError::Argument(_) => "path-refused",
             CliError::Io(_) => "io-error",
             CliError::ProcessLimit(_) => "process-limit",
             CliError::NotAWorkspace(_) => "not-a-workspace",
@@ -130,7 +140,9 @@ impl CliError {
     /// What would fix it, when there is more to say than the message.
     pub fn help(&self) -> Option<String> {
         match self {
-            CliError::Path(error) if !matches!(error.problem, PathProblem::Io(_)) => {
+            CliError::Path(error) | CliError::Argument(error)
+                if !matches!(error.problem, PathProblem::Io(_)) =>
+            {
                 Some(error.help())
             }
             CliError::RulesFolder(problem) => problem.help(),
@@ -138,7 +150,7 @@ impl CliError {
                 "fix promptc.toml first (`promptc validate` shows where), then write the schemas"
                     .into(),
             ),
-            CliError::Path(error) if matches!(&error.problem, PathProblem::Io(io) if io.kind() == std::io::ErrorKind::PermissionDenied) => {
+            CliError::Path(error) | CliError::Argument(error) if matches!(&error.problem, PathProblem::Io(io) if io.kind() == std::io::ErrorKind::PermissionDenied) => {
                 Some(format!(
                     "give the user running promptc the right to read and write {} and its folder",
                     error.path.display()
@@ -165,7 +177,7 @@ impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CliError::Reported => Ok(()),
-            CliError::Path(error) => write!(f, "{error}"),
+            CliError::Path(error) | CliError::Argument(error) => write!(f, "{error}"),
             CliError::Io(error) => write!(f, "{error}"),
             CliError::ProcessLimit(message) | CliError::Unprintable(message) => {
                 write!(f, "{message}")

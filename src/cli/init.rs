@@ -39,7 +39,9 @@ pub fn run(args: InitArgs, workspace: Option<&Path>, printer: &Printer) -> Resul
             Ok(())
         }
         Err(InitError::WouldOverwrite(existing)) => Err(CliError::WouldOverwrite(existing)),
-        Err(InitError::Refused(error)) => Err(error.into()),
+        // The folder named, or one below it, cannot take the library: the request is wrong,
+        // as it is for a folder that holds the library's files already.
+        Err(InitError::Refused(error)) => Err(CliError::Argument(error)),
         Err(InitError::InsideWorkspace { dir, enclosing }) => {
             Err(CliError::InsideWorkspace { dir, enclosing })
         }

@@ -849,6 +849,17 @@ fn context(
     if Format::of(&path).is_none() {
         return Err(CliError::ContextNotData(path));
     }
+    // Past the size of a file, refused as the command line's, as standard input is.
+    let limit = workspace.settings().limits.file_bytes;
+    if path.metadata().is_ok_and(|metadata| metadata.len() > limit) {
+        return Err(CliError::Argument(crate::path_error::PathError::new(
+            path,
+            crate::path_error::PathProblem::TooLarge {
+                limit,
+                setting: Some("file_bytes"),
+            },
+        )));
+    }
     // Absolute, its links not followed: a link in the workspace is the workspace's to check
     // (see `confine::origin_of`), and the file is shown by the name it was given.
     let path = std::path::absolute(&path)?;
@@ -891,7 +902,7 @@ fn read_stdin(limit: u64) -> Result<String, CliError> {
         .take(limit.saturating_add(1))
         .read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
-        return Err(CliError::Path(crate::path_error::PathError::new(
+        return Err(CliError::Argument(crate::path_error::PathError::new(
             "<stdin>",
             crate::path_error::PathProblem::TooLarge {
                 limit,
