@@ -1579,6 +1579,16 @@ fn a_usage_error_is_a_json_document_when_json_is_asked_for() {
     let plain = workspace.run(&["build", "--bogus"]);
     assert_eq!(plain.code, 2);
     assert_eq!(plain.stdout, "");
+    // After `--`, `--format json` and `tools` are values, not an option and the command.
+    for args in [
+        &["build", "--bogus", "--", "--format", "json"][..],
+        &["build", "--bogus", "--", "--format=json"],
+        &["--", "tools", "--bogus"],
+    ] {
+        let run = workspace.run(args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert_eq!(run.stdout, "", "{args:?}");
+    }
     assert!(
         plain.stderr.contains("unexpected argument '--bogus'"),
         "{}",

@@ -170,8 +170,13 @@ fn usage_error(error: &clap::Error) -> ExitCode {
 }
 
 /// Whether arguments clap refused ask for JSON output: `--format json` (or `--format=json`),
-/// or the `tools` command, which prints only JSON.
+/// or the `tools` command, which prints only JSON. Arguments after `--` are values, never
+/// options nor the command.
 fn asks_for_json(args: &[String]) -> bool {
+    let args = args
+        .iter()
+        .position(|arg| arg == "--")
+        .map_or(args, |end| &args[..end]);
     let format_json = args
         .windows(2)
         .any(|pair| pair[0] == "--format" && pair[1] == "json")
