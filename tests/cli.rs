@@ -764,18 +764,34 @@ fn every_format_option_takes_values_from_one_set() {
             .collect();
         for value in &values {
             assert!(
-                ["text", "json", "markdown", "toml", "github"].contains(&value.as_str()),
+                ["text", "json", "markdown", "toml", "yaml", "github"].contains(&value.as_str()),
                 "`{} --format {value}` is outside the shared set",
                 sub.get_name()
             );
         }
         assert!(values.contains(&"json".to_string()), "{}", sub.get_name());
         let default = format.get_default_values();
-        assert!(
-            default == ["text"] || default == ["toml"],
-            "`{}` defaults to {default:?}",
-            sub.get_name()
-        );
+        // A command that prints data (`toml`, `yaml`, `json`) prints it by default in the
+        // language the workspace is written in, which its help says.
+        let data = values.contains(&"yaml".to_string());
+        if data {
+            assert!(values.contains(&"toml".to_string()), "{}", sub.get_name());
+            let help = format
+                .get_help()
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            assert!(
+                default.is_empty() && help.contains("the workspace's own"),
+                "`{}` defaults to {default:?}: {help}",
+                sub.get_name()
+            );
+        } else {
+            assert!(
+                default == ["text"] || default == ["toml"],
+                "`{}` defaults to {default:?}",
+                sub.get_name()
+            );
+        }
         seen.push(sub.get_name().to_string());
     }
     for name in [
@@ -1652,4 +1668,46 @@ fn new_writes_the_format_the_workspace_is_written_in() {
         "{:?}",
         workspace.validate().items()
     );
+}
+
+/// `show` and `context` printed TOML (or JSON) only: in a workspace written in YAML they print
+/// YAML, which reads back as the JSON they print; elsewhere TOML; `--format` chooses.
+#[test]
+fn show_and_context_print_the_language_the_workspace_is_written_in() {
+    let workspace = common::Fixture::empty()
+        .file("promptc.toml", common::MANIFEST)
+        .file(
+            "variants/generic.yaml",
+            "id: generic\nversion: 1.0.0\ntemplate: \"{{ INTRO_SECTION }}\\n\\n  indented: yes\\n\"\ncomponents: [intro]\n",
+        )
+        .file("components/intro.yaml", "id: intro\ntemplate: Hello.\n")
+        .write();
+    for command in ["show generic", "context"] {
+        let args: Vec<&str> = command.split(' ').collect();
+        let yaml = workspace.run(&args);
+        assert_eq!(yaml.code, 0, "{command}: {}", yaml.stderr);
+        assert!(!yaml.stdout.contains(" = "), "{command}: {}", yaml.stdout);
+        let json = workspace.run(&[&args[..], &["--format", "json"]].concat());
+        assert_eq!(json.code, 0, "{command}: {}", json.stderr);
+        let read: serde_json::Value = serde_saphyr::from_str(&yaml.stdout)
+            .unwrap_or_else(|error| panic!("{command}: {error}: {}", yaml.stdout));
+        let expected: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+        assert_eq!(read, expected, "{command}: {}", yaml.stdout);
+        let toml = workspace.run(&[&args[..], &["--format", "toml"]].concat());
+        assert_eq!(toml.code, 0, "{command}: {}", toml.stderr);
+        let read: serde_json::Value = toml::from_str(&toml.stdout).unwrap();
+        assert_eq!(read, expected, "{command}: {}", toml.stdout);
+    }
+    let show = workspace.run(&["show", "generic"]);
+    assert!(
+        show.stdout
+            .contains("template: |\n  {{ INTRO_SECTION }}\n\n    indented: yes\n"),
+        "{}",
+        show.stdout
+    );
+    // A workspace of TOML prints TOML.
+    let workspace = common::Fixture::minimal().write();
+    let show = workspace.run(&["show", "generic"]);
+    assert_eq!(show.code, 0, "{}", show.stderr);
+    assert!(show.stdout.contains("id = \"generic\""), "{}", show.stdout);
 }

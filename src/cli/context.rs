@@ -26,8 +26,10 @@ pub struct ContextArgs {
     /// Fill `os`, `shell`, `home` and `cwd` from this machine.
     #[arg(long)]
     pub detect_env: bool,
-    #[arg(long, value_enum, default_value_t = DataFormat::Toml)]
-    pub format: DataFormat,
+    /// `toml`, `yaml` or `json` (default: the workspace's own, `yaml` where its variants,
+    /// components and tools are all YAML, else `toml`).
+    #[arg(long, value_enum)]
+    pub format: Option<DataFormat>,
 }
 
 /// The context a compile sees, after inheritance and the command line's changes: to inspect,
@@ -86,8 +88,9 @@ pub fn run(
         }
         fields.retain(|_, field| !field.is_null());
     }
-    printer.result(&match args.format {
+    printer.result(&match DataFormat::or_workspace(args.format, workspace) {
         DataFormat::Json => report::json_document(&value),
         DataFormat::Toml => toml_written(&value)?,
+        DataFormat::Yaml => report::yaml::yaml_document(&value),
     })
 }

@@ -292,8 +292,8 @@ fn prints_json(command: &Command) -> bool {
         Command::Explain(args) => args.format == OutputFormat::Json,
         Command::List(args) => args.format == OutputFormat::Json,
         Command::Route(args) => args.format == OutputFormat::Json,
-        Command::Show(args) => args.format == DataFormat::Json,
-        Command::Context(args) => args.format == DataFormat::Json,
+        Command::Show(args) => args.format == Some(DataFormat::Json),
+        Command::Context(args) => args.format == Some(DataFormat::Json),
         Command::Diff(args) => args.format == diff::DiffFormat::Json,
         Command::Stats(args) => args.format == stats::StatsFormat::Json,
         Command::Validate(args) => args.format == DiagnosticFormat::Json,
@@ -339,11 +339,41 @@ pub enum DiagnosticFormat {
     Github,
 }
 
-/// Output format of a command that prints data: TOML, or JSON.
+/// Output format of a command that prints data: TOML, YAML or JSON. Without `--format`, the
+/// language the workspace is written in (see [`DataFormat::of_workspace`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum DataFormat {
     Toml,
+    Yaml,
     Json,
+}
+
+impl DataFormat {
+    /// The format asked for, else the workspace's own: YAML where its variants, components
+    /// and tools are all YAML (as `new` writes there), TOML elsewhere.
+    pub fn or_workspace(format: Option<DataFormat>, workspace: &Workspace) -> DataFormat {
+        format.unwrap_or_else(|| Self::of_workspace(workspace))
+    }
+
+    /// The language the workspace is written in: YAML where its variants, components and
+    /// tools are all YAML (and it has some), TOML elsewhere.
+    pub fn of_workspace(workspace: &Workspace) -> DataFormat {
+        let mut paths = workspace
+            .variants
+            .values()
+            .map(|entry| entry.source())
+            .chain(workspace.components.values().map(|entry| entry.source()))
+            .chain(workspace.tools.values().map(|entry| entry.source()))
+            .map(|source| &workspace.sources.get(source).path)
+            .peekable();
+        let yaml =
+            paths.peek().is_some() && paths.all(|path| Format::of(path) == Some(Format::Yaml));
+        if yaml {
+            DataFormat::Yaml
+        } else {
+            DataFormat::Toml
+        }
+    }
 }
 
 /// Output format of a command's result: `build`, `check`, `explain`, `list`, `route`.

@@ -61,7 +61,7 @@ pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Re
     let paths = &settings.paths;
     let yaml = match args.written_as {
         Some(format) => format == NewFormat::Yaml,
-        None => all_yaml(workspace),
+        None => super::DataFormat::of_workspace(workspace) == super::DataFormat::Yaml,
     };
     let (folder, schema, files) = match args.kind {
         NewKind::Tool => (
@@ -283,21 +283,4 @@ fn taken(
         }
     }
     None
-}
-
-/// Whether the workspace writes its variants, components and tools in YAML alone (and has
-/// some): a new file is written as they are.
-fn all_yaml(workspace: &crate::workspace::Workspace) -> bool {
-    let mut paths = workspace
-        .variants
-        .values()
-        .map(|entry| entry.source())
-        .chain(workspace.components.values().map(|entry| entry.source()))
-        .chain(workspace.tools.values().map(|entry| entry.source()))
-        .map(|source| &workspace.sources.get(source).path)
-        .peekable();
-    paths.peek().is_some()
-        && paths.all(|path| {
-            crate::load::document::Format::of(path) == Some(crate::load::document::Format::Yaml)
-        })
 }

@@ -13,9 +13,10 @@ pub struct ShowArgs {
     pub effective: bool,
     /// The variant: its id, or `family@version`.
     pub variant: String,
-    /// `toml` (the default) or `json`.
-    #[arg(long, value_enum, default_value_t = super::DataFormat::Toml)]
-    pub format: super::DataFormat,
+    /// `toml`, `yaml` or `json` (default: the workspace's own, `yaml` where its variants,
+    /// components and tools are all YAML, else `toml`).
+    #[arg(long, value_enum)]
+    pub format: Option<super::DataFormat>,
 }
 
 pub fn run(
@@ -45,10 +46,14 @@ pub fn run(
             fields.remove("labels");
         }
     }
-    if args.format == super::DataFormat::Json {
-        return printer.result(&crate::report::json_document(&value));
-    }
-    let text = toml_text(value)?;
+    let text = match super::DataFormat::or_workspace(args.format, workspace) {
+        super::DataFormat::Json => return printer.result(&crate::report::json_document(&value)),
+        super::DataFormat::Toml => toml_text(value)?,
+        super::DataFormat::Yaml => {
+            drop_unset(&mut value);
+            crate::report::yaml::yaml_document(&value)
+        }
+    };
     printer.result(&format!(
         "# variant `{}` after inheritance ({})\n\n{text}",
         effective.id(),

@@ -9,6 +9,7 @@ pub mod routing;
 pub mod rules;
 pub mod stats;
 pub mod visible;
+pub mod yaml;
 
 pub use diagnostics::{github, human, json};
 
