@@ -471,6 +471,11 @@ pub enum Problem {
     ConditionsOutOfFuel {
         fuel: u64,
     },
+    /// The workspace's templates and conditions hold more code (text inside `{{ … }}` and
+    /// `{% … %}`, and conditions) than a workspace may: this one goes past it.
+    TooMuchCode {
+        limit: u64,
+    },
     /// A template built more text than a byte limit allows; `setting` names the limit.
     TooMuchText {
         limit: u64,
@@ -604,6 +609,7 @@ impl Problem {
             Problem::OutOfFuel { .. } => "out-of-fuel",
             Problem::ConditionsOutOfFuel { .. } => "conditions-out-of-fuel",
             Problem::TooMuchText { .. } => "too-much-text",
+            Problem::TooMuchCode { .. } => "too-much-code",
             Problem::PostprocessGrows { .. } => "postprocess-grows",
             Problem::SchemasTooLarge { .. } => "schemas-too-large",
             Problem::PostprocessOutOfFuel { .. } => "postprocess-out-of-fuel",
@@ -1017,6 +1023,7 @@ impl Problem {
                 "a condition has no loops, but its tests can be costly: look for many distinct patterns given to `matching` or `glob` (each costs fuel to build), or for long lists or texts walked by `in`, `==` or a filter; if the work is real, raise `fuel` in promptc.toml (at most {})",
                 crate::model::limits::MAX_FUEL
             ),
+            Problem::TooMuchCode { .. } => "code takes tens of times its size in memory once parsed: keep long lists and texts as data (a context's `extra`, a file a template includes as text) rather than as literals in templates and conditions".into(),
             Problem::TooMuchText { setting, .. } => format!(
                 "look for text repeated or joined many times; if the size is real, raise `{setting}` in promptc.toml (at most {} bytes)",
                 crate::model::limits::MAX_BYTES
@@ -1382,6 +1389,10 @@ impl Problem {
             Problem::ConditionsOutOfFuel { fuel } => write!(
                 f,
                 "the conditions evaluated for this compile ran out of fuel: together more than {fuel} instructions and items walked"
+            ),
+            Problem::TooMuchCode { limit } => write!(
+                f,
+                "with this one, the workspace's templates and conditions hold more than {limit} bytes of code (inside `{{{{ … }}}}` and `{{% … %}}`, and conditions), which a workspace may not"
             ),
             Problem::TooMuchText { limit, setting } => {
                 write!(
@@ -1786,6 +1797,7 @@ mod tests {
             },
             Problem::OutOfFuel { fuel: 0 },
             Problem::ConditionsOutOfFuel { fuel: 0 },
+            Problem::TooMuchCode { limit: 0 },
             Problem::TooMuchText {
                 limit: 0,
                 setting: "",
@@ -1817,7 +1829,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 70;
+    const VARIANTS: usize = 71;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -1891,6 +1903,7 @@ mod tests {
             Problem::LiteralDollar { .. } => 67,
             Problem::NeverEqual { .. } => 68,
             Problem::OutputsReadAsRules { .. } => 69,
+            Problem::TooMuchCode { .. } => 70,
         }
     }
 

@@ -63,6 +63,63 @@ fn with_template(manifest: &str, template: &str) -> Fixture {
         .file("components/intro.md", template)
 }
 
+// A list literal takes tens of times its bytes once parsed (an 8 MB one about 360 MB), and a
+// workspace's templates and conditions are all kept parsed: fifteen partials of 7.8 MB, within
+// the workspace's byte limit, took `validate` to 3.9 GB. The code of templates and conditions
+// is bounded together (4 MiB): the template, or the condition, that goes past it is an error,
+// and is not parsed; a workspace's ordinary code is far below it.
+#[test]
+fn the_code_of_templates_and_conditions_is_bounded() {
+    let items = |count: usize| {
+        (0..count)
+            .map(|i| format!("[{i},[{i}]]"))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    // 5 MiB of code in one partial.
+    let big = format!("{{% set x = [{}] %}}ok\n", items(400_000));
+    assert!(big.len() > 5 << 20);
+    let report = Fixture::minimal()
+        .file("partials/big.md", &big)
+        .file("components/intro.md", "{% include \"partials/big.md\" %}\n")
+        .validate();
+    let found = report.single();
+    assert_eq!(
+        (found.code.as_str(), found.file.as_str(), found.line),
+        ("too-much-code", "partials/big.md", 1),
+        "{found:?}"
+    );
+    assert!(
+        found.message.contains("more than 4194304 bytes of code"),
+        "{found:?}"
+    );
+    // 3 MiB of code in a template and 1.5 MiB in a condition: the condition goes past it.
+    let three = format!("{{% set x = [{}] %}}ok\n", items(200_000));
+    assert!(three.len() > 3 << 20 && three.len() < 4 << 20);
+    let condition = format!("[{}] | length > 0", items(130_000));
+    let report = Fixture::minimal()
+        .file("components/intro.md", &three)
+        .file(
+            "components/intro.toml",
+            format!("{}when = \"{condition}\"\n", common::COMPONENT),
+        )
+        .validate();
+    let found = report.single();
+    assert_eq!(
+        (found.code.as_str(), found.file.as_str()),
+        ("too-much-code", "components/intro.toml"),
+        "{found:?}"
+    );
+    // Both within it: valid.
+    let report = Fixture::minimal()
+        .file(
+            "components/intro.md",
+            format!("{{% set x = [{}] %}}ok\n", items(1_000)),
+        )
+        .validate();
+    assert!(report.items().is_empty(), "{:?}", report.items());
+}
+
 // `chain`, `zip`, slices, `*` and `+` make lazy values that read what they were given only when
 // they are read themselves: a statement repeated ten thousand times (`{% set a = a[0:] %}`)
 // wrapped `a` as many times, and reading it overflowed the stack; `{% set a = a|chain(a) %}`

@@ -131,6 +131,45 @@ pub struct Templates {
     deferred: Vec<TemplateId>,
     /// Whether a template did not compile (and has no id): what it names is not known.
     some_did_not_compile: bool,
+    /// The names of the templates that did not compile (reported): a tag naming one names a
+    /// template that exists.
+    not_compiled: std::collections::HashSet<String>,
+    /// The bytes of code of the templates registered (see [`MAX_CODE_BYTES`]), and the
+    /// template that went past the bound.
+    code_bytes: u64,
+    code_past_bound_at: Option<Span>,
+}
+
+/// The most code a workspace's templates and conditions may hold together: the text inside
+/// `{{ … }}` and `{% … %}` tags, and conditions. Parsed code takes tens of times its size in
+/// memory (a list literal of 8 MB took about 360 MB), and a workspace's templates and
+/// conditions are all kept parsed: within the workspace's byte limit, a few dozen such
+/// files would have taken the process past its memory limit. The shipped library holds
+/// about 6 KB of code; this leaves a real one hundreds of times that.
+pub const MAX_CODE_BYTES: u64 = 4 << 20;
+
+/// The bytes of `text` inside `{{ … }}` and `{% … %}` tags (a tag left open runs to the end).
+fn code_bytes(text: &str) -> u64 {
+    let bytes = text.as_bytes();
+    let mut total = 0u64;
+    let mut at = 0;
+    while let Some(found) = memchr::memchr(b'{', &bytes[at..]) {
+        let open = at + found;
+        let close: &[u8] = match bytes.get(open + 1) {
+            Some(b'{') => b"}}",
+            Some(b'%') => b"%}",
+            _ => {
+                at = open + 1;
+                continue;
+            }
+        };
+        let body = open + 2;
+        let end = memchr::memmem::find(&bytes[body..], close)
+            .map_or(bytes.len(), |found| body + found + close.len());
+        total = total.saturating_add((end - open) as u64);
+        at = end;
+    }
+    total
 }
 
 impl Templates {
@@ -157,6 +196,9 @@ impl Templates {
             defer: false,
             deferred: Vec::new(),
             some_did_not_compile: false,
+            not_compiled: std::collections::HashSet::new(),
+            code_bytes: 0,
+            code_past_bound_at: None,
         };
         let builtin = sources.add(BUILTIN_TOOL_FORMAT.into(), BUILTIN_TOOL_FORMAT_TEXT.into());
         #[allow(clippy::expect_used)]
@@ -247,11 +289,31 @@ impl Templates {
         // The environment keeps no other syntax (no line statements), and keeps a trailing
         // newline: such a text renders to itself.
         let plain = is_plain(&text).then(|| Arc::from(text.as_str()));
+        if plain.is_none() {
+            let before = self.code_bytes;
+            self.code_bytes = before.saturating_add(code_bytes(&text));
+            if self.code_bytes > MAX_CODE_BYTES {
+                self.some_did_not_compile = true;
+                self.not_compiled.insert(name);
+                // Told at the template that went past the bound; a later one, not compiled
+                // either, gives the same diagnostic, which the report gives once.
+                if before <= MAX_CODE_BYTES {
+                    self.code_past_bound_at = Some(fallback);
+                }
+                return Err(Diagnostic::new(
+                    Problem::TooMuchCode {
+                        limit: MAX_CODE_BYTES,
+                    },
+                    self.code_past_bound_at.unwrap_or(fallback),
+                ));
+            }
+        }
         if plain.is_none()
             && let Some(alias) = references::bad_import_aliases(&text).into_iter().next()
         {
             let span = origin.span_of(alias);
             self.some_did_not_compile = true;
+            self.not_compiled.insert(name);
             return Err(Diagnostic::new(
                 Problem::TemplateSyntax {
                     message: IMPORT_NEEDS_A_NAME.into(),
@@ -288,6 +350,7 @@ impl Templates {
             }
             Err(error) => {
                 self.some_did_not_compile = true;
+                self.not_compiled.insert(name);
                 Err(Diagnostic::new(
                     Problem::TemplateSyntax {
                         message: error.detail().unwrap_or("invalid syntax").to_string(),
@@ -298,6 +361,17 @@ impl Templates {
                 ))
             }
         }
+    }
+
+    /// Whether a template of this name was given, and did not compile (which is reported
+    /// where it is): a tag that names it is not naming a template that does not exist.
+    pub fn did_not_compile(&self, name: &str) -> bool {
+        self.not_compiled.contains(name)
+    }
+
+    /// The bytes of code of the templates registered so far (see [`MAX_CODE_BYTES`]).
+    pub fn code_bytes(&self) -> u64 {
+        self.code_bytes
     }
 
     /// Whether a template registered did not compile: it has no id, and what its tags name

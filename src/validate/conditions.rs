@@ -30,6 +30,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         workspace,
         sources: &workspace.sources,
         everything: after_tools.clone(),
+        code_bytes: std::cell::Cell::new(workspace.templates.code_bytes()),
     };
 
     if let Some(manifest) = workspace.valid_manifest() {
@@ -124,6 +125,9 @@ struct Checker<'a> {
     /// Every name some condition can see: one missing only from a routing `match`'s
     /// namespace is a name of the variant, not yet chosen there.
     everything: Namespace,
+    /// The workspace's code so far: its templates', then the conditions checked (see
+    /// [`crate::templates::MAX_CODE_BYTES`]). A condition past the bound is not parsed.
+    code_bytes: std::cell::Cell<u64>,
 }
 
 impl Checker<'_> {
@@ -149,6 +153,22 @@ impl Checker<'_> {
         out: &mut Diagnostics,
     ) {
         let value_span = entry.value_span(pointer);
+        let before = self.code_bytes.get();
+        let code_bytes = before.saturating_add(condition.len() as u64);
+        self.code_bytes.set(code_bytes);
+        // Past the bound, no condition is parsed; the one that went past it is told.
+        if before > crate::templates::MAX_CODE_BYTES {
+            return;
+        }
+        if code_bytes > crate::templates::MAX_CODE_BYTES {
+            out.error(
+                Problem::TooMuchCode {
+                    limit: crate::templates::MAX_CODE_BYTES,
+                },
+                value_span,
+            );
+            return;
+        }
         let env = self.workspace.templates.env();
         let expression = match env.compile_expression_owned(condition.to_string()) {
             Ok(expression) => expression,

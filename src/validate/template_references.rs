@@ -99,7 +99,11 @@ fn names_exist(workspace: &Workspace, graph: &Graph<'_>, out: &mut Diagnostics) 
             let tag = reference.kind.keyword();
             match &reference.name {
                 None => out.push(Diagnostic::new(Problem::ComputedTemplateName { tag }, span)),
-                Some(missing) if target.is_none() && !reference.ignore_missing => {
+                Some(missing)
+                    if target.is_none()
+                        && !reference.ignore_missing
+                        && !templates.did_not_compile(missing) =>
+                {
                     out.push(Diagnostic::new(
                         Problem::UnknownTemplate {
                             tag,
