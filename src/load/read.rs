@@ -137,6 +137,10 @@ pub fn display_path(root: &Path, path: &Path) -> PathBuf {
 /// Joins `relative` to `base_dir` and checks, lexically and then on disk, that the result
 /// stays inside `root`. Returns `None` when it leaves the workspace.
 pub fn resolve_inside(root: &Path, base_dir: &Path, relative: &str) -> Option<PathBuf> {
+    // No file has a NUL in its path: such a setting is reported where it is written.
+    if relative.contains('\0') {
+        return None;
+    }
     let relative = Path::new(relative);
     if relative.is_absolute() {
         return None;

@@ -70,6 +70,8 @@ pub enum Form {
     OutputPath,
     /// A folder of the workspace that promptc writes in.
     WrittenFolder,
+    /// A folder of the workspace that promptc reads.
+    Folder,
     /// A pattern promptc has no words for, shown as it is.
     Matching(String),
     /// The validator's own description.
@@ -88,6 +90,9 @@ impl fmt::Display for Form {
             Form::Date => f.write_str("a date that exists, written YYYY-MM-DD"),
             Form::WrittenFolder => f.write_str(
                 "a folder inside the workspace, its names separated by `/`, without `..` or NUL characters",
+            ),
+            Form::Folder => f.write_str(
+                "a folder inside the workspace, its names separated by `/` (no `\\`, drive letter or NUL character)",
             ),
             Form::OutputPath => f.write_str(
                 "`<folder>/<name>.md`, each part of ASCII letters, digits, `_`, `.` and `-` starting with a letter or a digit",

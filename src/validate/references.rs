@@ -27,6 +27,27 @@ struct Known<'w> {
     /// The variants folder lies outside the workspace and was not read (reported at its
     /// setting): no family can be known missing.
     variants_unread: bool,
+    /// The same of the components, tools and contexts folders: no id of theirs can be known
+    /// missing.
+    components_unread: bool,
+    tools_unread: bool,
+    contexts_unread: bool,
+}
+
+/// Whether a folder setting names no folder promptc reads, as its check at the setting
+/// reports (see [`paths_stay_inside`]): outside the workspace, or not a path of one.
+fn folder_unread(root: &std::path::Path, path: &str) -> bool {
+    path.contains('\0')
+        || is_windows_form(path)
+        || crate::load::read::resolve_inside(root, root, path).is_none()
+}
+
+/// A Windows form (`src\\parts`, `C:\\x`, `C:x`) names, on another system, a folder no one
+/// meant: promptc's paths are written with `/` on every system.
+fn is_windows_form(path: &str) -> bool {
+    path.contains('\\')
+        || path.as_bytes().get(1) == Some(&b':')
+            && path.as_bytes().first().is_some_and(u8::is_ascii_alphabetic)
 }
 
 type Rule = fn(&Known<'_>, &mut Diagnostics);
@@ -75,12 +96,10 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         variant_cycles: on_cycles(workspace.variants.keys().map(String::as_str), |id| {
             workspace.variants.get(id)?.value.extends.as_deref()
         }),
-        variants_unread: crate::load::read::resolve_inside(
-            &workspace.root,
-            &workspace.root,
-            &workspace.settings().paths.variants,
-        )
-        .is_none(),
+        variants_unread: folder_unread(&workspace.root, &workspace.settings().paths.variants),
+        components_unread: folder_unread(&workspace.root, &workspace.settings().paths.components),
+        tools_unread: folder_unread(&workspace.root, &workspace.settings().paths.tools),
+        contexts_unread: folder_unread(&workspace.root, &workspace.settings().paths.contexts),
     };
     for rule in RULES {
         rule(&known, out);
@@ -142,7 +161,8 @@ impl Known<'_> {
     /// An unknown context, unless a context file that failed validation has its name.
     fn context(&self, context: &str, span: Span, out: &mut Diagnostics) {
         let contexts = &self.workspace.contexts;
-        if !contexts.contains_key(context)
+        if !self.contexts_unread
+            && !contexts.contains_key(context)
             && !self.workspace.invalid.contains(RefKind::Context, context)
         {
             out.error(
@@ -158,6 +178,13 @@ impl Known<'_> {
 
     /// An unknown component or tool id.
     fn id(&self, kind: RefKind, id: &str, span: Span, out: &mut Diagnostics) {
+        let unread = match kind {
+            RefKind::Component => self.components_unread,
+            _ => self.tools_unread,
+        };
+        if unread {
+            return;
+        }
         if let Err(suggestion) = lookup(self.workspace, kind, id) {
             out.error(
                 Problem::UnknownReference {
@@ -1009,13 +1036,18 @@ fn paths_stay_inside(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut
             Problem::InvalidValue(InvalidValue::BadForm {
                 value: format!("{path:?}"),
                 key: false,
-                expected: Form::WrittenFolder,
+                expected: if written {
+                    Form::WrittenFolder
+                } else {
+                    Form::Folder
+                },
             })
         };
+        let windows_form = is_windows_form(path);
         // A default the manifest does not write has no place in it: the diagnostic points at
         // its start rather than spanning the whole file.
         let written_here = manifest.document.writes(&pointer);
-        let problem = if path.contains('\0') {
+        let problem = if path.contains('\0') || windows_form {
             not_plain()
         } else if crate::load::read::resolve_inside(root, root, path).is_none() {
             Problem::PathEscapesWorkspace {
