@@ -566,6 +566,23 @@ fn links_out_of_the_rules_folder_and_fifos_are_skipped_with_a_warning() {
         "{}",
         run.stderr
     );
+    // Confined to the rules folder: a link to a file elsewhere in the workspace leaves the
+    // rules folder, not the workspace, and the reason says which.
+    std::os::unix::fs::symlink(
+        workspace.root().join("promptc.toml"),
+        rules.join("manifest.md"),
+    )
+    .unwrap();
+    let run = workspace.run(&["build", "--context", "project", "--rules", "project"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let warning = run
+        .stderr
+        .lines()
+        .find(|line| line.contains("project/.clinerules/manifest.md"))
+        .unwrap_or_else(|| panic!("{}", run.stderr));
+    assert!(warning.contains("outside the rules folder"), "{warning}");
+    assert!(!warning.contains("outside the workspace"), "{warning}");
+    assert!(!run.stdout.contains("fallback_family"), "{}", run.stdout);
     assert!(
         run.stderr
             .contains("warning[rule-unreadable]: rules file `project/.clinerules/pipe.md`"),

@@ -923,8 +923,19 @@ impl Reader<'_> {
 
     fn file(&mut self, folder: &Path, path: &Path, shown: PathBuf, relative: String, kind: &str) {
         let remaining = MAX_RULES_BYTES.saturating_sub(self.bytes);
+        // Confined to the rules folder, not the workspace: a link elsewhere in the workspace
+        // leaves the folder, which is what the reason says.
         let read = confine::real_path_inside(folder, path)
-            .map_err(|problem| problem.to_string())
+            .map_err(|problem| match problem {
+                PathProblem::LinkLeavesWorkspace { target } => format!(
+                    "is a symbolic link to {}, outside the rules folder, which rules are read from",
+                    target.display()
+                ),
+                PathProblem::OutsideWorkspace => {
+                    "lies outside the rules folder, which rules are read from".to_string()
+                }
+                other => other.to_string(),
+            })
             .and_then(|real| {
                 confine::read_named(&real, self.file_bytes.min(remaining))
                     .map_err(|error| error.problem.to_string())
