@@ -814,22 +814,23 @@ impl<'w> MatrixWriter<'w> {
         let root = &workspace.root;
         let mut removals = Vec::new();
         let recorded = index_bytes(workspace)?;
-        for owned in index_entries(workspace, &recorded) {
+        let owned = index_entries(workspace, &recorded);
+        for owned in &owned {
             if self.current.contains(owned.as_str()) {
                 continue;
             }
-            let Some(real) = indexed(workspace, &owned)? else {
+            let Some(real) = indexed(workspace, owned)? else {
                 continue;
             };
-            refuse_source(workspace, &real, &owned)?;
+            refuse_source(workspace, &real, owned)?;
             if real.is_file() {
-                removals.push((real, owned));
+                removals.push((real, owned.clone()));
             }
         }
         let on_disk = files_on_disk(workspace)?;
         // Someone else's files where outputs go: not removed, but told, as `check` fails on
         // them.
-        let owned: BTreeSet<String> = index_entries(workspace, &recorded).into_iter().collect();
+        let owned: BTreeSet<String> = owned.into_iter().collect();
         let foreign: Vec<String> = on_disk
             .outputs
             .into_iter()

@@ -771,6 +771,16 @@ fn kind_of(relative: &Path) -> Option<(&'static str, u8)> {
     })
 }
 
+/// A rule's name: its file's name without `.md` or `.mdc` (`AGENTS`, `.cursorrules`).
+fn rule_name(path_in_folder: &str) -> String {
+    let file_name = path_in_folder.rsplit('/').next().unwrap_or(path_in_folder);
+    file_name
+        .strip_suffix(".mdc")
+        .or_else(|| file_name.strip_suffix(".md"))
+        .unwrap_or(file_name)
+        .to_string()
+}
+
 /// The kind of rules a location gives, for one that is not read as rules: its own kind, or the
 /// kind of the folder it stands in (`.clinerules/deep/…`, `.cursor`); empty for another place
 /// in a folder of global rules.
@@ -941,12 +951,7 @@ impl Reader<'_> {
                     .map_err(|error| error.problem.to_string())
             })
             .and_then(|bytes| String::from_utf8(bytes).map_err(|_| "not UTF-8".to_string()));
-        let file_name = relative.rsplit('/').next().unwrap_or(&relative);
-        let name = file_name
-            .strip_suffix(".mdc")
-            .or_else(|| file_name.strip_suffix(".md"))
-            .unwrap_or(file_name)
-            .to_string();
+        let name = rule_name(&relative);
         let folder = self.folder_shown.clone();
         let unread = |reason: String| {
             (
@@ -1177,18 +1182,12 @@ impl Reader<'_> {
         }
         self.unreadable_named += 1;
         let path_in_folder = relative.to_string_lossy().replace('\\', "/");
-        let name = path_in_folder.rsplit('/').next().unwrap_or(&path_in_folder);
-        let name = name
-            .strip_suffix(".mdc")
-            .or_else(|| name.strip_suffix(".md"))
-            .unwrap_or(name)
-            .to_string();
         self.skipped.push((
             Rule {
                 kind: location_kind(&path_in_folder).to_string(),
-                path: path_in_folder.clone(),
+                name: rule_name(&path_in_folder),
+                path: path_in_folder,
                 folder: self.folder_shown.clone(),
-                name,
                 ..Rule::default()
             },
             reason.clone(),

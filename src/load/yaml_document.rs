@@ -124,7 +124,8 @@ const ALIAS_VALUES_PER_BYTE: usize = 2;
 /// stays valid.
 const MIN_ALIAS_VALUES: usize = 64;
 
-/// serde-saphyr's options for a YAML text of `len` bytes: its defaults (one document), with the values aliases may add bounded by the text's size.
+/// serde-saphyr's options for a YAML text of `len` bytes: its defaults (one document), with
+/// the values aliases may add bounded by the text's size.
 fn options(len: usize) -> serde_saphyr::Options {
     let mut aliases = serde_saphyr::options::AliasLimits::default();
     aliases.max_total_replayed_events = len

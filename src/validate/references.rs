@@ -529,7 +529,6 @@ fn component_families_exist(known: &Known<'_>, out: &mut Diagnostics) {
 
 // Tools.
 
-/// Two parameters of one list with the same name would be documented twice.
 /// A tool's name, written (`name`, a family's `name`) or taken from its id, is one a model can
 /// call: it is the tag of the tool's calls in the prompt and the name in native definitions.
 /// A `for_each` tool's name is a template, judged once rendered (by the compile).
@@ -562,6 +561,7 @@ fn names_are_callable(_: &Known<'_>, entry: &Entry<ToolDef>, out: &mut Diagnosti
     }
 }
 
+/// Two parameters of one list with the same name would be documented twice.
 fn parameter_names_are_unique(known: &Known<'_>, entry: &Entry<ToolDef>, out: &mut Diagnostics) {
     for (pointer, parameters) in entry.value.parameter_lists() {
         let mut seen: HashMap<String, usize> = HashMap::new();
@@ -1043,11 +1043,10 @@ fn paths_stay_inside(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut
                 },
             })
         };
-        let windows_form = is_windows_form(path);
         // A default the manifest does not write has no place in it: the diagnostic points at
         // its start rather than spanning the whole file.
         let written_here = manifest.document.writes(&pointer);
-        let problem = if path.contains('\0') || windows_form {
+        let problem = if path.contains('\0') || is_windows_form(path) {
             not_plain()
         } else if crate::load::read::resolve_inside(root, root, path).is_none() {
             Problem::PathEscapesWorkspace {
