@@ -39,6 +39,41 @@ fn main() {
             us(percentile(&samples, 99))
         );
     }
+    // A large project's rules: each Cursor rule with globs of its own, matched against the
+    // request's active files on every compile.
+    for rules in [40, 160] {
+        let project = tempfile::tempdir().unwrap();
+        let folder = project.path().join(".cursor/rules");
+        std::fs::create_dir_all(&folder).unwrap();
+        for rule in 0..rules {
+            std::fs::write(
+                folder.join(format!("area-{rule}.mdc")),
+                format!(
+                    "---\ndescription: Conventions of area {rule}.\n\
+                     globs: [\"src/area{rule}/**/*.ts\", \"lib/area{rule}/*.rs\"]\n\
+                     alwaysApply: false\n---\nFollow the conventions of area {rule}.\n"
+                ),
+            )
+            .unwrap();
+        }
+        let request = AgentRequest::from_json(serde_json::json!({
+            "family": "next-gen",
+            "context": {
+                "cwd": "/srv/app", "os": "Linux", "shell": "/bin/bash", "date": "2026-11-22",
+                "mode": "act",
+                "rules_from": [project.path()],
+                "active_files": ["src/area3/main.ts"],
+            }
+        }))
+        .unwrap();
+        let samples = latencies(300, || runtime.compile(&request).unwrap());
+        println!(
+            "  {:<28} median {}  p99 {}",
+            format!("a project of {rules} rules"),
+            us(percentile(&samples, 50)),
+            us(percentile(&samples, 99))
+        );
+    }
     println!("spawning `promptc build` for the same request (30 runs each):");
     let binary = env!("CARGO_BIN_EXE_promptc");
     for (name, request) in &requests {

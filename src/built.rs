@@ -10,7 +10,8 @@ use regex_automata::{hybrid, meta};
 /// The most memory the patterns a [`Built`] keeps may hold together (each at its
 /// [`Weight`]); the oldest go first past it, so that a workspace with endless patterns cannot
 /// grow the process. Each regex counts what it compiled to and the search caches its searches
-/// may grow ([`SEARCH_CACHES`]), so it keeps about 64 regexes whatever they are searched on.
+/// may grow ([`search_caches`]): about 70 `matching` patterns (a lazy DFA of 1 MiB each way),
+/// or some 500 sets of a rule's globs, which are searched on paths with a smaller cache.
 const KEPT_BYTES: usize = 160 << 20;
 /// The most patterns a [`Built`] keeps, however small.
 const KEPT_PATTERNS: usize = 4096;
@@ -24,14 +25,38 @@ pub trait Weight {
 }
 
 /// What a regex's search caches may hold beside what it compiled to, which `memory_usage`
-/// does not count: a lazy DFA's cache each way (at most 1 MiB for a `matching` or `glob`
-/// pattern), and the other engines' scratch space. Counted whether or not a search has grown
-/// them: a pattern searched over long texts holds about 2.2 MB.
-const SEARCH_CACHES: usize = 5 << 19;
+/// does not count, by the engines its configuration lets it search with: the lazy DFA's cache
+/// each way at the capacity it was given, the bounded backtracker's visited set, and the
+/// PikeVM's sets of states and tables of capture positions, which grow with the compiled
+/// pattern and its groups.
+/// Counted whether or not a search has grown them: a `matching` pattern searched over long
+/// texts holds about 2.2 MB. Counted at one fixed size for every regex, this kept 64 of them
+/// whatever they were: a project of more rules with globs than that, compiled request after
+/// request, built every rule's globs again on each compile (the oldest went first, and each
+/// was asked for again before it came round).
+fn search_caches(regex: &meta::Regex) -> usize {
+    let config = regex.get_config();
+    let lazy = if config.get_hybrid() {
+        config.get_hybrid_cache_capacity().saturating_mul(2)
+    } else {
+        0
+    };
+    let backtrack = if config.get_backtrack() {
+        BACKTRACK_VISITED
+    } else {
+        0
+    };
+    let pikevm = regex.memory_usage().saturating_add(capture_table(regex));
+    lazy.saturating_add(backtrack).saturating_add(pikevm)
+}
+
+/// The bounded backtracker's visited set at its largest: regex-automata's default capacity,
+/// which `meta` does not let a regex change.
+const BACKTRACK_VISITED: usize = 256 << 10;
 
 impl Weight for meta::Regex {
     fn weight(&self) -> usize {
-        self.memory_usage().saturating_add(SEARCH_CACHES)
+        self.memory_usage().saturating_add(search_caches(self))
     }
 }
 
@@ -580,10 +605,7 @@ const MAX_CAPTURE_TABLE: usize = 128 << 20;
 /// to (each takes at least 16 bytes of it).
 fn refuse_large_capture_table(regex: &meta::Regex) -> Result<(), String> {
     let groups = regex.captures_len();
-    let table = (regex.memory_usage() / 16)
-        .saturating_mul(groups.saturating_mul(2))
-        .saturating_mul(size_of::<usize>())
-        .saturating_mul(2);
+    let table = capture_table(regex);
     if groups > 1 && table > MAX_CAPTURE_TABLE {
         return Err(format!(
             "its {} capture groups would need about {} MB to match over a pattern this large (at most {} MB): write the groups the replacement does not use as `(?:…)`",
@@ -593,6 +615,15 @@ fn refuse_large_capture_table(regex: &meta::Regex) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// The bytes of the tables of capture positions the regex's PikeVM may keep (see
+/// [`refuse_large_capture_table`]), at least a position for each end of the whole match.
+fn capture_table(regex: &meta::Regex) -> usize {
+    (regex.memory_usage() / 16)
+        .saturating_mul(regex.captures_len().max(1).saturating_mul(2))
+        .saturating_mul(size_of::<usize>())
+        .saturating_mul(2)
 }
 
 /// Refuses, with the regex crate's message, a pattern whose backward form compiles to more
@@ -678,6 +709,9 @@ pub fn glob_regex(glob: &globset::Glob, limit: usize) -> Result<meta::Regex, Str
         })
 }
 
+/// The lazy DFA's cache of a rule's globs, each way.
+const GLOB_SET_CACHE: usize = 128 << 10;
+
 /// Globs matched together: one regex of all their patterns, which tells which of them match
 /// a path (as `GlobSet::matches` does), without capture states. globset's own set keeps a
 /// position per state for each pattern while it searches: a rule of a thousand globs of
@@ -687,10 +721,16 @@ pub fn glob_set_regex(globs: &[globset::Glob], limit: usize) -> Result<meta::Reg
     let syntax = regex_automata::util::syntax::Config::new()
         .utf8(false)
         .dot_matches_new_line(true);
+    // Searched on the paths of active files, a few states each: a lazy DFA of 128 KiB holds
+    // those of many searches (the default of 2 MiB each way is made for long texts, and is
+    // what a rule would be counted at among the patterns kept, see `search_caches`). The
+    // backtracker finds no overlapping matches, which are all this set is asked for.
     let config = meta::Config::new()
         .utf8_empty(false)
         .match_kind(regex_automata::MatchKind::All)
         .nfa_size_limit(Some(limit))
+        .hybrid_cache_capacity(GLOB_SET_CACHE)
+        .backtrack(false)
         .which_captures(regex_automata::nfa::thompson::WhichCaptures::None);
     let patterns: Vec<&str> = globs.iter().map(globset::Glob::regex).collect();
     meta::Builder::new()
@@ -936,8 +976,6 @@ mod tests {
             }
         }
         assert_eq!(builds.get(), 301);
-        // A regex counts the search caches it may grow: about 64 of them are kept.
-        assert_eq!(KEPT_BYTES / SEARCH_CACHES, 64);
         // Two that together hold more than the bound: the older ones go, "abc" and the
         // small ones among them, and the first large one with them.
         get("large", KEPT_BYTES / 2).ok();
@@ -959,6 +997,34 @@ mod tests {
         get("abc", 3).ok();
         get(&format!("small {}", KEPT_PATTERNS - 1), 0).ok();
         assert_eq!(builds.get(), before + 1);
+    }
+
+    #[test]
+    fn a_regex_weighs_the_caches_its_engines_may_grow() {
+        let glob = |pattern: &str| globset::Glob::new(pattern).unwrap();
+        // A routing glob may be searched on any text: its lazy DFA may grow to 1 MiB each way.
+        let routing = glob_regex(&glob("openrouter/*"), 1 << 20).unwrap();
+        assert!(routing.weight() > 2 << 20, "{}", routing.weight());
+        assert!((60..=80).contains(&(KEPT_BYTES / routing.weight())));
+        // A rule's globs are searched on paths, with a smaller cache and no backtracker: a
+        // large project's rules are all kept.
+        let rule = glob_set_regex(
+            &[glob("src/area7/**/*.ts"), glob("lib/area7/*.rs")],
+            10 << 20,
+        )
+        .unwrap();
+        assert!(rule.weight() < 400 << 10, "{}", rule.weight());
+        assert!(KEPT_BYTES / rule.weight() >= 400);
+        // Smaller, and still matching as before.
+        let mut matched = regex_automata::PatternSet::new(rule.pattern_len());
+        rule.which_overlapping_matches(
+            &regex_automata::Input::new("src/area7/deep/er/main.ts"),
+            &mut matched,
+        );
+        assert_eq!(
+            matched.iter().map(|id| id.as_usize()).collect::<Vec<_>>(),
+            [0]
+        );
     }
 
     #[test]

@@ -14,6 +14,7 @@
 use std::fs;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use globset::{Glob, GlobSetBuilder};
 use indexmap::IndexMap;
@@ -488,7 +489,9 @@ fn glob_count(metadata: &IndexMap<String, Value>) -> usize {
 /// them at once.
 struct RuleGlobs {
     patterns: Vec<String>,
-    set: regex_automata::meta::Regex,
+    /// Shared, not cloned: a clone of a regex starts with no search cache of its own, and
+    /// each compile's searches would make theirs afresh.
+    set: Arc<regex_automata::meta::Regex>,
 }
 
 /// Globs written as one string (Cursor's `globs: src/**/*.ts, test/**`): split at the commas
@@ -533,12 +536,13 @@ fn globs_of(metadata: &IndexMap<String, Value>) -> Result<RuleGlobs, (String, St
             format!("a rule may have at most {MAX_GLOBS} globs"),
         ));
     }
-    // Built once per process for each rule's globs: validation and every compile of every
-    // context ask.
-    static SETS: Built<regex_automata::meta::Regex, (String, String)> = Built::new();
-    let set = SETS.get(&patterns.join("\0"), || glob_set(&patterns))?;
+    let set = SETS.get(&patterns.join("\0"), || glob_set(&patterns).map(Arc::new))?;
     Ok(RuleGlobs { patterns, set })
 }
+
+/// Each rule's globs, built once per process: validation and every compile of every context
+/// ask, and an agent asks again at each request for the same project.
+static SETS: Built<Arc<regex_automata::meta::Regex>, (String, String)> = Built::new();
 
 /// The patterns a rule's `globs` writes: a list of them, or one comma-separated string; or
 /// the value to blame and why.
@@ -1284,6 +1288,32 @@ mod tests {
 
     // A rule of a hundred thousand globs took gigabytes to build its matcher: past 1000 the
     // rule's globs are broken, and the rule applies nowhere.
+    #[test]
+    fn a_large_projects_rules_are_built_once_across_compiles() {
+        // Three hundred rules of their own globs, decided compile after compile as an agent
+        // does for one project: each rule's globs are built once, not once a compile.
+        let globs = |area: usize| {
+            serde_json::json!([
+                format!("src/built-once-{area}/**/*.ts"),
+                format!("lib/built-once-{area}/*.rs")
+            ])
+        };
+        let rules: Vec<Rule> = (0..300).map(|area| rule(globs(area))).collect();
+        let none = IndexMap::new();
+        let file = ["src/built-once-7/main.ts".to_string()];
+        for _ in 0..3 {
+            let applying = rules
+                .iter()
+                .filter(|rule| decide(rule, &file, &[], &none).applies())
+                .count();
+            assert_eq!(applying, 1);
+        }
+        for area in 0..300 {
+            let key = format!("src/built-once-{area}/**/*.ts\0lib/built-once-{area}/*.rs");
+            assert_eq!(SETS.times_built(&key), 1, "rule {area}");
+        }
+    }
+
     #[test]
     fn a_rule_has_at_most_a_thousand_globs() {
         let globs = |count: usize| {
