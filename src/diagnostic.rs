@@ -108,6 +108,52 @@ impl Diagnostics {
                 .then_with(|| a.problem.to_string().cmp(&b.problem.to_string()))
         });
         self.items.dedup();
-        self.items
+        shown_per_file(self.items)
     }
+}
+
+/// The most problems reported for one file. A file of a few megabytes can hold hundreds of
+/// thousands of the same mistake (a key misspelt on every line, a list of unknown ids): each
+/// was reported in full, with its quoted line, and such a file took seconds to minutes and
+/// hundreds of megabytes to report (more with `--format json`), for a report no one reads
+/// to the end.
+pub const MAX_PROBLEMS_PER_FILE: usize = 100;
+
+/// `sorted` diagnostics with at most [`MAX_PROBLEMS_PER_FILE`] of each file, in their order;
+/// the rest of a file are counted by one [`Problem::MoreProblems`] where the first of them
+/// is, an error when any of them is.
+fn shown_per_file(sorted: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    use std::collections::HashMap;
+    let mut seen: HashMap<crate::source::SourceId, usize> = HashMap::new();
+    // Each file's problems left out: where the first is, how many errors, how many warnings.
+    let mut left: Vec<(Span, usize, usize)> = Vec::new();
+    let mut left_of: HashMap<crate::source::SourceId, usize> = HashMap::new();
+    let mut shown = Vec::with_capacity(sorted.len().min(1024));
+    for diagnostic in sorted {
+        let count = seen.entry(diagnostic.span.source).or_default();
+        *count += 1;
+        if *count <= MAX_PROBLEMS_PER_FILE {
+            shown.push(diagnostic);
+            continue;
+        }
+        let index = *left_of.entry(diagnostic.span.source).or_insert_with(|| {
+            left.push((diagnostic.span, 0, 0));
+            left.len() - 1
+        });
+        match diagnostic.severity() {
+            Severity::Error => left[index].1 += 1,
+            Severity::Warning => left[index].2 += 1,
+        }
+    }
+    for (span, errors, warnings) in left {
+        shown.push(Diagnostic::new(
+            Problem::MoreProblems {
+                shown: MAX_PROBLEMS_PER_FILE,
+                errors,
+                warnings,
+            },
+            span,
+        ));
+    }
+    shown
 }

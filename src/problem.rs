@@ -526,6 +526,13 @@ pub enum Problem {
     BadToolName {
         name: String,
     },
+    /// A file's problems past the most one file is reported with: how many of them are
+    /// errors and how many warnings.
+    MoreProblems {
+        shown: usize,
+        errors: usize,
+        warnings: usize,
+    },
 }
 
 impl Problem {
@@ -610,6 +617,7 @@ impl Problem {
             Problem::ConditionsOutOfFuel { .. } => "conditions-out-of-fuel",
             Problem::TooMuchText { .. } => "too-much-text",
             Problem::TooMuchCode { .. } => "too-much-code",
+            Problem::MoreProblems { .. } => "more-problems",
             Problem::PostprocessGrows { .. } => "postprocess-grows",
             Problem::SchemasTooLarge { .. } => "schemas-too-large",
             Problem::PostprocessOutOfFuel { .. } => "postprocess-out-of-fuel",
@@ -659,6 +667,7 @@ impl Problem {
             Problem::Routing(routing) => routing.severity(),
             Problem::Definitions(problem) => problem.severity(),
             Problem::Rules(rules) => rules.severity(),
+            Problem::MoreProblems { errors: 0, .. } => Severity::Warning,
             _ => Severity::Error,
         }
     }
@@ -1023,6 +1032,7 @@ impl Problem {
                 "a condition has no loops, but its tests can be costly: look for many distinct patterns given to `matching` or `glob` (each costs fuel to build), or for long lists or texts walked by `in`, `==` or a filter; if the work is real, raise `fuel` in promptc.toml (at most {})",
                 crate::model::limits::MAX_FUEL
             ),
+            Problem::MoreProblems { .. } => "fix the problems shown and run again: the rest are reported then, or were the same mistake made many times".into(),
             Problem::TooMuchCode { .. } => "code takes tens of times its size in memory once parsed: keep long lists and texts as data (a context's `extra`, a file a template includes as text) rather than as literals in templates and conditions".into(),
             Problem::TooMuchText { setting, .. } => format!(
                 "look for text repeated or joined many times; if the size is real, raise `{setting}` in promptc.toml (at most {} bytes)",
@@ -1390,6 +1400,24 @@ impl Problem {
                 f,
                 "the conditions evaluated for this compile ran out of fuel: together more than {fuel} instructions and items walked"
             ),
+            Problem::MoreProblems {
+                shown,
+                errors,
+                warnings,
+            } => {
+                let count = |n: usize, word: &str| {
+                    format!("{n} more {word}{}", if n == 1 { "" } else { "s" })
+                };
+                let left = match (errors, warnings) {
+                    (0, w) => count(*w, "warning"),
+                    (e, 0) => count(*e, "error"),
+                    (e, w) => format!("{} and {}", count(*e, "error"), count(*w, "warning")),
+                };
+                write!(
+                    f,
+                    "this file has {left}, not shown: only a file's first {shown} problems are reported"
+                )
+            }
             Problem::TooMuchCode { limit } => write!(
                 f,
                 "with this one, the workspace's templates and conditions hold more than {limit} bytes of code (inside `{{{{ … }}}}` and `{{% … %}}`, and conditions), which a workspace may not"
@@ -1798,6 +1826,11 @@ mod tests {
             Problem::OutOfFuel { fuel: 0 },
             Problem::ConditionsOutOfFuel { fuel: 0 },
             Problem::TooMuchCode { limit: 0 },
+            Problem::MoreProblems {
+                shown: 0,
+                errors: 0,
+                warnings: 0,
+            },
             Problem::TooMuchText {
                 limit: 0,
                 setting: "",
@@ -1829,7 +1862,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 71;
+    const VARIANTS: usize = 72;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -1904,6 +1937,7 @@ mod tests {
             Problem::NeverEqual { .. } => 68,
             Problem::OutputsReadAsRules { .. } => 69,
             Problem::TooMuchCode { .. } => 70,
+            Problem::MoreProblems { .. } => 71,
         }
     }
 

@@ -191,8 +191,12 @@ impl SchemaValidators {
         let schema = self.schema(kind);
         // A misspelt required key is one problem, not two: the unknown key suggests the
         // field, so "missing field" is not said as well.
+        let any_required = errors
+            .iter()
+            .any(|error| matches!(error.kind(), ValidationErrorKind::Required { .. }));
         let misspelt: Vec<(String, String)> = errors
             .iter()
+            .filter(|_| any_required)
             .filter_map(|error| match error.kind() {
                 ValidationErrorKind::AdditionalProperties { unexpected } => {
                     let expected = expected_keys(schema, error.schema_path().as_str());
@@ -421,13 +425,18 @@ fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut
         ValidationErrorKind::AdditionalProperties { unexpected } => {
             let expected: std::sync::Arc<[String]> =
                 expected_keys(schema, error.schema_path().as_str()).into();
-            for key in unexpected {
+            for (index, key) in unexpected.iter().enumerate() {
+                // Past what a file's report shows, the key is only counted: a suggestion for
+                // each of a few hundred thousand took seconds.
+                let told = index < crate::diagnostic::MAX_PROBLEMS_PER_FILE;
                 out.push(Diagnostic::new(
                     Problem::UnknownKey {
                         key: key.clone(),
-                        suggestion: closest(key, expected.iter()),
+                        suggestion: told.then(|| closest(key, expected.iter())).flatten(),
                         expected: expected.clone(),
-                        belongs_in: table_with_key(schema, key, &pointer, |at| doc.writes(at)),
+                        belongs_in: told
+                            .then(|| table_with_key(schema, key, &pointer, |at| doc.writes(at)))
+                            .flatten(),
                     },
                     doc.key_span(&child_pointer(&pointer, key)),
                 ));

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::diagnostic::Diagnostic;
-use crate::problem::Severity;
+use crate::problem::{Problem, Severity};
 use crate::source::{SourceFile, Sources};
 
 /// Diagnostics for a terminal or a log, with a closing count.
@@ -210,11 +210,25 @@ fn clamp(range: std::ops::Range<usize>, text: &str) -> std::ops::Range<usize> {
 
 /// "2 errors, 1 warning", or nothing when there is nothing to report.
 pub fn summary(diagnostics: &[Diagnostic]) -> Option<String> {
-    let errors = diagnostics
-        .iter()
-        .filter(|d| d.severity() == Severity::Error)
-        .count();
-    let warnings = diagnostics.len() - errors;
+    // A file's problems left out of the report count as the ones shown do.
+    let (mut errors, mut warnings) = (0, 0);
+    for diagnostic in diagnostics {
+        match (&diagnostic.problem, diagnostic.severity()) {
+            (
+                Problem::MoreProblems {
+                    errors: e,
+                    warnings: w,
+                    ..
+                },
+                _,
+            ) => {
+                errors += e;
+                warnings += w;
+            }
+            (_, Severity::Error) => errors += 1,
+            (_, Severity::Warning) => warnings += 1,
+        }
+    }
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     match (errors, warnings) {
         (0, 0) => None,

@@ -617,35 +617,48 @@ fn undefined(
     out: &mut Diagnostics,
 ) {
     undeclared_extra(workspace, template, namespace, out);
-    for variable in workspace.templates.variables(template) {
-        if namespace.contains(variable)
-            || workspace
-                .templates
-                .env()
-                .globals()
-                .any(|(n, _)| n == variable)
-        {
-            continue;
-        }
-        let Some(span) = workspace
-            .templates
-            .find_name(template, variable)
-            .or_else(|| workspace.templates.span_of(template))
-        else {
-            continue;
-        };
-        // The templates' functions (`range`, `namespace`, …) are names a template may have
-        // meant too.
-        let functions: Vec<String> = workspace
-            .templates
-            .env()
-            .globals()
-            .map(|(name, _)| name.to_owned())
-            .collect();
+    // The templates' functions (`range`, `namespace`, …) are names a template may have
+    // meant too.
+    let functions: Vec<String> = workspace
+        .templates
+        .env()
+        .globals()
+        .map(|(name, _)| name.to_owned())
+        .collect();
+    let unknown: Vec<&str> = workspace
+        .templates
+        .variables(template)
+        .iter()
+        .map(String::as_str)
+        .filter(|variable| {
+            !namespace.contains(variable) && !functions.iter().any(|f| f == variable)
+        })
+        .collect();
+    if unknown.is_empty() {
+        return;
+    }
+    let places = workspace.templates.find_names(template, &unknown);
+    let mut found: Vec<(&str, Span)> = unknown
+        .iter()
+        .filter_map(|variable| {
+            let span = places
+                .get(variable)
+                .copied()
+                .or_else(|| workspace.templates.span_of(template))?;
+            Some((*variable, span))
+        })
+        .collect();
+    // In the order of the file: past what a file's report shows, a name is only counted, and
+    // a suggestion for each of a few hundred thousand took seconds.
+    found.sort_by_key(|(_, span)| span.start);
+    for (index, (variable, span)) in found.into_iter().enumerate() {
+        let suggestion = (index < crate::diagnostic::MAX_PROBLEMS_PER_FILE)
+            .then(|| closest(variable, namespace.names().chain(&functions)))
+            .flatten();
         out.push(Diagnostic::new(
             Problem::UndefinedPlaceholder {
-                suggestion: closest(variable, namespace.names().chain(&functions)),
-                name: variable.clone(),
+                suggestion,
+                name: variable.to_string(),
             },
             span,
         ));
