@@ -521,3 +521,58 @@ fn every_routing_expectation_is_checked_in_order() {
         assert!(message.contains(&format!("`{model}`")), "{message}");
     }
 }
+
+/// `--model` sets the context's `model.id` and nothing else: a model id alone keeps the
+/// context's provider, so a local model named on the command line still routes as a local one,
+/// in every command that takes `--model`.
+#[test]
+fn a_model_given_alone_keeps_the_contexts_provider() {
+    let run = |args: &[&str]| {
+        let output = common::promptc()
+            .current_dir(common::repo_root())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", common::stderr(&output));
+        common::stdout(&output)
+    };
+    let json = |args: &[&str]| -> serde_json::Value { serde_json::from_str(&run(args)).unwrap() };
+    // `small-context` serves its model from ollama.
+    let model = ["--model", "qwen3-coder:30b", "--context", "small-context"];
+    let routed = json(&[&["route"][..], &model, &["--format", "json"]].concat());
+    assert_eq!(routed["family"], "xs", "{routed}");
+    let built = json(&[&["build"][..], &model, &["--format", "json"]].concat());
+    assert_eq!(built["family"], "xs", "{built}");
+    let explained = json(&[&["explain"][..], &model, &["--format", "json"]].concat());
+    assert_eq!(explained["family"], "xs", "{explained}");
+    let stats = json(&[&["stats"][..], &model, &["--format", "json"]].concat());
+    let families: Vec<&str> = stats["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["family"].as_str().unwrap())
+        .collect();
+    assert!(
+        !families.is_empty() && families.iter().all(|f| *f == "xs"),
+        "{families:?}"
+    );
+    let context = json(&[&["context"][..], &model, &["--format", "json"]].concat());
+    assert_eq!(
+        context["model"],
+        serde_json::json!({ "provider": "ollama", "id": "qwen3-coder:30b" })
+    );
+    // And `--provider` alone keeps the context's model id.
+    let context = json(&[
+        "context",
+        "--context",
+        "small-context",
+        "--provider",
+        "openrouter",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        context["model"],
+        serde_json::json!({ "provider": "openrouter", "id": "qwen2.5-coder:14b" })
+    );
+}

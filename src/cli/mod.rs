@@ -660,15 +660,7 @@ pub fn request_with_rules(
         environment::detect(&mut context);
     }
     let routed = target.model.is_some() || target.provider.is_some();
-    // A model given alone is not paired with the context's provider: that was another
-    // model's.
-    if let Some(model) = target.model {
-        context.model.id = model;
-        context.model.provider = target.provider.clone().unwrap_or_default();
-    }
-    if let Some(provider) = target.provider {
-        context.model.provider = provider;
-    }
+    set_model(&mut context, target.model, target.provider);
     let mut selection = match (target.family, target.variant) {
         (Some(family), _) => Selection::family(family),
         (None, Some(variant)) => Selection::variant(variant),
@@ -697,6 +689,18 @@ pub fn request_with_rules(
     unread_extra_paths(workspace, &extra_paths, printer);
     request.source_date_epoch = source_date_epoch()?;
     Ok((request, rules))
+}
+
+/// `--model` and `--provider` each change their own field of the context's `model`: a model
+/// id given alone keeps the context's provider, as the flags' help says (the context names
+/// where its models are served from, which one id does not tell).
+pub(crate) fn set_model(context: &mut Context, id: Option<String>, provider: Option<String>) {
+    if let Some(id) = id {
+        context.model.id = id;
+    }
+    if let Some(provider) = provider {
+        context.model.provider = provider;
+    }
 }
 
 /// A rule switched off by a name no rule has stays on: said, with the near name (a mistyped

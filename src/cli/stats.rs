@@ -100,8 +100,7 @@ fn routed_family(
         .and_then(|name| workspace.context(name))
         .cloned()
         .unwrap_or_default();
-    context.model.id = args.model.clone().unwrap_or_default();
-    context.model.provider = args.provider.clone().unwrap_or_default();
+    super::set_model(&mut context, args.model.clone(), args.provider.clone());
     Compiler::new(workspace)
         .route(&context)
         .map(|route| route.family)
