@@ -110,6 +110,7 @@ pub use loader::{
 pub use parameter_schema::ParameterSchema;
 pub use path_error::{PathError, PathProblem};
 pub use report::diagnostics::{DiagnosticRecord, RecordLabel, RecordLocation};
+pub use resolve::date::SourceDateEpoch;
 pub use runtime::{AgentRequest, Failure, Part, Response, Runtime, SharedCompiled};
 pub use source::{SourceFile, SourceId, Sources};
 pub use span::Span;

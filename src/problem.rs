@@ -408,7 +408,10 @@ pub enum Problem {
         /// that is why it failed.
         undefined: Option<String>,
     },
-    NoDate,
+    NoDate {
+        /// SOURCE_DATE_EPOCH is set, but to no date.
+        epoch_invalid: bool,
+    },
     NoVariant {
         family: String,
     },
@@ -598,7 +601,7 @@ impl Problem {
             Problem::NeverEqual { .. } => "never-equal",
             Problem::RenderFailed { .. } => "render-failed",
             Problem::ConditionFailed { .. } => "condition-failed",
-            Problem::NoDate => "no-date",
+            Problem::NoDate { .. } => "no-date",
             Problem::NoVariant { .. } => "no-variant",
             Problem::DuplicateSlot { .. } => "duplicate-slot",
             Problem::OverBudget { .. } => "over-budget",
@@ -991,7 +994,10 @@ impl Problem {
             Problem::NotYetDefined { .. } => {
                 "reorder the predicates, or write the condition out where it is needed".into()
             }
-            Problem::NoDate => {
+            Problem::NoDate {
+                epoch_invalid: true,
+            } => "set SOURCE_DATE_EPOCH to the seconds since 1970-01-01 (as `date +%s` prints them), or set `date` in the context file".into(),
+            Problem::NoDate { .. } => {
                 "set `date` in the context file or the SOURCE_DATE_EPOCH environment variable"
                     .into()
             }
@@ -1382,7 +1388,13 @@ impl Problem {
             Problem::ConditionFailed { message, .. } => {
                 write!(f, "condition could not be evaluated: {message}")
             }
-            Problem::NoDate => write!(f, "the date is not known"),
+            Problem::NoDate {
+                epoch_invalid: true,
+            } => write!(
+                f,
+                "the date is not known: the context sets no `date`, and SOURCE_DATE_EPOCH, which would give it, is not a number of seconds from 1970-01-01 to 9999-12-31"
+            ),
+            Problem::NoDate { .. } => write!(f, "the date is not known"),
             Problem::NoVariant { family } => write!(f, "no variant has family `{family}`"),
             Problem::DuplicateSlot {
                 slot,
@@ -1790,7 +1802,9 @@ mod tests {
                 meant: None,
                 undefined: None,
             },
-            Problem::NoDate,
+            Problem::NoDate {
+                epoch_invalid: true,
+            },
             Problem::NoVariant { family: text() },
             Problem::DuplicateSlot {
                 slot: text(),
@@ -1897,7 +1911,7 @@ mod tests {
             Problem::InvalidRegex { .. } => 28,
             Problem::RenderFailed { .. } => 29,
             Problem::ConditionFailed { .. } => 30,
-            Problem::NoDate => 31,
+            Problem::NoDate { .. } => 31,
             Problem::NoVariant { .. } => 32,
             Problem::DuplicateSlot { .. } => 33,
             Problem::OverBudget { .. } => 34,

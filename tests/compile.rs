@@ -253,9 +253,12 @@ fn the_date_comes_from_the_context_or_source_date_epoch() {
     assert!(format!("{error:?}").contains("NoDate"), "{error:?}");
     // As a standard error, for `?` and logs: the problem in words.
     let error: Box<dyn std::error::Error> = Box::new(error);
-    let problem = promptc::problem::Problem::NoDate.to_string();
+    let problem = promptc::problem::Problem::NoDate {
+        epoch_invalid: false,
+    }
+    .to_string();
     assert_eq!(error.to_string(), problem);
-    request.source_date_epoch = Some(1_793_491_200);
+    request.source_date_epoch = promptc::SourceDateEpoch::At(1_793_491_200);
     let compiled = promptc::Compiler::new(&workspace)
         .compile(&request)
         .unwrap();
@@ -273,7 +276,7 @@ fn requests_that_differ_in_one_value_get_their_own_prompts_from_one_compiler() {
     context.date = None;
     let base = {
         let mut request = Request::new(Selection::family("base"), context.clone());
-        request.source_date_epoch = Some(1_793_491_200);
+        request.source_date_epoch = promptc::SourceDateEpoch::At(1_793_491_200);
         request
     };
     let mut base = base;
@@ -281,7 +284,7 @@ fn requests_that_differ_in_one_value_get_their_own_prompts_from_one_compiler() {
     let mut other_set = base.clone();
     other_set.set.insert("AGENT".into(), "Nova".into());
     let mut other_date = base.clone();
-    other_date.source_date_epoch = Some(1_793_491_200 + 86_400);
+    other_date.source_date_epoch = promptc::SourceDateEpoch::At(1_793_491_200 + 86_400);
     let mut other_context = base.clone();
     other_context.context.cwd = "/somewhere/else".into();
     let requests = [&base, &other_set, &other_date, &other_context];

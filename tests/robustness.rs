@@ -615,22 +615,55 @@ fn a_tool_condition_cannot_read_the_enabled_tools() {
     );
 }
 
+/// A SOURCE_DATE_EPOCH that is no date a context could hold is said, and stops only a compile
+/// that reads it: one whose context sets no `date` and whose template uses the date. With
+/// every context dated, it failed every build, though no compile would have read it.
 #[test]
 fn source_date_epoch_must_be_a_date_a_context_could_hold() {
-    let workspace = Fixture::minimal().write();
-    for value in ["9223372036854775807", "-1"] {
+    let workspace = Fixture::minimal()
+        .file("examples/contexts/undated.toml", "cwd = \"/srv\"\n")
+        .write();
+    let run = |args: &[&str], value: &str| {
         let output = workspace
             .command()
-            .args(["build", "--context", "basic"])
+            .args(args)
             .env("SOURCE_DATE_EPOCH", value)
             .output()
             .unwrap();
-        assert_eq!(output.status.code(), Some(2));
-        let stderr = String::from_utf8_lossy(&output.stderr);
+        (
+            output.status.code(),
+            common::stderr(&output),
+            common::stdout(&output),
+        )
+    };
+    for (value, what) in [
+        ("9223372036854775807", "is outside 1970-01-01 to 9999-12-31"),
+        ("-1", "is outside 1970-01-01 to 9999-12-31"),
+        ("yesterday", "is not a number of seconds"),
+    ] {
+        let warning = format!(
+            "warning: SOURCE_DATE_EPOCH `{value}` {what}: it is ignored, and a compile whose context sets no `date` has none; set it to the seconds since 1970-01-01 (as `date +%s` prints them), or unset it\n"
+        );
+        // The context dates itself: the build goes on, with the warning.
+        let (code, stderr, stdout) = run(&["build", "--context", "basic"], value);
+        assert_eq!(
+            (code, stderr.as_str()),
+            (Some(0), warning.as_str()),
+            "{value}"
+        );
+        assert!(stdout.contains("on 2026-11-01."), "{stdout}");
+        // A context without a date, whose template reads it: the error names the variable.
+        let (code, stderr, _) = run(&["build", "--context", "undated"], value);
+        assert_eq!(code, Some(1), "{stderr}");
+        assert!(stderr.starts_with(&warning), "{stderr}");
         assert!(
-            stderr.contains(&format!(
-                "SOURCE_DATE_EPOCH `{value}` is outside 1970-01-01 to 9999-12-31"
-            )),
+            stderr.contains(
+                "error[no-date]: the date is not known: the context sets no `date`, and SOURCE_DATE_EPOCH, which would give it, is not a number of seconds from 1970-01-01 to 9999-12-31"
+            ),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains("set SOURCE_DATE_EPOCH to the seconds since 1970-01-01"),
             "{stderr}"
         );
     }

@@ -109,7 +109,7 @@ fn build_all(workspace: &'static Workspace, printer: &Printer) -> Result<(), Cli
     let run = matrix::compile_each(
         super::kept_compiler(workspace),
         entries,
-        source_date_epoch()?,
+        source_date_epoch(printer),
         |entry, compiled| {
             progress.step(&entry.path);
             writer.add(&entry, compiled)

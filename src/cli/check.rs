@@ -28,7 +28,7 @@ pub fn run(
     let run = matrix::compile_each(
         kept_compiler(workspace),
         entries,
-        source_date_epoch()?,
+        source_date_epoch(printer),
         |entry, compiled| {
             progress.step(&entry.path);
             checker.add(&entry, compiled)

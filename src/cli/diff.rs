@@ -45,7 +45,7 @@ pub fn run(
 ) -> Result<(), CliError> {
     super::remove_scratch_on_interrupt();
     let root = workspace_root(workspace_dir)?;
-    let epoch = source_date_epoch()?;
+    let epoch = source_date_epoch(printer);
     let compiled = |root: &std::path::Path| {
         compile_side(root, epoch).map_err(|error| report::diff::side_failure(&error))
     };

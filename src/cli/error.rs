@@ -58,10 +58,6 @@ pub enum CliError {
     ContextNotAFile(PathBuf),
     /// `--context` names a file that is not TOML, YAML or JSON.
     ContextNotData(PathBuf),
-    /// `SOURCE_DATE_EPOCH` is a number outside the dates a context can hold.
-    EpochOutOfRange(String),
-    /// `SOURCE_DATE_EPOCH` is not a number.
-    EpochNotANumber(String),
     /// A `--set` value that does not fit the context field it names.
     SetValue(String),
     /// `init` would overwrite these paths.
@@ -125,7 +121,6 @@ impl CliError {
             CliError::UnknownContext { .. } | CliError::NoContext { .. } => "unknown-context",
             CliError::ContextNotAFile(_) => "context-not-a-file",
             CliError::ContextNotData(_) => "context-not-data",
-            CliError::EpochOutOfRange(_) | CliError::EpochNotANumber(_) => "source-date-epoch",
             CliError::SetValue(_) => "invalid-set",
             CliError::WouldOverwrite(_) => "would-overwrite",
             CliError::IdTaken { .. } => "duplicate-id",
@@ -254,13 +249,6 @@ impl fmt::Display for CliError {
             ),
             CliError::ContextNotData(path) => {
                 write!(f, "{} is not a TOML, YAML or JSON file", path.display())
-            }
-            CliError::EpochOutOfRange(value) => write!(
-                f,
-                "SOURCE_DATE_EPOCH `{value}` is outside 1970-01-01 to 9999-12-31"
-            ),
-            CliError::EpochNotANumber(value) => {
-                write!(f, "SOURCE_DATE_EPOCH is not a number: `{value}`")
             }
             CliError::SetValue(message) => write!(f, "{message}"),
             CliError::IdTaken { what, id, by } => write!(

@@ -24,7 +24,7 @@ pub fn run(args: InitArgs, workspace: Option<&Path>, printer: &Printer) -> Resul
             let workspace = load_valid(Some(&dir), printer)?;
             let run = matrix::compile_all(
                 &crate::compile::Compiler::new(workspace),
-                source_date_epoch()?,
+                source_date_epoch(printer),
             );
             if report_failures(workspace, run.failed, printer) {
                 return Err(CliError::Reported);

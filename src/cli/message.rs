@@ -88,6 +88,9 @@ pub enum Message<'a> {
         dialect: &'static str,
         variant: &'a str,
     },
+    /// SOURCE_DATE_EPOCH is set to no date (`is_number`: to a number outside the dates a
+    /// context can hold): it dates no compile.
+    EpochIgnored { value: &'a str, is_number: bool },
     /// A schema file that is not what `promptc schema` writes.
     StaleSchema(&'a Path),
     /// `init` wrote the library.
@@ -244,6 +247,19 @@ impl fmt::Display for Message<'_> {
                     Some(help) => write!(f, "; {help}"),
                     None => Ok(()),
                 }
+            }
+            Message::EpochIgnored { value, is_number } => {
+                let what = if *is_number {
+                    "is outside 1970-01-01 to 9999-12-31"
+                } else {
+                    "is not a number of seconds"
+                };
+                write!(
+                    f,
+                    "warning: SOURCE_DATE_EPOCH `{value}` {what}: it is ignored, and a compile \
+                     whose context sets no `date` has none; set it to the seconds since \
+                     1970-01-01 (as `date +%s` prints them), or unset it"
+                )
             }
             Message::NoContextGiven { first, count } => {
                 let others = match count {

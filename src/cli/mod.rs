@@ -43,6 +43,7 @@ use crate::load::mcp_places::McpPlaces;
 use crate::load::rules::{RulesReport, RulesRequest};
 use crate::loader::{apply_mcp_settings, assemble_rules, load_context_file};
 use crate::model::Context;
+use crate::resolve::date::SourceDateEpoch;
 use crate::workspace::Workspace;
 
 /// Exit codes: fixed, documented in the README.
@@ -687,7 +688,7 @@ pub fn request_with_rules(
         .map_err(CliError::SetValue)?;
     unread_set_values(workspace, &request.set, printer);
     unread_extra_paths(workspace, &extra_paths, printer);
-    request.source_date_epoch = source_date_epoch()?;
+    request.source_date_epoch = source_date_epoch(printer);
     Ok((request, rules))
 }
 
@@ -1005,15 +1006,25 @@ pub fn report_failures(
 /// Seconds of `9999-12-31T23:59:59Z`: a date a context's `date` could also hold.
 const LAST_EPOCH: i64 = 253_402_300_799;
 
-/// `SOURCE_DATE_EPOCH`, the date of a reproducible build, when set.
-pub fn source_date_epoch() -> Result<Option<i64>, CliError> {
-    match std::env::var("SOURCE_DATE_EPOCH") {
-        Ok(value) if !value.trim().is_empty() => match value.trim().parse::<i64>() {
-            Ok(seconds) if (0..=LAST_EPOCH).contains(&seconds) => Ok(Some(seconds)),
-            Ok(_) => Err(CliError::EpochOutOfRange(value)),
-            Err(_) => Err(CliError::EpochNotANumber(value)),
-        },
-        _ => Ok(None),
+/// `SOURCE_DATE_EPOCH`, the date of a reproducible build, when set. A value that is no such
+/// date is said at once, as a warning: a context with its own date never reads it, so it
+/// stops only a compile that needs it (`no-date`, at the template that reads the date).
+pub fn source_date_epoch(printer: &Printer) -> SourceDateEpoch {
+    let Ok(value) = std::env::var("SOURCE_DATE_EPOCH") else {
+        return SourceDateEpoch::Unset;
+    };
+    if value.trim().is_empty() {
+        return SourceDateEpoch::Unset;
+    }
+    match value.trim().parse::<i64>() {
+        Ok(seconds) if (0..=LAST_EPOCH).contains(&seconds) => SourceDateEpoch::At(seconds),
+        parsed => {
+            printer.message(Message::EpochIgnored {
+                value: &value,
+                is_number: parsed.is_ok(),
+            });
+            SourceDateEpoch::Invalid
+        }
     }
 }
 

@@ -61,7 +61,7 @@ pub fn run(
             contexts: workspace.contexts.keys().cloned().collect(),
         });
     }
-    let epoch = source_date_epoch()?;
+    let epoch = source_date_epoch(printer);
     let wanted =
         matrix::entries_matching(workspace, args.family.as_deref(), args.context.as_deref());
     // One run over the entries: a runaway template is stopped once, not once per entry. Each

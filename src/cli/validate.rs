@@ -23,7 +23,7 @@ pub fn run(
     // A workspace whose files are sound is compiled too: every matrix entry must render,
     // stay within its budget, and keep volatile values out of its cacheable prefix.
     if !loaded.diagnostics.has_errors() {
-        let found = matrix::diagnostics(&loaded.workspace, source_date_epoch()?);
+        let found = matrix::diagnostics(&loaded.workspace, source_date_epoch(printer));
         loaded.diagnostics.extend(found);
     }
     let has_errors = loaded.diagnostics.has_errors();

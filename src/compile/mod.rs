@@ -20,7 +20,6 @@ use crate::render::budget::{Budget, Exhausted};
 use crate::render::memo::RenderMemo;
 use crate::render::renderer::{Renderer, Text};
 use crate::resolve::conditions::{ConditionFuel, Conditions};
-use crate::resolve::date::date_from_epoch;
 use crate::resolve::plan::{Outline, Outlines};
 use crate::resolve::plan::{Plan, Reason, plan};
 use crate::resolve::scope::{Scope, context_layer};
@@ -184,7 +183,7 @@ impl<'w> Compiler<'w> {
             .context
             .date
             .clone()
-            .or_else(|| request.source_date_epoch.map(date_from_epoch));
+            .or_else(|| request.source_date_epoch.date());
         let outline = self.outlines.get(self.workspace, variant);
         // The scope and the plan are a function of the variant and of the request's context,
         // date and `--set` values: an agent compiles for the same context request after
@@ -293,7 +292,7 @@ impl<'w> Compiler<'w> {
         let mut renderer = Renderer {
             workspace,
             diagnostics: &mut diagnostics,
-            no_date: date.is_none(),
+            no_date: date.is_none().then_some(request.source_date_epoch),
             budget: Budget::new(
                 workspace.templates.env().fuel().unwrap_or(DEFAULT_FUEL),
                 limits.render_bytes,
@@ -645,7 +644,7 @@ mod tests {
         let context = loaded.workspace.context("c").unwrap().clone();
         let compile = |family: &str, epoch: i64| {
             let mut request = Request::new(Selection::family(family), context.clone());
-            request.source_date_epoch = Some(epoch);
+            request.source_date_epoch = crate::resolve::date::SourceDateEpoch::At(epoch);
             compiler.compile(&request).unwrap().prompt
         };
         assert_eq!(compile("a", 0), "a /p plan 1970-01-01\n");
@@ -765,7 +764,7 @@ mod tests {
         let context = loaded.workspace.context("c").unwrap().clone();
         let compile = |family: &str, change: &dyn Fn(&mut Request)| {
             let mut request = Request::new(Selection::family(family), context.clone());
-            request.source_date_epoch = Some(0);
+            request.source_date_epoch = crate::resolve::date::SourceDateEpoch::At(0);
             change(&mut request);
             compiler.compile(&request).unwrap().prompt
         };

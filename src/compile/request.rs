@@ -3,6 +3,7 @@
 use indexmap::IndexMap;
 
 use crate::load::mcp_places::McpPlaces;
+use crate::resolve::date::SourceDateEpoch;
 use serde_json::Value;
 
 use crate::model::{Context, ContextField, Dialect, ParameterType};
@@ -80,7 +81,7 @@ pub struct Request {
     /// `--set KEY=VALUE` pairs: runtime placeholders that win over everything.
     pub set: IndexMap<String, String>,
     /// SOURCE_DATE_EPOCH, used when the context has no date.
-    pub source_date_epoch: Option<i64>,
+    pub source_date_epoch: SourceDateEpoch,
     /// The provider shape of native tool definitions, instead of the manifest's rules.
     pub dialect: Option<Dialect>,
     /// Where the context's MCP tools are written, for the problems found with them; empty
@@ -94,7 +95,7 @@ impl Request {
             selection,
             context,
             set: IndexMap::new(),
-            source_date_epoch: None,
+            source_date_epoch: SourceDateEpoch::Unset,
             dialect: None,
             mcp_places: McpPlaces::default(),
         }

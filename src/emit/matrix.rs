@@ -19,6 +19,7 @@ use crate::load::mcp_places::McpPlaces;
 use crate::parameter_schema::held_bytes;
 use crate::path_error::{PathError, PathProblem};
 use crate::problem::Problem;
+use crate::resolve::date::SourceDateEpoch;
 use crate::span::Span;
 use crate::workspace::Workspace;
 
@@ -123,7 +124,7 @@ impl MatrixRun {
 pub fn request(
     workspace: &Workspace,
     entry: &MatrixEntry,
-    source_date_epoch: Option<i64>,
+    source_date_epoch: SourceDateEpoch,
 ) -> Option<Request> {
     // Its rules folders were read when the workspace loaded, and its globs and toggles
     // decided once for the whole matrix, as for a single build of the context.
@@ -145,8 +146,15 @@ pub fn request(
 /// Compiles every entry. Failures are returned with their entry; the other entries still
 /// compile. A diagnostic is returned with the first entry that hit it only: the same
 /// template error is not repeated for every family × context.
-pub fn compile_all(compiler: &Compiler<'_>, source_date_epoch: Option<i64>) -> MatrixRun {
-    compile_entries(compiler, entries(compiler.workspace()), source_date_epoch)
+pub fn compile_all(
+    compiler: &Compiler<'_>,
+    source_date_epoch: impl Into<SourceDateEpoch>,
+) -> MatrixRun {
+    compile_entries(
+        compiler,
+        entries(compiler.workspace()),
+        source_date_epoch.into(),
+    )
 }
 
 /// Compiles the given entries as [`compile_all`] does: one run, so a template that ran out of
@@ -154,7 +162,7 @@ pub fn compile_all(compiler: &Compiler<'_>, source_date_epoch: Option<i64>) -> M
 pub fn compile_entries(
     compiler: &Compiler<'_>,
     entries: Vec<MatrixEntry>,
-    source_date_epoch: Option<i64>,
+    source_date_epoch: SourceDateEpoch,
 ) -> MatrixRun {
     let mut outputs = Vec::new();
     let mut run = compile_visiting(compiler, entries, source_date_epoch, |entry, compiled| {
@@ -169,7 +177,7 @@ pub fn compile_entries(
 pub fn compile_visiting(
     compiler: &Compiler<'_>,
     entries: Vec<MatrixEntry>,
-    source_date_epoch: Option<i64>,
+    source_date_epoch: SourceDateEpoch,
     mut visit: impl FnMut(MatrixEntry, Compiled),
 ) -> MatrixRun {
     let run = compile_each_taking(compiler, entries, source_date_epoch, |entry, output| {
@@ -227,7 +235,7 @@ fn measured(compiler: &Compiler<'_>, result: Result<Compiled, CompileError>) -> 
 fn compile_in_order<E>(
     compiler: &Compiler<'_>,
     entries: Vec<MatrixEntry>,
-    source_date_epoch: Option<i64>,
+    source_date_epoch: SourceDateEpoch,
     mut handle: impl FnMut(MatrixEntry, &mut Option<Measured>) -> Result<(), E>,
 ) -> Result<(), E> {
     let workspace = compiler.workspace();
@@ -606,7 +614,7 @@ fn text_bytes(output: &Compiled) -> usize {
 pub fn compile_each<E>(
     compiler: &Compiler<'_>,
     entries: Vec<MatrixEntry>,
-    source_date_epoch: Option<i64>,
+    source_date_epoch: SourceDateEpoch,
     mut each: impl FnMut(MatrixEntry, &Compiled) -> Result<(), E>,
 ) -> Result<MatrixRun, E> {
     compile_each_taking(
@@ -625,7 +633,7 @@ pub fn compile_each<E>(
 fn compile_each_taking<E>(
     compiler: &Compiler<'_>,
     entries: Vec<MatrixEntry>,
-    source_date_epoch: Option<i64>,
+    source_date_epoch: SourceDateEpoch,
     mut each: impl FnMut(MatrixEntry, &mut Option<Compiled>) -> Result<(), E>,
 ) -> Result<MatrixRun, E> {
     let workspace = compiler.workspace();
@@ -1275,7 +1283,11 @@ fn selection_diagnostic(workspace: &Workspace, problem: Problem) -> Option<Diagn
 /// Everything wrong with the compiled matrix, as diagnostics: entries that fail to compile,
 /// prompts over budget, and volatile values early in a prompt (warnings); with the checks of
 /// a sound workspace that only `validate` pays for (see [`crate::validate::context_paths`]).
-pub fn diagnostics(workspace: &Workspace, source_date_epoch: Option<i64>) -> Diagnostics {
+pub fn diagnostics(
+    workspace: &Workspace,
+    source_date_epoch: impl Into<SourceDateEpoch>,
+) -> Diagnostics {
+    let source_date_epoch = source_date_epoch.into();
     let found_in_templates = crate::validate::context_paths(workspace);
     let compiler = Compiler::new(workspace);
     // Each output is looked at as it compiles, then dropped.
@@ -1836,7 +1848,8 @@ mod tests {
         let mut in_order: Vec<(String, Result<String, ()>)> = entries
             .iter()
             .map(|entry| {
-                let request = super::request(workspace, entry, None).unwrap();
+                let request =
+                    super::request(workspace, entry, super::SourceDateEpoch::Unset).unwrap();
                 let result = compiler.compile(&request);
                 (entry.path.clone(), result.map(|c| c.prompt).map_err(|_| ()))
             })

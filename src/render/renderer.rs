@@ -13,6 +13,7 @@ use crate::namespace::{TOOL, TOOLS_DATA, TOOLS_TEXT};
 use crate::problem::Problem;
 use crate::render::budget::{Budget, CappedBuffer, Exhausted};
 use crate::render::memo::{RenderMemo, ToolSection, write_tool};
+use crate::resolve::date::SourceDateEpoch;
 use crate::resolve::plan::{Plan, PlannedTool, Reason};
 use crate::resolve::scope::Scope;
 use crate::resolve::tool_spec::{ForEach, ResolvedParameter, SpecChoice};
@@ -35,8 +36,9 @@ const MAX_SECTION_KEY_BYTES: usize = 256 * 1024;
 pub struct Renderer<'a> {
     pub workspace: &'a Workspace,
     pub diagnostics: &'a mut Diagnostics,
-    /// The compile has no date: an undefined `CURRENT_DATE` is reported as such.
-    pub no_date: bool,
+    /// The compile has no date (and what SOURCE_DATE_EPOCH was, which would have given
+    /// it): an undefined `CURRENT_DATE` is reported as such.
+    pub no_date: Option<SourceDateEpoch>,
     pub budget: Budget,
     pub exhausted: &'a Exhausted,
     pub memo: &'a RenderMemo,
@@ -210,9 +212,13 @@ impl Renderer<'_> {
             Problem::OutOfFuel {
                 fuel: self.budget.fuel,
             }
-        } else if self.no_date && uses_date && error.kind() == minijinja::ErrorKind::UndefinedError
+        } else if let Some(epoch) = self.no_date
+            && uses_date
+            && error.kind() == minijinja::ErrorKind::UndefinedError
         {
-            Problem::NoDate
+            Problem::NoDate {
+                epoch_invalid: epoch == SourceDateEpoch::Invalid,
+            }
         } else {
             render_failed(self.workspace.templates.env(), error)
         }

@@ -1,5 +1,35 @@
 //! Dates without a clock: SOURCE_DATE_EPOCH to a calendar date.
 
+/// SOURCE_DATE_EPOCH as the environment gives it: the date of a compile whose context sets
+/// none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SourceDateEpoch {
+    #[default]
+    Unset,
+    /// Seconds since 1970-01-01, up to the end of 9999 (a date a context could hold too).
+    At(i64),
+    /// Set, but not such a number. A context with its own date never reads it, so that
+    /// alone is no error: a compile whose context has no date has none, and where a
+    /// template reads it, the error names the variable.
+    Invalid,
+}
+
+impl SourceDateEpoch {
+    /// The date it gives, `YYYY-MM-DD`, if it gives one.
+    pub fn date(self) -> Option<String> {
+        match self {
+            SourceDateEpoch::At(seconds) => Some(date_from_epoch(seconds)),
+            SourceDateEpoch::Unset | SourceDateEpoch::Invalid => None,
+        }
+    }
+}
+
+impl From<Option<i64>> for SourceDateEpoch {
+    fn from(seconds: Option<i64>) -> Self {
+        seconds.map_or(SourceDateEpoch::Unset, SourceDateEpoch::At)
+    }
+}
+
 /// `YYYY-MM-DD` of a Unix timestamp (UTC), for SOURCE_DATE_EPOCH.
 pub fn date_from_epoch(seconds: i64) -> String {
     // Howard Hinnant's days-to-civil algorithm.

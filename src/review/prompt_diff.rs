@@ -13,6 +13,7 @@ use crate::confine;
 use crate::diagnostic::Diagnostic;
 use crate::emit::matrix::{self, MatrixEntry, unified_diff};
 use crate::emit::write::TEMP_PREFIX;
+use crate::resolve::date::SourceDateEpoch;
 use crate::source::Sources;
 use crate::tokens::Encoding;
 
@@ -27,7 +28,7 @@ pub struct SideOutputs {
     /// compiled only to be compared. Not the loaded workspace itself: holding both sides'
     /// while the trial compiles load their own took as much memory as three workspaces.
     root: Option<PathBuf>,
-    source_date_epoch: Option<i64>,
+    source_date_epoch: SourceDateEpoch,
 }
 
 struct Output {
@@ -61,7 +62,10 @@ pub enum SideError {
 }
 
 /// Compiles the matrix of the workspace at `root`.
-pub fn compile_side(root: &Path, source_date_epoch: Option<i64>) -> Result<SideOutputs, SideError> {
+pub fn compile_side(
+    root: &Path,
+    source_date_epoch: SourceDateEpoch,
+) -> Result<SideOutputs, SideError> {
     compile_keeping(root, source_date_epoch, Keep::Workspace)
 }
 
@@ -75,7 +79,7 @@ enum Keep {
 
 fn compile_keeping(
     root: &Path,
-    source_date_epoch: Option<i64>,
+    source_date_epoch: SourceDateEpoch,
     keep: Keep,
 ) -> Result<SideOutputs, SideError> {
     let loaded = crate::loader::load_workspace(root).map_err(SideError::Unreadable)?;
@@ -283,7 +287,7 @@ pub struct SourceChange {
 pub fn compare(
     base: (&str, Result<SideOutputs, Failed>),
     head: (&str, Result<SideOutputs, Failed>),
-    source_date_epoch: Option<i64>,
+    source_date_epoch: SourceDateEpoch,
 ) -> DiffReport {
     let mut report = DiffReport {
         base: base.0.to_string(),
@@ -480,7 +484,7 @@ fn source_changes(
     before: &SideOutputs,
     after: &SideOutputs,
     prompts: &[PromptChange],
-    source_date_epoch: Option<i64>,
+    source_date_epoch: SourceDateEpoch,
 ) -> Vec<SourceChange> {
     let (before_files, after_files) = (before.files(), after.files());
     let files: BTreeSet<&String> = before_files.keys().chain(after_files.keys()).collect();
@@ -565,7 +569,7 @@ fn needed(
     after: &SideOutputs,
     after_files: &Files<'_>,
     file: &str,
-    source_date_epoch: Option<i64>,
+    source_date_epoch: SourceDateEpoch,
 ) -> bool {
     let mut files: BTreeMap<&String, &str> = after_files
         .iter()
@@ -631,7 +635,7 @@ fn with_files(
     before_files: &Files<'_>,
     changed: &[&String],
     after_files: &Files<'_>,
-    source_date_epoch: Option<i64>,
+    source_date_epoch: SourceDateEpoch,
 ) -> Option<SideOutputs> {
     let mut files: BTreeMap<&String, &str> = before_files
         .iter()
@@ -650,7 +654,7 @@ fn with_files(
 /// written or does not compile.
 fn compile_files<'a>(
     files: impl Iterator<Item = (&'a String, &'a str)>,
-    source_date_epoch: Option<i64>,
+    source_date_epoch: SourceDateEpoch,
 ) -> Option<SideOutputs> {
     let dir = crate::scratch::ScratchDir::new(TEMP_PREFIX).ok()?;
     let root = dir.path().canonicalize().ok()?;
