@@ -369,9 +369,13 @@ pub fn used_fuel(state: &State) -> u64 {
     instructions.saturating_add(patterns_fuel(state))
 }
 
-/// The `index`-th number in a model id (0: the first), read as digits with an optional
-/// `.fraction`: 4 in `claude-sonnet-4-5`, 5.1 in `gpt-5.1-codex`, 2.5 in `gemini-2.5-pro`.
-/// 0 when there is none, so `model.id | model_version >= 4` is simply false.
+/// The `index`-th version number in a model id (0: the first), read as digits with an optional
+/// `.` and more digits: 4 in `claude-sonnet-4-5`, 5.1 in `gpt-5.1-codex`, 2.5 in
+/// `gemini-2.5-pro`, 4.10 in `model-4.10`. 0 when there is none, so
+/// `model.id | model_version >= 4` is simply false.
+///
+/// A [`ModelVersion`]: it compares as a version, part by part, not as a decimal (4.10 is
+/// above 4.9 and 4.2), with numbers and with texts such as `"4.10"`.
 fn model_version(
     text: &str,
     index: Option<usize>,
@@ -389,14 +393,117 @@ fn model_version(
         }
         (index, named) => index.or(named).unwrap_or(0),
     };
-    let numbers = numbers(text);
-    Ok(match numbers.get(index) {
-        Some(number) => match number.parse::<i64>() {
-            Ok(whole) => Value::from(whole),
-            Err(_) => Value::from(number.parse::<f64>().unwrap_or(0.0)),
-        },
-        None => Value::from(0),
-    })
+    let version = numbers(text).get(index).map_or_else(
+        || ModelVersion(vec![0]),
+        |number| ModelVersion::parse(number),
+    );
+    Ok(Value::from_object(version))
+}
+
+/// A version number read from a model id: its parts, as written between dots. Two versions
+/// compare part by part, a missing part as 0 (`4` is `4.0`). A number it is compared with is
+/// read as it is written (`4.2` is 4 then 2; an integer, one part); a text, as dotted digits
+/// (`"4.10"`, the way to write a part of more than one digit or ending in 0, which a number
+/// loses: `4.10` is the number 4.1).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ModelVersion(Vec<u64>);
+
+impl ModelVersion {
+    /// Dotted digits; a part too long for a number counts as the largest one.
+    fn parse(text: &str) -> Self {
+        ModelVersion(
+            text.split('.')
+                .map(|part| part.parse::<u64>().unwrap_or(u64::MAX))
+                .collect(),
+        )
+    }
+
+    /// A template value as a version: a number as it is written, a text of dotted digits.
+    /// `None` for anything else (a negative number, a text that is no version).
+    fn of(value: &Value) -> Option<Self> {
+        if let Some(text) = value.as_str() {
+            let dotted = !text.is_empty()
+                && text
+                    .split('.')
+                    .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()));
+            return dotted.then(|| Self::parse(text));
+        }
+        if !value.is_number() {
+            return None;
+        }
+        if let Ok(whole) = u64::try_from(value.clone()) {
+            return Some(ModelVersion(vec![whole]));
+        }
+        let number = f64::try_from(value.clone()).ok()?;
+        if !number.is_finite() || number < 0.0 {
+            return None;
+        }
+        // Rust writes the shortest text that reads back as the same number: `4.2`, not
+        // `4.2000000000000002`.
+        let written = number.to_string();
+        let written = written.strip_suffix(".0").unwrap_or(&written);
+        written
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b == b'.')
+            .then(|| Self::parse(written))
+    }
+
+    fn compare(&self, other: &Self) -> std::cmp::Ordering {
+        let len = self.0.len().max(other.0.len());
+        let part = |version: &Self, index: usize| version.0.get(index).copied().unwrap_or(0);
+        (0..len)
+            .map(|index| part(self, index).cmp(&part(other, index)))
+            .find(|ordering| ordering.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
+    }
+}
+
+impl std::fmt::Display for ModelVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (index, part) in self.0.iter().enumerate() {
+            if index > 0 {
+                f.write_str(".")?;
+            }
+            write!(f, "{part}")?;
+        }
+        Ok(())
+    }
+}
+
+impl minijinja::value::Object for ModelVersion {
+    fn repr(self: &Arc<Self>) -> minijinja::value::ObjectRepr {
+        minijinja::value::ObjectRepr::Plain
+    }
+
+    /// Written as read: `4`, `5.1`, `4.10`.
+    fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self.as_ref(), f)
+    }
+
+    /// 0 (no number in the id) is false, as the number 0 was.
+    fn is_true(self: &Arc<Self>) -> bool {
+        self.0.iter().any(|part| *part != 0)
+    }
+
+    /// Two versions keep an order of their own in `sort` and `max`.
+    fn custom_cmp(
+        self: &Arc<Self>,
+        other: &minijinja::value::DynObject,
+    ) -> Option<std::cmp::Ordering> {
+        Some(self.compare(other.downcast_ref::<Self>()?))
+    }
+
+    /// Against a version, a number or a text of dotted digits; any version is above a
+    /// number below 0. Anything else keeps the value order.
+    fn compare_in_template(self: &Arc<Self>, other: &Value) -> Option<std::cmp::Ordering> {
+        if let Some(version) = other.downcast_object_ref::<Self>() {
+            return Some(self.compare(version));
+        }
+        if other.is_number() && f64::try_from(other.clone()).is_ok_and(|n| n < 0.0) {
+            return Some(std::cmp::Ordering::Greater);
+        }
+        Some(self.compare(&Self::of(other)?))
+    }
 }
 
 fn numbers(text: &str) -> Vec<&str> {
@@ -555,6 +662,58 @@ mod tests {
         }
         assert!(holds("id | model_version == 0", "grok-code-fast"));
         assert!(holds("id | model_version >= 10", "gpt-10"));
+    }
+
+    /// A model's version is a dotted version, not a decimal: 4.10 comes after 4.9 and 4.2,
+    /// where read as a number it was 4.1.
+    #[test]
+    fn the_version_number_in_an_id_compares_as_a_version() {
+        for (condition, id) in [
+            ("id | model_version >= 4.2", "model-4.10"),
+            ("id | model_version > 4.9", "model-4.10"),
+            ("id | model_version is gt(4.9)", "model-4.10"),
+            ("id | model_version < 5", "model-4.10"),
+            ("id | model_version == '4.10'", "model-4.10"),
+            ("id | model_version != 4.1", "model-4.10"),
+            ("id | model_version > '4.9'", "model-4.10"),
+            ("id | model_version >= 4", "claude-sonnet-4-5"),
+            ("id | model_version == 4.0", "claude-sonnet-4-5"),
+            ("id | model_version < 2.5", "gemini-1.5-pro"),
+            ("id | model_version >= 2.5", "gemini-2.5-pro"),
+            ("4.2 <= id | model_version", "model-4.10"),
+            ("id | model_version > -1", "grok-code-fast"),
+            ("not id | model_version", "grok-code-fast"),
+            ("id | model_version", "gpt-4.1"),
+            (
+                "(id | model_version) > ('gpt-4.9' | model_version)",
+                "gpt-4.10",
+            ),
+        ] {
+            assert!(holds(condition, id), "{condition} for {id}");
+        }
+        for (condition, id) in [
+            ("id | model_version < 4.2", "model-4.10"),
+            ("id | model_version == 4.1", "model-4.10"),
+            ("id | model_version == '4.1'", "model-4.10"),
+        ] {
+            assert!(!holds(condition, id), "{condition} for {id}");
+        }
+        // Written as read; sorted among versions as versions, and beside other values
+        // without a panic (the value order stays total).
+        let mut env = Environment::new();
+        install(&mut env);
+        let render = |template: &str| {
+            env.render_str(template, minijinja::context! { id => "model-4.10" })
+                .unwrap()
+        };
+        assert_eq!(render("{{ id | model_version }}"), "4.10");
+        assert_eq!(render("{{ 'gpt-5.1' | model_version }}"), "5.1");
+        assert_eq!(render("{{ 'no number' | model_version }}"), "0");
+        assert_eq!(
+            render("{{ ['m-4.10', 'm-4.9', 'm-4.2'] | map('model_version') | sort | join(' ') }}"),
+            "4.2 4.9 4.10"
+        );
+        render("{{ [id | model_version, 4.2, 4.15, '4.3', 4] | sort | length }}");
     }
 
     /// Renders `template` with `fuel`, the helpers installed.

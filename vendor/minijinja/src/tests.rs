@@ -266,7 +266,8 @@ mod builtins {
     #[cfg_attr(docsrs, doc(cfg(feature = "builtins")))]
     #[cfg(feature = "builtins")]
     pub fn is_eq(value: &Value, other: &Value) -> bool {
-        *value == *other
+        // promptc patch: as `==` (see `ops::template_cmp`).
+        crate::value::ops::template_eq(value, other)
     }
 
     /// Test version of `!=`.
@@ -282,7 +283,8 @@ mod builtins {
     #[cfg_attr(docsrs, doc(cfg(feature = "builtins")))]
     #[cfg(feature = "builtins")]
     pub fn is_ne(value: &Value, other: &Value) -> bool {
-        *value != *other
+        // promptc patch: as `!=`.
+        !crate::value::ops::template_eq(value, other)
     }
 
     /// Test version of `<`.
@@ -298,7 +300,8 @@ mod builtins {
     #[cfg_attr(docsrs, doc(cfg(feature = "builtins")))]
     #[cfg(feature = "builtins")]
     pub fn is_lt(value: &Value, other: &Value) -> bool {
-        *value < *other
+        // promptc patch: as `<`.
+        crate::value::ops::template_ordered(value, other, std::cmp::Ordering::Less, false)
     }
 
     /// Test version of `<=`.
@@ -314,7 +317,8 @@ mod builtins {
     #[cfg_attr(docsrs, doc(cfg(feature = "builtins")))]
     #[cfg(feature = "builtins")]
     pub fn is_le(value: &Value, other: &Value) -> bool {
-        *value <= *other
+        // promptc patch: as `<=`.
+        crate::value::ops::template_ordered(value, other, std::cmp::Ordering::Less, true)
     }
 
     /// Test version of `>`.
@@ -330,7 +334,8 @@ mod builtins {
     #[cfg_attr(docsrs, doc(cfg(feature = "builtins")))]
     #[cfg(feature = "builtins")]
     pub fn is_gt(value: &Value, other: &Value) -> bool {
-        *value > *other
+        // promptc patch: as `>`.
+        crate::value::ops::template_ordered(value, other, std::cmp::Ordering::Greater, false)
     }
 
     /// Test version of `>=`.
@@ -346,7 +351,8 @@ mod builtins {
     #[cfg_attr(docsrs, doc(cfg(feature = "builtins")))]
     #[cfg(feature = "builtins")]
     pub fn is_ge(value: &Value, other: &Value) -> bool {
-        *value >= *other
+        // promptc patch: as `>=`.
+        crate::value::ops::template_ordered(value, other, std::cmp::Ordering::Greater, true)
     }
 
     /// Test version of `in`.

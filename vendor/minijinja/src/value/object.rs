@@ -288,6 +288,18 @@ pub trait Object: fmt::Debug + Send + Sync {
         None
     }
 
+    /// How the object compares with `other` (a value of any kind, this object too) in a
+    /// template's comparison: `==`, `!=`, `<`, `<=`, `>`, `>=` and the tests of the same
+    /// names. `None` leaves the comparison to the value order.
+    ///
+    /// (promptc patch.) Only those comparisons ask it: `sort`, `max`, `unique` and
+    /// `Value`'s own `Ord` and `PartialEq` keep the value order, which stays total whatever
+    /// this says (an order that is not total panics in a sort).
+    fn compare_in_template(self: &Arc<Self>, other: &Value) -> Option<Ordering> {
+        let _ = other;
+        None
+    }
+
     /// Formats the object for stringification.
     ///
     /// The default implementation is specific to the behavior of
@@ -945,6 +957,8 @@ type_erase! {
         ) -> Result<Value, Error>;
 
         fn custom_cmp(&self, other: &DynObject) -> Option<Ordering>;
+
+        fn compare_in_template(&self, other: &Value) -> Option<Ordering>;
 
         fn render(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
 

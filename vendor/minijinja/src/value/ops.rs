@@ -1,3 +1,5 @@
+use std::cmp::Ordering;
+
 use crate::error::{Error, ErrorKind};
 use crate::utils::{collect_untrusted, untrusted_size_hint};
 use crate::value::merge_object::MergeSeq;
@@ -134,6 +136,43 @@ fn range_step_backwards(
         (start - stop + step - 1) / step
     };
     (stop..=start).rev().step_by(step).take(length)
+}
+
+/// How a template's comparison (`==`, `<`, …, and the tests of the same names) orders two
+/// values: as an object on either side says (`Object::compare_in_template`), else by the
+/// value order.
+///
+/// (promptc patch.)
+pub fn template_cmp(a: &Value, b: &Value) -> Option<Ordering> {
+    if let Some(object) = a.as_object() {
+        if let Some(rv) = object.compare_in_template(b) {
+            return Some(rv);
+        }
+    }
+    if let Some(object) = b.as_object() {
+        if let Some(rv) = object.compare_in_template(a) {
+            return Some(rv.reverse());
+        }
+    }
+    None
+}
+
+/// `a == b` in a template (see [`template_cmp`]). (promptc patch.)
+pub fn template_eq(a: &Value, b: &Value) -> bool {
+    match template_cmp(a, b) {
+        Some(rv) => rv == Ordering::Equal,
+        None => a == b,
+    }
+}
+
+/// `a < b` (`Less`), `a > b` (`Greater`), with `or_equal` for `<=` and `>=`, in a template
+/// (see [`template_cmp`]). (promptc patch.)
+pub fn template_ordered(a: &Value, b: &Value, wanted: Ordering, or_equal: bool) -> bool {
+    let rv = match template_cmp(a, b) {
+        Some(rv) => Some(rv),
+        None => a.partial_cmp(b),
+    };
+    rv.is_some_and(|rv| rv == wanted || (or_equal && rv == Ordering::Equal))
 }
 
 pub fn slice(value: Value, start: Value, stop: Value, step: Value) -> Result<Value, Error> {

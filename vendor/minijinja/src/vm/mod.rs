@@ -1,4 +1,5 @@
 use std::borrow::Cow;
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
 #[cfg(feature = "macros")]
 use std::mem;
@@ -369,13 +370,14 @@ impl<'env> Executor<'env> {
                 }};
             }
 
-            macro_rules! op_binop {
-                ($op:tt) => {{
+            macro_rules! op_compare {
+                ($compare:expr) => {{
                     b = stack.pop();
                     a = stack.pop();
                     ctx_ok!(undefined_behavior.assert_value_not_undefined(&a));
                     ctx_ok!(undefined_behavior.assert_value_not_undefined(&b));
-                    stack.push(Value::from(a $op b));
+                    let compare: fn(&Value, &Value) -> bool = $compare;
+                    stack.push(Value::from(compare(&a, &b)));
                 }};
             }
 
@@ -617,12 +619,22 @@ impl<'env> Executor<'env> {
                 Instruction::IntDiv => func_binop!(int_div),
                 Instruction::Rem => func_binop!(rem),
                 Instruction::Pow => func_binop!(pow),
-                Instruction::Eq => op_binop!(==),
-                Instruction::Ne => op_binop!(!=),
-                Instruction::Gt => op_binop!(>),
-                Instruction::Gte => op_binop!(>=),
-                Instruction::Lt => op_binop!(<),
-                Instruction::Lte => op_binop!(<=),
+                // promptc patch: an object may order itself against other values in a
+                // template's comparisons (see `ops::template_cmp`).
+                Instruction::Eq => op_compare!(|a, b| ops::template_eq(a, b)),
+                Instruction::Ne => op_compare!(|a, b| !ops::template_eq(a, b)),
+                Instruction::Gt => {
+                    op_compare!(|a, b| ops::template_ordered(a, b, Ordering::Greater, false))
+                }
+                Instruction::Gte => {
+                    op_compare!(|a, b| ops::template_ordered(a, b, Ordering::Greater, true))
+                }
+                Instruction::Lt => {
+                    op_compare!(|a, b| ops::template_ordered(a, b, Ordering::Less, false))
+                }
+                Instruction::Lte => {
+                    op_compare!(|a, b| ops::template_ordered(a, b, Ordering::Less, true))
+                }
                 Instruction::Not => {
                     a = stack.pop();
                     stack.push(Value::from(!ctx_ok!(undefined_behavior.is_true(&a))));
