@@ -516,6 +516,15 @@ impl Templates {
         .unwrap_or(false)
     }
 
+    /// Whether a template reads `name` only to ask whether it holds an item (`"x" in name`):
+    /// what it writes then holds none of the items.
+    pub fn only_tests_membership(&self, template: TemplateId, name: &str) -> bool {
+        self.with_source(self.name(template), |source| {
+            only_tested_for_membership(source, name)
+        })
+        .unwrap_or(false)
+    }
+
     /// Top-level names a template reads that it does not set itself, sorted.
     pub fn variables(&self, template: TemplateId) -> &[String] {
         self.facts(self.name(template))
@@ -736,8 +745,6 @@ fn whole_words<'s>(source: &'s str, word: &'s str) -> impl Iterator<Item = usize
         })
 }
 
-/// The first whole `word` inside a tag (`{{ … }}`, `{% … %}`) and outside the tag's quoted
-/// strings: where an expression names it.
 /// Where each of `variables` (names) is first used in `source`, as [`first_word_in_tags`],
 /// else [`first_word`], else 0 finds it, with one pass over the text.
 fn first_uses<'v>(source: &str, variables: &[&'v str]) -> Vec<(&'v str, usize)> {
@@ -766,7 +773,7 @@ fn first_uses<'v>(source: &str, variables: &[&'v str]) -> Vec<(&'v str, usize)> 
             let offset = found
                 .iter()
                 .copied()
-                .find(|&at| in_tag(source, at))
+                .find(|&at| tag_around(source, at).is_some())
                 .or_else(|| found.first().copied())
                 .unwrap_or(0);
             (*variable, offset)
@@ -774,25 +781,25 @@ fn first_uses<'v>(source: &str, variables: &[&'v str]) -> Vec<(&'v str, usize)> 
         .collect()
 }
 
+/// The first whole `word` inside a tag (`{{ … }}`, `{% … %}`) and outside the tag's quoted
+/// strings: where an expression names it.
 fn first_word_in_tags(source: &str, word: &str) -> Option<usize> {
-    whole_words(source, word).find(|&at| in_tag(source, at))
+    whole_words(source, word).find(|&at| tag_around(source, at).is_some())
 }
 
-/// Whether the text at `at` is inside a tag (`{{ … }}`, `{% … %}`) and outside the tag's
-/// quoted strings.
-fn in_tag(source: &str, at: usize) -> bool {
-    // The nearest tag delimiter before it, found brace by brace back from it (a search
-    // for each delimiter through the whole text before it made 20,000 names in a 1 MB
-    // template quadratic): an opening puts it inside a tag.
+/// Where the tag that holds `at` opens (its `{{` or `{%`), when `at` is inside one and outside
+/// the tag's quoted strings.
+fn tag_around(source: &str, at: usize) -> Option<usize> {
+    // The nearest tag delimiter before it, found brace by brace back from it (a search for
+    // each delimiter through the whole text before it made 20,000 names in a 1 MB template
+    // quadratic): an opening puts it inside a tag.
     let bytes = source.as_bytes();
     let mut end = at;
     let opened = loop {
-        let Some(brace) = memchr::memrchr2(b'{', b'}', &bytes[..end]) else {
-            return false;
-        };
+        let brace = memchr::memrchr2(b'{', b'}', &bytes[..end])?;
         match bytes[brace] {
             b'{' if matches!(bytes.get(brace + 1), Some(b'{' | b'%')) => break brace,
-            b'}' if brace > 0 && matches!(bytes[brace - 1], b'}' | b'%') => return false,
+            b'}' if brace > 0 && matches!(bytes[brace - 1], b'}' | b'%') => return None,
             _ => end = brace,
         }
     };
@@ -809,12 +816,65 @@ fn in_tag(source: &str, at: usize) -> bool {
             _ => {}
         }
     }
-    quote.is_none()
+    quote.is_none().then_some(opened)
+}
+
+/// Whether every expression of `source` that names `word` only asks whether it holds an item
+/// (`"x" in word`, `"x" not in word`), so that none of its items reach the text. A loop over it
+/// (`{% for x in word %}`), a filter, or any other use reads its items.
+fn only_tested_for_membership(source: &str, word: &str) -> bool {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    whole_words(source, word).all(|at| {
+        let Some(opened) = tag_around(source, at) else {
+            // Prose: not read at all.
+            return true;
+        };
+        let before = source[opened + 2..at].trim_end();
+        let Some(operand) = before.strip_suffix("in") else {
+            return false;
+        };
+        if operand.ends_with(is_ident) || operand.trim().is_empty() {
+            return false;
+        }
+        // The `in` of a loop's header: `{% for name, other in word %}`.
+        let header = operand.trim_start_matches(['-', '+']).trim();
+        let loop_header = source[opened..].starts_with("{%")
+            && header.strip_prefix("for").is_some_and(|targets| {
+                targets.starts_with(char::is_whitespace)
+                    && targets
+                        .chars()
+                        .all(|c| is_ident(c) || c.is_whitespace() || matches!(c, ',' | '(' | ')'))
+                    && !targets
+                        .split(|c: char| !is_ident(c))
+                        .any(|name| matches!(name, "in" | "if"))
+            });
+        !loop_header
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_only_tested_for_membership_is_told_from_one_whose_items_are_read() {
+        let only = |source: &str| only_tested_for_membership(source, "enabled_tools");
+        assert!(only("{% if 'a' in enabled_tools %}A{% endif %}"));
+        assert!(only(
+            "{%- if \"a\" not in enabled_tools and 'b' in enabled_tools -%}{% endif %}"
+        ));
+        assert!(only("{{ 'a' in enabled_tools }} enabled_tools in prose"));
+        assert!(only(
+            "{% for t in tools if t.name in enabled_tools %}{% endfor %}"
+        ));
+        assert!(!only("{% for t in enabled_tools %}{{ t }}{% endfor %}"));
+        assert!(!only("{%- for (i, t) in enabled_tools -%}{% endfor %}"));
+        assert!(!only("{{ enabled_tools | join(', ') }}"));
+        assert!(!only(
+            "{% if 'a' in enabled_tools %}{% endif %}{% set e = enabled_tools %}"
+        ));
+        assert!(!only("{{ 'in' ~ enabled_tools }}"));
+    }
 
     /// A name is found where an expression reads it: not in the prose before the tag, nor in
     /// a quoted string inside one.

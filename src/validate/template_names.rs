@@ -410,7 +410,8 @@ fn unslotted_components(
 }
 
 /// A variant's tools reach the model as native definitions, or written into the prompt by a
-/// template that reads `TOOLS` or `tools` (or names them from `enabled_tools`): with neither,
+/// template that reads `TOOLS` or `tools` (or names them from `enabled_tools`, which a test
+/// `"x" in enabled_tools` does not): with neither,
 /// the tools it lists were left out without a word.
 fn unwritten_tools(
     scope: &Scope<'_>,
@@ -437,10 +438,21 @@ fn unwritten_tools(
             .iter()
             .any(|reference| reference.name.is_none())
     });
-    let reads_tools = reached
-        .iter()
-        .flat_map(|template| workspace.templates.variables(*template))
-        .any(|name| [TOOLS_TEXT, TOOLS_DATA, ENABLED_TOOLS].contains(&name.as_str()));
+    // `enabled_tools` writes the tools by name when its items are read (`{% for %}`, `join`);
+    // a template that only asks `"x" in enabled_tools` writes none of them.
+    let reads_tools = reached.iter().any(|&template| {
+        workspace
+            .templates
+            .variables(template)
+            .iter()
+            .any(|name| match name.as_str() {
+                TOOLS_TEXT | TOOLS_DATA => true,
+                ENABLED_TOOLS => !workspace
+                    .templates
+                    .only_tests_membership(template, ENABLED_TOOLS),
+                _ => false,
+            })
+    });
     if reads_tools || computes_a_name {
         return;
     }
