@@ -286,6 +286,15 @@ pub enum Problem {
     UnusedPartial {
         name: String,
     },
+    /// A component that no variant lists: it renders in no build (often a list not updated
+    /// after a rename).
+    UnusedComponent {
+        id: String,
+    },
+    /// A tool that no variant lists: no build offers it.
+    UnusedTool {
+        id: String,
+    },
     /// A component's template reads the section of a component that renders after it in a
     /// variant: the section is empty there, whatever the context.
     SectionReadBeforeItRenders {
@@ -581,6 +590,8 @@ impl Problem {
             Problem::TemplateCycle { .. } => "template-cycle",
             Problem::ComputedTemplateName { .. } => "computed-template-name",
             Problem::UnusedPartial { .. } => "unused-partial",
+            Problem::UnusedComponent { .. } => "unused-component",
+            Problem::UnusedTool { .. } => "unused-tool",
             Problem::SectionReadBeforeItRenders { .. } => "section-read-before-it-renders",
             Problem::SectionNeverRendered { .. } => "section-never-rendered",
             Problem::ConditionOnATable { .. } => "condition-on-a-table",
@@ -662,6 +673,8 @@ impl Problem {
             | Problem::UnslottedComponent { .. }
             | Problem::ComputedTemplateName { .. }
             | Problem::UnusedPartial { .. }
+            | Problem::UnusedComponent { .. }
+            | Problem::UnusedTool { .. }
             | Problem::SectionReadBeforeItRenders { .. }
             | Problem::SectionNeverRendered { .. }
             | Problem::ConditionOnATable { .. }
@@ -933,6 +946,12 @@ impl Problem {
             }
             Problem::UnusedPartial { .. } => {
                 "include, import or extend it from a template, or delete it".into()
+            }
+            Problem::UnusedComponent { id } => format!(
+                "list `{id}` in a variant's `components` (or `add_components`), or delete it"
+            ),
+            Problem::UnusedTool { id } => {
+                format!("list `{id}` in a variant's `tools` (or `add_tools`), or delete it")
             }
             Problem::SectionReadBeforeItRenders {
                 component, reader, ..
@@ -1266,6 +1285,13 @@ impl Problem {
                 f,
                 "partial `{name}` is not included, imported or extended by any template"
             ),
+            Problem::UnusedComponent { id } => write!(
+                f,
+                "component `{id}` is listed by no variant: no build renders it"
+            ),
+            Problem::UnusedTool { id } => {
+                write!(f, "tool `{id}` is listed by no variant: no build offers it")
+            }
             Problem::SectionReadBeforeItRenders {
                 slot,
                 component,
@@ -1712,6 +1738,8 @@ mod tests {
             Problem::TemplateCycle { chain: Vec::new() },
             Problem::ComputedTemplateName { tag: "include" },
             Problem::UnusedPartial { name: text() },
+            Problem::UnusedComponent { id: text() },
+            Problem::UnusedTool { id: text() },
             Problem::SectionReadBeforeItRenders {
                 slot: text(),
                 component: text(),
@@ -1876,7 +1904,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 72;
+    const VARIANTS: usize = 74;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -1952,6 +1980,8 @@ mod tests {
             Problem::OutputsReadAsRules { .. } => 69,
             Problem::TooMuchCode { .. } => 70,
             Problem::MoreProblems { .. } => 71,
+            Problem::UnusedComponent { .. } => 72,
+            Problem::UnusedTool { .. } => 73,
         }
     }
 

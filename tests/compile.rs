@@ -147,7 +147,7 @@ fn a_family_override_rearranges_and_drops_tool_use_sub_sections() {
 fn a_slot_of_an_unlisted_component_renders_empty() {
     let workspace = load("expressive");
     let compiled = compile(&workspace, "base", "full");
-    // base.md has {{ FEEDBACK_SECTION }}; no variant lists `feedback`.
+    // base.md has {{ FEEDBACK_SECTION }}; base does not list `feedback` (compact does).
     assert!(!compiled.sections.iter().any(|s| s.id == "feedback"));
     assert!(!compiled.prompt.contains("/feedback"));
     assert!(
@@ -315,7 +315,7 @@ fn inheritance_and_overrides_follow_the_documented_merge_rules() {
     let (v, chain) = compiler.effective_variant(&request).unwrap();
     assert_eq!(chain, ["compact", "base"]);
     // Lists set by the child replace the parent's; unset ones are inherited.
-    assert_eq!(v.components.as_ref().unwrap().len(), 5);
+    assert_eq!(v.components.as_ref().unwrap().len(), 6);
     assert_eq!(
         v.tools.as_ref().unwrap(),
         &["shell", "browser", "todo", "read"]
@@ -336,7 +336,8 @@ fn inheritance_and_overrides_follow_the_documented_merge_rules() {
             "intro",
             "tool_format_help",
             "tool_list",
-            "tool_use"
+            "tool_use",
+            "feedback"
         ]
     );
 }

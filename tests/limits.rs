@@ -128,7 +128,8 @@ fn a_file_of_very_many_problems_reports_its_first_and_counts_the_rest() {
 /// The minimal workspace with `manifest` appended to its manifest and `template` as the
 /// `intro` component's template.
 /// The minimal variant listing no tools: for base templates of these tests that write none
-/// (a variant that lists tools it never writes is warned of).
+/// (a variant that lists tools it never writes is warned of, as is a tool no variant lists:
+/// the minimal fixture's `read_file` is left out beside it).
 const NO_TOOLS: &str =
     "id = \"generic\"\ntemplate_file = \"generic.md\"\ncomponents = [\"intro\"]\ntools = []\n";
 
@@ -479,6 +480,7 @@ fn all_the_text_of_one_compile_is_bounded() {
         )
         .file("components/intro.md", &half)
         .file("variants/generic.toml", NO_TOOLS)
+        .remove("tools/read_file.toml")
         .file(
             "variants/generic.md",
             format!("{half}{{{{ INTRO_SECTION }}}}\n"),
@@ -680,6 +682,7 @@ fn fuel_is_one_budget_for_all_the_renders_of_a_compile() {
     let fixture = Fixture::minimal()
         .file("components/intro.md", looping)
         .file("variants/generic.toml", NO_TOOLS)
+        .remove("tools/read_file.toml")
         .file(
             "variants/generic.md",
             format!("{looping}{{{{ INTRO_SECTION }}}}\n"),
@@ -714,6 +717,7 @@ fn a_remembered_render_spends_its_fuel_again() {
         .file("promptc.toml", format!("{}fuel = 1000\n", common::MANIFEST))
         .file("components/intro.md", looping)
         .file("variants/generic.toml", NO_TOOLS)
+        .remove("tools/read_file.toml")
         .file(
             "variants/generic.md",
             format!("{looping}{{{{ INTRO_SECTION }}}}\n"),
@@ -1162,6 +1166,7 @@ fn each_distinct_pattern_a_template_builds_costs_fuel() {
         )
         .file("components/intro.md", two)
         .file("variants/generic.toml", NO_TOOLS)
+        .remove("tools/read_file.toml")
         .file("variants/generic.md", one)
         .write();
     runs_out_every_time(workspace.root(), "out-of-fuel");
@@ -2023,7 +2028,8 @@ fn shared_enum(values: usize, tools: usize) -> Fixture {
                 "tools = [\"read_file\"]",
                 &format!("native_tools = true\ntools = [{}]", ids.join(", ")),
             ),
-        );
+        )
+        .remove("tools/read_file.toml");
     for i in 0..tools {
         fixture = fixture.file(
             &format!("tools/t{i}.toml"),

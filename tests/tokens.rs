@@ -313,6 +313,8 @@ fn tool_definitions_that_change_per_request_leave_no_stable_prefix() {
     let variant = "id = \"generic\"\ntemplate = \"You are a careful agent, who reads before writing.\"\ntools = [\"read_file\"]\nnative_tools = true\n";
     let fixture = Fixture::minimal()
         .file("variants/generic.toml", variant)
+        .remove("components/intro.toml")
+        .remove("components/intro.md")
         .file(
             "tools/read_file.toml",
             "id = \"read_file\"\ndescription = \"Read a file under {{ cwd }}.\"\n",
@@ -360,6 +362,8 @@ fn mcp_servers_make_the_definitions_volatile_only_when_listed() {
             "variants/generic.toml",
             "id = \"generic\"\ntemplate = \"You are a careful agent, who reads before writing.\"\ntools = [\"read_file\"]\nnative_tools = true\n",
         )
+        .remove("components/intro.toml")
+        .remove("components/intro.md")
         .file(
             "examples/contexts/basic.toml",
             "date = \"2026-11-01\"\n\n[[mcp_servers]]\nname = \"maps\"\ncommand = \"maps-mcp\"\n\n[[mcp_servers.tools]]\nname = \"geocode\"\ndescription = \"Find a place.\"\n",
@@ -679,6 +683,7 @@ fn an_over_budget_family_is_one_error_naming_top_level_sections() {
             "id = \"outer\"\ntemplate = \"Outer: {{ INNER_SECTION }}\"\n",
         )
         .file("examples/contexts/long.toml", "date = \"2026-11-01\"\ncwd = \"/a/much/longer/working/directory/than/the/other/one\"\n")
+        .remove("tools/read_file.toml")
         .validate();
     let diagnostic = report.single();
     assert_eq!(diagnostic.code, "over-budget");

@@ -58,6 +58,7 @@ const RULES: &[Rule] = &[
     variants,
     slots_are_unique,
     component_families_exist,
+    definitions_are_used,
     tools,
     manifest,
 ];
@@ -278,6 +279,66 @@ fn listed_ids(known: &Known<'_>, entry: &Entry<VariantDef>, out: &mut Diagnostic
                 );
             }
             known.id(kind, id, span, out);
+        }
+    }
+}
+
+/// A component or tool that no variant lists is in no build: usually a list that was not
+/// updated when it was renamed, or one left behind. Every variant file's own lists are read,
+/// whatever its ancestry, so a broken `extends` blames nothing here; with a variant that did
+/// not load, or a variants folder not read, what is listed is not known, and nothing is said.
+fn definitions_are_used(known: &Known<'_>, out: &mut Diagnostics) {
+    let workspace = known.workspace;
+    if workspace.invalid.variant_invalid || known.variants_unread {
+        return;
+    }
+    let mut components: HashSet<&str> = HashSet::new();
+    let mut tools: HashSet<&str> = HashSet::new();
+    for entry in workspace.variants.values() {
+        let variant = &entry.value;
+        for list in [&variant.components, &variant.add_components] {
+            components.extend(list.iter().flatten().map(String::as_str));
+        }
+        for list in [&variant.tools, &variant.add_tools] {
+            tools.extend(list.iter().flatten().map(String::as_str));
+        }
+    }
+    // A list naming an id no file defines (an error of its own, with the near id) most
+    // likely meant one of those left unlisted: that error says it.
+    if components
+        .iter()
+        .all(|id| workspace.components.contains_key(*id))
+    {
+        unused(
+            &workspace.components,
+            &components,
+            |id| Problem::UnusedComponent { id },
+            out,
+        );
+    }
+    if tools.iter().all(|id| workspace.tools.contains_key(*id)) {
+        unused(
+            &workspace.tools,
+            &tools,
+            |id| Problem::UnusedTool { id },
+            out,
+        );
+    }
+}
+
+/// A warning at each definition whose id is not `listed`.
+fn unused<T>(
+    defined: &IndexMap<String, Entry<T>>,
+    listed: &HashSet<&str>,
+    problem: impl Fn(String) -> Problem,
+    out: &mut Diagnostics,
+) {
+    for (id, entry) in defined {
+        if !listed.contains(id.as_str()) {
+            out.push(Diagnostic::new(
+                problem(id.clone()),
+                entry.value_span("/id"),
+            ));
         }
     }
 }
