@@ -869,3 +869,118 @@ fn a_base_without_the_workspace_quotes_the_folder_s_name() {
         "{out}"
     );
 }
+
+/// A family released at 1.0.0 (its `stable` label) and a version 2 under review beside it,
+/// as the README's `[[build.entries]]` shows: both compile for the `basic` context.
+fn review_repo() -> common::Workspace {
+    let workspace = common::Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}[build]\nfamilies = [\"generic\"]\nout = \"out\"\n\n\
+                 [[build.entries]]\nvariant = \"generic@2\"\ncontext = \"basic\"\n\
+                 output = \"generic-review/basic.md\"\n\n[routing]\nlabel = \"stable\"\n",
+                common::MANIFEST
+            ),
+        )
+        .file(
+            "variants/generic.toml",
+            format!(
+                "{}version = \"1.0.0\"\nlabels = {{ stable = \"1.0.0\" }}\n\n\
+                 [placeholders]\nAGENT = \"Atlas\"\n",
+                common::VARIANT
+            ),
+        )
+        .file(
+            "variants/generic.md",
+            format!("{{{{ AGENT }}}} here.\n{}", common::BASE_TEMPLATE),
+        )
+        .file(
+            "variants/generic-2.toml",
+            "id = \"generic-2\"\nfamily = \"generic\"\nextends = \"generic\"\nversion = \"2.0.0\"\n",
+        )
+        .write();
+    common::git(workspace.root(), &["init", "-q", "-b", "main"]);
+    let built = workspace.run(&["build", "--all"]);
+    assert_eq!(built.code, 0, "{}", built.stderr);
+    common::git(workspace.root(), &["add", "-A"]);
+    common::git(workspace.root(), &["commit", "-q", "-m", "initial"]);
+    workspace
+}
+
+/// An output of a version under review is named as that version, not as the released
+/// family it belongs to; and a file is said to change only outputs whose bytes changed: a
+/// variant whose change its child undoes for itself changes its own output only.
+#[test]
+fn diff_names_a_version_under_review_and_only_outputs_that_changed() {
+    let workspace = review_repo();
+    let root = workspace.root();
+    let edit = |path: &str, from: &str, to: &str| {
+        let text = std::fs::read_to_string(root.join(path)).unwrap();
+        assert!(text.contains(from), "{path} has no `{from}`");
+        std::fs::write(root.join(path), text.replace(from, to)).unwrap();
+    };
+    // The review version says something of its own.
+    edit(
+        "variants/generic-2.toml",
+        "version = \"2.0.0\"\n",
+        "version = \"2.0.0\"\n\n[placeholders]\nAGENT = \"Nova\"\n",
+    );
+    let run = workspace.run(&["diff", "--base", "main", "--stat"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.starts_with("generic@2 × basic (modified): "),
+        "{}",
+        run.stdout
+    );
+    let json = workspace.run(&["diff", "--base", "main", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(report["prompts"][0]["family"], "generic");
+    assert_eq!(report["prompts"][0]["variant"], "generic@2");
+    // In one change, the released family renames its agent and the review version keeps the
+    // old name for itself: the review output's bytes do not change, though the parent's
+    // change alone would change them.
+    let workspace = review_repo();
+    let root = workspace.root();
+    let edit = |path: &str, from: &str, to: &str| {
+        let text = std::fs::read_to_string(root.join(path)).unwrap();
+        assert!(text.contains(from), "{path} has no `{from}`");
+        std::fs::write(root.join(path), text.replace(from, to)).unwrap();
+    };
+    edit(
+        "variants/generic.toml",
+        "AGENT = \"Atlas\"",
+        "AGENT = \"Orion\"",
+    );
+    edit(
+        "variants/generic-2.toml",
+        "version = \"2.0.0\"\n",
+        "version = \"2.0.0\"\n\n[placeholders]\nAGENT = \"Atlas\"\n",
+    );
+    let run = workspace.run(&["diff", "--base", "main", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let changed: Vec<&str> = report["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(changed, ["out/generic/basic.md"]);
+    let affects: Vec<(&str, &serde_json::Value)> = report["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["path"].as_str().unwrap(), &s["affects"]))
+        .collect();
+    assert_eq!(
+        affects,
+        [
+            ("variants/generic-2.toml", &serde_json::json!([])),
+            (
+                "variants/generic.toml",
+                &serde_json::json!(["out/generic/basic.md"])
+            ),
+        ]
+    );
+}

@@ -332,11 +332,12 @@ fn first_problem(error: &CompileError) -> String {
 
 /// The warning for a volatile value early in the prompt, if there is one, at the place that
 /// holds the value: the component's template, the tool text, or else the base template.
+/// `output` names the compile (`next-gen × basic`).
 pub fn volatile_warning(
     compiler: &Compiler<'_>,
     request: &Request,
     compiled: &Compiled,
-    context: &str,
+    output: &str,
 ) -> Option<Diagnostic> {
     let workspace = compiler.workspace();
     let settings = &workspace.settings().tokens;
@@ -351,7 +352,7 @@ pub fn volatile_warning(
         Err(reason) => {
             return Some(Diagnostic::new(
                 Problem::StablePrefixUnchecked {
-                    outputs: vec![format!("{} × {context}", compiled.family)],
+                    outputs: vec![output.to_string()],
                     reason,
                     error: settings.stable_prefix_level == LintLevel::Error,
                 },
@@ -456,7 +457,7 @@ pub fn volatile_warning(
         };
         return Some(Diagnostic::new(
             Problem::VolatileEarly {
-                outputs: vec![format!("{} × {context}", compiled.family)],
+                outputs: vec![output.to_string()],
                 percent: 0,
                 section: None,
                 volatile,
@@ -531,7 +532,7 @@ pub fn volatile_warning(
     };
     Some(Diagnostic::new(
         Problem::VolatileEarly {
-            outputs: vec![format!("{} × {context}", compiled.family)],
+            outputs: vec![output.to_string()],
             percent: prefix.percent,
             section: prefix.section,
             volatile,

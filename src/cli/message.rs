@@ -29,8 +29,7 @@ pub enum Message<'a> {
     /// A matrix entry that does not compile; `errors_above` when its diagnostics were told
     /// with an earlier entry.
     EntryFailed {
-        family: &'a str,
-        context: &'a str,
+        entry: &'a crate::emit::matrix::MatrixEntry,
         errors_above: bool,
     },
     /// Why an entry's selection names no variant, below [`Message::EntryFailed`].
@@ -141,12 +140,12 @@ impl fmt::Display for Message<'_> {
             ),
             Message::NothingWritten => write!(f, "error: nothing was written"),
             Message::EntryFailed {
-                family,
-                context,
+                entry,
                 errors_above,
             } => write!(
                 f,
-                "error: {family} × {context} does not compile{}",
+                "error: {} does not compile{}",
+                entry.label(),
                 if *errors_above { " (errors above)" } else { "" }
             ),
             Message::SelectionProblem(problem) => write!(f, "  {problem}"),

@@ -981,15 +981,14 @@ pub fn report_failures(
         // The matrix reports each diagnostic with the first entry that hit it.
         let errors_above = matches!(&error, CompileError::Diagnostics(d) if d.is_empty());
         printer.message(Message::EntryFailed {
-            family: &entry.family,
-            context: &entry.context,
+            entry: &entry,
             errors_above,
         });
         match error {
             CompileError::Selection(problem) => {
                 printer.json_unlocated(
                     problem.code(),
-                    format!("{} × {}: {problem}", entry.family, entry.context),
+                    format!("{}: {problem}", entry.label()),
                     problem.help(),
                 );
                 printer.message(Message::SelectionProblem(&problem));

@@ -37,6 +37,24 @@ pub struct MatrixEntry {
     pub path: String,
 }
 
+impl MatrixEntry {
+    /// What the entry compiles, as reports name it: its family, or the variant a build entry
+    /// names (`next-gen@2`; an id beside its family, `next-gen (next-gen-2)`), which is not the
+    /// family's released version and must not read as it.
+    pub fn compiles(&self) -> String {
+        match &self.variant {
+            None => self.family.clone(),
+            Some(variant) if variant.contains('@') => variant.clone(),
+            Some(variant) => format!("{} ({variant})", self.family),
+        }
+    }
+
+    /// The entry as reports name it: what it compiles, × its context.
+    pub fn label(&self) -> String {
+        format!("{} × {}", self.compiles(), self.context)
+    }
+}
+
 /// The matrix's entries: every family (in manifest or declaration order) with every context,
 /// then the manifest's `build.entries` in their order; the entries alone when neither
 /// `families` nor `contexts` is set beside them.
@@ -1306,7 +1324,7 @@ pub fn diagnostics(
                 &compiler,
                 &request,
                 compiled,
-                &entry.context,
+                &entry.label(),
             ));
             // What writing the tool definitions found that does not stop a compile (a
             // keyword a dialect drops, an MCP tool left out).
@@ -1364,7 +1382,7 @@ pub fn diagnostics(
                     }
                     diagnostics.push(diagnostic.clone().note(
                         crate::problem::NoteKind::FirstMetCompiling {
-                            family: entry.family.clone(),
+                            family: entry.compiles(),
                             context: entry.context.clone(),
                         },
                     ));

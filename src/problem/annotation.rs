@@ -38,7 +38,7 @@ pub enum NoteKind {
     /// A tool parameter without `use` lacks `name` or `instruction`.
     ParameterNeedsNameAndInstruction,
     /// The build-matrix entry whose compile first met a problem (a template can fail for one
-    /// context and not another).
+    /// context and not another): its family, or the variant it names, and its context.
     FirstMetCompiling { family: String, context: String },
     /// A tool a `for_each` spec made from the item at this index of its list.
     MadeFromItem { index: usize, list: String },

@@ -232,10 +232,9 @@ fn group_title(group: &[&PromptChange]) -> String {
         [] => String::new(),
         [only] => summary(only),
         [first, ..] => format!(
-            "{} outputs, the same change: {} × {} and {} more",
+            "{} outputs, the same change: {} and {} more",
             group.len(),
-            first.family,
-            first.context,
+            first.entry,
             group.len() - 1
         ),
     }
@@ -323,7 +322,7 @@ pub fn side_failure(error: &SideError) -> crate::review::prompt_diff::Failed {
         SideError::NotCompiled { failed, sources } => {
             let mut found = Vec::new();
             for (entry, error) in failed {
-                let note = format!("in {} × {}", entry.family, entry.context);
+                let note = format!("in {}", entry.label());
                 let mut entry_records = match error {
                     CompileError::Selection(problem) => vec![DiagnosticRecord::unlocated(
                         problem.code(),
@@ -362,10 +361,7 @@ pub fn side_error(error: &SideError) -> String {
         SideError::NotCompiled { failed, sources } => {
             let mut message = String::new();
             for (entry, error) in failed {
-                message.push_str(&format!(
-                    "{} × {} does not compile: ",
-                    entry.family, entry.context
-                ));
+                message.push_str(&format!("{} does not compile: ", entry.label()));
                 match error {
                     CompileError::Selection(problem) => {
                         message.push_str(&format!("{problem}\n"));
@@ -407,9 +403,8 @@ fn summary(change: &PromptChange) -> String {
         format!(" {}", change.what)
     };
     format!(
-        "{} × {}{what} ({}): {} characters, {} tokens ({}{}, {} → {})",
-        change.family,
-        change.context,
+        "{}{what} ({}): {} characters, {} tokens ({}{}, {} → {})",
+        change.entry,
         change.status,
         signed(change.characters.0, change.characters.1),
         signed(change.tokens.0, change.tokens.1),
@@ -471,7 +466,9 @@ mod tests {
             path: "out/f/c.md".into(),
             what: "prompt",
             family: "f".into(),
+            variant: None,
             context: "c".into(),
+            entry: "f × c".into(),
             status: Status::Modified,
             characters: (10, 12),
             tokens: (3, 4),

@@ -261,7 +261,14 @@ pub struct PromptChange {
     /// `prompt`, or `tool definitions` for the native tool definitions beside one.
     pub what: &'static str,
     pub family: String,
+    /// The variant a build entry names (`next-gen@2`, an id), which is not the family's
+    /// released version; `None` for the family's own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     pub context: String,
+    /// The entry as the reports name it (see [`MatrixEntry::label`]).
+    #[serde(skip)]
+    pub entry: String,
     pub status: Status,
     pub characters: (usize, usize),
     pub tokens: (usize, usize),
@@ -463,7 +470,9 @@ fn prompt_change(
         },
         path: path.to_string(),
         family: output.entry.family.clone(),
+        variant: output.entry.variant.clone(),
         context: output.entry.context.clone(),
+        entry: output.entry.label(),
         status,
         characters,
         tokens,
@@ -506,6 +515,16 @@ fn source_changes(
         }
         return changes;
     }
+    // What a trial alters is said only of the outputs the whole change alters: a file whose
+    // change another file undoes (or whose output another file changes back to the same
+    // bytes) altered, alone, outputs whose bytes the report shows unchanged.
+    let changed: BTreeSet<&str> = prompts.iter().map(|p| p.path.as_str()).collect();
+    let in_report = |trial: SideOutputs| -> Vec<String> {
+        differing(&before.outputs, &trial.outputs)
+            .into_iter()
+            .filter(|path| changed.contains(path.as_str()))
+            .collect()
+    };
     let mut alone: Vec<_> = changes
         .iter()
         .map(|change| {
@@ -515,7 +534,7 @@ fn source_changes(
                 &after_files,
                 source_date_epoch,
             )
-            .map(|trial| differing(&before.outputs, &trial.outputs))
+            .map(in_report)
         })
         .collect();
     // A file that alters nothing alone, or cannot compile alone, acts with others when the
@@ -536,8 +555,7 @@ fn source_changes(
     let together = (joint.len() > 1)
         .then(|| {
             let paths: Vec<&String> = joint.iter().map(|&index| &changes[index].path).collect();
-            with_files(&before_files, &paths, &after_files, source_date_epoch)
-                .map(|trial| differing(&before.outputs, &trial.outputs))
+            with_files(&before_files, &paths, &after_files, source_date_epoch).map(in_report)
         })
         .flatten()
         .filter(|changed| !changed.is_empty());
