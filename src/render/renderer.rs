@@ -133,7 +133,7 @@ impl Renderer<'_> {
                 None
             }
             Err(error) => {
-                self.failed(template, &error);
+                self.failed(template, &error, values);
                 None
             }
         }
@@ -161,13 +161,13 @@ impl Renderer<'_> {
     /// Reports a render error at the failing expression. A template that spent all the fuel,
     /// or built too much text, alone is remembered: whatever the context, rendering it again
     /// would likely spend as much again.
-    fn failed(&mut self, template: TemplateId, error: &minijinja::Error) {
+    fn failed(&mut self, template: TemplateId, error: &minijinja::Error, values: &Value) {
         let templates = &self.workspace.templates;
         let error = templates.cause(error);
         let span = templates
             .error_span(error)
             .or_else(|| templates.span_of(template));
-        let problem = self.problem(template, error);
+        let problem = self.problem(template, error, values);
         let ran_out = matches!(
             problem,
             Problem::OutOfFuel { .. } | Problem::TooMuchText { .. }
@@ -185,7 +185,7 @@ impl Renderer<'_> {
     }
 
     /// What a render error means to the user.
-    fn problem(&self, template: TemplateId, error: &minijinja::Error) -> Problem {
+    fn problem(&self, template: TemplateId, error: &minijinja::Error, values: &Value) -> Problem {
         let templates = &self.workspace.templates;
         // minijinja's detail names what is undefined ("`CURRENT_DATE` is undefined"), in the
         // template that failed, which may be a partial the rendered one includes or imports;
@@ -220,7 +220,18 @@ impl Renderer<'_> {
                 epoch_invalid: epoch == SourceDateEpoch::Invalid,
             }
         } else {
-            render_failed(self.workspace.templates.env(), error)
+            match render_failed(self.workspace.templates.env(), error) {
+                // A key or attribute misspelt (`tool.descripton`) is said with the near one
+                // the value has, rather than as a value a context may leave unset.
+                Problem::RenderFailed {
+                    message,
+                    meant: None,
+                } => Problem::RenderFailed {
+                    meant: crate::templates::meant::attribute(error, values),
+                    message,
+                },
+                problem => problem,
+            }
         }
     }
 

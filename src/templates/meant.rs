@@ -2,7 +2,10 @@
 //! environment lacks: minijinja says `filter uppper is unknown`, and the fix is the near name
 //! (`upper`), which only the environment's own lists can tell.
 
-use minijinja::{Environment, ErrorKind};
+use std::collections::BTreeSet;
+
+use minijinja::value::ValueKind;
+use minijinja::{Environment, ErrorKind, Value};
 
 use crate::namespace::closest;
 
@@ -63,6 +66,100 @@ pub fn meant(env: &Environment<'_>, error: &minijinja::Error) -> Option<String> 
         _ => return None,
     };
     closest(name, &known).filter(|near| near != name)
+}
+
+/// The most items of a list a loop walks whose keys are looked at for a suggestion.
+const ITEMS_LOOKED_AT: usize = 64;
+
+/// The path a render meant when it reads an attribute or key that is not there
+/// (`tool.descripton`, `extra.teem`): the same path with the missing name replaced by the near
+/// name the value it was looked up in has. The value is found from the render's own `values`,
+/// or, for a loop variable (`p` in `{% for p in tool.parameters %}`), from the items of the
+/// list the template's loop walks.
+pub fn attribute(error: &minijinja::Error, values: &Value) -> Option<String> {
+    if error.kind() != ErrorKind::UndefinedError {
+        return None;
+    }
+    // minijinja's detail names the expression: "`tool.descripton` is undefined".
+    let detail = error.detail()?;
+    let expression = detail.split('`').nth(1)?;
+    let segments: Vec<&str> = expression.split('.').collect();
+    if segments.len() < 2 || !segments.iter().all(|segment| is_name(segment)) {
+        return None;
+    }
+    let head = values
+        .get_attr(segments[0])
+        .ok()
+        .filter(|v| !v.is_undefined());
+    let mut candidates: Vec<Value> = match head {
+        Some(value) => vec![value],
+        None => loop_items(error.template_source()?, segments[0], values),
+    };
+    for (index, segment) in segments.iter().enumerate().skip(1) {
+        let found: Vec<Value> = candidates
+            .iter()
+            .filter_map(|value| value.get_attr(segment).ok())
+            .filter(|value| !value.is_undefined())
+            .collect();
+        if !found.is_empty() {
+            candidates = found;
+            continue;
+        }
+        let keys: BTreeSet<String> = candidates
+            .iter()
+            .filter(|value| value.kind() == ValueKind::Map)
+            .filter_map(|value| value.try_iter().ok())
+            .flatten()
+            .filter_map(|key| key.as_str().map(str::to_owned))
+            .collect();
+        let near = closest(segment, &keys).filter(|near| near != segment)?;
+        let mut meant: Vec<&str> = segments[..index].to_vec();
+        meant.push(&near);
+        return Some(meant.join("."));
+    }
+    None
+}
+
+fn is_name(segment: &str) -> bool {
+    !segment.is_empty()
+        && segment
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The items of the list that `{% for name in a.b %}` in `source` walks, when the list is a
+/// path of the render's values.
+fn loop_items(source: &str, name: &str, values: &Value) -> Vec<Value> {
+    let Some(list) = source.match_indices("for").find_map(|(at, _)| {
+        let mut words = source[at + 3..].split_whitespace();
+        let before = source[..at].trim_end();
+        if !(before.ends_with("{%") || before.ends_with("{%-")) {
+            return None;
+        }
+        (words.next() == Some(name) && words.next() == Some("in"))
+            .then(|| words.next())
+            .flatten()
+    }) else {
+        return Vec::new();
+    };
+    let list = list.trim_end_matches(['%', '}', '-']);
+    let mut value = values.clone();
+    for segment in list.split('.') {
+        if !is_name(segment) {
+            return Vec::new();
+        }
+        match value.get_attr(segment) {
+            Ok(next) if !next.is_undefined() => value = next,
+            _ => return Vec::new(),
+        }
+    }
+    if value.kind() != ValueKind::Seq {
+        return Vec::new();
+    }
+    value
+        .try_iter()
+        .map(|items| items.take(ITEMS_LOOKED_AT).collect())
+        .unwrap_or_default()
 }
 
 /// The comparison a condition meant when it compares with `=` (`mode = 'plan'`), which
@@ -145,6 +242,43 @@ mod tests {
         for source in ["{{ x | zzzzqq }}", "{{ x + }}", "{{ 1 / 0 }}"] {
             let error = render_error(&env, source);
             assert_eq!(meant(&env, &error), None, "{source}: {error}");
+        }
+    }
+
+    #[test]
+    fn a_key_near_the_missing_one_is_named_with_its_path() {
+        let mut env = Environment::new();
+        env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
+        let values = minijinja::context! {
+            tool => minijinja::context! {
+                description => "d",
+                parameters => vec![minijinja::context! { name => "path", instruction => "i" }],
+            },
+            extra => minijinja::context! { team => "core" },
+        };
+        for (source, near) in [
+            ("{{ tool.descripton }}", Some("tool.description")),
+            ("{{ extra.teem }}", Some("extra.team")),
+            (
+                "{% for p in tool.parameters %}{{ p.instrution }}{% endfor %}",
+                Some("p.instruction"),
+            ),
+            (
+                "{%- for p in tool.parameters -%}{{ p.nmae }}{% endfor %}",
+                Some("p.name"),
+            ),
+            ("{{ extra.zzzzqq }}", None),
+            ("{{ nothing.team }}", None),
+        ] {
+            let error = match env.render_str(source, values.clone()) {
+                Ok(text) => panic!("{source} rendered: {text}"),
+                Err(error) => error,
+            };
+            assert_eq!(
+                attribute(&error, &values).as_deref(),
+                near,
+                "{source}: {error}"
+            );
         }
     }
 }

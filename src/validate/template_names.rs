@@ -663,9 +663,16 @@ fn undefined(
     // In the order of the file: past what a file's report shows, a name is only counted, and
     // a suggestion for each of a few hundred thousand took seconds.
     found.sort_by_key(|(_, span)| span.start);
+    // The paths read below each name, found once for the template when one is needed.
+    let mut below: Option<BTreeMap<String, Vec<String>>> = None;
     for (index, (variable, span)) in found.into_iter().enumerate() {
         let suggestion = (index < crate::diagnostic::MAX_PROBLEMS_PER_FILE)
-            .then(|| closest(variable, namespace.names().chain(&functions)))
+            .then(|| {
+                closest(variable, namespace.names().chain(&functions)).or_else(|| {
+                    let below = below.get_or_insert_with(|| paths_below(workspace, template));
+                    path_below(below.get(variable)?, namespace)
+                })
+            })
             .flatten();
         out.push(Diagnostic::new(
             Problem::UndefinedPlaceholder {
@@ -675,6 +682,51 @@ fn undefined(
             span,
         ));
     }
+}
+
+/// The dotted paths a template reads, by their first name: `context.model.id` is `model.id`
+/// below `context`. Sorted, so that the first of them that means something is the one said.
+fn paths_below(workspace: &Workspace, template: TemplateId) -> BTreeMap<String, Vec<String>> {
+    let mut below: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let Ok(compiled) = workspace.templates.template(template) else {
+        return below;
+    };
+    for path in compiled.undeclared_variables(true) {
+        if let Some((head, rest)) = path.split_once('.') {
+            below
+                .entry(head.to_owned())
+                .or_default()
+                .push(rest.to_owned());
+        }
+    }
+    below.values_mut().for_each(|paths| paths.sort());
+    below
+}
+
+/// A path read below an unknown name that is a path of the scope without it:
+/// `context.model.id` (or `ctx.modle.id`), written as though the context's fields were the
+/// keys of a table, means `model.id`, which is how templates read them.
+fn path_below(paths: &[String], namespace: &Namespace) -> Option<String> {
+    paths.iter().find_map(|below| {
+        let (first, rest) = match below.split_once('.') {
+            Some((first, rest)) => (first, Some(rest)),
+            None => (below.as_str(), None),
+        };
+        let first = if namespace.contains(first) {
+            first.to_owned()
+        } else {
+            closest(first, namespace.names())?
+        };
+        let meant = match rest {
+            Some(rest) => format!("{first}.{rest}"),
+            None => first,
+        };
+        let meant = match namespace.check_path(&meant) {
+            Ok(()) => meant,
+            Err((_, near)) => near?,
+        };
+        namespace.check_path(&meant).is_ok().then_some(meant)
+    })
 }
 
 /// Paths into the context's tables that templates read (`browser.enabeld`), against the
