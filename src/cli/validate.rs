@@ -25,6 +25,11 @@ pub fn run(
     if !loaded.diagnostics.has_errors() {
         let found = matrix::diagnostics(&loaded.workspace, source_date_epoch(printer));
         loaded.diagnostics.extend(found);
+    } else {
+        // The fields templates read are checked from their text alone, which the other errors
+        // leave as sound: said with them, rather than one run after they are fixed.
+        let found = crate::validate::context_paths(&loaded.workspace);
+        loaded.diagnostics.extend(found);
     }
     let has_errors = loaded.diagnostics.has_errors();
     // The context schema holds the manifest's `[context_fields]`: with the manifest in error,
