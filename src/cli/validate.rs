@@ -5,6 +5,7 @@ use clap::Args;
 use super::{CliError, DiagnosticFormat, Message, Printer, source_date_epoch, workspace_root};
 use crate::emit::matrix;
 use crate::report;
+use crate::report::diagnostics::DiagnosticRecord;
 
 #[derive(Args, Debug)]
 pub struct ValidateArgs {
@@ -43,20 +44,46 @@ pub fn run(
         diagnostic.severity() == crate::problem::Severity::Error
             && Some(diagnostic.span.source) == manifest
     });
-    if !manifest_in_error {
-        stale_schemas(&loaded.workspace, printer);
-    }
+    let stale = if manifest_in_error {
+        Vec::new()
+    } else {
+        stale_schemas(&loaded.workspace)
+    };
+    // What a program reads (JSON, annotations) says the schemas are stale too, as a warning
+    // of each file, where people read it as a message.
+    let stale_records: Vec<DiagnosticRecord> = stale
+        .iter()
+        .map(|path| {
+            DiagnosticRecord::about_file(
+                "stale-schema",
+                path.to_string_lossy().replace('\\', "/"),
+                Message::StaleSchema(path).to_string(),
+            )
+        })
+        .collect();
     match args.format {
         DiagnosticFormat::Json => {
             let sorted = loaded.diagnostics.sorted();
-            printer.result(&report::json(&sorted, &loaded.workspace.sources))?;
+            printer.result(&report::diagnostics::json_with(
+                &sorted,
+                &loaded.workspace.sources,
+                &stale_records,
+            ))?;
         }
         DiagnosticFormat::Github => {
             let sorted = loaded.diagnostics.sorted();
             let base = relative_to_current_dir(&root);
-            printer.result(&report::github(&sorted, &loaded.workspace.sources, &base))?;
+            printer.result(&report::github(
+                &sorted,
+                &loaded.workspace.sources,
+                &base,
+                &stale_records,
+            ))?;
         }
         DiagnosticFormat::Text => {
+            for path in &stale {
+                printer.message(Message::StaleSchema(path));
+            }
             let clean = loaded.diagnostics.is_empty();
             printer.diagnostics(loaded.diagnostics, &loaded.workspace.sources);
             if clean {
@@ -74,18 +101,23 @@ pub fn run(
 /// The workspace's schema files that differ from what `promptc schema` writes now (after a
 /// change of `[context_fields]`, or a new promptc): said, since editors check files against
 /// them. A folder without them is a workspace that does not use them, and is not told.
-fn stale_schemas(workspace: &crate::workspace::Workspace, printer: &Printer) {
+fn stale_schemas(workspace: &crate::workspace::Workspace) -> Vec<PathBuf> {
     let settings = workspace.settings();
     let dir = workspace.root.join(&settings.paths.schema);
     let Ok(stale) =
         crate::schema::stale_files(&dir, Some(&workspace.root), &settings.context_fields)
     else {
-        return;
+        return Vec::new();
     };
-    for path in stale.iter().filter(|path| path.is_file()) {
-        let shown = path.strip_prefix(&workspace.root).unwrap_or(path);
-        printer.message(Message::StaleSchema(shown));
-    }
+    stale
+        .iter()
+        .filter(|path| path.is_file())
+        .map(|path| {
+            path.strip_prefix(&workspace.root)
+                .unwrap_or(path)
+                .to_path_buf()
+        })
+        .collect()
 }
 
 /// The workspace's folder as seen from the current one (where a CI job runs), which file

@@ -282,6 +282,26 @@ pub struct RecordLabel {
 }
 
 impl DiagnosticRecord {
+    /// A warning about a file as a whole that is not one of the workspace's sources (a
+    /// generated schema that is stale): placed at its start.
+    pub fn about_file(code: &'static str, file: String, message: String) -> Self {
+        DiagnosticRecord {
+            severity: "warning",
+            code,
+            message,
+            help: None,
+            location: Some(RecordLocation {
+                file,
+                line: 1,
+                column: 1,
+                end_line: 1,
+                end_column: 1,
+            }),
+            notes: Vec::new(),
+            labels: Vec::new(),
+        }
+    }
+
     /// An error with no place in a file.
     pub fn unlocated(code: &'static str, message: String, help: Option<String>) -> Self {
         DiagnosticRecord {
@@ -353,7 +373,19 @@ pub fn records(diagnostics: &[Diagnostic], sources: &[&Sources]) -> Vec<Diagnost
 
 /// One JSON document: `{"diagnostics": [...], "errors": N, "warnings": N}`.
 pub fn json(diagnostics: &[Diagnostic], sources: &Sources) -> String {
-    json_records(&records(diagnostics, &[sources]))
+    json_with(diagnostics, sources, &[])
+}
+
+/// [`json`], with `also` (what is said about files that are not sources) after the
+/// diagnostics.
+pub fn json_with(
+    diagnostics: &[Diagnostic],
+    sources: &Sources,
+    also: &[DiagnosticRecord],
+) -> String {
+    let mut all = records(diagnostics, &[sources]);
+    all.extend_from_slice(also);
+    json_records(&all)
 }
 
 /// Records as `--format json` prints them, with their counts.
@@ -370,8 +402,14 @@ pub fn json_records(records: &[DiagnosticRecord]) -> String {
 /// Diagnostics as GitHub Actions workflow commands (`::error file=…,line=…::…`), one line
 /// each, so a CI run shows them on the lines of the pull request they are about. `base` is
 /// the workspace's folder relative to the job's working directory, which GitHub resolves
-/// `file` against. A closing count follows, for the log.
-pub fn github(diagnostics: &[Diagnostic], sources: &Sources, base: &Path) -> String {
+/// `file` against. `also` (what is said about files that are not sources) follows them, then
+/// a closing count of the diagnostics, for the log.
+pub fn github(
+    diagnostics: &[Diagnostic],
+    sources: &Sources,
+    base: &Path,
+    also: &[DiagnosticRecord],
+) -> String {
     let mut out = String::new();
     for diagnostic in diagnostics {
         let file = sources.get(diagnostic.span.source);
@@ -394,6 +432,26 @@ pub fn github(diagnostics: &[Diagnostic], sources: &Sources, base: &Path) -> Str
             workflow_property(&path.to_string_lossy().replace('\\', "/")),
             workflow_property(&format!("promptc {}", diagnostic.problem.code())),
             workflow_data(&message),
+        ));
+    }
+    for record in also {
+        let command = if record.is_error() {
+            "error"
+        } else {
+            "warning"
+        };
+        let place = record.location.as_ref().map_or_else(String::new, |at| {
+            format!(
+                "file={},line={},col={},",
+                workflow_property(&base.join(&at.file).to_string_lossy().replace('\\', "/")),
+                at.line,
+                at.column
+            )
+        });
+        out.push_str(&format!(
+            "::{command} {place}title={}::{}\n",
+            workflow_property(&format!("promptc {}", record.code)),
+            workflow_data(&record.message),
         ));
     }
     if let Some(summary) = summary(diagnostics) {
