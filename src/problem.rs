@@ -558,6 +558,14 @@ impl Problem {
         }
     }
 
+    /// A `.toml` file written as YAML (`id: intro`): the TOML reader's own words ("key with no
+    /// value, expected `=`") do not say that the whole file is in another format.
+    pub fn toml_looks_like_yaml() -> Problem {
+        Problem::TomlSyntax {
+            message: "this file looks like YAML (`key: value`), and a `.toml` file is read as TOML: rename it to `.yaml`, or write its keys as TOML (`key = value`)".into(),
+        }
+    }
+
     /// A stable, kebab-case name, printed with the message and in JSON output.
     pub fn code(&self) -> &'static str {
         match self {
@@ -694,6 +702,11 @@ impl Problem {
             Problem::EmptyFile => "write the file's fields, or delete the file".into(),
             Problem::NotUtf8 => "save the file as UTF-8".into(),
             Problem::UnsupportedNumber { .. } => "use a whole number from -9223372036854775808 to 9223372036854775807 (a signed 64-bit integer), or a finite decimal".into(),
+            // A regex or a Windows path written in a basic string: `"\d"` is an escape TOML
+            // does not have.
+            Problem::TomlSyntax { message } if message.starts_with("missing escaped value") => {
+                "a backslash in a TOML basic string (`\"…\"`) starts an escape: write a regex or a path in a literal string (`'\\d+'`), or double each backslash (`\"\\\\d+\"`)".into()
+            }
             Problem::YamlSyntax { message } if message.contains("tabs disallowed") => {
                 "indent with spaces: YAML does not allow tabs in indentation".into()
             }

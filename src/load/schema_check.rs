@@ -429,14 +429,23 @@ fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut
                 // Past what a file's report shows, the key is only counted: a suggestion for
                 // each of a few hundred thousand took seconds.
                 let told = index < crate::diagnostic::MAX_PROBLEMS_PER_FILE;
+                let suggestion = told.then(|| closest(key, expected.iter())).flatten();
+                let belongs_in = told
+                    .then(|| {
+                        table_with_key(schema, key, &pointer, |at| doc.writes(at)).or_else(|| {
+                            suggestion
+                                .is_none()
+                                .then(|| free_table(schema, &pointer))
+                                .flatten()
+                        })
+                    })
+                    .flatten();
                 out.push(Diagnostic::new(
                     Problem::UnknownKey {
                         key: key.clone(),
-                        suggestion: told.then(|| closest(key, expected.iter())).flatten(),
+                        suggestion,
                         expected: expected.clone(),
-                        belongs_in: told
-                            .then(|| table_with_key(schema, key, &pointer, |at| doc.writes(at)))
-                            .flatten(),
+                        belongs_in,
                     },
                     doc.key_span(&child_pointer(&pointer, key)),
                 ));
@@ -823,6 +832,18 @@ fn table_with_key(
         level = next;
     }
     None
+}
+
+/// The table of the file's top level that takes keys of the user's own (a context's `extra`,
+/// while the workspace declares none of its keys), where a top-level key that is no field and
+/// near none belongs: a value of the workspace's own written beside the context's fields.
+fn free_table(schema: &Value, pointer: &str) -> Option<String> {
+    let extra = crate::namespace::EXTRA;
+    let node = referenced(schema, schema.get("properties")?.get(extra)?);
+    (pointer.is_empty()
+        && node.get("additionalProperties") == Some(&Value::Bool(true))
+        && node.get("properties").is_none())
+    .then(|| extra.to_string())
 }
 
 /// What a schema node's `$ref` leads to (a few links, never a loop), or the node itself.

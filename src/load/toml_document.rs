@@ -20,6 +20,9 @@ pub(super) fn parse(
         {
             return (Problem::toml_key_too_deep(parts, MAX_KEY_PARTS), range);
         }
+        if let Some(range) = yaml_shaped(text) {
+            return (Problem::toml_looks_like_yaml(), range);
+        }
         let range = error.span().unwrap_or(0..0);
         let mut message = error.message().trim().to_string();
         if message == "duplicate key"
@@ -43,6 +46,35 @@ pub(super) fn parse(
         },
     );
     convert_table(table.get_ref(), "", locations)
+}
+
+/// Where a text that TOML does not read shows it is YAML: its first line that is not blank
+/// or a comment is a document start (`---`), a list item (`- a`), or a key followed by a
+/// colon (`id: intro`, `tools:`), which TOML never reads. The colon's range.
+fn yaml_shaped(text: &str) -> Option<Range<usize>> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        if trimmed == "---" || trimmed.starts_with("- ") {
+            let at = start + line.find(trimmed.chars().next()?)?;
+            return Some(at..at + 1);
+        }
+        let key_end = trimmed
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+            .unwrap_or(trimmed.len());
+        let after = &trimmed[key_end..];
+        if key_end == 0 || !(after == ":" || after.starts_with(": ")) {
+            return None;
+        }
+        let at = start + line.find(':')?;
+        return Some(at..at + 1);
+    }
+    None
 }
 
 /// The key a duplicate-key error points at, and the 1-based line where the same table set it

@@ -479,12 +479,26 @@ fn help_for(problem: &crate::problem::Problem, path: Option<&std::path::Path>) -
 }
 
 /// Words about a file, the settings they show as TOML (`order = 2`) written as YAML
-/// (`order: 2`) when the file is YAML, so that a fix can be copied as it is.
+/// (`order: 2`) when the file is YAML, or as JSON (`"order": 2`, a table called an object)
+/// when it is JSON, so that a fix can be copied as it is.
 fn in_format_of(text: String, path: Option<&std::path::Path>) -> String {
-    let yaml = path.and_then(crate::load::document::Format::of)
-        == Some(crate::load::document::Format::Yaml);
+    use crate::load::document::Format;
+    let format = path.and_then(Format::of);
+    // JSON calls a table an object.
+    let text = if format == Some(Format::Json) {
+        text.replace("an array of tables", "an array of objects")
+            .replace("a table", "an object")
+            .replace(" tables", " objects")
+            .replace(" table ", " object ")
+    } else {
+        text
+    };
+    let yaml = format == Some(Format::Yaml);
     // A setting of promptc.toml, which the words name, stays TOML.
-    if !yaml || !text.contains(" = ") || text.contains("promptc.toml") {
+    if !(yaml || format == Some(Format::Json))
+        || !text.contains(" = ")
+        || text.contains("promptc.toml")
+    {
         return text;
     }
     let mut out = String::with_capacity(text.len());
@@ -499,8 +513,13 @@ fn in_format_of(text: String, path: Option<&std::path::Path>) -> String {
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
         });
-        if index % 2 == 1 && setting {
+        if index % 2 == 1 && setting && yaml {
             out.push_str(&part.replace(" = ", ": "));
+        } else if index % 2 == 1
+            && setting
+            && let Some((key, value)) = part.split_once(" = ")
+        {
+            out.push_str(&format!("\"{key}\": {value}"));
         } else {
             out.push_str(part);
         }

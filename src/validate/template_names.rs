@@ -665,13 +665,16 @@ fn undefined(
     found.sort_by_key(|(_, span)| span.start);
     // The paths read below each name, found once for the template when one is needed.
     let mut below: Option<BTreeMap<String, Vec<String>>> = None;
+    let mut containing_work = CONTAINING_WORK;
     for (index, (variable, span)) in found.into_iter().enumerate() {
         let suggestion = (index < crate::diagnostic::MAX_PROBLEMS_PER_FILE)
             .then(|| {
-                closest(variable, namespace.names().chain(&functions)).or_else(|| {
-                    let below = below.get_or_insert_with(|| paths_below(workspace, template));
-                    path_below(below.get(variable)?, namespace)
-                })
+                closest(variable, namespace.names().chain(&functions))
+                    .or_else(|| {
+                        let below = below.get_or_insert_with(|| paths_below(workspace, template));
+                        path_below(below.get(variable)?, namespace)
+                    })
+                    .or_else(|| containing(variable, namespace.names(), &mut containing_work))
             })
             .flatten();
         out.push(Diagnostic::new(
@@ -682,6 +685,40 @@ fn undefined(
             span,
         ));
     }
+}
+
+/// The bytes of names [`containing`] looks at for one template's unknown names: a template of
+/// thousands of unknown names, in a workspace of thousands of names, is not a square of both.
+const CONTAINING_WORK: usize = 1 << 20;
+
+/// The one name that holds `variable` as whole words, whatever their case (`RULES` in
+/// `USER_RULES_SECTION`): a section or placeholder read by a part of its name, too far from
+/// the whole for a typo. Names are looked at while `work` lasts.
+fn containing<'a>(
+    variable: &str,
+    names: impl Iterator<Item = &'a String>,
+    work: &mut usize,
+) -> Option<String> {
+    let words =
+        |name: &str| -> Vec<String> { name.split('_').map(str::to_ascii_lowercase).collect() };
+    let wanted = words(variable);
+    if wanted.iter().any(String::is_empty) {
+        return None;
+    }
+    let mut found = names.filter(|name| {
+        let Some(left) = work.checked_sub(name.len().max(1)) else {
+            *work = 0;
+            return false;
+        };
+        *work = left;
+        let have = words(name);
+        have.len() > wanted.len()
+            && have
+                .windows(wanted.len())
+                .any(|window| window == wanted.as_slice())
+    });
+    let first = found.next()?;
+    found.next().is_none().then(|| first.clone())
 }
 
 /// The dotted paths a template reads, by their first name: `context.model.id` is `model.id`
