@@ -501,7 +501,7 @@ fn mcp_settings_and_their_listing_are_checked_value_by_value() {
     assert_eq!(run.code, 1, "{}", run.stderr);
     for (message, place) in [
         (
-            "error[wrong-type]: wrong type: expected a table, found an integer",
+            "error[wrong-type]: wrong type: expected an object, found an integer",
             "m.json:1:22",
         ),
         (
@@ -558,13 +558,13 @@ fn mcp_settings_and_their_listing_are_checked_value_by_value() {
         "{}",
         run.stderr
     );
-    // A table of servers of another type is that, not missing; a key the listing does not
+    // An object of servers of another type is that, not missing; a key the listing does not
     // have is unknown there too.
     std::fs::write(&settings, "{\"mcpServers\": []}\n").unwrap();
     let run = workspace.run(&["context", "--mcp", settings.to_str().unwrap()]);
     assert!(
         run.stderr
-            .contains("error[wrong-type]: wrong type: expected a table, found an array"),
+            .contains("error[wrong-type]: wrong type: expected an object, found an array"),
         "{}",
         run.stderr
     );
