@@ -100,7 +100,13 @@ impl Registrar<'_> {
         }
         let mut partials = Vec::with_capacity(found.files.len());
         for path in found.files {
-            if let Some(id) = self.read_template(&path, None)? {
+            // Partials are read after the specs: one read already is a spec's own template
+            // (`tool_format_file = "../partials/tool.md"`), used whether or not a tag names
+            // it, so it is no partial that could go unused.
+            let named_by_a_spec = self.sources.find(&display_path(self.root, &path)).is_some();
+            if let Some(id) = self.read_template(&path, None)?
+                && !named_by_a_spec
+            {
                 partials.push(id);
             }
         }
