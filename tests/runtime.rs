@@ -394,3 +394,43 @@ fn shared_results_hold_the_same_parts_only_when_they_are_the_same() {
         );
     }
 }
+
+/// One request whose MCP tool schema makes a template build more text than a render may does
+/// not fail the requests after it: the same variant compiles again for a context of ordinary
+/// size. Before, the template was remembered as exhausted and every later compile of the
+/// variant failed with the first request's `too-much-text`.
+#[test]
+fn a_request_that_runs_out_of_text_does_not_fail_the_next() {
+    let runtime = shipped();
+    let with_schema = |schema: Value| {
+        request(json!({
+            "family": "native-next-gen",
+            "context": {
+                "date": "2026-11-01",
+                "mcp_servers": [{ "name": "s", "tools": [{ "name": "t", "input_schema": schema }] }],
+            },
+        }))
+    };
+    let small = with_schema(json!({ "type": "object" }));
+    let before = runtime.compile(&small).unwrap().value.prompt;
+    let properties: serde_json::Map<String, Value> = (0..20_000)
+        .map(|i| {
+            (
+                format!("p{i}"),
+                json!({ "type": "string", "description": "x".repeat(1000) }),
+            )
+        })
+        .collect();
+    let huge = failure(runtime.compile(&with_schema(
+        json!({ "type": "object", "properties": properties }),
+    )));
+    assert_eq!(huge.diagnostics[0].code, "too-much-text", "{huge}");
+    let after = runtime
+        .compile(&small)
+        .unwrap_or_else(|failure| panic!("{failure}"));
+    assert_eq!(after.value.prompt, before);
+    // So do explain and stats, which compile the request too.
+    runtime
+        .stats(&small)
+        .unwrap_or_else(|failure| panic!("{failure}"));
+}

@@ -247,7 +247,18 @@ impl<'w> Compiler<'w> {
         })
     }
 
+    /// The prompt and tools of one request. It stands alone: a template that ran out of fuel
+    /// or text in an earlier compile is rendered again, since what it renders may come from
+    /// the context (MCP servers, rules), and one request's huge data must not fail the next
+    /// request's compile of the same variant.
     pub fn compile(&self, request: &Request) -> Result<Compiled, CompileError> {
+        self.compile_isolated(request).0
+    }
+
+    /// A compile of a build matrix run in order: a template that ran out alone in an earlier
+    /// compile of the run fails this one at once, rather than spending the fuel again (see
+    /// `emit::matrix`).
+    pub(crate) fn compile_in_run(&self, request: &Request) -> Result<Compiled, CompileError> {
         self.compile_with(request, &self.exhausted)
     }
 

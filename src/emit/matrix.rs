@@ -294,7 +294,7 @@ fn compile_in_order<E>(
     }
     for entry in entries.into_iter().skip(resume) {
         let mut result = request(workspace, &entry, source_date_epoch)
-            .map(|request| measured(compiler, compiler.compile(&request)));
+            .map(|request| measured(compiler, compiler.compile_in_run(&request)));
         handle(entry, &mut result)?;
     }
     Ok(())
@@ -1868,7 +1868,7 @@ mod tests {
             .map(|entry| {
                 let request =
                     super::request(workspace, entry, super::SourceDateEpoch::Unset).unwrap();
-                let result = compiler.compile(&request);
+                let result = compiler.compile_in_run(&request);
                 (entry.path.clone(), result.map(|c| c.prompt).map_err(|_| ()))
             })
             .collect();
