@@ -56,7 +56,7 @@ export declare class Workspace {
    * compiling as it was loaded before.
    */
   reload(): void
-  /** The folder the workspace was loaded from. */
+  /** The folder the workspace was loaded from, made absolute. */
   get root(): string
   /** Warnings found while loading. */
   get warnings(): Array<Diagnostic>

@@ -125,6 +125,10 @@ impl Runtime {
                 dir: dir.display().to_string(),
             }));
         }
+        // Kept absolute: an agent may change its working directory between a load and a
+        // reload, which must read the same folder.
+        let absolute = std::path::absolute(dir);
+        let dir = absolute.as_deref().unwrap_or(dir);
         let loaded = crate::loader::load_workspace(dir).map_err(|error| {
             Failure::unlocated(RequestProblem::Unreadable {
                 path: dir.display().to_string(),
@@ -147,7 +151,7 @@ impl Runtime {
         &self.warnings
     }
 
-    /// The workspace folder, as loaded.
+    /// The workspace folder, made absolute when it was loaded.
     pub fn root(&self) -> PathBuf {
         self.held.borrow_owner().root.clone()
     }

@@ -38,10 +38,11 @@ impl Workspace {
     /// problem found, located.
     #[napi(factory)]
     pub fn load(dir: String) -> Result<Workspace> {
-        let dir = PathBuf::from(dir);
-        let runtime = Runtime::load(&dir).map_err(thrown)?;
+        let runtime = Runtime::load(&PathBuf::from(dir)).map_err(thrown)?;
         Ok(Workspace {
-            dir,
+            // Absolute, so that a reload after the process changed its directory reads the
+            // same folder.
+            dir: runtime.root(),
             runtime: RwLock::new(Arc::new(runtime)),
         })
     }
@@ -56,7 +57,7 @@ impl Workspace {
         Ok(())
     }
 
-    /// The folder the workspace was loaded from.
+    /// The folder the workspace was loaded from, made absolute.
     #[napi(getter)]
     pub fn root(&self) -> String {
         self.dir.display().to_string()

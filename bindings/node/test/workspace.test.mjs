@@ -3,7 +3,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
 
@@ -237,6 +237,21 @@ test('reload reads changed files; a broken change keeps the last good load', (t)
   writeFileSync(join(dir, 'promptc.toml'), 'name = [\n')
   thrown(() => workspace.reload())
   assert.equal(workspace.compile({ family: 'xs', context: 'basic' }).prompt, after)
+})
+
+test('a workspace loaded by a relative path reloads the same folder after a chdir', (t) => {
+  const dir = copyOfShipped(t)
+  const start = process.cwd()
+  t.after(() => process.chdir(start))
+  process.chdir(join(dir, '..'))
+  const workspace = Workspace.load(basename(dir))
+  assert.equal(workspace.root, dir)
+  writeFileSync(join(dir, 'components/agent_role.md'), 'You are Marlin, a careful coding agent.\n')
+  // An agent moves into the user's project, then reloads its library.
+  process.chdir(repo)
+  workspace.reload()
+  assert.equal(workspace.root, dir)
+  assert.match(workspace.compile({ family: 'xs', context: 'basic' }).prompt, /You are Marlin/)
 })
 
 test('explain, stats, route and families answer in camelCase', () => {

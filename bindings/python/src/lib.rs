@@ -50,7 +50,9 @@ impl Workspace {
             .detach(|| Runtime::load(&dir))
             .map_err(|failure| raised(py, failure))?;
         Ok(Workspace {
-            dir,
+            // Absolute, so that a reload after the process changed its directory reads the
+            // same folder.
+            dir: runtime.root(),
             runtime: RwLock::new(Arc::new(runtime)),
             parts: Arc::default(),
         })
@@ -68,7 +70,7 @@ impl Workspace {
         Ok(())
     }
 
-    /// The folder the workspace was loaded from.
+    /// The folder the workspace was loaded from, made absolute.
     #[getter]
     fn root(&self) -> PathBuf {
         self.dir.clone()

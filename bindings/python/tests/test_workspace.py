@@ -201,6 +201,20 @@ def test_reload_reads_changed_files_and_a_broken_change_keeps_the_last_good_load
     assert workspace.compile(family="xs", context="basic").prompt == after
 
 
+def test_a_workspace_loaded_by_a_relative_path_reloads_the_same_folder_after_a_chdir(
+    copy_of_shipped: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(copy_of_shipped.parent)
+    workspace = Workspace.load(copy_of_shipped.name)
+    assert workspace.root == copy_of_shipped
+    (copy_of_shipped / "components/agent_role.md").write_text("You are Marlin, a careful coding agent.\n")
+    # An agent moves into the user's project, then reloads its library.
+    monkeypatch.chdir(REPO)
+    workspace.reload()
+    assert workspace.root == copy_of_shipped
+    assert "You are Marlin" in workspace.compile(family="xs", context="basic").prompt
+
+
 def test_explain_stats_and_families_give_the_command_lines_json(shipped: Workspace) -> None:
     explanation = shipped.explain(family="gpt", context="basic")
     assert explanation["family"] == "gpt"
