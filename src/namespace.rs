@@ -210,6 +210,19 @@ const SUGGESTION_WORK: usize = 1 << 17;
 /// Names longer than this are not compared: a typo of one is not what they are.
 const SUGGESTION_BYTES: usize = 256;
 
+/// The help for a name that is not among `known`: a near one, else all of them, sorted.
+pub fn near_or(name: &str, known: &[String], what: &str) -> String {
+    if let Some(near) = closest(name, known) {
+        return format!("did you mean `{near}`?");
+    }
+    let mut names: Vec<&str> = known.iter().map(String::as_str).collect();
+    names.sort_unstable();
+    match names.as_slice() {
+        [] => format!("there are no {what}"),
+        names => format!("{what}: {}", names.join(", ")),
+    }
+}
+
 /// The known name most like `name`, if one is close enough to be a likely typo. The candidates
 /// are looked at in their order until [`SUGGESTION_WORK`] is done, so the answer depends on
 /// the names alone.

@@ -225,8 +225,16 @@ fn request_problems_name_what_would_fix_them() {
     let dialect = failure(runtime.compile(&request(json!({ "dialect": "klingon" }))));
     assert_eq!(dialect.diagnostics[0].code, "unknown-dialect");
 
+    // A family the workspace lacks: a near one, else the families there are.
     let family = failure(runtime.compile(&request(json!({ "family": "nope" }))));
     assert!(family.to_string().contains("nope"), "{family}");
+    let last = family.diagnostics.last().unwrap();
+    assert_eq!(last.code, "no-variant");
+    let help = last.help.as_deref().unwrap();
+    assert!(help.starts_with("families: ") && help.contains("next-gen"), "{help}");
+    let typo = failure(runtime.compile(&request(json!({ "family": "nex-gen" }))));
+    let help = typo.diagnostics.last().unwrap().help.as_deref().unwrap();
+    assert_eq!(help, "did you mean `next-gen`?");
 }
 
 #[test]

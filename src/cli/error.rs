@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use super::{EXIT_PROBLEMS, EXIT_USAGE};
 use crate::load::MANIFEST_FILE;
-use crate::namespace::closest;
+use crate::namespace::near_or;
 use crate::path_error::{PathError, PathProblem};
 use crate::problem::Problem;
 
@@ -273,18 +273,5 @@ impl fmt::Display for CliError {
                 )
             }
         }
-    }
-}
-
-/// The help for a name that is not among `known`: a near one, else all of them, sorted.
-fn near_or(name: &str, known: &[String], what: &str) -> String {
-    if let Some(near) = closest(name, known) {
-        return format!("did you mean `{near}`?");
-    }
-    let mut names: Vec<&str> = known.iter().map(String::as_str).collect();
-    names.sort_unstable();
-    match names.as_slice() {
-        [] => format!("there are no {what}"),
-        names => format!("{what}: {}", names.join(", ")),
     }
 }

@@ -18,7 +18,8 @@ use crate::compile::explain::{Explanation, explain};
 use crate::compile::{Choice, Compiler, FamilyListing};
 use crate::compiled::{CompileError, Compiled};
 use crate::diagnostic::Diagnostics;
-use crate::problem::RequestProblem;
+use crate::namespace::near_or;
+use crate::problem::{Problem, RequestProblem};
 use crate::report::diagnostics::{DiagnosticRecord, records};
 use crate::source::Sources;
 use crate::workspace::Workspace;
@@ -273,11 +274,20 @@ fn compile_failure(workspace: &Workspace, prepared: &Prepared, error: CompileErr
     match error {
         CompileError::Diagnostics(diagnostics) => found.extend(diagnostics),
         CompileError::Selection(problem) => {
+            // As the command line says it: a family the workspace lacks gets a near name, else
+            // the families there are; a selection the problem has no help for, the families.
+            let families = workspace.families();
+            let help = match &problem {
+                Problem::NoVariant { family } => Some(near_or(family, &families, "families")),
+                _ => problem
+                    .help()
+                    .or_else(|| Some(format!("families: {}", families.join(", ")))),
+            };
             let mut failure = failure(workspace, &prepared.sources, found);
             failure.diagnostics.push(DiagnosticRecord::unlocated(
                 problem.code(),
                 problem.to_string(),
-                problem.help(),
+                help,
             ));
             return failure;
         }
