@@ -1393,3 +1393,51 @@ fn a_frontmatter_s_keys_are_judged_as_a_yaml_file_s() {
         "{found:?}"
     );
 }
+
+// A rules file past a byte limit is told which limit and what would fix it: the file's own
+// (`limits.file_bytes`, which the workspace may raise), or what is left of the bytes one
+// compile's rules may hold together (which it may not). It was told to be a "readable
+// regular file", as a FIFO is.
+#[test]
+fn a_rules_file_too_large_is_told_which_limit_it_passes() {
+    let three_mib = "Rule text.\n".repeat(3 * 1024 * 1024 / 11);
+    let workspace = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}[limits]\nfile_bytes = 1024\n", common::MANIFEST),
+        )
+        .file("small/AGENTS.md", "Rule text.\n".repeat(200))
+        .file("big/.clinerules/a.md", &three_mib)
+        .file("big/.clinerules/b.md", &three_mib)
+        .file("big/.clinerules/c.md", &three_mib)
+        .write();
+    let run = workspace.run(&["explain", "--rules", "small"]);
+    assert!(
+        run.stderr.contains(
+            "warning[rule-too-large]: rules file `small/AGENTS.md` is larger than the limit of a data file (1024 bytes); it is skipped"
+        ) && run.stderr.contains("raise `limits.file_bytes` in promptc.toml"),
+        "{}",
+        run.stderr
+    );
+    // With the file limit raised past each file, the third passes what the rules may hold
+    // together (8 MiB): the first two are read.
+    std::fs::write(
+        workspace.root().join("promptc.toml"),
+        format!("{}[limits]\nfile_bytes = 4194304\n", common::MANIFEST),
+    )
+    .unwrap();
+    let run = workspace.run(&["explain", "--rules", "big"]);
+    let warnings: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|line| line.starts_with("warning["))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{}", run.stderr);
+    assert!(
+        warnings[0].starts_with(
+            "warning[rule-too-large]: rules file `big/.clinerules/c.md` is larger than what is left of the bytes the rules read may hold together"
+        ) && run.stderr.contains("move rules you do not use out of the folder"),
+        "{}",
+        run.stderr
+    );
+}

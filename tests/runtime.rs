@@ -231,7 +231,10 @@ fn request_problems_name_what_would_fix_them() {
     let last = family.diagnostics.last().unwrap();
     assert_eq!(last.code, "no-variant");
     let help = last.help.as_deref().unwrap();
-    assert!(help.starts_with("families: ") && help.contains("next-gen"), "{help}");
+    assert!(
+        help.starts_with("families: ") && help.contains("next-gen"),
+        "{help}"
+    );
     let typo = failure(runtime.compile(&request(json!({ "family": "nex-gen" }))));
     let help = typo.diagnostics.last().unwrap().help.as_deref().unwrap();
     assert_eq!(help, "did you mean `next-gen`?");

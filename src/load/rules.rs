@@ -798,6 +798,17 @@ fn location_kind(relative: &str) -> &'static str {
     }
 }
 
+/// Why a rules file was not read.
+enum Unread {
+    /// Larger than the bytes it may hold: a data file's limit, or what is left of the bytes
+    /// the rules read may hold together.
+    TooLarge {
+        limit: u64,
+        together: bool,
+    },
+    Other(String),
+}
+
 impl Reader<'_> {
     /// Reads one rules folder; `shown` is how diagnostics name it.
     fn folder(&mut self, folder: &Path, shown: PathBuf, origin: Origin) {
@@ -950,11 +961,21 @@ impl Reader<'_> {
                 }
                 other => other.to_string(),
             })
+            .map_err(Unread::Other)
             .and_then(|real| {
-                confine::read_named(&real, self.file_bytes.min(remaining))
-                    .map_err(|error| error.problem.to_string())
+                confine::read_named(&real, self.file_bytes.min(remaining)).map_err(|error| {
+                    match error.problem {
+                        PathProblem::TooLarge { limit, .. } => Unread::TooLarge {
+                            limit,
+                            together: remaining < self.file_bytes,
+                        },
+                        other => Unread::Other(other.to_string()),
+                    }
+                })
             })
-            .and_then(|bytes| String::from_utf8(bytes).map_err(|_| "not UTF-8".to_string()));
+            .and_then(|bytes| {
+                String::from_utf8(bytes).map_err(|_| Unread::Other("not UTF-8".to_string()))
+            });
         let name = rule_name(&relative);
         let folder = self.folder_shown.clone();
         let unread = |reason: String| {
@@ -971,18 +992,26 @@ impl Reader<'_> {
         };
         let text = match read {
             Ok(text) => text,
-            Err(reason) => {
-                let path_text = shown.display().to_string();
+            Err(why) => {
+                let path = shown.display().to_string();
                 let id = self.sources.add(shown, String::new());
-                self.skipped
-                    .push(unread(format!("it cannot be read: {reason}")));
-                return self.warn(
-                    RulesProblem::RuleUnreadable {
-                        path: path_text,
-                        reason,
-                    },
-                    Span::file_start(id),
-                );
+                let problem = match why {
+                    Unread::Other(reason) => {
+                        self.skipped
+                            .push(unread(format!("it cannot be read: {reason}")));
+                        RulesProblem::RuleUnreadable { path, reason }
+                    }
+                    Unread::TooLarge { limit, together } => {
+                        self.skipped
+                            .push(unread(format!("it is larger than {limit} bytes")));
+                        RulesProblem::RuleTooLarge {
+                            path,
+                            limit,
+                            together,
+                        }
+                    }
+                };
+                return self.warn(problem, Span::file_start(id));
             }
         };
         self.bytes = self.bytes.saturating_add(text.len() as u64);

@@ -12,8 +12,15 @@ pub enum RulesProblem {
     FrontmatterSyntax { message: String },
     /// A `---` on the first line that no later `---` line closes.
     FrontmatterUnclosed,
-    /// A rules file that cannot be read: permissions, a FIFO, a link out of its folder, too large.
+    /// A rules file that cannot be read: permissions, a FIFO, a link out of its folder.
     RuleUnreadable { path: String, reason: String },
+    /// A rules file larger than a data file may be (`limits.file_bytes`), or than what is left
+    /// of the bytes one compile's rules may hold together (`together`).
+    RuleTooLarge {
+        path: String,
+        limit: u64,
+        together: bool,
+    },
     /// A pattern of a rule's `globs` that does not parse, or `globs` of the wrong type.
     BadGlob { glob: String, message: String },
     /// `alwaysApply` that is not a boolean (`"true"`, quoted): the rule is decided by its
@@ -49,6 +56,7 @@ impl RulesProblem {
             RulesProblem::FrontmatterSyntax { .. } => "frontmatter-syntax",
             RulesProblem::FrontmatterUnclosed => "frontmatter-unclosed",
             RulesProblem::RuleUnreadable { .. } => "rule-unreadable",
+            RulesProblem::RuleTooLarge { .. } => "rule-too-large",
             RulesProblem::BadGlob { .. } => "bad-glob",
             RulesProblem::AlwaysApplyNotABoolean { .. } => "always-apply-not-a-boolean",
             RulesProblem::TooManyRuleFiles { .. } => "too-many-rule-files",
@@ -81,6 +89,16 @@ impl RulesProblem {
             RulesProblem::RuleUnreadable { .. } => {
                 "make it a readable regular file inside its rules folder, or remove it; the other rules still load".into()
             }
+            RulesProblem::RuleTooLarge {
+                together: false, ..
+            } => format!(
+                "shorten it (a rule is sent with every prompt it applies to), or raise `limits.file_bytes` in promptc.toml (at most {} MiB); the other rules still load",
+                crate::model::limits::MAX_FILE_BYTES >> 20
+            ),
+            RulesProblem::RuleTooLarge { together: true, .. } => format!(
+                "the rules files read before it hold most of the {} MiB one compile's rules may hold together: move rules you do not use out of the folder; the other rules still load",
+                crate::model::limits::MAX_RULES_BYTES >> 20
+            ),
             RulesProblem::BadGlob { .. } => {
                 "write `globs` as a list of glob patterns such as [\"src/**/*.ts\"]; the rule is left out until then".into()
             }
@@ -135,6 +153,21 @@ impl fmt::Display for RulesProblem {
                 write!(
                     f,
                     "rules file `{path}` cannot be read ({reason}); it is skipped"
+                )
+            }
+            RulesProblem::RuleTooLarge {
+                path,
+                limit,
+                together,
+            } => {
+                let which = if *together {
+                    "what is left of the bytes the rules read may hold together"
+                } else {
+                    "the limit of a data file"
+                };
+                write!(
+                    f,
+                    "rules file `{path}` is larger than {which} ({limit} bytes); it is skipped"
                 )
             }
             RulesProblem::AlwaysApplyNotABoolean { found } => write!(
