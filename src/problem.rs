@@ -538,6 +538,11 @@ pub enum Problem {
     BadToolName {
         name: String,
     },
+    /// A key of a context's `extra` (which declares no keys) named like one of the context's
+    /// own fields: it sets `extra.<key>`, not the field.
+    ExtraKeyIsAField {
+        key: String,
+    },
     /// A file's problems past the most one file is reported with: how many of them are
     /// errors and how many warnings.
     MoreProblems {
@@ -640,6 +645,7 @@ impl Problem {
             Problem::TooMuchText { .. } => "too-much-text",
             Problem::TooMuchCode { .. } => "too-much-code",
             Problem::MoreProblems { .. } => "more-problems",
+            Problem::ExtraKeyIsAField { .. } => "extra-key-is-a-field",
             Problem::PostprocessGrows { .. } => "postprocess-grows",
             Problem::SchemasTooLarge { .. } => "schemas-too-large",
             Problem::PostprocessOutOfFuel { .. } => "postprocess-out-of-fuel",
@@ -691,7 +697,9 @@ impl Problem {
             Problem::Routing(routing) => routing.severity(),
             Problem::Definitions(problem) => problem.severity(),
             Problem::Rules(rules) => rules.severity(),
-            Problem::MoreProblems { errors: 0, .. } => Severity::Warning,
+            Problem::MoreProblems { errors: 0, .. } | Problem::ExtraKeyIsAField { .. } => {
+                Severity::Warning
+            }
             _ => Severity::Error,
         }
     }
@@ -1069,6 +1077,9 @@ impl Problem {
             Problem::ConditionsOutOfFuel { .. } => format!(
                 "a condition has no loops, but its tests can be costly: look for many distinct patterns given to `matching` or `glob` (each costs fuel to build), or for long lists or texts walked by `in`, `==` or a filter; if the work is real, raise `fuel` in promptc.toml (at most {})",
                 crate::model::limits::MAX_FUEL
+            ),
+            Problem::ExtraKeyIsAField { key } => format!(
+                "move `{key}` out of `[extra]` to set the context's own `{key}`; if templates are meant to read `extra.{key}`, declare it in `[context_fields]` of promptc.toml to say so"
             ),
             Problem::MoreProblems { .. } => "fix the problems shown and run again: the rest are reported then, or were the same mistake made many times".into(),
             Problem::TooMuchCode { .. } => "code takes tens of times its size in memory once parsed: keep long lists and texts as data (a context's `extra`, a file a template includes as text) rather than as literals in templates and conditions".into(),
@@ -1450,6 +1461,10 @@ impl Problem {
             Problem::ConditionsOutOfFuel { fuel } => write!(
                 f,
                 "the conditions evaluated for this compile ran out of fuel: together more than {fuel} instructions and items walked"
+            ),
+            Problem::ExtraKeyIsAField { key } => write!(
+                f,
+                "`{key}` is written under `extra`, so it sets `extra.{key}`, not the context's `{key}`, which keeps its own value"
             ),
             Problem::MoreProblems {
                 shown,
@@ -1886,6 +1901,7 @@ mod tests {
                 errors: 0,
                 warnings: 0,
             },
+            Problem::ExtraKeyIsAField { key: text() },
             Problem::TooMuchText {
                 limit: 0,
                 setting: "",
@@ -1917,7 +1933,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 74;
+    const VARIANTS: usize = 75;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -1995,6 +2011,7 @@ mod tests {
             Problem::MoreProblems { .. } => 71,
             Problem::UnusedComponent { .. } => 72,
             Problem::UnusedTool { .. } => 73,
+            Problem::ExtraKeyIsAField { .. } => 74,
         }
     }
 

@@ -1,7 +1,7 @@
 //! Declared context fields (`[context_fields]` in the manifest): their defaults have their
 //! types, and every context's `extra` keys are declared and of the declared type.
 
-use crate::diagnostic::Diagnostics;
+use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::load::entry::Entry;
 use crate::load::schema_check::{article, json_type};
 use crate::model::Context;
@@ -39,9 +39,6 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
 /// that writes them).
 pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, out: &mut Diagnostics) {
     let declared = &workspace.settings().context_fields;
-    if declared.is_empty() {
-        return;
-    }
     let Some(own) = entry
         .document
         .value
@@ -50,6 +47,18 @@ pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, out: &mut Di
     else {
         return;
     };
+    // Undeclared, `extra` takes any key: one named like a field of the context (`mode`,
+    // `cwd`) was most likely meant for the field, which it leaves as it was.
+    if declared.is_empty() {
+        let fields = crate::namespace::context_fields();
+        for key in own.keys().filter(|key| fields.contains(*key)) {
+            out.push(Diagnostic::new(
+                Problem::ExtraKeyIsAField { key: key.clone() },
+                entry.key_span(&child_pointer("/extra", key)),
+            ));
+        }
+        return;
+    }
     let mut expected: Option<std::sync::Arc<[String]>> = None;
     for (key, value) in own {
         let pointer = child_pointer("/extra", key);
