@@ -266,6 +266,77 @@ fn rules_folders_of_the_caller_may_lie_outside_the_workspace() {
     assert_eq!(missing.diagnostics[0].code, "rules-folder-missing");
 }
 
+// A project's rules are read at each request, their front matter remembered by its text once
+// parsed: each request applies the same rules, and front matter that does not parse is told
+// at its place each time.
+#[test]
+fn rules_read_again_at_each_request_apply_and_are_told_alike() {
+    let project = tempfile::tempdir().unwrap();
+    let rules = project.path().join(".cursor/rules");
+    std::fs::create_dir_all(&rules).unwrap();
+    let front = "---\ndescription: Web code.\nglobs: [\"web/**\"]\n---\n";
+    std::fs::write(rules.join("a.mdc"), format!("{front}Rule A applies.\n")).unwrap();
+    // The same front matter after a byte-order mark, and a broken one.
+    std::fs::write(
+        rules.join("b.mdc"),
+        format!("\u{feff}{front}Rule B applies.\n"),
+    )
+    .unwrap();
+    let broken = "---\nglobs: [web/**\n---\nRule C never applies.\n";
+    std::fs::write(rules.join("c.mdc"), broken).unwrap();
+    let runtime = shipped();
+    let ask = |file: &str| {
+        runtime
+            .compile(&request(json!({
+                "family": "next-gen",
+                "context": {
+                    "cwd": "/srv/app", "date": "2026-11-22", "rules_from": [project.path()],
+                    "active_files": [file],
+                },
+            })))
+            .unwrap()
+    };
+    let mut seen = Vec::new();
+    for file in ["web/app.ts", "web/app.ts", "api/main.rs"] {
+        let response = ask(file);
+        let applies = |rule: &str| response.value.prompt.contains(rule);
+        let told: Vec<(String, usize)> = response
+            .warnings
+            .iter()
+            .filter(|warning| warning.code == "frontmatter-syntax")
+            .map(|warning| {
+                let at = warning.location.as_ref().unwrap();
+                (at.file.clone(), at.line)
+            })
+            .collect();
+        seen.push((
+            applies("Rule A"),
+            applies("Rule B"),
+            applies("Rule C"),
+            told,
+        ));
+    }
+    let broken_at = vec![(".cursor/rules/c.mdc".to_string(), 2)];
+    let told_where = |told: &[(String, usize)]| -> Vec<(String, usize)> {
+        told.iter()
+            .map(|(file, line)| {
+                let name = file.rsplit('/').next().unwrap_or(file);
+                (format!(".cursor/rules/{name}"), *line)
+            })
+            .collect()
+    };
+    assert_eq!(
+        seen.iter()
+            .map(|(a, b, c, told)| (*a, *b, *c, told_where(told)))
+            .collect::<Vec<_>>(),
+        [
+            (true, true, false, broken_at.clone()),
+            (true, true, false, broken_at.clone()),
+            (false, false, false, broken_at),
+        ]
+    );
+}
+
 #[test]
 fn a_request_leaves_the_shared_workspace_as_it_was() {
     let runtime = shipped();
