@@ -27,6 +27,7 @@ pub enum Origin {
 /// Reads a file of the workspace rooted at `root` (a canonical path): its real path must lie
 /// inside the workspace, and it must be a regular file of at most `limit` bytes.
 pub fn read_content(root: &Path, path: &Path, limit: u64) -> Result<Vec<u8>, PathError> {
+    crate::looked_at::name(path);
     let shown = shown(root, path);
     let read = match opened_plainly_inside(root, path) {
         Some(file) => read_opened(file, limit),
@@ -106,6 +107,7 @@ fn plain_names_below(root: &Path, path: &Path) -> bool {
 /// Whether `path` lies inside `root` as it stands: plain names below it, none of them a link
 /// or the repository's folder, the last one existing.
 pub fn is_plainly_inside(root: &Path, path: &Path) -> bool {
+    crate::looked_at::name(path);
     plainly_inside(root, path).is_some()
 }
 
@@ -169,11 +171,13 @@ pub fn origin_of(root: &Path, path: &Path, origin: Origin) -> Origin {
 
 /// Reads a file the caller named: anywhere, but a bounded regular file all the same.
 pub fn read_named(path: &Path, limit: u64) -> Result<Vec<u8>, PathError> {
+    crate::looked_at::name(path);
     read_regular(path, limit).map_err(|problem| PathError::new(path, problem))
 }
 
 /// The real path of `path` (every link followed) when it lies inside `root`.
 pub fn real_path_inside(root: &Path, path: &Path) -> Result<PathBuf, PathProblem> {
+    crate::looked_at::name(path);
     match fs::canonicalize(path) {
         Ok(real) if real.starts_with(root) => {
             let below = real.strip_prefix(root).unwrap_or(&real);
@@ -517,6 +521,7 @@ pub fn in_git_folder(root: &std::path::Path, folder: &str) -> bool {
 /// then the rest as written.
 pub fn real_folder(root: &std::path::Path, folder: &std::path::Path) -> std::path::PathBuf {
     let mut existing = root.join(folder);
+    crate::looked_at::name(&existing);
     let mut rest = Vec::new();
     loop {
         if let Ok(real) = existing.canonicalize() {

@@ -63,6 +63,7 @@ mod follow;
 mod init;
 mod load;
 mod loader;
+mod looked_at;
 pub mod model;
 mod namespace;
 mod parameter_schema;

@@ -22,6 +22,11 @@ static CLOSED: AtomicBool = AtomicBool::new(false);
 /// Runs a command that writes into a scratch folder, as `Command::output` does, known to the
 /// interrupt handler while it runs.
 pub fn output(command: &mut Command) -> io::Result<Output> {
+    output_reading(command, Stdio::null())
+}
+
+/// [`output`], with `input` as the command's standard input.
+pub fn output_reading(command: &mut Command, input: Stdio) -> io::Result<Output> {
     // Spawned and recorded under the lock, so the interrupt handler either sees the child
     // or stops it from starting.
     let child = {
@@ -30,7 +35,7 @@ pub fn output(command: &mut Command) -> io::Result<Output> {
             return Err(interrupted());
         }
         let child = command
-            .stdin(Stdio::null())
+            .stdin(input)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()?;

@@ -90,7 +90,7 @@ fn repository(fixture: &Fixture) -> Workspace {
     workspace
 }
 
-// Item 1: a crafted tree with `..` entries.
+// Item 1: a crafted tree with `..` entries, in a folder the workspace reads.
 #[test]
 fn diff_of_a_crafted_revision_writes_nothing_outside_its_temporary_folder() {
     let workspace = repository(&Fixture::minimal());
@@ -104,10 +104,18 @@ fn diff_of_a_crafted_revision_writes_nothing_outside_its_temporary_folder() {
     for name in ["x", "..", ".."] {
         tree = git_stdin(root, &["mktree"], &format!("040000 tree {tree}\t{name}\n"));
     }
-    let mut listing = git(root, &["ls-tree", "HEAD"]);
+    let mut listing = git(root, &["ls-tree", "HEAD:components"]);
     listing.push('\n');
     listing.push_str(&git(root, &["cat-file", "-p", &tree]));
     listing.push('\n');
+    let components = git_stdin(root, &["mktree"], &listing);
+    let listing = git(root, &["ls-tree", "HEAD"])
+        .lines()
+        .map(|line| match line.strip_suffix("\tcomponents") {
+            Some(_) => format!("040000 tree {components}\tcomponents\n"),
+            None => format!("{line}\n"),
+        })
+        .collect::<String>();
     let top = git_stdin(root, &["mktree"], &listing);
     let commit = git(root, &["commit-tree", &top, "-p", "HEAD", "-m", "x"]);
 
@@ -794,6 +802,8 @@ fn diff_copies_a_revision_as_committed_whatever_its_attributes_say() {
 }
 
 // One subtree listed twice per level: 2^27 files described by a few kilobytes of objects.
+// Beside the workspace's folders it is never listed; in a folder the workspace reads, it is
+// measured without being listed whole, and refused.
 #[test]
 fn diff_measures_a_revision_without_listing_it_whole() {
     let dir = tempfile::tempdir().unwrap();
@@ -806,17 +816,95 @@ fn diff_measures_a_revision_without_listing_it_whole() {
         t=$(printf '100644 blob %s\ta\n100644 blob %s\tb\n' $blob $blob | git mktree)
         for i in $(seq 1 26); do t=$(printf '040000 tree %s\ta\n040000 tree %s\tb\n' $t $t | git mktree); done
         top=$( (git ls-tree HEAD; printf '040000 tree %s\tbomb\n' $t) | git mktree)
-        c=$(git commit-tree "$top" -p HEAD -m bomb)
+        c=$(git commit-tree "$top" -p HEAD -m 'bomb beside')
+        "$P" diff --base "$c" --stat || echo "exit $?"
+        components=$( (git ls-tree HEAD:components; printf '040000 tree %s\tbomb\n' $t) | git mktree)
+        top=$(git ls-tree HEAD | sed "s/[0-9a-f]*\tcomponents\$/$components\tcomponents/" | git mktree)
+        c=$(git commit-tree "$top" -p HEAD -m 'bomb inside')
         "$P" diff --base "$c" --stat || echo "exit $?"
         "#,
     );
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stdout.contains("exit 1"), "{stdout}\n{stderr}");
+    let (beside, inside) = stdout.split_once("exit").expect("the second diff fails");
     assert!(
-        stdout.contains("has more than 100000 files or 1073741824 bytes: promptc does not copy it"),
+        beside.contains("no compiled prompt differs"),
+        "{stdout}\n{stderr}"
+    );
+    assert!(inside.starts_with(" 1"), "{stdout}\n{stderr}");
+    assert!(
+        stdout
+            .contains("are more than 100000 files or 1073741824 bytes: promptc does not copy them"),
         "{stdout}"
     );
+}
+
+// A revision's copy holds what loading its workspace reads, wherever it lies in the folder:
+// a template a spec names outside the manifest's folders, a context's rules folder, a folder
+// a link leads to, a manifest that is a link. Each of their changes is seen: a file the copy
+// lacked would have made the base fail to load.
+#[test]
+fn diff_writes_of_a_revision_every_file_its_workspace_reads() {
+    let workspace = Fixture::minimal()
+        .remove("components/intro.md")
+        .file(
+            "components/intro.toml",
+            format!(
+                "{}template_file = \"../shared/intro.md\"\n",
+                common::COMPONENT
+            ),
+        )
+        .file(
+            "shared/intro.md",
+            "Shared intro, first.\n{% for rule in rules %}{{ rule.text }}{% endfor %}\n",
+        )
+        .file(
+            "examples/contexts/basic.toml",
+            "date = \"2026-11-01\"\nrules_from = [\"project\"]\n",
+        )
+        .file("project/.clinerules/style.md", "Tabs, first.\n")
+        .file(
+            "more/write_file.toml",
+            "id = \"write_file\"\ndescription = \"Write a file, first.\"\n",
+        )
+        .remove("promptc.toml")
+        .file("config/promptc.toml", common::MANIFEST)
+        .file(
+            "variants/generic.toml",
+            common::VARIANT.replace("[\"read_file\"]", "[\"read_file\", \"write_file\"]"),
+        )
+        .write();
+    let root = workspace.root();
+    symlink("../more", root.join("tools/more")).unwrap();
+    symlink("config/promptc.toml", root.join("promptc.toml")).unwrap();
+    let output = script(
+        root,
+        r#"
+        git init -q . && git add -A && git commit -qm base
+        "$P" diff --base HEAD --stat
+        sed -i 's/first/second/' shared/intro.md project/.clinerules/style.md more/write_file.toml
+        "$P" diff --base HEAD --stat
+        "#,
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let (same, changed) = stdout
+        .split_once("no compiled prompt differs between HEAD and working tree\n")
+        .expect("the unchanged base compiles alike");
+    assert!(same.is_empty(), "{stdout}");
+    for file in [
+        "shared/intro.md",
+        "project/.clinerules/style.md",
+        "more/write_file.toml",
+    ] {
+        assert!(
+            changed.contains(&format!(
+                "{file} (modified): examples/prompts/generic/basic.md"
+            )),
+            "{file}: {stdout}\n{stderr}"
+        );
+    }
 }
 
 // Links must not multiply what a load reads: one file reached by several paths is read once.
@@ -1622,4 +1710,33 @@ fn check_names_many_unexpected_files_up_to_a_bound() {
     let json = workspace.run(&["check", "--format", "json"]);
     let document: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(document["files"].as_array().unwrap().len(), 150);
+}
+
+// A file past the most promptc reads of any file (256 MiB) is written into a revision's copy
+// as a file of its length and no content: refused alike, as too large, without a gigabyte
+// committed costing its size on disk.
+#[test]
+fn a_file_of_a_revision_past_what_promptc_reads_is_refused_as_in_the_working_tree() {
+    let workspace = repository(&Fixture::minimal());
+    let output = script(
+        workspace.root(),
+        r#"
+        head -c 270000000 /dev/zero > components/intro.md
+        git add -A && git commit -qm big
+        "$P" validate 2>&1 || echo "exit $?"
+        echo "--- diff"
+        git checkout -q HEAD~1 -- components/intro.md
+        "$P" diff --base HEAD --stat 2>&1 || echo "exit $?"
+        "#,
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let (working_tree, revision) = stdout.split_once("--- diff\n").unwrap();
+    let reason =
+        "`components/intro.md` is larger than the limit of 8 MiB: promptc does not read it";
+    assert!(working_tree.contains(reason), "{working_tree}");
+    assert!(working_tree.ends_with("exit 1\n"), "{working_tree}");
+    assert!(revision.contains(reason), "{revision}");
+    assert!(revision.ends_with("exit 1\n"), "{revision}");
 }

@@ -13,8 +13,14 @@ use std::path::Path;
 const LAYERS: &[&[&str]] = &[
     // A memory bounded by bytes, for what is remembered between compiles; a core for a
     // thread just started; the processor time past which long work stops; the processor's
-    // features asked for ahead.
-    &["bounded_memo", "cores", "deadline", "processor"],
+    // features asked for ahead; which paths a load looked at.
+    &[
+        "bounded_memo",
+        "cores",
+        "deadline",
+        "processor",
+        "looked_at",
+    ],
     // Work done ahead of its first use, on one thread for all of it.
     &["ahead"],
     // Plain facts: file texts, JSON pointers, token counting, path refusals, following a

@@ -133,6 +133,7 @@ pub fn apply(
         }
     }
     let listing_path = listing_path(path);
+    crate::looked_at::name(&listing_path);
     // Whatever is at the listing's name is read, or refused with its reason (a folder, a FIFO,
     // a link to nothing or out of the workspace): never skipped without a word.
     let listing = if std::fs::symlink_metadata(&listing_path).is_ok() {

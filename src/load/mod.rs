@@ -54,6 +54,7 @@ pub fn find_root(start: &Path) -> Option<PathBuf> {
 /// Whether `dir` holds a `promptc.toml` of any kind (see [`find_root`]): loading it then
 /// reports one that is not a regular file where it lies, rather than no workspace at all.
 pub fn has_manifest(dir: &Path) -> bool {
+    crate::looked_at::name(&dir.join(MANIFEST_FILE));
     dir.join(MANIFEST_FILE).symlink_metadata().is_ok()
 }
 
@@ -163,6 +164,7 @@ fn files_under(root: &Path, dir: &Path, wanted: impl Fn(&Path) -> bool) -> io::R
     // The folder nested too deep that was told of last: only its first entry tells of it.
     let mut too_deep_told: Option<PathBuf> = None;
     while let Some((folder, depth)) = folders.pop() {
+        crate::looked_at::path(&folder);
         let Ok(real) = folder.canonicalize() else {
             // A missing folder is empty; one that is a link to nothing (or lies behind one) is
             // refused, as a file would be: it was read as empty, and its files went missing

@@ -706,19 +706,20 @@ const MAX_UNREADABLE_NAMED: usize = 100;
 /// How deep below a rules folder rules are read (`.clinerules/a/b/c/d/rule.md` is 6).
 const MAX_RULES_DEPTH: usize = 6;
 
+/// Where rules live in a project folder: files, and folders of them.
+const RULES_LOCATIONS: [&str; 5] = [
+    ".clinerules",
+    ".cursor/rules",
+    ".cursorrules",
+    ".windsurfrules",
+    "AGENTS.md",
+];
+
 /// Whether a path below a project folder is where rules live, or in it: what is skipped
 /// there is worth a word; the rest of the project is none of the rules' business.
 fn in_rules_location(relative: &Path) -> bool {
     let text = relative.to_string_lossy().replace('\\', "/");
-    [
-        ".clinerules",
-        ".cursor/rules",
-        ".cursorrules",
-        ".windsurfrules",
-        "AGENTS.md",
-    ]
-    .iter()
-    .any(|location| {
+    RULES_LOCATIONS.iter().any(|location| {
         text == *location
             || text
                 .strip_prefix(location)
@@ -833,11 +834,17 @@ impl Reader<'_> {
         self.folder_shown = shown.to_string_lossy().replace('\\', "/");
         self.unreadable_named = 0;
         self.unreadable_more = 0;
+        crate::looked_at::name(folder);
         let real = match fs::canonicalize(folder) {
             Ok(real) if real.is_dir() => real,
             Ok(_) => return self.missing(shown, PathProblem::NotAFolder.to_string()),
             Err(error) => return self.missing(shown, error.to_string()),
         };
+        if origin == Origin::Project {
+            for location in RULES_LOCATIONS.iter().chain([&".cursor"]) {
+                crate::looked_at::path(&real.join(location));
+            }
+        }
         let mut files: Vec<(u8, String, PathBuf, &'static str)> = Vec::new();
         // Links are not followed into folders; a linked file is read only when its target
         // stays inside the rules folder (checked below).

@@ -7,13 +7,15 @@
 //! every later command names that repository explicitly. The revision's tree is measured
 //! before anything is written, and git itself writes the files.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::emit::write::TEMP_PREFIX;
 use crate::load::MANIFEST_FILE;
+use crate::looked_at::Seen;
 use crate::scratch::ScratchDir;
 
 /// Most files, and most bytes, a revision's workspace may have: a crafted tree (one subtree
@@ -149,7 +151,14 @@ impl Repository {
     }
 }
 
-/// Writes the files of `workspace_root`'s folder at `revision` into a temporary folder.
+/// Writes the files of `workspace_root`'s folder at `revision` that loading its workspace
+/// reads into a temporary folder.
+///
+/// Only those: the manifest first, then, load after load, whatever the last load looked at
+/// that the revision has and the copy lacks (the manifest's folders, the files its specs name,
+/// the rules folders of its contexts, where links lead), until a load looks at nothing new. A
+/// workspace at the root of a large repository is compared without writing the repository,
+/// and files a pull request commits beside the workspace cost nothing.
 pub fn checkout(workspace_root: &Path, revision: &str) -> Result<RevisionCheckout, RevisionError> {
     let (repository, prefix) = Repository::find(workspace_root)?;
     let commit = repository
@@ -176,126 +185,521 @@ pub fn checkout(workspace_root: &Path, revision: &str) -> Result<RevisionCheckou
     let tree = folder
         .and_then(|object| repository.object_id(&format!("{object}^{{tree}}")))
         .ok_or_else(no_workspace)?;
-    let attributes = check_size(&repository, &tree)?;
 
-    // Let git write the files: `checkout-index` refuses tree entries such as `..` or `.git`
-    // and never writes through a symbolic link, which a hand-written loop over `ls-tree`
-    // would have to get right itself. The index is a temporary one, beside (not inside) the
-    // copy, so neither the repository's index nor its working tree is touched.
-    let dir = ScratchDir::new(TEMP_PREFIX)
-        .map_err(|error| RevisionError(format!("cannot create a temporary folder: {error}")))?;
-    let index = dir.path().join("index");
+    let dir = ScratchDir::new(TEMP_PREFIX).map_err(cannot_create)?;
     let root = dir.path().join("tree");
-    std::fs::create_dir(&root)
-        .map_err(|error| RevisionError(format!("cannot create a temporary folder: {error}")))?;
-    let mut command = repository.command();
-    command
-        .env("GIT_INDEX_FILE", &index)
-        .args(["read-tree", &tree]);
-    run(command, "read-tree")?;
-    // The revision's `.gitattributes` would decide how git writes its files: `ident`,
-    // `working-tree-encoding` and line-ending conversions make a file many times its size
-    // (past the limits just measured), and a `filter` runs whatever the machine's git
-    // configuration names for it. The files are wanted as committed: the attribute files
-    // leave the temporary index, and git checks them out from an empty working tree, so
-    // neither the revision's attributes nor the working tree's apply.
-    for some in attributes.chunks(256) {
-        let mut command = repository.command();
-        command
-            .env("GIT_INDEX_FILE", &index)
-            .args(["update-index", "--force-remove", "--"])
-            .args(some);
-        run(command, "update-index")?;
-    }
+    std::fs::create_dir(&root).map_err(cannot_create)?;
+    // Canonical, as the loader names what it looks at.
+    let root = root.canonicalize().map_err(cannot_create)?;
     let empty = dir.path().join("empty");
-    std::fs::create_dir(&empty)
-        .map_err(|error| RevisionError(format!("cannot create a temporary folder: {error}")))?;
-    let mut prefix_arg = std::ffi::OsString::from("--prefix=");
-    prefix_arg.push(root.as_os_str());
-    prefix_arg.push("/");
-    let mut command = repository.command_in(&empty);
-    command
-        .env("GIT_INDEX_FILE", &index)
-        .args(["checkout-index", "--all", "--force"])
-        .arg(prefix_arg);
-    run(command, "checkout-index")?;
-    if !crate::load::has_manifest(&root) {
+    std::fs::create_dir(&empty).map_err(cannot_create)?;
+    let mut copy = Copy {
+        repository: &repository,
+        tree,
+        index: dir.path().join("index"),
+        entries: dir.path().join("entries"),
+        root,
+        empty,
+        asked: Asked::default(),
+        files: 0,
+        bytes: 0,
+    };
+    copy.write(&Seen {
+        paths: [PathBuf::from(MANIFEST_FILE)].into(),
+        ..Seen::default()
+    })?;
+    if !crate::load::has_manifest(&copy.root) {
         return Err(no_workspace());
     }
+    for _ in 0..MAX_LOADS {
+        let watch = crate::looked_at::Watch::start(&copy.root);
+        drop(crate::loader::load_workspace(&copy.root));
+        if !copy.write(&watch.finish())? {
+            let root = copy.root;
+            return Ok(RevisionCheckout { _dir: dir, root });
+        }
+    }
+    // Still finding more after that many loads (a chain of links to folders): the whole
+    // folder, as it is committed.
+    copy.write(&Seen {
+        paths: [PathBuf::new()].into(),
+        ..Seen::default()
+    })?;
+    let root = copy.root;
     Ok(RevisionCheckout { _dir: dir, root })
 }
 
-/// Refuses a tree over [`MAX_REVISION_FILES`] or [`MAX_REVISION_BYTES`] before anything is
-/// written. The listing is read as git prints it and git is stopped at the first entry over
-/// a limit: the listing of a crafted tree would not fit in memory. Gives the paths of the
-/// tree's `.gitattributes` files.
-fn check_size(repository: &Repository, tree: &str) -> Result<Vec<OsString>, RevisionError> {
-    let mut command = repository.command();
-    command
-        .args(["ls-tree", "-r", "-l", "-z", tree])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    let mut child = command
-        .spawn()
-        .map_err(|error| RevisionError(format!("cannot run git: {error}")))?;
-    let Some(stdout) = child.stdout.take() else {
-        return Err(RevisionError("git ls-tree has no output".into()));
-    };
-    let mut reader = BufReader::new(stdout);
-    let mut record = Vec::new();
-    let mut files = 0usize;
-    let mut bytes = 0u64;
-    let mut over = false;
-    let mut attributes = Vec::new();
-    loop {
-        record.clear();
-        match reader.read_until(0, &mut record) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(error) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(RevisionError(format!("git ls-tree failed: {error}")));
+/// Most loads of a revision's copy: each finds what the last one wrote leads to (a folder the
+/// manifest names, a file a spec names, where a link leads); past them, the whole folder is
+/// written.
+const MAX_LOADS: usize = 16;
+
+/// The largest file git writes into a copy: a larger one is past what promptc reads of any
+/// file ([`crate::model::limits::MAX_FILE_BYTES`]), so a file of its length and no content (which takes
+/// no room on disk) is refused alike, and a gigabyte committed costs nothing to write.
+const MAX_WRITTEN_FILE_BYTES: u64 = crate::model::limits::MAX_FILE_BYTES + 1;
+
+/// Most links followed on the way to one file, as the system's own limit.
+const MAX_LINKS: usize = 40;
+
+/// The mode git gives a symbolic link.
+const LINK_MODE: &str = "120000";
+
+fn cannot_create(error: std::io::Error) -> RevisionError {
+    RevisionError(format!("cannot create a temporary folder: {error}"))
+}
+
+/// What of the revision's tree has been asked for, so no path is asked twice.
+#[derive(Default)]
+struct Asked {
+    /// Paths asked with all below them.
+    whole: BTreeSet<PathBuf>,
+    /// Entries asked by name.
+    names: BTreeSet<PathBuf>,
+    /// Folders whose sub-folders were asked for.
+    listings: BTreeSet<PathBuf>,
+}
+
+impl Asked {
+    /// Whether `path` lies in (or is) a path asked with all below it.
+    fn covers(&self, path: &Path) -> bool {
+        path.ancestors().any(|above| self.whole.contains(above))
+    }
+}
+
+/// A revision's tree being written into a temporary folder, as loads ask for its files.
+struct Copy<'r> {
+    repository: &'r Repository,
+    tree: String,
+    /// The temporary index git writes from, beside (not inside) the copy: neither the
+    /// repository's index nor its working tree is touched.
+    index: PathBuf,
+    /// The entries to write, as git reads them.
+    entries: PathBuf,
+    root: PathBuf,
+    /// An empty working tree for git: neither the revision's `.gitattributes` nor the working
+    /// tree's apply.
+    empty: PathBuf,
+    asked: Asked,
+    /// Files and bytes written so far, against [`MAX_REVISION_FILES`] and
+    /// [`MAX_REVISION_BYTES`].
+    files: usize,
+    bytes: u64,
+}
+
+/// One entry of the tree, as `ls-tree -l -z` prints it.
+struct TreeEntry {
+    mode: String,
+    kind: String,
+    object: String,
+    size: u64,
+    path: Vec<u8>,
+}
+
+impl Copy<'_> {
+    /// Writes what the revision has of what a load looked at and the copy lacks. Whether
+    /// anything was written: when nothing was, the next load would look at the same.
+    fn write(&mut self, seen: &Seen) -> Result<bool, RevisionError> {
+        let (mut written, mut links) = self.write_seen(seen)?;
+        // Where the links just written lead, in the same round: a chain of links would take
+        // a load per link.
+        for _ in 0..MAX_LINKS {
+            if links.is_empty() {
+                break;
+            }
+            let (more, next) = self.write_seen(&Seen {
+                names: links.into_iter().collect(),
+                ..Seen::default()
+            })?;
+            written |= more;
+            links = next;
+        }
+        Ok(written)
+    }
+
+    /// [`Copy::write`] of what was seen, without following the links it writes; gives them.
+    fn write_seen(&mut self, seen: &Seen) -> Result<(bool, Vec<PathBuf>), RevisionError> {
+        let mut whole = Vec::new();
+        let mut names = BTreeSet::new();
+        for path in &seen.paths {
+            let Some(path) = self.through_links(path) else {
+                continue;
+            };
+            self.missing_folders(&path, &mut names);
+            if !self.asked.covers(&path) {
+                self.asked.whole.insert(path.clone());
+                whole.push(path);
             }
         }
-        files += 1;
-        // `<mode> <type> <object> <size>\t<path>`; the size is `-` for submodules.
-        let meta = record.split(|b| *b == b'\t').next().unwrap_or_default();
-        let size = String::from_utf8_lossy(meta)
-            .split_whitespace()
-            .nth(3)
-            .and_then(|size| size.parse::<u64>().ok())
-            .unwrap_or(0);
-        bytes = bytes.saturating_add(size);
-        // The path is all after the first tab: a path may hold tabs of its own.
-        let path = record
-            .splitn(2, |b| *b == b'\t')
-            .nth(1)
-            .map(|path| path.strip_suffix(b"\0").unwrap_or(path));
-        if let Some(path) = path
-            && (path == ATTRIBUTES || path.ends_with(b"/.gitattributes"))
-        {
-            attributes.push(os_string(path));
+        for path in &seen.names {
+            let Some(path) = self.through_links(path) else {
+                continue;
+            };
+            self.missing_folders(&path, &mut names);
+            names.insert(path);
         }
-        if files > MAX_REVISION_FILES || bytes > MAX_REVISION_BYTES {
-            over = true;
-            break;
+        // Names and listings by the folder they are in: a folder is listed once for all.
+        let mut listed: BTreeMap<PathBuf, Listed> = BTreeMap::new();
+        for path in names {
+            if path.as_os_str().is_empty()
+                || self.asked.covers(&path)
+                || !self.asked.names.insert(path.clone())
+            {
+                continue;
+            }
+            let parent = path.parent().map(Path::to_path_buf).unwrap_or_default();
+            listed.entry(parent).or_default().names.insert(path);
+        }
+        for path in &seen.listings {
+            let Some(path) = self.through_links(path) else {
+                continue;
+            };
+            if self.asked.listings.insert(path.clone()) {
+                listed.entry(path).or_default().folders = true;
+            }
+        }
+
+        let mut blobs = Vec::new();
+        let mut folders = Vec::new();
+        if whole.iter().any(|path| path.as_os_str().is_empty()) {
+            // The whole folder (git refuses an empty path).
+            whole.clear();
+            self.list(true, &[], |entry| blobs.push(entry))?;
+        }
+        for some in whole.chunks(256) {
+            self.list(true, some, |entry| blobs.push(entry))?;
+        }
+        for (folder, wanted) in &listed {
+            let spec = if folder.as_os_str().is_empty() {
+                Vec::new()
+            } else {
+                let mut spec = folder.as_os_str().to_owned();
+                spec.push("/");
+                vec![PathBuf::from(spec)]
+            };
+            self.list(false, &spec, |entry| {
+                let path = PathBuf::from(os_string(&entry.path));
+                if entry.kind == "tree" {
+                    if wanted.folders || wanted.names.contains(&path) {
+                        folders.push(path);
+                    }
+                } else if wanted.names.contains(&path) {
+                    blobs.push(entry);
+                }
+            })?;
+        }
+        let mut written = false;
+        for folder in &folders {
+            written |= self.make_folder(folder);
+        }
+        let links = blobs
+            .iter()
+            .filter(|entry| entry.mode == LINK_MODE)
+            .map(|entry| PathBuf::from(os_string(&entry.path)))
+            .collect();
+        written |= self.write_blobs(blobs)?;
+        Ok((written, links))
+    }
+
+    /// The folders above `path` that the copy lacks, to be asked for by name: one of them may
+    /// be a link in the revision, which git lists nothing below.
+    fn missing_folders(&self, path: &Path, names: &mut BTreeSet<PathBuf>) {
+        for above in path.ancestors().skip(1) {
+            if above.as_os_str().is_empty() || self.root.join(above).symlink_metadata().is_ok() {
+                break;
+            }
+            names.insert(above.to_path_buf());
         }
     }
-    if over {
-        let _ = child.kill();
-        let _ = child.wait();
-        return Err(RevisionError(format!(
-            "the workspace at `{tree}` has more than {MAX_REVISION_FILES} files or {MAX_REVISION_BYTES} bytes: promptc does not copy it"
-        )));
+
+    /// `path` with each link on the way that the copy holds replaced by where it leads;
+    /// `None` when it leads out of the copy (the load refuses that itself).
+    fn through_links(&self, path: &Path) -> Option<PathBuf> {
+        let mut rest: Vec<OsString> = plain_parts(path)?;
+        rest.reverse();
+        let mut done = PathBuf::new();
+        let mut links = 0;
+        while let Some(part) = rest.pop() {
+            let at = self.root.join(&done).join(&part);
+            let is_link = at
+                .symlink_metadata()
+                .is_ok_and(|metadata| metadata.file_type().is_symlink());
+            if !is_link {
+                done.push(part);
+                continue;
+            }
+            links += 1;
+            if links > MAX_LINKS {
+                return None;
+            }
+            let target = std::fs::read_link(&at).ok()?;
+            let target = if target.is_absolute() {
+                target.strip_prefix(&self.root).ok()?.to_path_buf()
+            } else {
+                done.join(target)
+            };
+            let mut parts = plain_parts(&target)?;
+            parts.extend(rest.into_iter().rev());
+            rest = parts;
+            rest.reverse();
+            done = PathBuf::new();
+        }
+        Some(done)
     }
-    let status = child
-        .wait()
-        .map_err(|error| RevisionError(format!("git ls-tree failed: {error}")))?;
-    if !status.success() {
-        return Err(RevisionError(format!("git ls-tree {tree} failed")));
+
+    /// Lists the tree's entries at `paths` (`recursive`: every file below them), passing each
+    /// to `found`. Stops at the first entry past the copy's limits: a crafted tree lists
+    /// billions of files in a few kilobytes.
+    fn list(
+        &self,
+        recursive: bool,
+        paths: &[PathBuf],
+        mut found: impl FnMut(TreeEntry),
+    ) -> Result<(), RevisionError> {
+        let mut command = self.repository.command();
+        command
+            .arg("--literal-pathspecs")
+            .arg("ls-tree")
+            .args(recursive.then_some("-r"))
+            .args(["-l", "-z", &self.tree, "--"])
+            .args(paths)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        let mut child = command
+            .spawn()
+            .map_err(|error| RevisionError(format!("cannot run git: {error}")))?;
+        let Some(stdout) = child.stdout.take() else {
+            return Err(RevisionError("git ls-tree has no output".into()));
+        };
+        let mut reader = BufReader::new(stdout);
+        let mut record = Vec::new();
+        let mut listed = 0usize;
+        let stop = |child: &mut std::process::Child, error: RevisionError| {
+            let _ = child.kill();
+            let _ = child.wait();
+            Err(error)
+        };
+        loop {
+            record.clear();
+            match reader.read_until(0, &mut record) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(error) => {
+                    return stop(
+                        &mut child,
+                        RevisionError(format!("git ls-tree failed: {error}")),
+                    );
+                }
+            }
+            listed += 1;
+            if listed > MAX_REVISION_FILES {
+                return stop(&mut child, self.too_large());
+            }
+            match tree_entry(&record) {
+                Some(entry) if is_plain_tree_path(&entry.path) => found(entry),
+                // A name git itself refuses to write (`..`, `.git`): a crafted tree.
+                Some(entry) => {
+                    let path = String::from_utf8_lossy(&entry.path).into_owned();
+                    return stop(
+                        &mut child,
+                        RevisionError(format!(
+                            "the revision's tree has an invalid path {path:?}: promptc does not copy it"
+                        )),
+                    );
+                }
+                None => {}
+            }
+        }
+        let status = child
+            .wait()
+            .map_err(|error| RevisionError(format!("git ls-tree failed: {error}")))?;
+        if !status.success() {
+            return Err(RevisionError(format!("git ls-tree {} failed", self.tree)));
+        }
+        Ok(())
     }
-    Ok(attributes)
+
+    fn too_large(&self) -> RevisionError {
+        RevisionError(format!(
+            "the files promptc reads of the workspace at `{}` are more than {MAX_REVISION_FILES} files or {MAX_REVISION_BYTES} bytes: promptc does not copy them",
+            self.tree
+        ))
+    }
+
+    /// Makes the folder `path` in the copy, through real folders only. Whether one was made.
+    fn make_folder(&self, path: &Path) -> bool {
+        let Some(parts) = plain_parts(path) else {
+            return false;
+        };
+        let mut at = self.root.clone();
+        let mut made = false;
+        for part in parts {
+            at.push(part);
+            match at.symlink_metadata() {
+                Ok(metadata) if metadata.file_type().is_dir() => {}
+                Ok(_) => return made,
+                Err(_) => {
+                    if std::fs::create_dir(&at).is_err() {
+                        return made;
+                    }
+                    made = true;
+                }
+            }
+        }
+        made
+    }
+
+    /// Writes files of the tree with git (a file past what promptc reads as one of its length
+    /// and no content). Whether any was written.
+    fn write_blobs(&mut self, blobs: Vec<TreeEntry>) -> Result<bool, RevisionError> {
+        let mut info = Vec::new();
+        let mut empty = Vec::new();
+        for entry in blobs {
+            // Submodules are not part of the workspace; the revision's `.gitattributes`
+            // would decide how git writes its files: `ident`, `working-tree-encoding` and
+            // line-ending conversions make a file many times its size (past the limits), and
+            // a `filter` runs whatever the machine's git configuration names for it.
+            let name = entry.path.rsplit(|b| *b == b'/').next().unwrap_or_default();
+            if entry.kind != "blob" || name == ATTRIBUTES {
+                continue;
+            }
+            self.files += 1;
+            if entry.size > MAX_WRITTEN_FILE_BYTES && entry.mode != LINK_MODE {
+                empty.push(entry);
+            } else {
+                self.bytes = self.bytes.saturating_add(entry.size);
+                info.extend_from_slice(
+                    format!("{} {} {}\t", entry.mode, entry.kind, entry.object).as_bytes(),
+                );
+                info.extend_from_slice(&entry.path);
+                info.push(0);
+            }
+            if self.files > MAX_REVISION_FILES || self.bytes > MAX_REVISION_BYTES {
+                return Err(self.too_large());
+            }
+        }
+        let mut written = false;
+        for entry in &empty {
+            written |= self.write_of_length(&PathBuf::from(os_string(&entry.path)), entry.size);
+        }
+        if info.is_empty() {
+            return Ok(written);
+        }
+        // Git writes the files: `update-index` refuses tree entries such as `..` or `.git`,
+        // and `checkout-index` never writes through a symbolic link, which a hand-written
+        // loop would have to get right itself. The index holds only this round's files.
+        let _ = std::fs::remove_file(&self.index);
+        std::fs::write(&self.entries, &info).map_err(cannot_create)?;
+        let entries = std::fs::File::open(&self.entries).map_err(cannot_create)?;
+        let mut command = self.repository.command();
+        command
+            .env("GIT_INDEX_FILE", &self.index)
+            .args(["update-index", "-z", "--index-info"]);
+        let output = crate::scratch::output_reading(&mut command, entries.into())
+            .map_err(|error| RevisionError(format!("cannot run git: {error}")))?;
+        if !output.status.success() {
+            return Err(RevisionError(format!(
+                "git update-index failed: {}",
+                String::from_utf8_lossy(&output.stderr).trim()
+            )));
+        }
+        let mut prefix_arg = OsString::from("--prefix=");
+        prefix_arg.push(self.root.as_os_str());
+        prefix_arg.push("/");
+        let mut command = self.repository.command_in(&self.empty);
+        command
+            .env("GIT_INDEX_FILE", &self.index)
+            .args(["checkout-index", "--all", "--force"])
+            .arg(prefix_arg);
+        run(command, "checkout-index")?;
+        Ok(true)
+    }
+
+    /// A file of `length` bytes and no content at `path`, made through real folders only
+    /// and never through a link. Whether it was made.
+    fn write_of_length(&self, path: &Path, length: u64) -> bool {
+        let Some(parent) = path.parent() else {
+            return false;
+        };
+        self.make_folder(parent);
+        let Some(parts) = plain_parts(path) else {
+            return false;
+        };
+        let mut at = self.root.clone();
+        for part in &parts[..parts.len().saturating_sub(1)] {
+            at.push(part);
+            if !at
+                .symlink_metadata()
+                .is_ok_and(|metadata| metadata.file_type().is_dir())
+            {
+                return false;
+            }
+        }
+        at.extend(parts.last());
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&at)
+            .and_then(|file| file.set_len(length))
+            .is_ok()
+    }
+}
+
+/// What is wanted of one folder's entries.
+#[derive(Default)]
+struct Listed {
+    /// Entries wanted by name.
+    names: BTreeSet<PathBuf>,
+    /// Whether its sub-folders are wanted.
+    folders: bool,
+}
+
+/// The names of a relative path with `.` and `..` taken out; `None` when it leaves its root,
+/// is not relative, or passes through `.git`.
+fn plain_parts(path: &Path) -> Option<Vec<OsString>> {
+    let mut parts: Vec<OsString> = Vec::new();
+    for component in path.components() {
+        match component {
+            Component::Normal(name) if crate::confine::is_git_folder(name) => return None,
+            Component::Normal(name) => parts.push(name.to_owned()),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                parts.pop()?;
+            }
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    Some(parts)
+}
+
+/// Whether a path of the tree is names that git writes: none empty, `.`, `..` or `.git`.
+fn is_plain_tree_path(path: &[u8]) -> bool {
+    path.split(|b| *b == b'/')
+        .all(|name| !matches!(name, b"" | b"." | b"..") && !name.eq_ignore_ascii_case(b".git"))
+}
+
+/// `<mode> <type> <object> <size>\t<path>\0`; the size is `-` for folders and submodules.
+fn tree_entry(record: &[u8]) -> Option<TreeEntry> {
+    let record = record.strip_suffix(b"\0").unwrap_or(record);
+    // The path is all after the first tab: a path may hold tabs of its own.
+    let tab = record.iter().position(|b| *b == b'\t')?;
+    let (meta, path) = (&record[..tab], &record[tab + 1..]);
+    let meta = std::str::from_utf8(meta).ok()?;
+    let mut fields = meta.split_whitespace();
+    let mode = fields.next()?.to_string();
+    let kind = fields.next()?.to_string();
+    let object = fields.next()?.to_string();
+    let size = fields
+        .next()
+        .and_then(|size| size.parse().ok())
+        .unwrap_or(0);
+    Some(TreeEntry {
+        mode,
+        kind,
+        object,
+        size,
+        path: path.to_vec(),
+    })
 }
 
 const ATTRIBUTES: &[u8] = b".gitattributes";

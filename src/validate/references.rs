@@ -1121,7 +1121,10 @@ fn paths_stay_inside(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut
                 setting: setting.to_string(),
                 path: path.clone(),
             }
-        } else if written && root.join(path).is_file() {
+        } else if written && {
+            crate::looked_at::name(&root.join(path));
+            root.join(path).is_file()
+        } {
             Problem::InvalidValue(InvalidValue::FileWhereFolderBelongs { path: path.clone() })
         } else if let Some(problem) = (!written && written_here)
             .then(|| no_such_folder(root, path))
@@ -1146,6 +1149,7 @@ fn paths_stay_inside(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut
 /// is simply not there yet is empty (git keeps no empty folder: a fresh clone lacks one).
 fn no_such_folder(root: &std::path::Path, path: &str) -> Option<Problem> {
     let at = root.join(path);
+    crate::looked_at::name(&at);
     if at.is_dir() {
         return None;
     }
@@ -1176,6 +1180,7 @@ fn folder_near(root: &std::path::Path, path: &str) -> Option<String> {
     } else {
         crate::load::read::resolve_inside(root, root, parent_text)?
     };
+    crate::looked_at::listing(&beside);
     let entries: Vec<std::fs::DirEntry> = std::fs::read_dir(&beside)
         .ok()?
         .take(ENTRIES_LOOKED_AT + 1)

@@ -209,6 +209,7 @@ impl Registrar<'_> {
         let doc = &entry.document;
         let stem = entry.path.file_stem().unwrap_or_default().to_string_lossy();
         let sibling = entry.dir().join(format!("{stem}.md"));
+        crate::looked_at::name(&sibling);
         // Anything at that path, a FIFO or a dangling link too, is read (and refused with
         // its own reason) rather than called missing.
         if sibling.symlink_metadata().is_ok() {
@@ -382,6 +383,7 @@ impl Registrar<'_> {
     ) -> io::Result<Option<TemplateId>> {
         // Missing, or a folder (`template_file = "."`): the field is what needs changing. A
         // link is judged by where it leads (a dangling one is reported as such by the read).
+        crate::looked_at::name(path);
         let missing = match path.symlink_metadata() {
             Err(_) => true,
             Ok(metadata) if metadata.file_type().is_symlink() => path.is_dir(),
