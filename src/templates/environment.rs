@@ -13,6 +13,10 @@ pub fn new_environment(fuel: Option<u64>, render_bytes: u64) -> Environment<'sta
     let mut env = Environment::new();
     // A misspelt name must fail, not render as "".
     env.set_undefined_behavior(UndefinedBehavior::Strict);
+    // An undefined value remembers the expression that made it, so a render error names it
+    // ("`extra.teem` is undefined") and help can suggest the near name. minijinja does this
+    // only in debug builds unless asked: a release binary said "undefined value" alone.
+    env.set_debug(true);
     // Prompts are not HTML: nothing is escaped, whatever a template is named.
     env.set_auto_escape_callback(|_| AutoEscape::None);
     // Templates are used byte for byte: the final newline of a template file is text.
@@ -147,6 +151,20 @@ mod tests {
         let env = new_environment(None, crate::model::limits::DEFAULT_RENDER_BYTES);
         assert!(env.render_str("{{ missing }}", ()).is_err());
         assert_eq!(env.render_str("a\n", ()).unwrap(), "a\n");
+    }
+
+    /// In every build, release included (`cargo test --release`): help names the value and
+    /// suggests the near name from this detail.
+    #[test]
+    fn an_undefined_value_s_error_names_the_expression_that_made_it() {
+        let env = new_environment(None, crate::model::limits::DEFAULT_RENDER_BYTES);
+        let error = env
+            .render_str(
+                "{% if extra.teem %}x{% endif %}",
+                minijinja::context! { extra => minijinja::context! { team => "a" } },
+            )
+            .unwrap_err();
+        assert_eq!(error.detail(), Some("`extra.teem` is undefined"));
     }
 
     #[test]
