@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -640,6 +641,53 @@ fn a_new_tool_and_the_variant_that_lists_it_are_one_cause() {
     let text = stdout(&repo.promptc(&["diff", "--base", "main", "--stat"]));
     assert!(
         text.contains("tools/spare_tool.toml (added): no compiled prompt changed"),
+        "{text}"
+    );
+}
+
+/// A template renamed (its file moved, the component naming the new one) beside an edit that
+/// changes every prompt: the rename's files fail alone but change nothing together, and are
+/// said to change nothing, together. Each was said to affect every output that read it.
+#[test]
+fn a_renamed_template_beside_another_change_is_said_to_change_nothing() {
+    let repo = library_repo();
+    repo.git(&["mv", "components/agent_role.md", "components/role.md"]);
+    let toml = repo.root.join("components/agent_role.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(&toml, format!("{text}template_file = \"role.md\"\n")).unwrap();
+    repo.edit(
+        "components/capabilities.md",
+        "CAPABILITIES",
+        "CAPABILITIES (edited)",
+    );
+    let diffed = repo.promptc(&["diff", "--base", "main", "--format", "json"]);
+    assert_eq!(diffed.status.code(), Some(0), "{}", stderr(&diffed));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&diffed)).unwrap();
+    let sources: BTreeMap<&str, &serde_json::Value> = json["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|source| (source["path"].as_str().unwrap(), source))
+        .collect();
+    let rename = [
+        "components/agent_role.md",
+        "components/agent_role.toml",
+        "components/role.md",
+    ];
+    for path in rename {
+        let source = sources[path];
+        assert_eq!(source["affects"], serde_json::json!([]), "{path}: {source}");
+        let others: Vec<&str> = rename.into_iter().filter(|other| *other != path).collect();
+        assert_eq!(source["together_with"], serde_json::json!(others), "{path}");
+    }
+    let edited = sources["components/capabilities.md"];
+    assert_eq!(
+        edited["affects"].as_array().unwrap().len(),
+        json["prompts"].as_array().unwrap().len()
+    );
+    let text = stdout(&repo.promptc(&["diff", "--base", "main", "--stat"]));
+    assert!(
+        text.contains("components/role.md (added), only together with components/agent_role.md, components/agent_role.toml: no compiled prompt changed"),
         "{text}"
     );
 }

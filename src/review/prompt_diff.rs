@@ -557,8 +557,7 @@ fn source_changes(
             let paths: Vec<&String> = joint.iter().map(|&index| &changes[index].path).collect();
             with_files(&before_files, &paths, &after_files, source_date_epoch).map(in_report)
         })
-        .flatten()
-        .filter(|changed| !changed.is_empty());
+        .flatten();
     let names: Vec<String> = joint
         .iter()
         .map(|&index| changes[index].path.clone())
