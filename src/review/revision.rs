@@ -235,8 +235,9 @@ pub fn checkout(workspace_root: &Path, revision: &str) -> Result<RevisionCheckou
 const MAX_LOADS: usize = 16;
 
 /// The largest file git writes into a copy: a larger one is past what promptc reads of any
-/// file ([`crate::model::limits::MAX_FILE_BYTES`]), so a file of its length and no content (which takes
-/// no room on disk) is refused alike, and a gigabyte committed costs nothing to write.
+/// file ([`crate::model::limits::MAX_FILE_BYTES`]), so a file of its length and no content
+/// (which takes no room on disk) is refused alike, and a gigabyte committed costs nothing to
+/// write.
 const MAX_WRITTEN_FILE_BYTES: u64 = crate::model::limits::MAX_FILE_BYTES + 1;
 
 /// Most links followed on the way to one file, as the system's own limit.
@@ -561,6 +562,11 @@ impl Copy<'_> {
             // a `filter` runs whatever the machine's git configuration names for it.
             let name = entry.path.rsplit(|b| *b == b'/').next().unwrap_or_default();
             if entry.kind != "blob" || name == ATTRIBUTES {
+                continue;
+            }
+            // Written already, by name, before the folder it is in was asked for whole.
+            let path = PathBuf::from(os_string(&entry.path));
+            if self.root.join(&path).symlink_metadata().is_ok() {
                 continue;
             }
             self.files += 1;
