@@ -499,3 +499,40 @@ fn new_writes_minimal_files_that_validate() {
     assert_eq!(again.status.code(), Some(2));
     assert_eq!(run(&["new", "tool", "../escape"]).status.code(), Some(2));
 }
+
+/// What to run next after `init`: in the current folder, no `cd .` before it.
+#[test]
+fn init_says_what_to_run_next_from_where_the_user_is() {
+    let dir = tempfile::tempdir().unwrap();
+    for (cwd, args, next) in [
+        (
+            "here",
+            vec!["init"],
+            "next: promptc check && promptc build --family next-gen",
+        ),
+        (
+            "dot",
+            vec!["init", "."],
+            "next: promptc check && promptc build --family next-gen",
+        ),
+        (
+            ".",
+            vec!["init", "sub"],
+            "next: cd sub && promptc check && promptc build --family next-gen",
+        ),
+    ] {
+        std::fs::create_dir_all(dir.path().join(cwd)).unwrap();
+        let output = common::promptc()
+            .current_dir(dir.path().join(cwd))
+            .args(&args)
+            .output()
+            .unwrap();
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {all}");
+        assert!(all.lines().any(|line| line == next), "{args:?}: {all}");
+    }
+}

@@ -272,6 +272,23 @@ fn diff_markdown_is_a_pull_request_comment() {
     });
 }
 
+// A repository with no commit yet has nothing to compare with, and the reason says so.
+#[test]
+fn diff_in_a_repository_without_a_commit_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    copy_dir(&fixture_dir("expressive"), &root);
+    let repo = Repo { _dir: dir, root };
+    repo.git(&["init", "-q", "-b", "main"]);
+    let diffed = repo.promptc(&["diff", "--base", "main"]);
+    assert_eq!(diffed.status.code(), Some(1));
+    let out = stdout(&diffed);
+    assert!(
+        out.contains("unknown revision `main`: the repository has no commit yet"),
+        "{out}"
+    );
+}
+
 #[test]
 fn diff_says_which_side_failed_and_why() {
     let repo = Repo::new();
@@ -282,6 +299,12 @@ fn diff_says_which_side_failed_and_why() {
     assert!(
         out.contains("note: the head side (working tree) compiles: 4 outputs"),
         "{out}"
+    );
+    // A misspelt branch: the one meant is named.
+    let misspelt = stdout(&repo.promptc(&["diff", "--base", "mian"]));
+    assert!(
+        misspelt.contains("unknown revision `mian`: did you mean `main`?"),
+        "{misspelt}"
     );
 
     // A revision from before the workspace existed.

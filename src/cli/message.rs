@@ -299,6 +299,9 @@ impl fmt::Display for Message<'_> {
                 "wrote {files} files of the default library into {dir}, and built its {outputs} outputs",
                 dir = dir.display()
             ),
+            Message::NextAfterInit(dir) if dir.as_os_str() == "." => {
+                write!(f, "next: promptc check && promptc build --family next-gen")
+            }
             Message::NextAfterInit(dir) => write!(
                 f,
                 "next: cd {dir} && promptc check && promptc build --family next-gen",

@@ -138,6 +138,41 @@ impl Repository {
             .map(|bytes| String::from_utf8_lossy(&bytes).trim().to_string())
     }
 
+    /// Why `revision` names no commit, with the branch or tag it likely meant: a repository
+    /// with no commit yet has none to compare with.
+    fn unknown(&self, revision: &str) -> RevisionError {
+        if self.object_id("HEAD^{commit}").is_none() {
+            return RevisionError(format!(
+                "unknown revision `{revision}`: the repository has no commit yet (commit the workspace, then compare with that commit)"
+            ));
+        }
+        let mut command = self.command();
+        command.args([
+            "for-each-ref",
+            "--count=10000",
+            "--format=%(refname:short)",
+            "refs/heads",
+            "refs/tags",
+            "refs/remotes",
+        ]);
+        let names: Vec<String> = run(command, "for-each-ref")
+            .map(|listing| {
+                String::from_utf8_lossy(&listing)
+                    .lines()
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        match crate::namespace::closest(revision, &names) {
+            Some(near) => RevisionError(format!(
+                "unknown revision `{revision}`: did you mean `{near}`?"
+            )),
+            None => RevisionError(format!(
+                "unknown revision `{revision}` (a branch, tag or commit of the repository)"
+            )),
+        }
+    }
+
     /// A git command on this repository, with `work_tree` as its working tree.
     fn command_in(&self, work_tree: &Path) -> Command {
         let mut command = git_command();
@@ -163,7 +198,7 @@ pub fn checkout(workspace_root: &Path, revision: &str) -> Result<RevisionCheckou
     let (repository, prefix) = Repository::find(workspace_root)?;
     let commit = repository
         .object_id(&format!("{revision}^{{commit}}"))
-        .ok_or_else(|| RevisionError(format!("unknown revision `{revision}`")))?;
+        .ok_or_else(|| repository.unknown(revision))?;
     let no_workspace = || {
         let at = if prefix.is_empty() {
             "."
