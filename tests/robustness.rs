@@ -671,6 +671,21 @@ fn source_date_epoch_must_be_a_date_a_context_could_hold() {
             stderr.contains("set SOURCE_DATE_EPOCH to the seconds since 1970-01-01"),
             "{stderr}"
         );
+        // Commands that render say it; those that render nothing never read it.
+        for args in [
+            &["tools", "--context", "basic"][..],
+            &["explain", "--context", "basic"],
+        ] {
+            let (_, stderr, _) = run(args, value);
+            assert!(stderr.starts_with(&warning), "{args:?}: {stderr}");
+        }
+        for args in [
+            &["route", "--model", "any-model", "--context", "undated"][..],
+            &["context", "--context", "undated"],
+        ] {
+            let (code, stderr, _) = run(args, value);
+            assert_eq!((code, stderr.as_str()), (Some(0), ""), "{args:?}");
+        }
     }
 }
 

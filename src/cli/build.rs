@@ -3,7 +3,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::{
-    CliError, Message, Printer, TargetArgs, compile_failed, definition_warnings, load_valid,
+    CliError, Message, Printer, TargetArgs, compile_failed, dated, definition_warnings, load_valid,
     report_failures, request, source_date_epoch,
 };
 use crate::analysis::budget::{self, check_budget};
@@ -45,7 +45,7 @@ pub fn run(
     }
     // Budget errors name the context as given, or the default one.
     let context_name = args.target.context_name(workspace);
-    let request = request(workspace, args.target, printer)?;
+    let request = dated(request(workspace, args.target, printer)?, printer);
     let compiler = crate::compile::Compiler::new(workspace);
     let compiled = compiler
         .compile(&request)

@@ -2,7 +2,7 @@ use std::path::Path;
 
 use clap::Args;
 
-use super::{CliError, Printer, TargetArgs, compile_failed, load_valid, request_with_rules};
+use super::{CliError, Printer, TargetArgs, compile_failed, dated, load_valid, request_with_rules};
 use crate::report;
 
 #[derive(Args, Debug)]
@@ -26,6 +26,7 @@ pub fn run(
 ) -> Result<(), CliError> {
     let workspace = load_valid(workspace_dir, printer)?;
     let (request, rules) = request_with_rules(workspace, args.target, printer)?;
+    let request = dated(request, printer);
     let compiler = crate::compile::Compiler::new(workspace);
     let mut explanation = crate::compile::explain::explain(&compiler, &request)
         .map_err(|error| compile_failed(workspace, error, printer))?;

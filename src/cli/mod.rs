@@ -564,7 +564,9 @@ pub fn kept_compiler(workspace: &'static Workspace) -> &'static crate::compile::
     Box::leak(Box::new(crate::compile::Compiler::new(workspace)))
 }
 
-/// The request a target names; its context's problems are printed.
+/// The request a target names; its context's problems are printed. It carries no
+/// SOURCE_DATE_EPOCH: a command that renders adds it with [`dated`], so that one that does
+/// not (`route`, `context`) does not warn about a value it never reads.
 pub fn request(
     workspace: &mut Workspace,
     target: TargetArgs,
@@ -688,8 +690,13 @@ pub fn request_with_rules(
         .map_err(CliError::SetValue)?;
     unread_set_values(workspace, &request.set, printer);
     unread_extra_paths(workspace, &extra_paths, printer);
-    request.source_date_epoch = source_date_epoch(printer);
     Ok((request, rules))
+}
+
+/// A request dated by SOURCE_DATE_EPOCH, for a command that renders its prompt.
+pub fn dated(mut request: Request, printer: &Printer) -> Request {
+    request.source_date_epoch = source_date_epoch(printer);
+    request
 }
 
 /// `--model` and `--provider` each change their own field of the context's `model`: a model

@@ -3,7 +3,7 @@ use std::path::Path;
 use clap::Args;
 
 use super::{
-    CliError, Printer, TargetArgs, compile_failed, definition_warnings, load_valid, request,
+    CliError, Printer, TargetArgs, compile_failed, dated, definition_warnings, load_valid, request,
 };
 use crate::report;
 
@@ -20,7 +20,7 @@ pub fn run(
     printer: &Printer,
 ) -> Result<(), CliError> {
     let workspace = load_valid(workspace_dir, printer)?;
-    let request = request(workspace, args.target, printer)?;
+    let request = dated(request(workspace, args.target, printer)?, printer);
     let compiler = crate::compile::Compiler::new(workspace);
     let compiled = compiler
         .compile(&request)
