@@ -730,6 +730,13 @@ impl Problem {
             | Problem::ConditionFailed {
                 meant: Some(meant), ..
             } => format!("did you mean `{meant}`?"),
+            // A model version is the only plain object a template meets (`model_version`'s):
+            // minijinja names it so when an operation it has no meaning for is asked of it.
+            Problem::RenderFailed { message, .. } | Problem::ConditionFailed { message, .. }
+                if message.contains("plain object") =>
+            {
+                "a model version (`model_version`) is no number for arithmetic: `| int` gives its major version (4 for 4.10), `| float` the version as a decimal (2.5; 4.10 reads 4.1); to order versions, compare the version itself (`>= 4.2`, `> \"4.9\"`)".into()
+            }
             Problem::RenderFailed { message, .. } if message.starts_with("undefined value") => {
                 // minijinja's detail names the value: "`extra.team` is undefined".
                 let path = message

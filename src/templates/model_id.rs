@@ -25,6 +25,46 @@ pub fn install(env: &mut Environment<'static>) {
     env.add_test("glob", glob);
     env.add_test("matching", matching);
     env.add_filter("model_version", model_version);
+    env.add_filter("int", int);
+    env.add_filter("float", float);
+}
+
+/// minijinja's `int`, which also takes a model version: its first part, the major version
+/// (4 for `claude-sonnet-4-5`, 5 for `gpt-5.1-codex`, 4 for `model-4.10`). minijinja's own
+/// refuses any object.
+fn int(
+    state: &State,
+    value: &Value,
+    default: Option<Value>,
+    base: Option<u32>,
+    kwargs: minijinja::value::Kwargs,
+) -> Result<Value, Error> {
+    let Some(version) = value.downcast_object_ref::<ModelVersion>() else {
+        return minijinja::filters::int(state, value, default, base, kwargs);
+    };
+    // A version always converts: `default` and `base` change nothing, but are taken as
+    // minijinja's `int` takes them.
+    kwargs.get::<Option<Value>>("default")?;
+    kwargs.get::<Option<u32>>("base")?;
+    kwargs.assert_all_used()?;
+    Ok(Value::from(version.major()))
+}
+
+/// minijinja's `float`, which also takes a model version: the version read as a decimal
+/// (2.5 for `gemini-2.5-pro`; 4.1 for `model-4.10`, which only the version itself orders
+/// after 4.9).
+fn float(
+    state: &State,
+    value: &Value,
+    default: Option<Value>,
+    kwargs: minijinja::value::Kwargs,
+) -> Result<Value, Error> {
+    let Some(version) = value.downcast_object_ref::<ModelVersion>() else {
+        return minijinja::filters::float(state, value, default, kwargs);
+    };
+    kwargs.get::<Option<Value>>("default")?;
+    kwargs.assert_all_used()?;
+    Ok(Value::from(version.decimal()))
 }
 
 /// A shell-style glob over the whole text, case-insensitive: `*` and `?` also match `/`, as
@@ -448,6 +488,19 @@ impl ModelVersion {
             .then(|| Self::parse(written))
     }
 
+    /// The first part.
+    fn major(&self) -> u64 {
+        self.0.first().copied().unwrap_or(0)
+    }
+
+    /// The first two parts read as a decimal, as the number they were written as.
+    fn decimal(&self) -> f64 {
+        let minor = self.0.get(1).copied().unwrap_or(0);
+        format!("{}.{minor}", self.major())
+            .parse()
+            .unwrap_or(f64::MAX)
+    }
+
     fn compare(&self, other: &Self) -> std::cmp::Ordering {
         let len = self.0.len().max(other.0.len());
         let part = |version: &Self, index: usize| version.0.get(index).copied().unwrap_or(0);
@@ -662,6 +715,74 @@ mod tests {
         }
         assert!(holds("id | model_version == 0", "grok-code-fast"));
         assert!(holds("id | model_version >= 10", "gpt-10"));
+    }
+
+    /// `int` gives a version's major number and `float` the version as a decimal, as a template
+    /// author converts a number; other values convert as minijinja converts them.
+    #[test]
+    fn a_model_version_converts_to_its_major_number_and_to_a_decimal() {
+        let mut env = Environment::new();
+        install(&mut env);
+        let value = |expression: &str, id: &str| {
+            env.compile_expression(expression)
+                .unwrap()
+                .eval(minijinja::context! { id => id })
+                .unwrap()
+        };
+        for (expression, id, expected) in [
+            (
+                "(id | model_version) | int",
+                "claude-sonnet-4-5",
+                Value::from(4),
+            ),
+            ("(id | model_version) | int", "model-4.10", Value::from(4)),
+            (
+                "(id | model_version(1)) | int",
+                "claude-sonnet-4-5",
+                Value::from(5),
+            ),
+            (
+                "(id | model_version) | int + 1",
+                "gpt-5.1-codex",
+                Value::from(6),
+            ),
+            (
+                "(id | model_version) | int(base=16)",
+                "gpt-10",
+                Value::from(10),
+            ),
+            (
+                "(id | model_version) | int",
+                "grok-code-fast",
+                Value::from(0),
+            ),
+            (
+                "(id | model_version) | float",
+                "gemini-2.5-pro",
+                Value::from(2.5),
+            ),
+            (
+                "(id | model_version) | float",
+                "claude-sonnet-4-5",
+                Value::from(4.0),
+            ),
+            (
+                "(id | model_version) | float",
+                "model-4.10",
+                Value::from(4.1),
+            ),
+            ("'12' | int + 1", "", Value::from(13)),
+            ("'ff' | int(base=16)", "", Value::from(255)),
+            ("'x' | int(default=7)", "", Value::from(7)),
+            ("'2.5' | float", "", Value::from(2.5)),
+        ] {
+            assert_eq!(value(expression, id), expected, "{expression} for {id}");
+        }
+        let refused = env
+            .compile_expression("'x' | int")
+            .unwrap()
+            .eval(minijinja::context! {});
+        assert!(refused.is_err());
     }
 
     /// A model's version is a dotted version, not a decimal: 4.10 comes after 4.9 and 4.2,
