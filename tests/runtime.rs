@@ -104,6 +104,95 @@ fn native_tools_come_in_the_dialect_of_the_provider() {
     assert_eq!(openai.dialect, Some("openai"));
 }
 
+/// A dialect asked for a variant that sends no tool definitions is said, as `promptc build
+/// --dialect` says it; the prompt is compiled all the same.
+#[test]
+fn a_dialect_for_a_variant_without_native_tools_is_a_warning() {
+    let runtime = shipped();
+    let response = runtime
+        .compile(&request(json!({
+            "family": "next-gen",
+            "context": "basic",
+            "dialect": "anthropic",
+        })))
+        .unwrap();
+    assert_eq!(response.value.tool_definitions, None);
+    let warning = response
+        .warnings
+        .iter()
+        .find(|warning| warning.code == "dialect-unused")
+        .expect("a dialect-unused warning");
+    assert_eq!(warning.severity, "warning");
+    assert!(
+        warning.message.contains("`anthropic`")
+            && warning
+                .message
+                .contains(&format!("`{}`", response.value.variant)),
+        "{}",
+        warning.message
+    );
+    assert!(
+        warning
+            .help
+            .as_deref()
+            .unwrap()
+            .contains("native_tools = true"),
+        "{warning:?}"
+    );
+    // A variant with native tools uses the dialect, and says nothing of it.
+    let native = runtime
+        .compile(&request(json!({
+            "family": "native-next-gen",
+            "context": "basic",
+            "dialect": "anthropic",
+        })))
+        .unwrap();
+    assert!(
+        native.warnings.iter().all(|w| w.code != "dialect-unused"),
+        "{:?}",
+        native.warnings
+    );
+}
+
+/// `variant` names one variant: with `family`, `label` or `tag` the compile followed one of
+/// them and left the other out, where the command line refuses the flags together.
+#[test]
+fn a_variant_with_another_choice_of_variant_is_refused() {
+    let runtime = shipped();
+    for other in [
+        json!({ "family": "gpt" }),
+        json!({ "label": "stable" }),
+        json!({ "tag": "beta" }),
+    ] {
+        let mut fields = json!({ "variant": "next-gen@1", "context": "basic" });
+        let name = other.as_object().unwrap().keys().next().unwrap().clone();
+        fields[&name] = other[&name].clone();
+        let refused = failure(runtime.compile(&request(fields)));
+        assert_eq!(refused.diagnostics.len(), 1, "{:?}", refused.diagnostics);
+        let diagnostic = &refused.diagnostics[0];
+        assert_eq!(diagnostic.code, "conflicting-request-fields");
+        assert_eq!(
+            diagnostic.message,
+            format!(
+                "`variant` and `{name}` cannot both be given: the compile would follow one and leave the other out"
+            )
+        );
+        assert!(
+            diagnostic
+                .help
+                .as_deref()
+                .unwrap()
+                .contains("give it alone")
+        );
+    }
+    // Alone, it compiles.
+    runtime
+        .compile(&request(
+            json!({ "variant": "next-gen@1", "context": "basic" }),
+        ))
+        .unwrap();
+}
+
 #[test]
 fn a_bad_context_value_is_located_in_the_context_as_given() {
     let runtime = shipped();

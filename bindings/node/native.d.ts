@@ -107,13 +107,13 @@ export interface CompileRequest {
   context?: Record<string, unknown> | string
   /** Compile this family instead of the routed one. */
   family?: string
-  /** Compile this variant (an id or `family@version`) instead of the routed one. */
+  /** Compile this variant (an id or `family@version`) instead of the routed one; given alone, without `family`, `label` or `tag`. */
   variant?: string
   /** Within the family, the version this label names. */
   label?: string
   /** Within the family, only variants carrying this tag. */
   tag?: string
-  /** The provider shape of native tool definitions (`openai`, `openai-responses`, `anthropic`, `gemini`). */
+  /** The provider shape of native tool definitions (`openai`, `openai-responses`, `anthropic`, `gemini`); for a variant without native tools, a `dialect-unused` warning. */
   dialect?: string
   /** Runtime placeholders that win over every other value. */
   set?: Record<string, string>

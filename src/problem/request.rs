@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use super::Severity;
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RequestProblem {
     /// The folder holds no `promptc.toml`.
@@ -20,6 +22,13 @@ pub enum RequestProblem {
         name: String,
         known: Vec<&'static str>,
     },
+    /// `dialect` given for a variant without native tool calls: its tools are written in the
+    /// prompt, and the dialect changes nothing. A warning, as `promptc build --dialect` says it.
+    DialectUnused { dialect: String, variant: String },
+    /// `variant` with another field that chooses the variant (`family`, `label`, `tag`): the
+    /// compile would follow one and leave the other out without a word (the command line
+    /// refuses the same flags together).
+    VariantNotAlone { other: &'static str },
 }
 
 impl RequestProblem {
@@ -31,6 +40,15 @@ impl RequestProblem {
             RequestProblem::UnknownContext { .. } => "unknown-context",
             RequestProblem::ContextNotTable { .. } => "context-not-table",
             RequestProblem::UnknownDialect { .. } => "unknown-dialect",
+            RequestProblem::DialectUnused { .. } => "dialect-unused",
+            RequestProblem::VariantNotAlone { .. } => "conflicting-request-fields",
+        }
+    }
+
+    pub fn severity(&self) -> Severity {
+        match self {
+            RequestProblem::DialectUnused { .. } => Severity::Warning,
+            _ => Severity::Error,
         }
     }
 
@@ -56,6 +74,12 @@ impl RequestProblem {
             }
             RequestProblem::UnknownDialect { known, .. } => {
                 format!("use one of: {}", known.join(", "))
+            }
+            RequestProblem::DialectUnused { .. } => {
+                "leave `dialect` out for this variant, or set `native_tools = true` in it to send its tools as definitions".into()
+            }
+            RequestProblem::VariantNotAlone { .. } => {
+                "`variant` names one variant (an id or `family@version`): give it alone, or give `family` with `label` or `tag` to choose within a family".into()
             }
         })
     }
@@ -86,6 +110,14 @@ impl fmt::Display for RequestProblem {
             RequestProblem::UnknownDialect { name, .. } => {
                 write!(f, "unknown tool-definition dialect `{name}`")
             }
+            RequestProblem::DialectUnused { dialect, variant } => write!(
+                f,
+                "`dialect` `{dialect}` changes nothing: variant `{variant}` does not use native tool calls (`native_tools = true`), so its tools are written in the prompt"
+            ),
+            RequestProblem::VariantNotAlone { other } => write!(
+                f,
+                "`variant` and `{other}` cannot both be given: the compile would follow one and leave the other out"
+            ),
         }
     }
 }

@@ -19,7 +19,7 @@ use crate::compile::{Choice, Compiler, FamilyListing};
 use crate::compiled::{CompileError, Compiled};
 use crate::diagnostic::Diagnostics;
 use crate::namespace::near_or;
-use crate::problem::{Problem, RequestProblem};
+use crate::problem::{Problem, RequestProblem, Severity};
 use crate::report::diagnostics::{DiagnosticRecord, records};
 use crate::source::Sources;
 use crate::workspace::Workspace;
@@ -76,13 +76,19 @@ impl Failure {
 
     fn unlocated(problem: RequestProblem) -> Failure {
         Failure {
-            diagnostics: vec![DiagnosticRecord::unlocated(
-                problem.code(),
-                problem.to_string(),
-                problem.help(),
-            )],
+            diagnostics: vec![record(&problem)],
         }
     }
+}
+
+/// A problem of the request itself, which lies in no file.
+fn record(problem: &RequestProblem) -> DiagnosticRecord {
+    let mut record =
+        DiagnosticRecord::unlocated(problem.code(), problem.to_string(), problem.help());
+    if problem.severity() == Severity::Warning {
+        record.severity = "warning";
+    }
+    record
 }
 
 /// The first error, its place, and how many more there are: one line for an exception.
@@ -161,7 +167,7 @@ impl Runtime {
     /// data as `promptc build --format json`. A prompt over its variant's token budget is a
     /// failure, as in `build`.
     pub fn compile(&self, request: &AgentRequest) -> Result<Response<Compiled>, Failure> {
-        self.answer(request, |compiler, prepared, warnings| {
+        let mut response = self.answer(request, |compiler, prepared, warnings| {
             let compiled = compiler.compile(&prepared.request)?;
             let workspace = compiler.workspace();
             if let Some(variant) = compiler.variant(&compiled.variant)
@@ -173,7 +179,20 @@ impl Runtime {
             // An MCP tool left out of the definitions is said, as `build` says it.
             warnings.extend(compiler.definition_warnings(&prepared.request, &compiled));
             Ok(compiled)
-        })
+        })?;
+        // A dialect asked for and not used is said, as `build --dialect` says it: the caller
+        // may be waiting for definitions in that shape that never come.
+        if let Some(dialect) = &request.dialect
+            && response.value.tool_definitions.is_none()
+        {
+            response
+                .warnings
+                .push(record(&RequestProblem::DialectUnused {
+                    dialect: dialect.clone(),
+                    variant: response.value.variant.clone(),
+                }));
+        }
+        Ok(response)
     }
 
     /// `compile`, with the result's large parts shared with the results of earlier compiles of

@@ -30,13 +30,15 @@ pub struct AgentRequest {
     pub context: Option<Value>,
     /// Compile this family instead of the routed one.
     pub family: Option<String>,
-    /// Compile this variant (an id or `family@version`) instead of the routed one.
+    /// Compile this variant (an id or `family@version`) instead of the routed one; given
+    /// alone, without `family`, `label` or `tag`.
     pub variant: Option<String>,
     /// Within the family, the version this label names.
     pub label: Option<String>,
     /// Within the family, only variants carrying this tag.
     pub tag: Option<String>,
-    /// The provider shape of native tool definitions, instead of the manifest's rules.
+    /// The provider shape of native tool definitions, instead of the manifest's rules; for a
+    /// variant without native tools, a `dialect-unused` warning.
     pub dialect: Option<String>,
     /// Runtime placeholders that win over every other value (`--set KEY=VALUE`).
     pub set: IndexMap<String, String>,
@@ -67,6 +69,20 @@ impl AgentRequest {
     ) -> Result<Request, Failure> {
         if let Some(model) = &self.model {
             context.model = model.clone();
+        }
+        if self.variant.is_some() {
+            let other = [
+                ("family", self.family.is_some()),
+                ("label", self.label.is_some()),
+                ("tag", self.tag.is_some()),
+            ]
+            .into_iter()
+            .find_map(|(name, given)| given.then_some(name));
+            if let Some(other) = other {
+                return Err(Failure::unlocated(RequestProblem::VariantNotAlone {
+                    other,
+                }));
+            }
         }
         let mut selection = match (&self.family, &self.variant) {
             (Some(family), _) => Selection::family(family.clone()),

@@ -208,13 +208,13 @@ pub struct CompileRequest {
     pub context: Option<Value>,
     /// Compile this family instead of the routed one.
     pub family: Option<String>,
-    /// Compile this variant (an id or `family@version`) instead of the routed one.
+    /// Compile this variant (an id or `family@version`) instead of the routed one; given alone, without `family`, `label` or `tag`.
     pub variant: Option<String>,
     /// Within the family, the version this label names.
     pub label: Option<String>,
     /// Within the family, only variants carrying this tag.
     pub tag: Option<String>,
-    /// The provider shape of native tool definitions (`openai`, `openai-responses`, `anthropic`, `gemini`).
+    /// The provider shape of native tool definitions (`openai`, `openai-responses`, `anthropic`, `gemini`); for a variant without native tools, a `dialect-unused` warning.
     pub dialect: Option<String>,
     /// Runtime placeholders that win over every other value.
     pub set: Option<HashMap<String, String>>,

@@ -63,13 +63,13 @@ class Request(TypedDict, total=False):
     family: str
     """Compile this family instead of the routed one."""
     variant: str
-    """Compile this variant (an id or `family@version`) instead of the routed one."""
+    """Compile this variant (an id or `family@version`) instead of the routed one; given alone, without `family`, `label` or `tag`."""
     label: str
     """Within the family, the version this label names."""
     tag: str
     """Within the family, only variants carrying this tag."""
     dialect: str
-    """The provider shape of native tool definitions (`openai`, `openai-responses`, `anthropic`, `gemini`)."""
+    """The provider shape of native tool definitions (`openai`, `openai-responses`, `anthropic`, `gemini`); for a variant without native tools, a `dialect-unused` warning."""
     set: Mapping[str, str]
     """Runtime placeholders that win over every other value."""
 
