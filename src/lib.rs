@@ -112,7 +112,10 @@ pub use parameter_schema::ParameterSchema;
 pub use path_error::{PathError, PathProblem};
 pub use report::diagnostics::{DiagnosticRecord, RecordLabel, RecordLocation};
 pub use resolve::date::SourceDateEpoch;
-pub use runtime::{AgentRequest, Failure, Part, Response, Runtime, SharedCompiled};
+pub use runtime::{
+    AgentRequest, Failure, NOT_DATA_MARK, NotData, Part, REQUEST_DEPTH, Response, Runtime,
+    SharedCompiled, Step, TOO_DEEP,
+};
 pub use source::{SourceFile, SourceId, Sources};
 pub use span::Span;
 pub use tokens::Encoding;

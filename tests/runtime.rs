@@ -296,6 +296,102 @@ fn a_request_as_json_text_reads_as_the_same_request_as_a_value() {
     assert_eq!(unknown.to_string(), same.to_string());
 }
 
+/// A request with an MCP tool whose `input_schema` nests `levels` tables below its
+/// `properties`.
+fn deep_schema_request(levels: usize) -> Value {
+    let mut schema = json!({ "type": "string" });
+    for _ in 0..levels {
+        schema = json!({ "type": "object", "properties": { "a": schema } });
+    }
+    json!({
+        "family": "xs",
+        "context": {
+            "cwd": "/srv/app",
+            "date": "2026-11-22",
+            "mcp_servers": [{ "name": "notes", "tools": [{ "name": "add", "description": "Add.", "input_schema": schema }] }],
+        },
+    })
+}
+
+/// Nested past what a request may hold, a request is refused at its place (the server and
+/// tool), with the limit and what would fix it, whether it came as a value or as JSON text;
+/// one level less is read.
+#[test]
+fn a_request_nested_too_deep_is_refused_where_it_is_with_the_limit() {
+    // The request, its context, mcp_servers, the server, tools, the tool: six levels above
+    // the schema, whose each level is two (itself and its `properties`).
+    let too_deep = deep_schema_request(61);
+    let from_value = failure(AgentRequest::from_json(too_deep.clone()));
+    let from_text = failure(AgentRequest::from_json_text(&too_deep.to_string()));
+    for refused in [&from_value, &from_text] {
+        assert_eq!(refused.diagnostics.len(), 1, "{:?}", refused.diagnostics);
+        let diagnostic = &refused.diagnostics[0];
+        assert_eq!(diagnostic.code, "invalid-request");
+        assert_eq!(
+            diagnostic.message,
+            "invalid request: `context.mcp_servers[0].tools[0].input_schema.properties.a…` \
+             nests lists and tables 128 levels deep (the request counted as one), or holds itself"
+        );
+        let help = diagnostic.help.as_deref().unwrap();
+        assert!(
+            help.starts_with("a request nests fewer than 128 levels: flatten or shorten `context.mcp_servers[0].tools[0]"),
+            "{help}"
+        );
+        assert!(!help.contains("`family`"), "{help}");
+    }
+    assert_eq!(from_value.to_string(), from_text.to_string());
+    // A level less is read; a schema as deep as real ones are compiles.
+    let within = deep_schema_request(60);
+    AgentRequest::from_json(within.clone()).unwrap();
+    AgentRequest::from_json_text(&within.to_string()).unwrap();
+    shipped()
+        .compile(&request(deep_schema_request(10)))
+        .unwrap();
+}
+
+/// What JSON cannot carry, which the Node package marks in place, is refused there.
+#[test]
+fn a_value_that_is_not_data_is_refused_at_its_place() {
+    let marked = |what: &str| {
+        let request = json!({
+            "family": "xs",
+            "set": { "LIMIT": { (promptc::NOT_DATA_MARK): what } },
+        });
+        let from_text = failure(AgentRequest::from_json_text(&request.to_string()));
+        let from_value = failure(AgentRequest::from_json(request));
+        assert_eq!(from_text.to_string(), from_value.to_string());
+        let diagnostic = from_value.diagnostics[0].clone();
+        assert_eq!(diagnostic.code, "invalid-request");
+        assert!(
+            diagnostic
+                .help
+                .as_deref()
+                .unwrap()
+                .starts_with("a request holds data only"),
+            "{diagnostic:?}"
+        );
+        diagnostic.message
+    };
+    assert_eq!(
+        marked("bigint"),
+        "invalid request: `set.LIMIT` is a value of kind `bigint`, which is not data a request can carry"
+    );
+    assert_eq!(
+        marked("NaN"),
+        "invalid request: `set.LIMIT` is `NaN`, a number a request cannot carry as written"
+    );
+    let path = [
+        promptc::Step::Key("context".into()),
+        promptc::Step::Key("extra".into()),
+        promptc::Step::Key("a b".into()),
+        promptc::Step::Index(2),
+    ];
+    assert_eq!(
+        Failure::not_data(&path, promptc::NotData::Key("int".into())).to_string(),
+        "invalid request: `context.extra[\"a b\"][2]` has a key of kind `int`; a table's keys are strings"
+    );
+}
+
 #[test]
 fn request_problems_name_what_would_fix_them() {
     let runtime = shipped();
@@ -307,6 +403,21 @@ fn request_problems_name_what_would_fix_them() {
     assert_eq!(no_context.diagnostics[0].code, "unknown-context");
     let help = no_context.diagnostics[0].help.as_deref().unwrap();
     assert!(help.contains("basic"), "{help}");
+
+    // A problem below the request's top gets help about that place, not the list of the
+    // request's fields.
+    let rules_from = failure(runtime.compile(&request(json!({ "context": { "rules_from": 7 } }))));
+    assert_eq!(rules_from.diagnostics[0].code, "invalid-request");
+    assert_eq!(
+        rules_from.diagnostics[0].help.as_deref(),
+        Some("give `rules_from` as a list of folders, each a path as a string")
+    );
+    let set = failure(runtime.compile(&request(
+        json!({ "family": "xs", "set": { "yolo": "maybe" } }),
+    )));
+    assert_eq!(set.diagnostics[0].code, "invalid-request");
+    let help = set.diagnostics[0].help.as_deref().unwrap();
+    assert!(!help.contains("`family`"), "{help}");
 
     let not_table = failure(runtime.compile(&request(json!({ "context": 7 }))));
     assert_eq!(not_table.diagnostics[0].code, "context-not-table");

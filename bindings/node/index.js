@@ -24,26 +24,68 @@ function translate(error) {
 }
 
 /**
+ * The key of the table written in place of a value JSON cannot carry as written, naming what it
+ * was: promptc refuses the request at that place (see `NOT_DATA_MARK` in promptc's runtime).
+ */
+const NOT_DATA = '\u0000promptc-not-data'
+
+/** The levels of lists and objects a request may not reach, itself counted (promptc's `REQUEST_DEPTH`). */
+const REQUEST_DEPTH = 128
+
+/**
  * A request as the native module takes it: JSON text, which V8 writes far faster than the
  * native side could read the object one property at a time.
  */
 function requestJson(request) {
   if (request === undefined || request === null) return undefined
-  const text = JSON.stringify(request, dataOnly)
+  let text
+  try {
+    text = JSON.stringify(request, dataOnly)
+  } catch (error) {
+    // An object that holds itself, or nested deeper than V8's stack: written again, no deeper
+    // than promptc reads, with the place marked.
+    if (!(error instanceof TypeError || error instanceof RangeError)) throw error
+    text = JSON.stringify(bounded('', request, 1))
+  }
   if (text === undefined) throw new TypeError('a request is an object of promptc request fields')
   return text
 }
 
 /**
- * Refuses what JSON would silently drop or turn into null, rather than send a request other than
- * the one the caller wrote: a function, a symbol, a number that is not finite.
+ * Marks what JSON would silently drop, turn into null, or refuse without saying where, rather
+ * than send a request other than the one the caller wrote: a function, a symbol, a BigInt, a
+ * number that is not finite.
  */
 function dataOnly(key, value) {
   const kind = typeof value
-  if (kind === 'function' || kind === 'symbol' || (kind === 'number' && !Number.isFinite(value))) {
-    throw new TypeError(`a request holds data only: ${key ? `\`${key}\` is` : 'it is'} ${String(value)}`)
-  }
+  if (kind === 'function' || kind === 'symbol' || kind === 'bigint') return { [NOT_DATA]: kind }
+  if (kind === 'number' && !Number.isFinite(value)) return { [NOT_DATA]: String(value) }
   return value
+}
+
+/**
+ * A copy of `value` as JSON.stringify would write it, with what `dataOnly` marks marked, and
+ * the lists and objects that would reach promptc's depth marked in their place.
+ */
+function bounded(key, value, level) {
+  if (value !== null && typeof value === 'object' && typeof value.toJSON === 'function') {
+    value = value.toJSON(key)
+  }
+  value = dataOnly(key, value)
+  if (value === null || typeof value !== 'object' || NOT_DATA in value) return value
+  // The mark is itself an object a level down: it must stay within the depth promptc reads.
+  if (level >= REQUEST_DEPTH - 1) return { [NOT_DATA]: 'too-deep' }
+  if (Array.isArray(value)) return value.map((item, index) => bounded(String(index), item, level + 1))
+  const fields = {}
+  for (const name of Object.keys(value)) {
+    Object.defineProperty(fields, name, {
+      value: bounded(name, value[name], level + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    })
+  }
+  return fields
 }
 
 function guarded(call) {

@@ -25,6 +25,18 @@ pub enum RequestProblem {
     /// `dialect` given for a variant without native tool calls: its tools are written in the
     /// prompt, and the dialect changes nothing. A warning, as `promptc build --dialect` says it.
     DialectUnused { dialect: String, variant: String },
+    /// Lists and tables nested as deep as a request may not, or holding themselves.
+    NestedTooDeep { at: String, limit: usize },
+    /// A value of a kind that is no data (a BigInt, a function, a Python set).
+    NotDataKind { at: String, kind: String },
+    /// A number JSON cannot carry as written (NaN, an infinity, an integer past 64 bits).
+    NotDataNumber { at: String, number: String },
+    /// A table key that is not a string.
+    NotDataKey { at: String, kind: String },
+    /// `context.rules_from` that is not a list of folders.
+    RulesFromNotFolders { reason: String },
+    /// A `set` value that does not fit the context field it names.
+    SetValueDoesNotFit { message: String },
     /// `variant` with another field that chooses the variant (`family`, `label`, `tag`): the
     /// compile would follow one and leave the other out without a word (the command line
     /// refuses the same flags together).
@@ -36,7 +48,13 @@ impl RequestProblem {
         match self {
             RequestProblem::NotAWorkspace { .. } => "not-a-workspace",
             RequestProblem::Unreadable { .. } => "workspace-unreadable",
-            RequestProblem::InvalidRequest { .. } => "invalid-request",
+            RequestProblem::InvalidRequest { .. }
+            | RequestProblem::NestedTooDeep { .. }
+            | RequestProblem::NotDataKind { .. }
+            | RequestProblem::NotDataNumber { .. }
+            | RequestProblem::NotDataKey { .. }
+            | RequestProblem::RulesFromNotFolders { .. }
+            | RequestProblem::SetValueDoesNotFit { .. } => "invalid-request",
             RequestProblem::UnknownContext { .. } => "unknown-context",
             RequestProblem::ContextNotTable { .. } => "context-not-table",
             RequestProblem::UnknownDialect { .. } => "unknown-dialect",
@@ -62,6 +80,21 @@ impl RequestProblem {
             }
             RequestProblem::InvalidRequest { .. } => {
                 "a request has `model`, `context`, `family`, `variant`, `label`, `tag`, `dialect` and `set`, all optional".into()
+            }
+            RequestProblem::NestedTooDeep { at, limit } => format!(
+                "a request nests fewer than {limit} levels: flatten or shorten {} (a tool's `input_schema` so deep is no schema a model can use), or leave it out; a value that holds itself cannot be sent",
+                place(at)
+            ),
+            RequestProblem::NotDataKind { .. }
+            | RequestProblem::NotDataNumber { .. }
+            | RequestProblem::NotDataKey { .. } => {
+                "a request holds data only: strings, finite numbers (whole ones within 64 bits), booleans, null, lists, and tables with string keys; write the value as one of those (a BigInt as a number or a string)".into()
+            }
+            RequestProblem::RulesFromNotFolders { .. } => {
+                "give `rules_from` as a list of folders, each a path as a string".into()
+            }
+            RequestProblem::SetValueDoesNotFit { .. } => {
+                "write the value as the field's type, as the message says, or leave it out of `set`".into()
             }
             RequestProblem::UnknownContext { known, .. } if known.is_empty() => {
                 "the workspace has no named contexts: pass the context's fields as a table".into()
@@ -97,7 +130,34 @@ impl fmt::Display for RequestProblem {
             RequestProblem::Unreadable { path, reason } => {
                 write!(f, "cannot read `{path}`: {reason}")
             }
-            RequestProblem::InvalidRequest { message } => write!(f, "invalid request: {message}"),
+            RequestProblem::InvalidRequest { message }
+            | RequestProblem::SetValueDoesNotFit { message } => {
+                write!(f, "invalid request: {message}")
+            }
+            RequestProblem::NestedTooDeep { at, limit } => write!(
+                f,
+                "invalid request: {} nests lists and tables {limit} levels deep (the request counted as one), or holds itself",
+                place(at)
+            ),
+            RequestProblem::NotDataKind { at, kind } => write!(
+                f,
+                "invalid request: {} is a value of kind `{kind}`, which is not data a request can carry",
+                place(at)
+            ),
+            RequestProblem::NotDataNumber { at, number } => write!(
+                f,
+                "invalid request: {} is `{number}`, a number a request cannot carry as written",
+                place(at)
+            ),
+            RequestProblem::NotDataKey { at, kind } => write!(
+                f,
+                "invalid request: {} has a key of kind `{kind}`; a table's keys are strings",
+                place(at)
+            ),
+            RequestProblem::RulesFromNotFolders { reason } => write!(
+                f,
+                "invalid request: `context.rules_from` must be a list of folders: {reason}"
+            ),
             RequestProblem::UnknownContext { name, .. } => {
                 write!(f, "the workspace has no context named `{name}`")
             }
@@ -119,5 +179,14 @@ impl fmt::Display for RequestProblem {
                 "`variant` and `{other}` cannot both be given: the compile would follow one and leave the other out"
             ),
         }
+    }
+}
+
+/// Where in a request a value is: its path (`set.LIMIT`), or the request itself.
+fn place(at: &str) -> String {
+    if at.is_empty() {
+        "the request".into()
+    } else {
+        format!("`{at}`")
     }
 }

@@ -8,6 +8,7 @@
 //! numbering, so requests can run on many threads at once.
 
 mod request;
+mod shape;
 mod shared;
 
 use std::path::{Path, PathBuf};
@@ -25,6 +26,7 @@ use crate::source::Sources;
 use crate::workspace::Workspace;
 
 pub use request::AgentRequest;
+pub use shape::{NOT_DATA_MARK, NotData, REQUEST_DEPTH, Step, TOO_DEEP};
 use shared::SharedParts;
 pub use shared::{Part, SharedCompiled};
 

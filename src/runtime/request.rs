@@ -7,6 +7,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::Failure;
+use super::shape::NotData;
 use crate::compile::{Request, Selection};
 use crate::diagnostic::Diagnostics;
 use crate::load::entry::Entry;
@@ -48,6 +49,7 @@ impl AgentRequest {
     /// A request from a JSON value, as the language bindings pass it; unknown keys and values
     /// of the wrong type are a failure naming them.
     pub fn from_json(value: Value) -> Result<AgentRequest, Failure> {
+        super::shape::check(&value)?;
         serde_json::from_value(value).map_err(invalid_request)
     }
 
@@ -56,7 +58,13 @@ impl AgentRequest {
     /// value first, so that a problem is described as `from_json` describes it, without a
     /// position in a text the caller never wrote.
     pub fn from_json_text(text: &str) -> Result<AgentRequest, Failure> {
-        let value: Value = serde_json::from_str(text).map_err(invalid_request)?;
+        let value: Value = serde_json::from_str(text).map_err(|error| {
+            if error.to_string().starts_with("recursion limit exceeded") {
+                Failure::not_data(&super::shape::too_deep_in(text), NotData::TooDeep)
+            } else {
+                invalid_request(error)
+            }
+        })?;
         AgentRequest::from_json(value)
     }
 
@@ -95,7 +103,9 @@ impl AgentRequest {
         request.set = self.set.clone();
         request
             .set_context_fields(&workspace.settings().context_fields)
-            .map_err(|message| Failure::unlocated(RequestProblem::InvalidRequest { message }))?;
+            .map_err(|message| {
+                Failure::unlocated(RequestProblem::SetValueDoesNotFit { message })
+            })?;
         request.mcp_places = mcp_places;
         request.dialect = match &self.dialect {
             None => None,
@@ -171,8 +181,8 @@ pub(super) fn context(
     let folders = match fields.remove("rules_from") {
         None => Vec::new(),
         Some(folders) => serde_json::from_value::<Vec<PathBuf>>(folders).map_err(|error| {
-            Failure::unlocated(RequestProblem::InvalidRequest {
-                message: format!("`context.rules_from` must be a list of folders: {error}"),
+            Failure::unlocated(RequestProblem::RulesFromNotFolders {
+                reason: error.to_string(),
             })
         })?,
     };

@@ -173,27 +173,45 @@ test('a bad context value throws, located in the context as given', () => {
   assert.equal(thrown(() => shipped.compile({ context: 'nope' })).diagnostics[0].code, 'unknown-context')
 })
 
-test('a request that JSON cannot carry as written is refused, not changed', () => {
-  for (const request of [
-    () => ({ family: 'xs' }),
-    { family: 'xs', context: { cwd: '/srv/app', date: '2026-11-22', mcp_servers: [{ name: 'x', tools: Symbol('t') }] } },
-    { family: 'xs', context: 'basic', set: { LIMIT: Number.NaN } },
-    { family: 'xs', context: 'basic', set: { LIMIT: Infinity } },
-  ]) {
-    assert.throws(() => shipped.compile(request), TypeError)
+test('a request that JSON cannot carry as written is refused at its place, not changed', () => {
+  const refused = (request) => {
+    const error = thrown(() => shipped.compile(request))
+    assert.equal(error.diagnostics.length, 1, JSON.stringify(error.diagnostics))
+    assert.equal(error.diagnostics[0].code, 'invalid-request')
+    return error.diagnostics[0]
   }
-  assert.throws(() => shipped.compile({ family: 'xs', context: 'basic', set: { LIMIT: 10n } }), TypeError)
-  // Nested past any real context, or holding itself: an error, never a crash.
-  let deep = {}
-  for (let i = 0; i < 100_000; i++) deep = { a: deep }
-  let nested = {}
-  for (let i = 0; i < 200; i++) nested = { a: nested }
-  const looped = {}
-  looped.self = looped
-  assert.throws(() => shipped.compile({ family: 'xs', context: { cwd: '/srv/app', extra: deep } }))
-  assert.throws(() => shipped.compile({ family: 'xs', context: { cwd: '/srv/app', extra: looped } }), TypeError)
-  const tooDeep = thrown(() => shipped.compile({ family: 'xs', context: { cwd: '/srv/app', extra: nested } }))
-  assert.equal(tooDeep.diagnostics[0].code, 'invalid-request')
+  const context = { cwd: '/srv/app', date: '2026-11-22' }
+  for (const [request, message] of [
+    [{ family: 'xs', context: 'basic', set: { LIMIT: 10n } }, '`set.LIMIT` is a value of kind `bigint`'],
+    [{ family: 'xs', context: 'basic', set: { LIMIT: Number.NaN } }, '`set.LIMIT` is `NaN`, a number'],
+    [{ family: 'xs', context: 'basic', set: { LIMIT: -Infinity } }, '`set.LIMIT` is `-Infinity`, a number'],
+    [{ family: 'xs', context: { ...context, mcp_servers: [{ name: 'x', tools: Symbol('t') }] } }, '`context.mcp_servers[0].tools` is a value of kind `symbol`'],
+    [{ family: 'xs', context: { ...context, extra: { 'a b': [1, () => 2] } } }, '`context.extra["a b"][1]` is a value of kind `function`'],
+  ]) {
+    const diagnostic = refused(request)
+    assert.ok(diagnostic.message.startsWith(`invalid request: ${message}`), diagnostic.message)
+    assert.match(diagnostic.help, /^a request holds data only/)
+  }
+  // A request that is a function is no request at all.
+  assert.equal(refused(() => ({ family: 'xs' })).message, 'invalid request: the request is a value of kind `function`, which is not data a request can carry')
+  // Nested past what a request may hold, or holding itself: refused at its place, never a
+  // crash, whether JSON.stringify could write it or not.
+  const nest = (levels) => {
+    let deep = { type: 'string' }
+    for (let i = 0; i < levels; i++) deep = { type: 'object', properties: { a: deep } }
+    return deep
+  }
+  const looped = { type: 'object' }
+  looped.properties = { self: looped }
+  for (const schema of [nest(61), nest(100_000), looped]) {
+    const server = { name: 'notes', tools: [{ name: 'add', input_schema: schema }] }
+    const diagnostic = refused({ family: 'xs', context: { ...context, mcp_servers: [server] } })
+    assert.match(diagnostic.message, /^invalid request: `context\.mcp_servers\[0\]\.tools\[0\]\.input_schema\.properties\.[a-z]+…` nests lists and tables 128 levels deep/)
+    assert.match(diagnostic.help, /^a request nests fewer than 128 levels: flatten or shorten `context\.mcp_servers\[0\]\.tools\[0\]/)
+  }
+  // A schema as deep as real ones compiles.
+  const server = { name: 'notes', tools: [{ name: 'add', description: 'Add.', input_schema: nest(10) }] }
+  assert.equal(shipped.compile({ family: 'xs', context: { ...context, mcp_servers: [server] } }).family, 'xs')
   // Absent fields stay absent.
   assert.equal(shipped.compile({ family: 'xs', context: 'basic', tag: undefined }).family, 'xs')
 })

@@ -10,11 +10,14 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 
-use promptc::{AgentRequest, DiagnosticRecord, Failure, Part, Runtime, SharedCompiled};
+use promptc::{
+    AgentRequest, DiagnosticRecord, Failure, NotData, Part, REQUEST_DEPTH, Runtime, SharedCompiled,
+    Step,
+};
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -211,67 +214,124 @@ fn agent_request(py: Python<'_>, request: Option<&Bound<'_, PyDict>>) -> PyResul
     AgentRequest::from_json(value).map_err(|failure| raised(py, failure))
 }
 
-/// How deep the lists and dicts of a request may nest: serde_json's own limit for JSON text,
-/// far past any real context. Following a deeper one would overflow the stack, and a dict that
-/// holds itself never ends.
-const REQUEST_DEPTH: usize = 128;
-
-/// A copy of `value`: new dicts and lists, followed all the way down but no deeper than
-/// `depth`, each other value as `leaf` gives it.
-fn rebuilt<'py>(
-    value: &Bound<'py, PyAny>,
-    leaf: &impl Fn(&Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>>,
-    depth: usize,
-) -> PyResult<Bound<'py, PyAny>> {
+/// A copy of `value`: new dicts and lists, each other value as it is. The value is promptc's
+/// own, as deep as the request and workspace data it was made from allowed.
+fn rebuilt<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let py = value.py();
-    let nested = value.is_instance_of::<PyDict>() || value.is_instance_of::<PyList>();
-    if nested && depth == 0 {
-        return Err(raised(
-            py,
-            Failure::invalid_request(format!(
-                "lists and dicts nested more than {REQUEST_DEPTH} deep, or holding themselves"
-            )),
-        ));
-    }
     if let Ok(dict) = value.cast::<PyDict>() {
         let out = PyDict::new(py);
         for (key, item) in dict.iter() {
-            out.set_item(key, rebuilt(&item, leaf, depth - 1)?)?;
+            out.set_item(key, rebuilt(&item)?)?;
         }
         return Ok(out.into_any());
     }
     if let Ok(list) = value.cast::<PyList>() {
         let items = list
             .iter()
-            .map(|item| rebuilt(&item, leaf, depth - 1))
+            .map(|item| rebuilt(&item))
             .collect::<PyResult<Vec<_>>>()?;
         return Ok(PyList::new(py, items)?.into_any());
     }
-    leaf(value)
+    Ok(value.clone())
 }
 
-/// A value with every path (`pathlib.Path`, as `rules_from` folders often are) turned into
-/// its string, lists and dicts followed.
+/// Why a request's value was not made plain: one promptc refuses, at the steps from it back
+/// to the request's top (gathered as the refusal goes up, so a request that is data pays
+/// nothing for them), or an error of Python's own.
+enum Refusal {
+    NotData(Vec<Step>, NotData),
+    Python(PyErr),
+}
+
+impl From<PyErr> for Refusal {
+    fn from(error: PyErr) -> Refusal {
+        Refusal::Python(error)
+    }
+}
+
+impl Refusal {
+    fn under(self, step: impl FnOnce() -> Step) -> Refusal {
+        match self {
+            Refusal::NotData(mut steps, what) => {
+                steps.push(step());
+                Refusal::NotData(steps, what)
+            }
+            python => python,
+        }
+    }
+}
+
+/// A request's value as data: new dicts and lists (a tuple made a list), every path
+/// (`pathlib.Path`, as `rules_from` folders often are) its string. What JSON cannot carry as
+/// written (a NaN, an int past 64 bits, a set, a key that is no string) and lists and dicts
+/// nested [`REQUEST_DEPTH`] levels deep, or holding themselves, are refused at their place:
+/// made into JSON, a NaN became `null` and a request other than the one written.
 fn plain<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    rebuilt(value, &path_as_text, REQUEST_DEPTH)
+    plain_at(value, 1).map_err(|refusal| match refusal {
+        Refusal::NotData(mut steps, what) => {
+            steps.reverse();
+            raised(value.py(), Failure::not_data(&steps, what))
+        }
+        Refusal::Python(error) => error,
+    })
 }
 
-fn path_as_text<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+fn plain_at<'py>(value: &Bound<'py, PyAny>, level: usize) -> Result<Bound<'py, PyAny>, Refusal> {
     let py = value.py();
-    // Data, the common case, before looking up `os.PathLike`.
-    if value.is_none()
-        || value.is_instance_of::<PyString>()
-        || value.is_instance_of::<PyInt>()
-        || value.is_instance_of::<PyFloat>()
-        || value.is_instance_of::<PyBool>()
-    {
+    let refused = |what| Err(Refusal::NotData(Vec::new(), what));
+    // Data, the common case, first.
+    if value.is_none() || value.is_instance_of::<PyString>() || value.is_instance_of::<PyBool>() {
         return Ok(value.clone());
     }
-    let path_like = py.import("os")?.getattr("PathLike")?;
-    if value.is_instance(&path_like)? {
-        return py.import("os")?.getattr("fspath")?.call1((value,));
+    if let Ok(number) = value.cast::<PyFloat>() {
+        if !number.value().is_finite() {
+            return refused(NotData::Number(value.repr()?.to_string()));
+        }
+        return Ok(value.clone());
     }
-    Ok(value.clone())
+    if value.is_instance_of::<PyInt>() {
+        if value.extract::<i64>().is_err() && value.extract::<u64>().is_err() {
+            return refused(NotData::Number(value.repr()?.to_string()));
+        }
+        return Ok(value.clone());
+    }
+    let nested = value.is_instance_of::<PyDict>()
+        || value.is_instance_of::<PyList>()
+        || value.is_instance_of::<PyTuple>();
+    if nested && level >= REQUEST_DEPTH {
+        return refused(NotData::TooDeep);
+    }
+    if let Ok(dict) = value.cast::<PyDict>() {
+        let out = PyDict::new(py);
+        for (key, item) in dict.iter() {
+            let Ok(name) = key.cast::<PyString>() else {
+                return refused(NotData::Key(key.get_type().name()?.to_string()));
+            };
+            let item = plain_at(&item, level + 1)
+                .map_err(|refusal| refusal.under(|| Step::Key(name.to_string())))?;
+            out.set_item(&key, item)?;
+        }
+        return Ok(out.into_any());
+    }
+    if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
+        let items = value
+            .try_iter()?
+            .enumerate()
+            .map(|(index, item)| {
+                plain_at(&item?, level + 1).map_err(|refusal| refusal.under(|| Step::Index(index)))
+            })
+            .collect::<Result<Vec<_>, Refusal>>()?;
+        return Ok(PyList::new(py, items)?.into_any());
+    }
+    let os = py.import("os")?;
+    if value.is_instance(&os.getattr("PathLike")?)? {
+        let text = os.getattr("fspath")?.call1((value,))?;
+        if text.is_instance_of::<PyString>() {
+            return Ok(text);
+        }
+        return refused(NotData::Kind(text.get_type().name()?.to_string()));
+    }
+    refused(NotData::Kind(value.get_type().name()?.to_string()))
 }
 
 /// The compiled prompt and its parts, each made into a Python value when first read, then kept:
@@ -387,7 +447,7 @@ impl PartValues {
 /// cannot change). The value is promptc's own, as deep as the request and workspace data it
 /// was made from allowed.
 fn copy<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    rebuilt(value, &|leaf| Ok(leaf.clone()), usize::MAX)
+    rebuilt(value)
 }
 
 #[pymethods]

@@ -1,6 +1,7 @@
 """The package as an agent uses it (pytest)."""
 
 import asyncio
+import re
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -148,19 +149,58 @@ def test_a_bad_context_value_raises_located_in_the_context(shipped: Workspace) -
     assert "familly" in str(misspelt.value)
 
 
-def test_a_request_nested_too_deep_or_holding_itself_raises_rather_than_crashing(shipped: Workspace) -> None:
-    deep: dict[str, Any] = {}
-    for _ in range(100_000):
-        deep = {"a": deep}
-    looped: dict[str, Any] = {}
-    looped["self"] = looped
-    wide_but_deep = {"list": [deep, {}]}
-    for extra in (deep, looped, wide_but_deep):
-        with pytest.raises(PromptcError) as raised:
-            shipped.compile(family="xs", context={"cwd": "/srv/app", "extra": extra})
-        assert raised.value.diagnostics[0].code == "invalid-request"
-    # Nesting as deep as a real context's still compiles.
-    fine = shipped.compile(family="xs", context={"cwd": "/srv/app", "date": "2026-11-22", "extra": {"a": {"b": [[{"c": 1}]]}}})
+def nested_schema(levels: int) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "string"}
+    for _ in range(levels):
+        schema = {"type": "object", "properties": {"a": schema}}
+    return schema
+
+
+def refused(shipped: Workspace, **request: Any) -> Any:
+    with pytest.raises(PromptcError) as raised:
+        shipped.compile(**request)
+    assert len(raised.value.diagnostics) == 1, raised.value.diagnostics
+    diagnostic = raised.value.diagnostics[0]
+    assert diagnostic.code == "invalid-request"
+    return diagnostic
+
+
+def test_a_request_nested_too_deep_or_holding_itself_is_refused_at_its_place(shipped: Workspace) -> None:
+    context = {"cwd": "/srv/app", "date": "2026-11-22"}
+    looped: dict[str, Any] = {"type": "object"}
+    looped["properties"] = {"self": looped}
+    for schema in (nested_schema(61), nested_schema(100_000), looped):
+        server = {"name": "notes", "tools": [{"name": "add", "input_schema": schema}]}
+        diagnostic = refused(shipped, family="xs", context={**context, "mcp_servers": [server]})
+        assert re.match(
+            r"invalid request: `context\.mcp_servers\[0\]\.tools\[0\]\.input_schema\.properties\.[a-z]+…` "
+            r"nests lists and tables 128 levels deep",
+            diagnostic.message,
+        ), diagnostic.message
+        assert diagnostic.help.startswith(
+            "a request nests fewer than 128 levels: flatten or shorten `context.mcp_servers[0].tools[0]"
+        ), diagnostic.help
+    # A schema as deep as real ones compiles.
+    server = {"name": "notes", "tools": [{"name": "add", "description": "Add.", "input_schema": nested_schema(10)}]}
+    assert shipped.compile(family="xs", context={**context, "mcp_servers": [server]}).family == "xs"
+
+
+def test_a_value_json_cannot_carry_as_written_is_refused_at_its_place(shipped: Workspace) -> None:
+    context = {"cwd": "/srv/app", "date": "2026-11-22"}
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"set": {"LIMIT": float("nan")}}, "`set.LIMIT` is `nan`, a number"),
+        ({"set": {"LIMIT": float("-inf")}}, "`set.LIMIT` is `-inf`, a number"),
+        ({"context": {**context, "extra": {"big": 2**64}}}, "`context.extra.big` is `18446744073709551616`, a number"),
+        ({"context": {**context, "extra": {"tags": {"a", "b"}}}}, "`context.extra.tags` is a value of kind `set`"),
+        ({"context": {**context, "extra": {"a b": [1, object()]}}}, '`context.extra["a b"][1]` is a value of kind `object`'),
+        ({"context": {**context, "extra": {1: "one"}}}, "`context.extra` has a key of kind `int`"),
+    ]
+    for request, message in cases:
+        diagnostic = refused(shipped, family="xs", **request)
+        assert diagnostic.message.startswith(f"invalid request: {message}"), diagnostic.message
+        assert diagnostic.help.startswith("a request holds data only"), diagnostic.help
+    # A tuple is a list, a path its text.
+    fine = shipped.compile(family="xs", context={**context, "extra": {"pair": (1, Path("/srv"))}})
     assert fine.family == "xs"
 
 
