@@ -40,14 +40,13 @@ fn run_on(queue: &Mutex<Option<Sender<Work>>>, idle: Duration, mut work: Work) {
         }
     }
     let (sender, receiver) = channel::<Work>();
-    let started = crate::cores::started(std::thread::Builder::new().name("ahead".into()).spawn(
-        move || {
+    let started =
+        crate::cores::started(crate::cores::builder().name("ahead".into()).spawn(move || {
             work();
             while let Ok(work) = receiver.recv_timeout(idle) {
                 work();
             }
-        },
-    ));
+        }));
     *queue = started.is_ok().then_some(sender);
 }
 

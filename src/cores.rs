@@ -14,6 +14,18 @@
 //! one woken could wait a tick behind the other. So while they compile, each holds a core of
 //! its own ([`Stage`]).
 
+/// The stack of every thread promptc starts. Reading, checking and rendering data recurse
+/// once per level of its nesting, and a debug build's frames are large: a context nested 60
+/// levels deep overflowed the 2 MiB std gives a thread, and the process aborted. 16 MiB holds
+/// the deepest data promptc reads (128 levels) in any build; it is address space, taken from
+/// memory only as it is used.
+pub const STACK_BYTES: usize = 16 << 20;
+
+/// A thread with [`STACK_BYTES`] of stack: every thread promptc starts is built so.
+pub fn builder() -> std::thread::Builder {
+    std::thread::Builder::new().stack_size(STACK_BYTES)
+}
+
 /// What starting a thread returned, after making room for it (see [`make_room`]) when it
 /// started: every helper thread is started through this.
 pub fn started<T>(spawned: std::io::Result<T>) -> std::io::Result<T> {

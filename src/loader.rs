@@ -158,7 +158,7 @@ fn conform_then_check(workspace: &Workspace) -> Option<Diagnostics> {
     let conforms = std::thread::scope(|scope| {
         // Without a thread (a low memory limit), this one does both halves and every check.
         let other = crate::cores::started(
-            std::thread::Builder::new()
+            crate::cores::builder()
                 .name("conform".into())
                 .spawn_scoped(scope, move || {
                     let _ = half_sender.send(half_ref());

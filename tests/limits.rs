@@ -2335,3 +2335,41 @@ fn check_reads_an_output_as_long_as_a_compile_may_make_it() {
         "{json}"
     );
 }
+
+/// A context nested as deep as JSON text may be (a tool's input schema of 45 levels, each two:
+/// itself and its `properties`) is read, checked and compiled: reading it on a thread of
+/// std's 2 MiB stack overflowed it in a debug build, and the process aborted.
+#[test]
+fn a_deeply_nested_context_is_read_and_compiled_without_running_out_of_stack() {
+    let mut schema = serde_json::json!({ "type": "string" });
+    for _ in 0..45 {
+        schema = serde_json::json!({ "type": "object", "properties": { "a": schema } });
+    }
+    let context = serde_json::json!({
+        "date": "2026-11-01",
+        "mcp_servers": [{ "name": "notes", "tools": [{ "name": "add", "description": "Add.", "input_schema": schema }] }],
+    });
+    // The shipped library, whose native families carry the schema whole in their tool
+    // definitions: its files are read on two threads, its matrix compiled on two.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("library");
+    promptc::init(&root).unwrap();
+    std::fs::write(
+        root.join("examples/contexts/deep.json"),
+        context.to_string(),
+    )
+    .unwrap();
+    for args in [
+        &["validate"][..],
+        &["build", "--all"],
+        &["tools", "--family", "native-next-gen", "--context", "deep"],
+    ] {
+        let output = common::promptc()
+            .current_dir(&root)
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
+    }
+}

@@ -349,6 +349,33 @@ fn a_request_nested_too_deep_is_refused_where_it_is_with_the_limit() {
         .unwrap();
 }
 
+/// A caller's thread may have little stack (a Rust or tokio thread has 2 MiB): a request
+/// nested as deep as a request may be is compiled all the same, where the process aborted
+/// at 35 levels of a tool's schema (a debug build's stack overflowed reading the context).
+#[test]
+fn a_deep_request_compiles_on_a_thread_with_little_stack() {
+    let runtime = shipped();
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn_scoped(scope, || {
+                for levels in [35, 60] {
+                    // Native tool definitions, which carry the schema whole.
+                    let mut deep = deep_schema_request(levels);
+                    deep["family"] = json!("native-next-gen");
+                    let compiled = runtime.compile(&request(deep)).unwrap();
+                    let definitions = compiled.value.tool_definitions.unwrap().to_string();
+                    let (_, server_tool) = definitions.split_once("notes__add").unwrap();
+                    let depth = server_tool.matches("\"properties\"").count();
+                    assert_eq!(depth, levels, "{server_tool}");
+                }
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+    });
+}
+
 /// What JSON cannot carry, which the Node package marks in place, is refused there.
 #[test]
 fn a_value_that_is_not_data_is_refused_at_its_place() {

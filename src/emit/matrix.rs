@@ -413,41 +413,38 @@ fn in_order<T: Send, E>(
                 (&next, &stop, &handled, &compiled, &over, &stage);
             // A thread that cannot be started (a low memory limit counts every thread's
             // stack) is one helper fewer: this thread compiles what is left.
-            let _ =
-                crate::cores::started(std::thread::Builder::new().spawn_scoped(scope, move || {
-                    let _held = stage.hold();
-                    'runs: while let Some(run) =
-                        runs.get(next.fetch_add(1, Ordering::Relaxed)).cloned()
-                    {
-                        for index in run.clone() {
-                            if index == run.start || over() {
-                                // The entry to be handled next, and those before it, never
-                                // wait: its thread is the one all others wait for.
-                                let (lock, turn) = handled;
-                                loop {
-                                    drop_given_back();
-                                    let done = lock.lock().unwrap_or_else(PoisonError::into_inner);
-                                    if stop.load(Ordering::Relaxed)
-                                        || (run.start < *done + WINDOW
-                                            && (index <= *done || !over()))
-                                    {
-                                        break;
-                                    }
-                                    // Woken at each result handled, or at the stop.
-                                    drop(turn.wait(done).unwrap_or_else(PoisonError::into_inner));
+            let _ = crate::cores::started(crate::cores::builder().spawn_scoped(scope, move || {
+                let _held = stage.hold();
+                'runs: while let Some(run) = runs.get(next.fetch_add(1, Ordering::Relaxed)).cloned()
+                {
+                    for index in run.clone() {
+                        if index == run.start || over() {
+                            // The entry to be handled next, and those before it, never
+                            // wait: its thread is the one all others wait for.
+                            let (lock, turn) = handled;
+                            loop {
+                                drop_given_back();
+                                let done = lock.lock().unwrap_or_else(PoisonError::into_inner);
+                                if stop.load(Ordering::Relaxed)
+                                    || (run.start < *done + WINDOW && (index <= *done || !over()))
+                                {
+                                    break;
                                 }
-                            }
-                            if stop.load(Ordering::Relaxed) {
-                                break 'runs;
-                            }
-                            drop_given_back();
-                            if sender.send((index, Some(helper), compiled(index))).is_err() {
-                                break 'runs;
+                                // Woken at each result handled, or at the stop.
+                                drop(turn.wait(done).unwrap_or_else(PoisonError::into_inner));
                             }
                         }
+                        if stop.load(Ordering::Relaxed) {
+                            break 'runs;
+                        }
+                        drop_given_back();
+                        if sender.send((index, Some(helper), compiled(index))).is_err() {
+                            break 'runs;
+                        }
                     }
-                    drop_given_back();
-                }));
+                }
+                drop_given_back();
+            }));
         }
         let held = stage.hold();
         drop(sender);

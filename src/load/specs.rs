@@ -148,7 +148,7 @@ fn read_specs(
     let (variants, components, tools, contexts) = std::thread::scope(|scope| {
         if let Some(prefetch) = &prefetch {
             let spawned = crate::cores::started(
-                std::thread::Builder::new()
+                crate::cores::builder()
                     .name("read".into())
                     .spawn_scoped(scope, || prefetch.read_from_the_end()),
             );

@@ -41,6 +41,9 @@ pub enum RequestProblem {
     /// compile would follow one and leave the other out without a word (the command line
     /// refuses the same flags together).
     VariantNotAlone { other: &'static str },
+    /// A request nested deeper than the caller's thread may hold is compiled on a thread of
+    /// its own, and none could be started.
+    NoThreadForDeepRequest { levels: usize, reason: String },
 }
 
 impl RequestProblem {
@@ -60,6 +63,7 @@ impl RequestProblem {
             RequestProblem::UnknownDialect { .. } => "unknown-dialect",
             RequestProblem::DialectUnused { .. } => "dialect-unused",
             RequestProblem::VariantNotAlone { .. } => "conflicting-request-fields",
+            RequestProblem::NoThreadForDeepRequest { .. } => "no-thread",
         }
     }
 
@@ -114,6 +118,9 @@ impl RequestProblem {
             RequestProblem::VariantNotAlone { .. } => {
                 "`variant` names one variant (an id or `family@version`): give it alone, or give `family` with `label` or `tag` to choose within a family".into()
             }
+            RequestProblem::NoThreadForDeepRequest { levels, .. } => format!(
+                "a request whose context nests at most {levels} levels compiles on the caller's thread: flatten the context, or let the process start threads (its thread or memory limit)"
+            ),
         })
     }
 }
@@ -177,6 +184,10 @@ impl fmt::Display for RequestProblem {
             RequestProblem::VariantNotAlone { other } => write!(
                 f,
                 "`variant` and `{other}` cannot both be given: the compile would follow one and leave the other out"
+            ),
+            RequestProblem::NoThreadForDeepRequest { reason, .. } => write!(
+                f,
+                "cannot start the thread a deeply nested request is compiled on: {reason}"
             ),
         }
     }

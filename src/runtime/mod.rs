@@ -138,12 +138,25 @@ impl Runtime {
         // reload, which must read the same folder.
         let absolute = std::path::absolute(dir);
         let dir = absolute.as_deref().unwrap_or(dir);
-        let loaded = crate::loader::load_workspace(dir).map_err(|error| {
-            Failure::unlocated(RequestProblem::Unreadable {
-                path: dir.display().to_string(),
-                reason: error.to_string(),
-            })
-        })?;
+        // On a thread with the stack promptc gives its own, as a deep request is compiled (the
+        // caller's thread reads files too, and a file may nest deep); on this one if none
+        // can be started.
+        let load = || crate::loader::load_workspace(dir);
+        let loaded =
+            std::thread::scope(
+                |scope| match crate::cores::builder().spawn_scoped(scope, load) {
+                    Ok(thread) => thread
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                    Err(_) => load(),
+                },
+            )
+            .map_err(|error| {
+                Failure::unlocated(RequestProblem::Unreadable {
+                    path: dir.display().to_string(),
+                    reason: error.to_string(),
+                })
+            })?;
         let found = records(&loaded.diagnostics.sorted(), &[&loaded.workspace.sources]);
         if found.iter().any(DiagnosticRecord::is_error) {
             return Err(Failure { diagnostics: found });
@@ -243,7 +256,32 @@ impl Runtime {
 
     /// Prepares a request, asks the compiler, and gives its answer with the warnings met on
     /// the way (preparing it, and those `ask` adds), or every problem found.
-    fn answer<T>(
+    fn answer<T: Send>(
+        &self,
+        request: &AgentRequest,
+        ask: impl FnOnce(&Compiler<'_>, &Prepared, &mut Diagnostics) -> Result<T, CompileError> + Send,
+    ) -> Result<Response<T>, Failure> {
+        if !nests_deeper(request.context.as_ref(), SHALLOW_LEVELS) {
+            return self.answer_here(request, ask);
+        }
+        // Reading, checking and rendering a context recurse once per level of its nesting,
+        // and the caller's thread may have little stack (2 MiB for a Rust or tokio thread,
+        // less than a debug build needs for a context nested 35 levels): a deep one is
+        // compiled on a thread with the stack promptc gives its own.
+        std::thread::scope(|scope| {
+            match crate::cores::builder().spawn_scoped(scope, || self.answer_here(request, ask)) {
+                Ok(thread) => thread
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                Err(error) => Err(Failure::unlocated(RequestProblem::NoThreadForDeepRequest {
+                    levels: SHALLOW_LEVELS,
+                    reason: error.to_string(),
+                })),
+            }
+        })
+    }
+
+    fn answer_here<T>(
         &self,
         request: &AgentRequest,
         ask: impl FnOnce(&Compiler<'_>, &Prepared, &mut Diagnostics) -> Result<T, CompileError>,
@@ -270,6 +308,27 @@ impl Runtime {
     pub fn families(&self) -> Vec<FamilyListing> {
         self.held.with_dependent(|_, compiler| compiler.list())
     }
+}
+
+/// The most levels a request's context may nest and still be compiled on the caller's thread:
+/// about half a megabyte of stack in a debug build, and a fraction of that in a release one.
+const SHALLOW_LEVELS: usize = 16;
+
+/// Whether `value` nests lists and tables more than `levels` deep; stops there.
+fn nests_deeper(value: Option<&serde_json::Value>, levels: usize) -> bool {
+    let mut open: Vec<(&serde_json::Value, usize)> = value.into_iter().map(|v| (v, 1)).collect();
+    while let Some((value, level)) = open.pop() {
+        let items: Box<dyn Iterator<Item = &serde_json::Value>> = match value {
+            serde_json::Value::Object(fields) => Box::new(fields.values()),
+            serde_json::Value::Array(items) => Box::new(items.iter()),
+            _ => continue,
+        };
+        if level > levels {
+            return true;
+        }
+        open.extend(items.map(|item| (item, level + 1)));
+    }
+    false
 }
 
 fn respond<T>(

@@ -250,7 +250,7 @@ impl Encoding {
         };
         slot.get_or_init(|| {
             // Without a thread (a low memory limit), the tables load when first needed.
-            let _ = crate::cores::started(std::thread::Builder::new().spawn(move || {
+            let _ = crate::cores::started(crate::cores::builder().spawn(move || {
                 self.tokenizer();
             }));
         });

@@ -51,7 +51,7 @@ pub fn check(workspace: &Workspace, diagnostics: &mut Diagnostics) {
         // A thread that cannot be started (a low memory limit counts every thread's stack)
         // leaves every check to this one.
         let _ = crate::cores::started(
-            std::thread::Builder::new()
+            crate::cores::builder()
                 .name("checks".into())
                 .spawn_scoped(scope, || checks.run(workspace)),
         );
