@@ -11,6 +11,7 @@ mod request;
 mod routing;
 mod rules;
 mod scope_name;
+mod syntax;
 
 use std::fmt;
 
@@ -21,6 +22,7 @@ pub use request::RequestProblem;
 pub use routing::RoutingProblem;
 pub use rules::RulesProblem;
 pub use scope_name::{DeclaredName, NotVisible, TakenBy};
+pub use syntax::TomlHint;
 
 /// The kind of data file a problem was found in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -144,6 +146,8 @@ pub enum Problem {
     NotUtf8,
     TomlSyntax {
         message: String,
+        /// The mistake told from the text around the error, when its message fits several.
+        hint: Option<TomlHint>,
     },
     YamlSyntax {
         message: String,
@@ -560,6 +564,7 @@ impl Problem {
             message: format!(
                 "this dotted key has {parts} parts, more than the {limit} a key may have: nest fewer levels"
             ),
+            hint: None,
         }
     }
 
@@ -568,6 +573,7 @@ impl Problem {
     pub fn toml_looks_like_yaml() -> Problem {
         Problem::TomlSyntax {
             message: "this file looks like YAML (`key: value`), and a `.toml` file is read as TOML: rename it to `.yaml`, or write its keys as TOML (`key = value`)".into(),
+            hint: None,
         }
     }
 
@@ -710,14 +716,9 @@ impl Problem {
             Problem::EmptyFile => "write the file's fields, or delete the file".into(),
             Problem::NotUtf8 => "save the file as UTF-8".into(),
             Problem::UnsupportedNumber { .. } => "use a whole number from -9223372036854775808 to 9223372036854775807 (a signed 64-bit integer), or a finite decimal".into(),
-            // A regex or a Windows path written in a basic string: `"\d"` is an escape TOML
-            // does not have.
-            Problem::TomlSyntax { message } if message.starts_with("missing escaped value") => {
-                "a backslash in a TOML basic string (`\"…\"`) starts an escape: write a regex or a path in a literal string (`'\\d+'`), or double each backslash (`\"\\\\d+\"`)".into()
-            }
-            Problem::YamlSyntax { message } if message.contains("tabs disallowed") => {
-                "indent with spaces: YAML does not allow tabs in indentation".into()
-            }
+            Problem::TomlSyntax { message, hint } => syntax::toml_help(message, hint.as_ref())?,
+            Problem::YamlSyntax { message } => syntax::yaml_help(message)?,
+            Problem::JsonSyntax { message } => syntax::json_help(message)?,
             Problem::TemplateSyntax {
                 meant: Some(meant), ..
             }
@@ -1195,7 +1196,7 @@ impl Problem {
             ),
             Problem::EmptyFile => write!(f, "the file is empty"),
             Problem::NotUtf8 => write!(f, "the file is not valid UTF-8"),
-            Problem::TomlSyntax { message } => write!(f, "TOML syntax error: {message}"),
+            Problem::TomlSyntax { message, .. } => write!(f, "TOML syntax error: {message}"),
             Problem::YamlSyntax { message } => write!(f, "YAML syntax error: {message}"),
             Problem::UnsupportedNumber { text } => {
                 write!(f, "the number `{text}` cannot be represented")
@@ -1688,7 +1689,10 @@ mod tests {
         vec![
             Problem::EmptyFile,
             Problem::NotUtf8,
-            Problem::TomlSyntax { message: text() },
+            Problem::TomlSyntax {
+                message: text(),
+                hint: None,
+            },
             Problem::YamlSyntax { message: text() },
             Problem::UnsupportedNumber { text: text() },
             Problem::JsonSyntax { message: text() },

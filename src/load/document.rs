@@ -163,13 +163,17 @@ fn parse_json(file: &SourceFile) -> Result<Value, (Problem, Range<usize>)> {
         .deserialize(&mut deserializer)
         .and_then(|value| deserializer.end().map(|()| value))
         .map_err(|error| {
-            let offset = file.line_offset(error.line()) + error.column().saturating_sub(1);
-            (
-                Problem::JsonSyntax {
-                    message: error.to_string(),
-                },
-                offset..offset,
-            )
+            // Column 0 is the line break that ends the line before: a string or an object
+            // that the line left open.
+            let offset = match error.column() {
+                0 => file.line_offset(error.line()).saturating_sub(1),
+                column => file.line_offset(error.line()) + column - 1,
+            };
+            // The place is shown with the quoted line; serde_json's text ends with it too.
+            let message = error.to_string();
+            let place = format!(" at line {} column {}", error.line(), error.column());
+            let message = message.strip_suffix(&place).unwrap_or(&message).to_string();
+            (Problem::JsonSyntax { message }, offset..offset)
         })
 }
 

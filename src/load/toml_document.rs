@@ -8,7 +8,7 @@ use toml::de::{DeTable, DeValue};
 
 use super::document::{Location, Locations, json_float};
 use crate::pointer::child_pointer;
-use crate::problem::Problem;
+use crate::problem::{Problem, TomlHint};
 
 pub(super) fn parse(
     text: &str,
@@ -23,8 +23,7 @@ pub(super) fn parse(
         if let Some(range) = yaml_shaped(text) {
             return (Problem::toml_looks_like_yaml(), range);
         }
-        let range = error.span().unwrap_or(0..0);
-        let mut message = error.message().trim().to_string();
+        let (mut message, range) = first_mistake(text, &error);
         if message == "duplicate key"
             && let Some((key, line, header)) = first_definition(text, &range)
         {
@@ -36,7 +35,8 @@ pub(super) fn parse(
                 format!("duplicate key `{key}`: it is set already on line {line}; keep one")
             };
         }
-        (Problem::TomlSyntax { message }, range)
+        let hint = hint(text, &message, &range);
+        (Problem::TomlSyntax { message, hint }, range)
     })?;
     locations.insert(
         String::new(),
@@ -46,6 +46,75 @@ pub(super) fn parse(
         },
     );
     convert_table(table.get_ref(), "", locations)
+}
+
+/// The error to report and where: the reader's first, unless a string left open on an earlier
+/// line explains it. A `"…"` string that runs past its line is told where the next line is
+/// read as a key (`y"` of `"x⏎y"`), and that is not where the mistake is.
+fn first_mistake(text: &str, error: &toml::de::Error) -> (String, Range<usize>) {
+    let range = error.span().unwrap_or(0..0);
+    let message = error.message().trim().to_string();
+    let (_, all) = DeTable::parse_recoverable(text);
+    all.into_iter()
+        .filter_map(|other| {
+            let span = other.span()?;
+            let open = other.message().starts_with("invalid basic string")
+                || other.message().starts_with("invalid literal string");
+            (open && span.start < range.start).then(|| (other.message().trim().to_string(), span))
+        })
+        .min_by_key(|(_, span)| span.start)
+        .unwrap_or((message, range))
+}
+
+/// The mistake a syntax error's message fits, told from the line it is on, when the message
+/// alone fits several.
+fn hint(text: &str, message: &str, range: &Range<usize>) -> Option<TomlHint> {
+    let start = range.start.min(text.len());
+    let line_start = text.get(..start)?.rfind('\n').map_or(0, |at| at + 1);
+    let line_end = text[start..].find('\n').map_or(text.len(), |at| start + at);
+    let before = &text[line_start..start];
+    let rest = text[start..line_end].trim_end_matches('\r');
+    if message.starts_with("key with no value") {
+        let rest = rest.trim_start();
+        if before.trim_end().ends_with(':') || rest.starts_with(':') {
+            return Some(TomlHint::ColonForEquals);
+        }
+        // A key of words: `my key = 1` is refused after `my`.
+        if let Some((words, _)) = rest.split_once('=')
+            && !words.trim().is_empty()
+            && !words.contains(['"', '\'', '[', ']'])
+            && !before.contains(['"', '\'', '['])
+        {
+            let key = format!("{} {}", before.trim(), words.trim());
+            return Some(TomlHint::KeyWithSpaces { key });
+        }
+        return (!before.trim().is_empty() && !before.contains(['"', '\'']))
+            .then_some(TomlHint::NoEquals);
+    }
+    if message.starts_with("string values must be quoted") {
+        let value = text.get(range.clone())?.trim();
+        return Some(if value.is_empty() {
+            TomlHint::NoValue
+        } else {
+            TomlHint::UnquotedString { text: value.into() }
+        });
+    }
+    if message.starts_with("unexpected key or value")
+        && before.trim_end().ends_with('"')
+        && rest.contains('"')
+    {
+        return Some(TomlHint::QuoteInsideString);
+    }
+    // `list = ["a", "b"` and the next line's key: the comma is asked for at that key.
+    if message.starts_with("missing comma between array elements")
+        && before.trim().is_empty()
+        && rest
+            .split_once('=')
+            .is_some_and(|(key, _)| !key.trim().is_empty() && !key.contains(['"', '\'', '[', '{']))
+    {
+        return Some(TomlHint::ArrayNotClosed);
+    }
+    None
 }
 
 /// Where a text that TOML does not read shows it is YAML: its first line that is not blank
@@ -244,7 +313,7 @@ mod tests {
     #[test]
     fn a_duplicate_names_its_first_line_only_when_it_is_sure() {
         let message = |text: &str| match parse(text, &mut Locations::new()) {
-            Err((Problem::TomlSyntax { message }, _)) => message,
+            Err((Problem::TomlSyntax { message, .. }, _)) => message,
             other => panic!("{text}: {other:?}"),
         };
         assert_eq!(

@@ -80,9 +80,10 @@ impl RulesProblem {
 
     pub fn help(&self) -> Option<String> {
         Some(match self {
-            RulesProblem::FrontmatterSyntax { .. } => {
-                "fix the YAML between the `---` lines (quote values holding `: ` or starting with `*`); the rule is left out until then".into()
-            }
+            RulesProblem::FrontmatterSyntax { message } => match super::syntax::yaml_help(message) {
+                Some(help) => format!("{help}; the rule is left out until then"),
+                None => "fix the YAML between the `---` lines (quote values holding `: ` or starting with `*`); the rule is left out until then".into(),
+            },
             RulesProblem::FrontmatterUnclosed => {
                 "close the frontmatter with a line holding only `---`; the rule is left out until then".into()
             }
