@@ -241,10 +241,17 @@ impl<'w> Conditions<'w> {
                 let value = span;
                 let mut span = self.narrowed(value, text, &error).unwrap_or(value);
                 let mut problem = self.problem(&error);
-                if let Problem::ConditionFailed { undefined, .. } = &mut problem
+                if let Problem::ConditionFailed {
+                    undefined, meant, ..
+                } = &mut problem
                     && error.kind() == minijinja::ErrorKind::UndefinedError
                 {
                     *undefined = self.undefined_path(text, scope);
+                    // A key the value read has under a near name (`extra.teem`, `extra['teem']`).
+                    *meant = meant
+                        .take()
+                        .or_else(|| crate::templates::meant::attribute(&error, scope))
+                        .or_else(|| crate::templates::meant::path(undefined.as_deref()?, scope));
                     // At the path, where the condition writes it.
                     if let Some(path) = undefined.as_deref()
                         && let Some(at) = text.find(path)

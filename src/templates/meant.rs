@@ -72,10 +72,10 @@ pub fn meant(env: &Environment<'_>, error: &minijinja::Error) -> Option<String> 
 const ITEMS_LOOKED_AT: usize = 64;
 
 /// The path a render meant when it reads an attribute or key that is not there
-/// (`tool.descripton`, `extra.teem`): the same path with the missing name replaced by the near
-/// name the value it was looked up in has. The value is found from the render's own `values`,
-/// or, for a loop variable (`p` in `{% for p in tool.parameters %}`), from the items of the
-/// list the template's loop walks.
+/// (`tool.descripton`, `extra.teem`, `extra['teem']`): the same path with the missing name
+/// replaced by the near name the value it was looked up in has. The value is found from the
+/// render's own `values`, or, for a loop variable (`p` in `{% for p in tool.parameters %}`),
+/// from the items of the list the template's loop walks.
 pub fn attribute(error: &minijinja::Error, values: &Value) -> Option<String> {
     if error.kind() != ErrorKind::UndefinedError {
         return None;
@@ -83,28 +83,113 @@ pub fn attribute(error: &minijinja::Error, values: &Value) -> Option<String> {
     // minijinja's detail names the expression: "`tool.descripton` is undefined".
     let detail = error.detail()?;
     let expression = detail.split('`').nth(1)?;
-    let segments: Vec<&str> = expression.split('.').collect();
-    if segments.len() < 2 || !segments.iter().all(|segment| is_name(segment)) {
+    // minijinja names a subscript with `'`, whichever quote the template wrote.
+    let written = error
+        .range()
+        .zip(error.template_source())
+        .and_then(|(range, source)| source.get(range));
+    let quote = if written.is_some_and(|text| text.contains("[\"")) {
+        '"'
+    } else {
+        '\''
+    };
+    near_path(expression, values, error.template_source(), quote)
+}
+
+/// The path `expression` (`extra.teem`, `extra['teem']`) meant, as [`attribute`] finds it, among
+/// `values` alone.
+pub fn path(expression: &str, values: &Value) -> Option<String> {
+    let quote = if expression.contains("[\"") {
+        '"'
+    } else {
+        '\''
+    };
+    near_path(expression, values, None, quote)
+}
+
+/// One step of a path, and its text as written (`.name`, `['key']`, `[0]`).
+enum Step<'a> {
+    Name(&'a str),
+    Key(&'a str),
+    Index(i64),
+}
+
+/// The steps of a path minijinja names: a name, then `.name`, `['key']`, `["key"]` or `[0]`.
+fn steps(expression: &str) -> Option<Vec<(Step<'_>, &str)>> {
+    let end = expression.find(['.', '[']).unwrap_or(expression.len());
+    let head = &expression[..end];
+    if !is_name(head) {
         return None;
     }
-    let head = values
-        .get_attr(segments[0])
-        .ok()
-        .filter(|v| !v.is_undefined());
-    let mut candidates: Vec<Value> = match head {
-        Some(value) => vec![value],
-        None => loop_items(error.template_source()?, segments[0], values),
+    let mut steps = vec![(Step::Name(head), head)];
+    let mut rest = &expression[end..];
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix('.') {
+            let end = after.find(['.', '[']).unwrap_or(after.len());
+            let name = &after[..end];
+            if !is_name(name) {
+                return None;
+            }
+            steps.push((Step::Name(name), &rest[..=end]));
+            rest = &after[end..];
+        } else if let Some(after) = rest.strip_prefix('[') {
+            let close = after.find(']')?;
+            let inner = &after[..close];
+            let quoted = ['\'', '"'].into_iter().find_map(|quote| {
+                inner
+                    .strip_prefix(quote)?
+                    .strip_suffix(quote)
+                    .filter(|key| !key.contains(quote))
+            });
+            let step = match quoted {
+                Some(key) => Step::Key(key),
+                None => Step::Index(inner.parse().ok()?),
+            };
+            steps.push((step, &rest[..close + 2]));
+            rest = &after[close + 1..];
+        } else {
+            return None;
+        }
+    }
+    Some(steps)
+}
+
+fn near_path(
+    expression: &str,
+    values: &Value,
+    source: Option<&str>,
+    quote: char,
+) -> Option<String> {
+    let steps = steps(expression)?;
+    let (Step::Name(head), _) = steps.first()? else {
+        return None;
     };
-    for (index, segment) in segments.iter().enumerate().skip(1) {
+    if steps.len() < 2 {
+        return None;
+    }
+    let head_value = values.get_attr(head).ok().filter(|v| !v.is_undefined());
+    let mut candidates: Vec<Value> = match head_value {
+        Some(value) => vec![value],
+        None => loop_items(source?, head, values),
+    };
+    for (index, (step, _)) in steps.iter().enumerate().skip(1) {
         let found: Vec<Value> = candidates
             .iter()
-            .filter_map(|value| value.get_attr(segment).ok())
+            .filter_map(|value| match step {
+                Step::Name(name) => value.get_attr(name).ok(),
+                Step::Key(key) => value.get_item(&Value::from(*key)).ok(),
+                Step::Index(at) => value.get_item(&Value::from(*at)).ok(),
+            })
             .filter(|value| !value.is_undefined())
             .collect();
         if !found.is_empty() {
             candidates = found;
             continue;
         }
+        let missing = match step {
+            Step::Name(name) | Step::Key(name) => *name,
+            Step::Index(_) => return None,
+        };
         let keys: BTreeSet<String> = candidates
             .iter()
             .filter(|value| value.kind() == ValueKind::Map)
@@ -112,10 +197,14 @@ pub fn attribute(error: &minijinja::Error, values: &Value) -> Option<String> {
             .flatten()
             .filter_map(|key| key.as_str().map(str::to_owned))
             .collect();
-        let near = closest(segment, &keys).filter(|near| near != segment)?;
-        let mut meant: Vec<&str> = segments[..index].to_vec();
-        meant.push(&near);
-        return Some(meant.join("."));
+        let near = closest(missing, &keys).filter(|near| near != missing)?;
+        let mut meant: String = steps[..index].iter().map(|(_, text)| *text).collect();
+        // Written as it was, and a key that is no name as a subscript.
+        match step {
+            Step::Name(_) if is_name(&near) => meant.push_str(&format!(".{near}")),
+            _ => meant.push_str(&format!("[{quote}{near}{quote}]")),
+        }
+        return Some(meant);
     }
     None
 }
@@ -279,6 +368,30 @@ mod tests {
                 near,
                 "{source}: {error}"
             );
+        }
+    }
+
+    /// A path read by subscripts and indexes is walked as it is written, and the near key is
+    /// said in the form the path used for it.
+    #[test]
+    fn a_path_of_subscripts_and_indexes_names_the_near_key() {
+        let values = Value::from(minijinja::value::Serde(serde_json::json!({
+            "extra": {"team": "core", "my-key": 1},
+            "roots": [{"name": "shop"}],
+        })));
+        for (expression, near) in [
+            ("extra['teem']", Some("extra['team']")),
+            ("extra[\"teem\"]", Some("extra[\"team\"]")),
+            ("extra.teem", Some("extra.team")),
+            ("extra.my_key", Some("extra['my-key']")),
+            ("roots[0].nmae", Some("roots[0].name")),
+            ("roots[0]['nmae']", Some("roots[0]['name']")),
+            ("roots[3].nmae", None),
+            ("extra['zzzz']", None),
+            ("extra[teem]", None),
+            ("extra", None),
+        ] {
+            assert_eq!(path(expression, &values).as_deref(), near, "{expression}");
         }
     }
 }
