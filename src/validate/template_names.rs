@@ -669,7 +669,25 @@ fn undefined(
     for (index, (variable, span)) in found.into_iter().enumerate() {
         let suggestion = (index < crate::diagnostic::MAX_PROBLEMS_PER_FILE)
             .then(|| {
-                closest(variable, namespace.names().chain(&functions))
+                let near = closest(variable, namespace.names().chain(&functions));
+                // A name in capitals that a field matches only by case (`RULES`, the field
+                // `rules`) is a section or placeholder read by a part of its name
+                // (`RULES_SECTION`): those are written in capitals, fields never are.
+                let case_only = near
+                    .as_deref()
+                    .is_some_and(|near| near != variable && near.eq_ignore_ascii_case(variable));
+                let whole = case_only
+                    .then(|| {
+                        let alike = |name: &&String| in_capitals(name) == in_capitals(variable);
+                        containing(
+                            variable,
+                            namespace.names().filter(alike),
+                            &mut containing_work,
+                        )
+                    })
+                    .flatten();
+                whole
+                    .or(near)
                     .or_else(|| {
                         let below = below.get_or_insert_with(|| paths_below(workspace, template));
                         path_below(below.get(variable)?, namespace)
@@ -692,8 +710,9 @@ fn undefined(
 const CONTAINING_WORK: usize = 1 << 20;
 
 /// The one name that holds `variable` as whole words, whatever their case (`RULES` in
-/// `USER_RULES_SECTION`): a section or placeholder read by a part of its name, too far from
-/// the whole for a typo. Names are looked at while `work` lasts.
+/// `USER_RULES_SECTION`), or of several the one that starts with them: a section or
+/// placeholder read by a part of its name, too far from the whole for a typo. Names are looked
+/// at while `work` lasts.
 fn containing<'a>(
     variable: &str,
     names: impl Iterator<Item = &'a String>,
@@ -705,7 +724,7 @@ fn containing<'a>(
     if wanted.iter().any(String::is_empty) {
         return None;
     }
-    let mut found = names.filter(|name| {
+    let found = names.filter(|name| {
         let Some(left) = work.checked_sub(name.len().max(1)) else {
             *work = 0;
             return false;
@@ -717,8 +736,29 @@ fn containing<'a>(
                 .windows(wanted.len())
                 .any(|window| window == wanted.as_slice())
     });
-    let first = found.next()?;
-    found.next().is_none().then(|| first.clone())
+    // Several hold it (`RULES` in `RULES_SECTION` and `USER_RULES_SECTION`): the one that
+    // starts with it, when one does.
+    let found: Vec<&String> = found.take(MAX_CONTAINING + 1).collect();
+    let starting = || {
+        let mut starting = found.iter().filter(|name| words(name).starts_with(&wanted));
+        let first = starting.next()?;
+        starting.next().is_none().then_some(*first)
+    };
+    match found.as_slice() {
+        [] => None,
+        [one] => Some(*one),
+        many if many.len() > MAX_CONTAINING => None,
+        _ => starting(),
+    }
+    .cloned()
+}
+
+/// The most names holding an unknown one that are weighed against each other.
+const MAX_CONTAINING: usize = 16;
+
+/// Written in capitals, as sections and placeholders are (`RULES_SECTION`).
+fn in_capitals(name: &str) -> bool {
+    name.chars().any(|c| c.is_ascii_uppercase()) && !name.chars().any(|c| c.is_ascii_lowercase())
 }
 
 /// The dotted paths a template reads, by their first name: `context.model.id` is `model.id`
