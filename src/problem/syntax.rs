@@ -95,8 +95,15 @@ pub(super) fn toml_help(message: &str, hint: Option<&TomlHint>) -> Option<String
 
 /// Help for a YAML syntax error, from what its message names.
 pub(super) fn yaml_help(message: &str) -> Option<String> {
-    let help = if message.contains("tabs disallowed") {
+    let help = if message.contains("tabs disallowed")
+        || message.contains("tab cannot be used as indentation")
+    {
         "indent with spaces: YAML does not allow tabs in indentation"
+    } else if message.contains("found unknown escape character") {
+        // A regex or a Windows path in a double-quoted value: `"\d"` is no YAML escape.
+        "a backslash in a `\"…\"` value starts an escape: write a regex or a path in single quotes (`'\\d+'`) or as a block scalar (`key: |`), or double each backslash"
+    } else if message.contains("illegal placement of ':'") {
+        "a `[` or `{` on a line above is not closed: close it where its items end; or quote a value that holds `: `"
     } else if message.contains("multiline quoted scalar") || message.contains("unclosed quote") {
         "a quoted value runs on to its closing quote: close it where the value ends; for text of several lines, write a block scalar (`key: |`, the text indented below)"
     } else if message.contains("mapping values are not allowed") {
@@ -114,7 +121,7 @@ pub(super) fn yaml_help(message: &str) -> Option<String> {
     {
         "`*` starts an alias of an anchor (`&name`): quote a value that starts with `*`"
     } else if message.contains("did not find expected key") {
-        "a mapping's keys line up at one indentation; a list item (`- …`) belongs under a key (`tools:`)"
+        "a mapping's keys line up at one indentation, and each line of a block scalar (`key: |`) is indented at least as deep as its first; a list item (`- …`) belongs under a key (`tools:`)"
     } else if message.contains("trailing content after") {
         "a quoted value ends at its closing quote: quote all of it (`'\"a\" b'`), or nothing"
     } else if message.contains("simple key expected ':'") {
