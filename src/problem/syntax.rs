@@ -87,6 +87,8 @@ pub(super) fn toml_help(message: &str, hint: Option<&TomlHint>) -> Option<String
         "a line holds one `key = value`: put each on its own line, quote a value that has spaces, and leave out a `,` after it"
     } else if message == "duplicate key" {
         "a key is set once in its table, and a `[table]` is opened once: keep one"
+    } else if message.contains("max recursion depth met") {
+        "TOML is read nested at most 80 arrays and tables deep: flatten the value (no real setting nests so deep)"
     } else {
         return None;
     };
@@ -128,6 +130,8 @@ pub(super) fn yaml_help(message: &str) -> Option<String> {
         "write a space after a key's `:` (`key: value`), and indent a block scalar's text below its key"
     } else if message.contains("comments must be separated") {
         "put a space before `#` that starts a comment, or quote a value that holds `#`"
+    } else if message.contains("too large or too deeply nested") {
+        "flatten what nests deepest (no real setting or schema nests so deep), or split the file"
     } else {
         return None;
     };
@@ -152,6 +156,8 @@ pub(super) fn json_help(message: &str) -> Option<String> {
         "a string ends on its line: add the closing `\"`, and write a line break inside it as `\\n`"
     } else if message.starts_with("invalid escape") {
         "a backslash starts an escape: double it (`\\\\`) to write one"
+    } else if message.starts_with("recursion limit exceeded") {
+        "JSON is read nested fewer than 128 arrays and objects deep: flatten the value (no real context or tool schema nests so deep)"
     } else {
         return None;
     };
