@@ -261,10 +261,66 @@ fn a_set_context_field_takes_its_type() {
     );
     let failed = failure(compile(json!({ "yolo": "maybe" })));
     assert!(
-        failed
-            .to_string()
-            .contains("`yolo` is a context field that holds `true` or `false`"),
+        failed.to_string().contains(
+            "`set.yolo` (\"maybe\"): `yolo` is a context field that holds `true` or `false`"
+        ),
         "{failed}"
+    );
+    // Worded as the request writes it, not as the command line would.
+    let not_set = failure(compile(json!({ "rule_toggles": "x" })));
+    assert!(
+        not_set.to_string().contains(
+            "`set.rule_toggles`: `rule_toggles` is not given by `set`: give it in the request's `context`"
+        ),
+        "{not_set}"
+    );
+    for failed in [&failed, &not_set] {
+        assert!(!failed.to_string().contains("--set"), "{failed}");
+        assert!(!failed.to_string().contains("command line"), "{failed}");
+    }
+}
+
+/// A `set` value under a name no template or condition reads changes nothing: a warning with
+/// the near name, as `promptc build --set` gives; it compiled without a word.
+#[test]
+fn a_set_name_no_template_reads_is_a_warning_with_the_near_name() {
+    let runtime = shipped();
+    let compiled = runtime
+        .compile(&request(json!({
+            "family": "next-gen",
+            "context": "basic",
+            "set": { "AGENT_NAM": "Ada", "AGENT_NAME": "Ada", "extra.teem": "core" },
+        })))
+        .unwrap();
+    let unread: Vec<(&str, &str, Option<&str>)> = compiled
+        .warnings
+        .iter()
+        .filter(|warning| warning.code == "set-name-unread")
+        .map(|warning| {
+            (
+                warning.message.as_str(),
+                warning.severity,
+                warning.help.as_deref(),
+            )
+        })
+        .collect();
+    // The shipped library reads no key of `extra`: no near one to name.
+    assert_eq!(
+        unread,
+        [
+            (
+                "`set.AGENT_NAM` changes nothing: no template or condition reads `AGENT_NAM`",
+                "warning",
+                Some("did you mean `AGENT_NAME`?")
+            ),
+            (
+                "`set.extra.teem` changes nothing: no template or condition reads `extra.teem`",
+                "warning",
+                Some("leave it out of `set`, or read it in a template")
+            )
+        ],
+        "{:?}",
+        compiled.warnings
     );
 }
 

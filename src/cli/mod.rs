@@ -686,10 +686,12 @@ pub fn request_with_rules(
         .cloned()
         .collect();
     request
-        .set_context_fields(&workspace.settings().context_fields)
+        .set_context_fields(
+            &workspace.settings().context_fields,
+            crate::compile::SetFrom::CommandLine,
+        )
         .map_err(CliError::SetValue)?;
-    unread_set_values(workspace, &request.set, printer);
-    unread_extra_paths(workspace, &extra_paths, printer);
+    unread_set_values(workspace, &request.set, &extra_paths, printer);
     Ok((request, rules))
 }
 
@@ -763,94 +765,24 @@ fn unknown_rule_names(
     printer.diagnostics(located, &workspace.sources);
 }
 
-/// A `--set` value under a name no template reads changes nothing: said, with the near name
-/// (a mistyped `AGENT_NAM` left the prompt as it was without a word).
-fn unread_set_values(workspace: &Workspace, set: &IndexMap<String, String>, printer: &Printer) {
-    if set.is_empty() {
+/// A `--set` value no template or condition reads changes nothing: said, with the near name
+/// (see [`crate::compile::UnreadSetNames`]).
+fn unread_set_values(
+    workspace: &Workspace,
+    set: &IndexMap<String, String>,
+    extra_paths: &[String],
+    printer: &Printer,
+) {
+    if set.is_empty() && extra_paths.is_empty() {
         return;
     }
-    let readable = crate::validate::readable_names(workspace);
-    for name in set.keys() {
-        if !readable.contains(name) {
-            printer.message(Message::SetNameUnread {
-                name,
-                suggestion: crate::namespace::closest(name, readable.names()),
-            });
-        }
+    let unread = crate::compile::UnreadSetNames::of(workspace);
+    for (name, suggestion) in unread.among(set.keys().map(String::as_str), extra_paths) {
+        printer.message(Message::SetNameUnread {
+            name: &name,
+            suggestion,
+        });
     }
-}
-
-/// A `--set extra.KEY` value no template or condition reads changes nothing either: said, with
-/// the near path read (`--set extra.projcet=…` for `extra.project`). A path read whole
-/// (`extra.cfg` for `--set extra.cfg.depth`) or below it reads it; so does any template that
-/// reads `extra` whole, which leaves nothing to say.
-fn unread_extra_paths(workspace: &Workspace, paths: &[String], printer: &Printer) {
-    if paths.is_empty() {
-        return;
-    }
-    let Some(read) = extra_paths_read(workspace) else {
-        return;
-    };
-    let below = |path: &str, above: &str| {
-        path.strip_prefix(above)
-            .is_some_and(|rest| rest.starts_with('.'))
-    };
-    for path in paths {
-        let is_read = read
-            .iter()
-            .any(|other| other == path || below(other, path) || below(path, other));
-        if !is_read {
-            printer.message(Message::SetNameUnread {
-                name: path,
-                suggestion: crate::namespace::closest(path, &read),
-            });
-        }
-    }
-}
-
-/// What templates and conditions read of the context's `extra` table: every path below it
-/// that some template or condition reads (`extra.project`, `extra.cfg.depth`), or `None` when
-/// one reads it whole, so that any key may be read (`extra[name]`, a loop over it, `extra`
-/// handed to a macro or a filter, a template that does not compile).
-fn extra_paths_read(workspace: &Workspace) -> Option<std::collections::BTreeSet<String>> {
-    let mut read = std::collections::BTreeSet::new();
-    let templates = &workspace.templates;
-    for template in templates.ids() {
-        if !templates
-            .variables(template)
-            .iter()
-            .any(|name| name == crate::namespace::EXTRA)
-        {
-            continue;
-        }
-        let compiled = templates.template(template).ok()?;
-        for path in compiled.undeclared_variables(true) {
-            read_below_extra(&path, &mut read)?;
-        }
-    }
-    let env = templates.env();
-    for condition in crate::resolve::conditions::all_conditions(workspace) {
-        if !condition.contains(crate::namespace::EXTRA) {
-            continue;
-        }
-        let expression = env.compile_expression(condition).ok()?;
-        for path in expression.undeclared_variables(true) {
-            read_below_extra(&path, &mut read)?;
-        }
-    }
-    Some(read)
-}
-
-/// Adds `path` to `read` if it is below `extra`; `None` if it is `extra` itself. (A map has
-/// no methods in promptc's templates, so `extra.items` is a key, not a call on the map.)
-fn read_below_extra(path: &str, read: &mut std::collections::BTreeSet<String>) -> Option<()> {
-    if path == crate::namespace::EXTRA {
-        return None;
-    }
-    if path.split('.').next() == Some(crate::namespace::EXTRA) {
-        read.insert(path.to_string());
-    }
-    Some(())
 }
 
 /// The context a build uses: a file path, a named context, the manifest's default, or an

@@ -37,10 +37,12 @@ mod listing;
 mod postprocess;
 mod request;
 mod route;
+mod set_names;
 
 pub use listing::{FamilyListing, FamilyRouting, VariantListing};
-pub use request::{Request, SelectBy, Selection};
+pub use request::{Request, SelectBy, Selection, SetFrom};
 pub use route::{Choice, Route, RouteRule};
+pub use set_names::UnreadSetNames;
 
 /// Compiles requests against one workspace.
 pub struct Compiler<'w> {

@@ -111,6 +111,7 @@ impl Request {
     pub fn set_context_fields(
         &mut self,
         declared: &IndexMap<String, ContextField>,
+        from: SetFrom,
     ) -> Result<(), String> {
         let fields = crate::namespace::context_fields();
         let typed: Vec<(String, String)> = self
@@ -130,7 +131,7 @@ impl Request {
         let mut moved = Vec::new();
         for (name, text) in typed {
             with_declared_default(&mut context, &name, declared);
-            let value = typed_value(&context, &name, &text, declared)?;
+            let value = typed_value(&context, &name, &text, declared, from)?;
             set_at(&mut context, &name, value);
             // The value is held to the context's schema, as the same value in a context file
             // is (a viewport at least a pixel wide, a mode that exists).
@@ -143,20 +144,72 @@ impl Request {
                 &pointer,
             );
             if let Some(problem) = problems.first() {
-                return Err(format!("`--set {name}={text}`: {problem}"));
+                return Err(format!("{}: {problem}", from.value(&name, &text)));
             }
             moved.push(name);
         }
         self.context = serde_json::from_value(context).map_err(|error| {
-            format!(
-                "`--set {}` does not fit the context: {error}",
-                moved.join("`, `--set ")
-            )
+            let names: Vec<String> = moved.iter().map(|name| from.name(name)).collect();
+            format!("{} does not fit the context: {error}", names.join(", "))
         })?;
         for name in moved {
             self.set.shift_remove(&name);
         }
         Ok(())
+    }
+}
+
+/// Where values set by name came from, which is how the errors about them write them: the
+/// command line's `--set NAME=VALUE`, or a run-time request's `set` table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SetFrom {
+    CommandLine,
+    Request,
+}
+
+impl SetFrom {
+    /// How the user wrote the value of `name`.
+    fn value(self, name: &str, text: &str) -> String {
+        match self {
+            SetFrom::CommandLine => format!("`--set {name}={text}`"),
+            SetFrom::Request => format!("`set.{name}` ({text:?})"),
+        }
+    }
+
+    /// How the user named `name`.
+    fn name(self, name: &str) -> String {
+        match self {
+            SetFrom::CommandLine => format!("`--set {name}`"),
+            SetFrom::Request => format!("`set.{name}`"),
+        }
+    }
+
+    /// Where a value set so cannot go, and where it can.
+    fn cannot_give(self) -> &'static str {
+        match self {
+            SetFrom::CommandLine => "which `--set` cannot give: set it in a context file",
+            SetFrom::Request => "which `set` cannot give: give it in the request's `context`",
+        }
+    }
+
+    /// Where a field that is not set by name is given instead.
+    fn give_instead(self) -> &'static str {
+        match self {
+            SetFrom::CommandLine => {
+                "is not set from the command line: write it in a context file (rules also follow `--rules`, `--files` and `--disable-rule`, servers `--mcp`)"
+            }
+            SetFrom::Request => {
+                "is not given by `set`: give it in the request's `context` (rules also follow `context.rules_from`)"
+            }
+        }
+    }
+
+    /// Where a table of fields the context lacks is given.
+    fn context_file(self) -> &'static str {
+        match self {
+            SetFrom::CommandLine => "set it in a context file",
+            SetFrom::Request => "give it in the request's `context`",
+        }
     }
 }
 
@@ -210,18 +263,21 @@ fn typed_value(
     name: &str,
     text: &str,
     declared: &IndexMap<String, ContextField>,
+    from: SetFrom,
 ) -> Result<Value, String> {
     let segments: Vec<&str> = name.split('.').collect();
     let first = segments[0];
+    let named = from.name(name);
     if NOT_SET.contains(&first) {
-        return Err(format!(
-            "`--set {name}`: `{first}` is not set from the command line: write it in a context \
-             file (rules also follow `--rules`, `--files` and `--disable-rule`, servers `--mcp`)"
-        ));
+        return Err(format!("{named}: `{first}` {}", from.give_instead()));
     }
     let wrong = |what: &str| {
-        format!("`--set {name}={text}`: `{name}` is a context field that holds {what}")
+        format!(
+            "{}: `{name}` is a context field that holds {what}",
+            from.value(name, text)
+        )
     };
+    let cannot_give = format!("a list or a table, {}", from.cannot_give());
     let boolean = || match text.trim() {
         "true" => Ok(Value::Bool(true)),
         "false" => Ok(Value::Bool(false)),
@@ -257,7 +313,7 @@ fn typed_value(
         let Some(field) = declared.get(key) else {
             let near = crate::namespace::closest(key, declared.keys());
             return Err(format!(
-                "`--set {name}`: `extra.{key}` is not a key `[context_fields]` declares{}",
+                "{named}: `extra.{key}` is not a key `[context_fields]` declares{}",
                 near.map(|near| format!("; did you mean `extra.{near}`?"))
                     .unwrap_or_default()
             ));
@@ -269,9 +325,7 @@ fn typed_value(
                 ParameterType::Number => number()?,
                 ParameterType::String => Value::String(text.to_string()),
                 ParameterType::Array | ParameterType::Object => {
-                    return Err(wrong(
-                        "a list or a table, which `--set` cannot give: set it in a context file",
-                    ));
+                    return Err(wrong(&cannot_give));
                 }
             });
         }
@@ -284,13 +338,14 @@ fn typed_value(
             Some(table @ Value::Object(_)) => table,
             Some(other) => {
                 return Err(format!(
-                    "`--set {name}`: `{walked}` holds {}, not a table of fields",
+                    "{named}: `{walked}` holds {}, not a table of fields",
                     crate::load::schema_check::json_type(other)
                 ));
             }
             None => {
                 return Err(format!(
-                    "`--set {name}`: the context has no `{walked}`: set it in a context file"
+                    "{named}: the context has no `{walked}`: {}",
+                    from.context_file()
                 ));
             }
         };
@@ -302,9 +357,7 @@ fn typed_value(
         Some(Value::Number(held)) if !held.is_f64() => whole("a whole number")?,
         Some(Value::Number(_)) => number()?,
         Some(Value::Array(_) | Value::Object(_)) => {
-            return Err(wrong(
-                "a list or a table, which `--set` cannot give: set it in a context file",
-            ));
+            return Err(wrong(&cannot_give));
         }
         _ if name == "date" && !is_calendar_date(text.trim()) => {
             return Err(wrong("a date that exists, written YYYY-MM-DD"));

@@ -44,6 +44,12 @@ pub enum RequestProblem {
     /// A request nested deeper than the caller's thread may hold is compiled on a thread of
     /// its own, and none could be started.
     NoThreadForDeepRequest { levels: usize, reason: String },
+    /// A `set` value under a name no template or condition reads: it changes nothing (a
+    /// mistyped `AGENT_NAM`). A warning, as the command line's `--set` says it.
+    SetNameUnread {
+        name: String,
+        suggestion: Option<String>,
+    },
 }
 
 impl RequestProblem {
@@ -64,12 +70,15 @@ impl RequestProblem {
             RequestProblem::DialectUnused { .. } => "dialect-unused",
             RequestProblem::VariantNotAlone { .. } => "conflicting-request-fields",
             RequestProblem::NoThreadForDeepRequest { .. } => "no-thread",
+            RequestProblem::SetNameUnread { .. } => "set-name-unread",
         }
     }
 
     pub fn severity(&self) -> Severity {
         match self {
-            RequestProblem::DialectUnused { .. } => Severity::Warning,
+            RequestProblem::DialectUnused { .. } | RequestProblem::SetNameUnread { .. } => {
+                Severity::Warning
+            }
             _ => Severity::Error,
         }
     }
@@ -117,6 +126,13 @@ impl RequestProblem {
             }
             RequestProblem::VariantNotAlone { .. } => {
                 "`variant` names one variant (an id or `family@version`): give it alone, or give `family` with `label` or `tag` to choose within a family".into()
+            }
+            RequestProblem::SetNameUnread {
+                suggestion: Some(near),
+                ..
+            } => format!("did you mean `{near}`?"),
+            RequestProblem::SetNameUnread { .. } => {
+                "leave it out of `set`, or read it in a template".into()
             }
             RequestProblem::NoThreadForDeepRequest { levels, .. } => format!(
                 "a request whose context nests at most {levels} levels compiles on the caller's thread: flatten the context, or let the process start threads (its thread or memory limit)"
@@ -184,6 +200,10 @@ impl fmt::Display for RequestProblem {
             RequestProblem::VariantNotAlone { other } => write!(
                 f,
                 "`variant` and `{other}` cannot both be given: the compile would follow one and leave the other out"
+            ),
+            RequestProblem::SetNameUnread { name, .. } => write!(
+                f,
+                "`set.{name}` changes nothing: no template or condition reads `{name}`"
             ),
             RequestProblem::NoThreadForDeepRequest { reason, .. } => write!(
                 f,

@@ -46,6 +46,9 @@ pub struct Runtime {
     warnings: Vec<DiagnosticRecord>,
     /// The parts of each variant's last `compile_shared`.
     shared: SharedParts,
+    /// What the workspace's templates and conditions read, for the warning about a `set`
+    /// name none reads; worked out at the first request that sets one.
+    unread_set: std::sync::OnceLock<crate::compile::UnreadSetNames>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -165,6 +168,7 @@ impl Runtime {
             held: Held::new(loaded.workspace, |workspace| Compiler::new(workspace)),
             warnings: found,
             shared: SharedParts::default(),
+            unread_set: std::sync::OnceLock::new(),
         })
     }
 
@@ -257,6 +261,46 @@ impl Runtime {
     /// Prepares a request, asks the compiler, and gives its answer with the warnings met on
     /// the way (preparing it, and those `ask` adds), or every problem found.
     fn answer<T: Send>(
+        &self,
+        request: &AgentRequest,
+        ask: impl FnOnce(&Compiler<'_>, &Prepared, &mut Diagnostics) -> Result<T, CompileError> + Send,
+    ) -> Result<Response<T>, Failure> {
+        let mut response = self.answer_on_a_deep_enough_stack(request, ask)?;
+        response.warnings.extend(self.unread_set_warnings(request));
+        Ok(response)
+    }
+
+    /// A `set` value under a name no template or condition reads, as `--set` tells it.
+    fn unread_set_warnings(&self, request: &AgentRequest) -> Vec<DiagnosticRecord> {
+        if request.set.is_empty() {
+            return Vec::new();
+        }
+        let unread = self
+            .unread_set
+            .get_or_init(|| crate::compile::UnreadSetNames::of(self.held.borrow_owner()));
+        // Names of context fields are set into the context; of them, paths into `extra` are
+        // told as the command line tells them.
+        let fields = crate::namespace::context_fields();
+        let first = |name: &str| name.split('.').next().unwrap_or(name).to_string();
+        let placeholders = request
+            .set
+            .keys()
+            .filter(|name| !fields.contains(first(name).as_str()))
+            .map(String::as_str);
+        let extra_paths: Vec<String> = request
+            .set
+            .keys()
+            .filter(|name| first(name) == crate::namespace::EXTRA && name.contains('.'))
+            .cloned()
+            .collect();
+        unread
+            .among(placeholders, &extra_paths)
+            .into_iter()
+            .map(|(name, suggestion)| record(&RequestProblem::SetNameUnread { name, suggestion }))
+            .collect()
+    }
+
+    fn answer_on_a_deep_enough_stack<T: Send>(
         &self,
         request: &AgentRequest,
         ask: impl FnOnce(&Compiler<'_>, &Prepared, &mut Diagnostics) -> Result<T, CompileError> + Send,

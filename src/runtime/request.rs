@@ -102,7 +102,10 @@ impl AgentRequest {
         let mut request = Request::new(selection, context);
         request.set = self.set.clone();
         request
-            .set_context_fields(&workspace.settings().context_fields)
+            .set_context_fields(
+                &workspace.settings().context_fields,
+                crate::compile::SetFrom::Request,
+            )
             .map_err(|message| {
                 Failure::unlocated(RequestProblem::SetValueDoesNotFit { message })
             })?;

@@ -1,0 +1,104 @@
+//! Values a run sets by name (`--set NAME=VALUE`, a request's `set`) under a name no template
+//! or condition reads: they change nothing, and a mistyped `AGENT_NAM` left the prompt as it
+//! was without a word. Each is told with the near name that is read.
+
+use std::collections::BTreeSet;
+
+use crate::namespace::Namespace;
+use crate::workspace::Workspace;
+
+/// What templates and conditions of a workspace read, to tell which set names they do not.
+/// Worked out once per workspace: a run-time workspace answers many requests.
+pub struct UnreadSetNames {
+    readable: Namespace,
+    /// Every path below the context's `extra` that a template or condition reads, or `None`
+    /// when one reads `extra` whole (any key may be read).
+    extra_read: Option<BTreeSet<String>>,
+}
+
+impl UnreadSetNames {
+    pub fn of(workspace: &Workspace) -> Self {
+        Self {
+            readable: crate::validate::readable_names(workspace),
+            extra_read: extra_paths_read(workspace),
+        }
+    }
+
+    /// Of `names` (placeholders set) and `extra_paths` (`extra.KEY…` set into the context),
+    /// those nothing reads, each with the near name that is read.
+    pub fn among<'n>(
+        &self,
+        names: impl Iterator<Item = &'n str>,
+        extra_paths: &[String],
+    ) -> Vec<(String, Option<String>)> {
+        let mut unread = Vec::new();
+        for name in names {
+            if !self.readable.contains(name) {
+                let near = crate::namespace::closest(name, self.readable.names());
+                unread.push((name.to_string(), near));
+            }
+        }
+        let Some(read) = &self.extra_read else {
+            return unread;
+        };
+        // A path read whole (`extra.cfg` for `extra.cfg.depth`) or below it reads it.
+        let below = |path: &str, above: &str| {
+            path.strip_prefix(above)
+                .is_some_and(|rest| rest.starts_with('.'))
+        };
+        for path in extra_paths {
+            let is_read = read
+                .iter()
+                .any(|other| other == path || below(other, path) || below(path, other));
+            if !is_read {
+                unread.push((path.clone(), crate::namespace::closest(path, read)));
+            }
+        }
+        unread
+    }
+}
+
+/// What templates and conditions read of the context's `extra` table: every path below it
+/// that some template or condition reads (`extra.project`, `extra.cfg.depth`), or `None` when
+/// one reads it whole, so that any key may be read (`extra[name]`, a loop over it, `extra`
+/// handed to a macro or a filter, a template that does not compile).
+fn extra_paths_read(workspace: &Workspace) -> Option<BTreeSet<String>> {
+    let mut read = BTreeSet::new();
+    let templates = &workspace.templates;
+    for template in templates.ids() {
+        if !templates
+            .variables(template)
+            .iter()
+            .any(|name| name == crate::namespace::EXTRA)
+        {
+            continue;
+        }
+        let compiled = templates.template(template).ok()?;
+        for path in compiled.undeclared_variables(true) {
+            read_below_extra(&path, &mut read)?;
+        }
+    }
+    let env = templates.env();
+    for condition in crate::resolve::conditions::all_conditions(workspace) {
+        if !condition.contains(crate::namespace::EXTRA) {
+            continue;
+        }
+        let expression = env.compile_expression(condition).ok()?;
+        for path in expression.undeclared_variables(true) {
+            read_below_extra(&path, &mut read)?;
+        }
+    }
+    Some(read)
+}
+
+/// Adds `path` to `read` if it is below `extra`; `None` if it is `extra` itself. (A map has
+/// no methods in promptc's templates, so `extra.items` is a key, not a call on the map.)
+fn read_below_extra(path: &str, read: &mut BTreeSet<String>) -> Option<()> {
+    if path == crate::namespace::EXTRA {
+        return None;
+    }
+    if path.split('.').next() == Some(crate::namespace::EXTRA) {
+        read.insert(path.to_string());
+    }
+    Some(())
+}
