@@ -229,6 +229,26 @@ impl Checker<'_> {
                 self.within(value_span, condition, range),
             ));
         }
+        // A field read by a subscript of a literal key (`browser['enabeld']`) is checked as
+        // its dotted path is: minijinja names only the table, and a misspelt key read so was
+        // silently false.
+        for (dotted, range) in subscripted_paths(condition) {
+            if is_global(&dotted) || paths.contains(&dotted) {
+                continue;
+            }
+            if let Err((unknown, suggestion)) = namespace.check_path(&dotted)
+                && unknown.contains('.')
+            {
+                out.error(
+                    Problem::UnknownContextField {
+                        path: unknown,
+                        suggestion,
+                        in_template: false,
+                    },
+                    self.within(value_span, condition, range),
+                );
+            }
+        }
         for path in paths.into_iter().filter(|path| !is_global(path)) {
             if let Err((unknown, suggestion)) = namespace.check_path(&path) {
                 let first = unknown.split('.').next().unwrap_or(&unknown);
@@ -301,6 +321,68 @@ fn find_name(expression: &str, name: &str) -> Option<usize> {
                 && !before.is_some_and(|c| part_of_name(c) || c == '.')
                 && !after.is_some_and(part_of_name)
         })
+}
+
+/// The paths a condition reads with at least one subscript of a literal key (`browser['enabled']`,
+/// `extra["team"].lead`), written as dotted paths (`browser.enabled`), each with its range in
+/// the condition. Text inside string literals is not read.
+fn subscripted_paths(condition: &str) -> Vec<(String, std::ops::Range<usize>)> {
+    let bytes = condition.as_bytes();
+    let is_start = |b: u8| b.is_ascii_alphabetic() || b == b'_';
+    let is_part = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut found = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let byte = bytes[at];
+        if byte == b'\'' || byte == b'"' {
+            // A string literal: skipped whole, escapes included.
+            at += 1;
+            while at < bytes.len() && bytes[at] != byte {
+                at += if bytes[at] == b'\\' { 2 } else { 1 };
+            }
+            at += 1;
+            continue;
+        }
+        let starts_name =
+            is_start(byte) && (at == 0 || !(is_part(bytes[at - 1]) || bytes[at - 1] == b'.'));
+        if !starts_name {
+            at += 1;
+            continue;
+        }
+        let start = at;
+        while at < bytes.len() && is_part(bytes[at]) {
+            at += 1;
+        }
+        let mut dotted = condition[start..at].to_string();
+        let mut subscripted = false;
+        loop {
+            if bytes.get(at) == Some(&b'.') && bytes.get(at + 1).is_some_and(|b| is_start(*b)) {
+                let name_start = at + 1;
+                at = name_start;
+                while at < bytes.len() && is_part(bytes[at]) {
+                    at += 1;
+                }
+                dotted.push('.');
+                dotted.push_str(&condition[name_start..at]);
+            } else if bytes.get(at) == Some(&b'[')
+                && let Some(quote @ (b'\'' | b'"')) = bytes.get(at + 1).copied()
+                && let Some(length) = condition[at + 2..].find(quote as char)
+                && bytes.get(at + 2 + length + 1) == Some(&b']')
+            {
+                let key = &condition[at + 2..at + 2 + length];
+                dotted.push('.');
+                dotted.push_str(key);
+                subscripted = true;
+                at += length + 4;
+            } else {
+                break;
+            }
+        }
+        if subscripted {
+            found.push((dotted, start..at));
+        }
+    }
+    found
 }
 
 /// A side of a condition that compares a context field with `==` or `!=` to a value the
@@ -578,7 +660,7 @@ fn split_at_top_level<'t>(text: &'t str, words: &[&str]) -> Vec<(usize, &'t str)
 
 #[cfg(test)]
 mod tests {
-    use super::{boolean_operands, find_name};
+    use super::{boolean_operands, find_name, subscripted_paths};
 
     /// The names that stand as truth values, with whether a `not` turns them: across line
     /// breaks and tabs, under parentheses, not inside strings, comparisons or tests.
@@ -607,6 +689,20 @@ mod tests {
         assert_eq!(operands("(a) or (b == 1)"), [("a".to_string(), false)]);
         assert!(operands("not (a == b)").is_empty());
         assert!(operands("notable").len() == 1);
+    }
+
+    #[test]
+    fn subscripts_of_literal_keys_are_read_as_dotted_paths() {
+        assert_eq!(
+            subscripted_paths(
+                "browser['enabeld'] and extra[\"team\"].lead == 'x[\\'y\\']' or mode"
+            ),
+            [
+                ("browser.enabeld".to_string(), 0..18),
+                ("extra.team.lead".to_string(), 23..41),
+            ]
+        );
+        assert!(subscripted_paths("browser.enabled or items[0] or x[name]").is_empty());
     }
 
     #[test]
