@@ -1740,3 +1740,42 @@ fn a_file_of_a_revision_past_what_promptc_reads_is_refused_as_in_the_working_tre
     assert!(revision.contains(reason), "{revision}");
     assert!(revision.ends_with("exit 1\n"), "{revision}");
 }
+
+// A link's `..` is taken from where the links before it lead, as the system takes it: `lnk`
+// → `d/../intro.md` with `d` → `sub/deep` is `sub/intro.md`. Taken as written, it named an
+// `intro.md` beside `lnk` that is not there, and the base was told a link to nothing.
+#[test]
+fn diff_follows_a_link_whose_dot_dot_comes_after_another_link() {
+    let workspace = Fixture::minimal()
+        .remove("components/intro.md")
+        .file(
+            "components/intro.toml",
+            format!("{}template_file = \"../lnk\"\n", common::COMPONENT),
+        )
+        .file("sub/intro.md", "Linked intro, first.\n")
+        .file("sub/deep/keep.txt", "kept so the folder is committed\n")
+        .write();
+    let root = workspace.root();
+    symlink("sub/deep", root.join("d")).unwrap();
+    symlink("d/../intro.md", root.join("lnk")).unwrap();
+    let output = script(
+        root,
+        r#"
+        git init -q . && git add -A && git commit -qm base
+        "$P" diff --base HEAD --stat
+        sed -i 's/first/second/' sub/intro.md
+        "$P" diff --base HEAD --stat
+        "#,
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let (same, changed) = stdout
+        .split_once("no compiled prompt differs between HEAD and working tree\n")
+        .expect("the unchanged base compiles alike");
+    assert!(same.is_empty(), "{stdout}");
+    assert!(
+        changed.contains("lnk (modified): examples/prompts/generic/basic.md"),
+        "{stdout}\n{stderr}"
+    );
+}

@@ -358,7 +358,7 @@ impl Copy<'_> {
         let mut whole = Vec::new();
         let mut names = BTreeSet::new();
         for path in &seen.paths {
-            let Some(path) = self.through_links(path) else {
+            let Some(path) = self.through_links(path, &mut names) else {
                 continue;
             };
             self.missing_folders(&path, &mut names);
@@ -368,11 +368,15 @@ impl Copy<'_> {
             }
         }
         for path in &seen.names {
-            let Some(path) = self.through_links(path) else {
+            let Some(path) = self.through_links(path, &mut names) else {
                 continue;
             };
             self.missing_folders(&path, &mut names);
             names.insert(path);
+        }
+        let mut listings = Vec::new();
+        for path in &seen.listings {
+            listings.extend(self.through_links(path, &mut names));
         }
         // Names and listings by the folder they are in: a folder is listed once for all.
         let mut listed: BTreeMap<PathBuf, Listed> = BTreeMap::new();
@@ -386,10 +390,7 @@ impl Copy<'_> {
             let parent = path.parent().map(Path::to_path_buf).unwrap_or_default();
             listed.entry(parent).or_default().names.insert(path);
         }
-        for path in &seen.listings {
-            let Some(path) = self.through_links(path) else {
-                continue;
-            };
+        for path in listings {
             if self.asked.listings.insert(path.clone()) {
                 listed.entry(path).or_default().folders = true;
             }
@@ -448,20 +449,40 @@ impl Copy<'_> {
         }
     }
 
-    /// `path` with each link on the way that the copy holds replaced by where it leads;
-    /// `None` when it leads out of the copy (the load refuses that itself).
-    fn through_links(&self, path: &Path) -> Option<PathBuf> {
-        let mut rest: Vec<OsString> = plain_parts(path)?;
+    /// `path` with each link on the way that the copy holds replaced by where it leads, and
+    /// each `..` taken back as the system takes it: from where the links before it led
+    /// (`l/../f`, `l` a link to `a/b`, is `a/f`), not from the name as written. `None` when it
+    /// leads out of the copy (the load refuses that itself). Names on the way that the copy
+    /// lacks, before a `..`, go to `lacking`.
+    fn through_links(&self, path: &Path, lacking: &mut BTreeSet<PathBuf>) -> Option<PathBuf> {
+        // The names still to walk, the next one last.
+        let mut rest: Vec<Part> = parts(path)?;
         rest.reverse();
         let mut done = PathBuf::new();
         let mut links = 0;
         while let Some(part) = rest.pop() {
-            let at = self.root.join(&done).join(&part);
-            let is_link = at
-                .symlink_metadata()
-                .is_ok_and(|metadata| metadata.file_type().is_symlink());
-            if !is_link {
-                done.push(part);
+            let name = match part {
+                Part::Up => {
+                    // `done` holds no link: its parent is where `..` leads.
+                    if !done.pop() {
+                        return None;
+                    }
+                    continue;
+                }
+                Part::Name(name) => name,
+            };
+            let at = self.root.join(&done).join(&name);
+            let metadata = at.symlink_metadata();
+            if !metadata
+                .as_ref()
+                .is_ok_and(|metadata| metadata.file_type().is_symlink())
+            {
+                // A name the copy lacks before a `..` may be a link in the revision, which
+                // changes where the `..` leads: it is asked for, and the next load follows it.
+                if metadata.is_err() && rest.iter().any(|part| matches!(part, Part::Up)) {
+                    lacking.insert(done.join(&name));
+                }
+                done.push(name);
                 continue;
             }
             links += 1;
@@ -469,16 +490,15 @@ impl Copy<'_> {
                 return None;
             }
             let target = std::fs::read_link(&at).ok()?;
-            let target = if target.is_absolute() {
-                target.strip_prefix(&self.root).ok()?.to_path_buf()
-            } else {
-                done.join(target)
+            if target.is_absolute() {
+                done = PathBuf::new();
+            }
+            let target = match target.strip_prefix(&self.root) {
+                Ok(below) => below.to_path_buf(),
+                Err(_) if target.is_absolute() => return None,
+                Err(_) => target,
             };
-            let mut parts = plain_parts(&target)?;
-            parts.extend(rest.into_iter().rev());
-            rest = parts;
-            rest.reverse();
-            done = PathBuf::new();
+            rest.extend(parts(&target)?.into_iter().rev());
         }
         Some(done)
     }
@@ -707,6 +727,28 @@ fn plain_parts(path: &Path) -> Option<Vec<OsString>> {
             Component::ParentDir => {
                 parts.pop()?;
             }
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    Some(parts)
+}
+
+/// One name of a path as the system walks it.
+enum Part {
+    Name(OsString),
+    Up,
+}
+
+/// The names of a relative path, `..` kept (it is taken back where the walk stands); `None`
+/// when it is not relative or passes through `.git`.
+fn parts(path: &Path) -> Option<Vec<Part>> {
+    let mut parts = Vec::new();
+    for component in path.components() {
+        match component {
+            Component::Normal(name) if crate::confine::is_git_folder(name) => return None,
+            Component::Normal(name) => parts.push(Part::Name(name.to_owned())),
+            Component::CurDir => {}
+            Component::ParentDir => parts.push(Part::Up),
             Component::RootDir | Component::Prefix(_) => return None,
         }
     }
