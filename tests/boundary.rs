@@ -1779,3 +1779,38 @@ fn diff_follows_a_link_whose_dot_dot_comes_after_another_link() {
         "{stdout}\n{stderr}"
     );
 }
+
+// A folder's suggestion of a near folder looks through a folder of at most a thousand
+// entries, files counted; a submodule is an empty folder in a checkout. A revision's copy
+// holds what those take: with the files of a crowded folder and its submodules' folders, the
+// base is judged as the working tree is (`partial` has no near folder to suggest in a folder
+// of 1005 entries; `sub`, a submodule, is a folder).
+#[test]
+fn diff_judges_a_crowded_folder_and_a_submodule_of_a_revision_as_the_working_tree() {
+    let mut fixture = Fixture::minimal().file("partials/p.md", "A partial.\n");
+    for index in 0..1005 {
+        fixture = fixture.file(&format!("notes/n{index}.txt"), "x\n");
+    }
+    let workspace = fixture.write();
+    let output = script(
+        workspace.root(),
+        r#"
+        git init -q . && git add -A && git commit -qm base
+        for manifest in 'partials = "notes/partial"' 'partials = "sub"'; do
+            printf 'name = "fixture"\nfallback_family = "generic"\n[paths]\n%s\n' "$manifest" > promptc.toml
+            mkdir -p notes/partials sub && cp partials/p.md notes/partials/ && mkdir -p subs && cp partials/p.md subs/
+            git add -A && git update-index --add --cacheinfo 160000,1111111111111111111111111111111111111111,sub
+            git commit -qm "$manifest"
+            "$P" diff --base HEAD --stat
+        done
+        "#,
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(
+        stdout,
+        "no compiled prompt differs between HEAD and working tree\n".repeat(2),
+        "{stderr}"
+    );
+}

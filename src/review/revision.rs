@@ -17,6 +17,7 @@ use crate::emit::write::TEMP_PREFIX;
 use crate::load::MANIFEST_FILE;
 use crate::looked_at::Seen;
 use crate::scratch::ScratchDir;
+use crate::validate::ENTRIES_LOOKED_AT;
 
 /// Most files, and most bytes, a revision's workspace may have: a crafted tree (one subtree
 /// listed twice, a few dozen levels deep) describes billions of files in a few kilobytes.
@@ -391,7 +392,7 @@ impl Copy<'_> {
             listed.entry(parent).or_default().names.insert(path);
         }
         for path in listings {
-            if self.asked.listings.insert(path.clone()) {
+            if !self.asked.covers(&path) && self.asked.listings.insert(path.clone()) {
                 listed.entry(path).or_default().folders = true;
             }
         }
@@ -406,6 +407,14 @@ impl Copy<'_> {
         for some in whole.chunks(256) {
             self.list(true, some, |entry| blobs.push(entry))?;
         }
+        // A submodule is written as git writes it: an empty folder.
+        blobs.retain(|entry| {
+            let submodule = entry.kind == "commit";
+            if submodule {
+                folders.push(PathBuf::from(os_string(&entry.path)));
+            }
+            !submodule
+        });
         for (folder, wanted) in &listed {
             let spec = if folder.as_os_str().is_empty() {
                 Vec::new()
@@ -414,16 +423,21 @@ impl Copy<'_> {
                 spec.push("/");
                 vec![PathBuf::from(spec)]
             };
-            self.list(false, &spec, |entry| {
+            let mut entries = Vec::new();
+            self.list(false, &spec, |entry| entries.push(entry))?;
+            // A folder of more entries than a suggestion looks through gives none: the copy
+            // has them all, or it would give one the working tree does not.
+            let crowded = wanted.folders && entries.len() > ENTRIES_LOOKED_AT;
+            for entry in entries {
                 let path = PathBuf::from(os_string(&entry.path));
-                if entry.kind == "tree" {
+                if entry.kind == "tree" || entry.kind == "commit" {
                     if wanted.folders || wanted.names.contains(&path) {
                         folders.push(path);
                     }
-                } else if wanted.names.contains(&path) {
+                } else if crowded || wanted.names.contains(&path) {
                     blobs.push(entry);
                 }
-            })?;
+            }
         }
         let mut written = false;
         for folder in &folders {

@@ -5,6 +5,7 @@ mod conditions;
 mod context_fields;
 mod context_rules;
 mod references;
+pub(crate) use references::ENTRIES_LOOKED_AT;
 mod routing;
 mod rules_from;
 mod shadowing;

@@ -1166,7 +1166,7 @@ fn no_such_folder(root: &std::path::Path, path: &str) -> Option<Problem> {
 
 /// Most entries a folder may have for [`folder_near`] to look through it: one of many
 /// thousands is not listed whole for a suggestion.
-const ENTRIES_LOOKED_AT: usize = 1_000;
+pub(crate) const ENTRIES_LOOKED_AT: usize = 1_000;
 
 /// A folder beside where `path` was looked for (inside the workspace) whose name is near its
 /// last name: `component` for `components`.
