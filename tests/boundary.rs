@@ -1814,3 +1814,74 @@ fn diff_judges_a_crowded_folder_and_a_submodule_of_a_revision_as_the_working_tre
         "{stderr}"
     );
 }
+
+// A workspace that names files in many folders is not listed a folder at a time: each listing
+// is a git run (3,000 folders took 3,000 runs a load). Past a bound the whole folder is
+// written in one, and the base still compiles as the working tree does.
+#[test]
+fn diff_of_a_revision_naming_files_in_many_folders_runs_git_a_bounded_number_of_times() {
+    let mut fixture = Fixture::minimal().remove("components/intro.md");
+    let mut names = Vec::new();
+    for index in 0..600 {
+        fixture = fixture
+            .file(
+                &format!("components/c{index}.toml"),
+                format!("id = \"c{index}\"\ndescription = \"d\"\ntemplate_file = \"../t/{index}/c.md\"\n"),
+            )
+            .file(&format!("t/{index}/c.md"), format!("Part {index}.\n"));
+        names.push(format!("\"c{index}\""));
+    }
+    let workspace = fixture
+        .file(
+            "components/intro.toml",
+            format!("{}template = \"Intro.\"\n", common::COMPONENT),
+        )
+        .write();
+    let root = workspace.root();
+    let shim = root.join("../bin");
+    std::fs::create_dir_all(&shim).unwrap();
+    let git_path = String::from_utf8(
+        Command::new("sh")
+            .args(["-c", "command -v git"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    std::fs::write(
+        shim.join("git"),
+        format!(
+            "#!/bin/sh\ncase \" $* \" in *' ls-tree '*) echo x >> \"{}\";; esac\nexec {} \"$@\"\n",
+            root.join("../runs").display(),
+            git_path.trim()
+        ),
+    )
+    .unwrap();
+    Command::new("chmod")
+        .arg("+x")
+        .arg(shim.join("git"))
+        .status()
+        .unwrap();
+    let output = script(
+        root,
+        &format!(
+            r#"
+            git init -q . && git add -A && git commit -qm base
+            PATH="{}:$PATH" "$P" diff --base HEAD --stat
+            "#,
+            shim.display()
+        ),
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(
+        stdout, "no compiled prompt differs between HEAD and working tree\n",
+        "{stderr}"
+    );
+    let runs = std::fs::read_to_string(root.join("../runs"))
+        .unwrap()
+        .lines()
+        .count();
+    assert!(runs <= 300, "{runs} listings");
+}

@@ -239,6 +239,8 @@ pub fn checkout(workspace_root: &Path, revision: &str) -> Result<RevisionCheckou
         asked: Asked::default(),
         files: 0,
         bytes: 0,
+        runs: 0,
+        listed: std::cell::Cell::new(0),
     };
     copy.write(&Seen {
         paths: [PathBuf::from(MANIFEST_FILE)].into(),
@@ -278,6 +280,14 @@ const MAX_WRITTEN_FILE_BYTES: u64 = crate::model::limits::MAX_FILE_BYTES + 1;
 
 /// Most links followed on the way to one file, as the system's own limit.
 const MAX_LINKS: usize = 40;
+
+/// Most listings of the revision's tree before the whole folder is written in one: a load
+/// asks for files of a few folders each time, not of thousands.
+const MAX_LISTINGS: usize = 256;
+
+/// Most entries all listings of the revision's tree may give together: a folder of many
+/// entries listed again and again costs as much as a tree of that many.
+const MAX_LISTED: usize = 4 * MAX_REVISION_FILES;
 
 /// The mode git gives a symbolic link.
 const LINK_MODE: &str = "120000";
@@ -322,6 +332,10 @@ struct Copy<'r> {
     /// [`MAX_REVISION_BYTES`].
     files: usize,
     bytes: u64,
+    /// Listings git ran, against [`MAX_LISTINGS`], and the entries they gave, against
+    /// [`MAX_LISTED`].
+    runs: usize,
+    listed: std::cell::Cell<usize>,
 }
 
 /// One entry of the tree, as `ls-tree -l -z` prints it.
@@ -396,6 +410,17 @@ impl Copy<'_> {
                 listed.entry(path).or_default().folders = true;
             }
         }
+        // Each folder with names asked is listed by a git run of its own: a crafted workspace
+        // that names files in thousands of folders (or, round after round, in one of many
+        // entries) would take a run, and a listing, for each. Past a bound, the whole folder
+        // is written in one listing, as large as the copy may be.
+        let runs = whole.len().div_ceil(256) + listed.len();
+        if self.runs + runs > MAX_LISTINGS && !self.asked.covers(Path::new("")) {
+            self.asked.whole.insert(PathBuf::new());
+            whole = vec![PathBuf::new()];
+            listed.clear();
+        }
+        self.runs += whole.len().div_ceil(256) + listed.len();
 
         let mut blobs = Vec::new();
         let mut folders = Vec::new();
@@ -562,7 +587,8 @@ impl Copy<'_> {
                 }
             }
             listed += 1;
-            if listed > MAX_REVISION_FILES {
+            self.listed.set(self.listed.get() + 1);
+            if listed > MAX_REVISION_FILES || self.listed.get() > MAX_LISTED {
                 return stop(&mut child, self.too_large());
             }
             match tree_entry(&record) {
