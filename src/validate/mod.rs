@@ -11,7 +11,6 @@ mod rules_from;
 mod shadowing;
 mod template_names;
 pub(crate) use template_names::context_paths;
-#[cfg(feature = "cli")]
 pub use template_names::readable_names;
 mod template_references;
 

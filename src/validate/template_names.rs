@@ -27,7 +27,6 @@ struct Scope<'w> {
 
 /// The names a template may read in some variant: a runtime value (`--set`) under any other
 /// name is read by none, since a template that read it would not validate.
-#[cfg(feature = "cli")]
 pub fn readable_names(workspace: &Workspace) -> Namespace {
     Scope::new(workspace).any_variant
 }
