@@ -165,12 +165,20 @@ fn parse_json(file: &SourceFile) -> Result<Value, (Problem, Range<usize>)> {
         .map_err(|error| {
             // Column 0 is the line break that ends the line before: a string or an object
             // that the line left open.
-            let offset = match error.column() {
+            let mut offset = match error.column() {
                 0 => file.line_offset(error.line()).saturating_sub(1),
                 column => file.line_offset(error.line()) + column - 1,
             };
-            // The place is shown with the quoted line; serde_json's text ends with it too.
             let message = error.to_string();
+            // serde_json stops at the `}` or `]` after a trailing comma: the comma is what to
+            // remove, and may stand lines above.
+            if message.starts_with("trailing comma") {
+                let before = file.text.get(..offset).unwrap_or_default();
+                if let Some(comma) = before.trim_end().strip_suffix(',') {
+                    offset = comma.len();
+                }
+            }
+            // The place is shown with the quoted line; serde_json's text ends with it too.
             let place = format!(" at line {} column {}", error.line(), error.column());
             let message = message.strip_suffix(&place).unwrap_or(&message).to_string();
             (Problem::JsonSyntax { message }, offset..offset)
