@@ -198,7 +198,14 @@ fn read(file: &SourceFile, locations: &mut Locations, size: usize) -> Result<Val
                 };
                 return Unreadable::from((Problem::YamlSyntax { message }, at));
             }
-            Unreadable::from((Problem::YamlSyntax { message }, at.start..at.start))
+            // A quoted value left open runs on to the lines below, where the reader stops: the
+            // quote that opened it is what to close.
+            let at = if message.contains("quoted scalar") || message.contains("unclosed quote") {
+                opening_quote_before(text, at.start).unwrap_or(at.start)
+            } else {
+                at.start
+            };
+            Unreadable::from((Problem::YamlSyntax { message }, at..at))
         })?;
     locations.insert(
         String::new(),
@@ -213,6 +220,20 @@ fn read(file: &SourceFile, locations: &mut Locations, size: usize) -> Result<Val
         return Ok(Value::Object(Map::new()));
     }
     convert(&root, "", file, locations)
+}
+
+/// The last quote before `offset` that opens a value: after a key's `: `, a list's `- `, or at
+/// the start of a line's text.
+fn opening_quote_before(text: &str, offset: usize) -> Option<usize> {
+    let before = text.get(..offset)?;
+    before
+        .rmatch_indices(['"', '\''])
+        .map(|(at, _)| at)
+        .find(|&at| {
+            let line_before = before[..at].rsplit('\n').next().unwrap_or_default();
+            let lead = line_before.trim_end();
+            lead.is_empty() || lead.ends_with(':') || lead.ends_with('-')
+        })
 }
 
 /// Whether a YAML text is comments, blank lines and document markers only.
