@@ -1885,3 +1885,40 @@ fn diff_of_a_revision_naming_files_in_many_folders_runs_git_a_bounded_number_of_
         .count();
     assert!(runs <= 300, "{runs} listings");
 }
+
+// Five folders of 99,000 entries each (one tree listed under five names), a file named in
+// each: every listing is under the bound of one copy, but together they are past what a
+// revision's folders may be listed in all, and the revision is refused saying so, where each
+// load could list them again.
+#[test]
+fn a_revision_whose_named_files_lie_in_huge_folders_is_refused_past_a_bound_on_listing() {
+    let mut fixture = Fixture::minimal();
+    for index in 1..=5 {
+        fixture = fixture.file(
+            &format!("components/c{index}.toml"),
+            format!(
+                "id = \"c{index}\"\ndescription = \"d\"\ntemplate_file = \"../f{index}/x.md\"\n"
+            ),
+        );
+    }
+    let workspace = repository(&fixture);
+    let output = script(
+        workspace.root(),
+        r#"
+        blob=$(echo Part. | git hash-object -w --stdin)
+        seq 1 99000 | awk -v b="$blob" '{ printf "100644 blob %s\tf%d.md\n", b, $1 }' > ../listing
+        printf '100644 blob %s\tx.md\n' "$blob" >> ../listing
+        t=$(git mktree < ../listing)
+        top=$( (git ls-tree HEAD; for i in 1 2 3 4 5; do printf '040000 tree %s\tf%d\n' "$t" "$i"; done) | git mktree)
+        c=$(git commit-tree "$top" -p HEAD -m huge)
+        "$P" diff --base "$c" --stat || echo "exit $?"
+        "#,
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stdout.ends_with("exit 1\n"), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("had its folders listed past 400000 entries in all to find the files promptc reads: promptc does not copy it"),
+        "{stdout}"
+    );
+}

@@ -588,8 +588,11 @@ impl Copy<'_> {
             }
             listed += 1;
             self.listed.set(self.listed.get() + 1);
-            if listed > MAX_REVISION_FILES || self.listed.get() > MAX_LISTED {
+            if listed > MAX_REVISION_FILES {
                 return stop(&mut child, self.too_large());
+            }
+            if self.listed.get() > MAX_LISTED {
+                return stop(&mut child, self.listed_too_often());
             }
             match tree_entry(&record) {
                 Some(entry) if is_plain_tree_path(&entry.path) => found(entry),
@@ -613,6 +616,13 @@ impl Copy<'_> {
             return Err(RevisionError(format!("git ls-tree {} failed", self.tree)));
         }
         Ok(())
+    }
+
+    fn listed_too_often(&self) -> RevisionError {
+        RevisionError(format!(
+            "the workspace at `{}` had its folders listed past {MAX_LISTED} entries in all to find the files promptc reads: promptc does not copy it (its files lie in very many folders, or in one of very many entries)",
+            self.tree
+        ))
     }
 
     fn too_large(&self) -> RevisionError {
