@@ -21,6 +21,18 @@
 /// memory only as it is used.
 pub const STACK_BYTES: usize = 16 << 20;
 
+/// The stack a deep read or compile may take on any thread (a debug build reading JSON nested
+/// 127 levels takes about 3 MiB), with room to spare.
+const ROOM_BYTES: usize = 6 << 20;
+
+/// Runs `work` where at least [`ROOM_BYTES`] of stack are left: on this thread when it has
+/// them (promptc's own threads, a main thread's 8 MiB), else on a stack of [`STACK_BYTES`]
+/// made for it (a caller's thread of 2 MiB, a test's). Every public way into reading data
+/// goes through this, so a caller's thread cannot be overflowed by a deep file.
+pub fn with_stack_room<R>(work: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(ROOM_BYTES, STACK_BYTES, work)
+}
+
 /// A thread with [`STACK_BYTES`] of stack: every thread promptc starts is built so.
 pub fn builder() -> std::thread::Builder {
     std::thread::Builder::new().stack_size(STACK_BYTES)

@@ -39,6 +39,11 @@ pub struct Loaded {
 /// load, or when a file does not conform, it is read again the careful way, each file checked
 /// before it is used, and only that load's diagnostics are seen.
 pub fn load_workspace(root: &Path) -> io::Result<Loaded> {
+    // Reading, checking and converting data recurse once per level of its nesting.
+    crate::cores::with_stack_room(|| load_workspace_here(root))
+}
+
+fn load_workspace_here(root: &Path) -> io::Result<Loaded> {
     let root = root.canonicalize()?;
     if let Some(loaded) = load_checked_last(&root) {
         return Ok(loaded);
@@ -321,6 +326,13 @@ pub fn load_context_file(
     workspace: &mut Workspace,
     path: &Path,
 ) -> io::Result<Result<Entry<Context>, Diagnostics>> {
+    crate::cores::with_stack_room(|| load_context_file_here(workspace, path))
+}
+
+fn load_context_file_here(
+    workspace: &mut Workspace,
+    path: &Path,
+) -> io::Result<Result<Entry<Context>, Diagnostics>> {
     let mut diagnostics = Diagnostics::default();
     let limits = workspace.settings().limits.clone();
     let loaded = load_context(
@@ -343,6 +355,14 @@ pub fn load_context_file(
 /// Reads a context given as text, as an agent passes it (standard input, a request body):
 /// JSON, TOML or YAML, detected. `name` stands for it in diagnostics (`<stdin>`).
 pub fn load_context_text(
+    workspace: &mut Workspace,
+    name: &str,
+    text: String,
+) -> Result<Entry<Context>, Diagnostics> {
+    crate::cores::with_stack_room(|| load_context_text_here(workspace, name, text))
+}
+
+fn load_context_text_here(
     workspace: &mut Workspace,
     name: &str,
     text: String,
@@ -370,6 +390,15 @@ pub fn load_context_text(
 /// listing entry that gives nothing); `Err` the problems of the files, located, when there are
 /// errors: the context is then unchanged.
 pub fn apply_mcp_settings(
+    workspace: &mut Workspace,
+    path: &Path,
+    context: &mut Context,
+    places: &mut McpPlaces,
+) -> io::Result<Result<Diagnostics, Diagnostics>> {
+    crate::cores::with_stack_room(|| apply_mcp_settings_here(workspace, path, context, places))
+}
+
+fn apply_mcp_settings_here(
     workspace: &mut Workspace,
     path: &Path,
     context: &mut Context,
@@ -407,6 +436,15 @@ pub fn apply_mcp_settings(
 /// `named` is the name of the workspace context `context` came from, if it did: its rules
 /// folders were read when the workspace loaded and are not read again.
 pub fn assemble_rules(
+    workspace: &mut Workspace,
+    context: &mut Context,
+    request: &RulesRequest,
+    named: Option<&str>,
+) -> (RulesReport, Diagnostics) {
+    crate::cores::with_stack_room(|| assemble_rules_here(workspace, context, request, named))
+}
+
+fn assemble_rules_here(
     workspace: &mut Workspace,
     context: &mut Context,
     request: &RulesRequest,

@@ -2373,3 +2373,31 @@ fn a_deeply_nested_context_is_read_and_compiled_without_running_out_of_stack() {
         assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
     }
 }
+
+/// The library's ways into reading data hold on a caller's thread of little stack (a
+/// program's 2 MiB thread, a test's): JSON nested 120 levels (the deepest read is 127) took
+/// about 3 MiB in a debug build, and the process aborted where the thread had less.
+#[test]
+fn the_library_reads_the_deepest_data_on_a_thread_of_little_stack() {
+    let deep = format!("{}1{}", "{\"a\": ".repeat(120), "}".repeat(120));
+    let text = format!("{{\"date\": \"2026-11-01\", \"extra\": {deep}}}");
+    let workspace = Fixture::minimal()
+        .file("examples/contexts/deep.json", &text)
+        .write();
+    let mut loaded = promptc::load_workspace(workspace.root()).unwrap();
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .stack_size(1 << 20)
+            .spawn_scoped(scope, || {
+                let again = promptc::load_workspace(workspace.root()).unwrap();
+                assert!(!again.diagnostics.has_errors());
+                assert!(again.workspace.context("deep").is_some());
+                let read =
+                    promptc::load_context_text(&mut loaded.workspace, "inline", text.clone());
+                assert!(read.is_ok());
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+    });
+}

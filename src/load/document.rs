@@ -69,6 +69,11 @@ pub struct Document {
 
 impl Document {
     pub fn parse(source: SourceId, file: &SourceFile, format: Format) -> Result<Self, Diagnostic> {
+        // The readers recurse once per level of nesting.
+        crate::cores::with_stack_room(|| Self::parse_here(source, file, format))
+    }
+
+    fn parse_here(source: SourceId, file: &SourceFile, format: Format) -> Result<Self, Diagnostic> {
         if file.text.trim().is_empty() {
             return Err(Diagnostic::new(
                 Problem::EmptyFile,
