@@ -323,6 +323,20 @@ fn plain_at<'py>(value: &Bound<'py, PyAny>, level: usize) -> Result<Bound<'py, P
             .collect::<Result<Vec<_>, Refusal>>()?;
         return Ok(PyList::new(py, items)?.into_any());
     }
+    // A mapping that is no dict (`types.MappingProxyType`, a `UserDict`) is read as a dict,
+    // and a sequence that is no list (a `UserList`) as a list. Bytes are no text, and a
+    // `range` holds what it makes, not data (`range(10**12)` is a few bytes): both refused.
+    let abc = py.import("collections.abc")?;
+    let builtins = py.import("builtins")?;
+    if value.is_instance(&abc.getattr("Mapping")?)? {
+        return plain_at(&builtins.getattr("dict")?.call1((value,))?, level);
+    }
+    let not_data = value.is_instance_of::<pyo3::types::PyBytes>()
+        || value.is_instance_of::<pyo3::types::PyByteArray>()
+        || value.is_instance_of::<pyo3::types::PyRange>();
+    if !not_data && value.is_instance(&abc.getattr("Sequence")?)? {
+        return plain_at(&builtins.getattr("list")?.call1((value,))?, level);
+    }
     let os = py.import("os")?;
     if value.is_instance(&os.getattr("PathLike")?)? {
         let text = os.getattr("fspath")?.call1((value,))?;

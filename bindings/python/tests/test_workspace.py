@@ -3,8 +3,10 @@
 import asyncio
 import re
 import shutil
+from collections import UserDict, UserList
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -194,14 +196,21 @@ def test_a_value_json_cannot_carry_as_written_is_refused_at_its_place(shipped: W
         ({"context": {**context, "extra": {"tags": {"a", "b"}}}}, "`context.extra.tags` is a value of kind `set`"),
         ({"context": {**context, "extra": {"a b": [1, object()]}}}, '`context.extra["a b"][1]` is a value of kind `object`'),
         ({"context": {**context, "extra": {1: "one"}}}, "`context.extra` has a key of kind `int`"),
+        ({"context": {**context, "extra": {"ids": range(10**12)}}}, "`context.extra.ids` is a value of kind `range`"),
+        ({"context": {**context, "extra": {"raw": b"bytes"}}}, "`context.extra.raw` is a value of kind `bytes`"),
+        ({"context": {**context, "extra": {"m": MappingProxyType({"k": {1, 2}})}}}, "`context.extra.m.k` is a value of kind `set`"),
     ]
     for request, message in cases:
         diagnostic = refused(shipped, family="xs", **request)
         assert diagnostic.message.startswith(f"invalid request: {message}"), diagnostic.message
         assert diagnostic.help.startswith("a request holds data only"), diagnostic.help
-    # A tuple is a list, a path its text.
+    # A tuple is a list, a path its text; a mapping or a sequence of another kind (a read-only
+    # view of a dict, a UserList) reads as a dict or a list.
     fine = shipped.compile(family="xs", context={**context, "extra": {"pair": (1, Path("/srv"))}})
     assert fine.family == "xs"
+    as_dict = shipped.compile(family="xs", context=MappingProxyType({**context, "extra": UserDict({"tags": UserList(["a"])})}))
+    as_plain = shipped.compile(family="xs", context={**context, "extra": {"tags": ["a"]}})
+    assert as_dict.prompt == as_plain.prompt
 
 
 def test_rules_folders_of_the_caller_may_lie_outside_the_workspace(shipped: Workspace, tmp_path: Path) -> None:
