@@ -98,7 +98,10 @@ fn volatile_names_known(scope: &Scope<'_>, out: &mut Diagnostics) {
         } else if scope.any_variant.contains(name) {
             continue;
         } else {
-            (name.clone(), closest(name, scope.any_variant.names()))
+            let near = closest(name, scope.any_variant.names());
+            let mut work = CONTAINING_WORK;
+            let near = prefer_whole_name(name, near, scope.any_variant.names(), &mut work);
+            (name.clone(), near)
         };
         out.push(Diagnostic::new(
             Problem::UndefinedPlaceholder {
@@ -669,24 +672,7 @@ fn undefined(
         let suggestion = (index < crate::diagnostic::MAX_PROBLEMS_PER_FILE)
             .then(|| {
                 let near = closest(variable, namespace.names().chain(&functions));
-                // A name in capitals that a field matches only by case (`RULES`, the field
-                // `rules`) is a section or placeholder read by a part of its name
-                // (`RULES_SECTION`): those are written in capitals, fields never are.
-                let case_only = near
-                    .as_deref()
-                    .is_some_and(|near| near != variable && near.eq_ignore_ascii_case(variable));
-                let whole = case_only
-                    .then(|| {
-                        let alike = |name: &&String| in_capitals(name) == in_capitals(variable);
-                        containing(
-                            variable,
-                            namespace.names().filter(alike),
-                            &mut containing_work,
-                        )
-                    })
-                    .flatten();
-                whole
-                    .or(near)
+                prefer_whole_name(variable, near, namespace.names(), &mut containing_work)
                     .or_else(|| {
                         let below = below.get_or_insert_with(|| paths_below(workspace, template));
                         path_below(below.get(variable)?, namespace)
@@ -754,6 +740,28 @@ fn containing<'a>(
 
 /// The most names holding an unknown one that are weighed against each other.
 const MAX_CONTAINING: usize = 16;
+
+/// `near`, the name closest to `variable`, unless it matches only by case: a name in capitals
+/// that a field matches so (`RULES`, the field `rules`) is a section or placeholder read by a
+/// part of its name (`RULES_SECTION`), which is said instead: those are written in capitals,
+/// fields never are.
+fn prefer_whole_name<'n>(
+    variable: &str,
+    near: Option<String>,
+    names: impl Iterator<Item = &'n String>,
+    work: &mut usize,
+) -> Option<String> {
+    let case_only = near
+        .as_deref()
+        .is_some_and(|near| near != variable && near.eq_ignore_ascii_case(variable));
+    let whole = case_only
+        .then(|| {
+            let alike = |name: &&String| in_capitals(name) == in_capitals(variable);
+            containing(variable, names.filter(alike), work)
+        })
+        .flatten();
+    whole.or(near)
+}
 
 /// Written in capitals, as sections and placeholders are (`RULES_SECTION`).
 fn in_capitals(name: &str) -> bool {
