@@ -33,6 +33,12 @@ pub fn with_stack_room<R>(work: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(ROOM_BYTES, STACK_BYTES, work)
 }
 
+/// Runs `work` on a stack of [`STACK_BYTES`] made for it, whatever room this thread has left:
+/// for work known to nest deep (a run-time request whose context does).
+pub fn on_a_stack_of_its_own<R>(work: impl FnOnce() -> R) -> R {
+    stacker::grow(STACK_BYTES, work)
+}
+
 /// A thread with [`STACK_BYTES`] of stack: every thread promptc starts is built so.
 pub fn builder() -> std::thread::Builder {
     std::thread::Builder::new().stack_size(STACK_BYTES)

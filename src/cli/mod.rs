@@ -676,22 +676,15 @@ pub fn request_with_rules(
     request.dialect = target.dialect;
     request.mcp_places = mcp_places;
     request.set = target.set.into_iter().collect::<IndexMap<_, _>>();
-    // Paths into `extra` move into the context: their names are kept for the check below.
-    let extra_paths: Vec<String> = request
-        .set
-        .keys()
-        .filter(|name| {
-            name.split('.').next() == Some(crate::namespace::EXTRA) && name.contains('.')
-        })
-        .cloned()
-        .collect();
+    // Context fields move into the context: the names as given are kept for the check below.
+    let set_names: Vec<String> = request.set.keys().cloned().collect();
     request
         .set_context_fields(
             &workspace.settings().context_fields,
             crate::compile::SetFrom::CommandLine,
         )
         .map_err(CliError::SetValue)?;
-    unread_set_values(workspace, &request.set, &extra_paths, printer);
+    unread_set_values(workspace, &set_names, printer);
     Ok((request, rules))
 }
 
@@ -767,17 +760,9 @@ fn unknown_rule_names(
 
 /// A `--set` value no template or condition reads changes nothing: said, with the near name
 /// (see [`crate::compile::UnreadSetNames`]).
-fn unread_set_values(
-    workspace: &Workspace,
-    set: &IndexMap<String, String>,
-    extra_paths: &[String],
-    printer: &Printer,
-) {
-    if set.is_empty() && extra_paths.is_empty() {
-        return;
-    }
-    let unread = crate::compile::UnreadSetNames::of(workspace);
-    for (name, suggestion) in unread.among(set.keys().map(String::as_str), extra_paths) {
+fn unread_set_values(workspace: &Workspace, set_names: &[String], printer: &Printer) {
+    let unread = crate::compile::UnreadSetNames::default();
+    for (name, suggestion) in unread.among(workspace, set_names.iter().map(String::as_str)) {
         printer.message(Message::SetNameUnread {
             name: &name,
             suggestion,

@@ -3,42 +3,56 @@
 //! was without a word. Each is told with the near name that is read.
 
 use std::collections::BTreeSet;
+use std::sync::OnceLock;
 
 use crate::namespace::Namespace;
 use crate::workspace::Workspace;
 
-/// What templates and conditions of a workspace read, to tell which set names they do not.
-/// Worked out once per workspace: a run-time workspace answers many requests.
+/// What templates and conditions of one workspace read, to tell which set names they do not;
+/// each part worked out at its first use, once per workspace (a run-time workspace answers
+/// many requests).
+#[derive(Default)]
 pub struct UnreadSetNames {
-    readable: Namespace,
+    readable: OnceLock<Namespace>,
     /// Every path below the context's `extra` that a template or condition reads, or `None`
     /// when one reads `extra` whole (any key may be read).
-    extra_read: Option<BTreeSet<String>>,
+    extra_read: OnceLock<Option<BTreeSet<String>>>,
 }
 
 impl UnreadSetNames {
-    pub fn of(workspace: &Workspace) -> Self {
-        Self {
-            readable: crate::validate::readable_names(workspace),
-            extra_read: extra_paths_read(workspace),
-        }
-    }
-
-    /// Of `names` (placeholders set) and `extra_paths` (`extra.KEY…` set into the context),
-    /// those nothing reads, each with the near name that is read.
+    /// Of the names a run sets on `workspace` (as given: placeholders, context fields, paths
+    /// into them), those nothing reads, each with the near name that is read. A context field
+    /// is set into the context and read there, but for a path into `extra`, which is told too.
+    /// `workspace` is the same at every call.
     pub fn among<'n>(
         &self,
-        names: impl Iterator<Item = &'n str>,
-        extra_paths: &[String],
+        workspace: &Workspace,
+        set: impl Iterator<Item = &'n str>,
     ) -> Vec<(String, Option<String>)> {
+        let fields = crate::namespace::context_fields();
         let mut unread = Vec::new();
-        for name in names {
-            if !self.readable.contains(name) {
-                let near = crate::namespace::closest(name, self.readable.names());
+        let mut extra_paths = Vec::new();
+        for name in set {
+            let first = name.split('.').next().unwrap_or(name);
+            if first == crate::namespace::EXTRA && name.contains('.') {
+                extra_paths.push(name);
+                continue;
+            }
+            if fields.contains(first) {
+                continue;
+            }
+            let readable = self
+                .readable
+                .get_or_init(|| crate::validate::readable_names(workspace));
+            if !readable.contains(name) {
+                let near = crate::namespace::closest(name, readable.names());
                 unread.push((name.to_string(), near));
             }
         }
-        let Some(read) = &self.extra_read else {
+        if extra_paths.is_empty() {
+            return unread;
+        }
+        let Some(read) = self.extra_read.get_or_init(|| extra_paths_read(workspace)) else {
             return unread;
         };
         // A path read whole (`extra.cfg` for `extra.cfg.depth`) or below it reads it.
@@ -51,7 +65,7 @@ impl UnreadSetNames {
                 .iter()
                 .any(|other| other == path || below(other, path) || below(path, other));
             if !is_read {
-                unread.push((path.clone(), crate::namespace::closest(path, read)));
+                unread.push((path.to_string(), crate::namespace::closest(path, read)));
             }
         }
         unread

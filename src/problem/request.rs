@@ -41,9 +41,6 @@ pub enum RequestProblem {
     /// compile would follow one and leave the other out without a word (the command line
     /// refuses the same flags together).
     VariantNotAlone { other: &'static str },
-    /// A request nested deeper than the caller's thread may hold is compiled on a thread of
-    /// its own, and none could be started.
-    NoThreadForDeepRequest { levels: usize, reason: String },
     /// A `set` value under a name no template or condition reads: it changes nothing (a
     /// mistyped `AGENT_NAM`). A warning, as the command line's `--set` says it.
     SetNameUnread {
@@ -69,7 +66,6 @@ impl RequestProblem {
             RequestProblem::UnknownDialect { .. } => "unknown-dialect",
             RequestProblem::DialectUnused { .. } => "dialect-unused",
             RequestProblem::VariantNotAlone { .. } => "conflicting-request-fields",
-            RequestProblem::NoThreadForDeepRequest { .. } => "no-thread",
             RequestProblem::SetNameUnread { .. } => "set-name-unread",
         }
     }
@@ -134,9 +130,6 @@ impl RequestProblem {
             RequestProblem::SetNameUnread { .. } => {
                 "leave it out of `set`, or read it in a template".into()
             }
-            RequestProblem::NoThreadForDeepRequest { levels, .. } => format!(
-                "a request whose context nests at most {levels} levels compiles on the caller's thread: flatten the context, or let the process start threads (its thread or memory limit)"
-            ),
         })
     }
 }
@@ -204,10 +197,6 @@ impl fmt::Display for RequestProblem {
             RequestProblem::SetNameUnread { name, .. } => write!(
                 f,
                 "`set.{name}` changes nothing: no template or condition reads `{name}`"
-            ),
-            RequestProblem::NoThreadForDeepRequest { reason, .. } => write!(
-                f,
-                "cannot start the thread a deeply nested request is compiled on: {reason}"
             ),
         }
     }

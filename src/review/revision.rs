@@ -634,25 +634,30 @@ impl Copy<'_> {
 
     /// Makes the folder `path` in the copy, through real folders only. Whether one was made.
     fn make_folder(&self, path: &Path) -> bool {
-        let Some(parts) = plain_parts(path) else {
-            return false;
-        };
+        self.real_folder(path).is_some_and(|(_, made)| made)
+    }
+
+    /// The folder `path` of the copy as a real folder, made where missing, and whether any
+    /// part of it was made; `None` where a part is anything but a real folder (a link, a
+    /// file), or the path is not plain names.
+    fn real_folder(&self, path: &Path) -> Option<(PathBuf, bool)> {
         let mut at = self.root.clone();
         let mut made = false;
-        for part in parts {
-            at.push(part);
+        for part in parts(path)? {
+            let Part::Name(name) = part else {
+                return None;
+            };
+            at.push(name);
             match at.symlink_metadata() {
                 Ok(metadata) if metadata.file_type().is_dir() => {}
-                Ok(_) => return made,
+                Ok(_) => return None,
                 Err(_) => {
-                    if std::fs::create_dir(&at).is_err() {
-                        return made;
-                    }
+                    std::fs::create_dir(&at).ok()?;
                     made = true;
                 }
             }
         }
-        made
+        Some((at, made))
     }
 
     /// Writes files of the tree with git (a file past what promptc reads as one of its length
@@ -729,28 +734,17 @@ impl Copy<'_> {
     /// A file of `length` bytes and no content at `path`, made through real folders only
     /// and never through a link. Whether it was made.
     fn write_of_length(&self, path: &Path, length: u64) -> bool {
-        let Some(parent) = path.parent() else {
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
             return false;
         };
-        self.make_folder(parent);
-        let Some(parts) = plain_parts(path) else {
+        let Some((folder, _)) = self.real_folder(parent) else {
             return false;
         };
-        let mut at = self.root.clone();
-        for part in &parts[..parts.len().saturating_sub(1)] {
-            at.push(part);
-            if !at
-                .symlink_metadata()
-                .is_ok_and(|metadata| metadata.file_type().is_dir())
-            {
-                return false;
-            }
-        }
-        at.extend(parts.last());
+        // `create_new` follows no link at the last name: it refuses whatever stands there.
         std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
-            .open(&at)
+            .open(folder.join(name))
             .and_then(|file| file.set_len(length))
             .is_ok()
     }
@@ -763,24 +757,6 @@ struct Listed {
     names: BTreeSet<PathBuf>,
     /// Whether its sub-folders are wanted.
     folders: bool,
-}
-
-/// The names of a relative path with `.` and `..` taken out; `None` when it leaves its root,
-/// is not relative, or passes through `.git`.
-fn plain_parts(path: &Path) -> Option<Vec<OsString>> {
-    let mut parts: Vec<OsString> = Vec::new();
-    for component in path.components() {
-        match component {
-            Component::Normal(name) if crate::confine::is_git_folder(name) => return None,
-            Component::Normal(name) => parts.push(name.to_owned()),
-            Component::CurDir => {}
-            Component::ParentDir => {
-                parts.pop()?;
-            }
-            Component::RootDir | Component::Prefix(_) => return None,
-        }
-    }
-    Some(parts)
 }
 
 /// One name of a path as the system walks it.

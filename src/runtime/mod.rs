@@ -48,7 +48,7 @@ pub struct Runtime {
     shared: SharedParts,
     /// What the workspace's templates and conditions read, for the warning about a `set`
     /// name none reads; worked out at the first request that sets one.
-    unread_set: std::sync::OnceLock<crate::compile::UnreadSetNames>,
+    unread_set: crate::compile::UnreadSetNames,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -141,25 +141,13 @@ impl Runtime {
         // reload, which must read the same folder.
         let absolute = std::path::absolute(dir);
         let dir = absolute.as_deref().unwrap_or(dir);
-        // On a thread with the stack promptc gives its own, as a deep request is compiled (the
-        // caller's thread reads files too, and a file may nest deep); on this one if none
-        // can be started.
-        let load = || crate::loader::load_workspace(dir);
-        let loaded =
-            std::thread::scope(
-                |scope| match crate::cores::builder().spawn_scoped(scope, load) {
-                    Ok(thread) => thread
-                        .join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                    Err(_) => load(),
-                },
-            )
-            .map_err(|error| {
-                Failure::unlocated(RequestProblem::Unreadable {
-                    path: dir.display().to_string(),
-                    reason: error.to_string(),
-                })
-            })?;
+        // The load makes room on the stack for deep files itself (`cores::with_stack_room`).
+        let loaded = crate::loader::load_workspace(dir).map_err(|error| {
+            Failure::unlocated(RequestProblem::Unreadable {
+                path: dir.display().to_string(),
+                reason: error.to_string(),
+            })
+        })?;
         let found = records(&loaded.diagnostics.sorted(), &[&loaded.workspace.sources]);
         if found.iter().any(DiagnosticRecord::is_error) {
             return Err(Failure { diagnostics: found });
@@ -168,7 +156,7 @@ impl Runtime {
             held: Held::new(loaded.workspace, |workspace| Compiler::new(workspace)),
             warnings: found,
             shared: SharedParts::default(),
-            unread_set: std::sync::OnceLock::new(),
+            unread_set: crate::compile::UnreadSetNames::default(),
         })
     }
 
@@ -260,12 +248,20 @@ impl Runtime {
 
     /// Prepares a request, asks the compiler, and gives its answer with the warnings met on
     /// the way (preparing it, and those `ask` adds), or every problem found.
-    fn answer<T: Send>(
+    fn answer<T>(
         &self,
         request: &AgentRequest,
-        ask: impl FnOnce(&Compiler<'_>, &Prepared, &mut Diagnostics) -> Result<T, CompileError> + Send,
+        ask: impl FnOnce(&Compiler<'_>, &Prepared, &mut Diagnostics) -> Result<T, CompileError>,
     ) -> Result<Response<T>, Failure> {
-        let mut response = self.answer_on_a_deep_enough_stack(request, ask)?;
+        // Reading, checking and rendering a context recurse once per level of its nesting,
+        // and the caller's thread may have little stack (2 MiB for a Rust or tokio thread,
+        // less than a debug build needs for a context nested 35 levels): a deep one is
+        // compiled on a stack of its own.
+        let mut response = if nests_deeper(request.context.as_ref(), SHALLOW_LEVELS) {
+            crate::cores::on_a_stack_of_its_own(|| self.answer_here(request, ask))?
+        } else {
+            self.answer_here(request, ask)?
+        };
         response.warnings.extend(self.unread_set_warnings(request));
         Ok(response)
     }
@@ -275,54 +271,14 @@ impl Runtime {
         if request.set.is_empty() {
             return Vec::new();
         }
-        let unread = self
-            .unread_set
-            .get_or_init(|| crate::compile::UnreadSetNames::of(self.held.borrow_owner()));
-        // Names of context fields are set into the context; of them, paths into `extra` are
-        // told as the command line tells them.
-        let fields = crate::namespace::context_fields();
-        let first = |name: &str| name.split('.').next().unwrap_or(name).to_string();
-        let placeholders = request
-            .set
-            .keys()
-            .filter(|name| !fields.contains(first(name).as_str()))
-            .map(String::as_str);
-        let extra_paths: Vec<String> = request
-            .set
-            .keys()
-            .filter(|name| first(name) == crate::namespace::EXTRA && name.contains('.'))
-            .cloned()
-            .collect();
-        unread
-            .among(placeholders, &extra_paths)
+        self.unread_set
+            .among(
+                self.held.borrow_owner(),
+                request.set.keys().map(String::as_str),
+            )
             .into_iter()
             .map(|(name, suggestion)| record(&RequestProblem::SetNameUnread { name, suggestion }))
             .collect()
-    }
-
-    fn answer_on_a_deep_enough_stack<T: Send>(
-        &self,
-        request: &AgentRequest,
-        ask: impl FnOnce(&Compiler<'_>, &Prepared, &mut Diagnostics) -> Result<T, CompileError> + Send,
-    ) -> Result<Response<T>, Failure> {
-        if !nests_deeper(request.context.as_ref(), SHALLOW_LEVELS) {
-            return self.answer_here(request, ask);
-        }
-        // Reading, checking and rendering a context recurse once per level of its nesting,
-        // and the caller's thread may have little stack (2 MiB for a Rust or tokio thread,
-        // less than a debug build needs for a context nested 35 levels): a deep one is
-        // compiled on a thread with the stack promptc gives its own.
-        std::thread::scope(|scope| {
-            match crate::cores::builder().spawn_scoped(scope, || self.answer_here(request, ask)) {
-                Ok(thread) => thread
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                Err(error) => Err(Failure::unlocated(RequestProblem::NoThreadForDeepRequest {
-                    levels: SHALLOW_LEVELS,
-                    reason: error.to_string(),
-                })),
-            }
-        })
     }
 
     fn answer_here<T>(
@@ -354,7 +310,7 @@ impl Runtime {
     }
 }
 
-/// The most levels a request's context may nest and still be compiled on the caller's thread:
+/// The most levels a request's context may nest and still be compiled on the caller's stack:
 /// about half a megabyte of stack in a debug build, and a fraction of that in a release one.
 const SHALLOW_LEVELS: usize = 16;
 
