@@ -46,23 +46,46 @@ impl<K: Hash + Eq, V: Clone> BoundedMemo<K, V> {
         self.held.read().ok()?.by_key.get(key).cloned()
     }
 
+    /// What [`BoundedMemo::get`] finds for each of `keys`, in their order, under one lock:
+    /// the token bounds ask for every part of a prompt, and the compile threads asking at
+    /// once each took and gave back the lock (a write to memory both cores share) for every
+    /// part.
+    pub fn get_each<Q: Hash + Eq + ?Sized>(&self, keys: &[&Q]) -> Vec<Option<V>>
+    where
+        K: Borrow<Q>,
+    {
+        let Ok(held) = self.held.read() else {
+            return vec![None; keys.len()];
+        };
+        keys.iter()
+            .map(|key| held.by_key.get(*key).cloned())
+            .collect()
+    }
+
     /// Keeps `value` under `key`, counting `bytes` for what they hold and [`ENTRY_BYTES`] for
     /// the entry itself; one larger than the whole limit is not kept.
     pub fn insert(&self, key: K, value: V, bytes: usize) {
-        let bytes = bytes + ENTRY_BYTES;
+        self.insert_each([(key, value, bytes)]);
+    }
+
+    /// [`BoundedMemo::insert`] for each entry, under one lock.
+    pub fn insert_each(&self, entries: impl IntoIterator<Item = (K, V, usize)>) {
         let Ok(mut held) = self.held.write() else {
             return;
         };
-        if bytes > self.limit {
-            return;
-        }
-        if held.bytes + bytes > self.limit {
-            // A new table: a cleared one would keep the capacity the old entries needed.
-            held.by_key = HashMap::default();
-            held.bytes = 0;
-        }
-        if held.by_key.insert(key, value).is_none() {
-            held.bytes += bytes;
+        for (key, value, bytes) in entries {
+            let bytes = bytes + ENTRY_BYTES;
+            if bytes > self.limit {
+                continue;
+            }
+            if held.bytes + bytes > self.limit {
+                // A new table: a cleared one would keep the capacity the old entries needed.
+                held.by_key = HashMap::default();
+                held.bytes = 0;
+            }
+            if held.by_key.insert(key, value).is_none() {
+                held.bytes += bytes;
+            }
         }
     }
 

@@ -140,20 +140,21 @@ impl Encoding {
     /// the number of the encoding's pre-tokenizer pieces that are tokens, plus the bytes of
     /// the others (see [`pieces`]). A budget this fits needs no count.
     pub fn at_most(self, text: &str) -> usize {
-        // Run by run (see [`pieces::runs`]): a prompt repeats most of the runs of the prompts
-        // compiled before it, and each run's bound is remembered by its text for the process.
+        // Part by part (see [`pieces::remembered_parts`]): a prompt repeats most of the parts
+        // of the prompts compiled before it, and each part's bound is remembered by its text
+        // for the process.
         self.at_most_remembering(text, self.run_bounds())
     }
 
     fn at_most_remembering(self, text: &str, bounds: &BoundedMemo<Box<str>, usize>) -> usize {
         let (pattern, tokens) = self.pieces();
         let mut bounding = Bounding::new(tokens, bounds, text.len());
-        for run in pieces::runs(text) {
-            if let Some(bound) = bounds.get(run) {
-                bounding.total += bound;
-                continue;
+        let parts: Vec<&str> = pieces::remembered_parts(text).collect();
+        for (run, known) in parts.iter().zip(bounds.get_each(&parts)) {
+            match known {
+                Some(bound) => bounding.total += bound,
+                None => bounding.add_run(pattern, run),
             }
-            bounding.add_run(pattern, run);
         }
         bounding.finish()
     }
@@ -182,11 +183,12 @@ impl Encoding {
         let mut known = 0usize;
         let mut unknown = Vec::new();
         let mut unknown_bytes = 0usize;
-        for run in pieces::runs(text) {
-            match bounds.get(run) {
+        let parts: Vec<&str> = pieces::remembered_parts(text).collect();
+        for (run, bound) in parts.iter().zip(bounds.get_each(&parts)) {
+            match bound {
                 Some(bound) => known += bound,
                 None => {
-                    unknown.push(run);
+                    unknown.push(*run);
                     unknown_bytes += run.len();
                 }
             }
@@ -420,12 +422,13 @@ impl<'t> Bounding<'t> {
             }
         }
         let open = if within_a_run { self.runs.pop() } else { None };
-        for (run, bound) in self.runs.drain(..) {
-            self.total += bound;
-            if run.len() <= LONGEST_REMEMBERED_RUN {
-                self.memo.insert(run.into(), bound, run.len());
-            }
-        }
+        self.total += self.runs.iter().map(|&(_, bound)| bound).sum::<usize>();
+        self.memo.insert_each(
+            self.runs
+                .drain(..)
+                .filter(|(run, _)| run.len() <= LONGEST_REMEMBERED_RUN)
+                .map(|(run, bound)| (run.into(), bound, run.len())),
+        );
         self.runs.extend(open);
         if self.asked.len() >= BOUNDING_BATCH {
             self.lookup_of.clear();
@@ -1035,6 +1038,56 @@ mod tests {
             assert!(!encoding.within_remembering(&text, bound - 1, &bounds));
             assert!(bounds.get(last.as_str()).is_some());
             assert!(encoding.within_remembering(&text, bound, &bounds));
+        }
+    }
+
+    /// A long line is remembered in parts cut by what the text says where they end, not by
+    /// where the line starts: one-line JSON of tool definitions holding some of the same
+    /// tools as an earlier one, in other company, finds most of their bounds remembered, and
+    /// its bound is still the sum over its pieces. (Remembered by whole runs, the second line
+    /// was one run never seen, and none of it was found.)
+    #[test]
+    fn a_long_line_repeating_parts_of_another_finds_their_bounds_remembered() {
+        let tool = |name: &str, words: usize| {
+            let description: Vec<String> = (0..words)
+                .map(|i| format!("{name}{} does the work asked", i % 7))
+                .collect();
+            format!(
+                r#"{{"type":"function","name":"{name}","description":"{}","parameters":{{"type":"object"}}}}"#,
+                description.join(" and ")
+            )
+        };
+        let (read, edit, search, run) = (
+            tool("read", 40),
+            tool("edit", 60),
+            tool("search", 50),
+            tool("run", 45),
+        );
+        let first = format!("[{read},{edit},{search}]");
+        let second = format!("[{run},{edit},{read}]");
+        for encoding in [Encoding::O200k, Encoding::Cl100k] {
+            let bounds = BoundedMemo::new(BOUND_BYTES);
+            encoding.at_most_remembering(&first, &bounds);
+            let parts: Vec<&str> = pieces::remembered_parts(&second).collect();
+            assert_eq!(parts.concat(), second);
+            let found: usize = parts
+                .iter()
+                .zip(bounds.get_each(&parts))
+                .filter_map(|(part, bound)| bound.map(|_| part.len()))
+                .sum();
+            // Of `edit` and `read`, all but the parts where their company differs.
+            assert!(
+                found * 10 >= (edit.len() + read.len()) * 7,
+                "{} of {} bytes found",
+                found,
+                edit.len() + read.len()
+            );
+            assert_eq!(
+                encoding.at_most_remembering(&second, &bounds),
+                sum_over_pieces(encoding, &second),
+                "{}",
+                encoding.name()
+            );
         }
     }
 

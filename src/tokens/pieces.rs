@@ -224,6 +224,75 @@ pub fn runs(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// Cuts `text` into the parts whose bounds are remembered: its runs, and a run of
+/// [`LONG_RUN`] bytes or more cut further where a piece starts whatever precedes it (a space
+/// before a letter), at the places the text there marks (see [`marks_a_cut`]) rather than at
+/// a distance from the run's start. The same stretch of text is then cut the same way
+/// wherever it stands, and its parts' bounds are found once: each tool's entry in the
+/// one-line JSON of a native variant's definitions, which every context repeats in another
+/// company, or a long paragraph whose first line differs from one prompt to the next. Cut at
+/// runs alone, each of those was a run never seen before, bounded again piece by piece.
+pub fn remembered_parts(text: &str) -> impl Iterator<Item = &str> {
+    runs(text).flat_map(marked_parts)
+}
+
+/// A run at least this long is cut into marked parts ([`remembered_parts`]).
+const LONG_RUN: usize = 512;
+
+/// The fewest bytes a marked part holds, but the run's last: a part's lookup costs about
+/// what bounding a hundred bytes does.
+const SHORTEST_PART: usize = 128;
+
+/// The parts of `run` that [`remembered_parts`] gives: the run itself if it is shorter than
+/// [`LONG_RUN`].
+fn marked_parts(run: &str) -> impl Iterator<Item = &str> {
+    let bytes = run.as_bytes();
+    let long = bytes.len() >= LONG_RUN;
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start >= bytes.len() {
+            return None;
+        }
+        let end = if long {
+            next_marked_cut(bytes, start + SHORTEST_PART)
+        } else {
+            bytes.len()
+        };
+        // `end` is a space or the end: a character boundary.
+        let part = run.get(start..end)?;
+        start = end;
+        Some(part)
+    })
+}
+
+/// The first place from `from` where a piece starts whatever precedes it (a space before an
+/// ASCII letter, see [`next_certain_start`]) and [`marks_a_cut`]; the end if there is none.
+fn next_marked_cut(bytes: &[u8], from: usize) -> usize {
+    let mut at = from;
+    while let Some(found) = bytes.get(at..).and_then(|rest| memchr::memchr(b' ', rest)) {
+        let space = at + found;
+        if bytes.get(space + 1).is_some_and(u8::is_ascii_alphabetic) && marks_a_cut(bytes, space) {
+            return space;
+        }
+        at = space + 1;
+    }
+    bytes.len()
+}
+
+/// Whether the eight bytes from `at` choose it as a place to cut: about one place in eight,
+/// decided by the text there alone (FNV-1a), so that the choice is the same in every text
+/// that holds them, on every machine.
+fn marks_a_cut(bytes: &[u8], at: usize) -> bool {
+    let window = bytes.get(at..).unwrap_or_default();
+    let hash = window
+        .iter()
+        .take(8)
+        .fold(0xcbf2_9ce4_8422_2325_u64, |hash, &byte| {
+            (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+        });
+    hash >> 61 == 0
+}
+
 /// Cuts `text` into the parts it is counted in: its runs (whose pieces do not depend on the
 /// text around them) taken together up to `part` bytes, and a run longer than that cut by
 /// [`parts`], each such part marked `true` (a part of a long run, worth remembering by its
