@@ -568,6 +568,50 @@ impl Problem {
         }
     }
 
+    /// A key a TOML table sets twice, or (`table`) a `[table]` header opened twice: at the
+    /// second, with the line of the first. The reader's own words ("duplicate key") say
+    /// neither which key nor where it was first.
+    pub fn toml_duplicate(key: &str, first_line: usize, table: bool) -> Problem {
+        let message = if table {
+            format!(
+                "duplicate table `{key}`: it is opened already on line {first_line}; write its keys there"
+            )
+        } else {
+            format!("duplicate key `{key}`: it is set already on line {first_line}; keep one")
+        };
+        Problem::TomlSyntax {
+            message,
+            hint: None,
+        }
+    }
+
+    /// A key a YAML mapping holds twice: at the second, with the line of the first, and how
+    /// the first was written when it differs (`1` and `0x1` read as one key).
+    pub fn yaml_duplicate_key(
+        key: &str,
+        first_line: usize,
+        first_written: Option<&str>,
+    ) -> Problem {
+        let message = match first_written {
+            None => {
+                format!("duplicate key `{key}`: it is set already on line {first_line}; keep one")
+            }
+            Some(written) => format!(
+                "duplicate key `{key}`: `{written}` on line {first_line} reads as the same key (a key is the value it is read as); keep one"
+            ),
+        };
+        Problem::YamlSyntax { message }
+    }
+
+    /// A second merge key (`<<`) in one YAML mapping, with the line of the first.
+    pub fn yaml_second_merge(first_line: usize) -> Problem {
+        Problem::YamlSyntax {
+            message: format!(
+                "duplicate key `<<`: line {first_line} merges into this mapping already; merge several mappings with one key, `<<: [*first, *second]`"
+            ),
+        }
+    }
+
     /// A `.toml` file written as YAML (`id: intro`): the TOML reader's own words ("key with no
     /// value, expected `=`") do not say that the whole file is in another format.
     pub fn toml_looks_like_yaml() -> Problem {

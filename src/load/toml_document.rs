@@ -23,17 +23,11 @@ pub(super) fn parse(
         if let Some(range) = yaml_shaped(text) {
             return (Problem::toml_looks_like_yaml(), range);
         }
-        let (mut message, range) = first_mistake(text, &error);
+        let (message, range) = first_mistake(text, &error);
         if message == "duplicate key"
             && let Some((key, line, header)) = first_definition(text, &range)
         {
-            message = if header {
-                format!(
-                    "duplicate table `{key}`: it is opened already on line {line}; write its keys there"
-                )
-            } else {
-                format!("duplicate key `{key}`: it is set already on line {line}; keep one")
-            };
+            return (Problem::toml_duplicate(&key, line, header), range);
         }
         let hint = hint(text, &message, &range);
         (Problem::TomlSyntax { message, hint }, range)

@@ -385,11 +385,7 @@ fn convert(
                     if let Some((earlier, _)) = &merge {
                         let line = file.line_col(earlier.start).0;
                         return Err(Unreadable {
-                            problem: Problem::YamlSyntax {
-                                message: format!(
-                                    "duplicate key `<<`: line {line} merges into this mapping already; merge several mappings with one key, `<<: [*first, *second]`"
-                                ),
-                            },
+                            problem: Problem::yaml_second_merge(line),
                             at,
                             first: Some(earlier.clone()),
                         });
@@ -493,16 +489,9 @@ fn duplicate_key(
 ) -> Unreadable {
     let line = file.line_col(earlier.start).0;
     let written = |range: &Range<usize>| file.text.get(range.clone()).unwrap_or(name).trim();
-    let message = if written(earlier) == written(&at) {
-        format!("duplicate key `{name}`: it is set already on line {line}; keep one")
-    } else {
-        format!(
-            "duplicate key `{name}`: `{}` on line {line} reads as the same key (a key is the value it is read as); keep one",
-            written(earlier)
-        )
-    };
+    let first_written = (written(earlier) != written(&at)).then(|| written(earlier));
     Unreadable {
-        problem: Problem::YamlSyntax { message },
+        problem: Problem::yaml_duplicate_key(name, line, first_written),
         at,
         first: Some(earlier.clone()),
     }
