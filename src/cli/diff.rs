@@ -60,11 +60,11 @@ pub fn run(
             Err(error) => {
                 let record = report::diagnostics::DiagnosticRecord::unlocated(
                     "revision-unreadable",
-                    error.0.clone(),
+                    error.to_string(),
                     None,
                 );
                 let records = serde_json::to_value(record).into_iter().collect();
-                (None, Err((error.0, records)))
+                (None, Err((error.to_string(), records)))
             }
         },
     };

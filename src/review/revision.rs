@@ -16,6 +16,7 @@ use std::process::{Command, Stdio};
 use crate::emit::write::TEMP_PREFIX;
 use crate::load::MANIFEST_FILE;
 use crate::looked_at::Seen;
+use crate::problem::RevisionProblem;
 use crate::scratch::ScratchDir;
 use crate::validate::ENTRIES_LOOKED_AT;
 
@@ -31,9 +32,30 @@ pub struct RevisionCheckout {
     pub root: PathBuf,
 }
 
-/// Why a revision's workspace could not be had, in words for the user.
+/// Why a revision's workspace could not be had (worded in `problem::RevisionProblem`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RevisionError(pub String);
+pub struct RevisionError(pub RevisionProblem);
+
+impl std::fmt::Display for RevisionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// Git could not be started, or its output read.
+fn cannot_run_git(error: std::io::Error) -> RevisionError {
+    RevisionError(RevisionProblem::CannotRunGit {
+        detail: error.to_string(),
+    })
+}
+
+/// Reading `git ls-tree`'s listing failed.
+fn listing_failed(error: &std::io::Error) -> RevisionError {
+    RevisionError(RevisionProblem::GitFailed {
+        command: "ls-tree",
+        detail: error.to_string(),
+    })
+}
 
 /// The repository a workspace lies in, found once.
 struct Repository {
@@ -63,19 +85,18 @@ fn path_from_bytes(bytes: Vec<u8>) -> Result<PathBuf, RevisionError> {
 fn path_from_bytes(bytes: Vec<u8>) -> Result<PathBuf, RevisionError> {
     String::from_utf8(bytes)
         .map(PathBuf::from)
-        .map_err(|_| RevisionError("git printed a path that is not UTF-8".into()))
+        .map_err(|_| RevisionError(RevisionProblem::PathNotUtf8))
 }
 
-fn run(mut command: Command, what: &str) -> Result<Vec<u8>, RevisionError> {
-    let output = crate::scratch::output(&mut command)
-        .map_err(|error| RevisionError(format!("cannot run git: {error}")))?;
+fn run(mut command: Command, what: &'static str) -> Result<Vec<u8>, RevisionError> {
+    let output = crate::scratch::output(&mut command).map_err(cannot_run_git)?;
     if output.status.success() {
         Ok(output.stdout)
     } else {
-        Err(RevisionError(format!(
-            "git {what} failed: {}",
-            String::from_utf8_lossy(&output.stderr).trim()
-        )))
+        Err(RevisionError(RevisionProblem::GitFailed {
+            command: what,
+            detail: String::from_utf8_lossy(&output.stderr).trim().to_string(),
+        }))
     }
 }
 
@@ -91,10 +112,10 @@ impl Repository {
                 .arg(workspace_root)
                 .args(["rev-parse", question]);
             let mut answer = run(command, "rev-parse").map_err(|RevisionError(error)| {
-                RevisionError(format!(
-                    "{} is not inside a usable git repository ({error})",
-                    workspace_root.display()
-                ))
+                RevisionError(RevisionProblem::NotInRepository {
+                    root: workspace_root.display().to_string(),
+                    detail: error.to_string(),
+                })
             })?;
             // The line break git ends its answer with, and nothing of the path.
             if answer.last() == Some(&b'\n') {
@@ -105,16 +126,14 @@ impl Repository {
         let git_dir = ask("--absolute-git-dir")?;
         let top = ask("--show-toplevel")?;
         if top.is_empty() {
-            return Err(RevisionError(format!(
-                "{} is not inside a git work tree",
-                workspace_root.display()
-            )));
+            return Err(RevisionError(RevisionProblem::NotInWorkTree {
+                root: workspace_root.display().to_string(),
+            }));
         }
         let prefix = String::from_utf8(ask("--show-prefix")?).map_err(|_| {
-            RevisionError(format!(
-                "{} has a path inside its repository that is not UTF-8, which promptc cannot name in a revision",
-                workspace_root.display()
-            ))
+            RevisionError(RevisionProblem::PrefixNotUtf8 {
+                root: workspace_root.display().to_string(),
+            })
         })?;
         Ok((
             Self {
@@ -143,9 +162,9 @@ impl Repository {
     /// with no commit yet has none to compare with.
     fn unknown(&self, revision: &str) -> RevisionError {
         if self.object_id("HEAD^{commit}").is_none() {
-            return RevisionError(format!(
-                "unknown revision `{revision}`: the repository has no commit yet (commit the workspace, then compare with that commit)"
-            ));
+            return RevisionError(RevisionProblem::NoCommitYet {
+                revision: revision.to_string(),
+            });
         }
         let mut command = self.command();
         command.args([
@@ -164,14 +183,10 @@ impl Repository {
                     .collect()
             })
             .unwrap_or_default();
-        match crate::namespace::closest(revision, &names) {
-            Some(near) => RevisionError(format!(
-                "unknown revision `{revision}`: did you mean `{near}`?"
-            )),
-            None => RevisionError(format!(
-                "unknown revision `{revision}` (a branch, tag or commit of the repository)"
-            )),
-        }
+        RevisionError(RevisionProblem::Unknown {
+            revision: revision.to_string(),
+            near: crate::namespace::closest(revision, &names),
+        })
     }
 
     /// A git command on this repository, with `work_tree` as its working tree.
@@ -206,10 +221,11 @@ pub fn checkout(workspace_root: &Path, revision: &str) -> Result<RevisionCheckou
         } else {
             prefix.trim_end_matches('/')
         };
-        // Quoted with escapes: a folder's name may hold a line break, or a CI log's command.
-        RevisionError(format!(
-            "revision `{revision}` has no workspace at {at:?} (no {MANIFEST_FILE})"
-        ))
+        RevisionError(RevisionProblem::NoWorkspace {
+            revision: revision.to_string(),
+            at: at.to_string(),
+            manifest: MANIFEST_FILE,
+        })
     };
     // The folder's tree, by its id: in `<commit>:<path>^{tree}` git reads `<path>^{tree}` as
     // the path, so a workspace in a subfolder was never found.
@@ -293,7 +309,9 @@ const MAX_LISTED: usize = 4 * MAX_REVISION_FILES;
 const LINK_MODE: &str = "120000";
 
 fn cannot_create(error: std::io::Error) -> RevisionError {
-    RevisionError(format!("cannot create a temporary folder: {error}"))
+    RevisionError(RevisionProblem::CannotCreate {
+        detail: error.to_string(),
+    })
 }
 
 /// What of the revision's tree has been asked for, so no path is asked twice.
@@ -560,11 +578,9 @@ impl Copy<'_> {
             .args(paths)
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
-        let mut child = command
-            .spawn()
-            .map_err(|error| RevisionError(format!("cannot run git: {error}")))?;
+        let mut child = command.spawn().map_err(cannot_run_git)?;
         let Some(stdout) = child.stdout.take() else {
-            return Err(RevisionError("git ls-tree has no output".into()));
+            return Err(RevisionError(RevisionProblem::NoListing));
         };
         let mut reader = BufReader::new(stdout);
         let mut record = Vec::new();
@@ -580,10 +596,7 @@ impl Copy<'_> {
                 Ok(0) => break,
                 Ok(_) => {}
                 Err(error) => {
-                    return stop(
-                        &mut child,
-                        RevisionError(format!("git ls-tree failed: {error}")),
-                    );
+                    return stop(&mut child, listing_failed(&error));
                 }
             }
             listed += 1;
@@ -601,35 +614,34 @@ impl Copy<'_> {
                     let path = String::from_utf8_lossy(&entry.path).into_owned();
                     return stop(
                         &mut child,
-                        RevisionError(format!(
-                            "the revision's tree has an invalid path {path:?}: promptc does not copy it"
-                        )),
+                        RevisionError(RevisionProblem::InvalidTreePath { path }),
                     );
                 }
                 None => {}
             }
         }
-        let status = child
-            .wait()
-            .map_err(|error| RevisionError(format!("git ls-tree failed: {error}")))?;
+        let status = child.wait().map_err(|error| listing_failed(&error))?;
         if !status.success() {
-            return Err(RevisionError(format!("git ls-tree {} failed", self.tree)));
+            return Err(RevisionError(RevisionProblem::ListingFailed {
+                tree: self.tree.to_string(),
+            }));
         }
         Ok(())
     }
 
     fn listed_too_often(&self) -> RevisionError {
-        RevisionError(format!(
-            "the workspace at `{}` had its folders listed past {MAX_LISTED} entries in all to find the files promptc reads: promptc does not copy it (its files lie in very many folders, or in one of very many entries)",
-            self.tree
-        ))
+        RevisionError(RevisionProblem::ListedTooOften {
+            tree: self.tree.to_string(),
+            entries: MAX_LISTED,
+        })
     }
 
     fn too_large(&self) -> RevisionError {
-        RevisionError(format!(
-            "the files promptc reads of the workspace at `{}` are more than {MAX_REVISION_FILES} files or {MAX_REVISION_BYTES} bytes: promptc does not copy them",
-            self.tree
-        ))
+        RevisionError(RevisionProblem::TooLarge {
+            tree: self.tree.to_string(),
+            files: MAX_REVISION_FILES,
+            bytes: MAX_REVISION_BYTES,
+        })
     }
 
     /// Makes the folder `path` in the copy, through real folders only. Whether one was made.
@@ -711,13 +723,13 @@ impl Copy<'_> {
         command
             .env("GIT_INDEX_FILE", &self.index)
             .args(["update-index", "-z", "--index-info"]);
-        let output = crate::scratch::output_reading(&mut command, entries.into())
-            .map_err(|error| RevisionError(format!("cannot run git: {error}")))?;
+        let output =
+            crate::scratch::output_reading(&mut command, entries.into()).map_err(cannot_run_git)?;
         if !output.status.success() {
-            return Err(RevisionError(format!(
-                "git update-index failed: {}",
-                String::from_utf8_lossy(&output.stderr).trim()
-            )));
+            return Err(RevisionError(RevisionProblem::GitFailed {
+                command: "update-index",
+                detail: String::from_utf8_lossy(&output.stderr).trim().to_string(),
+            }));
         }
         let mut prefix_arg = OsString::from("--prefix=");
         prefix_arg.push(self.root.as_os_str());
