@@ -7,6 +7,7 @@
 mod annotation;
 mod definitions;
 mod invalid_value;
+mod not_read;
 mod request;
 mod revision;
 mod routing;
@@ -19,6 +20,7 @@ use std::fmt;
 pub use annotation::{LabelKind, NoteKind};
 pub use definitions::DefinitionProblem;
 pub use invalid_value::{Form, InvalidValue};
+pub use not_read::NotRead;
 pub use request::RequestProblem;
 pub use revision::RevisionProblem;
 pub use routing::RoutingProblem;
@@ -301,6 +303,12 @@ pub enum Problem {
     UnusedTool {
         id: String,
     },
+    /// A path in a folder of data files that is named like one and is not read as one: a
+    /// folder, or JSON outside the contexts' folder. It was skipped without a word.
+    NotReadAsData {
+        path: String,
+        why: NotRead,
+    },
     /// A component's template reads the section of a component that renders after it in a
     /// variant: the section is empty there, whatever the context.
     SectionReadBeforeItRenders {
@@ -332,6 +340,8 @@ pub enum Problem {
     },
     TemplateFileMissing {
         path: String,
+        /// The file beside it whose name is nearest, if one is near.
+        suggestion: Option<String>,
     },
     /// A variant lists a component that has no default template and none for its family.
     NoFamilyTemplate {
@@ -657,6 +667,7 @@ impl Problem {
             Problem::UnusedPartial { .. } => "unused-partial",
             Problem::UnusedComponent { .. } => "unused-component",
             Problem::UnusedTool { .. } => "unused-tool",
+            Problem::NotReadAsData { .. } => "not-read-as-data",
             Problem::SectionReadBeforeItRenders { .. } => "section-read-before-it-renders",
             Problem::SectionNeverRendered { .. } => "section-never-rendered",
             Problem::ConditionOnATable { .. } => "condition-on-a-table",
@@ -741,6 +752,7 @@ impl Problem {
             | Problem::UnusedPartial { .. }
             | Problem::UnusedComponent { .. }
             | Problem::UnusedTool { .. }
+            | Problem::NotReadAsData { .. }
             | Problem::SectionReadBeforeItRenders { .. }
             | Problem::SectionNeverRendered { .. }
             | Problem::ConditionOnATable { .. }
@@ -843,6 +855,17 @@ impl Problem {
                     && ["a number", "an integer", "a boolean"].contains(&found.as_str()) =>
             {
                 "write the value in quotes to make it text (`\"1.10\"`, `\"true\"`)".into()
+            }
+            Problem::WrongType { expected, found }
+                if expected == "an integer"
+                    && ["a number", "a number written as a float"].contains(&found.as_str()) =>
+            {
+                "write a whole number, without a decimal point or an exponent (`100000`, not `100000.0` or `1e5`)".into()
+            }
+            Problem::WrongType { expected, found }
+                if ["an integer", "a number"].contains(&expected.as_str()) && found == "a string" =>
+            {
+                "write the number without quotes (`9000`, not `\"9000\"`)".into()
             }
             // YAML's `yes`, `no`, `on` and `off` are text (YAML 1.2), as in TOML and JSON.
             Problem::WrongType { expected, found }
@@ -1022,9 +1045,26 @@ impl Problem {
             Problem::UnusedPartial { .. } => {
                 "include, import or extend it from a template, or delete it".into()
             }
+            Problem::TemplateFileMissing {
+                suggestion: Some(near),
+                ..
+            } => format!("did you mean `{near}`?"),
+            Problem::TemplateFileMissing {
+                suggestion: None, ..
+            } => "create the file, or name one that exists (the path is from the folder of the file that names it)".into(),
             Problem::UnusedComponent { id } => format!(
                 "list `{id}` in a variant's `components` (or `add_components`), or delete it"
             ),
+            Problem::NotReadAsData { path, why: NotRead::Json } => format!(
+                "write it in TOML or YAML (`{}.toml`): JSON is for contexts, which machines write",
+                path.strip_suffix(".json").unwrap_or(path)
+            ),
+            Problem::NotReadAsData { why: NotRead::Folder, .. } => {
+                "rename the folder, or make it the file it is named for".into()
+            }
+            Problem::NotReadAsData { why: NotRead::More { .. }, .. } => {
+                "see the paths named above, which are the first in name order".into()
+            }
             Problem::UnusedTool { id } => {
                 format!("list `{id}` in a variant's `tools` (or `add_tools`), or delete it")
             }
@@ -1367,6 +1407,26 @@ impl Problem {
                 f,
                 "component `{id}` is listed by no variant: no build renders it"
             ),
+            Problem::NotReadAsData {
+                path,
+                why: NotRead::Json,
+            } => write!(f, "`{path}` is not read: JSON is read for contexts only"),
+            Problem::NotReadAsData {
+                path,
+                why: NotRead::Folder,
+            } => write!(
+                f,
+                "`{path}` is a folder named like a data file: nothing is read from its name \
+                 (the data files inside it are read as any folder's)"
+            ),
+            Problem::NotReadAsData {
+                path,
+                why: NotRead::More { more },
+            } => write!(
+                f,
+                "{more} more paths under `{path}` are named like data files and not read as \
+                 them, besides those named"
+            ),
             Problem::UnusedTool { id } => {
                 write!(f, "tool `{id}` is listed by no variant: no build offers it")
             }
@@ -1415,7 +1475,7 @@ impl Problem {
                 f,
                 "component `{component}` has no template for family `{family}`, and no default one"
             ),
-            Problem::TemplateFileMissing { path } => {
+            Problem::TemplateFileMissing { path, .. } => {
                 write!(f, "template file `{path}` does not exist or is not a file")
             }
             Problem::PathEscapesWorkspace {
@@ -1825,6 +1885,10 @@ mod tests {
             Problem::UnusedPartial { name: text() },
             Problem::UnusedComponent { id: text() },
             Problem::UnusedTool { id: text() },
+            Problem::NotReadAsData {
+                path: text(),
+                why: NotRead::Json,
+            },
             Problem::SectionReadBeforeItRenders {
                 slot: text(),
                 component: text(),
@@ -1844,7 +1908,10 @@ mod tests {
             Problem::MissingTemplate {
                 expected_file: None,
             },
-            Problem::TemplateFileMissing { path: text() },
+            Problem::TemplateFileMissing {
+                path: text(),
+                suggestion: None,
+            },
             Problem::NoFamilyTemplate {
                 component: text(),
                 family: text(),
@@ -1990,7 +2057,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 75;
+    const VARIANTS: usize = 76;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -2069,6 +2136,7 @@ mod tests {
             Problem::UnusedComponent { .. } => 72,
             Problem::UnusedTool { .. } => 73,
             Problem::ExtraKeyIsAField { .. } => 74,
+            Problem::NotReadAsData { .. } => 75,
         }
     }
 

@@ -651,6 +651,55 @@ fn arithmetic_on_template_values_does_not_panic() {
     assert!(!run.stdout.contains("Intro."));
 }
 
+// Whole numbers at the ends of the range arithmetic takes keep their sign, and one past it is
+// refused by name; a float past the largest (or not a number) is refused where it is written,
+// alone or in a list: JSON has no text for it, and it was written as `null`.
+#[test]
+fn numbers_past_what_arithmetic_or_text_can_hold_are_refused_not_changed() {
+    let min = "170141183460469231731687303715884105728";
+    let template = format!("{{{{ -{min} }}}} {{{{ -{min} < 0 }}}} {{{{ -(-{min}) }}}}\n");
+    let run = with_template("", &template)
+        .write()
+        .run(&["build", "--family", "generic"]);
+    assert!(
+        run.stdout.contains(&format!("-{min} true {min}")),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
+    for (template, said) in [
+        (
+            format!("{{{{ {min} * -1 }}}}\n"),
+            "past the range arithmetic takes",
+        ),
+        (
+            "{{ -340282366920938463463374607431768211455 }}\n".to_string(),
+            "past the range",
+        ),
+        (
+            "{{ 1e308 * 10 }}\n".to_string(),
+            "inf (past the largest number a float holds)",
+        ),
+        ("{{ [1, 1e308 * -10] }}\n".to_string(), "-inf"),
+        (
+            "{{ {'a': (1e308 * 10) - (1e308 * 10)} }}\n".to_string(),
+            "NaN (not a number)",
+        ),
+    ] {
+        let run = with_template("", &template)
+            .write()
+            .run(&["build", "--family", "generic"]);
+        assert_eq!(run.code, 1, "{template}: {}{}", run.stdout, run.stderr);
+        assert!(run.stderr.contains(said), "{template}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("components/intro.md:1"),
+            "{}",
+            run.stderr
+        );
+        assert!(!run.stdout.contains("null"), "{}", run.stdout);
+    }
+}
+
 #[test]
 fn conditions_are_bounded_too() {
     let report = Fixture::minimal()
@@ -876,43 +925,60 @@ fn a_template_that_ran_out_of_fuel_is_not_rendered_again() {
     );
 }
 
+/// `build --all` of a matrix whose one template has a render error, with `basic` and the
+/// contexts named: the error is printed once, with the first entry (`basic`), which is named
+/// without "(errors above)". Its stderr.
+fn build_with_one_render_error(contexts: &[String]) -> String {
+    let mut fixture = Fixture::minimal().file("components/intro.md", "{{ cwd.nope.deeper }}\n");
+    for name in contexts {
+        fixture = fixture.file(&format!("examples/contexts/{name}.toml"), common::CONTEXT);
+    }
+    let run = fixture.write().run(&["--color", "never", "build", "--all"]);
+    assert_eq!(run.code, 1);
+    let stderr = run.stderr;
+    assert_eq!(
+        stderr.matches("error[render-failed]").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(stderr.contains(" --> components/intro.md:1:"), "{stderr}");
+    assert!(
+        stderr.contains("generic × basic does not compile\n"),
+        "{stderr}"
+    );
+    stderr
+}
+
 // Item 7: the same render error was printed once per family × context by `build --all`.
 #[test]
 fn a_template_error_is_reported_once_for_the_whole_matrix() {
-    let mut fixture = Fixture::minimal().file("components/intro.md", "{{ cwd.nope.deeper }}\n");
+    let stderr = build_with_one_render_error(&["x1".into(), "x2".into()]);
     for name in ["x1", "x2"] {
-        fixture = fixture.file(&format!("examples/contexts/{name}.toml"), common::CONTEXT);
+        let line = format!("generic × {name} does not compile (errors above)");
+        assert!(stderr.contains(&line), "{stderr}");
     }
-    let workspace = fixture.write();
-    let run = workspace.run(&["--color", "never", "build", "--all"]);
-    assert_eq!(run.code, 1);
+}
+
+// Past ten, the entries failing for an error shown above are counted on one line: a
+// processor-time limit reached early named hundreds of entries never compiled, one per line,
+// below the one error that said why.
+#[test]
+fn entries_failing_for_errors_above_are_counted_past_ten() {
+    let contexts: Vec<String> = (1..=14).map(|index| format!("x{index:02}")).collect();
+    let stderr = build_with_one_render_error(&contexts);
+    // Ten named of the fourteen that failed for the error, in order, then a count.
     assert_eq!(
-        run.stderr.matches("error[render-failed]").count(),
-        1,
-        "{}",
-        run.stderr
+        stderr.matches("does not compile (errors above)").count(),
+        10,
+        "{stderr}"
     );
+    assert!(stderr.contains("generic × x10 does not compile (errors above)"));
+    assert!(!stderr.contains("generic × x11 does not"), "{stderr}");
     assert!(
-        run.stderr.contains(" --> components/intro.md:1:"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr.contains("generic × basic does not compile\n"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr
-            .contains("generic × x1 does not compile (errors above)"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr
-            .contains("generic × x2 does not compile (errors above)"),
-        "{}",
-        run.stderr
+        stderr.contains(
+            "error: 4 more entries do not compile (errors above), besides the 10 named\n"
+        ),
+        "{stderr}"
     );
 }
 

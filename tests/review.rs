@@ -113,6 +113,34 @@ fn check_fails_on_a_changed_component_and_names_the_stale_outputs() {
     assert_eq!(repo.promptc(&["check"]).status.code(), Some(0));
 }
 
+// An output whose lines only end in CRLF (a checkout with git's `core.autocrlf`) is stale,
+// and said to differ in its line endings alone, with what keeps them: not a diff of every line.
+#[test]
+fn check_says_when_only_the_line_endings_of_an_output_differ() {
+    let repo = Repo::new();
+    let path = "examples/prompts/base/full.md";
+    let text = std::fs::read_to_string(repo.root.join(path)).unwrap();
+    repo.write(path, &text.replace('\n', "\r\n"));
+    let stale = repo.promptc(&["check"]);
+    assert_eq!(stale.status.code(), Some(1));
+    assert!(
+        stderr(&stale).contains(&format!("stale: {path}")),
+        "{}",
+        stderr(&stale)
+    );
+    let diff = stdout(&stale);
+    assert!(diff.contains("only the line endings differ"), "{diff}");
+    assert!(
+        diff.contains("`examples/prompts/** -text` in .gitattributes"),
+        "{diff}"
+    );
+    assert!(diff.lines().count() < 5, "{diff}");
+    // A change besides the line endings is shown as a diff.
+    repo.write(path, &text.replacen('\n', "\r\n", 1).replacen("a", "b", 1));
+    let diff = stdout(&repo.promptc(&["check"]));
+    assert!(!diff.contains("only the line endings differ"), "{diff}");
+}
+
 #[test]
 fn check_reports_an_entry_that_does_not_compile_not_its_outputs_as_unexpected() {
     let repo = Repo::new();

@@ -700,11 +700,17 @@ fn a_json_context_in_the_contexts_folder_is_a_named_context() {
     let run = workspace.run(&["build", "--context", "machine"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.contains("/from/json"), "{}", run.stdout);
-    // A JSON file elsewhere is still not a data file.
+    // A JSON file elsewhere is still not a data file, and a warning says so (it was skipped
+    // without a word).
     let report = Fixture::minimal()
         .file("tools/extra.json", "{\"id\": 1}\n")
         .validate();
-    assert_eq!(report.counts(), (0, 0), "{:?}", report.diagnostics());
+    assert_eq!(report.counts(), (0, 1), "{:?}", report.diagnostics());
+    let d = report.single();
+    assert_eq!(
+        (d.code.as_str(), d.file.as_str(), d.line),
+        ("not-read-as-data", "tools/extra.json", 1)
+    );
 }
 
 // minijinja negates and adds slice and range steps unchecked: a debug build (this test's)

@@ -32,6 +32,8 @@ pub enum Message<'a> {
         entry: &'a crate::emit::matrix::MatrixEntry,
         errors_above: bool,
     },
+    /// How many more entries failed for the errors above than were named one by one.
+    MoreEntriesFailed { more: usize, named: usize },
     /// Why an entry's selection names no variant, below [`Message::EntryFailed`].
     SelectionProblem(&'a Problem),
     /// How a committed output differs from a fresh compile.
@@ -147,6 +149,15 @@ impl fmt::Display for Message<'_> {
                 "error: {} does not compile{}",
                 entry.label(),
                 if *errors_above { " (errors above)" } else { "" }
+            ),
+            Message::MoreEntriesFailed { more, named } => write!(
+                f,
+                "error: {more} more {} not compile (errors above), besides the {named} named",
+                if *more == 1 {
+                    "entry does"
+                } else {
+                    "entries do"
+                }
             ),
             Message::SelectionProblem(problem) => write!(f, "  {problem}"),
             Message::Mismatch(mismatch) => mismatch_line(f, mismatch),

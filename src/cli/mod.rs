@@ -901,9 +901,21 @@ pub fn report_failures(
     printer: &Printer,
 ) -> bool {
     let any = !failed.is_empty();
+    let mut unnamed = 0;
+    let mut named = 0;
     for (entry, error) in failed {
         // The matrix reports each diagnostic with the first entry that hit it.
         let errors_above = matches!(&error, CompileError::Diagnostics(d) if d.is_empty());
+        // Past a few, entries failing for errors already shown are counted, not named: a
+        // processor-time limit reached early left hundreds of lines naming entries never
+        // compiled, and the one error that said why far above them.
+        if errors_above {
+            if named == MAX_NAMED_FAILED {
+                unnamed += 1;
+                continue;
+            }
+            named += 1;
+        }
         printer.message(Message::EntryFailed {
             entry: &entry,
             errors_above,
@@ -923,8 +935,17 @@ pub fn report_failures(
             CompileError::InvalidWorkspace => {}
         }
     }
+    if unnamed > 0 {
+        printer.message(Message::MoreEntriesFailed {
+            more: unnamed,
+            named,
+        });
+    }
     any
 }
+
+/// The most entries failing for errors shown above that a report names one by one.
+const MAX_NAMED_FAILED: usize = 10;
 
 /// Seconds of `9999-12-31T23:59:59Z`: a date a context's `date` could also hold.
 const LAST_EPOCH: i64 = 253_402_300_799;

@@ -1001,9 +1001,23 @@ impl<'w> MatrixChecker<'w> {
                 Some(on_disk) => {
                     let on_disk = String::from_utf8(on_disk)
                         .map_err(|_| PathError::new(relative, PathProblem::NotUtf8))?;
+                    // A file whose lines only end otherwise (CRLF, as a checkout with git's
+                    // `core.autocrlf` makes them) differed on every line, with a note of what
+                    // to run that changed nothing once it was checked out again.
+                    let diff = if on_disk.replace("\r\n", "\n") == text.replace("\r\n", "\n") {
+                        format!(
+                            "--- a/{path}\n+++ b/{path}\n(only the line endings differ: the \
+                             file's lines end in CRLF where promptc writes LF, as a checkout with \
+                             git's `core.autocrlf` makes them; `{out}/** -text` in \
+                             .gitattributes keeps promptc's outputs as written)\n",
+                            out = out_dir(workspace).display(),
+                        )
+                    } else {
+                        unified_diff(&path, &on_disk, &text)
+                    };
                     self.mismatches.push(Mismatch::Stale {
                         path: path.clone(),
-                        diff: unified_diff(&path, &on_disk, &text),
+                        diff,
                     });
                 }
                 None => self

@@ -26,7 +26,7 @@ use crate::confine::{self, Origin};
 use crate::diagnostic::Diagnostics;
 use crate::model::Limits;
 use crate::path_error::{PathError, PathProblem};
-use crate::problem::Kind;
+use crate::problem::{Kind, NotRead};
 use crate::source::Sources;
 use document::{Document, Format};
 
@@ -113,7 +113,14 @@ pub struct DataFiles {
     pub files: Vec<PathBuf>,
     /// Links that lead out of the workspace, or to nothing: reported, never silently skipped.
     pub refused: Vec<PathError>,
+    /// Paths named like data files that are not read as them (display paths, the first
+    /// [`MAX_NOT_READ_NAMED`] in name order, then how many more under the folder): warned of,
+    /// not skipped without a word.
+    pub not_read: Vec<(PathBuf, NotRead)>,
 }
+
+/// The most paths of one folder's walk that [`DataFiles::not_read`] names one by one.
+pub const MAX_NOT_READ_NAMED: usize = 20;
 
 /// Every data file (`.toml`, `.yaml`, `.yml`) under `dir`, a folder inside the workspace
 /// `root` (canonical). A link to a file or folder inside the workspace is followed (each
@@ -121,11 +128,12 @@ pub struct DataFiles {
 /// folder is empty.
 pub fn data_files(root: &Path, dir: &Path, kind: Kind) -> io::Result<DataFiles> {
     // JSON is for contexts only (machines write them).
-    files_under(root, dir, |path| match Format::of(path) {
+    let wanted = |path: &Path| match Format::of(path) {
         Some(Format::Toml | Format::Yaml) => true,
         Some(Format::Json) => kind == Kind::Context,
         None => false,
-    })
+    };
+    files_under(root, dir, wanted, true)
 }
 
 /// How many levels of folders below a workspace folder (variants, components, tools,
@@ -140,16 +148,29 @@ pub const PARTIAL_EXTENSIONS: [&str; 4] = ["md", "txt", "j2", "jinja"];
 /// Every template file (see [`PARTIAL_EXTENSIONS`]) under `dir`, the partials folder, found
 /// and refused as [`data_files`] finds data files.
 pub fn partial_files(root: &Path, dir: &Path) -> io::Result<DataFiles> {
-    files_under(root, dir, |path| {
-        path.extension()
-            .and_then(|extension| extension.to_str())
-            .is_some_and(|extension| PARTIAL_EXTENSIONS.contains(&extension))
-    })
+    files_under(
+        root,
+        dir,
+        |path| {
+            path.extension()
+                .and_then(|extension| extension.to_str())
+                .is_some_and(|extension| PARTIAL_EXTENSIONS.contains(&extension))
+        },
+        false,
+    )
 }
 
-/// The files under `dir` that `wanted` picks by name, links followed or refused.
-fn files_under(root: &Path, dir: &Path, wanted: impl Fn(&Path) -> bool) -> io::Result<DataFiles> {
+/// The files under `dir` that `wanted` picks by name, links followed or refused; with
+/// `tell_not_read`, the folders it would pick and the JSON files it does not are told of.
+fn files_under(
+    root: &Path,
+    dir: &Path,
+    wanted: impl Fn(&Path) -> bool,
+    tell_not_read: bool,
+) -> io::Result<DataFiles> {
     let mut found = DataFiles::default();
+    let mut not_read: Vec<(PathBuf, NotRead)> = Vec::new();
+    let mut not_read_unnamed = 0;
     // Each file with its real path and whether it is a link: known from the walk itself (a
     // regular file in a real folder is its own real path), so that finding which paths reach
     // the same file asks the file system nothing more.
@@ -232,6 +253,24 @@ fn files_under(root: &Path, dir: &Path, wanted: impl Fn(&Path) -> bool) -> io::R
             }
             let is_data = wanted(path);
             let kind = entry.file_type();
+            if tell_not_read && entry.depth() > 0 {
+                let why = if kind.is_dir() && is_data {
+                    Some(NotRead::Folder)
+                } else if kind.is_file() && !is_data && Format::of(path) == Some(Format::Json) {
+                    Some(NotRead::Json)
+                } else {
+                    None
+                };
+                if let Some(why) = why {
+                    not_read.push((read::display_path(root, path), why));
+                    // Kept bounded while the walk goes on, as the refusals are.
+                    if not_read.len() >= 2 * MAX_NOT_READ_NAMED {
+                        not_read.sort();
+                        not_read_unnamed += not_read.len() - MAX_NOT_READ_NAMED;
+                        not_read.truncate(MAX_NOT_READ_NAMED);
+                    }
+                }
+            }
             // A name that is not UTF-8 cannot become an id or a template's name: refused by
             // its name, rather than read under a name with a replacement mark that names
             // another file (its template beside it, said to be missing).
@@ -299,6 +338,19 @@ fn files_under(root: &Path, dir: &Path, wanted: impl Fn(&Path) -> bool) -> io::R
     }
     found.files = files;
     found.refused.sort_by(|a, b| a.path.cmp(&b.path));
+    not_read.sort();
+    not_read.dedup();
+    if not_read.len() > MAX_NOT_READ_NAMED {
+        not_read_unnamed += not_read.len() - MAX_NOT_READ_NAMED;
+        not_read.truncate(MAX_NOT_READ_NAMED);
+    }
+    if not_read_unnamed > 0 {
+        let more = NotRead::More {
+            more: not_read_unnamed,
+        };
+        not_read.push((read::display_path(root, dir), more));
+    }
+    found.not_read = not_read;
     if refusals.unnamed > 0 {
         let more = PathProblem::MoreRefused {
             more: refusals.unnamed,

@@ -357,7 +357,7 @@ fn integral_floats_fit(
         diagnostics.push(Diagnostic::new(
             Problem::WrongType {
                 expected: "an integer".into(),
-                found: "a number with a decimal point".into(),
+                found: "a number written as a float".into(),
             },
             document.value_span(pointer),
         ));

@@ -414,6 +414,12 @@ impl Loader<'_, '_> {
                 self.diagnostics.push(diagnostic);
             }
         }
+        for (display, why) in found.not_read {
+            let path = display.display().to_string();
+            let at = Span::file_start(self.sources.add(display, String::new()));
+            self.diagnostics
+                .push(Diagnostic::new(Problem::NotReadAsData { path, why }, at));
+        }
         Ok(found.files)
     }
 
@@ -1031,7 +1037,7 @@ mod tests {
         let problems: Vec<String> = diagnostics.iter().map(|d| d.problem.to_string()).collect();
         assert_eq!(
             problems,
-            ["wrong type: expected an integer, found a number with a decimal point"]
+            ["wrong type: expected an integer, found a number written as a float"]
         );
     }
 

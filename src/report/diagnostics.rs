@@ -2,7 +2,7 @@
 //! machines. The one place diagnostics become text.
 
 use annotate_snippets::renderer::DecorStyle;
-use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
+use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
 use std::path::Path;
 
 use serde::Serialize;
@@ -79,10 +79,15 @@ fn groups<'a>(
         }
     }
     let (place, primary) = snippet(file, &primary_spans, Cut::BothEnds);
-    let mut group = level
-        .primary_title(message)
-        .id(diagnostic.problem.code())
-        .element(primary);
+    let group = level.primary_title(message).id(diagnostic.problem.code());
+    // A path with no text to quote (a link refused, a folder, an empty file) is named alone:
+    // its snippet was an empty line `1 |` with a caret under nothing.
+    let mut group = if file.text.is_empty() {
+        let path = super::visible::visible(&file.path.to_string_lossy()).into_owned();
+        group.element(Origin::path(path).line(1).char_column(1))
+    } else {
+        group.element(primary)
+    };
     for snippet in others {
         group = group.element(snippet);
     }

@@ -43,6 +43,12 @@ const MAX_WALKED: usize = 10_000_000;
 /// times is forty lists, but a trillion paths from the top, which walking them as a tree
 /// took hours to count.
 pub fn nesting_within_limit(value: &Value) -> bool {
+    walk_within_limit(value, |_| true)
+}
+
+/// [`nesting_within_limit`], calling `leaf` on each item below `value` that is not a list or
+/// map (once per list or map that holds it); `leaf` returning false ends the walk, false.
+fn walk_within_limit(value: &Value, mut leaf: impl FnMut(&Value) -> bool) -> bool {
     if !is_container(value) {
         return true;
     }
@@ -84,6 +90,9 @@ pub fn nesting_within_limit(value: &Value) -> bool {
         };
         top.next += 1;
         if !is_container(&item) {
+            if !leaf(&item) {
+                return false;
+            }
             continue;
         }
         let known = address(&item).and_then(|address| heights.get(&address).copied());
@@ -137,6 +146,40 @@ fn address(value: &Value) -> Option<usize> {
     value
         .downcast_object_ref::<indexmap::IndexMap<Value, Value>>()
         .map(|map| std::ptr::from_ref(map) as usize)
+}
+
+/// Whether `value` nests within [`MAX_NESTING`] (as [`nesting_within_limit`]), and the first
+/// number in it that text cannot show (infinity, not a number), found in the same walk: JSON
+/// has none, and `{{ 1e308 * 10 }}` was written as `null`, as was a list holding it.
+fn writable(value: &Value) -> (bool, Option<f64>) {
+    let not_finite = |value: &Value| {
+        (value.kind() == ValueKind::Number)
+            .then(|| f64::try_from(value.clone()).ok())
+            .flatten()
+            .filter(|number| !number.is_finite())
+    };
+    let mut found = not_finite(value);
+    let within = walk_within_limit(value, |item| {
+        found = found.or_else(|| not_finite(item));
+        found.is_none()
+    });
+    (within, found)
+}
+
+/// The error for a value that is or holds a number text cannot show.
+fn not_finite(number: f64) -> Error {
+    let shown = if number.is_nan() {
+        "NaN (not a number)".to_string()
+    } else {
+        format!("{number} (past the largest number a float holds)")
+    };
+    Error::new(
+        ErrorKind::InvalidOperation,
+        format!(
+            "the value written is or holds {shown}, which a prompt cannot show: \
+             check the arithmetic that made it"
+        ),
+    )
 }
 
 /// The error for a value nested deeper than [`MAX_NESTING`].
@@ -342,8 +385,12 @@ pub fn install(env: &mut Environment<'static>, limit: u64) {
     // Nothing is escaped (see `new_environment`); strings are written as they are, any other
     // value as JSON (`true`, `null`, `{"enabled":false}`), counting as it goes.
     env.set_formatter(move |out, state, value| {
-        if value.as_str().is_none() && !nesting_within_limit(value) {
-            return Err(too_deep("the value written"));
+        if value.as_str().is_none() {
+            match writable(value) {
+                (_, Some(number)) => return Err(not_finite(number)),
+                (false, None) => return Err(too_deep("the value written")),
+                (true, None) => {}
+            }
         }
         let before = state.get_or_insert_extension(Written(0)).0;
         let mut counter = Counter {

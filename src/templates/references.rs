@@ -222,10 +222,14 @@ fn tag(keyword: &str, inner: &str, rest_at: usize, offset: usize) -> Option<Refe
                 || ["as ", "import ", "ignore ", "with ", "without ", "-", "+"]
                     .iter()
                     .any(|word| after.starts_with(word));
-            if literal.contains('\\') || !follows_name {
-                (None, start + expression_length(inner.get(start..)?))
+            let name = if literal.contains('\\') {
+                unescaped(inner.get(start..end)?)
             } else {
-                (Some(literal.to_string()), end)
+                Some(literal.to_string())
+            };
+            match name {
+                Some(name) if follows_name => (Some(name), end),
+                _ => (None, start + expression_length(inner.get(start..)?)),
             }
         }
         _ => (None, start + expression_length(inner.get(start..)?)),
@@ -241,6 +245,15 @@ fn tag(keyword: &str, inner: &str, rest_at: usize, offset: usize) -> Option<Refe
                 .windows(2)
                 .any(|pair| pair == ["ignore", "missing"]),
     })
+}
+
+/// The text of a string literal with escapes (`"a\\b"`, quotes included), as minijinja reads
+/// it: still a name, which a lookup of its raw text missed and a warning called computed.
+/// `None` for an escape minijinja refuses (the template's own error).
+fn unescaped(literal: &str) -> Option<String> {
+    let env = minijinja::Environment::empty();
+    let value = env.compile_expression(literal).ok()?.eval(()).ok()?;
+    value.as_str().map(str::to_string)
 }
 
 /// How much of a computed name expression to underline: up to ` as `, ` import `,
@@ -348,6 +361,27 @@ mod tests {
                 (ReferenceKind::Include, None, "['a', 'b']"),
             ]
         );
+    }
+
+    #[test]
+    fn a_literal_name_with_escapes_is_read_as_minijinja_reads_it() {
+        let source = r#"{% include "p/\u0041.md" %}{% include 'a\\b.md' %}{% include 'c\'d' %}"#;
+        assert_eq!(
+            names(source),
+            vec![
+                (
+                    ReferenceKind::Include,
+                    Some("p/A.md".into()),
+                    r#""p/\u0041.md""#
+                ),
+                (ReferenceKind::Include, Some(r"a\b.md".into()), r"'a\\b.md'"),
+                (ReferenceKind::Include, Some("c'd".into()), r"'c\'d'"),
+            ]
+        );
+        // An escape minijinja does not know is kept as written; one it refuses leaves the
+        // name unread, as a computed one.
+        assert_eq!(names(r"{% include 'a\q' %}")[0].1.as_deref(), Some(r"a\q"));
+        assert_eq!(names(r"{% include 'a\u00' %}")[0].1, None);
     }
 
     #[test]

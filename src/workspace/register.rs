@@ -347,7 +347,7 @@ impl Registrar<'_> {
             (None, Some(relative)) => {
                 let at = doc.value_span(file_pointer);
                 match resolve_inside(self.root, dir, relative) {
-                    Some(path) => Pair::Given(self.file(&path, at, Some(at))?),
+                    Some(path) => Pair::Given(self.file(&path, at, Some((at, relative)))?),
                     None => {
                         self.diagnostics.push(Diagnostic::new(
                             Problem::PathEscapesWorkspace {
@@ -373,13 +373,13 @@ impl Registrar<'_> {
     }
 
     /// A template file expected because of `at`; a refused one is reported at `named_at`,
-    /// the field naming it, or else at the file itself (a component's sibling `.md`, which no
-    /// field names).
+    /// the field naming it with the path it writes, or else at the file itself (a component's
+    /// sibling `.md`, which no field names).
     fn file(
         &mut self,
         path: &Path,
         at: Span,
-        named_at: Option<Span>,
+        named_at: Option<(Span, &str)>,
     ) -> io::Result<Option<TemplateId>> {
         // Missing, or a folder (`template_file = "."`): the field is what needs changing. A
         // link is judged by where it leads (a dangling one is reported as such by the read).
@@ -393,12 +393,14 @@ impl Registrar<'_> {
             self.diagnostics.push(Diagnostic::new(
                 Problem::TemplateFileMissing {
                     path: display_path(self.root, path).display().to_string(),
+                    suggestion: named_at
+                        .and_then(|(_, written)| near_file(self.root, path, written)),
                 },
                 at,
             ));
             return Ok(None);
         }
-        self.read_template(path, named_at)
+        self.read_template(path, named_at.map(|(span, _)| span))
     }
 
     /// Reads (once) and compiles a template file that exists.
@@ -488,3 +490,36 @@ impl Registrar<'_> {
         }
     }
 }
+
+/// The file beside `path` (a template file that is not there) whose name is nearest its own,
+/// written as `written` (the field's path) is: `generic.md` for `generc.md`. Only a folder
+/// inside the workspace `root` is looked at, and only one of at most
+/// [`NEAR_FILES_LOOKED_AT`] entries.
+fn near_file(root: &Path, path: &Path, written: &str) -> Option<String> {
+    let folder = path.parent()?;
+    crate::confine::real_path_inside(root, folder).ok()?;
+    let name = path.file_name()?.to_str()?;
+    let mut names: Vec<String> = std::fs::read_dir(folder)
+        .ok()?
+        .take(NEAR_FILES_LOOKED_AT + 1)
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            entry.file_type().ok()?.is_file().then_some(())?;
+            entry.file_name().into_string().ok()
+        })
+        .collect();
+    // Past the limit, which entries were looked at would depend on the order the system
+    // lists them in; the nearest of two as near is the first by name.
+    if names.len() > NEAR_FILES_LOOKED_AT {
+        return None;
+    }
+    names.sort();
+    let near = crate::namespace::closest(name, &names)?;
+    Some(match written.rsplit_once('/') {
+        Some((folder, _)) => format!("{folder}/{near}"),
+        None => near,
+    })
+}
+
+/// The most entries of a folder looked at for a file name near a missing one.
+const NEAR_FILES_LOOKED_AT: usize = 10_000;

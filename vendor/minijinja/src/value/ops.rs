@@ -61,9 +61,12 @@ pub fn coerce<'x>(a: &'x Value, b: &'x Value, lossy: bool) -> Option<CoerceResul
     match (&a.0, &b.0) {
         // equal mappings are trivial
         (ValueRepr::U64(a), ValueRepr::U64(b)) => Some(CoerceResult::I128(*a as i128, *b as i128)),
-        (ValueRepr::U128(a), ValueRepr::U128(b)) => {
-            Some(CoerceResult::I128(a.0 as i128, b.0 as i128))
-        }
+        // promptc patch: a number past i128's range does not coerce (`as` wrapped it to a
+        // negative number).
+        (ValueRepr::U128(a), ValueRepr::U128(b)) => Some(CoerceResult::I128(
+            some!(i128::try_from(a.0).ok()),
+            some!(i128::try_from(b.0).ok()),
+        )),
         (ValueRepr::String(a, _), ValueRepr::String(b, _)) => Some(CoerceResult::Str(a, b)),
         (ValueRepr::SmallStr(a), ValueRepr::SmallStr(b)) => {
             Some(CoerceResult::Str(a.as_str(), b.as_str()))
@@ -307,6 +310,10 @@ fn int_as_value(val: i128) -> Value {
 }
 
 fn impossible_op(op: &str, lhs: &Value, rhs: &Value) -> Error {
+    // promptc patch: two numbers fail only when one is past i128's range.
+    if lhs.kind() == ValueKind::Number && rhs.kind() == ValueKind::Number {
+        return out_of_range(op);
+    }
     Error::new(
         ErrorKind::InvalidOperation,
         format!(
@@ -318,6 +325,18 @@ fn impossible_op(op: &str, lhs: &Value, rhs: &Value) -> Error {
     )
     .with_undefined_origin(lhs)
     .with_undefined_origin(rhs)
+}
+
+/// An operation on a whole number past what arithmetic takes (promptc patch).
+fn out_of_range(op: &str) -> Error {
+    Error::new(
+        ErrorKind::InvalidOperation,
+        format!(
+            "cannot use {op} on a whole number past the range arithmetic takes \
+             (-{MIN_I128_AS_POS_U128} to {})",
+            i128::MAX
+        ),
+    )
 }
 
 fn failed_op(op: &str, lhs: &Value, rhs: &Value) -> Error {
@@ -619,20 +638,14 @@ pub fn neg(val: &Value) -> Result<Value, Error> {
     if val.kind() == ValueKind::Number {
         match val.0 {
             ValueRepr::F64(x) => Ok((-x).into()),
-            // special case for the largest i128 that can still be
-            // represented.
-            ValueRepr::U128(x) if x.0 == MIN_I128_AS_POS_U128 => {
-                Ok(Value::from(MIN_I128_AS_POS_U128))
-            }
-            _ => {
-                if let Ok(x) = i128::try_from(val.clone()) {
-                    x.checked_mul(-1)
-                        .ok_or_else(|| Error::new(ErrorKind::InvalidOperation, "overflow"))
-                        .map(int_as_value)
-                } else {
-                    Err(Error::from(ErrorKind::InvalidOperation))
-                }
-            }
+            // promptc patch: the one number above i128's range whose negation is in it
+            // gives i128::MIN (it gave itself, positive); i128::MIN negated gives it back.
+            ValueRepr::U128(x) if x.0 == MIN_I128_AS_POS_U128 => Ok(Value::from(i128::MIN)),
+            _ => match i128::try_from(val.clone()) {
+                Ok(i128::MIN) => Ok(Value::from(MIN_I128_AS_POS_U128)),
+                Ok(x) => Ok(int_as_value(-x)),
+                Err(_) => Err(out_of_range("-")),
+            },
         }
     } else {
         Err(Error::from(ErrorKind::InvalidOperation).with_undefined_origin(val))
@@ -694,8 +707,17 @@ mod tests {
 
     #[test]
     fn test_neg() {
-        let err = neg(&Value::from(i128::MIN)).unwrap_err();
-        assert_eq!(err.to_string(), "invalid operation: overflow");
+        // promptc patch: i128::MIN and 2**127 negate into each other.
+        assert_eq!(
+            neg(&Value::from(i128::MIN)).unwrap(),
+            Value::from(MIN_I128_AS_POS_U128)
+        );
+        assert_eq!(
+            neg(&Value::from(MIN_I128_AS_POS_U128)).unwrap(),
+            Value::from(i128::MIN)
+        );
+        let err = neg(&Value::from(u128::MAX)).unwrap_err();
+        assert!(err.to_string().contains("past the range"), "{err}");
     }
 
     #[test]
