@@ -225,6 +225,7 @@ fn assemble(
         templates: &mut templates,
         diagnostics,
         limits,
+        near_lookups: 0,
     };
     let components = registrar.components(specs.components)?;
     let variants = registrar.variants(specs.variants)?;

@@ -342,6 +342,8 @@ pub enum Problem {
         path: String,
         /// The file beside it whose name is nearest, if one is near.
         suggestion: Option<String>,
+        /// Whether a field names it (`template_file`), or it is a component's `<id>.md`.
+        named: bool,
     },
     /// A variant lists a component that has no default template and none for its family.
     NoFamilyTemplate {
@@ -1050,8 +1052,13 @@ impl Problem {
                 ..
             } => format!("did you mean `{near}`?"),
             Problem::TemplateFileMissing {
-                suggestion: None, ..
+                suggestion: None,
+                named: true,
+                ..
             } => "create the file, or name one that exists (the path is from the folder of the file that names it)".into(),
+            Problem::TemplateFileMissing { named: false, .. } => {
+                "make it a file of the component's template, or give the component `template` or `template_file`".into()
+            }
             Problem::UnusedComponent { id } => format!(
                 "list `{id}` in a variant's `components` (or `add_components`), or delete it"
             ),
@@ -1911,6 +1918,7 @@ mod tests {
             Problem::TemplateFileMissing {
                 path: text(),
                 suggestion: None,
+                named: true,
             },
             Problem::NoFamilyTemplate {
                 component: text(),

@@ -657,12 +657,15 @@ fn arithmetic_on_template_values_does_not_panic() {
 #[test]
 fn numbers_past_what_arithmetic_or_text_can_hold_are_refused_not_changed() {
     let min = "170141183460469231731687303715884105728";
-    let template = format!("{{{{ -{min} }}}} {{{{ -{min} < 0 }}}} {{{{ -(-{min}) }}}}\n");
+    let template = format!(
+        "{{{{ -{min} }}}} {{{{ -{min} < 0 }}}} {{{{ -(-{min}) }}}} {{{{ {min} == -(-{min}) }}}} \
+         {{{{ {min} in {{{min}: 1}} }}}}\n"
+    );
     let run = with_template("", &template)
         .write()
         .run(&["build", "--family", "generic"]);
     assert!(
-        run.stdout.contains(&format!("-{min} true {min}")),
+        run.stdout.contains(&format!("-{min} true {min} true true")),
         "{}{}",
         run.stdout,
         run.stderr
@@ -685,6 +688,7 @@ fn numbers_past_what_arithmetic_or_text_can_hold_are_refused_not_changed() {
             "{{ {'a': (1e308 * 10) - (1e308 * 10)} }}\n".to_string(),
             "NaN (not a number)",
         ),
+        ("{{ {(1e308 * 10): 1} }}\n".to_string(), "inf (past"),
     ] {
         let run = with_template("", &template)
             .write()
@@ -976,7 +980,7 @@ fn entries_failing_for_errors_above_are_counted_past_ten() {
     assert!(!stderr.contains("generic × x11 does not"), "{stderr}");
     assert!(
         stderr.contains(
-            "error: 4 more entries do not compile (errors above), besides the 10 named\n"
+            "error: 4 more entries do not compile for the errors above (the first 10 are named above)\n"
         ),
         "{stderr}"
     );

@@ -135,6 +135,16 @@ fn check_says_when_only_the_line_endings_of_an_output_differ() {
         "{diff}"
     );
     assert!(diff.lines().count() < 5, "{diff}");
+    // A template whose lines end in CRLF makes promptc write them: said from that side.
+    repo.write(path, &text);
+    let template = std::fs::read_to_string(repo.root.join("components/tool_use.md")).unwrap();
+    repo.write("components/tool_use.md", &template.replace('\n', "\r\n"));
+    let diff = stdout(&repo.promptc(&["check"]));
+    assert!(
+        diff.contains("only the line endings differ: promptc now writes lines ending in CRLF"),
+        "{diff}"
+    );
+    repo.write("components/tool_use.md", &template);
     // A change besides the line endings is shown as a diff.
     repo.write(path, &text.replacen('\n', "\r\n", 1).replacen("a", "b", 1));
     let diff = stdout(&repo.promptc(&["check"]));

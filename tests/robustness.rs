@@ -711,6 +711,26 @@ fn a_json_context_in_the_contexts_folder_is_a_named_context() {
         (d.code.as_str(), d.file.as_str(), d.line),
         ("not-read-as-data", "tools/extra.json", 1)
     );
+    // Not when another folder reads it, or holds promptc's own files: contexts, schemas and
+    // outputs inside the tools' folder.
+    let manifest = format!(
+        "{}[paths]\ntools = \"defs\"\ncontexts = \"defs/contexts\"\nschema = \"defs/schema\"\n\
+         [build]\nout = \"defs/out\"\n",
+        common::MANIFEST
+    );
+    let report = Fixture::minimal()
+        .file("promptc.toml", manifest)
+        .file("defs/read_file.toml", common::TOOL)
+        .file("defs/contexts/machine.json", "{\"cwd\": \"/from/json\"}\n")
+        .file("defs/schema/tool.schema.json", "{}\n")
+        .file("defs/out/generic/basic.tools.json", "[]\n")
+        .validate();
+    let not_read: Vec<_> = report
+        .diagnostics()
+        .into_iter()
+        .filter(|d| d.code == "not-read-as-data")
+        .collect();
+    assert!(not_read.is_empty(), "{not_read:?}");
 }
 
 // minijinja negates and adds slice and range steps unchecked: a debug build (this test's)

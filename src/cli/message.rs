@@ -152,7 +152,8 @@ impl fmt::Display for Message<'_> {
             ),
             Message::MoreEntriesFailed { more, named } => write!(
                 f,
-                "error: {more} more {} not compile (errors above), besides the {named} named",
+                "error: {more} more {} not compile for the errors above (the first {named} are \
+                 named above)",
                 if *more == 1 {
                     "entry does"
                 } else {

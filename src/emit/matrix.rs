@@ -1005,12 +1005,22 @@ impl<'w> MatrixChecker<'w> {
                     // `core.autocrlf` makes them) differed on every line, with a note of what
                     // to run that changed nothing once it was checked out again.
                     let diff = if on_disk.replace("\r\n", "\n") == text.replace("\r\n", "\n") {
+                        let why = match (on_disk.contains("\r\n"), text.contains("\r\n")) {
+                            (true, false) => format!(
+                                "the file's lines end in CRLF where promptc writes LF, as a \
+                                 checkout with git's `core.autocrlf` makes them; `{}/** -text` \
+                                 in .gitattributes keeps promptc's outputs as written",
+                                out_dir(workspace).display()
+                            ),
+                            (false, true) => "promptc now writes lines ending in CRLF where the \
+                                 file has LF: a template or data file's lines end in CRLF, as a \
+                                 checkout with git's `core.autocrlf` makes them; write them with \
+                                 LF (`* -text` in .gitattributes keeps them as committed)"
+                                .to_string(),
+                            _ => "some lines end in CRLF in one and LF in the other".to_string(),
+                        };
                         format!(
-                            "--- a/{path}\n+++ b/{path}\n(only the line endings differ: the \
-                             file's lines end in CRLF where promptc writes LF, as a checkout with \
-                             git's `core.autocrlf` makes them; `{out}/** -text` in \
-                             .gitattributes keeps promptc's outputs as written)\n",
-                            out = out_dir(workspace).display(),
+                            "--- a/{path}\n+++ b/{path}\n(only the line endings differ: {why})\n"
                         )
                     } else {
                         unified_diff(&path, &on_disk, &text)

@@ -103,6 +103,7 @@ fn read_specs(
         given_up: false,
         prefetch: None,
         listed: HashMap::new(),
+        not_data_folders: Vec::new(),
     };
     let manifest_path = root.join(MANIFEST_FILE);
     let manifest = match loader.load_typed::<Manifest>(&manifest_path, Kind::Manifest)? {
@@ -130,6 +131,10 @@ fn read_specs(
             .collect(),
     );
     let paths = &manifest.value.paths;
+    loader.not_data_folders = [&paths.contexts, &paths.schema, &manifest.value.build.out]
+        .into_iter()
+        .filter_map(|folder| load::read::resolve_inside(root, root, folder))
+        .collect();
     // A load with its checks last reads and parses the files on two threads (see
     // `load::prefetch`); one that reports what it meets reads them in order, on this one.
     let prefetch = (checks == SchemaChecks::Last).then(|| {
@@ -202,6 +207,7 @@ pub fn load_context(
         given_up: false,
         prefetch: None,
         listed: HashMap::new(),
+        not_data_folders: Vec::new(),
     };
     let Some(document) = loader.checked_document(path, Kind::Context)? else {
         return Ok(None);
@@ -283,6 +289,10 @@ struct Loader<'a, 'p> {
     prefetch: Option<&'p Prefetch<'p>>,
     /// Folders already listed, by folder and kind: the listing the prefetch was given.
     listed: HashMap<(PathBuf, Kind), load::DataFiles>,
+    /// Folders whose files are read otherwise or are promptc's own (the contexts', the
+    /// schemas', the outputs'), where a folder of data files may lie: nothing under them is
+    /// said to be not read as data.
+    not_data_folders: Vec<PathBuf>,
 }
 
 impl Loader<'_, '_> {
@@ -414,7 +424,14 @@ impl Loader<'_, '_> {
                 self.diagnostics.push(diagnostic);
             }
         }
+        // The workspace's root as a folder of data files holds everything else too.
+        let told = dir != self.root;
         for (display, why) in found.not_read {
+            let real = self.root.join(&display);
+            let elsewhere = |folder: &PathBuf| real.starts_with(folder) && !dir.starts_with(folder);
+            if !told || self.not_data_folders.iter().any(elsewhere) {
+                continue;
+            }
             let path = display.display().to_string();
             let at = Span::file_start(self.sources.add(display, String::new()));
             self.diagnostics

@@ -314,23 +314,91 @@ fn first_line(message: &str) -> String {
 
 const BINARY_VALUE: &str = "a `!!binary` value: promptc reads text as it is written, and text in base64 is not what a reviewer reads: write the text itself, without the tag";
 
-/// The range of a `!!binary` tag (or its long form) that stands before the value at
-/// `offset` (on its line, or before a block scalar's header or a line break). Such a value is
-/// read as written, not decoded (see [`options`]), and is refused: its text is base64, which
-/// nothing in a workspace means.
-fn binary_tag_before(text: &str, offset: usize) -> Option<Range<usize>> {
+/// What a text value tagged otherwise than `!!str` is told: promptc reads text as written.
+fn unread_tag(tag: &str) -> String {
+    format!(
+        "the tag `{tag}` is not one promptc reads: a value is read as it is written, so drop \
+         the tag"
+    )
+}
+
+/// The range of the tag that stands before the value at `offset` (on its line, or before a
+/// block scalar's header or a line break), if one does: `!!binary` (read as written, not
+/// decoded, see [`options`], and refused: its text is base64, which nothing in a workspace
+/// means), or any other but `!!str`, which would be dropped without a word.
+fn tag_before(text: &str, offset: usize) -> Option<Range<usize>> {
     let before = text.get(..offset)?.trim_end();
     // A block scalar's header: `|` or `>`, then its chomping and indentation indicators.
     let header = before.trim_end_matches(|c: char| c == '-' || c == '+' || c.is_ascii_digit());
+    // A block scalar's `>` stands apart; the `>` that ends a verbatim tag does not.
     let trimmed = match header.strip_suffix(['|', '>']) {
-        Some(tagged) => tagged.trim_end(),
-        None => before,
+        Some(tagged) if tagged.is_empty() || tagged.ends_with(char::is_whitespace) => {
+            tagged.trim_end()
+        }
+        _ => before,
     };
     let end = trimmed.len();
-    ["!!binary", "!<tag:yaml.org,2002:binary>"]
-        .into_iter()
-        .find(|tag| trimmed.ends_with(tag))
-        .map(|tag| end - tag.len()..end)
+    // A verbatim tag (`!<tag:yaml.org,2002:binary>`) may hold a comma.
+    let verbatim = trimmed
+        .ends_with('>')
+        .then(|| trimmed.rfind("!<"))
+        .flatten();
+    let start = verbatim.unwrap_or_else(|| {
+        trimmed
+            .rfind(|c: char| c.is_whitespace() || matches!(c, '[' | '{' | ','))
+            .map_or(0, |at| at + 1)
+    });
+    let tag = trimmed.get(start..)?;
+    // A `!` in a comment above a value on the next line is no tag.
+    let line = trimmed.get(..start)?.rsplit('\n').next().unwrap_or("");
+    (tag.starts_with('!') && !line.contains('#')).then_some(start..end)
+}
+
+/// Whether a tag keeps text text.
+fn is_text_tag(tag: &str) -> bool {
+    matches!(tag, "!!str" | "!<tag:yaml.org,2002:str>")
+}
+
+/// What a scalar that is not text is, in the user's words; `None` for text and collections.
+fn scalar_kind(node: &Node) -> Option<&'static str> {
+    match node {
+        Node::Null => Some("null"),
+        Node::Bool(_) => Some("a boolean"),
+        Node::Int(_) | Node::UInt(_) | Node::Float(_) => Some("a number"),
+        _ => None,
+    }
+}
+
+/// A quoted scalar read as something other than text: only a tag (`!!bool "true"`) makes
+/// one, and the value then is not what it reads as. It was refused later as a wrong type,
+/// with the help to write the value in quotes, which it was.
+fn refuse_quoted_but_tagged(
+    node: &Spanned<Node>,
+    file: &SourceFile,
+    kind: &str,
+) -> Result<(), Unreadable> {
+    let at = range(&node.referenced, file);
+    let written = file.text.get(at.clone()).unwrap_or("");
+    // The span may start at the tag or at the value after it.
+    let value = match written.strip_prefix('!') {
+        Some(tagged) => tagged
+            .split_once(char::is_whitespace)
+            .map_or("", |(_, value)| value.trim_start()),
+        None => written,
+    };
+    if value.starts_with(['"', '\'']) {
+        return Err(Unreadable::from((
+            Problem::YamlSyntax {
+                message: format!(
+                    "a tag makes this quoted text {kind}: promptc reads a value as it is \
+                     written, so drop the tag to keep the text, or write the value without \
+                     quotes or tag"
+                ),
+            },
+            at,
+        )));
+    }
+    Ok(())
 }
 
 fn convert(
@@ -339,6 +407,9 @@ fn convert(
     file: &SourceFile,
     locations: &mut Locations,
 ) -> Result<Value, Unreadable> {
+    if let Some(kind) = scalar_kind(&node.value) {
+        refuse_quoted_but_tagged(node, file, kind)?;
+    }
     Ok(match &node.value {
         Node::Null => Value::Null,
         Node::Bool(b) => Value::Bool(*b),
@@ -348,13 +419,24 @@ fn convert(
             .map_err(|p| Unreadable::from((p, range(&node.referenced, file))))?,
         Node::Str(s) => {
             let at = range(&node.referenced, file);
-            if let Some(tag) = binary_tag_before(&file.text, at.start) {
-                return Err(Unreadable::from((
-                    Problem::YamlSyntax {
-                        message: BINARY_VALUE.into(),
-                    },
-                    tag,
-                )));
+            // The reader's span starts after the tag, or (for some tags) at it.
+            let tag_at = || {
+                let written = file.text.get(at.clone())?;
+                let length = written.find(char::is_whitespace).unwrap_or(written.len());
+                written
+                    .starts_with('!')
+                    .then_some(at.start..at.start + length)
+            };
+            if let Some(tag) = tag_before(&file.text, at.start).or_else(tag_at) {
+                let name = file.text.get(tag.clone()).unwrap_or_default();
+                let message = match name {
+                    "!!binary" | "!<tag:yaml.org,2002:binary>" => BINARY_VALUE.into(),
+                    name if is_text_tag(name) => String::new(),
+                    name => unread_tag(name),
+                };
+                if !message.is_empty() {
+                    return Err(Unreadable::from((Problem::YamlSyntax { message }, tag)));
+                }
             }
             Value::String(s.clone())
         }
@@ -769,6 +851,52 @@ list:
                 message: "the document is too large or too deeply nested".into()
             }
         );
+    }
+
+    #[test]
+    fn a_quoted_value_a_tag_makes_other_than_text_is_refused() {
+        let mut locations = Locations::new();
+        for (text, kind) in [
+            ("when: !!bool \"true\"\n", "a boolean"),
+            ("n: !!int '3'\n", "a number"),
+            ("- !!null \"\"\n", "null"),
+        ] {
+            let (problem, at) = parse(text, &mut locations).unwrap_err();
+            let Problem::YamlSyntax { message } = problem else {
+                panic!("{problem:?}")
+            };
+            assert!(
+                message.starts_with(&format!("a tag makes this quoted text {kind}")),
+                "{text}: {message}"
+            );
+            assert!(text[at].contains(['"', '\'']), "{text}");
+        }
+        // A tag promptc does not read is refused at the tag, not dropped without a word.
+        let text = "id: !custom todo\nb: [x, !other y]\n";
+        let (problem, at) = parse(text, &mut locations).unwrap_err();
+        assert_eq!(&text[at], "!custom");
+        let Problem::YamlSyntax { message } = problem else {
+            panic!("{problem:?}")
+        };
+        assert!(
+            message.contains("the tag `!custom` is not one promptc reads"),
+            "{message}"
+        );
+        let (_, at) = parse("b: [x, !other y]\n", &mut locations).unwrap_err();
+        assert_eq!(at, 7..13);
+        let text = "a: !<tag:example.com,2000:x> v\n";
+        let (_, at) = parse(text, &mut locations).unwrap_err();
+        assert_eq!(&text[at], "!<tag:example.com,2000:x>");
+        // A `!` in a comment is no tag.
+        let value = parse("a: # see !this\n  text\n", &mut locations).unwrap();
+        assert_eq!(value, serde_json::json!({"a": "text"}));
+        // A tag that keeps text text, or one on a plain value of its own type, is read.
+        let value = parse(
+            "a: !!str \"true\"\nb: !!int 3\nc: \"true\"\n",
+            &mut locations,
+        )
+        .unwrap();
+        assert_eq!(value, serde_json::json!({"a": "true", "b": 3, "c": "true"}));
     }
 
     #[test]

@@ -124,14 +124,17 @@ fn is_container(value: &Value) -> bool {
     )
 }
 
-/// A list's or map's items (a map's values).
+/// A list's or map's items (a map's keys and values: both are written).
 fn items(value: &Value) -> Vec<Value> {
     let Ok(iter) = value.try_iter() else {
         return Vec::new();
     };
     if value.kind() == ValueKind::Map {
-        iter.map(|key| value.get_item(&key).unwrap_or_default())
-            .collect()
+        iter.flat_map(|key| {
+            let item = value.get_item(&key).unwrap_or_default();
+            [key, item]
+        })
+        .collect()
     } else {
         iter.collect()
     }

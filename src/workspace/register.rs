@@ -31,6 +31,8 @@ pub struct Registrar<'a> {
     pub templates: &'a mut Templates,
     pub diagnostics: &'a mut Diagnostics,
     pub limits: &'a Limits,
+    /// Folders listed so far for a file near a missing one (see [`near_file`]).
+    pub near_lookups: usize,
 }
 
 impl Registrar<'_> {
@@ -390,17 +392,30 @@ impl Registrar<'_> {
             Ok(metadata) => metadata.is_dir(),
         };
         if missing {
+            let suggestion = self.near_file(path, named_at);
             self.diagnostics.push(Diagnostic::new(
                 Problem::TemplateFileMissing {
                     path: display_path(self.root, path).display().to_string(),
-                    suggestion: named_at
-                        .and_then(|(_, written)| near_file(self.root, path, written)),
+                    suggestion,
+                    named: named_at.is_some(),
                 },
                 at,
             ));
             return Ok(None);
         }
         self.read_template(path, named_at.map(|(span, _)| span))
+    }
+
+    /// [`near_file`] for a template file a field names, while fewer than
+    /// [`MAX_NEAR_LOOKUPS`] folders have been listed for one: a workspace of thousands of
+    /// variants naming missing files listed a large folder for each.
+    fn near_file(&mut self, path: &Path, named_at: Option<(Span, &str)>) -> Option<String> {
+        let (_, written) = named_at?;
+        if self.near_lookups >= MAX_NEAR_LOOKUPS {
+            return None;
+        }
+        self.near_lookups += 1;
+        near_file(self.root, path, written)
     }
 
     /// Reads (once) and compiles a template file that exists.
@@ -492,34 +507,82 @@ impl Registrar<'_> {
 }
 
 /// The file beside `path` (a template file that is not there) whose name is nearest its own,
-/// written as `written` (the field's path) is: `generic.md` for `generc.md`. Only a folder
-/// inside the workspace `root` is looked at, and only one of at most
-/// [`NEAR_FILES_LOOKED_AT`] entries.
+/// written as `written` (the field's path) is: `generic.md` for `generc.md`. Data files are
+/// no templates, and are not offered. Only a folder inside the workspace `root` is looked at,
+/// and only one of at most [`NEAR_FILES_LOOKED_AT`] entries; and only for a path written to
+/// end in the file's name (not `generc.md/`).
 fn near_file(root: &Path, path: &Path, written: &str) -> Option<String> {
     let folder = path.parent()?;
     crate::confine::real_path_inside(root, folder).ok()?;
     let name = path.file_name()?.to_str()?;
+    let (written_folder, written_name) = match written.rsplit_once('/') {
+        Some((folder, last)) => (Some(folder), last),
+        None => (None, written),
+    };
+    if written_name != name {
+        return None;
+    }
     let mut names: Vec<String> = std::fs::read_dir(folder)
         .ok()?
         .take(NEAR_FILES_LOOKED_AT + 1)
         .filter_map(|entry| {
             let entry = entry.ok()?;
             entry.file_type().ok()?.is_file().then_some(())?;
-            entry.file_name().into_string().ok()
+            let name = entry.file_name().into_string().ok()?;
+            crate::load::document::Format::of(Path::new(&name))
+                .is_none()
+                .then_some(name)
         })
         .collect();
     // Past the limit, which entries were looked at would depend on the order the system
-    // lists them in; the nearest of two as near is the first by name.
+    // lists them in; sorted, the one chosen of two as near is the same whatever that order.
     if names.len() > NEAR_FILES_LOOKED_AT {
         return None;
     }
     names.sort();
     let near = crate::namespace::closest(name, &names)?;
-    Some(match written.rsplit_once('/') {
-        Some((folder, _)) => format!("{folder}/{near}"),
+    Some(match written_folder {
+        Some(folder) => format!("{folder}/{near}"),
         None => near,
     })
 }
 
+/// The most folders listed in one load for files near missing ones.
+const MAX_NEAR_LOOKUPS: usize = 20;
+
 /// The most entries of a folder looked at for a file name near a missing one.
 const NEAR_FILES_LOOKED_AT: usize = 10_000;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[allow(clippy::unwrap_used)]
+    fn a_near_file_is_a_template_beside_the_missing_one_written_as_the_field_writes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("variants")).unwrap();
+        for name in ["generic.md", "gpt.toml", "xs.toml"] {
+            std::fs::write(root.join("variants").join(name), "x").unwrap();
+        }
+        std::fs::create_dir(root.join("variants/gemini")).unwrap();
+        let near = |missing: &str, written: &str| {
+            near_file(&root, &root.join("variants").join(missing), written)
+        };
+        assert_eq!(
+            near("generc.md", "generc.md").as_deref(),
+            Some("generic.md")
+        );
+        assert_eq!(
+            near("generc.md", "./generc.md").as_deref(),
+            Some("./generic.md")
+        );
+        // Data files and folders are no templates.
+        assert_eq!(near("gpt.md", "gpt.md"), None);
+        assert_eq!(near("xs.yaml", "xs.yaml"), None);
+        assert_eq!(near("gemini", "gemini"), None);
+        // A path not written to end in the file's name gets none.
+        assert_eq!(near("generc.md", "generc.md/"), None);
+    }
+}

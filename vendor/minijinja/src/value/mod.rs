@@ -723,6 +723,9 @@ impl PartialEq for Value {
             }
             (&ValueRepr::SmallStr(ref a), &ValueRepr::SmallStr(ref b)) => a.as_str() == b.as_str(),
             (&ValueRepr::Bytes(ref a), &ValueRepr::Bytes(ref b)) => a == b,
+            // promptc patch: two numbers past i128's range do not coerce (`ops::coerce`), and
+            // compare as `Ord` does.
+            (&ValueRepr::U128(a), &ValueRepr::U128(b)) => ({ a.0 }) == ({ b.0 }),
             _ => match ops::coerce(self, other, false) {
                 Some(ops::CoerceResult::F64(a, b)) => a == b,
                 Some(ops::CoerceResult::I128(a, b)) => a == b,
