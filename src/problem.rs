@@ -14,6 +14,7 @@ mod routing;
 mod rules;
 mod scope_name;
 mod syntax;
+mod template_help;
 
 use std::fmt;
 
@@ -143,10 +144,24 @@ pub struct BudgetCount {
     pub parts: Option<(usize, usize)>,
 }
 
+/// The filters, tests, functions or statements a template can use: what an unknown one with
+/// no near name is told.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KnownNames {
+    /// What the names are, in the plural: `filters`, `tests`, `functions`, `statements`.
+    pub what: &'static str,
+    /// In name order.
+    pub names: Vec<String>,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Problem {
     // Reading and parsing.
-    EmptyFile,
+    EmptyFile {
+        /// The text was handed over (standard input, an embedding program's text), not read
+        /// from a file of the workspace: there is no file to delete.
+        inline: bool,
+    },
     NotUtf8,
     TomlSyntax {
         message: String,
@@ -172,6 +187,8 @@ pub enum Problem {
         /// The table of the same file where `key` is a key, when it is one elsewhere (dotted,
         /// "" for the top level): a key written in the wrong table.
         belongs_in: Option<String>,
+        /// Whether the file sets `key` in `belongs_in` already: the key is written twice.
+        set_there: bool,
     },
     /// A name declared in a workspace file that another name of the template scope already
     /// has: one would hide the other.
@@ -370,11 +387,17 @@ pub enum Problem {
         message: String,
         /// The near name of a filter, test, function or statement the message names.
         meant: Option<String>,
+        /// The names of its kind the environment has, when it has none near the one the
+        /// message names.
+        known: Option<KnownNames>,
     },
     ConditionSyntax {
         message: String,
         /// The near name of a filter, test, function or statement the message names.
         meant: Option<String>,
+        /// The names of its kind the environment has, when it has none near the one the
+        /// message names.
+        known: Option<KnownNames>,
     },
     UnknownContextField {
         path: String,
@@ -426,11 +449,17 @@ pub enum Problem {
         message: String,
         /// The near name of a filter, test, function or statement the message names.
         meant: Option<String>,
+        /// The names of its kind the environment has, when it has none near the one the
+        /// message names.
+        known: Option<KnownNames>,
     },
     ConditionFailed {
         message: String,
         /// The near name of a filter, test, function or statement the message names.
         meant: Option<String>,
+        /// The names of its kind the environment has, when it has none near the one the
+        /// message names.
+        known: Option<KnownNames>,
         /// The path the condition reads that the scope does not have (`extra.team`), when
         /// that is why it failed.
         undefined: Option<String>,
@@ -638,7 +667,7 @@ impl Problem {
     /// A stable, kebab-case name, printed with the message and in JSON output.
     pub fn code(&self) -> &'static str {
         match self {
-            Problem::EmptyFile => "empty-file",
+            Problem::EmptyFile { .. } => "empty-file",
             Problem::NotUtf8 => "not-utf8",
             Problem::TomlSyntax { .. } => "toml-syntax",
             Problem::YamlSyntax { .. } => "yaml-syntax",
@@ -722,7 +751,7 @@ impl Problem {
     /// it, so reports list problems in this order.
     pub fn stage(&self) -> u8 {
         match self {
-            Problem::EmptyFile
+            Problem::EmptyFile { .. }
             | Problem::NotUtf8
             | Problem::TomlSyntax { .. }
             | Problem::YamlSyntax { .. }
@@ -773,7 +802,12 @@ impl Problem {
     /// What would fix it, when there is something useful to say.
     pub fn help(&self) -> Option<String> {
         Some(match self {
-            Problem::EmptyFile => "write the file's fields, or delete the file".into(),
+            Problem::EmptyFile { inline: false } => {
+                "write the file's fields, or delete the file".into()
+            }
+            Problem::EmptyFile { inline: true } => {
+                "give the context's fields, as JSON, TOML or YAML (`{}` keeps every default)".into()
+            }
             Problem::NotUtf8 => "save the file as UTF-8".into(),
             Problem::UnsupportedNumber { .. } => "use a whole number from -9223372036854775808 to 9223372036854775807 (a signed 64-bit integer), or a finite decimal".into(),
             Problem::TomlSyntax { message, hint } => syntax::toml_help(message, hint.as_ref())?,
@@ -809,6 +843,29 @@ impl Problem {
                     "a value a context may leave unset: test it first (`{{% if {path} is defined %}}`), or give it a default (`{path} | default(…)`); an `extra` key can be declared in promptc.toml's `[context_fields]` with a default"
                 )
             }
+            Problem::TemplateSyntax {
+                known: Some(known), ..
+            }
+            | Problem::ConditionSyntax {
+                known: Some(known), ..
+            }
+            | Problem::RenderFailed {
+                known: Some(known), ..
+            }
+            | Problem::ConditionFailed {
+                known: Some(known), ..
+            } => {
+                let names: Vec<String> = known.names.iter().map(|name| format!("`{name}`")).collect();
+                format!("the {} a template can use: {}", known.what, names.join(", "))
+            }
+            Problem::TemplateSyntax { message, .. }
+            | Problem::ConditionSyntax { message, .. }
+            | Problem::RenderFailed { message, .. }
+            | Problem::ConditionFailed { message, .. }
+                if template_help::help(message).is_some() =>
+            {
+                template_help::help(message)?
+            }
             Problem::ConditionFailed {
                 undefined: Some(path),
                 ..
@@ -821,6 +878,21 @@ impl Problem {
             } => format!(
                 "test it first (`{path} is defined and …`), or give it a default (`{path} | default(…)`)"
             ),
+            Problem::UnknownKey {
+                key,
+                belongs_in: Some(table),
+                set_there: true,
+                ..
+            } => {
+                let there = if table.is_empty() {
+                    "the file's top level".to_string()
+                } else {
+                    format!("`{table}`")
+                };
+                format!(
+                    "`{key}` is a key of {there}, which sets it already: remove this one, or move its value there in place of the other"
+                )
+            }
             Problem::UnknownKey {
                 key,
                 belongs_in: Some(table),
@@ -1287,7 +1359,8 @@ impl Problem {
                 f,
                 "`{name}` cannot name a context: it must start with an ASCII letter or digit and hold only those, `_`, `.` and `-`"
             ),
-            Problem::EmptyFile => write!(f, "the file is empty"),
+            Problem::EmptyFile { inline: false } => write!(f, "the file is empty"),
+            Problem::EmptyFile { inline: true } => write!(f, "the context given is empty"),
             Problem::NotUtf8 => write!(f, "the file is not valid UTF-8"),
             Problem::TomlSyntax { message, .. } => write!(f, "TOML syntax error: {message}"),
             Problem::YamlSyntax { message } => write!(f, "YAML syntax error: {message}"),
@@ -1800,7 +1873,7 @@ mod tests {
     fn one_of_each() -> Vec<Problem> {
         let text = String::new;
         vec![
-            Problem::EmptyFile,
+            Problem::EmptyFile { inline: false },
             Problem::NotUtf8,
             Problem::TomlSyntax {
                 message: text(),
@@ -1814,6 +1887,7 @@ mod tests {
                 expected: Vec::new().into(),
                 suggestion: None,
                 belongs_in: None,
+                set_there: false,
             },
             Problem::NameTaken {
                 name: text(),
@@ -1944,10 +2018,12 @@ mod tests {
             Problem::TemplateSyntax {
                 message: text(),
                 meant: None,
+                known: None,
             },
             Problem::ConditionSyntax {
                 message: text(),
                 meant: None,
+                known: None,
             },
             Problem::UnknownContextField {
                 path: text(),
@@ -1984,10 +2060,12 @@ mod tests {
             Problem::RenderFailed {
                 message: text(),
                 meant: None,
+                known: None,
             },
             Problem::ConditionFailed {
                 message: text(),
                 meant: None,
+                known: None,
                 undefined: None,
             },
             Problem::NoDate {
@@ -2069,7 +2147,7 @@ mod tests {
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
-            Problem::EmptyFile => 0,
+            Problem::EmptyFile { .. } => 0,
             Problem::NotUtf8 => 1,
             Problem::TomlSyntax { .. } => 2,
             Problem::YamlSyntax { .. } => 3,
@@ -2194,6 +2272,7 @@ mod tests {
             expected,
             suggestion: None,
             belongs_in: None,
+            set_there: false,
         };
         let help = problem.help().unwrap_or_default();
         assert!(
@@ -2212,6 +2291,7 @@ mod tests {
             expected: vec!["id".into()].into(),
             suggestion: None,
             belongs_in: None,
+            set_there: false,
         }
         .to_string();
         assert_eq!(
@@ -2223,6 +2303,7 @@ mod tests {
             expected: vec!["id".into()].into(),
             suggestion: None,
             belongs_in: None,
+            set_there: false,
         };
         assert_eq!(short.to_string(), "unknown key `idd`");
         // Unpaired backticks, and long text outside quotes, stay bounded.

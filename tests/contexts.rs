@@ -139,6 +139,23 @@ fn standard_input_takes_json_toml_or_yaml() {
         stderr.contains("unknown context `bsae`") && stderr.contains("did you mean `base`?"),
         "{stderr}"
     );
+    // Nothing piped in (a command before it that printed nothing) is no file to delete.
+    for nothing in ["", " \n\n"] {
+        let output = workspace
+            .command()
+            .args(["build", "--context", "-"])
+            .write_stdin(nothing)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        let stderr = common::stderr(&output);
+        assert!(
+            stderr.contains("error[empty-file]: the context given is empty")
+                && stderr.contains("give the context's fields, as JSON, TOML or YAML")
+                && !stderr.contains("delete the file"),
+            "{stderr}"
+        );
+    }
 }
 
 #[test]

@@ -1512,6 +1512,12 @@ fn many_compiles_stop_short_of_the_processor_time_limit_and_say_so() {
         ) && stderr.contains("PROMPTC_TIME_LIMIT"),
         "{stderr}"
     );
+    // The entries never compiled are counted on one line, not each said not to compile.
+    assert!(
+        stderr.contains("more entries were not compiled: promptc had stopped at its processor-time limit (above)"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("(errors above)"), "{stderr}");
     // A failing build writes nothing.
     assert!(!root.join("examples/prompts").exists());
 

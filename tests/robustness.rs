@@ -733,6 +733,39 @@ fn a_json_context_in_the_contexts_folder_is_a_named_context() {
     assert!(not_read.is_empty(), "{not_read:?}");
 }
 
+// A link is told of as what it leads to: a link named `.json` to a file of the workspace, and
+// one named `.toml` to a folder, were skipped without a word where the file and the folder
+// themselves were told of.
+#[cfg(unix)]
+#[test]
+fn a_link_not_read_as_data_is_told_of_as_its_target_is() {
+    let workspace = Fixture::minimal()
+        .file("shared/extra.json", "{\"id\": 1}\n")
+        .file("shared/more/read_file.toml", common::TOOL)
+        .write();
+    let tools = workspace.root().join("tools");
+    std::os::unix::fs::symlink("../shared/extra.json", tools.join("linked.json")).unwrap();
+    std::os::unix::fs::symlink("../shared/more", tools.join("more.toml")).unwrap();
+    let report = workspace.validate();
+    let told: Vec<(String, String)> = report
+        .diagnostics()
+        .into_iter()
+        .filter(|d| d.code == "not-read-as-data")
+        .map(|d| (d.file, d.message))
+        .collect();
+    assert_eq!(told.len(), 2, "{told:?}");
+    assert_eq!(told[0].0, "tools/linked.json", "{told:?}");
+    assert!(
+        told[0].1.contains("JSON is read for contexts only"),
+        "{told:?}"
+    );
+    assert_eq!(told[1].0, "tools/more.toml", "{told:?}");
+    assert!(
+        told[1].1.contains("a folder named like a data file"),
+        "{told:?}"
+    );
+}
+
 // minijinja negates and adds slice and range steps unchecked: a debug build (this test's)
 // panicked on a step of i64::MIN, where a release build wraps. Debug builds now wrap too, and
 // such templates render as in release, whatever they give.

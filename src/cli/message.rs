@@ -34,6 +34,9 @@ pub enum Message<'a> {
     },
     /// How many more entries failed for the errors above than were named one by one.
     MoreEntriesFailed { more: usize, named: usize },
+    /// How many entries after the one told of were not compiled at all: the processor-time
+    /// limit had been reached (told above, with the first).
+    EntriesNotCompiled { left: usize },
     /// Why an entry's selection names no variant, below [`Message::EntryFailed`].
     SelectionProblem(&'a Problem),
     /// How a committed output differs from a fresh compile.
@@ -158,6 +161,16 @@ impl fmt::Display for Message<'_> {
                     "entry does"
                 } else {
                     "entries do"
+                }
+            ),
+            Message::EntriesNotCompiled { left } => write!(
+                f,
+                "error: {left} more {} not compiled: promptc had stopped at its processor-time \
+                 limit (above)",
+                if *left == 1 {
+                    "entry was"
+                } else {
+                    "entries were"
                 }
             ),
             Message::SelectionProblem(problem) => write!(f, "  {problem}"),

@@ -903,9 +903,22 @@ pub fn report_failures(
     let any = !failed.is_empty();
     let mut unnamed = 0;
     let mut named = 0;
-    for (entry, error) in failed {
+    // Once the processor-time limit is reached, no compile starts: the entries after the first
+    // told of it, which get its error told above, were never compiled. They are counted
+    // against the matrix, not named one by one as entries that do not compile.
+    let stopped_at = failed.iter().position(|(_, error)| {
+        matches!(error, CompileError::Diagnostics(diagnostics) if diagnostics.iter().any(|d| {
+            matches!(d.problem, crate::problem::Problem::ProcessorTimeSpent { .. })
+        }))
+    });
+    let mut not_compiled = 0;
+    for (index, (entry, error)) in failed.into_iter().enumerate() {
         // The matrix reports each diagnostic with the first entry that hit it.
         let errors_above = matches!(&error, CompileError::Diagnostics(d) if d.is_empty());
+        if errors_above && stopped_at.is_some_and(|stop| index > stop) {
+            not_compiled += 1;
+            continue;
+        }
         // Past a few, entries failing for errors already shown are counted, not named: a
         // processor-time limit reached early left hundreds of lines naming entries never
         // compiled, and the one error that said why far above them.
@@ -940,6 +953,9 @@ pub fn report_failures(
             more: unnamed,
             named,
         });
+    }
+    if not_compiled > 0 {
+        printer.message(Message::EntriesNotCompiled { left: not_compiled });
     }
     any
 }

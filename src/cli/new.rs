@@ -88,27 +88,29 @@ pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Re
         // A variant of another family extends the fallback family's variant; the fallback
         // family's own (or any variant while the fallback has none) is a base variant with a
         // template of its own, which the components' slots are added to.
-        NewKind::Variant if let Some(parent) = fallback_variant(workspace) => (
-            &paths.variants,
-            "variant",
-            vec![(
-                format!("{id}.toml"),
-                format!("id = \"{id}\"\nextends = \"{parent}\"\nversion = \"1.0.0\"\n"),
-            )],
-        ),
-        NewKind::Variant => (
-            &paths.variants,
-            "variant",
-            vec![
-                (
+        NewKind::Variant => match fallback_variant(workspace) {
+            Some(parent) => (
+                &paths.variants,
+                "variant",
+                vec![(
                     format!("{id}.toml"),
-                    format!(
-                        "id = \"{id}\"\nversion = \"1.0.0\"\ntemplate_file = \"{id}.md\"\ncomponents = []\ntools = []\n"
+                    format!("id = \"{id}\"\nextends = \"{parent}\"\nversion = \"1.0.0\"\n"),
+                )],
+            ),
+            None => (
+                &paths.variants,
+                "variant",
+                vec![
+                    (
+                        format!("{id}.toml"),
+                        format!(
+                            "id = \"{id}\"\nversion = \"1.0.0\"\ntemplate_file = \"{id}.md\"\ncomponents = []\ntools = []\n"
+                        ),
                     ),
-                ),
-                (format!("{id}.md"), BASE_TEMPLATE.to_string()),
-            ],
-        ),
+                    (format!("{id}.md"), BASE_TEMPLATE.to_string()),
+                ],
+            ),
+        },
     };
     if let Some(taken) = taken(workspace, args.kind, id, folder) {
         return Err(taken);

@@ -76,7 +76,7 @@ impl Document {
     fn parse_here(source: SourceId, file: &SourceFile, format: Format) -> Result<Self, Diagnostic> {
         if file.text.trim().is_empty() {
             return Err(Diagnostic::new(
-                Problem::EmptyFile,
+                Problem::EmptyFile { inline: false },
                 Span::file_start(source),
             ));
         }

@@ -253,15 +253,17 @@ fn files_under(
             }
             let is_data = wanted(path);
             let kind = entry.file_type();
-            if tell_not_read && entry.depth() > 0 {
-                let why = if kind.is_dir() && is_data {
+            // What a path named like a data file, or a JSON file, is not read as: told of a
+            // link as of what it leads to.
+            let mut tell = |is_dir: bool, is_file: bool| {
+                let why = if is_dir && is_data {
                     Some(NotRead::Folder)
-                } else if kind.is_file() && !is_data && Format::of(path) == Some(Format::Json) {
+                } else if is_file && !is_data && Format::of(path) == Some(Format::Json) {
                     Some(NotRead::Json)
                 } else {
                     None
                 };
-                if let Some(why) = why {
+                if let Some(why) = why.filter(|_| tell_not_read && entry.depth() > 0) {
                     not_read.push((read::display_path(root, path), why));
                     // Kept bounded while the walk goes on, as the refusals are.
                     if not_read.len() >= 2 * MAX_NOT_READ_NAMED {
@@ -270,6 +272,9 @@ fn files_under(
                         not_read.truncate(MAX_NOT_READ_NAMED);
                     }
                 }
+            };
+            if !kind.is_symlink() {
+                tell(kind.is_dir(), kind.is_file());
             }
             // A name that is not UTF-8 cannot become an id or a template's name: refused by
             // its name, rather than read under a name with a replacement mark that names
@@ -292,12 +297,13 @@ fn files_under(
             } else if kind.is_symlink() && entry.depth() > 0 {
                 match confine::real_path_inside(root, path) {
                     Ok(target) if target.is_dir() => {
+                        tell(true, false);
                         folders.push((path.to_path_buf(), depth + entry.depth()));
                     }
                     Ok(target) if target.is_file() && is_data => {
                         candidates.push((path.to_path_buf(), target, true));
                     }
-                    Ok(_) => {}
+                    Ok(target) => tell(false, target.is_file()),
                     Err(problem) => refuse(&mut refusals, path, problem),
                 }
             }

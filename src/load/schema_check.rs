@@ -437,15 +437,18 @@ fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut
                                 .is_none()
                                 .then(|| free_table(schema, &pointer))
                                 .flatten()
+                                .map(|table| (table, false))
                         })
                     })
                     .flatten();
+                let set_there = belongs_in.as_ref().is_some_and(|(_, set)| *set);
                 out.push(Diagnostic::new(
                     Problem::UnknownKey {
                         key: key.clone(),
                         suggestion,
                         expected: expected.clone(),
-                        belongs_in,
+                        belongs_in: belongs_in.map(|(table, _)| table),
+                        set_there,
                     },
                     doc.key_span(&child_pointer(&pointer, key)),
                 ));
@@ -773,18 +776,20 @@ fn expected_keys(schema: &Value, schema_path: &str) -> Vec<String> {
 const TABLE_DEPTH: usize = 4;
 
 /// The one table of `schema`, other than the one at `pointer` (a document's JSON pointer),
-/// that has `key` among its `properties` and does not have it written already (`written`
-/// answers for a pointer), as a dotted path ("" for the top level): the shallowest, looking
-/// through references and alternatives but not arrays of tables (which of their tables?) nor
-/// maps of names (the tables under `overrides.tools` have no fixed name to move a key to).
-/// Two such tables as shallow (`enabled` is a key of `browser` and of `focus_chain`) are not
+/// that has `key` among its `properties`, as a dotted path ("" for the top level), and whether
+/// the file writes `key` there already (`written` answers for a pointer): the shallowest,
+/// looking through references and alternatives but not arrays of tables (which of their
+/// tables?) nor maps of names (the tables under `overrides.tools` have no fixed name to move a
+/// key to). A table that does not have the key yet is the one to move it to; one that has it
+/// is named only when no other is (the key was written twice, once in the wrong table). Two
+/// such tables as shallow (`enabled` is a key of `browser` and of `focus_chain`) are not
 /// guessed between.
 fn table_with_key(
     schema: &Value,
     key: &str,
     pointer: &str,
     written: impl Fn(&str) -> bool,
-) -> Option<String> {
+) -> Option<(String, bool)> {
     let here: Vec<&str> = pointer
         .split('/')
         .skip(1)
@@ -794,6 +799,7 @@ fn table_with_key(
     for _ in 0..=TABLE_DEPTH {
         let mut next = Vec::new();
         let mut found: Vec<String> = Vec::new();
+        let mut set: Vec<String> = Vec::new();
         while let Some((node, path)) = level.pop() {
             let node = referenced(schema, node);
             for alternative in ["anyOf", "oneOf", "allOf"] {
@@ -814,8 +820,9 @@ fn table_with_key(
                 let mut at: String = path.iter().map(|part| format!("/{part}")).collect();
                 at.push('/');
                 at.push_str(key);
-                if !written(&at) && !found.contains(&table) {
-                    found.push(table);
+                let tables = if written(&at) { &mut set } else { &mut found };
+                if !tables.contains(&table) {
+                    tables.push(table);
                 }
             }
             for (name, child) in properties {
@@ -824,9 +831,10 @@ fn table_with_key(
                 next.push((child, child_path));
             }
         }
-        match found.len() {
-            0 => {}
-            1 => return found.pop(),
+        match (found.len(), set.len()) {
+            (0, 0) => {}
+            (1, _) => return found.pop().map(|table| (table, false)),
+            (0, 1) => return set.pop().map(|table| (table, true)),
             _ => return None,
         }
         level = next;

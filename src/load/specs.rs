@@ -226,7 +226,15 @@ pub fn context_from_text(
     diagnostics: &mut Diagnostics,
 ) -> Option<Entry<Context>> {
     let format = detect_format(&text);
+    let blank = text.trim().is_empty();
     let id = sources.add(std::path::PathBuf::from(name), text);
+    if blank {
+        diagnostics.push(Diagnostic::new(
+            Problem::EmptyFile { inline: true },
+            Span::file_start(id),
+        ));
+        return None;
+    }
     let document = match Document::parse(id, sources.get(id), format) {
         Ok(document) => document,
         Err(diagnostic) => {

@@ -140,6 +140,10 @@ fn options(len: usize) -> serde_saphyr::Options {
     // values are all text a reviewer reads, and a condition or a prompt's text written in
     // base64 would be one thing in the file and another in the prompt.
     options.ignore_binary_tag_for_string = true;
+    // A tag of the application's own (`!secret`, `!include`) or one of YAML's that changes
+    // what a collection is (`!!set`, `!!omap`) would be dropped without a word, or read as
+    // something other than what is written: refused where it stands.
+    options.reject_unsupported_tags = true;
     options
 }
 
@@ -185,7 +189,14 @@ fn read(file: &SourceFile, locations: &mut Locations, size: usize) -> Result<Val
     let root: Spanned<Node> = serde_saphyr::from_str_with_options(text, document_options(size))
         .map_err(|error| {
             let at = error.location().map_or(0..0, |l| range(&l, file));
+            if let Some((message, at)) = refused_tag(&error, text, &at) {
+                return Unreadable::from((Problem::YamlSyntax { message }, at));
+            }
             let message = message(&error);
+            if let Some(tab) = indenting_tab(text, at.start, &message) {
+                let message = TAB_INDENT.into();
+                return Unreadable::from((Problem::YamlSyntax { message }, tab..tab + 1));
+            }
             // The reader stops in the second document; the separator that began it is what to
             // remove.
             if message == MULTIPLE_DOCUMENTS
@@ -351,7 +362,77 @@ fn tag_before(text: &str, offset: usize) -> Option<Range<usize>> {
     let tag = trimmed.get(start..)?;
     // A `!` in a comment above a value on the next line is no tag.
     let line = trimmed.get(..start)?.rsplit('\n').next().unwrap_or("");
-    (tag.starts_with('!') && !line.contains('#')).then_some(start..end)
+    if line.contains('#') {
+        return None;
+    }
+    // An anchor may stand between the tag and the value (`!tag &name value`).
+    if tag.starts_with('&') && !tag.contains('!') {
+        return tag_before(text, start);
+    }
+    tag.starts_with('!').then_some(start..end)
+}
+
+/// A tag the reader refuses (see [`options`]), or one it cannot read as text (`!!timestamp`,
+/// which promptc would not read as a date), told in promptc's words at the tag itself: the
+/// reader places the error at the value the tag stands before.
+fn refused_tag(
+    error: &serde_saphyr::Error,
+    text: &str,
+    at: &Range<usize>,
+) -> Option<(String, Range<usize>)> {
+    use serde_saphyr::Error;
+    let mut inner = error;
+    while let Error::WithSnippet { error, .. } | Error::AliasError { error, .. } = inner {
+        inner = error;
+    }
+    let tag = tag_before(text, at.start);
+    let name = match inner {
+        Error::UnsupportedTag { tag: name, .. } => {
+            tag.clone().and_then(|tag| text.get(tag)).unwrap_or(name)
+        }
+        Error::TaggedScalarCannotDeserializeIntoString { .. } => text.get(tag.clone()?)?,
+        _ => return None,
+    };
+    Some((unread_tag(name), tag.unwrap_or_else(|| at.clone())))
+}
+
+const TAB_INDENT: &str = "a tab indents this line: YAML indents with spaces only";
+
+/// Messages of the reader that a tab in a line's indentation may cause, though they name
+/// what it met instead (a key not found, a block scalar that cannot start).
+const TAB_SYMPTOMS: &[&str] = &[
+    "tab",
+    "did not find expected key",
+    "mapping values are not allowed",
+    "expected <block end>",
+];
+
+/// How many lines after the reader's place a tab that caused its error may stand: it stops at
+/// the value before a tabbed line, or at the header of a block scalar whose text the tab
+/// indents.
+const TAB_LINES_AFTER: usize = 2;
+
+/// The offset of a tab in the indentation of the line at `offset`, or of one of the next
+/// lines, when the reader's `message` is one a tab there causes: the reader places such an
+/// error at what it was reading (the key above, a block scalar's `|`) and names what it met,
+/// so the tab, which is the mistake, was left to be found.
+fn indenting_tab(text: &str, offset: usize, message: &str) -> Option<usize> {
+    let names_tab = message.contains("tab");
+    if !TAB_SYMPTOMS.iter().any(|symptom| message.contains(symptom)) {
+        return None;
+    }
+    let line_start = text.get(..offset)?.rfind('\n').map_or(0, |at| at + 1);
+    // The error's own line, then (for a message that names a tab) the lines after it.
+    let lines = if names_tab { 1 + TAB_LINES_AFTER } else { 1 };
+    let mut start = line_start;
+    for line in text.get(line_start..)?.split_inclusive('\n').take(lines) {
+        let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
+        if let Some(tab) = line.get(..indent).and_then(|indent| indent.find('\t')) {
+            return Some(start + tab);
+        }
+        start += line.len();
+    }
+    None
 }
 
 /// Whether a tag keeps text text.
@@ -535,15 +616,15 @@ fn key_name(
         Node::Bool(b) => b.to_string(),
         Node::Int(i) => i.to_string(),
         Node::UInt(u) => u.to_string(),
-        Node::Float(_) if let Some(integer) = file.text.get(at.clone()).and_then(core_integer) => {
-            integer.to_string()
-        }
-        // As JSON writes the number; YAML's own words for those it cannot.
-        Node::Float(f) => match serde_json::Number::from_f64(*f) {
-            Some(number) => number.to_string(),
-            None if f.is_nan() => ".nan".into(),
-            None if f.is_sign_negative() => "-.inf".into(),
-            None => ".inf".into(),
+        Node::Float(f) => match file.text.get(at.clone()).and_then(core_integer) {
+            Some(integer) => integer.to_string(),
+            // As JSON writes the number; YAML's own words for those it cannot.
+            None => match serde_json::Number::from_f64(*f) {
+                Some(number) => number.to_string(),
+                None if f.is_nan() => ".nan".into(),
+                None if f.is_sign_negative() => "-.inf".into(),
+                None => ".inf".into(),
+            },
         },
         Node::Null => return Err(refused(NULL_KEY)),
         Node::Seq(_) | Node::Map(_) => {
@@ -900,6 +981,47 @@ list:
     }
 
     #[test]
+    fn a_tag_on_a_list_a_mapping_or_a_key_is_refused_at_the_tag() {
+        let mut locations = Locations::new();
+        for (text, tag) in [
+            // A set would be read as a mapping of nulls, an ordered map as a list.
+            ("a: !!set {x, y}\n", "!!set"),
+            ("a: !!omap\n  - x: 1\n", "!!omap"),
+            ("a: !!pairs [x: 1]\n", "!!pairs"),
+            // An application's own tag on a collection or a key, dropped before.
+            ("a: !custom\n  - x\n", "!custom"),
+            ("a: !custom {x: 1}\n", "!custom"),
+            ("!custom a: 1\n", "!custom"),
+            ("- !include other.yaml\n", "!include"),
+            // An anchor between the tag and its value.
+            ("a: !custom &name [x]\nb: *name\n", "!custom"),
+            ("a: !flag &name true\n", "!flag"),
+            // A date, which promptc would not read as one.
+            ("a: !!timestamp 2001-12-14\n", "!!timestamp"),
+        ] {
+            let (problem, at) = parse(text, &mut locations).unwrap_err();
+            assert_eq!(&text[at], tag, "{text}");
+            let Problem::YamlSyntax { message } = problem else {
+                panic!("{problem:?}")
+            };
+            assert!(
+                message.contains(&format!("the tag `{tag}` is not one promptc reads")),
+                "{text}: {message}"
+            );
+        }
+        // YAML's own tags for a value of their kind, and the merge key's, are read.
+        let value = parse(
+            "base: &base {x: 1}\na: !!map {y: 2}\nb: !!seq [z]\nc:\n  !!merge <<: *base\n",
+            &mut locations,
+        )
+        .unwrap();
+        assert_eq!(
+            value,
+            serde_json::json!({"base": {"x": 1}, "a": {"y": 2}, "b": ["z"], "c": {"x": 1}})
+        );
+    }
+
+    #[test]
     fn aliases_repeat_at_most_twice_the_bytes_of_the_text() {
         let mut locations = Locations::new();
         // Short: what the smallest texts may repeat.
@@ -943,5 +1065,34 @@ list:
         let (problem, range) = parse(text, &mut locations).unwrap_err();
         assert!(matches!(problem, Problem::YamlSyntax { .. }), "{problem:?}");
         assert!(range.start >= 5, "{range:?}");
+    }
+
+    #[test]
+    fn a_tab_in_a_line_s_indentation_is_placed_at_the_tab() {
+        let mut locations = Locations::new();
+        for (text, line) in [
+            // A block scalar's text: the reader stops at its `|`.
+            ("id: x\ndescription: |\n\tList files.\n", 3),
+            ("id: x\ndescription: |\n  List files.\n\tmore\n", 4),
+            ("id: x\ndescription: >\n  a\n \tb\n", 4),
+            // A key or a list item: the reader stops at the value above, or names a key.
+            ("id: x\n\tdescription: y\n", 2),
+            ("id: x\nparameters:\n\t- name: a\n", 3),
+        ] {
+            let (problem, at) = parse(text, &mut locations).unwrap_err();
+            assert_eq!(&text[at.clone()], "\t", "{text:?}");
+            let line_of = text[..at.start].matches('\n').count() + 1;
+            assert_eq!(line_of, line, "{text:?}");
+            assert_eq!(
+                problem,
+                Problem::YamlSyntax {
+                    message: TAB_INDENT.into()
+                },
+                "{text:?}"
+            );
+        }
+        // A tab inside a block scalar's text, past its indentation, is text.
+        let value = parse("a: |\n  x\ty\n  \tz\n", &mut locations).unwrap();
+        assert_eq!(value, serde_json::json!({"a": "x\ty\n\tz\n"}));
     }
 }

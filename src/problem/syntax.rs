@@ -97,7 +97,9 @@ pub(super) fn toml_help(message: &str, hint: Option<&TomlHint>) -> Option<String
 
 /// Help for a YAML syntax error, from what its message names.
 pub(super) fn yaml_help(message: &str) -> Option<String> {
-    let help = if message.contains("tabs disallowed")
+    let help = if message.starts_with("a tab indents") {
+        "replace the tab with spaces, as many as the lines around it are indented by"
+    } else if message.contains("tabs disallowed")
         || message.contains("tab cannot be used as indentation")
     {
         "indent with spaces: YAML does not allow tabs in indentation"

@@ -226,9 +226,11 @@ impl Renderer<'_> {
                 Problem::RenderFailed {
                     message,
                     meant: None,
+                    known,
                 } => Problem::RenderFailed {
                     meant: crate::templates::meant::attribute(error, values),
                     message,
+                    known,
                 },
                 problem => problem,
             }
@@ -553,6 +555,7 @@ impl Renderer<'_> {
                 Err(error) => Problem::RenderFailed {
                     message: error.to_string(),
                     meant: None,
+                    known: None,
                 },
             },
             Ok(list) => Problem::ForEachNotAList {
@@ -658,5 +661,6 @@ fn render_failed(env: &minijinja::Environment<'_>, error: &minijinja::Error) -> 
             None => error.kind().to_string(),
         },
         meant: crate::templates::meant::meant(env, error),
+        known: crate::templates::meant::known(env, error),
     }
 }

@@ -344,6 +344,7 @@ impl<'w> Conditions<'w> {
                     None => kind.to_string(),
                 },
                 meant: crate::templates::meant::meant(self.workspace.templates.env(), error),
+                known: crate::templates::meant::known(self.workspace.templates.env(), error),
                 undefined: None,
             },
         }

@@ -8,6 +8,7 @@ use minijinja::value::ValueKind;
 use minijinja::{Environment, ErrorKind, Value};
 
 use crate::namespace::closest;
+use crate::problem::KnownNames;
 
 /// The statements minijinja parses (`{% … %}`), their closing tags, and the branches of `if`
 /// and `for`: the names `unknown statement` may have meant.
@@ -43,29 +44,53 @@ const STATEMENTS: &[&str] = &[
 
 /// The near name `error` may have meant, when it names something `env` lacks.
 pub fn meant(env: &Environment<'_>, error: &minijinja::Error) -> Option<String> {
+    let (name, _, known) = unknown_name(env, error)?;
+    closest(name, &known).filter(|near| near != name)
+}
+
+/// Every name of its kind `env` has, when `error` names a filter, test, function or statement
+/// that `env` lacks and none near it: what a template can write instead.
+pub fn known(env: &Environment<'_>, error: &minijinja::Error) -> Option<KnownNames> {
+    let (name, what, names) = unknown_name(env, error)?;
+    closest(name, &names)
+        .is_none()
+        .then_some(KnownNames { what, names })
+}
+
+/// The name `error` says `env` lacks, what kind of name it is (`filters`), and the names of
+/// that kind `env` has, in name order.
+fn unknown_name<'e>(
+    env: &Environment<'_>,
+    error: &'e minijinja::Error,
+) -> Option<(&'e str, &'static str, Vec<String>)> {
     let detail = error.detail()?;
-    let (name, known): (&str, Vec<String>) = match error.kind() {
+    let (name, what, mut known): (&str, &'static str, Vec<String>) = match error.kind() {
         ErrorKind::UnknownFilter => (
             detail
                 .strip_prefix("filter ")?
                 .strip_suffix(" is unknown")?,
+            "filters",
             env.filter_names().map(str::to_owned).collect(),
         ),
         ErrorKind::UnknownTest => (
             detail.strip_prefix("test ")?.strip_suffix(" is unknown")?,
+            "tests",
             env.test_names().map(str::to_owned).collect(),
         ),
         ErrorKind::UnknownFunction => (
             detail.strip_suffix(" is unknown")?,
+            "functions",
             env.globals().map(|(name, _)| name.to_owned()).collect(),
         ),
         ErrorKind::SyntaxError => (
             detail.strip_prefix("unknown statement ")?,
+            "statements",
             STATEMENTS.iter().map(|name| (*name).to_owned()).collect(),
         ),
         _ => return None,
     };
-    closest(name, &known).filter(|near| near != name)
+    known.sort_unstable();
+    Some((name, what, known))
 }
 
 /// The most items of a list a loop walks whose keys are looked at for a suggestion.
@@ -331,6 +356,29 @@ mod tests {
         for source in ["{{ x | zzzzqq }}", "{{ x + }}", "{{ 1 / 0 }}"] {
             let error = render_error(&env, source);
             assert_eq!(meant(&env, &error), None, "{source}: {error}");
+        }
+    }
+
+    #[test]
+    fn with_no_name_near_every_name_of_its_kind_is_listed() {
+        let mut env = Environment::new();
+        env.add_filter("pretty_json", |value: minijinja::Value| value);
+        for (source, what, has) in [
+            ("{{ x | zzzzqq }}", "filters", "pretty_json"),
+            ("{% if x is zzzzqq %}{% endif %}", "tests", "string"),
+            ("{{ zzzzqq(3) }}", "functions", "range"),
+            ("{% zzzzqq %}", "statements", "endif"),
+        ] {
+            let error = render_error(&env, source);
+            let known = known(&env, &error).unwrap_or_else(|| panic!("{source}: {error}"));
+            assert_eq!(known.what, what, "{source}");
+            assert!(known.names.iter().any(|name| name == has), "{source}");
+            assert!(known.names.is_sorted(), "{source}");
+        }
+        // A near name is said instead; an error that names nothing lists nothing.
+        for source in ["{{ x | uppper }}", "{{ x + }}", "{{ 1 / 0 }}"] {
+            let error = render_error(&env, source);
+            assert_eq!(known(&env, &error), None, "{source}: {error}");
         }
     }
 

@@ -318,6 +318,7 @@ impl Templates {
                 Problem::TemplateSyntax {
                     message: IMPORT_NEEDS_A_NAME.into(),
                     meant: None,
+                    known: None,
                 },
                 span,
             ));
@@ -355,6 +356,7 @@ impl Templates {
                     Problem::TemplateSyntax {
                         message: error.detail().unwrap_or("invalid syntax").to_string(),
                         meant: meant::meant(&self.env, &error),
+                        known: meant::known(&self.env, &error),
                     },
                     self.error_span(&error)
                         .unwrap_or(Span::file_start(fallback.source)),

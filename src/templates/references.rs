@@ -222,14 +222,17 @@ fn tag(keyword: &str, inner: &str, rest_at: usize, offset: usize) -> Option<Refe
                 || ["as ", "import ", "ignore ", "with ", "without ", "-", "+"]
                     .iter()
                     .any(|word| after.starts_with(word));
-            let name = if literal.contains('\\') {
+            // Only a literal that is the whole name is read (an escape through minijinja).
+            let name = if !follows_name {
+                None
+            } else if literal.contains('\\') {
                 unescaped(inner.get(start..end)?)
             } else {
                 Some(literal.to_string())
             };
             match name {
-                Some(name) if follows_name => (Some(name), end),
-                _ => (None, start + expression_length(inner.get(start..)?)),
+                Some(name) => (Some(name), end),
+                None => (None, start + expression_length(inner.get(start..)?)),
             }
         }
         _ => (None, start + expression_length(inner.get(start..)?)),

@@ -181,6 +181,7 @@ impl Checker<'_> {
                         message: error.detail().unwrap_or("invalid expression").to_string(),
                         meant: meant::meant(env, &error)
                             .or_else(|| meant::comparison(condition, &error)),
+                        known: meant::known(env, &error),
                     },
                     span,
                 );

@@ -71,6 +71,7 @@ pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, out: &mut Di
                         .clone(),
                     suggestion: closest(key, declared.keys()),
                     belongs_in: None,
+                    set_there: false,
                 },
                 entry.key_span(&pointer),
             ),

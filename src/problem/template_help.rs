@@ -1,0 +1,102 @@
+//! What would fix a template's or a condition's error when minijinja's message names no near
+//! name: its words say what the parser or the render met (`too many arguments`, `unexpected
+//! end of input`), not which part of the template to change or how.
+
+/// The help for minijinja's `message` (its detail, as a problem holds it), if one is known.
+pub(super) fn help(message: &str) -> Option<String> {
+    let help = if message.contains("unexpected end of input, expected end of variable block")
+        || message.contains("unexpected `}`, expected end of variable block")
+    {
+        "close the expression with `}}`: `{{ name }}`"
+    } else if let Some(met) = message
+        .strip_prefix("unexpected `")
+        .and_then(|rest| rest.split_once("`, expected end of "))
+        .map(|(met, _)| met)
+    {
+        return Some(format!(
+            "the expression cannot go on with `{met}`: remove it, or write what it needs before \
+             it (the `(` or `[` it closes, an operator between two values)"
+        ));
+    } else if message.contains("unexpected end of comment") {
+        "close the comment with `#}`: `{# a note #}`"
+    } else if message.contains("unexpected end of raw block") {
+        "close the `{% raw %}` block with `{% endraw %}`"
+    } else if message.contains("unexpected end of input, expected end of block") {
+        "a block is left open: close each `{% if %}`, `{% for %}`, `{% macro %}`, `{% call %}`, \
+         `{% filter %}`, `{% with %}` or `{% set %}` block with its end tag (`{% endif %}`, \
+         `{% endfor %}`, …) where the block ends"
+    } else if let Some(end) = message
+        .strip_prefix("unknown statement end")
+        .filter(|name| !name.is_empty() && name.bytes().all(|b| b.is_ascii_lowercase()))
+    {
+        return Some(format!(
+            "`{{% end{end} %}}` closes a `{{% {end} %}}` block, and none is open here: remove \
+             it, or open the block before it"
+        ));
+    } else if message.contains("too many arguments") {
+        "the call passes more arguments than its function, filter, test or macro takes: \
+         remove the extra ones (`range` takes at most three: start, stop and step; a macro, \
+         the names its `{% macro %}` line gives)"
+    } else if message.contains("missing argument") {
+        "the call leaves out an argument its function, filter, test or macro needs: give it \
+         (`replace` needs the text to find and the text to put in its place)"
+    } else if message.contains("recursion limit exceeded") {
+        "a macro, include or import calls itself, directly or through others, without end (or \
+         nests past minijinja's limit): give the recursion a case that does not call again, \
+         or nest fewer levels"
+    } else {
+        return None;
+    };
+    Some(help.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::help;
+
+    #[test]
+    fn each_message_gets_the_fix_for_its_own_mistake() {
+        let cases = [
+            (
+                "unexpected end of input, expected end of variable block",
+                "`}}`",
+            ),
+            ("unexpected `}`, expected end of variable block", "`}}`"),
+            (
+                "unexpected `)`, expected end of variable block",
+                "cannot go on with `)`",
+            ),
+            (
+                "unexpected `)`, expected end of block",
+                "cannot go on with `)`",
+            ),
+            ("unexpected end of comment", "`#}`"),
+            ("unexpected end of raw block", "`{% endraw %}`"),
+            (
+                "unexpected end of input, expected end of block",
+                "`{% endif %}`",
+            ),
+            (
+                "unknown statement endif",
+                "`{% endif %}` closes a `{% if %}`",
+            ),
+            (
+                "unknown statement endfor",
+                "`{% endfor %}` closes a `{% for %}`",
+            ),
+            ("too many arguments", "remove the extra ones"),
+            ("missing argument", "leaves out an argument"),
+            (
+                "invalid operation: recursion limit exceeded",
+                "calls itself",
+            ),
+        ];
+        for (message, expected) in cases {
+            let help = help(message).unwrap_or_default();
+            assert!(help.contains(expected), "{message}: {help}");
+        }
+        // A message no help is known for gets none, rather than a guess.
+        assert_eq!(help("unknown statement frobnicate"), None);
+        assert_eq!(help("undefined value"), None);
+    }
+}
