@@ -88,6 +88,11 @@ impl Diagnostics {
         self.items.iter()
     }
 
+    /// The diagnostics pushed after the first `from`, to add what their finder knows.
+    pub fn since_mut(&mut self, from: usize) -> impl Iterator<Item = &mut Diagnostic> {
+        self.items.iter_mut().skip(from)
+    }
+
     /// Diagnostics in a stable order, whatever order the stages found them in: files that
     /// cannot be parsed first, then schema errors, then the rest (so the first message is the
     /// cause), each by file, position, then message.

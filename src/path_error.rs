@@ -87,6 +87,9 @@ pub struct PathError {
     pub problem: PathProblem,
 }
 
+/// How standard input is named where a file's path would be.
+pub const STDIN: &str = "<stdin>";
+
 impl PathError {
     pub fn new(path: impl Into<PathBuf>, problem: PathProblem) -> Self {
         Self {
@@ -128,6 +131,15 @@ impl PathError {
             }
             PathProblem::TooManyFiles { .. } => {
                 "remove files the folder does not need, or join small ones (a partial can hold several macros)"
+            }
+            // Standard input is no file to split.
+            PathProblem::TooLarge {
+                setting: Some(setting),
+                ..
+            } if self.path.as_os_str() == STDIN => {
+                return format!(
+                    "give a smaller context (a context is settings, not content), or raise `limits.{setting}` in promptc.toml"
+                );
             }
             PathProblem::TooLarge {
                 setting: Some(setting),

@@ -335,6 +335,14 @@ pub enum Problem {
         /// Every variant where it does, in their order.
         variants: Vec<String>,
     },
+    /// A condition, or a side of its `and` or `or`, that is quoted text (`'plan'`,
+    /// `"false"`): a constant, true whenever the text is not empty, whatever the context says.
+    ConditionIsText {
+        /// As written, quotes included.
+        written: String,
+        /// What the text always is as a condition: true unless empty.
+        holds: bool,
+    },
     /// A condition that is a table of the context (`focus_chain`), true whenever the table
     /// has a key: `field` is the boolean field it likely meant.
     ConditionOnATable {
@@ -371,6 +379,8 @@ pub enum Problem {
         path: String,
         /// The folder setting whose default `path` is, when the manifest does not set it.
         default_of: Option<String>,
+        /// Written inside the workspace (relative, no `..`): a link on its way leads out.
+        through_link: bool,
     },
     /// A folder setting that names a place in the repository's `.git` folder.
     PathInGitFolder {
@@ -628,6 +638,30 @@ impl Problem {
         }
     }
 
+    /// Whether `path`, written relative and without `..`, can leave the folder it is read
+    /// from only through a symbolic link.
+    pub fn inside_as_written(path: &str) -> bool {
+        let path = std::path::Path::new(path);
+        path.is_relative()
+            && path.components().all(|part| {
+                matches!(
+                    part,
+                    std::path::Component::Normal(_) | std::path::Component::CurDir
+                )
+            })
+    }
+
+    /// A `[table]` header for a key an earlier `[[key]]` made an array of tables: each item of
+    /// the array is added with `[[key]]`.
+    pub fn toml_table_for_array(key: &str, first_line: usize) -> Problem {
+        Problem::TomlSyntax {
+            message: format!(
+                "`[{key}]` opens a table, and `{key}` is already an array of tables (`[[{key}]]` on line {first_line}): write `[[{key}]]` to add an item to it"
+            ),
+            hint: None,
+        }
+    }
+
     /// A key a YAML mapping holds twice: at the second, with the line of the first, and how
     /// the first was written when it differs (`1` and `0x1` read as one key).
     pub fn yaml_duplicate_key(
@@ -702,6 +736,7 @@ impl Problem {
             Problem::SectionReadBeforeItRenders { .. } => "section-read-before-it-renders",
             Problem::SectionNeverRendered { .. } => "section-never-rendered",
             Problem::ConditionOnATable { .. } => "condition-on-a-table",
+            Problem::ConditionIsText { .. } => "condition-is-text",
             Problem::TemplateConflict => "template-conflict",
             Problem::MissingTemplate { .. } => "missing-template",
             Problem::NoFamilyTemplate { .. } => "no-family-template",
@@ -787,6 +822,7 @@ impl Problem {
             | Problem::SectionReadBeforeItRenders { .. }
             | Problem::SectionNeverRendered { .. }
             | Problem::ConditionOnATable { .. }
+            | Problem::ConditionIsText { .. }
             | Problem::VolatileEarly { error: false, .. }
             | Problem::StablePrefixUnchecked { error: false, .. } => Severity::Warning,
             Problem::Routing(routing) => routing.severity(),
@@ -809,7 +845,7 @@ impl Problem {
                 "give the context's fields, as JSON, TOML or YAML (`{}` keeps every default)".into()
             }
             Problem::NotUtf8 => "save the file as UTF-8".into(),
-            Problem::UnsupportedNumber { .. } => "use a whole number from -9223372036854775808 to 9223372036854775807 (a signed 64-bit integer), or a finite decimal".into(),
+            Problem::UnsupportedNumber { .. } => "use a whole number from -9223372036854775808 to 9223372036854775807 (a signed 64-bit integer), or, where the setting takes one, a finite decimal".into(),
             Problem::TomlSyntax { message, hint } => syntax::toml_help(message, hint.as_ref())?,
             Problem::YamlSyntax { message } => syntax::yaml_help(message)?,
             Problem::JsonSyntax { message } => syntax::json_help(message)?,
@@ -1165,6 +1201,9 @@ impl Problem {
             } => {
                 format!("compare one of `{path}`'s fields, such as `{path}.<field> == …`")
             }
+            Problem::ConditionIsText { .. } => {
+                "write the condition without quotes: a name or a comparison (`yolo`, `mode == 'plan'`, `false`); quotes make text, for a comparison's other side".into()
+            }
             Problem::SectionNeverRendered { component, .. } => format!(
                 "list `{component}` in the `components` of the variants this template renders in, or stop reading its section"
             ),
@@ -1181,8 +1220,16 @@ impl Problem {
             Problem::PathEscapesWorkspace {
                 path,
                 default_of: Some(setting),
+                ..
             } => format!(
                 "`{path}` is a link to a place outside the workspace: make it a folder of the workspace, or set `{setting}` in promptc.toml to one"
+            ),
+            Problem::PathEscapesWorkspace {
+                path,
+                default_of: None,
+                through_link: true,
+            } => format!(
+                "`{path}`, or a folder on its way, is a symbolic link to a place outside the workspace: make it a file or folder of the workspace, or name one"
             ),
             Problem::PathEscapesWorkspace {
                 default_of: None, ..
@@ -1543,6 +1590,10 @@ impl Problem {
                 f,
                 "`{path}` is a table of the context, which is true as a condition whatever its fields say"
             ),
+            Problem::ConditionIsText { written, holds } => write!(
+                f,
+                "`{written}` is quoted text, which as a condition is always {holds} (text is true unless it is empty), whatever the context says"
+            ),
             Problem::SectionNeverRendered { slot, component } => write!(
                 f,
                 "`{slot}` is always empty here: no variant this template renders in lists component `{component}`"
@@ -1561,10 +1612,17 @@ impl Problem {
             Problem::PathEscapesWorkspace {
                 path,
                 default_of: None,
+                through_link: false,
             } => write!(f, "path `{path}` leaves the workspace"),
             Problem::PathEscapesWorkspace {
                 path,
+                default_of: None,
+                through_link: true,
+            } => write!(f, "path `{path}` leads out of the workspace through a link"),
+            Problem::PathEscapesWorkspace {
+                path,
                 default_of: Some(setting),
+                ..
             } => write!(
                 f,
                 "folder `{path}`, the default `{setting}`, leads out of the workspace"
@@ -1985,6 +2043,10 @@ mod tests {
                 field: None,
                 negated: false,
             },
+            Problem::ConditionIsText {
+                written: text(),
+                holds: true,
+            },
             Problem::TemplateConflict,
             Problem::MissingTemplate {
                 expected_file: None,
@@ -2001,10 +2063,12 @@ mod tests {
             Problem::PathEscapesWorkspace {
                 path: text(),
                 default_of: None,
+                through_link: false,
             },
             Problem::PathEscapesWorkspace {
                 path: text(),
                 default_of: Some(text()),
+                through_link: true,
             },
             Problem::PathInGitFolder {
                 setting: text(),
@@ -2143,7 +2207,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 76;
+    const VARIANTS: usize = 77;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -2223,6 +2287,7 @@ mod tests {
             Problem::UnusedTool { .. } => 73,
             Problem::ExtraKeyIsAField { .. } => 74,
             Problem::NotReadAsData { .. } => 75,
+            Problem::ConditionIsText { .. } => 76,
         }
     }
 

@@ -1480,6 +1480,17 @@ fn new_starts_a_workspace_from_its_manifest_and_never_takes_a_name_twice() {
     }
     assert!(!workspace.root().join("tools/read_file.toml").exists());
     assert!(!workspace.root().join("components/Intro.toml").exists());
+    // An id too long to name a file after is refused by promptc, not by the file system.
+    let long = "a".repeat(300);
+    let refused = new(&["tool", &long]);
+    assert_eq!(refused.code, 2);
+    assert!(
+        refused
+            .stderr
+            .contains("an id of 300 characters is too long to name a file after"),
+        "{}",
+        refused.stderr
+    );
 }
 
 /// `debug()` without arguments prints the names a template sees, in name order, with their

@@ -177,7 +177,9 @@ fn standard_input_is_bounded_like_a_file() {
     assert_eq!(output.status.code(), Some(2));
     let stderr = common::stderr(&output);
     assert!(
-        stderr.contains("<stdin> is larger than the limit of 1 KiB"),
+        stderr.contains("<stdin> is larger than the limit of 1 KiB")
+            && stderr.contains("give a smaller context")
+            && !stderr.contains("split the file"),
         "{stderr}"
     );
     // A file as large, and a device, the same.
@@ -198,7 +200,8 @@ fn standard_input_is_bounded_like_a_file() {
         .unwrap();
     let stderr = common::stderr(&output);
     assert!(
-        stderr.contains("large.toml is larger than the limit of 1 KiB"),
+        stderr.contains("large.toml is larger than the limit of 1 KiB")
+            && stderr.contains("split the file"),
         "{stderr}"
     );
 }

@@ -494,6 +494,32 @@ fn yaml_messages_do_not_mention_parser_options() {
         "{}",
         found.message
     );
+    // A JSON context the same: at the second key, whole, with the first named (serde_json
+    // placed it at the second's closing quote, and named no first).
+    let report = Fixture::minimal()
+        .remove("examples/contexts/basic.toml")
+        .file(
+            "examples/contexts/basic.json",
+            "{\n  \"date\": \"2026-11-01\",\n  \"cwd\": \"/a\",\n  \"cwd\": \"/b\"\n}\n",
+        )
+        .validate();
+    let found = report.single();
+    assert_eq!(
+        (
+            found.code.as_str(),
+            found.file.as_str(),
+            found.line,
+            found.column
+        ),
+        ("json-syntax", "examples/contexts/basic.json", 4, 3)
+    );
+    assert!(
+        found
+            .message
+            .contains("duplicate key `cwd`: it is set already on line 3; keep one"),
+        "{}",
+        found.message
+    );
 }
 
 #[test]

@@ -128,6 +128,23 @@ fn each_instance_is_checked() {
         run.stderr
     );
 
+    // An item that lacks a field the spec reads: the item is what to fix, so its near key
+    // (the misspelt one) is not offered as the fix for the spec.
+    let misspelt = TEAM.replace("name = \"tester\"", "nam = \"tester\"");
+    let workspace = fixture(SUBAGENT, &misspelt).write();
+    let run = build_json(&workspace, "team");
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr
+            .contains("error[render-failed]: rendering failed: undefined value: `agent.name`")
+            && run
+                .stderr
+                .contains("= note: made from item 1 of `extra.subagents` (counted from 0)")
+            && !run.stderr.contains("did you mean `agent.nam`"),
+        "{}",
+        run.stderr
+    );
+
     // A list expression that gives no list.
     let not_a_list = SUBAGENT.replace("for_each = \"extra.subagents\"", "for_each = \"cwd\"");
     let workspace = fixture(&not_a_list, TEAM).write();

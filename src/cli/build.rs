@@ -116,18 +116,14 @@ fn build_all(workspace: &'static Workspace, printer: &Printer) -> Result<(), Cli
         },
     );
     drop(progress);
-    let nothing_written = |error| {
-        printer.message(Message::NothingWritten);
-        CliError::Path(error)
-    };
-    let run = run.map_err(nothing_written)?;
+    let run = run.map_err(CliError::NothingWritten)?;
     let clean = run.is_clean();
     printer.diagnostics(run.over_budget, &workspace.sources);
     if report_failures(workspace, run.failed, printer) || !clean {
         printer.message(Message::NothingWritten);
         return Err(CliError::Reported);
     }
-    let written = writer.finish().map_err(nothing_written)?;
+    let written = writer.finish().map_err(CliError::NothingWritten)?;
     for path in &written.written {
         printer.message(Message::Wrote(path));
     }

@@ -18,6 +18,9 @@ pub enum CliError {
     Reported,
     /// A path promptc refused (a problem of the workspace) or could not read or write.
     Path(PathError),
+    /// [`CliError::Path`] while a build wrote its outputs: none was written, which is said
+    /// after the error that is why.
+    NothingWritten(PathError),
     /// A path or stream the command line names (`init`'s folder, a `--context` file,
     /// standard input), refused for what it is: the request is wrong, a usage error whatever
     /// the refusal, as a `--context` that names a device is.
@@ -94,7 +97,11 @@ impl CliError {
     pub fn exit_code(&self) -> u8 {
         match self {
             CliError::Reported | CliError::ManifestUnreadable(_) => EXIT_PROBLEMS,
-            CliError::Path(error) if !matches!(error.problem, PathProblem::Io(_)) => EXIT_PROBLEMS,
+            CliError::Path(error) | CliError::NothingWritten(error)
+                if !matches!(error.problem, PathProblem::Io(_)) =>
+            {
+                EXIT_PROBLEMS
+            }
             _ => EXIT_USAGE,
         }
     }
@@ -103,12 +110,14 @@ impl CliError {
     pub fn code(&self) -> &'static str {
         match self {
             CliError::Reported => "reported",
-            CliError::Path(error) | CliError::Argument(error)
+            CliError::Path(error) | CliError::Argument(error) | CliError::NothingWritten(error)
                 if matches!(error.problem, PathProblem::Io(_)) =>
             {
                 "io-error"
             }
-            CliError::Path(_) | CliError::Argument(_) => "path-refused",
+            CliError::Path(_) | CliError::Argument(_) | CliError::NothingWritten(_) => {
+                "path-refused"
+            }
             CliError::Io(_) => "io-error",
             CliError::ProcessLimit(_) => "process-limit",
             CliError::NotAWorkspace(_) => "not-a-workspace",
@@ -135,7 +144,7 @@ impl CliError {
     /// What would fix it, when there is more to say than the message.
     pub fn help(&self) -> Option<String> {
         match self {
-            CliError::Path(error) | CliError::Argument(error)
+            CliError::Path(error) | CliError::Argument(error) | CliError::NothingWritten(error)
                 if !matches!(error.problem, PathProblem::Io(_)) =>
             {
                 Some(error.help())
@@ -145,7 +154,9 @@ impl CliError {
                 "fix promptc.toml first (`promptc validate` shows where), then write the schemas"
                     .into(),
             ),
-            CliError::Path(error) | CliError::Argument(error) if matches!(&error.problem, PathProblem::Io(io) if io.kind() == std::io::ErrorKind::PermissionDenied) => {
+            CliError::Path(error) | CliError::Argument(error) | CliError::NothingWritten(error)
+                if matches!(&error.problem, PathProblem::Io(io) if io.kind() == std::io::ErrorKind::PermissionDenied) =>
+            {
                 Some(format!(
                     "give the user running promptc the right to read and write {} and its folder",
                     error.path.display()
@@ -172,7 +183,9 @@ impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CliError::Reported => Ok(()),
-            CliError::Path(error) | CliError::Argument(error) => write!(f, "{error}"),
+            CliError::Path(error) | CliError::Argument(error) | CliError::NothingWritten(error) => {
+                write!(f, "{error}")
+            }
             CliError::Io(error) => write!(f, "{error}"),
             CliError::ProcessLimit(message) | CliError::Unprintable(message) => {
                 write!(f, "{message}")

@@ -867,7 +867,7 @@ fn read_stdin(limit: u64) -> Result<String, CliError> {
         .read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
         return Err(CliError::Argument(crate::path_error::PathError::new(
-            "<stdin>",
+            crate::path_error::STDIN,
             crate::path_error::PathProblem::TooLarge {
                 limit,
                 setting: Some("file_bytes"),

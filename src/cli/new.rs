@@ -39,6 +39,10 @@ pub enum NewKind {
 /// workspace has already. A workspace with errors elsewhere still gets the file (the file may
 /// be what fixes them, as a component a base template reads): only a manifest with errors,
 /// which says where files go, stops it.
+/// The longest id `new` names files after: its `.toml`, `.yaml` or `.md` file name stays
+/// within the 255 bytes most file systems allow.
+const MAX_NEW_ID_BYTES: usize = 200;
+
 pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Result<(), CliError> {
     let root = workspace_root(workspace_dir)?;
     let loaded = crate::loader::load_workspace(&root)?;
@@ -55,6 +59,14 @@ pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Re
     if !valid_id {
         return Err(CliError::Unprintable(format!(
             "`{id}` is not an id: use letters, digits, `_`, `.` and `-`, starting with a letter or digit"
+        )));
+    }
+    // The files are named after the id, and a file name has at most 255 bytes on most
+    // systems: a longer id failed with the system's own words after the checks passed.
+    if id.len() > MAX_NEW_ID_BYTES {
+        return Err(CliError::Unprintable(format!(
+            "an id of {} characters is too long to name a file after: use at most {MAX_NEW_ID_BYTES}",
+            id.len()
         )));
     }
     let settings = workspace.settings();

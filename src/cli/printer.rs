@@ -140,6 +140,9 @@ impl Printer {
         if let Some(help) = error.help() {
             text.push_str(&format!("  = help: {}\n", visible(&help)));
         }
+        if let CliError::NothingWritten(_) = error {
+            text.push_str(&format!("{}\n", Message::NothingWritten));
+        }
         stderr(&text);
     }
 

@@ -87,9 +87,28 @@ impl Document {
             }
             Format::Yaml => super::yaml_document::parse(file, &mut locations),
             // JSON is YAML 1.2: once serde_json accepts it, the YAML reader gives positions.
-            Format::Json => parse_json(file)
-                .map(|value| super::yaml_document::parse(file, &mut locations).unwrap_or(value))
-                .map_err(Unreadable::from),
+            Format::Json => match parse_json(file) {
+                Ok(value) => Ok(super::yaml_document::parse(file, &mut locations).unwrap_or(value)),
+                // serde_json stops after the second key, with no word of the first: the YAML
+                // reader places both, and its sentence fits JSON as well.
+                Err((Problem::JsonSyntax { message }, at))
+                    if message.starts_with("duplicate key") =>
+                {
+                    match super::yaml_document::parse(file, &mut locations) {
+                        Err(Unreadable {
+                            problem: Problem::YamlSyntax { message },
+                            at,
+                            first: first @ Some(_),
+                        }) => Err(Unreadable {
+                            problem: Problem::JsonSyntax { message },
+                            at,
+                            first,
+                        }),
+                        _ => Err(Unreadable::from((Problem::JsonSyntax { message }, at))),
+                    }
+                }
+                Err(error) => Err(Unreadable::from(error)),
+            },
         }
         .map_err(|unreadable| {
             let diagnostic = Diagnostic::new(unreadable.problem, Span::new(source, unreadable.at));

@@ -1081,6 +1081,10 @@ impl Reader<'_> {
             let span = self.locate_key(id, "alwaysApply");
             self.warn(RulesProblem::AlwaysApplyNotABoolean { found }, span);
         }
+        for (key, meant) in keys_not_read(&metadata) {
+            let span = self.locate_key(id, &key);
+            self.warn(RulesProblem::KeyNotRead { key, meant }, span);
+        }
         let rule = Rule {
             kind: kind.to_string(),
             path: relative.clone(),
@@ -1276,10 +1280,69 @@ impl Reader<'_> {
     }
 }
 
-/// The parser's message without its own `line N column M:` prefix: the report shows where.
+/// The frontmatter keys a rule is decided by.
+const READ_KEYS: [&str; 2] = ["globs", "alwaysApply"];
+
+/// Each key of `metadata` that is not read but near a read key the rule does not give, with
+/// that key: written in another case or with `_` or `-` (`always_apply`), or a letter off
+/// (`glob`). Other keys (`description`, an agent's own) are the rule's to keep.
+fn keys_not_read(metadata: &IndexMap<String, Value>) -> Vec<(String, String)> {
+    let folded = |key: &str| key.to_lowercase().replace(['_', '-'], "");
+    let missing: Vec<String> = READ_KEYS
+        .iter()
+        .filter(|key| !metadata.contains_key(**key))
+        .map(|key| (*key).to_string())
+        .collect();
+    metadata
+        .keys()
+        .filter(|key| !READ_KEYS.contains(&key.as_str()))
+        .filter_map(|key| {
+            let meant = missing
+                .iter()
+                .find(|read| folded(read) == folded(key))
+                .cloned()
+                .or_else(|| crate::namespace::closest(key, &missing))?;
+            Some((key.clone(), meant))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_near_one_the_rule_is_decided_by_is_told() {
+        let metadata = |pairs: &[(&str, Value)]| -> IndexMap<String, Value> {
+            pairs
+                .iter()
+                .map(|(key, value)| ((*key).to_string(), value.clone()))
+                .collect()
+        };
+        let told = keys_not_read(&metadata(&[
+            ("glob", serde_json::json!(["docs/**"])),
+            ("alwaysapply", Value::Bool(false)),
+            ("description", Value::from("Docs")),
+        ]));
+        assert_eq!(
+            told,
+            [
+                ("glob".to_string(), "globs".to_string()),
+                ("alwaysapply".to_string(), "alwaysApply".to_string())
+            ]
+        );
+        assert_eq!(
+            keys_not_read(&metadata(&[("always_apply", Value::Bool(true))])),
+            [("always_apply".to_string(), "alwaysApply".to_string())]
+        );
+        // A key the rule gives as well is not told again, nor a key near none.
+        let given = metadata(&[
+            ("globs", serde_json::json!(["src/**"])),
+            ("glob", serde_json::json!(["x"])),
+            ("tags", serde_json::json!(["web"])),
+        ]);
+        assert_eq!(keys_not_read(&given), []);
+    }
 
     fn rule(globs: Value) -> Rule {
         let mut metadata = IndexMap::new();

@@ -25,9 +25,14 @@ pub(super) fn parse(
         }
         let (message, range) = first_mistake(text, &error);
         if message == "duplicate key"
-            && let Some((key, line, header)) = first_definition(text, &range)
+            && let Some(first) = first_definition(text, &range)
         {
-            return (Problem::toml_duplicate(&key, line, header), range);
+            let problem = match first {
+                First::Key { key, line } => Problem::toml_duplicate(&key, line, false),
+                First::Table { key, line } => Problem::toml_duplicate(&key, line, true),
+                First::ArrayOfTables { key, line } => Problem::toml_table_for_array(&key, line),
+            };
+            return (problem, range);
         }
         let hint = hint(text, &message, &range);
         (Problem::TomlSyntax { message, hint }, range)
@@ -143,11 +148,13 @@ fn yaml_shaped(text: &str) -> Option<Range<usize>> {
 /// The key a duplicate-key error points at, and the 1-based line where the same table set it
 /// first, and whether it is a table's header: the same `[header]` line before it, or the same
 /// key before it within its table.
-fn first_definition(text: &str, duplicate: &Range<usize>) -> Option<(String, usize, bool)> {
+fn first_definition(text: &str, duplicate: &Range<usize>) -> Option<First> {
     let key = text.get(duplicate.clone())?.trim();
     if key.is_empty() {
         return None;
     }
+    // A key is the same whether written bare or quoted (`"description"`).
+    let key = unquoted(key);
     let line_start = text
         .get(..duplicate.start)?
         .rfind('\n')
@@ -169,30 +176,90 @@ fn first_definition(text: &str, duplicate: &Range<usize>) -> Option<(String, usi
     }
     let before: Vec<&str> = text[..line_start].lines().collect();
     let header = this_line.starts_with('[');
-    let found = if header {
-        before.iter().position(|line| line.trim() == this_line)
-    } else {
-        // Within the table the duplicate is in: from its header (or the top) down.
-        let table_start = before
-            .iter()
-            .rposition(|line| line.trim_start().starts_with('['))
-            .map_or(0, |at| at + 1);
-        before[table_start..]
-            .iter()
-            .position(|line| {
-                line.trim_start()
-                    .strip_prefix(key)
-                    .is_some_and(|rest| rest.trim_start().starts_with('='))
+    if header {
+        // A header is named whole (`overrides.components.rules`, not `rules`).
+        let named = dotted_name(this_line.trim_matches(['[', ']']));
+        let table_start = |index: usize| {
+            before[..index]
+                .iter()
+                .rposition(|line| line.trim_start().starts_with('['))
+        };
+        return before.iter().enumerate().find_map(|(index, line)| {
+            let line = line.trim();
+            let written = line.trim_matches(['[', ']']);
+            if line.starts_with("[[")
+                && dotted_name(written) == named
+                && !this_line.starts_with("[[")
+            {
+                return Some(First::ArrayOfTables {
+                    key: named.clone(),
+                    line: index + 1,
+                });
+            }
+            if line.starts_with('[') && dotted_name(written) == named {
+                return Some(First::Table {
+                    key: named.clone(),
+                    line: index + 1,
+                });
+            }
+            // A dotted key of the top level (`families.xs.template = …`) makes the table
+            // too.
+            let (assigned, _) = line.split_once('=')?;
+            let assigned = dotted_name(assigned);
+            (table_start(index).is_none()
+                && assigned
+                    .strip_prefix(named.as_str())
+                    .is_some_and(|rest| rest.starts_with('.')))
+            .then(|| First::Table {
+                key: named.clone(),
+                line: index + 1,
             })
-            .map(|at| table_start + at)
-    };
-    // A header is named whole (`overrides.components.rules`, not `rules`).
-    let named = if header {
-        this_line.trim_matches(['[', ']']).trim().to_string()
-    } else {
-        key.to_string()
-    };
-    found.map(|index| (named, index + 1, header))
+        });
+    }
+    // Within the table the duplicate is in: from its header (or the top) down.
+    let table_start = before
+        .iter()
+        .rposition(|line| line.trim_start().starts_with('['))
+        .map_or(0, |at| at + 1);
+    before[table_start..]
+        .iter()
+        .position(|line| {
+            line.split_once('=')
+                .is_some_and(|(assigned, _)| unquoted(assigned.trim()) == key)
+        })
+        .map(|at| First::Key {
+            key: key.to_string(),
+            line: table_start + at + 1,
+        })
+}
+
+/// Where a key or table a TOML file gives twice was first given.
+enum First {
+    /// The key itself, on `line`.
+    Key { key: String, line: usize },
+    /// The table, opened by a header or made by a dotted key on `line`.
+    Table { key: String, line: usize },
+    /// An array of tables (`[[key]]`) on `line`, which `[key]` cannot open as a table.
+    ArrayOfTables { key: String, line: usize },
+}
+
+/// A key's name without its quotes: `"a"` and `'a'` are the key `a`.
+fn unquoted(key: &str) -> &str {
+    ['"', '\'']
+        .iter()
+        .find_map(|&quote| key.strip_prefix(quote)?.strip_suffix(quote))
+        .filter(|inner| !inner.contains(['"', '\'', '\\']))
+        .unwrap_or(key)
+}
+
+/// A dotted key or header as its parts name it: each part unquoted, spaces around the dots
+/// left out (`families . "xs"` is `families.xs`). A part holding a dot stays quoted.
+fn dotted_name(written: &str) -> String {
+    written
+        .split('.')
+        .map(|part| unquoted(part.trim()))
+        .collect::<Vec<_>>()
+        .join(".")
 }
 
 /// The most parts a dotted key may have: the toml crate refuses a key whose parts before the
@@ -317,6 +384,24 @@ mod tests {
         assert_eq!(
             message("[a.b]\nx = 1\n[c]\nx = 1\n[a.b]\ny = 2\n"),
             "duplicate table `a.b`: it is opened already on line 1; write its keys there"
+        );
+        // A key quoted on one line and bare on the other is the same key.
+        for text in ["a = 1\n\"a\" = 2\n", "'a' = 1\na = 2\n"] {
+            assert_eq!(
+                message(text),
+                "duplicate key `a`: it is set already on line 1; keep one",
+                "{text}"
+            );
+        }
+        // A table made by a dotted key, then opened by a header.
+        assert_eq!(
+            message("id = 1\nfamilies.xs.x = \"a\"\n[families.xs]\ny = 2\n"),
+            "duplicate table `families.xs`: it is opened already on line 2; write its keys there"
+        );
+        // A header for an array of tables' key: `[[key]]` adds an item.
+        assert_eq!(
+            message("[[parameters]]\nname = \"x\"\n[parameters]\nname = \"y\"\n"),
+            "`[parameters]` opens a table, and `parameters` is already an array of tables (`[[parameters]]` on line 1): write `[[parameters]]` to add an item to it"
         );
         for text in [
             "id = \"x\"\nmeta = { id = 1, id = 2 }\n",

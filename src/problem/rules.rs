@@ -26,6 +26,10 @@ pub enum RulesProblem {
     /// `alwaysApply` that is not a boolean (`"true"`, quoted): the rule is decided by its
     /// globs, as if the key were not there.
     AlwaysApplyNotABoolean { found: String },
+    /// A frontmatter key promptc does not read, near one it reads and the rule does not give
+    /// (`glob` for `globs`, `alwaysapply` for `alwaysApply`): the rule is decided as if the
+    /// key were not there, so a rule meant for some files applies to all.
+    KeyNotRead { key: String, meant: String },
     /// More rules files than one compile reads.
     TooManyRuleFiles { limit: usize },
     /// A rules folder with more files and folders not read than are told of one by one.
@@ -59,6 +63,7 @@ impl RulesProblem {
             RulesProblem::RuleTooLarge { .. } => "rule-too-large",
             RulesProblem::BadGlob { .. } => "bad-glob",
             RulesProblem::AlwaysApplyNotABoolean { .. } => "always-apply-not-a-boolean",
+            RulesProblem::KeyNotRead { .. } => "rule-key-not-read",
             RulesProblem::TooManyRuleFiles { .. } => "too-many-rule-files",
             RulesProblem::MoreRulesUnreadable { .. } => "more-rules-unreadable",
             RulesProblem::TooManyGlobs { .. } => "too-many-globs",
@@ -105,6 +110,9 @@ impl RulesProblem {
             }
             RulesProblem::AlwaysApplyNotABoolean { .. } => {
                 "write `alwaysApply: true` or `alwaysApply: false`, without quotes".into()
+            }
+            RulesProblem::KeyNotRead { key, meant } => {
+                format!("rename `{key}` to `{meant}` (the name is read as written, case and all)")
             }
             RulesProblem::TooManyRuleFiles { .. } => {
                 "the files after the limit are left out; move rules you do not use out of the folder".into()
@@ -181,6 +189,10 @@ impl fmt::Display for RulesProblem {
                     "glob `{glob}` does not parse: {message}; the rule is skipped"
                 )
             }
+            RulesProblem::KeyNotRead { key, meant } => write!(
+                f,
+                "frontmatter key `{key}` is not read (promptc reads `{meant}`): the rule is decided as if it were not there"
+            ),
             RulesProblem::TooManyRuleFiles { limit } => {
                 write!(f, "more than {limit} rules files; the rest are skipped")
             }

@@ -142,7 +142,9 @@ pub(super) fn yaml_help(message: &str) -> Option<String> {
 
 /// Help for a JSON syntax error, from what serde_json's message names.
 pub(super) fn json_help(message: &str) -> Option<String> {
-    let help = if message.starts_with("trailing comma") {
+    let help = if message.starts_with("number out of range") {
+        "write a number a float holds (at most about 1.8e308 either side of zero), or quote it as text"
+    } else if message.starts_with("trailing comma") {
         "remove the `,` after the last item: JSON allows none"
     } else if message.starts_with("key must be a string") {
         "a JSON key is written in double quotes (`\"date\": …`); JSON has no comments and no single-quoted strings"

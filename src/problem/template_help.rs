@@ -17,6 +17,9 @@ pub(super) fn help(message: &str) -> Option<String> {
             "the expression cannot go on with `{met}`: remove it, or write what it needs before \
              it (the `(` or `[` it closes, an operator between two values)"
         ));
+    } else if message.contains("unexpected end of string") {
+        "close the text with the quote that opened it: `\"…\"` or `'…'` (a quote inside the \
+         text is written `\\\"`, or the text is quoted with the other kind)"
     } else if message.contains("unexpected end of comment") {
         "close the comment with `#}`: `{# a note #}`"
     } else if message.contains("unexpected end of raw block") {
@@ -33,6 +36,14 @@ pub(super) fn help(message: &str) -> Option<String> {
             "`{{% end{end} %}}` closes a `{{% {end} %}}` block, and none is open here: remove \
              it, or open the block before it"
         ));
+    } else if message == "unknown statement else" || message == "unknown statement elif" {
+        "`{% else %}` and `{% elif %}` go inside an `{% if %}` block (`{% else %}` inside a \
+         `{% for %}` too), and none is open here: open the block before it, or remove it"
+    } else if message.starts_with("unexpected end of block") {
+        "the tag ends before what it needs: `{% if condition %}`, `{% for item in list %}`, \
+         `{% set name = value %}`, `{% include \"name\" %}`"
+    } else if message.starts_with("unexpected end of variable block") {
+        "write an expression between `{{` and `}}` (`{{ name }}`), or remove the empty pair"
     } else if message.contains("too many arguments") {
         "the call passes more arguments than its function, filter, test or macro takes: \
          remove the extra ones (`range` takes at most three: start, stop and step; a macro, \
@@ -71,6 +82,7 @@ mod tests {
                 "cannot go on with `)`",
             ),
             ("unexpected end of comment", "`#}`"),
+            ("unexpected end of string", "the quote that opened it"),
             ("unexpected end of raw block", "`{% endraw %}`"),
             (
                 "unexpected end of input, expected end of block",
@@ -85,6 +97,9 @@ mod tests {
                 "`{% endfor %}` closes a `{% for %}`",
             ),
             ("too many arguments", "remove the extra ones"),
+            ("unknown statement else", "inside an `{% if %}` block"),
+            ("unexpected end of block", "`{% if condition %}`"),
+            ("unexpected end of variable block", "between `{{` and `}}`"),
             ("missing argument", "leaves out an argument"),
             (
                 "invalid operation: recursion limit exceeded",

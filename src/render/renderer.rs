@@ -292,7 +292,23 @@ impl Renderer<'_> {
                 let mut top = std::collections::BTreeMap::new();
                 top.insert(for_each.item.clone(), item);
                 let values = merge_maps([values.clone(), Value::from(top)]);
+                let found = self.diagnostics.len();
                 compiled.extend(self.tool(planned, &values, Some(index)));
+                // A field the item lacks is the list's data to fix, not the spec: the near
+                // key the item has is likely the misspelt one, so it is not offered.
+                for diagnostic in self.diagnostics.since_mut(found) {
+                    if let Problem::RenderFailed { message, meant, .. } = &mut diagnostic.problem
+                        && reads_item(message, &for_each.item)
+                    {
+                        *meant = None;
+                        diagnostic
+                            .notes
+                            .push(crate::problem::NoteKind::MadeFromItem {
+                                index,
+                                list: for_each.list.clone(),
+                            });
+                    }
+                }
             }
         }
         self.check_names(&compiled);
@@ -624,6 +640,16 @@ impl Renderer<'_> {
             }
         }
     }
+}
+
+/// Whether a render error is an undefined value read through a `for_each` item (`agent.name`
+/// where the item is `agent`): minijinja's detail names the expression between backticks.
+fn reads_item(message: &str, item: &str) -> bool {
+    message.starts_with("undefined value")
+        && message.split('`').nth(1).is_some_and(|path| {
+            path.strip_prefix(item)
+                .is_some_and(|rest| rest.starts_with(['.', '[']))
+        })
 }
 
 /// A render's text: its own, or the render memo's.

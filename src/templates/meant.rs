@@ -296,6 +296,63 @@ pub fn comparison(condition: &str, error: &minijinja::Error) -> Option<String> {
     Some(format!("{}=={}", &condition[..at], &after[1..]))
 }
 
+/// What minijinja writes for an operator written as other languages write it (`&&`, `||`,
+/// `!`, `<>`) where a syntax error stops in `source`: its word (`and`, `or`, `not`), and the range
+/// of `source` the word replaces. minijinja says only "unexpected character" of `&` and `!`,
+/// and of `||` that it expected a filter's name after the first `|`.
+pub fn foreign_operator(
+    source: &str,
+    error: &minijinja::Error,
+) -> Option<(&'static str, std::ops::Range<usize>)> {
+    if error.kind() != ErrorKind::SyntaxError {
+        return None;
+    }
+    let at = error.range()?.start;
+    let after = source.get(at..)?;
+    let before = source.get(..at)?;
+    if after.starts_with("&&") {
+        Some(("and", at..at + 2))
+    } else if after.starts_with('&') {
+        Some(("and", at..at + 1))
+    } else if after.starts_with('|') && before.ends_with('|') {
+        Some(("or", at - 1..at + 1))
+    } else if after.starts_with("||") {
+        Some(("or", at..at + 2))
+    } else if after.starts_with('!') && !after[1..].starts_with('=') {
+        Some(("not", at..at + 1))
+    } else if after.starts_with('>') && before.ends_with('<') {
+        Some(("!=", at - 1..at + 1))
+    } else {
+        None
+    }
+}
+
+/// `condition` with the operator [`foreign_operator`] finds written as minijinja writes it:
+/// `mode == 'plan' and yolo` for `mode == 'plan' && yolo`, `not yolo` for `!yolo`.
+pub fn operator(condition: &str, error: &minijinja::Error) -> Option<String> {
+    let (word, range) = foreign_operator(condition, error)?;
+    let before = condition.get(..range.start)?.trim_end();
+    let after = condition.get(range.end..)?.trim_start();
+    let gap = if before.is_empty() { "" } else { " " };
+    Some(
+        format!("{before}{gap}{word} {after}")
+            .trim_end()
+            .to_string(),
+    )
+}
+
+/// The expression inside `{{ … }}` when a whole condition is written as a template's
+/// expression: a condition is the expression alone.
+pub fn unbraced(condition: &str) -> Option<String> {
+    let inner = condition
+        .trim()
+        .strip_prefix("{{")?
+        .strip_suffix("}}")?
+        .trim_matches(['-', '+'])
+        .trim();
+    (!inner.is_empty() && !inner.contains("{{") && !inner.contains("}}")).then(|| inner.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -326,6 +383,34 @@ mod tests {
                 "{source}: {error}"
             );
         }
+    }
+
+    #[test]
+    fn an_operator_of_another_language_is_given_minijinja_s_word() {
+        let env = Environment::new();
+        for (condition, meant) in [
+            ("mode == 'plan' && yolo", Some("mode == 'plan' and yolo")),
+            ("yolo&&cwd", Some("yolo and cwd")),
+            ("mode == 'plan' || yolo", Some("mode == 'plan' or yolo")),
+            ("!yolo", Some("not yolo")),
+            ("yolo and !cwd", Some("yolo and not cwd")),
+            ("mode <> 'plan'", Some("mode != 'plan'")),
+            ("a != b and", None),
+        ] {
+            let Err(error) = env.compile_expression(condition) else {
+                panic!("{condition} compiled");
+            };
+            assert_eq!(
+                operator(condition, &error).as_deref(),
+                meant,
+                "{condition}: {error}"
+            );
+        }
+        // A whole condition written as a template's expression.
+        assert_eq!(unbraced("{{ yolo }}").as_deref(), Some("yolo"));
+        assert_eq!(unbraced("{{- a and b -}}").as_deref(), Some("a and b"));
+        assert_eq!(unbraced("{{ a }} {{ b }}"), None);
+        assert_eq!(unbraced("yolo"), None);
     }
 
     #[test]

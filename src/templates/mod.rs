@@ -355,7 +355,13 @@ impl Templates {
                 Err(Diagnostic::new(
                     Problem::TemplateSyntax {
                         message: error.detail().unwrap_or("invalid syntax").to_string(),
-                        meant: meant::meant(&self.env, &error),
+                        meant: meant::meant(&self.env, &error).or_else(|| {
+                            let source = error.template_source()?;
+                            match meant::foreign_operator(source, &error) {
+                                Some((word, _)) => Some(word.to_string()),
+                                None => end_of_open_block(source, &error),
+                            }
+                        }),
                         known: meant::known(&self.env, &error),
                     },
                     self.error_span(&error)
@@ -451,7 +457,9 @@ impl Templates {
         if let Some(range) = error.range() {
             let range = error
                 .template_source()
-                .and_then(|source| unclosed_block(source, error, &range))
+                .and_then(|source| {
+                    unclosed_block(source, error, &range).or_else(|| unclosed_opener(source, error))
+                })
                 .unwrap_or(range);
             return self.span_in(name, range);
         }
@@ -700,31 +708,134 @@ fn unclosed_block(
     if !detail.starts_with("unexpected end of input") || detail.contains("variable block") {
         return None;
     }
-    let before = source.get(..range.start)?;
-    let mut open: Vec<std::ops::Range<usize>> = Vec::new();
-    let mut rest = 0;
-    while let Some(at) = before[rest..].find("{%").map(|at| rest + at) {
-        let end = before[at..].find("%}").map_or(before.len(), |e| at + e + 2);
-        let tag = &before[at..end];
-        let keyword = tag
-            .trim_start_matches("{%")
-            .trim_start_matches(['-', '+'])
-            .split_whitespace()
-            .next()
-            .unwrap_or_default();
-        match keyword {
+    open_blocks(source.get(..range.start)?)
+        .pop()
+        .map(|tag| tag.range)
+}
+
+/// The block tags `source` leaves open at its end, outermost first, paired as minijinja
+/// pairs them (an end tag closes the innermost block, whatever its name).
+fn open_blocks(source: &str) -> Vec<Tag<'_>> {
+    let mut open = Vec::new();
+    for tag in tags(source) {
+        match tag.keyword {
             "if" | "for" | "macro" | "call" | "filter" | "block" | "with" | "autoescape"
-            | "raw" => open.push(at..end),
+            | "raw" => open.push(tag),
             // `{% set x %}…{% endset %}` opens a block; `{% set x = 1 %}` does not.
-            "set" if !tag.contains('=') => open.push(at..end),
+            "set" if !source[tag.range.clone()].contains('=') => open.push(tag),
             k if k.starts_with("end") => {
                 open.pop();
             }
             _ => {}
         }
-        rest = end;
     }
-    open.pop()
+    open
+}
+
+/// The end tag a stray one meant: `{% endfor %}` where an `{% if %}` is the block open there
+/// is `{% endif %}`. minijinja says only that `endfor` is an unknown statement.
+fn end_of_open_block(source: &str, error: &minijinja::Error) -> Option<String> {
+    let written = error.detail()?.strip_prefix("unknown statement end")?;
+    let open = open_blocks(source.get(..error.range()?.start)?).pop()?;
+    (open.keyword != written).then(|| format!("end{}", open.keyword))
+}
+
+/// For a string, a comment or a raw block left open, minijinja's place is the end of the
+/// template, past its last line; what needs closing is where it opened: the quote, the `{#`,
+/// or the `{% raw %}` tag.
+fn unclosed_opener(source: &str, error: &minijinja::Error) -> Option<std::ops::Range<usize>> {
+    let detail = error.detail()?;
+    if detail.starts_with("unexpected end of comment") {
+        let at = source.rfind("{#")?;
+        return Some(at..at + 2);
+    }
+    if detail.starts_with("unexpected end of raw block") {
+        let raw = tags(source).filter(|tag| tag.keyword == "raw").last()?;
+        return Some(raw.range);
+    }
+    if !detail.starts_with("unexpected end of string") {
+        return None;
+    }
+    // The tag whose text a quote opens and nothing closes: a tag's end inside a string does
+    // not end the tag, so the open string runs to the end of the template.
+    let bytes = source.as_bytes();
+    let mut at = 0;
+    while let Some(open) = memchr::memmem::find(&bytes[at..], b"{").map(|found| at + found) {
+        let closer: &[u8] = match bytes.get(open + 1) {
+            Some(b'{') => b"}}",
+            Some(b'%') => b"%}",
+            Some(b'#') => {
+                at = memchr::memmem::find(&bytes[open..], b"#}").map(|end| open + end + 2)?;
+                continue;
+            }
+            _ => {
+                at = open + 1;
+                continue;
+            }
+        };
+        let mut quote: Option<(u8, usize)> = None;
+        let mut index = open + 2;
+        let mut end = None;
+        while index < bytes.len() {
+            let byte = bytes[index];
+            match quote {
+                Some(_) if byte == b'\\' => index += 1,
+                Some((q, _)) if byte == q => quote = None,
+                Some(_) => {}
+                None if byte == b'"' || byte == b'\'' => quote = Some((byte, index)),
+                None if bytes[index..].starts_with(closer) => {
+                    end = Some(index + 2);
+                    break;
+                }
+                None => {}
+            }
+            index += 1;
+        }
+        match (end, quote) {
+            (Some(end), _) => {
+                // A raw block's text is not read for tags.
+                let tag = source.get(open..end)?;
+                let keyword = tag
+                    .trim_start_matches(['{', '%', '-', '+'])
+                    .split_whitespace()
+                    .next();
+                at = if closer == b"%}" && keyword == Some("raw") {
+                    memchr::memmem::find(&bytes[end..], b"endraw").map_or(bytes.len(), |e| end + e)
+                } else {
+                    end
+                };
+            }
+            (None, Some((_, quote_at))) => return Some(quote_at..quote_at + 1),
+            (None, None) => return None,
+        }
+    }
+    None
+}
+
+/// A block tag (`{% … %}`) of a template: its keyword and its range.
+struct Tag<'s> {
+    keyword: &'s str,
+    range: std::ops::Range<usize>,
+}
+
+/// The block tags of `source`, in order: each from its `{%` to its `%}` (or the end).
+fn tags(source: &str) -> impl Iterator<Item = Tag<'_>> {
+    let mut rest = 0;
+    std::iter::from_fn(move || {
+        let at = source.get(rest..)?.find("{%").map(|at| rest + at)?;
+        let end = source[at..].find("%}").map_or(source.len(), |e| at + e + 2);
+        rest = end;
+        let keyword = source[at..end]
+            .trim_start_matches("{%")
+            .trim_start_matches(['-', '+'])
+            .split_whitespace()
+            .next()
+            .unwrap_or_default();
+        Some(Tag {
+            keyword,
+            range: at..end,
+        })
+    })
 }
 
 /// The offset of the first whole-word occurrence of `word` (a word being a maximal run of
@@ -974,8 +1085,14 @@ mod tests {
         let file = sources.add("a.md".into(), text.into());
         let mut templates = Templates::new(None, &crate::model::Limits::default(), &mut sources);
         let error = templates.add_file(&sources, file).unwrap_err();
-        // minijinja reports 22..23, one byte past the end.
-        assert_eq!(error.span.range(), text.len()..text.len(), "{error:?}");
+        // minijinja reports 22..23, one byte past the end; the quote left open is the place.
+        assert_eq!(&text[error.span.range()], "'", "{error:?}");
+        assert_eq!(error.span.range().start, 9, "{error:?}");
+        // An error with no opener to find (a block the text ends in) stays inside the text.
+        let text = "Hello {{ name";
+        let file = sources.add("b.md".into(), text.into());
+        let error = templates.add_file(&sources, file).unwrap_err();
+        assert!(error.span.range().end <= text.len(), "{error:?}");
     }
 
     #[test]

@@ -180,7 +180,9 @@ impl Checker<'_> {
                     Problem::ConditionSyntax {
                         message: error.detail().unwrap_or("invalid expression").to_string(),
                         meant: meant::meant(env, &error)
-                            .or_else(|| meant::comparison(condition, &error)),
+                            .or_else(|| meant::comparison(condition, &error))
+                            .or_else(|| meant::operator(condition, &error))
+                            .or_else(|| meant::unbraced(condition)),
                         known: meant::known(env, &error),
                     },
                     span,
@@ -217,6 +219,20 @@ impl Checker<'_> {
                     path: bare.to_string(),
                     field,
                     negated,
+                },
+                self.within(value_span, condition, range),
+            ));
+        }
+        // Quoted text standing as a side is a constant: `'false'` holds.
+        for (range, _) in sides.iter().cloned() {
+            let written = condition[range.clone()].trim();
+            let Some(serde_json::Value::String(text)) = literal_of(written) else {
+                continue;
+            };
+            out.push(crate::diagnostic::Diagnostic::new(
+                Problem::ConditionIsText {
+                    written: written.to_string(),
+                    holds: !text.is_empty(),
                 },
                 self.within(value_span, condition, range),
             ));

@@ -902,9 +902,12 @@ impl<'a> Parser<'a> {
             Token::Ident("false" | "False") => Ok(const_val!(false)),
             Token::Ident("none" | "None") => Ok(const_val!(())),
             Token::Ident(name) => Ok(ast::Expr::Var(Spanned::new(ast::Var { id: name }, span))),
+            // promptc patch: the next token is looked at without `current()`, which hands out
+            // (and so clears) the tokenizer's error: `'a' && b` then ended at the string, the
+            // error lost and the rest of the expression dropped without a word.
             Token::Str(val)
                 if !matches!(
-                    self.stream.current(),
+                    self.stream.current,
                     Ok(Some((Token::Str(_), _) | (Token::String(_), _)))
                 ) =>
             {
