@@ -1958,6 +1958,7 @@ mod tests {
                 found: text(),
             },
             Problem::InvalidValue(InvalidValue::Empty),
+            Problem::InvalidValue(InvalidValue::EmptyServerName),
             Problem::OutputOverlapsSources {
                 out: text(),
                 setting: text(),

@@ -528,7 +528,11 @@ fn mcp_settings_and_their_listing_are_checked_value_by_value() {
             "error[wrong-type]: wrong type: expected a string, found an integer",
             "m.json:1:61",
         ),
-        ("error[invalid-value]: the value is empty", "m.json:1:66"),
+        // The name is a key: said so, and how to give one.
+        (
+            "error[invalid-value]: the server's name is empty",
+            "m.json:1:66",
+        ),
     ] {
         assert!(
             run.stderr.contains(&format!(

@@ -80,7 +80,7 @@ pub fn apply(
         if name.trim().is_empty() {
             ok = false;
             diagnostics.error(
-                Problem::InvalidValue(crate::problem::InvalidValue::Empty),
+                Problem::InvalidValue(crate::problem::InvalidValue::EmptyServerName),
                 settings.key_span(&pointer),
             );
         }

@@ -26,6 +26,8 @@ pub enum InvalidValue {
     },
     /// An empty string where a name is needed.
     Empty,
+    /// An MCP settings file's server whose name (the key its settings are under) is empty.
+    EmptyServerName,
     /// A shared parameter (under the manifest's `[parameters]`) that `use`s another.
     SharedParameterUses,
     /// `build.out` that names the workspace root itself.
@@ -111,6 +113,9 @@ impl InvalidValue {
                 ..
             } => Some(format!("did you mean `{suggestion}`?")),
             InvalidValue::Empty => Some("write a value, or leave the key out".into()),
+            InvalidValue::EmptyServerName => Some(
+                "name the server: its name is the key its settings are written under (`\"github\": { … }`)".into(),
+            ),
             InvalidValue::OutputTaken {
                 by_product: false, ..
             } => Some("give one of the entries its own `output`".into()),
@@ -163,6 +168,7 @@ impl fmt::Display for InvalidValue {
                 value, expected, ..
             } => write!(f, "invalid value {value}: expected {expected}"),
             InvalidValue::Empty => write!(f, "the value is empty"),
+            InvalidValue::EmptyServerName => write!(f, "the server's name is empty"),
             InvalidValue::DiffersOnlyByCase { name, other } => write!(
                 f,
                 "invalid value: `{name}` differs from `{other}` only by case: their outputs are one file on a file system that ignores case (macOS, Windows)"

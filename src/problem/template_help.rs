@@ -17,6 +17,18 @@ pub(super) fn help(message: &str) -> Option<String> {
             "the expression cannot go on with `{met}`: remove it, or write what it needs before \
              it (the `(` or `[` it closes, an operator between two values)"
         ));
+    } else if let Some(met) = message
+        .strip_prefix("unexpected `")
+        .and_then(|rest| rest.strip_suffix('`'))
+        .filter(|met| matches!(*met, "}" | "%" | ")" | "]"))
+    {
+        return Some(format!(
+            "the expression is not complete where `{met}` stands: close the `(` or `[` it \
+             opened, or finish the operator before it"
+        ));
+    } else if message == "unexpected input after expression" {
+        "a condition is one expression: join its parts with `and` or `or` (`a and b`), or \
+         compare them (`a == b`)"
     } else if message.contains("unexpected end of string") {
         "close the text with the quote that opened it: `\"…\"` or `'…'` (a quote inside the \
          text is written `\\\"`, or the text is quoted with the other kind)"
@@ -80,6 +92,11 @@ mod tests {
             (
                 "unexpected `)`, expected end of block",
                 "cannot go on with `)`",
+            ),
+            ("unexpected `}`", "close the `(` or `[` it opened"),
+            (
+                "unexpected input after expression",
+                "join its parts with `and`",
             ),
             ("unexpected end of comment", "`#}`"),
             ("unexpected end of string", "the quote that opened it"),
