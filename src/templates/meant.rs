@@ -318,9 +318,14 @@ pub fn foreign_operator(
         Some(("or", at - 1..at + 1))
     } else if after.starts_with("||") {
         Some(("or", at..at + 2))
-    } else if after.starts_with('!') && !after[1..].starts_with('=') {
+    } else if after.starts_with('!')
+        && after[1..]
+            .trim_start()
+            .starts_with(|c: char| c.is_alphanumeric() || matches!(c, '_' | '(' | '\'' | '"'))
+    {
+        // `!x` before an operand; `'x'!` is no negation to rewrite.
         Some(("not", at..at + 1))
-    } else if after.starts_with('>') && before.ends_with('<') {
+    } else if after.starts_with('>') && before.ends_with('<') && !after[1..].trim().is_empty() {
         Some(("!=", at - 1..at + 1))
     } else {
         None
@@ -396,6 +401,9 @@ mod tests {
             ("yolo and !cwd", Some("yolo and not cwd")),
             ("mode <> 'plan'", Some("mode != 'plan'")),
             ("a != b and", None),
+            // No operand after `!`, no side after `<>`: nothing to rewrite.
+            ("'x'!", None),
+            ("mode <>", None),
         ] {
             let Err(error) = env.compile_expression(condition) else {
                 panic!("{condition} compiled");

@@ -746,7 +746,9 @@ fn end_of_open_block(source: &str, error: &minijinja::Error) -> Option<String> {
 fn unclosed_opener(source: &str, error: &minijinja::Error) -> Option<std::ops::Range<usize>> {
     let detail = error.detail()?;
     if detail.starts_with("unexpected end of comment") {
-        let at = source.rfind("{#")?;
+        // The first `{#` after the last comment closed: a `{#` inside a comment is its text.
+        let from = source.rfind("#}").map_or(0, |end| end + 2);
+        let at = from + source.get(from..)?.find("{#")?;
         return Some(at..at + 2);
     }
     if detail.starts_with("unexpected end of raw block") {
@@ -794,12 +796,8 @@ fn unclosed_opener(source: &str, error: &minijinja::Error) -> Option<std::ops::R
         match (end, quote) {
             (Some(end), _) => {
                 // A raw block's text is not read for tags.
-                let tag = source.get(open..end)?;
-                let keyword = tag
-                    .trim_start_matches(['{', '%', '-', '+'])
-                    .split_whitespace()
-                    .next();
-                at = if closer == b"%}" && keyword == Some("raw") {
+                let keyword = keyword_of(source.get(open..end)?);
+                at = if closer == b"%}" && keyword == "raw" {
                     memchr::memmem::find(&bytes[end..], b"endraw").map_or(bytes.len(), |e| end + e)
                 } else {
                     end
@@ -819,23 +817,48 @@ struct Tag<'s> {
 }
 
 /// The block tags of `source`, in order: each from its `{%` to its `%}` (or the end).
+/// Comments are skipped, and so is the text of a raw block (its `{% raw %}` tag is given,
+/// then its `{% endraw %}`), as minijinja reads neither for tags.
 fn tags(source: &str) -> impl Iterator<Item = Tag<'_>> {
     let mut rest = 0;
     std::iter::from_fn(move || {
-        let at = source.get(rest..)?.find("{%").map(|at| rest + at)?;
-        let end = source[at..].find("%}").map_or(source.len(), |e| at + e + 2);
-        rest = end;
-        let keyword = source[at..end]
-            .trim_start_matches("{%")
-            .trim_start_matches(['-', '+'])
-            .split_whitespace()
-            .next()
-            .unwrap_or_default();
-        Some(Tag {
-            keyword,
-            range: at..end,
-        })
+        loop {
+            let at = source.get(rest..)?.find("{%").map(|at| rest + at)?;
+            // A comment that opens before the tag holds it.
+            if let Some(comment) = source[rest..at].find("{#").map(|c| rest + c) {
+                rest = source[comment..]
+                    .find("#}")
+                    .map_or(source.len(), |e| comment + e + 2);
+                continue;
+            }
+            let end = source[at..].find("%}").map_or(source.len(), |e| at + e + 2);
+            let keyword = keyword_of(&source[at..end]);
+            rest = end;
+            if keyword == "raw" {
+                // On to the `{%` of the first `endraw` after it, or the end.
+                rest = source[end..]
+                    .find("endraw")
+                    .and_then(|e| source[end..end + e].rfind("{%").map(|open| end + open))
+                    .unwrap_or(source.len());
+            }
+            return Some(Tag {
+                keyword,
+                range: at..end,
+            });
+        }
     })
+}
+
+/// The keyword of a block tag's text (`{%- if x %}` is `if`, `{%raw%}` is `raw`).
+fn keyword_of(tag: &str) -> &str {
+    let inner = tag.strip_prefix("{%").unwrap_or(tag);
+    let inner = inner.strip_suffix("%}").unwrap_or(inner);
+    inner
+        .trim_start_matches(['-', '+'])
+        .trim_end_matches(['-', '+'])
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
 }
 
 /// The offset of the first whole-word occurrence of `word` (a word being a maximal run of
@@ -1093,6 +1116,47 @@ mod tests {
         let file = sources.add("b.md".into(), text.into());
         let error = templates.add_file(&sources, file).unwrap_err();
         assert!(error.span.range().end <= text.len(), "{error:?}");
+    }
+
+    #[test]
+    fn an_opener_left_open_is_found_past_comments_and_raw_text() {
+        let mut sources = Sources::default();
+        let mut templates = Templates::new(None, &crate::model::Limits::default(), &mut sources);
+        let mut error_of = |name: &str, text: &str| {
+            let file = sources.add(name.into(), text.into());
+            templates.add_file(&sources, file).unwrap_err()
+        };
+        // A stray end tag after a raw block's text or a comment that holds tags: no block is
+        // open there, so no end tag is offered.
+        for (name, text) in [
+            (
+                "a.md",
+                "{% raw %}{% for x in y %}{% endraw %}\nA{% endfor %}",
+            ),
+            ("b.md", "{# {% if x %} #}{% endfor %}"),
+        ] {
+            let error = error_of(name, text);
+            let Problem::TemplateSyntax { meant, .. } = &error.problem else {
+                panic!("{error:?}")
+            };
+            assert_eq!(meant, &None, "{text}");
+        }
+        let error = error_of(
+            "c.md",
+            "{% if x %}{% raw %}{% endif %}{% endraw %}{% endfor %}",
+        );
+        let Problem::TemplateSyntax { meant, .. } = &error.problem else {
+            panic!("{error:?}")
+        };
+        assert_eq!(meant.as_deref(), Some("endif"));
+        // A raw block written without spaces, and a comment holding `{#`, placed where they
+        // open.
+        let text = "Hi {%raw%}abc";
+        let error = error_of("d.md", text);
+        assert_eq!(&text[error.span.range()], "{%raw%}", "{error:?}");
+        let text = "{# a {# b\nmore";
+        let error = error_of("e.md", text);
+        assert_eq!(error.span.range(), 0..2, "{error:?}");
     }
 
     #[test]
