@@ -126,5 +126,5 @@ pub use workspace::Workspace;
 #[doc(hidden)]
 pub mod fuzzing {
     pub use crate::templates::Templates;
-    pub use crate::templates::meant::meant;
+    pub use crate::templates::meant::{known, meant};
 }

@@ -91,6 +91,7 @@ fuzz_target!(|data: &[u8]| {
                         Problem::RenderFailed {
                             message: error.to_string(),
                             meant: promptc::fuzzing::meant(templates.env(), &error),
+                            known: promptc::fuzzing::known(templates.env(), &error),
                         },
                         span,
                     ));
