@@ -104,6 +104,16 @@ fn plain_names_below(root: &Path, path: &Path) -> bool {
     })
 }
 
+/// Whether `path`, written relative and without `..`, can leave the folder it is read from
+/// only through a symbolic link.
+pub fn inside_as_written(path: &str) -> bool {
+    let path = Path::new(path);
+    path.is_relative()
+        && path
+            .components()
+            .all(|part| matches!(part, Component::Normal(_) | Component::CurDir))
+}
+
 /// Whether `path` lies inside `root` as it stands: plain names below it, none of them a link
 /// or the repository's folder, the last one existing.
 pub fn is_plainly_inside(root: &Path, path: &Path) -> bool {

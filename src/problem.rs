@@ -638,19 +638,6 @@ impl Problem {
         }
     }
 
-    /// Whether `path`, written relative and without `..`, can leave the folder it is read
-    /// from only through a symbolic link.
-    pub fn inside_as_written(path: &str) -> bool {
-        let path = std::path::Path::new(path);
-        path.is_relative()
-            && path.components().all(|part| {
-                matches!(
-                    part,
-                    std::path::Component::Normal(_) | std::path::Component::CurDir
-                )
-            })
-    }
-
     /// A `[table]` header for a key an earlier `[[key]]` made an array of tables: each item of
     /// the array is added with `[[key]]`.
     pub fn toml_table_for_array(key: &str, first_line: usize) -> Problem {

@@ -1113,7 +1113,7 @@ fn paths_stay_inside(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut
             Problem::PathEscapesWorkspace {
                 path: path.clone(),
                 default_of: (!written_here).then(|| setting.to_string()),
-                through_link: Problem::inside_as_written(path),
+                through_link: crate::confine::inside_as_written(path),
             }
         } else if written && up {
             not_plain()

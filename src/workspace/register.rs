@@ -355,7 +355,7 @@ impl Registrar<'_> {
                             Problem::PathEscapesWorkspace {
                                 path: relative.into(),
                                 default_of: None,
-                                through_link: Problem::inside_as_written(relative),
+                                through_link: crate::confine::inside_as_written(relative),
                             },
                             at,
                         ));
