@@ -400,6 +400,9 @@ pub enum Problem {
         /// The names of its kind the environment has, when it has none near the one the
         /// message names.
         known: Option<KnownNames>,
+        /// The keyword of the block that the template leaves open (`if`, `set`, …), when the
+        /// template ends before that block's end tag.
+        left_open: Option<String>,
     },
     ConditionSyntax {
         message: String,
@@ -832,7 +835,7 @@ impl Problem {
                 "give the context's fields, as JSON, TOML or YAML (`{}` keeps every default)".into()
             }
             Problem::NotUtf8 => "save the file as UTF-8".into(),
-            Problem::UnsupportedNumber { .. } => "use a whole number from -9223372036854775808 to 9223372036854775807 (a signed 64-bit integer), or, where the setting takes one, a finite decimal".into(),
+            Problem::UnsupportedNumber { text } => syntax::unsupported_number_help(text),
             Problem::TomlSyntax { message, hint } => syntax::toml_help(message, hint.as_ref())?,
             Problem::YamlSyntax { message } => syntax::yaml_help(message)?,
             Problem::JsonSyntax { message } => syntax::json_help(message)?,
@@ -881,6 +884,10 @@ impl Problem {
                 let names: Vec<String> = known.names.iter().map(|name| format!("`{name}`")).collect();
                 format!("the {} a template can use: {}", known.what, names.join(", "))
             }
+            Problem::TemplateSyntax {
+                left_open: Some(keyword),
+                ..
+            } => template_help::left_open(keyword),
             Problem::TemplateSyntax { message, .. }
             | Problem::ConditionSyntax { message, .. }
             | Problem::RenderFailed { message, .. }
@@ -2071,6 +2078,7 @@ mod tests {
                 message: text(),
                 meant: None,
                 known: None,
+                left_open: None,
             },
             Problem::ConditionSyntax {
                 message: text(),

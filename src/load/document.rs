@@ -88,7 +88,17 @@ impl Document {
             Format::Yaml => super::yaml_document::parse(file, &mut locations),
             // JSON is YAML 1.2: once serde_json accepts it, the YAML reader gives positions.
             Format::Json => match parse_json(file) {
-                Ok(value) => Ok(super::yaml_document::parse(file, &mut locations).unwrap_or(value)),
+                Ok(value) => match super::yaml_document::parse(file, &mut locations) {
+                    Ok(placed) => Ok(placed),
+                    // A whole number past 64 bits, which serde_json made a float of as well.
+                    Err(
+                        unreadable @ Unreadable {
+                            problem: Problem::UnsupportedNumber { .. },
+                            ..
+                        },
+                    ) => Err(unreadable),
+                    Err(_) => Ok(value),
+                },
                 // serde_json stops after the second key, with no word of the first: the YAML
                 // reader places both, and its sentence fits JSON as well.
                 Err((Problem::JsonSyntax { message }, at))
@@ -201,6 +211,24 @@ fn parse_json(file: &SourceFile) -> Result<Value, (Problem, Range<usize>)> {
                 if let Some(comma) = before.trim_end().strip_suffix(',') {
                     offset = comma.len();
                 }
+            }
+            // serde_json places a number too large for a float at the digit where it gave up
+            // (the last, or one of a long exponent's): the whole number is what to change.
+            if message.starts_with("number out of range") {
+                let in_number =
+                    |b: &u8| matches!(b, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-');
+                let bytes = file.text.as_bytes();
+                let at = offset.min(bytes.len());
+                let start = bytes[..at]
+                    .iter()
+                    .rposition(|b| !in_number(b))
+                    .map_or(0, |before| before + 1);
+                let end = bytes[at..]
+                    .iter()
+                    .position(|b| !in_number(b))
+                    .map_or(bytes.len(), |after| at + after);
+                let text = file.text.get(start..end).unwrap_or_default().to_string();
+                return (Problem::UnsupportedNumber { text }, start..end);
             }
             // The place is shown with the quoted line; serde_json's text ends with it too.
             let place = format!(" at line {} column {}", error.line(), error.column());

@@ -330,8 +330,15 @@ fn convert(
     Ok(match value.get_ref() {
         DeValue::String(s) => Value::String(s.to_string()),
         DeValue::Integer(i) => {
+            // The reader hands the digits without their `0x`, `0o` or `0b`.
+            let prefix = match i.radix() {
+                16 => "0x",
+                8 => "0o",
+                2 => "0b",
+                _ => "",
+            };
             let parsed = i64::from_str_radix(&i.as_str().replace('_', ""), i.radix())
-                .map_err(|_| unsupported(i.as_str()))?;
+                .map_err(|_| unsupported(&format!("{prefix}{}", i.as_str())))?;
             Value::from(parsed)
         }
         DeValue::Float(f) => {

@@ -192,6 +192,16 @@ fn read(file: &SourceFile, locations: &mut Locations, size: usize) -> Result<Val
             if let Some((message, at)) = refused_tag(&error, text, &at) {
                 return Unreadable::from((Problem::YamlSyntax { message }, at));
             }
+            if let Some(number) = non_finite(&error) {
+                // The reader places the number's first character: the whole number is what
+                // to change.
+                let end = text
+                    .get(at.start..)
+                    .filter(|rest| rest.starts_with(number.as_str()))
+                    .map_or(at.start, |_| at.start + number.len());
+                let problem = Problem::UnsupportedNumber { text: number };
+                return Unreadable::from((problem, at.start..end));
+            }
             let message = message(&error);
             if let Some(tab) = indenting_tab(text, at.start, &message) {
                 let message = TAB_INDENT.into();
@@ -307,14 +317,6 @@ fn first_line(message: &str) -> String {
     } else if without_position.starts_with("recursive references require") {
         // An alias inside the node its anchor names: a value that holds itself.
         "an alias (`*name`) stands inside the value its anchor (`&name`) names, which would hold itself without end: anchor a value apart from where its alias is used".into()
-    } else if let Some(number) = without_position
-        .strip_prefix("non-finite float `")
-        .and_then(|rest| rest.split_once('`'))
-        .map(|(number, _)| number)
-    {
-        format!(
-            "`{number}` is not a finite number (JSON, and so promptc, has no infinity or NaN): write a finite number, or quote it as text"
-        )
     } else if without_position.starts_with("cannot deserialize null into string") {
         // A key left empty, `~` or `null`: the reader's words name its own types.
         NULL_KEY.into()
@@ -503,8 +505,19 @@ fn convert(
         Node::Bool(b) => Value::Bool(*b),
         Node::Int(i) => Value::from(*i),
         Node::UInt(u) => Value::from(*u),
-        Node::Float(f) => json_float(*f, &f.to_string())
-            .map_err(|p| Unreadable::from((p, range(&node.referenced, file))))?,
+        Node::Float(f) => {
+            let at = range(&node.referenced, file);
+            let written = file.text.get(at.clone()).unwrap_or_default().trim();
+            // A whole number past 64 bits, which the reader made a float of, losing its last
+            // digits: refused, as TOML's reader refuses it.
+            if is_decimal_integer(written) {
+                let problem = Problem::UnsupportedNumber {
+                    text: written.into(),
+                };
+                return Err(Unreadable::from((problem, at)));
+            }
+            json_float(*f, &f.to_string()).map_err(|p| Unreadable::from((p, at)))?
+        }
         Node::Str(s) => {
             let at = range(&node.referenced, file);
             // The reader's span starts after the tag, or (for some tags) at it.
@@ -644,9 +657,25 @@ fn key_name(
 
 /// The integer a plain scalar of decimal digits (and a sign) is in YAML 1.2's core schema.
 fn core_integer(written: &str) -> Option<i128> {
+    is_decimal_integer(written)
+        .then(|| written.trim().parse().ok())
+        .flatten()
+}
+
+/// Whether a plain scalar is written as a whole number: decimal digits after an optional sign.
+fn is_decimal_integer(written: &str) -> bool {
     let digits = written.trim().trim_start_matches(['-', '+']);
-    let decimal = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
-    decimal.then(|| written.trim().parse().ok()).flatten()
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The number the reader refused as infinite (`1e400`), as written.
+fn non_finite(error: &serde_saphyr::Error) -> Option<String> {
+    let message = first_line(&error.to_string());
+    let number = message
+        .strip_prefix("non-finite float `")?
+        .split_once('`')?
+        .0;
+    Some(number.to_string())
 }
 
 /// The problem of a key that reads as a key the mapping has at `earlier`: at the second, with
@@ -868,14 +897,23 @@ list:
             message.starts_with("an alias (`*name`) stands inside"),
             "{message}"
         );
-        let (problem, _) = parse("description: !!float 1e400\n", &mut locations).unwrap_err();
-        let Problem::YamlSyntax { message } = problem else {
-            panic!("{problem:?}")
-        };
-        assert!(
-            message.starts_with("`1e400` is not a finite number"),
-            "{message}"
-        );
+        // A number past a float's range is refused as TOML's and JSON's readers refuse it,
+        // tagged or not, the plain one underlined whole; so is a whole number past 64 bits,
+        // which the reader would round to a float.
+        for (text, number) in [
+            ("description: !!float 1e400\n", "1e400"),
+            ("budget: -2e999\n", "-2e999"),
+            ("id: 99999999999999999999999\n", "99999999999999999999999"),
+        ] {
+            let (problem, at) = parse(text, &mut locations).unwrap_err();
+            assert!(
+                matches!(&problem, Problem::UnsupportedNumber { text } if text == number),
+                "{problem:?}"
+            );
+            if !text.contains("!!") {
+                assert_eq!(&text[at], number);
+            }
+        }
     }
 
     // A second document after `...` was said to follow a `---` the file does not have, at the

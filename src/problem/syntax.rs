@@ -142,9 +142,7 @@ pub(super) fn yaml_help(message: &str) -> Option<String> {
 
 /// Help for a JSON syntax error, from what serde_json's message names.
 pub(super) fn json_help(message: &str) -> Option<String> {
-    let help = if message.starts_with("number out of range") {
-        "write a number a float holds (at most about 1.8e308 either side of zero), or quote it as text"
-    } else if message.starts_with("trailing comma") {
+    let help = if message.starts_with("trailing comma") {
         "remove the `,` after the last item: JSON allows none"
     } else if message.starts_with("key must be a string") {
         "a JSON key is written in double quotes (`\"date\": …`); JSON has no comments and no single-quoted strings"
@@ -166,4 +164,28 @@ pub(super) fn json_help(message: &str) -> Option<String> {
         return None;
     };
     Some(help.into())
+}
+
+/// The help for a number promptc cannot hold, by how it is written: a whole number past 64
+/// bits, or a decimal that is infinite or not a number.
+pub(super) fn unsupported_number_help(text: &str) -> String {
+    let digits = text.trim_start_matches(['-', '+']).replace('_', "");
+    let lower = digits.to_ascii_lowercase();
+    let whole = !digits.is_empty()
+        && (digits.bytes().all(|b| b.is_ascii_digit())
+            || ["0x", "0o", "0b"]
+                .iter()
+                .any(|radix| lower.starts_with(radix)));
+    if whole {
+        "use a whole number from -9223372036854775808 to 9223372036854775807 (a signed 64-bit \
+         integer), a decimal where the setting takes one (`1e23`), or quote it as text"
+            .into()
+    } else if lower.contains("inf") || lower.contains("nan") {
+        "JSON, and so promptc, has no infinity or NaN: write a finite number, or quote it as text"
+            .into()
+    } else {
+        "write a number a float holds (at most about 1.8e308 either side of zero), or quote it \
+         as text"
+            .into()
+    }
 }

@@ -73,9 +73,26 @@ pub(super) fn help(message: &str) -> Option<String> {
     Some(help.to_string())
 }
 
+/// The help for a template that ends inside the block `keyword` opened (`if`, `for`, …): the
+/// diagnostic is placed at that block's tag, so the help names its end tag.
+pub(super) fn left_open(keyword: &str) -> String {
+    match keyword {
+        // `{% set x %}` without `=` is the block form, which people rarely mean.
+        "set" => "`{% set %}` without `= value` opens a block whose text is the value, closed by \
+                  `{% endset %}`: give the value on the tag (`{% set name = value %}`), or write \
+                  `{% endset %}` where the text ends"
+            .to_string(),
+        // `{% raw %}` is closed only by `{% endraw %}` (minijinja reports it as a raw block).
+        _ => format!(
+            "this `{{% {keyword} %}}` block is never closed: write `{{% end{keyword} %}}` where \
+             the block ends"
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::help;
+    use super::{help, left_open};
 
     #[test]
     fn each_message_gets_the_fix_for_its_own_mistake() {
@@ -130,5 +147,14 @@ mod tests {
         // A message no help is known for gets none, rather than a guess.
         assert_eq!(help("unknown statement frobnicate"), None);
         assert_eq!(help("undefined value"), None);
+    }
+
+    #[test]
+    fn a_block_left_open_is_told_its_own_end_tag() {
+        assert!(left_open("if").contains("`{% endif %}`"));
+        assert!(left_open("for").contains("`{% endfor %}`"));
+        let set = left_open("set");
+        assert!(set.contains("`{% set name = value %}`"), "{set}");
+        assert!(set.contains("`{% endset %}`"), "{set}");
     }
 }

@@ -319,6 +319,7 @@ impl Templates {
                     message: IMPORT_NEEDS_A_NAME.into(),
                     meant: None,
                     known: None,
+                    left_open: None,
                 },
                 span,
             ));
@@ -354,6 +355,9 @@ impl Templates {
                 self.not_compiled.insert(name);
                 Err(Diagnostic::new(
                     Problem::TemplateSyntax {
+                        left_open: error
+                            .template_source()
+                            .and_then(|source| block_left_open(source, &error)),
                         message: error.detail().unwrap_or("invalid syntax").to_string(),
                         meant: meant::meant(&self.env, &error).or_else(|| {
                             let source = error.template_source()?;
@@ -704,13 +708,25 @@ fn unclosed_block(
     error: &minijinja::Error,
     range: &std::ops::Range<usize>,
 ) -> Option<std::ops::Range<usize>> {
+    innermost_left_open(source, error, range).map(|tag| tag.range)
+}
+
+/// The keyword of the block a template ends inside (`if` for `{% if a %}` with no
+/// `{% endif %}`), for the help to name its end tag.
+fn block_left_open(source: &str, error: &minijinja::Error) -> Option<String> {
+    innermost_left_open(source, error, &error.range()?).map(|tag| tag.keyword.to_string())
+}
+
+fn innermost_left_open<'s>(
+    source: &'s str,
+    error: &minijinja::Error,
+    range: &std::ops::Range<usize>,
+) -> Option<Tag<'s>> {
     let detail = error.detail()?;
     if !detail.starts_with("unexpected end of input") || detail.contains("variable block") {
         return None;
     }
-    open_blocks(source.get(..range.start)?)
-        .pop()
-        .map(|tag| tag.range)
+    open_blocks(source.get(..range.start)?).pop()
 }
 
 /// The block tags `source` leaves open at its end, outermost first, paired as minijinja
