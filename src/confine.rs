@@ -185,6 +185,20 @@ pub fn read_named(path: &Path, limit: u64) -> Result<Vec<u8>, PathError> {
     read_regular(path, limit).map_err(|problem| PathError::new(path, problem))
 }
 
+/// Where a link out of `root` leads, as a diagnostic shows it: beside the workspace (in the
+/// folder that holds it), relative to it (`../shared/x.md`), so that a revision's copy in a
+/// temporary folder is told of as the working tree is, in the same words on every run;
+/// farther away, the real path.
+fn target_as_shown(root: &Path, real: PathBuf) -> PathBuf {
+    match root
+        .parent()
+        .and_then(|parent| real.strip_prefix(parent).ok())
+    {
+        Some(beside) => Path::new("..").join(beside),
+        None => real,
+    }
+}
+
 /// The real path of `path` (every link followed) when it lies inside `root`.
 pub fn real_path_inside(root: &Path, path: &Path) -> Result<PathBuf, PathProblem> {
     crate::looked_at::name(path);
@@ -200,7 +214,9 @@ pub fn real_path_inside(root: &Path, path: &Path) -> Result<PathBuf, PathProblem
             Ok(real)
         }
         Ok(real) => Err(if goes_through_link(root, path) {
-            PathProblem::LinkLeavesWorkspace { target: real }
+            PathProblem::LinkLeavesWorkspace {
+                target: target_as_shown(root, real),
+            }
         } else {
             PathProblem::OutsideWorkspace
         }),

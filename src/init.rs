@@ -48,6 +48,12 @@ pub fn init(dir: &Path) -> Result<Vec<PathBuf>, InitError> {
             .map_err(InitError::Refused)?;
         targets.push((real, shown, *contents));
     }
+    // The build that follows writes the library's outputs and removes the files its output
+    // index names: a folder of outputs already there holds files that are not the library's.
+    let outputs = dir.join(output_folder());
+    if outputs.symlink_metadata().is_ok() && !is_empty_folder(&outputs) {
+        existing.push(outputs);
+    }
     if !existing.is_empty() {
         return Err(InitError::WouldOverwrite(existing));
     }
@@ -59,6 +65,29 @@ pub fn init(dir: &Path) -> Result<Vec<PathBuf>, InitError> {
     }
     staged.commit().map_err(InitError::Refused)?;
     Ok(targets.into_iter().map(|(_, shown, _)| shown).collect())
+}
+
+/// The folder the library's manifest builds its outputs into (`build.out`).
+fn output_folder() -> String {
+    LIBRARY
+        .iter()
+        .find(|(path, _)| *path == "promptc.toml")
+        .and_then(|(_, text)| std::str::from_utf8(text).ok())
+        .and_then(|text| text.parse::<toml::Table>().ok())
+        .and_then(|manifest| {
+            manifest
+                .get("build")?
+                .get("out")?
+                .as_str()
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| "examples/prompts".to_owned())
+}
+
+/// Whether `path` is a folder with nothing in it (not a link to one).
+fn is_empty_folder(path: &Path) -> bool {
+    path.symlink_metadata().is_ok_and(|meta| meta.is_dir())
+        && std::fs::read_dir(path).is_ok_and(|mut entries| entries.next().is_none())
 }
 
 /// The workspace a new one at `dir` would lie inside: the nearest folder above `dir` (its

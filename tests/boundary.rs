@@ -178,10 +178,10 @@ fn a_linked_output_folder_is_refused_for_writing_and_deleting() {
     let run = workspace.run(&["build", "--all"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(
-        run.stderr.contains(&format!(
-            "examples/prompts/xs is a symbolic link to {}, outside the workspace",
-            elsewhere.canonicalize().unwrap().display()
-        )),
+        // Beside the workspace: relative to it, as a revision's copy is told of too.
+        run.stderr.contains(
+            "examples/prompts/xs is a symbolic link to ../elsewhere, outside the workspace"
+        ),
         "{}",
         run.stderr
     );

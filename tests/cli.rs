@@ -1682,6 +1682,34 @@ fn new_writes_the_format_the_workspace_is_written_in() {
     );
 }
 
+/// `new` with `paths.tools` naming the root (or a folder outside the workspace) wrote the
+/// tool there, where no load reads it: refused, naming the setting, nothing written.
+#[test]
+fn new_refuses_a_folder_setting_the_load_does_not_read() {
+    for (tools, written_at) in [(".", "t1.toml"), ("../outside", "../outside/t1.toml")] {
+        let workspace = common::Fixture::empty()
+            .file(
+                "promptc.toml",
+                format!("{}\n[paths]\ntools = \"{tools}\"\n", common::MANIFEST),
+            )
+            .file(
+                "variants/generic.toml",
+                "id = \"generic\"\ntemplate = \"Hi.\"\n",
+            )
+            .write();
+        let made = workspace.run(&["new", "tool", "t1"]);
+        assert_eq!(made.code, 2, "{}", made.stderr);
+        assert!(
+            made.stderr.contains(&format!(
+                "`paths.tools` (\"{tools}\") names no folder promptc reads files from"
+            )),
+            "{}",
+            made.stderr
+        );
+        assert!(!workspace.root().join(written_at).exists());
+    }
+}
+
 /// `show` and `context` printed TOML (or JSON) only: in a workspace written in YAML they print
 /// YAML, which reads back as the JSON they print; elsewhere TOML; `--format` chooses.
 #[test]

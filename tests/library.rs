@@ -247,6 +247,43 @@ fn init_writes_a_workspace_that_validates_and_builds() {
     );
 }
 
+/// The outputs' folder is the build's after `init`: one already holding files (a prompt of
+/// the user's own, an index naming files the build would remove) is refused like a library
+/// file, with nothing written or removed; an empty one is taken.
+#[test]
+fn init_leaves_a_folder_of_outputs_already_there_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("agent");
+    let prompts = target.join("examples/prompts");
+    std::fs::create_dir_all(prompts.join("xs")).unwrap();
+    std::fs::write(prompts.join("xs/basic.md"), "mine").unwrap();
+    std::fs::write(prompts.join("xs/old.md"), "keep").unwrap();
+    std::fs::write(
+        prompts.join(".promptc-outputs"),
+        "examples/prompts/xs/old.md\n",
+    )
+    .unwrap();
+    let output = common::promptc().arg("init").arg(&target).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("examples/prompts"), "{stderr}");
+    let read = |name: &str| std::fs::read_to_string(prompts.join(name)).unwrap();
+    assert_eq!(read("xs/basic.md"), "mine");
+    assert_eq!(read("xs/old.md"), "keep");
+    assert_eq!(read(".promptc-outputs"), "examples/prompts/xs/old.md\n");
+    assert!(!target.join("promptc.toml").exists());
+
+    let empty = dir.path().join("empty");
+    std::fs::create_dir_all(empty.join("examples/prompts")).unwrap();
+    let output = common::promptc().arg("init").arg(&empty).output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(empty.join("examples/prompts/next-gen/basic.md").exists());
+}
+
 /// `init` in a folder of a workspace (run from `components/`, say) would add a second library
 /// to the files the outer workspace reads, and break it: refused, nothing written, the outer
 /// workspace still valid.

@@ -431,6 +431,30 @@ fn diff_says_which_side_failed_and_why() {
     );
 }
 
+// A committed link out of the workspace is refused; the base side's copy lies in a temporary
+// folder of its own, beside files of the copy's (git's `index`), and a link to one of them was
+// told of by its real path, which named the folder and changed from run to run. The target
+// beside the workspace is now named relative to it.
+#[cfg(unix)]
+#[test]
+fn a_committed_link_out_of_the_workspace_is_told_alike_on_every_run() {
+    let repo = Repo::new();
+    std::fs::remove_file(repo.root.join("components/mcp.md")).unwrap();
+    std::os::unix::fs::symlink("../../index", repo.root.join("components/mcp.md")).unwrap();
+    repo.commit("link out");
+    let runs: Vec<String> = (0..2)
+        .map(|_| stdout(&repo.promptc(&["diff", "--base", "HEAD", "--format", "json"])))
+        .collect();
+    assert_eq!(runs[0], runs[1]);
+    assert!(
+        runs[0]
+            .contains("components/mcp.md` is a symbolic link to ../index, outside the workspace"),
+        "{}",
+        runs[0]
+    );
+    assert!(!runs[0].contains(".promptc-tmp-"), "{}", runs[0]);
+}
+
 #[test]
 fn explain_gives_the_reason_and_the_place() {
     let repo = Repo::new();

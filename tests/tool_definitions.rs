@@ -845,3 +845,37 @@ fn build_out_writes_a_native_variant_s_definitions_beside_its_prompt() {
     );
     assert!(run.stderr.contains("generic.tools.json"), "{}", run.stderr);
 }
+
+// The prompt and its definitions are written together or not at all: a folder where the
+// definitions belong stopped the write after the prompt was in place.
+#[test]
+fn build_out_writes_neither_file_when_the_definitions_cannot_be_written() {
+    let workspace = native_fixture().write();
+    let out = workspace.tmp().join("out");
+    std::fs::create_dir_all(out.join("generic.tools.json/inside")).unwrap();
+    std::fs::write(out.join("generic.md"), "the prompt before").unwrap();
+    let run = workspace.run(&[
+        "build",
+        "--context",
+        "basic",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("generic.tools.json is a folder, where a file belongs"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("generic.md")).unwrap(),
+        "the prompt before"
+    );
+    let mut names: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["generic.md", "generic.tools.json"]);
+}

@@ -91,9 +91,13 @@ pub fn run(
         if relative.is_some_and(|relative| workspace.sources.find(&relative).is_some()) {
             return Err(PathError::new(path, PathProblem::IsSource).into());
         }
-        staged.add(path, path, text.as_bytes())?;
+        // A folder the command line names: what stops the write there is a bad argument, as
+        // the system's error was before it was put in promptc's words.
+        staged
+            .add(path, path, text.as_bytes())
+            .map_err(CliError::Argument)?;
     }
-    staged.commit()?;
+    staged.commit().map_err(CliError::Argument)?;
     for (path, _) in &files {
         printer.message(Message::Wrote(&path.display()));
     }
@@ -142,5 +146,12 @@ fn build_all(workspace: &'static Workspace, printer: &Printer) -> Result<(), Cli
         unchanged: written.unchanged.len(),
         removed: written.removed.len(),
     });
-    Ok(())
+    // The outputs are written; a file the build could not remove after them is an error of
+    // its own, not "nothing was written".
+    let mut not_removed = written.not_removed.into_iter().map(CliError::Path);
+    let last = not_removed.next_back();
+    for error in not_removed {
+        printer.error(&error);
+    }
+    last.map_or(Ok(()), Err)
 }

@@ -124,6 +124,19 @@ pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Re
             ),
         },
     };
+    // A folder the load does not read (the root, one outside the workspace): a file written
+    // there would not count, and validation says so at the setting.
+    if crate::load::read::data_folder(workspace.root(), folder).is_none() {
+        let setting = match args.kind {
+            NewKind::Tool => "paths.tools",
+            NewKind::Component => "paths.components",
+            NewKind::Variant => "paths.variants",
+        };
+        return Err(CliError::Unprintable(format!(
+            "`{setting}` (\"{}\") names no folder promptc reads files from (the workspace root, or a folder outside it): set it to a folder below the root in promptc.toml, or leave it out for its default",
+            folder.escape_default()
+        )));
+    }
     if let Some(taken) = taken(workspace, args.kind, id, folder) {
         return Err(taken);
     }

@@ -732,6 +732,9 @@ pub struct WriteReport {
     /// Files in the output folders that are no outputs and that promptc did not write, left
     /// as they are (`check` fails on them).
     pub foreign: Vec<String>,
+    /// Files to remove (outputs no longer in the matrix, strays) that could not be, once the
+    /// new outputs were in place: the build's outputs are written, these are left.
+    pub not_removed: Vec<PathError>,
 }
 
 /// Beside an output `<stem>.md`, its native tool definitions: `<stem>.tools.json`.
@@ -887,16 +890,20 @@ impl<'w> MatrixWriter<'w> {
             foreign,
             ..WriteReport::default()
         };
+        // The outputs are in place: a file that cannot be removed now is said, and does not
+        // stop the others.
         for (real, owned) in removals {
-            std::fs::remove_file(&real).map_err(|error| PathError::io(&owned, error))?;
-            report.removed.push(owned);
+            match std::fs::remove_file(&real) {
+                Ok(()) => report.removed.push(owned),
+                Err(error) => report.not_removed.push(PathError::io(&owned, error)),
+            }
         }
         for (real, shown) in strays {
             match std::fs::remove_file(&real) {
                 Ok(()) => report.strays.push(shown),
                 // Gone already (another run's, finished meanwhile).
                 Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
-                Err(error) => return Err(PathError::io(&shown, error)),
+                Err(error) => report.not_removed.push(PathError::io(&shown, error)),
             }
         }
         Ok(report)

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use tempfile::{NamedTempFile, TempPath};
 
-use crate::path_error::PathError;
+use crate::path_error::{PathError, PathProblem};
 
 /// How promptc's temporary files begin.
 pub const TEMP_PREFIX: &str = ".promptc-tmp-";
@@ -63,14 +63,10 @@ impl Staged {
     /// Writes `contents` to a temporary file beside `real` (the path the output really lies
     /// at); `shown` is the path errors name.
     pub fn add(&mut self, real: &Path, shown: &Path, contents: &[u8]) -> Result<(), PathError> {
-        let dir = real
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
+        let dir = folder_of(real);
         self.create_dir(dir)
-            .map_err(|error| PathError::io(shown, error))?;
-        let file =
-            stage(real, dir, contents).map_err(|error| PathError::io(shown, plain(error)))?;
+            .map_err(|error| write_error(shown, error))?;
+        let file = stage(real, dir, contents).map_err(|error| write_error(shown, plain(error)))?;
         self.files.push((
             file.into_temp_path(),
             real.to_path_buf(),
@@ -99,14 +95,110 @@ impl Staged {
             .any(|(temporary, _, _)| **temporary == *path)
     }
 
-    /// Renames every staged file into place.
+    /// Renames every staged file into place, all or nothing: each file replaced is first
+    /// linked (or copied) aside, and when a later rename fails (a file the user may not
+    /// replace, a folder where the file belongs), the files already renamed are put back as
+    /// they were, and those new are removed. Each rename is atomic on its own, so a reader
+    /// sees a file whole, old or new, throughout.
     pub fn commit(mut self) -> Result<(), PathError> {
+        let mut replaced: Vec<(PathBuf, Option<TempPath>)> = Vec::new();
         for (file, real, shown) in std::mem::take(&mut self.files) {
-            file.persist(&real)
-                .map_err(|error| PathError::io(&shown, plain(error.error)))?;
+            let dir = folder_of(&real);
+            let renamed = keep_aside(&real, dir).and_then(|kept| {
+                file.persist(&real)
+                    .map(|()| kept)
+                    .map_err(|error| plain(error.error))
+            });
+            match renamed {
+                Ok(kept) => replaced.push((real, kept)),
+                Err(error) => {
+                    put_back(replaced);
+                    return Err(write_error(&shown, error));
+                }
+            }
         }
+        // Every new file is in place: the old ones kept aside go.
+        drop(replaced);
         self.created.clear();
         Ok(())
+    }
+}
+
+/// The error of a write to `shown`, in promptc's words where the system's name no fix: a
+/// folder where the file belongs, a file or a link to nothing where a folder on the way
+/// belongs (found and named when it can be).
+fn write_error(shown: &Path, error: io::Error) -> PathError {
+    let on_the_way = |found: fn(&Path) -> bool| {
+        shown
+            .ancestors()
+            .skip(1)
+            .filter(|above| !above.as_os_str().is_empty())
+            .find(|above| found(above))
+            .map(Path::to_path_buf)
+    };
+    let is_file = |path: &Path| path.symlink_metadata().is_ok_and(|meta| meta.is_file());
+    let is_dangling =
+        |path: &Path| path.symlink_metadata().is_ok_and(|meta| meta.is_symlink()) && !path.exists();
+    let found = match error.kind() {
+        io::ErrorKind::IsADirectory => Some((shown.to_path_buf(), PathProblem::IsFolder)),
+        io::ErrorKind::NotADirectory => {
+            on_the_way(is_file).map(|file| (file, PathProblem::NotAFolder))
+        }
+        io::ErrorKind::NotFound => {
+            on_the_way(is_dangling).map(|link| (link, PathProblem::DanglingLink))
+        }
+        _ => None,
+    };
+    match found {
+        Some((path, problem)) => PathError::new(path, problem),
+        None => PathError::io(shown, error),
+    }
+}
+
+/// The folder a file lies in (`.` for a bare name).
+fn folder_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// The file at `real`, about to be replaced, kept beside it under a temporary name (removed
+/// when dropped): a hard link, or a copy where the file system or its owner allows no link.
+/// `None` when nothing is there to keep.
+fn keep_aside(real: &Path, dir: &Path) -> io::Result<Option<TempPath>> {
+    match std::fs::symlink_metadata(real) {
+        // A folder where the file belongs: the rename fails, and nothing is replaced.
+        Ok(meta) if meta.is_dir() => return Ok(None),
+        Ok(_) => {}
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(error),
+    }
+    let prefix = format!("{TEMP_PREFIX}{}-", crate::scratch::owner());
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix);
+    if let Ok(linked) = builder.make_in(dir, |path| std::fs::hard_link(real, path)) {
+        return Ok(Some(linked.into_temp_path()));
+    }
+    let copy = builder.tempfile_in(dir)?.into_temp_path();
+    std::fs::copy(real, &copy)?;
+    Ok(Some(copy))
+}
+
+/// Undoes the renames of a failed commit, the last first: each file replaced gets its old
+/// contents back, each file that was new is removed.
+fn put_back(replaced: Vec<(PathBuf, Option<TempPath>)>) {
+    for (real, kept) in replaced.into_iter().rev() {
+        match kept {
+            Some(kept) => {
+                if let Err(error) = kept.persist(&real) {
+                    // Left under its temporary name rather than lost.
+                    let _ = error.path.keep();
+                }
+            }
+            None => {
+                let _ = std::fs::remove_file(&real);
+            }
+        }
     }
 }
 
@@ -201,6 +293,57 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(left, vec![std::ffi::OsString::from("a.md")]);
+    }
+
+    #[test]
+    fn a_rename_that_fails_puts_back_the_files_renamed_before_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let replaced = dir.path().join("a/out.md");
+        std::fs::create_dir_all(replaced.parent().unwrap()).unwrap();
+        std::fs::write(&replaced, "old").unwrap();
+        let new = dir.path().join("b/out.md");
+        // A folder with a file in it where the third output belongs: its temporary file is
+        // written, but the rename over the folder fails, after the first two were renamed.
+        let blocked = dir.path().join("c/out.md");
+        std::fs::create_dir_all(blocked.join("inside")).unwrap();
+        let mut staged = Staged::default();
+        staged.add(&replaced, &replaced, b"new").unwrap();
+        staged.add(&new, &new, b"new").unwrap();
+        staged.add(&blocked, Path::new("c/out.md"), b"new").unwrap();
+        let error = staged.commit().unwrap_err();
+        assert_eq!(error.path, Path::new("c/out.md"));
+        assert_eq!(std::fs::read_to_string(&replaced).unwrap(), "old");
+        assert!(!new.exists());
+        // The folder made for the new file is gone, and no temporary file is left anywhere.
+        assert!(!dir.path().join("b").exists());
+        let names = |folder: &str| -> Vec<_> {
+            std::fs::read_dir(dir.path().join(folder))
+                .unwrap()
+                .map(|entry| entry.unwrap().file_name())
+                .collect()
+        };
+        assert_eq!(names("a"), ["out.md"]);
+        assert_eq!(names("c"), ["out.md"]);
+    }
+
+    #[test]
+    fn a_file_about_to_be_replaced_is_kept_aside_under_a_temporary_name_of_this_process() {
+        // Named so that a build running beside this one leaves it alone, and the next build
+        // removes it if this process is killed before it is put back or removed.
+        let dir = tempfile::tempdir().unwrap();
+        let replaced = dir.path().join("out.md");
+        std::fs::write(&replaced, "old").unwrap();
+        let kept = keep_aside(&replaced, dir.path()).unwrap().unwrap();
+        assert_eq!(std::fs::read_to_string(&kept).unwrap(), "old");
+        assert!(
+            kept.file_name()
+                .is_some_and(|name| is_temporary(name) && !is_left_behind(name))
+        );
+        assert!(
+            keep_aside(&dir.path().join("missing.md"), dir.path())
+                .unwrap()
+                .is_none()
+        );
     }
 
     #[test]

@@ -134,6 +134,13 @@ pub fn display_path(root: &Path, path: &Path) -> PathBuf {
         .unwrap_or_else(|_| path.to_path_buf())
 }
 
+/// The folder a `paths` setting names, to read files of one kind from: `None` when it leaves
+/// the workspace, or is the workspace's root itself (where promptc.toml and every other
+/// folder lie), both refused at the setting by validation.
+pub fn data_folder(root: &Path, setting: &str) -> Option<PathBuf> {
+    resolve_inside(root, root, setting).filter(|dir| dir != root)
+}
+
 /// Joins `relative` to `base_dir` and checks, lexically and then on disk, that the result
 /// stays inside `root`. Returns `None` when it leaves the workspace.
 pub fn resolve_inside(root: &Path, base_dir: &Path, relative: &str) -> Option<PathBuf> {

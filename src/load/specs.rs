@@ -359,11 +359,11 @@ impl Loader<'_, '_> {
     /// reports why.
     fn list_ahead(&mut self, folders: &[(&String, Kind)]) -> Vec<(PathBuf, Kind)> {
         let mut files: Vec<(PathBuf, Kind)> = Vec::new();
-        // Folders may overlap (a `paths` entry may name the workspace's root): a file is read
-        // ahead once, for the first load that reads it.
+        // Folders may overlap (`paths.tools` below `paths.components`): a file is read ahead
+        // once, for the first load that reads it.
         let mut seen = std::collections::HashSet::new();
         for &(folder, kind) in folders {
-            let Some(dir) = load::read::resolve_inside(self.root, self.root, folder) else {
+            let Some(dir) = load::read::data_folder(self.root, folder) else {
                 continue;
             };
             if self.listed.contains_key(&(dir.clone(), kind)) {
@@ -493,7 +493,7 @@ impl Loader<'_, '_> {
         id_of: impl Fn(&T) -> String,
     ) -> io::Result<IndexMap<String, Entry<T>>> {
         // A folder outside the workspace is reported by validation and never walked.
-        let Some(dir) = load::read::resolve_inside(self.root, self.root, dir) else {
+        let Some(dir) = load::read::data_folder(self.root, dir) else {
             return Ok(IndexMap::new());
         };
         let files = self.data_files(&dir, kind)?;
@@ -611,7 +611,7 @@ impl Loader<'_, '_> {
 
     fn load_contexts(&mut self, dir: &str) -> io::Result<IndexMap<String, Entry<Context>>> {
         // A folder outside the workspace is reported by validation and never walked.
-        let Some(dir) = load::read::resolve_inside(self.root, self.root, dir) else {
+        let Some(dir) = load::read::data_folder(self.root, dir) else {
             return Ok(IndexMap::new());
         };
         let files = self.data_files(&dir, Kind::Context)?;

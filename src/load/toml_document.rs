@@ -90,6 +90,21 @@ fn hint(text: &str, message: &str, range: &Range<usize>) -> Option<TomlHint> {
         return (!before.trim().is_empty() && !before.contains(['"', '\'']))
             .then_some(TomlHint::NoEquals);
     }
+    // A control character (other than a tab) inside a string: the string may well be closed.
+    if message.starts_with("invalid basic string")
+        || message.starts_with("invalid literal string")
+        || message.starts_with("invalid multi-line")
+    {
+        let control = rest
+            .chars()
+            .next()
+            .filter(|c| c.is_control() && *c != '\t' && *c != '\n' && *c != '\r');
+        if let Some(control) = control {
+            return Some(TomlHint::ControlCharacter {
+                code: u32::from(control),
+            });
+        }
+    }
     if message.starts_with("string values must be quoted") {
         let value = text.get(range.clone())?.trim();
         return Some(if value.is_empty() {

@@ -30,8 +30,10 @@ pub enum InvalidValue {
     EmptyServerName,
     /// A shared parameter (under the manifest's `[parameters]`) that `use`s another.
     SharedParameterUses,
-    /// `build.out` that names the workspace root itself.
-    OutputIsRoot,
+    /// A folder setting (`build.out`, `paths.components`, …) that names the workspace root
+    /// itself: a build would write among the sources, a load would read every file of the
+    /// workspace (promptc.toml too) as one kind.
+    FolderIsRoot { setting: String },
     /// A folder promptc writes in (`build.out`, `paths.schema`) that is a file.
     FileWhereFolderBelongs { path: String },
     /// A folder the manifest names to read from (`paths.components`, …) that is a file, or
@@ -128,6 +130,16 @@ impl InvalidValue {
             InvalidValue::NameTooLong { .. } => {
                 Some("shorten it: file systems refuse longer file names".into())
             }
+            InvalidValue::FolderIsRoot { setting } => {
+                let default = match setting.as_str() {
+                    "build.out" => "examples/prompts",
+                    "paths.contexts" => "examples/contexts",
+                    other => other.strip_prefix("paths.").unwrap_or("a-folder"),
+                };
+                Some(format!(
+                    "the root holds promptc.toml and every other folder: name a folder of its own (`{default}`), or leave the setting out for its default"
+                ))
+            }
             InvalidValue::FileWhereFolderBelongs { .. } => Some(
                 "name a folder of its own (promptc creates it), or move the file away".into(),
             ),
@@ -208,9 +220,9 @@ impl fmt::Display for InvalidValue {
                 f,
                 "invalid value: `{path}` is a file, where promptc reads a folder"
             ),
-            InvalidValue::OutputIsRoot => write!(
+            InvalidValue::FolderIsRoot { setting } => write!(
                 f,
-                "invalid value: `build.out` must name a folder below the workspace root"
+                "invalid value: `{setting}` must name a folder below the workspace root"
             ),
             InvalidValue::Schema { message } | InvalidValue::Model { message } => {
                 write!(f, "invalid value: {message}")

@@ -19,6 +19,9 @@ pub enum TomlHint {
     QuoteInsideString,
     /// An array not closed before the next key: `list = ["a", "b"` then `key = …`.
     ArrayNotClosed,
+    /// A control character (U+0000-U+001F or U+007F, a tab apart) written as itself inside a
+    /// string, which TOML refuses.
+    ControlCharacter { code: u32 },
 }
 
 impl TomlHint {
@@ -43,6 +46,9 @@ impl TomlHint {
             TomlHint::QuoteInsideString => {
                 "a `\"` inside a `\"…\"` string ends it: write it as `\\\"`, or put the text in a literal string (`'…'`), which may hold `\"`".into()
             }
+            TomlHint::ControlCharacter { code } => format!(
+                "a TOML string holds no control character written as itself: remove it, or write it as an escape in a `\"…\"` string (`\\u{code:04X}`)"
+            ),
             TomlHint::ArrayNotClosed => {
                 "close the array with `]` after its last item; items on several lines are separated by `,`".into()
             }

@@ -35,11 +35,12 @@ struct Known<'w> {
 }
 
 /// Whether a folder setting names no folder promptc reads, as its check at the setting
-/// reports (see [`paths_stay_inside`]): outside the workspace, or not a path of one.
+/// reports (see [`paths_stay_inside`]): outside the workspace, the root itself, or not a path
+/// of one.
 fn folder_unread(root: &std::path::Path, path: &str) -> bool {
     path.contains('\0')
         || is_windows_form(path)
-        || crate::load::read::resolve_inside(root, root, path).is_none()
+        || crate::load::read::data_folder(root, path).is_none()
 }
 
 /// A Windows form (`src\\parts`, `C:\\x`, `C:x`) names, on another system, a folder no one
@@ -494,7 +495,16 @@ fn overrides_are_used(
             merged.tools.as_deref().unwrap_or_default(),
         ),
     ];
+    let paths = &workspace.settings().paths;
     for (field, kind, ids, used) in overridden {
+        // A folder setting refused at the setting reads no ids: none can be known missing.
+        let folder = match kind {
+            RefKind::Component => &paths.components,
+            _ => &paths.tools,
+        };
+        if folder_unread(&workspace.root, folder) {
+            continue;
+        }
         // A list with an unknown id (reported where it is listed, maybe a misspelling of the
         // overridden one) cannot tell whether an override is used.
         let complete = used.iter().all(|id| lookup(workspace, kind, id).is_ok());
@@ -1117,6 +1127,11 @@ fn paths_stay_inside(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut
             }
         } else if written && up {
             not_plain()
+        } else if setting != "build.out" && crate::confine::lexical(path).as_os_str().is_empty() {
+            // `build.out` is told of with the folders it must keep apart from.
+            Problem::InvalidValue(InvalidValue::FolderIsRoot {
+                setting: setting.to_string(),
+            })
         } else if crate::confine::in_git_folder(root, path) {
             Problem::PathInGitFolder {
                 setting: setting.to_string(),
@@ -1209,7 +1224,11 @@ fn output_folder_is_apart(known: &Known<'_>, manifest: &Entry<ManifestDef>, out:
     let outside = |path: &str| crate::load::read::resolve_inside(root, root, path).is_none();
     for (setting, folder) in source_folders(&value.paths) {
         // A folder outside the workspace is refused at its setting; it overlaps nothing here.
-        if outside(&value.build.out) || outside(folder) {
+        // Nor does a folder that is the root, refused at its setting too.
+        if outside(&value.build.out)
+            || outside(folder)
+            || crate::confine::lexical(folder).as_os_str().is_empty()
+        {
             continue;
         }
         let (outputs, sources) = (
@@ -1237,9 +1256,11 @@ fn output_folder_is_apart(known: &Known<'_>, manifest: &Entry<ManifestDef>, out:
             );
         }
     }
-    if out_dir.is_empty() || out_dir == "." {
+    if crate::confine::lexical(out_dir).as_os_str().is_empty() {
         out.error(
-            Problem::InvalidValue(InvalidValue::OutputIsRoot),
+            Problem::InvalidValue(InvalidValue::FolderIsRoot {
+                setting: "build.out".into(),
+            }),
             manifest.value_span("/build/out"),
         );
     }

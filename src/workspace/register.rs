@@ -90,7 +90,7 @@ impl Registrar<'_> {
     /// workspace-relative path so that any template can include, import or extend it. A
     /// folder that is missing has none; one outside the workspace is reported by validation.
     pub fn partials(&mut self, folder: &str) -> io::Result<Vec<TemplateId>> {
-        let Some(dir) = resolve_inside(self.root, self.root, folder) else {
+        let Some(dir) = crate::load::read::data_folder(self.root, folder) else {
             return Ok(Vec::new());
         };
         let found = crate::load::partial_files(self.root, &dir)?;
