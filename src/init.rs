@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use crate::confine::resolve_output;
 use crate::emit::write::Staged;
-use crate::path_error::PathError;
+use crate::path_error::{PathError, PathProblem};
 
 include!(concat!(env!("OUT_DIR"), "/library.rs"));
 
@@ -31,6 +31,18 @@ pub fn init(dir: &Path) -> Result<Vec<PathBuf>, InitError> {
             dir: dir.to_path_buf(),
             enclosing,
         });
+    }
+    // A file or a link to nothing where the folder belongs: the system says only that it
+    // exists.
+    if let Ok(meta) = dir.symlink_metadata()
+        && !dir.is_dir()
+    {
+        let problem = if meta.is_symlink() && !dir.exists() {
+            PathProblem::DanglingLink
+        } else {
+            PathProblem::NotAFolder
+        };
+        return Err(InitError::Refused(PathError::new(dir, problem)));
     }
     std::fs::create_dir_all(dir).map_err(named)?;
     let root = dir.canonicalize().map_err(named)?;

@@ -1710,6 +1710,30 @@ fn new_refuses_a_folder_setting_the_load_does_not_read() {
     }
 }
 
+/// A link to nothing where `new` would write was told of as a tool the workspace has already.
+#[cfg(unix)]
+#[test]
+fn new_over_a_link_to_nothing_says_it_is_a_link() {
+    let workspace = common::Fixture::empty()
+        .file("promptc.toml", common::MANIFEST)
+        .file(
+            "variants/generic.toml",
+            "id = \"generic\"\ntemplate = \"Hi.\"\n",
+        )
+        .write();
+    std::fs::create_dir_all(workspace.root().join("tools")).unwrap();
+    std::os::unix::fs::symlink("../nowhere", workspace.root().join("tools/t2.toml")).unwrap();
+    let made = workspace.run(&["new", "tool", "t2"]);
+    assert_eq!(made.code, 1, "{}", made.stderr);
+    assert!(
+        made.stderr
+            .contains("tools/t2.toml is a symbolic link to nothing"),
+        "{}",
+        made.stderr
+    );
+    assert!(!made.stderr.contains("has a tool"), "{}", made.stderr);
+}
+
 /// `show` and `context` printed TOML (or JSON) only: in a workspace written in YAML they print
 /// YAML, which reads back as the JSON they print; elsewhere TOML; `--format` chooses.
 #[test]

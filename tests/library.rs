@@ -336,7 +336,13 @@ fn init_refusals_of_the_folder_named_exit_alike() {
     let elsewhere = dir.path().join("elsewhere");
     std::fs::create_dir(&elsewhere).unwrap();
     std::os::unix::fs::symlink(&elsewhere, linked.join("components")).unwrap();
-    for folder in [&file, &linked] {
+    let dangling = dir.path().join("dangling");
+    std::os::unix::fs::symlink(dir.path().join("nowhere"), &dangling).unwrap();
+    for (folder, said) in [
+        (&file, "file is a file, where a folder belongs"),
+        (&linked, "error"),
+        (&dangling, "dangling is a symbolic link to nothing"),
+    ] {
         let output = common::promptc()
             .current_dir(dir.path())
             .arg("init")
@@ -346,7 +352,9 @@ fn init_refusals_of_the_folder_named_exit_alike() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{folder:?}: {stderr}");
         assert!(stderr.starts_with("error"), "{stderr}");
+        assert!(stderr.contains(said), "{stderr}");
     }
+    assert!(!dir.path().join("nowhere").exists());
     assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
     assert!(!linked.join("promptc.toml").exists());
 }

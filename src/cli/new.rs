@@ -271,6 +271,21 @@ fn taken(
         .iter()
         .map(|extension| Path::new(folder).join(format!("{id}.{extension}")))
         .find(|path| root.join(path).symlink_metadata().is_ok());
+    // A link to nothing under the name is no tool, component or variant: it is told as what
+    // it is.
+    if existing.is_none()
+        && let Some(path) = &same_name
+        && root
+            .join(path)
+            .symlink_metadata()
+            .is_ok_and(|meta| meta.is_symlink())
+        && !root.join(path).exists()
+    {
+        return Some(CliError::Path(crate::path_error::PathError::new(
+            path,
+            crate::path_error::PathProblem::DanglingLink,
+        )));
+    }
     let by = existing
         .map(|path| shown(&path))
         .or_else(|| same_name.map(|path| path.display().to_string()))
