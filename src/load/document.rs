@@ -232,7 +232,19 @@ fn parse_json(file: &SourceFile) -> Result<Value, (Problem, Range<usize>)> {
             }
             // The place is shown with the quoted line; serde_json's text ends with it too.
             let place = format!(" at line {} column {}", error.line(), error.column());
-            let message = message.strip_suffix(&place).unwrap_or(&message).to_string();
+            let mut message = message.strip_suffix(&place).unwrap_or(&message).to_string();
+            // Most often a string left open runs into its line's end; another control
+            // character is named, for its own help.
+            if message.starts_with("control character")
+                && let Some(control) = file.text.get(offset..).and_then(|rest| rest.chars().next())
+                && control != '\n'
+                && control != '\r'
+            {
+                message = format!(
+                    "control character U+{:04X} found while parsing a string",
+                    u32::from(control)
+                );
+            }
             (Problem::JsonSyntax { message }, offset..offset)
         })
 }

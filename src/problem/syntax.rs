@@ -124,8 +124,18 @@ pub(super) fn yaml_help(message: &str) -> Option<String> {
         "a value that starts with `{` or `[` is a mapping or a list: quote a template (`key: \"{{ name }}\"`), or write it as a block scalar (`key: |`)"
     } else if message.starts_with("unexpected character: `%") {
         "a value that starts with `{` is a YAML mapping, and `{%` none: quote a template (`key: \"{% if … %}…\"`), or write it as a block scalar (`key: |`)"
-    } else if message.starts_with("unexpected character") {
+    } else if message.starts_with("unexpected character: `@")
+        || message.starts_with("unexpected character: ``")
+    {
         "quote the value: a plain YAML value cannot start with `@` or `` ` ``"
+    } else if let Some(code) = message
+        .strip_prefix("unexpected character: `\\u{")
+        .and_then(|rest| rest.split_once('}'))
+        .and_then(|(hex, _)| u32::from_str_radix(hex, 16).ok())
+    {
+        return Some(format!(
+            "YAML holds no control character written as itself: remove it, or write it as an escape in a `\"…\"` string (`\\u{code:04X}`)"
+        ));
     } else if message.starts_with("alias references unknown anchor")
         || message.contains("while scanning an anchor or alias")
     {
@@ -160,6 +170,11 @@ pub(super) fn json_help(message: &str) -> Option<String> {
         "a value is a string in double quotes, a number, `true`, `false`, `null`, an array or an object"
     } else if message.starts_with("EOF while parsing") {
         "close every `{`, `[` and `\"` the file opens"
+    } else if let Some(code) = message.strip_prefix("control character U+") {
+        let code = code.get(..4).unwrap_or(code);
+        return Some(format!(
+            "a JSON string holds no control character written as itself: remove it, or write it as an escape (`\\u{code}`; a tab is `\\t`)"
+        ));
     } else if message.starts_with("control character") {
         "a string ends on its line: add the closing `\"`, and write a line break inside it as `\\n`"
     } else if message.starts_with("invalid escape") {
