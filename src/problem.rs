@@ -888,6 +888,12 @@ impl Problem {
                 left_open: Some(keyword),
                 ..
             } => template_help::left_open(keyword),
+            // A condition is no tag: it ends before an operator's last operand.
+            Problem::ConditionSyntax { message, .. }
+                if message.starts_with("unexpected end of input, expected expression") =>
+            {
+                "the condition ends before the operand its last operator needs: finish it (`a and b`, `mode == 'plan'`), or remove the operator".into()
+            }
             Problem::TemplateSyntax { message, .. }
             | Problem::ConditionSyntax { message, .. }
             | Problem::RenderFailed { message, .. }

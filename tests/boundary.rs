@@ -1934,3 +1934,33 @@ fn a_revision_whose_named_files_lie_in_huge_folders_is_refused_past_a_bound_on_l
         "{stdout}"
     );
 }
+
+// A `paths` setting that names the root through a link (`here` -> `.`) is the root as much as
+// `""` or `"."`: refused at the setting, and the root is not read as a folder of tools
+// (promptc.toml and every other file were read as one), nor is `new` let write there.
+#[test]
+fn a_folder_setting_linked_to_the_root_is_refused_at_the_setting() {
+    let workspace = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}\n[paths]\ntools = \"here\"\n", common::MANIFEST),
+        )
+        .write();
+    symlink(".", workspace.root().join("here")).unwrap();
+    let validation = workspace.validate();
+    let diagnostics = validation.diagnostics();
+    assert_eq!(validation.codes(), ["invalid-value"], "{diagnostics:?}");
+    assert_eq!(
+        (diagnostics[0].file.as_str(), diagnostics[0].line),
+        ("promptc.toml", 5)
+    );
+    assert!(
+        diagnostics[0]
+            .message
+            .contains("`paths.tools` must name a folder below the workspace root"),
+        "{diagnostics:?}"
+    );
+    let made = workspace.run(&["new", "tool", "zz"]);
+    assert_eq!(made.code, 2, "{}", made.stderr);
+    assert!(!workspace.root().join("zz.toml").exists());
+}

@@ -411,6 +411,22 @@ fn schema_writes_files_and_check_reports_stale_ones() {
     std::fs::write(schema.join("tool.schema.json"), "{}\n").unwrap();
     let message = check(1);
     assert!(message.contains("tool.schema.json") && !message.contains("variant.schema.json"));
+
+    // A folder the command line names that cannot take the files is a bad argument (exit 2),
+    // as for `build --out`, told in promptc's words.
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let output = promptc()
+        .args(["schema", "--out"])
+        .arg(file.join("schema"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("a-file is a file, where a folder belongs"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]

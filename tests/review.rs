@@ -345,6 +345,17 @@ fn diff_says_which_side_failed_and_why() {
         "{misspelt}"
     );
 
+    // A file or a folder at a revision is an object of the repository, but no commit.
+    for object in ["HEAD:components/mode_line.yaml", "HEAD^{tree}"] {
+        let out = stdout(&repo.promptc(&["diff", "--base", object]));
+        assert!(
+            out.contains(&format!(
+                "`{object}` names a file or a folder of the repository, not a commit"
+            )),
+            "{out}"
+        );
+    }
+
     // A revision from before the workspace existed.
     repo.git(&["checkout", "-q", "--orphan", "empty"]);
     repo.git(&["rm", "-r", "-q", "--cached", "."]);

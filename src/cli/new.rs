@@ -133,8 +133,7 @@ pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Re
             NewKind::Variant => "paths.variants",
         };
         return Err(CliError::Unprintable(format!(
-            "`{setting}` (\"{}\") names no folder promptc reads files from (the workspace root, or a folder outside it): set it to a folder below the root in promptc.toml, or leave it out for its default",
-            folder.escape_default()
+            "`{setting}` ({folder:?}) names no folder promptc reads files from (the workspace root, or a folder outside it): set it to a folder below the root in promptc.toml, or leave it out for its default"
         )));
     }
     if let Some(taken) = taken(workspace, args.kind, id, folder) {

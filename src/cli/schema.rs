@@ -64,14 +64,26 @@ pub fn run(args: SchemaArgs, workspace: Option<&Path>, printer: &Printer) -> Res
             }
             None => path.clone(),
         };
-        staged.add(&real, &path, render(kind, &declared).as_bytes())?;
+        staged
+            .add(&real, &path, render(kind, &declared).as_bytes())
+            .map_err(|error| named_by(&root, error))?;
         written.push(path);
     }
-    staged.commit()?;
+    staged.commit().map_err(|error| named_by(&root, error))?;
     for path in written {
         printer.message(Message::Wrote(&path.display()));
     }
     Ok(())
+}
+
+/// A write's error: in a folder the command line named (`--out`, no workspace root), a bad
+/// argument whatever stopped it, as `build --out` says it; in the workspace's own, a path of
+/// the workspace.
+fn named_by(root: &Option<PathBuf>, error: PathError) -> CliError {
+    match root {
+        None => CliError::Argument(error),
+        Some(_) => error.into(),
+    }
 }
 
 /// The one setting of the manifest `schema` needs. Other keys, known or not, are for

@@ -65,8 +65,9 @@ impl Staged {
     pub fn add(&mut self, real: &Path, shown: &Path, contents: &[u8]) -> Result<(), PathError> {
         let dir = folder_of(real);
         self.create_dir(dir)
-            .map_err(|error| write_error(shown, error))?;
-        let file = stage(real, dir, contents).map_err(|error| write_error(shown, plain(error)))?;
+            .map_err(|error| write_error(shown, real, error))?;
+        let file =
+            stage(real, dir, contents).map_err(|error| write_error(shown, real, plain(error)))?;
         self.files.push((
             file.into_temp_path(),
             real.to_path_buf(),
@@ -101,19 +102,14 @@ impl Staged {
     /// they were, and those new are removed. Each rename is atomic on its own, so a reader
     /// sees a file whole, old or new, throughout.
     pub fn commit(mut self) -> Result<(), PathError> {
-        let mut replaced: Vec<(PathBuf, Option<TempPath>)> = Vec::new();
+        let mut replaced: Vec<(PathBuf, Kept)> = Vec::new();
         for (file, real, shown) in std::mem::take(&mut self.files) {
-            let dir = folder_of(&real);
-            let renamed = keep_aside(&real, dir).and_then(|kept| {
-                file.persist(&real)
-                    .map(|()| kept)
-                    .map_err(|error| plain(error.error))
-            });
-            match renamed {
-                Ok(kept) => replaced.push((real, kept)),
+            let kept = keep_aside(&real, folder_of(&real));
+            match file.persist(&real) {
+                Ok(()) => replaced.push((real, kept)),
                 Err(error) => {
                     put_back(replaced);
-                    return Err(write_error(&shown, error));
+                    return Err(write_error(&shown, &real, plain(error.error)));
                 }
             }
         }
@@ -124,16 +120,85 @@ impl Staged {
     }
 }
 
-/// The error of a write to `shown`, in promptc's words where the system's name no fix: a
-/// folder where the file belongs, a file or a link to nothing where a folder on the way
-/// belongs (found and named when it can be).
-fn write_error(shown: &Path, error: io::Error) -> PathError {
+/// What was at a path before its new file was renamed there.
+enum Kept {
+    /// Nothing: putting back removes the new file.
+    Nothing,
+    /// The old file, under a temporary name beside it (removed when dropped).
+    Aside(TempPath),
+    /// A file that could not be kept (a link, which promptc does not follow to copy; a file
+    /// the user may replace but not read or link): putting back leaves the new one.
+    Unrestorable,
+}
+
+/// The folder a file lies in (`.` for a bare name).
+fn folder_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// The file at `real`, about to be replaced, kept beside it under a temporary name of this
+/// process (so that another build leaves it alone, and the next one removes it if this one is
+/// killed): a hard link, or a copy where the file system or its owner allows no link.
+fn keep_aside(real: &Path, dir: &Path) -> Kept {
+    let Ok(meta) = std::fs::symlink_metadata(real) else {
+        return Kept::Nothing;
+    };
+    // A folder where the file belongs: the rename fails, and nothing is replaced.
+    if meta.is_dir() {
+        return Kept::Nothing;
+    }
+    let prefix = format!("{TEMP_PREFIX}{}-", crate::scratch::owner());
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix);
+    // A link is linked as itself (not followed), never copied: its target may lie anywhere.
+    if let Ok(linked) = builder.make_in(dir, |path| std::fs::hard_link(real, path)) {
+        return Kept::Aside(linked.into_temp_path());
+    }
+    if !meta.is_file() {
+        return Kept::Unrestorable;
+    }
+    let copied = builder.tempfile_in(dir).and_then(|copy| {
+        let copy = copy.into_temp_path();
+        std::fs::copy(real, &copy).map(|_| copy)
+    });
+    copied.map_or(Kept::Unrestorable, Kept::Aside)
+}
+
+/// Undoes the renames of a failed commit, the last first: each file replaced gets its old
+/// contents back, each file that was new is removed.
+fn put_back(replaced: Vec<(PathBuf, Kept)>) {
+    for (real, kept) in replaced.into_iter().rev() {
+        match kept {
+            Kept::Aside(kept) => {
+                if let Err(error) = kept.persist(&real) {
+                    // Left under its temporary name rather than lost at once.
+                    let _ = error.path.keep();
+                }
+            }
+            Kept::Nothing => {
+                let _ = std::fs::remove_file(&real);
+            }
+            Kept::Unrestorable => {}
+        }
+    }
+}
+
+/// The error of a write to `real` (shown to the user as `shown`), in promptc's words where the
+/// system's name no fix: a folder where the file belongs, a file or a link to nothing where a
+/// folder on the way belongs (looked for along `real`, named as `shown` names it).
+fn write_error(shown: &Path, real: &Path, error: io::Error) -> PathError {
     let on_the_way = |found: fn(&Path) -> bool| {
+        let (steps, _) = real
+            .ancestors()
+            .enumerate()
+            .skip(1)
+            .find(|(_, above)| !above.as_os_str().is_empty() && found(above))?;
         shown
             .ancestors()
-            .skip(1)
+            .nth(steps)
             .filter(|above| !above.as_os_str().is_empty())
-            .find(|above| found(above))
             .map(Path::to_path_buf)
     };
     let is_file = |path: &Path| path.symlink_metadata().is_ok_and(|meta| meta.is_file());
@@ -152,53 +217,6 @@ fn write_error(shown: &Path, error: io::Error) -> PathError {
     match found {
         Some((path, problem)) => PathError::new(path, problem),
         None => PathError::io(shown, error),
-    }
-}
-
-/// The folder a file lies in (`.` for a bare name).
-fn folder_of(path: &Path) -> &Path {
-    path.parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-}
-
-/// The file at `real`, about to be replaced, kept beside it under a temporary name (removed
-/// when dropped): a hard link, or a copy where the file system or its owner allows no link.
-/// `None` when nothing is there to keep.
-fn keep_aside(real: &Path, dir: &Path) -> io::Result<Option<TempPath>> {
-    match std::fs::symlink_metadata(real) {
-        // A folder where the file belongs: the rename fails, and nothing is replaced.
-        Ok(meta) if meta.is_dir() => return Ok(None),
-        Ok(_) => {}
-        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(error) => return Err(error),
-    }
-    let prefix = format!("{TEMP_PREFIX}{}-", crate::scratch::owner());
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix);
-    if let Ok(linked) = builder.make_in(dir, |path| std::fs::hard_link(real, path)) {
-        return Ok(Some(linked.into_temp_path()));
-    }
-    let copy = builder.tempfile_in(dir)?.into_temp_path();
-    std::fs::copy(real, &copy)?;
-    Ok(Some(copy))
-}
-
-/// Undoes the renames of a failed commit, the last first: each file replaced gets its old
-/// contents back, each file that was new is removed.
-fn put_back(replaced: Vec<(PathBuf, Option<TempPath>)>) {
-    for (real, kept) in replaced.into_iter().rev() {
-        match kept {
-            Some(kept) => {
-                if let Err(error) = kept.persist(&real) {
-                    // Left under its temporary name rather than lost.
-                    let _ = error.path.keep();
-                }
-            }
-            None => {
-                let _ = std::fs::remove_file(&real);
-            }
-        }
     }
 }
 
@@ -333,17 +351,42 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let replaced = dir.path().join("out.md");
         std::fs::write(&replaced, "old").unwrap();
-        let kept = keep_aside(&replaced, dir.path()).unwrap().unwrap();
+        let Kept::Aside(kept) = keep_aside(&replaced, dir.path()) else {
+            panic!("the file is kept aside");
+        };
         assert_eq!(std::fs::read_to_string(&kept).unwrap(), "old");
         assert!(
             kept.file_name()
                 .is_some_and(|name| is_temporary(name) && !is_left_behind(name))
         );
-        assert!(
-            keep_aside(&dir.path().join("missing.md"), dir.path())
-                .unwrap()
-                .is_none()
-        );
+        assert!(matches!(
+            keep_aside(&dir.path().join("missing.md"), dir.path()),
+            Kept::Nothing
+        ));
+    }
+
+    // A link where an output goes is kept as the link itself, never followed: the file it
+    // leads to, wherever it lies, is neither read nor changed, and a failed commit puts the
+    // link back.
+    #[cfg(unix)]
+    #[test]
+    fn a_link_replaced_is_put_back_as_a_link_and_its_target_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = dir.path().join("elsewhere.md");
+        std::fs::write(&elsewhere, "theirs").unwrap();
+        let out = dir.path().join("out");
+        std::fs::create_dir(&out).unwrap();
+        let linked = out.join("a.md");
+        std::os::unix::fs::symlink(&elsewhere, &linked).unwrap();
+        let blocked = out.join("b.md");
+        std::fs::create_dir_all(blocked.join("inside")).unwrap();
+        let mut staged = Staged::default();
+        staged.add(&linked, &linked, b"new").unwrap();
+        staged.add(&blocked, &blocked, b"new").unwrap();
+        assert!(staged.commit().is_err());
+        assert!(linked.symlink_metadata().unwrap().is_symlink());
+        assert_eq!(std::fs::read_link(&linked).unwrap(), elsewhere);
+        assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "theirs");
     }
 
     #[test]
@@ -359,7 +402,10 @@ mod tests {
         let error = staged
             .add(&dir.path().join("b/out.md"), Path::new("b/out.md"), b"new")
             .unwrap_err();
-        assert_eq!(error.path, Path::new("b/out.md"));
+        // The file in the way is named, as the caller shows paths (not the real one), though
+        // the current folder is not the one the paths are relative to.
+        assert_eq!(error.path, Path::new("b"));
+        assert!(matches!(error.problem, PathProblem::NotAFolder));
         drop(staged);
         assert_eq!(std::fs::read_to_string(&kept).unwrap(), "old");
         assert_eq!(

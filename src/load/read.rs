@@ -138,7 +138,10 @@ pub fn display_path(root: &Path, path: &Path) -> PathBuf {
 /// the workspace, or is the workspace's root itself (where promptc.toml and every other
 /// folder lie), both refused at the setting by validation.
 pub fn data_folder(root: &Path, setting: &str) -> Option<PathBuf> {
-    resolve_inside(root, root, setting).filter(|dir| dir != root)
+    resolve_inside(root, root, setting).filter(|dir| {
+        // A link to the root (`here` -> `.`) names it as well.
+        dir != root && std::fs::canonicalize(dir).ok() != std::fs::canonicalize(root).ok()
+    })
 }
 
 /// Joins `relative` to `base_dir` and checks, lexically and then on disk, that the result

@@ -504,13 +504,30 @@ fn convert(
         Node::Null => Value::Null,
         Node::Bool(b) => Value::Bool(*b),
         Node::Int(i) => Value::from(*i),
-        Node::UInt(u) => Value::from(*u),
+        // Past a signed 64-bit integer, as TOML's reader refuses it and the help says.
+        Node::UInt(u) => match i64::try_from(*u) {
+            Ok(fits) => Value::from(fits),
+            Err(_) => {
+                let at = range(&node.referenced, file);
+                let written = file.text.get(at.clone()).unwrap_or_default().trim();
+                let problem = Problem::UnsupportedNumber {
+                    text: written.to_string(),
+                };
+                return Err(Unreadable::from((problem, at)));
+            }
+        },
         Node::Float(f) => {
             let at = range(&node.referenced, file);
             let written = file.text.get(at.clone()).unwrap_or_default().trim();
             // A whole number past 64 bits, which the reader made a float of, losing its last
-            // digits: refused, as TOML's reader refuses it.
-            if is_decimal_integer(written) {
+            // digits: refused, as TOML's reader refuses it (`!!float` asks for the float).
+            let tagged = file
+                .text
+                .get(..at.start)
+                .and_then(|before| before.trim_end().rsplit(char::is_whitespace).next())
+                .is_some_and(|word| word.starts_with('!'))
+                || written.starts_with('!');
+            if is_decimal_integer(written) && !tagged {
                 let problem = Problem::UnsupportedNumber {
                     text: written.into(),
                 };
@@ -904,6 +921,7 @@ list:
             ("description: !!float 1e400\n", "1e400"),
             ("budget: -2e999\n", "-2e999"),
             ("id: 99999999999999999999999\n", "99999999999999999999999"),
+            ("id: 18446744073709551615\n", "18446744073709551615"),
         ] {
             let (problem, at) = parse(text, &mut locations).unwrap_err();
             assert!(
@@ -914,6 +932,9 @@ list:
                 assert_eq!(&text[at], number);
             }
         }
+        // A float asked for by its tag is one.
+        let value = parse("n: !!float 99999999999999999999\n", &mut locations).unwrap();
+        assert_eq!(value["n"], serde_json::json!(1e20));
     }
 
     // A second document after `...` was said to follow a `---` the file does not have, at the

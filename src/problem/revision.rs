@@ -42,6 +42,11 @@ pub enum RevisionProblem {
         revision: String,
         near: Option<String>,
     },
+    /// A revision that names an object of the repository that is no commit (a file or a
+    /// folder at a revision).
+    NotACommit {
+        revision: String,
+    },
     /// The revision has no manifest (`manifest`) where the workspace lies (`at`).
     NoWorkspace {
         revision: String,
@@ -54,12 +59,12 @@ pub enum RevisionProblem {
     },
     /// Finding the files a load reads listed more entries than `entries` in all.
     ListedTooOften {
-        tree: String,
+        revision: String,
         entries: usize,
     },
     /// The files a load reads are more than `files` files or `bytes` bytes.
     TooLarge {
-        tree: String,
+        revision: String,
         files: usize,
         bytes: u64,
     },
@@ -104,6 +109,10 @@ impl fmt::Display for RevisionProblem {
                 f,
                 "unknown revision `{revision}` (a branch, tag or commit of the repository)"
             ),
+            RevisionProblem::NotACommit { revision } => write!(
+                f,
+                "`{revision}` names a file or a folder of the repository, not a commit: name a branch, tag or commit (`HEAD`, `main`, `HEAD~1`)"
+            ),
             // Quoted with escapes: a folder's name may hold a line break, or a CI log's command.
             RevisionProblem::NoWorkspace {
                 revision,
@@ -117,13 +126,17 @@ impl fmt::Display for RevisionProblem {
                 f,
                 "the revision's tree has an invalid path {path:?}: promptc does not copy it"
             ),
-            RevisionProblem::ListedTooOften { tree, entries } => write!(
+            RevisionProblem::ListedTooOften { revision, entries } => write!(
                 f,
-                "the workspace at `{tree}` had its folders listed past {entries} entries in all to find the files promptc reads: promptc does not copy it (its files lie in very many folders, or in one of very many entries)"
+                "the workspace at revision `{revision}` had its folders listed past {entries} entries in all to find the files promptc reads: promptc does not copy it (its files lie in very many folders, or in one of very many entries)"
             ),
-            RevisionProblem::TooLarge { tree, files, bytes } => write!(
+            RevisionProblem::TooLarge {
+                revision,
+                files,
+                bytes,
+            } => write!(
                 f,
-                "the files promptc reads of the workspace at `{tree}` are more than {files} files or {bytes} bytes: promptc does not copy them"
+                "the files promptc reads of the workspace at revision `{revision}` are more than {files} files or {bytes} bytes: promptc does not copy them"
             ),
             RevisionProblem::CannotCreate { detail } => {
                 write!(f, "cannot create a temporary folder: {detail}")

@@ -36,6 +36,9 @@ pub(super) fn help(message: &str) -> Option<String> {
         "close the comment with `#}`: `{# a note #}`"
     } else if message.contains("unexpected end of raw block") {
         "close the `{% raw %}` block with `{% endraw %}`"
+    } else if message.starts_with("unexpected end of input, expected expression") {
+        "the template ends inside a tag or an expression: finish it and close it with `%}` or \
+         `}}` (`{% if condition %}`, `{{ name }}`)"
     } else if message.contains("unexpected end of input, expected end of block") {
         "a block is left open: close each `{% if %}`, `{% for %}`, `{% macro %}`, `{% call %}`, \
          `{% filter %}`, `{% with %}` or `{% set %}` block with its end tag (`{% endif %}`, \
@@ -129,6 +132,10 @@ mod tests {
             (
                 "unknown statement endfor",
                 "`{% endfor %}` closes a `{% for %}`",
+            ),
+            (
+                "unexpected end of input, expected expression",
+                "ends inside a tag",
             ),
             ("too many arguments", "remove the extra ones"),
             ("unknown statement else", "inside an `{% if %}` block"),

@@ -175,6 +175,13 @@ impl Repository {
             "refs/tags",
             "refs/remotes",
         ]);
+        // A file or a folder at a revision (`HEAD:promptc.toml`, `HEAD^{tree}`) is an object
+        // of the repository, but no commit to compile.
+        if self.object_id(revision).is_some() {
+            return RevisionError(RevisionProblem::NotACommit {
+                revision: revision.to_string(),
+            });
+        }
         let names: Vec<String> = run(command, "for-each-ref")
             .map(|listing| {
                 String::from_utf8_lossy(&listing)
@@ -247,6 +254,7 @@ pub fn checkout(workspace_root: &Path, revision: &str) -> Result<RevisionCheckou
     std::fs::create_dir(&empty).map_err(cannot_create)?;
     let mut copy = Copy {
         repository: &repository,
+        revision,
         tree,
         index: dir.path().join("index"),
         entries: dir.path().join("entries"),
@@ -335,6 +343,8 @@ impl Asked {
 /// A revision's tree being written into a temporary folder, as loads ask for its files.
 struct Copy<'r> {
     repository: &'r Repository,
+    /// The revision as the command line names it, for what is said of its tree.
+    revision: &'r str,
     tree: String,
     /// The temporary index git writes from, beside (not inside) the copy: neither the
     /// repository's index nor its working tree is touched.
@@ -631,14 +641,14 @@ impl Copy<'_> {
 
     fn listed_too_often(&self) -> RevisionError {
         RevisionError(RevisionProblem::ListedTooOften {
-            tree: self.tree.to_string(),
+            revision: self.revision.to_string(),
             entries: MAX_LISTED,
         })
     }
 
     fn too_large(&self) -> RevisionError {
         RevisionError(RevisionProblem::TooLarge {
-            tree: self.tree.to_string(),
+            revision: self.revision.to_string(),
             files: MAX_REVISION_FILES,
             bytes: MAX_REVISION_BYTES,
         })

@@ -353,19 +353,29 @@ impl Templates {
             Err(error) => {
                 self.some_did_not_compile = true;
                 self.not_compiled.insert(name);
-                Err(Diagnostic::new(
-                    Problem::TemplateSyntax {
-                        left_open: error
+                let meant = meant::meant(&self.env, &error).or_else(|| {
+                    let source = error.template_source()?;
+                    match meant::foreign_operator(source, &error) {
+                        Some((word, _)) => Some(word.to_string()),
+                        None => end_of_open_block(source, &error),
+                    }
+                });
+                // An end tag met inside `{% set x %}`, which opens a block: `= value` on the
+                // tag is likelier meant than `{% endset %}` in place of the end tag.
+                let (meant, left_open) = match meant {
+                    Some(end) if end == "endset" => (None, Some("set".to_string())),
+                    meant => (
+                        meant,
+                        error
                             .template_source()
                             .and_then(|source| block_left_open(source, &error)),
+                    ),
+                };
+                Err(Diagnostic::new(
+                    Problem::TemplateSyntax {
+                        left_open,
                         message: error.detail().unwrap_or("invalid syntax").to_string(),
-                        meant: meant::meant(&self.env, &error).or_else(|| {
-                            let source = error.template_source()?;
-                            match meant::foreign_operator(source, &error) {
-                                Some((word, _)) => Some(word.to_string()),
-                                None => end_of_open_block(source, &error),
-                            }
-                        }),
+                        meant,
                         known: meant::known(&self.env, &error),
                     },
                     self.error_span(&error)
@@ -722,8 +732,9 @@ fn innermost_left_open<'s>(
     error: &minijinja::Error,
     range: &std::ops::Range<usize>,
 ) -> Option<Tag<'s>> {
-    let detail = error.detail()?;
-    if !detail.starts_with("unexpected end of input") || detail.contains("variable block") {
+    // Only where minijinja waited for a block's end tag: a tag cut short at the end of the
+    // template (`{% if`, "expected expression") is placed where it is cut, not at a block.
+    if error.detail()? != "unexpected end of input, expected end of block" {
         return None;
     }
     open_blocks(source.get(..range.start)?).pop()

@@ -1127,8 +1127,9 @@ fn paths_stay_inside(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut
             }
         } else if written && up {
             not_plain()
-        } else if setting != "build.out" && crate::confine::lexical(path).as_os_str().is_empty() {
-            // `build.out` is told of with the folders it must keep apart from.
+        } else if !written && crate::load::read::data_folder(root, path).is_none() {
+            // `build.out` is told of with the folders it must keep apart from; the schema
+            // folder is written, never read as data, and may be the root.
             Problem::InvalidValue(InvalidValue::FolderIsRoot {
                 setting: setting.to_string(),
             })
@@ -1224,10 +1225,10 @@ fn output_folder_is_apart(known: &Known<'_>, manifest: &Entry<ManifestDef>, out:
     let outside = |path: &str| crate::load::read::resolve_inside(root, root, path).is_none();
     for (setting, folder) in source_folders(&value.paths) {
         // A folder outside the workspace is refused at its setting; it overlaps nothing here.
-        // Nor does a folder that is the root, refused at its setting too.
+        // Nor does a folder read as data that is the root, refused at its setting too.
         if outside(&value.build.out)
             || outside(folder)
-            || crate::confine::lexical(folder).as_os_str().is_empty()
+            || (setting != "paths.schema" && crate::load::read::data_folder(root, folder).is_none())
         {
             continue;
         }
