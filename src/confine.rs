@@ -114,6 +114,11 @@ pub fn inside_as_written(path: &str) -> bool {
             .all(|part| matches!(part, Component::Normal(_) | Component::CurDir))
 }
 
+/// Whether `path` is a symbolic link to nothing: there, but leading to no file or folder.
+pub fn is_dangling_link(path: &Path) -> bool {
+    path.symlink_metadata().is_ok_and(|meta| meta.is_symlink()) && !path.exists()
+}
+
 /// Whether `path` lies inside `root` as it stands: plain names below it, none of them a link
 /// or the repository's folder, the last one existing.
 pub fn is_plainly_inside(root: &Path, path: &Path) -> bool {

@@ -34,10 +34,8 @@ pub fn init(dir: &Path) -> Result<Vec<PathBuf>, InitError> {
     }
     // A file or a link to nothing where the folder belongs: the system says only that it
     // exists.
-    if let Ok(meta) = dir.symlink_metadata()
-        && !dir.is_dir()
-    {
-        let problem = if meta.is_symlink() && !dir.exists() {
+    if dir.symlink_metadata().is_ok() && !dir.is_dir() {
+        let problem = if crate::confine::is_dangling_link(dir) {
             PathProblem::DanglingLink
         } else {
             PathProblem::NotAFolder

@@ -274,11 +274,7 @@ fn taken(
     // it is.
     if existing.is_none()
         && let Some(path) = &same_name
-        && root
-            .join(path)
-            .symlink_metadata()
-            .is_ok_and(|meta| meta.is_symlink())
-        && !root.join(path).exists()
+        && crate::confine::is_dangling_link(&root.join(path))
     {
         return Some(CliError::Path(crate::path_error::PathError::new(
             path,

@@ -202,16 +202,13 @@ fn write_error(shown: &Path, real: &Path, error: io::Error) -> PathError {
             .map(Path::to_path_buf)
     };
     let is_file = |path: &Path| path.symlink_metadata().is_ok_and(|meta| meta.is_file());
-    let is_dangling =
-        |path: &Path| path.symlink_metadata().is_ok_and(|meta| meta.is_symlink()) && !path.exists();
     let found = match error.kind() {
         io::ErrorKind::IsADirectory => Some((shown.to_path_buf(), PathProblem::IsFolder)),
         io::ErrorKind::NotADirectory => {
             on_the_way(is_file).map(|file| (file, PathProblem::NotAFolder))
         }
-        io::ErrorKind::NotFound => {
-            on_the_way(is_dangling).map(|link| (link, PathProblem::DanglingLink))
-        }
+        io::ErrorKind::NotFound => on_the_way(crate::confine::is_dangling_link)
+            .map(|link| (link, PathProblem::DanglingLink)),
         _ => None,
     };
     match found {

@@ -139,8 +139,11 @@ pub fn display_path(root: &Path, path: &Path) -> PathBuf {
 /// folder lie), both refused at the setting by validation.
 pub fn data_folder(root: &Path, setting: &str) -> Option<PathBuf> {
     resolve_inside(root, root, setting).filter(|dir| {
-        // A link to the root (`here` -> `.`) names it as well.
-        dir != root && std::fs::canonicalize(dir).ok() != std::fs::canonicalize(root).ok()
+        // A link on the way to it (`here` -> `.`) may name the root as well; a path of plain
+        // names below the root does not, and is not resolved again.
+        dir != root
+            && (confine::is_plainly_inside(root, dir)
+                || std::fs::canonicalize(dir).ok() != std::fs::canonicalize(root).ok())
     })
 }
 

@@ -76,8 +76,9 @@ pub(super) fn help(message: &str) -> Option<String> {
     Some(help.to_string())
 }
 
-/// The help for a template that ends inside the block `keyword` opened (`if`, `for`, …): the
-/// diagnostic is placed at that block's tag, so the help names its end tag.
+/// The help for a block `keyword` opened (`if`, `for`, …) and left open: the template ends
+/// inside it (the diagnostic is placed at its tag), or, for `set`, the end tag of the block
+/// around it is met inside it.
 pub(super) fn left_open(keyword: &str) -> String {
     match keyword {
         // `{% set x %}` without `=` is the block form, which people rarely mean.

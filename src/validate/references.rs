@@ -355,7 +355,7 @@ fn merged(known: &Known<'_>, entry: &Entry<VariantDef>, out: &mut Diagnostics) {
         return;
     };
     template_is_given(entry, &merged, out);
-    overrides_are_used(workspace, entry, &merged, out);
+    overrides_are_used(known, entry, &merged, out);
     added_ids_are_new(workspace, entry, out);
     orders_fit_the_list(entry, &merged, out);
 }
@@ -475,11 +475,12 @@ fn template_is_given(entry: &Entry<VariantDef>, merged: &Variant, out: &mut Diag
 
 /// Each override names an existing id the merged variant lists.
 fn overrides_are_used(
-    workspace: &Workspace,
+    known: &Known<'_>,
     entry: &Entry<VariantDef>,
     merged: &Variant,
     out: &mut Diagnostics,
 ) {
+    let workspace = known.workspace;
     let variant = &entry.value;
     let overridden: [(&str, RefKind, Vec<&String>, &[String]); 2] = [
         (
@@ -495,14 +496,13 @@ fn overrides_are_used(
             merged.tools.as_deref().unwrap_or_default(),
         ),
     ];
-    let paths = &workspace.settings().paths;
     for (field, kind, ids, used) in overridden {
         // A folder setting refused at the setting reads no ids: none can be known missing.
-        let folder = match kind {
-            RefKind::Component => &paths.components,
-            _ => &paths.tools,
+        let unread = match kind {
+            RefKind::Component => known.components_unread,
+            _ => known.tools_unread,
         };
-        if folder_unread(&workspace.root, folder) {
+        if unread {
             continue;
         }
         // A list with an unknown id (reported where it is listed, maybe a misspelling of the
