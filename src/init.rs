@@ -61,7 +61,7 @@ pub fn init(dir: &Path) -> Result<Vec<PathBuf>, InitError> {
     // The build that follows writes the library's outputs and removes the files its output
     // index names: a folder of outputs already there holds files that are not the library's.
     let outputs = dir.join(output_folder());
-    if outputs.symlink_metadata().is_ok() && !is_empty_folder(&outputs) {
+    if outputs.symlink_metadata().is_ok() && !holds_no_output(&outputs) {
         existing.push(outputs);
     }
     if !existing.is_empty() {
@@ -94,10 +94,21 @@ fn output_folder() -> String {
         .unwrap_or_else(|| "examples/prompts".to_owned())
 }
 
-/// Whether `path` is a folder with nothing in it (not a link to one).
-fn is_empty_folder(path: &Path) -> bool {
+/// Whether `path` is a folder (not a link to one) that holds nothing a build writes over or
+/// removes: nothing at all, or only hidden files such as the `.gitkeep` that keeps an empty
+/// folder in git, which no build touches (its output index and temporary files excepted).
+fn holds_no_output(path: &Path) -> bool {
+    let is_placeholder = |entry: std::io::Result<std::fs::DirEntry>| {
+        entry.is_ok_and(|entry| {
+            let name = entry.file_name();
+            name.to_string_lossy().starts_with('.')
+                && name != crate::emit::matrix::INDEX_FILE
+                && !crate::emit::write::is_temporary(&name)
+                && entry.file_type().is_ok_and(|kind| kind.is_file())
+        })
+    };
     path.symlink_metadata().is_ok_and(|meta| meta.is_dir())
-        && std::fs::read_dir(path).is_ok_and(|mut entries| entries.next().is_none())
+        && std::fs::read_dir(path).is_ok_and(|mut entries| entries.all(is_placeholder))
 }
 
 /// The workspace a new one at `dir` would lie inside: the nearest folder above `dir` (its

@@ -1507,6 +1507,24 @@ fn new_starts_a_workspace_from_its_manifest_and_never_takes_a_name_twice() {
         "{}",
         refused.stderr
     );
+    assert!(
+        refused
+            .stderr
+            .contains("help: use an id of at most 200 characters"),
+        "{}",
+        refused.stderr
+    );
+    // What an id may be made of is said as help, below what is wrong.
+    let refused = new(&["tool", "read file"]);
+    assert_eq!(refused.code, 2);
+    assert!(
+        refused.stderr.contains("error: `read file` is not an id\n")
+            && refused.stderr.contains(
+                "help: use letters, digits, `_`, `.` and `-`, starting with a letter or digit"
+            ),
+        "{}",
+        refused.stderr
+    );
 }
 
 /// `debug()` without arguments prints the names a template sees, in name order, with their
@@ -1718,7 +1736,9 @@ fn new_refuses_a_folder_setting_the_load_does_not_read() {
         assert!(
             made.stderr.contains(&format!(
                 "`paths.tools` (\"{tools}\") names no folder promptc reads files from"
-            )),
+            )) && made
+                .stderr
+                .contains("help: set it to a folder below the workspace root"),
             "{}",
             made.stderr
         );

@@ -249,7 +249,8 @@ fn init_writes_a_workspace_that_validates_and_builds() {
 
 /// The outputs' folder is the build's after `init`: one already holding files (a prompt of
 /// the user's own, an index naming files the build would remove) is refused like a library
-/// file, with nothing written or removed; an empty one is taken.
+/// file, with nothing written or removed; an empty one is taken, and so is one holding only
+/// a hidden placeholder such as `.gitkeep`.
 #[test]
 fn init_leaves_a_folder_of_outputs_already_there_alone() {
     let dir = tempfile::tempdir().unwrap();
@@ -282,6 +283,34 @@ fn init_leaves_a_folder_of_outputs_already_there_alone() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert!(empty.join("examples/prompts/next-gen/basic.md").exists());
+
+    // A folder kept in git by a hidden placeholder is empty to the build, which leaves the
+    // placeholder alone; an output index alone names files the build would remove.
+    let kept = dir.path().join("kept");
+    std::fs::create_dir_all(kept.join("examples/prompts")).unwrap();
+    std::fs::write(kept.join("examples/prompts/.gitkeep"), "").unwrap();
+    let output = common::promptc().arg("init").arg(&kept).output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(kept.join("examples/prompts/next-gen/basic.md").exists());
+    assert!(kept.join("examples/prompts/.gitkeep").exists());
+    let indexed = dir.path().join("indexed");
+    std::fs::create_dir_all(indexed.join("examples/prompts")).unwrap();
+    std::fs::write(
+        indexed.join("examples/prompts/.promptc-outputs"),
+        "examples/prompts/xs/old.md\n",
+    )
+    .unwrap();
+    let output = common::promptc()
+        .arg("init")
+        .arg(&indexed)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(!indexed.join("promptc.toml").exists());
 }
 
 /// `init` in a folder of a workspace (run from `components/`, say) would add a second library

@@ -5,6 +5,7 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
+use super::new::MAX_NEW_ID_BYTES;
 use super::{EXIT_PROBLEMS, EXIT_USAGE};
 use crate::load::MANIFEST_FILE;
 use crate::namespace::near_or;
@@ -77,6 +78,15 @@ pub enum CliError {
         slot: String,
         by: String,
     },
+    /// `new`: the id given cannot be one (`too_long`: it can, but no file can be named after
+    /// it).
+    NotAnId { id: String, too_long: bool },
+    /// `new`: the manifest's folder setting for the kind names no folder the load reads
+    /// (the workspace root, or one outside it).
+    NotADataFolder {
+        setting: &'static str,
+        folder: String,
+    },
     /// A value that cannot be written in the format asked for.
     Unprintable(String),
     /// A value of a variant or context that TOML has no way to write: where, and what it is.
@@ -134,6 +144,8 @@ impl CliError {
             CliError::WouldOverwrite(_) => "would-overwrite",
             CliError::IdTaken { .. } => "duplicate-id",
             CliError::SlotTaken { .. } => "duplicate-slot",
+            CliError::NotAnId { .. } => "invalid-id",
+            CliError::NotADataFolder { .. } => "invalid-value",
             CliError::Unprintable(_) | CliError::NotToml { .. } => "unprintable",
             CliError::StdinNotText => "stdin-not-text",
             CliError::NotNative(_) => "not-native",
@@ -150,6 +162,16 @@ impl CliError {
                 Some(error.help())
             }
             CliError::RulesFolder(problem) => problem.help(),
+            CliError::NotAnId { too_long: false, .. } => Some(
+                "use letters, digits, `_`, `.` and `-`, starting with a letter or digit".into(),
+            ),
+            CliError::NotAnId { too_long: true, .. } => Some(format!(
+                "use an id of at most {MAX_NEW_ID_BYTES} characters"
+            )),
+            CliError::NotADataFolder { .. } => Some(
+                "set it to a folder below the workspace root in promptc.toml, or leave it out for its default"
+                    .into(),
+            ),
             CliError::ManifestUnreadable(_) => Some(
                 "fix promptc.toml first (`promptc validate` shows where), then write the schemas"
                     .into(),
@@ -190,6 +212,19 @@ impl fmt::Display for CliError {
             CliError::ProcessLimit(message) | CliError::Unprintable(message) => {
                 write!(f, "{message}")
             }
+            CliError::NotAnId {
+                id,
+                too_long: false,
+            } => write!(f, "`{id}` is not an id"),
+            CliError::NotAnId { id, too_long: true } => write!(
+                f,
+                "an id of {} characters is too long to name a file after",
+                id.len()
+            ),
+            CliError::NotADataFolder { setting, folder } => write!(
+                f,
+                "`{setting}` ({folder:?}) names no folder promptc reads files from: the workspace root, or a folder outside it"
+            ),
             CliError::NotToml { place, what } => write!(
                 f,
                 "`{place}` is {what}, which TOML cannot write: ask for `--format json`"

@@ -41,7 +41,7 @@ pub enum NewKind {
 /// which says where files go, stops it.
 /// The longest id `new` names files after: its `.toml`, `.yaml` or `.md` file name stays
 /// within the 255 bytes most file systems allow.
-const MAX_NEW_ID_BYTES: usize = 200;
+pub(super) const MAX_NEW_ID_BYTES: usize = 200;
 
 pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Result<(), CliError> {
     let root = workspace_root(workspace_dir)?;
@@ -57,17 +57,18 @@ pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Re
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
     if !valid_id {
-        return Err(CliError::Unprintable(format!(
-            "`{id}` is not an id: use letters, digits, `_`, `.` and `-`, starting with a letter or digit"
-        )));
+        return Err(CliError::NotAnId {
+            id: id.clone(),
+            too_long: false,
+        });
     }
     // The files are named after the id, and a file name has at most 255 bytes on most
     // systems: a longer id failed with the system's own words after the checks passed.
     if id.len() > MAX_NEW_ID_BYTES {
-        return Err(CliError::Unprintable(format!(
-            "an id of {} characters is too long to name a file after: use at most {MAX_NEW_ID_BYTES}",
-            id.len()
-        )));
+        return Err(CliError::NotAnId {
+            id: id.clone(),
+            too_long: true,
+        });
     }
     let settings = workspace.settings();
     let paths = &settings.paths;
@@ -132,9 +133,10 @@ pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Re
             NewKind::Component => "paths.components",
             NewKind::Variant => "paths.variants",
         };
-        return Err(CliError::Unprintable(format!(
-            "`{setting}` ({folder:?}) names no folder promptc reads files from (the workspace root, or a folder outside it): set it to a folder below the root in promptc.toml, or leave it out for its default"
-        )));
+        return Err(CliError::NotADataFolder {
+            setting,
+            folder: folder.clone(),
+        });
     }
     if let Some(taken) = taken(workspace, args.kind, id, folder) {
         return Err(taken);
