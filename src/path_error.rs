@@ -85,6 +85,10 @@ pub enum PathProblem {
 pub struct PathError {
     pub path: PathBuf,
     pub problem: PathProblem,
+    /// Files a failed write had replaced and could not put back (each as the user knows it,
+    /// and where its previous contents are left): said with the error, so that nothing is
+    /// lost without a word.
+    pub not_put_back: Vec<(PathBuf, PathBuf)>,
 }
 
 /// How standard input is named where a file's path would be.
@@ -95,6 +99,7 @@ impl PathError {
         Self {
             path: path.into(),
             problem,
+            not_put_back: Vec::new(),
         }
     }
 
@@ -104,6 +109,19 @@ impl PathError {
 
     /// What would fix it.
     pub fn help(&self) -> String {
+        let help = self.problem_help();
+        let moves: Vec<String> = self
+            .not_put_back
+            .iter()
+            .map(|(shown, left)| format!("{} to {}", left.display(), shown.display()))
+            .collect();
+        if moves.is_empty() {
+            return help;
+        }
+        format!("{help}; then move {} by hand", moves.join(", "))
+    }
+
+    fn problem_help(&self) -> String {
         let fixed = match &self.problem {
             PathProblem::LinkLeavesWorkspace { .. } | PathProblem::OutsideWorkspace => {
                 "promptc reads and writes only inside the workspace: replace the link with the file or folder itself"
@@ -233,9 +251,18 @@ impl fmt::Display for PathError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.problem {
             // The system's words are not a sentence about the path ("Permission denied").
-            PathProblem::Io(error) => write!(f, "{}: {error}", self.path.display()),
-            problem => write!(f, "{} {problem}", self.path.display()),
+            PathProblem::Io(error) => write!(f, "{}: {error}", self.path.display())?,
+            problem => write!(f, "{} {problem}", self.path.display())?,
         }
+        for (shown, left) in &self.not_put_back {
+            write!(
+                f,
+                "; {} was replaced before and could not be put back: its previous contents are in {}",
+                shown.display(),
+                left.display()
+            )?;
+        }
+        Ok(())
     }
 }
 

@@ -102,14 +102,15 @@ impl Staged {
     /// they were, and those new are removed. Each rename is atomic on its own, so a reader
     /// sees a file whole, old or new, throughout.
     pub fn commit(mut self) -> Result<(), PathError> {
-        let mut replaced: Vec<(PathBuf, Kept)> = Vec::new();
+        let mut replaced: Vec<(PathBuf, PathBuf, Kept)> = Vec::new();
         for (file, real, shown) in std::mem::take(&mut self.files) {
             let kept = keep_aside(&real, folder_of(&real));
             match file.persist(&real) {
-                Ok(()) => replaced.push((real, kept)),
+                Ok(()) => replaced.push((real, shown, kept)),
                 Err(error) => {
-                    put_back(replaced);
-                    return Err(write_error(&shown, &real, plain(error.error)));
+                    let mut error = write_error(&shown, &real, plain(error.error));
+                    error.not_put_back = put_back(replaced);
+                    return Err(error);
                 }
             }
         }
@@ -167,20 +168,61 @@ fn keep_aside(real: &Path, dir: &Path) -> Kept {
 }
 
 /// Undoes the renames of a failed commit, the last first: each file replaced gets its old
-/// contents back, each file that was new is removed.
-fn put_back(replaced: Vec<(PathBuf, Kept)>) {
-    for (real, kept) in replaced.into_iter().rev() {
+/// contents back, each file that was new is removed. Returns the files whose old contents
+/// could not be renamed back (as shown, and where those contents are left): beside the file
+/// under a name no build removes (`<name>.promptc-previous`), or under the temporary name
+/// when even that fails.
+fn put_back(replaced: Vec<(PathBuf, PathBuf, Kept)>) -> Vec<(PathBuf, PathBuf)> {
+    let mut not_put_back = Vec::new();
+    for (real, shown, kept) in replaced.into_iter().rev() {
         match kept {
             Kept::Aside(kept) => {
-                if let Err(error) = kept.persist(&real) {
-                    // Left under its temporary name rather than lost at once.
-                    let _ = error.path.keep();
-                }
+                let Err(error) = kept.persist(&real) else {
+                    continue;
+                };
+                let left = set_apart(error.path, &real);
+                let left_shown = match (left.file_name(), shown.parent()) {
+                    (Some(name), Some(folder)) => folder.join(name),
+                    _ => left.clone(),
+                };
+                not_put_back.push((shown, left_shown));
             }
             Kept::Nothing => {
                 let _ = std::fs::remove_file(&real);
             }
             Kept::Unrestorable => {}
+        }
+    }
+    not_put_back
+}
+
+/// The suffix of a file's previous contents that a failed write could not put back.
+pub const PREVIOUS_SUFFIX: &str = ".promptc-previous";
+
+/// Moves a file's previous contents, kept aside under a temporary name, to a name beside it
+/// that no build removes (the first of `<name>.promptc-previous`, `…-2`, … not taken); where
+/// even that fails, they stay under the temporary name. Returns where they are.
+fn set_apart(kept: TempPath, real: &Path) -> PathBuf {
+    let mut kept = kept;
+    for attempt in 1..=9 {
+        let mut name = real.file_name().unwrap_or_default().to_os_string();
+        name.push(PREVIOUS_SUFFIX);
+        if attempt > 1 {
+            name.push(format!("-{attempt}"));
+        }
+        let target = real.with_file_name(name);
+        match kept.persist_noclobber(&target) {
+            Ok(()) => return target,
+            Err(error) => kept = error.path,
+        }
+    }
+    match kept.keep() {
+        Ok(path) => path,
+        Err(error) => {
+            let path = error.path.to_path_buf();
+            // Left where it is rather than deleted with its handle.
+            std::mem::forget(error.path);
+            path
         }
     }
 }
@@ -308,6 +350,56 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(left, vec![std::ffi::OsString::from("a.md")]);
+    }
+
+    /// Old contents that cannot be renamed back (a folder took the file's place meanwhile)
+    /// are moved to a name beside it that no build removes, and said where they are.
+    #[test]
+    fn old_contents_that_cannot_be_put_back_are_set_apart_and_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("out.md");
+        std::fs::create_dir_all(real.join("inside")).unwrap();
+        let taken = dir.path().join("out.md.promptc-previous");
+        std::fs::write(&taken, "someone's").unwrap();
+        let kept = tempfile::Builder::new()
+            .prefix(&format!("{TEMP_PREFIX}{}-", crate::scratch::owner()))
+            .tempfile_in(dir.path())
+            .unwrap();
+        std::fs::write(kept.path(), "old").unwrap();
+        let shown = Path::new("prompts/out.md");
+        let left = put_back(vec![(
+            real.clone(),
+            shown.to_path_buf(),
+            Kept::Aside(kept.into_temp_path()),
+        )]);
+        assert_eq!(
+            left,
+            vec![(
+                shown.to_path_buf(),
+                PathBuf::from("prompts/out.md.promptc-previous-2")
+            )]
+        );
+        let set_apart = dir.path().join("out.md.promptc-previous-2");
+        assert_eq!(std::fs::read_to_string(set_apart).unwrap(), "old");
+        assert_eq!(std::fs::read_to_string(taken).unwrap(), "someone's");
+        assert!(!is_temporary(std::ffi::OsStr::new(
+            "out.md.promptc-previous-2"
+        )));
+        let error = PathError {
+            not_put_back: left,
+            ..PathError::io("prompts/b.md", io::Error::other("the disk failed"))
+        };
+        assert_eq!(
+            error.to_string(),
+            "prompts/b.md: the disk failed; prompts/out.md was replaced before and could not be put back: its previous contents are in prompts/out.md.promptc-previous-2"
+        );
+        assert!(
+            error.help().ends_with(
+                "; then move prompts/out.md.promptc-previous-2 to prompts/out.md by hand"
+            ),
+            "{}",
+            error.help()
+        );
     }
 
     #[test]
