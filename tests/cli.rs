@@ -1514,6 +1514,21 @@ fn new_starts_a_workspace_from_its_manifest_and_never_takes_a_name_twice() {
         "{}",
         refused.stderr
     );
+    // A tool's id is the name models call it by: one validation would refuse is refused
+    // before the file is written.
+    let refused = new(&["tool", "9lives"]);
+    assert_eq!(refused.code, 2);
+    assert!(
+        refused
+            .stderr
+            .contains("`9lives` is not a name a model can call a tool by")
+            && refused
+                .stderr
+                .contains("help: start it with a letter or `_`"),
+        "{}",
+        refused.stderr
+    );
+    assert!(!workspace.root().join("tools/9lives.toml").exists());
     // What an id may be made of is said as help, below what is wrong.
     let refused = new(&["tool", "read file"]);
     assert_eq!(refused.code, 2);
@@ -1707,10 +1722,19 @@ fn new_writes_the_format_the_workspace_is_written_in() {
     let made = workspace.run(&["new", "tool", "find", "--as", "toml"]);
     assert_eq!(made.code, 0, "{}", made.stderr);
     assert!(workspace.root().join("tools/find.toml").is_file());
+    // `yml`, the other extension of YAML files, names the language too.
+    let made = workspace.run(&["new", "tool", "glob", "--as", "yml"]);
+    assert_eq!(made.code, 0, "{}", made.stderr);
+    assert!(workspace.root().join("tools/glob.yaml").is_file());
     // The files written are valid as they are; no variant lists them yet, which is said.
     assert_eq!(
         workspace.validate().codes(),
-        ["unused-component", "unused-tool", "unused-tool"],
+        [
+            "unused-component",
+            "unused-tool",
+            "unused-tool",
+            "unused-tool"
+        ],
         "{:?}",
         workspace.validate().items()
     );

@@ -78,9 +78,8 @@ pub enum CliError {
         slot: String,
         by: String,
     },
-    /// `new`: the id given cannot be one (`too_long`: it can, but no file can be named after
-    /// it).
-    NotAnId { id: String, too_long: bool },
+    /// `new`: the id given cannot be one of the kind asked for.
+    NotAnId { id: String, problem: IdProblem },
     /// `new`: the manifest's folder setting for the kind names no folder the load reads
     /// (the workspace root, or one outside it).
     NotADataFolder {
@@ -98,6 +97,17 @@ pub enum CliError {
     /// `schema`: the manifest, whose `[context_fields]` the context schema holds, cannot be
     /// read or does not parse (why).
     ManifestUnreadable(String),
+}
+
+/// Why `new` refuses an id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdProblem {
+    /// Characters no id has.
+    Characters,
+    /// A tool's id is the name a model calls it by, which starts with a letter or `_`.
+    NotCallable,
+    /// No file can be named after it.
+    TooLong,
 }
 
 impl CliError {
@@ -162,12 +172,17 @@ impl CliError {
                 Some(error.help())
             }
             CliError::RulesFolder(problem) => problem.help(),
-            CliError::NotAnId { too_long: false, .. } => Some(
-                "use letters, digits, `_`, `.` and `-`, starting with a letter or digit".into(),
-            ),
-            CliError::NotAnId { too_long: true, .. } => Some(format!(
-                "use an id of at most {MAX_NEW_ID_BYTES} characters"
-            )),
+            CliError::NotAnId { problem, .. } => Some(match problem {
+                IdProblem::Characters => {
+                    "use letters, digits, `_`, `.` and `-`, starting with a letter or digit".into()
+                }
+                IdProblem::NotCallable => {
+                    "start it with a letter or `_` (or give the tool a `name` of that form after writing it)".into()
+                }
+                IdProblem::TooLong => {
+                    format!("use an id of at most {MAX_NEW_ID_BYTES} characters")
+                }
+            }),
             CliError::NotADataFolder { .. } => Some(
                 "set it to a folder below the workspace root in promptc.toml, or leave it out for its default"
                     .into(),
@@ -212,15 +227,18 @@ impl fmt::Display for CliError {
             CliError::ProcessLimit(message) | CliError::Unprintable(message) => {
                 write!(f, "{message}")
             }
-            CliError::NotAnId {
-                id,
-                too_long: false,
-            } => write!(f, "`{id}` is not an id"),
-            CliError::NotAnId { id, too_long: true } => write!(
-                f,
-                "an id of {} characters is too long to name a file after",
-                id.len()
-            ),
+            CliError::NotAnId { id, problem } => match problem {
+                IdProblem::Characters => write!(f, "`{id}` is not an id"),
+                IdProblem::NotCallable => write!(
+                    f,
+                    "`{id}` is not a name a model can call a tool by, which a tool's id is unless it has a `name`"
+                ),
+                IdProblem::TooLong => write!(
+                    f,
+                    "an id of {} characters is too long to name a file after",
+                    id.len()
+                ),
+            },
             CliError::NotADataFolder { setting, folder } => write!(
                 f,
                 "`{setting}` ({folder:?}) names no folder promptc reads files from: the workspace root, or a folder outside it"

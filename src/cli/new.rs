@@ -2,6 +2,7 @@ use std::path::Path;
 
 use clap::{Args, ValueEnum};
 
+use super::error::IdProblem;
 use super::{CliError, Message, Printer, workspace_root};
 use crate::confine::resolve_output;
 use crate::emit::write::Staged;
@@ -24,6 +25,8 @@ pub struct NewArgs {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum NewFormat {
     Toml,
+    /// `yml` too: the extension YAML files often have, which promptc reads as well.
+    #[value(alias = "yml")]
     Yaml,
 }
 
@@ -59,7 +62,7 @@ pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Re
     if !valid_id {
         return Err(CliError::NotAnId {
             id: id.clone(),
-            too_long: false,
+            problem: IdProblem::Characters,
         });
     }
     // The files are named after the id, and a file name has at most 255 bytes on most
@@ -67,7 +70,15 @@ pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Re
     if id.len() > MAX_NEW_ID_BYTES {
         return Err(CliError::NotAnId {
             id: id.clone(),
-            too_long: true,
+            problem: IdProblem::TooLong,
+        });
+    }
+    // A tool's id is its name unless the file gives one: an id validation would refuse as a
+    // name is refused here, before the file is written.
+    if args.kind == NewKind::Tool && !crate::model::is_callable_name(id) {
+        return Err(CliError::NotAnId {
+            id: id.clone(),
+            problem: IdProblem::NotCallable,
         });
     }
     let settings = workspace.settings();
