@@ -513,6 +513,9 @@ pub enum Problem {
         /// The value changes the native tool definitions, which are sent before the prompt:
         /// nothing of the request is cacheable.
         in_definitions: bool,
+        /// What reads the value is a `when` (a section's or a tool's): what is switched on
+        /// and off per request, not a value written out.
+        at_condition: bool,
         volatile: Vec<String>,
         /// The workspace makes this lint an error (`tokens.stable_prefix_level`).
         error: bool,
@@ -1274,6 +1277,12 @@ impl Problem {
                 ..
             } => {
                 "keep values that change per request out of the tools' texts and `when` conditions (the prompt's end is the place for them), or take the name out of `tokens.volatile` if it does not change per request".into()
+            }
+            Problem::VolatileEarly {
+                at_condition: true,
+                ..
+            } => {
+                "what a `when` switches on and off per request changes the prompt from where it stands: move that section or tool's documentation towards the end of the prompt, take the name out of `tokens.volatile` if it does not change per request, or lower `tokens.stable_prefix_percent`".into()
             }
             Problem::VolatileEarly { .. } => {
                 "move values that change per request towards the end of the prompt, or lower `tokens.stable_prefix_percent`".into()
@@ -2158,6 +2167,7 @@ mod tests {
                 section: None,
                 volatile: Vec::new(),
                 in_definitions: false,
+                at_condition: false,
                 error: false,
             },
             Problem::StablePrefixUnchecked {

@@ -428,6 +428,7 @@ pub fn volatile_warning(
     // tool offered in one compile only, else at the volatile list (an MCP server's tools,
     // listed there).
     if definitions_change {
+        let read_by_when: std::cell::RefCell<Vec<String>> = std::cell::RefCell::new(Vec::new());
         let span = changed_tool_text(workspace, variant.family(), compiled, &probed)
             .and_then(|tool| reads_volatile(tool).or_else(|| workspace.templates.span_of(tool)))
             .or_else(|| {
@@ -442,17 +443,23 @@ pub fn volatile_warning(
                         offered(&compiled.tools, &tool.id) != offered(&probed.tools, &tool.id)
                     })
                     .and_then(|tool| workspace.tools.get(&tool.id))
-                    .map(|entry| match entry.value.when {
-                        Some(_) => entry.value_span("/when"),
+                    .map(|entry| match &entry.value.when {
+                        Some(condition) => {
+                            *read_by_when.borrow_mut() =
+                                volatile_read_by(workspace, condition, &predicates);
+                            entry.value_span("/when")
+                        }
                         None => entry.value_span("/id"),
                     })
             })
             .unwrap_or_else(|| workspace.manifest.key_span("/tokens/volatile"));
+        let read_by_when = read_by_when.into_inner();
         let volatile = match found.into_inner() {
             Some(name) if predicates.contains(&name) => {
                 vec![format!("{name}, a predicate that reads one")]
             }
             Some(name) => vec![name],
+            None if !read_by_when.is_empty() => read_by_when,
             None => settings.volatile.clone(),
         };
         return Some(Diagnostic::new(
@@ -462,6 +469,7 @@ pub fn volatile_warning(
                 section: None,
                 volatile,
                 in_definitions: true,
+                at_condition: false,
                 error: settings.stable_prefix_level == LintLevel::Error,
             },
             span,
@@ -476,30 +484,28 @@ pub fn volatile_warning(
             .and_then(|entry| Some((entry, entry.value.condition.as_deref()?))),
         _ => None,
     };
-    let span = condition.map(|(entry, _)| entry.value_span("/when"));
-    let read_by_condition: Vec<String> = condition
-        .and_then(|(_, condition)| workspace.templates.env().compile_expression(condition).ok())
-        .map(|expression| {
-            let names: std::collections::BTreeSet<String> =
-                expression.undeclared_variables(false).into_iter().collect();
-            let mut read: Vec<String> = settings
-                .volatile
-                .iter()
-                .filter(|v| {
-                    names
-                        .iter()
-                        .any(|name| is_volatile(std::slice::from_ref(v), name))
-                })
-                .cloned()
-                .collect();
-            read.extend(
-                names
-                    .iter()
-                    .filter(|name| predicates.contains(name.as_str()))
-                    .map(|name| format!("{name}, a predicate that reads one")),
-            );
-            read
-        })
+    // Else a tool offered in one prompt and not the other, where the prompt shows the tools:
+    // its `when` reads the value.
+    let shown_by = |template: TemplateId| {
+        shows_tools(template)
+            .then(|| tool_offered_in_one(workspace, compiled, &probed))
+            .flatten()
+    };
+    let tool_condition = match (&condition, &prefix.section) {
+        (Some(_), _) => None,
+        (None, Some(id)) => {
+            component_template(workspace, variant, id).and_then(|(template, _)| shown_by(template))
+        }
+        (None, None) => shown_by(variant.base),
+    };
+    let span = condition
+        .map(|(entry, _)| entry.value_span("/when"))
+        .or_else(|| tool_condition.map(|(entry, _)| entry.value_span("/when")));
+    let at_condition = span.is_some();
+    let read_by_condition = condition
+        .map(|(_, condition)| condition)
+        .or(tool_condition.map(|(_, condition)| condition))
+        .map(|condition| volatile_read_by(workspace, condition, &predicates))
         .unwrap_or_default();
     let span = match (span, &prefix.section) {
         (Some(span), _) => span,
@@ -537,6 +543,7 @@ pub fn volatile_warning(
             section: prefix.section,
             volatile,
             in_definitions: false,
+            at_condition,
             error: settings.stable_prefix_level == LintLevel::Error,
         },
         span,
@@ -571,6 +578,60 @@ fn volatile_predicates(compiler: &Compiler<'_>) -> std::collections::BTreeSet<St
     found
 }
 
+/// The volatile values a condition reads (`tokens.volatile`'s names, and predicates that read
+/// one), as the warning names them.
+fn volatile_read_by(
+    workspace: &Workspace,
+    condition: &str,
+    predicates: &std::collections::BTreeSet<String>,
+) -> Vec<String> {
+    let Ok(expression) = workspace.templates.env().compile_expression(condition) else {
+        return Vec::new();
+    };
+    let names: std::collections::BTreeSet<String> =
+        expression.undeclared_variables(false).into_iter().collect();
+    let volatile = &workspace.settings().tokens.volatile;
+    let mut read: Vec<String> = volatile
+        .iter()
+        .filter(|v| {
+            names
+                .iter()
+                .any(|name| is_volatile(std::slice::from_ref(v), name))
+        })
+        .cloned()
+        .collect();
+    read.extend(
+        names
+            .iter()
+            .filter(|name| predicates.contains(name.as_str()))
+            .map(|name| format!("{name}, a predicate that reads one")),
+    );
+    read
+}
+
+/// The first tool offered in one compile and not the other, when its `when` is what decides:
+/// the tool's file and its condition.
+fn tool_offered_in_one<'w>(
+    workspace: &'w Workspace,
+    compiled: &Compiled,
+    probed: &Compiled,
+) -> Option<(
+    &'w crate::load::entry::Entry<crate::workspace::ToolDef>,
+    &'w str,
+)> {
+    let offered =
+        |tools: &[crate::compiled::CompiledTool], id: &str| tools.iter().any(|tool| tool.id == id);
+    compiled
+        .tools
+        .iter()
+        .chain(probed.tools.iter())
+        .filter(|tool| offered(&compiled.tools, &tool.id) != offered(&probed.tools, &tool.id))
+        .find_map(|tool| {
+            let entry = workspace.tools.get(&tool.id)?;
+            Some((entry, entry.value.when.as_deref()?))
+        })
+}
+
 /// Whether the section `id` is in one of the prompts and not in the other.
 fn shown_in_one(compiled: &Compiled, probed: &Compiled, id: &str) -> bool {
     let included = |prompt: &Compiled| {
@@ -591,10 +652,15 @@ fn changed_tool_text(
     compiled: &Compiled,
     probed: &Compiled,
 ) -> Option<TemplateId> {
+    // Paired by id: a tool offered in one compile only (its `when` reads the value) shifts
+    // the others, and pairing by position blamed a tool whose text is the same in both.
     compiled
         .tools
         .iter()
-        .zip(&probed.tools)
+        .filter_map(|ours| {
+            let theirs = probed.tools.iter().find(|theirs| theirs.id == ours.id)?;
+            Some((ours, theirs))
+        })
         .find_map(|(ours, theirs)| {
             let tool = resolve_tool(workspace, &ours.id, family)?;
             if ours.description != theirs.description {
