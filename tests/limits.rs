@@ -1330,6 +1330,48 @@ fn what_an_instruction_walks_costs_fuel() {
     );
 }
 
+// One instruction whose comparisons each read megabytes (a sort, `==` between lists of two
+// equal 4 MB texts made apart) ran until the processor-time limit ended the process without
+// a word, minutes later: each comparison was paid for, but the instruction went on comparing
+// past the render's fuel. It now stops comparing once the fuel is spent, and the render fails
+// at the line, as for any walk. What the same filters are for still works on short texts.
+#[test]
+fn comparisons_of_long_texts_stop_when_the_fuel_is_spent() {
+    let long_texts = "{% set s = 'a' * 4000000 %}{% set t = 'a' * 4000000 %}";
+    for (walk, expression) in [
+        ("{% set l = [s] * 100000 %}", "l|sort|length"),
+        (
+            "{% set l = [s, t] * 5000 %}",
+            "l|sort(case_sensitive=true)|length",
+        ),
+        (
+            "{% set l = [{'a': s}, {'a': t}] * 5000 %}",
+            "l|sort(attribute='a')|length",
+        ),
+        (
+            "{% set a = [s] * 100000 %}{% set b = [t] * 100000 %}",
+            "a == b",
+        ),
+    ] {
+        let template = format!("{long_texts}{walk}\n{{{{ {expression} }}}}\n");
+        let (code, file, line, _, message) = single_error("fuel = 2000000\n", &template);
+        assert_eq!(
+            (code.as_str(), file.as_str(), line),
+            ("out-of-fuel", "components/intro.md", 2),
+            "{expression}: {message}"
+        );
+    }
+    let template = "{% set l = ['b', 'a', 'C', 'a'] %}{{ l|sort|join }} {{ l|sort(case_sensitive=true)|join }} {{ [{'a': 'y'}, {'a': 'x'}]|sort(attribute='a')|map(attribute='a')|join }} {{ l == ['b', 'a', 'C', 'a'] }} {{ l|sort(reverse=true)|join }}\n";
+    let workspace = with_template("fuel = 2000000\n", template).write();
+    let run = workspace.run(&["build", "--family", "generic"]);
+    assert!(
+        run.stdout.contains("aabC Caab xy true Cbaa\n"),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
+}
+
 // A tool's family entries inherit through `based_on` as variants do through `extends`: the
 // same limit holds, reported at the `based_on` of the entry whose chain grows past it, and a
 // cycle longer than the limit is a cycle, reported once at its smallest member.

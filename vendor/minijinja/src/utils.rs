@@ -614,35 +614,63 @@ pub fn splitn_whitespace(s: &str, maxsplits: usize) -> impl Iterator<Item = &str
 /// are taking place.
 #[cfg(feature = "builtins")]
 #[cfg_attr(not(feature = "internal_safe_search"), inline)]
-pub fn safe_sort<T, F>(seq: &mut [T], f: F) -> Result<(), Error>
+pub fn safe_sort<T, F>(seq: &mut [T], mut f: F) -> Result<(), Error>
 where
+    T: Clone,
     F: FnMut(&T, &T) -> Ordering,
 {
     // promptc patch: a sort compares about n log n pairs (see `crate::work`).
     crate::work::charge(seq.len().saturating_mul(seq.len().max(1).ilog2() as usize + 1));
-    #[cfg(feature = "internal_safe_search")]
-    {
-        if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
-            seq.sort_by(f);
-        })) {
-            let msg = panic
-                .downcast_ref::<&str>()
-                .copied()
-                .or_else(|| panic.downcast_ref::<String>().map(|x| x.as_str()));
-            return Err(Error::new(
-                ErrorKind::InvalidOperation,
-                format!(
-                    "failed to sort: {}",
-                    msg.unwrap_or("comparator does not implement total order")
-                ),
-            ));
-        }
-    }
-    #[cfg(not(feature = "internal_safe_search"))]
-    {
-        seq.sort_by(f);
-    }
+    // promptc patch: one comparison can read two long texts (or lower-case them first), and
+    // a sort makes millions: sorting a list of one 8 MB text repeated ran for minutes, within
+    // one instruction, past any fuel. This merge sort asks before each comparison whether the
+    // render has walked its whole fuel, and once it has, compares no more (the render fails
+    // at its next instruction, and the order is never used). It is stable, as `sort_by` is,
+    // and never panics whatever the comparisons answer (`sort_by` may, when they are not a
+    // total order, which comparisons cut short are not).
+    merge_sort(seq, &mut f);
     Ok(())
+}
+
+/// A stable bottom-up merge sort that stops comparing once the render's fuel is spent
+/// (promptc patch, see `safe_sort`).
+fn merge_sort<T: Clone, F: FnMut(&T, &T) -> Ordering>(seq: &mut [T], compare: &mut F) {
+    let len = seq.len();
+    if len < 2 {
+        return;
+    }
+    let mut from: Vec<T> = seq.to_vec();
+    let mut into: Vec<T> = seq.to_vec();
+    let mut width = 1;
+    while width < len {
+        let mut low = 0;
+        while low < len {
+            let middle = (low + width).min(len);
+            let high = (low + 2 * width).min(len);
+            let (mut left, mut right, mut next) = (low, middle, low);
+            while left < middle && right < high {
+                // The left item first unless the right one is less: equal items keep their
+                // order.
+                let right_first = !crate::work::exhausted()
+                    && compare(&from[right], &from[left]) == Ordering::Less;
+                if right_first {
+                    into[next] = from[right].clone();
+                    right += 1;
+                } else {
+                    into[next] = from[left].clone();
+                    left += 1;
+                }
+                next += 1;
+            }
+            into[next..next + (middle - left)].clone_from_slice(&from[left..middle]);
+            next += middle - left;
+            into[next..next + (high - right)].clone_from_slice(&from[right..high]);
+            low = high;
+        }
+        std::mem::swap(&mut from, &mut into);
+        width = width.saturating_mul(2);
+    }
+    seq.clone_from_slice(&from);
 }
 
 #[cfg(test)]

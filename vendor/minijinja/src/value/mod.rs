@@ -717,7 +717,14 @@ impl PartialEq for Value {
             (&ValueRepr::None, &ValueRepr::None) => true,
             (&ValueRepr::Undefined(..), &ValueRepr::Undefined(..)) => true,
             (&ValueRepr::String(ref a, _), &ValueRepr::String(ref b, _)) => {
-                // promptc patch: comparing reads the texts (see `crate::work`).
+                // promptc patch: comparing reads the texts (see `crate::work`); a text is
+                // equal to itself without reading it (a list of one text repeated holds it
+                // many times), and once the render has walked its whole fuel no text is read
+                // (taken as equal, as `CompareLevel` takes what it does not look at: the
+                // render fails at its next instruction).
+                if std::sync::Arc::ptr_eq(a, b) || crate::work::exhausted() {
+                    return true;
+                }
                 crate::work::charge_text(a.len().min(b.len()));
                 a == b
             }
@@ -731,6 +738,9 @@ impl PartialEq for Value {
                 Some(ops::CoerceResult::I128(a, b)) => a == b,
                 Some(ops::CoerceResult::Str(a, b)) => {
                     // promptc patch: see above.
+                    if crate::work::exhausted() {
+                        return true;
+                    }
                     crate::work::charge_text(a.len().min(b.len()));
                     a == b
                 }
@@ -971,7 +981,11 @@ impl Ord for Value {
             (&ValueRepr::None, &ValueRepr::None) => Ordering::Equal,
             (&ValueRepr::Undefined(..), &ValueRepr::Undefined(..)) => Ordering::Equal,
             (&ValueRepr::String(ref a, _), &ValueRepr::String(ref b, _)) => {
-                // promptc patch: comparing reads the texts (see `crate::work`).
+                // promptc patch: comparing reads the texts (see `crate::work`), and not when
+                // they are one or the render has walked its whole fuel (see `PartialEq`).
+                if std::sync::Arc::ptr_eq(a, b) || crate::work::exhausted() {
+                    return Ordering::Equal;
+                }
                 crate::work::charge_text(a.len().min(b.len()));
                 a.cmp(b)
             }
@@ -987,6 +1001,9 @@ impl Ord for Value {
                 Some(ops::CoerceResult::I128(a, b)) => a.cmp(&b),
                 Some(ops::CoerceResult::Str(a, b)) => {
                     // promptc patch: see above.
+                    if crate::work::exhausted() {
+                        return Ordering::Equal;
+                    }
                     crate::work::charge_text(a.len().min(b.len()));
                     a.cmp(b)
                 }
