@@ -606,6 +606,11 @@ pub enum Problem {
     ExtraKeyIsAField {
         key: String,
     },
+    /// A variant placeholder named like a key of the variant file's top level: written after
+    /// the `[placeholders]` header, it sets a placeholder and leaves the variant's key unset.
+    PlaceholderIsAKey {
+        key: String,
+    },
     /// A file's problems past the most one file is reported with: how many of them are
     /// errors and how many warnings.
     MoreProblems {
@@ -768,6 +773,7 @@ impl Problem {
             Problem::TooMuchCode { .. } => "too-much-code",
             Problem::MoreProblems { .. } => "more-problems",
             Problem::ExtraKeyIsAField { .. } => "extra-key-is-a-field",
+            Problem::PlaceholderIsAKey { .. } => "placeholder-is-a-key",
             Problem::PostprocessGrows { .. } => "postprocess-grows",
             Problem::SchemasTooLarge { .. } => "schemas-too-large",
             Problem::PostprocessOutOfFuel { .. } => "postprocess-out-of-fuel",
@@ -821,9 +827,9 @@ impl Problem {
             Problem::Routing(routing) => routing.severity(),
             Problem::Definitions(problem) => problem.severity(),
             Problem::Rules(rules) => rules.severity(),
-            Problem::MoreProblems { errors: 0, .. } | Problem::ExtraKeyIsAField { .. } => {
-                Severity::Warning
-            }
+            Problem::MoreProblems { errors: 0, .. }
+            | Problem::ExtraKeyIsAField { .. }
+            | Problem::PlaceholderIsAKey { .. } => Severity::Warning,
             _ => Severity::Error,
         }
     }
@@ -1310,6 +1316,9 @@ impl Problem {
             Problem::ExtraKeyIsAField { key } => format!(
                 "move `{key}` out of `[extra]` to set the context's own `{key}`; if templates are meant to read `extra.{key}`, declare it in `[context_fields]` of promptc.toml to say so"
             ),
+            Problem::PlaceholderIsAKey { key } => format!(
+                "to set the variant's own `{key}`, move it above the `[placeholders]` header (in TOML, every key after a header belongs to that table); if templates are meant to read a placeholder of this name, rename it"
+            ),
             Problem::MoreProblems { .. } => "fix the problems shown and run again: the rest are reported then, or were the same mistake made many times".into(),
             Problem::TooMuchCode { .. } => "code takes tens of times its size in memory once parsed: keep long lists and texts as data (a context's `extra`, a file a template includes as text) rather than as literals in templates and conditions".into(),
             Problem::TooMuchText { setting, .. } => format!(
@@ -1722,6 +1731,10 @@ impl Problem {
             Problem::ConditionsOutOfFuel { fuel } => write!(
                 f,
                 "the conditions evaluated for this compile ran out of fuel: together more than {fuel} instructions and items walked"
+            ),
+            Problem::PlaceholderIsAKey { key } => write!(
+                f,
+                "`{key}` is written under `placeholders`, so it is a placeholder, not the variant's `{key}`, which is left unset"
             ),
             Problem::ExtraKeyIsAField { key } => write!(
                 f,
@@ -2188,6 +2201,7 @@ mod tests {
                 warnings: 0,
             },
             Problem::ExtraKeyIsAField { key: text() },
+            Problem::PlaceholderIsAKey { key: text() },
             Problem::TooMuchText {
                 limit: 0,
                 setting: "",
@@ -2219,7 +2233,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 77;
+    const VARIANTS: usize = 78;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -2300,6 +2314,7 @@ mod tests {
             Problem::ExtraKeyIsAField { .. } => 74,
             Problem::NotReadAsData { .. } => 75,
             Problem::ConditionIsText { .. } => 76,
+            Problem::PlaceholderIsAKey { .. } => 77,
         }
     }
 

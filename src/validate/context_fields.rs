@@ -50,7 +50,7 @@ pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, out: &mut Di
     // Undeclared, `extra` takes any key: one named like a field of the context (`mode`,
     // `cwd`) was most likely meant for the field, which it leaves as it was.
     if declared.is_empty() {
-        let fields = crate::namespace::context_fields();
+        let fields = top_level_keys();
         for key in own.keys().filter(|key| fields.contains(*key)) {
             out.push(Diagnostic::new(
                 Problem::ExtraKeyIsAField { key: key.clone() },
@@ -60,21 +60,28 @@ pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, out: &mut Di
         return;
     }
     let mut expected: Option<std::sync::Arc<[String]>> = None;
+    let fields = top_level_keys();
     for (key, value) in own {
         let pointer = child_pointer("/extra", key);
         match declared.get(key) {
-            None => out.error(
-                Problem::UnknownKey {
-                    key: key.clone(),
-                    expected: expected
-                        .get_or_insert_with(|| declared.keys().cloned().collect())
-                        .clone(),
-                    suggestion: closest(key, declared.keys()),
-                    belongs_in: None,
-                    set_there: false,
-                },
-                entry.key_span(&pointer),
-            ),
+            None => {
+                let suggestion = closest(key, declared.keys());
+                // A field of the context written below `[extra]` (TOML puts every key after a
+                // table header in that table): it belongs at the top level.
+                let top_level = suggestion.is_none() && fields.contains(key.as_str());
+                out.error(
+                    Problem::UnknownKey {
+                        key: key.clone(),
+                        expected: expected
+                            .get_or_insert_with(|| declared.keys().cloned().collect())
+                            .clone(),
+                        suggestion,
+                        belongs_in: top_level.then(String::new),
+                        set_there: top_level && entry.document.value.get(key.as_str()).is_some(),
+                    },
+                    entry.key_span(&pointer),
+                );
+            }
             Some(field) if !field.accepts(value) => out.error(
                 Problem::WrongType {
                     expected: article(field.kind.name()),
@@ -85,4 +92,12 @@ pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, out: &mut Di
             Some(_) => {}
         }
     }
+}
+
+/// The keys of a context file's top level: the context's fields, and `extends`, which names
+/// the context it builds on.
+fn top_level_keys() -> std::collections::BTreeSet<String> {
+    let mut keys = crate::namespace::context_fields();
+    keys.insert("extends".to_string());
+    keys
 }

@@ -74,8 +74,20 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
             }
         }
     }
+    // Read from the schema only for a workspace with variant placeholders.
+    let variant_keys = std::cell::OnceCell::new();
     for entry in workspace.variants.values() {
         for name in entry.value.placeholders.keys() {
+            if variant_keys
+                .get_or_init(variant_keys_of_schema)
+                .contains(name)
+            {
+                out.push(crate::diagnostic::Diagnostic::new(
+                    Problem::PlaceholderIsAKey { key: name.clone() },
+                    entry.key_span(&child_pointer("/placeholders", name)),
+                ));
+                continue;
+            }
             let taken_by = scope_name(&fields, name)
                 .or_else(|| standard(name))
                 .or_else(|| slot_of(name));
@@ -155,4 +167,19 @@ fn standard(name: &str) -> Option<TakenBy> {
         .iter()
         .any(|placeholder| placeholder.name() == name)
         .then_some(TakenBy::StandardPlaceholder)
+}
+
+/// The keys of a variant file's top level but `placeholders` itself, from its schema.
+fn variant_keys_of_schema() -> BTreeSet<String> {
+    crate::schema::validation_schema(crate::problem::Kind::Variant)
+        .get("properties")
+        .and_then(serde_json::Value::as_object)
+        .map(|properties| {
+            properties
+                .keys()
+                .filter(|key| *key != "placeholders")
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default()
 }
