@@ -401,7 +401,8 @@ pub enum Problem {
         /// message names.
         known: Option<KnownNames>,
         /// The keyword of the block that the template leaves open (`if`, `set`, …), when the
-        /// template ends before that block's end tag.
+        /// template ends before that block's end tag; or the opener (`{%`, `{{`) of a tag
+        /// whose end is missing, read on into the text after it.
         left_open: Option<String>,
     },
     ConditionSyntax {

@@ -81,6 +81,9 @@ pub(super) fn help(message: &str) -> Option<String> {
 /// around it is met inside it.
 pub(super) fn left_open(keyword: &str) -> String {
     match keyword {
+        // A tag (not a block) whose end is missing: the text after it was read as its code.
+        "{%" => "this tag is not closed: end it with `%}` (`{% for item in list %}`)".to_string(),
+        "{{" => "this expression is not closed: end it with `}}` (`{{ name }}`)".to_string(),
         // `{% set x %}` without `=` is the block form, which people rarely mean.
         "set" => "`{% set %}` without `= value` opens a block whose text is the value, closed by \
                   `{% endset %}`: give the value on the tag (`{% set name = value %}`), or write \

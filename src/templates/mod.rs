@@ -366,9 +366,12 @@ impl Templates {
                     Some(end) if end == "endset" => (None, Some("set".to_string())),
                     meant => (
                         meant,
-                        error
-                            .template_source()
-                            .and_then(|source| block_left_open(source, &error)),
+                        error.template_source().and_then(|source| {
+                            block_left_open(source, &error).or_else(|| {
+                                tag_left_unclosed(source, &error)
+                                    .map(|(_, opener)| opener.to_string())
+                            })
+                        }),
                     ),
                 };
                 Err(Diagnostic::new(
@@ -472,7 +475,9 @@ impl Templates {
             let range = error
                 .template_source()
                 .and_then(|source| {
-                    unclosed_block(source, error, &range).or_else(|| unclosed_opener(source, error))
+                    unclosed_block(source, error, &range)
+                        .or_else(|| unclosed_opener(source, error))
+                        .or_else(|| tag_left_unclosed(source, error).map(|(range, _)| range))
                 })
                 .unwrap_or(range);
             return self.span_in(name, range);
@@ -757,6 +762,36 @@ fn open_blocks(source: &str) -> Vec<Tag<'_>> {
         }
     }
     open
+}
+
+/// A tag whose `%}` or `}}` is missing (`{% for x in xs %` at a line's end): minijinja reads on
+/// into the text after it and stops at the first character no expression has, on a later
+/// line, saying only "unexpected character". The tag is what needs closing: its range from
+/// its opener to the end of its line, and the opener (`{%` or `{{`).
+fn tag_left_unclosed<'s>(
+    source: &'s str,
+    error: &minijinja::Error,
+) -> Option<(std::ops::Range<usize>, &'s str)> {
+    if error.detail()? != "unexpected character" {
+        return None;
+    }
+    let at = error.range()?.start;
+    let before = source.get(..at)?;
+    let open = before
+        .rfind("{%")
+        .into_iter()
+        .chain(before.rfind("{{"))
+        .max()?;
+    let opener = source.get(open..open + 2)?;
+    let closer = if opener == "{%" { "%}" } else { "}}" };
+    let tag = &before[open..];
+    // Closed before the error, or on the error's own line (where minijinja's place is the
+    // tag already): another mistake.
+    if tag.contains(closer) || !tag.contains('\n') {
+        return None;
+    }
+    let line_end = open + tag.find('\n')?;
+    Some((open..line_end, opener))
 }
 
 /// The end tag a stray one meant: `{% endfor %}` where an `{% if %}` is the block open there
