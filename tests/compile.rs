@@ -791,3 +791,22 @@ fn a_section_read_through_an_include_or_a_computed_name_stays_in_the_prompt() {
         assert!(compiled.prompt.contains("Read before you write."), "{base}");
     }
 }
+
+/// A model version written by `{{ … }}` is its text as read (`4.10`), as `~` and `| string`
+/// make it: it was written as JSON, in quotes.
+#[test]
+fn a_model_version_is_written_as_read() {
+    let workspace = common::Fixture::minimal()
+        .file(
+            "components/intro.md",
+            "[{{ 'claude-sonnet-4-5' | model_version }}] [{{ 'x-4.10' | model_version }}] [{{ 'x-4.10' | model_version ~ '' }}] [{{ 'none' | model_version }}]\n",
+        )
+        .write();
+    let run = workspace.run(&["build", "--family", "generic"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("[4] [4.10] [4.10] [0]\n"),
+        "{}",
+        run.stdout
+    );
+}

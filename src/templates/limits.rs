@@ -338,6 +338,11 @@ fn write_value(out: &mut dyn Write, value: &Value, room: u64) -> fmt::Result {
     if let Some(text) = value.as_str() {
         return out.write_str(text);
     }
+    // An object that is no list or map (a `model_version`) writes its own text: as JSON it
+    // was that text in quotes.
+    if value.kind() == minijinja::value::ValueKind::Plain {
+        return write!(out, "{value}");
+    }
     // Built aside (within the room left), so that a value found not to be JSON halfway (a
     // map with a list for a key) leaves nothing of its JSON behind its own text.
     let mut json_text = String::new();
