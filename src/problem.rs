@@ -282,6 +282,13 @@ pub enum Problem {
         name: String,
         suggestion: Option<String>,
     },
+    /// A name a template calls (`name(…)`) that is no function of templates, nor anything else
+    /// the template can read: `known`, the functions it has.
+    UnknownFunction {
+        name: String,
+        suggestion: Option<String>,
+        known: Vec<String>,
+    },
     UnslottedComponent {
         component: String,
         slot: String,
@@ -724,6 +731,7 @@ impl Problem {
             Problem::ToolsNeverWritten { .. } => "tools-never-written",
             Problem::OrderPastTheEnd { .. } => "order-past-the-end",
             Problem::UndefinedPlaceholder { .. } => "undefined-placeholder",
+            Problem::UnknownFunction { .. } => "unknown-function",
             Problem::UnslottedComponent { .. } => "unslotted-component",
             Problem::UnknownTemplate { .. } => "unknown-template",
             Problem::TemplateCycle { .. } => "template-cycle",
@@ -1040,6 +1048,10 @@ impl Problem {
                 suggestion: Some(suggestion),
                 ..
             }
+            | Problem::UnknownFunction {
+                suggestion: Some(suggestion),
+                ..
+            }
             | Problem::UnknownContextField {
                 suggestion: Some(suggestion),
                 ..
@@ -1052,6 +1064,10 @@ impl Problem {
                 kind: RefKind::FamilySpec,
                 ..
             } => "`based_on` names another key of the tool's `families` table, whose spec this one starts from".into(),
+            Problem::UnknownFunction { known, .. } => {
+                let names: Vec<String> = known.iter().map(|name| format!("`{name}`")).collect();
+                format!("the functions a template can call: {}", names.join(", "))
+            }
             Problem::UndefinedPlaceholder { .. } => {
                 "define it in the variant's `placeholders` (a context's `placeholders` or `--set` can then replace it), or list the component that provides it"
                     .into()
@@ -1512,6 +1528,12 @@ impl Problem {
             }
             Problem::UndefinedPlaceholder { name, .. } => {
                 write!(f, "`{name}` is not defined by anything")
+            }
+            Problem::UnknownFunction { name, .. } => {
+                write!(
+                    f,
+                    "`{name}` is called, and templates have no function of that name"
+                )
             }
             Problem::UnslottedComponent {
                 component,
@@ -2203,6 +2225,11 @@ mod tests {
             },
             Problem::ExtraKeyIsAField { key: text() },
             Problem::PlaceholderIsAKey { key: text() },
+            Problem::UnknownFunction {
+                name: text(),
+                suggestion: None,
+                known: Vec::new(),
+            },
             Problem::TooMuchText {
                 limit: 0,
                 setting: "",
@@ -2234,7 +2261,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 78;
+    const VARIANTS: usize = 79;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -2316,6 +2343,7 @@ mod tests {
             Problem::NotReadAsData { .. } => 75,
             Problem::ConditionIsText { .. } => 76,
             Problem::PlaceholderIsAKey { .. } => 77,
+            Problem::UnknownFunction { .. } => 78,
         }
     }
 

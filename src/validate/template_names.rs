@@ -680,13 +680,31 @@ fn undefined(
                     .or_else(|| containing(variable, namespace.names(), &mut containing_work))
             })
             .flatten();
-        out.push(Diagnostic::new(
+        // A name the template calls (`name(…)`) was meant as a function: said so, with the
+        // functions there are, rather than as a placeholder to define (which no call reads).
+        let called = workspace
+            .sources
+            .get(span.source)
+            .text
+            .get(span.end..)
+            .is_some_and(|rest| rest.trim_start().starts_with('('));
+        let problem = if called {
+            let mut known = functions.clone();
+            known.sort();
+            Problem::UnknownFunction {
+                suggestion: (index < crate::diagnostic::MAX_PROBLEMS_PER_FILE)
+                    .then(|| closest(variable, functions.iter()))
+                    .flatten(),
+                name: variable.to_string(),
+                known,
+            }
+        } else {
             Problem::UndefinedPlaceholder {
                 suggestion,
                 name: variable.to_string(),
-            },
-            span,
-        ));
+            }
+        };
+        out.push(Diagnostic::new(problem, span));
     }
 }
 
