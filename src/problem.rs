@@ -65,6 +65,15 @@ impl fmt::Display for Kind {
     }
 }
 
+/// What names a path into the context that leads nowhere.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathReader {
+    Template,
+    Condition,
+    /// `tokens.volatile` in promptc.toml.
+    VolatileList,
+}
+
 /// How bad a problem is: errors fail the run, warnings do not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
@@ -423,8 +432,8 @@ pub enum Problem {
     UnknownContextField {
         path: String,
         suggestion: Option<String>,
-        /// Read by a template, not a condition.
-        in_template: bool,
+        /// What names the path.
+        reader: PathReader,
     },
     /// A name of the scope read where it is not defined yet (a later predicate, or
     /// `enabled_tools` in a tool's condition).
@@ -1056,6 +1065,14 @@ impl Problem {
                 suggestion: Some(suggestion),
                 ..
             } => format!("did you mean `{suggestion}`?"),
+            // No near name below a table of the context: the fields it has (a name alone may
+            // have been meant as a predicate or placeholder as well).
+            Problem::UnknownContextField { path, .. } => {
+                let (parent, _) = path.rsplit_once('.')?;
+                let fields = crate::schema::context_fields_at(parent)?;
+                let names: Vec<String> = fields.iter().map(|name| format!("`{name}`")).collect();
+                format!("the fields of `{parent}`: {}", names.join(", "))
+            }
             Problem::UnknownReference {
                 kind: RefKind::Family,
                 ..
@@ -1683,18 +1700,13 @@ impl Problem {
             Problem::ConditionSyntax { message, .. } => {
                 write!(f, "condition does not compile: {message}")
             }
-            Problem::UnknownContextField {
-                path, in_template, ..
-            } => {
-                let reader = if *in_template {
-                    "template"
-                } else {
-                    "condition"
+            Problem::UnknownContextField { path, reader, .. } => {
+                let reader = match reader {
+                    PathReader::Template => "template reads",
+                    PathReader::Condition => "condition reads",
+                    PathReader::VolatileList => "`tokens.volatile` names",
                 };
-                write!(
-                    f,
-                    "{reader} reads `{path}`, which the context does not have"
-                )
+                write!(f, "{reader} `{path}`, which the context does not have")
             }
             Problem::InvalidRegex { message } => write!(f, "invalid regular expression: {message}"),
             Problem::NeverEqual {
@@ -2139,7 +2151,7 @@ mod tests {
             Problem::UnknownContextField {
                 path: text(),
                 suggestion: None,
-                in_template: false,
+                reader: PathReader::Condition,
             },
             Problem::NotYetDefined {
                 name: text(),

@@ -265,6 +265,23 @@ pub fn resolved<'s>(root: &'s Value, node: &'s Value) -> &'s Value {
     node
 }
 
+/// The fields of the table a dotted path names in a context (`browser`: `enabled`,
+/// `viewport`; a list's items stand for the list), when it is a table with fields of its own.
+pub fn context_fields_at(path: &str) -> Option<Vec<String>> {
+    let root = context_schema();
+    let mut node = resolved(root, context_schema_at(path).ok()?);
+    while let Some(items) = node.get("items") {
+        node = resolved(root, items);
+    }
+    let fields: Vec<String> = node
+        .get("properties")?
+        .as_object()?
+        .keys()
+        .cloned()
+        .collect();
+    (!fields.is_empty()).then_some(fields)
+}
+
 /// The schema of what a dotted path names in a context (`model.id`; a list's items stand
 /// for the list, so `mcp_servers.name` is each server's name). The first segment that names
 /// nothing where it is written, with the near name, when the path leads nowhere; a table of

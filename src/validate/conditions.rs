@@ -260,7 +260,7 @@ impl Checker<'_> {
                     Problem::UnknownContextField {
                         path: unknown,
                         suggestion,
-                        in_template: false,
+                        reader: crate::problem::PathReader::Condition,
                     },
                     self.within(value_span, condition, range),
                 );
@@ -296,7 +296,7 @@ impl Checker<'_> {
                     Problem::UnknownContextField {
                         path: unknown.clone(),
                         suggestion,
-                        in_template: false,
+                        reader: crate::problem::PathReader::Condition,
                     }
                 };
                 out.error(

@@ -103,11 +103,27 @@ fn volatile_names_known(scope: &Scope<'_>, out: &mut Diagnostics) {
             let near = prefer_whole_name(name, near, scope.any_variant.names(), &mut work);
             (name.clone(), near)
         };
-        out.push(Diagnostic::new(
+        // A path into the context (`browser.nope`) names a field it does not have, said as
+        // such: a placeholder's help (define it in `placeholders`) does not fit it.
+        let into_context = unknown.contains('.')
+            && unknown
+                .split('.')
+                .next()
+                .is_some_and(|first| crate::namespace::context_fields().contains(first));
+        let problem = if into_context {
+            Problem::UnknownContextField {
+                path: unknown,
+                suggestion,
+                reader: crate::problem::PathReader::VolatileList,
+            }
+        } else {
             Problem::UndefinedPlaceholder {
                 suggestion,
                 name: unknown,
-            },
+            }
+        };
+        out.push(Diagnostic::new(
+            problem,
             manifest.value_span(&format!("/tokens/volatile/{index}")),
         ));
     }
@@ -868,7 +884,7 @@ pub fn context_paths(workspace: &Workspace) -> Diagnostics {
                 Problem::UnknownContextField {
                     path,
                     suggestion,
-                    in_template: true,
+                    reader: crate::problem::PathReader::Template,
                 },
                 span,
             ));
