@@ -161,18 +161,36 @@ fn a_name_is_placed_where_an_expression_reads_it_not_in_the_prose() {
     );
 }
 
+/// A null the user wrote as a value (a placeholder, a `model.extra` setting, an item of a
+/// list) is what the variant holds: YAML and JSON show it, TOML, which has no null, refuses
+/// it by name (as `context` does). They were left out, without a word; the variant's unset
+/// fields still are.
 #[test]
-fn show_effective_leaves_out_null_placeholders() {
+fn show_keeps_the_nulls_the_user_wrote_or_names_them() {
     let workspace = Fixture::minimal()
         .file(
             "variants/child.yaml",
-            "id: child\nextends: generic\nplaceholders:\n  EMPTY: ~\n  NAME: Ada\n",
+            "id: child\nextends: generic\nplaceholders:\n  EMPTY: ~\n  NAME: Ada\n  LIST: [1, {y: null}]\nmodel:\n  extra:\n    n: null\n",
         )
         .write();
-    let run = workspace.run(&["show", "--effective", "child"]);
+    let run = workspace.run(&["show", "child", "--format", "yaml"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stdout.contains("NAME = \"Ada\""), "{}", run.stdout);
-    assert!(!run.stdout.contains("EMPTY"), "{}", run.stdout);
+    for kept in ["EMPTY: null", "NAME: Ada", "- \"y\": null", "\"n\": null"] {
+        assert!(run.stdout.contains(kept), "{kept}: {}", run.stdout);
+    }
+    // The unset fields of the variant (`match`, `description`, …) are not printed as null.
+    assert_eq!(run.stdout.matches(": null").count(), 3, "{}", run.stdout);
+    let json = workspace.run(&["show", "child", "--format", "json"]);
+    assert!(json.stdout.contains("\"EMPTY\": null"), "{}", json.stdout);
+    let toml = workspace.run(&["show", "child", "--format", "toml"]);
+    assert_eq!(toml.code, 2, "{}", toml.stdout);
+    assert!(
+        toml.stderr.contains(
+            "`placeholders.EMPTY` is null, which TOML cannot write: ask for `--format json`"
+        ),
+        "{}",
+        toml.stderr
+    );
 }
 
 #[test]

@@ -61,9 +61,9 @@ pub fn run(
     ))
 }
 
-/// A variant or context as TOML: null values of a table (a missing optional field, YAML `~`)
-/// are left out; a value TOML has no way to write (a null in a list, an integer above
-/// TOML's largest, both possible in YAML or JSON) is named, with `--format json` to ask for.
+/// A variant as TOML: its unset optional fields are left out (see [`drop_unset`]); a value
+/// TOML has no way to write (a null the user wrote, an integer above TOML's largest, both
+/// possible in YAML or JSON) is named, with `--format json` to ask for.
 pub fn toml_text(mut value: serde_json::Value) -> Result<String, CliError> {
     drop_unset(&mut value);
     toml_written(&value)
@@ -108,15 +108,29 @@ fn not_toml(
     }
 }
 
-/// TOML has no null: null values of a variant's tables (a missing optional field, a
-/// placeholder set to YAML `~`) are left out.
+/// The unset optional fields of a variant (null in its JSON) are left out; a null the user
+/// wrote as a value (a placeholder or a `model.extra` setting set to YAML `~`) is kept: YAML
+/// and JSON write it, TOML refuses it by name.
 fn drop_unset(value: &mut serde_json::Value) {
+    drop_unset_at(value, "");
+}
+
+/// The tables of values the user writes, whose nulls are their own.
+const USER_VALUES: [&str; 2] = ["/placeholders", "/model/extra"];
+
+fn drop_unset_at(value: &mut serde_json::Value, pointer: &str) {
+    if USER_VALUES.contains(&pointer) {
+        return;
+    }
     match value {
         serde_json::Value::Object(map) => {
             map.retain(|_, v| !v.is_null());
-            map.values_mut().for_each(drop_unset);
+            for (key, item) in map.iter_mut() {
+                drop_unset_at(item, &crate::pointer::child_pointer(pointer, key));
+            }
         }
-        serde_json::Value::Array(items) => items.iter_mut().for_each(drop_unset),
+        // A list's items are no fields: nulls in it are the user's.
+        serde_json::Value::Array(_) => {}
         _ => {}
     }
 }
