@@ -525,6 +525,29 @@ fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut
                 at,
             ));
         }
+        kind @ (ValidationErrorKind::MaxItems { limit }
+        | ValidationErrorKind::MinItems { limit }
+        | ValidationErrorKind::MaxLength { limit }
+        | ValidationErrorKind::MinLength { limit }
+        | ValidationErrorKind::MaxProperties { limit }
+        | ValidationErrorKind::MinProperties { limit }) => {
+            let (most, of) = match kind {
+                ValidationErrorKind::MaxItems { .. } => (true, "items"),
+                ValidationErrorKind::MinItems { .. } => (false, "items"),
+                ValidationErrorKind::MaxLength { .. } => (true, "characters"),
+                ValidationErrorKind::MinLength { .. } => (false, "characters"),
+                ValidationErrorKind::MaxProperties { .. } => (true, "keys"),
+                _ => (false, "keys"),
+            };
+            out.push(Diagnostic::new(
+                Problem::InvalidValue(InvalidValue::Count {
+                    most,
+                    limit: *limit,
+                    of,
+                }),
+                at,
+            ));
+        }
         ValidationErrorKind::PropertyNames { error: inner } => bad_key(inner, &pointer, doc, out),
         ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context } => {
             one_of(error, context, schema, doc, out);

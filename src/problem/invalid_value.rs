@@ -55,6 +55,15 @@ pub enum InvalidValue {
     DiffersOnlyByCase { name: String, other: String },
     /// A name that becomes part of an output's path and is longer than a file name may be.
     NameTooLong { name: String, limit: usize },
+    /// A list, text or table with more (or, with `most` false, fewer) items, characters or
+    /// keys than its field allows. The value is not quoted: a list past its limit has
+    /// thousands of items, and quoting it left no room for what is wrong.
+    Count {
+        most: bool,
+        limit: u64,
+        /// `items`, `characters` or `keys`.
+        of: &'static str,
+    },
     /// A schema rule with no wording of its own here: the validator's message.
     Schema { message: String },
     /// A value the schema accepts but the typed model does not: the deserializer's message.
@@ -150,6 +159,14 @@ impl InvalidValue {
             InvalidValue::NoSuchFolder { .. } => Some(
                 "name a folder of the workspace, or leave the setting out for its default".into(),
             ),
+            InvalidValue::Count {
+                most: true,
+                limit,
+                of,
+            } => Some(format!("keep it to at most {limit} {of}")),
+            InvalidValue::Count { limit, of, .. } => {
+                Some(format!("give it at least {limit} {of}"))
+            }
             _ => None,
         }
     }
@@ -224,6 +241,14 @@ impl fmt::Display for InvalidValue {
                 f,
                 "invalid value: `{setting}` must name a folder below the workspace root"
             ),
+            InvalidValue::Count {
+                most: true,
+                limit,
+                of,
+            } => write!(f, "invalid value: more than {limit} {of}"),
+            InvalidValue::Count { limit, of, .. } => {
+                write!(f, "invalid value: fewer than {limit} {of}")
+            }
             InvalidValue::Schema { message } | InvalidValue::Model { message } => {
                 write!(f, "invalid value: {message}")
             }
