@@ -1247,13 +1247,24 @@ fn output_folder_is_apart(known: &Known<'_>, manifest: &Entry<ManifestDef>, out:
         if !outputs.as_os_str().is_empty()
             && (overlap(&outputs, &sources) || overlap(&real_outputs, &real_sources))
         {
+            // At `build.out` where the file writes it, else at the folder's setting (one of
+            // the two is written: both defaults lie apart); a setting left to its default has
+            // no place, and the whole manifest was underlined.
+            let folder_setting = format!("/{}", setting.replace('.', "/"));
+            let at = ["/build/out", folder_setting.as_str()]
+                .into_iter()
+                .find(|pointer| manifest.document.writes(pointer))
+                .map_or_else(
+                    || Span::file_start(manifest.document.source),
+                    |pointer| manifest.value_span(pointer),
+                );
             out.error(
                 Problem::OutputOverlapsSources {
                     out: out_dir.to_string(),
                     setting: setting.to_string(),
                     folder: folder.clone(),
                 },
-                manifest.value_span("/build/out"),
+                at,
             );
         }
     }
