@@ -185,7 +185,12 @@ fn routing_order(workspace: &Workspace, out: &mut Diagnostics) {
                     LabelKind::FirstListedHere,
                 ),
             );
-        } else if families.contains(family) && !has_match(family) {
+        } else if families.contains(family)
+            && !has_match(family)
+            // A variant file that failed validation may be the family's variant with the
+            // `match`: its own error is the root cause, said already.
+            && !workspace.invalid.variant_invalid
+        {
             out.error(
                 family_problem(RoutingProblem::RoutedWithoutMatch {
                     family: family.clone(),
