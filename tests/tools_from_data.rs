@@ -305,6 +305,19 @@ fn explain_names_the_tools_a_for_each_spec_makes_or_that_it_makes_none() {
         "{}",
         alone.stdout
     );
+    // Items whose tools cannot be made (two of one name) are no list without items: the
+    // compile's error is given, as `build` gives it.
+    let twice = "date = \"2026-11-01\"\n[[extra.subagents]]\nname = \"a\"\ndescription = \"One.\"\n[[extra.subagents]]\nname = \"a\"\ndescription = \"Two.\"\n";
+    std::fs::write(workspace.root().join("examples/contexts/twice.toml"), twice).unwrap();
+    let failed = workspace.run(&["explain", "--context", "twice", "--tool", "subagent"]);
+    assert_eq!(failed.code, 1, "{}", failed.stdout);
+    assert!(
+        failed.stderr.contains("error[tool-name-taken]")
+            && !failed.stdout.contains("holds no items"),
+        "{}{}",
+        failed.stdout,
+        failed.stderr
+    );
     // A tool the spec made is explained by its spec.
     let one = workspace.run(&["explain", "--context", "team", "--tool", "use_tester"]);
     assert_eq!(one.code, 0, "{}", one.stderr);

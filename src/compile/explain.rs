@@ -99,18 +99,19 @@ pub fn explain(compiler: &Compiler<'_>, request: &Request) -> Result<Explanation
         return Err(CompileError::Diagnostics(diagnostics));
     }
     // A `for_each` tool makes a tool per item of its list, which only a render knows: the
-    // request is compiled for them (a compile that fails leaves them unknown).
+    // request is compiled for them. A compile that fails is what there is to explain (two
+    // items making one name, a name no model can call): its errors are given, where its tools
+    // were taken as none and the list said to hold no items.
     let for_each = prepared
         .plan
         .tools
         .iter()
         .any(|planned| planned.tool.for_each.is_some() && planned.reason == Reason::Included);
-    let made = for_each.then(|| {
-        compiler
-            .compile(request)
-            .map(|compiled| compiled.tools.to_vec())
-            .unwrap_or_default()
-    });
+    let made = if for_each {
+        Some(compiler.compile(request)?.tools.to_vec())
+    } else {
+        None
+    };
     let explainer = Explainer {
         workspace: compiler.workspace(),
         conditions: compiler.conditions(),
