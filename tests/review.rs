@@ -490,6 +490,9 @@ fn explain_gives_the_reason_and_the_place() {
         out.contains("when `browser.enabled` is false with browser.enabled = false"),
         "{out}"
     );
+    // The parameters of a tool not offered are shown nowhere, whatever their own conditions.
+    assert!(out.contains("- action: its tool is not offered"), "{out}");
+    assert!(!out.contains("+ action"), "{out}");
     assert!(
         out.contains("- progress: depends on tools that are not enabled: todo"),
         "{out}"

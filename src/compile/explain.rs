@@ -245,9 +245,10 @@ impl Explainer<'_> {
             ),
             _ => self.reason(Kind::Tool, &tool.id, &planned.reason),
         };
+        let offered = planned.reason == Reason::Included && !no_items;
         Item {
             id: tool.id.clone(),
-            included: planned.reason == Reason::Included && !no_items,
+            included: offered,
             reason,
             instances,
             source: Some(self.range(span)),
@@ -262,8 +263,14 @@ impl Explainer<'_> {
                 .iter()
                 .map(|(parameter, reason)| Item {
                     id: parameter.name.clone(),
-                    included: *reason == Reason::Included,
-                    reason: self.reason(Kind::Tool, &tool.id, reason),
+                    // A parameter of a tool that is not offered is shown nowhere, whatever
+                    // its own condition says.
+                    included: offered && *reason == Reason::Included,
+                    reason: if offered {
+                        self.reason(Kind::Tool, &tool.id, reason)
+                    } else {
+                        "its tool is not offered".to_string()
+                    },
                     source: parameter.when.as_ref().map(|(_, span)| self.range(*span)),
                     choice: None,
                     partials: Vec::new(),
