@@ -291,6 +291,12 @@ pub enum Problem {
         name: String,
         suggestion: Option<String>,
     },
+    /// An argument of a macro, without a default, that a call left out: undefined inside the
+    /// macro, where it is read.
+    MacroArgumentMissing {
+        name: String,
+        argument: String,
+    },
     /// A name a template calls (`name(…)`) that is no function of templates, nor anything else
     /// the template can read: `known`, the functions it has.
     UnknownFunction {
@@ -741,6 +747,7 @@ impl Problem {
             Problem::OrderPastTheEnd { .. } => "order-past-the-end",
             Problem::UndefinedPlaceholder { .. } => "undefined-placeholder",
             Problem::UnknownFunction { .. } => "unknown-function",
+            Problem::MacroArgumentMissing { .. } => "macro-argument-missing",
             Problem::UnslottedComponent { .. } => "unslotted-component",
             Problem::UnknownTemplate { .. } => "unknown-template",
             Problem::TemplateCycle { .. } => "template-cycle",
@@ -1081,6 +1088,9 @@ impl Problem {
                 kind: RefKind::FamilySpec,
                 ..
             } => "`based_on` names another key of the tool's `families` table, whose spec this one starts from".into(),
+            Problem::MacroArgumentMissing { name, argument } => format!(
+                "pass `{argument}` where `{name}` is called (`{name}(…)`, or `{name}({argument}=…)`), or give it a default on the macro's line (`{{% macro {name}({argument}='…') %}}`)"
+            ),
             Problem::UnknownFunction { known, .. } => {
                 let names: Vec<String> = known.iter().map(|name| format!("`{name}`")).collect();
                 format!("the functions a template can call: {}", names.join(", "))
@@ -1552,6 +1562,10 @@ impl Problem {
                     "`{name}` is called, and templates have no function of that name"
                 )
             }
+            Problem::MacroArgumentMissing { name, argument } => write!(
+                f,
+                "macro `{name}` reads its argument `{argument}`, which a call left out"
+            ),
             Problem::UnslottedComponent {
                 component,
                 slot,
@@ -2242,6 +2256,10 @@ mod tests {
                 suggestion: None,
                 known: Vec::new(),
             },
+            Problem::MacroArgumentMissing {
+                name: text(),
+                argument: text(),
+            },
             Problem::TooMuchText {
                 limit: 0,
                 setting: "",
@@ -2273,7 +2291,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 79;
+    const VARIANTS: usize = 80;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -2356,6 +2374,7 @@ mod tests {
             Problem::ConditionIsText { .. } => 76,
             Problem::PlaceholderIsAKey { .. } => 77,
             Problem::UnknownFunction { .. } => 78,
+            Problem::MacroArgumentMissing { .. } => 79,
         }
     }
 

@@ -219,6 +219,12 @@ impl Renderer<'_> {
             Problem::NoDate {
                 epoch_invalid: epoch == SourceDateEpoch::Invalid,
             }
+        } else if let Some((name, argument)) = (error.kind()
+            == minijinja::ErrorKind::UndefinedError)
+            .then(|| crate::templates::macro_argument_at(error.template_source()?, error.range()?))
+            .flatten()
+        {
+            Problem::MacroArgumentMissing { name, argument }
         } else {
             match render_failed(self.workspace.templates.env(), error) {
                 // A key or attribute misspelt (`tool.descripton`) is said with the near one

@@ -911,6 +911,33 @@ fn tags(source: &str) -> impl Iterator<Item = Tag<'_>> {
     })
 }
 
+/// The macro, and its argument, that the name at `at` of `source` reads when it is an
+/// argument the macro's line gives no default (`what` in `{% macro verify(what) %}`): a call
+/// that leaves it out makes it undefined inside the macro, and minijinja says only
+/// "undefined value" there.
+pub fn macro_argument_at(source: &str, at: std::ops::Range<usize>) -> Option<(String, String)> {
+    let name = source.get(at.clone())?.trim();
+    let mut open: Vec<Tag<'_>> = Vec::new();
+    for tag in tags(source.get(..at.start)?) {
+        match tag.keyword {
+            "macro" => open.push(tag),
+            "endmacro" => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    let tag = &source[open.pop()?.range];
+    let (head, arguments) = tag.split_once('(')?;
+    let macro_name = head.split_whitespace().last()?;
+    let arguments = arguments.rsplit_once(')')?.0;
+    arguments
+        .split(',')
+        .map(str::trim)
+        .find(|argument| *argument == name)
+        .map(|argument| (macro_name.to_string(), argument.to_string()))
+}
+
 /// The keyword of a block tag's text (`{%- if x %}` is `if`, `{%raw%}` is `raw`).
 fn keyword_of(tag: &str) -> &str {
     let inner = tag.strip_prefix("{%").unwrap_or(tag);
