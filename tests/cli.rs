@@ -400,7 +400,11 @@ fn schema_writes_files_and_check_reports_stale_ones() {
         assert_eq!(output.status.code(), Some(expected), "{}", stderr(&output));
         stderr(&output)
     };
-    assert!(check(1).contains("component.schema.json"));
+    let missing = check(1);
+    assert!(
+        missing.contains("missing: ") && missing.contains("component.schema.json is not there"),
+        "{missing}"
+    );
     let output = promptc()
         .args(["schema", "--out"])
         .arg(&schema)
@@ -411,6 +415,7 @@ fn schema_writes_files_and_check_reports_stale_ones() {
     std::fs::write(schema.join("tool.schema.json"), "{}\n").unwrap();
     let message = check(1);
     assert!(message.contains("tool.schema.json") && !message.contains("variant.schema.json"));
+    assert!(message.contains("stale: ") && message.contains("differs from the generated schema"));
 
     // A folder the command line names that cannot take the files is a bad argument (exit 2),
     // as for `build --out`, told in promptc's words.

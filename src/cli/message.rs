@@ -97,6 +97,8 @@ pub enum Message<'a> {
     EpochIgnored { value: &'a str, is_number: bool },
     /// A schema file that is not what `promptc schema` writes.
     StaleSchema(&'a Path),
+    /// A schema file `promptc schema` writes that is not there.
+    MissingSchema(&'a Path),
     /// `init` wrote the library.
     Initialised {
         files: usize,
@@ -313,6 +315,11 @@ impl fmt::Display for Message<'_> {
             Message::StaleSchema(path) => write!(
                 f,
                 "stale: {} differs from the generated schema (run `promptc schema`)",
+                path.display()
+            ),
+            Message::MissingSchema(path) => write!(
+                f,
+                "missing: {} is not there (run `promptc schema` to write it)",
                 path.display()
             ),
             Message::Initialised {

@@ -40,7 +40,12 @@ pub fn run(args: SchemaArgs, workspace: Option<&Path>, printer: &Printer) -> Res
     if args.check {
         let stale = stale_files(&dir, root.as_deref(), &declared)?;
         for path in &stale {
-            printer.message(Message::StaleSchema(path));
+            // A file not there is said so: "differs" read as one whose contents are wrong.
+            printer.message(if path.symlink_metadata().is_err() {
+                Message::MissingSchema(path)
+            } else {
+                Message::StaleSchema(path)
+            });
         }
         return if stale.is_empty() {
             Ok(())
