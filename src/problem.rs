@@ -619,6 +619,8 @@ pub enum Problem {
     ToolNameTaken {
         name: String,
         first: String,
+        /// One of the two is a tool of a context's MCP server, named by its server.
+        mcp: bool,
     },
     /// A tool name (from a `for_each` item) a model cannot call.
     BadToolName {
@@ -1032,6 +1034,9 @@ impl Problem {
             ),
             Problem::ForEachTooLong { .. } => {
                 "offer fewer tools: filter the list in the expression (`extra.agents | selectattr(\"enabled\")`), or split it between specs".into()
+            }
+            Problem::ToolNameTaken { mcp: true, .. } => {
+                "an MCP tool's name in the definitions is what `tool_definitions.mcp_name` makes of its server's name and its own: rename the server in the context's `mcp_servers`, change `mcp_name`, or give the workspace's tool another `name`".into()
             }
             Problem::ToolNameTaken { .. } => {
                 "give the tools different names (a `for_each` tool's name from its item, such as `use_{{ item.name }}`)".into()
@@ -1967,9 +1972,17 @@ impl Problem {
                 f,
                 "`for_each` gives more than {limit} items, more tools than one spec may make"
             ),
-            Problem::ToolNameTaken { name, first } => {
+            Problem::ToolNameTaken {
+                name,
+                first,
+                mcp: false,
+            } => {
                 write!(f, "tool name `{name}` is already offered by tool `{first}`")
             }
+            Problem::ToolNameTaken { name, first, .. } => write!(
+                f,
+                "tool name `{name}` is already taken in the tool definitions (by `{first}`)"
+            ),
             Problem::BadToolName { name } => {
                 write!(f, "tool name `{name}` cannot be called by a model")
             }
@@ -2283,6 +2296,7 @@ mod tests {
             Problem::ToolNameTaken {
                 name: text(),
                 first: text(),
+                mcp: false,
             },
             Problem::BadToolName { name: text() },
             Problem::Definitions(DefinitionProblem::McpNameFailed { message: text() }),

@@ -412,8 +412,8 @@ fn every_lint_is_located() {
     );
     assert!(
         run.stderr.contains(
-            "error[tool-name-taken]: tool name `search` is already offered by tool `search`"
-        ),
+            "error[tool-name-taken]: tool name `search` is already taken in the tool definitions (by `search`)"
+        ) && run.stderr.contains("rename the server in the context's `mcp_servers`, change `mcp_name`"),
         "{}",
         run.stderr
     );

@@ -164,6 +164,9 @@ pub fn build(
                         Subject::Tool { id, .. } => id.clone(),
                         _ => first.name.clone(),
                     },
+                    mcp: [&first.subject, &tool.subject]
+                        .iter()
+                        .any(|subject| matches!(subject, Subject::Mcp { .. })),
                 },
             });
         }

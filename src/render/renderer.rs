@@ -640,6 +640,7 @@ impl Renderer<'_> {
                     Problem::ToolNameTaken {
                         name: tool.name.clone(),
                         first,
+                        mcp: false,
                     },
                     span,
                 ));
