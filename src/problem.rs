@@ -997,6 +997,14 @@ impl Problem {
                 "indent what belongs under the key, or leave the key out to use its default (YAML's `~` or nothing after a key is null, which is not a value here)".into()
             }
             Problem::WrongType { expected, found }
+                if expected == crate::load::schema_check::CONDITION_TYPE && found != "null" =>
+            {
+                let example = if found == "a boolean" { "\"false\"" } else { "\"yolo\"" };
+                format!(
+                    "write the condition in quotes, as text (`{example}`, `\"mode == 'plan'\"`); to leave a component or tool out of one variant, its override's `enabled = false` does it"
+                )
+            }
+            Problem::WrongType { expected, found }
                 if expected == "a string"
                     && ["a number", "an integer", "a boolean"].contains(&found.as_str()) =>
             {

@@ -463,13 +463,28 @@ fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut
             };
             out.push(Diagnostic::new(Problem::MissingField { field }, span));
         }
-        ValidationErrorKind::Type { kind } => out.push(Diagnostic::new(
-            Problem::WrongType {
-                expected: type_names(kind),
-                found: json_type(error.instance()).into(),
-            },
-            at,
-        )),
+        ValidationErrorKind::Type { kind } => {
+            // A condition (`when`, `match`, a predicate) is text a TOML or YAML file quotes:
+            // `when = false` is a boolean, and the help says how to write it as a condition.
+            let last = pointer.rsplit('/').next().unwrap_or_default();
+            let condition = matches!(last, "when" | "match")
+                || pointer
+                    .strip_prefix("/predicates/")
+                    .is_some_and(|name| !name.contains('/'));
+            let expected = type_names(kind);
+            let expected = if condition && expected == "a string" {
+                CONDITION_TYPE.to_string()
+            } else {
+                expected
+            };
+            out.push(Diagnostic::new(
+                Problem::WrongType {
+                    expected,
+                    found: json_type(error.instance()).into(),
+                },
+                at,
+            ));
+        }
         ValidationErrorKind::Enum { options } => {
             let allowed: Vec<String> = options
                 .as_array()
@@ -892,6 +907,9 @@ fn referenced<'s>(schema: &'s Value, mut node: &'s Value) -> &'s Value {
     }
     node
 }
+
+/// How a condition's type is named where a value of another type is written for one.
+pub(crate) const CONDITION_TYPE: &str = "a condition, written as text";
 
 fn type_names(kind: &TypeKind) -> String {
     match kind {
