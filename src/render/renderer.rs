@@ -234,7 +234,11 @@ impl Renderer<'_> {
                     meant: None,
                     known,
                 } => Problem::RenderFailed {
-                    meant: crate::templates::meant::attribute(error, values),
+                    meant: crate::templates::meant::attribute(error, values).or_else(|| {
+                        // A macro of an imported partial, misspelt (`v.verfy(…)`).
+                        let missing = message.split("has no method named ").nth(1)?.trim();
+                        templates.macro_meant(error.name()?, error.range()?, missing)
+                    }),
                     message,
                     known,
                 },

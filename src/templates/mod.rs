@@ -911,6 +911,58 @@ fn tags(source: &str) -> impl Iterator<Item = Tag<'_>> {
     })
 }
 
+impl Templates {
+    /// For `module.name(…)` where `module` is a template imported (`{% import "x" as
+    /// module %}`) and has no macro `name`: its macro of the nearest name. `template` and
+    /// `call` are where minijinja places the error.
+    pub fn macro_meant(
+        &self,
+        template: &str,
+        call: std::ops::Range<usize>,
+        missing: &str,
+    ) -> Option<String> {
+        self.with_source(template, |source| {
+            // minijinja's place starts at the `.`: the module's name is the word before it.
+            let before = source.get(..call.start)?.trim_end();
+            let start = before
+                .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .map_or(0, |at| at + 1);
+            let module = before.get(start..)?;
+            self.macro_in_import(source, module, missing)
+        })
+        .flatten()
+    }
+
+    fn macro_in_import(&self, source: &str, module: &str, missing: &str) -> Option<String> {
+        let imported = tags(source).find_map(|tag| {
+            let text = &source[tag.range];
+            if tag.keyword != "import" {
+                return None;
+            }
+            let (path, alias) = text.split_once(" as ")?;
+            let alias = alias
+                .trim_end_matches("%}")
+                .trim()
+                .trim_end_matches('-')
+                .trim();
+            (alias == module).then(|| path.trim().rsplit(['"', '\'']).nth(1).map(str::to_string))?
+        })?;
+        let macros: Vec<String> = self
+            .with_source(&imported, |partial| {
+                tags(partial)
+                    .filter(|tag| tag.keyword == "macro")
+                    .filter_map(|tag| {
+                        let text = &partial[tag.range];
+                        let head = text.split_once('(')?.0;
+                        head.split_whitespace().last().map(str::to_string)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        crate::namespace::closest(missing, &macros)
+    }
+}
+
 /// The macro, and its argument, that the name at `at` of `source` reads when it is an
 /// argument the macro's line gives no default (`what` in `{% macro verify(what) %}`): a call
 /// that leaves it out makes it undefined inside the macro, and minijinja says only
