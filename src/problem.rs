@@ -65,6 +65,10 @@ impl fmt::Display for Kind {
     }
 }
 
+/// How a condition's type is named where a value of another type is written for one
+/// (`when = false`).
+pub const CONDITION_TYPE: &str = "a condition, written as text";
+
 /// What names a path into the context that leads nowhere.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PathReader {
@@ -440,6 +444,9 @@ pub enum Problem {
         suggestion: Option<String>,
         /// What names the path.
         reader: PathReader,
+        /// The fields of the table the path goes into (`enabled`, `viewport` for
+        /// `browser.nope`), said when no field is near.
+        fields: Vec<String>,
     },
     /// A name of the scope read where it is not defined yet (a later predicate, or
     /// `enabled_tools` in a tool's condition).
@@ -997,7 +1004,7 @@ impl Problem {
                 "indent what belongs under the key, or leave the key out to use its default (YAML's `~` or nothing after a key is null, which is not a value here)".into()
             }
             Problem::WrongType { expected, found }
-                if expected == crate::load::schema_check::CONDITION_TYPE && found != "null" =>
+                if expected == CONDITION_TYPE && found != "null" =>
             {
                 let example = if found == "a boolean" { "\"false\"" } else { "\"yolo\"" };
                 format!(
@@ -1087,9 +1094,8 @@ impl Problem {
             } => format!("did you mean `{suggestion}`?"),
             // No near name below a table of the context: the fields it has (a name alone may
             // have been meant as a predicate or placeholder as well).
-            Problem::UnknownContextField { path, .. } => {
+            Problem::UnknownContextField { path, fields, .. } if !fields.is_empty() => {
                 let (parent, _) = path.rsplit_once('.')?;
-                let fields = crate::schema::context_fields_at(parent)?;
                 let names: Vec<String> = fields.iter().map(|name| format!("`{name}`")).collect();
                 format!("the fields of `{parent}`: {}", names.join(", "))
             }
@@ -2187,6 +2193,7 @@ mod tests {
                 path: text(),
                 suggestion: None,
                 reader: PathReader::Condition,
+                fields: Vec::new(),
             },
             Problem::NotYetDefined {
                 name: text(),

@@ -265,6 +265,17 @@ pub fn resolved<'s>(root: &'s Value, node: &'s Value) -> &'s Value {
     node
 }
 
+/// The fields of the table a path into the context goes into (`browser` for
+/// `browser.nope`), when no field is `near` it: what an unknown field's help lists.
+pub fn fields_if_none_near(path: &str, near: &Option<String>) -> Vec<String> {
+    if near.is_some() {
+        return Vec::new();
+    }
+    path.rsplit_once('.')
+        .and_then(|(parent, _)| context_fields_at(parent))
+        .unwrap_or_default()
+}
+
 /// The fields of the table a dotted path names in a context (`browser`: `enabled`,
 /// `viewport`; a list's items stand for the list), when it is a table with fields of its own.
 pub fn context_fields_at(path: &str) -> Option<Vec<String>> {

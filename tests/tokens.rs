@@ -262,8 +262,10 @@ fn a_volatile_table_or_path_of_the_context_changes_what_it_holds() {
         assert_eq!(warning.column, column as u64, "{volatile}");
     }
     let misspelt = with_volatile("\"extra.teem\"").validate();
+    // A path into the context that leads nowhere is an unknown field of the context, not a
+    // placeholder to define.
     let error = misspelt.single();
-    assert_eq!(error.code, "undefined-placeholder");
+    assert_eq!(error.code, "unknown-context-field");
     assert!(error.message.contains("`extra.teem`"), "{}", error.message);
     assert_eq!(misspelt.help(0), Some("did you mean `extra.team`?"));
 
@@ -300,7 +302,7 @@ fn a_volatile_table_or_path_of_the_context_changes_what_it_holds() {
         );
     }
     let wrong = with_servers("\"mcp_servers.nam\"").validate();
-    assert_eq!(wrong.single().code, "undefined-placeholder");
+    assert_eq!(wrong.single().code, "unknown-context-field");
     assert_eq!(wrong.help(0), Some("did you mean `mcp_servers.name`?"));
 }
 

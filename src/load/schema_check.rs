@@ -473,7 +473,7 @@ fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut
                     .is_some_and(|name| !name.contains('/'));
             let expected = type_names(kind);
             let expected = if condition && expected == "a string" {
-                CONDITION_TYPE.to_string()
+                crate::problem::CONDITION_TYPE.to_string()
             } else {
                 expected
             };
@@ -907,9 +907,6 @@ fn referenced<'s>(schema: &'s Value, mut node: &'s Value) -> &'s Value {
     }
     node
 }
-
-/// How a condition's type is named where a value of another type is written for one.
-pub(crate) const CONDITION_TYPE: &str = "a condition, written as text";
 
 fn type_names(kind: &TypeKind) -> String {
     match kind {

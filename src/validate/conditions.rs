@@ -258,6 +258,7 @@ impl Checker<'_> {
             {
                 out.error(
                     Problem::UnknownContextField {
+                        fields: crate::schema::fields_if_none_near(&unknown, &suggestion),
                         path: unknown,
                         suggestion,
                         reader: crate::problem::PathReader::Condition,
@@ -294,6 +295,7 @@ impl Checker<'_> {
                     }
                 } else {
                     Problem::UnknownContextField {
+                        fields: crate::schema::fields_if_none_near(&unknown, &suggestion),
                         path: unknown.clone(),
                         suggestion,
                         reader: crate::problem::PathReader::Condition,

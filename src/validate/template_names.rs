@@ -112,6 +112,7 @@ fn volatile_names_known(scope: &Scope<'_>, out: &mut Diagnostics) {
                 .is_some_and(|first| crate::namespace::context_fields().contains(first));
         let problem = if into_context {
             Problem::UnknownContextField {
+                fields: crate::schema::fields_if_none_near(&unknown, &suggestion),
                 path: unknown,
                 suggestion,
                 reader: crate::problem::PathReader::VolatileList,
@@ -882,6 +883,7 @@ pub fn context_paths(workspace: &Workspace) -> Diagnostics {
         for (path, suggestion, span) in unknown_paths(workspace, template, &scope.shared, keep) {
             out.push(Diagnostic::new(
                 Problem::UnknownContextField {
+                    fields: crate::schema::fields_if_none_near(&path, &suggestion),
                     path,
                     suggestion,
                     reader: crate::problem::PathReader::Template,
