@@ -118,7 +118,10 @@ impl PathError {
         if moves.is_empty() {
             return help;
         }
-        format!("{help}; then move {} by hand", moves.join(", "))
+        format!(
+            "{help}; then move {} by hand, before building again",
+            moves.join(", ")
+        )
     }
 
     fn problem_help(&self) -> String {

@@ -295,8 +295,8 @@ pub enum Problem {
         name: String,
         suggestion: Option<String>,
     },
-    /// An argument of a macro, without a default, that a call left out: undefined inside the
-    /// macro, where it is read.
+    /// An argument of a macro, without a default, undefined where the macro reads it: a call
+    /// left it out or passed an undefined value.
     MacroArgumentMissing {
         name: String,
         argument: String,
@@ -1008,7 +1008,7 @@ impl Problem {
             {
                 let example = if found == "a boolean" { "\"false\"" } else { "\"yolo\"" };
                 format!(
-                    "write the condition in quotes, as text (`{example}`, `\"mode == 'plan'\"`); to leave a component or tool out of one variant, its override's `enabled = false` does it"
+                    "write the condition in quotes, as text (`{example}`, `\"mode == 'plan'\"`)"
                 )
             }
             Problem::WrongType { expected, found }
@@ -1108,7 +1108,7 @@ impl Problem {
                 ..
             } => "`based_on` names another key of the tool's `families` table, whose spec this one starts from".into(),
             Problem::MacroArgumentMissing { name, argument } => format!(
-                "pass `{argument}` where `{name}` is called (`{name}(…)`, or `{name}({argument}=…)`), or give it a default on the macro's line (`{{% macro {name}({argument}='…') %}}`)"
+                "pass `{argument}` a defined value where `{name}` is called (`{name}(…)`, or `{name}({argument}=…)`), or give it a default on the macro's line (`{{% macro {name}({argument}='…') %}}`)"
             ),
             Problem::UnknownFunction { known, .. } => {
                 let names: Vec<String> = known.iter().map(|name| format!("`{name}`")).collect();
@@ -1583,7 +1583,7 @@ impl Problem {
             }
             Problem::MacroArgumentMissing { name, argument } => write!(
                 f,
-                "macro `{name}` reads its argument `{argument}`, which a call left out"
+                "macro `{name}` reads its argument `{argument}`, which is undefined: a call left it out, or passed an undefined value"
             ),
             Problem::UnslottedComponent {
                 component,

@@ -318,6 +318,22 @@ fn explain_names_the_tools_a_for_each_spec_makes_or_that_it_makes_none() {
         failed.stdout,
         failed.stderr
     );
+    // A compile that fails otherwise (an item without the description its spec reads) leaves
+    // the tools made unknown, and the rest is explained as ever: not "no items".
+    let broken = "date = \"2026-11-01\"\n[[extra.subagents]]\nname = \"a\"\n";
+    std::fs::write(
+        workspace.root().join("examples/contexts/broken.toml"),
+        broken,
+    )
+    .unwrap();
+    let explained = workspace.run(&["explain", "--context", "broken"]);
+    assert_eq!(explained.code, 0, "{}", explained.stderr);
+    assert!(
+        explained.stdout.contains("+ subagent: included")
+            && !explained.stdout.contains("holds no items"),
+        "{}",
+        explained.stdout
+    );
     // A tool the spec made is explained by its spec.
     let one = workspace.run(&["explain", "--context", "team", "--tool", "use_tester"]);
     assert_eq!(one.code, 0, "{}", one.stderr);

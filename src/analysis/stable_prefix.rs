@@ -484,12 +484,31 @@ pub fn volatile_warning(
             .and_then(|entry| Some((entry, entry.value.condition.as_deref()?))),
         _ => None,
     };
-    // Else a tool offered in one prompt and not the other, where the prompt shows the tools:
-    // its `when` reads the value.
+    // Else a tool offered in one prompt and not the other, where the prompt shows the tools
+    // and the first change is that tool's documentation (its name on the first line that
+    // differs): its `when` reads the value. A change before it (a date the template writes
+    // above the tools) is blamed as before.
+    let first_changed_line = |prompt: &str| {
+        let at = prefix.bytes.min(prompt.len());
+        let start = prompt
+            .get(..at)
+            .and_then(|before| before.rfind('\n'))
+            .map_or(0, |i| i + 1);
+        let rest = prompt.get(start..).unwrap_or_default();
+        rest.find('\n').map_or(rest, |end| &rest[..end]).to_string()
+    };
+    let changed_lines = (
+        first_changed_line(&compiled.prompt),
+        first_changed_line(&probed.prompt),
+    );
     let shown_by = |template: TemplateId| {
         shows_tools(template)
             .then(|| tool_offered_in_one(workspace, compiled, &probed))
             .flatten()
+            .filter(|(_, _, name)| {
+                changed_lines.0.contains(name.as_str()) || changed_lines.1.contains(name.as_str())
+            })
+            .map(|(entry, condition, _)| (entry, condition))
     };
     let tool_condition = match (&condition, &prefix.section) {
         (Some(_), _) => None,
@@ -610,7 +629,7 @@ fn volatile_read_by(
 }
 
 /// The first tool offered in one compile and not the other, when its `when` is what decides:
-/// the tool's file and its condition.
+/// the tool's file, its condition, and the name it is offered by.
 fn tool_offered_in_one<'w>(
     workspace: &'w Workspace,
     compiled: &Compiled,
@@ -618,6 +637,7 @@ fn tool_offered_in_one<'w>(
 ) -> Option<(
     &'w crate::load::entry::Entry<crate::workspace::ToolDef>,
     &'w str,
+    String,
 )> {
     let offered =
         |tools: &[crate::compiled::CompiledTool], id: &str| tools.iter().any(|tool| tool.id == id);
@@ -628,7 +648,7 @@ fn tool_offered_in_one<'w>(
         .filter(|tool| offered(&compiled.tools, &tool.id) != offered(&probed.tools, &tool.id))
         .find_map(|tool| {
             let entry = workspace.tools.get(&tool.id)?;
-            Some((entry, entry.value.when.as_deref()?))
+            Some((entry, entry.value.when.as_deref()?, tool.name.clone()))
         })
 }
 
@@ -658,7 +678,11 @@ fn changed_tool_text(
         .tools
         .iter()
         .filter_map(|ours| {
-            let theirs = probed.tools.iter().find(|theirs| theirs.id == ours.id)?;
+            // By id and item: every tool a `for_each` spec makes has the spec's id.
+            let theirs = probed
+                .tools
+                .iter()
+                .find(|theirs| theirs.id == ours.id && theirs.item == ours.item)?;
             Some((ours, theirs))
         })
         .find_map(|(ours, theirs)| {

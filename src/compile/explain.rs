@@ -99,18 +99,35 @@ pub fn explain(compiler: &Compiler<'_>, request: &Request) -> Result<Explanation
         return Err(CompileError::Diagnostics(diagnostics));
     }
     // A `for_each` tool makes a tool per item of its list, which only a render knows: the
-    // request is compiled for them. A compile that fails is what there is to explain (two
-    // items making one name, a name no model can call): its errors are given, where its tools
-    // were taken as none and the list said to hold no items.
+    // request is compiled for them. Where its items make no tools that can be offered (two
+    // of one name, a name no model can call), that is what there is to explain: those errors
+    // are given, where the list was said to hold no items. Any other failure of the compile
+    // leaves the tools made unknown, and the rest is explained as ever.
     let for_each = prepared
         .plan
         .tools
         .iter()
         .any(|planned| planned.tool.for_each.is_some() && planned.reason == Reason::Included);
-    let made = if for_each {
-        Some(compiler.compile(request)?.tools.to_vec())
-    } else {
-        None
+    let made = match for_each.then(|| compiler.compile(request)) {
+        None => None,
+        Some(Ok(compiled)) => Some(compiled.tools.to_vec()),
+        Some(Err(CompileError::Diagnostics(found))) => {
+            let mut naming = Diagnostics::default();
+            for diagnostic in found.iter().filter(|diagnostic| {
+                matches!(
+                    diagnostic.problem,
+                    crate::problem::Problem::ToolNameTaken { .. }
+                        | crate::problem::Problem::BadToolName { .. }
+                )
+            }) {
+                naming.push(diagnostic.clone());
+            }
+            if !naming.is_empty() {
+                return Err(CompileError::Diagnostics(naming));
+            }
+            None
+        }
+        Some(Err(_)) => None,
     };
     let explainer = Explainer {
         workspace: compiler.workspace(),

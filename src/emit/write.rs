@@ -395,7 +395,7 @@ mod tests {
         );
         assert!(
             error.help().ends_with(
-                "; then move prompts/out.md.promptc-previous-2 to prompts/out.md by hand"
+                "; then move prompts/out.md.promptc-previous-2 to prompts/out.md by hand, before building again"
             ),
             "{}",
             error.help()

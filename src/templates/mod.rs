@@ -790,6 +790,18 @@ fn tag_left_unclosed<'s>(
     if tag.contains(closer) || !tag.contains('\n') {
         return None;
     }
+    // A tag may span lines (a list written one item a line): it is left unclosed only when
+    // no closer comes after the error before the next tag opens.
+    let after = source.get(at..)?;
+    let next_opener = [after.find("{%"), after.find("{{")]
+        .into_iter()
+        .flatten()
+        .min();
+    match (after.find(closer), next_opener) {
+        (Some(closes), Some(opens)) if closes < opens => return None,
+        (Some(_), None) => return None,
+        _ => {}
+    }
     let line_end = open + tag.find('\n')?;
     Some((open..line_end, opener))
 }
@@ -969,17 +981,42 @@ impl Templates {
 /// "undefined value" there.
 pub fn macro_argument_at(source: &str, at: std::ops::Range<usize>) -> Option<(String, String)> {
     let name = source.get(at.clone())?.trim();
-    let mut open: Vec<Tag<'_>> = Vec::new();
-    for tag in tags(source.get(..at.start)?) {
+    // The tags before the name, and which of them open the macros around it.
+    let before: Vec<Tag<'_>> = tags(source.get(..at.start)?).collect();
+    let mut open: Vec<usize> = Vec::new();
+    for (index, tag) in before.iter().enumerate() {
         match tag.keyword {
-            "macro" => open.push(tag),
+            "macro" => open.push(index),
             "endmacro" => {
                 open.pop();
             }
             _ => {}
         }
     }
-    let tag = &source[open.pop()?.range];
+    let innermost = open.pop()?;
+    // A name the macro's body sets again (`{% set what = … %}`, `{% for what in … %}`) is
+    // that value where it is read, not the argument.
+    let set_again = before[innermost + 1..].iter().any(|tag| {
+        let text = source.get(tag.range.clone()).unwrap_or_default();
+        let target = match tag.keyword {
+            "set" => text
+                .split_once("set")
+                .and_then(|(_, rest)| rest.split_once('=')),
+            "for" => text
+                .split_once("for")
+                .and_then(|(_, rest)| rest.split_once(" in ")),
+            _ => None,
+        };
+        target.is_some_and(|(names, _)| {
+            names
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .any(|word| word == name)
+        })
+    });
+    if set_again {
+        return None;
+    }
+    let tag = source.get(before[innermost].range.clone())?;
     let (head, arguments) = tag.split_once('(')?;
     let macro_name = head.split_whitespace().last()?;
     let arguments = arguments.rsplit_once(')')?.0;
@@ -1257,6 +1294,33 @@ mod tests {
         let file = sources.add("b.md".into(), text.into());
         let error = templates.add_file(&sources, file).unwrap_err();
         assert!(error.span.range().end <= text.len(), "{error:?}");
+    }
+
+    #[test]
+    fn a_macro_argument_is_told_only_where_the_macro_reads_it_as_given() {
+        let at = |source: &str| {
+            let start = source.rfind("{{ what }}").unwrap() + 3;
+            super::macro_argument_at(source, start..start + 4)
+        };
+        let argument = Some(("verify".to_string(), "what".to_string()));
+        assert_eq!(
+            at("{% macro verify(what, how=1) %}{{ what }}{% endmacro %}"),
+            argument
+        );
+        // Set again, or a loop's name, inside the macro: not the argument.
+        assert_eq!(
+            at("{% macro verify(what) %}{% set what = what.name %}{{ what }}{% endmacro %}"),
+            None
+        );
+        assert_eq!(
+            at(
+                "{% macro verify(items) %}{% for what in items %}{{ what }}{% endfor %}{% endmacro %}"
+            ),
+            None
+        );
+        // Outside any macro, or after it ends: not an argument.
+        assert_eq!(at("{% macro verify(what) %}{% endmacro %}{{ what }}"), None);
+        assert_eq!(at("{{ what }}"), None);
     }
 
     #[test]

@@ -78,15 +78,20 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
     let variant_keys = std::cell::OnceCell::new();
     for entry in workspace.variants.values() {
         for name in entry.value.placeholders.keys() {
+            let span = entry.key_span(&child_pointer("/placeholders", name));
+            // Only a key TOML put in the table because it follows the `[placeholders]`
+            // header, and that the file does not set at its top level: one written inline
+            // (`placeholders = { … }`, or in YAML) is where its author put it.
             if variant_keys
                 .get_or_init(variant_keys_of_schema)
                 .contains(name)
+                && !entry.document.writes(&child_pointer("", name))
+                && under_placeholders_header(&workspace.sources.get(span.source).text, span.start)
             {
                 out.push(crate::diagnostic::Diagnostic::new(
                     Problem::PlaceholderIsAKey { key: name.clone() },
-                    entry.key_span(&child_pointer("/placeholders", name)),
+                    span,
                 ));
-                continue;
             }
             let taken_by = scope_name(&fields, name)
                 .or_else(|| standard(name))
@@ -182,4 +187,24 @@ fn variant_keys_of_schema() -> BTreeSet<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// Whether the key at `offset` of a TOML text follows a `[placeholders]` header (the last
+/// table header before it).
+fn under_placeholders_header(text: &str, offset: usize) -> bool {
+    text.get(..offset)
+        .and_then(|before| {
+            before
+                .lines()
+                .map(str::trim_start)
+                .filter(|line| line.starts_with('['))
+                .last()
+        })
+        .is_some_and(|header| {
+            header
+                .trim_start_matches('[')
+                .split(']')
+                .next()
+                .is_some_and(|name| name.trim() == "placeholders")
+        })
 }
