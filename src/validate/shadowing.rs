@@ -197,8 +197,7 @@ fn under_placeholders_header(text: &str, offset: usize) -> bool {
             before
                 .lines()
                 .map(str::trim_start)
-                .filter(|line| line.starts_with('['))
-                .last()
+                .rfind(|line| line.starts_with('['))
         })
         .is_some_and(|header| {
             header
