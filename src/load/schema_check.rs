@@ -168,7 +168,8 @@ impl SchemaValidators {
         &SHARED
     }
 
-    fn schema(&self, kind: Kind) -> &Value {
+    /// The schema files of `kind` are checked against, read once per process.
+    pub fn schema(&self, kind: Kind) -> &Value {
         let index = Kind::ALL.iter().position(|&k| k == kind).unwrap_or(0);
         self.schemas[index].get_or_init(|| validation_schema(kind))
     }

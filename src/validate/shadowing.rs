@@ -74,19 +74,16 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
             }
         }
     }
-    // Read from the schema only for a workspace with variant placeholders.
-    let variant_keys = std::cell::OnceCell::new();
     for entry in workspace.variants.values() {
         for name in entry.value.placeholders.keys() {
             let span = entry.key_span(&child_pointer("/placeholders", name));
             // Only a key TOML put in the table because it follows the `[placeholders]`
             // header, and that the file does not set at its top level: one written inline
-            // (`placeholders = { … }`, or in YAML) is where its author put it.
-            if variant_keys
-                .get_or_init(variant_keys_of_schema)
-                .contains(name)
-                && !entry.document.writes(&child_pointer("", name))
+            // (`placeholders = { … }`, or in YAML) is where its author put it. The schema is
+            // asked last, and only then read (once per process).
+            if !entry.document.writes(&child_pointer("", name))
                 && under_placeholders_header(&workspace.sources.get(span.source).text, span.start)
+                && is_variant_key(name)
             {
                 out.push(crate::diagnostic::Diagnostic::new(
                     Problem::PlaceholderIsAKey { key: name.clone() },
@@ -174,19 +171,15 @@ fn standard(name: &str) -> Option<TakenBy> {
         .then_some(TakenBy::StandardPlaceholder)
 }
 
-/// The keys of a variant file's top level but `placeholders` itself, from its schema.
-fn variant_keys_of_schema() -> BTreeSet<String> {
-    crate::schema::validation_schema(crate::problem::Kind::Variant)
-        .get("properties")
-        .and_then(serde_json::Value::as_object)
-        .map(|properties| {
-            properties
-                .keys()
-                .filter(|key| *key != "placeholders")
-                .cloned()
-                .collect()
-        })
-        .unwrap_or_default()
+/// Whether `name` is a key of a variant file's top level (but `placeholders` itself), as the
+/// variant schema the load checks files against says.
+fn is_variant_key(name: &str) -> bool {
+    name != "placeholders"
+        && crate::load::schema_check::SchemaValidators::shared()
+            .schema(crate::problem::Kind::Variant)
+            .get("properties")
+            .and_then(serde_json::Value::as_object)
+            .is_some_and(|properties| properties.contains_key(name))
 }
 
 /// Whether the key at `offset` of a TOML text follows a `[placeholders]` header (the last
