@@ -20,6 +20,9 @@ pub struct InvalidIds {
     /// A variant is invalid: what it declares (its placeholders, which component and tool
     /// templates may use; its labels, which `routing.label` may name) is unknown.
     pub variant_invalid: bool,
+    /// An invalid variant's family cannot be told from its file (it could not be read, or it
+    /// inherits its family through `extends`): it may be any family.
+    pub variant_family_unknown: bool,
 }
 
 impl InvalidIds {
@@ -32,6 +35,11 @@ impl InvalidIds {
 
     pub fn contains(&self, kind: RefKind, id: &str) -> bool {
         self.ids.contains(&(kind, id.to_string()))
+    }
+
+    /// Whether an invalid variant file may be one of `family`'s variants.
+    pub fn may_be_of_family(&self, family: &str) -> bool {
+        self.variant_family_unknown || self.contains(RefKind::Family, family)
     }
 
     /// Whether a name that looks undefined may be one an invalid file declares.

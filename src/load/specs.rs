@@ -597,6 +597,14 @@ impl Loader<'_, '_> {
                 .map(str::to_string)
         };
         let stem = context_name(path);
+        if kind == RefKind::Variant {
+            let written = |name: &str| document.and_then(|value| value.get(name));
+            let unclear = |name: &str| written(name).is_some_and(|value| !value.is_string());
+            self.invalid.variant_family_unknown |= document.is_none()
+                || written("extends").is_some()
+                || unclear("family")
+                || (written("family").is_none() && unclear("id"));
+        }
         let ids: Vec<String> = field("id").into_iter().chain([stem]).collect();
         for id in ids {
             if kind == RefKind::Variant {

@@ -47,7 +47,15 @@ fn int(
     kwargs.get::<Option<Value>>("default")?;
     kwargs.get::<Option<u32>>("base")?;
     kwargs.assert_all_used()?;
-    Ok(Value::from(version.major()))
+    version.major().map(Value::from).ok_or_else(|| {
+        Error::new(
+            ErrorKind::InvalidOperation,
+            format!(
+                "the version {version} has a major number too large for an integer; \
+                 compare the version itself (`model_version >= 4`) instead"
+            ),
+        )
+    })
 }
 
 /// minijinja's `float`, which also takes a model version: the version read as a decimal
@@ -434,7 +442,7 @@ fn model_version(
         (index, named) => index.or(named).unwrap_or(0),
     };
     let version = numbers(text).get(index).map_or_else(
-        || ModelVersion(vec![0]),
+        || ModelVersion(vec![ZERO.clone()]),
         |number| ModelVersion::parse(number),
     );
     Ok(Value::from_object(version))
@@ -445,17 +453,64 @@ fn model_version(
 /// read as it is written (`4.2` is 4 then 2; an integer, one part); a text, as dotted digits
 /// (`"4.10"`, the way to write a part of more than one digit or ending in 0, which a number
 /// loses: `4.10` is the number 4.1).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct ModelVersion(Vec<u64>);
+///
+/// A part is kept as its digits, without leading zeros, so that a model id's number of any
+/// length compares by its value: `gpt-18446744073709551616` is above `gpt-18446744073709551615`
+/// though neither fits a 64-bit number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelVersion(Vec<Part>);
+
+/// One part of a [`ModelVersion`]: decimal digits without leading zeros (0 is no digits).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Part(String);
+
+impl Part {
+    fn new(digits: &str) -> Self {
+        Part(digits.trim_start_matches('0').to_owned())
+    }
+
+    fn is_zero(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The part as an integer, where one holds it.
+    fn value(&self) -> Option<u128> {
+        if self.is_zero() {
+            return Some(0);
+        }
+        self.0.parse().ok()
+    }
+}
+
+impl Ord for Part {
+    /// Digits without leading zeros: the longer is the larger, and of two as long the first
+    /// digit that differs decides.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0
+            .len()
+            .cmp(&other.0.len())
+            .then_with(|| self.0.cmp(&other.0))
+    }
+}
+
+impl PartialOrd for Part {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl std::fmt::Display for Part {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.is_zero() { "0" } else { &self.0 })
+    }
+}
+
+static ZERO: Part = Part(String::new());
 
 impl ModelVersion {
-    /// Dotted digits; a part too long for a number counts as the largest one.
+    /// Dotted digits.
     fn parse(text: &str) -> Self {
-        ModelVersion(
-            text.split('.')
-                .map(|part| part.parse::<u64>().unwrap_or(u64::MAX))
-                .collect(),
-        )
+        ModelVersion(text.split('.').map(Part::new).collect())
     }
 
     /// A template value as a version: a number as it is written, a text of dotted digits.
@@ -471,8 +526,8 @@ impl ModelVersion {
         if !value.is_number() {
             return None;
         }
-        if let Ok(whole) = u64::try_from(value.clone()) {
-            return Some(ModelVersion(vec![whole]));
+        if let Ok(whole) = u128::try_from(value.clone()) {
+            return Some(Self::parse(&whole.to_string()));
         }
         let number = f64::try_from(value.clone()).ok()?;
         if !number.is_finite() || number < 0.0 {
@@ -488,24 +543,27 @@ impl ModelVersion {
             .then(|| Self::parse(written))
     }
 
-    /// The first part.
-    fn major(&self) -> u64 {
-        self.0.first().copied().unwrap_or(0)
+    fn part(&self, index: usize) -> &Part {
+        self.0.get(index).unwrap_or(&ZERO)
     }
 
-    /// The first two parts read as a decimal, as the number they were written as.
+    /// The first part, where an integer holds it.
+    fn major(&self) -> Option<u128> {
+        self.part(0).value()
+    }
+
+    /// The first two parts read as a decimal, as the number they were written as (the
+    /// nearest a float holds).
     fn decimal(&self) -> f64 {
-        let minor = self.0.get(1).copied().unwrap_or(0);
-        format!("{}.{minor}", self.major())
+        format!("{}.{}", self.part(0), self.part(1))
             .parse()
             .unwrap_or(f64::MAX)
     }
 
     fn compare(&self, other: &Self) -> std::cmp::Ordering {
         let len = self.0.len().max(other.0.len());
-        let part = |version: &Self, index: usize| version.0.get(index).copied().unwrap_or(0);
         (0..len)
-            .map(|index| part(self, index).cmp(&part(other, index)))
+            .map(|index| self.part(index).cmp(other.part(index)))
             .find(|ordering| ordering.is_ne())
             .unwrap_or(std::cmp::Ordering::Equal)
     }
@@ -535,7 +593,7 @@ impl minijinja::value::Object for ModelVersion {
 
     /// 0 (no number in the id) is false, as the number 0 was.
     fn is_true(self: &Arc<Self>) -> bool {
-        self.0.iter().any(|part| *part != 0)
+        self.0.iter().any(|part| !part.is_zero())
     }
 
     /// Two versions keep an order of their own in `sort` and `max`.
@@ -835,6 +893,56 @@ mod tests {
             "4.2 4.9 4.10"
         );
         render("{{ [id | model_version, 4.2, 4.15, '4.3', 4] | sort | length }}");
+    }
+
+    /// A number too long for a 64-bit integer keeps its value: two ids with different such
+    /// numbers do not compare equal, and `int` says it cannot hold one rather than giving a
+    /// made-up number.
+    #[test]
+    fn a_version_number_of_any_length_compares_by_its_value() {
+        let above = "m-18446744073709551616";
+        let max = "m-18446744073709551615";
+        assert!(holds(
+            "(id | model_version) > ('m-18446744073709551615' | model_version)",
+            above
+        ));
+        assert!(!holds(
+            "(id | model_version) == ('m-18446744073709551616' | model_version)",
+            max
+        ));
+        assert!(holds("id | model_version == 18446744073709551615", max));
+        assert!(holds(
+            "id | model_version > 99999999999999999999999999999999999999",
+            "m-100000000000000000000000000000000000000000000"
+        ));
+        assert!(holds(
+            "id | model_version(1) < '99999999999999999999999'",
+            "m-1.99999999999999999999998"
+        ));
+        // Leading zeros count for nothing, as in a number.
+        assert!(holds("id | model_version == 4.5", "m-004.05"));
+        assert!(holds("id | model_version == '4.5'", "m-4.0005"));
+        assert!(holds("not id | model_version", "m-000"));
+
+        let mut env = Environment::new();
+        install(&mut env);
+        let render =
+            |template: &str, id: &str| env.render_str(template, minijinja::context! { id => id });
+        let huge = "m-123456789012345678901234567890123456789012";
+        assert_eq!(
+            render("{{ id | model_version }}", huge).unwrap(),
+            "123456789012345678901234567890123456789012"
+        );
+        assert_eq!(render("{{ id | model_version }}", "m-007").unwrap(), "7");
+        let refused = render("{{ (id | model_version) | int }}", huge).unwrap_err();
+        assert!(
+            refused.to_string().contains("too large for an integer"),
+            "{refused}"
+        );
+        assert_eq!(
+            render("{{ (id | model_version) | int }}", max).unwrap(),
+            "18446744073709551615"
+        );
     }
 
     /// Renders `template` with `fuel`, the helpers installed.

@@ -187,9 +187,9 @@ fn routing_order(workspace: &Workspace, out: &mut Diagnostics) {
             );
         } else if families.contains(family)
             && !has_match(family)
-            // A variant file that failed validation may be the family's variant with the
+            // A variant file of this family that failed validation may be the one with the
             // `match`: its own error is the root cause, said already.
-            && !workspace.invalid.variant_invalid
+            && !workspace.invalid.may_be_of_family(family)
         {
             out.error(
                 family_problem(RoutingProblem::RoutedWithoutMatch {
