@@ -1446,6 +1446,14 @@ fn new_starts_a_workspace_from_its_manifest_and_never_takes_a_name_twice() {
     let made = new(&["variant", "generic"]);
     assert_eq!(made.code, 0, "{}", made.stderr);
     assert!(workspace.validate().items().is_empty(), "{}", made.stderr);
+    // Each file is told what it needs before it changes a prompt.
+    assert!(
+        made.stderr.contains(
+            "next: `promptc new component ID` and `promptc new tool NAME`, list them in variants/generic.toml, then `promptc build --variant generic`"
+        ),
+        "{}",
+        made.stderr
+    );
     let variant = std::fs::read_to_string(workspace.root().join("variants/generic.toml")).unwrap();
     assert!(!variant.contains("extends"), "{variant}");
     // The base template reads a section before its component exists: an error, which the
@@ -1464,10 +1472,29 @@ fn new_starts_a_workspace_from_its_manifest_and_never_takes_a_name_twice() {
         "{}",
         made.stderr
     );
+    assert!(
+        made.stderr.contains(
+            "next: list `intro` in `components` of a variant (variants/generic.toml, say), write `{{ INTRO_SECTION }}` in its template where the section belongs, then `promptc build --variant generic`"
+        ),
+        "{}",
+        made.stderr
+    );
     std::fs::remove_file(workspace.root().join("variants/broken.toml")).unwrap();
     let listed = variant.replace("components = []", "components = [\"intro\"]");
     std::fs::write(workspace.root().join("variants/generic.toml"), listed).unwrap();
-    assert!(new(&["variant", "claude"]).code == 0);
+    let made = new(&["variant", "claude"]);
+    assert_eq!(made.code, 0, "{}", made.stderr);
+    assert!(
+        made.stderr.contains(
+            "next: set in variants/claude.toml what differs from `generic` (`components`, `tools`, `placeholders`, …), then `promptc build --variant claude`"
+        ),
+        "{}",
+        made.stderr
+    );
+    let quiet = workspace.run(&["-q", "new", "tool", "grep_quietly"]);
+    assert_eq!(quiet.code, 0, "{}", quiet.stderr);
+    assert!(quiet.stderr.is_empty(), "{}", quiet.stderr);
+    std::fs::remove_file(workspace.root().join("tools/grep_quietly.toml")).unwrap();
     assert!(workspace.validate().items().is_empty());
     let built = workspace.run(&["build", "--family", "claude"]);
     assert_eq!(built.code, 0, "{}", built.stderr);

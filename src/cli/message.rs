@@ -107,6 +107,30 @@ pub enum Message<'a> {
     },
     /// What to run after `init`.
     NextAfterInit(&'a Path),
+    /// What to do with the file `new` wrote for it to count.
+    NextAfterNew(NextAfterNew<'a>),
+}
+
+/// What a file `new` wrote needs before it changes a prompt.
+pub enum NextAfterNew<'a> {
+    /// A tool or component: listed in a variant, which `variant` names with its file, when
+    /// the workspace has one.
+    List {
+        /// `tools` or `components`.
+        field: &'static str,
+        id: &'a str,
+        /// A component's slot, which the variant's template places.
+        slot: Option<String>,
+        variant: Option<(&'a str, &'a Path)>,
+    },
+    /// A variant extending `parent`.
+    Extending {
+        id: &'a str,
+        parent: &'a str,
+        file: &'a Path,
+    },
+    /// A base variant, with a template of its own.
+    Base { id: &'a str, file: &'a Path },
 }
 
 impl Message<'_> {
@@ -123,6 +147,7 @@ impl Message<'_> {
                 | Message::NoContextGiven { .. }
                 | Message::Initialised { .. }
                 | Message::NextAfterInit(_)
+                | Message::NextAfterNew(_)
         )
     }
 }
@@ -339,7 +364,51 @@ impl fmt::Display for Message<'_> {
                 "next: cd {dir} && promptc check && promptc build --family next-gen",
                 dir = dir.display()
             ),
+            Message::NextAfterNew(next) => next_after_new(f, next),
         }
+    }
+}
+
+fn next_after_new(f: &mut fmt::Formatter<'_>, next: &NextAfterNew<'_>) -> fmt::Result {
+    match next {
+        NextAfterNew::List {
+            field,
+            id,
+            slot,
+            variant: Some((variant, file)),
+        } => {
+            write!(
+                f,
+                "next: list `{id}` in `{field}` of a variant ({}, say)",
+                file.display()
+            )?;
+            if let Some(slot) = slot {
+                write!(
+                    f,
+                    ", write `{{{{ {slot} }}}}` in its template where the section belongs"
+                )?;
+            }
+            write!(f, ", then `promptc build --variant {variant}`")
+        }
+        NextAfterNew::List {
+            field,
+            id,
+            variant: None,
+            ..
+        } => write!(
+            f,
+            "next: `promptc new variant ID` for the fallback family, then list `{id}` in its `{field}`"
+        ),
+        NextAfterNew::Extending { id, parent, file } => write!(
+            f,
+            "next: set in {} what differs from `{parent}` (`components`, `tools`, `placeholders`, …), then `promptc build --variant {id}`",
+            file.display()
+        ),
+        NextAfterNew::Base { id, file } => write!(
+            f,
+            "next: `promptc new component ID` and `promptc new tool NAME`, list them in {}, then `promptc build --variant {id}`",
+            file.display()
+        ),
     }
 }
 

@@ -3,6 +3,7 @@ use std::path::Path;
 use clap::{Args, ValueEnum};
 
 use super::error::IdProblem;
+use super::message::NextAfterNew;
 use super::{CliError, Message, Printer, workspace_root};
 use crate::confine::resolve_output;
 use crate::emit::write::Staged;
@@ -198,6 +199,36 @@ pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Re
     staged.commit()?;
     for path in &written {
         printer.message(Message::Wrote(&path.display()));
+    }
+    let fallback = fallback_variant(workspace).and_then(|variant| {
+        let entry = workspace.variants.get(variant)?;
+        Some((
+            variant,
+            workspace.sources.get(entry.source()).path.as_path(),
+        ))
+    });
+    let variant_file = written.first().map(std::path::PathBuf::as_path);
+    let next = match (args.kind, fallback, variant_file) {
+        (NewKind::Tool, _, _) => Some(NextAfterNew::List {
+            field: "tools",
+            id,
+            slot: None,
+            variant: fallback,
+        }),
+        (NewKind::Component, _, _) => Some(NextAfterNew::List {
+            field: "components",
+            id,
+            slot: Some(default_slot(id)),
+            variant: fallback,
+        }),
+        (NewKind::Variant, Some((parent, _)), Some(file)) => {
+            Some(NextAfterNew::Extending { id, parent, file })
+        }
+        (NewKind::Variant, None, Some(file)) => Some(NextAfterNew::Base { id, file }),
+        (NewKind::Variant, _, None) => None,
+    };
+    if let Some(next) = next {
+        printer.message(Message::NextAfterNew(next));
     }
     // Counted again with the new files: the one written may be what fixed them.
     if loaded.diagnostics.has_errors()
