@@ -69,6 +69,9 @@ impl fmt::Display for Kind {
 /// (`when = false`).
 pub const CONDITION_TYPE: &str = "a condition, written as text";
 
+/// What a context's `date` is, where a file gives it another type: a date written as text.
+pub const DATE_TYPE: &str = "a date, written as text (YYYY-MM-DD)";
+
 /// What names a path into the context that leads nowhere.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PathReader {
@@ -638,6 +641,12 @@ pub enum Problem {
     ExtraKeyIsAField {
         key: String,
     },
+    /// A context placeholder no template or condition can read: no variant declares it, and
+    /// it is no standard placeholder nor slot, so it replaces nothing and changes no prompt.
+    PlaceholderUnread {
+        name: String,
+        suggestion: Option<String>,
+    },
     /// A variant placeholder named like a key of the variant file's top level: written after
     /// the `[placeholders]` header, it sets a placeholder and leaves the variant's key unset.
     PlaceholderIsAKey {
@@ -807,6 +816,7 @@ impl Problem {
             Problem::TooMuchCode { .. } => "too-much-code",
             Problem::MoreProblems { .. } => "more-problems",
             Problem::ExtraKeyIsAField { .. } => "extra-key-is-a-field",
+            Problem::PlaceholderUnread { .. } => "placeholder-unread",
             Problem::PlaceholderIsAKey { .. } => "placeholder-is-a-key",
             Problem::PostprocessGrows { .. } => "postprocess-grows",
             Problem::SchemasTooLarge { .. } => "schemas-too-large",
@@ -863,6 +873,7 @@ impl Problem {
             Problem::Rules(rules) => rules.severity(),
             Problem::MoreProblems { errors: 0, .. }
             | Problem::ExtraKeyIsAField { .. }
+            | Problem::PlaceholderUnread { .. }
             | Problem::PlaceholderIsAKey { .. } => Severity::Warning,
             _ => Severity::Error,
         }
@@ -1010,6 +1021,9 @@ impl Problem {
                 format!(
                     "write the condition in quotes, as text (`{example}`, `\"mode == 'plan'\"`)"
                 )
+            }
+            Problem::WrongType { expected, .. } if expected == DATE_TYPE => {
+                "write the date in quotes, year, month and day joined by `-` (`date = \"2026-02-03\"`)".into()
             }
             Problem::WrongType { expected, found }
                 if expected == "a string"
@@ -1379,6 +1393,11 @@ impl Problem {
             Problem::ExtraKeyIsAField { key } => format!(
                 "move `{key}` out of `[extra]` to set the context's own `{key}`; if templates are meant to read `extra.{key}`, declare it in `[context_fields]` of promptc.toml to say so"
             ),
+            Problem::PlaceholderUnread {
+                suggestion: Some(suggestion),
+                ..
+            } => format!("did you mean `{suggestion}`?"),
+            Problem::PlaceholderUnread { .. } => "a context's placeholder replaces a value templates read: a placeholder of a variant, a standard placeholder (`CWD`, …) or a section slot; declare it in a variant's `placeholders` for templates to read it, or remove it".into(),
             Problem::PlaceholderIsAKey { key } => format!(
                 "to set the variant's own `{key}`, move it above the `[placeholders]` header (in TOML, every key after a header belongs to that table); if templates are meant to read a placeholder of this name, rename it"
             ),
@@ -1804,6 +1823,10 @@ impl Problem {
                 f,
                 "`{key}` is written under `placeholders`, so it is a placeholder, not the variant's `{key}`, which is left unset"
             ),
+            Problem::PlaceholderUnread { name, .. } => write!(
+                f,
+                "placeholder `{name}` is read by no template or condition: no variant declares it, so it changes nothing"
+            ),
             Problem::ExtraKeyIsAField { key } => write!(
                 f,
                 "`{key}` is written under `extra`, so it sets `extra.{key}`, not the context's `{key}`, which keeps its own value"
@@ -1830,6 +1853,12 @@ impl Problem {
                 f,
                 "with this one, the workspace's templates and conditions hold more than {limit} bytes of code (inside `{{{{ … }}}}` and `{{% … %}}`, and conditions), which a workspace may not"
             ),
+            Problem::TooMuchText { limit, setting } if *setting == "limits.compile_bytes" => {
+                write!(
+                    f,
+                    "with this template, the compile builds more than {limit} bytes of text (`{setting}`)"
+                )
+            }
             Problem::TooMuchText { limit, setting } => {
                 write!(
                     f,
@@ -2278,6 +2307,10 @@ mod tests {
                 warnings: 0,
             },
             Problem::ExtraKeyIsAField { key: text() },
+            Problem::PlaceholderUnread {
+                name: text(),
+                suggestion: None,
+            },
             Problem::PlaceholderIsAKey { key: text() },
             Problem::UnknownFunction {
                 name: text(),
@@ -2320,7 +2353,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 80;
+    const VARIANTS: usize = 81;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -2404,6 +2437,7 @@ mod tests {
             Problem::PlaceholderIsAKey { .. } => 77,
             Problem::UnknownFunction { .. } => 78,
             Problem::MacroArgumentMissing { .. } => 79,
+            Problem::PlaceholderUnread { .. } => 80,
         }
     }
 

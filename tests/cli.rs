@@ -1867,3 +1867,43 @@ fn show_and_context_print_the_language_the_workspace_is_written_in() {
     assert_eq!(show.code, 0, "{}", show.stderr);
     assert!(show.stdout.contains("id = \"generic\""), "{}", show.stdout);
 }
+
+/// A section's render is reused for another context only when every name it reads has the
+/// same value there: a template that sets a name from itself, or reads one called `self`,
+/// gives each context its own text, as a build of that context alone does.
+#[test]
+fn a_render_is_reused_only_where_every_name_it_reads_agrees() {
+    let workspace = common::Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            format!("{}[placeholders]\nself = \"base\"\n", common::VARIANT),
+        )
+        .file(
+            "components/intro.md",
+            "{% set cwd = cwd | upper %}In {{ cwd }}; v={{ self }}.\n",
+        )
+        .file(
+            "examples/contexts/basic.toml",
+            "date = \"2026-11-01\"\ncwd = \"/one\"\n[placeholders]\nself = \"first\"\n",
+        )
+        .file(
+            "examples/contexts/other.toml",
+            "date = \"2026-11-01\"\ncwd = \"/two\"\n[placeholders]\nself = \"second\"\n",
+        )
+        .write();
+    let built = workspace.run(&["build", "--all"]);
+    assert_eq!(built.code, 0, "{}", built.stderr);
+    for (context, expected) in [
+        ("basic", "In /ONE; v=first."),
+        ("other", "In /TWO; v=second."),
+    ] {
+        let path = workspace
+            .root()
+            .join(format!("examples/prompts/generic/{context}.md"));
+        let written = std::fs::read_to_string(&path).unwrap();
+        assert!(written.contains(expected), "{context}: {written}");
+        let alone = workspace.run(&["build", "--context", context]);
+        assert_eq!(alone.code, 0, "{}", alone.stderr);
+        assert_eq!(alone.stdout, written, "{context}");
+    }
+}

@@ -408,6 +408,38 @@ fn an_mcp_settings_file_joins_the_contexts_servers() {
     );
 }
 
+/// A settings path the command line names that is no regular file is a bad argument (exit
+/// 2), as a missing one and a `--context` path are; a rules folder that is none says what it is.
+#[test]
+#[cfg(unix)]
+fn a_command_line_path_that_is_no_regular_file_is_a_bad_argument() {
+    let workspace = common::Fixture::minimal().write();
+    let pipe = workspace.tmp().join("settings.json");
+    common::mkfifo(&pipe);
+    let folder = workspace.tmp().join("folder.json");
+    std::fs::create_dir(&folder).unwrap();
+    for (path, said) in [
+        (&pipe, "is a named pipe (FIFO), not a regular file"),
+        (&folder, "is a folder, where a file belongs"),
+    ] {
+        let run = workspace.run(&["context", "--mcp", path.to_str().unwrap()]);
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert!(run.stderr.contains(said), "{}", run.stderr);
+        let run = workspace.run(&["context", "--context", path.to_str().unwrap()]);
+        assert_eq!(run.code, 2, "{}", run.stderr);
+    }
+    let missing = workspace.tmp().join("missing.json");
+    let run = workspace.run(&["context", "--mcp", missing.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let run = workspace.run(&["context", "--global-rules", pipe.to_str().unwrap()]);
+    assert!(
+        run.stderr
+            .contains("is a named pipe (FIFO), where a folder belongs"),
+        "{}",
+        run.stderr
+    );
+}
+
 // A listing's server that the settings do not name (a misspelt name, most likely), or that the
 // context already has (whose entry says what it offers), gave nothing without a word. Each is a
 // warning at its name in the listing; the build goes on with the servers it has.

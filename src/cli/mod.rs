@@ -607,7 +607,13 @@ pub fn request_with_rules(
     for folder in rules_request.global.iter().chain(&rules_request.folders) {
         let reason = match std::fs::metadata(folder) {
             Ok(found) if found.is_dir() => continue,
-            Ok(_) => crate::path_error::PathProblem::NotAFolder.to_string(),
+            Ok(found) if found.is_file() => crate::path_error::PathProblem::NotAFolder.to_string(),
+            Ok(found) => match crate::confine::not_regular(&found) {
+                crate::path_error::PathProblem::NotRegularFile { what } => {
+                    format!("is a {what}, where a folder belongs")
+                }
+                other => other.to_string(),
+            },
             Err(error) => error.to_string(),
         };
         return Err(CliError::RulesFolder(
@@ -651,6 +657,16 @@ pub fn request_with_rules(
         }
     }
     if let Some(settings) = &target.mcp {
+        // A path the command line names that is no regular file is a bad argument, as
+        // `--context`'s is (a missing one is too, reported as the system says).
+        if let Ok(metadata) = std::fs::metadata(settings)
+            && !metadata.is_file()
+        {
+            return Err(CliError::Argument(crate::path_error::PathError::new(
+                settings.clone(),
+                crate::confine::not_regular(&metadata),
+            )));
+        }
         match apply_mcp_settings(workspace, settings, &mut context, &mut mcp_places)? {
             Ok(warnings) => printer.diagnostics(warnings, &workspace.sources),
             Err(diagnostics) => {

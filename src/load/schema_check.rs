@@ -475,6 +475,9 @@ fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut
             let expected = type_names(kind);
             let expected = if condition && expected == "a string" {
                 crate::problem::CONDITION_TYPE.to_string()
+            } else if pointer == "/date" && expected == "a string" {
+                // A context's date: quoting `20260203` would still be no date.
+                crate::problem::DATE_TYPE.to_string()
             } else {
                 expected
             };

@@ -519,6 +519,15 @@ fn convert(
                 .is_some_and(|word| word.starts_with('!'))
                 || written.starts_with('!');
             if is_decimal_integer(written) && !tagged {
+                // Leading zeros (`01`, `-007`), which YAML 1.2 reads as the decimal number and
+                // the reader as a float: the whole number it is.
+                let digits = written.strip_prefix('+').unwrap_or(written);
+                if let Ok(whole) = digits.parse::<i64>() {
+                    return Ok(Value::from(whole));
+                }
+                if let Ok(whole) = digits.parse::<u64>() {
+                    return Ok(Value::from(whole));
+                }
                 let problem = Problem::UnsupportedNumber {
                     text: written.into(),
                 };
@@ -925,6 +934,27 @@ list:
         // A float asked for by its tag is one.
         let value = parse("n: !!float 99999999999999999999\n", &mut locations).unwrap();
         assert_eq!(value["n"], serde_json::json!(1e20));
+    }
+
+    /// YAML 1.2 reads a whole number with leading zeros as that decimal number (`017` is 17,
+    /// not octal); the reader made a float of it, which was refused as past 64 bits.
+    #[test]
+    fn a_whole_number_with_leading_zeros_is_that_number() {
+        let mut locations = Locations::new();
+        let value = parse(
+            "a: 01\nb: 007\nc: -01\nd: 08\ne: +017\nf: 018446744073709551615\n",
+            &mut locations,
+        )
+        .unwrap();
+        assert_eq!(
+            value,
+            serde_json::json!({"a": 1, "b": 7, "c": -1, "d": 8, "e": 17, "f": 18446744073709551615u64})
+        );
+        let (problem, _) = parse("g: 0018446744073709551616\n", &mut locations).unwrap_err();
+        assert!(
+            matches!(&problem, Problem::UnsupportedNumber { .. }),
+            "{problem:?}"
+        );
     }
 
     // A second document after `...` was said to follow a `---` the file does not have, at the

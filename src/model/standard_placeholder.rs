@@ -85,6 +85,18 @@ impl StandardPlaceholder {
         })
     }
 
+    /// The path into the context whose value it is, as it is (`SUPPORTS_BROWSER` is
+    /// `browser.enabled`), where it has one: its type and choices are that field's.
+    pub fn context_path(self) -> Option<&'static str> {
+        match self {
+            Self::SupportsBrowser => Some("browser.enabled"),
+            Self::ModelId => Some("model.id"),
+            Self::Provider => Some("model.provider"),
+            Self::ModelFamily | Self::BrowserViewport => None,
+            other => other.context_field(),
+        }
+    }
+
     /// The placeholder a name stands for: its own name, or its context field's.
     pub fn named(name: &str) -> Option<Self> {
         Self::ALL

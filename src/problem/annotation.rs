@@ -42,6 +42,8 @@ pub enum NoteKind {
     FirstMetCompiling { family: String, context: String },
     /// A tool a `for_each` spec made from the item at this index of its list.
     MadeFromItem { index: usize, list: String },
+    /// An unknown name in a parameter's `depends_on`, which names tools, not parameters.
+    DependsOnNamesTools,
 }
 
 impl fmt::Display for NoteKind {
@@ -56,6 +58,9 @@ impl fmt::Display for NoteKind {
             NoteKind::MadeFromItem { index, list } => {
                 write!(f, "made from item {index} of `{list}` (counted from 0)")
             }
+            NoteKind::DependsOnNamesTools => f.write_str(
+                "`depends_on` names tools by id, not parameters: the parameter is offered only while each tool it names is",
+            ),
         }
     }
 }

@@ -55,6 +55,10 @@ pub enum InvalidValue {
     DiffersOnlyByCase { name: String, other: String },
     /// A name that becomes part of an output's path and is longer than a file name may be.
     NameTooLong { name: String, limit: usize },
+    /// A name that becomes part of an output's path and that Windows cannot give a file:
+    /// a device's name (`con`, `nul`, `com1`, …, with any extension) or one ending with a dot
+    /// or a space.
+    NotPortable { name: String },
     /// A list, text or table with more (or, with `most` false, fewer) items, characters or
     /// keys than its field allows. The value is not quoted: a list past its limit has
     /// thousands of items, and quoting it left no room for what is wrong.
@@ -85,6 +89,8 @@ pub enum Form {
     WrittenFolder,
     /// A folder of the workspace that promptc reads.
     Folder,
+    /// A file a field names, from the folder of the file that names it.
+    FilePath,
     /// A pattern promptc has no words for, shown as it is.
     Matching(String),
     /// The validator's own description.
@@ -106,6 +112,9 @@ impl fmt::Display for Form {
             ),
             Form::Folder => f.write_str(
                 "a folder inside the workspace, its names separated by `/` (no `\\`, drive letter or NUL character)",
+            ),
+            Form::FilePath => f.write_str(
+                "a path to a file inside the workspace, from the folder of the file that names it, its names separated by `/` (no NUL character)",
             ),
             Form::OutputPath => f.write_str(
                 "`<folder>/<name>.md`, each part of ASCII letters, digits, `_`, `.` and `-` starting with a letter or a digit",
@@ -139,6 +148,9 @@ impl InvalidValue {
             InvalidValue::NameTooLong { .. } => {
                 Some("shorten it: file systems refuse longer file names".into())
             }
+            InvalidValue::NotPortable { .. } => Some(
+                "rename it: a clone of the repository on Windows cannot hold the output, and `check` would fail there".into(),
+            ),
             InvalidValue::FolderIsRoot { setting } => {
                 let default = match setting.as_str() {
                     "build.out" => "examples/prompts",
@@ -219,6 +231,10 @@ impl fmt::Display for InvalidValue {
             InvalidValue::NameTooLong { name, limit } => write!(
                 f,
                 "invalid value: `{name}` would name an output file or folder of more than {limit} bytes"
+            ),
+            InvalidValue::NotPortable { name } => write!(
+                f,
+                "invalid value: `{name}` would name an output file or folder that Windows cannot create (a device's name, or one ending with a dot or a space)"
             ),
             InvalidValue::SharedParameterUses => write!(
                 f,

@@ -10,6 +10,8 @@ pub enum DeclaredName {
     VariantPlaceholder,
     ContextPlaceholder,
     ComponentSlot,
+    /// The name a `for_each` tool gives its item (`as`).
+    ItemName,
 }
 
 impl fmt::Display for DeclaredName {
@@ -19,6 +21,7 @@ impl fmt::Display for DeclaredName {
             DeclaredName::VariantPlaceholder => "variant placeholder",
             DeclaredName::ContextPlaceholder => "context placeholder",
             DeclaredName::ComponentSlot => "component slot",
+            DeclaredName::ItemName => "`for_each` item name",
         })
     }
 }

@@ -116,20 +116,15 @@ impl Renderer<'_> {
                 self.spend(template, text, used)
             }
             Err(_) if buffer.overflowed => {
-                let setting = if byte_limit < self.budget.render_bytes {
-                    "limits.compile_bytes"
+                // Past what the compile had left: the limit is the compile's whole budget,
+                // which the sections rendered before this one spent most of.
+                let (setting, limit) = if byte_limit < self.budget.render_bytes {
+                    ("limits.compile_bytes", self.budget.compile_bytes)
                 } else {
-                    "limits.render_bytes"
+                    ("limits.render_bytes", byte_limit)
                 };
                 let alone = setting == "limits.render_bytes";
-                self.stop(
-                    template,
-                    Problem::TooMuchText {
-                        limit: byte_limit,
-                        setting,
-                    },
-                    alone,
-                );
+                self.stop(template, Problem::TooMuchText { limit, setting }, alone);
                 None
             }
             Err(error) => {

@@ -1373,6 +1373,146 @@ mod tests {
         assert!(templates.template(id).is_ok());
     }
 
+    /// The names a template reads decide when a render is reused for another context: a
+    /// render that changes with a name the template is said not to read would be reused
+    /// wrongly. Each template here renders with two values of each name: whenever the output
+    /// differs, the name must be among those read. And a name every path sets before reading
+    /// it is not read (validation would call it undefined).
+    #[test]
+    fn the_names_a_template_reads_are_every_name_its_render_looks_up() {
+        let cases: &[(&str, &[&str], &[&str])] = &[
+            ("{% set mode = mode %}{{ mode }}", &["mode"], &[]),
+            ("{% set cwd = cwd | upper %}{{ cwd }}", &["cwd"], &[]),
+            (
+                "{% set (a, mode) = (1, mode) %}{{ mode }}",
+                &["mode"],
+                &["a"],
+            ),
+            (
+                "{% with a = 1, mode = mode %}{{ mode }}{% endwith %}",
+                &["mode"],
+                &["a"],
+            ),
+            (
+                "{% with a = 1, b = a %}{{ b }}{% endwith %}",
+                &[],
+                &["a", "b"],
+            ),
+            (
+                "{% set mode %}{{ mode }}{% endset %}{{ mode }}",
+                &["mode"],
+                &[],
+            ),
+            (
+                "{% set x | replace('a', mode) %}a{% endset %}{{ x }}",
+                &["mode"],
+                &["x"],
+            ),
+            (
+                "{% filter replace('a', mode) %}a{% endfilter %}",
+                &["mode"],
+                &[],
+            ),
+            (
+                "{% autoescape mode %}{{ '<' }}{% endautoescape %}",
+                &["mode"],
+                &[],
+            ),
+            (
+                "{% macro f(mode=mode) %}{{ mode }}{% endmacro %}{{ f() }}",
+                &["mode"],
+                &[],
+            ),
+            (
+                "{% macro f(a, b=a) %}{{ b }}{% endmacro %}{{ f(1) }}",
+                &["a"],
+                &["b"],
+            ),
+            (
+                "{% macro f(a=b, b=2) %}{{ a }}{% endmacro %}{{ f() }}",
+                &[],
+                &["a", "b"],
+            ),
+            ("v={{ self }}", &["self"], &[]),
+            ("{% for x in loop %}{{ x }}{% endfor %}", &["loop"], &["x"]),
+            (
+                "{% for x in [1, 2] if loop %}{{ x }}{% endfor %}",
+                &["loop"],
+                &["x"],
+            ),
+            (
+                "{% for x in [] %}{% else %}{% set y = 1 %}{% endfor %}{{ y }}",
+                &["y"],
+                &["x"],
+            ),
+            (
+                "{% if mode == 'plan' %}{% set label = 'P' %}{% else %}{% set label = 'A' %}{% endif %}{{ label }}",
+                &["mode"],
+                &["label"],
+            ),
+            (
+                "{% if flag %}{% set label = 'P' %}{% endif %}{{ label }}",
+                &["flag", "label"],
+                &[],
+            ),
+            (
+                "{% filter upper %}{% set x = 'a' %}{% endfilter %}{{ x }}",
+                &[],
+                &["x"],
+            ),
+            (
+                "{% set ns = namespace(n=1) %}{% set ns.n = 2 %}{{ ns.n }}",
+                &[],
+                &["ns"],
+            ),
+            ("{% set ns.n = 2 %}{{ ns.n }}", &["ns"], &[]),
+        ];
+        let mut env = minijinja::Environment::new();
+        env.set_undefined_behavior(minijinja::UndefinedBehavior::Lenient);
+        for &(source, read, not_read) in cases {
+            let template = env.template_from_str(source).unwrap();
+            let found = template.undeclared_variables(false);
+            for name in read {
+                assert!(
+                    found.contains(*name),
+                    "{source}: `{name}` not among {found:?}"
+                );
+            }
+            // Validation reads the paths (`ns.n`): a name not read has none.
+            let paths = template.undeclared_variables(true);
+            for name in not_read {
+                assert!(!found.contains(*name), "{source}: `{name}` among {found:?}");
+                let under = format!("{name}.");
+                assert!(
+                    !paths
+                        .iter()
+                        .any(|path| path == name || path.starts_with(&under)),
+                    "{source}: `{name}` among the paths {paths:?}"
+                );
+            }
+            // Whatever the template is said not to read changes nothing when given.
+            let names: Vec<&str> = read.iter().chain(not_read).copied().collect();
+            for name in names.iter().filter(|name| !found.contains(**name)) {
+                let render = |value: &str| {
+                    let values: std::collections::BTreeMap<&str, minijinja::Value> = names
+                        .iter()
+                        .filter(|other| *other != name)
+                        .map(|other| (*other, minijinja::Value::from("base")))
+                        .chain([(*name, minijinja::Value::from(value))])
+                        .collect();
+                    template
+                        .render(&values)
+                        .unwrap_or_else(|error| format!("{error}"))
+                };
+                assert_eq!(
+                    render("one"),
+                    render("two"),
+                    "{source}: the output changes with `{name}`, said not to be read"
+                );
+            }
+        }
+    }
+
     #[test]
     fn first_words_are_whole_words() {
         let source = "xcwd {{ cwd }} cwd_2 é1 cwd";

@@ -2,7 +2,7 @@
 
 use crate::diagnostic::Diagnostics;
 use crate::load::entry::Entry;
-use crate::model::Parameter;
+use crate::model::{Parameter, StandardPlaceholder};
 use crate::namespace::{ENABLED_TOOLS, Namespace};
 use crate::pointer::child_pointer;
 use crate::problem::{NotVisible, Problem};
@@ -238,7 +238,8 @@ impl Checker<'_> {
             ));
         }
         for (range, _) in sides {
-            let Some(never) = never_equal(&condition[range.clone()], namespace) else {
+            let Some(never) = never_equal(&condition[range.clone()], namespace, self.workspace)
+            else {
                 continue;
             };
             out.push(crate::diagnostic::Diagnostic::new(
@@ -407,7 +408,7 @@ fn subscripted_paths(condition: &str) -> Vec<(String, std::ops::Range<usize>)> {
 /// A side of a condition that compares a context field with `==` or `!=` to a value the
 /// field never holds: a value outside its choices (`mode == 'Plan'`), or of another type
 /// (`browser.viewport.width == '800'`, `yolo == 'true'`).
-fn never_equal(side: &str, namespace: &Namespace) -> Option<Problem> {
+fn never_equal(side: &str, namespace: &Namespace, workspace: &Workspace) -> Option<Problem> {
     let parts = split_operator(side)?;
     let (left, unequal, right) = parts;
     let (path, literal) = if is_plain_path(left) {
@@ -416,15 +417,29 @@ fn never_equal(side: &str, namespace: &Namespace) -> Option<Problem> {
         (right, left)
     };
     let first = path.split('.').next()?;
-    if !is_plain_path(path)
-        || !namespace.contains(first)
-        || !crate::namespace::context_fields().contains(first)
-    {
+    if !is_plain_path(path) || !namespace.contains(first) {
         return None;
     }
+    // A standard placeholder holds its context field's value as it is (`SUPPORTS_BROWSER`
+    // the boolean `browser.enabled`), unless a context of the workspace replaces it.
+    let field = if crate::namespace::context_fields().contains(first) {
+        path
+    } else {
+        let standard = StandardPlaceholder::ALL
+            .into_iter()
+            .find(|placeholder| placeholder.name() == path)?;
+        let replaced = workspace
+            .contexts
+            .values()
+            .any(|entry| entry.value.placeholders.contains_key(path));
+        if replaced {
+            return None;
+        }
+        standard.context_path()?
+    };
     let literal_value = literal_of(literal)?;
     let root = crate::schema::context_schema();
-    let schema = crate::schema::resolved(root, crate::schema::context_schema_at(path).ok()?);
+    let schema = crate::schema::resolved(root, crate::schema::context_schema_at(field).ok()?);
     let choices: Vec<String> = schema
         .get("enum")
         .and_then(serde_json::Value::as_array)

@@ -729,9 +729,20 @@ fn dependencies_exist<T>(
     parameter: &Parameter,
     out: &mut Diagnostics,
 ) {
+    if known.tools_unread {
+        return;
+    }
     for (index, tool) in parameter.depends_on.iter().flatten().enumerate() {
         let span = entry.value_span(&format!("{pointer}/depends_on/{index}"));
-        known.id(RefKind::Tool, tool, span, out);
+        if let Err(suggestion) = lookup(known.workspace, RefKind::Tool, tool) {
+            // Parameters depend on tools: a parameter's name here is the likely mistake.
+            let problem = Problem::UnknownReference {
+                kind: RefKind::Tool,
+                name: tool.clone(),
+                suggestion,
+            };
+            out.push(Diagnostic::new(problem, span).note(NoteKind::DependsOnNamesTools));
+        }
     }
 }
 
@@ -957,22 +968,54 @@ const NAME_MAX: usize = 255;
 /// `name.tools.json`.
 const STEM_MAX: usize = NAME_MAX - ".tools.json".len();
 
-/// Every name that becomes part of an output's path fits a file system: `build.out`'s folders,
-/// each build entry's `output`, each family (a folder) and each context (a file). A build
-/// refused a longer one only when it came to write it, with no place in the files to fix.
+/// Names Windows keeps for devices: no file or folder has one, whatever its extension.
+const DEVICE_NAMES: [&str; 22] = [
+    "con", "prn", "aux", "nul", "com1", "com2", "com3", "com4", "com5", "com6", "com7", "com8",
+    "com9", "lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9",
+];
+
+/// Whether Windows cannot create a file or folder named `name`: a device's name (`nul`,
+/// `con.md`) or a name ending with a dot or a space, which it drops (`x.` is `x` there).
+fn not_portable(name: &str) -> bool {
+    // `.` and `..` are no names; a path holding one is refused by its form.
+    if matches!(name, "." | "..") {
+        return false;
+    }
+    let stem = name.split('.').next().unwrap_or(name);
+    DEVICE_NAMES
+        .iter()
+        .any(|device| stem.eq_ignore_ascii_case(device))
+        || name.ends_with(['.', ' '])
+}
+
+/// Every name that becomes part of an output's path fits a file system and can be created on
+/// each one a clone may be checked out on: `build.out`'s folders, each build entry's `output`,
+/// each family (a folder) and each context (a file). A build refused a longer one only when it
+/// came to write it, with no place in the files to fix; Windows refused a device's name at
+/// checkout, where every other system had written the file.
 fn output_names_fit(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {
-    let too_long = |name: &str, limit: usize| {
-        Problem::InvalidValue(InvalidValue::NameTooLong {
-            name: name.to_string(),
-            limit,
-        })
+    // The first problem of a name: too long, or not one Windows can create.
+    let problem = |name: &str, limit: usize| {
+        if name.len() > limit {
+            Some(Problem::InvalidValue(InvalidValue::NameTooLong {
+                name: name.to_string(),
+                limit,
+            }))
+        } else if not_portable(name) {
+            Some(Problem::InvalidValue(InvalidValue::NotPortable {
+                name: name.to_string(),
+            }))
+        } else {
+            None
+        }
     };
     let build = &manifest.value.build;
-    if let Some(folder) = build.out.split('/').find(|part| part.len() > NAME_MAX) {
-        out.error(
-            too_long(folder, NAME_MAX),
-            manifest.value_span("/build/out"),
-        );
+    if let Some(found) = build
+        .out
+        .split('/')
+        .find_map(|part| problem(part, NAME_MAX))
+    {
+        out.error(found, manifest.value_span("/build/out"));
     }
     for (index, entry) in build.entries.iter().flatten().enumerate() {
         let Some(output) = &entry.output else {
@@ -981,35 +1024,31 @@ fn output_names_fit(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut 
         let mut parts = output.rsplit('/');
         let file = parts.next().unwrap_or_default();
         let stem = file.strip_suffix(".md").unwrap_or(file);
-        let folder = parts.find(|part| part.len() > NAME_MAX);
-        let (name, limit) = match folder {
-            Some(folder) => (folder, NAME_MAX),
-            None if stem.len() > STEM_MAX => (stem, STEM_MAX),
-            None => continue,
-        };
-        out.error(
-            too_long(name, limit),
-            manifest.value_span(&format!("/build/entries/{index}/output")),
-        );
+        let found = parts
+            .find_map(|part| problem(part, NAME_MAX))
+            .or_else(|| problem(stem, STEM_MAX));
+        if let Some(found) = found {
+            out.error(
+                found,
+                manifest.value_span(&format!("/build/entries/{index}/output")),
+            );
+        }
     }
     let workspace = known.workspace;
     for entry in workspace.variants.values() {
         let family = entry.value.family.as_deref().unwrap_or(&entry.value.id);
-        if family.len() > NAME_MAX {
+        if let Some(found) = problem(family, NAME_MAX) {
             let pointer = if entry.value.family.is_some() {
                 "/family"
             } else {
                 "/id"
             };
-            out.error(too_long(family, NAME_MAX), entry.value_span(pointer));
+            out.error(found, entry.value_span(pointer));
         }
     }
     for (name, entry) in &workspace.contexts {
-        if name.len() > STEM_MAX {
-            out.error(
-                too_long(name, STEM_MAX),
-                crate::span::Span::file_start(entry.source()),
-            );
+        if let Some(found) = problem(name, STEM_MAX) {
+            out.error(found, crate::span::Span::file_start(entry.source()));
         }
     }
 }

@@ -12,7 +12,10 @@
 //!   predicate.
 //!
 //! - a component's slot named like a context field, a name promptc defines or a standard
-//!   placeholder (the section would silently replace `CWD` or the tool list).
+//!   placeholder (the section would silently replace `CWD` or the tool list);
+//! - a `for_each` tool's item name (`as`) named like a context field, a name promptc
+//!   defines, a standard placeholder, a slot, a variant placeholder or a predicate (the item
+//!   would hide it from the tool's texts).
 //!
 //! A context placeholder (or `--set`) named like a standard placeholder, a slot or a variant
 //! placeholder replaces it by design: that is how a runtime value overrides a default.
@@ -124,22 +127,49 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
             );
         }
     }
+    // A `for_each` item is in scope in its tool's texts only, where it would hide the value
+    // of the same name from them.
+    for entry in workspace.tools.values() {
+        let Some(name) = entry.value.item_name.as_deref() else {
+            continue;
+        };
+        let taken_by = scope_name(&fields, name)
+            .or_else(|| standard(name))
+            .or_else(|| slot_of(name))
+            .or_else(|| placeholder_of(name))
+            .or_else(|| predicate(workspace, name));
+        if let Some(taken_by) = taken_by {
+            out.error(
+                Problem::NameTaken {
+                    name: name.to_string(),
+                    what: DeclaredName::ItemName,
+                    taken_by,
+                },
+                entry.value_span("/as"),
+            );
+        }
+    }
+    let readable = std::sync::OnceLock::new();
     for entry in workspace.contexts.values() {
-        check_context(workspace, entry, out);
+        check_context_reading(workspace, entry, &readable, out);
     }
 }
 
 /// The placeholders of one context (a workspace's, or one given with `--context FILE`).
 pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, out: &mut Diagnostics) {
+    check_context_reading(workspace, entry, &std::sync::OnceLock::new(), out);
+}
+
+/// [`check_context`], with the names templates may read worked out once for all contexts.
+fn check_context_reading(
+    workspace: &Workspace,
+    entry: &Entry<Context>,
+    readable: &std::sync::OnceLock<crate::namespace::Namespace>,
+    out: &mut Diagnostics,
+) {
     let fields = context_fields();
     for name in entry.value.placeholders.keys() {
-        let taken_by = scope_name(&fields, name).or_else(|| {
-            workspace
-                .settings()
-                .predicates
-                .contains_key(name)
-                .then_some(TakenBy::Predicate)
-        });
+        let taken_by = scope_name(&fields, name).or_else(|| predicate(workspace, name));
         if let Some(taken_by) = taken_by {
             out.error(
                 Problem::NameTaken {
@@ -149,8 +179,35 @@ pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, out: &mut Di
                 },
                 entry.key_span(&child_pointer("/placeholders", name)),
             );
+            continue;
+        }
+        // A template may read only names a variant or promptc defines (validation refuses
+        // any other): a context's placeholder of another name replaces nothing. Unknown while
+        // a file that declares names is invalid.
+        // Said in the file that writes it, not again in each context extending that one.
+        if !entry.document.writes(&child_pointer("/placeholders", name)) {
+            continue;
+        }
+        let readable = readable.get_or_init(|| crate::validate::readable_names(workspace));
+        if !readable.contains(name) {
+            out.push(crate::diagnostic::Diagnostic::new(
+                Problem::PlaceholderUnread {
+                    name: name.clone(),
+                    suggestion: crate::namespace::closest(name, readable.names()),
+                },
+                entry.key_span(&child_pointer("/placeholders", name)),
+            ));
         }
     }
+}
+
+/// A predicate of the manifest.
+fn predicate(workspace: &Workspace, name: &str) -> Option<TakenBy> {
+    workspace
+        .settings()
+        .predicates
+        .contains_key(name)
+        .then_some(TakenBy::Predicate)
 }
 
 /// A context field or a name promptc defines for the compile.

@@ -15,7 +15,7 @@ use crate::load::entry::Entry;
 use crate::load::read::{display_path, read_source, resolve_inside};
 use crate::model::{Component, Limits, Manifest, Parameter, ToolSpec, Variant};
 use crate::pointer::child_pointer;
-use crate::problem::{LabelKind, Problem};
+use crate::problem::{Form, InvalidValue, LabelKind, Problem};
 use crate::source::Sources;
 use crate::span::Span;
 use crate::templates::{TemplateId, Templates};
@@ -348,6 +348,23 @@ impl Registrar<'_> {
             (Some(text), None) => Pair::Given(self.inline(doc, inline_pointer, text)),
             (None, Some(relative)) => {
                 let at = doc.value_span(file_pointer);
+                // No file has an empty name or a NUL in it: said as such, not as a missing
+                // folder or a link out of the workspace.
+                let malformed = if relative.trim().is_empty() {
+                    Some(InvalidValue::Empty)
+                } else if relative.contains('\0') {
+                    Some(InvalidValue::BadForm {
+                        value: format!("{relative:?}"),
+                        key: false,
+                        expected: Form::FilePath,
+                    })
+                } else {
+                    None
+                };
+                if let Some(invalid) = malformed {
+                    self.diagnostics.error(Problem::InvalidValue(invalid), at);
+                    return Ok(Pair::Given(None));
+                }
                 match resolve_inside(self.root, dir, relative) {
                     Some(path) => Pair::Given(self.file(&path, at, Some((at, relative)))?),
                     None => {

@@ -620,7 +620,10 @@ where
     F: FnMut(&T, &T) -> Ordering,
 {
     // promptc patch: a sort compares about n log n pairs (see `crate::work`).
-    crate::work::charge(seq.len().saturating_mul(seq.len().max(1).ilog2() as usize + 1));
+    crate::work::charge(
+        seq.len()
+            .saturating_mul(seq.len().max(1).ilog2() as usize + 1),
+    );
     // promptc patch: one comparison can read two long texts (or lower-case them first), and
     // a sort makes millions: sorting a list of one 8 MB text repeated ran for minutes, within
     // one instruction, past any fuel. This merge sort asks before each comparison whether the

@@ -255,7 +255,10 @@ fn folds_too_long(op: BinOpKind, left: &Value, right: &Value) -> bool {
     let len = |value: &Value| value.as_str().map(str::len).or_else(|| value.len());
     match op {
         BinOpKind::Add | BinOpKind::Concat => {
-            len(left).unwrap_or(0).saturating_add(len(right).unwrap_or(0)) > MAX_FOLDED_LEN
+            len(left)
+                .unwrap_or(0)
+                .saturating_add(len(right).unwrap_or(0))
+                > MAX_FOLDED_LEN
         }
         BinOpKind::Mul => {
             let repeated = match (len(left), len(right)) {

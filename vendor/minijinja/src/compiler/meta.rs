@@ -85,10 +85,17 @@ fn tracker_visit_macro<'a>(
         // side of assuming caller is there.
         state.assign("caller");
     }
-    m.args.iter().for_each(|arg| track_assign(arg, state));
-    m.defaults
-        .iter()
-        .for_each(|expr| tracker_visit_expr(expr, state));
+    // promptc patch: in the order a call runs them. The arguments are assigned last to
+    // first, each default computed just before its argument, while the arguments before it
+    // are not yet set: `{% macro f(mode=mode) %}` reads the `mode` outside, which the
+    // tracker took for the argument.
+    let mut defaults = m.defaults.iter().rev();
+    for arg in m.args.iter().rev() {
+        if let Some(default) = defaults.next() {
+            tracker_visit_expr(default, state);
+        }
+        track_assign(arg, state);
+    }
     m.body.iter().for_each(|node| track_walk(node, state));
 }
 
@@ -186,7 +193,14 @@ fn tracker_visit_expr<'a>(expr: &ast::Expr<'a>, state: &mut AssignmentTracker<'a
             tracker_visit_expr_opt(&slice.step, state);
         }
         ast::Expr::Call(expr) => {
-            tracker_visit_expr(&expr.expr, state);
+            // promptc patch: `self.name()` renders a block, which reads no `self`.
+            #[cfg(feature = "multi_template")]
+            let is_block = matches!(expr.identify_call(), ast::CallType::Block(_));
+            #[cfg(not(feature = "multi_template"))]
+            let is_block = false;
+            if !is_block {
+                tracker_visit_expr(&expr.expr, state);
+            }
             expr.args
                 .iter()
                 .for_each(|x| tracker_visit_callarg(x, state));
@@ -205,67 +219,83 @@ fn track_assign<'a>(expr: &ast::Expr<'a>, state: &mut AssignmentTracker<'a>) {
         ast::Expr::Var(var) => state.assign(var.id),
         ast::Expr::List(list) => list.items.iter().for_each(|x| track_assign(x, state)),
         ast::Expr::Tuple(tuple) => tuple.items.iter().for_each(|x| track_assign(x, state)),
+        // promptc patch: `{% set ns.x = … %}` looks `ns` up to set its attribute.
+        ast::Expr::GetAttr(attr) => tracker_visit_expr(&attr.expr, state),
         _ => {}
     }
 }
 
+/// promptc patch: walks statements that run only sometimes (a branch of an `if`, a loop's
+/// `else`) in a scope of their own, and returns the names they assign, which the statements
+/// after them see only when the branch ran.
+fn track_branch<'a>(body: &[ast::Stmt<'a>], state: &mut AssignmentTracker<'a>) -> HashSet<&'a str> {
+    state.push();
+    body.iter().for_each(|x| track_walk(x, state));
+    state.assigned.pop().unwrap_or_default()
+}
+
 fn track_walk<'a>(node: &ast::Stmt<'a>, state: &mut AssignmentTracker<'a>) {
+    // promptc patch: the tracker follows what a render does, in its order, so that the
+    // names it returns hold every name a render can look up: promptc reuses a render for
+    // another context when those names have the same values there. It marked a name set
+    // before looking at the value set (`{% set mode = mode %}`, `{% with a = a %}`, a set
+    // block reading its own name), took `self` as set though a render looks it up like any
+    // name, skipped the filter of a `{% filter %}` or set block and the value of
+    // `{% autoescape %}`, and looked at a loop's iterable after marking `loop` set. It also
+    // gave an `if`, a `{% filter %}`, a set block and `{% autoescape %}` a scope of their
+    // own, which a render does not: a name set in both branches of an `if`, or in one of
+    // those blocks, is set for what follows.
     match node {
         ast::Stmt::Template(stmt) => {
-            state.assign("self");
             stmt.children.iter().for_each(|x| track_walk(x, state));
         }
         ast::Stmt::EmitExpr(expr) => tracker_visit_expr(&expr.expr, state),
         ast::Stmt::EmitRaw(_) => {}
         ast::Stmt::ForLoop(stmt) => {
-            state.push();
-            state.assign("loop");
             tracker_visit_expr(&stmt.iter, state);
+            state.push();
             track_assign(&stmt.target, state);
+            // The filter runs without the loop variable.
             tracker_visit_expr_opt(&stmt.filter_expr, state);
+            state.assign("loop");
             stmt.body.iter().for_each(|x| track_walk(x, state));
             state.pop();
-            state.push();
-            stmt.else_body.iter().for_each(|x| track_walk(x, state));
-            state.pop();
+            // The `else` runs after the loop's scope has ended, when it made no turn.
+            track_branch(&stmt.else_body, state);
         }
         ast::Stmt::IfCond(stmt) => {
             tracker_visit_expr(&stmt.expr, state);
-            state.push();
-            stmt.true_body.iter().for_each(|x| track_walk(x, state));
-            state.pop();
-            state.push();
-            stmt.false_body.iter().for_each(|x| track_walk(x, state));
-            state.pop();
+            let when_true = track_branch(&stmt.true_body, state);
+            let when_false = track_branch(&stmt.false_body, state);
+            for name in when_true.intersection(&when_false) {
+                state.assign(name);
+            }
         }
         ast::Stmt::WithBlock(stmt) => {
             state.push();
             for (target, expr) in &stmt.assignments {
-                track_assign(target, state);
                 tracker_visit_expr(expr, state);
+                track_assign(target, state);
             }
             stmt.body.iter().for_each(|x| track_walk(x, state));
             state.pop();
         }
         ast::Stmt::Set(stmt) => {
-            track_assign(&stmt.target, state);
             tracker_visit_expr(&stmt.expr, state);
+            track_assign(&stmt.target, state);
         }
         ast::Stmt::AutoEscape(stmt) => {
-            state.push();
+            tracker_visit_expr(&stmt.enabled, state);
             stmt.body.iter().for_each(|x| track_walk(x, state));
-            state.pop();
         }
         ast::Stmt::FilterBlock(stmt) => {
-            state.push();
             stmt.body.iter().for_each(|x| track_walk(x, state));
-            state.pop();
+            tracker_visit_expr(&stmt.filter, state);
         }
         ast::Stmt::SetBlock(stmt) => {
-            track_assign(&stmt.target, state);
-            state.push();
             stmt.body.iter().for_each(|x| track_walk(x, state));
-            state.pop();
+            tracker_visit_expr_opt(&stmt.filter, state);
+            track_assign(&stmt.target, state);
         }
         #[cfg(feature = "multi_template")]
         ast::Stmt::Block(stmt) => {
@@ -274,16 +304,23 @@ fn track_walk<'a>(node: &ast::Stmt<'a>, state: &mut AssignmentTracker<'a>) {
             stmt.body.iter().for_each(|x| track_walk(x, state));
             state.pop();
         }
+        // promptc patch: a template's name may be computed from names it reads.
         #[cfg(feature = "multi_template")]
-        ast::Stmt::Extends(_) | ast::Stmt::Include(_) => {}
+        ast::Stmt::Extends(stmt) => tracker_visit_expr(&stmt.name, state),
+        #[cfg(feature = "multi_template")]
+        ast::Stmt::Include(stmt) => tracker_visit_expr(&stmt.name, state),
         #[cfg(feature = "multi_template")]
         ast::Stmt::Import(stmt) => {
+            tracker_visit_expr(&stmt.expr, state);
             track_assign(&stmt.name, state);
         }
         #[cfg(feature = "multi_template")]
-        ast::Stmt::FromImport(stmt) => stmt.names.iter().for_each(|(arg, alias)| {
-            track_assign(alias.as_ref().unwrap_or(arg), state);
-        }),
+        ast::Stmt::FromImport(stmt) => {
+            tracker_visit_expr(&stmt.expr, state);
+            stmt.names.iter().for_each(|(arg, alias)| {
+                track_assign(alias.as_ref().unwrap_or(arg), state);
+            })
+        }
         #[cfg(feature = "macros")]
         ast::Stmt::Macro(stmt) => {
             state.assign(stmt.name);

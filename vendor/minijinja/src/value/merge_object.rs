@@ -124,9 +124,9 @@ impl MergeSeq {
     /// (printing it asked for 100 GB at once) or, flattened past 32 levels, as many parts.
     /// A merge of more than `MAX_MERGED` items or parts is refused before it is made.
     pub(crate) fn refuse_too_large(values: &[Value]) -> Result<(), crate::Error> {
-        let items = values
-            .iter()
-            .fold(0usize, |sum, value| sum.saturating_add(value.len().unwrap_or(0)));
+        let items = values.iter().fold(0usize, |sum, value| {
+            sum.saturating_add(value.len().unwrap_or(0))
+        });
         if items > Self::MAX_MERGED || Self::leaves_of(values) > Self::MAX_MERGED {
             return Err(crate::Error::new(
                 crate::ErrorKind::InvalidOperation,

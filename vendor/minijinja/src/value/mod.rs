@@ -2261,7 +2261,6 @@ impl LazyLevel {
     }
 }
 
-
 /// Utility to iterate over values.
 pub struct ValueIter {
     imp: ValueIterImpl,
