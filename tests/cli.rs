@@ -1486,7 +1486,7 @@ fn new_starts_a_workspace_from_its_manifest_and_never_takes_a_name_twice() {
     assert_eq!(made.code, 0, "{}", made.stderr);
     assert!(
         made.stderr.contains(
-            "next: set in variants/claude.toml what differs from `generic` (`components`, `tools`, `placeholders`, …), then `promptc build --variant claude`"
+            "next: set in variants/claude.toml what differs from `generic` (`add_components`, `add_tools`, `placeholders`, …), then `promptc build --variant claude`"
         ),
         "{}",
         made.stderr
@@ -1876,11 +1876,30 @@ fn a_render_is_reused_only_where_every_name_it_reads_agrees() {
     let workspace = common::Fixture::minimal()
         .file(
             "variants/generic.toml",
-            format!("{}[placeholders]\nself = \"base\"\n", common::VARIANT),
+            format!(
+                "{}[placeholders]\nself = \"base\"\n",
+                common::VARIANT.replace("[\"intro\"]", "[\"intro\", \"place\"]")
+            ),
         )
         .file(
             "components/intro.md",
-            "{% set cwd = cwd | upper %}In {{ cwd }}; v={{ self }}.\n",
+            "{% set cwd = cwd | upper %}In {{ cwd }}; v={{ self }}; head={{ CWD[:4] }}.\n",
+        )
+        // A name a partial does not export is looked up in the importing render.
+        .file("partials/m.md", "{% macro other() %}o{% endmacro %}")
+        .file("components/place.toml", "id = \"place\"\n")
+        .file(
+            "components/place.md",
+            "{% from 'partials/m.md' import cwd as where %}At {{ where }}.\n",
+        )
+        .file(
+            "variants/generic.md",
+            format!("{}\n{{{{ PLACE_SECTION }}}}\n", common::BASE_TEMPLATE),
+        )
+        // A condition's result is reused the same way: it reads what it slices.
+        .file(
+            "tools/read_file.toml",
+            format!("when = \"cwd[:4] == '/one'\"\n{}", common::TOOL),
         )
         .file(
             "examples/contexts/basic.toml",
@@ -1893,15 +1912,16 @@ fn a_render_is_reused_only_where_every_name_it_reads_agrees() {
         .write();
     let built = workspace.run(&["build", "--all"]);
     assert_eq!(built.code, 0, "{}", built.stderr);
-    for (context, expected) in [
-        ("basic", "In /ONE; v=first."),
-        ("other", "In /TWO; v=second."),
+    for (context, expected, tool) in [
+        ("basic", "In /ONE; v=first; head=/one.\n\nAt /one.", true),
+        ("other", "In /TWO; v=second; head=/two.\n\nAt /two.", false),
     ] {
         let path = workspace
             .root()
             .join(format!("examples/prompts/generic/{context}.md"));
         let written = std::fs::read_to_string(&path).unwrap();
         assert!(written.contains(expected), "{context}: {written}");
+        assert_eq!(written.contains("read_file"), tool, "{context}: {written}");
         let alone = workspace.run(&["build", "--context", context]);
         assert_eq!(alone.code, 0, "{}", alone.stderr);
         assert_eq!(alone.stdout, written, "{context}");

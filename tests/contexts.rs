@@ -418,13 +418,19 @@ fn a_command_line_path_that_is_no_regular_file_is_a_bad_argument() {
     common::mkfifo(&pipe);
     let folder = workspace.tmp().join("folder.json");
     std::fs::create_dir(&folder).unwrap();
-    for (path, said) in [
-        (&pipe, "is a named pipe (FIFO), not a regular file"),
-        (&folder, "is a folder, where a file belongs"),
-    ] {
+    for path in [&pipe, &folder] {
         let run = workspace.run(&["context", "--mcp", path.to_str().unwrap()]);
         assert_eq!(run.code, 2, "{}", run.stderr);
-        assert!(run.stderr.contains(said), "{}", run.stderr);
+        assert!(
+            run.stderr.contains(&format!(
+                "{} is not a regular file: MCP settings are read from a JSON file",
+                path.display()
+            )) && run.stderr.contains(
+                "help: name the settings file itself (such as `.vscode/mcp.json`), not its folder"
+            ),
+            "{}",
+            run.stderr
+        );
         let run = workspace.run(&["context", "--context", path.to_str().unwrap()]);
         assert_eq!(run.code, 2, "{}", run.stderr);
     }

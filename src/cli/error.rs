@@ -60,6 +60,8 @@ pub enum CliError {
     NoContext { name: String, contexts: Vec<String> },
     /// `--context` names a folder, FIFO or device.
     ContextNotAFile(PathBuf),
+    /// `--mcp` names a folder, FIFO or device.
+    McpSettingsNotAFile(PathBuf),
     /// `--context` names a file that is not TOML, YAML or JSON.
     ContextNotData(PathBuf),
     /// A `--set` value that does not fit the context field it names.
@@ -149,6 +151,7 @@ impl CliError {
             CliError::UnknownComponent { .. } => "unknown-component",
             CliError::UnknownContext { .. } | CliError::NoContext { .. } => "unknown-context",
             CliError::ContextNotAFile(_) => "context-not-a-file",
+            CliError::McpSettingsNotAFile(_) => "mcp-settings-not-a-file",
             CliError::ContextNotData(_) => "context-not-data",
             CliError::SetValue(_) => "invalid-set",
             CliError::WouldOverwrite(_) => "would-overwrite",
@@ -172,6 +175,9 @@ impl CliError {
                 Some(error.help())
             }
             CliError::RulesFolder(problem) => problem.help(),
+            CliError::McpSettingsNotAFile(_) => Some(
+                "name the settings file itself (such as `.vscode/mcp.json`), not its folder".into(),
+            ),
             CliError::NotAnId { problem, .. } => Some(match problem {
                 IdProblem::Characters => {
                     "use letters, digits, `_`, `.` and `-`, starting with a letter or digit".into()
@@ -311,6 +317,11 @@ impl fmt::Display for CliError {
             CliError::ContextNotAFile(path) => write!(
                 f,
                 "{} is not a regular file: a context is read from a TOML, YAML or JSON file",
+                path.display()
+            ),
+            CliError::McpSettingsNotAFile(path) => write!(
+                f,
+                "{} is not a regular file: MCP settings are read from a JSON file (`mcpServers`, as agents write it)",
                 path.display()
             ),
             CliError::ContextNotData(path) => {

@@ -401,7 +401,7 @@ fn next_after_new(f: &mut fmt::Formatter<'_>, next: &NextAfterNew<'_>) -> fmt::R
         ),
         NextAfterNew::Extending { id, parent, file } => write!(
             f,
-            "next: set in {} what differs from `{parent}` (`components`, `tools`, `placeholders`, …), then `promptc build --variant {id}`",
+            "next: set in {} what differs from `{parent}` (`add_components`, `add_tools`, `placeholders`, …), then `promptc build --variant {id}`",
             file.display()
         ),
         NextAfterNew::Base { id, file } => write!(

@@ -659,13 +659,8 @@ pub fn request_with_rules(
     if let Some(settings) = &target.mcp {
         // A path the command line names that is no regular file is a bad argument, as
         // `--context`'s is (a missing one is too, reported as the system says).
-        if let Ok(metadata) = std::fs::metadata(settings)
-            && !metadata.is_file()
-        {
-            return Err(CliError::Argument(crate::path_error::PathError::new(
-                settings.clone(),
-                crate::confine::not_regular(&metadata),
-            )));
+        if std::fs::metadata(settings).is_ok_and(|metadata| !metadata.is_file()) {
+            return Err(CliError::McpSettingsNotAFile(settings.clone()));
         }
         match apply_mcp_settings(workspace, settings, &mut context, &mut mcp_places)? {
             Ok(warnings) => printer.diagnostics(warnings, &workspace.sources),

@@ -20,8 +20,8 @@ pub struct InvalidIds {
     /// A variant is invalid: what it declares (its placeholders, which component and tool
     /// templates may use; its labels, which `routing.label` may name) is unknown.
     pub variant_invalid: bool,
-    /// An invalid variant's family cannot be told from its file (it could not be read, or it
-    /// inherits its family through `extends`): it may be any family.
+    /// An invalid variant's family cannot be told from its file (it could not be read, or
+    /// its `family` or `id` is not text): it may be any family.
     pub variant_family_unknown: bool,
 }
 

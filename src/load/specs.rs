@@ -600,8 +600,9 @@ impl Loader<'_, '_> {
         if kind == RefKind::Variant {
             let written = |name: &str| document.and_then(|value| value.get(name));
             let unclear = |name: &str| written(name).is_some_and(|value| !value.is_string());
+            // A family is never inherited through `extends`: the file's own `family`, or
+            // its id, names it.
             self.invalid.variant_family_unknown |= document.is_none()
-                || written("extends").is_some()
                 || unclear("family")
                 || (written("family").is_none() && unclear("id"));
         }

@@ -630,6 +630,10 @@ impl Templates {
                 return None;
             }
             names.extend(variables.iter().cloned());
+            if let Some(imported) = self.with_source(self.name(id), references::names_imported_from)
+            {
+                names.extend(imported);
+            }
         }
         names.sort();
         names.dedup();
@@ -1466,6 +1470,13 @@ mod tests {
                 &["ns"],
             ),
             ("{% set ns.n = 2 %}{{ ns.n }}", &["ns"], &[]),
+            ("{{ cwd[:4] }}", &["cwd"], &[]),
+            ("{{ (cwd ~ 'x')[1:n] }}", &["cwd", "n"], &[]),
+            (
+                "{% set word = 'local' %}{% macro g() %}[{{ word[:3] }}]{% endmacro %}{{ g() }}",
+                &[],
+                &["word"],
+            ),
         ];
         let mut env = minijinja::Environment::new();
         env.set_undefined_behavior(minijinja::UndefinedBehavior::Lenient);

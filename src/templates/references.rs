@@ -48,6 +48,40 @@ pub fn scan(source: &str) -> Vec<Reference> {
     references
 }
 
+/// The names each `{% from … import a, b as c %}` tag of `source` takes from the template it
+/// imports (`a`, `b`). A render looks each up in that template's exports and, where it does
+/// not export one, in the importing render's own names: so a name the partial lacks reads the
+/// context's value of that name, which what the template reads must count.
+pub fn names_imported_from(source: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    tags(source, |keyword, inner, rest_at, _| {
+        if keyword != "from" {
+            return;
+        }
+        let Some(list) = inner.get(rest_at..).and_then(|rest| {
+            let at = rest.find(" import ")?;
+            rest.get(at + " import ".len()..)
+        }) else {
+            return;
+        };
+        let list = list.trim().trim_end_matches(['-', '+']);
+        let list = list
+            .strip_suffix("with context")
+            .or_else(|| list.strip_suffix("without context"))
+            .unwrap_or(list);
+        for item in list.split(',') {
+            let Some(name) = item.split_whitespace().next() else {
+                continue;
+            };
+            let name = name.trim_start_matches('(').trim_end_matches(')');
+            if !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                names.push(name.to_string());
+            }
+        }
+    });
+    names
+}
+
 /// The alias of each `{% import … as alias %}` tag of `source` that is not a name (`m`, or
 /// a dotted `m.x`, then optionally `with context` or `without context`), as a byte range.
 /// minijinja's parser takes any expression there and its code generator then panics (`as 1`,
@@ -273,6 +307,20 @@ fn expression_length(expression: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_names_a_from_import_looks_up_are_found() {
+        assert_eq!(
+            names_imported_from(
+                "{% from 'm.md' import a, b as c %}{% from \"n\" import (d) with context -%}{% import 'x' as y %}"
+            ),
+            ["a", "b", "d"]
+        );
+        assert!(
+            names_imported_from("{{ from }} {% raw %}{% from 'm' import z %}{% endraw %}")
+                .is_empty()
+        );
+    }
 
     fn names(source: &str) -> Vec<(ReferenceKind, Option<String>, &str)> {
         scan(source)

@@ -975,8 +975,9 @@ const DEVICE_NAMES: [&str; 22] = [
 ];
 
 /// Whether Windows cannot create a file or folder named `name`: a device's name (`nul`,
-/// `con.md`) or a name ending with a dot or a space, which it drops (`x.` is `x` there).
-fn not_portable(name: &str) -> bool {
+/// `con.md`) or, for a whole name (`stem` false), one ending with a dot or a space, which it
+/// drops (`x.` is `x` there). An output file's stem is followed by `.md`: `a.` makes `a..md`.
+fn not_portable(name: &str, stem_only: bool) -> bool {
     // `.` and `..` are no names; a path holding one is refused by its form.
     if matches!(name, "." | "..") {
         return false;
@@ -985,23 +986,24 @@ fn not_portable(name: &str) -> bool {
     DEVICE_NAMES
         .iter()
         .any(|device| stem.eq_ignore_ascii_case(device))
-        || name.ends_with(['.', ' '])
+        || (!stem_only && name.ends_with(['.', ' ']))
 }
 
-/// Every name that becomes part of an output's path fits a file system and can be created on
-/// each one a clone may be checked out on: `build.out`'s folders, each build entry's `output`,
+/// Every name that becomes part of an output's path fits a file system and is neither a
+/// device's name nor ends with a dot or space on Windows: `build.out`'s folders, each build entry's `output`,
 /// each family (a folder) and each context (a file). A build refused a longer one only when it
 /// came to write it, with no place in the files to fix; Windows refused a device's name at
 /// checkout, where every other system had written the file.
 fn output_names_fit(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {
-    // The first problem of a name: too long, or not one Windows can create.
+    // The first problem of a name (a folder's, or a file's stem when `limit` is the
+    // stem's): too long, or not one Windows can create.
     let problem = |name: &str, limit: usize| {
         if name.len() > limit {
             Some(Problem::InvalidValue(InvalidValue::NameTooLong {
                 name: name.to_string(),
                 limit,
             }))
-        } else if not_portable(name) {
+        } else if not_portable(name, limit == STEM_MAX) {
             Some(Problem::InvalidValue(InvalidValue::NotPortable {
                 name: name.to_string(),
             }))
