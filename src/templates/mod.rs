@@ -52,6 +52,9 @@ struct Facts {
     variables: Vec<String>,
     /// The tags naming other templates (include, import, extends), in order.
     references: Vec<Reference>,
+    /// The names its `{% from … import … %}` tags look up (see
+    /// [`references::names_imported_from`]).
+    imported: Vec<String>,
 }
 
 impl Origin {
@@ -630,9 +633,8 @@ impl Templates {
                 return None;
             }
             names.extend(variables.iter().cloned());
-            if let Some(imported) = self.with_source(self.name(id), references::names_imported_from)
-            {
-                names.extend(imported);
+            if let Some(facts) = self.facts(self.name(id)) {
+                names.extend(facts.imported.iter().cloned());
             }
         }
         names.sort();
@@ -688,6 +690,7 @@ impl Templates {
             Facts {
                 variables,
                 references: references::scan(source),
+                imported: references::names_imported_from(source),
             }
         }))
     }

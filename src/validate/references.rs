@@ -729,19 +729,13 @@ fn dependencies_exist<T>(
     parameter: &Parameter,
     out: &mut Diagnostics,
 ) {
-    if known.tools_unread {
-        return;
-    }
     for (index, tool) in parameter.depends_on.iter().flatten().enumerate() {
         let span = entry.value_span(&format!("{pointer}/depends_on/{index}"));
-        if let Err(suggestion) = lookup(known.workspace, RefKind::Tool, tool) {
-            // Parameters depend on tools: a parameter's name here is the likely mistake.
-            let problem = Problem::UnknownReference {
-                kind: RefKind::Tool,
-                name: tool.clone(),
-                suggestion,
-            };
-            out.push(Diagnostic::new(problem, span).note(NoteKind::DependsOnNamesTools));
+        let before = out.len();
+        known.id(RefKind::Tool, tool, span, out);
+        // Parameters depend on tools: a parameter's name here is the likely mistake.
+        for unknown in out.since_mut(before) {
+            unknown.notes.push(NoteKind::DependsOnNamesTools);
         }
     }
 }
@@ -975,8 +969,9 @@ const DEVICE_NAMES: [&str; 22] = [
 ];
 
 /// Whether Windows cannot create a file or folder named `name`: a device's name (`nul`,
-/// `con.md`) or, for a whole name (`stem` false), one ending with a dot or a space, which it
-/// drops (`x.` is `x` there). An output file's stem is followed by `.md`: `a.` makes `a..md`.
+/// `con.md`) or, for a whole name (`stem_only` false), one ending with a dot or a space,
+/// which it drops (`x.` is `x` there). An output file's stem is followed by `.md`: `a.` makes
+/// `a..md`.
 fn not_portable(name: &str, stem_only: bool) -> bool {
     // `.` and `..` are no names; a path holding one is refused by its form.
     if matches!(name, "." | "..") {
@@ -990,20 +985,21 @@ fn not_portable(name: &str, stem_only: bool) -> bool {
 }
 
 /// Every name that becomes part of an output's path fits a file system and is neither a
-/// device's name nor ends with a dot or space on Windows: `build.out`'s folders, each build entry's `output`,
-/// each family (a folder) and each context (a file). A build refused a longer one only when it
+/// device's name nor ends with a dot or space on Windows: `build.out`'s folders, each build
+/// entry's `output`, each family (a folder) and each context (a file). A build refused a longer one only when it
 /// came to write it, with no place in the files to fix; Windows refused a device's name at
 /// checkout, where every other system had written the file.
 fn output_names_fit(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {
-    // The first problem of a name (a folder's, or a file's stem when `limit` is the
-    // stem's): too long, or not one Windows can create.
-    let problem = |name: &str, limit: usize| {
+    // The first problem of a folder's name, or of a file's stem (`stem`): too long, or not
+    // one Windows can create.
+    let problem = |name: &str, stem: bool| {
+        let limit = if stem { STEM_MAX } else { NAME_MAX };
         if name.len() > limit {
             Some(Problem::InvalidValue(InvalidValue::NameTooLong {
                 name: name.to_string(),
                 limit,
             }))
-        } else if not_portable(name, limit == STEM_MAX) {
+        } else if not_portable(name, stem) {
             Some(Problem::InvalidValue(InvalidValue::NotPortable {
                 name: name.to_string(),
             }))
@@ -1012,11 +1008,7 @@ fn output_names_fit(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut 
         }
     };
     let build = &manifest.value.build;
-    if let Some(found) = build
-        .out
-        .split('/')
-        .find_map(|part| problem(part, NAME_MAX))
-    {
+    if let Some(found) = build.out.split('/').find_map(|part| problem(part, false)) {
         out.error(found, manifest.value_span("/build/out"));
     }
     for (index, entry) in build.entries.iter().flatten().enumerate() {
@@ -1027,8 +1019,8 @@ fn output_names_fit(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut 
         let file = parts.next().unwrap_or_default();
         let stem = file.strip_suffix(".md").unwrap_or(file);
         let found = parts
-            .find_map(|part| problem(part, NAME_MAX))
-            .or_else(|| problem(stem, STEM_MAX));
+            .find_map(|part| problem(part, false))
+            .or_else(|| problem(stem, true));
         if let Some(found) = found {
             out.error(
                 found,
@@ -1039,7 +1031,7 @@ fn output_names_fit(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut 
     let workspace = known.workspace;
     for entry in workspace.variants.values() {
         let family = entry.value.family.as_deref().unwrap_or(&entry.value.id);
-        if let Some(found) = problem(family, NAME_MAX) {
+        if let Some(found) = problem(family, false) {
             let pointer = if entry.value.family.is_some() {
                 "/family"
             } else {
@@ -1049,7 +1041,7 @@ fn output_names_fit(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut 
         }
     }
     for (name, entry) in &workspace.contexts {
-        if let Some(found) = problem(name, STEM_MAX) {
+        if let Some(found) = problem(name, true) {
             out.error(found, crate::span::Span::file_start(entry.source()));
         }
     }
