@@ -1868,6 +1868,63 @@ fn show_and_context_print_the_language_the_workspace_is_written_in() {
     assert!(show.stdout.contains("id = \"generic\""), "{}", show.stdout);
 }
 
+/// A name a macro reads that its template sets after defining it, and a name an included
+/// partial sets (an include renders in the includer's frame), are there when the render
+/// reads them: validation does not call them undefined. A name read before the partial that
+/// sets it is included is the render's to report, at its place.
+#[test]
+fn a_name_set_for_a_macro_later_or_by_an_included_partial_is_defined() {
+    let fixture = common::Fixture::minimal()
+        .file("partials/sets.md", "{% set later = 'from the partial' %}")
+        .file(
+            "components/intro.md",
+            "{% macro show() %}[{{ shown }}]{% endmacro %}{% set shown = 'set' %}{{ show() }}\n\
+             {% include 'partials/sets.md' %}{{ later }}\n",
+        );
+    let workspace = fixture.write();
+    let built = workspace.run(&["build"]);
+    assert_eq!(built.code, 0, "{}", built.stderr);
+    assert!(
+        built.stdout.contains("[set]\nfrom the partial"),
+        "{}",
+        built.stdout
+    );
+    let checked = workspace.run(&["validate"]);
+    assert_eq!(checked.code, 0, "{}", checked.stderr);
+
+    let early = fixture
+        .file(
+            "components/intro.md",
+            "{{ later }}{% include 'partials/sets.md' %}\n",
+        )
+        .write();
+    let built = early.run(&["build"]);
+    assert_eq!(built.code, 1, "{}", built.stderr);
+    assert!(
+        built.stderr.contains("error[render-failed]")
+            && built.stderr.contains("components/intro.md:1:4"),
+        "{}",
+        built.stderr
+    );
+
+    let never = common::Fixture::minimal()
+        .file(
+            "components/intro.md",
+            "{% for i in [1] %}{% macro m() %}{{ gone }}{% endmacro %}{{ m() }}{% endfor %}\n\
+             {% set gone = 1 %}\n",
+        )
+        .write();
+    let built = never.run(&["validate"]);
+    assert_eq!(built.code, 1, "{}", built.stderr);
+    assert!(
+        built
+            .stderr
+            .contains("error[undefined-placeholder]: `gone`"),
+        "{}",
+        built.stderr
+    );
+}
+
 /// A section's render is reused for another context only when every name it reads has the
 /// same value there: a template that sets a name from itself, or reads one called `self`,
 /// gives each context its own text, as a build of that context alone does.

@@ -50,6 +50,12 @@ struct Origin {
 struct Facts {
     /// Top-level names the template reads and does not set, sorted.
     variables: Vec<String>,
+    /// Those of `variables` a render may read before anything sets them, sorted: not a name
+    /// only a macro reads that the template sets later, where the macro's closure finds it.
+    unset: Vec<String>,
+    /// The names the template sets in its top frame, sorted: an include renders in the frame
+    /// of the template that includes it, which then sees them.
+    sets: Vec<String>,
     /// The tags naming other templates (include, import, extends), in order.
     references: Vec<Reference>,
     /// The names its `{% from … import … %}` tags look up (see
@@ -563,6 +569,33 @@ impl Templates {
             .map_or(&[], |facts| facts.variables.as_slice())
     }
 
+    /// The names of [`Templates::variables`] that may be read where nothing set them, for
+    /// the check of names defined nowhere: less those only a macro reads that the template
+    /// sets later (the macro's closure finds them), and those the templates it includes set
+    /// (an include renders in its includer's frame, so a name set there is set after it).
+    pub fn unset_variables(&self, template: TemplateId) -> Vec<&str> {
+        let Some(facts) = self.facts(self.name(template)) else {
+            return Vec::new();
+        };
+        let included = self.reach(template, |reference| {
+            reference.kind == references::ReferenceKind::Include
+        });
+        facts
+            .unset
+            .iter()
+            .map(String::as_str)
+            .filter(|name| {
+                !included.iter().any(|&id| {
+                    self.facts(self.name(id)).is_some_and(|used| {
+                        used.sets
+                            .binary_search_by(|set| set.as_str().cmp(name))
+                            .is_ok()
+                    })
+                })
+            })
+            .collect()
+    }
+
     /// Reads a template's names and references now, so that the checks that ask for them
     /// later find them ready (see `validate::check`).
     pub fn read_facts(&self, template: TemplateId) {
@@ -591,18 +624,20 @@ impl Templates {
     /// resolve to nothing, and cycles, are validation's to report: here they just end a path.
     pub fn used_by(&self, template: TemplateId) -> &[TemplateId] {
         match self.used.get(template.0 as usize) {
-            Some(used) => used.get_or_init(|| self.reach(template)),
+            Some(used) => used.get_or_init(|| self.reach(template, |_| true)),
             None => &[],
         }
     }
 
-    fn reach(&self, template: TemplateId) -> Vec<TemplateId> {
+    /// The templates `template` names by constant names in the tags `follow` takes, and
+    /// those they name so, once each, in the order first reached; itself left out.
+    fn reach(&self, template: TemplateId, follow: impl Fn(&Reference) -> bool) -> Vec<TemplateId> {
         let mut reached = vec![template];
         let mut seen = std::collections::HashSet::from([template]);
         let mut next = 0;
         while let Some(&current) = reached.get(next) {
             next += 1;
-            for reference in self.references(current) {
+            for reference in self.references(current).iter().filter(|r| follow(r)) {
                 let Some(used) = reference.name.as_deref().and_then(|n| self.by_name(n)) else {
                     continue;
                 };
@@ -683,12 +718,19 @@ impl Templates {
             let Ok(template) = self.env.get_template(name) else {
                 return Facts::default();
             };
-            let mut variables: Vec<String> =
-                template.undeclared_variables(false).into_iter().collect();
+            let found = template.unset_variables();
+            let sorted = |names: std::collections::HashSet<String>| {
+                let mut names: Vec<String> = names.into_iter().collect();
+                names.sort();
+                names
+            };
+            let mut variables: Vec<String> = found.names.union(&found.late).cloned().collect();
             variables.sort();
             let source = template.source();
             Facts {
                 variables,
+                unset: sorted(found.names),
+                sets: sorted(found.set),
                 references: references::scan(source),
                 imported: references::names_imported_from(source),
             }
@@ -1525,6 +1567,83 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A macro finds, through its closure, a name its frame sets after it is defined: such
+    /// a name is not unset when the macro is called after the set, and a template whose
+    /// every name is set where a render reads it renders with no values given.
+    #[test]
+    fn a_name_a_macro_finds_set_later_is_not_unset() {
+        let cases: &[(&str, &[&str])] = &[
+            (
+                "{% macro show() %}[{{ shown }}]{% endmacro %}{% set shown = 'x' %}{{ show() }}",
+                &[],
+            ),
+            (
+                "{% macro show() %}[{{ shown }}]{% endmacro %}{{ shown }}{% set shown = 'x' %}",
+                &["shown"],
+            ),
+            (
+                "{% for i in [1] %}{% macro m() %}{{ v }}{% endmacro %}{% set v = i %}{{ m() }}{% endfor %}",
+                &[],
+            ),
+            // Set after the loop's frame has ended: the macro's closure never sees it.
+            (
+                "{% for i in [1] %}{% macro m() %}{{ v }}{% endmacro %}{{ m() }}{% endfor %}{% set v = 1 %}",
+                &["v"],
+            ),
+            (
+                "{% macro outer() %}{% macro inner() %}{{ w }}{% endmacro %}{% set w = 1 %}{{ inner() }}{% endmacro %}{{ outer() }}",
+                &[],
+            ),
+            (
+                "{% macro outer() %}{% macro inner() %}{{ w }}{% endmacro %}{{ inner() }}{% endmacro %}{% set w = 1 %}{{ outer() }}",
+                &[],
+            ),
+            (
+                "{% macro outer() %}{% macro inner() %}{{ w }}{% endmacro %}{{ inner() }}{% endmacro %}{{ outer() }}",
+                &["w"],
+            ),
+            // A call block's caller runs at once: a later set is not there for it.
+            (
+                "{% macro wrap() %}{{ caller() }}{% endmacro %}{% call wrap() %}{{ c }}{% endcall %}{% set c = 1 %}",
+                &["c"],
+            ),
+            (
+                "{% if flag %}{% macro m() %}{{ z }}{% endmacro %}{% set z = 1 %}{{ m() }}{% endif %}",
+                &["flag"],
+            ),
+        ];
+        let mut env = minijinja::Environment::new();
+        env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
+        for &(source, unset) in cases {
+            let template = env.template_from_str(source).unwrap();
+            let found = template.unset_variables();
+            let mut names: Vec<&str> = found.names.iter().map(String::as_str).collect();
+            names.sort();
+            assert_eq!(names, unset, "{source}");
+            // Every name is still among those a render may read (for reusing renders).
+            let read = template.undeclared_variables(false);
+            let both: std::collections::HashSet<String> =
+                found.names.union(&found.late).cloned().collect();
+            assert_eq!(both, read, "{source}");
+            let values: std::collections::BTreeMap<&str, bool> =
+                unset.iter().map(|name| (*name, true)).collect();
+            if unset.iter().all(|name| *name == "flag") {
+                assert!(
+                    template.render(&values).is_ok(),
+                    "{source}: {:?}",
+                    template.render(&values)
+                );
+            }
+        }
+        let top = env
+            .template_from_str("{% if a %}{% set x = 1 %}{% endif %}{% for i in [1] %}{% set y = 1 %}{% endfor %}{% macro m() %}{% set z = 1 %}{% endmacro %}")
+            .unwrap()
+            .unset_variables();
+        let mut set: Vec<&str> = top.set.iter().map(String::as_str).collect();
+        set.sort();
+        assert_eq!(set, ["m", "x"]);
     }
 
     #[test]

@@ -658,9 +658,8 @@ fn undefined(
         .collect();
     let unknown: Vec<&str> = workspace
         .templates
-        .variables(template)
-        .iter()
-        .map(String::as_str)
+        .unset_variables(template)
+        .into_iter()
         .filter(|variable| {
             !namespace.contains(variable) && !functions.iter().any(|f| f == variable)
         })

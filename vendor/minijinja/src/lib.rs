@@ -246,7 +246,9 @@ pub use self::error::{Error, ErrorKind};
 pub use self::expression::Expression;
 pub use self::output::Output;
 pub use self::template::{Captured, Template};
+// promptc patch: see `Template::unset_variables`.
 pub use self::utils::{AutoEscape, HtmlEscape, UndefinedBehavior};
+pub use crate::compiler::meta::Unset;
 
 /// Re-export for convenience.
 pub use self::value::Value;

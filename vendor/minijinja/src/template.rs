@@ -8,7 +8,7 @@ use crate::vendor::self_cell::self_cell;
 
 use crate::compiler::codegen::CodeGenerator;
 use crate::compiler::instructions::Instructions;
-use crate::compiler::meta::find_undeclared;
+use crate::compiler::meta::{find_undeclared, find_unset, Unset};
 use crate::compiler::parser::parse;
 use crate::environment::Environment;
 use crate::error::{attach_basic_debug_info, Error};
@@ -322,6 +322,22 @@ impl<'env, 'source> Template<'env, 'source> {
         ) {
             Ok(ast) => find_undeclared(&ast, nested),
             Err(_) => HashSet::new(),
+        }
+    }
+
+    /// promptc patch: the names of [`Template::undeclared_variables`] split for a check of
+    /// names defined nowhere: those a render may read before anything sets them, those only
+    /// a macro reads that the template sets later where the macro's closure sees them, and
+    /// the names the template sets in its top frame (which an include hands to the template
+    /// that includes it).
+    pub fn unset_variables(&self) -> Unset {
+        match parse(
+            self.compiled.instructions.source(),
+            self.name(),
+            self.compiled.syntax_config.clone(),
+        ) {
+            Ok(ast) => find_unset(&ast),
+            Err(_) => Unset::default(),
         }
     }
 

@@ -7,6 +7,28 @@ struct AssignmentTracker<'a> {
     out: HashSet<&'a str>,
     nested_out: Option<HashSet<String>>,
     assigned: Vec<HashSet<&'a str>>,
+    // promptc patch: what `find_unset` needs (see there). Each scope of `assigned` has a
+    // `Scope`: whether a render gives it a frame of its own, and the names set in it.
+    scopes: Vec<Scope<'a>>,
+    /// The frame a macro whose body is being walked was defined in.
+    macro_frame: Option<usize>,
+    /// Names a macro body read that nothing had set yet, with the frame the macro was
+    /// defined in: a name set later in that frame reaches the macro through its closure.
+    pending: Vec<(&'a str, usize)>,
+    /// Names read where nothing had set them and nothing set later can reach the read.
+    unset: HashSet<&'a str>,
+}
+
+#[derive(Default)]
+struct Scope<'a> {
+    /// A frame of the render's (a loop's or `with`'s body, a macro's, a block's), not a
+    /// branch of an `if`, which runs in the frame around it.
+    frame: bool,
+    /// For a macro body's frame, the frame the macro was defined in.
+    macro_frame: Option<usize>,
+    /// The names set in this frame by the statements walked so far (for a branch, none: its
+    /// names are set in its frame).
+    set: HashSet<&'a str>,
 }
 
 impl<'a> AssignmentTracker<'a> {
@@ -16,6 +38,52 @@ impl<'a> AssignmentTracker<'a> {
 
     fn assign(&mut self, name: &'a str) {
         self.assigned.last_mut().unwrap().insert(name);
+    }
+
+    /// promptc patch: a name the template sets, as distinct from one `assign` marks as
+    /// looked up already.
+    fn set(&mut self, name: &'a str) {
+        self.assign(name);
+        let frame = self.frame();
+        self.scopes[frame].set.insert(name);
+    }
+
+    /// The innermost scope that is a frame of the render's.
+    fn frame(&self) -> usize {
+        self.scopes
+            .iter()
+            .rposition(|scope| scope.frame)
+            .unwrap_or(0)
+    }
+
+    /// A name looked up where nothing set it: unset, unless a macro body reads it and its
+    /// frame may still set it.
+    fn read_unset(&mut self, name: &'a str) {
+        match self.macro_frame {
+            Some(frame) => self.pending.push((name, frame)),
+            None => {
+                self.unset.insert(name);
+            }
+        }
+    }
+
+    /// The reads of macros defined in the frame at `index`, which is ending: a name the frame
+    /// has set by now was there for a call, the others are unset (or, for a macro body's frame,
+    /// left to the frame its macro was defined in).
+    fn settle(&mut self, index: usize) {
+        let outer = self.scopes.get(index).and_then(|scope| scope.macro_frame);
+        let pending = std::mem::take(&mut self.pending);
+        for (name, frame) in pending {
+            if frame != index {
+                self.pending.push((name, frame));
+            } else if self.scopes[index].set.contains(name) {
+                continue;
+            } else if let Some(outer) = outer {
+                self.pending.push((name, outer));
+            } else {
+                self.unset.insert(name);
+            }
+        }
     }
 
     fn assign_nested(&mut self, name: String) {
@@ -28,41 +96,84 @@ impl<'a> AssignmentTracker<'a> {
 
     fn push(&mut self) {
         self.assigned.push(Default::default());
+        self.scopes.push(Scope {
+            frame: true,
+            ..Scope::default()
+        });
     }
 
     fn pop(&mut self) {
         self.assigned.pop();
+        self.settle(self.scopes.len() - 1);
+        self.scopes.pop();
+    }
+
+    fn new(nested_out: Option<HashSet<String>>) -> Self {
+        AssignmentTracker {
+            out: HashSet::new(),
+            nested_out,
+            assigned: vec![Default::default()],
+            scopes: vec![Scope {
+                frame: true,
+                ..Scope::default()
+            }],
+            macro_frame: None,
+            pending: Vec::new(),
+            unset: HashSet::new(),
+        }
     }
 }
 
 /// Finds all variables that need to be captured as closure for a macro.
 #[cfg(feature = "macros")]
 pub fn find_macro_closure<'a>(m: &ast::Macro<'a>) -> HashSet<&'a str> {
-    let mut state = AssignmentTracker {
-        out: HashSet::new(),
-        nested_out: None,
-        assigned: vec![Default::default()],
-    };
+    let mut state = AssignmentTracker::new(None);
     tracker_visit_macro(m, &mut state, false);
     state.out
 }
 
 /// Finds all variables that are undeclared in a template.
 pub fn find_undeclared(t: &ast::Stmt<'_>, track_nested: bool) -> HashSet<String> {
-    let mut state = AssignmentTracker {
-        out: HashSet::new(),
-        nested_out: if track_nested {
-            Some(HashSet::new())
-        } else {
-            None
-        },
-        assigned: vec![Default::default()],
-    };
+    let mut state = AssignmentTracker::new(if track_nested {
+        Some(HashSet::new())
+    } else {
+        None
+    });
     track_walk(t, &mut state);
     if let Some(nested) = state.nested_out {
         nested
     } else {
         state.out.into_iter().map(|x| x.to_string()).collect()
+    }
+}
+
+/// promptc patch: what a template's names are to a check of names defined nowhere.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Unset {
+    /// Names the template may read before anything sets them (`find_undeclared`'s, less
+    /// `late`).
+    pub names: HashSet<String>,
+    /// Names only macro bodies read, each set later in the frame its macro is defined in: a
+    /// call after the set finds it through the macro's closure, and one before it finds the
+    /// context's value, if any. `find_undeclared` counts them, as a render may look them up.
+    pub late: HashSet<String>,
+    /// Names the template sets in its top frame, which reach a template that includes it
+    /// (an include renders in the includer's frame).
+    pub set: HashSet<String>,
+}
+
+/// promptc patch: the names of a template read where nothing set them, those a macro may
+/// find set later, and those it sets in its top frame.
+pub fn find_unset(t: &ast::Stmt<'_>) -> Unset {
+    let mut state = AssignmentTracker::new(None);
+    track_walk(t, &mut state);
+    state.settle(0);
+    let owned = |names: &HashSet<&str>| names.iter().map(|x| x.to_string()).collect();
+    let late = state.out.difference(&state.unset).copied().collect();
+    Unset {
+        names: owned(&state.unset),
+        late: owned(&late),
+        set: owned(&state.scopes[0].set),
     }
 }
 
@@ -99,6 +210,21 @@ fn tracker_visit_macro<'a>(
     m.body.iter().for_each(|node| track_walk(node, state));
 }
 
+/// promptc patch: a macro defined here, its body walked in a frame of its own, its reads of
+/// names not yet set left pending until the frame it is defined in ends (see `settle`).
+#[cfg(feature = "macros")]
+fn track_macro_body<'a>(m: &ast::Macro<'a>, state: &mut AssignmentTracker<'a>) {
+    let defined_in = state.frame();
+    let outer_macro = state.macro_frame.replace(defined_in);
+    state.push();
+    if let Some(scope) = state.scopes.last_mut() {
+        scope.macro_frame = Some(defined_in);
+    }
+    tracker_visit_macro(m, state, true);
+    state.pop();
+    state.macro_frame = outer_macro;
+}
+
 fn tracker_visit_callarg<'a>(callarg: &ast::CallArg<'a>, state: &mut AssignmentTracker<'a>) {
     match callarg {
         ast::CallArg::Pos(expr)
@@ -113,6 +239,7 @@ fn tracker_visit_expr<'a>(expr: &ast::Expr<'a>, state: &mut AssignmentTracker<'a
         ast::Expr::Var(var) => {
             if !state.is_assigned(var.id) {
                 state.out.insert(var.id);
+                state.read_unset(var.id);
                 // if we are not tracking nested assignments, we can consider a variable
                 // to be assigned the first time we perform a lookup.
                 if state.nested_out.is_none() {
@@ -218,7 +345,7 @@ fn tracker_visit_expr<'a>(expr: &ast::Expr<'a>, state: &mut AssignmentTracker<'a
 
 fn track_assign<'a>(expr: &ast::Expr<'a>, state: &mut AssignmentTracker<'a>) {
     match expr {
-        ast::Expr::Var(var) => state.assign(var.id),
+        ast::Expr::Var(var) => state.set(var.id),
         ast::Expr::List(list) => list.items.iter().for_each(|x| track_assign(x, state)),
         ast::Expr::Tuple(tuple) => tuple.items.iter().for_each(|x| track_assign(x, state)),
         // promptc patch: `{% set ns.x = … %}` looks `ns` up to set its attribute.
@@ -231,8 +358,10 @@ fn track_assign<'a>(expr: &ast::Expr<'a>, state: &mut AssignmentTracker<'a>) {
 /// `else`) in a scope of their own, and returns the names they assign, which the statements
 /// after them see only when the branch ran.
 fn track_branch<'a>(body: &[ast::Stmt<'a>], state: &mut AssignmentTracker<'a>) -> HashSet<&'a str> {
-    state.push();
+    state.assigned.push(Default::default());
+    state.scopes.push(Scope::default());
     body.iter().for_each(|x| track_walk(x, state));
+    state.scopes.pop();
     state.assigned.pop().unwrap_or_default()
 }
 
@@ -325,10 +454,8 @@ fn track_walk<'a>(node: &ast::Stmt<'a>, state: &mut AssignmentTracker<'a>) {
         }
         #[cfg(feature = "macros")]
         ast::Stmt::Macro(stmt) => {
-            state.assign(stmt.name);
-            state.push();
-            tracker_visit_macro(stmt, state, true);
-            state.pop();
+            state.set(stmt.name);
+            track_macro_body(stmt, state);
         }
         #[cfg(feature = "macros")]
         ast::Stmt::CallBlock(stmt) => {
@@ -337,6 +464,8 @@ fn track_walk<'a>(node: &ast::Stmt<'a>, state: &mut AssignmentTracker<'a>) {
                 .args
                 .iter()
                 .for_each(|x| tracker_visit_callarg(x, state));
+            // The caller runs at once, not later: the names its frame sets afterwards are
+            // not there for it, and its reads are those of the frame around it.
             state.push();
             tracker_visit_macro(&stmt.macro_decl, state, true);
             state.pop();
