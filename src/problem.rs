@@ -285,6 +285,13 @@ pub enum Problem {
         in_context: bool,
         suggestion: Option<String>,
     },
+    /// A server that MCP settings add, which neither the context nor the listing beside the
+    /// settings (`listing`, its file name) describes: the prompt names it and nothing it
+    /// offers, since promptc starts no server.
+    ServerNotListed {
+        name: String,
+        listing: String,
+    },
     /// An `add_components` / `add_tools` id that the list it appends to already holds: the
     /// variant's own list (`own`), or the one inherited from `holder`.
     AlreadyListed {
@@ -761,6 +768,7 @@ impl Problem {
             Problem::UnusedOverride { .. } => "unused-override",
             Problem::AlreadyListed { .. } => "already-listed",
             Problem::ListingEntryUnused { .. } => "listing-entry-unused",
+            Problem::ServerNotListed { .. } => "server-not-listed",
             Problem::ToolsNeverWritten { .. } => "tools-never-written",
             Problem::OrderPastTheEnd { .. } => "order-past-the-end",
             Problem::UndefinedPlaceholder { .. } => "undefined-placeholder",
@@ -852,6 +860,7 @@ impl Problem {
             Problem::UnusedOverride { .. }
             | Problem::AlreadyListed { .. }
             | Problem::ListingEntryUnused { .. }
+            | Problem::ServerNotListed { .. }
             | Problem::ToolsNeverWritten { .. }
             | Problem::OrderPastTheEnd { .. }
             | Problem::LiteralDollar { .. }
@@ -1206,6 +1215,9 @@ impl Problem {
             } => format!("add `{name}` under `mcpServers` in the settings, or remove it from the listing"),
             Problem::ListingEntryUnused { name, .. } => format!(
                 "remove `{name}` from the listing, or from the context's `mcp_servers` to take what the listing offers"
+            ),
+            Problem::ServerNotListed { name, listing } => format!(
+                "write what it offers under `servers.{name}` in `{listing}` beside the settings (its `tools`, `resources`, `prompts`), or give the context a server `{name}` that lists them"
             ),
             Problem::AlreadyListed { name, field, .. } => format!(
                 "remove `{name}` from `{field}`; to move it, give it an `order` override instead"
@@ -1573,6 +1585,10 @@ impl Problem {
             Problem::ListingEntryUnused { name, .. } => write!(
                 f,
                 "server `{name}` is in the context already, which says what it offers: the listing's entry for it is not used"
+            ),
+            Problem::ServerNotListed { name, .. } => write!(
+                f,
+                "server `{name}` is added with nothing it offers: promptc starts no server, and neither the context nor a listing says what it has"
             ),
             Problem::AlreadyListed {
                 kind,
@@ -2122,6 +2138,10 @@ mod tests {
                 in_context: false,
                 suggestion: None,
             },
+            Problem::ServerNotListed {
+                name: text(),
+                listing: text(),
+            },
             Problem::ToolsNeverWritten {
                 variant: text(),
                 count: 1,
@@ -2353,7 +2373,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 81;
+    const VARIANTS: usize = 82;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -2438,6 +2458,7 @@ mod tests {
             Problem::UnknownFunction { .. } => 78,
             Problem::MacroArgumentMissing { .. } => 79,
             Problem::PlaceholderUnread { .. } => 80,
+            Problem::ServerNotListed { .. } => 81,
         }
     }
 

@@ -446,6 +446,53 @@ fn a_command_line_path_that_is_no_regular_file_is_a_bad_argument() {
     );
 }
 
+// A server the settings add, with no listing beside them and none in the context, joined the
+// prompt as a heading with nothing under it. It is a warning at its name in the settings, and
+// the shipped library says, under the heading, that nothing of it is listed. A server the
+// listing describes, the context already has or the settings disable, is not warned of.
+#[test]
+fn a_server_nothing_describes_is_a_warning_at_its_name() {
+    let workspace = workspace();
+    let settings = workspace.tmp().join("agent.json");
+    std::fs::write(
+        &settings,
+        "{\"mcpServers\": {\n  \"weather\": {\"command\": \"node\", \"args\": [\"w.js\"]},\n  \"github\": {\"command\": \"gh-mcp\"},\n  \"docs\": {\"command\": \"docs-mcp\"},\n  \"off\": {\"command\": \"off-mcp\", \"disabled\": true}\n}}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        workspace.tmp().join("agent.listing.json"),
+        "{\"servers\": {\"docs\": {\"tools\": [{\"name\": \"lookup\"}]}}}\n",
+    )
+    .unwrap();
+    let settings = settings.to_str().unwrap();
+    let output = workspace
+        .command()
+        .args(["context", "--context", "-", "--mcp", settings, "--format", "json"])
+        .write_stdin(
+            "{\"mcp_servers\": [{\"name\": \"github\", \"tools\": [{\"name\": \"from_context\"}]}]}\n",
+        )
+        .output()
+        .unwrap();
+    let run = common::Run::checked(output);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "warning[server-not-listed]: server `weather` is added with nothing it offers"
+        ) && run.stderr.contains(&format!("{settings}:2:3"))
+            && run
+                .stderr
+                .contains("under `servers.weather` in `agent.listing.json`"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        run.stderr.matches("warning[server-not-listed]").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+}
+
 // A listing's server that the settings do not name (a misspelt name, most likely), or that the
 // context already has (whose entry says what it offers), gave nothing without a word. Each is a
 // warning at its name in the listing; the build goes on with the servers it has.

@@ -170,10 +170,23 @@ pub fn apply(
                     name: name.clone(),
                     ..McpServer::default()
                 };
-                if let Some(offered) = listing
+                let offered = listing
                     .as_ref()
-                    .and_then(|listing| listing.value.get("servers")?.get(name))
-                {
+                    .and_then(|listing| listing.value.get("servers")?.get(name));
+                // A heading with nothing under it tells the model of a server it cannot use.
+                if offered.is_none() && !disabled {
+                    diagnostics.push(Diagnostic::new(
+                        Problem::ServerNotListed {
+                            name: name.clone(),
+                            listing: listing_path
+                                .file_name()
+                                .map(|file| file.to_string_lossy().into_owned())
+                                .unwrap_or_default(),
+                        },
+                        settings.key_span(&child_pointer("/mcpServers", name)),
+                    ));
+                }
+                if let Some(offered) = offered {
                     match serde_json::from_value::<McpServer>(with_name(offered, name)) {
                         Ok(offers) => {
                             server = offers;
