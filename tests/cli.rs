@@ -1868,6 +1868,65 @@ fn show_and_context_print_the_language_the_workspace_is_written_in() {
     assert!(show.stdout.contains("id = \"generic\""), "{}", show.stdout);
 }
 
+/// What minijinja hands from one template to another is defined where it arrives: an
+/// included partial sees its includer's loop variable and `loop`, through another include
+/// too; an imported partial's macros see the importer's names; a layout's sets and macros
+/// reach its child's blocks, which also see what the child sets after them. A name made with
+/// `+` is computed, not the literal before it.
+#[test]
+fn names_an_include_an_import_or_a_layout_hands_over_are_defined() {
+    let workspace = common::Fixture::minimal()
+        .file("partials/row.md", "{{ loop.index }}.{{ t }};")
+        .file("partials/outer.md", "<{% include 'partials/inner.md' %}>")
+        .file("partials/inner.md", "{{- t -}}")
+        .file(
+            "partials/heading.md",
+            "{% macro heading() %}## {{ title | upper }}{% endmacro %}",
+        )
+        .file(
+            "partials/layout.md",
+            "{% set label = 'L' %}{% macro star(s) %}*{{ s }}*{% endmacro %}[{% block b %}{% endblock %}]",
+        )
+        .file("partials/y.md", "Y")
+        .file(
+            "components/intro.md",
+            "{% for t in ['a', 'b'] %}{% include 'partials/row.md' %}{% endfor %}\n\
+             {% for t in ['c'] %}{% include 'partials/outer.md' %}{% endfor %}\n\
+             {% set title = 'feedback' %}{% import 'partials/heading.md' as h %}{{ h.heading() }}\n\
+             {% include 'partials/' + 'y.md' %}\n",
+        )
+        .file("components/rules.toml", "id = \"rules\"\n")
+        .file(
+            "components/rules.md",
+            "{% extends 'partials/layout.md' %}{% block b %}{{ label }}-{{ mine }} {{ star('x') }}{% endblock %}{% set mine = 'M' %}",
+        )
+        .file(
+            "variants/generic.toml",
+            common::VARIANT.replace("[\"intro\"]", "[\"intro\", \"rules\"]"),
+        )
+        .file(
+            "variants/generic.md",
+            format!("{}\n{{{{ RULES_SECTION }}}}\n", common::BASE_TEMPLATE),
+        )
+        .write();
+    let checked = workspace.run(&["validate"]);
+    assert_eq!(checked.code, 0, "{}", checked.stderr);
+    assert!(
+        checked.stderr.contains("warning[computed-template-name]"),
+        "{}",
+        checked.stderr
+    );
+    let built = workspace.run(&["build"]);
+    assert_eq!(built.code, 0, "{}", built.stderr);
+    for expected in ["1.a;2.b;\n<c>\n## FEEDBACK\nY", "[L-M *x*]"] {
+        assert!(
+            built.stdout.contains(expected),
+            "{expected}: {}",
+            built.stdout
+        );
+    }
+}
+
 /// A name a macro reads that its template sets after defining it, and a name an included
 /// partial sets (an include renders in the includer's frame), are there when the render
 /// reads them: validation does not call them undefined. A name read before the partial that

@@ -29,6 +29,7 @@ pub fn new_environment(fuel: Option<u64>, render_bytes: u64) -> Environment<'sta
     // includes), with the stack of a debug build's 2 MiB thread to spare.
     env.set_recursion_limit(200);
     env.add_filter("pretty_json", move |value: &Value| {
+        defined(value)?;
         if !limits::nesting_within_limit(value) {
             return Err(limits::too_deep("the value"));
         }
@@ -47,6 +48,8 @@ pub fn new_environment(fuel: Option<u64>, render_bytes: u64) -> Environment<'sta
               first: Option<bool>,
               blank: Option<bool>,
               kwargs: Kwargs| {
+            // As minijinja's, which takes a string.
+            defined(value)?;
             // Taken as a value, not a string: minijinja would write a value of a trillion
             // nodes out whole to pass it in; it is measured first.
             let text = match value.as_str() {
@@ -59,6 +62,14 @@ pub fn new_environment(fuel: Option<u64>, render_bytes: u64) -> Environment<'sta
     model_id::install(&mut env);
     limits::install(&mut env, render_bytes);
     env
+}
+
+/// A filter's input refused when undefined, as minijinja refuses one for a string argument
+/// under the environment's strict behaviour (set above): a misspelt attribute
+/// (`tool.descripton | indent(2)`) is an error naming it, not empty text. The silent
+/// undefined of an `if` without `else` passes, as there.
+fn defined(value: &Value) -> Result<(), Error> {
+    UndefinedBehavior::Strict.assert_value_not_undefined(value)
 }
 
 /// The widest indentation a template may ask for. minijinja's own `indent` allocates whatever
@@ -93,7 +104,9 @@ fn indent(
             format!("indent width {width} is above the limit of {MAX_INDENT}"),
         ));
     }
+    // As minijinja's: one line ending taken off the end, `\n` or `\r\n` (or a lone `\r`).
     let text = value.strip_suffix('\n').unwrap_or(&value);
+    let text = text.strip_suffix('\r').unwrap_or(text);
     let lines = text.matches('\n').count() + 1;
     limits::check(
         text.len().saturating_add(lines.saturating_mul(width)),
@@ -182,6 +195,39 @@ mod tests {
             " a\n\n b"
         );
         assert!(render("{{ v | indent(999999999999) }}").is_err());
+        let crlf = |t: &str| env.render_str(t, minijinja::context! { v => "x\r\ny\r\n" });
+        assert_eq!(crlf("{{ v | indent(2) }}").unwrap(), "x\r\n  y");
+    }
+
+    /// minijinja's `if` without `else` gives a silent undefined, which writes nothing; any
+    /// other undefined value given to `indent` or `pretty_json` is an error naming it, as
+    /// minijinja's filters that take text make it.
+    #[test]
+    fn only_the_silent_undefined_of_an_if_without_else_is_empty_text() {
+        let env = new_environment(None, crate::model::limits::DEFAULT_RENDER_BYTES);
+        let render = |t: &str| {
+            env.render_str(
+                t,
+                minijinja::context! { t => minijinja::context! { description => "d" } },
+            )
+        };
+        assert_eq!(
+            render("{% for x in ['a', 'b'] %}{{ x }}{{ ', ' if not loop.last }}{% endfor %}")
+                .unwrap(),
+            "a, b"
+        );
+        assert_eq!(render("{% set u = 'x' if false %}[{{ u }}]").unwrap(), "[]");
+        assert_eq!(render("[{{ ('x' if false) | indent(2) }}]").unwrap(), "[]");
+        for filter in ["indent(2)", "pretty_json"] {
+            let error = render(&format!("{{{{ t.descripton | {filter} }}}}")).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::UndefinedError, "{filter}");
+            assert_eq!(
+                error.detail(),
+                Some("`t.descripton` is undefined"),
+                "{filter}"
+            );
+        }
+        assert_eq!(render("{{ none }}").unwrap(), "null");
     }
 
     #[test]

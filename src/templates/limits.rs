@@ -393,6 +393,11 @@ pub fn install(env: &mut Environment<'static>, limit: u64) {
     // Nothing is escaped (see `new_environment`); strings are written as they are, any other
     // value as JSON (`true`, `null`, `{"enabled":false}`), counting as it goes.
     env.set_formatter(move |out, state, value| {
+        // Under strict undefined, only the silent undefined of an `if` without `else`
+        // (`{{ ", " if not loop.last }}`) is written: as minijinja writes it, as nothing.
+        if value.is_undefined() {
+            return Ok(());
+        }
         if value.as_str().is_none() {
             match writable(value) {
                 (_, Some(number)) => return Err(not_finite(number)),

@@ -554,6 +554,12 @@ impl Templates {
         .unwrap_or(false)
     }
 
+    /// Whether a template has a `{% for %}` loop, in which what it includes can read `loop`.
+    pub fn loops(&self, template: TemplateId) -> bool {
+        self.with_source(self.name(template), references::has_loop)
+            .unwrap_or(false)
+    }
+
     /// Whether a template reads `name` only to ask whether it holds an item (`"x" in name`):
     /// what it writes then holds none of the items.
     pub fn only_tests_membership(&self, template: TemplateId, name: &str) -> bool {
@@ -570,15 +576,18 @@ impl Templates {
     }
 
     /// The names of [`Templates::variables`] that may be read where nothing set them, for
-    /// the check of names defined nowhere: less those only a macro reads that the template
-    /// sets later (the macro's closure finds them), and those the templates it includes set
-    /// (an include renders in its includer's frame, so a name set there is set after it).
+    /// the check of names defined nowhere: less those only a macro (or, in a template that
+    /// extends another, a block) reads that the template sets later, and those the templates
+    /// it includes or extends set (an include renders in its includer's frame, so a name set
+    /// there is set after it; a layout runs after its child's top level, before its blocks).
     pub fn unset_variables(&self, template: TemplateId) -> Vec<&str> {
         let Some(facts) = self.facts(self.name(template)) else {
             return Vec::new();
         };
+        // A layout's names too: a template that extends another runs its own top level,
+        // then the layout's, whose sets its blocks then see.
         let included = self.reach(template, |reference| {
-            reference.kind == references::ReferenceKind::Include
+            reference.kind != references::ReferenceKind::Import
         });
         facts
             .unset

@@ -39,6 +39,13 @@ pub struct Reference {
     pub ignore_missing: bool,
 }
 
+/// Whether `source` has a `{% for %}` tag: a template it includes can read `loop`.
+pub fn has_loop(source: &str) -> bool {
+    let mut found = false;
+    tags(source, |keyword, _, _, _| found |= keyword == "for");
+    found
+}
+
 /// Every tag of `source` that names another template, in order.
 pub fn scan(source: &str) -> Vec<Reference> {
     let mut references = Vec::new();
@@ -251,11 +258,14 @@ fn tag(keyword: &str, inner: &str, rest_at: usize, offset: usize) -> Option<Refe
             let end = string_end(bytes, start, *quote);
             let literal = inner.get(start + 1..end.saturating_sub(1)).unwrap_or("");
             // A literal followed by an operator (`"a" ~ b`) is computed, not a name.
+            // What may follow a name: the tag's end, with its whitespace control (`-%}`,
+            // `+%}`, so a `-` or `+` alone: one with more after it is arithmetic), or a word
+            // of the tag, before a space or a line break.
             let after = inner.get(end..).unwrap_or("").trim_start();
-            let follows_name = after.is_empty()
-                || ["as ", "import ", "ignore ", "with ", "without ", "-", "+"]
-                    .iter()
-                    .any(|word| after.starts_with(word));
+            let follows_name = matches!(after, "" | "-" | "+")
+                || after.split_whitespace().next().is_some_and(|word| {
+                    ["as", "import", "ignore", "with", "without"].contains(&word)
+                });
             // Only a literal that is the whole name is read (an escape through minijinja).
             let name = if !follows_name {
                 None
@@ -357,6 +367,22 @@ mod tests {
         );
         assert!(scan(source)[4].ignore_missing);
         assert!(!scan(source)[1].ignore_missing);
+        // `+` or `-` with more after it is arithmetic, not the tag's whitespace control; a
+        // line break after the name is as good as a space.
+        let computed = "{% include 'partials/' + 'y.md' %}{% include 'a' - 1 +%}";
+        assert!(
+            scan(computed).iter().all(|r| r.name.is_none()),
+            "{:?}",
+            scan(computed)
+        );
+        let named = "{% include 'a' +%}{% from 'm.md' import\n  one %}{% import 'm.md'\nas m %}";
+        assert_eq!(
+            scan(named)
+                .iter()
+                .map(|r| r.name.as_deref())
+                .collect::<Vec<_>>(),
+            [Some("a"), Some("m.md"), Some("m.md")]
+        );
     }
 
     #[test]

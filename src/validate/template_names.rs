@@ -222,14 +222,19 @@ fn shared_templates(scope: &Scope<'_>, out: &mut Diagnostics) {
             Cow::Borrowed(&scope.any_variant)
         };
         // An included template sees the variables of the template that includes it (a loop
-        // variable, a `{% set %}`): a name its includer mentions is taken as defined there.
-        for includer in includers.get(&template).into_iter().flatten() {
-            for variable in workspace.templates.variables(template) {
-                if !namespace.contains(variable)
-                    && workspace.templates.mentions(*includer, variable)
-                {
-                    namespace.to_mut().insert(variable.clone());
-                }
+        // variable and its `loop`, a `{% set %}`), and of those that include that one: a
+        // name one of them mentions is taken as defined there.
+        let above = includers_above(&includers, template);
+        for variable in workspace.templates.variables(template) {
+            if namespace.contains(variable) {
+                continue;
+            }
+            let defined_above = above.iter().any(|&includer| {
+                workspace.templates.mentions(includer, variable)
+                    || (variable == "loop" && workspace.templates.loops(includer))
+            });
+            if defined_above {
+                namespace.to_mut().insert(variable.clone());
             }
         }
         undefined(workspace, template, &namespace, out);
@@ -263,18 +268,34 @@ fn for_each_templates(workspace: &Workspace) -> std::collections::BTreeMap<Templ
     items
 }
 
+/// The templates that include `template`, those that include them, and so on, once each.
+fn includers_above(
+    includers: &std::collections::BTreeMap<TemplateId, Vec<TemplateId>>,
+    template: TemplateId,
+) -> Vec<TemplateId> {
+    let mut above: Vec<TemplateId> = Vec::new();
+    let mut seen = std::collections::HashSet::from([template]);
+    let mut next = vec![template];
+    while let Some(current) = next.pop() {
+        for &includer in includers.get(&current).into_iter().flatten() {
+            if seen.insert(includer) {
+                above.push(includer);
+                next.push(includer);
+            }
+        }
+    }
+    above
+}
+
 /// For each template that some template includes (or extends: a parent renders with its
-/// child's variables), the templates that do so.
+/// child's variables; or imports: minijinja runs an import in a frame above the importer's,
+/// where its macros find the importer's names), the templates that do so.
 fn includers(workspace: &Workspace) -> std::collections::BTreeMap<TemplateId, Vec<TemplateId>> {
-    use crate::templates::references::ReferenceKind;
     let templates = &workspace.templates;
     let mut includers: std::collections::BTreeMap<TemplateId, Vec<TemplateId>> =
         std::collections::BTreeMap::new();
     for template in templates.ids() {
         for reference in templates.references(template) {
-            if reference.kind == ReferenceKind::Import {
-                continue;
-            }
             if let Some(target) = reference.name.as_deref().and_then(|n| templates.by_name(n)) {
                 includers.entry(target).or_default().push(template);
             }

@@ -374,7 +374,11 @@ impl UndefinedBehavior {
     /// undefined values (such as `default`) avoid this by using `&Value` as
     /// their first argument instead of a concrete type like `String`.
     #[inline]
-    pub(crate) fn assert_value_not_undefined(self, value: &Value) -> Result<(), Error> {
+    /// promptc patch: public, so that a filter taking any value (`&Value`) refuses an
+    /// undefined one as a filter taking a string does, under the same behaviour: a strict
+    /// environment's typo (`x.descripton | indent`) is an error naming it, while the silent
+    /// undefined of an `if` without `else` passes.
+    pub fn assert_value_not_undefined(self, value: &Value) -> Result<(), Error> {
         match (self, &value.0) {
             // silent undefined never errors
             (

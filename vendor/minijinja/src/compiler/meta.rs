@@ -17,6 +17,8 @@ struct AssignmentTracker<'a> {
     pending: Vec<(&'a str, usize)>,
     /// Names read where nothing had set them and nothing set later can reach the read.
     unset: HashSet<&'a str>,
+    /// Blocks render after the template's top level (it extends another).
+    deferred_blocks: bool,
 }
 
 #[derive(Default)]
@@ -120,6 +122,7 @@ impl<'a> AssignmentTracker<'a> {
             macro_frame: None,
             pending: Vec::new(),
             unset: HashSet::new(),
+            deferred_blocks: false,
         }
     }
 }
@@ -166,6 +169,15 @@ pub struct Unset {
 /// find set later, and those it sets in its top frame.
 pub fn find_unset(t: &ast::Stmt<'_>) -> Unset {
     let mut state = AssignmentTracker::new(None);
+    // A template that extends another renders its blocks when the layout calls them, after
+    // its own top level has run: its blocks see what that sets, as a macro does.
+    #[cfg(feature = "multi_template")]
+    if let ast::Stmt::Template(template) = t {
+        state.deferred_blocks = template
+            .children
+            .iter()
+            .any(|child| matches!(child, ast::Stmt::Extends(_)));
+    }
     track_walk(t, &mut state);
     state.settle(0);
     let owned = |names: &HashSet<&str>| names.iter().map(|x| x.to_string()).collect();
@@ -430,10 +442,22 @@ fn track_walk<'a>(node: &ast::Stmt<'a>, state: &mut AssignmentTracker<'a>) {
         }
         #[cfg(feature = "multi_template")]
         ast::Stmt::Block(stmt) => {
+            let defined_in = state.frame();
+            let deferred = state.deferred_blocks;
+            let outer_macro = state.macro_frame;
+            if deferred {
+                state.macro_frame = Some(defined_in);
+            }
             state.push();
+            if deferred {
+                if let Some(scope) = state.scopes.last_mut() {
+                    scope.macro_frame = Some(defined_in);
+                }
+            }
             state.assign("super");
             stmt.body.iter().for_each(|x| track_walk(x, state));
             state.pop();
+            state.macro_frame = outer_macro;
         }
         // promptc patch: a template's name may be computed from names it reads.
         #[cfg(feature = "multi_template")]
