@@ -81,6 +81,41 @@ fn the_shipped_library_routes_real_model_ids() {
     assert_eq!(fallback.route.unwrap().rule, None);
 }
 
+/// A plain `build` compiles the fallback family whatever the context's model, as documented;
+/// when that model routes elsewhere (an agent passing its context on standard input, which
+/// the library would route), a note says so and how to route it. With `--model`, or when
+/// the model routes to the fallback family anyway, there is no note.
+#[test]
+fn a_plain_build_notes_a_context_model_it_does_not_route() {
+    let build = |context: &str, args: &[&str]| {
+        let output = common::promptc()
+            .current_dir(common::repo_root())
+            .args(["build", "--context", "-"])
+            .args(args)
+            .write_stdin(context.to_string())
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", common::stderr(&output));
+        (common::stdout(&output), common::stderr(&output))
+    };
+    let claude = "{\"date\": \"2026-11-01\", \"model\": {\"id\": \"claude-sonnet-4-5\"}}";
+    let (plain, note) = build(claude, &[]);
+    assert!(
+        note.contains(
+            "note: the context's model `claude-sonnet-4-5` routes to family `next-gen`, but a build without `--model` compiles the fallback family, `generic`"
+        ),
+        "{note}"
+    );
+    let (routed, quiet) = build(claude, &["--model", "claude-sonnet-4-5"]);
+    assert!(!quiet.contains("note:"), "{quiet}");
+    assert_ne!(plain, routed);
+    let (_, quiet) = build(claude, &["--family", "generic"]);
+    assert!(!quiet.contains("note:"), "{quiet}");
+    let mystery = "{\"date\": \"2026-11-01\", \"model\": {\"id\": \"mystery-model\"}}";
+    let (_, quiet) = build(mystery, &[]);
+    assert!(!quiet.contains("note:"), "{quiet}");
+}
+
 #[test]
 fn route_prints_the_family_version_and_rule() {
     let run = |args: &[&str]| {

@@ -34,6 +34,30 @@ pub struct BuildArgs {
     pub format: super::OutputFormat,
 }
 
+/// A build that compiled the fallback family for a context naming a model routed elsewhere:
+/// an agent passing its context on standard input may have expected it routed, as the
+/// library routes by default.
+fn not_routed(
+    compiler: &crate::compile::Compiler<'_>,
+    request: &crate::compile::Request,
+    compiled: &crate::compiled::Compiled,
+    printer: &Printer,
+) {
+    let model = &request.context.model.id;
+    if request.selection.by != crate::compile::SelectBy::Fallback || model.is_empty() {
+        return;
+    }
+    if let Ok(route) = compiler.route(&request.context)
+        && route.family != compiled.family
+    {
+        printer.message(Message::ModelNotRouted {
+            model,
+            routes_to: &route.family,
+            built: &compiled.family,
+        });
+    }
+}
+
 pub fn run(
     args: BuildArgs,
     workspace_dir: Option<&Path>,
@@ -51,6 +75,7 @@ pub fn run(
         .compile(&request)
         .map_err(|error| compile_failed(workspace, error, printer))?;
     definition_warnings(&compiler, &request, &compiled, printer);
+    not_routed(&compiler, &request, &compiled, printer);
     if let Some(dialect) = request.dialect
         && compiled.tool_definitions.is_none()
     {

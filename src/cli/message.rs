@@ -92,6 +92,13 @@ pub enum Message<'a> {
         dialect: &'static str,
         variant: &'a str,
     },
+    /// A plain `build` compiled the fallback family for a context whose model routes to
+    /// another one.
+    ModelNotRouted {
+        model: &'a str,
+        routes_to: &'a str,
+        built: &'a str,
+    },
     /// SOURCE_DATE_EPOCH is set to no date (`is_number`: to a number outside the dates a
     /// context can hold): it dates no compile.
     EpochIgnored { value: &'a str, is_number: bool },
@@ -273,6 +280,14 @@ impl fmt::Display for Message<'_> {
             Message::ForeignOutput(path) => write!(
                 f,
                 "warning: {path} is not an output of the build matrix, and promptc did not write it: it is left as it is, but `promptc check` fails until it is moved or deleted"
+            ),
+            Message::ModelNotRouted {
+                model,
+                routes_to,
+                built,
+            } => write!(
+                f,
+                "note: the context's model `{model}` routes to family `{routes_to}`, but a build without `--model` compiles the fallback family, `{built}`: pass `--model {model}` to route it (as the library's `Selection::route()` does), or `--family` to choose"
             ),
             Message::DialectUnused { dialect, variant } => write!(
                 f,
