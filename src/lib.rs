@@ -113,8 +113,8 @@ pub use path_error::{PathError, PathProblem};
 pub use report::diagnostics::{DiagnosticRecord, RecordLabel, RecordLocation};
 pub use resolve::date::SourceDateEpoch;
 pub use runtime::{
-    AgentRequest, Failure, NOT_DATA_MARK, NotData, Part, REQUEST_DEPTH, Response, Runtime,
-    SharedCompiled, Step, TOO_DEEP,
+    AgentRequest, Failure, NOT_DATA_MARK, NotData, OverBudget, Part, REQUEST_DEPTH, Response,
+    Runtime, SharedCompiled, Step, TOO_DEEP,
 };
 pub use source::{SourceFile, SourceId, Sources};
 pub use span::Span;

@@ -658,6 +658,46 @@ fn compiles_on_many_threads_give_the_prompts_of_one_thread() {
     assert_eq!(alone, together);
 }
 
+/// At run time a user's project can make the prompt longer than the registry planned: a
+/// request may take the prompt with an `over-budget` warning rather than fail. By default,
+/// and with `error`, it fails as `build` does; any other value is refused by name.
+#[test]
+fn a_prompt_over_its_budget_fails_or_warns_as_the_request_asks() {
+    let workspace = Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            format!("{}max_prompt_tokens = 20\n", common::VARIANT),
+        )
+        .write();
+    let runtime = Runtime::load(workspace.root()).unwrap();
+    for asked in [
+        json!({"context": "basic"}),
+        json!({"context": "basic", "over_budget": "error"}),
+    ] {
+        let failed = failure(runtime.compile(&request(asked.clone())));
+        assert_eq!(failed.diagnostics[0].code, "over-budget", "{asked}");
+        assert!(failed.diagnostics[0].is_error(), "{asked}");
+    }
+    let warned = runtime
+        .compile(&request(json!({"context": "basic", "over_budget": "warn"})))
+        .unwrap();
+    assert!(warned.value.prompt.contains("You are a careful agent."));
+    let over: Vec<_> = warned
+        .warnings
+        .iter()
+        .filter(|w| w.code == "over-budget")
+        .collect();
+    assert_eq!(over.len(), 1, "{:?}", warned.warnings);
+    assert_eq!(over[0].severity, "warning");
+    assert!(over[0].message.contains("20"), "{}", over[0].message);
+
+    let refused = failure(AgentRequest::from_json(json!({"over_budget": "ignore"})));
+    assert!(
+        refused.to_string().contains("`error`") && refused.to_string().contains("`warn`"),
+        "{refused}"
+    );
+}
+
 #[test]
 fn a_workspace_with_errors_does_not_load_and_says_where() {
     let workspace = Fixture::minimal()

@@ -278,6 +278,61 @@ fn a_for_each_list_spends_the_compile_s_fuel() {
 
 // `explain` said a `for_each` tool was included when its list held no item (no tool was
 // offered), and never named the tools its items made.
+/// A `for_each` spec whose list holds no items offers no tool: it is not among
+/// `enabled_tools`, and a parameter that depends on it is left out, in the prompt and in
+/// `explain`, as for a tool whose condition is false.
+#[test]
+fn a_for_each_list_without_items_enables_nothing_and_its_dependents_are_left_out() {
+    let workspace = fixture(SUBAGENT, TEAM)
+        .file(
+            "tools/read_file.toml",
+            format!(
+                "{}\n[[parameters]]\nname = \"delegate\"\ndepends_on = [\"subagent\"]\ninstruction = \"Who may read it for you.\"\n",
+                common::TOOL
+            ),
+        )
+        .file(
+            "components/intro.md",
+            "Enabled: {{ enabled_tools | join(', ') }}.\n",
+        )
+        .file(
+            "examples/contexts/alone.toml",
+            "date = \"2026-11-01\"\n[extra]\nsubagents = []\n",
+        )
+        .file("examples/contexts/none.toml", "date = \"2026-11-01\"\n")
+        .write();
+    let team = build_json(&workspace, "team");
+    assert_eq!(team.code, 0, "{}", team.stderr);
+    assert!(
+        team.stdout.contains("Enabled: read_file, subagent."),
+        "{}",
+        team.stdout
+    );
+    assert!(team.stdout.contains("delegate"), "{}", team.stdout);
+    for context in ["alone", "none"] {
+        let run = build_json(&workspace, context);
+        assert_eq!(run.code, 0, "{context}: {}", run.stderr);
+        assert!(
+            run.stdout.contains("Enabled: read_file."),
+            "{context}: {}",
+            run.stdout
+        );
+        assert!(
+            !run.stdout.contains("delegate"),
+            "{context}: {}",
+            run.stdout
+        );
+        let explained = workspace.run(&["explain", "--context", context]);
+        assert!(
+            explained
+                .stdout
+                .contains("depends on tools that are not enabled: subagent"),
+            "{context}: {}",
+            explained.stdout
+        );
+    }
+}
+
 #[test]
 fn explain_names_the_tools_a_for_each_spec_makes_or_that_it_makes_none() {
     let workspace = fixture(SUBAGENT, TEAM)

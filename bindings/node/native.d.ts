@@ -117,6 +117,8 @@ export interface CompileRequest {
   dialect?: string
   /** Runtime placeholders that win over every other value. */
   set?: Record<string, string>
+  /** What a prompt over its variant's token budget is: a failure (`error`, the default), or the prompt with an `over-budget` warning (`warn`). */
+  over_budget?: 'error' | 'warn'
 }
 
 /**

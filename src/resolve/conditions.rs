@@ -156,6 +156,35 @@ impl<'w> Conditions<'w> {
         Some(&self.parsed.get(text)?.as_ref().ok()?.expression)
     }
 
+    /// Whether a `for_each` list holds an item, taking the fuel its evaluation uses from
+    /// `fuel`: a list that is absent, `none` or empty holds none, as the tools' render finds.
+    /// One that fails to evaluate, or any value that is no list, counts as holding some, and
+    /// spends nothing: the render reports it where the list is written, and the compile fails
+    /// there.
+    pub fn holds_items(&self, list: &str, scope: &Value, fuel: &ConditionFuel) -> bool {
+        let evaluated = self
+            .workspace
+            .templates
+            .env()
+            .compile_expression(list)
+            .and_then(|expression| expression.eval_inspected(scope.clone(), used_fuel));
+        let Ok((value, used)) = evaluated else {
+            return true;
+        };
+        if !fuel.spend(used) {
+            return true;
+        }
+        if value.is_undefined() || value.is_none() {
+            return false;
+        }
+        if value.kind() != minijinja::value::ValueKind::Seq {
+            return true;
+        }
+        value
+            .try_iter()
+            .map_or(true, |mut items| items.next().is_some())
+    }
+
     /// The key of a condition's result: the values of the names it reads, written out.
     fn key(parsed: &Parsed<'w>, scope: &Value) -> Option<ResultKey> {
         if !parsed.remembered.load(Ordering::Relaxed) {

@@ -39,6 +39,11 @@ pub enum Reason {
     SlotNotRead {
         readers: Arc<[String]>,
     },
+    /// A `for_each` tool whose list holds no items here: no tool is offered, so it is not
+    /// among `enabled_tools`, and a parameter depending on it is left out.
+    NoItems {
+        list: Arc<str>,
+    },
 }
 
 /// The most missing tools a reason names.
@@ -70,6 +75,11 @@ impl std::fmt::Display for Reason {
                     more => write!(f, " and {more} more"),
                 }
             }
+            Reason::NoItems { list } => write!(
+                f,
+                "its `for_each` list `{}` holds no items here: no tool is offered",
+                crate::problem::shortened_quote(list)
+            ),
             Reason::SlotNotRead { readers } => match &readers[..] {
                 [] => f.write_str("no template of the prompt reads its slot"),
                 [only] => write!(
@@ -174,7 +184,9 @@ impl Reason {
     fn held_bytes(&self) -> usize {
         match self {
             Reason::Included | Reason::DisabledByOverride => 0,
-            Reason::ConditionFalse { condition } => condition.len(),
+            Reason::ConditionFalse { condition } | Reason::NoItems { list: condition } => {
+                condition.len()
+            }
             Reason::MissingDependency { tools: names } | Reason::SlotNotRead { readers: names } => {
                 names
                     .iter()
@@ -217,13 +229,23 @@ pub fn plan(
         .tools
         .iter()
         .map(|outlined| {
-            let reason = if outlined.disabled {
+            let mut reason = if outlined.disabled {
                 Reason::DisabledByOverride
             } else if let Some((condition, span)) = &outlined.tool.when {
                 decide(conditions, condition, &values, *span, diagnostics)
             } else {
                 Reason::Included
             };
+            if reason == Reason::Included
+                && let Some(for_each) = &outlined.tool.for_each
+                && !conditions
+                    .0
+                    .holds_items(&for_each.list, &values, conditions.1)
+            {
+                reason = Reason::NoItems {
+                    list: Arc::from(for_each.list.as_str()),
+                };
+            }
             PlannedTool {
                 tool: outlined.tool.clone(),
                 reason,

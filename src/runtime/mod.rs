@@ -25,7 +25,7 @@ use crate::report::diagnostics::{DiagnosticRecord, records};
 use crate::source::Sources;
 use crate::workspace::Workspace;
 
-pub use request::AgentRequest;
+pub use request::{AgentRequest, OverBudget};
 pub use shape::{NOT_DATA_MARK, NotData, REQUEST_DEPTH, Step, TOO_DEEP};
 use shared::SharedParts;
 pub use shared::{Part, SharedCompiled};
@@ -172,7 +172,7 @@ impl Runtime {
 
     /// The prompt, its sections, tools and native tool definitions for a request; the same
     /// data as `promptc build --format json`. A prompt over its variant's token budget is a
-    /// failure, as in `build`.
+    /// failure, as in `build`, or with `over_budget: warn` a warning beside the prompt.
     pub fn compile(&self, request: &AgentRequest) -> Result<Response<Compiled>, Failure> {
         let mut response = self.answer(request, |compiler, prepared, warnings| {
             let compiled = compiler.compile(&prepared.request)?;
@@ -181,12 +181,22 @@ impl Runtime {
                 && let Some(over) =
                     check_budget(workspace, variant, &compiled, &prepared.context_name)
             {
-                return Err(CompileError::Diagnostics(budget::report(vec![over])));
+                let report = budget::report(vec![over]);
+                if request.over_budget == OverBudget::Error {
+                    return Err(CompileError::Diagnostics(report));
+                }
+                warnings.extend(report);
             }
             // An MCP tool left out of the definitions is said, as `build` says it.
             warnings.extend(compiler.definition_warnings(&prepared.request, &compiled));
             Ok(compiled)
         })?;
+        // Asked to be a warning, the budget's report is one.
+        for record in &mut response.warnings {
+            if record.code == "over-budget" {
+                record.severity = "warning";
+            }
+        }
         // A dialect asked for and not used is said, as `build --dialect` says it: the caller
         // may be waiting for definitions in that shape that never come.
         if let Some(dialect) = &request.dialect

@@ -43,6 +43,20 @@ pub struct AgentRequest {
     pub dialect: Option<String>,
     /// Runtime placeholders that win over every other value (`--set KEY=VALUE`).
     pub set: IndexMap<String, String>,
+    /// What a prompt over its variant's token budget is: a failure (`error`, the default, as
+    /// in `build`), or the prompt with an `over-budget` warning (`warn`), for an agent whose
+    /// user's rules files or MCP servers may make the prompt longer than the registry
+    /// planned, and that would rather send it than none.
+    pub over_budget: OverBudget,
+}
+
+/// See [`AgentRequest::over_budget`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OverBudget {
+    #[default]
+    Error,
+    Warn,
 }
 
 impl AgentRequest {

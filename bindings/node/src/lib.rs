@@ -218,6 +218,9 @@ pub struct CompileRequest {
     pub dialect: Option<String>,
     /// Runtime placeholders that win over every other value.
     pub set: Option<HashMap<String, String>>,
+    /// What a prompt over its variant's token budget is: a failure (`error`, the default), or the prompt with an `over-budget` warning (`warn`).
+    #[napi(js_name = "over_budget", ts_type = "'error' | 'warn'")]
+    pub over_budget: Option<String>,
 }
 
 /// A model as its provider names it.

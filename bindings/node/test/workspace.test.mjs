@@ -35,6 +35,20 @@ function thrown(call) {
   assert.fail('the call should throw')
 }
 
+test('a prompt over its budget throws, or comes with a warning when asked', (t) => {
+  const dir = copyOfShipped(t)
+  const xs = join(dir, 'variants/xs.toml')
+  writeFileSync(xs, readFileSync(xs, 'utf8').replace('max_prompt_tokens = 2000', 'max_prompt_tokens = 50'))
+  const workspace = Workspace.load(dir)
+  const error = thrown(() => workspace.compile({ family: 'xs', context: 'basic' }))
+  assert.ok(error.diagnostics.some((d) => d.code === 'over-budget' && d.severity === 'error'))
+  const result = workspace.compile({ family: 'xs', context: 'basic', over_budget: 'warn' })
+  assert.ok(result.prompt.length > 0)
+  const over = result.warnings.filter((w) => w.code === 'over-budget')
+  assert.equal(over.length, 1)
+  assert.equal(over[0].severity, 'warning')
+})
+
 test('each shipped family compiles to its committed prompt', () => {
   for (const family of families) {
     const result = shipped.compile({ family, context: 'basic' })

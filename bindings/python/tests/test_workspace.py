@@ -120,6 +120,19 @@ def test_native_tool_definitions_come_in_the_providers_shape(shipped: Workspace)
     assert openai.tool_definitions != result.tool_definitions
 
 
+def test_a_prompt_over_its_budget_raises_or_warns_as_asked(copy_of_shipped: Path) -> None:
+    xs = copy_of_shipped / "variants/xs.toml"
+    xs.write_text(xs.read_text().replace("max_prompt_tokens = 2000", "max_prompt_tokens = 50"))
+    workspace = Workspace.load(copy_of_shipped)
+    with pytest.raises(PromptcError) as raised:
+        workspace.compile(family="xs", context="basic")
+    assert any(d.code == "over-budget" and d.severity == "error" for d in raised.value.diagnostics)
+    result = workspace.compile(family="xs", context="basic", over_budget="warn")
+    assert result.prompt
+    over = [w for w in result.warnings if w.code == "over-budget"]
+    assert len(over) == 1 and over[0].severity == "warning"
+
+
 def test_a_bad_workspace_raises_with_located_diagnostics(copy_of_shipped: Path, tmp_path: Path) -> None:
     (copy_of_shipped / "tools/read_file.toml").write_text('id = "read_file"\nbogus = 1\n')
     with pytest.raises(PromptcError) as raised:

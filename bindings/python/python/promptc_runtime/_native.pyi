@@ -72,6 +72,8 @@ class Request(TypedDict, total=False):
     """The provider shape of native tool definitions (`openai`, `openai-responses`, `anthropic`, `gemini`); for a variant without native tools, a `dialect-unused` warning."""
     set: Mapping[str, str]
     """Runtime placeholders that win over every other value."""
+    over_budget: Literal["error", "warn"]
+    """What a prompt over its variant's token budget is: a failure (`error`, the default), or the prompt with an `over-budget` warning (`warn`)."""
 
 class PromptcError(Exception):
     """What every failing call raises: the first error in its message, all in `diagnostics`."""
