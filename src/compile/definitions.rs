@@ -307,7 +307,7 @@ fn write(dialect: Dialect, tools: Vec<Neutral>, findings: &mut Vec<Finding>) -> 
                             "name": tool.name,
                             "description": tool.description,
                             "strict": false,
-                            "parameters": closed(tool.schema),
+                            "parameters": closed(tool.schema, &tool.subject),
                         },
                     })
                 })
@@ -321,7 +321,7 @@ fn write(dialect: Dialect, tools: Vec<Neutral>, findings: &mut Vec<Finding>) -> 
                         "type": "function",
                         "name": tool.name,
                         "description": tool.description,
-                        "parameters": closed(tool.schema),
+                        "parameters": closed(tool.schema, &tool.subject),
                         "strict": false,
                     })
                 })
@@ -421,9 +421,13 @@ fn write(dialect: Dialect, tools: Vec<Neutral>, findings: &mut Vec<Finding>) -> 
     }
 }
 
-/// The arguments object closed to other keys, as OpenAI's function calling expects.
-fn closed(mut schema: Value) -> Value {
-    if let Some(object) = schema.as_object_mut()
+/// A prompt tool's arguments object closed to other keys, as OpenAI's function calling
+/// expects: promptc knows every argument it takes. An MCP tool's schema is the server's,
+/// passed as it is: one that leaves its arguments open (`{"type": "object"}`) takes
+/// arguments it does not list, and closing it would tell the model it takes none.
+fn closed(mut schema: Value, subject: &Subject) -> Value {
+    if matches!(subject, Subject::Tool { .. })
+        && let Some(object) = schema.as_object_mut()
         && !object.contains_key("additionalProperties")
     {
         object.insert("additionalProperties".into(), Value::Bool(false));
