@@ -61,6 +61,34 @@ fn a_glob_scoped_rule_needs_a_matching_active_file() {
     assert!(!css.contains("never use `any`"), "{css}");
 }
 
+/// A rules folder named twice (as given and with `./`, or by another path to it) is read
+/// once: its rules were in the prompt twice. An active file matches a rule's globs whatever
+/// its separators, a leading `./`, or the rules folder before it.
+#[test]
+fn a_folder_named_twice_is_read_once_and_an_active_file_matches_as_written() {
+    let project = project();
+    let once = user_instructions(&["--rules", &project, "--files", "src/ui/app.tsx"]);
+    let dotted = format!("{project}/./");
+    let twice = user_instructions(&[
+        "--rules",
+        &project,
+        "--rules",
+        &dotted,
+        "--files",
+        "src/ui/app.tsx",
+    ]);
+    assert_eq!(once, twice);
+    assert_eq!(once.matches("Use function components").count(), 1, "{once}");
+    for file in [
+        "./src/ui/app.tsx".to_string(),
+        "src\\ui\\app.tsx".to_string(),
+        format!("{project}/src/ui/app.tsx"),
+    ] {
+        let section = user_instructions(&["--rules", &project, "--files", &file]);
+        assert_eq!(section, once, "{file}");
+    }
+}
+
 #[test]
 fn explain_says_which_rules_applied_and_why_the_others_did_not() {
     let output = promptc()

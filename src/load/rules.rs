@@ -154,6 +154,7 @@ pub fn assemble(
         skipped: Vec::new(),
         unreadable_named: 0,
         unreadable_more: 0,
+        read_folders: Vec::new(),
     };
     for folder in &request.global {
         reader.folder(folder, folder.clone(), Origin::Global);
@@ -166,6 +167,7 @@ pub fn assemble(
             reader.rules.extend(read.rules.iter().cloned());
             reader.workflows.extend(read.workflows.iter().cloned());
             reader.skipped.extend(read.skipped.iter().cloned());
+            reader.read_folders.extend(read.folders.iter().cloned());
         }
         None => reader.rules_from(root, &context.rules_from, &[], true),
     }
@@ -198,6 +200,8 @@ pub struct ReadRules {
     pub rules: Vec<Rule>,
     pub workflows: Vec<Rule>,
     pub skipped: Vec<(Rule, String)>,
+    /// The folders read, by their real paths, and how.
+    pub folders: Vec<(PathBuf, Origin)>,
 }
 
 /// Whether a workspace context's own file writes its `rules_from`, rather than inheriting it
@@ -230,12 +234,14 @@ pub fn read_rules_from(
         skipped: Vec::new(),
         unreadable_named: 0,
         unreadable_more: 0,
+        read_folders: Vec::new(),
     };
     reader.rules_from(root, rules_from, named_at, false);
     ReadRules {
         rules: reader.rules,
         workflows: reader.workflows,
         skipped: reader.skipped,
+        folders: reader.read_folders,
     }
 }
 
@@ -308,8 +314,13 @@ fn apply(
     };
     candidates.extend(found);
 
-    let mut active = context.active_files.clone();
-    active.extend(request.active_files.iter().cloned());
+    let mut active: Vec<String> = context
+        .active_files
+        .iter()
+        .chain(&request.active_files)
+        .map(|file| as_glob_path(file))
+        .collect();
+    active.dedup();
     let mut report = RulesReport {
         assembled: true,
         ..RulesReport::default()
@@ -414,7 +425,21 @@ fn decide_within(
         .sum::<u64>()
         .max(1);
     let mut first: Option<(usize, &String)> = None;
-    for file in active_files {
+    // A file named by its path from the rules' folder (`/home/me/shop/src/app.tsx` for the
+    // folder `/home/me/shop`) is matched as the path below it: globs are written from there.
+    let folder = as_glob_path(&rule.folder);
+    let below_folder = |file: &str| -> Option<String> {
+        let rest = file.strip_prefix(folder.trim_end_matches('/'))?;
+        let rest = rest.strip_prefix('/')?;
+        (!folder.is_empty() && !rest.is_empty()).then(|| rest.to_string())
+    };
+    let forms: Vec<(String, &String)> = active_files
+        .iter()
+        .flat_map(|file| {
+            std::iter::once((file.clone(), file)).chain(below_folder(file).map(|rest| (rest, file)))
+        })
+        .collect();
+    for (form, file) in &forms {
         let cost = per_byte.saturating_mul(file.len().max(1) as u64);
         match work_left.checked_sub(cost) {
             Some(left) => *work_left = left,
@@ -426,7 +451,7 @@ fn decide_within(
         let mut matched = regex_automata::PatternSet::new(globs.set.pattern_len());
         globs
             .set
-            .which_overlapping_matches(&regex_automata::Input::new(file.as_bytes()), &mut matched);
+            .which_overlapping_matches(&regex_automata::Input::new(form.as_bytes()), &mut matched);
         let Some(index) = matched.iter().next().map(|id| id.as_usize()) else {
             continue;
         };
@@ -443,6 +468,17 @@ fn decide_within(
             globs: globs.patterns,
         },
     }
+}
+
+/// An active file's path as globs read it: `/` between its parts (a path written on
+/// Windows, `src\ui\app.tsx`, is the same file), without a leading `./`.
+fn as_glob_path(file: &str) -> String {
+    let file = file.replace('\\', "/");
+    let mut rest = file.as_str();
+    while let Some(after) = rest.strip_prefix("./") {
+        rest = after.trim_start_matches('/');
+    }
+    rest.to_string()
 }
 
 /// Globs that match every path: a rule carrying them is always active (as the seeds' rules
@@ -638,8 +674,10 @@ fn build_message(error: &globset::Error) -> String {
     error.kind().to_string()
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Origin {
+/// How a folder is read: as a project (where rules live in it) or as a folder of global
+/// rules (every file).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
     Project,
     Global,
 }
@@ -696,6 +734,9 @@ struct Reader<'a> {
     /// past [`MAX_UNREADABLE_NAMED`], counted only.
     unreadable_named: usize,
     unreadable_more: usize,
+    /// Each folder read, as its real path: one named twice (`proj` and `./proj`, or in a
+    /// context's `rules_from` and again on the command line) is read once.
+    read_folders: Vec<(PathBuf, Origin)>,
 }
 
 /// The most files and folders of one rules folder told of one by one as unread (links to
@@ -840,6 +881,11 @@ impl Reader<'_> {
             Ok(_) => return self.missing(shown, PathProblem::NotAFolder.to_string()),
             Err(error) => return self.missing(shown, error.to_string()),
         };
+        // Read already, the same way: its rules would be in the prompt twice.
+        if self.read_folders.contains(&(real.clone(), origin)) {
+            return;
+        }
+        self.read_folders.push((real.clone(), origin));
         if origin == Origin::Project {
             for location in RULES_LOCATIONS.iter().chain([&".cursor"]) {
                 crate::looked_at::path(&real.join(location));
