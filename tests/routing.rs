@@ -240,6 +240,47 @@ fn versioned() -> common::Workspace {
         .write()
 }
 
+/// A variant of a new family that extends another family's variant inherits its labels,
+/// which name that family's versions: one its own family lacks is an error at its `extends`
+/// (routing with the label failed, and without it the label was quietly passed over).
+#[test]
+fn an_inherited_label_naming_a_version_the_family_lacks_is_an_error() {
+    let fixture = Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            format!(
+                "{}version = \"1.0.0\"\nlabels = {{ stable = \"1.0.0\" }}\n",
+                common::VARIANT
+            ),
+        )
+        .file(
+            "variants/small.toml",
+            "id = \"small\"\nextends = \"generic\"\nversion = \"1.1.0\"\n",
+        );
+    let run = fixture.write().run(&["validate"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "error[inherited-label-version]: label `stable`, inherited from `generic`, names version `1.0.0`, which family `small` does not have"
+        ) && run.stderr.contains("variants/small.toml:2:11")
+            && run.stderr.contains("drop it (`labels = { stable = false }`), or give it a version of the family (1.1.0)"),
+        "{}",
+        run.stderr
+    );
+    // Dropped, or in a family that has the version, it is no problem.
+    for small in [
+        "id = \"small\"\nextends = \"generic\"\nversion = \"1.1.0\"\nlabels = { stable = false }\n",
+        "id = \"small\"\nextends = \"generic\"\nversion = \"1.0.0\"\n",
+    ] {
+        let run = fixture
+            .clone()
+            .file("variants/small.toml", small)
+            .write()
+            .run(&["validate"]);
+        assert_eq!(run.code, 0, "{small}: {}", run.stderr);
+    }
+}
+
 /// A version asked for exactly wins over a longer one it names: with `1.0` beside `1.0.0`,
 /// `@1.0` (or a label naming `1.0`) took the highest it names, `1.0.0`, and `1.0` could not be
 /// asked for by version at all.

@@ -31,6 +31,16 @@ pub enum RoutingProblem {
     },
     /// A label set to `true`: labels name versions.
     LabelWithoutVersion { label: String },
+    /// A label the variant inherits (from `parent`, through `extends`) that names a version
+    /// its own family does not have: a variant of another family, most likely, whose labels
+    /// came along.
+    InheritedLabelVersion {
+        family: String,
+        label: String,
+        version: String,
+        parent: String,
+        known: Vec<String>,
+    },
     /// A label no variant declares (`--label`, `routing.label`), or one a family lacks.
     UnknownLabel {
         label: String,
@@ -96,6 +106,7 @@ impl RoutingProblem {
             RoutingProblem::UnknownVersion { .. } => "unknown-version",
             RoutingProblem::LabelConflict { .. } => "label-conflict",
             RoutingProblem::LabelWithoutVersion { .. } => "label-without-version",
+            RoutingProblem::InheritedLabelVersion { .. } => "inherited-label-version",
             RoutingProblem::UnknownLabel { .. } => "unknown-label",
             RoutingProblem::MatchConflict { .. } => "match-conflict",
             RoutingProblem::MatchNotRouted { .. } => "match-not-routed",
@@ -137,6 +148,10 @@ impl RoutingProblem {
             RoutingProblem::LabelWithoutVersion { .. } => {
                 "write the version the label names, or `false` to drop an inherited label".into()
             }
+            RoutingProblem::InheritedLabelVersion { label, known, .. } => format!(
+                "drop it (`labels = {{ {label} = false }}`), or give it a version of the family ({})",
+                known.join(", ")
+            ),
             RoutingProblem::UnknownLabel {
                 suggestion: Some(suggestion),
                 ..
@@ -242,6 +257,16 @@ impl fmt::Display for RoutingProblem {
             RoutingProblem::LabelWithoutVersion { label } => {
                 write!(f, "label `{label}` is `true`, which names no version")
             }
+            RoutingProblem::InheritedLabelVersion {
+                family,
+                label,
+                version,
+                parent,
+                ..
+            } => write!(
+                f,
+                "label `{label}`, inherited from `{parent}`, names version `{version}`, which family `{family}` does not have"
+            ),
             RoutingProblem::UnknownLabel {
                 label,
                 family: Some(family),

@@ -101,7 +101,32 @@ fn labels_name_versions(
                 }
             }
         }
+        let own_label = |name: &str| {
+            entry
+                .value
+                .labels
+                .as_ref()
+                .is_some_and(|labels| labels.contains_key(name))
+        };
         for (name, version) in variant.label_versions() {
+            // An inherited label is checked against this variant's family, at its `extends`:
+            // it came from a variant that may serve another family.
+            if !own_label(name)
+                && catalog.version(family, version).is_err()
+                && let Some(parent) = entry.value.extends.as_ref()
+            {
+                out.error(
+                    Problem::Routing(RoutingProblem::InheritedLabelVersion {
+                        family: family.to_string(),
+                        label: name.to_string(),
+                        version: version.to_string(),
+                        parent: parent.clone(),
+                        known: catalog.versions(family),
+                    }),
+                    own_or_id(entry, "/extends", true),
+                );
+                continue;
+            }
             let Some(first) = catalog.label(family, name) else {
                 continue;
             };
