@@ -292,6 +292,12 @@ pub enum Problem {
         name: String,
         listing: String,
     },
+    /// A parameter's `schema` table sets a keyword one of the parameter's own fields writes
+    /// (`field`): the native definitions took the table's, the prompt the field's.
+    SchemaKeyOfAField {
+        key: String,
+        field: &'static str,
+    },
     /// An `add_components` / `add_tools` id that the list it appends to already holds: the
     /// variant's own list (`own`), or the one inherited from `holder`.
     AlreadyListed {
@@ -769,6 +775,7 @@ impl Problem {
             Problem::AlreadyListed { .. } => "already-listed",
             Problem::ListingEntryUnused { .. } => "listing-entry-unused",
             Problem::ServerNotListed { .. } => "server-not-listed",
+            Problem::SchemaKeyOfAField { .. } => "schema-key-of-a-field",
             Problem::ToolsNeverWritten { .. } => "tools-never-written",
             Problem::OrderPastTheEnd { .. } => "order-past-the-end",
             Problem::UndefinedPlaceholder { .. } => "undefined-placeholder",
@@ -1216,6 +1223,9 @@ impl Problem {
             Problem::ListingEntryUnused { name, .. } => format!(
                 "remove `{name}` from the listing, or from the context's `mcp_servers` to take what the listing offers"
             ),
+            Problem::SchemaKeyOfAField { key, field } => format!(
+                "remove `{key}` from `schema` and give it as the parameter's own `{field}`, which both the prompt and the tool definitions read"
+            ),
             Problem::ServerNotListed { name, listing } => format!(
                 "write what it offers under `servers.{name}` in `{listing}` beside the settings (its `tools`, `resources`, `prompts`), or give the context a server `{name}` that lists them"
             ),
@@ -1585,6 +1595,10 @@ impl Problem {
             Problem::ListingEntryUnused { name, .. } => write!(
                 f,
                 "server `{name}` is in the context already, which says what it offers: the listing's entry for it is not used"
+            ),
+            Problem::SchemaKeyOfAField { key, field } => write!(
+                f,
+                "`schema` sets `{key}`, which the parameter's `{field}` writes: the tool definitions would say one thing and the prompt another"
             ),
             Problem::ServerNotListed { name, .. } => write!(
                 f,
@@ -2142,6 +2156,10 @@ mod tests {
                 name: text(),
                 listing: text(),
             },
+            Problem::SchemaKeyOfAField {
+                key: text(),
+                field: "",
+            },
             Problem::ToolsNeverWritten {
                 variant: text(),
                 count: 1,
@@ -2373,7 +2391,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 82;
+    const VARIANTS: usize = 83;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -2459,6 +2477,7 @@ mod tests {
             Problem::MacroArgumentMissing { .. } => 79,
             Problem::PlaceholderUnread { .. } => 80,
             Problem::ServerNotListed { .. } => 81,
+            Problem::SchemaKeyOfAField { .. } => 82,
         }
     }
 

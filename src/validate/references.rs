@@ -676,6 +676,7 @@ fn parameters(known: &Known<'_>, entry: &Entry<ToolDef>, out: &mut Diagnostics) 
             let pointer = format!("{list_pointer}/{index}");
             parameter_is_complete(known.workspace, entry, &pointer, parameter, out);
             dependencies_exist(known, entry, &pointer, parameter, out);
+            schema_keys_of_no_field(entry, &pointer, parameter, out);
         }
     }
 }
@@ -718,6 +719,34 @@ fn parameter_is_complete(
                     );
                 }
             }
+        }
+    }
+}
+
+/// A parameter's free `schema` table sets none of the keywords its own fields write: the
+/// native definitions take the table's over the field's, while the prompt shows the field.
+fn schema_keys_of_no_field<T>(
+    entry: &Entry<T>,
+    pointer: &str,
+    parameter: &Parameter,
+    out: &mut Diagnostics,
+) {
+    const OWNED: [(&str, &str); 5] = [
+        ("type", "type"),
+        ("description", "instruction"),
+        ("items", "items"),
+        ("properties", "properties"),
+        ("enum", "enum"),
+    ];
+    for key in parameter.schema.iter().flat_map(|schema| schema.keys()) {
+        if let Some((_, field)) = OWNED.iter().find(|(owned, _)| owned == key) {
+            out.error(
+                Problem::SchemaKeyOfAField {
+                    key: key.clone(),
+                    field,
+                },
+                entry.key_span(&child_pointer(&format!("{pointer}/schema"), key)),
+            );
         }
     }
 }
@@ -1090,6 +1119,7 @@ fn shared_parameters(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut
     for (name, parameter) in &manifest.value.parameters {
         let pointer = child_pointer("/parameters", name);
         dependencies_exist(known, manifest, &pointer, parameter, out);
+        schema_keys_of_no_field(manifest, &pointer, parameter, out);
         if parameter.use_shared.is_some() {
             out.error(
                 Problem::InvalidValue(InvalidValue::SharedParameterUses),
