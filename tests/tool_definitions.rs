@@ -276,6 +276,46 @@ fn a_dialect_for_a_variant_without_native_tools_is_a_warning() {
     assert!(!run.stderr.contains("--dialect"), "{}", run.stderr);
 }
 
+/// Gemini's schema subset lists only text in `enum`, and takes only the formats it names for
+/// each type: a request with another was refused whole. Such keywords are dropped, with the
+/// warning that names them; a format Gemini takes stays.
+#[test]
+fn gemini_drops_an_enum_of_numbers_and_a_format_it_does_not_take() {
+    let workspace = native_fixture()
+        .file(
+            "tools/search.toml",
+            "id = \"search\"\ndescription = \"Search.\"\n\n[[parameters]]\nname = \"level\"\ntype = \"integer\"\nenum = [1, 2, 3]\ninstruction = \"How hard.\"\n\n[[parameters]]\nname = \"link\"\ninstruction = \"Where.\"\nschema = { format = \"uri\" }\n\n[[parameters]]\nname = \"since\"\ninstruction = \"From when.\"\nschema = { format = \"date-time\" }\n\n[[parameters]]\nname = \"mode\"\ninstruction = \"Which.\"\nenum = [\"fast\", \"slow\"]\n",
+        )
+        .write();
+    let run = workspace.run(&["tools", "--context", "basic", "--dialect", "gemini"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let search = json[0]["functionDeclarations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|tool| tool["name"] == "search")
+        .unwrap();
+    let properties = &search["parameters"]["properties"];
+    assert_eq!(properties["level"].get("enum"), None, "{search}");
+    assert_eq!(properties["link"].get("format"), None, "{search}");
+    assert_eq!(properties["since"]["format"], "date-time", "{search}");
+    assert_eq!(
+        properties["mode"]["enum"],
+        serde_json::json!(["fast", "slow"])
+    );
+    for dropped in ["enum (values that are not text)", "format `uri`"] {
+        assert!(run.stderr.contains(dropped), "{dropped}: {}", run.stderr);
+    }
+    // Other dialects keep them.
+    let run = workspace.run(&["tools", "--context", "basic", "--dialect", "anthropic"]);
+    assert!(
+        run.stdout.contains("\"uri\"") && run.stdout.contains("\"enum\": [\n"),
+        "{}",
+        run.stdout
+    );
+}
+
 #[test]
 fn every_lint_is_located() {
     // The workspace's own context with MCP tools: `validate` lints what it compiles.

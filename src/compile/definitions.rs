@@ -475,6 +475,20 @@ struct Dropped {
     keyword: String,
 }
 
+/// Whether Gemini takes `format` for a schema of `kind`: `float` and `double` for numbers,
+/// `int32` and `int64` for integers, `enum` and `date-time` for text.
+fn gemini_format(kind: Option<&Value>, format: &Value) -> bool {
+    let allowed: &[&str] = match kind.and_then(Value::as_str) {
+        Some("number") => &["float", "double"],
+        Some("integer") => &["int32", "int64"],
+        Some("string") => &["enum", "date-time"],
+        _ => &[],
+    };
+    format
+        .as_str()
+        .is_some_and(|format| allowed.contains(&format))
+}
+
 fn openapi_within(schema: &Value, parameter: Option<&str>, dropped: &mut Vec<Dropped>) -> Value {
     let Some(object) = schema.as_object() else {
         return schema.clone();
@@ -556,6 +570,20 @@ fn openapi_within(schema: &Value, parameter: Option<&str>, dropped: &mut Vec<Dro
                     .map(|choice| openapi_within(choice, parameter, dropped))
                     .collect();
                 out.insert(key.clone(), Value::Array(choices));
+            }
+            // Gemini's `enum` lists text only, and it refuses any other list.
+            "enum"
+                if !value
+                    .as_array()
+                    .is_some_and(|values| values.iter().all(Value::is_string)) =>
+            {
+                drop(dropped, "enum (values that are not text)");
+            }
+            // Gemini takes only the formats its subset names for the type, and refuses
+            // the request for any other (`uri`, `email`).
+            "format" if !gemini_format(object.get("type"), value) => {
+                let format = value.as_str().unwrap_or("?");
+                drop(dropped, &format!("format `{format}`"));
             }
             known if OPENAPI_KEYWORDS.contains(&known) => {
                 out.insert(key.clone(), value.clone());
