@@ -316,6 +316,53 @@ fn gemini_drops_an_enum_of_numbers_and_a_format_it_does_not_take() {
     );
 }
 
+/// Anthropic refuses a request whose tool takes an argument named other than 1 to 64
+/// letters, digits, `_`, `.` and `-`: a parameter of the workspace's own tool so named is an
+/// error at the parameter, an MCP tool with such an argument is left out with a warning.
+/// Other dialects take both.
+#[test]
+fn an_argument_name_anthropic_refuses_is_an_error_or_leaves_the_mcp_tool_out() {
+    let context = MCP_CONTEXT.replace(
+        "description = \"Too long a name.\"",
+        "description = \"Too long a name.\"\n\n[[mcp_servers.tools]]\nname = \"filter\"\ndescription = \"Filter.\"\ninput_schema = { type = \"object\", properties = { \"filter[id]\" = { type = \"string\" } } }",
+    );
+    let mcp = native_fixture()
+        .file("examples/contexts/mcp.toml", &context)
+        .write();
+    let run = mcp.run(&["tools", "--context", "mcp", "--dialect", "anthropic"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("warning[mcp-property-rejected]: MCP tool `trk__filter` is left out of the anthropic tool definitions: its argument `filter[id]`"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stdout.contains("trk__filter") && run.stdout.contains("trk__create_issue"));
+    let run = mcp.run(&["tools", "--context", "mcp", "--dialect", "openai"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("trk__filter"), "{}", run.stdout);
+
+    let spaced = native_fixture()
+        .file(
+            "tools/search.toml",
+            "id = \"search\"\ndescription = \"Search.\"\n\n[[parameters]]\nname = \"file path\"\ninstruction = \"Where.\"\n",
+        )
+        .write();
+    let run = spaced.run(&["tools", "--context", "basic", "--dialect", "anthropic"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stderr.contains("error[property-name-rejected]: parameter `file path` of tool `search` is not 1 to 64 letters, digits, `_`, `.` and `-`, which the anthropic dialect rejects")
+            && run.stderr.contains("tools/search.toml:5:8"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        spaced
+            .run(&["tools", "--context", "basic", "--dialect", "openai"])
+            .code,
+        0
+    );
+}
+
 #[test]
 fn every_lint_is_located() {
     // The workspace's own context with MCP tools: `validate` lints what it compiles.

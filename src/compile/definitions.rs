@@ -117,6 +117,27 @@ pub fn build(
                 });
                 continue;
             }
+            let rejected_property = tool
+                .input_schema
+                .as_ref()
+                .and_then(|schema| schema.get("properties")?.as_object())
+                .and_then(|properties| {
+                    properties
+                        .keys()
+                        .find(|key| !dialect.accepts_property(key))
+                        .cloned()
+                });
+            if let Some(property) = rejected_property {
+                findings.push(Finding {
+                    subject,
+                    problem: Problem::Definitions(DefinitionProblem::McpPropertyRejected {
+                        name,
+                        property,
+                        dialect: dialect.name(),
+                    }),
+                });
+                continue;
+            }
             let description = if tool.description.is_empty() {
                 format!("[{}]", server.name)
             } else {
@@ -135,9 +156,26 @@ pub fn build(
         }
     }
     for tool in &neutral {
-        if matches!(tool.subject, Subject::Tool { .. })
-            && let Some(too_long) = rejected(dialect, &tool.name)
-        {
+        let Subject::Tool { id, .. } = &tool.subject else {
+            continue;
+        };
+        let properties = tool.schema.get("properties").and_then(Value::as_object);
+        for property in properties.into_iter().flat_map(Map::keys) {
+            if !dialect.accepts_property(property) {
+                findings.push(Finding {
+                    subject: Subject::Tool {
+                        id: id.clone(),
+                        parameter: Some(property.clone()),
+                    },
+                    problem: Problem::Definitions(DefinitionProblem::PropertyNameRejected {
+                        tool: tool.name.clone(),
+                        property: property.clone(),
+                        dialect: dialect.name(),
+                    }),
+                });
+            }
+        }
+        if let Some(too_long) = rejected(dialect, &tool.name) {
             findings.push(Finding {
                 subject: tool.subject.clone(),
                 problem: Problem::Definitions(DefinitionProblem::ToolNameRejected {
@@ -802,7 +840,14 @@ pub fn place(workspace: &Workspace, finding: &Finding, places: &McpPlaces) -> Di
                         .iter()
                         .position(|p| p.name.as_deref() == Some(name.as_str()))
                 });
+                let about_the_name = matches!(
+                    finding.problem,
+                    Problem::Definitions(DefinitionProblem::PropertyNameRejected { .. })
+                );
                 match parameter_index {
+                    Some(index) if about_the_name => {
+                        entry.value_span(&format!("/parameters/{index}/name"))
+                    }
                     // The parameter's `type` (what the finding is about), else the entry.
                     Some(index) if entry.value.parameters[index].kind.is_some() => {
                         entry.value_span(&format!("/parameters/{index}/type"))

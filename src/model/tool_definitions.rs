@@ -109,6 +109,23 @@ impl Dialect {
     }
 }
 
+impl Dialect {
+    /// Whether the provider accepts `name` as the name of a tool's argument (a key of its
+    /// input schema's `properties`): Anthropic refuses the whole request for a key that is
+    /// not 1 to 64 of letters, digits, `_`, `.` and `-`.
+    pub fn accepts_property(self, name: &str) -> bool {
+        match self {
+            Dialect::Anthropic => {
+                (1..=64).contains(&name.len())
+                    && name
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+            }
+            Dialect::Openai | Dialect::OpenaiResponses | Dialect::Gemini => true,
+        }
+    }
+}
+
 /// What happens to an MCP tool whose name is too long for the provider.
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]

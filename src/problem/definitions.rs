@@ -22,6 +22,20 @@ pub enum DefinitionProblem {
         max: usize,
         too_long: bool,
     },
+    /// A tool's argument named so that the provider refuses the request (a parameter of
+    /// the workspace's own tool).
+    PropertyNameRejected {
+        tool: String,
+        property: String,
+        dialect: &'static str,
+    },
+    /// An MCP tool left out of the definitions: an argument of its input schema is named so
+    /// that the provider would refuse the whole request.
+    McpPropertyRejected {
+        name: String,
+        property: String,
+        dialect: &'static str,
+    },
     /// JSON Schema keywords the dialect cannot carry, dropped from a tool's schema.
     KeywordsDropped {
         tool: String,
@@ -57,6 +71,8 @@ impl DefinitionProblem {
         match self {
             DefinitionProblem::ToolNameRejected { .. } => "tool-name-rejected",
             DefinitionProblem::McpToolSkipped { .. } => "mcp-tool-skipped",
+            DefinitionProblem::PropertyNameRejected { .. } => "property-name-rejected",
+            DefinitionProblem::McpPropertyRejected { .. } => "mcp-property-rejected",
             DefinitionProblem::KeywordsDropped { .. } => "keywords-dropped",
             DefinitionProblem::ArrayWithoutItems { .. } => "array-without-items",
             DefinitionProblem::ObjectWithoutProperties { .. } => "object-without-properties",
@@ -69,6 +85,7 @@ impl DefinitionProblem {
     pub fn severity(&self) -> Severity {
         match self {
             DefinitionProblem::ToolNameRejected { .. }
+            | DefinitionProblem::PropertyNameRejected { .. }
             | DefinitionProblem::McpNameFailed { .. }
             | DefinitionProblem::McpSchemaTooLarge { .. } => Severity::Error,
             _ => Severity::Warning,
@@ -94,6 +111,12 @@ impl DefinitionProblem {
             ),
             DefinitionProblem::KeywordsDropped { .. } => {
                 "leave these keywords out, or accept that this provider does not see them".into()
+            }
+            DefinitionProblem::PropertyNameRejected { .. } => {
+                "name the parameter with 1 to 64 letters, digits, `_`, `.` and `-` (`file_path`, not `file path`)".into()
+            }
+            DefinitionProblem::McpPropertyRejected { .. } => {
+                "the server names its arguments: it is the server's listing to change, or leave the server out of the context for this provider".into()
             }
             DefinitionProblem::ArrayWithoutItems { .. } => {
                 "give the parameter `items`, e.g. `items = { type = \"string\" }`".into()
@@ -153,6 +176,22 @@ impl fmt::Display for DefinitionProblem {
                 f,
                 "MCP tool `{name}` is left out of the {dialect} tool definitions: its name is {}",
                 why(*too_long, *max, dialect)
+            ),
+            DefinitionProblem::PropertyNameRejected {
+                tool,
+                property,
+                dialect,
+            } => write!(
+                f,
+                "parameter `{property}` of tool `{tool}` is not 1 to 64 letters, digits, `_`, `.` and `-`, which the {dialect} dialect rejects"
+            ),
+            DefinitionProblem::McpPropertyRejected {
+                name,
+                property,
+                dialect,
+            } => write!(
+                f,
+                "MCP tool `{name}` is left out of the {dialect} tool definitions: its argument `{property}` is not 1 to 64 letters, digits, `_`, `.` and `-`, which the provider rejects"
             ),
             DefinitionProblem::KeywordsDropped {
                 tool,
