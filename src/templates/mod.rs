@@ -733,8 +733,15 @@ impl Templates {
                 names.sort();
                 names
             };
-            let mut variables: Vec<String> = found.names.union(&found.late).cloned().collect();
+            let mut variables: Vec<String> = found
+                .names
+                .iter()
+                .chain(&found.late)
+                .chain(&found.guarded)
+                .cloned()
+                .collect();
             variables.sort();
+            variables.dedup();
             let source = template.source();
             Facts {
                 variables,
@@ -1633,8 +1640,13 @@ mod tests {
             assert_eq!(names, unset, "{source}");
             // Every name is still among those a render may read (for reusing renders).
             let read = template.undeclared_variables(false);
-            let both: std::collections::HashSet<String> =
-                found.names.union(&found.late).cloned().collect();
+            let both: std::collections::HashSet<String> = found
+                .names
+                .iter()
+                .chain(&found.late)
+                .chain(&found.guarded)
+                .cloned()
+                .collect();
             assert_eq!(both, read, "{source}");
             let values: std::collections::BTreeMap<&str, bool> =
                 unset.iter().map(|name| (*name, true)).collect();
@@ -1653,6 +1665,67 @@ mod tests {
         let mut set: Vec<&str> = top.set.iter().map(String::as_str).collect();
         set.sort();
         assert_eq!(set, ["m", "x"]);
+    }
+
+    /// A name read only where the render asks whether it is defined (`x is defined`,
+    /// `x | default(…)`, inside `{% if x is defined %}`, or set when it is not) is guarded,
+    /// not unset: such a template renders with no value for it. A read outside the guard is
+    /// unset, as before.
+    #[test]
+    fn a_name_read_only_under_a_defined_guard_is_not_unset() {
+        let cases: &[(&str, &[&str], &[&str])] = &[
+            (
+                "{% if T is not defined %}{% set T = 'n' %}{% endif %}{{ T }}",
+                &[],
+                &["T"],
+            ),
+            ("{% if E is defined %}{{ E }}{% endif %}", &[], &["E"]),
+            ("{{ A | default('d') }}|{{ B | d('e') }}", &[], &["A", "B"]),
+            ("{{ A | default('d') }}{{ A }}", &["A"], &[]),
+            (
+                "{% if X is defined and Y is defined %}{{ X }}{{ Y }}{% endif %}",
+                &[],
+                &["X", "Y"],
+            ),
+            (
+                "{% if X is defined or Y %}{{ X }}{% endif %}",
+                &["X", "Y"],
+                &[],
+            ),
+            (
+                "{% if X is undefined %}-{% else %}{{ X }}{% endif %}",
+                &[],
+                &["X"],
+            ),
+            ("{% if X is defined %}{% endif %}{{ X }}", &["X"], &[]),
+        ];
+        let mut env = minijinja::Environment::new();
+        env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
+        for &(source, unset, guarded) in cases {
+            let template = env.template_from_str(source).unwrap();
+            let found = template.unset_variables();
+            let sorted = |names: &std::collections::HashSet<String>| {
+                let mut names: Vec<String> = names.iter().cloned().collect();
+                names.sort();
+                names
+            };
+            assert_eq!(sorted(&found.names), unset, "{source}");
+            assert_eq!(sorted(&found.guarded), guarded, "{source}");
+            // Still among the names a render reads, for reusing renders.
+            for name in guarded {
+                assert!(
+                    template.undeclared_variables(false).contains(*name),
+                    "{source}"
+                );
+            }
+            if unset.is_empty() {
+                assert!(
+                    template.render(()).is_ok(),
+                    "{source}: {:?}",
+                    template.render(())
+                );
+            }
+        }
     }
 
     #[test]

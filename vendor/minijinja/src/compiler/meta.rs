@@ -19,6 +19,12 @@ struct AssignmentTracker<'a> {
     unset: HashSet<&'a str>,
     /// Blocks render after the template's top level (it extends another).
     deferred_blocks: bool,
+    /// Names read only where the render asks whether they are defined (`x is defined`,
+    /// `x | default(…)`, or inside `{% if x is defined %}`): a template may leave them
+    /// undefined on purpose.
+    guarded_reads: HashSet<&'a str>,
+    /// The names the statements being walked are guarded by (see `guarded_reads`).
+    guards: Vec<&'a str>,
 }
 
 #[derive(Default)]
@@ -59,8 +65,12 @@ impl<'a> AssignmentTracker<'a> {
     }
 
     /// A name looked up where nothing set it: unset, unless a macro body reads it and its
-    /// frame may still set it.
+    /// frame may still set it, or the render asked first whether it is defined.
     fn read_unset(&mut self, name: &'a str) {
+        if self.guards.contains(&name) {
+            self.guarded_reads.insert(name);
+            return;
+        }
         match self.macro_frame {
             Some(frame) => self.pending.push((name, frame)),
             None => {
@@ -123,6 +133,8 @@ impl<'a> AssignmentTracker<'a> {
             pending: Vec::new(),
             unset: HashSet::new(),
             deferred_blocks: false,
+            guarded_reads: HashSet::new(),
+            guards: Vec::new(),
         }
     }
 }
@@ -160,6 +172,10 @@ pub struct Unset {
     /// call after the set finds it through the macro's closure, and one before it finds the
     /// context's value, if any. `find_undeclared` counts them, as a render may look them up.
     pub late: HashSet<String>,
+    /// Names the template reads only asking whether they are defined (`x is defined`,
+    /// `x | default(…)`, inside `{% if x is defined %}`): it may leave them undefined on
+    /// purpose. `find_undeclared` counts them too.
+    pub guarded: HashSet<String>,
     /// Names the template sets in its top frame, which reach a template that includes it
     /// (an include renders in the includer's frame).
     pub set: HashSet<String>,
@@ -181,10 +197,21 @@ pub fn find_unset(t: &ast::Stmt<'_>) -> Unset {
     track_walk(t, &mut state);
     state.settle(0);
     let owned = |names: &HashSet<&str>| names.iter().map(|x| x.to_string()).collect();
-    let late = state.out.difference(&state.unset).copied().collect();
+    let guarded: HashSet<&str> = state
+        .guarded_reads
+        .difference(&state.unset)
+        .copied()
+        .collect();
+    let late = state
+        .out
+        .difference(&state.unset)
+        .filter(|name| !guarded.contains(*name))
+        .copied()
+        .collect();
     Unset {
         names: owned(&state.unset),
         late: owned(&late),
+        guarded: owned(&guarded),
         set: owned(&state.scopes[0].set),
     }
 }
@@ -278,8 +305,34 @@ fn tracker_visit_expr<'a>(expr: &ast::Expr<'a>, state: &mut AssignmentTracker<'a
             tracker_visit_expr(&expr.true_expr, state);
             tracker_visit_expr_opt(&expr.false_expr, state);
         }
+        // promptc patch: `x | default(…)` reads `x` asking whether it is defined.
+        ast::Expr::Filter(expr)
+            if matches!(expr.name, "default" | "d")
+                && guarded_var(expr.expr.as_ref(), state).is_some() =>
+        {
+            if let Some(name) = guarded_var(expr.expr.as_ref(), state) {
+                state.out.insert(name);
+                state.guarded_reads.insert(name);
+            }
+            expr.args
+                .iter()
+                .for_each(|x| tracker_visit_callarg(x, state));
+        }
         ast::Expr::Filter(expr) => {
             tracker_visit_expr_opt(&expr.expr, state);
+            expr.args
+                .iter()
+                .for_each(|x| tracker_visit_callarg(x, state));
+        }
+        // promptc patch: `x is defined` reads `x` asking whether it is defined.
+        ast::Expr::Test(expr)
+            if matches!(expr.name, "defined" | "undefined")
+                && guarded_var(Some(&expr.expr), state).is_some() =>
+        {
+            if let Some(name) = guarded_var(Some(&expr.expr), state) {
+                state.out.insert(name);
+                state.guarded_reads.insert(name);
+            }
             expr.args
                 .iter()
                 .for_each(|x| tracker_visit_callarg(x, state));
@@ -366,6 +419,41 @@ fn track_assign<'a>(expr: &ast::Expr<'a>, state: &mut AssignmentTracker<'a>) {
     }
 }
 
+/// promptc patch: the name a `default` filter or a `defined` test asks about, when it is a
+/// name nothing has set yet.
+fn guarded_var<'a>(expr: Option<&ast::Expr<'a>>, state: &AssignmentTracker<'a>) -> Option<&'a str> {
+    match expr? {
+        ast::Expr::Var(var) if !state.is_assigned(var.id) => Some(var.id),
+        _ => None,
+    }
+}
+
+/// promptc patch: the names a condition being `holds` (true or false) shows defined:
+/// `x is defined` when true, `x is undefined` (or `not x is defined`) when false, through
+/// `and` (true) and `or` (false).
+fn defined_when<'a>(expr: &ast::Expr<'a>, holds: bool, out: &mut Vec<&'a str>) {
+    match expr {
+        ast::Expr::Test(test) => {
+            if let ast::Expr::Var(var) = &test.expr {
+                if (test.name == "defined" && holds) || (test.name == "undefined" && !holds) {
+                    out.push(var.id);
+                }
+            }
+        }
+        ast::Expr::UnaryOp(op) if matches!(op.op, ast::UnaryOpKind::Not) => {
+            defined_when(&op.expr, !holds, out)
+        }
+        ast::Expr::BinOp(op) => match (op.op, holds) {
+            (ast::BinOpKind::ScAnd, true) | (ast::BinOpKind::ScOr, false) => {
+                defined_when(&op.left, holds, out);
+                defined_when(&op.right, holds, out);
+            }
+            _ => {}
+        },
+        _ => {}
+    }
+}
+
 /// promptc patch: walks statements that run only sometimes (a branch of an `if`, a loop's
 /// `else`) in a scope of their own, and returns the names they assign, which the statements
 /// after them see only when the branch ran.
@@ -408,9 +496,33 @@ fn track_walk<'a>(node: &ast::Stmt<'a>, state: &mut AssignmentTracker<'a>) {
         }
         ast::Stmt::IfCond(stmt) => {
             tracker_visit_expr(&stmt.expr, state);
+            // promptc patch: a branch taken only when a name is defined reads it guarded,
+            // and a name the other branch sets is set after the `if` either way
+            // (`{% if tone is not defined %}{% set tone = "plain" %}{% endif %}`).
+            let mut defined_if_true = Vec::new();
+            let mut defined_if_false = Vec::new();
+            defined_when(&stmt.expr, true, &mut defined_if_true);
+            defined_when(&stmt.expr, false, &mut defined_if_false);
+            let guards = state.guards.len();
+            state.guards.extend(defined_if_true.iter().copied());
             let when_true = track_branch(&stmt.true_body, state);
+            state.guards.truncate(guards);
+            state.guards.extend(defined_if_false.iter().copied());
             let when_false = track_branch(&stmt.false_body, state);
+            state.guards.truncate(guards);
             for name in when_true.intersection(&when_false) {
+                state.assign(name);
+            }
+            for name in defined_if_false
+                .iter()
+                .filter(|name| when_true.contains(*name))
+            {
+                state.assign(name);
+            }
+            for name in defined_if_true
+                .iter()
+                .filter(|name| when_false.contains(*name))
+            {
                 state.assign(name);
             }
         }
