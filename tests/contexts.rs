@@ -446,28 +446,22 @@ fn a_command_line_path_that_is_no_regular_file_is_a_bad_argument() {
     );
 }
 
-// A server the settings add, with no listing beside them and none in the context, joined the
-// prompt as a heading with nothing under it. It is a warning at its name in the settings, and
-// the shipped library says, under the heading, that nothing of it is listed. A server the
-// listing describes, the context already has or the settings disable, is not warned of.
-#[test]
-fn a_server_nothing_describes_is_a_warning_at_its_name() {
-    let workspace = workspace();
-    let settings = workspace.tmp().join("agent.json");
-    std::fs::write(
-        &settings,
-        "{\"mcpServers\": {\n  \"weather\": {\"command\": \"node\", \"args\": [\"w.js\"]},\n  \"github\": {\"command\": \"gh-mcp\"},\n  \"docs\": {\"command\": \"docs-mcp\"},\n  \"off\": {\"command\": \"off-mcp\", \"disabled\": true}\n}}\n",
-    )
-    .unwrap();
-    std::fs::write(
-        workspace.tmp().join("agent.listing.json"),
-        "{\"servers\": {\"docs\": {\"tools\": [{\"name\": \"lookup\"}]}}}\n",
-    )
-    .unwrap();
-    let settings = settings.to_str().unwrap();
+/// `promptc context` with MCP settings (`agent.json`) and the listing beside them, for a
+/// context on standard input that has a server `github` with a tool of its own; the run
+/// (which must succeed), and the settings' and listing's paths.
+fn context_with_settings(
+    workspace: &common::Workspace,
+    settings: &str,
+    listing: &str,
+) -> (common::Run, String, String) {
+    let settings_path = workspace.tmp().join("agent.json");
+    std::fs::write(&settings_path, settings).unwrap();
+    let listing_path = workspace.tmp().join("agent.listing.json");
+    std::fs::write(&listing_path, listing).unwrap();
+    let settings = settings_path.to_str().unwrap().to_string();
     let output = workspace
         .command()
-        .args(["context", "--context", "-", "--mcp", settings, "--format", "json"])
+        .args(["context", "--context", "-", "--mcp", &settings, "--format", "json"])
         .write_stdin(
             "{\"mcp_servers\": [{\"name\": \"github\", \"tools\": [{\"name\": \"from_context\"}]}]}\n",
         )
@@ -475,6 +469,21 @@ fn a_server_nothing_describes_is_a_warning_at_its_name() {
         .unwrap();
     let run = common::Run::checked(output);
     assert_eq!(run.code, 0, "{}", run.stderr);
+    (run, settings, listing_path.display().to_string())
+}
+
+// A server the settings add, with no listing beside them and none in the context, joined the
+// prompt as a heading with nothing under it. It is a warning at its name in the settings, and
+// the shipped library says, under the heading, that nothing of it is listed. A server the
+// listing describes, the context already has or the settings disable, is not warned of.
+#[test]
+fn a_server_nothing_describes_is_a_warning_at_its_name() {
+    let workspace = workspace();
+    let (run, settings, _) = context_with_settings(
+        &workspace,
+        "{\"mcpServers\": {\n  \"weather\": {\"command\": \"node\", \"args\": [\"w.js\"]},\n  \"github\": {\"command\": \"gh-mcp\"},\n  \"docs\": {\"command\": \"docs-mcp\"},\n  \"off\": {\"command\": \"off-mcp\", \"disabled\": true}\n}}\n",
+        "{\"servers\": {\"docs\": {\"tools\": [{\"name\": \"lookup\"}]}}}\n",
+    );
     assert!(
         run.stderr.contains(
             "warning[server-not-listed]: server `weather` is added with nothing it offers"
@@ -499,31 +508,11 @@ fn a_server_nothing_describes_is_a_warning_at_its_name() {
 #[test]
 fn a_listing_entry_that_gives_nothing_is_a_warning_at_its_name() {
     let workspace = workspace();
-    let settings = workspace.tmp().join("agent.json");
-    std::fs::write(
-        &settings,
+    let (run, _, listing) = context_with_settings(
+        &workspace,
         "{\"mcpServers\": {\"github\": {\"command\": \"gh-mcp\"}, \"docs\": {\"command\": \"docs-mcp\"}}}\n",
-    )
-    .unwrap();
-    let listing = workspace.tmp().join("agent.listing.json");
-    std::fs::write(
-        &listing,
         "{\"servers\": {\n  \"doc\": {\"tools\": [{\"name\": \"search\"}]},\n  \"github\": {\"tools\": [{\"name\": \"from_listing\"}]},\n  \"docs\": {\"tools\": [{\"name\": \"lookup\"}]}\n}}\n",
-    )
-    .unwrap();
-    let settings = settings.to_str().unwrap();
-    // The context has `github`, with a tool of its own.
-    let output = workspace
-        .command()
-        .args(["context", "--context", "-", "--mcp", settings, "--format", "json"])
-        .write_stdin(
-            "{\"mcp_servers\": [{\"name\": \"github\", \"tools\": [{\"name\": \"from_context\"}]}]}\n",
-        )
-        .output()
-        .unwrap();
-    let run = common::Run::checked(output);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let listing = listing.display().to_string();
+    );
     assert!(
         run.stderr.contains(
             "warning[listing-entry-unused]: the listing offers server `doc`, which the MCP settings do not name: nothing of it is used"

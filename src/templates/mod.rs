@@ -733,13 +733,7 @@ impl Templates {
                 names.sort();
                 names
             };
-            let mut variables: Vec<String> = found
-                .names
-                .iter()
-                .chain(&found.late)
-                .chain(&found.guarded)
-                .cloned()
-                .collect();
+            let mut variables: Vec<String> = found.all().cloned().collect();
             variables.sort();
             variables.dedup();
             let source = template.source();
@@ -1640,13 +1634,7 @@ mod tests {
             assert_eq!(names, unset, "{source}");
             // Every name is still among those a render may read (for reusing renders).
             let read = template.undeclared_variables(false);
-            let both: std::collections::HashSet<String> = found
-                .names
-                .iter()
-                .chain(&found.late)
-                .chain(&found.guarded)
-                .cloned()
-                .collect();
+            let both: std::collections::HashSet<String> = found.all().cloned().collect();
             assert_eq!(both, read, "{source}");
             let values: std::collections::BTreeMap<&str, bool> =
                 unset.iter().map(|name| (*name, true)).collect();

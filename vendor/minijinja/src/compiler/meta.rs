@@ -181,6 +181,13 @@ pub struct Unset {
     pub set: HashSet<String>,
 }
 
+impl Unset {
+    /// Every name a render may read: `find_undeclared`'s.
+    pub fn all(&self) -> impl Iterator<Item = &String> {
+        self.names.iter().chain(&self.late).chain(&self.guarded)
+    }
+}
+
 /// promptc patch: the names of a template read where nothing set them, those a macro may
 /// find set later, and those it sets in its top frame.
 pub fn find_unset(t: &ast::Stmt<'_>) -> Unset {
