@@ -254,10 +254,13 @@ pub fn context_from_text(
     load::contexts::resolve_one(entry, bases, diagnostics)
 }
 
-/// JSON starts with `{`; TOML has a `key =` or `[table]` line before any YAML `key:` line;
-/// anything else is YAML (of which JSON is a part).
+/// JSON starts with `{` and a quoted key (or `}`); TOML has a `key =` or `[table]` line
+/// before any YAML `key:` line; anything else is YAML (of which JSON is a part), a flow
+/// mapping with plain keys (`{mode: plan}`) included.
 fn detect_format(text: &str) -> Format {
-    if text.trim_start().starts_with('{') {
+    if let Some(rest) = text.trim_start().strip_prefix('{')
+        && matches!(rest.trim_start().chars().next(), None | Some('"' | '}'))
+    {
         return Format::Json;
     }
     for line in text.lines().map(str::trim) {
@@ -803,6 +806,24 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
+
+    /// A context on standard input is told apart by its first lines: JSON by a quoted key
+    /// after `{`; a YAML flow mapping, whose keys need no quotes, is YAML.
+    #[test]
+    fn a_context_s_language_is_told_from_its_first_lines() {
+        for (text, format) in [
+            ("{\"mode\": \"plan\"}", Format::Json),
+            ("  {\n  \"mode\": \"plan\"}", Format::Json),
+            ("{}", Format::Json),
+            ("{mode: plan, extends: basic}", Format::Yaml),
+            ("{ 'mode': plan }", Format::Yaml),
+            ("mode = \"plan\"", Format::Toml),
+            ("[browser]\nenabled = true", Format::Toml),
+            ("mode: plan", Format::Yaml),
+        ] {
+            assert_eq!(detect_format(text), format, "{text}");
+        }
+    }
 
     /// A load that reads its files on two threads (its checks last) holds the sources a load
     /// on one thread holds, in the same order and so under the same ids, with the same byte

@@ -312,9 +312,11 @@ fn tracker_visit_expr<'a>(expr: &ast::Expr<'a>, state: &mut AssignmentTracker<'a
             tracker_visit_expr(&expr.true_expr, state);
             tracker_visit_expr_opt(&expr.false_expr, state);
         }
-        // promptc patch: `x | default(…)` reads `x` asking whether it is defined.
+        // promptc patch: `x | default(…)` reads `x` asking whether it is defined (the paths a
+        // template reads, `track_nested`, are found as before).
         ast::Expr::Filter(expr)
             if matches!(expr.name, "default" | "d")
+                && state.nested_out.is_none()
                 && guarded_var(expr.expr.as_ref(), state).is_some() =>
         {
             if let Some(name) = guarded_var(expr.expr.as_ref(), state) {
@@ -334,6 +336,7 @@ fn tracker_visit_expr<'a>(expr: &ast::Expr<'a>, state: &mut AssignmentTracker<'a
         // promptc patch: `x is defined` reads `x` asking whether it is defined.
         ast::Expr::Test(expr)
             if matches!(expr.name, "defined" | "undefined")
+                && state.nested_out.is_none()
                 && guarded_var(Some(&expr.expr), state).is_some() =>
         {
             if let Some(name) = guarded_var(Some(&expr.expr), state) {
