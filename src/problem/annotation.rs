@@ -44,6 +44,8 @@ pub enum NoteKind {
     MadeFromItem { index: usize, list: String },
     /// An unknown name in a parameter's `depends_on`, which names tools, not parameters.
     DependsOnNamesTools,
+    /// A condition of a `for_each` tool reads the name its item has in the texts.
+    ItemNotInConditions { item: String },
 }
 
 impl fmt::Display for NoteKind {
@@ -58,6 +60,10 @@ impl fmt::Display for NoteKind {
             NoteKind::MadeFromItem { index, list } => {
                 write!(f, "made from item {index} of `{list}` (counted from 0)")
             }
+            NoteKind::ItemNotInConditions { item } => write!(
+                f,
+                "`{item}` is the `for_each` item, which the tool's texts see; conditions are decided once for the spec, before any item, and see the context only"
+            ),
             NoteKind::DependsOnNamesTools => f.write_str(
                 "`depends_on` names tools by id, not parameters: the parameter is offered only while each tool it names is",
             ),

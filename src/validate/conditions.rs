@@ -5,7 +5,7 @@ use crate::load::entry::Entry;
 use crate::model::{Parameter, StandardPlaceholder};
 use crate::namespace::{ENABLED_TOOLS, Namespace};
 use crate::pointer::child_pointer;
-use crate::problem::{NotVisible, Problem};
+use crate::problem::{NotVisible, NoteKind, Problem};
 use crate::source::Sources;
 use crate::span::Span;
 use crate::templates::meant;
@@ -90,7 +90,11 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
     for entry in workspace.tools.values() {
         let tool = &entry.value;
         if let Some(condition) = &tool.when {
+            let before = out.len();
             checker.check(entry, "/when", condition, &before_tools, out);
+            if tool.for_each.is_some() {
+                item_not_in_conditions(tool.item_name(), out.since_mut(before));
+            }
         }
         // A `for_each` list is an expression over the same names as a tool's condition.
         if let Some(list) = &tool.for_each {
@@ -113,8 +117,32 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         for (list_pointer, parameters) in tool.parameter_lists() {
             for (index, parameter) in parameters.iter().enumerate() {
                 let pointer = format!("{list_pointer}/{index}");
+                let before = out.len();
                 checker.parameter(entry, &pointer, parameter, &after_tools, out);
+                if tool.for_each.is_some() {
+                    item_not_in_conditions(tool.item_name(), out.since_mut(before));
+                }
             }
+        }
+    }
+}
+
+/// A `for_each` tool's condition that reads its item's name: told that conditions do not
+/// see the item, rather than only that the context lacks the name.
+fn item_not_in_conditions<'d>(
+    item: &str,
+    found: impl Iterator<Item = &'d mut crate::diagnostic::Diagnostic>,
+) {
+    for diagnostic in found {
+        let path = match &diagnostic.problem {
+            Problem::UnknownContextField { path, .. } => path.as_str(),
+            Problem::UndefinedPlaceholder { name, .. } => name.as_str(),
+            _ => continue,
+        };
+        if path == item || path.starts_with(&format!("{item}.")) {
+            diagnostic.notes.push(NoteKind::ItemNotInConditions {
+                item: item.to_string(),
+            });
         }
     }
 }
