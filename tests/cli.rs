@@ -1868,6 +1868,41 @@ fn show_and_context_print_the_language_the_workspace_is_written_in() {
     assert!(show.stdout.contains("id = \"generic\""), "{}", show.stdout);
 }
 
+/// `super()` in a partial included inside a block found no block of its own template and
+/// panicked in minijinja; it is a render error at the call. A bare `super` is a name like any
+/// other: undefined unless something defines it.
+#[test]
+fn super_in_an_included_partial_is_a_render_error_not_a_panic() {
+    let fixture = common::Fixture::minimal()
+        .file("partials/p.md", "{{ super() }}\n")
+        .file(
+            "components/intro.md",
+            "X {% block b %}{% include 'partials/p.md' %}{% endblock %}\n",
+        );
+    let built = fixture.write().run(&["build"]);
+    assert_eq!(built.code, 1, "{}", built.stderr);
+    assert!(
+        built.stderr.contains("error[render-failed]")
+            && built.stderr.contains("cannot super here")
+            && built.stderr.contains("partials/p.md:1:4"),
+        "{}",
+        built.stderr
+    );
+    let bare = fixture
+        .file(
+            "components/intro.md",
+            "X {% block b %}[{{ super }}]{% endblock %}\n",
+        )
+        .write()
+        .run(&["validate"]);
+    assert!(
+        bare.stderr
+            .contains("error[undefined-placeholder]: `super` is not defined by anything"),
+        "{}",
+        bare.stderr
+    );
+}
+
 /// What minijinja hands from one template to another is defined where it arrives: an
 /// included partial sees its includer's loop variable and `loop`, through another include
 /// too; an imported partial's macros see the importer's names; a layout's sets and macros

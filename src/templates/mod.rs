@@ -1493,6 +1493,13 @@ mod tests {
                 &["a", "b"],
             ),
             ("v={{ self }}", &["self"], &[]),
+            // A bare `super` is a name like any other; `super()` renders the parent block.
+            ("{% block b %}[{{ super }}]{% endblock %}", &["super"], &[]),
+            (
+                "{% block b %}[{{ super() | default('') }}]{% endblock %}",
+                &[],
+                &["super"],
+            ),
             ("{% for x in loop %}{{ x }}{% endfor %}", &["loop"], &["x"]),
             (
                 "{% for x in [1, 2] if loop %}{{ x }}{% endfor %}",

@@ -398,8 +398,13 @@ fn tracker_visit_expr<'a>(expr: &ast::Expr<'a>, state: &mut AssignmentTracker<'a
         }
         ast::Expr::Call(expr) => {
             // promptc patch: `self.name()` renders a block, which reads no `self`.
+            // `super()` renders the parent block: a render looks up no `super` for it (a
+            // bare `super`, not called, is a name looked up like any other).
             #[cfg(feature = "multi_template")]
-            let is_block = matches!(expr.identify_call(), ast::CallType::Block(_));
+            let is_block = matches!(
+                expr.identify_call(),
+                ast::CallType::Block(_) | ast::CallType::Function("super")
+            );
             #[cfg(not(feature = "multi_template"))]
             let is_block = false;
             if !is_block {
@@ -576,7 +581,6 @@ fn track_walk<'a>(node: &ast::Stmt<'a>, state: &mut AssignmentTracker<'a>) {
                     scope.macro_frame = Some(defined_in);
                 }
             }
-            state.assign("super");
             stmt.body.iter().for_each(|x| track_walk(x, state));
             state.pop();
             state.macro_frame = outer_macro;

@@ -1115,7 +1115,15 @@ impl<'env> Executor<'env> {
             Error::new(ErrorKind::InvalidOperation, "cannot super outside of block")
         }));
 
-        if !state.blocks.get_mut(name).unwrap().push() {
+        // promptc patch: a template included inside a block has blocks of its own, without
+        // the one being rendered: `super()` there found none, and the unwrap panicked.
+        let Some(block) = state.blocks.get_mut(name) else {
+            return Err(Error::new(
+                ErrorKind::InvalidOperation,
+                "cannot super here: the block being rendered is another template's",
+            ));
+        };
+        if !block.push() {
             return Err(Error::new(
                 ErrorKind::InvalidOperation,
                 "no parent block exists",
