@@ -1693,6 +1693,15 @@ mod tests {
                 &["X"],
             ),
             ("{% if X is defined %}{% endif %}{{ X }}", &["X"], &[]),
+            ("{% if Z is defined and Z %}{{ Z }}{% endif %}", &[], &["Z"]),
+            (
+                "{% if Z is undefined or Z is none %}-{% endif %}",
+                &[],
+                &["Z"],
+            ),
+            ("{{ Y if Y is defined else 'd' }}", &[], &["Y"]),
+            ("{% set W = W if W is defined else 1 %}{{ W }}", &[], &["W"]),
+            ("{{ Y if Y is undefined else 'd' }}", &["Y"], &[]),
         ];
         let mut env = minijinja::Environment::new();
         env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);

@@ -299,7 +299,18 @@ fn tracker_visit_expr<'a>(expr: &ast::Expr<'a>, state: &mut AssignmentTracker<'a
         ast::Expr::UnaryOp(expr) => tracker_visit_expr(&expr.expr, state),
         ast::Expr::BinOp(expr) => {
             tracker_visit_expr(&expr.left, state);
+            // promptc patch: the right side of `x is defined and …` (or of
+            // `x is undefined or …`) runs only with `x` defined: it reads `x` guarded.
+            let mut defined = Vec::new();
+            match expr.op {
+                ast::BinOpKind::ScAnd => defined_when(&expr.left, true, &mut defined),
+                ast::BinOpKind::ScOr => defined_when(&expr.left, false, &mut defined),
+                _ => {}
+            }
+            let guards = state.guards.len();
+            state.guards.extend(defined);
             tracker_visit_expr(&expr.right, state);
+            state.guards.truncate(guards);
         }
         ast::Expr::Compare(expr) => {
             tracker_visit_expr(&expr.expr, state);
@@ -309,8 +320,17 @@ fn tracker_visit_expr<'a>(expr: &ast::Expr<'a>, state: &mut AssignmentTracker<'a
         }
         ast::Expr::IfExpr(expr) => {
             tracker_visit_expr(&expr.test_expr, state);
+            // promptc patch: as the branches of an `if` statement (see `IfCond`).
+            let guards = state.guards.len();
+            let mut defined = Vec::new();
+            defined_when(&expr.test_expr, true, &mut defined);
+            state.guards.extend(defined.drain(..));
             tracker_visit_expr(&expr.true_expr, state);
+            state.guards.truncate(guards);
+            defined_when(&expr.test_expr, false, &mut defined);
+            state.guards.extend(defined);
             tracker_visit_expr_opt(&expr.false_expr, state);
+            state.guards.truncate(guards);
         }
         // promptc patch: `x | default(…)` reads `x` asking whether it is defined (the paths a
         // template reads, `track_nested`, are found as before).
