@@ -630,6 +630,35 @@ fn looking_for_template_loops_takes_time_in_proportion_to_the_tags() {
     );
 }
 
+/// A chain of 3000 partials, each reading a name nothing defines and including the next:
+/// crediting each with what the templates around it set followed the whole chain from each
+/// one (minutes); it follows a bounded number, and every name is still reported.
+#[test]
+fn crediting_names_along_a_long_include_chain_takes_bounded_time() {
+    let mut fixture = with_template("", "{% include \"partials/n0.md\" %}\n");
+    for i in 0..3000 {
+        let next = (i + 1) % 3000;
+        fixture = fixture.file(
+            &format!("partials/n{i}.md"),
+            format!("{{{{ zz{i} }}}}{{% include \"partials/n{next}.md\" %}}"),
+        );
+    }
+    let workspace = fixture.write();
+    let (status, stderr) = common::run_within(
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("promptc"))
+            .current_dir(workspace.root())
+            .env("PROMPTC_CACHE_DIR", workspace.cache_dir())
+            .args(["--color", "never", "validate"]),
+        Duration::from_secs(60),
+        "crediting names along an include chain took more than a minute",
+    );
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("`zz2999` is not defined by anything"),
+        "{stderr}"
+    );
+}
+
 // `x is divisibleby 0` and `loop.cycle()` without arguments divided by zero inside minijinja,
 // and the process panicked, in a template or a condition alike.
 #[test]

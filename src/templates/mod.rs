@@ -575,6 +575,12 @@ impl Templates {
             .map_or(&[], |facts| facts.variables.as_slice())
     }
 
+    /// The templates whose sets are credited to a template that includes them, or whose
+    /// includers' names are credited to it (`validate::template_names`), counted from it:
+    /// real chains are a few deep, and a chain of thousands, each template following all of
+    /// the others, took minutes to check.
+    pub const TEMPLATES_CREDITED: usize = 256;
+
     /// The names of [`Templates::variables`] that may be read where nothing set them, for
     /// the check of names defined nowhere: less those only a macro (or, in a template that
     /// extends another, a block) reads that the template sets later, and those the templates
@@ -584,11 +590,17 @@ impl Templates {
         let Some(facts) = self.facts(self.name(template)) else {
             return Vec::new();
         };
+        // Most templates read no name unset: they do not follow their includes.
+        if facts.unset.is_empty() {
+            return Vec::new();
+        }
         // A layout's names too: a template that extends another runs its own top level,
         // then the layout's, whose sets its blocks then see.
-        let included = self.reach(template, |reference| {
-            reference.kind != references::ReferenceKind::Import
-        });
+        let included = self.reach(
+            template,
+            |reference| reference.kind != references::ReferenceKind::Import,
+            Self::TEMPLATES_CREDITED,
+        );
         facts
             .unset
             .iter()
@@ -633,18 +645,27 @@ impl Templates {
     /// resolve to nothing, and cycles, are validation's to report: here they just end a path.
     pub fn used_by(&self, template: TemplateId) -> &[TemplateId] {
         match self.used.get(template.0 as usize) {
-            Some(used) => used.get_or_init(|| self.reach(template, |_| true)),
+            Some(used) => used.get_or_init(|| self.reach(template, |_| true, usize::MAX)),
             None => &[],
         }
     }
 
     /// The templates `template` names by constant names in the tags `follow` takes, and
-    /// those they name so, once each, in the order first reached; itself left out.
-    fn reach(&self, template: TemplateId, follow: impl Fn(&Reference) -> bool) -> Vec<TemplateId> {
+    /// those they name so, once each, in the order first reached, up to `most` of them;
+    /// itself left out.
+    fn reach(
+        &self,
+        template: TemplateId,
+        follow: impl Fn(&Reference) -> bool,
+        most: usize,
+    ) -> Vec<TemplateId> {
         let mut reached = vec![template];
         let mut seen = std::collections::HashSet::from([template]);
         let mut next = 0;
         while let Some(&current) = reached.get(next) {
+            if reached.len() > most {
+                break;
+            }
             next += 1;
             for reference in self.references(current).iter().filter(|r| follow(r)) {
                 let Some(used) = reference.name.as_deref().and_then(|n| self.by_name(n)) else {

@@ -224,11 +224,14 @@ fn shared_templates(scope: &Scope<'_>, out: &mut Diagnostics) {
         // An included template sees the variables of the template that includes it (a loop
         // variable and its `loop`, a `{% set %}`), and of those that include that one: a
         // name one of them mentions is taken as defined there.
-        let above = includers_above(&includers, template);
+        // Found only for a template that reads a name the namespace lacks: a chain of
+        // thousands of partials is followed from those alone.
+        let mut above: Option<Vec<TemplateId>> = None;
         for variable in workspace.templates.variables(template) {
             if namespace.contains(variable) {
                 continue;
             }
+            let above = above.get_or_insert_with(|| includers_above(&includers, template));
             let defined_above = above.iter().any(|&includer| {
                 workspace.templates.mentions(includer, variable)
                     || (variable == "loop" && workspace.templates.loops(includer))
@@ -277,6 +280,9 @@ fn includers_above(
     let mut seen = std::collections::HashSet::from([template]);
     let mut next = vec![template];
     while let Some(current) = next.pop() {
+        if above.len() >= crate::templates::Templates::TEMPLATES_CREDITED {
+            break;
+        }
         for &includer in includers.get(&current).into_iter().flatten() {
             if seen.insert(includer) {
                 above.push(includer);

@@ -541,6 +541,13 @@ pub fn run_within(
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
+    // Read as it comes: a command that writes more than a pipe holds would wait for it.
+    let mut pipe = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut pipe, &mut stderr).unwrap();
+        stderr
+    });
     let started = std::time::Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {
@@ -552,9 +559,7 @@ pub fn run_within(
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     };
-    let mut stderr = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
-    (status, stderr)
+    (status, reader.join().unwrap())
 }
 
 /// `len` characters drawn from `alphabet` by a fixed-seed xorshift: text in no order a pattern
