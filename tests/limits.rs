@@ -613,12 +613,8 @@ fn looking_for_template_loops_takes_time_in_proportion_to_the_tags() {
         fixture = fixture.file(&format!("partials/n{i}.md"), &next);
     }
     let workspace = fixture.write();
-    let (status, stderr) = common::run_within(
-        std::process::Command::new(assert_cmd::cargo::cargo_bin("promptc"))
-            .current_dir(workspace.root())
-            .env("PROMPTC_CACHE_DIR", workspace.cache_dir())
-            .args(["--color", "never", "validate"]),
-        Duration::from_secs(60),
+    let (status, stderr) = validate_within_a_minute(
+        &workspace,
         "looking for loops through templates took more than a minute",
     );
     // The loop of 3000 partials is reported, once.
@@ -628,6 +624,21 @@ fn looking_for_template_loops_takes_time_in_proportion_to_the_tags() {
         1,
         "{stderr}"
     );
+}
+
+/// `promptc validate` in `workspace`, failing the test with `what` past a minute.
+fn validate_within_a_minute(
+    workspace: &common::Workspace,
+    what: &str,
+) -> (std::process::ExitStatus, String) {
+    common::run_within(
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("promptc"))
+            .current_dir(workspace.root())
+            .env("PROMPTC_CACHE_DIR", workspace.cache_dir())
+            .args(["--color", "never", "validate"]),
+        Duration::from_secs(60),
+        what,
+    )
 }
 
 /// A chain of 3000 partials, each reading a name nothing defines and including the next:
@@ -644,12 +655,8 @@ fn crediting_names_along_a_long_include_chain_takes_bounded_time() {
         );
     }
     let workspace = fixture.write();
-    let (status, stderr) = common::run_within(
-        std::process::Command::new(assert_cmd::cargo::cargo_bin("promptc"))
-            .current_dir(workspace.root())
-            .env("PROMPTC_CACHE_DIR", workspace.cache_dir())
-            .args(["--color", "never", "validate"]),
-        Duration::from_secs(60),
+    let (status, stderr) = validate_within_a_minute(
+        &workspace,
         "crediting names along an include chain took more than a minute",
     );
     assert_eq!(status.code(), Some(1), "{stderr}");
