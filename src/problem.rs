@@ -338,6 +338,8 @@ pub enum Problem {
         /// The tag: `include`, `import` or `extends`.
         tag: &'static str,
         name: String,
+        /// `{% include ["a", "b"] %}`: the list's other names, none of which exists either.
+        others: Vec<String>,
         suggestion: Option<String>,
     },
     /// Templates that include, import or extend each other in a loop; `chain` starts and
@@ -1654,8 +1656,23 @@ impl Problem {
                     readers.join("`, `")
                 ),
             },
-            Problem::UnknownTemplate { tag, name, .. } => {
+            Problem::UnknownTemplate {
+                tag, name, others, ..
+            } if others.is_empty() => {
                 write!(f, "`{tag}` names template `{name}`, which does not exist")
+            }
+            Problem::UnknownTemplate {
+                tag, name, others, ..
+            } => {
+                let names: Vec<String> = std::iter::once(name)
+                    .chain(others)
+                    .map(|name| format!("`{name}`"))
+                    .collect();
+                write!(
+                    f,
+                    "`{tag}` names templates {}, none of which exists",
+                    names.join(", ")
+                )
             }
             Problem::TemplateCycle { chain } => write!(
                 f,
@@ -2183,6 +2200,7 @@ mod tests {
             Problem::UnknownTemplate {
                 tag: "include",
                 name: text(),
+                others: Vec::new(),
                 suggestion: None,
             },
             Problem::TemplateCycle { chain: Vec::new() },
@@ -2502,6 +2520,7 @@ mod tests {
             Problem::UnknownTemplate {
                 tag: "include",
                 name: name.into(),
+                others: Vec::new(),
                 suggestion: Some(suggestion.into()),
             }
             .help()

@@ -762,10 +762,27 @@ impl Templates {
                 variables,
                 unset: sorted(found.names),
                 sets: sorted(found.set),
-                references: references::scan(source),
+                references: self.resolved(references::scan(source)),
                 imported: references::names_imported_from(source),
             }
         }))
+    }
+
+    /// `references` with each list of literal names (`{% include ["a", "b"] %}`) resolved
+    /// as a render resolves it: to the first name registered; to the first of them when none
+    /// is, which validation then reports with the others.
+    fn resolved(&self, mut references: Vec<Reference>) -> Vec<Reference> {
+        for reference in &mut references {
+            if reference.name.is_none() && !reference.alternatives.is_empty() {
+                reference.name = reference
+                    .alternatives
+                    .iter()
+                    .find(|name| self.by_name(name).is_some())
+                    .or(reference.alternatives.first())
+                    .cloned();
+            }
+        }
+        references
     }
 
     /// Where a problem with the template as a whole is reported: the start of its file, or

@@ -31,8 +31,12 @@ impl ReferenceKind {
 pub struct Reference {
     pub kind: ReferenceKind,
     /// The name, when the tag gives it as one string literal; `None` when it is computed
-    /// (`{% include some_var %}`, a list of names), which cannot be followed.
+    /// (`{% include some_var %}`), which cannot be followed. For a list of literal names,
+    /// the one a render takes: the first that is a template (see [`Reference::alternatives`]).
     pub name: Option<String>,
+    /// `{% include ["a.md", "b.md"] %}`: the literal names of the list, in order (empty for
+    /// any other tag). A render includes the first of them that exists.
+    pub alternatives: Vec<String>,
     /// Byte range of the name (or of the expression that computes it) in the template.
     pub range: Range<usize>,
     /// `{% include … ignore missing %}`: a name that does not exist renders nothing.
@@ -253,37 +257,34 @@ fn tag(keyword: &str, inner: &str, rest_at: usize, offset: usize) -> Option<Refe
     // Where the name expression ends: `import "x" as m`, `from "x" import a`, `include "x"
     // ignore missing`, `with context`; otherwise the whole rest.
     let bytes = inner.as_bytes();
+    let mut alternatives = Vec::new();
     let (name, end) = match bytes.get(start) {
         Some(quote @ (b'"' | b'\'')) => {
             let end = string_end(bytes, start, *quote);
-            let literal = inner.get(start + 1..end.saturating_sub(1)).unwrap_or("");
             // A literal followed by an operator (`"a" ~ b`) is computed, not a name.
-            // What may follow a name: the tag's end, with its whitespace control (`-%}`,
-            // `+%}`, so a `-` or `+` alone: one with more after it is arithmetic), or a word
-            // of the tag, before a space or a line break.
-            let after = inner.get(end..).unwrap_or("").trim_start();
-            let follows_name = matches!(after, "" | "-" | "+")
-                || after.split_whitespace().next().is_some_and(|word| {
-                    ["as", "import", "ignore", "with", "without"].contains(&word)
-                });
-            // Only a literal that is the whole name is read (an escape through minijinja).
-            let name = if !follows_name {
-                None
-            } else if literal.contains('\\') {
-                unescaped(inner.get(start..end)?)
+            let name = if ends_name(inner.get(end..).unwrap_or("")) {
+                literal_at(inner, start, end)
             } else {
-                Some(literal.to_string())
+                None
             };
             match name {
                 Some(name) => (Some(name), end),
                 None => (None, start + expression_length(inner.get(start..)?)),
             }
         }
+        Some(b'[' | b'(') if kind == ReferenceKind::Include => match literal_list(inner, start) {
+            Some((names, end)) => {
+                alternatives = names;
+                (None, end)
+            }
+            None => (None, start + expression_length(inner.get(start..)?)),
+        },
         _ => (None, start + expression_length(inner.get(start..)?)),
     };
     Some(Reference {
         kind,
         name,
+        alternatives,
         range: offset + start..offset + end.max(start),
         ignore_missing: kind == ReferenceKind::Include
             && expression
@@ -292,6 +293,69 @@ fn tag(keyword: &str, inner: &str, rest_at: usize, offset: usize) -> Option<Refe
                 .windows(2)
                 .any(|pair| pair == ["ignore", "missing"]),
     })
+}
+
+/// Whether what follows an expression in a tag leaves it a name: the tag's end, with its
+/// whitespace control (`-%}`, `+%}`, so a `-` or `+` alone: one with more after it is
+/// arithmetic), or a word of the tag, before a space or a line break.
+fn ends_name(after: &str) -> bool {
+    let after = after.trim_start();
+    matches!(after, "" | "-" | "+")
+        || after
+            .split_whitespace()
+            .next()
+            .is_some_and(|word| ["as", "import", "ignore", "with", "without"].contains(&word))
+}
+
+/// The text of the string literal at `start..end` of `inner`, quotes included in the range
+/// (an escape read through minijinja); `None` where minijinja refuses it.
+fn literal_at(inner: &str, start: usize, end: usize) -> Option<String> {
+    let literal = inner.get(start + 1..end.saturating_sub(1))?;
+    if literal.contains('\\') {
+        unescaped(inner.get(start..end)?)
+    } else {
+        Some(literal.to_string())
+    }
+}
+
+/// A list (`[…]` or `(…)`) of string literals opening at `start` of `inner`, and nothing
+/// else in the name's place: its names, and where it ends. `None` for anything computed
+/// (a name in it, an empty list, a list followed by an operator).
+fn literal_list(inner: &str, start: usize) -> Option<(Vec<String>, usize)> {
+    let bytes = inner.as_bytes();
+    let close = match bytes.get(start)? {
+        b'[' => b']',
+        b'(' => b')',
+        _ => return None,
+    };
+    let skip_space = |mut at: usize| {
+        while bytes.get(at).is_some_and(u8::is_ascii_whitespace) {
+            at += 1;
+        }
+        at
+    };
+    let mut names = Vec::new();
+    let mut at = skip_space(start + 1);
+    loop {
+        match bytes.get(at)? {
+            quote @ (b'"' | b'\'') => {
+                let end = string_end(bytes, at, *quote);
+                names.push(literal_at(inner, at, end)?);
+                at = skip_space(end);
+                match bytes.get(at)? {
+                    b',' => at = skip_space(at + 1),
+                    b if *b == close => break,
+                    _ => return None,
+                }
+            }
+            // A trailing comma: `["a", "b",]`.
+            b if *b == close && !names.is_empty() => break,
+            _ => return None,
+        }
+    }
+    // `("a")` is one name in parentheses rather than a tuple: a list of one, all the same.
+    let end = at + 1;
+    ends_name(inner.get(end..)?).then_some((names, end))
 }
 
 /// The text of a string literal with escapes (`"a\\b"`, quotes included), as minijinja reads
@@ -428,16 +492,50 @@ mod tests {
 
     #[test]
     fn computed_names_are_not_followed() {
-        let source = "{% include which %}{% include 'p/' ~ name %}{% include ['a', 'b'] %}";
+        let source = "{% include which %}{% include 'p/' ~ name %}{% include ['a', b] %}\
+             {% include ['a'] + more %}{% include [] %}{% import ['a'] as m %}";
         let found = names(source);
         assert_eq!(
             found,
             vec![
                 (ReferenceKind::Include, None, "which"),
                 (ReferenceKind::Include, None, "'p/' ~ name"),
-                (ReferenceKind::Include, None, "['a', 'b']"),
+                (ReferenceKind::Include, None, "['a', b]"),
+                (ReferenceKind::Include, None, "['a'] + more"),
+                (ReferenceKind::Include, None, "[]"),
+                (ReferenceKind::Import, None, "['a']"),
             ]
         );
+        assert!(scan(source).iter().all(|r| r.alternatives.is_empty()));
+    }
+
+    /// An include of a list of literal names renders the first that exists: the names are
+    /// read, in order, for the templates to resolve; the tag's name is left to that.
+    #[test]
+    fn an_include_of_a_list_of_literal_names_reads_them_all() {
+        fn alternatives(source: &str) -> Vec<(Option<String>, Vec<String>, &str)> {
+            scan(source)
+                .into_iter()
+                .map(|r| (r.name, r.alternatives, &source[r.range]))
+                .collect()
+        }
+        let list = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            alternatives(
+                "{% include ['a.md', \"p/\\u0041.md\"] %}{%- include ( 'x' ,\n'y', ) ignore missing -%}\
+                 {% include (\"one\") with context %}"
+            ),
+            vec![
+                (
+                    None,
+                    list(&["a.md", "p/A.md"]),
+                    "['a.md', \"p/\\u0041.md\"]"
+                ),
+                (None, list(&["x", "y"]), "( 'x' ,\n'y', )"),
+                (None, list(&["one"]), "(\"one\")"),
+            ]
+        );
+        assert!(scan("{% include ('x', 'y') ignore missing %}")[0].ignore_missing);
     }
 
     #[test]

@@ -108,6 +108,7 @@ fn names_exist(workspace: &Workspace, graph: &Graph<'_>, out: &mut Diagnostics) 
                         Problem::UnknownTemplate {
                             tag,
                             name: missing.clone(),
+                            others: reference.alternatives.iter().skip(1).cloned().collect(),
                             // A name without its folder (`verify.md` for
                             // `partials/verify.md`) is the likeliest, when one template has it.
                             suggestion: in_one_folder(missing, &known)
@@ -282,10 +283,21 @@ fn partials_are_used(workspace: &Workspace, graph: &Graph<'_>, out: &mut Diagnos
     if computed {
         return;
     }
+    // Every name of an include's list counts as used, those after the one that renders
+    // too: a list names its fallbacks, there for a workspace that lacks the first.
+    let templates = &workspace.templates;
     let named: BTreeSet<TemplateId> = graph
         .nodes
         .iter()
-        .flat_map(|(_, tags)| tags.iter().filter_map(|tag| tag.target))
+        .flat_map(|(_, tags)| tags)
+        .flat_map(|tag| {
+            tag.target.into_iter().chain(
+                tag.reference
+                    .alternatives
+                    .iter()
+                    .filter_map(|name| templates.by_name(name)),
+            )
+        })
         .collect();
     for partial in &workspace.partials {
         if named.contains(partial) {
