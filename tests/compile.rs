@@ -734,13 +734,17 @@ fn a_tool_text_that_reads_tool_from_the_request_is_not_taken_from_an_earlier_com
 /// A workspace whose `tips` section only `usage` reads, and `usage` switched off by the
 /// variant; the base template given.
 fn tips_under_a_switched_off_usage(base: &str) -> common::Workspace {
+    tips_under_usage(base).write()
+}
+
+/// The workspace of [`tips_under_a_switched_off_usage`], not yet written.
+fn tips_under_usage(base: &str) -> common::Fixture {
     common::Fixture::from_dir(&fixture_dir(
         "diagnostics/section-read-only-by-a-switched-off-component",
     ))
     .remove("cmd")
     .file("variants/generic.md", base)
     .file("partials/tips_box.md", "{{ TIPS_SECTION }}\n")
-    .write()
 }
 
 /// A section whose slot only a switched-off component reads renders into nothing: the compile
@@ -773,6 +777,52 @@ fn a_section_only_a_switched_off_component_reads_is_left_out_and_said() {
     assert_eq!(stats.code, 0, "{}", stats.stderr);
     assert!(stats.stdout.contains("| intro |"), "{}", stats.stdout);
     assert!(!stats.stdout.contains("| tips |"), "{}", stats.stdout);
+}
+
+/// A section whose slot only a component rendered before it reads is read while still empty:
+/// left out and said, with the reader named; listed before its reader, it is in the prompt.
+#[test]
+fn a_section_read_only_before_it_renders_is_left_out_and_said() {
+    let variant = |components: &str| {
+        format!(
+            "id = \"generic\"\ntemplate_file = \"generic.md\"\ncomponents = {components}\n\
+             tools = [\"read_file\"]\n"
+        )
+    };
+    let base = "{{ TOOLS }}\n\n{{ INTRO_SECTION }}\n\n{{ USAGE_SECTION }}\n";
+    let workspace = tips_under_usage(base)
+        .file(
+            "variants/generic.toml",
+            variant("[\"intro\", \"usage\", \"tips\"]"),
+        )
+        .write();
+    let loaded = promptc::load_workspace(workspace.root()).unwrap();
+    let compiled = common::compile(&loaded.workspace, "generic", "basic");
+    let tips = compiled.sections.iter().find(|s| s.id == "tips").unwrap();
+    assert!(!tips.included);
+    assert_eq!(
+        tips.reason.as_deref(),
+        Some(
+            "its slot is read only by `usage`, which renders before it, while the slot is still empty"
+        )
+    );
+    assert!(!compiled.prompt.contains("Read before you write."));
+    let stats = workspace.run(&["stats", "--family", "generic", "--context", "basic"]);
+    assert_eq!(stats.code, 0, "{}", stats.stderr);
+    assert!(stats.stdout.contains("| usage |"), "{}", stats.stdout);
+    assert!(!stats.stdout.contains("tips"), "{}", stats.stdout);
+
+    let workspace = tips_under_usage(base)
+        .file(
+            "variants/generic.toml",
+            variant("[\"intro\", \"tips\", \"usage\"]"),
+        )
+        .write();
+    let loaded = promptc::load_workspace(workspace.root()).unwrap();
+    let compiled = common::compile(&loaded.workspace, "generic", "basic");
+    let tips = compiled.sections.iter().find(|s| s.id == "tips").unwrap();
+    assert!(tips.included, "{:?}", tips.reason);
+    assert!(compiled.prompt.contains("Read before you write."));
 }
 
 /// A section read through a template the base includes is in the prompt, and so is every

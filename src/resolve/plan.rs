@@ -38,6 +38,9 @@ pub enum Reason {
     /// these components, none of which is in the prompt (see `templates::placement`).
     SlotNotRead {
         readers: Arc<[String]>,
+        /// Some of them are in the prompt, but render before it: they read its slot while
+        /// it is still empty.
+        before: bool,
     },
     /// A `for_each` tool whose list holds no items here: no tool is offered, so it is not
     /// among `enabled_tools`, and a parameter depending on it is left out.
@@ -80,7 +83,20 @@ impl std::fmt::Display for Reason {
                 "its `for_each` list `{}` holds no items here: no tool is offered",
                 crate::problem::shortened_quote(list)
             ),
-            Reason::SlotNotRead { readers } => match &readers[..] {
+            Reason::SlotNotRead {
+                readers,
+                before: true,
+            } => write!(
+                f,
+                "its slot is read only by `{}`, which {} before it, while the slot is still empty",
+                readers.join("`, `"),
+                if readers.len() == 1 {
+                    "renders"
+                } else {
+                    "render"
+                }
+            ),
+            Reason::SlotNotRead { readers, .. } => match &readers[..] {
                 [] => f.write_str("no template of the prompt reads its slot"),
                 [only] => write!(
                     f,
@@ -187,12 +203,11 @@ impl Reason {
             Reason::ConditionFalse { condition } | Reason::NoItems { list: condition } => {
                 condition.len()
             }
-            Reason::MissingDependency { tools: names } | Reason::SlotNotRead { readers: names } => {
-                names
-                    .iter()
-                    .map(|name| size_of::<String>() + name.len())
-                    .sum()
-            }
+            Reason::MissingDependency { tools: names }
+            | Reason::SlotNotRead { readers: names, .. } => names
+                .iter()
+                .map(|name| size_of::<String>() + name.len())
+                .sum(),
         }
     }
 }
@@ -306,12 +321,20 @@ pub fn plan(
     for (index, planned) in components.iter_mut().enumerate() {
         if rendered[index] && !placed[index] {
             let readers = outline.slot_readers.readers(index);
+            // Readers in the prompt that render first are the ones to name; otherwise all.
+            let early: Vec<usize> = readers
+                .iter()
+                .copied()
+                .filter(|&reader| reader < index && placed[reader])
+                .collect();
+            let named = if early.is_empty() { readers } else { &early };
             planned.reason = Reason::SlotNotRead {
-                readers: readers
+                readers: named
                     .iter()
                     .filter_map(|&reader| outline.components.get(reader))
                     .map(|reader| reader.id.clone())
                     .collect(),
+                before: !early.is_empty(),
             };
         }
     }

@@ -56,8 +56,9 @@ impl SlotReaders {
         Self { readers, computed }
     }
 
-    /// Which sections reach the prompt, of those that render (`rendered`, by index): read by
-    /// the base template, or by a section that reaches it.
+    /// Which sections reach the prompt, of those that render (`rendered`, by index, in the
+    /// order they render): read by the base template, or by a section that reaches it and
+    /// renders after it (one that renders before reads the slot while it is still empty).
     pub fn placed(&self, rendered: &[bool]) -> Vec<bool> {
         if self.computed {
             return rendered.to_vec();
@@ -67,7 +68,8 @@ impl SlotReaders {
         while changed {
             changed = false;
             for (index, (by_base, others)) in self.readers.iter().enumerate() {
-                let reached = *by_base || others.iter().any(|&other| placed[other]);
+                let reached =
+                    *by_base || others.iter().any(|&other| other > index && placed[other]);
                 if rendered.get(index) == Some(&true) && !placed[index] && reached {
                     placed[index] = true;
                     changed = true;
