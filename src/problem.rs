@@ -1058,7 +1058,7 @@ impl Problem {
             Problem::WrongType { expected, found }
                 if ["an integer", "a number"].contains(&expected.as_str()) && found == "a string" =>
             {
-                "write the number without quotes (`9000`, not `\"9000\"`)".into()
+                "write the number without quotes (`9000`, not `\"9000\"`; YAML 1.2 reads `9_000` and `0b101` as text too)".into()
             }
             // YAML's `yes`, `no`, `on` and `off` are text (YAML 1.2), as in TOML and JSON.
             Problem::WrongType { expected, found }

@@ -500,6 +500,9 @@ fn convert(
     if let Some(kind) = scalar_kind(&node.value) {
         refuse_quoted_but_tagged(node, file, kind)?;
     }
+    if let Some(text) = number_outside_core_schema(node, file) {
+        return Ok(Value::String(text));
+    }
     Ok(match &node.value {
         Node::Null => Value::Null,
         Node::Bool(b) => Value::Bool(*b),
@@ -512,13 +515,7 @@ fn convert(
             let written = file.text.get(at.clone()).unwrap_or_default().trim();
             // A whole number past 64 bits, which the reader made a float of, losing its last
             // digits: refused, as TOML's reader refuses it (`!!float` asks for the float).
-            let tagged = file
-                .text
-                .get(..at.start)
-                .and_then(|before| before.trim_end().rsplit(char::is_whitespace).next())
-                .is_some_and(|word| word.starts_with('!'))
-                || written.starts_with('!');
-            if is_decimal_integer(written) && !tagged {
+            if is_decimal_integer(written) && !is_tagged(file, &at) {
                 // Leading zeros (`01`, `-007`), which YAML 1.2 reads as the decimal number and
                 // the reader as a float: the whole number it is.
                 let digits = written.strip_prefix('+').unwrap_or(written);
@@ -648,6 +645,9 @@ fn key_name(
             at.clone(),
         ))
     };
+    if let Some(text) = number_outside_core_schema(key, file) {
+        return Ok(text);
+    }
     Ok(match &key.value {
         Node::Str(text) => text.clone(),
         Node::Bool(b) => b.to_string(),
@@ -670,6 +670,70 @@ fn key_name(
             ));
         }
     })
+}
+
+/// Whether the scalar at `at` has a tag (`!!float 1`), before its span or at its start.
+fn is_tagged(file: &SourceFile, at: &Range<usize>) -> bool {
+    file.text
+        .get(..at.start)
+        .and_then(|before| before.trim_end().rsplit(char::is_whitespace).next())
+        .is_some_and(|word| word.starts_with('!'))
+        || file
+            .text
+            .get(at.clone())
+            .is_some_and(|written| written.trim_start().starts_with('!'))
+}
+
+/// The text of an untagged scalar the reader took for a number that YAML 1.2's core schema
+/// reads as text: `1_000`, `0b101`, `-0x1F`, `1_2_3` (the reader also knows YAML 1.1's
+/// spellings). The README promises YAML 1.2, and a placeholder written `1_2_3` is the text
+/// `1_2_3`, not 123 in the prompt; the YAML language server reads it so too.
+fn number_outside_core_schema(node: &Spanned<Node>, file: &SourceFile) -> Option<String> {
+    if !matches!(node.value, Node::Int(_) | Node::UInt(_) | Node::Float(_)) {
+        return None;
+    }
+    let at = range(&node.referenced, file);
+    let written = file.text.get(at.clone())?.trim();
+    if written.is_empty() || is_core_number(written) || is_tagged(file, &at) {
+        return None;
+    }
+    Some(written.to_string())
+}
+
+/// Whether a plain scalar is a number in YAML 1.2's core schema (yaml.org/spec/1.2.2,
+/// 10.3.2): `[-+]?[0-9]+`, `0o[0-7]+`, `0x[0-9a-fA-F]+`,
+/// `[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?`, `[-+]?\.inf` and `.nan` (in three
+/// casings).
+fn is_core_number(written: &str) -> bool {
+    let digits =
+        |text: &str, radix: u32| !text.is_empty() && text.chars().all(|c| c.is_digit(radix));
+    if let Some(octal) = written.strip_prefix("0o") {
+        return digits(octal, 8);
+    }
+    if let Some(hex) = written.strip_prefix("0x") {
+        return digits(hex, 16);
+    }
+    if [".nan", ".NaN", ".NAN"].contains(&written) {
+        return true;
+    }
+    let unsigned = written.strip_prefix(['-', '+']).unwrap_or(written);
+    if [".inf", ".Inf", ".INF"].contains(&unsigned) {
+        return true;
+    }
+    let (mantissa, exponent) = match unsigned.split_once(['e', 'E']) {
+        Some((mantissa, exponent)) => (mantissa, Some(exponent)),
+        None => (unsigned, None),
+    };
+    let mantissa_ok = match mantissa.split_once('.') {
+        Some(("", fraction)) => digits(fraction, 10),
+        Some((whole, fraction)) => {
+            digits(whole, 10) && (fraction.is_empty() || digits(fraction, 10))
+        }
+        None => digits(mantissa, 10),
+    };
+    let exponent_ok = exponent
+        .is_none_or(|exponent| digits(exponent.strip_prefix(['-', '+']).unwrap_or(exponent), 10));
+    mantissa_ok && exponent_ok
 }
 
 /// The integer a plain scalar of decimal digits (and a sign) is in YAML 1.2's core schema.
@@ -799,6 +863,45 @@ mod tests {
         assert_eq!(&text[enabled.key.clone().unwrap()], "enabled");
         assert_eq!(&text[enabled.value.clone()], "false");
         assert_eq!(&text[locations["/list/2"].value.clone()], "héllo");
+    }
+
+    /// YAML 1.2's core schema: numbers in its spellings only; the others (YAML 1.1's, the
+    /// reader's) are the text written, in values and keys alike; a tag asks for the number.
+    #[test]
+    fn numbers_are_read_as_yaml_1_2_core_schema_reads_them() {
+        let text = "a: 1_000\nb: 1_2_3\nc: 0b101\nd: 1_000.5\ne: -0x1F\nf: 0x1F\ng: 0o17\n\
+                    h: 017\ni: 1e5\nj: .5\nl: [1_0, 2]\n1_0: key\nm: 1.\nn: +12\n\
+                    o: 1.5e-3\np: !!int 0b11\nq: 0X1F\nr: 0o19\n0x10: hex key\n";
+        let mut locations = Locations::new();
+        let value = parse(text, &mut locations).unwrap();
+        let text_of = |key: &str| value[key].as_str().map(str::to_string);
+        for (key, written) in [
+            ("a", "1_000"),
+            ("b", "1_2_3"),
+            ("c", "0b101"),
+            ("d", "1_000.5"),
+            ("e", "-0x1F"),
+            ("q", "0X1F"),
+            ("r", "0o19"),
+            ("1_0", "key"),
+            ("16", "hex key"),
+        ] {
+            assert_eq!(text_of(key).as_deref(), Some(written), "{key}: {value}");
+        }
+        assert_eq!(value["l"], serde_json::json!(["1_0", 2]));
+        for (key, number) in [
+            ("f", 31.0),
+            ("g", 15.0),
+            ("h", 17.0),
+            ("i", 1e5),
+            ("j", 0.5),
+            ("m", 1.0),
+            ("n", 12.0),
+            ("o", 1.5e-3),
+            ("p", 3.0),
+        ] {
+            assert_eq!(value[key].as_f64(), Some(number), "{key}: {value}");
+        }
     }
 
     #[test]

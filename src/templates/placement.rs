@@ -60,6 +60,17 @@ impl SlotReaders {
     /// order they render): read by the base template, or by a section that reaches it and
     /// renders after it (one that renders before reads the slot while it is still empty).
     pub fn placed(&self, rendered: &[bool]) -> Vec<bool> {
+        self.placed_given(rendered, true)
+    }
+
+    /// [`SlotReaders::placed`], whatever the order they render in: a reader that renders
+    /// first places a section too. Validation's view, which warns of that order on its own
+    /// (`section-read-before-it-renders`) and need not say it twice.
+    pub fn placed_in_any_order(&self, rendered: &[bool]) -> Vec<bool> {
+        self.placed_given(rendered, false)
+    }
+
+    fn placed_given(&self, rendered: &[bool], in_order: bool) -> Vec<bool> {
         if self.computed {
             return rendered.to_vec();
         }
@@ -68,8 +79,10 @@ impl SlotReaders {
         while changed {
             changed = false;
             for (index, (by_base, others)) in self.readers.iter().enumerate() {
-                let reached =
-                    *by_base || others.iter().any(|&other| other > index && placed[other]);
+                let reached = *by_base
+                    || others
+                        .iter()
+                        .any(|&other| (!in_order || other > index) && placed[other]);
                 if rendered.get(index) == Some(&true) && !placed[index] && reached {
                     placed[index] = true;
                     changed = true;

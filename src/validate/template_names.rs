@@ -396,7 +396,7 @@ impl VariantSections {
             .map(|(template, slot)| (*template, slot.as_str()))
             .collect();
         let readers = SlotReaders::new(&workspace.templates, variant.base, &sections);
-        let placed = readers.placed(&enabled);
+        let placed = readers.placed_in_any_order(&enabled);
         Some(Self {
             templates,
             slots,
