@@ -692,7 +692,8 @@ fn number_outside_core_schema(node: &Spanned<Node>, file: &SourceFile) -> Option
     if !matches!(node.value, Node::Int(_) | Node::UInt(_) | Node::Float(_)) {
         return None;
     }
-    let at = range(&node.referenced, file);
+    // Where the scalar is written: an alias (`*n`) stands for its anchor's scalar.
+    let at = range(&node.defined, file);
     let written = file.text.get(at.clone())?.trim();
     if written.is_empty() || is_core_number(written) || is_tagged(file, &at) {
         return None;
@@ -870,7 +871,7 @@ mod tests {
     #[test]
     fn numbers_are_read_as_yaml_1_2_core_schema_reads_them() {
         let text = "a: 1_000\nb: 1_2_3\nc: 0b101\nd: 1_000.5\ne: -0x1F\nf: 0x1F\ng: 0o17\n\
-                    h: 017\ni: 1e5\nj: .5\nl: [1_0, 2]\n1_0: key\nm: 1.\nn: +12\n\
+                    h: 017\ni: 1e5\nj: .5\ns: &n 1_5\nt: *n\nu: &m 15\nv: *m\nl: [1_0, 2]\n1_0: key\nm: 1.\nn: +12\n\
                     o: 1.5e-3\np: !!int 0b11\nq: 0X1F\nr: 0o19\n0x10: hex key\n";
         let mut locations = Locations::new();
         let value = parse(text, &mut locations).unwrap();
@@ -885,6 +886,8 @@ mod tests {
             ("r", "0o19"),
             ("1_0", "key"),
             ("16", "hex key"),
+            ("s", "1_5"),
+            ("t", "1_5"),
         ] {
             assert_eq!(text_of(key).as_deref(), Some(written), "{key}: {value}");
         }
@@ -899,6 +902,8 @@ mod tests {
             ("n", 12.0),
             ("o", 1.5e-3),
             ("p", 3.0),
+            ("u", 15.0),
+            ("v", 15.0),
         ] {
             assert_eq!(value[key].as_f64(), Some(number), "{key}: {value}");
         }
