@@ -1872,7 +1872,7 @@ impl Problem {
             ),
             Problem::PlaceholderUnread { name, .. } => write!(
                 f,
-                "placeholder `{name}` is read by no template or condition: no variant declares it, so it changes nothing"
+                "placeholder `{name}` is declared by no variant, nor is it a standard placeholder or a section's slot: templates cannot read it, so it changes nothing"
             ),
             Problem::ExtraKeyIsAField { key } => write!(
                 f,

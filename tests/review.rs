@@ -241,6 +241,32 @@ fn build_all_removes_only_the_outputs_it_owns() {
     assert!(!err.contains("run `promptc build --all`"), "{err}");
 }
 
+/// A family no longer built leaves no empty folder where its outputs were; the folders of
+/// the families still built, and one holding a file promptc did not write, stay.
+#[test]
+fn build_all_removes_the_folders_its_removals_leave_empty() {
+    let repo = Repo::new();
+    let prompts = repo.root.join("examples/prompts");
+    assert!(prompts.join("compact").is_dir());
+    std::fs::create_dir_all(prompts.join("other")).unwrap();
+    repo.write("examples/prompts/other/notes.md", "mine\n");
+    repo.edit(
+        "promptc.toml",
+        "[paths]",
+        "[build]\nfamilies = [\"base\"]\n\n[paths]",
+    );
+    let built = repo.promptc(&["build", "--all"]);
+    assert_eq!(built.status.code(), Some(0), "{}", stderr(&built));
+    assert!(
+        stderr(&built).contains("removed examples/prompts/compact/full.md"),
+        "{}",
+        stderr(&built)
+    );
+    assert!(!prompts.join("compact").exists());
+    assert!(prompts.join("base/full.md").is_file());
+    assert!(prompts.join("other/notes.md").is_file());
+}
+
 #[test]
 fn diff_shows_each_changed_output_with_its_source_file() {
     let repo = Repo::new();

@@ -454,6 +454,29 @@ fn list_shows_families_versions_labels_and_tags() {
     assert_eq!(families[0]["variants"][3]["version"], "10.0.0");
 }
 
+/// A description written as a YAML block scalar ends with a line break, and a literal one
+/// (`|`) holds more: `list` shows each line indented, with no control character's picture.
+#[test]
+fn list_shows_a_block_scalar_description_line_by_line() {
+    let workspace = Fixture::minimal()
+        .remove("variants/generic.toml")
+        .file(
+            "variants/generic.yaml",
+            "id: generic\ntemplate_file: generic.md\ncomponents: [intro]\ntools: [read_file]\n\
+             description: |\n  The default family.\n  Used when nothing else matches.\n",
+        )
+        .write();
+    let run = workspace.run(&["list"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("    The default family.\n    Used when nothing else matches.\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains('\u{240a}'), "{}", run.stdout);
+}
+
 // Every variant of a family that sets `match` sets the same one; `route` and `list` showed it
 // from the first file that does, `frontier-2.toml` (a beta) before `frontier.toml`, though the
 // family serves 1.0.0. The rule is shown from the variant the family serves by default.

@@ -304,7 +304,7 @@ fn gemini_drops_an_enum_of_numbers_and_a_format_it_does_not_take() {
         properties["mode"]["enum"],
         serde_json::json!(["fast", "slow"])
     );
-    for dropped in ["enum (values that are not text)", "format `uri`"] {
+    for dropped in ["`enum` (values that are not text)", "`format` (`uri`)"] {
         assert!(run.stderr.contains(dropped), "{dropped}: {}", run.stderr);
     }
     // Other dialects keep them.

@@ -621,7 +621,7 @@ fn openapi_within(schema: &Value, parameter: Option<&str>, dropped: &mut Vec<Dro
             // the request for any other (`uri`, `email`).
             "format" if !gemini_format(object.get("type"), value) => {
                 let format = value.as_str().unwrap_or("?");
-                drop(dropped, &format!("format `{format}`"));
+                drop(dropped, &format!("format (`{format}`)"));
             }
             known if OPENAPI_KEYWORDS.contains(&known) => {
                 out.insert(key.clone(), value.clone());

@@ -894,7 +894,10 @@ impl<'w> MatrixWriter<'w> {
         // stop the others.
         for (real, owned) in removals {
             match std::fs::remove_file(&real) {
-                Ok(()) => report.removed.push(owned),
+                Ok(()) => {
+                    remove_emptied_folders(workspace, &real, &owned);
+                    report.removed.push(owned);
+                }
                 Err(error) => report.not_removed.push(PathError::io(&owned, error)),
             }
         }
@@ -907,6 +910,20 @@ impl<'w> MatrixWriter<'w> {
             }
         }
         Ok(report)
+    }
+}
+
+/// The folders below the output folder that held the output at `real` (`owned`, as the
+/// index names it) and hold nothing now, innermost first: a family or context no longer
+/// built leaves no empty folder behind. The output folder itself stays, and so does any
+/// folder that holds something (`remove_dir` removes only an empty one).
+fn remove_emptied_folders(workspace: &Workspace, real: &Path, owned: &str) {
+    let (_, below) = split(workspace, owned);
+    let depth = below.components().count();
+    for folder in real.ancestors().skip(1).take(depth.saturating_sub(1)) {
+        if std::fs::remove_dir(folder).is_err() {
+            break;
+        }
     }
 }
 

@@ -200,9 +200,13 @@ impl fmt::Display for DefinitionProblem {
             } => write!(
                 f,
                 "the {dialect} dialect cannot carry {} in the schema of tool `{tool}`: dropped",
+                // A keyword, or one with what of it was dropped: `format` (`uri`).
                 keywords
                     .iter()
-                    .map(|k| format!("`{k}`"))
+                    .map(|k| match k.split_once(' ') {
+                        Some((keyword, what)) => format!("`{keyword}` {what}"),
+                        None => format!("`{k}`"),
+                    })
                     .collect::<Vec<_>>()
                     .join(", ")
             ),

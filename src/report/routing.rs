@@ -60,8 +60,12 @@ pub fn list(families: &[FamilyListing]) -> String {
                 line.push_str(&format!("  tags: {}", variant.tags.join(", ")));
             }
             push_line(&mut out, &line);
+            // A YAML block scalar (`>`, `|`) ends with a line break, and `|` keeps those
+            // inside: each line of it indented, none shown as a control character.
             if let Some(description) = &variant.description {
-                push_line(&mut out, &format!("    {description}"));
+                for line in description.trim_end().lines() {
+                    push_line(&mut out, &format!("    {}", line.trim_end()));
+                }
             }
         }
     }
