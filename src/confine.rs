@@ -27,13 +27,24 @@ pub enum Origin {
 /// Reads a file of the workspace rooted at `root` (a canonical path): its real path must lie
 /// inside the workspace, and it must be a regular file of at most `limit` bytes.
 pub fn read_content(root: &Path, path: &Path, limit: u64) -> Result<Vec<u8>, PathError> {
+    read_content_resolved(root, path, limit).map(|(bytes, _)| bytes)
+}
+
+/// [`read_content`], with the file's real path when `path` is not it: a symbolic link (or a
+/// name that is not plain, `a/../b`) on the way. `None` when the path read is the real one.
+pub fn read_content_resolved(
+    root: &Path,
+    path: &Path,
+    limit: u64,
+) -> Result<(Vec<u8>, Option<PathBuf>), PathError> {
     crate::looked_at::name(path);
     let shown = shown(root, path);
     let read = match opened_plainly_inside(root, path) {
-        Some(file) => read_opened(file, limit),
+        Some(file) => read_opened(file, limit).map(|bytes| (bytes, None)),
         None => match plainly_inside(root, path) {
-            Some(metadata) => read_looked_at(path, &metadata, limit),
-            None => real_path_inside(root, path).and_then(|real| read_regular(&real, limit)),
+            Some(metadata) => read_looked_at(path, &metadata, limit).map(|bytes| (bytes, None)),
+            None => real_path_inside(root, path)
+                .and_then(|real| Ok((read_regular(&real, limit)?, Some(real)))),
         },
     };
     read.map_err(|problem| PathError::new(&shown, problem))

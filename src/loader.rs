@@ -267,7 +267,7 @@ fn assemble(
         let read = rules::read_rules_from(
             &root,
             &mut sources,
-            limits.file_bytes,
+            (limits.file_bytes, &manifest.value.build.out),
             &entry.value.rules_from,
             &named_at,
             if named {

@@ -25,6 +25,13 @@ pub enum PathProblem {
     IsSource,
     /// A symbolic link where promptc needs a real file (an output, an index).
     IsLink,
+    /// A workspace file (a template, a partial, a data file, a rules file) that is a link to
+    /// a file in the output folder: a build would read back what it writes, and its output
+    /// would change on every build, or run a context's text as template code.
+    LinkToOutput {
+        /// The output, from the workspace root.
+        target: PathBuf,
+    },
     /// A path given in a workspace file climbs out of the workspace (`..`, absolute).
     OutsideWorkspace,
     /// A FIFO, socket or device, where a regular file belongs.
@@ -137,6 +144,9 @@ impl PathError {
             }
             PathProblem::IsSource => "give the outputs a folder of their own",
             PathProblem::IsLink => "replace the link with the folder or file itself, or delete it",
+            PathProblem::LinkToOutput { .. } => {
+                "replace the link with a file of its own: through it, a build would read back what the last one wrote"
+            }
             PathProblem::NotRegularFile { .. } | PathProblem::IsFolder => {
                 "move it away: a regular file belongs at this path"
             }
@@ -206,6 +216,11 @@ impl fmt::Display for PathProblem {
             PathProblem::IsLink => write!(
                 f,
                 "is a symbolic link among promptc's outputs, where only real folders and files belong"
+            ),
+            PathProblem::LinkToOutput { target } => write!(
+                f,
+                "is a symbolic link to {}, in the output folder (`build.out`), which a build writes",
+                target.display()
             ),
             PathProblem::OutsideWorkspace => write!(f, "lies outside the workspace"),
             PathProblem::NotRegularFile { what } => write!(f, "is a {what}, not a regular file"),

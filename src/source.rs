@@ -19,6 +19,9 @@ impl SourceId {
 pub struct SourceFile {
     pub path: PathBuf,
     pub text: String,
+    /// Where the file really lies, when it was read through a symbolic link: a link inside
+    /// the workspace to one of the build's outputs is refused (see `validate::references`).
+    pub real: Option<PathBuf>,
     /// Made when a position in the file is first asked for: most files of a clean run never
     /// are, and a long template has thousands of lines.
     line_starts: std::sync::OnceLock<Vec<usize>>,
@@ -59,6 +62,7 @@ impl SourceFile {
         Self {
             path,
             text,
+            real: None,
             line_starts: std::sync::OnceLock::new(),
             char_marks: std::sync::OnceLock::new(),
         }
@@ -163,8 +167,27 @@ impl Sources {
         self.total_bytes
     }
 
+    /// Records where a file read through a symbolic link really lies.
+    pub fn set_real(&mut self, id: SourceId, real: PathBuf) {
+        let index = id.0.saturating_sub(self.first) as usize;
+        if let Some(file) = self.files.get_mut(index) {
+            file.real = Some(real);
+        }
+    }
+
     pub fn get(&self, id: SourceId) -> &SourceFile {
         &self.files[id.0.saturating_sub(self.first) as usize]
+    }
+
+    /// The files read through a symbolic link, with their ids and where they really lie.
+    pub fn linked(&self) -> impl Iterator<Item = (SourceId, &Path)> {
+        self.files.iter().enumerate().filter_map(|(index, file)| {
+            let index = u32::try_from(index).ok()?;
+            Some((
+                SourceId(self.first.saturating_add(index)),
+                file.real.as_deref()?,
+            ))
+        })
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &SourceFile> {

@@ -227,6 +227,79 @@ fn a_linked_output_folder_is_refused_for_writing_and_deleting() {
     );
 }
 
+/// A template, a partial or a rules file that is a link to one of the build's outputs: a
+/// build would read back what the last one wrote (its output grew on every build, and
+/// `check` never passed; a partial ran a context's text, written into an output, as template
+/// code). A template or partial so linked is an error at the link, and nothing is written; a
+/// rules file so linked is skipped with a warning.
+#[test]
+fn a_link_from_a_workspace_file_to_an_output_is_refused() {
+    let workspace = Fixture::minimal()
+        .file(
+            "examples/contexts/basic.toml",
+            format!("{}rules_from = [\".\"]\n", common::CONTEXT),
+        )
+        .file(
+            "components/intro.md",
+            "Rules: {{ rules | length }}.{% include 'partials/note.md' %}\n",
+        )
+        .file("partials/note.md", " Noted.")
+        .write();
+    let root = workspace.root();
+    let built = workspace.run(&["build", "--all"]);
+    assert_eq!(built.code, 0, "{}", built.stderr);
+    let output = std::fs::read_to_string(root.join(OUTPUT)).unwrap();
+    assert!(output.contains("Rules: 0. Noted."), "{output}");
+
+    // A rules file: skipped, said, and the build settles.
+    symlink(OUTPUT, root.join("AGENTS.md")).unwrap();
+    let built = workspace.run(&["build", "--all"]);
+    assert_eq!(built.code, 0, "{}", built.stderr);
+    assert!(
+        built.stderr.contains(
+            "rules file `./AGENTS.md` cannot be read (is a symbolic link to examples/prompts/generic/basic.md, in the output folder (`build.out`), which a build writes)"
+        ),
+        "{}",
+        built.stderr
+    );
+    assert_eq!(std::fs::read_to_string(root.join(OUTPUT)).unwrap(), output);
+    assert_eq!(workspace.run(&["check"]).code, 0);
+    std::fs::remove_file(root.join("AGENTS.md")).unwrap();
+
+    // A partial, and a component's template: errors at the link, nothing written.
+    for link in ["partials/note.md", "components/intro.md"] {
+        std::fs::remove_file(root.join(link)).unwrap();
+        symlink(Path::new("..").join(OUTPUT), root.join(link)).unwrap();
+        for args in [&["validate"][..], &["build", "--all"]] {
+            let (command, run) = (args[0], workspace.run(args));
+            assert_eq!(run.code, 1, "{link} {command}: {}", run.stderr);
+            assert!(
+                run.stderr.contains(&format!(
+                    "error[path-refused]: `{link}` is a symbolic link to examples/prompts/generic/basic.md, in the output folder (`build.out`), which a build writes"
+                )),
+                "{link} {command}: {}",
+                run.stderr
+            );
+            assert!(
+                run.stderr.contains(&format!("--> {link}:1:1")),
+                "{}",
+                run.stderr
+            );
+        }
+        assert_eq!(std::fs::read_to_string(root.join(OUTPUT)).unwrap(), output);
+        std::fs::remove_file(root.join(link)).unwrap();
+        std::fs::write(
+            root.join(link),
+            if link.starts_with("partials") {
+                " Noted."
+            } else {
+                "Rules: {{ rules | length }}.{% include 'partials/note.md' %}\n"
+            },
+        )
+        .unwrap();
+    }
+}
+
 // Item 3: `build.out` below an existing link that leads out, and below a dangling one.
 #[test]
 fn an_output_folder_below_a_link_out_is_refused() {

@@ -150,10 +150,12 @@ impl<'r> Prefetch<'r> {
     fn parse(&self, index: usize) -> Option<Parsed> {
         let (path, kind) = self.files.get(index)?;
         let format = data_format(path, *kind)?;
-        let bytes = confine::read_content(self.root, path, self.file_limit).ok()?;
+        let (bytes, real) =
+            confine::read_content_resolved(self.root, path, self.file_limit).ok()?;
         let bytes_read = bytes.len() as u64;
         let text = source_text(bytes).ok()?;
-        let file = SourceFile::new(display_path(self.root, path), text);
+        let mut file = SourceFile::new(display_path(self.root, path), text);
+        file.real = real;
         // The source is set when the file joins the sources.
         let document = Document::parse(SourceId::UNSET, &file, format).ok()?;
         Some(Parsed {

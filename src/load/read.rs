@@ -34,13 +34,13 @@ pub fn read_source(
                 .is_relative()
                 .then(|| std::path::absolute(path).ok())
                 .flatten();
-            confine::read_content(root, absolute.as_deref().unwrap_or(path), limit.bytes)
+            confine::read_content_resolved(root, absolute.as_deref().unwrap_or(path), limit.bytes)
         }
-        Origin::Caller => confine::read_named(path, limit.bytes),
+        Origin::Caller => confine::read_named(path, limit.bytes).map(|bytes| (bytes, None)),
     };
     let display = display_path(root, path);
-    let bytes = match read {
-        Ok(bytes) => bytes,
+    let (bytes, real) = match read {
+        Ok(read) => read,
         Err(mut error) => {
             if let PathProblem::TooLarge { setting, .. } = &mut error.problem {
                 *setting = Some(limit.setting);
@@ -56,7 +56,11 @@ pub fn read_source(
         let error = PathError::new(&display, problem);
         return refused_at(sources, display, error, named_at);
     }
-    Ok(add_bytes(sources, display, bytes))
+    let added = add_bytes(sources, display, bytes);
+    if let (Some(real), Ok(id)) = (real, &added) {
+        sources.set_real(*id, real);
+    }
+    Ok(added)
 }
 
 /// A file's bytes as the text its source holds: UTF-8, without a byte-order mark, which is

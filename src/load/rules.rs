@@ -155,6 +155,7 @@ pub fn assemble(
         unreadable_named: 0,
         unreadable_more: 0,
         read_folders: Vec::new(),
+        outputs: None,
     };
     for folder in &request.global {
         reader.folder(folder, folder.clone(), Origin::Global);
@@ -211,15 +212,17 @@ pub fn writes_rules_from(entry: &crate::load::entry::Entry<Context>) -> bool {
 }
 
 /// Reads a workspace context's `rules_from` folders (problems recorded in `diagnostics`); a
-/// folder that cannot be read is reported at its value in `named_at`, by index.
+/// folder that cannot be read is reported at its value in `named_at`, by index. `outputs` is
+/// the workspace's output folder (`build.out`), whose files are never read as rules.
 pub fn read_rules_from(
     root: &Path,
     sources: &mut Sources,
-    file_bytes: u64,
+    (file_bytes, outputs): (u64, &str),
     rules_from: &[String],
     named_at: &[Span],
     diagnostics: &mut Diagnostics,
 ) -> ReadRules {
+    let outputs = crate::confine::lexical(outputs);
     let mut reader = Reader {
         sources,
         diagnostics,
@@ -235,7 +238,11 @@ pub fn read_rules_from(
         unreadable_named: 0,
         unreadable_more: 0,
         read_folders: Vec::new(),
+        outputs: None,
     };
+    if !outputs.as_os_str().is_empty() {
+        reader.outputs = Some((crate::confine::real_folder(root, &outputs), outputs));
+    }
     reader.rules_from(root, rules_from, named_at, false);
     ReadRules {
         rules: reader.rules,
@@ -737,6 +744,9 @@ struct Reader<'a> {
     /// Each folder read, as its real path: one named twice (`proj` and `./proj`, or in a
     /// context's `rules_from` and again on the command line) is read once.
     read_folders: Vec<(PathBuf, Origin)>,
+    /// A workspace's output folder: its real path, and as `build.out` names it. A rules
+    /// file that is a link into it is not read: the rules would be what the last build wrote.
+    outputs: Option<(PathBuf, PathBuf)>,
 }
 
 /// The most files and folders of one rules folder told of one by one as unread (links to
@@ -1033,6 +1043,16 @@ impl Reader<'_> {
                 other => other.to_string(),
             })
             .map_err(Unread::Other)
+            .and_then(|real| match &self.outputs {
+                Some((outputs, shown)) if real.starts_with(outputs) => {
+                    let below = real.strip_prefix(outputs).unwrap_or(&real);
+                    let target = shown.join(below);
+                    Err(Unread::Other(
+                        PathProblem::LinkToOutput { target }.to_string(),
+                    ))
+                }
+                _ => Ok(real),
+            })
             .and_then(|real| {
                 confine::read_named(&real, self.file_bytes.min(remaining)).map_err(|error| {
                     match error.problem {

@@ -1340,6 +1340,42 @@ fn output_folder_is_apart(known: &Known<'_>, manifest: &Entry<ManifestDef>, out:
         );
     }
     outputs_apart_from_rules(known, manifest, out_dir, out);
+    no_source_links_to_an_output(known, out_dir, out);
+}
+
+/// No file the workspace read is a link to a file in the output folder: a template that is
+/// one renders its own last output into the next (which then grows on every build, and
+/// `check` never passes), and a partial that is one runs a context's text, written into an
+/// output, as template code. Said at the link, which is what to replace; the folder checks
+/// above cover the outputs' folder itself, and the rules reader the links among rules.
+fn no_source_links_to_an_output(known: &Known<'_>, out_dir: &str, out: &mut Diagnostics) {
+    let workspace = known.workspace;
+    let outputs = crate::confine::lexical(out_dir);
+    if outputs.as_os_str().is_empty() || workspace.sources.linked().next().is_none() {
+        return;
+    }
+    let real_outputs = crate::confine::real_folder(&workspace.root, &outputs);
+    let linked: Vec<(crate::source::SourceId, std::path::PathBuf)> = workspace
+        .sources
+        .linked()
+        .filter(|(_, real)| real.starts_with(&real_outputs))
+        .map(|(id, real)| (id, crate::confine::shown(&workspace.root, real)))
+        .collect();
+    for (id, target) in linked {
+        let file = workspace.sources.get(id);
+        let error = crate::path_error::PathError::new(
+            &file.path,
+            crate::path_error::PathProblem::LinkToOutput { target },
+        );
+        out.error(
+            Problem::PathRefused {
+                path: file.path.display().to_string(),
+                reason: error.problem.to_string(),
+                help: error.help(),
+            },
+            Span::file_start(id),
+        );
+    }
 }
 
 /// The output folder does not lie where a workspace context reads rules files: the next
