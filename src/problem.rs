@@ -1763,6 +1763,11 @@ impl Problem {
                 f,
                 "component `{component}` has no template for family `{family}`, and no default one"
             ),
+            // `template_file = ".."` from a variant at the top of `variants/`.
+            Problem::TemplateFileMissing { path, .. } if path.is_empty() => write!(
+                f,
+                "template file names the workspace's root folder, which is not a file"
+            ),
             Problem::TemplateFileMissing { path, .. } => {
                 write!(f, "template file `{path}` does not exist or is not a file")
             }
@@ -1796,9 +1801,12 @@ impl Problem {
             Problem::TemplateSyntax { message, .. } => {
                 write!(f, "template syntax error: {message}")
             }
-            Problem::ConditionSyntax { message, .. } => {
-                write!(f, "condition does not compile: {message}")
-            }
+            // minijinja says "template" of any text it compiles.
+            Problem::ConditionSyntax { message, .. } => write!(
+                f,
+                "condition does not compile: {}",
+                message.replace("template exceeds", "it exceeds")
+            ),
             Problem::UnknownContextField { path, reader, .. } => {
                 let reader = match reader {
                     PathReader::Template => "template reads",

@@ -1546,6 +1546,28 @@ fn new_starts_a_workspace_from_its_manifest_and_never_takes_a_name_twice() {
         "{}",
         refused.stderr
     );
+    // A device's name on Windows, whatever its case or extension: no file is written that a
+    // clone there could not hold.
+    for (kind, id) in [("component", "nul"), ("variant", "Con"), ("tool", "lpt1.a")] {
+        let refused = new(&[kind, id]);
+        assert_eq!(refused.code, 2, "{kind} {id}: {}", refused.stderr);
+        assert!(
+            refused
+                .stderr
+                .contains(&format!("`{id}` is a device's name on Windows")),
+            "{}",
+            refused.stderr
+        );
+        let folder = format!("{kind}s");
+        assert!(
+            !workspace
+                .root()
+                .join(&folder)
+                .join(format!("{id}.toml"))
+                .exists(),
+            "{folder}/{id}.toml"
+        );
+    }
     // A tool's id is the name models call it by: one validation would refuse is refused
     // before the file is written.
     let refused = new(&["tool", "9lives"]);

@@ -110,6 +110,8 @@ pub enum IdProblem {
     NotCallable,
     /// No file can be named after it.
     TooLong,
+    /// A device's name on Windows (`nul`, `con`): a clone there cannot hold a file named so.
+    WindowsDevice,
 }
 
 impl CliError {
@@ -175,8 +177,11 @@ impl CliError {
                 Some(error.help())
             }
             CliError::RulesFolder(problem) => problem.help(),
-            CliError::McpSettingsNotAFile(_) => Some(
+            CliError::McpSettingsNotAFile(path) if path.is_dir() => Some(
                 "name the settings file itself (such as `.vscode/mcp.json`), not its folder".into(),
+            ),
+            CliError::McpSettingsNotAFile(_) => Some(
+                "name a regular JSON file (such as `.vscode/mcp.json`): a FIFO, socket or device is not read".into(),
             ),
             CliError::NotAnId { problem, .. } => Some(match problem {
                 IdProblem::Characters => {
@@ -187,6 +192,9 @@ impl CliError {
                 }
                 IdProblem::TooLong => {
                     format!("use an id of at most {MAX_NEW_ID_BYTES} characters")
+                }
+                IdProblem::WindowsDevice => {
+                    "choose another id (`con`, `prn`, `aux`, `nul`, `com1`-`com9` and `lpt1`-`lpt9` are devices there)".into()
                 }
             }),
             CliError::NotADataFolder { .. } => Some(
@@ -243,6 +251,10 @@ impl fmt::Display for CliError {
                     f,
                     "an id of {} characters is too long to name a file after",
                     id.len()
+                ),
+                IdProblem::WindowsDevice => write!(
+                    f,
+                    "`{id}` is a device's name on Windows, where a clone of the repository cannot hold a file named after it"
                 ),
             },
             CliError::NotADataFolder { setting, folder } => write!(

@@ -74,6 +74,14 @@ pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Re
             problem: IdProblem::TooLong,
         });
     }
+    // Its files are named after it: `nul.toml` is a device on Windows (validation refuses
+    // such a family or context, which names an output too).
+    if crate::validate::is_windows_device(id) {
+        return Err(CliError::NotAnId {
+            id: id.clone(),
+            problem: IdProblem::WindowsDevice,
+        });
+    }
     // A tool's id is its name unless the file gives one: an id validation would refuse as a
     // name is refused here, before the file is written.
     if args.kind == NewKind::Tool && !crate::model::is_callable_name(id) {

@@ -150,6 +150,8 @@ pub(super) fn yaml_help(message: &str) -> Option<String> {
         "put a space before `#` that starts a comment, or quote a value that holds `#`"
     } else if message.contains("too large or too deeply nested") {
         "flatten what nests deepest (no real setting or schema nests so deep), or split the file"
+    } else if message.starts_with("recursion limit exceeded") {
+        "YAML is read nested fewer than 256 lists and mappings deep: flatten the value (no real context or tool schema nests so deep)"
     } else {
         return None;
     };

@@ -67,9 +67,12 @@ pub(super) fn help(message: &str) -> Option<String> {
         "the call leaves out an argument its function, filter, test or macro needs: give it \
          (`replace` needs the text to find and the text to put in its place)"
     } else if message.contains("recursion limit exceeded") {
-        "a macro, include or import calls itself, directly or through others, without end (or \
-         nests past minijinja's limit): give the recursion a case that does not call again, \
-         or nest fewer levels"
+        "a macro, include or import calls itself (or a `recursive` loop calls `loop(…)`), \
+         directly or through others, without end (or nests past minijinja's limit): give the \
+         recursion a case that does not call again, or nest fewer levels"
+    } else if message.contains("exceeds maximum recursion limits") {
+        "brackets, parentheses or calls are nested too deeply to read: nest fewer levels, or \
+         compute a part of it apart (`{% set part = … %}`, a predicate)"
     } else {
         return None;
     };

@@ -1006,11 +1006,16 @@ fn not_portable(name: &str, stem_only: bool) -> bool {
     if matches!(name, "." | "..") {
         return false;
     }
+    is_windows_device(name) || (!stem_only && name.ends_with(['.', ' ']))
+}
+
+/// Whether a file named `name` is one of Windows's devices whatever its extension (`nul`,
+/// `con.md`, `Aux.toml`).
+pub fn is_windows_device(name: &str) -> bool {
     let stem = name.split('.').next().unwrap_or(name);
     DEVICE_NAMES
         .iter()
         .any(|device| stem.eq_ignore_ascii_case(device))
-        || (!stem_only && name.ends_with(['.', ' ']))
 }
 
 /// Every name that becomes part of an output's path fits a file system and is neither a
