@@ -452,6 +452,12 @@ pub fn volatile_warning(
                         None => entry.value_span("/id"),
                     })
             })
+            .or_else(|| {
+                let (condition, span, _) =
+                    parameter_shown_in_one(workspace, variant.family(), compiled, &probed)?;
+                *read_by_when.borrow_mut() = volatile_read_by(workspace, &condition, &predicates);
+                Some(span)
+            })
             .unwrap_or_else(|| workspace.manifest.key_span("/tokens/volatile"));
         let read_by_when = read_by_when.into_inner();
         let volatile = match found.into_inner() {
@@ -517,13 +523,38 @@ pub fn volatile_warning(
         }
         (None, None) => shown_by(variant.base),
     };
+    // Else a parameter shown in one prompt and not the other, in the same way: its `when`
+    // reads the value.
+    let parameter_condition = match (&condition, &tool_condition) {
+        (None, None) => {
+            let template = match &prefix.section {
+                Some(id) => component_template(workspace, variant, id).map(|(t, _)| t),
+                None => Some(variant.base),
+            };
+            template
+                .filter(|template| shows_tools(*template))
+                .and_then(|_| {
+                    parameter_shown_in_one(workspace, variant.family(), compiled, &probed)
+                })
+                .filter(|(_, _, name)| {
+                    changed_lines.0.contains(name.as_str())
+                        || changed_lines.1.contains(name.as_str())
+                })
+                .map(|(condition, span, _)| (condition, span))
+        }
+        _ => None,
+    };
     let span = condition
         .map(|(entry, _)| entry.value_span("/when"))
-        .or_else(|| tool_condition.map(|(entry, _)| entry.value_span("/when")));
+        .or_else(|| tool_condition.map(|(entry, _)| entry.value_span("/when")))
+        .or_else(|| parameter_condition.as_ref().map(|(_, span)| *span));
     let at_condition = span.is_some();
     let read_by_condition = condition
         .map(|(_, condition)| condition)
         .or(tool_condition.map(|(_, condition)| condition))
+        .or(parameter_condition
+            .as_ref()
+            .map(|(condition, _)| &**condition))
         .map(|condition| volatile_read_by(workspace, condition, &predicates))
         .unwrap_or_default();
     let span = match (span, &prefix.section) {
@@ -650,6 +681,48 @@ fn tool_offered_in_one<'w>(
             let entry = workspace.tools.get(&tool.id)?;
             Some((entry, entry.value.when.as_deref()?, tool.name.clone()))
         })
+}
+
+/// A parameter of a tool both prompts offer that one of them shows and the other does not,
+/// with its `when` (the condition and where it is written) and its name: the first such,
+/// in the tools' order.
+fn parameter_shown_in_one(
+    workspace: &Workspace,
+    family: &str,
+    compiled: &Compiled,
+    probed: &Compiled,
+) -> Option<(std::sync::Arc<str>, crate::span::Span, String)> {
+    compiled.tools.iter().find_map(|tool| {
+        let other = probed
+            .tools
+            .iter()
+            .find(|other| other.id == tool.id && other.item == tool.item)?;
+        let shown = |tool: &crate::compiled::CompiledTool, name: &str| {
+            tool.parameters
+                .iter()
+                .any(|parameter| parameter.name == name)
+        };
+        let name = tool
+            .parameters
+            .iter()
+            .map(|parameter| &parameter.name)
+            .find(|name| !shown(other, name))
+            .or_else(|| {
+                other
+                    .parameters
+                    .iter()
+                    .map(|parameter| &parameter.name)
+                    .find(|name| !shown(tool, name))
+            })?;
+        let resolved = resolve_tool(workspace, &tool.id, family)?;
+        let (condition, span) = resolved
+            .parameters
+            .iter()
+            .find(|parameter| &parameter.name == name)?
+            .when
+            .clone()?;
+        Some((condition, span, name.clone()))
+    })
 }
 
 /// Whether the section `id` is in one of the prompts and not in the other.
