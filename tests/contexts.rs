@@ -502,6 +502,52 @@ fn a_server_nothing_describes_is_a_warning_at_its_name() {
     );
 }
 
+// What the settings say and what the compile says are one report, closed by one count: the
+// settings' warnings and the compile's were each followed by a count of their own.
+#[test]
+fn warnings_of_the_settings_and_of_the_compile_close_with_one_count() {
+    let workspace = Fixture::minimal()
+        .file(
+            "variants/native.toml",
+            "id = \"native\"\nextends = \"generic\"\nnative_tools = true\n",
+        )
+        .file(
+            "tools/read_file.toml",
+            "id = \"read_file\"\ndescription = \"Read a file.\"\n\n[[parameters]]\nname = \"path\"\ninstruction = \"Where.\"\nschema = { format = \"uri\" }\n",
+        )
+        .write();
+    let settings = workspace.tmp().join("agent.json");
+    std::fs::write(
+        &settings,
+        "{\"mcpServers\": {\"weather\": {\"command\": \"w\"}}}\n",
+    )
+    .unwrap();
+    let run = workspace.run(&[
+        "tools",
+        "--variant",
+        "native",
+        "--context",
+        "basic",
+        "--dialect",
+        "gemini",
+        "--mcp",
+        settings.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("warning[server-not-listed]")
+            && run.stderr.contains("warning[keywords-dropped]"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.stderr.matches("warning: ").count(), 1, "{}", run.stderr);
+    assert!(
+        run.stderr.ends_with("warning: 2 warnings\n"),
+        "{}",
+        run.stderr
+    );
+}
+
 // A listing's server that the settings do not name (a misspelt name, most likely), or that the
 // context already has (whose entry says what it offers), gave nothing without a word. Each is a
 // warning at its name in the listing; the build goes on with the servers it has.

@@ -316,6 +316,7 @@ fn exit(result: Result<(), CliError>, printer: &Printer) -> ExitCode {
     while crate::scratch::is_closed() {
         std::thread::park();
     }
+    printer.close();
     match result {
         Ok(()) => ExitCode::from(EXIT_OK),
         Err(error) => {

@@ -19,6 +19,9 @@ pub struct Printer {
     quiet: bool,
     /// `--format json`: what a failing command prints on stdout (see [`Printer::json`]).
     json: Option<Mutex<JsonFailure>>,
+    /// The errors and warnings printed so far: a command that reports in several batches (the
+    /// settings it reads, then the compile) closes with one count of them all.
+    counted: Mutex<(usize, usize)>,
 }
 
 /// What a command that prints JSON has said so far, for the document it prints on stdout
@@ -45,6 +48,7 @@ impl Printer {
             color,
             quiet: false,
             json: None,
+            counted: Mutex::default(),
         }
     }
 
@@ -112,20 +116,40 @@ impl Printer {
         }
     }
 
-    /// Prints diagnostics rustc-style, with their count.
+    /// Prints diagnostics rustc-style; their count closes the command's report (see
+    /// [`Printer::close`]).
     pub fn diagnostics(&self, diagnostics: Diagnostics, sources: &Sources) {
         let sorted = diagnostics.sorted();
         if sorted.is_empty() {
             return;
         }
         self.with_json(|json| json.records.extend(records(&sorted, &[sources])));
-        stderr(&report::human(&sorted, sources, self.color));
+        let (errors, warnings) = report::diagnostics::counts(&sorted);
+        let mut counted = self.counted.lock().unwrap_or_else(PoisonError::into_inner);
+        counted.0 += errors;
+        counted.1 += warnings;
+        stderr(&report::diagnostics::human_unsummed(
+            &sorted, sources, self.color,
+        ));
+    }
+
+    /// Prints the count of the diagnostics printed since the last count: before a message,
+    /// and before the error the command ended with.
+    pub fn close(&self) {
+        let (errors, warnings) =
+            std::mem::take(&mut *self.counted.lock().unwrap_or_else(PoisonError::into_inner));
+        if let Some(summary) = report::diagnostics::summary_of(errors, warnings) {
+            stderr(&format!("{summary}\n"));
+        }
     }
 
     pub fn message(&self, message: Message<'_>) {
         if self.quiet && message.is_progress() {
             return;
         }
+        // The diagnostics before it are counted before it: batches printed one after
+        // another share one count.
+        self.close();
         // Messages name files, whose names a workspace chooses; each message is one line.
         stderr(&format!("{}\n", visible(&message.to_string())));
     }

@@ -13,6 +13,17 @@ use crate::source::{SourceFile, Sources};
 
 /// Diagnostics for a terminal or a log, with a closing count.
 pub fn human(diagnostics: &[Diagnostic], sources: &Sources, color: bool) -> String {
+    let mut out = human_unsummed(diagnostics, sources, color);
+    if let Some(summary) = summary(diagnostics) {
+        out.push_str(&summary);
+        out.push('\n');
+    }
+    out
+}
+
+/// [`human`] without the closing count: for a command that reports in several batches and
+/// counts them all once, at its end.
+pub fn human_unsummed(diagnostics: &[Diagnostic], sources: &Sources, color: bool) -> String {
     let renderer = if color {
         Renderer::styled()
     } else {
@@ -38,10 +49,6 @@ pub fn human(diagnostics: &[Diagnostic], sources: &Sources, color: bool) -> Stri
             None => rendered,
         });
         out.push_str("\n\n");
-    }
-    if let Some(summary) = summary(diagnostics) {
-        out.push_str(&summary);
-        out.push('\n');
     }
     out
 }
@@ -215,6 +222,13 @@ fn clamp(range: std::ops::Range<usize>, text: &str) -> std::ops::Range<usize> {
 
 /// "2 errors, 1 warning", or nothing when there is nothing to report.
 pub fn summary(diagnostics: &[Diagnostic]) -> Option<String> {
+    let (errors, warnings) = counts(diagnostics);
+    summary_of(errors, warnings)
+}
+
+/// How many errors and warnings `diagnostics` hold, those a [`Problem::MoreProblems`]
+/// stands for among them.
+pub fn counts(diagnostics: &[Diagnostic]) -> (usize, usize) {
     // A file's problems left out of the report count as the ones shown do.
     let (mut errors, mut warnings) = (0, 0);
     for diagnostic in diagnostics {
@@ -234,6 +248,11 @@ pub fn summary(diagnostics: &[Diagnostic]) -> Option<String> {
             (_, Severity::Warning) => warnings += 1,
         }
     }
+    (errors, warnings)
+}
+
+/// The closing count of a report of `errors` and `warnings`: `error: 2 errors, 1 warning`.
+pub fn summary_of(errors: usize, warnings: usize) -> Option<String> {
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     match (errors, warnings) {
         (0, 0) => None,
