@@ -418,16 +418,23 @@ fn a_command_line_path_that_is_no_regular_file_is_a_bad_argument() {
     common::mkfifo(&pipe);
     let folder = workspace.tmp().join("folder.json");
     std::fs::create_dir(&folder).unwrap();
-    for path in [&pipe, &folder] {
+    for (path, help) in [
+        (
+            &pipe,
+            "help: name a regular JSON file (such as `.vscode/mcp.json`): a FIFO, socket or device is not read",
+        ),
+        (
+            &folder,
+            "help: name the settings file itself (such as `.vscode/mcp.json`), not its folder",
+        ),
+    ] {
         let run = workspace.run(&["context", "--mcp", path.to_str().unwrap()]);
         assert_eq!(run.code, 2, "{}", run.stderr);
         assert!(
             run.stderr.contains(&format!(
                 "{} is not a regular file: MCP settings are read from a JSON file",
                 path.display()
-            )) && run.stderr.contains(
-                "help: name the settings file itself (such as `.vscode/mcp.json`), not its folder"
-            ),
+            )) && run.stderr.contains(help),
             "{}",
             run.stderr
         );
