@@ -6,6 +6,7 @@ mod context_fields;
 mod context_rules;
 mod references;
 pub(crate) use references::ENTRIES_LOOKED_AT;
+#[cfg(feature = "cli")]
 pub(crate) use references::is_windows_device;
 mod routing;
 mod rules_from;
