@@ -619,6 +619,8 @@ pub enum Problem {
     PostprocessOutOfFuel {
         fuel: u64,
         per_kib: u64,
+        /// Finding the groups its replacement writes (`$1`) ran out, not the search.
+        groups: bool,
     },
     /// Choosing a variant: versions, labels, tags, model routing.
     Routing(RoutingProblem),
@@ -1431,6 +1433,10 @@ impl Problem {
                 "look for text repeated or joined many times; if the size is real, raise `{setting}` in promptc.toml (at most {} bytes)",
                 crate::model::limits::MAX_BYTES
             ),
+            Problem::PostprocessOutOfFuel { groups: true, .. } => format!(
+                "write a replacement without groups (`$0`, the whole match, costs nothing), match shorter spans, or raise `fuel` in promptc.toml (at most {})",
+                crate::model::limits::MAX_FUEL
+            ),
             Problem::PostprocessOutOfFuel { .. } => format!(
                 "nested repetitions (such as `(?:[0-9]{{0,200}}x){{5}}`) and Unicode word boundaries next to non-ASCII text make the regex engine step through every state of the pattern for each byte of the prompt: simplify the pattern (a `\\b` over non-ASCII text can be `(?-u:\\b)`), or raise `fuel` in promptc.toml (at most {})",
                 crate::model::limits::MAX_FUEL
@@ -1920,7 +1926,15 @@ impl Problem {
                     "this template builds more than {limit} bytes of text (`{setting}`)"
                 )
             }
-            Problem::PostprocessOutOfFuel { fuel, per_kib } => write!(
+            Problem::PostprocessOutOfFuel {
+                fuel,
+                per_kib,
+                groups: true,
+            } => write!(
+                f,
+                "this post-processing rule's replacement writes groups of its matches (`$1`, `${{name}}`), and finding them steps through the pattern for each byte of a match, at {per_kib} fuel a KiB: more than is left of the compile's fuel ({fuel}) over this prompt's matches"
+            ),
+            Problem::PostprocessOutOfFuel { fuel, per_kib, .. } => write!(
                 f,
                 "this post-processing rule's regex cannot be searched quickly over this prompt, and searching it state by state costs {per_kib} fuel a KiB: more than is left of the compile's fuel ({fuel})"
             ),
@@ -2394,6 +2408,7 @@ mod tests {
             Problem::PostprocessOutOfFuel {
                 fuel: 0,
                 per_kib: 0,
+                groups: false,
             },
             Problem::ChainTooLong {
                 link: CycleLink::Extends,

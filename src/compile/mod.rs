@@ -376,9 +376,18 @@ impl<'w> Compiler<'w> {
                             limit: limits.compile_bytes,
                         },
                     ),
-                    Stopped::OutOfFuel { rule, per_kib } => {
-                        (rule, Problem::PostprocessOutOfFuel { fuel, per_kib })
-                    }
+                    Stopped::OutOfFuel {
+                        rule,
+                        per_kib,
+                        groups,
+                    } => (
+                        rule,
+                        Problem::PostprocessOutOfFuel {
+                            fuel,
+                            per_kib,
+                            groups,
+                        },
+                    ),
                 };
                 let span = workspace.manifest.key_span(&format!("/postprocess/{rule}"));
                 diagnostics.push(Diagnostic::new(problem, span));

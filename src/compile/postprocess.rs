@@ -28,9 +28,14 @@ pub enum Stopped {
     /// few of them in a row, exponentially.
     Overgrown { rule: usize },
     /// The rule's regex could only be searched state by state over this prompt (see
-    /// [`search_fuel`]), for more fuel than the compile had left. `per_kib` is what a KiB of
-    /// text costs so.
-    OutOfFuel { rule: usize, per_kib: u64 },
+    /// [`search_fuel`]), or the groups its replacement writes found so in its matches
+    /// (`groups`), for more fuel than the compile had left. `per_kib` is what a KiB of text
+    /// costs so.
+    OutOfFuel {
+        rule: usize,
+        per_kib: u64,
+        groups: bool,
+    },
 }
 
 #[derive(Debug)]
@@ -163,9 +168,10 @@ impl Postprocessor {
                     };
                     let stopped = |reason| match reason {
                         Reason::Overgrown => Stopped::Overgrown { rule },
-                        Reason::OutOfFuel => Stopped::OutOfFuel {
+                        Reason::OutOfFuel | Reason::OutOfFuelForGroups => Stopped::OutOfFuel {
                             rule,
                             per_kib: search_fuel(1024, rule_size(regex)),
+                            groups: matches!(reason, Reason::OutOfFuelForGroups),
                         },
                     };
                     replace_guarded(&text, rule_regex, replace, guard.as_ref(), limit, &fuel)
@@ -348,6 +354,8 @@ impl Fuel {
 enum Reason {
     Overgrown,
     OutOfFuel,
+    /// Finding the groups the replacement writes, in the matches.
+    OutOfFuelForGroups,
 }
 
 /// A regex rule's pattern, as the engines that search it.
@@ -904,8 +912,10 @@ fn replace_matches(
             .as_mut()
             .is_some_and(|guarded| guarded.keeps(start, end))
     };
-    // Nothing to expand: the matches alone, without their groups.
+    // Nothing to expand: the matches alone, without their groups. A replacement that
+    // writes only the whole match (`$0`, `[${0}]`) needs no search for groups either.
     let expands = replace.contains('$');
+    let groups = expands && writes_groups(replace);
     let mut captures = regex.create_captures();
     let size = rule_size(regex);
     let mut out = String::with_capacity(text.len().min(limit));
@@ -917,10 +927,15 @@ fn replace_matches(
             out.push_str(&text[found.range()]);
         } else if !expands {
             out.push_str(replace);
+        } else if !groups {
+            if !expand_whole(text, found.range(), replace, limit, &mut out) {
+                return Err(Reason::Overgrown);
+            }
         } else {
             // The groups of this match: the engine that finds them steps through the pattern
             // for each byte of it, paid for as a search of the match.
-            fuel.pay(stepped_fuel(found.len(), size))?;
+            fuel.pay(stepped_fuel(found.len(), size))
+                .map_err(|_| Reason::OutOfFuelForGroups)?;
             let input = Input::new(text).span(found.range()).anchored(Anchored::Yes);
             regex.search_captures(&input, &mut captures);
             if !captures.is_match() {
@@ -941,6 +956,45 @@ fn replace_matches(
         return Err(Reason::Overgrown);
     }
     Ok(Some(out))
+}
+
+/// Whether `replace` writes a group other than the whole match (`$1`, `${name}`).
+fn writes_groups(replace: &str) -> bool {
+    let (numbered, named) = (Cell::new(false), Cell::new(false));
+    regex_automata::util::interpolate::string(
+        replace,
+        |index, _| numbered.set(numbered.get() || index != 0),
+        |_| {
+            named.set(true);
+            None
+        },
+        &mut String::new(),
+    );
+    numbered.get() || named.get()
+}
+
+/// [`expand_within`] for a replacement that writes only the whole match, at `range`.
+fn expand_whole(
+    text: &str,
+    range: std::ops::Range<usize>,
+    replace: &str,
+    limit: usize,
+    out: &mut String,
+) -> bool {
+    let mut over = false;
+    regex_automata::util::interpolate::string(
+        replace,
+        |_, dst| {
+            if over || dst.len() + range.len() > limit {
+                over = true;
+                return;
+            }
+            dst.push_str(&text[range.clone()]);
+        },
+        |_| None,
+        out,
+    );
+    !over
 }
 
 /// Appends `replace` to `out` with its groups expanded, as `Captures::interpolate_string_into`
@@ -1530,6 +1584,33 @@ mod tests {
         let mut out = String::new();
         assert!(expand_within(&text, &captures, "<$0>", 50_000, &mut out));
         assert_eq!(out, format!("<{text}>"));
+    }
+
+    /// A replacement that writes only the whole match needs no search for groups, and costs
+    /// no fuel for one however long the match; one that writes a group is paid for as the
+    /// search for it, and says so when the fuel runs out.
+    #[test]
+    fn only_groups_besides_the_whole_match_cost_fuel_to_find() {
+        let text = "a".repeat(6 << 20);
+        let apply = |replace: &str| {
+            let rules = vec![PostprocessRule::Regex {
+                pattern: "(?s)(a)a+".into(),
+                replace: replace.into(),
+                guard: None,
+            }];
+            Postprocessor::new(Some(&rules)).apply(&text, u64::MAX, DEFAULT_FUEL)
+        };
+        for (replace, around) in [("$0", 0), ("[${0}]", 2)] {
+            let replaced =
+                apply(replace).map(|out| (out.len(), out.starts_with("[a") == (around > 0)));
+            assert_eq!(replaced, Ok((text.len() + around, true)), "{replace}");
+        }
+        assert!(!writes_groups("$0 ${0} $$1"));
+        assert!(writes_groups("$1") && writes_groups("${name}"));
+        assert!(
+            matches!(apply("$1"), Err(Stopped::OutOfFuel { groups: true, .. })),
+            "a group of a 6 MB match is found state by state"
+        );
     }
 
     #[test]
