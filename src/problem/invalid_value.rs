@@ -179,6 +179,14 @@ impl InvalidValue {
             InvalidValue::Count { limit, of, .. } => {
                 Some(format!("give it at least {limit} {of}"))
             }
+            // One folder below `build.out`, one file in it: what `build --all` removes and
+            // `check` compares is known by that form.
+            InvalidValue::BadForm {
+                expected: Form::OutputPath,
+                ..
+            } => Some(
+                "write one folder and a file name below `build.out`, such as `claude/plan.md`: no deeper folders, no folder whose name starts with a dot".into(),
+            ),
             _ => None,
         }
     }
