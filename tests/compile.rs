@@ -825,6 +825,56 @@ fn a_section_read_only_before_it_renders_is_left_out_and_said() {
     assert!(compiled.prompt.contains("Read before you write."));
 }
 
+/// A section whose slot the base template writes only under a condition is in the prompt
+/// only in the contexts where the condition holds: elsewhere it is left out and said so, by
+/// the compile (`stats`, `build --format json`) and by `explain`, whether its reader was
+/// rendered afresh or taken from an earlier compile; a sub-section of it with it.
+#[test]
+fn a_section_its_reader_skips_in_a_context_is_left_out_there() {
+    let workspace = tips_under_usage(
+        "{{ TOOLS }}\n\n{{ INTRO_SECTION }}\n{% if mode == 'plan' %}\n{{ USAGE_SECTION }}{% endif %}\n",
+    )
+    .file(
+        "variants/generic.toml",
+        "id = \"generic\"\ntemplate_file = \"generic.md\"\ncomponents = [\"intro\", \"tips\", \"usage\"]\ntools = [\"read_file\"]\n",
+    )
+    .file("examples/contexts/plan.toml", "date = \"2026-11-01\"\nmode = \"plan\"\n")
+    .write();
+    let loaded = promptc::load_workspace(workspace.root()).unwrap();
+    let shared = promptc::Compiler::new(&loaded.workspace);
+    let skipped = "rendered, but the templates that read its slot did not write it in this context";
+    for context in ["plan", "basic", "plan", "basic"] {
+        let values = loaded.workspace.context(context).unwrap().clone();
+        let request = Request::new(Selection::family("generic"), values);
+        let compiled = compiled_as_alone(&shared, &loaded.workspace, &request, context);
+        let section = |id: &str| compiled.sections.iter().find(|s| s.id == id).unwrap();
+        let in_plan = context == "plan";
+        for id in ["usage", "tips"] {
+            assert_eq!(section(id).included, in_plan, "{context} {id}");
+            assert_eq!(
+                section(id).reason.as_deref(),
+                (!in_plan).then_some(skipped),
+                "{context} {id}"
+            );
+            assert_eq!(section(id).text.is_empty(), !in_plan, "{context} {id}");
+        }
+        assert_eq!(compiled.prompt.contains("Read before you write."), in_plan);
+        assert!(section("intro").included);
+    }
+    let explain = workspace.run(&["explain", "--family", "generic", "--context", "basic"]);
+    assert!(
+        explain.stdout.contains(&format!("  - usage: {skipped}"))
+            && explain.stdout.contains(&format!("  - tips: {skipped}")),
+        "{}",
+        explain.stdout
+    );
+    let stats = workspace.run(&["stats", "--family", "generic", "--context", "basic"]);
+    assert_eq!(stats.code, 0, "{}", stats.stderr);
+    assert!(!stats.stdout.contains("usage"), "{}", stats.stdout);
+    let stats = workspace.run(&["stats", "--family", "generic", "--context", "plan"]);
+    assert!(stats.stdout.contains("| usage |"), "{}", stats.stdout);
+}
+
 /// A section read through a template the base includes is in the prompt, and so is every
 /// section when a template names one it uses by a computed name (any slot may be read there).
 #[test]

@@ -561,9 +561,17 @@ pub fn volatile_warning(
         (Some(span), _) => span,
         (None, Some(id)) => {
             let (template, _) = component_template(workspace, variant, id)?;
+            // A section in one prompt and not the other, whose own `when` does not decide it:
+            // the template that writes its slot does, under a condition of its own (`{% if
+            // plan_mode %}{{ OBJECTIVE_SECTION }}{% endif %}`).
+            let writer = shown_in_one(compiled, &probed, id)
+                .then(|| slot_writer(workspace, variant, id))
+                .flatten();
             // A section that shows the tools (`{{ TOOLS }}`) holds the value in a tool's
             // text when it reads none itself.
-            reads_volatile(template)
+            writer
+                .and_then(reads_volatile)
+                .or_else(|| reads_volatile(template))
                 .or_else(|| {
                     tool_text(template).and_then(|tool| {
                         reads_volatile(tool).or_else(|| workspace.templates.span_of(tool))
@@ -723,6 +731,33 @@ fn parameter_shown_in_one(
             .clone()?;
         Some((condition, span, name.clone()))
     })
+}
+
+/// The template that writes the slot of section `id`: the base template when it reads the
+/// slot (itself or through what it uses), else the first of the variant's sections whose
+/// template does.
+fn slot_writer(
+    workspace: &Workspace,
+    variant: &crate::workspace::inheritance::EffectiveVariant,
+    id: &str,
+) -> Option<TemplateId> {
+    let slot = workspace.components.get(id)?.value.slot();
+    let reads_slot = |template: TemplateId| {
+        workspace
+            .templates
+            .with_used(template)
+            .any(|used| workspace.templates.variables(used).contains(&slot))
+    };
+    if reads_slot(variant.base) {
+        return Some(variant.base);
+    }
+    variant
+        .components()
+        .iter()
+        .filter(|other| other.as_str() != id)
+        .filter_map(|other| component_template(workspace, variant, other))
+        .map(|(template, _)| template)
+        .find(|template| reads_slot(*template))
 }
 
 /// Whether the section `id` is in one of the prompts and not in the other.

@@ -108,7 +108,24 @@ pub fn explain(compiler: &Compiler<'_>, request: &Request) -> Result<Explanation
         .tools
         .iter()
         .any(|planned| planned.tool.for_each.is_some() && planned.reason == Reason::Included);
-    let made = match for_each.then(|| compiler.compile(request)) {
+    // A section is in the prompt only where a render that is reads its slot, which only the
+    // compile knows (a condition of the base template may skip it): the request is compiled
+    // for that too, and a failing compile leaves the plan's word.
+    let compiled = compiler.compile(request);
+    let skipped: HashSet<String> = compiled
+        .as_ref()
+        .map(|compiled| {
+            compiled
+                .sections
+                .iter()
+                .filter(|section| {
+                    section.reason.as_deref() == Some(Reason::SlotSkipped.to_string().as_str())
+                })
+                .map(|section| section.id.clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    let made = match for_each.then_some(compiled) {
         None => None,
         Some(Ok(compiled)) => Some(compiled.tools.to_vec()),
         Some(Err(CompileError::Diagnostics(found))) => {
@@ -135,6 +152,7 @@ pub fn explain(compiler: &Compiler<'_>, request: &Request) -> Result<Explanation
         variant: prepared.variant,
         scope: prepared.scope.values(),
         made,
+        skipped,
     };
     let variant = prepared.variant;
     Ok(Explanation {
@@ -158,6 +176,8 @@ struct Explainer<'a> {
     scope: Value,
     /// The tools the compile made, when a `for_each` tool asked for them.
     made: Option<Vec<crate::compiled::CompiledTool>>,
+    /// The sections the compile rendered whose slot no render of the prompt read.
+    skipped: HashSet<String>,
 }
 
 impl Explainer<'_> {
@@ -185,10 +205,15 @@ impl Explainer<'_> {
     fn component(&self, planned: &PlannedComponent) -> Item {
         let entry = self.workspace.components.get(&planned.id);
         let template = self.workspace.templates.name(planned.template);
+        let reason = if self.skipped.contains(&planned.id) {
+            &Reason::SlotSkipped
+        } else {
+            &planned.reason
+        };
         Item {
             id: planned.id.clone(),
-            included: planned.reason == Reason::Included,
-            reason: self.reason(Kind::Component, &planned.id, &planned.reason),
+            included: *reason == Reason::Included,
+            reason: self.reason(Kind::Component, &planned.id, reason),
             source: entry.map(|e| self.range(e.value_span(""))),
             choice: Some(format!("{template} ({})", planned.choice)),
             partials: self

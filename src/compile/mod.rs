@@ -22,7 +22,7 @@ use crate::render::renderer::{Renderer, Text};
 use crate::resolve::conditions::{ConditionFuel, Conditions};
 use crate::resolve::plan::{Outline, Outlines};
 use crate::resolve::plan::{Plan, Reason, plan};
-use crate::resolve::scope::{Scope, context_layer};
+use crate::resolve::scope::{Scope, SlotReads, context_layer};
 use crate::span::Span;
 use crate::templates::written::write_bytes;
 use crate::workspace::Workspace;
@@ -313,13 +313,19 @@ impl<'w> Compiler<'w> {
             ),
             exhausted,
             memo: &self.memo,
+            slot_reads: None,
         };
         let tools = renderer.tools(&plan, variant, &mut scope);
 
         // Every slot resolves: "" until its component renders.
         scope.fill_sections_from(&self.empty_sections);
+        let slot_reads = std::sync::Arc::new(SlotReads::default());
+        scope.note_slot_reads(&slot_reads);
+        renderer.slot_reads = Some(std::sync::Arc::clone(&slot_reads));
         let values = scope.values();
         let mut sections = Vec::with_capacity(plan.components.len());
+        // The slots each section's render read, by the section's place.
+        let mut read_by_section = Vec::with_capacity(plan.components.len());
         for planned in &plan.components {
             let included = planned.reason == Reason::Included;
             // A section left out is ""; one whose render failed was reported, and the compile
@@ -328,6 +334,7 @@ impl<'w> Compiler<'w> {
                 .then(|| renderer.render_text(planned.template, &values))
                 .flatten()
                 .filter(|text| !text.as_str().trim().is_empty());
+            read_by_section.push(slot_reads.take());
             let text = match rendered {
                 // One copy: the scope's value shares the memo's text, or the section keeps
                 // the text rendered.
@@ -356,6 +363,9 @@ impl<'w> Compiler<'w> {
         }
 
         let rendered = renderer.render(variant.base, &values);
+        if !outline.writes_every_slot() {
+            leave_out_unread(&mut sections, &read_by_section, slot_reads.take());
+        }
         // What the templates left of the fuel is what the clean-up rules may spend.
         let (fuel, fuel_left) = (renderer.budget.fuel, renderer.budget.fuel_left);
         let bytes_left = renderer.budget.bytes_left;
@@ -554,6 +564,39 @@ impl<'w> Compiler<'w> {
 /// which a context has already been resolved from). A prepared scope and plan are made of
 /// that and the variant, whose id the key of [`Compiler::prepared`] adds after it. A context
 /// that cannot be written out (never, for one that was read) is prepared every time.
+/// Leaves out of the compile's sections those whose slot no render of the prompt read:
+/// the base template's render, or that of a section it reaches so (`read_by_section`, by
+/// place; `by_base`, the base's). A section so left out rendered, but a condition of the
+/// templates that read it skipped it in this context; counted as in the prompt, it made
+/// `stats` and `build --format json` count text the prompt does not hold.
+fn leave_out_unread(
+    sections: &mut [Section],
+    read_by_section: &[Vec<String>],
+    by_base: Vec<String>,
+) {
+    let mut placed = vec![false; sections.len()];
+    let mut slots = by_base;
+    while let Some(slot) = slots.pop() {
+        let Some(index) = sections
+            .iter()
+            .position(|section| section.slot == slot && section.included)
+        else {
+            continue;
+        };
+        if !placed[index] {
+            placed[index] = true;
+            slots.extend(read_by_section.get(index).into_iter().flatten().cloned());
+        }
+    }
+    for (section, placed) in sections.iter_mut().zip(placed) {
+        if section.included && !section.text.is_empty() && !placed {
+            section.included = false;
+            section.reason = Some(Reason::SlotSkipped.to_string());
+            section.text.clear();
+        }
+    }
+}
+
 fn request_key(request: &Request, date: Option<&str>, context: &[u8]) -> Vec<u8> {
     let mut key = Vec::with_capacity(64 + context.len());
     match date {

@@ -120,6 +120,9 @@ pub struct Key {
 pub struct Remembered {
     pub text: Arc<str>,
     pub fuel: u64,
+    /// The slots of filled sections the render read (see `scope::SlotReads`): the same
+    /// values read lead the same way through the template, to the same slots.
+    pub slots: Arc<[String]>,
 }
 
 impl RenderMemo {
@@ -169,12 +172,13 @@ impl RenderMemo {
     }
 
     /// Remembers a render; returns its text, as remembered.
-    pub fn insert(&self, key: Key, text: String, fuel: u64) -> Arc<str> {
-        let bytes = key.values.len() + text.len();
+    pub fn insert(&self, key: Key, text: String, fuel: u64, slots: Vec<String>) -> Arc<str> {
+        let bytes = key.values.len() + text.len() + slots.iter().map(String::len).sum::<usize>();
         let text: Arc<str> = Arc::from(text);
         let remembered = Remembered {
             text: Arc::clone(&text),
             fuel,
+            slots: slots.into(),
         };
         self.renders.insert(key, remembered, bytes);
         text
@@ -354,7 +358,7 @@ mod tests {
                 template: TemplateId::for_tests(index),
                 values: index.to_le_bytes().into(),
             };
-            memo.insert(key, text.clone(), 1);
+            memo.insert(key, text.clone(), 1, Vec::new());
             let written = [index.to_le_bytes().as_slice(), text.as_bytes()].concat();
             memo.tool_value(&written, || Value::from(index));
             let renders = memo.renders.held_bytes();

@@ -16,6 +16,7 @@ use crate::render::memo::{RenderMemo, ToolSection, write_tool};
 use crate::resolve::date::SourceDateEpoch;
 use crate::resolve::plan::{Plan, PlannedTool, Reason};
 use crate::resolve::scope::Scope;
+use crate::resolve::scope::SlotReads;
 use crate::resolve::tool_spec::{ForEach, ResolvedParameter, SpecChoice};
 use crate::templates::TemplateId;
 use crate::templates::limits::too_large;
@@ -42,6 +43,9 @@ pub struct Renderer<'a> {
     pub budget: Budget,
     pub exhausted: &'a Exhausted,
     pub memo: &'a RenderMemo,
+    /// Where the slots of filled sections each render reads are noted, when the compile
+    /// asks (see `scope::SlotReads`).
+    pub slot_reads: Option<Arc<SlotReads>>,
 }
 
 impl Renderer<'_> {
@@ -87,15 +91,23 @@ impl Renderer<'_> {
         if let Some(hit) = key.as_ref().and_then(|key| self.memo.get(key))
             && hit.text.len() as u64 <= byte_limit
         {
+            if let Some(reads) = &self.slot_reads {
+                reads.replay(&hit.slots);
+            }
             return self.spend(template, Text::Shared(hit.text), hit.fuel);
         }
         let mut buffer =
             CappedBuffer::new(byte_limit, self.memo.expected_length(template, byte_limit));
+        let start = self.slot_reads.as_ref().map(|reads| reads.start());
         let result = templates.template(template).and_then(|template| {
             template
                 .render_captured_to(values.clone(), &mut buffer)
                 .map(|captured| crate::templates::model_id::used_fuel(captured.state()))
         });
+        let slots = match (&self.slot_reads, start) {
+            (Some(reads), Some(start)) => reads.stop(start),
+            _ => Vec::new(),
+        };
         match result {
             Ok(used) => {
                 self.memo.rendered_length(template, buffer.bytes.len());
@@ -103,7 +115,7 @@ impl Renderer<'_> {
                     .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
                 let text = match key {
                     // The memo keeps a copy of its own size.
-                    Some(key) => Text::Shared(self.memo.insert(key, text, used)),
+                    Some(key) => Text::Shared(self.memo.insert(key, text, used, slots)),
                     None => {
                         // Kept until its output is handled, and the byte limits count its
                         // length, not the room the last render's length gave it.

@@ -47,6 +47,9 @@ pub enum Reason {
     NoItems {
         list: Arc<str>,
     },
+    /// A section that rendered, but whose slot no render of the prompt read in this
+    /// context: the templates that read it skip it here (under a condition that is false).
+    SlotSkipped,
 }
 
 /// The most missing tools a reason names.
@@ -78,6 +81,9 @@ impl std::fmt::Display for Reason {
                     more => write!(f, " and {more} more"),
                 }
             }
+            Reason::SlotSkipped => f.write_str(
+                "rendered, but the templates that read its slot did not write it in this context",
+            ),
             Reason::NoItems { list } => write!(
                 f,
                 "its `for_each` list `{}` holds no items here: no tool is offered",
@@ -199,7 +205,7 @@ impl Reason {
     /// The bytes of the texts a reason holds.
     fn held_bytes(&self) -> usize {
         match self {
-            Reason::Included | Reason::DisabledByOverride => 0,
+            Reason::Included | Reason::DisabledByOverride | Reason::SlotSkipped => 0,
             Reason::ConditionFalse { condition } | Reason::NoItems { list: condition } => {
                 condition.len()
             }
@@ -497,6 +503,11 @@ impl Outline {
             .iter()
             .map(|outlined| Arc::clone(&outlined.tool))
             .collect()
+    }
+
+    /// Whether a template of the prompt calls `debug()` (see [`SlotReaders`]).
+    pub fn writes_every_slot(&self) -> bool {
+        self.slot_readers.writes_every_slot()
     }
 
     /// The files a compile of the variant reads, sorted: manifest, variant chain, templates

@@ -90,12 +90,73 @@ impl Object for Layers {
     }
 }
 
+/// The slots of filled sections that a compile's renders read, in order: a section is in
+/// the prompt only where a render that is in it reads its slot, which a condition of the
+/// template may not do in every context (`{% if plan_mode %}{{ OBJECTIVE_SECTION }}{% endif
+/// %}`). Noted only while a render runs ([`SlotReads::start`]), so that what looks the names
+/// up for other ends (the render memo's key) is not taken for a read.
+#[derive(Debug, Default)]
+pub struct SlotReads {
+    recording: std::sync::atomic::AtomicBool,
+    slots: std::sync::Mutex<Vec<String>>,
+}
+
+impl SlotReads {
+    fn note(&self, slot: &str) {
+        if self.recording.load(std::sync::atomic::Ordering::Relaxed)
+            && let Ok(mut slots) = self.slots.lock()
+        {
+            slots.push(slot.to_string());
+        }
+    }
+
+    /// Notes the reads of the render about to run; returns where they will start.
+    pub fn start(&self) -> usize {
+        self.recording
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        self.slots.lock().map_or(0, |slots| slots.len())
+    }
+
+    /// Stops noting; the slots read since `start`, once each, in the order first read.
+    pub fn stop(&self, start: usize) -> Vec<String> {
+        self.recording
+            .store(false, std::sync::atomic::Ordering::Relaxed);
+        let Ok(slots) = self.slots.lock() else {
+            return Vec::new();
+        };
+        let mut read: Vec<String> = Vec::new();
+        for slot in slots.get(start..).unwrap_or_default() {
+            if !read.contains(slot) {
+                read.push(slot.clone());
+            }
+        }
+        read
+    }
+
+    /// Notes what a remembered render read, for a render taken from the memo.
+    pub fn replay(&self, slots: &[String]) {
+        if let Ok(mut noted) = self.slots.lock() {
+            noted.extend(slots.iter().cloned());
+        }
+    }
+
+    /// Everything noted since the last take.
+    pub fn take(&self) -> Vec<String> {
+        self.slots
+            .lock()
+            .map(|mut slots| std::mem::take(&mut *slots))
+            .unwrap_or_default()
+    }
+}
+
 /// Section outputs, filled in as components render; once the compile's renders of sections
 /// begin, every other slot of the workspace reads as "".
 #[derive(Debug, Default)]
 struct Sections {
     filled: RwLock<BTreeMap<String, Value>>,
     unfilled: OnceLock<Arc<BTreeMap<String, Value>>>,
+    /// Where the slots of filled sections that renders read are noted (see [`SlotReads`]).
+    reads: OnceLock<Arc<SlotReads>>,
 }
 
 impl Sections {
@@ -108,6 +169,11 @@ impl Sections {
             return None;
         }
         if let Some(value) = self.filled.read().ok()?.get(name) {
+            if let Some(reads) = self.reads.get()
+                && value.as_str().is_some_and(|text| !text.is_empty())
+            {
+                reads.note(name);
+            }
             return Some(value.clone()).filter(|v| !v.is_undefined());
         }
         self.unfilled.get()?.get(name).cloned()
@@ -212,6 +278,11 @@ impl Scope {
         if let Ok(mut sections) = self.sections.filled.write() {
             sections.insert(slot.to_string(), text.into());
         }
+    }
+
+    /// From now on, the slots of filled sections that renders read are noted in `reads`.
+    pub fn note_slot_reads(&self, reads: &Arc<SlotReads>) {
+        let _ = self.sections.reads.set(Arc::clone(reads));
     }
 
     /// From now on, every slot in `empty` that no section filled reads as its value there

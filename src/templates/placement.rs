@@ -17,6 +17,9 @@ pub struct SlotReaders {
     /// Some template names a template it uses by a computed name: any slot may be read
     /// through it, so every section is taken to reach the prompt.
     computed: bool,
+    /// Some template calls `debug()`, which writes every name there is, every slot among
+    /// them, without reading one by one.
+    debug: bool,
 }
 
 impl SlotReaders {
@@ -24,6 +27,7 @@ impl SlotReaders {
     /// variant whose base template is `base`.
     pub fn new(templates: &Templates, base: TemplateId, sections: &[(TemplateId, &str)]) -> Self {
         let mut computed = false;
+        let mut debug = false;
         let mut reads = |template: TemplateId| -> BTreeSet<&str> {
             let mut names = BTreeSet::new();
             for used in templates.with_used(template) {
@@ -33,6 +37,7 @@ impl SlotReaders {
                     .any(|reference| reference.name.is_none());
                 names.extend(templates.variables(used).iter().map(String::as_str));
             }
+            debug |= names.contains("debug");
             names
         };
         let by_base = reads(base);
@@ -53,7 +58,17 @@ impl SlotReaders {
                 (by_base.contains(slot), others)
             })
             .collect();
-        Self { readers, computed }
+        Self {
+            readers,
+            computed,
+            debug,
+        }
+    }
+
+    /// Whether a template of the prompt calls `debug()`: every section it writes is in the
+    /// prompt, read by name or not.
+    pub fn writes_every_slot(&self) -> bool {
+        self.debug
     }
 
     /// Which sections reach the prompt, of those that render (`rendered`, by index, in the
