@@ -202,6 +202,85 @@ mod tests {
     /// minijinja's `if` without `else` gives a silent undefined, which writes nothing; any
     /// other undefined value given to `indent` or `pretty_json` is an error naming it, as
     /// minijinja's filters that take text make it.
+    /// A slice with a negative step takes what Python's (and Jinja's) takes, from text, a
+    /// list, a tuple and an iterable alike: a sequence of no items gave index 0, which
+    /// panicked, and a `stop` of 0 was taken as none.
+    #[test]
+    fn a_slice_with_a_negative_step_takes_what_python_takes() {
+        let env = new_environment(None, crate::model::limits::DEFAULT_RENDER_BYTES);
+        let python = |items: &str, slice: &str| -> String {
+            let chars: Vec<char> = items.chars().collect();
+            let len = chars.len() as i64;
+            let parts: Vec<Option<i64>> = slice
+                .split(':')
+                .map(|part| part.trim().parse().ok())
+                .collect();
+            let step = parts[2].unwrap_or(1);
+            let bound = |index: i64| {
+                if index < 0 {
+                    (len + index).max(-1)
+                } else {
+                    index.min(len - 1)
+                }
+            };
+            let (mut at, stop) = (parts[0].map_or(len - 1, bound), parts[1].map_or(-1, bound));
+            let mut out = String::new();
+            while at > stop {
+                out.push(chars[at as usize]);
+                at += step;
+            }
+            out
+        };
+        for items in ["", "a", "abc", "abcdef"] {
+            for slice in [
+                "::-1",
+                "::-2",
+                ":0:-1",
+                "1::-1",
+                "-1::-1",
+                ":-5:-1",
+                "5:1:-2",
+                "0:2:-1",
+                "-10::-1",
+                "2:-10:-1",
+                "::-9223372036854775807",
+            ] {
+                let expected = python(items, slice);
+                let text = env
+                    .render_str(&format!("{{{{ '{items}'[{slice}] }}}}"), ())
+                    .unwrap();
+                assert_eq!(text, expected, "'{items}'[{slice}]");
+                let list = env
+                    .render_str(
+                        &format!("{{{{ '{items}' | list | reverse | reverse | list | join('') }}}}|{{{{ ('{items}' | list)[{slice}] | join('') }}}}"),
+                        (),
+                    )
+                    .unwrap();
+                assert_eq!(
+                    list,
+                    format!("{items}|{expected}"),
+                    "list '{items}'[{slice}]"
+                );
+                let iterable = env
+                    .render_str(
+                        &format!("{{{{ ('{items}' | list | reverse)[{slice}] | join('') }}}}"),
+                        (),
+                    )
+                    .unwrap();
+                let reversed: String = items.chars().rev().collect();
+                assert_eq!(
+                    iterable,
+                    python(&reversed, slice),
+                    "iterable '{items}'[{slice}]"
+                );
+            }
+        }
+        assert!(
+            env.render_str("{{ 'abc'[::-9223372036854775808] }}", ())
+                .is_ok()
+        );
+    }
+
     #[test]
     fn only_the_silent_undefined_of_an_if_without_else_is_empty_text() {
         let env = new_environment(None, crate::model::limits::DEFAULT_RENDER_BYTES);

@@ -116,29 +116,36 @@ fn get_offset_and_len<F: FnOnce() -> usize>(
     }
 }
 
+/// The indices a slice with a negative step takes from a sequence of `end` items, as
+/// Python's `slice.indices` gives them: from `start` down to, not including, `stop`.
+///
+/// (promptc patch: a sequence of no items gave index 0, past its end, which panicked; a
+/// `stop` of 0 was taken as no stop, `"abc"[:0:-1]` giving `cba` where Jinja gives `cb`;
+/// a `start` before `stop` underflowed.)
 fn range_step_backwards(
     start: Option<i64>,
     stop: Option<i64>,
     step: usize,
     end: usize,
 ) -> impl Iterator<Item = usize> {
-    let start = match start {
-        None => end.saturating_sub(1),
-        Some(start) if start >= end as i64 => end.saturating_sub(1),
-        Some(start) if start >= 0 => start as usize,
-        Some(start) => (end as i64 + start).max(0) as usize,
+    let len = i64::try_from(end).unwrap_or(i64::MAX);
+    // Python's bounds for a negative step: -1 stands before the first item.
+    let bound = |index: i64| {
+        if index < 0 {
+            (len + index).max(-1)
+        } else {
+            index.min(len - 1)
+        }
     };
-    let stop = match stop {
-        None => 0,
-        Some(stop) if stop < 0 => (end as i64 + stop).max(0) as usize,
-        Some(stop) => stop as usize,
-    };
-    let length = if stop == 0 {
-        (start + step) / step
+    let start = start.map_or(len - 1, bound);
+    let stop = stop.map_or(-1, bound);
+    let step = i64::try_from(step).unwrap_or(i64::MAX).max(1);
+    let count = if start > stop {
+        (start - stop - 1) / step + 1
     } else {
-        (start - stop + step - 1) / step
+        0
     };
-    (stop..=start).rev().step_by(step).take(length)
+    (0..count).map(move |k| (start - k * step) as usize)
 }
 
 /// How a template's comparison (`==`, `<`, …, and the tests of the same names) orders two
@@ -225,7 +232,7 @@ pub fn slice(value: Value, start: Value, stop: Value, step: Value) -> Result<Val
             } else {
                 let chars: Vec<char> = s.chars().collect();
                 Ok(Value::from(
-                    range_step_backwards(start, stop, -step as usize, chars.len())
+                    range_step_backwards(start, stop, step.unsigned_abs() as usize, chars.len())
                         .map(move |i| chars[i])
                         .collect::<String>(),
                 ))
@@ -244,7 +251,7 @@ pub fn slice(value: Value, start: Value, stop: Value, step: Value) -> Result<Val
                 ))
             } else {
                 Ok(Value::from_bytes(
-                    range_step_backwards(start, stop, -step as usize, b.len())
+                    range_step_backwards(start, stop, step.unsigned_abs() as usize, b.len())
                         .map(|i| b[i])
                         .collect::<Vec<u8>>(),
                 ))
@@ -266,7 +273,7 @@ pub fn slice(value: Value, start: Value, stop: Value, step: Value) -> Result<Val
                         .step_by(step as usize)
                         .collect()
                 } else {
-                    range_step_backwards(start, stop, -step as usize, values.len())
+                    range_step_backwards(start, stop, step.unsigned_abs() as usize, values.len())
                         .map(|idx| values[idx].clone())
                         .collect()
                 };
@@ -288,8 +295,13 @@ pub fn slice(value: Value, start: Value, stop: Value, step: Value) -> Result<Val
                     if let Some(iter) = obj.try_iter() {
                         let vec = collect_untrusted(iter);
                         Box::new(
-                            range_step_backwards(start, stop, -step as usize, vec.len())
-                                .map(move |i| vec[i].clone()),
+                            range_step_backwards(
+                                start,
+                                stop,
+                                step.unsigned_abs() as usize,
+                                vec.len(),
+                            )
+                            .map(move |i| vec[i].clone()),
                         )
                     } else {
                         Box::new(None.into_iter())
