@@ -1048,13 +1048,15 @@ impl Templates {
             if tag.keyword != "import" {
                 return None;
             }
-            let (path, alias) = text.split_once(" as ")?;
-            let alias = alias
+            // `import "x" as m`, with any space around `as` (a line break too).
+            let words: Vec<&str> = text.split_whitespace().collect();
+            let at = words.iter().position(|word| *word == "as")?;
+            let alias = words
+                .get(at + 1)?
                 .trim_end_matches("%}")
-                .trim()
-                .trim_end_matches('-')
-                .trim();
-            (alias == module).then(|| path.trim().rsplit(['"', '\'']).nth(1).map(str::to_string))?
+                .trim_end_matches(['-', '+']);
+            let path = words[..at].join(" ");
+            (alias == module).then(|| path.rsplit(['"', '\'']).nth(1).map(str::to_string))?
         })?;
         let macros: Vec<String> = self
             .with_source(&imported, |partial| {

@@ -69,9 +69,24 @@ pub fn names_imported_from(source: &str) -> Vec<String> {
         if keyword != "from" {
             return;
         }
+        // The word `import` after the template's name, whatever space is around it (a line
+        // break, when the names go on the next line); not inside the name's literal.
         let Some(list) = inner.get(rest_at..).and_then(|rest| {
-            let at = rest.find(" import ")?;
-            rest.get(at + " import ".len()..)
+            let bytes = rest.as_bytes();
+            let lead = rest.len() - rest.trim_start().len();
+            let from = match bytes.get(lead) {
+                Some(quote @ (b'"' | b'\'')) => string_end(bytes, lead, *quote),
+                _ => lead,
+            };
+            let mut words = rest.get(from..)?.split_inclusive(char::is_whitespace);
+            let mut at = from;
+            loop {
+                let word = words.next()?;
+                if word.trim_end() == "import" && word.len() > "import".len() {
+                    return rest.get(at + word.len()..);
+                }
+                at += word.len();
+            }
         }) else {
             return;
         };
@@ -393,6 +408,15 @@ mod tests {
         assert!(
             names_imported_from("{{ from }} {% raw %}{% from 'm' import z %}{% endraw %}")
                 .is_empty()
+        );
+        // The names on the lines after `import`, or after a tab; a name's literal holding
+        // the word is no tag's word.
+        assert_eq!(
+            names_imported_from(
+                "{%- from \"partials/lib.md\" import\n    note, os -%}{% from 'x'\timport\ty %}\
+                 {% from 'a import b.md' import c %}"
+            ),
+            ["note", "os", "y", "c"]
         );
     }
 
