@@ -454,6 +454,27 @@ fn list_shows_families_versions_labels_and_tags() {
     assert_eq!(families[0]["variants"][3]["version"], "10.0.0");
 }
 
+/// A template reads the variant's labels as the mapping the file writes: a label by name,
+/// `in`, and in order; they were a list of pairs, so a template testing a label took the
+/// wrong branch without a word.
+#[test]
+fn a_template_reads_the_variant_s_labels_as_a_mapping() {
+    let workspace = versioned();
+    std::fs::write(
+        workspace.root().join("components/intro.md"),
+        "[{{ variant.labels is mapping }} {{ 'beta' in variant.labels }} {{ variant.labels.stable }} \
+         {{ variant.labels | join(',') }} {{ variant.labels['beta'] }}]\n",
+    )
+    .unwrap();
+    let run = workspace.run(&["build", "--variant", "generic"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("[true true 1.0.0 stable,beta 2]"),
+        "{}",
+        run.stdout
+    );
+}
+
 /// A description written as a YAML block scalar ends with a line break, and a literal one
 /// (`|`) holds more: `list` shows each line indented, with no control character's picture.
 #[test]

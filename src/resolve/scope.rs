@@ -369,11 +369,14 @@ fn base_layer(
         "tags",
         Value::from(Serde(v.tags.clone().unwrap_or_default())),
     );
+    // A mapping of label to version, as the file writes it (`"beta" in variant.labels`,
+    // `variant.labels.stable`): collected as pairs, it was a list of them.
     info.insert(
         "labels",
-        Value::from_iter(
+        Value::from(
             v.label_versions()
-                .map(|(name, version)| (name.to_string(), Value::from(version))),
+                .map(|(name, version)| (Value::from(name), Value::from(version)))
+                .collect::<IndexMap<Value, Value>>(),
         ),
     );
     base.insert(VARIANT.into(), Value::from(info));
