@@ -1126,6 +1126,22 @@ impl Problem {
                 suggestion: Some(suggestion),
                 ..
             } => format!("did you mean `{suggestion}`?"),
+            // Jinja's `dict.items()`, which minijinja's maps do not have as methods.
+            Problem::UnknownContextField { path, .. }
+                if path
+                    .rsplit_once('.')
+                    .is_some_and(|(_, last)| ["items", "keys", "values"].contains(&last)) =>
+            {
+                let (parent, method) = path.rsplit_once('.')?;
+                let instead = match method {
+                    "items" => format!("`{parent} | items`"),
+                    "keys" => format!("`{parent} | list`, a mapping's keys"),
+                    _ => format!("`{parent} | items | map(attribute=1)`"),
+                };
+                format!(
+                    "a mapping has no `.{method}()` method here: write {instead} (`{{% for key, value in {parent} | items %}}` goes through its pairs)"
+                )
+            }
             // No near name below a table of the context: the fields it has (a name alone may
             // have been meant as a predicate or placeholder as well).
             Problem::UnknownContextField { path, fields, .. } if !fields.is_empty() => {

@@ -522,6 +522,28 @@ impl Templates {
         self.span_in(name, offset..offset + variable.len())
     }
 
+    /// Where a template first reads the dotted `path` (`model.name`) in a tag: the whole
+    /// path, from its first name to its last (`model . name`, `model["name"]` too). `None`
+    /// when no tag reads it so; the last name alone, at its first use, was placed at another
+    /// read of the same word (`s.name`).
+    pub fn find_path(&self, template: TemplateId, path: &str) -> Option<Span> {
+        let name = self.name(template);
+        let mut parts = path.split('.');
+        let head = parts.next()?;
+        let rest: Vec<&str> = parts.collect();
+        let range = self
+            .with_source(name, |source| {
+                whole_words(source, head)
+                    .filter(|&at| tag_around(source, at).is_some())
+                    .find_map(|at| {
+                        let end = path_end(source, at + head.len(), &rest)?;
+                        Some(at..end)
+                    })
+            })
+            .flatten()?;
+        self.span_in(name, range)
+    }
+
     /// Where each of `variables` is first used in a template, as [`Self::find_name`] finds
     /// one, the template's text read once: looking for each name from the start took time in
     /// proportion to the names times the text (300,000 undefined names in a 4 MB template,
@@ -1143,6 +1165,36 @@ fn keyword_of(tag: &str) -> &str {
 /// is searched then rather than indexed for every template of every load.
 fn first_word(source: &str, word: &str) -> Option<usize> {
     whole_words(source, word).next()
+}
+
+/// Where the attributes `rest` that follow a name end, when the text at `at` reads them one
+/// after another (`.x`, `["x"]`, `['x']`, with spaces around them); `None` when it does not.
+fn path_end(source: &str, mut at: usize, rest: &[&str]) -> Option<usize> {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    for part in rest {
+        let after = source.get(at..)?;
+        let trimmed = after.trim_start();
+        at += after.len() - trimmed.len();
+        if let Some(name) = trimmed.strip_prefix('.') {
+            let name_trimmed = name.trim_start();
+            let skipped = 1 + name.len() - name_trimmed.len();
+            let word_len = name_trimmed
+                .find(|c: char| !is_ident(c))
+                .unwrap_or(name_trimmed.len());
+            if &name_trimmed[..word_len] != *part {
+                return None;
+            }
+            at += skipped + word_len;
+        } else if let Some(subscript) = trimmed.strip_prefix('[') {
+            let quoted = [format!("\"{part}\"]"), format!("'{part}']")];
+            let inner = subscript.trim_start();
+            let matched = quoted.iter().find(|q| inner.starts_with(q.as_str()))?;
+            at += 1 + (subscript.len() - inner.len()) + matched.len();
+        } else {
+            return None;
+        }
+    }
+    Some(at)
 }
 
 /// Where `word` (a name) stands whole in `source`, in order; nowhere for a word that is no name.

@@ -999,7 +999,8 @@ fn unknown_paths(
             let last = unknown.rsplit('.').next().unwrap_or(&unknown);
             let span = workspace
                 .templates
-                .find_name(template, last)
+                .find_path(template, &unknown)
+                .or_else(|| workspace.templates.find_name(template, last))
                 .or_else(|| workspace.templates.span_of(template))?;
             Some((unknown, suggestion, span))
         })
