@@ -379,6 +379,13 @@ pub enum Problem {
         /// Every variant where it does, in their order.
         variants: Vec<String>,
     },
+    /// A tool's text or a tool format reads a section's slot: they render before every
+    /// section, so it is "" there. `tool` is the tool whose text reads it (none for a tool
+    /// format, or a shared parameter's text).
+    SectionReadByTools {
+        slot: String,
+        tool: Option<String>,
+    },
     /// A condition, or a side of its `and` or `or`, that is quoted text (`'plan'`,
     /// `"false"`): a constant, true whenever the text is not empty, whatever the context says.
     ConditionIsText {
@@ -795,6 +802,7 @@ impl Problem {
             Problem::NotReadAsData { .. } => "not-read-as-data",
             Problem::SectionReadBeforeItRenders { .. } => "section-read-before-it-renders",
             Problem::SectionNeverRendered { .. } => "section-never-rendered",
+            Problem::SectionReadByTools { .. } => "section-read-by-tools",
             Problem::ConditionOnATable { .. } => "condition-on-a-table",
             Problem::ConditionIsText { .. } => "condition-is-text",
             Problem::TemplateConflict => "template-conflict",
@@ -884,6 +892,7 @@ impl Problem {
             | Problem::NotReadAsData { .. }
             | Problem::SectionReadBeforeItRenders { .. }
             | Problem::SectionNeverRendered { .. }
+            | Problem::SectionReadByTools { .. }
             | Problem::ConditionOnATable { .. }
             | Problem::ConditionIsText { .. }
             | Problem::VolatileEarly { error: false, .. }
@@ -1311,6 +1320,7 @@ impl Problem {
             Problem::UnusedTool { id } => {
                 format!("list `{id}` in a variant's `tools` (or `add_tools`), or delete it")
             }
+            Problem::SectionReadByTools { .. } => "write what depends on the section in a component's template, or decide it on what the section depends on (a context field, a predicate): the tools are documented before any section renders, so that sections can show them".into(),
             Problem::SectionReadBeforeItRenders {
                 component, reader, ..
             } => format!(
@@ -1375,6 +1385,10 @@ impl Problem {
                 reason: NotVisible::InDialectRule,
                 ..
             } => "choose the dialect by the context's fields (`model.provider`, …), a predicate, or `family`".into(),
+            Problem::NotYetDefined {
+                reason: NotVisible::BeforeRenders,
+                ..
+            } => "decide on what the section or the tools depend on: a context field, a predicate, or (in a component's or parameter's condition) `enabled_tools`".into(),
             Problem::NotYetDefined {
                 reason: NotVisible::EnabledToolsInToolCondition,
                 ..
@@ -1736,6 +1750,17 @@ impl Problem {
             Problem::UnusedTool { id } => {
                 write!(f, "tool `{id}` is listed by no variant: no build offers it")
             }
+            Problem::SectionReadByTools {
+                slot,
+                tool: Some(tool),
+            } => write!(
+                f,
+                "`{slot}` is always empty here: tool `{tool}`'s texts render before every section"
+            ),
+            Problem::SectionReadByTools { slot, tool: None } => write!(
+                f,
+                "`{slot}` is always empty here: tool formats and shared parameters' texts render before every section"
+            ),
             Problem::SectionReadBeforeItRenders {
                 slot,
                 component,
@@ -2260,6 +2285,10 @@ mod tests {
                 slot: text(),
                 component: text(),
             },
+            Problem::SectionReadByTools {
+                slot: text(),
+                tool: None,
+            },
             Problem::ConditionOnATable {
                 path: text(),
                 field: None,
@@ -2448,7 +2477,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 83;
+    const VARIANTS: usize = 84;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -2535,6 +2564,7 @@ mod tests {
             Problem::PlaceholderUnread { .. } => 80,
             Problem::ServerNotListed { .. } => 81,
             Problem::SchemaKeyOfAField { .. } => 82,
+            Problem::SectionReadByTools { .. } => 83,
         }
     }
 

@@ -315,10 +315,11 @@ impl<'w> Compiler<'w> {
             memo: &self.memo,
             slot_reads: None,
         };
+        // Every slot resolves: "" until its component renders; the tools' texts, rendered
+        // before every section, read "" (validation warns of it).
+        scope.fill_sections_from(&self.empty_sections);
         let tools = renderer.tools(&plan, variant, &mut scope);
 
-        // Every slot resolves: "" until its component renders.
-        scope.fill_sections_from(&self.empty_sections);
         let slot_reads = std::sync::Arc::new(SlotReads::default());
         scope.note_slot_reads(&slot_reads);
         renderer.slot_reads = Some(std::sync::Arc::clone(&slot_reads));

@@ -74,6 +74,9 @@ pub enum NotVisible {
     /// A name of the chosen variant other than its family (placeholders, slots) read in a
     /// `tool_definitions.dialects` rule.
     InDialectRule,
+    /// A section's slot, `tools` or `TOOLS` read in a condition, which decides what renders
+    /// before anything does.
+    BeforeRenders,
 }
 
 impl fmt::Display for NotVisible {
@@ -88,6 +91,9 @@ impl fmt::Display for NotVisible {
             }
             NotVisible::InDialectRule => {
                 "a `tool_definitions.dialects` rule sees the context, the predicates and `family` only"
+            }
+            NotVisible::BeforeRenders => {
+                "conditions decide what renders, before anything does: section slots, `tools` and `TOOLS` are not among what they see"
             }
         })
     }

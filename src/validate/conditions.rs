@@ -3,7 +3,7 @@
 use crate::diagnostic::Diagnostics;
 use crate::load::entry::Entry;
 use crate::model::{Parameter, StandardPlaceholder};
-use crate::namespace::{ENABLED_TOOLS, Namespace};
+use crate::namespace::{ENABLED_TOOLS, Namespace, TOOLS_DATA, TOOLS_TEXT};
 use crate::pointer::child_pointer;
 use crate::problem::{NotVisible, NoteKind, Problem};
 use crate::source::Sources;
@@ -312,6 +312,18 @@ impl Checker<'_> {
                     Problem::NotYetDefined {
                         name: first.to_string(),
                         reason: NotVisible::EnabledToolsInToolCondition,
+                    }
+                } else if first == TOOLS_TEXT
+                    || first == TOOLS_DATA
+                    || self
+                        .workspace
+                        .components
+                        .values()
+                        .any(|entry| entry.value.slot() == first)
+                {
+                    Problem::NotYetDefined {
+                        name: first.to_string(),
+                        reason: NotVisible::BeforeRenders,
                     }
                 } else if !namespace.contains(first) && self.everything.contains(first) {
                     Problem::NotYetDefined {

@@ -45,7 +45,74 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         }
     }
     sections_read_where_empty(&scope, out);
+    sections_read_by_tools(&scope, out);
     volatile_names_known(&scope, out);
+}
+
+/// A tool's texts and the tool formats render before every section (the sections may show
+/// the tools, not the other way round): a slot they read is always "" there.
+fn sections_read_by_tools(scope: &Scope<'_>, out: &mut Diagnostics) {
+    let workspace = scope.workspace;
+    let slots: BTreeSet<String> = workspace
+        .components
+        .values()
+        .map(|entry| entry.value.slot())
+        .collect();
+    if slots.is_empty() {
+        return;
+    }
+    // Each template that renders as a tool's text, with the tool; a tool format with none.
+    let mut readers: BTreeMap<TemplateId, Option<&str>> = BTreeMap::new();
+    let parameter_texts = |parts: &crate::workspace::ParameterParts| {
+        [parts.texts.instruction, parts.texts.usage, parts.texts.note]
+    };
+    for (id, entry) in &workspace.tools {
+        let texts = &entry.value.texts;
+        let family_texts = entry.value.family_texts.values();
+        let own = [texts.name, texts.description]
+            .into_iter()
+            .chain(texts.parameters.iter().flat_map(parameter_texts))
+            .chain(family_texts.flat_map(|family| {
+                [family.name, family.description]
+                    .into_iter()
+                    .chain(family.parameters.iter().flatten().flat_map(parameter_texts))
+            }));
+        for template in own.flatten() {
+            readers.entry(template).or_insert(Some(id.as_str()));
+        }
+    }
+    if let Some(manifest) = workspace.valid_manifest() {
+        for parts in manifest.value.shared_parameters.values() {
+            for template in parameter_texts(parts).into_iter().flatten() {
+                readers.entry(template).or_insert(None);
+            }
+        }
+    }
+    for variant in &scope.variants {
+        readers
+            .entry(tool_format(workspace, variant))
+            .or_insert(None);
+    }
+    let mut told: BTreeSet<(TemplateId, &str)> = BTreeSet::new();
+    for (top, tool) in readers {
+        for template in workspace.templates.with_used(top) {
+            for name in workspace.templates.variables(template) {
+                if !slots.contains(name) || !told.insert((template, name.as_str())) {
+                    continue;
+                }
+                let Some(span) = workspace.templates.find_name(template, name) else {
+                    continue;
+                };
+                out.push(Diagnostic::new(
+                    Problem::SectionReadByTools {
+                        slot: name.clone(),
+                        tool: tool.map(str::to_string),
+                    },
+                    span,
+                ));
+            }
+        }
+    }
 }
 
 /// Each name `tokens.volatile` lists is one a template may read: the stable-prefix probe
