@@ -627,6 +627,30 @@ fn diff_shows_changed_tool_definitions_like_prompts() {
         what("examples/prompts/generic/mcp.tools.json"),
         Some("tool definitions".into())
     );
+    // Their tokens are counted as a request carries them, compact, as `stats` counts them
+    // (the pretty file's whitespace counted about a third more).
+    let diffed = json["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["path"] == "examples/prompts/generic/mcp.tools.json")
+        .unwrap()["tokens"]
+        .clone();
+    let stats = workspace.run(&[
+        "stats",
+        "--family",
+        "generic",
+        "--context",
+        "mcp",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(stats.code, 0, "{}", stats.stderr);
+    let stats: Value = serde_json::from_str(&stats.stdout).unwrap();
+    assert_eq!(
+        diffed[1], stats["prompts"][0]["tool_definition_tokens"],
+        "{diffed} {stats}"
+    );
     let stat = workspace.run(&["diff", "--base", "HEAD", "--stat"]);
     assert!(
         stat.stdout.contains("generic × mcp (modified): "),

@@ -432,6 +432,17 @@ fn prompt_change(
     };
     let (output, _) = new.or(old)?;
     let encoding = output.encoding;
+    // Tool definitions are counted as a request carries them, compact, as `stats` and the
+    // budget count them; their file is written pretty for review, and its whitespace is
+    // about a third more tokens.
+    let definitions = path.ends_with(matrix::DEFINITIONS_SUFFIX);
+    let count = |text: &str| {
+        let compact = definitions
+            .then(|| serde_json::from_str::<serde_json::Value>(text).ok())
+            .flatten()
+            .and_then(|value| serde_json::to_string(&value).ok());
+        encoding.count(compact.as_deref().unwrap_or(text))
+    };
     let (characters, tokens, diff) = match (old_text, new_text) {
         (Some(old_text), Some(new_text)) => {
             let diff = if *diff_bytes <= MAX_REPORT_DIFF_BYTES {
@@ -446,7 +457,7 @@ fn prompt_change(
             };
             (
                 (old_text.chars().count(), new_text.chars().count()),
-                (encoding.count(old_text), encoding.count(new_text)),
+                (count(old_text), count(new_text)),
                 diff,
             )
         }
