@@ -799,6 +799,22 @@ fn an_mcp_tool_problem_points_at_the_file_that_names_the_tool() {
         "{}",
         run.stderr
     );
+    // Gemini's names also start with a letter or `_`: a server whose uid starts with a
+    // digit names its tools so, and is told that, not that its characters are wrong.
+    let output = workspace
+        .command()
+        .args(["tools", "--context", "-", "--dialect", "gemini"])
+        .write_stdin(MCP_CONTEXT.replace("uid = \"trk\"", "uid = \"1trk\""))
+        .output()
+        .unwrap();
+    let run = common::Run::checked(output);
+    assert!(
+        run.stderr.contains(
+            "MCP tool `1trk__create_issue` is left out of the gemini tool definitions: its name is not made of letters, digits, `_`, `-`, `.` and `:` alone, starting with a letter or `_`"
+        ) && run.stderr.contains("starting with a letter or `_` (e.g. `mcp_{{ server }}__"),
+        "{}",
+        run.stderr
+    );
     // Made an error, it stops the compile at the same place.
     std::fs::write(
         root.join("promptc.toml"),

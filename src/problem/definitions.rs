@@ -105,6 +105,10 @@ impl DefinitionProblem {
             } => {
                 "shorten the server's `uid`, or make `tool_definitions.mcp_name` shorter (e.g. `{{ tool }}` alone); `long_names = \"error\"` in promptc.toml's `[tool_definitions]` makes this an error".into()
             }
+            DefinitionProblem::McpToolSkipped { dialect, .. } if *dialect == "gemini" => format!(
+                "make `tool_definitions.mcp_name` write only {}, starting with a letter or `_` (e.g. `mcp_{{{{ server }}}}__{{{{ tool | replace(' ', '_') }}}}`, for servers whose names start with a digit); `long_names = \"error\"` in promptc.toml's `[tool_definitions]` makes this an error",
+                accepted(dialect)
+            ),
             DefinitionProblem::McpToolSkipped { dialect, .. } => format!(
                 "make `tool_definitions.mcp_name` write only {} (e.g. `{{{{ server }}}}__{{{{ tool | replace(' ', '_') }}}}`); `long_names = \"error\"` in promptc.toml's `[tool_definitions]` makes this an error",
                 accepted(dialect)
@@ -153,7 +157,13 @@ impl fmt::Display for DefinitionProblem {
             if too_long {
                 format!("longer than {max} characters")
             } else {
-                format!("not made of {} alone", accepted(dialect))
+                // Gemini also wants a letter or `_` first (`1password__get_item` is not).
+                let first = if dialect == "gemini" {
+                    ", starting with a letter or `_`"
+                } else {
+                    ""
+                };
+                format!("not made of {} alone{first}", accepted(dialect))
             }
         };
         match self {
