@@ -55,6 +55,9 @@ pub enum InvalidValue {
     DiffersOnlyByCase { name: String, other: String },
     /// A name that becomes part of an output's path and is longer than a file name may be.
     NameTooLong { name: String, limit: usize },
+    /// An MCP server of a context named as an earlier one (labelled): its tools would be
+    /// listed twice and named alike in tool definitions.
+    DuplicateServer { name: String },
     /// A name that becomes part of an output's path and that Windows cannot give a file:
     /// a device's name (`con`, `nul`, `com1`, …, with any extension) or one ending with a dot
     /// or a space.
@@ -148,6 +151,9 @@ impl InvalidValue {
             InvalidValue::NameTooLong { .. } => {
                 Some("shorten it: file systems refuse longer file names".into())
             }
+            InvalidValue::DuplicateServer { .. } => Some(
+                "give each server its own `name` (it is the prefix of its tools' names), or remove one of them".into(),
+            ),
             InvalidValue::NotPortable { .. } => Some(
                 "rename it: a clone of the repository on Windows cannot hold the output, and `check` would fail there".into(),
             ),
@@ -239,6 +245,10 @@ impl fmt::Display for InvalidValue {
             InvalidValue::NameTooLong { name, limit } => write!(
                 f,
                 "invalid value: `{name}` would name an output file or folder of more than {limit} bytes"
+            ),
+            InvalidValue::DuplicateServer { name } => write!(
+                f,
+                "invalid value: a second MCP server named `{name}`: the prompt would list it twice, and its tools' names would be taken twice in tool definitions"
             ),
             InvalidValue::NotPortable { name } => write!(
                 f,
