@@ -379,6 +379,12 @@ pub enum Problem {
         /// Every variant where it does, in their order.
         variants: Vec<String>,
     },
+    /// A template or condition asks whether `enabled_tools` holds a name no tool of the
+    /// workspace has as its id (a tool renamed, a typo): the answer is always no.
+    ToolNeverEnabled {
+        name: String,
+        suggestion: Option<String>,
+    },
     /// A tool's text or a tool format reads a section's slot: they render before every
     /// section, so it is "" there. `tool` is the tool whose text reads it (none for a tool
     /// format, or a shared parameter's text).
@@ -803,6 +809,7 @@ impl Problem {
             Problem::SectionReadBeforeItRenders { .. } => "section-read-before-it-renders",
             Problem::SectionNeverRendered { .. } => "section-never-rendered",
             Problem::SectionReadByTools { .. } => "section-read-by-tools",
+            Problem::ToolNeverEnabled { .. } => "tool-never-enabled",
             Problem::ConditionOnATable { .. } => "condition-on-a-table",
             Problem::ConditionIsText { .. } => "condition-is-text",
             Problem::TemplateConflict => "template-conflict",
@@ -893,6 +900,7 @@ impl Problem {
             | Problem::SectionReadBeforeItRenders { .. }
             | Problem::SectionNeverRendered { .. }
             | Problem::SectionReadByTools { .. }
+            | Problem::ToolNeverEnabled { .. }
             | Problem::ConditionOnATable { .. }
             | Problem::ConditionIsText { .. }
             | Problem::VolatileEarly { error: false, .. }
@@ -1320,6 +1328,11 @@ impl Problem {
             Problem::UnusedTool { id } => {
                 format!("list `{id}` in a variant's `tools` (or `add_tools`), or delete it")
             }
+            Problem::ToolNeverEnabled {
+                suggestion: Some(suggestion),
+                ..
+            } => format!("did you mean `{suggestion}`?"),
+            Problem::ToolNeverEnabled { .. } => "name a tool by its id (its file's `id`), or remove the test".into(),
             Problem::SectionReadByTools { .. } => "write what depends on the section in a component's template, or decide it on what the section depends on (a context field, a predicate): the tools are documented before any section renders, so that sections can show them".into(),
             Problem::SectionReadBeforeItRenders {
                 component, reader, ..
@@ -1756,6 +1769,10 @@ impl Problem {
             } => write!(
                 f,
                 "`{slot}` is always empty here: tool `{tool}`'s texts render before every section"
+            ),
+            Problem::ToolNeverEnabled { name, .. } => write!(
+                f,
+                "`enabled_tools` never holds `{name}`: no tool of the workspace has that id, so asking for it gives the same answer in every prompt"
             ),
             Problem::SectionReadByTools { slot, tool: None } => write!(
                 f,
@@ -2289,6 +2306,10 @@ mod tests {
                 slot: text(),
                 tool: None,
             },
+            Problem::ToolNeverEnabled {
+                name: text(),
+                suggestion: None,
+            },
             Problem::ConditionOnATable {
                 path: text(),
                 field: None,
@@ -2477,7 +2498,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 84;
+    const VARIANTS: usize = 85;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -2565,6 +2586,7 @@ mod tests {
             Problem::ServerNotListed { .. } => 81,
             Problem::SchemaKeyOfAField { .. } => 82,
             Problem::SectionReadByTools { .. } => 83,
+            Problem::ToolNeverEnabled { .. } => 84,
         }
     }
 

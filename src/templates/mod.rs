@@ -591,6 +591,24 @@ impl Templates {
         .unwrap_or(false)
     }
 
+    /// The string literals a template asks `name` whether it holds (`'web_fetch' in
+    /// enabled_tools`, `"a" not in enabled_tools`), with their places in the workspace.
+    pub fn literals_tested_in(&self, template: TemplateId, name: &str) -> Vec<(String, Span)> {
+        let template_name = self.name(template);
+        let found = self
+            .with_source(template_name, |source| {
+                whole_words(source, name)
+                    .filter(|&at| tag_around(source, at).is_some())
+                    .filter_map(|at| literal_tested_before(source, at))
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default();
+        found
+            .into_iter()
+            .filter_map(|(literal, range)| Some((literal, self.span_in(template_name, range)?)))
+            .collect()
+    }
+
     /// Top-level names a template reads that it does not set itself, sorted.
     pub fn variables(&self, template: TemplateId) -> &[String] {
         self.facts(self.name(template))
@@ -1287,6 +1305,41 @@ fn tag_around(source: &str, at: usize) -> Option<usize> {
 /// Whether every expression of `source` that names `word` only asks whether it holds an item
 /// (`"x" in word`, `"x" not in word`), so that none of its items reach the text. A loop over it
 /// (`{% for x in word %}`), a filter, or any other use reads its items.
+/// The string literal (without its quotes) and its range, quotes included, that the text
+/// before `at` asks about: `'x' in `, `"x" not in `. `None` for anything else (a name, an
+/// expression, a literal with escapes).
+pub(crate) fn literal_tested_before(
+    source: &str,
+    at: usize,
+) -> Option<(String, std::ops::Range<usize>)> {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    let before = source.get(..at)?.trim_end();
+    let before = before.strip_suffix("in")?;
+    if before.ends_with(is_ident) {
+        return None;
+    }
+    let before = before.trim_end();
+    let before = match before.strip_suffix("not") {
+        Some(rest) if !rest.ends_with(is_ident) => rest.trim_end(),
+        _ => before,
+    };
+    let quote = before
+        .chars()
+        .next_back()
+        .filter(|c| matches!(c, '\'' | '"'))?;
+    let body = &before[..before.len() - 1];
+    let open = body.rfind(quote)?;
+    // An escaped quote (`'a\'b'`) opens nothing: such a literal is not read.
+    if body[..open].ends_with('\\') {
+        return None;
+    }
+    let literal = &body[open + 1..];
+    if literal.contains('\\') || literal.contains(['\n', '{', '}']) {
+        return None;
+    }
+    Some((literal.to_string(), open..before.len()))
+}
+
 fn only_tested_for_membership(source: &str, word: &str) -> bool {
     let is_ident = |c: char| c.is_alphanumeric() || c == '_';
     whole_words(source, word).all(|at| {
@@ -1320,6 +1373,29 @@ fn only_tested_for_membership(source: &str, word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_literal_a_membership_test_asks_about_is_found() {
+        fn tested(source: &str) -> Option<(String, &str)> {
+            let at = source.rfind("enabled_tools").unwrap();
+            literal_tested_before(source, at).map(|(name, range)| (name, &source[range]))
+        }
+        assert_eq!(tested("'a' in enabled_tools"), Some(("a".into(), "'a'")));
+        assert_eq!(
+            tested("x == 'b' and \"c\"  not   in enabled_tools"),
+            Some(("c".into(), "\"c\""))
+        );
+        for other in [
+            "name in enabled_tools",
+            "'a' ~ b in enabled_tools",
+            "'a' notin enabled_tools",
+            "'a\\'b' in enabled_tools",
+            "'a' into enabled_tools",
+            "enabled_tools",
+        ] {
+            assert_eq!(tested(other), None, "{other}");
+        }
+    }
 
     #[test]
     fn a_name_only_tested_for_membership_is_told_from_one_whose_items_are_read() {

@@ -3,7 +3,7 @@
 use crate::diagnostic::Diagnostics;
 use crate::load::entry::Entry;
 use crate::model::{Parameter, StandardPlaceholder};
-use crate::namespace::{ENABLED_TOOLS, Namespace, TOOLS_DATA, TOOLS_TEXT};
+use crate::namespace::{ENABLED_TOOLS, Namespace, TOOLS_DATA, TOOLS_TEXT, closest};
 use crate::pointer::child_pointer;
 use crate::problem::{NotVisible, NoteKind, Problem};
 use crate::source::Sources;
@@ -250,6 +250,32 @@ impl Checker<'_> {
                 },
                 self.within(value_span, condition, range),
             ));
+        }
+        // A tool id `enabled_tools` is asked about is one of the workspace's (see
+        // `validate::template_names`, which asks the templates).
+        if paths.iter().any(|path| path == ENABLED_TOOLS) && !self.workspace.tools.is_empty() {
+            let ids: Vec<String> = self.workspace.tools.keys().cloned().collect();
+            let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+            let places = memchr::memmem::find_iter(condition.as_bytes(), ENABLED_TOOLS.as_bytes())
+                .filter(|&at| {
+                    !condition[..at].ends_with(is_ident)
+                        && !condition[at + ENABLED_TOOLS.len()..].starts_with(is_ident)
+                });
+            for at in places {
+                let Some((name, range)) = crate::templates::literal_tested_before(condition, at)
+                else {
+                    continue;
+                };
+                if !ids.contains(&name) {
+                    out.push(crate::diagnostic::Diagnostic::new(
+                        Problem::ToolNeverEnabled {
+                            suggestion: closest(&name, &ids),
+                            name,
+                        },
+                        self.within(value_span, condition, range),
+                    ));
+                }
+            }
         }
         // Quoted text standing as a side is a constant: `'false'` holds.
         for (range, _) in sides.iter().cloned() {

@@ -46,7 +46,45 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
     }
     sections_read_where_empty(&scope, out);
     sections_read_by_tools(&scope, out);
+    tools_tested_exist(workspace, out);
     volatile_names_known(&scope, out);
+}
+
+/// Each tool id a template asks `enabled_tools` about is one of the workspace's: after a
+/// tool is renamed, a test of its old id is false in every prompt without a word.
+fn tools_tested_exist(workspace: &Workspace, out: &mut Diagnostics) {
+    if workspace.tools.is_empty() {
+        return;
+    }
+    let ids: Vec<String> = workspace.tools.keys().cloned().collect();
+    let mut templates: Vec<TemplateId> = workspace
+        .templates
+        .ids()
+        .filter(|template| {
+            workspace
+                .templates
+                .variables(*template)
+                .iter()
+                .any(|name| name == ENABLED_TOOLS)
+        })
+        .collect();
+    templates.sort_by_key(|id| workspace.templates.name(*id));
+    for template in templates {
+        for (name, span) in workspace
+            .templates
+            .literals_tested_in(template, ENABLED_TOOLS)
+        {
+            if !ids.contains(&name) {
+                out.push(Diagnostic::new(
+                    Problem::ToolNeverEnabled {
+                        suggestion: closest(&name, &ids),
+                        name,
+                    },
+                    span,
+                ));
+            }
+        }
+    }
 }
 
 /// A tool's texts and the tool formats render before every section (the sections may show
