@@ -253,7 +253,11 @@ impl Checker<'_> {
         }
         // A tool id `enabled_tools` is asked about is one of the workspace's (see
         // `validate::template_names`, which asks the templates).
-        if paths.iter().any(|path| path == ENABLED_TOOLS) && !self.workspace.tools.is_empty() {
+        // Where the condition may read it at all: a tool's condition is told that instead.
+        if paths.iter().any(|path| path == ENABLED_TOOLS)
+            && namespace.contains(ENABLED_TOOLS)
+            && !self.workspace.tools.is_empty()
+        {
             let ids: Vec<String> = self.workspace.tools.keys().cloned().collect();
             let is_ident = |c: char| c.is_alphanumeric() || c == '_';
             let places = memchr::memmem::find_iter(condition.as_bytes(), ENABLED_TOOLS.as_bytes())
