@@ -421,11 +421,11 @@ fn a_command_line_path_that_is_no_regular_file_is_a_bad_argument() {
     for (path, help) in [
         (
             &pipe,
-            "help: name a regular JSON file (such as `.vscode/mcp.json`): a FIFO, socket or device is not read",
+            "help: name a regular JSON file (such as `.cursor/mcp.json`): a FIFO, socket or device is not read",
         ),
         (
             &folder,
-            "help: name the settings file itself (such as `.vscode/mcp.json`), not its folder",
+            "help: name the settings file itself (such as `.cursor/mcp.json`), not its folder",
         ),
     ] {
         let run = workspace.run(&["context", "--mcp", path.to_str().unwrap()]);
@@ -477,6 +477,39 @@ fn context_with_settings(
     let run = common::Run::checked(output);
     assert_eq!(run.code, 0, "{}", run.stderr);
     (run, settings, listing_path.display().to_string())
+}
+
+// VS Code's `.vscode/mcp.json` writes its servers under `servers` (and `inputs` beside them):
+// read as the `mcpServers` of other agents, each problem placed under `servers`.
+#[test]
+fn vs_code_s_settings_under_servers_are_read() {
+    let workspace = workspace();
+    let settings = workspace.tmp().join("mcp.json");
+    std::fs::write(
+        &settings,
+        "{\n  \"inputs\": [],\n  \"servers\": {\n    \"github\": {\"type\": \"stdio\", \"command\": \"gh-mcp\", \"args\": [\"--ro\"]},\n    \"bad\": {\"command\": 7}\n  }\n}\n",
+    )
+    .unwrap();
+    let path = settings.to_str().unwrap();
+    let run = workspace.run(&["context", "--mcp", path, "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("wrong type") && run.stderr.contains(&format!("{path}:5:24")),
+        "{}",
+        run.stderr
+    );
+    std::fs::write(
+        &settings,
+        "{\"servers\": {\"github\": {\"type\": \"stdio\", \"command\": \"gh-mcp\", \"args\": [\"--ro\"]}}}\n",
+    )
+    .unwrap();
+    let run = workspace.run(&["context", "--mcp", path, "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let context: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let servers = context["mcp_servers"].as_array().unwrap();
+    assert_eq!(servers.len(), 1, "{context}");
+    assert_eq!(servers[0]["name"], "github");
+    assert_eq!(servers[0]["command"], "gh-mcp --ro", "{context}");
 }
 
 // A server the settings add, with no listing beside them and none in the context, joined the

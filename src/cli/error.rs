@@ -178,10 +178,10 @@ impl CliError {
             }
             CliError::RulesFolder(problem) => problem.help(),
             CliError::McpSettingsNotAFile(path) if path.is_dir() => Some(
-                "name the settings file itself (such as `.vscode/mcp.json`), not its folder".into(),
+                "name the settings file itself (such as `.cursor/mcp.json`), not its folder".into(),
             ),
             CliError::McpSettingsNotAFile(_) => Some(
-                "name a regular JSON file (such as `.vscode/mcp.json`): a FIFO, socket or device is not read".into(),
+                "name a regular JSON file (such as `.cursor/mcp.json`): a FIFO, socket or device is not read".into(),
             ),
             CliError::NotAnId { problem, .. } => Some(match problem {
                 IdProblem::Characters => {

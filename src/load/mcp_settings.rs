@@ -1,5 +1,6 @@
 //! An agent's MCP settings file (`{"mcpServers": {"<name>": {command, args, url, type,
-//! disabled, timeout, autoApprove, …}}}`) read into the context's servers. promptc starts no
+//! disabled, timeout, autoApprove, …}}}`, or VS Code's `{"servers": {…}}`) read into the
+//! context's servers. promptc starts no
 //! server: what each one offers comes from the context, or from a listing file beside the
 //! settings (`<settings stem>.listing.json`: `{"servers": {"<name>": {status, tools,
 //! resources, resource_templates, prompts}}}`).
@@ -50,7 +51,16 @@ pub fn apply(
     let Some(settings) = read_json(sources, root, limits, path, diagnostics)? else {
         return Ok(None);
     };
-    let entries = match settings.value.get("mcpServers") {
+    // Most agents write `mcpServers` (Claude Desktop, Cline, Cursor's `.cursor/mcp.json`);
+    // VS Code's `.vscode/mcp.json` writes `servers`, its entries of the same keys.
+    let key =
+        if settings.value.get("mcpServers").is_none() && settings.value.get("servers").is_some() {
+            "servers"
+        } else {
+            "mcpServers"
+        };
+    let table = format!("/{key}");
+    let entries = match settings.value.get(key) {
         Some(Value::Object(entries)) => entries,
         Some(other) => {
             diagnostics.error(
@@ -58,7 +68,7 @@ pub fn apply(
                     expected: article("table"),
                     found: json_type(other).into(),
                 },
-                settings.value_span("/mcpServers"),
+                settings.value_span(&table),
             );
             return Ok(None);
         }
@@ -74,7 +84,7 @@ pub fn apply(
     };
     let mut ok = true;
     for (name, entry) in entries {
-        let pointer = child_pointer("/mcpServers", name);
+        let pointer = child_pointer(&table, name);
         // A server is a table of settings under a name: a name that is empty, or settings of
         // another type, stood for a connected server with nothing to start it.
         if name.trim().is_empty() {
@@ -183,7 +193,7 @@ pub fn apply(
                                 .map(|file| file.to_string_lossy().into_owned())
                                 .unwrap_or_default(),
                         },
-                        settings.key_span(&child_pointer("/mcpServers", name)),
+                        settings.key_span(&child_pointer(&table, name)),
                     ));
                 }
                 if let Some(offered) = offered {
