@@ -376,7 +376,7 @@ fn every_lint_is_located() {
         )
         .file(
             "tools/ask.toml",
-            "id = \"ask\"\nname = \"ask.user\"\ndescription = \"Ask.\"\n\n[[parameters]]\nname = \"options\"\ntype = \"array\"\ninstruction = \"Choices.\"\n\n[[parameters]]\nname = \"settings\"\ntype = \"object\"\ninstruction = \"More.\"\n\n[[parameters]]\nname = \"nested\"\ntype = \"object\"\ninstruction = \"Deeper.\"\nproperties = { inner = { type = \"object\" }, list = { type = \"array\", items = { type = \"object\" } } }\n",
+            "id = \"ask\"\nname = \"ask.user\"\ndescription = \"Ask.\"\n\n[[parameters]]\nname = \"options\"\ntype = \"array\"\ninstruction = \"Choices.\"\n\n[[parameters]]\nname = \"settings\"\ntype = \"object\"\ninstruction = \"More.\"\n\n[[parameters]]\nname = \"nested\"\ntype = \"object\"\ninstruction = \"Deeper.\"\nproperties = { inner = { type = \"object\" }, list = { type = \"array\", items = { type = \"object\" } }, tags = { type = \"array\" } }\n",
         )
         .file(
             "variants/generic.toml",
@@ -394,6 +394,17 @@ fn every_lint_is_located() {
         .collect();
     assert!(
         found.contains(&("array-without-items".into(), "tools/ask.toml".into(), 7)),
+        "{found:?}"
+    );
+    // An array nested in an object parameter, which providers refuse as well, at its
+    // parameter, named by its path.
+    assert!(
+        found.contains(&("array-without-items".into(), "tools/ask.toml".into(), 17)),
+        "{found:?}"
+    );
+    assert!(
+        report.diagnostics().iter().any(|d| d.message
+            == "parameter `nested.tags` of tool `ask.user` is an array without `items`"),
         "{found:?}"
     );
     // Gemini refuses an object without properties.

@@ -301,7 +301,15 @@ fn of_tool(tool: &CompiledTool, findings: &mut Vec<Finding>) -> Neutral {
         for (key, value) in parameter.schema.iter() {
             schema.insert(key.to_string(), value.clone());
         }
-        if parameter.kind == "array" && !schema.contains_key("items") {
+        // The parameter itself, and any array its `properties` or `items` hold, at any depth
+        // (`meta.labels`, `rows[]`).
+        let mut bare = Vec::new();
+        let schema_value = Value::Object(schema);
+        arrays_without_items_in(&schema_value, &parameter.name, &mut bare);
+        let Value::Object(schema) = schema_value else {
+            continue;
+        };
+        for path in bare {
             findings.push(Finding {
                 subject: Subject::Tool {
                     id: tool.id.clone(),
@@ -309,7 +317,7 @@ fn of_tool(tool: &CompiledTool, findings: &mut Vec<Finding>) -> Neutral {
                 },
                 problem: Problem::Definitions(DefinitionProblem::ArrayWithoutItems {
                     tool: tool.name.clone(),
-                    parameter: parameter.name.clone(),
+                    parameter: path,
                 }),
             });
         }
@@ -874,6 +882,36 @@ pub fn place(workspace: &Workspace, finding: &Finding, places: &McpPlaces) -> Di
 
 /// The objects without `properties` in a Gemini schema (`OBJECT` types), each as the top-level
 /// parameter it is part of and its path (`options`, `options.deep`, `list[]`).
+/// The paths (`tags`, `meta.labels`, `rows[]`) of the arrays without `items` in a JSON
+/// Schema, the schema itself first.
+fn arrays_without_items_in(schema: &Value, path: &str, out: &mut Vec<String>) {
+    // Deep enough for any schema a provider takes; a deeper one is not looked into.
+    if path.len() > 1024 {
+        return;
+    }
+    let is_array = match schema.get("type") {
+        Some(Value::String(kind)) => kind == "array",
+        Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "array"),
+        _ => false,
+    };
+    match schema.get("items") {
+        Some(items @ Value::Object(_)) => arrays_without_items_in(items, &format!("{path}[]"), out),
+        Some(Value::Array(positions)) => {
+            for position in positions {
+                arrays_without_items_in(position, &format!("{path}[]"), out);
+            }
+        }
+        Some(_) => {}
+        None if is_array => out.push(path.to_string()),
+        None => {}
+    }
+    if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+        for (name, inner) in properties {
+            arrays_without_items_in(inner, &format!("{path}.{name}"), out);
+        }
+    }
+}
+
 fn open_objects_in(schema: &Value, parameter: &str, path: &str, out: &mut Vec<(String, String)>) {
     // Deep enough for any schema a provider takes; a deeper one is not looked into.
     if path.len() > 1024 {
