@@ -868,6 +868,19 @@ fn past_sixteen_changed_files_each_affects_the_outputs_that_read_it() {
     assert_eq!(affects("variants/next-gen.toml"), changed);
     assert_eq!(affects("tools/spare_0.toml"), Vec::<&str>::new());
     assert_eq!(affects("promptc.toml"), changed);
+    // Said, in every format: the report reads the same otherwise.
+    assert_eq!(json["sources_by_readers"], true);
+    let note = "more than 16 source files changed: each names the changed outputs that read it, not those its change alone alters";
+    let text = stdout(&repo.promptc(&["diff", "--base", "main", "--stat"]));
+    assert!(
+        text.contains(&format!("source files changed:\n  ({note})\n")),
+        "{text}"
+    );
+    let markdown = stdout(&repo.promptc(&["diff", "--base", "main", "--format", "markdown"]));
+    assert!(
+        markdown.contains("More than 16 source files changed: each names"),
+        "{markdown}"
+    );
 }
 
 // `diff` held both sides' whole matrices of prompt texts: 10 × 10 prompts of 5 MB, one

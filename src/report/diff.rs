@@ -46,6 +46,9 @@ pub fn text(report: &DiffReport, stat_only: bool) -> String {
     }
     if !report.sources.is_empty() {
         out.push_str("source files changed:\n");
+        if report.sources_by_readers {
+            out.push_str(&format!("  ({})\n", by_readers_note()));
+        }
         for source in &report.sources {
             let mut line = format!("  {} ({})", source.path, source.status);
             if !source.together_with.is_empty() {
@@ -240,14 +243,25 @@ fn group_title(group: &[&PromptChange]) -> String {
     }
 }
 
+/// What a source's outputs are when more changed than are tried one by one.
+fn by_readers_note() -> String {
+    format!(
+        "more than {} source files changed: each names the changed outputs that read it, not those its change alone alters",
+        crate::review::prompt_diff::MAX_ISOLATED
+    )
+}
+
 /// The source files that changed and the outputs each one changes, alone or together with
 /// the files named beside it.
 fn sources_table(report: &DiffReport) -> String {
     if report.sources.is_empty() {
         return String::new();
     }
-    let mut out =
-        String::from("| source file | change | affected outputs |\n| --- | --- | --- |\n");
+    let mut out = String::new();
+    if report.sources_by_readers {
+        out.push_str(&format!("{}.\n\n", upper_first(&by_readers_note())));
+    }
+    out.push_str("| source file | change | affected outputs |\n| --- | --- | --- |\n");
     for source in &report.sources {
         let mut affected = if source.affects.is_empty() {
             "none".to_string()
@@ -270,6 +284,14 @@ fn sources_table(report: &DiffReport) -> String {
     }
     out.push('\n');
     out
+}
+
+/// `text` with its first letter a capital.
+fn upper_first(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
 }
 
 /// The most outputs a row of the source table names.
@@ -505,6 +527,7 @@ mod tests {
             head: "working tree".into(),
             prompts: vec![change(" ```\n-old\n+new\n ````\n")],
             sources: Vec::new(),
+            sources_by_readers: false,
             failures: Vec::new(),
             notes: Vec::new(),
         };
@@ -526,6 +549,7 @@ mod tests {
             head: "working tree".into(),
             prompts: vec![change("-old\n+run \u{202e}txt.exe\r\u{1b}[2K\ttab\n")],
             sources: Vec::new(),
+            sources_by_readers: false,
             failures: Vec::new(),
             notes: Vec::new(),
         };

@@ -214,6 +214,9 @@ pub struct DiffReport {
     pub head: String,
     pub prompts: Vec<PromptChange>,
     pub sources: Vec<SourceChange>,
+    /// More source files changed than are tried one by one: each names the changed outputs
+    /// that read it, not those its change alone alters.
+    pub sources_by_readers: bool,
     /// Sides that could not be compiled, with the reason.
     pub failures: Vec<SideFailure>,
     /// What is known of the side that did compile, when the other did not.
@@ -301,6 +304,7 @@ pub fn compare(
         head: head.0.to_string(),
         prompts: Vec::new(),
         sources: Vec::new(),
+        sources_by_readers: false,
         failures: Vec::new(),
         notes: Vec::new(),
     };
@@ -310,6 +314,7 @@ pub fn compare(
         (Some(before), Some(after)) => {
             report.prompts = prompt_changes(&before, &after);
             report.sources = source_changes(&before, &after, &report.prompts, source_date_epoch);
+            report.sources_by_readers = report.sources.len() > MAX_ISOLATED;
         }
         (before, after) => {
             report.notes = compiled_side_notes(&report, before.as_ref(), after.as_ref());
@@ -494,7 +499,7 @@ fn prompt_change(
 /// The most changed source files whose effects are found one by one, each by compiling the
 /// whole workspace once more: past it, a change of a few hundred files would compile the
 /// workspace a few hundred times (and a file's effects are the changed outputs that read it).
-const MAX_ISOLATED: usize = 16;
+pub const MAX_ISOLATED: usize = 16;
 
 /// The source files that differ, each with the changed outputs it affects: what its change
 /// alone alters. Files whose change alters nothing alone (or does not compile alone) but is
