@@ -1181,6 +1181,10 @@ impl Problem {
                 let names: Vec<String> = known.iter().map(|name| format!("`{name}`")).collect();
                 format!("the functions a template can call: {}", names.join(", "))
             }
+            // Jinja's macros collect extra arguments in these; minijinja's do not.
+            Problem::UndefinedPlaceholder { name, .. } if name == "varargs" || name == "kwargs" => {
+                "minijinja's macros have no `varargs` or `kwargs`: name each argument the macro takes, with a default for those a call may leave out (`{% macro m(a, b=none) %}`)".into()
+            }
             Problem::UndefinedPlaceholder { .. } => {
                 "define it in the variant's `placeholders` (a context's `placeholders` or `--set` can then replace it), or list the component that provides it"
                     .into()
@@ -2603,6 +2607,26 @@ mod tests {
     }
 
     // Each unknown key of a table that expects thousands listed all of them in its help.
+    /// Jinja's `varargs` and `kwargs`, read in a macro ported from elsewhere, are told as
+    /// what minijinja's macros lack, not as a placeholder to define.
+    #[test]
+    fn varargs_and_kwargs_are_told_as_what_macros_lack() {
+        for name in ["varargs", "kwargs"] {
+            let help = Problem::UndefinedPlaceholder {
+                name: name.into(),
+                suggestion: None,
+            }
+            .help()
+            .unwrap_or_default();
+            assert!(help.starts_with("minijinja's macros have no"), "{help}");
+        }
+        let other = Problem::UndefinedPlaceholder {
+            name: "args".into(),
+            suggestion: None,
+        };
+        assert!(other.help().unwrap_or_default().starts_with("define it"));
+    }
+
     #[test]
     fn a_template_name_composed_otherwise_is_told_as_such() {
         // `café` with `é` as one character (NFC), and as `e` and a combining accent (NFD).
