@@ -637,6 +637,38 @@ fn openapi_within(schema: &Value, parameter: Option<&str>, dropped: &mut Vec<Dro
             unknown => drop(dropped, unknown),
         }
     }
+    // Gemini refuses the request for a required name no property has (`required[0]:
+    // property is not defined`), or a `required` that is no list of names: such names
+    // are dropped, said.
+    if let Some(required) = out.get("required") {
+        let names = required.as_array().map(|names| {
+            names
+                .iter()
+                .filter(|name| {
+                    name.as_str().is_some_and(|name| {
+                        out.get("properties")
+                            .and_then(Value::as_object)
+                            .is_some_and(|properties| properties.contains_key(name))
+                    })
+                })
+                .cloned()
+                .collect::<Vec<Value>>()
+        });
+        match names {
+            Some(kept)
+                if required
+                    .as_array()
+                    .is_some_and(|all| all.len() == kept.len()) => {}
+            Some(kept) => {
+                drop(dropped, "required (names no property has)");
+                out.insert("required".into(), Value::Array(kept));
+            }
+            None => {
+                drop(dropped, "required (not a list of names)");
+                out.remove("required");
+            }
+        }
+    }
     // An object with no required properties says nothing by listing none.
     if out
         .get("required")
@@ -938,6 +970,48 @@ fn open_objects_in(schema: &Value, parameter: &str, path: &str, out: &mut Vec<(S
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Gemini refuses a required name no property has: it is dropped and said, at any
+    /// depth; names that have a property stay.
+    #[test]
+    fn required_names_without_a_property_are_dropped_for_gemini() {
+        let mut dropped = Vec::new();
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "title": { "type": "string" },
+                "meta": {
+                    "type": "object",
+                    "properties": { "a": { "type": "string" } },
+                    "required": "a",
+                },
+            },
+            "required": ["title", "missing"],
+        });
+        let converted = openapi(&schema, &mut dropped);
+        assert_eq!(converted["required"], json!(["title"]), "{converted}");
+        assert_eq!(
+            converted["properties"]["meta"].get("required"),
+            None,
+            "{converted}"
+        );
+        let mut keywords: Vec<&str> = dropped.iter().map(|d| d.keyword.as_str()).collect();
+        keywords.sort();
+        assert_eq!(
+            keywords,
+            [
+                "required (names no property has)",
+                "required (not a list of names)"
+            ]
+        );
+        let mut none = Vec::new();
+        let kept = openapi(
+            &json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}),
+            &mut none,
+        );
+        assert_eq!(kept["required"], json!(["a"]));
+        assert!(none.is_empty());
+    }
 
     #[test]
     fn json_schema_becomes_the_openapi_subset() {
