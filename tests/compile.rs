@@ -783,25 +783,29 @@ fn a_section_only_a_switched_off_component_reads_is_left_out_and_said() {
 /// left out and said, with the reader named; listed before its reader, it is in the prompt.
 #[test]
 fn a_section_read_only_before_it_renders_is_left_out_and_said() {
-    let variant = |components: &str| {
-        format!(
-            "id = \"generic\"\ntemplate_file = \"generic.md\"\ncomponents = {components}\n\
-             tools = [\"read_file\"]\n"
-        )
+    // The workspace with the variant's components in `order`, and its compile of `basic`.
+    let compile = |order: &str| {
+        let base = "{{ TOOLS }}\n\n{{ INTRO_SECTION }}\n\n{{ USAGE_SECTION }}\n";
+        let workspace = tips_under_usage(base)
+            .file(
+                "variants/generic.toml",
+                format!(
+                    "id = \"generic\"\ntemplate_file = \"generic.md\"\ncomponents = {order}\n\
+                     tools = [\"read_file\"]\n"
+                ),
+            )
+            .write();
+        let loaded = promptc::load_workspace(workspace.root()).unwrap();
+        let compiled = common::compile(&loaded.workspace, "generic", "basic");
+        (workspace, compiled)
     };
-    let base = "{{ TOOLS }}\n\n{{ INTRO_SECTION }}\n\n{{ USAGE_SECTION }}\n";
-    let workspace = tips_under_usage(base)
-        .file(
-            "variants/generic.toml",
-            variant("[\"intro\", \"usage\", \"tips\"]"),
-        )
-        .write();
-    let loaded = promptc::load_workspace(workspace.root()).unwrap();
-    let compiled = common::compile(&loaded.workspace, "generic", "basic");
-    let tips = compiled.sections.iter().find(|s| s.id == "tips").unwrap();
-    assert!(!tips.included);
+    let tips = |compiled: &Compiled| compiled.sections.iter().find(|s| s.id == "tips").cloned();
+
+    let (workspace, compiled) = compile("[\"intro\", \"usage\", \"tips\"]");
+    let left_out = tips(&compiled).unwrap();
+    assert!(!left_out.included);
     assert_eq!(
-        tips.reason.as_deref(),
+        left_out.reason.as_deref(),
         Some(
             "its slot is read only by `usage`, which renders before it, while the slot is still empty"
         )
@@ -812,16 +816,9 @@ fn a_section_read_only_before_it_renders_is_left_out_and_said() {
     assert!(stats.stdout.contains("| usage |"), "{}", stats.stdout);
     assert!(!stats.stdout.contains("tips"), "{}", stats.stdout);
 
-    let workspace = tips_under_usage(base)
-        .file(
-            "variants/generic.toml",
-            variant("[\"intro\", \"tips\", \"usage\"]"),
-        )
-        .write();
-    let loaded = promptc::load_workspace(workspace.root()).unwrap();
-    let compiled = common::compile(&loaded.workspace, "generic", "basic");
-    let tips = compiled.sections.iter().find(|s| s.id == "tips").unwrap();
-    assert!(tips.included, "{:?}", tips.reason);
+    let (_, compiled) = compile("[\"intro\", \"tips\", \"usage\"]");
+    let shown = tips(&compiled).unwrap();
+    assert!(shown.included, "{:?}", shown.reason);
     assert!(compiled.prompt.contains("Read before you write."));
 }
 

@@ -973,7 +973,8 @@ fn writes_groups(replace: &str) -> bool {
     numbered.get() || named.get()
 }
 
-/// [`expand_within`] for a replacement that writes only the whole match, at `range`.
+/// [`expand_within`] for a replacement that writes only the whole match, at `range`: no
+/// search for groups.
 fn expand_whole(
     text: &str,
     range: std::ops::Range<usize>,
@@ -981,20 +982,7 @@ fn expand_whole(
     limit: usize,
     out: &mut String,
 ) -> bool {
-    let mut over = false;
-    regex_automata::util::interpolate::string(
-        replace,
-        |_, dst| {
-            if over || dst.len() + range.len() > limit {
-                over = true;
-                return;
-            }
-            dst.push_str(&text[range.clone()]);
-        },
-        |_| None,
-        out,
-    );
-    !over
+    expand_bounded(text, replace, limit, out, |_| Some(range.clone()), |_| None)
 }
 
 /// Appends `replace` to `out` with its groups expanded, as `Captures::interpolate_string_into`
@@ -1008,20 +996,40 @@ fn expand_within(
     limit: usize,
     out: &mut String,
 ) -> bool {
+    expand_bounded(
+        text,
+        replace,
+        limit,
+        out,
+        |index| captures.get_group(index).map(|span| span.range()),
+        |name| captures.group_info().to_index(captures.pattern()?, name),
+    )
+}
+
+/// `replace` expanded into `out`, each group's text (`group`, by index; `named`, an index by
+/// name) copied from `text` while `out` stays within `limit` bytes; false once one did not.
+fn expand_bounded(
+    text: &str,
+    replace: &str,
+    limit: usize,
+    out: &mut String,
+    group: impl Fn(usize) -> Option<std::ops::Range<usize>>,
+    named: impl Fn(&str) -> Option<usize>,
+) -> bool {
     let mut over = false;
     regex_automata::util::interpolate::string(
         replace,
         |index, dst| {
-            let Some(span) = captures.get_group(index) else {
+            let Some(range) = group(index) else {
                 return;
             };
-            if over || dst.len() + span.len() > limit {
+            if over || dst.len() + range.len() > limit {
                 over = true;
                 return;
             }
-            dst.push_str(&text[span]);
+            dst.push_str(&text[range]);
         },
-        |name| captures.group_info().to_index(captures.pattern()?, name),
+        named,
         out,
     );
     !over
