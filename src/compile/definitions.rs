@@ -558,8 +558,31 @@ fn openapi_within(schema: &Value, parameter: Option<&str>, dropped: &mut Vec<Dro
                             .collect(),
                         kinds.iter().any(|kind| kind == "null"),
                     ),
-                    other => (other.as_str().into_iter().collect(), false),
+                    other => {
+                        let name = other.as_str();
+                        (
+                            name.filter(|kind| *kind != "null").into_iter().collect(),
+                            name == Some("null"),
+                        )
+                    }
                 };
+                // A name that is no JSON Schema type (`str`), or no name at all (`type: 5`,
+                // `type: []`), is refused by Gemini: dropped, said.
+                const TYPES: [&str; 6] =
+                    ["string", "number", "integer", "boolean", "array", "object"];
+                let (kinds, unknown): (Vec<&str>, Vec<&str>) =
+                    kinds.into_iter().partition(|kind| TYPES.contains(kind));
+                for kind in unknown {
+                    drop(dropped, &format!("type (`{kind}`)"));
+                }
+                let named = match value {
+                    Value::String(_) => true,
+                    Value::Array(items) => items.iter().any(Value::is_string),
+                    _ => false,
+                };
+                if !named {
+                    drop(dropped, "type (no type's name)");
+                }
                 match kinds.as_slice() {
                     [] => {}
                     [kind] => {
@@ -1004,6 +1027,33 @@ mod tests {
                 "required (not a list of names)"
             ]
         );
+        let mut types = Vec::new();
+        let converted = openapi(
+            &json!({"type": "object", "properties": {
+                "a": {"type": 5}, "b": {"type": []}, "c": {"type": "str"},
+                "d": {"type": ["string", "null"]}, "e": {"type": "null"},
+            }}),
+            &mut types,
+        );
+        let mut keywords: Vec<(Option<&str>, &str)> = types
+            .iter()
+            .map(|d| (d.parameter.as_deref(), d.keyword.as_str()))
+            .collect();
+        keywords.sort();
+        assert_eq!(
+            keywords,
+            [
+                (Some("a"), "type (no type's name)"),
+                (Some("b"), "type (no type's name)"),
+                (Some("c"), "type (`str`)"),
+            ],
+            "{converted}"
+        );
+        assert_eq!(
+            converted["properties"]["d"],
+            json!({"type": "STRING", "nullable": true})
+        );
+        assert_eq!(converted["properties"]["e"], json!({"nullable": true}));
         let mut none = Vec::new();
         let kept = openapi(
             &json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}),
