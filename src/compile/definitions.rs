@@ -303,12 +303,9 @@ fn of_tool(tool: &CompiledTool, findings: &mut Vec<Finding>) -> Neutral {
         }
         // The parameter itself, and any array its `properties` or `items` hold, at any depth
         // (`meta.labels`, `rows[]`).
+        let schema = Value::Object(schema);
         let mut bare = Vec::new();
-        let schema_value = Value::Object(schema);
-        arrays_without_items_in(&schema_value, &parameter.name, &mut bare);
-        let Value::Object(schema) = schema_value else {
-            continue;
-        };
+        arrays_without_items_in(&schema, &parameter.name, &mut bare);
         for path in bare {
             findings.push(Finding {
                 subject: Subject::Tool {
@@ -324,7 +321,7 @@ fn of_tool(tool: &CompiledTool, findings: &mut Vec<Finding>) -> Neutral {
         if parameter.required {
             required.push(Value::from(parameter.name.as_str()));
         }
-        properties.insert(parameter.name.clone(), Value::Object(schema));
+        properties.insert(parameter.name.clone(), schema);
     }
     Neutral {
         name: tool.name.clone(),
@@ -935,8 +932,6 @@ pub fn place(workspace: &Workspace, finding: &Finding, places: &McpPlaces) -> Di
     Diagnostic::new(finding.problem.clone(), span)
 }
 
-/// The objects without `properties` in a Gemini schema (`OBJECT` types), each as the top-level
-/// parameter it is part of and its path (`options`, `options.deep`, `list[]`).
 /// The paths (`tags`, `meta.labels`, `rows[]`) of the arrays without `items` in a JSON
 /// Schema, the schema itself first.
 fn arrays_without_items_in(schema: &Value, path: &str, out: &mut Vec<String>) {
@@ -967,6 +962,8 @@ fn arrays_without_items_in(schema: &Value, path: &str, out: &mut Vec<String>) {
     }
 }
 
+/// The objects without `properties` in a Gemini schema (`OBJECT` types), each as the top-level
+/// parameter it is part of and its path (`options`, `options.deep`, `list[]`).
 fn open_objects_in(schema: &Value, parameter: &str, path: &str, out: &mut Vec<(String, String)>) {
     // Deep enough for any schema a provider takes; a deeper one is not looked into.
     if path.len() > 1024 {

@@ -560,11 +560,6 @@ impl<'w> Compiler<'w> {
     }
 }
 
-/// What a request's predicates are made of, written out: the date, the `--set` values and
-/// the whole context (`context`, written out as JSON, which writes every field but `extends`,
-/// which a context has already been resolved from). A prepared scope and plan are made of
-/// that and the variant, whose id the key of [`Compiler::prepared`] adds after it. A context
-/// that cannot be written out (never, for one that was read) is prepared every time.
 /// Leaves out of the compile's sections those whose slot no render of the prompt read:
 /// the base template's render, or that of a section it reaches so (`read_by_section`, by
 /// place; `by_base`, the base's). A section so left out rendered, but a condition of the
@@ -598,6 +593,11 @@ fn leave_out_unread(
     }
 }
 
+/// What a request's predicates are made of, written out: the date, the `--set` values and
+/// the whole context (`context`, written out as JSON, which writes every field but `extends`,
+/// which a context has already been resolved from). A prepared scope and plan are made of
+/// that and the variant, whose id the key of [`Compiler::prepared`] adds after it. A context
+/// that cannot be written out (never, for one that was read) is prepared every time.
 fn request_key(request: &Request, date: Option<&str>, context: &[u8]) -> Vec<u8> {
     let mut key = Vec::with_capacity(64 + context.len());
     match date {

@@ -1302,16 +1302,22 @@ fn tag_around(source: &str, at: usize) -> Option<usize> {
     quote.is_none().then_some(opened)
 }
 
-/// Whether every expression of `source` that names `word` only asks whether it holds an item
-/// (`"x" in word`, `"x" not in word`), so that none of its items reach the text. A loop over it
-/// (`{% for x in word %}`), a filter, or any other use reads its items.
+/// The string literals a condition (an expression, not a template) asks `word` whether it
+/// holds, each with its range in `condition`: as [`Templates::literals_tested_in`] finds them
+/// in a template's tags.
+pub(crate) fn literals_tested(
+    condition: &str,
+    word: &str,
+) -> Vec<(String, std::ops::Range<usize>)> {
+    whole_words(condition, word)
+        .filter_map(|at| literal_tested_before(condition, at))
+        .collect()
+}
+
 /// The string literal (without its quotes) and its range, quotes included, that the text
 /// before `at` asks about: `'x' in `, `"x" not in `. `None` for anything else (a name, an
 /// expression, a literal with escapes).
-pub(crate) fn literal_tested_before(
-    source: &str,
-    at: usize,
-) -> Option<(String, std::ops::Range<usize>)> {
+fn literal_tested_before(source: &str, at: usize) -> Option<(String, std::ops::Range<usize>)> {
     let is_ident = |c: char| c.is_alphanumeric() || c == '_';
     let before = source.get(..at)?.trim_end();
     let before = before.strip_suffix("in")?;
@@ -1340,6 +1346,9 @@ pub(crate) fn literal_tested_before(
     Some((literal.to_string(), open..before.len()))
 }
 
+/// Whether every expression of `source` that names `word` only asks whether it holds an item
+/// (`"x" in word`, `"x" not in word`), so that none of its items reach the text. A loop over it
+/// (`{% for x in word %}`), a filter, or any other use reads its items.
 fn only_tested_for_membership(source: &str, word: &str) -> bool {
     let is_ident = |c: char| c.is_alphanumeric() || c == '_';
     whole_words(source, word).all(|at| {

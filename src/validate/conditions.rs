@@ -259,17 +259,7 @@ impl Checker<'_> {
             && !self.workspace.tools.is_empty()
         {
             let ids: Vec<String> = self.workspace.tools.keys().cloned().collect();
-            let is_ident = |c: char| c.is_alphanumeric() || c == '_';
-            let places = memchr::memmem::find_iter(condition.as_bytes(), ENABLED_TOOLS.as_bytes())
-                .filter(|&at| {
-                    !condition[..at].ends_with(is_ident)
-                        && !condition[at + ENABLED_TOOLS.len()..].starts_with(is_ident)
-                });
-            for at in places {
-                let Some((name, range)) = crate::templates::literal_tested_before(condition, at)
-                else {
-                    continue;
-                };
+            for (name, range) in crate::templates::literals_tested(condition, ENABLED_TOOLS) {
                 if !ids.contains(&name) {
                     out.push(crate::diagnostic::Diagnostic::new(
                         Problem::ToolNeverEnabled {
