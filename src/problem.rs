@@ -19,7 +19,7 @@ mod template_help;
 use std::fmt;
 
 pub use annotation::{LabelKind, NoteKind};
-pub use definitions::DefinitionProblem;
+pub use definitions::{DefinitionProblem, SchemaFault};
 pub use invalid_value::{Form, InvalidValue};
 pub use not_read::NotRead;
 pub use request::RequestProblem;

@@ -480,27 +480,29 @@ fn context_with_settings(
 }
 
 // VS Code's `.vscode/mcp.json` writes its servers under `servers` (and `inputs` beside them):
-// read as the `mcpServers` of other agents, each problem placed under `servers`.
+// read as the `mcpServers` of other agents, each problem placed under `servers`. It is JSON
+// with comments and trailing commas, which were a syntax error: they are read past, and every
+// place in the file stays where it is.
 #[test]
 fn vs_code_s_settings_under_servers_are_read() {
     let workspace = workspace();
     let settings = workspace.tmp().join("mcp.json");
     std::fs::write(
         &settings,
-        "{\n  \"inputs\": [],\n  \"servers\": {\n    \"github\": {\"type\": \"stdio\", \"command\": \"gh-mcp\", \"args\": [\"--ro\"]},\n    \"bad\": {\"command\": 7}\n  }\n}\n",
+        "{\n  // this project's servers\n  \"inputs\": [],\n  \"servers\": { /* two */\n    \"github\": {\"type\": \"stdio\", \"command\": \"gh-mcp\", \"args\": [\"--ro\"]},\n    \"bad\": {\"command\": 7},\n  },\n}\n",
     )
     .unwrap();
     let path = settings.to_str().unwrap();
     let run = workspace.run(&["context", "--mcp", path, "--format", "json"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(
-        run.stderr.contains("wrong type") && run.stderr.contains(&format!("{path}:5:24")),
+        run.stderr.contains("wrong type") && run.stderr.contains(&format!("{path}:6:24")),
         "{}",
         run.stderr
     );
     std::fs::write(
         &settings,
-        "{\"servers\": {\"github\": {\"type\": \"stdio\", \"command\": \"gh-mcp\", \"args\": [\"--ro\"]}}}\n",
+        "{\"servers\": {\"github\": {\"type\": \"stdio\", \"command\": \"gh-mcp\", \"args\": [\"--ro\", \"--url=http://a//b\", \"/* kept */\",], // trailing\n}}}\n",
     )
     .unwrap();
     let run = workspace.run(&["context", "--mcp", path, "--format", "json"]);
@@ -509,7 +511,10 @@ fn vs_code_s_settings_under_servers_are_read() {
     let servers = context["mcp_servers"].as_array().unwrap();
     assert_eq!(servers.len(), 1, "{context}");
     assert_eq!(servers[0]["name"], "github");
-    assert_eq!(servers[0]["command"], "gh-mcp --ro", "{context}");
+    assert_eq!(
+        servers[0]["command"], "gh-mcp --ro --url=http://a//b /* kept */",
+        "{context}"
+    );
 }
 
 // A server the settings add, with no listing beside them and none in the context, joined the

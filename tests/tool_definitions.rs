@@ -253,6 +253,93 @@ fn an_mcp_tool_whose_schema_is_not_an_object_is_left_out_with_a_warning() {
     }
 }
 
+/// A server's schema that a provider refuses the whole request for (a property that is no
+/// schema, a `required` that is no list, an array without `items` for OpenAI and Gemini, an
+/// object without `properties` for Gemini) failed every request of the agent that sent it: the
+/// tool is left out of that dialect, with a warning at the tool that says where and why, and
+/// kept where the provider takes it.
+#[test]
+fn an_mcp_tool_whose_schema_a_provider_refuses_is_left_out_of_that_dialect() {
+    let workspace = native_fixture().write();
+    let context = r#"{"extends": "basic", "mcp_servers": [{"name": "w", "tools": [
+  {"name": "nul", "input_schema": {"type": "object", "properties": {"a": null}}},
+  {"name": "req", "input_schema": {"type": "object", "properties": {"a": {"type": "string"}}, "required": "a"}},
+  {"name": "arr", "input_schema": {"type": "object", "properties": {"f": {"type": "object", "properties": {"rows": {"type": "array", "items": {"type": "object", "properties": {"x": {"type": "array"}}}}}}}}},
+  {"name": "obj", "input_schema": {"type": "object", "properties": {"o": {"type": "object"}}}},
+  {"name": "one", "input_schema": {"type": "object", "properties": {"v": {"oneOf": [{"type": "string"}, 3]}}}},
+  {"name": "good", "input_schema": {"type": "object", "properties": {"q": {"type": "array", "items": {"type": "string"}}}}}
+]}]}
+"#;
+    let path = workspace.tmp().join("refused.json");
+    std::fs::write(&path, context).unwrap();
+    let nul = "`a` in its input schema is null, where a schema is an object";
+    let req =
+        "its input schema has a `required` that is a string, where it is a list of property names";
+    let arr = "`f.rows[].x` in its input schema is an array without `items`";
+    let obj = "`o` in its input schema is an object without `properties`";
+    let one = "`v` in its input schema is an integer, where a schema is an object";
+    for (dialect, provider, left_out) in [
+        (
+            "openai",
+            "OpenAI",
+            vec![
+                ("nul", 2, nul),
+                ("req", 3, req),
+                ("arr", 4, arr),
+                ("one", 6, one),
+            ],
+        ),
+        (
+            "openai-responses",
+            "OpenAI",
+            vec![
+                ("nul", 2, nul),
+                ("req", 3, req),
+                ("arr", 4, arr),
+                ("one", 6, one),
+            ],
+        ),
+        (
+            "anthropic",
+            "Anthropic",
+            vec![("nul", 2, nul), ("req", 3, req), ("one", 6, one)],
+        ),
+        // Gemini's form drops `oneOf` and a `required` of the wrong shape, with a warning.
+        (
+            "gemini",
+            "Gemini",
+            vec![("nul", 2, nul), ("arr", 4, arr), ("obj", 5, obj)],
+        ),
+    ] {
+        let run = workspace.run(&[
+            "tools",
+            "--context",
+            path.to_str().unwrap(),
+            "--dialect",
+            dialect,
+        ]);
+        assert_eq!(run.code, 0, "{dialect}: {}", run.stderr);
+        for tool in ["nul", "req", "arr", "obj", "one", "good"] {
+            let out = left_out.iter().find(|(name, ..)| *name == tool);
+            let listed = run.stdout.contains(&format!("\"w__{tool}\""));
+            assert_eq!(listed, out.is_none(), "{dialect} {tool}: {}", run.stdout);
+            if let Some((_, line, why)) = out {
+                let warning = format!(
+                    "warning[mcp-schema-refused]: MCP tool `w__{tool}` is left out of the {dialect} tool definitions, as {provider} refuses any request that holds it: {why}\n --> {}:{line}:",
+                    path.display()
+                );
+                assert!(run.stderr.contains(&warning), "{warning}\n{}", run.stderr);
+            }
+        }
+        assert_eq!(
+            run.stderr.matches("mcp-schema-refused").count(),
+            left_out.len(),
+            "{dialect}: {}",
+            run.stderr
+        );
+    }
+}
+
 // `--dialect` for a variant without native tool calls changed nothing without a word (`tools`
 // refuses such a variant): a warning says so, and the prompt is the same.
 #[test]

@@ -14,7 +14,7 @@ use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::load::mcp_places::McpPlaces;
 use crate::model::{Context, Dialect, LongNames, ToolDefinitionSettings};
 use crate::parameter_schema::held_bytes;
-use crate::problem::{DefinitionProblem, Problem};
+use crate::problem::{DefinitionProblem, Problem, SchemaFault};
 use crate::render::memo::write_tool;
 use crate::resolve::scope::Scope;
 use crate::templates::written::write_bytes;
@@ -134,6 +134,22 @@ pub fn build(
                         name,
                         property,
                         dialect: dialect.name(),
+                    }),
+                });
+                continue;
+            }
+            if let Some((at, fault)) = tool
+                .input_schema
+                .as_ref()
+                .and_then(|schema| refused_within(dialect, schema, String::new(), 0))
+            {
+                findings.push(Finding {
+                    subject,
+                    problem: Problem::Definitions(DefinitionProblem::McpSchemaRefused {
+                        name,
+                        dialect: dialect.name(),
+                        at,
+                        fault,
                     }),
                 });
                 continue;
@@ -277,6 +293,125 @@ fn not_an_object_schema(schema: &Value) -> Option<String> {
     }
 }
 
+/// The first place in an MCP tool's input schema (below its top level, which
+/// `not_an_object_schema` has looked at) for which the dialect's provider refuses the whole
+/// request, and what is wrong there. A server's listing is not the workspace's to fix, and one
+/// refused tool would fail every request of the agent: the tool is left out instead. Gemini's
+/// form drops what its mapping cannot carry (a `required` or `type` of the wrong shape), so
+/// only what survives the mapping counts there; an object without `properties` is found on
+/// the mapped schema, in `write`.
+fn refused_within(
+    dialect: Dialect,
+    schema: &Value,
+    at: String,
+    depth: usize,
+) -> Option<(String, SchemaFault)> {
+    // As deep as any schema a provider takes; a deeper one is not looked into.
+    if depth > 64 || at.len() > 1024 {
+        return None;
+    }
+    let object = match schema {
+        Value::Object(object) => object,
+        Value::Bool(_) => return None,
+        other => {
+            let found = crate::load::schema_check::json_type(other);
+            return Some((at, SchemaFault::NotASchema { found }));
+        }
+    };
+    let malformed = |keyword: &'static str, value: &Value| {
+        Some((
+            at.clone(),
+            SchemaFault::Malformed {
+                keyword,
+                found: crate::load::schema_check::json_type(value),
+            },
+        ))
+    };
+    let names = |value: &Value| {
+        value
+            .as_array()
+            .is_some_and(|names| names.iter().all(Value::is_string))
+    };
+    if dialect != Dialect::Gemini {
+        if let Some(required) = object.get("required")
+            && !names(required)
+        {
+            return malformed("required", required);
+        }
+        if let Some(kind) = object.get("type")
+            && !(kind.is_string() || names(kind))
+        {
+            return malformed("type", kind);
+        }
+    }
+    let is_array = match object.get("type") {
+        Some(Value::String(kind)) => kind == "array",
+        Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "array"),
+        _ => false,
+    };
+    if is_array && !object.contains_key("items") && dialect != Dialect::Anthropic {
+        return Some((at, SchemaFault::ArrayWithoutItems));
+    }
+    let join = |name: &str| {
+        if at.is_empty() {
+            name.to_string()
+        } else {
+            format!("{at}.{name}")
+        }
+    };
+    match object.get("properties") {
+        None => {}
+        Some(Value::Object(properties)) => {
+            for (name, inner) in properties {
+                if let Some(found) = refused_within(dialect, inner, join(name), depth + 1) {
+                    return Some(found);
+                }
+            }
+        }
+        Some(_) if dialect == Dialect::Gemini => {}
+        Some(other) => return malformed("properties", other),
+    }
+    match object.get("items") {
+        None => {}
+        Some(Value::Array(positions)) => {
+            for position in positions {
+                if let Some(found) = refused_within(dialect, position, format!("{at}[]"), depth + 1)
+                {
+                    return Some(found);
+                }
+            }
+        }
+        Some(items) => {
+            if let Some(found) = refused_within(dialect, items, format!("{at}[]"), depth + 1) {
+                return Some(found);
+            }
+        }
+    }
+    // Gemini's mapping drops `oneOf` and `allOf`, and makes `properties` of another shape
+    // an object without properties (found in `write`).
+    let choices: &[&'static str] = if dialect == Dialect::Gemini {
+        &["anyOf"]
+    } else {
+        &["anyOf", "oneOf", "allOf"]
+    };
+    for &keyword in choices {
+        match object.get(keyword) {
+            None => {}
+            Some(Value::Array(choices)) => {
+                for choice in choices {
+                    if let Some(found) = refused_within(dialect, choice, at.clone(), depth + 1) {
+                        return Some(found);
+                    }
+                }
+            }
+            // Gemini's mapping makes an `anyOf` that is no list an empty one.
+            Some(other) if dialect != Dialect::Gemini => return malformed(keyword, other),
+            Some(_) => {}
+        }
+    }
+    None
+}
+
 /// `Some(too_long)` when the provider rejects the name.
 fn rejected(dialect: Dialect, name: &str) -> Option<bool> {
     if name.chars().count() > dialect.max_name_len() {
@@ -385,9 +520,34 @@ fn write(dialect: Dialect, tools: Vec<Neutral>, findings: &mut Vec<Finding>) -> 
         Dialect::Gemini => {
             let declarations: Vec<Value> = tools
                 .into_iter()
-                .map(|tool| {
+                .filter_map(|tool| {
                     let mut dropped = Vec::new();
                     let parameters = openapi(&tool.schema, &mut dropped);
+                    // Gemini refuses an `OBJECT` with no `properties` (a free-form table of
+                    // arguments), at any depth: said at the parameter it is part of.
+                    let mut open_objects = Vec::new();
+                    if let Some(properties) =
+                        parameters.get("properties").and_then(Value::as_object)
+                    {
+                        for (parameter, schema) in properties {
+                            open_objects_in(schema, parameter, parameter, &mut open_objects);
+                        }
+                    }
+                    // An MCP tool with one would fail every request: it is left out.
+                    if let (Subject::Mcp { .. }, Some((_, path))) =
+                        (&tool.subject, open_objects.first())
+                    {
+                        findings.push(Finding {
+                            subject: tool.subject.clone(),
+                            problem: Problem::Definitions(DefinitionProblem::McpSchemaRefused {
+                                name: tool.name.clone(),
+                                dialect: dialect.name(),
+                                at: path.clone(),
+                                fault: SchemaFault::ObjectWithoutProperties,
+                            }),
+                        });
+                        return None;
+                    }
                     dropped.sort();
                     dropped.dedup();
                     // One warning per parameter that lost a keyword, at that parameter (a
@@ -414,16 +574,6 @@ fn write(dialect: Dialect, tools: Vec<Neutral>, findings: &mut Vec<Finding>) -> 
                             }),
                         });
                     }
-                    // Gemini refuses an `OBJECT` with no `properties` (a free-form table of
-                    // arguments), at any depth: said at the parameter it is part of.
-                    let mut open_objects = Vec::new();
-                    if let Some(properties) =
-                        parameters.get("properties").and_then(Value::as_object)
-                    {
-                        for (parameter, schema) in properties {
-                            open_objects_in(schema, parameter, parameter, &mut open_objects);
-                        }
-                    }
                     for (parameter, path) in open_objects {
                         let subject = match &tool.subject {
                             Subject::Tool { id, .. } => Subject::Tool {
@@ -448,7 +598,7 @@ fn write(dialect: Dialect, tools: Vec<Neutral>, findings: &mut Vec<Finding>) -> 
                         .get("properties")
                         .and_then(Value::as_object)
                         .is_none_or(Map::is_empty);
-                    if empty {
+                    Some(if empty {
                         json!({ "name": tool.name, "description": tool.description })
                     } else {
                         json!({
@@ -456,7 +606,7 @@ fn write(dialect: Dialect, tools: Vec<Neutral>, findings: &mut Vec<Finding>) -> 
                             "description": tool.description,
                             "parameters": parameters,
                         })
-                    }
+                    })
                 })
                 .collect();
             json!([{ "functionDeclarations": declarations }])

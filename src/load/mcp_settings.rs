@@ -18,7 +18,7 @@ use crate::load::schema_check::{SchemaValidators, article, json_type};
 use crate::model::{Limits, McpServer};
 use crate::pointer::child_pointer;
 use crate::problem::Problem;
-use crate::source::Sources;
+use crate::source::{SourceFile, Sources};
 
 /// A server's entry in the settings: each known key with the JSON type it must have. Other
 /// keys (`env`, `headers`, a client's own) are kept out of the prompt, not rejected.
@@ -334,7 +334,18 @@ fn read_json(
             return Ok(None);
         }
     };
-    match Document::parse(id, sources.get(id), Format::Json) {
+    // Comments and trailing commas (VS Code's and Cursor's settings files are JSONC) become
+    // spaces of the same length, so every offset read stays the file's own; a comment left
+    // open is left for the JSON reader to place.
+    let file = sources.get(id);
+    let mut text = file.text.clone();
+    let stripped = json_strip_comments::strip(&mut text).is_ok() && text != file.text;
+    let parsed = if stripped {
+        Document::parse(id, &SourceFile::new(file.path.clone(), text), Format::Json)
+    } else {
+        Document::parse(id, file, Format::Json)
+    };
+    match parsed {
         Ok(document) => Ok(Some(document)),
         Err(diagnostic) => {
             diagnostics.push(diagnostic);

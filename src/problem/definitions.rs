@@ -55,6 +55,15 @@ pub enum DefinitionProblem {
         dialect: &'static str,
         found: String,
     },
+    /// An MCP tool left out of the definitions: its input schema holds, at `at` (a path in it
+    /// such as `tags` or `rows[]`, empty for the schema as a whole), something for which the
+    /// dialect's provider refuses the whole request.
+    McpSchemaRefused {
+        name: String,
+        dialect: &'static str,
+        at: String,
+        fault: SchemaFault,
+    },
     /// An MCP tool's input schema (`bytes`, with its name and description, as the
     /// definitions hold and write it) did not fit in what the compile had left of
     /// `limits.compile_bytes` (`limit`).
@@ -79,6 +88,7 @@ impl DefinitionProblem {
             DefinitionProblem::McpNameFailed { .. } => "mcp-name-failed",
             DefinitionProblem::McpSchemaNotAnObject { .. } => "mcp-schema-not-an-object",
             DefinitionProblem::McpSchemaTooLarge { .. } => "mcp-schema-too-large",
+            DefinitionProblem::McpSchemaRefused { .. } => "mcp-schema-refused",
         }
     }
 
@@ -134,11 +144,92 @@ impl DefinitionProblem {
             DefinitionProblem::McpSchemaNotAnObject { .. } => {
                 "providers take a tool's arguments as an object: give the tool an `input_schema` such as `{\"type\": \"object\", \"properties\": {…}}` (the server lists it)".into()
             }
+            DefinitionProblem::McpSchemaRefused { fault, .. } => format!(
+                "the server lists this schema, so the fix is the server's ({}); until then, leave the server out of the context, or `disabled`, for this provider",
+                fault.server_fix()
+            ),
             DefinitionProblem::McpSchemaTooLarge { .. } => format!(
                 "each MCP tool's input schema is copied into the native tool definitions, which count toward the compile's size: leave the tool (or its server) out of the context, or, if the size is real, raise `limits.compile_bytes` in promptc.toml (at most {} bytes)",
                 crate::model::limits::MAX_BYTES
             ),
         })
+    }
+}
+
+/// What in an MCP tool's input schema makes a provider refuse the request it is part of.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SchemaFault {
+    /// A value where a schema belongs (a property's, `items`, a choice of `anyOf`) that is
+    /// neither an object nor `true`/`false` (`found` says what it is).
+    NotASchema { found: &'static str },
+    /// A keyword whose value has the wrong shape: `required` not a list of names, `type`
+    /// neither a type's name nor a list of them, `properties` not an object, `anyOf` not a
+    /// list.
+    Malformed {
+        keyword: &'static str,
+        found: &'static str,
+    },
+    /// An array with no `items` (OpenAI and Gemini refuse it).
+    ArrayWithoutItems,
+    /// An object with no `properties` (Gemini refuses it).
+    ObjectWithoutProperties,
+}
+
+impl SchemaFault {
+    /// What the server's listing would say instead.
+    fn server_fix(&self) -> String {
+        match self {
+            SchemaFault::NotASchema { .. } => {
+                "each property, `items` and choice a schema such as `{\"type\": \"string\"}`".into()
+            }
+            SchemaFault::Malformed { keyword, .. } => {
+                format!("`{keyword}` {}", shape(keyword).replacen("is ", "as ", 1))
+            }
+            SchemaFault::ArrayWithoutItems => {
+                "an array with `items`, e.g. `\"items\": {\"type\": \"string\"}`".into()
+            }
+            SchemaFault::ObjectWithoutProperties => "an object with its `properties`".into(),
+        }
+    }
+}
+
+/// The shape a schema keyword's value has, in words.
+fn shape(keyword: &str) -> &'static str {
+    match keyword {
+        "required" => "is a list of property names",
+        "type" => "is a type's name (`string`, `object`, …) or a list of them",
+        "properties" => "is an object of schemas",
+        _ => "is a list of schemas",
+    }
+}
+
+impl fmt::Display for SchemaFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SchemaFault::NotASchema { found } => {
+                write!(f, "is {found}, where a schema is an object")
+            }
+            SchemaFault::Malformed { keyword, found } => {
+                write!(
+                    f,
+                    "has a `{keyword}` that is {found}, where it {}",
+                    shape(keyword)
+                )
+            }
+            SchemaFault::ArrayWithoutItems => write!(f, "is an array without `items`"),
+            SchemaFault::ObjectWithoutProperties => {
+                write!(f, "is an object without `properties`")
+            }
+        }
+    }
+}
+
+/// The company whose API speaks a dialect.
+fn provider(dialect: &str) -> &'static str {
+    match dialect {
+        "anthropic" => "Anthropic",
+        "gemini" => "Gemini",
+        _ => "OpenAI",
     }
 }
 
@@ -228,6 +319,23 @@ impl fmt::Display for DefinitionProblem {
                 f,
                 "MCP tool `{name}` is left out of the {dialect} tool definitions: its input schema is {found}, where providers take an object of named arguments"
             ),
+            DefinitionProblem::McpSchemaRefused {
+                name,
+                dialect,
+                at,
+                fault,
+            } => {
+                let place = if at.is_empty() {
+                    "its input schema".to_string()
+                } else {
+                    format!("`{at}` in its input schema")
+                };
+                write!(
+                    f,
+                    "MCP tool `{name}` is left out of the {dialect} tool definitions, as {} refuses any request that holds it: {place} {fault}",
+                    provider(dialect)
+                )
+            }
             DefinitionProblem::ArrayWithoutItems { tool, parameter } => write!(
                 f,
                 "parameter `{parameter}` of tool `{tool}` is an array without `items`"
