@@ -208,38 +208,89 @@ fn remove_left_behind(prefix: &str) {
             continue;
         };
         let is_folder = entry.file_type().is_ok_and(|kind| kind.is_dir());
-        if is_folder && made_in == namespace && process != std::process::id() && has_ended(process)
+        if is_folder
+            && made_in == namespace
+            && process != std::process::id()
+            && has_ended(process) == Some(true)
         {
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }
 }
 
-/// Whether the process that named a file `<namespace>.<process id>-…` (after its prefix, see
-/// [`owner`]) may still be running: it is this one, or another of this pid namespace that
-/// `/proc` still shows. `false` for a process that has ended, and for a name that names no
-/// process or one that cannot be told about (another namespace, a system without `/proc`).
-pub(crate) fn may_be_running(owned_name: &str) -> bool {
-    let Some(namespace) = pid_namespace() else {
-        return false;
+/// What can be told of the process that named a file `<namespace>.<process id>-…` (or
+/// `<process id>-…` where there are no namespaces; see [`owner`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Maker {
+    /// This process, or another that is still running.
+    Running,
+    /// A process that has ended.
+    Ended,
+    /// A process of another pid namespace (a container sharing the folder), or of a system
+    /// that cannot be asked: it may be running.
+    Untold,
+    /// The name names no process (an older promptc's).
+    Unnamed,
+}
+
+/// The process that named a file, after its prefix (`owned_name`), as far as it can be told.
+pub(crate) fn maker_of(owned_name: &str) -> Maker {
+    let Some((owner, _)) = owned_name.split_once('-') else {
+        return Maker::Unnamed;
     };
-    let Some((made_in, process)) = owned_name
-        .split_once('-')
-        .and_then(|(owner, _)| owner.split_once('.'))
-        .and_then(|(made_in, id)| Some((made_in.parse::<u64>().ok()?, id.parse::<u32>().ok()?)))
-    else {
-        return false;
+    let (made_in, process) = match owner.split_once('.') {
+        Some((made_in, id)) => match (made_in.parse::<u64>(), id.parse::<u32>()) {
+            (Ok(made_in), Ok(process)) => (Some(made_in), process),
+            _ => return Maker::Unnamed,
+        },
+        None => match owner.parse::<u32>() {
+            Ok(process) => (None, process),
+            Err(_) => return Maker::Unnamed,
+        },
     };
-    made_in == namespace && (process == std::process::id() || !has_ended(process))
+    // A process id means something only in the namespace it was given in.
+    if made_in != pid_namespace() {
+        return Maker::Untold;
+    }
+    if process == std::process::id() {
+        return Maker::Running;
+    }
+    match has_ended(process) {
+        Some(true) => Maker::Ended,
+        Some(false) => Maker::Running,
+        None => Maker::Untold,
+    }
 }
 
 /// How many entries of the temporary folder [`remove_left_behind`] looks at.
 const LOOKED_AT: usize = 100_000;
 
-/// Whether no process of this namespace has this id now.
-fn has_ended(process: u32) -> bool {
+/// Whether no process of this namespace has this id now; `None` where that cannot be asked.
+#[cfg(target_os = "linux")]
+fn has_ended(process: u32) -> Option<bool> {
     let proc = Path::new("/proc");
-    proc.join("self").exists() && !proc.join(process.to_string()).exists()
+    proc.join("self")
+        .exists()
+        .then(|| !proc.join(process.to_string()).exists())
+}
+
+/// Whether no process has this id now (a signal of 0 to it finds none); `None` where that
+/// cannot be asked.
+#[cfg(all(unix, not(target_os = "linux")))]
+fn has_ended(process: u32) -> Option<bool> {
+    let pid = rustix::process::Pid::from_raw(i32::try_from(process).ok()?)?;
+    match rustix::process::test_kill_process(pid) {
+        Ok(()) => Some(false),
+        Err(rustix::io::Errno::SRCH) => Some(true),
+        // Another user's process (`EPERM`) is running.
+        Err(rustix::io::Errno::PERM) => Some(false),
+        Err(_) => None,
+    }
+}
+
+#[cfg(not(unix))]
+fn has_ended(_process: u32) -> Option<bool> {
+    None
 }
 
 fn interrupted() -> io::Error {

@@ -542,6 +542,44 @@ fn temporary_files_left_behind_are_reported_and_removed() {
     assert_eq!(workspace.run(&["check"]).code, 0);
 }
 
+// A build in another container sharing the workspace (another pid namespace), or on a system
+// whose processes cannot be asked about, names its temporary files after a process this one
+// cannot see: they were removed as left behind while that build was about to rename them
+// into place, and it failed. Such a file is left alone, and unreported, until it is older than
+// any build takes.
+#[test]
+fn a_temporary_file_of_a_build_this_one_cannot_see_is_left_alone() {
+    let workspace = Fixture::minimal().write();
+    assert_eq!(workspace.run(&["build", "--all"]).code, 0);
+    let folder = workspace.root().join("examples/prompts/generic");
+    // Pid namespace 1 is no process's: the kernel numbers them from 4026531836.
+    let elsewhere = folder.join(".promptc-tmp-1.42-Ab12Cd");
+    std::fs::write(&elsewhere, "being written by another build").unwrap();
+    let run = workspace.run(&["check"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = workspace.run(&["build", "--all"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(elsewhere.exists(), "{}", run.stderr);
+    let two_hours_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+    std::fs::File::options()
+        .write(true)
+        .open(&elsewhere)
+        .unwrap()
+        .set_modified(two_hours_ago)
+        .unwrap();
+    let run = workspace.run(&["check"]);
+    assert!(
+        run.stderr.contains(
+            "stray: examples/prompts/generic/.promptc-tmp-1.42-Ab12Cd is a temporary file left by an interrupted build"
+        ),
+        "{}",
+        run.stderr
+    );
+    let run = workspace.run(&["build", "--all"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!elsewhere.exists(), "{}", run.stderr);
+}
+
 // Item 9: a path that cannot be written stops the build before anything changes.
 #[test]
 fn the_matrix_is_written_all_or_nothing() {

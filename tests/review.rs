@@ -267,6 +267,73 @@ fn build_all_removes_the_folders_its_removals_leave_empty() {
     assert!(prompts.join("other/notes.md").is_file());
 }
 
+/// An output no longer built that cannot be removed (its folder made read-only, a file another
+/// program holds open) was dropped from the index of the outputs promptc wrote: once it could
+/// be removed, `build --all` left it for good and `check` called it someone else's file. It
+/// stays in the index until it is removed. Run as a user whom permissions bind: root's
+/// removals do not fail, so under root the commands run as `nobody`.
+#[cfg(unix)]
+#[test]
+fn an_output_that_could_not_be_removed_is_removed_by_the_next_build() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let repo = Repo::new();
+    repo.edit(
+        "promptc.toml",
+        "[paths]",
+        "[build]\nfamilies = [\"base\"]\n\n[paths]",
+    );
+    let root_user = std::fs::metadata(&repo.root).unwrap().uid() == 0;
+    if root_user {
+        let status = std::process::Command::new("chown")
+            .args(["-R", "65534:65534"])
+            .arg(repo._dir.path())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    let run = |args: &[&str]| {
+        let mut command = if root_user {
+            let mut command = std::process::Command::new("setpriv");
+            command
+                .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+                .arg(assert_cmd::cargo::cargo_bin("promptc"));
+            command
+        } else {
+            common::promptc_process()
+        };
+        common::isolated_git(&mut command)
+            .env("PROMPTC_NO_CACHE", "1")
+            .env("NO_COLOR", "1")
+            .current_dir(&repo.root)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let compact = repo.root.join("examples/prompts/compact");
+    std::fs::set_permissions(&compact, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let built = run(&["build", "--all"]);
+    assert_ne!(built.status.code(), Some(0), "{}", stderr(&built));
+    assert!(compact.join("full.md").is_file());
+    std::fs::set_permissions(&compact, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let checked = run(&["check"]);
+    assert_eq!(checked.status.code(), Some(1), "{}", stderr(&checked));
+    assert!(
+        !stderr(&checked).contains("did not write"),
+        "{}",
+        stderr(&checked)
+    );
+    let built = run(&["build", "--all"]);
+    assert_eq!(built.status.code(), Some(0), "{}", stderr(&built));
+    assert!(
+        stderr(&built).contains("removed examples/prompts/compact/full.md"),
+        "{}",
+        stderr(&built)
+    );
+    assert!(!compact.exists());
+    let checked = run(&["check"]);
+    assert_eq!(checked.status.code(), Some(0), "{}", stderr(&checked));
+}
+
 #[test]
 fn diff_shows_each_changed_output_with_its_source_file() {
     let repo = Repo::new();

@@ -892,14 +892,32 @@ impl<'w> MatrixWriter<'w> {
         };
         // The outputs are in place: a file that cannot be removed now is said, and does not
         // stop the others.
+        let mut still_owned = Vec::new();
         for (real, owned) in removals {
             match std::fs::remove_file(&real) {
                 Ok(()) => {
                     remove_emptied_folders(workspace, &real, &owned);
                     report.removed.push(owned);
                 }
-                Err(error) => report.not_removed.push(PathError::io(&owned, error)),
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+                Err(error) => {
+                    report.not_removed.push(PathError::io(&owned, error));
+                    still_owned.push(owned);
+                }
             }
+        }
+        // The index already written leaves out the outputs no longer built: one that could
+        // not be removed (a folder made read-only, a file another program holds open) stays
+        // in it, so that the next build removes it, and `check` knows promptc wrote it.
+        if !still_owned.is_empty() {
+            let mut kept: BTreeSet<&str> = self.current.iter().map(String::as_str).collect();
+            kept.extend(still_owned.iter().map(String::as_str));
+            let index: String = kept.into_iter().flat_map(|path| [path, "\n"]).collect();
+            let index_real =
+                confine::resolve_output(root, out_dir(workspace), Path::new(INDEX_FILE))?;
+            let mut staged = Staged::default();
+            staged.add(&index_real, &index_path(workspace), index.as_bytes())?;
+            staged.commit()?;
         }
         for (real, shown) in strays {
             match std::fs::remove_file(&real) {
@@ -1281,7 +1299,8 @@ fn files_on_disk(workspace: &Workspace) -> Result<FilesOnDisk, PathError> {
                 outputs.insert(format!("{relative}/{name_text}"));
             }
             let is_file = file.file_type().is_ok_and(|kind| kind.is_file());
-            if is_file && is_temporary(&name) && is_left_behind(&name) {
+            let modified = || file.metadata().ok()?.modified().ok();
+            if is_file && is_temporary(&name) && is_left_behind(&name, modified()) {
                 found.push(name);
             }
         }

@@ -29,15 +29,31 @@ pub fn is_temporary(name: &OsStr) -> bool {
 }
 
 /// Whether a temporary file (see [`is_temporary`]) was left by a process that no longer runs:
-/// it names no process that may still be running (one named by an older promptc names
-/// none). A build running beside another must not take the other's files, which it is about
-/// to rename into place, for leftovers.
-pub fn is_left_behind(name: &OsStr) -> bool {
-    let owned = name
+/// one that has ended, or none (an older promptc's names name none). A build running beside
+/// another must not take the other's files, which it is about to rename into place, for
+/// leftovers: a file whose process cannot be told about (made in another container sharing
+/// the folder, or on a system that cannot be asked) is left behind only once it is older
+/// than any build takes ([`UNTOLD_AFTER`], by its `modified` time).
+pub fn is_left_behind(name: &OsStr, modified: Option<std::time::SystemTime>) -> bool {
+    use crate::scratch::Maker;
+    let Some(owned) = name
         .to_str()
-        .and_then(|name| name.strip_prefix(TEMP_PREFIX));
-    !owned.is_some_and(crate::scratch::may_be_running)
+        .and_then(|name| name.strip_prefix(TEMP_PREFIX))
+    else {
+        return true;
+    };
+    match crate::scratch::maker_of(owned) {
+        Maker::Running => false,
+        Maker::Ended | Maker::Unnamed => true,
+        Maker::Untold => modified
+            .and_then(|modified| modified.elapsed().ok())
+            .is_some_and(|age| age > UNTOLD_AFTER),
+    }
 }
+
+/// How old a temporary file whose process cannot be told about must be to count as left
+/// behind.
+pub const UNTOLD_AFTER: std::time::Duration = std::time::Duration::from_secs(60 * 60);
 
 /// Writes `contents` to `path` atomically. Errors name the path.
 #[cfg(test)]
@@ -446,7 +462,7 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&kept).unwrap(), "old");
         assert!(
             kept.file_name()
-                .is_some_and(|name| is_temporary(name) && !is_left_behind(name))
+                .is_some_and(|name| is_temporary(name) && !is_left_behind(name, None))
         );
         assert!(matches!(
             keep_aside(&dir.path().join("missing.md"), dir.path()),
@@ -519,6 +535,38 @@ mod tests {
             shown.starts_with("examples/prompts/generic/basic.md: ") && !shown.contains("tmp"),
             "{shown}"
         );
+    }
+
+    /// A temporary file is another build's while its process may run: this one's, or one of
+    /// another pid namespace (a container sharing the workspace) or of a system that cannot
+    /// be asked, until it is older than any build takes. One whose process has ended, or
+    /// whose name names none, is left behind.
+    #[test]
+    fn a_temporary_file_is_left_behind_once_its_process_is_known_to_be_gone() {
+        let hour_ago = std::time::SystemTime::now() - UNTOLD_AFTER;
+        let two_hours_ago = hour_ago - UNTOLD_AFTER;
+        let ours = crate::scratch::owner();
+        let this = format!("{TEMP_PREFIX}{ours}-x1");
+        assert!(!is_left_behind(OsStr::new(&this), Some(two_hours_ago)));
+        // The same namespace (where there is one), a process id no process has.
+        let ended = match ours.split_once('.') {
+            Some((namespace, _)) => format!("{namespace}.{}", u32::MAX),
+            None => u32::MAX.to_string(),
+        };
+        let ended = format!("{TEMP_PREFIX}{ended}-x1");
+        if cfg!(unix) {
+            assert!(is_left_behind(OsStr::new(&ended), None));
+        }
+        // Namespace 1 is no process's own: the kernel numbers them from 4026531836.
+        let elsewhere = OsStr::new(".promptc-tmp-1.42-x1");
+        assert!(!is_left_behind(elsewhere, None));
+        assert!(!is_left_behind(
+            elsewhere,
+            Some(std::time::SystemTime::now())
+        ));
+        assert!(is_left_behind(elsewhere, Some(two_hours_ago)));
+        assert!(is_left_behind(OsStr::new(".promptc-tmp-Ab12Cd"), None));
+        assert!(is_left_behind(OsStr::new(".tmpAb12Cd"), None));
     }
 
     #[test]
