@@ -369,6 +369,12 @@ fn load_context_text_here(
     text: String,
 ) -> Result<Entry<Context>, Diagnostics> {
     let mut diagnostics = Diagnostics::default();
+    // A byte-order mark (a Windows editor's, piped on standard input) is no text, and would
+    // shift every column of the first line, as in a file.
+    let text = match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
+    };
     let loaded = context_from_text(
         &mut workspace.sources,
         name,

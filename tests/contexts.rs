@@ -128,6 +128,18 @@ fn standard_input_takes_json_toml_or_yaml() {
         stderr.contains("error[wrong-type]") && stderr.contains("<stdin>:2:7"),
         "{stderr}"
     );
+    // A byte-order mark before them (a Windows editor's) moves no column, and is no text.
+    let output = workspace
+        .command()
+        .args(["build", "--context", "-"])
+        .write_stdin("\u{feff}yolo = \"sure\"\n")
+        .output()
+        .unwrap();
+    let stderr = common::stderr(&output);
+    assert!(
+        stderr.contains("<stdin>:1:8") && !stderr.contains('\u{feff}') && !stderr.contains('�'),
+        "{stderr}"
+    );
     let output = workspace
         .command()
         .args(["build", "--context", "-"])

@@ -472,6 +472,43 @@ fn clicolor_force_colours_a_pipe() {
     assert!(!validate(&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]).contains('\u{1b}'));
 }
 
+/// On a terminal, diagnostics are coloured unless the environment says otherwise, as
+/// no-color.org and bixense.com/clicolors have it: a `TERM` of `dumb`, `CLICOLOR=0`, or a
+/// non-empty `NO_COLOR` (an empty one says nothing). `TERM=dumb` and `CLICOLOR=0` were
+/// coloured, and an empty `NO_COLOR` took colour away.
+#[cfg(unix)]
+#[test]
+fn a_terminal_gets_colour_unless_the_environment_says_otherwise() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("promptc.toml"), "fallback_family = 3\n").unwrap();
+    let promptc = env!("CARGO_BIN_EXE_promptc");
+    // `script` gives the command a terminal and copies what it writes.
+    let on_terminal = |vars: &[(&str, &str)]| {
+        let mut command = std::process::Command::new("script");
+        command
+            .args(["-qec", &format!("{promptc} validate"), "/dev/null"])
+            .current_dir(dir.path())
+            .env("PROMPTC_NO_CACHE", "1")
+            .env("TERM", "xterm")
+            .env_remove("NO_COLOR")
+            .env_remove("CLICOLOR")
+            .env_remove("CLICOLOR_FORCE");
+        for (name, value) in vars {
+            command.env(name, value);
+        }
+        let output = command.output().unwrap();
+        let text = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert!(text.contains("fallback_family"), "{text}");
+        text.contains('\u{1b}')
+    };
+    assert!(on_terminal(&[]));
+    assert!(on_terminal(&[("NO_COLOR", "")]));
+    assert!(!on_terminal(&[("NO_COLOR", "1")]));
+    assert!(!on_terminal(&[("TERM", "dumb")]));
+    assert!(!on_terminal(&[("CLICOLOR", "0")]));
+    assert!(on_terminal(&[("CLICOLOR", "0"), ("CLICOLOR_FORCE", "1")]));
+}
+
 #[test]
 fn families_share_text_through_partials() {
     // The plan-mode opening and the tool-call example are written once, in partials/, and
@@ -574,7 +611,8 @@ fn new_writes_minimal_files_that_validate() {
     assert_eq!(run(&["new", "tool", "../escape"]).status.code(), Some(2));
 }
 
-/// What to run next after `init`: in the current folder, no `cd .` before it.
+/// What to run next after `init`: in the current folder, no `cd .` before it; elsewhere, a
+/// `cd` to the folder written so that a shell reads it as one word.
 #[test]
 fn init_says_what_to_run_next_from_where_the_user_is() {
     let dir = tempfile::tempdir().unwrap();
@@ -593,6 +631,17 @@ fn init_says_what_to_run_next_from_where_the_user_is() {
             ".",
             vec!["init", "sub"],
             "next: cd sub && promptc check && promptc build --family next-gen",
+        ),
+        // Pasted into a shell: one word, never an option.
+        (
+            ".",
+            vec!["init", "my prompts"],
+            "next: cd 'my prompts' && promptc check && promptc build --family next-gen",
+        ),
+        (
+            ".",
+            vec!["init", "--", "-dash"],
+            "next: cd ./-dash && promptc check && promptc build --family next-gen",
         ),
     ] {
         std::fs::create_dir_all(dir.path().join(cwd)).unwrap();

@@ -376,11 +376,26 @@ impl fmt::Display for Message<'_> {
             }
             Message::NextAfterInit(dir) => write!(
                 f,
-                "next: cd {dir} && promptc check && promptc build --family next-gen",
-                dir = dir.display()
+                "next: cd {} && promptc check && promptc build --family next-gen",
+                shell_word(dir)
             ),
             Message::NextAfterNew(next) => next_after_new(f, next),
         }
+    }
+}
+
+/// A path as one word of a POSIX shell's command line, to be pasted as it is: quoted where it
+/// holds a space or another character the shell reads, and never read as an option.
+fn shell_word(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    let text = if text.starts_with('-') {
+        format!("./{text}")
+    } else {
+        text.into_owned()
+    };
+    match shlex::try_quote(&text) {
+        Ok(quoted) => quoted.into_owned(),
+        Err(_) => text,
     }
 }
 

@@ -34,14 +34,22 @@ struct JsonFailure {
 
 impl Printer {
     pub fn new(choice: ColorChoice) -> Self {
-        let forced = std::env::var_os("CLICOLOR_FORCE").is_some_and(|value| value != "0");
         let color = match choice {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
-            // NO_COLOR wins; CLICOLOR_FORCE colours a pipe (as in CI logs that render it).
+            // The conventions of no-color.org and bixense.com/clicolors, as clap's own
+            // output reads them: a non-empty NO_COLOR wins; CLICOLOR_FORCE colours a pipe (as
+            // in CI logs that render it); CLICOLOR=0 turns colour off; otherwise a terminal
+            // gets colour unless its TERM cannot show it (`dumb`, or none but in CI).
             ColorChoice::Auto => {
-                std::env::var_os("NO_COLOR").is_none()
-                    && (forced || std::io::stderr().is_terminal())
+                let clicolor = anstyle_query::clicolor();
+                !anstyle_query::no_color()
+                    && (anstyle_query::clicolor_force()
+                        || (clicolor != Some(false)
+                            && std::io::stderr().is_terminal()
+                            && (anstyle_query::term_supports_color()
+                                || clicolor == Some(true)
+                                || anstyle_query::is_ci())))
             }
         };
         Printer {
