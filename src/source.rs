@@ -190,6 +190,14 @@ impl Sources {
         })
     }
 
+    /// Each file with its id, in the order they were read.
+    pub fn with_ids(&self) -> impl Iterator<Item = (SourceId, &SourceFile)> {
+        self.files.iter().enumerate().map(|(index, file)| {
+            let index = u32::try_from(index).unwrap_or(u32::MAX);
+            (SourceId(self.first.saturating_add(index)), file)
+        })
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &SourceFile> {
         self.files.iter()
     }

@@ -62,6 +62,10 @@ pub enum InvalidValue {
     /// a device's name (`con`, `nul`, `com1`, …, with any extension) or one ending with a dot
     /// or a space.
     NotPortable { name: String },
+    /// A file of the workspace that a clone on another system cannot hold as it is: named so
+    /// that Windows cannot create it (see `NotPortable`), or, with `other`, named as that
+    /// other file but for case, which a file system that ignores case makes one file.
+    FileNotPortable { path: String, other: Option<String> },
     /// A list, text or table with more (or, with `most` false, fewer) items, characters or
     /// keys than its field allows. The value is not quoted: a list past its limit has
     /// thousands of items, and quoting it left no room for what is wrong.
@@ -157,6 +161,12 @@ impl InvalidValue {
             InvalidValue::NotPortable { .. } => Some(
                 "rename it: a clone of the repository on Windows cannot hold the output, and `check` would fail there".into(),
             ),
+            InvalidValue::FileNotPortable { other: None, .. } => Some(
+                "rename the file (and what names it: an id, a `template_file`, an include)".into(),
+            ),
+            InvalidValue::FileNotPortable { other: Some(_), .. } => Some(
+                "rename one of them by more than case (and what names it: an id, a `template_file`, an include)".into(),
+            ),
             InvalidValue::FolderIsRoot { setting } => {
                 let default = match setting.as_str() {
                     "build.out" => "examples/prompts",
@@ -224,6 +234,17 @@ impl fmt::Display for InvalidValue {
             } => write!(f, "invalid value {value}: expected {expected}"),
             InvalidValue::Empty => write!(f, "the value is empty"),
             InvalidValue::EmptyServerName => write!(f, "the server's name is empty"),
+            InvalidValue::FileNotPortable { path, other: None } => write!(
+                f,
+                "invalid value: the file `{path}` is named so that Windows cannot create it (a device's name, a character of `<>:\"|?*\\`, or a dot or space at the end): a clone of the repository there cannot hold it"
+            ),
+            InvalidValue::FileNotPortable {
+                path,
+                other: Some(other),
+            } => write!(
+                f,
+                "invalid value: the file `{path}` differs from `{other}` only by case: a clone of the repository on a file system that ignores case (macOS, Windows) holds one file for both"
+            ),
             InvalidValue::DiffersOnlyByCase { name, other } => write!(
                 f,
                 "invalid value: `{name}` differs from `{other}` only by case: their outputs are one file on a file system that ignores case (macOS, Windows)"
@@ -252,7 +273,7 @@ impl fmt::Display for InvalidValue {
             ),
             InvalidValue::NotPortable { name } => write!(
                 f,
-                "invalid value: `{name}` would name an output file or folder that Windows cannot create (a device's name, or one ending with a dot or a space)"
+                "invalid value: `{name}` would name an output file or folder that Windows cannot create (a device's name, one holding any of `<>:\"|?*\\` or a control character, or one ending with a dot or a space)"
             ),
             InvalidValue::SharedParameterUses => write!(
                 f,

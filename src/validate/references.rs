@@ -88,6 +88,7 @@ const MANIFEST_RULES: &[EntryRule<ManifestDef>] = &[
     output_folder_is_apart,
     output_names_fit,
     output_names_differ_beyond_case,
+    source_names_portable,
     regexes_compile,
 ];
 
@@ -998,15 +999,18 @@ const DEVICE_NAMES: [&str; 22] = [
 ];
 
 /// Whether Windows cannot create a file or folder named `name`: a device's name (`nul`,
-/// `con.md`) or, for a whole name (`stem_only` false), one ending with a dot or a space,
-/// which it drops (`x.` is `x` there). An output file's stem is followed by `.md`: `a.` makes
-/// `a..md`.
+/// `con.md`), one holding a character it keeps (`<>:"|?*\`, a control character) or, for a
+/// whole name (`stem_only` false), one ending with a dot or a space, which it drops (`x.` is
+/// `x` there). An output file's stem is followed by `.md`: `a.` makes `a..md`.
 fn not_portable(name: &str, stem_only: bool) -> bool {
     // `.` and `..` are no names; a path holding one is refused by its form.
     if matches!(name, "." | "..") {
         return false;
     }
-    is_windows_device(name) || (!stem_only && name.ends_with(['.', ' ']))
+    is_windows_device(name)
+        || name.contains(['<', '>', ':', '"', '|', '?', '*', '\\'])
+        || name.chars().any(char::is_control)
+        || (!stem_only && name.ends_with(['.', ' ']))
 }
 
 /// Whether a file named `name` is one of Windows's devices whatever its extension (`nul`,
@@ -1016,6 +1020,64 @@ pub fn is_windows_device(name: &str) -> bool {
     DEVICE_NAMES
         .iter()
         .any(|device| stem.eq_ignore_ascii_case(device))
+}
+
+/// Every file of the workspace that was read can be held by a clone on Windows or macOS:
+/// no part of its path is a name Windows cannot create (`components/aux.toml` was read and
+/// built here, and a clone there failed or lacked it), and no two differ only by case
+/// (`agent_role.md` and `Agent_Role.md` are one file there, so the prompt depended on which
+/// was checked out last). Each problem is an error at the file.
+fn source_names_portable(known: &Known<'_>, _: &Entry<ManifestDef>, out: &mut Diagnostics) {
+    let mut by_lowercase: HashMap<String, String> = HashMap::new();
+    // In the order of their paths: the second of a pair is told, whichever was read first.
+    let mut files: Vec<_> = known.workspace.sources.with_ids().collect();
+    files.sort_by(|(_, a), (_, b)| a.path.cmp(&b.path));
+    for (id, file) in files {
+        let path = &file.path;
+        // Files the caller named outside the workspace, standard input and the built-in
+        // templates (`<built-in>/…`) are not cloned.
+        if path.is_absolute()
+            || path.starts_with("<")
+            || path.to_string_lossy().starts_with('<')
+            || !path
+                .components()
+                .all(|part| matches!(part, std::path::Component::Normal(_)))
+        {
+            continue;
+        }
+        let shown = path.to_string_lossy().replace('\\', "/");
+        // A control character in a file's name is not counted here (outputs' names are
+        // held to it): such a file still loads, and its name is shown by its picture
+        // wherever it is quoted.
+        let unportable = path.components().any(|part| {
+            let name = part.as_os_str().to_string_lossy();
+            not_portable(&name, false) && !name.chars().any(char::is_control)
+        });
+        let other = match by_lowercase.get(&shown.to_lowercase()) {
+            Some(first) if *first != shown => Some(first.clone()),
+            Some(_) => continue,
+            None => {
+                by_lowercase.insert(shown.to_lowercase(), shown.clone());
+                None
+            }
+        };
+        // A context's file is named after it: its name, an output's, was told of already.
+        let told = out.iter().any(|diagnostic| {
+            diagnostic.span == Span::file_start(id)
+                && matches!(
+                    diagnostic.problem,
+                    Problem::InvalidValue(
+                        InvalidValue::NotPortable { .. } | InvalidValue::DiffersOnlyByCase { .. }
+                    )
+                )
+        });
+        if (unportable || other.is_some()) && !told {
+            out.error(
+                Problem::InvalidValue(InvalidValue::FileNotPortable { path: shown, other }),
+                Span::file_start(id),
+            );
+        }
+    }
 }
 
 /// Every name that becomes part of an output's path fits a file system and is neither a
