@@ -19,6 +19,29 @@ fn build_prints_the_prompt_from_inside_the_workspace() {
     assert!(prompt.ends_with("Good luck.\n"));
 }
 
+/// A result that cannot be written (standard output redirected to a full disk) was an error
+/// that named no file: it says it was standard output.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_result_that_cannot_be_written_says_it_was_standard_output() {
+    let full = std::fs::File::create("/dev/full").unwrap();
+    let output = common::promptc_process()
+        .current_dir(fixture_dir("expressive"))
+        .env("NO_COLOR", "1")
+        .args(["build", "--family", "base", "--context", "full"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains(
+            "error: cannot write to standard output: No space left on device (os error 28)"
+        ),
+        "{}",
+        stderr(&output)
+    );
+}
+
 #[test]
 fn build_json_has_the_parts_of_the_prompt() {
     let output = promptc()

@@ -26,8 +26,11 @@ pub enum CliError {
     /// standard input), refused for what it is: the request is wrong, a usage error whatever
     /// the refusal, as a `--context` that names a device is.
     Argument(PathError),
-    /// A read or write failed: stdout, the current folder, the workspace as a whole.
+    /// A read or write failed: the current folder, the workspace as a whole.
     Io(io::Error),
+    /// Writing the command's result to standard output failed (a full disk behind a
+    /// redirection): said as such, since the error names no file.
+    Stdout(io::Error),
     /// `PROMPTC_MEMORY_LIMIT` is not a size, or `PROMPTC_TIME_LIMIT` not a duration.
     ProcessLimit(String),
     /// `--workspace` names a folder without a manifest.
@@ -142,7 +145,7 @@ impl CliError {
             CliError::Path(_) | CliError::Argument(_) | CliError::NothingWritten(_) => {
                 "path-refused"
             }
-            CliError::Io(_) => "io-error",
+            CliError::Io(_) | CliError::Stdout(_) => "io-error",
             CliError::ProcessLimit(_) => "process-limit",
             CliError::NotAWorkspace(_) => "not-a-workspace",
             CliError::NoWorkspace(_) => "no-workspace",
@@ -238,6 +241,7 @@ impl fmt::Display for CliError {
                 write!(f, "{error}")
             }
             CliError::Io(error) => write!(f, "{error}"),
+            CliError::Stdout(error) => write!(f, "cannot write to standard output: {error}"),
             CliError::ProcessLimit(message) | CliError::Unprintable(message) => {
                 write!(f, "{message}")
             }

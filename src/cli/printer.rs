@@ -119,7 +119,9 @@ impl Printer {
             .write_all(text.as_bytes())
             .and_then(|()| stdout.flush())
         {
-            Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => Err(error.into()),
+            Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => {
+                Err(CliError::Stdout(error))
+            }
             _ => Ok(()),
         }
     }

@@ -186,6 +186,18 @@ pub(super) fn parse(file: &SourceFile, locations: &mut Locations) -> Result<Valu
 /// [`parse`], the aliases bounded by `size` bytes.
 fn read(file: &SourceFile, locations: &mut Locations, size: usize) -> Result<Value, Unreadable> {
     let text = &file.text;
+    // The reader breaks lines at a carriage return alone (old Mac line endings), where every
+    // other reader of the file, and its positions, break them at a line feed: a problem on
+    // its fifth line was placed on its first. Refused, as TOML refuses it.
+    if let Some(at) = memchr::memchr_iter(b'\r', text.as_bytes())
+        .find(|&at| text.as_bytes().get(at + 1) != Some(&b'\n'))
+    {
+        let message = LONE_CARRIAGE_RETURN.into();
+        return Err(Unreadable::from((
+            Problem::YamlSyntax { message },
+            at..at + 1,
+        )));
+    }
     let root: Spanned<Node> = serde_saphyr::from_str_with_options(text, document_options(size))
         .map_err(|error| {
             let at = error.location().map_or(0..0, |l| range(&l, file));
@@ -399,6 +411,9 @@ fn refused_tag(
 }
 
 const TAB_INDENT: &str = "a tab indents this line: YAML indents with spaces only";
+
+const LONE_CARRIAGE_RETURN: &str =
+    "a carriage return not followed by a line feed: save the file with LF or CRLF line endings";
 
 /// Messages of the reader that a tab in a line's indentation may cause, though they name
 /// what it met instead (a key not found, a block scalar that cannot start).
@@ -851,6 +866,16 @@ mod tests {
         };
         let first = unreadable.first.map(|first| text[first].to_string());
         (message, text[unreadable.at].to_string(), first)
+    }
+
+    #[test]
+    fn a_carriage_return_alone_is_refused_where_it_is() {
+        let (message, at, _) = refused("id: a\rdescription: b\r");
+        assert_eq!(message, LONE_CARRIAGE_RETURN);
+        assert_eq!(at, "\r");
+        let mut locations = Locations::new();
+        let value = parse("id: a\r\ndescription: b\r\n", &mut locations).unwrap();
+        assert_eq!(value["description"], "b");
     }
 
     #[test]
