@@ -1305,6 +1305,19 @@ impl Problem {
                 "include, import or extend it from a template, or delete it".into()
             }
             Problem::TemplateFileMissing {
+                path,
+                suggestion: Some(near),
+                ..
+            } if composed_alike(
+                path.rsplit('/').next().unwrap_or(path),
+                near.rsplit('/').next().unwrap_or(near),
+            ) =>
+            {
+                format!(
+                    "the file `{near}` has the same letters composed otherwise (one name in Unicode's NFC form, the other in NFD, as some systems write file names): rename the file, or write the name as the file's is"
+                )
+            }
+            Problem::TemplateFileMissing {
                 suggestion: Some(near),
                 ..
             } => format!("did you mean `{near}`?"),
@@ -2650,6 +2663,22 @@ mod tests {
         assert_eq!(
             help("partials/cafe.md", nfc),
             format!("did you mean `{nfc}`?")
+        );
+        // A `template_file` is suggested the file's name beside it, which looked the same.
+        let missing = |path: &str, near: &str| {
+            Problem::TemplateFileMissing {
+                path: path.into(),
+                suggestion: Some(near.into()),
+                named: true,
+            }
+            .help()
+            .unwrap_or_default()
+        };
+        let near = nfd.trim_start_matches("partials/");
+        assert!(missing(nfc, near).contains("composed otherwise"));
+        assert_eq!(
+            missing("partials/cafe.md", near),
+            format!("did you mean `{near}`?")
         );
     }
 
