@@ -68,7 +68,9 @@ pub fn run(
             }
         },
     };
-    let (_base_copy, base) = side(Some(&args.base));
+    // The base may spend at most half of the processor time left: one that spends it all
+    // must stop itself, not leave the head's compiles refused and the head blamed.
+    let (_base_copy, base) = crate::deadline::within_half(|| side(Some(&args.base)));
     let (_head_copy, head) = side(args.head.as_deref());
     let head_label = args.head.clone().unwrap_or_else(|| "working tree".into());
     let diff = compare((&args.base, base), (&head_label, head), epoch);
