@@ -1938,6 +1938,33 @@ fn diff_judges_a_crowded_folder_and_a_submodule_of_a_revision_as_the_working_tre
     );
 }
 
+// A committed link that no system can make (an empty target, or one of 6,000 bytes) failed
+// the whole base side with git's message, naming promptc's temporary folder. It is left out
+// of the copy, as the file it would be is missing from the working tree too.
+#[test]
+fn diff_leaves_out_a_committed_link_no_system_can_make() {
+    let workspace = Fixture::minimal().write();
+    let output = script(
+        workspace.root(),
+        r#"
+        git init -q . && git add -A && git commit -qm base
+        long=$(head -c 6000 /dev/zero | tr '\0' a | git hash-object -w --stdin)
+        empty=$(printf '' | git hash-object -w --stdin)
+        git update-index --add --cacheinfo "120000,$long,partials/long.md"
+        git update-index --add --cacheinfo "120000,$empty,partials/empty.md"
+        git commit -qm links
+        "$P" diff --base HEAD --stat
+        "#,
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(
+        stdout, "no compiled prompt differs between HEAD and working tree\n",
+        "{stderr}"
+    );
+}
+
 // A workspace that names files in many folders is not listed a folder at a time: each listing
 // is a git run (3,000 folders took 3,000 runs a load). Past a bound the whole folder is
 // written in one, and the base still compiles as the working tree does.

@@ -316,6 +316,10 @@ const MAX_LISTED: usize = 4 * MAX_REVISION_FILES;
 /// The mode git gives a symbolic link.
 const LINK_MODE: &str = "120000";
 
+/// The longest target of a symbolic link that a system takes (Linux's `PATH_MAX`, less its
+/// closing NUL).
+const MAX_LINK_TARGET: u64 = 4095;
+
 fn cannot_create(error: std::io::Error) -> RevisionError {
     RevisionError(RevisionProblem::CannotCreate {
         detail: error.to_string(),
@@ -694,6 +698,12 @@ impl Copy<'_> {
             // a `filter` runs whatever the machine's git configuration names for it.
             let name = entry.path.rsplit(|b| *b == b'/').next().unwrap_or_default();
             if entry.kind != "blob" || name == ATTRIBUTES {
+                continue;
+            }
+            // A link git cannot make here (an empty target, or one longer than a path may
+            // be) failed the whole copy, its message naming the temporary folder: it is left
+            // out, as a missing file, which the side's load tells of where it is named.
+            if entry.mode == LINK_MODE && (entry.size == 0 || entry.size > MAX_LINK_TARGET) {
                 continue;
             }
             // Written already, by name, before the folder it is in was asked for whole.
