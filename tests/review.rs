@@ -449,6 +449,16 @@ fn diff_says_which_side_failed_and_why() {
         );
     }
 
+    // A search of the commit messages names a commit (its `^{commit}` was read as part of the
+    // text searched for).
+    let searched = repo.promptc(&["diff", "--base", ":/initial", "--stat"]);
+    assert_eq!(
+        stdout(&searched),
+        "no compiled prompt differs between :/initial and working tree\n",
+        "{}",
+        stderr(&searched)
+    );
+
     // A revision from before the workspace existed.
     repo.git(&["checkout", "-q", "--orphan", "empty"]);
     repo.git(&["rm", "-r", "-q", "--cached", "."]);

@@ -219,8 +219,11 @@ impl Repository {
 /// and files a pull request commits beside the workspace cost nothing.
 pub fn checkout(workspace_root: &Path, revision: &str) -> Result<RevisionCheckout, RevisionError> {
     let (repository, prefix) = Repository::find(workspace_root)?;
+    // The object first, then its commit: in `:/fix^{commit}` (a search of commit messages)
+    // git reads `^{commit}` as part of the text searched for.
     let commit = repository
-        .object_id(&format!("{revision}^{{commit}}"))
+        .object_id(revision)
+        .and_then(|object| repository.object_id(&format!("{object}^{{commit}}")))
         .ok_or_else(|| repository.unknown(revision))?;
     let no_workspace = || {
         let at = if prefix.is_empty() {
