@@ -546,7 +546,8 @@ fn temporary_files_left_behind_are_reported_and_removed() {
 // whose processes cannot be asked about, names its temporary files after a process this one
 // cannot see: they were removed as left behind while that build was about to rename them
 // into place, and it failed. Such a file is left alone, and unreported, until it is older than
-// any build takes.
+// any build takes (when it was made, not when the output it may link to was: that an old one
+// is taken for left behind is the unit tests' to show, as no test can age a link).
 #[test]
 fn a_temporary_file_of_a_build_this_one_cannot_see_is_left_alone() {
     let workspace = Fixture::minimal().write();
@@ -560,24 +561,22 @@ fn a_temporary_file_of_a_build_this_one_cannot_see_is_left_alone() {
     let run = workspace.run(&["build", "--all"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(elsewhere.exists(), "{}", run.stderr);
-    let two_hours_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+    // A file kept aside is a new link to an output hours old: made now all the same.
+    std::fs::remove_file(&elsewhere).unwrap();
+    let output = folder.join("basic.md");
+    let three_hours_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3 * 3600);
     std::fs::File::options()
         .write(true)
-        .open(&elsewhere)
+        .open(&output)
         .unwrap()
-        .set_modified(two_hours_ago)
+        .set_modified(three_hours_ago)
         .unwrap();
+    std::fs::hard_link(&output, &elsewhere).unwrap();
     let run = workspace.run(&["check"]);
-    assert!(
-        run.stderr.contains(
-            "stray: examples/prompts/generic/.promptc-tmp-1.42-Ab12Cd is a temporary file left by an interrupted build"
-        ),
-        "{}",
-        run.stderr
-    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
     let run = workspace.run(&["build", "--all"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(!elsewhere.exists(), "{}", run.stderr);
+    assert!(elsewhere.exists(), "{}", run.stderr);
 }
 
 // Item 9: a path that cannot be written stops the build before anything changes.

@@ -529,6 +529,41 @@ fn vs_code_s_settings_under_servers_are_read() {
     );
 }
 
+// Where a settings file has comments, a problem after them is placed at the problem, not at
+// the first comment (a `/` that starts none stopped the stripping, and the file was read as
+// it was); a JSON context with a carriage return alone keeps its places (JSON reads it as
+// blank space).
+#[test]
+fn problems_in_json_are_placed_whatever_its_comments_and_line_endings() {
+    let workspace = workspace();
+    let settings = workspace.tmp().join("mcp.json");
+    std::fs::write(
+        &settings,
+        "{\n  // this project's servers\n  \"servers\": {\"a\": {\"command\": \"x\"}},\n  \"x\": 1 / 2\n}\n",
+    )
+    .unwrap();
+    let path = settings.to_str().unwrap();
+    let run = workspace.run(&["context", "--mcp", path]);
+    assert!(
+        run.stderr.contains("json-syntax") && run.stderr.contains(&format!("{path}:4:12")),
+        "{}",
+        run.stderr
+    );
+    let context = workspace.tmp().join("cr.json");
+    std::fs::write(
+        &context,
+        "{\"extends\": \"base\",\r\n \"mode\": \"plann\",\r \"os\": \"Linux\"}\r\n",
+    )
+    .unwrap();
+    let path = context.to_str().unwrap();
+    let run = workspace.run(&["context", "--context", path]);
+    assert!(
+        run.stderr.contains("`plann`") && run.stderr.contains(&format!("{path}:2:10")),
+        "{}",
+        run.stderr
+    );
+}
+
 // A server the settings add, with no listing beside them and none in the context, joined the
 // prompt as a heading with nothing under it. It is a warning at its name in the settings, and
 // the shipped library says, under the heading, that nothing of it is listed. A server the

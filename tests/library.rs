@@ -507,6 +507,7 @@ fn a_terminal_gets_colour_unless_the_environment_says_otherwise() {
     assert!(!on_terminal(&[("TERM", "dumb")]));
     assert!(!on_terminal(&[("CLICOLOR", "0")]));
     assert!(on_terminal(&[("CLICOLOR", "0"), ("CLICOLOR_FORCE", "1")]));
+    assert!(!on_terminal(&[("CLICOLOR", "0"), ("CLICOLOR_FORCE", "0")]));
 }
 
 #[test]
@@ -642,6 +643,12 @@ fn init_says_what_to_run_next_from_where_the_user_is() {
             ".",
             vec!["init", "--", "-dash"],
             "next: cd ./-dash && promptc check && promptc build --family next-gen",
+        ),
+        // A line break no pasted command can carry as it is.
+        (
+            ".",
+            vec!["init", "two\nlines"],
+            "next: in the new folder, promptc check && promptc build --family next-gen",
         ),
     ] {
         std::fs::create_dir_all(dir.path().join(cwd)).unwrap();

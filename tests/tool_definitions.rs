@@ -267,6 +267,10 @@ fn an_mcp_tool_whose_schema_a_provider_refuses_is_left_out_of_that_dialect() {
   {"name": "arr", "input_schema": {"type": "object", "properties": {"f": {"type": "object", "properties": {"rows": {"type": "array", "items": {"type": "object", "properties": {"x": {"type": "array"}}}}}}}}},
   {"name": "obj", "input_schema": {"type": "object", "properties": {"o": {"type": "object"}}}},
   {"name": "one", "input_schema": {"type": "object", "properties": {"v": {"oneOf": [{"type": "string"}, 3]}}}},
+  {"name": "boo", "input_schema": {"type": "object", "properties": {"a": {"type": "array", "items": true}}}},
+  {"name": "any", "input_schema": {"type": "object", "properties": {"a": {"anyOf": [{"type": "object"}, {"type": "string"}]}}}},
+  {"name": "add", "input_schema": {"type": "object", "properties": {"a": {"type": "object", "additionalProperties": null}}}},
+  {"name": "def", "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}, "$defs": {"t": {"type": "array"}}}},
   {"name": "good", "input_schema": {"type": "object", "properties": {"q": {"type": "array", "items": {"type": "string"}}}}}
 ]}]}
 "#;
@@ -278,6 +282,11 @@ fn an_mcp_tool_whose_schema_a_provider_refuses_is_left_out_of_that_dialect() {
     let arr = "`f.rows[].x` in its input schema is an array without `items`";
     let obj = "`o` in its input schema is an object without `properties`";
     let one = "`v` in its input schema is an integer, where a schema is an object";
+    let boo = "`a[]` in its input schema is a boolean, where a schema is an object";
+    let any = "`a` in its input schema is an object without `properties`";
+    let obj_a = "`a` in its input schema is an object without `properties`";
+    let add = "`a.additionalProperties` in its input schema is null, where a schema is an object";
+    let def = "`$defs.t` in its input schema is an array without `items`";
     for (dialect, provider, left_out) in [
         (
             "openai",
@@ -287,6 +296,8 @@ fn an_mcp_tool_whose_schema_a_provider_refuses_is_left_out_of_that_dialect() {
                 ("req", 3, req),
                 ("arr", 4, arr),
                 ("one", 6, one),
+                ("add", 9, add),
+                ("def", 10, def),
             ],
         ),
         (
@@ -297,18 +308,33 @@ fn an_mcp_tool_whose_schema_a_provider_refuses_is_left_out_of_that_dialect() {
                 ("req", 3, req),
                 ("arr", 4, arr),
                 ("one", 6, one),
+                ("add", 9, add),
+                ("def", 10, def),
             ],
         ),
         (
             "anthropic",
             "Anthropic",
-            vec![("nul", 2, nul), ("req", 3, req), ("one", 6, one)],
+            vec![
+                ("nul", 2, nul),
+                ("req", 3, req),
+                ("one", 6, one),
+                ("add", 9, add),
+            ],
         ),
-        // Gemini's form drops `oneOf` and a `required` of the wrong shape, with a warning.
+        // Gemini's form drops `oneOf`, `$defs`, `additionalProperties` and a `required` of
+        // the wrong shape, with a warning; what is left must be a schema it takes.
         (
             "gemini",
             "Gemini",
-            vec![("nul", 2, nul), ("arr", 4, arr), ("obj", 5, obj)],
+            vec![
+                ("nul", 2, nul),
+                ("arr", 4, arr),
+                ("obj", 5, obj),
+                ("boo", 7, boo),
+                ("any", 8, any),
+                ("add", 9, obj_a),
+            ],
         ),
     ] {
         let run = workspace.run(&[
@@ -319,14 +345,19 @@ fn an_mcp_tool_whose_schema_a_provider_refuses_is_left_out_of_that_dialect() {
             dialect,
         ]);
         assert_eq!(run.code, 0, "{dialect}: {}", run.stderr);
-        for tool in ["nul", "req", "arr", "obj", "one", "good"] {
+        for tool in [
+            "nul", "req", "arr", "obj", "one", "boo", "any", "add", "def", "good",
+        ] {
             let out = left_out.iter().find(|(name, ..)| *name == tool);
             let listed = run.stdout.contains(&format!("\"w__{tool}\""));
             assert_eq!(listed, out.is_none(), "{dialect} {tool}: {}", run.stdout);
             if let Some((_, line, why)) = out {
                 let warning = format!(
-                    "warning[mcp-schema-refused]: MCP tool `w__{tool}` is left out of the {dialect} tool definitions, as {provider} refuses any request that holds it: {why}\n --> {}:{line}:",
-                    path.display()
+                    "warning[mcp-schema-refused]: MCP tool `w__{tool}` is left out of the {dialect} tool definitions, as {provider} refuses any request that holds it: {why}\n{:>width$} {}:{line}:",
+                    "-->",
+                    path.display(),
+                    // The arrow is indented by the width of the line's number.
+                    width = 3 + line.to_string().len()
                 );
                 assert!(run.stderr.contains(&warning), "{warning}\n{}", run.stderr);
             }

@@ -374,6 +374,18 @@ impl fmt::Display for Message<'_> {
             Message::NextAfterInit(dir) if dir.as_os_str() == "." => {
                 write!(f, "next: promptc check && promptc build --family next-gen")
             }
+            // A name a shell line cannot carry as it is (a control character, bytes that are
+            // not UTF-8) gets no command to paste.
+            Message::NextAfterInit(dir)
+                if dir
+                    .to_str()
+                    .is_none_or(|text| text.chars().any(char::is_control)) =>
+            {
+                write!(
+                    f,
+                    "next: in the new folder, promptc check && promptc build --family next-gen"
+                )
+            }
             Message::NextAfterInit(dir) => write!(
                 f,
                 "next: cd {} && promptc check && promptc build --family next-gen",

@@ -44,7 +44,9 @@ impl Printer {
             ColorChoice::Auto => {
                 let clicolor = anstyle_query::clicolor();
                 !anstyle_query::no_color()
-                    && (anstyle_query::clicolor_force()
+                    // `CLICOLOR_FORCE=0` forces nothing, as the convention has it.
+                    && ((anstyle_query::clicolor_force()
+                        && std::env::var_os("CLICOLOR_FORCE").is_some_and(|value| value != "0"))
                         || (clicolor != Some(false)
                             && std::io::stderr().is_terminal()
                             && (anstyle_query::term_supports_color()

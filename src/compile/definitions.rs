@@ -312,7 +312,9 @@ fn refused_within(
     }
     let object = match schema {
         Value::Object(object) => object,
-        Value::Bool(_) => return None,
+        // JSON Schema's `true` and `false`; Gemini's schema is a message with fields, which
+        // takes neither.
+        Value::Bool(_) if dialect != Dialect::Gemini => return None,
         other => {
             let found = crate::load::schema_check::json_type(other);
             return Some((at, SchemaFault::NotASchema { found }));
@@ -384,6 +386,30 @@ fn refused_within(
         Some(items) => {
             if let Some(found) = refused_within(dialect, items, format!("{at}[]"), depth + 1) {
                 return Some(found);
+            }
+        }
+    }
+    // Schemas the mapping to Gemini's form drops, which the other providers check.
+    if dialect != Dialect::Gemini {
+        for keyword in ["additionalProperties", "not"] {
+            if let Some(inner) = object.get(keyword)
+                && let Some(found) = refused_within(dialect, inner, join(keyword), depth + 1)
+            {
+                return Some(found);
+            }
+        }
+        for keyword in ["$defs", "definitions"] {
+            match object.get(keyword) {
+                None => {}
+                Some(Value::Object(defined)) => {
+                    for (name, inner) in defined {
+                        let place = join(&format!("{keyword}.{name}"));
+                        if let Some(found) = refused_within(dialect, inner, place, depth + 1) {
+                            return Some(found);
+                        }
+                    }
+                }
+                Some(other) => return malformed(keyword, other),
             }
         }
     }
@@ -1115,25 +1141,45 @@ fn arrays_without_items_in(schema: &Value, path: &str, out: &mut Vec<String>) {
 /// The objects without `properties` in a Gemini schema (`OBJECT` types), each as the top-level
 /// parameter it is part of and its path (`options`, `options.deep`, `list[]`).
 fn open_objects_in(schema: &Value, parameter: &str, path: &str, out: &mut Vec<(String, String)>) {
+    open_objects_within(schema, parameter, path, 0, out);
+}
+
+fn open_objects_within(
+    schema: &Value,
+    parameter: &str,
+    path: &str,
+    depth: usize,
+    out: &mut Vec<(String, String)>,
+) {
     // Deep enough for any schema a provider takes; a deeper one is not looked into.
-    if path.len() > 1024 {
+    if path.len() > 1024 || depth > 64 {
         return;
     }
     match schema.get("type").and_then(Value::as_str) {
         Some("OBJECT") => match schema.get("properties").and_then(Value::as_object) {
             Some(properties) if !properties.is_empty() => {
                 for (name, inner) in properties {
-                    open_objects_in(inner, parameter, &format!("{path}.{name}"), out);
+                    let path = format!("{path}.{name}");
+                    open_objects_within(inner, parameter, &path, depth + 1, out);
                 }
             }
             _ => out.push((parameter.to_string(), path.to_string())),
         },
         Some("ARRAY") => {
             if let Some(items) = schema.get("items") {
-                open_objects_in(items, parameter, &format!("{path}[]"), out);
+                open_objects_within(items, parameter, &format!("{path}[]"), depth + 1, out);
             }
         }
         _ => {}
+    }
+    // Each choice of several (a JSON Schema type list becomes one), at the same place.
+    for choice in schema
+        .get("anyOf")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        open_objects_within(choice, parameter, path, depth + 1, out);
     }
 }
 

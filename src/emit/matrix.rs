@@ -1299,7 +1299,7 @@ fn files_on_disk(workspace: &Workspace) -> Result<FilesOnDisk, PathError> {
                 outputs.insert(format!("{relative}/{name_text}"));
             }
             let is_file = file.file_type().is_ok_and(|kind| kind.is_file());
-            let modified = || file.metadata().ok()?.modified().ok();
+            let modified = || crate::emit::write::last_changed(&file.metadata().ok()?);
             if is_file && is_temporary(&name) && is_left_behind(&name, modified()) {
                 found.push(name);
             }

@@ -33,7 +33,8 @@ pub fn is_temporary(name: &OsStr) -> bool {
 /// another must not take the other's files, which it is about to rename into place, for
 /// leftovers: a file whose process cannot be told about (made in another container sharing
 /// the folder, or on a system that cannot be asked) is left behind only once it is older
-/// than any build takes ([`UNTOLD_AFTER`], by its `modified` time).
+/// than any build takes ([`UNTOLD_AFTER`], by when it was last written or linked: see
+/// [`last_changed`]).
 pub fn is_left_behind(name: &OsStr, modified: Option<std::time::SystemTime>) -> bool {
     use crate::scratch::Maker;
     let Some(owned) = name
@@ -48,6 +49,30 @@ pub fn is_left_behind(name: &OsStr, modified: Option<std::time::SystemTime>) -> 
         Maker::Untold => modified
             .and_then(|modified| modified.elapsed().ok())
             .is_some_and(|age| age > UNTOLD_AFTER),
+    }
+}
+
+/// When a file was last written or linked: the later of its modification time and, where
+/// there is one, its status change time. A file kept aside is a new link to the output it
+/// replaces, whose modification time is that output's, hours old, while the link was made
+/// this moment.
+pub fn last_changed(metadata: &std::fs::Metadata) -> Option<std::time::SystemTime> {
+    let modified = metadata.modified().ok();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        let changed = u64::try_from(metadata.ctime()).ok().map(|seconds| {
+            std::time::UNIX_EPOCH
+                + std::time::Duration::new(
+                    seconds,
+                    u32::try_from(metadata.ctime_nsec()).unwrap_or(0),
+                )
+        });
+        modified.max(changed)
+    }
+    #[cfg(not(unix))]
+    {
+        modified
     }
 }
 

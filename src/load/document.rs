@@ -88,7 +88,7 @@ impl Document {
             Format::Yaml => super::yaml_document::parse(file, &mut locations),
             // JSON is YAML 1.2: once serde_json accepts it, the YAML reader gives positions.
             Format::Json => match parse_json(file) {
-                Ok(value) => match super::yaml_document::parse(file, &mut locations) {
+                Ok(value) => match super::yaml_document::places_of_json(file, &mut locations) {
                     Ok(placed) => Ok(placed),
                     // A whole number past 64 bits, which serde_json made a float of as well.
                     Err(
@@ -104,7 +104,7 @@ impl Document {
                 Err((Problem::JsonSyntax { message }, at))
                     if message.starts_with("duplicate key") =>
                 {
-                    match super::yaml_document::parse(file, &mut locations) {
+                    match super::yaml_document::places_of_json(file, &mut locations) {
                         Err(Unreadable {
                             problem: Problem::YamlSyntax { message },
                             at,

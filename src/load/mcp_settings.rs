@@ -335,11 +335,13 @@ fn read_json(
         }
     };
     // Comments and trailing commas (VS Code's and Cursor's settings files are JSONC) become
-    // spaces of the same length, so every offset read stays the file's own; a comment left
-    // open is left for the JSON reader to place.
+    // spaces of the same length, so every offset read stays the file's own.
     let file = sources.get(id);
     let mut text = file.text.clone();
-    let stripped = json_strip_comments::strip(&mut text).is_ok() && text != file.text;
+    // Stripping stops at what is no comment (a `/` alone): the text is stripped up to there,
+    // and the JSON reader places the problem at it.
+    let _ = json_strip_comments::strip(&mut text);
+    let stripped = text != file.text;
     let parsed = if stripped {
         Document::parse(id, &SourceFile::new(file.path.clone(), text), Format::Json)
     } else {

@@ -183,6 +183,16 @@ pub(super) fn parse(file: &SourceFile, locations: &mut Locations) -> Result<Valu
     read(file, locations, file.text.len())
 }
 
+/// The places of a JSON text's keys and values (JSON is YAML), which serde_json has read: a
+/// carriage return alone is blank space there, and the places stay where the file's lines
+/// put them.
+pub(super) fn places_of_json(
+    file: &SourceFile,
+    locations: &mut Locations,
+) -> Result<Value, Unreadable> {
+    read_any_endings(file, locations, file.text.len())
+}
+
 /// [`parse`], the aliases bounded by `size` bytes.
 fn read(file: &SourceFile, locations: &mut Locations, size: usize) -> Result<Value, Unreadable> {
     let text = &file.text;
@@ -198,6 +208,16 @@ fn read(file: &SourceFile, locations: &mut Locations, size: usize) -> Result<Val
             at..at + 1,
         )));
     }
+    read_any_endings(file, locations, size)
+}
+
+/// [`read`], whatever the text's line endings.
+fn read_any_endings(
+    file: &SourceFile,
+    locations: &mut Locations,
+    size: usize,
+) -> Result<Value, Unreadable> {
+    let text = &file.text;
     let root: Spanned<Node> = serde_saphyr::from_str_with_options(text, document_options(size))
         .map_err(|error| {
             let at = error.location().map_or(0..0, |l| range(&l, file));

@@ -198,7 +198,7 @@ fn shape(keyword: &str) -> &'static str {
     match keyword {
         "required" => "is a list of property names",
         "type" => "is a type's name (`string`, `object`, …) or a list of them",
-        "properties" => "is an object of schemas",
+        "properties" | "$defs" | "definitions" => "is an object of schemas",
         _ => "is a list of schemas",
     }
 }

@@ -13,7 +13,9 @@ use crate::load::entry::Entry;
 use crate::model::{Parameter, Paths, PostprocessRule, Variant};
 use crate::namespace::closest;
 use crate::pointer::child_pointer;
-use crate::problem::{CycleLink, Form, InvalidValue, LabelKind, NoteKind, Problem, RefKind};
+use crate::problem::{
+    CycleLink, Form, InvalidValue, LabelKind, NoteKind, Problem, RefKind, Severity,
+};
 use crate::span::Span;
 use crate::workspace::inheritance::merged_spec;
 use crate::workspace::{ComponentDef, ManifestDef, ToolDef, VariantDef, Workspace};
@@ -1061,15 +1063,10 @@ fn source_names_portable(known: &Known<'_>, _: &Entry<ManifestDef>, out: &mut Di
                 None
             }
         };
-        // A context's file is named after it: its name, an output's, was told of already.
+        // A context's file is named after it: its name, an output's, was told of already
+        // (as one Windows cannot create, or one no context may have).
         let told = out.iter().any(|diagnostic| {
-            diagnostic.span == Span::file_start(id)
-                && matches!(
-                    diagnostic.problem,
-                    Problem::InvalidValue(
-                        InvalidValue::NotPortable { .. } | InvalidValue::DiffersOnlyByCase { .. }
-                    )
-                )
+            diagnostic.span == Span::file_start(id) && diagnostic.severity() == Severity::Error
         });
         if (unportable || other.is_some()) && !told {
             out.error(
