@@ -338,6 +338,47 @@ fn a_rule_left_out_for_the_cost_of_its_globs_is_told() {
     assert!(!flagged.stdout.contains("wide;"), "{}", flagged.stdout);
 }
 
+// Cursor writes every new rule with its frontmatter keys left empty (`globs:`): a null, which
+// TOML cannot write, so `context` refused the whole context in a TOML workspace. Such a key
+// says nothing and is left out of the TOML; the JSON keeps it; saved, the context compiles as
+// the one it came from.
+#[test]
+fn a_printed_context_leaves_out_frontmatter_keys_left_empty() {
+    let workspace = workspace_with_project("date = \"2026-11-01\"\nrules_from = [\"project\"]\n");
+    let root = workspace.root();
+    std::fs::write(
+        root.join("project/.cursor/rules/short.mdc"),
+        "---\ndescription: Keep answers short\nglobs:\nalwaysApply: true\n---\nKeep it short.\n",
+    )
+    .unwrap();
+    let original = workspace.run(&["build", "--context", "project"]);
+    assert_eq!(original.code, 0, "{}", original.stderr);
+    assert!(
+        original.stdout.contains("Keep it short."),
+        "{}",
+        original.stdout
+    );
+    let json = workspace.run(&["context", "--context", "project", "--format", "json"]);
+    assert!(json.stdout.contains("\"globs\": null"), "{}", json.stdout);
+    let printed = workspace.run(&["context", "--context", "project", "--format", "toml"]);
+    assert_eq!(printed.code, 0, "{}", printed.stderr);
+    let short = printed
+        .stdout
+        .split("[[rules]]")
+        .find(|rule| rule.contains("short.mdc"));
+    assert!(
+        short
+            .is_some_and(|rule| rule.contains("description = \"Keep answers short\"")
+                && !rule.contains("globs")),
+        "{}",
+        printed.stdout
+    );
+    std::fs::write(root.join("examples/contexts/saved.toml"), &printed.stdout).unwrap();
+    let again = workspace.run(&["build", "--context", "saved"]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert_eq!(again.stdout, original.stdout);
+}
+
 // `promptc context` prints a context to save and use again: it kept `rules_from` beside the
 // rules already read from those folders, so the saved context had every rule twice, and its
 // JSON wrote an unset date as `null`, which a context may not hold. Saved, in either format,

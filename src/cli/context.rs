@@ -88,7 +88,26 @@ pub fn run(
         }
         fields.retain(|_, field| !field.is_null());
     }
-    printer.result(&match DataFormat::or_workspace(args.format, workspace) {
+    let format = DataFormat::or_workspace(args.format, workspace);
+    // A rules file's frontmatter key left empty (`globs:`, as Cursor writes every new rule)
+    // is a null, which TOML has no way to write: such a key says nothing, and is left out of
+    // the TOML rather than refuse the whole context.
+    if format == DataFormat::Toml {
+        for kind in ["rules", "workflows"] {
+            let rules = value
+                .get_mut(kind)
+                .and_then(serde_json::Value::as_array_mut);
+            for rule in rules.into_iter().flatten() {
+                if let Some(metadata) = rule
+                    .get_mut("metadata")
+                    .and_then(serde_json::Value::as_object_mut)
+                {
+                    metadata.retain(|_, value| !value.is_null());
+                }
+            }
+        }
+    }
+    printer.result(&match format {
         DataFormat::Json => report::json_document(&value),
         DataFormat::Toml => toml_written(&value)?,
         DataFormat::Yaml => report::yaml::yaml_document(&value),
