@@ -1937,6 +1937,30 @@ fn diff_judges_a_crowded_folder_and_a_submodule_of_a_revision_as_the_working_tre
     );
 }
 
+// A CI checkout is a shallow clone by default: a base before its history was "unknown", with
+// no word of why. The error says the clone is shallow and how to fetch more.
+#[test]
+fn diff_says_a_revision_may_lie_beyond_a_shallow_clone() {
+    let workspace = Fixture::minimal().write();
+    let output = script(
+        workspace.root(),
+        r#"
+        git init -q -b main origin && cp -r promptc.toml components variants examples origin/
+        cd origin && git add -A && git commit -qm one && git commit -q --allow-empty -m two && cd ..
+        git clone -q --depth 1 "file://$PWD/origin" shallow && cd shallow
+        "$P" diff --base HEAD~1 --stat || true
+        "#,
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("unknown revision `HEAD~1`: the repository is a shallow clone")
+            && stdout.contains("git fetch --unshallow"),
+        "{stdout}\n{stderr}"
+    );
+}
+
 // A committed link that no system can make (an empty target, or one of 6,000 bytes) failed
 // the whole base side with git's message, naming promptc's temporary folder. It is left out
 // of the copy, as the file it would be is missing from the working tree too.

@@ -41,6 +41,9 @@ pub enum RevisionProblem {
     Unknown {
         revision: String,
         near: Option<String>,
+        /// The repository is a shallow clone (CI's checkouts are, by default): the commit
+        /// may exist upstream, beyond the history fetched.
+        shallow: bool,
     },
     /// A revision that names an object of the repository that is no commit (a file or a
     /// folder at a revision).
@@ -100,11 +103,21 @@ impl fmt::Display for RevisionProblem {
             ),
             RevisionProblem::Unknown {
                 revision,
+                shallow: true,
+                ..
+            } => write!(
+                f,
+                "unknown revision `{revision}`: the repository is a shallow clone, whose history may stop before it; fetch more of it (`git fetch --unshallow`, or `fetch-depth: 0` for GitHub's `actions/checkout`) or fetch the branch (`git fetch origin main`)"
+            ),
+            RevisionProblem::Unknown {
+                revision,
                 near: Some(near),
+                ..
             } => write!(f, "unknown revision `{revision}`: did you mean `{near}`?"),
             RevisionProblem::Unknown {
                 revision,
                 near: None,
+                ..
             } => write!(
                 f,
                 "unknown revision `{revision}` (a branch, tag or commit of the repository)"

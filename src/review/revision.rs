@@ -190,8 +190,12 @@ impl Repository {
                     .collect()
             })
             .unwrap_or_default();
+        let mut shallow = self.command();
+        shallow.args(["rev-parse", "--is-shallow-repository"]);
+        let shallow = run(shallow, "rev-parse").is_ok_and(|answer| answer.trim_ascii() == b"true");
         RevisionError(RevisionProblem::Unknown {
             revision: revision.to_string(),
+            shallow,
             near: crate::namespace::closest(revision, &names),
         })
     }
