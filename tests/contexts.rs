@@ -564,6 +564,29 @@ fn problems_in_json_are_placed_whatever_its_comments_and_line_endings() {
     );
 }
 
+// A context of the workspace named by its path is read as the workspace's and as the file
+// `--context` names: its warnings were told twice. Each is told once.
+#[test]
+fn a_workspace_context_named_by_its_path_is_warned_of_once() {
+    let workspace = workspace();
+    std::fs::write(
+        workspace.root().join("examples/contexts/toggled.toml"),
+        "extends = \"base\"\nrule_toggles = { nosuch = false }\n",
+    )
+    .unwrap();
+    for context in ["toggled", "examples/contexts/toggled.toml"] {
+        let run = workspace.run(&["build", "--context", context]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert_eq!(
+            run.stderr.matches("warning[toggle-names-no-rule]").count(),
+            1,
+            "{context}: {}",
+            run.stderr
+        );
+        assert!(run.stderr.contains("warning: 1 warning"), "{}", run.stderr);
+    }
+}
+
 // A server the settings add, with no listing beside them and none in the context, joined the
 // prompt as a heading with nothing under it. It is a warning at its name in the settings, and
 // the shipped library says, under the heading, that nothing of it is listed. A server the

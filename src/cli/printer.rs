@@ -22,6 +22,9 @@ pub struct Printer {
     /// The errors and warnings printed so far: a command that reports in several batches (the
     /// settings it reads, then the compile) closes with one count of them all.
     counted: Mutex<(usize, usize)>,
+    /// Each diagnostic printed so far, by its file, place and words: one found twice (a
+    /// context file read as the workspace's and as the one `--context` names) is told once.
+    told: Mutex<std::collections::HashSet<(String, usize, usize, String)>>,
 }
 
 /// What a command that prints JSON has said so far, for the document it prints on stdout
@@ -59,6 +62,7 @@ impl Printer {
             quiet: false,
             json: None,
             counted: Mutex::default(),
+            told: Mutex::default(),
         }
     }
 
@@ -131,7 +135,22 @@ impl Printer {
     /// Prints diagnostics rustc-style; their count closes the command's report (see
     /// [`Printer::close`]).
     pub fn diagnostics(&self, diagnostics: Diagnostics, sources: &Sources) {
-        let sorted = diagnostics.sorted();
+        let mut told = self.told.lock().unwrap_or_else(PoisonError::into_inner);
+        let sorted: Vec<_> = diagnostics
+            .sorted()
+            .into_iter()
+            .filter(|diagnostic| {
+                let span = diagnostic.span;
+                let file = if sources.holds(span.source) {
+                    sources.get(span.source).path.display().to_string()
+                } else {
+                    format!("{:?}", span.source)
+                };
+                let words = format!("{}: {}", diagnostic.problem.code(), diagnostic.problem);
+                told.insert((file, span.start, span.end, words))
+            })
+            .collect();
+        drop(told);
         if sorted.is_empty() {
             return;
         }
