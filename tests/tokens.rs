@@ -1217,6 +1217,47 @@ fn a_prompt_whose_bound_fits_its_budget_is_not_counted() {
     );
 }
 
+// A family the build matrix leaves out (`build.families` lists another) printed an empty
+// table, where `build --family` compiles it: it is measured, with no output to name; a context
+// left out likewise.
+#[test]
+fn stats_measures_a_family_or_context_the_build_matrix_leaves_out() {
+    let workspace = common::Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}\n[build]\nfamilies = [\"generic\"]\ncontexts = [\"basic\"]\n",
+                common::MANIFEST
+            ),
+        )
+        .file(
+            "variants/mini.toml",
+            "id = \"mini\"\nextends = \"generic\"\n",
+        )
+        .file("examples/contexts/other.toml", "extends = \"basic\"\n")
+        .write();
+    for (args, family, context) in [
+        (["--family", "mini"], "mini", None),
+        (["--context", "other"], "generic", Some("other")),
+    ] {
+        let run = workspace.run(&[&["stats", "--format", "json"][..], &args[..]].concat());
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        let rows = json["prompts"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{json}"));
+        assert!(!rows.is_empty(), "{args:?}: {json}");
+        for row in rows {
+            assert_eq!(row["family"], family, "{row}");
+            if let Some(context) = context {
+                assert_eq!(row["context"], context, "{row}");
+            }
+            assert!(row["output"].is_null(), "{row}");
+            assert!(row["characters"].as_u64().is_some_and(|n| n > 0), "{row}");
+        }
+    }
+}
+
 // A build entry compiles a family's other version (a beta) for a context the family's own
 // row has: `stats` showed two rows alike, `generic | basic` twice. Each row names its variant
 // and version, and its output; the text tells the two apart by variant.

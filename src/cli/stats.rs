@@ -62,8 +62,41 @@ pub fn run(
         });
     }
     let epoch = source_date_epoch(printer);
-    let wanted =
+    let mut wanted =
         matrix::entries_matching(workspace, args.family.as_deref(), args.context.as_deref());
+    // A family or context the build matrix leaves out (`build.families`, `build.contexts`)
+    // printed an empty table: it is measured all the same, as `build` compiles it, with no
+    // output file to name.
+    if wanted.is_empty() && (args.family.is_some() || args.context.is_some()) {
+        let families: Vec<String> = match &args.family {
+            Some(family) => vec![family.clone()],
+            // A context alone: for the families the matrix builds.
+            None => {
+                let mut families = Vec::new();
+                for entry in matrix::entries(workspace) {
+                    if !families.contains(&entry.family) {
+                        families.push(entry.family);
+                    }
+                }
+                families
+            }
+        };
+        let contexts: Vec<String> = match &args.context {
+            Some(context) => vec![context.clone()],
+            None => workspace.contexts.keys().cloned().collect(),
+        };
+        wanted = families
+            .iter()
+            .flat_map(|family| {
+                contexts.iter().map(|context| matrix::MatrixEntry {
+                    family: family.clone(),
+                    variant: None,
+                    context: context.clone(),
+                    path: String::new(),
+                })
+            })
+            .collect();
+    }
     // One run over the entries: a runaway template is stopped once, not once per entry. Each
     // prompt is measured as it compiles and let go: holding the matrix's prompts for the
     // measures took gigabytes for a workspace of a hundred kilobytes.
@@ -72,7 +105,7 @@ pub fn run(
     let run = matrix::compile_visiting(&compiler, wanted, epoch, |entry, compiled| {
         if let Some(request) = matrix::request(workspace, &entry, epoch) {
             let mut row = prompt_stats(&compiler, &request, &compiled, &entry.context);
-            row.output = Some(entry.path.clone());
+            row.output = (!entry.path.is_empty()).then(|| entry.path.clone());
             rows.push(row);
         }
     });
