@@ -872,6 +872,45 @@ fn a_section_its_reader_skips_in_a_context_is_left_out_there() {
     assert!(stats.stdout.contains("| usage |"), "{}", stats.stdout);
 }
 
+/// A section in the prompt whose template renders nothing in a context says so, in the JSON
+/// sections and in `explain`, where it read "included" with no word of why its text is empty.
+#[test]
+fn a_section_that_renders_nothing_says_so() {
+    let workspace = common::Fixture::minimal()
+        .file(
+            "components/intro.md",
+            "{% if mode == 'plan' %}Plan first.{% endif %}\n",
+        )
+        .file(
+            "examples/contexts/plan.toml",
+            "date = \"2026-11-01\"\nmode = \"plan\"\n",
+        )
+        .write();
+    let nothing = "included, but its template rendered nothing in this context";
+    for (context, empty) in [("basic", true), ("plan", false)] {
+        let run = workspace.run(&["build", "--context", context, "--format", "json"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        let intro = json["sections"]
+            .as_array()
+            .and_then(|sections| sections.iter().find(|s| s["id"] == "intro"))
+            .unwrap_or_else(|| panic!("{json}"));
+        assert_eq!(intro["included"], true, "{intro}");
+        assert_eq!(
+            intro["reason"].as_str(),
+            empty.then_some(nothing),
+            "{intro}"
+        );
+        let explain = workspace.run(&["explain", "--context", context]);
+        assert_eq!(
+            explain.stdout.contains(&format!("  + intro: {nothing}")),
+            empty,
+            "{}",
+            explain.stdout
+        );
+    }
+}
+
 /// A section read through a template the base includes is in the prompt, and so is every
 /// section when a template names one it uses by a computed name (any slot may be read there).
 #[test]

@@ -112,19 +112,21 @@ pub fn explain(compiler: &Compiler<'_>, request: &Request) -> Result<Explanation
     // compile knows (a condition of the base template may skip it): the request is compiled
     // for that too, and a failing compile leaves the plan's word.
     let compiled = compiler.compile(request);
-    let skipped: HashSet<String> = compiled
-        .as_ref()
-        .map(|compiled| {
-            compiled
-                .sections
-                .iter()
-                .filter(|section| {
-                    section.reason.as_deref() == Some(Reason::SlotSkipped.to_string().as_str())
-                })
-                .map(|section| section.id.clone())
-                .collect()
-        })
-        .unwrap_or_default();
+    let with_reason = |reason: &str| -> HashSet<String> {
+        compiled
+            .as_ref()
+            .map(|compiled| {
+                compiled
+                    .sections
+                    .iter()
+                    .filter(|section| section.reason.as_deref() == Some(reason))
+                    .map(|section| section.id.clone())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let skipped = with_reason(&Reason::SlotSkipped.to_string());
+    let rendered_nothing = with_reason(crate::resolve::plan::RENDERED_NOTHING);
     let made = match for_each.then_some(compiled) {
         None => None,
         Some(Ok(compiled)) => Some(compiled.tools.to_vec()),
@@ -153,6 +155,7 @@ pub fn explain(compiler: &Compiler<'_>, request: &Request) -> Result<Explanation
         scope: prepared.scope.values(),
         made,
         skipped,
+        rendered_nothing,
     };
     let variant = prepared.variant;
     Ok(Explanation {
@@ -178,6 +181,8 @@ struct Explainer<'a> {
     made: Option<Vec<crate::compiled::CompiledTool>>,
     /// The sections the compile rendered whose slot no render of the prompt read.
     skipped: HashSet<String>,
+    /// Components in the prompt whose template rendered nothing in this context.
+    rendered_nothing: HashSet<String>,
 }
 
 impl Explainer<'_> {
@@ -213,7 +218,11 @@ impl Explainer<'_> {
         Item {
             id: planned.id.clone(),
             included: *reason == Reason::Included,
-            reason: self.reason(Kind::Component, &planned.id, reason),
+            reason: if self.rendered_nothing.contains(&planned.id) {
+                crate::resolve::plan::RENDERED_NOTHING.to_string()
+            } else {
+                self.reason(Kind::Component, &planned.id, reason)
+            },
             source: entry.map(|e| self.range(e.value_span(""))),
             choice: Some(format!("{template} ({})", planned.choice)),
             partials: self

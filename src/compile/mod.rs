@@ -367,6 +367,13 @@ impl<'w> Compiler<'w> {
         if !outline.writes_every_slot() {
             leave_out_unread(&mut sections, &read_by_section, slot_reads.take());
         }
+        // A section in the prompt that rendered nothing says so: its template skipped all
+        // it holds in this context.
+        for section in &mut sections {
+            if section.included && section.reason.is_none() && section.text.trim().is_empty() {
+                section.reason = Some(crate::resolve::plan::RENDERED_NOTHING.to_string());
+            }
+        }
         // What the templates left of the fuel is what the clean-up rules may spend.
         let (fuel, fuel_left) = (renderer.budget.fuel, renderer.budget.fuel_left);
         let bytes_left = renderer.budget.bytes_left;

@@ -52,6 +52,10 @@ pub enum Reason {
     SlotSkipped,
 }
 
+/// What a section in the prompt that rendered nothing says of itself, in the JSON output and
+/// in `explain`.
+pub const RENDERED_NOTHING: &str = "included, but its template rendered nothing in this context";
+
 /// The most missing tools a reason names.
 const MISSING_NAMED: usize = 8;
 
