@@ -354,6 +354,40 @@ fn tool_definitions_that_change_per_request_leave_no_stable_prefix() {
     assert_eq!(prefix["percent"], 100);
 }
 
+// A parameter shown in one mode only shifts the parameters after it: the blame went to the
+// next parameter's instruction, the same in both compiles, with the wrong values named. It
+// goes to the `when` that reads the value, naming it.
+#[test]
+fn a_parameter_shown_in_one_mode_is_blamed_at_its_when_not_the_next_one() {
+    let fixture = Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            "id = \"generic\"\ntemplate = \"You are a careful agent, who reads before writing.\"\ntools = [\"read_file\"]\nnative_tools = true\n",
+        )
+        .remove("components/intro.toml")
+        .remove("components/intro.md")
+        .file(
+            "tools/read_file.toml",
+            "id = \"read_file\"\ndescription = \"Read a file.\"\n\n[[parameters]]\nname = \"why\"\nwhen = \"mode == 'plan'\"\ninstruction = \"Why you read it.\"\n\n[[parameters]]\nname = \"path\"\ninstruction = \"The file to read.\"\n",
+        );
+    let diagnostic = fixture.validate().single();
+    assert_eq!(
+        (
+            diagnostic.code.as_str(),
+            diagnostic.file.as_str(),
+            diagnostic.line,
+            diagnostic.column
+        ),
+        ("volatile-early", "tools/read_file.toml", 6, 8),
+        "{diagnostic:?}"
+    );
+    assert!(
+        diagnostic.message.to_lowercase().contains("(mode)"),
+        "{}",
+        diagnostic.message
+    );
+}
+
 // A context's MCP servers add tools to the definitions. They are a session's settings, not
 // volatile by default: the definitions stay in the stable prefix. A workspace whose agents
 // change them per request lists them, and the definitions are then volatile, said at that list.

@@ -795,31 +795,34 @@ fn changed_tool_text(
         })
         .find_map(|(ours, theirs)| {
             let tool = resolve_tool(workspace, &ours.id, family)?;
+            // Parameters paired by name, as tools are by id: one shown in one compile only
+            // (its `when` reads the value) shifts the others, and pairing by position blamed
+            // the text of the parameter after it, the same in both.
+            let paired = || {
+                ours.parameters.iter().filter_map(|a| {
+                    let b = theirs.parameters.iter().find(|b| b.name == a.name)?;
+                    Some((a, b))
+                })
+            };
             if ours.description != theirs.description {
                 // Unless only a parameter's note, added to the description, changed.
-                let own_notes_same = ours
-                    .parameters
-                    .iter()
-                    .zip(&theirs.parameters)
-                    .all(|(a, b)| a.note == b.note);
+                let own_notes_same = paired().all(|(a, b)| a.note == b.note)
+                    && ours.parameters.len() == theirs.parameters.len();
                 if own_notes_same {
                     return Some(tool.description);
                 }
             }
-            ours.parameters
-                .iter()
-                .zip(&theirs.parameters)
-                .find_map(|(a, b)| {
-                    let resolved = tool.parameters.iter().find(|p| p.name == a.name)?;
-                    if a.instruction != b.instruction {
-                        resolved.instruction
-                    } else if a.usage != b.usage {
-                        resolved.usage
-                    } else if a.note != b.note {
-                        resolved.note
-                    } else {
-                        None
-                    }
-                })
+            paired().find_map(|(a, b)| {
+                let resolved = tool.parameters.iter().find(|p| p.name == a.name)?;
+                if a.instruction != b.instruction {
+                    resolved.instruction
+                } else if a.usage != b.usage {
+                    resolved.usage
+                } else if a.note != b.note {
+                    resolved.note
+                } else {
+                    None
+                }
+            })
         })
 }
