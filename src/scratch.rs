@@ -183,36 +183,27 @@ fn pid_namespace() -> Option<u64> {
 }
 
 /// Removes the folders that processes now gone left in the temporary folder: those named
-/// `<prefix><namespace>.<process id>-…` by a process of this pid namespace that no longer
-/// runs. A name that only looks like one, a link, a folder of another namespace (or of a
-/// system where that cannot be told), or one this process may not remove is left as it is.
+/// `<prefix><owner>-…` (see [`owner`]) by a process of this pid namespace known to have
+/// ended (see [`maker_of`]).
+/// A name that only looks like one, a link, a folder of another namespace (or of a process
+/// that cannot be asked about), or one this process may not remove is left as it is.
 fn remove_left_behind(prefix: &str) {
-    let Some(namespace) = pid_namespace() else {
+    // Only where pid namespaces can be read (Linux): elsewhere no folder is taken for left
+    // behind.
+    if pid_namespace().is_none() {
         return;
-    };
+    }
     let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
         return;
     };
     // A temporary folder of very many entries is not listed whole.
     for entry in entries.flatten().take(LOOKED_AT) {
         let name = entry.file_name();
-        let Some((made_in, process)) = name
-            .to_str()
-            .and_then(|name| name.strip_prefix(prefix))
-            .and_then(|rest| rest.split_once('-'))
-            .and_then(|(owner, _)| owner.split_once('.'))
-            .and_then(|(made_in, id)| {
-                Some((made_in.parse::<u64>().ok()?, id.parse::<u32>().ok()?))
-            })
-        else {
+        let Some(owned) = name.to_str().and_then(|name| name.strip_prefix(prefix)) else {
             continue;
         };
         let is_folder = entry.file_type().is_ok_and(|kind| kind.is_dir());
-        if is_folder
-            && made_in == namespace
-            && process != std::process::id()
-            && has_ended(process) == Some(true)
-        {
+        if is_folder && maker_of(owned) == Maker::Ended {
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }

@@ -346,12 +346,7 @@ fn refused_within(
             return malformed("type", kind);
         }
     }
-    let is_array = match object.get("type") {
-        Some(Value::String(kind)) => kind == "array",
-        Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "array"),
-        _ => false,
-    };
-    if is_array && !object.contains_key("items") && dialect != Dialect::Anthropic {
+    if is_array(schema) && !object.contains_key("items") && dialect != Dialect::Anthropic {
         return Some((at, SchemaFault::ArrayWithoutItems));
     }
     let join = |name: &str| {
@@ -1115,11 +1110,7 @@ fn arrays_without_items_in(schema: &Value, path: &str, out: &mut Vec<String>) {
     if path.len() > 1024 {
         return;
     }
-    let is_array = match schema.get("type") {
-        Some(Value::String(kind)) => kind == "array",
-        Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "array"),
-        _ => false,
-    };
+    let is_array = is_array(schema);
     match schema.get("items") {
         Some(items @ Value::Object(_)) => arrays_without_items_in(items, &format!("{path}[]"), out),
         Some(Value::Array(positions)) => {
@@ -1135,6 +1126,15 @@ fn arrays_without_items_in(schema: &Value, path: &str, out: &mut Vec<String>) {
         for (name, inner) in properties {
             arrays_without_items_in(inner, &format!("{path}.{name}"), out);
         }
+    }
+}
+
+/// Whether a schema's `type` names an array, alone or among others.
+fn is_array(schema: &Value) -> bool {
+    match schema.get("type") {
+        Some(Value::String(kind)) => kind == "array",
+        Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "array"),
+        _ => false,
     }
 }
 

@@ -869,18 +869,13 @@ impl<'w> MatrixWriter<'w> {
             .filter(|(real, _)| !self.staged.holds(real))
             .collect();
 
-        let mut index = String::new();
-        for path in &self.current {
-            index.push_str(path);
-            index.push('\n');
-        }
+        let index = index_text(self.current.iter().map(String::as_str));
+        let index_real =
+            || confine::resolve_output(root, out_dir(workspace), Path::new(INDEX_FILE));
         // Written only when it changes: a build whose outputs are current writes nothing.
         if index.as_bytes() != recorded {
-            let index_relative = index_path(workspace);
-            let index_real =
-                confine::resolve_output(root, out_dir(workspace), Path::new(INDEX_FILE))?;
             self.staged
-                .add(&index_real, &index_relative, index.as_bytes())?;
+                .add(&index_real()?, &index_path(workspace), index.as_bytes())?;
         }
         let staged = std::mem::take(&mut self.staged);
         staged.commit()?;
@@ -912,11 +907,9 @@ impl<'w> MatrixWriter<'w> {
         if !still_owned.is_empty() {
             let mut kept: BTreeSet<&str> = self.current.iter().map(String::as_str).collect();
             kept.extend(still_owned.iter().map(String::as_str));
-            let index: String = kept.into_iter().flat_map(|path| [path, "\n"]).collect();
-            let index_real =
-                confine::resolve_output(root, out_dir(workspace), Path::new(INDEX_FILE))?;
+            let index = index_text(kept.into_iter());
             let mut staged = Staged::default();
-            staged.add(&index_real, &index_path(workspace), index.as_bytes())?;
+            staged.add(&index_real()?, &index_path(workspace), index.as_bytes())?;
             staged.commit()?;
         }
         for (real, shown) in strays {
@@ -929,6 +922,11 @@ impl<'w> MatrixWriter<'w> {
         }
         Ok(report)
     }
+}
+
+/// The index of the outputs promptc wrote: a path a line, in the order given (sorted).
+fn index_text<'a>(paths: impl Iterator<Item = &'a str>) -> String {
+    paths.flat_map(|path| [path, "\n"]).collect()
 }
 
 /// The folders below the output folder that held the output at `real` (`owned`, as the
