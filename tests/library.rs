@@ -475,7 +475,9 @@ fn clicolor_force_colours_a_pipe() {
 /// On a terminal, diagnostics are coloured unless the environment says otherwise, as
 /// no-color.org and bixense.com/clicolors have it: a `TERM` of `dumb`, `CLICOLOR=0`, or a
 /// non-empty `NO_COLOR` (an empty one says nothing). `TERM=dumb` and `CLICOLOR=0` were
-/// coloured, and an empty `NO_COLOR` took colour away.
+/// coloured, and an empty `NO_COLOR` took colour away. In CI (`CI` set) a terminal without
+/// `TERM` is coloured, as CI logs render it, but `TERM=dumb` still turns colour off; it was
+/// coloured there, so this test failed in CI alone.
 #[cfg(unix)]
 #[test]
 fn a_terminal_gets_colour_unless_the_environment_says_otherwise() {
@@ -492,9 +494,15 @@ fn a_terminal_gets_colour_unless_the_environment_says_otherwise() {
             .env("TERM", "xterm")
             .env_remove("NO_COLOR")
             .env_remove("CLICOLOR")
-            .env_remove("CLICOLOR_FORCE");
+            .env_remove("CLICOLOR_FORCE")
+            .env_remove("CI");
         for (name, value) in vars {
-            command.env(name, value);
+            // `unset:` takes the variable out of the environment.
+            if *value == "unset:" {
+                command.env_remove(name);
+            } else {
+                command.env(name, value);
+            }
         }
         let output = command.output().unwrap();
         let text = String::from_utf8_lossy(&output.stdout).into_owned();
@@ -508,6 +516,9 @@ fn a_terminal_gets_colour_unless_the_environment_says_otherwise() {
     assert!(!on_terminal(&[("CLICOLOR", "0")]));
     assert!(on_terminal(&[("CLICOLOR", "0"), ("CLICOLOR_FORCE", "1")]));
     assert!(!on_terminal(&[("CLICOLOR", "0"), ("CLICOLOR_FORCE", "0")]));
+    assert!(!on_terminal(&[("TERM", "unset:")]));
+    assert!(on_terminal(&[("TERM", "unset:"), ("CI", "true")]));
+    assert!(!on_terminal(&[("TERM", "dumb"), ("CI", "true")]));
 }
 
 #[test]

@@ -54,7 +54,9 @@ impl Printer {
                             && std::io::stderr().is_terminal()
                             && (anstyle_query::term_supports_color()
                                 || clicolor == Some(true)
-                                || anstyle_query::is_ci())))
+                                // CI runners that render colour set no TERM; one that says
+                                // `dumb` means it.
+                                || (anstyle_query::is_ci() && std::env::var_os("TERM").is_none()))))
             }
         };
         Printer {
