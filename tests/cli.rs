@@ -1913,6 +1913,67 @@ fn show_and_context_print_the_language_the_workspace_is_written_in() {
     assert!(show.stdout.contains("id = \"generic\""), "{}", show.stdout);
 }
 
+/// A variant in another folder than its parent: `show` printed the parent's `template_file`s
+/// as the parent wrote them, relative to the parent's folder, so the variant it printed, saved
+/// in place of the child, named files that are not there. They are named from the child's
+/// folder, and the saved variant builds the same prompt.
+#[test]
+fn show_names_inherited_files_from_the_shown_variants_folder() {
+    let fixture = common::Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            "id = \"generic\"\ntemplate_file = \"generic.md\"\ncomponents = [\"intro\"]\ntools = [\"read_file\"]\n\n[overrides.components.intro]\ntemplate_file = \"../components/intro-generic.md\"\n",
+        )
+        .file("components/intro-generic.md", "Hello from the generic intro.\n")
+        .file(
+            "variants/more/compact.toml",
+            "id = \"compact\"\nextends = \"generic\"\ntool_format_file = \"format.md\"\n",
+        )
+        .file("variants/more/format.md", "- {{ tool.name }}\n");
+    let workspace = fixture.write();
+    let built = workspace.run(&["build", "--family", "compact", "--context", "basic"]);
+    assert_eq!(built.code, 0, "{}", built.stderr);
+    assert!(
+        built.stdout.contains("Hello from the generic intro."),
+        "{}",
+        built.stdout
+    );
+    for format in ["toml", "yaml", "json"] {
+        let show = workspace.run(&["show", "compact", "--format", format]);
+        assert_eq!(show.code, 0, "{format}: {}", show.stderr);
+        assert!(
+            show.stdout.contains("../generic.md"),
+            "{format}: {}",
+            show.stdout
+        );
+        assert!(
+            show.stdout.contains("../../components/intro-generic.md"),
+            "{format}: {}",
+            show.stdout
+        );
+        // The child's own file is named as it wrote it.
+        assert!(
+            !show.stdout.contains("more/format.md"),
+            "{format}: {}",
+            show.stdout
+        );
+        std::fs::remove_file(workspace.root().join("variants/more/compact.toml")).ok();
+        std::fs::remove_file(workspace.root().join("variants/more/compact.yaml")).ok();
+        std::fs::remove_file(workspace.root().join("variants/more/compact.json")).ok();
+        let saved = if format == "toml" { "toml" } else { "yaml" };
+        std::fs::write(
+            workspace
+                .root()
+                .join(format!("variants/more/compact.{saved}")),
+            &show.stdout,
+        )
+        .unwrap();
+        let rebuilt = workspace.run(&["build", "--family", "compact", "--context", "basic"]);
+        assert_eq!(rebuilt.code, 0, "{format}: {}", rebuilt.stderr);
+        assert_eq!(rebuilt.stdout, built.stdout, "{format}");
+    }
+}
+
 /// `super()` in a partial included inside a block found no block of its own template and
 /// panicked in minijinja; it is a render error at the call. A bare `super` is a name like any
 /// other: undefined unless something defines it.

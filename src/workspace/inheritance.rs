@@ -5,6 +5,8 @@
 //! winning (a label set to `false` is dropped); `family` and `match` are never inherited; one override merges field by field; a `template`/`template_file` pair counts as
 //! one value, so a child's `template_file` replaces a parent's inline `template`.
 
+use std::path::{Component, Path};
+
 use indexmap::IndexMap;
 
 use crate::follow::follow;
@@ -70,8 +72,17 @@ pub fn chain(variants: &IndexMap<String, Entry<VariantDef>>, id: &str) -> Vec<St
 /// (that a base template is given, that overrides name listed ids). `None` for an unknown id.
 pub fn merged_spec(variants: &IndexMap<String, Entry<VariantDef>>, id: &str) -> Option<Variant> {
     let mut merged = Variant::default();
+    let own_dir = variants.get(id)?.dir();
     for ancestor in chain(variants, id).iter().rev() {
-        merge(&mut merged, &variants.get(ancestor)?.value.spec);
+        let entry = variants.get(ancestor)?;
+        if entry.dir() == own_dir {
+            merge(&mut merged, &entry.value.spec);
+        } else {
+            merge(
+                &mut merged,
+                &files_rebased(&entry.value.spec, entry.dir(), own_dir),
+            );
+        }
     }
     let own = &variants.get(id)?.value;
     merged.id = own.id.clone();
@@ -101,6 +112,54 @@ pub fn effective(
         base: templates.base?,
         templates,
     })
+}
+
+/// `spec` with the files it names (each relative to its own folder, `from`) named from `to`:
+/// an inherited `template_file` then names the same file in the merged variant, which `show`
+/// prints as the child's.
+fn files_rebased(spec: &Variant, from: &Path, to: &Path) -> Variant {
+    let mut spec = spec.clone();
+    let rebase = |file: &mut Option<String>| {
+        if let Some(path) = file {
+            *path = rebased(path, from, to);
+        }
+    };
+    rebase(&mut spec.template_file);
+    rebase(&mut spec.tool_format_file);
+    for change in spec.overrides.components.values_mut() {
+        rebase(&mut change.template_file);
+    }
+    spec
+}
+
+/// `path`, relative to `from`, as a path relative to `to` (both folders of the workspace),
+/// with `/` between its parts as data files write them.
+fn rebased(path: &str, from: &Path, to: &Path) -> String {
+    let target = lexical_parts(&from.join(path));
+    let to = lexical_parts(to);
+    let shared = target.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = vec!["..".to_string(); to.len() - shared];
+    parts.extend(
+        target[shared..]
+            .iter()
+            .map(|part| part.to_string_lossy().into_owned()),
+    );
+    parts.join("/")
+}
+
+/// The parts of a path with `.` dropped and each `..` taking back the part before it.
+fn lexical_parts(path: &Path) -> Vec<std::ffi::OsString> {
+    let mut parts = Vec::new();
+    for part in path.components() {
+        match part {
+            Component::ParentDir => {
+                parts.pop();
+            }
+            Component::CurDir => {}
+            other => parts.push(other.as_os_str().to_os_string()),
+        }
+    }
+    parts
 }
 
 fn replace<T: Clone>(into: &mut Option<T>, child: &Option<T>) {
