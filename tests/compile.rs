@@ -946,3 +946,93 @@ fn a_model_version_is_written_as_read() {
         run.stdout
     );
 }
+
+/// A tool listed by a variant that no template in the prompt writes (the section that writes
+/// the tools switched off by an override, or left out by its condition) and that goes as no
+/// native definition never reaches the model: `explain` says so, where it said "included".
+#[test]
+fn explain_says_when_no_template_in_the_prompt_writes_the_tools() {
+    let variant = |extra: &str| {
+        format!(
+            "id = \"generic\"\ntemplate_file = \"generic.md\"\ncomponents = [\"intro\", \"tool_list\"]\n\
+             tools = [\"read_file\"]\n{extra}"
+        )
+    };
+    let fixture = common::Fixture::minimal()
+        .file(
+            "variants/generic.md",
+            "{{ INTRO_SECTION }}\n\n{{ TOOL_LIST_SECTION }}\n",
+        )
+        .file(
+            "components/tool_list.toml",
+            "id = \"tool_list\"\ntemplate = \"{{ TOOLS }}\"\nwhen = \"mode != 'plan'\"\n",
+        )
+        .file(
+            "examples/contexts/plan.toml",
+            "date = \"2026-11-01\"\nmode = \"plan\"\n",
+        );
+    let unseen = "listed, but the model never sees it: no template in this prompt writes the \
+                  tools (`TOOLS`, `tools` or `enabled_tools`), and the variant sends no native \
+                  tool definitions";
+    let switched_off = "\n[overrides.components.tool_list]\nenabled = false\n";
+    for (extra, context, seen) in [
+        ("", "basic", true),
+        ("", "plan", false),
+        (switched_off, "basic", false),
+        (
+            &format!("native_tools = true\n{switched_off}"),
+            "basic",
+            true,
+        ),
+    ] {
+        let workspace = fixture
+            .clone()
+            .file("variants/generic.toml", variant(extra))
+            .write();
+        let explain = workspace.run(&["explain", "--family", "generic", "--context", context]);
+        assert_eq!(explain.code, 0, "{extra} {context}: {}", explain.stderr);
+        let expected = if seen {
+            "  + read_file: included".to_string()
+        } else {
+            format!("  - read_file: {unseen}")
+        };
+        assert!(
+            explain.stdout.contains(&expected),
+            "{extra} {context}: {}",
+            explain.stdout
+        );
+        let parameter = if seen {
+            "      + path: included"
+        } else {
+            "      - path: its tool is not in the prompt"
+        };
+        assert!(
+            explain.stdout.contains(parameter),
+            "{extra} {context}: {}",
+            explain.stdout
+        );
+        let json = workspace.run(&[
+            "explain",
+            "--family",
+            "generic",
+            "--context",
+            context,
+            "--format",
+            "json",
+        ]);
+        let json: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+        assert_eq!(
+            json["tools"][0]["included"], seen,
+            "{extra} {context}: {json}"
+        );
+        // The compiled prompt agrees.
+        let built = workspace.run(&["build", "--family", "generic", "--context", context]);
+        assert_eq!(built.code, 0, "{}", built.stderr);
+        assert_eq!(
+            built.stdout.contains("read_file"),
+            seen && extra.is_empty(),
+            "{extra} {context}: {}",
+            built.stdout
+        );
+    }
+}

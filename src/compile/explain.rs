@@ -125,6 +125,27 @@ pub fn explain(compiler: &Compiler<'_>, request: &Request) -> Result<Explanation
             })
             .unwrap_or_default()
     };
+    // Tools reach the model as native definitions, or written by a template whose render is
+    // in the prompt: with neither (the section that writes them switched off, or left out
+    // in this context), the model never sees the tools the variant lists.
+    let tools_unwritten = prepared.variant.variant.native_tools != Some(true)
+        && compiled.as_ref().is_ok_and(|compiled| {
+            let placed = prepared
+                .plan
+                .components
+                .iter()
+                .filter(|planned| {
+                    compiled
+                        .sections
+                        .iter()
+                        .any(|section| section.id == planned.id && section.included)
+                })
+                .map(|planned| planned.template);
+            !crate::validate::template_names::may_write_tools(
+                compiler.workspace(),
+                std::iter::once(prepared.variant.base).chain(placed),
+            )
+        });
     let skipped = with_reason(&Reason::SlotSkipped.to_string());
     let rendered_nothing = with_reason(crate::resolve::plan::RENDERED_NOTHING);
     let made = match for_each.then_some(compiled) {
@@ -156,6 +177,7 @@ pub fn explain(compiler: &Compiler<'_>, request: &Request) -> Result<Explanation
         made,
         skipped,
         rendered_nothing,
+        tools_unwritten,
     };
     let variant = prepared.variant;
     Ok(Explanation {
@@ -183,6 +205,8 @@ struct Explainer<'a> {
     skipped: HashSet<String>,
     /// Components in the prompt whose template rendered nothing in this context.
     rendered_nothing: HashSet<String>,
+    /// No template in the prompt writes the tools, and none go as native definitions.
+    tools_unwritten: bool,
 }
 
 impl Explainer<'_> {
@@ -297,9 +321,15 @@ impl Explainer<'_> {
             _ => self.reason(Kind::Tool, &tool.id, &planned.reason),
         };
         let offered = planned.reason == Reason::Included && !no_items;
+        let reason = if offered && self.tools_unwritten {
+            TOOLS_UNWRITTEN.to_string()
+        } else {
+            reason
+        };
+        let shown = offered && !self.tools_unwritten;
         Item {
             id: tool.id.clone(),
-            included: offered,
+            included: shown,
             reason,
             instances,
             source: Some(self.range(span)),
@@ -316,9 +346,11 @@ impl Explainer<'_> {
                     id: parameter.name.clone(),
                     // A parameter of a tool that is not offered is shown nowhere, whatever
                     // its own condition says.
-                    included: offered && *reason == Reason::Included,
-                    reason: if offered {
+                    included: shown && *reason == Reason::Included,
+                    reason: if shown {
                         self.reason(Kind::Tool, &tool.id, reason)
+                    } else if offered {
+                        "its tool is not in the prompt".to_string()
                     } else {
                         "its tool is not offered".to_string()
                     },
@@ -391,6 +423,12 @@ impl Explainer<'_> {
         })
     }
 }
+
+/// A listed tool that no template of the prompt writes, in a variant without native
+/// definitions.
+const TOOLS_UNWRITTEN: &str = "listed, but the model never sees it: no template in this \
+    prompt writes the tools (`TOOLS`, `tools` or `enabled_tools`), and the variant sends no \
+    native tool definitions";
 
 /// What an override applies to.
 #[derive(Clone, Copy)]

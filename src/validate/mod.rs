@@ -11,7 +11,7 @@ pub(crate) use references::is_windows_device;
 mod routing;
 mod rules_from;
 mod shadowing;
-mod template_names;
+pub(crate) mod template_names;
 pub(crate) use template_names::context_paths;
 pub use template_names::readable_names;
 mod template_references;

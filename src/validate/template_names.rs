@@ -576,35 +576,8 @@ fn unwritten_tools(
     }
     // A component switched off renders nowhere, nor does one whose slot only such components
     // read: what they read does not reach the prompt.
-    let reached: Vec<TemplateId> = std::iter::once(variant.base)
-        .chain(sections.placed_templates())
-        .flat_map(|template| workspace.templates.with_used(template))
-        .collect();
-    // A name computed at render time (`{% include "tools_" ~ family %}`) may be a template
-    // that writes them: nothing is said.
-    let computes_a_name = reached.iter().any(|template| {
-        workspace
-            .templates
-            .references(*template)
-            .iter()
-            .any(|reference| reference.name.is_none())
-    });
-    // `enabled_tools` writes the tools by name when its items are read (`{% for %}`, `join`);
-    // a template that only asks `"x" in enabled_tools` writes none of them.
-    let reads_tools = reached.iter().any(|&template| {
-        workspace
-            .templates
-            .variables(template)
-            .iter()
-            .any(|name| match name.as_str() {
-                TOOLS_TEXT | TOOLS_DATA => true,
-                ENABLED_TOOLS => !workspace
-                    .templates
-                    .only_tests_membership(template, ENABLED_TOOLS),
-                _ => false,
-            })
-    });
-    if reads_tools || computes_a_name {
+    let placed = std::iter::once(variant.base).chain(sections.placed_templates());
+    if may_write_tools(workspace, placed) {
         return;
     }
     // At this variant's list when it writes one; else at its id, when what it changes
@@ -638,6 +611,44 @@ fn unwritten_tools(
         },
         span,
     ));
+}
+
+/// Whether the renders of `templates` (with the partials they use) may write the variant's
+/// tools into the prompt: one reads `TOOLS` or `tools`, names them from `enabled_tools` (a
+/// test `"x" in enabled_tools` does not), or names a template only the render computes.
+pub(crate) fn may_write_tools(
+    workspace: &Workspace,
+    templates: impl IntoIterator<Item = TemplateId>,
+) -> bool {
+    let reached: Vec<TemplateId> = templates
+        .into_iter()
+        .flat_map(|template| workspace.templates.with_used(template))
+        .collect();
+    // A name computed at render time (`{% include "tools_" ~ family %}`) may be a template
+    // that writes them: nothing is said.
+    let computes_a_name = reached.iter().any(|template| {
+        workspace
+            .templates
+            .references(*template)
+            .iter()
+            .any(|reference| reference.name.is_none())
+    });
+    // `enabled_tools` writes the tools by name when its items are read (`{% for %}`, `join`);
+    // a template that only asks `"x" in enabled_tools` writes none of them.
+    let reads_tools = reached.iter().any(|&template| {
+        workspace
+            .templates
+            .variables(template)
+            .iter()
+            .any(|name| match name.as_str() {
+                TOOLS_TEXT | TOOLS_DATA => true,
+                ENABLED_TOOLS => !workspace
+                    .templates
+                    .only_tests_membership(template, ENABLED_TOOLS),
+                _ => false,
+            })
+    });
+    reads_tools || computes_a_name
 }
 
 /// Sections a component's template reads where they are empty whatever the context: that of
