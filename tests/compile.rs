@@ -1036,3 +1036,21 @@ fn explain_says_when_no_template_in_the_prompt_writes_the_tools() {
         );
     }
 }
+
+/// A condition that reads no value is told without a dangling "with".
+#[test]
+fn explain_tells_a_condition_of_no_values_without_a_dangling_with() {
+    let workspace = common::Fixture::minimal()
+        .file(
+            "components/intro.toml",
+            "id = \"intro\"\nwhen = \"false\"\n",
+        )
+        .write();
+    let explain = workspace.run(&["explain", "--family", "generic", "--context", "basic"]);
+    assert_eq!(explain.code, 0, "{}", explain.stderr);
+    assert!(
+        explain.stdout.contains("      when `false` is false\n"),
+        "{}",
+        explain.stdout
+    );
+}

@@ -94,6 +94,14 @@ fn stats_of_the_shipped_library_match_an_independent_tokenizer() {
             None => text.to_string(),
         };
         assert_eq!(prefix["sha256"], sha256(&hashed));
+        // The share shown beside the prefix's tokens is of the tokens sent (it was of the
+        // bytes, which read as a share of tokens it was not).
+        let sent = definition_tokens + row["tokens"].as_u64().unwrap() as usize;
+        assert_eq!(
+            prefix["percent"].as_u64().unwrap() as usize,
+            prefix["tokens"].as_u64().unwrap() as usize * 100 / sent,
+            "{row}"
+        );
         // The shipped library keeps the date, directory and mode near the end, past the
         // manifest's 50% threshold.
         assert!(prefix["percent"].as_u64().unwrap() >= 50, "{row}");

@@ -35,7 +35,9 @@ use crate::workspace::template_choice::component_template;
 pub struct StablePrefix {
     pub bytes: usize,
     pub tokens: usize,
-    /// How far into the prompt (by bytes) the first volatile value sits.
+    /// How far into what is sent (the tool definitions, then the prompt) the first volatile
+    /// value sits, in percent: of the bytes where the prefix is found, of the tokens once
+    /// [`stable_prefix`] counts them (what `stats` shows beside `tokens`).
     pub percent: usize,
     /// SHA-256 of the prefix, hex: equal hashes mean a shared cache entry.
     pub sha256: String,
@@ -193,11 +195,16 @@ pub fn stable_prefix(
         .settings()
         .tokens
         .encoding_for(&compiled.family);
-    let definitions = match prefix.tool_definitions_stable {
-        Some(true) => definitions_sent(compiled).map_or(0, |sent| encoding.count(&sent)),
+    let definitions = definitions_sent(compiled).map_or(0, |sent| encoding.count(&sent));
+    let stable_definitions = match prefix.tool_definitions_stable {
+        Some(true) => definitions,
         _ => 0,
     };
-    prefix.tokens = definitions + encoding.count(&compiled.prompt[..prefix.bytes]);
+    prefix.tokens = stable_definitions + encoding.count(&compiled.prompt[..prefix.bytes]);
+    // Shown beside the tokens, the share is of the tokens sent, where finding the prefix
+    // measured it in bytes.
+    let sent = definitions + encoding.count(&compiled.prompt);
+    prefix.percent = (prefix.tokens * 100).checked_div(sent).unwrap_or(100);
     Some(prefix)
 }
 

@@ -82,13 +82,17 @@ fn item(out: &mut String, item: &Item, indent: &str) {
             .iter()
             .map(|(name, value)| format!("{name} = {value}"))
             .collect();
+        // A condition that reads no value (`when = "false"`) has none to list.
+        let with = if values.is_empty() {
+            String::new()
+        } else {
+            format!(" with {}", values.join(", "))
+        };
         push_line(
             out,
             &format!(
-                "{indent}    when `{}` is {} with {}",
-                condition.expression,
-                condition.holds,
-                values.join(", ")
+                "{indent}    when `{}` is {}{with}",
+                condition.expression, condition.holds,
             ),
         );
     }
