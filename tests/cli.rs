@@ -281,7 +281,13 @@ fn a_family_without_the_version_or_label_asked_for_says_what_it_has() {
 fn a_name_the_workspace_lacks_gets_the_near_one_else_the_names_there_are() {
     let root = common::repo_root();
     let run = |args: &[&str]| usage_failure(&root, args);
-    let cases: [(&[&str], &str); 9] = [
+    let cases: [(&[&str], &str); 10] = [
+        // No near id: the variant ids there are, where it listed the families (which are
+        // not all ids a variant is shown by).
+        (
+            &["show", "zzz"],
+            "unknown variant `zzz` (variants: gemini, generic, gpt, native-next-gen, next-gen, xs)",
+        ),
         (
             &["build", "--family", "nex-gen"],
             "no variant has family `nex-gen` (did you mean `next-gen`?)",
@@ -324,6 +330,17 @@ fn a_name_the_workspace_lacks_gets_the_near_one_else_the_names_there_are() {
     for (args, message) in cases {
         assert_eq!(run(args), format!("error: {message}\n"), "{args:?}");
     }
+    // A variant of a family that is not its id is listed by its id.
+    let workspace = common::Fixture::minimal()
+        .file(
+            "variants/generic-next.toml",
+            "id = \"generic-next\"\nfamily = \"generic\"\nextends = \"generic\"\nversion = \"2.0.0\"\n",
+        )
+        .write();
+    assert_eq!(
+        usage_failure(workspace.root(), &["show", "zzzzzzzz"]),
+        "error: unknown variant `zzzzzzzz` (variants: generic, generic-next)\n"
+    );
     // No near name: every tool, sorted.
     let tools = run(&["explain", "--tool", "zzz"]);
     assert!(
@@ -2183,4 +2200,44 @@ fn a_render_is_reused_only_where_every_name_it_reads_agrees() {
         assert_eq!(alone.code, 0, "{}", alone.stderr);
         assert_eq!(alone.stdout, written, "{context}");
     }
+}
+
+/// `build --all` and `check` in a workspace whose matrix holds nothing (no context file yet,
+/// or a `[build]` that lists none) said only "0 outputs": they say why.
+#[test]
+fn an_empty_build_matrix_is_said_with_its_reason() {
+    let no_contexts = common::Fixture::minimal()
+        .remove("examples/contexts/basic.toml")
+        .write();
+    let none_listed = common::Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}\n[build]\ncontexts = []\n", common::MANIFEST),
+        )
+        .write();
+    for (workspace, why) in [
+        (
+            &no_contexts,
+            "there is no context file in examples/contexts/ (each one there is compiled with every family)",
+        ),
+        (
+            &none_listed,
+            "`[build]` in promptc.toml lists no family or no context to compile",
+        ),
+    ] {
+        for command in ["build --all", "check"] {
+            let args: Vec<&str> = command.split(' ').collect();
+            let run = workspace.run(&args);
+            assert_eq!(run.code, 0, "{command}: {}", run.stderr);
+            assert!(
+                run.stderr
+                    .contains(&format!("note: the build matrix is empty: {why}\n")),
+                "{command}: {}",
+                run.stderr
+            );
+        }
+    }
+    // A matrix with entries says nothing of it.
+    let built = common::Fixture::minimal().write().run(&["build", "--all"]);
+    assert!(!built.stderr.contains("empty"), "{}", built.stderr);
 }

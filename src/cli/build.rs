@@ -134,6 +134,9 @@ fn build_all(workspace: &'static Workspace, printer: &Printer) -> Result<(), Cli
     // once the whole matrix has compiled within its budgets, else removed.
     let mut writer = matrix::MatrixWriter::new(workspace);
     let entries = matrix::entries(workspace);
+    if entries.is_empty() {
+        printer.message(Message::EmptyMatrix(empty_matrix(workspace)));
+    }
     let mut progress = super::progress::Progress::new(entries.len(), printer.is_quiet());
     let run = matrix::compile_each(
         super::kept_compiler(workspace),
@@ -179,4 +182,18 @@ fn build_all(workspace: &'static Workspace, printer: &Printer) -> Result<(), Cli
         printer.error(&error);
     }
     last.map_or(Ok(()), Err)
+}
+
+/// Why the build matrix of `workspace` holds no entry.
+pub fn empty_matrix(workspace: &Workspace) -> super::message::EmptyMatrix<'_> {
+    use super::message::EmptyMatrix;
+    if workspace.variants.is_empty() {
+        EmptyMatrix::NoVariants
+    } else if workspace.contexts.is_empty() {
+        EmptyMatrix::NoContexts {
+            folder: workspace.settings().paths.contexts.trim_end_matches('/'),
+        }
+    } else {
+        EmptyMatrix::NoneListed
+    }
 }

@@ -24,6 +24,9 @@ pub fn run(
     // Each output is compared as it compiles, then dropped.
     let mut checker = matrix::MatrixChecker::new(workspace);
     let entries = matrix::entries(workspace);
+    if entries.is_empty() {
+        printer.message(Message::EmptyMatrix(super::build::empty_matrix(workspace)));
+    }
     let mut progress = super::progress::Progress::new(entries.len(), printer.is_quiet());
     let run = matrix::compile_each(
         kept_compiler(workspace),

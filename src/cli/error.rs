@@ -10,7 +10,7 @@ use super::{EXIT_PROBLEMS, EXIT_USAGE};
 use crate::load::MANIFEST_FILE;
 use crate::namespace::near_or;
 use crate::path_error::{PathError, PathProblem};
-use crate::problem::Problem;
+use crate::problem::{Problem, RefKind};
 
 #[derive(Debug)]
 pub enum CliError {
@@ -42,10 +42,11 @@ pub enum CliError {
     RulesFolder(crate::problem::RulesProblem),
     /// `init`: the folder lies inside the workspace at `enclosing`.
     InsideWorkspace { dir: PathBuf, enclosing: PathBuf },
-    /// The selection names no variant; the families there are.
+    /// The selection names no variant; the variant ids there are, for an unknown variant id,
+    /// else the families.
     Selection {
         problem: Problem,
-        families: Vec<String>,
+        known: Vec<String>,
     },
     /// `explain --tool` names no tool; the tools there are.
     UnknownTool { tool: String, tools: Vec<String> },
@@ -300,12 +301,19 @@ impl fmt::Display for CliError {
             // A family the workspace lacks: a near name, else the families there are. A family
             // it has that lacks the version, label or tag asked for: the problem's own help (a
             // near name, else the family's versions, labels or tags, or what would fix it).
-            CliError::Selection { problem, families } => match (problem, problem.help()) {
+            CliError::Selection { problem, known } => match (problem, problem.help()) {
                 (Problem::NoVariant { family }, _) => {
-                    write!(f, "{problem} ({})", near_or(family, families, "families"))
+                    write!(f, "{problem} ({})", near_or(family, known, "families"))
                 }
                 (_, Some(help)) => write!(f, "{problem} ({help})"),
-                (_, None) => write!(f, "{problem} (families: {})", families.join(", ")),
+                (
+                    Problem::UnknownReference {
+                        kind: RefKind::Variant,
+                        ..
+                    },
+                    None,
+                ) => write!(f, "{problem} (variants: {})", known.join(", ")),
+                (_, None) => write!(f, "{problem} (families: {})", known.join(", ")),
             },
             CliError::UnknownTool { tool, tools } => write!(
                 f,

@@ -26,6 +26,8 @@ pub enum Message<'a> {
     },
     /// `build --all` stopped before writing.
     NothingWritten,
+    /// `build --all` or `check` found no entry to compile, and why.
+    EmptyMatrix(EmptyMatrix<'a>),
     /// A matrix entry that does not compile; `errors_above` when its diagnostics were told
     /// with an earlier entry.
     EntryFailed {
@@ -116,6 +118,16 @@ pub enum Message<'a> {
     NextAfterInit(&'a Path),
     /// What to do with the file `new` wrote for it to count.
     NextAfterNew(NextAfterNew<'a>),
+}
+
+/// Why the build matrix holds no entry.
+pub enum EmptyMatrix<'a> {
+    /// No variant: no family to compile.
+    NoVariants,
+    /// No context file in the contexts folder (`paths.contexts`).
+    NoContexts { folder: &'a str },
+    /// `[build]` lists no family or no context, and no entries.
+    NoneListed,
 }
 
 /// What a file `new` wrote needs before it changes a prompt.
@@ -215,6 +227,22 @@ impl fmt::Display for Message<'_> {
                  the first {named} named (counted in the line below, not named one by one)"
             ),
             Message::UpToDate(outputs) => write!(f, "ok: {outputs} outputs are up to date"),
+            Message::EmptyMatrix(why) => {
+                f.write_str("note: the build matrix is empty: ")?;
+                match why {
+                    EmptyMatrix::NoVariants => f.write_str(
+                        "the workspace has no variant (`promptc new variant ID` writes one)",
+                    ),
+                    EmptyMatrix::NoContexts { folder } => write!(
+                        f,
+                        "there is no context file in {folder}/ (each one there is compiled \
+                         with every family)"
+                    ),
+                    EmptyMatrix::NoneListed => f.write_str(
+                        "`[build]` in promptc.toml lists no family or no context to compile",
+                    ),
+                }
+            }
             Message::OutputsDiffer {
                 stale,
                 missing,

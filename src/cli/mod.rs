@@ -43,6 +43,7 @@ use crate::load::mcp_places::McpPlaces;
 use crate::load::rules::{RulesReport, RulesRequest};
 use crate::loader::{apply_mcp_settings, assemble_rules, load_context_file};
 use crate::model::Context;
+use crate::problem::{Problem, RefKind};
 use crate::resolve::date::SourceDateEpoch;
 use crate::workspace::Workspace;
 
@@ -893,10 +894,22 @@ fn read_stdin(limit: u64) -> Result<String, CliError> {
 /// printed.
 pub fn compile_failed(workspace: &Workspace, error: CompileError, printer: &Printer) -> CliError {
     match error {
-        CompileError::Selection(problem) => CliError::Selection {
-            problem,
-            families: workspace.families(),
-        },
+        CompileError::Selection(problem) => {
+            // An unknown variant id is told the ids there are (`next-gen-2`, not only its
+            // family `next-gen`).
+            let known = match &problem {
+                Problem::UnknownReference {
+                    kind: RefKind::Variant,
+                    ..
+                } => {
+                    let mut ids: Vec<String> = workspace.variants.keys().cloned().collect();
+                    ids.sort();
+                    ids
+                }
+                _ => workspace.families(),
+            };
+            CliError::Selection { problem, known }
+        }
         CompileError::Diagnostics(diagnostics) => {
             printer.diagnostics(diagnostics, &workspace.sources);
             CliError::Reported

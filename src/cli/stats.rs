@@ -50,7 +50,7 @@ pub fn run(
             problem: crate::problem::Problem::NoVariant {
                 family: family.clone(),
             },
-            families: workspace.families(),
+            known: workspace.families(),
         });
     }
     if let Some(context) = &args.context
