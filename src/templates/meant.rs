@@ -102,17 +102,28 @@ const ITEMS_LOOKED_AT: usize = 64;
 /// render's own `values`, or, for a loop variable (`p` in `{% for p in tool.parameters %}`),
 /// from the items of the list the template's loop walks.
 pub fn attribute(error: &minijinja::Error, values: &Value) -> Option<String> {
-    if error.kind() != ErrorKind::UndefinedError {
+    // minijinja's detail names the expression: "`tool.descripton` is undefined", alone or
+    // after what failed with it ("cannot calculate length of value of type undefined
+    // (`tool.descripton` is undefined)").
+    let detail = error.detail()?;
+    if error.kind() != ErrorKind::UndefinedError && !detail.contains("` is undefined") {
         return None;
     }
-    // minijinja's detail names the expression: "`tool.descripton` is undefined".
-    let detail = error.detail()?;
     let expression = detail.split('`').nth(1)?;
-    // minijinja names a subscript with `'`, whichever quote the template wrote.
+    // minijinja names a subscript with `'`, whichever quote the template wrote; the text
+    // read is the tag up to what failed, which may be a filter after the value.
     let written = error
         .range()
         .zip(error.template_source())
-        .and_then(|(range, source)| source.get(range));
+        .and_then(|(range, source)| {
+            let before = source.get(..range.end)?;
+            let tag = before
+                .rfind("{{")
+                .into_iter()
+                .chain(before.rfind("{%"))
+                .max();
+            before.get(tag.unwrap_or(range.start).min(range.start)..)
+        });
     let quote = if written.is_some_and(|text| text.contains("[\"")) {
         '"'
     } else {

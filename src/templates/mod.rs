@@ -487,6 +487,7 @@ impl Templates {
                     unclosed_block(source, error, &range)
                         .or_else(|| unclosed_opener(source, error))
                         .or_else(|| tag_left_unclosed(source, error).map(|(range, _)| range))
+                        .or_else(|| undefined_operand(source, error, &range))
                 })
                 .unwrap_or(range);
             return self.span_in(name, range);
@@ -855,6 +856,45 @@ fn is_plain(text: &str) -> bool {
 /// For a block left open (`{% if %}` without `{% endif %}`), minijinja's range runs from
 /// somewhere after the opening tag to the end of the template; the tag left open is what needs
 /// closing. It is found by pairing the block tags before the error.
+/// Where an undefined value handed on (`tool.descripton | upper`, `tool.descripton.x`) is
+/// written: minijinja points at what failed with it (the filter, the next attribute), while
+/// its detail names the value, which is looked for in the same tag, before the failure's end.
+/// The last place there is the one: the one before it, read first, did not fail.
+fn undefined_operand(
+    source: &str,
+    error: &minijinja::Error,
+    range: &std::ops::Range<usize>,
+) -> Option<std::ops::Range<usize>> {
+    // "`tool.descripton` is undefined", alone or after what failed with it ("cannot
+    // calculate length of value of type undefined (`tool.descripton` is undefined)").
+    let detail = error.detail()?;
+    let end = detail.find("` is undefined")?;
+    let expression = &detail[detail[..end].rfind('`')? + 1..end];
+    if source.get(range.clone())? == expression {
+        return None;
+    }
+    let before = source.get(..range.end)?;
+    let tag_start = before
+        .rfind("{{")
+        .into_iter()
+        .chain(before.rfind("{%"))
+        .max()?;
+    let tag = &before[tag_start..];
+    // minijinja writes a key as `['key']`, whichever quote the template used.
+    let written = [expression.to_string(), expression.replace('\'', "\"")];
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    written.iter().find_map(|written| {
+        tag.match_indices(written.as_str())
+            .filter(|(at, _)| {
+                let before = tag[..*at].chars().next_back();
+                let after = tag[at + written.len()..].chars().next();
+                !before.is_some_and(|c| is_word(c) || c == '.') && !after.is_some_and(is_word)
+            })
+            .last()
+            .map(|(at, _)| tag_start + at..tag_start + at + written.len())
+    })
+}
+
 fn unclosed_block(
     source: &str,
     error: &minijinja::Error,
