@@ -2241,3 +2241,53 @@ fn an_empty_build_matrix_is_said_with_its_reason() {
     let built = common::Fixture::minimal().write().run(&["build", "--all"]);
     assert!(!built.stderr.contains("empty"), "{}", built.stderr);
 }
+
+/// `context --out` saves the context as an example, in the language of the file's extension:
+/// the shell's `> examples/contexts/saved.toml` emptied the file before promptc read the
+/// workspace, which refused it, and the command failed. A context file may be written again;
+/// another file of the workspace is refused and left as it was.
+#[test]
+fn context_out_saves_an_example_context_the_workspace_reads_back() {
+    let workspace = common::Fixture::minimal().write();
+    let basic = workspace.run(&["build", "--context", "basic"]);
+    assert_eq!(basic.code, 0, "{}", basic.stderr);
+    for (file, starts) in [
+        ("examples/contexts/saved.json", "{"),
+        ("examples/contexts/saved.toml", "cwd = "),
+    ] {
+        // The second time, the file is a context of the workspace.
+        for _ in 0..2 {
+            let saved = workspace.run(&["context", "--context", "basic", "--out", file]);
+            assert_eq!(saved.code, 0, "{file}: {}", saved.stderr);
+            assert_eq!(saved.stdout, "", "{file}");
+            assert!(
+                saved.stderr.contains(&format!("wrote {file}")),
+                "{}",
+                saved.stderr
+            );
+        }
+        let text = std::fs::read_to_string(workspace.root().join(file)).unwrap();
+        assert!(text.starts_with(starts), "{file}: {text}");
+        let name = std::path::Path::new(file)
+            .file_stem()
+            .unwrap()
+            .to_str()
+            .unwrap();
+        let built = workspace.run(&["build", "--context", name]);
+        assert_eq!(built.code, 0, "{file}: {}", built.stderr);
+        assert_eq!(built.stdout, basic.stdout, "{file}");
+        std::fs::remove_file(workspace.root().join(file)).unwrap();
+    }
+    let variant = workspace.root().join("variants/generic.toml");
+    let before = std::fs::read_to_string(&variant).unwrap();
+    let refused = workspace.run(&["context", "--out", "variants/generic.toml"]);
+    assert_ne!(refused.code, 0);
+    assert!(
+        refused
+            .stderr
+            .contains("is one of the workspace's own files"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&variant).unwrap(), before);
+}

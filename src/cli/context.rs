@@ -4,6 +4,8 @@ use clap::Args;
 
 use super::show::toml_written;
 use super::{CliError, DataFormat, Printer, TargetArgs, load_valid, request_with_rules};
+use crate::emit::write::Staged;
+use crate::path_error::{PathError, PathProblem};
 use crate::report;
 
 #[derive(Args, Debug)]
@@ -26,10 +28,15 @@ pub struct ContextArgs {
     /// Fill `os`, `shell`, `home` and `cwd` from this machine.
     #[arg(long)]
     pub detect_env: bool,
-    /// `toml`, `yaml` or `json` (default: the workspace's own, `yaml` where its variants,
-    /// components and tools are all YAML, else `toml`).
+    /// `toml`, `yaml` or `json` (default: that of `--out`'s extension, else the workspace's
+    /// own, `yaml` where its variants, components and tools are all YAML, else `toml`).
     #[arg(long, value_enum)]
     pub format: Option<DataFormat>,
+    /// Write the context to this file (as a whole, or not at all) instead of printing it: a
+    /// shell's `> examples/contexts/x.toml` empties the file before promptc reads the
+    /// workspace, which then refuses it.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
 }
 
 /// The context a compile sees, after inheritance and the command line's changes: to inspect,
@@ -88,7 +95,15 @@ pub fn run(
         }
         fields.retain(|_, field| !field.is_null());
     }
-    let format = DataFormat::or_workspace(args.format, workspace);
+    let format = args
+        .format
+        .or_else(|| {
+            args.out
+                .as_deref()
+                .and_then(crate::load::document::Format::of)
+                .map(DataFormat::from)
+        })
+        .unwrap_or_else(|| DataFormat::of_workspace(workspace));
     // A rules file's frontmatter key left empty (`globs:`, as Cursor writes every new rule)
     // is a null, which TOML has no way to write: such a key says nothing, and is left out of
     // the TOML rather than refuse the whole context.
@@ -107,9 +122,46 @@ pub fn run(
             }
         }
     }
-    printer.result(&match format {
+    let text = match format {
         DataFormat::Json => report::json_document(&value),
         DataFormat::Toml => toml_written(&value)?,
         DataFormat::Yaml => report::yaml::yaml_document(&value),
-    })
+    };
+    match args.out {
+        None => printer.result(&text),
+        Some(out) => write_context(workspace, &out, &text, printer),
+    }
+}
+
+/// Writes the context to `out`, by way of a temporary file beside it. A context file of the
+/// workspace may be written again; any other file of the workspace is refused.
+fn write_context(
+    workspace: &crate::workspace::Workspace,
+    out: &Path,
+    text: &str,
+    printer: &Printer,
+) -> Result<(), CliError> {
+    let relative = out
+        .canonicalize()
+        .ok()
+        .and_then(|real| real.strip_prefix(&workspace.root).ok().map(PathBuf::from));
+    let is_context = |relative: &Path| {
+        workspace
+            .contexts
+            .values()
+            .any(|entry| workspace.sources.get(entry.source()).path == relative)
+    };
+    if let Some(relative) = relative
+        && workspace.sources.find(&relative).is_some()
+        && !is_context(&relative)
+    {
+        return Err(PathError::new(out, PathProblem::IsSource).into());
+    }
+    let mut staged = Staged::default();
+    staged
+        .add(out, out, text.as_bytes())
+        .map_err(CliError::Argument)?;
+    staged.commit().map_err(CliError::Argument)?;
+    printer.message(super::message::Message::Wrote(&out.display()));
+    Ok(())
 }

@@ -351,6 +351,16 @@ pub enum DataFormat {
     Json,
 }
 
+impl From<Format> for DataFormat {
+    fn from(format: Format) -> Self {
+        match format {
+            Format::Toml => DataFormat::Toml,
+            Format::Yaml => DataFormat::Yaml,
+            Format::Json => DataFormat::Json,
+        }
+    }
+}
+
 impl DataFormat {
     /// The format asked for, else the workspace's own: YAML where its variants, components
     /// and tools are all YAML (as `new` writes there), TOML elsewhere.
