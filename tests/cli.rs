@@ -315,7 +315,7 @@ fn a_name_the_workspace_lacks_gets_the_near_one_else_the_names_there_are() {
         ),
         (
             &["stats", "--context", "basc"],
-            "no context `basc` in the workspace (did you mean `basic`?)",
+            "no context file or named context `basc` (did you mean `basic`?)",
         ),
         (
             &["build", "--context", "basc"],
@@ -2290,4 +2290,34 @@ fn context_out_saves_an_example_context_the_workspace_reads_back() {
         refused.stderr
     );
     assert_eq!(std::fs::read_to_string(&variant).unwrap(), before);
+}
+
+/// `stats --context` takes a context file or standard input, as `build` does: it took a name
+/// of the workspace's only. The counts are those of the same context by its name.
+#[test]
+fn stats_measures_a_context_file_or_standard_input() {
+    let workspace = common::Fixture::minimal().write();
+    let context = workspace.root().join("examples/contexts/basic.toml");
+    let rows = |run: common::Run| -> Vec<serde_json::Value> {
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        json["prompts"].as_array().unwrap().clone()
+    };
+    let named = rows(workspace.run(&["stats", "--context", "basic", "--format", "json"]));
+    let path = context.to_str().unwrap();
+    let from_file = rows(workspace.run(&["stats", "--context", path, "--format", "json"]));
+    let mut command = workspace.command();
+    command
+        .args(["stats", "--context", "-", "--format", "json"])
+        .write_stdin(std::fs::read(&context).unwrap());
+    let from_stdin = rows(common::Run::checked(command.output().unwrap()));
+    for (rows, shown) in [(&from_file, path), (&from_stdin, "<stdin>")] {
+        assert_eq!(rows.len(), named.len(), "{shown}");
+        for (row, by_name) in rows.iter().zip(&named) {
+            assert_eq!(row["context"], shown);
+            for field in ["family", "tokens", "characters", "stable_prefix"] {
+                assert_eq!(row[field], by_name[field], "{shown} {field}");
+            }
+        }
+    }
 }

@@ -19,7 +19,8 @@ pub struct StatsArgs {
     /// The provider, for routing.
     #[arg(long)]
     pub provider: Option<String>,
-    /// Only this context.
+    /// Only this context: the name of one in the workspace, a file (TOML, YAML or JSON), or
+    /// `-` for standard input.
     #[arg(long)]
     pub context: Option<String>,
     /// `text` (a Markdown table, so `markdown` is accepted too) or `json`.
@@ -40,6 +41,12 @@ pub fn run(
     printer: &Printer,
 ) -> Result<(), CliError> {
     let workspace = load_valid(workspace_dir, printer)?;
+    if let Some(context) = &args.context
+        && !workspace.contexts.contains_key(context)
+    {
+        let context = context.clone();
+        return of_context_given(workspace, args, &context, printer);
+    }
     if args.model.is_some() || args.provider.is_some() {
         args.family = Some(routed_family(workspace, &args, printer)?);
     }
@@ -51,14 +58,6 @@ pub fn run(
                 family: family.clone(),
             },
             known: workspace.families(),
-        });
-    }
-    if let Some(context) = &args.context
-        && !workspace.contexts.contains_key(context)
-    {
-        return Err(CliError::UnknownContext {
-            context: context.clone(),
-            contexts: workspace.contexts.keys().cloned().collect(),
         });
     }
     let epoch = source_date_epoch(printer);
@@ -112,10 +111,86 @@ pub fn run(
     if report_failures(workspace, run.failed, printer) {
         return Err(CliError::Reported);
     }
+    print(&rows, &args, printer)
+}
+
+fn print(rows: &[PromptStats], args: &StatsArgs, printer: &Printer) -> Result<(), CliError> {
     printer.result(&match args.format {
-        StatsFormat::Json => report::stats::json(&rows),
-        StatsFormat::Text => report::stats::markdown(&rows, args.family.is_some()),
+        StatsFormat::Json => report::stats::json(rows),
+        StatsFormat::Text => report::stats::markdown(rows, args.family.is_some()),
     })
+}
+
+/// The stats of a context that is not one of the workspace's (a file, or standard input), as
+/// `build --context` reads it: for the family asked for (or routed to), else every family the
+/// build matrix compiles.
+fn of_context_given(
+    workspace: &'static mut crate::workspace::Workspace,
+    mut args: StatsArgs,
+    context: &str,
+    printer: &Printer,
+) -> Result<(), CliError> {
+    let target = super::TargetArgs {
+        family: None,
+        variant: None,
+        model: args.model.clone(),
+        provider: args.provider.clone(),
+        label: None,
+        tag: None,
+        dialect: None,
+        mcp: None,
+        rules: super::RulesArgs::default(),
+        detect_env: false,
+        context: Some(context.to_string()),
+        set: Vec::new(),
+    };
+    let request = super::dated(super::request(workspace, target, printer)?, printer);
+    let workspace: &'static crate::workspace::Workspace = workspace;
+    let compiler = Compiler::new(workspace);
+    if args.model.is_some() || args.provider.is_some() {
+        let routed = compiler
+            .route(&request.context)
+            .map_err(|error| super::compile_failed(workspace, error, printer))?;
+        args.family = Some(routed.family);
+    }
+    let families: Vec<String> = match &args.family {
+        Some(family) if !workspace.families().contains(family) => {
+            return Err(CliError::Selection {
+                problem: crate::problem::Problem::NoVariant {
+                    family: family.clone(),
+                },
+                known: workspace.families(),
+            });
+        }
+        Some(family) => vec![family.clone()],
+        None => {
+            let mut families = Vec::new();
+            for entry in matrix::entries(workspace) {
+                if !families.contains(&entry.family) {
+                    families.push(entry.family);
+                }
+            }
+            if families.is_empty() {
+                families = workspace.families();
+            }
+            families
+        }
+    };
+    let shown = if context == super::STDIN {
+        "<stdin>"
+    } else {
+        context
+    };
+    let mut rows = Vec::new();
+    for family in families {
+        let mut request = request.clone();
+        request.selection = crate::compile::Selection::family(family);
+        let compiled = compiler
+            .compile(&request)
+            .map_err(|error| super::compile_failed(workspace, error, printer))?;
+        rows.push(prompt_stats(&compiler, &request, &compiled, shown));
+    }
+    print(&rows, &args, printer)
 }
 
 /// The family routing picks for `--model`/`--provider`, in the context the stats are for (or
