@@ -1122,3 +1122,46 @@ fn build_out_writes_neither_file_when_the_definitions_cannot_be_written() {
     names.sort();
     assert_eq!(names, ["generic.md", "generic.tools.json"]);
 }
+
+/// The names of a context's MCP tools share one compile's fuel: each name rendered with fuel
+/// of its own let a costly `mcp_name` run once per tool, and a context of ten thousand tools
+/// ran the process out of time with no diagnostic. Within the fuel, every name is made.
+#[test]
+fn mcp_names_share_one_compiles_fuel() {
+    let context = |tools: usize| {
+        let mut text = String::from("date = \"2026-11-01\"\n\n[[mcp_servers]]\nname = \"srv\"\n");
+        for tool in 0..tools {
+            text.push_str(&format!("\n[[mcp_servers.tools]]\nname = \"t{tool}\"\n"));
+        }
+        text
+    };
+    // Tens of thousands of instructions a name: sixty fit in the compile's 5 000 000, two
+    // hundred do not.
+    let costly = "{% for i in range(20000) %}{% endfor %}{{ server }}_{{ tool }}";
+    for (tools, fits) in [(60, true), (200, false)] {
+        let workspace = native_fixture()
+            .file(
+                "promptc.toml",
+                format!(
+                    "{}\n[tool_definitions]\nmcp_name = '{costly}'\n",
+                    common::MANIFEST
+                ),
+            )
+            .file("examples/contexts/many.toml", context(tools))
+            .write();
+        let run = workspace.run(&["tools", "--context", "many"]);
+        if fits {
+            assert_eq!(run.code, 0, "{}", run.stderr);
+            assert!(run.stdout.contains("srv_t59"), "{}", run.stdout);
+        } else {
+            assert_eq!(run.code, 1, "{}", run.stderr);
+            assert!(
+                run.stderr.contains("error[mcp-name-failed]")
+                    && run.stderr.contains("share one compile's fuel (5000000)")
+                    && run.stderr.contains("promptc.toml:5:12"),
+                "{}",
+                run.stderr
+            );
+        }
+    }
+}

@@ -1009,19 +1009,40 @@ impl Compiler<'_> {
     ) -> Made {
         let settings = &self.workspace.settings().tool_definitions;
         let env = self.workspace.templates.env();
+        let described = |error: minijinja::Error| match error.detail() {
+            Some(detail) => format!("{}: {detail}", error.kind()),
+            None => error.kind().to_string(),
+        };
+        // Parsed once for all the context's tools. An import whose alias is not a name
+        // would panic minijinja's code generator.
+        let template =
+            if crate::templates::references::bad_import_aliases(&settings.mcp_name).is_empty() {
+                env.template_from_str(&settings.mcp_name).map_err(described)
+            } else {
+                Err(crate::templates::IMPORT_NEEDS_A_NAME.to_string())
+            };
+        // The names share one compile's fuel: each render with fuel of its own let a context
+        // of ten thousand tools run a costly name ten thousand times over.
+        let fuel = env.fuel().unwrap_or(u64::MAX);
+        let spent = std::cell::Cell::new(0u64);
         let mcp_name = |server: &str, tool: &str| {
-            // An import whose alias is not a name would panic minijinja's code generator.
-            if !crate::templates::references::bad_import_aliases(&settings.mcp_name).is_empty() {
-                return Err(crate::templates::IMPORT_NEEDS_A_NAME.to_string());
+            let template = template.as_ref().map_err(Clone::clone)?;
+            if spent.get() >= fuel || crate::deadline::passed().is_some() {
+                return Err(format!(
+                    "{}: the names of the context's MCP tools share one compile's fuel ({fuel}), \
+                     spent before `{server}`'s `{tool}`",
+                    minijinja::ErrorKind::OutOfFuel
+                ));
             }
-            env.render_str(
-                &settings.mcp_name,
-                minijinja::context! { server => server, tool => tool },
-            )
-            .map_err(|error| match error.detail() {
-                Some(detail) => format!("{}: {detail}", error.kind()),
-                None => error.kind().to_string(),
-            })
+            let captured = template
+                .render_captured(minijinja::context! { server => server, tool => tool })
+                .map_err(described)?;
+            spent.set(
+                spent
+                    .get()
+                    .saturating_add(crate::templates::model_id::used_fuel(captured.state())),
+            );
+            Ok(captured.output().to_string())
         };
         let (value, findings) = build(tools, &request.context, settings, dialect, &mcp_name);
         (dialect, value, findings)
