@@ -147,6 +147,8 @@ fn composed_alike(a: &str, b: &str) -> bool {
 pub enum StoppedWork {
     Compiles,
     RoutingExpectations,
+    /// A prompt's post-processing rules, at the rule reached.
+    Postprocess,
 }
 
 /// Each variant is named after its [`Problem::code`], the user-visible name.
@@ -1462,6 +1464,12 @@ impl Problem {
             } => {
                 "if the work is real, raise `PROMPTC_TIME_LIMIT` (seconds, or `none`); routing rules that cost this much per model stop sooner with a lower `fuel` in promptc.toml, and fewer `[[routing.expect]]` models take less time".into()
             }
+            Problem::ProcessorTimeSpent {
+                stopped: StoppedWork::Postprocess,
+                ..
+            } => {
+                "each rule reads the whole prompt: fewer `[[postprocess]]` rules, or a shorter prompt, take less time; if the work is real, raise `PROMPTC_TIME_LIMIT` (seconds, or `none`)".into()
+            }
             Problem::ProcessorTimeSpent { .. } => {
                 "if the work is real, raise `PROMPTC_TIME_LIMIT` (seconds, or `none`); a template that loops a long time stops sooner with a lower `fuel` in promptc.toml".into()
             }
@@ -2117,6 +2125,10 @@ impl Problem {
             Problem::ProcessorTimeSpent { spent_ms, stopped } => {
                 let (doing, left) = match stopped {
                     StoppedWork::Compiles => ("compiling", "the compiles left were not made"),
+                    StoppedWork::Postprocess => (
+                        "applying the post-processing rules",
+                        "this rule and those after it were not applied, and the compile failed",
+                    ),
                     StoppedWork::RoutingExpectations => (
                         "testing the routing rules on `[[routing.expect]]` models",
                         "the models from this one on were not tested",

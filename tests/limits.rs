@@ -1622,6 +1622,33 @@ fn many_compiles_stop_short_of_the_processor_time_limit_and_say_so() {
     assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
 }
 
+// Post-processing rules by the thousand, each reading a prompt of megabytes, ran past the
+// processor-time limit and the process was killed without a word. The rules stop at the
+// compiles' deadline, at the rule reached, and say so.
+#[cfg(unix)]
+#[test]
+fn postprocess_rules_stop_short_of_the_processor_time_limit_and_say_so() {
+    use std::os::unix::process::ExitStatusExt;
+    let rules = "\n[[postprocess]]\nrule = \"trim_trailing_whitespace\"\n".repeat(20_000);
+    let workspace = with_template(&rules, "{{ \"line \\n\" * 400000 }}\n").write();
+    let output = workspace
+        .command()
+        .env("PROMPTC_TIME_LIMIT", "2")
+        .args(["build", "--context", "basic"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.signal(), None, "{stderr}");
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "error[processor-time-spent]: promptc stopped applying the post-processing rules after 1.5 s of processor time"
+        ) && stderr.contains("--> promptc.toml:")
+            && stderr.contains("fewer `[[postprocess]]` rules"),
+        "{stderr}"
+    );
+}
+
 // `[x, x]` doubled forty times is forty lists, but a trillion items written out: checking its
 // nesting walked it as a tree (hours), and writing it out found out whether it was JSON by
 // building it whole (all memory). Each way of writing it out stops at the byte limit.

@@ -406,6 +406,13 @@ impl<'w> Compiler<'w> {
                             groups,
                         },
                     ),
+                    Stopped::TimeSpent { rule, spent_ms } => (
+                        rule,
+                        Problem::ProcessorTimeSpent {
+                            spent_ms,
+                            stopped: crate::problem::StoppedWork::Postprocess,
+                        },
+                    ),
                 };
                 let span = workspace.manifest.key_span(&format!("/postprocess/{rule}"));
                 diagnostics.push(Diagnostic::new(problem, span));

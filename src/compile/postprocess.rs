@@ -36,6 +36,9 @@ pub enum Stopped {
         per_kib: u64,
         groups: bool,
     },
+    /// The process's processor time ran out before the rule (see `crate::deadline`): rules
+    /// by the thousand, each reading the whole prompt, took it all.
+    TimeSpent { rule: usize, spent_ms: u64 },
 }
 
 #[derive(Debug)]
@@ -110,6 +113,9 @@ impl Postprocessor {
         let mut text = std::borrow::Cow::Borrowed(text);
         for (index, step) in &self.steps {
             let rule = *index;
+            if let Some(spent_ms) = crate::deadline::passed() {
+                return Err(Stopped::TimeSpent { rule, spent_ms });
+            }
             // `None`: the rule leaves the text as it is (most regex rules, in most prompts),
             // and it is not copied.
             let next = match step {
