@@ -124,6 +124,27 @@ impl Diagnostics {
 /// to the end.
 pub const MAX_PROBLEMS_PER_FILE: usize = 100;
 
+/// Which problems a near name is looked for: the first [`MAX_PROBLEMS_PER_FILE`] of each file
+/// that asks, as only so many of a file are told. Looking for one compares the name with every
+/// name it could have meant, and a list of a hundred thousand unknown ids, against thousands
+/// of known ones, took minutes to suggest names no report showed.
+#[derive(Debug, Default)]
+pub struct Suggestions {
+    asked: std::sync::Mutex<std::collections::HashMap<crate::source::SourceId, usize>>,
+}
+
+impl Suggestions {
+    /// Whether to look for a near name for a problem at `span`.
+    pub fn allowed(&self, span: Span) -> bool {
+        let Ok(mut asked) = self.asked.lock() else {
+            return false;
+        };
+        let count = asked.entry(span.source).or_insert(0);
+        *count += 1;
+        *count <= MAX_PROBLEMS_PER_FILE
+    }
+}
+
 /// `sorted` diagnostics with at most [`MAX_PROBLEMS_PER_FILE`] of each file, in their order;
 /// the rest of a file are counted by one [`Problem::MoreProblems`] where the first of them
 /// is, an error when any of them is.

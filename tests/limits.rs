@@ -2584,3 +2584,53 @@ fn the_library_reads_the_deepest_data_on_a_thread_of_little_stack() {
             .unwrap();
     });
 }
+
+// A near name is looked for only for the unknown names of a file that are told (the first
+// hundred): each search compares the name with every known one, and a variant listing a
+// hundred thousand unknown ids against thousands of components ran past the processor-time
+// limit finding suggestions no report showed.
+#[test]
+fn near_names_are_looked_for_only_for_the_unknown_names_told() {
+    let listed: Vec<String> = (0..150).map(|n| format!("\"intro{n}\"")).collect();
+    let workspace = Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            format!(
+                "id = \"generic\"\ntemplate_file = \"generic.md\"\ncomponents = [\"intro\", {}]\ntools = [\"read_file\"]\n",
+                listed.join(", ")
+            ),
+        )
+        .write();
+    let loaded = promptc::load_workspace(workspace.root()).unwrap();
+    let suggestions: Vec<Option<String>> = loaded
+        .diagnostics
+        .iter()
+        .filter_map(|diagnostic| match &diagnostic.problem {
+            promptc::problem::Problem::UnknownReference { suggestion, .. } => {
+                Some(suggestion.clone())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(suggestions.len(), 150);
+    assert!(
+        suggestions[..100]
+            .iter()
+            .all(|s| s.as_deref() == Some("intro"))
+    );
+    assert!(suggestions[100..].iter().all(Option::is_none));
+    // What is told has its near name.
+    let run = workspace.run(&["validate"]);
+    assert_eq!(
+        run.stderr.matches("did you mean `intro`?").count(),
+        100,
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("this file has 50 more errors, not shown"),
+        "{}",
+        run.stderr
+    );
+}

@@ -34,6 +34,8 @@ struct Known<'w> {
     components_unread: bool,
     tools_unread: bool,
     contexts_unread: bool,
+    /// Which unknown names get a near one looked for.
+    suggestions: crate::diagnostic::Suggestions,
 }
 
 /// Whether a folder setting names no folder promptc reads, as its check at the setting
@@ -105,6 +107,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         components_unread: folder_unread(&workspace.root, &workspace.settings().paths.components),
         tools_unread: folder_unread(&workspace.root, &workspace.settings().paths.tools),
         contexts_unread: folder_unread(&workspace.root, &workspace.settings().paths.contexts),
+        suggestions: crate::diagnostic::Suggestions::default(),
     };
     for rule in RULES {
         rule(&known, out);
@@ -190,7 +193,12 @@ impl Known<'_> {
         if unread {
             return;
         }
-        if let Err(suggestion) = lookup(self.workspace, kind, id) {
+        if !is_known(self.workspace, kind, id) {
+            let suggestion = self
+                .suggestions
+                .allowed(span)
+                .then(|| suggest(self.workspace, kind, id))
+                .flatten();
             out.error(
                 Problem::UnknownReference {
                     kind,
@@ -510,54 +518,55 @@ fn overrides_are_used(
         }
         // A list with an unknown id (reported where it is listed, maybe a misspelling of the
         // overridden one) cannot tell whether an override is used.
-        let complete = used.iter().all(|id| lookup(workspace, kind, id).is_ok());
+        let complete = used.iter().all(|id| is_known(workspace, kind, id));
         let used: HashSet<&String> = used.iter().collect();
         for id in ids {
             let span = entry.key_span(&child_pointer(&format!("/overrides/{field}"), id));
-            match lookup(workspace, kind, id) {
-                Err(suggestion) => out.error(
+            if !is_known(workspace, kind, id) {
+                out.error(
                     Problem::UnknownReference {
                         kind,
                         name: id.clone(),
-                        suggestion,
+                        suggestion: known
+                            .suggestions
+                            .allowed(span)
+                            .then(|| suggest(workspace, kind, id))
+                            .flatten(),
                     },
                     span,
-                ),
-                Ok(())
-                    if complete && !used.contains(id) && !workspace.invalid.contains(kind, id) =>
-                {
-                    out.error(
-                        Problem::UnusedOverride {
-                            kind,
-                            name: id.clone(),
-                            variant: variant.id.clone(),
-                        },
-                        span,
-                    );
-                }
-                Ok(()) => {}
+                );
+            } else if complete && !used.contains(id) && !workspace.invalid.contains(kind, id) {
+                out.error(
+                    Problem::UnusedOverride {
+                        kind,
+                        name: id.clone(),
+                        variant: variant.id.clone(),
+                    },
+                    span,
+                );
             }
         }
     }
 }
 
-/// `Ok` when a component or tool id exists (or was declared by a file that failed its own
-/// validation); otherwise the closest known id, if any.
-fn lookup(workspace: &Workspace, kind: RefKind, id: &str) -> Result<(), Option<String>> {
-    if workspace.invalid.contains(kind, id) {
-        return Ok(());
-    }
-    // The suggestion is computed only for unknown ids: it compares with every known one.
-    // A file named after the id that declares another id is the likeliest cause.
-    match kind {
-        RefKind::Component if workspace.components.contains_key(id) => Ok(()),
-        RefKind::Component => Err(declared_by_file(&workspace.components, id)
-            .or_else(|| closest(id, workspace.components.keys()))),
-        _ if workspace.tools.contains_key(id) => Ok(()),
-        _ => {
-            Err(declared_by_file(&workspace.tools, id)
-                .or_else(|| closest(id, workspace.tools.keys())))
+/// Whether a component or tool id exists (or was declared by a file that failed its own
+/// validation).
+fn is_known(workspace: &Workspace, kind: RefKind, id: &str) -> bool {
+    workspace.invalid.contains(kind, id)
+        || match kind {
+            RefKind::Component => workspace.components.contains_key(id),
+            _ => workspace.tools.contains_key(id),
         }
+}
+
+/// The id an unknown component or tool id most likely meant: a file named after the id that
+/// declares another id is the likeliest cause, else the closest known id, if any. It compares
+/// with every known one: asked only of the unknown ids that are told.
+fn suggest(workspace: &Workspace, kind: RefKind, id: &str) -> Option<String> {
+    match kind {
+        RefKind::Component => declared_by_file(&workspace.components, id)
+            .or_else(|| closest(id, workspace.components.keys())),
+        _ => declared_by_file(&workspace.tools, id).or_else(|| closest(id, workspace.tools.keys())),
     }
 }
 
@@ -888,7 +897,11 @@ fn build_entries(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Dia
                 Problem::UnknownReference {
                     kind: RefKind::Variant,
                     name: entry.variant.clone(),
-                    suggestion: closest(&entry.variant, variants.keys().chain(&known.families)),
+                    suggestion: known
+                        .suggestions
+                        .allowed(manifest.value_span(&format!("{pointer}/variant")))
+                        .then(|| closest(&entry.variant, variants.keys().chain(&known.families)))
+                        .flatten(),
                 },
                 manifest.value_span(&format!("{pointer}/variant")),
             );

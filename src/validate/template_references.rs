@@ -90,6 +90,7 @@ fn names_exist(workspace: &Workspace, graph: &Graph<'_>, out: &mut Diagnostics) 
         .filter(|name| !name.contains('#') && !name.starts_with("<built-in>"))
         .map(str::to_string)
         .collect();
+    let suggestions = crate::diagnostic::Suggestions::default();
     for (id, tags) in &graph.nodes {
         let name = templates.name(*id);
         for Tag { reference, target } in tags {
@@ -111,8 +112,13 @@ fn names_exist(workspace: &Workspace, graph: &Graph<'_>, out: &mut Diagnostics) 
                             others: reference.alternatives.iter().skip(1).cloned().collect(),
                             // A name without its folder (`verify.md` for
                             // `partials/verify.md`) is the likeliest, when one template has it.
-                            suggestion: in_one_folder(missing, &known)
-                                .or_else(|| closest(missing, &known)),
+                            suggestion: suggestions
+                                .allowed(span)
+                                .then(|| {
+                                    in_one_folder(missing, &known)
+                                        .or_else(|| closest(missing, &known))
+                                })
+                                .flatten(),
                         },
                         span,
                     ));
