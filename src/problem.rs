@@ -651,6 +651,12 @@ pub enum Problem {
     ForEachTooLong {
         limit: usize,
     },
+    /// A data file holds more values than promptc keeps in memory, alone or with the files
+    /// read before it (`together`).
+    TooManyValues {
+        limit: usize,
+        together: bool,
+    },
     /// The workspace's contexts (or variants), each merged with what it extends, hold more
     /// than the workspace's byte limit together.
     InheritsTooMuch {
@@ -844,6 +850,7 @@ impl Problem {
             Problem::ForEachNotAList { .. } => "for-each-not-a-list",
             Problem::ForEachTooLong { .. } => "for-each-too-long",
             Problem::InheritsTooMuch { .. } => "inherits-too-much",
+            Problem::TooManyValues { .. } => "too-many-values",
             Problem::ToolNameTaken { .. } => "tool-name-taken",
             Problem::BadToolName { .. } => "bad-tool-name",
             Problem::OutOfFuel { .. } => "out-of-fuel",
@@ -866,6 +873,7 @@ impl Problem {
     pub fn stage(&self) -> u8 {
         match self {
             Problem::EmptyFile { .. }
+            | Problem::TooManyValues { .. }
             | Problem::NotUtf8
             | Problem::TomlSyntax { .. }
             | Problem::YamlSyntax { .. }
@@ -1096,6 +1104,9 @@ impl Problem {
             Problem::Rules(rules) => return rules.help(),
             Problem::ForEachNotAList { .. } => {
                 "give `for_each` a list from the context, such as `extra.subagents`".into()
+            }
+            Problem::TooManyValues { .. } => {
+                "each value read takes hundreds of bytes of memory: keep long listings (an MCP server's tools, a long list) out of the workspace's files, or split what is repeated into fewer, larger values (a list of lines as one text)".into()
             }
             Problem::InheritsTooMuch { kind, .. } => format!(
                 "extend a smaller {kind} (move what only some {kind}s need into a {kind} of their own), or raise `limits.workspace_bytes` in promptc.toml"
@@ -2163,6 +2174,20 @@ impl Problem {
                     "`for_each` must give a list, but gives {article} {found}"
                 )
             }
+            Problem::TooManyValues {
+                limit,
+                together: false,
+            } => write!(
+                f,
+                "the file holds more than {limit} values (keys, items and tables), more than promptc keeps in memory: it was not read"
+            ),
+            Problem::TooManyValues {
+                limit,
+                together: true,
+            } => write!(
+                f,
+                "with this file, the workspace's data files hold more than {limit} values (keys, items and tables) together, more than promptc keeps in memory: it was not read"
+            ),
             Problem::InheritsTooMuch { kind, limit } => write!(
                 f,
                 "the {kind}s, each with what it inherits through `extends`, hold more than {limit} bytes together (`limits.workspace_bytes`)"
@@ -2515,6 +2540,10 @@ mod tests {
                 kind: RefKind::Context,
                 limit: 0,
             },
+            Problem::TooManyValues {
+                limit: 0,
+                together: false,
+            },
             Problem::ToolNameTaken {
                 name: text(),
                 first: text(),
@@ -2527,7 +2556,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 85;
+    const VARIANTS: usize = 86;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -2616,6 +2645,7 @@ mod tests {
             Problem::SchemaKeyOfAField { .. } => 82,
             Problem::SectionReadByTools { .. } => 83,
             Problem::ToolNeverEnabled { .. } => 84,
+            Problem::TooManyValues { .. } => 85,
         }
     }
 

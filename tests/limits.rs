@@ -2634,3 +2634,66 @@ fn near_names_are_looked_for_only_for_the_unknown_names_told() {
         run.stderr
     );
 }
+
+// A value read takes hundreds of bytes of memory: 3.9 MB of `[[],[],…]` in one context took
+// 800 MB, and twenty such files, within the workspace's byte limit, ran the process out of
+// memory with no word of where. The workspace's data files may hold a million values
+// together; the file that passes it is not read, and says so.
+#[test]
+fn the_values_of_the_data_files_are_bounded() {
+    // `count` zeros in a list: as many values, and as many commas.
+    let zeros = |count: usize| {
+        format!(
+            "date = \"2026-11-01\"\n[extra]\nn = [{}]\n",
+            vec!["0"; count].join(",")
+        )
+    };
+    let too_many = "the file holds more than 1000000 values (keys, items and tables), more than promptc keeps in memory: it was not read";
+    let together = "with this file, the workspace's data files hold more than 1000000 values (keys, items and tables) together, more than promptc keeps in memory: it was not read";
+    // Counted once read; and, where the marks of values (brackets, commas, …) already say so,
+    // before: a file of millions of `[]` is not read at all.
+    for (name, text) in [
+        ("counted", zeros(1_000_100)),
+        (
+            "marked",
+            format!("a = [{}]\n", vec!["[]"; 1_200_000].join(",")),
+        ),
+    ] {
+        let run = Fixture::minimal()
+            .file("examples/contexts/big.toml", &text)
+            .write()
+            .run(&["validate"]);
+        assert_eq!(run.code, 1, "{name}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .contains(&format!("error[too-many-values]: {too_many}"))
+                && run.stderr.contains("--> examples/contexts/big.toml:1:1"),
+            "{name}: {}",
+            run.stderr
+        );
+    }
+    // Two files each within it, past it together: the second read is refused.
+    let workspace = Fixture::minimal()
+        .file("examples/contexts/a.toml", zeros(600_000))
+        .file("examples/contexts/b.toml", zeros(600_000))
+        .write();
+    let run = workspace.run(&["validate"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        run.stderr.matches("error[too-many-values]").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains(&format!("error[too-many-values]: {together}"))
+            && run.stderr.contains("--> examples/contexts/b.toml:1:1"),
+        "{}",
+        run.stderr
+    );
+    // One of them alone is read.
+    std::fs::remove_file(workspace.root().join("examples/contexts/b.toml")).unwrap();
+    let run = workspace.run(&["validate", "-q"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}

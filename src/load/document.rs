@@ -67,6 +67,42 @@ pub struct Document {
     locations: HashMap<String, Location>,
 }
 
+/// The most values (keys with their values, items, tables) promptc keeps of the workspace's
+/// data files together, and so of one file. Read, a value takes hundreds of bytes of memory
+/// (its value, its place, its path): 3.9 MB of `[[],[],…]` in one context took 800 MB, and
+/// twenty such files, within the workspace's byte limit, ran the process out of memory.
+pub const MAX_VALUES: usize = 1_000_000;
+
+/// The most marks of a value (see [`value_marks`]) a text may hold to be read, so that what
+/// the readers build stays within twice [`MAX_VALUES`]. A data file's prose has a mark in
+/// tens of bytes: a file of the default size (`limits.file_bytes`) has a few hundred thousand.
+const VALUE_MARKS_READ: usize = 2 * MAX_VALUES;
+
+/// The bytes of `text` that may come before or between values in TOML, YAML or JSON, and so
+/// one more than the values it holds at least: every value but the first follows an opening
+/// bracket or brace, a comma, `=`, `:`, `-`, `?`, a line break, or (a table a dotted TOML key
+/// makes) a `.`. Counted before reading, to bound what the readers build.
+fn value_marks(text: &str) -> usize {
+    text.bytes()
+        .filter(|byte| {
+            matches!(
+                byte,
+                b'[' | b'{' | b',' | b'=' | b':' | b'-' | b'?' | b'.' | b'\n'
+            )
+        })
+        .count()
+}
+
+fn too_many_values(source: SourceId) -> Diagnostic {
+    Diagnostic::new(
+        Problem::TooManyValues {
+            limit: MAX_VALUES,
+            together: false,
+        },
+        Span::file_start(source),
+    )
+}
+
 impl Document {
     pub fn parse(source: SourceId, file: &SourceFile, format: Format) -> Result<Self, Diagnostic> {
         // The readers recurse once per level of nesting.
@@ -79,6 +115,11 @@ impl Document {
                 Problem::EmptyFile { inline: false },
                 Span::file_start(source),
             ));
+        }
+        // The readers build every value before promptc counts them: a text that could hold
+        // far more than promptc keeps is not read at all.
+        if value_marks(&file.text) > VALUE_MARKS_READ {
+            return Err(too_many_values(source));
         }
         let mut locations = HashMap::new();
         let value = match format {
@@ -127,11 +168,19 @@ impl Document {
                 None => diagnostic,
             }
         })?;
+        if locations.len() > MAX_VALUES {
+            return Err(too_many_values(source));
+        }
         Ok(Self {
             source,
             value,
             locations,
         })
+    }
+
+    /// The values the document holds (keys, items and tables), the document itself counted.
+    pub fn values(&self) -> usize {
+        self.locations.len()
     }
 
     /// A document of a value that was not read from a file (one the command line made): no

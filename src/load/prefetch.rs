@@ -9,7 +9,7 @@
 //! sources in the load's order, counted against the workspace's limit by the bytes read, as a
 //! file the load reads is: ids, spans and the byte count are the same as when the load reads
 //! every file itself. What the other thread reads waits in memory for the load, so it stops
-//! once it has read more than the workspace may hold.
+//! once it has read more than the workspace may hold, in bytes or in values.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -95,8 +95,10 @@ impl<'r> Prefetch<'r> {
             return;
         };
         let mut read_ahead: u64 = 0;
+        let mut values_ahead: usize = 0;
         for (index, claim) in self.claims.iter().enumerate().rev() {
             if read_ahead > self.workspace_limit
+                || values_ahead > crate::load::document::MAX_VALUES
                 || claim
                     .compare_exchange(FREE, AHEAD, Ordering::AcqRel, Ordering::Acquire)
                     .is_err()
@@ -105,6 +107,8 @@ impl<'r> Prefetch<'r> {
             }
             let parsed = self.parse(index);
             read_ahead = read_ahead.saturating_add(parsed.as_ref().map_or(0, |p| p.bytes_read));
+            values_ahead =
+                values_ahead.saturating_add(parsed.as_ref().map_or(0, |p| p.document.values()));
             if sender.send((index, parsed)).is_err() {
                 return;
             }

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::confine::Origin;
 use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::load::document::{Document, Format};
+use crate::load::document::{Document, Format, MAX_VALUES};
 use crate::load::entry::Entry;
 use crate::load::invalid_ids::InvalidIds;
 use crate::load::prefetch::Prefetch;
@@ -104,6 +104,7 @@ fn read_specs(
         prefetch: None,
         listed: HashMap::new(),
         not_data_folders: Vec::new(),
+        values: 0,
     };
     let manifest_path = root.join(MANIFEST_FILE);
     let manifest = match loader.load_typed::<Manifest>(&manifest_path, Kind::Manifest)? {
@@ -208,6 +209,7 @@ pub fn load_context(
         prefetch: None,
         listed: HashMap::new(),
         not_data_folders: Vec::new(),
+        values: 0,
     };
     let Some(document) = loader.checked_document(path, Kind::Context)? else {
         return Ok(None);
@@ -304,6 +306,8 @@ struct Loader<'a, 'p> {
     /// schemas', the outputs'), where a folder of data files may lie: nothing under them is
     /// said to be not read as data.
     not_data_folders: Vec<PathBuf>,
+    /// The values of the files read so far (see [`MAX_VALUES`]).
+    values: usize,
 }
 
 impl Loader<'_, '_> {
@@ -397,7 +401,28 @@ impl Loader<'_, '_> {
             .and_then(|raw| self.typed(raw).ok()))
     }
 
+    /// A file read and parsed (see [`Loader::read_raw`]), unless the values of the files
+    /// read so far and its own pass what promptc keeps (reported at the file).
     fn load_raw(&mut self, path: &Path, kind: Kind) -> io::Result<Option<load::RawFile>> {
+        let Some(raw) = self.read_raw(path, kind)? else {
+            return Ok(None);
+        };
+        let values = self.values.saturating_add(raw.document.values());
+        if values > MAX_VALUES {
+            self.diagnostics.push(Diagnostic::new(
+                Problem::TooManyValues {
+                    limit: MAX_VALUES,
+                    together: true,
+                },
+                Span::file_start(raw.document.source),
+            ));
+            return Ok(None);
+        }
+        self.values = values;
+        Ok(Some(raw))
+    }
+
+    fn read_raw(&mut self, path: &Path, kind: Kind) -> io::Result<Option<load::RawFile>> {
         if let Some(parsed) = self.prefetch.and_then(|prefetch| prefetch.take(path)) {
             // Past the workspace's limit, the file is read again, which reports it: counted
             // as `read::read_source` counts it, by the bytes read.
