@@ -216,22 +216,35 @@ pub fn stale_files(
     let mut stale = Vec::new();
     for kind in Kind::ALL {
         let path = dir.join(file_name(kind));
-        let limit = crate::model::limits::MAX_DATA_FILE_BYTES;
-        let read = match root {
-            Some(root) => crate::confine::read_content(root, &path, limit),
-            None => crate::confine::read_named(&path, limit),
-        };
-        match read {
-            Ok(bytes) if bytes == render(kind, declared).as_bytes() => {}
-            Ok(_) => stale.push(path),
-            Err(PathError {
-                problem: PathProblem::Io(error),
-                ..
-            }) if error.kind() == io::ErrorKind::NotFound => stale.push(path),
+        match is_current(&path, root, kind, declared) {
+            Ok(true) => {}
+            Ok(false) => stale.push(path),
+            Err(error) if is_missing(&error) => stale.push(path),
             Err(error) => return Err(error),
         }
     }
     Ok(stale)
+}
+
+/// Whether the schema file of `kind` at `path` holds what `promptc schema` writes; an error
+/// where it cannot be read (missing, a link out of `root`, a special file, too large).
+pub fn is_current(
+    path: &Path,
+    root: Option<&Path>,
+    kind: Kind,
+    declared: &IndexMap<String, ContextField>,
+) -> Result<bool, PathError> {
+    let limit = crate::model::limits::MAX_DATA_FILE_BYTES;
+    let bytes = match root {
+        Some(root) => crate::confine::read_content(root, path, limit),
+        None => crate::confine::read_named(path, limit),
+    }?;
+    Ok(bytes == render(kind, declared).as_bytes())
+}
+
+/// Whether `error` says that the file is not there.
+pub fn is_missing(error: &PathError) -> bool {
+    matches!(&error.problem, PathProblem::Io(error) if error.kind() == io::ErrorKind::NotFound)
 }
 
 /// The context's schema (as [`validation_schema`] reads it), parsed once per process.

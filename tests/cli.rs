@@ -2321,3 +2321,44 @@ fn stats_measures_a_context_file_or_standard_input() {
         }
     }
 }
+
+/// A schema file that is there but cannot be read as one (a FIFO, a link to a device or out
+/// of the workspace) passed `validate` as current, where `schema --check` refused it: it is
+/// told as stale, as `promptc schema` would replace it. A schema file not there is not told.
+#[cfg(unix)]
+#[test]
+fn a_schema_file_that_cannot_be_read_is_told_as_stale() {
+    let workspace = common::Fixture::minimal().write();
+    assert_eq!(workspace.run(&["schema"]).code, 0);
+    let schemas = workspace.root().join("schema");
+    let context = schemas.join("context.schema.json");
+    let stale = "stale: schema/context.schema.json differs from the generated schema";
+    std::fs::remove_file(&context).unwrap();
+    let run = workspace.run(&["validate"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stderr.contains("stale:"), "{}", run.stderr);
+    for special in ["fifo", "device", "outside"] {
+        std::fs::remove_file(&context).ok();
+        match special {
+            "fifo" => {
+                let made = std::process::Command::new("mkfifo")
+                    .arg(&context)
+                    .status()
+                    .unwrap();
+                assert!(made.success());
+            }
+            "device" => std::os::unix::fs::symlink("/dev/zero", &context).unwrap(),
+            _ => std::os::unix::fs::symlink("/etc/hostname", &context).unwrap(),
+        }
+        let run = workspace.run(&["validate"]);
+        assert_eq!(run.code, 0, "{special}: {}", run.stderr);
+        assert!(run.stderr.contains(stale), "{special}: {}", run.stderr);
+        // The other schema files are still read.
+        assert_eq!(
+            run.stderr.matches("stale:").count(),
+            1,
+            "{special}: {}",
+            run.stderr
+        );
+    }
+}

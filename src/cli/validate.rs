@@ -100,22 +100,29 @@ pub fn run(
 
 /// The workspace's schema files that differ from what `promptc schema` writes now (after a
 /// change of `[context_fields]`, or a new promptc): said, since editors check files against
-/// them. A folder without them is a workspace that does not use them, and is not told.
+/// them. A folder without them is a workspace that does not use them, and is not told; one
+/// that is there but cannot be read as a schema (a FIFO, a link out of the workspace) is not
+/// what `promptc schema` writes either, and is told, where it passed for current.
 fn stale_schemas(workspace: &crate::workspace::Workspace) -> Vec<PathBuf> {
     let settings = workspace.settings();
     let dir = workspace.root.join(&settings.paths.schema);
-    let Ok(stale) =
-        crate::schema::stale_files(&dir, Some(&workspace.root), &settings.context_fields)
-    else {
-        return Vec::new();
-    };
-    stale
-        .iter()
-        .filter(|path| path.is_file())
-        .map(|path| {
-            path.strip_prefix(&workspace.root)
-                .unwrap_or(path)
-                .to_path_buf()
+    crate::problem::Kind::ALL
+        .into_iter()
+        .filter_map(|kind| {
+            let path = dir.join(crate::schema::file_name(kind));
+            let stale = match crate::schema::is_current(
+                &path,
+                Some(&workspace.root),
+                kind,
+                &settings.context_fields,
+            ) {
+                Ok(current) => !current,
+                Err(error) => !crate::schema::is_missing(&error),
+            };
+            stale.then(|| {
+                path.strip_prefix(&workspace.root)
+                    .map_or_else(|_| path.clone(), Path::to_path_buf)
+            })
         })
         .collect()
 }
