@@ -70,6 +70,12 @@ pub enum PathProblem {
     SecondLink {
         first: PathBuf,
     },
+    /// A link, in a workspace folder of data files or partials, to the folder itself or one
+    /// that holds it: the workspace's other files would be read again under its kind.
+    LinkToHoldingFolder {
+        /// The folder the link leads to, from the workspace root (empty for the root).
+        target: PathBuf,
+    },
     /// Outputs are written as UTF-8 text; the file on disk is not.
     NotUtf8,
     /// A workspace file whose name is not UTF-8: no id or template name can be read from it.
@@ -152,6 +158,9 @@ impl PathError {
             }
             PathProblem::NotAFolder => "move the file away: a folder belongs at this path",
             PathProblem::SecondLink { .. } => "keep one path to the file: remove the other link",
+            PathProblem::LinkToHoldingFolder { .. } => {
+                "remove the link, or point it at a folder of files of this kind"
+            }
             PathProblem::MoreRefused { .. } => {
                 "remove the links and special files the folder does not need; validate names the next ones once those named are gone"
             }
@@ -252,6 +261,17 @@ impl fmt::Display for PathProblem {
                 "is a symbolic link to a file already read as {}",
                 first.display()
             ),
+            PathProblem::LinkToHoldingFolder { target } => {
+                let target = if target.as_os_str().is_empty() {
+                    "the workspace's root".to_string()
+                } else {
+                    target.display().to_string()
+                };
+                write!(
+                    f,
+                    "is a symbolic link to {target}, which holds it: the files there would be read again, as files of this folder"
+                )
+            }
             PathProblem::NotUtf8 => write!(f, "is not valid UTF-8"),
             PathProblem::NameNotUtf8 => write!(f, "has a name that is not valid UTF-8"),
             PathProblem::TooDeep { limit } => {

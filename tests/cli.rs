@@ -2362,3 +2362,41 @@ fn a_schema_file_that_cannot_be_read_is_told_as_stale() {
         );
     }
 }
+
+/// A link in a folder of data files to the folder itself or one above it (`components/up ->
+/// ..`) read the manifest and the variants again as components, each with errors of a kind it
+/// is not: the link is refused, and what it would lead to is read once, as what it is.
+#[cfg(unix)]
+#[test]
+fn a_link_to_a_folder_above_is_refused_not_walked() {
+    let workspace = common::Fixture::minimal().write();
+    let components = workspace.root().join("components");
+    std::os::unix::fs::symlink("..", components.join("up")).unwrap();
+    std::os::unix::fs::symlink(".", components.join("here")).unwrap();
+    let run = workspace.run(&["validate"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    for (link, target) in [("up", "the workspace's root"), ("here", "components")] {
+        assert!(
+            run.stderr.contains(&format!(
+                "`components/{link}` is a symbolic link to {target}, which holds it: the files \
+                 there would be read again, as files of this folder"
+            )),
+            "{}",
+            run.stderr
+        );
+    }
+    assert_eq!(run.stderr.matches("error[").count(), 2, "{}", run.stderr);
+    // A link to a folder elsewhere in the workspace is still followed.
+    std::fs::remove_file(components.join("up")).unwrap();
+    std::fs::remove_file(components.join("here")).unwrap();
+    std::fs::create_dir_all(workspace.root().join("shared/more")).unwrap();
+    std::fs::write(
+        workspace.root().join("shared/more/outro.toml"),
+        "id = \"outro\"\ntemplate = \"Bye.\"\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("../shared/more", components.join("more")).unwrap();
+    let run = workspace.run(&["validate"]);
+    assert!(run.stderr.contains("outro"), "{}", run.stderr);
+    assert!(!run.stderr.contains("error["), "{}", run.stderr);
+}

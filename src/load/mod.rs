@@ -184,6 +184,9 @@ fn files_under(
     };
     // The folder nested too deep that was told of last: only its first entry tells of it.
     let mut too_deep_told: Option<PathBuf> = None;
+    // The folder listed, and the root, as links resolve them.
+    let real_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let top = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
     while let Some((folder, depth)) = folders.pop() {
         crate::looked_at::path(&folder);
         let Ok(real) = folder.canonicalize() else {
@@ -296,6 +299,17 @@ fn files_under(
                 refuse(&mut refusals, path, problem);
             } else if kind.is_symlink() && entry.depth() > 0 {
                 match confine::real_path_inside(root, path) {
+                    // A link to the folder walked from, or to one above it, would walk the
+                    // workspace's other files as files of this kind.
+                    Ok(target) if target.is_dir() && top.starts_with(&target) => {
+                        let target = target.strip_prefix(&real_root).unwrap_or(&target);
+                        let target = target.to_path_buf();
+                        refuse(
+                            &mut refusals,
+                            path,
+                            PathProblem::LinkToHoldingFolder { target },
+                        );
+                    }
                     Ok(target) if target.is_dir() => {
                         tell(true, false);
                         folders.push((path.to_path_buf(), depth + entry.depth()));
