@@ -2648,37 +2648,52 @@ fn the_values_of_the_data_files_are_bounded() {
             vec!["0"; count].join(",")
         )
     };
-    let too_many = "the file holds more than 1000000 values (keys, items and tables), more than promptc keeps in memory: it was not read";
-    let together = "with this file, the workspace's data files hold more than 1000000 values (keys, items and tables) together, more than promptc keeps in memory: it was not read";
-    // Counted once read; and, where the marks of values (brackets, commas, …) already say so,
-    // before: a file of millions of `[]` is not read at all.
-    for (name, text) in [
-        ("counted", zeros(1_000_100)),
+    // (A JSON file's tables are said to be objects.)
+    let too_many = "the file holds more than 1000000 values (keys, items and ";
+    let together = "with this file, the workspace's data files hold more than 1000000 values (keys, items and ";
+    // The same as JSON, which serde_json reads, and whose places the YAML reader gives up
+    // finding past a bound of its own.
+    let json_zeros = |count: usize| {
+        format!(
+            "{{\"date\": \"2026-11-01\", \"extra\": {{\"n\": [{}]}}}}\n",
+            vec!["0"; count].join(",")
+        )
+    };
+    // Counted once read; and, where the text's keys, values, commas and brackets counted
+    // before already say so, before: such a file is refused whole.
+    for (name, file, text) in [
+        ("counted", "big.toml", zeros(1_000_100)),
         (
-            "marked",
+            "brackets",
+            "big.toml",
             format!("a = [{}]\n", vec!["[]"; 1_200_000].join(",")),
         ),
+        ("json", "big.json", json_zeros(1_000_100)),
     ] {
         let run = Fixture::minimal()
-            .file("examples/contexts/big.toml", &text)
+            .file(&format!("examples/contexts/{file}"), &text)
             .write()
             .run(&["validate"]);
         assert_eq!(run.code, 1, "{name}: {}", run.stderr);
         assert!(
             run.stderr
                 .contains(&format!("error[too-many-values]: {too_many}"))
-                && run.stderr.contains("--> examples/contexts/big.toml:1:1"),
+                && run
+                    .stderr
+                    .contains(&format!("--> examples/contexts/{file}:1:1")),
             "{name}: {}",
             run.stderr
         );
     }
-    // Two files each within it, past it together: the second read is refused.
+    // Two files each within it (the second JSON), past it together: the second read is
+    // refused; one alone is read.
+    let second = "b.json";
     let workspace = Fixture::minimal()
         .file("examples/contexts/a.toml", zeros(600_000))
-        .file("examples/contexts/b.toml", zeros(600_000))
+        .file(&format!("examples/contexts/{second}"), json_zeros(600_000))
         .write();
     let run = workspace.run(&["validate"]);
-    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(run.code, 1, "{second}: {}", run.stderr);
     assert_eq!(
         run.stderr.matches("error[too-many-values]").count(),
         1,
@@ -2688,12 +2703,24 @@ fn the_values_of_the_data_files_are_bounded() {
     assert!(
         run.stderr
             .contains(&format!("error[too-many-values]: {together}"))
-            && run.stderr.contains("--> examples/contexts/b.toml:1:1"),
-        "{}",
+            && run
+                .stderr
+                .contains(&format!("--> examples/contexts/{second}:1:1")),
+        "{second}: {}",
         run.stderr
     );
-    // One of them alone is read.
-    std::fs::remove_file(workspace.root().join("examples/contexts/b.toml")).unwrap();
+    std::fs::remove_file(workspace.root().join(format!("examples/contexts/{second}"))).unwrap();
     let run = workspace.run(&["validate", "-q"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.code, 0, "{second}: {}", run.stderr);
+    // What strings hold counts for nothing: half a million lines of list-like prose in one
+    // string are one value.
+    let prose = format!(
+        "date = \"2026-11-01\"\nnotes = \"\"\"\n{}\"\"\"\n",
+        "- a, b.\n".repeat(500_000)
+    );
+    let run = Fixture::minimal()
+        .file("examples/contexts/prose.toml", prose)
+        .write()
+        .run(&["validate", "-q"]);
+    assert!(!run.stderr.contains("too-many-values"), "{}", run.stderr);
 }

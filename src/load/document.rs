@@ -65,6 +65,8 @@ pub struct Document {
     pub source: SourceId,
     pub value: Value,
     locations: HashMap<String, Location>,
+    /// See [`Document::values`].
+    values: usize,
 }
 
 /// The most values (keys with their values, items, tables) promptc keeps of the workspace's
@@ -73,24 +75,72 @@ pub struct Document {
 /// twenty such files, within the workspace's byte limit, ran the process out of memory.
 pub const MAX_VALUES: usize = 1_000_000;
 
-/// The most marks of a value (see [`value_marks`]) a text may hold to be read, so that what
-/// the readers build stays within twice [`MAX_VALUES`]. A data file's prose has a mark in
-/// tens of bytes: a file of the default size (`limits.file_bytes`) has a few hundred thousand.
-const VALUE_MARKS_READ: usize = 2 * MAX_VALUES;
+/// The most scalars, brackets and braces a TOML text may hold to be read (see
+/// [`toml_tokens`]): each value takes at most three (a key, and a number with a fraction), so
+/// a text past it holds more than [`MAX_VALUES`] values, and what the reader would build from
+/// it stays bounded.
+const TOML_TOKENS_READ: usize = 4 * MAX_VALUES;
 
-/// The bytes of `text` that may come before or between values in TOML, YAML or JSON, and so
-/// one more than the values it holds at least: every value but the first follows an opening
-/// bracket or brace, a comma, `=`, `:`, `-`, `?`, a line break, or (a table a dotted TOML key
-/// makes) a `.`. Counted before reading, to bound what the readers build.
-fn value_marks(text: &str) -> usize {
-    text.bytes()
-        .filter(|byte| {
+/// The keys, scalars, brackets and braces of a TOML text, as its lexer reads them (strings
+/// whole, so that what they hold counts for nothing), counted before the reader builds them.
+fn toml_tokens(text: &str) -> usize {
+    use toml_parser::lexer::TokenKind;
+    toml_parser::Source::new(text)
+        .lex()
+        .filter(|token| {
             matches!(
-                byte,
-                b'[' | b'{' | b',' | b'=' | b':' | b'-' | b'?' | b'.' | b'\n'
+                token.kind(),
+                TokenKind::LeftSquareBracket
+                    | TokenKind::LeftCurlyBracket
+                    | TokenKind::Atom
+                    | TokenKind::BasicString
+                    | TokenKind::LiteralString
+                    | TokenKind::MlBasicString
+                    | TokenKind::MlLiteralString
             )
         })
         .count()
+}
+
+/// The commas, brackets and braces of a JSON text outside its strings: each adds a value (an
+/// item, a key with its value, a list or object), so the text holds at least as many values,
+/// counted before serde_json builds them.
+fn json_marks(text: &str) -> usize {
+    let mut count = 0;
+    let mut in_string = false;
+    let mut escaped = false;
+    for byte in text.bytes() {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+        } else {
+            match byte {
+                b'"' => in_string = true,
+                b'[' | b'{' | b',' => count += 1,
+                _ => {}
+            }
+        }
+    }
+    count
+}
+
+/// The values of a document: every list, table and scalar, a key with its value counted once.
+fn values_of(value: &Value) -> usize {
+    let mut count = 0;
+    let mut pending = vec![value];
+    while let Some(value) = pending.pop() {
+        count += 1;
+        match value {
+            Value::Array(items) => pending.extend(items),
+            Value::Object(map) => pending.extend(map.values()),
+            _ => {}
+        }
+    }
+    count
 }
 
 fn too_many_values(source: SourceId) -> Diagnostic {
@@ -116,9 +166,15 @@ impl Document {
                 Span::file_start(source),
             ));
         }
-        // The readers build every value before promptc counts them: a text that could hold
-        // far more than promptc keeps is not read at all.
-        if value_marks(&file.text) > VALUE_MARKS_READ {
+        // The readers build every value before promptc counts them: a text that holds more
+        // than promptc keeps is not read at all. YAML's reader stops at a bound of its own,
+        // well below it.
+        let past = match format {
+            Format::Toml => toml_tokens(&file.text) > TOML_TOKENS_READ,
+            Format::Json => json_marks(&file.text) > MAX_VALUES,
+            Format::Yaml => false,
+        };
+        if past {
             return Err(too_many_values(source));
         }
         let mut locations = HashMap::new();
@@ -168,19 +224,24 @@ impl Document {
                 None => diagnostic,
             }
         })?;
-        if locations.len() > MAX_VALUES {
+        // Counted in the value: a JSON text's places are left out where the YAML reader that
+        // finds them stops at its own bound.
+        let values = values_of(&value);
+        if values > MAX_VALUES {
             return Err(too_many_values(source));
         }
         Ok(Self {
             source,
             value,
             locations,
+            values,
         })
     }
 
-    /// The values the document holds (keys, items and tables), the document itself counted.
+    /// The values the document holds: every list, table and scalar, a key with its value
+    /// counted once, the document itself too.
     pub fn values(&self) -> usize {
-        self.locations.len()
+        self.values
     }
 
     /// A document of a value that was not read from a file (one the command line made): no
@@ -188,6 +249,7 @@ impl Document {
     pub fn unplaced(value: Value) -> Self {
         Self {
             source: SourceId::UNSET,
+            values: values_of(&value),
             value,
             locations: HashMap::new(),
         }
@@ -200,6 +262,7 @@ impl Document {
             source,
             value: Value::Object(serde_json::Map::new()),
             locations: HashMap::new(),
+            values: 1,
         }
     }
 
