@@ -853,9 +853,6 @@ fn is_plain(text: &str) -> bool {
         .any(|at| matches!(bytes.get(at + 1), Some(b'{' | b'%' | b'#')))
 }
 
-/// For a block left open (`{% if %}` without `{% endif %}`), minijinja's range runs from
-/// somewhere after the opening tag to the end of the template; the tag left open is what needs
-/// closing. It is found by pairing the block tags before the error.
 /// Where an undefined value handed on (`tool.descripton | upper`, `tool.descripton.x`) is
 /// written: minijinja points at what failed with it (the filter, the next attribute), while
 /// its detail names the value, which is looked for in the same tag, before the failure's end.
@@ -883,18 +880,29 @@ fn undefined_operand(
     // minijinja writes a key as `['key']`, whichever quote the template used.
     let written = [expression.to_string(), expression.replace('\'', "\"")];
     let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    // A match inside a string literal (`replace("tool.descripton", …)`) is text, not the
+    // value: one with an even count of each quote before it is outside any.
+    let outside_strings = |at: usize| {
+        let before = &tag[..at];
+        before.matches('"').count() % 2 == 0 && before.matches('\'').count() % 2 == 0
+    };
     written.iter().find_map(|written| {
         tag.match_indices(written.as_str())
             .filter(|(at, _)| {
                 let before = tag[..*at].chars().next_back();
                 let after = tag[at + written.len()..].chars().next();
-                !before.is_some_and(|c| is_word(c) || c == '.') && !after.is_some_and(is_word)
+                !before.is_some_and(|c| is_word(c) || c == '.')
+                    && !after.is_some_and(is_word)
+                    && outside_strings(*at)
             })
             .last()
             .map(|(at, _)| tag_start + at..tag_start + at + written.len())
     })
 }
 
+/// For a block left open (`{% if %}` without `{% endif %}`), minijinja's range runs from
+/// somewhere after the opening tag to the end of the template; the tag left open is what needs
+/// closing. It is found by pairing the block tags before the error.
 fn unclosed_block(
     source: &str,
     error: &minijinja::Error,
