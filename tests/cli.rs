@@ -2278,6 +2278,25 @@ fn context_out_saves_an_example_context_the_workspace_reads_back() {
         assert_eq!(built.stdout, basic.stdout, "{file}");
         std::fs::remove_file(workspace.root().join(file)).unwrap();
     }
+    // A `--format` the extension contradicts would be read back as the extension says.
+    let mismatch = workspace.run(&[
+        "context",
+        "--context",
+        "basic",
+        "--format",
+        "json",
+        "--out",
+        "examples/contexts/x.toml",
+    ]);
+    assert_eq!(mismatch.code, 2, "{}", mismatch.stderr);
+    assert!(
+        mismatch
+            .stderr
+            .contains("give the file a `.json` name, or leave `--format` out"),
+        "{}",
+        mismatch.stderr
+    );
+    assert!(!workspace.root().join("examples/contexts/x.toml").exists());
     let variant = workspace.root().join("variants/generic.toml");
     let before = std::fs::read_to_string(&variant).unwrap();
     let refused = workspace.run(&["context", "--out", "variants/generic.toml"]);

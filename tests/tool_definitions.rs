@@ -1157,7 +1157,9 @@ fn mcp_names_share_one_compiles_fuel() {
             assert_eq!(run.code, 1, "{}", run.stderr);
             assert!(
                 run.stderr.contains("error[mcp-name-failed]")
-                    && run.stderr.contains("share one compile's fuel (5000000)")
+                    && run.stderr.contains(
+                        "the names of the context's MCP tools spent a compile's fuel (5000000) together"
+                    )
                     && run.stderr.contains("promptc.toml:5:12"),
                 "{}",
                 run.stderr

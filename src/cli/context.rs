@@ -95,14 +95,22 @@ pub fn run(
         }
         fields.retain(|_, field| !field.is_null());
     }
+    let of_out = args
+        .out
+        .as_deref()
+        .and_then(crate::load::document::Format::of)
+        .map(DataFormat::from);
+    if let (Some(asked), Some(of_out), Some(out)) = (args.format, of_out, &args.out)
+        && asked != of_out
+    {
+        return Err(CliError::OutFormat {
+            path: out.clone(),
+            format: asked.extension(),
+        });
+    }
     let format = args
         .format
-        .or_else(|| {
-            args.out
-                .as_deref()
-                .and_then(crate::load::document::Format::of)
-                .map(DataFormat::from)
-        })
+        .or(of_out)
         .unwrap_or_else(|| DataFormat::of_workspace(workspace));
     // A rules file's frontmatter key left empty (`globs:`, as Cursor writes every new rule)
     // is a null, which TOML has no way to write: such a key says nothing, and is left out of

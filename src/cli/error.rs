@@ -68,6 +68,9 @@ pub enum CliError {
     McpSettingsNotAFile(PathBuf),
     /// `--context` names a file that is not TOML, YAML or JSON.
     ContextNotData(PathBuf),
+    /// `context --out` names a file whose extension says another language than `--format`:
+    /// read back, it would be read as what its extension says.
+    OutFormat { path: PathBuf, format: &'static str },
     /// A `--set` value that does not fit the context field it names.
     SetValue(String),
     /// `init` would overwrite these paths.
@@ -159,6 +162,7 @@ impl CliError {
             CliError::ContextNotAFile(_) => "context-not-a-file",
             CliError::McpSettingsNotAFile(_) => "mcp-settings-not-a-file",
             CliError::ContextNotData(_) => "context-not-data",
+            CliError::OutFormat { .. } => "out-format",
             CliError::SetValue(_) => "invalid-set",
             CliError::WouldOverwrite(_) => "would-overwrite",
             CliError::IdTaken { .. } => "duplicate-id",
@@ -351,6 +355,12 @@ impl fmt::Display for CliError {
             CliError::ContextNotData(path) => {
                 write!(f, "{} is not a TOML, YAML or JSON file", path.display())
             }
+            CliError::OutFormat { path, format } => write!(
+                f,
+                "{} would be read as its extension says, not as the {format} `--format` asks for: \
+                 give the file a `.{format}` name, or leave `--format` out",
+                path.display()
+            ),
             CliError::SetValue(message) => write!(f, "{message}"),
             CliError::IdTaken { what, id, by } => write!(
                 f,

@@ -362,6 +362,15 @@ impl From<Format> for DataFormat {
 }
 
 impl DataFormat {
+    /// The extension of a file in this language.
+    pub fn extension(self) -> &'static str {
+        match self {
+            DataFormat::Toml => "toml",
+            DataFormat::Yaml => "yaml",
+            DataFormat::Json => "json",
+        }
+    }
+
     /// The format asked for, else the workspace's own: YAML where its variants, components
     /// and tools are all YAML (as `new` writes there), TOML elsewhere.
     pub fn or_workspace(format: Option<DataFormat>, workspace: &Workspace) -> DataFormat {

@@ -1021,17 +1021,26 @@ impl Compiler<'_> {
             } else {
                 Err(crate::templates::IMPORT_NEEDS_A_NAME.to_string())
             };
-        // The names share one compile's fuel: each render with fuel of its own let a context
-        // of ten thousand tools run a costly name ten thousand times over.
+        // The names spend one compile's fuel together: each render with fuel of its own let
+        // a context of ten thousand tools run a costly name ten thousand times over.
         let fuel = env.fuel().unwrap_or(u64::MAX);
         let spent = std::cell::Cell::new(0u64);
         let mcp_name = |server: &str, tool: &str| {
             let template = template.as_ref().map_err(Clone::clone)?;
-            if spent.get() >= fuel || crate::deadline::passed().is_some() {
+            // Each render may run to the fuel: together, they spend at most twice it.
+            if spent.get() >= fuel {
                 return Err(format!(
-                    "{}: the names of the context's MCP tools share one compile's fuel ({fuel}), \
-                     spent before `{server}`'s `{tool}`",
+                    "{}: the names of the context's MCP tools spent a compile's fuel ({fuel}) \
+                     together before `{server}`'s `{tool}`",
                     minijinja::ErrorKind::OutOfFuel
+                ));
+            }
+            if let Some(spent_ms) = crate::deadline::passed() {
+                return Err(format!(
+                    "promptc stopped making the names of the context's MCP tools, at `{server}`'s \
+                     `{tool}`, after {:.1} s of processor time, most of what its limit allows \
+                     (`PROMPTC_TIME_LIMIT`)",
+                    spent_ms as f64 / 1000.0
                 ));
             }
             let captured = template
