@@ -2315,7 +2315,25 @@ fn context_out_saves_an_example_context_the_workspace_reads_back() {
 /// of the workspace's only. The counts are those of the same context by its name.
 #[test]
 fn stats_measures_a_context_file_or_standard_input() {
-    let workspace = common::Fixture::minimal().write();
+    // The build matrix pins a version of the family: measured as the matrix compiles it.
+    let workspace = common::Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}\n[[build.entries]]\nvariant = \"generic-old\"\ncontext = \"basic\"\n",
+                common::MANIFEST
+            ),
+        )
+        .file(
+            "variants/generic.toml",
+            format!("{}version = \"2.0.0\"\n", common::VARIANT),
+        )
+        .file(
+            "variants/generic-old.toml",
+            "id = \"generic-old\"\nfamily = \"generic\"\nextends = \"generic\"\nversion = \"1.0.0\"\n\
+             template = \"An older layout, longer than the new one by some words.\\n{{ INTRO_SECTION }}\\n{{ TOOLS }}\"\n",
+        )
+        .write();
     let context = workspace.root().join("examples/contexts/basic.toml");
     let rows = |run: common::Run| -> Vec<serde_json::Value> {
         assert_eq!(run.code, 0, "{}", run.stderr);

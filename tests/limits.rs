@@ -2633,6 +2633,24 @@ fn near_names_are_looked_for_only_for_the_unknown_names_told() {
         "{}",
         run.stderr
     );
+    // In the order the file writes them: a list written after another is looked at after it.
+    let tools: Vec<String> = (0..100).map(|n| format!("\"read_fil{n}\"")).collect();
+    let workspace = Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            format!(
+                "id = \"generic\"\ntemplate_file = \"generic.md\"\ntools = [\"read_file\", {}]\ncomponents = [\"intro\", \"intr\"]\n",
+                tools.join(", ")
+            ),
+        )
+        .write();
+    let run = workspace.run(&["validate"]);
+    assert_eq!(
+        run.stderr.matches("did you mean `read_file`?").count(),
+        100,
+        "{}",
+        run.stderr
+    );
 }
 
 // A value read takes hundreds of bytes of memory: 3.9 MB of `[[],[],…]` in one context took

@@ -153,7 +153,8 @@ fn of_context_given(
             .map_err(|error| super::compile_failed(workspace, error, printer))?;
         args.family = Some(routed.family);
     }
-    let families: Vec<String> = match &args.family {
+    // What the matrix compiles (a family, or the variant an entry pins), once each.
+    let selections: Vec<crate::compile::Selection> = match &args.family {
         Some(family) if !workspace.families().contains(family) => {
             return Err(CliError::Selection {
                 problem: crate::problem::Problem::NoVariant {
@@ -162,18 +163,28 @@ fn of_context_given(
                 known: workspace.families(),
             });
         }
-        Some(family) => vec![family.clone()],
+        Some(family) => vec![crate::compile::Selection::family(family.clone())],
         None => {
-            let mut families = Vec::new();
+            let mut seen: Vec<(String, Option<String>)> = Vec::new();
             for entry in matrix::entries(workspace) {
-                if !families.contains(&entry.family) {
-                    families.push(entry.family);
+                let selection = (entry.family, entry.variant);
+                if !seen.contains(&selection) {
+                    seen.push(selection);
                 }
             }
-            if families.is_empty() {
-                families = workspace.families();
+            if seen.is_empty() {
+                seen = workspace
+                    .families()
+                    .into_iter()
+                    .map(|f| (f, None))
+                    .collect();
             }
-            families
+            seen.into_iter()
+                .map(|(family, variant)| match variant {
+                    Some(variant) => crate::compile::Selection::variant(variant),
+                    None => crate::compile::Selection::family(family),
+                })
+                .collect()
         }
     };
     let shown = if context == super::STDIN {
@@ -182,13 +193,21 @@ fn of_context_given(
         context
     };
     let mut rows = Vec::new();
-    for family in families {
+    let mut failed = false;
+    for selection in selections {
         let mut request = request.clone();
-        request.selection = crate::compile::Selection::family(family);
-        let compiled = compiler
-            .compile(&request)
-            .map_err(|error| super::compile_failed(workspace, error, printer))?;
-        rows.push(prompt_stats(&compiler, &request, &compiled, shown));
+        request.selection = selection;
+        // Each compile that fails is told, as the matrix's are, and the others measured.
+        match compiler.compile(&request) {
+            Ok(compiled) => rows.push(prompt_stats(&compiler, &request, &compiled, shown)),
+            Err(error) => {
+                failed = true;
+                printer.error(&super::compile_failed(workspace, error, printer));
+            }
+        }
+    }
+    if failed {
+        return Err(CliError::Reported);
     }
     print(&rows, &args, printer)
 }

@@ -146,7 +146,11 @@ impl Known<'_> {
                 Problem::UnknownReference {
                     kind: RefKind::Family,
                     name: family.to_string(),
-                    suggestion: closest(family, &self.families),
+                    suggestion: self
+                        .suggestions
+                        .allowed(span)
+                        .then(|| closest(family, &self.families))
+                        .flatten(),
                 },
                 span,
             );
@@ -177,7 +181,11 @@ impl Known<'_> {
                 Problem::UnknownReference {
                     kind: RefKind::Context,
                     name: context.to_string(),
-                    suggestion: closest(context, contexts.keys()),
+                    suggestion: self
+                        .suggestions
+                        .allowed(span)
+                        .then(|| closest(context, contexts.keys()))
+                        .flatten(),
                 },
                 span,
             );
@@ -261,7 +269,7 @@ fn parent_exists_without_cycle(
 /// The component and tool lists name existing ids, each once.
 fn listed_ids(known: &Known<'_>, entry: &Entry<VariantDef>, out: &mut Diagnostics) {
     let variant = &entry.value;
-    let lists = [
+    let mut lists = [
         ("components", &variant.components, RefKind::Component),
         (
             "add_components",
@@ -271,6 +279,9 @@ fn listed_ids(known: &Known<'_>, entry: &Entry<VariantDef>, out: &mut Diagnostic
         ("tools", &variant.tools, RefKind::Tool),
         ("add_tools", &variant.add_tools, RefKind::Tool),
     ];
+    // In the order the file writes them: the unknown ids given a near one are the first
+    // of the file, as those told are.
+    lists.sort_by_key(|(field, _, _)| entry.value_span(&format!("/{field}")).start);
     for (field, list, kind) in lists {
         let mut seen: HashMap<&str, usize> = HashMap::new();
         for (index, id) in list.iter().flatten().enumerate() {
