@@ -379,6 +379,18 @@ fn a_dialect_for_a_variant_without_native_tools_is_a_warning() {
     let run = native.run(&["build", "--context", "basic", "--dialect", "gemini"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(!run.stderr.contains("--dialect"), "{}", run.stderr);
+    // `explain` says it as `build` does, where it took the dialect without a word.
+    let run = workspace.run(&["explain", "--context", "basic", "--dialect", "gemini"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "warning: `--dialect gemini` changes nothing: variant `generic` does not use native tool calls"
+        ),
+        "{}",
+        run.stderr
+    );
+    let run = native.run(&["explain", "--context", "basic", "--dialect", "gemini"]);
+    assert!(!run.stderr.contains("--dialect"), "{}", run.stderr);
 }
 
 /// Gemini's schema subset lists only text in `enum`, and takes only the formats it names for

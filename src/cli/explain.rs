@@ -30,6 +30,17 @@ pub fn run(
     let compiler = crate::compile::Compiler::new(workspace);
     let mut explanation = crate::compile::explain::explain(&compiler, &request)
         .map_err(|error| compile_failed(workspace, error, printer))?;
+    // As `build` says it: a dialect changes nothing for a variant that sends no definitions.
+    if let Some(dialect) = request.dialect
+        && compiler
+            .variant(&explanation.variant)
+            .is_some_and(|variant| variant.variant.native_tools != Some(true))
+    {
+        printer.message(super::message::Message::DialectUnused {
+            dialect: dialect.name(),
+            variant: &explanation.variant,
+        });
+    }
     let only_tool = args.tool.clone();
     // The explanation lists every tool and component of the workspace, used or not.
     if let Some(tool) = args.tool {
