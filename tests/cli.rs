@@ -2437,3 +2437,31 @@ fn a_link_to_a_folder_above_is_refused_not_walked() {
     assert!(run.stderr.contains("outro"), "{}", run.stderr);
     assert!(!run.stderr.contains("error["), "{}", run.stderr);
 }
+
+/// Two files declaring one variant id: which one the others extend is not known, and what
+/// depends on it was judged against the first in name order: a child's overrides of the
+/// other's components were called unused, its placeholders undefined. The duplicate is
+/// reported alone, as the root cause.
+#[test]
+fn a_duplicate_variant_id_is_reported_without_what_follows_from_it() {
+    let workspace = common::Fixture::minimal()
+        .file(
+            "variants/small.toml",
+            "id = \"small\"\nextends = \"generic\"\n\n[overrides.components.intro]\norder = 1\n",
+        )
+        .file(
+            "variants/another.toml",
+            "id = \"generic\"\ntemplate = \"{{ OTHER }}\"\ncomponents = []\n",
+        )
+        .write();
+    let run = workspace.run(&["validate", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let codes: Vec<&str> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["duplicate-id"], "{json}");
+}

@@ -730,6 +730,13 @@ impl Loader<'_, '_> {
             }
         };
         if let Some(first) = entries.get(&id) {
+            // Which of the two variants the others extend and name is not known: what they
+            // would be checked against may be the wrong one, and is not judged, as a variant
+            // that did not load is not.
+            if kind == RefKind::Variant {
+                self.invalid.variant_invalid = true;
+                self.invalid.insert(kind, id.clone(), None);
+            }
             self.diagnostics.push(
                 Diagnostic::new(
                     Problem::DuplicateId {

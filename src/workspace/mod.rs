@@ -151,11 +151,18 @@ impl Workspace {
     /// Whether `id`'s `extends` chain reaches its root through valid variants only. A chain
     /// that reaches an invalid or unknown variant, or loops, was reported where it breaks;
     /// whatever depends on the merged variant (its template, lists, slots) is not checked.
+    /// Nor is it through an id two files declare: which of them is meant is not known.
     pub(crate) fn ancestry_is_sound(&self, id: &str) -> bool {
         let chain = follow(id, |variant| {
             self.variants.get(variant)?.value.extends.as_deref()
         });
-        chain.cycle.is_none() && !chain.too_long && self.variants.contains_key(chain.last())
+        chain.cycle.is_none()
+            && !chain.too_long
+            && self.variants.contains_key(chain.last())
+            && !chain
+                .links
+                .iter()
+                .any(|link| self.invalid.contains(RefKind::Variant, link))
     }
 
     /// Whether a family is declared, by a valid variant or by one that failed validation.
