@@ -70,8 +70,8 @@ pub enum PathProblem {
     SecondLink {
         first: PathBuf,
     },
-    /// A link, in a workspace folder of data files or partials, to the folder itself or one
-    /// that holds it: the workspace's other files would be read again under its kind.
+    /// A link, in a workspace folder of data files or partials, to a folder that holds that
+    /// folder: the workspace's other files would be read again under its kind.
     LinkToHoldingFolder {
         /// The folder the link leads to, from the workspace root (empty for the root).
         target: PathBuf,

@@ -2400,23 +2400,26 @@ fn a_schema_file_that_cannot_be_read_is_told_as_stale() {
     }
 }
 
-/// A link in a folder of data files to the folder itself or one above it (`components/up ->
-/// ..`) read the manifest and the variants again as components, each with errors of a kind it
-/// is not: the link is refused, and what it would lead to is read once, as what it is.
+/// A link in a folder of data files to a folder above it (`components/up -> ..`) read the
+/// manifest and the variants again as components, each with errors of a kind it is not: the
+/// link is refused, and what it would lead to is read once, as what it is. A link to the
+/// folder itself is walked once, and reads nothing more.
 #[cfg(unix)]
 #[test]
 fn a_link_to_a_folder_above_is_refused_not_walked() {
     let workspace = common::Fixture::minimal().write();
     let components = workspace.root().join("components");
     std::os::unix::fs::symlink("..", components.join("up")).unwrap();
+    std::fs::create_dir(components.join("sub")).unwrap();
+    std::os::unix::fs::symlink("../..", components.join("sub/top")).unwrap();
     std::os::unix::fs::symlink(".", components.join("here")).unwrap();
     let run = workspace.run(&["validate"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
-    for (link, target) in [("up", "the workspace's root"), ("here", "components")] {
+    for link in ["up", "sub/top"] {
         assert!(
             run.stderr.contains(&format!(
-                "`components/{link}` is a symbolic link to {target}, which holds it: the files \
-                 there would be read again, as files of this folder"
+                "`components/{link}` is a symbolic link to the workspace's root, which holds \
+                 it: the files there would be read again, as files of this folder"
             )),
             "{}",
             run.stderr
@@ -2425,6 +2428,7 @@ fn a_link_to_a_folder_above_is_refused_not_walked() {
     assert_eq!(run.stderr.matches("error[").count(), 2, "{}", run.stderr);
     // A link to a folder elsewhere in the workspace is still followed.
     std::fs::remove_file(components.join("up")).unwrap();
+    std::fs::remove_file(components.join("sub/top")).unwrap();
     std::fs::remove_file(components.join("here")).unwrap();
     std::fs::create_dir_all(workspace.root().join("shared/more")).unwrap();
     std::fs::write(

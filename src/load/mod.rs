@@ -299,9 +299,10 @@ fn files_under(
                 refuse(&mut refusals, path, problem);
             } else if kind.is_symlink() && entry.depth() > 0 {
                 match confine::real_path_inside(root, path) {
-                    // A link to the folder walked from, or to one above it, would walk the
-                    // workspace's other files as files of this kind.
-                    Ok(target) if target.is_dir() && top.starts_with(&target) => {
+                    // A link to a folder above the one walked from would walk the
+                    // workspace's other files as files of this kind (a link to that folder
+                    // itself is walked once, and reads nothing more).
+                    Ok(target) if target.is_dir() && top.starts_with(&target) && target != top => {
                         let target = target.strip_prefix(&real_root).unwrap_or(&target);
                         let target = target.to_path_buf();
                         refuse(
