@@ -677,3 +677,28 @@ fn init_says_what_to_run_next_from_where_the_user_is() {
         assert!(all.lines().any(|line| line == next), "{args:?}: {all}");
     }
 }
+
+/// A checkout whose git writes CRLF line endings (`core.autocrlf`, the default of git for
+/// Windows) compiled prompts with CRLF from every template, and `check` found all 56 outputs
+/// stale: the repository's `.gitattributes` keeps its files LF on every checkout.
+#[test]
+fn a_checkout_that_writes_crlf_compiles_the_committed_prompts() {
+    let root = repo_root();
+    // A source package, not a checkout: there is no history to check out again.
+    if !root.join(".git").exists() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let clone = dir.path().join("clone");
+    let cloned = common::isolated_git(&mut std::process::Command::new("git"))
+        .args(["-c", "core.autocrlf=true", "clone", "-q"])
+        .arg(&root)
+        .arg(&clone)
+        .output()
+        .unwrap();
+    assert!(cloned.status.success(), "{}", stderr(&cloned));
+    let template = std::fs::read_to_string(clone.join("components/agent_role.md")).unwrap();
+    assert!(!template.contains('\r'));
+    let check = promptc().arg("check").current_dir(&clone).output().unwrap();
+    assert!(check.status.success(), "{}", stderr(&check));
+}
