@@ -2469,3 +2469,24 @@ fn a_duplicate_variant_id_is_reported_without_what_follows_from_it() {
         .collect();
     assert_eq!(codes, ["duplicate-id"], "{json}");
 }
+
+/// A template holding a NUL character (a file saved as UTF-16 reads so, a NUL beside each
+/// letter) put NULs into the prompt, which the providers' APIs refuse and which makes git take
+/// the output for a binary file: it is a template error at the first NUL.
+#[test]
+fn a_template_holding_a_nul_character_is_an_error_at_it() {
+    let utf16: Vec<u8> = "Hi.\n".encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let workspace = common::Fixture::minimal()
+        .file("components/intro.md", utf16)
+        .write();
+    let run = workspace.run(&["build", "--context", "basic"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(!run.stdout.contains('\0'));
+    assert!(
+        run.stderr.contains("error[template-syntax]")
+            && run.stderr.contains("holds a NUL character (U+0000)")
+            && run.stderr.contains("--> components/intro.md:1:2"),
+        "{}",
+        run.stderr
+    );
+}

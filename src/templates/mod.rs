@@ -317,6 +317,22 @@ impl Templates {
                 ));
             }
         }
+        // A NUL in a prompt is refused by the providers' APIs, and makes git take an output
+        // for a binary file, whose changes a review no longer shows. A file saved as UTF-16
+        // reads as UTF-8 with a NUL beside each letter.
+        if let Some(at) = memchr::memchr(0, text.as_bytes()) {
+            self.some_did_not_compile = true;
+            self.not_compiled.insert(name);
+            return Err(Diagnostic::new(
+                Problem::TemplateSyntax {
+                    message: NUL_IN_TEMPLATE.into(),
+                    meant: None,
+                    known: None,
+                    left_open: None,
+                },
+                origin.span_of(at..at + 1),
+            ));
+        }
         if plain.is_none()
             && let Some(alias) = references::bad_import_aliases(&text).into_iter().next()
         {
@@ -844,6 +860,11 @@ impl Templates {
             .map(|origin| origin.fallback)
     }
 }
+
+/// What a template holding a NUL character is told.
+const NUL_IN_TEMPLATE: &str = "the template holds a NUL character (U+0000), which no prompt can \
+    carry: a file saved as UTF-16 reads so, a NUL beside each letter; save it as UTF-8, or \
+    remove the character";
 
 /// Whether a text holds no tag, expression or comment (`{%`, `{{`, `{#`), in one pass over
 /// its braces.
