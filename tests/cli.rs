@@ -2297,9 +2297,28 @@ fn context_out_saves_an_example_context_the_workspace_reads_back() {
         mismatch.stderr
     );
     assert!(!workspace.root().join("examples/contexts/x.toml").exists());
+    // No context named, none by default: the empty context is not written over a saved one.
+    let basic = workspace.root().join("examples/contexts/basic.toml");
+    let saved = std::fs::read_to_string(&basic).unwrap();
+    let forgot = workspace.run(&["context", "--out", "examples/contexts/basic.toml"]);
+    assert_eq!(forgot.code, 2, "{}", forgot.stderr);
+    assert!(
+        forgot
+            .stderr
+            .contains("the empty context would replace examples/contexts/basic.toml"),
+        "{}",
+        forgot.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&basic).unwrap(), saved);
     let variant = workspace.root().join("variants/generic.toml");
     let before = std::fs::read_to_string(&variant).unwrap();
-    let refused = workspace.run(&["context", "--out", "variants/generic.toml"]);
+    let refused = workspace.run(&[
+        "context",
+        "--context",
+        "basic",
+        "--out",
+        "variants/generic.toml",
+    ]);
     assert_ne!(refused.code, 0);
     assert!(
         refused

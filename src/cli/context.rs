@@ -47,6 +47,14 @@ pub fn run(
     printer: &Printer,
 ) -> Result<(), CliError> {
     let workspace = load_valid(workspace_dir, printer)?;
+    // A context forgotten on the command line would write the empty one over a saved file.
+    if let Some(out) = &args.out
+        && args.context.is_none()
+        && workspace.settings().default_context.is_none()
+        && out.symlink_metadata().is_ok()
+    {
+        return Err(CliError::OutEmptyContext(out.clone()));
+    }
     // The active files given decide which rules apply; the context printed keeps them, so
     // that, used again, it decides the same.
     let files = args.rules.files.clone();

@@ -71,6 +71,9 @@ pub enum CliError {
     /// `context --out` names a file whose extension says another language than `--format`:
     /// read back, it would be read as what its extension says.
     OutFormat { path: PathBuf, format: &'static str },
+    /// `context --out` over a file that is there, with no context named (no `--context`, no
+    /// `default_context`): the empty context would replace the file.
+    OutEmptyContext(PathBuf),
     /// A `--set` value that does not fit the context field it names.
     SetValue(String),
     /// `init` would overwrite these paths.
@@ -163,6 +166,7 @@ impl CliError {
             CliError::McpSettingsNotAFile(_) => "mcp-settings-not-a-file",
             CliError::ContextNotData(_) => "context-not-data",
             CliError::OutFormat { .. } => "out-format",
+            CliError::OutEmptyContext(_) => "out-empty-context",
             CliError::SetValue(_) => "invalid-set",
             CliError::WouldOverwrite(_) => "would-overwrite",
             CliError::IdTaken { .. } => "duplicate-id",
@@ -355,6 +359,12 @@ impl fmt::Display for CliError {
             CliError::ContextNotData(path) => {
                 write!(f, "{} is not a TOML, YAML or JSON file", path.display())
             }
+            CliError::OutEmptyContext(path) => write!(
+                f,
+                "no context named (no `--context`, and promptc.toml sets no `default_context`): \
+                 the empty context would replace {}; name the context to save with `--context`",
+                path.display()
+            ),
             CliError::OutFormat { path, format } => write!(
                 f,
                 "{} would be read as its extension says, not as the {format} `--format` asks for: \
