@@ -651,6 +651,12 @@ pub enum Problem {
     ForEachTooLong {
         limit: usize,
     },
+    /// A post-processing rule past the first few, whose passes over the prompt cost fuel,
+    /// found less of the compile's fuel left than its pass costs.
+    PostprocessPassOutOfFuel {
+        fuel: u64,
+        free: usize,
+    },
     /// A data file holds more values than promptc keeps in memory, alone or with the files
     /// read before it (`together`).
     TooManyValues {
@@ -851,6 +857,7 @@ impl Problem {
             Problem::ForEachTooLong { .. } => "for-each-too-long",
             Problem::InheritsTooMuch { .. } => "inherits-too-much",
             Problem::TooManyValues { .. } => "too-many-values",
+            Problem::PostprocessPassOutOfFuel { .. } => "postprocess-pass-out-of-fuel",
             Problem::ToolNameTaken { .. } => "tool-name-taken",
             Problem::BadToolName { .. } => "bad-tool-name",
             Problem::OutOfFuel { .. } => "out-of-fuel",
@@ -1105,6 +1112,10 @@ impl Problem {
             Problem::ForEachNotAList { .. } => {
                 "give `for_each` a list from the context, such as `extra.subagents`".into()
             }
+            Problem::PostprocessPassOutOfFuel { .. } => format!(
+                "use fewer `[[postprocess]]` rules (one regex rule can do the work of several), or raise `fuel` in promptc.toml (at most {})",
+                crate::model::limits::MAX_FUEL
+            ),
             Problem::TooManyValues { .. } => {
                 "each value read takes hundreds of bytes of memory: keep long listings (an MCP server's tools, a long list) out of the workspace's files, or split what is repeated into fewer, larger values (a list of lines as one text)".into()
             }
@@ -2174,6 +2185,10 @@ impl Problem {
                     "`for_each` must give a list, but gives {article} {found}"
                 )
             }
+            Problem::PostprocessPassOutOfFuel { fuel, free } => write!(
+                f,
+                "each post-processing rule past the first {free} costs 1 fuel per 16 bytes of the prompt it reads, and this rule's pass cost more than was left of the compile's fuel ({fuel})"
+            ),
             Problem::TooManyValues {
                 limit,
                 together: false,
@@ -2544,6 +2559,7 @@ mod tests {
                 limit: 0,
                 together: false,
             },
+            Problem::PostprocessPassOutOfFuel { fuel: 0, free: 0 },
             Problem::ToolNameTaken {
                 name: text(),
                 first: text(),
@@ -2556,7 +2572,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 86;
+    const VARIANTS: usize = 87;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -2646,6 +2662,7 @@ mod tests {
             Problem::SectionReadByTools { .. } => 83,
             Problem::ToolNeverEnabled { .. } => 84,
             Problem::TooManyValues { .. } => 85,
+            Problem::PostprocessPassOutOfFuel { .. } => 86,
         }
     }
 

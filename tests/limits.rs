@@ -1630,6 +1630,8 @@ fn many_compiles_stop_short_of_the_processor_time_limit_and_say_so() {
 fn postprocess_rules_stop_short_of_the_processor_time_limit_and_say_so() {
     use std::os::unix::process::ExitStatusExt;
     let rules = "\n[[postprocess]]\nrule = \"trim_trailing_whitespace\"\n".repeat(20_000);
+    // With all the fuel a workspace may have, its passes are paid for past the time limit.
+    let rules = format!("fuel = 100000000\n{rules}");
     let workspace = with_template(&rules, "{{ \"line \\n\" * 400000 }}\n").write();
     let output = workspace
         .command()
@@ -1647,6 +1649,31 @@ fn postprocess_rules_stop_short_of_the_processor_time_limit_and_say_so() {
             && stderr.contains("fewer `[[postprocess]]` rules"),
         "{stderr}"
     );
+}
+
+// Each post-processing rule past the first 32 pays for its pass over the prompt: thousands of
+// rules over a prompt of megabytes stop at the rule that runs out of fuel, at once, where they
+// ran to the processor-time limit. A workspace's own few rules cost nothing.
+#[test]
+fn postprocess_rules_past_the_first_pay_for_their_passes() {
+    let rules =
+        |count: usize| "\n[[postprocess]]\nrule = \"trim_trailing_whitespace\"\n".repeat(count);
+    let run = with_template(&rules(2_000), "{{ \"line \\n\" * 400000 }}\n")
+        .write()
+        .run(&["build", "--context", "basic"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "error[postprocess-pass-out-of-fuel]: each post-processing rule past the first 32 costs 1 fuel per 16 bytes of the prompt it reads"
+        ) && run.stderr.contains("--> promptc.toml:"),
+        "{}",
+        run.stderr
+    );
+    // Forty rules over a prompt of a few lines: well within the fuel.
+    let run = with_template(&rules(40), "A short prompt.\n")
+        .write()
+        .run(&["build", "--context", "basic"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
 }
 
 // `[x, x]` doubled forty times is forty lists, but a trillion items written out: checking its

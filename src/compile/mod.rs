@@ -406,6 +406,13 @@ impl<'w> Compiler<'w> {
                             groups,
                         },
                     ),
+                    Stopped::PassOutOfFuel { rule } => (
+                        rule,
+                        Problem::PostprocessPassOutOfFuel {
+                            fuel,
+                            free: postprocess::FREE_PASSES,
+                        },
+                    ),
                     Stopped::TimeSpent { rule, spent_ms } => (
                         rule,
                         Problem::ProcessorTimeSpent {

@@ -39,7 +39,16 @@ pub enum Stopped {
     /// The process's processor time ran out before the rule (see `crate::deadline`): rules
     /// by the thousand, each reading the whole prompt, took it all.
     TimeSpent { rule: usize, spent_ms: u64 },
+    /// The rule is past the first [`FREE_PASSES`], whose passes over the prompt cost fuel,
+    /// and less was left than its pass costs.
+    PassOutOfFuel { rule: usize },
 }
+
+/// How many post-processing rules read the prompt for no fuel: a workspace's own few (the
+/// default set is six). Each one past them costs fuel for its pass, 1 per 16 bytes of the
+/// prompt, so that thousands of rules over a prompt of megabytes stop at the rule that runs
+/// out, not at the process's time limit.
+pub const FREE_PASSES: usize = 32;
 
 #[derive(Debug)]
 enum Step {
@@ -111,10 +120,14 @@ impl Postprocessor {
         let fuel = Fuel::new(fuel);
         // A rule that changes the text makes a new one; the rendered text is not copied.
         let mut text = std::borrow::Cow::Borrowed(text);
-        for (index, step) in &self.steps {
+        for (position, (index, step)) in self.steps.iter().enumerate() {
             let rule = *index;
             if let Some(spent_ms) = crate::deadline::passed() {
                 return Err(Stopped::TimeSpent { rule, spent_ms });
+            }
+            if position >= FREE_PASSES {
+                fuel.pay(text.len() as u64 / 16 + 1)
+                    .map_err(|_| Stopped::PassOutOfFuel { rule })?;
             }
             // `None`: the rule leaves the text as it is (most regex rules, in most prompts),
             // and it is not copied.
