@@ -109,11 +109,7 @@ pub fn run(
     let mut staged = Staged::default();
     for (path, text) in &files {
         // The folder is the caller's, but a workspace's own file is never an output.
-        let relative = path
-            .canonicalize()
-            .ok()
-            .and_then(|real| real.strip_prefix(&workspace.root).ok().map(PathBuf::from));
-        if relative.is_some_and(|relative| workspace.sources.find(&relative).is_some()) {
+        if super::workspace_source(workspace, path).is_some() {
             return Err(PathError::new(path, PathProblem::IsSource).into());
         }
         // A folder the command line names: what stops the write there is a bad argument, as

@@ -157,18 +157,13 @@ fn write_context(
     text: &str,
     printer: &Printer,
 ) -> Result<(), CliError> {
-    let relative = out
-        .canonicalize()
-        .ok()
-        .and_then(|real| real.strip_prefix(&workspace.root).ok().map(PathBuf::from));
     let is_context = |relative: &Path| {
         workspace
             .contexts
             .values()
             .any(|entry| workspace.sources.get(entry.source()).path == relative)
     };
-    if let Some(relative) = relative
-        && workspace.sources.find(&relative).is_some()
+    if let Some(relative) = super::workspace_source(workspace, out)
         && !is_context(&relative)
     {
         return Err(PathError::new(out, PathProblem::IsSource).into());

@@ -909,6 +909,20 @@ fn read_stdin(limit: u64) -> Result<String, CliError> {
     String::from_utf8(bytes).map_err(|_| CliError::StdinNotText)
 }
 
+/// `path` from the workspace's root, when it is one of the workspace's own files (a template
+/// or data file it read), where a command line names a file to write.
+pub fn workspace_source(workspace: &Workspace, path: &Path) -> Option<PathBuf> {
+    let relative = path
+        .canonicalize()
+        .ok()
+        .and_then(|real| real.strip_prefix(&workspace.root).ok().map(PathBuf::from))?;
+    workspace
+        .sources
+        .find(&relative)
+        .is_some()
+        .then_some(relative)
+}
+
 /// Why a compile failed: a selection naming no variant is a usage error; diagnostics are
 /// printed.
 pub fn compile_failed(workspace: &Workspace, error: CompileError, printer: &Printer) -> CliError {
