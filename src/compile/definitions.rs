@@ -51,6 +51,9 @@ struct Neutral {
     description: String,
     schema: Value,
     subject: Subject,
+    /// The family whose spec of the workspace's tool was used (`generic`); empty for an
+    /// MCP tool.
+    spec: String,
 }
 
 /// The definitions of `tools` and of the context's MCP tools, in `dialect`.
@@ -168,6 +171,7 @@ pub fn build(
                 description,
                 schema,
                 subject,
+                spec: String::new(),
             });
         }
     }
@@ -225,8 +229,51 @@ pub fn build(
             });
         }
     }
+    if let Some(max) = dialect.max_description_len() {
+        for tool in &mut neutral {
+            described_within(tool, dialect, max, &mut findings);
+        }
+    }
     let value = write(dialect, neutral, &mut findings);
     (value, findings)
+}
+
+/// A description past what the provider accepts: the workspace's own tool is an error to
+/// fix in its spec; an MCP tool's, which the server writes, is cut to the longest the
+/// provider takes (`…` last), so that the request is not refused as a whole.
+fn described_within(tool: &mut Neutral, dialect: Dialect, max: usize, findings: &mut Vec<Finding>) {
+    let length = tool.description.chars().count();
+    if length <= max {
+        return;
+    }
+    let problem = match &tool.subject {
+        Subject::Tool { .. } => DefinitionProblem::DescriptionTooLong {
+            tool: tool.name.clone(),
+            spec: tool.spec.clone(),
+            dialect: dialect.name(),
+            max,
+            length,
+        },
+        Subject::Mcp { .. } | Subject::Settings => {
+            let kept = tool
+                .description
+                .char_indices()
+                .nth(max.saturating_sub(1))
+                .map_or(tool.description.len(), |(at, _)| at);
+            tool.description.truncate(kept);
+            tool.description.push('…');
+            DefinitionProblem::McpDescriptionCut {
+                name: tool.name.clone(),
+                dialect: dialect.name(),
+                max,
+                length,
+            }
+        }
+    };
+    findings.push(Finding {
+        subject: tool.subject.clone(),
+        problem: Problem::Definitions(problem),
+    });
 }
 
 /// The MCP tools of the servers that count go into the native tool definitions with their
@@ -491,6 +538,7 @@ fn of_tool(tool: &CompiledTool, findings: &mut Vec<Finding>) -> Neutral {
             id: tool.id.clone(),
             parameter: None,
         },
+        spec: tool.spec.clone(),
     }
 }
 
@@ -1088,6 +1136,28 @@ fn tools_key(tools: &[CompiledTool], more: usize) -> Vec<u8> {
 
 /// A finding at its place: the tool spec (or its parameter), the MCP tool where a file
 /// names it (`places`), else the manifest's `[tool_definitions]`.
+/// Where a tool's description, as the family `spec` sees it, is written: the last spec of
+/// its chain of families that sets one, else the generic spec's.
+fn description_pointer(tool: &crate::model::ToolSpec, spec: &str) -> String {
+    crate::resolve::tool_spec::family_chain(tool, spec)
+        .iter()
+        .rev()
+        .find(|family| {
+            tool.families
+                .get(**family)
+                .is_some_and(|family| family.description.is_some())
+        })
+        .map_or_else(
+            || "/description".to_string(),
+            |family| {
+                crate::pointer::child_pointer(
+                    &crate::pointer::child_pointer("/families", family),
+                    "description",
+                )
+            },
+        )
+}
+
 pub fn place(workspace: &Workspace, finding: &Finding, places: &McpPlaces) -> Diagnostic {
     let manifest = &workspace.manifest;
     let settings_span = || manifest.key_span("/tool_definitions");
@@ -1105,6 +1175,15 @@ pub fn place(workspace: &Workspace, finding: &Finding, places: &McpPlaces) -> Di
                     finding.problem,
                     Problem::Definitions(DefinitionProblem::PropertyNameRejected { .. })
                 );
+                if let Problem::Definitions(DefinitionProblem::DescriptionTooLong {
+                    spec, ..
+                }) = &finding.problem
+                {
+                    return Diagnostic::new(
+                        finding.problem.clone(),
+                        entry.value_span(&description_pointer(&entry.value.spec, spec)),
+                    );
+                }
                 match parameter_index {
                     Some(index) if about_the_name => {
                         entry.value_span(&format!("/parameters/{index}/name"))
@@ -1216,6 +1295,45 @@ fn open_objects_within(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn mcp_tool(description: String) -> Neutral {
+        Neutral {
+            name: "maps__geocode".into(),
+            description,
+            schema: json!({ "type": "object" }),
+            subject: Subject::Mcp { server: 0, tool: 0 },
+            spec: String::new(),
+        }
+    }
+
+    /// The limit counts characters, as the provider does, not bytes: a description of
+    /// two-byte characters is cut after its 1,023rd, with `…` making it 1,024, and one at the
+    /// limit is kept whole.
+    #[test]
+    fn an_mcp_description_is_cut_to_the_limit_in_characters() {
+        let mut findings = Vec::new();
+        let mut tool = mcp_tool("é".repeat(1500));
+        described_within(&mut tool, Dialect::Openai, 1024, &mut findings);
+        assert_eq!(tool.description.chars().count(), 1024);
+        assert!(tool.description.ends_with("é…"), "{}", tool.description);
+        assert!(matches!(
+            findings.as_slice(),
+            [Finding {
+                problem: Problem::Definitions(DefinitionProblem::McpDescriptionCut {
+                    length: 1500,
+                    max: 1024,
+                    ..
+                }),
+                ..
+            }]
+        ));
+
+        let mut findings = Vec::new();
+        let mut tool = mcp_tool("é".repeat(1024));
+        described_within(&mut tool, Dialect::Openai, 1024, &mut findings);
+        assert_eq!(tool.description, "é".repeat(1024));
+        assert!(findings.is_empty());
+    }
 
     /// Gemini refuses a required name no property has: it is dropped and said, at any
     /// depth; names that have a property stay.

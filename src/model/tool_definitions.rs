@@ -91,6 +91,16 @@ impl Dialect {
         64
     }
 
+    /// The longest tool description the provider accepts, in characters, where it sets one:
+    /// OpenAI's Chat Completions API refuses a request with a `function.description` longer
+    /// than 1,024 (`string_above_max_length`), as MCP servers' long descriptions often are.
+    pub fn max_description_len(self) -> Option<usize> {
+        match self {
+            Dialect::Openai => Some(1024),
+            Dialect::OpenaiResponses | Dialect::Anthropic | Dialect::Gemini => None,
+        }
+    }
+
     /// Whether the provider accepts `name` as a tool name (its characters; length apart).
     pub fn accepts_name(self, name: &str) -> bool {
         match self {

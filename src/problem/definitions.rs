@@ -22,6 +22,23 @@ pub enum DefinitionProblem {
         max: usize,
         too_long: bool,
     },
+    /// A tool's description (as rendered, with its parameters' notes) longer than the
+    /// provider accepts; `spec` is the family whose spec the tool was compiled from.
+    DescriptionTooLong {
+        tool: String,
+        spec: String,
+        dialect: &'static str,
+        max: usize,
+        length: usize,
+    },
+    /// An MCP tool's description longer than the provider accepts, cut to the longest it
+    /// takes (the server writes it; leaving the tool out would lose it for a long text).
+    McpDescriptionCut {
+        name: String,
+        dialect: &'static str,
+        max: usize,
+        length: usize,
+    },
     /// A tool's argument named so that the provider refuses the request (a parameter of
     /// the workspace's own tool).
     PropertyNameRejected {
@@ -80,6 +97,8 @@ impl DefinitionProblem {
         match self {
             DefinitionProblem::ToolNameRejected { .. } => "tool-name-rejected",
             DefinitionProblem::McpToolSkipped { .. } => "mcp-tool-skipped",
+            DefinitionProblem::DescriptionTooLong { .. } => "description-too-long",
+            DefinitionProblem::McpDescriptionCut { .. } => "mcp-description-cut",
             DefinitionProblem::PropertyNameRejected { .. } => "property-name-rejected",
             DefinitionProblem::McpPropertyRejected { .. } => "mcp-property-rejected",
             DefinitionProblem::KeywordsDropped { .. } => "keywords-dropped",
@@ -95,6 +114,7 @@ impl DefinitionProblem {
     pub fn severity(&self) -> Severity {
         match self {
             DefinitionProblem::ToolNameRejected { .. }
+            | DefinitionProblem::DescriptionTooLong { .. }
             | DefinitionProblem::PropertyNameRejected { .. }
             | DefinitionProblem::McpNameFailed { .. }
             | DefinitionProblem::McpSchemaTooLarge { .. } => Severity::Error,
@@ -126,6 +146,12 @@ impl DefinitionProblem {
             DefinitionProblem::KeywordsDropped { .. } => {
                 "leave these keywords out, or accept that this provider does not see them".into()
             }
+            DefinitionProblem::DescriptionTooLong { max, .. } => format!(
+                "shorten the description to at most {max} characters as it renders (the notes of the parameters it shows count too): what a single argument needs can go in that parameter's `instruction`, which has no such limit, and the rest in the prompt"
+            ),
+            DefinitionProblem::McpDescriptionCut { max, .. } => format!(
+                "the server writes the description, so the fix is the server's; until then the model reads its first {max} characters"
+            ),
             DefinitionProblem::PropertyNameRejected { .. } => {
                 "name the parameter with 1 to 64 letters, digits, `_`, `.` and `-` (`file_path`, not `file path`)".into()
             }
@@ -277,6 +303,25 @@ impl fmt::Display for DefinitionProblem {
                 f,
                 "MCP tool `{name}` is left out of the {dialect} tool definitions: its name is {}",
                 why(*too_long, *max, dialect)
+            ),
+            DefinitionProblem::DescriptionTooLong {
+                tool,
+                dialect,
+                max,
+                length,
+                ..
+            } => write!(
+                f,
+                "the description of tool `{tool}` is {length} characters, and the {dialect} dialect's provider refuses any request with one longer than {max}"
+            ),
+            DefinitionProblem::McpDescriptionCut {
+                name,
+                dialect,
+                max,
+                length,
+            } => write!(
+                f,
+                "the description of MCP tool `{name}` is {length} characters, longer than the {max} the {dialect} dialect's provider accepts: cut to {max} in the tool definitions"
             ),
             DefinitionProblem::PropertyNameRejected {
                 tool,

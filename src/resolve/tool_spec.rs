@@ -66,7 +66,10 @@ pub struct ResolvedParameter {
 
 /// The family specs a family's view of a tool applies, base first: the family's own entry
 /// and the entries it is `based_on`. Empty for a family with no entry (the generic spec).
-fn family_chain<'t>(definition: &'t crate::model::ToolSpec, family: &str) -> Vec<&'t str> {
+pub(crate) fn family_chain<'t>(
+    definition: &'t crate::model::ToolSpec,
+    family: &str,
+) -> Vec<&'t str> {
     let Some((start, _)) = definition.families.get_key_value(family) else {
         return Vec::new();
     };
