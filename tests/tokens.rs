@@ -624,7 +624,8 @@ fn prompt_and_definitions(root: &Path) -> (String, String) {
 // how much is which, and `stats` shows the definitions and takes them from the headroom.
 #[test]
 fn a_native_variant_s_budget_counts_its_tool_definitions() {
-    let words: String = (0..150).map(|i| format!("detail{} ", i % 30)).collect();
+    // Within the 1,024 characters the openai dialect takes for a description.
+    let words: String = (0..100).map(|i| format!("detail{} ", i % 30)).collect();
     let variant = |budget: usize| {
         format!(
             "id = \"generic\"\ntemplate = \"You are a careful agent.\\n\\n{{{{ INTRO_SECTION }}}}\"\ncomponents = [\"intro\"]\ntools = [\"read_file\"]\nnative_tools = true\nmax_prompt_tokens = {budget}\n"
