@@ -313,6 +313,12 @@ pub enum Problem {
         name: String,
         suggestion: Option<String>,
     },
+    /// A name the template only asks about (`is defined`, `default(…)`) that nothing
+    /// defines, near one that something does: a misspelt name, whose fallback always applies.
+    GuardedNameDefinedNowhere {
+        name: String,
+        suggestion: String,
+    },
     /// An argument of a macro, without a default, undefined where the macro reads it: a call
     /// left it out or passed an undefined value.
     MacroArgumentMissing {
@@ -810,6 +816,7 @@ impl Problem {
             Problem::ToolsNeverWritten { .. } => "tools-never-written",
             Problem::OrderPastTheEnd { .. } => "order-past-the-end",
             Problem::UndefinedPlaceholder { .. } => "undefined-placeholder",
+            Problem::GuardedNameDefinedNowhere { .. } => "guarded-name-defined-nowhere",
             Problem::UnknownFunction { .. } => "unknown-function",
             Problem::MacroArgumentMissing { .. } => "macro-argument-missing",
             Problem::UnslottedComponent { .. } => "unslotted-component",
@@ -909,6 +916,7 @@ impl Problem {
             | Problem::LiteralDollar { .. }
             | Problem::NeverEqual { .. }
             | Problem::UnslottedComponent { .. }
+            | Problem::GuardedNameDefinedNowhere { .. }
             | Problem::ComputedTemplateName { .. }
             | Problem::UnusedPartial { .. }
             | Problem::UnusedComponent { .. }
@@ -1209,6 +1217,9 @@ impl Problem {
             Problem::UndefinedPlaceholder { name, .. } if name == "varargs" || name == "kwargs" => {
                 "minijinja's macros have no `varargs` or `kwargs`: name each argument the macro takes, with a default for those a call may leave out (`{% macro m(a, b=none) %}`)".into()
             }
+            Problem::GuardedNameDefinedNowhere { suggestion, .. } => format!(
+                "did you mean `{suggestion}`? (a name nothing defines is never defined: only the fallback can render)"
+            ),
             Problem::UndefinedPlaceholder { .. } => {
                 "define it in the variant's `placeholders` (a context's `placeholders` or `--set` can then replace it), or list the component that provides it"
                     .into()
@@ -1722,6 +1733,10 @@ impl Problem {
             Problem::UndefinedPlaceholder { name, .. } => {
                 write!(f, "`{name}` is not defined by anything")
             }
+            Problem::GuardedNameDefinedNowhere { name, .. } => write!(
+                f,
+                "`{name}` is not defined by anything, so asking whether it is (`is defined`, `default(…)`) always gives the fallback"
+            ),
             Problem::UnknownFunction { name, .. } => {
                 write!(
                     f,
@@ -2340,6 +2355,10 @@ mod tests {
                 name: text(),
                 suggestion: None,
             },
+            Problem::GuardedNameDefinedNowhere {
+                name: text(),
+                suggestion: text(),
+            },
             Problem::UnslottedComponent {
                 component: text(),
                 slot: text(),
@@ -2572,7 +2591,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 87;
+    const VARIANTS: usize = 88;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -2663,6 +2682,7 @@ mod tests {
             Problem::ToolNeverEnabled { .. } => 84,
             Problem::TooManyValues { .. } => 85,
             Problem::PostprocessPassOutOfFuel { .. } => 86,
+            Problem::GuardedNameDefinedNowhere { .. } => 87,
         }
     }
 

@@ -80,7 +80,7 @@ fn item(out: &mut String, item: &Item, indent: &str) {
         let values: Vec<String> = condition
             .values
             .iter()
-            .map(|(name, value)| format!("{name} = {value}"))
+            .map(|(name, value)| format!("{name} = {}", shortened(value)))
             .collect();
         // A condition that reads no value (`when = "false"`) has none to list.
         let with = if values.is_empty() {
@@ -98,6 +98,23 @@ fn item(out: &mut String, item: &Item, indent: &str) {
     }
     for parameter in &item.parameters {
         self::item(out, parameter, &format!("{indent}    "));
+    }
+}
+
+/// The most characters of a value the text shows: a condition reading `mcp_servers` or
+/// `rules` would otherwise print every server's tools and schemas, or every rule's text, on
+/// one line (the JSON report keeps them whole).
+const SHOWN_VALUE_CHARS: usize = 120;
+
+/// `value` as the text shows it: whole, or its start, `…` and its length.
+fn shortened(value: &str) -> String {
+    match value.char_indices().nth(SHOWN_VALUE_CHARS) {
+        None => value.to_string(),
+        Some((cut, _)) => format!(
+            "{}… ({} characters; `--format json` shows it whole)",
+            &value[..cut],
+            value.chars().count()
+        ),
     }
 }
 

@@ -11,7 +11,7 @@ pub mod placement;
 pub mod references;
 pub mod written;
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 
@@ -53,6 +53,9 @@ struct Facts {
     /// Those of `variables` a render may read before anything sets them, sorted: not a name
     /// only a macro reads that the template sets later, where the macro's closure finds it.
     unset: Vec<String>,
+    /// Those of `variables` read only where the template asks whether they are defined
+    /// (`x is defined`, `x | default(…)`), sorted.
+    guarded: Vec<String>,
     /// The names the template sets in its top frame, sorted: an include renders in the frame
     /// of the template that includes it, which then sees them.
     sets: Vec<String>,
@@ -638,6 +641,21 @@ impl Templates {
     /// the others, took minutes to check.
     pub const TEMPLATES_CREDITED: usize = 256;
 
+    /// The names of [`Templates::variables`] read only where the template asks whether they
+    /// are defined (`x is defined`, `x | default(…)`): it may leave them undefined on purpose.
+    pub fn guarded_variables(&self, template: TemplateId) -> &[String] {
+        self.facts(self.name(template))
+            .map_or(&[], |facts| facts.guarded.as_slice())
+    }
+
+    /// Every name a template of the workspace sets in its top frame.
+    pub fn names_set_anywhere(&self) -> BTreeSet<&str> {
+        self.ids()
+            .filter_map(|template| self.facts(self.name(template)))
+            .flat_map(|facts| facts.sets.iter().map(String::as_str))
+            .collect()
+    }
+
     /// The names of [`Templates::variables`] that may be read where nothing set them, for
     /// the check of names defined nowhere: less those only a macro (or, in a template that
     /// extends another, a block) reads that the template sets later, and those the templates
@@ -818,6 +836,7 @@ impl Templates {
             Facts {
                 variables,
                 unset: sorted(found.names),
+                guarded: sorted(found.guarded),
                 sets: sorted(found.set),
                 references: self.resolved(references::scan(source)),
                 imported: references::names_imported_from(source),

@@ -260,7 +260,13 @@ impl Checker<'_> {
         {
             let ids: Vec<String> = self.workspace.tools.keys().cloned().collect();
             for (name, range) in crate::templates::literals_tested(condition, ENABLED_TOOLS) {
-                if !ids.contains(&name) {
+                // A tool whose file failed to load was reported there: its id is no typo.
+                if !ids.contains(&name)
+                    && !self
+                        .workspace
+                        .invalid
+                        .contains(crate::problem::RefKind::Tool, &name)
+                {
                     out.push(crate::diagnostic::Diagnostic::new(
                         Problem::ToolNeverEnabled {
                             suggestion: closest(&name, &ids),

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::model::default_slot;
 use crate::namespace::{ENABLED_TOOLS, EXTRA, Namespace, TOOL, TOOLS_DATA, TOOLS_TEXT, closest};
-use crate::problem::Problem;
+use crate::problem::{Problem, RefKind};
 use crate::span::Span;
 use crate::templates::TemplateId;
 use crate::templates::placement::SlotReaders;
@@ -34,14 +34,34 @@ pub fn readable_names(workspace: &Workspace) -> Namespace {
 pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
     let scope = Scope::new(workspace);
     shared_templates(&scope, out);
-    for variant in scope.sound_variants() {
+    // An invalid or unknown component, or a template that did not compile: what the sections
+    // read cannot be told, and neither check is made.
+    let sections: Vec<Option<VariantSections>> = scope
+        .sound_variants()
+        .map(|variant| VariantSections::of(workspace, variant))
+        .collect();
+    // The components each variant lists whose slot none of its templates reads: a variant
+    // whose parent leaves the same ones out has the parent's finding, said at the parent.
+    let unslotted: HashMap<&str, BTreeSet<&str>> = scope
+        .sound_variants()
+        .zip(&sections)
+        .filter_map(|(variant, sections)| {
+            let sections = sections.as_ref()?;
+            let components = variant.components();
+            let ids = unslotted(variant, sections).map(|index| components[index].as_str());
+            Some((variant.id(), ids.collect()))
+        })
+        .collect();
+    for (variant, sections) in scope.sound_variants().zip(&sections) {
         base_template(&scope, variant, out);
         family_templates_exist(&scope, variant, out);
-        // An invalid or unknown component, or a template that did not compile: what the
-        // sections read cannot be told, and neither check is made.
-        if let Some(sections) = VariantSections::of(workspace, variant) {
-            unslotted_components(&scope, variant, &sections, out);
-            unwritten_tools(&scope, variant, &sections, out);
+        if let Some(sections) = sections {
+            let parents = variant
+                .chain
+                .get(1)
+                .and_then(|parent| unslotted.get(parent.as_str()));
+            unslotted_components(&scope, variant, sections, parents, out);
+            unwritten_tools(&scope, variant, sections, out);
         }
     }
     sections_read_where_empty(&scope, out);
@@ -74,7 +94,8 @@ fn tools_tested_exist(workspace: &Workspace, out: &mut Diagnostics) {
             .templates
             .literals_tested_in(template, ENABLED_TOOLS)
         {
-            if !ids.contains(&name) {
+            // A tool whose file failed to load was reported there: its id is no typo.
+            if !ids.contains(&name) && !workspace.invalid.contains(RefKind::Tool, &name) {
                 out.push(Diagnostic::new(
                     Problem::ToolNeverEnabled {
                         suggestion: closest(&name, &ids),
@@ -521,22 +542,60 @@ impl VariantSections {
     }
 }
 
+/// The indexes of the components `variant` lists, switched on, whose slot no template of the
+/// prompt reads.
+fn unslotted<'v>(
+    variant: &'v EffectiveVariant,
+    sections: &'v VariantSections,
+) -> impl Iterator<Item = usize> + 'v {
+    (0..variant.components().len())
+        .filter(|&index| sections.enabled[index] && !sections.placed[index])
+}
+
+/// The defined names nearest to the names the prompt's templates (the base template, the
+/// sections that reach the prompt) read and nothing defines: `{{ OBJECTIV_SECTION }}` is an
+/// error at the misspelt name, whose help names the slot, and telling each variant that lists
+/// the component that its slot is not read says the same again, once per variant. Only the
+/// first hundred such names are looked at, as a file's suggestions are.
+fn misspelt_in_prompt(
+    scope: &Scope<'_>,
+    variant: &EffectiveVariant,
+    sections: &VariantSections,
+) -> BTreeSet<String> {
+    let templates = &scope.workspace.templates;
+    std::iter::once(variant.base)
+        .chain(sections.placed_templates())
+        .flat_map(|template| templates.variables(template))
+        .filter(|name| !scope.any_variant.contains(name))
+        .take(crate::diagnostic::MAX_PROBLEMS_PER_FILE)
+        .filter_map(|name| closest(name, scope.any_variant.names()))
+        .collect()
+}
+
 /// A listed component whose slot no template of the prompt reads (the base template, or that
 /// of a section that reaches the prompt, through what they include, import or extend).
+/// `parents`: the components the variant's parent leaves out so, if it is sound.
 fn unslotted_components(
     scope: &Scope<'_>,
     variant: &EffectiveVariant,
     sections: &VariantSections,
+    parents: Option<&BTreeSet<&str>>,
     out: &mut Diagnostics,
 ) {
     let workspace = scope.workspace;
-    for (index, component) in variant.components().iter().enumerate() {
-        if !sections.enabled[index] || sections.placed[index] {
+    let mut misspelt = None;
+    for index in unslotted(variant, sections) {
+        let component = &variant.components()[index];
+        if parents.is_some_and(|parents| parents.contains(component.as_str())) {
             continue;
         }
         let Some((listed_by, listed)) = listed_at(workspace, variant, component) else {
             continue;
         };
+        let misspelt = misspelt.get_or_insert_with(|| misspelt_in_prompt(scope, variant, sections));
+        if misspelt.contains(&sections.slots[index]) {
+            continue;
+        }
         // Listed by a variant it inherits from: what this one changed (a template, an
         // override) is what drops the slot, so the finding is this variant's.
         let span = match workspace.variants.get(variant.id()) {
@@ -784,6 +843,61 @@ fn listed_at<'w>(
         })
 }
 
+/// The names a template only asks about (`x is defined`, `x | default(…)`) that nothing
+/// defines, each near a name something does: `{{ AGENT_NAEM | default("Forge") }}` renders its
+/// fallback in every prompt, where a name read outright is an error. A name nothing is near
+/// may be left undefined on purpose, and is not told; nor is one a template sets.
+fn guarded_misspelt(
+    workspace: &Workspace,
+    template: TemplateId,
+    namespace: &Namespace,
+    functions: &[String],
+    out: &mut Diagnostics,
+) {
+    let templates = &workspace.templates;
+    let candidates: Vec<&str> = templates
+        .guarded_variables(template)
+        .iter()
+        .map(String::as_str)
+        .filter(|name| !namespace.contains(name) && !functions.iter().any(|f| f == name))
+        .collect();
+    if candidates.is_empty() {
+        return;
+    }
+    let set_anywhere = templates.names_set_anywhere();
+    let near: Vec<(&str, String)> = candidates
+        .into_iter()
+        .filter(|name| !set_anywhere.contains(name))
+        .take(crate::diagnostic::MAX_PROBLEMS_PER_FILE)
+        .filter_map(|name| Some((name, closest(name, namespace.names())?)))
+        .collect();
+    if near.is_empty() {
+        return;
+    }
+    let names: Vec<&str> = near.iter().map(|(name, _)| *name).collect();
+    let places = templates.find_names(template, &names);
+    let mut found: Vec<(Span, Problem)> = near
+        .into_iter()
+        .filter_map(|(name, suggestion)| {
+            let span = places
+                .get(name)
+                .copied()
+                .or_else(|| templates.span_of(template))?;
+            Some((
+                span,
+                Problem::GuardedNameDefinedNowhere {
+                    name: name.to_string(),
+                    suggestion,
+                },
+            ))
+        })
+        .collect();
+    found.sort_by_key(|(span, _)| span.start);
+    for (span, problem) in found {
+        out.push(Diagnostic::new(problem, span));
+    }
+}
+
 fn undefined(
     workspace: &Workspace,
     template: TemplateId,
@@ -807,6 +921,7 @@ fn undefined(
             !namespace.contains(variable) && !functions.iter().any(|f| f == variable)
         })
         .collect();
+    guarded_misspelt(workspace, template, namespace, &functions, out);
     if unknown.is_empty() {
         return;
     }
