@@ -343,6 +343,46 @@ fn text_written_by_expressions_is_bounded_even_when_captured() {
     );
 }
 
+// A template's own text written into a capture went into a string nothing measured: a loop in
+// a macro repeating ten kilobytes took gigabytes and ended the process on a failed allocation,
+// and in a `set` block, copying its text each turn, ran for minutes. It counts with what its
+// expressions write there, against `limits.render_bytes`, in every kind of capture; a capture
+// within the limit renders as before.
+#[test]
+fn raw_text_written_into_a_capture_is_bounded() {
+    let captures = [
+        "{% set s %}{% for i in range(100) %}TEXT{% endfor %}{% endset %}{{ s|length }}",
+        "{% filter length %}{% for i in range(100) %}TEXT{% endfor %}{% endfilter %}",
+        "{% macro m() %}{% for i in range(100) %}TEXT{% endfor %}{% endmacro %}{{ m()|length }}",
+        "{% macro m() %}{{ caller()|length }}{% endmacro %}{% call m() %}{% for i in range(100) %}TEXT{% endfor %}{% endcall %}",
+    ];
+    for capture in captures {
+        let template = format!("Intro.\n{}\n", capture.replace("TEXT", &"y".repeat(20)));
+        let (code, file, line, _, message) = single_error(SMALL_TEXT, &template);
+        assert_eq!(
+            (code.as_str(), file.as_str(), line, message.as_str()),
+            (
+                "too-much-text",
+                "components/intro.md",
+                2,
+                "this template builds more than 1000 bytes of text (`limits.render_bytes`)"
+            ),
+            "{capture}"
+        );
+        // Ten turns write 200 bytes, within the limit: rendered, the capture measured.
+        let within = template.replace("range(100)", "range(10)");
+        let fixture = with_template(SMALL_TEXT, &within);
+        let workspace = fixture.write();
+        let built = workspace.run(&["build", "--context", "basic"]);
+        assert_eq!(built.code, 0, "{capture}: {}", built.stderr);
+        assert!(
+            built.stdout.contains("Intro.\n200"),
+            "{capture}: {}",
+            built.stdout
+        );
+    }
+}
+
 #[test]
 fn raw_text_over_the_limit_points_at_the_template() {
     let template = format!("{}\n", "z".repeat(2000));

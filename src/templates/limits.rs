@@ -416,6 +416,18 @@ pub fn install(env: &mut Environment<'static>, limit: u64) {
         state.get_or_insert_extension(Written(0)).0 = written;
         result.map_err(|_| over(limit, "the text this template writes"))
     });
+    // The template's own text written into a capture (a `set` block, a `filter` block, a
+    // macro or `caller` body being called) counts with what its `{{ … }}` write: the text
+    // written to the output is counted by the writer, but a capture's string was measured by
+    // nothing, and a loop repeating a few kilobytes in a macro took gigabytes.
+    env.set_captured_text_counter(move |state, len| {
+        let written = state.get_or_insert_extension(Written(0));
+        written.0 = written.0.saturating_add(len as u64);
+        if written.0 > limit {
+            return Err(over(limit, "the text this template writes"));
+        }
+        Ok(())
+    });
     env.add_filter(
         "join",
         move |state: &mut State,

@@ -83,6 +83,8 @@ pub struct Environment<'source> {
     recursion_limit: usize,
     /// promptc patch: see [`Environment::set_text_limit`].
     text_limit: Option<TextLimit>,
+    /// promptc patch: see [`Environment::set_captured_text_counter`].
+    captured_text_counter: Option<Arc<CapturedTextCounter>>,
 }
 
 /// How deeply a value may nest lists and maps for [`Environment::check_text`] to write it out
@@ -132,6 +134,7 @@ fn nested_deeper_than(value: &Value, limit: usize) -> bool {
 
 /// The longest text minijinja may build from values, and the error it raises past it.
 type TextLimit = (usize, Arc<dyn Fn(usize) -> Error + Send + Sync>);
+type CapturedTextCounter = dyn Fn(&mut State, usize) -> Result<(), Error> + Send + Sync;
 
 impl Default for Environment<'_> {
     fn default() -> Self {
@@ -174,6 +177,7 @@ impl<'source> Environment<'source> {
             fuel: None,
             recursion_limit: MAX_RECURSION,
             text_limit: None,
+            captured_text_counter: None,
         }
     }
 
@@ -198,6 +202,7 @@ impl<'source> Environment<'source> {
             fuel: None,
             recursion_limit: MAX_RECURSION,
             text_limit: None,
+            captured_text_counter: None,
         }
     }
 
@@ -729,6 +734,33 @@ impl<'source> Environment<'source> {
         F: Fn(usize) -> Error + Send + Sync + 'static,
     {
         self.text_limit = Some((limit, Arc::new(exceeded)));
+    }
+
+    /// Calls `count` with the length of each piece of a template's own text (what lies
+    /// outside its tags) written into a capture: the body of `{% set %}…{% endset %}`, of a
+    /// `{% filter %}` block, or of a macro or `caller` block being called. It may fail the
+    /// render.
+    ///
+    /// (promptc patch.) What a template writes to its output is counted by the writer the
+    /// render is given, and what `{{ … }}` writes by the formatter, wherever it goes; but the
+    /// template's own text written into a capture went into a string of minijinja's, which
+    /// nothing measured: a loop in a macro repeating a few kilobytes of text took gigabytes
+    /// and ended the process on a failed allocation, and the same loop in a `set` block ran
+    /// for minutes.
+    pub fn set_captured_text_counter<F>(&mut self, count: F)
+    where
+        F: Fn(&mut State, usize) -> Result<(), Error> + Send + Sync + 'static,
+    {
+        self.captured_text_counter = Some(Arc::new(count));
+    }
+
+    /// Counts `len` bytes of a template's text written into a capture (promptc patch; see
+    /// [`Environment::set_captured_text_counter`]).
+    pub(crate) fn count_captured_text(&self, state: &mut State, len: usize) -> Result<(), Error> {
+        match &self.captured_text_counter {
+            Some(count) => count(state, len),
+            None => Ok(()),
+        }
     }
 
     /// Fails when the text of `values`, written one after the other, would be longer than

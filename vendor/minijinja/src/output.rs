@@ -23,6 +23,9 @@ pub struct Output<'a> {
     w: *mut (dyn fmt::Write + 'a),
     target: *mut (dyn fmt::Write + 'a),
     capture_stack: Vec<Option<String>>,
+    /// promptc patch: `w` is a string of minijinja's own (a macro's output), which counts
+    /// as a capture (see [`Output::is_capturing`]).
+    into_string: bool,
 }
 
 impl<'a> Output<'a> {
@@ -32,6 +35,16 @@ impl<'a> Output<'a> {
             w,
             target: w,
             capture_stack: Vec::new(),
+            into_string: false,
+        }
+    }
+
+    /// Creates an output into a string minijinja returns as a value (a macro's output), which
+    /// is counted as a capture is (promptc patch).
+    pub(crate) fn new_capture(w: &'a mut String) -> Self {
+        Self {
+            into_string: true,
+            ..Self::new(w)
         }
     }
 
@@ -44,6 +57,7 @@ impl<'a> Output<'a> {
             w: NullWriter::get_mut(),
             target: NullWriter::get_mut(),
             capture_stack: vec![None],
+            into_string: false,
         }
     }
 
@@ -85,6 +99,16 @@ impl<'a> Output<'a> {
         // SAFETY: this is safe because we carefully maintain the capture stack
         // to update self.target whenever it's modified
         unsafe { &mut *self.target }
+    }
+
+    /// Whether what is written goes into a capture (promptc patch: see
+    /// [`crate::Environment::set_captured_text_counter`]).
+    #[inline(always)]
+    pub(crate) fn is_capturing(&self) -> bool {
+        match self.capture_stack.last() {
+            Some(capture) => capture.is_some(),
+            None => self.into_string,
+        }
     }
 
     /// Returns `true` if the output is discarding.

@@ -127,7 +127,8 @@ impl Object for Macro {
             state,
             self.instructions_id,
             self.offset,
-            &mut Output::new(&mut rv),
+            // promptc patch: what the macro writes is counted as a capture is.
+            &mut Output::new_capture(&mut rv),
             self.closure,
             caller,
             arg_values

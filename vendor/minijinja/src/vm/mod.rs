@@ -423,6 +423,11 @@ impl<'env> Executor<'env> {
                     stack.push(b);
                 }
                 Instruction::EmitRaw(val) => {
+                    // promptc patch: the template's own text written into a capture is
+                    // counted (see `Environment::set_captured_text_counter`).
+                    if out.is_capturing() {
+                        ctx_ok!(state.env().count_captured_text(state, val.len()));
+                    }
                     // this only produces a format error, no need to attach
                     // location information.
                     ok!(out.write_str(val).map_err(Error::from));

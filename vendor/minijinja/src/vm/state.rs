@@ -324,7 +324,8 @@ impl<'template, 'env> State<'template, 'env> {
     #[cfg_attr(docsrs, doc(cfg(feature = "multi_template")))]
     pub fn render_block(&mut self, block: &str) -> Result<String, Error> {
         let mut buf = String::new();
-        crate::vm::call_block(block, self, &mut Output::new(&mut buf)).map(|_| buf)
+        // promptc patch: the block's text is counted as a capture is.
+        crate::vm::call_block(block, self, &mut Output::new_capture(&mut buf)).map(|_| buf)
     }
 
     /// Renders a block with the given name into an [`io::Write`](std::io::Write).
