@@ -985,6 +985,7 @@ pub struct MatrixChecker<'w> {
     expected: BTreeSet<String>,
     /// The files of entries that did not compile: neither compared nor unexpected.
     not_compiled: BTreeSet<String>,
+    diff_time: DiffTime,
 }
 
 impl<'w> MatrixChecker<'w> {
@@ -995,6 +996,7 @@ impl<'w> MatrixChecker<'w> {
             mismatches: Vec::new(),
             expected: BTreeSet::new(),
             not_compiled: BTreeSet::new(),
+            diff_time: DiffTime::default(),
         }
     }
 
@@ -1063,7 +1065,7 @@ impl<'w> MatrixChecker<'w> {
                             "--- a/{path}\n+++ b/{path}\n(only the line endings differ: {why})\n"
                         )
                     } else {
-                        unified_diff(&path, &on_disk, &text)
+                        unified_diff(&path, &on_disk, &text, &self.diff_time)
                     };
                     self.mismatches.push(Mismatch::Stale {
                         path: path.clone(),
@@ -1115,17 +1117,27 @@ impl<'w> MatrixChecker<'w> {
 }
 
 /// A unified diff from the committed text to the fresh one. Bounded: a committed output of
-/// many megabytes must not cost minutes or flood a CI log. Past [`DIFF_DEADLINE`] the diff is
-/// coarser (still correct), and past [`MAX_DIFF_BYTES`] it is cut at a line with a note.
-pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
+/// many megabytes must not cost minutes or flood a CI log. Past [`DIFF_DEADLINE`], or what is
+/// left of the run's [`RUN_DIFF_TIME`], the diff is coarser (still correct); once that is
+/// spent, a line says the diff is not shown; past [`MAX_DIFF_BYTES`] it is cut at a line with
+/// a note.
+pub fn unified_diff(path: &str, old: &str, new: &str, time: &DiffTime) -> String {
+    let Some(deadline) = time.left() else {
+        return format!(
+            "--- a/{path}\n+++ b/{path}\n… the diff of {path} is not shown: this run's diffs took their {} s\n",
+            RUN_DIFF_TIME.as_secs()
+        );
+    };
+    let started = std::time::Instant::now();
     let diff = similar::TextDiff::configure()
-        .timeout(DIFF_DEADLINE)
+        .timeout(deadline)
         .diff_lines(old, new);
     let text = diff
         .unified_diff()
         .context_radius(3)
         .header(&format!("a/{path}"), &format!("b/{path}"))
         .to_string();
+    time.spend(started.elapsed());
     if text.len() <= MAX_DIFF_BYTES {
         return text;
     }
@@ -1140,6 +1152,39 @@ pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
 
 /// How long one output's diff may take before it settles for a coarser result.
 pub const DIFF_DEADLINE: std::time::Duration = std::time::Duration::from_secs(2);
+/// How long the diffs of one run may take together: each is bounded, but a pull request can
+/// commit a crafted text for every output (a million lines alike, a few kilobytes in git),
+/// and at two seconds each `check` ran into the process's time limit, killed without a word.
+pub const RUN_DIFF_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The time the diffs of one run have taken (see [`RUN_DIFF_TIME`]).
+#[derive(Debug, Default)]
+pub struct DiffTime {
+    spent: std::sync::Mutex<std::time::Duration>,
+}
+
+impl DiffTime {
+    /// How long the next diff may take: at most [`DIFF_DEADLINE`], `None` once the run's
+    /// time is spent.
+    fn left(&self) -> Option<std::time::Duration> {
+        let spent = *self
+            .spent
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        RUN_DIFF_TIME
+            .checked_sub(spent)
+            .filter(|left| !left.is_zero())
+            .map(|left| left.min(DIFF_DEADLINE))
+    }
+
+    fn spend(&self, took: std::time::Duration) {
+        let mut spent = self
+            .spent
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *spent = spent.saturating_add(took);
+    }
+}
 /// The most text of one output's diff that is printed.
 pub const MAX_DIFF_BYTES: usize = 256 * 1024;
 
@@ -1539,8 +1584,9 @@ fn grouped_by_place(warnings: impl Iterator<Item = Diagnostic>) -> Vec<Diagnosti
 #[cfg(test)]
 mod tests {
     use super::{
-        Compiling, DEFERRED_BUDGETS, DEFERRED_BYTES, MatrixEntry, RUN, WINDOW, in_order,
-        in_taking_order, is_output_path, may_wait, runs_of,
+        Compiling, DEFERRED_BUDGETS, DEFERRED_BYTES, DIFF_DEADLINE, DiffTime, MatrixEntry, RUN,
+        RUN_DIFF_TIME, WINDOW, in_order, in_taking_order, is_output_path, may_wait, runs_of,
+        unified_diff,
     };
 
     /// Outputs wait for the token tables up to a count and up to a number of bytes: a few
@@ -1942,6 +1988,32 @@ mod tests {
             .filter(|(_, result)| result.is_err())
             .count();
         assert_eq!(failed, 9);
+    }
+
+    // Once the run's diffs have taken their time, a stale output's diff is a line saying so,
+    // made without diffing: a pull request committing a crafted text for every output ran
+    // `check` into the process's time limit, two seconds of diffing each.
+    #[test]
+    fn a_run_s_diffs_stop_once_they_took_their_time() {
+        let time = DiffTime::default();
+        let shown = unified_diff("out/f/c.md", "one\ntwo\n", "one\nthree\n", &time);
+        assert!(shown.contains("-two\n+three\n"), "{shown}");
+        assert_eq!(time.left(), Some(DIFF_DEADLINE));
+
+        let time = DiffTime::default();
+        time.spend(RUN_DIFF_TIME - std::time::Duration::from_millis(500));
+        assert_eq!(time.left(), Some(std::time::Duration::from_millis(500)));
+
+        time.spend(std::time::Duration::from_secs(1));
+        assert_eq!(time.left(), None);
+        let old = "a\n".repeat(1_000_000);
+        let started = std::time::Instant::now();
+        let not_shown = unified_diff("out/f/c.md", &old, "b\n", &time);
+        assert_eq!(
+            not_shown,
+            "--- a/out/f/c.md\n+++ b/out/f/c.md\n… the diff of out/f/c.md is not shown: this run's diffs took their 10 s\n"
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
     }
 
     #[test]

@@ -380,6 +380,7 @@ fn prompt_changes(before: &SideOutputs, after: &SideOutputs) -> Vec<PromptChange
     };
     let mut changes = Vec::with_capacity(changed.len());
     let mut diff_bytes = 0;
+    let diff_time = matrix::DiffTime::default();
     let mut rest = changed.as_slice();
     while !rest.is_empty() {
         let mut group_bytes = 0;
@@ -406,7 +407,7 @@ fn prompt_changes(before: &SideOutputs, after: &SideOutputs) -> Vec<PromptChange
                     .outputs
                     .get(path)
                     .map(|o| (o, text_of(&new_texts, path))),
-                &mut diff_bytes,
+                (&mut diff_bytes, &diff_time),
             );
             changes.extend(change);
         }
@@ -421,12 +422,13 @@ fn text_of<'t>(texts: &'t BTreeMap<String, String>, path: &str) -> Option<&'t st
 }
 
 /// How one output changed; `None` when it did not. `diff_bytes` counts the report's diffs
-/// so far: past [`MAX_REPORT_DIFF_BYTES`], a diff gives way to a line saying so.
+/// so far: past [`MAX_REPORT_DIFF_BYTES`], a diff gives way to a line saying so; `diff_time`,
+/// the time they took (see [`matrix::RUN_DIFF_TIME`]).
 fn prompt_change(
     path: &str,
     old: Option<(&Output, Option<&str>)>,
     new: Option<(&Output, Option<&str>)>,
-    diff_bytes: &mut usize,
+    (diff_bytes, diff_time): (&mut usize, &matrix::DiffTime),
 ) -> Option<PromptChange> {
     let (status, old_text, new_text) = match (old, new) {
         (Some((o, _)), Some((n, _))) if o.digest == n.digest => return None,
@@ -451,7 +453,7 @@ fn prompt_change(
     let (characters, tokens, diff) = match (old_text, new_text) {
         (Some(old_text), Some(new_text)) => {
             let diff = if *diff_bytes <= MAX_REPORT_DIFF_BYTES {
-                let diff = unified_diff(path, old_text, new_text);
+                let diff = unified_diff(path, old_text, new_text, diff_time);
                 *diff_bytes += diff.len();
                 diff
             } else {
@@ -733,7 +735,7 @@ mod tests {
                 "out/f/c.md",
                 Some((&before, Some(old))),
                 Some((&after, Some(new))),
-                diff_bytes,
+                (diff_bytes, &matrix::DiffTime::default()),
             )
             .expect("a change")
         };
@@ -756,7 +758,7 @@ mod tests {
             "out/f/c.md",
             Some((&before, None)),
             Some((&after, Some(new))),
-            &mut 0,
+            (&mut 0, &matrix::DiffTime::default()),
         )
         .expect("a change");
         assert!(
@@ -772,7 +774,7 @@ mod tests {
                 "p",
                 Some((&same, Some(old))),
                 Some((&before, Some(old))),
-                &mut 0
+                (&mut 0, &matrix::DiffTime::default())
             )
             .is_none()
         );
