@@ -263,6 +263,58 @@ fn validate_tells_a_named_context_s_toggle_that_names_no_rule() {
     );
 }
 
+/// The contexts of a workspace share what matching may cost: two hundred contexts extending
+/// one whose rule had tangled globs over a thousand long active files each had the whole of
+/// it, and every command ran past the process's time limit. A rule that one context may match
+/// is left out when eight contexts share the cost, told once at the file that lists the files.
+#[test]
+fn many_contexts_share_what_matching_their_rules_may_cost() {
+    // About 181 million of the 268 million a lone context may spend: within it, and within a
+    // quarter of the workspace's, but not within an eighth.
+    let glob = format!("x/{}/**", "a".repeat(3000));
+    let files: Vec<String> = (0..20)
+        .map(|i| format!("\"y/{}/f{i}.ts\"", "b".repeat(3000)))
+        .collect();
+    let workspace_of = |contexts: usize| {
+        let mut fixture = common::Fixture::minimal()
+            .file(
+                "components/intro.md",
+                "{% for rule in rules %}{{ rule.name }};{% endfor %}\n",
+            )
+            .file(
+                "project/.clinerules/wide.md",
+                format!("---\nglobs: [\"{glob}\"]\n---\nRule text.\n"),
+            )
+            .file(
+                "examples/contexts/basic.toml",
+                format!(
+                    "date = \"2026-11-01\"\nrules_from = [\"project\"]\nactive_files = [{}]\n",
+                    files.join(", ")
+                ),
+            );
+        for index in 1..contexts {
+            fixture = fixture.file(
+                &format!("examples/contexts/more{index}.toml"),
+                "extends = \"basic\"\n",
+            );
+        }
+        fixture.write()
+    };
+    let few = workspace_of(4).validate();
+    assert!(few.diagnostics().is_empty(), "{:?}", few.diagnostics());
+    let many = workspace_of(8).validate();
+    let diagnostic = many.single();
+    assert_eq!(
+        (
+            diagnostic.code.as_str(),
+            diagnostic.file.as_str(),
+            diagnostic.line
+        ),
+        ("globs-too-costly", "examples/contexts/basic.toml", 3),
+        "{diagnostic:?}"
+    );
+}
+
 /// A rule whose globs cost more to match against the active files than a context's rules may
 /// is left out: `validate` says so at the context's `active_files`, and a build whose own flags
 /// make it so says so in a line.

@@ -181,7 +181,7 @@ pub fn assemble(
         skipped,
         ..
     } = reader;
-    let mut report = apply(context, found, workflows, request);
+    let mut report = apply(context, found, workflows, request, MAX_MATCH_WORK);
     report.skipped = skipped;
     report
 }
@@ -254,8 +254,13 @@ pub fn read_rules_from(
 
 /// A workspace context's rules as a compile of the build matrix sees them: its `rules_from`
 /// rules (read when the workspace loaded) and its own, decided by its active files and
-/// toggles; and why each applies or not. Reads nothing.
-pub fn assemble_preread(context: &mut Context, preread: Option<&ReadRules>) -> RulesReport {
+/// toggles; and why each applies or not. Reads nothing. `contexts`: how many the workspace
+/// has, which share what matching may cost (see [`match_work_per_context`]).
+pub fn assemble_preread(
+    context: &mut Context,
+    preread: Option<&ReadRules>,
+    contexts: usize,
+) -> RulesReport {
     if !wants_rules(context, &RulesRequest::default()) {
         return RulesReport::default();
     }
@@ -265,6 +270,7 @@ pub fn assemble_preread(context: &mut Context, preread: Option<&ReadRules>) -> R
         read.rules,
         read.workflows,
         &RulesRequest::default(),
+        match_work_per_context(contexts),
     );
     report.skipped = read.skipped;
     report
@@ -307,6 +313,7 @@ fn apply(
     found: Vec<Rule>,
     workflows: Vec<Rule>,
     request: &RulesRequest,
+    match_work: u64,
 ) -> RulesReport {
     let mut candidates = match std::mem::take(&mut context.rules) {
         Rules::Text(text) if text.trim().is_empty() => Vec::new(),
@@ -334,7 +341,7 @@ fn apply(
     };
     let mut applied = Vec::new();
     let mut globs = GlobBudget::default();
-    let mut work_left = MAX_MATCH_WORK;
+    let mut work_left = match_work;
     for rule in candidates {
         let decision = if globs.spend(&rule.metadata) {
             decide_within(
@@ -365,6 +372,20 @@ fn apply(
 /// second, where a real context's rules take a small fraction of it. A rule whose matching
 /// would take the rules past it is left out, as are the rules with globs after it.
 const MAX_MATCH_WORK: u64 = 1 << 28;
+
+/// What matching may cost a workspace's contexts together (see [`MAX_MATCH_WORK`]), a few
+/// seconds: each context had the whole of [`MAX_MATCH_WORK`], and two hundred contexts
+/// extending one with a thousand long active files and a rule of tangled globs ran every
+/// command past the process's time limit.
+const WORKSPACE_MATCH_WORK: u64 = 1 << 30;
+
+/// What matching may cost each of a workspace's `contexts`: an even share of
+/// [`WORKSPACE_MATCH_WORK`], at most [`MAX_MATCH_WORK`]. The same for every context, whatever
+/// order they are decided in and however often (a compile of the matrix may decide its
+/// context again), so that each decides alike every time.
+fn match_work_per_context(contexts: usize) -> u64 {
+    (WORKSPACE_MATCH_WORK / (contexts.max(1) as u64)).min(MAX_MATCH_WORK)
+}
 
 /// Whether one rule applies, and why, its matching unbounded.
 #[cfg(test)]
@@ -1439,6 +1460,18 @@ mod tests {
             let decision = decide(&braced, &[file.to_string()], &[], &none);
             assert_eq!(decision.applies(), applies, "{file}: {decision:?}");
         }
+    }
+
+    // A workspace's contexts share what matching may cost: one context has all a context may,
+    // many an even share each, the same whatever order they are decided in.
+    #[test]
+    fn a_workspace_s_contexts_share_what_matching_may_cost() {
+        assert_eq!(match_work_per_context(0), MAX_MATCH_WORK);
+        assert_eq!(match_work_per_context(1), MAX_MATCH_WORK);
+        assert_eq!(match_work_per_context(4), MAX_MATCH_WORK);
+        assert_eq!(match_work_per_context(8), MAX_MATCH_WORK / 2);
+        assert_eq!(match_work_per_context(1000), WORKSPACE_MATCH_WORK / 1000);
+        assert!(match_work_per_context(10_000).saturating_mul(10_000) <= WORKSPACE_MATCH_WORK);
     }
 
     // A thousand tangled globs over a thousand long paths took half a minute to match: what

@@ -130,7 +130,7 @@ impl RulesProblem {
                 "name a folder inside the workspace, relative to its root; a folder elsewhere is read only with `--rules DIR`".into()
             }
             RulesProblem::GlobsTooCostly { .. } => {
-                "give the rule fewer or simpler globs (`src/**` for a folder), or list fewer active files; `promptc explain` lists the rules left out".into()
+                "give the rule fewer or simpler globs (`src/**` for a folder), or list fewer active files (a workspace's contexts share what matching may cost, so each of many contexts may less); `promptc explain` lists the rules left out".into()
             }
             RulesProblem::ToggleNamesNoRule {
                 suggestion: Some(near),

@@ -89,6 +89,7 @@ impl Workspace {
         let report = crate::load::rules::assemble_preread(
             &mut context,
             self.context_rules.get(name).map(AsRef::as_ref),
+            self.contexts.len(),
         );
         let bytes = crate::load::rules::rules_bytes(&context);
         let assembled = Arc::new(context);
