@@ -129,11 +129,22 @@ fn route_prints_the_family_version_and_rule() {
     };
     let text = run(&["route", "--model", "gpt-5.1-codex", "--provider", "openai"]);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0], "family:  next-gen");
-    assert_eq!(lines[1], "version: 1.0.0 (label `stable`)");
-    assert_eq!(lines[2], "variant: next-gen");
+    assert_eq!(lines[0], "model:   gpt-5.1-codex (provider `openai`)");
+    assert_eq!(lines[1], "family:  next-gen");
+    assert_eq!(lines[2], "version: 1.0.0 (label `stable`)");
+    assert_eq!(lines[3], "variant: next-gen");
     assert!(
-        lines[3].starts_with("rule:    `match` of next-gen (variants/next-gen.toml:"),
+        lines[4].starts_with("rule:    `match` of next-gen (variants/next-gen.toml:"),
+        "{text}"
+    );
+    // The rules read the provider as well as the id: one the command line did not give is the
+    // context's, and said so.
+    let text = run(&["route", "--model", "gpt-5.1-codex"]);
+    assert_eq!(
+        text.lines().next(),
+        Some(
+            "model:   gpt-5.1-codex (provider `anthropic`, the context `basic`'s; `--provider` routes for another)"
+        ),
         "{text}"
     );
 

@@ -47,13 +47,30 @@ pub fn run(
         set: Vec::new(),
         rules: super::RulesArgs::default(),
     };
+    let provider_given = target.provider.is_some();
+    let context_name = target.context_name(workspace);
     let request = request(workspace, target, printer)?;
     let compiler = crate::compile::Compiler::new(workspace);
     let choice = compiler
         .choose(&request)
         .map_err(|error| compile_failed(workspace, error, printer))?;
     match args.format {
-        OutputFormat::Text => printer.report(&report::routing::choice(&choice)),
+        OutputFormat::Text => {
+            let model = &request.context.model;
+            // The rules read the provider too: one the context gave, not the command line,
+            // is said, so that a model is not taken for routed on its id alone.
+            let provider = match (model.provider.as_str(), provider_given) {
+                ("", _) => "no provider".to_string(),
+                (provider, true) => format!("provider `{provider}`"),
+                (provider, false) if context_name.is_empty() => format!("provider `{provider}`"),
+                (provider, false) => format!(
+                    "provider `{provider}`, the context `{context_name}`'s; `--provider` routes for another"
+                ),
+            };
+            let mut text = format!("model:   {} ({provider})\n", model.id);
+            text.push_str(&report::routing::choice(&choice));
+            printer.report(&text)
+        }
         OutputFormat::Json => printer.result(&report::json_document(&choice)),
     }
 }
