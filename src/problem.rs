@@ -221,6 +221,9 @@ pub enum Problem {
     WrongType {
         expected: String,
         found: String,
+        /// The value written as its field takes it, where that is plain (`9000` for
+        /// `"9000"`, `["web_fetch"]` for `"web_fetch"`).
+        instead: Option<String>,
     },
     /// A value of the right type that its field does not accept; what is wrong with it is
     /// one of several kinds, all under one code.
@@ -1073,10 +1076,14 @@ impl Problem {
             Problem::UnknownKey { .. } => "remove this key".into(),
             // In YAML, a key whose contents are not indented below it is a key with nothing
             // after it: null.
-            Problem::WrongType { expected, found } if found == "null" && expected.starts_with("a table") => {
+            Problem::WrongType {
+                instead: Some(instead),
+                ..
+            } => format!("write `{instead}`"),
+            Problem::WrongType { expected, found, .. } if found == "null" && expected.starts_with("a table") => {
                 "indent what belongs under the key, or leave the key out to use its default (YAML's `~` or nothing after a key is null, which is not a value here)".into()
             }
-            Problem::WrongType { expected, found }
+            Problem::WrongType { expected, found, .. }
                 if expected == CONDITION_TYPE && found != "null" =>
             {
                 let example = if found == "a boolean" { "\"false\"" } else { "\"yolo\"" };
@@ -1087,25 +1094,25 @@ impl Problem {
             Problem::WrongType { expected, .. } if expected == DATE_TYPE => {
                 "write the date in quotes, year, month and day joined by `-` (`date = \"2026-02-03\"`)".into()
             }
-            Problem::WrongType { expected, found }
+            Problem::WrongType { expected, found, .. }
                 if expected == "a string"
                     && ["a number", "an integer", "a boolean"].contains(&found.as_str()) =>
             {
                 "write the value in quotes to make it text (`\"1.10\"`, `\"true\"`)".into()
             }
-            Problem::WrongType { expected, found }
+            Problem::WrongType { expected, found, .. }
                 if expected == "an integer"
                     && ["a number", "a number written as a float"].contains(&found.as_str()) =>
             {
                 "write a whole number, without a decimal point or an exponent (`100000`, not `100000.0` or `1e5`)".into()
             }
-            Problem::WrongType { expected, found }
+            Problem::WrongType { expected, found, .. }
                 if ["an integer", "a number"].contains(&expected.as_str()) && found == "a string" =>
             {
                 "write the number without quotes (`9000`, not `\"9000\"`; YAML 1.2 reads `9_000` and `0b101` as text too)".into()
             }
             // YAML's `yes`, `no`, `on` and `off` are text (YAML 1.2), as in TOML and JSON.
-            Problem::WrongType { expected, found }
+            Problem::WrongType { expected, found, .. }
                 if expected == "a boolean" && found == "a string" =>
             {
                 "write `true` or `false`, without quotes (`yes`, `no`, `on` and `off` are text in YAML 1.2, as in TOML and JSON)".into()
@@ -1650,7 +1657,9 @@ impl Problem {
             }
             Problem::UnknownKey { key, .. } => write!(f, "unknown key `{key}`"),
             Problem::MissingField { field } => write!(f, "missing required field `{field}`"),
-            Problem::WrongType { expected, found } => {
+            Problem::WrongType {
+                expected, found, ..
+            } => {
                 write!(f, "wrong type: expected {expected}, found {found}")
             }
             Problem::InvalidValue(invalid) => write!(f, "{invalid}"),
@@ -2294,6 +2303,7 @@ mod tests {
             Problem::WrongType {
                 expected: text(),
                 found: text(),
+                instead: None,
             },
             Problem::InvalidValue(InvalidValue::Empty),
             Problem::InvalidValue(InvalidValue::EmptyServerName),

@@ -67,6 +67,7 @@ pub fn apply(
                 Problem::WrongType {
                     expected: article("table"),
                     found: json_type(other).into(),
+                    instead: None,
                 },
                 settings.value_span(&table),
             );
@@ -100,6 +101,7 @@ pub fn apply(
                 Problem::WrongType {
                     expected: article("table"),
                     found: json_type(entry).into(),
+                    instead: None,
                 },
                 settings.value_span(&pointer),
             );
@@ -114,6 +116,7 @@ pub fn apply(
                         Problem::WrongType {
                             expected: article("string"),
                             found: json_type(arg).into(),
+                            instead: None,
                         },
                         settings.value_span(&format!("{pointer}/args/{index}")),
                     );
@@ -136,6 +139,7 @@ pub fn apply(
                     Problem::WrongType {
                         expected: article(expected),
                         found: json_type(value).into(),
+                        instead: None,
                     },
                     settings.value_span(&format!("{pointer}/{field}")),
                 );

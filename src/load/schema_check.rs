@@ -359,6 +359,7 @@ fn integral_floats_fit(
             Problem::WrongType {
                 expected: "an integer".into(),
                 found: "a number written as a float".into(),
+                instead: None,
             },
             document.value_span(pointer),
         ));
@@ -483,6 +484,7 @@ fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut
             };
             out.push(Diagnostic::new(
                 Problem::WrongType {
+                    instead: written_instead(&expected, error.instance()),
                     expected,
                     found: json_type(error.instance()).into(),
                 },
@@ -655,6 +657,7 @@ fn one_of(
             Problem::WrongType {
                 expected: expected.join(" or "),
                 found: json_type(instance).into(),
+                instead: None,
             },
             doc.value_span(&pointer),
         ));
@@ -710,6 +713,7 @@ fn one_of(
                 Problem::WrongType {
                     expected,
                     found: json_type(instance).into(),
+                    instead: None,
                 }
             }
         };
@@ -748,9 +752,34 @@ fn one_of(
             Problem::WrongType {
                 expected: "a string".into(),
                 found: json_type(rule).into(),
+                instead: None,
             },
             doc.value_span(&rule_pointer),
         )),
+    }
+}
+
+/// `found`, of the wrong type, as its field would take it, where that is plain: a number or
+/// boolean written in quotes without them, one text where a list is expected as a list of
+/// it. Written in JSON's form, which TOML and YAML read alike.
+fn written_instead(expected: &str, found: &Value) -> Option<String> {
+    let text = found.as_str()?;
+    let trimmed = text.trim();
+    match expected {
+        "an integer" => trimmed.parse::<i64>().ok().map(|n| n.to_string()),
+        "a number" => trimmed
+            .parse::<f64>()
+            .ok()
+            .filter(|n| n.is_finite())
+            .map(|_| trimmed.to_string()),
+        "a boolean" => match trimmed {
+            "true" | "false" => Some(trimmed.to_string()),
+            _ => None,
+        },
+        "an array" if !text.is_empty() && text.len() <= 200 => serde_json::to_string(text)
+            .ok()
+            .map(|item| format!("[{item}]")),
+        _ => None,
     }
 }
 

@@ -22,6 +22,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
                 Problem::WrongType {
                     expected: article(field.kind.name()),
                     found: json_type(default).into(),
+                    instead: None,
                 },
                 manifest.value_span(&format!(
                     "{}/default",
@@ -125,6 +126,7 @@ pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, out: &mut Di
                 Problem::WrongType {
                     expected: article(field.kind.name()),
                     found: json_type(value).into(),
+                    instead: None,
                 },
                 entry.value_span(&pointer),
             ),
