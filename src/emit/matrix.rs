@@ -1363,39 +1363,79 @@ fn files_on_disk(workspace: &Workspace) -> Result<FilesOnDisk, PathError> {
 /// error in such a family's prompt would first show when an agent routes a model to it. Said
 /// once per family, at its first `match` (the fallback at its setting); not when the matrix
 /// compiles nothing at all.
-fn routed_not_built(workspace: &Workspace, out: &mut Diagnostics) {
-    let built: BTreeSet<String> = entries(workspace)
-        .into_iter()
-        .map(|entry| entry.family)
-        .collect();
+fn routed_not_built(compiler: &Compiler<'_>, out: &mut Diagnostics) {
+    let workspace = compiler.workspace();
+    let entries = entries(workspace);
     // A matrix of nothing (a workspace without contexts yet) leaves every family out alike.
-    if built.is_empty() {
+    if entries.is_empty() {
         return;
     }
+    let context = crate::model::Context::default();
+    let chosen = |selection: &Selection| {
+        compiler
+            .select(selection, &context)
+            .ok()
+            .map(|(variant, _)| variant)
+    };
+    let built_families: BTreeSet<&str> = entries.iter().map(|e| e.family.as_str()).collect();
+    // The variants the matrix compiles: a family's entry compiles the version routing
+    // chooses, an entry naming a variant (or `family@version`) that one.
+    let built: BTreeSet<&str> = entries
+        .iter()
+        .filter_map(|entry| {
+            let selection = match &entry.variant {
+                Some(id) => Selection::variant(id),
+                None => Selection::family(&entry.family),
+            };
+            chosen(&selection).map(crate::workspace::inheritance::EffectiveVariant::id)
+        })
+        .collect();
+    let not_built = |family: &str, fallback: bool| {
+        if !built_families.contains(family) {
+            return Some(crate::problem::RoutingProblem::RoutedNotBuilt {
+                family: family.to_string(),
+                fallback,
+                version: None,
+            });
+        }
+        let routed = chosen(&Selection::family(family))?;
+        (!built.contains(routed.id())).then(|| crate::problem::RoutingProblem::RoutedNotBuilt {
+            family: family.to_string(),
+            fallback,
+            version: Some(
+                routed
+                    .variant
+                    .version
+                    .clone()
+                    .unwrap_or_else(|| routed.id().to_string()),
+            ),
+        })
+    };
     let mut said: BTreeSet<&str> = BTreeSet::new();
     for entry in workspace.variants.values() {
         let family = entry.value.family_or_id();
-        if entry.value.route_match.is_some() && !built.contains(family) && said.insert(family) {
+        if entry.value.route_match.is_none() || !said.insert(family) {
+            continue;
+        }
+        if let Some(problem) = not_built(family, false) {
+            // A version left out is told at its own `match`, where it writes one.
+            let at = chosen(&Selection::family(family))
+                .and_then(|routed| workspace.variants.get(routed.id()))
+                .filter(|routed| routed.value.route_match.is_some())
+                .unwrap_or(entry);
             out.push(Diagnostic::new(
-                Problem::Routing(crate::problem::RoutingProblem::RoutedNotBuilt {
-                    family: family.to_string(),
-                    fallback: false,
-                }),
-                entry.value_span("/match"),
+                Problem::Routing(problem),
+                at.value_span("/match"),
             ));
         }
     }
     let fallback = &workspace.settings().fallback_family;
-    if !built.contains(fallback) && !said.contains(fallback.as_str()) {
+    if !said.contains(fallback.as_str())
+        && let Some(problem) = not_built(fallback, true)
+    {
         // At the setting, or (left to its default) where the manifest's nearest place is.
         let span = workspace.manifest.value_span("/fallback_family");
-        out.push(Diagnostic::new(
-            Problem::Routing(crate::problem::RoutingProblem::RoutedNotBuilt {
-                family: fallback.clone(),
-                fallback: true,
-            }),
-            span,
-        ));
+        out.push(Diagnostic::new(Problem::Routing(problem), span));
     }
 }
 
@@ -1460,7 +1500,7 @@ pub fn diagnostics(
     // The routing table is checked with the matrix: both need a sound workspace.
     let mut diagnostics = compiler.routing_diagnostics();
     let routing = diagnostics.len();
-    routed_not_built(workspace, &mut diagnostics);
+    routed_not_built(&compiler, &mut diagnostics);
     // A template reading a field the context does not have fails to render at that line as
     // "undefined value": the field, named, is said instead.
     let line = |span: Span| {

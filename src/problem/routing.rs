@@ -59,7 +59,12 @@ pub enum RoutingProblem {
     RoutedTwice { family: String },
     /// A family routing may choose (by its `match`, or as the fallback) that the build matrix
     /// does not compile: no check compiles its prompt before a model is routed to it.
-    RoutedNotBuilt { family: String, fallback: bool },
+    /// `version`: the family is built, but not the version routing chooses.
+    RoutedNotBuilt {
+        family: String,
+        fallback: bool,
+        version: Option<String>,
+    },
     /// A `[[routing.expect]]` model routes elsewhere.
     RouteMismatch {
         model: String,
@@ -173,6 +178,13 @@ impl RoutingProblem {
                 "give a variant of the family a `match`, or remove it from `routing.order`".into()
             }
             RoutingProblem::RoutedTwice { .. } => "list each family once".into(),
+            RoutingProblem::RoutedNotBuilt {
+                family,
+                version: Some(version),
+                ..
+            } => format!(
+                "add a `[[build.entries]]` of `{family}@{version}` (or of `{family}`, which compiles the version routing chooses) in promptc.toml, so that `validate` and `check` compile what routing may choose"
+            ),
             RoutingProblem::RoutedNotBuilt { family, .. } => format!(
                 "add `{family}` to `[build] families` in promptc.toml (or a `[[build.entries]]` of it), so that `validate` and `check` compile what routing may choose"
             ),
@@ -285,15 +297,27 @@ impl fmt::Display for RoutingProblem {
                 f,
                 "family `{family}` has a `match`, but `routing.order` does not list it, so it is never tried"
             ),
-            RoutingProblem::RoutedNotBuilt { family, fallback } => write!(
-                f,
-                "family `{family}` is chosen by routing ({}), but the build matrix does not compile it: nothing compiles its prompt before a model is routed to it",
-                if *fallback {
+            RoutingProblem::RoutedNotBuilt {
+                family,
+                fallback,
+                version,
+            } => {
+                let how = if *fallback {
                     "as the fallback family"
                 } else {
                     "by its `match`"
+                };
+                match version {
+                    Some(version) => write!(
+                        f,
+                        "version `{version}` of family `{family}` is the one routing chooses ({how}), but the build matrix compiles only other versions of the family: nothing compiles its prompt before a model is routed to it"
+                    ),
+                    None => write!(
+                        f,
+                        "family `{family}` is chosen by routing ({how}), but the build matrix does not compile it: nothing compiles its prompt before a model is routed to it"
+                    ),
                 }
-            ),
+            }
             RoutingProblem::RoutedWithoutMatch { family } => write!(
                 f,
                 "`routing.order` lists family `{family}`, but none of its variants has a `match`"
