@@ -283,6 +283,11 @@ pub enum Problem {
         variant: String,
         count: usize,
     },
+    /// A variant sends its tools as native definitions, and its prompt documents them too.
+    ToolsDocumentedTwice {
+        variant: String,
+        count: usize,
+    },
     /// A server of the listing beside MCP settings that gives nothing: the settings do not
     /// name it, or the context already has it (`in_context`), whose entry says what it offers.
     ListingEntryUnused {
@@ -817,6 +822,7 @@ impl Problem {
             Problem::ServerNotListed { .. } => "server-not-listed",
             Problem::SchemaKeyOfAField { .. } => "schema-key-of-a-field",
             Problem::ToolsNeverWritten { .. } => "tools-never-written",
+            Problem::ToolsDocumentedTwice { .. } => "tools-documented-twice",
             Problem::OrderPastTheEnd { .. } => "order-past-the-end",
             Problem::UndefinedPlaceholder { .. } => "undefined-placeholder",
             Problem::GuardedNameDefinedNowhere { .. } => "guarded-name-defined-nowhere",
@@ -915,6 +921,7 @@ impl Problem {
             | Problem::ListingEntryUnused { .. }
             | Problem::ServerNotListed { .. }
             | Problem::ToolsNeverWritten { .. }
+            | Problem::ToolsDocumentedTwice { .. }
             | Problem::OrderPastTheEnd { .. }
             | Problem::LiteralDollar { .. }
             | Problem::NeverEqual { .. }
@@ -1245,6 +1252,9 @@ impl Problem {
             Problem::OrderPastTheEnd { len, .. } => format!(
                 "write `order = {len}` to place it last, or the position it should take"
             ),
+            Problem::ToolsDocumentedTwice { .. } => {
+                "switch off, in this variant, the sections that document the tools (`[overrides.components.tool_list]` with `enabled = false`), or give it a template without `{{ TOOLS }}`; the prompt may still say how to use them".into()
+            }
             Problem::ToolsNeverWritten { .. } => {
                 "write `{{ TOOLS }}` in the base template (or a component's), set `native_tools = true` to send them as tool definitions, or list no tools".into()
             }
@@ -1697,6 +1707,10 @@ impl Problem {
             } => write!(
                 f,
                 "`order = {order}` places {kind} `{name}` past the end of the {len} the list holds: it goes last"
+            ),
+            Problem::ToolsDocumentedTwice { variant, count } => write!(
+                f,
+                "variant `{variant}` sends its {count} tool(s) as native tool definitions, and its prompt documents them too (`{{{{ TOOLS }}}}`, or a loop over `tools`): the model reads every tool twice, and pays for it in every request"
             ),
             Problem::ToolsNeverWritten { variant, count } => write!(
                 f,
@@ -2355,6 +2369,10 @@ mod tests {
                 variant: text(),
                 count: 1,
             },
+            Problem::ToolsDocumentedTwice {
+                variant: text(),
+                count: 1,
+            },
             Problem::OrderPastTheEnd {
                 kind: RefKind::Tool,
                 name: text(),
@@ -2601,7 +2619,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 88;
+    const VARIANTS: usize = 89;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -2693,6 +2711,7 @@ mod tests {
             Problem::TooManyValues { .. } => 85,
             Problem::PostprocessPassOutOfFuel { .. } => 86,
             Problem::GuardedNameDefinedNowhere { .. } => 87,
+            Problem::ToolsDocumentedTwice { .. } => 88,
         }
     }
 

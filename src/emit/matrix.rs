@@ -1459,6 +1459,7 @@ pub fn diagnostics(
     let mut warnings = Vec::new();
     let mut findings: Vec<Diagnostic> = Vec::new();
     let mut findings_at: HashMap<Span, Vec<usize>> = HashMap::new();
+    let mut documented_twice: BTreeSet<String> = BTreeSet::new();
     let run = compile_each(
         &compiler,
         entries(workspace),
@@ -1473,6 +1474,9 @@ pub fn diagnostics(
                 compiled,
                 &entry.label(),
             ));
+            if documents_its_native_tools(compiled) {
+                documented_twice.insert(compiled.variant.clone());
+            }
             // What writing the tool definitions found that does not stop a compile (a
             // keyword a dialect drops, an MCP tool left out).
             if let Some(variant) = compiler.variant(&compiled.variant)
@@ -1550,6 +1554,11 @@ pub fn diagnostics(
     }
     diagnostics.extend(found_in_templates);
     diagnostics.extend(run.over_budget);
+    for variant in documented_twice {
+        if let Some(warning) = tools_documented_twice(&compiler, &variant) {
+            diagnostics.push(warning);
+        }
+    }
     for warning in grouped_by_place(warnings.into_iter()) {
         diagnostics.push(warning);
     }
@@ -1561,6 +1570,38 @@ pub fn diagnostics(
         }
     }
     diagnostics
+}
+
+/// Whether a compile sends its tools as native definitions and documents them in its prompt
+/// as well: every tool's description (its first line, which a tool format copies whole) is in
+/// the prompt. A prompt that only names its tools, or tells how to use them, does not hold
+/// their descriptions.
+fn documents_its_native_tools(compiled: &Compiled) -> bool {
+    compiled.tool_definitions.is_some()
+        && !compiled.tools.is_empty()
+        && compiled.tools.iter().all(|tool| {
+            let first_line = tool.description.trim().lines().next().unwrap_or("").trim();
+            !first_line.is_empty() && compiled.prompt.contains(first_line)
+        })
+}
+
+/// The warning for a variant whose prompt documents its native tools, at the `native_tools`
+/// of the nearest file of its chain that writes it.
+fn tools_documented_twice(compiler: &Compiler<'_>, variant: &str) -> Option<Diagnostic> {
+    let workspace = compiler.workspace();
+    let effective = compiler.variant(variant)?;
+    let at = effective
+        .chain
+        .iter()
+        .filter_map(|id| workspace.variants.get(id))
+        .find(|entry| entry.document.writes("/native_tools"))?;
+    Some(Diagnostic::new(
+        Problem::ToolsDocumentedTwice {
+            variant: variant.to_string(),
+            count: effective.tools().len(),
+        },
+        at.value_span("/native_tools"),
+    ))
 }
 
 /// Whether two findings at one place are one: a volatile value early, or the prefix unchecked
