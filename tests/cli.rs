@@ -2509,3 +2509,33 @@ fn a_template_holding_a_nul_character_is_an_error_at_it() {
         run.stderr
     );
 }
+
+/// `explain` names the file and place of a component's template override, also when the
+/// variant inherits it: "overridden by the variant" sent the reader to a file that did not
+/// hold it.
+#[test]
+fn explain_locates_an_inherited_template_override() {
+    let workspace = common::Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            format!(
+                "{}\n[overrides.components.intro]\ntemplate = \"Own intro.\"\n",
+                common::VARIANT
+            ),
+        )
+        .file(
+            "variants/child.toml",
+            "id = \"child\"\nextends = \"generic\"\n",
+        )
+        .write();
+    for family in ["generic", "child"] {
+        let run = workspace.run(&["explain", "--family", family, "--context", "basic"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(
+            run.stdout
+                .contains("(overridden at variants/generic.toml:7:12)"),
+            "{family}: {}",
+            run.stdout
+        );
+    }
+}

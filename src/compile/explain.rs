@@ -20,6 +20,7 @@ use crate::resolve::tool_spec::SpecChoice;
 use crate::span::Span;
 use crate::workspace::Workspace;
 use crate::workspace::inheritance::EffectiveVariant;
+use crate::workspace::template_choice::TemplateChoice;
 
 #[derive(Debug, Serialize)]
 pub struct Explanation {
@@ -248,7 +249,10 @@ impl Explainer<'_> {
                 self.reason(Kind::Component, &planned.id, reason)
             },
             source: entry.map(|e| self.range(e.value_span(""))),
-            choice: Some(format!("{template} ({})", planned.choice)),
+            choice: Some(format!(
+                "{template} ({})",
+                self.template_choice(&planned.id, planned.choice)
+            )),
             partials: self
                 .workspace
                 .templates
@@ -366,6 +370,37 @@ impl Explainer<'_> {
                 })
                 .collect(),
         }
+    }
+
+    /// Why a component renders with its template, in words; an override of its template is
+    /// located in the file of the chain that writes it (the variant's own, or one it extends).
+    fn template_choice(&self, id: &str, choice: TemplateChoice) -> String {
+        if choice != TemplateChoice::Override {
+            return choice.to_string();
+        }
+        let pointer = child_pointer("/overrides/components", id);
+        self.variant
+            .chain
+            .iter()
+            .filter_map(|v| self.workspace.variants.get(v))
+            .find_map(|entry| {
+                let over = entry.value.overrides.components.get(id)?;
+                let field = if over.template.is_some() {
+                    "template"
+                } else if over.template_file.is_some() {
+                    "template_file"
+                } else {
+                    return None;
+                };
+                let span = entry.value_span(&format!("{pointer}/{field}"));
+                let file = self.workspace.sources.get(span.source);
+                let (line, column) = file.line_col(span.start);
+                Some(format!(
+                    "overridden at {}:{line}:{column}",
+                    file.path.display()
+                ))
+            })
+            .unwrap_or_else(|| choice.to_string())
     }
 
     /// The reason in words; an override that disabled the item is located.
