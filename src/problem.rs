@@ -77,6 +77,8 @@ pub const DATE_TYPE: &str = "a date, written as text (YYYY-MM-DD)";
 pub enum PathReader {
     Template,
     Condition,
+    /// A tool's `for_each` list.
+    ForEach,
     /// `tokens.volatile` in promptc.toml.
     VolatileList,
 }
@@ -1205,6 +1207,23 @@ impl Problem {
                     "a mapping has no `.{method}()` method here: write {instead} (`{{% for key, value in {parent} | items %}}` goes through its pairs)"
                 )
             }
+            // `extra` holds the keys `[context_fields]` declares, once it declares any.
+            Problem::UnknownContextField {
+                path,
+                reader,
+                suggestion: None,
+                ..
+            } if path.starts_with("extra.") && path.matches('.').count() == 1 => {
+                let key = &path["extra.".len()..];
+                let kind = if *reader == PathReader::ForEach {
+                    "array\", default = []"
+                } else {
+                    "string\""
+                };
+                format!(
+                    "declare it in promptc.toml's `[context_fields]` (`{key} = {{ type = \"{kind} }}`): with fields declared there, a context's `extra` holds those alone"
+                )
+            }
             // No near name below a table of the context: the fields it has (a name alone may
             // have been meant as a predicate or placeholder as well).
             Problem::UnknownContextField { path, fields, .. } if !fields.is_empty() => {
@@ -1960,6 +1979,7 @@ impl Problem {
                 let reader = match reader {
                     PathReader::Template => "template reads",
                     PathReader::Condition => "condition reads",
+                    PathReader::ForEach => "`for_each` reads",
                     PathReader::VolatileList => "`tokens.volatile` names",
                 };
                 write!(f, "{reader} `{path}`, which the context does not have")

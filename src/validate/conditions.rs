@@ -127,6 +127,15 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
     }
 }
 
+/// What reads a path, by where it is written: a tool's `for_each` list, or a condition.
+fn reader_of(pointer: &str) -> crate::problem::PathReader {
+    if pointer.ends_with("/for_each") {
+        crate::problem::PathReader::ForEach
+    } else {
+        crate::problem::PathReader::Condition
+    }
+}
+
 /// A `for_each` tool's condition that reads its item's name: told that conditions do not
 /// see the item, rather than only that the context lacks the name.
 fn item_not_in_conditions<'d>(
@@ -316,7 +325,7 @@ impl Checker<'_> {
                         fields: crate::schema::fields_if_none_near(&unknown, &suggestion),
                         path: unknown,
                         suggestion,
-                        reader: crate::problem::PathReader::Condition,
+                        reader: reader_of(pointer),
                     },
                     self.within(value_span, condition, range),
                 );
@@ -365,7 +374,7 @@ impl Checker<'_> {
                         fields: crate::schema::fields_if_none_near(&unknown, &suggestion),
                         path: unknown.clone(),
                         suggestion,
-                        reader: crate::problem::PathReader::Condition,
+                        reader: reader_of(pointer),
                     }
                 };
                 out.error(
