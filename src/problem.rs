@@ -1235,6 +1235,14 @@ impl Problem {
                 kind: RefKind::Family,
                 ..
             } => "families are declared by the `family` of a variant".into(),
+            // Named before it is written: the command that writes it.
+            Problem::UnknownReference {
+                kind: kind @ (RefKind::Tool | RefKind::Component),
+                name,
+                ..
+            } if crate::model::is_valid_id(name) => format!(
+                "`promptc new {kind} {name}` writes it, or leave it out of the list"
+            ),
             Problem::UnknownReference {
                 kind: RefKind::FamilySpec,
                 ..

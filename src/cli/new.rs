@@ -56,11 +56,7 @@ pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Re
         return Err(CliError::Reported);
     }
     let id = &args.id;
-    let valid_id = id.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
-    if !valid_id {
+    if !crate::model::is_valid_id(id) {
         return Err(CliError::NotAnId {
             id: id.clone(),
             problem: IdProblem::Characters,

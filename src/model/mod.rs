@@ -20,6 +20,15 @@ pub mod version;
 /// What an id (of a variant, component or tool) or a family may be: it names files and
 /// templates.
 pub const ID_PATTERN: &str = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$";
+
+/// Whether `id` matches [`ID_PATTERN`]: a letter or digit, then letters, digits, `_`, `.`
+/// and `-`.
+pub fn is_valid_id(id: &str) -> bool {
+    id.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+}
 /// What a version may be: it is written after `@` in `family@version`.
 pub const VERSION_PATTERN: &str = r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$";
 /// What names a variant: its id, or `family@version` (a version or the start of one).
