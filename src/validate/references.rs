@@ -1505,7 +1505,35 @@ fn outputs_apart_from_rules(
     }
 }
 
-fn regexes_compile(_: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {
+/// Where in `pattern` (written at `value`) its syntax fails, as the parser places it (an
+/// unclosed group at its `(`, a bad escape at the escape): the whole value when the pattern
+/// parses and fails later (past a size limit), or when the place cannot be found in the file.
+fn syntax_error_at(
+    sources: &crate::source::Sources,
+    value: crate::span::Span,
+    pattern: &str,
+) -> crate::span::Span {
+    let Err(error) = regex_syntax::ast::parse::Parser::new().parse(pattern) else {
+        return value;
+    };
+    let span = error.span();
+    let (start, end) = (
+        span.start.offset,
+        span.end.offset.max(span.start.offset + 1),
+    );
+    let Some(range) = pattern
+        .get(start..end.min(pattern.len()))
+        .map(|_| start..end.min(pattern.len()))
+    else {
+        return value;
+    };
+    let text = &sources.get(value.source).text;
+    crate::span::locate_in_file(text, value.range(), pattern, range).map_or(value, |raw| {
+        crate::span::Span::new(value.source, value.start + raw.start..value.start + raw.end)
+    })
+}
+
+fn regexes_compile(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {
     let regexes: Vec<(usize, &str, &str)> = manifest
         .value
         .postprocess
@@ -1520,11 +1548,15 @@ fn regexes_compile(_: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagn
         })
         .collect();
     let built = crate::built::postprocess_regexes(regexes.iter().map(|(_, pattern, _)| *pattern));
-    for ((index, _, replace), built) in regexes.iter().zip(built) {
+    for ((index, pattern, replace), built) in regexes.iter().zip(built) {
         match built {
             Err(error) => out.error(
                 Problem::InvalidRegex { message: error },
-                manifest.value_span(&format!("/postprocess/{index}/pattern")),
+                syntax_error_at(
+                    &known.workspace.sources,
+                    manifest.value_span(&format!("/postprocess/{index}/pattern")),
+                    pattern,
+                ),
             ),
             Ok(regex) => {
                 let span = manifest.value_span(&format!("/postprocess/{index}/replace"));
