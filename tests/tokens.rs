@@ -1310,7 +1310,7 @@ fn stats_tells_a_build_entry_apart_from_its_family_s_row() {
         .file(
             "promptc.toml",
             format!(
-                "{}\n[routing]\nlabel = \"stable\"\n\n[build]\nfamilies = [\"generic\"]\ncontexts = [\"basic\"]\n\n[[build.entries]]\nvariant = \"generic@2.0.0\"\ncontext = \"basic\"\noutput = \"beta/basic.md\"\n\n[[build.entries]]\nvariant = \"generic@2.0.0\"\ncontext = \"basic\"\noutput = \"again/basic.md\"\n",
+                "{}\n[routing]\nlabel = \"stable\"\n\n[build]\nfamilies = [\"generic\"]\ncontexts = [\"basic\", \"other\"]\n\n[[build.entries]]\nvariant = \"generic@2.0.0\"\ncontext = \"basic\"\noutput = \"beta/basic.md\"\n\n[[build.entries]]\nvariant = \"generic@2.0.0\"\ncontext = \"basic\"\noutput = \"again/basic.md\"\n",
                 common::MANIFEST
             ),
         )
@@ -1318,6 +1318,7 @@ fn stats_tells_a_build_entry_apart_from_its_family_s_row() {
             "variants/generic-2.toml",
             "id = \"generic-2\"\nfamily = \"generic\"\nextends = \"generic\"\nversion = \"2.0.0\"\n",
         )
+        .file("examples/contexts/other.toml", common::CONTEXT)
         .file(
             "variants/generic.toml",
             format!(
@@ -1350,6 +1351,11 @@ fn stats_tells_a_build_entry_apart_from_its_family_s_row() {
                 "examples/prompts/generic/basic.md".into()
             ),
             (
+                "generic".into(),
+                "1.0.0".into(),
+                "examples/prompts/generic/other.md".into()
+            ),
+            (
                 "generic-2".into(),
                 "2.0.0".into(),
                 "examples/prompts/beta/basic.md".into()
@@ -1361,10 +1367,12 @@ fn stats_tells_a_build_entry_apart_from_its_family_s_row() {
             ),
         ]
     );
-    // Two entries of one variant are told apart by output.
+    // Two entries of one variant are told apart by output; a family compiling two variants
+    // names the variant in each of its rows, also where a context has one of them only.
     let text = workspace.run(&["stats"]);
     assert!(
         text.stdout.contains("| generic (generic) | basic |")
+            && text.stdout.contains("| generic (generic) | other |")
             && text
                 .stdout
                 .contains("| generic (examples/prompts/beta/basic.md) | basic |")

@@ -14,10 +14,16 @@ pub fn markdown(rows: &[PromptStats], with_sections: bool) -> String {
     );
     // A family compiled twice for one context (a build entry's other version) is told apart
     // by its variant; two entries of one variant, by output. Counted once, not per row.
-    let mut by_family = std::collections::HashMap::new();
+    // A family whose rows compile more than one variant names the variant in each of its
+    // rows, not only in those of the contexts it is compiled twice for: `next-gen (next-gen)`
+    // beside a plain `next-gen` read as two things.
+    let mut variants_of = std::collections::HashMap::new();
     let mut by_variant = std::collections::HashMap::new();
     for row in rows {
-        *by_family.entry((&row.family, &row.context)).or_insert(0) += 1;
+        variants_of
+            .entry(&row.family)
+            .or_insert_with(std::collections::BTreeSet::new)
+            .insert(&row.variant);
         *by_variant
             .entry((&row.family, &row.context, &row.variant))
             .or_insert(0) += 1;
@@ -26,7 +32,7 @@ pub fn markdown(rows: &[PromptStats], with_sections: bool) -> String {
         Some(output) if by_variant[&(&row.family, &row.context, &row.variant)] > 1 => {
             format!("{} ({output})", row.family)
         }
-        _ if by_family[&(&row.family, &row.context)] > 1 => {
+        _ if variants_of[&row.family].len() > 1 => {
             format!("{} ({})", row.family, row.variant)
         }
         _ => row.family.clone(),
