@@ -465,9 +465,12 @@ fn assemble_rules_here(
         file_bytes,
         context,
         request,
-        named
-            .and_then(|name| workspace.context_rules.get(name))
-            .map(AsRef::as_ref),
+        (
+            named
+                .and_then(|name| workspace.context_rules.get(name))
+                .map(AsRef::as_ref),
+            named.map(|_| workspace.contexts.len()),
+        ),
         &mut diagnostics,
     );
     (report, diagnostics)

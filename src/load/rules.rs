@@ -127,14 +127,16 @@ impl RulesReport {
 /// rules and gets no rules flags is left untouched (its `rules` text stays text).
 ///
 /// `preread` holds what the context's `rules_from` folders gave when the workspace loaded (a
-/// workspace context's): they are not read again.
+/// workspace context's): they are not read again. `contexts`, for a workspace context, is
+/// how many the workspace has: its rules' matching may cost its share (see
+/// [`match_work_per_context`]), as in the build matrix.
 pub fn assemble(
     root: &Path,
     sources: &mut Sources,
     file_bytes: u64,
     context: &mut Context,
     request: &RulesRequest,
-    preread: Option<&ReadRules>,
+    (preread, contexts): (Option<&ReadRules>, Option<usize>),
     diagnostics: &mut Diagnostics,
 ) -> RulesReport {
     if !wants_rules(context, request) {
@@ -181,7 +183,10 @@ pub fn assemble(
         skipped,
         ..
     } = reader;
-    let mut report = apply(context, found, workflows, request, MAX_MATCH_WORK);
+    // A workspace context's rules may cost what its share is in the matrix, so that a build
+    // of it decides them as the matrix does.
+    let match_work = contexts.map_or(MAX_MATCH_WORK, match_work_per_context);
+    let mut report = apply(context, found, workflows, request, match_work);
     report.skipped = skipped;
     report
 }

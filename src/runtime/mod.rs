@@ -417,9 +417,12 @@ fn prepare(workspace: &Workspace, given: &AgentRequest) -> Result<Prepared, Fail
         workspace.settings().limits.file_bytes,
         &mut context,
         &rules,
-        named
-            .and_then(|name| workspace.context_rules.get(name))
-            .map(AsRef::as_ref),
+        (
+            named
+                .and_then(|name| workspace.context_rules.get(name))
+                .map(AsRef::as_ref),
+            named.map(|_| workspace.contexts.len()),
+        ),
         &mut found,
     );
     if found.has_errors() {
