@@ -1460,6 +1460,8 @@ pub fn diagnostics(
     let mut findings: Vec<Diagnostic> = Vec::new();
     let mut findings_at: HashMap<Span, Vec<usize>> = HashMap::new();
     let mut documented_twice: BTreeSet<String> = BTreeSet::new();
+    let mut looked_for_tools: BTreeSet<String> = BTreeSet::new();
+    let mut tools_reading_left = TOOLS_READING;
     let run = compile_each(
         &compiler,
         entries(workspace),
@@ -1474,7 +1476,11 @@ pub fn diagnostics(
                 compiled,
                 &entry.label(),
             ));
-            if documents_its_native_tools(compiled) {
+            // Once per variant (what documents the tools rarely depends on the context), and
+            // within what the run may spend reading prompts for it.
+            if looked_for_tools.insert(compiled.variant.clone())
+                && documents_its_native_tools(compiled, &mut tools_reading_left)
+            {
                 documented_twice.insert(compiled.variant.clone());
             }
             // What writing the tool definitions found that does not stop a compile (a
@@ -1572,17 +1578,36 @@ pub fn diagnostics(
     diagnostics
 }
 
+/// The bytes of prompt a run may read looking for native tools' descriptions (each search
+/// of one description reads the prompt): a matrix of thousands of tools in prompts of
+/// megabytes would read terabytes, for a warning.
+const TOOLS_READING: usize = 256 << 20;
+
 /// Whether a compile sends its tools as native definitions and documents them in its prompt
 /// as well: every tool's description (its first line, which a tool format copies whole) is in
 /// the prompt. A prompt that only names its tools, or tells how to use them, does not hold
-/// their descriptions.
-fn documents_its_native_tools(compiled: &Compiled) -> bool {
-    compiled.tool_definitions.is_some()
-        && !compiled.tools.is_empty()
-        && compiled.tools.iter().all(|tool| {
-            let first_line = tool.description.trim().lines().next().unwrap_or("").trim();
-            !first_line.is_empty() && compiled.prompt.contains(first_line)
-        })
+/// their descriptions. Each search is paid from `left`; none is made past it.
+fn documents_its_native_tools(compiled: &Compiled, left: &mut usize) -> bool {
+    if compiled.tool_definitions.is_none() || compiled.tools.is_empty() {
+        return false;
+    }
+    let mut lines: Vec<&str> = compiled
+        .tools
+        .iter()
+        .map(|tool| tool.description.trim().lines().next().unwrap_or("").trim())
+        .collect();
+    lines.sort_unstable();
+    lines.dedup();
+    if lines.first().is_none_or(|line| line.is_empty()) {
+        return false;
+    }
+    let cost = compiled.prompt.len().saturating_mul(lines.len());
+    let Some(after) = left.checked_sub(cost) else {
+        *left = 0;
+        return false;
+    };
+    *left = after;
+    lines.iter().all(|line| compiled.prompt.contains(line))
 }
 
 /// The warning for a variant whose prompt documents its native tools, at the `native_tools`
@@ -1666,8 +1691,8 @@ fn grouped_by_place(warnings: impl Iterator<Item = Diagnostic>) -> Vec<Diagnosti
 mod tests {
     use super::{
         Compiling, DEFERRED_BUDGETS, DEFERRED_BYTES, DIFF_DEADLINE, DiffTime, MatrixEntry, RUN,
-        RUN_DIFF_TIME, WINDOW, in_order, in_taking_order, is_output_path, may_wait, runs_of,
-        unified_diff,
+        RUN_DIFF_TIME, TOOLS_READING, WINDOW, documents_its_native_tools, in_order,
+        in_taking_order, is_output_path, may_wait, runs_of, unified_diff,
     };
 
     /// Outputs wait for the token tables up to a count and up to a number of bytes: a few
@@ -2069,6 +2094,56 @@ mod tests {
             .filter(|(_, result)| result.is_err())
             .count();
         assert_eq!(failed, 9);
+    }
+
+    fn native(prompt: &str, descriptions: &[&str]) -> crate::compiled::Compiled {
+        use crate::compiled::{Compiled, CompiledTool, SourceRange};
+        let tools: Vec<CompiledTool> = descriptions
+            .iter()
+            .enumerate()
+            .map(|(index, description)| CompiledTool {
+                id: format!("t{index}"),
+                name: format!("t{index}"),
+                spec: "generic".into(),
+                source: SourceRange {
+                    file: "tools/t.toml".into(),
+                    first_line: 1,
+                    last_line: 1,
+                },
+                description: (*description).to_string(),
+                parameters: Vec::new(),
+                item: None,
+            })
+            .collect();
+        Compiled {
+            family: "native".into(),
+            variant: "native".into(),
+            version: None,
+            prompt: prompt.into(),
+            sections: Vec::new(),
+            tools: tools.into(),
+            model: crate::model::ModelConfig::default(),
+            inputs: Vec::new(),
+            dialect: Some("openai"),
+            tool_definitions: Some(serde_json::json!([])),
+        }
+    }
+
+    // A native prompt that holds every tool's description (its first line) documents them
+    // twice; one that names them only does not. Each search is paid for, and none is made
+    // past what the run may read.
+    #[test]
+    fn a_native_prompt_holding_every_description_documents_its_tools() {
+        let tools = ["Read a file.\nWith line numbers.", "List a folder."];
+        let mut left = TOOLS_READING;
+        let twice = native("Tools:\nRead a file.\nList a folder.\n", &tools);
+        assert!(documents_its_native_tools(&twice, &mut left));
+        assert_eq!(left, TOOLS_READING - twice.prompt.len() * 2);
+        let named = native("Use read_file and list_files.\n", &tools);
+        assert!(!documents_its_native_tools(&named, &mut left));
+        let mut little = twice.prompt.len();
+        assert!(!documents_its_native_tools(&twice, &mut little));
+        assert_eq!(little, 0);
     }
 
     // Once the run's diffs have taken their time, a stale output's diff is a line saying so,
