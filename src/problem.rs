@@ -1259,7 +1259,7 @@ impl Problem {
                 "minijinja's macros have no `varargs` or `kwargs`: name each argument the macro takes, with a default for those a call may leave out (`{% macro m(a, b=none) %}`)".into()
             }
             Problem::GuardedNameDefinedNowhere { suggestion, .. } => format!(
-                "did you mean `{suggestion}`? (a name nothing defines is never defined: only the fallback can render)"
+                "did you mean `{suggestion}`? (a name left undefined on purpose, for a request to set, can be declared in the variant's `placeholders` with its fallback as its value)"
             ),
             Problem::UndefinedPlaceholder { .. } => {
                 "define it in the variant's `placeholders` (a context's `placeholders` or `--set` can then replace it), or list the component that provides it"
@@ -1785,7 +1785,7 @@ impl Problem {
             }
             Problem::GuardedNameDefinedNowhere { name, .. } => write!(
                 f,
-                "`{name}` is not defined by anything, so asking whether it is (`is defined`, `default(…)`) always gives the fallback"
+                "`{name}` is defined by no file of the workspace, so asking whether it is (`is defined`, `default(…)`) gives the fallback unless a request sets it"
             ),
             Problem::UnknownFunction { name, .. } => {
                 write!(

@@ -64,6 +64,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
             unwritten_tools(&scope, variant, sections, out);
         }
     }
+    guarded_misspelt(&scope, out);
     sections_read_where_empty(&scope, out);
     sections_read_by_tools(&scope, out);
     tools_tested_exist(workspace, out);
@@ -563,9 +564,11 @@ fn misspelt_in_prompt(
     sections: &VariantSections,
 ) -> BTreeSet<String> {
     let templates = &scope.workspace.templates;
+    // The names read where nothing set them (not those a template only asks about, nor those
+    // an include sets), as the check of names defined nowhere takes them.
     std::iter::once(variant.base)
         .chain(sections.placed_templates())
-        .flat_map(|template| templates.variables(template))
+        .flat_map(|template| templates.unset_variables(template))
         .filter(|name| !scope.any_variant.contains(name))
         .take(crate::diagnostic::MAX_PROBLEMS_PER_FILE)
         .filter_map(|name| closest(name, scope.any_variant.names()))
@@ -843,59 +846,97 @@ fn listed_at<'w>(
         })
 }
 
-/// The names a template only asks about (`x is defined`, `x | default(…)`) that nothing
-/// defines, each near a name something does: `{{ AGENT_NAEM | default("Forge") }}` renders its
-/// fallback in every prompt, where a name read outright is an error. A name nothing is near
-/// may be left undefined on purpose, and is not told; nor is one a template sets.
-fn guarded_misspelt(
-    workspace: &Workspace,
-    template: TemplateId,
-    namespace: &Namespace,
-    functions: &[String],
-    out: &mut Diagnostics,
-) {
+/// The names templates only ask about (`x is defined`, `x | default(…)`) that no file of the
+/// workspace defines (no variant's or context's placeholders, no context field, predicate,
+/// slot or template's `set`), each one edit from a name something does define:
+/// `{{ AGENT_NAEM | default("Forge") }}` renders its fallback in every prompt, where a name
+/// read outright is an error. A name further from every defined one (`SUPPORTS_IMAGES` beside
+/// `SUPPORTS_BROWSER`), or differing only in case, may be left undefined on purpose, for a
+/// request to set, and is not told.
+fn guarded_misspelt(scope: &Scope<'_>, out: &mut Diagnostics) {
+    let workspace = scope.workspace;
     let templates = &workspace.templates;
-    let candidates: Vec<&str> = templates
-        .guarded_variables(template)
-        .iter()
-        .map(String::as_str)
-        .filter(|name| !namespace.contains(name) && !functions.iter().any(|f| f == name))
+    let functions: BTreeSet<String> = templates
+        .env()
+        .globals()
+        .map(|(name, _)| name.to_owned())
         .collect();
-    if candidates.is_empty() {
-        return;
-    }
-    let set_anywhere = templates.names_set_anywhere();
-    let near: Vec<(&str, String)> = candidates
-        .into_iter()
-        .filter(|name| !set_anywhere.contains(name))
-        .take(crate::diagnostic::MAX_PROBLEMS_PER_FILE)
-        .filter_map(|name| Some((name, closest(name, namespace.names())?)))
+    let context_placeholders: BTreeSet<&str> = workspace
+        .contexts
+        .values()
+        .flat_map(|entry| entry.value.placeholders.keys().map(String::as_str))
         .collect();
-    if near.is_empty() {
-        return;
+    let mut ids: Vec<TemplateId> = templates.ids().collect();
+    ids.sort_by_key(|id| templates.name(*id));
+    // Computed once, when a template has a candidate at all.
+    let mut set_anywhere: Option<BTreeSet<&str>> = None;
+    let mut told = 0;
+    for template in ids {
+        let candidates: Vec<&str> = templates
+            .guarded_variables(template)
+            .iter()
+            .map(String::as_str)
+            .filter(|name| {
+                !scope.any_variant.contains(name)
+                    && !functions.contains(*name)
+                    && !context_placeholders.contains(name)
+            })
+            .collect();
+        if candidates.is_empty() {
+            continue;
+        }
+        let set_anywhere = set_anywhere.get_or_insert_with(|| templates.names_set_anywhere());
+        let near: Vec<(&str, String)> = candidates
+            .into_iter()
+            // Names of a few letters are too near everything, and comparing names of
+            // thousands costs the square of their lengths.
+            .filter(|name| {
+                !set_anywhere.contains(name) && (4..=256).contains(&name.chars().count())
+            })
+            .filter_map(|name| Some((name, one_edit_from(name, scope.any_variant.names())?)))
+            .collect();
+        if near.is_empty() {
+            continue;
+        }
+        let names: Vec<&str> = near.iter().map(|(name, _)| *name).collect();
+        let places = templates.find_names(template, &names);
+        let mut found: Vec<(Span, Problem)> = near
+            .into_iter()
+            .filter_map(|(name, suggestion)| {
+                let span = places
+                    .get(name)
+                    .copied()
+                    .or_else(|| templates.span_of(template))?;
+                Some((
+                    span,
+                    Problem::GuardedNameDefinedNowhere {
+                        name: name.to_string(),
+                        suggestion,
+                    },
+                ))
+            })
+            .collect();
+        found.sort_by_key(|(span, _)| span.start);
+        for (span, problem) in found {
+            out.push(Diagnostic::new(problem, span));
+            told += 1;
+        }
+        // As many as a file's report shows: past them, looking for more costs time for
+        // nothing.
+        if told >= crate::diagnostic::MAX_PROBLEMS_PER_FILE {
+            return;
+        }
     }
-    let names: Vec<&str> = near.iter().map(|(name, _)| *name).collect();
-    let places = templates.find_names(template, &names);
-    let mut found: Vec<(Span, Problem)> = near
-        .into_iter()
-        .filter_map(|(name, suggestion)| {
-            let span = places
-                .get(name)
-                .copied()
-                .or_else(|| templates.span_of(template))?;
-            Some((
-                span,
-                Problem::GuardedNameDefinedNowhere {
-                    name: name.to_string(),
-                    suggestion,
-                },
-            ))
-        })
-        .collect();
-    found.sort_by_key(|(span, _)| span.start);
-    for (span, problem) in found {
-        out.push(Diagnostic::new(problem, span));
-    }
+}
+
+/// The first of `known` one edit (a letter added, dropped, changed, or two swapped) from
+/// `name`, and not merely `name` in another case.
+fn one_edit_from<'k>(name: &str, known: impl Iterator<Item = &'k String>) -> Option<String> {
+    known
+        .filter(|known| !known.eq_ignore_ascii_case(name))
+        .filter(|known| known.len().abs_diff(name.len()) <= 1)
+        .find(|known| strsim::damerau_levenshtein(name, known) == 1)
+        .cloned()
 }
 
 fn undefined(
@@ -921,7 +962,6 @@ fn undefined(
             !namespace.contains(variable) && !functions.iter().any(|f| f == variable)
         })
         .collect();
-    guarded_misspelt(workspace, template, namespace, &functions, out);
     if unknown.is_empty() {
         return;
     }
