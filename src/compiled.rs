@@ -165,6 +165,10 @@ pub struct CompiledTool {
     pub name: String,
     /// `generic`, or the family whose spec was used.
     pub spec: String,
+    /// Whether `spec` names an entry of the tool's `families` (a family may be called
+    /// `generic` too), not the generic spec.
+    #[serde(skip)]
+    pub from_family: bool,
     /// The tool's file and the lines of the spec used.
     pub source: SourceRange,
     pub description: String,

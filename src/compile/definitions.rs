@@ -51,9 +51,11 @@ struct Neutral {
     description: String,
     schema: Value,
     subject: Subject,
-    /// The family whose spec of the workspace's tool was used (`generic`); empty for an
-    /// MCP tool.
-    spec: String,
+    /// The family whose spec of the workspace's tool was used; `None` for the generic spec
+    /// and for an MCP tool.
+    spec: Option<String>,
+    /// The characters promptc writes before an MCP tool's description (`[server] `).
+    prefix: usize,
 }
 
 /// The definitions of `tools` and of the context's MCP tools, in `dialect`.
@@ -162,6 +164,7 @@ pub fn build(
             } else {
                 format!("[{}] {}", server.name, tool.description)
             };
+            let prefix = description.chars().count() - tool.description.chars().count();
             let schema = tool
                 .input_schema
                 .clone()
@@ -171,7 +174,8 @@ pub fn build(
                 description,
                 schema,
                 subject,
-                spec: String::new(),
+                spec: None,
+                prefix,
             });
         }
     }
@@ -255,6 +259,7 @@ fn described_within(tool: &mut Neutral, dialect: Dialect, max: usize, findings: 
             length,
         },
         Subject::Mcp { .. } | Subject::Settings => {
+            let own = length.saturating_sub(tool.prefix);
             let kept = tool
                 .description
                 .char_indices()
@@ -267,6 +272,7 @@ fn described_within(tool: &mut Neutral, dialect: Dialect, max: usize, findings: 
                 dialect: dialect.name(),
                 max,
                 length,
+                own,
             }
         }
     };
@@ -538,7 +544,8 @@ fn of_tool(tool: &CompiledTool, findings: &mut Vec<Finding>) -> Neutral {
             id: tool.id.clone(),
             parameter: None,
         },
-        spec: tool.spec.clone(),
+        spec: tool.from_family.then(|| tool.spec.clone()),
+        prefix: 0,
     }
 }
 
@@ -1134,11 +1141,13 @@ fn tools_key(tools: &[CompiledTool], more: usize) -> Vec<u8> {
     key
 }
 
-/// A finding at its place: the tool spec (or its parameter), the MCP tool where a file
-/// names it (`places`), else the manifest's `[tool_definitions]`.
-/// Where a tool's description, as the family `spec` sees it, is written: the last spec of
-/// its chain of families that sets one, else the generic spec's.
-fn description_pointer(tool: &crate::model::ToolSpec, spec: &str) -> String {
+/// Where a tool's description, as the family entry `spec` sees it, is written: the last spec
+/// of its chain of families that sets one, else the generic spec's (also for `None`, the
+/// generic spec).
+fn description_pointer(tool: &crate::model::ToolSpec, spec: Option<&str>) -> String {
+    let Some(spec) = spec else {
+        return "/description".to_string();
+    };
     crate::resolve::tool_spec::family_chain(tool, spec)
         .iter()
         .rev()
@@ -1158,6 +1167,8 @@ fn description_pointer(tool: &crate::model::ToolSpec, spec: &str) -> String {
         )
 }
 
+/// A finding at its place: the tool spec (or its parameter), the MCP tool where a file
+/// names it (`places`), else the manifest's `[tool_definitions]`.
 pub fn place(workspace: &Workspace, finding: &Finding, places: &McpPlaces) -> Diagnostic {
     let manifest = &workspace.manifest;
     let settings_span = || manifest.key_span("/tool_definitions");
@@ -1181,7 +1192,7 @@ pub fn place(workspace: &Workspace, finding: &Finding, places: &McpPlaces) -> Di
                 {
                     return Diagnostic::new(
                         finding.problem.clone(),
-                        entry.value_span(&description_pointer(&entry.value.spec, spec)),
+                        entry.value_span(&description_pointer(&entry.value.spec, spec.as_deref())),
                     );
                 }
                 match parameter_index {
@@ -1302,7 +1313,8 @@ mod tests {
             description,
             schema: json!({ "type": "object" }),
             subject: Subject::Mcp { server: 0, tool: 0 },
-            spec: String::new(),
+            spec: None,
+            prefix: 0,
         }
     }
 

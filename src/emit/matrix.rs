@@ -2105,6 +2105,7 @@ mod tests {
                 id: format!("t{index}"),
                 name: format!("t{index}"),
                 spec: "generic".into(),
+                from_family: false,
                 source: SourceRange {
                     file: "tools/t.toml".into(),
                     first_line: 1,

@@ -23,10 +23,11 @@ pub enum DefinitionProblem {
         too_long: bool,
     },
     /// A tool's description (as rendered, with its parameters' notes) longer than the
-    /// provider accepts; `spec` is the family whose spec the tool was compiled from.
+    /// provider accepts; `spec` is the family whose entry of the tool's `families` it was
+    /// compiled from, `None` for the generic spec.
     DescriptionTooLong {
         tool: String,
-        spec: String,
+        spec: Option<String>,
         dialect: &'static str,
         max: usize,
         length: usize,
@@ -37,7 +38,10 @@ pub enum DefinitionProblem {
         name: String,
         dialect: &'static str,
         max: usize,
+        /// With the `[server] ` promptc writes before it.
         length: usize,
+        /// The server's own.
+        own: usize,
     },
     /// A tool's argument named so that the provider refuses the request (a parameter of
     /// the workspace's own tool).
@@ -149,8 +153,11 @@ impl DefinitionProblem {
             DefinitionProblem::DescriptionTooLong { max, .. } => format!(
                 "shorten the description to at most {max} characters as it renders (the notes of the parameters it shows count too): what a single argument needs can go in that parameter's `instruction`, which has no such limit, and the rest in the prompt"
             ),
-            DefinitionProblem::McpDescriptionCut { max, .. } => format!(
+            DefinitionProblem::McpDescriptionCut { max, own, .. } if own > max => format!(
                 "the server writes the description, so the fix is the server's; until then the model reads its first {max} characters"
+            ),
+            DefinitionProblem::McpDescriptionCut { max, .. } => format!(
+                "the server's own description fits; a shorter server name in the context leaves it the room (the model reads the first {max} characters)"
             ),
             DefinitionProblem::PropertyNameRejected { .. } => {
                 "name the parameter with 1 to 64 letters, digits, `_`, `.` and `-` (`file_path`, not `file path`)".into()
@@ -319,9 +326,10 @@ impl fmt::Display for DefinitionProblem {
                 dialect,
                 max,
                 length,
+                own,
             } => write!(
                 f,
-                "the description of MCP tool `{name}` is {length} characters, longer than the {max} the {dialect} dialect's provider accepts: cut to {max} in the tool definitions"
+                "the description of MCP tool `{name}` comes to {length} characters ({own} of the server's, after its server's name in brackets), longer than the {max} the {dialect} dialect's provider accepts: cut to {max} in the tool definitions"
             ),
             DefinitionProblem::PropertyNameRejected {
                 tool,

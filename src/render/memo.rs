@@ -264,6 +264,7 @@ pub fn write_tool(tool: &CompiledTool, out: &mut Vec<u8>) {
         id,
         name,
         spec,
+        from_family,
         source:
             SourceRange {
                 file,
@@ -280,6 +281,7 @@ pub fn write_tool(tool: &CompiledTool, out: &mut Vec<u8>) {
     for number in [first_line, last_line] {
         out.extend((*number as u64).to_le_bytes());
     }
+    out.push(u8::from(*from_family));
     match item {
         None => out.push(0),
         Some(index) => {

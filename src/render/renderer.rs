@@ -499,14 +499,15 @@ impl Renderer<'_> {
             }
             description.push_str(note);
         }
-        let spec = match &tool.choice {
-            SpecChoice::Family(family) => family.clone(),
-            SpecChoice::Generic => "generic".into(),
+        let (spec, from_family) = match &tool.choice {
+            SpecChoice::Family(family) => (family.clone(), true),
+            SpecChoice::Generic => ("generic".into(), false),
         };
         Some(CompiledTool {
             id: tool.id.clone(),
             name,
             spec,
+            from_family,
             source: tool.source.clone(),
             description,
             parameters,

@@ -200,6 +200,7 @@ fn same_tool(a: &CompiledTool, b: &CompiledTool) -> bool {
         id,
         name,
         spec,
+        from_family,
         source,
         description,
         parameters,
@@ -208,6 +209,7 @@ fn same_tool(a: &CompiledTool, b: &CompiledTool) -> bool {
     *id == b.id
         && *name == b.name
         && *spec == b.spec
+        && *from_family == b.from_family
         && *source == b.source
         && *description == b.description
         && *item == b.item
