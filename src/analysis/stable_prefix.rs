@@ -16,6 +16,8 @@
 //! switched off changes the prompt's MCP section as well; a workspace whose agents change
 //! them per request says so in `tokens.volatile`, and the definitions then count as volatile.
 
+use std::collections::{HashMap, HashSet};
+
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -685,13 +687,15 @@ fn tool_offered_in_one<'w>(
     &'w str,
     String,
 )> {
-    let offered =
-        |tools: &[crate::compiled::CompiledTool], id: &str| tools.iter().any(|tool| tool.id == id);
+    // Looked up, not searched for: a workspace of eighty `for_each` specs over a thousand
+    // items (eighty thousand tools) searched one list per tool for minutes.
+    let ours: HashSet<&str> = compiled.tools.iter().map(|tool| tool.id.as_str()).collect();
+    let theirs: HashSet<&str> = probed.tools.iter().map(|tool| tool.id.as_str()).collect();
     compiled
         .tools
         .iter()
         .chain(probed.tools.iter())
-        .filter(|tool| offered(&compiled.tools, &tool.id) != offered(&probed.tools, &tool.id))
+        .filter(|tool| ours.contains(tool.id.as_str()) != theirs.contains(tool.id.as_str()))
         .find_map(|tool| {
             let entry = workspace.tools.get(&tool.id)?;
             Some((entry, entry.value.when.as_deref()?, tool.name.clone()))
@@ -707,27 +711,27 @@ fn parameter_shown_in_one(
     compiled: &Compiled,
     probed: &Compiled,
 ) -> Option<(std::sync::Arc<str>, crate::span::Span, String)> {
+    let theirs = by_id_and_item(probed);
     compiled.tools.iter().find_map(|tool| {
-        let other = probed
-            .tools
-            .iter()
-            .find(|other| other.id == tool.id && other.item == tool.item)?;
-        let shown = |tool: &crate::compiled::CompiledTool, name: &str| {
+        let other = *theirs.get(&(tool.id.as_str(), tool.item))?;
+        let names = |tool: &'_ crate::compiled::CompiledTool| -> HashSet<String> {
             tool.parameters
                 .iter()
-                .any(|parameter| parameter.name == name)
+                .map(|parameter| parameter.name.clone())
+                .collect()
         };
+        let (ours, its) = (names(tool), names(other));
         let name = tool
             .parameters
             .iter()
             .map(|parameter| &parameter.name)
-            .find(|name| !shown(other, name))
+            .find(|name| !its.contains(*name))
             .or_else(|| {
                 other
                     .parameters
                     .iter()
                     .map(|parameter| &parameter.name)
-                    .find(|name| !shown(tool, name))
+                    .find(|name| !ours.contains(*name))
             })?;
         let resolved = resolve_tool(workspace, &tool.id, family)?;
         let (condition, span) = resolved
@@ -779,6 +783,18 @@ fn shown_in_one(compiled: &Compiled, probed: &Compiled, id: &str) -> bool {
     included(compiled) != included(probed)
 }
 
+/// A prompt's tools by id and `for_each` item.
+fn by_id_and_item(
+    prompt: &Compiled,
+) -> HashMap<(&str, Option<usize>), &crate::compiled::CompiledTool> {
+    let mut tools = HashMap::with_capacity(prompt.tools.len());
+    for tool in &prompt.tools {
+        // The first of an id and item, as a search in order finds it.
+        tools.entry((tool.id.as_str(), tool.item)).or_insert(tool);
+    }
+    tools
+}
+
 /// The first tool text (a description, or a parameter's instruction, usage or note) that
 /// the probe changed: the template that holds the volatile value when no section does.
 fn changed_tool_text(
@@ -789,28 +805,36 @@ fn changed_tool_text(
 ) -> Option<TemplateId> {
     // Paired by id: a tool offered in one compile only (its `when` reads the value) shifts
     // the others, and pairing by position blamed a tool whose text is the same in both.
+    // By id and item: every tool a `for_each` spec makes has the spec's id.
+    let by_id = by_id_and_item(probed);
     compiled
         .tools
         .iter()
-        .filter_map(|ours| {
-            // By id and item: every tool a `for_each` spec makes has the spec's id.
-            let theirs = probed
-                .tools
-                .iter()
-                .find(|theirs| theirs.id == ours.id && theirs.item == ours.item)?;
-            Some((ours, theirs))
-        })
+        .filter_map(|ours| Some((ours, *by_id.get(&(ours.id.as_str(), ours.item))?)))
         .find_map(|(ours, theirs)| {
-            let tool = resolve_tool(workspace, &ours.id, family)?;
             // Parameters paired by name, as tools are by id: one shown in one compile only
             // (its `when` reads the value) shifts the others, and pairing by position blamed
             // the text of the parameter after it, the same in both.
+            let their_parameters: HashMap<&str, &crate::compiled::CompiledParameter> = theirs
+                .parameters
+                .iter()
+                .map(|b| (b.name.as_str(), b))
+                .collect();
             let paired = || {
-                ours.parameters.iter().filter_map(|a| {
-                    let b = theirs.parameters.iter().find(|b| b.name == a.name)?;
-                    Some((a, b))
-                })
+                ours.parameters
+                    .iter()
+                    .filter_map(|a| Some((a, *their_parameters.get(a.name.as_str())?)))
             };
+            // Resolved only for a tool whose texts differ: resolving each of tens of
+            // thousands of tools cost more than comparing them.
+            let differs = ours.description != theirs.description
+                || paired().any(|(a, b)| {
+                    a.instruction != b.instruction || a.usage != b.usage || a.note != b.note
+                });
+            if !differs {
+                return None;
+            }
+            let tool = resolve_tool(workspace, &ours.id, family)?;
             if ours.description != theirs.description {
                 // Unless only a parameter's note, added to the description, changed.
                 let own_notes_same = paired().all(|(a, b)| a.note == b.note)
