@@ -33,7 +33,8 @@ pub fn readable_names(workspace: &Workspace) -> Namespace {
 
 pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
     let scope = Scope::new(workspace);
-    shared_templates(&scope, out);
+    let guarded = Guarded::new(&scope);
+    shared_templates(&scope, &guarded, out);
     // An invalid or unknown component, or a template that did not compile: what the sections
     // read cannot be told, and neither check is made.
     let sections: Vec<Option<VariantSections>> = scope
@@ -53,7 +54,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         })
         .collect();
     for (variant, sections) in scope.sound_variants().zip(&sections) {
-        base_template(&scope, variant, out);
+        base_template(&scope, variant, &guarded, out);
         family_templates_exist(&scope, variant, out);
         if let Some(sections) = sections {
             let parents = variant
@@ -64,7 +65,6 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
             unwritten_tools(&scope, variant, sections, out);
         }
     }
-    guarded_misspelt(&scope, out);
     sections_read_where_empty(&scope, out);
     sections_read_by_tools(&scope, out);
     tools_tested_exist(workspace, out);
@@ -309,7 +309,7 @@ impl<'w> Scope<'w> {
 /// Every template but the base templates (checked per variant, with that variant's
 /// placeholders): component and tool texts against any variant's names, tool formats with
 /// `tool` as well.
-fn shared_templates(scope: &Scope<'_>, out: &mut Diagnostics) {
+fn shared_templates(scope: &Scope<'_>, guarded: &Guarded<'_>, out: &mut Diagnostics) {
     let workspace = scope.workspace;
     let bases: BTreeSet<TemplateId> = scope.variants.iter().map(|v| v.base).collect();
     let mut tool_formats: BTreeSet<TemplateId> = scope
@@ -367,7 +367,7 @@ fn shared_templates(scope: &Scope<'_>, out: &mut Diagnostics) {
                 namespace.to_mut().insert(variable.clone());
             }
         }
-        undefined(workspace, template, &namespace, out);
+        undefined(workspace, template, (&namespace, guarded), out);
     }
 }
 
@@ -437,7 +437,12 @@ fn includers(workspace: &Workspace) -> std::collections::BTreeMap<TemplateId, Ve
     includers
 }
 
-fn base_template(scope: &Scope<'_>, variant: &EffectiveVariant, out: &mut Diagnostics) {
+fn base_template(
+    scope: &Scope<'_>,
+    variant: &EffectiveVariant,
+    guarded: &Guarded<'_>,
+    out: &mut Diagnostics,
+) {
     let workspace = scope.workspace;
     let mut namespace = scope.shared.clone();
     for name in variant.variant.placeholders.keys() {
@@ -450,7 +455,7 @@ fn base_template(scope: &Scope<'_>, variant: &EffectiveVariant, out: &mut Diagno
             namespace.insert(default_slot(component));
         }
     }
-    undefined(workspace, variant.base, &namespace, out);
+    undefined(workspace, variant.base, (&namespace, guarded), out);
 }
 
 /// A listed component without a default template needs one for the variant's family (its
@@ -846,86 +851,95 @@ fn listed_at<'w>(
         })
 }
 
-/// The names templates only ask about (`x is defined`, `x | default(…)`) that no file of the
-/// workspace defines (no variant's or context's placeholders, no context field, predicate,
-/// slot or template's `set`), each one edit from a name something does define:
-/// `{{ AGENT_NAEM | default("Forge") }}` renders its fallback in every prompt, where a name
-/// read outright is an error. A name further from every defined one (`SUPPORTS_IMAGES` beside
-/// `SUPPORTS_BROWSER`), or differing only in case, may be left undefined on purpose, for a
-/// request to set, and is not told.
-fn guarded_misspelt(scope: &Scope<'_>, out: &mut Diagnostics) {
-    let workspace = scope.workspace;
+/// What the check of names templates only ask about (`x is defined`, `x | default(…)`) needs
+/// across templates, made once: every template's sets, found when a template first has a
+/// candidate, and how many were told.
+struct Guarded<'s> {
+    any_variant: &'s Namespace,
+    set_anywhere: std::cell::OnceCell<BTreeSet<String>>,
+    told: std::cell::Cell<usize>,
+}
+
+impl<'s> Guarded<'s> {
+    fn new(scope: &'s Scope<'_>) -> Self {
+        Self {
+            any_variant: &scope.any_variant,
+            set_anywhere: std::cell::OnceCell::new(),
+            told: std::cell::Cell::new(0),
+        }
+    }
+}
+
+/// The names `template` only asks about that no file of the workspace defines (not in the
+/// names it sees, `namespace`, nor any variant's placeholders, nor a template's `set`), each
+/// one edit from a name it sees: `{{ AGENT_NAEM | default("Forge") }}` renders its fallback
+/// in every prompt, where a name read outright is an error. A name further from every
+/// defined one (`SUPPORTS_IMAGES` beside `SUPPORTS_BROWSER`), or differing only in case, may
+/// be left undefined on purpose, for a request to set, and is not told.
+fn guarded_misspelt(
+    workspace: &Workspace,
+    template: TemplateId,
+    (namespace, functions, guarded): (&Namespace, &[String], &Guarded<'_>),
+    out: &mut Diagnostics,
+) {
+    // As many as a file's report shows: past them, looking for more costs time for nothing.
+    if guarded.told.get() >= crate::diagnostic::MAX_PROBLEMS_PER_FILE {
+        return;
+    }
     let templates = &workspace.templates;
-    let functions: BTreeSet<String> = templates
-        .env()
-        .globals()
-        .map(|(name, _)| name.to_owned())
+    let candidates: Vec<&str> = templates
+        .guarded_variables(template)
+        .iter()
+        .map(String::as_str)
+        // Names of a few letters are too near everything, and comparing names of thousands
+        // costs the square of their lengths.
+        .filter(|name| {
+            (4..=256).contains(&name.chars().count())
+                && !namespace.contains(name)
+                && !guarded.any_variant.contains(name)
+                && !functions.iter().any(|f| f == name)
+        })
         .collect();
-    let context_placeholders: BTreeSet<&str> = workspace
-        .contexts
-        .values()
-        .flat_map(|entry| entry.value.placeholders.keys().map(String::as_str))
+    if candidates.is_empty() {
+        return;
+    }
+    let set_anywhere = guarded.set_anywhere.get_or_init(|| {
+        templates
+            .names_set_anywhere()
+            .into_iter()
+            .map(str::to_string)
+            .collect()
+    });
+    let near: Vec<(&str, String)> = candidates
+        .into_iter()
+        .filter(|name| !set_anywhere.contains(*name))
+        .filter_map(|name| Some((name, one_edit_from(name, namespace.names())?)))
         .collect();
-    let mut ids: Vec<TemplateId> = templates.ids().collect();
-    ids.sort_by_key(|id| templates.name(*id));
-    // Computed once, when a template has a candidate at all.
-    let mut set_anywhere: Option<BTreeSet<&str>> = None;
-    let mut told = 0;
-    for template in ids {
-        let candidates: Vec<&str> = templates
-            .guarded_variables(template)
-            .iter()
-            .map(String::as_str)
-            .filter(|name| {
-                !scope.any_variant.contains(name)
-                    && !functions.contains(*name)
-                    && !context_placeholders.contains(name)
-            })
-            .collect();
-        if candidates.is_empty() {
-            continue;
-        }
-        let set_anywhere = set_anywhere.get_or_insert_with(|| templates.names_set_anywhere());
-        let near: Vec<(&str, String)> = candidates
-            .into_iter()
-            // Names of a few letters are too near everything, and comparing names of
-            // thousands costs the square of their lengths.
-            .filter(|name| {
-                !set_anywhere.contains(name) && (4..=256).contains(&name.chars().count())
-            })
-            .filter_map(|name| Some((name, one_edit_from(name, scope.any_variant.names())?)))
-            .collect();
-        if near.is_empty() {
-            continue;
-        }
-        let names: Vec<&str> = near.iter().map(|(name, _)| *name).collect();
-        let places = templates.find_names(template, &names);
-        let mut found: Vec<(Span, Problem)> = near
-            .into_iter()
-            .filter_map(|(name, suggestion)| {
-                let span = places
-                    .get(name)
-                    .copied()
-                    .or_else(|| templates.span_of(template))?;
-                Some((
-                    span,
-                    Problem::GuardedNameDefinedNowhere {
-                        name: name.to_string(),
-                        suggestion,
-                    },
-                ))
-            })
-            .collect();
-        found.sort_by_key(|(span, _)| span.start);
-        for (span, problem) in found {
-            out.push(Diagnostic::new(problem, span));
-            told += 1;
-        }
-        // As many as a file's report shows: past them, looking for more costs time for
-        // nothing.
-        if told >= crate::diagnostic::MAX_PROBLEMS_PER_FILE {
-            return;
-        }
+    if near.is_empty() {
+        return;
+    }
+    let names: Vec<&str> = near.iter().map(|(name, _)| *name).collect();
+    let places = templates.find_names(template, &names);
+    let mut found: Vec<(Span, Problem)> = near
+        .into_iter()
+        .filter_map(|(name, suggestion)| {
+            let span = places
+                .get(name)
+                .copied()
+                .or_else(|| templates.span_of(template))?;
+            Some((
+                span,
+                Problem::GuardedNameDefinedNowhere {
+                    name: name.to_string(),
+                    suggestion,
+                },
+            ))
+        })
+        .collect();
+    found.sort_by_key(|(span, _)| span.start);
+    for (span, problem) in found {
+        out.push(Diagnostic::new(problem, span));
+        guarded.told.set(guarded.told.get() + 1);
     }
 }
 
@@ -942,7 +956,7 @@ fn one_edit_from<'k>(name: &str, known: impl Iterator<Item = &'k String>) -> Opt
 fn undefined(
     workspace: &Workspace,
     template: TemplateId,
-    namespace: &Namespace,
+    (namespace, guarded): (&Namespace, &Guarded<'_>),
     out: &mut Diagnostics,
 ) {
     undeclared_extra(workspace, template, namespace, out);
@@ -962,6 +976,7 @@ fn undefined(
             !namespace.contains(variable) && !functions.iter().any(|f| f == variable)
         })
         .collect();
+    guarded_misspelt(workspace, template, (namespace, &functions, guarded), out);
     if unknown.is_empty() {
         return;
     }
