@@ -484,7 +484,11 @@ fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut
             };
             out.push(Diagnostic::new(
                 Problem::WrongType {
-                    instead: written_instead(&expected, error.instance()),
+                    instead: written_instead(
+                        &expected,
+                        error.instance(),
+                        items_are_text(schema, error.schema_path().as_str()),
+                    ),
                     expected,
                     found: json_type(error.instance()).into(),
                 },
@@ -762,25 +766,60 @@ fn one_of(
 /// `found`, of the wrong type, as its field would take it, where that is plain: a number or
 /// boolean written in quotes without them, one text where a list is expected as a list of
 /// it. Written in JSON's form, which TOML and YAML read alike.
-fn written_instead(expected: &str, found: &Value) -> Option<String> {
+fn written_instead(expected: &str, found: &Value, items_are_text: bool) -> Option<String> {
     let text = found.as_str()?;
     let trimmed = text.trim();
     match expected {
         "an integer" => trimmed.parse::<i64>().ok().map(|n| n.to_string()),
-        "a number" => trimmed
-            .parse::<f64>()
+        // JSON's form of a number, which TOML and YAML read too (not `.1`, `5.` or `007`).
+        "a number" => serde_json::from_str::<serde_json::Number>(trimmed)
             .ok()
-            .filter(|n| n.is_finite())
             .map(|_| trimmed.to_string()),
         "a boolean" => match trimmed {
             "true" | "false" => Some(trimmed.to_string()),
             _ => None,
         },
-        "an array" if !text.is_empty() && text.len() <= 200 => serde_json::to_string(text)
-            .ok()
-            .map(|item| format!("[{item}]")),
+        "an array" if items_are_text && !text.is_empty() && text.len() <= 200 => {
+            serde_json::to_string(text)
+                .ok()
+                .map(|item| format!("[{item}]"))
+        }
         _ => None,
     }
+}
+
+/// Whether the schema holding the keyword at `schema_path` (a `type` that failed) takes a
+/// list of strings: one text is then written as a list of it.
+fn items_are_text(schema: &Value, schema_path: &str) -> bool {
+    fn resolve<'s>(schema: &'s Value, node: &'s Value) -> Option<&'s Value> {
+        match node.get("$ref").and_then(Value::as_str) {
+            Some(reference) => schema.pointer(reference.strip_prefix('#')?),
+            None => Some(node),
+        }
+    }
+    let segments: Vec<&str> = schema_path.split('/').skip(1).collect();
+    let mut node = schema;
+    for segment in &segments[..segments.len().saturating_sub(1)] {
+        let next = if *segment == "$ref" {
+            resolve(schema, node)
+        } else {
+            node.get(*segment).or_else(|| {
+                segment
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|index| node.get(index))
+            })
+        };
+        match next {
+            Some(next) => node = next,
+            None => return false,
+        }
+    }
+    node.get("items")
+        .and_then(|items| resolve(schema, items))
+        .and_then(|items| items.get("type"))
+        .and_then(Value::as_str)
+        == Some("string")
 }
 
 /// A value as a message shows it: strings in backticks without JSON quotes, other values as
