@@ -131,7 +131,18 @@ pub fn locate_in_file(
     range: std::ops::Range<usize>,
 ) -> Option<std::ops::Range<usize>> {
     let raw = text.get(value.clone())?;
-    match raw.find(decoded) {
+    // The text as written, after its quotes (or a block's indicator): a text whose escapes
+    // put its decoded form elsewhere in the value (`"\\q"` holds `\q` from its second
+    // character) is mapped through its escapes instead.
+    let verbatim = raw.find(decoded).filter(|&offset| {
+        raw[..offset].chars().all(|c| {
+            matches!(
+                c,
+                '"' | '\'' | '|' | '>' | '-' | '+' | ' ' | '\t' | '\r' | '\n'
+            )
+        })
+    });
+    match verbatim {
         Some(offset) => Some(offset + range.start..offset + range.end),
         None => raw_range(&value_offsets(text, value, decoded)?, range),
     }
@@ -227,6 +238,18 @@ pub fn raw_range(
 #[cfg(test)]
 mod tests {
     use super::{locate_in_file, raw_offsets, raw_range};
+
+    // A text whose decoded form also stands in the value after an escape (`"\\q"` decodes
+    // to `\q`, written again from the value's second backslash) is placed through its
+    // escapes: the place of `\q` is both backslashes and the `q`, not the last two.
+    #[test]
+    fn a_decoded_text_found_after_an_escape_is_placed_through_it() {
+        let file = "pattern = \"\\\\q\"\n";
+        let start = file.find('"').unwrap();
+        let end = file.rfind('"').unwrap() + 1;
+        let raw = locate_in_file(file, start..end, "\\q", 0..2).unwrap();
+        assert_eq!(&file[start + raw.start..start + raw.end], "\\\\q");
+    }
 
     // A YAML block scalar's text is found through its lines: the span starts at the first
     // line's text, each line's indentation stands for nothing, and a folded break is a space.

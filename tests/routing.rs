@@ -147,6 +147,20 @@ fn route_prints_the_family_version_and_rule() {
         ),
         "{text}"
     );
+    let piped = common::promptc()
+        .current_dir(common::repo_root())
+        .args(["route", "--model", "gpt-5.1-codex", "--context", "-"])
+        .write_stdin("[model]\nprovider = \"openrouter\"\n")
+        .output()
+        .unwrap();
+    let text = common::stdout(&piped);
+    assert_eq!(
+        text.lines().next(),
+        Some(
+            "model:   gpt-5.1-codex (provider `openrouter`, the context's on standard input; `--provider` routes for another)"
+        ),
+        "{text}"
+    );
 
     let json: serde_json::Value = serde_json::from_str(&run(&[
         "route",

@@ -63,6 +63,9 @@ pub fn run(
                 ("", _) => "no provider".to_string(),
                 (provider, true) => format!("provider `{provider}`"),
                 (provider, false) if context_name.is_empty() => format!("provider `{provider}`"),
+                (provider, false) if context_name == "-" => format!(
+                    "provider `{provider}`, the context's on standard input; `--provider` routes for another"
+                ),
                 (provider, false) => format!(
                     "provider `{provider}`, the context `{context_name}`'s; `--provider` routes for another"
                 ),
