@@ -122,6 +122,25 @@ pub fn value_offsets(
     block_offsets(raw, range.start - line_start, decoded)
 }
 
+/// `range` of `decoded`, the text of the value written at `value`, as a span of its file,
+/// found through the value's quotes and escapes; `None` where it cannot be placed.
+pub fn within_value(
+    sources: &crate::source::Sources,
+    value: Span,
+    decoded: &str,
+    range: Range<usize>,
+) -> Option<Span> {
+    if range.end > decoded.len() || !sources.holds(value.source) {
+        return None;
+    }
+    let file = &sources.get(value.source).text;
+    let raw = locate_in_file(file, value.range(), decoded, range)?;
+    Some(Span::new(
+        value.source,
+        value.start + raw.start..value.start + raw.end,
+    ))
+}
+
 /// Where `range` of a value's text `decoded` lies in the value at `value` of the file's
 /// `text`: found as it is, or through its escapes or lines (see [`value_offsets`]).
 pub fn locate_in_file(

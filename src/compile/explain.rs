@@ -393,14 +393,16 @@ impl Explainer<'_> {
                     return None;
                 };
                 let span = entry.value_span(&format!("{pointer}/{field}"));
-                let file = self.workspace.sources.get(span.source);
-                let (line, column) = file.line_col(span.start);
-                Some(format!(
-                    "overridden at {}:{line}:{column}",
-                    file.path.display()
-                ))
+                Some(format!("overridden at {}", self.place(span)))
             })
             .unwrap_or_else(|| choice.to_string())
+    }
+
+    /// `file:line:col` of `span`.
+    fn place(&self, span: crate::span::Span) -> String {
+        let file = self.workspace.sources.get(span.source);
+        let (line, column) = file.line_col(span.start);
+        format!("{}:{line}:{column}", file.path.display())
     }
 
     /// The reason in words; an override that disabled the item is located.
@@ -418,12 +420,7 @@ impl Explainer<'_> {
             .iter()
             .filter_map(|v| self.workspace.variants.get(v))
             .find(|entry| kind.disabled_by(&entry.value.overrides, id))
-            .map(|entry| {
-                let span = entry.value_span(&pointer);
-                let file = self.workspace.sources.get(span.source);
-                let (line, column) = file.line_col(span.start);
-                format!(" at {}:{line}:{column}", file.path.display())
-            })
+            .map(|entry| format!(" at {}", self.place(entry.value_span(&pointer))))
             .unwrap_or_default();
         format!("{reason}{at}")
     }

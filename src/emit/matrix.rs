@@ -1359,11 +1359,15 @@ fn files_on_disk(workspace: &Workspace) -> Result<FilesOnDisk, PathError> {
 }
 
 /// Each family routing may choose (one whose variants have a `match`, and the fallback
-/// family) that no entry of the build matrix compiles: `validate` compiles the matrix, so an
-/// error in such a family's prompt would first show when an agent routes a model to it. Said
-/// once per family, at its first `match` (the fallback at its setting); not when the matrix
+/// family) that no entry of the build matrix compiles, or whose version routing chooses no
+/// entry compiles: `validate` compiles the matrix, so an error in such a prompt would first
+/// show when an agent routes a model to it. Said once per family, at the `match` of the
+/// version routing chooses, else its first (the fallback at its setting); not when the matrix
 /// compiles nothing at all.
 fn routed_not_built(compiler: &Compiler<'_>, out: &mut Diagnostics) {
+    use crate::problem::RoutingProblem;
+    use crate::workspace::inheritance::EffectiveVariant;
+
     let workspace = compiler.workspace();
     let entries = entries(workspace);
     // A matrix of nothing (a workspace without contexts yet) leaves every family out alike.
@@ -1387,28 +1391,27 @@ fn routed_not_built(compiler: &Compiler<'_>, out: &mut Diagnostics) {
                 Some(id) => Selection::variant(id),
                 None => Selection::family(&entry.family),
             };
-            chosen(&selection).map(crate::workspace::inheritance::EffectiveVariant::id)
+            chosen(&selection).map(EffectiveVariant::id)
         })
         .collect();
-    let not_built = |family: &str, fallback: bool| {
-        if !built_families.contains(family) {
-            return Some(crate::problem::RoutingProblem::RoutedNotBuilt {
-                family: family.to_string(),
-                fallback,
-                version: None,
-            });
-        }
-        let routed = chosen(&Selection::family(family))?;
-        (!built.contains(routed.id())).then(|| crate::problem::RoutingProblem::RoutedNotBuilt {
-            family: family.to_string(),
-            fallback,
-            version: Some(
+    // The problem of a family (and the version routing chooses, `routed`), if any.
+    let not_built = |family: &str, fallback: bool, routed: Option<&EffectiveVariant>| {
+        let version = if built_families.contains(family) {
+            let routed = routed.filter(|routed| !built.contains(routed.id()))?;
+            Some(
                 routed
                     .variant
                     .version
                     .clone()
                     .unwrap_or_else(|| routed.id().to_string()),
-            ),
+            )
+        } else {
+            None
+        };
+        Some(RoutingProblem::RoutedNotBuilt {
+            family: family.to_string(),
+            fallback,
+            version,
         })
     };
     let mut said: BTreeSet<&str> = BTreeSet::new();
@@ -1417,9 +1420,10 @@ fn routed_not_built(compiler: &Compiler<'_>, out: &mut Diagnostics) {
         if entry.value.route_match.is_none() || !said.insert(family) {
             continue;
         }
-        if let Some(problem) = not_built(family, false) {
-            // A version left out is told at its own `match`, where it writes one.
-            let at = chosen(&Selection::family(family))
+        let routed = chosen(&Selection::family(family));
+        if let Some(problem) = not_built(family, false, routed) {
+            // At the `match` of the version routing chooses, where it writes one.
+            let at = routed
                 .and_then(|routed| workspace.variants.get(routed.id()))
                 .filter(|routed| routed.value.route_match.is_some())
                 .unwrap_or(entry);
@@ -1431,7 +1435,7 @@ fn routed_not_built(compiler: &Compiler<'_>, out: &mut Diagnostics) {
     }
     let fallback = &workspace.settings().fallback_family;
     if !said.contains(fallback.as_str())
-        && let Some(problem) = not_built(fallback, true)
+        && let Some(problem) = not_built(fallback, true, chosen(&Selection::family(fallback)))
     {
         // At the setting, or (left to its default) where the manifest's nearest place is.
         let span = workspace.manifest.value_span("/fallback_family");

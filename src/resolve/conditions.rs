@@ -304,16 +304,7 @@ impl<'w> Conditions<'w> {
 
     /// `range` of the condition's text, as a span of the file it is written in.
     fn within(&self, span: Span, text: &str, range: std::ops::Range<usize>) -> Option<Span> {
-        let sources = &self.workspace.sources;
-        if range.end > text.len() || !sources.holds(span.source) {
-            return None;
-        }
-        let file = &sources.get(span.source).text;
-        let raw = crate::span::locate_in_file(file, span.range(), text, range)?;
-        Some(Span::new(
-            span.source,
-            span.start + raw.start..span.start + raw.end,
-        ))
+        crate::span::within_value(&self.workspace.sources, span, text, range)
     }
 
     /// The first path the condition reads (in the order it is written) that the scope does

@@ -388,16 +388,7 @@ impl Checker<'_> {
     /// A range of the condition's text as a span of the file, when the text stands there
     /// verbatim; the whole value otherwise.
     fn within(&self, value_span: Span, text: &str, range: std::ops::Range<usize>) -> Span {
-        let file = self.sources.get(value_span.source);
-        crate::span::locate_in_file(&file.text, value_span.range(), text, range).map_or(
-            value_span,
-            |raw| {
-                Span::new(
-                    value_span.source,
-                    value_span.start + raw.start..value_span.start + raw.end,
-                )
-            },
-        )
+        crate::span::within_value(self.sources, value_span, text, range).unwrap_or(value_span)
     }
 }
 

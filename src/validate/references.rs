@@ -1513,24 +1513,17 @@ fn syntax_error_at(
     value: crate::span::Span,
     pattern: &str,
 ) -> crate::span::Span {
-    let Err(error) = regex_syntax::ast::parse::Parser::new().parse(pattern) else {
-        return value;
+    let place = || {
+        let error = regex_syntax::ast::parse::Parser::new()
+            .parse(pattern)
+            .err()?;
+        let span = error.span();
+        let start = span.start.offset;
+        let end = span.end.offset.max(start + 1).min(pattern.len());
+        pattern.get(start..end)?;
+        crate::span::within_value(sources, value, pattern, start..end)
     };
-    let span = error.span();
-    let (start, end) = (
-        span.start.offset,
-        span.end.offset.max(span.start.offset + 1),
-    );
-    let Some(range) = pattern
-        .get(start..end.min(pattern.len()))
-        .map(|_| start..end.min(pattern.len()))
-    else {
-        return value;
-    };
-    let text = &sources.get(value.source).text;
-    crate::span::locate_in_file(text, value.range(), pattern, range).map_or(value, |raw| {
-        crate::span::Span::new(value.source, value.start + raw.start..value.start + raw.end)
-    })
+    place().unwrap_or(value)
 }
 
 fn regexes_compile(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {

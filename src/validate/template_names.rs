@@ -856,7 +856,8 @@ fn listed_at<'w>(
 /// candidate, and how many were told.
 struct Guarded<'s> {
     any_variant: &'s Namespace,
-    set_anywhere: std::cell::OnceCell<BTreeSet<String>>,
+    workspace: &'s Workspace,
+    set_anywhere: std::cell::OnceCell<BTreeSet<&'s str>>,
     told: std::cell::Cell<usize>,
 }
 
@@ -864,6 +865,7 @@ impl<'s> Guarded<'s> {
     fn new(scope: &'s Scope<'_>) -> Self {
         Self {
             any_variant: &scope.any_variant,
+            workspace: scope.workspace,
             set_anywhere: std::cell::OnceCell::new(),
             told: std::cell::Cell::new(0),
         }
@@ -903,13 +905,9 @@ fn guarded_misspelt(
     if candidates.is_empty() {
         return;
     }
-    let set_anywhere = guarded.set_anywhere.get_or_init(|| {
-        templates
-            .names_set_anywhere()
-            .into_iter()
-            .map(str::to_string)
-            .collect()
-    });
+    let set_anywhere = guarded
+        .set_anywhere
+        .get_or_init(|| guarded.workspace.templates.names_set_anywhere());
     let near: Vec<(&str, String)> = candidates
         .into_iter()
         .filter(|name| !set_anywhere.contains(*name))
