@@ -116,6 +116,27 @@ impl SourceRange {
             last_line,
         }
     }
+
+    /// The lines of a whole file's value (`span` is its root's), from its first line of
+    /// content: a reader sent to where a component or tool is written wants its keys, not
+    /// the `#:schema` comment or the blank lines above them.
+    pub fn of_document(span: crate::span::Span, sources: &crate::source::Sources) -> Self {
+        let text = &sources.get(span.source).text;
+        let mut start = span.start;
+        while let Some(rest) = text.get(start..span.end) {
+            let line_end = rest.find('\n').map_or(rest.len(), |newline| newline + 1);
+            let line = rest[..line_end].trim();
+            let trivia = line.is_empty() || line.starts_with('#') || line.starts_with("//");
+            if line_end == rest.len() || !trivia {
+                break;
+            }
+            start += line_end;
+        }
+        Self::of(
+            crate::span::Span::new(span.source, start..span.end),
+            sources,
+        )
+    }
 }
 
 /// The tools a prompt documents, in order: a slice, shared rather than copied between the
@@ -193,4 +214,31 @@ pub struct CompiledParameter {
     /// Shared by every tool that uses the same shared parameter.
     #[serde(skip_serializing_if = "ParameterSchema::is_empty")]
     pub schema: ParameterSchema,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SourceRange;
+    use crate::source::Sources;
+    use crate::span::Span;
+
+    fn first_line(text: &str) -> usize {
+        let mut sources = Sources::default();
+        let id = sources.add("file".into(), text.to_string());
+        SourceRange::of_document(Span::new(id, 0..text.len()), &sources).first_line
+    }
+
+    #[test]
+    fn a_document_s_range_begins_at_its_first_line_of_content() {
+        assert_eq!(first_line("#:schema ../s.json\nid = \"a\"\n"), 2);
+        assert_eq!(
+            first_line("#:schema ../s.json\n\n  # why\nid = \"a\"\nx = 1\n"),
+            4
+        );
+        assert_eq!(first_line("// comment\n{\n  \"id\": \"a\"\n}\n"), 2);
+        assert_eq!(first_line("id: a\n# later comment\n"), 1);
+        // A file of comments alone keeps its last line rather than pointing past the end.
+        assert_eq!(first_line("# one\n# two\n"), 2);
+        assert_eq!(first_line(""), 1);
+    }
 }

@@ -2514,6 +2514,39 @@ fn a_template_holding_a_nul_character_is_an_error_at_it() {
 /// variant inherits it: "overridden by the variant" sent the reader to a file that did not
 /// hold it.
 #[test]
+fn explain_places_a_component_or_tool_at_its_first_line_of_content() {
+    // The line a reader is sent to is where the file's keys begin, not its `#:schema`
+    // comment or the blank lines and comments above them.
+    let workspace = common::Fixture::minimal()
+        .file(
+            "components/intro.toml",
+            format!(
+                "#:schema ../schema/component.schema.json\n\n# The opening.\n{}",
+                common::COMPONENT
+            ),
+        )
+        .file(
+            "tools/read_file.toml",
+            format!("#:schema ../schema/tool.schema.json\n{}", common::TOOL),
+        )
+        .write();
+    let run = workspace.run(&["explain", "--context", "basic"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("+ intro: included  [components/intro.toml:4]"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("+ read_file: included  [tools/read_file.toml:2]"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
 fn explain_locates_an_inherited_template_override() {
     let workspace = common::Fixture::minimal()
         .file(

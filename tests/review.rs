@@ -586,7 +586,7 @@ fn explain_gives_the_reason_and_the_place() {
         "{out}"
     );
     assert!(
-        out.contains("- browser: condition `browser.enabled` is false  [tools/browser.toml:1]"),
+        out.contains("- browser: condition `browser.enabled` is false  [tools/browser.toml:2]"),
         "{out}"
     );
     assert!(

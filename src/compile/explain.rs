@@ -188,7 +188,7 @@ pub fn explain(compiler: &Compiler<'_>, request: &Request) -> Result<Explanation
             .chain
             .iter()
             .filter_map(|id| explainer.workspace.variants.get(id))
-            .map(|entry| explainer.range(entry.value_span("")))
+            .map(|entry| explainer.document(entry.value_span("")))
             .collect(),
         components: explainer.components(&prepared.plan.components),
         tools: explainer.tools(&prepared.plan.tools),
@@ -215,6 +215,11 @@ impl Explainer<'_> {
         SourceRange::of(span, &self.workspace.sources)
     }
 
+    /// A whole file's lines, from its first line of content.
+    fn document(&self, span: Span) -> SourceRange {
+        SourceRange::of_document(span, &self.workspace.sources)
+    }
+
     /// The planned components, then the workspace's components the variant does not list.
     fn components(&self, planned: &[PlannedComponent]) -> Vec<Item> {
         let mut items: Vec<Item> = planned.iter().map(|c| self.component(c)).collect();
@@ -226,7 +231,7 @@ impl Explainer<'_> {
                 .filter(|(id, _)| !listed.contains(id))
                 .map(|(id, entry)| {
                     let reason = "not listed by the variant (its slot renders \"\")";
-                    Item::unlisted(id, reason, self.range(entry.value_span("")))
+                    Item::unlisted(id, reason, self.document(entry.value_span("")))
                 }),
         );
         items
@@ -248,7 +253,7 @@ impl Explainer<'_> {
             } else {
                 self.reason(Kind::Component, &planned.id, reason)
             },
-            source: entry.map(|e| self.range(e.value_span(""))),
+            source: entry.map(|e| self.document(e.value_span(""))),
             choice: Some(format!(
                 "{template} ({})",
                 self.template_choice(&planned.id, planned.choice)
@@ -281,7 +286,7 @@ impl Explainer<'_> {
                     Item::unlisted(
                         id,
                         "not listed by the variant",
-                        self.range(entry.value_span("")),
+                        self.document(entry.value_span("")),
                     )
                 }),
         );
@@ -291,14 +296,14 @@ impl Explainer<'_> {
     fn tool(&self, planned: &PlannedTool) -> Item {
         let tool = &planned.tool;
         let entry = &self.workspace.tools[tool.id.as_str()];
-        let (choice, span) = match &tool.choice {
+        let (choice, source) = match &tool.choice {
             SpecChoice::Family(family) => (
                 format!("the `{family}` spec"),
-                entry.value_span(&child_pointer("/families", family)),
+                self.range(entry.value_span(&child_pointer("/families", family))),
             ),
             SpecChoice::Generic => (
                 format!("the generic spec (no `{}` entry)", self.variant.family()),
-                entry.value_span(""),
+                self.document(entry.value_span("")),
             ),
         };
         let instances: Vec<Instance> = match (&tool.for_each, &self.made) {
@@ -336,7 +341,7 @@ impl Explainer<'_> {
             included: shown,
             reason,
             instances,
-            source: Some(self.range(span)),
+            source: Some(source),
             choice: Some(choice),
             partials: Vec::new(),
             condition: tool

@@ -58,13 +58,13 @@ pub struct ReadLimit {
 pub struct Limits {
     /// The most bytes one template render may write (its output, and text it captures with
     /// `{% set %}`), and the largest string a filter such as `join` or `replace` may build.
-    /// Default 16 MiB, at most 1 GiB.
+    /// Default 16 MiB, at most 256 MiB.
     #[serde(default = "Limits::default_render_bytes")]
     #[schemars(range(min = 1, max = MAX_BYTES))]
     pub render_bytes: u64,
     /// The most bytes all the renders of one compile (one family × context) may write together:
     /// sections, tool texts, the tool list and the prompt, with a copy of each tool's
-    /// parameter schemas (as native tool definitions hold them). Default 64 MiB, at most 1 GiB.
+    /// parameter schemas (as native tool definitions hold them). Default 64 MiB, at most 256 MiB.
     #[serde(default = "Limits::default_compile_bytes")]
     #[schemars(range(min = 1, max = MAX_BYTES))]
     pub compile_bytes: u64,
@@ -73,7 +73,7 @@ pub struct Limits {
     #[serde(default = "Limits::default_file_bytes")]
     #[schemars(range(min = 1, max = MAX_FILE_BYTES))]
     pub file_bytes: u64,
-    /// The largest template file promptc reads. Default 8 MiB, at most 1 GiB.
+    /// The largest template file promptc reads. Default 8 MiB, at most 256 MiB.
     #[serde(default = "Limits::default_template_bytes")]
     #[schemars(range(min = 1, max = MAX_BYTES))]
     pub template_bytes: u64,

@@ -173,13 +173,13 @@ pub fn resolve_tool(workspace: &Workspace, id: &str, family: &str) -> Option<Res
         description,
         when,
         parameters,
-        source: SourceRange::of(
-            match chain.last() {
-                Some(family) => entry.value_span(&child_pointer("/families", family)),
-                None => entry.value_span(""),
-            },
-            &workspace.sources,
-        ),
+        source: match chain.last() {
+            Some(family) => SourceRange::of(
+                entry.value_span(&child_pointer("/families", family)),
+                &workspace.sources,
+            ),
+            None => SourceRange::of_document(entry.value_span(""), &workspace.sources),
+        },
         choice: chain.last().map_or(SpecChoice::Generic, |f| {
             SpecChoice::Family((*f).to_string())
         }),
