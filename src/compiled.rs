@@ -199,6 +199,33 @@ pub struct CompiledTool {
     pub item: Option<usize>,
 }
 
+/// The fields of a tool's value as templates see it (`tool` in a tool format, each item of
+/// `tools`): [`CompiledTool`] serialized, with every field it may have. A test holds it to
+/// what serializing gives.
+pub fn tool_value_shape() -> &'static serde_json::Value {
+    static SHAPE: std::sync::LazyLock<serde_json::Value> = std::sync::LazyLock::new(|| {
+        serde_json::json!({
+            "id": "",
+            "name": "",
+            "spec": "",
+            "source": { "file": "", "first_line": 0, "last_line": 0 },
+            "description": "",
+            "parameters": [{
+                "name": "",
+                "required": false,
+                "type": "",
+                "instruction": "",
+                "usage": "",
+                "note": "",
+                // A JSON Schema: any keyword may be below it.
+                "schema": {},
+            }],
+            "item": 0,
+        })
+    });
+    &SHAPE
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct CompiledParameter {
     pub name: String,
@@ -240,5 +267,63 @@ mod tests {
         // A file of comments alone keeps its last line rather than pointing past the end.
         assert_eq!(first_line("# one\n# two\n"), 2);
         assert_eq!(first_line(""), 1);
+    }
+
+    /// The keys of every table of `value`, each with its path (a list's items as the list).
+    fn keys(value: &serde_json::Value, path: &str, out: &mut std::collections::BTreeSet<String>) {
+        match value {
+            serde_json::Value::Object(fields) => {
+                for (key, field) in fields {
+                    let path = format!("{path}.{key}");
+                    keys(field, &path, out);
+                    out.insert(path);
+                }
+            }
+            serde_json::Value::Array(items) => {
+                for item in items {
+                    keys(item, path, out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn the_tool_value_shape_has_the_fields_a_tool_serializes_to() {
+        use super::{CompiledParameter, CompiledTool, tool_value_shape};
+        let parameter = CompiledParameter {
+            name: "path".into(),
+            required: true,
+            kind: "string".into(),
+            instruction: "i".into(),
+            usage: "u".into(),
+            note: "n".into(),
+            schema: serde_json::json!({ "enum": ["a"] })
+                .as_object()
+                .cloned()
+                .unwrap()
+                .into(),
+        };
+        let tool = CompiledTool {
+            id: "read".into(),
+            name: "read".into(),
+            spec: "generic".into(),
+            from_family: false,
+            source: SourceRange {
+                file: "tools/read.toml".into(),
+                first_line: 1,
+                last_line: 2,
+            },
+            description: "d".into(),
+            parameters: vec![parameter],
+            item: Some(0),
+        };
+        let mut serialized = std::collections::BTreeSet::new();
+        keys(&serde_json::to_value(&tool).unwrap(), "", &mut serialized);
+        // What a parameter's schema holds is its own: only the key itself is the shape's.
+        serialized.retain(|path| !path.starts_with(".parameters.schema."));
+        let mut shape = std::collections::BTreeSet::new();
+        keys(tool_value_shape(), "", &mut shape);
+        assert_eq!(shape, serialized);
     }
 }

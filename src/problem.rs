@@ -73,9 +73,16 @@ pub const CONDITION_TYPE: &str = "a condition, written as text";
 pub const DATE_TYPE: &str = "a date, written as text (YYYY-MM-DD)";
 
 /// What names a path into the context that leads nowhere.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PathReader {
     Template,
+    /// A template, through a name it sets to an item of a context's list (a loop variable):
+    /// `list` is the list's path (`mcp_servers.resources`, an item's as the list's).
+    TemplateItem {
+        list: String,
+    },
+    /// A template reading a tool's value (`tool` in a tool format, an item of `tools`).
+    ToolValue,
     Condition,
     /// A tool's `for_each` list.
     ForEach,
@@ -1983,9 +1990,27 @@ impl Problem {
                 "condition does not compile: {}",
                 message.replace("template exceeds", "it exceeds")
             ),
+            Problem::UnknownContextField {
+                path,
+                reader: PathReader::TemplateItem { list },
+                ..
+            } => write!(
+                f,
+                "template reads `{path}`, which the items of `{list}` do not have"
+            ),
+            Problem::UnknownContextField {
+                path,
+                reader: PathReader::ToolValue,
+                ..
+            } => write!(
+                f,
+                "template reads `{path}`, which a tool's value does not have"
+            ),
             Problem::UnknownContextField { path, reader, .. } => {
                 let reader = match reader {
-                    PathReader::Template => "template reads",
+                    PathReader::Template
+                    | PathReader::TemplateItem { .. }
+                    | PathReader::ToolValue => "template reads",
                     PathReader::Condition => "condition reads",
                     PathReader::ForEach => "`for_each` reads",
                     PathReader::VolatileList => "`tokens.volatile` names",

@@ -252,6 +252,30 @@ fn source_date_epoch_dates_a_context_without_a_date() {
     );
 }
 
+#[test]
+fn the_shipped_library_compiles_for_a_context_without_a_date() {
+    // Its `system_info` asks whether the date is defined before it writes it: an agent that
+    // sends no date gets a prompt without the line, not `no-date`.
+    let mut command = promptc();
+    command
+        .env_remove("SOURCE_DATE_EPOCH")
+        .args([
+            "build",
+            "--family",
+            "next-gen",
+            "--context",
+            "-",
+            "--workspace",
+        ])
+        .arg(common::repo_root())
+        .write_stdin("{\"cwd\": \"/srv\"}");
+    let output = command.output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let prompt = stdout(&output);
+    assert!(prompt.contains("Working directory: /srv"), "{prompt}");
+    assert!(!prompt.contains("Current date:"), "{prompt}");
+}
+
 // A selection that names a family the workspace has, but a version or label that family lacks,
 // says what the family has: the list of every family was no help there.
 #[test]
@@ -2513,6 +2537,66 @@ fn a_template_holding_a_nul_character_is_an_error_at_it() {
 /// `explain` names the file and place of a component's template override, also when the
 /// variant inherits it: "overridden by the variant" sent the reader to a file that did not
 /// hold it.
+#[test]
+fn github_annotations_name_files_from_the_repository_s_root_wherever_the_step_runs() {
+    // GitHub resolves an annotation's file against the checkout: a workspace in a subfolder
+    // of the repository, validated from within it, must still name `ws/components/…`.
+    let workspace = common::Fixture::minimal()
+        .file("components/intro.md", "You work in {{ cwdd }}.\n")
+        .write();
+    let annotated = |command: &mut assert_cmd::Command| -> String {
+        let output = command
+            .args(["validate", "--format", "github"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        let line = stdout
+            .lines()
+            .find(|line| line.starts_with("::error"))
+            .unwrap();
+        let file = line.split("file=").nth(1).unwrap();
+        file.split(',').next().unwrap().to_string()
+    };
+    // Outside any repository: from the current folder, as before.
+    let outside = annotated(workspace.command().env_remove("GITHUB_WORKSPACE"));
+    assert_eq!(outside, "components/intro.md");
+    // The checkout GitHub names, though no `.git` is there.
+    let checkout = annotated(workspace.command().env("GITHUB_WORKSPACE", workspace.tmp()));
+    assert_eq!(checkout, "ws/components/intro.md");
+    // The repository the workspace lies in, found by its `.git`.
+    std::fs::create_dir(workspace.tmp().join(".git")).unwrap();
+    let repository = annotated(workspace.command().env_remove("GITHUB_WORKSPACE"));
+    assert_eq!(repository, "ws/components/intro.md");
+}
+
+#[test]
+fn explain_finds_a_tool_by_the_name_the_prompt_gives_it() {
+    let workspace = common::Fixture::minimal()
+        .file(
+            "tools/read_file.toml",
+            common::TOOL.replacen(
+                "id = \"read_file\"\n",
+                "id = \"read_file\"\nname = \"open_file\"\n",
+                1,
+            ),
+        )
+        .write();
+    for asked in ["read_file", "open_file"] {
+        let run = workspace.run(&["explain", "--context", "basic", "--tool", asked]);
+        assert_eq!(run.code, 0, "{asked}: {}", run.stderr);
+        assert!(
+            run.stdout
+                .contains("+ read_file (named `open_file`): included"),
+            "{asked}: {}",
+            run.stdout
+        );
+    }
+    let json = workspace.run(&["explain", "--context", "basic", "--format", "json"]);
+    let document: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(document["tools"][0]["name"], "open_file");
+}
+
 #[test]
 fn explain_places_a_component_or_tool_at_its_first_line_of_content() {
     // The line a reader is sent to is where the file's keys begin, not its `#:schema`

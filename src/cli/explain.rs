@@ -77,10 +77,17 @@ pub fn run(
 
 /// Keeps the item `id` alone; when there is none, the ids there are.
 fn only(items: &mut Vec<crate::compile::explain::Item>, id: &str) -> Result<(), Vec<String>> {
-    // A tool a `for_each` spec made (`use_reviewer`) is explained by its spec.
+    // A tool a `for_each` spec made (`use_reviewer`) is explained by its spec, and a tool
+    // the prompt names otherwise (`name = "execute_command"`) answers to that name too.
     let id = items
         .iter()
-        .find(|item| item.id == id || item.instances.iter().any(|made| made.name == id))
+        .find(|item| item.id == id)
+        .or_else(|| {
+            items.iter().find(|item| {
+                item.name.as_deref() == Some(id)
+                    || item.instances.iter().any(|made| made.name == id)
+            })
+        })
         .map(|item| item.id.clone())
         .ok_or_else(|| items.iter().map(|item| item.id.clone()).collect::<Vec<_>>())?;
     items.retain(|item| item.id == id);

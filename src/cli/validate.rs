@@ -72,7 +72,7 @@ pub fn run(
         }
         DiagnosticFormat::Github => {
             let sorted = loaded.diagnostics.sorted();
-            let base = relative_to_current_dir(&root);
+            let base = annotation_base(&root);
             printer.result(&report::github(
                 &sorted,
                 &loaded.workspace.sources,
@@ -127,8 +127,33 @@ fn stale_schemas(workspace: &crate::workspace::Workspace) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The workspace's folder as seen from the current one (where a CI job runs), which file
-/// paths in annotations are resolved against; the folder itself when it is elsewhere.
+/// The workspace's folder as GitHub resolves an annotation's `file`: relative to the
+/// repository's root (`GITHUB_WORKSPACE`, where the checkout is; else the nearest folder at or
+/// above the workspace holding `.git`), whatever folder the step runs in: an annotation on
+/// `components/role.md` run from `prompts/` lands on no file of the pull request. Outside a
+/// repository, relative to the current folder.
+fn annotation_base(root: &Path) -> PathBuf {
+    let Ok(real) = root.canonicalize() else {
+        return relative_to_current_dir(root);
+    };
+    let checkout = std::env::var_os("GITHUB_WORKSPACE")
+        .and_then(|folder| Path::new(&folder).canonicalize().ok())
+        .filter(|folder| real.starts_with(folder));
+    let repository = checkout.or_else(|| {
+        real.ancestors()
+            .find(|folder| folder.join(".git").symlink_metadata().is_ok())
+            .map(Path::to_path_buf)
+    });
+    match repository {
+        Some(repository) => real
+            .strip_prefix(&repository)
+            .map_or_else(|_| relative_to_current_dir(root), Path::to_path_buf),
+        None => relative_to_current_dir(root),
+    }
+}
+
+/// The workspace's folder as seen from the current one; the folder itself when it is
+/// elsewhere.
 fn relative_to_current_dir(root: &Path) -> PathBuf {
     let Ok(cwd) = std::env::current_dir().and_then(|cwd| cwd.canonicalize()) else {
         return root.to_path_buf();

@@ -36,6 +36,10 @@ pub struct Explanation {
 #[derive(Debug, Serialize)]
 pub struct Item {
     pub id: String,
+    /// For a tool, the name the prompt gives it where that is not its id (a `name` of its
+    /// spec); a `for_each` tool's names are its instances'.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     pub included: bool,
     /// Why, in words.
     pub reason: String,
@@ -71,6 +75,7 @@ impl Item {
     fn unlisted(id: &str, reason: &str, source: SourceRange) -> Self {
         Self {
             id: id.to_string(),
+            name: None,
             included: false,
             reason: reason.to_string(),
             source: Some(source),
@@ -247,6 +252,7 @@ impl Explainer<'_> {
         };
         Item {
             id: planned.id.clone(),
+            name: None,
             included: *reason == Reason::Included,
             reason: if self.rendered_nothing.contains(&planned.id) {
                 crate::resolve::plan::RENDERED_NOTHING.to_string()
@@ -338,6 +344,7 @@ impl Explainer<'_> {
         let shown = offered && !self.tools_unwritten;
         Item {
             id: tool.id.clone(),
+            name: (tool.for_each.is_none() && tool.name != tool.id).then(|| tool.name.clone()),
             included: shown,
             reason,
             instances,
@@ -353,6 +360,7 @@ impl Explainer<'_> {
                 .iter()
                 .map(|(parameter, reason)| Item {
                     id: parameter.name.clone(),
+                    name: None,
                     // A parameter of a tool that is not offered is shown nowhere, whatever
                     // its own condition says.
                     included: shown && *reason == Reason::Included,

@@ -50,8 +50,11 @@ fn item(out: &mut String, item: &Item, indent: &str) {
     push_line(
         out,
         &format!(
-            "{indent}{mark} {}: {}{}",
+            "{indent}{mark} {}{}: {}{}",
             item.id,
+            item.name
+                .as_ref()
+                .map_or_else(String::new, |name| format!(" (named `{name}`)")),
             item.reason,
             at(&item.source)
         ),

@@ -1169,7 +1169,7 @@ pub fn context_paths(workspace: &Workspace) -> Diagnostics {
     let mut out = Diagnostics::default();
     let mut templates: Vec<TemplateId> = workspace.templates.ids().collect();
     templates.sort_by_key(|id| workspace.templates.name(*id));
-    for template in templates {
+    for &template in &templates {
         let reads_a_table = workspace
             .templates
             .variables(template)
@@ -1202,7 +1202,152 @@ pub fn context_paths(workspace: &Workspace) -> Diagnostics {
             ));
         }
     }
+    for template in templates {
+        let around = rendered_within(workspace, &includers, template);
+        item_fields(workspace, template, &around, &mut out);
+    }
     out
+}
+
+/// The fields a template reads from values whose shape is known but which a name of its own
+/// stands for, or which are no context field: an item of a context's list through a loop
+/// variable (`{% for r in server.resources %}{{ r.urii }}`, `server` an item of
+/// `mcp_servers`), and a tool's value (`tool.descripton` in a tool format, `p.instrucion`
+/// over `tool.parameters`). The context's own tables are checked above.
+fn item_fields(
+    workspace: &Workspace,
+    template: TemplateId,
+    around: &BTreeSet<TemplateId>,
+    out: &mut Diagnostics,
+) {
+    use crate::namespace::CONNECTED_MCP_SERVERS;
+    use crate::problem::PathReader;
+    let templates = &workspace.templates;
+    let Ok(compiled) = templates.template(template) else {
+        return;
+    };
+    let set_around = |name: &str| around.iter().any(|other| templates.mentions(*other, name));
+    let context_fields = crate::namespace::context_fields();
+    let mut reported = BTreeSet::new();
+    for read in compiled.item_reads() {
+        let Some((head, rest)) = read.written.split_once('.') else {
+            continue;
+        };
+        // The path the read goes to, and how many of its first segments the head stands for.
+        let bound = read.bound_to.as_deref().unwrap_or(head);
+        let full = format!("{bound}.{rest}");
+        let root = bound.split('.').next().unwrap_or_default();
+        if set_around(root)
+            || (read.bound_to.is_none()
+                && ![TOOL, TOOLS_DATA, CONNECTED_MCP_SERVERS].contains(&head))
+        {
+            continue;
+        }
+        let (reader, looked_up) = match root {
+            TOOL | TOOLS_DATA => (PathReader::ToolValue, None),
+            CONNECTED_MCP_SERVERS => (
+                PathReader::TemplateItem {
+                    list: bound.replacen(CONNECTED_MCP_SERVERS, "mcp_servers", 1),
+                },
+                Some(full.replacen(CONNECTED_MCP_SERVERS, "mcp_servers", 1)),
+            ),
+            _ if context_fields.contains(root)
+                && root != crate::namespace::EXTRA
+                && root != "placeholders" =>
+            {
+                (
+                    PathReader::TemplateItem {
+                        list: bound.to_string(),
+                    },
+                    Some(full.clone()),
+                )
+            }
+            _ => continue,
+        };
+        let head_segments = bound.split('.').count();
+        let unknown = match &looked_up {
+            Some(path) => context_path_unknown(path),
+            None => tool_path_unknown(&full),
+        };
+        // A list the template names wrongly is reported where it is named, not at each read.
+        let Some((at, suggestion, fields)) = unknown.filter(|(at, _, _)| *at >= head_segments)
+        else {
+            continue;
+        };
+        // A path of the lookup as the template writes it: the head, then what follows.
+        let written = |lookup: &str| -> Option<String> {
+            let segments: Vec<&str> = lookup.split('.').skip(head_segments).collect();
+            (!segments.is_empty()).then(|| format!("{head}.{}", segments.join(".")))
+        };
+        let Some(path) = written(&full.split('.').take(at + 1).collect::<Vec<_>>().join("."))
+        else {
+            continue;
+        };
+        if !reported.insert(path.clone()) {
+            continue;
+        }
+        let suggestion = suggestion.and_then(|near| written(&near));
+        let reader = match (reader, read.bound_to.is_some()) {
+            // `tool.nme`, read from the name itself.
+            (PathReader::TemplateItem { .. }, false) => PathReader::Template,
+            (reader, _) => reader,
+        };
+        // The read up to the field that is not there: `root.nmae` of `root.nmae.first`.
+        let end = read
+            .field_ends
+            .get(at - head_segments)
+            .copied()
+            .unwrap_or(read.range.end);
+        let Some(span) = templates.span_in(templates.name(template), read.range.start..end) else {
+            continue;
+        };
+        out.push(Diagnostic::new(
+            Problem::UnknownContextField {
+                fields: if suggestion.is_some() {
+                    Vec::new()
+                } else {
+                    fields
+                },
+                path,
+                suggestion,
+                reader,
+            },
+            span,
+        ));
+    }
+}
+
+/// Where a path into the context first names nothing (its segment's index), with what it may
+/// have meant (a near field, or the value above when that is a text with no fields) and the
+/// fields there.
+fn context_path_unknown(path: &str) -> Option<(usize, Option<String>, Vec<String>)> {
+    let (walked, suggestion) = crate::schema::context_schema_at(path).err()?;
+    let parent = walked.rsplit_once('.').map_or("", |(parent, _)| parent);
+    let fields = crate::schema::context_fields_at(parent).unwrap_or_default();
+    Some((walked.matches('.').count(), suggestion, fields))
+}
+
+/// As [`context_path_unknown`], for a path into a tool's value (`tool.parameters.name`, a
+/// list's items as the list). Below a text or a parameter's free schema, anything goes.
+fn tool_path_unknown(path: &str) -> Option<(usize, Option<String>, Vec<String>)> {
+    let mut node = crate::compiled::tool_value_shape();
+    for (at, segment) in path.split('.').enumerate().skip(1) {
+        while let Some(item) = node.as_array().and_then(|items| items.first()) {
+            node = item;
+        }
+        let fields = node.as_object().filter(|fields| !fields.is_empty())?;
+        match fields.get(segment) {
+            Some(next) => node = next,
+            None => {
+                let parent: Vec<&str> = path.split('.').take(at).collect();
+                let near = closest(segment, fields.keys())
+                    .map(|near| format!("{}.{near}", parent.join(".")));
+                let names = fields.keys().cloned().collect();
+                return Some((at, near, names));
+            }
+        }
+    }
+    None
 }
 
 /// The templates `template` may be rendered within: those that include it, through any

@@ -8,6 +8,7 @@ use crate::vendor::self_cell::self_cell;
 
 use crate::compiler::codegen::CodeGenerator;
 use crate::compiler::instructions::Instructions;
+use crate::compiler::item_reads::{find_item_reads, ItemRead};
 use crate::compiler::meta::{find_undeclared, find_unset, Unset};
 use crate::compiler::parser::parse;
 use crate::environment::Environment;
@@ -338,6 +339,21 @@ impl<'env, 'source> Template<'env, 'source> {
         ) {
             Ok(ast) => find_unset(&ast),
             Err(_) => Unset::default(),
+        }
+    }
+
+    /// promptc patch: every read of a field of a name (`r.uri`), with the path of what the
+    /// name stands for where the template sets it (a loop over `mcp_servers` sets `r` to an
+    /// item of it): what a check of fields against the data's shape needs, which
+    /// [`Template::undeclared_variables`] does not give for the names a template sets.
+    pub fn item_reads(&self) -> Vec<ItemRead> {
+        match parse(
+            self.compiled.instructions.source(),
+            self.name(),
+            self.compiled.syntax_config.clone(),
+        ) {
+            Ok(ast) => find_item_reads(&ast),
+            Err(_) => Vec::new(),
         }
     }
 
