@@ -297,6 +297,23 @@ pub enum Problem {
         variant: String,
         count: usize,
     },
+    /// A tool's or component's `[families.F]` entry that no variant takes: no variant of the
+    /// family lists it (for a component, or each that does overrides its template; for a
+    /// tool, nor does any family whose entry is `based_on` it).
+    FamilyEntryUnused {
+        kind: RefKind,
+        id: String,
+        family: String,
+    },
+    /// A parameter whose `depends_on` tools no variant offering it lists all of: `missing`
+    /// are those none of them lists, or, with `together`, every one (each is listed by some,
+    /// never all by one).
+    ParameterNeverShown {
+        tool: String,
+        parameter: String,
+        missing: Vec<String>,
+        together: bool,
+    },
     /// A server of the listing beside MCP settings that gives nothing: the settings do not
     /// name it, or the context already has it (`in_context`), whose entry says what it offers.
     ListingEntryUnused {
@@ -832,6 +849,8 @@ impl Problem {
             Problem::SchemaKeyOfAField { .. } => "schema-key-of-a-field",
             Problem::ToolsNeverWritten { .. } => "tools-never-written",
             Problem::ToolsDocumentedTwice { .. } => "tools-documented-twice",
+            Problem::FamilyEntryUnused { .. } => "family-entry-unused",
+            Problem::ParameterNeverShown { .. } => "parameter-never-shown",
             Problem::OrderPastTheEnd { .. } => "order-past-the-end",
             Problem::UndefinedPlaceholder { .. } => "undefined-placeholder",
             Problem::GuardedNameDefinedNowhere { .. } => "guarded-name-defined-nowhere",
@@ -931,6 +950,8 @@ impl Problem {
             | Problem::ServerNotListed { .. }
             | Problem::ToolsNeverWritten { .. }
             | Problem::ToolsDocumentedTwice { .. }
+            | Problem::FamilyEntryUnused { .. }
+            | Problem::ParameterNeverShown { .. }
             | Problem::OrderPastTheEnd { .. }
             | Problem::LiteralDollar { .. }
             | Problem::NeverEqual { .. }
@@ -1285,6 +1306,29 @@ impl Problem {
             } => format!("did you mean `{meant}`, a server the settings name?"),
             Problem::OrderPastTheEnd { len, .. } => format!(
                 "write `order = {len}` to place it last, or the position it should take"
+            ),
+            Problem::FamilyEntryUnused {
+                kind: RefKind::Component,
+                id,
+                family,
+            } => format!(
+                "list `{id}` in the components of a `{family}` variant (without a template override of it), or delete the entry"
+            ),
+            Problem::FamilyEntryUnused { id, family, .. } => format!(
+                "list `{id}` in the tools of a `{family}` variant, or delete the entry"
+            ),
+            Problem::ParameterNeverShown {
+                tool,
+                missing,
+                together: false,
+                ..
+            } => format!(
+                "list {} beside `{tool}` in the variants that should show it, or take {} out of its `depends_on`",
+                quoted_list(missing),
+                if missing.len() == 1 { "it" } else { "them" }
+            ),
+            Problem::ParameterNeverShown { tool, .. } => format!(
+                "list them all beside `{tool}` in one variant, or drop what it need not depend on"
             ),
             Problem::ToolsDocumentedTwice { .. } => {
                 "switch off, in this variant, the sections that document the tools (`[overrides.components.tool_list]` with `enabled = false`), or give it a template without `{{ TOOLS }}`; the prompt may still say how to use them".into()
@@ -1742,6 +1786,31 @@ impl Problem {
                 f,
                 "`order = {order}` places {kind} `{name}` past the end of the {len} the list holds: it goes last"
             ),
+            Problem::FamilyEntryUnused {
+                kind: RefKind::Component,
+                id,
+                family,
+            } => write!(
+                f,
+                "the `{family}` template of component `{id}` is used by no variant: none of family `{family}` lists the component, or each that does overrides its template"
+            ),
+            Problem::FamilyEntryUnused { id, family, .. } => write!(
+                f,
+                "the `{family}` entry of tool `{id}` is used by no variant: none of family `{family}` lists the tool"
+            ),
+            Problem::ParameterNeverShown {
+                tool,
+                parameter,
+                missing,
+                together,
+            } => {
+                let together = if *together { " together" } else { "" };
+                write!(
+                    f,
+                    "parameter `{parameter}` of tool `{tool}` is in no prompt: it depends on {}, which no variant that offers it lists{together}",
+                    quoted_list(missing)
+                )
+            }
             Problem::ToolsDocumentedTwice { variant, count } => write!(
                 f,
                 "variant `{variant}` sends its {count} tool(s) as native tool definitions, and its prompt documents them too (`{{{{ TOOLS }}}}`, or a loop over `tools`): the model reads every tool twice, and pays for it in every request"
@@ -2320,6 +2389,16 @@ impl Problem {
     }
 }
 
+/// Names in backquotes, joined with commas and a last `and`: "`a`", "`a` and `b`".
+fn quoted_list(names: &[String]) -> String {
+    let quoted: Vec<String> = names.iter().map(|name| format!("`{name}`")).collect();
+    match quoted.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
 /// The outputs a finding names: a few of them, a long list cut with the count kept.
 fn named_outputs(outputs: &[String]) -> String {
     const NAMED: usize = 3;
@@ -2425,6 +2504,17 @@ mod tests {
             Problem::ToolsDocumentedTwice {
                 variant: text(),
                 count: 1,
+            },
+            Problem::FamilyEntryUnused {
+                kind: RefKind::Tool,
+                id: text(),
+                family: text(),
+            },
+            Problem::ParameterNeverShown {
+                tool: text(),
+                parameter: text(),
+                missing: vec![text()],
+                together: false,
             },
             Problem::OrderPastTheEnd {
                 kind: RefKind::Tool,
@@ -2672,7 +2762,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 89;
+    const VARIANTS: usize = 91;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -2765,6 +2855,8 @@ mod tests {
             Problem::PostprocessPassOutOfFuel { .. } => 86,
             Problem::GuardedNameDefinedNowhere { .. } => 87,
             Problem::ToolsDocumentedTwice { .. } => 88,
+            Problem::FamilyEntryUnused { .. } => 89,
+            Problem::ParameterNeverShown { .. } => 90,
         }
     }
 

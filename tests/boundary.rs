@@ -1674,6 +1674,56 @@ fn a_folder_reached_through_links_is_walked_once_and_its_files_keep_their_own_pa
     assert_eq!(workspace.validate().diagnostics(), []);
 }
 
+// A folder reached only through links is the walk's root, which was not marked walked: a
+// chain of folders each holding two links to the next was walked once per path, 2^n times
+// (32 levels held `validate`, `check` and `diff --base` until the processor-time limit).
+#[test]
+fn a_fan_of_links_to_the_same_folders_is_walked_once_per_folder() {
+    for folder in ["partials", "components"] {
+        let workspace = Fixture::minimal().write();
+        let root = workspace.root();
+        const LEVELS: usize = 30;
+        for level in 0..=LEVELS {
+            std::fs::create_dir_all(root.join(format!("fan/d{level}"))).unwrap();
+        }
+        for level in 0..LEVELS {
+            for name in ["a", "b"] {
+                let next = format!("../d{}", level + 1);
+                symlink(&next, root.join(format!("fan/d{level}/{name}"))).unwrap();
+            }
+        }
+        let file = if folder == "partials" {
+            "f.md"
+        } else {
+            "f.toml"
+        };
+        std::fs::write(root.join(format!("fan/d{LEVELS}/{file}")), "").unwrap();
+        std::fs::create_dir_all(root.join(folder)).unwrap();
+        symlink("../fan/d0", root.join(format!("{folder}/fan"))).unwrap();
+        let mut command = common::promptc_process();
+        command
+            .args(["validate", "--format", "json", "-C"])
+            .arg(root)
+            .stdout(std::process::Stdio::piped());
+        let (status, stderr) = common::run_within(
+            &mut command,
+            std::time::Duration::from_secs(60),
+            "validate walked the fan of links path by path",
+        );
+        assert!(status.code().is_some(), "{stderr}");
+        // Found once, by one path: a partial no template includes, or an empty component
+        // file; no path refused as a second way to a file already read.
+        let diagnostics = workspace.validate().diagnostics();
+        let expected = if folder == "partials" {
+            "unused-partial"
+        } else {
+            "empty-file"
+        };
+        let codes: Vec<&str> = diagnostics.iter().map(|d| d.code.as_str()).collect();
+        assert_eq!(codes, [expected], "{diagnostics:#?}");
+    }
+}
+
 // A folder setting left to its default, whose folder is a link leading out: the diagnostic
 // spanned the whole manifest, which does not write the setting, and advised a path relative
 // to the file. It points at the manifest's start and names the setting to set instead; one

@@ -48,6 +48,46 @@ fn the_shipped_prompt_says_where_each_rule_came_from() {
 }
 
 #[test]
+fn an_active_file_named_by_its_absolute_path_matches_below_a_folder_named_relatively() {
+    // An editor passes the open files' absolute paths; the rules folder is often `.`, the
+    // folder the agent runs in. The globs are written from the folder, whatever its name.
+    let project = tempfile::tempdir().unwrap();
+    let folder = project.path().canonicalize().unwrap();
+    std::fs::create_dir(folder.join(".clinerules")).unwrap();
+    std::fs::write(
+        folder.join(".clinerules/db.md"),
+        "---\nglobs: [\"src/db/**\"]\n---\nMigrations go through the schema tool.\n",
+    )
+    .unwrap();
+    let active = folder.join("src/db/a.sql");
+    let root = repo_root();
+    let explained = |rules: &str| {
+        let output = promptc()
+            .current_dir(&folder)
+            .args(["explain", "--workspace", root.to_str().unwrap()])
+            .args([
+                "--family",
+                "next-gen",
+                "--context",
+                "basic",
+                "--rules",
+                rules,
+            ])
+            .arg("--files")
+            .arg(&active)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        stdout(&output)
+    };
+    for rules in [".", folder.to_str().unwrap()] {
+        let out = explained(rules);
+        let line = out.lines().find(|line| line.contains(" db:")).unwrap();
+        assert!(line.contains("+ db:"), "--rules {rules}: {out}");
+    }
+}
+
+#[test]
 fn a_glob_scoped_rule_needs_a_matching_active_file() {
     let project = project();
     let without = user_instructions(&["--rules", &project]);

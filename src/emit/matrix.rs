@@ -1457,7 +1457,8 @@ pub fn diagnostics(
     source_date_epoch: impl Into<SourceDateEpoch>,
 ) -> Diagnostics {
     let source_date_epoch = source_date_epoch.into();
-    let found_in_templates = crate::validate::context_paths(workspace);
+    let mut found_in_templates = crate::validate::context_paths(workspace);
+    found_in_templates.extend(crate::analysis::unused_specs::check(workspace));
     let compiler = Compiler::new(workspace);
     // Each output is looked at as it compiles, then dropped.
     let mut warnings = Vec::new();

@@ -202,7 +202,11 @@ fn files_under(
             }
             continue;
         };
-        if !real.is_dir() || walked.contains(&real) {
+        // The folder itself is marked walked here, not by the walk's filter below: a folder
+        // reached through a link is the walk's root, a link to walkdir, not a folder, and a
+        // chain of folders each holding two links to the next was walked once per path to
+        // it, 2^n times.
+        if !real.is_dir() || !walked.insert(real.clone()) {
             continue;
         }
         let walk = WalkDir::new(&folder)
@@ -218,7 +222,7 @@ fn files_under(
                 }
                 // Every real folder is walked once, whatever links lead to it: links to the
                 // folders of a long chain made it walked again from each.
-                if entry.file_type().is_dir() {
+                if entry.depth() > 0 && entry.file_type().is_dir() {
                     let below = entry.path().strip_prefix(&folder).unwrap_or(Path::new(""));
                     return walked.insert(real.join(below));
                 }

@@ -153,6 +153,7 @@ pub fn assemble(
         rules: Vec::new(),
         workflows: Vec::new(),
         folder_shown: String::new(),
+        folder_real: String::new(),
         skipped: Vec::new(),
         unreadable_named: 0,
         unreadable_more: 0,
@@ -239,6 +240,7 @@ pub fn read_rules_from(
         rules: Vec::new(),
         workflows: Vec::new(),
         folder_shown: String::new(),
+        folder_real: String::new(),
         skipped: Vec::new(),
         unreadable_named: 0,
         unreadable_more: 0,
@@ -460,11 +462,14 @@ fn decide_within(
     let mut first: Option<(usize, &String)> = None;
     // A file named by its path from the rules' folder (`/home/me/shop/src/app.tsx` for the
     // folder `/home/me/shop`) is matched as the path below it: globs are written from there.
-    let folder = as_glob_path(&rule.folder);
+    // The folder as named, and as its real path: `--rules .` with `/home/me/shop/src/app.tsx`.
+    let folders = [as_glob_path(&rule.folder), as_glob_path(&rule.real_folder)];
     let below_folder = |file: &str| -> Option<String> {
-        let rest = file.strip_prefix(folder.trim_end_matches('/'))?;
-        let rest = rest.strip_prefix('/')?;
-        (!folder.is_empty() && !rest.is_empty()).then(|| rest.to_string())
+        folders.iter().find_map(|folder| {
+            let rest = file.strip_prefix(folder.trim_end_matches('/'))?;
+            let rest = rest.strip_prefix('/')?;
+            (!folder.is_empty() && !rest.is_empty()).then(|| rest.to_string())
+        })
     };
     let forms: Vec<(String, &String)> = active_files
         .iter()
@@ -761,6 +766,8 @@ struct Reader<'a> {
     workflows: Vec<Rule>,
     /// The rules folder being read, as named: each rule's `folder`.
     folder_shown: String,
+    /// Its real path: each rule's `real_folder`.
+    folder_real: String,
     /// Rules files not read as rules, with why (see [`RulesReport::skipped`]).
     skipped: Vec<(Rule, String)>,
     /// Files and folders of the folder being read that were told of as unread, and those
@@ -921,6 +928,7 @@ impl Reader<'_> {
         if self.read_folders.contains(&(real.clone(), origin)) {
             return;
         }
+        self.folder_real = real.to_string_lossy().replace('\\', "/");
         self.read_folders.push((real.clone(), origin));
         if origin == Origin::Project {
             for location in RULES_LOCATIONS.iter().chain([&".cursor"]) {
@@ -1181,6 +1189,7 @@ impl Reader<'_> {
             kind: kind.to_string(),
             path: relative.clone(),
             folder,
+            real_folder: self.folder_real.clone(),
             name,
             text: body,
             metadata,

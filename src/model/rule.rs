@@ -35,6 +35,11 @@ pub struct Rule {
     /// lists itself.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub folder: String,
+    /// The rules folder's real path (`/home/me/shop` for `--rules .` run there), with `/`
+    /// between its parts: an active file named by its absolute path is matched as the path
+    /// below it, however the folder was named. Empty for a rule not read from a folder.
+    #[serde(skip)]
+    pub real_folder: String,
     /// Its name: the file name without `.md` or `.mdc`. `--disable-rule` and `rule_toggles`
     /// switch a rule off by this name, by its path, or by its folder and path.
     pub name: String,
