@@ -1117,37 +1117,158 @@ impl<'w> MatrixChecker<'w> {
 }
 
 /// A unified diff from the committed text to the fresh one. Bounded: a committed output of
-/// many megabytes must not cost minutes or flood a CI log. Past [`DIFF_DEADLINE`], or what is
-/// left of the run's [`RUN_DIFF_TIME`], the diff is coarser (still correct); once that is
-/// spent, a line says the diff is not shown; past [`MAX_DIFF_BYTES`] it is cut at a line with
-/// a note.
+/// many megabytes must not cost minutes or gigabytes, or flood a CI log. The lines both texts
+/// begin and end with are set aside first (all but the context kept around a change), so the
+/// diff is made of what differs; past [`MAX_DIFF_LINES`] of that, a line says the diff is not
+/// shown. Past [`DIFF_DEADLINE`], or what is left of the run's [`RUN_DIFF_TIME`], the diff is
+/// coarser (still correct); once that is spent, a line says the diff is not shown. The text is
+/// written hunk by hunk, and cut at a line with a note once past [`MAX_DIFF_BYTES`].
 pub fn unified_diff(path: &str, old: &str, new: &str, time: &DiffTime) -> String {
+    let header = format!("--- a/{path}\n+++ b/{path}\n");
     let Some(deadline) = time.left() else {
         return format!(
-            "--- a/{path}\n+++ b/{path}\n… the diff of {path} is not shown: this run's diffs took their {} s\n",
+            "{header}… the diff of {path} is not shown: this run's diffs took their {} s\n",
             RUN_DIFF_TIME.as_secs()
         );
     };
+    let middle = DiffMiddle::of(old, new);
+    let (old_part, new_part) = (&old[middle.old.clone()], &new[middle.new.clone()]);
+    let lines = old_part.split_inclusive('\n').count() + new_part.split_inclusive('\n').count();
+    if lines > MAX_DIFF_LINES {
+        return format!(
+            "{header}… the diff of {path} is not shown: {lines} lines differ between the committed text and the fresh one, more than a diff is made of ({MAX_DIFF_LINES})\n"
+        );
+    }
     let started = std::time::Instant::now();
     let diff = similar::TextDiff::configure()
         .timeout(deadline)
-        .diff_lines(old, new);
-    let text = diff
-        .unified_diff()
-        .context_radius(3)
-        .header(&format!("a/{path}"), &format!("b/{path}"))
-        .to_string();
+        .diff_lines(old_part, new_part);
+    let unified = diff.unified_diff();
+    let mut text = String::new();
+    let mut left = 0;
+    for hunk in unified.iter_hunks() {
+        if text.len() > MAX_DIFF_BYTES {
+            // Not written: its lines are counted as the note says them.
+            let changes = hunk.iter_changes().count();
+            let hints = hunk
+                .iter_changes()
+                .filter(|change| diff.newline_terminated() && change.missing_newline())
+                .count();
+            left += 1 + changes + hints;
+            continue;
+        }
+        if text.is_empty() {
+            text.push_str(&header);
+        }
+        let written = hunk.to_string();
+        // The hunk's header counts from the start of what was diffed: from the file's.
+        let (first_line, body) = written.split_once('\n').unwrap_or((&written, ""));
+        let ops = hunk.ops();
+        match (ops.first(), ops.last()) {
+            (Some(first), Some(last)) => {
+                let range = |start: usize, end: usize| {
+                    hunk_range(middle.lines_before + start, middle.lines_before + end)
+                };
+                text.push_str(&format!(
+                    "@@ -{} +{} @@\n",
+                    range(first.old_range().start, last.old_range().end),
+                    range(first.new_range().start, last.new_range().end)
+                ));
+            }
+            _ => {
+                text.push_str(first_line);
+                text.push('\n');
+            }
+        }
+        text.push_str(body);
+    }
     time.spend(started.elapsed());
     if text.len() <= MAX_DIFF_BYTES {
         return text;
     }
     let cut = text[..MAX_DIFF_BYTES].rfind('\n').map_or(0, |at| at + 1);
-    let left = text[cut..].lines().count();
+    left += text[cut..].lines().count();
     format!(
         "{}… {left} more lines of this diff are not shown (the diff is over {} KiB)\n",
         &text[..cut],
         MAX_DIFF_BYTES / 1024
     )
+}
+
+/// A hunk's range of lines as a unified diff writes it (`start,len`, 1-based; `start` alone
+/// for one line; an empty range names the line before it).
+fn hunk_range(start: usize, end: usize) -> String {
+    let len = end.saturating_sub(start);
+    match len {
+        1 => format!("{}", start + 1),
+        0 => format!("{start},0"),
+        _ => format!("{},{len}", start + 1),
+    }
+}
+
+/// The part of two texts a diff is made of: all but the lines they begin and end with alike,
+/// less the context a unified diff keeps around a change.
+struct DiffMiddle {
+    old: std::ops::Range<usize>,
+    new: std::ops::Range<usize>,
+    /// The lines before it, in both texts.
+    lines_before: usize,
+}
+
+/// The lines of context a unified diff keeps around a change.
+const DIFF_CONTEXT: usize = 3;
+
+impl DiffMiddle {
+    fn of(old: &str, new: &str) -> Self {
+        // The starts of the lines both begin with, the last few kept for context.
+        let mut before: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
+        let mut same_before = 0;
+        let mut at = 0;
+        for (a, b) in old.split_inclusive('\n').zip(new.split_inclusive('\n')) {
+            if a != b {
+                break;
+            }
+            before.push_back(at);
+            if before.len() > DIFF_CONTEXT {
+                before.pop_front();
+            }
+            same_before += 1;
+            at += a.len();
+        }
+        let kept_before = before.len();
+        let start = before.front().copied().unwrap_or(at);
+        // The lines both end with, after what both begin with.
+        let (old_rest, new_rest) = (&old[at..], &new[at..]);
+        let mut after: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
+        let mut from_end = 0;
+        for (a, b) in old_rest
+            .split_inclusive('\n')
+            .rev()
+            .zip(new_rest.split_inclusive('\n').rev())
+        {
+            if a != b {
+                break;
+            }
+            from_end += a.len();
+            after.push_back(from_end);
+            if after.len() > DIFF_CONTEXT + 1 {
+                after.pop_front();
+            }
+        }
+        // Set aside: all of them but the few nearest the change, kept for context. Each
+        // entry is how much of the texts' ends the lines up to it take.
+        let aside = if after.len() > DIFF_CONTEXT {
+            after.front().copied().unwrap_or(0)
+        } else {
+            0
+        };
+        let end_of = |text: &str| text.len() - aside;
+        Self {
+            old: start..end_of(old),
+            new: start..end_of(new),
+            lines_before: same_before - kept_before,
+        }
+    }
 }
 
 /// How long one output's diff may take before it settles for a coarser result.
@@ -1187,6 +1308,11 @@ impl DiffTime {
 }
 /// The most text of one output's diff that is printed.
 pub const MAX_DIFF_BYTES: usize = 256 * 1024;
+/// The most lines a diff is made of, of both texts together once the lines they begin and end
+/// with are set aside: the diff holds a few words for each, and a pull request may commit an
+/// output of millions of lines (with raised limits, a fresh one as long) where every line
+/// differs, which took gigabytes.
+pub const MAX_DIFF_LINES: usize = 1 << 20;
 
 /// Where an entry of the index lies. An entry the system cannot even look up (a name too long,
 /// say) is a foreign line like any other and is skipped; a link or folder in its way is
@@ -1695,9 +1821,9 @@ fn grouped_by_place(warnings: impl Iterator<Item = Diagnostic>) -> Vec<Diagnosti
 #[cfg(test)]
 mod tests {
     use super::{
-        Compiling, DEFERRED_BUDGETS, DEFERRED_BYTES, DIFF_DEADLINE, DiffTime, MatrixEntry, RUN,
-        RUN_DIFF_TIME, TOOLS_READING, WINDOW, documents_its_native_tools, in_order,
-        in_taking_order, is_output_path, may_wait, runs_of, unified_diff,
+        Compiling, DEFERRED_BUDGETS, DEFERRED_BYTES, DIFF_DEADLINE, DiffTime, MAX_DIFF_LINES,
+        MatrixEntry, RUN, RUN_DIFF_TIME, TOOLS_READING, WINDOW, documents_its_native_tools,
+        in_order, in_taking_order, is_output_path, may_wait, runs_of, unified_diff,
     };
 
     /// Outputs wait for the token tables up to a count and up to a number of bytes: a few
@@ -2176,6 +2302,68 @@ mod tests {
             "--- a/out/f/c.md\n+++ b/out/f/c.md\n… the diff of out/f/c.md is not shown: this run's diffs took their 10 s\n"
         );
         assert!(started.elapsed() < std::time::Duration::from_secs(1));
+    }
+
+    /// The diff of the whole texts, as `similar` makes it.
+    fn whole_diff(old: &str, new: &str) -> String {
+        similar::TextDiff::from_lines(old, new)
+            .unified_diff()
+            .context_radius(3)
+            .header("a/p.md", "b/p.md")
+            .to_string()
+    }
+
+    proptest::proptest! {
+        // The diff made of what differs, the lines both texts begin and end with set aside,
+        // is the diff of the whole texts: the same hunks, counting lines from the file's start.
+        #[test]
+        fn a_diff_of_what_differs_is_the_diff_of_the_whole_texts(
+            old in proptest::collection::vec("[abc]\n|c", 0..40),
+            new in proptest::collection::vec("[abc]\n|c", 0..40),
+        ) {
+            let (old, new) = (old.concat(), new.concat());
+            proptest::prop_assume!(old != new);
+            let time = DiffTime::default();
+            proptest::prop_assert_eq!(
+                unified_diff("p.md", &old, &new, &time),
+                whole_diff(&old, &new)
+            );
+        }
+    }
+
+    #[test]
+    fn a_change_deep_in_long_texts_is_diffed_where_it_is() {
+        let lines: Vec<String> = (0..5000).map(|n| format!("line {n}\n")).collect();
+        let old = lines.concat();
+        let mut changed = lines.clone();
+        changed[2500] = "changed\n".into();
+        changed.insert(4000, "added\n".into());
+        let new = changed.concat();
+        let diff = unified_diff("p.md", &old, &new, &DiffTime::default());
+        assert_eq!(diff, whole_diff(&old, &new));
+        assert!(diff.contains("@@ -2498,7 +2498,7 @@"), "{diff}");
+    }
+
+    // A pull request committing an output of millions of lines, every one changed (with the
+    // limits raised, the fresh one as long), was diffed whole: 2.7 GB, then a failed allocation.
+    #[test]
+    fn a_diff_of_more_lines_than_a_diff_is_made_of_is_not_shown() {
+        let old = "a\n".repeat(MAX_DIFF_LINES);
+        let new = "b\n".repeat(10);
+        let diff = unified_diff("p.md", &old, &new, &DiffTime::default());
+        assert_eq!(
+            diff,
+            format!(
+                "--- a/p.md\n+++ b/p.md\n… the diff of p.md is not shown: {} lines differ between the committed text and the fresh one, more than a diff is made of ({MAX_DIFF_LINES})\n",
+                MAX_DIFF_LINES + 10
+            )
+        );
+        // Alike lines at both ends are not what differs.
+        let alike = "x\n".repeat(MAX_DIFF_LINES);
+        let old = format!("{alike}a\n{alike}");
+        let new = format!("{alike}b\n{alike}");
+        let diff = unified_diff("p.md", &old, &new, &DiffTime::default());
+        assert!(diff.contains("-a\n+b\n"), "{diff}");
     }
 
     #[test]
