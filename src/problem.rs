@@ -69,6 +69,9 @@ impl fmt::Display for Kind {
 /// (`when = false`).
 pub const CONDITION_TYPE: &str = "a condition, written as text";
 
+/// What `condition-syntax` says of a condition of nothing but spaces (`when = ""`).
+pub const EMPTY_CONDITION: &str = "it is empty";
+
 /// What a context's `date` is, where a file gives it another type: a date written as text.
 pub const DATE_TYPE: &str = "a date, written as text (YYYY-MM-DD)";
 
@@ -1044,6 +1047,9 @@ impl Problem {
                 left_open: Some(keyword),
                 ..
             } => template_help::left_open(keyword),
+            Problem::ConditionSyntax { message, .. } if message == EMPTY_CONDITION => {
+                "write a condition (`browser.enabled`, `mode == 'plan'`), or delete the key: without one, it always holds".into()
+            }
             // A condition is no tag: it ends before an operator's last operand.
             Problem::ConditionSyntax { message, .. }
                 if message.starts_with("unexpected end of input, expected expression") =>
@@ -1203,6 +1209,11 @@ impl Problem {
                 "rename the file: a context's name is its file name without the extension".into()
             }
             Problem::MissingField { field } => format!("add `{field}`"),
+            // YAML reads a line indented one more space than the item above as more of its
+            // text: `- intro` then ` - outro` is the one item `intro - outro`.
+            Problem::UnknownReference { name, .. } if name.contains(" - ") => {
+                "YAML took the line below for more of this item's text: it is indented more than the item above it; give every item of the list the same indentation".into()
+            }
             Problem::UnknownReference {
                 suggestion: Some(suggestion),
                 ..
@@ -1537,6 +1548,17 @@ impl Problem {
             }
             Problem::PathRefused { help, .. } => help.clone(),
             Problem::DuplicateSlot { .. } => "give one of them its own `slot`".into(),
+            Problem::DuplicateId {
+                kind: RefKind::Parameter,
+                ..
+            } => "rename one of the two parameters, or remove the one not meant".into(),
+            Problem::DuplicateId {
+                kind: RefKind::Context,
+                ..
+            } => "rename one of the two files (a context's name is its file name without the extension), or delete the one not meant".into(),
+            Problem::DuplicateId { .. } => {
+                "rename one of the two (its `id`), or remove the one not meant; in a list, remove the repeated id".into()
+            }
             Problem::NotYetDefined {
                 reason: NotVisible::BeforeRouting,
                 ..

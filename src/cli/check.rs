@@ -25,7 +25,9 @@ pub fn run(
     let mut checker = matrix::MatrixChecker::new(workspace);
     let entries = matrix::entries(workspace);
     if entries.is_empty() {
-        printer.message(Message::EmptyMatrix(super::build::empty_matrix(workspace)));
+        printer.message(Message::CheckedNothing(super::build::empty_matrix(
+            workspace,
+        )));
     }
     let mut progress = super::progress::Progress::new(entries.len(), printer.is_quiet());
     let run = matrix::compile_each(

@@ -28,6 +28,8 @@ pub enum Message<'a> {
     NothingWritten,
     /// `build --all` or `check` found no entry to compile, and why.
     EmptyMatrix(EmptyMatrix<'a>),
+    /// `check` of an empty matrix: a CI gate that compares nothing is worth a warning.
+    CheckedNothing(EmptyMatrix<'a>),
     /// A matrix entry that does not compile; `errors_above` when its diagnostics were told
     /// with an earlier entry.
     EntryFailed {
@@ -227,8 +229,12 @@ impl fmt::Display for Message<'_> {
                  the first {named} named (counted in the line below, not named one by one)"
             ),
             Message::UpToDate(outputs) => write!(f, "ok: {outputs} outputs are up to date"),
-            Message::EmptyMatrix(why) => {
-                f.write_str("note: the build matrix is empty: ")?;
+            Message::EmptyMatrix(why) | Message::CheckedNothing(why) => {
+                f.write_str(if matches!(self, Message::CheckedNothing(_)) {
+                    "warning: `check` compared nothing: the build matrix is empty: "
+                } else {
+                    "note: the build matrix is empty: "
+                })?;
                 match why {
                     EmptyMatrix::NoVariants => f.write_str(
                         "the workspace has no variant (`promptc new variant ID` writes one)",

@@ -1696,7 +1696,14 @@ pub fn diagnostics(
             diagnostics.push(warning);
         }
     }
+    // A probe that did not compile where the run found errors of its own (a misspelt field,
+    // a template that fails) most likely met one of them: its advice, to change
+    // `tokens.volatile` or turn the check off, would send the reader the wrong way.
+    let errors_found = diagnostics.has_errors();
     for warning in grouped_by_place(warnings.into_iter()) {
+        if errors_found && matches!(warning.problem, Problem::StablePrefixUnchecked { .. }) {
+            continue;
+        }
         diagnostics.push(warning);
     }
     // Once per place and message (the findings are already once each).

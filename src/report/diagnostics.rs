@@ -485,11 +485,16 @@ pub fn github(
     out
 }
 
-/// A workflow command's message: `%`, CR and LF escaped as GitHub's runner expects.
+/// A workflow command's message: `%`, CR and LF escaped as GitHub's runner expects. The log
+/// shows it as it is, so a control character other than a line break or tab (an escape
+/// sequence in a file's name, which could clear or recolour the log) or one that reorders the
+/// text is shown as the text format shows it.
 fn workflow_data(text: &str) -> String {
-    text.replace('%', "%25")
+    let escaped = text
+        .replace('%', "%25")
         .replace('\r', "%0D")
-        .replace('\n', "%0A")
+        .replace('\n', "%0A");
+    super::visible::visible(&escaped).into_owned()
 }
 
 /// A workflow command's property value: also `:` and `,`, which end a value.
@@ -563,5 +568,16 @@ mod tests {
             workflow_property("tools/a,b:c.toml"),
             "tools/a%2Cb%3Ac.toml"
         );
+    }
+
+    // A file's name reaches the log in the annotation's file and message: an escape sequence
+    // in it cleared and recoloured the log, and a right-to-left mark reordered what followed.
+    #[test]
+    fn workflow_commands_show_what_a_log_would_obey() {
+        let name = "partials/\u{1b}[2J\u{1b}[31mevil\u{202e}dm.txt";
+        for written in [workflow_data(name), workflow_property(name)] {
+            assert!(!written.contains(['\u{1b}', '\u{202e}']), "{written:?}");
+            assert!(written.contains("evil"), "{written:?}");
+        }
     }
 }

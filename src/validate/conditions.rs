@@ -206,6 +206,18 @@ impl Checker<'_> {
             );
             return;
         }
+        // minijinja says only that an expression was expected where the text ends.
+        if condition.trim().is_empty() {
+            out.error(
+                Problem::ConditionSyntax {
+                    message: crate::problem::EMPTY_CONDITION.to_string(),
+                    meant: None,
+                    known: None,
+                },
+                value_span,
+            );
+            return;
+        }
         let env = self.workspace.templates.env();
         let expression = match env.compile_expression_owned(condition.to_string()) {
             Ok(expression) => expression,

@@ -1074,10 +1074,12 @@ fn source_names_portable(known: &Known<'_>, _: &Entry<ManifestDef>, out: &mut Di
         let shown = path.to_string_lossy().replace('\\', "/");
         // A control character in a file's name is not counted here (outputs' names are
         // held to it): such a file still loads, and its name is shown by its picture
-        // wherever it is quoted.
+        // wherever it is quoted. The rest of the name is: a control character beside a `:`
+        // (`c\u{1}:d.md`) hid the `:` from the check.
         let unportable = path.components().any(|part| {
             let name = part.as_os_str().to_string_lossy();
-            not_portable(&name, false) && !name.chars().any(char::is_control)
+            let without_controls: String = name.chars().filter(|c| !c.is_control()).collect();
+            not_portable(&without_controls, false)
         });
         let other = match by_lowercase.get(&shown.to_lowercase()) {
             Some(first) if *first != shown => Some(first.clone()),
