@@ -2232,6 +2232,25 @@ fn variants_that_inherit_a_large_variant_count_what_they_inherit() {
     one_error_past_what_is_inherited(&fixture, "variants/v", (2, 11));
 }
 
+// At 4 GiB, a workspace of large partials ended the process on a failed allocation past its
+// 4 GiB memory ceiling: what a load holds (the files, and a copy of each template compiled)
+// must fit below it. A manifest may raise the setting to 1 GiB, no further.
+#[test]
+fn the_workspace_may_hold_at_most_a_gibibyte() {
+    let with = |bytes: u64| {
+        Fixture::minimal()
+            .file(
+                "promptc.toml",
+                format!("{}[limits]\nworkspace_bytes = {bytes}\n", common::MANIFEST),
+            )
+            .validate()
+    };
+    assert_eq!(with(1 << 30).counts(), (0, 0));
+    let refused = with((1 << 30) + 1).diagnostics();
+    assert_eq!(refused.len(), 1, "{refused:#?}");
+    assert!(refused[0].message.contains("1073741824"), "{refused:#?}");
+}
+
 /// Under a `limits.workspace_bytes` of 40 000, `fixture` has one error, `inherits-too-much`,
 /// at `at` in a file whose path starts with `file`; under ten times that, none.
 fn one_error_past_what_is_inherited(fixture: &Fixture, file: &str, at: (u64, u64)) {

@@ -19,8 +19,10 @@ pub const DEFAULT_COMPILE_BYTES: u64 = 64 << 20;
 pub const MAX_BYTES: u64 = 256 * MIB;
 /// The highest `limits.file_bytes` a manifest may set.
 pub const MAX_FILE_BYTES: u64 = 256 * MIB;
-/// The highest `limits.workspace_bytes` a manifest may set.
-pub const MAX_WORKSPACE_LIMIT: u64 = 4 << 30;
+/// The highest `limits.workspace_bytes` a manifest may set. A load holds what it reads, and
+/// an environment holds another copy of each template it compiles: at 4 GiB, a workspace of
+/// large partials ended the process on a failed allocation past its 4 GiB ceiling.
+pub const MAX_WORKSPACE_LIMIT: u64 = 1 << 30;
 const MIB: u64 = 1024 * 1024;
 
 /// Largest data file (manifest, variant, component, tool, context) promptc reads, unless
@@ -78,7 +80,7 @@ pub struct Limits {
     #[schemars(range(min = 1, max = MAX_BYTES))]
     pub template_bytes: u64,
     /// The most bytes of data files and templates the whole workspace may hold. Default
-    /// 256 MiB, at most 4 GiB.
+    /// 256 MiB, at most 1 GiB.
     #[serde(default = "Limits::default_workspace_bytes")]
     #[schemars(range(min = 1, max = MAX_WORKSPACE_LIMIT))]
     pub workspace_bytes: u64,

@@ -1223,6 +1223,11 @@ fn item_fields(
     use crate::namespace::CONNECTED_MCP_SERVERS;
     use crate::problem::PathReader;
     let templates = &workspace.templates;
+    // A template that reads no name (plain text, an unused partial) reads no field: it is not
+    // loaded into the environment for it, which would hold another copy of its text.
+    if templates.variables(template).is_empty() {
+        return;
+    }
     let Ok(compiled) = templates.template(template) else {
         return;
     };
