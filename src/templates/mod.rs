@@ -602,6 +602,12 @@ impl Templates {
             .unwrap_or(false)
     }
 
+    /// Whether a template has a tag that sets a name (`for`, `set`, `with`).
+    pub fn binds_names(&self, template: TemplateId) -> bool {
+        self.with_source(self.name(template), references::binds_names)
+            .unwrap_or(false)
+    }
+
     /// Whether a template reads `name` only to ask whether it holds an item (`"x" in name`):
     /// what it writes then holds none of the items.
     pub fn only_tests_membership(&self, template: TemplateId, name: &str) -> bool {

@@ -50,6 +50,16 @@ pub fn has_loop(source: &str) -> bool {
     found
 }
 
+/// Whether `source` has a tag that sets a name to a value (`for`, `set`, `with`): only then
+/// can a name it reads stand for an item of a list.
+pub fn binds_names(source: &str) -> bool {
+    let mut found = false;
+    tags(source, |keyword, _, _, _| {
+        found |= matches!(keyword, "for" | "set" | "with");
+    });
+    found
+}
+
 /// Every tag of `source` that names another template, in order.
 pub fn scan(source: &str) -> Vec<Reference> {
     let mut references = Vec::new();

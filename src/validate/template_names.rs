@@ -1224,8 +1224,14 @@ fn item_fields(
     use crate::problem::PathReader;
     let templates = &workspace.templates;
     // A template that reads no name (plain text, an unused partial) reads no field: it is not
-    // loaded into the environment for it, which would hold another copy of its text.
-    if templates.variables(template).is_empty() {
+    // loaded into the environment for it, which would hold another copy of its text. One that
+    // sets no name and reads no tool reads no field this check holds it to, and is not
+    // parsed again.
+    let variables = templates.variables(template);
+    let reads_a_tool = variables
+        .iter()
+        .any(|name| [TOOL, TOOLS_DATA, CONNECTED_MCP_SERVERS].contains(&name.as_str()));
+    if variables.is_empty() || !(reads_a_tool || templates.binds_names(template)) {
         return;
     }
     let Ok(compiled) = templates.template(template) else {
