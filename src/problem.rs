@@ -69,8 +69,14 @@ impl fmt::Display for Kind {
 /// (`when = false`).
 pub const CONDITION_TYPE: &str = "a condition, written as text";
 
-/// What `condition-syntax` says of a condition of nothing but spaces (`when = ""`).
+/// What `condition-syntax` says of a `when` of nothing but spaces (`when = ""`).
 pub const EMPTY_CONDITION: &str = "it is empty";
+/// What it says of any other expression of nothing but spaces (a predicate, a `match`, a
+/// `for_each`), which cannot simply be left out.
+pub const EMPTY_EXPRESSION: &str = "it is empty, and an expression is needed here";
+/// The help for an unknown id holding ` - `: in a YAML file, a list item folded into the one
+/// above it (see `report::diagnostics::help_for`, which gives it for YAML files alone).
+pub const YAML_FOLDED_ITEM: &str = "YAML took the line below for more of this item's text: it is indented more than the item above it; give every item of the list the same indentation";
 
 /// What a context's `date` is, where a file gives it another type: a date written as text.
 pub const DATE_TYPE: &str = "a date, written as text (YYYY-MM-DD)";
@@ -83,9 +89,15 @@ pub enum PathReader {
     /// `list` is the list's path (`mcp_servers.resources`, an item's as the list's).
     TemplateItem {
         list: String,
+        /// Whether `list` goes through a list: else the name stands for the value there
+        /// (`{% set b = browser %}`).
+        through_list: bool,
     },
-    /// A template reading a tool's value (`tool` in a tool format, an item of `tools`).
-    ToolValue,
+    /// A template reading a tool's value (`tool` in a tool format, an item of `tools`), or
+    /// one of its parameters.
+    ToolValue {
+        parameter: bool,
+    },
     Condition,
     /// A tool's `for_each` list.
     ForEach,
@@ -1050,6 +1062,9 @@ impl Problem {
             Problem::ConditionSyntax { message, .. } if message == EMPTY_CONDITION => {
                 "write a condition (`browser.enabled`, `mode == 'plan'`), or delete the key: without one, it always holds".into()
             }
+            Problem::ConditionSyntax { message, .. } if message == EMPTY_EXPRESSION => {
+                "write the expression it stands for (a predicate's condition, a family's `match`, a `for_each` list's path)".into()
+            }
             // A condition is no tag: it ends before an operator's last operand.
             Problem::ConditionSyntax { message, .. }
                 if message.starts_with("unexpected end of input, expected expression") =>
@@ -1212,7 +1227,7 @@ impl Problem {
             // YAML reads a line indented one more space than the item above as more of its
             // text: `- intro` then ` - outro` is the one item `intro - outro`.
             Problem::UnknownReference { name, .. } if name.contains(" - ") => {
-                "YAML took the line below for more of this item's text: it is indented more than the item above it; give every item of the list the same indentation".into()
+                YAML_FOLDED_ITEM.into()
             }
             Problem::UnknownReference {
                 suggestion: Some(suggestion),
@@ -2083,25 +2098,35 @@ impl Problem {
             ),
             Problem::UnknownContextField {
                 path,
-                reader: PathReader::TemplateItem { list },
+                reader: PathReader::TemplateItem { list, through_list },
                 ..
-            } => write!(
-                f,
-                "template reads `{path}`, which the items of `{list}` do not have"
-            ),
+            } => {
+                if *through_list {
+                    write!(
+                        f,
+                        "template reads `{path}`, which the items of `{list}` do not have"
+                    )
+                } else {
+                    write!(f, "template reads `{path}`, which `{list}` does not have")
+                }
+            }
             Problem::UnknownContextField {
                 path,
-                reader: PathReader::ToolValue,
+                reader: PathReader::ToolValue { parameter },
                 ..
-            } => write!(
-                f,
-                "template reads `{path}`, which a tool's value does not have"
-            ),
+            } => {
+                let what = if *parameter {
+                    "a tool's parameter"
+                } else {
+                    "a tool's value"
+                };
+                write!(f, "template reads `{path}`, which {what} does not have")
+            }
             Problem::UnknownContextField { path, reader, .. } => {
                 let reader = match reader {
                     PathReader::Template
                     | PathReader::TemplateItem { .. }
-                    | PathReader::ToolValue => "template reads",
+                    | PathReader::ToolValue { .. } => "template reads",
                     PathReader::Condition => "condition reads",
                     PathReader::ForEach => "`for_each` reads",
                     PathReader::VolatileList => "`tokens.volatile` names",

@@ -1136,7 +1136,7 @@ pub fn unified_diff(path: &str, old: &str, new: &str, time: &DiffTime) -> String
     let lines = old_part.split_inclusive('\n').count() + new_part.split_inclusive('\n').count();
     if lines > MAX_DIFF_LINES {
         return format!(
-            "{header}… the diff of {path} is not shown: {lines} lines differ between the committed text and the fresh one, more than a diff is made of ({MAX_DIFF_LINES})\n"
+            "{header}… the diff of {path} is not shown: {lines} lines would be diffed (those between what the committed text and the fresh one share at their ends, with the context kept around them), more than a diff is made of ({MAX_DIFF_LINES})\n"
         );
     }
     let started = std::time::Instant::now();
@@ -1215,11 +1215,29 @@ struct DiffMiddle {
     lines_before: usize,
 }
 
+/// Whether `text` has a carriage return not followed by a line feed.
+fn has_lone_carriage_return(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes
+        .iter()
+        .enumerate()
+        .any(|(at, byte)| *byte == b'\r' && bytes.get(at + 1) != Some(&b'\n'))
+}
+
 /// The lines of context a unified diff keeps around a change.
 const DIFF_CONTEXT: usize = 3;
 
 impl DiffMiddle {
     fn of(old: &str, new: &str) -> Self {
+        // A line of the diff may end with a carriage return alone, which splitting at line
+        // feeds does not see: such texts are diffed whole.
+        if has_lone_carriage_return(old) || has_lone_carriage_return(new) {
+            return Self {
+                old: 0..old.len(),
+                new: 0..new.len(),
+                lines_before: 0,
+            };
+        }
         // The starts of the lines both begin with, the last few kept for context.
         let mut before: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
         let mut same_before = 0;
@@ -1689,6 +1707,7 @@ pub fn diagnostics(
             CompileError::InvalidWorkspace => {}
         }
     }
+    let template_errors = found_in_templates.has_errors();
     diagnostics.extend(found_in_templates);
     diagnostics.extend(run.over_budget);
     for variant in documented_twice {
@@ -1696,10 +1715,11 @@ pub fn diagnostics(
             diagnostics.push(warning);
         }
     }
-    // A probe that did not compile where the run found errors of its own (a misspelt field,
-    // a template that fails) most likely met one of them: its advice, to change
-    // `tokens.volatile` or turn the check off, would send the reader the wrong way.
-    let errors_found = diagnostics.has_errors();
+    // A probe that did not compile where the templates' checks found errors (a misspelt
+    // field in a line only the probe's values reach) most likely met one of them: its
+    // advice, to change `tokens.volatile` or turn the check off, would send the reader the
+    // wrong way. An error elsewhere (a budget, routing) says nothing of the probe.
+    let errors_found = template_errors;
     for warning in grouped_by_place(warnings.into_iter()) {
         if errors_found && matches!(warning.problem, Problem::StablePrefixUnchecked { .. }) {
             continue;
@@ -2325,8 +2345,8 @@ mod tests {
         // is the diff of the whole texts: the same hunks, counting lines from the file's start.
         #[test]
         fn a_diff_of_what_differs_is_the_diff_of_the_whole_texts(
-            old in proptest::collection::vec("[abc]\n|c", 0..40),
-            new in proptest::collection::vec("[abc]\n|c", 0..40),
+            old in proptest::collection::vec("[abc]\n|c|\r|\r\n", 0..40),
+            new in proptest::collection::vec("[abc]\n|c|\r|\r\n", 0..40),
         ) {
             let (old, new) = (old.concat(), new.concat());
             proptest::prop_assume!(old != new);
@@ -2361,7 +2381,7 @@ mod tests {
         assert_eq!(
             diff,
             format!(
-                "--- a/p.md\n+++ b/p.md\n… the diff of p.md is not shown: {} lines differ between the committed text and the fresh one, more than a diff is made of ({MAX_DIFF_LINES})\n",
+                "--- a/p.md\n+++ b/p.md\n… the diff of p.md is not shown: {} lines would be diffed (those between what the committed text and the fresh one share at their ends, with the context kept around them), more than a diff is made of ({MAX_DIFF_LINES})\n",
                 MAX_DIFF_LINES + 10
             )
         );

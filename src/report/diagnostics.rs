@@ -504,7 +504,13 @@ fn workflow_property(text: &str) -> String {
 
 /// A problem's help for the file it is about (see [`in_format_of`]).
 fn help_for(problem: &crate::problem::Problem, path: Option<&std::path::Path>) -> Option<String> {
-    problem.help().map(|help| in_format_of(help, path))
+    use crate::load::document::Format;
+    let help = problem.help()?;
+    // Only YAML folds a line into the item above it.
+    if help == crate::problem::YAML_FOLDED_ITEM && path.and_then(Format::of) != Some(Format::Yaml) {
+        return None;
+    }
+    Some(in_format_of(help, path))
 }
 
 /// Words about a file, the settings they show as TOML (`order = 2`) written as YAML

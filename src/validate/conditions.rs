@@ -210,7 +210,12 @@ impl Checker<'_> {
         if condition.trim().is_empty() {
             out.error(
                 Problem::ConditionSyntax {
-                    message: crate::problem::EMPTY_CONDITION.to_string(),
+                    message: if pointer.ends_with("/when") {
+                        crate::problem::EMPTY_CONDITION
+                    } else {
+                        crate::problem::EMPTY_EXPRESSION
+                    }
+                    .to_string(),
                     meant: None,
                     known: None,
                 },

@@ -1237,7 +1237,15 @@ fn item_fields(
     let Ok(compiled) = templates.template(template) else {
         return;
     };
-    let set_around = |name: &str| around.iter().any(|other| templates.mentions(*other, name));
+    // Whether a name is set by a template this one is rendered within (a name a template it
+    // includes sets is unknown after the include: see `item_reads`): asked once per name, as
+    // each asks reads their whole text.
+    let mut set_elsewhere: HashMap<String, bool> = HashMap::new();
+    let mut is_set_elsewhere = |name: &str| -> bool {
+        *set_elsewhere
+            .entry(name.to_string())
+            .or_insert_with(|| around.iter().any(|other| templates.mentions(*other, name)))
+    };
     let context_fields = crate::namespace::context_fields();
     let mut reported = BTreeSet::new();
     for read in compiled.item_reads() {
@@ -1246,34 +1254,38 @@ fn item_fields(
         };
         // The path the read goes to, and how many of its first segments the head stands for.
         let bound = read.bound_to.as_deref().unwrap_or(head);
-        let full = format!("{bound}.{rest}");
         let root = bound.split('.').next().unwrap_or_default();
-        if set_around(root)
-            || (read.bound_to.is_none()
-                && ![TOOL, TOOLS_DATA, CONNECTED_MCP_SERVERS].contains(&head))
+        let known_root = [TOOL, TOOLS_DATA, CONNECTED_MCP_SERVERS].contains(&root)
+            || (context_fields.contains(root)
+                && root != crate::namespace::EXTRA
+                && root != "placeholders");
+        if (read.bound_to.is_none() && ![TOOL, TOOLS_DATA, CONNECTED_MCP_SERVERS].contains(&head))
+            || !known_root
+            || is_set_elsewhere(root)
         {
             continue;
         }
+        let full = format!("{bound}.{rest}");
         let (reader, looked_up) = match root {
-            TOOL | TOOLS_DATA => (PathReader::ToolValue, None),
-            CONNECTED_MCP_SERVERS => (
-                PathReader::TemplateItem {
-                    list: bound.replacen(CONNECTED_MCP_SERVERS, "mcp_servers", 1),
+            TOOL | TOOLS_DATA => (
+                PathReader::ToolValue {
+                    parameter: rest.starts_with("parameters.")
+                        || bound.split('.').nth(1) == Some("parameters"),
                 },
-                Some(full.replacen(CONNECTED_MCP_SERVERS, "mcp_servers", 1)),
+                None,
             ),
-            _ if context_fields.contains(root)
-                && root != crate::namespace::EXTRA
-                && root != "placeholders" =>
-            {
+            _ => {
+                let in_context =
+                    |path: &str| path.replacen(CONNECTED_MCP_SERVERS, "mcp_servers", 1);
+                let list = in_context(bound);
                 (
                     PathReader::TemplateItem {
-                        list: bound.to_string(),
+                        through_list: through_list(&list),
+                        list,
                     },
-                    Some(full.clone()),
+                    Some(in_context(&full)),
                 )
             }
-            _ => continue,
         };
         let head_segments = bound.split('.').count();
         let unknown = match &looked_up {
@@ -1326,6 +1338,22 @@ fn item_fields(
             span,
         ));
     }
+}
+
+/// Whether a path into the context goes through a list (`mcp_servers`, `mcp_servers.tools`):
+/// what a name set from it stands for is one of its items, not the value itself.
+fn through_list(path: &str) -> bool {
+    let mut walked = String::new();
+    path.split('.').any(|segment| {
+        if !walked.is_empty() {
+            walked.push('.');
+        }
+        walked.push_str(segment);
+        crate::schema::context_schema_at(&walked).is_ok_and(|schema| {
+            schema.get("type").and_then(|t| t.as_str()) == Some("array")
+                || schema.get("items").is_some()
+        })
+    })
 }
 
 /// Where a path into the context first names nothing (its segment's index), with what it may

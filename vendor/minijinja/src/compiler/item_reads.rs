@@ -334,8 +334,22 @@ impl<'a> Walker<'a> {
             }
             #[cfg(feature = "multi_template")]
             ast::Stmt::Extends(stmt) => self.expr(&stmt.name),
+            // An included template renders in this frame, and may set any name: what the
+            // names bound so far stand for is not known after it.
             #[cfg(feature = "multi_template")]
-            ast::Stmt::Include(stmt) => self.expr(&stmt.name),
+            ast::Stmt::Include(stmt) => {
+                self.expr(&stmt.name);
+                let bound: Vec<&'a str> = self
+                    .scopes
+                    .iter()
+                    .flat_map(|scope| scope.keys().copied())
+                    .collect();
+                if let Some(scope) = self.scopes.last_mut() {
+                    for name in bound {
+                        scope.insert(name, Binding::Unknown);
+                    }
+                }
+            }
             #[cfg(feature = "multi_template")]
             ast::Stmt::Import(stmt) => {
                 self.expr(&stmt.expr);
@@ -435,6 +449,17 @@ mod tests {
             .map(|end| &source[reads[0].range.start..*end])
             .collect();
         assert_eq!(ends, ["r.path", "r.path[\"first\"]", "r.path[\"first\"].x"]);
+    }
+
+    #[test]
+    fn an_include_may_set_any_name() {
+        assert_eq!(
+            reads("{% for s in mcp_servers %}{{ s.a }}{% include 'p' %}{{ s.b }}{% endfor %}{% for s in mcp_servers %}{{ s.c }}{% endfor %}"),
+            [
+                read("s.a", Some("mcp_servers"), "s.a"),
+                read("s.c", Some("mcp_servers"), "s.c"),
+            ]
+        );
     }
 
     #[test]
