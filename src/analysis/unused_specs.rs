@@ -27,17 +27,33 @@ pub fn check(workspace: &Workspace) -> Diagnostics {
         return out;
     }
     let families: BTreeSet<&str> = variants.iter().map(EffectiveVariant::family).collect();
-    tool_family_entries(workspace, &variants, &families, &mut out);
+    // The variants listing each tool, found in one pass over the lists rather than by a
+    // search of every list for every tool (a thousand of each at scale).
+    let mut listing: HashMap<&str, Vec<&EffectiveVariant>> = HashMap::new();
+    for variant in &variants {
+        for tool in variant.tools() {
+            let variants = listing.entry(tool.as_str()).or_default();
+            // A list naming a tool twice is an error of its own; the variant counts once.
+            if !variants
+                .last()
+                .is_some_and(|last| std::ptr::eq(*last, variant))
+            {
+                variants.push(variant);
+            }
+        }
+    }
+    let listing = |id: &str| listing.get(id).map_or(&[][..], Vec::as_slice);
+    tool_family_entries(workspace, &listing, &families, &mut out);
     component_family_entries(workspace, &variants, &families, &mut out);
-    dependent_parameters(workspace, &variants, &mut out);
+    dependent_parameters(workspace, &listing, &mut out);
     out
 }
 
 /// A tool's `[families.F]` entry is taken by the variants of F that list the tool, and by
 /// those of any family whose entry is `based_on` it.
-fn tool_family_entries(
+fn tool_family_entries<'v>(
     workspace: &Workspace,
-    variants: &[EffectiveVariant],
+    listing: &impl Fn(&str) -> &'v [&'v EffectiveVariant],
     families: &BTreeSet<&str>,
     out: &mut Diagnostics,
 ) {
@@ -46,9 +62,8 @@ fn tool_family_entries(
         if spec.families.is_empty() {
             continue;
         }
-        let taken: BTreeSet<&str> = variants
+        let taken: BTreeSet<&str> = listing(id)
             .iter()
-            .filter(|variant| variant.tools().contains(id))
             .flat_map(|variant| family_chain(spec, variant.family()))
             .collect();
         for family in spec.families.keys() {
@@ -109,9 +124,9 @@ struct Offered {
 
 /// A parameter is shown where every tool of its `depends_on` is enabled: with none of the
 /// variants that offer it listing them all, it is in no prompt.
-fn dependent_parameters(
+fn dependent_parameters<'v>(
     workspace: &Workspace,
-    variants: &[EffectiveVariant],
+    listing: &impl Fn(&str) -> &'v [&'v EffectiveVariant],
     out: &mut Diagnostics,
 ) {
     let mut offered: Vec<(crate::span::Span, Offered)> = Vec::new();
@@ -127,14 +142,18 @@ fn dependent_parameters(
         if !may_depend {
             continue;
         }
-        let mut by_family: Vec<(&str, Vec<&EffectiveVariant>)> = Vec::new();
-        for variant in variants.iter().filter(|v| v.tools().contains(id)) {
-            match by_family.iter_mut().find(|(f, _)| *f == variant.family()) {
-                Some((_, listing)) => listing.push(variant),
-                None => by_family.push((variant.family(), vec![variant])),
+        // The variants listing the tool, by the family entries their view of it applies:
+        // every family without an entry of its own sees the generic spec, resolved once.
+        let spec = &entry.value.spec;
+        let mut by_view: Vec<(Vec<&str>, &str, Vec<&EffectiveVariant>)> = Vec::new();
+        for &variant in listing(id) {
+            let view = family_chain(spec, variant.family());
+            match by_view.iter_mut().find(|(seen, _, _)| *seen == view) {
+                Some((_, _, listing)) => listing.push(variant),
+                None => by_view.push((view, variant.family(), vec![variant])),
             }
         }
-        for (family, listing) in by_family {
+        for (_, family, listing) in by_view {
             let Some(tool) = resolve_tool(workspace, id, family) else {
                 continue;
             };
