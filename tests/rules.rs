@@ -61,9 +61,9 @@ fn an_active_file_named_by_its_absolute_path_matches_below_a_folder_named_relati
     .unwrap();
     let active = folder.join("src/db/a.sql");
     let root = repo_root();
-    let explained = |rules: &str| {
+    let explained = |from: &std::path::Path, rules: &str, active: &std::path::Path| {
         let output = promptc()
-            .current_dir(&folder)
+            .current_dir(from)
             .args(["explain", "--workspace", root.to_str().unwrap()])
             .args([
                 "--family",
@@ -74,17 +74,31 @@ fn an_active_file_named_by_its_absolute_path_matches_below_a_folder_named_relati
                 rules,
             ])
             .arg("--files")
-            .arg(&active)
+            .arg(active)
             .output()
             .unwrap();
         assert!(output.status.success(), "{}", stderr(&output));
         stdout(&output)
     };
     for rules in [".", folder.to_str().unwrap()] {
-        let out = explained(rules);
+        let out = explained(&folder, rules, &active);
         let line = out.lines().find(|line| line.contains(" db:")).unwrap();
         assert!(line.contains("+ db:"), "--rules {rules}: {out}");
     }
+    // Named through a link to the project (a home folder that is one), run from there: the
+    // rules folder's real path is the project's, the file's is found through the link, a
+    // file not written yet too.
+    let link = folder.with_file_name(format!(
+        "{}-link",
+        folder.file_name().unwrap().to_str().unwrap()
+    ));
+    std::os::unix::fs::symlink(&folder, &link).unwrap();
+    for file in ["src/db/a.sql", "src/db/new/b.sql"] {
+        let out = explained(&link, ".", &link.join(file));
+        let line = out.lines().find(|line| line.contains(" db:")).unwrap();
+        assert!(line.contains("+ db:"), "{file}: {out}");
+    }
+    std::fs::remove_file(&link).unwrap();
 }
 
 #[test]

@@ -342,6 +342,21 @@ fn apply(
         .map(|file| as_glob_path(file))
         .collect();
     active.dedup();
+    // An active file the caller names by its absolute path may go through a link (a home
+    // folder that is one, `/tmp` on macOS) where the rules folder's real path does not: it
+    // is matched as its real path too. Only the caller's own (`--files`): a context's, which
+    // a pull request may write, is not looked up on the machine.
+    let real_forms: Vec<(String, usize)> = request
+        .active_files
+        .iter()
+        .filter_map(|file| {
+            let real = real_path_of(Path::new(file))?;
+            let at = active
+                .iter()
+                .position(|named| *named == as_glob_path(file))?;
+            (real != active[at]).then_some((real, at))
+        })
+        .collect();
     let mut report = RulesReport {
         assembled: true,
         ..RulesReport::default()
@@ -353,7 +368,7 @@ fn apply(
         let decision = if globs.spend(&rule.metadata) {
             decide_within(
                 &rule,
-                &active,
+                (&active, &real_forms),
                 &request.disabled,
                 &context.rule_toggles,
                 &mut work_left,
@@ -403,14 +418,14 @@ fn decide(
     toggles: &IndexMap<String, bool>,
 ) -> RuleDecision {
     let mut unbounded = u64::MAX;
-    decide_within(rule, active_files, disabled, toggles, &mut unbounded)
+    decide_within(rule, (active_files, &[]), disabled, toggles, &mut unbounded)
 }
 
 /// Whether one rule applies, and why, its matching paid from `work_left` (see
 /// [`MAX_MATCH_WORK`]).
 fn decide_within(
     rule: &Rule,
-    active_files: &[String],
+    (active_files, real_forms): (&[String], &[(String, usize)]),
     disabled: &[String],
     toggles: &IndexMap<String, bool>,
     work_left: &mut u64,
@@ -476,6 +491,11 @@ fn decide_within(
         .flat_map(|file| {
             std::iter::once((file.clone(), file)).chain(below_folder(file).map(|rest| (rest, file)))
         })
+        .chain(
+            real_forms
+                .iter()
+                .filter_map(|(real, at)| Some((below_folder(real)?, active_files.get(*at)?))),
+        )
         .collect();
     for (form, file) in &forms {
         let cost = per_byte.saturating_mul(file.len().max(1) as u64);
@@ -506,6 +526,40 @@ fn decide_within(
             globs: globs.patterns,
         },
     }
+}
+
+/// The real path of an absolute `path` as globs read it: its nearest existing folder's real
+/// path (links resolved), then the rest of it; `None` for a relative path, or one whose real
+/// path cannot be told.
+fn real_path_of(path: &Path) -> Option<String> {
+    if !path.is_absolute() {
+        return None;
+    }
+    let (existing, rest) = path.ancestors().find_map(|folder| {
+        Some((
+            fs::canonicalize(folder).ok()?,
+            path.strip_prefix(folder).ok()?,
+        ))
+    })?;
+    // `join` of nothing would end the path with a separator.
+    let real = if rest.as_os_str().is_empty() {
+        existing
+    } else {
+        existing.join(rest)
+    };
+    Some(as_glob_path(&shown_real_path(&real)))
+}
+
+/// A real path as the rest of the world writes it: on Windows, without the `\\?\` prefix
+/// `canonicalize` puts before a drive (`C:\src\shop`, not `\\?\C:\src\shop`), which no
+/// path a caller names has.
+fn shown_real_path(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    let plain = text
+        .strip_prefix(r"\\?\")
+        .filter(|rest| rest.as_bytes().get(1) == Some(&b':'))
+        .unwrap_or(&text);
+    plain.replace('\\', "/")
 }
 
 /// An active file's path as globs read it: `/` between its parts (a path written on
@@ -928,7 +982,7 @@ impl Reader<'_> {
         if self.read_folders.contains(&(real.clone(), origin)) {
             return;
         }
-        self.folder_real = real.to_string_lossy().replace('\\', "/");
+        self.folder_real = shown_real_path(&real);
         self.read_folders.push((real.clone(), origin));
         if origin == Origin::Project {
             for location in RULES_LOCATIONS.iter().chain([&".cursor"]) {
@@ -1498,13 +1552,13 @@ mod tests {
         // Each file costs its length times the globs' (9 × 11 bytes).
         let mut left = 99 * 4;
         assert_eq!(
-            decide_within(&ts, &files, &[], &none, &mut left),
+            decide_within(&ts, (&files, &[]), &[], &none, &mut left),
             RuleDecision::TooCostlyToMatch
         );
         assert_eq!(left, 0);
         let mut left = 99 * 10;
         assert!(matches!(
-            decide_within(&ts, &files, &[], &none, &mut left),
+            decide_within(&ts, (&files, &[]), &[], &none, &mut left),
             RuleDecision::NoActiveFileMatches { .. }
         ));
         assert_eq!(left, 0);
@@ -1518,11 +1572,11 @@ mod tests {
         ));
         let mut left = MAX_MATCH_WORK;
         assert_eq!(
-            decide_within(&many, &long, &[], &none, &mut left),
+            decide_within(&many, (&long, &[]), &[], &none, &mut left),
             RuleDecision::TooCostlyToMatch
         );
         assert!(matches!(
-            decide_within(&ts, &long, &[], &none, &mut left),
+            decide_within(&ts, (&long, &[]), &[], &none, &mut left),
             RuleDecision::TooCostlyToMatch
         ));
     }
