@@ -2828,3 +2828,39 @@ fn the_values_of_the_data_files_are_bounded() {
         .run(&["validate", "-q"]);
     assert!(!run.stderr.contains("too-many-values"), "{}", run.stderr);
 }
+
+// Each misspelt field a template reads was placed by a search of its text: sixteen thousand
+// of them, in a partial included by four hundred others, ran validate out of processor time.
+// Past the problems a file shows, the rest are counted, not placed; what is shown is as before.
+#[test]
+fn misspelt_fields_past_those_a_file_shows_are_counted_not_placed() {
+    let reads: String = (0..300)
+        .map(|i| format!("{{{{ browser.f{i} }}}}"))
+        .collect();
+    let validation = Fixture::minimal()
+        .file(
+            "components/intro.md",
+            format!("You work in {{{{ cwd }}}}. {reads}\n"),
+        )
+        .validate();
+    let diagnostics = validation.diagnostics();
+    let placed: Vec<_> = diagnostics
+        .iter()
+        .filter(|d| d.code == "unknown-context-field")
+        .collect();
+    assert_eq!(placed.len(), 100);
+    assert!(
+        placed.iter().all(|d| d.line == 1 && d.column > 1),
+        "{placed:#?}"
+    );
+    let more: Vec<_> = diagnostics
+        .iter()
+        .filter(|d| d.code == "more-problems")
+        .collect();
+    assert_eq!(more.len(), 1, "{diagnostics:#?}");
+    assert!(
+        more[0].message.contains("200 more errors"),
+        "{}",
+        more[0].message
+    );
+}

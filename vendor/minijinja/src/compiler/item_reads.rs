@@ -35,9 +35,29 @@ enum Binding {
     Unknown,
 }
 
+/// The names one frame (or branch) of the render sets, each with when it was set.
+#[derive(Default)]
+struct Scope<'a> {
+    names: HashMap<&'a str, (Binding, u64)>,
+    /// When the last statement that may set any name ran in it (an include, which renders in
+    /// this frame; the start of a macro's body, which sees names set after its definition):
+    /// a name set before it, here or further out, stands for something unknown after it.
+    barrier: u64,
+}
+
 struct Walker<'a> {
-    scopes: Vec<HashMap<&'a str, Binding>>,
+    scopes: Vec<Scope<'a>>,
+    /// Counts the bindings and barriers, in the order of the source.
+    seq: u64,
     out: Vec<ItemRead>,
+}
+
+/// What a name stands for where it is read.
+enum Found {
+    /// Set by the template, to this.
+    Bound(Binding),
+    /// Not set by the template, nor possibly by what it includes.
+    Free,
 }
 
 /// Filters whose result holds the items of their input (or is one of them).
@@ -55,7 +75,8 @@ const KEEPS_ITEMS: [&str; 8] = [
 /// Every read of a field of a name, in the order of the source.
 pub fn find_item_reads(t: &ast::Stmt<'_>) -> Vec<ItemRead> {
     let mut walker = Walker {
-        scopes: vec![HashMap::new()],
+        scopes: vec![Scope::default()],
+        seq: 0,
         out: Vec::new(),
     };
     walker.stmt(t);
@@ -63,9 +84,44 @@ pub fn find_item_reads(t: &ast::Stmt<'_>) -> Vec<ItemRead> {
 }
 
 impl<'a> Walker<'a> {
-    /// `None` for a name the template does not set.
-    fn lookup(&self, name: &str) -> Option<&Binding> {
-        self.scopes.iter().rev().find_map(|scope| scope.get(name))
+    /// What `name` stands for: a binding set after every barrier between it and here is
+    /// what it was set to; one set before is unknown, and so is a name no scope sets once a
+    /// barrier stands (an included template may have set it).
+    fn lookup(&self, name: &str) -> Found {
+        let mut barrier = 0;
+        for scope in self.scopes.iter().rev() {
+            barrier = barrier.max(scope.barrier);
+            if let Some((binding, at)) = scope.names.get(name) {
+                return Found::Bound(if *at < barrier {
+                    Binding::Unknown
+                } else {
+                    binding.clone()
+                });
+            }
+        }
+        if barrier > 0 {
+            Found::Bound(Binding::Unknown)
+        } else {
+            Found::Free
+        }
+    }
+
+    /// Sets `name` in the innermost scope.
+    fn set(&mut self, name: &'a str, binding: Binding) {
+        self.seq += 1;
+        let at = self.seq;
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.names.insert(name, (binding, at));
+        }
+    }
+
+    /// A statement that may set any name (see [`Scope::barrier`]).
+    fn barrier(&mut self) {
+        self.seq += 1;
+        let at = self.seq;
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.barrier = at;
+        }
     }
 
     fn bind(&mut self, target: &ast::Expr<'a>, value: Option<&ast::Expr<'a>>) {
@@ -73,11 +129,7 @@ impl<'a> Walker<'a> {
             .and_then(|value| self.path_of(value))
             .map_or(Binding::Unknown, Binding::Path);
         match target {
-            ast::Expr::Var(var) => {
-                if let Some(scope) = self.scopes.last_mut() {
-                    scope.insert(var.id, binding);
-                }
-            }
+            ast::Expr::Var(var) => self.set(var.id, binding),
             ast::Expr::List(list) => list.items.iter().for_each(|x| self.bind(x, None)),
             ast::Expr::Tuple(tuple) => tuple.items.iter().for_each(|x| self.bind(x, None)),
             _ => {}
@@ -88,15 +140,17 @@ impl<'a> Walker<'a> {
     fn path_of(&self, expr: &ast::Expr<'_>) -> Option<String> {
         match expr {
             ast::Expr::Var(var) => match self.lookup(var.id) {
-                None => Some(var.id.to_string()),
-                Some(Binding::Path(path)) => Some(path.clone()),
-                Some(Binding::Unknown) => None,
+                Found::Free => Some(var.id.to_string()),
+                Found::Bound(Binding::Path(path)) => Some(path),
+                Found::Bound(Binding::Unknown) => None,
             },
             ast::Expr::GetAttr(attr) => {
                 Some(format!("{}.{}", self.path_of(&attr.expr)?, attr.name))
             }
             ast::Expr::GetItem(item) => match &item.subscript_expr {
+                // A key with a dot (`rule_toggles["AGENTS.md"]`) is no path's segment.
                 ast::Expr::Const(key) => match key.value.as_str() {
+                    Some(key) if key.contains('.') => None,
                     Some(key) => Some(format!("{}.{key}", self.path_of(&item.expr)?)),
                     None if key.value.as_i64().is_some() => self.path_of(&item.expr),
                     None => None,
@@ -125,7 +179,9 @@ impl<'a> Walker<'a> {
                     at = &attr.expr;
                 }
                 ast::Expr::GetItem(item) => match &item.subscript_expr {
-                    ast::Expr::Const(key) if key.value.as_str().is_some() => {
+                    ast::Expr::Const(key)
+                        if key.value.as_str().is_some_and(|key| !key.contains('.')) =>
+                    {
                         fields.push(key.value.as_str()?);
                         field_ends.push(at.span().end_offset as usize);
                         at = &item.expr;
@@ -140,9 +196,9 @@ impl<'a> Walker<'a> {
             return None;
         }
         let bound_to = match self.lookup(root) {
-            None => None,
-            Some(Binding::Path(path)) => Some(path.clone()),
-            Some(Binding::Unknown) => return None,
+            Found::Free => None,
+            Found::Bound(Binding::Path(path)) => Some(path),
+            Found::Bound(Binding::Unknown) => return None,
         };
         let mut written = root.to_string();
         for field in fields.iter().rev() {
@@ -245,32 +301,35 @@ impl<'a> Walker<'a> {
     }
 
     /// Walks `body` in a scope of its own, then returns that scope.
-    fn scoped(&mut self, body: &[ast::Stmt<'a>]) -> HashMap<&'a str, Binding> {
-        self.scopes.push(HashMap::new());
+    fn scoped(&mut self, body: &[ast::Stmt<'a>]) -> Scope<'a> {
+        self.scopes.push(Scope::default());
         body.iter().for_each(|x| self.stmt(x));
         self.scopes.pop().unwrap_or_default()
     }
 
     /// Statements that may or may not run (a branch): a name they set stands for something
-    /// unknown after them.
+    /// unknown after them, and so does every name after a barrier among them (an include in
+    /// an `if` renders in the frame around it).
     fn branch(&mut self, body: &[ast::Stmt<'a>]) {
-        let set = self.scoped(body);
-        if let Some(scope) = self.scopes.last_mut() {
-            for name in set.into_keys() {
-                scope.insert(name, Binding::Unknown);
-            }
+        let branch = self.scoped(body);
+        for name in branch.names.into_keys() {
+            self.set(name, Binding::Unknown);
+        }
+        if branch.barrier > 0 {
+            self.barrier();
         }
     }
 
+    /// A macro's body sees the names of the frame it is defined in as they are when it is
+    /// called, which may be after they are set anew: what they stand for is unknown there.
     #[cfg(feature = "macros")]
     fn macro_body(&mut self, decl: &ast::Macro<'a>) {
         decl.defaults.iter().for_each(|x| self.expr(x));
-        self.scopes.push(HashMap::new());
+        self.scopes.push(Scope::default());
+        self.barrier();
         decl.args.iter().for_each(|arg| self.bind(arg, None));
-        if let Some(scope) = self.scopes.last_mut() {
-            scope.insert("caller", Binding::Unknown);
-            scope.insert("varargs", Binding::Unknown);
-            scope.insert("kwargs", Binding::Unknown);
+        for name in ["caller", "varargs", "kwargs"] {
+            self.set(name, Binding::Unknown);
         }
         decl.body.iter().for_each(|x| self.stmt(x));
         self.scopes.pop();
@@ -283,11 +342,11 @@ impl<'a> Walker<'a> {
             ast::Stmt::EmitRaw(_) => {}
             ast::Stmt::ForLoop(stmt) => {
                 self.expr(&stmt.iter);
-                self.scopes.push(HashMap::new());
-                self.bind(&stmt.target, Some(&stmt.iter));
-                if let Some(scope) = self.scopes.last_mut() {
-                    scope.insert("loop", Binding::Unknown);
-                }
+                self.scopes.push(Scope::default());
+                // A recursive loop's `loop(…)` walks other items with the same name.
+                let iter = (!stmt.recursive).then_some(&stmt.iter);
+                self.bind(&stmt.target, iter);
+                self.set("loop", Binding::Unknown);
                 self.expr_opt(&stmt.filter_expr);
                 stmt.body.iter().for_each(|x| self.stmt(x));
                 self.scopes.pop();
@@ -299,7 +358,7 @@ impl<'a> Walker<'a> {
                 self.branch(&stmt.false_body);
             }
             ast::Stmt::WithBlock(stmt) => {
-                self.scopes.push(HashMap::new());
+                self.scopes.push(Scope::default());
                 for (target, expr) in &stmt.assignments {
                     self.expr(expr);
                     self.bind(target, Some(expr));
@@ -339,16 +398,7 @@ impl<'a> Walker<'a> {
             #[cfg(feature = "multi_template")]
             ast::Stmt::Include(stmt) => {
                 self.expr(&stmt.name);
-                let bound: Vec<&'a str> = self
-                    .scopes
-                    .iter()
-                    .flat_map(|scope| scope.keys().copied())
-                    .collect();
-                if let Some(scope) = self.scopes.last_mut() {
-                    for name in bound {
-                        scope.insert(name, Binding::Unknown);
-                    }
-                }
+                self.barrier();
             }
             #[cfg(feature = "multi_template")]
             ast::Stmt::Import(stmt) => {
@@ -364,9 +414,7 @@ impl<'a> Walker<'a> {
             }
             #[cfg(feature = "macros")]
             ast::Stmt::Macro(stmt) => {
-                if let Some(scope) = self.scopes.last_mut() {
-                    scope.insert(stmt.name, Binding::Unknown);
-                }
+                self.set(stmt.name, Binding::Unknown);
                 self.macro_body(stmt);
             }
             #[cfg(feature = "macros")]
@@ -454,11 +502,23 @@ mod tests {
     #[test]
     fn an_include_may_set_any_name() {
         assert_eq!(
-            reads("{% for s in mcp_servers %}{{ s.a }}{% include 'p' %}{{ s.b }}{% endfor %}{% for s in mcp_servers %}{{ s.c }}{% endfor %}"),
+            reads("{% for s in mcp_servers %}{{ s.a }}{% include 'p' %}{{ s.b }}{{ tool.x }}{% endfor %}{% for s in mcp_servers %}{{ s.c }}{% endfor %}{% if x %}{% include 'q' %}{% endif %}{{ tool.y }}"),
             [
                 read("s.a", Some("mcp_servers"), "s.a"),
                 read("s.c", Some("mcp_servers"), "s.c"),
             ]
+        );
+    }
+
+    #[test]
+    fn what_a_recursive_loop_a_macro_or_a_dotted_key_reads_is_not_followed() {
+        assert_eq!(
+            reads(
+                "{% for s in mcp_servers recursive %}{{ s.x }}{{ loop(s.tools) }}{% endfor %}\
+                   {% set r = browser %}{% macro m() %}{{ r.team }}{{ tool.z }}{% endmacro %}\
+                   {% set t = rule_toggles %}{{ t['AGENTS.md'] }}{{ r.enabled }}"
+            ),
+            [read("r.enabled", Some("browser"), "r.enabled")]
         );
     }
 
