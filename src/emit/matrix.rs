@@ -1131,7 +1131,27 @@ pub fn unified_diff(path: &str, old: &str, new: &str, time: &DiffTime) -> String
             RUN_DIFF_TIME.as_secs()
         );
     };
-    let middle = DiffMiddle::of(old, new);
+    unified_diff_of(
+        path,
+        old,
+        new,
+        DiffMiddle::of(old, new),
+        header,
+        deadline,
+        time,
+    )
+}
+
+/// [`unified_diff`] of the part `middle` names.
+fn unified_diff_of(
+    path: &str,
+    old: &str,
+    new: &str,
+    middle: DiffMiddle,
+    header: String,
+    deadline: std::time::Duration,
+    time: &DiffTime,
+) -> String {
     let (old_part, new_part) = (&old[middle.old.clone()], &new[middle.new.clone()]);
     let lines = old_part.split_inclusive('\n').count() + new_part.split_inclusive('\n').count();
     if lines > MAX_DIFF_LINES {
@@ -1140,19 +1160,28 @@ pub fn unified_diff(path: &str, old: &str, new: &str, time: &DiffTime) -> String
         );
     }
     let started = std::time::Instant::now();
+    // Lines end at line feeds alone: a carriage return inside a line (`a\rb`) is part of it,
+    // shown by its picture, as `diff -u` has it (`similar`'s own splitting ended a line there
+    // too, and the line after it was glued to its marker).
+    let old_lines: Vec<&str> = old_part.split_inclusive('\n').collect();
+    let new_lines: Vec<&str> = new_part.split_inclusive('\n').collect();
     let diff = similar::TextDiff::configure()
         .timeout(deadline)
-        .diff_lines(old_part, new_part);
+        .diff_slices(&old_lines, &new_lines);
     let unified = diff.unified_diff();
     let mut text = String::new();
     let mut left = 0;
     for hunk in unified.iter_hunks() {
+        let ops = hunk.ops();
+        let (Some(first), Some(last)) = (ops.first(), ops.last()) else {
+            continue;
+        };
         if text.len() > MAX_DIFF_BYTES {
             // Not written: its lines are counted as the note says them.
             let changes = hunk.iter_changes().count();
             let hints = hunk
                 .iter_changes()
-                .filter(|change| diff.newline_terminated() && change.missing_newline())
+                .filter(|change| !change.value().ends_with('\n'))
                 .count();
             left += 1 + changes + hints;
             continue;
@@ -1160,27 +1189,21 @@ pub fn unified_diff(path: &str, old: &str, new: &str, time: &DiffTime) -> String
         if text.is_empty() {
             text.push_str(&header);
         }
-        let written = hunk.to_string();
         // The hunk's header counts from the start of what was diffed: from the file's.
-        let (first_line, body) = written.split_once('\n').unwrap_or((&written, ""));
-        let ops = hunk.ops();
-        match (ops.first(), ops.last()) {
-            (Some(first), Some(last)) => {
-                let range = |start: usize, end: usize| {
-                    hunk_range(middle.lines_before + start, middle.lines_before + end)
-                };
-                text.push_str(&format!(
-                    "@@ -{} +{} @@\n",
-                    range(first.old_range().start, last.old_range().end),
-                    range(first.new_range().start, last.new_range().end)
-                ));
-            }
-            _ => {
-                text.push_str(first_line);
-                text.push('\n');
+        let range = |start: usize, end: usize| {
+            hunk_range(middle.lines_before + start, middle.lines_before + end)
+        };
+        text.push_str(&format!(
+            "@@ -{} +{} @@\n",
+            range(first.old_range().start, last.old_range().end),
+            range(first.new_range().start, last.new_range().end)
+        ));
+        for change in hunk.iter_changes() {
+            text.push_str(&format!("{}{}", change.tag(), change.value()));
+            if !change.value().ends_with('\n') {
+                text.push_str("\n\\ No newline at end of file\n");
             }
         }
-        text.push_str(body);
     }
     time.spend(started.elapsed());
     if text.len() <= MAX_DIFF_BYTES {
@@ -1215,29 +1238,21 @@ struct DiffMiddle {
     lines_before: usize,
 }
 
-/// Whether `text` has a carriage return not followed by a line feed.
-fn has_lone_carriage_return(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    bytes
-        .iter()
-        .enumerate()
-        .any(|(at, byte)| *byte == b'\r' && bytes.get(at + 1) != Some(&b'\n'))
-}
-
 /// The lines of context a unified diff keeps around a change.
 const DIFF_CONTEXT: usize = 3;
 
 impl DiffMiddle {
-    fn of(old: &str, new: &str) -> Self {
-        // A line of the diff may end with a carriage return alone, which splitting at line
-        // feeds does not see: such texts are diffed whole.
-        if has_lone_carriage_return(old) || has_lone_carriage_return(new) {
-            return Self {
-                old: 0..old.len(),
-                new: 0..new.len(),
-                lines_before: 0,
-            };
+    /// The whole texts.
+    #[cfg(test)]
+    fn whole(old: &str, new: &str) -> Self {
+        Self {
+            old: 0..old.len(),
+            new: 0..new.len(),
+            lines_before: 0,
         }
+    }
+
+    fn of(old: &str, new: &str) -> Self {
         // The starts of the lines both begin with, the last few kept for context.
         let mut before: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
         let mut same_before = 0;
@@ -2345,8 +2360,30 @@ mod tests {
         // is the diff of the whole texts: the same hunks, counting lines from the file's start.
         #[test]
         fn a_diff_of_what_differs_is_the_diff_of_the_whole_texts(
-            old in proptest::collection::vec("[abc]\n|c|\r|\r\n", 0..40),
-            new in proptest::collection::vec("[abc]\n|c|\r|\r\n", 0..40),
+            old in proptest::collection::vec("[abc]\n|c|\r|\r\n|a\rb\n", 0..40),
+            new in proptest::collection::vec("[abc]\n|c|\r|\r\n|a\rb\n", 0..40),
+        ) {
+            let (old, new) = (old.concat(), new.concat());
+            proptest::prop_assume!(old != new);
+            let time = DiffTime::default();
+            let whole = super::unified_diff_of(
+                "p.md",
+                &old,
+                &new,
+                super::DiffMiddle::whole(&old, &new),
+                "--- a/p.md\n+++ b/p.md\n".to_string(),
+                DIFF_DEADLINE,
+                &time,
+            );
+            proptest::prop_assert_eq!(unified_diff("p.md", &old, &new, &time), whole);
+        }
+
+        // Where lines end at line feeds alone (no carriage return but before one), it is
+        // `similar`'s diff of the texts' lines.
+        #[test]
+        fn a_diff_is_similar_s_where_lines_end_alike(
+            old in proptest::collection::vec("[abc]\n|c|\r\n", 0..40),
+            new in proptest::collection::vec("[abc]\n|c|\r\n", 0..40),
         ) {
             let (old, new) = (old.concat(), new.concat());
             proptest::prop_assume!(old != new);
@@ -2356,6 +2393,23 @@ mod tests {
                 whole_diff(&old, &new)
             );
         }
+    }
+
+    // A carriage return inside a line is part of it: `similar` ended a line there too, and
+    // showed the line after it glued to its marker (` a␍-b`).
+    #[test]
+    fn a_carriage_return_inside_a_line_is_part_of_it() {
+        let time = DiffTime::default();
+        let diff = unified_diff("p.md", "p\np\na\rb\nq\n", "p\np\na\rc\nq\n", &time);
+        assert_eq!(
+            diff,
+            "--- a/p.md\n+++ b/p.md\n@@ -1,4 +1,4 @@\n p\n p\n-a\rb\n+a\rc\n q\n"
+        );
+        let diff = unified_diff("p.md", "p\nq\r", "p\nq\n", &time);
+        assert_eq!(
+            diff,
+            "--- a/p.md\n+++ b/p.md\n@@ -1,2 +1,2 @@\n p\n-q\r\n\\ No newline at end of file\n+q\n"
+        );
     }
 
     #[test]
