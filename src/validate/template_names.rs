@@ -1240,7 +1240,7 @@ fn item_fields(
     let variables = templates.variables(template);
     let reads_a_tool = variables
         .iter()
-        .any(|name| [TOOL, TOOLS_DATA, CONNECTED_MCP_SERVERS].contains(&name.as_str()));
+        .any(|name| UNSET_NAMES_CHECKED.contains(&name.as_str()));
     if variables.is_empty() || !(reads_a_tool || templates.binds_names(template)) {
         return;
     }
@@ -1268,42 +1268,24 @@ fn item_fields(
         // The path the read goes to, and how many of its first segments the head stands for.
         let bound = read.bound_to.as_deref().unwrap_or(head);
         let root = bound.split('.').next().unwrap_or_default();
-        let known_root = [TOOL, TOOLS_DATA, CONNECTED_MCP_SERVERS].contains(&root)
+        let known_root = UNSET_NAMES_CHECKED.contains(&root)
             || (context_fields.contains(root)
                 && root != crate::namespace::EXTRA
                 && root != "placeholders");
-        if (read.bound_to.is_none() && ![TOOL, TOOLS_DATA, CONNECTED_MCP_SERVERS].contains(&head))
+        if (read.bound_to.is_none() && !UNSET_NAMES_CHECKED.contains(&head))
             || !known_root
             || is_set_elsewhere(root)
         {
             continue;
         }
         let full = format!("{bound}.{rest}");
-        let (reader, looked_up) = match root {
-            TOOL | TOOLS_DATA => (
-                PathReader::ToolValue {
-                    parameter: rest.starts_with("parameters.")
-                        || bound.split('.').nth(1) == Some("parameters"),
-                },
-                None,
-            ),
-            _ => {
-                let in_context =
-                    |path: &str| path.replacen(CONNECTED_MCP_SERVERS, "mcp_servers", 1);
-                let list = in_context(bound);
-                (
-                    PathReader::TemplateItem {
-                        through_list: through_list(&list),
-                        list,
-                    },
-                    Some(in_context(&full)),
-                )
-            }
-        };
+        let in_context = |path: &str| path.replacen(CONNECTED_MCP_SERVERS, "mcp_servers", 1);
+        let is_tool = matches!(root, TOOL | TOOLS_DATA);
         let head_segments = bound.split('.').count();
-        let unknown = match &looked_up {
-            Some(path) => context_path_unknown(path),
-            None => tool_path_unknown(&full),
+        let unknown = if is_tool {
+            tool_path_unknown(&full)
+        } else {
+            context_path_unknown(&in_context(&full))
         };
         // A list the template names wrongly is reported where it is named, not at each read.
         let Some((at, suggestion, fields)) = unknown.filter(|(at, _, _)| *at >= head_segments)
@@ -1323,10 +1305,20 @@ fn item_fields(
             continue;
         }
         let suggestion = suggestion.and_then(|near| written(&near));
-        let reader = match (reader, read.bound_to.is_some()) {
-            // `tool.nme`, read from the name itself.
-            (PathReader::TemplateItem { .. }, false) => PathReader::Template,
-            (reader, _) => reader,
+        let reader = if is_tool {
+            PathReader::ToolValue {
+                parameter: rest.starts_with("parameters.")
+                    || bound.split('.').nth(1) == Some("parameters"),
+            }
+        } else if read.bound_to.is_some() {
+            let list = in_context(bound);
+            PathReader::TemplateItem {
+                through_list: through_list(&list),
+                list,
+            }
+        } else {
+            // `connected_mcp_servers.x`, read from the name itself.
+            PathReader::Template
         };
         // The read up to the field that is not there: `root.nmae` of `root.nmae.first`.
         let end = read
@@ -1368,6 +1360,10 @@ fn through_list(path: &str) -> bool {
         })
     })
 }
+
+/// The names a template does not set whose fields [`item_fields`] holds to a shape: the
+/// context's own tables are checked by [`context_paths`]' first pass.
+const UNSET_NAMES_CHECKED: [&str; 3] = [TOOL, TOOLS_DATA, crate::namespace::CONNECTED_MCP_SERVERS];
 
 /// Where a path into the context first names nothing (its segment's index), with what it may
 /// have meant (a near field, or the value above when that is a text with no fields) and the
