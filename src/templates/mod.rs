@@ -675,27 +675,36 @@ impl Templates {
         if facts.unset.is_empty() {
             return Vec::new();
         }
-        // A layout's names too: a template that extends another runs its own top level,
-        // then the layout's, whose sets its blocks then see.
-        let included = self.reach(
-            template,
-            |reference| reference.kind != references::ReferenceKind::Import,
-            Self::TEMPLATES_CREDITED,
-        );
+        let set_there = self.set_in_frame_by_used(template);
         facts
             .unset
             .iter()
             .map(String::as_str)
-            .filter(|name| {
-                !included.iter().any(|&id| {
-                    self.facts(self.name(id)).is_some_and(|used| {
-                        used.sets
-                            .binary_search_by(|set| set.as_str().cmp(name))
-                            .is_ok()
-                    })
+            .filter(|name| !set_there(name))
+            .collect()
+    }
+
+    /// Whether a template that `template` includes or extends (at most
+    /// [`Templates::TEMPLATES_CREDITED`] of them) sets a name in its top frame: an include
+    /// renders in its includer's frame, so what it sets stands for the rest of the includer
+    /// (`{% include "p" %}{{ browser.team }}`, where `p` sets `browser`); a layout runs after
+    /// its child's top level, before its blocks. An import runs in a frame of its own.
+    pub fn set_in_frame_by_used(&self, template: TemplateId) -> impl Fn(&str) -> bool + '_ {
+        let used = self.reach(
+            template,
+            |reference| reference.kind != references::ReferenceKind::Import,
+            Self::TEMPLATES_CREDITED,
+        );
+        move |name: &str| {
+            used.iter().any(|&id| {
+                self.facts(self.name(id)).is_some_and(|facts| {
+                    facts
+                        .sets
+                        .binary_search_by(|set| set.as_str().cmp(name))
+                        .is_ok()
                 })
             })
-            .collect()
+        }
     }
 
     /// Reads a template's names and references now, so that the checks that ask for them

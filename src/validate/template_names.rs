@@ -1188,10 +1188,12 @@ pub fn context_paths(workspace: &Workspace) -> Diagnostics {
         // each asks reads their whole text (16,000 paths read under 400 includers of 250 KB
         // ran validate out of time).
         let mentioned: std::cell::RefCell<HashMap<String, bool>> = Default::default();
+        let set_by_used = workspace.templates.set_in_frame_by_used(template);
         let keep = |path: &str| {
             let head = path.split('.').next().unwrap_or_default();
             path.contains('.')
                 && scope.shared.has_shape(head)
+                && !set_by_used(head)
                 && !*mentioned
                     .borrow_mut()
                     .entry(head.to_string())
