@@ -5,6 +5,10 @@
 //! folders to the next one: each is named by its process (and pid namespace), and the first
 //! folder a process makes removes those of processes of its namespace that are gone (on Linux,
 //! where `/proc` tells).
+//!
+//! The temporary files a build writes beside its outputs before renaming them into place are
+//! known to it too: an interrupted build leaves none (a killed one leaves them to the next
+//! `build --all`, which removes those of processes gone: see `emit::write::is_left_behind`).
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -18,6 +22,61 @@ static FOLDERS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 static CHILDREN: Mutex<Vec<u32>> = Mutex::new(Vec::new());
 /// Set by an interrupt: no scratch folder or process is started after it.
 static CLOSED: AtomicBool = AtomicBool::new(false);
+/// Temporary files written beside outputs and not yet renamed into place.
+static FILES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// Called once, before the first temporary file is made: the command line installs its
+/// interrupt handler then, and a build with nothing to write starts no thread for it.
+static BEFORE_FIRST_FILE: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
+
+/// Sets what runs before the process's first temporary file beside an output is made (see
+/// [`make_file`]).
+pub fn before_first_file(hook: fn()) {
+    let _ = BEFORE_FIRST_FILE.set(hook);
+}
+
+/// Makes a temporary file beside an output with `make`, known to the interrupt handler from
+/// the moment it exists; refused once an interrupt has begun.
+pub fn make_file<T>(
+    make: impl FnOnce() -> io::Result<T>,
+    path: impl Fn(&T) -> &Path,
+) -> io::Result<T> {
+    static HOOKED: std::sync::Once = std::sync::Once::new();
+    HOOKED.call_once(|| {
+        if let Some(hook) = BEFORE_FIRST_FILE.get() {
+            hook();
+        }
+    });
+    let mut files = FILES.lock().map_err(|_| interrupted())?;
+    if CLOSED.load(Ordering::SeqCst) {
+        return Err(interrupted());
+    }
+    let made = make()?;
+    files.push(path(&made).to_path_buf());
+    Ok(made)
+}
+
+/// Forgets temporary files that were renamed into place or removed.
+pub fn forget_files<'a>(paths: impl IntoIterator<Item = &'a Path>) {
+    let gone: std::collections::HashSet<&Path> = paths.into_iter().collect();
+    if gone.is_empty() {
+        return;
+    }
+    let mut files = match FILES.lock() {
+        Ok(files) => files,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    files.retain(|file| !gone.contains(file.as_path()));
+}
+
+/// Holds off an interrupt while renames are under way, so that it finds every output either
+/// in place or still staged (and removes only what is staged); `None` once one has begun.
+pub fn hold_files() -> Option<std::sync::MutexGuard<'static, Vec<PathBuf>>> {
+    let files = match FILES.lock() {
+        Ok(files) => files,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    (!CLOSED.load(Ordering::SeqCst)).then_some(files)
+}
 
 /// Runs a command that writes into a scratch folder, as `Command::output` does, known to the
 /// interrupt handler while it runs.
@@ -148,6 +207,7 @@ impl Drop for ScratchDir {
 pub fn close() {
     let _folders = FOLDERS.lock();
     let _children = CHILDREN.lock();
+    let _files = FILES.lock();
     CLOSED.store(true, Ordering::SeqCst);
 }
 
@@ -288,8 +348,8 @@ fn interrupted() -> io::Error {
     io::Error::new(io::ErrorKind::Interrupted, "interrupted")
 }
 
-/// Removes every scratch folder still alive: what an interrupt handler calls before the
-/// process exits.
+/// Removes every scratch folder still alive, and every temporary file beside an output not
+/// yet renamed into place: what an interrupt handler calls before the process exits.
 pub fn remove_all() {
     // A panic elsewhere must not keep the folders: the list is still good after one.
     let folders = match FOLDERS.lock() {
@@ -298,6 +358,13 @@ pub fn remove_all() {
     };
     for folder in folders {
         let _ = std::fs::remove_dir_all(folder);
+    }
+    let files = match FILES.lock() {
+        Ok(mut files) => std::mem::take(&mut *files),
+        Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
+    };
+    for file in files {
+        let _ = std::fs::remove_file(file);
     }
 }
 

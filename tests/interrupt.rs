@@ -229,3 +229,89 @@ fn git_was_stopped(marker: &Path) -> bool {
         gone
     })
 }
+
+/// The temporary files in `dir`, by name.
+fn temporary_files(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(".promptc-tmp-"))
+        .collect()
+}
+
+// Ctrl-C (or a cancelled CI job's SIGTERM) while `build --all` writes its outputs left its
+// temporary files in the output folder, where `check` then failed on them as strays until
+// the next build. The interrupt removes them; what was in place stays as it was, or (if the
+// renames had begun) the whole new set is in place.
+#[test]
+fn an_interrupted_build_leaves_no_temporary_files() {
+    interrupt_a_build(rustix::process::Signal::INT);
+}
+
+#[test]
+fn a_terminated_build_leaves_no_temporary_files() {
+    interrupt_a_build(rustix::process::Signal::TERM);
+}
+
+fn interrupt_a_build(signal: rustix::process::Signal) {
+    const CONTEXTS: usize = 60;
+    // About 600 KB a prompt, each written and synced in turn: the interrupt lands while the
+    // first ones are staged.
+    let mut fixture = Fixture::minimal().file(
+        "components/intro.md",
+        "{% for i in range(20000) %}Line {{ i }} of a long section.\n{% endfor %}",
+    );
+    for context in 0..CONTEXTS {
+        fixture = fixture.file(
+            &format!("examples/contexts/c{context:02}.toml"),
+            "date = \"2026-11-01\"\n",
+        );
+    }
+    let workspace = fixture.write();
+    let outputs = workspace.root().join("examples/prompts/generic");
+    let mut child = common::promptc_process()
+        .args(["build", "--all", "-q"])
+        .current_dir(workspace.root())
+        .env("PROMPTC_NO_CACHE", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while temporary_files(&outputs).is_empty() {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut stderr = String::new();
+            std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+            panic!("the build ended ({status}) before a temporary file was seen: {stderr}");
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "the build wrote no temporary file"
+        );
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    rustix::process::kill_process(pid, signal).unwrap();
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(
+        status.code(),
+        Some(130),
+        "an interrupt exits with 130: {stderr}"
+    );
+    assert_eq!(temporary_files(&outputs), Vec::<String>::new());
+    let written = std::fs::read_dir(&outputs)
+        .map(|entries| entries.count())
+        .unwrap_or(0);
+    assert!(
+        written == 0 || written == CONTEXTS + 1,
+        "{written} outputs of {} in place",
+        CONTEXTS + 1
+    );
+    // Nothing is left for `check` to call stray: it fails only on the outputs not written.
+    let check = workspace.run(&["check"]);
+    assert!(!check.stderr.contains("stray"), "{}", check.stderr);
+}

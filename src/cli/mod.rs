@@ -202,12 +202,13 @@ fn asks_for_json(args: &[String]) -> bool {
 }
 
 /// From now on, an interrupt (SIGINT, or SIGTERM and SIGHUP, as a cancelled CI job sends)
-/// removes promptc's temporary copies of the workspace before the process ends: it ends the
-/// process without running destructors. Only `diff` makes such copies; every other command is
-/// left to end as an interrupted process does (and a build killed half-way leaves only
-/// temporary files its next run removes; a `diff` ended by a signal it cannot handle leaves
-/// its copies to the next `diff`, see `scratch`). 130 is the shell's code for a process ended
-/// by SIGINT.
+/// removes promptc's temporary copies of the workspace, and the temporary files a build has
+/// written beside its outputs, before the process ends: it ends the process without running
+/// destructors. `diff` installs it as it starts, a command that writes before its first
+/// temporary file (a command that writes nothing is left to end as an interrupted process
+/// does, with no thread started for it). A process ended by a signal it cannot handle leaves
+/// its copies to the next `diff` and its files to the next `build --all` (see `scratch`). 130
+/// is the shell's code for a process ended by SIGINT.
 pub fn remove_scratch_on_interrupt() {
     let _ = ctrlc::set_handler(|| {
         crate::scratch::close();
@@ -232,6 +233,7 @@ fn stop_children() {
 }
 
 pub fn run(cli: Cli) -> ExitCode {
+    crate::scratch::before_first_file(remove_scratch_on_interrupt);
     // The schemas' patterns take about as long to build as the first files to read: built
     // meanwhile, on the other core. A command that reads no workspace does not build them.
     if !matches!(

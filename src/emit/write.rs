@@ -143,22 +143,43 @@ impl Staged {
     /// they were, and those new are removed. Each rename is atomic on its own, so a reader
     /// sees a file whole, old or new, throughout.
     pub fn commit(mut self) -> Result<(), PathError> {
+        // An interrupt waits for the renames and putting back to end, then finds every output
+        // old or new, never a set half renamed; once one has begun, nothing is renamed.
+        let Some(mut tracked) = crate::scratch::hold_files() else {
+            let shown = self.files.first().map(|(_, _, shown)| shown.clone());
+            let interrupted = io::Error::from(io::ErrorKind::Interrupted);
+            return Err(PathError::io(shown.unwrap_or_default(), interrupted));
+        };
+        let staged: std::collections::HashSet<PathBuf> = self
+            .files
+            .iter()
+            .map(|(temporary, _, _)| temporary.to_path_buf())
+            .collect();
         let mut replaced: Vec<(PathBuf, PathBuf, Kept)> = Vec::new();
+        let mut failed = None;
         for (file, real, shown) in std::mem::take(&mut self.files) {
             let kept = keep_aside(&real, folder_of(&real));
             match file.persist(&real) {
                 Ok(()) => replaced.push((real, shown, kept)),
                 Err(error) => {
-                    let mut error = write_error(&shown, &real, plain(error.error));
-                    error.not_put_back = put_back(replaced);
-                    return Err(error);
+                    // The files not renamed are removed as the loop ends.
+                    let mut failure = write_error(&shown, &real, plain(error.error));
+                    failure.not_put_back = put_back(std::mem::take(&mut replaced));
+                    failed = Some(failure);
+                    break;
                 }
             }
         }
-        // Every new file is in place: the old ones kept aside go.
-        drop(replaced);
-        self.created.clear();
-        Ok(())
+        tracked.retain(|file| !staged.contains(file));
+        match failed {
+            Some(error) => Err(error),
+            None => {
+                // Every new file is in place: the old ones kept aside go.
+                drop(replaced);
+                self.created.clear();
+                Ok(())
+            }
+        }
     }
 }
 
@@ -304,7 +325,13 @@ impl Drop for Staged {
     fn drop(&mut self) {
         // The temporary files remove themselves; then the folders made for them, innermost
         // first (only when empty: `remove_dir` never removes content).
-        self.files.clear();
+        let files = std::mem::take(&mut self.files);
+        let paths: Vec<PathBuf> = files
+            .iter()
+            .map(|(file, _, _)| file.to_path_buf())
+            .collect();
+        drop(files);
+        crate::scratch::forget_files(paths.iter().map(PathBuf::as_path));
         for folder in self.created.iter().rev() {
             let _ = std::fs::remove_dir(folder);
         }
@@ -329,9 +356,14 @@ fn plain(error: io::Error) -> io::Error {
 fn stage(path: &Path, dir: &Path, contents: &[u8]) -> io::Result<NamedTempFile> {
     // Named by the process that writes it, so that another build running meanwhile in the
     // same folder leaves it alone (see [`is_left_behind`]).
-    let mut file = tempfile::Builder::new()
-        .prefix(&format!("{TEMP_PREFIX}{}-", crate::scratch::owner()))
-        .tempfile_in(dir)?;
+    let mut file = crate::scratch::make_file(
+        || {
+            tempfile::Builder::new()
+                .prefix(&format!("{TEMP_PREFIX}{}-", crate::scratch::owner()))
+                .tempfile_in(dir)
+        },
+        NamedTempFile::path,
+    )?;
     // A temporary file is private (0600); the output keeps the permissions of the file it
     // replaces, or gets the usual 0644.
     if let Some(permissions) = std::fs::symlink_metadata(path)
