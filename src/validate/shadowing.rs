@@ -149,7 +149,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
             );
         }
     }
-    let readable = std::sync::OnceLock::new();
+    let readable = Readable::default();
     for entry in workspace.contexts.values() {
         check_context_reading(workspace, entry, &readable, out);
     }
@@ -157,14 +157,24 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
 
 /// The placeholders of one context (a workspace's, or one given with `--context FILE`).
 pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, out: &mut Diagnostics) {
-    check_context_reading(workspace, entry, &std::sync::OnceLock::new(), out);
+    check_context_reading(workspace, entry, &Readable::default(), out);
+}
+
+/// What templates may read, and what they do read, worked out once for all contexts.
+#[derive(Default)]
+struct Readable {
+    /// The names a variant or promptc defines.
+    defined: std::sync::OnceLock<crate::namespace::Namespace>,
+    /// Every name a template reads, defined or not: one read only where it is asked whether
+    /// it is defined (`{% if TEAM is defined %}`) takes a context's placeholder of that name.
+    read: std::sync::OnceLock<BTreeSet<String>>,
 }
 
 /// [`check_context`], with the names templates may read worked out once for all contexts.
 fn check_context_reading(
     workspace: &Workspace,
     entry: &Entry<Context>,
-    readable: &std::sync::OnceLock<crate::namespace::Namespace>,
+    readable: &Readable,
     out: &mut Diagnostics,
 ) {
     let fields = context_fields();
@@ -188,12 +198,21 @@ fn check_context_reading(
         if !entry.document.writes(&child_pointer("/placeholders", name)) {
             continue;
         }
-        let readable = readable.get_or_init(|| crate::validate::readable_names(workspace));
-        if !readable.contains(name) {
+        let read = readable.read.get_or_init(|| {
+            let templates = &workspace.templates;
+            templates
+                .ids()
+                .flat_map(|template| templates.variables(template).iter().cloned())
+                .collect()
+        });
+        let defined = readable
+            .defined
+            .get_or_init(|| crate::validate::readable_names(workspace));
+        if !defined.contains(name) && !read.contains(name) {
             out.push(crate::diagnostic::Diagnostic::new(
                 Problem::PlaceholderUnread {
                     name: name.clone(),
-                    suggestion: crate::namespace::closest(name, readable.names()),
+                    suggestion: crate::namespace::closest(name, defined.names()),
                 },
                 entry.key_span(&child_pointer("/placeholders", name)),
             ));
