@@ -381,6 +381,18 @@ pub enum Problem {
         suggestion: Option<String>,
         known: Vec<String>,
     },
+    /// A filter templates do not have (`x | uper`), in any branch of a template.
+    UnknownFilter {
+        name: String,
+        suggestion: Option<String>,
+        known: Vec<String>,
+    },
+    /// A test templates do not have (`x is plann`), in any branch of a template.
+    UnknownTest {
+        name: String,
+        suggestion: Option<String>,
+        known: Vec<String>,
+    },
     UnslottedComponent {
         component: String,
         slot: String,
@@ -740,6 +752,16 @@ pub enum Problem {
     ExtraKeyIsAField {
         key: String,
     },
+    /// A value set by name (`--set N=3`, a request's `set`) that does not read as the type of
+    /// the placeholder it replaces: a text `false` is true to every `if`, a text `3` doubles
+    /// to `33`. `declared_by` is the variant declaring the placeholder (the diagnostic is at
+    /// its value), `None` for a standard placeholder.
+    SetValueDoesNotFit {
+        name: String,
+        text: String,
+        expected: crate::model::PlaceholderKind,
+        declared_by: Option<String>,
+    },
     /// A context placeholder no template or condition can read: no variant declares it, and
     /// it is no standard placeholder nor slot, so it replaces nothing and changes no prompt.
     PlaceholderUnread {
@@ -870,6 +892,8 @@ impl Problem {
             Problem::UndefinedPlaceholder { .. } => "undefined-placeholder",
             Problem::GuardedNameDefinedNowhere { .. } => "guarded-name-defined-nowhere",
             Problem::UnknownFunction { .. } => "unknown-function",
+            Problem::UnknownFilter { .. } => "unknown-filter",
+            Problem::UnknownTest { .. } => "unknown-test",
             Problem::MacroArgumentMissing { .. } => "macro-argument-missing",
             Problem::UnslottedComponent { .. } => "unslotted-component",
             Problem::UnknownTemplate { .. } => "unknown-template",
@@ -926,6 +950,7 @@ impl Problem {
             Problem::MoreProblems { .. } => "more-problems",
             Problem::ExtraKeyIsAField { .. } => "extra-key-is-a-field",
             Problem::PlaceholderUnread { .. } => "placeholder-unread",
+            Problem::SetValueDoesNotFit { .. } => "set-value-does-not-fit",
             Problem::PlaceholderIsAKey { .. } => "placeholder-is-a-key",
             Problem::PostprocessGrows { .. } => "postprocess-grows",
             Problem::SchemasTooLarge { .. } => "schemas-too-large",
@@ -1241,6 +1266,14 @@ impl Problem {
                 suggestion: Some(suggestion),
                 ..
             }
+            | Problem::UnknownFilter {
+                suggestion: Some(suggestion),
+                ..
+            }
+            | Problem::UnknownTest {
+                suggestion: Some(suggestion),
+                ..
+            }
             | Problem::UnknownContextField {
                 suggestion: Some(suggestion),
                 ..
@@ -1307,6 +1340,14 @@ impl Problem {
             Problem::UnknownFunction { known, .. } => {
                 let names: Vec<String> = known.iter().map(|name| format!("`{name}`")).collect();
                 format!("the functions a template can call: {}", names.join(", "))
+            }
+            Problem::UnknownFilter { known, .. } => {
+                let names: Vec<String> = known.iter().map(|name| format!("`{name}`")).collect();
+                format!("the filters a template can use: {}", names.join(", "))
+            }
+            Problem::UnknownTest { known, .. } => {
+                let names: Vec<String> = known.iter().map(|name| format!("`{name}`")).collect();
+                format!("the tests a template can use: {}", names.join(", "))
             }
             // Jinja's macros collect extra arguments in these; minijinja's do not.
             Problem::UndefinedPlaceholder { name, .. } if name == "varargs" || name == "kwargs" => {
@@ -1639,7 +1680,7 @@ impl Problem {
                 "if the work is real, raise `PROMPTC_TIME_LIMIT` (seconds, or `none`); a template that loops a long time stops sooner with a lower `fuel` in promptc.toml".into()
             }
             Problem::StablePrefixUnchecked { .. } => {
-                "list in `tokens.volatile` only names whose values may change without breaking the templates (a context field, or a path into one such as `extra.team`, changes by its type; any other name becomes a text), or turn the check off with `stable_prefix_level = \"off\"`".into()
+                "list in `tokens.volatile` only names whose values may change without breaking the templates (a context field, a path into one such as `extra.team`, and a placeholder declared as a number, a boolean, a list or a table change by their types; a placeholder of text becomes another text), or turn the check off with `stable_prefix_level = \"off\"`".into()
             }
             Problem::OutOfFuel { .. } => format!(
                 "look for a loop that does not end, one that walks a long list or text on each turn (`in`, `==`, `sort`, a filter: each item, and each 16 bytes of text, an instruction walks costs fuel), or one that makes a new pattern for `matching` or `glob` on each turn (each distinct pattern of a render costs fuel); if the work is real, raise `fuel` in promptc.toml (at most {})",
@@ -1656,6 +1697,9 @@ impl Problem {
                 suggestion: Some(suggestion),
                 ..
             } => format!("did you mean `{suggestion}`?"),
+            Problem::SetValueDoesNotFit { name, expected, .. } => {
+                format!("set `{name}` to {}", expected.example())
+            }
             Problem::PlaceholderUnread { .. } => "a context's placeholder replaces a value templates read: a placeholder of a variant, a standard placeholder (`CWD`, …) or a section slot; declare it in a variant's `placeholders` for templates to read it, or remove it".into(),
             Problem::PlaceholderIsAKey { key } => format!(
                 "to set the variant's own `{key}`, move it above the `[placeholders]` header (in TOML, every key after a header belongs to that table); if templates are meant to read a placeholder of this name, rename it"
@@ -1904,6 +1948,18 @@ impl Problem {
                 write!(
                     f,
                     "`{name}` is called, and templates have no function of that name"
+                )
+            }
+            Problem::UnknownFilter { name, .. } => {
+                write!(
+                    f,
+                    "unknown filter `{name}`: a render or condition that reaches it fails"
+                )
+            }
+            Problem::UnknownTest { name, .. } => {
+                write!(
+                    f,
+                    "unknown test `{name}`: a render or condition that reaches it fails"
                 )
             }
             Problem::MacroArgumentMissing { name, argument } => write!(
@@ -2196,6 +2252,22 @@ impl Problem {
                 f,
                 "`{key}` is written under `placeholders`, so it is a placeholder, not the variant's `{key}`, which is left unset"
             ),
+            Problem::SetValueDoesNotFit {
+                name,
+                text,
+                expected,
+                declared_by,
+            } => {
+                let declared = match declared_by {
+                    Some(variant) => format!("the variant `{variant}` declares it as"),
+                    None => "the standard placeholder holds".to_string(),
+                };
+                write!(
+                    f,
+                    "`{name}` is set to `{text}`, but {declared} {}",
+                    expected.what()
+                )
+            }
             Problem::PlaceholderUnread { name, .. } => write!(
                 f,
                 "placeholder `{name}` is declared by no variant, nor is it a standard placeholder or a section's slot: templates cannot read it, so it changes nothing"
@@ -2761,8 +2833,24 @@ mod tests {
                 name: text(),
                 suggestion: None,
             },
+            Problem::SetValueDoesNotFit {
+                name: text(),
+                text: text(),
+                expected: crate::model::PlaceholderKind::Boolean,
+                declared_by: None,
+            },
             Problem::PlaceholderIsAKey { key: text() },
             Problem::UnknownFunction {
+                name: text(),
+                suggestion: None,
+                known: Vec::new(),
+            },
+            Problem::UnknownFilter {
+                name: text(),
+                suggestion: None,
+                known: Vec::new(),
+            },
+            Problem::UnknownTest {
                 name: text(),
                 suggestion: None,
                 known: Vec::new(),
@@ -2809,7 +2897,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 91;
+    const VARIANTS: usize = 94;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -2904,6 +2992,9 @@ mod tests {
             Problem::ToolsDocumentedTwice { .. } => 88,
             Problem::FamilyEntryUnused { .. } => 89,
             Problem::ParameterNeverShown { .. } => 90,
+            Problem::SetValueDoesNotFit { .. } => 91,
+            Problem::UnknownFilter { .. } => 92,
+            Problem::UnknownTest { .. } => 93,
         }
     }
 

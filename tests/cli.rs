@@ -1177,6 +1177,80 @@ fn set_gives_a_context_field_a_value_of_its_type() {
     }
 }
 
+// A value set for a placeholder the variant declares with a type (`SHOW = true`, `N = 5`) was
+// text: `--set SHOW=false` showed what `SHOW` guards (a text is true), and `N * 2` of `3` was
+// `33`, with no word. It is read as the declared type, as is a standard placeholder's
+// (`YOLO`); one that does not read as it is refused at the declaration.
+#[test]
+fn set_gives_a_placeholder_the_type_it_is_declared_with() {
+    let workspace = common::Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            "id = \"generic\"\n\
+             template = \"{% if SHOW %}shown {% endif %}n={{ N * 2 }} r={{ R * 2 }} \
+             l={{ L | length }} t={{ T.k }} s={{ S }} {% if YOLO %}yolo{% else %}careful{% endif %}\"\n\
+             [placeholders]\nSHOW = true\nN = 5\nR = 0.5\nL = [\"a\", \"b\"]\nT = { k = \"v\" }\nS = \"text\"\n",
+        )
+        .write();
+    let plain = workspace.run(&["build", "--context", "basic"]);
+    assert_eq!(plain.code, 0, "{}", plain.stderr);
+    assert_eq!(
+        plain.stdout.trim_end(),
+        "shown n=10 r=1.0 l=2 t=v s=text careful"
+    );
+    let set = workspace.run(&[
+        "build",
+        "--context",
+        "basic",
+        "--set",
+        "SHOW=false",
+        "--set",
+        "N=3",
+        "--set",
+        "R=2",
+        "--set",
+        "L=[\"x\"]",
+        "--set",
+        "T={\"k\": \"w\"}",
+        "--set",
+        "S=false",
+        "--set",
+        "YOLO=true",
+    ]);
+    assert_eq!(set.code, 0, "{}", set.stderr);
+    assert_eq!(set.stdout.trim_end(), "n=6 r=4 l=1 t=w s=false yolo");
+    for (value, says, at) in [
+        (
+            "SHOW=no",
+            "error[set-value-does-not-fit]: `SHOW` is set to `no`, but the variant `generic` declares it as `true` or `false`",
+            Some("variants/generic.toml:4:8"),
+        ),
+        (
+            "N=3.5",
+            "`N` is set to `3.5`, but the variant `generic` declares it as a whole number",
+            Some("variants/generic.toml:5:5"),
+        ),
+        (
+            "L=x",
+            "help: set `L` to a list written as JSON, such as `[\"a\", \"b\"]`",
+            Some("variants/generic.toml:7:5"),
+        ),
+        (
+            "YOLO=nah",
+            "`YOLO` is set to `nah`, but the standard placeholder holds `true` or `false`",
+            None,
+        ),
+    ] {
+        let refused = workspace.run(&["build", "--context", "basic", "--set", value]);
+        assert_ne!(refused.code, 0, "{value}");
+        assert!(refused.stdout.is_empty(), "{value}: {}", refused.stdout);
+        assert!(refused.stderr.contains(says), "{value}: {}", refused.stderr);
+        if let Some(at) = at {
+            assert!(refused.stderr.contains(at), "{value}: {}", refused.stderr);
+        }
+    }
+}
+
 /// A key of `extra` the workspace declares takes its declared type from `--set`, whatever the
 /// context holds: `3.5` is no integer.
 #[test]

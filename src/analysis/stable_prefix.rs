@@ -57,7 +57,11 @@ pub struct StablePrefix {
 /// context field or a path into one (`extra`, `extra.team`, `model.id`, `mcp_servers.name`:
 /// every value under it, by its type), else a runtime placeholder of that name. A context
 /// field whose values cannot be changed is the reason the prefix is not known.
-fn probe(workspace: &Workspace, request: &Request) -> Result<Request, String> {
+fn probe(
+    workspace: &Workspace,
+    request: &Request,
+    placeholders: Option<&indexmap::IndexMap<String, Value>>,
+) -> Result<Request, String> {
     let mut probe = request.clone();
     let fields = crate::namespace::context_fields();
     let declared = &workspace.settings().context_fields;
@@ -88,10 +92,32 @@ fn probe(workspace: &Workspace, request: &Request) -> Result<Request, String> {
         } else {
             probe
                 .set
-                .insert(name.clone(), StandardPlaceholder::probe_text().into());
+                .insert(name.clone(), placeholder_probe(name, &probe, placeholders));
         }
     }
     Ok(probe)
+}
+
+/// The text a runtime placeholder is set to for the probe: its value changed as its type
+/// allows (a set value is read as the type of the placeholder it replaces: the variant's,
+/// else the context's), written as a set value is; the probe's text for a text or an
+/// undeclared name.
+fn placeholder_probe(
+    name: &str,
+    request: &Request,
+    placeholders: Option<&indexmap::IndexMap<String, Value>>,
+) -> String {
+    let declared = placeholders
+        .and_then(|placeholders| placeholders.get(name))
+        .or_else(|| request.context.placeholders.get(name));
+    match declared {
+        Some(value) if !matches!(value, Value::String(_) | Value::Null) => {
+            let mut changed = value.clone();
+            perturb_value(&mut changed, &Value::Null, &Value::Null);
+            changed.to_string()
+        }
+        _ => StandardPlaceholder::probe_text().into(),
+    }
 }
 
 /// Changes every value at `path` (dotted; a list's items stand for the list) in `context`,
@@ -219,7 +245,10 @@ fn probe_and_compare(
     compiled: &Compiled,
 ) -> Result<(StablePrefix, Compiled, Request), String> {
     let workspace = compiler.workspace();
-    let probe = probe(workspace, request)?;
+    let placeholders = compiler
+        .variant(&compiled.variant)
+        .map(|variant| &variant.variant.placeholders);
+    let probe = probe(workspace, request, placeholders)?;
     let probed = compiler
         .compile(&probe)
         .map_err(|error| first_problem(&error))?;

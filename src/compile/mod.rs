@@ -38,6 +38,7 @@ mod postprocess;
 mod request;
 mod route;
 mod set_names;
+mod set_values;
 
 pub use listing::{FamilyListing, FamilyRouting, VariantListing};
 pub use request::{Request, SelectBy, Selection, SetFrom};
@@ -212,12 +213,13 @@ impl<'w> Compiler<'w> {
                 context_json: written,
             });
         }
+        let set = set_values::typed(self.workspace, variant, &request.context, &request.set)?;
         let mut scope = Scope::on_context_layer(
             variant,
             self.context_layer(request, date.as_deref(), request_key),
             &request.context,
             date.as_deref(),
-            &request.set,
+            &set,
         );
         let problems = diagnostics.len();
         let fuel = self.conditions.fuel();

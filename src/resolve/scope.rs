@@ -200,7 +200,7 @@ impl Scope {
         context_layer: BTreeMap<String, Value>,
         context: &Context,
         date: Option<&str>,
-        set: &IndexMap<String, String>,
+        set: &[(String, serde_json::Value)],
     ) -> Self {
         let base = base_layer(variant, context_layer, context, date);
         Self::on(base, context, set)
@@ -210,20 +210,21 @@ impl Scope {
     /// variant, since none is chosen yet.
     pub fn for_routing(context: &Context, declared: &IndexMap<String, ContextField>) -> Self {
         let base = context_layer(context, declared, context.date.as_deref());
-        Self::on(base, context, &IndexMap::new())
+        Self::on(base, context, &[])
     }
 
     fn on(
         base: BTreeMap<String, Value>,
         context: &Context,
-        set: &IndexMap<String, String>,
+        set: &[(String, serde_json::Value)],
     ) -> Self {
         let mut runtime = BTreeMap::new();
-        for (name, value) in &context.placeholders {
+        for (name, value) in context
+            .placeholders
+            .iter()
+            .chain(set.iter().map(|(n, v)| (n, v)))
+        {
             runtime.insert(name.clone(), Value::from(Serde(value)));
-        }
-        for (name, value) in set {
-            runtime.insert(name.clone(), Value::from(value.as_str()));
         }
         Self {
             runtime: Arc::new(runtime),

@@ -244,6 +244,16 @@ impl Checker<'_> {
                 return;
             }
         };
+        // A filter or test it names that templates lack fails an evaluation only where the
+        // evaluation reaches it (`yolo and (os | uper) == 'x'`).
+        if condition.contains('|') || condition.contains("is") {
+            for named in env.filters_and_tests_in_expression(condition) {
+                let range = named.range.clone();
+                if let Some(problem) = super::filters_and_tests::unknown(env, named) {
+                    out.error(problem, self.within(value_span, condition, range));
+                }
+            }
+        }
         let mut paths: Vec<String> = expression.undeclared_variables(true).into_iter().collect();
         paths.sort();
         // The environment's functions (`range`, `dict`, …) are names too, as in templates.

@@ -4,6 +4,7 @@
 mod conditions;
 mod context_fields;
 mod context_rules;
+mod filters_and_tests;
 mod references;
 pub(crate) use references::ENTRIES_LOOKED_AT;
 #[cfg(feature = "cli")]

@@ -1161,8 +1161,10 @@ fn path_below(paths: &[String], namespace: &Namespace) -> Option<String> {
 /// Paths into the context's tables that templates read (`browser.enabeld`), against the
 /// context's shape, as conditions' paths are checked: a typo in a line no context of the
 /// matrix reaches would otherwise first fail on a request that does, as "undefined value".
-/// Asked by `validate` alone: it parses again every template that reads such a table, which
-/// the commands that build should not pay for on every run.
+/// So are the fields read through loop variables and the filters and tests templates name
+/// (see `item_fields` and `filters_and_tests`). Asked by `validate` alone: it parses again
+/// every template that reads such a table, which the commands that build should not pay for
+/// on every run.
 pub fn context_paths(workspace: &Workspace) -> Diagnostics {
     let scope = Scope::new(workspace);
     let includers = includers(workspace);
@@ -1218,6 +1220,7 @@ pub fn context_paths(workspace: &Workspace) -> Diagnostics {
     for template in templates {
         item_fields(workspace, template, &includers, &mut out);
     }
+    super::filters_and_tests::check(workspace, &mut out);
     out
 }
 

@@ -962,6 +962,19 @@ impl<'source> Environment<'source> {
         self.filters.keys().map(|name| name as &str)
     }
 
+    /// Every filter and test an expression names, in every branch of it, with where each
+    /// name lies (promptc patch; see [`Template::filters_and_tests`]).
+    pub fn filters_and_tests_in_expression(
+        &self,
+        expr: &str,
+    ) -> Vec<crate::compiler::filters_and_tests::NamedCallable> {
+        crate::compiler::filters_and_tests::find_filters_and_tests(
+            expr,
+            true,
+            self.templates.template_config.syntax_config.clone(),
+        )
+    }
+
     /// The names of the tests this environment has, in name order (promptc patch).
     pub fn test_names(&self) -> impl Iterator<Item = &str> {
         self.tests.keys().map(|name| name as &str)

@@ -248,6 +248,7 @@ pub use self::output::Output;
 pub use self::template::{Captured, Template};
 // promptc patch: see `Template::unset_variables`.
 pub use self::utils::{AutoEscape, HtmlEscape, UndefinedBehavior};
+pub use crate::compiler::filters_and_tests::{CallableKind, NamedCallable};
 pub use crate::compiler::item_reads::ItemRead;
 pub use crate::compiler::meta::Unset;
 

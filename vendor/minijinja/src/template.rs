@@ -7,6 +7,7 @@ use std::{fmt, io};
 use crate::vendor::self_cell::self_cell;
 
 use crate::compiler::codegen::CodeGenerator;
+use crate::compiler::filters_and_tests::{find_filters_and_tests, NamedCallable};
 use crate::compiler::instructions::Instructions;
 use crate::compiler::item_reads::{find_item_reads, ItemRead};
 use crate::compiler::meta::{find_undeclared, find_unset, Unset};
@@ -355,6 +356,17 @@ impl<'env, 'source> Template<'env, 'source> {
             Ok(ast) => find_item_reads(&ast),
             Err(_) => Vec::new(),
         }
+    }
+
+    /// promptc patch: every filter and test the template names (`x | uper`, `x is plann`,
+    /// `{% filter uper %}`), in every branch, with where each name lies in the source: a
+    /// name the environment lacks fails only the renders that reach it.
+    pub fn filters_and_tests(&self) -> Vec<NamedCallable> {
+        find_filters_and_tests(
+            self.compiled.instructions.source(),
+            false,
+            self.compiled.syntax_config.clone(),
+        )
     }
 
     /// Creates an empty [`State`] for this template.
