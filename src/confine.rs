@@ -195,6 +195,54 @@ pub fn origin_of(root: &Path, path: &Path, origin: Origin) -> Origin {
     }
 }
 
+/// A path the caller names for promptc to write, or to read the files of a folder below
+/// (`--out`, `--rules`): one in the workspace (see [`origin_of`]) stays in it through every
+/// link on its way, as a file promptc reads there must, since a pull request may have made a
+/// folder of it a link to anywhere (`build --out dist`, `dist` a link to a folder outside,
+/// wrote the prompts there); one named elsewhere is the caller's. A path not there yet is
+/// held to the nearest folder above it that is.
+pub fn caller_path_stays(root: &Path, path: &Path) -> Result<(), PathError> {
+    if origin_of(root, path, Origin::Caller) != Origin::Workspace {
+        return Ok(());
+    }
+    let absolute = std::path::absolute(path).map_err(|error| PathError::io(path, error))?;
+    let Some(existing) = absolute
+        .ancestors()
+        .find(|part| part.symlink_metadata().is_ok())
+    else {
+        return Ok(());
+    };
+    // Named as the caller wrote it, up to the outermost link on the way (`dist`, not
+    // `dist/ctx.json`), whose target is shown.
+    let link = existing
+        .ancestors()
+        .take_while(|part| part.starts_with(root) && *part != root)
+        .filter(|part| {
+            part.symlink_metadata()
+                .is_ok_and(|meta| meta.file_type().is_symlink())
+        })
+        .last()
+        .unwrap_or(existing);
+    let below = absolute.components().count() - link.components().count();
+    let shown = path.ancestors().nth(below).unwrap_or(path);
+    match fs::canonicalize(existing) {
+        Ok(real) if real.starts_with(root) => Ok(()),
+        Ok(_) => {
+            let target = fs::canonicalize(link).unwrap_or_else(|_| link.to_path_buf());
+            Err(PathError::new(
+                shown,
+                PathProblem::LinkLeavesWorkspace {
+                    target: target_as_shown(root, target),
+                },
+            ))
+        }
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {
+            Err(PathError::new(shown, PathProblem::DanglingLink))
+        }
+        Err(error) => Err(PathError::new(shown, PathProblem::BrokenLink { error })),
+    }
+}
+
 /// Reads a file the caller named: anywhere, but a bounded regular file all the same.
 pub fn read_named(path: &Path, limit: u64) -> Result<Vec<u8>, PathError> {
     crate::looked_at::name(path);

@@ -381,6 +381,11 @@ pub enum Problem {
         suggestion: Option<String>,
         known: Vec<String>,
     },
+    /// A TOML file of more tokens than promptc reads (line ends and comments count: its reader
+    /// holds every one).
+    TooManyTokens {
+        limit: usize,
+    },
     /// A filter templates do not have (`x | uper`), in any branch of a template.
     UnknownFilter {
         name: String,
@@ -940,6 +945,7 @@ impl Problem {
             Problem::ForEachTooLong { .. } => "for-each-too-long",
             Problem::InheritsTooMuch { .. } => "inherits-too-much",
             Problem::TooManyValues { .. } => "too-many-values",
+            Problem::TooManyTokens { .. } => "too-many-tokens",
             Problem::PostprocessPassOutOfFuel { .. } => "postprocess-pass-out-of-fuel",
             Problem::ToolNameTaken { .. } => "tool-name-taken",
             Problem::BadToolName { .. } => "bad-tool-name",
@@ -965,6 +971,7 @@ impl Problem {
         match self {
             Problem::EmptyFile { .. }
             | Problem::TooManyValues { .. }
+            | Problem::TooManyTokens { .. }
             | Problem::NotUtf8
             | Problem::TomlSyntax { .. }
             | Problem::YamlSyntax { .. }
@@ -1214,6 +1221,9 @@ impl Problem {
                 "use fewer `[[postprocess]]` rules (one regex rule can do the work of several), or raise `fuel` in promptc.toml (at most {})",
                 crate::model::limits::MAX_FUEL
             ),
+            Problem::TooManyTokens { .. } => {
+                "split the file into smaller ones, or take out the blank lines and comments that make up most of it".into()
+            }
             Problem::TooManyValues { .. } => {
                 "each value read takes hundreds of bytes of memory: keep long listings (an MCP server's tools, a long list) out of the workspace's files, or split what is repeated into fewer, larger values (a list of lines as one text)".into()
             }
@@ -2468,6 +2478,10 @@ impl Problem {
                 f,
                 "each post-processing rule past the first {free} costs 1 fuel per 16 bytes of the prompt it reads, and this rule's pass cost more than was left of the compile's fuel ({fuel})"
             ),
+            Problem::TooManyTokens { limit } => write!(
+                f,
+                "the file is more than {limit} pieces to read (keys, values, brackets, line ends, comments and the spaces between them), more than promptc keeps in memory: it was not read"
+            ),
             Problem::TooManyValues {
                 limit,
                 together: false,
@@ -2850,6 +2864,7 @@ mod tests {
                 suggestion: None,
                 known: Vec::new(),
             },
+            Problem::TooManyTokens { limit: 1 },
             Problem::UnknownTest {
                 name: text(),
                 suggestion: None,
@@ -2897,7 +2912,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 94;
+    const VARIANTS: usize = 95;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -2995,6 +3010,7 @@ mod tests {
             Problem::SetValueDoesNotFit { .. } => 91,
             Problem::UnknownFilter { .. } => 92,
             Problem::UnknownTest { .. } => 93,
+            Problem::TooManyTokens { .. } => 94,
         }
     }
 

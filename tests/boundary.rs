@@ -2175,3 +2175,63 @@ fn a_folder_setting_linked_to_the_root_is_refused_at_the_setting() {
     assert_eq!(made.code, 2, "{}", made.stderr);
     assert!(!workspace.root().join("zz.toml").exists());
 }
+
+// Paths the command line names (`build --out`, `schema --out`, `context --out`, `--rules`,
+// `--global-rules`) that lie in the workspace went through a link the pull request made to a
+// folder outside: the prompts, schemas or context were written there, and Markdown there was
+// read into the prompt. Each is refused, naming the link; the same paths outside the
+// workspace are the caller's, and a folder of the workspace that is no link is written.
+#[cfg(unix)]
+#[test]
+fn paths_the_command_line_names_in_the_workspace_do_not_leave_it_through_a_link() {
+    let workspace = Fixture::minimal().write();
+    let root = workspace.root();
+    let outside = workspace.tmp().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    std::fs::write(outside.join("AGENTS.md"), "OUTSIDE-RULES\n").unwrap();
+    std::os::unix::fs::symlink("../outside", root.join("dist")).unwrap();
+    for args in [
+        &["build", "--context", "basic", "--out", "dist"][..],
+        &["schema", "--out", "dist"],
+        &["context", "--context", "basic", "--out", "dist/ctx.json"],
+        &["build", "--context", "basic", "--rules", "dist"],
+        &["build", "--context", "basic", "--global-rules", "dist"],
+        &["explain", "--context", "basic", "--rules", "dist"],
+    ] {
+        let run = workspace.run(args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("error: dist is a symbolic link to ../outside, outside the workspace"),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert!(!run.stdout.contains("AGENTS"), "{args:?}: {}", run.stdout);
+    }
+    let mut left: Vec<String> = std::fs::read_dir(&outside)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["AGENTS.md"], "written outside the workspace");
+    // Named outside the workspace, the folder is the caller's; inside, a plain folder is fine.
+    for out in [outside.to_str().unwrap(), "plain"] {
+        let run = workspace.run(&["build", "--context", "basic", "--out", out]);
+        assert_eq!(run.code, 0, "{out}: {}", run.stderr);
+    }
+    assert!(outside.join("generic.md").is_file());
+    assert!(root.join("plain/generic.md").is_file());
+    let rules = workspace.run(&[
+        "explain",
+        "--context",
+        "basic",
+        "--rules",
+        outside.to_str().unwrap(),
+    ]);
+    assert_eq!(rules.code, 0, "{}", rules.stderr);
+    assert!(
+        rules.stdout.contains("(agents rule AGENTS.md)"),
+        "{}",
+        rules.stdout
+    );
+}

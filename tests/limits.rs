@@ -2864,3 +2864,114 @@ fn misspelt_fields_past_those_a_file_shows_are_counted_not_placed() {
         more[0].message
     );
 }
+
+/// 5,000 paths into `extra` listed as volatile, for 41 outputs: the stable-prefix probe made
+/// the context (a key more each time) a value and back once per path, for every output, and
+/// validate ran out of processor time (SIGXCPU, nothing said). Now once per output.
+#[test]
+fn a_long_list_of_volatile_paths_is_probed_in_bounded_time() {
+    let paths: Vec<String> = (0..5000).map(|i| format!("\"extra.k{i}\"")).collect();
+    let mut fixture = common::Fixture::minimal();
+    for context in 0..40 {
+        fixture = fixture.file(
+            &format!("examples/contexts/c{context}.toml"),
+            "date = \"2026-11-01\"\n",
+        );
+    }
+    let workspace = fixture
+        .file(
+            "promptc.toml",
+            format!(
+                "{}\n[tokens]\nvolatile = [\"CURRENT_DATE\", {}]\n",
+                common::MANIFEST,
+                paths.join(", ")
+            ),
+        )
+        .write();
+    let (status, stderr) = validate_within_a_minute(
+        &workspace,
+        "probing 5,000 volatile paths took more than a minute",
+    );
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
+
+/// An MCP settings file of 150,000 servers (3.8 MB, within the default file limit): each was
+/// looked for in the list of those before it, and `build --mcp` ran out of processor time.
+#[test]
+fn an_mcp_settings_file_of_many_servers_is_merged_in_bounded_time() {
+    let servers: Vec<String> = (0..150_000)
+        .map(|i| format!("\"s{i}\":{{\"command\":\"x\"}}"))
+        .collect();
+    let workspace = common::Fixture::minimal()
+        .file(
+            "mcp.json",
+            format!("{{\"mcpServers\":{{{}}}}}", servers.join(",")),
+        )
+        .write();
+    let (status, stderr) = common::run_within(
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("promptc"))
+            .current_dir(workspace.root())
+            .env("PROMPTC_CACHE_DIR", workspace.cache_dir())
+            .args([
+                "--color",
+                "never",
+                "build",
+                "--context",
+                "basic",
+                "--mcp",
+                "mcp.json",
+            ])
+            .stdout(std::process::Stdio::null()),
+        Duration::from_secs(60),
+        "merging 150,000 MCP servers took more than a minute",
+    );
+    // Each server is added, with nothing it offers (a warning per server, a hundred shown).
+    assert!(status.code().is_some(), "ended by a signal: {stderr}");
+    assert!(
+        stderr.contains("server `s149999` is added with nothing it offers")
+            || stderr.contains("149900 more warnings"),
+        "{stderr}"
+    );
+}
+
+/// A TOML file made mostly of line ends (or comments), under a raised file limit: its reader
+/// holds every token, and 64 MB of line ends took 2.5 GB and ended the process on a failed
+/// allocation, with nothing said. It is refused before it is read, at its first line; one
+/// within the default limit is read.
+#[test]
+fn a_toml_file_of_line_ends_or_comments_is_refused_before_it_is_read() {
+    let manifest = format!(
+        "{}\n[limits]\nfile_bytes = 33554432\nworkspace_bytes = 67108864\n",
+        common::MANIFEST
+    );
+    for (name, filler) in [("line ends", "\n"), ("comments", "#\n")] {
+        let text = format!(
+            "date = \"2026-11-01\"\n{}",
+            filler.repeat(16 << 20 >> (filler.len() - 1))
+        );
+        let workspace = Fixture::minimal()
+            .file("promptc.toml", &manifest)
+            .file("examples/contexts/big.toml", text)
+            .write();
+        let output = workspace
+            .command()
+            .env("PROMPTC_MEMORY_LIMIT", "400M")
+            .args(["--color", "never", "validate"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{name}: {stderr}");
+        assert!(
+            stderr.contains("error[too-many-tokens]: the file is more than 4194305 pieces to read")
+                && stderr.contains("--> examples/contexts/big.toml:1:1"),
+            "{name}: {stderr}"
+        );
+    }
+    // Within the default file limit, a file of line ends holds fewer tokens than that.
+    let text = format!("date = \"2026-11-01\"\n{}", "\n".repeat((4 << 20) - 64));
+    let run = Fixture::minimal()
+        .file("examples/contexts/big.toml", text)
+        .write()
+        .run(&["validate"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}

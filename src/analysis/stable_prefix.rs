@@ -65,19 +65,24 @@ fn probe(
     let mut probe = request.clone();
     let fields = crate::namespace::context_fields();
     let declared = &workspace.settings().context_fields;
-    for name in &workspace.settings().tokens.volatile {
-        // A declared `extra` key the context leaves out reads as its default: that is the
-        // value the probe changes.
-        if name.split('.').next() == Some(crate::namespace::EXTRA) {
-            for (key, field) in declared {
-                if !probe.context.extra.contains_key(key) {
-                    probe
-                        .context
-                        .extra
-                        .insert(key.clone(), field.default_value());
-                }
+    let volatile = &workspace.settings().tokens.volatile;
+    // A declared `extra` key the context leaves out reads as its default: that is the value
+    // the probe changes.
+    if volatile
+        .iter()
+        .any(|name| name.split('.').next() == Some(crate::namespace::EXTRA))
+    {
+        for (key, field) in declared {
+            if !probe.context.extra.contains_key(key) {
+                probe
+                    .context
+                    .extra
+                    .insert(key.clone(), field.default_value());
             }
         }
+    }
+    let mut paths = Vec::new();
+    for name in volatile {
         if let Some(placeholder) = StandardPlaceholder::named(name)
             && placeholder.perturb(&mut probe.context)
         {
@@ -88,12 +93,16 @@ fn probe(
             .next()
             .is_some_and(|first| fields.contains(first));
         if in_context {
-            perturb_path(&mut probe.context, name)?;
+            paths.push(name.as_str());
         } else {
-            probe
-                .set
-                .insert(name.clone(), placeholder_probe(name, &probe, placeholders));
+            let text = placeholder_probe(name, &probe, placeholders);
+            probe.set.insert(name.clone(), text);
         }
+    }
+    // All at once: the context is made a value and back once, not once per path (a list of
+    // thousands of paths ran validate out of processor time).
+    if !paths.is_empty() {
+        perturb_paths(&mut probe.context, &paths)?;
     }
     Ok(probe)
 }
@@ -120,16 +129,21 @@ fn placeholder_probe(
     }
 }
 
-/// Changes every value at `path` (dotted; a list's items stand for the list) in `context`,
-/// each as its type allows (see [`perturb_value`]); a key the context leaves out at the end
-/// of the path is given one. Nothing there to change (an empty list) changes nothing.
-fn perturb_path(context: &mut Context, path: &str) -> Result<(), String> {
+/// Changes every value at each of `paths` (dotted; a list's items stand for the list) in
+/// `context`, each as its type allows (see [`perturb_value`]), in their order; a key the
+/// context leaves out at the end of a path is given one. Nothing there to change (an empty
+/// list) changes nothing.
+fn perturb_paths(context: &mut Context, paths: &[&str]) -> Result<(), String> {
     let mut value = serde_json::to_value(&*context).map_err(|error| error.to_string())?;
     let root = crate::schema::context_schema();
-    let segments: Vec<&str> = path.split('.').collect();
-    perturb_at(&mut value, root, root, &segments);
-    *context = serde_json::from_value(value)
-        .map_err(|error| format!("`{path}` cannot be changed: {error}"))?;
+    for path in paths {
+        let segments: Vec<&str> = path.split('.').collect();
+        perturb_at(&mut value, root, root, &segments);
+    }
+    *context = serde_json::from_value(value).map_err(|error| {
+        let named: Vec<String> = paths.iter().map(|path| format!("`{path}`")).collect();
+        format!("{} cannot be changed: {error}", named.join(", "))
+    })?;
     Ok(())
 }
 

@@ -97,6 +97,7 @@ pub fn run(
     let Some(dir) = args.out else {
         return printer.result(&text);
     };
+    crate::confine::caller_path_stays(&workspace.root, &dir).map_err(CliError::Argument)?;
     let mut files = vec![(dir.join(format!("{}.{extension}", compiled.family)), text)];
     // A prompt without its tool definitions is of no use to a native variant: they go beside
     // it, as `build --all` writes them (the JSON document holds them already).

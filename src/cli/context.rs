@@ -168,6 +168,7 @@ fn write_context(
     {
         return Err(PathError::new(out, PathProblem::IsSource).into());
     }
+    crate::confine::caller_path_stays(&workspace.root, out).map_err(CliError::Argument)?;
     let mut staged = Staged::default();
     staged
         .add(out, out, text.as_bytes())

@@ -628,6 +628,7 @@ pub fn request_with_rules(
         Some(target.context_name(workspace)).filter(|name| workspace.contexts.contains_key(name));
     let rules_request = target.rules.request();
     for folder in rules_request.global.iter().chain(&rules_request.folders) {
+        crate::confine::caller_path_stays(&workspace.root, folder).map_err(CliError::Argument)?;
         let reason = match std::fs::metadata(folder) {
             Ok(found) if found.is_dir() => continue,
             Ok(found) if found.is_file() => crate::path_error::PathProblem::NotAFolder.to_string(),

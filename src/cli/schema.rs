@@ -30,7 +30,17 @@ pub fn run(args: SchemaArgs, workspace: Option<&Path>, printer: &Printer) -> Res
     // A folder named on the command line is the caller's; the manifest's is confined to the
     // workspace.
     let (dir, root) = match args.out {
-        Some(dir) => (dir, None),
+        Some(dir) => {
+            // The caller's, unless it lies in the workspace: then not through a link out.
+            let root = match workspace {
+                Some(_) => super::workspace_root(workspace).ok(),
+                None => find_root(&std::env::current_dir()?),
+            };
+            if let Some(root) = root.and_then(|root| root.canonicalize().ok()) {
+                crate::confine::caller_path_stays(&root, &dir).map_err(CliError::Argument)?;
+            }
+            (dir, None)
+        }
         None => default_dir(workspace, printer)?,
     };
     let declared = match root.as_deref() {

@@ -81,25 +81,32 @@ pub const MAX_VALUES: usize = 1_000_000;
 /// it stays bounded.
 const TOML_TOKENS_READ: usize = 4 * MAX_VALUES;
 
+/// The most tokens of any kind (line ends, spaces and comments too) a TOML text may hold to be
+/// read: its reader holds each, about 60 bytes with its events. A token is at least a byte, so
+/// every file within the default file limit is read.
+const TOML_ALL_TOKENS_READ: usize = crate::model::limits::MAX_DATA_FILE_BYTES as usize + 1;
+
 /// The keys, scalars, brackets and braces of a TOML text, as its lexer reads them (strings
-/// whole, so that what they hold counts for nothing), counted before the reader builds them.
-fn toml_tokens(text: &str) -> usize {
+/// whole, so that what they hold counts for nothing), and all its tokens (line ends, spaces
+/// and comments too, which the reader holds as well), counted before the reader builds them.
+fn toml_tokens(text: &str) -> (usize, usize) {
     use toml_parser::lexer::TokenKind;
-    toml_parser::Source::new(text)
-        .lex()
-        .filter(|token| {
-            matches!(
-                token.kind(),
-                TokenKind::LeftSquareBracket
-                    | TokenKind::LeftCurlyBracket
-                    | TokenKind::Atom
-                    | TokenKind::BasicString
-                    | TokenKind::LiteralString
-                    | TokenKind::MlBasicString
-                    | TokenKind::MlLiteralString
-            )
-        })
-        .count()
+    let mut values = 0;
+    let mut all = 0;
+    for token in toml_parser::Source::new(text).lex() {
+        all += 1;
+        values += usize::from(matches!(
+            token.kind(),
+            TokenKind::LeftSquareBracket
+                | TokenKind::LeftCurlyBracket
+                | TokenKind::Atom
+                | TokenKind::BasicString
+                | TokenKind::LiteralString
+                | TokenKind::MlBasicString
+                | TokenKind::MlLiteralString
+        ));
+    }
+    (values, all)
 }
 
 /// The commas, brackets and braces of a JSON text outside its strings: each adds a value (an
@@ -170,7 +177,21 @@ impl Document {
         // than promptc keeps is not read at all. YAML's reader stops at a bound of its own,
         // well below it.
         let past = match format {
-            Format::Toml => toml_tokens(&file.text) > TOML_TOKENS_READ,
+            Format::Toml => {
+                let (values, all) = toml_tokens(&file.text);
+                // The reader holds every token (about 60 bytes each, with its events): 64 MB
+                // of blank lines or comments, under a raised file limit, took 2.5 GB and
+                // ended the process on a failed allocation.
+                if all > TOML_ALL_TOKENS_READ {
+                    return Err(Diagnostic::new(
+                        Problem::TooManyTokens {
+                            limit: TOML_ALL_TOKENS_READ,
+                        },
+                        Span::file_start(source),
+                    ));
+                }
+                values > TOML_TOKENS_READ
+            }
             Format::Json => json_marks(&file.text) > MAX_VALUES,
             Format::Yaml => false,
         };

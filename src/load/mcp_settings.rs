@@ -171,14 +171,21 @@ pub fn apply(
         unused_listing_entries(listing, entries, servers, diagnostics);
     }
     let mut listed = Vec::new();
+    // Each server's place by name (the first of a name, as the context lists them): looked up
+    // for every entry, a search of the list made a settings file of 100,000 servers take
+    // minutes.
+    let mut by_name: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (index, server) in servers.iter().enumerate() {
+        by_name.entry(server.name.clone()).or_insert(index);
+    }
     for (name, entry) in entries {
         let command = command_line(entry);
         let disabled = entry
             .get("disabled")
             .and_then(Value::as_bool)
             .unwrap_or(false);
-        let index = match servers.iter().position(|server| &server.name == name) {
-            Some(index) => index,
+        let index = match by_name.get(name) {
+            Some(&index) => index,
             None => {
                 let mut server = McpServer {
                     name: name.clone(),
@@ -222,6 +229,7 @@ pub fn apply(
                     }
                 }
                 servers.push(server);
+                by_name.insert(name.clone(), servers.len() - 1);
                 servers.len() - 1
             }
         };
@@ -250,11 +258,13 @@ fn unused_listing_entries(
         return;
     };
     let named: Vec<String> = entries.keys().cloned().collect();
+    let in_context: std::collections::HashSet<&str> =
+        servers.iter().map(|server| server.name.as_str()).collect();
     for name in offered.keys() {
         // A server the settings do not name is that, whether the context has it or not: the
         // listing would add it only with the settings.
         let in_settings = entries.contains_key(name);
-        let in_context = in_settings && servers.iter().any(|server| &server.name == name);
+        let in_context = in_settings && in_context.contains(name.as_str());
         if in_settings && !in_context {
             continue;
         }
