@@ -1054,6 +1054,12 @@ impl<'source> CodeGenerator<'source> {
         assert!(self.pending_block.is_empty());
         recycle_pending_block_buffer(mem::take(&mut self.pending_block));
         recycle_span_stack_buffer(mem::take(&mut self.span_stack));
+        // promptc patch: kept for as long as the template or expression lives, the room made
+        // ahead for 256 instructions (about 13 KB) was most of a short expression's memory.
+        self.instructions.shrink_to_fit();
+        for block in self.blocks.values_mut() {
+            block.shrink_to_fit();
+        }
         (self.instructions, self.blocks)
     }
 }

@@ -333,6 +333,15 @@ impl<'source> Instructions<'source> {
         }
     }
 
+    /// Gives back the room made ahead and not used (promptc patch, see
+    /// `CodeGenerator::finish`).
+    pub fn shrink_to_fit(&mut self) {
+        self.instructions.shrink_to_fit();
+        self.line_infos.shrink_to_fit();
+        #[cfg(feature = "debug")]
+        self.span_infos.shrink_to_fit();
+    }
+
     /// Returns the process unique id of these instructions.
     ///
     /// This is used to refer to instructions from values (such as the origin
