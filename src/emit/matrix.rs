@@ -212,6 +212,20 @@ pub fn compile_visiting(
 
 /// The most threads a matrix is compiled on, this one included.
 const MAX_WORKERS: usize = 8;
+
+/// The memory the compiles running at once may take together. A compile holds up to about four
+/// times its `limits.compile_bytes` at its peak (its sections, the prompt, the copies made on
+/// the way): under the largest limit, 256 MiB, each thread took about 1 GB, and eight threads
+/// (eight cores) would pass the command line's memory ceiling of 4 GiB.
+const COMPILES_MEMORY: u64 = 2 << 30;
+
+/// How many threads compile a matrix of `runs` runs, this one included: one per core, at most
+/// [`MAX_WORKERS`], and as many as [`COMPILES_MEMORY`] holds compiles of `compile_bytes`.
+fn compile_threads(cores: usize, runs: usize, compile_bytes: u64) -> usize {
+    let by_memory = COMPILES_MEMORY / compile_bytes.saturating_mul(4).max(1);
+    let by_memory = usize::try_from(by_memory).unwrap_or(usize::MAX).max(1);
+    cores.min(MAX_WORKERS).min(runs).min(by_memory).max(1)
+}
 /// How far ahead of the entry being handled the threads may compile: what waits, whole, for
 /// its turn. Four runs: with two, a thread that finished its run while this one was still
 /// compiling the next waited for the first outputs to be handled (the shipped matrix compiled
@@ -258,11 +272,9 @@ fn compile_in_order<E>(
 ) -> Result<(), E> {
     let workspace = compiler.workspace();
     let runs = in_taking_order(runs_of(&entries), &entries);
-    let helpers = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZero::get)
-        .min(MAX_WORKERS)
-        .min(runs.len())
-        .saturating_sub(1);
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let compile_bytes = workspace.settings().limits.compile_bytes;
+    let helpers = compile_threads(cores, runs.len(), compile_bytes).saturating_sub(1);
     let mut resume = 0;
     if helpers > 0 {
         let isolated = |index: usize| -> Compiling<Option<Measured>> {
@@ -1864,8 +1876,9 @@ fn grouped_by_place(warnings: impl Iterator<Item = Diagnostic>) -> Vec<Diagnosti
 mod tests {
     use super::{
         Compiling, DEFERRED_BUDGETS, DEFERRED_BYTES, DIFF_DEADLINE, DiffTime, MAX_DIFF_LINES,
-        MatrixEntry, RUN, RUN_DIFF_TIME, TOOLS_READING, WINDOW, documents_its_native_tools,
-        in_order, in_taking_order, is_output_path, may_wait, runs_of, unified_diff,
+        MatrixEntry, RUN, RUN_DIFF_TIME, TOOLS_READING, WINDOW, compile_threads,
+        documents_its_native_tools, in_order, in_taking_order, is_output_path, may_wait, runs_of,
+        unified_diff,
     };
 
     /// Outputs wait for the token tables up to a count and up to a number of bytes: a few
@@ -1920,6 +1933,21 @@ mod tests {
         let flat: Vec<usize> = runs.into_iter().flatten().collect();
         assert_eq!(flat, (0..entries.len()).collect::<Vec<_>>());
         assert!(runs_of(&[]).is_empty());
+    }
+
+    #[test]
+    fn compiles_run_at_once_only_as_many_as_their_memory_allows() {
+        use crate::model::limits::{DEFAULT_COMPILE_BYTES, MAX_BYTES};
+        // The default limit: one thread per core, up to eight, no more than there are runs.
+        assert_eq!(compile_threads(2, 48, DEFAULT_COMPILE_BYTES), 2);
+        assert_eq!(compile_threads(16, 48, DEFAULT_COMPILE_BYTES), 8);
+        assert_eq!(compile_threads(16, 3, DEFAULT_COMPILE_BYTES), 3);
+        assert_eq!(compile_threads(8, 0, DEFAULT_COMPILE_BYTES), 1);
+        // The largest: two at once, whatever the cores.
+        assert_eq!(compile_threads(8, 48, MAX_BYTES), 2);
+        assert_eq!(compile_threads(1, 48, MAX_BYTES), 1);
+        // Past what memory holds at all, still one.
+        assert_eq!(compile_threads(8, 48, u64::MAX), 1);
     }
 
     #[test]
