@@ -59,6 +59,11 @@ pub(super) fn help(message: &str) -> Option<String> {
          `{% set name = value %}`, `{% include \"name\" %}`"
     } else if message.starts_with("unexpected end of variable block") {
         "write an expression between `{{` and `}}` (`{{ name }}`), or remove the empty pair"
+    } else if let Some(method) = message
+        .split_once(" has no method named ")
+        .map(|(_, method)| method.trim())
+    {
+        return Some(python_method(method));
     } else if message.contains("too many arguments") {
         "the call passes more arguments than its function, filter, test or macro takes: \
          remove the extra ones (`range` takes at most three: start, stop and step; a macro, \
@@ -77,6 +82,49 @@ pub(super) fn help(message: &str) -> Option<String> {
         return None;
     };
     Some(help.to_string())
+}
+
+/// The help for a method called on a value (`cwd.split("/")`, `d.get("a")`): Python's, which
+/// minijinja's values do not have; its filter or test does the same.
+fn python_method(method: &str) -> String {
+    let instead = match method {
+        "split" => "the filter `split`: `text | split(\"/\")`".to_string(),
+        "lower" | "upper" | "title" | "capitalize" => {
+            format!("the filter `{method}`: `text | {method}`")
+        }
+        "startswith" => "the test `startingwith`: `text is startingwith(\"a\")`".to_string(),
+        "endswith" => "the test `endingwith`: `text is endingwith(\".md\")`".to_string(),
+        "strip" | "lstrip" | "rstrip" => "the filter `trim`: `text | trim`".to_string(),
+        "join" => "the filter `join`: `list | join(\", \")`".to_string(),
+        "replace" => "the filter `replace`: `text | replace(\"a\", \"b\")`".to_string(),
+        "format" => "the filter `format`: `\"%s of %s\" | format(a, b)`".to_string(),
+        "get" => {
+            "a subscript with a default: `table[\"key\"] | default(\"fallback\")`, or `table.key`"
+                .to_string()
+        }
+        "items" => "the filter `items`: `{% for key, value in table | items %}`".to_string(),
+        "keys" => "the filter `list` (a table's keys): `table | list`".to_string(),
+        "values" => {
+            "the filter `items` and the second of each pair: `table | items | map(attribute=1)`"
+                .to_string()
+        }
+        "count" | "index" | "find" => {
+            "the test `in` (`\"x\" in text`), or the filter `length`".to_string()
+        }
+        "append" | "extend" | "insert" | "pop" | "remove" | "update" => {
+            "a new value: lists and tables cannot be changed in place, so build one with `+` \
+             (`list + [item]`) and `{% set %}` it, or collect items with `namespace()`"
+                .to_string()
+        }
+        _ => {
+            return format!(
+                "minijinja's values have no `.{method}()` method (Python's methods are not \
+                 there): use a filter or test instead (`value | {method}`, if there is one of \
+                 that name)"
+            );
+        }
+    };
+    format!("`.{method}()` is Python's, which minijinja's values do not have: use {instead}")
 }
 
 /// The help for a block `keyword` opened (`if`, `for`, …) and left open: the template ends
@@ -103,6 +151,35 @@ pub(super) fn left_open(keyword: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::{help, left_open};
+
+    #[test]
+    fn a_python_method_is_given_the_filter_or_test_that_does_its_work() {
+        for (message, says) in [
+            (
+                "unknown method: string has no method named split",
+                "`.split()` is Python's, which minijinja's values do not have: use the filter `split`",
+            ),
+            (
+                "unknown method: map has no method named get",
+                "`table[\"key\"] | default(\"fallback\")`",
+            ),
+            (
+                "unknown method: string has no method named startswith",
+                "the test `startingwith`",
+            ),
+            (
+                "unknown method: seq has no method named append",
+                "`list + [item]`",
+            ),
+            (
+                "unknown method: string has no method named frobnicate",
+                "no `.frobnicate()` method",
+            ),
+        ] {
+            let help = help(message).unwrap_or_default();
+            assert!(help.contains(says), "{message}: {help}");
+        }
+    }
 
     #[test]
     fn each_message_gets_the_fix_for_its_own_mistake() {
