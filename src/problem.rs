@@ -759,13 +759,13 @@ pub enum Problem {
     },
     /// A value set by name (`--set N=3`, a request's `set`) that does not read as the type of
     /// the placeholder it replaces: a text `false` is true to every `if`, a text `3` doubles
-    /// to `33`. `declared_by` is the variant declaring the placeholder (the diagnostic is at
-    /// its value), `None` for a standard placeholder.
+    /// to `33`. `from` says where the type comes from (a variant's declaration, where the
+    /// diagnostic is placed; a standard placeholder's own; the context's value).
     SetValueDoesNotFit {
         name: String,
         text: String,
         expected: crate::model::PlaceholderKind,
-        declared_by: Option<String>,
+        from: crate::model::KindFrom,
     },
     /// A context placeholder no template or condition can read: no variant declares it, and
     /// it is no standard placeholder nor slot, so it replaces nothing and changes no prompt.
@@ -2266,11 +2266,16 @@ impl Problem {
                 name,
                 text,
                 expected,
-                declared_by,
+                from,
             } => {
-                let declared = match declared_by {
-                    Some(variant) => format!("the variant `{variant}` declares it as"),
-                    None => "the standard placeholder holds".to_string(),
+                let declared = match from {
+                    crate::model::KindFrom::Variant(variant) => {
+                        format!("the variant `{variant}` declares it as")
+                    }
+                    crate::model::KindFrom::Standard => {
+                        "the standard placeholder holds".to_string()
+                    }
+                    crate::model::KindFrom::Context => "the context gives it as".to_string(),
                 };
                 write!(
                     f,
@@ -2851,7 +2856,7 @@ mod tests {
                 name: text(),
                 text: text(),
                 expected: crate::model::PlaceholderKind::Boolean,
-                declared_by: None,
+                from: crate::model::KindFrom::Standard,
             },
             Problem::PlaceholderIsAKey { key: text() },
             Problem::UnknownFunction {

@@ -151,6 +151,22 @@ fn a_set_value_no_template_reads_is_a_warning_with_the_near_name() {
     assert!(stdout(&output).starts_with("You are Atlas"));
 }
 
+/// A name a template reads only where it asks whether it is defined takes the value set, and
+/// is not said to change nothing.
+#[test]
+fn a_set_value_read_where_a_template_asks_for_it_is_quiet() {
+    let workspace = common::Fixture::minimal()
+        .file(
+            "components/intro.md",
+            "{% if TEAM is defined %}Team {{ TEAM }}.{% endif %}",
+        )
+        .write();
+    let run = workspace.run(&["build", "--context", "basic", "--set", "TEAM=payments"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("Team payments."), "{}", run.stdout);
+    assert!(!run.stderr.contains("changes nothing"), "{}", run.stderr);
+}
+
 /// A `--set extra.KEY` value that no template or condition reads changes nothing either, and
 /// says so with the path read; a path that one reads, or reads below, is quiet.
 #[test]
@@ -1191,6 +1207,11 @@ fn set_gives_a_placeholder_the_type_it_is_declared_with() {
              l={{ L | length }} t={{ T.k }} s={{ S }} {% if YOLO %}yolo{% else %}careful{% endif %}\"\n\
              [placeholders]\nSHOW = true\nN = 5\nR = 0.5\nL = [\"a\", \"b\"]\nT = { k = \"v\" }\nS = \"text\"\n",
         )
+        // A placeholder of the context alone.
+        .file(
+            "examples/contexts/basic.toml",
+            "date = \"2026-11-01\"\n[placeholders]\nTEAM = 5\n",
+        )
         .write();
     let plain = workspace.run(&["build", "--context", "basic"]);
     assert_eq!(plain.code, 0, "{}", plain.stderr);
@@ -1238,6 +1259,11 @@ fn set_gives_a_placeholder_the_type_it_is_declared_with() {
         (
             "YOLO=nah",
             "`YOLO` is set to `nah`, but the standard placeholder holds `true` or `false`",
+            None,
+        ),
+        (
+            "TEAM=abc",
+            "`TEAM` is set to `abc`, but the context gives it as a whole number",
             None,
         ),
     ] {

@@ -1383,3 +1383,40 @@ fn stats_tells_a_build_entry_apart_from_its_family_s_row() {
         text.stdout
     );
 }
+
+// A standard placeholder of `true` or `false` (`YOLO`) and a placeholder declared as an empty
+// list, listed as volatile: the probe set the first to a text, which a set value of a boolean
+// placeholder no longer is (the prefix went unchecked), and changed nothing in the second (a
+// prefix past the line the list changes). Each is changed by its type.
+#[test]
+fn the_probe_changes_a_boolean_or_empty_placeholder_by_its_type() {
+    let base = "{% if YOLO %}Go fast.{% endif %}\nItems: {% for i in ITEMS %}{{ i }}{% endfor %}\n\
+                You are a careful agent.\n\n{{ TOOLS }}\n\n{{ INTRO_SECTION }}\n";
+    for volatile in ["\"YOLO\"", "\"ITEMS\""] {
+        let workspace = common::Fixture::minimal()
+            .file(
+                "promptc.toml",
+                format!("{}\n[tokens]\nvolatile = [{volatile}]\n", common::MANIFEST),
+            )
+            .file(
+                "variants/generic.toml",
+                format!("{}\n[placeholders]\nITEMS = []\n", common::VARIANT),
+            )
+            .file("variants/generic.md", base)
+            .write();
+        let run = workspace.run(&["validate"]);
+        assert_eq!(run.code, 0, "{volatile}: {}", run.stderr);
+        assert!(
+            !run.stderr.contains("stable-prefix-unchecked"),
+            "{volatile}: {}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains(
+                "warning[volatile-early]: generic × basic: a value that changes per request"
+            ),
+            "{volatile}: {}",
+            run.stderr
+        );
+    }
+}

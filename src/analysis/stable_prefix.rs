@@ -116,16 +116,29 @@ fn placeholder_probe(
     request: &Request,
     placeholders: Option<&indexmap::IndexMap<String, Value>>,
 ) -> String {
-    let declared = placeholders
-        .and_then(|placeholders| placeholders.get(name))
-        .or_else(|| request.context.placeholders.get(name));
-    match declared {
-        Some(value) if !matches!(value, Value::String(_) | Value::Null) => {
-            let mut changed = value.clone();
+    let probe = StandardPlaceholder::probe_text();
+    // As a set value is read (see `compile::set_values`): the variant's declaration, else a
+    // standard placeholder's own type (`YOLO`, whose value the probe flips: it is no field
+    // the probe changes in the context, as that would change what the conditions decide),
+    // else the context's value.
+    let declared = placeholders.and_then(|placeholders| placeholders.get(name));
+    let standard = StandardPlaceholder::named(name).filter(|standard| standard.name() == name);
+    let value = match (declared, standard) {
+        (Some(value), _) => Some(value.clone()),
+        (None, Some(standard)) => standard.value(&request.context, "", None),
+        (None, None) => request.context.placeholders.get(name).cloned(),
+    };
+    match value {
+        Some(Value::String(_) | Value::Null) | None => probe.into(),
+        // An empty list or table changes by gaining an item.
+        Some(Value::Array(items)) if items.is_empty() => Value::from(vec![probe]).to_string(),
+        Some(Value::Object(table)) if table.is_empty() => {
+            serde_json::json!({ probe: probe }).to_string()
+        }
+        Some(mut changed) => {
             perturb_value(&mut changed, &Value::Null, &Value::Null);
             changed.to_string()
         }
-        _ => StandardPlaceholder::probe_text().into(),
     }
 }
 
@@ -141,7 +154,14 @@ fn perturb_paths(context: &mut Context, paths: &[&str]) -> Result<(), String> {
         perturb_at(&mut value, root, root, &segments);
     }
     *context = serde_json::from_value(value).map_err(|error| {
-        let named: Vec<String> = paths.iter().map(|path| format!("`{path}`")).collect();
+        let mut named: Vec<String> = paths
+            .iter()
+            .take(3)
+            .map(|path| format!("`{path}`"))
+            .collect();
+        if paths.len() > 3 {
+            named.push(format!("{} more", paths.len() - 3));
+        }
         format!("{} cannot be changed: {error}", named.join(", "))
     })?;
     Ok(())

@@ -14,6 +14,9 @@ use crate::workspace::Workspace;
 #[derive(Default)]
 pub struct UnreadSetNames {
     readable: OnceLock<Namespace>,
+    /// Every name a template reads, defined or not: one read only where it is asked whether
+    /// it is defined takes the value set.
+    read_by_templates: OnceLock<BTreeSet<String>>,
     /// Every path below the context's `extra` that a template or condition reads, or `None`
     /// when one reads `extra` whole (any key may be read).
     extra_read: OnceLock<Option<BTreeSet<String>>>,
@@ -44,7 +47,10 @@ impl UnreadSetNames {
             let readable = self
                 .readable
                 .get_or_init(|| crate::validate::readable_names(workspace));
-            if !readable.contains(name) {
+            let read = self
+                .read_by_templates
+                .get_or_init(|| workspace.templates.variables_anywhere());
+            if !readable.contains(name) && !read.contains(name) {
                 let near = crate::namespace::closest(name, readable.names());
                 unread.push((name.to_string(), near));
             }

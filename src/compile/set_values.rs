@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::compiled::CompileError;
 use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::model::{Context, PlaceholderKind, StandardPlaceholder};
+use crate::model::{Context, KindFrom, PlaceholderKind, StandardPlaceholder};
 use crate::pointer::child_pointer;
 use crate::problem::Problem;
 use crate::workspace::Workspace;
@@ -26,20 +26,28 @@ pub(super) fn typed(
     let mut typed = Vec::with_capacity(set.len());
     for (name, text) in set {
         let declared = variant.variant.placeholders.get(name);
-        let kind = match (declared, StandardPlaceholder::named(name)) {
-            (Some(value), _) => PlaceholderKind::of(value),
-            (None, Some(standard)) if standard.name() == name => standard.kind(),
-            _ => context
-                .placeholders
-                .get(name)
-                .map_or(PlaceholderKind::Text, PlaceholderKind::of),
+        let (kind, from) = match (declared, StandardPlaceholder::named(name)) {
+            (Some(value), _) => (
+                PlaceholderKind::of(value),
+                KindFrom::Variant(declaring(workspace, variant, name).to_string()),
+            ),
+            (None, Some(standard)) if standard.name() == name => {
+                (standard.kind(), KindFrom::Standard)
+            }
+            _ => (
+                context
+                    .placeholders
+                    .get(name)
+                    .map_or(PlaceholderKind::Text, PlaceholderKind::of),
+                KindFrom::Context,
+            ),
         };
         let Some(value) = kind.read(text) else {
             let problem = Problem::SetValueDoesNotFit {
                 name: name.clone(),
                 text: text.clone(),
                 expected: kind,
-                declared_by: declared.map(|_| declaring(workspace, variant, name).to_string()),
+                from,
             };
             return Err(match declared {
                 // Said at the declaration that gives the type.

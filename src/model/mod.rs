@@ -51,7 +51,7 @@ pub use context_field::ContextField;
 pub use limits::Limits;
 pub use manifest::{BuildEntry, BuildMatrix, Manifest, Paths, RouteExpectation, Routing};
 pub use parameter::{Parameter, ParameterType};
-pub use placeholder_kind::PlaceholderKind;
+pub use placeholder_kind::{KindFrom, PlaceholderKind};
 pub use postprocess_rule::{Guard, GuardSide, PostprocessRule};
 pub use rule::{Rule, Rules};
 pub use standard_placeholder::StandardPlaceholder;

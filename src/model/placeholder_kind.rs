@@ -5,6 +5,17 @@
 
 use serde_json::Value;
 
+/// Where a placeholder's type comes from, for the message that refuses a value set for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KindFrom {
+    /// The variant (by id) that declares it.
+    Variant(String),
+    /// A standard placeholder's own type.
+    Standard,
+    /// The context's value of it.
+    Context,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PlaceholderKind {
     Text,

@@ -654,6 +654,14 @@ impl Templates {
             .map_or(&[], |facts| facts.guarded.as_slice())
     }
 
+    /// Every name a template of the workspace reads, defined or not (one read only where it is
+    /// asked whether it is defined, `{% if TEAM is defined %}`, takes a value set by name).
+    pub fn variables_anywhere(&self) -> BTreeSet<String> {
+        self.ids()
+            .flat_map(|template| self.variables(template).iter().cloned())
+            .collect()
+    }
+
     /// Every name a template of the workspace sets in its top frame.
     pub fn names_set_anywhere(&self) -> BTreeSet<&str> {
         self.ids()

@@ -246,10 +246,20 @@ impl Checker<'_> {
         };
         // A filter or test it names that templates lack fails an evaluation only where the
         // evaluation reaches it (`yolo and (os | uper) == 'x'`).
+        // Each name once, at its first place: a condition naming the same unknown filter
+        // thousands of times was an error, with its list of every filter, for each.
         if condition.contains('|') || condition.contains("is") {
+            let mut told = std::collections::HashSet::new();
             for named in env.filters_and_tests_in_expression(condition) {
+                if told.len() >= crate::diagnostic::MAX_PROBLEMS_PER_FILE
+                    || told.contains(&(named.kind, named.name.clone()))
+                {
+                    continue;
+                }
+                let key = (named.kind, named.name.clone());
                 let range = named.range.clone();
                 if let Some(problem) = super::filters_and_tests::unknown(env, named) {
+                    told.insert(key);
                     out.error(problem, self.within(value_span, condition, range));
                 }
             }

@@ -47,15 +47,17 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
 
 /// The problem with a filter or test that `env` does not have; `None` for one it has.
 pub fn unknown(env: &Environment<'_>, named: NamedCallable) -> Option<Problem> {
-    let names: Box<dyn Iterator<Item = &str>> = match named.kind {
-        CallableKind::Filter => Box::new(env.filter_names()),
-        CallableKind::Test => Box::new(env.test_names()),
+    let has = match named.kind {
+        CallableKind::Filter => env.filter_names().any(|name| name == named.name),
+        CallableKind::Test => env.test_names().any(|name| name == named.name),
     };
-    let known: Vec<&str> = names.collect();
-    if known.contains(&named.name.as_str()) {
+    if has {
         return None;
     }
-    let known: Vec<String> = known.into_iter().map(str::to_owned).collect();
+    let known: Vec<String> = match named.kind {
+        CallableKind::Filter => env.filter_names().map(str::to_owned).collect(),
+        CallableKind::Test => env.test_names().map(str::to_owned).collect(),
+    };
     let suggestion = closest(&named.name, known.iter());
     let name = named.name;
     Some(match named.kind {

@@ -198,13 +198,9 @@ fn check_context_reading(
         if !entry.document.writes(&child_pointer("/placeholders", name)) {
             continue;
         }
-        let read = readable.read.get_or_init(|| {
-            let templates = &workspace.templates;
-            templates
-                .ids()
-                .flat_map(|template| templates.variables(template).iter().cloned())
-                .collect()
-        });
+        let read = readable
+            .read
+            .get_or_init(|| workspace.templates.variables_anywhere());
         let defined = readable
             .defined
             .get_or_init(|| crate::validate::readable_names(workspace));

@@ -10,7 +10,7 @@ use crate::compiler::tokens::Token;
 use crate::syntax::SyntaxConfig;
 
 /// Whether a name is used as a filter or a test.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CallableKind {
     Filter,
     Test,
@@ -40,9 +40,13 @@ pub fn find_filters_and_tests(
     let mut after_is = false;
     // `{% filter name %}`: the block's first identifier is `filter`, its second a filter.
     let mut block_start = false;
+    // An attribute (`d.is`, `d.filter`) is a name like any other.
+    let mut after_dot = false;
     while let Ok(Some((token, span))) = tokenizer.next_token() {
+        let attribute = std::mem::replace(&mut after_dot, matches!(token, Token::Dot));
         let next = match token {
             Token::Pipe => Some(CallableKind::Filter),
+            Token::Ident(_) if attribute => None,
             Token::Ident("is") if !block_start => {
                 after_is = true;
                 expecting = Some(CallableKind::Test);
@@ -124,6 +128,11 @@ mod tests {
     #[test]
     fn a_name_called_is_or_filter_elsewhere_is_no_callable() {
         assert!(named("{{ is }}{{ filter }}{% set filter = 1 %}{{ x.is }}").is_empty());
+        // An attribute named `is` is no test keyword: what follows it is no test.
+        assert!(
+            named("{{ 'a' if d.is else 'b' }}{{ d.is and x }}{% if d.filter %}{% endif %}")
+                .is_empty()
+        );
         assert!(named("{{ x | ").is_empty());
     }
 }
