@@ -3008,3 +3008,83 @@ fn an_unknown_filter_repeated_in_a_condition_is_one_error() {
     );
     assert!(run.stderr.contains("error: 1 error"), "{}", run.stderr);
 }
+
+/// 3,000 variants, each a family of its own, and 10 contexts: every compile built the catalog
+/// of all the variants to select its own, and validate ran out of processor time (SIGXCPU,
+/// nothing said). A compile builds its family's alone.
+#[test]
+fn many_variants_are_selected_in_bounded_time() {
+    let mut fixture = Fixture::minimal().remove("variants/generic.md");
+    for i in 0..3000 {
+        let id = if i == 0 {
+            "generic".to_string()
+        } else {
+            format!("v{i}")
+        };
+        fixture = fixture.file(
+            &format!("variants/{id}.toml"),
+            format!(
+                "id = \"{id}\"\ntemplate = \"{{{{ INTRO_SECTION }}}}\"\ncomponents = [\"intro\"]\n"
+            ),
+        );
+    }
+    for context in 0..9 {
+        fixture = fixture.file(
+            &format!("examples/contexts/c{context}.toml"),
+            "date = \"2026-11-01\"\n",
+        );
+    }
+    let workspace = fixture.write();
+    let (status, stderr) = validate_within_a_minute(
+        &workspace,
+        "compiling 3,000 variants × 10 contexts took more than a minute",
+    );
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
+
+/// 4,000 tools using a shared parameter whose `depends_on` names them all, one variant listing
+/// them: the check of parameters no variant can show copied every tool the variant lists, and
+/// the `depends_on` list, for each tool (1.6 GB, and 6,000 tools with long ids ended the
+/// process on a failed allocation; here, with ids of 66 bytes, about 2 GB and more than a
+/// minute). Each tool now costs its list's length in flags.
+#[test]
+fn a_shared_dependent_parameter_of_many_tools_is_checked_in_bounded_memory() {
+    let ids: Vec<String> = (0..4000)
+        .map(|i| format!("tool_{i}_{}", "x".repeat(60)))
+        .collect();
+    let quoted: Vec<String> = ids.iter().map(|id| format!("\"{id}\"")).collect();
+    let mut fixture = Fixture::minimal()
+        .remove("tools/read_file.toml")
+        .file(
+            "promptc.toml",
+            format!(
+                "{}\n[parameters.p]\nname = \"p\"\ninstruction = \"i\"\ndepends_on = [{}]\n",
+                common::MANIFEST,
+                quoted.join(", ")
+            ),
+        )
+        .file(
+            "variants/generic.toml",
+            format!(
+                "id = \"generic\"\ntemplate_file = \"generic.md\"\ncomponents = [\"intro\"]\ntools = [{}]\n",
+                quoted.join(", ")
+            ),
+        );
+    for id in &ids {
+        fixture = fixture.file(
+            &format!("tools/{id}.toml"),
+            format!("id = \"{id}\"\ndescription = \"d\"\n[[parameters]]\nuse = \"p\"\n"),
+        );
+    }
+    let workspace = fixture.write();
+    let (status, stderr) = common::run_within(
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("promptc"))
+            .current_dir(workspace.root())
+            .env("PROMPTC_CACHE_DIR", workspace.cache_dir())
+            .env("PROMPTC_MEMORY_LIMIT", "1G")
+            .args(["--color", "never", "validate"]),
+        Duration::from_secs(60),
+        "checking a shared parameter of 4,000 tools took more than a minute",
+    );
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}

@@ -115,9 +115,10 @@ fn component_family_entries(
 struct Offered {
     tool: String,
     parameter: String,
-    depends_on: Vec<String>,
-    /// Every tool some variant offering the parameter lists.
-    listed: BTreeSet<String>,
+    /// Shared with the resolved parameter (a shared parameter's list is held once).
+    depends_on: std::sync::Arc<[String]>,
+    /// For each tool of `depends_on`, whether some variant offering the parameter lists it.
+    listed: Vec<bool>,
     /// Some variant lists every tool it depends on.
     shown: bool,
 }
@@ -131,6 +132,9 @@ fn dependent_parameters<'v>(
 ) {
     let mut offered: Vec<(crate::span::Span, Offered)> = Vec::new();
     let mut index: HashMap<crate::span::Span, usize> = HashMap::new();
+    // Each variant's tools as a set, made once: a list searched (or copied) for every tool
+    // using a shared parameter took a workspace of 6,000 tools past 5 GB.
+    let mut tool_sets: HashMap<&str, std::collections::HashSet<&str>> = HashMap::new();
     for (id, entry) in &workspace.tools {
         // Only a tool with a parameter that may depend on others is resolved: a parameter
         // of its own with `depends_on`, or a shared one, whose definition may have it.
@@ -164,8 +168,8 @@ fn dependent_parameters<'v>(
                         Offered {
                             tool: id.clone(),
                             parameter: parameter.name.clone(),
-                            depends_on: parameter.depends_on.to_vec(),
-                            listed: BTreeSet::new(),
+                            depends_on: parameter.depends_on.clone(),
+                            listed: vec![false; parameter.depends_on.len()],
                             shown: false,
                         },
                     ));
@@ -173,11 +177,18 @@ fn dependent_parameters<'v>(
                 });
                 let state = &mut offered[at].1;
                 for variant in &listing {
-                    state.listed.extend(variant.tools().iter().cloned());
-                    state.shown |= parameter
-                        .depends_on
-                        .iter()
-                        .all(|needed| variant.tools().contains(needed));
+                    let tools = tool_sets
+                        .entry(variant.id())
+                        .or_insert_with(|| variant.tools().iter().map(String::as_str).collect());
+                    let mut all = true;
+                    for (needed, listed) in parameter.depends_on.iter().zip(&mut state.listed) {
+                        if tools.contains(needed.as_str()) {
+                            *listed = true;
+                        } else {
+                            all = false;
+                        }
+                    }
+                    state.shown |= all;
                 }
             }
         }
@@ -204,8 +215,9 @@ fn dependent_parameters<'v>(
         let missing: Vec<String> = state
             .depends_on
             .iter()
-            .filter(|needed| !state.listed.contains(*needed))
-            .cloned()
+            .zip(&state.listed)
+            .filter(|(_, listed)| !**listed)
+            .map(|(needed, _)| needed.clone())
             .collect();
         out.push(Diagnostic::new(
             Problem::ParameterNeverShown {
@@ -213,7 +225,7 @@ fn dependent_parameters<'v>(
                 parameter: state.parameter,
                 together: missing.is_empty(),
                 missing: if missing.is_empty() {
-                    state.depends_on
+                    state.depends_on.to_vec()
                 } else {
                     missing
                 },

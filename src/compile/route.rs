@@ -74,14 +74,16 @@ impl<'w> Compiler<'w> {
         context: &Context,
         written: Option<&[u8]>,
     ) -> Result<(&EffectiveVariant, Option<Route>), CompileError> {
-        let catalog = self.catalog();
         let settings = self.workspace.settings();
         let unknown = |problem: Problem| CompileError::Selection(problem);
         let mut route = None;
         let family = match &selection.by {
             SelectBy::Variant(name) => {
                 let variant = match name.split_once('@') {
-                    Some((family, wanted)) => catalog.version(family, wanted).map_err(unknown)?,
+                    Some((family, wanted)) => self
+                        .family_catalog(family)
+                        .version(family, wanted)
+                        .map_err(unknown)?,
                     None => self
                         .variants
                         .get(name)
@@ -98,7 +100,11 @@ impl<'w> Compiler<'w> {
             }
             SelectBy::Family(family) => family.clone(),
             SelectBy::Fallback => match &selection.tag {
-                Some(tag) => catalog.family_with_tag(tag).map_err(unknown)?.to_string(),
+                Some(tag) => self
+                    .catalog()
+                    .family_with_tag(tag)
+                    .map_err(unknown)?
+                    .to_string(),
                 None => settings.fallback_family.clone(),
             },
             SelectBy::Route => {
@@ -116,7 +122,10 @@ impl<'w> Compiler<'w> {
             label: selection.label.as_deref(),
             preferred_label: settings.routing.label.as_deref(),
         };
-        let variant = catalog.pick(&family, narrowing).map_err(unknown)?;
+        let variant = self
+            .family_catalog(&family)
+            .pick(&family, narrowing)
+            .map_err(unknown)?;
         Ok((self.effective(&variant.id)?, route))
     }
 
@@ -126,6 +135,16 @@ impl<'w> Compiler<'w> {
         let mut variants: Vec<&EffectiveVariant> = self.variants.values().collect();
         variants.sort_by_key(|variant| variant.chain.len());
         Catalog::new(variants.into_iter().map(|variant| &variant.variant))
+    }
+
+    /// The catalog of one family, in the whole one's order: all a selection of the family
+    /// asks.
+    fn family_catalog(&self, family: &str) -> Catalog<'_> {
+        let ids = self.family_ids.get(family).into_iter().flatten();
+        Catalog::new(
+            ids.filter_map(|id| self.variants.get(id))
+                .map(|variant| &variant.variant),
+        )
     }
 
     fn effective(&self, id: &str) -> Result<&EffectiveVariant, CompileError> {
@@ -156,7 +175,9 @@ impl<'w> Compiler<'w> {
         let (variant, route) = self.select(&request.selection, &request.context)?;
         let label = request.selection.label.clone().or_else(|| {
             let label = self.workspace.settings().routing.label.as_ref()?;
-            let named = self.catalog().label(variant.family(), label)?;
+            let named = self
+                .family_catalog(variant.family())
+                .label(variant.family(), label)?;
             let version = variant.variant.version.as_deref()?;
             crate::model::version::is_named_by(version, named).then(|| label.clone())
         });
@@ -437,6 +458,24 @@ impl<'w> Compiler<'w> {
         }
         out
     }
+}
+
+/// Each family's variant ids in [`Compiler::catalog`]'s order: by the length of their chains
+/// (ancestors first), then in file order.
+pub(super) fn family_ids(
+    variants: &indexmap::IndexMap<String, EffectiveVariant>,
+) -> std::collections::HashMap<String, Vec<String>> {
+    let mut ordered: Vec<&EffectiveVariant> = variants.values().collect();
+    ordered.sort_by_key(|variant| variant.chain.len());
+    let mut families: std::collections::HashMap<String, Vec<String>> =
+        std::collections::HashMap::new();
+    for variant in ordered {
+        families
+            .entry(variant.family().to_string())
+            .or_default()
+            .push(variant.id().to_string());
+    }
+    families
 }
 
 #[cfg(test)]
