@@ -671,11 +671,25 @@ fn validate_within_a_minute(
     workspace: &common::Workspace,
     what: &str,
 ) -> (std::process::ExitStatus, String) {
+    within_a_minute(workspace, &["validate"], "4G", what)
+}
+
+/// `promptc ARGS` in `workspace` (its standard output dropped) within `memory`
+/// (`PROMPTC_MEMORY_LIMIT`), failing the test with `what` past a minute.
+fn within_a_minute(
+    workspace: &common::Workspace,
+    args: &[&str],
+    memory: &str,
+    what: &str,
+) -> (std::process::ExitStatus, String) {
     common::run_within(
         std::process::Command::new(assert_cmd::cargo::cargo_bin("promptc"))
             .current_dir(workspace.root())
             .env("PROMPTC_CACHE_DIR", workspace.cache_dir())
-            .args(["--color", "never", "validate"]),
+            .env("PROMPTC_MEMORY_LIMIT", memory)
+            .args(["--color", "never"])
+            .args(args)
+            .stdout(std::process::Stdio::null()),
         Duration::from_secs(60),
         what,
     )
@@ -2908,21 +2922,10 @@ fn an_mcp_settings_file_of_many_servers_is_merged_in_bounded_time() {
             format!("{{\"mcpServers\":{{{}}}}}", servers.join(",")),
         )
         .write();
-    let (status, stderr) = common::run_within(
-        std::process::Command::new(assert_cmd::cargo::cargo_bin("promptc"))
-            .current_dir(workspace.root())
-            .env("PROMPTC_CACHE_DIR", workspace.cache_dir())
-            .args([
-                "--color",
-                "never",
-                "build",
-                "--context",
-                "basic",
-                "--mcp",
-                "mcp.json",
-            ])
-            .stdout(std::process::Stdio::null()),
-        Duration::from_secs(60),
+    let (status, stderr) = within_a_minute(
+        &workspace,
+        &["build", "--context", "basic", "--mcp", "mcp.json"],
+        "4G",
         "merging 150,000 MCP servers took more than a minute",
     );
     // Each server is added, with nothing it offers (a warning per server, a hundred shown).
@@ -3077,13 +3080,11 @@ fn a_shared_dependent_parameter_of_many_tools_is_checked_in_bounded_memory() {
         );
     }
     let workspace = fixture.write();
-    let (status, stderr) = common::run_within(
-        std::process::Command::new(assert_cmd::cargo::cargo_bin("promptc"))
-            .current_dir(workspace.root())
-            .env("PROMPTC_CACHE_DIR", workspace.cache_dir())
-            .env("PROMPTC_MEMORY_LIMIT", "1G")
-            .args(["--color", "never", "validate"]),
-        Duration::from_secs(60),
+    // Within a gigabyte too: the process stops at an allocation past it.
+    let (status, stderr) = within_a_minute(
+        &workspace,
+        &["validate"],
+        "1G",
         "checking a shared parameter of 4,000 tools took more than a minute",
     );
     assert_eq!(status.code(), Some(0), "{stderr}");
