@@ -1068,6 +1068,12 @@ impl Problem {
                     .nth(1)
                     .filter(|path| !path.is_empty())
                     .unwrap_or("the value");
+                if matches!(path, "loop.previtem" | "loop.nextitem") {
+                    let turn = if path == "loop.previtem" { "first" } else { "last" };
+                    return Some(format!(
+                        "`{path}` is undefined on the loop's {turn} turn: ask whether it is defined (`{path} is defined`), not whether it is true"
+                    ));
+                }
                 format!(
                     "a value a context may leave unset: test it first (`{{% if {path} is defined %}}`), or give it a default (`{path} | default(…)`); an `extra` key can be declared in promptc.toml's `[context_fields]` with a default"
                 )

@@ -467,6 +467,14 @@ impl<'env> Executor<'env> {
                     // Only when we cannot look up something, we start to consider the undefined
                     // special case.
                     stack.push(match a.get_attr_fast(name) {
+                        // promptc patch: an object's attribute that is there but undefined
+                        // (`loop.previtem` on a loop's first turn) is told by its expression
+                        // where it fails, as a missing one is.
+                        Some(Value(ValueRepr::Undefined(UndefinedType::Default, origin)))
+                            if origin.is_none() =>
+                        {
+                            Value::undefined_with_origin(undefined_origin!())
+                        }
                         Some(value) => assert_valid!(value),
                         None => {
                             ctx_ok!(undefined_behavior.handle_undefined(&a, undefined_origin!()))
