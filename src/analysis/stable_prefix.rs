@@ -31,6 +31,7 @@ use crate::problem::Problem;
 use crate::resolve::tool_spec::resolve_tool;
 use crate::templates::TemplateId;
 use crate::workspace::Workspace;
+use crate::workspace::inheritance::EffectiveVariant;
 use crate::workspace::template_choice::component_template;
 
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -60,7 +61,7 @@ pub struct StablePrefix {
 fn probe(
     workspace: &Workspace,
     request: &Request,
-    placeholders: Option<&indexmap::IndexMap<String, Value>>,
+    variant: Option<&EffectiveVariant>,
 ) -> Result<Request, String> {
     let mut probe = request.clone();
     let fields = crate::namespace::context_fields();
@@ -95,7 +96,7 @@ fn probe(
         if in_context {
             paths.push(name.as_str());
         } else {
-            let text = placeholder_probe(name, &probe, placeholders);
+            let text = placeholder_probe(workspace, variant, name, &probe);
             probe.set.insert(name.clone(), text);
         }
     }
@@ -107,27 +108,19 @@ fn probe(
     Ok(probe)
 }
 
-/// The text a runtime placeholder is set to for the probe: its value changed as its type
-/// allows (a set value is read as the type of the placeholder it replaces: the variant's,
-/// else the context's), written as a set value is; the probe's text for a text or an
-/// undeclared name.
+/// The text a runtime placeholder is set to for the probe: the value it replaces (see
+/// `compile::set_values::replaced`: `YOLO`'s is flipped, as it is no field the probe changes
+/// in the context, which would change what the conditions decide) changed as its type
+/// allows, written as a set value is; the probe's text for a text or an undeclared name.
 fn placeholder_probe(
+    workspace: &Workspace,
+    variant: Option<&EffectiveVariant>,
     name: &str,
     request: &Request,
-    placeholders: Option<&indexmap::IndexMap<String, Value>>,
 ) -> String {
     let probe = StandardPlaceholder::probe_text();
-    // As a set value is read (see `compile::set_values`): the variant's declaration, else a
-    // standard placeholder's own type (`YOLO`, whose value the probe flips: it is no field
-    // the probe changes in the context, as that would change what the conditions decide),
-    // else the context's value.
-    let declared = placeholders.and_then(|placeholders| placeholders.get(name));
-    let standard = StandardPlaceholder::named(name).filter(|standard| standard.name() == name);
-    let value = match (declared, standard) {
-        (Some(value), _) => Some(value.clone()),
-        (None, Some(standard)) => standard.value(&request.context, "", None),
-        (None, None) => request.context.placeholders.get(name).cloned(),
-    };
+    let (_, value) =
+        crate::compile::set_values::replaced(workspace, variant, &request.context, name);
     match value {
         Some(Value::String(_) | Value::Null) | None => probe.into(),
         // An empty list or table changes by gaining an item.
@@ -279,10 +272,7 @@ fn probe_and_compare(
     compiled: &Compiled,
 ) -> Result<(StablePrefix, Compiled, Request), String> {
     let workspace = compiler.workspace();
-    let placeholders = compiler
-        .variant(&compiled.variant)
-        .map(|variant| &variant.variant.placeholders);
-    let probe = probe(workspace, request, placeholders)?;
+    let probe = probe(workspace, request, compiler.variant(&compiled.variant))?;
     let probed = compiler
         .compile(&probe)
         .map_err(|error| first_problem(&error))?;

@@ -38,7 +38,7 @@ mod postprocess;
 mod request;
 mod route;
 mod set_names;
-mod set_values;
+pub(crate) mod set_values;
 
 pub use listing::{FamilyListing, FamilyRouting, VariantListing};
 pub use request::{Request, SelectBy, Selection, SetFrom};

@@ -25,46 +25,30 @@ pub(super) fn typed(
 ) -> Result<Vec<(String, Value)>, CompileError> {
     let mut typed = Vec::with_capacity(set.len());
     for (name, text) in set {
-        let declared = variant.variant.placeholders.get(name);
-        let (kind, from) = match (declared, StandardPlaceholder::named(name)) {
-            (Some(value), _) => (
-                PlaceholderKind::of(value),
-                KindFrom::Variant(declaring(workspace, variant, name).to_string()),
-            ),
-            (None, Some(standard)) if standard.name() == name => {
-                (standard.kind(), KindFrom::Standard)
-            }
-            _ => (
-                context
-                    .placeholders
-                    .get(name)
-                    .map_or(PlaceholderKind::Text, PlaceholderKind::of),
-                KindFrom::Context,
-            ),
-        };
+        let (from, replaced) = replaced(workspace, Some(variant), context, name);
+        let kind = replaced
+            .as_ref()
+            .map_or(PlaceholderKind::Text, PlaceholderKind::of);
         let Some(value) = kind.read(text) else {
+            // Said at the declaration that gives the type, where one does.
+            let span = match &from {
+                KindFrom::Variant(holder) => workspace
+                    .variants
+                    .get(holder.as_str())
+                    .map(|entry| entry.value_span(&child_pointer("/placeholders", name))),
+                KindFrom::Standard | KindFrom::Context => None,
+            };
             let problem = Problem::SetValueDoesNotFit {
                 name: name.clone(),
                 text: text.clone(),
                 expected: kind,
                 from,
             };
-            return Err(match declared {
-                // Said at the declaration that gives the type.
-                Some(_) => {
-                    let holder = declaring(workspace, variant, name);
-                    let span = workspace
-                        .variants
-                        .get(holder)
-                        .map(|entry| entry.value_span(&child_pointer("/placeholders", name)));
-                    match span {
-                        Some(span) => {
-                            let mut diagnostics = Diagnostics::default();
-                            diagnostics.push(Diagnostic::new(problem, span));
-                            CompileError::Diagnostics(diagnostics)
-                        }
-                        None => CompileError::Selection(problem),
-                    }
+            return Err(match span {
+                Some(span) => {
+                    let mut diagnostics = Diagnostics::default();
+                    diagnostics.push(Diagnostic::new(problem, span));
+                    CompileError::Diagnostics(diagnostics)
                 }
                 None => CompileError::Selection(problem),
             });
@@ -72,6 +56,31 @@ pub(super) fn typed(
         typed.push((name.clone(), value));
     }
     Ok(typed)
+}
+
+/// The value a value set as `name` replaces, and where that comes from: the variant's
+/// declaration, else a standard placeholder's value (`YOLO` is `true` or `false`), else the
+/// context's placeholder; `None` for a name none of them gives. A set value is read as its
+/// type, and the stable-prefix probe changes it by its type.
+pub(crate) fn replaced(
+    workspace: &Workspace,
+    variant: Option<&EffectiveVariant>,
+    context: &Context,
+    name: &str,
+) -> (KindFrom, Option<Value>) {
+    if let Some(variant) = variant
+        && let Some(value) = variant.variant.placeholders.get(name)
+    {
+        let holder = declaring(workspace, variant, name).to_string();
+        return (KindFrom::Variant(holder), Some(value.clone()));
+    }
+    match StandardPlaceholder::named(name).filter(|standard| standard.name() == name) {
+        Some(standard) => (
+            KindFrom::Standard,
+            standard.value(context, variant.map_or("", EffectiveVariant::family), None),
+        ),
+        None => (KindFrom::Context, context.placeholders.get(name).cloned()),
+    }
 }
 
 /// The variant of the chain (the variant, then its ancestors) that declares a placeholder:

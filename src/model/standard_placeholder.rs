@@ -97,15 +97,6 @@ impl StandardPlaceholder {
         }
     }
 
-    /// The type of its value (`YOLO` is `true` or `false`), which a value set under its name
-    /// is read as.
-    pub fn kind(self) -> super::PlaceholderKind {
-        match self {
-            Self::SupportsBrowser | Self::Yolo => super::PlaceholderKind::Boolean,
-            _ => super::PlaceholderKind::Text,
-        }
-    }
-
     /// The placeholder a name stands for: its own name, or its context field's.
     pub fn named(name: &str) -> Option<Self> {
         Self::ALL
