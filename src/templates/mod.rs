@@ -9,6 +9,7 @@ pub mod meant;
 pub mod model_id;
 pub mod placement;
 pub mod references;
+pub mod text_filters;
 pub mod written;
 
 use std::collections::{BTreeSet, HashMap};

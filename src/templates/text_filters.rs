@@ -1,0 +1,639 @@
+//! Jinja2's text filters that minijinja lacks: `truncate`, `wordwrap`, `wordcount` and
+//! `center`. Registries ported from Jinja2 templates use them, and each gives what Jinja2
+//! gives for the same text (lengths counted in characters, as Python counts them; `wordwrap`
+//! breaks lines as Python's `textwrap` does), so a ported prompt keeps its bytes.
+//!
+//! minijinja's own contrib crate has versions of some of these, but it is built against the
+//! crates.io minijinja, not promptc's patched copy, and its `wordwrap` does not break lines
+//! where Python's does.
+
+use minijinja::value::{ArgType, Kwargs, Rest, ValueOrKwargs, from_args};
+use minijinja::{Environment, Error, ErrorKind, Value};
+
+use crate::templates::limits;
+
+/// Installs the filters, the text they build bounded by `limit` bytes.
+pub fn install(env: &mut Environment<'static>, limit: u64) {
+    env.add_filter(
+        "truncate",
+        move |value: &Value, args: Rest<ValueOrKwargs>| {
+            let text = text_of(value, limit)?;
+            let args = args.into_values();
+            let params = Params::new("truncate", &["length", "killwords", "end", "leeway"], &args)?;
+            let length = params.get::<usize>(0)?.unwrap_or(255);
+            let killwords = params.get::<bool>(1)?.unwrap_or(false);
+            let end = params.get::<String>(2)?.unwrap_or_else(|| "...".into());
+            let leeway = params.get::<usize>(3)?.unwrap_or(5);
+            params.done()?;
+            truncate(&text, length, killwords, &end, leeway)
+        },
+    );
+    env.add_filter(
+        "wordwrap",
+        move |value: &Value, args: Rest<ValueOrKwargs>| {
+            let text = text_of(value, limit)?;
+            let args = args.into_values();
+            let params = Params::new(
+                "wordwrap",
+                &[
+                    "width",
+                    "break_long_words",
+                    "wrapstring",
+                    "break_on_hyphens",
+                ],
+                &args,
+            )?;
+            let wrap = Wrap {
+                width: params.get::<usize>(0)?.unwrap_or(79),
+                break_long_words: params.get::<bool>(1)?.unwrap_or(true),
+                break_on_hyphens: params.get::<bool>(3)?.unwrap_or(true),
+            };
+            let wrapstring = params.get::<String>(2)?.unwrap_or_else(|| "\n".into());
+            params.done()?;
+            wordwrap(&text, &wrap, &wrapstring, limit)
+        },
+    );
+    env.add_filter("wordcount", move |value: &Value| {
+        Ok::<_, Error>(wordcount(&text_of(value, limit)?))
+    });
+    env.add_filter("center", move |value: &Value, args: Rest<ValueOrKwargs>| {
+        let text = text_of(value, limit)?;
+        let args = args.into_values();
+        let params = Params::new("center", &["width"], &args)?;
+        let width = params.get::<usize>(0)?.unwrap_or(80);
+        params.done()?;
+        center(&text, width, limit)
+    });
+}
+
+/// The filtered value's text, as Jinja2 makes a string of any value (a number's digits); an
+/// undefined value is refused, as minijinja refuses one for its own string filters.
+fn text_of(value: &Value, limit: u64) -> Result<String, Error> {
+    minijinja::UndefinedBehavior::Strict.assert_value_not_undefined(value)?;
+    match value.as_str() {
+        Some(text) => Ok(text.to_owned()),
+        None => limits::bounded_string(value, limit),
+    }
+}
+
+/// A filter's arguments, each given by position or by its Python name, as Jinja2 takes them
+/// (`truncate(20, true)` or `truncate(length=20, killwords=true)`).
+struct Params<'a> {
+    filter: &'static str,
+    names: &'static [&'static str],
+    positional: &'a [Value],
+    named: Kwargs,
+}
+
+impl<'a> Params<'a> {
+    fn new(
+        filter: &'static str,
+        names: &'static [&'static str],
+        args: &'a [Value],
+    ) -> Result<Self, Error> {
+        let (positional, named) = from_args::<(&[Value], Kwargs)>(args)?;
+        if positional.len() > names.len() {
+            return Err(Error::new(
+                ErrorKind::TooManyArguments,
+                format!(
+                    "`{filter}` takes at most {} arguments ({}), {} given",
+                    names.len(),
+                    names.join(", "),
+                    positional.len()
+                ),
+            ));
+        }
+        Ok(Self {
+            filter,
+            names,
+            positional,
+            named,
+        })
+    }
+
+    /// The argument at `index`, by position or by name; `None` when not given.
+    fn get<T>(&'a self, index: usize) -> Result<Option<T>, Error>
+    where
+        T: ArgType<'a, Output = T>,
+    {
+        let name = self.names.get(index).copied().unwrap_or_default();
+        match self.positional.get(index) {
+            Some(_) if self.named.has(name) => Err(Error::new(
+                ErrorKind::InvalidOperation,
+                format!("`{}` was given `{name}` twice", self.filter),
+            )),
+            Some(value) => T::from_value(Some(value)).map(Some),
+            None => self.named.get::<Option<T>>(name),
+        }
+    }
+
+    /// Refuses a named argument the filter does not take.
+    fn done(&self) -> Result<(), Error> {
+        self.named.assert_all_used()
+    }
+}
+
+/// Jinja2's `truncate`: `text` as it is when within `length + leeway` characters; else cut to
+/// `length` characters ending with `end`, at the last space before the cut unless `killwords`.
+fn truncate(
+    text: &str,
+    length: usize,
+    killwords: bool,
+    end: &str,
+    leeway: usize,
+) -> Result<String, Error> {
+    let end_chars = end.chars().count();
+    if length < end_chars {
+        return Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!(
+                "`truncate` length {length} is shorter than its end text `{end}` ({end_chars} \
+                 characters)"
+            ),
+        ));
+    }
+    if text.chars().count() <= length.saturating_add(leeway) {
+        return Ok(text.to_owned());
+    }
+    let kept = &text[..byte_offset(text, length - end_chars)];
+    let kept = if killwords {
+        kept
+    } else {
+        kept.rsplit_once(' ').map_or(kept, |(before, _)| before)
+    };
+    Ok(format!("{kept}{end}"))
+}
+
+/// Jinja2's `wordcount`: the runs of word characters (letters, digits, `_`).
+fn wordcount(text: &str) -> usize {
+    let mut count = 0;
+    let mut in_word = false;
+    for c in text.chars() {
+        let word = is_word(c);
+        if word && !in_word {
+            count += 1;
+        }
+        in_word = word;
+    }
+    count
+}
+
+/// Jinja2's `center` (Python's `str.center`): padded with spaces to `width` characters, the
+/// odd space on the side Python puts it.
+fn center(text: &str, width: usize, limit: u64) -> Result<String, Error> {
+    let chars = text.chars().count();
+    let Some(margin) = width.checked_sub(chars).filter(|m| *m > 0) else {
+        return Ok(text.to_owned());
+    };
+    limits::check(
+        text.len().saturating_add(margin),
+        limit,
+        "the centered text",
+    )?;
+    let left = margin / 2 + (margin & width & 1);
+    let mut out = String::with_capacity(text.len() + margin);
+    out.extend(std::iter::repeat_n(' ', left));
+    out.push_str(text);
+    out.extend(std::iter::repeat_n(' ', margin - left));
+    Ok(out)
+}
+
+/// How `wordwrap` breaks a line.
+struct Wrap {
+    width: usize,
+    break_long_words: bool,
+    break_on_hyphens: bool,
+}
+
+/// Jinja2's `wordwrap`: each line of `text` wrapped at `width` characters as Python's
+/// `textwrap.wrap` wraps it (tabs and spaces kept inside a line, dropped where it breaks), the
+/// lines joined with `wrapstring`. The text built is measured as it grows: a one-character
+/// width with a long `wrapstring` multiplies the text.
+fn wordwrap(text: &str, wrap: &Wrap, wrapstring: &str, limit: u64) -> Result<String, Error> {
+    if wrap.width == 0 {
+        return Err(Error::new(
+            ErrorKind::InvalidOperation,
+            "`wordwrap` width must be 1 or more",
+        ));
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut first = true;
+    let mut push = |out: &mut String, piece: &str| -> Result<(), Error> {
+        if !first {
+            out.push_str(wrapstring);
+        }
+        first = false;
+        out.push_str(piece);
+        limits::check(out.len(), limit, "the wrapped text")
+    };
+    for line in split_lines(text) {
+        let wrapped = wrap_line(line, wrap);
+        if wrapped.is_empty() {
+            // Python joins the line's empty list of lines into an empty line.
+            push(&mut out, "")?;
+        }
+        for piece in wrapped {
+            push(&mut out, &piece)?;
+        }
+    }
+    Ok(out)
+}
+
+/// Python's `str.splitlines()`: every line ending it knows, the last line's taken off.
+fn split_lines(text: &str) -> Vec<&str> {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        let ends = matches!(
+            c,
+            '\n' | '\r'
+                | '\u{0b}'
+                | '\u{0c}'
+                | '\u{1c}'
+                | '\u{1d}'
+                | '\u{1e}'
+                | '\u{85}'
+                | '\u{2028}'
+                | '\u{2029}'
+        );
+        if !ends {
+            continue;
+        }
+        lines.push(&text[start..at]);
+        start = at + c.len_utf8();
+        if c == '\r' && chars.peek().is_some_and(|&(_, next)| next == '\n') {
+            chars.next();
+            start += 1;
+        }
+    }
+    if start < text.len() {
+        lines.push(&text[start..]);
+    }
+    lines
+}
+
+/// The whitespace `textwrap` breaks at (ASCII only, as Python's module has it).
+fn is_break_space(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\u{0b}' | '\u{0c}' | '\r' | ' ')
+}
+
+/// Python's `\w`.
+fn is_word(c: char) -> bool {
+    c == '_' || c.is_alphanumeric()
+}
+
+/// `textwrap`'s letter, `[^\d\W]`: a word character other than a digit.
+fn is_letter(c: char) -> bool {
+    is_word(c) && !c.is_ascii_digit()
+}
+
+/// The characters `textwrap` lets an em-dash follow, `[\w!"'&.,?]`.
+fn is_word_punctuation(c: char) -> bool {
+    is_word(c) || matches!(c, '!' | '"' | '\'' | '&' | '.' | ',' | '?')
+}
+
+/// One line wrapped, as `textwrap.wrap` with `expand_tabs` and `replace_whitespace` off.
+fn wrap_line(line: &str, wrap: &Wrap) -> Vec<String> {
+    let chars: Vec<char> = line.chars().collect();
+    let chunks = if wrap.break_on_hyphens {
+        chunks_at_hyphens(&chars)
+    } else {
+        chunks_at_spaces(&chars)
+    };
+    wrap_chunks(chunks, wrap)
+}
+
+/// A run of the line's characters, by index.
+type Chunk<'a> = &'a [char];
+
+/// The line cut into runs of spaces and runs of anything else.
+fn chunks_at_spaces(chars: &[char]) -> Vec<Chunk<'_>> {
+    chars
+        .chunk_by(|a, b| is_break_space(*a) == is_break_space(*b))
+        .collect()
+}
+
+/// The line cut as `textwrap`'s `wordsep_re` cuts it: runs of spaces; an em-dash (`--`)
+/// between words; a word, also cut after each hyphen inside a hyphenated word (`long-term`:
+/// `long-`, `term`), not after one that joins a single letter or a number (`x-ray`,
+/// `2-3`).
+fn chunks_at_hyphens(chars: &[char]) -> Vec<Chunk<'_>> {
+    let at = |i: usize| chars.get(i).copied();
+    let letter_at = |i: Option<usize>| i.and_then(at).is_some_and(is_letter);
+    // Dashes from `i` on, two or more, followed by a word character.
+    let em_dash_at = |i: usize| {
+        let dashes = chars[i..].iter().take_while(|c| **c == '-').count();
+        (dashes >= 2 && at(i + dashes).is_some_and(is_word)).then_some(dashes)
+    };
+    let mut chunks = Vec::new();
+    let mut start = 0;
+    while start < chars.len() {
+        let end = if is_break_space(chars[start]) {
+            start
+                + chars[start..]
+                    .iter()
+                    .take_while(|c| is_break_space(**c))
+                    .count()
+        } else if let Some(dashes) = (start > 0 && is_word_punctuation(chars[start - 1]))
+            .then(|| em_dash_at(start))
+            .flatten()
+        {
+            start + dashes
+        } else {
+            // The shortest word ending in one of the three ways the pattern tries, in its order
+            // at each length: after a hyphen inside a hyphenated word, before spaces or the
+            // line's end, before an em-dash.
+            let mut end = start + 1;
+            loop {
+                let hyphen_after_letters = letter_at(end.checked_sub(2))
+                    && letter_at(end.checked_sub(1))
+                    || letter_at(end.checked_sub(3))
+                        && end.checked_sub(2).and_then(at) == Some('-')
+                        && letter_at(end.checked_sub(1));
+                let letters_follow = letter_at(Some(end + 1))
+                    && (letter_at(Some(end + 2))
+                        || at(end + 2) == Some('-') && letter_at(Some(end + 3)));
+                if at(end) == Some('-') && hyphen_after_letters && letters_follow {
+                    break end + 1;
+                }
+                if at(end).is_none_or(is_break_space) {
+                    break end;
+                }
+                if is_word_punctuation(chars[end - 1]) && em_dash_at(end).is_some() {
+                    break end;
+                }
+                end += 1;
+            }
+        };
+        chunks.push(&chars[start..end]);
+        start = end;
+    }
+    chunks
+}
+
+/// `textwrap`'s `_wrap_chunks` with no indents and whitespace dropped at breaks.
+fn wrap_chunks(mut chunks: Vec<Chunk<'_>>, wrap: &Wrap) -> Vec<String> {
+    let width = wrap.width;
+    let is_blank = |chunk: &[char]| chunk.iter().all(|c| c.is_whitespace());
+    let mut lines: Vec<String> = Vec::new();
+    chunks.reverse();
+    while !chunks.is_empty() {
+        let mut line: Vec<Chunk<'_>> = Vec::new();
+        let mut len = 0;
+        if !lines.is_empty() && chunks.last().is_some_and(|c| is_blank(c)) {
+            chunks.pop();
+        }
+        while let Some(chunk) = chunks.last() {
+            if len + chunk.len() > width {
+                break;
+            }
+            len += chunk.len();
+            line.push(chunk);
+            chunks.pop();
+        }
+        if chunks.last().is_some_and(|c| c.len() > width) {
+            long_word(&mut chunks, &mut line, len, wrap);
+        }
+        if line.last().is_some_and(|c| is_blank(c)) {
+            line.pop();
+        }
+        if !line.is_empty() {
+            lines.push(line.iter().flat_map(|c| c.iter()).collect());
+        }
+    }
+    lines
+}
+
+/// `textwrap`'s `_handle_long_word`: a chunk longer than the width is cut to fill the line
+/// (after its last hyphen that fits, when a word comes before it), or, when long words are
+/// not broken, put whole on a line of its own.
+fn long_word<'a>(chunks: &mut Vec<Chunk<'a>>, line: &mut Vec<Chunk<'a>>, len: usize, wrap: &Wrap) {
+    let space_left = wrap.width.saturating_sub(len);
+    let Some(chunk) = chunks.pop() else {
+        return;
+    };
+    if wrap.break_long_words {
+        let mut end = space_left.min(chunk.len());
+        if wrap.break_on_hyphens && chunk.len() > space_left {
+            let hyphen = chunk[..space_left].iter().rposition(|c| *c == '-');
+            if let Some(hyphen) = hyphen.filter(|h| *h > 0)
+                && chunk[..hyphen].iter().any(|c| *c != '-')
+            {
+                end = hyphen + 1;
+            }
+        }
+        line.push(&chunk[..end]);
+        chunks.push(&chunk[end..]);
+    } else if line.is_empty() {
+        line.push(chunk);
+    } else {
+        chunks.push(chunk);
+    }
+}
+
+/// The byte offset of character `chars` of `text` (its length past the end).
+fn byte_offset(text: &str, chars: usize) -> usize {
+    text.char_indices()
+        .nth(chars)
+        .map_or(text.len(), |(at, _)| at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The environment every template runs in, with a render limit of `limit` bytes.
+    fn environment(limit: u64) -> Environment<'static> {
+        crate::templates::environment::new_environment(None, limit)
+    }
+
+    fn render(template: &str, text: &str) -> Result<String, Error> {
+        environment(1 << 20).render_str(template, minijinja::context! { text => text })
+    }
+
+    /// Each filter against what Jinja2 3.1 renders for the same template and text (taken
+    /// from Jinja2 itself; 28,000 random texts, widths and flags also agreed when this was
+    /// written).
+    #[test]
+    fn renders_as_jinja2_renders() {
+        let cases = [
+            (
+                "{{ text | wordwrap(10) }}",
+                "The quick brown fox jumps over the lazy dog",
+                "The quick\nbrown fox\njumps over\nthe lazy\ndog",
+            ),
+            (
+                "{{ text | wordwrap(12) }}",
+                "A well-known long-term plan for x-ray work",
+                "A well-known\nlong-term\nplan for\nx-ray work",
+            ),
+            (
+                "{{ text | wordwrap(9) }}",
+                "An em--dash between--words and trailing--",
+                "An em--\ndash\nbetween--\nwords and\ntrailing-\n-",
+            ),
+            (
+                "{{ text | wordwrap(6) }}",
+                "Supercalifragilistic and more",
+                "Superc\nalifra\ngilist\nic and\nmore",
+            ),
+            (
+                "{{ text | wordwrap(6, false) }}",
+                "Supercalifragilistic and more",
+                "Supercalifragilistic\nand\nmore",
+            ),
+            (
+                "{{ text | wordwrap(10, break_on_hyphens=false) }}",
+                "hyphen-at-the-end-of-a-long-chunk",
+                "hyphen-at-\nthe-end-of\n-a-long-ch\nunk",
+            ),
+            (
+                "{{ text | wordwrap(8) }}",
+                "first line stays\n\nthird\tline  with  spaces",
+                "first\nline\nstays\n\nthird\nline\nwith\nspaces",
+            ),
+            (
+                "{{ text | wordwrap(7, wrapstring='<br>') }}",
+                "one two three four",
+                "one two<br>three<br>four",
+            ),
+            (
+                "{{ text | wordwrap(6) }}",
+                "café naïve résumé über",
+                "café\nnaïve\nrésumé\nüber",
+            ),
+            (
+                "{{ text | wordwrap(9) }}",
+                "   leading and trailing   ",
+                "leading\nand\ntrailing",
+            ),
+            (
+                "{{ text | truncate(20) }}",
+                "The quick brown fox jumps over the lazy dog",
+                "The quick brown...",
+            ),
+            (
+                "{{ text | truncate(20, true) }}",
+                "The quick brown fox jumps over the lazy dog",
+                "The quick brown f...",
+            ),
+            (
+                "{{ text | truncate(20, end='…') }}",
+                "The quick brown fox jumps over the lazy dog",
+                "The quick brown…",
+            ),
+            (
+                "{{ text | truncate(22) }}",
+                "The quick brown fox jumps",
+                "The quick brown fox jumps",
+            ),
+            (
+                "{{ text | truncate(22, leeway=0) }}",
+                "The quick brown fox jumps",
+                "The quick brown...",
+            ),
+            (
+                "{{ text | truncate(15, killwords=true) }}",
+                "Ünïcödé characters count once each here",
+                "Ünïcödé char...",
+            ),
+            (
+                "{{ text | wordcount }}",
+                "It's a well-known fact_here, 42 times.",
+                "8",
+            ),
+            ("{{ text | wordcount }}", "", "0"),
+            ("{{ text | center(11) }}", "title", "   title   "),
+            ("{{ text | center(12) }}", "title", "   title    "),
+            ("{{ text | center(8) }}", "odd", "  odd   "),
+            ("{{ text | center(4) }}", "é", " é  "),
+        ];
+        for (template, text, jinja2) in cases {
+            assert_eq!(
+                render(template, text).ok().as_deref(),
+                Some(jinja2),
+                "{template} of {text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn arguments_are_taken_by_position_or_by_name_once() {
+        let text = "one two three four";
+        assert_eq!(
+            render("{{ text | truncate(length=9, end='~', leeway=0) }}", text)
+                .ok()
+                .as_deref(),
+            Some("one two~")
+        );
+        let twice = render("{{ text | truncate(9, length=9) }}", text).unwrap_err();
+        assert!(
+            twice
+                .to_string()
+                .contains("`truncate` was given `length` twice"),
+            "{twice}"
+        );
+        let unknown = render("{{ text | wordwrap(width=5, widht=3) }}", text).unwrap_err();
+        assert!(
+            unknown
+                .to_string()
+                .contains("unknown keyword argument 'widht'"),
+            "{unknown}"
+        );
+        let many = render("{{ text | center(9, 1) }}", text).unwrap_err();
+        assert!(
+            many.to_string()
+                .contains("`center` takes at most 1 arguments (width), 2 given"),
+            "{many}"
+        );
+    }
+
+    #[test]
+    fn impossible_arguments_are_errors_not_panics() {
+        let short = render("{{ text | truncate(2) }}", "long enough text").unwrap_err();
+        assert!(
+            short.to_string().contains("shorter than its end text"),
+            "{short}"
+        );
+        let zero = render("{{ text | wordwrap(0) }}", "text").unwrap_err();
+        assert!(
+            zero.to_string().contains("width must be 1 or more"),
+            "{zero}"
+        );
+        let undefined = render("{{ missing | wordcount }}", "").unwrap_err();
+        assert_eq!(undefined.kind(), ErrorKind::UndefinedError, "{undefined}");
+    }
+
+    #[test]
+    fn a_value_that_is_not_text_is_written_first() {
+        assert_eq!(
+            render("{{ 12345 | center(9) }}", "").ok().as_deref(),
+            Some("  12345  ")
+        );
+        assert_eq!(
+            render("{{ 3.5 | wordcount }}", "").ok().as_deref(),
+            Some("2")
+        );
+    }
+
+    #[test]
+    fn the_text_built_is_bounded_by_the_render_limit() {
+        let env = environment(1000);
+        let wide = env
+            .render_str("{{ 'x' | center(100000000) }}", ())
+            .unwrap_err();
+        assert!(limits::too_large(&wide).is_some(), "{wide}");
+        // A one-character width with a long line ending grows the text ~100 times.
+        let grown = env
+            .render_str("{{ ('x ' * 400) | wordwrap(1, wrapstring='~' * 100) }}", ())
+            .unwrap_err();
+        assert!(limits::too_large(&grown).is_some(), "{grown}");
+        assert_eq!(
+            env.render_str("{{ 'a b' | wordwrap(1, wrapstring='~' * 100) }}", ())
+                .map(|t| t.len())
+                .ok(),
+            Some(102)
+        );
+    }
+}
