@@ -1294,22 +1294,6 @@ impl Problem {
                 suggestion: Some(suggestion),
                 ..
             } => format!("did you mean `{suggestion}`?"),
-            // Jinja's `dict.items()`, which minijinja's maps do not have as methods.
-            Problem::UnknownContextField { path, .. }
-                if path
-                    .rsplit_once('.')
-                    .is_some_and(|(_, last)| ["items", "keys", "values"].contains(&last)) =>
-            {
-                let (parent, method) = path.rsplit_once('.')?;
-                let instead = match method {
-                    "items" => format!("`{parent} | items`"),
-                    "keys" => format!("`{parent} | list`, a mapping's keys"),
-                    _ => format!("`{parent} | items | map(attribute=1)`"),
-                };
-                format!(
-                    "a mapping has no `.{method}()` method here: write {instead} (`{{% for key, value in {parent} | items %}}` goes through its pairs)"
-                )
-            }
             // `extra` holds the keys `[context_fields]` declares, once it declares any.
             Problem::UnknownContextField {
                 path,

@@ -1054,3 +1054,50 @@ fn explain_tells_a_condition_of_no_values_without_a_dangling_with() {
         explain.stdout
     );
 }
+
+/// Python's methods in a template ported from Jinja2 render as Python gives them, pass
+/// `validate` (a method is no field of what it is called on: `browser.viewport.items` was
+/// said to be no field of the context), and a render reused across the contexts of a build
+/// is keyed on the value a method reads whole: `extra.get("ticket")` reads `extra`, not a key
+/// `get`, so each context gets its own ticket.
+#[test]
+fn python_methods_render_validate_and_are_read_per_context() {
+    let workspace = common::Fixture::minimal()
+        .file(
+            "components/intro.md",
+            "Folder {{ cwd.rstrip('/').split('/')[-1] }}; ticket {{ extra.get('ticket', 'none') }};\
+             {% for key, value in browser.viewport.items() %} {{ key }}={{ value }}{% endfor %}\n",
+        )
+        .file(
+            "examples/contexts/basic.toml",
+            "date = \"2026-11-01\"\ncwd = \"/work/shop/\"\n",
+        )
+        .file(
+            "examples/contexts/ticketed.toml",
+            "date = \"2026-11-01\"\ncwd = \"/work/shop\"\n\n[extra]\nticket = \"T-7\"\n",
+        )
+        .write();
+    let validate = workspace.run(&["validate"]);
+    assert_eq!(validate.code, 0, "{}", validate.stderr);
+    assert!(!validate.stderr.contains("warning"), "{}", validate.stderr);
+    let build = workspace.run(&["build", "--all"]);
+    assert_eq!(build.code, 0, "{}", build.stderr);
+    let prompt = |context: &str| {
+        std::fs::read_to_string(
+            workspace
+                .root()
+                .join(format!("examples/prompts/generic/{context}.md")),
+        )
+        .unwrap()
+    };
+    assert!(
+        prompt("basic").contains("Folder shop; ticket none; width=900 height=600\n"),
+        "{}",
+        prompt("basic")
+    );
+    assert!(
+        prompt("ticketed").contains("Folder shop; ticket T-7; width=900 height=600\n"),
+        "{}",
+        prompt("ticketed")
+    );
+}

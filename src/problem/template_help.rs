@@ -84,47 +84,28 @@ pub(super) fn help(message: &str) -> Option<String> {
     Some(help.to_string())
 }
 
-/// The help for a method called on a value (`cwd.split("/")`, `d.get("a")`): Python's, which
-/// minijinja's values do not have; its filter or test does the same.
+/// The help for a method called on a value that no value has: a Python method beyond those
+/// promptc gives text, tables and lists (`.split()`, `.startswith()`, `.get()`, `.items()`, …,
+/// see `templates::python_methods`), for which a filter or test does the same work.
 fn python_method(method: &str) -> String {
     let instead = match method {
-        "split" => "the filter `split`: `text | split(\"/\")`".to_string(),
-        "lower" | "upper" | "title" | "capitalize" => {
-            format!("the filter `{method}`: `text | {method}`")
-        }
-        "startswith" => "the test `startingwith`: `text is startingwith(\"a\")`".to_string(),
-        "endswith" => "the test `endingwith`: `text is endingwith(\".md\")`".to_string(),
-        "strip" | "lstrip" | "rstrip" => "the filter `trim`: `text | trim`".to_string(),
-        "join" => "the filter `join`: `list | join(\", \")`".to_string(),
-        "replace" => "the filter `replace`: `text | replace(\"a\", \"b\")`".to_string(),
-        "format" => "the filter `format`: `\"%s of %s\" | format(a, b)`".to_string(),
-        "get" => {
-            "a subscript with a default: `table[\"key\"] | default(\"fallback\")`, or `table.key`"
-                .to_string()
-        }
-        "items" => "the filter `items`: `{% for key, value in table | items %}`".to_string(),
-        "keys" => "the filter `list` (a table's keys): `table | list`".to_string(),
-        "values" => {
-            "the filter `items` and the second of each pair: `table | items | map(attribute=1)`"
-                .to_string()
-        }
-        "count" | "index" | "find" => {
-            "the test `in` (`\"x\" in text`), or the filter `length`".to_string()
-        }
-        "append" | "extend" | "insert" | "pop" | "remove" | "update" => {
+        "format" => "the filter `format`: `\"%s of %s\" | format(a, b)`",
+        "casefold" => "the filter `lower`: `text | lower`",
+        "rsplit" => "the filter `split`, and `[-1]` for the last part: `(text | split(\"/\"))[-1]`",
+        "append" | "extend" | "insert" | "pop" | "remove" | "update" | "setdefault" | "clear" => {
             "a new value: lists and tables cannot be changed in place, so build one with `+` \
              (`list + [item]`) and `{% set %}` it, or collect items with `namespace()`"
-                .to_string()
         }
         _ => {
             return format!(
-                "minijinja's values have no `.{method}()` method (Python's methods are not \
-                 there): use a filter or test instead (`value | {method}`, if there is one of \
-                 that name)"
+                "`.{method}()` is not among the Python methods templates have (text's `split`, \
+                 `strip`, `startswith`, `replace`, …, a table's `get`, `items`, `keys`, \
+                 `values`, a list's `count`, `index`): use a filter or test instead (`value | \
+                 {method}`, if there is one of that name)"
             );
         }
     };
-    format!("`.{method}()` is Python's, which minijinja's values do not have: use {instead}")
+    format!("`.{method}()` is not among the Python methods templates have: use {instead}")
 }
 
 /// The help for a block `keyword` opened (`if`, `for`, …) and left open: the template ends
@@ -153,19 +134,15 @@ mod tests {
     use super::{help, left_open};
 
     #[test]
-    fn a_python_method_is_given_the_filter_or_test_that_does_its_work() {
+    fn a_python_method_templates_lack_is_given_the_filter_or_test_that_does_its_work() {
         for (message, says) in [
             (
-                "unknown method: string has no method named split",
-                "`.split()` is Python's, which minijinja's values do not have: use the filter `split`",
+                "unknown method: string has no method named format",
+                "`.format()` is not among the Python methods templates have: use the filter `format`",
             ),
             (
-                "unknown method: map has no method named get",
-                "`table[\"key\"] | default(\"fallback\")`",
-            ),
-            (
-                "unknown method: string has no method named startswith",
-                "the test `startingwith`",
+                "unknown method: string has no method named rsplit",
+                "`(text | split(\"/\"))[-1]`",
             ),
             (
                 "unknown method: seq has no method named append",
@@ -173,7 +150,7 @@ mod tests {
             ),
             (
                 "unknown method: string has no method named frobnicate",
-                "no `.frobnicate()` method",
+                "`.frobnicate()` is not among the Python methods templates have (text's `split`",
             ),
         ] {
             let help = help(message).unwrap_or_default();

@@ -3,11 +3,13 @@
 //! itself (filters, limits) and the built-in templates: what every stage that parses or runs
 //! a template uses, below all of them.
 
+pub mod arguments;
 pub mod environment;
 pub mod limits;
 pub mod meant;
 pub mod model_id;
 pub mod placement;
+pub mod python_methods;
 pub mod references;
 pub mod text_filters;
 pub mod written;

@@ -7,9 +7,10 @@
 //! crates.io minijinja, not promptc's patched copy, and its `wordwrap` does not break lines
 //! where Python's does.
 
-use minijinja::value::{ArgType, Kwargs, Rest, ValueOrKwargs, from_args};
+use minijinja::value::{Rest, ValueOrKwargs};
 use minijinja::{Environment, Error, ErrorKind, Value};
 
+use crate::templates::arguments::Arguments;
 use crate::templates::limits;
 
 /// Installs the filters, the text they build bounded by `limit` bytes.
@@ -19,12 +20,13 @@ pub fn install(env: &mut Environment<'static>, limit: u64) {
         move |value: &Value, args: Rest<ValueOrKwargs>| {
             let text = text_of(value, limit)?;
             let args = args.into_values();
-            let params = Params::new("truncate", &["length", "killwords", "end", "leeway"], &args)?;
-            let length = params.get::<usize>(0)?.unwrap_or(255);
-            let killwords = params.get::<bool>(1)?.unwrap_or(false);
-            let end = params.get::<String>(2)?.unwrap_or_else(|| "...".into());
-            let leeway = params.get::<usize>(3)?.unwrap_or(5);
-            params.done()?;
+            let args =
+                Arguments::new("truncate", &["length", "killwords", "end", "leeway"], &args)?;
+            let length = args.get::<usize>(0)?.unwrap_or(255);
+            let killwords = args.get::<bool>(1)?.unwrap_or(false);
+            let end = args.get::<String>(2)?.unwrap_or_else(|| "...".into());
+            let leeway = args.get::<usize>(3)?.unwrap_or(5);
+            args.done()?;
             truncate(&text, length, killwords, &end, leeway)
         },
     );
@@ -33,7 +35,7 @@ pub fn install(env: &mut Environment<'static>, limit: u64) {
         move |value: &Value, args: Rest<ValueOrKwargs>| {
             let text = text_of(value, limit)?;
             let args = args.into_values();
-            let params = Params::new(
+            let args = Arguments::new(
                 "wordwrap",
                 &[
                     "width",
@@ -44,12 +46,12 @@ pub fn install(env: &mut Environment<'static>, limit: u64) {
                 &args,
             )?;
             let wrap = Wrap {
-                width: params.get::<usize>(0)?.unwrap_or(79),
-                break_long_words: params.get::<bool>(1)?.unwrap_or(true),
-                break_on_hyphens: params.get::<bool>(3)?.unwrap_or(true),
+                width: args.get::<usize>(0)?.unwrap_or(79),
+                break_long_words: args.get::<bool>(1)?.unwrap_or(true),
+                break_on_hyphens: args.get::<bool>(3)?.unwrap_or(true),
             };
-            let wrapstring = params.get::<String>(2)?.unwrap_or_else(|| "\n".into());
-            params.done()?;
+            let wrapstring = args.get::<String>(2)?.unwrap_or_else(|| "\n".into());
+            args.done()?;
             wordwrap(&text, &wrap, &wrapstring, limit)
         },
     );
@@ -59,9 +61,9 @@ pub fn install(env: &mut Environment<'static>, limit: u64) {
     env.add_filter("center", move |value: &Value, args: Rest<ValueOrKwargs>| {
         let text = text_of(value, limit)?;
         let args = args.into_values();
-        let params = Params::new("center", &["width"], &args)?;
-        let width = params.get::<usize>(0)?.unwrap_or(80);
-        params.done()?;
+        let args = Arguments::new("center", &["width"], &args)?;
+        let width = args.get::<usize>(0)?.unwrap_or(80);
+        args.done()?;
         center(&text, width, limit)
     });
 }
@@ -73,63 +75,6 @@ fn text_of(value: &Value, limit: u64) -> Result<String, Error> {
     match value.as_str() {
         Some(text) => Ok(text.to_owned()),
         None => limits::bounded_string(value, limit),
-    }
-}
-
-/// A filter's arguments, each given by position or by its Python name, as Jinja2 takes them
-/// (`truncate(20, true)` or `truncate(length=20, killwords=true)`).
-struct Params<'a> {
-    filter: &'static str,
-    names: &'static [&'static str],
-    positional: &'a [Value],
-    named: Kwargs,
-}
-
-impl<'a> Params<'a> {
-    fn new(
-        filter: &'static str,
-        names: &'static [&'static str],
-        args: &'a [Value],
-    ) -> Result<Self, Error> {
-        let (positional, named) = from_args::<(&[Value], Kwargs)>(args)?;
-        if positional.len() > names.len() {
-            return Err(Error::new(
-                ErrorKind::TooManyArguments,
-                format!(
-                    "`{filter}` takes at most {} arguments ({}), {} given",
-                    names.len(),
-                    names.join(", "),
-                    positional.len()
-                ),
-            ));
-        }
-        Ok(Self {
-            filter,
-            names,
-            positional,
-            named,
-        })
-    }
-
-    /// The argument at `index`, by position or by name; `None` when not given.
-    fn get<T>(&'a self, index: usize) -> Result<Option<T>, Error>
-    where
-        T: ArgType<'a, Output = T>,
-    {
-        let name = self.names.get(index).copied().unwrap_or_default();
-        match self.positional.get(index) {
-            Some(_) if self.named.has(name) => Err(Error::new(
-                ErrorKind::InvalidOperation,
-                format!("`{}` was given `{name}` twice", self.filter),
-            )),
-            Some(value) => T::from_value(Some(value)).map(Some),
-            None => self.named.get::<Option<T>>(name),
-        }
-    }
-
-    /// Refuses a named argument the filter does not take.
-    fn done(&self) -> Result<(), Error> {
-        self.named.assert_all_used()
     }
 }
 
@@ -240,7 +185,7 @@ fn wordwrap(text: &str, wrap: &Wrap, wrapstring: &str, limit: u64) -> Result<Str
 }
 
 /// Python's `str.splitlines()`: every line ending it knows, the last line's taken off.
-fn split_lines(text: &str) -> Vec<&str> {
+pub(super) fn split_lines(text: &str) -> Vec<&str> {
     let mut lines = Vec::new();
     let mut start = 0;
     let mut chars = text.char_indices().peekable();

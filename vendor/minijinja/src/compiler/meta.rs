@@ -428,7 +428,12 @@ fn tracker_visit_expr<'a>(expr: &ast::Expr<'a>, state: &mut AssignmentTracker<'a
             #[cfg(not(feature = "multi_template"))]
             let is_block = false;
             if !is_block {
-                tracker_visit_expr(&expr.expr, state);
+                match &expr.expr {
+                    // promptc patch: a method call (`extra.get("k")`, `cwd.split("/")`) reads
+                    // the value it is called on, whole: `get` is no key of `extra`.
+                    ast::Expr::GetAttr(method) => tracker_visit_expr(&method.expr, state),
+                    callee => tracker_visit_expr(callee, state),
+                }
             }
             expr.args
                 .iter()

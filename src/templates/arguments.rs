@@ -1,0 +1,75 @@
+//! The arguments a filter or method of promptc's takes, by position or by name.
+
+use minijinja::value::{ArgType, Kwargs, from_args};
+use minijinja::{Error, ErrorKind, Value};
+
+/// The arguments of a filter or method, each given by position or by its Python name, as
+/// Jinja2 takes them (`truncate(20, true)` or `truncate(length=20, killwords=true)`).
+pub struct Arguments<'a> {
+    filter: &'a str,
+    names: &'static [&'static str],
+    positional: &'a [Value],
+    named: Kwargs,
+}
+
+impl<'a> Arguments<'a> {
+    pub fn new(
+        filter: &'a str,
+        names: &'static [&'static str],
+        args: &'a [Value],
+    ) -> Result<Self, Error> {
+        let (positional, named) = from_args::<(&[Value], Kwargs)>(args)?;
+        if positional.len() > names.len() {
+            return Err(Error::new(
+                ErrorKind::TooManyArguments,
+                format!(
+                    "`{filter}` takes at most {} arguments ({}), {} given",
+                    names.len(),
+                    names.join(", "),
+                    positional.len()
+                ),
+            ));
+        }
+        Ok(Self {
+            filter,
+            names,
+            positional,
+            named,
+        })
+    }
+
+    /// The argument at `index`, by position or by name; `None` when not given.
+    pub fn get<T>(&'a self, index: usize) -> Result<Option<T>, Error>
+    where
+        T: ArgType<'a, Output = T>,
+    {
+        let name = self.names.get(index).copied().unwrap_or_default();
+        match self.positional.get(index) {
+            Some(_) if self.named.has(name) => Err(Error::new(
+                ErrorKind::InvalidOperation,
+                format!("`{}` was given `{name}` twice", self.filter),
+            )),
+            Some(value) => T::from_value(Some(value)).map(Some),
+            None => self.named.get::<Option<T>>(name),
+        }
+    }
+
+    /// The argument at `index`, which must be given.
+    pub fn required<T>(&'a self, index: usize) -> Result<T, Error>
+    where
+        T: ArgType<'a, Output = T>,
+    {
+        self.get(index)?.ok_or_else(|| {
+            let name = self.names.get(index).copied().unwrap_or_default();
+            Error::new(
+                ErrorKind::MissingArgument,
+                format!("`{}` needs its argument `{name}`", self.filter),
+            )
+        })
+    }
+
+    /// Refuses a named argument the filter does not take.
+    pub fn done(&self) -> Result<(), Error> {
+        self.named.assert_all_used()
+    }
+}
