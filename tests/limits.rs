@@ -2843,6 +2843,51 @@ fn the_values_of_the_data_files_are_bounded() {
     assert!(!run.stderr.contains("too-many-values"), "{}", run.stderr);
 }
 
+// A file past what the files before it leave of the million values was read whole, then
+// refused: 1,600 contexts of 28,000 values each (88 MB, within every other limit) ran
+// `validate` past a minute. Such a file is refused as one past the limit alone is: counted
+// before it is read (TOML, JSON), or its reader stopped where it passes (YAML).
+#[test]
+fn files_past_the_values_left_are_refused_without_being_read_whole() {
+    let list = |count: usize| vec!["0"; count].join(",");
+    let mut fixture = Fixture::minimal().file(
+        "examples/contexts/a.toml",
+        format!("date = \"2026-11-01\"\n[extra]\nn = [{}]\n", list(990_000)),
+    );
+    let files = 25;
+    for i in 0..files {
+        fixture = fixture
+            .file(
+                &format!("examples/contexts/b{i:02}.json"),
+                format!("{{\"extra\": {{\"n\": [{}]}}}}\n", list(300_000)),
+            )
+            .file(
+                &format!("examples/contexts/c{i:02}.toml"),
+                format!("[extra]\nn = [{}]\n", list(300_000)),
+            )
+            .file(
+                &format!("examples/contexts/d{i:02}.yaml"),
+                format!("extra:\n  n: [{}]\n", list(200_000)),
+            );
+    }
+    let workspace = fixture.write();
+    let (status, stderr) = within_a_minute(
+        &workspace,
+        &["validate"],
+        "4G",
+        "files past the values left, read whole",
+    );
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    let together = "error[too-many-values]: with this file, the workspace's data files hold more than 1000000 values";
+    assert_eq!(stderr.matches(together).count(), 3 * files, "{stderr}");
+    for name in ["b00.json", "c24.toml", "d13.yaml"] {
+        assert!(
+            stderr.contains(&format!("--> examples/contexts/{name}:1:1")),
+            "{name}: {stderr}"
+        );
+    }
+}
+
 // Each misspelt field a template reads was placed by a search of its text: sixteen thousand
 // of them, in a partial included by four hundred others, ran validate out of processor time.
 // Past the problems a file shows, the rest are counted, not placed; what is shown is as before.

@@ -918,3 +918,72 @@ fn a_build_runs_under_valgrind() {
     );
     assert!(workspace.root().join(OUTPUT).exists());
 }
+
+/// Two names that differ only by how an accented letter is encoded (a composed `é`, or `e` and
+/// a combining accent) are two files on Linux and one on macOS, whose file systems ignore the
+/// difference: a clone there held one of them, compiled other prompts, and `check` failed
+/// there alone. As names that differ only by case, the second of each pair is an error: a
+/// workspace file, and a context (whose output is named after it). The files are written by
+/// the test, not committed: a clone of this repository on macOS could not hold them either.
+#[test]
+fn names_that_differ_only_by_how_accents_are_encoded_are_one_file_on_macos() {
+    let composed = "caf\u{e9}";
+    let decomposed = "cafe\u{301}";
+    let workspace = common::Fixture::minimal()
+        .file(&format!("partials/{composed}.md"), "A")
+        .file(&format!("partials/{decomposed}.md"), "B")
+        .file(
+            "components/intro.md",
+            format!(
+                "{{% include \"partials/{composed}.md\" %}}{{% include \"partials/{decomposed}.md\" %}}\n"
+            ),
+        )
+        .file(
+            &format!("examples/contexts/{composed}.toml"),
+            common::CONTEXT,
+        )
+        .file(
+            &format!("examples/contexts/{decomposed}.toml"),
+            common::CONTEXT,
+        )
+        .write();
+    let run = workspace.run(&["--color", "never", "validate"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    // The second of each pair in the order of their paths' bytes: `e` before `é`.
+    let accents = "only by how its accented letters are encoded (a composed letter, or a letter and a combining accent): a clone of the repository on macOS (whose file systems ignore how accents are encoded) holds one file for both";
+    for (second, first) in [
+        (
+            format!("partials/{composed}.md"),
+            format!("partials/{decomposed}.md"),
+        ),
+        (
+            format!("examples/contexts/{composed}.toml"),
+            format!("examples/contexts/{decomposed}.toml"),
+        ),
+    ] {
+        assert!(
+            run.stderr.contains(&format!(
+                "the file `{second}` differs from `{first}` {accents}\n"
+            )),
+            "{second}: {}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains(&format!("--> {second}:1:1")),
+            "{}",
+            run.stderr
+        );
+    }
+    // Case and encoding together: `CAFÉ` (composed) and `cafe` with a combining accent.
+    let workspace = common::Fixture::minimal()
+        .file("partials/CAF\u{c9}.md", "A")
+        .file(&format!("partials/{decomposed}.md"), "B")
+        .write();
+    let run = workspace.run(&["--color", "never", "validate"]);
+    assert!(
+        run.stderr
+            .contains("only by case and how its accented letters are encoded"),
+        "{}",
+        run.stderr
+    );
+}

@@ -75,11 +75,11 @@ pub struct Document {
 /// twenty such files, within the workspace's byte limit, ran the process out of memory.
 pub const MAX_VALUES: usize = 1_000_000;
 
-/// The most scalars, brackets and braces a TOML text may hold to be read (see
-/// [`toml_tokens`]): each value takes at most three (a key, and a number with a fraction), so
-/// a text past it holds more than [`MAX_VALUES`] values, and what the reader would build from
-/// it stays bounded.
-const TOML_TOKENS_READ: usize = 4 * MAX_VALUES;
+/// Scalars, brackets and braces (see [`toml_tokens`]) counted for each TOML value: each takes
+/// at most three (a key, and a number with a fraction), so a text of more than this many per
+/// value it may hold holds more values, and is not read: what the reader would build from it
+/// stays bounded.
+const TOML_TOKENS_PER_VALUE: usize = 4;
 
 /// The most tokens of any kind (line ends, spaces and comments too) a TOML text may hold to be
 /// read: its reader holds each, about 60 bytes with its events. A token is at least a byte, so
@@ -150,11 +150,13 @@ fn values_of(value: &Value) -> usize {
     count
 }
 
-fn too_many_values(source: SourceId) -> Diagnostic {
+/// The file at `source` holds more values than the workspace's files may still add: more
+/// than the limit by itself (`alone`), or together with the files read before it.
+fn too_many_values(source: SourceId, alone: bool) -> Diagnostic {
     Diagnostic::new(
         Problem::TooManyValues {
             limit: MAX_VALUES,
-            together: false,
+            together: !alone,
         },
         Span::file_start(source),
     )
@@ -162,11 +164,31 @@ fn too_many_values(source: SourceId) -> Diagnostic {
 
 impl Document {
     pub fn parse(source: SourceId, file: &SourceFile, format: Format) -> Result<Self, Diagnostic> {
-        // The readers recurse once per level of nesting.
-        crate::cores::with_stack_room(|| Self::parse_here(source, file, format))
+        Self::parse_within(source, file, format, MAX_VALUES)
     }
 
-    fn parse_here(source: SourceId, file: &SourceFile, format: Format) -> Result<Self, Diagnostic> {
+    /// [`Document::parse`], the file refused once it holds more than `room` values: what the
+    /// files read before it leave of [`MAX_VALUES`]. A file past it is refused as cheaply as
+    /// one past the limit alone (a text counted before it is read, a YAML reader stopped
+    /// there): 1,600 contexts of 28,000 values each were each read whole, then refused, and
+    /// `validate` ran past a minute.
+    pub fn parse_within(
+        source: SourceId,
+        file: &SourceFile,
+        format: Format,
+        room: usize,
+    ) -> Result<Self, Diagnostic> {
+        let room = room.min(MAX_VALUES);
+        // The readers recurse once per level of nesting.
+        crate::cores::with_stack_room(|| Self::parse_here(source, file, format, room))
+    }
+
+    fn parse_here(
+        source: SourceId,
+        file: &SourceFile,
+        format: Format,
+        room: usize,
+    ) -> Result<Self, Diagnostic> {
         if file.text.trim().is_empty() {
             return Err(Diagnostic::new(
                 Problem::EmptyFile { inline: false },
@@ -176,7 +198,8 @@ impl Document {
         // The readers build every value before promptc counts them: a text that holds more
         // than promptc keeps is not read at all. YAML's reader stops at a bound of its own,
         // well below it.
-        let past = match format {
+        // How many values the text holds at least, where its marks tell before it is read.
+        let at_least = match format {
             Format::Toml => {
                 let (values, all) = toml_tokens(&file.text);
                 // The reader holds every token (about 60 bytes each, with its events): 64 MB
@@ -190,20 +213,20 @@ impl Document {
                         Span::file_start(source),
                     ));
                 }
-                values > TOML_TOKENS_READ
+                values / TOML_TOKENS_PER_VALUE
             }
-            Format::Json => json_marks(&file.text) > MAX_VALUES,
-            Format::Yaml => false,
+            Format::Json => json_marks(&file.text),
+            Format::Yaml => 0,
         };
-        if past {
-            return Err(too_many_values(source));
+        if at_least > room {
+            return Err(too_many_values(source, at_least > MAX_VALUES));
         }
         let mut locations = HashMap::new();
         let value = match format {
             Format::Toml => {
                 super::toml_document::parse(&file.text, &mut locations).map_err(Unreadable::from)
             }
-            Format::Yaml => super::yaml_document::parse(file, &mut locations),
+            Format::Yaml => super::yaml_document::parse(file, &mut locations, room),
             // JSON is YAML 1.2: once serde_json accepts it, the YAML reader gives positions.
             Format::Json => match parse_json(file) {
                 Ok(value) => match super::yaml_document::places_of_json(file, &mut locations) {
@@ -248,8 +271,8 @@ impl Document {
         // Counted in the value: a JSON text's places are left out where the YAML reader that
         // finds them stops at its own bound.
         let values = values_of(&value);
-        if values > MAX_VALUES {
-            return Err(too_many_values(source));
+        if values > room {
+            return Err(too_many_values(source, values > MAX_VALUES));
         }
         Ok(Self {
             source,

@@ -64,8 +64,10 @@ pub fn data_format(path: &Path, kind: Kind) -> Option<Format> {
     Format::of(path).filter(|format| *format != Format::Json || kind == Kind::Context)
 }
 
-/// Reads and parses one data file. Problems with its content become diagnostics; only
-/// failing I/O is an `Err`.
+/// Reads and parses one data file, refused once it holds more than `room` values (see
+/// [`Document::parse_within`]). Problems with its content become diagnostics; only failing
+/// I/O is an `Err`.
+#[allow(clippy::too_many_arguments)]
 pub fn load_file(
     sources: &mut Sources,
     diagnostics: &mut Diagnostics,
@@ -74,6 +76,7 @@ pub fn load_file(
     kind: Kind,
     origin: Origin,
     limits: &Limits,
+    room: usize,
 ) -> io::Result<Option<RawFile>> {
     let Some(format) = data_format(path, kind) else {
         return Ok(None);
@@ -92,7 +95,7 @@ pub fn load_file(
             return Ok(None);
         }
     };
-    match Document::parse(id, sources.get(id), format) {
+    match Document::parse_within(id, sources.get(id), format, room) {
         Ok(document) => Ok(Some(RawFile {
             kind,
             path: path.to_path_buf(),

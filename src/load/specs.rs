@@ -445,6 +445,7 @@ impl Loader<'_, '_> {
             kind,
             self.origin,
             &self.limits,
+            MAX_VALUES.saturating_sub(self.values),
         )
     }
 

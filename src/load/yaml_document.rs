@@ -160,8 +160,13 @@ fn message(error: &serde_saphyr::Error) -> String {
 
 /// The options a document is read with: [`options`], with every key and every merge key
 /// handed on as written, for [`convert`] to judge.
-fn document_options(len: usize) -> serde_saphyr::Options {
+fn document_options(len: usize, max_nodes: usize) -> serde_saphyr::Options {
     let mut options = options(len);
+    let mut budget = options.budget.clone().unwrap_or_default();
+    if max_nodes < budget.max_nodes {
+        budget.max_nodes = max_nodes;
+        options.budget = Some(budget);
+    }
     options.duplicate_keys = serde_saphyr::DuplicateKeyPolicy::PassThrough;
     options.merge_keys = serde_saphyr::MergeKeyPolicy::AsOrdinary;
     options
@@ -176,11 +181,22 @@ pub(super) fn value(blank: usize, text: &str) -> Result<Value, Unreadable> {
         &file,
         &mut Locations::new(),
         text.len().saturating_sub(blank),
+        usize::MAX,
     )
 }
 
-pub(super) fn parse(file: &SourceFile, locations: &mut Locations) -> Result<Value, Unreadable> {
-    read(file, locations, file.text.len())
+/// A YAML file's value and places, refused as `too-many-values` once it holds more than
+/// `room` values (those the workspace's files may still add): the reader stops there rather
+/// than building every value first.
+pub(super) fn parse(
+    file: &SourceFile,
+    locations: &mut Locations,
+    room: usize,
+) -> Result<Value, Unreadable> {
+    // A value is at most two of the reader's nodes (a key and its value): past this many
+    // nodes, the file holds more values than `room`.
+    let max_nodes = room.saturating_mul(2).saturating_add(2);
+    read(file, locations, file.text.len(), max_nodes)
 }
 
 /// The places of a JSON text's keys and values (JSON is YAML), which serde_json has read: a
@@ -190,11 +206,16 @@ pub(super) fn places_of_json(
     file: &SourceFile,
     locations: &mut Locations,
 ) -> Result<Value, Unreadable> {
-    read_any_endings(file, locations, file.text.len())
+    read_any_endings(file, locations, file.text.len(), usize::MAX)
 }
 
 /// [`parse`], the aliases bounded by `size` bytes.
-fn read(file: &SourceFile, locations: &mut Locations, size: usize) -> Result<Value, Unreadable> {
+fn read(
+    file: &SourceFile,
+    locations: &mut Locations,
+    size: usize,
+    max_nodes: usize,
+) -> Result<Value, Unreadable> {
     let text = &file.text;
     // The reader breaks lines at a carriage return alone (old Mac line endings), where every
     // other reader of the file, and its positions, break them at a line feed: a problem on
@@ -208,7 +229,7 @@ fn read(file: &SourceFile, locations: &mut Locations, size: usize) -> Result<Val
             at..at + 1,
         )));
     }
-    read_any_endings(file, locations, size)
+    read_any_endings(file, locations, size, max_nodes)
 }
 
 /// [`read`], whatever the text's line endings.
@@ -216,10 +237,23 @@ fn read_any_endings(
     file: &SourceFile,
     locations: &mut Locations,
     size: usize,
+    max_nodes: usize,
 ) -> Result<Value, Unreadable> {
     let text = &file.text;
-    let root: Spanned<Node> = serde_saphyr::from_str_with_options(text, document_options(size))
+    let options = document_options(size, max_nodes);
+    let lowered = options
+        .budget
+        .as_ref()
+        .is_some_and(|budget| budget.max_nodes == max_nodes);
+    let root: Spanned<Node> = serde_saphyr::from_str_with_options(text, options)
         .map_err(|error| {
+            if lowered && error.to_string().contains("budget breached: Nodes") {
+                let problem = Problem::TooManyValues {
+                    limit: super::document::MAX_VALUES,
+                    together: true,
+                };
+                return Unreadable::from((problem, 0..0));
+            }
             let at = error.location().map_or(0..0, |l| range(&l, file));
             if let Some((message, at)) = refused_tag(&error, text, &at) {
                 return Unreadable::from((Problem::YamlSyntax { message }, at));
@@ -870,8 +904,12 @@ mod tests {
     use super::*;
 
     fn parse(text: &str, locations: &mut Locations) -> Result<Value, (Problem, Range<usize>)> {
-        super::parse(&SourceFile::new("test.yaml".into(), text.into()), locations)
-            .map_err(|unreadable| (unreadable.problem, unreadable.at))
+        super::parse(
+            &SourceFile::new("test.yaml".into(), text.into()),
+            locations,
+            super::super::document::MAX_VALUES,
+        )
+        .map_err(|unreadable| (unreadable.problem, unreadable.at))
     }
 
     /// The refusal of a text, its message, and the texts it points at and labels.
@@ -879,6 +917,7 @@ mod tests {
         let unreadable = super::parse(
             &SourceFile::new("test.yaml".into(), text.into()),
             &mut Locations::new(),
+            super::super::document::MAX_VALUES,
         )
         .unwrap_err();
         let Problem::YamlSyntax { message } = unreadable.problem else {
@@ -1007,6 +1046,7 @@ mod tests {
         let unreadable = super::parse(
             &SourceFile::new("test.yaml".into(), text.into()),
             &mut Locations::new(),
+            super::super::document::MAX_VALUES,
         )
         .unwrap_err();
         assert_eq!(

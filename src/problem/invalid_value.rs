@@ -150,7 +150,7 @@ impl InvalidValue {
                 "give the entry its own `output`: the families × contexts product writes `<family>/<context>.md`".into(),
             ),
             InvalidValue::DiffersOnlyByCase { .. } => {
-                Some("rename one of them, by more than case".into())
+                Some("rename one of them, by more than case or accents".into())
             }
             InvalidValue::NameTooLong { .. } => {
                 Some("shorten it: file systems refuse longer file names".into())
@@ -165,7 +165,7 @@ impl InvalidValue {
                 "rename the file (and what names it: an id, a `template_file`, an include)".into(),
             ),
             InvalidValue::FileNotPortable { other: Some(_), .. } => Some(
-                "rename one of them by more than case (and what names it: an id, a `template_file`, an include)".into(),
+                "rename one of them by more than case or accents (and what names it: an id, a `template_file`, an include)".into(),
             ),
             InvalidValue::FolderIsRoot { setting } => {
                 let default = match setting.as_str() {
@@ -243,11 +243,15 @@ impl fmt::Display for InvalidValue {
                 other: Some(other),
             } => write!(
                 f,
-                "invalid value: the file `{path}` differs from `{other}` only by case: a clone of the repository on a file system that ignores case (macOS, Windows) holds one file for both"
+                "invalid value: the file `{path}` differs from `{other}` only by {}: a clone of the repository on {} holds one file for both",
+                how_they_differ(path, other),
+                where_one_file(path, other),
             ),
             InvalidValue::DiffersOnlyByCase { name, other } => write!(
                 f,
-                "invalid value: `{name}` differs from `{other}` only by case: their outputs are one file on a file system that ignores case (macOS, Windows)"
+                "invalid value: `{name}` differs from `{other}` only by {}: their outputs are one file on {}",
+                how_they_differ(name, other),
+                where_one_file(name, other),
             ),
             InvalidValue::OutputTaken {
                 path,
@@ -308,5 +312,27 @@ impl fmt::Display for InvalidValue {
                 write!(f, "invalid value: {message}")
             }
         }
+    }
+}
+
+/// How two names one file system holds as one file differ: by case, or by how their accented
+/// letters are encoded (a composed `é`, or `e` and a combining accent), which look alike.
+fn how_they_differ(name: &str, other: &str) -> &'static str {
+    use unicode_normalization::UnicodeNormalization as _;
+    if name.to_lowercase() == other.to_lowercase() {
+        "case"
+    } else if name.nfd().eq(other.nfd()) {
+        "how its accented letters are encoded (a composed letter, or a letter and a combining accent)"
+    } else {
+        "case and how its accented letters are encoded (a composed letter, or a letter and a combining accent)"
+    }
+}
+
+/// The file systems that hold two such names as one file.
+fn where_one_file(name: &str, other: &str) -> &'static str {
+    if name.to_lowercase() == other.to_lowercase() {
+        "a file system that ignores case (macOS, Windows)"
+    } else {
+        "macOS (whose file systems ignore how accents are encoded)"
     }
 }

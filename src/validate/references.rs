@@ -871,7 +871,7 @@ fn build_entries(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Dia
     let Some(entries) = &build.entries else {
         return;
     };
-    // By their lower case: two that differ only by case are one file where case is ignored.
+    // Folded: two that differ only by case are one file where case is ignored.
     // Each with whether the families × contexts product writes it (when the entries add to it).
     let mut outputs: HashMap<String, (String, bool)> = HashMap::new();
     if build.families.is_some() || build.contexts.is_some() {
@@ -879,7 +879,7 @@ fn build_entries(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Dia
         for family in &families {
             for context in &contexts {
                 let output = format!("{family}/{context}.md");
-                outputs.insert(output.to_lowercase(), (output, true));
+                outputs.insert(folded(&output), (output, true));
             }
         }
     }
@@ -932,7 +932,7 @@ fn build_entries(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Dia
         } else {
             ""
         };
-        match outputs.get(&output.to_lowercase()) {
+        match outputs.get(&folded(&output)) {
             Some((first, by_product)) if *first == output => out.error(
                 Problem::InvalidValue(InvalidValue::OutputTaken {
                     by_product: *by_product,
@@ -948,7 +948,7 @@ fn build_entries(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Dia
                 manifest.value_span(&format!("{pointer}{at}")),
             ),
             None => {
-                outputs.insert(output.to_lowercase(), (output, false));
+                outputs.insert(folded(&output), (output, false));
             }
         }
     }
@@ -991,12 +991,22 @@ fn output_names_differ_beyond_case(
     second_by_case(contexts, out);
 }
 
-/// Each name that differs from an earlier one only by case, an error where it is given (a
-/// name given again as it is, as a family by each of its variants, is the same name).
+/// A name as a file system that ignores case and how accented letters are encoded (macOS's
+/// by default) holds it: two names of one fold are one file there. `café` written with a
+/// composed `é` and with `e` and a combining accent are two files on Linux and one on macOS,
+/// where a clone held only one of them and compiled other prompts.
+fn folded(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization as _;
+    name.to_lowercase().nfd().collect()
+}
+
+/// Each name that differs from an earlier one only by case (or its accents' encoding, see
+/// [`folded`]), an error where it is given (a name given again as it is, as a family by each
+/// of its variants, is the same name).
 fn second_by_case<'a>(names: impl Iterator<Item = (&'a str, Span)>, out: &mut Diagnostics) {
     let mut seen: HashMap<String, &str> = HashMap::new();
     for (name, at) in names {
-        match seen.get(&name.to_lowercase()) {
+        match seen.get(&folded(name)) {
             Some(first) if *first != name => out.error(
                 Problem::InvalidValue(InvalidValue::DiffersOnlyByCase {
                     name: name.to_string(),
@@ -1006,7 +1016,7 @@ fn second_by_case<'a>(names: impl Iterator<Item = (&'a str, Span)>, out: &mut Di
             ),
             Some(_) => {}
             None => {
-                seen.insert(name.to_lowercase(), name);
+                seen.insert(folded(name), name);
             }
         }
     }
@@ -1054,7 +1064,7 @@ pub fn is_windows_device(name: &str) -> bool {
 /// (`agent_role.md` and `Agent_Role.md` are one file there, so the prompt depended on which
 /// was checked out last). Each problem is an error at the file.
 fn source_names_portable(known: &Known<'_>, _: &Entry<ManifestDef>, out: &mut Diagnostics) {
-    let mut by_lowercase: HashMap<String, String> = HashMap::new();
+    let mut by_fold: HashMap<String, String> = HashMap::new();
     // In the order of their paths: the second of a pair is told, whichever was read first.
     let mut files: Vec<_> = known.workspace.sources.with_ids().collect();
     files.sort_by(|(_, a), (_, b)| a.path.cmp(&b.path));
@@ -1081,11 +1091,11 @@ fn source_names_portable(known: &Known<'_>, _: &Entry<ManifestDef>, out: &mut Di
             let without_controls: String = name.chars().filter(|c| !c.is_control()).collect();
             not_portable(&without_controls, false)
         });
-        let other = match by_lowercase.get(&shown.to_lowercase()) {
+        let other = match by_fold.get(&folded(&shown)) {
             Some(first) if *first != shown => Some(first.clone()),
             Some(_) => continue,
             None => {
-                by_lowercase.insert(shown.to_lowercase(), shown.clone());
+                by_fold.insert(folded(&shown), shown.clone());
                 None
             }
         };
