@@ -386,6 +386,14 @@ pub enum Problem {
     TooManyTokens {
         limit: usize,
     },
+    /// The build matrix writes more outputs than `limits.outputs`.
+    TooManyOutputs {
+        outputs: usize,
+        families: usize,
+        contexts: usize,
+        entries: usize,
+        limit: usize,
+    },
     /// A filter templates do not have (`x | uper`), in any branch of a template.
     UnknownFilter {
         name: String,
@@ -946,6 +954,7 @@ impl Problem {
             Problem::InheritsTooMuch { .. } => "inherits-too-much",
             Problem::TooManyValues { .. } => "too-many-values",
             Problem::TooManyTokens { .. } => "too-many-tokens",
+            Problem::TooManyOutputs { .. } => "too-many-outputs",
             Problem::PostprocessPassOutOfFuel { .. } => "postprocess-pass-out-of-fuel",
             Problem::ToolNameTaken { .. } => "tool-name-taken",
             Problem::BadToolName { .. } => "bad-tool-name",
@@ -1229,6 +1238,9 @@ impl Problem {
             ),
             Problem::TooManyTokens { .. } => {
                 "split the file into smaller ones, or take out the blank lines and comments that make up most of it".into()
+            }
+            Problem::TooManyOutputs { .. } => {
+                "build fewer families or contexts together (`[build] families = [...]`, `contexts = [...]`), or raise `limits.outputs` in promptc.toml (at most 50000)".into()
             }
             Problem::TooManyValues { .. } => {
                 "each value read takes hundreds of bytes of memory: keep long listings (an MCP server's tools, a long list) out of the workspace's files, or split what is repeated into fewer, larger values (a list of lines as one text)".into()
@@ -2473,6 +2485,31 @@ impl Problem {
                 f,
                 "each post-processing rule past the first {free} costs 1 fuel per 16 bytes of the prompt it reads, and this rule's pass cost more than was left of the compile's fuel ({fuel})"
             ),
+            Problem::TooManyOutputs {
+                outputs,
+                families,
+                contexts,
+                entries,
+                limit,
+            } => {
+                let plural = |n: usize, one: &'static str, many: &'static str| {
+                    if n == 1 { one } else { many }
+                };
+                write!(
+                    f,
+                    "the build matrix writes {outputs} outputs ({families} {} × {contexts} {}",
+                    plural(*families, "family", "families"),
+                    plural(*contexts, "context", "contexts"),
+                )?;
+                if *entries > 0 {
+                    write!(
+                        f,
+                        ", and {entries} {}",
+                        plural(*entries, "entry", "entries")
+                    )?;
+                }
+                write!(f, "), more than `limits.outputs` ({limit})")
+            }
             Problem::TooManyTokens { limit } => write!(
                 f,
                 "the file is more than {limit} pieces to read (keys, values, brackets, line ends, comments and the spaces between them), more than promptc keeps in memory: it was not read"
@@ -2860,6 +2897,13 @@ mod tests {
                 known: Vec::new(),
             },
             Problem::TooManyTokens { limit: 1 },
+            Problem::TooManyOutputs {
+                outputs: 2,
+                families: 1,
+                contexts: 2,
+                entries: 0,
+                limit: 1,
+            },
             Problem::UnknownTest {
                 name: text(),
                 suggestion: None,
@@ -2907,7 +2951,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 95;
+    const VARIANTS: usize = 96;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -3006,6 +3050,7 @@ mod tests {
             Problem::UnknownFilter { .. } => 92,
             Problem::UnknownTest { .. } => 93,
             Problem::TooManyTokens { .. } => 94,
+            Problem::TooManyOutputs { .. } => 95,
         }
     }
 

@@ -3134,3 +3134,58 @@ fn a_shared_dependent_parameter_of_many_tools_is_checked_in_bounded_memory() {
     );
     assert_eq!(status.code(), Some(0), "{stderr}");
 }
+
+// Families and contexts multiply: 400 of each, 800 files of a few bytes, made 160,000 outputs,
+// whose files alone took `build --all` past a minute. The matrix may write `limits.outputs`
+// (default 10,000, at most 50,000); past it, no command compiles it.
+#[test]
+fn the_build_matrix_writes_at_most_limits_outputs() {
+    let mut fixture = Fixture::minimal();
+    for i in 0..101 {
+        fixture = fixture
+            .file(
+                &format!("variants/v{i:03}.toml"),
+                format!("id = \"v{i:03}\"\nextends = \"generic\"\n"),
+            )
+            .file(&format!("examples/contexts/c{i:03}.toml"), common::CONTEXT);
+    }
+    let workspace = fixture.write();
+    for command in ["build --all", "check", "validate"] {
+        let args: Vec<&str> = command.split(' ').collect();
+        let (status, stderr) = within_a_minute(&workspace, &args, "4G", command);
+        assert_eq!(status.code(), Some(1), "{command}: {stderr}");
+        assert!(
+            stderr.contains("error[too-many-outputs]: the build matrix writes 10404 outputs (102 families × 102 contexts), more than `limits.outputs` (10000)\n --> promptc.toml:1:1"),
+            "{command}: {stderr}"
+        );
+    }
+    assert!(!workspace.root().join("examples/prompts").exists());
+    // The limit is the manifest's, at most 50,000; the error is at `[build]` where it is.
+    let small = |limit: usize| {
+        Fixture::minimal()
+            .file(
+                "promptc.toml",
+                format!(
+                    "{}[build]\nfamilies = [\"generic\"]\nentries = [{{ variant = \"generic\", context = \"basic\", output = \"review/again.md\" }}]\n\n[limits]\noutputs = {limit}\n",
+                    common::MANIFEST
+                ),
+            )
+            .file("examples/contexts/other.toml", common::CONTEXT)
+            .write()
+            .run(&["--color", "never", "validate"])
+    };
+    let over = small(2);
+    assert_eq!(over.code, 1, "{}", over.stderr);
+    assert!(
+        over.stderr.contains("error[too-many-outputs]: the build matrix writes 3 outputs (1 family × 2 contexts, and 1 entry), more than `limits.outputs` (2)\n --> promptc.toml:3:2"),
+        "{}",
+        over.stderr
+    );
+    assert_eq!(small(3).code, 0, "{}", small(3).stderr);
+    let above = small(50_001);
+    assert!(
+        above.code == 1 && above.stderr.contains("outputs"),
+        "{}",
+        above.stderr
+    );
+}

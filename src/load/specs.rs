@@ -1137,6 +1137,7 @@ mod tests {
             file_bytes: u64::MAX,
             template_bytes: u64::MAX,
             workspace_bytes: u64::MAX,
+            outputs: usize::MAX,
         }
         .within_schema();
         let fields = [
@@ -1145,6 +1146,7 @@ mod tests {
             ("file_bytes", most.file_bytes),
             ("template_bytes", most.template_bytes),
             ("workspace_bytes", most.workspace_bytes),
+            ("outputs", most.outputs as u64),
         ];
         let accepted = |over: Option<&str>| {
             let limits: String = fields
@@ -1172,6 +1174,7 @@ mod tests {
             file_bytes: 0,
             template_bytes: 0,
             workspace_bytes: 0,
+            outputs: 0,
         }
         .within_schema();
         assert_eq!(least.file_bytes, 1);

@@ -43,6 +43,13 @@ pub const MAX_ACTIVE_FILES: usize = 10_000;
 /// Most bytes of rules files one compile reads in all; each file is bounded by
 /// `limits.file_bytes` as a data file is.
 pub const MAX_RULES_BYTES: u64 = 8 * MIB;
+/// Default for `limits.outputs`: the most outputs the build matrix may write. A real registry
+/// writes tens to hundreds; families and contexts multiply, and 400 of each (800 files of a
+/// few bytes) made 160,000 outputs, whose files alone took `build --all` past a minute.
+pub const DEFAULT_OUTPUTS: usize = 10_000;
+/// The highest `limits.outputs` a manifest may set: about half a minute of `build --all`
+/// writing small outputs on the machines promptc is measured on.
+pub const MAX_OUTPUTS: usize = 50_000;
 /// Largest committed output promptc reads back to compare with a fresh compile.
 pub const MAX_OUTPUT_BYTES: u64 = 64 * MIB;
 
@@ -84,6 +91,11 @@ pub struct Limits {
     #[serde(default = "Limits::default_workspace_bytes")]
     #[schemars(range(min = 1, max = MAX_WORKSPACE_LIMIT))]
     pub workspace_bytes: u64,
+    /// The most outputs the build matrix may write (families × contexts, with the build's
+    /// entries). Default 10,000, at most 50,000.
+    #[serde(default = "Limits::default_outputs")]
+    #[schemars(range(min = 1, max = MAX_OUTPUTS))]
+    pub outputs: usize,
 }
 
 impl Limits {
@@ -102,6 +114,9 @@ impl Limits {
     fn default_workspace_bytes() -> u64 {
         MAX_WORKSPACE_BYTES
     }
+    fn default_outputs() -> usize {
+        DEFAULT_OUTPUTS
+    }
 
     /// These limits, each brought within what the schema allows: what a load that has not
     /// yet checked the manifest against its schema reads with (see `load::specs`).
@@ -113,6 +128,7 @@ impl Limits {
             file_bytes: clamp(self.file_bytes, MAX_FILE_BYTES),
             template_bytes: clamp(self.template_bytes, MAX_BYTES),
             workspace_bytes: clamp(self.workspace_bytes, MAX_WORKSPACE_LIMIT),
+            outputs: self.outputs.clamp(1, MAX_OUTPUTS),
         }
     }
 
@@ -149,6 +165,7 @@ impl Default for Limits {
             file_bytes: MAX_DATA_FILE_BYTES,
             template_bytes: MAX_TEMPLATE_BYTES,
             workspace_bytes: MAX_WORKSPACE_BYTES,
+            outputs: DEFAULT_OUTPUTS,
         }
     }
 }

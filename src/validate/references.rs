@@ -82,6 +82,7 @@ const TOOL_RULES: &[EntryRule<ToolDef>] = &[
 const MANIFEST_RULES: &[EntryRule<ManifestDef>] = &[
     // A folder outside the workspace first: what it holds was not read, and the rest follows.
     paths_stay_inside,
+    outputs_within_limit,
     fallback_family_exists,
     build_families_exist,
     build_entries,
@@ -861,6 +862,42 @@ fn build_families_exist(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &
         let span = manifest.value_span(&format!("/build/families/{index}"));
         known.family(family, span, out);
     }
+}
+
+/// The build matrix writes no more outputs than `limits.outputs`: families and contexts
+/// multiply, and a few hundred small files of each made a matrix whose outputs alone took
+/// `build --all` past a minute. An error at `[build]` (or the manifest's start), so that no
+/// command compiles the matrix.
+fn outputs_within_limit(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {
+    let build = &manifest.value.build;
+    let (families, contexts) =
+        if build.entries.is_none() || build.families.is_some() || build.contexts.is_some() {
+            let (families, contexts) = known.workspace.build_product();
+            (families.len(), contexts.len())
+        } else {
+            (0, 0)
+        };
+    let entries = build.entries.as_ref().map_or(0, Vec::len);
+    let outputs = families.saturating_mul(contexts).saturating_add(entries);
+    let limit = known.workspace.settings().limits.outputs;
+    if outputs <= limit {
+        return;
+    }
+    let at = if manifest.document.writes("/build") {
+        manifest.key_span("/build")
+    } else {
+        Span::file_start(manifest.document.source)
+    };
+    out.error(
+        Problem::TooManyOutputs {
+            outputs,
+            families,
+            contexts,
+            entries,
+            limit,
+        },
+        at,
+    );
 }
 
 /// Each build entry names a variant (or a family) and a context, and writes its own output:
