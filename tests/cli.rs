@@ -1500,6 +1500,60 @@ fn a_table_too_deep_for_a_toml_key_is_named_and_one_less_reads_back() {
     assert_eq!(again.code, 0, "{}", again.stderr);
 }
 
+/// TOML's reader reads values inside at most 80 lists and inline tables: a JSON context of
+/// lists nested 120 deep was written as TOML that `validate` then refused. `context` names the
+/// first list or inline table (a table inside a list) past it; 80 are written and read back.
+#[test]
+fn lists_and_inline_tables_too_deep_for_toml_are_named_and_80_read_back() {
+    let lists = |depth: usize| {
+        let mut value = serde_json::json!(1);
+        for _ in 0..depth {
+            value = serde_json::json!([value]);
+        }
+        serde_json::json!({ "date": "2026-11-01", "extra": { "x": value } }).to_string()
+    };
+    // A table inside a list is written inline: `[{ a = [{ a = … }] }]`.
+    let tables = |depth: usize| {
+        let mut value = serde_json::json!(1);
+        for level in 0..depth {
+            value = if level % 2 == 0 {
+                serde_json::json!([value])
+            } else {
+                serde_json::json!({ "a": value })
+            };
+        }
+        serde_json::json!({ "date": "2026-11-01", "extra": { "x": [1, value] } }).to_string()
+    };
+    let workspace = common::Fixture::minimal()
+        .file("lists81.json", lists(81))
+        .file("lists80.json", lists(80))
+        .file("tables81.json", tables(80))
+        .file("tables80.json", tables(79))
+        .write();
+    for (file, place) in [
+        ("lists81", format!("extra.x{}", ".0".repeat(80))),
+        ("tables81", format!("extra.x.1{}.a", ".a.0".repeat(39))),
+    ] {
+        let refused = workspace.run(&["context", "--context", &format!("{file}.json")]);
+        assert_eq!(refused.code, 2, "{file}: {}", refused.stdout);
+        assert_eq!(
+            refused.stderr,
+            format!(
+                "error: `{place}` is a list or inline table inside 80 others, more than promptc \
+                 reads back from TOML, which TOML cannot write: ask for `--format json`\n"
+            ),
+            "{file}"
+        );
+    }
+    for file in ["lists80", "tables80"] {
+        let written = workspace.run(&["context", "--context", &format!("{file}.json")]);
+        assert_eq!(written.code, 0, "{file}: {}", written.stderr);
+        std::fs::write(workspace.root().join("again.toml"), &written.stdout).unwrap();
+        let again = workspace.run(&["context", "--context", "again.toml", "--format", "json"]);
+        assert_eq!(again.code, 0, "{file}: {}", again.stderr);
+    }
+}
+
 /// `--set` names a placeholder: a key templates could never read is refused, as it is in a
 /// context's `placeholders`, rather than set to no effect.
 #[test]

@@ -71,7 +71,7 @@ pub fn toml_text(mut value: serde_json::Value) -> Result<String, CliError> {
 
 /// `value` as TOML, its nulls kept to be refused by name (see [`toml_text`]).
 pub fn toml_written(value: &serde_json::Value) -> Result<String, CliError> {
-    if let Some((pointer, what)) = not_toml(value, String::new(), 0) {
+    if let Some((pointer, what)) = not_toml(value, String::new(), Nesting::default()) {
         return Err(CliError::NotToml {
             place: pointer.trim_start_matches('/').replace('/', "."),
             what,
@@ -80,30 +80,87 @@ pub fn toml_written(value: &serde_json::Value) -> Result<String, CliError> {
     toml::to_string(value).map_err(|error| CliError::Unprintable(error.to_string()))
 }
 
-/// The first value TOML cannot write, by its pointer, and what it is. `keys` counts the
-/// table keys on the way to `value` (a list's items add none): a table under more keys than
-/// a TOML key of promptc's may have parts is written under a header promptc refuses to read.
+/// Where a value is written in TOML: under how many table keys (a header's parts), and inside
+/// how many arrays and inline tables, which TOML's reader counts against a nesting limit of
+/// its own (80, as promptc's header keys).
+#[derive(Clone, Copy, Default)]
+struct Nesting {
+    keys: usize,
+    /// Arrays and inline tables around the value; `None` outside any, where a table is written
+    /// under a header and an array of tables as `[[…]]` headers.
+    inline: Option<usize>,
+}
+
+impl Nesting {
+    /// The nesting of an item inside an inline array or table opened here.
+    fn opened(self) -> Self {
+        Self {
+            inline: Some(self.inline.map_or(1, |depth| depth + 1)),
+            ..self
+        }
+    }
+}
+
+/// The first value TOML cannot write so that promptc reads it back, by its pointer, and what
+/// it is: a null, an integer past 64 bits, a table under more keys than a TOML key of promptc's
+/// may have parts (written under a header promptc refuses to read), or a value nested inside
+/// more arrays and inline tables than TOML's reader reads (a list of lists 120 deep, which a
+/// JSON context may hold).
 fn not_toml(
     value: &serde_json::Value,
     pointer: String,
-    keys: usize,
+    at: Nesting,
 ) -> Option<(String, &'static str)> {
+    let too_deep = |inner: Nesting| {
+        inner
+            .inline
+            .is_some_and(|depth| depth > crate::load::MAX_KEY_PARTS)
+    };
+    const TOO_DEEP: &str =
+        "a list or inline table inside 80 others, more than promptc reads back from TOML";
     match value {
         serde_json::Value::Null => Some((pointer, "null")),
         serde_json::Value::Number(number) if number.is_u64() && number.as_i64().is_none() => {
             Some((pointer, "an integer above 9223372036854775807"))
         }
-        serde_json::Value::Object(_) if keys > crate::load::MAX_KEY_PARTS => Some((
-            pointer,
-            "a table nested more than 80 deep, under a key longer than promptc reads back",
-        )),
-        serde_json::Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .find_map(|(index, item)| not_toml(item, format!("{pointer}/{index}"), keys)),
-        serde_json::Value::Object(map) => map.iter().find_map(|(key, item)| {
-            not_toml(item, crate::pointer::child_pointer(&pointer, key), keys + 1)
-        }),
+        serde_json::Value::Object(_)
+            if at.inline.is_none() && at.keys > crate::load::MAX_KEY_PARTS =>
+        {
+            Some((
+                pointer,
+                "a table nested more than 80 deep, under a key longer than promptc reads back",
+            ))
+        }
+        serde_json::Value::Array(items) => {
+            // An array of tables outside any inline value is written as `[[…]]` headers;
+            // any other array is written inline, as are the tables inside it.
+            let of_tables = at.inline.is_none()
+                && !items.is_empty()
+                && items.iter().all(serde_json::Value::is_object);
+            let inner = if of_tables { at } else { at.opened() };
+            if too_deep(inner) {
+                return Some((pointer, TOO_DEEP));
+            }
+            items
+                .iter()
+                .enumerate()
+                .find_map(|(index, item)| not_toml(item, format!("{pointer}/{index}"), inner))
+        }
+        serde_json::Value::Object(map) => {
+            let inner = match at.inline {
+                Some(_) => at.opened(),
+                None => Nesting {
+                    keys: at.keys + 1,
+                    ..at
+                },
+            };
+            if too_deep(inner) {
+                return Some((pointer, TOO_DEEP));
+            }
+            map.iter().find_map(|(key, item)| {
+                not_toml(item, crate::pointer::child_pointer(&pointer, key), inner)
+            })
+        }
         _ => None,
     }
 }
