@@ -1459,9 +1459,18 @@ fn undeclared_extra(
         return;
     }
     let keep = |path: &str| path.starts_with("extra.");
-    for (name, suggestion, span) in unknown_paths(workspace, template, namespace, keep) {
+    // A key of the context's `extra` the workspace does not declare, told as such (with the
+    // `[context_fields]` entry that declares it), also where the template asks whether it is
+    // defined: it never is, with fields declared. It was said to be a placeholder to define,
+    // which a dotted name cannot be.
+    for (path, suggestion, span) in unknown_paths(workspace, template, namespace, keep) {
         out.push(Diagnostic::new(
-            Problem::UndefinedPlaceholder { name, suggestion },
+            Problem::UnknownContextField {
+                path,
+                suggestion,
+                reader: crate::problem::PathReader::Template,
+                fields: Vec::new(),
+            },
             span,
         ));
     }
