@@ -1015,15 +1015,25 @@ fn open_blocks(source: &str) -> Vec<Tag<'_>> {
     open
 }
 
-/// A tag whose `%}` or `}}` is missing (`{% for x in xs %` at a line's end): minijinja reads on
-/// into the text after it and stops at the first character no expression has, on a later
-/// line, saying only "unexpected character". The tag is what needs closing: its range from
+/// A tag whose `%}` or `}}` is missing (`{% for x in xs %` or `{% endif` at a line's end):
+/// minijinja reads on into the text after it and stops on a later line, saying only
+/// "unexpected character" or what it expected there. The tag is what needs closing: its range from
 /// its opener to the end of its line, and the opener (`{%` or `{{`).
 fn tag_left_unclosed<'s>(
     source: &'s str,
     error: &minijinja::Error,
 ) -> Option<(std::ops::Range<usize>, &'s str)> {
-    if error.detail()? != "unexpected character" {
+    // Read on into the text after the tag, minijinja stops at the first character no
+    // expression has, or at the first word or bracket that cannot follow what it read
+    // (`{% endif` then `B` on the next line: "unexpected identifier, expected end of
+    // block").
+    let detail = error.detail()?;
+    let read_on = detail == "unexpected character"
+        || (detail.starts_with("unexpected ")
+            && !detail.starts_with("unexpected end of")
+            && (detail.ends_with("expected end of block")
+                || detail.ends_with("expected end of variable block")));
+    if !read_on {
         return None;
     }
     let at = error.range()?.start;
