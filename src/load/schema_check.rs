@@ -437,7 +437,7 @@ fn report(error: &ValidationError<'_>, schema: &Value, doc: &Document, out: &mut
                         table_with_key(schema, key, &pointer, |at| doc.writes(at)).or_else(|| {
                             suggestion
                                 .is_none()
-                                .then(|| free_table(schema, &pointer))
+                                .then(|| free_table(schema, &pointer, key))
                                 .flatten()
                                 .map(|table| (table, false))
                         })
@@ -952,16 +952,27 @@ fn table_with_key(
     None
 }
 
-/// The table of the file's top level that takes keys of the user's own (a context's `extra`,
-/// while the workspace declares none of its keys), where a top-level key that is no field and
-/// near none belongs: a value of the workspace's own written beside the context's fields.
-fn free_table(schema: &Value, pointer: &str) -> Option<String> {
+/// The table of the file's top level that takes keys of the user's own, where a key that is
+/// no field here and near none belongs: a context's `extra` (while the workspace declares none
+/// of its keys), for a top-level key written beside the context's fields; a variant's
+/// `placeholders`, for a key written in capitals as placeholders are (`PERSONA = "terse"`
+/// after a `[model]` header, which TOML puts in that table).
+fn free_table(schema: &Value, pointer: &str, key: &str) -> Option<String> {
+    let properties = schema.get("properties")?;
     let extra = crate::namespace::EXTRA;
-    let node = referenced(schema, schema.get("properties")?.get(extra)?);
-    (pointer.is_empty()
+    if let Some(node) = properties.get(extra).map(|node| referenced(schema, node))
+        && pointer.is_empty()
         && node.get("additionalProperties") == Some(&Value::Bool(true))
-        && node.get("properties").is_none())
-    .then(|| extra.to_string())
+        && node.get("properties").is_none()
+    {
+        return Some(extra.to_string());
+    }
+    let in_capitals = key.chars().any(|c| c.is_ascii_uppercase())
+        && key
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    (in_capitals && pointer != "/placeholders" && properties.get("placeholders").is_some())
+        .then(|| "placeholders".to_string())
 }
 
 /// What a schema node's `$ref` leads to (a few links, never a loop), or the node itself.
