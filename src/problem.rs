@@ -1852,6 +1852,11 @@ impl Problem {
                 f,
                 "{what} `{name}` has the name of {taken_by}: one would hide the other in templates and conditions"
             ),
+            // A parameter is known by its `name`, not an `id`.
+            Problem::DuplicateId {
+                kind: RefKind::Parameter,
+                name,
+            } => write!(f, "duplicate parameter name `{name}`"),
             Problem::DuplicateId { kind, name } => write!(f, "duplicate {kind} id `{name}`"),
             Problem::UnknownReference { kind, name, .. } => write!(f, "unknown {kind} `{name}`"),
             Problem::ChainTooLong { link } => write!(

@@ -271,10 +271,16 @@ fn repeated_ids_are_reported() {
             ),
         )
         .validate();
+    // At the name that repeats.
     let diagnostic = report.single();
     assert_eq!(
-        (diagnostic.code.as_str(), diagnostic.message.as_str()),
-        ("duplicate-id", "duplicate parameter id `path`")
+        (
+            diagnostic.code.as_str(),
+            diagnostic.line,
+            diagnostic.column,
+            diagnostic.message.as_str()
+        ),
+        ("duplicate-id", 10, 8, "duplicate parameter name `path`")
     );
 
     // `intro-x` and `intro_x` would both fill INTRO_X_SECTION.

@@ -664,6 +664,16 @@ fn parameter_names_are_unique(known: &Known<'_>, entry: &Entry<ToolDef>, out: &m
             let Some(name) = parameter_name(known.workspace, parameter) else {
                 continue;
             };
+            // At the `name` that repeats, where the parameter writes one (else the parameter:
+            // a shared one it uses); it was placed at the `[[parameters]]` header.
+            let at = |index: usize| {
+                let name = format!("{pointer}/{index}/name");
+                if entry.document.writes(&name) {
+                    entry.value_span(&name)
+                } else {
+                    entry.value_span(&format!("{pointer}/{index}"))
+                }
+            };
             if let Some(first) = seen.insert(name.clone(), index) {
                 out.push(
                     Diagnostic::new(
@@ -671,12 +681,9 @@ fn parameter_names_are_unique(known: &Known<'_>, entry: &Entry<ToolDef>, out: &m
                             kind: RefKind::Parameter,
                             name,
                         },
-                        entry.value_span(&format!("{pointer}/{index}")),
+                        at(index),
                     )
-                    .label(
-                        entry.value_span(&format!("{pointer}/{first}")),
-                        LabelKind::FirstDefinedHere,
-                    ),
+                    .label(at(first), LabelKind::FirstDefinedHere),
                 );
             }
         }
