@@ -2204,6 +2204,14 @@ impl Problem {
                     PathReader::ForEach => "`for_each` reads",
                     PathReader::VolatileList => "`tokens.volatile` names",
                 };
+                // A name alone may have been meant as a predicate or a placeholder as well
+                // (`has_rule` for `has_rules`).
+                if !path.contains('.') {
+                    return write!(
+                        f,
+                        "{reader} `{path}`, which is no context field, predicate or placeholder"
+                    );
+                }
                 write!(f, "{reader} `{path}`, which the context does not have")
             }
             Problem::InvalidRegex { message } => write!(f, "invalid regular expression: {message}"),

@@ -3062,7 +3062,11 @@ fn an_unknown_filter_repeated_in_a_condition_is_one_error() {
 /// nothing said). A compile builds its family's alone.
 #[test]
 fn many_variants_are_selected_in_bounded_time() {
-    let mut fixture = Fixture::minimal().remove("variants/generic.md");
+    // 30,000 outputs: past the default `limits.outputs`, within its maximum.
+    let mut fixture = Fixture::minimal().remove("variants/generic.md").file(
+        "promptc.toml",
+        format!("{}\n[limits]\noutputs = 30000\n", common::MANIFEST),
+    );
     for i in 0..3000 {
         let id = if i == 0 {
             "generic".to_string()
