@@ -3186,6 +3186,30 @@ fn the_build_matrix_writes_at_most_limits_outputs() {
         over.stderr
     );
     assert_eq!(small(3).code, 0, "{}", small(3).stderr);
+    // A product far past the limit is not listed output by output, as the build's entries
+    // are checked against it: 4,000 families × 4,000 contexts beside one entry took 22 s.
+    let names = |prefix: &str| {
+        let names: Vec<String> = (0..4000).map(|i| format!("\"{prefix}{i}\"")).collect();
+        names.join(", ")
+    };
+    let workspace = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!(
+                "{}[build]\nfamilies = [{}]\ncontexts = [{}]\nentries = [{{ variant = \"generic\", context = \"basic\", output = \"review/again.md\" }}]\n",
+                common::MANIFEST,
+                names("f"),
+                names("c")
+            ),
+        )
+        .write();
+    let (status, stderr) =
+        within_a_minute(&workspace, &["validate"], "4G", "a product of 16 million");
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("error[too-many-outputs]: the build matrix writes 16000001 outputs (4000 families × 4000 contexts, and 1 entry)"),
+        "{stderr}"
+    );
     let above = small(50_001);
     assert!(
         above.code == 1 && above.stderr.contains("outputs"),

@@ -428,8 +428,27 @@ impl Loader<'_, '_> {
             // as `read::read_source` counts it, by the bytes read.
             let total = self.limits.workspace().bytes;
             if self.sources.total_bytes().saturating_add(parsed.bytes_read) <= total {
+                let room = MAX_VALUES.saturating_sub(self.values);
+                let past = load::data_format(path, kind).and_then(|format| {
+                    Document::counted_past(
+                        &parsed.file.text,
+                        format,
+                        parsed.document.values(),
+                        room,
+                    )
+                });
                 let mut document = parsed.document;
                 document.source = self.sources.push(parsed.file);
+                if let Some(alone) = past {
+                    self.diagnostics.push(Diagnostic::new(
+                        Problem::TooManyValues {
+                            limit: MAX_VALUES,
+                            together: !alone,
+                        },
+                        Span::file_start(document.source),
+                    ));
+                    return Ok(None);
+                }
                 return Ok(Some(load::RawFile {
                     kind,
                     path: path.to_path_buf(),

@@ -12,7 +12,6 @@ use minijinja::{Error, ErrorKind, State, Value};
 
 use crate::templates::arguments::Arguments;
 use crate::templates::limits;
-use crate::templates::text_filters::split_lines;
 
 /// The methods of text.
 pub const TEXT_METHODS: &[&str] = &[
@@ -56,6 +55,12 @@ pub const LIST_METHODS: &[&str] = &["count", "index"];
 /// Installs the methods, the text they build bounded by `limit` bytes.
 pub fn install(env: &mut minijinja::Environment<'static>, limit: u64) {
     env.set_unknown_method_callback(move |state, value, method, args| {
+        // An undefined value keeps minijinja's error, which names the expression that made it;
+        // a macro or function stored under the name (an imported template's macro `h.title()`)
+        // is called, as minijinja calls it when no method answers.
+        if value.is_undefined() || holds_callable(value, method) {
+            return Err(Error::from(ErrorKind::UnknownMethod));
+        }
         let result = if let Some(text) = value.as_str() {
             text_method(state, value, text, method, args, limit)
         } else {
@@ -74,6 +79,25 @@ pub fn install(env: &mut minijinja::Environment<'static>, limit: u64) {
     });
 }
 
+/// Whether `value` holds a macro or function under `name`: data (a context's tables) holds no
+/// such object, an imported template's module does. A function is an object of no other kind;
+/// a macro is a table of its `name`, `arguments` and whether it takes a `caller` (minijinja
+/// keeps its type to itself).
+fn holds_callable(value: &Value, name: &str) -> bool {
+    let Some(stored) = value
+        .as_object()
+        .and_then(|object| object.get_value(&Value::from(name)))
+    else {
+        return false;
+    };
+    let attribute = |key: &str| stored.get_attr(key).map(|value| value.kind()).ok();
+    stored.kind() == ValueKind::Plain
+        || (stored.kind() == ValueKind::Map
+            && attribute("caller") == Some(ValueKind::Bool)
+            && attribute("arguments") == Some(ValueKind::Seq)
+            && attribute("name") == Some(ValueKind::String))
+}
+
 /// The error for a method of other values than `value` (`.split()` of a list): which values
 /// have it, and what this one is.
 fn wrong_kind(value: &Value, method: &str) -> Option<Error> {
@@ -90,12 +114,15 @@ fn wrong_kind(value: &Value, method: &str) -> Option<Error> {
         return None;
     }
     let this = match value.kind() {
-        ValueKind::String => "text".to_owned(),
-        ValueKind::Map => "a table".to_owned(),
-        ValueKind::Seq => "a list".to_owned(),
-        ValueKind::Bool => "a boolean".to_owned(),
-        ValueKind::None => "none".to_owned(),
-        kind => format!("a {kind}"),
+        ValueKind::String => "text",
+        ValueKind::Map => "a table",
+        ValueKind::Seq => "a list",
+        ValueKind::Bool => "a boolean",
+        ValueKind::Number => "a number",
+        ValueKind::None => "none",
+        ValueKind::Bytes => "bytes",
+        ValueKind::Iterable => "an iterable",
+        _ => "another kind of value",
     };
     Some(invalid(&format!(
         "`.{method}()` is a method of {}, and this value is {this}",
@@ -126,17 +153,23 @@ fn text_method(
         }
         "capitalize" => {
             Arguments::new(&name, none, args)?.done()?;
-            let mut chars = text.chars();
+            // The rest in lower case as the whole text lowers it, so that a final sigma is
+            // told by what comes before it too (`ΑΣ` is `Ας`).
             let mut out = String::with_capacity(text.len());
-            if let Some(first) = chars.next() {
+            if let Some(first) = text.chars().next() {
                 push_title_case(first, &mut out);
+                let lower = text.to_lowercase();
+                let first_lower: usize = first.to_lowercase().map(char::len_utf8).sum();
+                out.push_str(lower.get(first_lower..).unwrap_or_default());
             }
-            out.push_str(&chars.as_str().to_lowercase());
+            limits::check(out.len(), limit, "the capitalized text")?;
             Value::from(out)
         }
         "title" => {
             Arguments::new(&name, none, args)?.done()?;
-            Value::from(title(text))
+            let titled = title(text);
+            limits::check(titled.len(), limit, "the title-cased text")?;
+            Value::from(titled)
         }
         "strip" | "lstrip" | "rstrip" => {
             let args = Arguments::new(&name, &["chars"], args)?;
@@ -170,7 +203,37 @@ fn text_method(
         }
         "splitlines" => {
             Arguments::new(&name, none, args)?.done()?;
-            Value::from_iter(split_lines(text).into_iter().map(Value::from))
+            // The `lines` filter's lines, which pay fuel each, of the text with Python's other
+            // line endings made `\n` (the filter breaks at `\n` and `\r\n` alone).
+            let ends_elsewhere = |c: char| {
+                matches!(
+                    c,
+                    '\u{0b}'
+                        | '\u{0c}'
+                        | '\u{1c}'
+                        | '\u{1d}'
+                        | '\u{1e}'
+                        | '\u{85}'
+                        | '\u{2028}'
+                        | '\u{2029}'
+                )
+            };
+            let lone_return = text
+                .match_indices('\r')
+                .any(|(at, _)| text.as_bytes().get(at + 1) != Some(&b'\n'));
+            if !lone_return && !text.contains(ends_elsewhere) {
+                return state.apply_filter("lines", std::slice::from_ref(value));
+            }
+            let mut unified = String::with_capacity(text.len());
+            let mut chars = text.chars().peekable();
+            while let Some(c) = chars.next() {
+                if c == '\r' && chars.peek() != Some(&'\n') || ends_elsewhere(c) {
+                    unified.push('\n');
+                } else {
+                    unified.push(c);
+                }
+            }
+            return state.apply_filter("lines", &[Value::from(unified)]);
         }
         "startswith" | "endswith" => {
             let args = Arguments::new(&name, &["prefix"], args)?;
@@ -206,7 +269,10 @@ fn text_method(
                     &[value.clone(), Value::from(old), Value::from(new)],
                 );
             };
-            let grown = new.len().saturating_sub(old.len()).saturating_mul(count);
+            // Only the replacements made grow the text (an empty `old` matches between
+            // every two characters, and at both ends).
+            let made = count.min(text.matches(old.as_str()).count());
+            let grown = new.len().saturating_sub(old.len()).saturating_mul(made);
             limits::check(text.len().saturating_add(grown), limit, "the replaced text")?;
             Value::from(text.replacen(&old, &new, count))
         }
@@ -265,18 +331,13 @@ fn text_method(
         }
         "isupper" | "islower" => {
             Arguments::new(&name, none, args)?.done()?;
-            // At least one cased character, and none of the other case.
-            let (wanted, other) = match method {
-                "isupper" => (
-                    char::is_uppercase as fn(char) -> bool,
-                    char::is_lowercase as fn(char) -> bool,
-                ),
-                _ => (
-                    char::is_lowercase as fn(char) -> bool,
-                    char::is_uppercase as fn(char) -> bool,
-                ),
+            // At least one cased character, and every cased one of the case asked (a letter
+            // in title case, `ǅ`, is of neither).
+            let wanted: fn(char) -> bool = match method {
+                "isupper" => char::is_uppercase,
+                _ => char::is_lowercase,
             };
-            Value::from(text.chars().any(wanted) && !text.chars().any(other))
+            Value::from(text.chars().any(wanted) && text.chars().all(|c| !is_cased(c) || wanted(c)))
         }
         _ => return Err(Error::from(ErrorKind::UnknownMethod)),
     };
@@ -334,6 +395,34 @@ fn push_title_case(c: char, out: &mut String) {
         'ﬄ' => "Ffl",
         'ﬅ' | 'ﬆ' => "St",
         'և' => "Եւ",
+        'ﬓ' => "Մն",
+        'ﬔ' => "Մե",
+        'ﬕ' => "Մի",
+        'ﬖ' => "Վն",
+        'ﬗ' => "Մխ",
+        // Georgian's letters are their own title case; their upper case is another script.
+        '\u{10d0}'..='\u{10fa}' | '\u{10fd}'..='\u{10ff}' => {
+            out.push(c);
+            return;
+        }
+        // Greek letters with the iota below: their title case keeps it below the capital.
+        '\u{1f80}'..='\u{1f87}' | '\u{1f90}'..='\u{1f97}' | '\u{1fa0}'..='\u{1fa7}' => {
+            out.extend(char::from_u32(c as u32 + 8));
+            return;
+        }
+        // Already in title case (Rust's upper case spells the iota out).
+        '\u{1f88}'..='\u{1f8f}'
+        | '\u{1f98}'..='\u{1f9f}'
+        | '\u{1fa8}'..='\u{1faf}'
+        | 'ᾼ'
+        | 'ῌ'
+        | 'ῼ' => {
+            out.push(c);
+            return;
+        }
+        'ᾳ' => "ᾼ",
+        'ῃ' => "ῌ",
+        'ῳ' => "ῼ",
         _ => {
             out.extend(c.to_uppercase());
             return;
@@ -347,16 +436,48 @@ fn push_title_case(c: char, out: &mut String) {
 fn title(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut after_cased = false;
-    for c in text.chars() {
-        let cased = c.is_uppercase() || c.is_lowercase();
-        if after_cased {
-            out.extend(c.to_lowercase());
-        } else {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let cased = is_cased(c);
+        if !after_cased {
             push_title_case(c, &mut out);
+        } else if c == 'Σ' {
+            // A sigma that ends a word is the final one: no cased letter follows, past the
+            // characters case ignores (`.`, `'`, marks).
+            let ends = chars
+                .clone()
+                .find(|next| !is_case_ignorable(*next))
+                .is_none_or(|next| !is_cased(next));
+            out.push(if ends { 'ς' } else { 'σ' });
+        } else {
+            out.extend(c.to_lowercase());
         }
         after_cased = cased;
     }
     out
+}
+
+/// Characters Unicode's case rules look past (`Case_Ignorable`): the marks, and the
+/// punctuation that joins the parts of a word or number.
+fn is_case_ignorable(c: char) -> bool {
+    matches!(
+        c,
+        '\'' | '.'
+            | ':'
+            | '^'
+            | '`'
+            | '\u{ad}'
+            | '\u{b7}'
+            | '\u{2018}'
+            | '\u{2019}'
+            | '\u{2024}'
+            | '\u{2027}'
+    ) || unicode_normalization::char::is_combining_mark(c)
+}
+
+/// Whether a letter has case: upper, lower, or title case (`ǅ`, which Rust calls neither).
+fn is_cased(c: char) -> bool {
+    c.is_uppercase() || c.is_lowercase() || c.to_lowercase().ne(c.to_uppercase())
 }
 
 fn table_method(
@@ -533,6 +654,85 @@ mod tests {
         // A method no value has is still minijinja's unknown method, whose help names the filter.
         let unknown = render("{{ 'a'.format(1) }}").unwrap_err();
         assert_eq!(unknown.kind(), ErrorKind::UnknownMethod, "{unknown}");
+    }
+
+    /// Cases where Unicode's rules are Python's, not Rust's char functions'.
+    #[test]
+    fn case_follows_python_for_sigma_georgian_and_title_case_letters() {
+        for (template, python) in [
+            (
+                "{{ 'ΟΔΟΣ ΣΑΣ'.title() }} {{ 'ΑΣ'.capitalize() }}",
+                "Οδος Σας Ας",
+            ),
+            ("{{ 'σΣ.σ'.title() }}", "Σσ.Σ"),
+            (
+                "{{ 'გამარჯობა'.capitalize() }} {{ 'ᾳa'.title() }}",
+                "გამარჯობა ᾼa",
+            ),
+            (
+                "{{ 'ǅa'.isupper() }} {{ 'ǅa'.islower() }} {{ 'ǅa'.title() }}",
+                "false false ǅa",
+            ),
+        ] {
+            assert_eq!(render(template).ok().as_deref(), Some(python), "{template}");
+        }
+    }
+
+    /// A macro of an imported template named like a method (`h.title(…)`, `h.items()`) is the
+    /// macro: the methods are for data.
+    #[test]
+    fn an_imported_macro_named_like_a_method_is_called() {
+        let mut env = crate::templates::environment::new_environment(None, 1000);
+        env.add_template(
+            "h.md",
+            "{% macro title(x) %}T:{{ x }}{% endmacro %}{% macro items() %}I{% endmacro %}",
+        )
+        .unwrap();
+        let out = env
+            .render_str(
+                "{% import 'h.md' as h %}{{ h.title('x') }} {{ h.items() }}",
+                (),
+            )
+            .unwrap();
+        assert_eq!(out, "T:x I");
+    }
+
+    /// A method of an undefined value keeps minijinja's error, which names the expression.
+    #[test]
+    fn a_method_of_an_undefined_value_is_an_undefined_error() {
+        let error = render("{{ extra.tickt.upper() }}").unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::UnknownMethod, "{error}");
+        assert!(error.to_string().contains("undefined"), "{error}");
+        let number = render("{{ (5).split() }}").unwrap_err();
+        assert!(
+            number
+                .to_string()
+                .contains("`.split()` is a method of text, and this value is a number"),
+            "{number}"
+        );
+    }
+
+    #[test]
+    fn splitlines_and_replace_pay_for_what_they_make_and_no_more() {
+        // Each line costs fuel, as the `lines` filter's do.
+        let env = crate::templates::environment::new_environment(Some(2_000), 1 << 20);
+        let lines = env
+            .render_str("{{ ('a\x0b' * 5000).splitlines() | length }}", ())
+            .unwrap_err();
+        assert_eq!(lines.kind(), ErrorKind::OutOfFuel, "{lines}");
+        assert_eq!(
+            render("{{ 'a\rb\r\nc\u{2028}d\n'.splitlines() }}")
+                .ok()
+                .as_deref(),
+            Some(r#"["a","b","c","d"]"#)
+        );
+        // A count past the matches grows the text by the matches alone.
+        assert_eq!(
+            render("{{ 'abc'.replace('a', 'xx', 100000000) }}")
+                .ok()
+                .as_deref(),
+            Some("xxbc")
+        );
     }
 
     #[test]

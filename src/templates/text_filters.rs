@@ -161,6 +161,18 @@ fn wordwrap(text: &str, wrap: &Wrap, wrapstring: &str, limit: u64) -> Result<Str
             "`wordwrap` width must be 1 or more",
         ));
     }
+    // A line is cut into characters and runs before it is wrapped: about 25 bytes of memory
+    // for each byte of it, at worst.
+    if text.len() > MAX_WRAPPED_BYTES {
+        return Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!(
+                "`wordwrap` wraps at most {} MiB of text, and this is {} bytes",
+                MAX_WRAPPED_BYTES >> 20,
+                text.len()
+            ),
+        ));
+    }
     let mut out = String::with_capacity(text.len());
     let mut first = true;
     let mut push = |out: &mut String, piece: &str| -> Result<(), Error> {
@@ -184,8 +196,12 @@ fn wordwrap(text: &str, wrap: &Wrap, wrapstring: &str, limit: u64) -> Result<Str
     Ok(out)
 }
 
+/// The most text `wordwrap` wraps: far more than a prompt's paragraph, and within a few tens
+/// of megabytes of memory.
+const MAX_WRAPPED_BYTES: usize = 1 << 20;
+
 /// Python's `str.splitlines()`: every line ending it knows, the last line's taken off.
-pub(super) fn split_lines(text: &str) -> Vec<&str> {
+fn split_lines(text: &str) -> Vec<&str> {
     let mut lines = Vec::new();
     let mut start = 0;
     let mut chars = text.char_indices().peekable();
@@ -223,9 +239,11 @@ fn is_break_space(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\u{0b}' | '\u{0c}' | '\r' | ' ')
 }
 
-/// Python's `\w`.
+/// Python's `\w`: a letter or digit (`str.isalnum`), or `_`, never a mark. Rust's alphabetic
+/// letters also hold the vowel signs of Indic scripts, which break a word for Python
+/// (`नमस्ते दुनिया` is five words to `\w+`).
 fn is_word(c: char) -> bool {
-    c == '_' || c.is_alphanumeric()
+    c == '_' || (c.is_alphanumeric() && !unicode_normalization::char::is_combining_mark(c))
 }
 
 /// `textwrap`'s letter, `[^\d\W]`: a word character other than a digit.
@@ -489,6 +507,7 @@ mod tests {
                 "8",
             ),
             ("{{ text | wordcount }}", "", "0"),
+            ("{{ text | wordcount }}", "नमस्ते दुनिया", "5"),
             ("{{ text | center(11) }}", "title", "   title   "),
             ("{{ text | center(12) }}", "title", "   title    "),
             ("{{ text | center(8) }}", "odd", "  odd   "),
@@ -574,6 +593,15 @@ mod tests {
             .render_str("{{ ('x ' * 400) | wordwrap(1, wrapstring='~' * 100) }}", ())
             .unwrap_err();
         assert!(limits::too_large(&grown).is_some(), "{grown}");
+        // The text wrapped is bounded too: it is held several times over while it is cut.
+        let long = environment(64 << 20)
+            .render_str("{{ ('x ' * 600000) | wordwrap(1) }}", ())
+            .unwrap_err();
+        assert!(
+            long.to_string()
+                .contains("`wordwrap` wraps at most 1 MiB of text"),
+            "{long}"
+        );
         assert_eq!(
             env.render_str("{{ 'a b' | wordwrap(1, wrapstring='~' * 100) }}", ())
                 .map(|t| t.len())

@@ -920,6 +920,12 @@ fn build_entries(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Dia
     let mut outputs: HashMap<String, (String, bool)> = HashMap::new();
     if build.families.is_some() || build.contexts.is_some() {
         let (families, contexts) = known.workspace.build_product();
+        // A product past `limits.outputs` is an error of its own (`outputs_within_limit`);
+        // its outputs are not listed here, one by one.
+        if families.len().saturating_mul(contexts.len()) > known.workspace.settings().limits.outputs
+        {
+            return;
+        }
         for family in &families {
             for context in &contexts {
                 let output = format!("{family}/{context}.md");
