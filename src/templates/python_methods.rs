@@ -12,6 +12,7 @@ use minijinja::{Error, ErrorKind, State, Value};
 
 use crate::templates::arguments::Arguments;
 use crate::templates::limits;
+use crate::templates::text_filters::is_line_end;
 
 /// The methods of text.
 pub const TEXT_METHODS: &[&str] = &[
@@ -205,19 +206,7 @@ fn text_method(
             Arguments::new(&name, none, args)?.done()?;
             // The `lines` filter's lines, which pay fuel each, of the text with Python's other
             // line endings made `\n` (the filter breaks at `\n` and `\r\n` alone).
-            let ends_elsewhere = |c: char| {
-                matches!(
-                    c,
-                    '\u{0b}'
-                        | '\u{0c}'
-                        | '\u{1c}'
-                        | '\u{1d}'
-                        | '\u{1e}'
-                        | '\u{85}'
-                        | '\u{2028}'
-                        | '\u{2029}'
-                )
-            };
+            let ends_elsewhere = |c: char| is_line_end(c) && c != '\n' && c != '\r';
             let lone_return = text
                 .match_indices('\r')
                 .any(|(at, _)| text.as_bytes().get(at + 1) != Some(&b'\n'));

@@ -200,25 +200,29 @@ fn wordwrap(text: &str, wrap: &Wrap, wrapstring: &str, limit: u64) -> Result<Str
 /// of megabytes of memory.
 const MAX_WRAPPED_BYTES: usize = 1 << 20;
 
+/// A character that ends a line for Python's `str.splitlines()` (`\r\n` ends one line).
+pub(super) fn is_line_end(c: char) -> bool {
+    matches!(
+        c,
+        '\n' | '\r'
+            | '\u{0b}'
+            | '\u{0c}'
+            | '\u{1c}'
+            | '\u{1d}'
+            | '\u{1e}'
+            | '\u{85}'
+            | '\u{2028}'
+            | '\u{2029}'
+    )
+}
+
 /// Python's `str.splitlines()`: every line ending it knows, the last line's taken off.
 fn split_lines(text: &str) -> Vec<&str> {
     let mut lines = Vec::new();
     let mut start = 0;
     let mut chars = text.char_indices().peekable();
     while let Some((at, c)) = chars.next() {
-        let ends = matches!(
-            c,
-            '\n' | '\r'
-                | '\u{0b}'
-                | '\u{0c}'
-                | '\u{1c}'
-                | '\u{1d}'
-                | '\u{1e}'
-                | '\u{85}'
-                | '\u{2028}'
-                | '\u{2029}'
-        );
-        if !ends {
+        if !is_line_end(c) {
             continue;
         }
         lines.push(&text[start..at]);
