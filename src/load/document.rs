@@ -156,25 +156,6 @@ fn values_of(value: &Value) -> usize {
 const MARKS_PER_VALUE: usize =
     (super::toml_document::MAX_KEY_PARTS + 4).div_ceil(TOML_TOKENS_PER_VALUE);
 
-impl Document {
-    /// Whether the text of a document already read (`values` of them), counted as a text is
-    /// before it is read, holds more than `room` values: `Some(alone)`, alone when more than
-    /// the limit by itself. A file read ahead on another thread is held to the same count as
-    /// one the load reads itself, so that which thread read it changes nothing; a document
-    /// whose values are far within `room` is not counted again.
-    pub fn counted_past(text: &str, format: Format, values: usize, room: usize) -> Option<bool> {
-        if values.saturating_mul(MARKS_PER_VALUE) <= room {
-            return None;
-        }
-        let at_least = match format {
-            Format::Toml => toml_tokens(text).0 / TOML_TOKENS_PER_VALUE,
-            Format::Json => json_marks(text),
-            Format::Yaml => 0,
-        };
-        (at_least > room).then_some(at_least > MAX_VALUES)
-    }
-}
-
 /// The file at `source` holds more values than the workspace's files may still add: more
 /// than the limit by itself (`alone`), or together with the files read before it.
 fn too_many_values(source: SourceId, alone: bool) -> Diagnostic {
@@ -206,6 +187,23 @@ impl Document {
         let room = room.min(MAX_VALUES);
         // The readers recurse once per level of nesting.
         crate::cores::with_stack_room(|| Self::parse_here(source, file, format, room))
+    }
+
+    /// Whether the text of a document already read (`values` of them), counted as a text is
+    /// before it is read, holds more than `room` values: `Some(alone)`, alone when more than
+    /// the limit by itself. A file read ahead on another thread is held to the same count as
+    /// one the load reads itself, so that which thread read it changes nothing; a document
+    /// whose values are far within `room` is not counted again.
+    pub fn counted_past(text: &str, format: Format, values: usize, room: usize) -> Option<bool> {
+        if values.saturating_mul(MARKS_PER_VALUE) <= room {
+            return None;
+        }
+        let at_least = match format {
+            Format::Toml => toml_tokens(text).0 / TOML_TOKENS_PER_VALUE,
+            Format::Json => json_marks(text),
+            Format::Yaml => 0,
+        };
+        (at_least > room).then_some(at_least > MAX_VALUES)
     }
 
     fn parse_here(

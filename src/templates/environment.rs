@@ -48,14 +48,9 @@ pub fn new_environment(fuel: Option<u64>, render_bytes: u64) -> Environment<'sta
               first: Option<bool>,
               blank: Option<bool>,
               kwargs: Kwargs| {
-            // As minijinja's, which takes a string.
-            defined(value)?;
             // Taken as a value, not a string: minijinja would write a value of a trillion
             // nodes out whole to pass it in; it is measured first.
-            let text = match value.as_str() {
-                Some(text) => text.to_string(),
-                None => limits::bounded_string(value, render_bytes)?,
-            };
+            let text = limits::filtered_text(value, render_bytes)?;
             indent(text, width, first, blank, kwargs, render_bytes)
         },
     );

@@ -319,6 +319,17 @@ pub fn bounded_string(value: &Value, limit: u64) -> Result<String, Error> {
     Ok(value.to_string())
 }
 
+/// The text of a value a filter is given, as Jinja2 makes a string of any value (a number's
+/// digits), measured before it is built; an undefined value is refused, as minijinja refuses
+/// one for its own string filters (`tool.descripton | indent(2)` names the misspelt path).
+pub fn filtered_text(value: &Value, limit: u64) -> Result<String, Error> {
+    minijinja::UndefinedBehavior::Strict.assert_value_not_undefined(value)?;
+    match value.as_str() {
+        Some(text) => Ok(text.to_owned()),
+        None => bounded_string(value, limit),
+    }
+}
+
 /// Whether `value`'s text (`what`, to the error) nests and measures within the limits.
 fn text_fits(value: &Value, limit: u64, what: &str) -> Result<(), Error> {
     if !nesting_within_limit(value) {

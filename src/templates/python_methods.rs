@@ -15,7 +15,7 @@ use crate::templates::limits;
 use crate::templates::text_filters::is_line_end;
 
 /// The methods of text.
-pub const TEXT_METHODS: &[&str] = &[
+const TEXT_METHODS: &[&str] = &[
     "capitalize",
     "center",
     "count",
@@ -48,10 +48,10 @@ pub const TEXT_METHODS: &[&str] = &[
 ];
 
 /// The methods of a table.
-pub const TABLE_METHODS: &[&str] = &["get", "items", "keys", "values"];
+const TABLE_METHODS: &[&str] = &["get", "items", "keys", "values"];
 
 /// The methods of a list.
-pub const LIST_METHODS: &[&str] = &["count", "index"];
+const LIST_METHODS: &[&str] = &["count", "index"];
 
 /// Installs the methods, the text they build bounded by `limit` bytes.
 pub fn install(env: &mut minijinja::Environment<'static>, limit: u64) {

@@ -18,7 +18,7 @@ pub fn install(env: &mut Environment<'static>, limit: u64) {
     env.add_filter(
         "truncate",
         move |value: &Value, args: Rest<ValueOrKwargs>| {
-            let text = text_of(value, limit)?;
+            let text = limits::filtered_text(value, limit)?;
             let args = args.into_values();
             let args =
                 Arguments::new("truncate", &["length", "killwords", "end", "leeway"], &args)?;
@@ -33,7 +33,7 @@ pub fn install(env: &mut Environment<'static>, limit: u64) {
     env.add_filter(
         "wordwrap",
         move |value: &Value, args: Rest<ValueOrKwargs>| {
-            let text = text_of(value, limit)?;
+            let text = limits::filtered_text(value, limit)?;
             let args = args.into_values();
             let args = Arguments::new(
                 "wordwrap",
@@ -56,26 +56,16 @@ pub fn install(env: &mut Environment<'static>, limit: u64) {
         },
     );
     env.add_filter("wordcount", move |value: &Value| {
-        Ok::<_, Error>(wordcount(&text_of(value, limit)?))
+        Ok::<_, Error>(wordcount(&limits::filtered_text(value, limit)?))
     });
     env.add_filter("center", move |value: &Value, args: Rest<ValueOrKwargs>| {
-        let text = text_of(value, limit)?;
+        let text = limits::filtered_text(value, limit)?;
         let args = args.into_values();
         let args = Arguments::new("center", &["width"], &args)?;
         let width = args.get::<usize>(0)?.unwrap_or(80);
         args.done()?;
         center(&text, width, limit)
     });
-}
-
-/// The filtered value's text, as Jinja2 makes a string of any value (a number's digits); an
-/// undefined value is refused, as minijinja refuses one for its own string filters.
-fn text_of(value: &Value, limit: u64) -> Result<String, Error> {
-    minijinja::UndefinedBehavior::Strict.assert_value_not_undefined(value)?;
-    match value.as_str() {
-        Some(text) => Ok(text.to_owned()),
-        None => limits::bounded_string(value, limit),
-    }
 }
 
 /// Jinja2's `truncate`: `text` as it is when within `length + leeway` characters; else cut to
