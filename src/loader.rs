@@ -314,6 +314,7 @@ fn validated_with(
     found: Diagnostics,
 ) -> Loaded {
     diagnostics.extend(found);
+    diagnostics.compact();
     workspace.valid = !diagnostics.has_errors();
     Loaded {
         workspace,

@@ -786,12 +786,14 @@ pub enum Problem {
     PlaceholderIsAKey {
         key: String,
     },
-    /// A file's problems past the most one file is reported with: how many of them are
-    /// errors and how many warnings.
+    /// A file's problems past the most one file is reported with, or (`files`: in how many
+    /// files) those past the most one run reports: how many of them are errors and how many
+    /// warnings.
     MoreProblems {
         shown: usize,
         errors: usize,
         warnings: usize,
+        files: Option<usize>,
     },
 }
 
@@ -2310,19 +2312,30 @@ impl Problem {
                 shown,
                 errors,
                 warnings,
+                files,
             } => {
-                let count = |n: usize, word: &str| {
-                    format!("{n} more {word}{}", if n == 1 { "" } else { "s" })
-                };
+                let count =
+                    |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
                 let left = match (errors, warnings) {
-                    (0, w) => count(*w, "warning"),
-                    (e, 0) => count(*e, "error"),
-                    (e, w) => format!("{} and {}", count(*e, "error"), count(*w, "warning")),
+                    (0, w) => count(*w, "more warning"),
+                    (e, 0) => count(*e, "more error"),
+                    (e, w) => format!(
+                        "{} and {}",
+                        count(*e, "more error"),
+                        count(*w, "more warning")
+                    ),
                 };
-                write!(
-                    f,
-                    "this file has {left}, not shown: only a file's first {shown} problems are reported"
-                )
+                match files {
+                    None => write!(
+                        f,
+                        "this file has {left}, not shown: only a file's first {shown} problems are reported"
+                    ),
+                    Some(files) => write!(
+                        f,
+                        "{left} in {}, not shown: only a run's first {shown} problems are reported",
+                        count(*files, "file")
+                    ),
+                }
             }
             Problem::TooMuchCode { limit } => write!(
                 f,
@@ -2886,6 +2899,7 @@ mod tests {
                 shown: 0,
                 errors: 0,
                 warnings: 0,
+                files: None,
             },
             Problem::ExtraKeyIsAField { key: text() },
             Problem::PlaceholderUnread {

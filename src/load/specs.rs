@@ -404,6 +404,8 @@ impl Loader<'_, '_> {
     /// A file read and parsed (see [`Loader::read_raw`]), unless the values of the files
     /// read so far and its own pass what promptc keeps (reported at the file).
     fn load_raw(&mut self, path: &Path, kind: Kind) -> io::Result<Option<load::RawFile>> {
+        // Between files: what the files before found is held only as far as a report shows it.
+        self.diagnostics.compact();
         let Some(raw) = self.read_raw(path, kind)? else {
             return Ok(None);
         };

@@ -1615,11 +1615,16 @@ fn regexes_compile(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut D
             ),
             Ok(regex) => {
                 let span = manifest.value_span(&format!("/postprocess/{index}/replace"));
-                if let Some(problem) = unknown_group(&regex, replace) {
-                    out.error(problem, span);
+                // Placed at the `$` that starts the reference, within the replacement.
+                let at = |range: std::ops::Range<usize>| {
+                    crate::span::within_value(&known.workspace.sources, span, replace, range)
+                        .unwrap_or(span)
+                };
+                if let Some((problem, range)) = unknown_group(&regex, replace) {
+                    out.error(problem, at(range));
                 }
-                if let Some(problem) = literal_dollar(&regex, replace) {
-                    out.error(problem, span);
+                if let Some((problem, range)) = literal_dollar(&regex, replace) {
+                    out.error(problem, at(range));
                 }
             }
         }
@@ -1630,9 +1635,13 @@ fn regexes_compile(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut D
 /// expanded: not `$$`, not `$` before a letter, digit or `_`, not `${…}` closed. The engine
 /// writes it as it is, where `$é` (a group name of other letters, which needs the braces) or
 /// a `${` left open meant a group.
-fn literal_dollar(regex: &regex_automata::meta::Regex, replace: &str) -> Option<Problem> {
+fn literal_dollar(
+    regex: &regex_automata::meta::Regex,
+    replace: &str,
+) -> Option<(Problem, std::ops::Range<usize>)> {
     let mut rest = replace;
     while let Some(at) = rest.find('$') {
+        let dollar = replace.len() - rest.len() + at;
         let after = &rest[at + 1..];
         let mut chars = after.chars();
         let starts_reference = match chars.next() {
@@ -1659,10 +1668,13 @@ fn literal_dollar(regex: &regex_automata::meta::Regex, replace: &str) -> Option<
             .flatten()
             .find(|group| *group == name)
             .map(str::to_string);
-        return Some(Problem::LiteralDollar {
-            after: after.chars().take(8).collect(),
-            group,
-        });
+        return Some((
+            Problem::LiteralDollar {
+                after: after.chars().take(8).collect(),
+                group,
+            },
+            dollar..dollar + 1,
+        ));
     }
     None
 }
@@ -1671,7 +1683,10 @@ fn literal_dollar(regex: &regex_automata::meta::Regex, replace: &str) -> Option<
 /// expanded (`$1`, `$name`, `${name}`; the longest run of letters, digits and `_` is a name,
 /// so `$1_bot` reads a group named `1_bot`): such a group expands to nothing, and the text it
 /// stood for was lost without a word.
-fn unknown_group(regex: &regex_automata::meta::Regex, replace: &str) -> Option<Problem> {
+fn unknown_group(
+    regex: &regex_automata::meta::Regex,
+    replace: &str,
+) -> Option<(Problem, std::ops::Range<usize>)> {
     let info = regex.group_info();
     let groups = info.group_len(regex_automata::PatternID::ZERO);
     let unknown: std::cell::RefCell<Option<String>> = std::cell::RefCell::new(None);
@@ -1702,10 +1717,76 @@ fn unknown_group(regex: &regex_automata::meta::Regex, replace: &str) -> Option<P
         .map(str::to_string)
         .collect();
     let suggestion = closest(&group, &names);
-    Some(Problem::UnknownGroup {
-        group,
-        groups,
-        names,
-        suggestion,
+    let range = group_references(replace)
+        .find(|(_, name)| *name == group)
+        .map_or(0..replace.len(), |(range, _)| range);
+    Some((
+        Problem::UnknownGroup {
+            group,
+            groups,
+            names,
+            suggestion,
+        },
+        range,
+    ))
+}
+
+/// The group references of a replacement, in order, each with its range (from its `$`) and
+/// the name or number it reads, as the engine reads them: `$$` is a dollar sign, `${…}` reads
+/// what the braces hold, and `$` before letters, digits and `_` reads all of them.
+fn group_references(replace: &str) -> impl Iterator<Item = (std::ops::Range<usize>, &str)> {
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        loop {
+            let dollar = from + replace.get(from..)?.find('$')?;
+            let after = &replace[dollar + 1..];
+            if after.starts_with('$') {
+                from = dollar + 2;
+                continue;
+            }
+            if let Some(braced) = after.strip_prefix('{')
+                && let Some(close) = braced.find('}')
+            {
+                from = dollar + 2 + close + 1;
+                return Some((dollar..from, &braced[..close]));
+            }
+            let name_len = after
+                .bytes()
+                .take_while(|byte| byte.is_ascii_alphanumeric() || *byte == b'_')
+                .count();
+            from = dollar + 1 + name_len;
+            if name_len > 0 {
+                return Some((dollar..from, &after[..name_len]));
+            }
+        }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn built(pattern: &str) -> regex_automata::meta::Regex {
+        crate::built::postprocess_regexes([pattern])
+            .pop()
+            .and_then(Result::ok)
+            .expect("the pattern builds")
+    }
+
+    #[test]
+    fn a_replacement_s_references_are_read_as_the_engine_reads_them() {
+        let references: Vec<_> = group_references("$$1 ${a b}x $1_bot $ $é ${open").collect();
+        assert_eq!(references, [(4..10, "a b"), (12..18, "1_bot")]);
+    }
+
+    #[test]
+    fn an_unknown_group_is_placed_at_its_first_reference() {
+        let regex = built("(?P<word>a)(b)");
+        // `$3` twice: the first is placed; `$$3` is a dollar sign and a 3.
+        let (_, range) = unknown_group(&regex, "$$3 ${word} $3 $3").expect("group 3 is unknown");
+        assert_eq!(range, 12..14);
+        let (_, range) = unknown_group(&regex, "$1 ${wrod}").expect("wrod is unknown");
+        assert_eq!(range, 3..10);
+        assert!(unknown_group(&regex, "$0 $2 ${word} $$9").is_none());
+    }
 }
