@@ -1042,6 +1042,15 @@ impl Problem {
     /// What would fix it, when there is something useful to say.
     pub fn help(&self) -> Option<String> {
         Some(match self {
+            // Jinja2's, left out so that a compile is deterministic.
+            Problem::UnknownFilter { name, .. } | Problem::UnknownFunction { name, .. }
+                if name == "random" =>
+            {
+                "the same inputs always compile to the same bytes, so templates have no `random`: choose with a value the context gives (`{{ tips[extra.day % (tips | length)] }}`)".into()
+            }
+            Problem::UnknownFunction { name, .. } if name == "lipsum" => {
+                "the same inputs always compile to the same bytes, so templates have no `lipsum`: write the filler text itself".into()
+            }
             Problem::EmptyFile { inline: false } => {
                 "write the file's fields, or delete the file".into()
             }

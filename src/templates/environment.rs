@@ -5,7 +5,7 @@ use minijinja::value::Kwargs;
 use minijinja::{AutoEscape, Environment, Error, ErrorKind, UndefinedBehavior, Value};
 
 use crate::model::limits::{DEFAULT_FUEL, MAX_FUEL};
-use crate::templates::{limits, model_id, python_methods, text_filters};
+use crate::templates::{jinja_globals, limits, model_id, python_methods, text_filters};
 
 /// `fuel` is the budget of one compile (each render may spend at most all of it); `render_bytes`
 /// bounds the text one render writes and any one string a filter builds.
@@ -56,6 +56,7 @@ pub fn new_environment(fuel: Option<u64>, render_bytes: u64) -> Environment<'sta
     );
     model_id::install(&mut env);
     text_filters::install(&mut env, render_bytes);
+    jinja_globals::install(&mut env);
     python_methods::install(&mut env, render_bytes);
     limits::install(&mut env, render_bytes);
     env

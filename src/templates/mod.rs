@@ -5,6 +5,7 @@
 
 pub mod arguments;
 pub mod environment;
+pub mod jinja_globals;
 pub mod limits;
 pub mod meant;
 pub mod model_id;

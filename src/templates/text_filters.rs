@@ -1,5 +1,6 @@
-//! Jinja2's text filters that minijinja lacks: `truncate`, `wordwrap`, `wordcount` and
-//! `center`. Registries ported from Jinja2 templates use them, and each gives what Jinja2
+//! Jinja2's text filters that minijinja lacks: `truncate`, `wordwrap`, `wordcount`, `center`,
+//! `filesizeformat` and `urlencode` (minijinja's, left out of its build, encodes `~` and writes
+//! a table's spaces as `%20`, where Jinja2 keeps `~` and writes `+`). Registries ported from Jinja2 templates use them, and each gives what Jinja2
 //! gives for the same text (lengths counted in characters, as Python counts them; `wordwrap`
 //! breaks lines as Python's `textwrap` does), so a ported prompt keeps its bytes.
 //!
@@ -7,6 +8,7 @@
 //! crates.io minijinja, not promptc's patched copy, and its `wordwrap` does not break lines
 //! where Python's does.
 
+use minijinja::value::ValueKind;
 use minijinja::value::{Rest, ValueOrKwargs};
 use minijinja::{Environment, Error, ErrorKind, Value};
 
@@ -58,6 +60,17 @@ pub fn install(env: &mut Environment<'static>, limit: u64) {
     env.add_filter("wordcount", move |value: &Value| {
         Ok::<_, Error>(wordcount(&limits::filtered_text(value, limit)?))
     });
+    env.add_filter(
+        "filesizeformat",
+        move |value: &Value, args: Rest<ValueOrKwargs>| {
+            let args = args.into_values();
+            let args = Arguments::new("filesizeformat", &["binary"], &args)?;
+            let binary = args.get::<bool>(0)?.unwrap_or(false);
+            args.done()?;
+            filesizeformat(value, binary)
+        },
+    );
+    env.add_filter("urlencode", move |value: &Value| urlencode(value, limit));
     env.add_filter("center", move |value: &Value, args: Rest<ValueOrKwargs>| {
         let text = limits::filtered_text(value, limit)?;
         let args = args.into_values();
@@ -396,6 +409,206 @@ fn byte_offset(text: &str, chars: usize) -> usize {
         .map_or(text.len(), |(at, _)| at)
 }
 
+/// Jinja2's `filesizeformat`: a number of bytes in decimal units (`kB`, `MB`, …, powers of
+/// 1000) or, `binary`, in binary ones (`KiB`, `MiB`, …), with one decimal; below one unit,
+/// `1 Byte` or `N Bytes`.
+fn filesizeformat(value: &Value, binary: bool) -> Result<String, Error> {
+    let bytes = number_of(value).ok_or_else(|| {
+        Error::new(
+            ErrorKind::InvalidOperation,
+            format!(
+                "filesizeformat needs a number of bytes, not {}",
+                value.kind()
+            ),
+        )
+    })?;
+    let base: u128 = if binary { 1024 } else { 1000 };
+    let prefixes: [&str; 8] = if binary {
+        ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"]
+    } else {
+        ["kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"]
+    };
+    #[allow(clippy::cast_precision_loss)] // 1000 and 1024 are exact
+    let base_float = base as f64;
+    if bytes == 1.0 {
+        return Ok("1 Byte".into());
+    }
+    if bytes < base_float {
+        if bytes.is_infinite() {
+            return Err(Error::new(
+                ErrorKind::InvalidOperation,
+                "filesizeformat cannot write -inf bytes",
+            ));
+        }
+        // Python's int(): toward zero.
+        return Ok(format!("{} Bytes", format_float(bytes.trunc(), 0)));
+    }
+    let mut unit = base;
+    let mut prefix = prefixes[0];
+    for (power, name) in (2u32..).zip(prefixes) {
+        unit = base.pow(power);
+        prefix = name;
+        if below(bytes, unit) {
+            break;
+        }
+    }
+    // Python divides by the int made a float, correctly rounded, as `as` makes it.
+    #[allow(clippy::cast_precision_loss)]
+    let scaled = base_float * bytes / unit as f64;
+    Ok(format!("{} {prefix}", format_float(scaled, 1)))
+}
+
+/// Whether `number` is below `whole`, compared exactly, as Python compares a float with an
+/// int: `1e24` (a little under 10²⁴ as a float) is below `1000 ** 8`.
+fn below(number: f64, whole: u128) -> bool {
+    #[allow(clippy::cast_precision_loss)] // 2¹²⁸ is exact
+    let past_all = u128::MAX as f64;
+    if number < 0.0 {
+        return true;
+    }
+    if number.is_nan() || number >= past_all {
+        return false;
+    }
+    // An integral float below 2¹²⁸ converts exactly.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let floor = number.floor() as u128;
+    floor < whole
+}
+
+/// A number as Python's `float()` reads it: a number, or a text of one.
+fn number_of(value: &Value) -> Option<f64> {
+    if value.is_number() {
+        return f64::try_from(value.clone()).ok();
+    }
+    let text = value.as_str()?.trim();
+    let lower = text.to_ascii_lowercase();
+    let unsigned = lower.trim_start_matches(['+', '-']);
+    // Rust reads `inf`, `infinity` and `nan` as Python does; Python reads no other words.
+    if unsigned
+        .chars()
+        .any(|c| c.is_ascii_alphabetic() && c != 'e')
+        && !matches!(unsigned, "inf" | "infinity" | "nan")
+    {
+        return None;
+    }
+    lower.replace('_', "").parse().ok()
+}
+
+/// `{:.precision$f}` as Python writes it: `nan`, `inf` and `-inf` in lower case.
+fn format_float(number: f64, precision: usize) -> String {
+    if number.is_nan() {
+        "nan".into()
+    } else if number.is_infinite() {
+        if number > 0.0 { "inf" } else { "-inf" }.into()
+    } else {
+        format!("{number:.precision$}")
+    }
+}
+
+/// What Python's `quote` keeps besides letters and digits: `_.-~`.
+const QUOTE_KEEPS: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'-')
+    .remove(b'~');
+
+/// And `/` as well, outside a query string.
+const QUOTE_KEEPS_IN_A_PATH: &percent_encoding::AsciiSet = &QUOTE_KEEPS.remove(b'/');
+
+/// Jinja2's `urlencode`: a text (or number) percent-encoded as UTF-8, `/` kept; a table, or a
+/// list of pairs, as a query string (`k=v&…`), each part encoded with `/` too and spaces
+/// written `+`. What it builds is held to `limit` bytes.
+fn urlencode(value: &Value, limit: u64) -> Result<String, Error> {
+    use std::fmt::Write as _;
+    let quote = |text: &str, query: bool| {
+        if query {
+            percent_encoding::utf8_percent_encode(text, QUOTE_KEEPS)
+                .to_string()
+                .replace("%20", "+")
+        } else {
+            percent_encoding::utf8_percent_encode(text, QUOTE_KEEPS_IN_A_PATH).to_string()
+        }
+    };
+    match value.kind() {
+        ValueKind::Undefined => Err(Error::new(
+            ErrorKind::UndefinedError,
+            "urlencode was given an undefined value",
+        )),
+        ValueKind::Map | ValueKind::Seq | ValueKind::Iterable => {
+            let mut query = String::new();
+            for entry in value.try_iter()? {
+                let (key, item) = if value.kind() == ValueKind::Map {
+                    let item = value.get_item(&entry)?;
+                    (entry, item)
+                } else {
+                    let (Ok(key), Ok(item), Some(2)) = (
+                        entry.get_item_by_index(0),
+                        entry.get_item_by_index(1),
+                        entry.len(),
+                    ) else {
+                        return Err(Error::new(
+                            ErrorKind::InvalidOperation,
+                            "urlencode reads a list as pairs of a key and a value: [[\"q\", \"text\"], …]",
+                        ));
+                    };
+                    (key, item)
+                };
+                let separator = if query.is_empty() { "" } else { "&" };
+                let _ = write!(
+                    query,
+                    "{separator}{}={}",
+                    quote(&python_str(&key, limit)?, true),
+                    quote(&python_str(&item, limit)?, true)
+                );
+                limits::check(query.len(), limit, "the encoded text")?;
+            }
+            Ok(query)
+        }
+        _ => {
+            let encoded = quote(&python_str(value, limit)?, false);
+            limits::check(encoded.len(), limit, "the encoded text")?;
+            Ok(encoded)
+        }
+    }
+}
+
+/// A value as Python's `str()` writes it, for those that Jinja2 and minijinja write apart:
+/// `None`, `True`, `False`, and a float in Python's shortest form (`1e+16`, `1.0`); any other
+/// as minijinja writes it, refused past `limit` bytes.
+fn python_str(value: &Value, limit: u64) -> Result<String, Error> {
+    Ok(match value.kind() {
+        ValueKind::None => "None".into(),
+        ValueKind::Undefined => String::new(),
+        ValueKind::Bool => if value.is_true() { "True" } else { "False" }.into(),
+        ValueKind::Number if !value.is_integer() => {
+            f64::try_from(value.clone()).map_or_else(|_| value.to_string(), python_float)
+        }
+        _ => limits::filtered_text(value, limit)?,
+    })
+}
+
+/// Python's `repr` of a float: its shortest digits, fixed between 1e-4 and 1e16, else with an
+/// exponent of at least two digits (`1e+16`, `1.5e-07`).
+fn python_float(number: f64) -> String {
+    if number.is_nan() || number.is_infinite() {
+        return format_float(number, 0);
+    }
+    let scientific = format!("{number:e}");
+    let (digits, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    if (-4..16).contains(&exponent) {
+        let fixed = number.to_string();
+        if fixed.contains('.') {
+            fixed
+        } else {
+            format!("{fixed}.0")
+        }
+    } else {
+        let sign = if exponent < 0 { '-' } else { '+' };
+        format!("{digits}e{sign}{:02}", exponent.unsigned_abs())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -602,5 +815,67 @@ mod tests {
                 .ok(),
             Some(102)
         );
+    }
+
+    /// `filesizeformat` and `urlencode` against what Jinja2 3.1 renders for the same template.
+    #[test]
+    fn file_sizes_and_url_encoding_are_written_as_jinja2_writes_them() {
+        let cases = [
+            ("{{ 0 | filesizeformat }}", "0 Bytes"),
+            ("{{ 1 | filesizeformat }}", "1 Byte"),
+            ("{{ 999 | filesizeformat }}", "999 Bytes"),
+            ("{{ 1000 | filesizeformat }}", "1.0 kB"),
+            ("{{ 1500 | filesizeformat }}", "1.5 kB"),
+            ("{{ 1023 | filesizeformat(true) }}", "1023 Bytes"),
+            ("{{ 1024 | filesizeformat(true) }}", "1.0 KiB"),
+            ("{{ 1048576 | filesizeformat(binary=true) }}", "1.0 MiB"),
+            ("{{ 123456789 | filesizeformat }}", "123.5 MB"),
+            ("{{ 1e30 | filesizeformat }}", "1000000.0 YB"),
+            ("{{ -5.7 | filesizeformat }}", "-5 Bytes"),
+            ("{{ '2048' | filesizeformat(true) }}", "2.0 KiB"),
+            ("{{ 1.5 | filesizeformat }}", "1 Bytes"),
+            ("{{ 1050 | filesizeformat }}", "1.1 kB"),
+            ("{{ 999999 | filesizeformat }}", "1000.0 kB"),
+            ("{{ 1e27 | filesizeformat }}", "1000.0 YB"),
+            // 1e24 as a float is a little under 10²⁴, which Python compares exactly.
+            ("{{ 1e24 | filesizeformat }}", "1000.0 ZB"),
+            (
+                "{{ 'a b/c~d_e.f-g&h=é' | urlencode }}",
+                "a%20b/c~d_e.f-g%26h%3D%C3%A9",
+            ),
+            (
+                "{{ {'q': 'a b/c', 'n': 1, 't': true, 'x': none, 'f': 1.5} | urlencode }}",
+                "q=a+b%2Fc&n=1&t=True&x=None&f=1.5",
+            ),
+            (
+                "{{ [['k k', 'v/v'], ['a', 2]] | urlencode }}",
+                "k+k=v%2Fv&a=2",
+            ),
+            ("{{ 42 | urlencode }}", "42"),
+            ("{{ 1e16 | urlencode }}", "1e%2B16"),
+            ("{{ 0.0001 | urlencode }}", "0.0001"),
+            ("{{ 1.5e-7 | urlencode }}", "1.5e-07"),
+            ("{{ 2.0 | urlencode }}", "2.0"),
+            ("{{ '%20+' | urlencode }}", "%2520%2B"),
+        ];
+        for (template, jinja2) in cases {
+            assert_eq!(render(template, "").unwrap(), jinja2, "{template}");
+        }
+        for refused in [
+            "{{ 'many' | filesizeformat }}",
+            "{{ [1] | filesizeformat }}",
+            "{{ 1 | filesizeformat(true, 2) }}",
+            "{{ [1, 2] | urlencode }}",
+            "{{ nothing | urlencode }}",
+        ] {
+            assert!(render(refused, "").is_err(), "{refused}");
+        }
+        // What urlencode builds is held to the render limit: each byte may take three.
+        let long = "é".repeat(200);
+        let limited = environment(1000).render_str(
+            "{{ text | urlencode }}",
+            minijinja::context! { text => long },
+        );
+        assert!(limited.is_err());
     }
 }
