@@ -149,6 +149,22 @@ impl Diagnostics {
         self.items.is_empty() && self.left_out.is_empty()
     }
 
+    /// How many errors each file has, those [`Diagnostics::compact`] left out among them.
+    pub fn errors_by_file(&self) -> BTreeMap<SourceId, usize> {
+        let mut errors: BTreeMap<SourceId, usize> = BTreeMap::new();
+        for diagnostic in &self.items {
+            if diagnostic.severity() == Severity::Error {
+                *errors.entry(diagnostic.span.source).or_default() += 1;
+            }
+        }
+        for (source, left) in &self.left_out {
+            if left.errors > 0 {
+                *errors.entry(*source).or_default() += left.errors;
+            }
+        }
+        errors
+    }
+
     /// How many diagnostics are held (not those [`Diagnostics::compact`] left out): a finder
     /// compares it before and after its work to know whether it found something.
     pub fn len(&self) -> usize {
@@ -450,6 +466,10 @@ mod tests {
         assert!(diagnostics.len() <= COMPACT_PAST + 200);
         assert_eq!(diagnostics.error_count(), 50 * 200);
         assert!(diagnostics.has_errors());
+        // Each file's errors are still known, those left out among them.
+        let by_file = diagnostics.errors_by_file();
+        assert_eq!(by_file.len(), 50);
+        assert!(by_file.values().all(|&errors| errors == 200), "{by_file:?}");
     }
 
     /// Distinct problems (file, place, whether a warning) in any order, each with the

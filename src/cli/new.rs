@@ -239,15 +239,12 @@ pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Re
         && let Ok(now) = crate::loader::load_workspace(root)
     {
         let (mut in_new, mut elsewhere) = (0, 0);
-        for diagnostic in now.diagnostics.iter() {
-            if diagnostic.severity() != crate::problem::Severity::Error {
-                continue;
-            }
-            let file = &now.workspace.sources.get(diagnostic.span.source).path;
+        for (source, errors) in now.diagnostics.errors_by_file() {
+            let file = &now.workspace.sources.get(source).path;
             if written.iter().any(|path| path == file) {
-                in_new += 1;
+                in_new += errors;
             } else {
-                elsewhere += 1;
+                elsewhere += errors;
             }
         }
         if in_new + elsewhere > 0 {

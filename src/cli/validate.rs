@@ -40,10 +40,8 @@ pub fn run(
         .workspace
         .sources
         .find(Path::new(crate::load::MANIFEST_FILE));
-    let manifest_in_error = loaded.diagnostics.iter().any(|diagnostic| {
-        diagnostic.severity() == crate::problem::Severity::Error
-            && Some(diagnostic.span.source) == manifest
-    });
+    let manifest_in_error = manifest
+        .is_some_and(|manifest| loaded.diagnostics.errors_by_file().contains_key(&manifest));
     let stale = if manifest_in_error {
         Vec::new()
     } else {

@@ -408,11 +408,7 @@ pub fn side_error(error: &SideError) -> String {
 
 /// The diagnostics in the order [`Diagnostics::sorted`] gives, leaving the error as it is.
 fn sorted(diagnostics: &Diagnostics) -> Vec<Diagnostic> {
-    let mut copy = Diagnostics::default();
-    for diagnostic in diagnostics.iter() {
-        copy.push(diagnostic.clone());
-    }
-    copy.sorted()
+    diagnostics.clone().sorted()
 }
 
 /// `base × full (modified): -9 characters, -1 tokens (≈ o200k, 299 → 298)`.
