@@ -65,7 +65,8 @@ pub fn install(env: &mut Environment<'static>, limit: u64) {
         move |value: &Value, args: Rest<ValueOrKwargs>| {
             let args = args.into_values();
             let args = Arguments::new("filesizeformat", &["binary"], &args)?;
-            let binary = args.get::<bool>(0)?.unwrap_or(false);
+            // Any value, true as Python takes it (`filesizeformat(1)`).
+            let binary = args.get::<Value>(0)?.is_some_and(|binary| binary.is_true());
             args.done()?;
             filesizeformat(value, binary)
         },
@@ -440,8 +441,8 @@ fn filesizeformat(value: &Value, binary: bool) -> Result<String, Error> {
                 "filesizeformat cannot write -inf bytes",
             ));
         }
-        // Python's int(): toward zero.
-        return Ok(format!("{} Bytes", format_float(bytes.trunc(), 0)));
+        // Python's int(): toward zero, and never `-0`.
+        return Ok(format!("{} Bytes", format_float(bytes.trunc() + 0.0, 0)));
     }
     let mut unit = base;
     let mut prefix = prefixes[0];
@@ -480,7 +481,21 @@ fn number_of(value: &Value) -> Option<f64> {
     if value.is_number() {
         return f64::try_from(value.clone()).ok();
     }
+    // `True` is 1.0 to Python.
+    if value.kind() == ValueKind::Bool {
+        return Some(if value.is_true() { 1.0 } else { 0.0 });
+    }
     let text = value.as_str()?.trim();
+    // An `_` only between two digits, as in Python's numbers (`1_000`, not `1__000` or `_1`).
+    let bytes = text.as_bytes();
+    let between_digits = |at: usize| {
+        at > 0
+            && bytes.get(at - 1).is_some_and(u8::is_ascii_digit)
+            && bytes.get(at + 1).is_some_and(u8::is_ascii_digit)
+    };
+    if (0..bytes.len()).any(|at| bytes[at] == b'_' && !between_digits(at)) {
+        return None;
+    }
     let lower = text.to_ascii_lowercase();
     let unsigned = lower.trim_start_matches(['+', '-']);
     // Rust reads `inf`, `infinity` and `nan` as Python does; Python reads no other words.
@@ -541,16 +556,18 @@ fn urlencode(value: &Value, limit: u64) -> Result<String, Error> {
                     let item = value.get_item(&entry)?;
                     (entry, item)
                 } else {
-                    let (Ok(key), Ok(item), Some(2)) = (
-                        entry.get_item_by_index(0),
-                        entry.get_item_by_index(1),
-                        entry.len(),
-                    ) else {
-                        return Err(Error::new(
+                    // Whatever iterates to two items is a pair to Python: a list, a text of
+                    // two characters, a table of two keys.
+                    let pair: Vec<Value> = entry
+                        .try_iter()
+                        .map(|items| items.take(3).collect())
+                        .unwrap_or_default();
+                    let [key, item] = <[Value; 2]>::try_from(pair).map_err(|_| {
+                        Error::new(
                             ErrorKind::InvalidOperation,
                             "urlencode reads a list as pairs of a key and a value: [[\"q\", \"text\"], …]",
-                        ));
-                    };
+                        )
+                    })?;
                     (key, item)
                 };
                 let separator = if query.is_empty() { "" } else { "&" };
@@ -839,6 +856,15 @@ mod tests {
             ("{{ 1e27 | filesizeformat }}", "1000.0 YB"),
             // 1e24 as a float is a little under 10²⁴, which Python compares exactly.
             ("{{ 1e24 | filesizeformat }}", "1000.0 ZB"),
+            ("{{ -0.5 | filesizeformat }}", "0 Bytes"),
+            ("{{ -0.0 | filesizeformat }}", "0 Bytes"),
+            ("{{ true | filesizeformat }}", "1 Byte"),
+            ("{{ false | filesizeformat }}", "0 Bytes"),
+            ("{{ 1000 | filesizeformat(1) }}", "1000 Bytes"),
+            ("{{ 1000 | filesizeformat(none) }}", "1.0 kB"),
+            ("{{ '1_000' | filesizeformat }}", "1.0 kB"),
+            ("{{ [{'a': 1, 'b': 2}] | urlencode }}", "a=b"),
+            ("{{ ['ab'] | urlencode }}", "a=b"),
             (
                 "{{ 'a b/c~d_e.f-g&h=é' | urlencode }}",
                 "a%20b/c~d_e.f-g%26h%3D%C3%A9",
@@ -866,6 +892,10 @@ mod tests {
             "{{ [1] | filesizeformat }}",
             "{{ 1 | filesizeformat(true, 2) }}",
             "{{ [1, 2] | urlencode }}",
+            "{{ ['abc'] | urlencode }}",
+            "{{ '1__000' | filesizeformat }}",
+            "{{ '_1000' | filesizeformat }}",
+            "{{ '1000_' | filesizeformat }}",
             "{{ nothing | urlencode }}",
         ] {
             assert!(render(refused, "").is_err(), "{refused}");

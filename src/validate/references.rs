@@ -1717,8 +1717,15 @@ fn unknown_group(
         .map(str::to_string)
         .collect();
     let suggestion = closest(&group, &names);
+    // The engine reads a name of digits as a number: `$03` is group 3.
+    let number = |name: &str| {
+        name.bytes()
+            .all(|byte| byte.is_ascii_digit())
+            .then(|| name.parse::<usize>().ok())
+            .flatten()
+    };
     let range = group_references(replace)
-        .find(|(_, name)| *name == group)
+        .find(|(_, name)| *name == group || number(name).is_some_and(|n| Some(n) == number(&group)))
         .map_or(0..replace.len(), |(range, _)| range);
     Some((
         Problem::UnknownGroup {
@@ -1787,6 +1794,11 @@ mod tests {
         assert_eq!(range, 12..14);
         let (_, range) = unknown_group(&regex, "$1 ${wrod}").expect("wrod is unknown");
         assert_eq!(range, 3..10);
+        // A number written with a leading zero is the same group.
+        let (_, range) = unknown_group(&regex, "x $03").expect("group 3 is unknown");
+        assert_eq!(range, 2..5);
+        let (_, range) = unknown_group(&regex, "ok ${03} $1").expect("group 3 is unknown");
+        assert_eq!(range, 3..8);
         assert!(unknown_group(&regex, "$0 $2 ${word} $$9").is_none());
     }
 }
