@@ -109,13 +109,17 @@ fn toml_tokens(text: &str) -> (usize, usize) {
     (values, all)
 }
 
-/// The commas, brackets and braces of a JSON text outside its strings: each adds a value (an
-/// item, a key with its value, a list or object), so the text holds at least as many values,
-/// counted before serde_json builds them.
-fn json_marks(text: &str) -> usize {
-    let mut count = 0;
+/// The values of a JSON text as [`values_of`] counts them once it is read, counted from its
+/// marks outside strings before serde_json builds them: the whole value, one more for each
+/// comma (an item or key past the first) and one for the first item of each list or object
+/// that has one. (Counting each bracket and each comma as a value counted an empty `[]` or
+/// `{}` among items twice: a text of many was refused before its real count.)
+fn json_values(text: &str) -> usize {
+    let mut count = 1;
     let mut in_string = false;
     let mut escaped = false;
+    // Just after a `[` or `{`, until the next mark says whether it holds anything.
+    let mut opened = false;
     for byte in text.bytes() {
         if in_string {
             match byte {
@@ -124,12 +128,19 @@ fn json_marks(text: &str) -> usize {
                 b'"' => in_string = false,
                 _ => {}
             }
-        } else {
-            match byte {
-                b'"' => in_string = true,
-                b'[' | b'{' | b',' => count += 1,
-                _ => {}
+            continue;
+        }
+        if opened && !byte.is_ascii_whitespace() {
+            opened = false;
+            if byte != b']' && byte != b'}' {
+                count += 1;
             }
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => opened = true,
+            b',' => count += 1,
+            _ => {}
         }
     }
     count
@@ -200,7 +211,7 @@ impl Document {
         }
         let at_least = match format {
             Format::Toml => toml_tokens(text).0 / TOML_TOKENS_PER_VALUE,
-            Format::Json => json_marks(text),
+            Format::Json => json_values(text),
             Format::Yaml => 0,
         };
         (at_least > room).then_some(at_least > MAX_VALUES)
@@ -238,7 +249,7 @@ impl Document {
                 }
                 values / TOML_TOKENS_PER_VALUE
             }
-            Format::Json => json_marks(&file.text),
+            Format::Json => json_values(&file.text),
             Format::Yaml => 0,
         };
         if at_least > room {
@@ -504,4 +515,53 @@ pub(super) fn json_float(value: f64, text: &str) -> Result<Value, Problem> {
     serde_json::Number::from_f64(value)
         .map(Value::Number)
         .ok_or_else(|| Problem::UnsupportedNumber { text: text.into() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// JSON values of every kind, empty lists and objects among them, nested a few deep.
+    fn json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            // Texts with the marks the count looks for, and escapes.
+            "[a-z ,\\[\\]{}\"\\\\]{0,8}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 64, 6, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                proptest::collection::btree_map("[a-z,\\[{\"]{0,4}", inner, 0..6)
+                    .prop_map(|map| Value::Object(map.into_iter().collect())),
+            ]
+        })
+    }
+
+    #[test]
+    fn empty_lists_among_items_count_once() {
+        for (text, values) in [
+            ("[[], [], {}]", 4),
+            ("{\"a\": [], \"b\": {}}", 3),
+            ("[ ]", 1),
+            ("[\n  1\n]", 2),
+            ("\"[,{\"", 1),
+        ] {
+            let value: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(values_of(&value), values, "{text}");
+            assert_eq!(json_values(text), values, "{text}");
+        }
+    }
+
+    proptest! {
+        // The count before reading is the count once read, compact or pretty.
+        #[test]
+        fn a_json_text_is_counted_before_it_is_read_as_after(value in json()) {
+            let read = values_of(&value);
+            prop_assert_eq!(json_values(&serde_json::to_string(&value).unwrap()), read);
+            prop_assert_eq!(json_values(&serde_json::to_string_pretty(&value).unwrap()), read);
+        }
+    }
 }
