@@ -123,6 +123,11 @@ fn a_file_of_very_many_problems_reports_its_first_and_counts_the_rest() {
     assert_eq!(json.code, 1);
     assert_eq!(json.stdout.matches("\"more-problems\"").count(), 2);
     assert!(json.stdout.len() < 400_000, "{} bytes", json.stdout.len());
+    let document: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(
+        document["errors"], 100_000,
+        "the closing count of the text report"
+    );
 }
 
 // Many files with a few dozen mistakes each (a bad rename across a registry, or a pull
@@ -163,11 +168,25 @@ fn a_run_of_problems_in_many_files_reports_its_first_thousand_and_counts_the_res
         "{}",
         &run.stderr[run.stderr.len().saturating_sub(500)..]
     );
-    // JSON: the same records.
+    // JSON: the same records, and the counts of every problem, those the record of the rest
+    // counts among them.
     let json = workspace.run(&["validate", "--format", "json"]);
     assert_eq!(json.code, 1);
     assert_eq!(json.stdout.matches("\"unknown-key\"").count(), 1000);
-    assert_eq!(json.stdout.matches("\"more-problems\"").count(), 1);
+    let document: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(document["errors"], 15000);
+    assert_eq!(document["warnings"], 0);
+    let more: Vec<&serde_json::Value> = document["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|record| record["code"] == "more-problems")
+        .collect();
+    assert_eq!(more.len(), 1);
+    assert_eq!(
+        more[0]["not_shown"],
+        serde_json::json!({"errors": 14000, "warnings": 0})
+    );
 }
 
 /// The minimal workspace with `manifest` appended to its manifest and `template` as the

@@ -283,6 +283,17 @@ pub struct DiagnosticRecord {
     pub notes: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub labels: Vec<RecordLabel>,
+    /// For a `more-problems` record: the problems it counts, which have no record of their
+    /// own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_shown: Option<NotShown>,
+}
+
+/// How many errors and warnings a `more-problems` record counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct NotShown {
+    pub errors: usize,
+    pub warnings: usize,
 }
 
 /// Where a diagnostic points: the file (relative to the workspace when inside it) and the
@@ -323,6 +334,7 @@ impl DiagnosticRecord {
             }),
             notes: Vec::new(),
             labels: Vec::new(),
+            not_shown: None,
         }
     }
 
@@ -336,12 +348,31 @@ impl DiagnosticRecord {
             location: None,
             notes: Vec::new(),
             labels: Vec::new(),
+            not_shown: None,
         }
     }
 
     pub fn is_error(&self) -> bool {
         self.severity == "error"
     }
+
+    /// The errors and warnings the record stands for: itself, or those it counts.
+    pub fn counts(&self) -> (usize, usize) {
+        match self.not_shown {
+            Some(NotShown { errors, warnings }) => (errors, warnings),
+            None if self.is_error() => (1, 0),
+            None => (0, 1),
+        }
+    }
+}
+
+/// The errors and warnings `records` stand for, those `more-problems` records count among
+/// them, as the closing count of a report says.
+pub fn record_counts(records: &[DiagnosticRecord]) -> (usize, usize) {
+    records.iter().fold((0, 0), |(errors, warnings), record| {
+        let (e, w) = record.counts();
+        (errors + e, warnings + w)
+    })
 }
 
 /// Diagnostics as records. Each span is looked up in the first of `sources` that holds its
@@ -391,6 +422,12 @@ pub fn records(diagnostics: &[Diagnostic], sources: &[&Sources]) -> Vec<Diagnost
                     })
                 })
                 .collect(),
+            not_shown: match d.problem {
+                Problem::MoreProblems {
+                    errors, warnings, ..
+                } => Some(NotShown { errors, warnings }),
+                _ => None,
+            },
         })
         .collect()
 }
@@ -414,11 +451,11 @@ pub fn json_with(
 
 /// Records as `--format json` prints them, with their counts.
 pub fn json_records(records: &[DiagnosticRecord]) -> String {
-    let errors = records.iter().filter(|record| record.is_error()).count();
+    let (errors, warnings) = record_counts(records);
     let document = serde_json::json!({
         "diagnostics": records,
         "errors": errors,
-        "warnings": records.len() - errors,
+        "warnings": warnings,
     });
     super::json_document(&document)
 }

@@ -99,17 +99,21 @@ fn record(problem: &RequestProblem) -> DiagnosticRecord {
 /// The first error, its place, and how many more there are: one line for an exception.
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let errors: Vec<&DiagnosticRecord> =
-            self.diagnostics.iter().filter(|d| d.is_error()).collect();
-        let Some(first) = errors.first() else {
+        // A `more-problems` record counts errors that have no record of their own.
+        let (errors, _) = crate::report::diagnostics::record_counts(&self.diagnostics);
+        let Some(first) = self
+            .diagnostics
+            .iter()
+            .find(|d| d.is_error() && d.not_shown.is_none())
+        else {
             return f.write_str("the request failed");
         };
         if let Some(at) = &first.location {
             write!(f, "{}:{}:{}: ", at.file, at.line, at.column)?;
         }
         write!(f, "{}", first.message)?;
-        match errors.len() {
-            1 => Ok(()),
+        match errors {
+            0 | 1 => Ok(()),
             2 => f.write_str(" (and 1 more error)"),
             more => write!(f, " (and {} more errors)", more - 1),
         }
@@ -435,4 +439,32 @@ fn prepare(workspace: &Workspace, given: &AgentRequest) -> Result<Prepared, Fail
         sources,
         warnings: found,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::diagnostics::NotShown;
+
+    #[test]
+    fn a_failure_counts_the_errors_a_report_left_out() {
+        let error = DiagnosticRecord::unlocated("unknown-key", "unknown key `x`".into(), None);
+        let mut more = DiagnosticRecord::unlocated(
+            "more-problems",
+            "5 more errors in 2 files, not shown".into(),
+            None,
+        );
+        more.not_shown = Some(NotShown {
+            errors: 5,
+            warnings: 3,
+        });
+        let failure = Failure {
+            diagnostics: vec![error.clone(), error.clone(), more],
+        };
+        assert_eq!(failure.to_string(), "unknown key `x` (and 6 more errors)");
+        let alone = Failure {
+            diagnostics: vec![error],
+        };
+        assert_eq!(alone.to_string(), "unknown key `x`");
+    }
 }
