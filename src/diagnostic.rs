@@ -90,13 +90,6 @@ impl LeftOut {
         }
     }
 
-    fn add(&mut self, diagnostic: Diagnostic) {
-        self.count(diagnostic.severity());
-        if in_report_order(&diagnostic, &self.first).is_lt() {
-            self.first = diagnostic;
-        }
-    }
-
     fn merge(&mut self, other: LeftOut) {
         self.errors += other.errors;
         self.warnings += other.warnings;
@@ -118,12 +111,7 @@ impl Diagnostics {
     pub fn extend(&mut self, other: Diagnostics) {
         self.items.extend(other.items);
         for (source, left) in other.left_out {
-            match self.left_out.entry(source) {
-                Entry::Occupied(mut held) => held.get_mut().merge(left),
-                Entry::Vacant(slot) => {
-                    slot.insert(left);
-                }
-            }
+            self.leave_out(source, left);
         }
     }
 
@@ -192,20 +180,26 @@ impl Diagnostics {
         if self.items.len() <= COMPACT_PAST {
             return;
         }
+        self.items = self.take_shown();
+    }
+
+    /// The diagnostics held that a report shows, in its order; the others are left out.
+    fn take_shown(&mut self) -> Vec<Diagnostic> {
         let mut items = std::mem::take(&mut self.items);
         sort_in_report_order(&mut items);
         let (shown, left) = split_shown(items);
-        self.items = shown;
-        self.leave_out(left);
+        for diagnostic in left {
+            self.leave_out(diagnostic.span.source, LeftOut::of(diagnostic));
+        }
+        shown
     }
 
-    fn leave_out(&mut self, left: Vec<Diagnostic>) {
-        for diagnostic in left {
-            match self.left_out.entry(diagnostic.span.source) {
-                Entry::Occupied(mut held) => held.get_mut().add(diagnostic),
-                Entry::Vacant(slot) => {
-                    slot.insert(LeftOut::of(diagnostic));
-                }
+    /// Counts `left` with the problems of `source` already left out.
+    fn leave_out(&mut self, source: SourceId, left: LeftOut) {
+        match self.left_out.entry(source) {
+            Entry::Occupied(mut held) => held.get_mut().merge(left),
+            Entry::Vacant(slot) => {
+                slot.insert(left);
             }
         }
     }
@@ -216,10 +210,7 @@ impl Diagnostics {
     /// file and [`MAX_PROBLEMS`] in all are shown; the rest are counted by
     /// [`Problem::MoreProblems`] diagnostics at the end.
     pub fn sorted(mut self) -> Vec<Diagnostic> {
-        let mut items = std::mem::take(&mut self.items);
-        sort_in_report_order(&mut items);
-        let (mut shown, left) = split_shown(items);
-        self.leave_out(left);
+        let mut shown = self.take_shown();
         shown.extend(counted(&shown, self.left_out));
         shown
     }
