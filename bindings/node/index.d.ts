@@ -8,7 +8,7 @@ import type {
   Tool,
 } from './native'
 
-export type { CompileRequest, Diagnostic, Model, Parameter, Section, SourceRange, Tool } from './native'
+export type { CompileRequest, Diagnostic, Model, NotShown, Parameter, Section, SourceRange, Tool } from './native'
 
 /** The compiled prompt and its parts: a plain object, each part made when first read. */
 export type CompileResult = Omit<

@@ -137,12 +137,23 @@ export interface Diagnostic {
   endLine?: number
   endColumn?: number
   notes: Array<string>
+  /**
+   * For a `more-problems` diagnostic: how many problems past the first 1,000 of a run
+   * (or a file's first 100) it stands for, which have no diagnostic of their own.
+   */
+  notShown?: NotShown
 }
 
 /** A model as its provider names it. */
 export interface Model {
   id?: string
   provider?: string
+}
+
+/** The errors and warnings a `more-problems` diagnostic counts. */
+export interface NotShown {
+  errors: number
+  warnings: number
 }
 
 export interface Parameter {

@@ -527,6 +527,18 @@ pub struct Diagnostic {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end_column: Option<u32>,
     pub notes: Vec<String>,
+    /// For a `more-problems` diagnostic: how many problems past the first 1,000 of a run
+    /// (or a file's first 100) it stands for, which have no diagnostic of their own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_shown: Option<NotShown>,
+}
+
+/// The errors and warnings a `more-problems` diagnostic counts.
+#[napi(object)]
+#[derive(Serialize)]
+pub struct NotShown {
+    pub errors: u32,
+    pub warnings: u32,
 }
 
 impl From<&DiagnosticRecord> for Diagnostic {
@@ -543,6 +555,10 @@ impl From<&DiagnosticRecord> for Diagnostic {
             end_line: at.map(|at| small(at.end_line)),
             end_column: at.map(|at| small(at.end_column)),
             notes: record.notes.clone(),
+            not_shown: record.not_shown.map(|counted| NotShown {
+                errors: small(counted.errors),
+                warnings: small(counted.warnings),
+            }),
         }
     }
 }

@@ -176,6 +176,23 @@ test('a bad workspace throws with located diagnostics', (t) => {
   assert.equal(thrown(() => Workspace.load(tmpdir())).diagnostics[0].code, 'not-a-workspace')
 })
 
+test('problems past the first 1,000 are counted in one more-problems diagnostic', (t) => {
+  const dir = copyOfShipped(t)
+  for (let file = 0; file < 11; file++) {
+    const keys = Array.from({ length: 100 }, (_, key) => `bogus_${key} = ${key}\n`).join('')
+    writeFileSync(join(dir, `tools/extra_${file}.toml`), `id = "extra_${file}"\ndescription = "x"\n${keys}`)
+  }
+  const error = thrown(() => Workspace.load(dir))
+  const shown = error.diagnostics.filter((d) => d.notShown === undefined)
+  const more = error.diagnostics.filter((d) => d.notShown !== undefined)
+  assert.equal(shown.length, 1000)
+  assert.ok(shown.every((d) => d.code === 'unknown-key'))
+  assert.equal(more.length, 1)
+  assert.equal(more[0].code, 'more-problems')
+  assert.deepEqual(more[0].notShown, { errors: 100, warnings: 0 })
+  assert.match(error.message, /\(and 1099 more errors\)$/)
+})
+
 test('a bad context value throws, located in the context as given', () => {
   const error = thrown(() => shipped.compile({ context: { cwd: '/srv/app', mode: 'fly' } }))
   const [first] = error.diagnostics

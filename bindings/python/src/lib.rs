@@ -566,6 +566,27 @@ struct Diagnostic {
     end_line: Option<usize>,
     end_column: Option<usize>,
     notes: Vec<String>,
+    /// For a `more-problems` diagnostic: how many problems past the first 1,000 of a run (or
+    /// a file's first 100) it stands for, which have no diagnostic of their own.
+    not_shown: Option<NotShown>,
+}
+
+/// The errors and warnings a `more-problems` diagnostic counts.
+#[pyclass(frozen, module = "promptc_runtime", get_all, skip_from_py_object)]
+#[derive(Clone)]
+struct NotShown {
+    errors: usize,
+    warnings: usize,
+}
+
+#[pymethods]
+impl NotShown {
+    fn __repr__(&self) -> String {
+        format!(
+            "NotShown(errors={}, warnings={})",
+            self.errors, self.warnings
+        )
+    }
 }
 
 #[pymethods]
@@ -595,6 +616,10 @@ impl From<&DiagnosticRecord> for Diagnostic {
             end_line: at.map(|at| at.end_line),
             end_column: at.map(|at| at.end_column),
             notes: record.notes.clone(),
+            not_shown: record.not_shown.map(|counted| NotShown {
+                errors: counted.errors,
+                warnings: counted.warnings,
+            }),
         }
     }
 }
@@ -624,6 +649,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<Workspace>()?;
     module.add_class::<CompileResult>()?;
     module.add_class::<Diagnostic>()?;
+    module.add_class::<NotShown>()?;
     module.add("PromptcError", module.py().get_type::<PromptcError>())?;
     module.add_function(wrap_pyfunction!(version, module)?)?;
     Ok(())

@@ -133,6 +133,21 @@ def test_a_prompt_over_its_budget_raises_or_warns_as_asked(copy_of_shipped: Path
     assert len(over) == 1 and over[0].severity == "warning"
 
 
+def test_problems_past_the_first_thousand_are_counted_in_one_diagnostic(copy_of_shipped: Path) -> None:
+    for file in range(11):
+        keys = "".join(f"bogus_{key} = {key}\n" for key in range(100))
+        (copy_of_shipped / f"tools/extra_{file}.toml").write_text(f'id = "extra_{file}"\ndescription = "x"\n{keys}')
+    with pytest.raises(PromptcError) as raised:
+        Workspace.load(copy_of_shipped)
+    shown = [d for d in raised.value.diagnostics if d.not_shown is None]
+    more = [d for d in raised.value.diagnostics if d.not_shown is not None]
+    assert len(shown) == 1000 and all(d.code == "unknown-key" for d in shown)
+    assert [d.code for d in more] == ["more-problems"]
+    counted = more[0].not_shown
+    assert counted is not None and (counted.errors, counted.warnings) == (100, 0)
+    assert str(raised.value).endswith("(and 1099 more errors)")
+
+
 def test_a_bad_workspace_raises_with_located_diagnostics(copy_of_shipped: Path, tmp_path: Path) -> None:
     (copy_of_shipped / "tools/read_file.toml").write_text('id = "read_file"\nbogus = 1\n')
     with pytest.raises(PromptcError) as raised:

@@ -8,8 +8,8 @@ request, in-process, from a workspace of variants, components and tools loaded o
     result.family, result.prompt, result.tool_definitions
 """
 
-from ._native import CompileResult, Diagnostic, PromptcError, Workspace, version
+from ._native import CompileResult, Diagnostic, NotShown, PromptcError, Workspace, version
 
 __version__: str = version()
 
-__all__ = ["CompileResult", "Diagnostic", "PromptcError", "Workspace", "version", "__version__"]
+__all__ = ["CompileResult", "Diagnostic", "NotShown", "PromptcError", "Workspace", "version", "__version__"]

@@ -5,7 +5,7 @@ from typing import Any, Literal, Mapping, Optional, TypedDict, Union, final
 
 from typing_extensions import NotRequired, Unpack
 
-__all__ = ["Workspace", "CompileResult", "Diagnostic", "PromptcError", "version"]
+__all__ = ["Workspace", "CompileResult", "Diagnostic", "NotShown", "PromptcError", "version"]
 
 Model = Mapping[str, str]
 """A model as its provider names it: `{"id": "claude-sonnet-4-5", "provider": "anthropic"}`."""
@@ -105,6 +105,19 @@ class Diagnostic:
     def end_column(self) -> Optional[int]: ...
     @property
     def notes(self) -> list[str]: ...
+    @property
+    def not_shown(self) -> Optional[NotShown]:
+        """For a `more-problems` diagnostic: the problems past the first 1,000 of a run (or a
+        file's first 100) it stands for, which have no diagnostic of their own."""
+
+@final
+class NotShown:
+    """The errors and warnings a `more-problems` diagnostic counts."""
+
+    @property
+    def errors(self) -> int: ...
+    @property
+    def warnings(self) -> int: ...
 
 @final
 class CompileResult:
