@@ -32,6 +32,9 @@ pub enum PathProblem {
         /// The output, from the workspace root.
         target: PathBuf,
     },
+    /// A workspace file (a template, a partial, a data file, a rules file) that lies in the
+    /// output folder itself: a build would read what it writes, and may write over it.
+    InOutput,
     /// A path given in a workspace file climbs out of the workspace (`..`, absolute).
     OutsideWorkspace,
     /// A FIFO, socket or device, where a regular file belongs.
@@ -153,6 +156,9 @@ impl PathError {
             PathProblem::LinkToOutput { .. } => {
                 "replace the link with a file of its own: through it, a build would read back what the last one wrote"
             }
+            PathProblem::InOutput => {
+                "move the file out of the output folder, and change the path that names it (a `template_file`, say)"
+            }
             PathProblem::NotRegularFile { .. } | PathProblem::IsFolder => {
                 "move it away: a regular file belongs at this path"
             }
@@ -230,6 +236,10 @@ impl fmt::Display for PathProblem {
                 f,
                 "is a symbolic link to {}, in the output folder (`build.out`), which a build writes",
                 target.display()
+            ),
+            PathProblem::InOutput => write!(
+                f,
+                "lies in the output folder (`build.out`), which a build writes"
             ),
             PathProblem::OutsideWorkspace => write!(f, "lies outside the workspace"),
             PathProblem::NotRegularFile { what } => write!(f, "is a {what}, not a regular file"),

@@ -267,6 +267,13 @@ pub enum Problem {
         context: String,
         folder: String,
     },
+    /// A context's `rules_from` folder lies in the output folder: the build would read its own
+    /// outputs as rules, and the next build would refuse to write over files it reads.
+    RulesReadFromOutputs {
+        output: String,
+        context: String,
+        folder: String,
+    },
     /// A context file whose name cannot name a context (and its outputs).
     BadContextName {
         name: String,
@@ -890,6 +897,7 @@ impl Problem {
             Problem::BadContextName { .. } => "bad-context-name",
             Problem::OutputOverlapsSources { .. } => "output-overlaps-sources",
             Problem::OutputsReadAsRules { .. } => "outputs-read-as-rules",
+            Problem::RulesReadFromOutputs { .. } => "rules-read-from-outputs",
             Problem::DuplicateId { .. } => "duplicate-id",
             Problem::UnknownReference { .. } => "unknown-reference",
             Problem::Cycle { .. } => "cycle",
@@ -1047,6 +1055,20 @@ impl Problem {
                 if name == "random" =>
             {
                 "the same inputs always compile to the same bytes, so templates have no `random`: choose with a value the context gives (`{{ tips[extra.day % (tips | length)] }}`)".into()
+            }
+            // Jinja2's, left out: they are made for HTML, which a prompt is not.
+            Problem::UnknownFilter { name, .. }
+                if matches!(
+                    name.as_str(),
+                    "striptags" | "xmlattr" | "forceescape" | "urlize"
+                ) =>
+            {
+                format!(
+                    "prompts are not HTML, so templates have no Jinja2 `{name}`: write the text as the prompt should read, or rewrite it with a `[[postprocess]] rule = \"regex\"` clean-up rule"
+                )
+            }
+            Problem::UnknownTest { name, .. } if name == "callable" => {
+                "templates have no Jinja2 `callable` test: test what the value holds (`is mapping`, `is string`, `is defined`) instead".into()
             }
             Problem::UnknownFunction { name, .. } if name == "lipsum" => {
                 "the same inputs always compile to the same bytes, so templates have no `lipsum`: write the filler text itself".into()
@@ -1278,6 +1300,11 @@ impl Problem {
                 folder,
             } => format!(
                 "keep the two folders apart: point `{setting}` at a folder outside `{out}` (or, if `{folder}` is where it belongs, set `build.out` to a folder outside it)"
+            ),
+            Problem::RulesReadFromOutputs {
+                output, folder, ..
+            } => format!(
+                "read rules from a folder outside `{output}` (the project's own, not what promptc writes), or set `build.out` to a folder apart from `{folder}`"
             ),
             Problem::OutputsReadAsRules {
                 context, folder, ..
@@ -1831,6 +1858,14 @@ impl Problem {
             } => write!(
                 f,
                 "`{output}` lies where context `{context}` reads rules files (its `rules_from` folder `{folder}`): each build would read the last one's outputs back as rules, and `check` would never pass"
+            ),
+            Problem::RulesReadFromOutputs {
+                output,
+                context,
+                folder,
+            } => write!(
+                f,
+                "context `{context}` reads rules files from `{folder}`, in the output folder `{output}`: a build would read what it writes as rules, and the next one would refuse to write over them"
             ),
             Problem::BadContextName { name } => write!(
                 f,
@@ -2847,6 +2882,11 @@ mod tests {
                 context: text(),
                 folder: text(),
             },
+            Problem::RulesReadFromOutputs {
+                output: text(),
+                context: text(),
+                folder: text(),
+            },
             Problem::NeverEqual {
                 comparison: text(),
                 path: text(),
@@ -2987,7 +3027,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 96;
+    const VARIANTS: usize = 97;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -3087,6 +3127,7 @@ mod tests {
             Problem::UnknownTest { .. } => 93,
             Problem::TooManyTokens { .. } => 94,
             Problem::TooManyOutputs { .. } => 95,
+            Problem::RulesReadFromOutputs { .. } => 96,
         }
     }
 

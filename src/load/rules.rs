@@ -1133,11 +1133,16 @@ impl Reader<'_> {
             .map_err(Unread::Other)
             .and_then(|real| match &self.outputs {
                 Some((outputs, shown)) if real.starts_with(outputs) => {
-                    let below = real.strip_prefix(outputs).unwrap_or(&real);
-                    let target = shown.join(below);
-                    Err(Unread::Other(
-                        PathProblem::LinkToOutput { target }.to_string(),
-                    ))
+                    // A file of the output folder, reached by a link or lying there.
+                    let problem = if path.is_symlink() {
+                        let below = real.strip_prefix(outputs).unwrap_or(&real);
+                        PathProblem::LinkToOutput {
+                            target: shown.join(below),
+                        }
+                    } else {
+                        PathProblem::InOutput
+                    };
+                    Err(Unread::Other(problem.to_string()))
                 }
                 _ => Ok(real),
             })

@@ -1,7 +1,7 @@
 //! The minijinja environment every template and condition runs in.
 
 use minijinja::syntax::SyntaxConfig;
-use minijinja::value::Kwargs;
+use minijinja::value::{Kwargs, ValueKind};
 use minijinja::{AutoEscape, Environment, Error, ErrorKind, UndefinedBehavior, Value};
 
 use crate::model::limits::{DEFAULT_FUEL, MAX_FUEL};
@@ -44,7 +44,7 @@ pub fn new_environment(fuel: Option<u64>, render_bytes: u64) -> Environment<'sta
     env.add_filter(
         "indent",
         move |value: &Value,
-              width: Option<usize>,
+              width: Option<Value>,
               first: Option<bool>,
               blank: Option<bool>,
               kwargs: Kwargs| {
@@ -52,6 +52,49 @@ pub fn new_environment(fuel: Option<u64>, render_bytes: u64) -> Environment<'sta
             // nodes out whole to pass it in; it is measured first.
             let text = limits::filtered_text(value, render_bytes)?;
             indent(text, width, first, blank, kwargs, render_bytes)
+        },
+    );
+    // Jinja2 takes `dictsort`'s arguments by position too: `dictsort(true)`,
+    // `dictsort(false, 'value')`. minijinja takes them by name alone.
+    env.add_filter(
+        "dictsort",
+        |value: &Value,
+         case_sensitive: Option<Value>,
+         by: Option<Value>,
+         reverse: Option<Value>,
+         kwargs: Kwargs| {
+            let named = ["case_sensitive", "by", "reverse"];
+            let mut arguments = Vec::new();
+            for (name, given) in named.into_iter().zip([case_sensitive, by, reverse]) {
+                let value = match given {
+                    Some(given) => {
+                        if kwargs.has(name) {
+                            return Err(Error::new(
+                                ErrorKind::TooManyArguments,
+                                format!(
+                                    "dictsort was given `{name}` twice, by position and by name"
+                                ),
+                            ));
+                        }
+                        Some(given)
+                    }
+                    None => kwargs.get::<Option<Value>>(name)?,
+                };
+                if name == "by"
+                    && let Some(by) = &value
+                    && !matches!(by.as_str(), Some("key" | "value"))
+                {
+                    return Err(Error::new(
+                        ErrorKind::InvalidOperation,
+                        format!("dictsort sorts by 'key' or 'value', not {by}"),
+                    ));
+                }
+                if let Some(value) = value {
+                    arguments.push((name.to_string(), value));
+                }
+            }
+            kwargs.assert_all_used()?;
+            minijinja::filters::dictsort(value, arguments.into_iter().collect())
         },
     );
     model_id::install(&mut env);
@@ -77,15 +120,38 @@ pub const MAX_INDENT: usize = 256;
 /// minijinja's `indent` (same arguments: `width`, `first`, `blank`), with the width capped.
 fn indent(
     value: String,
-    width: Option<usize>,
+    width: Option<Value>,
     first: Option<bool>,
     blank: Option<bool>,
     kwargs: Kwargs,
     limit: u64,
 ) -> Result<String, Error> {
     let width = match width {
-        Some(width) => width,
-        None => kwargs.get::<Option<usize>>("width")?.unwrap_or(4),
+        Some(width) => Some(width),
+        None => kwargs.get::<Option<Value>>("width")?,
+    };
+    // Jinja2's width is a number of spaces or the text to indent with (`indent('> ')`).
+    let padding = match &width {
+        None => " ".repeat(4),
+        Some(text) if text.kind() == ValueKind::String => text.as_str().unwrap_or("").to_owned(),
+        Some(number) => match number.as_usize() {
+            Some(width) if width <= MAX_INDENT => " ".repeat(width),
+            Some(width) => {
+                return Err(Error::new(
+                    ErrorKind::InvalidOperation,
+                    format!("indent width {width} is above the limit of {MAX_INDENT}"),
+                ));
+            }
+            None => {
+                return Err(Error::new(
+                    ErrorKind::InvalidOperation,
+                    format!(
+                        "indent takes a number of spaces or the text to indent with, not {}",
+                        number.kind()
+                    ),
+                ));
+            }
+        },
     };
     let first = match first {
         Some(first) => first,
@@ -96,12 +162,16 @@ fn indent(
         None => kwargs.get::<Option<bool>>("blank")?.unwrap_or(false),
     };
     kwargs.assert_all_used()?;
-    if width > MAX_INDENT {
+    if padding.len() > MAX_INDENT {
         return Err(Error::new(
             ErrorKind::InvalidOperation,
-            format!("indent width {width} is above the limit of {MAX_INDENT}"),
+            format!(
+                "an indent of {} bytes is above the limit of {MAX_INDENT}",
+                padding.len()
+            ),
         ));
     }
+    let width = padding.len();
     // As minijinja's: one line ending taken off the end, `\n` or `\r\n` (or a lone `\r`).
     let text = value.strip_suffix('\n').unwrap_or(&value);
     let text = text.strip_suffix('\r').unwrap_or(text);
@@ -111,7 +181,6 @@ fn indent(
         limit,
         "the indented text",
     )?;
-    let padding = " ".repeat(width);
     let mut out = String::with_capacity(text.len() + width * 8);
     for (index, line) in text.split('\n').enumerate() {
         if index > 0 {
@@ -139,6 +208,55 @@ fn pretty_json(value: &Value) -> Result<String, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Arguments as Jinja2 3.1 takes them, and what it renders (taken from Jinja2 itself).
+    #[test]
+    fn filters_take_the_arguments_jinja2_takes() {
+        let env = new_environment(None, 1 << 20);
+        let cases = [
+            ("{{ 'aaa' | replace('a', 'b', 2) }}", "bba"),
+            ("{{ 'aaa' | replace('a', 'b', count=-1) }}", "bbb"),
+            ("{{ 'abc' | replace('', '-', 2) }}", "-a-bc"),
+            ("{{ 'aaa' | replace('a', 'b', 0) }}", "aaa"),
+            ("{{ 'aaa' | replace('a', 'b') }}", "bbb"),
+            (
+                "{% for k, v in {'b': 1, 'A': 2, 'a': 3} | dictsort(true) %}{{ k }}{{ v }} {% endfor %}",
+                "A2 a3 b1 ",
+            ),
+            (
+                "{% for k, v in {'b': 1, 'A': 2, 'a': 3} | dictsort(false, 'value', true) %}{{ k }}{{ v }} {% endfor %}",
+                "a3 A2 b1 ",
+            ),
+            (
+                "{% for k, v in {'b': 1, 'a': 2} | dictsort(reverse=true) %}{{ k }}{% endfor %}",
+                "ba",
+            ),
+            ("{{ 'a\nb' | indent('> ') }}", "a\n> b"),
+            ("{{ 'a\nb' | indent(width='--', first=true) }}", "--a\n--b"),
+            ("{{ 'a\nb' | indent(2) }}", "a\n  b"),
+            (
+                "{% for c in 'ab' %}{{ loop.length }}{{ loop.revindex }}{% endfor %}",
+                "2221",
+            ),
+        ];
+        for (template, jinja2) in cases {
+            let rendered = env.render_str(template, ()).map_err(|e| e.to_string());
+            assert_eq!(rendered.as_deref(), Ok(jinja2), "{template}");
+        }
+        for (template, error) in [
+            (
+                "{{ {'a': 1} | dictsort(true, case_sensitive=true) }}",
+                "twice",
+            ),
+            ("{{ {'a': 1} | dictsort(by='size') }}", "'key' or 'value'"),
+            ("{{ 'a' | indent(3.5) }}", "number of spaces or the text"),
+            ("{{ 'a' | indent(300) }}", "above the limit"),
+            ("{{ 'a' | replace('a', 'b', 1, colour=1) }}", "colour"),
+        ] {
+            let failed = env.render_str(template, ()).unwrap_err().to_string();
+            assert!(failed.contains(error), "{template}: {failed}");
+        }
+    }
 
     #[test]
     fn pretty_json_keeps_order_and_does_not_escape() {

@@ -480,19 +480,33 @@ pub fn install(env: &mut Environment<'static>, limit: u64) {
     );
     env.add_filter(
         "replace",
-        move |state: &mut State,
-              value: StringInput<'_>,
+        // Text is never escaped in promptc (see `environment`), so minijinja's replace, which
+        // needs the state only to ask that, is plain `str::replace`.
+        move |value: StringInput<'_>,
               from: StringInput<'_>,
-              to: StringInput<'_>| {
+              to: StringInput<'_>,
+              count: Option<i64>,
+              kwargs: Kwargs| {
+            // Jinja2's fourth argument: replace only the first `count` (all when negative).
+            let count = match count {
+                Some(count) => Some(count),
+                None => kwargs.get::<Option<i64>>("count")?,
+            };
+            kwargs.assert_all_used()?;
+            let count = count.and_then(|count| usize::try_from(count).ok());
             let (text, from_s, to_s) = (value.as_str(), from.as_str(), to.as_str());
             if to_s.len() > from_s.len() {
-                let matches = text.matches(from_s).count() as u64;
-                let grown = matches.saturating_mul((to_s.len() - from_s.len()) as u64);
+                let matches = text.matches(from_s).count();
+                let made = count.map_or(matches, |count| count.min(matches)) as u64;
+                let grown = made.saturating_mul((to_s.len() - from_s.len()) as u64);
                 if (text.len() as u64).saturating_add(grown) > limit {
                     return Err(over(limit, "the replaced text"));
                 }
             }
-            minijinja::filters::replace(state, value, from, to)
+            Ok(Value::from(match count {
+                Some(count) => text.replacen(from_s, to_s, count),
+                None => text.replace(from_s, to_s),
+            }))
         },
     );
     env.add_filter(

@@ -9,6 +9,7 @@ pub mod jinja_globals;
 pub mod limits;
 pub mod meant;
 pub mod model_id;
+pub mod numbers;
 pub mod placement;
 pub mod python_methods;
 pub mod references;

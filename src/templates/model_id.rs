@@ -29,9 +29,9 @@ pub fn install(env: &mut Environment<'static>) {
     env.add_filter("float", float);
 }
 
-/// minijinja's `int`, which also takes a model version: its first part, the major version
-/// (4 for `claude-sonnet-4-5`, 5 for `gpt-5.1-codex`, 4 for `model-4.10`). minijinja's own
-/// refuses any object.
+/// Jinja2's `int` ([`crate::templates::numbers::int`]), which also takes a model version: its
+/// first part, the major version (4 for `claude-sonnet-4-5`, 5 for `gpt-5.1-codex`, 4 for
+/// `model-4.10`).
 fn int(
     state: &State,
     value: &Value,
@@ -40,10 +40,10 @@ fn int(
     kwargs: minijinja::value::Kwargs,
 ) -> Result<Value, Error> {
     let Some(version) = value.downcast_object_ref::<ModelVersion>() else {
-        return minijinja::filters::int(state, value, default, base, kwargs);
+        return crate::templates::numbers::int(state, value, default, base, &kwargs);
     };
     // A version always converts: `default` and `base` change nothing, but are taken as
-    // minijinja's `int` takes them.
+    // Jinja2's `int` takes them.
     kwargs.get::<Option<Value>>("default")?;
     kwargs.get::<Option<u32>>("base")?;
     kwargs.assert_all_used()?;
@@ -58,9 +58,9 @@ fn int(
     })
 }
 
-/// minijinja's `float`, which also takes a model version: the version read as a decimal
-/// (2.5 for `gemini-2.5-pro`; 4.1 for `model-4.10`, which only the version itself orders
-/// after 4.9).
+/// Jinja2's `float` ([`crate::templates::numbers::float`]), which also takes a model version:
+/// the version read as a decimal (2.5 for `gemini-2.5-pro`; 4.1 for `model-4.10`, which only
+/// the version itself orders after 4.9).
 fn float(
     state: &State,
     value: &Value,
@@ -68,7 +68,7 @@ fn float(
     kwargs: minijinja::value::Kwargs,
 ) -> Result<Value, Error> {
     let Some(version) = value.downcast_object_ref::<ModelVersion>() else {
-        return minijinja::filters::float(state, value, default, kwargs);
+        return crate::templates::numbers::float(state, value, default, &kwargs);
     };
     kwargs.get::<Option<Value>>("default")?;
     kwargs.assert_all_used()?;
@@ -836,11 +836,8 @@ mod tests {
         ] {
             assert_eq!(value(expression, id), expected, "{expression} for {id}");
         }
-        let refused = env
-            .compile_expression("'x' | int")
-            .unwrap()
-            .eval(minijinja::context! {});
-        assert!(refused.is_err());
+        // A text that is no number is Jinja2's default, 0, as for any other text.
+        assert_eq!(value("'x' | int", ""), Value::from(0));
     }
 
     /// A model's version is a dotted version, not a decimal: 4.10 comes after 4.9 and 4.2,

@@ -14,6 +14,7 @@ use minijinja::{Environment, Error, ErrorKind, Value};
 
 use crate::templates::arguments::Arguments;
 use crate::templates::limits;
+use crate::templates::numbers::number_of;
 
 /// Installs the filters, the text they build bounded by `limit` bytes.
 pub fn install(env: &mut Environment<'static>, limit: u64) {
@@ -474,39 +475,6 @@ fn below(number: f64, whole: u128) -> bool {
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let floor = number.floor() as u128;
     floor < whole
-}
-
-/// A number as Python's `float()` reads it: a number, or a text of one.
-fn number_of(value: &Value) -> Option<f64> {
-    if value.is_number() {
-        return f64::try_from(value.clone()).ok();
-    }
-    // `True` is 1.0 to Python.
-    if value.kind() == ValueKind::Bool {
-        return Some(if value.is_true() { 1.0 } else { 0.0 });
-    }
-    let text = value.as_str()?.trim();
-    // An `_` only between two digits, as in Python's numbers (`1_000`, not `1__000` or `_1`).
-    let bytes = text.as_bytes();
-    let between_digits = |at: usize| {
-        at > 0
-            && bytes.get(at - 1).is_some_and(u8::is_ascii_digit)
-            && bytes.get(at + 1).is_some_and(u8::is_ascii_digit)
-    };
-    if (0..bytes.len()).any(|at| bytes[at] == b'_' && !between_digits(at)) {
-        return None;
-    }
-    let lower = text.to_ascii_lowercase();
-    let unsigned = lower.trim_start_matches(['+', '-']);
-    // Rust reads `inf`, `infinity` and `nan` as Python does; Python reads no other words.
-    if unsigned
-        .chars()
-        .any(|c| c.is_ascii_alphabetic() && c != 'e')
-        && !matches!(unsigned, "inf" | "infinity" | "nan")
-    {
-        return None;
-    }
-    lower.replace('_', "").parse().ok()
 }
 
 /// `{:.precision$f}` as Python writes it: `nan`, `inf` and `-inf` in lower case.

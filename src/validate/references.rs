@@ -1436,6 +1436,7 @@ fn output_folder_is_apart(known: &Known<'_>, manifest: &Entry<ManifestDef>, out:
     let root = &known.workspace.root;
     let out_dir = value.build.out.trim_matches('/');
     let outside = |path: &str| crate::load::read::resolve_inside(root, root, path).is_none();
+    let mut overlaps = false;
     for (setting, folder) in source_folders(&value.paths) {
         // A folder outside the workspace is refused at its setting; it overlaps nothing here.
         // Nor does a folder read as data that is the root, refused at its setting too.
@@ -1471,6 +1472,7 @@ fn output_folder_is_apart(known: &Known<'_>, manifest: &Entry<ManifestDef>, out:
                     || Span::file_start(manifest.document.source),
                     |pointer| manifest.value_span(pointer),
                 );
+            overlaps = true;
             out.error(
                 Problem::OutputOverlapsSources {
                     out: out_dir.to_string(),
@@ -1490,7 +1492,8 @@ fn output_folder_is_apart(known: &Known<'_>, manifest: &Entry<ManifestDef>, out:
         );
     }
     outputs_apart_from_rules(known, manifest, out_dir, out);
-    no_source_links_to_an_output(known, out_dir, out);
+    // Where the outputs overlap a data folder, that is said once, above, not per file.
+    no_source_links_to_an_output(known, out_dir, !overlaps, out);
 }
 
 /// No file the workspace read is a link to a file in the output folder: a template that is
@@ -1498,25 +1501,55 @@ fn output_folder_is_apart(known: &Known<'_>, manifest: &Entry<ManifestDef>, out:
 /// `check` never passes), and a partial that is one runs a context's text, written into an
 /// output, as template code. Said at the link, which is what to replace; the folder checks
 /// above cover the outputs' folder itself, and the rules reader the links among rules.
-fn no_source_links_to_an_output(known: &Known<'_>, out_dir: &str, out: &mut Diagnostics) {
+fn no_source_links_to_an_output(
+    known: &Known<'_>,
+    out_dir: &str,
+    files_lying_there: bool,
+    out: &mut Diagnostics,
+) {
     let workspace = known.workspace;
     let outputs = crate::confine::lexical(out_dir);
-    if outputs.as_os_str().is_empty() || workspace.sources.linked().next().is_none() {
+    if outputs.as_os_str().is_empty() {
         return;
     }
     let real_outputs = crate::confine::real_folder(&workspace.root, &outputs);
-    let linked: Vec<(crate::source::SourceId, std::path::PathBuf)> = workspace
-        .sources
-        .linked()
-        .filter(|(_, real)| real.starts_with(&real_outputs))
-        .map(|(id, real)| (id, crate::confine::shown(&workspace.root, real)))
+    // The files of a `rules_from` folder in the output folder are said once, at the
+    // `rules_from` value (above).
+    let rules_in_outputs: Vec<std::path::PathBuf> = workspace
+        .contexts
+        .values()
+        .flat_map(|context| &context.value.rules_from)
+        .map(|folder| crate::confine::lexical(folder))
+        .filter(|folder| folder.starts_with(&outputs))
         .collect();
-    for (id, target) in linked {
+    let linked: std::collections::HashMap<crate::source::SourceId, &std::path::Path> =
+        workspace.sources.linked().collect();
+    let refused: Vec<(crate::source::SourceId, crate::path_error::PathProblem)> = workspace
+        .sources
+        .with_ids()
+        .filter_map(|(id, file)| {
+            if let Some(real) = linked
+                .get(&id)
+                .filter(|real| real.starts_with(&real_outputs))
+            {
+                let target = crate::confine::shown(&workspace.root, real);
+                return Some((id, crate::path_error::PathProblem::LinkToOutput { target }));
+            }
+            // A file lying in the output folder itself (a `template_file` naming an output
+            // through `..`): the build would refuse to write over it, with no place to show.
+            let lexical = crate::confine::lexical(&file.path.to_string_lossy());
+            let a_rules_file = rules_in_outputs.iter().any(|rules| {
+                lexical
+                    .strip_prefix(rules)
+                    .is_ok_and(crate::load::rules::is_rules_location)
+            });
+            (files_lying_there && lexical.starts_with(&outputs) && !a_rules_file)
+                .then_some((id, crate::path_error::PathProblem::InOutput))
+        })
+        .collect();
+    for (id, problem) in refused {
         let file = workspace.sources.get(id);
-        let error = crate::path_error::PathError::new(
-            &file.path,
-            crate::path_error::PathProblem::LinkToOutput { target },
-        );
+        let error = crate::path_error::PathError::new(&file.path, problem);
         out.error(
             Problem::PathRefused {
                 path: file.path.display().to_string(),
@@ -1548,6 +1581,28 @@ fn outputs_apart_from_rules(
         })
     };
     for (name, context) in &known.workspace.contexts {
+        // The other way round: rules read from the output folder, or below it. Said at the
+        // `rules_from` value, by the context that writes it.
+        if crate::load::rules::writes_rules_from(context) {
+            for (index, folder) in context.value.rules_from.iter().enumerate() {
+                let rules = crate::confine::lexical(folder);
+                if rules.starts_with(&outputs)
+                    || crate::confine::real_folder(root, &rules).starts_with(&real_outputs)
+                {
+                    out.error(
+                        Problem::RulesReadFromOutputs {
+                            output: out_dir.to_string(),
+                            context: name.clone(),
+                            folder: folder.clone(),
+                        },
+                        context.value_span(&crate::pointer::child_pointer(
+                            "/rules_from",
+                            &index.to_string(),
+                        )),
+                    );
+                }
+            }
+        }
         for folder in &context.value.rules_from {
             let rules = crate::confine::lexical(folder);
             if read_as_rules(&outputs, &rules)

@@ -2415,7 +2415,9 @@ impl Iterator for ValueIter {
     fn size_hint(&self) -> (usize, Option<usize>) {
         match self.imp {
             ValueIterImpl::Empty => (0, Some(0)),
-            ValueIterImpl::Chars(_, len, _) => (0, Some(len)),
+            // promptc patch: the characters left are counted, so a loop over a text knows its
+            // `loop.length`, as Jinja2's does (a lower bound of 0 left it undefined).
+            ValueIterImpl::Chars(_, len, _) => (len, Some(len)),
             ValueIterImpl::Dyn(ref iter) => iter.size_hint(),
         }
     }
