@@ -272,7 +272,13 @@ impl Document {
                             ..
                         },
                     ) => Err(unreadable),
-                    Err(_) => Ok(value),
+                    // Past what the YAML reader takes (a key of more than 1024 characters,
+                    // values nested past its depth): placed by a reader of JSON's own.
+                    Err(_) => {
+                        locations.clear();
+                        super::json_places::place(&file.text, &mut locations);
+                        Ok(value)
+                    }
                 },
                 // serde_json stops after the second key, with no word of the first: the YAML
                 // reader places both, and its sentence fits JSON as well.

@@ -4,6 +4,7 @@ pub mod contexts;
 pub mod document;
 pub mod entry;
 pub mod invalid_ids;
+mod json_places;
 pub mod mcp_places;
 pub mod mcp_settings;
 mod prefetch;

@@ -105,6 +105,7 @@ fn read_specs(
         listed: HashMap::new(),
         not_data_folders: Vec::new(),
         values: 0,
+        context_fields: IndexMap::new(),
     };
     let manifest_path = root.join(MANIFEST_FILE);
     let manifest = match loader.load_typed::<Manifest>(&manifest_path, Kind::Manifest)? {
@@ -131,6 +132,11 @@ fn read_specs(
             })
             .collect(),
     );
+    if checks == SchemaChecks::First {
+        loader
+            .context_fields
+            .clone_from(&manifest.value.context_fields);
+    }
     let paths = &manifest.value.paths;
     loader.not_data_folders = [&paths.contexts, &paths.schema, &manifest.value.build.out]
         .into_iter()
@@ -210,6 +216,7 @@ pub fn load_context(
         listed: HashMap::new(),
         not_data_folders: Vec::new(),
         values: 0,
+        context_fields: IndexMap::new(),
     };
     let Some(document) = loader.checked_document(path, Kind::Context)? else {
         return Ok(None);
@@ -308,6 +315,9 @@ struct Loader<'a, 'p> {
     not_data_folders: Vec<PathBuf>,
     /// The values of the files read so far (see [`MAX_VALUES`]).
     values: usize,
+    /// The manifest's `[context_fields]`, which a context's `extra` keys are checked
+    /// against even where its schema refuses the file.
+    context_fields: IndexMap<String, crate::model::ContextField>,
 }
 
 impl Loader<'_, '_> {
@@ -720,6 +730,15 @@ impl Loader<'_, '_> {
                     .validators
                     .check(raw.kind, &raw.document, self.diagnostics)
                 {
+                    // What validation would say of its `extra` once the rest is fixed is
+                    // said now: a misspelt key elsewhere hid a wrong type there.
+                    if kind == Kind::Context {
+                        crate::validate::context_fields::check_extra(
+                            &self.context_fields,
+                            &raw.document,
+                            self.diagnostics,
+                        );
+                    }
                     return Ok(None);
                 }
             }

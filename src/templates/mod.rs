@@ -613,13 +613,11 @@ impl Templates {
             .unwrap_or(false)
     }
 
-    /// Whether a template reads `name` only to ask whether it holds an item (`"x" in name`):
-    /// what it writes then holds none of the items.
-    pub fn only_tests_membership(&self, template: TemplateId, name: &str) -> bool {
-        self.with_source(self.name(template), |source| {
-            only_tested_for_membership(source, name)
-        })
-        .unwrap_or(false)
+    /// Whether a template reads `name` only to ask about its items (`"x" in name`,
+    /// `name | length`, `name is defined`): what it writes then holds none of them.
+    pub fn reads_no_item(&self, template: TemplateId, name: &str) -> bool {
+        self.with_source(self.name(template), |source| reads_no_item(source, name))
+            .unwrap_or(false)
     }
 
     /// The string literals a template asks `name` whether it holds (`'web_fetch' in
@@ -1475,13 +1473,32 @@ fn literal_tested_before(source: &str, at: usize) -> Option<(String, std::ops::R
 /// Whether every expression of `source` that names `word` only asks whether it holds an item
 /// (`"x" in word`, `"x" not in word`), so that none of its items reach the text. A loop over it
 /// (`{% for x in word %}`), a filter, or any other use reads its items.
-fn only_tested_for_membership(source: &str, word: &str) -> bool {
+fn reads_no_item(source: &str, word: &str) -> bool {
     let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    // `word | length` (or `count`) writes a number, `word is …` a truth value.
+    let measured_or_tested = |at: usize| {
+        let after = source[at + word.len()..].trim_start();
+        let filtered = after.strip_prefix('|').map(str::trim_start);
+        let measured = filtered.is_some_and(|filter| {
+            ["length", "count"].into_iter().any(|name| {
+                filter
+                    .strip_prefix(name)
+                    .is_some_and(|rest| !rest.starts_with(is_ident))
+            })
+        });
+        let tested = after
+            .strip_prefix("is")
+            .is_some_and(|rest| rest.starts_with(char::is_whitespace));
+        measured || tested
+    };
     whole_words(source, word).all(|at| {
         let Some(opened) = tag_around(source, at) else {
             // Prose: not read at all.
             return true;
         };
+        if measured_or_tested(at) {
+            return true;
+        }
         let before = source[opened + 2..at].trim_end();
         let Some(operand) = before.strip_suffix("in") else {
             return false;
@@ -1533,8 +1550,8 @@ mod tests {
     }
 
     #[test]
-    fn a_name_only_tested_for_membership_is_told_from_one_whose_items_are_read() {
-        let only = |source: &str| only_tested_for_membership(source, "enabled_tools");
+    fn a_name_whose_items_are_never_read_is_told_from_one_whose_items_are_read() {
+        let only = |source: &str| reads_no_item(source, "enabled_tools");
         assert!(only("{% if 'a' in enabled_tools %}A{% endif %}"));
         assert!(only(
             "{%- if \"a\" not in enabled_tools and 'b' in enabled_tools -%}{% endif %}"
@@ -1550,6 +1567,18 @@ mod tests {
             "{% if 'a' in enabled_tools %}{% endif %}{% set e = enabled_tools %}"
         ));
         assert!(!only("{{ 'in' ~ enabled_tools }}"));
+        // Measured or tested whole: a number or a truth value is written, no item.
+        assert!(only("You have {{ enabled_tools | length }} tools."));
+        assert!(only(
+            "{{ enabled_tools|count }}{% if enabled_tools is defined %}{% endif %}"
+        ));
+        assert!(!only("{{ enabled_tools | lengthy }}"));
+        assert!(!only(
+            "{{ enabled_tools | length }} {{ enabled_tools | first }}"
+        ));
+        assert!(!only(
+            "{{ enabled_tools | list | length }}x{{ enabled_tools }}"
+        ));
     }
 
     /// A name is found where an expression reads it: not in the prose before the tag, nor in

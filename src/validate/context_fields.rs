@@ -2,9 +2,12 @@
 //! types, and every context's `extra` keys are declared and of the declared type.
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
+use indexmap::IndexMap;
+
+use crate::load::document::Document;
 use crate::load::entry::Entry;
 use crate::load::schema_check::{article, json_type};
-use crate::model::Context;
+use crate::model::{Context, ContextField};
 use crate::namespace::closest;
 use crate::pointer::child_pointer;
 use crate::problem::Problem;
@@ -78,9 +81,18 @@ fn servers_named_once(entry: &Entry<Context>, out: &mut Diagnostics) {
 /// that writes them).
 pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, out: &mut Diagnostics) {
     servers_named_once(entry, out);
-    let declared = &workspace.settings().context_fields;
-    let Some(own) = entry
-        .document
+    check_extra(&workspace.settings().context_fields, &entry.document, out);
+}
+
+/// The `extra` keys of a context file's document against the fields `declared`: also run
+/// on a file its schema refuses (an unknown key elsewhere in it), so that one report has
+/// every problem of the file.
+pub fn check_extra(
+    declared: &IndexMap<String, ContextField>,
+    document: &Document,
+    out: &mut Diagnostics,
+) {
+    let Some(own) = document
         .value
         .get("extra")
         .and_then(|extra| extra.as_object())
@@ -94,7 +106,7 @@ pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, out: &mut Di
         for key in own.keys().filter(|key| fields.contains(*key)) {
             out.push(Diagnostic::new(
                 Problem::ExtraKeyIsAField { key: key.clone() },
-                entry.key_span(&child_pointer("/extra", key)),
+                document.key_span(&child_pointer("/extra", key)),
             ));
         }
         return;
@@ -117,9 +129,9 @@ pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, out: &mut Di
                             .clone(),
                         suggestion,
                         belongs_in: top_level.then(String::new),
-                        set_there: top_level && entry.document.value.get(key.as_str()).is_some(),
+                        set_there: top_level && document.value.get(key.as_str()).is_some(),
                     },
-                    entry.key_span(&pointer),
+                    document.key_span(&pointer),
                 );
             }
             Some(field) if !field.accepts(value) => out.error(
@@ -128,7 +140,7 @@ pub fn check_context(workspace: &Workspace, entry: &Entry<Context>, out: &mut Di
                     found: json_type(value).into(),
                     instead: None,
                 },
-                entry.value_span(&pointer),
+                document.value_span(&pointer),
             ),
             Some(_) => {}
         }

@@ -336,7 +336,15 @@ fn shared_templates(scope: &Scope<'_>, guarded: &Guarded<'_>, out: &mut Diagnost
         .collect();
     templates.sort_by_key(|id| workspace.templates.name(*id));
     let items = for_each_templates(workspace);
+    let partials: BTreeSet<TemplateId> = workspace.partials.iter().copied().collect();
     for template in templates {
+        // A partial no template names (`unused-partial`) has no includer to take names from:
+        // what it reads is checked once one includes it. Said undefined now, a name its
+        // includer sets was blamed on the partial (a misspelt include left it unused), with
+        // the wrong fix.
+        if partials.contains(&template) && !includers.contains_key(&template) {
+            continue;
+        }
         // Most templates see exactly the names any variant gives: copied only for those that
         // see more, since a workspace has hundreds of templates and the names are many.
         let mut namespace = if tool_formats.contains(&template) {
@@ -682,7 +690,8 @@ fn unwritten_tools(
 
 /// Whether the renders of `templates` (with the partials they use) may write the variant's
 /// tools into the prompt: one reads `TOOLS` or `tools`, names them from `enabled_tools` (a
-/// test `"x" in enabled_tools` does not), or names a template only the render computes.
+/// test `"x" in enabled_tools` or a count `enabled_tools | length` does not), or names a
+/// template only the render computes.
 pub(crate) fn may_write_tools(
     workspace: &Workspace,
     templates: impl IntoIterator<Item = TemplateId>,
@@ -701,7 +710,8 @@ pub(crate) fn may_write_tools(
             .any(|reference| reference.name.is_none())
     });
     // `enabled_tools` writes the tools by name when its items are read (`{% for %}`, `join`);
-    // a template that only asks `"x" in enabled_tools` writes none of them.
+    // a template that only asks `"x" in enabled_tools` or `enabled_tools | length` writes
+    // none of them.
     let reads_tools = reached.iter().any(|&template| {
         workspace
             .templates
@@ -709,9 +719,7 @@ pub(crate) fn may_write_tools(
             .iter()
             .any(|name| match name.as_str() {
                 TOOLS_TEXT | TOOLS_DATA => true,
-                ENABLED_TOOLS => !workspace
-                    .templates
-                    .only_tests_membership(template, ENABLED_TOOLS),
+                ENABLED_TOOLS => !workspace.templates.reads_no_item(template, ENABLED_TOOLS),
                 _ => false,
             })
     });
