@@ -1586,6 +1586,14 @@ impl Problem {
             Problem::NotReadAsData { why: NotRead::Folder, .. } => {
                 "rename the folder, or make it the file it is named for".into()
             }
+            Problem::NotReadAsData { path, why: NotRead::Case } => {
+                let at = path.rfind('.').unwrap_or(path.len());
+                format!(
+                    "name it with the extension in lower case (`{}{}`)",
+                    &path[..at],
+                    path[at..].to_lowercase()
+                )
+            }
             Problem::NotReadAsData { why: NotRead::More { .. }, .. } => {
                 "see the paths named above, which are the first in name order".into()
             }
@@ -2095,6 +2103,13 @@ impl Problem {
                 f,
                 "`{path}` is a folder named like a data file: nothing is read from its name \
                  (the data files inside it are read as any folder's)"
+            ),
+            Problem::NotReadAsData {
+                path,
+                why: NotRead::Case,
+            } => write!(
+                f,
+                "`{path}` is not read: promptc reads data files whose extension is in lower case (`.toml`, `.yaml`, `.yml`, `.json`)"
             ),
             Problem::NotReadAsData {
                 path,

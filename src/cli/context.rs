@@ -103,6 +103,13 @@ pub fn run(
         }
         fields.retain(|_, field| !field.is_null());
     }
+    if let Some(out) = args
+        .out
+        .as_deref()
+        .filter(|out| crate::load::document::Format::of_another_case(out))
+    {
+        return Err(CliError::OutExtensionCase(out.to_path_buf()));
+    }
     let of_out = args
         .out
         .as_deref()

@@ -71,6 +71,9 @@ pub enum CliError {
     /// `context --out` names a file whose extension says another language than `--format`:
     /// read back, it would be read as what its extension says.
     OutFormat { path: PathBuf, format: &'static str },
+    /// `context --out` names a file whose extension is a data file's in another case
+    /// (`x.TOML`): promptc would not read it back as a context.
+    OutExtensionCase(PathBuf),
     /// `context --out` over a file that is there, with no context named (no `--context`, no
     /// `default_context`): the empty context would replace the file.
     OutEmptyContext(PathBuf),
@@ -165,7 +168,7 @@ impl CliError {
             CliError::ContextNotAFile(_) => "context-not-a-file",
             CliError::McpSettingsNotAFile(_) => "mcp-settings-not-a-file",
             CliError::ContextNotData(_) => "context-not-data",
-            CliError::OutFormat { .. } => "out-format",
+            CliError::OutFormat { .. } | CliError::OutExtensionCase(_) => "out-format",
             CliError::OutEmptyContext(_) => "out-empty-context",
             CliError::SetValue(_) => "invalid-set",
             CliError::WouldOverwrite(_) => "would-overwrite",
@@ -189,6 +192,15 @@ impl CliError {
                 Some(error.help())
             }
             CliError::RulesFolder(problem) => problem.help(),
+            CliError::OutExtensionCase(path) => Some(format!(
+                "name it `{}`",
+                path.with_extension(
+                    path.extension()
+                        .map(|extension| extension.to_string_lossy().to_lowercase())
+                        .unwrap_or_default()
+                )
+                .display()
+            )),
             CliError::McpSettingsNotAFile(path) if path.is_dir() => Some(
                 "name the settings file itself (such as `.cursor/mcp.json`), not its folder".into(),
             ),
@@ -369,6 +381,11 @@ impl fmt::Display for CliError {
                 f,
                 "{} would be read as its extension says, not as the {format} `--format` asks for: \
                  give the file a `.{format}` name, or leave `--format` out",
+                path.display()
+            ),
+            CliError::OutExtensionCase(path) => write!(
+                f,
+                "{} would not be read back as a context: promptc reads data files whose extension is in lower case",
                 path.display()
             ),
             CliError::SetValue(message) => write!(f, "{message}"),

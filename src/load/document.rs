@@ -31,6 +31,20 @@ impl Format {
             _ => None,
         }
     }
+
+    /// Whether `path`'s extension is a data file's in another case (`.TOML`, `.Yml`): a file
+    /// its author meant as data, which is not read as it.
+    pub fn of_another_case(path: &Path) -> bool {
+        Format::of(path).is_none()
+            && path
+                .extension()
+                .and_then(|extension| extension.to_str())
+                .is_some_and(|extension| {
+                    ["toml", "yaml", "yml", "json"]
+                        .iter()
+                        .any(|known| extension.eq_ignore_ascii_case(known))
+                })
+    }
 }
 
 /// Why a text is no document: the problem, where it is, and for a key that repeats one

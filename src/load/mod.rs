@@ -271,6 +271,8 @@ fn files_under(
                     Some(NotRead::Folder)
                 } else if is_file && !is_data && Format::of(path) == Some(Format::Json) {
                     Some(NotRead::Json)
+                } else if is_file && Format::of_another_case(path) {
+                    Some(NotRead::Case)
                 } else {
                     None
                 };

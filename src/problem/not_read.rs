@@ -8,6 +8,9 @@ pub enum NotRead {
     Folder,
     /// A `.json` file outside the contexts' folder.
     Json,
+    /// A file whose extension is a data file's in another case (`.TOML`, `.Yaml`): promptc
+    /// reads the lower-case ones alone, on every system alike.
+    Case,
     /// More such paths under one folder than are named one by one.
     More { more: usize },
 }
