@@ -578,12 +578,37 @@ pub fn volatile_warning(
             })
             .map(|(entry, condition, _)| (entry, condition))
     };
+    // Or a template that counts the tools (`{{ enabled_tools | length }}`), where the first
+    // line that differs holds each prompt's count: the number changes where a tool is offered
+    // in one prompt only, whatever else the template reads further on.
+    let enabled = |compiled: &Compiled| {
+        let ids: HashSet<&str> = compiled.tools.iter().map(|tool| tool.id.as_str()).collect();
+        ids.len().to_string()
+    };
+    let holds_number = |line: &str, number: &str| {
+        line.split(|c: char| !c.is_ascii_digit())
+            .any(|digits| digits == number)
+    };
+    let (counted, counted_probe) = (enabled(compiled), enabled(&probed));
+    let count_changed = counted != counted_probe
+        && holds_number(&changed_lines.0, &counted)
+        && holds_number(&changed_lines.1, &counted_probe);
+    let counted_by = |template: TemplateId| {
+        (count_changed
+            && workspace
+                .templates
+                .variables(template)
+                .iter()
+                .any(|name| name == crate::namespace::ENABLED_TOOLS))
+        .then(|| tool_offered_in_one(workspace, compiled, &probed))
+        .flatten()
+        .map(|(entry, condition, _)| (entry, condition))
+    };
     let tool_condition = match (&condition, &prefix.section) {
         (Some(_), _) => None,
-        (None, Some(id)) => {
-            component_template(workspace, variant, id).and_then(|(template, _)| shown_by(template))
-        }
-        (None, None) => shown_by(variant.base),
+        (None, Some(id)) => component_template(workspace, variant, id)
+            .and_then(|(template, _)| shown_by(template).or_else(|| counted_by(template))),
+        (None, None) => shown_by(variant.base).or_else(|| counted_by(variant.base)),
     };
     // Else a parameter shown in one prompt and not the other, in the same way: its `when`
     // reads the value.
