@@ -99,6 +99,8 @@ pub enum PathReader {
         parameter: bool,
     },
     Condition,
+    /// A `for_each` spec's condition, reading the name its item has in the texts.
+    ConditionOfItems,
     /// A tool's `for_each` list.
     ForEach,
     /// `tokens.volatile` in promptc.toml.
@@ -1361,6 +1363,37 @@ impl Problem {
                     "declare it in promptc.toml's `[context_fields]` (`{key} = {{ type = \"{kind} }}`): with fields declared there, a context's `extra` holds those alone"
                 )
             }
+            // YAML 1.1's truth words, which YAML 1.2 (and a condition) reads as names.
+            Problem::UnknownContextField {
+                path,
+                suggestion: None,
+                ..
+            } if matches!(
+                path.to_ascii_lowercase().as_str(),
+                "yes" | "no" | "on" | "off" | "y" | "n"
+            ) =>
+            {
+                let truth = matches!(path.to_ascii_lowercase().as_str(), "yes" | "on" | "y");
+                format!(
+                    "`{path}` is a name here, not a truth value: a condition's are `true` and `false` (in YAML, in quotes: `\"{truth}\"`), and a `when` that always holds can be left out"
+                )
+            }
+            // A name alone that nothing declares: what would declare it.
+            Problem::UnknownContextField {
+                path,
+                reader,
+                suggestion: None,
+                ..
+            } if !path.contains('.')
+                && !matches!(
+                    reader,
+                    PathReader::VolatileList | PathReader::ConditionOfItems
+                ) =>
+            {
+                format!(
+                "declare it in promptc.toml: a predicate over the context (`[predicates] {path} = \"mcp_servers | length > 0\"`), a field each context sets (`[context_fields] {path} = {{ type = \"boolean\" }}`, then read as `extra.{path}`), or a placeholder"
+                )
+            }
             // No near name below a table of the context: the fields it has (a name alone may
             // have been meant as a predicate or placeholder as well).
             Problem::UnknownContextField { path, fields, .. } if !fields.is_empty() => {
@@ -2261,7 +2294,7 @@ impl Problem {
                     PathReader::Template
                     | PathReader::TemplateItem { .. }
                     | PathReader::ToolValue { .. } => "template reads",
-                    PathReader::Condition => "condition reads",
+                    PathReader::Condition | PathReader::ConditionOfItems => "condition reads",
                     PathReader::ForEach => "`for_each` reads",
                     PathReader::VolatileList => "`tokens.volatile` names",
                 };

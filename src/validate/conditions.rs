@@ -152,6 +152,10 @@ fn item_not_in_conditions<'d>(
             diagnostic.notes.push(NoteKind::ItemNotInConditions {
                 item: item.to_string(),
             });
+            // What the note says is the fix: not a declaration of the name.
+            if let Problem::UnknownContextField { reader, .. } = &mut diagnostic.problem {
+                *reader = crate::problem::PathReader::ConditionOfItems;
+            }
         }
     }
 }
