@@ -432,6 +432,9 @@ pub enum Problem {
         /// `{% include ["a", "b"] %}`: the list's other names, none of which exists either.
         others: Vec<String>,
         suggestion: Option<String>,
+        /// A file is there, which promptc did not read as a template (its folder holds too
+        /// many files, it is not UTF-8, it lies outside the partials folder, …).
+        on_disk: bool,
     },
     /// Templates that include, import or extend each other in a loop; `chain` starts and
     /// ends with the same name.
@@ -1561,6 +1564,9 @@ impl Problem {
             Problem::UnslottedComponent { slot, .. } => {
                 format!("leave the component out too (`enabled = false` in the variant's overrides), or read `{{{{ {slot} }}}}` in a template the prompt renders")
             }
+            Problem::UnknownTemplate { on_disk: true, .. } => {
+                "a template is a file of the partials folder (`paths.partials`, default `partials`) or one a component or variant uses; where the file is one, the problem reported at it or its folder (too many files, not UTF-8, too large) is why it was not read".into()
+            }
             Problem::UnknownTemplate {
                 name,
                 suggestion: Some(suggestion),
@@ -2090,6 +2096,15 @@ impl Problem {
                     readers.join("`, `")
                 ),
             },
+            Problem::UnknownTemplate {
+                tag,
+                name,
+                on_disk: true,
+                ..
+            } => write!(
+                f,
+                "`{tag}` names template `{name}`, a file promptc has not read as a template"
+            ),
             Problem::UnknownTemplate {
                 tag, name, others, ..
             } if others.is_empty() => {
@@ -2824,6 +2839,14 @@ mod tests {
                 name: text(),
                 others: Vec::new(),
                 suggestion: None,
+                on_disk: false,
+            },
+            Problem::UnknownTemplate {
+                tag: "include",
+                name: text(),
+                others: Vec::new(),
+                suggestion: None,
+                on_disk: true,
             },
             Problem::TemplateCycle { chain: Vec::new() },
             Problem::ComputedTemplateName { tag: "include" },
@@ -3222,6 +3245,7 @@ mod tests {
                 name: name.into(),
                 others: Vec::new(),
                 suggestion: Some(suggestion.into()),
+                on_disk: false,
             }
             .help()
             .unwrap_or_default()

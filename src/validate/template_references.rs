@@ -105,6 +105,15 @@ fn names_exist(workspace: &Workspace, graph: &Graph<'_>, out: &mut Diagnostics) 
                         && !reference.ignore_missing
                         && !templates.did_not_compile(missing) =>
                 {
+                    // A file of the workspace by that name, not read as a template: what
+                    // kept it out is reported at it or its folder, and no other name is meant.
+                    let on_disk = reference.alternatives.len() <= 1
+                        && crate::load::read::resolve_inside(
+                            &workspace.root,
+                            &workspace.root,
+                            missing,
+                        )
+                        .is_some_and(|path| path.is_file());
                     out.push(Diagnostic::new(
                         Problem::UnknownTemplate {
                             tag,
@@ -112,13 +121,13 @@ fn names_exist(workspace: &Workspace, graph: &Graph<'_>, out: &mut Diagnostics) 
                             others: reference.alternatives.iter().skip(1).cloned().collect(),
                             // A name without its folder (`verify.md` for
                             // `partials/verify.md`) is the likeliest, when one template has it.
-                            suggestion: suggestions
-                                .allowed(span)
+                            suggestion: (suggestions.allowed(span) && !on_disk)
                                 .then(|| {
                                     in_one_folder(missing, &known)
                                         .or_else(|| closest(missing, &known))
                                 })
                                 .flatten(),
+                            on_disk,
                         },
                         span,
                     ));
