@@ -1912,7 +1912,7 @@ impl Problem {
                 folder,
             } => write!(
                 f,
-                "context `{context}` reads rules files from `{folder}`, in the output folder `{output}`: a build would read what it writes as rules, and the next one would refuse to write over them"
+                "context `{context}` reads rules files from `{folder}`, in the output folder `{output}`, which a build writes: rules are the project's own files, and a build would refuse to write over a file the workspace reads"
             ),
             Problem::BadContextName { name } => write!(
                 f,

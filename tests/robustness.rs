@@ -993,3 +993,75 @@ fn names_that_differ_only_by_how_accents_are_encoded_are_one_file_on_macos() {
         run.stderr
     );
 }
+
+// A file the workspace reads that lies in the output folder is refused by `validate`, where
+// `build` would refuse to write over it with no place to show: as the folders really lie too
+// (`build.out` a link to the folder), and only for an output folder inside the workspace.
+#[cfg(unix)]
+#[test]
+fn a_workspace_file_in_the_output_folder_is_refused_however_the_folder_is_named() {
+    let component = format!(
+        "{}template_file = \"../gen/generic/basic.md\"\n",
+        common::COMPONENT
+    );
+    let linked = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}[build]\nout = \"lnk\"\n", common::MANIFEST),
+        )
+        .file("components/intro.toml", &component)
+        .file("gen/generic/basic.md", "You work in {{ cwd }}.\n")
+        .write();
+    std::os::unix::fs::symlink("gen", linked.root().join("lnk")).unwrap();
+    let report = linked.validate();
+    let refused: Vec<(String, String)> = report
+        .diagnostics()
+        .into_iter()
+        .map(|d| (d.code, d.file))
+        .collect();
+    assert!(
+        refused.contains(&("path-refused".into(), "gen/generic/basic.md".into())),
+        "{refused:?}"
+    );
+    // Outside the workspace, the output folder is refused at its setting alone: a file of
+    // the workspace's own `gen` folder is not in it.
+    let outside = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}[build]\nout = \"../gen\"\n", common::MANIFEST),
+        )
+        .file("components/intro.toml", &component)
+        .file("gen/generic/basic.md", "You work in {{ cwd }}.\n")
+        .write();
+    let codes: Vec<String> = outside
+        .validate()
+        .diagnostics()
+        .into_iter()
+        .map(|d| d.code)
+        .collect();
+    assert!(!codes.contains(&"path-refused".to_string()), "{codes:?}");
+    assert!(!codes.is_empty(), "the setting is refused");
+}
+
+// A partial no template names is left unchecked only where no template computes a name: one
+// reached by a computed include has its undefined names said, as a render would meet them.
+#[test]
+fn a_partial_a_computed_include_may_reach_is_still_checked() {
+    let report = Fixture::minimal()
+        .file(
+            "components/intro.md",
+            "{% set n = \"p\" %}{% include \"partials/\" ~ n ~ \".md\" %}\n",
+        )
+        .file("partials/p.md", "{{ undefned }}\n")
+        .validate();
+    let errors: Vec<(String, String)> = report
+        .diagnostics()
+        .into_iter()
+        .filter(|d| d.severity == "error")
+        .map(|d| (d.code, d.file))
+        .collect();
+    assert!(
+        errors.contains(&("undefined-placeholder".into(), "partials/p.md".into())),
+        "{errors:?}"
+    );
+}

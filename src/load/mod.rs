@@ -1,5 +1,6 @@
 //! Stage 1: find the workspace, read its data files and parse them, keeping source positions.
 
+pub mod context_extra;
 pub mod contexts;
 pub mod document;
 pub mod entry;

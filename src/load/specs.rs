@@ -105,7 +105,7 @@ fn read_specs(
         listed: HashMap::new(),
         not_data_folders: Vec::new(),
         values: 0,
-        context_fields: IndexMap::new(),
+        context_fields: None,
     };
     let manifest_path = root.join(MANIFEST_FILE);
     let manifest = match loader.load_typed::<Manifest>(&manifest_path, Kind::Manifest)? {
@@ -133,9 +133,7 @@ fn read_specs(
             .collect(),
     );
     if checks == SchemaChecks::First {
-        loader
-            .context_fields
-            .clone_from(&manifest.value.context_fields);
+        loader.context_fields = Some(manifest.value.context_fields.clone());
     }
     let paths = &manifest.value.paths;
     loader.not_data_folders = [&paths.contexts, &paths.schema, &manifest.value.build.out]
@@ -216,7 +214,7 @@ pub fn load_context(
         listed: HashMap::new(),
         not_data_folders: Vec::new(),
         values: 0,
-        context_fields: IndexMap::new(),
+        context_fields: None,
     };
     let Some(document) = loader.checked_document(path, Kind::Context)? else {
         return Ok(None);
@@ -315,9 +313,10 @@ struct Loader<'a, 'p> {
     not_data_folders: Vec<PathBuf>,
     /// The values of the files read so far (see [`MAX_VALUES`]).
     values: usize,
-    /// The manifest's `[context_fields]`, which a context's `extra` keys are checked
-    /// against even where its schema refuses the file.
-    context_fields: IndexMap<String, crate::model::ContextField>,
+    /// The manifest's `[context_fields]`, which a workspace context's `extra` keys are
+    /// checked against even where its schema refuses the file; `None` where the load does
+    /// not know them (a context the caller names is checked once it has loaded).
+    context_fields: Option<IndexMap<String, crate::model::ContextField>>,
 }
 
 impl Loader<'_, '_> {
@@ -732,9 +731,11 @@ impl Loader<'_, '_> {
                 {
                     // What validation would say of its `extra` once the rest is fixed is
                     // said now: a misspelt key elsewhere hid a wrong type there.
-                    if kind == Kind::Context {
-                        crate::validate::context_fields::check_extra(
-                            &self.context_fields,
+                    if kind == Kind::Context
+                        && let Some(declared) = &self.context_fields
+                    {
+                        crate::load::context_extra::check_extra(
+                            declared,
                             &raw.document,
                             self.diagnostics,
                         );

@@ -54,6 +54,21 @@ impl<'a> Arguments<'a> {
         }
     }
 
+    /// The argument at `index` as given, `none` too (which [`Arguments::get`] takes for an
+    /// argument not given); `None` when not given.
+    pub fn given(&self, index: usize) -> Result<Option<Value>, Error> {
+        let name = self.names.get(index).copied().unwrap_or_default();
+        match self.positional.get(index) {
+            Some(_) if self.named.has(name) => Err(Error::new(
+                ErrorKind::InvalidOperation,
+                format!("`{}` was given `{name}` twice", self.filter),
+            )),
+            Some(value) => Ok(Some(value.clone())),
+            None if self.named.has(name) => self.named.get::<Value>(name).map(Some),
+            None => Ok(None),
+        }
+    }
+
     /// The argument at `index`, which must be given.
     pub fn required<T>(&'a self, index: usize) -> Result<T, Error>
     where

@@ -5,11 +5,13 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use minijinja::value::{Rest, ValueOrKwargs};
 use minijinja::{Environment, Error, ErrorKind, State, Value};
 use regex_automata::meta;
 use sha2::{Digest, Sha256};
 
 use crate::built::{Built, build_fuel, search_fuel};
+use crate::templates::arguments::Arguments;
 
 /// The most memory a `matching` pattern may compile to: a pattern from a workspace file must
 /// not exhaust memory.
@@ -32,21 +34,17 @@ pub fn install(env: &mut Environment<'static>) {
 /// Jinja2's `int` ([`crate::templates::numbers::int`]), which also takes a model version: its
 /// first part, the major version (4 for `claude-sonnet-4-5`, 5 for `gpt-5.1-codex`, 4 for
 /// `model-4.10`).
-fn int(
-    state: &State,
-    value: &Value,
-    default: Option<Value>,
-    base: Option<u32>,
-    kwargs: minijinja::value::Kwargs,
-) -> Result<Value, Error> {
+fn int(state: &State, value: &Value, args: Rest<ValueOrKwargs>) -> Result<Value, Error> {
+    let args = args.into_values();
+    let args = Arguments::new("int", &["default", "base"], &args)?;
     let Some(version) = value.downcast_object_ref::<ModelVersion>() else {
-        return crate::templates::numbers::int(state, value, default, base, &kwargs);
+        return crate::templates::numbers::int(state, value, &args);
     };
     // A version always converts: `default` and `base` change nothing, but are taken as
     // Jinja2's `int` takes them.
-    kwargs.get::<Option<Value>>("default")?;
-    kwargs.get::<Option<u32>>("base")?;
-    kwargs.assert_all_used()?;
+    args.given(0)?;
+    args.get::<u32>(1)?;
+    args.done()?;
     version.major().map(Value::from).ok_or_else(|| {
         Error::new(
             ErrorKind::InvalidOperation,
@@ -61,17 +59,14 @@ fn int(
 /// Jinja2's `float` ([`crate::templates::numbers::float`]), which also takes a model version:
 /// the version read as a decimal (2.5 for `gemini-2.5-pro`; 4.1 for `model-4.10`, which only
 /// the version itself orders after 4.9).
-fn float(
-    state: &State,
-    value: &Value,
-    default: Option<Value>,
-    kwargs: minijinja::value::Kwargs,
-) -> Result<Value, Error> {
+fn float(state: &State, value: &Value, args: Rest<ValueOrKwargs>) -> Result<Value, Error> {
+    let args = args.into_values();
+    let args = Arguments::new("float", &["default"], &args)?;
     let Some(version) = value.downcast_object_ref::<ModelVersion>() else {
-        return crate::templates::numbers::float(state, value, default, &kwargs);
+        return crate::templates::numbers::float(state, value, &args);
     };
-    kwargs.get::<Option<Value>>("default")?;
-    kwargs.assert_all_used()?;
+    args.given(0)?;
+    args.done()?;
     Ok(Value::from(version.decimal()))
 }
 

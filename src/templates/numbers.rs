@@ -4,27 +4,19 @@
 //! minijinja's filters refused both, so a template ported from Jinja2 (`extra.retries | int`
 //! over a value that may be empty) failed to render where it had worked.
 
-use minijinja::value::{Kwargs, ValueKind};
+use minijinja::value::ValueKind;
 use minijinja::{Error, ErrorKind, State, Value};
 
-use crate::templates::python_methods::is_python_space;
+use crate::templates::arguments::Arguments;
 
 /// Jinja2's `int(value, default=0, base=10)`: an integer as Python's `int(value, base)` reads
 /// it, else the whole part of the number `float()` reads (`"4.7"` is 4), else `default`.
 /// An undefined value is an error, as promptc's undefined values are everywhere.
-pub fn int(
-    state: &State,
-    value: &Value,
-    default: Option<Value>,
-    base: Option<u32>,
-    kwargs: &Kwargs,
-) -> Result<Value, Error> {
-    let default = default_given(default, kwargs, Value::from(0))?;
-    let base = match base {
-        Some(base) => base,
-        None => kwargs.get::<Option<u32>>("base")?.unwrap_or(10),
-    };
-    kwargs.assert_all_used()?;
+pub fn int(state: &State, value: &Value, args: &Arguments<'_>) -> Result<Value, Error> {
+    // Given as `none`, the default is `none` (`x | int(none) is none`).
+    let default = args.given(0)?.unwrap_or(Value::from(0));
+    let base = args.get::<u32>(1)?.unwrap_or(10);
+    args.done()?;
     state
         .undefined_behavior()
         .assert_value_not_undefined(value)?;
@@ -56,26 +48,13 @@ pub fn int(
 }
 
 /// Jinja2's `float(value, default=0.0)`: the number Python's `float()` reads, else `default`.
-pub fn float(
-    state: &State,
-    value: &Value,
-    default: Option<Value>,
-    kwargs: &Kwargs,
-) -> Result<Value, Error> {
-    let default = default_given(default, kwargs, Value::from(0.0))?;
-    kwargs.assert_all_used()?;
+pub fn float(state: &State, value: &Value, args: &Arguments<'_>) -> Result<Value, Error> {
+    let default = args.given(0)?.unwrap_or(Value::from(0.0));
+    args.done()?;
     state
         .undefined_behavior()
         .assert_value_not_undefined(value)?;
     Ok(number_of(value).map_or(default, Value::from))
-}
-
-/// The `default` given by position or by name, else Jinja2's own.
-fn default_given(given: Option<Value>, kwargs: &Kwargs, jinja2: Value) -> Result<Value, Error> {
-    Ok(match given {
-        Some(given) => given,
-        None => kwargs.get::<Option<Value>>("default")?.unwrap_or(jinja2),
-    })
 }
 
 fn too_large(text: &str) -> Error {
@@ -91,7 +70,9 @@ fn too_large(text: &str) -> Error {
 /// where the base is 16, 8 or 2, or 0 (which takes the base from the prefix, and no leading
 /// zero in a decimal).
 fn python_int(text: &str, base: u32) -> Option<Result<i128, ()>> {
-    let text = text.trim_matches(is_python_space);
+    // Python's `int()` and `float()` take Unicode's white space around a number, but not
+    // the four separators below the space that `str.strip` takes too.
+    let text = text.trim();
     let (negative, unsigned) = match text.as_bytes().first() {
         Some(b'-') => (true, &text[1..]),
         Some(b'+') => (false, &text[1..]),
@@ -156,7 +137,7 @@ pub fn number_of(value: &Value) -> Option<f64> {
     if value.kind() == ValueKind::Bool {
         return Some(if value.is_true() { 1.0 } else { 0.0 });
     }
-    let text = value.as_str()?.trim_matches(is_python_space);
+    let text = value.as_str()?.trim();
     // An `_` only between two digits, as in Python's numbers (`1_000`, not `1__000` or `_1`).
     let bytes = text.as_bytes();
     let between_digits = |at: usize| {
@@ -233,6 +214,24 @@ mod tests {
                 "0.0",
             ),
             ("{{ value | float }}", minijinja::Value::from(false), "0.0"),
+            (
+                "{{ 'none' if value | int(none) is none }}",
+                text("a"),
+                "none",
+            ),
+            (
+                "{{ 'none' if value | int(default=none) is none }}",
+                text("a"),
+                "none",
+            ),
+            (
+                "{{ 'none' if value | float(none) is none }}",
+                text("a"),
+                "none",
+            ),
+            ("{{ value | int }}", text("\u{2003}42\u{a0}"), "42"),
+            ("{{ value | int }}", text("\u{1c}42"), "0"),
+            ("{{ value | float }}", text("42\u{1f}"), "0.0"),
         ];
         for (template, value, jinja2) in cases {
             let shown = format!("{template} of {value:?}");

@@ -133,7 +133,7 @@ fn wrong_kind(value: &Value, method: &str) -> Option<Error> {
 
 /// Python's whitespace (`str.isspace`, `strip`, `split`): Unicode's, and the four separators
 /// below the space.
-pub(crate) fn is_python_space(c: char) -> bool {
+fn is_python_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 

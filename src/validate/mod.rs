@@ -2,7 +2,7 @@
 //! and conditions. Every problem is collected; nothing stops at the first.
 
 mod conditions;
-pub(crate) mod context_fields;
+mod context_fields;
 mod context_rules;
 mod filters_and_tests;
 mod references;

@@ -1491,6 +1491,11 @@ fn output_folder_is_apart(known: &Known<'_>, manifest: &Entry<ManifestDef>, out:
             manifest.value_span("/build/out"),
         );
     }
+    // An output folder outside the workspace, or its root, is refused at its setting (above
+    // and where paths are checked): it overlaps nothing here.
+    if outside(&value.build.out) || crate::confine::lexical(out_dir).as_os_str().is_empty() {
+        return;
+    }
     outputs_apart_from_rules(known, manifest, out_dir, out);
     // Where the outputs overlap a data folder, that is said once, above, not per file.
     no_source_links_to_an_output(known, out_dir, !overlaps, out);
@@ -1536,14 +1541,18 @@ fn no_source_links_to_an_output(
                 return Some((id, crate::path_error::PathProblem::LinkToOutput { target }));
             }
             // A file lying in the output folder itself (a `template_file` naming an output
-            // through `..`): the build would refuse to write over it, with no place to show.
+            // through `..`), as written or as the folders really lie (`build.out` a link to
+            // the folder): the build would refuse to write over it, with no place to show.
             let lexical = crate::confine::lexical(&file.path.to_string_lossy());
+            let real = workspace.root.join(&lexical);
             let a_rules_file = rules_in_outputs.iter().any(|rules| {
                 lexical
                     .strip_prefix(rules)
                     .is_ok_and(crate::load::rules::is_rules_location)
             });
-            (files_lying_there && lexical.starts_with(&outputs) && !a_rules_file)
+            (files_lying_there
+                && (lexical.starts_with(&outputs) || real.starts_with(&real_outputs))
+                && !a_rules_file)
                 .then_some((id, crate::path_error::PathProblem::InOutput))
         })
         .collect();

@@ -337,12 +337,20 @@ fn shared_templates(scope: &Scope<'_>, guarded: &Guarded<'_>, out: &mut Diagnost
     templates.sort_by_key(|id| workspace.templates.name(*id));
     let items = for_each_templates(workspace);
     let partials: BTreeSet<TemplateId> = workspace.partials.iter().copied().collect();
+    // A template whose name a render computes may be any partial: then none is left out.
+    let computes_a_name = workspace.templates.ids().any(|template| {
+        workspace
+            .templates
+            .references(template)
+            .iter()
+            .any(|reference| reference.name.is_none())
+    });
     for template in templates {
         // A partial no template names (`unused-partial`) has no includer to take names from:
         // what it reads is checked once one includes it. Said undefined now, a name its
         // includer sets was blamed on the partial (a misspelt include left it unused), with
         // the wrong fix.
-        if partials.contains(&template) && !includers.contains_key(&template) {
+        if !computes_a_name && partials.contains(&template) && !includers.contains_key(&template) {
             continue;
         }
         // Most templates see exactly the names any variant gives: copied only for those that

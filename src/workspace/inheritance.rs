@@ -2,7 +2,8 @@
 //!
 //! Merge rules (also in the README): single values and lists set by the child replace the
 //! parent's; `add_components` / `add_tools` append to the lists; `placeholders`, `labels`, `model` and `overrides` merge key by key with the child
-//! winning (a label set to `false` is dropped); `family` and `match` are never inherited; one override merges field by field; a `template`/`template_file` pair counts as
+//! winning (a label set to `false` is dropped); `family` and `match` are never inherited, nor
+//! is `description` from another family; one override merges field by field; a `template`/`template_file` pair counts as
 //! one value, so a child's `template_file` replaces a parent's inline `template`.
 
 use std::path::{Component, Path};
@@ -90,6 +91,15 @@ pub fn merged_spec(variants: &IndexMap<String, Entry<VariantDef>>, id: &str) -> 
     merged.family = Some(own.family_or_id().to_string());
     // Like `family`, a family's `match` is the variant's own, not inherited.
     merged.route_match.clone_from(&own.route_match);
+    // A description says what a family's variants are for: that of another family (`gpt`
+    // extending `generic`, "for unknown models") is not this one's.
+    let family = own.family_or_id();
+    merged.description = chain(variants, id).iter().find_map(|ancestor| {
+        let variant = &variants.get(ancestor)?.value;
+        (variant.family_or_id() == family)
+            .then(|| variant.spec.description.clone())
+            .flatten()
+    });
     Some(merged)
 }
 
