@@ -755,6 +755,12 @@ pub enum Problem {
         limit: usize,
         together: bool,
     },
+    /// The file's keys, each written out with the keys it is nested in (the place of every
+    /// value), are longer together than promptc keeps (`limit` bytes): a few kilobytes of
+    /// long keys nested deep, around a long list, took gigabytes.
+    KeysTooLong {
+        limit: usize,
+    },
     /// The workspace's contexts (or variants), each merged with what it extends, hold more
     /// than the workspace's byte limit together.
     InheritsTooMuch {
@@ -968,6 +974,7 @@ impl Problem {
             Problem::ForEachTooLong { .. } => "for-each-too-long",
             Problem::InheritsTooMuch { .. } => "inherits-too-much",
             Problem::TooManyValues { .. } => "too-many-values",
+            Problem::KeysTooLong { .. } => "keys-too-long",
             Problem::TooManyTokens { .. } => "too-many-tokens",
             Problem::TooManyOutputs { .. } => "too-many-outputs",
             Problem::PostprocessPassOutOfFuel { .. } => "postprocess-pass-out-of-fuel",
@@ -995,6 +1002,7 @@ impl Problem {
         match self {
             Problem::EmptyFile { .. }
             | Problem::TooManyValues { .. }
+            | Problem::KeysTooLong { .. }
             | Problem::TooManyTokens { .. }
             | Problem::NotUtf8
             | Problem::TomlSyntax { .. }
@@ -1282,6 +1290,9 @@ impl Problem {
             }
             Problem::TooManyValues { .. } => {
                 "each value read takes hundreds of bytes of memory: keep long listings (an MCP server's tools, a long list) out of the workspace's files, or split what is repeated into fewer, larger values (a list of lines as one text)".into()
+            }
+            Problem::KeysTooLong { .. } => {
+                "nest the values less deeply, or give the keys they are nested in shorter names".into()
             }
             Problem::InheritsTooMuch { kind, .. } => format!(
                 "extend a smaller {kind} (move what only some {kind}s need into a {kind} of their own), or raise `limits.workspace_bytes` in promptc.toml"
@@ -2661,6 +2672,11 @@ impl Problem {
                 f,
                 "with this file, the workspace's data files hold more than {limit} values (keys, items and tables) together, more than promptc keeps in memory: it was not read"
             ),
+            Problem::KeysTooLong { limit } => write!(
+                f,
+                "the file's keys, each with the keys it is nested in, are longer together than the {} MiB promptc keeps to place its values: it was not read",
+                limit >> 20
+            ),
             Problem::InheritsTooMuch { kind, limit } => write!(
                 f,
                 "the {kind}s, each with what it inherits through `extends`, hold more than {limit} bytes together (`limits.workspace_bytes`)"
@@ -3085,6 +3101,7 @@ mod tests {
                 limit: 0,
                 together: false,
             },
+            Problem::KeysTooLong { limit: 0 },
             Problem::PostprocessPassOutOfFuel { fuel: 0, free: 0 },
             Problem::ToolNameTaken {
                 name: text(),
@@ -3098,7 +3115,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 97;
+    const VARIANTS: usize = 98;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -3199,6 +3216,7 @@ mod tests {
             Problem::TooManyTokens { .. } => 94,
             Problem::TooManyOutputs { .. } => 95,
             Problem::RulesReadFromOutputs { .. } => 96,
+            Problem::KeysTooLong { .. } => 97,
         }
     }
 

@@ -269,7 +269,7 @@ impl Document {
         if at_least > room {
             return Err(too_many_values(source, at_least > MAX_VALUES));
         }
-        let mut locations = HashMap::new();
+        let mut locations = Locations::new();
         let value = match format {
             Format::Toml => {
                 super::toml_document::parse(&file.text, &mut locations).map_err(Unreadable::from)
@@ -322,6 +322,14 @@ impl Document {
                 None => diagnostic,
             }
         })?;
+        if locations.overflowed() {
+            return Err(Diagnostic::new(
+                Problem::KeysTooLong {
+                    limit: MAX_POINTER_BYTES,
+                },
+                Span::file_start(source),
+            ));
+        }
         // Counted in the value: a JSON text's places are left out where the YAML reader that
         // finds them stops at its own bound.
         let values = values_of(&value);
@@ -331,7 +339,7 @@ impl Document {
         Ok(Self {
             source,
             value,
-            locations,
+            locations: locations.into_map(),
             values,
         })
     }
@@ -528,7 +536,75 @@ impl<'de> serde::de::Visitor<'de> for UniqueKeys {
     }
 }
 
-pub(super) type Locations = HashMap<String, Location>;
+/// Where each key and value of a file lies, by JSON pointer, as a reader finds them. The
+/// pointers' text is bounded: each spells out every key a value is nested in, so a file of
+/// long keys nested deep around a long list (150 KB) made gigabytes of them. Past
+/// [`MAX_POINTER_BYTES`] nothing more is kept, and the file is refused.
+#[derive(Debug, Default)]
+pub(super) struct Locations {
+    by_pointer: HashMap<String, Location>,
+    pointer_bytes: usize,
+    overflowed: bool,
+}
+
+/// The most bytes the pointers of one file's places may take together: a file of a million
+/// values (the most one may hold) whose pointers average 128 bytes.
+pub const MAX_POINTER_BYTES: usize = 128 << 20;
+
+impl Locations {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn insert(&mut self, pointer: String, location: Location) {
+        if self.overflowed {
+            return;
+        }
+        self.pointer_bytes = self.pointer_bytes.saturating_add(pointer.len());
+        if self.pointer_bytes > MAX_POINTER_BYTES {
+            self.overflowed = true;
+            self.by_pointer = HashMap::new();
+            return;
+        }
+        self.by_pointer.insert(pointer, location);
+    }
+
+    pub fn clear(&mut self) {
+        *self = Self::default();
+    }
+
+    /// Whether the pointers passed [`MAX_POINTER_BYTES`]: the places are not kept.
+    pub fn overflowed(&self) -> bool {
+        self.overflowed
+    }
+
+    #[cfg(test)]
+    pub fn contains_key(&self, pointer: &str) -> bool {
+        self.by_pointer.contains_key(pointer)
+    }
+
+    pub fn into_map(self) -> HashMap<String, Location> {
+        self.by_pointer
+    }
+}
+
+#[cfg(test)]
+impl std::ops::Index<&str> for Locations {
+    type Output = Location;
+
+    fn index(&self, pointer: &str) -> &Location {
+        &self.by_pointer[pointer]
+    }
+}
+
+impl IntoIterator for Locations {
+    type Item = (String, Location);
+    type IntoIter = std::collections::hash_map::IntoIter<String, Location>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.by_pointer.into_iter()
+    }
+}
 
 /// Converts a float to JSON, refusing NaN and infinities which JSON cannot hold.
 pub(super) fn json_float(value: f64, text: &str) -> Result<Value, Problem> {
@@ -541,6 +617,44 @@ pub(super) fn json_float(value: f64, text: &str) -> Result<Value, Problem> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// Long keys nested deep around a long list: each item's place spells out every key, and
+    /// a file of 150 KB made gigabytes of them. Refused in each format, quickly.
+    #[test]
+    fn long_keys_nested_deep_around_a_long_list_are_refused() {
+        // 50 levels of 1,003-byte keys: each item's place is 50 KB, and 20,000 items 1 GB.
+        let keys: Vec<String> = (0..50)
+            .map(|level| format!("{level:03}{}", "k".repeat(1000)))
+            .collect();
+        let items = vec!["1"; 20_000].join(", ");
+        let opening: String = keys.iter().map(|key| format!("{{\"{key}\": ")).collect();
+        let json = format!("{opening}{{\"list\": [{items}]}}{}", "}".repeat(keys.len()));
+        let toml = format!("[{}]\nlist = [{items}]\n", keys.join("."));
+        // YAML reads the JSON text as its own flow style.
+        let yaml = json.clone();
+        for (format, text) in [
+            (Format::Json, json),
+            (Format::Toml, toml),
+            (Format::Yaml, yaml),
+        ] {
+            let file = SourceFile::new(std::path::PathBuf::from("deep"), text);
+            let Err(refused) = Document::parse(SourceId::UNSET, &file, format) else {
+                panic!("{format:?} was read");
+            };
+            assert!(
+                matches!(refused.problem, Problem::KeysTooLong { .. }),
+                "{format:?}: {:?}",
+                refused.problem
+            );
+        }
+        // A file of ordinary keys is read, its places kept.
+        let file = SourceFile::new(
+            std::path::PathBuf::from("flat"),
+            format!("list = [{items}]\n"),
+        );
+        let read = Document::parse(SourceId::UNSET, &file, Format::Toml).unwrap();
+        assert!(read.writes("/list/19999"));
+    }
 
     /// JSON values of every kind, empty lists and objects among them, nested a few deep.
     fn json() -> impl Strategy<Value = Value> {
