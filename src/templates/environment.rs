@@ -90,6 +90,12 @@ pub fn new_environment(fuel: Option<u64>, render_bytes: u64) -> Environment<'sta
                     ));
                 }
                 if let Some(value) = value {
+                    // Jinja2 takes any value for a truth value (`dictsort(1)`), by its truth.
+                    let value = if name == "by" {
+                        value
+                    } else {
+                        Value::from(value.is_true())
+                    };
                     arguments.push((name.to_string(), value));
                 }
             }
@@ -134,6 +140,8 @@ fn indent(
     let padding = match &width {
         None => " ".repeat(4),
         Some(text) if text.kind() == ValueKind::String => text.as_str().unwrap_or("").to_owned(),
+        // Python's `" " * -1` is no text: a width below zero indents with nothing.
+        Some(number) if number.as_i64().is_some_and(|width| width < 0) => String::new(),
         Some(number) => match number.as_usize() {
             Some(width) if width <= MAX_INDENT => " ".repeat(width),
             Some(width) => {
@@ -234,6 +242,11 @@ mod tests {
             ("{{ 'a\nb' | indent('> ') }}", "a\n> b"),
             ("{{ 'a\nb' | indent(width='--', first=true) }}", "--a\n--b"),
             ("{{ 'a\nb' | indent(2) }}", "a\n  b"),
+            ("{{ 'a\nb' | indent(-1) }}", "a\nb"),
+            (
+                "{% for k, v in {'b': 1, 'A': 2} | dictsort(1, 'key', 0) %}{{ k }}{% endfor %}",
+                "Ab",
+            ),
             (
                 "{% for c in 'ab' %}{{ loop.length }}{{ loop.revindex }}{% endfor %}",
                 "2221",
