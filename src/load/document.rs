@@ -40,9 +40,7 @@ impl Format {
                 .extension()
                 .and_then(|extension| extension.to_str())
                 .is_some_and(|extension| {
-                    ["toml", "yaml", "yml", "json"]
-                        .iter()
-                        .any(|known| extension.eq_ignore_ascii_case(known))
+                    Format::of(&path.with_extension(extension.to_ascii_lowercase())).is_some()
                 })
     }
 }

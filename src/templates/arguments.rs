@@ -43,30 +43,34 @@ impl<'a> Arguments<'a> {
     where
         T: ArgType<'a, Output = T>,
     {
-        let name = self.names.get(index).copied().unwrap_or_default();
-        match self.positional.get(index) {
-            Some(_) if self.named.has(name) => Err(Error::new(
-                ErrorKind::InvalidOperation,
-                format!("`{}` was given `{name}` twice", self.filter),
-            )),
-            Some(value) => T::from_value(Some(value)).map(Some),
-            None => self.named.get::<Option<T>>(name),
+        match self.by_position(index)? {
+            (_, Some(value)) => T::from_value(Some(value)).map(Some),
+            (name, None) => self.named.get::<Option<T>>(name),
         }
     }
 
     /// The argument at `index` as given, `none` too (which [`Arguments::get`] takes for an
     /// argument not given); `None` when not given.
     pub fn given(&self, index: usize) -> Result<Option<Value>, Error> {
+        match self.by_position(index)? {
+            (_, Some(value)) => Ok(Some(value.clone())),
+            (name, None) if self.named.has(name) => self.named.get::<Value>(name).map(Some),
+            (_, None) => Ok(None),
+        }
+    }
+
+    /// The name of the argument at `index`, and its value when given by position; an
+    /// argument given both by position and by name is refused.
+    fn by_position(&self, index: usize) -> Result<(&'static str, Option<&'a Value>), Error> {
         let name = self.names.get(index).copied().unwrap_or_default();
-        match self.positional.get(index) {
-            Some(_) if self.named.has(name) => Err(Error::new(
+        let positional = self.positional.get(index);
+        if positional.is_some() && self.named.has(name) {
+            return Err(Error::new(
                 ErrorKind::InvalidOperation,
                 format!("`{}` was given `{name}` twice", self.filter),
-            )),
-            Some(value) => Ok(Some(value.clone())),
-            None if self.named.has(name) => self.named.get::<Value>(name).map(Some),
-            None => Ok(None),
+            ));
         }
+        Ok((name, positional))
     }
 
     /// The argument at `index`, which must be given.

@@ -1,10 +1,11 @@
 //! The minijinja environment every template and condition runs in.
 
 use minijinja::syntax::SyntaxConfig;
-use minijinja::value::{Kwargs, ValueKind};
+use minijinja::value::{Kwargs, Rest, ValueKind, ValueOrKwargs};
 use minijinja::{AutoEscape, Environment, Error, ErrorKind, UndefinedBehavior, Value};
 
 use crate::model::limits::{DEFAULT_FUEL, MAX_FUEL};
+use crate::templates::arguments::Arguments;
 use crate::templates::{jinja_globals, limits, model_id, python_methods, text_filters};
 
 /// `fuel` is the budget of one compile (each render may spend at most all of it); `render_bytes`
@@ -56,53 +57,32 @@ pub fn new_environment(fuel: Option<u64>, render_bytes: u64) -> Environment<'sta
     );
     // Jinja2 takes `dictsort`'s arguments by position too: `dictsort(true)`,
     // `dictsort(false, 'value')`. minijinja takes them by name alone.
-    env.add_filter(
-        "dictsort",
-        |value: &Value,
-         case_sensitive: Option<Value>,
-         by: Option<Value>,
-         reverse: Option<Value>,
-         kwargs: Kwargs| {
-            let named = ["case_sensitive", "by", "reverse"];
-            let mut arguments = Vec::new();
-            for (name, given) in named.into_iter().zip([case_sensitive, by, reverse]) {
-                let value = match given {
-                    Some(given) => {
-                        if kwargs.has(name) {
-                            return Err(Error::new(
-                                ErrorKind::TooManyArguments,
-                                format!(
-                                    "dictsort was given `{name}` twice, by position and by name"
-                                ),
-                            ));
-                        }
-                        Some(given)
-                    }
-                    None => kwargs.get::<Option<Value>>(name)?,
-                };
-                if name == "by"
-                    && let Some(by) = &value
-                    && !matches!(by.as_str(), Some("key" | "value"))
-                {
+    env.add_filter("dictsort", |value: &Value, args: Rest<ValueOrKwargs>| {
+        const NAMES: &[&str] = &["case_sensitive", "by", "reverse"];
+        let args = args.into_values();
+        let args = Arguments::new("dictsort", NAMES, &args)?;
+        let mut arguments = Vec::new();
+        for (index, name) in NAMES.iter().enumerate() {
+            let Some(given) = args.get::<Value>(index)? else {
+                continue;
+            };
+            let given = if *name == "by" {
+                if !matches!(given.as_str(), Some("key" | "value")) {
                     return Err(Error::new(
                         ErrorKind::InvalidOperation,
-                        format!("dictsort sorts by 'key' or 'value', not {by}"),
+                        format!("dictsort sorts by 'key' or 'value', not {given}"),
                     ));
                 }
-                if let Some(value) = value {
-                    // Jinja2 takes any value for a truth value (`dictsort(1)`), by its truth.
-                    let value = if name == "by" {
-                        value
-                    } else {
-                        Value::from(value.is_true())
-                    };
-                    arguments.push((name.to_string(), value));
-                }
-            }
-            kwargs.assert_all_used()?;
-            minijinja::filters::dictsort(value, arguments.into_iter().collect())
-        },
-    );
+                given
+            } else {
+                // Jinja2 takes any value for a truth value (`dictsort(1)`), by its truth.
+                Value::from(given.is_true())
+            };
+            arguments.push(((*name).to_string(), given));
+        }
+        args.done()?;
+        minijinja::filters::dictsort(value, arguments.into_iter().collect())
+    });
     model_id::install(&mut env);
     text_filters::install(&mut env, render_bytes);
     jinja_globals::install(&mut env);

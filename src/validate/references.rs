@@ -1498,15 +1498,17 @@ fn output_folder_is_apart(known: &Known<'_>, manifest: &Entry<ManifestDef>, out:
     }
     outputs_apart_from_rules(known, manifest, out_dir, out);
     // Where the outputs overlap a data folder, that is said once, above, not per file.
-    no_source_links_to_an_output(known, out_dir, !overlaps, out);
+    no_source_in_the_output_folder(known, out_dir, !overlaps, out);
 }
 
-/// No file the workspace read is a link to a file in the output folder: a template that is
-/// one renders its own last output into the next (which then grows on every build, and
-/// `check` never passes), and a partial that is one runs a context's text, written into an
-/// output, as template code. Said at the link, which is what to replace; the folder checks
-/// above cover the outputs' folder itself, and the rules reader the links among rules.
-fn no_source_links_to_an_output(
+/// No file the workspace read lies in the output folder, or is a link to a file there: a
+/// template that is one renders its own last output into the next (which then grows on every
+/// build, and `check` never passes), a partial that is one runs a context's text, written into
+/// an output, as template code, and the build refuses to write over a file the workspace
+/// reads. Said at the file, which is what to move or replace (unless `files_lying_there` is
+/// false: then the folder checks above have said it of the whole folder); the rules reader
+/// says it of the rules it skips.
+fn no_source_in_the_output_folder(
     known: &Known<'_>,
     out_dir: &str,
     files_lying_there: bool,
