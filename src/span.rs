@@ -34,7 +34,8 @@ impl Span {
 /// escapes (`\"`, `\n`, `\u00e9`, a TOML line continuation, YAML's `''`): `raw` is the value
 /// as written, quotes included, and `decoded` its text. The result has an entry per byte of
 /// `decoded`: the range in `raw` of the character (or escape) it is part of; `None` when the two
-/// cannot be walked together (a folded YAML scalar, say), and the caller keeps the whole value.
+/// cannot be walked together, and the caller keeps the whole value. A YAML string quoted over
+/// several lines folds: each line break, with the blanks around it, stands for what it folds to.
 /// [`raw_range`] maps a range of `decoded` with it.
 pub fn raw_offsets(raw: &str, decoded: &str) -> Option<Vec<std::ops::Range<usize>>> {
     let opening = ["\"\"\"", "'''", "\"", "'"]
@@ -57,6 +58,25 @@ pub fn raw_offsets(raw: &str, decoded: &str) -> Option<Vec<std::ops::Range<usize
         let rest = raw.get(at..)?;
         let mut chars = rest.chars();
         let c = chars.next()?;
+        // A line break in a string quoted with one quote mark (which TOML keeps on one line)
+        // is YAML's: it folds, with the blanks around it, into a space, or into a line break
+        // per empty line after it.
+        if opening.len() == 1
+            && matches!(c, ' ' | '\t' | '\n' | '\r')
+            && let Some((taken, empty_lines)) = yaml_fold(rest)
+        {
+            let folded = if empty_lines == 0 { 1 } else { empty_lines };
+            for _ in 0..folded {
+                let fills = if empty_lines == 0 { ' ' } else { '\n' };
+                if next != Some(fills) {
+                    return None;
+                }
+                offsets.push(at..at + taken);
+                next = wanted.next();
+            }
+            at += taken;
+            continue;
+        }
         // The raw text one character stands for, and how many raw bytes it takes.
         let (stands_for, taken) = match c {
             '\\' if !single_quoted && opening != "'''" => {
@@ -72,6 +92,13 @@ pub fn raw_offsets(raw: &str, decoded: &str) -> Option<Vec<std::ops::Range<usize
                     'b' => ('\u{8}', 2),
                     'f' => ('\u{c}', 2),
                     'e' => ('\u{1b}', 2),
+                    // YAML's own escapes (TOML has none of these).
+                    'a' => ('\u{7}', 2),
+                    'v' => ('\u{b}', 2),
+                    'N' => ('\u{85}', 2),
+                    '_' => ('\u{a0}', 2),
+                    'L' => ('\u{2028}', 2),
+                    'P' => ('\u{2029}', 2),
                     '0' => ('\0', 2),
                     'u' => hex(4)?,
                     'U' => hex(8)?,
@@ -226,6 +253,39 @@ fn block_offsets(raw: &str, indent: usize, decoded: &str) -> Option<Vec<std::ops
 }
 
 /// Whether the text after a `\` ends its line with blanks alone: a line continuation.
+/// A YAML fold at the start of `rest` (blanks, a line break, then any lines holding only
+/// blanks, and the blanks that start the next line): the raw bytes it takes and how many
+/// empty lines it holds. `None` when the blanks there are not followed by a line break.
+fn yaml_fold(rest: &str) -> Option<(usize, usize)> {
+    let blanks = |from: usize| {
+        rest[from..]
+            .find(|c| c != ' ' && c != '\t')
+            .map_or(rest.len(), |n| from + n)
+    };
+    let line_break = |at: usize| {
+        if rest[at..].starts_with("\r\n") {
+            Some(2)
+        } else if rest[at..].starts_with('\n') {
+            Some(1)
+        } else {
+            None
+        }
+    };
+    let mut at = blanks(0);
+    at += line_break(at)?;
+    let mut empty_lines = 0;
+    loop {
+        let text = blanks(at);
+        match line_break(text) {
+            Some(taken) => {
+                empty_lines += 1;
+                at = text + taken;
+            }
+            None => return Some((text, empty_lines)),
+        }
+    }
+}
+
 fn continues_a_line(after: &str) -> bool {
     let line = after.split('\n').next().unwrap_or(after);
     after.contains('\n')
@@ -306,6 +366,41 @@ mod tests {
         assert_eq!(&opened[start..end], "y }}");
         // Text the lines do not hold is not placed.
         assert_eq!(found(file, "first", "\u{0}", "first third", "third"), None);
+    }
+
+    // A YAML string quoted over several lines folds its line breaks (with the blanks around
+    // them) into spaces, or line breaks for empty lines: each word of the text the YAML reader
+    // decodes is still found where the file writes it.
+    #[test]
+    fn raw_offsets_walk_yaml_folds() {
+        let cases = [
+            "\"Line one of the\n  feedback text, folded\n  and {{ name }} there.\"",
+            "\"trailing blanks  \t\n    then text\"",
+            "\"an empty line\n\n  then two\n   \n\n  done\"",
+            "'single ''quoted''\r\n  over\r\n\r\n  lines'",
+            "\"escapes \\a\\v\\N\\_\\L\\P kept\n  and folds\"",
+            "\"\n  starts with a break\n\"",
+        ];
+        for raw in cases {
+            let decoded: String = serde_saphyr::from_str(raw).unwrap();
+            let offsets = raw_offsets(raw, &decoded)
+                .unwrap_or_else(|| panic!("{raw:?} as {decoded:?} not walked"));
+            assert_eq!(offsets.len(), decoded.len(), "{raw:?}");
+            let mut from = 0;
+            for word in decoded.split(|c: char| c.is_whitespace() || c.is_control()) {
+                let at = from + decoded[from..].find(word).unwrap();
+                from = at + word.len();
+                // (A doubled quote mark is found as written, both marks.)
+                if word.is_empty() || !word.is_ascii() || word.contains('\'') {
+                    continue;
+                }
+                let range = raw_range(&offsets, at..at + word.len()).unwrap();
+                assert_eq!(&raw[range], word, "{raw:?}");
+            }
+        }
+        // A fold stands for a space or line breaks, nothing else.
+        assert_eq!(raw_offsets("\"a\n  b\"", "a  b"), None);
+        assert_eq!(raw_offsets("\"a\n\n  b\"", "a b"), None);
     }
 
     // Each decoded byte is found where the file writes it, through escapes.

@@ -99,8 +99,11 @@ fn holds_callable(value: &Value, name: &str) -> bool {
             && attribute("name") == Some(ValueKind::String))
 }
 
-/// The error for a method of other values than `value` (`.split()` of a list): which values
-/// have it, and what this one is.
+/// The error for a method `value` does not have, where something near it says what was
+/// meant: a method of other values (`.split()` of a list: which values have it, and what this
+/// one is), a table's key called as a method (`m.heading()`), or a method of this value's
+/// kind one typo away (`.uper()`). `None` leaves minijinja's error, whose help lists the
+/// methods there are.
 fn wrong_kind(value: &Value, method: &str) -> Option<Error> {
     let having: Vec<&str> = [
         ("text", TEXT_METHODS),
@@ -112,7 +115,7 @@ fn wrong_kind(value: &Value, method: &str) -> Option<Error> {
     .map(|(kind, _)| kind)
     .collect();
     if having.is_empty() {
-        return None;
+        return near_miss(value, method);
     }
     let this = match value.kind() {
         ValueKind::String => "text",
@@ -128,6 +131,55 @@ fn wrong_kind(value: &Value, method: &str) -> Option<Error> {
     Some(invalid(&format!(
         "`.{method}()` is a method of {}, and this value is {this}",
         having.join(" and of ")
+    )))
+}
+
+/// The most keys of a table looked at for one near the name of a method called on it.
+const KEYS_LOOKED_AT: usize = 1_000;
+
+/// [`wrong_kind`]'s error for a method no kind of value has.
+fn near_miss(value: &Value, method: &str) -> Option<Error> {
+    if value.kind() == ValueKind::Map {
+        let keys: Vec<String> = value
+            .try_iter()
+            .ok()?
+            .take(KEYS_LOOKED_AT)
+            .filter_map(|key| key.as_str().map(str::to_owned))
+            .collect();
+        // (A key holding a macro or function was called before this.)
+        if keys.iter().any(|key| key == method) {
+            return Some(invalid(&format!(
+                "`{method}` is a key of this table, not a method: read its value without \
+                 `()`, as `.{method}`"
+            )));
+        }
+        let methods: Vec<String> = TABLE_METHODS
+            .iter()
+            .map(|name| (*name).to_owned())
+            .collect();
+        let near = crate::namespace::closest(method, keys.iter().chain(&methods))?;
+        if holds_callable(value, &near) {
+            // An imported template's macro: the unknown method's help names it.
+            return None;
+        }
+        return Some(invalid(&if TABLE_METHODS.contains(&near.as_str()) {
+            format!("a table has no method `.{method}()`: did you mean `.{near}()`?")
+        } else {
+            format!(
+                "a table has no method `.{method}()`: did you mean its key `{near}`, read as \
+                 `.{near}` (without `()`)?"
+            )
+        }));
+    }
+    let (kind, methods) = match value.kind() {
+        ValueKind::String => ("text", TEXT_METHODS),
+        ValueKind::Seq => ("a list", LIST_METHODS),
+        _ => return None,
+    };
+    let names: Vec<String> = methods.iter().map(|name| (*name).to_owned()).collect();
+    let near = crate::namespace::closest(method, &names)?;
+    Some(invalid(&format!(
+        "{kind} has no method `.{method}()`: did you mean `.{near}()`?"
     )))
 }
 
@@ -643,6 +695,47 @@ mod tests {
         // A method no value has is still minijinja's unknown method, whose help names the filter.
         let unknown = render("{{ 'a'.format(1) }}").unwrap_err();
         assert_eq!(unknown.kind(), ErrorKind::UnknownMethod, "{unknown}");
+    }
+
+    /// A method the value does not have, near what it does have: the error names that.
+    #[test]
+    fn a_method_near_a_key_or_a_method_is_named() {
+        for (template, says) in [
+            (
+                "{{ extra.team() }}",
+                "`team` is a key of this table, not a method: read its value without `()`, as \
+                 `.team`",
+            ),
+            (
+                "{{ extra.taem() }}",
+                "a table has no method `.taem()`: did you mean its key `team`, read as `.team` \
+                 (without `()`)?",
+            ),
+            (
+                "{{ extra.itmes() }}",
+                "a table has no method `.itmes()`: did you mean `.items()`?",
+            ),
+            (
+                "{{ cwd.uper() }}",
+                "text has no method `.uper()`: did you mean `.upper()`?",
+            ),
+            (
+                "{{ tags.cont('a') }}",
+                "a list has no method `.cont()`: did you mean `.count()`?",
+            ),
+        ] {
+            let error = render(template).unwrap_err();
+            assert!(error.to_string().contains(says), "{template}: {error}");
+        }
+        // Nothing near: minijinja's unknown method, whose help lists the methods there are.
+        for template in [
+            "{{ extra.zzzqqq() }}",
+            "{{ cwd.zzzqqq() }}",
+            "{{ 3.uper() }}",
+        ] {
+            let unknown = render(template).unwrap_err();
+            assert_eq!(unknown.kind(), ErrorKind::UnknownMethod, "{unknown}");
+        }
     }
 
     /// Cases where Unicode's rules are Python's, not Rust's char functions'.
