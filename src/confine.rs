@@ -225,8 +225,24 @@ pub fn caller_path_stays(root: &Path, path: &Path) -> Result<(), PathError> {
         .unwrap_or(existing);
     let below = absolute.components().count() - link.components().count();
     let shown = path.ancestors().nth(below).unwrap_or(path);
+    let in_git = |path: &Path| {
+        path.strip_prefix(root).is_ok_and(|below| {
+            below
+                .components()
+                .any(|part| is_git_folder(part.as_os_str()))
+        })
+    };
     match fs::canonicalize(existing) {
-        Ok(real) if real.starts_with(root) => Ok(()),
+        // The repository's folder is not the workspace's, as written or where a link leads
+        // (`dist` a link to `.git/hooks`).
+        Ok(real) if real.starts_with(root) => {
+            let rest = absolute.strip_prefix(existing).unwrap_or(Path::new(""));
+            if in_git(&real.join(rest)) {
+                Err(PathError::new(path, PathProblem::GitFolder))
+            } else {
+                Ok(())
+            }
+        }
         Ok(_) => {
             let target = fs::canonicalize(link).unwrap_or_else(|_| link.to_path_buf());
             Err(PathError::new(
@@ -680,6 +696,37 @@ mod tests {
             root.canonicalize().unwrap(),
             outside.canonicalize().unwrap(),
         )
+    }
+
+    /// A path the caller names to write or read (`--out`, `--rules`) is refused in the
+    /// repository's folder, where a link the workspace holds leads there or as written.
+    #[test]
+    fn caller_paths_into_the_git_folder_are_refused() {
+        let (_dir, root, _outside) = workspace();
+        fs::create_dir_all(root.join(".git/refs/heads")).unwrap();
+        fs::create_dir_all(root.join("plain")).unwrap();
+        symlink(root.join(".git/refs/heads"), root.join("dist")).unwrap();
+        symlink(root.join(".git"), root.join("rr")).unwrap();
+        for refused in [
+            "dist",
+            "dist/x.json",
+            "rr",
+            "rr/new/folder",
+            ".git/hooks",
+            ".GIT/new",
+            "new/../.git/x",
+            "plain/../.git",
+        ] {
+            let error = caller_path_stays(&root, &root.join(refused)).unwrap_err();
+            assert!(
+                matches!(error.problem, PathProblem::GitFolder),
+                "{refused}: {error:?}"
+            );
+        }
+        for kept in ["plain", "plain/new/x.json", "new", "dist-not-a-link"] {
+            caller_path_stays(&root, &root.join(kept))
+                .unwrap_or_else(|error| panic!("{kept}: {error:?}"));
+        }
     }
 
     #[test]

@@ -240,7 +240,7 @@ impl<'w> Conditions<'w> {
                 let result = parsed
                     .expression
                     .eval_inspected(scope.clone(), used_fuel)
-                    .map(|(value, used)| (value.is_true(), used));
+                    .and_then(truth);
                 if let (Some(key), Ok(found)) = (key, &result) {
                     // The key's bytes, and about as much again for the entry around them.
                     let bytes = 2 * key.1.len() + 16;
@@ -257,7 +257,7 @@ impl<'w> Conditions<'w> {
                 .env()
                 .compile_expression(text)
                 .and_then(|expression| expression.eval_inspected(scope.clone(), used_fuel))
-                .map(|(value, used)| (value.is_true(), used)),
+                .and_then(truth),
         };
         match result {
             Ok(found) => Self::spent(found, fuel, span),
@@ -417,4 +417,17 @@ fn parameter_conditions<'a>(
     parameters: impl Iterator<Item = &'a Parameter>,
 ) -> impl Iterator<Item = &'a str> {
     parameters.filter_map(|parameter| parameter.when.as_deref())
+}
+/// Whether an evaluated condition holds, with the fuel it used. A condition whose value is
+/// undefined (`extra.strict_mod`, a key the context leaves unset, read bare or last in an
+/// `and`) fails as reading it anywhere else in a condition does (`not extra.strict_mod`):
+/// taken as false, a misspelt key left its section out of every prompt without a word.
+fn truth((value, used): (Value, u64)) -> Result<(bool, u64), minijinja::Error> {
+    if value.is_undefined() {
+        return Err(minijinja::Error::new(
+            minijinja::ErrorKind::UndefinedError,
+            "the condition's value is undefined",
+        ));
+    }
+    Ok((value.is_true(), used))
 }
