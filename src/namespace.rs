@@ -259,6 +259,15 @@ pub fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a String>) -> O
     best.map(|(_, candidate)| candidate.clone())
 }
 
+/// A name as a file system that ignores case and how accented letters are encoded (macOS's
+/// by default) holds it: two names of one fold are one file there. `café` written with a
+/// composed `é` and with `e` and a combining accent are two files on Linux and one on macOS,
+/// where a clone held only one of them and compiled other prompts.
+pub fn folded(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization as _;
+    name.to_lowercase().nfd().collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1657,7 +1657,8 @@ fn a_command_asked_for_json_fails_in_json() {
 /// `promptc new` builds a workspace from nothing: the fallback family's variant is a base
 /// variant with a template of its own (not one that extends itself), another family's extends
 /// it, and a component the base template already reads is written though the workspace has
-/// that error meanwhile. An id or a slot the workspace has already, in any format, is refused.
+/// that error meanwhile. An id or a slot the workspace has already, in any format or another
+/// case, is refused.
 #[test]
 fn new_starts_a_workspace_from_its_manifest_and_never_takes_a_name_twice() {
     let workspace = common::Fixture::empty()
@@ -1738,6 +1739,12 @@ fn new_starts_a_workspace_from_its_manifest_and_never_takes_a_name_twice() {
             "would fill the slot `INTRO_SECTION`, which component `intro` fills already",
         ),
         (&["variant", "claude"], "a variant `claude` already"),
+        // Only by case: one file where case is ignored.
+        (
+            &["variant", "Claude"],
+            "a variant `claude` already (variants/claude.toml), whose id differs from `Claude` \
+             only by case",
+        ),
     ] {
         let refused = new(args);
         assert_eq!(refused.code, 2, "{args:?}");
@@ -1749,6 +1756,7 @@ fn new_starts_a_workspace_from_its_manifest_and_never_takes_a_name_twice() {
     }
     assert!(!workspace.root().join("tools/read_file.toml").exists());
     assert!(!workspace.root().join("components/Intro.toml").exists());
+    assert!(!workspace.root().join("variants/Claude.toml").exists());
     // An id too long to name a file after is refused by promptc, not by the file system.
     let long = "a".repeat(300);
     let refused = new(&["tool", &long]);

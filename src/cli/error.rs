@@ -87,6 +87,13 @@ pub enum CliError {
         id: String,
         by: String,
     },
+    /// `new`: the workspace has an id of the kind that differs from the one given only by case.
+    IdTakenByCase {
+        what: &'static str,
+        id: String,
+        other: String,
+        by: String,
+    },
     /// `new component`: another component has the slot the new one would have.
     SlotTaken {
         id: String,
@@ -172,7 +179,7 @@ impl CliError {
             CliError::OutEmptyContext(_) => "out-empty-context",
             CliError::SetValue(_) => "invalid-set",
             CliError::WouldOverwrite(_) => "would-overwrite",
-            CliError::IdTaken { .. } => "duplicate-id",
+            CliError::IdTaken { .. } | CliError::IdTakenByCase { .. } => "duplicate-id",
             CliError::SlotTaken { .. } => "duplicate-slot",
             CliError::NotAnId { .. } => "invalid-id",
             CliError::NotADataFolder { .. } => "invalid-value",
@@ -392,6 +399,15 @@ impl fmt::Display for CliError {
             CliError::IdTaken { what, id, by } => write!(
                 f,
                 "the workspace has a {what} `{id}` already ({by}): choose another id, or edit that file; nothing was written"
+            ),
+            CliError::IdTakenByCase {
+                what,
+                id,
+                other,
+                by,
+            } => write!(
+                f,
+                "the workspace has a {what} `{other}` already ({by}), whose id differs from `{id}` only by case: where case is ignored the two are one file, and promptc refuses them; choose another id, or edit that file; nothing was written"
             ),
             CliError::SlotTaken { id, slot, by } => write!(
                 f,

@@ -286,23 +286,33 @@ fn taken(
     id: &str,
     folder: &str,
 ) -> Option<CliError> {
-    let (what, ref_kind, existing) = match kind {
-        NewKind::Tool => (
-            "tool",
-            RefKind::Tool,
-            workspace.tools.get(id).map(|entry| entry.path.clone()),
-        ),
-        NewKind::Component => (
-            "component",
-            RefKind::Component,
-            workspace.components.get(id).map(|entry| entry.path.clone()),
-        ),
-        NewKind::Variant => (
-            "variant",
-            RefKind::Variant,
-            workspace.variants.get(id).map(|entry| entry.path.clone()),
-        ),
+    // Each id of the kind with its file.
+    let ids: Vec<(&String, &std::path::PathBuf)> = match kind {
+        NewKind::Tool => workspace
+            .tools
+            .iter()
+            .map(|(id, e)| (id, &e.path))
+            .collect(),
+        NewKind::Component => workspace
+            .components
+            .iter()
+            .map(|(id, e)| (id, &e.path))
+            .collect(),
+        NewKind::Variant => workspace
+            .variants
+            .iter()
+            .map(|(id, e)| (id, &e.path))
+            .collect(),
     };
+    let (what, ref_kind) = match kind {
+        NewKind::Tool => ("tool", RefKind::Tool),
+        NewKind::Component => ("component", RefKind::Component),
+        NewKind::Variant => ("variant", RefKind::Variant),
+    };
+    let existing = ids
+        .iter()
+        .find(|(known, _)| *known == id)
+        .map(|(_, path)| (*path).clone());
     let root = workspace.root();
     let shown = |path: &Path| {
         path.strip_prefix(root)
@@ -363,6 +373,20 @@ fn taken(
                 by: holder,
             });
         }
+    }
+    // An id that differs only by case names a file that is the same one where case is
+    // ignored (and the validation refuses the pair wherever it is).
+    let folded = crate::namespace::folded(id);
+    if let Some((other, path)) = ids
+        .iter()
+        .find(|(known, _)| crate::namespace::folded(known) == folded)
+    {
+        return Some(CliError::IdTakenByCase {
+            what,
+            id: id.to_string(),
+            other: (*other).clone(),
+            by: shown(path),
+        });
     }
     None
 }

@@ -1373,6 +1373,8 @@ fn first_uses<'v>(source: &str, variables: &[&'v str]) -> Vec<(&'v str, usize)> 
             _ => {}
         }
     }
+    // A name in a comment (`{# write {{ NAME }} here #}`) is no use of it.
+    let quiet = references::quiet_ranges(source);
     variables
         .iter()
         .map(|variable| {
@@ -1380,7 +1382,7 @@ fn first_uses<'v>(source: &str, variables: &[&'v str]) -> Vec<(&'v str, usize)> 
             let offset = found
                 .iter()
                 .copied()
-                .find(|&at| tag_around(source, at).is_some())
+                .find(|&at| !references::is_quiet(&quiet, at) && tag_around(source, at).is_some())
                 .or_else(|| found.first().copied())
                 .unwrap_or(0);
             (*variable, offset)
@@ -1391,7 +1393,14 @@ fn first_uses<'v>(source: &str, variables: &[&'v str]) -> Vec<(&'v str, usize)> 
 /// The first whole `word` inside a tag (`{{ … }}`, `{% … %}`) and outside the tag's quoted
 /// strings: where an expression names it.
 fn first_word_in_tags(source: &str, word: &str) -> Option<usize> {
-    whole_words(source, word).find(|&at| tag_around(source, at).is_some())
+    // The comments are found only when a tag holds the word.
+    let mut quiet = None;
+    whole_words(source, word)
+        .filter(|&at| tag_around(source, at).is_some())
+        .find(|&at| {
+            let quiet = quiet.get_or_insert_with(|| references::quiet_ranges(source));
+            !references::is_quiet(quiet, at)
+        })
 }
 
 /// Where the tag that holds `at` opens (its `{{` or `{%`), when `at` is inside one and outside

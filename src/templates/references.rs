@@ -220,6 +220,51 @@ fn tags(source: &str, mut visit: impl FnMut(&str, &str, usize, usize)) {
     }
 }
 
+/// The parts of `source` that hold no code, sorted: its comments (`{# … #}`) and the text of
+/// its raw blocks. A name written there (`{# write {{ INTRO }} here #}`) is no use of it.
+pub fn quiet_ranges(source: &str) -> Vec<Range<usize>> {
+    let bytes = source.as_bytes();
+    let mut ranges = Vec::new();
+    let mut at = 0;
+    let mut raw_from = None;
+    while let Some(open) = find(source, at, "{") {
+        let Some(&next) = bytes.get(open + 1) else {
+            break;
+        };
+        match next {
+            b'#' if raw_from.is_none() => {
+                at = find(source, open + 2, "#}").map_or(source.len(), |end| end + 2);
+                ranges.push(open..at);
+            }
+            b'{' if raw_from.is_none() => at = skip_code(source, open + 2, "}}"),
+            b'%' => {
+                let end = skip_code(source, open + 2, "%}");
+                let inner = source.get(open + 2..end.saturating_sub(2)).unwrap_or("");
+                match (raw_from, keyword(inner).0) {
+                    (Some(from), "endraw") => {
+                        ranges.push(from..open);
+                        raw_from = None;
+                    }
+                    (None, "raw") => raw_from = Some(end),
+                    _ => {}
+                }
+                at = end;
+            }
+            _ => at = open + 1,
+        }
+    }
+    if let Some(from) = raw_from {
+        ranges.push(from..source.len());
+    }
+    ranges
+}
+
+/// Whether `at` lies in one of `quiet` ([`quiet_ranges`]).
+pub fn is_quiet(quiet: &[Range<usize>], at: usize) -> bool {
+    let next = quiet.partition_point(|range| range.end <= at);
+    quiet.get(next).is_some_and(|range| range.start <= at)
+}
+
 /// The byte offset of `needle` at or after `from`.
 fn find(source: &str, from: usize, needle: &str) -> Option<usize> {
     memchr::memmem::find(source.as_bytes().get(from..)?, needle.as_bytes()).map(|at| from + at)
@@ -591,6 +636,19 @@ mod tests {
         // name unread, as a computed one.
         assert_eq!(names(r"{% include 'a\q' %}")[0].1.as_deref(), Some(r"a\q"));
         assert_eq!(names(r"{% include 'a\u00' %}")[0].1, None);
+    }
+
+    #[test]
+    fn comments_and_raw_blocks_are_quiet() {
+        let source = "{# {{ A }} #}{{ B }}{% raw %} C {% endraw %}{{ '{#' }} D {#- E -#}{% raw %}F";
+        let quiet = quiet_ranges(source);
+        let at = |word: &str| source.find(word).unwrap();
+        for word in ["A", "C", "E", "F"] {
+            assert!(is_quiet(&quiet, at(word)), "{word}");
+        }
+        for word in ["B", "D", "raw", "endraw"] {
+            assert!(!is_quiet(&quiet, at(word)), "{word}");
+        }
     }
 
     #[test]

@@ -929,7 +929,7 @@ fn build_entries(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Dia
         for family in &families {
             for context in &contexts {
                 let output = format!("{family}/{context}.md");
-                outputs.insert(folded(&output), (output, true));
+                outputs.insert(crate::namespace::folded(&output), (output, true));
             }
         }
     }
@@ -982,7 +982,7 @@ fn build_entries(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Dia
         } else {
             ""
         };
-        match outputs.get(&folded(&output)) {
+        match outputs.get(&crate::namespace::folded(&output)) {
             Some((first, by_product)) if *first == output => out.error(
                 Problem::InvalidValue(InvalidValue::OutputTaken {
                     by_product: *by_product,
@@ -998,7 +998,7 @@ fn build_entries(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Dia
                 manifest.value_span(&format!("{pointer}{at}")),
             ),
             None => {
-                outputs.insert(folded(&output), (output, false));
+                outputs.insert(crate::namespace::folded(&output), (output, false));
             }
         }
     }
@@ -1041,22 +1041,13 @@ fn output_names_differ_beyond_case(
     second_by_case(contexts, out);
 }
 
-/// A name as a file system that ignores case and how accented letters are encoded (macOS's
-/// by default) holds it: two names of one fold are one file there. `café` written with a
-/// composed `é` and with `e` and a combining accent are two files on Linux and one on macOS,
-/// where a clone held only one of them and compiled other prompts.
-fn folded(name: &str) -> String {
-    use unicode_normalization::UnicodeNormalization as _;
-    name.to_lowercase().nfd().collect()
-}
-
 /// Each name that differs from an earlier one only by case (or its accents' encoding, see
-/// [`folded`]), an error where it is given (a name given again as it is, as a family by each
+/// [`crate::namespace::folded`]), an error where it is given (a name given again as it is, as a family by each
 /// of its variants, is the same name).
 fn second_by_case<'a>(names: impl Iterator<Item = (&'a str, Span)>, out: &mut Diagnostics) {
     let mut seen: HashMap<String, &str> = HashMap::new();
     for (name, at) in names {
-        match seen.get(&folded(name)) {
+        match seen.get(&crate::namespace::folded(name)) {
             Some(first) if *first != name => out.error(
                 Problem::InvalidValue(InvalidValue::DiffersOnlyByCase {
                     name: name.to_string(),
@@ -1066,7 +1057,7 @@ fn second_by_case<'a>(names: impl Iterator<Item = (&'a str, Span)>, out: &mut Di
             ),
             Some(_) => {}
             None => {
-                seen.insert(folded(name), name);
+                seen.insert(crate::namespace::folded(name), name);
             }
         }
     }
@@ -1141,11 +1132,11 @@ fn source_names_portable(known: &Known<'_>, _: &Entry<ManifestDef>, out: &mut Di
             let without_controls: String = name.chars().filter(|c| !c.is_control()).collect();
             not_portable(&without_controls, false)
         });
-        let other = match by_fold.get(&folded(&shown)) {
+        let other = match by_fold.get(&crate::namespace::folded(&shown)) {
             Some(first) if *first != shown => Some(first.clone()),
             Some(_) => continue,
             None => {
-                by_fold.insert(folded(&shown), shown.clone());
+                by_fold.insert(crate::namespace::folded(&shown), shown.clone());
                 None
             }
         };
