@@ -220,7 +220,11 @@ fn extra_read_by_a_condition_or_whole_leaves_set_paths_quiet() {
         .file("components/intro.md", "You work in {{ cwd }}.\n")
         .file(
             "components/intro.toml",
-            format!("{}when = \"extra.beta\"\n", common::COMPONENT),
+            // (Read bare, a key the context leaves unset fails the condition.)
+            format!(
+                "{}when = \"extra.beta | default(false)\"\n",
+                common::COMPONENT
+            ),
         )
         .write();
     assert_eq!(warnings(&by_condition, "extra.beta=true"), "");
