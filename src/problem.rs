@@ -761,6 +761,11 @@ pub enum Problem {
     KeysTooLong {
         limit: usize,
     },
+    /// A family that no output of the build matrix compiles (`build.families` lists others,
+    /// and no build entry names it): `validate`, `check` and `build --all` never compile it.
+    FamilyNeverBuilt {
+        family: String,
+    },
     /// The workspace's contexts (or variants), each merged with what it extends, hold more
     /// than the workspace's byte limit together.
     InheritsTooMuch {
@@ -975,6 +980,7 @@ impl Problem {
             Problem::InheritsTooMuch { .. } => "inherits-too-much",
             Problem::TooManyValues { .. } => "too-many-values",
             Problem::KeysTooLong { .. } => "keys-too-long",
+            Problem::FamilyNeverBuilt { .. } => "family-never-built",
             Problem::TooManyTokens { .. } => "too-many-tokens",
             Problem::TooManyOutputs { .. } => "too-many-outputs",
             Problem::PostprocessPassOutOfFuel { .. } => "postprocess-pass-out-of-fuel",
@@ -1040,6 +1046,7 @@ impl Problem {
             | Problem::UnusedPartial { .. }
             | Problem::UnusedComponent { .. }
             | Problem::UnusedTool { .. }
+            | Problem::FamilyNeverBuilt { .. }
             | Problem::NotReadAsData { .. }
             | Problem::SectionReadBeforeItRenders { .. }
             | Problem::SectionNeverRendered { .. }
@@ -1294,6 +1301,9 @@ impl Problem {
             Problem::KeysTooLong { .. } => {
                 "nest the values less deeply, or give the keys they are nested in shorter names".into()
             }
+            Problem::FamilyNeverBuilt { family } => format!(
+                "add `{family}` to `build.families` in promptc.toml (or name it in a `[[build.entries]]` entry), or leave `families` out of `[build]` to build every family"
+            ),
             Problem::InheritsTooMuch { kind, .. } => format!(
                 "extend a smaller {kind} (move what only some {kind}s need into a {kind} of their own), or raise `limits.workspace_bytes` in promptc.toml"
             ),
@@ -2672,6 +2682,10 @@ impl Problem {
                 f,
                 "with this file, the workspace's data files hold more than {limit} values (keys, items and tables) together, more than promptc keeps in memory: it was not read"
             ),
+            Problem::FamilyNeverBuilt { family } => write!(
+                f,
+                "family `{family}` is in no output of the build matrix: `validate`, `check` and `build --all` never compile it, so a problem its prompts have goes unseen"
+            ),
             Problem::KeysTooLong { limit } => write!(
                 f,
                 "the file's keys, each with the keys it is nested in, are longer together than the {} MiB promptc keeps to place its values: it was not read",
@@ -3102,6 +3116,7 @@ mod tests {
                 together: false,
             },
             Problem::KeysTooLong { limit: 0 },
+            Problem::FamilyNeverBuilt { family: text() },
             Problem::PostprocessPassOutOfFuel { fuel: 0, free: 0 },
             Problem::ToolNameTaken {
                 name: text(),
@@ -3115,7 +3130,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 98;
+    const VARIANTS: usize = 99;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -3217,6 +3232,7 @@ mod tests {
             Problem::TooManyOutputs { .. } => 95,
             Problem::RulesReadFromOutputs { .. } => 96,
             Problem::KeysTooLong { .. } => 97,
+            Problem::FamilyNeverBuilt { .. } => 98,
         }
     }
 

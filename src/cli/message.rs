@@ -149,9 +149,15 @@ pub enum NextAfterNew<'a> {
         id: &'a str,
         parent: &'a str,
         file: &'a Path,
+        /// `build.families` lists the families the matrix compiles, and not this one.
+        unbuilt: bool,
     },
     /// A base variant, with a template of its own.
-    Base { id: &'a str, file: &'a Path },
+    Base {
+        id: &'a str,
+        file: &'a Path,
+        unbuilt: bool,
+    },
 }
 
 impl Message<'_> {
@@ -475,17 +481,39 @@ fn next_after_new(f: &mut fmt::Formatter<'_>, next: &NextAfterNew<'_>) -> fmt::R
             f,
             "next: `promptc new variant ID` for the fallback family, then list `{id}` in its `{field}`"
         ),
-        NextAfterNew::Extending { id, parent, file } => write!(
-            f,
-            "next: set in {} what differs from `{parent}` (`add_components`, `add_tools`, `placeholders`, …), then `promptc build --variant {id}`",
-            file.display()
-        ),
-        NextAfterNew::Base { id, file } => write!(
-            f,
-            "next: `promptc new component ID` and `promptc new tool NAME`, list them in {}, then `promptc build --variant {id}`",
-            file.display()
-        ),
+        NextAfterNew::Extending {
+            id,
+            parent,
+            file,
+            unbuilt,
+        } => {
+            write!(
+                f,
+                "next: set in {} what differs from `{parent}` (`add_components`, `add_tools`, `placeholders`, …), then `promptc build --variant {id}`",
+                file.display()
+            )?;
+            unbuilt_family(f, id, *unbuilt)
+        }
+        NextAfterNew::Base { id, file, unbuilt } => {
+            write!(
+                f,
+                "next: `promptc new component ID` and `promptc new tool NAME`, list them in {}, then `promptc build --variant {id}`",
+                file.display()
+            )?;
+            unbuilt_family(f, id, *unbuilt)
+        }
     }
+}
+
+/// The end of a new variant's next steps when `build.families` leaves its family out.
+fn unbuilt_family(f: &mut fmt::Formatter<'_>, id: &str, unbuilt: bool) -> fmt::Result {
+    if unbuilt {
+        write!(
+            f,
+            "; add `{id}` to `build.families` in promptc.toml, which lists the families `validate`, `check` and `build --all` compile"
+        )?;
+    }
+    Ok(())
 }
 
 fn mismatch_line(f: &mut fmt::Formatter<'_>, mismatch: &Mismatch) -> fmt::Result {

@@ -212,6 +212,13 @@ pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Re
         ))
     });
     let variant_file = written.first().map(std::path::PathBuf::as_path);
+    // A new variant is its own family, which a `build.families` list leaves out.
+    let unbuilt = workspace
+        .settings()
+        .build
+        .families
+        .as_ref()
+        .is_some_and(|families| !families.iter().any(|family| family == id));
     let next = match (args.kind, fallback, variant_file) {
         (NewKind::Tool, _, _) => Some(NextAfterNew::List {
             field: "tools",
@@ -225,10 +232,13 @@ pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Re
             slot: Some(default_slot(id)),
             variant: fallback,
         }),
-        (NewKind::Variant, Some((parent, _)), Some(file)) => {
-            Some(NextAfterNew::Extending { id, parent, file })
-        }
-        (NewKind::Variant, None, Some(file)) => Some(NextAfterNew::Base { id, file }),
+        (NewKind::Variant, Some((parent, _)), Some(file)) => Some(NextAfterNew::Extending {
+            id,
+            parent,
+            file,
+            unbuilt,
+        }),
+        (NewKind::Variant, None, Some(file)) => Some(NextAfterNew::Base { id, file, unbuilt }),
         (NewKind::Variant, _, None) => None,
     };
     if let Some(next) = next {

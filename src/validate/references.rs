@@ -85,6 +85,7 @@ const MANIFEST_RULES: &[EntryRule<ManifestDef>] = &[
     outputs_within_limit,
     fallback_family_exists,
     build_families_exist,
+    families_are_built,
     build_entries,
     routing_names_exist,
     contexts_exist,
@@ -868,6 +869,70 @@ fn build_families_exist(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &
     for (index, family) in manifest.value.build.families.iter().flatten().enumerate() {
         let span = manifest.value_span(&format!("/build/families/{index}"));
         known.family(family, span, out);
+    }
+}
+
+/// Every family is compiled by some output of the build matrix, when `build.families` (or
+/// `build.entries` alone) chooses which: a family added later (`promptc new variant`) was
+/// left out of `validate`, `check` and `build --all` without a word, and its errors were seen
+/// only when an agent compiled it. A family that only others extend is compiled through them.
+/// A warning at the family's first variant.
+fn families_are_built(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Diagnostics) {
+    let workspace = known.workspace;
+    let build = &manifest.value.build;
+    let product = build.entries.is_none() || build.families.is_some() || build.contexts.is_some();
+    if product && build.families.is_none() {
+        return;
+    }
+    let family_of = |name: &str| -> String {
+        match workspace.variants.get(name) {
+            Some(entry) => entry.value.family_or_id().to_string(),
+            None => name.split('@').next().unwrap_or(name).to_string(),
+        }
+    };
+    let mut built: HashSet<String> = build
+        .entries
+        .iter()
+        .flatten()
+        .map(|entry| family_of(&entry.variant))
+        .collect();
+    if product {
+        built.extend(build.families.iter().flatten().cloned());
+    }
+    // What a built variant extends is compiled through it (a loop of `extends` is reported
+    // apart: the walk stops after as many steps as there are variants).
+    let mut through: HashSet<&str> = HashSet::new();
+    for entry in workspace.variants.values() {
+        if !built.contains(entry.value.family_or_id()) {
+            continue;
+        }
+        let mut parent = entry.value.extends.as_deref();
+        for _ in 0..workspace.variants.len() {
+            let Some(id) = parent.filter(|id| through.insert(id)) else {
+                break;
+            };
+            parent = workspace
+                .variants
+                .get(id)
+                .and_then(|entry| entry.value.extends.as_deref());
+        }
+    }
+    let mut told: HashSet<&str> = HashSet::new();
+    for (id, entry) in &workspace.variants {
+        let family = entry.value.family_or_id();
+        if built.contains(family) || through.contains(id.as_str()) || !told.insert(family) {
+            continue;
+        }
+        let at = match entry.value.family {
+            Some(_) => entry.value_span("/family"),
+            None => entry.value_span("/id"),
+        };
+        out.push(Diagnostic::new(
+            Problem::FamilyNeverBuilt {
+                family: family.to_string(),
+            },
+            at,
+        ));
     }
 }
 
