@@ -709,7 +709,126 @@ fn parameters(known: &Known<'_>, entry: &Entry<ToolDef>, out: &mut Diagnostics) 
             parameter_is_complete(known.workspace, entry, &pointer, parameter, out);
             dependencies_exist(known, entry, &pointer, parameter, out);
             schema_keys_of_no_field(entry, &pointer, parameter, out);
+            nested_schema_types(entry, &pointer, parameter, out);
         }
+    }
+}
+
+/// The JSON Schema types a `type` keyword may name.
+const SCHEMA_TYPES: [&str; 7] = [
+    "string", "number", "integer", "boolean", "array", "object", "null",
+];
+
+/// Each `type` of the schemas nested in a parameter (its `items`, its `properties`' schemas,
+/// and those its `schema` keys hold: `additionalProperties`, `anyOf`, …) names JSON Schema
+/// types: a misspelt one (`type = "strng"` in a property) was sent as it is in the native
+/// tool definitions, which a provider refuses, while the parameter's own `type` is checked by
+/// its schema.
+fn nested_schema_types<T>(
+    entry: &Entry<T>,
+    pointer: &str,
+    parameter: &Parameter,
+    out: &mut Diagnostics,
+) {
+    if let Some(items) = &parameter.items {
+        schema_types_in(entry, &format!("{pointer}/items"), items, 0, out);
+    }
+    for (name, property) in parameter.properties.iter().flatten() {
+        let at = child_pointer(&format!("{pointer}/properties"), name);
+        schema_types_in(entry, &at, property, 0, out);
+    }
+    for (key, value) in parameter.schema.iter().flatten() {
+        let at = child_pointer(&format!("{pointer}/schema"), key);
+        subschemas_of(entry, &at, key, value, 0, out);
+    }
+}
+
+/// [`nested_schema_types`] for the schema `schema` at `pointer`, `depth` schemas deep.
+fn schema_types_in<T>(
+    entry: &Entry<T>,
+    pointer: &str,
+    schema: &serde_json::Value,
+    depth: usize,
+    out: &mut Diagnostics,
+) {
+    // Data files nest a few hundred levels at most; a schema is walked no deeper than that.
+    const MAX_DEPTH: usize = 256;
+    let Some(schema) = schema.as_object().filter(|_| depth < MAX_DEPTH) else {
+        return;
+    };
+    let named = |name: &serde_json::Value, at: String, out: &mut Diagnostics| {
+        let Some(name) = name.as_str() else {
+            return;
+        };
+        if SCHEMA_TYPES.contains(&name) {
+            return;
+        }
+        let allowed: Vec<String> = SCHEMA_TYPES.iter().map(|t| (*t).to_string()).collect();
+        out.error(
+            Problem::InvalidValue(InvalidValue::NotOneOf {
+                value: format!("`{name}`"),
+                suggestion: closest(name, &allowed),
+                allowed,
+            }),
+            entry.value_span(&at),
+        );
+    };
+    match schema.get("type") {
+        Some(serde_json::Value::Array(names)) => {
+            for (index, name) in names.iter().enumerate() {
+                named(name, format!("{pointer}/type/{index}"), out);
+            }
+        }
+        Some(name) => named(name, format!("{pointer}/type"), out),
+        None => {}
+    }
+    for (key, value) in schema {
+        let at = child_pointer(pointer, key);
+        subschemas_of(entry, &at, key, value, depth, out);
+    }
+}
+
+/// The schemas a keyword's `value` holds (at `pointer`), walked for their types.
+fn subschemas_of<T>(
+    entry: &Entry<T>,
+    pointer: &str,
+    keyword: &str,
+    value: &serde_json::Value,
+    depth: usize,
+    out: &mut Diagnostics,
+) {
+    match keyword {
+        "items"
+        | "additionalProperties"
+        | "additionalItems"
+        | "not"
+        | "if"
+        | "then"
+        | "else"
+        | "contains"
+        | "propertyNames"
+        | "unevaluatedItems"
+        | "unevaluatedProperties" => match value {
+            serde_json::Value::Array(schemas) => {
+                for (index, schema) in schemas.iter().enumerate() {
+                    let at = format!("{pointer}/{index}");
+                    schema_types_in(entry, &at, schema, depth + 1, out);
+                }
+            }
+            schema => schema_types_in(entry, pointer, schema, depth + 1, out),
+        },
+        "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
+            for (index, schema) in value.as_array().into_iter().flatten().enumerate() {
+                schema_types_in(entry, &format!("{pointer}/{index}"), schema, depth + 1, out);
+            }
+        }
+        "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
+            for (name, schema) in value.as_object().into_iter().flatten() {
+                let at = child_pointer(pointer, name);
+                schema_types_in(entry, &at, schema, depth + 1, out);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -1326,6 +1445,7 @@ fn shared_parameters(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut
         let pointer = child_pointer("/parameters", name);
         dependencies_exist(known, manifest, &pointer, parameter, out);
         schema_keys_of_no_field(manifest, &pointer, parameter, out);
+        nested_schema_types(manifest, &pointer, parameter, out);
         if parameter.use_shared.is_some() {
             out.error(
                 Problem::InvalidValue(InvalidValue::SharedParameterUses),
