@@ -357,6 +357,30 @@ pub fn operator(condition: &str, error: &minijinja::Error) -> Option<String> {
     )
 }
 
+/// `condition` with every `=` meant as a comparison ([`comparison`]) and every operator
+/// written as other languages write it ([`operator`]) rewritten, one syntax error after
+/// another: `mode = 'plan' && !yolo` is `mode == 'plan' and not yolo`, where fixing only the
+/// first left a suggestion that failed again. `None` when the first error is neither.
+pub fn rewritten(
+    env: &minijinja::Environment<'_>,
+    condition: &str,
+    error: &minijinja::Error,
+) -> Option<String> {
+    // Each rewrite fixes one operator; a condition has few.
+    const MAX_REWRITES: usize = 16;
+    let mut current = comparison(condition, error).or_else(|| operator(condition, error))?;
+    for _ in 0..MAX_REWRITES {
+        let Err(error) = env.compile_expression(&current) else {
+            break;
+        };
+        match comparison(&current, &error).or_else(|| operator(&current, &error)) {
+            Some(next) => current = next,
+            None => break,
+        }
+    }
+    Some(current)
+}
+
 /// The expression inside `{{ … }}` when a whole condition is written as a template's
 /// expression: a condition is the expression alone.
 pub fn unbraced(condition: &str) -> Option<String> {
@@ -451,6 +475,33 @@ mod tests {
                 meant,
                 "{condition}: {error}"
             );
+        }
+    }
+
+    /// Every operator of another language and every lone `=` is rewritten, so that the
+    /// suggestion parses.
+    #[test]
+    fn a_condition_is_rewritten_until_it_parses() {
+        let env = Environment::new();
+        for (condition, meant) in [
+            (
+                "mode = 'plan' && extra.review_enabled",
+                Some("mode == 'plan' and extra.review_enabled"),
+            ),
+            ("!plan_mode || yolo", Some("not plan_mode or yolo")),
+            ("a = 1 || !b && c = 2", Some("a == 1 or not b and c == 2")),
+            // A mistake of another kind after the first stays: the rewrite goes as far as it can.
+            ("a && b +", Some("a and b +")),
+            ("a +", None),
+        ] {
+            let Err(error) = env.compile_expression(condition) else {
+                panic!("{condition} compiled");
+            };
+            let rewritten = rewritten(&env, condition, &error);
+            assert_eq!(rewritten.as_deref(), meant, "{condition}: {error}");
+            if let Some(rewritten) = rewritten.filter(|r| !r.ends_with('+')) {
+                assert!(env.compile_expression(&rewritten).is_ok(), "{rewritten}");
+            }
         }
     }
 

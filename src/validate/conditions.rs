@@ -238,8 +238,7 @@ impl Checker<'_> {
                     Problem::ConditionSyntax {
                         message: error.detail().unwrap_or("invalid expression").to_string(),
                         meant: meant::meant(env, &error)
-                            .or_else(|| meant::comparison(condition, &error))
-                            .or_else(|| meant::operator(condition, &error))
+                            .or_else(|| meant::rewritten(env, condition, &error))
                             .or_else(|| meant::unbraced(condition)),
                         known: meant::known(env, &error),
                     },
