@@ -533,6 +533,13 @@ pub enum Problem {
         /// Written inside the workspace (relative, no `..`): a link on its way leads out.
         through_link: bool,
     },
+    /// An absolute path to a file or folder of the workspace: paths are read relative to the
+    /// file that names them (the manifest's, to the workspace). `relative` is the same place
+    /// written so.
+    AbsolutePath {
+        path: String,
+        relative: String,
+    },
     /// A folder setting that names a place in the repository's `.git` folder.
     PathInGitFolder {
         setting: String,
@@ -954,6 +961,7 @@ impl Problem {
             Problem::TemplateFileMissing { .. } => "template-file-missing",
             Problem::PathEscapesWorkspace { .. } => "path-escapes-workspace",
             Problem::PathInGitFolder { .. } => "path-in-git-folder",
+            Problem::AbsolutePath { .. } => "absolute-path",
             Problem::PathRefused { .. } => "path-refused",
             Problem::TemplateSyntax { .. } => "template-syntax",
             Problem::ConditionSyntax { .. } => "condition-syntax",
@@ -1717,6 +1725,9 @@ impl Problem {
             Problem::PathEscapesWorkspace {
                 default_of: None, ..
             } => "use a path relative to the file that stays inside the workspace".into(),
+            Problem::AbsolutePath { relative, .. } => format!(
+                "write `{relative}`, the same place relative to the file that names it"
+            ),
             Problem::PathInGitFolder { .. } => {
                 "promptc neither reads nor writes the repository's .git folder: choose another folder".into()
             }
@@ -2280,6 +2291,10 @@ impl Problem {
             } => write!(
                 f,
                 "folder `{path}`, the default `{setting}`, leads out of the workspace"
+            ),
+            Problem::AbsolutePath { path, .. } => write!(
+                f,
+                "path `{path}` is absolute: promptc reads paths relative to the file that names them, so that the workspace reads the same wherever it is checked out"
             ),
             Problem::PathInGitFolder { setting, path } => {
                 write!(
@@ -3116,6 +3131,10 @@ mod tests {
                 together: false,
             },
             Problem::KeysTooLong { limit: 0 },
+            Problem::AbsolutePath {
+                path: text(),
+                relative: text(),
+            },
             Problem::FamilyNeverBuilt { family: text() },
             Problem::PostprocessPassOutOfFuel { fuel: 0, free: 0 },
             Problem::ToolNameTaken {
@@ -3130,7 +3149,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 99;
+    const VARIANTS: usize = 100;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -3233,6 +3252,7 @@ mod tests {
             Problem::RulesReadFromOutputs { .. } => 96,
             Problem::KeysTooLong { .. } => 97,
             Problem::FamilyNeverBuilt { .. } => 98,
+            Problem::AbsolutePath { .. } => 99,
         }
     }
 

@@ -2235,3 +2235,54 @@ fn paths_the_command_line_names_in_the_workspace_do_not_leave_it_through_a_link(
         rules.stdout
     );
 }
+
+/// An absolute path to a file or folder of the workspace is refused as absolute, with the
+/// relative path to write, not as a path that leaves the workspace; one outside it does leave.
+#[test]
+fn an_absolute_path_into_the_workspace_is_told_its_relative_form() {
+    let workspace = Fixture::minimal().write();
+    let root = workspace.root().canonicalize().unwrap();
+    let component = format!(
+        "id = \"intro\"\ndescription = \"d\"\ntemplate_file = \"{}\"\n",
+        root.join("components/intro.md").display()
+    );
+    std::fs::write(workspace.root().join("components/intro.toml"), component).unwrap();
+    let manifest = std::fs::read_to_string(workspace.root().join("promptc.toml")).unwrap();
+    let manifest = format!(
+        "{manifest}\n[paths]\ntools = \"{}\"\n",
+        root.join("tools").display()
+    );
+    std::fs::write(workspace.root().join("promptc.toml"), manifest).unwrap();
+    let validation = workspace.validate();
+    let mut absolute: Vec<_> = validation
+        .diagnostics()
+        .into_iter()
+        .enumerate()
+        .filter(|(_, d)| d.code == "absolute-path")
+        .map(|(index, d)| (d.file, validation.help(index).map(str::to_owned)))
+        .collect();
+    absolute.sort();
+    let help = |relative: &str| {
+        Some(format!(
+            "write `{relative}`, the same place relative to the file that names it"
+        ))
+    };
+    assert_eq!(
+        absolute,
+        [
+            ("components/intro.toml".to_string(), help("intro.md")),
+            ("promptc.toml".to_string(), help("tools")),
+        ],
+        "{:#?}",
+        validation.diagnostics()
+    );
+    // Outside the workspace, the path leaves it.
+    let outside = "id = \"intro\"\ndescription = \"d\"\ntemplate_file = \"/etc/hostname\"\n";
+    std::fs::write(workspace.root().join("components/intro.toml"), outside).unwrap();
+    assert!(
+        workspace
+            .validate()
+            .codes()
+            .contains(&"path-escapes-workspace".to_string())
+    );
+}

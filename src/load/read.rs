@@ -153,6 +153,54 @@ pub fn data_folder(root: &Path, setting: &str) -> Option<PathBuf> {
 
 /// Joins `relative` to `base_dir` and checks, lexically and then on disk, that the result
 /// stays inside `root`. Returns `None` when it leaves the workspace.
+/// An absolute `path` that names a place inside the workspace rooted at `root` (a canonical
+/// path), written relative to `base_dir` (a folder of the workspace): what to write instead.
+/// `None` for a relative path, or one outside the workspace.
+pub fn relative_form(root: &Path, base_dir: &Path, path: &str) -> Option<String> {
+    let absolute = Path::new(path);
+    if !absolute.is_absolute() || path.contains('\0') {
+        return None;
+    }
+    let mut lexical = PathBuf::new();
+    for part in absolute.components() {
+        match part {
+            Component::ParentDir => {
+                lexical.pop();
+            }
+            Component::CurDir => {}
+            other => lexical.push(other),
+        }
+    }
+    // The root as given or as written with its links (`/tmp` a link on some systems).
+    let below = lexical
+        .strip_prefix(root)
+        .ok()
+        .map(Path::to_path_buf)
+        .or_else(|| {
+            let real = lexical.parent()?.canonicalize().ok()?;
+            Some(
+                real.join(lexical.file_name()?)
+                    .strip_prefix(root)
+                    .ok()?
+                    .to_path_buf(),
+            )
+        })?;
+    let base = base_dir.strip_prefix(root).ok()?;
+    let ups = base.components().count();
+    let mut relative = PathBuf::new();
+    let shared = base
+        .components()
+        .zip(below.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    for _ in shared..ups {
+        relative.push("..");
+    }
+    relative.extend(below.components().skip(shared));
+    let relative = relative.to_str()?.replace('\\', "/");
+    (!relative.is_empty()).then_some(relative)
+}
+
 pub fn resolve_inside(root: &Path, base_dir: &Path, relative: &str) -> Option<PathBuf> {
     // No file has a NUL in its path: such a setting is reported where it is written.
     if relative.contains('\0') {
@@ -193,6 +241,35 @@ pub fn resolve_inside(root: &Path, base_dir: &Path, relative: &str) -> Option<Pa
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An absolute path into the workspace is told as the relative path to write instead.
+    #[test]
+    fn an_absolute_path_inside_is_given_its_relative_form() {
+        let root = Path::new("/ws");
+        let variants = Path::new("/ws/variants");
+        for (base, path, relative) in [
+            (
+                variants,
+                "/ws/variants/claude/rules.md",
+                Some("claude/rules.md"),
+            ),
+            (variants, "/ws/components/a.md", Some("../components/a.md")),
+            (root, "/ws/components", Some("components")),
+            (root, "/ws/./x/../components/", Some("components")),
+            (Path::new("/ws/a/b"), "/ws/c", Some("../../c")),
+            (variants, "/elsewhere/x.md", None),
+            (variants, "/ws", Some("..")),
+            (root, "/ws", None),
+            (variants, "claude/rules.md", None),
+        ] {
+            assert_eq!(
+                relative_form(root, base, path).as_deref(),
+                relative,
+                "{path} from {}",
+                base.display()
+            );
+        }
+    }
 
     #[test]
     fn paths_that_climb_out_are_refused() {

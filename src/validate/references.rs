@@ -1508,6 +1508,11 @@ fn paths_stay_inside(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut
         let written_here = manifest.document.writes(&pointer);
         let problem = if path.contains('\0') || is_windows_form(path) {
             not_plain()
+        } else if let Some(relative) = crate::load::read::relative_form(root, root, path) {
+            Problem::AbsolutePath {
+                path: path.clone(),
+                relative,
+            }
         } else if crate::load::read::resolve_inside(root, root, path).is_none() {
             Problem::PathEscapesWorkspace {
                 path: path.clone(),

@@ -368,14 +368,19 @@ impl Registrar<'_> {
                 match resolve_inside(self.root, dir, relative) {
                     Some(path) => Pair::Given(self.file(&path, at, Some((at, relative)))?),
                     None => {
-                        self.diagnostics.push(Diagnostic::new(
-                            Problem::PathEscapesWorkspace {
-                                path: relative.into(),
-                                default_of: None,
-                                through_link: crate::confine::inside_as_written(relative),
-                            },
-                            at,
-                        ));
+                        let problem =
+                            match crate::load::read::relative_form(self.root, dir, relative) {
+                                Some(inside) => Problem::AbsolutePath {
+                                    path: relative.into(),
+                                    relative: inside,
+                                },
+                                None => Problem::PathEscapesWorkspace {
+                                    path: relative.into(),
+                                    default_of: None,
+                                    through_link: crate::confine::inside_as_written(relative),
+                                },
+                            };
+                        self.diagnostics.push(Diagnostic::new(problem, at));
                         Pair::Given(None)
                     }
                 }
