@@ -2849,3 +2849,24 @@ fn explain_locates_an_inherited_template_override() {
         );
     }
 }
+
+/// An empty model id or provider is refused where it is given, not routed as if unset.
+#[test]
+fn an_empty_model_or_provider_is_a_usage_error() {
+    let workspace = common::Fixture::minimal().write();
+    for args in [
+        &["route", "--model", ""][..],
+        &["route", "--model", "m", "--provider", ""],
+        &["build", "--model", ""],
+        &["context", "--provider", ""],
+        &["stats", "--model", ""],
+    ] {
+        let run = workspace.run(args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("a value is required for"),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+}

@@ -1,6 +1,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use clap::builder::NonEmptyStringValueParser;
 
 use super::show::toml_written;
 use super::{CliError, DataFormat, Printer, TargetArgs, load_valid, request_with_rules};
@@ -15,10 +16,10 @@ pub struct ContextArgs {
     #[arg(long)]
     pub context: Option<String>,
     /// Set the context's `model.id`.
-    #[arg(long)]
+    #[arg(long, value_parser = NonEmptyStringValueParser::new())]
     pub model: Option<String>,
     /// Set the context's `model.provider`.
-    #[arg(long)]
+    #[arg(long, value_parser = NonEmptyStringValueParser::new())]
     pub provider: Option<String>,
     #[command(flatten)]
     pub rules: super::RulesArgs,

@@ -22,6 +22,7 @@ mod stats;
 mod tools;
 mod validate;
 
+use clap::builder::NonEmptyStringValueParser;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -420,10 +421,10 @@ pub struct TargetArgs {
     pub variant: Option<String>,
     /// The model id the prompt is for (set as the context's `model.id`). Without --family or
     /// --variant it routes: the family is the first whose `match` holds, in `routing.order`.
-    #[arg(long)]
+    #[arg(long, value_parser = NonEmptyStringValueParser::new())]
     pub model: Option<String>,
     /// Route: the provider (set as the context's `model.provider`).
-    #[arg(long)]
+    #[arg(long, value_parser = NonEmptyStringValueParser::new())]
     pub provider: Option<String>,
     /// Compile the version of the family this label names.
     #[arg(long)]

@@ -1,6 +1,7 @@
 use std::path::Path;
 
 use clap::Args;
+use clap::builder::NonEmptyStringValueParser;
 
 use super::{CliError, OutputFormat, Printer, TargetArgs, compile_failed, load_valid, request};
 use crate::report;
@@ -8,10 +9,10 @@ use crate::report;
 #[derive(Args, Debug)]
 pub struct RouteArgs {
     /// The model id, as the agent's provider names it (`claude-sonnet-4-5`, `openai/gpt-5`).
-    #[arg(long)]
+    #[arg(long, value_parser = NonEmptyStringValueParser::new())]
     pub model: String,
     /// The provider, when the rules read it (`anthropic`, `openrouter`, `ollama`, …).
-    #[arg(long)]
+    #[arg(long, value_parser = NonEmptyStringValueParser::new())]
     pub provider: Option<String>,
     /// The context the rules see: a file or a named context (default: the manifest's
     /// `default_context`).

@@ -1,5 +1,6 @@
 use std::path::Path;
 
+use clap::builder::NonEmptyStringValueParser;
 use clap::{Args, ValueEnum};
 
 use super::{CliError, Printer, load_valid, report_failures, source_date_epoch};
@@ -14,10 +15,10 @@ pub struct StatsArgs {
     #[arg(long, conflicts_with_all = ["model", "provider"])]
     pub family: Option<String>,
     /// Only the family routing picks for this model id (as `promptc route` does).
-    #[arg(long)]
+    #[arg(long, value_parser = NonEmptyStringValueParser::new())]
     pub model: Option<String>,
     /// The provider, for routing.
-    #[arg(long)]
+    #[arg(long, value_parser = NonEmptyStringValueParser::new())]
     pub provider: Option<String>,
     /// Only this context: the name of one in the workspace, a file (TOML, YAML or JSON), or
     /// `-` for standard input.

@@ -203,6 +203,19 @@ impl InvalidValue {
             } => Some(
                 "write one folder and a file name below `build.out`, such as `claude/plan.md`: no deeper folders, no folder whose name starts with a dot".into(),
             ),
+            // A date and a time (`2026-11-01T10:00:00`, TOML's datetime or a text): the date
+            // alone is what a context holds.
+            InvalidValue::BadForm {
+                value,
+                expected: Form::Date,
+                ..
+            } => {
+                let text = value.trim_matches(['`', '"']);
+                let date = text
+                    .get(..10)
+                    .filter(|_| text.get(10..).is_some_and(|rest| rest.starts_with(['T', 't', ' '])))?;
+                Some(format!("a date has no time of day: write `{date}`"))
+            }
             _ => None,
         }
     }
