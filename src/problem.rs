@@ -1133,11 +1133,13 @@ impl Problem {
             }
             Problem::RenderFailed { message, .. } if message.starts_with("undefined value") => {
                 // minijinja's detail names the value: "`extra.team` is undefined".
-                let path = message
-                    .split('`')
-                    .nth(1)
-                    .filter(|path| !path.is_empty())
-                    .unwrap_or("the value");
+                let Some(path) = message.split('`').nth(1).filter(|path| !path.is_empty()) else {
+                    // No name: the value came from an expression (`list | first`), which a
+                    // context's unset value is only one way to make undefined.
+                    return Some(
+                        "an expression here gives an undefined value: a filter that found nothing (`first` or `last` of an empty list, a `selectattr` no item passes), a key its value lacks, or a value a context may leave unset; test it first (`{% if value is defined %}`, with the expression set to a name), or give it a default (`| default(…)`)".into(),
+                    );
+                };
                 if matches!(path, "loop.previtem" | "loop.nextitem") {
                     let turn = if path == "loop.previtem" { "first" } else { "last" };
                     return Some(format!(
