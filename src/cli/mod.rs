@@ -645,6 +645,7 @@ pub fn request_with_rules(
             crate::problem::RulesProblem::RulesFolderMissing {
                 path: folder.display().to_string(),
                 reason,
+                near: None,
             },
         ));
     }

@@ -238,6 +238,42 @@ pub fn resolve_inside(root: &Path, base_dir: &Path, relative: &str) -> Option<Pa
     Some(joined)
 }
 
+/// Most entries a folder may have for [`folder_near`] to look through it: one of many
+/// thousands is not listed whole for a suggestion.
+pub const ENTRIES_LOOKED_AT: usize = 1_000;
+
+/// A folder beside where `path` was looked for (inside the workspace) whose name is near its
+/// last name: `component` for `components`.
+pub fn folder_near(root: &std::path::Path, path: &str) -> Option<String> {
+    let path = std::path::Path::new(path);
+    let name = path.file_name()?.to_str()?;
+    let parent = path.parent().unwrap_or(std::path::Path::new(""));
+    let parent_text = parent.to_str()?;
+    let beside = if parent_text.is_empty() {
+        root.to_path_buf()
+    } else {
+        crate::load::read::resolve_inside(root, root, parent_text)?
+    };
+    crate::looked_at::listing(&beside);
+    let entries: Vec<std::fs::DirEntry> = std::fs::read_dir(&beside)
+        .ok()?
+        .take(ENTRIES_LOOKED_AT + 1)
+        .flatten()
+        .collect();
+    if entries.len() > ENTRIES_LOOKED_AT {
+        return None;
+    }
+    // Sorted: the nearest of two as near is the same whatever order the folder lists them in.
+    let mut folders: Vec<String> = entries
+        .into_iter()
+        .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_dir()))
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .collect();
+    folders.sort_unstable();
+    let near = crate::namespace::closest(name, &folders)?;
+    Some(parent.join(near).to_string_lossy().replace('\\', "/"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -794,7 +794,14 @@ impl Reader<'_> {
                     self.missing(path.to_path_buf(), PathProblem::GitFolder.to_string());
                 }
                 Some(_) if in_git => {}
-                Some(inside) => self.folder(&inside, path.to_path_buf(), Origin::Project),
+                // A folder not there is told with the folder of a near name beside it.
+                Some(inside) => match fs::symlink_metadata(&inside) {
+                    Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                        let near = crate::load::read::folder_near(root, name);
+                        self.missing_near(path.to_path_buf(), error.to_string(), near);
+                    }
+                    _ => self.folder(&inside, path.to_path_buf(), Origin::Project),
+                },
                 None if report_outside => self.missing(
                     path.to_path_buf(),
                     PathProblem::OutsideWorkspace.to_string(),
@@ -1393,13 +1400,18 @@ impl Reader<'_> {
     }
 
     fn missing(&mut self, shown: PathBuf, reason: String) {
+        self.missing_near(shown, reason, None);
+    }
+
+    /// [`Reader::missing`], with a folder of a name near it (`project` for `projcet`).
+    fn missing_near(&mut self, shown: PathBuf, reason: String, near: Option<String>) {
         let path = shown.display().to_string();
         let span = match self.named_at {
             Some(span) => span,
             None => Span::file_start(self.sources.add(shown, String::new())),
         };
         self.diagnostics.push(Diagnostic::new(
-            Problem::Rules(RulesProblem::RulesFolderMissing { path, reason }),
+            Problem::Rules(RulesProblem::RulesFolderMissing { path, reason, near }),
             span,
         ));
     }

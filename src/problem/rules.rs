@@ -41,7 +41,12 @@ pub enum RulesProblem {
     /// A rule whose globs take the rules read past the globs all of them may hold.
     TooManyGlobs { limit: usize },
     /// A rules folder named by `--rules`, `--global-rules` or `rules_from` that is not a folder.
-    RulesFolderMissing { path: String, reason: String },
+    RulesFolderMissing {
+        path: String,
+        reason: String,
+        /// A folder beside it of a near name.
+        near: Option<String>,
+    },
     /// A context's `rules_from` folder that leaves the workspace.
     RulesFromOutside { path: String },
     /// A rule left out because matching its globs against the context's active files would
@@ -123,6 +128,9 @@ impl RulesProblem {
             RulesProblem::TooManyGlobs { .. } => {
                 "match folders with fewer, broader globs (`src/**`), or move rules you do not use out of the folder".into()
             }
+            RulesProblem::RulesFolderMissing {
+                near: Some(near), ..
+            } => format!("did you mean `{near}`?"),
             RulesProblem::RulesFolderMissing { .. } => {
                 "name a project folder (the one holding `.clinerules`, `AGENTS.md`, …)".into()
             }
@@ -210,7 +218,7 @@ impl fmt::Display for RulesProblem {
                     "with this rule's globs the rules read hold more than {limit} globs in all; the rule is skipped"
                 )
             }
-            RulesProblem::RulesFolderMissing { path, reason } => {
+            RulesProblem::RulesFolderMissing { path, reason, .. } => {
                 write!(f, "rules folder `{path}` cannot be read: {reason}")
             }
             RulesProblem::RulesFromOutside { path } => {

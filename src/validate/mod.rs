@@ -6,7 +6,7 @@ mod context_fields;
 mod context_rules;
 mod filters_and_tests;
 mod references;
-pub(crate) use references::ENTRIES_LOOKED_AT;
+pub(crate) use crate::load::read::ENTRIES_LOOKED_AT;
 #[cfg(feature = "cli")]
 pub(crate) use references::is_windows_device;
 mod routing;

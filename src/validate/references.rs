@@ -1565,7 +1565,7 @@ fn no_such_folder(root: &std::path::Path, path: &str) -> Option<Problem> {
         return None;
     }
     let is_file = at.exists();
-    let suggestion = folder_near(root, path);
+    let suggestion = crate::load::read::folder_near(root, path);
     (is_file || suggestion.is_some()).then(|| {
         Problem::InvalidValue(InvalidValue::NoSuchFolder {
             path: path.to_string(),
@@ -1573,42 +1573,6 @@ fn no_such_folder(root: &std::path::Path, path: &str) -> Option<Problem> {
             suggestion,
         })
     })
-}
-
-/// Most entries a folder may have for [`folder_near`] to look through it: one of many
-/// thousands is not listed whole for a suggestion.
-pub(crate) const ENTRIES_LOOKED_AT: usize = 1_000;
-
-/// A folder beside where `path` was looked for (inside the workspace) whose name is near its
-/// last name: `component` for `components`.
-fn folder_near(root: &std::path::Path, path: &str) -> Option<String> {
-    let path = std::path::Path::new(path);
-    let name = path.file_name()?.to_str()?;
-    let parent = path.parent().unwrap_or(std::path::Path::new(""));
-    let parent_text = parent.to_str()?;
-    let beside = if parent_text.is_empty() {
-        root.to_path_buf()
-    } else {
-        crate::load::read::resolve_inside(root, root, parent_text)?
-    };
-    crate::looked_at::listing(&beside);
-    let entries: Vec<std::fs::DirEntry> = std::fs::read_dir(&beside)
-        .ok()?
-        .take(ENTRIES_LOOKED_AT + 1)
-        .flatten()
-        .collect();
-    if entries.len() > ENTRIES_LOOKED_AT {
-        return None;
-    }
-    // Sorted: the nearest of two as near is the same whatever order the folder lists them in.
-    let mut folders: Vec<String> = entries
-        .into_iter()
-        .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_dir()))
-        .filter_map(|entry| entry.file_name().into_string().ok())
-        .collect();
-    folders.sort_unstable();
-    let near = crate::namespace::closest(name, &folders)?;
-    Some(parent.join(near).to_string_lossy().replace('\\', "/"))
 }
 
 /// `build.out` is a folder of its own: a build writes and deletes files there.
