@@ -1216,6 +1216,16 @@ impl Problem {
                     "`{key}` is a key of {there}, which sets it already: remove this one, or move its value there in place of the other"
                 )
             }
+            // A field of the top level misspelt in a table of free keys (`mcp_server` below a
+            // context's `[extra]`): the suggestion is none of the table's own keys.
+            Problem::UnknownKey {
+                belongs_in: Some(table),
+                suggestion: Some(near),
+                expected,
+                ..
+            } if table.is_empty() && !expected.contains(near) => format!(
+                "did you mean `{near}`, a key of the file's top level? Write it there (in TOML, above the first `[table]` header)"
+            ),
             Problem::UnknownKey {
                 key,
                 belongs_in: Some(table),

@@ -47,8 +47,18 @@ pub fn check_extra(
             None => {
                 let suggestion = closest(key, declared.keys());
                 // A field of the context written below `[extra]` (TOML puts every key after a
-                // table header in that table): it belongs at the top level.
-                let top_level = suggestion.is_none() && fields.contains(key.as_str());
+                // table header in that table), or misspelt there (`mcp_server`): it belongs at
+                // the top level.
+                let near_field = suggestion
+                    .is_none()
+                    .then(|| closest(key, fields.iter()))
+                    .flatten()
+                    .filter(|field| field != key);
+                let top_level =
+                    suggestion.is_none() && (fields.contains(key.as_str()) || near_field.is_some());
+                let set_there =
+                    top_level && near_field.is_none() && document.value.get(key.as_str()).is_some();
+                let suggestion = suggestion.or(near_field);
                 out.error(
                     Problem::UnknownKey {
                         key: key.clone(),
@@ -57,7 +67,7 @@ pub fn check_extra(
                             .clone(),
                         suggestion,
                         belongs_in: top_level.then(String::new),
-                        set_there: top_level && document.value.get(key.as_str()).is_some(),
+                        set_there,
                     },
                     document.key_span(&pointer),
                 );
