@@ -142,6 +142,9 @@ pub(super) fn yaml_help(message: &str) -> Option<String> {
         "`*` starts an alias of an anchor (`&name`): quote a value that starts with `*`"
     } else if message.contains("did not find expected key") {
         "a mapping's keys line up at one indentation, and each line of a block scalar (`key: |`) is indented at least as deep as its first; a list item (`- …`) belongs under a key (`tools:`)"
+    } else if message.contains("did not find expected '-' indicator") {
+        // A key met among a list's items, less indented than their keys.
+        "a line at the indentation of a list's `- ` starts a new item: indent a key of the item above as deep as its other keys (after its `- `), or begin the line with `- `"
     } else if message.contains("trailing content after") {
         "a quoted value ends at its closing quote: quote all of it (`'\"a\" b'`), or nothing"
     } else if message.contains("simple key expected ':'") {
