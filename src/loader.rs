@@ -218,6 +218,7 @@ fn assemble(
         specs.tools.values().map(|entry| &entry.value),
     ));
     let mut templates = Templates::new(specs.manifest.value.fuel, limits, &mut sources);
+    templates.set_whitespace(&specs.manifest.value.templates);
     templates.defer_compiles(compiles == Compiles::Deferred);
     let mut registrar = Registrar {
         root: &root,

@@ -1101,3 +1101,74 @@ fn python_methods_render_validate_and_are_read_per_context() {
         prompt("ticketed")
     );
 }
+
+/// `[templates] trim_blocks` and `lstrip_blocks` render as Jinja2's options of the same names
+/// do: the expected texts are Jinja2 3.1.6's for the same template (`keep_trailing_newline`
+/// on, as promptc always has it), each of the four ways. A tag's own `-` trims whatever they
+/// say.
+#[test]
+fn trim_blocks_and_lstrip_blocks_render_as_jinja2_s() {
+    const TEMPLATE: &str = "# Tools\n{% for name in [\"read_file\", \"write_file\"] %}\n  {% if name != \"write_file\" %}\n- {{ name }}\n  {% else %}\n- {{ name }} (asks first)\n  {% endif %}\n{% endfor %}\n    {%- if true %}\nkept\n    {% endif -%}\n{# a comment #}\n  {% set x = 1 %}\nend\n";
+    for (trim, lstrip, jinja2) in [
+        (
+            false,
+            false,
+            "# Tools\n\n  \n- read_file\n  \n\n  \n- write_file (asks first)\n  \n\nkept\n    \n  \nend\n",
+        ),
+        (
+            false,
+            true,
+            "# Tools\n\n\n- read_file\n\n\n\n- write_file (asks first)\n\n\nkept\n\n\nend\n",
+        ),
+        (
+            true,
+            false,
+            "# Tools\n  - read_file\n    - write_file (asks first)\n  kept\n      end\n",
+        ),
+        (
+            true,
+            true,
+            "# Tools\n- read_file\n- write_file (asks first)\nkept\nend\n",
+        ),
+    ] {
+        // No clean-up rules: the prompt is the template's text as it renders.
+        let manifest = format!(
+            "{}postprocess = []\n[templates]\ntrim_blocks = {trim}\nlstrip_blocks = {lstrip}\n",
+            common::MANIFEST
+        );
+        let workspace = common::Fixture::minimal()
+            .file("promptc.toml", manifest)
+            .file(
+                "variants/generic.toml",
+                "id = \"generic\"\ntemplate_file = \"generic.md\"\n",
+            )
+            .file("variants/generic.md", TEMPLATE)
+            .file("tools/read_file.toml", common::TOOL)
+            .write();
+        let built = workspace.run(&["build", "--family", "generic"]);
+        assert_eq!(built.code, 0, "{}", built.stderr);
+        assert_eq!(
+            built.stdout, jinja2,
+            "trim_blocks {trim}, lstrip_blocks {lstrip}"
+        );
+    }
+    // The built-in tool format is written for the defaults, and renders the same either way.
+    let tools = |templates: &str| {
+        let workspace = common::Fixture::minimal()
+            .file("promptc.toml", format!("{}{templates}", common::MANIFEST))
+            .file(
+                "variants/generic.md",
+                "You work.\n\n{{ TOOLS }}\n{{ INTRO_SECTION }}\n",
+            )
+            .write();
+        let built = workspace.run(&["build", "--family", "generic", "--context", "basic"]);
+        assert_eq!(built.code, 0, "{}", built.stderr);
+        built.stdout
+    };
+    let plain = tools("");
+    assert!(plain.contains("read_file"), "{plain}");
+    assert_eq!(
+        tools("[templates]\ntrim_blocks = true\nlstrip_blocks = true\n"),
+        plain
+    );
+}

@@ -3,7 +3,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    ContextField, Limits, Parameter, PostprocessRule, TokenSettings, ToolDefinitionSettings,
+    ContextField, Limits, Parameter, PostprocessRule, TemplateSettings, TokenSettings,
+    ToolDefinitionSettings,
 };
 
 /// The workspace manifest, `promptc.toml`, at the root of a workspace.
@@ -68,6 +69,10 @@ pub struct Manifest {
     /// How much text templates may build.
     #[serde(default)]
     pub limits: Limits,
+    /// The white space around the templates' block tags (Jinja2's `trim_blocks` and
+    /// `lstrip_blocks`).
+    #[serde(default, skip_serializing_if = "TemplateSettings::is_default")]
+    pub templates: TemplateSettings,
 }
 
 fn default_fallback_family() -> String {

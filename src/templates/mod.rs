@@ -226,6 +226,20 @@ impl Templates {
         templates
     }
 
+    /// Sets how the templates added from here on treat the white space around their block
+    /// tags. The built-in tool format, added already, keeps the default: its text is written
+    /// for it.
+    pub fn set_whitespace(&mut self, settings: &crate::model::TemplateSettings) {
+        let built = minijinja::syntax::SyntaxConfig::builder()
+            .keep_trailing_newline(true)
+            .trim_blocks(settings.trim_blocks)
+            .lstrip_blocks(settings.lstrip_blocks)
+            .build();
+        if let Ok(syntax) = built {
+            self.env.set_syntax(syntax);
+        }
+    }
+
     /// The tool format of variants that set none.
     pub fn builtin_tool_format(&self) -> TemplateId {
         self.builtin_tool_format
