@@ -172,6 +172,9 @@ fn route_prints_the_family_version_and_rule() {
     .unwrap();
     assert_eq!(json["family"], "generic");
     assert_eq!(json["route"]["rule"], serde_json::Value::Null);
+    // The model and provider routed for, as the text says them (the provider the context's).
+    assert_eq!(json["model"], "mystery-model");
+    assert_eq!(json["provider"], "anthropic");
 
     // `build --model` compiles what `route` chose, for that model.
     let routed = run(&[

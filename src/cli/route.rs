@@ -75,6 +75,18 @@ pub fn run(
             text.push_str(&report::routing::choice(&choice));
             printer.report(&text)
         }
-        OutputFormat::Json => printer.result(&report::json_document(&choice)),
+        // The model and provider routed for first, as the text says them: a provider the
+        // context gave, not the command line, decides as much as the id.
+        OutputFormat::Json => {
+            let model = &request.context.model;
+            let mut document = serde_json::Map::new();
+            document.insert("model".into(), model.id.clone().into());
+            let provider = (!model.provider.is_empty()).then(|| model.provider.clone());
+            document.insert("provider".into(), provider.into());
+            if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(&choice) {
+                document.extend(fields);
+            }
+            printer.result(&report::json_document(&document))
+        }
     }
 }
