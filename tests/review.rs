@@ -1247,3 +1247,43 @@ fn diff_names_a_version_under_review_and_only_outputs_that_changed() {
         ]
     );
 }
+
+/// A side whose outputs compile over their token budget fails, as `build --all` and `check`
+/// would, and is still compared: the comment shows the change and why the job is red.
+#[test]
+fn a_head_over_its_budget_is_compared_and_fails() {
+    let repo = library_repo();
+    let rules = "variants/xs/rules.md";
+    let original = std::fs::read_to_string(repo.root.join(rules)).unwrap();
+    let long = "Always check every file path twice before you write. ".repeat(80);
+    repo.write(rules, &format!("{original}{long}\n"));
+    let run = repo.promptc(&["diff", "--base", "main", "--format", "json"]);
+    assert_eq!(run.status.code(), Some(1), "{}", stderr(&run));
+    let json: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let failures = json["failures"].as_array().unwrap();
+    assert_eq!(failures.len(), 1, "{json}");
+    assert_eq!(failures[0]["side"], "head");
+    assert_eq!(failures[0]["compiled"], true);
+    assert_eq!(failures[0]["diagnostics"][0]["code"], "over-budget");
+    let changed: Vec<&str> = json["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p["path"].as_str())
+        .collect();
+    assert!(
+        changed.contains(&"examples/prompts/xs/with-rules.md"),
+        "{changed:?}"
+    );
+    let text = stdout(&repo.promptc(&["diff", "--base", "main", "--stat"]));
+    assert!(
+        text.starts_with(
+            "error: the head side (working tree) compiles, and fails as `build --all` and `check` would (its outputs are compared below):\nerror[over-budget]: xs is over its budget"
+        ),
+        "{text}"
+    );
+    // Within the budget again, nothing fails.
+    repo.write(rules, &original);
+    let run = repo.promptc(&["diff", "--base", "main", "--exit-code"]);
+    assert_eq!(run.status.code(), Some(0), "{}", stdout(&run));
+}

@@ -46,8 +46,16 @@ pub fn run(
     super::remove_scratch_on_interrupt();
     let root = workspace_root(workspace_dir)?;
     let epoch = source_date_epoch(printer);
-    let compiled = |root: &std::path::Path| {
-        compile_side(root, epoch).map_err(|error| report::diff::side_failure(&error))
+    // A side whose outputs compile over their budget is compared, and fails as a build would.
+    let compiled = |root: &std::path::Path| match compile_side(root, epoch) {
+        Ok(mut outputs) => {
+            let over = outputs
+                .over_budget
+                .take()
+                .map(|error| report::diff::side_failure(&error));
+            (Ok(outputs), over)
+        }
+        Err(error) => (Err(report::diff::side_failure(&error)), None),
     };
     // Each side is compiled from its own copy; the copies live until the report is made.
     let side = |revision: Option<&str>| match revision {
@@ -64,7 +72,7 @@ pub fn run(
                     None,
                 );
                 let records = serde_json::to_value(record).into_iter().collect();
-                (None, Err((error.to_string(), records)))
+                (None, (Err((error.to_string(), records)), None))
             }
         },
     };
@@ -73,7 +81,11 @@ pub fn run(
     let (_base_copy, base) = crate::deadline::within_half(|| side(Some(&args.base)));
     let (_head_copy, head) = side(args.head.as_deref());
     let head_label = args.head.clone().unwrap_or_else(|| "working tree".into());
-    let diff = compare((&args.base, base), (&head_label, head), epoch);
+    let diff = compare(
+        (&args.base, base.0, base.1),
+        (&head_label, head.0, head.1),
+        epoch,
+    );
     match args.format {
         DiffFormat::Text => printer.report(&report::diff::text(&diff, args.stat)),
         DiffFormat::Markdown => {

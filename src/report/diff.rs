@@ -8,6 +8,15 @@ use crate::review::prompt_diff::{DiffReport, PromptChange, SideError};
 use super::visible::push_line;
 use super::{human, json_document};
 
+/// What went wrong with a side: it did not compile, or compiled and fails as a build would.
+fn failed_how(failure: &crate::review::prompt_diff::SideFailure) -> &'static str {
+    if failure.compiled {
+        "compiles, and fails as `build --all` and `check` would (its outputs are compared below)"
+    } else {
+        "cannot be compiled"
+    }
+}
+
 /// The report for a terminal: each changed prompt with its diff (or only its summary line),
 /// then the source files that changed and what each one affected.
 pub fn text(report: &DiffReport, stat_only: bool) -> String {
@@ -16,8 +25,10 @@ pub fn text(report: &DiffReport, stat_only: bool) -> String {
         push_line(
             &mut out,
             &format!(
-                "error: the {} side ({}) cannot be compiled:",
-                failure.side, failure.revision
+                "error: the {} side ({}) {}:",
+                failure.side,
+                failure.revision,
+                failed_how(failure)
             ),
         );
         // The diagnostics, rendered as every diagnostic is (their quoted text shown); the
@@ -95,9 +106,10 @@ pub fn markdown(report: &DiffReport, stat_only: bool, limit: usize) -> String {
         );
         let fence = "`".repeat(longest_backtick_run(&message).max(2) + 1);
         head.push_str(&format!(
-            "**The {} side ({}) cannot be compiled.**\n\n{fence}text\n{message}\n{fence}\n\n",
+            "**The {} side ({}) {}.**\n\n{fence}text\n{message}\n{fence}\n\n",
             failure.side,
             code_span(&failure.revision, false),
+            failed_how(failure),
         ));
     }
     for note in &report.notes {

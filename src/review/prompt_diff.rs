@@ -29,6 +29,9 @@ pub struct SideOutputs {
     /// while the trial compiles load their own took as much memory as three workspaces.
     root: Option<PathBuf>,
     source_date_epoch: SourceDateEpoch,
+    /// Outputs over their token budget (as [`SideError::Invalid`]): they compiled, and are
+    /// compared, but `build --all` and `check` fail on them, so the side fails too.
+    pub over_budget: Option<SideError>,
 }
 
 struct Output {
@@ -143,11 +146,17 @@ fn compile_keeping(
     } else {
         BTreeMap::new()
     };
+    // A trial compile of one file's change is compared only; a budget is the sides' to keep.
+    let over_budget = (keep && !run.over_budget.is_empty()).then(|| SideError::Invalid {
+        diagnostics: run.over_budget.sorted(),
+        sources: std::mem::take(&mut workspace.sources),
+    });
     Ok(SideOutputs {
         outputs,
         files,
         root: keep.then(|| root.to_path_buf()),
         source_date_epoch,
+        over_budget,
     })
 }
 
@@ -228,6 +237,9 @@ pub struct DiffReport {
 pub struct SideFailure {
     pub side: String,
     pub revision: String,
+    /// Whether its outputs compiled (and are compared), failing only as `build --all` and
+    /// `check` would: over their token budget.
+    pub compiled: bool,
     /// The reason as the text report words it.
     pub message: String,
     /// The same as data, one record per diagnostic (each located where it has a place), as
@@ -293,12 +305,12 @@ pub struct SourceChange {
     pub together_with: Vec<String>,
 }
 
+/// One side to compare: its label, its outputs or why it did not compile, and why it fails
+/// though it compiled (outputs over their budget, worded by the report layer).
+pub type Side<'a> = (&'a str, Result<SideOutputs, Failed>, Option<Failed>);
+
 /// Compares two sides; either may have failed.
-pub fn compare(
-    base: (&str, Result<SideOutputs, Failed>),
-    head: (&str, Result<SideOutputs, Failed>),
-    source_date_epoch: SourceDateEpoch,
-) -> DiffReport {
+pub fn compare(base: Side<'_>, head: Side<'_>, source_date_epoch: SourceDateEpoch) -> DiffReport {
     let mut report = DiffReport {
         base: base.0.to_string(),
         head: head.0.to_string(),
@@ -308,8 +320,21 @@ pub fn compare(
         failures: Vec::new(),
         notes: Vec::new(),
     };
-    let before = outputs_or_failure("base", base, &mut report.failures);
-    let after = outputs_or_failure("head", head, &mut report.failures);
+    let mut over_budget = Vec::new();
+    for (side, (revision, _, over)) in [("base", &base), ("head", &head)] {
+        if let Some((message, diagnostics)) = over {
+            over_budget.push(SideFailure {
+                side: side.into(),
+                revision: (*revision).into(),
+                compiled: true,
+                message: message.clone(),
+                diagnostics: diagnostics.clone(),
+            });
+        }
+    }
+    let before = outputs_or_failure("base", (base.0, base.1), &mut report.failures);
+    let after = outputs_or_failure("head", (head.0, head.1), &mut report.failures);
+    report.failures.extend(over_budget);
     match (before, after) {
         (Some(before), Some(after)) => {
             report.prompts = prompt_changes(&before, &after);
@@ -335,6 +360,7 @@ fn outputs_or_failure(
             failures.push(SideFailure {
                 side: side.into(),
                 revision: revision.into(),
+                compiled: false,
                 message,
                 diagnostics,
             });
