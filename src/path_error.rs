@@ -41,6 +41,11 @@ pub enum PathProblem {
     NotRegularFile {
         what: &'static str,
     },
+    /// A link, a device, a FIFO or a socket where promptc was asked to write a file: writing
+    /// would replace it (a device of the system deleted, `--out /dev/null`).
+    WouldReplace {
+        what: &'static str,
+    },
     /// A folder where a file belongs.
     IsFolder,
     /// A file where a folder belongs.
@@ -162,6 +167,9 @@ impl PathError {
             PathProblem::NotRegularFile { .. } | PathProblem::IsFolder => {
                 "move it away: a regular file belongs at this path"
             }
+            PathProblem::WouldReplace { .. } => {
+                "name a regular file, or a path where there is none yet: promptc writes its outputs as files of their own, neither through a link nor over a device"
+            }
             PathProblem::NotAFolder => "move the file away: a folder belongs at this path",
             PathProblem::SecondLink { .. } => "keep one path to the file: remove the other link",
             PathProblem::LinkToHoldingFolder { .. } => {
@@ -243,6 +251,9 @@ impl fmt::Display for PathProblem {
             ),
             PathProblem::OutsideWorkspace => write!(f, "lies outside the workspace"),
             PathProblem::NotRegularFile { what } => write!(f, "is a {what}, not a regular file"),
+            PathProblem::WouldReplace { what } => {
+                write!(f, "is a {what}, which writing the output would replace")
+            }
             PathProblem::IsFolder => write!(f, "is a folder, where a file belongs"),
             PathProblem::NotAFolder => write!(f, "is a file, where a folder belongs"),
             PathProblem::TooLarge { limit, .. } => {

@@ -116,7 +116,7 @@ pub fn run(
         // A folder the command line names: what stops the write there is a bad argument, as
         // the system's error was before it was put in promptc's words.
         staged
-            .add(path, path, text.as_bytes())
+            .add_named(path, path, text.as_bytes())
             .map_err(CliError::Argument)?;
     }
     staged.commit().map_err(CliError::Argument)?;

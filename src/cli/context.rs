@@ -179,7 +179,7 @@ fn write_context(
     crate::confine::caller_path_stays(&workspace.root, out).map_err(CliError::Argument)?;
     let mut staged = Staged::default();
     staged
-        .add(out, out, text.as_bytes())
+        .add_named(out, out, text.as_bytes())
         .map_err(CliError::Argument)?;
     staged.commit().map_err(CliError::Argument)?;
     printer.message(super::message::Message::Wrote(&out.display()));

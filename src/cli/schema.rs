@@ -80,7 +80,7 @@ pub fn run(args: SchemaArgs, workspace: Option<&Path>, printer: &Printer) -> Res
             None => path.clone(),
         };
         staged
-            .add(&real, &path, render(kind, &declared).as_bytes())
+            .add_named(&real, &path, render(kind, &declared).as_bytes())
             .map_err(|error| named_by(&root, error))?;
         written.push(path);
     }

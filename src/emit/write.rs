@@ -104,6 +104,24 @@ impl Staged {
     /// Writes `contents` to a temporary file beside `real` (the path the output really lies
     /// at); `shown` is the path errors name.
     pub fn add(&mut self, real: &Path, shown: &Path, contents: &[u8]) -> Result<(), PathError> {
+        refuse_to_replace(real, shown, false)?;
+        self.add_here(real, shown, contents)
+    }
+
+    /// [`Staged::add`] for a path the caller named (`--out`): a link there is refused too,
+    /// where an output of the matrix that is a link (to a file anywhere) is replaced by a
+    /// file of its own. `--out /dev/stdout` would have replaced the system's link.
+    pub fn add_named(
+        &mut self,
+        real: &Path,
+        shown: &Path,
+        contents: &[u8],
+    ) -> Result<(), PathError> {
+        refuse_to_replace(real, shown, true)?;
+        self.add_here(real, shown, contents)
+    }
+
+    fn add_here(&mut self, real: &Path, shown: &Path, contents: &[u8]) -> Result<(), PathError> {
         let dir = folder_of(real);
         self.create_dir(dir)
             .map_err(|error| write_error(shown, real, error))?;
@@ -181,6 +199,25 @@ impl Staged {
             }
         }
     }
+}
+
+/// Refuses to write at `real` over a device, a FIFO or a socket (and, with `links`, a
+/// symbolic link): the rename would replace it with a file, and a device of the system
+/// (`--out /dev/null`) would be deleted. A folder there fails the rename, and is told then.
+fn refuse_to_replace(real: &Path, shown: &Path, links: bool) -> Result<(), PathError> {
+    let Ok(found) = std::fs::symlink_metadata(real) else {
+        return Ok(());
+    };
+    let kind = found.file_type();
+    if kind.is_file() || kind.is_dir() || (kind.is_symlink() && !links) {
+        return Ok(());
+    }
+    let what = match crate::confine::not_regular(&found) {
+        _ if kind.is_symlink() => "symbolic link",
+        PathProblem::NotRegularFile { what } => what,
+        _ => "special file",
+    };
+    Err(PathError::new(shown, PathProblem::WouldReplace { what }))
 }
 
 /// What was at a path before its new file was renamed there.
@@ -549,6 +586,55 @@ mod tests {
         assert!(linked.symlink_metadata().unwrap().is_symlink());
         assert_eq!(std::fs::read_link(&linked).unwrap(), elsewhere);
         assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "theirs");
+    }
+
+    // A device, a FIFO or (at a path the caller named) a link is not replaced by a file:
+    // `--out /dev/null` deleted the system's device. Each is left as it was.
+    #[cfg(unix)]
+    #[test]
+    fn special_files_and_named_links_are_refused_not_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let target = dir.path().join("target.md");
+        std::fs::write(&target, "theirs").unwrap();
+        let link = dir.path().join("link.md");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let device = Path::new("/dev/null");
+        for (path, named, what) in [
+            (fifo.as_path(), false, "named pipe (FIFO)"),
+            (fifo.as_path(), true, "named pipe (FIFO)"),
+            (device, true, "device"),
+            (link.as_path(), true, "symbolic link"),
+        ] {
+            let mut staged = Staged::default();
+            let added = if named {
+                staged.add_named(path, path, b"new")
+            } else {
+                staged.add(path, path, b"new")
+            };
+            let error = added.unwrap_err();
+            assert!(
+                matches!(error.problem, PathProblem::WouldReplace { what: found } if found == what),
+                "{}: {error:?}",
+                path.display()
+            );
+        }
+        assert!(std::os::unix::fs::FileTypeExt::is_fifo(
+            &fifo.symlink_metadata().unwrap().file_type()
+        ));
+        assert!(link.symlink_metadata().unwrap().is_symlink());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "theirs");
+        // An output of the matrix that is a link is replaced by a file of its own.
+        let mut staged = Staged::default();
+        staged.add(&link, &link, b"new").unwrap();
+        staged.commit().unwrap();
+        assert!(link.symlink_metadata().unwrap().is_file());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "theirs");
     }
 
     #[test]
