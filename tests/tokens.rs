@@ -1171,6 +1171,35 @@ fn counts_are_kept_outside_the_workspace_and_change_no_report() {
     std::fs::write(&cache, b"o200k zz 3\n\xff\xfe not a count\n").unwrap();
     let damaged = workspace.run(&["validate"]);
     assert_eq!(damaged.stderr, first.stderr);
+    // So are counts no text of its length can have (lines not written by promptc): none
+    // passes a prompt over its budget, or overflows the sums `stats` makes.
+    for forged in ["0", "18446744073709551615"] {
+        let lines: String = saved
+            .lines()
+            .map(|line| format!("{} {forged}\n", line.rsplit_once(' ').unwrap().0))
+            .collect();
+        std::fs::write(&cache, lines).unwrap();
+        let again = workspace.run(&["validate"]);
+        assert_eq!(again.stderr, first.stderr, "{forged}");
+        let stats = workspace.run(&["stats"]);
+        let counted = workspace
+            .command()
+            .env("PROMPTC_NO_CACHE", "1")
+            .arg("stats")
+            .output()
+            .unwrap();
+        assert_eq!(
+            stats.code,
+            counted.status.code().unwrap(),
+            "{}",
+            stats.stderr
+        );
+        assert_eq!(
+            stats.stdout,
+            String::from_utf8_lossy(&counted.stdout),
+            "{forged}"
+        );
+    }
     // Nothing of the cache is in the workspace, and with PROMPTC_NO_CACHE none is written.
     assert!(
         walkdir::WalkDir::new(workspace.root())

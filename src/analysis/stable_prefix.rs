@@ -255,11 +255,15 @@ pub fn stable_prefix(
         Some(true) => definitions,
         _ => 0,
     };
-    prefix.tokens = stable_definitions + encoding.count(&compiled.prompt[..prefix.bytes]);
+    prefix.tokens =
+        stable_definitions.saturating_add(encoding.count(&compiled.prompt[..prefix.bytes]));
     // Shown beside the tokens, the share is of the tokens sent, where finding the prefix
     // measured it in bytes.
-    let sent = definitions + encoding.count(&compiled.prompt);
-    prefix.percent = (prefix.tokens * 100).checked_div(sent).unwrap_or(100);
+    let sent = definitions.saturating_add(encoding.count(&compiled.prompt));
+    prefix.percent = (prefix.tokens.saturating_mul(100))
+        .checked_div(sent)
+        .unwrap_or(100)
+        .min(100);
     Some(prefix)
 }
 

@@ -59,7 +59,7 @@ impl Encoding {
             return self.whole_count(text);
         }
         let key = Key::of(self, text);
-        if let Some(count) = counts().get(&key) {
+        if let Some(count) = counts().get(&key, text.len()) {
             return count;
         }
         // Counted without holding the lock: other threads may count meanwhile.
@@ -239,7 +239,7 @@ impl Encoding {
         // The key (a hash of the whole text) is made before the lock is taken: the compile
         // threads of a matrix ask at the same time.
         let key = Key::of(self, text);
-        counts().get(&key)
+        counts().get(&key, text.len())
     }
 
     /// Starts loading the tables on another thread, so that the counts needed later wait for
@@ -590,22 +590,29 @@ struct Counts {
 const SEARCHES: usize = 32;
 
 impl Counts {
-    /// The count of `key`, made by this process or found in the cache file.
-    fn get(&mut self, key: &Key) -> Option<usize> {
-        if let Some(count) = self.learnt.get(key).or_else(|| self.found.get(key)) {
+    /// The count of `key`, the key of a text of `len` bytes, made by this process or found in
+    /// the cache file. A count the file gives that no text of `len` bytes can have (a line
+    /// not written by promptc: a count past the text's length overflowed the sums made with
+    /// it, and one far below passed a prompt over its budget) is not taken: the text is
+    /// counted again, and the line replaced when the cache is saved.
+    fn get(&mut self, key: &Key, len: usize) -> Option<usize> {
+        if let Some(count) = self.learnt.get(key) {
             return Some(*count);
         }
-        if self.indexed {
-            return None;
-        }
-        if self.searches >= SEARCHES {
+        let found = if let Some(count) = self.found.get(key) {
+            Some(*count)
+        } else if self.indexed {
+            None
+        } else if self.searches >= SEARCHES {
             self.index();
-            return self.found.get(key).copied();
-        }
-        self.searches += 1;
-        let count = find_line(self.file_text(), key)?;
-        self.found.insert(*key, count);
-        Some(count)
+            self.found.get(key).copied()
+        } else {
+            self.searches += 1;
+            let count = find_line(self.file_text(), key)?;
+            self.found.insert(*key, count);
+            Some(count)
+        };
+        found.filter(|count| plausible(*count, len))
     }
 
     /// Learns every count of the cache file; the first of a key's lines counts.
@@ -659,6 +666,16 @@ fn counts() -> MutexGuard<'static, Counts> {
         .unwrap_or_else(PoisonError::into_inner)
 }
 
+/// The most bytes one token holds, in either encoding (a test reads the tables): a text's
+/// count is at least its length over this.
+const MAX_TOKEN_BYTES: usize = 128;
+
+/// Whether `count` can be the count of a text of `len` bytes: each token holds at least one
+/// byte and at most [`MAX_TOKEN_BYTES`].
+fn plausible(count: usize, len: usize) -> bool {
+    count <= len && count >= len.div_ceil(MAX_TOKEN_BYTES)
+}
+
 /// The name of the cache file in its folder; the version changes with its format or the
 /// tables.
 const CACHE_FILE: &str = "token-counts-v1";
@@ -669,19 +686,27 @@ const CACHE_BYTES: u64 = 8 << 20;
 
 /// The folder the command line keeps its cache in: `PROMPTC_CACHE_DIR`, else
 /// `$XDG_CACHE_HOME/promptc`, else `~/.cache/promptc`. `None` with `PROMPTC_NO_CACHE=1`, or
-/// when no home is known.
+/// when no home is known. A relative path is passed over, as the XDG specification asks:
+/// taken from the current folder, the cache would lie in the workspace, where a pull request
+/// could commit its counts.
 pub fn default_cache_dir() -> Option<PathBuf> {
-    let var = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
-    if var("PROMPTC_NO_CACHE").is_some_and(|value| value != "0") {
+    cache_dir_from(|name| std::env::var_os(name))
+}
+
+/// [`default_cache_dir`] with the environment's variables read by `var`.
+fn cache_dir_from(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
+    let set = |name: &str| var(name).filter(|value| !value.is_empty());
+    if set("PROMPTC_NO_CACHE").is_some_and(|value| value != "0") {
         return None;
     }
-    if let Some(dir) = var("PROMPTC_CACHE_DIR") {
-        return Some(PathBuf::from(dir));
+    let absolute = |name: &str| set(name).map(PathBuf::from).filter(|dir| dir.is_absolute());
+    if let Some(dir) = absolute("PROMPTC_CACHE_DIR") {
+        return Some(dir);
     }
-    if let Some(dir) = var("XDG_CACHE_HOME") {
-        return Some(PathBuf::from(dir).join("promptc"));
+    if let Some(dir) = absolute("XDG_CACHE_HOME") {
+        return Some(dir.join("promptc"));
     }
-    var("HOME").map(|home| PathBuf::from(home).join(".cache").join("promptc"))
+    absolute("HOME").map(|home| home.join(".cache").join("promptc"))
 }
 
 /// Uses the cache file in `dir`: its counts are learnt when a count is first asked for, and
@@ -1181,7 +1206,7 @@ mod tests {
             ..Counts::default()
         };
         for (digest, count) in expected {
-            assert_eq!(indexed.get(&key(digest)), count, "indexed: {digest}");
+            assert_eq!(indexed.get(&key(digest), 4), count, "indexed: {digest}");
         }
         assert!(indexed.indexed);
         let mut searched = Counts {
@@ -1189,9 +1214,73 @@ mod tests {
             ..Counts::default()
         };
         for (digest, count) in expected {
-            assert_eq!(searched.get(&key(digest)), count, "searched: {digest}");
+            assert_eq!(searched.get(&key(digest), 4), count, "searched: {digest}");
         }
         assert!(!searched.indexed);
+    }
+
+    /// The cache folder is an absolute path: a relative one (which would lie in the folder
+    /// promptc runs in, the workspace) is passed over for the next.
+    #[test]
+    fn a_relative_cache_folder_is_passed_over() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(key, _)| *key == name)
+                    .map(|(_, value)| std::ffi::OsString::from(value))
+            }
+        };
+        let found = |pairs| cache_dir_from(env(pairs));
+        assert_eq!(
+            found(&[("PROMPTC_CACHE_DIR", "/c"), ("HOME", "/h")]),
+            Some(PathBuf::from("/c"))
+        );
+        assert_eq!(
+            found(&[("PROMPTC_CACHE_DIR", ".cache"), ("XDG_CACHE_HOME", "/x")]),
+            Some(PathBuf::from("/x/promptc"))
+        );
+        assert_eq!(
+            found(&[("XDG_CACHE_HOME", "cache"), ("HOME", "/h")]),
+            Some(PathBuf::from("/h/.cache/promptc"))
+        );
+        assert_eq!(found(&[("HOME", "home")]), None);
+        assert_eq!(found(&[("PROMPTC_NO_CACHE", "1"), ("HOME", "/h")]), None);
+    }
+
+    /// No token of either encoding holds more than [`MAX_TOKEN_BYTES`], the bound a cached
+    /// count is held to; and a count no text of its length can have is not taken.
+    #[test]
+    fn a_cached_count_is_held_to_what_the_text_s_length_allows() {
+        for encoding in [Encoding::O200k, Encoding::Cl100k] {
+            let bpe = &encoding.tokenizer().bpe;
+            let longest = (0..u32::try_from(bpe.num_tokens()).unwrap())
+                .map(|id| bpe.token_bytes(id).len())
+                .max()
+                .unwrap();
+            assert!(longest <= MAX_TOKEN_BYTES, "{}: {longest}", encoding.name());
+        }
+        let key = Key {
+            encoding: Encoding::O200k,
+            digest: 9,
+        };
+        let line = |count: &str| format!("o200k {:032x} {count}\n", 9u128);
+        for (count, len, taken) in [
+            ("300", 1000, Some(300)),
+            ("1000", 1000, Some(1000)),
+            ("8", 1000, Some(8)),
+            ("1001", 1000, None),
+            ("18446744073709551615", 1000, None),
+            ("7", 1000, None),
+            ("0", 1000, None),
+            ("0", 0, Some(0)),
+        ] {
+            let mut counts = Counts {
+                text: Some(line(count)),
+                ..Counts::default()
+            };
+            assert_eq!(counts.get(&key, len), taken, "{count} of {len} bytes");
+        }
     }
 
     #[test]
