@@ -130,9 +130,12 @@ pub struct WorkspaceRoot {
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct McpServer {
+    /// Its name, shown in the prompt and the first part of its tools' native names.
+    #[schemars(length(min = 1))]
     pub name: String,
     /// A stable identifier, used in native tool names. Defaults to the name.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
     pub uid: Option<String>,
     /// Switched off in the user's settings.
     pub disabled: bool,
@@ -172,6 +175,8 @@ impl McpServer {
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct McpTool {
+    /// The name the server gives it, the last part of its native name.
+    #[schemars(length(min = 1))]
     pub name: String,
     pub description: String,
     /// JSON Schema of the tool's arguments.
