@@ -2870,3 +2870,36 @@ fn an_empty_model_or_provider_is_a_usage_error() {
         );
     }
 }
+
+/// `context --out` into the workspace's contexts folder refuses a file every later command
+/// would refuse or not read: a second context of a name, a name no context may have, a file
+/// with no data extension. The context's own file, a new name and a path elsewhere are
+/// written.
+#[test]
+fn context_out_into_the_contexts_folder_keeps_the_workspace_loadable() {
+    let workspace = common::Fixture::minimal().write();
+    let out = |path: &str| workspace.run(&["context", "--context", "basic", "--out", path]);
+    for (path, says) in [
+        (
+            "examples/contexts/basic.yaml",
+            "would be a second context of its name, beside examples/contexts/basic.toml",
+        ),
+        ("examples/contexts/-bad.toml", "cannot name a context"),
+        ("examples/contexts/plain", "has no data file's extension"),
+    ] {
+        let run = out(path);
+        assert_eq!(run.code, 2, "{path}: {}", run.stderr);
+        assert!(run.stderr.contains(says), "{path}: {}", run.stderr);
+        assert!(!workspace.root().join(path).exists(), "{path}");
+    }
+    for path in [
+        "examples/contexts/basic.toml",
+        "examples/contexts/again.yaml",
+    ] {
+        let run = out(path);
+        assert_eq!(run.code, 0, "{path}: {}", run.stderr);
+    }
+    let elsewhere = workspace.tmp().join("basic.yaml");
+    assert_eq!(out(elsewhere.to_str().unwrap()).code, 0);
+    assert_eq!(workspace.validate().counts().0, 0);
+}

@@ -177,6 +177,12 @@ fn write_context(
         return Err(PathError::new(out, PathProblem::IsSource).into());
     }
     crate::confine::caller_path_stays(&workspace.root, out).map_err(CliError::Argument)?;
+    if let Some(why) = out_name_problem(workspace, out) {
+        return Err(CliError::OutContextName {
+            path: out.to_path_buf(),
+            why,
+        });
+    }
     let mut staged = Staged::default();
     staged
         .add_named(out, out, text.as_bytes())
@@ -184,4 +190,39 @@ fn write_context(
     staged.commit().map_err(CliError::Argument)?;
     printer.message(super::message::Message::Wrote(&out.display()));
     Ok(())
+}
+
+/// Why `out`, a file of the workspace's contexts folder, may not be written: a name no
+/// context may have, another context's name (in another format), or no data extension. A
+/// path elsewhere is the caller's.
+fn out_name_problem(
+    workspace: &crate::workspace::Workspace,
+    out: &Path,
+) -> Option<super::error::OutNameProblem> {
+    use super::error::OutNameProblem;
+    let folder = workspace.root.join(&workspace.settings().paths.contexts);
+    let absolute = std::path::absolute(out).ok()?;
+    let parent = absolute.parent()?;
+    let in_contexts = parent == folder
+        || parent
+            .canonicalize()
+            .ok()
+            .zip(folder.canonicalize().ok())
+            .is_some_and(|(parent, folder)| parent == folder);
+    if !in_contexts {
+        return None;
+    }
+    if crate::load::document::Format::of(out).is_none() {
+        return Some(OutNameProblem::NotData);
+    }
+    let name = crate::load::specs::context_name(out);
+    if !crate::load::specs::is_plain_name(&name) {
+        return Some(OutNameProblem::NotAName);
+    }
+    let file_name = out.file_name()?;
+    workspace.contexts.get(&name).and_then(|entry| {
+        let other = &workspace.sources.get(entry.source()).path;
+        (other.file_name() != Some(file_name))
+            .then(|| OutNameProblem::Taken(other.display().to_string()))
+    })
 }

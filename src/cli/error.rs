@@ -74,6 +74,10 @@ pub enum CliError {
     /// `context --out` names a file whose extension is a data file's in another case
     /// (`x.TOML`): promptc would not read it back as a context.
     OutExtensionCase(PathBuf),
+    /// `context --out` into the workspace's contexts folder under a name no context may have,
+    /// or another context's (in another format), or with no data extension: every later
+    /// command would refuse the workspace, or not read the file.
+    OutContextName { path: PathBuf, why: OutNameProblem },
     /// `context --out` over a file that is there, with no context named (no `--context`, no
     /// `default_context`): the empty context would replace the file.
     OutEmptyContext(PathBuf),
@@ -119,6 +123,17 @@ pub enum CliError {
     /// `schema`: the manifest, whose `[context_fields]` the context schema holds, cannot be
     /// read or does not parse (why).
     ManifestUnreadable(String),
+}
+
+/// Why `context --out` may not write a file of the workspace's contexts folder.
+#[derive(Debug)]
+pub enum OutNameProblem {
+    /// Its name is no context's (`-bad.toml`).
+    NotAName,
+    /// Another file holds a context of that name (its path, as shown).
+    Taken(String),
+    /// It has no data extension.
+    NotData,
 }
 
 /// Why `new` refuses an id.
@@ -176,6 +191,7 @@ impl CliError {
             CliError::McpSettingsNotAFile(_) => "mcp-settings-not-a-file",
             CliError::ContextNotData(_) => "context-not-data",
             CliError::OutFormat { .. } | CliError::OutExtensionCase(_) => "out-format",
+            CliError::OutContextName { .. } => "out-context-name",
             CliError::OutEmptyContext(_) => "out-empty-context",
             CliError::SetValue(_) => "invalid-set",
             CliError::WouldOverwrite(_) => "would-overwrite",
@@ -199,6 +215,11 @@ impl CliError {
                 Some(error.help())
             }
             CliError::RulesFolder(problem) => problem.help(),
+            CliError::OutContextName { why, .. } => Some(match why {
+                OutNameProblem::NotAName => "name the file with an ASCII letter or digit first, then those, `_`, `.` and `-` (a context's name is its file name without the extension)".to_string(),
+                OutNameProblem::Taken(other) => format!("write the context over `{other}`, or choose another name"),
+                OutNameProblem::NotData => "give it the extension of its format: `.toml`, `.yaml` or `.json`".to_string(),
+            }),
             CliError::OutExtensionCase(path) => Some(format!(
                 "name it `{}`",
                 path.with_extension(
@@ -390,6 +411,23 @@ impl fmt::Display for CliError {
                  give the file a `.{format}` name, or leave `--format` out",
                 path.display()
             ),
+            CliError::OutContextName { path, why } => match why {
+                OutNameProblem::NotAName => write!(
+                    f,
+                    "{} cannot name a context: every later command would refuse the workspace (bad-context-name)",
+                    path.display()
+                ),
+                OutNameProblem::Taken(other) => write!(
+                    f,
+                    "{} would be a second context of its name, beside {other}: every later command would refuse the workspace",
+                    path.display()
+                ),
+                OutNameProblem::NotData => write!(
+                    f,
+                    "{} would not be read back as a context: it has no data file's extension",
+                    path.display()
+                ),
+            },
             CliError::OutExtensionCase(path) => write!(
                 f,
                 "{} would not be read back as a context: promptc reads data files whose extension is in lower case",

@@ -861,7 +861,7 @@ pub fn check_document(kind: Kind, path: &Path, bytes: Vec<u8>) -> (Sources, Diag
 
 /// Whether a name is an id-like plain name: an ASCII letter or digit, then those, `_`, `.`
 /// and `-` (the `ID_PATTERN` of ids).
-fn is_plain_name(name: &str) -> bool {
+pub fn is_plain_name(name: &str) -> bool {
     name.starts_with(|c: char| c.is_ascii_alphanumeric())
         && name
             .chars()
