@@ -2903,3 +2903,39 @@ fn context_out_into_the_contexts_folder_keeps_the_workspace_loadable() {
     assert_eq!(out(elsewhere.to_str().unwrap()).code, 0);
     assert_eq!(workspace.validate().counts().0, 0);
 }
+
+/// `build --all` waits for another process that holds the workspace's outputs (a build, here
+/// stood for by `flock`), saying so, then builds: two builds at once each removed what the
+/// other renamed, and left outputs that neither manifest makes.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_build_waits_for_another_that_holds_the_outputs() {
+    use std::io::BufRead as _;
+    let workspace = common::Fixture::minimal().write();
+    let mut holder = std::process::Command::new("flock")
+        .arg("-x")
+        .arg(workspace.root())
+        .args(["-c", "echo held; sleep 1"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(holder.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert_eq!(line, "held\n");
+    let built = workspace.run(&["build", "--all"]);
+    assert!(holder.wait().unwrap().success());
+    assert_eq!(built.code, 0, "{}", built.stderr);
+    assert!(
+        built.stderr.starts_with(
+            "note: another promptc process is building this workspace's outputs; waiting for it to finish\n"
+        ),
+        "{}",
+        built.stderr
+    );
+    // Alone, it does not wait; and `check` reads the outputs it wrote.
+    let again = workspace.run(&["build", "--all"]);
+    assert!(!again.stderr.contains("waiting"), "{}", again.stderr);
+    assert_eq!(workspace.run(&["check"]).code, 0);
+}

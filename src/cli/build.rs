@@ -127,6 +127,8 @@ pub fn run(
 }
 
 fn build_all(workspace: &'static Workspace, printer: &Printer) -> Result<(), CliError> {
+    // Alone among builds of the workspace, from reading the outputs to renaming them.
+    let _lock = super::outputs_lock::lock_outputs(&workspace.root, true, printer);
     // Each output goes to a temporary file as it compiles; they are renamed into place only
     // once the whole matrix has compiled within its budgets, else removed.
     let mut writer = matrix::MatrixWriter::new(workspace);

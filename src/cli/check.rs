@@ -21,6 +21,8 @@ pub fn run(
     printer: &Printer,
 ) -> Result<(), CliError> {
     let workspace: &Workspace = load_valid(workspace_dir, printer)?;
+    // No build renames outputs while they are compared.
+    let _lock = super::outputs_lock::lock_outputs(&workspace.root, false, printer);
     // Each output is compared as it compiles, then dropped.
     let mut checker = matrix::MatrixChecker::new(workspace);
     let entries = matrix::entries(workspace);

@@ -106,6 +106,8 @@ pub enum Message<'a> {
     /// SOURCE_DATE_EPOCH is set to no date (`is_number`: to a number outside the dates a
     /// context can hold): it dates no compile.
     EpochIgnored { value: &'a str, is_number: bool },
+    /// Another promptc process builds the workspace's outputs: this one waits for it.
+    WaitingForOutputs,
     /// A schema file that is not what `promptc schema` writes.
     StaleSchema(&'a Path),
     /// A schema file `promptc schema` writes that is not there.
@@ -175,6 +177,7 @@ impl Message<'_> {
                 | Message::Initialised { .. }
                 | Message::NextAfterInit(_)
                 | Message::NextAfterNew(_)
+                | Message::WaitingForOutputs
         )
     }
 }
@@ -354,6 +357,9 @@ impl fmt::Display for Message<'_> {
                     None => Ok(()),
                 }
             }
+            Message::WaitingForOutputs => f.write_str(
+                "note: another promptc process is building this workspace's outputs; waiting for it to finish",
+            ),
             Message::EpochIgnored { value, is_number } => {
                 let what = if *is_number {
                     "is outside 1970-01-01 to 9999-12-31"

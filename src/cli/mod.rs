@@ -13,6 +13,7 @@ mod init;
 mod list;
 mod message;
 mod new;
+mod outputs_lock;
 mod printer;
 mod progress;
 mod route;
