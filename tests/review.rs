@@ -1287,3 +1287,49 @@ fn a_head_over_its_budget_is_compared_and_fails() {
     let run = repo.promptc(&["diff", "--base", "main", "--exit-code"]);
     assert_eq!(run.status.code(), Some(0), "{}", stdout(&run));
 }
+
+/// A full commit hash the repository does not hold is an unknown revision, with how to fetch
+/// more of a shallow clone's history: the base of a pull request in CI's shallow checkout was
+/// said to name a file or a folder. An empty revision is a usage error.
+#[test]
+fn a_hash_the_repository_lacks_is_an_unknown_revision() {
+    let repo = Repo::new();
+    let missing = "0123456789abcdef0123456789abcdef01234567";
+    let out = stdout(&repo.promptc(&["diff", "--base", missing]));
+    assert!(
+        out.contains(&format!("unknown revision `{missing}`")),
+        "{out}"
+    );
+    // A shallow clone of one commit: the one before it is not there.
+    repo.edit(MODE_LINE, "Run commands", "Run the commands");
+    repo.commit("second");
+    let parent = repo.git(&["rev-parse", "HEAD~1"]).trim().to_string();
+    let shallow = repo.root.parent().unwrap().join("shallow");
+    let url = format!("file://{}", repo.root.display());
+    common::git(
+        repo.root.parent().unwrap(),
+        &[
+            "clone",
+            "-q",
+            "--depth",
+            "1",
+            &url,
+            shallow.to_str().unwrap(),
+        ],
+    );
+    let run = common::promptc()
+        .current_dir(&shallow)
+        .args(["diff", "--base", &parent])
+        .output()
+        .unwrap();
+    let out = stdout(&run);
+    assert_eq!(run.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains(&format!(
+            "unknown revision `{parent}`: the repository is a shallow clone"
+        )),
+        "{out}"
+    );
+    let empty = repo.promptc(&["diff", "--base", ""]);
+    assert_eq!(empty.status.code(), Some(2), "{}", stderr(&empty));
+}

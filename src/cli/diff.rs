@@ -1,5 +1,6 @@
 use std::path::Path;
 
+use clap::builder::NonEmptyStringValueParser;
 use clap::{Args, ValueEnum};
 
 use super::{CliError, Printer, source_date_epoch, workspace_root};
@@ -10,10 +11,10 @@ use crate::review::revision::checkout;
 #[derive(Args, Debug)]
 pub struct DiffArgs {
     /// The revision to compare from (a branch, tag or commit).
-    #[arg(long)]
+    #[arg(long, value_parser = NonEmptyStringValueParser::new())]
     pub base: String,
     /// The revision to compare to (default: the working tree, uncommitted changes included).
-    #[arg(long)]
+    #[arg(long, value_parser = NonEmptyStringValueParser::new())]
     pub head: Option<String>,
     /// Only the summary: which outputs changed, by how much, and which files caused it.
     #[arg(long)]

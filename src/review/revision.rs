@@ -158,6 +158,18 @@ impl Repository {
             .map(|bytes| String::from_utf8_lossy(&bytes).trim().to_string())
     }
 
+    /// Whether `spec` names an object the repository holds. `rev-parse --verify` gives back
+    /// any full hash as it is: a commit a shallow clone has not fetched (a pull request's
+    /// base) was called a file or a folder of the repository.
+    fn holds_object(&self, spec: &str) -> bool {
+        let Some(id) = self.object_id(spec) else {
+            return false;
+        };
+        let mut command = self.command();
+        command.args(["cat-file", "-e", &id]);
+        run(command, "cat-file").is_ok()
+    }
+
     /// Why `revision` names no commit, with the branch or tag it likely meant: a repository
     /// with no commit yet has none to compare with.
     fn unknown(&self, revision: &str) -> RevisionError {
@@ -177,7 +189,7 @@ impl Repository {
         ]);
         // A file or a folder at a revision (`HEAD:promptc.toml`, `HEAD^{tree}`) is an object
         // of the repository, but no commit to compile.
-        if self.object_id(revision).is_some() {
+        if self.holds_object(revision) {
             return RevisionError(RevisionProblem::NotACommit {
                 revision: revision.to_string(),
             });
