@@ -1332,4 +1332,9 @@ fn a_hash_the_repository_lacks_is_an_unknown_revision() {
     );
     let empty = repo.promptc(&["diff", "--base", ""]);
     assert_eq!(empty.status.code(), Some(2), "{}", stderr(&empty));
+    // What names no one object (a commit excluded, a range) is no revision to compare with.
+    for spec in ["^HEAD", "HEAD~1..HEAD"] {
+        let out = stdout(&repo.promptc(&["diff", "--base", spec]));
+        assert!(out.contains(&format!("unknown revision `{spec}`")), "{out}");
+    }
 }

@@ -105,7 +105,7 @@ pub enum Command {
     New(new::NewArgs),
     /// Write the shipped default library into a new workspace.
     Init(init::InitArgs),
-    /// Token and character counts of the compiled prompts (o200k).
+    /// Token and character counts of the compiled prompts (each family's encoding).
     Stats(stats::StatsArgs),
     /// Check every file of the workspace and report all problems.
     Validate(validate::ValidateArgs),

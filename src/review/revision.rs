@@ -149,13 +149,17 @@ impl Repository {
         self.command_in(&self.top)
     }
 
-    /// The id of the object `spec` names (`rev-parse --verify`); `None` when it names none.
+    /// The id of the object `spec` names (`rev-parse --verify`); `None` when it names none,
+    /// or names something other than one object: `^HEAD` (a commit excluded) is given back
+    /// as `^<id>`, which named no tree to copy, and the failure said only that `git ls-tree`
+    /// failed.
     fn object_id(&self, spec: &str) -> Option<String> {
         let mut command = self.command();
         command.args(["rev-parse", "--verify", "--quiet", "--end-of-options", spec]);
         run(command, "rev-parse")
             .ok()
             .map(|bytes| String::from_utf8_lossy(&bytes).trim().to_string())
+            .filter(|id| !id.is_empty() && id.bytes().all(|byte| byte.is_ascii_hexdigit()))
     }
 
     /// Whether `spec` names an object the repository holds. `rev-parse --verify` gives back
