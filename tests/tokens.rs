@@ -1449,3 +1449,44 @@ fn the_probe_changes_a_boolean_or_empty_placeholder_by_its_type() {
         );
     }
 }
+
+/// A tool offered in plan mode only, whose list a section shows through another section's
+/// slot (a `tool_use` section gathering `{{ TOOL_LIST_SECTION }}`): the first change is the
+/// tool's entry, and the warning points at the tool's `when` and the value it reads, not at
+/// the gathering section's first line.
+#[test]
+fn a_tool_offered_in_one_mode_is_blamed_through_the_section_that_gathers_the_list() {
+    let filler = "Read the code before you change it, and keep each change small. ".repeat(40);
+    let fixture = Fixture::minimal()
+        .file(
+            "variants/generic.toml",
+            "id = \"generic\"\ntemplate_file = \"generic.md\"\ncomponents = [\"list\", \"gather\"]\ntools = [\"read_file\", \"draft_plan\"]\n",
+        )
+        .file(
+            "variants/generic.md",
+            format!("You are a careful agent.\n\n{{{{ GATHER_SECTION }}}}\n\n{filler}\n"),
+        )
+        .remove("components/intro.toml")
+        .remove("components/intro.md")
+        .file("components/gather.toml", "id = \"gather\"\ndescription = \"The tools.\"\n")
+        .file("components/gather.md", "TOOLS\n\n{{ LIST_SECTION }}\n")
+        .file("components/list.toml", "id = \"list\"\ndescription = \"The list.\"\n")
+        .file("components/list.md", "{{ TOOLS }}\n")
+        .file(
+            "tools/draft_plan.toml",
+            "id = \"draft_plan\"\ndescription = \"Write the plan down.\"\nwhen = \"mode == 'plan'\"\n",
+        );
+    let diagnostic = fixture.validate().single();
+    assert_eq!(diagnostic.code, "volatile-early");
+    assert_eq!(
+        (diagnostic.file.as_str(), diagnostic.line, diagnostic.column),
+        ("tools/draft_plan.toml", 3, 8),
+        "{}",
+        diagnostic.message
+    );
+    assert!(
+        diagnostic.message.contains("(MODE)"),
+        "{}",
+        diagnostic.message
+    );
+}

@@ -238,6 +238,43 @@ fn perturb_value(value: &mut Value, schema: &Value, root: &Value) {
     }
 }
 
+/// How many sections deep [`shows_tools_through`] follows slots: sections gather a few
+/// others, and a loop of slots is no prompt.
+const SLOTS_FOLLOWED: usize = 8;
+
+/// Whether `template` writes the tools (`TOOLS`, `tools`), itself, through what it includes,
+/// or through the slot of a section whose template does, `depth` slots down.
+fn shows_tools_through(
+    workspace: &Workspace,
+    variant: &EffectiveVariant,
+    template: TemplateId,
+    depth: usize,
+) -> bool {
+    let names: Vec<&String> = workspace
+        .templates
+        .with_used(template)
+        .flat_map(|template| workspace.templates.variables(template))
+        .collect();
+    if names
+        .iter()
+        .any(|name| *name == TOOLS_TEXT || *name == TOOLS_DATA)
+    {
+        return true;
+    }
+    depth < SLOTS_FOLLOWED
+        && names.iter().any(|name| {
+            workspace
+                .components
+                .values()
+                .find(|entry| entry.value.slot() == name.as_str())
+                .and_then(|entry| component_template(workspace, variant, &entry.value.id))
+                .is_some_and(|(slotted, _)| {
+                    slotted != template
+                        && shows_tools_through(workspace, variant, slotted, depth + 1)
+                })
+        })
+}
+
 /// The stable prefix of a compiled prompt; `None` when the probe does not compile.
 pub fn stable_prefix(
     compiler: &Compiler<'_>,
@@ -475,15 +512,11 @@ pub fn volatile_warning(
         Some(first.0)
     };
     // A tool's text holds the value only where the prompt shows the tools: a template that
-    // reads `TOOLS` or `tools`, itself or through what it includes. Native definitions and
-    // tools no template writes are not in the prompt's text.
-    let shows_tools = |template: TemplateId| {
-        workspace
-            .templates
-            .with_used(template)
-            .flat_map(|template| workspace.templates.variables(template))
-            .any(|name| name == TOOLS_TEXT || name == TOOLS_DATA)
-    };
+    // reads `TOOLS` or `tools`, itself, through what it includes, or through the slot of a
+    // section that does (`{{ TOOL_LIST_SECTION }}` in a section that gathers others: a tool
+    // offered in plan mode only was blamed on that section's first line, not its `when`).
+    // Native definitions and tools no template writes are not in the prompt's text.
+    let shows_tools = |template: TemplateId| shows_tools_through(workspace, variant, template, 0);
     let tool_text = |template: TemplateId| {
         shows_tools(template)
             .then(|| changed_tool_text(workspace, variant.family(), compiled, &probed))
