@@ -172,16 +172,7 @@ pub fn origin_of(root: &Path, path: &Path, origin: Origin) -> Origin {
         Ok(current) => current.join(path),
         Err(_) => path.to_path_buf(),
     };
-    let mut lexical = PathBuf::new();
-    for part in absolute.components() {
-        match part {
-            Component::ParentDir => {
-                lexical.pop();
-            }
-            Component::CurDir => {}
-            other => lexical.push(other),
-        }
-    }
+    let lexical = normalized(&absolute);
     let folder_inside = || {
         absolute
             .parent()
@@ -385,8 +376,10 @@ pub fn not_regular(metadata: &Metadata) -> PathProblem {
     }
 }
 
+/// What a file that is neither a regular file nor a folder is: a named pipe, a socket, a
+/// device.
 #[cfg(unix)]
-fn special_kind(kind: &fs::FileType) -> &'static str {
+pub fn special_kind(kind: &fs::FileType) -> &'static str {
     use std::os::unix::fs::FileTypeExt;
     if kind.is_fifo() {
         "named pipe (FIFO)"
@@ -400,7 +393,7 @@ fn special_kind(kind: &fs::FileType) -> &'static str {
 }
 
 #[cfg(not(unix))]
-fn special_kind(_: &fs::FileType) -> &'static str {
+pub fn special_kind(_: &fs::FileType) -> &'static str {
     "special file"
 }
 
@@ -646,20 +639,29 @@ pub fn real_folder(root: &std::path::Path, folder: &std::path::Path) -> std::pat
     }
 }
 
-/// A workspace-relative folder as its plain parts (`./a//b/` → `a/b`, `.git/../p` → `p`), for
-/// comparing folders: `..` takes back the part before it, as reading the path would.
-pub fn lexical(path: &str) -> std::path::PathBuf {
-    let mut parts = std::path::PathBuf::new();
-    for part in std::path::Path::new(path).components() {
+/// `path` with its `.` parts left out and each `..` taking back the part before it, as
+/// reading the path would where no link is on the way; its root kept.
+pub fn normalized(path: &Path) -> PathBuf {
+    let mut parts = PathBuf::new();
+    for part in path.components() {
         match part {
-            std::path::Component::Normal(name) => parts.push(name),
-            std::path::Component::ParentDir => {
+            Component::ParentDir => {
                 parts.pop();
             }
-            _ => {}
+            Component::CurDir => {}
+            other => parts.push(other),
         }
     }
     parts
+}
+
+/// A workspace-relative folder as its plain parts (`./a//b/` → `a/b`, `.git/../p` → `p`), for
+/// comparing folders: `..` takes back the part before it, as reading the path would.
+pub fn lexical(path: &str) -> std::path::PathBuf {
+    normalized(Path::new(path))
+        .components()
+        .filter(|part| matches!(part, Component::Normal(_)))
+        .collect()
 }
 
 /// The path shown to users: relative to the workspace root when inside it.

@@ -65,9 +65,12 @@ pub fn raw_offsets(raw: &str, decoded: &str) -> Option<Vec<std::ops::Range<usize
             && matches!(c, ' ' | '\t' | '\n' | '\r')
             && let Some((taken, empty_lines)) = yaml_fold(rest)
         {
-            let folded = if empty_lines == 0 { 1 } else { empty_lines };
-            for _ in 0..folded {
-                let fills = if empty_lines == 0 { ' ' } else { '\n' };
+            let (fills, times) = if empty_lines == 0 {
+                (' ', 1)
+            } else {
+                ('\n', empty_lines)
+            };
+            for _ in 0..times {
                 if next != Some(fills) {
                     return None;
                 }

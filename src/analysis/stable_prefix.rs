@@ -263,11 +263,16 @@ fn shows_tools_through(
     }
     depth < SLOTS_FOLLOWED
         && names.iter().any(|name| {
-            workspace
-                .components
-                .values()
-                .find(|entry| entry.value.slot() == name.as_str())
-                .and_then(|entry| component_template(workspace, variant, &entry.value.id))
+            variant
+                .components()
+                .iter()
+                .find(|id| {
+                    workspace
+                        .components
+                        .get(*id)
+                        .is_some_and(|entry| entry.value.slot() == name.as_str())
+                })
+                .and_then(|id| component_template(workspace, variant, id))
                 .is_some_and(|(slotted, _)| {
                     slotted != template
                         && shows_tools_through(workspace, variant, slotted, depth + 1)

@@ -296,28 +296,35 @@ fn taken(
     id: &str,
     folder: &str,
 ) -> Option<CliError> {
-    // Each id of the kind with its file.
-    let ids: Vec<(&String, &std::path::PathBuf)> = match kind {
-        NewKind::Tool => workspace
-            .tools
-            .iter()
-            .map(|(id, e)| (id, &e.path))
-            .collect(),
-        NewKind::Component => workspace
-            .components
-            .iter()
-            .map(|(id, e)| (id, &e.path))
-            .collect(),
-        NewKind::Variant => workspace
-            .variants
-            .iter()
-            .map(|(id, e)| (id, &e.path))
-            .collect(),
-    };
-    let (what, ref_kind) = match kind {
-        NewKind::Tool => ("tool", RefKind::Tool),
-        NewKind::Component => ("component", RefKind::Component),
-        NewKind::Variant => ("variant", RefKind::Variant),
+    // What the kind is called, and each id of it with its file.
+    let (what, ref_kind, ids): (_, _, Vec<(&String, &std::path::PathBuf)>) = match kind {
+        NewKind::Tool => (
+            "tool",
+            RefKind::Tool,
+            workspace
+                .tools
+                .iter()
+                .map(|(id, e)| (id, &e.path))
+                .collect(),
+        ),
+        NewKind::Component => (
+            "component",
+            RefKind::Component,
+            workspace
+                .components
+                .iter()
+                .map(|(id, e)| (id, &e.path))
+                .collect(),
+        ),
+        NewKind::Variant => (
+            "variant",
+            RefKind::Variant,
+            workspace
+                .variants
+                .iter()
+                .map(|(id, e)| (id, &e.path))
+                .collect(),
+        ),
     };
     let existing = ids
         .iter()

@@ -212,10 +212,10 @@ fn refuse_to_replace(real: &Path, shown: &Path, links: bool) -> Result<(), PathE
     if kind.is_file() || kind.is_dir() || (kind.is_symlink() && !links) {
         return Ok(());
     }
-    let what = match crate::confine::not_regular(&found) {
-        _ if kind.is_symlink() => "symbolic link",
-        PathProblem::NotRegularFile { what } => what,
-        _ => "special file",
+    let what = if kind.is_symlink() {
+        "symbolic link"
+    } else {
+        crate::confine::special_kind(&kind)
     };
     Err(PathError::new(shown, PathProblem::WouldReplace { what }))
 }

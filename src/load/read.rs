@@ -151,8 +151,6 @@ pub fn data_folder(root: &Path, setting: &str) -> Option<PathBuf> {
     })
 }
 
-/// Joins `relative` to `base_dir` and checks, lexically and then on disk, that the result
-/// stays inside `root`. Returns `None` when it leaves the workspace.
 /// An absolute `path` that names a place inside the workspace rooted at `root` (a canonical
 /// path), written relative to `base_dir` (a folder of the workspace): what to write instead.
 /// `None` for a relative path, or one outside the workspace.
@@ -161,16 +159,7 @@ pub fn relative_form(root: &Path, base_dir: &Path, path: &str) -> Option<String>
     if !absolute.is_absolute() || path.contains('\0') {
         return None;
     }
-    let mut lexical = PathBuf::new();
-    for part in absolute.components() {
-        match part {
-            Component::ParentDir => {
-                lexical.pop();
-            }
-            Component::CurDir => {}
-            other => lexical.push(other),
-        }
-    }
+    let lexical = confine::normalized(absolute);
     // The root as given or as written with its links (`/tmp` a link on some systems).
     let below = lexical
         .strip_prefix(root)
@@ -201,6 +190,8 @@ pub fn relative_form(root: &Path, base_dir: &Path, path: &str) -> Option<String>
     (!relative.is_empty()).then_some(relative)
 }
 
+/// Joins `relative` to `base_dir` and checks, lexically and then on disk, that the result
+/// stays inside `root`. Returns `None` when it leaves the workspace.
 pub fn resolve_inside(root: &Path, base_dir: &Path, relative: &str) -> Option<PathBuf> {
     // No file has a NUL in its path: such a setting is reported where it is written.
     if relative.contains('\0') {

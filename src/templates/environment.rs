@@ -8,6 +8,17 @@ use crate::model::limits::{DEFAULT_FUEL, MAX_FUEL};
 use crate::templates::arguments::Arguments;
 use crate::templates::{jinja_globals, limits, model_id, python_methods, text_filters};
 
+/// The syntax templates are read with: the white space around block tags as `whitespace`
+/// says, and the final newline of a template file kept, as templates are used byte for byte.
+pub fn syntax(whitespace: &crate::model::TemplateSettings) -> Option<SyntaxConfig> {
+    SyntaxConfig::builder()
+        .keep_trailing_newline(true)
+        .trim_blocks(whitespace.trim_blocks)
+        .lstrip_blocks(whitespace.lstrip_blocks)
+        .build()
+        .ok()
+}
+
 /// `fuel` is the budget of one compile (each render may spend at most all of it); `render_bytes`
 /// bounds the text one render writes and any one string a filter builds.
 pub fn new_environment(fuel: Option<u64>, render_bytes: u64) -> Environment<'static> {
@@ -20,8 +31,7 @@ pub fn new_environment(fuel: Option<u64>, render_bytes: u64) -> Environment<'sta
     env.set_debug(true);
     // Prompts are not HTML: nothing is escaped, whatever a template is named.
     env.set_auto_escape_callback(|_| AutoEscape::None);
-    // Templates are used byte for byte: the final newline of a template file is text.
-    if let Ok(syntax) = SyntaxConfig::builder().keep_trailing_newline(true).build() {
+    if let Some(syntax) = syntax(&crate::model::TemplateSettings::default()) {
         env.set_syntax(syntax);
     }
     env.set_fuel(Some(fuel.unwrap_or(DEFAULT_FUEL).clamp(1, MAX_FUEL)));

@@ -230,12 +230,7 @@ impl Templates {
     /// tags. The built-in tool format, added already, keeps the default: its text is written
     /// for it.
     pub fn set_whitespace(&mut self, settings: &crate::model::TemplateSettings) {
-        let built = minijinja::syntax::SyntaxConfig::builder()
-            .keep_trailing_newline(true)
-            .trim_blocks(settings.trim_blocks)
-            .lstrip_blocks(settings.lstrip_blocks)
-            .build();
-        if let Ok(syntax) = built {
+        if let Some(syntax) = environment::syntax(settings) {
             self.env.set_syntax(syntax);
         }
     }

@@ -186,46 +186,28 @@ fn last_as(inner: &str, from: usize) -> Option<usize> {
 /// Calls `visit` with each tag of `source` (`{% … %}`, not in a comment or a raw block): its
 /// first word, its text inside the delimiters, where the rest of it starts in that text, and
 /// the text's offset in the source.
-fn tags(source: &str, mut visit: impl FnMut(&str, &str, usize, usize)) {
-    let bytes = source.as_bytes();
-    let mut at = 0;
-    let mut in_raw = false;
-    while let Some(open) = find(source, at, "{") {
-        let Some(&next) = bytes.get(open + 1) else {
-            break;
-        };
-        match next {
-            b'#' if !in_raw => {
-                at = find(source, open + 2, "#}").map_or(source.len(), |end| end + 2);
-            }
-            b'{' if !in_raw => {
-                at = skip_code(source, open + 2, "}}");
-            }
-            b'%' => {
-                let end = skip_code(source, open + 2, "%}");
-                let inner = source.get(open + 2..end.saturating_sub(2)).unwrap_or("");
-                let offset = open + 2;
-                let (keyword, rest_at) = keyword(inner);
-                if in_raw {
-                    in_raw = keyword != "endraw";
-                } else if keyword == "raw" {
-                    in_raw = true;
-                } else {
-                    visit(keyword, inner, rest_at, offset);
-                }
-                at = end;
-            }
-            _ => at = open + 1,
-        }
-    }
+fn tags(source: &str, visit: impl FnMut(&str, &str, usize, usize)) {
+    walk(source, visit, |_| {});
 }
 
 /// The parts of `source` that hold no code, sorted: its comments (`{# … #}`) and the text of
 /// its raw blocks. A name written there (`{# write {{ INTRO }} here #}`) is no use of it.
 pub fn quiet_ranges(source: &str) -> Vec<Range<usize>> {
-    let bytes = source.as_bytes();
     let mut ranges = Vec::new();
+    walk(source, |_, _, _, _| {}, |range| ranges.push(range));
+    ranges
+}
+
+/// Walks `source` once: each tag outside comments and raw blocks goes to `tag` (as
+/// [`tags`] gives it), and each comment and raw block's text to `quiet`, in order.
+fn walk(
+    source: &str,
+    mut tag: impl FnMut(&str, &str, usize, usize),
+    mut quiet: impl FnMut(Range<usize>),
+) {
+    let bytes = source.as_bytes();
     let mut at = 0;
+    // Where the text of the raw block being read starts.
     let mut raw_from = None;
     while let Some(open) = find(source, at, "{") {
         let Some(&next) = bytes.get(open + 1) else {
@@ -234,19 +216,21 @@ pub fn quiet_ranges(source: &str) -> Vec<Range<usize>> {
         match next {
             b'#' if raw_from.is_none() => {
                 at = find(source, open + 2, "#}").map_or(source.len(), |end| end + 2);
-                ranges.push(open..at);
+                quiet(open..at);
             }
             b'{' if raw_from.is_none() => at = skip_code(source, open + 2, "}}"),
             b'%' => {
                 let end = skip_code(source, open + 2, "%}");
                 let inner = source.get(open + 2..end.saturating_sub(2)).unwrap_or("");
-                match (raw_from, keyword(inner).0) {
+                let (keyword, rest_at) = keyword(inner);
+                match (raw_from, keyword) {
                     (Some(from), "endraw") => {
-                        ranges.push(from..open);
+                        quiet(from..open);
                         raw_from = None;
                     }
+                    (Some(_), _) => {}
                     (None, "raw") => raw_from = Some(end),
-                    _ => {}
+                    (None, _) => tag(keyword, inner, rest_at, open + 2),
                 }
                 at = end;
             }
@@ -254,9 +238,8 @@ pub fn quiet_ranges(source: &str) -> Vec<Range<usize>> {
         }
     }
     if let Some(from) = raw_from {
-        ranges.push(from..source.len());
+        quiet(from..source.len());
     }
-    ranges
 }
 
 /// Whether `at` lies in one of `quiet` ([`quiet_ranges`]).

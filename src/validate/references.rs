@@ -11,7 +11,7 @@ use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::follow::{LongChain, follow, judge_long_chain, on_cycles};
 use crate::load::entry::Entry;
 use crate::model::{Parameter, Paths, PostprocessRule, Variant};
-use crate::namespace::closest;
+use crate::namespace::{closest, folded};
 use crate::pointer::child_pointer;
 use crate::problem::{
     CycleLink, Form, InvalidValue, LabelKind, NoteKind, Problem, RefKind, Severity,
@@ -1113,7 +1113,7 @@ fn build_entries(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Dia
         for family in &families {
             for context in &contexts {
                 let output = format!("{family}/{context}.md");
-                outputs.insert(crate::namespace::folded(&output), (output, true));
+                outputs.insert(folded(&output), (output, true));
             }
         }
     }
@@ -1166,7 +1166,7 @@ fn build_entries(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Dia
         } else {
             ""
         };
-        match outputs.get(&crate::namespace::folded(&output)) {
+        match outputs.get(&folded(&output)) {
             Some((first, by_product)) if *first == output => out.error(
                 Problem::InvalidValue(InvalidValue::OutputTaken {
                     by_product: *by_product,
@@ -1182,7 +1182,7 @@ fn build_entries(known: &Known<'_>, manifest: &Entry<ManifestDef>, out: &mut Dia
                 manifest.value_span(&format!("{pointer}{at}")),
             ),
             None => {
-                outputs.insert(crate::namespace::folded(&output), (output, false));
+                outputs.insert(folded(&output), (output, false));
             }
         }
     }
@@ -1226,12 +1226,12 @@ fn output_names_differ_beyond_case(
 }
 
 /// Each name that differs from an earlier one only by case (or its accents' encoding, see
-/// [`crate::namespace::folded`]), an error where it is given (a name given again as it is, as a family by each
+/// [`folded`]), an error where it is given (a name given again as it is, as a family by each
 /// of its variants, is the same name).
 fn second_by_case<'a>(names: impl Iterator<Item = (&'a str, Span)>, out: &mut Diagnostics) {
     let mut seen: HashMap<String, &str> = HashMap::new();
     for (name, at) in names {
-        match seen.get(&crate::namespace::folded(name)) {
+        match seen.get(&folded(name)) {
             Some(first) if *first != name => out.error(
                 Problem::InvalidValue(InvalidValue::DiffersOnlyByCase {
                     name: name.to_string(),
@@ -1241,7 +1241,7 @@ fn second_by_case<'a>(names: impl Iterator<Item = (&'a str, Span)>, out: &mut Di
             ),
             Some(_) => {}
             None => {
-                seen.insert(crate::namespace::folded(name), name);
+                seen.insert(folded(name), name);
             }
         }
     }
@@ -1316,11 +1316,11 @@ fn source_names_portable(known: &Known<'_>, _: &Entry<ManifestDef>, out: &mut Di
             let without_controls: String = name.chars().filter(|c| !c.is_control()).collect();
             not_portable(&without_controls, false)
         });
-        let other = match by_fold.get(&crate::namespace::folded(&shown)) {
+        let other = match by_fold.get(&folded(&shown)) {
             Some(first) if *first != shown => Some(first.clone()),
             Some(_) => continue,
             None => {
-                by_fold.insert(crate::namespace::folded(&shown), shown.clone());
+                by_fold.insert(folded(&shown), shown.clone());
                 None
             }
         };
