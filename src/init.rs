@@ -32,6 +32,14 @@ pub fn init(dir: &Path) -> Result<Vec<PathBuf>, InitError> {
             enclosing,
         });
     }
+    // A repository's `.git` folder holds git's own files (a folder of them there is read as
+    // refs or objects, and breaks the repository), whether named or reached through a link.
+    if in_a_git_folder(dir) {
+        return Err(InitError::Refused(PathError::new(
+            dir,
+            PathProblem::GitFolder,
+        )));
+    }
     // A file or a link to nothing where the folder belongs: the system says only that it
     // exists.
     if dir.symlink_metadata().is_ok() && !dir.is_dir() {
@@ -75,6 +83,27 @@ pub fn init(dir: &Path) -> Result<Vec<PathBuf>, InitError> {
     }
     staged.commit().map_err(InitError::Refused)?;
     Ok(targets.into_iter().map(|(_, shown, _)| shown).collect())
+}
+
+/// Whether `dir` lies in a `.git` folder, as written or where the nearest folder of it that
+/// exists really lies.
+fn in_a_git_folder(dir: &Path) -> bool {
+    let has_git = |path: &Path| {
+        path.components()
+            .any(|part| crate::confine::is_git_folder(part.as_os_str()))
+    };
+    let Ok(absolute) = std::path::absolute(dir) else {
+        return has_git(dir);
+    };
+    has_git(&absolute)
+        || absolute
+            .ancestors()
+            .find_map(|existing| {
+                let real = existing.canonicalize().ok()?;
+                let below = absolute.strip_prefix(existing).ok()?;
+                Some(real.join(below))
+            })
+            .is_some_and(|real| has_git(&real))
 }
 
 /// The folder the library's manifest builds its outputs into (`build.out`).

@@ -84,6 +84,7 @@ mod source;
 mod span;
 mod templates;
 mod tokens;
+mod unique_json;
 mod validate;
 mod workspace;
 

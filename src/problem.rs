@@ -540,6 +540,9 @@ pub enum Problem {
         path: String,
         relative: String,
     },
+    /// An MCP settings file with both `mcpServers` and VS Code's `servers`: an agent reads one
+    /// of them, so the servers of the other were dropped without a word.
+    ServerTablesConflict,
     /// A folder setting that names a place in the repository's `.git` folder.
     PathInGitFolder {
         setting: String,
@@ -804,6 +807,8 @@ pub enum Problem {
         text: String,
         expected: crate::model::PlaceholderKind,
         from: crate::model::KindFrom,
+        /// Where JSON written for a list or table stops reading, and why.
+        reason: Option<String>,
     },
     /// A context placeholder no template or condition can read: no variant declares it, and
     /// it is no standard placeholder nor slot, so it replaces nothing and changes no prompt.
@@ -962,6 +967,7 @@ impl Problem {
             Problem::PathEscapesWorkspace { .. } => "path-escapes-workspace",
             Problem::PathInGitFolder { .. } => "path-in-git-folder",
             Problem::AbsolutePath { .. } => "absolute-path",
+            Problem::ServerTablesConflict => "server-tables-conflict",
             Problem::PathRefused { .. } => "path-refused",
             Problem::TemplateSyntax { .. } => "template-syntax",
             Problem::ConditionSyntax { .. } => "condition-syntax",
@@ -1740,6 +1746,10 @@ impl Problem {
             Problem::AbsolutePath { relative, .. } => format!(
                 "write `{relative}`, the same place relative to the file that names it"
             ),
+            Problem::ServerTablesConflict => {
+                "keep the servers under one of `mcpServers` and `servers`: move the others there"
+                    .into()
+            }
             Problem::PathInGitFolder { .. } => {
                 "promptc neither reads nor writes the repository's .git folder: choose another folder".into()
             }
@@ -2308,6 +2318,10 @@ impl Problem {
                 f,
                 "path `{path}` is absolute: promptc reads paths relative to the file that names them, so that the workspace reads the same wherever it is checked out"
             ),
+            Problem::ServerTablesConflict => write!(
+                f,
+                "the settings hold both `mcpServers` and `servers`, and an agent reads only one of them"
+            ),
             Problem::PathInGitFolder { setting, path } => {
                 write!(
                     f,
@@ -2439,6 +2453,7 @@ impl Problem {
                 text,
                 expected,
                 from,
+                reason,
             } => {
                 let declared = match from {
                     crate::model::KindFrom::Variant(variant) => {
@@ -2453,7 +2468,11 @@ impl Problem {
                     f,
                     "`{name}` is set to `{text}`, but {declared} {}",
                     expected.what()
-                )
+                )?;
+                match reason {
+                    Some(reason) => write!(f, ", and it does not read {reason}"),
+                    None => Ok(()),
+                }
             }
             Problem::PlaceholderUnread { name, .. } => write!(
                 f,
@@ -3088,6 +3107,7 @@ mod tests {
                 text: text(),
                 expected: crate::model::PlaceholderKind::Boolean,
                 from: crate::model::KindFrom::Standard,
+                reason: None,
             },
             Problem::PlaceholderIsAKey { key: text() },
             Problem::UnknownFunction {
@@ -3148,6 +3168,7 @@ mod tests {
                 relative: text(),
             },
             Problem::FamilyNeverBuilt { family: text() },
+            Problem::ServerTablesConflict,
             Problem::PostprocessPassOutOfFuel { fuel: 0, free: 0 },
             Problem::ToolNameTaken {
                 name: text(),
@@ -3161,7 +3182,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 100;
+    const VARIANTS: usize = 101;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -3265,6 +3286,7 @@ mod tests {
             Problem::KeysTooLong { .. } => 97,
             Problem::FamilyNeverBuilt { .. } => 98,
             Problem::AbsolutePath { .. } => 99,
+            Problem::ServerTablesConflict => 100,
         }
     }
 

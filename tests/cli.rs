@@ -1260,6 +1260,17 @@ fn set_gives_a_placeholder_the_type_it_is_declared_with() {
             "help: set `L` to a list written as JSON, such as `[\"a\", \"b\"]`",
             Some("variants/generic.toml:7:5"),
         ),
+        // JSON that stops short, or gives a key twice (the last was kept), says where.
+        (
+            "L=[\"x\",",
+            "declares it as a list, and it does not read as JSON, EOF while parsing a value at line 1 column 5",
+            Some("variants/generic.toml:7:5"),
+        ),
+        (
+            "T={\"k\": \"w\", \"k\": \"v\"}",
+            "declares it as a table, and it does not read as JSON, duplicate key `k`: an object gives each key once",
+            Some("variants/generic.toml:8:5"),
+        ),
         (
             "YOLO=nah",
             "`YOLO` is set to `nah`, but the standard placeholder holds `true` or `false`",

@@ -527,6 +527,22 @@ fn vs_code_s_settings_under_servers_are_read() {
         servers[0]["command"], "gh-mcp --ro --url=http://a//b /* kept */",
         "{context}"
     );
+    // Both tables in one file: whichever was read, the other's servers were dropped without
+    // a word (`servers` was). Refused at the second table's key, with how to fix it.
+    std::fs::write(
+        &settings,
+        "{\"mcpServers\": {\"a\": {\"command\": \"a-mcp\"}},\n \"servers\": {\"b\": {\"command\": \"b-mcp\"}}}\n",
+    )
+    .unwrap();
+    let run = workspace.run(&["context", "--mcp", path, "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stderr.contains("error[server-tables-conflict]")
+            && run.stderr.contains(&format!("{path}:2:2"))
+            && run.stderr.contains("move the others there"),
+        "{}",
+        run.stderr
+    );
 }
 
 // Where a settings file has comments, a problem after them is placed at the problem, not at

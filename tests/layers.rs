@@ -23,7 +23,7 @@ const LAYERS: &[&[&str]] = &[
     ],
     // Work done ahead of its first use, on one thread for all of it.
     &["ahead"],
-    // Plain facts: file texts, JSON pointers, token counting, path refusals, following a
+    // Plain facts: file texts, JSON pointers, JSON with unique keys, token counting, path refusals, following a
     // chain of names, the process memory limit, patterns built once per process, parameter
     // schemas shared by the tools that use them.
     &[
@@ -31,6 +31,7 @@ const LAYERS: &[&[&str]] = &[
         "parameter_schema",
         "source",
         "pointer",
+        "unique_json",
         "tokens",
         "path_error",
         "follow",

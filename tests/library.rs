@@ -367,10 +367,20 @@ fn init_refusals_of_the_folder_named_exit_alike() {
     std::os::unix::fs::symlink(&elsewhere, linked.join("components")).unwrap();
     let dangling = dir.path().join("dangling");
     std::os::unix::fs::symlink(dir.path().join("nowhere"), &dangling).unwrap();
+    // A repository's `.git` folder, named or reached through a link: a workspace written
+    // there is among git's own files.
+    let git = dir.path().join(".git");
+    std::fs::create_dir(&git).unwrap();
+    let in_git = git.join("agent");
+    let to_git = dir.path().join("to_git");
+    std::os::unix::fs::symlink(&git, &to_git).unwrap();
+    let through_link = to_git.join("refs/agent");
     for (folder, said) in [
         (&file, "file is a file, where a folder belongs"),
         (&linked, "error"),
         (&dangling, "dangling is a symbolic link to nothing"),
+        (&in_git, "agent is in a .git folder"),
+        (&through_link, "refs/agent is in a .git folder"),
     ] {
         let output = common::promptc()
             .current_dir(dir.path())
@@ -385,6 +395,7 @@ fn init_refusals_of_the_folder_named_exit_alike() {
     }
     assert!(!dir.path().join("nowhere").exists());
     assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+    assert_eq!(std::fs::read_dir(&git).unwrap().count(), 0);
     assert!(!linked.join("promptc.toml").exists());
 }
 

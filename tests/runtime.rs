@@ -347,6 +347,15 @@ fn a_request_as_json_text_reads_as_the_same_request_as_a_value() {
         assert_eq!(failed.diagnostics[0].code, "invalid-request");
         assert!(!failed.to_string().contains(" at line "), "{failed}");
     }
+    // A key given twice is refused, not the last of them taken.
+    let twice = failure(AgentRequest::from_json_text(
+        r#"{ "family": "xs", "family": "gpt" }"#,
+    ));
+    assert_eq!(twice.diagnostics[0].code, "invalid-request");
+    assert!(
+        twice.to_string().contains("duplicate key `family`"),
+        "{twice}"
+    );
     let unknown = failure(AgentRequest::from_json_text(r#"{ "familly": "gpt" }"#));
     let same = failure(AgentRequest::from_json(json!({ "familly": "gpt" })));
     assert_eq!(unknown.to_string(), same.to_string());

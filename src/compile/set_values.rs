@@ -29,29 +29,33 @@ pub(super) fn typed(
         let kind = replaced
             .as_ref()
             .map_or(PlaceholderKind::Text, PlaceholderKind::of);
-        let Some(value) = kind.read(text) else {
-            // Said at the declaration that gives the type, where one does.
-            let span = match &from {
-                KindFrom::Variant(holder) => workspace
-                    .variants
-                    .get(holder.as_str())
-                    .map(|entry| entry.value_span(&child_pointer("/placeholders", name))),
-                KindFrom::Standard | KindFrom::Context => None,
-            };
-            let problem = Problem::SetValueDoesNotFit {
-                name: name.clone(),
-                text: text.clone(),
-                expected: kind,
-                from,
-            };
-            return Err(match span {
-                Some(span) => {
-                    let mut diagnostics = Diagnostics::default();
-                    diagnostics.push(Diagnostic::new(problem, span));
-                    CompileError::Diagnostics(diagnostics)
-                }
-                None => CompileError::Selection(problem),
-            });
+        let value = match kind.read(text) {
+            Ok(value) => value,
+            Err(reason) => {
+                // Said at the declaration that gives the type, where one does.
+                let span = match &from {
+                    KindFrom::Variant(holder) => workspace
+                        .variants
+                        .get(holder.as_str())
+                        .map(|entry| entry.value_span(&child_pointer("/placeholders", name))),
+                    KindFrom::Standard | KindFrom::Context => None,
+                };
+                let problem = Problem::SetValueDoesNotFit {
+                    name: name.clone(),
+                    text: text.clone(),
+                    expected: kind,
+                    from,
+                    reason,
+                };
+                return Err(match span {
+                    Some(span) => {
+                        let mut diagnostics = Diagnostics::default();
+                        diagnostics.push(Diagnostic::new(problem, span));
+                        CompileError::Diagnostics(diagnostics)
+                    }
+                    None => CompileError::Selection(problem),
+                });
+            }
         };
         typed.push((name.clone(), value));
     }

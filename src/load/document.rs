@@ -407,131 +407,56 @@ impl Document {
 /// is one too: serde_json keeps the last, so a file could show a reviewer one value and give
 /// promptc another (TOML and YAML refuse it as well).
 fn parse_json(file: &SourceFile) -> Result<Value, (Problem, Range<usize>)> {
-    use serde::de::DeserializeSeed as _;
-    let mut deserializer = serde_json::Deserializer::from_str(&file.text);
-    UniqueKeys
-        .deserialize(&mut deserializer)
-        .and_then(|value| deserializer.end().map(|()| value))
-        .map_err(|error| {
-            // Column 0 is the line break that ends the line before: a string or an object
-            // that the line left open.
-            let mut offset = match error.column() {
-                0 => file.line_offset(error.line()).saturating_sub(1),
-                column => file.line_offset(error.line()) + column - 1,
-            };
-            let message = error.to_string();
-            // serde_json stops at the `}` or `]` after a trailing comma: the comma is what to
-            // remove, and may stand lines above.
-            if message.starts_with("trailing comma") {
-                let before = file.text.get(..offset).unwrap_or_default();
-                if let Some(comma) = before.trim_end().strip_suffix(',') {
-                    offset = comma.len();
-                }
+    crate::unique_json::from_str(&file.text).map_err(|error| {
+        // Column 0 is the line break that ends the line before: a string or an object
+        // that the line left open.
+        let mut offset = match error.column() {
+            0 => file.line_offset(error.line()).saturating_sub(1),
+            column => file.line_offset(error.line()) + column - 1,
+        };
+        let message = error.to_string();
+        // serde_json stops at the `}` or `]` after a trailing comma: the comma is what to
+        // remove, and may stand lines above.
+        if message.starts_with("trailing comma") {
+            let before = file.text.get(..offset).unwrap_or_default();
+            if let Some(comma) = before.trim_end().strip_suffix(',') {
+                offset = comma.len();
             }
-            // serde_json places a number too large for a float at the digit where it gave up
-            // (the last, or one of a long exponent's): the whole number is what to change.
-            if message.starts_with("number out of range") {
-                let in_number =
-                    |b: &u8| matches!(b, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-');
-                let bytes = file.text.as_bytes();
-                let at = offset.min(bytes.len());
-                let start = bytes[..at]
-                    .iter()
-                    .rposition(|b| !in_number(b))
-                    .map_or(0, |before| before + 1);
-                let end = bytes[at..]
-                    .iter()
-                    .position(|b| !in_number(b))
-                    .map_or(bytes.len(), |after| at + after);
-                let text = file.text.get(start..end).unwrap_or_default().to_string();
-                return (Problem::UnsupportedNumber { text }, start..end);
-            }
-            // The place is shown with the quoted line; serde_json's text ends with it too.
-            let place = format!(" at line {} column {}", error.line(), error.column());
-            let mut message = message.strip_suffix(&place).unwrap_or(&message).to_string();
-            // Most often a string left open runs into its line's end; another control
-            // character is named, for its own help.
-            if message.starts_with("control character")
-                && let Some(control) = file.text.get(offset..).and_then(|rest| rest.chars().next())
-                && control != '\n'
-                && control != '\r'
-            {
-                message = format!(
-                    "control character U+{:04X} found while parsing a string",
-                    u32::from(control)
-                );
-            }
-            (Problem::JsonSyntax { message }, offset..offset)
-        })
-}
-
-/// A JSON value read with no key repeated in any object.
-struct UniqueKeys;
-
-impl<'de> serde::de::DeserializeSeed<'de> for UniqueKeys {
-    type Value = Value;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for UniqueKeys {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_bool<E>(self, value: bool) -> Result<Value, E> {
-        Ok(Value::Bool(value))
-    }
-
-    fn visit_i64<E>(self, value: i64) -> Result<Value, E> {
-        Ok(Value::from(value))
-    }
-
-    fn visit_u64<E>(self, value: u64) -> Result<Value, E> {
-        Ok(Value::from(value))
-    }
-
-    fn visit_f64<E>(self, value: f64) -> Result<Value, E> {
-        Ok(serde_json::Number::from_f64(value).map_or(Value::Null, Value::Number))
-    }
-
-    fn visit_str<E>(self, value: &str) -> Result<Value, E> {
-        Ok(Value::String(value.to_string()))
-    }
-
-    fn visit_string<E>(self, value: String) -> Result<Value, E> {
-        Ok(Value::String(value))
-    }
-
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut items: A) -> Result<Value, A::Error> {
-        let mut list = Vec::new();
-        while let Some(item) = items.next_element_seed(UniqueKeys)? {
-            list.push(item);
         }
-        Ok(Value::Array(list))
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut entries: A) -> Result<Value, A::Error> {
-        let mut map = serde_json::Map::new();
-        while let Some(key) = entries.next_key::<String>()? {
-            if map.contains_key(&key) {
-                return Err(serde::de::Error::custom(format!(
-                    "duplicate key `{key}`: an object gives each key once"
-                )));
-            }
-            let value = entries.next_value_seed(UniqueKeys)?;
-            map.insert(key, value);
+        // serde_json places a number too large for a float at the digit where it gave up
+        // (the last, or one of a long exponent's): the whole number is what to change.
+        if message.starts_with("number out of range") {
+            let in_number = |b: &u8| matches!(b, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-');
+            let bytes = file.text.as_bytes();
+            let at = offset.min(bytes.len());
+            let start = bytes[..at]
+                .iter()
+                .rposition(|b| !in_number(b))
+                .map_or(0, |before| before + 1);
+            let end = bytes[at..]
+                .iter()
+                .position(|b| !in_number(b))
+                .map_or(bytes.len(), |after| at + after);
+            let text = file.text.get(start..end).unwrap_or_default().to_string();
+            return (Problem::UnsupportedNumber { text }, start..end);
         }
-        Ok(Value::Object(map))
-    }
+        // The place is shown with the quoted line; serde_json's text ends with it too.
+        let place = format!(" at line {} column {}", error.line(), error.column());
+        let mut message = message.strip_suffix(&place).unwrap_or(&message).to_string();
+        // Most often a string left open runs into its line's end; another control
+        // character is named, for its own help.
+        if message.starts_with("control character")
+            && let Some(control) = file.text.get(offset..).and_then(|rest| rest.chars().next())
+            && control != '\n'
+            && control != '\r'
+        {
+            message = format!(
+                "control character U+{:04X} found while parsing a string",
+                u32::from(control)
+            );
+        }
+        (Problem::JsonSyntax { message }, offset..offset)
+    })
 }
 
 /// Where each key and value of a file lies, by JSON pointer, as a reader finds them. The

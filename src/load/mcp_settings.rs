@@ -52,13 +52,19 @@ pub fn apply(
         return Ok(None);
     };
     // Most agents write `mcpServers` (Claude Desktop, Cline, Cursor's `.cursor/mcp.json`);
-    // VS Code's `.vscode/mcp.json` writes `servers`, its entries of the same keys.
-    let key =
-        if settings.value.get("mcpServers").is_none() && settings.value.get("servers").is_some() {
-            "servers"
-        } else {
-            "mcpServers"
-        };
+    // VS Code's `.vscode/mcp.json` writes `servers`, its entries of the same keys. A file with
+    // both is refused: whichever promptc read, the servers of the other were lost.
+    let key = match (
+        settings.value.get("mcpServers"),
+        settings.value.get("servers"),
+    ) {
+        (Some(_), Some(_)) => {
+            diagnostics.error(Problem::ServerTablesConflict, settings.key_span("/servers"));
+            return Ok(None);
+        }
+        (None, Some(_)) => "servers",
+        _ => "mcpServers",
+    };
     let table = format!("/{key}");
     let entries = match settings.value.get(key) {
         Some(Value::Object(entries)) => entries,

@@ -39,11 +39,13 @@ impl PlaceholderKind {
         }
     }
 
-    /// `text` read as a value of this kind: `None` when it is none. A list or table is
-    /// written as JSON (which TOML's inline arrays of strings and numbers also are).
-    pub fn read(self, text: &str) -> Option<Value> {
+    /// `text` read as a value of this kind, or why it is none: a list or table is written as
+    /// JSON (which TOML's inline arrays of strings and numbers also are), each object giving
+    /// a key once, and JSON that does not read says where it stops (`None` for a reading of
+    /// another kind).
+    pub fn read(self, text: &str) -> Result<Value, Option<String>> {
         let trimmed = text.trim();
-        match self {
+        let value = match self {
             Self::Text => Some(Value::from(text)),
             Self::Boolean => match trimmed {
                 "true" => Some(Value::Bool(true)),
@@ -54,13 +56,18 @@ impl PlaceholderKind {
             Self::Number => serde_json::from_str::<serde_json::Number>(trimmed)
                 .ok()
                 .map(Value::Number),
-            Self::List => serde_json::from_str::<Value>(trimmed)
-                .ok()
-                .filter(Value::is_array),
-            Self::Table => serde_json::from_str::<Value>(trimmed)
-                .ok()
-                .filter(Value::is_object),
-        }
+            Self::List | Self::Table => {
+                let value = crate::unique_json::from_str(trimmed)
+                    .map_err(|error| Some(format!("as JSON, {error}")))?;
+                let fits = if self == Self::List {
+                    value.is_array()
+                } else {
+                    value.is_object()
+                };
+                fits.then_some(value)
+            }
+        };
+        value.ok_or(None)
     }
 
     /// What a value of this kind is, for a message.
@@ -96,24 +103,37 @@ mod tests {
     #[test]
     fn a_set_text_is_read_as_the_declared_kind() {
         let kind = |value: Value| PlaceholderKind::of(&value);
-        assert_eq!(kind(json!(true)).read(" false "), Some(json!(false)));
-        assert_eq!(kind(json!(true)).read("no"), None);
-        assert_eq!(kind(json!(5)).read("3"), Some(json!(3)));
-        assert_eq!(kind(json!(5)).read("3.5"), None);
-        assert_eq!(kind(json!(0.5)).read("3"), Some(json!(3)));
-        assert_eq!(kind(json!(0.5)).read("1e2"), Some(json!(100.0)));
+        assert_eq!(kind(json!(true)).read(" false ").ok(), Some(json!(false)));
+        assert_eq!(kind(json!(true)).read("no").ok(), None);
+        assert_eq!(kind(json!(5)).read("3").ok(), Some(json!(3)));
+        assert_eq!(kind(json!(5)).read("3.5").ok(), None);
+        assert_eq!(kind(json!(0.5)).read("3").ok(), Some(json!(3)));
+        assert_eq!(kind(json!(0.5)).read("1e2").ok(), Some(json!(100.0)));
         assert_eq!(
-            kind(json!(["a"])).read(r#"["x", 1]"#),
+            kind(json!(["a"])).read(r#"["x", 1]"#).ok(),
             Some(json!(["x", 1]))
         );
-        assert_eq!(kind(json!(["a"])).read(r#"{"x": 1}"#), None);
+        assert_eq!(kind(json!(["a"])).read(r#"{"x": 1}"#).ok(), None);
         assert_eq!(
-            kind(json!({"a": 1})).read(r#"{"x": 1}"#),
+            kind(json!({"a": 1})).read(r#"{"x": 1}"#).ok(),
             Some(json!({"x": 1}))
         );
-        assert_eq!(kind(json!({"a": 1})).read("x"), None);
+        assert_eq!(kind(json!({"a": 1})).read("x").ok(), None);
         // Text keeps its spaces: it is the placeholder's value as written.
-        assert_eq!(kind(json!("a")).read(" x "), Some(json!(" x ")));
-        assert_eq!(kind(Value::Null).read("x"), Some(json!("x")));
+        assert_eq!(kind(json!("a")).read(" x ").ok(), Some(json!(" x ")));
+        assert_eq!(kind(Value::Null).read("x").ok(), Some(json!("x")));
+        // JSON that does not read, or gives a key twice (serde_json kept the last), says why;
+        // JSON of another kind has nothing to add.
+        let why = |value: Value, text: &str| kind(value).read(text).unwrap_err();
+        assert_eq!(
+            why(json!({"a": 1}), r#"{"x": 1, "x": 2}"#).as_deref(),
+            Some("as JSON, duplicate key `x`: an object gives each key once at line 1 column 12")
+        );
+        assert!(
+            why(json!(["a"]), r#"["x","#)
+                .unwrap()
+                .starts_with("as JSON, EOF while parsing")
+        );
+        assert_eq!(why(json!(["a"]), r#"{"x": 1}"#), None);
     }
 }

@@ -70,9 +70,10 @@ impl AgentRequest {
     /// A request from JSON text, as the Node package passes it (a JavaScript engine writes an
     /// object as JSON faster than N-API reads it field by field). The text goes through a
     /// value first, so that a problem is described as `from_json` describes it, without a
-    /// position in a text the caller never wrote.
+    /// position in a text the caller never wrote. A key given twice is refused, as in every
+    /// JSON promptc reads, rather than the last taken.
     pub fn from_json_text(text: &str) -> Result<AgentRequest, Failure> {
-        let value: Value = serde_json::from_str(text).map_err(|error| {
+        let value: Value = crate::unique_json::from_str(text).map_err(|error| {
             if error.to_string().starts_with("recursion limit exceeded") {
                 Failure::not_data(&super::shape::too_deep_in(text), NotData::TooDeep)
             } else {
