@@ -1258,6 +1258,17 @@ impl Problem {
                 format!("expected one of: {names}")
             }
             Problem::UnknownKey { .. } => "remove this key".into(),
+            // The value written, quoted: `when = true` was told to write `"false"`.
+            Problem::WrongType {
+                expected,
+                found,
+                instead,
+            } if expected == CONDITION_TYPE && found != "null" => {
+                let example = instead.as_deref().unwrap_or("\"yolo\"");
+                format!(
+                    "write the condition in quotes, as text (`{example}`, `\"mode == 'plan'\"`)"
+                )
+            }
             // In YAML, a key whose contents are not indented below it is a key with nothing
             // after it: null.
             Problem::WrongType {
@@ -1266,14 +1277,6 @@ impl Problem {
             } => format!("write `{instead}`"),
             Problem::WrongType { expected, found, .. } if found == "null" && expected.starts_with("a table") => {
                 "indent what belongs under the key, or leave the key out to use its default (YAML's `~` or nothing after a key is null, which is not a value here)".into()
-            }
-            Problem::WrongType { expected, found, .. }
-                if expected == CONDITION_TYPE && found != "null" =>
-            {
-                let example = if found == "a boolean" { "\"false\"" } else { "\"yolo\"" };
-                format!(
-                    "write the condition in quotes, as text (`{example}`, `\"mode == 'plan'\"`)"
-                )
             }
             Problem::WrongType { expected, .. } if expected == DATE_TYPE => {
                 "write the date in quotes, year, month and day joined by `-` (`date = \"2026-02-03\"`)".into()

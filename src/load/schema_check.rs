@@ -767,6 +767,10 @@ fn one_of(
 /// boolean written in quotes without them, one text where a list is expected as a list of
 /// it. Written in JSON's form, which TOML and YAML read alike.
 fn written_instead(expected: &str, found: &Value, items_are_text: bool) -> Option<String> {
+    // A condition written as a boolean or a number is the same words in quotes.
+    if expected == crate::problem::CONDITION_TYPE {
+        return (found.is_boolean() || found.is_number()).then(|| format!("\"{found}\""));
+    }
     let text = found.as_str()?;
     let trimmed = text.trim();
     match expected {

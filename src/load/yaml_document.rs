@@ -733,12 +733,38 @@ fn key_name(
             },
         },
         Node::Null => return Err(refused(NULL_KEY)),
+        // `when: {{ not yolo }}`: the braces read as a mapping whose key is a mapping. A
+        // condition is an expression, and quoting the template (the help for other keys) only
+        // made a condition that does not compile.
+        Node::Map(_) if braces_after_condition_key(file, at) => {
+            return Err(refused(CONDITION_IN_BRACES));
+        }
         Node::Seq(_) | Node::Map(_) => {
             return Err(refused(
                 "a key is a name (text, a number or a boolean), not a list or a mapping",
             ));
         }
     })
+}
+
+/// The message for a condition written as a template in braces, which [`yaml_help`] knows.
+///
+/// [`yaml_help`]: crate::problem
+pub const CONDITION_IN_BRACES: &str =
+    "a condition is an expression, not a template: its `{{ … }}` reads as a YAML mapping";
+
+/// Whether the mapping key at `at` is the inner `{` of `{{` written right after a
+/// condition's key (`when:`, `match:`), as its line has it.
+fn braces_after_condition_key(file: &SourceFile, at: &Range<usize>) -> bool {
+    let Some(before) = file.text.get(..at.start) else {
+        return false;
+    };
+    let line = before.rsplit('\n').next().unwrap_or(before);
+    let Some(key) = line.trim_end().strip_suffix('{').map(str::trim_end) else {
+        return false;
+    };
+    let key = key.trim_start().trim_start_matches("- ").trim_start();
+    matches!(key, "when:" | "match:")
 }
 
 /// Whether the scalar at `at` has a tag (`!!float 1`), before its span or at its start.

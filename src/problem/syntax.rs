@@ -120,6 +120,8 @@ pub(super) fn yaml_help(message: &str) -> Option<String> {
         "quote a value that holds `: ` (`key: \"a: b\"`); a key indented deeper than the key above it has no place: line it up with its siblings"
     } else if message.starts_with("unclosed bracket") {
         "close the bracket, or quote the value if it is text that starts with `[` or `{`"
+    } else if message.starts_with("a condition is an expression, not a template") {
+        "write the expression without the braces (`when: not yolo`, `when: mode == 'plan'`): a condition is read as one already"
     } else if message.starts_with("a key is a name") {
         "a value that starts with `{` or `[` is a mapping or a list: quote a template (`key: \"{{ name }}\"`), or write it as a block scalar (`key: |`)"
     } else if message.starts_with("unexpected character: `%") {
