@@ -877,6 +877,48 @@ fn diff_does_not_let_the_workspace_pose_as_a_git_repository() {
     assert!(stdout.contains("cannot use bare repository"), "{stdout}");
 }
 
+// A repository whose `core.hooksPath` is a folder of its working tree (husky's `.husky`)
+// runs hooks that a pull request commits: writing the copy's index ran its
+// `post-index-change`. And a filter that the machine's configuration names, assigned by the
+// repository's `info/attributes`, ran its command as git wrote the copy's files. Neither runs,
+// and the copy holds the files as committed.
+#[test]
+fn diff_runs_no_hook_and_no_filter() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = script(
+        dir.path(),
+        r#"
+        git init -q repo && cd repo
+        "$P" init . >/dev/null 2>&1 && git add -A && git commit -qm base
+        git config core.hooksPath .husky
+        mkdir .husky
+        for hook in post-index-change post-checkout pre-commit reference-transaction; do
+          printf '#!/bin/sh\necho %s >> "%s/RAN"\n' "$hook" "$(cd .. && pwd)" > .husky/$hook
+          chmod +x .husky/$hook
+        done
+        cp .husky/* .git/hooks/
+        git config filter.pwn.smudge "sh -c 'echo smudge >> $(cd .. && pwd)/RAN; tr a-z A-Z'"
+        git config filter.pwn.required true
+        echo '*.md filter=pwn' > .git/info/attributes
+        echo '*.md ident' >> .git/info/attributes
+        rm -f ../RAN
+        echo 'A line added by the pull request.' >> components/objective.md
+        "$P" build --all >/dev/null
+        "$P" diff --base HEAD --stat || echo "exit $?"
+        "#,
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let ran = std::fs::read_to_string(dir.path().join("RAN")).unwrap_or_default();
+    assert_eq!(ran, "", "{stdout}\n{stderr}");
+    // The base compiled from the files as committed: only the added line differs, where
+    // the filter's capitals would have changed every line of every prompt.
+    assert!(!stdout.contains("exit"), "{stdout}\n{stderr}");
+    assert!(stdout.contains("components/objective.md"), "{stdout}");
+    assert!(!stdout.contains("promptc.toml"), "{stdout}");
+}
+
 // A revision's `.gitattributes` decides how git writes its files: `ident` turns each 4-byte
 // `$Id$` into 47 bytes (a revision under its size limit becomes many times it on disk), and
 // `filter` runs a command. The copy holds the files as committed, whatever the attributes of

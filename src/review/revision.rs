@@ -63,15 +63,42 @@ struct Repository {
     top: PathBuf,
 }
 
+/// The system's empty file, named where git takes a file or folder that must give nothing.
+#[cfg(unix)]
+const NOTHING: &str = "/dev/null";
+#[cfg(not(unix))]
+const NOTHING: &str = "NUL";
+
 /// `git` with settings no repository content can change: command-line configuration is
-/// "protected" and wins over the repository's own.
+/// "protected" and wins over the repository's own. No hook runs: a repository whose
+/// `core.hooksPath` is a folder of its working tree (`.husky`, `.githooks`) ran the pull
+/// request's own `post-index-change` when the copy wrote its index. No attributes file of the
+/// system or the user applies (the repository's `info/attributes` is left behind with the
+/// repository, see [`Copy::git`]).
 fn git_command() -> Command {
     let mut command = Command::new("git");
     command
         .args(["-c", "safe.bareRepository=explicit"])
         .args(["-c", "core.fsmonitor=false"])
+        .arg("-c")
+        .arg(format!("core.hooksPath={NOTHING}"))
+        .arg("-c")
+        .arg(format!("core.attributesFile={NOTHING}"))
+        .env("GIT_ATTR_NOSYSTEM", "1")
         .stdin(Stdio::null());
     command
+}
+
+/// `text` written to `path` as its bytes (a path in it is not always UTF-8).
+fn write_os(path: &Path, text: &std::ffi::OsStr) -> Result<(), RevisionError> {
+    #[cfg(unix)]
+    let bytes = {
+        use std::os::unix::ffi::OsStrExt as _;
+        text.as_bytes().to_vec()
+    };
+    #[cfg(not(unix))]
+    let bytes = text.to_string_lossy().into_owned().into_bytes();
+    std::fs::write(path, bytes).map_err(cannot_create)
 }
 
 /// A path git printed, as its bytes (not read as UTF-8, which would change a path that is not).
@@ -142,6 +169,43 @@ impl Repository {
             },
             prefix,
         ))
+    }
+
+    /// A git repository of its own at `dir` (made there) that holds no object, refs, hooks,
+    /// configuration or attributes, and reads this repository's objects as its alternates:
+    /// whatever git writes from it is the objects as committed, whatever this repository's
+    /// configuration (a `filter` driver runs a command) or `info/attributes` say.
+    fn borrowing(&self, dir: &Path) -> Result<PathBuf, RevisionError> {
+        let ask = |question: &[&str]| {
+            let mut command = self.command();
+            command.arg("rev-parse").args(question);
+            run(command, "rev-parse").map(|mut answer| {
+                if answer.last() == Some(&b'\n') {
+                    answer.pop();
+                }
+                answer
+            })
+        };
+        // Relative to the folder the command ran in, the top of the working tree.
+        let objects = self
+            .top
+            .join(path_from_bytes(ask(&["--git-path", "objects"])?)?);
+        let format = String::from_utf8_lossy(&ask(&["--show-object-format"])?).into_owned();
+        let git = dir.join("git");
+        std::fs::create_dir_all(git.join("objects/info")).map_err(cannot_create)?;
+        std::fs::create_dir_all(git.join("refs")).map_err(cannot_create)?;
+        std::fs::write(git.join("HEAD"), "ref: refs/heads/copy\n").map_err(cannot_create)?;
+        let config = match format.as_str() {
+            "sha1" => "[core]\n\trepositoryformatversion = 0\n\tbare = true\n".to_string(),
+            other => format!(
+                "[core]\n\trepositoryformatversion = 1\n\tbare = true\n[extensions]\n\tobjectformat = {other}\n"
+            ),
+        };
+        std::fs::write(git.join("config"), config).map_err(cannot_create)?;
+        let mut alternates = objects.into_os_string();
+        alternates.push("\n");
+        write_os(&git.join("objects/info/alternates"), &alternates)?;
+        Ok(git)
     }
 
     /// A git command on this repository and no other.
@@ -275,6 +339,7 @@ pub fn checkout(workspace_root: &Path, revision: &str) -> Result<RevisionCheckou
     let root = root.canonicalize().map_err(cannot_create)?;
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).map_err(cannot_create)?;
+    let git = repository.borrowing(dir.path())?;
     let mut copy = Copy {
         repository: &repository,
         revision,
@@ -283,6 +348,7 @@ pub fn checkout(workspace_root: &Path, revision: &str) -> Result<RevisionCheckou
         entries: dir.path().join("entries"),
         root,
         empty,
+        git,
         asked: Asked::default(),
         files: 0,
         bytes: 0,
@@ -382,6 +448,8 @@ struct Copy<'r> {
     /// An empty working tree for git: neither the revision's `.gitattributes` nor the working
     /// tree's apply.
     empty: PathBuf,
+    /// The repository git writes the files from (see [`Repository::borrowing`]).
+    git: PathBuf,
     asked: Asked,
     /// Files and bytes written so far, against [`MAX_REVISION_FILES`] and
     /// [`MAX_REVISION_BYTES`].
@@ -762,10 +830,8 @@ impl Copy<'_> {
         let _ = std::fs::remove_file(&self.index);
         std::fs::write(&self.entries, &info).map_err(cannot_create)?;
         let entries = std::fs::File::open(&self.entries).map_err(cannot_create)?;
-        let mut command = self.repository.command();
-        command
-            .env("GIT_INDEX_FILE", &self.index)
-            .args(["update-index", "-z", "--index-info"]);
+        let mut command = self.git();
+        command.args(["update-index", "-z", "--index-info"]);
         let output =
             crate::scratch::output_reading(&mut command, entries.into()).map_err(cannot_run_git)?;
         if !output.status.success() {
@@ -777,13 +843,38 @@ impl Copy<'_> {
         let mut prefix_arg = OsString::from("--prefix=");
         prefix_arg.push(self.root.as_os_str());
         prefix_arg.push("/");
-        let mut command = self.repository.command_in(&self.empty);
+        let mut command = self.git();
         command
-            .env("GIT_INDEX_FILE", &self.index)
             .args(["checkout-index", "--all", "--force"])
             .arg(prefix_arg);
         run(command, "checkout-index")?;
         Ok(true)
+    }
+
+    /// A git command that writes the copy: on the repository of its own that borrows the
+    /// objects, with the copy's index and an empty working tree, and with no configuration
+    /// but what it is given here (no system's or user's file: a `filter` driver configured
+    /// there would run a command, and what it gives would not be the file as committed).
+    fn git(&self) -> Command {
+        let mut command = git_command();
+        command
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", NOTHING)
+            .env("GIT_INDEX_FILE", &self.index)
+            // Set by git for the hooks it runs (promptc run from a pre-commit hook): they
+            // would lead git back to the repository.
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .env_remove("GIT_OBJECT_DIRECTORY")
+            .env_remove("GIT_ALTERNATE_OBJECT_DIRECTORIES")
+            .env_remove("GIT_CONFIG_PARAMETERS")
+            .env_remove("GIT_CONFIG_COUNT")
+            .arg("--git-dir")
+            .arg(&self.git)
+            .arg("--work-tree")
+            .arg(&self.empty)
+            .current_dir(&self.empty);
+        command
     }
 
     /// A file of `length` bytes and no content at `path`, made through real folders only
