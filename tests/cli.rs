@@ -1812,6 +1812,16 @@ fn new_starts_a_workspace_from_its_manifest_and_never_takes_a_name_twice() {
             "{folder}/{id}.toml"
         );
     }
+    // An id ending with a dot names an output Windows cannot create (validation refused
+    // the workspace `new` had just written).
+    let refused = new(&["variant", "x."]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("`x.` ends with a dot"),
+        "{}",
+        refused.stderr
+    );
+    assert!(!workspace.root().join("variants/x..toml").exists());
     // A tool's id is the name models call it by: one validation would refuse is refused
     // before the file is written.
     let refused = new(&["tool", "9lives"]);
@@ -2897,6 +2907,21 @@ fn context_out_into_the_contexts_folder_keeps_the_workspace_loadable() {
         ),
         ("examples/contexts/-bad.toml", "cannot name a context"),
         ("examples/contexts/plain", "has no data file's extension"),
+        // A name only its case tells apart (one file on macOS and Windows), one in a
+        // sub-folder (contexts are read from those too), and a Windows device's name.
+        (
+            "examples/contexts/Basic.toml",
+            "would be a second context of its name, beside examples/contexts/basic.toml",
+        ),
+        (
+            "examples/contexts/sub/basic.toml",
+            "would be a second context of its name, beside examples/contexts/basic.toml",
+        ),
+        ("examples/contexts/con.json", "a name Windows cannot create"),
+        (
+            "examples/contexts/sub/aux.toml",
+            "a name Windows cannot create",
+        ),
     ] {
         let run = out(path);
         assert_eq!(run.code, 2, "{path}: {}", run.stderr);
@@ -2906,6 +2931,7 @@ fn context_out_into_the_contexts_folder_keeps_the_workspace_loadable() {
     for path in [
         "examples/contexts/basic.toml",
         "examples/contexts/again.yaml",
+        "examples/contexts/sub/other.toml",
     ] {
         let run = out(path);
         assert_eq!(run.code, 0, "{path}: {}", run.stderr);

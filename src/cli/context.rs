@@ -203,12 +203,14 @@ fn out_name_problem(
     let folder = workspace.root.join(&workspace.settings().paths.contexts);
     let absolute = std::path::absolute(out).ok()?;
     let parent = absolute.parent()?;
-    let in_contexts = parent == folder
+    // Contexts are read from the folder's sub-folders too: `sub/basic.toml` was a second
+    // `basic`.
+    let in_contexts = parent.starts_with(&folder)
         || parent
             .canonicalize()
             .ok()
             .zip(folder.canonicalize().ok())
-            .is_some_and(|(parent, folder)| parent == folder);
+            .is_some_and(|(parent, folder)| parent.starts_with(folder));
     if !in_contexts {
         return None;
     }
@@ -219,10 +221,25 @@ fn out_name_problem(
     if !crate::load::specs::is_plain_name(&name) {
         return Some(OutNameProblem::NotAName);
     }
-    let file_name = out.file_name()?;
-    workspace.contexts.get(&name).and_then(|entry| {
-        let other = &workspace.sources.get(entry.source()).path;
-        (other.file_name() != Some(file_name))
-            .then(|| OutNameProblem::Taken(other.display().to_string()))
-    })
+    // `con.json` names an output `con`, which no clone on Windows can hold.
+    if crate::validate::not_portable(&name, false) {
+        return Some(OutNameProblem::NotPortable);
+    }
+    // The same context written again is the one file of its name; another file of the name,
+    // or of a name that differs only by case (`Basic.toml`, one file on macOS and Windows),
+    // is a second.
+    let folded = crate::namespace::folded(&name);
+    workspace
+        .contexts
+        .iter()
+        .filter(|(other, _)| crate::namespace::folded(other) == folded)
+        .find_map(|(_, entry)| {
+            let other = &workspace.sources.get(entry.source()).path;
+            let same_file = workspace.root.join(other) == absolute
+                || std::fs::canonicalize(workspace.root.join(other))
+                    .ok()
+                    .zip(std::fs::canonicalize(&absolute).ok())
+                    .is_some_and(|(other, out)| other == out);
+            (!same_file).then(|| OutNameProblem::Taken(other.display().to_string()))
+        })
 }

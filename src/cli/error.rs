@@ -134,6 +134,8 @@ pub enum OutNameProblem {
     Taken(String),
     /// It has no data extension.
     NotData,
+    /// Windows cannot create a file of its name (`con.json`, `aux.toml`).
+    NotPortable,
 }
 
 /// Why `new` refuses an id.
@@ -145,7 +147,8 @@ pub enum IdProblem {
     NotCallable,
     /// No file can be named after it.
     TooLong,
-    /// A device's name on Windows (`nul`, `con`): a clone there cannot hold a file named so.
+    /// A device's name on Windows (`nul`, `con`), or one ending with a dot (which Windows
+    /// drops): a clone there cannot hold a file named so.
     WindowsDevice,
 }
 
@@ -219,6 +222,7 @@ impl CliError {
                 OutNameProblem::NotAName => "name the file with an ASCII letter or digit first, then those, `_`, `.` and `-` (a context's name is its file name without the extension)".to_string(),
                 OutNameProblem::Taken(other) => format!("write the context over `{other}`, or choose another name"),
                 OutNameProblem::NotData => "give it the extension of its format: `.toml`, `.yaml` or `.json`".to_string(),
+                OutNameProblem::NotPortable => "choose another name (`con`, `prn`, `aux`, `nul`, `com1`-`com9` and `lpt1`-`lpt9` are devices on Windows, whatever the extension)".to_string(),
             }),
             CliError::OutExtensionCase(path) => Some(format!(
                 "name it `{}`",
@@ -246,7 +250,7 @@ impl CliError {
                     format!("use an id of at most {MAX_NEW_ID_BYTES} characters")
                 }
                 IdProblem::WindowsDevice => {
-                    "choose another id (`con`, `prn`, `aux`, `nul`, `com1`-`com9` and `lpt1`-`lpt9` are devices there)".into()
+                    "choose another id, not ending with a dot (`con`, `prn`, `aux`, `nul`, `com1`-`com9` and `lpt1`-`lpt9` are devices there)".into()
                 }
             }),
             CliError::NotADataFolder { .. } => Some(
@@ -304,6 +308,10 @@ impl fmt::Display for CliError {
                     f,
                     "an id of {} characters is too long to name a file after",
                     id.len()
+                ),
+                IdProblem::WindowsDevice if id.ends_with('.') => write!(
+                    f,
+                    "`{id}` ends with a dot, which Windows drops from a file's name: a clone of the repository there cannot hold the output named after it"
                 ),
                 IdProblem::WindowsDevice => write!(
                     f,
@@ -425,6 +433,11 @@ impl fmt::Display for CliError {
                 OutNameProblem::NotData => write!(
                     f,
                     "{} would not be read back as a context: it has no data file's extension",
+                    path.display()
+                ),
+                OutNameProblem::NotPortable => write!(
+                    f,
+                    "{} is a name Windows cannot create (a device's name, `con`, `aux`, `nul`, …): every later command would refuse the workspace",
                     path.display()
                 ),
             },

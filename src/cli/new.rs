@@ -71,8 +71,9 @@ pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Re
         });
     }
     // Its files are named after it: `nul.toml` is a device on Windows (validation refuses
-    // such a family or context, which names an output too).
-    if crate::validate::is_windows_device(id) {
+    // such a family or context, which names an output too), and `x.` names an output `x.`,
+    // which Windows makes `x`.
+    if crate::validate::not_portable(id, false) {
         return Err(CliError::NotAnId {
             id: id.clone(),
             problem: IdProblem::WindowsDevice,

@@ -8,7 +8,7 @@ mod filters_and_tests;
 mod references;
 pub(crate) use crate::load::read::ENTRIES_LOOKED_AT;
 #[cfg(feature = "cli")]
-pub(crate) use references::is_windows_device;
+pub(crate) use references::not_portable;
 mod routing;
 mod rules_from;
 mod shadowing;

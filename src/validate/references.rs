@@ -1263,7 +1263,7 @@ const DEVICE_NAMES: [&str; 22] = [
 /// `con.md`), one holding a character it keeps (`<>:"|?*\`, a control character) or, for a
 /// whole name (`stem_only` false), one ending with a dot or a space, which it drops (`x.` is
 /// `x` there). An output file's stem is followed by `.md`: `a.` makes `a..md`.
-fn not_portable(name: &str, stem_only: bool) -> bool {
+pub fn not_portable(name: &str, stem_only: bool) -> bool {
     // `.` and `..` are no names; a path holding one is refused by its form.
     if matches!(name, "." | "..") {
         return false;
