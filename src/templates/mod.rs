@@ -58,6 +58,10 @@ struct Facts {
     /// Those of `variables` a render may read before anything sets them, sorted: not a name
     /// only a macro reads that the template sets later, where the macro's closure finds it.
     unset: Vec<String>,
+    /// Where each of `unset` is first read unset (a byte offset in the template's source),
+    /// sorted by name: `{% for x in l %}{{ x }}{% endfor %}{{ x }}` reads `x` unset at the
+    /// second `{{ x }}`, not where the loop sets it.
+    unset_at: Vec<(String, u32)>,
     /// Those of `variables` read only where the template asks whether they are defined
     /// (`x is defined`, `x | default(…)`), sorted.
     guarded: Vec<String>,
@@ -602,6 +606,40 @@ impl Templates {
             .collect()
     }
 
+    /// Where the template reads each of `variables`, unset names of its own (see
+    /// [`Templates::unset_variables`]), first while it is unset; a name it has no such read of
+    /// is placed as [`Templates::find_names`] places it.
+    pub fn unset_places<'v>(
+        &self,
+        template: TemplateId,
+        variables: &[&'v str],
+    ) -> std::collections::HashMap<&'v str, Span> {
+        let name = self.name(template);
+        let read_at = |variable: &str| -> Option<Span> {
+            let facts = self.facts(name)?;
+            let index = facts
+                .unset_at
+                .binary_search_by(|(unset, _)| unset.as_str().cmp(variable))
+                .ok()?;
+            let at = usize::try_from(facts.unset_at[index].1).ok()?;
+            self.span_in(name, at..at + variable.len())
+        };
+        let mut places = std::collections::HashMap::new();
+        let mut rest = Vec::new();
+        for &variable in variables {
+            match read_at(variable) {
+                Some(span) => {
+                    places.insert(variable, span);
+                }
+                None => rest.push(variable),
+            }
+        }
+        if !rest.is_empty() {
+            places.extend(self.find_names(template, &rest));
+        }
+        places
+    }
+
     /// Whether a word (a name) occurs anywhere in a template's text.
     pub fn mentions(&self, template: TemplateId, word: &str) -> bool {
         self.with_source(self.name(template), |source| {
@@ -868,9 +906,12 @@ impl Templates {
             variables.sort();
             variables.dedup();
             let source = template.source();
+            let mut unset_at: Vec<(String, u32)> = found.first_read.into_iter().collect();
+            unset_at.sort();
             Facts {
                 variables,
                 unset: sorted(found.names),
+                unset_at,
                 guarded: sorted(found.guarded),
                 sets: sorted(found.set),
                 references: self.resolved(references::scan(source)),

@@ -994,7 +994,7 @@ fn undefined(
     if unknown.is_empty() {
         return;
     }
-    let places = workspace.templates.find_names(template, &unknown);
+    let places = workspace.templates.unset_places(template, &unknown);
     let mut found: Vec<(&str, Span)> = unknown
         .iter()
         .filter_map(|variable| {

@@ -14,9 +14,12 @@ struct AssignmentTracker<'a> {
     macro_frame: Option<usize>,
     /// Names a macro body read that nothing had set yet, with the frame the macro was
     /// defined in: a name set later in that frame reaches the macro through its closure.
-    pending: Vec<(&'a str, usize)>,
+    pending: Vec<(&'a str, usize, u32)>,
     /// Names read where nothing had set them and nothing set later can reach the read.
     unset: HashSet<&'a str>,
+    /// promptc patch: where each unset name is first read (its byte offset in the source),
+    /// for a report at the read, not at the first place the name's letters stand.
+    unset_at: std::collections::HashMap<&'a str, u32>,
     /// Blocks render after the template's top level (it extends another).
     deferred_blocks: bool,
     /// Names read only where the render asks whether they are defined (`x is defined`,
@@ -66,17 +69,22 @@ impl<'a> AssignmentTracker<'a> {
 
     /// A name looked up where nothing set it: unset, unless a macro body reads it and its
     /// frame may still set it, or the render asked first whether it is defined.
-    fn read_unset(&mut self, name: &'a str) {
+    fn read_unset(&mut self, name: &'a str, at: u32) {
         if self.guards.contains(&name) {
             self.guarded_reads.insert(name);
             return;
         }
         match self.macro_frame {
-            Some(frame) => self.pending.push((name, frame)),
-            None => {
-                self.unset.insert(name);
-            }
+            Some(frame) => self.pending.push((name, frame, at)),
+            None => self.unset_read(name, at),
         }
+    }
+
+    /// `name` unset, read first at `at` unless an earlier read was found.
+    fn unset_read(&mut self, name: &'a str, at: u32) {
+        self.unset.insert(name);
+        let first = self.unset_at.entry(name).or_insert(at);
+        *first = (*first).min(at);
     }
 
     /// The reads of macros defined in the frame at `index`, which is ending: a name the frame
@@ -85,15 +93,15 @@ impl<'a> AssignmentTracker<'a> {
     fn settle(&mut self, index: usize) {
         let outer = self.scopes.get(index).and_then(|scope| scope.macro_frame);
         let pending = std::mem::take(&mut self.pending);
-        for (name, frame) in pending {
+        for (name, frame, at) in pending {
             if frame != index {
-                self.pending.push((name, frame));
+                self.pending.push((name, frame, at));
             } else if self.scopes[index].set.contains(name) {
                 continue;
             } else if let Some(outer) = outer {
-                self.pending.push((name, outer));
+                self.pending.push((name, outer, at));
             } else {
-                self.unset.insert(name);
+                self.unset_read(name, at);
             }
         }
     }
@@ -132,6 +140,7 @@ impl<'a> AssignmentTracker<'a> {
             macro_frame: None,
             pending: Vec::new(),
             unset: HashSet::new(),
+            unset_at: std::collections::HashMap::new(),
             deferred_blocks: false,
             guarded_reads: HashSet::new(),
             guards: Vec::new(),
@@ -179,6 +188,8 @@ pub struct Unset {
     /// Names the template sets in its top frame, which reach a template that includes it
     /// (an include renders in the includer's frame).
     pub set: HashSet<String>,
+    /// Where each of `names` is first read unset: the byte offset of the read in the source.
+    pub first_read: std::collections::HashMap<String, u32>,
 }
 
 impl Unset {
@@ -220,6 +231,11 @@ pub fn find_unset(t: &ast::Stmt<'_>) -> Unset {
         late: owned(&late),
         guarded: owned(&guarded),
         set: owned(&state.scopes[0].set),
+        first_read: state
+            .unset_at
+            .iter()
+            .map(|(name, at)| (name.to_string(), *at))
+            .collect(),
     }
 }
 
@@ -285,7 +301,7 @@ fn tracker_visit_expr<'a>(expr: &ast::Expr<'a>, state: &mut AssignmentTracker<'a
         ast::Expr::Var(var) => {
             if !state.is_assigned(var.id) {
                 state.out.insert(var.id);
-                state.read_unset(var.id);
+                state.read_unset(var.id, var.span().start_offset);
                 // if we are not tracking nested assignments, we can consider a variable
                 // to be assigned the first time we perform a lookup.
                 if state.nested_out.is_none() {
