@@ -50,6 +50,12 @@ impl Object for Joiner {
         ObjectRepr::Plain
     }
 
+    /// Written as what it is, not as the Rust type that holds it (which a release may change:
+    /// the same inputs would compile to other bytes).
+    fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("<joiner>")
+    }
+
     fn call(self: &Arc<Self>, _: &mut State<'_, '_>, args: &[Value]) -> Result<Value, Error> {
         if !args.is_empty() {
             return Err(Error::new(
@@ -83,6 +89,11 @@ impl Cycler {
 impl Object for Cycler {
     fn repr(self: &Arc<Self>) -> ObjectRepr {
         ObjectRepr::Plain
+    }
+
+    /// As a joiner's (see [`Joiner`]'s `render`).
+    fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("<cycler>")
     }
 
     fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
@@ -153,5 +164,22 @@ mod tests {
         assert_eq!(render(template).unwrap(), "12211231");
         assert!(render("{{ cycler() }}").is_err());
         assert!(render("{% set c = cycler(1) %}{{ c.next(2) }}").is_err());
+    }
+
+    // Written (by mistake: a call left out) as what they are, in words no Rust type name or
+    // compiler release changes: `{{ range }}` wrote `minijinja::functions::builtins::range`,
+    // a closure's Rust path, or a struct's fields.
+    #[test]
+    fn a_function_joiner_or_cycler_written_is_the_same_text_in_every_release() {
+        assert_eq!(
+            render("{{ range }} {{ joiner }} {{ cycler(1) }} {{ joiner() }}").unwrap(),
+            "<function> <function> <cycler> <joiner>"
+        );
+        assert_eq!(
+            render("{{ [range] }} {{ range | string }} {{ cycler(1) | string }}").unwrap(),
+            "[<function>] <function> <cycler>"
+        );
+        let debugged = render("{{ debug() }}").unwrap();
+        assert!(!debugged.contains("::"), "{debugged}");
     }
 }

@@ -110,7 +110,7 @@ type FuncFunc = dyn Fn(&mut State, &[Value]) -> Result<Value, Error> + Sync + Se
 
 /// A boxed function.
 #[derive(Clone)]
-pub(crate) struct BoxedFunction(Arc<FuncFunc>, #[cfg(feature = "debug")] &'static str);
+pub(crate) struct BoxedFunction(Arc<FuncFunc>);
 
 /// A utility trait that represents global functions.
 ///
@@ -354,11 +354,9 @@ impl BoxedFunction {
         Rv: FunctionResult,
         Args: for<'a> FunctionArgs<'a>,
     {
-        BoxedFunction(
-            Arc::new(move |state, args| f.invoke(state, args, SealedMarker)),
-            #[cfg(feature = "debug")]
-            std::any::type_name::<F>(),
-        )
+        BoxedFunction(Arc::new(move |state, args| {
+            f.invoke(state, args, SealedMarker)
+        }))
     }
 
     /// Creates a value from a boxed function.
@@ -367,21 +365,23 @@ impl BoxedFunction {
     }
 }
 
+// promptc patch: a function is written as `<function>`, whatever Rust names its type
+// (`minijinja::functions::builtins::range`, a closure's path): a template that writes one
+// (`{{ range }}`, `{{ debug() }}`) gave a prompt that changed with the compiler or a release
+// of promptc, for the same inputs.
 impl fmt::Debug for BoxedFunction {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        #[cfg(feature = "debug")]
-        {
-            if !self.1.is_empty() {
-                return f.write_str(self.1);
-            }
-        }
-        f.write_str("function")
+        f.write_str("<function>")
     }
 }
 
 impl Object for BoxedFunction {
     fn repr(self: &Arc<Self>) -> ObjectRepr {
         ObjectRepr::Plain
+    }
+
+    fn render(self: &Arc<Self>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("<function>")
     }
 
     fn call(self: &Arc<Self>, state: &mut State, args: &[Value]) -> Result<Value, Error> {
