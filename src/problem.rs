@@ -472,6 +472,18 @@ pub enum Problem {
         reader: String,
         /// Every variant where it does, in their order.
         variants: Vec<String>,
+        /// `component`'s template reads `reader`'s section too: no order renders both
+        /// before each other.
+        mutual: bool,
+    },
+    /// A section's slot written (`{{ RULES_SECTION }}`) by two templates a variant renders
+    /// (its base template and a component's, say): the prompt holds the section twice.
+    SectionWrittenTwice {
+        slot: String,
+        /// The file of the template that writes it first.
+        first: String,
+        /// Every variant where both render, in their order.
+        variants: Vec<String>,
     },
     /// A template or condition asks whether `enabled_tools` holds a name no tool of the
     /// workspace has as its id (a tool renamed, a typo): the answer is always no.
@@ -955,6 +967,7 @@ impl Problem {
             Problem::UnusedTool { .. } => "unused-tool",
             Problem::NotReadAsData { .. } => "not-read-as-data",
             Problem::SectionReadBeforeItRenders { .. } => "section-read-before-it-renders",
+            Problem::SectionWrittenTwice { .. } => "section-written-twice",
             Problem::SectionNeverRendered { .. } => "section-never-rendered",
             Problem::SectionReadByTools { .. } => "section-read-by-tools",
             Problem::ToolNeverEnabled { .. } => "tool-never-enabled",
@@ -1063,6 +1076,7 @@ impl Problem {
             | Problem::FamilyNeverBuilt { .. }
             | Problem::NotReadAsData { .. }
             | Problem::SectionReadBeforeItRenders { .. }
+            | Problem::SectionWrittenTwice { .. }
             | Problem::SectionNeverRendered { .. }
             | Problem::SectionReadByTools { .. }
             | Problem::ToolNeverEnabled { .. }
@@ -1696,6 +1710,17 @@ impl Problem {
             Problem::ToolNeverEnabled { .. } => "name a tool by its id (its file's `id`), or remove the test".into(),
             Problem::SectionReadByTools { .. } => "write what depends on the section in a component's template, or decide it on what the section depends on (a context field, a predicate): the tools are documented before any section renders, so that sections can show them".into(),
             Problem::SectionReadBeforeItRenders {
+                component,
+                reader,
+                mutual: true,
+                ..
+            } => format!(
+                "`{component}` reads `{reader}`'s section too, so no order renders each before the other: keep one of the two reads (text both need can go in a partial that both include)"
+            ),
+            Problem::SectionWrittenTwice { slot, .. } => format!(
+                "remove one of the two `{{{{ {slot} }}}}`: a section is written once, where it belongs in the prompt"
+            ),
+            Problem::SectionReadBeforeItRenders {
                 component, reader, ..
             } => format!(
                 "list `{component}` before `{reader}` in the variant's `components`, or give it an `order` override that places it before (as where `add_components` adds it): a section's template sees the sections rendered before it"
@@ -2242,30 +2267,23 @@ impl Problem {
                 f,
                 "`{slot}` is always empty here: tool formats and shared parameters' texts render before every section"
             ),
+            Problem::SectionWrittenTwice {
+                slot,
+                first,
+                variants,
+            } => write!(
+                f,
+                "`{slot}` is written here and in `{first}`: the section appears twice in the prompt of {}",
+                variant_list(variants)
+            ),
             Problem::SectionReadBeforeItRenders {
                 slot,
                 component,
                 reader,
                 variants,
+                ..
             } => {
-                let named = |variant: &String| format!("`{variant}`");
-                let list = match variants.as_slice() {
-                    [one] => format!("variant {}", named(one)),
-                    [first @ .., last] if variants.len() <= 8 => format!(
-                        "variants {} and {}",
-                        first.iter().map(named).collect::<Vec<_>>().join(", "),
-                        named(last)
-                    ),
-                    _ => format!(
-                        "variants {} and {} more",
-                        variants[..7]
-                            .iter()
-                            .map(named)
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                        variants.len() - 7
-                    ),
-                };
+                let list = variant_list(variants);
                 write!(
                     f,
                     "`{slot}` is empty here: component `{component}` renders after `{reader}` in {list}"
@@ -2791,6 +2809,29 @@ fn named_outputs(outputs: &[String]) -> String {
     names
 }
 
+/// `variant `a``, `variants `a`, `b` and `c``, or the first seven and how many more.
+fn variant_list(variants: &[String]) -> String {
+    let named = |variant: &String| format!("`{variant}`");
+    match variants {
+        [] => "no variant".to_string(),
+        [one] => format!("variant {}", named(one)),
+        [first @ .., last] if variants.len() <= 8 => format!(
+            "variants {} and {}",
+            first.iter().map(named).collect::<Vec<_>>().join(", "),
+            named(last)
+        ),
+        _ => format!(
+            "variants {} and {} more",
+            variants[..7]
+                .iter()
+                .map(named)
+                .collect::<Vec<_>>()
+                .join(", "),
+            variants.len() - 7
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2940,6 +2981,12 @@ mod tests {
                 slot: text(),
                 component: text(),
                 reader: text(),
+                variants: vec![text()],
+                mutual: false,
+            },
+            Problem::SectionWrittenTwice {
+                slot: text(),
+                first: text(),
                 variants: vec![text()],
             },
             Problem::SectionNeverRendered {
@@ -3185,7 +3232,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 101;
+    const VARIANTS: usize = 102;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -3290,6 +3337,7 @@ mod tests {
             Problem::FamilyNeverBuilt { .. } => 98,
             Problem::AbsolutePath { .. } => 99,
             Problem::ServerTablesConflict => 100,
+            Problem::SectionWrittenTwice { .. } => 101,
         }
     }
 

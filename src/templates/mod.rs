@@ -560,6 +560,36 @@ impl Templates {
         self.span_in(name, offset..offset + variable.len())
     }
 
+    /// Where a template writes `variable` whole into its text, `{{ NAME }}` (or
+    /// `{{ NAME | filter }}`), outside comments and raw blocks: a section's slot written so
+    /// puts the section in the prompt there.
+    pub fn writes_name(&self, template: TemplateId, variable: &str) -> Option<Span> {
+        let name = self.name(template);
+        let offset = self
+            .with_source(name, |source| {
+                let mut quiet = None;
+                whole_words(source, variable).find(|&at| {
+                    let Some(open) = tag_around(source, at) else {
+                        return false;
+                    };
+                    let before = source[open + 2..at].trim_start_matches('-').trim();
+                    let after = source[at + variable.len()..].trim_start();
+                    source[open..].starts_with("{{")
+                        && before.is_empty()
+                        && (after.starts_with("}}")
+                            || after.starts_with("-}}")
+                            || after.starts_with('|'))
+                        && {
+                            let quiet =
+                                quiet.get_or_insert_with(|| references::quiet_ranges(source));
+                            !references::is_quiet(quiet, at)
+                        }
+                })
+            })
+            .flatten()?;
+        self.span_in(name, offset..offset + variable.len())
+    }
+
     /// Where a template first reads the dotted `path` (`model.name`) in a tag: the whole
     /// path, from its first name to its last (`model . name`, `model["name"]` too). `None`
     /// when no tag reads it so; the last name alone, at its first use, was placed at another

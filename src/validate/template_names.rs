@@ -66,6 +66,7 @@ pub fn check(workspace: &Workspace, out: &mut Diagnostics) {
         }
     }
     sections_read_where_empty(&scope, out);
+    sections_written_twice(&scope, out);
     sections_read_by_tools(&scope, out);
     tools_tested_exist(workspace, out);
     volatile_names_known(&scope, out);
@@ -753,6 +754,8 @@ fn sections_read_where_empty(scope: &Scope<'_>, out: &mut Diagnostics) {
     // The reader (in the first variant it was found in) and every variant where it is so.
     let mut read_too_early: BTreeMap<(TemplateId, &str), (&str, String, Vec<String>)> =
         BTreeMap::new();
+    // Which component's template reads which one's section, where a variant lists both.
+    let mut reads: BTreeSet<(String, &str)> = BTreeSet::new();
     for variant in scope.sound_variants() {
         let order = variant.components_in_order();
         let position: HashMap<&str, usize> = order
@@ -786,6 +789,9 @@ fn sections_read_where_empty(scope: &Scope<'_>, out: &mut Diagnostics) {
                     let listed = position.get(component).copied();
                     *listed_where_read.entry((template, component)).or_default() |=
                         listed.is_some();
+                    if listed.is_some() {
+                        reads.insert((reader.clone(), component));
+                    }
                     if let Some(listed) = listed
                         && listed > at
                         && !switched_off(reader)
@@ -825,6 +831,7 @@ fn sections_read_where_empty(scope: &Scope<'_>, out: &mut Diagnostics) {
                         component: (*component).to_string(),
                         reader: reader.clone(),
                         variants: variants.clone(),
+                        mutual: reads.contains(&((*component).to_string(), reader.as_str())),
                     },
                     span,
                 ));
@@ -840,6 +847,95 @@ fn sections_read_where_empty(scope: &Scope<'_>, out: &mut Diagnostics) {
                 span,
             ));
         }
+    }
+}
+
+/// Sections a prompt holds twice: a listed component's slot written whole
+/// (`{{ RULES_SECTION }}`) by two of the templates a variant renders, its base template and
+/// its components' (with what each includes), as when a section is moved into another and
+/// its place in the base template is kept. Said at the second template's write, once for
+/// each pair of templates, with the variants where both render.
+fn sections_written_twice(scope: &Scope<'_>, out: &mut Diagnostics) {
+    let workspace = scope.workspace;
+    let mut found: BTreeMap<(String, TemplateId, TemplateId), Vec<String>> = BTreeMap::new();
+    for variant in scope.sound_variants() {
+        // A component the variant switches off renders nothing, and its slot is empty.
+        let order = variant.components_in_order();
+        let rendered: Vec<&String> = order
+            .iter()
+            .filter(|id| {
+                variant
+                    .variant
+                    .overrides
+                    .components
+                    .get(id.as_str())
+                    .and_then(|o| o.enabled)
+                    != Some(false)
+            })
+            .collect();
+        // Each template rendered, with when: a component's (and what it includes) at its
+        // place in the order, the base template after them all. A slot a template writes
+        // before its section renders is empty there (`section-read-before-it-renders`).
+        let mut templates: Vec<(TemplateId, usize)> = Vec::new();
+        let tops = rendered
+            .iter()
+            .enumerate()
+            .filter_map(|(at, id)| {
+                component_template(workspace, variant, id).map(|(template, _)| (template, at))
+            })
+            .chain(std::iter::once((variant.base, usize::MAX)));
+        for (top, at) in tops {
+            for template in workspace.templates.with_used(top) {
+                match templates.iter_mut().find(|(known, _)| *known == template) {
+                    Some((_, when)) => *when = (*when).max(at),
+                    None => templates.push((template, at)),
+                }
+            }
+        }
+        // In the order of the prompt's text: the base template's writes first.
+        templates.sort_by_key(|&(_, at)| std::cmp::Reverse(at == usize::MAX));
+        for (place, id) in rendered.iter().enumerate() {
+            let Some(entry) = workspace.components.get(id.as_str()) else {
+                continue;
+            };
+            let slot = entry.value.slot();
+            let mut writers = templates
+                .iter()
+                .filter(|&&(_, at)| at > place)
+                .map(|&(template, _)| template)
+                .filter(|&template| {
+                    workspace.templates.variables(template).contains(&slot)
+                        && workspace.templates.writes_name(template, &slot).is_some()
+                });
+            if let (Some(first), Some(second)) = (writers.next(), writers.next()) {
+                let variants = found.entry((slot, first, second)).or_default();
+                if !variants.iter().any(|v| v == variant.id()) {
+                    variants.push(variant.id().to_string());
+                }
+            }
+        }
+    }
+    for ((slot, first, second), variants) in found {
+        let (Some(span), Some(first)) = (
+            workspace.templates.writes_name(second, &slot),
+            workspace.templates.span_of(first),
+        ) else {
+            continue;
+        };
+        let first = workspace
+            .sources
+            .get(first.source)
+            .path
+            .display()
+            .to_string();
+        out.push(Diagnostic::new(
+            Problem::SectionWrittenTwice {
+                slot,
+                first,
+                variants,
+            },
+            span,
+        ));
     }
 }
 
