@@ -561,10 +561,56 @@ fn problems_in_json_are_placed_whatever_its_comments_and_line_endings() {
     let path = settings.to_str().unwrap();
     let run = workspace.run(&["context", "--mcp", path]);
     assert!(
-        run.stderr.contains("json-syntax") && run.stderr.contains(&format!("{path}:4:12")),
+        run.stderr.contains("json-syntax")
+            && run.stderr.contains(&format!("{path}:4:10"))
+            && run.stderr.contains("a `/` that starts no comment"),
         "{}",
         run.stderr
     );
+    // What the stripping of comments took out is a comment or a comma that ends a value:
+    // a comma after no value (`[,]`, which VS Code refuses) and a `/` alone at the end were
+    // taken out with them, and the file read.
+    for (text, at, says) in [
+        (
+            "{\"servers\": {\"a\": {\"command\": \"x\", \"args\": [,]}}}\n",
+            "1:45",
+            "a `,` with no value before it",
+        ),
+        (
+            "{\"servers\": {\"a\": {\"command\": \"x\"},,}}\n",
+            "1:36",
+            "key must be a string",
+        ),
+        (
+            "{\"servers\": {\"a\": {\"command\": \"x\"}}}\n/\n",
+            "2:1",
+            "a `/` that starts no comment",
+        ),
+        // Half a character, which serde_json says only as the end of an escape.
+        (
+            "{\"servers\": {\"a\": {\"command\": \"\\ud800\"}}}\n",
+            "1:",
+            "help: a `\\u` escape is four hex digits",
+        ),
+    ] {
+        std::fs::write(&settings, text).unwrap();
+        let run = workspace.run(&["context", "--mcp", path]);
+        assert_eq!(run.code, 1, "{text}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(says) && run.stderr.contains(&format!("{path}:{at}")),
+            "{text}: {}",
+            run.stderr
+        );
+    }
+    // Comments anywhere, a comma after the last item, and `/` in a string are read past.
+    std::fs::write(
+        &settings,
+        "{\n // c /\n \"servers\": {/* x, */ \"a\": {\"command\": \"a/b // c\", \"args\": [\"/*\",],},},}\n",
+    )
+    .unwrap();
+    let run = workspace.run(&["context", "--mcp", path, "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("a/b // c /*"), "{}", run.stdout);
     let context = workspace.tmp().join("cr.json");
     std::fs::write(
         &context,

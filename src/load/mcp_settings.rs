@@ -333,6 +333,62 @@ pub fn listing_path(settings: &Path) -> std::path::PathBuf {
     settings.with_file_name(format!("{stem}.listing.json"))
 }
 
+/// What the stripping of `original` into `stripped` took out that is neither a comment nor a
+/// comma ending a value, with where it is and what it is: the stripping also takes out a
+/// comma after no value (`[,]`, which VS Code refuses, "value expected") and a `/` that
+/// starts no comment (at the end of the file).
+fn stripped_past_jsonc(original: &str, stripped: &str) -> Option<(usize, &'static str)> {
+    let (original, stripped) = (original.as_bytes(), stripped.as_bytes());
+    // Where the comments are: a `//` or `/*` outside a string, to the line's end or `*/`.
+    let mut at = 0;
+    let mut in_string = false;
+    while at < original.len().min(stripped.len()) {
+        let byte = original[at];
+        if in_string {
+            match byte {
+                b'\\' => at += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            at += 1;
+            continue;
+        }
+        match (byte, original.get(at + 1)) {
+            (b'"', _) => in_string = true,
+            (b'/', Some(b'/')) => {
+                at = memchr::memchr(b'\n', &original[at..]).map_or(original.len(), |end| at + end);
+                continue;
+            }
+            (b'/', Some(b'*')) => {
+                at = memchr::memmem::find(&original[at + 2..], b"*/")
+                    .map_or(original.len(), |end| at + 2 + end + 2);
+                continue;
+            }
+            _ if byte == stripped[at] => {}
+            (b',', _) => {
+                let before = stripped[..at]
+                    .iter()
+                    .rev()
+                    .find(|byte| !byte.is_ascii_whitespace());
+                if matches!(before, None | Some(b'[' | b'{' | b',')) {
+                    return Some((
+                        at,
+                        "a `,` with no value before it: JSON with comments allows one `,` after the last item, not an empty item",
+                    ));
+                }
+            }
+            _ => {
+                return Some((
+                    at,
+                    "a `/` that starts no comment: a comment starts with `//` or `/*`",
+                ));
+            }
+        }
+        at += 1;
+    }
+    None
+}
+
 fn read_json(
     sources: &mut Sources,
     root: &Path,
@@ -361,6 +417,16 @@ fn read_json(
     // Stripping stops at what is no comment (a `/` alone): the text is stripped up to there,
     // and the JSON reader places the problem at it.
     let _ = json_strip_comments::strip(&mut text);
+    // What the stripping takes out is a comment or a comma that ends a value, or refused.
+    if let Some((at, message)) = stripped_past_jsonc(&file.text, &text) {
+        diagnostics.push(Diagnostic::new(
+            Problem::JsonSyntax {
+                message: message.into(),
+            },
+            crate::span::Span::new(id, at..at + 1),
+        ));
+        return Ok(None);
+    }
     let stripped = text != file.text;
     let parsed = if stripped {
         Document::parse(id, &SourceFile::new(file.path.clone(), text), Format::Json)

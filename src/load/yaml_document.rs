@@ -269,6 +269,9 @@ fn read_any_endings(
                 return Unreadable::from((problem, at.start..end));
             }
             let message = message(&error);
+            if let Some((message, dash)) = misaligned_item(text, at.start, &message) {
+                return Unreadable::from((Problem::YamlSyntax { message }, dash..dash + 1));
+            }
             if let Some(tab) = indenting_tab(text, at.start, &message) {
                 let message = TAB_INDENT.into();
                 return Unreadable::from((Problem::YamlSyntax { message }, tab..tab + 1));
@@ -307,6 +310,51 @@ fn read_any_endings(
         return Ok(Value::Object(Map::new()));
     }
     convert(&root, "", file, locations)
+}
+
+/// A list item whose `-` stands deeper than the items above it (`   - name: b` below
+/// `  - name: a`): the reader stops there, saying it found no `-`, and the help to begin the
+/// line with `- ` fitted a line that does. The message says where the items above stand, and
+/// the `-` is placed.
+fn misaligned_item(text: &str, offset: usize, message: &str) -> Option<(String, usize)> {
+    if !message.contains("did not find expected '-' indicator") {
+        return None;
+    }
+    let line_start = text.get(..offset)?.rfind('\n').map_or(0, |at| at + 1);
+    let line = text.get(line_start..)?.split('\n').next()?;
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    let rest = &line[indent..];
+    if !(rest.starts_with("- ") || rest.trim_end() == "-") {
+        return None;
+    }
+    // The nearest item above, less indented: the list this line was meant to continue.
+    let above = text[..line_start]
+        .lines()
+        .rev()
+        .map(|line| {
+            (
+                line.len() - line.trim_start_matches(' ').len(),
+                line.trim_start(),
+            )
+        })
+        .filter(|(_, rest)| !rest.is_empty() && !rest.starts_with('#'))
+        .find(|&(at, rest)| at < indent && (rest.starts_with("- ") || rest == "-"))?
+        .0;
+    let spaces = |n: usize| {
+        if n == 1 {
+            "1 space".to_string()
+        } else {
+            format!("{n} spaces")
+        }
+    };
+    Some((
+        format!(
+            "a list item's `-` stands {} in, where the items above stand {} in: the items of one list line up",
+            spaces(indent),
+            spaces(above)
+        ),
+        line_start + indent,
+    ))
 }
 
 /// The last quote before `offset` that opens a value: after a key's `: `, a list's `- `, or at

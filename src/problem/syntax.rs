@@ -144,6 +144,8 @@ pub(super) fn yaml_help(message: &str) -> Option<String> {
         "`*` starts an alias of an anchor (`&name`): quote a value that starts with `*`"
     } else if message.contains("did not find expected key") {
         "a mapping's keys line up at one indentation, and each line of a block scalar (`key: |`) is indented at least as deep as its first; a list item (`- …`) belongs under a key (`tools:`)"
+    } else if message.starts_with("a list item's `-` stands") {
+        "line the `-` up with the `-` of the items above (as many spaces before it as theirs), and its keys with theirs"
     } else if message.contains("did not find expected '-' indicator") {
         // A key met among a list's items, less indented than their keys.
         "a line at the indentation of a list's `- ` starts a new item: indent a key of the item above as deep as its other keys (after its `- `), or begin the line with `- `"
@@ -165,7 +167,11 @@ pub(super) fn yaml_help(message: &str) -> Option<String> {
 
 /// Help for a JSON syntax error, from what serde_json's message names.
 pub(super) fn json_help(message: &str) -> Option<String> {
-    let help = if message.starts_with("trailing comma") {
+    let help = if message.starts_with("a `,` with no value") {
+        "remove the `,`"
+    } else if message.starts_with("a `/` that starts no comment") {
+        "remove the `/`, or write `//` to start a comment"
+    } else if message.starts_with("trailing comma") {
         "remove the `,` after the last item: JSON allows none"
     } else if message.starts_with("key must be a string") {
         "a JSON key is written in double quotes (`\"date\": …`); JSON has no comments and no single-quoted strings"
@@ -186,6 +192,11 @@ pub(super) fn json_help(message: &str) -> Option<String> {
         "a string ends on its line: add the closing `\"`, and write a line break inside it as `\\n`"
     } else if message.starts_with("invalid escape") {
         "a backslash starts an escape: double it (`\\\\`) to write one"
+    } else if message.contains("hex escape")
+        || message.contains("surrogate")
+        || message.starts_with("invalid unicode code point")
+    {
+        "a `\\u` escape is four hex digits, and one of `\\uD800`-`\\uDBFF` is half a character, followed by a second of `\\uDC00`-`\\uDFFF` (`\\uD83D\\uDE00`): write the character itself, or complete the escape"
     } else if message.starts_with("recursion limit exceeded") {
         "JSON is read nested fewer than 128 arrays and objects deep: flatten the value (no real context or tool schema nests so deep)"
     } else {
