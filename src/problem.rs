@@ -370,6 +370,9 @@ pub enum Problem {
     UndefinedPlaceholder {
         name: String,
         suggestion: Option<String>,
+        /// The file of the variant that declares `suggestion`, when no template reads it: the
+        /// declaration may be what is misspelt.
+        declared_unread: Option<String>,
     },
     /// A name the template only asks about (`is defined`, `default(…)`) that nothing
     /// defines, near one that something does: a misspelt name, whose fallback always applies.
@@ -1389,6 +1392,13 @@ impl Problem {
             Problem::UnknownReference { name, .. } if name.contains(" - ") => {
                 YAML_FOLDED_ITEM.into()
             }
+            Problem::UndefinedPlaceholder {
+                name,
+                suggestion: Some(suggestion),
+                declared_unread: Some(file),
+            } => format!(
+                "did you mean `{suggestion}`? It is declared in `{file}` and no template reads it: if the declaration is what is misspelt, rename it there to `{name}`"
+            ),
             Problem::UnknownReference {
                 suggestion: Some(suggestion),
                 ..
@@ -2943,6 +2953,7 @@ mod tests {
             Problem::UndefinedPlaceholder {
                 name: text(),
                 suggestion: None,
+                declared_unread: None,
             },
             Problem::GuardedNameDefinedNowhere {
                 name: text(),
@@ -3362,6 +3373,7 @@ mod tests {
             let help = Problem::UndefinedPlaceholder {
                 name: name.into(),
                 suggestion: None,
+                declared_unread: None,
             }
             .help()
             .unwrap_or_default();
@@ -3370,6 +3382,7 @@ mod tests {
         let other = Problem::UndefinedPlaceholder {
             name: "args".into(),
             suggestion: None,
+            declared_unread: None,
         };
         assert!(other.help().unwrap_or_default().starts_with("define it"));
     }

@@ -249,6 +249,7 @@ fn volatile_names_known(scope: &Scope<'_>, out: &mut Diagnostics) {
             Problem::UndefinedPlaceholder {
                 suggestion,
                 name: unknown,
+                declared_unread: None,
             }
         };
         out.push(Diagnostic::new(
@@ -1106,6 +1107,7 @@ fn undefined(
     found.sort_by_key(|(_, span)| span.start);
     // The paths read below each name, found once for the template when one is needed.
     let mut below: Option<BTreeMap<String, Vec<String>>> = None;
+    let mut read_anywhere = None;
     let mut containing_work = CONTAINING_WORK;
     for (index, (variable, span)) in found.into_iter().enumerate() {
         let suggestion = (index < crate::diagnostic::MAX_PROBLEMS_PER_FILE)
@@ -1139,12 +1141,41 @@ fn undefined(
             }
         } else {
             Problem::UndefinedPlaceholder {
+                declared_unread: suggestion
+                    .as_deref()
+                    .and_then(|meant| declared_unread(workspace, meant, &mut read_anywhere)),
                 suggestion,
                 name: variable.to_string(),
             }
         };
         out.push(Diagnostic::new(problem, span));
     }
+}
+
+/// The file of a variant that declares the placeholder `name`, when no template of the
+/// workspace reads it: a template's `TONE` near a declared `TOEN` that nothing reads is
+/// more likely a misspelt declaration than a misspelt read.
+fn declared_unread(
+    workspace: &Workspace,
+    name: &str,
+    read_anywhere: &mut Option<std::collections::BTreeSet<String>>,
+) -> Option<String> {
+    let declaring = workspace
+        .variants
+        .values()
+        .find(|entry| entry.value.placeholders.contains_key(name))?;
+    let read = read_anywhere.get_or_insert_with(|| workspace.templates.variables_anywhere());
+    if read.contains(name) {
+        return None;
+    }
+    Some(
+        workspace
+            .sources
+            .get(declaring.source())
+            .path
+            .display()
+            .to_string(),
+    )
 }
 
 /// The bytes of names [`containing`] looks at for one template's unknown names: a template of
