@@ -528,6 +528,9 @@ pub enum Problem {
     /// `expected_file`: the file that would be picked up by default, where there is one.
     MissingTemplate {
         expected_file: Option<String>,
+        /// A file beside the expected one whose name is near (`capability.md` for
+        /// `capabilities.md`) and that is no other file's template.
+        near: Option<String>,
     },
     TemplateFileMissing {
         path: String,
@@ -1757,8 +1760,18 @@ impl Problem {
             Problem::TemplateConflict => "keep either `template` or `template_file`".into(),
             Problem::MissingTemplate {
                 expected_file: Some(file),
+                near: Some(near),
+            } => format!(
+                "rename `{near}` beside it to the file promptc reads, `{file}` (or name it in `template_file`); or add `template`"
+            ),
+            Problem::MissingTemplate {
+                expected_file: Some(file),
+                ..
             } => format!("add `template`, `template_file`, or a file `{file}`"),
-            Problem::MissingTemplate { expected_file: None } => {
+            Problem::MissingTemplate {
+                expected_file: None,
+                ..
+            } => {
                 "add `template` (inline) or `template_file` (a path relative to this file)".into()
             }
             Problem::NoFamilyTemplate { component, family } => format!(
@@ -3024,6 +3037,7 @@ mod tests {
             Problem::TemplateConflict,
             Problem::MissingTemplate {
                 expected_file: None,
+                near: None,
             },
             Problem::TemplateFileMissing {
                 path: text(),

@@ -491,6 +491,7 @@ fn template_is_given(entry: &Entry<VariantDef>, merged: &Variant, out: &mut Diag
         out.error(
             Problem::MissingTemplate {
                 expected_file: None,
+                near: None,
             },
             entry.value_span("/id"),
         );

@@ -187,6 +187,7 @@ impl Registrar<'_> {
                 Pair::Absent => self.diagnostics.push(Diagnostic::new(
                     Problem::MissingTemplate {
                         expected_file: None,
+                        near: None,
                     },
                     doc.key_span(&prefix),
                 )),
@@ -217,9 +218,26 @@ impl Registrar<'_> {
         if sibling.symlink_metadata().is_ok() {
             return self.file(&sibling, doc.key_span("/id"), None);
         }
+        // A template file renamed (`capability.md`), which no other file of the folder
+        // claims as its own (`tool_list.md` beside `tool_list.toml` is that component's).
+        let written = format!("{stem}.md");
+        let near = self
+            .near_file(&sibling, Some((doc.key_span("/id"), &written)))
+            .filter(|near| {
+                let near = entry.dir().join(near);
+                !["toml", "yaml", "yml", "json"]
+                    .iter()
+                    .any(|extension| near.with_extension(extension).symlink_metadata().is_ok())
+            })
+            .map(|near| {
+                display_path(self.root, &entry.dir().join(near))
+                    .display()
+                    .to_string()
+            });
         self.diagnostics.push(Diagnostic::new(
             Problem::MissingTemplate {
                 expected_file: Some(display_path(self.root, &sibling).display().to_string()),
+                near,
             },
             doc.key_span("/id"),
         ));
