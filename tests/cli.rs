@@ -2472,9 +2472,18 @@ fn context_out_saves_an_example_context_the_workspace_reads_back() {
     let workspace = common::Fixture::minimal().write();
     let basic = workspace.run(&["build", "--context", "basic"]);
     assert_eq!(basic.code, 0, "{}", basic.stderr);
+    // A TOML or YAML context in the contexts folder has the schema line `new` writes, for
+    // the editor; JSON has no comment to hold one.
     for (file, starts) in [
         ("examples/contexts/saved.json", "{"),
-        ("examples/contexts/saved.toml", "cwd = "),
+        (
+            "examples/contexts/saved.toml",
+            "#:schema ../../schema/context.schema.json\ncwd = ",
+        ),
+        (
+            "examples/contexts/deeper/saved.yaml",
+            "# yaml-language-server: $schema=../../../schema/context.schema.json\ncwd: ",
+        ),
     ] {
         // The second time, the file is a context of the workspace.
         for _ in 0..2 {

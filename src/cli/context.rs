@@ -153,7 +153,43 @@ pub fn run(
     };
     match args.out {
         None => printer.result(&text),
-        Some(out) => write_context(workspace, &out, &text, printer),
+        Some(out) => {
+            // In the workspace, with the schema line `new` writes, so an editor checks it too.
+            let text = match schema_line(workspace, &out, format) {
+                Some(line) => format!("{line}{text}"),
+                None => text,
+            };
+            write_context(workspace, &out, &text, printer)
+        }
+    }
+}
+
+/// The line that points an editor at the context schema, relative to `out`, for a TOML or
+/// YAML file written in the workspace's contexts folder (JSON has no comments to hold it).
+fn schema_line(
+    workspace: &crate::workspace::Workspace,
+    out: &Path,
+    format: DataFormat,
+) -> Option<String> {
+    let folder = std::path::absolute(out).ok()?.parent()?.to_path_buf();
+    let contexts = workspace.root.join(&workspace.settings().paths.contexts);
+    if !folder.starts_with(&contexts) {
+        return None;
+    }
+    let depth = folder
+        .strip_prefix(&workspace.root)
+        .ok()?
+        .components()
+        .count();
+    let schema = format!(
+        "{}{}/context.schema.json",
+        "../".repeat(depth),
+        workspace.settings().paths.schema.trim_end_matches('/')
+    );
+    match format {
+        DataFormat::Toml => Some(format!("#:schema {schema}\n")),
+        DataFormat::Yaml => Some(format!("# yaml-language-server: $schema={schema}\n")),
+        DataFormat::Json => None,
     }
 }
 

@@ -198,7 +198,8 @@ impl fmt::Display for Message<'_> {
                 removed,
             } => write!(
                 f,
-                "{outputs} outputs: {written} written, {unchanged} unchanged, {removed} removed"
+                "{outputs} {}: {written} written, {unchanged} unchanged, {removed} removed",
+                if *outputs == 1 { "output" } else { "outputs" }
             ),
             Message::NothingWritten => write!(f, "error: nothing was written"),
             Message::EntryFailed {
@@ -539,5 +540,25 @@ fn mismatch_line(f: &mut fmt::Formatter<'_>, mismatch: &Mismatch) -> fmt::Result
             "stray: {path} is a temporary file left by an interrupted build: `promptc build \
              --all` removes it"
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_build_of_one_output_says_output() {
+        let built = |outputs| {
+            Message::Built {
+                outputs,
+                written: outputs,
+                unchanged: 0,
+                removed: 0,
+            }
+            .to_string()
+        };
+        assert_eq!(built(1), "1 output: 1 written, 0 unchanged, 0 removed");
+        assert_eq!(built(2), "2 outputs: 2 written, 0 unchanged, 0 removed");
     }
 }
