@@ -8,6 +8,10 @@ pub(super) fn help(message: &str) -> Option<String> {
         || message.contains("unexpected `}`, expected end of variable block")
     {
         "close the expression with `}}`: `{{ name }}`"
+    } else if message.starts_with("unexpected `=`, expected end of block") {
+        // `{% if family = "gpt" %}`: a comparison written as an assignment.
+        "to compare, write `==` (`{% if family == \"gpt\" %}`): `=` gives a name its value, \
+         in `{% set name = … %}` only"
     } else if let Some(met) = message
         .strip_prefix("unexpected `")
         .and_then(|rest| rest.split_once("`, expected end of "))
@@ -70,7 +74,8 @@ pub(super) fn help(message: &str) -> Option<String> {
          the names its `{% macro %}` line gives)"
     } else if message.contains("missing argument") {
         "the call leaves out an argument its function, filter, test or macro needs: give it \
-         (`replace` needs the text to find and the text to put in its place)"
+         (`replace` needs the text to find and the text to put in its place, `cycler` an item \
+         or more, a macro the names its `{% macro %}` line gives without a default)"
     } else if message.contains("recursion limit exceeded") {
         "a macro, include or import calls itself (or a `recursive` loop calls `loop(…)`), \
          directly or through others, without end (or nests past minijinja's limit): give the \
@@ -173,6 +178,11 @@ mod tests {
             (
                 "unexpected `)`, expected end of block",
                 "cannot go on with `)`",
+            ),
+            // `{% if family = "gpt" %}`: a comparison written as an assignment.
+            (
+                "unexpected `=`, expected end of block",
+                "to compare, write `==`",
             ),
             ("unexpected `}`", "close the `(` or `[` it opened"),
             (
