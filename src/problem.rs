@@ -2211,6 +2211,19 @@ impl Problem {
                 "`{tag}` names template `{name}`, a file promptc has not read as a template"
             ),
             Problem::UnknownTemplate {
+                tag,
+                name,
+                suggestion: Some(plain),
+                ..
+            } if *plain != *name
+                && crate::confine::lexical(name).as_os_str() == std::ffi::OsStr::new(plain) =>
+            {
+                write!(
+                    f,
+                    "`{tag}` names template `{name}`, and templates are named by their plain path, without `.`, `..` or `//`"
+                )
+            }
+            Problem::UnknownTemplate {
                 tag, name, others, ..
             } if others.is_empty() => {
                 write!(f, "`{tag}` names template `{name}`, which does not exist")

@@ -105,9 +105,16 @@ fn names_exist(workspace: &Workspace, graph: &Graph<'_>, out: &mut Diagnostics) 
                         && !reference.ignore_missing
                         && !templates.did_not_compile(missing) =>
                 {
+                    // The name of a template written with `.`, `..` or `//` in it
+                    // (`partials/./p.md`): templates are named by their plain path.
+                    let plain = crate::confine::lexical(missing)
+                        .to_str()
+                        .map(|plain| plain.replace('\\', "/"))
+                        .filter(|plain| plain != missing && known.contains(plain));
                     // A file of the workspace by that name, not read as a template: what
                     // kept it out is reported at it or its folder, and no other name is meant.
-                    let on_disk = reference.alternatives.len() <= 1
+                    let on_disk = plain.is_none()
+                        && reference.alternatives.len() <= 1
                         && crate::load::read::resolve_inside(
                             &workspace.root,
                             &workspace.root,
@@ -121,12 +128,14 @@ fn names_exist(workspace: &Workspace, graph: &Graph<'_>, out: &mut Diagnostics) 
                             others: reference.alternatives.iter().skip(1).cloned().collect(),
                             // A name without its folder (`verify.md` for
                             // `partials/verify.md`) is the likeliest, when one template has it.
-                            suggestion: (suggestions.allowed(span) && !on_disk)
-                                .then(|| {
-                                    in_one_folder(missing, &known)
-                                        .or_else(|| closest(missing, &known))
-                                })
-                                .flatten(),
+                            suggestion: plain.or_else(|| {
+                                (suggestions.allowed(span) && !on_disk)
+                                    .then(|| {
+                                        in_one_folder(missing, &known)
+                                            .or_else(|| closest(missing, &known))
+                                    })
+                                    .flatten()
+                            }),
                             on_disk,
                         },
                         span,
