@@ -1833,6 +1833,10 @@ impl Problem {
                 reason: NotVisible::EnabledToolsInToolCondition,
                 ..
             } => "a tool's `when` reads the context and the predicates; which tools are enabled is for a parameter's `depends_on` and the templates".into(),
+            Problem::NotYetDefined {
+                reason: NotVisible::ItsOwnPredicate,
+                ..
+            } => "write what it stands for with the context's fields and the predicates declared before it (`mode == 'plan'`)".into(),
             Problem::NotYetDefined { .. } => {
                 "reorder the predicates, or write the condition out where it is needed".into()
             }

@@ -215,6 +215,31 @@ fn a_predicate_cannot_read_a_later_one() {
         (diagnostic.file.as_str(), diagnostic.line, diagnostic.column),
         ("promptc.toml", 5, 10)
     );
+    // One that reads itself is told so: no order of the predicates fixes it, which the help
+    // to reorder them suggested.
+    let report = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}\n[predicates]\nplan = \"plan\"\n", common::MANIFEST),
+        )
+        .validate();
+    let diagnostic = report.single();
+    assert_eq!(
+        diagnostic.message,
+        "`plan` is not defined here: it is the predicate being defined, which cannot read itself"
+    );
+    let run = Fixture::minimal()
+        .file(
+            "promptc.toml",
+            format!("{}\n[predicates]\nplan = \"plan\"\n", common::MANIFEST),
+        )
+        .write()
+        .run(&["validate"]);
+    assert!(
+        run.stderr.contains("help: write what it stands for"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

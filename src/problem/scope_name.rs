@@ -64,8 +64,10 @@ impl fmt::Display for TakenBy {
 /// Why a name that exists is not defined where a condition reads it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NotVisible {
-    /// A predicate read by itself or by one declared before it.
+    /// A predicate read by one declared before it.
     LaterPredicate,
+    /// A predicate read by itself.
+    ItsOwnPredicate,
     /// `enabled_tools` read in a tool's condition.
     EnabledToolsInToolCondition,
     /// A name of the chosen variant (its family, placeholders, slots) read in a routing
@@ -83,6 +85,7 @@ impl fmt::Display for NotVisible {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             NotVisible::LaterPredicate => "predicates see only the predicates declared before them",
+            NotVisible::ItsOwnPredicate => "it is the predicate being defined, which cannot read itself",
             NotVisible::EnabledToolsInToolCondition => {
                 "a tool's condition decides what `enabled_tools` holds, so it cannot read it"
             }

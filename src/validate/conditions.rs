@@ -381,7 +381,11 @@ impl Checker<'_> {
                 let problem = if self.workspace.settings().predicates.contains_key(first) {
                     Problem::NotYetDefined {
                         name: first.to_string(),
-                        reason: NotVisible::LaterPredicate,
+                        reason: if pointer == child_pointer("/predicates", first) {
+                            NotVisible::ItsOwnPredicate
+                        } else {
+                            NotVisible::LaterPredicate
+                        },
                     }
                 } else if first == ENABLED_TOOLS {
                     Problem::NotYetDefined {
