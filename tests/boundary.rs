@@ -905,6 +905,9 @@ fn diff_runs_no_hook_and_no_filter() {
         echo 'A line added by the pull request.' >> components/objective.md
         "$P" build --all >/dev/null
         "$P" diff --base HEAD --stat || echo "exit $?"
+        # As git runs a hook of a linked worktree: the variables lead to the repository's
+        # configuration and attributes.
+        GIT_COMMON_DIR="$(pwd)/.git" GIT_DIR="$(pwd)/.git" "$P" diff --base HEAD --stat > /dev/null || echo "exit $?"
         "#,
     );
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -917,6 +920,39 @@ fn diff_runs_no_hook_and_no_filter() {
     assert!(!stdout.contains("exit"), "{stdout}\n{stderr}");
     assert!(stdout.contains("components/objective.md"), "{stdout}");
     assert!(!stdout.contains("promptc.toml"), "{stdout}");
+}
+
+// The copy is written as a checkout of the repository would be: with `core.autocrlf` (on by
+// default in Git for Windows) text files have CRLF endings, as in the working tree, and an
+// unchanged workspace compares equal (written without the configuration, every prompt
+// differed). A repository whose path holds a line break is copied too.
+#[test]
+fn diff_writes_the_copy_as_the_repository_checks_files_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = script(
+        dir.path(),
+        r#"
+        git init -q base && cd base
+        "$P" init ws >/dev/null 2>&1 && git add -A && git commit -qm base && cd ..
+        printf '[core]\n\tautocrlf = true\n' > crlf.gitconfig
+        export GIT_CONFIG_GLOBAL="$(pwd)/crlf.gitconfig"
+        git clone -q base crlf && cd crlf/ws
+        grep -c "$(printf '\r')" examples/prompts/generic/basic.md > /dev/null
+        "$P" diff --base HEAD --exit-code --stat || echo "exit $?"
+        cd ../..
+        git clone -q base "$(printf 'line\nbreak')" && cd "$(printf 'line\nbreak')/ws"
+        "$P" diff --base HEAD --exit-code --stat || echo "exit $?"
+        "#,
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(!stdout.contains("exit"), "{stdout}\n{stderr}");
+    assert_eq!(
+        stdout.matches("no compiled prompt differs").count(),
+        2,
+        "{stdout}\n{stderr}"
+    );
 }
 
 // A revision's `.gitattributes` decides how git writes its files: `ident` turns each 4-byte

@@ -63,6 +63,30 @@ struct Repository {
     top: PathBuf,
 }
 
+/// The environment variables that point git at a repository, its index or its objects
+/// (`git rev-parse --local-env-vars`, less the configuration's, see [`Copy::git`]).
+const REPOSITORY_VARIABLES: [&str; 13] = [
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_IMPLICIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_GRAFT_FILE",
+    "GIT_SHALLOW_FILE",
+    "GIT_PREFIX",
+    "GIT_NO_REPLACE_OBJECTS",
+    "GIT_REPLACE_REF_BASE",
+    "GIT_INTERNAL_SUPER_PREFIX",
+];
+
+/// The settings of the repository (at any level of its configuration) that shape how git
+/// writes a file, carried to the copy's git: `core.autocrlf` (on by default in Git for
+/// Windows) writes a text file with CRLF endings, as the working tree has it, and without
+/// it every prompt of an unchanged workspace differed from its copy.
+const WRITING_SETTINGS: &str = "^core\\.(autocrlf|eol|safecrlf|symlinks|longpaths|ignorecase|precomposeunicode|protectntfs|protecthfs)$";
+
 /// The system's empty file, named where git takes a file or folder that must give nothing.
 #[cfg(unix)]
 const NOTHING: &str = "/dev/null";
@@ -77,6 +101,13 @@ const NOTHING: &str = "NUL";
 /// repository, see [`Copy::git`]).
 fn git_command() -> Command {
     let mut command = Command::new("git");
+    // The variables that tell git which repository, index and objects to use, which git
+    // sets for the hooks it runs (`git rev-parse --local-env-vars`): promptc run from a hook
+    // of a linked worktree found no workspace from a sub-folder, and `GIT_COMMON_DIR` led
+    // the copy's git back to the repository's configuration.
+    for variable in REPOSITORY_VARIABLES {
+        command.env_remove(variable);
+    }
     command
         .args(["-c", "safe.bareRepository=explicit"])
         .args(["-c", "core.fsmonitor=false"])
@@ -87,18 +118,6 @@ fn git_command() -> Command {
         .env("GIT_ATTR_NOSYSTEM", "1")
         .stdin(Stdio::null());
     command
-}
-
-/// `text` written to `path` as its bytes (a path in it is not always UTF-8).
-fn write_os(path: &Path, text: &std::ffi::OsStr) -> Result<(), RevisionError> {
-    #[cfg(unix)]
-    let bytes = {
-        use std::os::unix::ffi::OsStrExt as _;
-        text.as_bytes().to_vec()
-    };
-    #[cfg(not(unix))]
-    let bytes = text.to_string_lossy().into_owned().into_bytes();
-    std::fs::write(path, bytes).map_err(cannot_create)
 }
 
 /// A path git printed, as its bytes (not read as UTF-8, which would change a path that is not).
@@ -172,13 +191,15 @@ impl Repository {
     }
 
     /// A git repository of its own at `dir` (made there) that holds no object, refs, hooks,
-    /// configuration or attributes, and reads this repository's objects as its alternates:
-    /// whatever git writes from it is the objects as committed, whatever this repository's
-    /// configuration (a `filter` driver runs a command) or `info/attributes` say.
-    fn borrowing(&self, dir: &Path) -> Result<PathBuf, RevisionError> {
+    /// configuration or attributes, and reads this repository's objects (given to its git as
+    /// `GIT_OBJECT_DIRECTORY`, see [`Copy::git`]): whatever git writes from it is the
+    /// objects as committed, whatever this repository's configuration (a `filter` driver
+    /// runs a command) or `info/attributes` say. Its objects folder, and the settings that
+    /// shape how files are written, are given back.
+    fn borrowing(&self, dir: &Path) -> Result<Borrowed, RevisionError> {
         let ask = |question: &[&str]| {
             let mut command = self.command();
-            command.arg("rev-parse").args(question);
+            command.args(question);
             run(command, "rev-parse").map(|mut answer| {
                 if answer.last() == Some(&b'\n') {
                     answer.pop();
@@ -187,25 +208,42 @@ impl Repository {
             })
         };
         // Relative to the folder the command ran in, the top of the working tree.
-        let objects = self
-            .top
-            .join(path_from_bytes(ask(&["--git-path", "objects"])?)?);
-        let format = String::from_utf8_lossy(&ask(&["--show-object-format"])?).into_owned();
+        let objects = self.top.join(path_from_bytes(ask(&[
+            "rev-parse",
+            "--git-path",
+            "objects",
+        ])?)?);
+        // A git older than 2.29 prints the option back, and knows only SHA-1.
+        let format =
+            String::from_utf8_lossy(&ask(&["rev-parse", "--show-object-format"])?).into_owned();
         let git = dir.join("git");
-        std::fs::create_dir_all(git.join("objects/info")).map_err(cannot_create)?;
         std::fs::create_dir_all(git.join("refs")).map_err(cannot_create)?;
+        std::fs::create_dir_all(git.join("objects")).map_err(cannot_create)?;
         std::fs::write(git.join("HEAD"), "ref: refs/heads/copy\n").map_err(cannot_create)?;
         let config = match format.as_str() {
-            "sha1" => "[core]\n\trepositoryformatversion = 0\n\tbare = true\n".to_string(),
-            other => format!(
-                "[core]\n\trepositoryformatversion = 1\n\tbare = true\n[extensions]\n\tobjectformat = {other}\n"
-            ),
+            "sha256" => {
+                "[core]\n\trepositoryformatversion = 1\n\tbare = true\n[extensions]\n\tobjectformat = sha256\n"
+            }
+            _ => "[core]\n\trepositoryformatversion = 0\n\tbare = true\n",
         };
         std::fs::write(git.join("config"), config).map_err(cannot_create)?;
-        let mut alternates = objects.into_os_string();
-        alternates.push("\n");
-        write_os(&git.join("objects/info/alternates"), &alternates)?;
-        Ok(git)
+        // None set is a failure of `--get-regexp` (exit 1), and nothing to carry.
+        let settings = ask(&["config", "--get-regexp", WRITING_SETTINGS])
+            .map(|listing| {
+                String::from_utf8_lossy(&listing)
+                    .lines()
+                    .filter_map(|line| {
+                        let (key, value) = line.split_once(' ')?;
+                        Some(format!("{key}={value}"))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(Borrowed {
+            git,
+            objects,
+            settings,
+        })
     }
 
     /// A git command on this repository and no other.
@@ -449,7 +487,7 @@ struct Copy<'r> {
     /// tree's apply.
     empty: PathBuf,
     /// The repository git writes the files from (see [`Repository::borrowing`]).
-    git: PathBuf,
+    git: Borrowed,
     asked: Asked,
     /// Files and bytes written so far, against [`MAX_REVISION_FILES`] and
     /// [`MAX_REVISION_BYTES`].
@@ -459,6 +497,15 @@ struct Copy<'r> {
     /// [`MAX_LISTED`].
     runs: usize,
     listed: std::cell::Cell<usize>,
+}
+
+/// The repository git writes a copy from (see [`Repository::borrowing`]).
+struct Borrowed {
+    git: PathBuf,
+    /// The repository's own objects folder.
+    objects: PathBuf,
+    /// `key=value` of each setting that shapes how files are written.
+    settings: Vec<String>,
 }
 
 /// One entry of the tree, as `ls-tree -l -z` prints it.
@@ -860,17 +907,19 @@ impl Copy<'_> {
         command
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env("GIT_CONFIG_GLOBAL", NOTHING)
-            .env("GIT_INDEX_FILE", &self.index)
-            // Set by git for the hooks it runs (promptc run from a pre-commit hook): they
-            // would lead git back to the repository.
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_WORK_TREE")
-            .env_remove("GIT_OBJECT_DIRECTORY")
-            .env_remove("GIT_ALTERNATE_OBJECT_DIRECTORIES")
+            .env_remove("GIT_CONFIG")
             .env_remove("GIT_CONFIG_PARAMETERS")
             .env_remove("GIT_CONFIG_COUNT")
+            .env("GIT_INDEX_FILE", &self.index)
+            // Not an `objects/info/alternates` file: git reads one line by line, and cut a
+            // path holding a line break; and it follows five links of alternates at most.
+            .env("GIT_OBJECT_DIRECTORY", &self.git.objects);
+        for setting in &self.git.settings {
+            command.arg("-c").arg(setting);
+        }
+        command
             .arg("--git-dir")
-            .arg(&self.git)
+            .arg(&self.git.git)
             .arg("--work-tree")
             .arg(&self.empty)
             .current_dir(&self.empty);
