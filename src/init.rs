@@ -92,8 +92,10 @@ fn in_a_git_folder(dir: &Path) -> bool {
         path.components()
             .any(|part| crate::confine::is_git_folder(part.as_os_str()))
     };
-    let Ok(absolute) = std::path::absolute(dir) else {
-        return has_git(dir);
+    // `.git/../ws` is no place in `.git`.
+    let Ok(absolute) = std::path::absolute(dir).map(|path| crate::confine::normalized(&path))
+    else {
+        return has_git(&crate::confine::normalized(dir));
     };
     has_git(&absolute)
         || absolute

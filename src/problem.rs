@@ -475,9 +475,9 @@ pub enum Problem {
         reader: String,
         /// Every variant where it does, in their order.
         variants: Vec<String>,
-        /// `component`'s template reads `reader`'s section too: no order renders both
-        /// before each other.
-        mutual: bool,
+        /// Those of `variants` where `component`'s template reads `reader`'s section too:
+        /// there, no order renders each before the other.
+        mutual_in: Vec<String>,
     },
     /// A section's slot written (`{{ RULES_SECTION }}`) by two templates a variant renders
     /// (its base template and a component's, say): the prompt holds the section twice.
@@ -1725,11 +1725,22 @@ impl Problem {
             Problem::SectionReadBeforeItRenders {
                 component,
                 reader,
-                mutual: true,
+                variants,
+                mutual_in,
                 ..
-            } => format!(
-                "`{component}` reads `{reader}`'s section too, so no order renders each before the other: keep one of the two reads (text both need can go in a partial that both include)"
-            ),
+            } if !mutual_in.is_empty() => {
+                let no_order = format!(
+                    "`{component}` reads `{reader}`'s section too, so no order renders each before the other: keep one of the two reads (text both need can go in a partial that both include)"
+                );
+                if mutual_in.len() == variants.len() {
+                    no_order
+                } else {
+                    format!(
+                        "list `{component}` before `{reader}` in the variant's `components`; in {}, {no_order}",
+                        variant_list(mutual_in)
+                    )
+                }
+            }
             Problem::SectionWrittenTwice { slot, .. } => format!(
                 "remove one of the two `{{{{ {slot} }}}}`: a section is written once, where it belongs in the prompt"
             ),
@@ -3023,7 +3034,7 @@ mod tests {
                 component: text(),
                 reader: text(),
                 variants: vec![text()],
-                mutual: false,
+                mutual_in: Vec::new(),
             },
             Problem::SectionWrittenTwice {
                 slot: text(),

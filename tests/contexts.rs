@@ -543,6 +543,17 @@ fn vs_code_s_settings_under_servers_are_read() {
         "{}",
         run.stderr
     );
+    // An empty table of either loses nothing: the other's servers are read.
+    for text in [
+        "{\"mcpServers\": {}, \"servers\": {\"b\": {\"command\": \"b-mcp\"}}}\n",
+        "{\"mcpServers\": {\"b\": {\"command\": \"b-mcp\"}}, \"servers\": {}}\n",
+    ] {
+        std::fs::write(&settings, text).unwrap();
+        let run = workspace.run(&["context", "--mcp", path, "--format", "json"]);
+        assert_eq!(run.code, 0, "{text}: {}", run.stderr);
+        let context: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        assert_eq!(context["mcp_servers"][0]["command"], "b-mcp", "{context}");
+    }
 }
 
 // Where a settings file has comments, a problem after them is placed at the problem, not at
@@ -586,6 +597,11 @@ fn problems_in_json_are_placed_whatever_its_comments_and_line_endings() {
             "2:1",
             "a `/` that starts no comment",
         ),
+        (
+            "{\"servers\": {\"a\": {\"command\": \"x\"}}}\n/* not closed\n",
+            "2:1",
+            "a `/*` comment is not closed",
+        ),
         // Half a character, which serde_json says only as the end of an escape.
         (
             "{\"servers\": {\"a\": {\"command\": \"\\ud800\"}}}\n",
@@ -602,10 +618,11 @@ fn problems_in_json_are_placed_whatever_its_comments_and_line_endings() {
             run.stderr
         );
     }
-    // Comments anywhere, a comma after the last item, and `/` in a string are read past.
+    // Comments anywhere (`#` ones too, as the stripping reads them), a comma after the last
+    // item, and `/` in a string are read past.
     std::fs::write(
         &settings,
-        "{\n // c /\n \"servers\": {/* x, */ \"a\": {\"command\": \"a/b // c\", \"args\": [\"/*\",],},},}\n",
+        "{\n // c /\n # it's \"quoted\"\n \"servers\": {/* x, */ \"a\": {\"command\": \"a/b // c\", \"args\": [\"/*\",],},},}\n",
     )
     .unwrap();
     let run = workspace.run(&["context", "--mcp", path, "--format", "json"]);

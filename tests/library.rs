@@ -396,6 +396,18 @@ fn init_refusals_of_the_folder_named_exit_alike() {
     assert!(!dir.path().join("nowhere").exists());
     assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
     assert_eq!(std::fs::read_dir(&git).unwrap().count(), 0);
+    // A path through `.git` that ends outside it is no place in it.
+    let output = common::promptc()
+        .current_dir(dir.path())
+        .args(["init", ".git/../beside"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(dir.path().join("beside/promptc.toml").exists());
     assert!(!linked.join("promptc.toml").exists());
 }
 

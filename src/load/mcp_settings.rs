@@ -54,15 +54,18 @@ pub fn apply(
     // Most agents write `mcpServers` (Claude Desktop, Cline, Cursor's `.cursor/mcp.json`);
     // VS Code's `.vscode/mcp.json` writes `servers`, its entries of the same keys. A file with
     // both is refused: whichever promptc read, the servers of the other were lost.
+    // An empty table of either loses nothing.
+    let holds_servers = |value: &Value| value.as_object().is_none_or(|table| !table.is_empty());
     let key = match (
         settings.value.get("mcpServers"),
         settings.value.get("servers"),
     ) {
-        (Some(_), Some(_)) => {
+        (Some(agents), Some(vs_code)) if holds_servers(agents) && holds_servers(vs_code) => {
             diagnostics.error(Problem::ServerTablesConflict, settings.key_span("/servers"));
             return Ok(None);
         }
-        (None, Some(_)) => "servers",
+        (Some(agents), Some(_)) if holds_servers(agents) => "mcpServers",
+        (_, Some(_)) => "servers",
         _ => "mcpServers",
     };
     let table = format!("/{key}");
@@ -355,13 +358,16 @@ fn stripped_past_jsonc(original: &str, stripped: &str) -> Option<(usize, &'stati
         }
         match (byte, original.get(at + 1)) {
             (b'"', _) => in_string = true,
-            (b'/', Some(b'/')) => {
+            // `#` starts a comment to the line's end too, as the stripping has it.
+            (b'/', Some(b'/')) | (b'#', _) => {
                 at = memchr::memchr(b'\n', &original[at..]).map_or(original.len(), |end| at + end);
                 continue;
             }
             (b'/', Some(b'*')) => {
-                at = memchr::memmem::find(&original[at + 2..], b"*/")
-                    .map_or(original.len(), |end| at + 2 + end + 2);
+                let Some(end) = memchr::memmem::find(&original[at + 2..], b"*/") else {
+                    return Some((at, "a `/*` comment is not closed: close it with `*/`"));
+                };
+                at += 2 + end + 2;
                 continue;
             }
             _ if byte == stripped[at] => {}

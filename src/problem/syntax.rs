@@ -169,6 +169,8 @@ pub(super) fn yaml_help(message: &str) -> Option<String> {
 pub(super) fn json_help(message: &str) -> Option<String> {
     let help = if message.starts_with("a `,` with no value") {
         "remove the `,`"
+    } else if message.starts_with("a `/*` comment is not closed") {
+        "write `*/` where the comment ends"
     } else if message.starts_with("a `/` that starts no comment") {
         "remove the `/`, or write `//` to start a comment"
     } else if message.starts_with("trailing comma") {

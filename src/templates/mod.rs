@@ -560,14 +560,17 @@ impl Templates {
         self.span_in(name, offset..offset + variable.len())
     }
 
-    /// Where a template writes `variable` whole into its text, `{{ NAME }}` (or
-    /// `{{ NAME | filter }}`), outside comments and raw blocks: a section's slot written so
-    /// puts the section in the prompt there.
+    /// Where a template writes `variable` whole into its text whenever it renders,
+    /// `{{ NAME }}` (or `{{ NAME | filter }}`), outside comments, raw blocks and every block
+    /// tag (a branch of an `{% if %}`, a loop, a `{% block %}` a child may replace, a
+    /// capture), in a template that extends none: a section's slot written so puts the
+    /// section in the prompt there.
     pub fn writes_name(&self, template: TemplateId, variable: &str) -> Option<Span> {
         let name = self.name(template);
         let offset = self
             .with_source(name, |source| {
                 let mut quiet = None;
+                let mut blocks = None;
                 whole_words(source, variable).find(|&at| {
                     let Some(open) = tag_around(source, at) else {
                         return false;
@@ -583,6 +586,11 @@ impl Templates {
                             let quiet =
                                 quiet.get_or_insert_with(|| references::quiet_ranges(source));
                             !references::is_quiet(quiet, at)
+                        }
+                        && {
+                            let (ranges, extends) =
+                                blocks.get_or_insert_with(|| references::block_ranges(source));
+                            !*extends && !references::is_quiet(ranges, at)
                         }
                 })
             })

@@ -242,6 +242,44 @@ fn walk(
     }
 }
 
+/// The parts of `source` inside a block tag (`{% if %}`, `{% for %}`, `{% block %}`,
+/// `{% macro %}`, a `{% set name %}` capture, …, to its end tag), outermost only, sorted, and
+/// whether the template extends another (its text outside blocks then renders nothing): what
+/// a template writes outside them, it writes whenever it renders.
+pub fn block_ranges(source: &str) -> (Vec<Range<usize>>, bool) {
+    const BLOCKS: [&str; 8] = [
+        "if",
+        "for",
+        "block",
+        "macro",
+        "call",
+        "filter",
+        "with",
+        "autoescape",
+    ];
+    let mut ranges = Vec::new();
+    let mut open: Vec<usize> = Vec::new();
+    let mut extends = false;
+    tags(source, |keyword, inner, rest_at, offset| {
+        let capture = keyword == "set" && !inner.get(rest_at..).unwrap_or("").contains('=');
+        if BLOCKS.contains(&keyword) || capture {
+            open.push(offset);
+        } else if keyword.starts_with("end") && keyword != "endraw" {
+            if let Some(start) = open.pop()
+                && open.is_empty()
+            {
+                ranges.push(start..offset);
+            }
+        } else if keyword == "extends" {
+            extends = true;
+        }
+    });
+    if let Some(&start) = open.first() {
+        ranges.push(start..source.len());
+    }
+    (ranges, extends)
+}
+
 /// Whether `at` lies in one of `quiet` ([`quiet_ranges`]).
 pub fn is_quiet(quiet: &[Range<usize>], at: usize) -> bool {
     let next = quiet.partition_point(|range| range.end <= at);
@@ -433,6 +471,21 @@ fn expression_length(expression: &str) -> usize {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn block_ranges_are_the_outermost_blocks_and_a_layout_is_told() {
+        let source = "a{% if x %}b{% for i in l %}c{% endfor %}{% else %}d{% endif %}e\
+                      {% set s = 1 %}f{% set c %}g{% endset %}{# {% if %} #}h{% raw %}{% if %}{% endraw %}i";
+        let (ranges, extends) = block_ranges(source);
+        let texts: Vec<&str> = ranges.iter().map(|range| &source[range.clone()]).collect();
+        assert_eq!(texts.len(), 2, "{texts:?}");
+        assert!(texts[0].starts_with(" if x %}b") && texts[0].contains("{% else %}d"));
+        assert!(texts[1].starts_with(" set c %}g"));
+        assert!(!extends);
+        let (ranges, extends) = block_ranges("{% extends \"l\" %}{% block b %}x{% endblock %}");
+        assert_eq!(ranges.len(), 1);
+        assert!(extends);
+    }
     use super::*;
 
     #[test]

@@ -755,8 +755,9 @@ fn sections_read_where_empty(scope: &Scope<'_>, out: &mut Diagnostics) {
     // The reader (in the first variant it was found in) and every variant where it is so.
     let mut read_too_early: BTreeMap<(TemplateId, &str), (&str, String, Vec<String>)> =
         BTreeMap::new();
-    // Which component's template reads which one's section, where a variant lists both.
-    let mut reads: BTreeSet<(String, &str)> = BTreeSet::new();
+    // Which component's template reads which one's section, in each variant that lists both
+    // and renders the reader.
+    let mut reads: BTreeSet<(String, String, &str)> = BTreeSet::new();
     for variant in scope.sound_variants() {
         let order = variant.components_in_order();
         let position: HashMap<&str, usize> = order
@@ -790,8 +791,8 @@ fn sections_read_where_empty(scope: &Scope<'_>, out: &mut Diagnostics) {
                     let listed = position.get(component).copied();
                     *listed_where_read.entry((template, component)).or_default() |=
                         listed.is_some();
-                    if listed.is_some() {
-                        reads.insert((reader.clone(), component));
+                    if listed.is_some() && !switched_off(reader) {
+                        reads.insert((variant.id().to_string(), reader.clone(), component));
                     }
                     if let Some(listed) = listed
                         && listed > at
@@ -832,7 +833,18 @@ fn sections_read_where_empty(scope: &Scope<'_>, out: &mut Diagnostics) {
                         component: (*component).to_string(),
                         reader: reader.clone(),
                         variants: variants.clone(),
-                        mutual: reads.contains(&((*component).to_string(), reader.as_str())),
+                        // The variants where the other reads it back: there, no order fits.
+                        mutual_in: variants
+                            .iter()
+                            .filter(|variant| {
+                                reads.contains(&(
+                                    (*variant).clone(),
+                                    (*component).to_string(),
+                                    reader.as_str(),
+                                ))
+                            })
+                            .cloned()
+                            .collect(),
                     },
                     span,
                 ));
@@ -1160,14 +1172,40 @@ fn declared_unread(
     name: &str,
     read_anywhere: &mut Option<std::collections::BTreeSet<String>>,
 ) -> Option<String> {
-    let declaring = workspace
+    let mut declaring = workspace
         .variants
         .values()
-        .find(|entry| entry.value.placeholders.contains_key(name))?;
+        .filter(|entry| entry.value.placeholders.contains_key(name));
+    let first = declaring.next()?;
+    let declarations = 1 + declaring.count();
     let read = read_anywhere.get_or_insert_with(|| workspace.templates.variables_anywhere());
     if read.contains(name) {
         return None;
     }
+    // A condition may read it (`when = "TOEN == 'terse'"`): the name written in the data
+    // files more often than its declarations are is taken as read.
+    let is_name = |c: char| c.is_alphanumeric() || c == '_';
+    let written = workspace
+        .sources
+        .with_ids()
+        .filter(|(_, file)| crate::load::document::Format::of(&file.path).is_some())
+        .map(|(_, file)| {
+            file.text
+                .match_indices(name)
+                .filter(|&(at, _)| {
+                    !file.text[..at].chars().next_back().is_some_and(is_name)
+                        && !file.text[at + name.len()..]
+                            .chars()
+                            .next()
+                            .is_some_and(is_name)
+                })
+                .count()
+        })
+        .sum::<usize>();
+    if written > declarations {
+        return None;
+    }
+    let declaring = first;
     Some(
         workspace
             .sources
