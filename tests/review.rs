@@ -847,6 +847,92 @@ fn a_new_tool_and_the_variant_that_lists_it_are_one_cause() {
     );
 }
 
+/// Two features in one change, each of files that act only together (a new component, the
+/// variant that lists it and its base template that writes its slot; a new tool and the
+/// variant that adds it) are two causes, each with the outputs it changes: they were said to
+/// act together, all five, each on every output either changed.
+#[test]
+fn two_features_of_one_change_are_two_causes() {
+    let repo = library_repo();
+    let new = repo.promptc(&["new", "component", "tips"]);
+    assert_eq!(new.status.code(), Some(0), "{}", stderr(&new));
+    repo.edit(
+        "variants/xs.toml",
+        "  \"agent_role\",\n",
+        "  \"agent_role\",\n  \"tips\",\n",
+    );
+    let base = std::fs::read_to_string(repo.root.join("variants/xs.md")).unwrap();
+    repo.write(
+        "variants/xs.md",
+        &format!("{base}\n{{{{ TIPS_SECTION }}}}\n"),
+    );
+    let new = repo.promptc(&["new", "tool", "lint"]);
+    assert_eq!(new.status.code(), Some(0), "{}", stderr(&new));
+    repo.edit(
+        "variants/gpt.toml",
+        "extends = \"generic\"\n",
+        "extends = \"generic\"\nadd_tools = [\"lint\"]\n",
+    );
+    let diffed = repo.promptc(&["diff", "--base", "main", "--format", "json"]);
+    assert_eq!(diffed.status.code(), Some(0), "{}", stderr(&diffed));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&diffed)).unwrap();
+    let sources: BTreeMap<&str, &serde_json::Value> = json["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|source| (source["path"].as_str().unwrap(), source))
+        .collect();
+    let strings = |value: &serde_json::Value| -> Vec<String> {
+        value
+            .as_array()
+            .map(|items| {
+                items
+                    .iter()
+                    .map(|item| item.as_str().unwrap().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let features = [
+        (
+            vec![
+                "components/tips.md",
+                "components/tips.toml",
+                "variants/xs.md",
+                "variants/xs.toml",
+            ],
+            "examples/prompts/xs/",
+        ),
+        (
+            vec!["tools/lint.toml", "variants/gpt.toml"],
+            "examples/prompts/gpt/",
+        ),
+    ];
+    for (files, outputs) in features {
+        for file in &files {
+            let Some(source) = sources.get(file) else {
+                continue;
+            };
+            let others: Vec<String> = files
+                .iter()
+                .filter(|other| *other != file && sources.contains_key(*other))
+                .map(|other| other.to_string())
+                .collect();
+            assert_eq!(
+                strings(&source["together_with"]),
+                others,
+                "{file}: {source}"
+            );
+            let affects = strings(&source["affects"]);
+            assert!(!affects.is_empty(), "{file}: {source}");
+            assert!(
+                affects.iter().all(|path| path.starts_with(outputs)),
+                "{file}: {source}"
+            );
+        }
+    }
+}
+
 /// A template renamed (its file moved, the component naming the new one) beside an edit that
 /// changes every prompt: the rename's files fail alone but change nothing together, and are
 /// said to change nothing, together. Each was said to affect every output that read it.

@@ -569,6 +569,7 @@ fn source_changes(
             .filter(|path| changed.contains(path.as_str()))
             .collect()
     };
+    let names: Vec<String> = changes.iter().map(|change| change.path.clone()).collect();
     let mut alone: Vec<_> = changes
         .iter()
         .map(|change| {
@@ -582,56 +583,65 @@ fn source_changes(
         })
         .collect();
     // A file that alters nothing alone, or cannot compile alone, acts with others when the
-    // head without it differs from the head.
-    let joint: Vec<usize> = (0..changes.len())
-        .filter(|&index| match &alone[index] {
-            Some(changed) if !changed.is_empty() => false,
-            Some(_) => needed(
-                &before_files,
-                after,
-                &after_files,
-                &changes[index].path,
-                source_date_epoch,
-            ),
-            None => true,
-        })
-        .collect();
-    let together = (joint.len() > 1)
-        .then(|| {
-            let paths: Vec<&String> = joint.iter().map(|&index| &changes[index].path).collect();
-            with_files(&before_files, &paths, &after_files, source_date_epoch).map(in_report)
-        })
-        .flatten();
-    let names: Vec<String> = joint
-        .iter()
-        .map(|&index| changes[index].path.clone())
-        .collect();
+    // head without it differs from the head: what it alters there, when that compiles.
+    // One that cannot compile alone always does (a file of a rename). Each is known by what
+    // the head without it alters, or else by the files that then fail: those need it.
+    let mut joint: Vec<(usize, Absence)> = Vec::new();
+    for (index, change) in changes.iter().enumerate() {
+        if matches!(&alone[index], Some(changed) if !changed.is_empty()) {
+            continue;
+        }
+        let absence = without(
+            &before_files,
+            after,
+            &after_files,
+            &change.path,
+            source_date_epoch,
+        );
+        match absence {
+            Ok(altered) if altered.is_empty() && alone[index].is_some() => continue,
+            Ok(altered) if altered.is_empty() => {
+                joint.push((index, Absence::Needs(BTreeSet::new())));
+            }
+            Ok(altered) => joint.push((index, Absence::Alters(altered))),
+            Err(needing) => joint.push((index, Absence::Needs(needing))),
+        }
+    }
+    let groups = acting_together(
+        &joint,
+        |paths: &[&String]| {
+            with_files(&before_files, paths, &after_files, source_date_epoch).map(in_report)
+        },
+        &changes,
+    );
     for (index, change) in changes.iter_mut().enumerate() {
-        change.affects = match (&together, joint.contains(&index), alone[index].take()) {
-            (Some(changed), true, _) => {
-                change.together_with = names
+        let group = groups.iter().find(|(members, _)| members.contains(&index));
+        change.affects = match (group, alone[index].take()) {
+            (Some((members, changed)), _) => {
+                change.together_with = members
                     .iter()
-                    .filter(|name| **name != change.path)
-                    .cloned()
+                    .filter(|&&member| member != index)
+                    .map(|&member| names[member].clone())
                     .collect();
                 changed.clone()
             }
-            (_, _, Some(changed)) => changed,
-            (_, _, None) => readers(before, after, &change.path, prompts),
+            (None, Some(changed)) => changed,
+            (None, None) => readers(before, after, &change.path, prompts),
         };
     }
     changes
 }
 
-/// Whether the head needs `file`'s change: the head with that file as it was in the base
-/// does not compile, or compiles to other outputs.
-fn needed(
+/// The outputs that differ between the head and the head with `file` as it was in the base;
+/// when that does not compile, the files its errors are in (those that need the file's
+/// change).
+fn without(
     before_files: &Files<'_>,
     after: &SideOutputs,
     after_files: &Files<'_>,
     file: &str,
     source_date_epoch: SourceDateEpoch,
-) -> bool {
+) -> Result<BTreeSet<String>, BTreeSet<String>> {
     let mut files: BTreeMap<&String, &str> = after_files
         .iter()
         .filter(|(path, _)| path.as_str() != file)
@@ -640,10 +650,91 @@ fn needed(
     if let Some((path, text)) = before_files.get_key_value(file) {
         files.insert(path, text);
     }
-    match compile_files(files.into_iter(), source_date_epoch) {
-        Some(trial) => !differing(&after.outputs, &trial.outputs).is_empty(),
-        None => true,
+    let trial = compile_files_or_blame(files.into_iter(), source_date_epoch)?;
+    Ok(differing(&after.outputs, &trial.outputs)
+        .into_iter()
+        .collect())
+}
+
+/// What the head without one changed file comes to: other outputs, or errors in the files
+/// that need its change.
+enum Absence {
+    Alters(BTreeSet<String>),
+    Needs(BTreeSet<String>),
+}
+
+/// The changed files that act only together (each `joint` entry: a change's index, and what
+/// the head without it comes to), in groups, each with the outputs the base with the group's
+/// changes alters (`compiled`, `None` when that does not compile). Two features of one pull
+/// request are two groups: files whose absence alters outputs in common act together, and a
+/// file without which others fail (a new tool that a changed variant lists, a component's
+/// template) acts with them. Where that cannot be worked out, every such file is one group,
+/// as the head's change is.
+fn acting_together(
+    joint: &[(usize, Absence)],
+    compiled: impl Fn(&[&String]) -> Option<Vec<String>>,
+    changes: &[SourceChange],
+) -> Vec<(Vec<usize>, Vec<String>)> {
+    let path = |index: usize| &changes[index].path;
+    let all = || -> Vec<(Vec<usize>, Vec<String>)> {
+        let members: Vec<usize> = joint.iter().map(|(index, _)| *index).collect();
+        if members.len() < 2 {
+            return Vec::new();
+        }
+        let paths: Vec<&String> = members.iter().map(|&index| path(index)).collect();
+        compiled(&paths).map_or_else(Vec::new, |changed| vec![(members, changed)])
+    };
+    // Each joint file's group: the least position in `joint` of a file it acts with.
+    let mut group: Vec<usize> = (0..joint.len()).collect();
+    let root = |group: &[usize], mut at: usize| {
+        while group[at] != at {
+            at = group[at];
+        }
+        at
+    };
+    let needs = |absence: &Absence, other: usize| matches!(absence, Absence::Needs(needing) if needing.contains(path(joint[other].0)));
+    for a in 0..joint.len() {
+        for b in a + 1..joint.len() {
+            let together = match (&joint[a].1, &joint[b].1) {
+                (Absence::Alters(one), Absence::Alters(two)) => !one.is_disjoint(two),
+                (first, second) => needs(first, b) || needs(second, a),
+            };
+            if together {
+                let (a, b) = (root(&group, a), root(&group, b));
+                group[a.max(b)] = a.min(b);
+            }
+        }
     }
+    let roots: Vec<usize> = (0..joint.len()).map(|at| root(&group, at)).collect();
+    // A file that nothing else needs and whose absence alters nothing has no group of its
+    // own to say.
+    let placed = |at: usize| {
+        matches!(joint[at].1, Absence::Alters(_))
+            || (0..joint.len()).any(|other| other != at && roots[other] == roots[at])
+    };
+    if !(0..joint.len()).all(placed) {
+        return all();
+    }
+    let mut found = Vec::new();
+    for first in 0..joint.len() {
+        if roots[first] != first {
+            continue;
+        }
+        let members: Vec<usize> = (0..joint.len())
+            .filter(|&at| roots[at] == first)
+            .map(|at| joint[at].0)
+            .collect();
+        // A group of one file acts alone, as the report says of any other.
+        if members.len() < 2 {
+            continue;
+        }
+        let paths: Vec<&String> = members.iter().map(|&member| path(member)).collect();
+        match compiled(&paths) {
+            Some(changed) => found.push((members, changed)),
+            None => return all(),
+        }
+    }
+    found
 }
 
 /// The outputs whose text differs between two compiled matrices.
@@ -717,17 +808,47 @@ fn compile_files<'a>(
     files: impl Iterator<Item = (&'a String, &'a str)>,
     source_date_epoch: SourceDateEpoch,
 ) -> Option<SideOutputs> {
-    let dir = crate::scratch::ScratchDir::new(TEMP_PREFIX).ok()?;
-    let root = dir.path().canonicalize().ok()?;
+    compile_files_or_blame(files, source_date_epoch).ok()
+}
+
+/// [`compile_files`], or the files its errors are in (none, when it failed otherwise).
+fn compile_files_or_blame<'a>(
+    files: impl Iterator<Item = (&'a String, &'a str)>,
+    source_date_epoch: SourceDateEpoch,
+) -> Result<SideOutputs, BTreeSet<String>> {
+    let dir = crate::scratch::ScratchDir::new(TEMP_PREFIX).map_err(|_| BTreeSet::new())?;
+    let root = dir.path().canonicalize().map_err(|_| BTreeSet::new())?;
     for (path, text) in files {
         // Workspace-relative paths only: nothing is written outside the temporary folder.
-        let target = confine::resolve_output(&root, Path::new(""), Path::new(path)).ok()?;
+        let target = confine::resolve_output(&root, Path::new(""), Path::new(path))
+            .map_err(|_| BTreeSet::new())?;
         // Written plainly, not staged and synced as outputs are: the copy is read once and
         // removed, and a sync per file made fifty changed files wait seconds on the disk.
-        std::fs::create_dir_all(target.parent()?).ok()?;
-        std::fs::write(&target, text).ok()?;
+        let written = target
+            .parent()
+            .is_some_and(|parent| std::fs::create_dir_all(parent).is_ok())
+            && std::fs::write(&target, text).is_ok();
+        if !written {
+            return Err(BTreeSet::new());
+        }
     }
-    compile_keeping(&root, source_date_epoch, Keep::Digests).ok()
+    compile_keeping(&root, source_date_epoch, Keep::Digests).map_err(|error| match error {
+        SideError::Invalid {
+            diagnostics,
+            sources,
+        } => diagnostics
+            .iter()
+            .filter(|diagnostic| diagnostic.severity() == crate::problem::Severity::Error)
+            .map(|diagnostic| {
+                sources
+                    .get(diagnostic.span.source)
+                    .path
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect(),
+        _ => BTreeSet::new(),
+    })
 }
 
 #[cfg(test)]
