@@ -76,6 +76,12 @@ pub(super) fn help(message: &str) -> Option<String> {
         "the call leaves out an argument its function, filter, test or macro needs: give it \
          (`replace` needs the text to find and the text to put in its place, `cycler` an item \
          or more, a macro the names its `{% macro %}` line gives without a default)"
+    } else if message.contains("cannot convert number to usize") {
+        "the argument is a count or a length, a whole number of 0 or more (`truncate(20)`, \
+         `batch(3)`): a negative number or a decimal is none"
+    } else if message.contains("range has too many elements") {
+        "`range` makes at most 100 000 numbers: narrow it, or loop over the data itself \
+         (`{% for tool in tools %}`)"
     } else if message.contains("recursion limit exceeded") {
         "a macro, include or import calls itself (or a `recursive` loop calls `loop(…)`), \
          directly or through others, without end (or nests past minijinja's limit): give the \
@@ -178,6 +184,14 @@ mod tests {
             (
                 "unexpected `)`, expected end of block",
                 "cannot go on with `)`",
+            ),
+            (
+                "invalid operation: cannot convert number to usize",
+                "a whole number of 0 or more",
+            ),
+            (
+                "invalid operation: range has too many elements",
+                "at most 100 000 numbers",
             ),
             // `{% if family = "gpt" %}`: a comparison written as an assignment.
             (
