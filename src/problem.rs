@@ -561,6 +561,15 @@ pub enum Problem {
     /// An MCP settings file with both `mcpServers` and VS Code's `servers`: an agent reads one
     /// of them, so the servers of the other were dropped without a word.
     ServerTablesConflict,
+    /// Two data folder settings name one folder, or one below the other: each kind's load
+    /// reads every data file below its folder, so each read the other's files as its own
+    /// (dozens of errors, each with a help that did not fit).
+    FoldersOverlap {
+        setting: String,
+        folder: String,
+        other: String,
+        other_folder: String,
+    },
     /// A folder setting that names a place in the repository's `.git` folder.
     PathInGitFolder {
         setting: String,
@@ -987,6 +996,7 @@ impl Problem {
             Problem::PathInGitFolder { .. } => "path-in-git-folder",
             Problem::AbsolutePath { .. } => "absolute-path",
             Problem::ServerTablesConflict => "server-tables-conflict",
+            Problem::FoldersOverlap { .. } => "folders-overlap",
             Problem::PathRefused { .. } => "path-refused",
             Problem::TemplateSyntax { .. } => "template-syntax",
             Problem::ConditionSyntax { .. } => "condition-syntax",
@@ -1049,7 +1059,9 @@ impl Problem {
             | Problem::UnsupportedNumber { .. }
             | Problem::JsonSyntax { .. }
             | Problem::TemplateSyntax { .. }
-            | Problem::ConditionSyntax { .. } => 0,
+            | Problem::ConditionSyntax { .. }
+            // The cause of what the loads of the overlapping folders say.
+            | Problem::FoldersOverlap { .. } => 0,
             Problem::UnknownKey { .. }
             | Problem::MissingField { .. }
             | Problem::WrongType { .. }
@@ -1812,6 +1824,9 @@ impl Problem {
                 "keep the servers under one of `mcpServers` and `servers`: move the others there"
                     .into()
             }
+            Problem::FoldersOverlap { setting, other, .. } => format!(
+                "give `{setting}` a folder of its own, apart from `{other}`'s (the defaults are `variants`, `components`, `tools`, `examples/contexts` and `schema`)"
+            ),
             Problem::PathInGitFolder { .. } => {
                 "promptc neither reads nor writes the repository's .git folder: choose another folder".into()
             }
@@ -2389,6 +2404,15 @@ impl Problem {
             Problem::AbsolutePath { path, .. } => write!(
                 f,
                 "path `{path}` is absolute: promptc reads paths relative to the file that names them, so that the workspace reads the same wherever it is checked out"
+            ),
+            Problem::FoldersOverlap {
+                setting,
+                folder,
+                other,
+                other_folder,
+            } => write!(
+                f,
+                "`{setting}` (`{folder}`) overlaps `{other}` (`{other_folder}`): each reads every file below its folder, so each would read the other's files as its own"
             ),
             Problem::ServerTablesConflict => write!(
                 f,
@@ -3272,6 +3296,12 @@ mod tests {
             },
             Problem::FamilyNeverBuilt { family: text() },
             Problem::ServerTablesConflict,
+            Problem::FoldersOverlap {
+                setting: text(),
+                folder: text(),
+                other: text(),
+                other_folder: text(),
+            },
             Problem::PostprocessPassOutOfFuel { fuel: 0, free: 0 },
             Problem::ToolNameTaken {
                 name: text(),
@@ -3285,7 +3315,7 @@ mod tests {
     }
 
     /// The number of arms of `variant_index`.
-    const VARIANTS: usize = 102;
+    const VARIANTS: usize = 103;
 
     fn variant_index(problem: &Problem) -> usize {
         match problem {
@@ -3391,6 +3421,7 @@ mod tests {
             Problem::AbsolutePath { .. } => 99,
             Problem::ServerTablesConflict => 100,
             Problem::SectionWrittenTwice { .. } => 101,
+            Problem::FoldersOverlap { .. } => 102,
         }
     }
 

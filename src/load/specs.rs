@@ -136,6 +136,7 @@ fn read_specs(
         loader.context_fields = Some(manifest.value.context_fields.clone());
     }
     let paths = &manifest.value.paths;
+    folders_apart(root, &manifest, loader.diagnostics);
     loader.not_data_folders = [&paths.contexts, &paths.schema, &manifest.value.build.out]
         .into_iter()
         .filter_map(|folder| load::read::resolve_inside(root, root, folder))
@@ -873,6 +874,62 @@ pub fn context_name(path: &Path) -> String {
     path.file_stem()
         .map(|stem| stem.to_string_lossy().into_owned())
         .unwrap_or_default()
+}
+
+/// Each kind of data file has a folder of its own: two folder settings that name one folder,
+/// or one below the other, are an error at the later setting (the overlap of the schemas'
+/// folder with the contexts', which read JSON, too).
+fn folders_apart(root: &Path, manifest: &Entry<Manifest>, diagnostics: &mut Diagnostics) {
+    let paths = &manifest.value.paths;
+    let folders = [
+        ("paths.variants", &paths.variants),
+        ("paths.components", &paths.components),
+        ("paths.tools", &paths.tools),
+        ("paths.contexts", &paths.contexts),
+        ("paths.schema", &paths.schema),
+    ];
+    let place = |folder: &String| {
+        let lexical = crate::confine::lexical(folder);
+        let real = crate::confine::real_folder(root, &lexical);
+        (lexical, real)
+    };
+    let overlap = |a: &Path, b: &Path| a.starts_with(b) || b.starts_with(a);
+    for (later, (setting, folder)) in folders.iter().enumerate() {
+        for (other, other_folder) in &folders[..later] {
+            // The schemas' folder holds JSON, which only the contexts' load reads.
+            let schema = *setting == "paths.schema" || *other == "paths.schema";
+            if schema && *other != "paths.contexts" && *setting != "paths.contexts" {
+                continue;
+            }
+            let ((a, real_a), (b, real_b)) = (place(folder), place(other_folder));
+            // The root as a folder is refused at its setting.
+            if a.as_os_str().is_empty() || b.as_os_str().is_empty() {
+                continue;
+            }
+            if !(overlap(&a, &b) || overlap(&real_a, &real_b)) {
+                continue;
+            }
+            let pointer = format!("/{}", setting.replace('.', "/"));
+            let other_pointer = format!("/{}", other.replace('.', "/"));
+            let span = [pointer.as_str(), other_pointer.as_str()]
+                .into_iter()
+                .find(|pointer| manifest.document.writes(pointer))
+                .map_or_else(
+                    || Span::file_start(manifest.document.source),
+                    |pointer| manifest.value_span(pointer),
+                );
+            diagnostics.error(
+                Problem::FoldersOverlap {
+                    setting: (*setting).to_string(),
+                    folder: (*folder).clone(),
+                    other: (*other).to_string(),
+                    other_folder: (*other_folder).clone(),
+                },
+                span,
+            );
+            return;
+        }
+    }
 }
 
 #[cfg(test)]
