@@ -902,8 +902,12 @@ fn folders_apart(root: &Path, manifest: &Entry<Manifest>, diagnostics: &mut Diag
                 continue;
             }
             let ((a, real_a), (b, real_b)) = (place(folder), place(other_folder));
-            // The root as a folder is refused at its setting.
-            if a.as_os_str().is_empty() || b.as_os_str().is_empty() {
+            // The root as a folder (as written, or where a link leads), and a folder outside
+            // the workspace, are refused at their settings.
+            let refused = |lexical: &Path, real: &Path| {
+                lexical.as_os_str().is_empty() || real == root || !real.starts_with(root)
+            };
+            if refused(&a, &real_a) || refused(&b, &real_b) {
                 continue;
             }
             if !(overlap(&a, &b) || overlap(&real_a, &real_b)) {
