@@ -847,6 +847,23 @@ fn a_new_tool_and_the_variant_that_lists_it_are_one_cause() {
     );
 }
 
+/// `diff --base main --format json`, which must succeed.
+fn diff_json(repo: &Repo) -> serde_json::Value {
+    let diffed = repo.promptc(&["diff", "--base", "main", "--format", "json"]);
+    assert_eq!(diffed.status.code(), Some(0), "{}", stderr(&diffed));
+    serde_json::from_str(&stdout(&diffed)).unwrap()
+}
+
+/// A diff report's changed source files, by path.
+fn sources_by_path(json: &serde_json::Value) -> BTreeMap<&str, &serde_json::Value> {
+    json["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|source| (source["path"].as_str().unwrap(), source))
+        .collect()
+}
+
 /// Two features in one change, each of files that act only together (a new component, the
 /// variant that lists it and its base template that writes its slot; a new tool and the
 /// variant that adds it) are two causes, each with the outputs it changes: they were said to
@@ -873,15 +890,8 @@ fn two_features_of_one_change_are_two_causes() {
         "extends = \"generic\"\n",
         "extends = \"generic\"\nadd_tools = [\"lint\"]\n",
     );
-    let diffed = repo.promptc(&["diff", "--base", "main", "--format", "json"]);
-    assert_eq!(diffed.status.code(), Some(0), "{}", stderr(&diffed));
-    let json: serde_json::Value = serde_json::from_str(&stdout(&diffed)).unwrap();
-    let sources: BTreeMap<&str, &serde_json::Value> = json["sources"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|source| (source["path"].as_str().unwrap(), source))
-        .collect();
+    let json = diff_json(&repo);
+    let sources = sources_by_path(&json);
     let strings = |value: &serde_json::Value| -> Vec<String> {
         value
             .as_array()
@@ -948,15 +958,8 @@ fn a_renamed_template_beside_another_change_is_said_to_change_nothing() {
         "CAPABILITIES",
         "CAPABILITIES (edited)",
     );
-    let diffed = repo.promptc(&["diff", "--base", "main", "--format", "json"]);
-    assert_eq!(diffed.status.code(), Some(0), "{}", stderr(&diffed));
-    let json: serde_json::Value = serde_json::from_str(&stdout(&diffed)).unwrap();
-    let sources: BTreeMap<&str, &serde_json::Value> = json["sources"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|source| (source["path"].as_str().unwrap(), source))
-        .collect();
+    let json = diff_json(&repo);
+    let sources = sources_by_path(&json);
     let rename = [
         "components/agent_role.md",
         "components/agent_role.toml",
