@@ -225,6 +225,12 @@ fn an_mcp_tool_whose_schema_is_not_an_object_is_left_out_with_a_warning() {
             "an object whose `properties` is a string",
         ),
         ("\"text\"", "a string"),
+        // No `type` at the top (Anthropic requires it; OpenAI refuses the schema).
+        ("{}", "a schema with no `type`"),
+        (
+            "{\"properties\": {\"q\": {\"type\": \"string\"}}}",
+            "a schema with no `type`",
+        ),
     ] {
         let context = format!(
             "{{\"extends\": \"basic\", \"mcp_servers\": [{{\"name\": \"w\", \"tools\": [\n  {{\"name\": \"bad\", \"input_schema\": {schema}}},\n  {{\"name\": \"good\", \"input_schema\": {{\"type\": \"object\", \"properties\": {{\"q\": {{\"type\": \"string\"}}}}}}}}\n]}}]}}\n"
@@ -352,6 +358,47 @@ fn an_mcp_tool_whose_schema_a_provider_refuses_is_left_out_of_that_dialect() {
         assert_eq!(
             run.stderr.matches("mcp-schema-refused").count(),
             left_out.len(),
+            "{dialect}: {}",
+            run.stderr
+        );
+    }
+}
+
+// A schema nested past what promptc looks into (64 levels, or names 1024 characters long in
+// all) was passed on unchecked: an error 70 levels down reached the provider, which refused
+// every request. Such a tool is left out of every dialect, saying why.
+#[test]
+fn an_mcp_tool_whose_schema_is_too_deep_to_check_is_left_out() {
+    let workspace = native_fixture().write();
+    let mut deep = "null".to_string();
+    for _ in 0..70 {
+        deep = format!("{{\"type\": \"array\", \"items\": {deep}}}");
+    }
+    let long = "x".repeat(1100);
+    let context = format!(
+        "{{\"extends\": \"basic\", \"mcp_servers\": [{{\"name\": \"w\", \"tools\": [\n  {{\"name\": \"deep\", \"input_schema\": {{\"type\": \"object\", \"properties\": {{\"a\": {deep}}}}}}},\n  {{\"name\": \"long\", \"input_schema\": {{\"type\": \"object\", \"properties\": {{\"{long}\": {{\"type\": \"object\", \"properties\": {{\"b\": {{\"type\": \"array\"}}}}}}}}}}}},\n  {{\"name\": \"good\", \"input_schema\": {{\"type\": \"object\", \"properties\": {{\"q\": {{\"type\": \"string\"}}}}}}}}\n]}}]}}\n"
+    );
+    let path = workspace.tmp().join("deep.json");
+    std::fs::write(&path, context).unwrap();
+    for dialect in DIALECTS {
+        let run = workspace.run(&[
+            "tools",
+            "--context",
+            path.to_str().unwrap(),
+            "--dialect",
+            dialect,
+        ]);
+        assert_eq!(run.code, 0, "{dialect}: {}", run.stderr);
+        assert!(!run.stdout.contains("w__deep"), "{dialect}: {}", run.stdout);
+        assert!(!run.stdout.contains("w__long"), "{dialect}: {}", run.stdout);
+        assert!(run.stdout.contains("w__good"), "{dialect}: {}", run.stdout);
+        // The long name alone is refused first where the provider limits argument names.
+        let deeper = run
+            .stderr
+            .matches("is nested deeper than promptc checks a schema")
+            .count();
+        assert!(
+            deeper == 2 || (deeper == 1 && run.stderr.contains("MCP tool `w__long` is left out")),
             "{dialect}: {}",
             run.stderr
         );

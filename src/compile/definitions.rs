@@ -332,8 +332,9 @@ fn not_an_object_schema(schema: &Value) -> Option<String> {
     let Some(object) = schema.as_object() else {
         return Some(crate::load::schema_check::json_type(schema).to_string());
     };
+    // Anthropic requires the top level's `type`, and OpenAI refuses a schema without one.
     match object.get("type") {
-        None => {}
+        None => return Some("a schema with no `type`".into()),
         Some(Value::String(kind)) if kind == "object" => {}
         Some(other) => return Some(format!("of type {other}")),
     }
@@ -359,9 +360,11 @@ fn refused_within(
     at: String,
     depth: usize,
 ) -> Option<(String, SchemaFault)> {
-    // As deep as any schema a provider takes; a deeper one is not looked into.
+    // As deep as any schema a provider takes: past it, nothing was looked into and the
+    // rest was sent as it was (an error 70 levels down reached the provider); the tool is
+    // left out instead.
     if depth > 64 || at.len() > 1024 {
-        return None;
+        return Some((at, SchemaFault::TooDeep));
     }
     let object = match schema {
         Value::Object(object) => object,

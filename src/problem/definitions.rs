@@ -206,6 +206,8 @@ pub enum SchemaFault {
     ArrayWithoutItems,
     /// An object with no `properties` (Gemini refuses it).
     ObjectWithoutProperties,
+    /// Nested deeper (or under longer names) than promptc looks into a schema.
+    TooDeep,
 }
 
 impl SchemaFault {
@@ -222,6 +224,9 @@ impl SchemaFault {
                 "an array with `items`, e.g. `\"items\": {\"type\": \"string\"}`".into()
             }
             SchemaFault::ObjectWithoutProperties => "an object with its `properties`".into(),
+            SchemaFault::TooDeep => {
+                "a schema nested fewer than 64 levels deep, under names of fewer than 1024 characters in all".into()
+            }
         }
     }
 }
@@ -253,6 +258,10 @@ impl fmt::Display for SchemaFault {
             SchemaFault::ObjectWithoutProperties => {
                 write!(f, "is an object without `properties`")
             }
+            SchemaFault::TooDeep => write!(
+                f,
+                "is nested deeper than promptc checks a schema (64 levels, 1024 characters of names), so it cannot tell whether the provider takes it"
+            ),
         }
     }
 }
