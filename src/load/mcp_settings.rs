@@ -309,13 +309,69 @@ fn command_line(entry: &Value) -> String {
             .filter_map(Value::as_str),
     );
     if parts.is_empty() {
-        return entry
-            .get("url")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
+        return without_credentials(entry.get("url").and_then(Value::as_str).unwrap_or_default());
     }
-    parts.join(" ")
+    // The value of an argument that names a credential (`--token X`, `--api-key=X`) is left
+    // out, as the settings' `env` and `headers` are: the prompt goes to a model provider.
+    let mut shown = Vec::with_capacity(parts.len());
+    let mut secret_next = false;
+    for part in parts {
+        if secret_next {
+            shown.push(HIDDEN.to_string());
+            secret_next = false;
+            continue;
+        }
+        match part.split_once('=') {
+            Some((flag, _)) if flag.starts_with('-') && names_a_credential(flag) => {
+                shown.push(format!("{flag}={HIDDEN}"));
+            }
+            _ if part.starts_with('-') && names_a_credential(part) => {
+                secret_next = true;
+                shown.push(part.to_string());
+            }
+            _ => shown.push(without_credentials(part)),
+        }
+    }
+    shown.join(" ")
+}
+
+/// What stands in a server's command line for a credential left out.
+const HIDDEN: &str = "<hidden>";
+
+/// Whether a command-line flag names a credential (`--token`, `--api-key`, `--password`).
+fn names_a_credential(flag: &str) -> bool {
+    let flag = flag.to_ascii_lowercase();
+    [
+        "token",
+        "key",
+        "secret",
+        "password",
+        "passwd",
+        "auth",
+        "credential",
+    ]
+    .iter()
+    .any(|word| flag.contains(word))
+}
+
+/// A URL without what carries credentials: the user and password before its host, and its
+/// query (`?api_key=…`) and fragment. Text that is no URL is given back as it is.
+fn without_credentials(text: &str) -> String {
+    let Some((scheme, rest)) = text.split_once("://") else {
+        return text.to_string();
+    };
+    let end = rest.find(['?', '#']).unwrap_or(rest.len());
+    let (address, cut) = (&rest[..end], end < rest.len());
+    let host_end = address.find('/').unwrap_or(address.len());
+    let authority = &address[..host_end];
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    let mut shown = format!("{scheme}://{host}{}", &address[host_end..]);
+    if cut {
+        shown.push_str(&format!("?{HIDDEN}"));
+    }
+    shown
 }
 
 /// A listed server with its name, as the context's server type wants it.
@@ -445,5 +501,29 @@ fn read_json(
             diagnostics.push(diagnostic);
             Ok(None)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_servers_command_line_shows_no_credential() {
+        let line = |entry: serde_json::Value| command_line(&entry);
+        assert_eq!(
+            line(serde_json::json!({"url": "https://user:pass@mcp.example.com/sse?api_key=S#x"})),
+            "https://mcp.example.com/sse?<hidden>"
+        );
+        assert_eq!(
+            line(serde_json::json!({"url": "https://mcp.example.com/sse"})),
+            "https://mcp.example.com/sse"
+        );
+        assert_eq!(
+            line(
+                serde_json::json!({"command": "npx", "args": ["gh-mcp", "--token", "ghp_S", "--api-key=K", "--ro", "http://a:b@h/p"]})
+            ),
+            "npx gh-mcp --token <hidden> --api-key=<hidden> --ro http://h/p"
+        );
     }
 }
