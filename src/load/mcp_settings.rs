@@ -309,7 +309,8 @@ fn command_line(entry: &Value) -> String {
             .filter_map(Value::as_str),
     );
     if parts.is_empty() {
-        return without_credentials(entry.get("url").and_then(Value::as_str).unwrap_or_default());
+        let url = entry.get("url").and_then(Value::as_str).unwrap_or_default();
+        return without_credentials(url).replace(char::is_control, " ");
     }
     // The value of an argument that names a credential (`--token X`, `--api-key=X`) is left
     // out, as the settings' `env` and `headers` are: the prompt goes to a model provider.
@@ -332,7 +333,9 @@ fn command_line(entry: &Value) -> String {
             _ => shown.push(without_credentials(part)),
         }
     }
-    shown.join(" ")
+    // One line, whatever the settings hold: a line break in an argument wrote the prompt's
+    // next lines (`## injected`).
+    shown.join(" ").replace(char::is_control, " ")
 }
 
 /// What stands in a server's command line for a credential left out.
@@ -524,6 +527,11 @@ mod tests {
                 serde_json::json!({"command": "npx", "args": ["gh-mcp", "--token", "ghp_S", "--api-key=K", "--ro", "http://a:b@h/p"]})
             ),
             "npx gh-mcp --token <hidden> --api-key=<hidden> --ro http://h/p"
+        );
+        // On one line, whatever an argument holds.
+        assert_eq!(
+            line(serde_json::json!({"command": "x", "args": ["a\n## injected\r\u{1b}"]})),
+            "x a ## injected  "
         );
     }
 }

@@ -1062,6 +1062,22 @@ impl Reader<'_> {
             if entry.file_type().is_dir() {
                 continue;
             }
+            // A name that is not UTF-8 was passed over without a word; one holding a line
+            // break or another control character would write the prompt's lines for it
+            // (`Rule `…` (from …)` headings a project forges).
+            if relevant {
+                let reason = match relative.to_str() {
+                    None => Some("its name is not UTF-8 text, which the prompt cannot name"),
+                    Some(text) if text.chars().any(char::is_control) => Some(
+                        "its name holds a line break or another control character, which would break the prompt's lines",
+                    ),
+                    Some(_) => None,
+                };
+                if let Some(reason) = reason {
+                    self.unreadable(&shown, relative, reason.into());
+                    continue;
+                }
+            }
             let found = match origin {
                 Origin::Project => kind_of(relative),
                 Origin::Global => {
