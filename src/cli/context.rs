@@ -181,14 +181,14 @@ fn schema_line(
         .ok()?
         .components()
         .count();
-    let schema = format!(
-        "{}{}/context.schema.json",
-        "../".repeat(depth),
-        workspace.settings().paths.schema.trim_end_matches('/')
-    );
+    let schema_folder = workspace.settings().paths.schema.trim_end_matches('/');
     match format {
-        DataFormat::Toml => Some(format!("#:schema {schema}\n")),
-        DataFormat::Yaml => Some(format!("# yaml-language-server: $schema={schema}\n")),
+        DataFormat::Toml | DataFormat::Yaml => Some(super::new::schema_line(
+            depth,
+            schema_folder,
+            "context",
+            format == DataFormat::Yaml,
+        )),
         DataFormat::Json => None,
     }
 }

@@ -158,15 +158,8 @@ pub fn run(args: NewArgs, workspace_dir: Option<&Path>, printer: &Printer) -> Re
     if let Some(taken) = taken(workspace, args.kind, id, folder) {
         return Err(taken);
     }
-    // The schema line is relative to the file: as many `..` as the folder is deep.
     let depth = std::path::Path::new(folder).components().count();
-    let up = "../".repeat(depth);
-    let schema_path = format!("{up}{}/{schema}.schema.json", paths.schema);
-    let schema_line = if yaml {
-        format!("# yaml-language-server: $schema={schema_path}\n")
-    } else {
-        format!("#:schema {schema_path}\n")
-    };
+    let schema_line = schema_line(depth, &paths.schema, schema, yaml);
     // The same fields in YAML: each is `key = value` with a TOML string, number or empty
     // list, which YAML writes as `key: value`.
     let files: Vec<(String, String)> = if yaml {
@@ -407,4 +400,16 @@ fn taken(
         });
     }
     None
+}
+
+/// The first line of a data file `depth` folders below the workspace root that points an
+/// editor at the schema of its `kind` in `schema_folder`: relative to the file, as many `..`
+/// as the folder is deep.
+pub(super) fn schema_line(depth: usize, schema_folder: &str, kind: &str, yaml: bool) -> String {
+    let schema_path = format!("{}{schema_folder}/{kind}.schema.json", "../".repeat(depth));
+    if yaml {
+        format!("# yaml-language-server: $schema={schema_path}\n")
+    } else {
+        format!("#:schema {schema_path}\n")
+    }
 }

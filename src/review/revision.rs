@@ -246,9 +246,16 @@ impl Repository {
         })
     }
 
-    /// A git command on this repository and no other.
+    /// A git command on this repository and no other, its working tree the repository's.
     fn command(&self) -> Command {
-        self.command_in(&self.top)
+        let mut command = git_command();
+        command
+            .arg("--git-dir")
+            .arg(&self.git_dir)
+            .arg("--work-tree")
+            .arg(&self.top)
+            .current_dir(&self.top);
+        command
     }
 
     /// The id of the object `spec` names (`rev-parse --verify`); `None` when it names none,
@@ -316,18 +323,6 @@ impl Repository {
             shallow,
             near: crate::namespace::closest(revision, &names),
         })
-    }
-
-    /// A git command on this repository, with `work_tree` as its working tree.
-    fn command_in(&self, work_tree: &Path) -> Command {
-        let mut command = git_command();
-        command
-            .arg("--git-dir")
-            .arg(&self.git_dir)
-            .arg("--work-tree")
-            .arg(work_tree)
-            .current_dir(&self.top);
-        command
     }
 }
 
